@@ -1,0 +1,232 @@
+/*
+ * common — what every bringup module shares: error values, logging, growable
+ * capped buffers, JSON helpers over jansson, option parsing with --help,
+ * a progress display, a table printer, and the hardware-facts record that
+ * the BMC clients fill and the inventory stores.
+ *
+ * Ownership: functions named x_new and x_dup return memory the caller frees;
+ * struct br_buf owns its data until br_buf_detach(); br_hw owns every string
+ * and array hung on it (free with br_hw_release()).
+ */
+#ifndef BRINGUP_COMMON_H
+#define BRINGUP_COMMON_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#define BR_VERSION "0.1.0"
+
+#define BR_PRINTF(a, b) __attribute__((format(printf, a, b)))
+
+/* ---- errors ------------------------------------------------------------ */
+
+/* Error codes shared by every module; 0 is success, all errors negative. */
+enum br_errcode {
+	BR_OK = 0,
+	BR_E_INVAL = -1,    /* bad input: file, line, field named in msg */
+	BR_E_NOMEM = -2,
+	BR_E_IO = -3,       /* file or socket I/O */
+	BR_E_NOTFOUND = -4,
+	BR_E_EXISTS = -5,
+	BR_E_TOOBIG = -6,   /* a cap was hit */
+	BR_E_TIMEOUT = -7,
+	BR_E_AUTH = -8,     /* credentials refused */
+	BR_E_PROTO = -9,    /* peer answered something we cannot use */
+	BR_E_UNREACHABLE = -10,
+	BR_E_DB = -11,
+	BR_E_STATE = -12,   /* wrong state for the operation */
+	BR_E_UNSUPPORTED = -13,
+};
+
+#define BR_ERR_MSG_MAX 1024
+
+struct br_err {
+	int code;
+	char msg[BR_ERR_MSG_MAX];
+};
+
+/* Record an error (err may be NULL) and return code, as git's error(). */
+int br_errf(struct br_err *err, int code, const char *fmt, ...) BR_PRINTF(3, 4);
+/* Prefix an existing message: "context: old message". Returns err->code. */
+int br_err_prefix(struct br_err *err, const char *fmt, ...) BR_PRINTF(2, 3);
+void br_err_clear(struct br_err *err);
+const char *br_strerror(int code);
+
+/* ---- logging ----------------------------------------------------------- */
+
+enum br_log_level { BR_LOG_ERROR, BR_LOG_WARN, BR_LOG_INFO, BR_LOG_DEBUG };
+
+/* Program name shown in log lines, level threshold. Logs go to stderr. */
+void br_log_init(const char *progname, enum br_log_level level);
+void br_log_set_level(enum br_log_level level);
+enum br_log_level br_log_get_level(void);
+void br_log(enum br_log_level level, const char *subsys, const char *fmt, ...) BR_PRINTF(3, 4);
+void br_vlog(enum br_log_level level, const char *subsys, const char *fmt, va_list ap);
+#define br_error(sub, ...) br_log(BR_LOG_ERROR, sub, __VA_ARGS__)
+#define br_warn(sub, ...) br_log(BR_LOG_WARN, sub, __VA_ARGS__)
+#define br_info(sub, ...) br_log(BR_LOG_INFO, sub, __VA_ARGS__)
+#define br_debug(sub, ...) br_log(BR_LOG_DEBUG, sub, __VA_ARGS__)
+
+/* ---- growable capped buffer --------------------------------------------- */
+
+/* A NUL-terminated growable byte buffer that refuses to grow past max. */
+struct br_buf {
+	char *data; /* always NUL-terminated once anything was added; may be NULL when empty */
+	size_t len;
+	size_t cap;
+	size_t max; /* 0: no cap */
+};
+
+void br_buf_init(struct br_buf *b, size_t max);
+void br_buf_release(struct br_buf *b);
+void br_buf_reset(struct br_buf *b);
+/* Return 0 or BR_E_TOOBIG / BR_E_NOMEM; the buffer is unchanged on error. */
+int br_buf_add(struct br_buf *b, const void *data, size_t len);
+int br_buf_adds(struct br_buf *b, const char *s);
+int br_buf_addf(struct br_buf *b, const char *fmt, ...) BR_PRINTF(2, 3);
+int br_buf_vaddf(struct br_buf *b, const char *fmt, va_list ap);
+/* Contents as a string ("" when empty); owned by the buffer. */
+const char *br_buf_str(const struct br_buf *b);
+/* Hand the string to the caller (free()); the buffer is left empty. */
+char *br_buf_detach(struct br_buf *b);
+
+/* ---- small utilities ---------------------------------------------------- */
+
+/* malloc-family wrappers that abort on OOM: a bringup run that cannot get
+ * a few bytes cannot do anything sensible either. */
+void *br_xmalloc(size_t n);
+void *br_xcalloc(size_t n, size_t size);
+void *br_xrealloc(void *p, size_t n);
+char *br_xstrdup(const char *s);
+char *br_xstrndup(const char *s, size_t n);
+char *br_xasprintf(const char *fmt, ...) BR_PRINTF(1, 2);
+
+/* strtol with full checks: whole string, range [min,max]. 0 or BR_E_INVAL. */
+int br_parse_long(const char *s, long min, long max, long *ret_value);
+/* Normalise a MAC to lowercase colon form "aa:bb:cc:dd:ee:ff". Accepts
+ * colon, dash or no separators. 0 or BR_E_INVAL (out untouched). */
+int br_mac_normalize(const char *in, char out[18]);
+/* Monotonic time in milliseconds. */
+int64_t br_now_ms(void);
+/* Wall clock as ISO 8601 UTC "2026-11-29T22:18:57Z" in out[21]. */
+void br_iso_time(char out[21]);
+/* Read a whole file, capped at max bytes. Caller frees *ret_data. */
+int br_read_file(const char *path, size_t max, char **ret_data, size_t *ret_len, struct br_err *err);
+/* Write a file atomically (tmp + rename). */
+int br_write_file(const char *path, const char *data, size_t len, struct br_err *err);
+/* Resolve a secret reference "env:VAR" or "file:PATH" into its value
+ * (trailing newline stripped). Caller frees. Literal values are refused. */
+int br_secret_resolve(const char *ref, char **ret_secret, struct br_err *err);
+/* True if ref has the form of a secret reference. */
+int br_secret_ref_valid(const char *ref);
+/* Zero and free a secret. */
+void br_secret_free(char *secret);
+/* Directory of the running executable (from /proc/self/exe). Caller frees. */
+char *br_self_dir(void);
+
+/* ---- JSON helpers over jansson ----------------------------------------- */
+
+#define BR_JSON_DEPTH_MAX 64
+
+/* Parse a buffer with a size cap and a nesting-depth cap (jansson's own
+ * limit is far deeper than anything a BMC legitimately sends). */
+json_t *br_json_parse(const char *data, size_t len, size_t max, struct br_err *err);
+json_t *br_json_load_file(const char *path, size_t max, struct br_err *err);
+/* Borrowed lookups that return NULL / fallback when absent or of another type.
+ * path is "A/B/C": each component a member name. */
+json_t *br_json_path(json_t *root, const char *path);
+const char *br_json_str(json_t *obj, const char *path);
+int64_t br_json_int(json_t *obj, const char *path, int64_t fallback);
+double br_json_num(json_t *obj, const char *path, double fallback);
+/* Print to a stream: indented, keys in insertion order, newline at end. */
+int br_json_print(FILE *f, json_t *doc);
+/* json_string that never fails on NULL (gives json null). New reference. */
+json_t *br_json_string_or_null(const char *s);
+
+/* ---- option parsing --------------------------------------------------- */
+
+enum br_opt_type { BR_OPT_FLAG, BR_OPT_STRING, BR_OPT_INT, BR_OPT_LIST };
+
+/* One option. value points at int (FLAG, INT), const char * (STRING), or
+ * struct br_strlist (LIST: may repeat). An option with no long name ends
+ * a table. */
+struct br_option {
+	const char *name;     /* long name without "--" */
+	int short_name;       /* 0 for none */
+	enum br_opt_type type;
+	void *value;
+	const char *argname;  /* shown in --help, e.g. "PATH" */
+	const char *help;
+};
+
+struct br_strlist {
+	char **items;
+	size_t n;
+};
+void br_strlist_add(struct br_strlist *l, const char *s);
+void br_strlist_release(struct br_strlist *l);
+
+/* Options every stage takes. */
+struct br_common_opts {
+	const char *db;      /* --db, default $BRINGUP_DB or ./bringup.db */
+	int json;            /* --json */
+	int verbose;         /* -v, repeatable */
+	int quiet;           /* -q */
+};
+
+struct br_command {
+	const char *name;      /* "bringup-discover" */
+	const char *usage;     /* "[options] [HOST...]" */
+	const char *summary;   /* one paragraph shown under usage */
+	const struct br_option *options; /* terminated by {0} */
+	struct br_common_opts *common;   /* NULL: no common options */
+};
+
+enum br_opt_result { BR_OPT_OK = 0, BR_OPT_EXIT_OK = 1, BR_OPT_EXIT_USAGE = 2 };
+
+/* Parse argv; sets logging from -v/-q. On BR_OPT_OK, *ret_argi is the index
+ * of the first operand. --help prints help to stdout and returns
+ * BR_OPT_EXIT_OK; a bad option prints an error to stderr and returns
+ * BR_OPT_EXIT_USAGE (the exit code for bad usage). */
+enum br_opt_result br_opt_parse(const struct br_command *cmd, int argc, char **argv, int *ret_argi);
+void br_opt_help(const struct br_command *cmd, FILE *f);
+
+/* ---- progress display ------------------------------------------------- */
+
+/* On a TTY (stderr) and not quiet: a redrawn line "label  done/total  N
+ * failed  ETA 12s". Off a TTY: prints nothing. */
+struct br_progress {
+	const char *label;
+	size_t total, done, failed;
+	int64_t start_ms, last_draw_ms;
+	int enabled;
+};
+void br_progress_init(struct br_progress *p, const char *label, size_t total);
+void br_progress_update(struct br_progress *p, size_t done, size_t failed);
+void br_progress_finish(struct br_progress *p);
+/* Log lines call this to clear a live progress line first. */
+void br_progress_clear_line(void);
+
+/* ---- table printer ---------------------------------------------------- */
+
+#define BR_TABLE_COLS_MAX 16
+struct br_table {
+	size_t ncols;
+	const char *headers[BR_TABLE_COLS_MAX];
+	size_t width[BR_TABLE_COLS_MAX];
+	char **cells; /* nrows * ncols, owned */
+	size_t nrows, cap_rows;
+};
+void br_table_init(struct br_table *t, size_t ncols, const char *const *headers);
+/* Copies the strings; NULL cells print as "-". */
+void br_table_add(struct br_table *t, const char *const *cells);
+void br_table_print(const struct br_table *t, FILE *f);
+void br_table_release(struct br_table *t);
+
+#include "hw.h"
+
+#endif

@@ -1,0 +1,118 @@
+/* Error values with messages, and the log. */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common.h"
+
+int br_errf(struct br_err *err, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err)
+		return code;
+	err->code = code;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int br_err_prefix(struct br_err *err, const char *fmt, ...)
+{
+	char prefix[BR_ERR_MSG_MAX];
+	char old[BR_ERR_MSG_MAX];
+	va_list ap;
+
+	if (!err)
+		return BR_E_INVAL;
+	va_start(ap, fmt);
+	vsnprintf(prefix, sizeof(prefix), fmt, ap);
+	va_end(ap);
+	memcpy(old, err->msg, sizeof(old));
+	{
+		struct br_buf b;
+
+		br_buf_init(&b, 0);
+		br_buf_addf(&b, "%s: %s", prefix, old);
+		snprintf(err->msg, sizeof(err->msg), "%.*s", (int)(sizeof(err->msg) - 1), br_buf_str(&b));
+		br_buf_release(&b);
+	}
+	return err->code;
+}
+
+void br_err_clear(struct br_err *err)
+{
+	if (!err)
+		return;
+	err->code = 0;
+	err->msg[0] = '\0';
+}
+
+const char *br_strerror(int code)
+{
+	switch ((enum br_errcode)code) {
+	case BR_OK: return "success";
+	case BR_E_INVAL: return "invalid input";
+	case BR_E_NOMEM: return "out of memory";
+	case BR_E_IO: return "I/O error";
+	case BR_E_NOTFOUND: return "not found";
+	case BR_E_EXISTS: return "already exists";
+	case BR_E_TOOBIG: return "too big";
+	case BR_E_TIMEOUT: return "timed out";
+	case BR_E_AUTH: return "authentication failed";
+	case BR_E_PROTO: return "protocol error";
+	case BR_E_UNREACHABLE: return "unreachable";
+	case BR_E_DB: return "database error";
+	case BR_E_STATE: return "wrong state";
+	case BR_E_UNSUPPORTED: return "unsupported";
+	}
+	return "unknown error";
+}
+
+/* ---- log --------------------------------------------------------------- */
+
+static const char *log_progname = "bringup";
+static enum br_log_level log_level = BR_LOG_WARN;
+
+void br_log_init(const char *progname, enum br_log_level level)
+{
+	const char *slash = strrchr(progname, '/');
+
+	log_progname = slash ? slash + 1 : progname;
+	log_level = level;
+}
+
+void br_log_set_level(enum br_log_level level) { log_level = level; }
+enum br_log_level br_log_get_level(void) { return log_level; }
+
+void br_vlog(enum br_log_level level, const char *subsys, const char *fmt, va_list ap)
+{
+	static const char *const names[] = { "error", "warning", "info", "debug" };
+	char line[4096];
+	char ts[21];
+	int n;
+
+	if (level > log_level)
+		return;
+	br_iso_time(ts);
+	n = snprintf(line, sizeof(line), "%s %s: %s[%s] ", ts, log_progname, names[level],
+		     subsys ? subsys : "-");
+	if (n < 0)
+		return;
+	if ((size_t)n < sizeof(line))
+		vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
+	br_progress_clear_line();
+	fprintf(stderr, "%s\n", line);
+}
+
+void br_log(enum br_log_level level, const char *subsys, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	br_vlog(level, subsys, fmt, ap);
+	va_end(ap);
+}

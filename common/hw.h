@@ -1,0 +1,129 @@
+/*
+ * hw — the facts a BMC (Redfish or IPMI) reports about one machine, as plain
+ * C records. The clients fill a struct br_hw; the discover stage hands it to
+ * the inventory. Neither side knows the other. Every string is owned by the
+ * record (NULL when the BMC did not say); br_hw_release() frees everything.
+ */
+#ifndef BRINGUP_HW_H
+#define BRINGUP_HW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Where a MAC was seen; discovery reports both Redfish views. */
+struct br_nic {
+	char *mac;        /* lowercase colon form */
+	char *name;       /* "NIC.Slot.3-1-1", "eth0", ... */
+	char *source;     /* "EthernetInterfaces", "NetworkDeviceFunctions", "ipmi" */
+	char *link_status;
+	int permanent;    /* 1 if from PermanentMACAddress */
+};
+
+struct br_kv {
+	char *key;
+	char *value;      /* as text; numbers and booleans printed in JSON form */
+};
+
+struct br_firmware {
+	char *id;         /* "Installed-25227-2.19.1__BIOS.Setup.1-1" */
+	char *name;       /* "BIOS", "Integrated Dell Remote Access Controller" */
+	char *version;
+	int updateable;
+};
+
+struct br_pcie {
+	char *id;           /* BMC id, e.g. "3-0" */
+	char *address;      /* PCI address when known "0000:1b:00.0" */
+	char *name;
+	char *manufacturer;
+	char *device_class; /* "DisplayController", "NetworkController", ... */
+	char *slot;
+	char *serial;
+	int lanes_in_use;   /* -1 unknown */
+	int max_lanes;      /* -1 unknown */
+	char *pcie_type;    /* "Gen5" */
+	char *max_pcie_type;
+	char *health;
+};
+
+struct br_drive {
+	char *id;
+	char *name;
+	char *serial;
+	char *model;
+	char *protocol;   /* "NVMe", "SATA" */
+	char *media;      /* "SSD" */
+	char *location;   /* slot / bay */
+	char *health;
+	uint64_t capacity_bytes;
+};
+
+enum br_sensor_kind { BR_SENSOR_FAN, BR_SENSOR_TEMP, BR_SENSOR_PSU, BR_SENSOR_VOLTAGE, BR_SENSOR_OTHER };
+
+struct br_sensor {
+	enum br_sensor_kind kind;
+	char *name;
+	char *units;      /* "RPM", "Percent", "Cel", "W", "V" */
+	char *health;     /* "OK", "Warning", "Critical" */
+	char *state;      /* "Enabled", "Absent" */
+	char *serial;     /* PSUs */
+	double reading;   /* NAN when absent */
+	double upper_critical; /* NAN when absent */
+	double lower_critical; /* NAN when absent */
+};
+
+struct br_sel_entry {
+	char *id;
+	char *created;
+	char *severity;   /* "OK", "Warning", "Critical" */
+	char *message;
+	char *message_id;
+};
+
+struct br_hw {
+	char *source;          /* "redfish" or "ipmi" */
+	char *manufacturer;
+	char *model;
+	char *system_serial;
+	char *service_tag;     /* Dell SKU */
+	char *uuid;
+	char *bios_version;
+	char *bmc_firmware;
+	char *bmc_mac;
+	char *power_state;
+	char *cpu_model;
+	int cpu_count;
+	int cpu_max_mhz;
+	int memory_gib;
+	char *boot_mode;
+	char *boot_override_target;
+	char *boot_override_enabled;
+
+	char **boot_order;     size_t n_boot_order;
+	struct br_nic *nics;           size_t n_nics;
+	struct br_kv *bios;            size_t n_bios;
+	struct br_firmware *firmware;  size_t n_firmware;
+	struct br_pcie *pcie;          size_t n_pcie;
+	struct br_drive *drives;       size_t n_drives;
+	struct br_sensor *sensors;     size_t n_sensors;
+	struct br_sel_entry *sel;      size_t n_sel;
+};
+
+void br_hw_init(struct br_hw *hw);
+void br_hw_release(struct br_hw *hw);
+
+/* Append a zeroed element and return it (numeric fields set to "unknown"). */
+struct br_nic *br_hw_add_nic(struct br_hw *hw);
+struct br_kv *br_hw_add_bios(struct br_hw *hw);
+struct br_firmware *br_hw_add_firmware(struct br_hw *hw);
+struct br_pcie *br_hw_add_pcie(struct br_hw *hw);
+struct br_drive *br_hw_add_drive(struct br_hw *hw);
+struct br_sensor *br_hw_add_sensor(struct br_hw *hw);
+struct br_sel_entry *br_hw_add_sel(struct br_hw *hw);
+void br_hw_add_boot(struct br_hw *hw, const char *entry);
+/* Find a NIC by MAC (lowercase colon form); NULL if none. */
+struct br_nic *br_hw_find_nic(struct br_hw *hw, const char *mac);
+const char *br_sensor_kind_name(enum br_sensor_kind kind);
+int br_sensor_kind_parse(const char *name, enum br_sensor_kind *ret_kind);
+
+#endif
