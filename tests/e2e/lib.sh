@@ -1,0 +1,27 @@
+# Shared helpers for end-to-end tests. Source it: . "$BR_TOP/tests/e2e/lib.sh"
+# Gives: $T (a scratch dir removed at exit), $BIN (built executables),
+# fail MSG, assert_eq GOT WANT MSG, assert_contains HAYSTACK NEEDLE MSG,
+# at_exit CMD (run at exit, last registered first), need_root.
+set -eu
+BR_TOP=${BR_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+BIN=${BR_BIN:-$BR_TOP/build/bin}
+PATH=$BIN:$PATH
+export PATH
+T=$(mktemp -d /tmp/br-test.XXXXXX)
+_br_exit_cmds=""
+_br_cleanup() {
+	rc=$?
+	eval "$_br_exit_cmds" || true
+	if [ "$rc" -ne 0 ] && [ -n "${KEEP:-}" ]; then echo "kept $T" >&2; else rm -rf "$T"; fi
+	exit $rc
+}
+trap _br_cleanup EXIT INT TERM
+at_exit() { _br_exit_cmds="$1; $_br_exit_cmds"; }
+fail() { echo "FAIL: $*" >&2; exit 1; }
+assert_eq() { [ "$1" = "$2" ] || fail "$3: got '$1', want '$2'"; }
+assert_contains() {
+	case "$1" in *"$2"*) ;; *) fail "$3: '$2' not found in: $1" ;; esac
+}
+need_root() { [ "$(id -u)" -eq 0 ] || { echo "needs root" >&2; exit 1; }; }
+# Stop a simulator started with --daemon in DIR.
+stop_sim() { [ -f "$1/sim.pid" ] && kill "$(cat "$1/sim.pid")" 2>/dev/null || true; }
