@@ -1,0 +1,107 @@
+/* Check results: what each stage judged about a node. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "inv_private.h"
+
+static const char *const result_names[] = {
+	[INV_CHECK_PASS] = "pass", [INV_CHECK_FAIL] = "fail", [INV_CHECK_UNKNOWN] = "unknown",
+};
+
+const char *inv_check_result_name(enum inv_check_result r)
+{
+	return (unsigned)r <= INV_CHECK_UNKNOWN ? result_names[r] : "unknown";
+}
+
+static enum inv_check_result result_parse(const char *s)
+{
+	for (unsigned i = 0; i <= INV_CHECK_UNKNOWN; i++)
+		if (s && !strcmp(s, result_names[i]))
+			return (enum inv_check_result)i;
+	return INV_CHECK_UNKNOWN;
+}
+
+void inv_checks_free(struct inv_check *checks, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(checks[i].name);
+		free(checks[i].detail);
+		free(checks[i].at);
+	}
+	free(checks);
+}
+
+int inv_checks_put(struct inv *inv, const char *hostname, const char *stage, const struct inv_check *checks,
+		   size_t n, struct br_err *err)
+{
+	sqlite3_stmt *del = NULL, *ins = NULL;
+	int64_t id;
+	int rc;
+
+	rc = inv_tx_begin(inv, err);
+	if (rc)
+		return rc;
+	rc = inv_node_id(inv, hostname, &id, NULL, err);
+	if (!rc)
+		rc = inv_prepare(inv, "DELETE FROM check_results WHERE node_id=? AND stage=?", &del, err);
+	if (!rc) {
+		sqlite3_bind_int64(del, 1, id);
+		inv_bind_text(del, 2, stage);
+		if (sqlite3_step(del) != SQLITE_DONE)
+			rc = inv_dberr(inv, err, "clear check results");
+	}
+	if (!rc)
+		rc = inv_prepare(inv,
+				 "INSERT OR REPLACE INTO check_results(node_id, stage, name, result, detail, at)"
+				 " VALUES (?,?,?,?,?,strftime('%Y-%m-%dT%H:%M:%fZ','now'))",
+				 &ins, err);
+	for (size_t i = 0; i < n && !rc; i++) {
+		sqlite3_reset(ins);
+		sqlite3_bind_int64(ins, 1, id);
+		inv_bind_text(ins, 2, stage);
+		inv_bind_text(ins, 3, checks[i].name);
+		inv_bind_text(ins, 4, inv_check_result_name(checks[i].result));
+		inv_bind_text(ins, 5, checks[i].detail);
+		if (sqlite3_step(ins) != SQLITE_DONE)
+			rc = inv_dberr(inv, err, "store check result");
+	}
+	sqlite3_finalize(del);
+	sqlite3_finalize(ins);
+	if (!rc)
+		rc = inv_tx_commit(inv, err);
+	if (rc)
+		inv_tx_rollback(inv);
+	return rc;
+}
+
+int inv_node_checks(struct inv *inv, int64_t node_id, struct inv_check **ret_checks, size_t *ret_n,
+		    struct br_err *err)
+{
+	struct inv_check *c = NULL;
+	size_t n = 0;
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = inv_prepare(inv, "SELECT name, result, detail, at FROM check_results WHERE node_id=? ORDER BY name", &st,
+			 err);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, node_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		c = br_xrealloc(c, (n + 1) * sizeof(*c));
+		c[n].name = inv_col_dup(st, 0);
+		c[n].result = result_parse((const char *)sqlite3_column_text(st, 1));
+		c[n].detail = inv_col_dup(st, 2);
+		c[n].at = inv_col_dup(st, 3);
+		n++;
+	}
+	rc = rc == SQLITE_DONE ? 0 : inv_dberr(inv, err, "read check results");
+	sqlite3_finalize(st);
+	if (rc) {
+		inv_checks_free(c, n);
+		return rc;
+	}
+	*ret_checks = c;
+	*ret_n = n;
+	return 0;
+}

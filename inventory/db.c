@@ -1,0 +1,155 @@
+/* Opening the inventory: pragmas, transactions, statement helpers. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "inv_private.h"
+
+int inv_dberr(struct inv *inv, struct br_err *err, const char *what)
+{
+	return br_errf(err, BR_E_DB, "inventory %s: %s: %s", inv->path, what, sqlite3_errmsg(inv->db));
+}
+
+int inv_exec(struct inv *inv, const char *sql, struct br_err *err)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(inv->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		br_errf(err, BR_E_DB, "inventory %s: %s", inv->path, msg ? msg : sqlite3_errmsg(inv->db));
+		sqlite3_free(msg);
+		return BR_E_DB;
+	}
+	return 0;
+}
+
+int inv_prepare(struct inv *inv, const char *sql, sqlite3_stmt **ret_stmt, struct br_err *err)
+{
+	if (sqlite3_prepare_v2(inv->db, sql, -1, ret_stmt, NULL) != SQLITE_OK)
+		return inv_dberr(inv, err, "prepare");
+	return 0;
+}
+
+int inv_tx_begin(struct inv *inv, struct br_err *err)
+{
+	return inv_exec(inv, "BEGIN IMMEDIATE", err);
+}
+
+int inv_tx_commit(struct inv *inv, struct br_err *err)
+{
+	return inv_exec(inv, "COMMIT", err);
+}
+
+void inv_tx_rollback(struct inv *inv)
+{
+	if (!sqlite3_get_autocommit(inv->db))
+		sqlite3_exec(inv->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+char *inv_col_dup(sqlite3_stmt *st, int col)
+{
+	const unsigned char *s = sqlite3_column_text(st, col);
+
+	return s ? br_xstrdup((const char *)s) : NULL;
+}
+
+int inv_bind_text(sqlite3_stmt *st, int idx, const char *s)
+{
+	if (!s)
+		return sqlite3_bind_null(st, idx);
+	return sqlite3_bind_text(st, idx, s, -1, SQLITE_TRANSIENT);
+}
+
+int inv_open(const char *path, struct inv **ret_inv, struct br_err *err)
+{
+	struct inv *inv = br_xcalloc(1, sizeof(*inv));
+	int rc;
+
+	inv->path = br_xstrdup(path);
+	if (sqlite3_open_v2(path, &inv->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
+			    NULL) != SQLITE_OK) {
+		rc = br_errf(err, BR_E_DB, "inventory %s: cannot open: %s", path,
+			     inv->db ? sqlite3_errmsg(inv->db) : "out of memory");
+		goto fail;
+	}
+	sqlite3_busy_timeout(inv->db, INV_BUSY_TIMEOUT_MS);
+	sqlite3_extended_result_codes(inv->db, 1);
+	/* WAL: readers (bringup status) never block a running stage. */
+	rc = inv_exec(inv, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;", err);
+	if (rc)
+		goto fail;
+	rc = inv_migrate(inv, err);
+	if (rc)
+		goto fail;
+	*ret_inv = inv;
+	return 0;
+fail:
+	inv_close(inv);
+	return rc;
+}
+
+void inv_close(struct inv *inv)
+{
+	if (!inv)
+		return;
+	sqlite3_close_v2(inv->db);
+	free(inv->path);
+	free(inv);
+}
+
+int inv_schema_version(struct inv *inv)
+{
+	sqlite3_stmt *st;
+	int v = -1;
+
+	if (sqlite3_prepare_v2(inv->db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+int inv_node_id(struct inv *inv, const char *hostname, int64_t *ret_id, enum inv_state *ret_state,
+		struct br_err *err)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = inv_prepare(inv, "SELECT id, state FROM nodes WHERE hostname = ?", &st, err);
+	if (rc)
+		return rc;
+	inv_bind_text(st, 1, hostname);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*ret_id = sqlite3_column_int64(st, 0);
+		if (ret_state && inv_state_parse((const char *)sqlite3_column_text(st, 1), ret_state))
+			*ret_state = INV_FAILED;
+		rc = 0;
+	} else if (rc == SQLITE_DONE) {
+		rc = br_errf(err, BR_E_NOTFOUND, "no node named '%s' in the inventory", hostname);
+	} else {
+		rc = inv_dberr(inv, err, "look up node");
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int inv_event_add(struct inv *inv, int64_t node_id, const char *from_state, const char *to_state,
+		  const char *reason, struct br_err *err)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = inv_prepare(inv,
+			 "INSERT INTO events(node_id, from_state, to_state, reason, at) "
+			 "VALUES (?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%fZ','now'))",
+			 &st, err);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, node_id);
+	inv_bind_text(st, 2, from_state);
+	inv_bind_text(st, 3, to_state);
+	inv_bind_text(st, 4, reason);
+	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : inv_dberr(inv, err, "record event");
+	sqlite3_finalize(st);
+	return rc;
+}

@@ -1,0 +1,131 @@
+/*
+ * inventory — the one SQLite database every stage reads and writes, and the
+ * only code in bringup that speaks SQL. Opening runs the schema migrations;
+ * every multi-row change is one transaction; every state change of a node
+ * appends to the events table, which nothing updates or deletes.
+ *
+ * Ownership: struct inv is opaque (inv_open/inv_close). Records returned
+ * through ret_* parameters are owned by the caller and freed with the
+ * matching *_release / *_free function.
+ */
+#ifndef BRINGUP_INVENTORY_H
+#define BRINGUP_INVENTORY_H
+
+#include <stdint.h>
+
+#include "common.h"
+
+#define INV_SCHEMA_VERSION 3
+#define INV_BUSY_TIMEOUT_MS 10000
+
+struct inv;
+
+enum inv_state {
+	INV_NEW,
+	INV_DISCOVERED,
+	INV_CONFIGURED,
+	INV_ENLISTED,
+	INV_DEPLOYED,
+	INV_VALIDATED,
+	INV_GOLDEN,
+	INV_FAILED,
+	INV_QUARANTINED,
+};
+#define INV_STATE_COUNT (INV_QUARANTINED + 1)
+
+const char *inv_state_name(enum inv_state state);
+int inv_state_parse(const char *name, enum inv_state *ret_state);
+
+/* Open (creating if needed) and migrate to INV_SCHEMA_VERSION. path may be
+ * ":memory:". A database newer than this program is refused. */
+int inv_open(const char *path, struct inv **ret_inv, struct br_err *err);
+void inv_close(struct inv *inv);
+int inv_schema_version(struct inv *inv);
+
+/* A rack-manifest row as the import sees it (all strings borrowed). */
+struct inv_manifest_row {
+	const char *hostname;
+	const char *rack;
+	int unit;
+	const char *bmc;              /* host[:port] */
+	const char *bmc_user;
+	const char *bmc_password_ref; /* env:VAR or file:PATH, never a secret */
+	const char *profile;
+	const char *bmc_type;         /* redfish, ipmi or auto */
+	const char *boot_disk_serial; /* may be NULL */
+	const char *notes;            /* may be NULL */
+};
+
+struct inv_import_stats {
+	size_t added, updated, unchanged, not_in_manifest;
+};
+
+/* Import rows in one transaction: new hostnames become state "new", changed
+ * rows are updated with an event naming every changed field, identical rows
+ * change nothing. source names the manifest in event reasons. */
+int inv_import(struct inv *inv, const struct inv_manifest_row *rows, size_t n, const char *source,
+	       struct inv_import_stats *ret_stats, struct br_err *err);
+
+struct inv_node {
+	int64_t id;
+	char *hostname, *rack, *bmc, *bmc_user, *bmc_password_ref, *bmc_type, *profile;
+	char *boot_disk_serial, *notes;
+	int unit;
+	enum inv_state state;
+	char *reason;
+	char *system_serial, *service_tag, *model, *bios_version, *bmc_firmware, *power_state;
+	char *maas_system_id, *ip;
+	char *created_at, *updated_at;
+};
+void inv_node_release(struct inv_node *node);
+void inv_nodes_free(struct inv_node *nodes, size_t n);
+
+/* All nodes ordered by rack, unit, hostname. */
+int inv_nodes_list(struct inv *inv, struct inv_node **ret_nodes, size_t *ret_n, struct br_err *err);
+/* One node; BR_E_NOTFOUND when absent. */
+int inv_node_get(struct inv *inv, const char *hostname, struct inv_node *ret_node, struct br_err *err);
+
+/* Move a node to a state with a reason (NULL allowed), recording an event.
+ * Setting the same state again with the same reason records nothing. */
+int inv_node_set_state(struct inv *inv, const char *hostname, enum inv_state to, const char *reason,
+		       struct br_err *err);
+
+/* Store what a BMC reported, replacing the node's earlier BMC facts, and move
+ * it to `to` with reason — one transaction. A MAC already stored for another
+ * node is refused (BR_E_EXISTS, the other hostname named) and nothing changes. */
+int inv_store_hw(struct inv *inv, const char *hostname, const struct br_hw *hw, enum inv_state to,
+		 const char *reason, struct br_err *err);
+
+/* Lowercase MACs of a node, sorted. Caller frees with br_strlist_release. */
+int inv_node_macs(struct inv *inv, int64_t node_id, struct br_strlist *ret_macs, struct br_err *err);
+
+struct inv_event {
+	int64_t id;
+	char *from_state; /* NULL for the first event */
+	char *to_state;
+	char *reason;
+	char *at;
+};
+void inv_events_free(struct inv_event *events, size_t n);
+int inv_node_events(struct inv *inv, const char *hostname, struct inv_event **ret_events, size_t *ret_n,
+		    struct br_err *err);
+
+enum inv_check_result { INV_CHECK_PASS, INV_CHECK_FAIL, INV_CHECK_UNKNOWN };
+const char *inv_check_result_name(enum inv_check_result r);
+
+struct inv_check {
+	char *name;
+	enum inv_check_result result;
+	char *detail;
+	char *at;
+};
+void inv_checks_free(struct inv_check *checks, size_t n);
+/* Replace the node's results for the checks named in `stage` (a stage's
+ * re-run supersedes its own earlier results only), in one transaction. */
+int inv_checks_put(struct inv *inv, const char *hostname, const char *stage, const struct inv_check *checks,
+		   size_t n, struct br_err *err);
+/* The node's latest check results, ordered by name. */
+int inv_node_checks(struct inv *inv, int64_t node_id, struct inv_check **ret_checks, size_t *ret_n,
+		    struct br_err *err);
+
+#endif

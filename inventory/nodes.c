@@ -1,0 +1,400 @@
+/* Nodes: manifest import, listing, state transitions, event history. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "inv_private.h"
+
+static const char *const state_names[INV_STATE_COUNT] = {
+	[INV_NEW] = "new",		[INV_DISCOVERED] = "discovered", [INV_CONFIGURED] = "configured",
+	[INV_ENLISTED] = "enlisted",	[INV_DEPLOYED] = "deployed",	 [INV_VALIDATED] = "validated",
+	[INV_GOLDEN] = "golden",	[INV_FAILED] = "failed",	 [INV_QUARANTINED] = "quarantined",
+};
+
+const char *inv_state_name(enum inv_state state)
+{
+	return (unsigned)state < INV_STATE_COUNT ? state_names[state] : "invalid";
+}
+
+int inv_state_parse(const char *name, enum inv_state *ret_state)
+{
+	for (int i = 0; i < INV_STATE_COUNT; i++)
+		if (name && !strcmp(name, state_names[i])) {
+			*ret_state = (enum inv_state)i;
+			return 0;
+		}
+	return BR_E_INVAL;
+}
+
+/* Manifest-owned columns, in the order the import binds and compares them. */
+enum { MF_RACK, MF_UNIT, MF_BMC, MF_USER, MF_PASSREF, MF_PROFILE, MF_TYPE, MF_BOOTDISK, MF_NOTES, MF_COUNT };
+static const char *const mf_names[MF_COUNT] = {
+	"rack", "unit", "bmc", "bmc_user", "bmc_password", "profile", "bmc_type", "boot_disk_serial", "notes",
+};
+
+static void row_values(const struct inv_manifest_row *r, char unit[16], const char *v[MF_COUNT])
+{
+	snprintf(unit, 16, "%d", r->unit);
+	v[MF_RACK] = r->rack;
+	v[MF_UNIT] = unit;
+	v[MF_BMC] = r->bmc;
+	v[MF_USER] = r->bmc_user;
+	v[MF_PASSREF] = r->bmc_password_ref;
+	v[MF_PROFILE] = r->profile;
+	v[MF_TYPE] = r->bmc_type && *r->bmc_type ? r->bmc_type : "auto";
+	v[MF_BOOTDISK] = r->boot_disk_serial && *r->boot_disk_serial ? r->boot_disk_serial : NULL;
+	v[MF_NOTES] = r->notes && *r->notes ? r->notes : NULL;
+}
+
+static int same(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+/* Compare a stored row with the manifest row; describe the changes. The
+ * password reference is named but its value is shown as it is a reference,
+ * never a secret. */
+static int diff_row(sqlite3_stmt *cur, const char *const v[MF_COUNT], struct br_buf *changes)
+{
+	int changed = 0;
+
+	for (int i = 0; i < MF_COUNT; i++) {
+		const char *old = (const char *)sqlite3_column_text(cur, i + 2);
+
+		if (same(old, v[i]))
+			continue;
+		br_buf_addf(changes, "%s%s %s -> %s", changed ? "; " : "", mf_names[i], old ? old : "(none)",
+			    v[i] ? v[i] : "(none)");
+		changed = 1;
+	}
+	return changed;
+}
+
+static int import_one(struct inv *inv, const struct inv_manifest_row *r, const char *source,
+		      struct inv_import_stats *stats, struct br_err *err)
+{
+	sqlite3_stmt *cur = NULL, *st = NULL;
+	const char *v[MF_COUNT];
+	char unit[16];
+	struct br_buf changes;
+	int rc;
+
+	br_buf_init(&changes, 0);
+	row_values(r, unit, v);
+	rc = inv_prepare(inv,
+			 "SELECT id, state, rack, unit, bmc, bmc_user, bmc_password_ref, profile, bmc_type,"
+			 " boot_disk_serial, notes FROM nodes WHERE hostname = ?",
+			 &cur, err);
+	if (rc)
+		goto out;
+	inv_bind_text(cur, 1, r->hostname);
+	rc = sqlite3_step(cur);
+	if (rc == SQLITE_DONE) {
+		rc = inv_prepare(inv,
+				 "INSERT INTO nodes(hostname, rack, unit, bmc, bmc_user, bmc_password_ref, profile,"
+				 " bmc_type, boot_disk_serial, notes, state) VALUES (?,?,?,?,?,?,?,?,?,?,'new')",
+				 &st, err);
+		if (rc)
+			goto out;
+		inv_bind_text(st, 1, r->hostname);
+		for (int i = 0; i < MF_COUNT; i++)
+			inv_bind_text(st, i + 2, v[i]);
+		sqlite3_bind_int(st, 3, r->unit);
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			rc = inv_dberr(inv, err, r->hostname);
+			goto out;
+		}
+		br_buf_addf(&changes, "imported from %s", source);
+		rc = inv_event_add(inv, sqlite3_last_insert_rowid(inv->db), NULL, "new", br_buf_str(&changes), err);
+		if (!rc)
+			stats->added++;
+		goto out;
+	}
+	if (rc != SQLITE_ROW) {
+		rc = inv_dberr(inv, err, r->hostname);
+		goto out;
+	}
+	if (!diff_row(cur, v, &changes)) {
+		stats->unchanged++;
+		rc = 0;
+		goto out;
+	}
+	rc = inv_prepare(inv,
+			 "UPDATE nodes SET rack=?, unit=?, bmc=?, bmc_user=?, bmc_password_ref=?, profile=?,"
+			 " bmc_type=?, boot_disk_serial=?, notes=?, updated_at=strftime('%Y-%m-%dT%H:%M:%fZ','now')"
+			 " WHERE id=?",
+			 &st, err);
+	if (rc)
+		goto out;
+	for (int i = 0; i < MF_COUNT; i++)
+		inv_bind_text(st, i + 1, v[i]);
+	sqlite3_bind_int(st, 2, r->unit);
+	sqlite3_bind_int64(st, MF_COUNT + 1, sqlite3_column_int64(cur, 0));
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		rc = inv_dberr(inv, err, r->hostname);
+		goto out;
+	}
+	{
+		char *reason = br_xasprintf("%s: %s", source, br_buf_str(&changes));
+		const char *state = (const char *)sqlite3_column_text(cur, 1);
+
+		rc = inv_event_add(inv, sqlite3_column_int64(cur, 0), state, state, reason, err);
+		free(reason);
+	}
+	if (!rc)
+		stats->updated++;
+out:
+	sqlite3_finalize(cur);
+	sqlite3_finalize(st);
+	br_buf_release(&changes);
+	return rc;
+}
+
+int inv_import(struct inv *inv, const struct inv_manifest_row *rows, size_t n, const char *source,
+	       struct inv_import_stats *ret_stats, struct br_err *err)
+{
+	struct inv_import_stats stats = { 0 };
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	rc = inv_tx_begin(inv, err);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < n && !rc; i++)
+		rc = import_one(inv, &rows[i], source, &stats, err);
+	if (!rc)
+		rc = inv_prepare(inv, "SELECT count(*) FROM nodes", &st, err);
+	if (!rc && sqlite3_step(st) == SQLITE_ROW)
+		stats.not_in_manifest = (size_t)sqlite3_column_int64(st, 0) - stats.added - stats.updated -
+					stats.unchanged;
+	sqlite3_finalize(st);
+	if (!rc)
+		rc = inv_tx_commit(inv, err);
+	if (rc) {
+		inv_tx_rollback(inv);
+		return rc;
+	}
+	if (ret_stats)
+		*ret_stats = stats;
+	return 0;
+}
+
+#define NODE_COLS \
+	"id, hostname, rack, unit, bmc, bmc_user, bmc_password_ref, bmc_type, profile, boot_disk_serial," \
+	" notes, state, reason, system_serial, service_tag, model, bios_version, bmc_firmware, power_state," \
+	" maas_system_id, ip, created_at, updated_at"
+
+static void node_from_row(sqlite3_stmt *st, struct inv_node *n)
+{
+	memset(n, 0, sizeof(*n));
+	n->id = sqlite3_column_int64(st, 0);
+	n->hostname = inv_col_dup(st, 1);
+	n->rack = inv_col_dup(st, 2);
+	n->unit = sqlite3_column_int(st, 3);
+	n->bmc = inv_col_dup(st, 4);
+	n->bmc_user = inv_col_dup(st, 5);
+	n->bmc_password_ref = inv_col_dup(st, 6);
+	n->bmc_type = inv_col_dup(st, 7);
+	n->profile = inv_col_dup(st, 8);
+	n->boot_disk_serial = inv_col_dup(st, 9);
+	n->notes = inv_col_dup(st, 10);
+	if (inv_state_parse((const char *)sqlite3_column_text(st, 11), &n->state))
+		n->state = INV_FAILED;
+	n->reason = inv_col_dup(st, 12);
+	n->system_serial = inv_col_dup(st, 13);
+	n->service_tag = inv_col_dup(st, 14);
+	n->model = inv_col_dup(st, 15);
+	n->bios_version = inv_col_dup(st, 16);
+	n->bmc_firmware = inv_col_dup(st, 17);
+	n->power_state = inv_col_dup(st, 18);
+	n->maas_system_id = inv_col_dup(st, 19);
+	n->ip = inv_col_dup(st, 20);
+	n->created_at = inv_col_dup(st, 21);
+	n->updated_at = inv_col_dup(st, 22);
+}
+
+void inv_node_release(struct inv_node *n)
+{
+	if (!n)
+		return;
+	free(n->hostname); free(n->rack); free(n->bmc); free(n->bmc_user); free(n->bmc_password_ref);
+	free(n->bmc_type); free(n->profile); free(n->boot_disk_serial); free(n->notes); free(n->reason);
+	free(n->system_serial); free(n->service_tag); free(n->model); free(n->bios_version);
+	free(n->bmc_firmware); free(n->power_state); free(n->maas_system_id); free(n->ip);
+	free(n->created_at); free(n->updated_at);
+	memset(n, 0, sizeof(*n));
+}
+
+void inv_nodes_free(struct inv_node *nodes, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		inv_node_release(&nodes[i]);
+	free(nodes);
+}
+
+int inv_nodes_list(struct inv *inv, struct inv_node **ret_nodes, size_t *ret_n, struct br_err *err)
+{
+	struct inv_node *nodes = NULL;
+	size_t n = 0;
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = inv_prepare(inv, "SELECT " NODE_COLS " FROM nodes ORDER BY rack, unit, hostname", &st, err);
+	if (rc)
+		return rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		nodes = br_xrealloc(nodes, (n + 1) * sizeof(*nodes));
+		node_from_row(st, &nodes[n++]);
+	}
+	if (rc != SQLITE_DONE) {
+		rc = inv_dberr(inv, err, "list nodes");
+		sqlite3_finalize(st);
+		inv_nodes_free(nodes, n);
+		return rc;
+	}
+	sqlite3_finalize(st);
+	*ret_nodes = nodes;
+	*ret_n = n;
+	return 0;
+}
+
+int inv_node_get(struct inv *inv, const char *hostname, struct inv_node *ret_node, struct br_err *err)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = inv_prepare(inv, "SELECT " NODE_COLS " FROM nodes WHERE hostname = ?", &st, err);
+	if (rc)
+		return rc;
+	inv_bind_text(st, 1, hostname);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		node_from_row(st, ret_node);
+		rc = 0;
+	} else if (rc == SQLITE_DONE) {
+		rc = br_errf(err, BR_E_NOTFOUND, "no node named '%s' in the inventory", hostname);
+	} else {
+		rc = inv_dberr(inv, err, "read node");
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int inv_transition(struct inv *inv, int64_t id, enum inv_state from, enum inv_state to, const char *reason,
+		   struct br_err *err)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = inv_prepare(inv,
+			 "UPDATE nodes SET state=?, reason=?, updated_at=strftime('%Y-%m-%dT%H:%M:%fZ','now')"
+			 " WHERE id=?",
+			 &st, err);
+	if (rc)
+		return rc;
+	inv_bind_text(st, 1, inv_state_name(to));
+	inv_bind_text(st, 2, reason);
+	sqlite3_bind_int64(st, 3, id);
+	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : inv_dberr(inv, err, "set state");
+	sqlite3_finalize(st);
+	if (!rc)
+		rc = inv_event_add(inv, id, inv_state_name(from), inv_state_name(to), reason, err);
+	return rc;
+}
+
+int inv_node_set_state(struct inv *inv, const char *hostname, enum inv_state to, const char *reason,
+		       struct br_err *err)
+{
+	struct inv_node cur;
+	int rc;
+
+	rc = inv_tx_begin(inv, err);
+	if (rc)
+		return rc;
+	rc = inv_node_get(inv, hostname, &cur, err);
+	if (rc)
+		goto fail;
+	if (cur.state == to && same(cur.reason, reason)) {
+		inv_node_release(&cur);
+		inv_tx_rollback(inv);
+		return 0;
+	}
+	rc = inv_transition(inv, cur.id, cur.state, to, reason, err);
+	inv_node_release(&cur);
+	if (!rc)
+		rc = inv_tx_commit(inv, err);
+	if (!rc)
+		return 0;
+fail:
+	inv_tx_rollback(inv);
+	return rc;
+}
+
+void inv_events_free(struct inv_event *events, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(events[i].from_state);
+		free(events[i].to_state);
+		free(events[i].reason);
+		free(events[i].at);
+	}
+	free(events);
+}
+
+int inv_node_events(struct inv *inv, const char *hostname, struct inv_event **ret_events, size_t *ret_n,
+		    struct br_err *err)
+{
+	struct inv_event *ev = NULL;
+	size_t n = 0;
+	sqlite3_stmt *st;
+	int64_t id;
+	int rc;
+
+	rc = inv_node_id(inv, hostname, &id, NULL, err);
+	if (rc)
+		return rc;
+	rc = inv_prepare(inv, "SELECT id, from_state, to_state, reason, at FROM events WHERE node_id=? ORDER BY id",
+			 &st, err);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		ev = br_xrealloc(ev, (n + 1) * sizeof(*ev));
+		ev[n].id = sqlite3_column_int64(st, 0);
+		ev[n].from_state = inv_col_dup(st, 1);
+		ev[n].to_state = inv_col_dup(st, 2);
+		ev[n].reason = inv_col_dup(st, 3);
+		ev[n].at = inv_col_dup(st, 4);
+		n++;
+	}
+	rc = rc == SQLITE_DONE ? 0 : inv_dberr(inv, err, "read events");
+	sqlite3_finalize(st);
+	if (rc) {
+		inv_events_free(ev, n);
+		return rc;
+	}
+	*ret_events = ev;
+	*ret_n = n;
+	return 0;
+}
+
+int inv_node_macs(struct inv *inv, int64_t node_id, struct br_strlist *ret_macs, struct br_err *err)
+{
+	struct br_strlist macs = { 0 };
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = inv_prepare(inv, "SELECT mac FROM nics WHERE node_id=? ORDER BY mac", &st, err);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, node_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		br_strlist_add(&macs, (const char *)sqlite3_column_text(st, 0));
+	rc = rc == SQLITE_DONE ? 0 : inv_dberr(inv, err, "read MACs");
+	sqlite3_finalize(st);
+	if (rc) {
+		br_strlist_release(&macs);
+		return rc;
+	}
+	*ret_macs = macs;
+	return 0;
+}
