@@ -1,0 +1,133 @@
+/* bringup status: the node table, or the DESIGN.md status document. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "stage.h"
+
+static json_t *node_json(struct inv *inv, const struct inv_node *n, struct br_err *err)
+{
+	struct br_strlist macs = { 0 };
+	struct inv_check *checks = NULL;
+	size_t n_checks = 0;
+	json_t *o, *jm, *jc;
+
+	if (inv_node_macs(inv, n->id, &macs, err) || inv_node_checks(inv, n->id, &checks, &n_checks, err)) {
+		br_strlist_release(&macs);
+		return NULL;
+	}
+	jm = json_array();
+	for (size_t i = 0; i < macs.n; i++)
+		json_array_append_new(jm, json_string(macs.items[i]));
+	jc = json_array();
+	for (size_t i = 0; i < n_checks; i++)
+		json_array_append_new(jc, json_pack("{s:s, s:s, s:o}", "name", checks[i].name, "result",
+						    inv_check_result_name(checks[i].result), "detail",
+						    br_json_string_or_null(checks[i].detail)));
+	o = json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:s, s:i, s:s, s:s, s:o, s:o, s:o, s:o, s:s}", "hostname",
+		      n->hostname, "state", inv_state_name(n->state), "reason", br_json_string_or_null(n->reason),
+		      "macs", jm, "system_serial", br_json_string_or_null(n->system_serial), "checks", jc, "rack",
+		      n->rack, "unit", n->unit, "bmc", n->bmc, "profile", n->profile, "service_tag",
+		      br_json_string_or_null(n->service_tag), "model", br_json_string_or_null(n->model),
+		      "maas_system_id", br_json_string_or_null(n->maas_system_id), "ip",
+		      br_json_string_or_null(n->ip), "updated_at", n->updated_at);
+	br_strlist_release(&macs);
+	inv_checks_free(checks, n_checks);
+	return o;
+}
+
+static void print_table(struct inv *inv, const struct inv_node *nodes, size_t n)
+{
+	static const char *const headers[] = { "HOSTNAME", "RACK", "U", "STATE", "SERIAL", "MACS", "REASON" };
+	size_t per_state[INV_STATE_COUNT] = { 0 };
+	struct br_table t;
+
+	br_table_init(&t, 7, headers);
+	for (size_t i = 0; i < n; i++) {
+		struct br_strlist macs = { 0 };
+		char unit[16], nmacs[16];
+
+		inv_node_macs(inv, nodes[i].id, &macs, NULL);
+		snprintf(unit, sizeof(unit), "%d", nodes[i].unit);
+		snprintf(nmacs, sizeof(nmacs), "%zu", macs.n);
+		br_table_add(&t, (const char *const[]){ nodes[i].hostname, nodes[i].rack, unit,
+							inv_state_name(nodes[i].state), nodes[i].system_serial,
+							nmacs, nodes[i].reason });
+		br_strlist_release(&macs);
+		per_state[nodes[i].state]++;
+	}
+	br_table_print(&t, stdout);
+	br_table_release(&t);
+	printf("\n%zu node%s:", n, n == 1 ? "" : "s");
+	for (int s = 0; s < INV_STATE_COUNT; s++)
+		if (per_state[s])
+			printf(" %zu %s", per_state[s], inv_state_name((enum inv_state)s));
+	printf("\n");
+}
+
+int main(int argc, char **argv)
+{
+	struct br_common_opts common = { 0 };
+	const char *state_filter = NULL;
+	const struct br_option options[] = {
+		{ "state", 's', BR_OPT_STRING, &state_filter, "STATE", "only nodes in this state" },
+		{ 0 },
+	};
+	const struct br_command cmd = {
+		"bringup-status", "[options] [HOST...]",
+		"Show every node (or the named ones): state, last reason, serial, MACs, check results.\n"
+		"--json prints {\"nodes\":[{hostname, state, reason, macs, system_serial, checks}]}.",
+		options, &common,
+	};
+	static const int all_states[] = { INV_NEW, INV_DISCOVERED, INV_CONFIGURED, INV_ENLISTED, INV_DEPLOYED,
+					  INV_VALIDATED, INV_GOLDEN, INV_FAILED, INV_QUARANTINED, -1 };
+	int one_state[2] = { -1, -1 };
+	struct inv_node *nodes = NULL;
+	struct br_err err = { 0 };
+	struct inv *inv = NULL;
+	size_t n = 0;
+	int argi, rc;
+
+	br_log_init(argv[0], BR_LOG_WARN);
+	rc = br_opt_parse(&cmd, argc, argv, &argi);
+	if (rc)
+		return rc == BR_OPT_EXIT_OK ? BR_EXIT_OK : BR_EXIT_USAGE;
+	if (state_filter) {
+		enum inv_state s;
+
+		if (inv_state_parse(state_filter, &s)) {
+			fprintf(stderr, "bringup-status: --state: unknown state '%s'\n", state_filter);
+			return BR_EXIT_USAGE;
+		}
+		one_state[0] = (int)s;
+	}
+	rc = br_stage_open_inventory(common.db, &inv);
+	if (rc)
+		return rc;
+	rc = br_stage_select(inv, argc, argv, argi, state_filter ? one_state : all_states, &nodes, &n);
+	if (rc)
+		goto out;
+	if (common.json) {
+		json_t *doc = json_object(), *arr = json_array();
+
+		json_object_set_new(doc, "nodes", arr);
+		for (size_t i = 0; i < n && !rc; i++) {
+			json_t *o = node_json(inv, &nodes[i], &err);
+
+			if (!o) {
+				br_error("status", "%s", err.msg);
+				rc = BR_EXIT_UNREACHABLE;
+				break;
+			}
+			json_array_append_new(arr, o);
+		}
+		if (!rc)
+			br_json_print(stdout, doc);
+		json_decref(doc);
+	} else {
+		print_table(inv, nodes, n);
+	}
+out:
+	inv_nodes_free(nodes, n);
+	inv_close(inv);
+	return rc;
+}

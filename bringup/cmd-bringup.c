@@ -1,0 +1,161 @@
+/*
+ * bringup: the driver. `bringup STAGE [args]` runs bringup-STAGE from the
+ * driver's own directory or PATH, git-style; `bringup run` runs the pipeline
+ * stages in order.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "stage.h"
+
+static const struct {
+	const char *name;
+	const char *summary;
+} commands[] = {
+	{ "import", "load a rack manifest (rack.csv) into the inventory" },
+	{ "discover", "read every BMC (Redfish, IPMI fallback): MACs, serials, firmware, sensors" },
+	{ "configure", "bring BIOS to the baseline, set PXE boot, check firmware policy" },
+	{ "enlist", "register with MAAS by MAC, commission, pick the boot disk by serial, deploy" },
+	{ "validate", "probe each deployed node over SSH and judge it against its profile" },
+	{ "gate", "promote passing nodes to the golden pool, quarantine the rest" },
+	{ "tickets", "one actionable datacenter ticket per fault" },
+	{ "status", "the node table (--json for the machine-readable document)" },
+	{ "history", "a node's state transitions" },
+	{ "sim", "serve a simulated rack of iDRACs (and MAAS) for trials and tests" },
+	{ "bmc", "read one BMC without the inventory" },
+	{ "run", "run discover, configure, enlist, validate, gate, tickets in order" },
+};
+
+static const char *const pipeline[] = { "discover", "configure", "enlist", "validate", "gate", "tickets" };
+
+/* Path of bringup-NAME: beside this executable first, then PATH. */
+static char *find_stage(const char *name)
+{
+	char *dir = br_self_dir(), *path = NULL;
+	const char *env = getenv("PATH");
+
+	if (dir) {
+		path = br_xasprintf("%s/bringup-%s", dir, name);
+		free(dir);
+		if (!access(path, X_OK))
+			return path;
+		free(path);
+	}
+	while (env && *env) {
+		const char *colon = strchr(env, ':');
+		size_t len = colon ? (size_t)(colon - env) : strlen(env);
+
+		path = br_xasprintf("%.*s/bringup-%s", (int)len, env, name);
+		if (len && !access(path, X_OK))
+			return path;
+		free(path);
+		env = colon ? colon + 1 : NULL;
+	}
+	return NULL;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: bringup COMMAND [options]\n\n"
+		   "Take a rack of new GPU servers from \"BMC reachable\" to the golden pool, or to\n"
+		   "quarantine with a ticket a datacenter technician can act on.\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "\n'bringup COMMAND --help' describes one command. Exit codes: 0 all done, 1 some nodes\n"
+		   "failed or were quarantined, 2 bad usage or input, 3 a required service is unreachable.\n");
+}
+
+static int run_stage(char *path, int argc, char **argv)
+{
+	char **args = br_xcalloc((size_t)argc + 2, sizeof(*args));
+	int status;
+	pid_t pid;
+
+	args[0] = path;
+	for (int i = 0; i < argc; i++)
+		args[i + 1] = argv[i];
+	pid = fork();
+	if (pid == 0) {
+		execv(path, args);
+		fprintf(stderr, "bringup: cannot run %s: %s\n", path, strerror(errno));
+		_exit(127);
+	}
+	free(args);
+	if (pid < 0 || waitpid(pid, &status, 0) < 0)
+		return BR_EXIT_UNREACHABLE;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* Run each pipeline stage that is installed, in order, with the same
+ * options. A stage that fails for bad usage or an unreachable service stops
+ * the run; failed or quarantined nodes (exit 1) do not. */
+static int run_pipeline(int argc, char **argv)
+{
+	int worst = BR_EXIT_OK;
+
+	for (size_t i = 0; i < sizeof(pipeline) / sizeof(pipeline[0]); i++) {
+		char *path = find_stage(pipeline[i]);
+		int rc;
+
+		if (!path) {
+			br_info("run", "stage %s is not installed; skipped", pipeline[i]);
+			continue;
+		}
+		rc = run_stage(path, argc, argv);
+		free(path);
+		if (rc > worst)
+			worst = rc;
+		if (rc >= BR_EXIT_USAGE) {
+			fprintf(stderr, "bringup run: stage %s exited %d; stopping\n", pipeline[i], rc);
+			break;
+		}
+	}
+	return worst;
+}
+
+int main(int argc, char **argv)
+{
+	char *path;
+	int rc;
+
+	br_log_init(argv[0], BR_LOG_WARN);
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(stdout);
+		return argc < 2 ? BR_EXIT_USAGE : BR_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("bringup %s\n", BR_VERSION);
+		return BR_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "help")) {
+		if (argc < 3) {
+			usage(stdout);
+			return BR_EXIT_OK;
+		}
+		path = find_stage(argv[2]);
+		if (!path) {
+			fprintf(stderr, "bringup: no command '%s'\n", argv[2]);
+			return BR_EXIT_USAGE;
+		}
+		{
+			char help[] = "--help";
+
+			rc = run_stage(path, 1, (char *[]){ help });
+		}
+		free(path);
+		return rc;
+	}
+	if (!strcmp(argv[1], "run"))
+		return run_pipeline(argc - 2, argv + 2);
+	path = find_stage(argv[1]);
+	if (!path) {
+		fprintf(stderr, "bringup: '%s' is not a bringup command; see 'bringup --help'\n", argv[1]);
+		return BR_EXIT_USAGE;
+	}
+	rc = run_stage(path, argc - 2, argv + 2);
+	free(path);
+	return rc;
+}
