@@ -266,26 +266,105 @@ static void validate_row(struct parse_state *ps, const struct br_manifest_row *r
 		problem(ps, r->line, "bmc_type", "'%s' is not one of redfish, ipmi, auto", r->bmc_type);
 }
 
+enum dup_key { DUP_HOSTNAME, DUP_BMC, DUP_UNIT };
+
+static enum dup_key sort_key;
+
+static int key_cmp(const struct br_manifest_row *a, const struct br_manifest_row *b)
+{
+	int c = 0;
+
+	switch (sort_key) {
+	case DUP_HOSTNAME: c = strcasecmp(a->hostname, b->hostname); break;
+	case DUP_BMC: c = strcasecmp(a->bmc, b->bmc); break;
+	case DUP_UNIT:
+		c = strcmp(a->rack, b->rack);
+		if (!c)
+			c = (a->unit > b->unit) - (a->unit < b->unit);
+		break;
+	}
+	return c;
+}
+
+static int cmp_rows(const void *pa, const void *pb)
+{
+	const struct br_manifest_row *a = *(const struct br_manifest_row *const *)pa;
+	const struct br_manifest_row *b = *(const struct br_manifest_row *const *)pb;
+	int c = key_cmp(a, b);
+
+	return c ? c : a->line - b->line;
+}
+
+static int has_key(const struct br_manifest_row *r, enum dup_key key)
+{
+	switch (key) {
+	case DUP_HOSTNAME: return r->hostname && *r->hostname;
+	case DUP_BMC: return r->bmc && *r->bmc;
+	case DUP_UNIT: return r->rack && *r->rack && r->unit > 0;
+	}
+	return 0;
+}
+
+/* Sort by each unique key and report every row that repeats the first row
+ * of its group: hostnames, BMC addresses, and rack positions. */
 static void check_duplicates(struct parse_state *ps)
 {
 	const struct br_manifest *m = ps->m;
+	const struct br_manifest_row **v = br_xcalloc(m->n ? m->n : 1, sizeof(*v));
 
-	/* Quadratic, but manifests are racks or rows of racks: thousands at most. */
-	for (size_t i = 0; i < m->n; i++) {
-		const struct br_manifest_row *a = &m->rows[i];
+	for (int key = DUP_HOSTNAME; key <= DUP_UNIT; key++) {
+		size_t n = 0;
 
-		for (size_t j = 0; j < i; j++) {
-			const struct br_manifest_row *b = &m->rows[j];
+		for (size_t i = 0; i < m->n; i++)
+			if (has_key(&m->rows[i], (enum dup_key)key))
+				v[n++] = &m->rows[i];
+		sort_key = (enum dup_key)key;
+		qsort(v, n, sizeof(*v), cmp_rows);
+		for (size_t i = 1, first = 0; i < n; i++) {
+			const struct br_manifest_row *a = v[i], *b = v[first];
 
-			if (a->hostname && b->hostname && *a->hostname && !strcasecmp(a->hostname, b->hostname))
+			if (key_cmp(v[i - 1], v[i])) {
+				first = i;
+				continue;
+			}
+			if (key == DUP_HOSTNAME)
 				problem(ps, a->line, "hostname", "duplicate '%s' (first on line %d)", a->hostname, b->line);
-			if (a->bmc && b->bmc && *a->bmc && !strcasecmp(a->bmc, b->bmc))
+			else if (key == DUP_BMC)
 				problem(ps, a->line, "bmc", "duplicate '%s' (also %s on line %d)", a->bmc, b->hostname,
 					b->line);
-			if (a->rack && b->rack && a->unit > 0 && a->unit == b->unit && !strcmp(a->rack, b->rack))
+			else
 				problem(ps, a->line, "unit", "rack %s unit %d is already taken by %s (line %d)", a->rack,
 					a->unit, b->hostname, b->line);
 		}
+	}
+	free(v);
+}
+
+static long problem_line(const char *msg, size_t prefix)
+{
+	long line = 0;
+
+	for (const char *p = msg + prefix; *p >= '0' && *p <= '9'; p++)
+		line = line * 10 + (*p - '0');
+	return line;
+}
+
+/* Problems are found in passes (syntax, fields, duplicates); report them in
+ * file order, keeping the pass order within a line. */
+static void sort_by_line(struct br_strlist *problems, const char *path)
+{
+	size_t prefix = strlen(path) + 1;
+
+	for (size_t i = 1; i < problems->n; i++) {
+		char *cur = problems->items[i];
+		long line = problem_line(cur, prefix);
+		size_t j = i;
+
+		while (j > 0 && problem_line(problems->items[j - 1], prefix) > line) {
+			problems->items[j] = problems->items[j - 1];
+			j--;
+		}
+		problems->items[j] = cur;
 	}
 }
 
@@ -344,6 +423,7 @@ int br_manifest_load(const char *path, const char *templates_dir, struct br_mani
 	for (size_t i = 0; i < m.n; i++)
 		validate_row(&ps, &m.rows[i], templates_dir);
 	check_duplicates(&ps);
+	sort_by_line(ret_problems, path);
 	if (ret_problems->n) {
 		br_manifest_release(&m);
 		return br_errf(err, BR_E_INVAL, "%s: %zu problem%s", path, ret_problems->n, ret_problems->n == 1 ? "" : "s");

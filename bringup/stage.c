@@ -1,4 +1,5 @@
 /* Helpers every stage executable shares. */
+#define _DEFAULT_SOURCE
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -28,10 +29,10 @@ char *br_templates_dir(void)
 	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]) && !found; i++) {
 		char *p = br_xasprintf("%s/%s", self, rel[i]);
 
-		if (is_dir(p))
-			found = p;
-		else
-			free(p);
+		char *real = is_dir(p) ? realpath(p, NULL) : NULL;
+
+		free(p);
+		found = real;
 	}
 	free(self);
 	return found;
