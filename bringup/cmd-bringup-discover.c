@@ -1,0 +1,279 @@
+/*
+ * bringup discover: read every BMC of the rack (Redfish; ipmitool for BMCs
+ * without it) concurrently and store what each reports. Nodes end
+ * `discovered`, or `failed` with the reason; one slow or broken BMC never
+ * holds the rest back.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "manifest.h"
+#include "redfish/redfish.h"
+#include "stage.h"
+
+struct job {
+	struct inv_node *node;
+	char *password;
+	char *base_url;
+	char *host;
+	int port;
+	int done;
+	int ok;
+	const char *via;
+	char *reason;
+	size_t n_macs;
+};
+
+struct run {
+	struct inv *inv;
+	struct job *jobs;
+	size_t n_jobs, done, failed;
+	struct br_progress progress;
+};
+
+static void finish(struct run *run, struct job *job, int ok, const char *via, const char *reason, size_t n_macs)
+{
+	job->done = 1;
+	job->ok = ok;
+	job->via = via;
+	free(job->reason);
+	job->reason = br_xstrdup(reason);
+	job->n_macs = n_macs;
+	run->done++;
+	if (!ok)
+		run->failed++;
+	br_progress_update(&run->progress, run->done, run->failed);
+}
+
+static void fail_node(struct run *run, struct job *job, const char *reason)
+{
+	struct br_err err = { 0 };
+
+	br_warn("discover", "%s: %s", job->node->hostname, reason);
+	if (inv_node_set_state(run->inv, job->node->hostname, INV_FAILED, reason, &err))
+		br_error("discover", "%s: %s", job->node->hostname, err.msg);
+	finish(run, job, 0, NULL, reason, 0);
+}
+
+static void store(struct run *run, struct job *job, struct br_hw *hw, const char *via)
+{
+	struct br_err err = { 0 };
+	char *reason;
+
+	reason = br_xasprintf("discovered over %s: %zu MACs, serial %s", via, hw->n_nics,
+			      hw->system_serial ? hw->system_serial : "(none)");
+	if (inv_store_hw(run->inv, job->node->hostname, hw, INV_DISCOVERED, reason, &err)) {
+		char *why = br_xasprintf("storing what the BMC reported: %s", err.msg);
+
+		fail_node(run, job, why);
+		free(why);
+	} else {
+		br_info("discover", "%s: %s", job->node->hostname, reason);
+		finish(run, job, 1, via, reason, hw->n_nics);
+	}
+	free(reason);
+}
+
+static void on_redfish(const struct rf_target *t, int rc, struct br_hw *hw, const struct br_err *err, void *ctx)
+{
+	struct job *job = t->user_data;
+
+	if (rc == 0)
+		store(ctx, job, hw, "Redfish");
+	else if (rc == RF_E_NO_REDFISH && strcmp(job->node->bmc_type, "redfish"))
+		br_info("discover", "%s: no Redfish service; trying IPMI", job->node->hostname); /* second pass */
+	else
+		fail_node(ctx, job, err && err->msg[0] ? err->msg : br_strerror(rc));
+}
+
+static void on_ipmi(const struct rf_ipmi_target *t, int rc, struct br_hw *hw, const struct br_err *err, void *ctx)
+{
+	struct job *job = t->user_data;
+
+	if (rc == 0)
+		store(ctx, job, hw, "IPMI");
+	else
+		fail_node(ctx, job, err && err->msg[0] ? err->msg : br_strerror(rc));
+}
+
+/* Prepare one node: its password and addresses. Fails the node (and
+ * returns nonzero) when its credential reference cannot be resolved. */
+static int prepare(struct run *run, struct job *job, const char *scheme)
+{
+	struct br_err err = { 0 };
+
+	if (br_secret_resolve(job->node->bmc_password_ref, &job->password, &err)) {
+		char *why = br_xasprintf("bmc %s: credentials: %s", job->node->bmc, err.msg);
+
+		fail_node(run, job, why);
+		free(why);
+		return -1;
+	}
+	if (br_bmc_address_parse(job->node->bmc, &job->host, &job->port)) {
+		char *why = br_xasprintf("bmc '%s' is not an address", job->node->bmc);
+
+		fail_node(run, job, why);
+		free(why);
+		return -1;
+	}
+	job->base_url = br_xasprintf("%s://%s", scheme, job->node->bmc);
+	return 0;
+}
+
+static json_t *summary_json(const struct run *run)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; i < run->n_jobs; i++) {
+		const struct job *j = &run->jobs[i];
+
+		json_array_append_new(arr, json_pack("{s:s, s:s, s:o, s:o, s:I}", "hostname", j->node->hostname,
+						     "result", j->ok ? "discovered" : "failed", "via",
+						     br_json_string_or_null(j->via), "reason",
+						     br_json_string_or_null(j->reason), "macs", (json_int_t)j->n_macs));
+	}
+	return json_pack("{s:o, s:I, s:I}", "nodes", arr, "discovered", (json_int_t)(run->done - run->failed),
+			 "failed", (json_int_t)run->failed);
+}
+
+static void print_summary(const struct run *run)
+{
+	static const char *const headers[] = { "HOSTNAME", "RESULT", "VIA", "MACS", "REASON" };
+	struct br_table t;
+
+	br_table_init(&t, 5, headers);
+	for (size_t i = 0; i < run->n_jobs; i++) {
+		const struct job *j = &run->jobs[i];
+		char macs[16];
+
+		snprintf(macs, sizeof(macs), "%zu", j->n_macs);
+		br_table_add(&t, (const char *const[]){ j->node->hostname, j->ok ? "discovered" : "failed", j->via,
+							macs, j->ok ? NULL : j->reason });
+	}
+	br_table_print(&t, stdout);
+	br_table_release(&t);
+	printf("\n%zu discovered, %zu failed\n", run->done - run->failed, run->failed);
+}
+
+int main(int argc, char **argv)
+{
+	struct br_common_opts common = { 0 };
+	const char *scheme = getenv("BRINGUP_BMC_SCHEME"), *ca_file = getenv("BRINGUP_CA_FILE");
+	int insecure = 0, timeout_s = 15, retries = 5, per_bmc = 4, max_inflight = 512, no_sessions = 0;
+	int ipmi_parallel = 16;
+	const struct br_option options[] = {
+		{ "bmc-scheme", 0, BR_OPT_STRING, &scheme, "http|https", "BMC URL scheme (default $BRINGUP_BMC_SCHEME or https)" },
+		{ "ca-file", 0, BR_OPT_STRING, &ca_file, "PATH", "CA bundle for BMC certificates (default $BRINGUP_CA_FILE)" },
+		{ "insecure", 'k', BR_OPT_FLAG, &insecure, NULL, "do not verify BMC TLS certificates" },
+		{ "timeout", 't', BR_OPT_INT, &timeout_s, "SECONDS", "per-request timeout (default 15)" },
+		{ "retries", 0, BR_OPT_INT, &retries, "N", "retries per request on timeouts, resets, 5xx (default 5)" },
+		{ "per-bmc", 0, BR_OPT_INT, &per_bmc, "N", "requests in flight per BMC (default 4)" },
+		{ "max-inflight", 0, BR_OPT_INT, &max_inflight, "N", "requests in flight overall (default 512)" },
+		{ "basic-auth", 0, BR_OPT_FLAG, &no_sessions, NULL, "use HTTP basic auth instead of Redfish sessions" },
+		{ "ipmi-parallel", 0, BR_OPT_INT, &ipmi_parallel, "N", "ipmitool processes at once (default 16)" },
+		{ 0 },
+	};
+	const struct br_command cmd = {
+		"bringup-discover", "[options] [HOST...]",
+		"Read every BMC of nodes that are 'new' or 'failed' (or the named ones): MACs, serials,\n"
+		"model, BIOS, boot order, firmware, PCIe, drives, PSUs, thermal, SEL. Redfish first; BMCs\n"
+		"with bmc_type ipmi, or without /redfish/v1, are read with ipmitool.",
+		options, &common,
+	};
+	static const int states[] = { INV_NEW, INV_FAILED, -1 };
+	struct run run = { 0 };
+	struct rf_target *rf = NULL;
+	struct rf_ipmi_target *ipmi = NULL;
+	struct inv_node *nodes = NULL;
+	struct rf_options ropts;
+	struct br_err err = { 0 };
+	size_t n = 0, n_rf = 0, n_ipmi = 0;
+	int argi, rc;
+
+	br_log_init(argv[0], BR_LOG_WARN);
+	rc = br_opt_parse(&cmd, argc, argv, &argi);
+	if (rc)
+		return rc == BR_OPT_EXIT_OK ? BR_EXIT_OK : BR_EXIT_USAGE;
+	if (!scheme || !*scheme)
+		scheme = "https";
+	if (strcmp(scheme, "http") && strcmp(scheme, "https")) {
+		fprintf(stderr, "bringup-discover: --bmc-scheme must be http or https\n");
+		return BR_EXIT_USAGE;
+	}
+	if (timeout_s < 1 || retries < 0 || per_bmc < 1 || max_inflight < 1 || ipmi_parallel < 1) {
+		fprintf(stderr, "bringup-discover: --timeout, --per-bmc, --max-inflight, --ipmi-parallel must be >= 1\n");
+		return BR_EXIT_USAGE;
+	}
+	rc = br_stage_open_inventory(common.db, &run.inv);
+	if (rc)
+		return rc;
+	rc = br_stage_select(run.inv, argc, argv, argi, states, &nodes, &n);
+	if (rc)
+		goto out;
+	run.jobs = br_xcalloc(n ? n : 1, sizeof(*run.jobs));
+	run.n_jobs = n;
+	rf = br_xcalloc(n ? n : 1, sizeof(*rf));
+	ipmi = br_xcalloc(n ? n : 1, sizeof(*ipmi));
+	br_progress_init(&run.progress, "discover", n);
+	for (size_t i = 0; i < n; i++) {
+		struct job *job = &run.jobs[i];
+
+		job->node = &nodes[i];
+		if (prepare(&run, job, scheme))
+			continue;
+		if (!strcmp(job->node->bmc_type, "ipmi"))
+			continue;
+		rf[n_rf++] = (struct rf_target){ job->node->hostname, job->base_url, job->node->bmc_user, job->password,
+						 job };
+	}
+	rf_options_init(&ropts);
+	ropts.per_bmc_inflight = per_bmc;
+	ropts.total_inflight = max_inflight;
+	ropts.timeout_ms = timeout_s * 1000L;
+	ropts.retries = retries;
+	ropts.ca_file = ca_file && *ca_file ? ca_file : NULL;
+	ropts.insecure = insecure;
+	ropts.use_sessions = !no_sessions;
+	if (n_rf && rf_discover_all(rf, n_rf, &ropts, on_redfish, &run, &err)) {
+		br_error("discover", "%s", err.msg);
+		rc = BR_EXIT_USAGE;
+		goto out;
+	}
+	/* IPMI: nodes that asked for it, and auto nodes without Redfish. */
+	for (size_t i = 0; i < n; i++) {
+		struct job *job = &run.jobs[i];
+
+		if (job->done || !job->password)
+			continue;
+		ipmi[n_ipmi++] = (struct rf_ipmi_target){ job->node->hostname, job->host, job->port ? job->port : 623,
+							  job->node->bmc_user, job->password, job };
+	}
+	if (n_ipmi && rf_ipmi_discover_all(ipmi, n_ipmi, ipmi_parallel, timeout_s, on_ipmi, &run, &err)) {
+		br_error("discover", "%s", err.msg);
+		rc = BR_EXIT_USAGE;
+		goto out;
+	}
+	br_progress_finish(&run.progress);
+	if (common.json) {
+		json_t *doc = summary_json(&run);
+
+		br_json_print(stdout, doc);
+		json_decref(doc);
+	} else if (!common.quiet) {
+		print_summary(&run);
+	}
+	rc = run.failed ? BR_EXIT_NODES : BR_EXIT_OK;
+out:
+	for (size_t i = 0; i < run.n_jobs; i++) {
+		br_secret_free(run.jobs[i].password);
+		free(run.jobs[i].base_url);
+		free(run.jobs[i].host);
+		free(run.jobs[i].reason);
+	}
+	free(run.jobs);
+	free(rf);
+	free(ipmi);
+	inv_nodes_free(nodes, n);
+	inv_close(run.inv);
+	return rc;
+}
