@@ -1,0 +1,166 @@
+/* Unit tests for common/ helpers and the manifest address parser. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "bringup/manifest.h"
+#include "common.h"
+
+static void test_mac_normalize(void **state)
+{
+	char out[18];
+
+	(void)state;
+	assert_int_equal(br_mac_normalize("B0:7B:25:DE:AD:01", out), 0);
+	assert_string_equal(out, "b0:7b:25:de:ad:01");
+	assert_int_equal(br_mac_normalize("b0-7b-25-de-ad-01", out), 0);
+	assert_string_equal(out, "b0:7b:25:de:ad:01");
+	assert_int_equal(br_mac_normalize("b07b25dead01", out), 0);
+	assert_string_equal(out, "b0:7b:25:de:ad:01");
+	assert_int_equal(br_mac_normalize("b0:7b:25:de:ad", out), BR_E_INVAL);
+	assert_int_equal(br_mac_normalize("b0:7b:25:de:ad:01:02", out), BR_E_INVAL);
+	assert_int_equal(br_mac_normalize("b0:7b-25:de:ad:01", out), BR_E_INVAL);
+	assert_int_equal(br_mac_normalize("g0:7b:25:de:ad:01", out), BR_E_INVAL);
+	assert_int_equal(br_mac_normalize("", out), BR_E_INVAL);
+	assert_int_equal(br_mac_normalize(NULL, out), BR_E_INVAL);
+}
+
+static void test_buf_cap(void **state)
+{
+	struct br_buf b;
+
+	(void)state;
+	br_buf_init(&b, 8);
+	assert_int_equal(br_buf_adds(&b, "12345"), 0);
+	assert_int_equal(br_buf_addf(&b, "%d", 678), 0);
+	assert_string_equal(br_buf_str(&b), "12345678");
+	assert_int_equal(br_buf_adds(&b, "9"), BR_E_TOOBIG);
+	assert_string_equal(br_buf_str(&b), "12345678");
+	assert_int_equal(b.len, 8);
+	br_buf_reset(&b);
+	assert_string_equal(br_buf_str(&b), "");
+	br_buf_release(&b);
+}
+
+static void test_parse_long(void **state)
+{
+	long v = 7;
+
+	(void)state;
+	assert_int_equal(br_parse_long("42", 1, 60, &v), 0);
+	assert_int_equal(v, 42);
+	assert_int_equal(br_parse_long("61", 1, 60, &v), BR_E_INVAL);
+	assert_int_equal(br_parse_long("4x", 1, 60, &v), BR_E_INVAL);
+	assert_int_equal(br_parse_long("", 1, 60, &v), BR_E_INVAL);
+	assert_int_equal(br_parse_long("99999999999999999999", 0, 10, &v), BR_E_INVAL);
+	assert_int_equal(v, 42);
+}
+
+static void test_secret_refs(void **state)
+{
+	struct br_err err = { 0 };
+	char *secret = NULL;
+
+	(void)state;
+	assert_true(br_secret_ref_valid("env:IDRAC_PW"));
+	assert_true(br_secret_ref_valid("file:/etc/pw"));
+	assert_false(br_secret_ref_valid("hunter2"));
+	assert_false(br_secret_ref_valid("env:"));
+	assert_false(br_secret_ref_valid("env:1BAD"));
+	assert_false(br_secret_ref_valid("env:A-B"));
+	assert_int_equal(br_secret_resolve("calvin", &secret, &err), BR_E_INVAL);
+	assert_null(strstr(err.msg, "calvin"));
+	setenv("BR_TEST_PW", "s3cret", 1);
+	assert_int_equal(br_secret_resolve("env:BR_TEST_PW", &secret, &err), 0);
+	assert_string_equal(secret, "s3cret");
+	br_secret_free(secret);
+	unsetenv("BR_TEST_PW");
+	assert_int_equal(br_secret_resolve("env:BR_TEST_PW", &secret, &err), BR_E_NOTFOUND);
+	assert_non_null(strstr(err.msg, "BR_TEST_PW"));
+	assert_int_equal(br_secret_resolve("file:/nonexistent/pw", &secret, &err), BR_E_NOTFOUND);
+	assert_non_null(strstr(err.msg, "/nonexistent/pw"));
+}
+
+static void test_json_caps(void **state)
+{
+	struct br_err err = { 0 };
+	struct br_buf deep;
+	json_t *doc;
+
+	(void)state;
+	doc = br_json_parse("{\"a\":{\"b\":\"c\",\"n\":5}}", 21, 1024, &err);
+	assert_non_null(doc);
+	assert_string_equal(br_json_str(doc, "a/b"), "c");
+	assert_int_equal(br_json_int(doc, "a/n", -1), 5);
+	assert_null(br_json_str(doc, "a/n"));
+	assert_int_equal(br_json_int(doc, "a/b", -1), -1);
+	assert_null(br_json_path(doc, "a/b/c"));
+	json_decref(doc);
+	assert_null(br_json_parse("{\"a\":", 5, 1024, &err));
+	assert_int_equal(err.code, BR_E_PROTO);
+	assert_null(br_json_parse("[1,2,3]", 7, 4, &err));
+	assert_int_equal(err.code, BR_E_TOOBIG);
+	br_buf_init(&deep, 0);
+	for (int i = 0; i < 200; i++)
+		br_buf_adds(&deep, "[");
+	for (int i = 0; i < 200; i++)
+		br_buf_adds(&deep, "]");
+	assert_null(br_json_parse(deep.data, deep.len, 0, &err));
+	assert_int_equal(err.code, BR_E_TOOBIG);
+	br_buf_release(&deep);
+}
+
+static void test_bmc_address(void **state)
+{
+	char *host = NULL;
+	int port = -1;
+
+	(void)state;
+	assert_int_equal(br_bmc_address_parse("10.0.0.1", &host, &port), 0);
+	assert_string_equal(host, "10.0.0.1");
+	assert_int_equal(port, 0);
+	free(host);
+	assert_int_equal(br_bmc_address_parse("idrac-r01-u03.mgmt:8443", &host, &port), 0);
+	assert_string_equal(host, "idrac-r01-u03.mgmt");
+	assert_int_equal(port, 8443);
+	free(host);
+	assert_int_equal(br_bmc_address_parse("[fd00::5]:443", &host, &port), 0);
+	assert_string_equal(host, "fd00::5");
+	assert_int_equal(port, 443);
+	free(host);
+	assert_int_equal(br_bmc_address_parse("fd00::5", &host, &port), BR_E_INVAL);
+	assert_int_equal(br_bmc_address_parse("10.0.0.256", &host, &port), BR_E_INVAL);
+	assert_int_equal(br_bmc_address_parse("10.0.0.1:0", &host, &port), BR_E_INVAL);
+	assert_int_equal(br_bmc_address_parse("10.0.0.1:", &host, &port), BR_E_INVAL);
+	assert_int_equal(br_bmc_address_parse("-x-:80", &host, &port), BR_E_INVAL);
+}
+
+static void test_errf(void **state)
+{
+	struct br_err err = { 0 };
+
+	(void)state;
+	assert_int_equal(br_errf(&err, BR_E_IO, "GET '%s': HTTP %d", "/x", 500), BR_E_IO);
+	assert_string_equal(err.msg, "GET '/x': HTTP 500");
+	br_err_prefix(&err, "bmc %s", "10.0.0.1");
+	assert_string_equal(err.msg, "bmc 10.0.0.1: GET '/x': HTTP 500");
+	assert_int_equal(br_errf(NULL, BR_E_IO, "ignored"), BR_E_IO);
+	assert_string_equal(br_strerror(BR_E_AUTH), "authentication failed");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_mac_normalize), cmocka_unit_test(test_buf_cap),
+		cmocka_unit_test(test_parse_long),    cmocka_unit_test(test_secret_refs),
+		cmocka_unit_test(test_json_caps),     cmocka_unit_test(test_bmc_address),
+		cmocka_unit_test(test_errf),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
