@@ -96,6 +96,14 @@ int inv_node_set_state(struct inv *inv, const char *hostname, enum inv_state to,
 int inv_store_hw(struct inv *inv, const char *hostname, const struct br_hw *hw, enum inv_state to,
 		 const char *reason, struct br_err *err);
 
+/* Read back a node's stored BMC facts into hw (initialised here; the caller
+ * releases it with br_hw_release). */
+int inv_load_hw(struct inv *inv, const char *hostname, struct br_hw *hw, struct br_err *err);
+
+/* Record the node's MAAS system_id and address (either may be NULL). */
+int inv_node_set_maas(struct inv *inv, const char *hostname, const char *system_id, const char *ip,
+		      struct br_err *err);
+
 /* Lowercase MACs of a node, sorted. Caller frees with br_strlist_release. */
 int inv_node_macs(struct inv *inv, int64_t node_id, struct br_strlist *ret_macs, struct br_err *err);
 
