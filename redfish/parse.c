@@ -1,0 +1,388 @@
+/*
+ * parse — one function per Redfish resource type, from a JSON document to
+ * struct br_hw. Documents are borrowed. A member of the wrong type is
+ * treated as absent (br_json_* return NULL/fallback), so a BMC that sends
+ * "SerialNumber": 42 loses that field, never the run. Where the schema
+ * changed between Redfish releases both shapes are read (Thermal.Fans
+ * ReadingRPM vs Reading + ReadingUnits, Location vs PhysicalLocation).
+ */
+#include <math.h>
+#include <string.h>
+#include <strings.h>
+
+#include "rf_private.h"
+
+char *rf_dup(json_t *doc, const char *path)
+{
+	return br_xstrdup(br_json_str(doc, path));
+}
+
+static void set_once(char **field, json_t *doc, const char *path)
+{
+	if (!*field)
+		*field = rf_dup(doc, path);
+}
+
+/* First of several paths that holds a string. */
+static char *dup_first(json_t *doc, const char *const *paths)
+{
+	for (; *paths; paths++)
+		if (br_json_str(doc, *paths))
+			return rf_dup(doc, *paths);
+	return NULL;
+}
+
+static int int_or(json_t *doc, const char *path, int fallback)
+{
+	int64_t v = br_json_int(doc, path, fallback);
+
+	return v >= -1 && v <= INT32_MAX ? (int)v : fallback;
+}
+
+int rf_add_mac(struct br_hw *hw, const char *mac, const char *name, const char *source,
+	       int permanent, const char *link_status)
+{
+	char norm[18];
+	struct br_nic *nic;
+
+	if (!mac || br_mac_normalize(mac, norm) || !strcmp(norm, "00:00:00:00:00:00"))
+		return 0;
+	nic = br_hw_find_nic(hw, norm);
+	if (nic) {
+		nic->permanent |= permanent;
+		if (!nic->link_status)
+			nic->link_status = br_xstrdup(link_status);
+		return 0;
+	}
+	nic = br_hw_add_nic(hw);
+	nic->mac = br_xstrdup(norm);
+	nic->name = br_xstrdup(name);
+	nic->source = br_xstrdup(source);
+	nic->link_status = br_xstrdup(link_status);
+	nic->permanent = permanent;
+	return 1;
+}
+
+/* PermanentMACAddress is the burned-in address; MACAddress may be one an
+ * operator or a bonding driver set. */
+static void add_mac_pair(struct br_hw *hw, json_t *obj, const char *name, const char *source,
+			 const char *link_status)
+{
+	const char *perm = br_json_str(obj, "PermanentMACAddress");
+	char norm[18];
+
+	if (perm && !br_mac_normalize(perm, norm) && strcmp(norm, "00:00:00:00:00:00"))
+		rf_add_mac(hw, perm, name, source, 1, link_status);
+	else
+		rf_add_mac(hw, br_json_str(obj, "MACAddress"), name, source, 0, link_status);
+}
+
+void rf_parse_system(struct br_hw *hw, json_t *doc)
+{
+	json_t *order = br_json_path(doc, "Boot/BootOrder");
+	double mem = br_json_num(doc, "MemorySummary/TotalSystemMemoryGiB", -1);
+	size_t i;
+	json_t *v;
+
+	set_once(&hw->manufacturer, doc, "Manufacturer");
+	set_once(&hw->model, doc, "Model");
+	set_once(&hw->system_serial, doc, "SerialNumber");
+	set_once(&hw->uuid, doc, "UUID");
+	set_once(&hw->bios_version, doc, "BiosVersion");
+	set_once(&hw->power_state, doc, "PowerState");
+	set_once(&hw->cpu_model, doc, "ProcessorSummary/Model");
+	if (hw->cpu_count < 0)
+		hw->cpu_count = int_or(doc, "ProcessorSummary/Count", -1);
+	if (hw->memory_gib < 0 && mem >= 0 && mem < 1e9)
+		hw->memory_gib = (int)lround(mem);
+	if (json_is_array(order) && !hw->n_boot_order)
+		json_array_foreach(order, i, v)
+			if (json_is_string(v))
+				br_hw_add_boot(hw, json_string_value(v));
+	set_once(&hw->boot_override_target, doc, "Boot/BootSourceOverrideTarget");
+	set_once(&hw->boot_override_enabled, doc, "Boot/BootSourceOverrideEnabled");
+	set_once(&hw->boot_mode, doc, "Boot/BootSourceOverrideMode");
+}
+
+void rf_parse_processor(struct br_hw *hw, json_t *doc)
+{
+	const char *type = br_json_str(doc, "ProcessorType");
+	const char *state = br_json_str(doc, "Status/State");
+	int mhz = int_or(doc, "MaxSpeedMHz", -1);
+
+	if ((type && strcmp(type, "CPU")) || (state && !strcmp(state, "Absent")))
+		return;
+	set_once(&hw->cpu_model, doc, "Model");
+	if (mhz > hw->cpu_max_mhz)
+		hw->cpu_max_mhz = mhz;
+}
+
+static const char *id_or_name(json_t *doc)
+{
+	const char *id = br_json_str(doc, "Id");
+
+	return id ? id : br_json_str(doc, "Name");
+}
+
+void rf_parse_ethernet_interface(struct br_hw *hw, json_t *doc)
+{
+	add_mac_pair(hw, doc, id_or_name(doc), "EthernetInterfaces",
+		     br_json_str(doc, "LinkStatus"));
+}
+
+void rf_parse_network_device_function(struct br_hw *hw, json_t *doc)
+{
+	add_mac_pair(hw, br_json_path(doc, "Ethernet"), id_or_name(doc), "NetworkDeviceFunctions",
+		     NULL);
+}
+
+void rf_parse_manager(struct br_hw *hw, json_t *doc)
+{
+	const char *type = br_json_str(doc, "ManagerType");
+
+	if (!type || !strcmp(type, "BMC"))
+		set_once(&hw->bmc_firmware, doc, "FirmwareVersion");
+}
+
+void rf_parse_manager_ethernet(struct br_hw *hw, json_t *doc)
+{
+	const char *paths[] = { "PermanentMACAddress", "MACAddress", NULL };
+	char norm[18];
+
+	for (size_t i = 0; paths[i] && !hw->bmc_mac; i++) {
+		const char *mac = br_json_str(doc, paths[i]);
+
+		if (mac && !br_mac_normalize(mac, norm) && strcmp(norm, "00:00:00:00:00:00"))
+			hw->bmc_mac = br_xstrdup(norm);
+	}
+}
+
+static void read_pcie_interface(struct br_pcie *p, json_t *doc)
+{
+	json_t *itf = br_json_path(doc, "PCIeInterface");
+
+	if (!json_is_object(itf))
+		return;
+	if (p->lanes_in_use < 0)
+		p->lanes_in_use = int_or(itf, "LanesInUse", -1);
+	if (p->max_lanes < 0)
+		p->max_lanes = int_or(itf, "MaxLanes", -1);
+	set_once(&p->pcie_type, itf, "PCIeType");
+	set_once(&p->max_pcie_type, itf, "MaxPCIeType");
+}
+
+long rf_parse_pcie_device(struct br_hw *hw, json_t *doc)
+{
+	static const char *const slot_paths[] = { "Slot/Location/PartLocation/ServiceLabel",
+						  "Location/PartLocation/ServiceLabel",
+						  "Slot/Location/Info", NULL };
+	const char *id = br_json_str(doc, "Id");
+	struct br_pcie *p = NULL;
+	int64_t ordinal;
+
+	/* Dell lists a device under the System and the Chassis */
+	for (size_t i = 0; id && i < hw->n_pcie; i++)
+		if (hw->pcie[i].id && !strcmp(hw->pcie[i].id, id))
+			p = &hw->pcie[i];
+	if (!p) {
+		p = br_hw_add_pcie(hw);
+		p->id = br_xstrdup(id);
+	}
+	set_once(&p->name, doc, "Name");
+	set_once(&p->manufacturer, doc, "Manufacturer");
+	set_once(&p->device_class, doc, "DeviceClass");
+	set_once(&p->serial, doc, "SerialNumber");
+	set_once(&p->health, doc, "Status/Health");
+	if (!p->slot)
+		p->slot = dup_first(doc, slot_paths);
+	ordinal = br_json_int(doc, "Slot/Location/PartLocation/LocationOrdinalValue", -1);
+	if (!p->slot && ordinal >= 0)
+		p->slot = br_xasprintf("%lld", (long long)ordinal);
+	read_pcie_interface(p, doc);
+	return (long)(p - hw->pcie);
+}
+
+void rf_parse_pcie_function(struct br_hw *hw, long index, json_t *doc)
+{
+	struct br_pcie *p;
+
+	if (index < 0 || (size_t)index >= hw->n_pcie)
+		return;
+	p = &hw->pcie[index];
+	set_once(&p->device_class, doc, "DeviceClass");
+	set_once(&p->manufacturer, doc, "Manufacturer");
+	read_pcie_interface(p, doc);
+}
+
+void rf_parse_drive(struct br_hw *hw, json_t *doc)
+{
+	static const char *const loc_paths[] = { "PhysicalLocation/PartLocation/ServiceLabel",
+						 "PhysicalLocation/Info", NULL };
+	struct br_drive *d = br_hw_add_drive(hw);
+	json_t *legacy = br_json_path(doc, "Location");
+	int64_t cap = br_json_int(doc, "CapacityBytes", -1);
+
+	d->id = rf_dup(doc, "Id");
+	d->name = rf_dup(doc, "Name");
+	d->serial = rf_dup(doc, "SerialNumber");
+	d->model = rf_dup(doc, "Model");
+	d->protocol = rf_dup(doc, "Protocol");
+	d->media = rf_dup(doc, "MediaType");
+	d->health = rf_dup(doc, "Status/Health");
+	d->location = dup_first(doc, loc_paths);
+	if (!d->location && json_is_array(legacy))
+		d->location = rf_dup(json_array_get(legacy, 0), "Info");
+	d->capacity_bytes = cap > 0 ? (uint64_t)cap : 0;
+}
+
+void rf_parse_bios(struct br_hw *hw, json_t *doc)
+{
+	json_t *attrs = br_json_path(doc, "Attributes"), *v;
+	const char *key;
+
+	if (!json_is_object(attrs))
+		return;
+	json_object_foreach(attrs, key, v) {
+		struct br_kv *kv = br_hw_add_bios(hw);
+
+		kv->key = br_xstrdup(key);
+		if (json_is_string(v))
+			kv->value = br_xstrdup(json_string_value(v));
+		else
+			kv->value = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+	}
+}
+
+static struct br_sensor *add_sensor(struct br_hw *hw, enum br_sensor_kind kind, json_t *doc,
+				    const char *name_path)
+{
+	struct br_sensor *s = br_hw_add_sensor(hw);
+
+	s->kind = kind;
+	s->name = rf_dup(doc, name_path);
+	if (!s->name)
+		s->name = rf_dup(doc, "Name");
+	s->health = rf_dup(doc, "Status/Health");
+	s->state = rf_dup(doc, "Status/State");
+	s->upper_critical = br_json_num(doc, "UpperThresholdCritical", NAN);
+	s->lower_critical = br_json_num(doc, "LowerThresholdCritical", NAN);
+	return s;
+}
+
+void rf_parse_thermal(struct br_hw *hw, json_t *doc)
+{
+	json_t *fans = br_json_path(doc, "Fans"), *temps = br_json_path(doc, "Temperatures"), *v;
+	size_t i;
+
+	if (json_is_array(fans))
+		json_array_foreach(fans, i, v) {
+			struct br_sensor *s;
+
+			if (!json_is_object(v))
+				continue;
+			s = add_sensor(hw, BR_SENSOR_FAN, v, "Name");
+			if (!s->name)
+				s->name = rf_dup(v, "FanName");
+			s->reading = br_json_num(v, "Reading", NAN);
+			s->units = rf_dup(v, "ReadingUnits");
+			if (isnan(s->reading) && br_json_path(v, "ReadingRPM")) {
+				s->reading = br_json_num(v, "ReadingRPM", NAN);
+				free(s->units);
+				s->units = br_xstrdup("RPM");
+			}
+		}
+	if (json_is_array(temps))
+		json_array_foreach(temps, i, v) {
+			struct br_sensor *s;
+
+			if (!json_is_object(v))
+				continue;
+			s = add_sensor(hw, BR_SENSOR_TEMP, v, "Name");
+			s->reading = br_json_num(v, "ReadingCelsius", NAN);
+			s->units = br_xstrdup("Cel");
+		}
+}
+
+void rf_parse_fan(struct br_hw *hw, json_t *doc)
+{
+	struct br_sensor *s = add_sensor(hw, BR_SENSOR_FAN, doc, "Name");
+
+	if (br_json_path(doc, "SpeedPercent/SpeedRPM")) {
+		s->reading = br_json_num(doc, "SpeedPercent/SpeedRPM", NAN);
+		s->units = br_xstrdup("RPM");
+	} else {
+		s->reading = br_json_num(doc, "SpeedPercent/Reading", NAN);
+		s->units = br_xstrdup("Percent");
+	}
+}
+
+static void add_psu(struct br_hw *hw, json_t *doc)
+{
+	struct br_sensor *s = add_sensor(hw, BR_SENSOR_PSU, doc, "Name");
+
+	s->serial = rf_dup(doc, "SerialNumber");
+	s->reading = br_json_num(doc, "PowerCapacityWatts", NAN);
+	s->units = br_xstrdup("W");
+}
+
+void rf_parse_power(struct br_hw *hw, json_t *doc)
+{
+	json_t *psus = br_json_path(doc, "PowerSupplies"), *volts = br_json_path(doc, "Voltages");
+	json_t *v;
+	size_t i;
+
+	if (json_is_array(psus))
+		json_array_foreach(psus, i, v)
+			if (json_is_object(v))
+				add_psu(hw, v);
+	if (json_is_array(volts))
+		json_array_foreach(volts, i, v) {
+			struct br_sensor *s;
+
+			if (!json_is_object(v))
+				continue;
+			s = add_sensor(hw, BR_SENSOR_VOLTAGE, v, "Name");
+			s->reading = br_json_num(v, "ReadingVolts", NAN);
+			s->units = br_xstrdup("V");
+		}
+}
+
+void rf_parse_power_supply(struct br_hw *hw, json_t *doc)
+{
+	add_psu(hw, doc);
+}
+
+int rf_log_service_is_sel(json_t *doc)
+{
+	const char *id = br_json_str(doc, "Id"), *type = br_json_str(doc, "LogEntryType");
+
+	return (id && !strcasecmp(id, "Sel")) || (type && !strcmp(type, "SEL"));
+}
+
+void rf_parse_sel_entry(struct br_hw *hw, json_t *doc)
+{
+	const char *id = br_json_str(doc, "Id"), *created = br_json_str(doc, "Created");
+	struct br_sel_entry *e;
+
+	/* newer iDRACs show the same SEL under the Manager and the System */
+	for (size_t i = 0; id && i < hw->n_sel; i++)
+		if (hw->sel[i].id && !strcmp(hw->sel[i].id, id) &&
+		    !strcmp(hw->sel[i].created ? hw->sel[i].created : "", created ? created : ""))
+			return;
+	e = br_hw_add_sel(hw);
+	e->id = br_xstrdup(id);
+	e->created = br_xstrdup(created);
+	e->severity = rf_dup(doc, "Severity");
+	e->message = rf_dup(doc, "Message");
+	e->message_id = rf_dup(doc, "MessageId");
+}
+
+void rf_parse_firmware(struct br_hw *hw, json_t *doc)
+{
+	struct br_firmware *f = br_hw_add_firmware(hw);
+
+	f->id = rf_dup(doc, "Id");
+	f->name = rf_dup(doc, "Name");
+	f->version = rf_dup(doc, "Version");
+	f->updateable = json_is_true(br_json_path(doc, "Updateable"));
+}

@@ -1,0 +1,68 @@
+/*
+ * reason — turn a failed HTTP answer into the one line a technician reads:
+ * "HTTP 401 on https://10.0.0.5/redfish/v1/SessionService/Sessions:
+ * Base.1.12.InsufficientPrivilege". The Redfish error body (DSP0266
+ * "error" object) says the most; the reason phrase is the last resort.
+ */
+#include <string.h>
+
+#include "rf_private.h"
+
+/* Error bodies are small; a huge one is not worth parsing for a reason. */
+#define RF_ERROR_BODY_MAX (64u * 1024)
+
+char *rf_error_message_id(const char *body, size_t len)
+{
+	json_t *doc, *info;
+	const char *id;
+	char *ret = NULL;
+
+	if (!body || !len || len > RF_ERROR_BODY_MAX)
+		return NULL;
+	doc = br_json_parse(body, len, RF_ERROR_BODY_MAX, NULL);
+	if (!doc)
+		return NULL;
+	info = br_json_path(doc, "error/@Message.ExtendedInfo");
+	id = json_is_array(info) ? br_json_str(json_array_get(info, 0), "MessageId") : NULL;
+	if (!id)
+		id = br_json_str(doc, "error/code");
+	if (id && *id)
+		ret = br_xstrdup(id);
+	json_decref(doc);
+	return ret;
+}
+
+static const char *status_phrase(long status)
+{
+	switch (status) {
+	case 400: return "Bad Request";
+	case 401: return "Unauthorized";
+	case 403: return "Forbidden";
+	case 404: return "Not Found";
+	case 405: return "Method Not Allowed";
+	case 406: return "Not Acceptable";
+	case 409: return "Conflict";
+	case 412: return "Precondition Failed";
+	case 429: return "Too Many Requests";
+	case 500: return "Internal Server Error";
+	case 501: return "Not Implemented";
+	case 502: return "Bad Gateway";
+	case 503: return "Service Unavailable";
+	case 504: return "Gateway Timeout";
+	default: return NULL;
+	}
+}
+
+void rf_http_error_reason(struct br_buf *out, long status, const char *url, const char *body,
+			  size_t body_len, const char *status_text)
+{
+	char *mid = rf_error_message_id(body, body_len);
+	const char *why = mid;
+
+	if (!why)
+		why = status_text && *status_text ? status_text : status_phrase(status);
+	br_buf_addf(out, "HTTP %ld on %s", status, url);
+	if (why)
+		br_buf_addf(out, ": %s", why);
+	free(mid);
+}

@@ -1,0 +1,232 @@
+/*
+ * rf_private — what the files of redfish/ share and nobody else sees.
+ *
+ *   http.c        one CURLM for every BMC: a per-BMC priority queue, the
+ *                 per-BMC and overall in-flight caps, timeouts, retries with
+ *                 backoff + jitter, Retry-After, body caps, error reasons.
+ *   session.c     service root, X-Auth-Token session or basic auth, logout.
+ *   walk.c        the link walker: a dependency-driven pipeline that issues a
+ *                 child request as soon as its parent's body has arrived.
+ *   parse.c       one function per Redfish resource type: JSON -> br_hw.
+ *   vendor.c      the vendor table; vendor_dell.c, vendor_hpe.c the quirks.
+ *   urlset.c      a string set (URLs already requested on one BMC).
+ *
+ * Every request belongs to one BMC (struct rf_bmc). A request finishes
+ * exactly once, through its callback, unless its BMC is cancelled first;
+ * when a BMC has nothing queued, delayed or in flight, http.c calls
+ * rf_bmc_idle() and the walker decides what comes next (logout, done).
+ */
+#ifndef BRINGUP_RF_PRIVATE_H
+#define BRINGUP_RF_PRIVATE_H
+
+#include <curl/curl.h>
+
+#include "redfish.h"
+
+/* ---- URL set -------------------------------------------------------------- */
+
+struct rf_urlset {
+	char **slots;
+	size_t n, cap; /* cap is a power of two or 0 */
+};
+void rf_urlset_release(struct rf_urlset *s);
+/* 1 if url was added, 0 if it was already there. Copies url. */
+int rf_urlset_add(struct rf_urlset *s, const char *url);
+
+/* ---- requests and BMCs ---------------------------------------------------- */
+
+enum rf_method { RF_GET, RF_POST, RF_DELETE };
+
+enum rf_auth { RF_AUTH_NONE, RF_AUTH_BASIC, RF_AUTH_SESSION };
+
+struct rf_req;
+struct rf_bmc;
+struct rf_http;
+
+/* rc 0: a 2xx answer, body in req->body. Otherwise err says why; for an HTTP
+ * error req->status is set (a session POST looks at 404/405/501). */
+typedef void (*rf_req_fn)(struct rf_req *req, int rc, const struct br_err *err);
+
+struct rf_req {
+	struct rf_bmc *bmc;
+	struct rf_req *next;       /* in the BMC's queue or the delayed list */
+	enum rf_method method;
+	char *url;                 /* absolute */
+	char *post_body;           /* owned; POST only */
+	int priority;              /* higher first: longest chain still ahead */
+	rf_req_fn fn;
+	/* walker's context, opaque to http.c */
+	int kind;
+	int member_kind;
+	long parent;               /* index of a parent record (PCIe device) */
+	int pages;                 /* collection pages read so far */
+	int members;               /* collection members seen so far */
+	int expanded;              /* url carries $expand */
+
+	/* filled by http.c */
+	int attempt;               /* 0 for the first try */
+	int64_t due_ms;            /* when a delayed retry may start */
+	CURL *easy;
+	struct curl_slist *headers;
+	struct br_buf body;        /* capped at RF_BODY_MAX */
+	long status;
+	char *status_text;         /* reason phrase, when the server sent one */
+	char *location;            /* Location header */
+	char *auth_token;          /* X-Auth-Token header (secret) */
+	long retry_after_ms;       /* -1: none */
+	int body_too_big;
+	char curl_err[CURL_ERROR_SIZE];
+};
+
+struct rf_vendor;
+
+struct rf_bmc {
+	const struct rf_target *target;
+	struct rf_http *http;
+	char *base;                /* base_url without a trailing '/' */
+
+	/* scheduler (http.c) */
+	struct rf_req *queue;      /* by priority, FIFO among equals */
+	struct rf_req *running;    /* in flight */
+	int inflight;
+	int pending;               /* queued + delayed + in flight */
+	int spent;                 /* attempts made, against RF_REQUESTS_MAX */
+
+	/* auth (session.c) */
+	enum rf_auth auth;
+	char *token;               /* X-Auth-Token, secret */
+	char *session_url;         /* to DELETE at the end */
+	int logging_out;
+
+	/* walk (walk.c) */
+	enum { RF_BMC_WALKING, RF_BMC_FINISHING, RF_BMC_DONE } phase;
+	int failed;
+	struct br_err err;
+	struct br_hw hw;
+	struct rf_urlset seen;
+	char *expand;              /* "$expand=.($levels=1)" or NULL */
+	const struct rf_vendor *vendor;
+	json_t *root;              /* the service root, kept for the walk */
+	int have_manager;
+};
+
+struct rf_http {
+	CURLM *multi;
+	const struct rf_options *opts;
+	struct rf_bmc *bmcs;
+	size_t n_bmcs;
+	size_t cursor;             /* round-robin start of the next dispatch */
+	int inflight;
+	size_t active;             /* BMCs not yet done */
+	struct rf_req *delayed;    /* retries waiting for their due time */
+	uint64_t rng;
+	rf_done_fn done;
+	void *done_ctx;
+};
+
+/* http.c */
+int rf_http_init(struct rf_http *h, const struct rf_options *opts, size_t n_bmcs,
+		 struct br_err *err);
+void rf_http_release(struct rf_http *h);
+/* Run until no BMC has work left. */
+int rf_http_run(struct rf_http *h, struct br_err *err);
+/* A new request for bmc; url is copied. The caller sets kind etc. and then
+ * calls rf_req_submit, which takes ownership. */
+struct rf_req *rf_req_new(struct rf_bmc *bmc, enum rf_method method, const char *url,
+			  int priority, rf_req_fn fn);
+void rf_req_submit(struct rf_req *req);
+/* Drop everything queued, delayed or in flight for bmc (no callbacks). */
+void rf_http_cancel_bmc(struct rf_http *h, struct rf_bmc *bmc);
+/* "HTTP 401 on URL: Base.1.12.InsufficientPrivilege" from a status, the
+ * error body (may be NULL/empty) and the reason phrase, into out. */
+void rf_http_error_reason(struct br_buf *out, long status, const char *url, const char *body,
+			  size_t body_len, const char *status_text);
+/* The MessageId (or error.code) of a Redfish error body; caller frees. */
+char *rf_error_message_id(const char *body, size_t len);
+/* Backoff for attempt n (0-based): base * 2^n, capped, with jitter in
+ * [delay/2, delay]. */
+long rf_backoff_ms(const struct rf_options *opts, int attempt, uint64_t *rng);
+
+/* session.c */
+void rf_session_start(struct rf_bmc *bmc);
+/* Called by the walker when the BMC is otherwise done: DELETE the session
+ * if one exists. Returns 1 if a logout request was queued. */
+int rf_session_logout(struct rf_bmc *bmc);
+/* Add auth headers/options for bmc to an easy handle (http.c). */
+int rf_session_apply(struct rf_bmc *bmc, CURL *easy, struct curl_slist **headers);
+
+/* walk.c */
+void rf_walk_start(struct rf_bmc *bmc);
+/* Fail the node: records err (prefixed with the BMC) once, cancels the rest. */
+void rf_bmc_fail(struct rf_bmc *bmc, const struct br_err *err);
+void rf_bmc_idle(struct rf_bmc *bmc);
+/* Resolve a link found in a BMC document into an absolute URL on the same
+ * BMC; NULL for links elsewhere (never send credentials to another host). */
+char *rf_resolve(struct rf_bmc *bmc, const char *link);
+/* Follow the link (or array of links) at path in doc as resources of kind,
+ * or, when collection is set, as a collection of member_kind. */
+void rf_follow(struct rf_bmc *bmc, json_t *doc, const char *path, int kind, int collection,
+	       long parent);
+
+/* Resource kinds the walker knows. */
+enum rf_kind {
+	RF_K_ROOT, RF_K_SESSION_SERVICE, RF_K_SYSTEM, RF_K_PROCESSOR, RF_K_ETH, RF_K_STORAGE,
+	RF_K_DRIVE, RF_K_PCIE_DEVICE, RF_K_PCIE_FUNCTION, RF_K_BIOS, RF_K_CHASSIS,
+	RF_K_NET_ADAPTER, RF_K_NDF, RF_K_THERMAL, RF_K_THERMAL_SUBSYSTEM, RF_K_FAN, RF_K_POWER,
+	RF_K_POWER_SUBSYSTEM, RF_K_PSU, RF_K_MANAGER, RF_K_MANAGER_ETH, RF_K_LOG_SERVICE,
+	RF_K_LOG_ENTRY, RF_K_UPDATE_SERVICE, RF_K_FIRMWARE, RF_K_HPE_ADAPTER, RF_K_COLLECTION,
+	RF_K_COUNT
+};
+
+/* ---- parse.c: one resource document -> br_hw (docs borrowed) ------------- */
+
+/* Add a MAC seen in a view; a MAC already known keeps its first source and
+ * gains permanent. Invalid MACs are ignored. Returns 1 if added. */
+int rf_add_mac(struct br_hw *hw, const char *mac, const char *name, const char *source,
+	       int permanent, const char *link_status);
+void rf_parse_system(struct br_hw *hw, json_t *doc);
+void rf_parse_processor(struct br_hw *hw, json_t *doc);
+void rf_parse_ethernet_interface(struct br_hw *hw, json_t *doc);
+void rf_parse_network_device_function(struct br_hw *hw, json_t *doc);
+/* Returns the index of the PCIe record added (or found by Id), -1 if none. */
+long rf_parse_pcie_device(struct br_hw *hw, json_t *doc);
+void rf_parse_pcie_function(struct br_hw *hw, long index, json_t *doc);
+void rf_parse_drive(struct br_hw *hw, json_t *doc);
+void rf_parse_bios(struct br_hw *hw, json_t *doc);
+void rf_parse_thermal(struct br_hw *hw, json_t *doc);
+void rf_parse_fan(struct br_hw *hw, json_t *doc);
+void rf_parse_power(struct br_hw *hw, json_t *doc);
+void rf_parse_power_supply(struct br_hw *hw, json_t *doc);
+void rf_parse_manager(struct br_hw *hw, json_t *doc);
+void rf_parse_manager_ethernet(struct br_hw *hw, json_t *doc);
+/* 1 if a LogService is the system event log. */
+int rf_log_service_is_sel(json_t *doc);
+void rf_parse_sel_entry(struct br_hw *hw, json_t *doc);
+void rf_parse_firmware(struct br_hw *hw, json_t *doc);
+/* A string member as a newly allocated copy, or NULL. */
+char *rf_dup(json_t *doc, const char *path);
+
+/* ---- vendors (vendor.c, vendor_*.c) -------------------------------------- */
+
+struct rf_vendor {
+	const char *name;
+	/* ServiceRoot "Vendor" value or Oem key, and System Manufacturer prefix. */
+	const char *root_key;
+	const char *manufacturer;
+	/* After the generic System parse: vendor fields and extra links. */
+	void (*on_system)(struct rf_bmc *bmc, json_t *system);
+	/* A MessageId this vendor sends for "busy, retry": 1 when retryable,
+	 * *ret_delay_ms set when it implies a delay (0 otherwise). */
+	int (*retry_hint)(const char *message_id, long *ret_delay_ms);
+};
+
+extern const struct rf_vendor rf_vendor_dell;
+extern const struct rf_vendor rf_vendor_hpe;
+const struct rf_vendor *rf_vendor_from_root(json_t *root);
+const struct rf_vendor *rf_vendor_from_manufacturer(const char *manufacturer);
+/* Ask every vendor whether message_id means "retry". */
+int rf_vendor_retry_hint(const char *message_id, long *ret_delay_ms);
+/* HPE iLO 5 BaseNetworkAdapter: PhysicalPorts[].MacAddress. */
+void rf_hpe_parse_network_adapter(struct br_hw *hw, json_t *doc);
+
+#endif

@@ -1,0 +1,219 @@
+/*
+ * session — how a BMC walk starts and ends: read the service root
+ * (unauthenticated, DSP0266 allows it), log in, and at the end log out.
+ *
+ * One X-Auth-Token session per BMC serves every request of the walk; iDRACs
+ * allow only a handful of sessions at once, so a session is always DELETEd
+ * once it exists, whatever happened in between. A BMC that offers no
+ * SessionService, or refuses the POST with 404/405/501, gets basic auth.
+ */
+#include <string.h>
+
+#include "rf_private.h"
+
+static void walk_with_basic(struct rf_bmc *bmc)
+{
+	bmc->auth = RF_AUTH_BASIC;
+	rf_walk_start(bmc);
+}
+
+static void on_login(struct rf_req *req, int rc, const struct br_err *err)
+{
+	struct rf_bmc *bmc = req->bmc;
+	const char *where = req->location;
+	json_t *doc = NULL;
+
+	if (rc && (req->status == 404 || req->status == 405 || req->status == 501)) {
+		br_debug("redfish", "%s: sessions refused (HTTP %ld), using basic auth", bmc->base,
+			 req->status);
+		walk_with_basic(bmc);
+		return;
+	}
+	if (rc) {
+		rf_bmc_fail(bmc, err);
+		return;
+	}
+	if (!req->auth_token) {
+		br_debug("redfish", "%s: session without X-Auth-Token, using basic auth", bmc->base);
+		walk_with_basic(bmc);
+		return;
+	}
+	if (!where) {
+		/* some BMCs send the session's @odata.id in the body only */
+		doc = br_json_parse(req->body.data, req->body.len, RF_BODY_MAX, NULL);
+		where = br_json_str(doc, "@odata.id");
+	}
+	bmc->token = req->auth_token;
+	req->auth_token = NULL;
+	bmc->auth = RF_AUTH_SESSION;
+	bmc->session_url = where ? rf_resolve(bmc, where) : NULL;
+	if (!bmc->session_url)
+		br_warn("redfish", "%s: session has no Location; it will expire by itself",
+			bmc->base);
+	json_decref(doc);
+	rf_walk_start(bmc);
+}
+
+static void login(struct rf_bmc *bmc, const char *sessions_link)
+{
+	char *url = rf_resolve(bmc, sessions_link);
+	struct rf_req *req;
+	json_t *body;
+
+	if (!url) {
+		walk_with_basic(bmc);
+		return;
+	}
+	req = rf_req_new(bmc, RF_POST, url, 100, on_login);
+	body = json_pack("{s:s, s:s}", "UserName", bmc->target->user ? bmc->target->user : "",
+			 "Password", bmc->target->password ? bmc->target->password : "");
+	req->post_body = body ? json_dumps(body, JSON_COMPACT) : NULL;
+	json_decref(body);
+	free(url);
+	rf_req_submit(req);
+}
+
+static void on_session_service(struct rf_req *req, int rc, const struct br_err *err)
+{
+	struct rf_bmc *bmc = req->bmc;
+	struct br_err perr;
+	json_t *doc;
+	const char *link;
+
+	if (rc) {
+		rf_bmc_fail(bmc, err);
+		return;
+	}
+	doc = br_json_parse(req->body.data, req->body.len, RF_BODY_MAX, &perr);
+	if (!doc) {
+		br_err_prefix(&perr, "GET %s", req->url);
+		rf_bmc_fail(bmc, &perr);
+		return;
+	}
+	link = br_json_str(doc, "Sessions/@odata.id");
+	if (link)
+		login(bmc, link);
+	else
+		walk_with_basic(bmc);
+	json_decref(doc);
+}
+
+/* "$expand=.($levels=1)" when ProtocolFeaturesSupported.ExpandQuery says
+ * the server can (NoLinks "." expands what is not under Links; ExpandAll
+ * "*" expands everything), else NULL. */
+static char *expand_query(json_t *root)
+{
+	json_t *q = br_json_path(root, "ProtocolFeaturesSupported/ExpandQuery");
+	const char *what = NULL;
+
+	if (!json_is_object(q))
+		return NULL;
+	if (json_is_true(json_object_get(q, "NoLinks")))
+		what = ".";
+	else if (json_is_true(json_object_get(q, "ExpandAll")))
+		what = "*";
+	if (!what)
+		return NULL;
+	if (json_is_true(json_object_get(q, "Levels")))
+		return br_xasprintf("$expand=%s($levels=1)", what);
+	return br_xasprintf("$expand=%s", what);
+}
+
+static void on_root(struct rf_req *req, int rc, const struct br_err *err)
+{
+	struct rf_bmc *bmc = req->bmc;
+	const struct rf_options *o = bmc->http->opts;
+	struct br_err perr;
+	const char *link;
+
+	if (rc == RF_E_HTTP && req->status == 404) {
+		br_errf(&perr, RF_E_NO_REDFISH, "%s", err->msg);
+		rf_bmc_fail(bmc, &perr);
+		return;
+	}
+	if (rc) {
+		rf_bmc_fail(bmc, err);
+		return;
+	}
+	bmc->root = br_json_parse(req->body.data, req->body.len, RF_BODY_MAX, &perr);
+	if (!bmc->root || !json_is_object(bmc->root)) {
+		if (bmc->root)
+			br_errf(&perr, BR_E_PROTO, "not a JSON object");
+		br_err_prefix(&perr, "GET %s", req->url);
+		rf_bmc_fail(bmc, &perr);
+		return;
+	}
+	bmc->vendor = rf_vendor_from_root(bmc->root);
+	if (o->use_expand)
+		bmc->expand = expand_query(bmc->root);
+	if (!o->use_sessions) {
+		walk_with_basic(bmc);
+		return;
+	}
+	if ((link = br_json_str(bmc->root, "Links/Sessions/@odata.id"))) {
+		login(bmc, link);
+	} else if ((link = br_json_str(bmc->root, "SessionService/@odata.id"))) {
+		char *url = rf_resolve(bmc, link);
+
+		if (!url) {
+			walk_with_basic(bmc);
+			return;
+		}
+		rf_req_submit(rf_req_new(bmc, RF_GET, url, 100, on_session_service));
+		free(url);
+	} else {
+		walk_with_basic(bmc);
+	}
+}
+
+void rf_session_start(struct rf_bmc *bmc)
+{
+	char *url = br_xasprintf("%s/redfish/v1", bmc->base);
+
+	rf_req_submit(rf_req_new(bmc, RF_GET, url, 100, on_root));
+	free(url);
+}
+
+static void on_logout(struct rf_req *req, int rc, const struct br_err *err)
+{
+	if (rc)
+		br_warn("redfish", "%s: logout failed: %s", req->bmc->base, err->msg);
+	br_secret_free(req->bmc->token);
+	req->bmc->token = NULL;
+	req->bmc->auth = RF_AUTH_NONE;
+}
+
+int rf_session_logout(struct rf_bmc *bmc)
+{
+	if (bmc->auth != RF_AUTH_SESSION || !bmc->session_url || bmc->logging_out)
+		return 0;
+	bmc->logging_out = 1;
+	rf_req_submit(rf_req_new(bmc, RF_DELETE, bmc->session_url, 1000, on_logout));
+	return 1;
+}
+
+int rf_session_apply(struct rf_bmc *bmc, CURL *easy, struct curl_slist **headers)
+{
+	const struct rf_target *t = bmc->target;
+	struct curl_slist *l;
+	char *h;
+
+	switch (bmc->auth) {
+	case RF_AUTH_NONE:
+		return 0;
+	case RF_AUTH_SESSION:
+		h = br_xasprintf("X-Auth-Token: %s", bmc->token);
+		l = curl_slist_append(*headers, h);
+		br_secret_free(h);
+		if (!l)
+			return BR_E_NOMEM;
+		*headers = l;
+		return 0;
+	case RF_AUTH_BASIC:
+		curl_easy_setopt(easy, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
+		curl_easy_setopt(easy, CURLOPT_USERNAME, t->user ? t->user : "");
+		curl_easy_setopt(easy, CURLOPT_PASSWORD, t->password ? t->password : "");
+		return 0;
+	}
+	return 0;
+}

@@ -1,0 +1,41 @@
+/*
+ * HPE iLO (4/5) specifics.
+ *  - iLO 5 lists the host NICs' MACs only in its OEM BaseNetworkAdapters
+ *    resource (System Oem.Hpe.Links.NetworkAdapters), PhysicalPorts[]
+ *    .MacAddress; its EthernetInterfaces collection is often empty until
+ *    the host has booted an agent. iLO 4 uses "Hp" for "Hpe".
+ */
+#include <string.h>
+
+#include "rf_private.h"
+
+static void hpe_on_system(struct rf_bmc *bmc, json_t *system)
+{
+	rf_follow(bmc, system, "Oem/Hpe/Links/NetworkAdapters", RF_K_HPE_ADAPTER, 1, -1);
+	rf_follow(bmc, system, "Oem/Hp/Links/NetworkAdapters", RF_K_HPE_ADAPTER, 1, -1);
+}
+
+void rf_hpe_parse_network_adapter(struct br_hw *hw, json_t *doc)
+{
+	json_t *ports = br_json_path(doc, "PhysicalPorts"), *port;
+	const char *adapter = br_json_str(doc, "Id");
+	size_t i;
+
+	if (!json_is_array(ports))
+		return;
+	json_array_foreach(ports, i, port) {
+		char *name = br_xasprintf("%s.%zu", adapter ? adapter : "adapter", i + 1);
+
+		rf_add_mac(hw, br_json_str(port, "MacAddress"), name, "HpeBaseNetworkAdapter", 0,
+			   br_json_str(port, "LinkStatus"));
+		free(name);
+	}
+}
+
+const struct rf_vendor rf_vendor_hpe = {
+	.name = "hpe",
+	.root_key = "Hpe",
+	.manufacturer = "HPE",
+	.on_system = hpe_on_system,
+	.retry_hint = NULL,
+};

@@ -1,0 +1,339 @@
+/*
+ * walk — the link walker. Nothing below /redfish/v1 is hard-coded: every
+ * URL comes from an @odata.id in a document the BMC sent. Each document is
+ * handled the moment it arrives and its links become requests at once, so
+ * the walk is a dependency-driven pipeline: its wall time approaches the
+ * longest chain of dependent requests times the latency. Requests are
+ * queued by the height of the chain still ahead of them (kinds[].height),
+ * so the per-BMC cap is spent on the critical path first.
+ *
+ * Collections are read with $expand where the service root advertised it;
+ * a member that arrives inline (more than an @odata.id) is handled in
+ * place, one that is only a link is fetched, so servers that ignore
+ * $expand work too. A server that rejects it gets the plain URL again.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "rf_private.h"
+
+typedef void (*handler_fn)(struct rf_bmc *bmc, json_t *doc, long parent);
+
+struct kind_info {
+	const char *name;
+	int height; /* requests on the longest chain from this one, itself included */
+	handler_fn handle;
+};
+
+static void on_system(struct rf_bmc *bmc, json_t *doc, long parent)
+{
+	rf_parse_system(&bmc->hw, doc);
+	if (!bmc->vendor)
+		bmc->vendor = rf_vendor_from_manufacturer(br_json_str(doc, "Manufacturer"));
+	if (bmc->vendor && bmc->vendor->on_system)
+		bmc->vendor->on_system(bmc, doc);
+	rf_follow(bmc, doc, "Storage", RF_K_STORAGE, 1, -1);
+	rf_follow(bmc, doc, "PCIeDevices", RF_K_PCIE_DEVICE, 1, -1);
+	rf_follow(bmc, doc, "LogServices", RF_K_LOG_SERVICE, 1, -1);
+	rf_follow(bmc, doc, "EthernetInterfaces", RF_K_ETH, 1, -1);
+	rf_follow(bmc, doc, "Processors", RF_K_PROCESSOR, 1, -1);
+	rf_follow(bmc, doc, "Bios", RF_K_BIOS, 0, -1);
+}
+
+static void on_storage(struct rf_bmc *bmc, json_t *doc, long parent)
+{
+	rf_follow(bmc, doc, "Drives", RF_K_DRIVE, 1, -1);
+}
+
+static void on_pcie_device(struct rf_bmc *bmc, json_t *doc, long parent)
+{
+	long index = rf_parse_pcie_device(&bmc->hw, doc);
+
+	/* a collection since Redfish 2019.1, an array of links before */
+	rf_follow(bmc, doc, "PCIeFunctions", RF_K_PCIE_FUNCTION, 1, index);
+	rf_follow(bmc, doc, "Links/PCIeFunctions", RF_K_PCIE_FUNCTION, 1, index);
+}
+
+static void on_chassis(struct rf_bmc *bmc, json_t *doc, long parent)
+{
+	rf_follow(bmc, doc, "NetworkAdapters", RF_K_NET_ADAPTER, 1, -1);
+	rf_follow(bmc, doc, "PCIeDevices", RF_K_PCIE_DEVICE, 1, -1);
+	/* Thermal and Power are deprecated for the *Subsystem resources;
+	 * read one of each, the old one where both exist (more BMCs have it). */
+	if (br_json_path(doc, "Thermal"))
+		rf_follow(bmc, doc, "Thermal", RF_K_THERMAL, 0, -1);
+	else
+		rf_follow(bmc, doc, "ThermalSubsystem", RF_K_THERMAL_SUBSYSTEM, 0, -1);
+	if (br_json_path(doc, "Power"))
+		rf_follow(bmc, doc, "Power", RF_K_POWER, 0, -1);
+	else
+		rf_follow(bmc, doc, "PowerSubsystem", RF_K_POWER_SUBSYSTEM, 0, -1);
+}
+
+static void on_net_adapter(struct rf_bmc *bmc, json_t *doc, long parent)
+{
+	rf_follow(bmc, doc, "NetworkDeviceFunctions", RF_K_NDF, 1, -1);
+}
+
+static void on_thermal_subsystem(struct rf_bmc *bmc, json_t *doc, long parent)
+{
+	rf_follow(bmc, doc, "Fans", RF_K_FAN, 1, -1);
+}
+
+static void on_power_subsystem(struct rf_bmc *bmc, json_t *doc, long parent)
+{
+	rf_follow(bmc, doc, "PowerSupplies", RF_K_PSU, 1, -1);
+}
+
+static void on_manager(struct rf_bmc *bmc, json_t *doc, long parent)
+{
+	rf_parse_manager(&bmc->hw, doc);
+	rf_follow(bmc, doc, "LogServices", RF_K_LOG_SERVICE, 1, -1);
+	rf_follow(bmc, doc, "EthernetInterfaces", RF_K_MANAGER_ETH, 1, -1);
+}
+
+static void on_log_service(struct rf_bmc *bmc, json_t *doc, long parent)
+{
+	if (rf_log_service_is_sel(doc))
+		rf_follow(bmc, doc, "Entries", RF_K_LOG_ENTRY, 1, -1);
+}
+
+static void on_update_service(struct rf_bmc *bmc, json_t *doc, long parent)
+{
+	rf_follow(bmc, doc, "FirmwareInventory", RF_K_FIRMWARE, 1, -1);
+}
+
+#define PARSE_ONLY(fn) \
+	static void on_##fn(struct rf_bmc *bmc, json_t *doc, long parent) \
+	{ \
+		rf_parse_##fn(&bmc->hw, doc); \
+	}
+PARSE_ONLY(processor)
+PARSE_ONLY(ethernet_interface)
+PARSE_ONLY(drive)
+PARSE_ONLY(bios)
+PARSE_ONLY(network_device_function)
+PARSE_ONLY(thermal)
+PARSE_ONLY(fan)
+PARSE_ONLY(power)
+PARSE_ONLY(power_supply)
+PARSE_ONLY(manager_ethernet)
+PARSE_ONLY(sel_entry)
+PARSE_ONLY(firmware)
+
+static void on_pcie_function(struct rf_bmc *bmc, json_t *doc, long parent)
+{
+	rf_parse_pcie_function(&bmc->hw, parent, doc);
+}
+
+static void on_hpe_adapter(struct rf_bmc *bmc, json_t *doc, long parent)
+{
+	rf_hpe_parse_network_adapter(&bmc->hw, doc);
+}
+
+/* Heights count a collection as one request ahead of its members. */
+static const struct kind_info kinds[RF_K_COUNT] = {
+	[RF_K_ROOT] = { "ServiceRoot", 9, NULL },
+	[RF_K_SESSION_SERVICE] = { "SessionService", 8, NULL },
+	[RF_K_SYSTEM] = { "ComputerSystem", 5, on_system },
+	[RF_K_PROCESSOR] = { "Processor", 1, on_processor },
+	[RF_K_ETH] = { "EthernetInterface", 1, on_ethernet_interface },
+	[RF_K_STORAGE] = { "Storage", 3, on_storage },
+	[RF_K_DRIVE] = { "Drive", 1, on_drive },
+	[RF_K_PCIE_DEVICE] = { "PCIeDevice", 3, on_pcie_device },
+	[RF_K_PCIE_FUNCTION] = { "PCIeFunction", 1, on_pcie_function },
+	[RF_K_BIOS] = { "Bios", 1, on_bios },
+	[RF_K_CHASSIS] = { "Chassis", 5, on_chassis },
+	[RF_K_NET_ADAPTER] = { "NetworkAdapter", 3, on_net_adapter },
+	[RF_K_NDF] = { "NetworkDeviceFunction", 1, on_network_device_function },
+	[RF_K_THERMAL] = { "Thermal", 1, on_thermal },
+	[RF_K_THERMAL_SUBSYSTEM] = { "ThermalSubsystem", 3, on_thermal_subsystem },
+	[RF_K_FAN] = { "Fan", 1, on_fan },
+	[RF_K_POWER] = { "Power", 1, on_power },
+	[RF_K_POWER_SUBSYSTEM] = { "PowerSubsystem", 3, on_power_subsystem },
+	[RF_K_PSU] = { "PowerSupply", 1, on_power_supply },
+	[RF_K_MANAGER] = { "Manager", 5, on_manager },
+	[RF_K_MANAGER_ETH] = { "EthernetInterface", 1, on_manager_ethernet },
+	[RF_K_LOG_SERVICE] = { "LogService", 3, on_log_service },
+	[RF_K_LOG_ENTRY] = { "LogEntry", 1, on_sel_entry },
+	[RF_K_UPDATE_SERVICE] = { "UpdateService", 3, on_update_service },
+	[RF_K_FIRMWARE] = { "SoftwareInventory", 1, on_firmware },
+	[RF_K_HPE_ADAPTER] = { "HpeBaseNetworkAdapter", 1, on_hpe_adapter },
+	[RF_K_COLLECTION] = { "Collection", 1, NULL },
+};
+
+static void fail_with(struct rf_bmc *bmc, int code, const char *fmt, ...) BR_PRINTF(3, 4);
+static void fail_with(struct rf_bmc *bmc, int code, const char *fmt, ...)
+{
+	struct br_err e = { .code = code };
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(e.msg, sizeof(e.msg), fmt, ap);
+	va_end(ap);
+	rf_bmc_fail(bmc, &e);
+}
+
+static void on_get(struct rf_req *req, int rc, const struct br_err *err);
+
+/* Queue a GET without looking at the seen set. */
+static void issue(struct rf_bmc *bmc, const char *url, int kind, int member_kind, long parent,
+		  int pages, int members, int expand)
+{
+	int height = kind == RF_K_COLLECTION ? 1 + kinds[member_kind].height : kinds[kind].height;
+	char *full = NULL;
+	struct rf_req *req;
+
+	if (expand && bmc->expand)
+		full = br_xasprintf("%s%c%s", url, strchr(url, '?') ? '&' : '?', bmc->expand);
+	req = rf_req_new(bmc, RF_GET, full ? full : url, height, on_get);
+	req->kind = kind;
+	req->member_kind = member_kind;
+	req->parent = parent;
+	req->pages = pages;
+	req->members = members;
+	req->expanded = full != NULL;
+	free(full);
+	rf_req_submit(req);
+}
+
+static void get_link(struct rf_bmc *bmc, const char *link, int kind, int collection, long parent)
+{
+	char *url = link ? rf_resolve(bmc, link) : NULL;
+
+	if (url && rf_urlset_add(&bmc->seen, url)) {
+		if (collection)
+			issue(bmc, url, RF_K_COLLECTION, kind, parent, 0, 0, 1);
+		else
+			issue(bmc, url, kind, kind, parent, 0, 0, 0);
+	}
+	free(url);
+}
+
+void rf_follow(struct rf_bmc *bmc, json_t *doc, const char *path, int kind, int collection,
+	       long parent)
+{
+	json_t *v = br_json_path(doc, path), *item;
+	size_t i;
+
+	if (bmc->failed)
+		return;
+	if (json_is_array(v)) {
+		if (json_array_size(v) > RF_MEMBERS_MAX) {
+			fail_with(bmc, BR_E_TOOBIG, "%s of %s has more than %d links", path,
+				  br_json_str(doc, "@odata.id") ? br_json_str(doc, "@odata.id") : "?",
+				  RF_MEMBERS_MAX);
+			return;
+		}
+		json_array_foreach(v, i, item)
+			get_link(bmc, br_json_str(item, "@odata.id"), kind, 0, parent);
+	} else {
+		get_link(bmc, br_json_str(v, "@odata.id"), kind, collection, parent);
+	}
+}
+
+static void handle(struct rf_bmc *bmc, int kind, json_t *doc, long parent)
+{
+	if (kinds[kind].handle && !bmc->failed)
+		kinds[kind].handle(bmc, doc, parent);
+}
+
+static void on_collection(struct rf_bmc *bmc, struct rf_req *req, json_t *doc)
+{
+	json_t *members = json_object_get(doc, "Members"), *m;
+	size_t n = json_is_array(members) ? json_array_size(members) : 0, i;
+	const char *next = br_json_str(doc, "Members@odata.nextLink");
+
+	if (n > RF_MEMBERS_MAX - (size_t)req->members) {
+		fail_with(bmc, BR_E_TOOBIG, "GET %s: collection has more than %d members", req->url,
+			  RF_MEMBERS_MAX);
+		return;
+	}
+	json_array_foreach(members, i, m) {
+		const char *link = br_json_str(m, "@odata.id");
+
+		if (!json_is_object(m))
+			continue;
+		if (json_object_size(m) <= 1) {
+			get_link(bmc, link, req->member_kind, 0, req->parent);
+			continue;
+		}
+		char *url = link ? rf_resolve(bmc, link) : NULL;
+		int fresh = !url || rf_urlset_add(&bmc->seen, url);
+
+		free(url);
+		if (fresh)
+			handle(bmc, req->member_kind, m, req->parent);
+	}
+	if (!next || bmc->failed)
+		return;
+	if (req->pages + 1 >= RF_PAGES_MAX) {
+		fail_with(bmc, BR_E_TOOBIG, "GET %s: collection has more than %d pages", req->url,
+			  RF_PAGES_MAX);
+		return;
+	}
+	char *url = rf_resolve(bmc, next);
+
+	if (url && rf_urlset_add(&bmc->seen, url))
+		issue(bmc, url, RF_K_COLLECTION, req->member_kind, req->parent, req->pages + 1,
+		      req->members + (int)n, 0);
+	free(url);
+}
+
+/* The URL a request was issued for, before $expand was added. */
+static char *plain_url(const struct rf_req *req)
+{
+	const char *q = strstr(req->url, req->bmc->expand ? req->bmc->expand : "\x01");
+	size_t n = q ? (size_t)(q - req->url - 1) : strlen(req->url);
+
+	return br_xstrndup(req->url, n);
+}
+
+static void on_get(struct rf_req *req, int rc, const struct br_err *err)
+{
+	struct rf_bmc *bmc = req->bmc;
+	struct br_err perr;
+	json_t *doc;
+
+	if (rc && req->expanded && req->status >= 400 && req->status < 500 &&
+	    req->status != 401 && req->status != 403) {
+		char *url = plain_url(req);
+
+		br_debug("redfish", "%s: $expand refused (HTTP %ld), reading links one by one",
+			 bmc->base, req->status);
+		free(bmc->expand);
+		bmc->expand = NULL;
+		issue(bmc, url, req->kind, req->member_kind, req->parent, req->pages, req->members, 0);
+		free(url);
+		return;
+	}
+	if (rc) {
+		rf_bmc_fail(bmc, err);
+		return;
+	}
+	doc = br_json_parse(req->body.data, req->body.len, RF_BODY_MAX, &perr);
+	if (!doc) {
+		br_err_prefix(&perr, "GET %s", req->url);
+		rf_bmc_fail(bmc, &perr);
+		return;
+	}
+	if (!json_is_object(doc))
+		fail_with(bmc, BR_E_PROTO, "GET %s: not a JSON object", req->url);
+	else if (req->kind == RF_K_COLLECTION)
+		on_collection(bmc, req, doc);
+	else
+		handle(bmc, req->kind, doc, req->parent);
+	json_decref(doc);
+}
+
+void rf_walk_start(struct rf_bmc *bmc)
+{
+	json_t *root = bmc->root;
+
+	/* the three long chains first: their heights put them ahead anyway */
+	rf_follow(bmc, root, "Chassis", RF_K_CHASSIS, 1, -1);
+	rf_follow(bmc, root, "Managers", RF_K_MANAGER, 1, -1);
+	rf_follow(bmc, root, "Systems", RF_K_SYSTEM, 1, -1);
+	rf_follow(bmc, root, "UpdateService", RF_K_UPDATE_SERVICE, 0, -1);
+}
