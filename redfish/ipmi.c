@@ -1,0 +1,480 @@
+/*
+ * The IPMI fallback: read BMCs that have no Redfish by running ipmitool
+ * -I lanplus, many BMCs at once. A node runs its commands one after another
+ * (each call is its own RMCP+ session); up to max_parallel nodes run at
+ * once, and one poll() loop reads the pipes of every child. The password
+ * reaches ipmitool only as IPMI_PASSWORD in the child's environment (-E):
+ * argv is world-readable through ps and /proc.
+ *
+ * BR_IPMITOOL in the environment names another ipmitool (tests use a fake).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ipmi_private.h"
+#include "redfish.h"
+
+extern char **environ;
+
+struct ipmi_command {
+	const char *what; /* for logs and reasons */
+	const char *args[4];
+	int (*parse)(const char *out, struct br_hw *hw);
+};
+
+static int parse_sel(const char *out, struct br_hw *hw)
+{
+	return ipmi_parse_sel(out, IPMI_SEL_MAX, hw);
+}
+
+/* The first command also proves the session. It runs with -v: only then
+ * does ipmitool say why a session failed (a RAKP error means the BMC
+ * refused the credentials, a failed Get Channel Authentication
+ * Capabilities means nobody answered), and -v leaves this command's stdout
+ * alone (it does not for sensor list or sel elist). */
+static const struct ipmi_command commands[] = {
+	{ "chassis power status", { "chassis", "power", "status", NULL }, ipmi_parse_power },
+	{ "mc info", { "mc", "info", NULL }, ipmi_parse_mc_info },
+	{ "mc guid", { "mc", "guid", NULL }, ipmi_parse_mc_guid },
+	{ "fru print 0", { "fru", "print", "0", NULL }, ipmi_parse_fru },
+	{ "lan print 1", { "lan", "print", "1", NULL }, ipmi_parse_lan },
+	{ "sensor list", { "sensor", "list", NULL }, ipmi_parse_sensor_list },
+	{ "sdr type \"Power Supply\"", { "sdr", "type", "Power Supply", NULL }, ipmi_parse_sdr_psu },
+	{ "sel elist", { "sel", "elist", NULL }, parse_sel },
+};
+#define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+struct ipmi_node {
+	const struct rf_ipmi_target *target;
+	char *where;      /* "host:port", as reasons name the BMC */
+	char *pw_env;     /* "IPMI_PASSWORD=..." (zeroed when freed) */
+	char **envp;      /* environ's strings, borrowed, plus pw_env */
+	struct br_hw hw;
+	size_t next;      /* index of the command to run next */
+	size_t answered;  /* commands that gave data */
+	int cipher3;      /* ask for suite 3 directly: suite discovery failed */
+	int rc;
+	struct br_err err;
+};
+
+struct ipmi_proc {
+	struct ipmi_node *node; /* NULL: free slot */
+	const struct ipmi_command *cmd;
+	pid_t pid;
+	int fd[2];              /* stdout, stderr; -1 once at EOF */
+	struct br_buf out, err;
+	int64_t deadline_ms;
+	int timed_out, truncated, status;
+};
+
+struct ipmi_run {
+	const char *tool;
+	int timeout_s;
+	rf_ipmi_done_fn done;
+	void *ctx;
+};
+
+/* ---- one node ---------------------------------------------------------- */
+
+static void node_init(struct ipmi_node *node, const struct rf_ipmi_target *t)
+{
+	size_t n = 0, k = 0;
+	int port = t->port > 0 ? t->port : 623;
+
+	memset(node, 0, sizeof(*node));
+	node->target = t;
+	node->where = strchr(t->host, ':') ? br_xasprintf("[%s]:%d", t->host, port)
+					   : br_xasprintf("%s:%d", t->host, port);
+	br_hw_init(&node->hw);
+	node->hw.source = br_xstrdup("ipmi");
+	while (environ && environ[n])
+		n++;
+	node->envp = br_xcalloc(n + 2, sizeof(char *));
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(environ[i], "IPMI_PASSWORD=", 14))
+			node->envp[k++] = environ[i];
+	if (t->password) {
+		node->pw_env = br_xasprintf("IPMI_PASSWORD=%s", t->password);
+		node->envp[k++] = node->pw_env;
+	}
+}
+
+static void node_release(struct ipmi_node *node)
+{
+	br_secret_free(node->pw_env);
+	free(node->envp);
+	free(node->where);
+	br_hw_release(&node->hw);
+}
+
+static void node_finish(struct ipmi_run *run, struct ipmi_node *node)
+{
+	if (!node->rc && !node->answered)
+		node->rc = br_errf(&node->err, BR_E_PROTO, "bmc %s: ipmitool answered none of %zu commands",
+				   node->where, N_COMMANDS);
+	if (node->rc)
+		br_info("ipmi", "%s: %s", node->target->name, node->err.msg);
+	else
+		br_info("ipmi", "%s: read %zu of %zu commands", node->target->name, node->answered, N_COMMANDS);
+	run->done(node->target, node->rc, &node->hw, &node->err, run->ctx);
+	node_release(node);
+}
+
+/* ---- one ipmitool call ------------------------------------------------- */
+
+static char **build_argv(const struct ipmi_run *run, const struct ipmi_node *node, const struct ipmi_command *cmd)
+{
+	const struct rf_ipmi_target *t = node->target;
+	struct br_strlist a = { 0 };
+	char port[16];
+
+	snprintf(port, sizeof(port), "%d", t->port > 0 ? t->port : 623);
+	br_strlist_add(&a, run->tool);
+	br_strlist_add(&a, "-I");
+	br_strlist_add(&a, "lanplus");
+	br_strlist_add(&a, "-H");
+	br_strlist_add(&a, t->host);
+	br_strlist_add(&a, "-p");
+	br_strlist_add(&a, port);
+	if (t->user && *t->user) {
+		br_strlist_add(&a, "-U");
+		br_strlist_add(&a, t->user);
+	}
+	if (t->password)
+		br_strlist_add(&a, "-E");
+	if (node->cipher3) {
+		br_strlist_add(&a, "-C");
+		br_strlist_add(&a, "3");
+	}
+	if (cmd == &commands[0])
+		br_strlist_add(&a, "-v");
+	for (size_t i = 0; cmd->args[i]; i++)
+		br_strlist_add(&a, cmd->args[i]);
+	a.items = br_xrealloc(a.items, (a.n + 1) * sizeof(char *));
+	a.items[a.n] = NULL;
+	return a.items;
+}
+
+static void free_argv(char **argv)
+{
+	for (size_t i = 0; argv && argv[i]; i++)
+		free(argv[i]);
+	free(argv);
+}
+
+static int proc_start(struct ipmi_run *run, struct ipmi_proc *pr, struct ipmi_node *node, struct br_err *err)
+{
+	const struct ipmi_command *cmd = &commands[node->next];
+	posix_spawn_file_actions_t fa;
+	int out[2] = { -1, -1 }, errp[2] = { -1, -1 };
+	char **argv = build_argv(run, node, cmd);
+	int rc = 0, sprc;
+
+	if (pipe2(out, O_CLOEXEC) || pipe2(errp, O_CLOEXEC)) {
+		rc = br_errf(err, BR_E_IO, "bmc %s: pipe: %s", node->where, strerror(errno));
+		goto out;
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+	posix_spawn_file_actions_adddup2(&fa, errp[1], 2);
+	sprc = posix_spawn(&pr->pid, run->tool, &fa, NULL, argv, node->envp);
+	posix_spawn_file_actions_destroy(&fa);
+	if (sprc) {
+		rc = br_errf(err, BR_E_IO, "bmc %s: cannot run %s: %s", node->where, run->tool, strerror(sprc));
+		goto out;
+	}
+	br_debug("ipmi", "%s: ipmitool %s%s", node->target->name, cmd->what, node->cipher3 ? " (-C 3)" : "");
+	pr->node = node;
+	pr->cmd = cmd;
+	pr->fd[0] = out[0];
+	pr->fd[1] = errp[0];
+	out[0] = errp[0] = -1;
+	fcntl(pr->fd[0], F_SETFL, O_NONBLOCK);
+	fcntl(pr->fd[1], F_SETFL, O_NONBLOCK);
+	br_buf_init(&pr->out, IPMI_STDOUT_MAX);
+	br_buf_init(&pr->err, IPMI_STDERR_MAX);
+	pr->deadline_ms = br_now_ms() + (int64_t)run->timeout_s * 1000;
+	pr->timed_out = pr->truncated = pr->status = 0;
+out:
+	for (int i = 0; i < 2; i++) {
+		if (out[i] >= 0)
+			close(out[i]);
+		if (errp[i] >= 0)
+			close(errp[i]);
+	}
+	free_argv(argv);
+	return rc;
+}
+
+static void proc_kill(struct ipmi_proc *pr)
+{
+	kill(pr->pid, SIGKILL);
+	while (waitpid(pr->pid, &pr->status, 0) < 0 && errno == EINTR)
+		;
+	pr->pid = 0;
+}
+
+/* Drain what a pipe has. Stdout past its cap ends the call (what came so
+ * far is still parsed); stderr past its cap is read and dropped. */
+static void proc_read(struct ipmi_proc *pr, int which)
+{
+	struct br_buf *b = which ? &pr->err : &pr->out;
+	char chunk[4096];
+
+	for (;;) {
+		ssize_t got = read(pr->fd[which], chunk, sizeof(chunk));
+		size_t room = b->max - b->len;
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0 && errno == EAGAIN)
+			return;
+		if (got <= 0) {
+			close(pr->fd[which]);
+			pr->fd[which] = -1;
+			return;
+		}
+		br_buf_add(b, chunk, (size_t)got < room ? (size_t)got : room);
+		if (!which && (size_t)got > room && !pr->truncated) {
+			pr->truncated = 1;
+			proc_kill(pr);
+		}
+	}
+}
+
+/* The last non-empty line of ipmitool's complaint, for a reason. */
+static char *last_line(const char *text)
+{
+	const char *end = text + strlen(text), *start;
+
+	while (end > text && (end[-1] == '\n' || end[-1] == '\r' || end[-1] == ' '))
+		end--;
+	start = end;
+	while (start > text && start[-1] != '\n')
+		start--;
+	return br_xstrndup(start, (size_t)(end - start));
+}
+
+/* Judge a finished call: parse it, skip it, or fail the node. */
+static void proc_judge(struct ipmi_run *run, struct ipmi_proc *pr)
+{
+	struct ipmi_node *node = pr->node;
+	int first = pr->cmd == &commands[0];
+	const char *name = node->target->name;
+	struct br_buf text;
+	char *why;
+
+	if (ipmi_cipher_fallback_seen(br_buf_str(&pr->err)))
+		node->cipher3 = 1;
+	if (pr->timed_out) {
+		if (first)
+			node->rc = br_errf(&node->err, BR_E_UNREACHABLE,
+					   "bmc %s: no IPMI answer within %d s (BMC down, or IPMI over LAN disabled?)",
+					   node->where, run->timeout_s);
+		else
+			node->rc = br_errf(&node->err, BR_E_TIMEOUT, "bmc %s: ipmitool %s: no answer within %d s",
+					   node->where, pr->cmd->what, run->timeout_s);
+		return;
+	}
+	if (pr->truncated || (WIFEXITED(pr->status) && WEXITSTATUS(pr->status) == 0)) {
+		if (pr->truncated) {
+			char *nl = strrchr(pr->out.data, '\n');
+
+			br_warn("ipmi", "%s: %s: output cut at %u bytes", name, pr->cmd->what, IPMI_STDOUT_MAX);
+			if (nl)
+				nl[1] = '\0';
+		}
+		if (pr->cmd->parse(br_buf_str(&pr->out), &node->hw) == 0)
+			node->answered++;
+		else
+			br_debug("ipmi", "%s: %s: nothing recognised in the output", name, pr->cmd->what);
+		return;
+	}
+	/* Some refusals ("Device not present") go to stdout. */
+	br_buf_init(&text, 0);
+	br_buf_addf(&text, "%s\n%s", br_buf_str(&pr->err), br_buf_str(&pr->out));
+	why = last_line(br_buf_str(&text));
+	switch (ipmi_classify_failure(br_buf_str(&text))) {
+	case IPMI_FAIL_AUTH:
+		if (first) {
+			node->rc = br_errf(&node->err, BR_E_AUTH,
+					   "bmc %s: IPMI authentication failed (check bmc_user/bmc_password)",
+					   node->where);
+			break;
+		}
+		/* Later on, the credentials worked a moment ago: the BMC went away. */
+		/* fall through */
+	case IPMI_FAIL_UNREACHABLE:
+		node->rc = br_errf(&node->err, BR_E_UNREACHABLE, first ? "bmc %s: unreachable over IPMI (%s)"
+								       : "bmc %s: IPMI session lost (%s)",
+				   node->where, why);
+		break;
+	case IPMI_FAIL_OTHER:
+		br_debug("ipmi", "%s: %s: skipped, the BMC says: %s", name, pr->cmd->what, why);
+		break;
+	}
+	free(why);
+	br_buf_release(&text);
+}
+
+static void proc_release(struct ipmi_proc *pr)
+{
+	for (int i = 0; i < 2; i++)
+		if (pr->fd[i] >= 0)
+			close(pr->fd[i]);
+	br_buf_release(&pr->out);
+	br_buf_release(&pr->err);
+	pr->node = NULL;
+}
+
+/* The call in slot pr ended: judge it, then start the node's next command
+ * in the same slot or hand the node back. */
+static void proc_complete(struct ipmi_run *run, struct ipmi_proc *pr)
+{
+	struct ipmi_node *node = pr->node;
+	struct br_err err = { 0 };
+
+	proc_judge(run, pr);
+	proc_release(pr);
+	node->next++;
+	while (!node->rc && node->next < N_COMMANDS) {
+		if (!proc_start(run, pr, node, &err))
+			return;
+		node->rc = err.code;
+		node->err = err;
+	}
+	node_finish(run, node);
+}
+
+/* ---- the loop ---------------------------------------------------------- */
+
+/* An executable path for name: as given when it has a '/', else from $PATH. */
+static char *find_tool(const char *name)
+{
+	const char *path = getenv("PATH"), *p;
+
+	if (strchr(name, '/'))
+		return access(name, X_OK) ? NULL : br_xstrdup(name);
+	for (p = path ? path : "/usr/bin:/bin"; p && *p;) {
+		const char *colon = strchr(p, ':');
+		size_t n = colon ? (size_t)(colon - p) : strlen(p);
+		char *full = br_xasprintf("%.*s/%s", (int)n, n ? p : ".", name);
+
+		if (!access(full, X_OK))
+			return full;
+		free(full);
+		p = colon ? colon + 1 : NULL;
+	}
+	return NULL;
+}
+
+/* Wait in poll() for output or the nearest deadline, then serve every
+ * child: read pipes, reap exits, kill the ones past their deadline. */
+static void serve(struct ipmi_run *run, struct ipmi_proc *procs, size_t slots, struct pollfd *pfd)
+{
+	int64_t now = br_now_ms(), wait_ms = 1000;
+	size_t np = 0;
+
+	for (size_t i = 0; i < slots; i++) {
+		struct ipmi_proc *pr = &procs[i];
+
+		if (!pr->node)
+			continue;
+		if (pr->deadline_ms - now < wait_ms)
+			wait_ms = pr->deadline_ms - now;
+		/* Both pipes closed but not reaped yet: look again soon. */
+		if (pr->fd[0] < 0 && pr->fd[1] < 0 && wait_ms > 10)
+			wait_ms = 10;
+		for (int w = 0; w < 2; w++)
+			if (pr->fd[w] >= 0)
+				pfd[np++] = (struct pollfd){ .fd = pr->fd[w], .events = POLLIN };
+	}
+	if (poll(pfd, np, (int)(wait_ms > 0 ? wait_ms : 0)) < 0 && errno != EINTR)
+		br_warn("ipmi", "poll: %s", strerror(errno));
+	now = br_now_ms();
+	for (size_t i = 0; i < slots; i++) {
+		struct ipmi_proc *pr = &procs[i];
+
+		if (!pr->node)
+			continue;
+		for (int w = 0; w < 2; w++)
+			if (pr->fd[w] >= 0)
+				proc_read(pr, w);
+		if (pr->pid && pr->fd[0] < 0 && pr->fd[1] < 0 &&
+		    waitpid(pr->pid, &pr->status, WNOHANG) == pr->pid)
+			pr->pid = 0;
+		if (pr->pid && now >= pr->deadline_ms) {
+			br_debug("ipmi", "%s: %s: killed after %d s", pr->node->target->name, pr->cmd->what,
+				 run->timeout_s);
+			pr->timed_out = 1;
+			proc_kill(pr);
+		}
+		if (!pr->pid) {
+			for (int w = 0; w < 2; w++)
+				if (pr->fd[w] >= 0)
+					proc_read(pr, w);
+			proc_complete(run, pr);
+		}
+	}
+}
+
+int rf_ipmi_discover_all(const struct rf_ipmi_target *targets, size_t n, int max_parallel, int timeout_s,
+			 rf_ipmi_done_fn done, void *ctx, struct br_err *err)
+{
+	struct ipmi_run run = { .timeout_s = timeout_s > 0 ? timeout_s : IPMI_DEFAULT_TIMEOUT_S,
+				.done = done, .ctx = ctx };
+	const char *tool = getenv("BR_IPMITOOL");
+	struct ipmi_node *nodes = NULL;
+	struct ipmi_proc *procs = NULL;
+	struct pollfd *pfd = NULL;
+	size_t slots, started = 0;
+	char *tool_path;
+	int rc = 0;
+
+	if (!n)
+		return 0;
+	tool_path = find_tool(tool && *tool ? tool : "ipmitool");
+	if (!tool_path)
+		return br_errf(err, BR_E_NOTFOUND, "%s not found (install ipmitool, or set BR_IPMITOOL)",
+			       tool && *tool ? tool : "ipmitool");
+	run.tool = tool_path;
+	slots = max_parallel > 0 ? (size_t)max_parallel : IPMI_DEFAULT_PARALLEL;
+	if (slots > n)
+		slots = n;
+	nodes = br_xcalloc(n, sizeof(*nodes));
+	procs = br_xcalloc(slots, sizeof(*procs));
+	pfd = br_xcalloc(2 * slots, sizeof(*pfd));
+	for (;;) {
+		size_t busy = 0;
+
+		for (size_t i = 0; i < slots; i++) {
+			while (!procs[i].node && started < n) {
+				struct ipmi_node *node = &nodes[started];
+
+				node_init(node, &targets[started++]);
+				if (proc_start(&run, &procs[i], node, &node->err)) {
+					node->rc = node->err.code;
+					node_finish(&run, node);
+				}
+			}
+			busy += procs[i].node != NULL;
+		}
+		if (!busy)
+			break;
+		serve(&run, procs, slots, pfd);
+	}
+	free(pfd);
+	free(procs);
+	free(nodes);
+	free(tool_path);
+	return rc;
+}

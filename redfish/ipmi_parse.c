@@ -1,0 +1,436 @@
+/*
+ * Parsers of ipmitool 1.8's text output. ipmitool prints two shapes: "Key :
+ * value" lines (mc info, fru print, lan print) and '|'-separated tables
+ * (sensor list, sdr type, sel elist). Both are read line by line and
+ * anything unexpected is skipped: BMC firmware pads, reorders and invents.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "ipmi_private.h"
+
+struct span {
+	const char *p;
+	size_t n;
+};
+
+#define FIELDS_MAX 12
+
+static struct span trim(const char *p, size_t n)
+{
+	while (n && isspace((unsigned char)*p))
+		p++, n--;
+	while (n && isspace((unsigned char)p[n - 1]))
+		n--;
+	return (struct span){ p, n };
+}
+
+static int span_eq(struct span s, const char *lit)
+{
+	return s.n == strlen(lit) && !strncmp(s.p, lit, s.n);
+}
+
+static int span_has(struct span s, const char *needle)
+{
+	size_t k = strlen(needle);
+
+	for (size_t i = 0; k <= s.n && i <= s.n - k; i++)
+		if (!strncasecmp(s.p + i, needle, k))
+			return 1;
+	return 0;
+}
+
+/* Walk lines: returns the next line (without '\n') and advances *cursor;
+ * {NULL,0} at the end. */
+static struct span next_line(const char **cursor)
+{
+	const char *p = *cursor, *nl;
+
+	if (!p || !*p)
+		return (struct span){ NULL, 0 };
+	nl = strchr(p, '\n');
+	*cursor = nl ? nl + 1 : p + strlen(p);
+	return (struct span){ p, nl ? (size_t)(nl - p) : strlen(p) };
+}
+
+/* Split a table line at '|' into trimmed fields; returns the count. */
+static size_t split_fields(struct span line, struct span *f, size_t max)
+{
+	size_t n = 0, start = 0;
+
+	for (size_t i = 0; i <= line.n && n < max; i++)
+		if (i == line.n || line.p[i] == '|') {
+			f[n++] = trim(line.p + start, i - start);
+			start = i + 1;
+		}
+	return n;
+}
+
+/* FRU and SMBIOS placeholders that mean "nobody filled this in". */
+static int placeholder(struct span v)
+{
+	static const char *const none[] = { "", "Unspecified", "Not Specified", "Not Available",
+					    "To Be Filled By O.E.M.", "Default string", "N/A", "NA" };
+
+	for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++)
+		if (v.n == strlen(none[i]) && !strncasecmp(v.p, none[i], v.n))
+			return 1;
+	return 0;
+}
+
+static double span_num(struct span s)
+{
+	char tmp[64], *end;
+	double v;
+
+	if (!s.n || s.n >= sizeof(tmp))
+		return NAN;
+	memcpy(tmp, s.p, s.n);
+	tmp[s.n] = '\0';
+	errno = 0;
+	v = strtod(tmp, &end);
+	if (errno || end == tmp || *end)
+		return NAN;
+	return v;
+}
+
+char *ipmi_kv_get(const char *out, const char *key)
+{
+	const char *cur = out;
+	struct span line;
+
+	while ((line = next_line(&cur)).p) {
+		const char *colon = memchr(line.p, ':', line.n);
+		struct span k, v;
+
+		if (!colon)
+			continue;
+		k = trim(line.p, (size_t)(colon - line.p));
+		if (!span_eq(k, key))
+			continue;
+		v = trim(colon + 1, line.n - (size_t)(colon - line.p) - 1);
+		return br_xstrndup(v.p, v.n);
+	}
+	return NULL;
+}
+
+/* Set *field from the first of keys that has a real value. */
+static int kv_first(const char *out, const char *const *keys, char **field)
+{
+	for (; *keys; keys++) {
+		char *v = ipmi_kv_get(out, *keys);
+
+		if (v && !placeholder(trim(v, strlen(v)))) {
+			free(*field);
+			*field = v;
+			return 1;
+		}
+		free(v);
+	}
+	return 0;
+}
+
+/* ---- failures --------------------------------------------------------- */
+
+enum ipmi_failure ipmi_classify_failure(const char *text)
+{
+	struct span all = { text ? text : "", text ? strlen(text) : 0 };
+
+	/* RAKP 2/4 errors come back when the BMC answered and refused the user
+	 * or the password (ipmitool -v prints them). */
+	if (span_has(all, "RAKP") || span_has(all, "unauthorized name") ||
+	    span_has(all, "Invalid user name") || span_has(all, "Authentication type"))
+		return IPMI_FAIL_AUTH;
+	/* No answer to the pre-session Get Channel Authentication
+	 * Capabilities: nothing is listening there. */
+	if (span_has(all, "Get Auth Capabilities error") ||
+	    span_has(all, "Error issuing Get Channel Authentication") ||
+	    span_has(all, "No response from remote controller") ||
+	    span_has(all, "Address lookup for") || span_has(all, "Name or service not known"))
+		return IPMI_FAIL_UNREACHABLE;
+	if (span_has(all, "Unable to establish IPMI v2 / RMCP+ session") ||
+	    span_has(all, "Unable to establish LAN session") ||
+	    span_has(all, "Unable to establish IPMI v1.5"))
+		return IPMI_FAIL_AUTH;
+	return IPMI_FAIL_OTHER;
+}
+
+int ipmi_cipher_fallback_seen(const char *text)
+{
+	return text && strstr(text, "Unable to Get Channel Cipher Suites") != NULL;
+}
+
+/* ---- key : value commands -------------------------------------------- */
+
+int ipmi_parse_power(const char *out, struct br_hw *hw)
+{
+	const char *cur = out;
+	struct span line;
+
+	while ((line = next_line(&cur)).p) {
+		line = trim(line.p, line.n);
+		if (span_eq(line, "Chassis Power is on") || span_eq(line, "Chassis Power is off")) {
+			free(hw->power_state);
+			hw->power_state = br_xstrdup(line.p[line.n - 1] == 'n' ? "On" : "Off");
+			return 0;
+		}
+	}
+	return BR_E_PROTO;
+}
+
+int ipmi_parse_mc_info(const char *out, struct br_hw *hw)
+{
+	static const char *const keys[] = { "Firmware Revision", NULL };
+
+	return kv_first(out, keys, &hw->bmc_firmware) ? 0 : BR_E_PROTO;
+}
+
+int ipmi_parse_mc_guid(const char *out, struct br_hw *hw)
+{
+	char *guid = ipmi_kv_get(out, "System GUID");
+	int rc = BR_E_PROTO;
+
+	/* All-zero GUIDs are what an unset BMC answers. */
+	if (guid && strlen(guid) == 36 && strspn(guid, "0-") != 36) {
+		for (char *p = guid; *p; p++)
+			*p = (char)tolower((unsigned char)*p);
+		free(hw->uuid);
+		hw->uuid = guid;
+		guid = NULL;
+		rc = 0;
+	}
+	free(guid);
+	return rc;
+}
+
+int ipmi_parse_fru(const char *out, struct br_hw *hw)
+{
+	/* The product area describes the sellable system; chassis and board
+	 * areas are what is left on white-box machines. */
+	static const char *const serial[] = { "Product Serial", "Chassis Serial", "Board Serial", NULL };
+	static const char *const model[] = { "Product Name", "Board Product", NULL };
+	static const char *const maker[] = { "Product Manufacturer", "Board Mfg", NULL };
+	int found = 0;
+
+	found += kv_first(out, serial, &hw->system_serial);
+	found += kv_first(out, model, &hw->model);
+	found += kv_first(out, maker, &hw->manufacturer);
+	return found ? 0 : BR_E_PROTO;
+}
+
+int ipmi_parse_lan(const char *out, struct br_hw *hw)
+{
+	char *mac = ipmi_kv_get(out, "MAC Address");
+	char norm[18];
+	int rc = BR_E_PROTO;
+
+	if (mac && !br_mac_normalize(mac, norm) && strcmp(norm, "00:00:00:00:00:00")) {
+		free(hw->bmc_mac);
+		hw->bmc_mac = br_xstrdup(norm);
+		rc = 0;
+	}
+	free(mac);
+	return rc;
+}
+
+/* ---- tables ----------------------------------------------------------- */
+
+/* ipmitool's unit words → the short units the Redfish side uses. */
+static char *units_name(struct span u)
+{
+	static const char *const map[][2] = {
+		{ "degrees C", "Cel" }, { "RPM", "RPM" }, { "Volts", "V" }, { "Watts", "W" },
+		{ "Amps", "A" }, { "percent", "Percent" }, { "degrees F", "[degF]" },
+	};
+
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (u.n == strlen(map[i][0]) && !strncasecmp(u.p, map[i][0], u.n))
+			return br_xstrdup(map[i][1]);
+	return br_xstrndup(u.p, u.n);
+}
+
+static enum br_sensor_kind kind_of(struct span name, struct span units)
+{
+	if (span_eq(units, "RPM") || (span_has(name, "fan") && span_eq(units, "percent")))
+		return BR_SENSOR_FAN;
+	if (span_has(units, "degrees"))
+		return BR_SENSOR_TEMP;
+	if (span_eq(units, "Volts"))
+		return BR_SENSOR_VOLTAGE;
+	return BR_SENSOR_OTHER;
+}
+
+/* ipmitool's status column: ok, nc (non-critical), cr, nr (non-recoverable),
+ * ns (no reading). */
+static const char *health_of(struct span status)
+{
+	if (span_eq(status, "ok"))
+		return "OK";
+	if (span_eq(status, "nc"))
+		return "Warning";
+	if (span_eq(status, "cr") || span_eq(status, "nr"))
+		return "Critical";
+	return NULL;
+}
+
+static struct br_sensor *find_sensor(struct br_hw *hw, struct span name)
+{
+	for (size_t i = 0; i < hw->n_sensors; i++)
+		if (hw->sensors[i].name && span_eq(name, hw->sensors[i].name))
+			return &hw->sensors[i];
+	return NULL;
+}
+
+/* name | reading | units | status | lnr | lcr | lnc | unc | ucr | unr */
+int ipmi_parse_sensor_list(const char *out, struct br_hw *hw)
+{
+	const char *cur = out;
+	struct span line, f[FIELDS_MAX];
+	int found = 0;
+
+	while ((line = next_line(&cur)).p && hw->n_sensors < IPMI_SENSORS_MAX) {
+		struct br_sensor *s;
+		const char *health;
+
+		if (split_fields(line, f, FIELDS_MAX) < 10 || !f[0].n)
+			continue;
+		/* Discrete sensors carry state bits, not readings; the PSU ones
+		 * come back by name from `sdr type "Power Supply"`. */
+		if (span_eq(f[2], "discrete"))
+			continue;
+		s = br_hw_add_sensor(hw);
+		s->kind = kind_of(f[0], f[2]);
+		s->name = br_xstrndup(f[0].p, f[0].n);
+		s->units = units_name(f[2]);
+		s->reading = span_num(f[1]);
+		s->lower_critical = span_num(f[5]);
+		s->upper_critical = span_num(f[8]);
+		health = health_of(f[3]);
+		s->health = health ? br_xstrdup(health) : NULL;
+		s->state = br_xstrdup(isnan(s->reading) ? "Absent" : "Enabled");
+		found = 1;
+	}
+	return found ? 0 : BR_E_PROTO;
+}
+
+/* name | number | status | entity | states, e.g.
+ * "PS2 Status | 06h | ok | 10.1 | Presence detected, Failure detected". */
+int ipmi_parse_sdr_psu(const char *out, struct br_hw *hw)
+{
+	const char *cur = out;
+	struct span line, f[FIELDS_MAX];
+	int found = 0;
+
+	while ((line = next_line(&cur)).p) {
+		struct br_sensor *s;
+		const char *health;
+
+		if (split_fields(line, f, FIELDS_MAX) < 5 || !f[0].n)
+			continue;
+		s = find_sensor(hw, f[0]);
+		if (!s) {
+			if (hw->n_sensors >= IPMI_SENSORS_MAX)
+				break;
+			s = br_hw_add_sensor(hw);
+			s->name = br_xstrndup(f[0].p, f[0].n);
+		}
+		s->kind = BR_SENSOR_PSU;
+		/* The SDR status column stays "ok" on many BMCs while the state
+		 * text says the supply failed, so the text decides first. */
+		if (span_has(f[4], "Failure detected") || span_has(f[4], "AC lost") ||
+		    span_has(f[4], "input lost") || span_has(f[4], "out-of-range"))
+			health = "Critical";
+		else if (span_has(f[4], "Predictive failure"))
+			health = "Warning";
+		else
+			health = health_of(f[2]);
+		free(s->health);
+		s->health = health ? br_xstrdup(health) : NULL;
+		free(s->state);
+		if (span_eq(f[2], "ns") || (span_has(f[4], "Presence") && !span_has(f[4], "Presence detected")))
+			s->state = br_xstrdup("Absent");
+		else
+			s->state = br_xstrdup("Enabled");
+		found = 1;
+	}
+	return found ? 0 : BR_E_PROTO;
+}
+
+static const char *sel_severity(struct span event, struct span direction)
+{
+	if (span_eq(direction, "Deasserted"))
+		return "OK";
+	if (span_has(event, "Non-critical") || span_has(event, "Predictive") ||
+	    span_has(event, "Correctable ECC"))
+		return "Warning";
+	if (span_has(event, "Critical") || span_has(event, "Non-recoverable") ||
+	    span_has(event, "Failure") || span_has(event, "fault") || span_has(event, "Uncorrectable") ||
+	    span_has(event, "lost"))
+		return "Critical";
+	return "OK";
+}
+
+/* "11/29/2026" + "22:18:57" → "2026-11-29T22:18:57" (BMC local time, zone
+ * unknown); anything else ("Pre-Init" + seconds since BMC start) kept as
+ * printed. */
+static char *sel_time(struct span date, struct span time)
+{
+	long mon, day, year;
+	char tmp[16];
+
+	if (date.n == 10 && time.n == 8 && date.p[2] == '/' && date.p[5] == '/') {
+		memcpy(tmp, date.p, 10);
+		tmp[2] = tmp[5] = tmp[10] = '\0';
+		if (!br_parse_long(tmp, 1, 12, &mon) && !br_parse_long(tmp + 3, 1, 31, &day) &&
+		    !br_parse_long(tmp + 6, 1970, 9999, &year))
+			return br_xasprintf("%04ld-%02ld-%02ldT%.8s", year, mon, day, time.p);
+	}
+	return br_xasprintf("%.*s %.*s", (int)date.n, date.p, (int)time.n, time.p);
+}
+
+static int sel_line(struct span line, struct span *f)
+{
+	return split_fields(line, f, FIELDS_MAX) >= 6 && f[0].n && f[4].n;
+}
+
+/* id | date | time | sensor | event | direction [| detail] */
+int ipmi_parse_sel(const char *out, size_t max, struct br_hw *hw)
+{
+	const char *cur = out;
+	struct span line, f[FIELDS_MAX];
+	size_t total = 0, skip;
+
+	while ((line = next_line(&cur)).p)
+		total += (size_t)sel_line(line, f);
+	/* sel elist prints oldest first; the newest entries matter. */
+	skip = total > max ? total - max : 0;
+	cur = out;
+	while ((line = next_line(&cur)).p) {
+		size_t nf = split_fields(line, f, FIELDS_MAX);
+		struct br_sel_entry *e;
+		struct br_buf msg;
+
+		if (!sel_line(line, f))
+			continue;
+		if (skip) {
+			skip--;
+			continue;
+		}
+		e = br_hw_add_sel(hw);
+		e->id = br_xstrndup(f[0].p, f[0].n);
+		e->created = sel_time(f[1], f[2]);
+		e->severity = br_xstrdup(sel_severity(f[4], f[5]));
+		br_buf_init(&msg, 0);
+		br_buf_addf(&msg, "%.*s: %.*s, %.*s", (int)f[3].n, f[3].p, (int)f[4].n, f[4].p,
+			    (int)f[5].n, f[5].p);
+		for (size_t i = 6; i < nf; i++)
+			if (f[i].n)
+				br_buf_addf(&msg, "; %.*s", (int)f[i].n, f[i].p);
+		e->message = br_buf_detach(&msg);
+	}
+	return total ? 0 : BR_E_PROTO;
+}
