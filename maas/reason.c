@@ -1,0 +1,98 @@
+/* Turning MAAS error answers into reasons a person can act on. */
+#include <string.h>
+
+#include "maas.h"
+
+static const char *status_text(long status)
+{
+	switch (status) {
+	case 400: return "Bad Request";
+	case 401: return "Unauthorized";
+	case 403: return "Forbidden";
+	case 404: return "Not Found";
+	case 409: return "Conflict";
+	case 500: return "Internal Server Error";
+	case 502: return "Bad Gateway";
+	case 503: return "Service Unavailable";
+	case 504: return "Gateway Timeout";
+	default: return "";
+	}
+}
+
+/* Plain text on one line, capped: MAAS sometimes answers an HTML page. */
+static void add_text(struct br_buf *out, const char *s, size_t len)
+{
+	size_t start = out->len;
+
+	while (len && (*s == ' ' || *s == '\n' || *s == '\r' || *s == '\t'))
+		s++, len--;
+	while (len && (s[len - 1] == ' ' || s[len - 1] == '\n' || s[len - 1] == '\r' || s[len - 1] == '\t'))
+		len--;
+	for (size_t i = 0; i < len && out->len - start < MAAS_REASON_MAX; i++) {
+		char c = s[i] == '\n' || s[i] == '\r' || s[i] == '\t' ? ' ' : s[i];
+
+		if (br_buf_add(out, &c, 1))
+			return;
+	}
+	if (len > MAAS_REASON_MAX)
+		br_buf_adds(out, "...");
+}
+
+/* {"field": ["msg", ...], "__all__": [...]} as "field: msg msg; msg". */
+static void add_fields(struct br_buf *out, json_t *doc)
+{
+	const char *field;
+	json_t *val;
+
+	json_object_foreach(doc, field, val) {
+		if (out->len)
+			br_buf_adds(out, "; ");
+		if (strcmp(field, "__all__"))
+			br_buf_addf(out, "%s: ", field);
+		if (json_is_string(val)) {
+			add_text(out, json_string_value(val), json_string_length(val));
+		} else if (json_is_array(val)) {
+			size_t i;
+			json_t *m;
+
+			json_array_foreach(val, i, m) {
+				if (i)
+					br_buf_adds(out, " ");
+				if (json_is_string(m))
+					add_text(out, json_string_value(m), json_string_length(m));
+			}
+		}
+	}
+}
+
+int maas_error_from_response(long status, const char *body, size_t len, const char *what, struct br_err *err)
+{
+	struct br_buf text;
+	json_t *doc = NULL;
+	int code;
+
+	switch (status) {
+	case 400: code = BR_E_INVAL; break;
+	case 401: case 403: code = BR_E_AUTH; break;
+	case 404: code = BR_E_NOTFOUND; break;
+	case 409: code = BR_E_STATE; break;
+	case 502: case 503: case 504: code = BR_E_UNREACHABLE; break;
+	default: code = MAAS_E_HTTP; break;
+	}
+	br_buf_init(&text, 4 * MAAS_REASON_MAX);
+	if (body && len && (body[0] == '{'))
+		doc = br_json_parse(body, len, MAAS_BODY_MAX, NULL);
+	if (json_is_object(doc))
+		add_fields(&text, doc);
+	else if (body)
+		add_text(&text, body, len);
+	json_decref(doc);
+	if (status == 401)
+		br_errf(err, code, "MAAS refused the API key on %s (HTTP 401: %s)", what,
+			text.len ? br_buf_str(&text) : "Unauthorized");
+	else
+		br_errf(err, code, "MAAS %s: HTTP %ld%s%s%s%s", what, status, *status_text(status) ? " " : "",
+			status_text(status), text.len ? ": " : "", br_buf_str(&text));
+	br_buf_release(&text);
+	return code;
+}
