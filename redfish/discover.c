@@ -45,7 +45,8 @@ static void name_bmc(struct br_buf *out, const struct rf_bmc *bmc)
 	const char *name = bmc->target->name;
 
 	addr = addr ? addr + 3 : bmc->base;
-	if (name && *name && strcmp(name, addr))
+	if (name && *name && strcmp(name, addr) && strcmp(name, bmc->base) &&
+	    strcmp(name, bmc->target->base_url))
 		br_buf_addf(out, "bmc %s (%s)", name, addr);
 	else
 		br_buf_addf(out, "bmc %s", addr);
