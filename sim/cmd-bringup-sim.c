@@ -1,0 +1,350 @@
+/*
+ * bringup-sim: serve a simulated rack of Dell iDRAC9 BMCs and write the
+ * manifest, wiring list, ground truth and environment a pipeline run needs.
+ * Listener modules (the BMCs now, a MAAS emulator later) each start their
+ * listeners on the shared loop and add their lines to DIR/env.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "http.h"
+#include "idrac.h"
+#include "sim.h"
+
+#define SIM_FLAKY_STALL_MS 20000
+
+struct opts {
+	int nodes, seed, latency_ms, flaky_stall_ms, https, daemon, base_port, json, verbose;
+	const char *dir, *fault_rate;
+	struct br_strlist faults;
+};
+
+struct run {
+	struct opts *o;
+	char *dir;                     /* absolute */
+	struct sim_rack rack;
+	struct sim_config cfg;
+	struct sim_bmc_config bmc_cfg;
+	struct sim_bmc *bmcs;
+	struct sim_loop *loop;
+	char *tls_key, *tls_cert;
+	struct br_buf env;             /* DIR/env, one line per variable */
+};
+
+static int parse_config(struct run *r, struct br_err *err)
+{
+	struct opts *o = r->o;
+	int rc = 0;
+
+	if (!o->dir)
+		return br_errf(err, BR_E_INVAL, "--dir is required");
+	r->cfg.nodes = o->nodes;
+	r->cfg.seed = (uint64_t)(int64_t)o->seed;
+	r->cfg.flaky_stall_ms = o->flaky_stall_ms;
+	for (size_t i = 0; i < o->faults.n && !rc; i++)
+		rc = sim_faults_parse(o->faults.items[i], &r->cfg.faults, &r->cfg.n_faults, err);
+	if (rc)
+		return rc;
+	if (o->fault_rate) {
+		char *end = NULL;
+
+		errno = 0;
+		r->cfg.fault_rate = strtod(o->fault_rate, &end);
+		if (errno || !end || *end || end == o->fault_rate)
+			return br_errf(err, BR_E_INVAL, "--fault-rate '%s' is not a number", o->fault_rate);
+	}
+	if (o->latency_ms < 0 || o->flaky_stall_ms < 0 || o->base_port < 0 || o->base_port + o->nodes > 65536)
+		return br_errf(err, BR_E_INVAL, "--latency-ms, --flaky-stall-ms and --base-port must be >= 0 "
+						"and the ports must fit below 65536");
+	if (mkdir(o->dir, 0755) && errno != EEXIST)
+		return br_errf(err, BR_E_IO, "%s: %s", o->dir, strerror(errno));
+	r->dir = realpath(o->dir, NULL);
+	if (!r->dir)
+		return br_errf(err, BR_E_IO, "%s: %s", o->dir, strerror(errno));
+	return sim_rack_generate(&r->rack, &r->cfg, err);
+}
+
+/* The BMC listener module: one iDRAC per node, bmc_down ones never answer. */
+static int start_bmcs(struct run *r, struct br_err *err)
+{
+	r->bmc_cfg.user = "root";
+	r->bmc_cfg.password = r->rack.password;
+	r->bmc_cfg.flaky_stall_ms = r->o->flaky_stall_ms;
+	r->bmcs = br_xcalloc(r->rack.n, sizeof(*r->bmcs));
+	for (size_t i = 0; i < r->rack.n; i++) {
+		struct sim_node *n = &r->rack.nodes[i];
+		int down = n->faults & SIM_FAULT_BIT(SIM_F_BMC_DOWN), port, rc;
+
+		r->bmcs[i].node = n;
+		r->bmcs[i].cfg = &r->bmc_cfg;
+		rc = sim_loop_listen(r->loop, n->hostname, r->o->base_port ? r->o->base_port + (int)i : 0,
+				     down ? NULL : sim_idrac_handle, &r->bmcs[i], &port, err);
+		if (rc)
+			return rc;
+		sim_node_set_port(n, port);
+	}
+	br_buf_addf(&r->env, "BRINGUP_BMC_PASSWORD=%s\n", r->rack.password);
+	br_buf_addf(&r->env, "BRINGUP_BMC_SCHEME=%s\n", r->o->https ? "https" : "http");
+	if (r->o->https)
+		br_buf_addf(&r->env, "BRINGUP_CA_FILE=%s/ca.pem\n", r->dir);
+	return 0;
+}
+
+static int write_file_in(const char *dir, const char *name, const char *text, mode_t mode, struct br_err *err)
+{
+	char *path = br_xasprintf("%s/%s", dir, name);
+	int rc = br_write_file(path, text, strlen(text), err);
+
+	if (!rc && chmod(path, mode))
+		rc = br_errf(err, BR_E_IO, "%s: %s", path, strerror(errno));
+	free(path);
+	return rc;
+}
+
+static int start(struct run *r, struct br_err *err)
+{
+	struct sim_loop_config lc = { .latency_ms = r->o->latency_ms };
+	char *log_path = br_xasprintf("%s/requests.log", r->dir);
+	char pid[32];
+	int rc;
+
+	if (r->o->https) {
+		char *ca = br_xasprintf("%s/ca.pem", r->dir);
+
+		rc = sim_tls_make(ca, &r->tls_key, &r->tls_cert, err);
+		free(ca);
+		if (rc)
+			goto out;
+		lc.tls_key_pem = r->tls_key;
+		lc.tls_cert_pem = r->tls_cert;
+	}
+	unlink(log_path); /* each run logs afresh */
+	lc.log_path = log_path;
+	rc = sim_loop_new(&lc, &r->loop, err);
+	if (!rc)
+		rc = start_bmcs(r, err);
+	if (!rc)
+		rc = sim_write_manifest(&r->rack, r->dir, err);
+	if (rc)
+		goto out;
+	br_buf_addf(&r->env, "BRINGUP_SIM_DIR=%s\n", r->dir);
+	rc = write_file_in(r->dir, "env", br_buf_str(&r->env), 0600, err);
+	snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+	if (!rc)
+		rc = write_file_in(r->dir, "sim.pid", pid, 0644, err);
+out:
+	free(log_path);
+	return rc;
+}
+
+static char *summary(struct run *r)
+{
+	json_t *faults = json_object(), *doc;
+	char *text;
+
+	for (size_t i = 0; i < r->rack.n; i++)
+		for (int f = 0; f < SIM_F_COUNT; f++)
+			if (r->rack.nodes[i].faults & SIM_FAULT_BIT(f)) {
+				const char *name = sim_fault_name((enum sim_fault)f);
+
+				json_object_set_new(faults, name,
+						    json_integer(json_integer_value(json_object_get(faults, name)) + 1));
+			}
+	doc = json_pack("{s:s, s:i, s:i, s:s, s:s, s:s, s:o}", "dir", r->dir, "nodes", (int)r->rack.n, "pid",
+			(int)getpid(), "scheme", r->o->https ? "https" : "http", "first_bmc", r->rack.nodes[0].bmc,
+			"last_bmc", r->rack.nodes[r->rack.n - 1].bmc, "faults", faults);
+	text = json_dumps(doc, JSON_COMPACT);
+	json_decref(doc);
+	return text;
+}
+
+static char *human_summary(struct run *r)
+{
+	return br_xasprintf("bringup-sim: %zu BMCs %s://%s .. %s, pid %ld, files in %s\n", r->rack.n,
+			    r->o->https ? "https" : "http", r->rack.nodes[0].bmc, r->rack.nodes[r->rack.n - 1].bmc,
+			    (long)getpid(), r->dir);
+}
+
+/* Fork: the parent waits on a pipe until the child serves every port (or
+ * failed), prints what the child said and returns 1 with *ret_exit set;
+ * the child returns 0 with the pipe's write end in *ret_ready_fd. */
+static int daemonize(struct run *r, int *ret_ready_fd, int *ret_exit, struct br_err *err)
+{
+	int fds[2], fd;
+	pid_t pid;
+	char *log_path;
+
+	if (pipe(fds))
+		return br_errf(err, BR_E_IO, "pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		return br_errf(err, BR_E_IO, "fork: %s", strerror(errno));
+	if (pid > 0) {
+		struct br_buf said;
+		char chunk[4096];
+		ssize_t n;
+
+		close(fds[1]);
+		br_buf_init(&said, 1 << 20);
+		while ((n = read(fds[0], chunk, sizeof(chunk))) > 0 || (n < 0 && errno == EINTR))
+			if (n > 0)
+				br_buf_add(&said, chunk, (size_t)n);
+		close(fds[0]);
+		if (said.len > 2 && said.data[0] == '0') {
+			fputs(said.data + 2, stdout);
+			*ret_exit = 0;
+		} else {
+			fprintf(stderr, "bringup-sim: %s", said.len > 2 ? said.data + 2 : "the simulator died before listening\n");
+			*ret_exit = 1;
+		}
+		br_buf_release(&said);
+		return 1;
+	}
+	close(fds[0]);
+	setsid();
+	log_path = br_xasprintf("%s/sim.log", r->dir);
+	fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	free(log_path);
+	if (fd >= 0) {
+		dup2(fd, STDOUT_FILENO);
+		dup2(fd, STDERR_FILENO);
+		close(fd);
+	}
+	fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		dup2(fd, STDIN_FILENO);
+		close(fd);
+	}
+	*ret_ready_fd = fds[1];
+	return 0;
+}
+
+static void tell_parent(int fd, int ok, const char *text)
+{
+	struct br_buf b;
+	size_t off = 0;
+
+	br_buf_init(&b, 0);
+	br_buf_addf(&b, "%d %s%s", ok ? 0 : 1, text, text[0] && text[strlen(text) - 1] == '\n' ? "" : "\n");
+	while (off < b.len) {
+		ssize_t n = write(fd, b.data + off, b.len - off);
+
+		if (n < 0 && errno != EINTR)
+			break;
+		if (n > 0)
+			off += (size_t)n;
+	}
+	br_buf_release(&b);
+	close(fd);
+}
+
+static void run_release(struct run *r)
+{
+	char *pid_path;
+
+	sim_loop_free(r->loop);
+	if (r->dir && r->loop) {
+		pid_path = br_xasprintf("%s/sim.pid", r->dir);
+		unlink(pid_path);
+		free(pid_path);
+	}
+	free(r->bmcs);
+	if (r->tls_key)
+		br_secret_free(r->tls_key);
+	free(r->tls_cert);
+	sim_rack_release(&r->rack);
+	free(r->cfg.faults);
+	br_buf_release(&r->env);
+	free(r->dir);
+	br_strlist_release(&r->o->faults);
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = { .nodes = 4, .flaky_stall_ms = SIM_FLAKY_STALL_MS };
+	const struct br_option options[] = {
+		{ "nodes", 'n', BR_OPT_INT, &o.nodes, "N", "number of simulated servers (default 4)" },
+		{ "dir", 'd', BR_OPT_STRING, &o.dir, "DIR", "where rack.csv, wiring.csv, truth.json, env go" },
+		{ "seed", 's', BR_OPT_INT, &o.seed, "S", "seed for every identifier and fault choice (default 0)" },
+		{ "faults", 'f', BR_OPT_LIST, &o.faults, "KIND[:COUNT],...", "put faults on COUNT nodes each" },
+		{ "fault-rate", 0, BR_OPT_STRING, &o.fault_rate, "P", "give each other node a random fault with probability P" },
+		{ "latency-ms", 0, BR_OPT_INT, &o.latency_ms, "L", "delay every answer by L ms" },
+		{ "flaky-stall-ms", 0, BR_OPT_INT, &o.flaky_stall_ms, "MS", "how long a bmc_flaky stall lasts (default 20000)" },
+		{ "https", 0, BR_OPT_FLAG, &o.https, NULL, "serve HTTPS with a generated CA (DIR/ca.pem)" },
+		{ "daemon", 0, BR_OPT_FLAG, &o.daemon, NULL, "return once every port listens; serve in the background" },
+		{ "base-port", 0, BR_OPT_INT, &o.base_port, "P", "BMC i on port P+i (default: any free port)" },
+		{ "json", 0, BR_OPT_FLAG, &o.json, NULL, "print a JSON summary on stdout" },
+		{ "verbose", 'v', BR_OPT_FLAG, &o.verbose, NULL, "more log detail (repeat for debug)" },
+		{ 0 },
+	};
+	const struct br_command cmd = {
+		"bringup-sim", "--nodes N --dir DIR [options]",
+		"Serve a simulated rack of Dell iDRAC9 Redfish BMCs on 127.0.0.1, one port each, and write\n"
+		"DIR/rack.csv, wiring.csv, truth.json, env, sim.pid and requests.log. Stops on SIGINT/SIGTERM.",
+		options, NULL,
+	};
+	struct run r = { .o = &o };
+	struct br_err err = { 0 };
+	int argi, ready_fd = -1, exit_code = 0;
+	char *text = NULL;
+
+	br_log_init("bringup-sim", BR_LOG_WARN);
+	switch (br_opt_parse(&cmd, argc, argv, &argi)) {
+	case BR_OPT_OK:
+		break;
+	case BR_OPT_EXIT_OK:
+		return 0;
+	case BR_OPT_EXIT_USAGE:
+		return 2;
+	}
+	if (o.verbose)
+		br_log_set_level(o.verbose > 1 ? BR_LOG_DEBUG : BR_LOG_INFO);
+	br_buf_init(&r.env, 0);
+	if (argi < argc)
+		br_errf(&err, BR_E_INVAL, "unexpected argument '%s'", argv[argi]);
+	if (argi < argc || parse_config(&r, &err)) {
+		fprintf(stderr, "bringup-sim: %s\n", err.msg);
+		exit_code = 2;
+		goto out;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	if (o.daemon && daemonize(&r, &ready_fd, &exit_code, &err)) {
+		if (err.code) {
+			fprintf(stderr, "bringup-sim: %s\n", err.msg);
+			exit_code = 1;
+		}
+		goto out;
+	}
+	if (start(&r, &err)) {
+		if (ready_fd >= 0)
+			tell_parent(ready_fd, 0, err.msg);
+		else
+			fprintf(stderr, "bringup-sim: %s\n", err.msg);
+		exit_code = 1;
+		goto out;
+	}
+	text = o.json ? summary(&r) : human_summary(&r);
+	if (ready_fd >= 0) {
+		tell_parent(ready_fd, 1, text);
+	} else {
+		fputs(text, stdout);
+		if (o.json)
+			fputc('\n', stdout);
+		fflush(stdout);
+	}
+	if (sim_loop_run(r.loop, &err)) {
+		br_error("sim", "%s", err.msg);
+		exit_code = 1;
+	}
+out:
+	free(text);
+	run_release(&r);
+	return exit_code;
+}

@@ -1,0 +1,274 @@
+/*
+ * Faults: their names (DESIGN.md's, stable: truth.json and tickets use
+ * them), --faults parsing, and putting them on nodes chosen by the seed.
+ * A fault changes the node model here; the BMC code shows whatever the
+ * model says, and host-side faults only leave a record for truth.json.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim.h"
+
+#define FAULTS_MAX_COUNT 100000
+
+static const char *const fault_names[SIM_F_COUNT] = {
+	[SIM_F_BMC_DOWN] = "bmc_down",
+	[SIM_F_BMC_AUTH] = "bmc_auth",
+	[SIM_F_BMC_FLAKY] = "bmc_flaky",
+	[SIM_F_PSU_FAILED] = "psu_failed",
+	[SIM_F_BIOS_DRIFT] = "bios_drift",
+	[SIM_F_FW_OUTDATED] = "fw_outdated",
+	[SIM_F_NIC_MISSING] = "nic_missing",
+	[SIM_F_GPU_MISSING] = "gpu_missing",
+	[SIM_F_PCIE_DEGRADED] = "pcie_degraded",
+	[SIM_F_NVME_ORDER] = "nvme_order",
+	[SIM_F_NVME_MISSING] = "nvme_missing",
+	[SIM_F_CABLE_SWAP] = "cable_swap",
+	[SIM_F_CABLE_UNPLUGGED] = "cable_unplugged",
+	[SIM_F_THERMAL_BOGUS] = "thermal_bogus",
+	[SIM_F_CPUFREQ_CAPPED] = "cpufreq_capped",
+	[SIM_F_CLOCK_SKEW] = "clock_skew",
+	[SIM_F_COMMISSION_FAIL] = "commission_fail",
+	[SIM_F_BAD_JSON] = "bad_json",
+	[SIM_F_BAD_TYPES] = "bad_types",
+	[SIM_F_HUGE_COLLECTION] = "huge_collection",
+	[SIM_F_HUGE_BODY] = "huge_body",
+	[SIM_F_HANG] = "hang",
+};
+
+/* BIOS attributes bios_drift may change, and the value a drifted node has. */
+static const char *const drift[][2] = {
+	{ "SysProfile", "PerfPerWattOptimizedDapc" }, { "LogicalProc", "Disabled" },
+	{ "ProcCStates", "Enabled" },                 { "SriovGlobalEnable", "Disabled" },
+	{ "ProcVirtualization", "Disabled" },         { "MemOpMode", "FaultResilientMode" },
+};
+
+const char *sim_fault_name(enum sim_fault f)
+{
+	return (unsigned)f < SIM_F_COUNT ? fault_names[f] : "?";
+}
+
+int sim_fault_parse(const char *name, enum sim_fault *ret_fault)
+{
+	for (int f = 0; f < SIM_F_COUNT; f++)
+		if (!strcmp(name, fault_names[f])) {
+			*ret_fault = (enum sim_fault)f;
+			return 0;
+		}
+	return BR_E_INVAL;
+}
+
+int sim_faults_parse(const char *spec, struct sim_fault_request **ret, size_t *ret_n, struct br_err *err)
+{
+	char *copy = br_xstrdup(spec), *item = copy;
+	int rc = 0;
+
+	while (item && *item) {
+		char *comma = strchr(item, ','), *colon;
+		struct sim_fault_request req = { .count = 1 };
+		long count;
+
+		if (comma)
+			*comma = '\0';
+		colon = strchr(item, ':');
+		if (colon)
+			*colon = '\0';
+		if (sim_fault_parse(item, &req.fault)) {
+			rc = br_errf(err, BR_E_INVAL, "--faults: unknown fault '%s'", item);
+			break;
+		}
+		if (colon) {
+			if (br_parse_long(colon + 1, 1, FAULTS_MAX_COUNT, &count)) {
+				rc = br_errf(err, BR_E_INVAL, "--faults: %s: count '%s' is not 1..%d", item, colon + 1,
+					     FAULTS_MAX_COUNT);
+				break;
+			}
+			req.count = (int)count;
+		}
+		*ret = br_xrealloc(*ret, (*ret_n + 1) * sizeof(**ret));
+		(*ret)[(*ret_n)++] = req;
+		item = comma ? comma + 1 : NULL;
+	}
+	free(copy);
+	return rc;
+}
+
+static void detail(struct sim_node *n, enum sim_fault f, json_t *obj)
+{
+	json_object_set_new(n->details, sim_fault_name(f), obj ? obj : json_object());
+}
+
+static void apply_bios_drift(struct sim_node *n, uint64_t *rng)
+{
+	size_t ndrift = sizeof(drift) / sizeof(drift[0]);
+	size_t first = sim_rng_below(rng, ndrift), count = 2 + sim_rng_below(rng, 2);
+	json_t *changed = json_object();
+
+	for (size_t i = 0; i < count; i++) {
+		const char *const *d = drift[(first + i) % ndrift];
+
+		json_object_set_new(n->st.bios, d[0], json_string(d[1]));
+		json_object_set_new(changed, d[0], json_string(d[1]));
+	}
+	detail(n, SIM_F_BIOS_DRIFT, json_pack("{s:o}", "attributes", changed));
+}
+
+static void apply_cable_swap(struct sim_node *a, struct sim_node *b, uint64_t *rng)
+{
+	int k = (int)sim_rng_below(rng, SIM_FABRIC_NICS);
+
+	/* The wiring list keeps the design; the cables went to each other's port. */
+	detail(a, SIM_F_CABLE_SWAP,
+	       json_pack("{s:s, s:s, s:s, s:s}", "ifname", a->nics[k].ifname, "peer", b->hostname, "switch",
+			 b->nics[k].sw, "switch_port", b->nics[k].sw_port));
+	detail(b, SIM_F_CABLE_SWAP,
+	       json_pack("{s:s, s:s, s:s, s:s}", "ifname", b->nics[k].ifname, "peer", a->hostname, "switch",
+			 a->nics[k].sw, "switch_port", a->nics[k].sw_port));
+	a->faults |= SIM_FAULT_BIT(SIM_F_CABLE_SWAP);
+	b->faults |= SIM_FAULT_BIT(SIM_F_CABLE_SWAP);
+}
+
+/* Put fault f on n (cable_swap takes partner as well). */
+static void apply(struct sim_node *n, struct sim_node *partner, enum sim_fault f, uint64_t *rng)
+{
+	int g = (int)sim_rng_below(rng, SIM_GPUS), k = (int)sim_rng_below(rng, SIM_FABRIC_NICS);
+	int d = (int)sim_rng_below(rng, SIM_DATA_DRIVES), p = (int)sim_rng_below(rng, SIM_PSUS);
+	char name[32];
+	int celsius;
+
+	if (f == SIM_F_CABLE_SWAP) {
+		apply_cable_swap(n, partner, rng);
+		return;
+	}
+	n->faults |= SIM_FAULT_BIT(f);
+	switch (f) {
+	case SIM_F_PSU_FAILED:
+		n->psus[p].failed = 1;
+		snprintf(name, sizeof(name), "PSU.Slot.%d", p + 1);
+		detail(n, f, json_pack("{s:s, s:s}", "psu", name, "serial", n->psus[p].serial));
+		break;
+	case SIM_F_BIOS_DRIFT:
+		apply_bios_drift(n, rng);
+		break;
+	case SIM_F_FW_OUTDATED:
+		snprintf(n->firmware_nic_outdated, sizeof(n->firmware_nic_outdated), "%s", n->nics[k].fqdd);
+		snprintf(n->nics[k].firmware, sizeof(n->nics[k].firmware), "%s", SIM_FW_NIC_OUTDATED);
+		detail(n, f, json_pack("{s:s, s:s, s:s}", "component", n->nics[k].fqdd, "version",
+				       SIM_FW_NIC_OUTDATED, "expected", SIM_FW_NIC));
+		break;
+	case SIM_F_NIC_MISSING:
+		n->nics[k].present = 0;
+		detail(n, f, json_pack("{s:s, s:s, s:s}", "nic", n->nics[k].fqdd, "mac", n->nics[k].mac, "ifname",
+				       n->nics[k].ifname));
+		break;
+	case SIM_F_GPU_MISSING:
+	case SIM_F_PCIE_DEGRADED:
+		if (f == SIM_F_GPU_MISSING)
+			n->gpus[g].present = 0;
+		else
+			n->gpus[g].lanes = 4;
+		detail(n, f, json_pack("{s:i, s:s, s:i}", "gpu", g + 1, "serial", n->gpus[g].serial, "bus",
+				       n->gpus[g].bus));
+		break;
+	case SIM_F_NVME_MISSING:
+		n->drives[d].present = 0;
+		detail(n, f, json_pack("{s:s, s:s}", "drive", n->drives[d].id, "serial", n->drives[d].serial));
+		break;
+	case SIM_F_CABLE_UNPLUGGED:
+		detail(n, f, json_pack("{s:s, s:s, s:s}", "ifname", n->nics[k].ifname, "switch", n->nics[k].sw,
+				       "switch_port", n->nics[k].sw_port));
+		break;
+	case SIM_F_THERMAL_BOGUS:
+		n->bogus_sensor = (int)sim_rng_below(rng, SIM_TEMPS);
+		sim_temp_sensor(n->bogus_sensor, name, sizeof(name), &celsius);
+		detail(n, f, json_pack("{s:s, s:i}", "sensor", name, "reading", n->bogus_sensor % 2 ? 255 : -128));
+		break;
+	case SIM_F_CPUFREQ_CAPPED:
+		detail(n, f, json_pack("{s:i}", "max_mhz", 2000));
+		break;
+	case SIM_F_CLOCK_SKEW:
+		detail(n, f, json_pack("{s:i}", "offset_s", (int)(120 + sim_rng_below(rng, 780)) * (g % 2 ? -1 : 1)));
+		break;
+	case SIM_F_COMMISSION_FAIL:
+		detail(n, f, json_pack("{s:s}", "reason", "commissioning script 20-maas-03-machine-resources failed"));
+		break;
+	default:
+		detail(n, f, NULL);
+		break;
+	}
+}
+
+/* Nodes in an order fixed by the seed; requested faults go down it. */
+static size_t *shuffled(size_t n, uint64_t *rng)
+{
+	size_t *order = br_xcalloc(n, sizeof(*order));
+
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	for (size_t i = n; i > 1; i--) {
+		size_t j = (size_t)sim_rng_below(rng, i), t = order[i - 1];
+
+		order[i - 1] = order[j];
+		order[j] = t;
+	}
+	return order;
+}
+
+static int assign_requested(struct sim_rack *rack, const struct sim_config *cfg, uint64_t *rng,
+			    struct br_err *err)
+{
+	size_t *order = shuffled(rack->n, rng), next = 0;
+	int rc = 0;
+
+	for (size_t r = 0; r < cfg->n_faults && !rc; r++) {
+		enum sim_fault f = cfg->faults[r].fault;
+		size_t take = f == SIM_F_CABLE_SWAP ? 2 : 1;
+
+		for (int c = 0; c < cfg->faults[r].count; c++) {
+			if (next + take > rack->n) {
+				rc = br_errf(err, BR_E_INVAL,
+					     "--faults: not enough nodes for %s:%d (%zu nodes, each fault on its own)",
+					     sim_fault_name(f), cfg->faults[r].count, rack->n);
+				break;
+			}
+			apply(&rack->nodes[order[next]], take == 2 ? &rack->nodes[order[next + 1]] : NULL, f, rng);
+			next += take;
+		}
+	}
+	free(order);
+	return rc;
+}
+
+static void assign_random(struct sim_rack *rack, double rate, uint64_t *rng)
+{
+	for (size_t i = 0; i < rack->n; i++) {
+		struct sim_node *partner = NULL;
+		enum sim_fault f;
+
+		if (rack->nodes[i].faults || (double)sim_rng_next(rng) / 18446744073709551616.0 >= rate)
+			continue;
+		f = (enum sim_fault)sim_rng_below(rng, SIM_F_DESIGN_COUNT);
+		if (f == SIM_F_CABLE_SWAP) {
+			for (size_t j = i + 1; j < rack->n && !partner; j++)
+				if (!rack->nodes[j].faults)
+					partner = &rack->nodes[j];
+			if (!partner) /* no free node left to swap with */
+				f = SIM_F_CABLE_UNPLUGGED;
+		}
+		apply(&rack->nodes[i], partner, f, rng);
+	}
+}
+
+int sim_faults_assign(struct sim_rack *rack, const struct sim_config *cfg, struct br_err *err)
+{
+	uint64_t rng = sim_rng_seed(cfg->seed, 7);
+	int rc = assign_requested(rack, cfg, &rng, err);
+
+	if (rc)
+		return rc;
+	if (cfg->fault_rate < 0 || cfg->fault_rate > 1)
+		return br_errf(err, BR_E_INVAL, "--fault-rate %g: must be 0..1", cfg->fault_rate);
+	if (cfg->fault_rate > 0)
+		assign_random(rack, cfg->fault_rate, &rng);
+	return 0;
+}

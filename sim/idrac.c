@@ -1,0 +1,390 @@
+/*
+ * One iDRAC answering a request: route the path, show the BMC faults
+ * (flaky, auth, the test-only ones), authenticate, then render, page and
+ * expand. Paths are iDRAC's; link depth from the service root is part of
+ * each route so the request log can say how deep a client had to walk.
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+
+#include "idrac.h"
+
+#define ARG_MAX 128
+
+typedef json_t *(*render_fn)(struct sim_ctx *c);
+typedef void (*write_fn)(struct sim_ctx *c);
+
+enum route_tag { T_NONE, T_PUBLIC, T_SYSTEM, T_ETH_COLL, T_CHASSIS, T_THERMAL };
+
+struct route {
+	const char *pattern; /* '*' matches one path segment */
+	int depth;
+	enum route_tag tag;
+	int etag_in_body;
+	render_fn get;
+	write_fn patch, post, del;
+};
+
+static json_t *r_versions(struct sim_ctx *c)
+{
+	return json_pack("{s:s}", "v1", "/redfish/v1/");
+}
+
+static const struct route routes[] = {
+	{ "/redfish", 0, T_PUBLIC, 0, r_versions, NULL, NULL, NULL },
+	{ SIM_R_ROOT, 1, T_PUBLIC, 0, sim_r_root, NULL, NULL, NULL },
+	{ SIM_R_ROOT "/odata", 1, T_PUBLIC, 0, sim_r_odata, NULL, NULL, NULL },
+	{ SIM_R_ROOT "/Systems", 2, T_NONE, 0, sim_r_systems, NULL, NULL, NULL },
+	{ SIM_R_SYS, 3, T_SYSTEM, 1, sim_r_system, sim_w_system, NULL, NULL },
+	{ SIM_R_SYS "/EthernetInterfaces", 4, T_ETH_COLL, 0, sim_r_eth_coll, NULL, NULL, NULL },
+	{ SIM_R_SYS "/EthernetInterfaces/*", 5, T_NONE, 0, sim_r_eth, NULL, NULL, NULL },
+	{ SIM_R_SYS "/Processors", 4, T_NONE, 0, sim_r_procs, NULL, NULL, NULL },
+	{ SIM_R_SYS "/Processors/*", 5, T_NONE, 0, sim_r_proc, NULL, NULL, NULL },
+	{ SIM_R_SYS "/Storage", 4, T_NONE, 0, sim_r_storages, NULL, NULL, NULL },
+	{ SIM_R_SYS "/Storage/*", 5, T_NONE, 0, sim_r_storage, NULL, NULL, NULL },
+	{ SIM_R_SYS "/Storage/*/Drives/*", 6, T_NONE, 0, sim_r_drive, NULL, NULL, NULL },
+	{ SIM_R_SYS "/Bios", 4, T_NONE, 1, sim_r_bios, NULL, NULL, NULL },
+	{ SIM_R_SYS "/Bios/Settings", 5, T_NONE, 1, sim_r_bios_settings, sim_w_bios_settings, NULL, NULL },
+	{ SIM_R_SYS "/Actions/ComputerSystem.Reset", 4, T_NONE, 0, NULL, NULL, sim_w_reset, NULL },
+	{ SIM_R_ROOT "/Chassis", 2, T_NONE, 0, sim_r_chassis_coll, NULL, NULL, NULL },
+	{ SIM_R_CHASSIS, 3, T_CHASSIS, 0, sim_r_chassis, NULL, NULL, NULL },
+	{ SIM_R_CHASSIS "/PCIeDevices", 4, T_NONE, 0, sim_r_pcie_coll, NULL, NULL, NULL },
+	/* Linked straight from the System's PCIeDevices array, so one level up. */
+	{ SIM_R_CHASSIS "/PCIeDevices/*", 4, T_NONE, 0, sim_r_pcie, NULL, NULL, NULL },
+	{ SIM_R_CHASSIS "/PCIeDevices/*/PCIeFunctions", 5, T_NONE, 0, sim_r_pcie_funcs, NULL, NULL, NULL },
+	{ SIM_R_CHASSIS "/PCIeDevices/*/PCIeFunctions/*", 6, T_NONE, 0, sim_r_pcie_func, NULL, NULL, NULL },
+	{ SIM_R_CHASSIS "/NetworkAdapters", 4, T_NONE, 0, sim_r_adapters, NULL, NULL, NULL },
+	{ SIM_R_CHASSIS "/NetworkAdapters/*", 5, T_NONE, 0, sim_r_adapter, NULL, NULL, NULL },
+	{ SIM_R_CHASSIS "/NetworkAdapters/*/NetworkDeviceFunctions", 6, T_NONE, 0, sim_r_ndf_coll, NULL, NULL,
+	  NULL },
+	{ SIM_R_CHASSIS "/NetworkAdapters/*/NetworkDeviceFunctions/*", 7, T_NONE, 0, sim_r_ndf, NULL, NULL, NULL },
+	{ SIM_R_CHASSIS "/Thermal", 4, T_THERMAL, 0, sim_r_thermal, NULL, NULL, NULL },
+	{ SIM_R_CHASSIS "/Power", 4, T_NONE, 0, sim_r_power, NULL, NULL, NULL },
+	{ SIM_R_ROOT "/Managers", 2, T_NONE, 0, sim_r_managers, NULL, NULL, NULL },
+	{ SIM_R_MGR, 3, T_NONE, 1, sim_r_manager, NULL, NULL, NULL },
+	{ SIM_R_MGR "/EthernetInterfaces", 4, T_NONE, 0, sim_r_mgr_eth_coll, NULL, NULL, NULL },
+	{ SIM_R_MGR "/EthernetInterfaces/*", 5, T_NONE, 0, sim_r_mgr_eth, NULL, NULL, NULL },
+	{ SIM_R_MGR "/LogServices", 4, T_NONE, 0, sim_r_log_services, NULL, NULL, NULL },
+	{ SIM_R_MGR "/LogServices/Sel", 5, T_NONE, 0, sim_r_sel, NULL, NULL, NULL },
+	{ SIM_R_MGR "/LogServices/Sel/Entries", 6, T_NONE, 0, sim_r_sel_entries, NULL, NULL, NULL },
+	{ SIM_R_MGR "/LogServices/Sel/Entries/*", 7, T_NONE, 0, sim_r_sel_entry, NULL, NULL, NULL },
+	{ SIM_R_MGR "/Jobs", 4, T_NONE, 0, sim_r_jobs, NULL, sim_w_jobs, NULL },
+	{ SIM_R_MGR "/Jobs/*", 5, T_NONE, 0, sim_r_job, NULL, NULL, NULL },
+	{ SIM_R_ROOT "/UpdateService", 2, T_NONE, 0, sim_r_update_service, NULL, NULL, NULL },
+	{ SIM_R_FW, 3, T_NONE, 0, sim_r_fw_coll, NULL, NULL, NULL },
+	{ SIM_R_FW "/*", 4, T_NONE, 0, sim_r_fw, NULL, NULL, NULL },
+	{ SIM_R_ROOT "/SessionService", 2, T_NONE, 0, sim_r_session_service, NULL, NULL, NULL },
+	/* The service root links Sessions directly (Links.Sessions). */
+	{ SIM_R_SESSIONS, 2, T_NONE, 0, sim_r_sessions, NULL, sim_w_session_create, NULL },
+	{ SIM_R_SESSIONS "/*", 3, T_NONE, 0, sim_r_session, NULL, NULL, sim_w_session_delete },
+	{ SIM_R_ROOT "/AccountService", 2, T_NONE, 0, sim_r_accounts_service, NULL, NULL, NULL },
+	{ SIM_R_ROOT "/AccountService/Accounts", 3, T_NONE, 0, sim_r_accounts, NULL, NULL, NULL },
+	{ SIM_R_ROOT "/AccountService/Accounts/*", 4, T_NONE, 0, sim_r_account, NULL, NULL, NULL },
+};
+
+/* Match path against pattern, copying '*' segments into args. */
+static int match(const char *pattern, const char *path, char args[3][ARG_MAX])
+{
+	int nargs = 0;
+
+	for (;;) {
+		const char *pe = strchrnul(pattern, '/'), *se = strchrnul(path, '/');
+		size_t plen = (size_t)(pe - pattern), slen = (size_t)(se - path);
+
+		if (plen == 1 && *pattern == '*') {
+			if (nargs == 3 || slen == 0 || slen >= ARG_MAX)
+				return 0;
+			memcpy(args[nargs], path, slen);
+			args[nargs++][slen] = '\0';
+		} else if (plen != slen || memcmp(pattern, path, plen)) {
+			return 0;
+		}
+		if (!*pe || !*se)
+			return !*pe && !*se;
+		pattern = pe + 1;
+		path = se + 1;
+	}
+}
+
+static const struct route *find_route(const char *path, char args[3][ARG_MAX])
+{
+	for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++)
+		if (match(routes[i].pattern, path, args))
+			return &routes[i];
+	return NULL;
+}
+
+/* Depth of a path no route knows: one below its parent's. */
+static int guess_depth(const char *path)
+{
+	int d = -1;
+
+	for (const char *p = path; *p; p++)
+		if (*p == '/')
+			d++;
+	return d;
+}
+
+/* A resource other than the one requested, for $expand. */
+static json_t *render_path(struct sim_ctx *c, const char *path)
+{
+	char args[3][ARG_MAX];
+	const struct route *r = find_route(path, args);
+	struct sim_ctx sub = *c;
+
+	if (!r || !r->get || r->tag == T_THERMAL)
+		return NULL;
+	for (int i = 0; i < 3; i++)
+		sub.args[i] = args[i];
+	return r->get(&sub);
+}
+
+/* $expand=.($levels=1), * or ~ on a collection: members inline. Deeper
+ * levels are answered as one, as iDRAC's MaxLevels says. */
+static void expand_members(struct sim_ctx *c, json_t *members)
+{
+	size_t i;
+	json_t *m;
+
+	json_array_foreach(members, i, m)
+	{
+		const char *path = br_json_str(m, "@odata.id");
+		json_t *full = path ? render_path(c, path) : NULL;
+
+		if (full)
+			json_array_set_new(members, i, full);
+	}
+}
+
+/* Members@odata.nextLink paging, $skip=N. */
+static void page_members(struct sim_ctx *c, json_t *doc, json_t *members)
+{
+	const char *skip_arg = sim_request_query(c->req, "$skip"), *expand = sim_request_query(c->req, "$expand");
+	size_t total = json_array_size(members);
+	long skip = 0;
+	json_t *page;
+
+	if (total <= SIM_PAGE_SIZE && !skip_arg)
+		return;
+	if (skip_arg && br_parse_long(skip_arg, 0, 1L << 30, &skip))
+		skip = 0;
+	page = json_array();
+	for (size_t i = (size_t)skip; i < total && i < (size_t)skip + SIM_PAGE_SIZE; i++)
+		json_array_append(page, json_array_get(members, i));
+	json_object_set_new(doc, "Members", page);
+	if ((size_t)skip + SIM_PAGE_SIZE < total) {
+		char *next = br_xasprintf("%s?$skip=%ld%s%s", c->req->path, skip + SIM_PAGE_SIZE,
+					  expand ? "&$expand=" : "", expand ? expand : "");
+
+		json_object_set_new(doc, "Members@odata.nextLink", json_string(next));
+		free(next);
+	}
+}
+
+/* bmc_flaky: ~30% of requests stall past a client's timeout, lose their
+ * connection, or get iDRAC's "not ready" 503. 1 when already answered. */
+static int flaky(struct sim_ctx *c)
+{
+	struct sim_node *n = c->node;
+
+	if (!(n->faults & SIM_FAULT_BIT(SIM_F_BMC_FLAKY)) ||
+	    sim_rng_below(&n->st.rng, 100) >= SIM_FLAKY_PERCENT)
+		return 0;
+	switch (sim_rng_below(&n->st.rng, 3)) {
+	case 0:
+		c->resp->stall_ms = c->cfg->flaky_stall_ms;
+		c->resp->note = "stall";
+		return 0;
+	case 1:
+		c->resp->action = SIM_ACT_CLOSE;
+		c->resp->note = "reset";
+		return 1;
+	default:
+		sim_reply_error(c, 503,
+				sim_msg(SIM_MSG "SYS518", "Critical",
+					"iDRAC is not ready. The configuration values cannot be accessed. Please retry "
+					"after a few minutes.",
+					"Wait for a few minutes and retry the operation."),
+				NULL);
+		sim_response_header(c->resp, "Retry-After", "1");
+		c->resp->note = "503";
+		return 1;
+	}
+}
+
+static void huge_members(json_t *doc)
+{
+	json_t *members = json_array();
+
+	for (int i = 0; i < SIM_HUGE_MEMBERS; i++) {
+		char *path = br_xasprintf(SIM_R_SYS "/EthernetInterfaces/NIC.Virtual.%d-1-1", i);
+
+		json_array_append_new(members, json_pack("{s:s}", "@odata.id", path));
+		free(path);
+	}
+	json_object_set_new(doc, "Members", members);
+	json_object_set_new(doc, "Members@odata.count", json_integer(SIM_HUGE_MEMBERS));
+}
+
+/* Test-only faults that change a rendered document; 1 when answered. */
+static int test_faults(struct sim_ctx *c, const struct route *r, json_t *doc)
+{
+	uint32_t f = c->node->faults;
+
+	if (r->tag == T_CHASSIS && (f & SIM_FAULT_BIT(SIM_F_HUGE_BODY))) {
+		c->resp->status = 200;
+		c->resp->body = br_xasprintf("{\"@odata.id\":\"%s\",\"Oem\":{\"Filler\":\"", SIM_R_CHASSIS);
+		c->resp->body_len = strlen(c->resp->body);
+		c->resp->synthetic_len = SIM_HUGE_BODY_BYTES;
+		c->resp->note = "huge_body";
+		json_decref(doc);
+		return 1;
+	}
+	if (r->tag == T_ETH_COLL && (f & SIM_FAULT_BIT(SIM_F_HUGE_COLLECTION)))
+		huge_members(doc);
+	if (f & SIM_FAULT_BIT(SIM_F_BAD_TYPES)) {
+		if (r->tag == T_SYSTEM) {
+			json_object_set_new(doc, "SerialNumber", json_integer(4711));
+			json_object_set_new(json_object_get(doc, "ProcessorSummary"), "Count", json_string("two"));
+			json_object_set_new(doc, "MemorySummary", json_array());
+		}
+		if (r->tag == T_ETH_COLL)
+			json_object_set_new(doc, "Members", json_pack("{s:s}", "@odata.id", "not-a-list"));
+	}
+	return 0;
+}
+
+static void do_get(struct sim_ctx *c, const struct route *r)
+{
+	json_t *doc = r->get ? r->get(c) : NULL;
+	json_t *members;
+
+	if (!doc) {
+		sim_reply_not_found(c);
+		return;
+	}
+	if (r->tag == T_THERMAL && (c->node->faults & SIM_FAULT_BIT(SIM_F_HANG))) {
+		c->resp->action = SIM_ACT_HANG;
+		c->resp->note = "hang";
+		json_decref(doc);
+		return;
+	}
+	members = json_object_get(doc, "Members");
+	if (json_is_array(members)) {
+		page_members(c, doc, members);
+		if (sim_request_query(c->req, "$expand"))
+			expand_members(c, json_object_get(doc, "Members"));
+	}
+	if (test_faults(c, r, doc))
+		return;
+	sim_reply(c, 200, doc);
+	if (r->tag == T_SYSTEM && (c->node->faults & SIM_FAULT_BIT(SIM_F_BAD_JSON))) {
+		c->resp->body_len /= 2;
+		c->resp->body[c->resp->body_len] = '\0';
+		c->resp->note = "bad_json";
+	}
+}
+
+/* If-Match on a PATCH must name the resource as it is now. 1 when refused. */
+static int precondition_failed(struct sim_ctx *c, const struct route *r)
+{
+	const char *if_match = sim_request_header(c->req, "If-Match");
+	char etag[20];
+	json_t *doc;
+	char *text;
+
+	if (!if_match || !strcmp(if_match, "*") || !r->get || !(doc = r->get(c)))
+		return 0;
+	text = json_dumps(doc, JSON_COMPACT);
+	sim_etag_of(text, strlen(text), etag);
+	free(text);
+	json_decref(doc);
+	if (!strcmp(etag, if_match))
+		return 0;
+	sim_reply_error(c, 412,
+			sim_msg(SIM_BASE "PreconditionFailed", "Critical",
+				"The ETag supplied did not match the ETag required to change this resource.",
+				"Try the operation again using the appropriate ETag."),
+			NULL);
+	return 1;
+}
+
+static void method_not_allowed(struct sim_ctx *c)
+{
+	sim_reply_error(c, 405,
+			sim_msg(SIM_BASE "OperationNotAllowed", "Critical",
+				"The HTTP method is not allowed on this resource.",
+				"None. Use a method the resource supports."),
+			NULL);
+}
+
+static void dispatch(struct sim_ctx *c, const struct route *r)
+{
+	const char *m = c->req->method;
+	write_fn w = NULL;
+
+	if (!strcmp(m, "GET") || !strcmp(m, "HEAD")) {
+		do_get(c, r);
+		return;
+	}
+	if (!strcmp(m, "PATCH"))
+		w = r->patch;
+	else if (!strcmp(m, "POST"))
+		w = r->post;
+	else if (!strcmp(m, "DELETE"))
+		w = r->del;
+	if (!w) {
+		method_not_allowed(c);
+		return;
+	}
+	if (c->req->body_len) {
+		c->body = json_loadb(c->req->body, c->req->body_len, 0, NULL);
+		if (!json_is_object(c->body)) {
+			sim_reply_error(c, 400,
+					sim_msg(SIM_BASE "MalformedJSON", "Critical",
+						"The request body submitted was malformed JSON and could not be parsed "
+						"by the receiving service.",
+						"Ensure that the request body is valid JSON and resubmit the request."),
+					NULL);
+			return;
+		}
+	}
+	if (!strcmp(m, "PATCH") && precondition_failed(c, r))
+		return;
+	w(c);
+}
+
+void sim_idrac_handle(void *ctx, const struct sim_request *req, struct sim_response *resp)
+{
+	struct sim_bmc *bmc = ctx;
+	char args[3][ARG_MAX];
+	struct sim_ctx c = { .node = bmc->node, .cfg = bmc->cfg, .req = req, .resp = resp };
+	char *path = br_xstrdup(req->path);
+	size_t len = strlen(path);
+	const struct route *r;
+	int public;
+
+	/* iDRAC answers /redfish/v1/ as /redfish/v1. */
+	while (len > 1 && path[len - 1] == '/')
+		path[--len] = '\0';
+	r = find_route(path, args);
+	for (int i = 0; i < 3; i++)
+		c.args[i] = args[i];
+	resp->depth = r ? r->depth : guess_depth(path);
+	resp->auth = "none";
+	if (flaky(&c))
+		goto out;
+	public = r && (r->tag == T_PUBLIC || (r->post == sim_w_session_create && !strcmp(req->method, "POST")));
+	if (!public && sim_session_check(&c))
+		goto out;
+	if (!r) {
+		sim_reply_not_found(&c);
+		goto out;
+	}
+	c.etag_in_body = r->etag_in_body;
+	dispatch(&c, r);
+out:
+	json_decref(c.body);
+	free(path);
+}

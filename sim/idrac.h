@@ -1,0 +1,133 @@
+/*
+ * idrac — one simulated Dell iDRAC9 answering Redfish for its node: the
+ * resource tree as iDRAC 7.x shapes it, sessions, errors with iDRAC's
+ * MessageIds, ETags, paging and $expand, and the BMC-visible faults.
+ * Private to sim/: idrac.c routes and authenticates, idrac_system.c,
+ * idrac_chassis.c, idrac_manager.c and idrac_session.c render resources.
+ *
+ * Ownership: render functions return a new JSON reference (NULL: no such
+ * resource); everything else is borrowed.
+ */
+#ifndef BRINGUP_SIM_IDRAC_H
+#define BRINGUP_SIM_IDRAC_H
+
+#include "http.h"
+#include "sim.h"
+
+#define SIM_R_ROOT "/redfish/v1"
+#define SIM_R_SYS "/redfish/v1/Systems/System.Embedded.1"
+#define SIM_R_CHASSIS "/redfish/v1/Chassis/System.Embedded.1"
+#define SIM_R_MGR "/redfish/v1/Managers/iDRAC.Embedded.1"
+#define SIM_R_SESSIONS "/redfish/v1/SessionService/Sessions"
+#define SIM_R_FW "/redfish/v1/UpdateService/FirmwareInventory"
+#define SIM_SESSION_IDLE_MS (1800 * 1000) /* iDRAC's default session timeout */
+#define SIM_HUGE_MEMBERS 100000
+#define SIM_HUGE_BODY_BYTES (50u * 1024 * 1024)
+#define SIM_MSG "IDRAC.2.9." /* iDRAC 7.x message registry prefix */
+#define SIM_BASE "Base.1.12."
+
+/* Shared by every BMC of the rack; borrowed by the handler. */
+struct sim_bmc_config {
+	const char *user;
+	const char *password;
+	int flaky_stall_ms;
+};
+
+/* One BMC: the handler context handed to sim_loop_listen. */
+struct sim_bmc {
+	struct sim_node *node;
+	const struct sim_bmc_config *cfg;
+};
+
+/* The request being answered. */
+struct sim_ctx {
+	struct sim_node *node;
+	const struct sim_bmc_config *cfg;
+	const struct sim_request *req;
+	struct sim_response *resp;
+	const char *args[3]; /* the '*' segments of the matched route */
+	json_t *body;        /* parsed request body of PATCH/POST, or NULL */
+	int etag_in_body;    /* the resource carries @odata.etag, as iDRAC's do */
+};
+
+void sim_idrac_handle(void *bmc, const struct sim_request *req, struct sim_response *resp);
+
+/* ---- building resources (idrac.c) ------------------------------------------ */
+
+/* {"@odata.context", "@odata.id", "@odata.type", "Id", "Name"} */
+json_t *sim_res(const char *type, const char *id, const char *name, const char *path_fmt, ...) BR_PRINTF(4, 5);
+json_t *sim_link(const char *path_fmt, ...) BR_PRINTF(1, 2);
+json_t *sim_coll(const char *type, const char *name, const char *path);
+void sim_coll_add(json_t *coll, const char *path_fmt, ...) BR_PRINTF(2, 3);
+json_t *sim_status(const char *health);
+/* One @Message.ExtendedInfo entry. */
+json_t *sim_msg(const char *id, const char *severity, const char *message, const char *resolution);
+/* Answer with a document (taken). */
+void sim_reply(struct sim_ctx *c, int status, json_t *doc);
+/* Answer with an error whose ExtendedInfo holds msg and, if not NULL, msg2 (both taken). */
+void sim_reply_error(struct sim_ctx *c, int status, json_t *msg, json_t *msg2);
+void sim_reply_not_found(struct sim_ctx *c);
+/* iDRAC writes MACs in upper case; clients must normalise. */
+void sim_mac_upper(const char *mac, char out[18]);
+/* The ETag a resource has now ("\"hex\""), in out[20]. */
+void sim_etag_of(const char *data, size_t len, char out[20]);
+
+/* ---- renderers, by file ---------------------------------------------------- */
+
+json_t *sim_r_root(struct sim_ctx *c);
+json_t *sim_r_odata(struct sim_ctx *c);
+json_t *sim_r_systems(struct sim_ctx *c);
+json_t *sim_r_system(struct sim_ctx *c);
+json_t *sim_r_eth_coll(struct sim_ctx *c);
+json_t *sim_r_eth(struct sim_ctx *c);
+json_t *sim_r_procs(struct sim_ctx *c);
+json_t *sim_r_proc(struct sim_ctx *c);
+json_t *sim_r_storages(struct sim_ctx *c);
+json_t *sim_r_storage(struct sim_ctx *c);
+json_t *sim_r_drive(struct sim_ctx *c);
+json_t *sim_r_bios(struct sim_ctx *c);
+json_t *sim_r_bios_settings(struct sim_ctx *c);
+void sim_w_bios_settings(struct sim_ctx *c);
+void sim_w_system(struct sim_ctx *c);
+void sim_w_reset(struct sim_ctx *c);
+
+json_t *sim_r_chassis_coll(struct sim_ctx *c);
+json_t *sim_r_chassis(struct sim_ctx *c);
+json_t *sim_r_pcie_coll(struct sim_ctx *c);
+json_t *sim_r_pcie(struct sim_ctx *c);
+json_t *sim_r_pcie_funcs(struct sim_ctx *c);
+json_t *sim_r_pcie_func(struct sim_ctx *c);
+json_t *sim_r_adapters(struct sim_ctx *c);
+json_t *sim_r_adapter(struct sim_ctx *c);
+json_t *sim_r_ndf_coll(struct sim_ctx *c);
+json_t *sim_r_ndf(struct sim_ctx *c);
+json_t *sim_r_thermal(struct sim_ctx *c);
+json_t *sim_r_power(struct sim_ctx *c);
+
+json_t *sim_r_managers(struct sim_ctx *c);
+json_t *sim_r_manager(struct sim_ctx *c);
+json_t *sim_r_mgr_eth_coll(struct sim_ctx *c);
+json_t *sim_r_mgr_eth(struct sim_ctx *c);
+json_t *sim_r_log_services(struct sim_ctx *c);
+json_t *sim_r_sel(struct sim_ctx *c);
+json_t *sim_r_sel_entries(struct sim_ctx *c);
+json_t *sim_r_sel_entry(struct sim_ctx *c);
+json_t *sim_r_update_service(struct sim_ctx *c);
+json_t *sim_r_fw_coll(struct sim_ctx *c);
+json_t *sim_r_fw(struct sim_ctx *c);
+json_t *sim_r_accounts_service(struct sim_ctx *c);
+json_t *sim_r_accounts(struct sim_ctx *c);
+json_t *sim_r_account(struct sim_ctx *c);
+json_t *sim_r_jobs(struct sim_ctx *c);
+json_t *sim_r_job(struct sim_ctx *c);
+void sim_w_jobs(struct sim_ctx *c);
+
+json_t *sim_r_session_service(struct sim_ctx *c);
+json_t *sim_r_sessions(struct sim_ctx *c);
+json_t *sim_r_session(struct sim_ctx *c);
+void sim_w_session_create(struct sim_ctx *c);
+void sim_w_session_delete(struct sim_ctx *c);
+/* Authenticate by X-Auth-Token or Basic: 0 (resp->auth set), else BR_E_AUTH. */
+int sim_session_check(struct sim_ctx *c);
+
+#endif

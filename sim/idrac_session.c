@@ -1,0 +1,186 @@
+/*
+ * Sessions and authentication as iDRAC9 does them: POST to Sessions gives
+ * X-Auth-Token and Location, DELETE of the Location logs out, at most eight
+ * sessions live at once (the ninth login gets RAC0218), idle ones expire
+ * after 30 minutes; HTTP Basic works on every request too.
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "idrac.h"
+
+static void reply_unauthorized(struct sim_ctx *c)
+{
+	sim_reply_error(c, 401,
+			sim_msg(SIM_BASE "InsufficientPrivilege", "Critical",
+				"There are insufficient privileges for the account or credentials associated with "
+				"the current session to perform the requested operation.",
+				"Either abandon the operation or change the associated access rights and resubmit "
+				"the request if the operation failed."),
+			sim_msg(SIM_MSG "SYS415", "Warning",
+				"Unable to complete the operation because an invalid username and/or password is "
+				"entered, and therefore authentication failed.",
+				"Enter valid user name and password and retry the operation."));
+	sim_response_header(c->resp, "WWW-Authenticate", "Basic realm=\"RedfishService\"");
+}
+
+static int credentials_ok(struct sim_ctx *c, const char *user, const char *password)
+{
+	if (c->node->faults & SIM_FAULT_BIT(SIM_F_BMC_AUTH))
+		return 0; /* the BMC has other credentials than the manifest says */
+	return user && password && !strcmp(user, c->cfg->user) && !strcmp(password, c->cfg->password);
+}
+
+static void expire_sessions(struct sim_bmc_state *st, int64_t now)
+{
+	for (int i = 0; i < SIM_SESSIONS_MAX; i++)
+		if (st->sessions[i].id && now - st->sessions[i].last_ms > SIM_SESSION_IDLE_MS)
+			memset(&st->sessions[i], 0, sizeof(st->sessions[i]));
+}
+
+int sim_session_check(struct sim_ctx *c)
+{
+	const char *token = sim_request_header(c->req, "X-Auth-Token");
+	struct sim_bmc_state *st = &c->node->st;
+	char *user = NULL, *password = NULL;
+	int ok = 0;
+
+	expire_sessions(st, c->req->start_ms);
+	if (token && !(c->node->faults & SIM_FAULT_BIT(SIM_F_BMC_AUTH))) {
+		for (int i = 0; i < SIM_SESSIONS_MAX && !ok; i++)
+			if (st->sessions[i].id && !strcmp(st->sessions[i].token, token)) {
+				st->sessions[i].last_ms = c->req->start_ms;
+				ok = 1;
+			}
+		c->resp->auth = "session";
+	} else if (sim_request_basic_auth(c->req, &user, &password) == 0) {
+		ok = credentials_ok(c, user, password);
+		c->resp->auth = "basic";
+	}
+	free(user);
+	if (password)
+		br_secret_free(password);
+	if (ok)
+		return 0;
+	reply_unauthorized(c);
+	return BR_E_AUTH;
+}
+
+static json_t *session_doc(int id)
+{
+	char sid[16];
+	json_t *s;
+
+	snprintf(sid, sizeof(sid), "%d", id);
+	s = sim_res("#Session.v1_6_0.Session", sid, "User Session", SIM_R_SESSIONS "/%d", id);
+	json_object_set_new(s, "Description", json_string("User Session"));
+	json_object_set_new(s, "UserName", json_string("root"));
+	json_object_set_new(s, "SessionType", json_string("Redfish"));
+	json_object_set_new(s, "Password", json_null());
+	return s;
+}
+
+json_t *sim_r_session_service(struct sim_ctx *c)
+{
+	json_t *s = sim_res("#SessionService.v1_1_8.SessionService", "SessionService", "Session Service",
+			    "/redfish/v1/SessionService");
+
+	json_object_set_new(s, "Description", json_string("Session Service"));
+	json_object_set_new(s, "ServiceEnabled", json_true());
+	json_object_set_new(s, "SessionTimeout", json_integer(SIM_SESSION_IDLE_MS / 1000));
+	json_object_set_new(s, "Sessions", sim_link(SIM_R_SESSIONS));
+	json_object_set_new(s, "Status", sim_status("OK"));
+	return s;
+}
+
+json_t *sim_r_sessions(struct sim_ctx *c)
+{
+	json_t *coll = sim_coll("#SessionCollection.SessionCollection", "Session Collection", SIM_R_SESSIONS);
+
+	for (int i = 0; i < SIM_SESSIONS_MAX; i++)
+		if (c->node->st.sessions[i].id)
+			sim_coll_add(coll, SIM_R_SESSIONS "/%d", c->node->st.sessions[i].id);
+	return coll;
+}
+
+static struct sim_session *find_session(struct sim_ctx *c)
+{
+	long id;
+
+	if (br_parse_long(c->args[0], 1, 1L << 30, &id))
+		return NULL;
+	for (int i = 0; i < SIM_SESSIONS_MAX; i++)
+		if (c->node->st.sessions[i].id == id)
+			return &c->node->st.sessions[i];
+	return NULL;
+}
+
+json_t *sim_r_session(struct sim_ctx *c)
+{
+	struct sim_session *s = find_session(c);
+
+	return s ? session_doc(s->id) : NULL;
+}
+
+static void new_token(char out[33])
+{
+	unsigned char raw[16];
+	size_t got = 0;
+
+	while (got < sizeof(raw)) {
+		ssize_t n = getrandom(raw + got, sizeof(raw) - got, 0);
+
+		if (n > 0)
+			got += (size_t)n;
+	}
+	for (int i = 0; i < 16; i++)
+		snprintf(out + 2 * i, 3, "%02x", raw[i]);
+}
+
+void sim_w_session_create(struct sim_ctx *c)
+{
+	struct sim_bmc_state *st = &c->node->st;
+	struct sim_session *slot = NULL;
+	char location[64];
+
+	if (!credentials_ok(c, br_json_str(c->body, "UserName"), br_json_str(c->body, "Password"))) {
+		reply_unauthorized(c);
+		return;
+	}
+	expire_sessions(st, c->req->start_ms);
+	for (int i = 0; i < SIM_SESSIONS_MAX && !slot; i++)
+		if (!st->sessions[i].id)
+			slot = &st->sessions[i];
+	if (!slot) {
+		sim_reply_error(c, 503,
+				sim_msg(SIM_MSG "RAC0218", "Critical", "The maximum number of user sessions is reached.",
+					"Close one or more sessions and retry the operation."),
+				NULL);
+		return;
+	}
+	slot->id = ++st->next_session;
+	slot->last_ms = c->req->start_ms;
+	new_token(slot->token);
+	snprintf(location, sizeof(location), SIM_R_SESSIONS "/%d", slot->id);
+	sim_reply(c, 201, session_doc(slot->id));
+	sim_response_header(c->resp, "Location", location);
+	sim_response_header(c->resp, "X-Auth-Token", slot->token);
+	c->resp->session = "created";
+}
+
+void sim_w_session_delete(struct sim_ctx *c)
+{
+	struct sim_session *s = find_session(c);
+
+	if (!s) {
+		sim_reply_not_found(c);
+		return;
+	}
+	memset(s, 0, sizeof(*s));
+	sim_reply(c, 200,
+		  json_pack("{s:[o]}", "@Message.ExtendedInfo",
+			    sim_msg(SIM_BASE "Success", "OK", "The request completed successfully.", "None")));
+	c->resp->session = "deleted";
+}

@@ -1,0 +1,80 @@
+/*
+ * sim/maas — an emulator of the Canonical MAAS API 2.0, enough of it for
+ * enlisting a rack: machines (create, read, list with filters), the node
+ * state machine with simulated commissioning and deploying times, block
+ * devices in each machine's kernel order, set_boot_disk and
+ * set_storage_layout with MAAS's rules, tags, events, users/?op=whoami,
+ * OAuth 1.0 PLAINTEXT checking, MAAS's error wording, and a JSON-lines
+ * request log (method, path, op, status, time; never the key, never form
+ * secrets).
+ *
+ * It serves from its own libmicrohttpd threads on 127.0.0.1 (a thread per
+ * connection, one mutex around the state) so it can run beside the
+ * simulated BMCs' event loop, or alone in a test. Durations are computed
+ * from timestamps when a machine is read, so no timer thread is needed.
+ *
+ * A machine is known to MAAS only once created through the API; it is
+ * matched to one of the configured physical hosts by MAC, which gives it
+ * its disks, whether commissioning fails, and the address it gets when
+ * deployed.
+ *
+ * Ownership: sim_maas_start copies the configuration (hosts included);
+ * sim_maas_stop stops the daemon and frees everything.
+ */
+#ifndef BRINGUP_SIM_MAAS_H
+#define BRINGUP_SIM_MAAS_H
+
+#include <stdint.h>
+
+#include "common.h"
+
+#define SIM_MAAS_MACS_MAX 16
+#define SIM_MAAS_DISKS_MAX 16
+#define SIM_MAAS_HOSTS_MAX 8192
+#define SIM_MAAS_MACHINES_MAX 8192
+#define SIM_MAAS_TAGS_MAX 256
+#define SIM_MAAS_EVENTS_MAX 64     /* kept per machine, oldest dropped */
+#define SIM_MAAS_BODY_MAX (1024u * 1024) /* request body; more gets 413 */
+#define SIM_MAAS_COMMISSION_MS 2000
+#define SIM_MAAS_DEPLOY_MS 3000
+
+struct sim_maas_disk {
+	char name[16];     /* kernel name at commissioning: "nvme0n1" */
+	char serial[48];
+	char model[48];
+	uint64_t size;     /* bytes */
+	char id_path[128]; /* "/dev/disk/by-id/nvme-..." */
+};
+
+/* A physical machine MAAS can find by MAC. */
+struct sim_maas_host {
+	char hostname[64];
+	char macs[SIM_MAAS_MACS_MAX][18]; /* lowercase colon form */
+	size_t n_macs;
+	struct sim_maas_disk disks[SIM_MAAS_DISKS_MAX]; /* in kernel order: disks[0] gets the lowest id */
+	size_t n_disks;
+	int commission_fail;               /* commissioning fails with a script result */
+	char ip[46];                       /* address once deployed */
+};
+
+struct sim_maas_config {
+	int port;              /* 0: any free port */
+	int latency_ms;        /* added to every answer */
+	const char *api_key;   /* consumer:token:secret the emulator accepts */
+	const char *log_path;  /* JSON lines, NULL: no log */
+	int commission_ms;     /* 0: SIM_MAAS_COMMISSION_MS */
+	int deploy_ms;         /* 0: SIM_MAAS_DEPLOY_MS */
+	int busy_percent;      /* answer this share of requests 503 / 409 + Retry-After */
+	const struct sim_maas_host *hosts;
+	size_t n_hosts;
+};
+
+struct sim_maas;
+
+int sim_maas_start(const struct sim_maas_config *cfg, struct sim_maas **ret_maas, struct br_err *err);
+/* The port it listens on. */
+int sim_maas_port(const struct sim_maas *maas);
+/* Stop serving and free everything; accepts NULL. */
+void sim_maas_stop(struct sim_maas *maas);
+
+#endif

@@ -1,0 +1,218 @@
+/* The MAAS emulator's actions on one machine: machines/{id}/?op=... */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/maas_private.h"
+
+static int status_in(int status, const int *allowed)
+{
+	for (; *allowed >= 0; allowed++)
+		if (*allowed == status)
+			return 1;
+	return 0;
+}
+
+/* NodeStateViolation, as maasserver words a refused transition. */
+static int refuse(struct sim_maas_reply *r, const struct sim_maas_machine *mc, const int *allowed, const char *to)
+{
+	if (status_in(mc->status, allowed))
+		return 0;
+	sim_maas_reply_text(r, 409, "Invalid transition: %s -> %s.", sim_maas_status_name(mc->status), to);
+	return 1;
+}
+
+static int b64_value(char c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	return c == '+' ? 62 : c == '/' ? 63 : -1;
+}
+
+/* Strict base64 (padding optional); caller frees; NULL when malformed. */
+static char *b64_decode(const char *in)
+{
+	size_t len = strlen(in), o = 0;
+	char *out = br_xmalloc(len / 4 * 3 + 4);
+	uint32_t acc = 0;
+	int bits = 0;
+
+	while (len && in[len - 1] == '=')
+		len--;
+	for (size_t i = 0; i < len; i++) {
+		int v = b64_value(in[i]);
+
+		if (v < 0) {
+			free(out);
+			return NULL;
+		}
+		acc = (acc << 6) | (uint32_t)v;
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			out[o++] = (char)((acc >> bits) & 0xff);
+		}
+	}
+	out[o] = '\0';
+	return out;
+}
+
+static void deploy(struct sim_maas *m, struct sim_maas_machine *mc, const struct sim_maas_req *req,
+		   struct sim_maas_reply *r)
+{
+	static const int from[] = { ST_READY, ST_ALLOCATED, -1 };
+	const char *ud = sim_maas_param(&req->params, "user_data");
+	const char *distro = sim_maas_param(&req->params, "distro_series");
+	char *text = NULL;
+
+	if (refuse(r, mc, from, "Deploying"))
+		return;
+	if (ud && !(text = b64_decode(ud))) {
+		sim_maas_reply_field(r, "user_data", "Invalid base64 data.");
+		return;
+	}
+	snprintf(mc->distro_series, sizeof(mc->distro_series), "%s", distro && *distro ? distro : "jammy");
+	mc->deploys++;
+	mc->installed_disk = -1;
+	sim_maas_set_status(m, mc, ST_DEPLOYING, "Deploying", "INFO", "Deploying %s", mc->distro_series);
+	sim_maas_log_field(r, "deploys", json_integer(mc->deploys));
+	sim_maas_log_field(r, "user_data", br_json_string_or_null(text));
+	free(text);
+	sim_maas_reply_json(r, 200, sim_maas_machine_json(m, mc));
+}
+
+static void set_storage_layout(struct sim_maas *m, struct sim_maas_machine *mc, const struct sim_maas_req *req,
+			       struct sim_maas_reply *r)
+{
+	static const char *const layouts[] = { "flat", "lvm", "bcache", "vmfs6", "vmfs7", "blank", NULL };
+	const char *layout = sim_maas_param(&req->params, "storage_layout");
+	const char *root_device = sim_maas_param(&req->params, "root_device");
+	int known = 0, root = mc->boot_disk;
+	long id;
+
+	if (mc->status != ST_READY && mc->status != ST_ALLOCATED) {
+		sim_maas_reply_text(r, 409, "Cannot change the storage layout on a machine that is not Ready.");
+		return;
+	}
+	if (!layout)
+		layout = "flat";
+	for (const char *const *l = layouts; *l; l++)
+		known |= !strcmp(*l, layout);
+	if (!known) {
+		sim_maas_reply_field(r, "storage_layout", "Select a valid choice. %s is not one of the available choices.",
+				     layout);
+		return;
+	}
+	if (root_device) {
+		size_t n = mc->host >= 0 ? m->hosts[mc->host].n_disks : 0;
+
+		if (br_parse_long(root_device, mc->bd_base, mc->bd_base + (long)n - 1, &id)) {
+			sim_maas_reply_field(r, "root_device", "Select a valid choice. That choice is not one of the "
+							       "available choices.");
+			return;
+		}
+		root = (int)(id - mc->bd_base);
+	}
+	mc->root_disk = strcmp(layout, "blank") ? root : -1;
+	if (mc->root_disk >= 0)
+		sim_maas_log_field(r, "root_disk_serial", json_string(m->hosts[mc->host].disks[mc->root_disk].serial));
+	sim_maas_reply_json(r, 200, sim_maas_machine_json(m, mc));
+}
+
+static void commission(struct sim_maas *m, struct sim_maas_machine *mc, struct sim_maas_reply *r)
+{
+	static const int from[] = { ST_NEW, ST_READY, ST_FAILED_COMMISSIONING, ST_BROKEN, ST_FAILED_TESTING,
+				    ST_FAILED_DEPLOYMENT, -1 };
+
+	if (refuse(r, mc, from, "Commissioning"))
+		return;
+	mc->before_action = mc->status;
+	mc->commissions++;
+	/* Commissioning rediscovers storage: a chosen boot disk is forgotten. */
+	mc->boot_disk = mc->root_disk = -1;
+	sim_maas_set_status(m, mc, ST_COMMISSIONING, "Commissioning", "INFO", "Commissioning started");
+	sim_maas_reply_json(r, 200, sim_maas_machine_json(m, mc));
+}
+
+static void simple_transition(struct sim_maas *m, struct sim_maas_machine *mc, const struct sim_maas_req *req,
+			      struct sim_maas_reply *r)
+{
+	static const int release_from[] = { ST_DEPLOYED, ST_ALLOCATED, ST_FAILED_DEPLOYMENT, ST_DEPLOYING, -1 };
+	static const int abort_from[] = { ST_COMMISSIONING, ST_DEPLOYING, -1 };
+	static const int fixed_from[] = { ST_BROKEN, -1 };
+	const char *op = req->op;
+
+	if (!strcmp(op, "release")) {
+		if (refuse(r, mc, release_from, "Releasing"))
+			return;
+		mc->installed_disk = -1;
+		sim_maas_set_status(m, mc, ST_READY, "Released", "INFO", "Released");
+	} else if (!strcmp(op, "abort")) {
+		if (refuse(r, mc, abort_from, "abort"))
+			return;
+		if (mc->status == ST_COMMISSIONING)
+			sim_maas_set_status(m, mc, mc->before_action, "Aborted commissioning", "INFO",
+					    "Aborted commissioning");
+		else
+			sim_maas_set_status(m, mc, ST_ALLOCATED, "Aborted deployment", "INFO", "Aborted deployment");
+	} else if (!strcmp(op, "mark_broken")) {
+		const char *comment = sim_maas_param(&req->params, "comment");
+
+		if (mc->status == ST_BROKEN) {
+			sim_maas_reply_text(r, 409, "Invalid transition: Broken -> Broken.");
+			return;
+		}
+		sim_maas_set_status(m, mc, ST_BROKEN, "Marking node broken", "WARNING", "%s",
+				    comment && *comment ? comment : "Marked broken");
+	} else if (!strcmp(op, "mark_fixed")) {
+		if (refuse(r, mc, fixed_from, "Ready"))
+			return;
+		if (!mc->commissioned) {
+			sim_maas_reply_text(r, 409, "Unable to be mark fixed because it has not been commissioned.");
+			return;
+		}
+		sim_maas_set_status(m, mc, ST_READY, "Marking node fixed", "INFO", "Marked fixed");
+	} else {
+		snprintf(mc->power_state, sizeof(mc->power_state), "%s", !strcmp(op, "power_on") ? "on" : "off");
+	}
+	sim_maas_reply_json(r, 200, sim_maas_machine_json(m, mc));
+}
+
+void sim_maas_machine_action(struct sim_maas *m, struct sim_maas_machine *mc, const struct sim_maas_req *req,
+			     struct sim_maas_reply *r)
+{
+	static const char *const simple[] = { "release", "abort", "mark_broken", "mark_fixed", "power_on",
+					      "power_off", NULL };
+	const char *op = req->op;
+
+	if (!strcmp(req->method, "GET")) {
+		if (!op)
+			sim_maas_reply_json(r, 200, sim_maas_machine_json(m, mc));
+		else if (!strcmp(op, "query_power_state"))
+			sim_maas_reply_json(r, 200, json_pack("{s:s}", "state", mc->power_state));
+		else
+			sim_maas_reply_bad_op(r, req);
+		return;
+	}
+	if (strcmp(req->method, "POST") || !op) {
+		sim_maas_reply_bad_op(r, req);
+		return;
+	}
+	if (!strcmp(op, "deploy"))
+		deploy(m, mc, req, r);
+	else if (!strcmp(op, "commission"))
+		commission(m, mc, r);
+	else if (!strcmp(op, "set_storage_layout"))
+		set_storage_layout(m, mc, req, r);
+	else {
+		for (const char *const *s = simple; *s; s++)
+			if (!strcmp(*s, op)) {
+				simple_transition(m, mc, req, r);
+				return;
+			}
+		sim_maas_reply_bad_op(r, req);
+	}
+}

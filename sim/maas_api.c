@@ -1,0 +1,246 @@
+/* The MAAS emulator's routing, replies in MAAS's shapes, and the small
+ * resources: users, events, tags. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/maas_private.h"
+
+const char *sim_maas_param(const struct sim_maas_params *p, const char *name)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (!strcmp(p->items[i].name, name))
+			return p->items[i].value;
+	return NULL;
+}
+
+void sim_maas_reply_json(struct sim_maas_reply *r, int status, json_t *json)
+{
+	free(r->body);
+	r->status = status;
+	r->body = json_dumps(json, JSON_COMPACT);
+	r->content_type = "application/json";
+	json_decref(json);
+}
+
+void sim_maas_reply_text(struct sim_maas_reply *r, int status, const char *fmt, ...)
+{
+	struct br_buf b;
+	va_list ap;
+
+	br_buf_init(&b, 4096);
+	va_start(ap, fmt);
+	br_buf_vaddf(&b, fmt, ap);
+	va_end(ap);
+	free(r->body);
+	r->status = status;
+	r->body = br_buf_detach(&b);
+	r->content_type = "text/plain; charset=utf-8";
+}
+
+void sim_maas_reply_field(struct sim_maas_reply *r, const char *field, const char *fmt, ...)
+{
+	struct br_buf b;
+	va_list ap;
+
+	br_buf_init(&b, 4096);
+	va_start(ap, fmt);
+	br_buf_vaddf(&b, fmt, ap);
+	va_end(ap);
+	sim_maas_reply_json(r, 400, json_pack("{s:[s]}", field, br_buf_str(&b)));
+	br_buf_release(&b);
+}
+
+void sim_maas_reply_bad_op(struct sim_maas_reply *r, const struct sim_maas_req *req)
+{
+	sim_maas_reply_text(r, 400, "Unrecognised signature: method=%s op=%s", req->method,
+			    req->op ? req->op : "None");
+}
+
+void sim_maas_log_field(struct sim_maas_reply *r, const char *name, json_t *value)
+{
+	if (!r->log)
+		r->log = json_object();
+	json_object_set_new(r->log, name, value);
+}
+
+static int level_rank(const char *level)
+{
+	static const char *const levels[] = { "DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL" };
+
+	for (int i = 0; i < 5; i++)
+		if (level && !strcmp(level, levels[i]))
+			return i;
+	return 0;
+}
+
+void sim_maas_events(struct sim_maas *m, const struct sim_maas_req *req, struct sim_maas_reply *r)
+{
+	const char *id = sim_maas_param(&req->params, "id"), *host = sim_maas_param(&req->params, "hostname");
+	const char *limit_s = sim_maas_param(&req->params, "limit");
+	int min_level = level_rank(sim_maas_param(&req->params, "level"));
+	long limit = 100;
+	json_t *events = json_array();
+
+	if (strcmp(req->method, "GET") || !req->op || strcmp(req->op, "query")) {
+		json_decref(events);
+		sim_maas_reply_bad_op(r, req);
+		return;
+	}
+	if (limit_s && br_parse_long(limit_s, 1, 1000, &limit)) {
+		json_decref(events);
+		sim_maas_reply_field(r, "limit", "Enter a whole number.");
+		return;
+	}
+	/* Newest first, as MAAS lists them. */
+	for (size_t i = m->n_machines; i-- > 0;) {
+		struct sim_maas_machine *mc = &m->machines[i];
+
+		if ((id && strcmp(id, mc->system_id)) || (host && strcmp(host, mc->hostname)))
+			continue;
+		sim_maas_advance(m, mc, br_now_ms());
+		for (size_t k = mc->n_events; k-- > 0 && json_array_size(events) < (size_t)limit;) {
+			const struct sim_maas_event *e = &mc->events[(mc->first_event + k) % SIM_MAAS_EVENTS_MAX];
+
+			if (level_rank(e->level) < min_level)
+				continue;
+			json_array_append_new(events, json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:s}", "id",
+								(json_int_t)e->id, "level", e->level, "created",
+								e->created, "type", e->type, "node", mc->system_id,
+								"hostname", mc->hostname, "description",
+								e->description));
+		}
+	}
+	sim_maas_reply_json(r, 200, json_pack("{s:I, s:o, s:s, s:s}", "count", (json_int_t)json_array_size(events),
+					      "events", events, "next_uri", "", "prev_uri", ""));
+}
+
+static struct sim_maas_tag *find_tag(struct sim_maas *m, const char *name, size_t *ret_index)
+{
+	for (size_t i = 0; i < m->n_tags; i++)
+		if (!strcmp(m->tags[i].name, name)) {
+			*ret_index = i;
+			return &m->tags[i];
+		}
+	return NULL;
+}
+
+static json_t *tag_json(const struct sim_maas_tag *t)
+{
+	return json_pack("{s:s, s:s, s:s, s:s, s:s+}", "name", t->name, "comment", t->comment, "definition", "",
+			 "kernel_opts", "", "resource_uri", "/MAAS/api/2.0/tags/", t->name);
+}
+
+static int valid_tag_name(const char *s)
+{
+	if (!s || !*s || strlen(s) >= sizeof(((struct sim_maas_tag *)0)->name))
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '-' ||
+		      *s == '_'))
+			return 0;
+	return 1;
+}
+
+static void tag_update_nodes(struct sim_maas *m, size_t tag, const struct sim_maas_req *req,
+			     struct sim_maas_reply *r)
+{
+	int added = 0, removed = 0;
+
+	for (size_t i = 0; i < req->params.n; i++) {
+		const struct sim_maas_param *p = &req->params.items[i];
+		int add = !strcmp(p->name, "add");
+		struct sim_maas_machine *mc;
+
+		if (!add && strcmp(p->name, "remove"))
+			continue;
+		mc = sim_maas_find(m, p->value);
+		if (!mc) {
+			sim_maas_reply_field(r, add ? "add" : "remove", "Unknown node(s): %s.", p->value);
+			return;
+		}
+		if (add && !mc->tags[tag])
+			added++;
+		if (!add && mc->tags[tag])
+			removed++;
+		mc->tags[tag] = (unsigned char)add;
+	}
+	sim_maas_reply_json(r, 200, json_pack("{s:i, s:i}", "added", added, "removed", removed));
+}
+
+void sim_maas_tags(struct sim_maas *m, const struct sim_maas_req *req, const char *rest, struct sim_maas_reply *r)
+{
+	int get = !strcmp(req->method, "GET"), post = !strcmp(req->method, "POST");
+	struct sim_maas_tag *t;
+	size_t idx = 0;
+	char name[64];
+
+	if (!*rest) {
+		const char *tname = sim_maas_param(&req->params, "name");
+		const char *comment = sim_maas_param(&req->params, "comment");
+		json_t *arr;
+
+		if (get && !req->op) {
+			arr = json_array();
+			for (size_t i = 0; i < m->n_tags; i++)
+				json_array_append_new(arr, tag_json(&m->tags[i]));
+			sim_maas_reply_json(r, 200, arr);
+		} else if (post && !req->op) {
+			if (!tname || !*tname)
+				sim_maas_reply_field(r, "name", "This field is required.");
+			else if (!valid_tag_name(tname))
+				sim_maas_reply_field(r, "name", "Invalid character in tag name.");
+			else if (find_tag(m, tname, &idx))
+				sim_maas_reply_field(r, "name", "Tag with this Name already exists.");
+			else if (m->n_tags >= SIM_MAAS_TAGS_MAX)
+				sim_maas_reply_field(r, "name", "Too many tags.");
+			else {
+				t = &m->tags[m->n_tags++];
+				snprintf(t->name, sizeof(t->name), "%s", tname);
+				snprintf(t->comment, sizeof(t->comment), "%s", comment ? comment : "");
+				sim_maas_reply_json(r, 200, tag_json(t));
+			}
+		} else {
+			sim_maas_reply_bad_op(r, req);
+		}
+		return;
+	}
+	snprintf(name, sizeof(name), "%.*s", (int)strcspn(rest, "/"), rest);
+	t = find_tag(m, name, &idx);
+	if (!t) {
+		sim_maas_reply_text(r, 404, "No Tag matches the given query.");
+	} else if (get && !req->op) {
+		sim_maas_reply_json(r, 200, tag_json(t));
+	} else if (get && !strcmp(req->op, "machines")) {
+		json_t *arr = json_array();
+
+		for (size_t i = 0; i < m->n_machines; i++)
+			if (m->machines[i].tags[idx])
+				json_array_append_new(arr, sim_maas_machine_json(m, &m->machines[i]));
+		sim_maas_reply_json(r, 200, arr);
+	} else if (post && req->op && !strcmp(req->op, "update_nodes")) {
+		tag_update_nodes(m, idx, req, r);
+	} else {
+		sim_maas_reply_bad_op(r, req);
+	}
+}
+
+void sim_maas_dispatch(struct sim_maas *m, const struct sim_maas_req *req, struct sim_maas_reply *r)
+{
+	const char *p = req->path;
+
+	if (!strncmp(p, "machines/", 9))
+		sim_maas_machines(m, req, p + 9, r);
+	else if (!strncmp(p, "nodes/", 6))
+		sim_maas_blockdevices(m, req, p + 6, r);
+	else if (!strncmp(p, "tags/", 5))
+		sim_maas_tags(m, req, p + 5, r);
+	else if (!strcmp(p, "events/"))
+		sim_maas_events(m, req, r);
+	else if (!strcmp(p, "users/") && req->op && !strcmp(req->op, "whoami") && !strcmp(req->method, "GET"))
+		sim_maas_reply_json(r, 200, json_pack("{s:s, s:s, s:b, s:b}", "username", "admin", "email",
+						      "admin@maas.example", "is_superuser", 1, "is_local", 1));
+	else if (!strcmp(p, "users/"))
+		sim_maas_reply_bad_op(r, req);
+	else
+		sim_maas_reply_text(r, 404, "Not Found");
+}

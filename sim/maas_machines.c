@@ -1,0 +1,312 @@
+/* The MAAS emulator's machines/ resource and node state machine. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/maas_private.h"
+
+struct sim_maas_machine *sim_maas_find(struct sim_maas *m, const char *system_id)
+{
+	for (size_t i = 0; i < m->n_machines; i++)
+		if (!strcmp(m->machines[i].system_id, system_id))
+			return &m->machines[i];
+	return NULL;
+}
+
+static void add_event(struct sim_maas *m, struct sim_maas_machine *mc, const char *type, const char *level,
+		      const char *description)
+{
+	struct sim_maas_event *e;
+
+	if (mc->n_events == SIM_MAAS_EVENTS_MAX) {
+		mc->first_event = (mc->first_event + 1) % SIM_MAAS_EVENTS_MAX;
+		mc->n_events--;
+	}
+	e = &mc->events[(mc->first_event + mc->n_events++) % SIM_MAAS_EVENTS_MAX];
+	e->id = m->next_event_id++;
+	snprintf(e->type, sizeof(e->type), "%s", type);
+	snprintf(e->level, sizeof(e->level), "%s", level);
+	snprintf(e->description, sizeof(e->description), "%s", description);
+	br_iso_time(e->created);
+}
+
+void sim_maas_set_status(struct sim_maas *m, struct sim_maas_machine *mc, int status, const char *event_type,
+			 const char *level, const char *fmt, ...)
+{
+	char text[sizeof(mc->status_message)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	mc->status = status;
+	mc->since_ms = br_now_ms();
+	snprintf(mc->status_message, sizeof(mc->status_message), "%s", text);
+	add_event(m, mc, event_type, level, text);
+}
+
+static const struct sim_maas_host *host_of(struct sim_maas *m, const struct sim_maas_machine *mc)
+{
+	return mc->host >= 0 ? &m->hosts[mc->host] : NULL;
+}
+
+void sim_maas_advance(struct sim_maas *m, struct sim_maas_machine *mc, int64_t now_ms)
+{
+	const struct sim_maas_host *h = host_of(m, mc);
+
+	if (mc->status == ST_COMMISSIONING && now_ms - mc->since_ms >= m->cfg.commission_ms) {
+		snprintf(mc->power_state, sizeof(mc->power_state), "off");
+		if (!h)
+			sim_maas_set_status(m, mc, ST_FAILED_COMMISSIONING, "Failed commissioning", "ERROR",
+					    "Commissioning failed: no machine PXE booted from %s (timed out)",
+					    mc->n_macs ? mc->macs[0] : "(no MAC)");
+		else if (h->commission_fail)
+			sim_maas_set_status(m, mc, ST_FAILED_COMMISSIONING, "Failed commissioning", "ERROR",
+					    "Commissioning failed: 20-maas-03-machine-resources exited 1: "
+					    "nvme nvme1: I/O 12 QID 0 timeout, reset controller");
+		else {
+			mc->commissioned = 1;
+			/* MAAS boots from, and lays storage out on, the physical
+			 * disk with the lowest id: the one the kernel named first. */
+			mc->boot_disk = h->n_disks ? 0 : -1;
+			mc->root_disk = mc->boot_disk;
+			sim_maas_set_status(m, mc, ST_READY, "Ready", "INFO", "Commissioning complete; %zu disks found",
+					    h->n_disks);
+		}
+	} else if (mc->status == ST_DEPLOYING && now_ms - mc->since_ms >= m->cfg.deploy_ms) {
+		if (!h || mc->root_disk < 0) {
+			sim_maas_set_status(m, mc, ST_FAILED_DEPLOYMENT, "Failed deployment", "ERROR",
+					    "Installation failed: no root filesystem in the storage layout");
+			return;
+		}
+		mc->installed_disk = mc->root_disk;
+		snprintf(mc->power_state, sizeof(mc->power_state), "on");
+		sim_maas_set_status(m, mc, ST_DEPLOYED, "Deployed", "INFO", "Deployed %s on %s (serial %s)",
+				    mc->distro_series, h->disks[mc->root_disk].name, h->disks[mc->root_disk].serial);
+	}
+}
+
+static int host_by_mac(struct sim_maas *m, const char *mac)
+{
+	for (size_t i = 0; i < m->cfg.n_hosts; i++)
+		for (size_t k = 0; k < m->hosts[i].n_macs; k++)
+			if (!strcmp(m->hosts[i].macs[k], mac))
+				return (int)i;
+	return -1;
+}
+
+static struct sim_maas_machine *machine_by_mac(struct sim_maas *m, const char *mac)
+{
+	for (size_t i = 0; i < m->n_machines; i++)
+		for (size_t k = 0; k < m->machines[i].n_macs; k++)
+			if (!strcmp(m->machines[i].macs[k], mac))
+				return &m->machines[i];
+	return NULL;
+}
+
+static struct sim_maas_machine *machine_by_hostname(struct sim_maas *m, const char *hostname)
+{
+	for (size_t i = 0; i < m->n_machines; i++)
+		if (!strcmp(m->machines[i].hostname, hostname))
+			return &m->machines[i];
+	return NULL;
+}
+
+static void new_system_id(struct sim_maas *m, char out[8])
+{
+	static const char alphabet[] = "abcdefghjkmnpqrstwxy0123456789";
+
+	do {
+		uint64_t z = (m->rng += 0x9e3779b97f4a7c15ULL);
+
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+		z ^= z >> 27;
+		for (int i = 0; i < 6; i++, z /= 30)
+			out[i] = alphabet[z % 30];
+		out[6] = '\0';
+	} while (sim_maas_find(m, out));
+}
+
+/* Form fields of a create, checked as MAAS's MachineForm does; 0 when valid. */
+static int check_create(struct sim_maas *m, const struct sim_maas_req *req, char macs[][18], size_t *n_macs,
+			struct sim_maas_reply *r)
+{
+	const char *hostname = sim_maas_param(&req->params, "hostname");
+	const char *power_type = sim_maas_param(&req->params, "power_type");
+	static const char *const power_types[] = { "redfish", "ipmi", "manual", "" };
+	int power_ok = !power_type;
+
+	*n_macs = 0;
+	for (size_t i = 0; i < req->params.n; i++) {
+		const struct sim_maas_param *p = &req->params.items[i];
+		struct sim_maas_machine *other;
+
+		if (strcmp(p->name, "mac_addresses"))
+			continue;
+		if (*n_macs == SIM_MAAS_MACS_MAX || br_mac_normalize(p->value, macs[*n_macs])) {
+			sim_maas_reply_field(r, "mac_addresses", "'%s' is not a valid MAC address.", p->value);
+			return -1;
+		}
+		other = machine_by_mac(m, macs[*n_macs]);
+		if (other) {
+			sim_maas_reply_field(r, "mac_addresses", "MAC address %s already in use on %s.",
+					     macs[*n_macs], other->hostname);
+			return -1;
+		}
+		(*n_macs)++;
+	}
+	if (!*n_macs) {
+		sim_maas_reply_field(r, "mac_addresses", "This field is required.");
+		return -1;
+	}
+	if (hostname && machine_by_hostname(m, hostname)) {
+		sim_maas_reply_field(r, "hostname", "Node with this Hostname already exists.");
+		return -1;
+	}
+	for (size_t i = 0; power_type && i < sizeof(power_types) / sizeof(power_types[0]); i++)
+		power_ok |= !strcmp(power_type, power_types[i]);
+	if (!power_ok) {
+		sim_maas_reply_field(r, "power_type", "Select a valid choice. %s is not one of the available choices.",
+				     power_type);
+		return -1;
+	}
+	if (m->n_machines >= SIM_MAAS_MACHINES_MAX) {
+		sim_maas_reply_field(r, "__all__", "This MAAS holds %d machines already.", SIM_MAAS_MACHINES_MAX);
+		return -1;
+	}
+	return 0;
+}
+
+static void param_copy(char *dst, size_t size, const struct sim_maas_req *req, const char *name, const char *dflt)
+{
+	const char *v = sim_maas_param(&req->params, name);
+
+	snprintf(dst, size, "%s", v ? v : dflt);
+}
+
+static void create(struct sim_maas *m, const struct sim_maas_req *req, struct sim_maas_reply *r)
+{
+	char macs[SIM_MAAS_MACS_MAX][18];
+	const char *commission = sim_maas_param(&req->params, "commission");
+	struct sim_maas_machine *mc;
+	json_t *logged_macs;
+	size_t n_macs;
+
+	if (check_create(m, req, macs, &n_macs, r))
+		return;
+	if (m->n_machines == m->cap_machines) {
+		m->cap_machines = m->cap_machines ? 2 * m->cap_machines : 64;
+		m->machines = br_xrealloc(m->machines, m->cap_machines * sizeof(*m->machines));
+	}
+	mc = &m->machines[m->n_machines++];
+	memset(mc, 0, sizeof(*mc));
+	new_system_id(m, mc->system_id);
+	memcpy(mc->macs, macs, n_macs * sizeof(macs[0]));
+	mc->n_macs = n_macs;
+	mc->host = -1;
+	for (size_t i = 0; i < n_macs && mc->host < 0; i++)
+		mc->host = host_by_mac(m, macs[i]);
+	param_copy(mc->hostname, sizeof(mc->hostname), req, "hostname", "");
+	if (!*mc->hostname)
+		snprintf(mc->hostname, sizeof(mc->hostname), "node-%s", mc->system_id);
+	param_copy(mc->architecture, sizeof(mc->architecture), req, "architecture", "amd64/generic");
+	param_copy(mc->power_type, sizeof(mc->power_type), req, "power_type", "");
+	param_copy(mc->power_address, sizeof(mc->power_address), req, "power_parameters_power_address", "");
+	param_copy(mc->power_user, sizeof(mc->power_user), req, "power_parameters_power_user", "");
+	mc->power_pass_set = sim_maas_param(&req->params, "power_parameters_power_pass") != NULL;
+	snprintf(mc->power_state, sizeof(mc->power_state), "off");
+	mc->boot_disk = mc->root_disk = mc->installed_disk = -1;
+	mc->bd_base = m->next_bd_id;
+	m->next_bd_id += SIM_MAAS_DISKS_MAX;
+	if (commission && (!strcmp(commission, "false") || !strcmp(commission, "0"))) {
+		sim_maas_set_status(m, mc, ST_NEW, "New", "INFO", "Enlisted");
+	} else {
+		mc->commissions++;
+		mc->before_action = ST_NEW;
+		sim_maas_set_status(m, mc, ST_COMMISSIONING, "Commissioning", "INFO", "Commissioning started");
+	}
+	logged_macs = json_array();
+	for (size_t i = 0; i < n_macs; i++)
+		json_array_append_new(logged_macs, json_string(macs[i]));
+	sim_maas_log_field(r, "system_id", json_string(mc->system_id));
+	sim_maas_log_field(r, "hostname", json_string(mc->hostname));
+	sim_maas_log_field(r, "macs", logged_macs);
+	sim_maas_log_field(r, "power_type", json_string(mc->power_type));
+	sim_maas_log_field(r, "power_address", json_string(mc->power_address));
+	sim_maas_log_field(r, "power_pass_set", json_boolean(mc->power_pass_set));
+	sim_maas_reply_json(r, 200, sim_maas_machine_json(m, mc));
+}
+
+/* A machine matches when, for each filter given, one of its values does. */
+static int matches(struct sim_maas_machine *mc, const struct sim_maas_req *req, struct sim_maas_reply *r)
+{
+	int want_mac = 0, got_mac = 0, want_host = 0, got_host = 0, want_id = 0, got_id = 0;
+
+	for (size_t i = 0; i < req->params.n; i++) {
+		const struct sim_maas_param *p = &req->params.items[i];
+		char mac[18];
+
+		if (!strcmp(p->name, "mac_address")) {
+			want_mac = 1;
+			if (br_mac_normalize(p->value, mac)) {
+				sim_maas_reply_field(r, "mac_address", "'%s' is not a valid MAC address.", p->value);
+				return -1;
+			}
+			for (size_t k = 0; k < mc->n_macs; k++)
+				got_mac |= !strcmp(mc->macs[k], mac);
+		} else if (!strcmp(p->name, "hostname")) {
+			want_host = 1;
+			got_host |= !strcmp(mc->hostname, p->value);
+		} else if (!strcmp(p->name, "id")) {
+			want_id = 1;
+			got_id |= !strcmp(mc->system_id, p->value);
+		}
+	}
+	return (!want_mac || got_mac) && (!want_host || got_host) && (!want_id || got_id);
+}
+
+static void list(struct sim_maas *m, const struct sim_maas_req *req, struct sim_maas_reply *r)
+{
+	json_t *arr = json_array();
+	int64_t now = br_now_ms();
+
+	for (size_t i = 0; i < m->n_machines; i++) {
+		int match = matches(&m->machines[i], req, r);
+
+		if (match < 0) {
+			json_decref(arr);
+			return;
+		}
+		if (match) {
+			sim_maas_advance(m, &m->machines[i], now);
+			json_array_append_new(arr, sim_maas_machine_json(m, &m->machines[i]));
+		}
+	}
+	sim_maas_log_field(r, "count", json_integer((json_int_t)json_array_size(arr)));
+	sim_maas_reply_json(r, 200, arr);
+}
+
+void sim_maas_machines(struct sim_maas *m, const struct sim_maas_req *req, const char *rest,
+		       struct sim_maas_reply *r)
+{
+	struct sim_maas_machine *mc;
+	char id[16];
+
+	if (!*rest) {
+		if (!strcmp(req->method, "GET") && !req->op)
+			list(m, req, r);
+		else if (!strcmp(req->method, "POST") && !req->op)
+			create(m, req, r);
+		else
+			sim_maas_reply_bad_op(r, req);
+		return;
+	}
+	snprintf(id, sizeof(id), "%.*s", (int)strcspn(rest, "/"), rest);
+	mc = sim_maas_find(m, id);
+	if (!mc || strcmp(rest + strlen(id), "/")) {
+		sim_maas_reply_text(r, 404, "No Machine matches the given query.");
+		return;
+	}
+	sim_maas_advance(m, mc, br_now_ms());
+	sim_maas_log_field(r, "system_id", json_string(mc->system_id));
+	sim_maas_machine_action(m, mc, req, r);
+}

@@ -1,0 +1,139 @@
+/* What the MAAS emulator's files share: its state and the request/reply
+ * records a resource handler works on. Everything here runs under
+ * sim_maas.lock. */
+#ifndef BRINGUP_SIM_MAAS_PRIVATE_H
+#define BRINGUP_SIM_MAAS_PRIVATE_H
+
+#include <pthread.h>
+
+#include "sim/maas.h"
+
+#define SIM_MAAS_PARAMS_MAX 256
+
+/* MAAS node status numbers the emulator moves through. */
+enum {
+	ST_NEW = 0, ST_COMMISSIONING = 1, ST_FAILED_COMMISSIONING = 2, ST_READY = 4, ST_DEPLOYED = 6,
+	ST_BROKEN = 8, ST_DEPLOYING = 9, ST_ALLOCATED = 10, ST_FAILED_DEPLOYMENT = 11, ST_RELEASING = 12,
+	ST_FAILED_TESTING = 22,
+};
+
+struct sim_maas_param {
+	char *name, *value;
+};
+
+/* Query arguments and form fields, in the order sent. */
+struct sim_maas_params {
+	struct sim_maas_param items[SIM_MAAS_PARAMS_MAX];
+	size_t n;
+};
+
+struct sim_maas_req {
+	const char *method;
+	const char *path; /* below /MAAS/api/2.0/, e.g. "machines/abc123/" */
+	const char *op;   /* NULL when none */
+	struct sim_maas_params params;
+};
+
+struct sim_maas_reply {
+	int status;
+	char *body;               /* malloc'ed */
+	const char *content_type; /* default application/json */
+	int retry_after;          /* >0: sent as Retry-After */
+	json_t *log;              /* extra fields for the request log (owned) */
+};
+
+struct sim_maas_event {
+	int64_t id;
+	char type[40];
+	char level[8];
+	char description[200];
+	char created[24];
+};
+
+struct sim_maas_machine {
+	char system_id[8];
+	int host;                /* index into hosts, -1: no physical machine has its MACs */
+	char hostname[64];
+	char architecture[32];
+	char macs[SIM_MAAS_MACS_MAX][18];
+	size_t n_macs;
+	char power_type[16];
+	char power_address[128];
+	char power_user[64];
+	int power_pass_set;      /* the password itself is not kept */
+	char power_state[4];
+	int status;              /* as last advanced; see sim_maas_advance */
+	int before_action;       /* status to return to on abort */
+	int64_t since_ms;        /* when status was entered */
+	int commissioned;        /* has finished commissioning once */
+	int boot_disk;           /* index into the host's disks, -1 none */
+	int root_disk;           /* where the storage layout put / ; -1 none */
+	int installed_disk;      /* where the OS went at the last deploy; -1 none */
+	int64_t bd_base;         /* block device ids are bd_base + index */
+	char distro_series[32];
+	char status_message[200];
+	int deploys, commissions;
+	unsigned char tags[SIM_MAAS_TAGS_MAX];
+	struct sim_maas_event events[SIM_MAAS_EVENTS_MAX]; /* ring */
+	size_t n_events, first_event;
+};
+
+struct sim_maas_tag {
+	char name[64];
+	char comment[128];
+};
+
+struct sim_maas {
+	struct sim_maas_config cfg;
+	struct sim_maas_host *hosts;
+	char *consumer_key, *token_key, *token_secret;
+	char *log_path;
+	FILE *log;
+	struct MHD_Daemon *daemon;
+	int port;
+	pthread_mutex_t lock;
+	struct sim_maas_machine *machines;
+	size_t n_machines, cap_machines;
+	struct sim_maas_tag tags[SIM_MAAS_TAGS_MAX];
+	size_t n_tags;
+	int64_t next_event_id, next_bd_id;
+	uint64_t rng;
+};
+
+/* First value of a parameter; NULL when absent. */
+const char *sim_maas_param(const struct sim_maas_params *p, const char *name);
+
+/* Replies. json is stolen. */
+void sim_maas_reply_json(struct sim_maas_reply *r, int status, json_t *json);
+void sim_maas_reply_text(struct sim_maas_reply *r, int status, const char *fmt, ...) BR_PRINTF(3, 4);
+/* 400 {"field": ["message"]}, MAAS's per-field form error. */
+void sim_maas_reply_field(struct sim_maas_reply *r, const char *field, const char *fmt, ...) BR_PRINTF(3, 4);
+/* 400 "Unrecognised signature: method=GET op=X". */
+void sim_maas_reply_bad_op(struct sim_maas_reply *r, const struct sim_maas_req *req);
+/* A field for the request log. */
+void sim_maas_log_field(struct sim_maas_reply *r, const char *name, json_t *value);
+
+/* Route a request to its resource (maas_machines.c, maas_devices.c). */
+void sim_maas_dispatch(struct sim_maas *m, const struct sim_maas_req *req, struct sim_maas_reply *r);
+void sim_maas_machines(struct sim_maas *m, const struct sim_maas_req *req, const char *rest,
+		       struct sim_maas_reply *r);
+void sim_maas_blockdevices(struct sim_maas *m, const struct sim_maas_req *req, const char *rest,
+			   struct sim_maas_reply *r);
+void sim_maas_tags(struct sim_maas *m, const struct sim_maas_req *req, const char *rest, struct sim_maas_reply *r);
+void sim_maas_events(struct sim_maas *m, const struct sim_maas_req *req, struct sim_maas_reply *r);
+
+/* GET or POST on machines/{id}/ (maas_actions.c). */
+void sim_maas_machine_action(struct sim_maas *m, struct sim_maas_machine *mc, const struct sim_maas_req *req,
+			     struct sim_maas_reply *r);
+
+/* Machine helpers shared by the resources. */
+struct sim_maas_machine *sim_maas_find(struct sim_maas *m, const char *system_id);
+/* Apply the simulated time that has passed: commissioning and deploying end. */
+void sim_maas_advance(struct sim_maas *m, struct sim_maas_machine *mc, int64_t now_ms);
+void sim_maas_set_status(struct sim_maas *m, struct sim_maas_machine *mc, int status, const char *event_type,
+			 const char *level, const char *fmt, ...) BR_PRINTF(6, 7);
+json_t *sim_maas_machine_json(struct sim_maas *m, struct sim_maas_machine *mc);
+json_t *sim_maas_blockdevice_json(struct sim_maas *m, struct sim_maas_machine *mc, int index);
+const char *sim_maas_status_name(int status);
+
+#endif

@@ -1,0 +1,124 @@
+/*
+ * What the simulated rack tells the rest of the toolkit: the manifest an
+ * engineer would write (rack.csv), the wiring list by design (wiring.csv),
+ * and the ground truth tests and benchmarks compare against (truth.json).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim.h"
+
+#define MANIFEST_HEADER "hostname,rack,unit,bmc,bmc_user,bmc_password,profile,bmc_type,boot_disk_serial,notes\n"
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The MACs a correct discovery finds through the BMC: the union of the
+ * permanent MACs in EthernetInterfaces and NetworkDeviceFunctions, which
+ * here both list every present NIC. The iDRAC's own MAC is not a host MAC. */
+static json_t *truth_macs(const struct sim_node *n)
+{
+	const char *macs[SIM_NICS];
+	size_t count = 0;
+	json_t *arr = json_array();
+
+	for (int k = 0; k < SIM_NICS; k++)
+		if (n->nics[k].present)
+			macs[count++] = n->nics[k].mac;
+	qsort(macs, count, sizeof(macs[0]), cmp_str);
+	for (size_t i = 0; i < count; i++)
+		json_array_append_new(arr, json_string(macs[i]));
+	return arr;
+}
+
+static json_t *truth_node(const struct sim_node *n)
+{
+	json_t *drives = json_array(), *faults = json_array();
+
+	json_array_append_new(drives, json_string(n->boot_drive.serial));
+	for (int d = 0; d < SIM_DATA_DRIVES; d++)
+		if (n->drives[d].present)
+			json_array_append_new(drives, json_string(n->drives[d].serial));
+	for (int f = 0; f < SIM_F_COUNT; f++)
+		if (n->faults & SIM_FAULT_BIT(f))
+			json_array_append_new(faults, json_string(sim_fault_name((enum sim_fault)f)));
+	return json_pack("{s:s, s:s, s:s, s:i, s:s, s:s, s:s, s:o, s:s, s:s, s:o, s:o, s:O}", "hostname",
+			 n->hostname, "bmc", n->bmc, "rack", n->rack, "unit", n->unit, "system_serial",
+			 n->system_serial, "service_tag", n->service_tag, "uuid", n->uuid, "macs", truth_macs(n),
+			 "bmc_mac", n->bmc_mac, "boot_disk_serial", n->boot_drive.serial, "drive_serials", drives,
+			 "faults", faults, "fault_details", n->details);
+}
+
+json_t *sim_truth(const struct sim_rack *rack)
+{
+	json_t *nodes = json_array();
+
+	for (size_t i = 0; i < rack->n; i++)
+		json_array_append_new(nodes, truth_node(&rack->nodes[i]));
+	return json_pack("{s:I, s:o}", "seed", (json_int_t)rack->seed, "nodes", nodes);
+}
+
+static int write_buf(const char *dir, const char *name, struct br_buf *b, struct br_err *err)
+{
+	char *path = br_xasprintf("%s/%s", dir, name);
+	int rc = br_write_file(path, br_buf_str(b), b->len, err);
+
+	free(path);
+	br_buf_release(b);
+	return rc;
+}
+
+static int write_rack_csv(const struct sim_rack *rack, const char *dir, struct br_err *err)
+{
+	struct br_buf b;
+
+	br_buf_init(&b, 0);
+	br_buf_adds(&b, MANIFEST_HEADER);
+	for (size_t i = 0; i < rack->n; i++) {
+		const struct sim_node *n = &rack->nodes[i];
+
+		br_buf_addf(&b, "%s,%s,%d,%s,root,env:BRINGUP_BMC_PASSWORD,xe9680,redfish,,\n", n->hostname, n->rack,
+			    n->unit, n->bmc);
+	}
+	return write_buf(dir, "rack.csv", &b, err);
+}
+
+static int write_wiring_csv(const struct sim_rack *rack, const char *dir, struct br_err *err)
+{
+	struct br_buf b;
+
+	br_buf_init(&b, 0);
+	br_buf_adds(&b, "hostname,host_port,switch,switch_port\n");
+	for (size_t i = 0; i < rack->n; i++) {
+		const struct sim_node *n = &rack->nodes[i];
+
+		for (int k = 0; k < SIM_NICS; k++)
+			br_buf_addf(&b, "%s,%s,%s,%s\n", n->hostname, n->nics[k].ifname, n->nics[k].sw,
+				    n->nics[k].sw_port);
+	}
+	return write_buf(dir, "wiring.csv", &b, err);
+}
+
+int sim_write_manifest(const struct sim_rack *rack, const char *dir, struct br_err *err)
+{
+	json_t *truth;
+	struct br_buf b;
+	char *text;
+	int rc;
+
+	rc = write_rack_csv(rack, dir, err);
+	if (!rc)
+		rc = write_wiring_csv(rack, dir, err);
+	if (rc)
+		return rc;
+	truth = sim_truth(rack);
+	text = json_dumps(truth, JSON_INDENT(1));
+	json_decref(truth);
+	br_buf_init(&b, 0);
+	br_buf_adds(&b, text);
+	br_buf_adds(&b, "\n");
+	free(text);
+	return write_buf(dir, "truth.json", &b, err);
+}

@@ -1,0 +1,220 @@
+/*
+ * sim — the simulated rack: N Dell iDRAC9-shaped Redfish BMCs of PowerEdge
+ * XE9680 GPU servers, one port each on 127.0.0.1 (HTTP or HTTPS), all served
+ * by one event loop; the manifest, wiring list and ground truth they imply;
+ * and the faults (DESIGN.md's names) injected into them.
+ *
+ * sim/ shares nothing with redfish/ or maas/ but common/: a simulator built
+ * on the client's own code would agree with every bug in it.
+ *
+ * Pieces: rack.c generates the node model from a seed, faults.c picks which
+ * nodes carry which fault, manifest.c writes rack.csv / wiring.csv /
+ * truth.json / env, idrac*.c answer Redfish requests for one node, http.c is
+ * the libmicrohttpd event loop (latency, request log) any listener module can
+ * use, tls.c makes the CA and server certificate for --https.
+ *
+ * Ownership: a struct sim_rack owns its nodes and everything hung on them
+ * (sim_rack_release()). Strings in fixed arrays are generated identifiers of
+ * known length.
+ */
+#ifndef BRINGUP_SIM_H
+#define BRINGUP_SIM_H
+
+#include <stdint.h>
+
+#include "common.h"
+
+#define SIM_NODES_MAX 4096
+#define SIM_GPUS 8
+#define SIM_FABRIC_NICS 8 /* ConnectX-7 400G, one port each, NIC.Slot.31-38 */
+#define SIM_ETH_NICS 2    /* Broadcom LOM, NIC.Embedded.1-2 */
+#define SIM_NICS (SIM_FABRIC_NICS + SIM_ETH_NICS)
+#define SIM_DATA_DRIVES 8
+#define SIM_PSUS 6
+#define SIM_FANS 12
+#define SIM_TEMPS (4 + SIM_GPUS) /* inlet, exhaust, 2 CPUs, GPUs */
+#define SIM_SESSIONS_MAX 8 /* iDRAC9 answers RAC0218 to the 9th */
+#define SIM_NODES_PER_RACK 4 /* 6U XE9680s at ~10 kW each: four per 42U rack */
+#define SIM_PAGE_SIZE 50     /* Members per page before Members@odata.nextLink */
+#define SIM_FLAKY_PERCENT 30
+
+/* Firmware versions the healthy rack carries; fw_outdated puts one NIC on
+ * SIM_FW_NIC_OUTDATED. A firmware policy should require at least these. */
+#define SIM_FW_BIOS "2.3.5"
+#define SIM_FW_IDRAC "7.10.50.00"
+#define SIM_FW_NIC "28.39.1002"
+#define SIM_FW_NIC_OUTDATED "28.33.0800"
+#define SIM_FW_GPU "96.00.A5.00.01"
+
+enum sim_fault {
+	SIM_F_BMC_DOWN,
+	SIM_F_BMC_AUTH,
+	SIM_F_BMC_FLAKY,
+	SIM_F_PSU_FAILED,
+	SIM_F_BIOS_DRIFT,
+	SIM_F_FW_OUTDATED,
+	SIM_F_NIC_MISSING,
+	SIM_F_GPU_MISSING,
+	SIM_F_PCIE_DEGRADED,
+	SIM_F_NVME_ORDER,
+	SIM_F_NVME_MISSING,
+	SIM_F_CABLE_SWAP,
+	SIM_F_CABLE_UNPLUGGED,
+	SIM_F_THERMAL_BOGUS,
+	SIM_F_CPUFREQ_CAPPED,
+	SIM_F_CLOCK_SKEW,
+	SIM_F_COMMISSION_FAIL,
+	SIM_F_DESIGN_COUNT, /* the faults above are DESIGN.md's; --fault-rate picks among them */
+	/* Test-only faults, for client robustness; never picked by --fault-rate. */
+	SIM_F_BAD_JSON = SIM_F_DESIGN_COUNT, /* System resource body truncated */
+	SIM_F_BAD_TYPES,       /* SerialNumber a number, Members an object, ... */
+	SIM_F_HUGE_COLLECTION, /* EthernetInterfaces with 100,000 Members */
+	SIM_F_HUGE_BODY,       /* Chassis resource of 50 MB */
+	SIM_F_HANG,            /* Thermal never answers */
+	SIM_F_COUNT
+};
+
+#define SIM_FAULT_BIT(f) (1u << (f))
+
+const char *sim_fault_name(enum sim_fault f);
+int sim_fault_parse(const char *name, enum sim_fault *ret_fault);
+
+/* ---- the node model ------------------------------------------------------- */
+
+struct sim_nic {
+	char fqdd[24];   /* "NIC.Slot.31-1-1" */
+	char ifname[24]; /* host interface name, as the wiring list names it */
+	char mac[18];    /* lowercase colon form */
+	char serial[24];
+	char firmware[16];
+	int bus;         /* PCI bus number */
+	int present;
+	char sw[32];     /* switch and port this NIC is cabled to by design */
+	char sw_port[16];
+};
+
+struct sim_gpu {
+	char serial[24];
+	int bus;
+	int lanes; /* trained width; 16 unless pcie_degraded */
+	int present;
+};
+
+struct sim_drive {
+	char id[48];   /* "Disk.Bay.0:Enclosure.Internal.0-1" */
+	char serial[24];
+	char model[48];
+	char firmware[12];
+	uint64_t capacity_bytes;
+	int present;
+};
+
+struct sim_psu {
+	char serial[24];
+	int failed;
+};
+
+struct sim_session {
+	int id;        /* 0: slot free */
+	char token[33];
+	int64_t last_ms;
+};
+
+/* What a BMC changes at run time. */
+struct sim_bmc_state {
+	struct sim_session sessions[SIM_SESSIONS_MAX];
+	int next_session;
+	json_t *bios;          /* current attributes (owned) */
+	json_t *bios_pending;  /* Bios/Settings (owned) */
+	int bios_job;          /* a config job waits for the next reset: its number, else 0 */
+	int jobs;              /* jobs created so far */
+	int powered;
+	char boot_target[16];
+	char boot_enabled[12];
+	uint64_t rng;          /* flaky behaviour, advanced per request */
+};
+
+struct sim_node {
+	int index;
+	char hostname[32]; /* "gpu-r01-u03" */
+	char rack[16];
+	int unit;
+	int port;          /* real TCP port once listening */
+	char bmc[24];      /* "127.0.0.1:PORT" */
+	char system_serial[16];
+	char service_tag[8];
+	char uuid[37];
+	char bmc_mac[18];
+	char firmware_nic_outdated[24]; /* NIC fqdd carrying SIM_FW_NIC_OUTDATED, or "" */
+	struct sim_nic nics[SIM_NICS]; /* fabric first, then Ethernet */
+	struct sim_gpu gpus[SIM_GPUS];
+	struct sim_drive boot_drive;
+	struct sim_drive drives[SIM_DATA_DRIVES];
+	struct sim_psu psus[SIM_PSUS];
+	int bogus_sensor;  /* thermal_bogus: index of the temperature reading nonsense */
+	uint32_t faults;   /* SIM_FAULT_BIT()s */
+	json_t *details;   /* per-fault specifics for truth.json (owned) */
+	struct sim_bmc_state st;
+};
+
+struct sim_fault_request {
+	enum sim_fault fault;
+	int count;
+};
+
+struct sim_config {
+	int nodes;
+	uint64_t seed;
+	struct sim_fault_request *faults; /* borrowed */
+	size_t n_faults;
+	double fault_rate;
+	int flaky_stall_ms;
+};
+
+struct sim_rack {
+	struct sim_node *nodes;
+	size_t n;
+	uint64_t seed;
+	char password[25]; /* the BMC password of this run (random, not seeded) */
+};
+
+/* ---- rack.c --------------------------------------------------------------- */
+
+/* Deterministic generator (splitmix64). */
+uint64_t sim_rng_next(uint64_t *state);
+uint64_t sim_rng_below(uint64_t *state, uint64_t n);
+uint64_t sim_rng_seed(uint64_t seed, uint64_t stream);
+
+/* Build the nodes and pick faults. Ports are filled in later by whoever
+ * listens (sim_node_set_port). */
+int sim_rack_generate(struct sim_rack *rack, const struct sim_config *cfg, struct br_err *err);
+void sim_rack_release(struct sim_rack *rack);
+void sim_node_set_port(struct sim_node *node, int port);
+/* The BIOS attributes a node should have (the baseline); new reference. */
+json_t *sim_bios_baseline(const struct sim_node *node);
+/* Temperature sensor i (< SIM_TEMPS): its name and healthy reading. */
+void sim_temp_sensor(int i, char *name, size_t len, int *ret_celsius);
+
+/* ---- faults.c ------------------------------------------------------------- */
+
+/* Parse "--faults pcie_degraded:2,cable_swap" (repeatable) into requests;
+ * *ret is realloc'ed. Messages name the bad item. */
+int sim_faults_parse(const char *spec, struct sim_fault_request **ret, size_t *ret_n, struct br_err *err);
+/* Put the requested faults on nodes chosen by the seed, then the random ones. */
+int sim_faults_assign(struct sim_rack *rack, const struct sim_config *cfg, struct br_err *err);
+
+/* ---- manifest.c ----------------------------------------------------------- */
+
+/* Write DIR/rack.csv, DIR/wiring.csv and DIR/truth.json. */
+int sim_write_manifest(const struct sim_rack *rack, const char *dir, struct br_err *err);
+/* truth.json's document; new reference. */
+json_t *sim_truth(const struct sim_rack *rack);
+
+/* ---- tls.c ---------------------------------------------------------------- */
+
+/* Make a CA (written to ca_path as PEM) and a server certificate for
+ * 127.0.0.1 and localhost signed by it. The PEM strings are the caller's
+ * (free()). */
+int sim_tls_make(const char *ca_path, char **ret_key_pem, char **ret_cert_pem, struct br_err *err);
+
+#endif
