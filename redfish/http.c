@@ -442,7 +442,7 @@ int rf_http_run(struct rf_http *h, struct br_err *err)
 	while (h->active > 0) {
 		int64_t now = br_now_ms(), next_due;
 		long curl_timeout = -1;
-		int running = 0, timeout, left;
+		int running = 0, timeout, left, finished = 0;
 		CURLMsg *msg;
 
 		next_due = promote_due(h, now);
@@ -456,9 +456,12 @@ int rf_http_run(struct rf_http *h, struct br_err *err)
 				continue;
 			curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&req);
 			finish(h, req, msg->data.result);
+			finished++;
 		}
 		if (h->active == 0)
 			break;
+		if (finished)
+			continue; /* start what the answers made possible before sleeping */
 		if (h->inflight == 0 && !h->delayed) {
 			int queued = 0;
 
