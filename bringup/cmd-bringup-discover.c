@@ -155,6 +155,23 @@ static void print_summary(const struct run *run)
 	printf("\n%zu discovered, %zu failed\n", run->done - run->failed, run->failed);
 }
 
+/* Defaults from the environment, so `bringup run` can pass them to this
+ * stage without flags the other stages do not know. */
+static int env_int(const char *name, int *value)
+{
+	const char *s = getenv(name);
+	long v;
+
+	if (!s || !*s)
+		return 0;
+	if (br_parse_long(s, 0, 3600, &v)) {
+		fprintf(stderr, "bringup-discover: %s='%s' is not a number of 0-3600\n", name, s);
+		return -1;
+	}
+	*value = (int)v;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct br_common_opts common = { 0 };
@@ -165,8 +182,8 @@ int main(int argc, char **argv)
 		{ "bmc-scheme", 0, BR_OPT_STRING, &scheme, "http|https", "BMC URL scheme (default $BRINGUP_BMC_SCHEME or https)" },
 		{ "ca-file", 0, BR_OPT_STRING, &ca_file, "PATH", "CA bundle for BMC certificates (default $BRINGUP_CA_FILE)" },
 		{ "insecure", 'k', BR_OPT_FLAG, &insecure, NULL, "do not verify BMC TLS certificates" },
-		{ "timeout", 't', BR_OPT_INT, &timeout_s, "SECONDS", "per-request timeout (default 15)" },
-		{ "retries", 0, BR_OPT_INT, &retries, "N", "retries per request on timeouts, resets, 5xx (default 5)" },
+		{ "timeout", 't', BR_OPT_INT, &timeout_s, "SECONDS", "per-request timeout (default $BRINGUP_BMC_TIMEOUT or 15)" },
+		{ "retries", 0, BR_OPT_INT, &retries, "N", "retries on timeouts, resets, 5xx (default $BRINGUP_BMC_RETRIES or 5)" },
 		{ "per-bmc", 0, BR_OPT_INT, &per_bmc, "N", "requests in flight per BMC (default 4)" },
 		{ "max-inflight", 0, BR_OPT_INT, &max_inflight, "N", "requests in flight overall (default 512)" },
 		{ "basic-auth", 0, BR_OPT_FLAG, &no_sessions, NULL, "use HTTP basic auth instead of Redfish sessions" },
@@ -191,6 +208,8 @@ int main(int argc, char **argv)
 	int argi, rc;
 
 	br_log_init(argv[0], BR_LOG_WARN);
+	if (env_int("BRINGUP_BMC_TIMEOUT", &timeout_s) || env_int("BRINGUP_BMC_RETRIES", &retries))
+		return BR_EXIT_USAGE;
 	rc = br_opt_parse(&cmd, argc, argv, &argi);
 	if (rc)
 		return rc == BR_OPT_EXIT_OK ? BR_EXIT_OK : BR_EXIT_USAGE;
