@@ -87,7 +87,7 @@ static void fw_collect(struct fw_list *l, const struct sim_node *n)
 		fw_add(l, 0, k < SIM_FABRIC_NICS ? 104327 : 108255, n->nics[k].firmware, n->nics[k].fqdd, name);
 	}
 	for (int p = 0; p < SIM_PSUS; p++) {
-		char fqdd[16];
+		char fqdd[24];
 
 		snprintf(fqdd, sizeof(fqdd), "PSU.Slot.%d", p + 1);
 		snprintf(name, sizeof(name), "Power Supply.Slot.%d", p + 1);

@@ -82,8 +82,8 @@ int sim_fault_parse(const char *name, enum sim_fault *ret_fault);
 /* ---- the node model ------------------------------------------------------- */
 
 struct sim_nic {
-	char fqdd[24];   /* "NIC.Slot.31-1-1" */
-	char ifname[24]; /* host interface name, as the wiring list names it */
+	char fqdd[32];   /* "NIC.Slot.31-1-1" */
+	char ifname[32]; /* host interface name, as the wiring list names it */
 	char mac[18];    /* lowercase colon form */
 	char serial[24];
 	char firmware[16];
