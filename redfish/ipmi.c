@@ -438,7 +438,6 @@ int rf_ipmi_discover_all(const struct rf_ipmi_target *targets, size_t n, int max
 	struct pollfd *pfd = NULL;
 	size_t slots, started = 0;
 	char *tool_path;
-	int rc = 0;
 
 	if (!n)
 		return 0;
@@ -476,5 +475,5 @@ int rf_ipmi_discover_all(const struct rf_ipmi_target *targets, size_t n, int max
 	free(procs);
 	free(nodes);
 	free(tool_path);
-	return rc;
+	return 0;
 }
