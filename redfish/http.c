@@ -37,10 +37,31 @@ struct rf_req *rf_req_new(struct rf_bmc *bmc, enum rf_method method, const char 
 	return req;
 }
 
+/* Easy handles are reused (curl_easy_reset keeps their buffers): a
+ * 512-BMC walk makes ~30,000 requests and curl_easy_init is costly. */
+#define RF_EASY_POOL_MAX 256
+
+static CURL *easy_get(struct rf_http *h)
+{
+	if (h->n_pool == 0)
+		return curl_easy_init();
+	curl_easy_reset(h->pool[--h->n_pool]);
+	return h->pool[h->n_pool];
+}
+
+static void easy_put(struct rf_http *h, CURL *e)
+{
+	if (!e)
+		return;
+	if (h->n_pool < RF_EASY_POOL_MAX)
+		h->pool[h->n_pool++] = e;
+	else
+		curl_easy_cleanup(e);
+}
+
 static void req_reset_response(struct rf_req *req)
 {
-	if (req->easy)
-		curl_easy_cleanup(req->easy);
+	easy_put(req->bmc->http, req->easy);
 	req->easy = NULL;
 	curl_slist_free_all(req->headers);
 	req->headers = NULL;
@@ -95,6 +116,19 @@ void rf_req_submit(struct rf_req *req)
 	bmc->spent++;
 	bmc->pending++;
 	enqueue(bmc, req);
+}
+
+int rf_http_unqueue(struct rf_bmc *bmc, const char *url)
+{
+	for (struct rf_req **pp = &bmc->queue, *req; (req = *pp); pp = &req->next)
+		if (req->attempt == 0 && !strcmp(req->url, url)) {
+			*pp = req->next;
+			bmc->pending--;
+			bmc->spent--;
+			req_free(req);
+			return 1;
+		}
+	return 0;
 }
 
 static void unlink_req(struct rf_req **head, struct rf_req *req)
@@ -216,7 +250,7 @@ static int start(struct rf_http *h, struct rf_req *req)
 {
 	const struct rf_options *o = h->opts;
 	struct rf_bmc *bmc = req->bmc;
-	CURL *e = curl_easy_init();
+	CURL *e = easy_get(h);
 
 	if (!e)
 		return BR_E_NOMEM;
@@ -492,6 +526,7 @@ int rf_http_init(struct rf_http *h, const struct rf_options *opts, size_t n_bmcs
 	h->rng = (uint64_t)br_now_ms() * 0x9E3779B97F4A7C15ull ^ (uint64_t)getpid();
 	if (!h->rng)
 		h->rng = 1;
+	h->pool = br_xcalloc(RF_EASY_POOL_MAX, sizeof(*h->pool));
 	h->multi = curl_multi_init();
 	if (!h->multi)
 		return br_errf(err, BR_E_NOMEM, "curl_multi_init failed");
@@ -510,6 +545,10 @@ int rf_http_init(struct rf_http *h, const struct rf_options *opts, size_t n_bmcs
 
 void rf_http_release(struct rf_http *h)
 {
+	while (h->n_pool)
+		curl_easy_cleanup(h->pool[--h->n_pool]);
+	free(h->pool);
+	h->pool = NULL;
 	if (h->multi)
 		curl_multi_cleanup(h->multi);
 	h->multi = NULL;

@@ -119,6 +119,8 @@ struct rf_http {
 	int inflight;
 	size_t active;             /* BMCs not yet done */
 	struct rf_req *delayed;    /* retries waiting for their due time */
+	CURL **pool;               /* idle easy handles */
+	size_t n_pool;
 	uint64_t rng;
 	rf_done_fn done;
 	void *done_ctx;
@@ -135,6 +137,9 @@ int rf_http_run(struct rf_http *h, struct br_err *err);
 struct rf_req *rf_req_new(struct rf_bmc *bmc, enum rf_method method, const char *url,
 			  int priority, rf_req_fn fn);
 void rf_req_submit(struct rf_req *req);
+/* Drop a first attempt at url still waiting in bmc's queue, because its
+ * document arrived inline elsewhere. 1 if there was one. */
+int rf_http_unqueue(struct rf_bmc *bmc, const char *url);
 /* Drop everything queued, delayed or in flight for bmc (no callbacks). */
 void rf_http_cancel_bmc(struct rf_http *h, struct rf_bmc *bmc);
 /* "HTTP 401 on URL: Base.1.12.InsufficientPrivilege" from a status, the

@@ -259,8 +259,10 @@ static void on_collection(struct rf_bmc *bmc, struct rf_req *req, json_t *doc)
 			get_link(bmc, link, req->member_kind, 0, req->parent);
 			continue;
 		}
+		/* Dell links each PCIe device from the System too: if that GET has
+		 * not started yet, this inline copy makes it unnecessary. */
 		char *url = link ? rf_resolve(bmc, link) : NULL;
-		int fresh = !url || rf_urlset_add(&bmc->seen, url);
+		int fresh = !url || rf_urlset_add(&bmc->seen, url) || rf_http_unqueue(bmc, url);
 
 		free(url);
 		if (fresh)
