@@ -269,6 +269,25 @@ static struct br_sensor *add_sensor(struct br_hw *hw, enum br_sensor_kind kind, 
 	return s;
 }
 
+/* Thermal.Temperatures[] and Power.Voltages[]: one reading member each. */
+static void add_readings(struct br_hw *hw, json_t *arr, enum br_sensor_kind kind,
+			 const char *reading, const char *units)
+{
+	json_t *v;
+	size_t i;
+
+	if (json_is_array(arr))
+		json_array_foreach(arr, i, v) {
+			struct br_sensor *s;
+
+			if (!json_is_object(v))
+				continue;
+			s = add_sensor(hw, kind, v, "Name");
+			s->reading = br_json_num(v, reading, NAN);
+			s->units = br_xstrdup(units);
+		}
+}
+
 void rf_parse_thermal(struct br_hw *hw, json_t *doc)
 {
 	json_t *fans = br_json_path(doc, "Fans"), *temps = br_json_path(doc, "Temperatures"), *v;
@@ -291,16 +310,7 @@ void rf_parse_thermal(struct br_hw *hw, json_t *doc)
 				s->units = br_xstrdup("RPM");
 			}
 		}
-	if (json_is_array(temps))
-		json_array_foreach(temps, i, v) {
-			struct br_sensor *s;
-
-			if (!json_is_object(v))
-				continue;
-			s = add_sensor(hw, BR_SENSOR_TEMP, v, "Name");
-			s->reading = br_json_num(v, "ReadingCelsius", NAN);
-			s->units = br_xstrdup("Cel");
-		}
+	add_readings(hw, temps, BR_SENSOR_TEMP, "ReadingCelsius", "Cel");
 }
 
 void rf_parse_fan(struct br_hw *hw, json_t *doc)
@@ -335,16 +345,7 @@ void rf_parse_power(struct br_hw *hw, json_t *doc)
 		json_array_foreach(psus, i, v)
 			if (json_is_object(v))
 				add_psu(hw, v);
-	if (json_is_array(volts))
-		json_array_foreach(volts, i, v) {
-			struct br_sensor *s;
-
-			if (!json_is_object(v))
-				continue;
-			s = add_sensor(hw, BR_SENSOR_VOLTAGE, v, "Name");
-			s->reading = br_json_num(v, "ReadingVolts", NAN);
-			s->units = br_xstrdup("V");
-		}
+	add_readings(hw, volts, BR_SENSOR_VOLTAGE, "ReadingVolts", "V");
 }
 
 void rf_parse_power_supply(struct br_hw *hw, json_t *doc)

@@ -55,7 +55,10 @@ void rf_options_init(struct rf_options *opts);
 /* Called once per target, in completion order, from inside rf_discover_all.
  * rc is 0 or an error code; on error err names the BMC and the cause
  * ("bmc 10.0.0.5: HTTP 401 on https://10.0.0.5/redfish/v1/SessionService/Sessions:
- * Base.1.12.InsufficientPrivilege"). */
+ * Base.1.12.InsufficientPrivilege"). hw is never NULL; on error it holds
+ * what was read before the failure (partial: do not store it as facts).
+ * The callback runs as soon as the walk ends; the session DELETE follows,
+ * and rf_discover_all returns only after every DELETE has finished. */
 typedef void (*rf_done_fn)(const struct rf_target *target, int rc, struct br_hw *hw,
 			   const struct br_err *err, void *ctx);
 

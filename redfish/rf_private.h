@@ -162,6 +162,9 @@ int rf_session_apply(struct rf_bmc *bmc, CURL *easy, struct curl_slist **headers
 
 /* walk.c */
 void rf_walk_start(struct rf_bmc *bmc);
+/* The body of a finished GET as a JSON object (new reference), or NULL
+ * after failing the BMC with "GET URL: invalid JSON at line ...". */
+json_t *rf_req_json(struct rf_req *req);
 /* Fail the node: records err (prefixed with the BMC) once, cancels the rest. */
 void rf_bmc_fail(struct rf_bmc *bmc, const struct br_err *err);
 void rf_bmc_idle(struct rf_bmc *bmc);

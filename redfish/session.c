@@ -76,7 +76,6 @@ static void login(struct rf_bmc *bmc, const char *sessions_link)
 static void on_session_service(struct rf_req *req, int rc, const struct br_err *err)
 {
 	struct rf_bmc *bmc = req->bmc;
-	struct br_err perr;
 	json_t *doc;
 	const char *link;
 
@@ -84,12 +83,8 @@ static void on_session_service(struct rf_req *req, int rc, const struct br_err *
 		rf_bmc_fail(bmc, err);
 		return;
 	}
-	doc = br_json_parse(req->body.data, req->body.len, RF_BODY_MAX, &perr);
-	if (!doc) {
-		br_err_prefix(&perr, "GET %s", req->url);
-		rf_bmc_fail(bmc, &perr);
+	if (!(doc = rf_req_json(req)))
 		return;
-	}
 	link = br_json_str(doc, "Sessions/@odata.id");
 	if (link)
 		login(bmc, link);
@@ -135,14 +130,8 @@ static void on_root(struct rf_req *req, int rc, const struct br_err *err)
 		rf_bmc_fail(bmc, err);
 		return;
 	}
-	bmc->root = br_json_parse(req->body.data, req->body.len, RF_BODY_MAX, &perr);
-	if (!bmc->root || !json_is_object(bmc->root)) {
-		if (bmc->root)
-			br_errf(&perr, BR_E_PROTO, "not a JSON object");
-		br_err_prefix(&perr, "GET %s", req->url);
-		rf_bmc_fail(bmc, &perr);
+	if (!(bmc->root = rf_req_json(req)))
 		return;
-	}
 	bmc->vendor = rf_vendor_from_root(bmc->root);
 	if (o->use_expand)
 		bmc->expand = expand_query(bmc->root);

@@ -177,6 +177,23 @@ static void fail_with(struct rf_bmc *bmc, int code, const char *fmt, ...)
 
 static void on_get(struct rf_req *req, int rc, const struct br_err *err);
 
+json_t *rf_req_json(struct rf_req *req)
+{
+	struct br_err perr;
+	json_t *doc = br_json_parse(req->body.data, req->body.len, RF_BODY_MAX, &perr);
+
+	if (doc && !json_is_object(doc)) {
+		json_decref(doc);
+		doc = NULL;
+		br_errf(&perr, BR_E_PROTO, "not a JSON object");
+	}
+	if (!doc) {
+		br_err_prefix(&perr, "GET %s", req->url);
+		rf_bmc_fail(req->bmc, &perr);
+	}
+	return doc;
+}
+
 /* Queue a GET without looking at the seen set. */
 static void issue(struct rf_bmc *bmc, const char *url, int kind, int member_kind, long parent,
 		  int pages, int members, int expand)
@@ -295,7 +312,6 @@ static char *plain_url(const struct rf_req *req)
 static void on_get(struct rf_req *req, int rc, const struct br_err *err)
 {
 	struct rf_bmc *bmc = req->bmc;
-	struct br_err perr;
 	json_t *doc;
 
 	if (rc && req->expanded && req->status >= 400 && req->status < 500 &&
@@ -314,15 +330,9 @@ static void on_get(struct rf_req *req, int rc, const struct br_err *err)
 		rf_bmc_fail(bmc, err);
 		return;
 	}
-	doc = br_json_parse(req->body.data, req->body.len, RF_BODY_MAX, &perr);
-	if (!doc) {
-		br_err_prefix(&perr, "GET %s", req->url);
-		rf_bmc_fail(bmc, &perr);
+	if (!(doc = rf_req_json(req)))
 		return;
-	}
-	if (!json_is_object(doc))
-		fail_with(bmc, BR_E_PROTO, "GET %s: not a JSON object", req->url);
-	else if (req->kind == RF_K_COLLECTION)
+	if (req->kind == RF_K_COLLECTION)
 		on_collection(bmc, req, doc);
 	else
 		handle(bmc, req->kind, doc, req->parent);
