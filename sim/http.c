@@ -52,7 +52,7 @@ struct req {
 	char *if_match;
 	struct br_buf body;
 	int64_t start_ms;   /* monotonic */
-	int64_t start_wall; /* epoch ms, for the log */
+	int64_t start_wall; /* epoch ms, for the log; durations there are monotonic */
 	int64_t due_ms;
 	int inflight;
 	int logged;
@@ -124,7 +124,8 @@ static void log_request(struct req *q, int status)
 	br_buf_adds(&b, ",\"path\":");
 	json_escape(&b, q->uri ? q->uri : "");
 	br_buf_addf(&b, ",\"status\":%d,\"start_ms\":%lld,\"end_ms\":%lld,\"inflight\":%d,\"depth\":%d,\"auth\":",
-		    status, (long long)q->start_wall, (long long)wall_ms(), q->inflight, q->resp.depth);
+		    status, (long long)q->start_wall, (long long)(q->start_wall + br_now_ms() - q->start_ms), q->inflight,
+		    q->resp.depth);
 	json_escape(&b, q->resp.auth ? q->resp.auth : "none");
 	if (q->if_match) {
 		br_buf_adds(&b, ",\"if_match\":");
@@ -593,6 +594,8 @@ static void fire_timers(struct sim_loop *loop)
 		struct req *q = heap_pop(loop);
 
 		MHD_resume_connection(q->conn);
+		/* MHD notices a resume only when it runs; nothing wakes epoll for it. */
+		q->l->again = 1;
 	}
 }
 
