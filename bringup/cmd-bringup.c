@@ -155,7 +155,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bringup: '%s' is not a bringup command; see 'bringup --help'\n", argv[1]);
 		return BR_EXIT_USAGE;
 	}
-	rc = run_stage(path, argc - 2, argv + 2);
+	/* Become the stage, so signals (Ctrl-C, a supervisor's SIGKILL) and the
+	 * exit status reach it directly. */
+	argv[1] = path;
+	execv(path, argv + 1);
+	fprintf(stderr, "bringup: cannot run %s: %s\n", path, strerror(errno));
 	free(path);
-	return rc;
+	return BR_EXIT_UNREACHABLE;
 }
