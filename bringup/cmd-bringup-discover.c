@@ -74,6 +74,18 @@ static void store(struct run *run, struct job *job, struct br_hw *hw, const char
 	free(reason);
 }
 
+/* A BMC that refused the credentials says so first: that is what the
+ * technician fixes, whatever the protocol detail after it. */
+static void fail_bmc(struct run *run, struct job *job, int rc, const struct br_err *err)
+{
+	const char *msg = err && err->msg[0] ? err->msg : br_strerror(rc);
+	char *reason = rc == BR_E_AUTH ? br_xasprintf("credentials refused (check bmc_user/bmc_password): %s", msg)
+				       : br_xstrdup(msg);
+
+	fail_node(run, job, reason);
+	free(reason);
+}
+
 static void on_redfish(const struct rf_target *t, int rc, struct br_hw *hw, const struct br_err *err, void *ctx)
 {
 	struct job *job = t->user_data;
@@ -83,7 +95,7 @@ static void on_redfish(const struct rf_target *t, int rc, struct br_hw *hw, cons
 	else if (rc == RF_E_NO_REDFISH && strcmp(job->node->bmc_type, "redfish"))
 		br_info("discover", "%s: no Redfish service; trying IPMI", job->node->hostname); /* second pass */
 	else
-		fail_node(ctx, job, err && err->msg[0] ? err->msg : br_strerror(rc));
+		fail_bmc(ctx, job, rc, err);
 }
 
 static void on_ipmi(const struct rf_ipmi_target *t, int rc, struct br_hw *hw, const struct br_err *err, void *ctx)
@@ -93,7 +105,7 @@ static void on_ipmi(const struct rf_ipmi_target *t, int rc, struct br_hw *hw, co
 	if (rc == 0)
 		store(ctx, job, hw, "IPMI");
 	else
-		fail_node(ctx, job, err && err->msg[0] ? err->msg : br_strerror(rc));
+		fail_bmc(ctx, job, rc, err);
 }
 
 /* Prepare one node: its password and addresses. Fails the node (and
