@@ -185,7 +185,7 @@ static void param_copy(char *dst, size_t size, const struct sim_maas_req *req, c
 
 static void create(struct sim_maas *m, const struct sim_maas_req *req, struct sim_maas_reply *r)
 {
-	char macs[SIM_MAAS_MACS_MAX][18];
+	char macs[SIM_MAAS_MACS_MAX][18], system_id[8];
 	const char *commission = sim_maas_param(&req->params, "commission");
 	struct sim_maas_machine *mc;
 	json_t *logged_macs;
@@ -197,9 +197,10 @@ static void create(struct sim_maas *m, const struct sim_maas_req *req, struct si
 		m->cap_machines = m->cap_machines ? 2 * m->cap_machines : 64;
 		m->machines = br_xrealloc(m->machines, m->cap_machines * sizeof(*m->machines));
 	}
+	new_system_id(m, system_id);
 	mc = &m->machines[m->n_machines++];
 	memset(mc, 0, sizeof(*mc));
-	new_system_id(m, mc->system_id);
+	memcpy(mc->system_id, system_id, sizeof(system_id));
 	memcpy(mc->macs, macs, n_macs * sizeof(macs[0]));
 	mc->n_macs = n_macs;
 	mc->host = -1;

@@ -1,0 +1,328 @@
+/*
+ * The MAAS emulator (sim/maas_*.c) driven by the MAAS client (maas/): the
+ * two were written from the API description separately, so this checks
+ * each against the other's reading of it, with MAAS's wording asserted
+ * here. The emulator's sources are compiled into this program because unit
+ * tests link the stage libraries, not libsim.
+ */
+#include "sim/maas_server.c"
+
+#include "sim/maas_actions.c"
+#include "sim/maas_api.c"
+#include "sim/maas_devices.c"
+#include "sim/maas_machines.c"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <cmocka.h>
+
+#include "maas/maas.h"
+
+#define KEY "ck:tk:s3cr3t"
+
+static struct sim_maas *emu;
+static struct maas_client *cli;
+static char log_path[64];
+
+static void host(struct sim_maas_host *h, int i, int fail)
+{
+	memset(h, 0, sizeof(*h));
+	snprintf(h->hostname, sizeof(h->hostname), "gpu-%02d", i);
+	snprintf(h->macs[0], 18, "b0:7b:25:00:%02x:01", i);
+	snprintf(h->macs[1], 18, "b0:7b:25:00:%02x:02", i);
+	h->n_macs = 2;
+	for (int d = 0; d < 3; d++) {
+		struct sim_maas_disk *k = &h->disks[d];
+
+		snprintf(k->name, sizeof(k->name), "nvme%dn1", d);
+		snprintf(k->serial, sizeof(k->serial), "SER-%02d-%d", i, d);
+		snprintf(k->model, sizeof(k->model), d == 1 ? "Dell BOSS-N1" : "Dell Ent NVMe CM7");
+		k->size = d == 1 ? 480103981056ULL : 3840755982336ULL;
+		snprintf(k->id_path, sizeof(k->id_path), "/dev/disk/by-id/nvme-SER-%02d-%d", i, d);
+	}
+	h->n_disks = 3;
+	h->commission_fail = fail;
+	snprintf(h->ip, sizeof(h->ip), "127.0.%d.1", i);
+}
+
+static struct maas_client *client(int port, const char *key)
+{
+	struct maas_options o;
+	struct maas_client *c = NULL;
+	char url[64];
+
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d/MAAS/", port);
+	maas_options_init(&o);
+	o.url = url;
+	o.api_key = key;
+	o.backoff_ms = 20;
+	assert_int_equal(maas_client_new(&o, &c, NULL), 0);
+	return c;
+}
+
+static int setup(void **state)
+{
+	struct sim_maas_host hosts[3];
+	struct sim_maas_config cfg = { 0 };
+
+	(void)state;
+	host(&hosts[0], 1, 0);
+	host(&hosts[1], 2, 1);
+	host(&hosts[2], 3, 0);
+	snprintf(log_path, sizeof(log_path), "/tmp/maas-emu-%d.log", (int)getpid());
+	cfg.api_key = KEY;
+	cfg.log_path = log_path;
+	cfg.commission_ms = 200;
+	cfg.deploy_ms = 200;
+	cfg.hosts = hosts;
+	cfg.n_hosts = 3;
+	if (sim_maas_start(&cfg, &emu, NULL))
+		return -1;
+	cli = client(sim_maas_port(emu), KEY);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	maas_client_free(cli);
+	sim_maas_stop(emu);
+	unlink(log_path);
+	return 0;
+}
+
+static json_t *call_ok(const char *method, const char *path, const char *form)
+{
+	struct br_err err = { 0 };
+	json_t *doc = NULL;
+	int rc = maas_call(cli, method, path, form, &doc, &err);
+
+	if (rc)
+		fail_msg("%s %s: %s", method, path, err.msg);
+	return doc;
+}
+
+static int call_err(const char *method, const char *path, const char *form, char *msg, size_t size)
+{
+	struct br_err err = { 0 };
+	int rc = maas_call(cli, method, path, form, NULL, &err);
+
+	snprintf(msg, size, "%s", err.msg);
+	return rc;
+}
+
+static char *make_machine(int i)
+{
+	struct br_buf f;
+	char mac[18], name[16];
+	json_t *doc;
+	char *id;
+
+	br_buf_init(&f, 0);
+	snprintf(name, sizeof(name), "gpu-%02d", i);
+	maas_form_add(&f, "hostname", name);
+	maas_form_add(&f, "architecture", "amd64/generic");
+	snprintf(mac, sizeof(mac), "B0:7B:25:00:%02X:01", i);
+	maas_form_add(&f, "mac_addresses", mac);
+	snprintf(mac, sizeof(mac), "b0:7b:25:00:%02x:02", i);
+	maas_form_add(&f, "mac_addresses", mac);
+	maas_form_add(&f, "power_type", "redfish");
+	maas_form_add(&f, "power_parameters_power_pass", "hunter2");
+	doc = call_ok("POST", "machines/", br_buf_str(&f));
+	br_buf_release(&f);
+	assert_int_equal(json_integer_value(json_object_get(doc, "status")), 1);
+	id = br_xstrdup(json_string_value(json_object_get(doc, "system_id")));
+	json_decref(doc);
+	return id;
+}
+
+static int status_after(const char *id, int64_t wait_ms)
+{
+	char path[64];
+	json_t *doc;
+	int st;
+
+	usleep((useconds_t)wait_ms * 1000);
+	snprintf(path, sizeof(path), "machines/%s/", id);
+	doc = call_ok("GET", path, NULL);
+	st = (int)json_integer_value(json_object_get(doc, "status"));
+	json_decref(doc);
+	return st;
+}
+
+static void test_auth(void **state)
+{
+	struct maas_client *bad = client(sim_maas_port(emu), "ck:tk:wrong");
+	struct br_err err = { 0 };
+	char *log = NULL;
+	size_t len;
+
+	(void)state;
+	assert_int_equal(maas_check_access(bad, &err), BR_E_AUTH);
+	assert_non_null(strstr(err.msg, "Authorization Error: Invalid API key."));
+	maas_client_free(bad);
+	assert_int_equal(maas_check_access(cli, &err), 0);
+	/* The log has the refusal and never the secret. */
+	assert_int_equal(br_read_file(log_path, 1 << 20, &log, &len, NULL), 0);
+	assert_non_null(strstr(log, "\"status\":401"));
+	assert_null(strstr(log, "s3cr3t"));
+	free(log);
+}
+
+static void test_create_and_conflicts(void **state)
+{
+	char msg[BR_ERR_MSG_MAX], *id = make_machine(1), *log = NULL;
+	json_t *doc;
+	size_t len;
+
+	(void)state;
+	assert_int_equal(call_err("POST", "machines/", "hostname=other&mac_addresses=b0%3A7b%3A25%3A00%3A01%3A02", msg,
+				  sizeof(msg)),
+			 BR_E_INVAL);
+	assert_non_null(strstr(msg, "mac_addresses: MAC address b0:7b:25:00:01:02 already in use on gpu-01."));
+	assert_int_equal(call_err("POST", "machines/", "hostname=gpu-01&mac_addresses=b0%3A7b%3A25%3A00%3A09%3A01",
+				  msg, sizeof(msg)),
+			 BR_E_INVAL);
+	assert_non_null(strstr(msg, "hostname: Node with this Hostname already exists."));
+	assert_int_equal(call_err("POST", "machines/", "hostname=x", msg, sizeof(msg)), BR_E_INVAL);
+	assert_non_null(strstr(msg, "mac_addresses: This field is required."));
+	assert_int_equal(call_err("POST", "machines/?op=frobnicate", "", msg, sizeof(msg)), BR_E_INVAL);
+	assert_non_null(strstr(msg, "Unrecognised signature: method=POST op=frobnicate"));
+	assert_int_equal(call_err("GET", "machines/zzzzzz/", NULL, msg, sizeof(msg)), BR_E_NOTFOUND);
+	assert_non_null(strstr(msg, "No Machine matches the given query."));
+	doc = call_ok("GET", "machines/?mac_address=B0-7B-25-00-01-02", NULL);
+	assert_int_equal(json_array_size(doc), 1);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(doc, 0), "system_id")), id);
+	json_decref(doc);
+	doc = call_ok("GET", "machines/?mac_address=b0:7b:25:00:07:01", NULL);
+	assert_int_equal(json_array_size(doc), 0);
+	json_decref(doc);
+	/* The power password reached MAAS but not its log. */
+	assert_int_equal(br_read_file(log_path, 1 << 20, &log, &len, NULL), 0);
+	assert_non_null(strstr(log, "\"power_pass_set\":true"));
+	assert_null(strstr(log, "hunter2"));
+	free(log);
+	free(id);
+}
+
+static void test_lifecycle(void **state)
+{
+	char *id = make_machine(1), path[96], msg[BR_ERR_MSG_MAX];
+	struct maas_blockdevice *devs = NULL;
+	struct maas_machine m;
+	size_t n = 0;
+	json_t *doc;
+
+	(void)state;
+	snprintf(path, sizeof(path), "nodes/%s/blockdevices/1/?op=set_boot_disk", id);
+	assert_int_equal(call_err("POST", path, "", msg, sizeof(msg)), BR_E_NOTFOUND); /* none known yet */
+	snprintf(path, sizeof(path), "machines/%s/?op=deploy", id);
+	assert_int_equal(call_err("POST", path, "", msg, sizeof(msg)), BR_E_STATE);
+	assert_non_null(strstr(msg, "Invalid transition: Commissioning -> Deploying."));
+	assert_int_equal(status_after(id, 300), 4);
+	snprintf(path, sizeof(path), "nodes/%s/blockdevices/", id);
+	doc = call_ok("GET", path, NULL);
+	assert_int_equal(maas_blockdevices_parse(doc, &devs, &n, NULL), 0);
+	json_decref(doc);
+	assert_int_equal(n, 3);
+	assert_string_equal(devs[0].name, "nvme0n1");
+	assert_string_equal(devs[1].serial, "SER-01-1");
+	/* MAAS's default boot disk is the lowest id, not the BOSS drive. */
+	snprintf(path, sizeof(path), "machines/%s/", id);
+	doc = call_ok("GET", path, NULL);
+	assert_int_equal(maas_machine_parse(doc, &m, NULL), 0);
+	json_decref(doc);
+	assert_string_equal(m.boot_disk_serial, "SER-01-0");
+	maas_machine_release(&m);
+	snprintf(path, sizeof(path), "nodes/%s/blockdevices/%lld/?op=set_boot_disk", id, (long long)devs[1].id);
+	assert_null(call_ok("POST", path, ""));
+	snprintf(path, sizeof(path), "machines/%s/?op=set_storage_layout", id);
+	json_decref(call_ok("POST", path, "storage_layout=flat"));
+	snprintf(path, sizeof(path), "machines/%s/?op=deploy", id);
+	assert_int_equal(call_err("POST", path, "user_data=%%%%", msg, sizeof(msg)), BR_E_INVAL);
+	assert_non_null(strstr(msg, "user_data: Invalid base64 data."));
+	json_decref(call_ok("POST", path, "distro_series=jammy&user_data=I2Nsb3VkLWNvbmZpZwo%3D"));
+	assert_int_equal(status_after(id, 300), 6);
+	assert_int_equal(call_err("POST", path, "", msg, sizeof(msg)), BR_E_STATE);
+	assert_non_null(strstr(msg, "Invalid transition: Deployed -> Deploying."));
+	snprintf(path, sizeof(path), "machines/%s/", id);
+	doc = call_ok("GET", path, NULL);
+	assert_int_equal(maas_machine_parse(doc, &m, NULL), 0);
+	json_decref(doc);
+	assert_string_equal(m.boot_disk_serial, "SER-01-1");
+	assert_string_equal(m.ip, "127.0.1.1");
+	maas_machine_release(&m);
+	maas_blockdevices_free(devs, n);
+	free(id);
+}
+
+static void test_boot_disk_without_layout(void **state)
+{
+	char *id = make_machine(3), path[96], *log = NULL;
+	size_t len;
+
+	(void)state;
+	assert_int_equal(status_after(id, 300), 4);
+	/* set_boot_disk alone leaves / on the first disk: the field failure. */
+	snprintf(path, sizeof(path), "nodes/%s/blockdevices/%lld/?op=set_boot_disk", id,
+		 (long long)emu->machines[0].bd_base + 2);
+	assert_null(call_ok("POST", path, ""));
+	snprintf(path, sizeof(path), "machines/%s/?op=deploy", id);
+	json_decref(call_ok("POST", path, ""));
+	assert_int_equal(status_after(id, 300), 6);
+	assert_int_equal(br_read_file(log_path, 1 << 20, &log, &len, NULL), 0);
+	free(log);
+	pthread_mutex_lock(&emu->lock);
+	assert_int_equal(emu->machines[0].installed_disk, 0);
+	pthread_mutex_unlock(&emu->lock);
+	free(id);
+}
+
+static void test_commission_fail_events_tags(void **state)
+{
+	char *id = make_machine(2), path[96], msg[BR_ERR_MSG_MAX], form[64];
+	struct maas_machine m;
+	json_t *doc;
+
+	(void)state;
+	assert_int_equal(status_after(id, 300), 2);
+	snprintf(path, sizeof(path), "machines/%s/", id);
+	doc = call_ok("GET", path, NULL);
+	assert_int_equal(maas_machine_parse(doc, &m, NULL), 0);
+	json_decref(doc);
+	assert_non_null(strstr(m.status_message, "Commissioning failed"));
+	maas_machine_release(&m);
+	snprintf(path, sizeof(path), "events/?op=query&id=%s", id);
+	doc = call_ok("GET", path, NULL);
+	assert_non_null(maas_events_failure(doc));
+	assert_non_null(strstr(maas_events_failure(doc), "20-maas-03-machine-resources"));
+	json_decref(doc);
+	json_decref(call_ok("POST", "tags/", "name=xe9680&comment=Dell+XE9680"));
+	assert_int_equal(call_err("POST", "tags/", "name=xe9680", msg, sizeof(msg)), BR_E_INVAL);
+	assert_non_null(strstr(msg, "name: Tag with this Name already exists."));
+	snprintf(form, sizeof(form), "add=%s", id);
+	doc = call_ok("POST", "tags/xe9680/?op=update_nodes", form);
+	assert_int_equal(json_integer_value(json_object_get(doc, "added")), 1);
+	json_decref(doc);
+	doc = call_ok("GET", "tags/xe9680/?op=machines", NULL);
+	assert_int_equal(json_array_size(doc), 1);
+	json_decref(doc);
+	assert_int_equal(call_err("GET", "tags/nope/", NULL, msg, sizeof(msg)), BR_E_NOTFOUND);
+	assert_non_null(strstr(msg, "No Tag matches the given query."));
+	free(id);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_auth, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_create_and_conflicts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lifecycle, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_boot_disk_without_layout, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_commission_fail_events_tags, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
