@@ -28,14 +28,14 @@ struct opts {
 
 struct run {
 	struct opts *o;
-	char *dir;                     /* absolute */
+	char *dir; /* absolute */
 	struct sim_rack rack;
 	struct sim_config cfg;
 	struct sim_bmc_config bmc_cfg;
 	struct sim_bmc *bmcs;
 	struct sim_loop *loop;
 	char *tls_key, *tls_cert;
-	struct br_buf env;             /* DIR/env, one line per variable */
+	struct br_buf env; /* DIR/env, one line per variable */
 };
 
 static int parse_config(struct run *r, struct br_err *err)
@@ -61,8 +61,9 @@ static int parse_config(struct run *r, struct br_err *err)
 			return br_errf(err, BR_E_INVAL, "--fault-rate '%s' is not a number", o->fault_rate);
 	}
 	if (o->latency_ms < 0 || o->flaky_stall_ms < 0 || o->base_port < 0 || o->base_port + o->nodes > 65536)
-		return br_errf(err, BR_E_INVAL, "--latency-ms, --flaky-stall-ms and --base-port must be >= 0 "
-						"and the ports must fit below 65536");
+		return br_errf(err, BR_E_INVAL,
+			       "--latency-ms, --flaky-stall-ms and --base-port must be >= 0 "
+			       "and the ports must fit below 65536");
 	if (mkdir(o->dir, 0755) && errno != EEXIST)
 		return br_errf(err, BR_E_IO, "%s: %s", o->dir, strerror(errno));
 	r->dir = realpath(o->dir, NULL);
@@ -110,7 +111,7 @@ static int write_file_in(const char *dir, const char *name, const char *text, mo
 
 static int start(struct run *r, struct br_err *err)
 {
-	struct sim_loop_config lc = { .latency_ms = r->o->latency_ms };
+	struct sim_loop_config lc = {.latency_ms = r->o->latency_ms};
 	char *log_path = br_xasprintf("%s/requests.log", r->dir);
 	char pid[32];
 	int rc;
@@ -154,12 +155,13 @@ static char *summary(struct run *r)
 			if (r->rack.nodes[i].faults & SIM_FAULT_BIT(f)) {
 				const char *name = sim_fault_name((enum sim_fault)f);
 
-				json_object_set_new(faults, name,
-						    json_integer(json_integer_value(json_object_get(faults, name)) + 1));
+				json_object_set_new(
+				    faults, name,
+				    json_integer(json_integer_value(json_object_get(faults, name)) + 1));
 			}
 	doc = json_pack("{s:s, s:i, s:i, s:s, s:s, s:s, s:o}", "dir", r->dir, "nodes", (int)r->rack.n, "pid",
-			(int)getpid(), "scheme", r->o->https ? "https" : "http", "first_bmc", r->rack.nodes[0].bmc,
-			"last_bmc", r->rack.nodes[r->rack.n - 1].bmc, "faults", faults);
+			(int)getpid(), "scheme", r->o->https ? "https" : "http", "first_bmc",
+			r->rack.nodes[0].bmc, "last_bmc", r->rack.nodes[r->rack.n - 1].bmc, "faults", faults);
 	text = json_dumps(doc, JSON_COMPACT);
 	json_decref(doc);
 	return text;
@@ -168,8 +170,8 @@ static char *summary(struct run *r)
 static char *human_summary(struct run *r)
 {
 	return br_xasprintf("bringup-sim: %zu BMCs %s://%s .. %s, pid %ld, files in %s\n", r->rack.n,
-			    r->o->https ? "https" : "http", r->rack.nodes[0].bmc, r->rack.nodes[r->rack.n - 1].bmc,
-			    (long)getpid(), r->dir);
+			    r->o->https ? "https" : "http", r->rack.nodes[0].bmc,
+			    r->rack.nodes[r->rack.n - 1].bmc, (long)getpid(), r->dir);
 }
 
 /* Fork: the parent waits on a pipe until the child serves every port (or
@@ -201,7 +203,8 @@ static int daemonize(struct run *r, int *ret_ready_fd, int *ret_exit, struct br_
 			fputs(said.data + 2, stdout);
 			*ret_exit = 0;
 		} else {
-			fprintf(stderr, "bringup-sim: %s", said.len > 2 ? said.data + 2 : "the simulator died before listening\n");
+			fprintf(stderr, "bringup-sim: %s",
+				said.len > 2 ? said.data + 2 : "the simulator died before listening\n");
 			*ret_exit = 1;
 		}
 		br_buf_release(&said);
@@ -268,30 +271,35 @@ static void run_release(struct run *r)
 
 int main(int argc, char **argv)
 {
-	struct opts o = { .nodes = 4, .flaky_stall_ms = SIM_FLAKY_STALL_MS };
+	struct opts o = {.nodes = 4, .flaky_stall_ms = SIM_FLAKY_STALL_MS};
 	const struct br_option options[] = {
-		{ "nodes", 'n', BR_OPT_INT, &o.nodes, "N", "number of simulated servers (default 4)" },
-		{ "dir", 'd', BR_OPT_STRING, &o.dir, "DIR", "where rack.csv, wiring.csv, truth.json, env go" },
-		{ "seed", 's', BR_OPT_INT, &o.seed, "S", "seed for every identifier and fault choice (default 0)" },
-		{ "faults", 'f', BR_OPT_LIST, &o.faults, "KIND[:COUNT],...", "put faults on COUNT nodes each" },
-		{ "fault-rate", 0, BR_OPT_STRING, &o.fault_rate, "P", "give each other node a random fault with probability P" },
-		{ "latency-ms", 0, BR_OPT_INT, &o.latency_ms, "L", "delay every answer by L ms" },
-		{ "flaky-stall-ms", 0, BR_OPT_INT, &o.flaky_stall_ms, "MS", "how long a bmc_flaky stall lasts (default 20000)" },
-		{ "https", 0, BR_OPT_FLAG, &o.https, NULL, "serve HTTPS with a generated CA (DIR/ca.pem)" },
-		{ "daemon", 0, BR_OPT_FLAG, &o.daemon, NULL, "return once every port listens; serve in the background" },
-		{ "base-port", 0, BR_OPT_INT, &o.base_port, "P", "BMC i on port P+i (default: any free port)" },
-		{ "json", 0, BR_OPT_FLAG, &o.json, NULL, "print a JSON summary on stdout" },
-		{ "verbose", 'v', BR_OPT_FLAG, &o.verbose, NULL, "more log detail (repeat for debug)" },
-		{ 0 },
+	    {"nodes", 'n', BR_OPT_INT, &o.nodes, "N", "number of simulated servers (default 4)"},
+	    {"dir", 'd', BR_OPT_STRING, &o.dir, "DIR", "where rack.csv, wiring.csv, truth.json, env go"},
+	    {"seed", 's', BR_OPT_INT, &o.seed, "S", "seed for every identifier and fault choice (default 0)"},
+	    {"faults", 'f', BR_OPT_LIST, &o.faults, "KIND[:COUNT],...", "put faults on COUNT nodes each"},
+	    {"fault-rate", 0, BR_OPT_STRING, &o.fault_rate, "P",
+	     "give each other node a random fault with probability P"},
+	    {"latency-ms", 0, BR_OPT_INT, &o.latency_ms, "L", "delay every answer by L ms"},
+	    {"flaky-stall-ms", 0, BR_OPT_INT, &o.flaky_stall_ms, "MS",
+	     "how long a bmc_flaky stall lasts (default 20000)"},
+	    {"https", 0, BR_OPT_FLAG, &o.https, NULL, "serve HTTPS with a generated CA (DIR/ca.pem)"},
+	    {"daemon", 0, BR_OPT_FLAG, &o.daemon, NULL,
+	     "return once every port listens; serve in the background"},
+	    {"base-port", 0, BR_OPT_INT, &o.base_port, "P", "BMC i on port P+i (default: any free port)"},
+	    {"json", 0, BR_OPT_FLAG, &o.json, NULL, "print a JSON summary on stdout"},
+	    {"verbose", 'v', BR_OPT_FLAG, &o.verbose, NULL, "more log detail (repeat for debug)"},
+	    {0},
 	};
 	const struct br_command cmd = {
-		"bringup-sim", "--nodes N --dir DIR [options]",
-		"Serve a simulated rack of Dell iDRAC9 Redfish BMCs on 127.0.0.1, one port each, and write\n"
-		"DIR/rack.csv, wiring.csv, truth.json, env, sim.pid and requests.log. Stops on SIGINT/SIGTERM.",
-		options, NULL,
+	    "bringup-sim",
+	    "--nodes N --dir DIR [options]",
+	    "Serve a simulated rack of Dell iDRAC9 Redfish BMCs on 127.0.0.1, one port each, and write\n"
+	    "DIR/rack.csv, wiring.csv, truth.json, env, sim.pid and requests.log. Stops on SIGINT/SIGTERM.",
+	    options,
+	    NULL,
 	};
-	struct run r = { .o = &o };
-	struct br_err err = { 0 };
+	struct run r = {.o = &o};
+	struct br_err err = {0};
 	int argi, ready_fd = -1, exit_code = 0;
 	char *text = NULL;
 

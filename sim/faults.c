@@ -12,35 +12,38 @@
 #define FAULTS_MAX_COUNT 100000
 
 static const char *const fault_names[SIM_F_COUNT] = {
-	[SIM_F_BMC_DOWN] = "bmc_down",
-	[SIM_F_BMC_AUTH] = "bmc_auth",
-	[SIM_F_BMC_FLAKY] = "bmc_flaky",
-	[SIM_F_PSU_FAILED] = "psu_failed",
-	[SIM_F_BIOS_DRIFT] = "bios_drift",
-	[SIM_F_FW_OUTDATED] = "fw_outdated",
-	[SIM_F_NIC_MISSING] = "nic_missing",
-	[SIM_F_GPU_MISSING] = "gpu_missing",
-	[SIM_F_PCIE_DEGRADED] = "pcie_degraded",
-	[SIM_F_NVME_ORDER] = "nvme_order",
-	[SIM_F_NVME_MISSING] = "nvme_missing",
-	[SIM_F_CABLE_SWAP] = "cable_swap",
-	[SIM_F_CABLE_UNPLUGGED] = "cable_unplugged",
-	[SIM_F_THERMAL_BOGUS] = "thermal_bogus",
-	[SIM_F_CPUFREQ_CAPPED] = "cpufreq_capped",
-	[SIM_F_CLOCK_SKEW] = "clock_skew",
-	[SIM_F_COMMISSION_FAIL] = "commission_fail",
-	[SIM_F_BAD_JSON] = "bad_json",
-	[SIM_F_BAD_TYPES] = "bad_types",
-	[SIM_F_HUGE_COLLECTION] = "huge_collection",
-	[SIM_F_HUGE_BODY] = "huge_body",
-	[SIM_F_HANG] = "hang",
+    [SIM_F_BMC_DOWN] = "bmc_down",
+    [SIM_F_BMC_AUTH] = "bmc_auth",
+    [SIM_F_BMC_FLAKY] = "bmc_flaky",
+    [SIM_F_PSU_FAILED] = "psu_failed",
+    [SIM_F_BIOS_DRIFT] = "bios_drift",
+    [SIM_F_FW_OUTDATED] = "fw_outdated",
+    [SIM_F_NIC_MISSING] = "nic_missing",
+    [SIM_F_GPU_MISSING] = "gpu_missing",
+    [SIM_F_PCIE_DEGRADED] = "pcie_degraded",
+    [SIM_F_NVME_ORDER] = "nvme_order",
+    [SIM_F_NVME_MISSING] = "nvme_missing",
+    [SIM_F_CABLE_SWAP] = "cable_swap",
+    [SIM_F_CABLE_UNPLUGGED] = "cable_unplugged",
+    [SIM_F_THERMAL_BOGUS] = "thermal_bogus",
+    [SIM_F_CPUFREQ_CAPPED] = "cpufreq_capped",
+    [SIM_F_CLOCK_SKEW] = "clock_skew",
+    [SIM_F_COMMISSION_FAIL] = "commission_fail",
+    [SIM_F_BAD_JSON] = "bad_json",
+    [SIM_F_BAD_TYPES] = "bad_types",
+    [SIM_F_HUGE_COLLECTION] = "huge_collection",
+    [SIM_F_HUGE_BODY] = "huge_body",
+    [SIM_F_HANG] = "hang",
 };
 
 /* BIOS attributes bios_drift may change, and the value a drifted node has. */
 static const char *const drift[][2] = {
-	{ "SysProfile", "PerfPerWattOptimizedDapc" }, { "LogicalProc", "Disabled" },
-	{ "ProcCStates", "Enabled" },                 { "SriovGlobalEnable", "Disabled" },
-	{ "ProcVirtualization", "Disabled" },         { "MemOpMode", "FaultResilientMode" },
+    {"SysProfile", "PerfPerWattOptimizedDapc"},
+    {"LogicalProc", "Disabled"},
+    {"ProcCStates", "Enabled"},
+    {"SriovGlobalEnable", "Disabled"},
+    {"ProcVirtualization", "Disabled"},
+    {"MemOpMode", "FaultResilientMode"},
 };
 
 const char *sim_fault_name(enum sim_fault f)
@@ -65,7 +68,7 @@ int sim_faults_parse(const char *spec, struct sim_fault_request **ret, size_t *r
 
 	while (item && *item) {
 		char *comma = strchr(item, ','), *colon;
-		struct sim_fault_request req = { .count = 1 };
+		struct sim_fault_request req = {.count = 1};
 		long count;
 
 		if (comma)
@@ -79,8 +82,8 @@ int sim_faults_parse(const char *spec, struct sim_fault_request **ret, size_t *r
 		}
 		if (colon) {
 			if (br_parse_long(colon + 1, 1, FAULTS_MAX_COUNT, &count)) {
-				rc = br_errf(err, BR_E_INVAL, "--faults: %s: count '%s' is not 1..%d", item, colon + 1,
-					     FAULTS_MAX_COUNT);
+				rc = br_errf(err, BR_E_INVAL, "--faults: %s: count '%s' is not 1..%d", item,
+					     colon + 1, FAULTS_MAX_COUNT);
 				break;
 			}
 			req.count = (int)count;
@@ -153,13 +156,15 @@ static void apply(struct sim_node *n, struct sim_node *partner, enum sim_fault f
 	case SIM_F_FW_OUTDATED:
 		snprintf(n->firmware_nic_outdated, sizeof(n->firmware_nic_outdated), "%s", n->nics[k].fqdd);
 		snprintf(n->nics[k].firmware, sizeof(n->nics[k].firmware), "%s", SIM_FW_NIC_OUTDATED);
-		detail(n, f, json_pack("{s:s, s:s, s:s}", "component", n->nics[k].fqdd, "version",
-				       SIM_FW_NIC_OUTDATED, "expected", SIM_FW_NIC));
+		detail(n, f,
+		       json_pack("{s:s, s:s, s:s}", "component", n->nics[k].fqdd, "version",
+				 SIM_FW_NIC_OUTDATED, "expected", SIM_FW_NIC));
 		break;
 	case SIM_F_NIC_MISSING:
 		n->nics[k].present = 0;
-		detail(n, f, json_pack("{s:s, s:s, s:s}", "nic", n->nics[k].fqdd, "mac", n->nics[k].mac, "ifname",
-				       n->nics[k].ifname));
+		detail(n, f,
+		       json_pack("{s:s, s:s, s:s}", "nic", n->nics[k].fqdd, "mac", n->nics[k].mac, "ifname",
+				 n->nics[k].ifname));
 		break;
 	case SIM_F_GPU_MISSING:
 	case SIM_F_PCIE_DEGRADED:
@@ -167,30 +172,38 @@ static void apply(struct sim_node *n, struct sim_node *partner, enum sim_fault f
 			n->gpus[g].present = 0;
 		else
 			n->gpus[g].lanes = 4;
-		detail(n, f, json_pack("{s:i, s:s, s:i}", "gpu", g + 1, "serial", n->gpus[g].serial, "bus",
-				       n->gpus[g].bus));
+		detail(n, f,
+		       json_pack("{s:i, s:s, s:i}", "gpu", g + 1, "serial", n->gpus[g].serial, "bus",
+				 n->gpus[g].bus));
 		break;
 	case SIM_F_NVME_MISSING:
 		n->drives[d].present = 0;
-		detail(n, f, json_pack("{s:s, s:s}", "drive", n->drives[d].id, "serial", n->drives[d].serial));
+		detail(n, f,
+		       json_pack("{s:s, s:s}", "drive", n->drives[d].id, "serial", n->drives[d].serial));
 		break;
 	case SIM_F_CABLE_UNPLUGGED:
-		detail(n, f, json_pack("{s:s, s:s, s:s}", "ifname", n->nics[k].ifname, "switch", n->nics[k].sw,
-				       "switch_port", n->nics[k].sw_port));
+		detail(n, f,
+		       json_pack("{s:s, s:s, s:s}", "ifname", n->nics[k].ifname, "switch", n->nics[k].sw,
+				 "switch_port", n->nics[k].sw_port));
 		break;
 	case SIM_F_THERMAL_BOGUS:
 		n->bogus_sensor = (int)sim_rng_below(rng, SIM_TEMPS);
 		sim_temp_sensor(n->bogus_sensor, name, sizeof(name), &celsius);
-		detail(n, f, json_pack("{s:s, s:i}", "sensor", name, "reading", n->bogus_sensor % 2 ? 255 : -128));
+		detail(n, f,
+		       json_pack("{s:s, s:i}", "sensor", name, "reading", n->bogus_sensor % 2 ? 255 : -128));
 		break;
 	case SIM_F_CPUFREQ_CAPPED:
 		detail(n, f, json_pack("{s:i}", "max_mhz", 2000));
 		break;
 	case SIM_F_CLOCK_SKEW:
-		detail(n, f, json_pack("{s:i}", "offset_s", (int)(120 + sim_rng_below(rng, 780)) * (g % 2 ? -1 : 1)));
+		detail(
+		    n, f,
+		    json_pack("{s:i}", "offset_s", (int)(120 + sim_rng_below(rng, 780)) * (g % 2 ? -1 : 1)));
 		break;
 	case SIM_F_COMMISSION_FAIL:
-		detail(n, f, json_pack("{s:s}", "reason", "commissioning script 20-maas-03-machine-resources failed"));
+		detail(
+		    n, f,
+		    json_pack("{s:s}", "reason", "commissioning script 20-maas-03-machine-resources failed"));
 		break;
 	default:
 		detail(n, f, NULL);
@@ -226,12 +239,14 @@ static int assign_requested(struct sim_rack *rack, const struct sim_config *cfg,
 
 		for (int c = 0; c < cfg->faults[r].count; c++) {
 			if (next + take > rack->n) {
-				rc = br_errf(err, BR_E_INVAL,
-					     "--faults: not enough nodes for %s:%d (%zu nodes, each fault on its own)",
-					     sim_fault_name(f), cfg->faults[r].count, rack->n);
+				rc = br_errf(
+				    err, BR_E_INVAL,
+				    "--faults: not enough nodes for %s:%d (%zu nodes, each fault on its own)",
+				    sim_fault_name(f), cfg->faults[r].count, rack->n);
 				break;
 			}
-			apply(&rack->nodes[order[next]], take == 2 ? &rack->nodes[order[next + 1]] : NULL, f, rng);
+			apply(&rack->nodes[order[next]], take == 2 ? &rack->nodes[order[next + 1]] : NULL, f,
+			      rng);
 			next += take;
 		}
 	}

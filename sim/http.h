@@ -21,12 +21,12 @@
 
 struct sim_request {
 	const char *method;
-	const char *path;    /* unescaped, no query */
-	const char *uri;     /* as sent, with query */
-	const char *body;    /* NUL-terminated, "" when none */
+	const char *path; /* unescaped, no query */
+	const char *uri;  /* as sent, with query */
+	const char *body; /* NUL-terminated, "" when none */
 	size_t body_len;
 	int64_t start_ms;
-	void *conn;          /* opaque */
+	void *conn; /* opaque */
 };
 
 /* Request header or query argument; NULL when absent. */
@@ -43,18 +43,18 @@ enum sim_action {
 
 struct sim_response {
 	int status;
-	char *body;           /* malloc'ed, taken by the loop */
+	char *body; /* malloc'ed, taken by the loop */
 	size_t body_len;
-	size_t synthetic_len; /* >0: stream a JSON body of this size instead */
+	size_t synthetic_len;	  /* >0: stream a JSON body of this size instead */
 	const char *content_type; /* default application/json */
-	struct br_buf headers; /* "Name: value\n" lines */
+	struct br_buf headers;	  /* "Name: value\n" lines */
 	enum sim_action action;
-	int64_t stall_ms;     /* extra delay on top of the loop's latency */
+	int64_t stall_ms; /* extra delay on top of the loop's latency */
 	/* For the request log. */
 	int depth;
-	const char *auth;     /* "session", "basic", "none" */
-	const char *session;  /* "created", "deleted" or NULL */
-	const char *note;     /* fault behaviour shown, or NULL */
+	const char *auth;    /* "session", "basic", "none" */
+	const char *session; /* "created", "deleted" or NULL */
+	const char *note;    /* fault behaviour shown, or NULL */
 };
 
 void sim_response_header(struct sim_response *resp, const char *name, const char *value);
@@ -63,8 +63,8 @@ typedef void (*sim_handler_fn)(void *ctx, const struct sim_request *req, struct 
 
 struct sim_loop_config {
 	int latency_ms;
-	const char *log_path;      /* requests.log */
-	const char *tls_key_pem;   /* both set: serve HTTPS */
+	const char *log_path;	 /* requests.log */
+	const char *tls_key_pem; /* both set: serve HTTPS */
 	const char *tls_cert_pem;
 };
 

@@ -32,55 +32,55 @@ static json_t *r_versions(struct sim_ctx *c)
 }
 
 static const struct route routes[] = {
-	{ "/redfish", 0, T_PUBLIC, 0, r_versions, NULL, NULL, NULL },
-	{ SIM_R_ROOT, 1, T_PUBLIC, 0, sim_r_root, NULL, NULL, NULL },
-	{ SIM_R_ROOT "/odata", 1, T_PUBLIC, 0, sim_r_odata, NULL, NULL, NULL },
-	{ SIM_R_ROOT "/Systems", 2, T_NONE, 0, sim_r_systems, NULL, NULL, NULL },
-	{ SIM_R_SYS, 3, T_SYSTEM, 1, sim_r_system, sim_w_system, NULL, NULL },
-	{ SIM_R_SYS "/EthernetInterfaces", 4, T_ETH_COLL, 0, sim_r_eth_coll, NULL, NULL, NULL },
-	{ SIM_R_SYS "/EthernetInterfaces/*", 5, T_NONE, 0, sim_r_eth, NULL, NULL, NULL },
-	{ SIM_R_SYS "/Processors", 4, T_NONE, 0, sim_r_procs, NULL, NULL, NULL },
-	{ SIM_R_SYS "/Processors/*", 5, T_NONE, 0, sim_r_proc, NULL, NULL, NULL },
-	{ SIM_R_SYS "/Storage", 4, T_NONE, 0, sim_r_storages, NULL, NULL, NULL },
-	{ SIM_R_SYS "/Storage/*", 5, T_NONE, 0, sim_r_storage, NULL, NULL, NULL },
-	{ SIM_R_SYS "/Storage/*/Drives/*", 6, T_NONE, 0, sim_r_drive, NULL, NULL, NULL },
-	{ SIM_R_SYS "/Bios", 4, T_NONE, 1, sim_r_bios, NULL, NULL, NULL },
-	{ SIM_R_SYS "/Bios/Settings", 5, T_NONE, 1, sim_r_bios_settings, sim_w_bios_settings, NULL, NULL },
-	{ SIM_R_SYS "/Actions/ComputerSystem.Reset", 4, T_NONE, 0, NULL, NULL, sim_w_reset, NULL },
-	{ SIM_R_ROOT "/Chassis", 2, T_NONE, 0, sim_r_chassis_coll, NULL, NULL, NULL },
-	{ SIM_R_CHASSIS, 3, T_CHASSIS, 0, sim_r_chassis, NULL, NULL, NULL },
-	{ SIM_R_CHASSIS "/PCIeDevices", 4, T_NONE, 0, sim_r_pcie_coll, NULL, NULL, NULL },
-	/* Linked straight from the System's PCIeDevices array, so one level up. */
-	{ SIM_R_CHASSIS "/PCIeDevices/*", 4, T_NONE, 0, sim_r_pcie, NULL, NULL, NULL },
-	{ SIM_R_CHASSIS "/PCIeDevices/*/PCIeFunctions", 5, T_NONE, 0, sim_r_pcie_funcs, NULL, NULL, NULL },
-	{ SIM_R_CHASSIS "/PCIeDevices/*/PCIeFunctions/*", 6, T_NONE, 0, sim_r_pcie_func, NULL, NULL, NULL },
-	{ SIM_R_CHASSIS "/NetworkAdapters", 4, T_NONE, 0, sim_r_adapters, NULL, NULL, NULL },
-	{ SIM_R_CHASSIS "/NetworkAdapters/*", 5, T_NONE, 0, sim_r_adapter, NULL, NULL, NULL },
-	{ SIM_R_CHASSIS "/NetworkAdapters/*/NetworkDeviceFunctions", 6, T_NONE, 0, sim_r_ndf_coll, NULL, NULL,
-	  NULL },
-	{ SIM_R_CHASSIS "/NetworkAdapters/*/NetworkDeviceFunctions/*", 7, T_NONE, 0, sim_r_ndf, NULL, NULL, NULL },
-	{ SIM_R_CHASSIS "/Thermal", 4, T_THERMAL, 0, sim_r_thermal, NULL, NULL, NULL },
-	{ SIM_R_CHASSIS "/Power", 4, T_NONE, 0, sim_r_power, NULL, NULL, NULL },
-	{ SIM_R_ROOT "/Managers", 2, T_NONE, 0, sim_r_managers, NULL, NULL, NULL },
-	{ SIM_R_MGR, 3, T_NONE, 1, sim_r_manager, NULL, NULL, NULL },
-	{ SIM_R_MGR "/EthernetInterfaces", 4, T_NONE, 0, sim_r_mgr_eth_coll, NULL, NULL, NULL },
-	{ SIM_R_MGR "/EthernetInterfaces/*", 5, T_NONE, 0, sim_r_mgr_eth, NULL, NULL, NULL },
-	{ SIM_R_MGR "/LogServices", 4, T_NONE, 0, sim_r_log_services, NULL, NULL, NULL },
-	{ SIM_R_MGR "/LogServices/Sel", 5, T_NONE, 0, sim_r_sel, NULL, NULL, NULL },
-	{ SIM_R_MGR "/LogServices/Sel/Entries", 6, T_NONE, 0, sim_r_sel_entries, NULL, NULL, NULL },
-	{ SIM_R_MGR "/LogServices/Sel/Entries/*", 7, T_NONE, 0, sim_r_sel_entry, NULL, NULL, NULL },
-	{ SIM_R_MGR "/Jobs", 4, T_NONE, 0, sim_r_jobs, NULL, sim_w_jobs, NULL },
-	{ SIM_R_MGR "/Jobs/*", 5, T_NONE, 0, sim_r_job, NULL, NULL, NULL },
-	{ SIM_R_ROOT "/UpdateService", 2, T_NONE, 0, sim_r_update_service, NULL, NULL, NULL },
-	{ SIM_R_FW, 3, T_NONE, 0, sim_r_fw_coll, NULL, NULL, NULL },
-	{ SIM_R_FW "/*", 4, T_NONE, 0, sim_r_fw, NULL, NULL, NULL },
-	{ SIM_R_ROOT "/SessionService", 2, T_NONE, 0, sim_r_session_service, NULL, NULL, NULL },
-	/* The service root links Sessions directly (Links.Sessions). */
-	{ SIM_R_SESSIONS, 2, T_NONE, 0, sim_r_sessions, NULL, sim_w_session_create, NULL },
-	{ SIM_R_SESSIONS "/*", 3, T_NONE, 0, sim_r_session, NULL, NULL, sim_w_session_delete },
-	{ SIM_R_ROOT "/AccountService", 2, T_NONE, 0, sim_r_accounts_service, NULL, NULL, NULL },
-	{ SIM_R_ROOT "/AccountService/Accounts", 3, T_NONE, 0, sim_r_accounts, NULL, NULL, NULL },
-	{ SIM_R_ROOT "/AccountService/Accounts/*", 4, T_NONE, 0, sim_r_account, NULL, NULL, NULL },
+    {"/redfish", 0, T_PUBLIC, 0, r_versions, NULL, NULL, NULL},
+    {SIM_R_ROOT, 1, T_PUBLIC, 0, sim_r_root, NULL, NULL, NULL},
+    {SIM_R_ROOT "/odata", 1, T_PUBLIC, 0, sim_r_odata, NULL, NULL, NULL},
+    {SIM_R_ROOT "/Systems", 2, T_NONE, 0, sim_r_systems, NULL, NULL, NULL},
+    {SIM_R_SYS, 3, T_SYSTEM, 1, sim_r_system, sim_w_system, NULL, NULL},
+    {SIM_R_SYS "/EthernetInterfaces", 4, T_ETH_COLL, 0, sim_r_eth_coll, NULL, NULL, NULL},
+    {SIM_R_SYS "/EthernetInterfaces/*", 5, T_NONE, 0, sim_r_eth, NULL, NULL, NULL},
+    {SIM_R_SYS "/Processors", 4, T_NONE, 0, sim_r_procs, NULL, NULL, NULL},
+    {SIM_R_SYS "/Processors/*", 5, T_NONE, 0, sim_r_proc, NULL, NULL, NULL},
+    {SIM_R_SYS "/Storage", 4, T_NONE, 0, sim_r_storages, NULL, NULL, NULL},
+    {SIM_R_SYS "/Storage/*", 5, T_NONE, 0, sim_r_storage, NULL, NULL, NULL},
+    {SIM_R_SYS "/Storage/*/Drives/*", 6, T_NONE, 0, sim_r_drive, NULL, NULL, NULL},
+    {SIM_R_SYS "/Bios", 4, T_NONE, 1, sim_r_bios, NULL, NULL, NULL},
+    {SIM_R_SYS "/Bios/Settings", 5, T_NONE, 1, sim_r_bios_settings, sim_w_bios_settings, NULL, NULL},
+    {SIM_R_SYS "/Actions/ComputerSystem.Reset", 4, T_NONE, 0, NULL, NULL, sim_w_reset, NULL},
+    {SIM_R_ROOT "/Chassis", 2, T_NONE, 0, sim_r_chassis_coll, NULL, NULL, NULL},
+    {SIM_R_CHASSIS, 3, T_CHASSIS, 0, sim_r_chassis, NULL, NULL, NULL},
+    {SIM_R_CHASSIS "/PCIeDevices", 4, T_NONE, 0, sim_r_pcie_coll, NULL, NULL, NULL},
+    /* Linked straight from the System's PCIeDevices array, so one level up. */
+    {SIM_R_CHASSIS "/PCIeDevices/*", 4, T_NONE, 0, sim_r_pcie, NULL, NULL, NULL},
+    {SIM_R_CHASSIS "/PCIeDevices/*/PCIeFunctions", 5, T_NONE, 0, sim_r_pcie_funcs, NULL, NULL, NULL},
+    {SIM_R_CHASSIS "/PCIeDevices/*/PCIeFunctions/*", 6, T_NONE, 0, sim_r_pcie_func, NULL, NULL, NULL},
+    {SIM_R_CHASSIS "/NetworkAdapters", 4, T_NONE, 0, sim_r_adapters, NULL, NULL, NULL},
+    {SIM_R_CHASSIS "/NetworkAdapters/*", 5, T_NONE, 0, sim_r_adapter, NULL, NULL, NULL},
+    {SIM_R_CHASSIS "/NetworkAdapters/*/NetworkDeviceFunctions", 6, T_NONE, 0, sim_r_ndf_coll, NULL, NULL,
+     NULL},
+    {SIM_R_CHASSIS "/NetworkAdapters/*/NetworkDeviceFunctions/*", 7, T_NONE, 0, sim_r_ndf, NULL, NULL, NULL},
+    {SIM_R_CHASSIS "/Thermal", 4, T_THERMAL, 0, sim_r_thermal, NULL, NULL, NULL},
+    {SIM_R_CHASSIS "/Power", 4, T_NONE, 0, sim_r_power, NULL, NULL, NULL},
+    {SIM_R_ROOT "/Managers", 2, T_NONE, 0, sim_r_managers, NULL, NULL, NULL},
+    {SIM_R_MGR, 3, T_NONE, 1, sim_r_manager, NULL, NULL, NULL},
+    {SIM_R_MGR "/EthernetInterfaces", 4, T_NONE, 0, sim_r_mgr_eth_coll, NULL, NULL, NULL},
+    {SIM_R_MGR "/EthernetInterfaces/*", 5, T_NONE, 0, sim_r_mgr_eth, NULL, NULL, NULL},
+    {SIM_R_MGR "/LogServices", 4, T_NONE, 0, sim_r_log_services, NULL, NULL, NULL},
+    {SIM_R_MGR "/LogServices/Sel", 5, T_NONE, 0, sim_r_sel, NULL, NULL, NULL},
+    {SIM_R_MGR "/LogServices/Sel/Entries", 6, T_NONE, 0, sim_r_sel_entries, NULL, NULL, NULL},
+    {SIM_R_MGR "/LogServices/Sel/Entries/*", 7, T_NONE, 0, sim_r_sel_entry, NULL, NULL, NULL},
+    {SIM_R_MGR "/Jobs", 4, T_NONE, 0, sim_r_jobs, NULL, sim_w_jobs, NULL},
+    {SIM_R_MGR "/Jobs/*", 5, T_NONE, 0, sim_r_job, NULL, NULL, NULL},
+    {SIM_R_ROOT "/UpdateService", 2, T_NONE, 0, sim_r_update_service, NULL, NULL, NULL},
+    {SIM_R_FW, 3, T_NONE, 0, sim_r_fw_coll, NULL, NULL, NULL},
+    {SIM_R_FW "/*", 4, T_NONE, 0, sim_r_fw, NULL, NULL, NULL},
+    {SIM_R_ROOT "/SessionService", 2, T_NONE, 0, sim_r_session_service, NULL, NULL, NULL},
+    /* The service root links Sessions directly (Links.Sessions). */
+    {SIM_R_SESSIONS, 2, T_NONE, 0, sim_r_sessions, NULL, sim_w_session_create, NULL},
+    {SIM_R_SESSIONS "/*", 3, T_NONE, 0, sim_r_session, NULL, NULL, sim_w_session_delete},
+    {SIM_R_ROOT "/AccountService", 2, T_NONE, 0, sim_r_accounts_service, NULL, NULL, NULL},
+    {SIM_R_ROOT "/AccountService/Accounts", 3, T_NONE, 0, sim_r_accounts, NULL, NULL, NULL},
+    {SIM_R_ROOT "/AccountService/Accounts/*", 4, T_NONE, 0, sim_r_account, NULL, NULL, NULL},
 };
 
 /* Match path against pattern, copying '*' segments into args. */
@@ -160,7 +160,8 @@ static void expand_members(struct sim_ctx *c, json_t *members)
 /* Members@odata.nextLink paging, $skip=N. */
 static void page_members(struct sim_ctx *c, json_t *doc, json_t *members)
 {
-	const char *skip_arg = sim_request_query(c->req, "$skip"), *expand = sim_request_query(c->req, "$expand");
+	const char *skip_arg = sim_request_query(c->req, "$skip"),
+		   *expand = sim_request_query(c->req, "$expand");
 	size_t total = json_array_size(members);
 	long skip = 0;
 	json_t *page;
@@ -201,12 +202,13 @@ static int flaky(struct sim_ctx *c)
 		c->resp->note = "reset";
 		return 1;
 	default:
-		sim_reply_error(c, 503,
-				sim_msg(SIM_MSG "SYS518", "Critical",
-					"iDRAC is not ready. The configuration values cannot be accessed. Please retry "
-					"after a few minutes.",
-					"Wait for a few minutes and retry the operation."),
-				NULL);
+		sim_reply_error(
+		    c, 503,
+		    sim_msg(SIM_MSG "SYS518", "Critical",
+			    "iDRAC is not ready. The configuration values cannot be accessed. Please retry "
+			    "after a few minutes.",
+			    "Wait for a few minutes and retry the operation."),
+		    NULL);
 		sim_response_header(c->resp, "Retry-After", "1");
 		c->resp->note = "503";
 		return 1;
@@ -246,7 +248,8 @@ static int test_faults(struct sim_ctx *c, const struct route *r, json_t *doc)
 	if (f & SIM_FAULT_BIT(SIM_F_BAD_TYPES)) {
 		if (r->tag == T_SYSTEM) {
 			json_object_set_new(doc, "SerialNumber", json_integer(4711));
-			json_object_set_new(json_object_get(doc, "ProcessorSummary"), "Count", json_string("two"));
+			json_object_set_new(json_object_get(doc, "ProcessorSummary"), "Count",
+					    json_string("two"));
 			json_object_set_new(doc, "MemorySummary", json_array());
 		}
 		if (r->tag == T_ETH_COLL)
@@ -341,12 +344,13 @@ static void dispatch(struct sim_ctx *c, const struct route *r)
 	if (c->req->body_len) {
 		c->body = json_loadb(c->req->body, c->req->body_len, 0, NULL);
 		if (!json_is_object(c->body)) {
-			sim_reply_error(c, 400,
-					sim_msg(SIM_BASE "MalformedJSON", "Critical",
-						"The request body submitted was malformed JSON and could not be parsed "
-						"by the receiving service.",
-						"Ensure that the request body is valid JSON and resubmit the request."),
-					NULL);
+			sim_reply_error(
+			    c, 400,
+			    sim_msg(SIM_BASE "MalformedJSON", "Critical",
+				    "The request body submitted was malformed JSON and could not be parsed "
+				    "by the receiving service.",
+				    "Ensure that the request body is valid JSON and resubmit the request."),
+			    NULL);
 			return;
 		}
 	}
@@ -359,7 +363,7 @@ void sim_idrac_handle(void *ctx, const struct sim_request *req, struct sim_respo
 {
 	struct sim_bmc *bmc = ctx;
 	char args[3][ARG_MAX];
-	struct sim_ctx c = { .node = bmc->node, .cfg = bmc->cfg, .req = req, .resp = resp };
+	struct sim_ctx c = {.node = bmc->node, .cfg = bmc->cfg, .req = req, .resp = resp};
 	char *path = br_xstrdup(req->path);
 	size_t len = strlen(path);
 	const struct route *r;
@@ -375,7 +379,8 @@ void sim_idrac_handle(void *ctx, const struct sim_request *req, struct sim_respo
 	resp->auth = "none";
 	if (flaky(&c))
 		goto out;
-	public = r && (r->tag == T_PUBLIC || (r->post == sim_w_session_create && !strcmp(req->method, "POST")));
+	public =
+	    r && (r->tag == T_PUBLIC || (r->post == sim_w_session_create && !strcmp(req->method, "POST")));
 	if (!public && sim_session_check(&c))
 		goto out;
 	if (!r) {

@@ -46,7 +46,7 @@ struct sim_ctx {
 	const struct sim_request *req;
 	struct sim_response *resp;
 	const char *args[3]; /* the '*' segments of the matched route */
-	json_t *body;        /* parsed request body of PATCH/POST, or NULL */
+	json_t *body;	     /* parsed request body of PATCH/POST, or NULL */
 	int etag_in_body;    /* the resource carries @odata.etag, as iDRAC's do */
 };
 
@@ -55,7 +55,8 @@ void sim_idrac_handle(void *bmc, const struct sim_request *req, struct sim_respo
 /* ---- building resources (idrac.c) ------------------------------------------ */
 
 /* {"@odata.context", "@odata.id", "@odata.type", "Id", "Name"} */
-json_t *sim_res(const char *type, const char *id, const char *name, const char *path_fmt, ...) BR_PRINTF(4, 5);
+json_t *sim_res(const char *type, const char *id, const char *name, const char *path_fmt, ...)
+    BR_PRINTF(4, 5);
 json_t *sim_link(const char *path_fmt, ...) BR_PRINTF(1, 2);
 json_t *sim_coll(const char *type, const char *name, const char *path);
 void sim_coll_add(json_t *coll, const char *path_fmt, ...) BR_PRINTF(2, 3);
@@ -69,6 +70,8 @@ void sim_reply_error(struct sim_ctx *c, int status, json_t *msg, json_t *msg2);
 void sim_reply_not_found(struct sim_ctx *c);
 /* iDRAC writes MACs in upper case; clients must normalise. */
 void sim_mac_upper(const char *mac, char out[18]);
+/* Product name of NIC k, as iDRAC names the adapter. */
+const char *sim_nic_product(int k);
 /* The ETag a resource has now ("\"hex\""), in out[20]. */
 void sim_etag_of(const char *data, size_t len, char out[20]);
 

@@ -14,17 +14,20 @@
 
 json_t *sim_r_bios(struct sim_ctx *c)
 {
-	json_t *b = sim_res("#Bios.v1_2_1.Bios", "Bios", "BIOS Configuration Current Settings", SIM_R_SYS "/Bios");
+	json_t *b =
+	    sim_res("#Bios.v1_2_1.Bios", "Bios", "BIOS Configuration Current Settings", SIM_R_SYS "/Bios");
 
 	json_object_set_new(b, "Description", json_string("BIOS Configuration Current Settings"));
 	json_object_set_new(b, "AttributeRegistry", json_string("BiosAttributeRegistry.v1_0_0"));
 	json_object_set_new(b, "Attributes", json_deep_copy(c->node->st.bios));
 	json_object_set_new(b, "@Redfish.Settings",
 			    json_pack("{s:s, s:o, s:[s, s, s]}", "@odata.type", "#Settings.v1_3_5.Settings",
-				      "SettingsObject", sim_link(SIM_R_SYS "/Bios/Settings"), "SupportedApplyTimes",
-				      "OnReset", "AtMaintenanceWindowStart", "InMaintenanceWindowOnReset"));
-	json_object_set_new(b, "Actions",
-			    json_pack("{s:{s:s}}", "#Bios.ResetBios", "target", SIM_R_SYS "/Bios/Actions/Bios.ResetBios"));
+				      "SettingsObject", sim_link(SIM_R_SYS "/Bios/Settings"),
+				      "SupportedApplyTimes", "OnReset", "AtMaintenanceWindowStart",
+				      "InMaintenanceWindowOnReset"));
+	json_object_set_new(
+	    b, "Actions",
+	    json_pack("{s:{s:s}}", "#Bios.ResetBios", "target", SIM_R_SYS "/Bios/Actions/Bios.ResetBios"));
 	return b;
 }
 
@@ -44,16 +47,18 @@ static void reply_success(struct sim_ctx *c, int status, const char *job_locatio
 		sim_response_header(c->resp, "OData-Version", "4.0");
 		return;
 	}
-	sim_reply(c, status,
-		  json_pack("{s:[o]}", "@Message.ExtendedInfo",
-			    sim_msg(SIM_BASE "Success", "OK", "The request completed successfully.", "None")));
+	sim_reply(
+	    c, status,
+	    json_pack("{s:[o]}", "@Message.ExtendedInfo",
+		      sim_msg(SIM_BASE "Success", "OK", "The request completed successfully.", "None")));
 	if (job_location)
 		sim_response_header(c->resp, "Location", job_location);
 }
 
 static void bad_request(struct sim_ctx *c, const char *message_id, const char *message)
 {
-	sim_reply_error(c, 400, sim_msg(message_id, "Warning", message, "Correct the request and retry."), NULL);
+	sim_reply_error(c, 400, sim_msg(message_id, "Warning", message, "Correct the request and retry."),
+			NULL);
 }
 
 /* Schedule the pending BIOS settings for the next reset; the job's URI. */
@@ -79,16 +84,18 @@ void sim_w_bios_settings(struct sim_ctx *c)
 		json_t *cur = json_object_get(c->node->st.bios, name);
 
 		if (!cur || !strncmp(name, "System", 6)) {
-			char *m = br_xasprintf("The property %s is not in the list of valid properties for the resource.",
-					       name);
+			char *m = br_xasprintf(
+			    "The property %s is not in the list of valid properties for the resource.", name);
 
 			bad_request(c, SIM_BASE "PropertyUnknown", m);
 			free(m);
 			return;
 		}
 		if (json_typeof(cur) != json_typeof(v)) {
-			char *m = br_xasprintf("The value for the property %s is of a different type than the property "
-					       "can accept.", name);
+			char *m = br_xasprintf(
+			    "The value for the property %s is of a different type than the property "
+			    "can accept.",
+			    name);
 
 			bad_request(c, SIM_BASE "PropertyValueTypeError", m);
 			free(m);
@@ -104,8 +111,8 @@ void sim_w_bios_settings(struct sim_ctx *c)
 
 void sim_w_system(struct sim_ctx *c)
 {
-	static const char *const targets[] = { "None", "Pxe", "Cd", "Hdd", "BiosSetup", "Utilities", "UefiTarget",
-					       "UefiHttp" };
+	static const char *const targets[] = {"None",	   "Pxe",	"Cd",	      "Hdd",
+					      "BiosSetup", "Utilities", "UefiTarget", "UefiHttp"};
 	const char *target = br_json_str(c->body, "Boot/BootSourceOverrideTarget");
 	const char *enabled = br_json_str(c->body, "Boot/BootSourceOverrideEnabled");
 	struct sim_bmc_state *st = &c->node->st;
@@ -113,7 +120,8 @@ void sim_w_system(struct sim_ctx *c)
 
 	for (size_t i = 0; target && i < sizeof(targets) / sizeof(targets[0]); i++)
 		ok |= !strcmp(target, targets[i]);
-	if (enabled && strcmp(enabled, "Once") && strcmp(enabled, "Continuous") && strcmp(enabled, "Disabled"))
+	if (enabled && strcmp(enabled, "Once") && strcmp(enabled, "Continuous") &&
+	    strcmp(enabled, "Disabled"))
 		ok = 0;
 	if (!ok || (!target && !enabled)) {
 		bad_request(c, SIM_BASE "PropertyValueNotInList",
@@ -138,7 +146,8 @@ void sim_w_reset(struct sim_ctx *c)
 	if (!type || (strcmp(type, "On") && strcmp(type, "ForceOff") && strcmp(type, "ForceRestart") &&
 		      strcmp(type, "GracefulRestart") && strcmp(type, "GracefulShutdown") &&
 		      strcmp(type, "PushPowerButton") && strcmp(type, "PowerCycle"))) {
-		bad_request(c, SIM_BASE "ActionParameterUnknown", "The ResetType parameter is missing or not valid.");
+		bad_request(c, SIM_BASE "ActionParameterUnknown",
+			    "The ResetType parameter is missing or not valid.");
 		return;
 	}
 	if (!strcmp(type, "On") && st->powered) {
@@ -190,8 +199,9 @@ json_t *sim_r_job(struct sim_ctx *c)
 	json_object_set_new(j, "JobType", json_string("BIOSConfiguration"));
 	json_object_set_new(j, "JobState", json_string(scheduled ? "Scheduled" : "Completed"));
 	json_object_set_new(j, "PercentComplete", json_integer(scheduled ? 0 : 100));
-	json_object_set_new(j, "Message", json_string(scheduled ? "Task successfully scheduled."
-							       : "Job completed successfully."));
+	json_object_set_new(
+	    j, "Message",
+	    json_string(scheduled ? "Task successfully scheduled." : "Job completed successfully."));
 	json_object_set_new(j, "MessageId", json_string(scheduled ? "JCP001" : "PR19"));
 	json_object_set_new(j, "TargetSettingsURI", json_null());
 	return j;

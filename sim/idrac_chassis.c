@@ -31,21 +31,39 @@ static int find_pcie(const struct sim_node *n, const char *id, struct pcie_dev *
 	ret->nic = -1;
 	for (int g = 0; g < SIM_GPUS; g++)
 		if (n->gpus[g].present && n->gpus[g].bus == bus) {
-			*ret = (struct pcie_dev){ "NVIDIA H200", "NVIDIA Corporation", "GH100 [H200 SXM 141GB]",
-						  "DisplayController", n->gpus[g].serial, SIM_FW_GPU, "0x10de",
-						  "0x2335", "0x030200", (int)bus, n->gpus[g].lanes, 1, -1 };
+			*ret = (struct pcie_dev){"NVIDIA H200",
+						 "NVIDIA Corporation",
+						 "GH100 [H200 SXM 141GB]",
+						 "DisplayController",
+						 n->gpus[g].serial,
+						 SIM_FW_GPU,
+						 "0x10de",
+						 "0x2335",
+						 "0x030200",
+						 (int)bus,
+						 n->gpus[g].lanes,
+						 1,
+						 -1};
 			return 1;
 		}
 	for (int k = 0; k < SIM_NICS; k++)
 		if (n->nics[k].present && n->nics[k].bus == bus) {
 			int fabric = k < SIM_FABRIC_NICS;
 
-			*ret = (struct pcie_dev){ fabric ? "MT2910 Family [ConnectX-7]" : "NetXtreme BCM5720",
-						  fabric ? "Mellanox Technologies" : "Broadcom Inc. and subsidiaries",
-						  fabric ? "ConnectX-7 Single Port NDR400 OSFP" : "BCM5720",
-						  "NetworkController", fabric ? n->nics[k].serial : "", n->nics[k].firmware,
-						  fabric ? "0x15b3" : "0x14e4", fabric ? "0x1021" : "0x165f", "0x020000",
-						  (int)bus, fabric ? 16 : 1, fabric ? 1 : SIM_ETH_NICS, k };
+			*ret = (struct pcie_dev){fabric ? "MT2910 Family [ConnectX-7]" : "NetXtreme BCM5720",
+						 fabric ? "Mellanox Technologies"
+							: "Broadcom Inc. and subsidiaries",
+						 fabric ? "ConnectX-7 Single Port NDR400 OSFP" : "BCM5720",
+						 "NetworkController",
+						 fabric ? n->nics[k].serial : "",
+						 n->nics[k].firmware,
+						 fabric ? "0x15b3" : "0x14e4",
+						 fabric ? "0x1021" : "0x165f",
+						 "0x020000",
+						 (int)bus,
+						 fabric ? 16 : 1,
+						 fabric ? 1 : SIM_ETH_NICS,
+						 k};
 			return 1;
 		}
 	return 0;
@@ -53,7 +71,8 @@ static int find_pcie(const struct sim_node *n, const char *id, struct pcie_dev *
 
 json_t *sim_r_chassis_coll(struct sim_ctx *c)
 {
-	json_t *coll = sim_coll("#ChassisCollection.ChassisCollection", "Chassis Collection", "/redfish/v1/Chassis");
+	json_t *coll =
+	    sim_coll("#ChassisCollection.ChassisCollection", "Chassis Collection", "/redfish/v1/Chassis");
 
 	sim_coll_add(coll, SIM_R_CHASSIS);
 	return coll;
@@ -111,12 +130,15 @@ json_t *sim_r_pcie(struct sim_ctx *c)
 	json_object_set_new(o, "Model", json_string(d.model));
 	json_object_set_new(o, "SerialNumber", json_string(d.serial));
 	json_object_set_new(o, "FirmwareVersion", json_string(d.firmware));
-	json_object_set_new(o, "DeviceType", json_string(d.functions > 1 ? "MultiFunction" : "SingleFunction"));
+	json_object_set_new(o, "DeviceType",
+			    json_string(d.functions > 1 ? "MultiFunction" : "SingleFunction"));
 	json_object_set_new(o, "PCIeInterface",
-			    json_pack("{s:i, s:i, s:s, s:s}", "LanesInUse", d.lanes, "MaxLanes", d.nic >= SIM_FABRIC_NICS ? 1 : 16,
-				      "PCIeType", d.nic >= SIM_FABRIC_NICS ? "Gen2" : "Gen5", "MaxPCIeType",
+			    json_pack("{s:i, s:i, s:s, s:s}", "LanesInUse", d.lanes, "MaxLanes",
+				      d.nic >= SIM_FABRIC_NICS ? 1 : 16, "PCIeType",
+				      d.nic >= SIM_FABRIC_NICS ? "Gen2" : "Gen5", "MaxPCIeType",
 				      d.nic >= SIM_FABRIC_NICS ? "Gen2" : "Gen5"));
-	json_object_set_new(o, "PCIeFunctions", sim_link(SIM_R_CHASSIS "/PCIeDevices/%s/PCIeFunctions", c->args[0]));
+	json_object_set_new(o, "PCIeFunctions",
+			    sim_link(SIM_R_CHASSIS "/PCIeDevices/%s/PCIeFunctions", c->args[0]));
 	json_object_set_new(o, "Status", sim_status("OK"));
 	return o;
 }
@@ -153,8 +175,8 @@ json_t *sim_r_pcie_func(struct sim_ctx *c)
 	}
 	if (f < 0)
 		return NULL;
-	o = sim_res("#PCIeFunction.v1_5_0.PCIeFunction", id, d.name, SIM_R_CHASSIS "/PCIeDevices/%s/PCIeFunctions/%s",
-		    c->args[0], id);
+	o = sim_res("#PCIeFunction.v1_5_0.PCIeFunction", id, d.name,
+		    SIM_R_CHASSIS "/PCIeDevices/%s/PCIeFunctions/%s", c->args[0], id);
 	json_object_set_new(o, "DeviceClass", json_string(d.device_class));
 	json_object_set_new(o, "FunctionType", json_string("Physical"));
 	json_object_set_new(o, "FunctionId", json_integer(f));
@@ -166,12 +188,13 @@ json_t *sim_r_pcie_func(struct sim_ctx *c)
 		const struct sim_nic *nic = &c->node->nics[d.nic + f];
 		char *adapter = br_xstrndup(nic->fqdd, strlen(nic->fqdd) - 4);
 
-		json_object_set_new(links, "EthernetInterfaces",
-				    json_pack("[o]", sim_link(SIM_R_SYS "/EthernetInterfaces/%s", nic->fqdd)));
-		json_object_set_new(links, "NetworkDeviceFunctions",
-				    json_pack("[o]", sim_link(SIM_R_CHASSIS
-							      "/NetworkAdapters/%s/NetworkDeviceFunctions/%s",
-							      adapter, nic->fqdd)));
+		json_object_set_new(
+		    links, "EthernetInterfaces",
+		    json_pack("[o]", sim_link(SIM_R_SYS "/EthernetInterfaces/%s", nic->fqdd)));
+		json_object_set_new(
+		    links, "NetworkDeviceFunctions",
+		    json_pack("[o]", sim_link(SIM_R_CHASSIS "/NetworkAdapters/%s/NetworkDeviceFunctions/%s",
+					      adapter, nic->fqdd)));
 		free(adapter);
 	}
 	json_object_set_new(o, "Links", links);
@@ -185,20 +208,21 @@ static int find_adapter(const struct sim_node *n, const char *id)
 	size_t len = strlen(id);
 
 	for (int k = 0; k < SIM_NICS; k++)
-		if (n->nics[k].present && !strncmp(n->nics[k].fqdd, id, len) && !strcmp(n->nics[k].fqdd + len, "-1-1"))
+		if (n->nics[k].present && !strncmp(n->nics[k].fqdd, id, len) &&
+		    !strcmp(n->nics[k].fqdd + len, "-1-1"))
 			return k;
 	return -1;
 }
 
 json_t *sim_r_adapters(struct sim_ctx *c)
 {
-	json_t *coll = sim_coll("#NetworkAdapterCollection.NetworkAdapterCollection", "Network Adapter Collection",
-				SIM_R_CHASSIS "/NetworkAdapters");
+	json_t *coll = sim_coll("#NetworkAdapterCollection.NetworkAdapterCollection",
+				"Network Adapter Collection", SIM_R_CHASSIS "/NetworkAdapters");
 
 	for (int k = 0; k < SIM_NICS; k++)
 		if (c->node->nics[k].present)
-			sim_coll_add(coll, SIM_R_CHASSIS "/NetworkAdapters/%.*s", (int)strlen(c->node->nics[k].fqdd) - 4,
-				     c->node->nics[k].fqdd);
+			sim_coll_add(coll, SIM_R_CHASSIS "/NetworkAdapters/%.*s",
+				     (int)strlen(c->node->nics[k].fqdd) - 4, c->node->nics[k].fqdd);
 	return coll;
 }
 
@@ -211,20 +235,20 @@ json_t *sim_r_adapter(struct sim_ctx *c)
 	if (k < 0)
 		return NULL;
 	nic = &c->node->nics[k];
-	a = sim_res("#NetworkAdapter.v1_9_0.NetworkAdapter", c->args[0],
-		    k < SIM_FABRIC_NICS ? "Mellanox ConnectX-7 Single Port NDR400 OSFP Adapter"
-					: "Broadcom Gigabit Ethernet BCM5720",
+	a = sim_res("#NetworkAdapter.v1_9_0.NetworkAdapter", c->args[0], sim_nic_product(k),
 		    SIM_R_CHASSIS "/NetworkAdapters/%s", c->args[0]);
-	json_object_set_new(a, "Manufacturer",
-			    json_string(k < SIM_FABRIC_NICS ? "Mellanox Technologies" : "Broadcom Inc. and subsidiaries"));
+	json_object_set_new(
+	    a, "Manufacturer",
+	    json_string(k < SIM_FABRIC_NICS ? "Mellanox Technologies" : "Broadcom Inc. and subsidiaries"));
 	json_object_set_new(a, "Model", json_string(k < SIM_FABRIC_NICS ? "ConnectX-7" : "BCM5720"));
 	json_object_set_new(a, "SerialNumber", json_string(nic->serial));
 	json_object_set_new(a, "Controllers",
-			    json_pack("[{s:s, s:{s:i}, s:{s:[o], s:[o]}}]", "FirmwarePackageVersion", nic->firmware,
-				      "ControllerCapabilities", "NetworkPortCount", 1, "Links", "PCIeDevices",
-				      sim_link(SIM_R_CHASSIS "/PCIeDevices/%d-0", nic->bus), "NetworkDeviceFunctions",
-				      sim_link(SIM_R_CHASSIS "/NetworkAdapters/%s/NetworkDeviceFunctions/%s", c->args[0],
-					       nic->fqdd)));
+			    json_pack("[{s:s, s:{s:i}, s:{s:[o], s:[o]}}]", "FirmwarePackageVersion",
+				      nic->firmware, "ControllerCapabilities", "NetworkPortCount", 1, "Links",
+				      "PCIeDevices", sim_link(SIM_R_CHASSIS "/PCIeDevices/%d-0", nic->bus),
+				      "NetworkDeviceFunctions",
+				      sim_link(SIM_R_CHASSIS "/NetworkAdapters/%s/NetworkDeviceFunctions/%s",
+					       c->args[0], nic->fqdd)));
 	json_object_set_new(a, "NetworkDeviceFunctions",
 			    sim_link(SIM_R_CHASSIS "/NetworkAdapters/%s/NetworkDeviceFunctions", c->args[0]));
 	json_object_set_new(a, "Status", sim_status("OK"));
@@ -258,18 +282,20 @@ json_t *sim_r_ndf(struct sim_ctx *c)
 		return NULL;
 	nic = &c->node->nics[k];
 	sim_mac_upper(nic->mac, mac_upper);
-	f = sim_res("#NetworkDeviceFunction.v1_9_0.NetworkDeviceFunction", nic->fqdd, "Network Device Function",
-		    SIM_R_CHASSIS "/NetworkAdapters/%s/NetworkDeviceFunctions/%s", c->args[0], nic->fqdd);
+	f = sim_res("#NetworkDeviceFunction.v1_9_0.NetworkDeviceFunction", nic->fqdd,
+		    "Network Device Function", SIM_R_CHASSIS "/NetworkAdapters/%s/NetworkDeviceFunctions/%s",
+		    c->args[0], nic->fqdd);
 	json_object_set_new(f, "NetDevFuncType", json_string("Ethernet"));
 	json_object_set_new(f, "NetDevFuncCapabilities", json_pack("[s]", "Ethernet"));
 	json_object_set_new(f, "Ethernet",
-			    json_pack("{s:s, s:s, s:i}", "MACAddress", mac_upper, "PermanentMACAddress", mac_upper,
-				      "MTUSize", k < SIM_FABRIC_NICS ? 4200 : 1500));
-	json_object_set_new(f, "Links",
-			    json_pack("{s:o, s:o}", "PCIeFunction",
-				      sim_link(SIM_R_CHASSIS "/PCIeDevices/%d-0/PCIeFunctions/%d-0-%d", nic->bus, nic->bus,
-					       k < SIM_FABRIC_NICS ? 0 : k - SIM_FABRIC_NICS),
-				      "EthernetInterface", sim_link(SIM_R_SYS "/EthernetInterfaces/%s", nic->fqdd)));
+			    json_pack("{s:s, s:s, s:i}", "MACAddress", mac_upper, "PermanentMACAddress",
+				      mac_upper, "MTUSize", k < SIM_FABRIC_NICS ? 4200 : 1500));
+	json_object_set_new(
+	    f, "Links",
+	    json_pack("{s:o, s:o}", "PCIeFunction",
+		      sim_link(SIM_R_CHASSIS "/PCIeDevices/%d-0/PCIeFunctions/%d-0-%d", nic->bus, nic->bus,
+			       k < SIM_FABRIC_NICS ? 0 : k - SIM_FABRIC_NICS),
+		      "EthernetInterface", sim_link(SIM_R_SYS "/EthernetInterfaces/%s", nic->fqdd)));
 	json_object_set_new(f, "Status", sim_status("OK"));
 	return f;
 }

@@ -16,18 +16,20 @@ static size_t sel_collect(const struct sim_node *n, struct sel_entry *out)
 {
 	size_t count = 0;
 
-	out[count++] = (struct sel_entry){ SIM_MSG "SEL9901", "OK", "Event Log", "Log cleared." };
-	out[count++] = (struct sel_entry){ SIM_MSG "SYS1003", "OK", "System Event", "System CPU Resetting." };
+	out[count++] = (struct sel_entry){SIM_MSG "SEL9901", "OK", "Event Log", "Log cleared."};
+	out[count++] = (struct sel_entry){SIM_MSG "SYS1003", "OK", "System Event", "System CPU Resetting."};
 	for (int p = 0; p < SIM_PSUS; p++)
 		if (n->psus[p].failed) {
-			out[count] = (struct sel_entry){ SIM_MSG "PSU0001", "Critical", "Power Supply", "" };
-			snprintf(out[count++].message, sizeof(out[0].message), "Power supply %d failed.", p + 1);
+			out[count] = (struct sel_entry){SIM_MSG "PSU0001", "Critical", "Power Supply", ""};
+			snprintf(out[count++].message, sizeof(out[0].message), "Power supply %d failed.",
+				 p + 1);
 		}
 	for (int g = 0; g < SIM_GPUS; g++)
 		if (n->gpus[g].lanes < 16) {
-			out[count] = (struct sel_entry){ SIM_MSG "PCI3020", "Warning", "Link Tuning", "" };
+			out[count] = (struct sel_entry){SIM_MSG "PCI3020", "Warning", "Link Tuning", ""};
 			snprintf(out[count++].message, sizeof(out[0].message),
-				 "The PCIe link width of the device at bus %d is x%d, less than its capable width x16.",
+				 "The PCIe link width of the device at bus %d is x%d, less than its capable "
+				 "width x16.",
 				 n->gpus[g].bus, n->gpus[g].lanes);
 		}
 	return count;
@@ -44,7 +46,8 @@ json_t *sim_r_log_services(struct sim_ctx *c)
 
 json_t *sim_r_sel(struct sim_ctx *c)
 {
-	json_t *s = sim_res("#LogService.v1_5_0.LogService", "Sel", "SEL Log Service", SIM_R_MGR "/LogServices/Sel");
+	json_t *s =
+	    sim_res("#LogService.v1_5_0.LogService", "Sel", "SEL Log Service", SIM_R_MGR "/LogServices/Sel");
 
 	json_object_set_new(s, "LogEntryType", json_string("SEL"));
 	json_object_set_new(s, "MaxNumberOfRecords", json_integer(1024));
@@ -62,7 +65,8 @@ static json_t *entry_doc(const struct sel_entry *e, size_t i)
 
 	snprintf(id, sizeof(id), "%zu", i + 1);
 	snprintf(created, sizeof(created), "2026-11-20T08:%02zu:00-06:00", i);
-	d = sim_res("#LogEntry.v1_15_0.LogEntry", id, "Log Entry", SIM_R_MGR "/LogServices/Sel/Entries/%s", id);
+	d = sim_res("#LogEntry.v1_15_0.LogEntry", id, "Log Entry", SIM_R_MGR "/LogServices/Sel/Entries/%s",
+		    id);
 	json_object_set_new(d, "Created", json_string(created));
 	json_object_set_new(d, "EntryType", json_string("SEL"));
 	json_object_set_new(d, "Message", json_string(e->message));

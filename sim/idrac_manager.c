@@ -28,8 +28,8 @@ static void fw_add(struct fw_list *l, int previous, int software_id, const char 
 	if (l->n == FW_MAX)
 		return;
 	f = &l->items[l->n++];
-	snprintf(f->id, sizeof(f->id), "%s-%d-%s__%s", previous ? "Previous" : "Installed", software_id, version,
-		 fqdd);
+	snprintf(f->id, sizeof(f->id), "%s-%d-%s__%s", previous ? "Previous" : "Installed", software_id,
+		 version, fqdd);
 	snprintf(f->name, sizeof(f->name), "%s", name);
 	snprintf(f->version, sizeof(f->version), "%s", version);
 	f->software_id = software_id;
@@ -80,11 +80,9 @@ static void fw_collect(struct fw_list *l, const struct sim_node *n)
 		if (!n->nics[k].present)
 			continue;
 		sim_mac_upper(n->nics[k].mac, mac);
-		snprintf(name, sizeof(name), "%s - %s",
-			 k < SIM_FABRIC_NICS ? "Mellanox ConnectX-7 Single Port NDR400 OSFP Adapter"
-					     : "Broadcom Gigabit Ethernet BCM5720",
-			 mac);
-		fw_add(l, 0, k < SIM_FABRIC_NICS ? 104327 : 108255, n->nics[k].firmware, n->nics[k].fqdd, name);
+		snprintf(name, sizeof(name), "%s - %s", sim_nic_product(k), mac);
+		fw_add(l, 0, k < SIM_FABRIC_NICS ? 104327 : 108255, n->nics[k].firmware, n->nics[k].fqdd,
+		       name);
 	}
 	for (int p = 0; p < SIM_PSUS; p++) {
 		char fqdd[24];
@@ -129,12 +127,14 @@ json_t *sim_r_fw(struct sim_ctx *c)
 		if (strcmp(f->id, c->args[0]))
 			continue;
 		snprintf(software_id, sizeof(software_id), "%d", f->software_id);
-		doc = sim_res("#SoftwareInventory.v1_9_0.SoftwareInventory", f->id, f->name, SIM_R_FW "/%s", f->id);
+		doc = sim_res("#SoftwareInventory.v1_9_0.SoftwareInventory", f->id, f->name, SIM_R_FW "/%s",
+			      f->id);
 		json_object_set_new(doc, "Version", json_string(f->version));
 		json_object_set_new(doc, "SoftwareId", json_string(software_id));
 		json_object_set_new(doc, "Updateable", json_true());
-		json_object_set_new(doc, "Status", json_pack("{s:s, s:s}", "Health", "OK", "State",
-							     f->previous ? "Disabled" : "Enabled"));
+		json_object_set_new(
+		    doc, "Status",
+		    json_pack("{s:s, s:s}", "Health", "OK", "State", f->previous ? "Disabled" : "Enabled"));
 	}
 	free(l);
 	return doc;
@@ -153,7 +153,8 @@ json_t *sim_r_update_service(struct sim_ctx *c)
 
 json_t *sim_r_managers(struct sim_ctx *c)
 {
-	json_t *coll = sim_coll("#ManagerCollection.ManagerCollection", "Manager Collection", "/redfish/v1/Managers");
+	json_t *coll =
+	    sim_coll("#ManagerCollection.ManagerCollection", "Manager Collection", "/redfish/v1/Managers");
 
 	sim_coll_add(coll, SIM_R_MGR);
 	return coll;
@@ -177,8 +178,9 @@ json_t *sim_r_manager(struct sim_ctx *c)
 				      "ManagerForChassis", sim_link(SIM_R_CHASSIS), "Oem", "Dell", "Jobs",
 				      sim_link(SIM_R_MGR "/Jobs")));
 	json_object_set_new(m, "Actions",
-			    json_pack("{s:{s:s, s:[s]}}", "#Manager.Reset", "target", SIM_R_MGR "/Actions/Manager.Reset",
-				      "ResetType@Redfish.AllowableValues", "GracefulRestart"));
+			    json_pack("{s:{s:s, s:[s]}}", "#Manager.Reset", "target",
+				      SIM_R_MGR "/Actions/Manager.Reset", "ResetType@Redfish.AllowableValues",
+				      "GracefulRestart"));
 	return m;
 }
 

@@ -21,11 +21,11 @@ json_t *sim_r_thermal(struct sim_ctx *c)
 
 		snprintf(member, sizeof(member), "0x17||Fan.Embedded.%d%c", i / 2 + 1, 'A' + i % 2);
 		snprintf(name, sizeof(name), "System Board Fan%d%c", i / 2 + 1, 'A' + i % 2);
-		json_array_append_new(fans, json_pack("{s:s, s:s, s:s, s:i, s:s, s:i, s:i, s:s, s:o}", "@odata.id",
-						      id, "MemberId", member, "Name", name, "Reading", rpm,
-						      "ReadingUnits", "RPM", "LowerThresholdCritical", 480,
-						      "MaxReadingRange", FAN_RPM_MAX, "PhysicalContext", "SystemBoard",
-						      "Status", sim_status("OK")));
+		json_array_append_new(
+		    fans, json_pack("{s:s, s:s, s:s, s:i, s:s, s:i, s:i, s:s, s:o}", "@odata.id", id,
+				    "MemberId", member, "Name", name, "Reading", rpm, "ReadingUnits", "RPM",
+				    "LowerThresholdCritical", 480, "MaxReadingRange", FAN_RPM_MAX,
+				    "PhysicalContext", "SystemBoard", "Status", sim_status("OK")));
 		free(id);
 	}
 	for (int i = 0; i < SIM_TEMPS; i++) {
@@ -38,11 +38,14 @@ json_t *sim_r_thermal(struct sim_ctx *c)
 		snprintf(member, sizeof(member), "iDRAC.Embedded.1#Temp%d", i);
 		json_array_append_new(temps, json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:s, s:o}",
 						       "@odata.id", id, "MemberId", member, "Name", name,
-						       "ReadingCelsius", celsius, "UpperThresholdCritical", upper,
-						       "UpperThresholdNonCritical", upper - 5, "LowerThresholdCritical",
-						       i == 0 ? -7 : 3, "SensorNumber", i + 1, "PhysicalContext",
-						       i < 2 ? "SystemBoard" : i < 4 ? "CPU" : "GPU", "Status",
-						       sim_status("OK")));
+						       "ReadingCelsius", celsius, "UpperThresholdCritical",
+						       upper, "UpperThresholdNonCritical", upper - 5,
+						       "LowerThresholdCritical", i == 0 ? -7 : 3,
+						       "SensorNumber", i + 1, "PhysicalContext",
+						       i < 2   ? "SystemBoard"
+						       : i < 4 ? "CPU"
+							       : "GPU",
+						       "Status", sim_status("OK")));
 		free(id);
 	}
 	json_object_set_new(t, "Fans@odata.count", json_integer(SIM_FANS));
@@ -65,21 +68,22 @@ json_t *sim_r_power(struct sim_ctx *c)
 
 		snprintf(member, sizeof(member), "PSU.Slot.%d", i + 1);
 		snprintf(name, sizeof(name), "PS%d Status", i + 1);
-		json_array_append_new(psus, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:s, s:i, s:i, s:o}",
-						      "@odata.id", id, "MemberId", member, "Name", name, "Manufacturer",
-						      "DELL", "Model", "PWR SPLY,2800W,RDNT,LTON", "SerialNumber",
-						      n->psus[i].serial, "FirmwareVersion", "00.1D.7D",
-						      "PowerCapacityWatts", 2800, "PowerSupplyType", "AC",
-						      "LineInputVoltage", failed ? 0 : 230, "LastPowerOutputWatts",
-						      failed ? 0 : 1150, "Status",
-						      sim_status(failed ? "Critical" : "OK")));
+		json_array_append_new(
+		    psus,
+		    json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:s, s:i, s:i, s:o}", "@odata.id", id,
+			      "MemberId", member, "Name", name, "Manufacturer", "DELL", "Model",
+			      "PWR SPLY,2800W,RDNT,LTON", "SerialNumber", n->psus[i].serial,
+			      "FirmwareVersion", "00.1D.7D", "PowerCapacityWatts", 2800, "PowerSupplyType",
+			      "AC", "LineInputVoltage", failed ? 0 : 230, "LastPowerOutputWatts",
+			      failed ? 0 : 1150, "Status", sim_status(failed ? "Critical" : "OK")));
 		free(id);
 	}
 	json_object_set_new(p, "PowerSupplies@odata.count", json_integer(SIM_PSUS));
 	json_object_set_new(p, "PowerSupplies", psus);
 	json_object_set_new(p, "PowerControl",
-			    json_pack("[{s:s, s:s, s:s, s:i, s:i}]", "@odata.id", SIM_R_CHASSIS "/Power#/PowerControl/0",
-				      "MemberId", "PowerControl", "Name", "System Power Control", "PowerConsumedWatts",
+			    json_pack("[{s:s, s:s, s:s, s:i, s:i}]", "@odata.id",
+				      SIM_R_CHASSIS "/Power#/PowerControl/0", "MemberId", "PowerControl",
+				      "Name", "System Power Control", "PowerConsumedWatts",
 				      n->st.powered ? 5750 : 60, "PowerCapacityWatts", 16800));
 	return p;
 }

@@ -4,25 +4,24 @@
  * sessions live at once (the ninth login gets RAC0218), idle ones expire
  * after 30 minutes; HTTP Basic works on every request too.
  */
-#define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 
 #include "idrac.h"
 
 static void reply_unauthorized(struct sim_ctx *c)
 {
-	sim_reply_error(c, 401,
-			sim_msg(SIM_BASE "InsufficientPrivilege", "Critical",
-				"There are insufficient privileges for the account or credentials associated with "
-				"the current session to perform the requested operation.",
-				"Either abandon the operation or change the associated access rights and resubmit "
-				"the request if the operation failed."),
-			sim_msg(SIM_MSG "SYS415", "Warning",
-				"Unable to complete the operation because an invalid username and/or password is "
-				"entered, and therefore authentication failed.",
-				"Enter valid user name and password and retry the operation."));
+	sim_reply_error(
+	    c, 401,
+	    sim_msg(SIM_BASE "InsufficientPrivilege", "Critical",
+		    "There are insufficient privileges for the account or credentials associated with "
+		    "the current session to perform the requested operation.",
+		    "Either abandon the operation or change the associated access rights and resubmit "
+		    "the request if the operation failed."),
+	    sim_msg(SIM_MSG "SYS415", "Warning",
+		    "Unable to complete the operation because an invalid username and/or password is "
+		    "entered, and therefore authentication failed.",
+		    "Enter valid user name and password and retry the operation."));
 	sim_response_header(c->resp, "WWW-Authenticate", "Basic realm=\"RedfishService\"");
 }
 
@@ -127,14 +126,8 @@ json_t *sim_r_session(struct sim_ctx *c)
 static void new_token(char out[33])
 {
 	unsigned char raw[16];
-	size_t got = 0;
 
-	while (got < sizeof(raw)) {
-		ssize_t n = getrandom(raw + got, sizeof(raw) - got, 0);
-
-		if (n > 0)
-			got += (size_t)n;
-	}
+	sim_random_bytes(raw, sizeof(raw));
 	for (int i = 0; i < 16; i++)
 		snprintf(out + 2 * i, 3, "%02x", raw[i]);
 }
@@ -155,7 +148,8 @@ void sim_w_session_create(struct sim_ctx *c)
 			slot = &st->sessions[i];
 	if (!slot) {
 		sim_reply_error(c, 503,
-				sim_msg(SIM_MSG "RAC0218", "Critical", "The maximum number of user sessions is reached.",
+				sim_msg(SIM_MSG "RAC0218", "Critical",
+					"The maximum number of user sessions is reached.",
 					"Close one or more sessions and retry the operation."),
 				NULL);
 		return;
@@ -179,8 +173,9 @@ void sim_w_session_delete(struct sim_ctx *c)
 		return;
 	}
 	memset(s, 0, sizeof(*s));
-	sim_reply(c, 200,
-		  json_pack("{s:[o]}", "@Message.ExtendedInfo",
-			    sim_msg(SIM_BASE "Success", "OK", "The request completed successfully.", "None")));
+	sim_reply(
+	    c, 200,
+	    json_pack("{s:[o]}", "@Message.ExtendedInfo",
+		      sim_msg(SIM_BASE "Success", "OK", "The request completed successfully.", "None")));
 	c->resp->session = "deleted";
 }

@@ -9,7 +9,8 @@
 
 json_t *sim_r_storages(struct sim_ctx *c)
 {
-	json_t *coll = sim_coll("#StorageCollection.StorageCollection", "Storage Collection", SIM_R_SYS "/Storage");
+	json_t *coll =
+	    sim_coll("#StorageCollection.StorageCollection", "Storage Collection", SIM_R_SYS "/Storage");
 
 	sim_coll_add(coll, SIM_R_SYS "/Storage/" BOSS);
 	sim_coll_add(coll, SIM_R_SYS "/Storage/" DIRECT);
@@ -26,14 +27,17 @@ json_t *sim_r_storage(struct sim_ctx *c)
 		return NULL;
 	s = sim_res("#Storage.v1_15_0.Storage", c->args[0], boss ? "BOSS-N1 Monolithic" : "CPU.1",
 		    SIM_R_SYS "/Storage/%s", c->args[0]);
-	json_object_set_new(s, "Description", json_string(boss ? "BOSS-N1 Monolithic" : "PCIe SSD direct attach"));
+	json_object_set_new(s, "Description",
+			    json_string(boss ? "BOSS-N1 Monolithic" : "PCIe SSD direct attach"));
 	if (boss)
-		json_array_append_new(drives, sim_link(SIM_R_SYS "/Storage/" BOSS "/Drives/%s", n->boot_drive.id));
+		json_array_append_new(drives,
+				      sim_link(SIM_R_SYS "/Storage/" BOSS "/Drives/%s", n->boot_drive.id));
 	else
 		for (int d = 0; d < SIM_DATA_DRIVES; d++)
 			if (n->drives[d].present)
-				json_array_append_new(drives,
-						      sim_link(SIM_R_SYS "/Storage/" DIRECT "/Drives/%s", n->drives[d].id));
+				json_array_append_new(
+				    drives,
+				    sim_link(SIM_R_SYS "/Storage/" DIRECT "/Drives/%s", n->drives[d].id));
 	json_object_set_new(s, "Drives@odata.count", json_integer((json_int_t)json_array_size(drives)));
 	json_object_set_new(s, "Drives", drives);
 	json_object_set_new(s, "Status", sim_status("OK"));
@@ -58,8 +62,8 @@ json_t *sim_r_drive(struct sim_ctx *c)
 		}
 	if (!v)
 		return NULL;
-	d = sim_res("#Drive.v1_17_0.Drive", v->id, slot < 0 ? "M.2 Drive 0" : "PCIe SSD in Slot", SIM_R_SYS
-		    "/Storage/%s/Drives/%s", c->args[0], v->id);
+	d = sim_res("#Drive.v1_17_0.Drive", v->id, slot < 0 ? "M.2 Drive 0" : "PCIe SSD in Slot",
+		    SIM_R_SYS "/Storage/%s/Drives/%s", c->args[0], v->id);
 	json_object_set_new(d, "Manufacturer", json_string(slot < 0 ? "MICRON" : "SAMSUNG"));
 	json_object_set_new(d, "Model", json_string(v->model));
 	json_object_set_new(d, "SerialNumber", json_string(v->serial));
@@ -75,9 +79,10 @@ json_t *sim_r_drive(struct sim_ctx *c)
 	else
 		snprintf(label, sizeof(label), "NVMe Bay %d", slot);
 	json_object_set_new(d, "PhysicalLocation",
-			    json_pack("{s:{s:i, s:s, s:s}}", "PartLocation", "LocationOrdinalValue", slot < 0 ? 0 : slot,
-				      "LocationType", "Bay", "ServiceLabel", label));
-	json_object_set_new(d, "Location", json_pack("[{s:s, s:s}]", "Info", label, "InfoFormat", "Slot Number"));
+			    json_pack("{s:{s:i, s:s, s:s}}", "PartLocation", "LocationOrdinalValue",
+				      slot < 0 ? 0 : slot, "LocationType", "Bay", "ServiceLabel", label));
+	json_object_set_new(d, "Location",
+			    json_pack("[{s:s, s:s}]", "Info", label, "InfoFormat", "Slot Number"));
 	json_object_set_new(d, "Status", sim_status("OK"));
 	return d;
 }

@@ -25,37 +25,39 @@ json_t *sim_r_root(struct sim_ctx *c)
 			    json_pack("{s:{s:b, s:b}, s:b, s:{s:b, s:b, s:b, s:i, s:b}, s:b, s:b, s:b}",
 				      "DeepOperations", "DeepPATCH", 0, "DeepPOST", 0, "ExcerptQuery", 0,
 				      "ExpandQuery", "ExpandAll", 1, "Levels", 1, "Links", 1, "MaxLevels", 1,
-				      "NoLinks", 1, "FilterQuery", 0, "OnlyMemberQuery", 0, "SelectQuery", 0));
+				      "NoLinks", 1, "FilterQuery", 0, "OnlyMemberQuery", 0, "SelectQuery",
+				      0));
 	/* iDRAC shows these without authentication. */
 	json_object_set_new(r, "Oem",
 			    json_pack("{s:{s:s, s:i, s:s, s:s}}", "Dell", "@odata.type",
-				      "#DellServiceRoot.v1_0_0.DellServiceRoot", "IsBranded", 0, "ManagerMACAddress",
-				      c->node->bmc_mac, "ServiceTag", c->node->service_tag));
+				      "#DellServiceRoot.v1_0_0.DellServiceRoot", "IsBranded", 0,
+				      "ManagerMACAddress", c->node->bmc_mac, "ServiceTag",
+				      c->node->service_tag));
 	return r;
 }
 
 json_t *sim_r_odata(struct sim_ctx *c)
 {
-	static const char *const sets[] = { "Systems", "Chassis", "Managers", "SessionService", "UpdateService",
-					    "AccountService" };
+	static const char *const sets[] = {"Systems",	     "Chassis",	      "Managers",
+					   "SessionService", "UpdateService", "AccountService"};
 	json_t *values = json_array();
 
 	for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
 		char *url = br_xasprintf("/redfish/v1/%s", sets[i]);
 
-		json_array_append_new(values, json_pack("{s:s, s:s, s:s}", "kind", "Singleton", "name", sets[i],
-							"url", url));
+		json_array_append_new(
+		    values, json_pack("{s:s, s:s, s:s}", "kind", "Singleton", "name", sets[i], "url", url));
 		free(url);
 	}
-	json_array_append_new(values, json_pack("{s:s, s:s, s:s}", "kind", "Singleton", "name", "Service", "url",
-						"/redfish/v1/"));
+	json_array_append_new(values, json_pack("{s:s, s:s, s:s}", "kind", "Singleton", "name", "Service",
+						"url", "/redfish/v1/"));
 	return json_pack("{s:s, s:o}", "@odata.context", "/redfish/v1/$metadata", "value", values);
 }
 
 json_t *sim_r_systems(struct sim_ctx *c)
 {
-	json_t *coll = sim_coll("#ComputerSystemCollection.ComputerSystemCollection", "Computer System Collection",
-				"/redfish/v1/Systems");
+	json_t *coll = sim_coll("#ComputerSystemCollection.ComputerSystemCollection",
+				"Computer System Collection", "/redfish/v1/Systems");
 
 	sim_coll_add(coll, SIM_R_SYS);
 	return coll;
@@ -69,19 +71,21 @@ static json_t *boot(struct sim_ctx *c)
 			 "NIC.PxeDevice.1-1", "Disk.Direct.0-0:BOSS.SL.14-1", "NIC.PxeDevice.2-1",
 			 "BootSourceOverrideTarget", n->st.boot_target, "BootSourceOverrideEnabled",
 			 n->st.boot_enabled, "BootSourceOverrideMode", "UEFI",
-			 "BootSourceOverrideTarget@Redfish.AllowableValues", "None", "Pxe", "Cd", "Hdd", "BiosSetup",
-			 "Utilities", "UefiTarget", "UefiHttp");
+			 "BootSourceOverrideTarget@Redfish.AllowableValues", "None", "Pxe", "Cd", "Hdd",
+			 "BiosSetup", "Utilities", "UefiTarget", "UefiHttp");
 }
 
 json_t *sim_r_system(struct sim_ctx *c)
 {
 	const struct sim_node *n = c->node;
-	json_t *s = sim_res("#ComputerSystem.v1_20_0.ComputerSystem", "System.Embedded.1", "System", SIM_R_SYS);
+	json_t *s =
+	    sim_res("#ComputerSystem.v1_20_0.ComputerSystem", "System.Embedded.1", "System", SIM_R_SYS);
 	json_t *pcie = json_array();
 
-	json_object_set_new(s, "Description", json_string("Computer System which represents a machine (physical "
-							  "or virtual) and the local resources such as memory, "
-							  "cpu and other devices that can be accessed from it."));
+	json_object_set_new(s, "Description",
+			    json_string("Computer System which represents a machine (physical "
+					"or virtual) and the local resources such as memory, "
+					"cpu and other devices that can be accessed from it."));
 	json_object_set_new(s, "Manufacturer", json_string("Dell Inc."));
 	json_object_set_new(s, "Model", json_string("PowerEdge XE9680"));
 	json_object_set_new(s, "SerialNumber", json_string(n->system_serial));
@@ -92,15 +96,16 @@ json_t *sim_r_system(struct sim_ctx *c)
 	json_object_set_new(s, "SystemType", json_string("Physical"));
 	json_object_set_new(s, "BiosVersion", json_string(SIM_FW_BIOS));
 	json_object_set_new(s, "PowerState", json_string(n->st.powered ? "On" : "Off"));
-	json_object_set_new(s, "Status", sim_status(n->faults & SIM_FAULT_BIT(SIM_F_PSU_FAILED) ? "Critical" : "OK"));
+	json_object_set_new(s, "Status",
+			    sim_status(n->faults & SIM_FAULT_BIT(SIM_F_PSU_FAILED) ? "Critical" : "OK"));
 	json_object_set_new(s, "Boot", boot(c));
 	json_object_set_new(s, "ProcessorSummary",
 			    json_pack("{s:i, s:i, s:i, s:s, s:o}", "Count", 2, "CoreCount", 112,
-				      "LogicalProcessorCount", 224, "Model", "Intel(R) Xeon(R) Platinum 8480+",
-				      "Status", sim_status("OK")));
+				      "LogicalProcessorCount", 224, "Model",
+				      "Intel(R) Xeon(R) Platinum 8480+", "Status", sim_status("OK")));
 	json_object_set_new(s, "MemorySummary",
-			    json_pack("{s:i, s:s, s:o}", "TotalSystemMemoryGiB", 2048, "MemoryMirroring", "System",
-				      "Status", sim_status("OK")));
+			    json_pack("{s:i, s:s, s:o}", "TotalSystemMemoryGiB", 2048, "MemoryMirroring",
+				      "System", "Status", sim_status("OK")));
 	json_object_set_new(s, "Bios", sim_link(SIM_R_SYS "/Bios"));
 	json_object_set_new(s, "EthernetInterfaces", sim_link(SIM_R_SYS "/EthernetInterfaces"));
 	json_object_set_new(s, "Processors", sim_link(SIM_R_SYS "/Processors"));
@@ -108,22 +113,25 @@ json_t *sim_r_system(struct sim_ctx *c)
 	/* iDRAC lists PCIe devices inline on the System, pointing into the Chassis. */
 	for (int g = 0; g < SIM_GPUS; g++)
 		if (n->gpus[g].present)
-			json_array_append_new(pcie, sim_link(SIM_R_CHASSIS "/PCIeDevices/%d-0", n->gpus[g].bus));
+			json_array_append_new(pcie,
+					      sim_link(SIM_R_CHASSIS "/PCIeDevices/%d-0", n->gpus[g].bus));
 	for (int k = 0; k < SIM_FABRIC_NICS; k++)
 		if (n->nics[k].present)
-			json_array_append_new(pcie, sim_link(SIM_R_CHASSIS "/PCIeDevices/%d-0", n->nics[k].bus));
-	json_array_append_new(pcie, sim_link(SIM_R_CHASSIS "/PCIeDevices/%d-0", n->nics[SIM_FABRIC_NICS].bus));
+			json_array_append_new(pcie,
+					      sim_link(SIM_R_CHASSIS "/PCIeDevices/%d-0", n->nics[k].bus));
+	json_array_append_new(pcie,
+			      sim_link(SIM_R_CHASSIS "/PCIeDevices/%d-0", n->nics[SIM_FABRIC_NICS].bus));
 	json_object_set_new(s, "PCIeDevices@odata.count", json_integer((json_int_t)json_array_size(pcie)));
 	json_object_set_new(s, "PCIeDevices", pcie);
 	json_object_set_new(s, "Links",
 			    json_pack("{s:[o], s:[o]}", "Chassis", sim_link(SIM_R_CHASSIS), "ManagedBy",
 				      sim_link(SIM_R_MGR)));
-	json_object_set_new(
-		s, "Actions",
-		json_pack("{s:{s:s, s:[s, s, s, s, s, s, s]}}", "#ComputerSystem.Reset", "target",
-			  SIM_R_SYS "/Actions/ComputerSystem.Reset", "ResetType@Redfish.AllowableValues", "On",
-			  "ForceOff", "ForceRestart", "GracefulRestart", "GracefulShutdown", "PushPowerButton",
-			  "PowerCycle"));
+	json_object_set_new(s, "Actions",
+			    json_pack("{s:{s:s, s:[s, s, s, s, s, s, s]}}", "#ComputerSystem.Reset", "target",
+				      SIM_R_SYS "/Actions/ComputerSystem.Reset",
+				      "ResetType@Redfish.AllowableValues", "On", "ForceOff", "ForceRestart",
+				      "GracefulRestart", "GracefulShutdown", "PushPowerButton",
+				      "PowerCycle"));
 	return s;
 }
 
@@ -162,9 +170,7 @@ json_t *sim_r_eth(struct sim_ctx *c)
 	sim_mac_upper(nic->mac, mac_upper);
 	e = sim_res("#EthernetInterface.v1_6_2.EthernetInterface", nic->fqdd, "System Ethernet Interface",
 		    SIM_R_SYS "/EthernetInterfaces/%s", nic->fqdd);
-	json_object_set_new(e, "Description", json_string(k < SIM_FABRIC_NICS ? "Mellanox ConnectX-7 Single Port "
-										  "NDR400 OSFP Adapter"
-									       : "Broadcom Gigabit Ethernet BCM5720"));
+	json_object_set_new(e, "Description", json_string(sim_nic_product(k)));
 	json_object_set_new(e, "MACAddress", json_string(mac_upper));
 	json_object_set_new(e, "PermanentMACAddress", json_string(mac_upper));
 	json_object_set_new(e, "SpeedMbps", json_integer(k < SIM_FABRIC_NICS ? 400000 : 1000));
@@ -191,7 +197,8 @@ json_t *sim_r_proc(struct sim_ctx *c)
 
 	if (strcmp(c->args[0], "CPU.Socket.1") && strcmp(c->args[0], "CPU.Socket.2"))
 		return NULL;
-	p = sim_res("#Processor.v1_18_0.Processor", c->args[0], "CPU", SIM_R_SYS "/Processors/%s", c->args[0]);
+	p = sim_res("#Processor.v1_18_0.Processor", c->args[0], "CPU", SIM_R_SYS "/Processors/%s",
+		    c->args[0]);
 	json_object_set_new(p, "Manufacturer", json_string("Intel"));
 	json_object_set_new(p, "Model", json_string("Intel(R) Xeon(R) Platinum 8480+"));
 	json_object_set_new(p, "ProcessorType", json_string("CPU"));

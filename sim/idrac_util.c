@@ -153,16 +153,18 @@ void sim_reply_error(struct sim_ctx *c, int status, json_t *msg, json_t *msg2)
 
 void sim_reply_not_found(struct sim_ctx *c)
 {
-	char *m1 = br_xasprintf("Unable to complete the operation because the resource %s entered in not found.",
-				c->req->path);
-	char *m2 = br_xasprintf("The requested resource of type Resource named '%s' was not found.", c->req->path);
+	char *m1 = br_xasprintf(
+	    "Unable to complete the operation because the resource %s entered in not found.", c->req->path);
+	char *m2 =
+	    br_xasprintf("The requested resource of type Resource named '%s' was not found.", c->req->path);
 
-	sim_reply_error(c, 404,
-			sim_msg(SIM_MSG "SYS403", "Critical", m1,
-				"Enter the correct resource and retry the operation. For information about valid "
-				"resource, see the Redfish Users Guide available on the support site."),
-			sim_msg(SIM_BASE "ResourceNotFound", "Critical", m2,
-				"Provide a valid resource identifier and resubmit the request."));
+	sim_reply_error(
+	    c, 404,
+	    sim_msg(SIM_MSG "SYS403", "Critical", m1,
+		    "Enter the correct resource and retry the operation. For information about valid "
+		    "resource, see the Redfish Users Guide available on the support site."),
+	    sim_msg(SIM_BASE "ResourceNotFound", "Critical", m2,
+		    "Provide a valid resource identifier and resubmit the request."));
 	free(m1);
 	free(m2);
 }
@@ -172,4 +174,10 @@ void sim_mac_upper(const char *mac, char out[18])
 	for (int i = 0; i < 17; i++)
 		out[i] = (char)(mac[i] >= 'a' && mac[i] <= 'f' ? mac[i] - 'a' + 'A' : mac[i]);
 	out[17] = '\0';
+}
+
+const char *sim_nic_product(int k)
+{
+	return k < SIM_FABRIC_NICS ? "Mellanox ConnectX-7 Single Port NDR400 OSFP Adapter"
+				   : "Broadcom Gigabit Ethernet BCM5720";
 }

@@ -8,7 +8,8 @@
 
 #include "sim.h"
 
-#define MANIFEST_HEADER "hostname,rack,unit,bmc,bmc_user,bmc_password,profile,bmc_type,boot_disk_serial,notes\n"
+#define MANIFEST_HEADER                                                                                      \
+	"hostname,rack,unit,bmc,bmc_user,bmc_password,profile,bmc_type,boot_disk_serial,notes\n"
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -46,9 +47,9 @@ static json_t *truth_node(const struct sim_node *n)
 			json_array_append_new(faults, json_string(sim_fault_name((enum sim_fault)f)));
 	return json_pack("{s:s, s:s, s:s, s:i, s:s, s:s, s:s, s:o, s:s, s:s, s:o, s:o, s:O}", "hostname",
 			 n->hostname, "bmc", n->bmc, "rack", n->rack, "unit", n->unit, "system_serial",
-			 n->system_serial, "service_tag", n->service_tag, "uuid", n->uuid, "macs", truth_macs(n),
-			 "bmc_mac", n->bmc_mac, "boot_disk_serial", n->boot_drive.serial, "drive_serials", drives,
-			 "faults", faults, "fault_details", n->details);
+			 n->system_serial, "service_tag", n->service_tag, "uuid", n->uuid, "macs",
+			 truth_macs(n), "bmc_mac", n->bmc_mac, "boot_disk_serial", n->boot_drive.serial,
+			 "drive_serials", drives, "faults", faults, "fault_details", n->details);
 }
 
 json_t *sim_truth(const struct sim_rack *rack)
@@ -79,8 +80,8 @@ static int write_rack_csv(const struct sim_rack *rack, const char *dir, struct b
 	for (size_t i = 0; i < rack->n; i++) {
 		const struct sim_node *n = &rack->nodes[i];
 
-		br_buf_addf(&b, "%s,%s,%d,%s,root,env:BRINGUP_BMC_PASSWORD,xe9680,redfish,,\n", n->hostname, n->rack,
-			    n->unit, n->bmc);
+		br_buf_addf(&b, "%s,%s,%d,%s,root,env:BRINGUP_BMC_PASSWORD,xe9680,redfish,,\n", n->hostname,
+			    n->rack, n->unit, n->bmc);
 	}
 	return write_buf(dir, "rack.csv", &b, err);
 }

@@ -13,8 +13,8 @@
 
 #define NODES_PER_SU 32 /* nodes per scalable unit: one rail leaf per fabric NIC */
 
-static const int gpu_bus[SIM_GPUS] = { 0x19, 0x3b, 0x4c, 0x5d, 0x9b, 0xbb, 0xcb, 0xdb };
-static const int fabric_bus[SIM_FABRIC_NICS] = { 0x1a, 0x3c, 0x4d, 0x5e, 0x9c, 0xbc, 0xcc, 0xdc };
+static const int gpu_bus[SIM_GPUS] = {0x19, 0x3b, 0x4c, 0x5d, 0x9b, 0xbb, 0xcb, 0xdb};
+static const int fabric_bus[SIM_FABRIC_NICS] = {0x1a, 0x3c, 0x4d, 0x5e, 0x9c, 0xbc, 0xcc, 0xdc};
 #define LOM_BUS 0x04
 
 uint64_t sim_rng_next(uint64_t *state)
@@ -65,17 +65,18 @@ static void mac(char out[18], uint32_t oui, uint32_t low)
 
 json_t *sim_bios_baseline(const struct sim_node *node)
 {
-	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s,"
-			 " s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i}",
-			 "BootMode", "Uefi", "SysProfile", "PerfOptimized", "ProcCStates", "Disabled", "ProcC1E",
-			 "Disabled", "ProcTurboMode", "Enabled", "LogicalProc", "Enabled", "ProcVirtualization",
-			 "Enabled", "ProcX2Apic", "Enabled", "SriovGlobalEnable", "Enabled", "MemOpMode",
-			 "OptimizerMode", "NodeInterleave", "Disabled", "SubNumaCluster", "Disabled", "MmioAbove4Gb",
-			 "Enabled", "PxeDev1EnDis", "Enabled", "PxeDev1Interface", "NIC.Embedded.1-1-1",
-			 "PxeDev1Protocol", "IPv4", "HttpDev1EnDis", "Disabled", "SecureBoot", "Disabled",
-			 "TpmSecurity", "On", "AcPwrRcvry", "Last", "SerialComm", "OnConRedirAuto", "ErrPrompt",
-			 "Disabled", "SystemModelName", "PowerEdge XE9680", "SystemManufacturer", "Dell Inc.",
-			 "SystemServiceTag", node->service_tag, "SystemBiosVersion", SIM_FW_BIOS, "PxeDev1VlanId", 0);
+	return json_pack(
+	    "{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s,"
+	    " s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i}",
+	    "BootMode", "Uefi", "SysProfile", "PerfOptimized", "ProcCStates", "Disabled", "ProcC1E",
+	    "Disabled", "ProcTurboMode", "Enabled", "LogicalProc", "Enabled", "ProcVirtualization", "Enabled",
+	    "ProcX2Apic", "Enabled", "SriovGlobalEnable", "Enabled", "MemOpMode", "OptimizerMode",
+	    "NodeInterleave", "Disabled", "SubNumaCluster", "Disabled", "MmioAbove4Gb", "Enabled",
+	    "PxeDev1EnDis", "Enabled", "PxeDev1Interface", "NIC.Embedded.1-1-1", "PxeDev1Protocol", "IPv4",
+	    "HttpDev1EnDis", "Disabled", "SecureBoot", "Disabled", "TpmSecurity", "On", "AcPwrRcvry", "Last",
+	    "SerialComm", "OnConRedirAuto", "ErrPrompt", "Disabled", "SystemModelName", "PowerEdge XE9680",
+	    "SystemManufacturer", "Dell Inc.", "SystemServiceTag", node->service_tag, "SystemBiosVersion",
+	    SIM_FW_BIOS, "PxeDev1VlanId", 0);
 }
 
 static void make_nics(struct sim_node *n, uint32_t salt)
@@ -117,7 +118,8 @@ static void make_storage(struct sim_node *n, uint64_t salt)
 	struct sim_drive *b = &n->boot_drive;
 
 	snprintf(b->id, sizeof(b->id), "Disk.Direct.0-0:BOSS.SL.14-1");
-	snprintf(b->serial, sizeof(b->serial), "23173A%06llu", (unsigned long long)unique(salt, n->index, 1000000));
+	snprintf(b->serial, sizeof(b->serial), "23173A%06llu",
+		 (unsigned long long)unique(salt, n->index, 1000000));
 	snprintf(b->model, sizeof(b->model), "Dell BOSS-N1 960GB");
 	snprintf(b->firmware, sizeof(b->firmware), "E2MU200");
 	b->capacity_bytes = 960197124096ULL;
@@ -150,8 +152,8 @@ static void make_node(struct sim_node *n, int index, uint64_t seed)
 		 (unsigned long long)unique(salt >> 8, (uint64_t)index, 10000000));
 	t = (const unsigned char *)n->service_tag;
 	/* Dell UUIDs spell "DELL" and then the service tag. */
-	snprintf(n->uuid, sizeof(n->uuid), "4c4c4544-00%02x-%02x10-80%02x-%02x%02x%02x%02xc04f", t[0], t[1], t[2],
-		 t[3], t[4], t[5], t[6]);
+	snprintf(n->uuid, sizeof(n->uuid), "4c4c4544-00%02x-%02x10-80%02x-%02x%02x%02x%02xc04f", t[0], t[1],
+		 t[2], t[3], t[4], t[5], t[6]);
 	make_nics(n, (uint32_t)salt);
 	for (int g = 0; g < SIM_GPUS; g++) {
 		snprintf(n->gpus[g].serial, sizeof(n->gpus[g].serial), "165452%07llu",
@@ -181,18 +183,24 @@ void sim_node_set_port(struct sim_node *node, int port)
 	snprintf(node->bmc, sizeof(node->bmc), "127.0.0.1:%d", port);
 }
 
-static void random_password(char *out, size_t len)
+void sim_random_bytes(unsigned char *out, size_t len)
 {
-	static const char alphabet[] = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789";
-	unsigned char raw[64];
 	size_t got = 0;
 
-	while (got < sizeof(raw)) {
-		ssize_t n = getrandom(raw + got, sizeof(raw) - got, 0);
+	while (got < len) {
+		ssize_t n = getrandom(out + got, len - got, 0);
 
 		if (n > 0)
 			got += (size_t)n;
 	}
+}
+
+static void random_password(char *out, size_t len)
+{
+	static const char alphabet[] = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789";
+	unsigned char raw[64];
+
+	sim_random_bytes(raw, sizeof(raw));
 	for (size_t i = 0; i + 1 < len && i < sizeof(raw); i++)
 		out[i] = alphabet[raw[i] % (sizeof(alphabet) - 1)];
 	out[len - 1] = '\0';
@@ -225,9 +233,9 @@ void sim_rack_release(struct sim_rack *rack)
 
 void sim_temp_sensor(int i, char *name, size_t len, int *ret_celsius)
 {
-	static const char *const fixed[] = { "System Board Inlet Temp", "System Board Exhaust Temp", "CPU1 Temp",
-					     "CPU2 Temp" };
-	static const int celsius[] = { 23, 41, 48, 51 };
+	static const char *const fixed[] = {"System Board Inlet Temp", "System Board Exhaust Temp",
+					    "CPU1 Temp", "CPU2 Temp"};
+	static const int celsius[] = {23, 41, 48, 51};
 
 	if (i < 4) {
 		snprintf(name, len, "%s", fixed[i]);

@@ -9,7 +9,7 @@
  *
  * Pieces: rack.c generates the node model from a seed, faults.c picks which
  * nodes carry which fault, manifest.c writes rack.csv / wiring.csv /
- * truth.json / env, idrac*.c answer Redfish requests for one node, http.c is
+ * truth.json, idrac*.c answer Redfish requests for one node, http*.c are
  * the libmicrohttpd event loop (latency, request log) any listener module can
  * use, tls.c makes the CA and server certificate for --https.
  *
@@ -27,15 +27,15 @@
 #define SIM_NODES_MAX 4096
 #define SIM_GPUS 8
 #define SIM_FABRIC_NICS 8 /* ConnectX-7 400G, one port each, NIC.Slot.31-38 */
-#define SIM_ETH_NICS 2    /* Broadcom LOM, NIC.Embedded.1-2 */
+#define SIM_ETH_NICS 2	  /* Broadcom LOM, NIC.Embedded.1-2 */
 #define SIM_NICS (SIM_FABRIC_NICS + SIM_ETH_NICS)
 #define SIM_DATA_DRIVES 8
 #define SIM_PSUS 6
 #define SIM_FANS 12
 #define SIM_TEMPS (4 + SIM_GPUS) /* inlet, exhaust, 2 CPUs, GPUs */
-#define SIM_SESSIONS_MAX 8 /* iDRAC9 answers RAC0218 to the 9th */
-#define SIM_NODES_PER_RACK 4 /* 6U XE9680s at ~10 kW each: four per 42U rack */
-#define SIM_PAGE_SIZE 50     /* Members per page before Members@odata.nextLink */
+#define SIM_SESSIONS_MAX 8	 /* iDRAC9 answers RAC0218 to the 9th */
+#define SIM_NODES_PER_RACK 4	 /* 6U XE9680s at ~10 kW each: four per 42U rack */
+#define SIM_PAGE_SIZE 50	 /* Members per page before Members@odata.nextLink */
 #define SIM_FLAKY_PERCENT 30
 
 /* Firmware versions the healthy rack carries; fw_outdated puts one NIC on
@@ -67,10 +67,10 @@ enum sim_fault {
 	SIM_F_DESIGN_COUNT, /* the faults above are DESIGN.md's; --fault-rate picks among them */
 	/* Test-only faults, for client robustness; never picked by --fault-rate. */
 	SIM_F_BAD_JSON = SIM_F_DESIGN_COUNT, /* System resource body truncated */
-	SIM_F_BAD_TYPES,       /* SerialNumber a number, Members an object, ... */
-	SIM_F_HUGE_COLLECTION, /* EthernetInterfaces with 100,000 Members */
-	SIM_F_HUGE_BODY,       /* Chassis resource of 50 MB */
-	SIM_F_HANG,            /* Thermal never answers */
+	SIM_F_BAD_TYPES,		     /* SerialNumber a number, Members an object, ... */
+	SIM_F_HUGE_COLLECTION,		     /* EthernetInterfaces with 100,000 Members */
+	SIM_F_HUGE_BODY,		     /* Chassis resource of 50 MB */
+	SIM_F_HANG,			     /* Thermal never answers */
 	SIM_F_COUNT
 };
 
@@ -82,14 +82,14 @@ int sim_fault_parse(const char *name, enum sim_fault *ret_fault);
 /* ---- the node model ------------------------------------------------------- */
 
 struct sim_nic {
-	char fqdd[32];   /* "NIC.Slot.31-1-1" */
+	char fqdd[32];	 /* "NIC.Slot.31-1-1" */
 	char ifname[32]; /* host interface name, as the wiring list names it */
-	char mac[18];    /* lowercase colon form */
+	char mac[18];	 /* lowercase colon form */
 	char serial[24];
 	char firmware[16];
-	int bus;         /* PCI bus number */
+	int bus; /* PCI bus number */
 	int present;
-	char sw[32];     /* switch and port this NIC is cabled to by design */
+	char sw[32]; /* switch and port this NIC is cabled to by design */
 	char sw_port[16];
 };
 
@@ -101,7 +101,7 @@ struct sim_gpu {
 };
 
 struct sim_drive {
-	char id[48];   /* "Disk.Bay.0:Enclosure.Internal.0-1" */
+	char id[48]; /* "Disk.Bay.0:Enclosure.Internal.0-1" */
 	char serial[24];
 	char model[48];
 	char firmware[12];
@@ -115,7 +115,7 @@ struct sim_psu {
 };
 
 struct sim_session {
-	int id;        /* 0: slot free */
+	int id; /* 0: slot free */
 	char token[33];
 	int64_t last_ms;
 };
@@ -124,14 +124,14 @@ struct sim_session {
 struct sim_bmc_state {
 	struct sim_session sessions[SIM_SESSIONS_MAX];
 	int next_session;
-	json_t *bios;          /* current attributes (owned) */
-	json_t *bios_pending;  /* Bios/Settings (owned) */
-	int bios_job;          /* a config job waits for the next reset: its number, else 0 */
-	int jobs;              /* jobs created so far */
+	json_t *bios;	      /* current attributes (owned) */
+	json_t *bios_pending; /* Bios/Settings (owned) */
+	int bios_job;	      /* a config job waits for the next reset: its number, else 0 */
+	int jobs;	      /* jobs created so far */
 	int powered;
 	char boot_target[16];
 	char boot_enabled[12];
-	uint64_t rng;          /* flaky behaviour, advanced per request */
+	uint64_t rng; /* flaky behaviour, advanced per request */
 };
 
 struct sim_node {
@@ -139,21 +139,21 @@ struct sim_node {
 	char hostname[32]; /* "gpu-r01-u03" */
 	char rack[16];
 	int unit;
-	int port;          /* real TCP port once listening */
-	char bmc[24];      /* "127.0.0.1:PORT" */
+	int port;     /* real TCP port once listening */
+	char bmc[24]; /* "127.0.0.1:PORT" */
 	char system_serial[16];
 	char service_tag[8];
 	char uuid[37];
 	char bmc_mac[18];
 	char firmware_nic_outdated[24]; /* NIC fqdd carrying SIM_FW_NIC_OUTDATED, or "" */
-	struct sim_nic nics[SIM_NICS]; /* fabric first, then Ethernet */
+	struct sim_nic nics[SIM_NICS];	/* fabric first, then Ethernet */
 	struct sim_gpu gpus[SIM_GPUS];
 	struct sim_drive boot_drive;
 	struct sim_drive drives[SIM_DATA_DRIVES];
 	struct sim_psu psus[SIM_PSUS];
-	int bogus_sensor;  /* thermal_bogus: index of the temperature reading nonsense */
-	uint32_t faults;   /* SIM_FAULT_BIT()s */
-	json_t *details;   /* per-fault specifics for truth.json (owned) */
+	int bogus_sensor; /* thermal_bogus: index of the temperature reading nonsense */
+	uint32_t faults;  /* SIM_FAULT_BIT()s */
+	json_t *details;  /* per-fault specifics for truth.json (owned) */
 	struct sim_bmc_state st;
 };
 
@@ -184,6 +184,8 @@ struct sim_rack {
 uint64_t sim_rng_next(uint64_t *state);
 uint64_t sim_rng_below(uint64_t *state, uint64_t n);
 uint64_t sim_rng_seed(uint64_t seed, uint64_t stream);
+/* Unseeded randomness from the kernel, for passwords and session tokens. */
+void sim_random_bytes(unsigned char *out, size_t len);
 
 /* Build the nodes and pick faults. Ports are filled in later by whoever
  * listens (sim_node_set_port). */

@@ -44,7 +44,8 @@ static X509 *make_cert(EVP_PKEY *key, X509 *issuer, EVP_PKEY *issuer_key, const 
 	ok = X509_set_version(cert, 2) && ASN1_INTEGER_set(X509_get_serialNumber(cert), serial) &&
 	     X509_gmtime_adj(X509_getm_notBefore(cert), -3600) &&
 	     X509_gmtime_adj(X509_getm_notAfter(cert), CERT_DAYS * 86400) && X509_set_pubkey(cert, key) &&
-	     X509_NAME_add_entry_by_txt(name, "O", MBSTRING_ASC, (const unsigned char *)"bringup-sim", -1, -1, 0) &&
+	     X509_NAME_add_entry_by_txt(name, "O", MBSTRING_ASC, (const unsigned char *)"bringup-sim", -1, -1,
+					0) &&
 	     X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, (const unsigned char *)cn, -1, -1, 0) &&
 	     X509_set_issuer_name(cert, ca ? name : X509_get_subject_name(issuer));
 	if (ok && ca)
@@ -76,7 +77,8 @@ static char *to_pem(EVP_PKEY *key, X509 *cert)
 
 	if (!bio)
 		return NULL;
-	ok = key ? PEM_write_bio_PrivateKey(bio, key, NULL, NULL, 0, NULL, NULL) : PEM_write_bio_X509(bio, cert);
+	ok = key ? PEM_write_bio_PrivateKey(bio, key, NULL, NULL, 0, NULL, NULL)
+		 : PEM_write_bio_X509(bio, cert);
 	len = BIO_get_mem_data(bio, &data);
 	if (ok && len > 0)
 		out = br_xstrndup(data, (size_t)len);

@@ -1,0 +1,260 @@
+/*
+ * The loop itself: listening sockets, one libmicrohttpd daemon per
+ * listener in epoll mode whose epoll fd sits in one outer epoll set, timers
+ * and the stop signal.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "http_private.h"
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+/* ---- listeners ------------------------------------------------------------ */
+
+static int listen_socket(int port, int *ret_fd, int *ret_port, struct br_err *err)
+{
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+	socklen_t len = sizeof(sa);
+	int fd, one = 1;
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return br_errf(err, BR_E_IO, "socket: %s", strerror(errno));
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, LISTEN_BACKLOG) ||
+	    getsockname(fd, (struct sockaddr *)&sa, &len)) {
+		int e = errno;
+
+		close(fd);
+		return br_errf(err, BR_E_IO, "listen on 127.0.0.1:%d: %s", port, strerror(e));
+	}
+	*ret_fd = fd;
+	*ret_port = ntohs(sa.sin_port);
+	return 0;
+}
+
+static int start_daemon(struct sim_loop *loop, struct listener *l, struct br_err *err)
+{
+	int tls = loop->cfg.tls_key_pem && loop->cfg.tls_cert_pem;
+	struct MHD_OptionItem opts[] = {
+	    {MHD_OPTION_LISTEN_SOCKET, l->fd, NULL},
+	    {MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)sim_http_on_uri, l},
+	    {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)sim_http_on_completed, l},
+	    {MHD_OPTION_CONNECTION_TIMEOUT, IDLE_TIMEOUT_S, NULL},
+	    {MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)sim_http_on_mhd_log, l},
+	    {tls ? MHD_OPTION_HTTPS_MEM_KEY : MHD_OPTION_END, 0, (void *)(uintptr_t)loop->cfg.tls_key_pem},
+	    {MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)(uintptr_t)loop->cfg.tls_cert_pem},
+	    {MHD_OPTION_END, 0, NULL},
+	};
+	const union MHD_DaemonInfo *info;
+	struct epoll_event ev = {.events = EPOLLIN};
+	unsigned flags =
+	    MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG | (tls ? MHD_USE_TLS : 0);
+
+	l->daemon = MHD_start_daemon(flags, 0, NULL, NULL, sim_http_on_access, l, MHD_OPTION_ARRAY, opts,
+				     MHD_OPTION_END);
+	if (!l->daemon)
+		return br_errf(err, BR_E_IO, "%s: libmicrohttpd would not start on %s", l->name, l->addr);
+	info = MHD_get_daemon_info(l->daemon, MHD_DAEMON_INFO_EPOLL_FD);
+	ev.data.ptr = l;
+	if (!info || epoll_ctl(loop->epfd, EPOLL_CTL_ADD, info->epoll_fd, &ev))
+		return br_errf(err, BR_E_IO, "%s: epoll_ctl: %s", l->name, strerror(errno));
+	return 0;
+}
+
+int sim_loop_listen(struct sim_loop *loop, const char *name, int port, sim_handler_fn handler, void *ctx,
+		    int *ret_port, struct br_err *err)
+{
+	struct listener *l = br_xcalloc(1, sizeof(*l));
+	int real_port = 0, rc;
+
+	l->loop = loop;
+	l->name = name;
+	l->handler = handler;
+	l->ctx = ctx;
+	l->fd = -1;
+	rc = listen_socket(port, &l->fd, &real_port, err);
+	if (rc) {
+		free(l);
+		return br_err_prefix(err, "%s", name);
+	}
+	snprintf(l->addr, sizeof(l->addr), "127.0.0.1:%d", real_port);
+	loop->ls = br_xrealloc(loop->ls, (loop->nl + 1) * sizeof(*loop->ls));
+	loop->ls[loop->nl++] = l;
+	if (handler && (rc = start_daemon(loop, l, err)))
+		return rc;
+	*ret_port = real_port;
+	return 0;
+}
+
+/* ---- the loop ------------------------------------------------------------- */
+
+int sim_loop_new(const struct sim_loop_config *cfg, struct sim_loop **ret_loop, struct br_err *err)
+{
+	struct sim_loop *loop = br_xcalloc(1, sizeof(*loop));
+	struct rlimit rl;
+
+	/* 512 BMCs with a few connections each need more than the usual 1024 fds. */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	loop->cfg = *cfg;
+	loop->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (loop->epfd < 0) {
+		free(loop);
+		return br_errf(err, BR_E_IO, "epoll_create1: %s", strerror(errno));
+	}
+	if (cfg->log_path) {
+		loop->log = fopen(cfg->log_path, "ae");
+		if (!loop->log) {
+			int e = errno;
+
+			sim_loop_free(loop);
+			return br_errf(err, BR_E_IO, "%s: %s", cfg->log_path, strerror(e));
+		}
+		loop->logbuf = br_xmalloc(LOG_BUF_SIZE);
+		setvbuf(loop->log, loop->logbuf, _IOFBF, LOG_BUF_SIZE);
+	}
+	*ret_loop = loop;
+	return 0;
+}
+
+static int next_timeout(struct sim_loop *loop)
+{
+	int64_t wait = SWEEP_MS;
+
+	if (loop->log_dirty)
+		return 0;
+	for (size_t i = 0; i < loop->nl; i++)
+		if (loop->ls[i]->again)
+			return 0;
+	if (loop->nheap && loop->heap[0]->due_ms != NEVER) {
+		wait = loop->heap[0]->due_ms - br_now_ms();
+		if (wait < 0)
+			wait = 0;
+		if (wait > SWEEP_MS)
+			wait = SWEEP_MS;
+	}
+	return (int)wait;
+}
+
+static void run_daemon(struct listener *l)
+{
+	MHD_UNSIGNED_LONG_LONG timeout;
+
+	MHD_run(l->daemon);
+	/* Edge-triggered work MHD could not finish shows as a zero timeout. */
+	l->again = MHD_get_timeout(l->daemon, &timeout) == MHD_YES && timeout == 0;
+}
+
+static void fire_timers(struct sim_loop *loop)
+{
+	int64_t now = br_now_ms();
+
+	while (loop->nheap && loop->heap[0]->due_ms <= now) {
+		struct req *q = sim_http_heap_pop(loop);
+
+		MHD_resume_connection(q->conn);
+		/* MHD notices a resume only when it runs; nothing wakes epoll for it. */
+		q->l->again = 1;
+	}
+}
+
+static void turn(struct sim_loop *loop, struct epoll_event *evs, int n, int64_t *last_sweep)
+{
+	int64_t now;
+
+	for (int i = 0; i < n; i++)
+		run_daemon(evs[i].data.ptr);
+	for (size_t i = 0; i < loop->nl; i++)
+		if (loop->ls[i]->again)
+			run_daemon(loop->ls[i]);
+	fire_timers(loop);
+	now = br_now_ms();
+	if (now - *last_sweep >= SWEEP_MS) {
+		/* Idle keep-alive connections time out only when MHD runs. */
+		for (size_t i = 0; i < loop->nl; i++)
+			if (loop->ls[i]->daemon)
+				run_daemon(loop->ls[i]);
+		*last_sweep = now;
+	}
+	if (loop->log_dirty && (n == 0 || now - loop->last_flush >= LOG_FLUSH_MS))
+		sim_http_log_flush(loop);
+}
+
+int sim_loop_run(struct sim_loop *loop, struct br_err *err)
+{
+	struct epoll_event evs[LOOP_EVENTS_MAX];
+	struct sigaction sa = {.sa_handler = on_signal};
+	sigset_t block, old, wait_mask;
+	int64_t last_sweep = br_now_ms();
+	int rc = 0;
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigprocmask(SIG_BLOCK, &block, &old);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	wait_mask = old;
+	sigdelset(&wait_mask, SIGINT);
+	sigdelset(&wait_mask, SIGTERM);
+	while (!stop_signal) {
+		int n = epoll_pwait(loop->epfd, evs, LOOP_EVENTS_MAX, next_timeout(loop), &wait_mask);
+
+		if (n < 0 && errno != EINTR) {
+			rc = br_errf(err, BR_E_IO, "epoll_wait: %s", strerror(errno));
+			break;
+		}
+		turn(loop, evs, n < 0 ? 0 : n, &last_sweep);
+	}
+	br_info("sim", "stopping on signal %d", (int)stop_signal);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return rc;
+}
+
+void sim_loop_free(struct sim_loop *loop)
+{
+	if (!loop)
+		return;
+	/* Suspended connections must be resumed before their daemon stops;
+	 * they are closed unanswered. */
+	loop->stopping = 1;
+	while (loop->nheap)
+		MHD_resume_connection(sim_http_heap_pop(loop)->conn);
+	for (size_t i = 0; i < loop->nl; i++) {
+		struct listener *l = loop->ls[i];
+
+		if (l->daemon) {
+			MHD_run(l->daemon);
+			MHD_stop_daemon(l->daemon);
+		} else if (l->fd >= 0) {
+			close(l->fd);
+		}
+		free(l);
+	}
+	free(loop->ls);
+	free(loop->heap);
+	if (loop->log)
+		fclose(loop->log);
+	free(loop->logbuf);
+	close(loop->epfd);
+	free(loop);
+}
