@@ -78,8 +78,10 @@ def read_node(url, user, password):
             for ls in members(conn, link(raw, "LogServices")):
                 if link(ls, "Entries"):
                     conn.get(link(ls, "Entries")).json()
-    fw = root.get_update_service().software_inventory
-    facts["firmware"] = [(c.identity, c.version) for c in fw.get_members()]
+    # Raw reads here: sushy's UpdateService object insists on an Actions
+    # block that a read-only inventory walk has no use for.
+    us = conn.get(root.json["UpdateService"]["@odata.id"]).json()
+    facts["firmware"] = [(c.get("Id"), c.get("Version")) for c in members(conn, link(us, "FirmwareInventory"))]
     return facts
 
 
