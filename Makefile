@@ -97,7 +97,7 @@ format:
 
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --inline-suppr \
-		--suppress=missingIncludeSystem -I common $(MODULES)
+		--suppress=missingIncludeSystem --library=.cppcheck-jansson.cfg -I common $(MODULES)
 
 clean:
 	rm -rf build
