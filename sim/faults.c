@@ -131,18 +131,14 @@ static void apply_cable_swap(struct sim_node *a, struct sim_node *b, uint64_t *r
 	b->faults |= SIM_FAULT_BIT(SIM_F_CABLE_SWAP);
 }
 
-/* Put fault f on n (cable_swap takes partner as well). */
-static void apply(struct sim_node *n, struct sim_node *partner, enum sim_fault f, uint64_t *rng)
+/* Put fault f on n; cable_swap, which takes two nodes, is apply_cable_swap. */
+static void apply(struct sim_node *n, enum sim_fault f, uint64_t *rng)
 {
 	int g = (int)sim_rng_below(rng, SIM_GPUS), k = (int)sim_rng_below(rng, SIM_FABRIC_NICS);
 	int d = (int)sim_rng_below(rng, SIM_DATA_DRIVES), p = (int)sim_rng_below(rng, SIM_PSUS);
 	char name[32];
 	int celsius;
 
-	if (f == SIM_F_CABLE_SWAP) {
-		apply_cable_swap(n, partner, rng);
-		return;
-	}
 	n->faults |= SIM_FAULT_BIT(f);
 	switch (f) {
 	case SIM_F_PSU_FAILED:
@@ -245,8 +241,11 @@ static int assign_requested(struct sim_rack *rack, const struct sim_config *cfg,
 				    sim_fault_name(f), cfg->faults[r].count, rack->n);
 				break;
 			}
-			apply(&rack->nodes[order[next]], take == 2 ? &rack->nodes[order[next + 1]] : NULL, f,
-			      rng);
+			if (take == 2)
+				apply_cable_swap(&rack->nodes[order[next]], &rack->nodes[order[next + 1]],
+						 rng);
+			else
+				apply(&rack->nodes[order[next]], f, rng);
 			next += take;
 		}
 	}
@@ -270,7 +269,10 @@ static void assign_random(struct sim_rack *rack, double rate, uint64_t *rng)
 			if (!partner) /* no free node left to swap with */
 				f = SIM_F_CABLE_UNPLUGGED;
 		}
-		apply(&rack->nodes[i], partner, f, rng);
+		if (partner)
+			apply_cable_swap(&rack->nodes[i], partner, rng);
+		else
+			apply(&rack->nodes[i], f, rng);
 	}
 }
 

@@ -131,13 +131,17 @@ static json_t *render_path(struct sim_ctx *c, const char *path)
 {
 	char args[3][ARG_MAX];
 	const struct route *r = find_route(path, args);
-	struct sim_ctx sub = *c;
+	const char *saved[3];
+	json_t *doc;
 
 	if (!r || !r->get || r->tag == T_THERMAL)
 		return NULL;
+	memcpy(saved, c->args, sizeof(saved));
 	for (int i = 0; i < 3; i++)
-		sub.args[i] = args[i];
-	return r->get(&sub);
+		c->args[i] = args[i];
+	doc = r->get(c);
+	memcpy(c->args, saved, sizeof(saved));
+	return doc;
 }
 
 /* $expand=.($levels=1), * or ~ on a collection: members inline. Deeper

@@ -21,7 +21,7 @@ static int cmp_str(const void *a, const void *b)
  * here both list every present NIC. The iDRAC's own MAC is not a host MAC. */
 static json_t *truth_macs(const struct sim_node *n)
 {
-	const char *macs[SIM_NICS];
+	const char *macs[SIM_NICS] = {0};
 	size_t count = 0;
 	json_t *arr = json_array();
 
