@@ -77,4 +77,19 @@ int sim_maas_port(const struct sim_maas *maas);
 /* Stop serving and free everything; accepts NULL. */
 void sim_maas_stop(struct sim_maas *maas);
 
+/* ---- maas_rack.c: the simulated rack as MAAS sees it ----------------------- */
+
+struct sim_rack;
+
+/* One host per node: every present NIC's MAC, the BOSS drive and the
+ * present data drives in kernel order (nvme_order puts a data drive first
+ * and the intended boot disk second), commission_fail, and the loopback
+ * address the deployed host answers on (127.100.I/250.I%250+1). Caller
+ * frees *ret_hosts. */
+void sim_maas_hosts_from_rack(const struct sim_rack *rack, struct sim_maas_host **ret_hosts, size_t *ret_n);
+
+#define SIM_MAAS_KEY_LEN (18 + 1 + 18 + 1 + 32 + 1)
+/* A fresh random key "consumer:token:secret", shaped like MAAS's. */
+void sim_maas_make_key(char out[SIM_MAAS_KEY_LEN]);
+
 #endif

@@ -5,6 +5,7 @@
  * busy answers, and the request log.
  */
 #define _DEFAULT_SOURCE
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -297,6 +298,7 @@ int sim_maas_start(const struct sim_maas_config *cfg, struct sim_maas **ret_maas
 	struct sim_maas *m = br_xcalloc(1, sizeof(*m));
 	const union MHD_DaemonInfo *info;
 	struct sockaddr_in addr = { 0 };
+	sigset_t all, old;
 	int rc;
 
 	pthread_mutex_init(&m->lock, NULL);
@@ -311,6 +313,10 @@ int sim_maas_start(const struct sim_maas_config *cfg, struct sim_maas **ret_maas
 			goto fail;
 		}
 	}
+	/* The daemon's threads inherit this mask: process signals (the
+	 * simulator's SIGTERM) must reach the thread that waits for them. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
 	addr.sin_family = AF_INET;
 	addr.sin_port = htons((uint16_t)cfg->port);
 	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -319,6 +325,7 @@ int sim_maas_start(const struct sim_maas_config *cfg, struct sim_maas **ret_maas
 				     (uint16_t)cfg->port, NULL, NULL, on_request, m, MHD_OPTION_NOTIFY_COMPLETED,
 				     on_completed, m, MHD_OPTION_CONNECTION_LIMIT, 4096u, MHD_OPTION_CONNECTION_TIMEOUT,
 				     120u, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr, MHD_OPTION_END);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (!m->daemon) {
 		rc = br_errf(err, BR_E_IO, "MAAS emulator: cannot listen on 127.0.0.1:%d", cfg->port);
 		goto fail;
