@@ -16,12 +16,14 @@
 
 #include "http.h"
 #include "idrac.h"
+#include "maas.h"
 #include "sim.h"
 
 #define SIM_FLAKY_STALL_MS 20000
 
 struct opts {
 	int nodes, seed, latency_ms, flaky_stall_ms, https, daemon, base_port, json, verbose;
+	int maas_latency_ms, maas_commission_ms, maas_deploy_ms;
 	const char *dir, *fault_rate;
 	struct br_strlist faults;
 };
@@ -34,6 +36,7 @@ struct run {
 	struct sim_bmc_config bmc_cfg;
 	struct sim_bmc *bmcs;
 	struct sim_loop *loop;
+	struct sim_maas *maas;
 	char *tls_key, *tls_cert;
 	struct br_buf env; /* DIR/env, one line per variable */
 };
@@ -98,6 +101,32 @@ static int start_bmcs(struct run *r, struct br_err *err)
 	return 0;
 }
 
+/* The MAAS emulator, on its own threads, knowing every node by its MACs. */
+static int start_maas(struct run *r, struct br_err *err)
+{
+	struct sim_maas_config mc = {.latency_ms = r->o->maas_latency_ms < 0 ? r->o->latency_ms : r->o->maas_latency_ms,
+				     .commission_ms = r->o->maas_commission_ms,
+				     .deploy_ms = r->o->maas_deploy_ms};
+	struct sim_maas_host *hosts = NULL;
+	char key[SIM_MAAS_KEY_LEN], *log_path = br_xasprintf("%s/maas-requests.log", r->dir);
+	int rc;
+
+	sim_maas_make_key(key);
+	sim_maas_hosts_from_rack(&r->rack, &hosts, &mc.n_hosts);
+	mc.hosts = hosts;
+	mc.api_key = key;
+	unlink(log_path);
+	mc.log_path = log_path;
+	rc = sim_maas_start(&mc, &r->maas, err);
+	if (!rc) {
+		br_buf_addf(&r->env, "MAAS_URL=http://127.0.0.1:%d/MAAS/\n", sim_maas_port(r->maas));
+		br_buf_addf(&r->env, "MAAS_API_KEY=%s\n", key);
+	}
+	free(hosts);
+	free(log_path);
+	return rc;
+}
+
 static int write_file_in(const char *dir, const char *name, const char *text, mode_t mode, struct br_err *err)
 {
 	char *path = br_xasprintf("%s/%s", dir, name);
@@ -131,6 +160,8 @@ static int start(struct run *r, struct br_err *err)
 	rc = sim_loop_new(&lc, &r->loop, err);
 	if (!rc)
 		rc = start_bmcs(r, err);
+	if (!rc)
+		rc = start_maas(r, err);
 	if (!rc)
 		rc = sim_write_manifest(&r->rack, r->dir, err);
 	if (rc)
@@ -252,6 +283,7 @@ static void run_release(struct run *r)
 {
 	char *pid_path;
 
+	sim_maas_stop(r->maas);
 	sim_loop_free(r->loop);
 	if (r->dir && r->loop) {
 		pid_path = br_xasprintf("%s/sim.pid", r->dir);
@@ -271,7 +303,7 @@ static void run_release(struct run *r)
 
 int main(int argc, char **argv)
 {
-	struct opts o = {.nodes = 4, .flaky_stall_ms = SIM_FLAKY_STALL_MS};
+	struct opts o = {.nodes = 4, .flaky_stall_ms = SIM_FLAKY_STALL_MS, .maas_latency_ms = -1};
 	const struct br_option options[] = {
 	    {"nodes", 'n', BR_OPT_INT, &o.nodes, "N", "number of simulated servers (default 4)"},
 	    {"dir", 'd', BR_OPT_STRING, &o.dir, "DIR", "where rack.csv, wiring.csv, truth.json, env go"},
@@ -282,6 +314,11 @@ int main(int argc, char **argv)
 	    {"latency-ms", 0, BR_OPT_INT, &o.latency_ms, "L", "delay every answer by L ms"},
 	    {"flaky-stall-ms", 0, BR_OPT_INT, &o.flaky_stall_ms, "MS",
 	     "how long a bmc_flaky stall lasts (default 20000)"},
+	    {"maas-latency-ms", 0, BR_OPT_INT, &o.maas_latency_ms, "L",
+	     "delay every MAAS answer by L ms (default: --latency-ms)"},
+	    {"maas-commission-ms", 0, BR_OPT_INT, &o.maas_commission_ms, "MS",
+	     "how long MAAS commissioning takes (default 2000)"},
+	    {"maas-deploy-ms", 0, BR_OPT_INT, &o.maas_deploy_ms, "MS", "how long a MAAS deploy takes (default 3000)"},
 	    {"https", 0, BR_OPT_FLAG, &o.https, NULL, "serve HTTPS with a generated CA (DIR/ca.pem)"},
 	    {"daemon", 0, BR_OPT_FLAG, &o.daemon, NULL,
 	     "return once every port listens; serve in the background"},
@@ -293,7 +330,8 @@ int main(int argc, char **argv)
 	const struct br_command cmd = {
 	    "bringup-sim",
 	    "--nodes N --dir DIR [options]",
-	    "Serve a simulated rack of Dell iDRAC9 Redfish BMCs on 127.0.0.1, one port each, and write\n"
+	    "Serve a simulated rack of Dell iDRAC9 Redfish BMCs on 127.0.0.1, one port each, and a MAAS API\n"
+	    "emulator (MAAS_URL, MAAS_API_KEY in DIR/env; its log in DIR/maas-requests.log), and write\n"
 	    "DIR/rack.csv, wiring.csv, truth.json, env, sim.pid and requests.log. Stops on SIGINT/SIGTERM.",
 	    options,
 	    NULL,
