@@ -1,0 +1,96 @@
+/*
+ * enlist — handing machines to MAAS and getting an OS on the right disk:
+ * create-or-adopt by MAC, commission, boot disk by serial, deploy, for many
+ * machines at once on one MAAS client loop. The flow knows no database; it
+ * reports each step through callbacks and the stage stores what it hears.
+ *
+ * Also the two inputs the flow needs from templates/: the boot disk a
+ * profile's rule picks from the drives discovery saw, and the cloud-init
+ * user-data rendered for a node.
+ *
+ * Ownership: jobs are the caller's; the flow writes only the result fields
+ * of each job (system_id, ip, installed_serial: malloc'ed, freed by
+ * enlist_job_release).
+ */
+#ifndef BRINGUP_ENLIST_H
+#define BRINGUP_ENLIST_H
+
+#include "common.h"
+#include "maas/maas.h"
+
+#define ENLIST_RULE_MAX 4096          /* a boot-disk rule file */
+#define ENLIST_USER_DATA_MAX (64u * 1024) /* rendered user-data, before base64 */
+#define ENLIST_POLL_IDS_MAX 100       /* machines read per list request while waiting */
+#define ENLIST_LOOKUPS_MAX 3          /* create/lookup rounds before giving up on a node */
+
+struct enlist_job {
+	/* Input (borrowed). */
+	const char *hostname;
+	const struct br_strlist *macs;  /* lowercase colon form, from discovery */
+	const char *power_address;      /* the BMC, host[:port] */
+	const char *power_user;
+	const char *power_pass;         /* sent to MAAS only; never logged */
+	const char *boot_disk_serial;   /* the disk the OS must go on */
+	const char *user_data_b64;      /* deploy's user_data */
+	void *user_data;                /* the caller's */
+	/* Result. */
+	char *system_id;
+	char *ip;
+	char *installed_serial;         /* boot_disk.serial once deployed */
+	/* Flow state (private). */
+	int step, lookups, commissioned_here, deploy_sent, waiting, done;
+	int64_t wait_since_ms;
+};
+void enlist_job_release(struct enlist_job *job);
+
+struct enlist_options {
+	int max_parallel;         /* machines in flight at once; default 64 */
+	int poll_ms;              /* status poll interval while waiting; default 1000 */
+	int64_t commission_timeout_ms; /* default 30 min */
+	int64_t deploy_timeout_ms;     /* default 60 min */
+	const char *distro_series;     /* default "jammy" */
+	const char *storage_layout;    /* default "flat" */
+};
+void enlist_options_init(struct enlist_options *opts);
+
+struct enlist_callbacks {
+	/* The machine exists in MAAS (created or adopted): store its id now, so
+	 * a run killed after this point adopts it again. */
+	void (*on_system_id)(void *ctx, struct enlist_job *job);
+	/* Commissioned and Ready. */
+	void (*on_ready)(void *ctx, struct enlist_job *job);
+	/* Finished: ok (deployed, installed on the wanted serial) or failed with
+	 * a reason that quotes MAAS. */
+	void (*on_done)(void *ctx, struct enlist_job *job, int ok, const char *reason);
+};
+
+/* Drive every job to Deployed or a reason; jobs with done set are skipped. Returns 0 once all finished, or
+ * an error when the loop itself broke. */
+int enlist_run(struct maas_client *client, struct enlist_job *jobs, size_t n, const struct enlist_options *opts,
+	       const struct enlist_callbacks *cb, void *ctx, struct br_err *err);
+
+/* ---- enlist_disk.c ------------------------------------------------------ */
+
+/* Pick the install disk from discovered drives with the profile's rule file
+ * (templates/profiles/NAME/boot-disk). *ret_serial is the caller's;
+ * *ret_why (caller's) says which clause chose it. */
+int enlist_pick_boot_disk(const char *rule_path, const struct br_hw *hw, char **ret_serial, char **ret_why,
+			  struct br_err *err);
+
+/* ---- enlist_userdata.c ---------------------------------------------------- */
+
+struct enlist_userdata_vars {
+	const char *hostname;
+	const char *ssh_pubkey;        /* one line, may be NULL */
+	const struct br_strlist *ntp_servers;
+	const struct br_strlist *packages;
+};
+
+/* Render template_path with @HOSTNAME@, @SSH_AUTHORIZED_KEYS@, @NTP_SERVERS@,
+ * @PACKAGES@ (the last three as YAML list items) into *ret_text. */
+int enlist_render_userdata(const char *template_path, const struct enlist_userdata_vars *vars, char **ret_text,
+			   struct br_err *err);
+/* Standard base64 with padding; caller frees. */
+char *enlist_base64(const char *data, size_t len);
+
+#endif

@@ -1,0 +1,254 @@
+/*
+ * The enlist flow: one small state machine per machine, all on one MAAS
+ * client loop. Every step starts from what MAAS says now (the machine's
+ * status), never from what this process did before, which is what makes a
+ * killed run converge when re-run: adopt by MAC, wait out a commissioning
+ * or deploying machine, never deploy a Deployed one.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "enlist_private.h"
+
+void enlist_options_init(struct enlist_options *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	opts->max_parallel = 64;
+	opts->poll_ms = 1000;
+	opts->commission_timeout_ms = 30 * 60 * 1000;
+	opts->deploy_timeout_ms = 60 * 60 * 1000;
+	opts->distro_series = "jammy";
+	opts->storage_layout = "flat";
+}
+
+void enlist_job_release(struct enlist_job *job)
+{
+	free(job->system_id);
+	free(job->ip);
+	free(job->installed_serial);
+	job->system_id = job->ip = job->installed_serial = NULL;
+}
+
+void enlist_finish(struct enlist_slot *s, int ok, const char *fmt, ...)
+{
+	struct enlist_flow *f = s->flow;
+	struct br_buf reason;
+	va_list ap;
+
+	if (s->job->done)
+		return;
+	br_buf_init(&reason, BR_ERR_MSG_MAX);
+	va_start(ap, fmt);
+	br_buf_vaddf(&reason, fmt, ap);
+	va_end(ap);
+	s->job->done = 1;
+	s->job->waiting = 0;
+	f->active--;
+	f->cb->on_done(f->ctx, s->job, ok, br_buf_str(&reason));
+	br_buf_release(&reason);
+	enlist_start_more(f);
+}
+
+void enlist_fail_result(struct enlist_slot *s, const struct maas_result *res)
+{
+	enlist_finish(s, 0, "%s", res->err && res->err->msg[0] ? res->err->msg : br_strerror(res->rc));
+}
+
+void enlist_request(struct enlist_slot *s, const char *method, const char *form, maas_done_fn done, const char *fmt, ...)
+{
+	struct br_buf path;
+	va_list ap;
+
+	br_buf_init(&path, 4096);
+	va_start(ap, fmt);
+	br_buf_vaddf(&path, fmt, ap);
+	va_end(ap);
+	if (maas_request(s->flow->client, method, br_buf_str(&path), form, done, s))
+		enlist_finish(s, 0, "MAAS %s %s: cannot queue the request (too much in flight)", method,
+			      br_buf_str(&path));
+	br_buf_release(&path);
+}
+
+/* Re-read the machine and act on its status: after a 409, after adopting. */
+static void on_read(void *ctx, const struct maas_result *res)
+{
+	struct enlist_slot *s = ctx;
+	struct maas_machine m;
+	struct br_err err = { 0 };
+
+	if (res->rc == BR_E_NOTFOUND && s->job->lookups < ENLIST_LOOKUPS_MAX) {
+		/* Deleted in MAAS since we recorded it: find or create it again. */
+		free(s->job->system_id);
+		s->job->system_id = NULL;
+		enlist_lookup(s);
+		return;
+	}
+	if (res->rc) {
+		enlist_fail_result(s, res);
+		return;
+	}
+	if (maas_machine_parse(res->json, &m, &err)) {
+		enlist_finish(s, 0, "%s", err.msg);
+		return;
+	}
+	enlist_dispatch(s, &m);
+	maas_machine_release(&m);
+}
+
+void enlist_reread(struct enlist_slot *s)
+{
+	enlist_request(s, "GET", NULL, on_read, "machines/%s/", s->job->system_id);
+}
+
+/* A 409 means MAAS's view moved on (another actor, a retried request that
+ * went through): look again rather than fail. */
+int enlist_conflict_reread(struct enlist_slot *s, const struct maas_result *res)
+{
+	if (res->rc != BR_E_STATE || ++s->job->lookups > ENLIST_LOOKUPS_MAX)
+		return 0;
+	enlist_reread(s);
+	return 1;
+}
+
+/* ---- waiting: one list request reads many waiting machines --------------- */
+
+struct batch {
+	struct enlist_flow *flow;
+	struct enlist_slot *slots[ENLIST_POLL_IDS_MAX];
+	size_t n;
+};
+
+static void wait_more(struct enlist_slot *s);
+
+static void on_poll(void *ctx, const struct maas_result *res)
+{
+	struct batch *b = ctx;
+	size_t i;
+	json_t *o;
+
+	json_array_foreach(res->rc ? NULL : res->json, i, o) {
+		const char *id = br_json_str(o, "system_id");
+		struct maas_machine m;
+
+		for (size_t k = 0; id && k < b->n; k++) {
+			if (!b->slots[k] || strcmp(b->slots[k]->job->system_id, id))
+				continue;
+			if (!maas_machine_parse(o, &m, NULL)) {
+				b->slots[k]->job->waiting = 0;
+				enlist_dispatch(b->slots[k], &m);
+				maas_machine_release(&m);
+			}
+			b->slots[k] = NULL;
+		}
+	}
+	/* Absent from the answer (deleted, or the poll failed): read one by one. */
+	for (size_t k = 0; k < b->n; k++)
+		if (b->slots[k]) {
+			b->slots[k]->job->waiting = 0;
+			if (res->rc)
+				wait_more(b->slots[k]);
+			else
+				enlist_reread(b->slots[k]);
+		}
+	free(b);
+}
+
+static void poll_tick(void *ctx)
+{
+	struct enlist_flow *f = ctx;
+	struct batch *b = NULL;
+	struct br_buf path;
+
+	f->poll_scheduled = 0;
+	br_buf_init(&path, 0);
+	for (size_t i = 0; i <= f->n; i++) {
+		struct enlist_slot *s = i < f->n ? &f->slots[i] : NULL;
+
+		if (s && (!s->job->waiting || s->job->done))
+			continue;
+		if (b && (!s || b->n == ENLIST_POLL_IDS_MAX)) {
+			if (maas_request(f->client, "GET", br_buf_str(&path), NULL, on_poll, b)) {
+				struct maas_result fake = { BR_E_TOOBIG, 0, NULL, "", NULL };
+
+				on_poll(b, &fake);
+			}
+			b = NULL;
+		}
+		if (!s)
+			break;
+		if (!b) {
+			b = br_xcalloc(1, sizeof(*b));
+			b->flow = f;
+			br_buf_reset(&path);
+			br_buf_adds(&path, "machines/?");
+		}
+		b->slots[b->n++] = s;
+		maas_form_add(&path, "id", s->job->system_id);
+		s->job->waiting = 2; /* in a batch: not polled twice */
+	}
+	br_buf_release(&path);
+}
+
+static void wait_more(struct enlist_slot *s)
+{
+	struct enlist_flow *f = s->flow;
+
+	s->job->waiting = 1;
+	if (!s->job->wait_since_ms)
+		s->job->wait_since_ms = br_now_ms();
+	if (!f->poll_scheduled && !maas_after(f->client, f->opts.poll_ms, poll_tick, f))
+		f->poll_scheduled = 1;
+}
+
+void enlist_wait(struct enlist_slot *s, const struct maas_machine *m, int64_t timeout_ms, const char *until)
+{
+	if (s->job->wait_since_ms && br_now_ms() - s->job->wait_since_ms > timeout_ms) {
+		enlist_finish(s, 0, "MAAS machine %s still %s after %lld s waiting for %s%s%s", s->job->system_id,
+		       maas_status_name(m->status), (long long)(timeout_ms / 1000), until,
+		       m->status_message ? ": " : "", m->status_message ? m->status_message : "");
+		return;
+	}
+	wait_more(s);
+}
+
+
+void enlist_start_more(struct enlist_flow *f)
+{
+	while (f->active < (size_t)f->opts.max_parallel && f->next < f->n) {
+		struct enlist_slot *s = &f->slots[f->next++];
+
+		if (s->job->done)
+			continue;
+		f->active++;
+		/* A machine we recorded before is read directly; otherwise
+		 * MAAS is asked by MAC before anything is created. */
+		if (s->job->system_id)
+			enlist_reread(s);
+		else
+			enlist_lookup(s);
+	}
+}
+
+int enlist_run(struct maas_client *client, struct enlist_job *jobs, size_t n, const struct enlist_options *opts,
+	       const struct enlist_callbacks *cb, void *ctx, struct br_err *err)
+{
+	struct enlist_flow f = { 0 };
+	int rc;
+
+	f.client = client;
+	f.opts = *opts;
+	if (f.opts.max_parallel < 1)
+		f.opts.max_parallel = 1;
+	if (f.opts.poll_ms < 10)
+		f.opts.poll_ms = 10;
+	f.cb = cb;
+	f.ctx = ctx;
+	f.n = n;
+	f.slots = br_xcalloc(n ? n : 1, sizeof(*f.slots));
+	for (size_t i = 0; i < n; i++)
+		f.slots[i] = (struct enlist_slot){ &f, &jobs[i] };
+	enlist_start_more(&f);
+	rc = maas_client_run(client, err);
+	free(f.slots);
+	return rc;
+}

@@ -1,0 +1,45 @@
+/* What the enlist flow's two files share (enlist_flow.c: plumbing and
+ * waiting; enlist_steps.c: the steps). */
+#ifndef BRINGUP_ENLIST_PRIVATE_H
+#define BRINGUP_ENLIST_PRIVATE_H
+
+#include "enlist.h"
+
+struct enlist_flow;
+
+struct enlist_slot {
+	struct enlist_flow *flow;
+	struct enlist_job *job;
+};
+
+struct enlist_flow {
+	struct maas_client *client;
+	struct enlist_slot *slots;
+	size_t n, next, active;
+	struct enlist_options opts;
+	const struct enlist_callbacks *cb;
+	void *ctx;
+	int poll_scheduled;
+};
+
+/* Act on the machine's current status (enlist_steps.c). */
+void enlist_dispatch(struct enlist_slot *s, const struct maas_machine *m);
+/* Find the machine by MAC, adopt or create it (enlist_steps.c). */
+void enlist_lookup(struct enlist_slot *s);
+
+/* Start jobs up to max_parallel. */
+void enlist_start_more(struct enlist_flow *f);
+/* End a job with ok or a reason; starts the next one. */
+void enlist_finish(struct enlist_slot *s, int ok, const char *fmt, ...) BR_PRINTF(3, 4);
+void enlist_fail_result(struct enlist_slot *s, const struct maas_result *res);
+/* Queue a request whose path is formatted; the job fails if it cannot be queued. */
+void enlist_request(struct enlist_slot *s, const char *method, const char *form, maas_done_fn done, const char *fmt, ...)
+	BR_PRINTF(5, 6);
+/* GET the machine again and dispatch on its status. */
+void enlist_reread(struct enlist_slot *s);
+/* After a 409: re-read (bounded) and return 1, or return 0 to fail. */
+int enlist_conflict_reread(struct enlist_slot *s, const struct maas_result *res);
+/* Wait for the status to change, or fail once timeout_ms has passed. */
+void enlist_wait(struct enlist_slot *s, const struct maas_machine *m, int64_t timeout_ms, const char *until);
+
+#endif

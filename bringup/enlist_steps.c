@@ -1,0 +1,370 @@
+/*
+ * The enlist steps: create or adopt by MAC, commission, boot disk by
+ * serial, deploy; and enlist_dispatch, which picks the next step from the
+ * machine's status as MAAS reports it.
+ */
+#define _DEFAULT_SOURCE
+#include <stdlib.h>
+#include <string.h>
+
+#include "enlist_private.h"
+
+static void commission(struct enlist_slot *s);
+static void boot_disk(struct enlist_slot *s);
+
+static int has_mac(const struct br_strlist *macs, const char *mac)
+{
+	for (size_t i = 0; i < macs->n; i++)
+		if (!strcmp(macs->items[i], mac))
+			return 1;
+	return 0;
+}
+
+/* system_ids are short lowercase alphanumerics; anything else would be
+ * pasted into request paths. */
+static int valid_system_id(const char *id)
+{
+	if (!id || !*id || strlen(id) > 32)
+		return 0;
+	for (; *id; id++)
+		if (!((*id >= 'a' && *id <= 'z') || (*id >= '0' && *id <= '9')))
+			return 0;
+	return 1;
+}
+
+static int take_machine(struct enlist_slot *s, const struct maas_machine *m)
+{
+	struct enlist_flow *f = s->flow;
+
+	if (!valid_system_id(m->system_id)) {
+		enlist_finish(s, 0, "MAAS answered a machine with system_id '%.40s', which is not one", m->system_id);
+		return -1;
+	}
+	if (!s->job->system_id || strcmp(s->job->system_id, m->system_id)) {
+		free(s->job->system_id);
+		s->job->system_id = br_xstrdup(m->system_id);
+		f->cb->on_system_id(f->ctx, s->job);
+	}
+	return 0;
+}
+
+static void on_create(void *ctx, const struct maas_result *res)
+{
+	struct enlist_slot *s = ctx;
+	struct maas_machine m;
+	struct br_err err = { 0 };
+
+	/* A create that reached MAAS before an earlier run died, or one whose
+	 * answer was lost and retried: the MAC is taken, so look again. */
+	if (res->rc == BR_E_INVAL && strstr(res->err->msg, "already in use") && s->job->lookups < ENLIST_LOOKUPS_MAX) {
+		enlist_lookup(s);
+		return;
+	}
+	if (res->rc) {
+		enlist_finish(s, 0, "creating the machine in MAAS: %s", res->err->msg);
+		return;
+	}
+	if (maas_machine_parse(res->json, &m, &err)) {
+		enlist_finish(s, 0, "creating the machine in MAAS: %s", err.msg);
+		return;
+	}
+	br_info("enlist", "%s: created in MAAS as %s", s->job->hostname, m.system_id);
+	if (!take_machine(s, &m))
+		enlist_dispatch(s, &m);
+	maas_machine_release(&m);
+}
+
+static void create(struct enlist_slot *s)
+{
+	const struct enlist_job *j = s->job;
+	struct br_buf form;
+
+	br_buf_init(&form, MAAS_FORM_MAX);
+	maas_form_add(&form, "hostname", j->hostname);
+	maas_form_add(&form, "architecture", "amd64/generic");
+	for (size_t i = 0; i < j->macs->n; i++)
+		maas_form_add(&form, "mac_addresses", j->macs->items[i]);
+	maas_form_add(&form, "power_type", "redfish");
+	maas_form_add(&form, "power_parameters_power_address", j->power_address);
+	maas_form_add(&form, "power_parameters_power_user", j->power_user);
+	maas_form_add(&form, "power_parameters_power_pass", j->power_pass);
+	maas_form_add(&form, "power_parameters_node_id", "System.Embedded.1");
+	maas_form_add(&form, "commission", "true");
+	s->job->commissioned_here = 1;
+	s->job->wait_since_ms = br_now_ms();
+	enlist_request(s, "POST", br_buf_str(&form), on_create, "machines/");
+	explicit_bzero(form.data, form.len);
+	br_buf_release(&form);
+}
+
+static void on_lookup(void *ctx, const struct maas_result *res)
+{
+	struct enlist_slot *s = ctx;
+	struct maas_machine m = { 0 };
+	size_t n = json_array_size(res->json);
+
+	if (res->rc) {
+		enlist_fail_result(s, res);
+		return;
+	}
+	if (!n) {
+		create(s);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (maas_machine_parse(json_array_get(res->json, i), &m, NULL))
+			continue;
+		/* Adopting a machine that carries our MAC under another name
+		 * would hand one server's identity to another: a person must
+		 * look (a swapped cable, a reused MAC, a stale MAAS entry). */
+		if (n > 1 || !m.hostname || strcmp(m.hostname, s->job->hostname)) {
+			const char *mac = "?";
+
+			for (size_t k = 0; k < m.macs.n; k++)
+				if (has_mac(s->job->macs, m.macs.items[k]))
+					mac = m.macs.items[k];
+			enlist_finish(s, 0,
+				      "MAC conflict: %s is registered in MAAS on '%s' (system_id %s), not on '%s'; "
+				      "not adopting it: fix the machine in MAAS or the manifest",
+				      mac, m.hostname ? m.hostname : "?", m.system_id, s->job->hostname);
+			maas_machine_release(&m);
+			return;
+		}
+		br_info("enlist", "%s: adopting MAAS machine %s (%s)", s->job->hostname, m.system_id,
+			maas_status_name(m.status));
+		if (!take_machine(s, &m))
+			enlist_dispatch(s, &m);
+		maas_machine_release(&m);
+		return;
+	}
+	enlist_finish(s, 0, "MAAS listed machines for the MACs of %s that cannot be read", s->job->hostname);
+}
+
+void enlist_lookup(struct enlist_slot *s)
+{
+	struct br_buf path;
+
+	s->job->lookups++;
+	br_buf_init(&path, 0);
+	br_buf_adds(&path, "machines/?");
+	for (size_t i = 0; i < s->job->macs->n; i++)
+		maas_form_add(&path, "mac_address", s->job->macs->items[i]);
+	enlist_request(s, "GET", NULL, on_lookup, "%s", br_buf_str(&path));
+	br_buf_release(&path);
+}
+
+static void on_commission(void *ctx, const struct maas_result *res)
+{
+	struct enlist_slot *s = ctx;
+
+	if (res->rc) {
+		if (!enlist_conflict_reread(s, res))
+			enlist_fail_result(s, res);
+		return;
+	}
+	enlist_reread(s);
+}
+
+static void commission(struct enlist_slot *s)
+{
+	s->job->commissioned_here = 1;
+	s->job->wait_since_ms = br_now_ms();
+	enlist_request(s, "POST", "", on_commission, "machines/%s/?op=commission", s->job->system_id);
+}
+
+static void on_deploy(void *ctx, const struct maas_result *res)
+{
+	struct enlist_slot *s = ctx;
+
+	if (res->rc) {
+		if (!enlist_conflict_reread(s, res))
+			enlist_finish(s, 0, "deploying: %s", res->err->msg);
+		return;
+	}
+	enlist_reread(s);
+}
+
+static void deploy(struct enlist_slot *s)
+{
+	struct br_buf form;
+
+	br_buf_init(&form, MAAS_FORM_MAX);
+	maas_form_add(&form, "distro_series", s->flow->opts.distro_series);
+	if (s->job->user_data_b64)
+		maas_form_add(&form, "user_data", s->job->user_data_b64);
+	s->job->deploy_sent = 1;
+	s->job->wait_since_ms = br_now_ms();
+	enlist_request(s, "POST", br_buf_str(&form), on_deploy, "machines/%s/?op=deploy", s->job->system_id);
+	br_buf_release(&form);
+}
+
+static void on_verify(void *ctx, const struct maas_result *res)
+{
+	struct enlist_slot *s = ctx;
+	struct maas_machine m;
+	struct br_err err = { 0 };
+
+	if (res->rc || maas_machine_parse(res->json, &m, &err)) {
+		enlist_finish(s, 0, "reading the machine back: %s", res->rc ? res->err->msg : err.msg);
+		return;
+	}
+	if (!m.boot_disk_serial || strcmp(m.boot_disk_serial, s->job->boot_disk_serial))
+		enlist_finish(s, 0, "MAAS reports boot disk serial %s after set_boot_disk, wanted %s",
+			      m.boot_disk_serial ? m.boot_disk_serial : "(none)", s->job->boot_disk_serial);
+	else if (m.status != MAAS_READY && m.status != MAAS_ALLOCATED)
+		enlist_dispatch(s, &m);
+	else
+		deploy(s);
+	maas_machine_release(&m);
+}
+
+static void on_layout(void *ctx, const struct maas_result *res)
+{
+	struct enlist_slot *s = ctx;
+
+	if (res->rc) {
+		if (!enlist_conflict_reread(s, res))
+			enlist_finish(s, 0, "setting the storage layout: %s", res->err->msg);
+		return;
+	}
+	enlist_request(s, "GET", NULL, on_verify, "machines/%s/", s->job->system_id);
+}
+
+static void on_set_boot(void *ctx, const struct maas_result *res)
+{
+	struct enlist_slot *s = ctx;
+	struct br_buf form;
+
+	if (res->rc) {
+		if (!enlist_conflict_reread(s, res))
+			enlist_finish(s, 0, "setting the boot disk: %s", res->err->msg);
+		return;
+	}
+	/* set_boot_disk moves only the boot flag; the layout must be applied
+	 * again so / and /boot/efi move to that disk too. */
+	br_buf_init(&form, 0);
+	maas_form_add(&form, "storage_layout", s->flow->opts.storage_layout);
+	enlist_request(s, "POST", br_buf_str(&form), on_layout, "machines/%s/?op=set_storage_layout",
+		       s->job->system_id);
+	br_buf_release(&form);
+}
+
+static void on_blockdevices(void *ctx, const struct maas_result *res)
+{
+	struct enlist_slot *s = ctx;
+	struct maas_blockdevice *devs = NULL;
+	struct br_err err = { 0 };
+	struct br_buf seen;
+	size_t n = 0, i;
+
+	if (res->rc || maas_blockdevices_parse(res->json, &devs, &n, &err)) {
+		enlist_finish(s, 0, "reading block devices: %s", res->rc ? res->err->msg : err.msg);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		if (devs[i].serial && !strcmp(devs[i].serial, s->job->boot_disk_serial))
+			break;
+	if (i < n) {
+		br_info("enlist", "%s: boot disk %s is %s (id %lld) in MAAS", s->job->hostname,
+			s->job->boot_disk_serial, devs[i].name ? devs[i].name : "?", (long long)devs[i].id);
+		enlist_request(s, "POST", "", on_set_boot, "nodes/%s/blockdevices/%lld/?op=set_boot_disk",
+			       s->job->system_id, (long long)devs[i].id);
+	} else {
+		br_buf_init(&seen, 512);
+		for (size_t k = 0; k < n; k++)
+			br_buf_addf(&seen, "%s%s %s", k ? ", " : "", devs[k].name ? devs[k].name : "?",
+				    devs[k].serial ? devs[k].serial : "(no serial)");
+		enlist_finish(s, 0, "no disk with serial %s among MAAS's block devices (%s)", s->job->boot_disk_serial,
+			      n ? br_buf_str(&seen) : "none");
+		br_buf_release(&seen);
+	}
+	maas_blockdevices_free(devs, n);
+}
+
+static void boot_disk(struct enlist_slot *s)
+{
+	enlist_request(s, "GET", NULL, on_blockdevices, "nodes/%s/blockdevices/", s->job->system_id);
+}
+
+static void on_failure_events(void *ctx, const struct maas_result *res)
+{
+	struct enlist_slot *s = ctx;
+	const char *why = res->rc ? NULL : maas_events_failure(res->json);
+
+	enlist_finish(s, 0, "MAAS commissioning failed (%s): %s", s->job->system_id, why ? why : "no reason given");
+}
+
+static void on_release(void *ctx, const struct maas_result *res)
+{
+	struct enlist_slot *s = ctx;
+
+	if (res->rc && !enlist_conflict_reread(s, res))
+		enlist_finish(s, 0, "releasing after a failed deployment: %s", res->err->msg);
+	else if (!res->rc)
+		enlist_reread(s);
+}
+
+void enlist_dispatch(struct enlist_slot *s, const struct maas_machine *m)
+{
+	const struct enlist_options *o = &s->flow->opts;
+	struct enlist_job *j = s->job;
+
+	switch (m->status) {
+	case MAAS_NEW:
+		commission(s);
+		break;
+	case MAAS_COMMISSIONING:
+	case MAAS_TESTING:
+	case MAAS_RELEASING:
+	case MAAS_DISK_ERASING:
+		enlist_wait(s, m, o->commission_timeout_ms, "Ready");
+		break;
+	case MAAS_FAILED_COMMISSIONING:
+	case MAAS_FAILED_TESTING:
+		if (!j->commissioned_here) {
+			commission(s); /* failed in an earlier run: retried */
+		} else if (m->status_message && *m->status_message) {
+			enlist_finish(s, 0, "MAAS commissioning failed (%s): %s", j->system_id, m->status_message);
+		} else {
+			enlist_request(s, "GET", NULL, on_failure_events, "events/?op=query&level=ERROR&id=%s",
+				       j->system_id);
+		}
+		break;
+	case MAAS_READY:
+	case MAAS_ALLOCATED:
+		j->wait_since_ms = 0;
+		s->flow->cb->on_ready(s->flow->ctx, j);
+		boot_disk(s);
+		break;
+	case MAAS_DEPLOYING:
+		enlist_wait(s, m, o->deploy_timeout_ms, "Deployed");
+		break;
+	case MAAS_DEPLOYED:
+		free(j->ip);
+		free(j->installed_serial);
+		j->ip = m->ip ? br_xstrdup(m->ip) : NULL;
+		j->installed_serial = m->boot_disk_serial ? br_xstrdup(m->boot_disk_serial) : NULL;
+		if (!m->boot_disk_serial || strcmp(m->boot_disk_serial, j->boot_disk_serial))
+			enlist_finish(s, 0, "deployed on boot disk serial %s, not %s: release it in MAAS and re-run",
+				      m->boot_disk_serial ? m->boot_disk_serial : "(none)", j->boot_disk_serial);
+		else
+			enlist_finish(s, 1, "deployed by MAAS as %s, %s, OS on disk %s", j->system_id,
+				      m->ip ? m->ip : "no address", m->boot_disk_serial);
+		break;
+	case MAAS_FAILED_DEPLOYMENT:
+		if (j->deploy_sent)
+			enlist_finish(s, 0, "MAAS deployment failed (%s): %s", j->system_id,
+				      m->status_message ? m->status_message : "no reason given");
+		else
+			enlist_request(s, "POST", "", on_release, "machines/%s/?op=release", j->system_id);
+		break;
+	case MAAS_BROKEN:
+		enlist_finish(s, 0, "MAAS has %s marked Broken%s%s: mark it fixed in MAAS once repaired", j->system_id,
+			      m->status_message ? ": " : "", m->status_message ? m->status_message : "");
+		break;
+	default:
+		enlist_finish(s, 0, "MAAS machine %s is %s; enlist cannot advance it from there", j->system_id,
+			      maas_status_name(m->status));
+		break;
+	}
+}

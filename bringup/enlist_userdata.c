@@ -1,0 +1,122 @@
+/* Rendering templates/cloud-init/user-data for one node, and base64. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "enlist.h"
+
+/* A YAML double-quoted scalar: JSON string syntax is valid YAML. */
+static int add_quoted(struct br_buf *out, const char *s)
+{
+	json_t *j = json_string(s);
+	char *text = j ? json_dumps(j, JSON_ENCODE_ANY) : NULL;
+	int rc = text ? br_buf_adds(out, text) : BR_E_INVAL;
+
+	free(text);
+	json_decref(j);
+	return rc;
+}
+
+/* "- item" lines; continuation lines get the placeholder's column. */
+static int add_list(struct br_buf *out, char *const *items, size_t n, size_t indent)
+{
+	int rc = 0;
+
+	if (!n)
+		return br_buf_adds(out, "[]");
+	for (size_t i = 0; i < n && !rc; i++) {
+		if (i) {
+			rc = br_buf_adds(out, "\n");
+			for (size_t k = 0; k < indent && !rc; k++)
+				rc = br_buf_adds(out, " ");
+		}
+		if (!rc)
+			rc = br_buf_adds(out, "- ");
+		if (!rc)
+			rc = add_quoted(out, items[i]);
+	}
+	return rc;
+}
+
+static int render(const char *tpl, const struct enlist_userdata_vars *v, struct br_buf *out)
+{
+	struct br_strlist keys = { 0 };
+	const char *first_ntp = v->ntp_servers->n ? v->ntp_servers->items[0] : "ntp.ubuntu.com";
+	const char *line = tpl;
+	int rc = 0;
+
+	if (v->ssh_pubkey)
+		br_strlist_add(&keys, v->ssh_pubkey);
+	for (const char *p = tpl; *p && !rc; p++) {
+		size_t indent = (size_t)(p - line);
+
+		if (*p == '\n')
+			line = p + 1;
+		if (*p != '@') {
+			rc = br_buf_add(out, p, 1);
+		} else if (!strncmp(p, "@HOSTNAME@", 10)) {
+			rc = br_buf_adds(out, v->hostname);
+			p += 9;
+		} else if (!strncmp(p, "@NTP_FIRST@", 11)) {
+			rc = br_buf_adds(out, first_ntp);
+			p += 10;
+		} else if (!strncmp(p, "@NTP_SERVERS@", 13)) {
+			rc = add_list(out, v->ntp_servers->items, v->ntp_servers->n, indent);
+			p += 12;
+		} else if (!strncmp(p, "@SSH_AUTHORIZED_KEYS@", 21)) {
+			rc = add_list(out, keys.items, keys.n, indent);
+			p += 20;
+		} else if (!strncmp(p, "@PACKAGES@", 10)) {
+			rc = add_list(out, v->packages->items, v->packages->n, indent);
+			p += 9;
+		} else {
+			rc = br_buf_add(out, p, 1);
+		}
+	}
+	br_strlist_release(&keys);
+	return rc;
+}
+
+int enlist_render_userdata(const char *template_path, const struct enlist_userdata_vars *vars, char **ret_text,
+			   struct br_err *err)
+{
+	struct br_buf out;
+	char *tpl = NULL;
+	size_t len;
+	int rc;
+
+	rc = br_read_file(template_path, ENLIST_USER_DATA_MAX, &tpl, &len, err);
+	if (rc)
+		return br_err_prefix(err, "user-data template");
+	br_buf_init(&out, ENLIST_USER_DATA_MAX);
+	rc = render(tpl, vars, &out);
+	free(tpl);
+	if (rc) {
+		br_buf_release(&out);
+		return br_errf(err, rc, "user-data for %s: larger than %u bytes once rendered", vars->hostname,
+			       ENLIST_USER_DATA_MAX);
+	}
+	*ret_text = br_buf_detach(&out);
+	return 0;
+}
+
+char *enlist_base64(const char *data, size_t len)
+{
+	static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	char *out = br_xmalloc((len + 2) / 3 * 4 + 1), *o = out;
+	const unsigned char *in = (const unsigned char *)data;
+
+	for (size_t i = 0; i < len; i += 3) {
+		uint32_t v = (uint32_t)in[i] << 16;
+
+		if (i + 1 < len)
+			v |= (uint32_t)in[i + 1] << 8;
+		if (i + 2 < len)
+			v |= in[i + 2];
+		*o++ = alphabet[(v >> 18) & 63];
+		*o++ = alphabet[(v >> 12) & 63];
+		*o++ = i + 1 < len ? alphabet[(v >> 6) & 63] : '=';
+		*o++ = i + 2 < len ? alphabet[v & 63] : '=';
+	}
+	*o = '\0';
+	return out;
+}
