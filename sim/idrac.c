@@ -126,8 +126,16 @@ static int guess_depth(const char *path)
 	return d;
 }
 
-/* A resource other than the one requested, for $expand. */
-static json_t *render_path(struct sim_ctx *c, const char *path)
+/* bad_types on the System: wrong JSON types where clients trust them. */
+static void break_types(json_t *system)
+{
+	json_object_set_new(system, "SerialNumber", json_integer(4711));
+	json_object_set_new(json_object_get(system, "ProcessorSummary"), "Count", json_string("two"));
+	json_object_set_new(system, "MemorySummary", json_array());
+}
+
+/* A resource other than the one requested, for $expand; *ret_tag is its route's tag. */
+static json_t *render_path(struct sim_ctx *c, const char *path, enum route_tag *ret_tag)
 {
 	char args[3][ARG_MAX];
 	const struct route *r = find_route(path, args);
@@ -141,24 +149,34 @@ static json_t *render_path(struct sim_ctx *c, const char *path)
 		c->args[i] = args[i];
 	doc = r->get(c);
 	memcpy(c->args, saved, sizeof(saved));
+	*ret_tag = r->tag;
 	return doc;
 }
 
 /* $expand=.($levels=1), * or ~ on a collection: members inline. Deeper
- * levels are answered as one, as iDRAC's MaxLevels says. */
-static void expand_members(struct sim_ctx *c, json_t *members)
+ * levels are answered as one, as iDRAC's MaxLevels says. The System's
+ * test-only faults travel with it, so $expand is no way around them.
+ * 1 when the System is among the members. */
+static int expand_members(struct sim_ctx *c, json_t *members)
 {
+	int holds_system = 0;
 	size_t i;
 	json_t *m;
 
 	json_array_foreach(members, i, m)
 	{
 		const char *path = br_json_str(m, "@odata.id");
-		json_t *full = path ? render_path(c, path) : NULL;
+		enum route_tag tag = T_NONE;
+		json_t *full = path ? render_path(c, path, &tag) : NULL;
 
-		if (full)
-			json_array_set_new(members, i, full);
+		if (!full)
+			continue;
+		if (tag == T_SYSTEM && (c->node->faults & SIM_FAULT_BIT(SIM_F_BAD_TYPES)))
+			break_types(full);
+		holds_system |= tag == T_SYSTEM;
+		json_array_set_new(members, i, full);
 	}
+	return holds_system;
 }
 
 /* Members@odata.nextLink paging, $skip=N. */
@@ -219,12 +237,14 @@ static int flaky(struct sim_ctx *c)
 	}
 }
 
+/* huge_collection: short member paths keep the body under 8 MiB, so a
+ * client's cap on members trips before its cap on body size. */
 static void huge_members(json_t *doc)
 {
 	json_t *members = json_array();
 
 	for (int i = 0; i < SIM_HUGE_MEMBERS; i++) {
-		char *path = br_xasprintf(SIM_R_SYS "/EthernetInterfaces/NIC.Virtual.%d-1-1", i);
+		char *path = br_xasprintf(SIM_R_SYS "/EthernetInterfaces/%d", i);
 
 		json_array_append_new(members, json_pack("{s:s}", "@odata.id", path));
 		free(path);
@@ -250,12 +270,8 @@ static int test_faults(struct sim_ctx *c, const struct route *r, json_t *doc)
 	if (r->tag == T_ETH_COLL && (f & SIM_FAULT_BIT(SIM_F_HUGE_COLLECTION)))
 		huge_members(doc);
 	if (f & SIM_FAULT_BIT(SIM_F_BAD_TYPES)) {
-		if (r->tag == T_SYSTEM) {
-			json_object_set_new(doc, "SerialNumber", json_integer(4711));
-			json_object_set_new(json_object_get(doc, "ProcessorSummary"), "Count",
-					    json_string("two"));
-			json_object_set_new(doc, "MemorySummary", json_array());
-		}
+		if (r->tag == T_SYSTEM)
+			break_types(doc);
 		if (r->tag == T_ETH_COLL)
 			json_object_set_new(doc, "Members", json_pack("{s:s}", "@odata.id", "not-a-list"));
 	}
@@ -266,6 +282,7 @@ static void do_get(struct sim_ctx *c, const struct route *r)
 {
 	json_t *doc = r->get ? r->get(c) : NULL;
 	json_t *members;
+	int holds_system = r->tag == T_SYSTEM;
 
 	if (!doc) {
 		sim_reply_not_found(c);
@@ -281,12 +298,12 @@ static void do_get(struct sim_ctx *c, const struct route *r)
 	if (json_is_array(members)) {
 		page_members(c, doc, members);
 		if (sim_request_query(c->req, "$expand"))
-			expand_members(c, json_object_get(doc, "Members"));
+			holds_system |= expand_members(c, json_object_get(doc, "Members"));
 	}
 	if (test_faults(c, r, doc))
 		return;
 	sim_reply(c, 200, doc);
-	if (r->tag == T_SYSTEM && (c->node->faults & SIM_FAULT_BIT(SIM_F_BAD_JSON))) {
+	if (holds_system && (c->node->faults & SIM_FAULT_BIT(SIM_F_BAD_JSON))) {
 		c->resp->body_len /= 2;
 		c->resp->body[c->resp->body_len] = '\0';
 		c->resp->note = "bad_json";

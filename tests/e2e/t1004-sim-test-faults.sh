@@ -17,13 +17,20 @@ b=$(node_with bad_json)
 curl -sf $A "http://$b$S" >"$T/body" || fail "bad_json: no answer"
 jq . "$T/body" >/dev/null 2>&1 && fail "bad_json: the body parses"
 assert_contains "$(head -c 40 "$T/body")" '{"@odata.context"' "bad_json starts like the real thing"
+# $expand on the Systems collection is no way around it.
+curl -sf $A "http://$b/redfish/v1/Systems?\$expand=.(\$levels=1)" | jq . >/dev/null 2>&1 &&
+	fail "bad_json: the expanded Systems collection parses"
 
 b=$(node_with bad_types)
 assert_eq "$(curl -sf $A "http://$b$S" | jq -r '.SerialNumber | type')" number "bad_types SerialNumber"
 assert_eq "$(curl -sf $A "http://$b$S/EthernetInterfaces" | jq -r '.Members | type')" object "bad_types Members"
+assert_eq "$(curl -sf $A "http://$b/redfish/v1/Systems?\$expand=*" | jq -r '.Members[0].SerialNumber | type')" number \
+	"bad_types through \$expand"
 
 b=$(node_with huge_collection)
-assert_eq "$(curl -sf $A "http://$b$S/EthernetInterfaces" | jq '.Members | length')" 100000 "huge_collection"
+curl -sf $A "http://$b$S/EthernetInterfaces" >"$T/huge"
+assert_eq "$(jq '.Members | length' "$T/huge")" 100000 "huge_collection"
+[ "$(wc -c <"$T/huge")" -lt 8388608 ] || fail "huge_collection body is over 8 MiB"
 
 b=$(node_with huge_body)
 assert_eq "$(curl -sf $A "http://$b$C" | wc -c)" 52428800 "huge_body size"
