@@ -15,7 +15,7 @@
 typedef json_t *(*render_fn)(struct sim_ctx *c);
 typedef void (*write_fn)(struct sim_ctx *c);
 
-enum route_tag { T_NONE, T_PUBLIC, T_SYSTEM, T_ETH_COLL, T_CHASSIS, T_THERMAL };
+enum route_tag { T_NONE, T_PUBLIC, T_SYSTEM, T_ETH_COLL, T_CHASSIS, T_THERMAL, T_BIOS };
 
 struct route {
 	const char *pattern; /* '*' matches one path segment */
@@ -44,7 +44,7 @@ static const struct route routes[] = {
     {SIM_R_SYS "/Storage", 4, T_NONE, 0, sim_r_storages, NULL, NULL, NULL},
     {SIM_R_SYS "/Storage/*", 5, T_NONE, 0, sim_r_storage, NULL, NULL, NULL},
     {SIM_R_SYS "/Storage/*/Drives/*", 6, T_NONE, 0, sim_r_drive, NULL, NULL, NULL},
-    {SIM_R_SYS "/Bios", 4, T_NONE, 1, sim_r_bios, NULL, NULL, NULL},
+    {SIM_R_SYS "/Bios", 4, T_BIOS, 1, sim_r_bios, NULL, NULL, NULL},
     {SIM_R_SYS "/Bios/Settings", 5, T_NONE, 1, sim_r_bios_settings, sim_w_bios_settings, NULL, NULL},
     {SIM_R_SYS "/Actions/ComputerSystem.Reset", 4, T_NONE, 0, NULL, NULL, sim_w_reset, NULL},
     {SIM_R_ROOT "/Chassis", 2, T_NONE, 0, sim_r_chassis_coll, NULL, NULL, NULL},
@@ -258,9 +258,11 @@ static int test_faults(struct sim_ctx *c, const struct route *r, json_t *doc)
 {
 	uint32_t f = c->node->faults;
 
-	if (r->tag == T_CHASSIS && (f & SIM_FAULT_BIT(SIM_F_HUGE_BODY))) {
+	/* On Bios: a resource a client must fetch by itself (never inlined by
+	 * $expand of a collection), so the fault cannot be walked around. */
+	if (r->tag == T_BIOS && (f & SIM_FAULT_BIT(SIM_F_HUGE_BODY))) {
 		c->resp->status = 200;
-		c->resp->body = br_xasprintf("{\"@odata.id\":\"%s\",\"Oem\":{\"Filler\":\"", SIM_R_CHASSIS);
+		c->resp->body = br_xasprintf("{\"@odata.id\":\"%s\",\"Oem\":{\"Filler\":\"", SIM_R_SYS "/Bios");
 		c->resp->body_len = strlen(c->resp->body);
 		c->resp->synthetic_len = SIM_HUGE_BODY_BYTES;
 		c->resp->note = "huge_body";

@@ -69,7 +69,7 @@ enum sim_fault {
 	SIM_F_BAD_JSON = SIM_F_DESIGN_COUNT, /* System resource body truncated */
 	SIM_F_BAD_TYPES,		     /* SerialNumber a number, Members an object, ... */
 	SIM_F_HUGE_COLLECTION,		     /* EthernetInterfaces with 100,000 Members */
-	SIM_F_HUGE_BODY,		     /* Chassis resource of 50 MB */
+	SIM_F_HUGE_BODY,		     /* Bios resource of 50 MB */
 	SIM_F_HANG,			     /* Thermal never answers */
 	SIM_F_COUNT
 };
