@@ -164,7 +164,9 @@ static void poll_tick(void *ctx)
 	for (size_t i = 0; i <= f->n; i++) {
 		struct enlist_slot *s = i < f->n ? &f->slots[i] : NULL;
 
-		if (s && (!s->job->waiting || s->job->done))
+		/* Only jobs waiting for a poll: one already in a batch still in
+		 * flight (slower than poll_ms) would be dispatched twice. */
+		if (s && (s->job->waiting != 1 || s->job->done))
 			continue;
 		if (b && (!s || b->n == ENLIST_POLL_IDS_MAX)) {
 			if (maas_request(f->client, "GET", br_buf_str(&path), NULL, on_poll, b)) {

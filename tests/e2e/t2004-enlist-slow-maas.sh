@@ -1,0 +1,24 @@
+#!/bin/sh
+# Against a MAAS slower than the poll interval, with more machines waiting
+# than one poll request reads (so polls overlap), every step is
+# taken once per machine: one create, one set_boot_disk, one layout, one
+# deploy, and no 409 from acting twice on the same machine. Catches a poll
+# that re-reads machines whose previous poll is still in flight.
+. "$BR_TOP/tests/e2e/lib.sh"
+cd "$T"
+
+bringup-sim --nodes 120 --dir sim --seed 5 --faults nvme_order:2 --maas-latency-ms 150 \
+	--maas-commission-ms 300 --maas-deploy-ms 300 --daemon >/dev/null
+at_exit "stop_sim $T/sim"
+set -a; . ./sim/env; set +a
+bringup import --db t.db --manifest sim/rack.csv >/dev/null
+bringup discover --db t.db -q
+bringup enlist --db t.db --skip-configure --poll-ms 20 -q
+assert_eq "$(sqlite3 t.db "select count(*) from nodes where state = 'deployed'")" 120 "deployed"
+for op in set_boot_disk set_storage_layout deploy; do
+	assert_eq "$(jq -r --arg op $op 'select(.op == $op) | .system_id' sim/maas-requests.log | sort | uniq -d)" "" \
+		"machines sent $op more than once"
+	assert_eq "$(jq -r --arg op $op 'select(.op == $op) | .system_id' sim/maas-requests.log | sort -u | wc -l)" 120 \
+		"machines sent $op"
+done
+assert_eq "$(jq -r 'select(.status == 409) | .op' sim/maas-requests.log)" "" "requests refused as a wrong state"
