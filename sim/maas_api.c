@@ -22,32 +22,37 @@ void sim_maas_reply_json(struct sim_maas_reply *r, int status, json_t *json)
 	json_decref(json);
 }
 
-void sim_maas_reply_text(struct sim_maas_reply *r, int status, const char *fmt, ...)
+static char *vformat(const char *fmt, va_list ap)
 {
 	struct br_buf b;
-	va_list ap;
 
 	br_buf_init(&b, 4096);
-	va_start(ap, fmt);
 	br_buf_vaddf(&b, fmt, ap);
-	va_end(ap);
+	return br_buf_detach(&b);
+}
+
+void sim_maas_reply_text(struct sim_maas_reply *r, int status, const char *fmt, ...)
+{
+	va_list ap;
+
 	free(r->body);
+	va_start(ap, fmt);
+	r->body = vformat(fmt, ap);
+	va_end(ap);
 	r->status = status;
-	r->body = br_buf_detach(&b);
 	r->content_type = "text/plain; charset=utf-8";
 }
 
 void sim_maas_reply_field(struct sim_maas_reply *r, const char *field, const char *fmt, ...)
 {
-	struct br_buf b;
 	va_list ap;
+	char *text;
 
-	br_buf_init(&b, 4096);
 	va_start(ap, fmt);
-	br_buf_vaddf(&b, fmt, ap);
+	text = vformat(fmt, ap);
 	va_end(ap);
-	sim_maas_reply_json(r, 400, json_pack("{s:[s]}", field, br_buf_str(&b)));
-	br_buf_release(&b);
+	sim_maas_reply_json(r, 400, json_pack("{s:[s]}", field, text));
+	free(text);
 }
 
 void sim_maas_reply_bad_op(struct sim_maas_reply *r, const struct sim_maas_req *req)
