@@ -77,7 +77,7 @@ static void report(struct rf_bmc *bmc)
 	br_hw_release(&bmc->hw);
 }
 
-static void bmc_release(struct rf_bmc *bmc)
+void rf_bmc_release(struct rf_bmc *bmc)
 {
 	br_hw_release(&bmc->hw);
 	rf_urlset_release(&bmc->seen);
@@ -93,8 +93,20 @@ static void bmc_release(struct rf_bmc *bmc)
 	bmc->base = NULL;
 }
 
+void rf_bmc_ready(struct rf_bmc *bmc)
+{
+	if (bmc->http->ready)
+		bmc->http->ready(bmc);
+	else
+		rf_walk_start(bmc);
+}
+
 void rf_bmc_idle(struct rf_bmc *bmc)
 {
+	if (bmc->http->idle) {
+		bmc->http->idle(bmc);
+		return;
+	}
 	if (bmc->phase == RF_BMC_WALKING) {
 		bmc->phase = RF_BMC_FINISHING;
 		report(bmc);
@@ -105,10 +117,10 @@ void rf_bmc_idle(struct rf_bmc *bmc)
 		return;
 	bmc->phase = RF_BMC_DONE;
 	bmc->http->active--;
-	bmc_release(bmc);
+	rf_bmc_release(bmc);
 }
 
-static int check_options(const struct rf_options *o, struct br_err *err)
+int rf_options_check(const struct rf_options *o, struct br_err *err)
 {
 	if (o->per_bmc_inflight < 1 || o->total_inflight < 1)
 		return br_errf(err, BR_E_INVAL, "redfish: in-flight caps must be at least 1");
@@ -119,6 +131,20 @@ static int check_options(const struct rf_options *o, struct br_err *err)
 	if (o->ca_file && access(o->ca_file, R_OK))
 		return br_errf(err, BR_E_INVAL, "redfish: CA file %s: cannot read it", o->ca_file);
 	return 0;
+}
+
+void rf_bmc_setup(struct rf_http *h, struct rf_bmc *bmc, const struct rf_target *target)
+{
+	size_t len = strlen(target->base_url);
+
+	while (len && target->base_url[len - 1] == '/')
+		len--;
+	bmc->target = target;
+	bmc->http = h;
+	bmc->base = br_xstrndup(target->base_url, len);
+	br_hw_init(&bmc->hw);
+	bmc->hw.source = br_xstrdup("redfish");
+	h->active++;
 }
 
 int rf_discover_all(const struct rf_target *targets, size_t n, const struct rf_options *opts,
@@ -133,7 +159,7 @@ int rf_discover_all(const struct rf_target *targets, size_t n, const struct rf_o
 		rf_options_init(&defaults);
 		opts = &defaults;
 	}
-	if ((rc = check_options(opts, err)))
+	if ((rc = rf_options_check(opts, err)))
 		return rc;
 	if (n == 0)
 		return 0;
@@ -152,19 +178,8 @@ int rf_discover_all(const struct rf_target *targets, size_t n, const struct rf_o
 	h.n_bmcs = n;
 	h.done = done;
 	h.done_ctx = ctx;
-	for (size_t i = 0; i < n; i++) {
-		struct rf_bmc *bmc = &bmcs[i];
-		size_t len = strlen(targets[i].base_url);
-
-		while (len && targets[i].base_url[len - 1] == '/')
-			len--;
-		bmc->target = &targets[i];
-		bmc->http = &h;
-		bmc->base = br_xstrndup(targets[i].base_url, len);
-		br_hw_init(&bmc->hw);
-		bmc->hw.source = br_xstrdup("redfish");
-		h.active++;
-	}
+	for (size_t i = 0; i < n; i++)
+		rf_bmc_setup(&h, &bmcs[i], &targets[i]);
 	for (size_t i = 0; i < n; i++)
 		rf_session_start(&bmcs[i]);
 	rc = rf_http_run(&h, err);
@@ -178,7 +193,7 @@ int rf_discover_all(const struct rf_target *targets, size_t n, const struct rf_o
 			br_errf(&bmcs[i].err, rc ? rc : BR_E_STATE, "%s", err && rc ? err->msg : "aborted");
 			report(&bmcs[i]);
 		}
-		bmc_release(&bmcs[i]);
+		rf_bmc_release(&bmcs[i]);
 	}
 	free(bmcs);
 	rf_http_release(&h);

@@ -17,7 +17,7 @@
 #include "rf_private.h"
 
 static const char *const method_names[] = { [RF_GET] = "GET", [RF_POST] = "POST",
-					    [RF_DELETE] = "DELETE" };
+					    [RF_DELETE] = "DELETE", [RF_PATCH] = "PATCH" };
 
 /* ---- request lifecycle -------------------------------------------------- */
 
@@ -71,6 +71,8 @@ static void req_reset_response(struct rf_req *req)
 	req->status_text = NULL;
 	free(req->location);
 	req->location = NULL;
+	free(req->etag);
+	req->etag = NULL;
 	br_secret_free(req->auth_token);
 	req->auth_token = NULL;
 	req->retry_after_ms = -1;
@@ -83,6 +85,7 @@ static void req_free(struct rf_req *req)
 	req_reset_response(req);
 	br_buf_release(&req->body);
 	free(req->url);
+	free(req->if_match);
 	br_secret_free(req->post_body);
 	free(req);
 }
@@ -116,6 +119,22 @@ void rf_req_submit(struct rf_req *req)
 	bmc->spent++;
 	bmc->pending++;
 	enqueue(bmc, req);
+}
+
+void rf_req_submit_at(struct rf_req *req, int64_t due_ms)
+{
+	struct rf_bmc *bmc = req->bmc;
+	struct rf_http *h = bmc->http;
+
+	if (bmc->failed && !bmc->logging_out) {
+		req_free(req);
+		return;
+	}
+	bmc->spent++;
+	bmc->pending++;
+	req->due_ms = due_ms;
+	req->next = h->delayed;
+	h->delayed = req;
 }
 
 int rf_http_unqueue(struct rf_bmc *bmc, const char *url)
@@ -234,6 +253,9 @@ static size_t on_header(char *line, size_t size, size_t nmemb, void *userp)
 	if ((v = header_value(line, len, "Location"))) {
 		free(req->location);
 		req->location = v;
+	} else if ((v = header_value(line, len, "ETag"))) {
+		free(req->etag);
+		req->etag = v;
 	} else if ((v = header_value(line, len, "X-Auth-Token"))) {
 		br_secret_free(req->auth_token);
 		req->auth_token = v;
@@ -274,9 +296,17 @@ static int start(struct rf_http *h, struct rf_req *req)
 	curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, o->insecure ? 0L : 2L);
 	if (o->ca_file)
 		curl_easy_setopt(e, CURLOPT_CAINFO, o->ca_file);
-	if (req->method == RF_POST) {
+	if (req->method == RF_POST || req->method == RF_PATCH) {
 		req->headers = curl_slist_append(req->headers, "Content-Type: application/json");
 		curl_easy_setopt(e, CURLOPT_POSTFIELDS, req->post_body ? req->post_body : "");
+		if (req->method == RF_PATCH)
+			curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, "PATCH");
+		if (req->if_match) {
+			char *line = br_xasprintf("If-Match: %s", req->if_match);
+
+			req->headers = curl_slist_append(req->headers, line);
+			free(line);
+		}
 	} else if (req->method == RF_DELETE) {
 		curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, "DELETE");
 	}
@@ -352,7 +382,7 @@ static int classify(struct rf_http *h, struct rf_req *req, CURLcode cc, long *re
 		return br_errf(err, BR_E_TOOBIG, "%s %s: response body exceeds %u bytes", m,
 			       req->url, RF_BODY_MAX);
 	if (cc != CURLE_OK) {
-		retry = curl_retryable(cc);
+		retry = curl_retryable(cc) && !req->no_retry_transport;
 		br_errf(err, curl_errcode(cc), "%s %s: %s", m, req->url,
 			req->curl_err[0] ? req->curl_err : curl_easy_strerror(cc));
 	} else {

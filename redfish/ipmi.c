@@ -28,6 +28,8 @@ struct ipmi_command {
 	const char *what; /* for logs and reasons */
 	const char *args[4];
 	int (*parse)(const char *out, struct br_hw *hw);
+	int required;            /* a failure or an unexpected answer fails the node */
+	const char *args_off[4]; /* instead of args when the chassis is off */
 };
 
 static int parse_sel(const char *out, struct br_hw *hw)
@@ -41,16 +43,30 @@ static int parse_sel(const char *out, struct br_hw *hw)
  * Capabilities means nobody answered), and -v leaves this command's stdout
  * alone (it does not for sensor list or sel elist). */
 static const struct ipmi_command commands[] = {
-	{ "chassis power status", { "chassis", "power", "status", NULL }, ipmi_parse_power },
-	{ "mc info", { "mc", "info", NULL }, ipmi_parse_mc_info },
-	{ "mc guid", { "mc", "guid", NULL }, ipmi_parse_mc_guid },
-	{ "fru print 0", { "fru", "print", "0", NULL }, ipmi_parse_fru },
-	{ "lan print 1", { "lan", "print", "1", NULL }, ipmi_parse_lan },
-	{ "sensor list", { "sensor", "list", NULL }, ipmi_parse_sensor_list },
-	{ "sdr type \"Power Supply\"", { "sdr", "type", "Power Supply", NULL }, ipmi_parse_sdr_psu },
-	{ "sel elist", { "sel", "elist", NULL }, parse_sel },
+	{ "chassis power status", { "chassis", "power", "status", NULL }, ipmi_parse_power, 0, { NULL } },
+	{ "mc info", { "mc", "info", NULL }, ipmi_parse_mc_info, 0, { NULL } },
+	{ "mc guid", { "mc", "guid", NULL }, ipmi_parse_mc_guid, 0, { NULL } },
+	{ "fru print 0", { "fru", "print", "0", NULL }, ipmi_parse_fru, 0, { NULL } },
+	{ "lan print 1", { "lan", "print", "1", NULL }, ipmi_parse_lan, 0, { NULL } },
+	{ "sensor list", { "sensor", "list", NULL }, ipmi_parse_sensor_list, 0, { NULL } },
+	{ "sdr type \"Power Supply\"", { "sdr", "type", "Power Supply", NULL }, ipmi_parse_sdr_psu, 0, { NULL } },
+	{ "sel elist", { "sel", "elist", NULL }, parse_sel, 0, { NULL } },
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+/* configure: PXE first for good (and in UEFI mode), then a power cycle —
+ * or power on, as a BMC refuses to cycle a chassis that is off. ipmitool
+ * exits 0 even when the BMC refused the boot flags, so each answer is read
+ * and the flags are read back. */
+static const struct ipmi_command pxe_commands[] = {
+	{ "chassis power status", { "chassis", "power", "status", NULL }, ipmi_parse_power, 1, { NULL } },
+	{ "chassis bootdev pxe options=persistent,efiboot",
+	  { "chassis", "bootdev", "pxe", "options=persistent,efiboot" }, ipmi_parse_bootdev_set, 1, { NULL } },
+	{ "chassis bootparam get 5", { "chassis", "bootparam", "get", "5" }, ipmi_parse_bootdev_pxe, 1, { NULL } },
+	{ "chassis power cycle", { "chassis", "power", "cycle", NULL }, ipmi_parse_power_control, 1,
+	  { "chassis", "power", "on", NULL } },
+};
+#define N_PXE_COMMANDS (sizeof(pxe_commands) / sizeof(pxe_commands[0]))
 
 struct ipmi_node {
 	const struct rf_ipmi_target *target;
@@ -76,6 +92,8 @@ struct ipmi_proc {
 };
 
 struct ipmi_run {
+	const struct ipmi_command *cmds;
+	size_t n_cmds;
 	const char *tool;
 	int timeout_s;
 	rf_ipmi_done_fn done;
@@ -119,11 +137,11 @@ static void node_finish(struct ipmi_run *run, struct ipmi_node *node)
 {
 	if (!node->rc && !node->answered)
 		node->rc = br_errf(&node->err, BR_E_PROTO, "bmc %s: ipmitool answered none of %zu commands",
-				   node->where, N_COMMANDS);
+				   node->where, run->n_cmds);
 	if (node->rc)
 		br_info("ipmi", "%s: %s", node->target->name, node->err.msg);
 	else
-		br_info("ipmi", "%s: read %zu of %zu commands", node->target->name, node->answered, N_COMMANDS);
+		br_info("ipmi", "%s: %zu of %zu commands answered", node->target->name, node->answered, run->n_cmds);
 	run->done(node->target, node->rc, &node->hw, &node->err, run->ctx);
 	node_release(node);
 }
@@ -154,10 +172,14 @@ static char **build_argv(const struct ipmi_run *run, const struct ipmi_node *nod
 		br_strlist_add(&a, "-C");
 		br_strlist_add(&a, "3");
 	}
-	if (cmd == &commands[0])
+	const char *const *args = cmd->args_off[0] && node->hw.power_state && !strcmp(node->hw.power_state, "Off")
+					  ? cmd->args_off
+					  : cmd->args;
+
+	if (cmd == &run->cmds[0])
 		br_strlist_add(&a, "-v");
-	for (size_t i = 0; cmd->args[i]; i++)
-		br_strlist_add(&a, cmd->args[i]);
+	for (size_t i = 0; i < 4 && args[i]; i++)
+		br_strlist_add(&a, args[i]);
 	a.items = br_xrealloc(a.items, (a.n + 1) * sizeof(char *));
 	a.items[a.n] = NULL;
 	return a.items;
@@ -172,7 +194,7 @@ static void free_argv(char **argv)
 
 static int proc_start(struct ipmi_run *run, struct ipmi_proc *pr, struct ipmi_node *node, struct br_err *err)
 {
-	const struct ipmi_command *cmd = &commands[node->next];
+	const struct ipmi_command *cmd = &run->cmds[node->next];
 	posix_spawn_file_actions_t fa;
 	int out[2] = { -1, -1 }, errp[2] = { -1, -1 };
 	char **argv = build_argv(run, node, cmd);
@@ -268,7 +290,7 @@ static char *last_line(const char *text)
 static void proc_judge(struct ipmi_run *run, struct ipmi_proc *pr)
 {
 	struct ipmi_node *node = pr->node;
-	int first = pr->cmd == &commands[0];
+	int first = pr->cmd == &run->cmds[0];
 	const char *name = node->target->name;
 	struct br_buf text;
 	char *why;
@@ -293,10 +315,16 @@ static void proc_judge(struct ipmi_run *run, struct ipmi_proc *pr)
 			if (nl)
 				nl[1] = '\0';
 		}
-		if (pr->cmd->parse(br_buf_str(&pr->out), &node->hw) == 0)
+		if (pr->cmd->parse(br_buf_str(&pr->out), &node->hw) == 0) {
 			node->answered++;
-		else
+		} else if (pr->cmd->required) {
+			why = last_line(br_buf_str(pr->err.len ? &pr->err : &pr->out));
+			node->rc = br_errf(&node->err, BR_E_PROTO, "bmc %s: ipmitool %s: the BMC did not do it (%s)",
+					   node->where, pr->cmd->what, *why ? why : "no answer");
+			free(why);
+		} else {
 			br_debug("ipmi", "%s: %s: nothing recognised in the output", name, pr->cmd->what);
+		}
 		return;
 	}
 	/* Some refusals ("Device not present") go to stdout. */
@@ -319,7 +347,11 @@ static void proc_judge(struct ipmi_run *run, struct ipmi_proc *pr)
 				   node->where, why);
 		break;
 	case IPMI_FAIL_OTHER:
-		br_debug("ipmi", "%s: %s: skipped, the BMC says: %s", name, pr->cmd->what, why);
+		if (pr->cmd->required)
+			node->rc = br_errf(&node->err, BR_E_PROTO, "bmc %s: ipmitool %s failed: %s", node->where,
+					   pr->cmd->what, why);
+		else
+			br_debug("ipmi", "%s: %s: skipped, the BMC says: %s", name, pr->cmd->what, why);
 		break;
 	}
 	free(why);
@@ -346,7 +378,7 @@ static void proc_complete(struct ipmi_run *run, struct ipmi_proc *pr)
 	proc_judge(run, pr);
 	proc_release(pr);
 	node->next++;
-	while (!node->rc && node->next < N_COMMANDS) {
+	while (!node->rc && node->next < run->n_cmds) {
 		if (!proc_start(run, pr, node, &err))
 			return;
 		node->rc = err.code;
@@ -427,10 +459,11 @@ static void serve(struct ipmi_run *run, struct ipmi_proc *procs, size_t slots, s
 	}
 }
 
-int rf_ipmi_discover_all(const struct rf_ipmi_target *targets, size_t n, int max_parallel, int timeout_s,
-			 rf_ipmi_done_fn done, void *ctx, struct br_err *err)
+static int run_all(const struct ipmi_command *cmds, size_t n_cmds, const struct rf_ipmi_target *targets, size_t n,
+		   int max_parallel, int timeout_s, rf_ipmi_done_fn done, void *ctx, struct br_err *err)
 {
-	struct ipmi_run run = { .timeout_s = timeout_s > 0 ? timeout_s : IPMI_DEFAULT_TIMEOUT_S,
+	struct ipmi_run run = { .cmds = cmds, .n_cmds = n_cmds,
+				.timeout_s = timeout_s > 0 ? timeout_s : IPMI_DEFAULT_TIMEOUT_S,
 				.done = done, .ctx = ctx };
 	const char *tool = getenv("BR_IPMITOOL");
 	struct ipmi_node *nodes = NULL;
@@ -476,4 +509,16 @@ int rf_ipmi_discover_all(const struct rf_ipmi_target *targets, size_t n, int max
 	free(nodes);
 	free(tool_path);
 	return 0;
+}
+
+int rf_ipmi_discover_all(const struct rf_ipmi_target *targets, size_t n, int max_parallel, int timeout_s,
+			 rf_ipmi_done_fn done, void *ctx, struct br_err *err)
+{
+	return run_all(commands, N_COMMANDS, targets, n, max_parallel, timeout_s, done, ctx, err);
+}
+
+int rf_ipmi_pxe_all(const struct rf_ipmi_target *targets, size_t n, int max_parallel, int timeout_s,
+		    rf_ipmi_done_fn done, void *ctx, struct br_err *err)
+{
+	return run_all(pxe_commands, N_PXE_COMMANDS, targets, n, max_parallel, timeout_s, done, ctx, err);
 }

@@ -48,6 +48,15 @@ int ipmi_parse_sdr_psu(const char *out, struct br_hw *hw);
 /* `sel elist` → hw->sel, at most max entries (the newest). */
 int ipmi_parse_sel(const char *out, size_t max, struct br_hw *hw);
 
+/* `chassis bootdev pxe ...` said "Set Boot Device to pxe". */
+int ipmi_parse_bootdev_set(const char *out, struct br_hw *hw);
+/* `chassis bootparam get 5` says "Boot Device Selector : Force PXE"; sets
+ * hw->boot_override_target "Pxe" and boot_override_enabled "Continuous" or
+ * "Once" as the flags say. */
+int ipmi_parse_bootdev_pxe(const char *out, struct br_hw *hw);
+/* `chassis power cycle|on` said "Chassis Power Control: Cycle|Up/On". */
+int ipmi_parse_power_control(const char *out, struct br_hw *hw);
+
 /* A copy of the value of the first "Key : value" line whose key is key
  * (surrounding blanks trimmed), or NULL. Caller frees. */
 char *ipmi_kv_get(const char *out, const char *key);

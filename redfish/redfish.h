@@ -68,6 +68,86 @@ typedef void (*rf_done_fn)(const struct rf_target *target, int rc, struct br_hw 
 int rf_discover_all(const struct rf_target *targets, size_t n, const struct rf_options *opts,
 		    rf_done_fn done, void *ctx, struct br_err *err);
 
+/* ---- configure (redfish/config*.c) ------------------------------------------
+ *
+ * Bring each BMC's system to a BIOS baseline and PXE boot, the iDRAC way:
+ * GET the System (links from the service root), its Bios (attributes) and
+ * the Bios @Redfish.Settings SettingsObject (ETag); PATCH the attributes
+ * that differ into the settings object with If-Match and
+ * @Redfish.SettingsApplyTime OnReset; take the config job from the
+ * Location header, else POST the Manager's (Oem.Dell) Jobs collection with
+ * TargetSettingsURI; reset the system (GracefulRestart, ForceRestart after
+ * graceful_ms; at most max_resets systems between reset and job end at
+ * once); poll the job until Completed or Failed; re-read the Bios and
+ * verify. Then PXE on the provisioning NIC first (the persistent BootOrder,
+ * PATCHed on the System or its own SettingsObject, or a one-time
+ * BootSourceOverrideTarget=Pxe), read back and verified. A system already
+ * on the baseline gets no PATCH and no reset. With dry_run, only GETs.
+ */
+
+enum rf_boot_mode {
+	RF_BOOT_PERSISTENT, /* the PXE device of pxe_nic first in BootOrder */
+	RF_BOOT_ONCE,       /* BootSourceOverrideTarget=Pxe, Enabled=Once */
+};
+
+/* What one system should look like (borrowed for the run). */
+struct rf_config_spec {
+	const struct br_kv *bios;  /* attribute name -> value as text */
+	size_t n_bios;
+	const char *pxe_nic;       /* FQDD a PxeDevNInterface names; NULL: boot left alone */
+	enum rf_boot_mode boot_mode;
+};
+
+struct rf_config_target {
+	struct rf_target target;   /* first member: callbacks hand the whole struct back */
+	const struct rf_config_spec *spec;
+};
+
+struct rf_config_options {
+	int dry_run;           /* read and diff only */
+	int max_resets;        /* systems between reset and job end at once; default 8 */
+	long poll_ms;          /* job polling interval; default 5000 */
+	long graceful_ms;      /* GracefulRestart, then ForceRestart after this; default 120000 */
+	long node_timeout_ms;  /* one system, first request to verified; default 1800000 */
+};
+
+void rf_config_options_init(struct rf_config_options *o);
+
+struct rf_config_change {
+	char *name;
+	char *current;   /* as text; NULL when the BIOS has no such attribute */
+	char *wanted;
+};
+
+/* What happened on one system; owned by the library, valid during the
+ * callback only. */
+struct rf_config_result {
+	struct rf_config_change *bios; /* the diff found before any change */
+	size_t n_bios;
+	char *boot_current;    /* boot diff ("BootOrder: a,b,c"); both NULL when right */
+	char *boot_wanted;
+	char *job;             /* job URI, when one was made */
+	char *job_state;       /* its last JobState */
+	char *job_message;     /* and Message */
+	int bios_patched;      /* PATCHes of the BIOS settings sent */
+	int resets;            /* reset actions sent */
+	int boot_patched;      /* boot PATCHes sent */
+	int verified;          /* read back after the changes, all holds */
+};
+
+/* rc 0: the system is on the spec (verified when anything changed; in a
+ * dry run, res holds the diff). Otherwise err says why: the BMC's
+ * MessageId and Message, or the job's Message. */
+typedef void (*rf_config_done_fn)(const struct rf_config_target *target, int rc,
+				  const struct rf_config_result *res, const struct br_err *err,
+				  void *ctx);
+
+/* Configure every target concurrently on one loop (per-BMC and overall caps
+ * from opts). Returns 0 when the run itself worked, as rf_discover_all. */
+int rf_configure_all(const struct rf_config_target *targets, size_t n, const struct rf_options *opts,
+		     const struct rf_config_options *copts, rf_config_done_fn done, void *ctx,
+		     struct br_err *err);
+
 /* ---- IPMI fallback (redfish/ipmi.c), through ipmitool -I lanplus ---------- */
 
 struct rf_ipmi_target {
@@ -87,5 +167,13 @@ typedef void (*rf_ipmi_done_fn)(const struct rf_ipmi_target *target, int rc, str
  * ipmitool processes at once. timeout_s bounds each ipmitool call. */
 int rf_ipmi_discover_all(const struct rf_ipmi_target *targets, size_t n, int max_parallel,
 			 int timeout_s, rf_ipmi_done_fn done, void *ctx, struct br_err *err);
+
+/* configure over IPMI: `chassis bootdev pxe options=persistent,efiboot`,
+ * read back (bootparam 5 must say Force PXE), then `chassis power cycle`
+ * (`power on` when off). At most max_parallel BMCs at once, which is also
+ * how many power-cycle at once. hw in the callback holds the power state
+ * and boot flags read. BIOS attributes cannot be set over IPMI. */
+int rf_ipmi_pxe_all(const struct rf_ipmi_target *targets, size_t n, int max_parallel, int timeout_s,
+		    rf_ipmi_done_fn done, void *ctx, struct br_err *err);
 
 #endif

@@ -35,7 +35,7 @@ int rf_urlset_add(struct rf_urlset *s, const char *url);
 
 /* ---- requests and BMCs ---------------------------------------------------- */
 
-enum rf_method { RF_GET, RF_POST, RF_DELETE };
+enum rf_method { RF_GET, RF_POST, RF_DELETE, RF_PATCH };
 
 enum rf_auth { RF_AUTH_NONE, RF_AUTH_BASIC, RF_AUTH_SESSION };
 
@@ -52,7 +52,11 @@ struct rf_req {
 	struct rf_req *next;       /* in the BMC's queue or the delayed list */
 	enum rf_method method;
 	char *url;                 /* absolute */
-	char *post_body;           /* owned; POST only */
+	char *post_body;           /* owned; POST and PATCH */
+	char *if_match;            /* owned; sent as If-Match when set */
+	int no_retry_transport;    /* an action the BMC may have carried out
+				    * although the answer was lost (a reset):
+				    * retried only when the BMC said it did not act */
 	int priority;              /* higher first: longest chain still ahead */
 	rf_req_fn fn;
 	/* walker's context, opaque to http.c */
@@ -72,6 +76,7 @@ struct rf_req {
 	long status;
 	char *status_text;         /* reason phrase, when the server sent one */
 	char *location;            /* Location header */
+	char *etag;                /* ETag header */
 	char *auth_token;          /* X-Auth-Token header (secret) */
 	long retry_after_ms;       /* -1: none */
 	int body_too_big;
@@ -108,6 +113,9 @@ struct rf_bmc {
 	const struct rf_vendor *vendor;
 	json_t *root;              /* the service root, kept for the walk */
 	int have_manager;
+
+	/* configure (config*.c); NULL for a discovery walk */
+	struct rf_cfg_node *cfg;
 };
 
 struct rf_http {
@@ -124,6 +132,11 @@ struct rf_http {
 	uint64_t rng;
 	rf_done_fn done;
 	void *done_ctx;
+	/* What drives each BMC once logged in, and what happens when it has
+	 * nothing left pending; NULL: the discovery walk (walk.c, discover.c). */
+	void (*ready)(struct rf_bmc *bmc);
+	void (*idle)(struct rf_bmc *bmc);
+	void *driver_ctx;
 };
 
 /* http.c */
@@ -137,6 +150,9 @@ int rf_http_run(struct rf_http *h, struct br_err *err);
 struct rf_req *rf_req_new(struct rf_bmc *bmc, enum rf_method method, const char *url,
 			  int priority, rf_req_fn fn);
 void rf_req_submit(struct rf_req *req);
+/* Submit req to start no earlier than due_ms (br_now_ms() clock): a timer
+ * that is also a request, as job polling needs. */
+void rf_req_submit_at(struct rf_req *req, int64_t due_ms);
 /* Drop a first attempt at url still waiting in bmc's queue, because its
  * document arrived inline elsewhere. 1 if there was one. */
 int rf_http_unqueue(struct rf_bmc *bmc, const char *url);
@@ -151,6 +167,73 @@ char *rf_error_message_id(const char *body, size_t len);
 /* Backoff for attempt n (0-based): base * 2^n, capped, with jitter in
  * [delay/2, delay]. */
 long rf_backoff_ms(const struct rf_options *opts, int attempt, uint64_t *rng);
+
+/* discover.c */
+/* Check options as every run does: caps, timeouts, a readable CA file. */
+int rf_options_check(const struct rf_options *o, struct br_err *err);
+/* The BMC is logged in (or uses basic auth): start what the run does. */
+void rf_bmc_ready(struct rf_bmc *bmc);
+/* Set up bmcs[i] for targets[i] on h (base URL trimmed, hw initialised);
+ * release with rf_bmc_release. */
+void rf_bmc_setup(struct rf_http *h, struct rf_bmc *bmc, const struct rf_target *target);
+void rf_bmc_release(struct rf_bmc *bmc);
+
+/* config_diff.c: what configure changes (pure, docs borrowed) */
+/* An attribute value as text: strings as they are, numbers and booleans in
+ * JSON form; NULL for anything else. Caller frees. */
+char *rf_cfg_value_text(json_t *v);
+/* Attributes of spec whose value in attrs (a Bios "Attributes" object)
+ * differs, in spec order. Caller frees with rf_cfg_changes_free. */
+void rf_cfg_bios_diff(json_t *attrs, const struct rf_config_spec *spec, struct rf_config_change **ret,
+		      size_t *ret_n);
+void rf_cfg_changes_free(struct rf_config_change *c, size_t n);
+/* The Bios/Settings PATCH body for the changes, values typed as attrs has
+ * them (a number stays a number); NULL with err when a value cannot be. */
+json_t *rf_cfg_bios_patch(json_t *attrs, const struct rf_config_change *c, size_t n, struct br_err *err);
+/* Boot settings of system against spec, attrs as planned (spec values over
+ * the current ones): 0 right already; 1 with a PATCH body for the System
+ * and a text of the current and wanted settings (caller frees all three);
+ * negative with err when it cannot be done (no PXE device uses the NIC). */
+int rf_cfg_boot_plan(json_t *system, json_t *attrs, const struct rf_config_spec *spec, json_t **ret_patch,
+		     char **ret_current, char **ret_wanted, struct br_err *err);
+
+/* config.c, config_steps.c: the configure run and one system's steps */
+struct rf_cfg_run {
+	const struct rf_config_options *o;
+	rf_config_done_fn done;
+	void *ctx;
+	int resets_active;         /* systems between reset and job end */
+	struct rf_bmc **waiting;   /* FIFO of systems waiting for a reset slot */
+	size_t n_waiting, head;
+};
+
+struct rf_cfg_node {
+	struct rf_cfg_run *run;
+	const struct rf_config_spec *spec;
+	const char *step;          /* what it is doing, for logs and a stall */
+	char *system_url, *bios_url, *settings_url, *settings_link, *reset_url, *manager_url;
+	char *boot_url;            /* where the boot PATCH goes */
+	char *job_url;
+	json_t *system;            /* last System read */
+	json_t *attrs;             /* last Bios Attributes read */
+	char *system_etag;
+	int verifying;             /* the Bios now read is after the job */
+	int holds_reset, waiting_reset, forced, retried_412, finished;
+	const char *reset_type;    /* last sent */
+	int64_t reset_ms, deadline_ms;
+	struct rf_config_result res;
+};
+
+/* Steps (config_steps.c). */
+void rf_cfg_begin(struct rf_bmc *bmc);
+void rf_cfg_reset_granted(struct rf_bmc *bmc);
+/* Run (config.c): a reset slot now (rf_cfg_reset_granted is called) or
+ * when one frees up; giving one back hands it to the next waiting system. */
+void rf_cfg_want_reset(struct rf_bmc *bmc);
+void rf_cfg_release_reset(struct rf_bmc *bmc);
+/* "HTTP 400 on URL: Base.1.12.PropertyUnknown: The property X is not ..."
+ * — the MessageId and, unlike a GET's reason, the Message too. */
+void rf_cfg_fail_request(struct rf_bmc *bmc, struct rf_req *req, const char *what, const struct br_err *err);
 
 /* session.c */
 void rf_session_start(struct rf_bmc *bmc);

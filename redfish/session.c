@@ -14,7 +14,7 @@
 static void walk_with_basic(struct rf_bmc *bmc)
 {
 	bmc->auth = RF_AUTH_BASIC;
-	rf_walk_start(bmc);
+	rf_bmc_ready(bmc);
 }
 
 static void on_login(struct rf_req *req, int rc, const struct br_err *err)
@@ -51,7 +51,7 @@ static void on_login(struct rf_req *req, int rc, const struct br_err *err)
 		br_warn("redfish", "%s: session has no Location; it will expire by itself",
 			bmc->base);
 	json_decref(doc);
-	rf_walk_start(bmc);
+	rf_bmc_ready(bmc);
 }
 
 static void login(struct rf_bmc *bmc, const char *sessions_link)

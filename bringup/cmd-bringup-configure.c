@@ -1,0 +1,327 @@
+/*
+ * bringup configure: bring every discovered node to its profile's BIOS
+ * baseline and PXE boot order (Redfish, iDRAC config jobs; for IPMI-only
+ * BMCs bootdev pxe and a power cycle), and judge its firmware against the
+ * policy. Templates are read and checked before anything is touched: a bad
+ * one stops the run with FILE:LINE and exit 2.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "configure.h"
+#include "manifest.h"
+#include "stage.h"
+
+struct run {
+	struct inv *inv;
+	struct cfg_job *jobs;
+	size_t n_jobs, done, failed;
+	int dry_run;
+	struct br_progress progress;
+};
+
+struct profiles {
+	struct br_tpl_profile *items;
+	size_t n;
+};
+
+static void finish(struct run *run, struct cfg_job *job, int ok, char *reason_take)
+{
+	struct br_err err = { 0 };
+
+	job->done = 1;
+	job->ok = ok;
+	free(job->reason);
+	job->reason = reason_take;
+	if (ok)
+		br_info("configure", "%s: %s", job->node->hostname, job->reason);
+	else
+		br_warn("configure", "%s: %s", job->node->hostname, job->reason);
+	if (cfg_job_record(run->inv, job, run->dry_run, &err))
+		br_error("configure", "%s: %s", job->node->hostname, err.msg);
+	run->done++;
+	run->failed += !ok;
+	br_progress_update(&run->progress, run->done, run->failed);
+}
+
+static char *configured_reason(const struct cfg_job *job, int dry_run)
+{
+	const char *pxe = job->spec.pxe_nic ? job->spec.pxe_nic : "(boot order left alone)";
+
+	if (dry_run)
+		return br_xasprintf("%zu BIOS attributes and %s boot settings to change", job->n_changes,
+				    job->boot_wanted ? "the" : "no");
+	if (!job->bios_patched && !job->boot_patched)
+		return br_xasprintf("already on the %s BIOS baseline; PXE first on %s", job->profile->name, pxe);
+	if (!job->bios_patched)
+		return br_xasprintf("on the %s BIOS baseline; boot order set and verified: PXE first on %s",
+				    job->profile->name, pxe);
+	return br_xasprintf("%s BIOS baseline applied by job %s (%zu attributes, %d reset%s) and verified; PXE "
+			    "first on %s",
+			    job->profile->name, job->job ? job->job : "?", job->n_changes, job->resets,
+			    job->resets == 1 ? "" : "s", pxe);
+}
+
+static void on_redfish(const struct rf_config_target *t, int rc, const struct rf_config_result *res,
+		       const struct br_err *err, void *ctx)
+{
+	struct cfg_job *job = t->target.user_data;
+
+	cfg_job_take_result(job, res);
+	if (rc == 0)
+		finish(ctx, job, 1, configured_reason(job, ((struct run *)ctx)->dry_run));
+	else
+		finish(ctx, job, 0,
+		       rc == BR_E_AUTH ? br_xasprintf("credentials refused (check bmc_user/bmc_password): %s", err->msg)
+				       : br_xstrdup(err && err->msg[0] ? err->msg : br_strerror(rc)));
+}
+
+static void on_ipmi(const struct rf_ipmi_target *t, int rc, struct br_hw *hw, const struct br_err *err, void *ctx)
+{
+	struct cfg_job *job = t->user_data;
+
+	if (rc == 0) {
+		job->resets = 1;
+		job->boot_patched = 1;
+		finish(ctx, job, 1,
+		       br_xasprintf("PXE boot (persistent, EFI) set and power cycled over IPMI; BIOS baseline of %s "
+				    "not applied: IPMI cannot set BIOS attributes",
+				    job->profile->name));
+	} else {
+		finish(ctx, job, 0, br_xstrdup(err && err->msg[0] ? err->msg : br_strerror(rc)));
+	}
+}
+
+/* Load every profile the nodes name, once. Any problem ends the run. */
+static int load_profiles(struct run *run, struct profiles *ps)
+{
+	char *dir = br_templates_dir();
+	struct br_err err = { 0 };
+	int rc = 0;
+
+	if (!dir) {
+		fprintf(stderr, "bringup-configure: no templates directory (set BRINGUP_TEMPLATES)\n");
+		return BR_EXIT_USAGE;
+	}
+	ps->items = br_xcalloc(run->n_jobs ? run->n_jobs : 1, sizeof(*ps->items));
+	for (size_t i = 0; i < run->n_jobs && !rc; i++) {
+		struct cfg_job *job = &run->jobs[i];
+		const char *name = job->node->profile;
+		size_t k;
+
+		for (k = 0; k < ps->n && strcmp(ps->items[k].name, name); k++)
+			;
+		if (k == ps->n && br_tpl_profile_load(dir, name, &ps->items[ps->n], &err)) {
+			fprintf(stderr, "bringup-configure: %s (node %s)\n", err.msg, job->node->hostname);
+			rc = BR_EXIT_USAGE;
+			break;
+		}
+		if (k == ps->n)
+			ps->n++;
+		job->profile = &ps->items[k];
+	}
+	free(dir);
+	return rc;
+}
+
+static void make_spec(struct cfg_job *job)
+{
+	const struct br_tpl_profile *p = job->profile;
+
+	job->spec = (struct rf_config_spec){ p->bios, p->n_bios, p->pxe_nic,
+					     p->boot_mode == BR_TPL_BOOT_ONCE ? RF_BOOT_ONCE : RF_BOOT_PERSISTENT };
+}
+
+/* Credentials, address, stored facts and the firmware verdict of a node;
+ * a node that cannot even start is finished as failed here. */
+static int prepare(struct run *run, struct cfg_job *job, const char *scheme)
+{
+	struct br_err err = { 0 };
+	struct br_hw hw;
+	int rc;
+
+	make_spec(job);
+	if (inv_load_hw(run->inv, job->node->hostname, &hw, &err)) {
+		finish(run, job, 0, br_xasprintf("reading its discovered facts: %s", err.msg));
+		return -1;
+	}
+	job->ipmi = hw.source && !strcmp(hw.source, "ipmi");
+	br_tpl_firmware_judge(job->profile, &hw, &job->fw, &job->n_fw);
+	if (job->ipmi && job->n_fw == 0 && job->profile->n_firmware) {
+		job->fw = br_xcalloc(1, sizeof(*job->fw));
+		job->fw[0] = (struct inv_check){ br_xstrdup("firmware"), INV_CHECK_UNKNOWN,
+						 br_xstrdup("no firmware inventory over IPMI; check versions by hand"),
+						 NULL };
+		job->n_fw = 1;
+	}
+	br_hw_release(&hw);
+	rc = br_secret_resolve(job->node->bmc_password_ref, &job->password, &err);
+	if (rc) {
+		finish(run, job, 0, br_xasprintf("bmc %s: credentials: %s", job->node->bmc, err.msg));
+		return -1;
+	}
+	if (br_bmc_address_parse(job->node->bmc, &job->host, &job->port)) {
+		finish(run, job, 0, br_xasprintf("bmc '%s' is not an address", job->node->bmc));
+		return -1;
+	}
+	job->base_url = br_xasprintf("%s://%s", scheme, job->node->bmc);
+	return 0;
+}
+
+static int env_int(const char *name, int *value)
+{
+	const char *s = getenv(name);
+	long v;
+
+	if (!s || !*s)
+		return 0;
+	if (br_parse_long(s, 0, 3600, &v)) {
+		fprintf(stderr, "bringup-configure: %s='%s' is not a number of 0-3600\n", name, s);
+		return -1;
+	}
+	*value = (int)v;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct br_common_opts common = { 0 };
+	const char *scheme = getenv("BRINGUP_BMC_SCHEME"), *ca_file = getenv("BRINGUP_CA_FILE");
+	int insecure = 0, timeout_s = 15, retries = 5, per_bmc = 4, max_inflight = 512, no_sessions = 0;
+	int ipmi_parallel = 16, dry_run = 0, max_resets = 8, poll_ms = 5000, graceful_s = 120, job_timeout_s = 1800;
+	const struct br_option options[] = {
+		{ "dry-run", 'n', BR_OPT_FLAG, &dry_run, NULL, "print what would change per node; change nothing" },
+		{ "max-resets", 0, BR_OPT_INT, &max_resets, "N", "systems resetting (reset to job end) at once (default 8)" },
+		{ "poll-ms", 0, BR_OPT_INT, &poll_ms, "MS", "job polling interval (default 5000)" },
+		{ "graceful-timeout", 0, BR_OPT_INT, &graceful_s, "SECONDS", "GracefulRestart, then ForceRestart after this (default 120)" },
+		{ "job-timeout", 0, BR_OPT_INT, &job_timeout_s, "SECONDS", "a job not done this long after the reset fails the node (default 1800)" },
+		{ "bmc-scheme", 0, BR_OPT_STRING, &scheme, "http|https", "BMC URL scheme (default $BRINGUP_BMC_SCHEME or https)" },
+		{ "ca-file", 0, BR_OPT_STRING, &ca_file, "PATH", "CA bundle for BMC certificates (default $BRINGUP_CA_FILE)" },
+		{ "insecure", 'k', BR_OPT_FLAG, &insecure, NULL, "do not verify BMC TLS certificates" },
+		{ "timeout", 't', BR_OPT_INT, &timeout_s, "SECONDS", "per-request timeout (default $BRINGUP_BMC_TIMEOUT or 15)" },
+		{ "retries", 0, BR_OPT_INT, &retries, "N", "retries on timeouts, resets, 5xx (default $BRINGUP_BMC_RETRIES or 5)" },
+		{ "per-bmc", 0, BR_OPT_INT, &per_bmc, "N", "requests in flight per BMC (default 4)" },
+		{ "max-inflight", 0, BR_OPT_INT, &max_inflight, "N", "requests in flight overall (default 512)" },
+		{ "basic-auth", 0, BR_OPT_FLAG, &no_sessions, NULL, "use HTTP basic auth instead of Redfish sessions" },
+		{ "ipmi-parallel", 0, BR_OPT_INT, &ipmi_parallel, "N", "ipmitool processes at once (default 16)" },
+		{ 0 },
+	};
+	const struct br_command cmd = {
+		"bringup-configure", "[options] [HOST...]",
+		"Bring nodes that are 'discovered' (or the named ones) to their profile's BIOS baseline\n"
+		"(templates/profiles/NAME/bios.conf) through iDRAC config jobs, put PXE on the provisioning NIC\n"
+		"first, verify both, and judge firmware against firmware.conf. IPMI-only BMCs get bootdev pxe\n"
+		"(persistent, EFI) and a power cycle. Nodes end 'configured' or 'failed'.",
+		options, &common,
+	};
+	static const int states[] = { INV_DISCOVERED, -1 };
+	struct run run = { 0 };
+	struct profiles ps = { 0 };
+	struct rf_config_target *rf = NULL;
+	struct rf_ipmi_target *ipmi = NULL;
+	struct inv_node *nodes = NULL;
+	struct rf_options ropts;
+	struct rf_config_options copts;
+	struct br_err err = { 0 };
+	size_t n = 0, n_rf = 0, n_ipmi = 0;
+	int argi, rc;
+
+	br_log_init(argv[0], BR_LOG_WARN);
+	if (env_int("BRINGUP_BMC_TIMEOUT", &timeout_s) || env_int("BRINGUP_BMC_RETRIES", &retries))
+		return BR_EXIT_USAGE;
+	rc = br_opt_parse(&cmd, argc, argv, &argi);
+	if (rc)
+		return rc == BR_OPT_EXIT_OK ? BR_EXIT_OK : BR_EXIT_USAGE;
+	if (!scheme || !*scheme)
+		scheme = "https";
+	if (strcmp(scheme, "http") && strcmp(scheme, "https")) {
+		fprintf(stderr, "bringup-configure: --bmc-scheme must be http or https\n");
+		return BR_EXIT_USAGE;
+	}
+	if (timeout_s < 1 || retries < 0 || per_bmc < 1 || max_inflight < 1 || ipmi_parallel < 1 || max_resets < 1 ||
+	    poll_ms < 1 || graceful_s < 0 || job_timeout_s < 1) {
+		fprintf(stderr, "bringup-configure: counts, intervals and timeouts must be positive\n");
+		return BR_EXIT_USAGE;
+	}
+	rc = br_stage_open_inventory(common.db, &run.inv);
+	if (rc)
+		return rc;
+	run.dry_run = dry_run;
+	rc = br_stage_select(run.inv, argc, argv, argi, states, &nodes, &n);
+	if (rc)
+		goto out;
+	run.jobs = br_xcalloc(n ? n : 1, sizeof(*run.jobs));
+	run.n_jobs = n;
+	for (size_t i = 0; i < n; i++)
+		run.jobs[i].node = &nodes[i];
+	if ((rc = load_profiles(&run, &ps)))
+		goto out;
+	rf = br_xcalloc(n ? n : 1, sizeof(*rf));
+	ipmi = br_xcalloc(n ? n : 1, sizeof(*ipmi));
+	br_progress_init(&run.progress, dry_run ? "configure (dry run)" : "configure", n);
+	for (size_t i = 0; i < n; i++) {
+		struct cfg_job *job = &run.jobs[i];
+
+		if (prepare(&run, job, scheme))
+			continue;
+		if (job->ipmi && !dry_run)
+			ipmi[n_ipmi++] = (struct rf_ipmi_target){ job->node->hostname, job->host,
+								  job->port ? job->port : 623, job->node->bmc_user,
+								  job->password, job };
+		else if (job->ipmi)
+			finish(&run, job, 1, br_xstrdup("would set bootdev pxe (persistent, EFI) and power cycle over IPMI"));
+		else
+			rf[n_rf++] = (struct rf_config_target){ { job->node->hostname, job->base_url,
+								  job->node->bmc_user, job->password, job },
+								&job->spec };
+	}
+	rf_options_init(&ropts);
+	ropts.per_bmc_inflight = per_bmc;
+	ropts.total_inflight = max_inflight;
+	ropts.timeout_ms = timeout_s * 1000L;
+	ropts.retries = retries;
+	ropts.ca_file = ca_file && *ca_file ? ca_file : NULL;
+	ropts.insecure = insecure;
+	ropts.use_sessions = !no_sessions;
+	ropts.use_expand = 0; /* configure reads single resources */
+	rf_config_options_init(&copts);
+	copts.dry_run = dry_run;
+	copts.max_resets = max_resets;
+	copts.poll_ms = poll_ms;
+	copts.graceful_ms = graceful_s * 1000L;
+	copts.node_timeout_ms = job_timeout_s * 1000L;
+	if (n_rf && rf_configure_all(rf, n_rf, &ropts, &copts, on_redfish, &run, &err)) {
+		br_error("configure", "%s", err.msg);
+		rc = BR_EXIT_USAGE;
+		goto out;
+	}
+	/* a power cycle per ipmitool slot: the slots are the reset ration too */
+	if (n_ipmi && rf_ipmi_pxe_all(ipmi, n_ipmi, ipmi_parallel < max_resets ? ipmi_parallel : max_resets,
+				      timeout_s, on_ipmi, &run, &err)) {
+		br_error("configure", "%s", err.msg);
+		rc = BR_EXIT_USAGE;
+		goto out;
+	}
+	br_progress_finish(&run.progress);
+	if (common.json) {
+		json_t *doc = cfg_jobs_json(run.jobs, run.n_jobs, dry_run);
+
+		br_json_print(stdout, doc);
+		json_decref(doc);
+	} else if (!common.quiet) {
+		cfg_jobs_print(run.jobs, run.n_jobs, dry_run, stdout);
+	}
+	rc = run.failed ? BR_EXIT_NODES : BR_EXIT_OK;
+out:
+	for (size_t i = 0; i < run.n_jobs; i++)
+		cfg_job_release(&run.jobs[i]);
+	for (size_t i = 0; i < ps.n; i++)
+		br_tpl_profile_release(&ps.items[i]);
+	free(ps.items);
+	free(run.jobs);
+	free(rf);
+	free(ipmi);
+	inv_nodes_free(nodes, n);
+	inv_close(run.inv);
+	return rc;
+}

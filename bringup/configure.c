@@ -1,0 +1,191 @@
+/* What `bringup configure` records and prints per node (configure.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "configure.h"
+
+void cfg_job_release(struct cfg_job *job)
+{
+	br_secret_free(job->password);
+	free(job->base_url);
+	free(job->host);
+	inv_checks_free(job->fw, job->n_fw);
+	free(job->reason);
+	for (size_t i = 0; i < job->n_changes; i++) {
+		free(job->changes[i].name);
+		free(job->changes[i].current);
+		free(job->changes[i].wanted);
+	}
+	free(job->changes);
+	free(job->boot_current);
+	free(job->boot_wanted);
+	free(job->job);
+	memset(job, 0, sizeof(*job));
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? br_xstrdup(s) : NULL;
+}
+
+void cfg_job_take_result(struct cfg_job *job, const struct rf_config_result *res)
+{
+	if (!res)
+		return;
+	job->changes = br_xcalloc(res->n_bios ? res->n_bios : 1, sizeof(*job->changes));
+	for (size_t i = 0; i < res->n_bios; i++)
+		job->changes[i] = (struct rf_config_change){ br_xstrdup(res->bios[i].name),
+							     dup_or_null(res->bios[i].current),
+							     br_xstrdup(res->bios[i].wanted) };
+	job->n_changes = res->n_bios;
+	job->boot_current = dup_or_null(res->boot_current);
+	job->boot_wanted = dup_or_null(res->boot_wanted);
+	job->job = dup_or_null(res->job);
+	job->bios_patched = res->bios_patched;
+	job->resets = res->resets;
+	job->boot_patched = res->boot_patched;
+}
+
+static const char *boot_mode_name(const struct cfg_job *job)
+{
+	return job->spec.boot_mode == RF_BOOT_ONCE ? "next boot only" : "persistent";
+}
+
+/* The checks this stage owns, firmware included, in one array. */
+static struct inv_check *checks_of(const struct cfg_job *job, size_t *ret_n)
+{
+	struct inv_check *c = br_xcalloc(job->n_fw + 2, sizeof(*c));
+	size_t n = 0;
+
+	if (job->ipmi) {
+		c[n++] = (struct inv_check){ br_xstrdup("bios"), INV_CHECK_UNKNOWN,
+					     br_xasprintf("BIOS baseline not applied: the BMC speaks only IPMI, "
+							  "which cannot read or set BIOS attributes; check the "
+							  "%zu attributes of profile %s by hand",
+							  job->profile->n_bios, job->profile->name),
+					     NULL };
+	} else if (job->ok) {
+		c[n++] = (struct inv_check){ br_xstrdup("bios"), INV_CHECK_PASS,
+					     br_xasprintf("%zu attributes of profile %s hold%s", job->spec.n_bios,
+							  job->profile->name,
+							  job->n_changes ? " (after the config job)" : ""),
+					     NULL };
+	}
+	if (job->ok && job->spec.pxe_nic)
+		c[n++] = (struct inv_check){ br_xstrdup("boot"), INV_CHECK_PASS,
+					     br_xasprintf("PXE first on %s (%s)", job->spec.pxe_nic,
+							  job->ipmi ? "IPMI bootdev pxe, persistent, EFI"
+								    : boot_mode_name(job)),
+					     NULL };
+	for (size_t i = 0; i < job->n_fw; i++)
+		c[n++] = (struct inv_check){ br_xstrdup(job->fw[i].name), job->fw[i].result,
+					     dup_or_null(job->fw[i].detail), NULL };
+	*ret_n = n;
+	return c;
+}
+
+int cfg_job_record(struct inv *inv, struct cfg_job *job, int dry_run, struct br_err *err)
+{
+	struct inv_check *checks;
+	size_t n;
+	int rc;
+
+	if (dry_run)
+		return 0;
+	checks = checks_of(job, &n);
+	rc = inv_checks_put(inv, job->node->hostname, "configure", checks, n, err);
+	inv_checks_free(checks, n);
+	if (!rc)
+		rc = inv_node_set_state(inv, job->node->hostname, job->ok ? INV_CONFIGURED : INV_FAILED, job->reason,
+					err);
+	return rc;
+}
+
+static size_t fw_failed(const struct cfg_job *job)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < job->n_fw; i++)
+		n += job->fw[i].result == INV_CHECK_FAIL;
+	return n;
+}
+
+static const char *result_name(const struct cfg_job *job, int dry_run)
+{
+	if (!job->ok)
+		return "failed";
+	if (dry_run)
+		return job->n_changes || job->boot_wanted ? "would-change" : "unchanged";
+	return job->bios_patched || job->boot_patched || job->resets ? "configured" : "unchanged";
+}
+
+json_t *cfg_jobs_json(const struct cfg_job *jobs, size_t n, int dry_run)
+{
+	json_t *arr = json_array();
+	size_t failed = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct cfg_job *j = &jobs[i];
+		json_t *changes = json_array(), *fw = json_array();
+
+		failed += !j->ok;
+		for (size_t k = 0; k < j->n_changes; k++)
+			json_array_append_new(changes, json_pack("{s:s, s:o, s:s}", "name", j->changes[k].name,
+								 "current",
+								 br_json_string_or_null(j->changes[k].current),
+								 "wanted", j->changes[k].wanted));
+		for (size_t k = 0; k < j->n_fw; k++)
+			json_array_append_new(fw, json_pack("{s:s, s:s, s:o}", "name", j->fw[k].name, "result",
+							    inv_check_result_name(j->fw[k].result), "detail",
+							    br_json_string_or_null(j->fw[k].detail)));
+		json_array_append_new(
+		    arr, json_pack("{s:s, s:s, s:s, s:o, s:o, s:{s:o, s:o}, s:o, s:i, s:i, s:i, s:o}", "hostname",
+				   j->node->hostname, "result", result_name(j, dry_run), "via",
+				   j->ipmi ? "IPMI" : "Redfish", "reason", br_json_string_or_null(j->reason),
+				   "bios_changes", changes, "boot", "current", br_json_string_or_null(j->boot_current),
+				   "wanted", br_json_string_or_null(j->boot_wanted), "job",
+				   br_json_string_or_null(j->job), "bios_patches", j->bios_patched, "resets",
+				   j->resets, "boot_patches", j->boot_patched, "firmware", fw));
+	}
+	return json_pack("{s:b, s:o, s:I, s:I}", "dry_run", dry_run, "nodes", arr, "configured",
+			 (json_int_t)(n - failed), "failed", (json_int_t)failed);
+}
+
+void cfg_jobs_print(const struct cfg_job *jobs, size_t n, int dry_run, FILE *f)
+{
+	static const char *const headers[] = { "HOSTNAME", "RESULT", "VIA", "BIOS", "RESETS", "FW FAIL", "REASON" };
+	struct br_table t;
+	size_t failed = 0;
+
+	br_table_init(&t, 7, headers);
+	for (size_t i = 0; i < n; i++) {
+		const struct cfg_job *j = &jobs[i];
+		char bios[16], resets[16], fw[16];
+
+		failed += !j->ok;
+		snprintf(bios, sizeof(bios), "%zu", j->n_changes);
+		snprintf(resets, sizeof(resets), "%d", j->resets);
+		snprintf(fw, sizeof(fw), "%zu", fw_failed(j));
+		br_table_add(&t, (const char *const[]){ j->node->hostname, result_name(j, dry_run),
+							j->ipmi ? "IPMI" : "Redfish", bios, resets, fw, j->reason });
+	}
+	br_table_print(&t, f);
+	br_table_release(&t);
+	for (size_t i = 0; dry_run && i < n; i++) {
+		const struct cfg_job *j = &jobs[i];
+
+		if (!j->n_changes && !j->boot_wanted && !fw_failed(j))
+			continue;
+		fprintf(f, "\n%s:\n", j->node->hostname);
+		for (size_t k = 0; k < j->n_changes; k++)
+			fprintf(f, "  %s: %s -> %s\n", j->changes[k].name,
+				j->changes[k].current ? j->changes[k].current : "(absent)", j->changes[k].wanted);
+		if (j->boot_wanted)
+			fprintf(f, "  %s -> %s\n", j->boot_current, j->boot_wanted);
+		for (size_t k = 0; k < j->n_fw; k++)
+			if (j->fw[k].result == INV_CHECK_FAIL)
+				fprintf(f, "  %s\n", j->fw[k].detail);
+	}
+	fprintf(f, "\n%zu %s, %zu failed%s\n", n - failed, dry_run ? "checked" : "configured", failed,
+		dry_run ? " (dry run: nothing changed)" : "");
+}

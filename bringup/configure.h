@@ -1,0 +1,49 @@
+/*
+ * configure — what `bringup configure` keeps per node and how it reports:
+ * the node's profile, its firmware judged against the policy, what the BMC
+ * client did, and the inventory record (checks "bios", "boot",
+ * "firmware:<FQDD>" of stage "configure"; state configured or failed).
+ *
+ * Ownership: struct cfg_job owns its strings, checks and result copies
+ * (cfg_job_release); the node and profile are borrowed.
+ */
+#ifndef BRINGUP_CONFIGURE_H
+#define BRINGUP_CONFIGURE_H
+
+#include "inventory/inventory.h"
+#include "redfish/redfish.h"
+#include "templates.h"
+
+struct cfg_job {
+	struct inv_node *node;
+	const struct br_tpl_profile *profile;
+	struct rf_config_spec spec;
+	char *password, *base_url, *host;
+	int port;
+	int ipmi;                    /* discovered over IPMI */
+	struct inv_check *fw;        /* firmware policy results */
+	size_t n_fw;
+	/* outcome */
+	int done, ok;
+	char *reason;
+	struct rf_config_change *changes;
+	size_t n_changes;
+	char *boot_current, *boot_wanted, *job;
+	int bios_patched, resets, boot_patched;
+};
+
+void cfg_job_release(struct cfg_job *job);
+
+/* Copy what the client reported into job (res may be NULL). */
+void cfg_job_take_result(struct cfg_job *job, const struct rf_config_result *res);
+
+/* Record the outcome: checks and state (configured or failed with the
+ * reason). Nothing is written in a dry run. 0 or an inventory error. */
+int cfg_job_record(struct inv *inv, struct cfg_job *job, int dry_run, struct br_err *err);
+
+/* Machine output of the run; new reference. */
+json_t *cfg_jobs_json(const struct cfg_job *jobs, size_t n, int dry_run);
+/* The human report: a table, and in a dry run each node's diff. */
+void cfg_jobs_print(const struct cfg_job *jobs, size_t n, int dry_run, FILE *f);
+
+#endif

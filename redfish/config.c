@@ -1,0 +1,237 @@
+/*
+ * config — rf_configure_all: one rf_bmc per system on one rf_http loop, as
+ * discovery runs, with configure's steps (config_steps.c) instead of the
+ * walker. A system's life: service root -> login -> steps -> (nothing
+ * pending) -> report -> logout -> done. Resets are rationed here: at most
+ * max_resets systems are between their reset and their job's end at once,
+ * the rest wait in arrival order, so a rack is never power-cycled at the
+ * same instant (inrush current; DHCP/PXE storms seen in the field).
+ */
+#include <string.h>
+
+#include "rf_private.h"
+
+void rf_config_options_init(struct rf_config_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->max_resets = 8;
+	o->poll_ms = 5000;
+	o->graceful_ms = 120000;
+	/* a BIOS job on an XE9680 with 2 TB of RAM takes 10-15 minutes of POST */
+	o->node_timeout_ms = 1800000;
+}
+
+/* ---- reset slots ---------------------------------------------------------- */
+
+void rf_cfg_want_reset(struct rf_bmc *bmc)
+{
+	struct rf_cfg_node *cn = bmc->cfg;
+	struct rf_cfg_run *run = cn->run;
+
+	if (run->resets_active < run->o->max_resets) {
+		run->resets_active++;
+		cn->holds_reset = 1;
+		rf_cfg_reset_granted(bmc);
+		return;
+	}
+	br_debug("configure", "%s: waiting for a reset slot (%d in use)", bmc->base, run->resets_active);
+	cn->waiting_reset = 1;
+	cn->step = "waiting for a reset slot";
+	run->waiting[run->n_waiting++] = bmc;
+}
+
+void rf_cfg_release_reset(struct rf_bmc *bmc)
+{
+	struct rf_cfg_node *cn = bmc->cfg;
+	struct rf_cfg_run *run = cn->run;
+	struct rf_bmc *next;
+
+	if (!cn->holds_reset)
+		return;
+	cn->holds_reset = 0;
+	run->resets_active--;
+	while (run->head < run->n_waiting) {
+		next = run->waiting[run->head++];
+		if (!next->cfg->waiting_reset)
+			continue;
+		next->cfg->waiting_reset = 0;
+		run->resets_active++;
+		next->cfg->holds_reset = 1;
+		rf_cfg_reset_granted(next);
+		return;
+	}
+}
+
+/* ---- errors ------------------------------------------------------------- */
+
+/* The first ExtendedInfo Message of a Redfish error body, or NULL. */
+static char *error_message(const char *body, size_t len)
+{
+	json_t *doc = body && len ? br_json_parse(body, len, 64 * 1024, NULL) : NULL;
+	json_t *info = br_json_path(doc, "error/@Message.ExtendedInfo");
+	const char *m = json_is_array(info) ? br_json_str(json_array_get(info, 0), "Message") : NULL;
+	char *ret = m && *m ? br_xstrdup(m) : NULL;
+
+	json_decref(doc);
+	return ret;
+}
+
+void rf_cfg_fail_request(struct rf_bmc *bmc, struct rf_req *req, const char *what, const struct br_err *err)
+{
+	char *message = req && req->status >= 400 ? error_message(req->body.data, req->body.len) : NULL;
+	struct br_err e;
+
+	if (message)
+		br_errf(&e, err->code, "%s: %s: %s", what, err->msg, message);
+	else
+		br_errf(&e, err->code, "%s: %s", what, err->msg);
+	free(message);
+	rf_bmc_fail(bmc, &e);
+}
+
+/* ---- a system's life ------------------------------------------------------ */
+
+static void node_release(struct rf_cfg_node *cn)
+{
+	free(cn->system_url);
+	free(cn->bios_url);
+	free(cn->settings_url);
+	free(cn->settings_link);
+	free(cn->reset_url);
+	free(cn->manager_url);
+	free(cn->boot_url);
+	free(cn->job_url);
+	free(cn->system_etag);
+	json_decref(cn->system);
+	json_decref(cn->attrs);
+	rf_cfg_changes_free(cn->res.bios, cn->res.n_bios);
+	free(cn->res.boot_current);
+	free(cn->res.boot_wanted);
+	free(cn->res.job);
+	free(cn->res.job_state);
+	free(cn->res.job_message);
+	memset(cn, 0, sizeof(*cn));
+}
+
+static void report(struct rf_bmc *bmc)
+{
+	struct rf_cfg_node *cn = bmc->cfg;
+
+	rf_cfg_release_reset(bmc);
+	cn->waiting_reset = 0;
+	cn->run->done((const struct rf_config_target *)bmc->target, bmc->failed ? bmc->err.code : 0, &cn->res,
+		      bmc->failed ? &bmc->err : NULL, cn->run->ctx);
+}
+
+static void on_idle(struct rf_bmc *bmc)
+{
+	struct rf_cfg_node *cn = bmc->cfg;
+
+	if (bmc->phase == RF_BMC_WALKING) {
+		if (cn->waiting_reset && !bmc->failed)
+			return; /* nothing to do until a slot frees up */
+		if (!bmc->failed && !cn->finished) {
+			struct br_err e;
+
+			br_errf(&e, BR_E_STATE, "configure stopped while %s", cn->step ? cn->step : "starting");
+			rf_bmc_fail(bmc, &e);
+		}
+		bmc->phase = RF_BMC_FINISHING;
+		report(bmc);
+		if (rf_session_logout(bmc))
+			return;
+	}
+	if (bmc->phase == RF_BMC_DONE)
+		return;
+	bmc->phase = RF_BMC_DONE;
+	bmc->http->active--;
+	node_release(cn);
+	rf_bmc_release(bmc);
+}
+
+static int check(const struct rf_config_target *targets, size_t n, const struct rf_config_options *o,
+		 struct br_err *err)
+{
+	if (o->max_resets < 1 || o->poll_ms < 1 || o->graceful_ms < 0 || o->node_timeout_ms < 1)
+		return br_errf(err, BR_E_INVAL, "configure: max_resets, poll and timeouts must be positive");
+	for (size_t i = 0; i < n; i++) {
+		const char *url = targets[i].target.base_url;
+
+		if (!url || strncmp(url, "http", 4))
+			return br_errf(err, BR_E_INVAL, "redfish: target %s: base URL must be http(s)://",
+				       targets[i].target.name ? targets[i].target.name : "?");
+		if (!targets[i].spec)
+			return br_errf(err, BR_E_INVAL, "configure: target %s has no spec",
+				       targets[i].target.name ? targets[i].target.name : "?");
+	}
+	return 0;
+}
+
+int rf_configure_all(const struct rf_config_target *targets, size_t n, const struct rf_options *opts,
+		     const struct rf_config_options *copts, rf_config_done_fn done, void *ctx,
+		     struct br_err *err)
+{
+	struct rf_options defaults;
+	struct rf_config_options cdefaults;
+	struct rf_cfg_run run = { 0 };
+	struct rf_cfg_node *nodes;
+	struct rf_bmc *bmcs;
+	struct rf_http h;
+	int rc;
+
+	if (!opts) {
+		rf_options_init(&defaults);
+		opts = &defaults;
+	}
+	if (!copts) {
+		rf_config_options_init(&cdefaults);
+		copts = &cdefaults;
+	}
+	if ((rc = rf_options_check(opts, err)) || (rc = check(targets, n, copts, err)))
+		return rc;
+	if (n == 0)
+		return 0;
+	if (curl_global_init(CURL_GLOBAL_DEFAULT))
+		return br_errf(err, BR_E_NOMEM, "redfish: curl_global_init failed");
+	if ((rc = rf_http_init(&h, opts, n, err))) {
+		curl_global_cleanup();
+		return rc;
+	}
+	run = (struct rf_cfg_run){ .o = copts, .done = done, .ctx = ctx };
+	run.waiting = br_xcalloc(n, sizeof(*run.waiting));
+	bmcs = br_xcalloc(n, sizeof(*bmcs));
+	nodes = br_xcalloc(n, sizeof(*nodes));
+	h.bmcs = bmcs;
+	h.n_bmcs = n;
+	h.ready = rf_cfg_begin;
+	h.idle = on_idle;
+	h.driver_ctx = &run;
+	for (size_t i = 0; i < n; i++) {
+		rf_bmc_setup(&h, &bmcs[i], &targets[i].target);
+		nodes[i].run = &run;
+		nodes[i].spec = targets[i].spec;
+		bmcs[i].cfg = &nodes[i];
+	}
+	for (size_t i = 0; i < n; i++)
+		rf_session_start(&bmcs[i]);
+	rc = rf_http_run(&h, err);
+	for (size_t i = 0; i < n; i++) {
+		if (bmcs[i].phase == RF_BMC_DONE)
+			continue;
+		/* the loop itself broke: every system still running gets the reason */
+		rf_http_cancel_bmc(&h, &bmcs[i]);
+		if (bmcs[i].phase == RF_BMC_WALKING) {
+			bmcs[i].failed = 1;
+			br_errf(&bmcs[i].err, rc ? rc : BR_E_STATE, "%s", err && rc ? err->msg : "aborted");
+			report(&bmcs[i]);
+		}
+		node_release(&nodes[i]);
+		rf_bmc_release(&bmcs[i]);
+	}
+	free(nodes);
+	free(bmcs);
+	free(run.waiting);
+	rf_http_release(&h);
+	curl_global_cleanup();
+	return rc;
+}

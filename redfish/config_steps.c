@@ -1,0 +1,499 @@
+/*
+ * config_steps — one system's configure, as a chain of response callbacks:
+ *
+ *   Systems -> System -> Bios -> (diff) -> Bios settings object (ETag)
+ *   -> PATCH -> job (Location, else POST the Manager's Jobs) -> reset slot
+ *   -> Reset -> poll the job -> Bios again (verify) -> System -> boot PATCH
+ *   -> System again (verify) -> done
+ *
+ * Every URL comes from a link in a document the BMC sent. A step that
+ * fails fails only this system (rf_bmc_fail); the others never notice.
+ */
+#include <string.h>
+
+#include "rf_private.h"
+
+#define PRIO 10
+
+static void get(struct rf_bmc *bmc, const char *url, const char *step, rf_req_fn fn)
+{
+	bmc->cfg->step = step;
+	rf_req_submit(rf_req_new(bmc, RF_GET, url, PRIO, fn));
+}
+
+/* POST or PATCH body (taken); if_match may be NULL. */
+static struct rf_req *send_body(struct rf_bmc *bmc, enum rf_method m, const char *url, json_t *body,
+				const char *if_match, const char *step, rf_req_fn fn)
+{
+	struct rf_req *req = rf_req_new(bmc, m, url, PRIO, fn);
+
+	bmc->cfg->step = step;
+	req->post_body = json_dumps(body, JSON_COMPACT);
+	req->if_match = if_match ? br_xstrdup(if_match) : NULL;
+	json_decref(body);
+	return req;
+}
+
+static void fail(struct rf_bmc *bmc, int code, const char *fmt, ...) BR_PRINTF(3, 4);
+static void fail(struct rf_bmc *bmc, int code, const char *fmt, ...)
+{
+	struct br_err e = { .code = code };
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(e.msg, sizeof(e.msg), fmt, ap);
+	va_end(ap);
+	rf_bmc_fail(bmc, &e);
+}
+
+/* An absolute URL on this BMC for the link at path in doc, or NULL after
+ * failing the system with what was missing. */
+static char *need_link(struct rf_bmc *bmc, json_t *doc, const char *path, const char *what)
+{
+	const char *link = br_json_str(doc, path);
+	char *url = link ? rf_resolve(bmc, link) : NULL;
+
+	const char *id = br_json_str(doc, "@odata.id");
+
+	if (!url)
+		fail(bmc, BR_E_PROTO, "%s has no usable %s link (%s)", id ? id : "a document", what, path);
+	return url;
+}
+
+/* A step's answer as JSON, or NULL after failing the system. */
+static json_t *answer(struct rf_req *req, int rc, const struct br_err *err, const char *what)
+{
+	if (rc) {
+		rf_cfg_fail_request(req->bmc, req, what, err);
+		return NULL;
+	}
+	return rf_req_json(req);
+}
+
+static void finish(struct rf_bmc *bmc)
+{
+	bmc->cfg->finished = 1;
+	bmc->cfg->step = "done";
+}
+
+/* ---- boot ----------------------------------------------------------------- */
+
+static void on_system_again(struct rf_req *req, int rc, const struct br_err *err);
+
+static void on_boot_patch(struct rf_req *req, int rc, const struct br_err *err)
+{
+	struct rf_bmc *bmc = req->bmc;
+
+	if (rc) {
+		rf_cfg_fail_request(bmc, req, "boot order PATCH", err);
+		return;
+	}
+	bmc->cfg->res.boot_patched++;
+	get(bmc, bmc->cfg->system_url, "verifying the boot order", on_system_again);
+}
+
+/* The System as now read decides: boot right (done), or PATCH it once. */
+static void boot_step(struct rf_bmc *bmc)
+{
+	struct rf_cfg_node *cn = bmc->cfg;
+	json_t *patch = NULL;
+	char *current = NULL, *wanted = NULL;
+	struct br_err e = { 0 };
+	int plan = rf_cfg_boot_plan(cn->system, cn->attrs, cn->spec, &patch, &current, &wanted, &e);
+
+	if (plan < 0) {
+		rf_bmc_fail(bmc, &e);
+		return;
+	}
+	if (plan == 0) {
+		cn->res.verified = cn->res.bios_patched || cn->res.boot_patched;
+		finish(bmc);
+		return;
+	}
+	if (cn->res.boot_patched) {
+		fail(bmc, BR_E_STATE, "boot settings did not take: %s, want %s", current, wanted);
+	} else if (!cn->res.boot_current) {
+		cn->res.boot_current = current;
+		cn->res.boot_wanted = wanted;
+		current = wanted = NULL;
+	}
+	if (!bmc->failed) {
+		/* iDRAC9 refuses a PATCH of the System without the ETag it has now */
+		int on_system = !strcmp(cn->boot_url, cn->system_url);
+
+		rf_req_submit(send_body(bmc, RF_PATCH, cn->boot_url, patch, on_system ? cn->system_etag : NULL,
+					"setting the boot order", on_boot_patch));
+		patch = NULL;
+	}
+	json_decref(patch);
+	free(current);
+	free(wanted);
+}
+
+static void keep_system(struct rf_bmc *bmc, struct rf_req *req, json_t *doc)
+{
+	struct rf_cfg_node *cn = bmc->cfg;
+	const char *etag = req->etag ? req->etag : br_json_str(doc, "@odata.etag");
+
+	json_decref(cn->system);
+	cn->system = doc;
+	free(cn->system_etag);
+	cn->system_etag = etag ? br_xstrdup(etag) : NULL;
+}
+
+static void on_system_again(struct rf_req *req, int rc, const struct br_err *err)
+{
+	json_t *doc = answer(req, rc, err, "reading the System");
+
+	if (!doc)
+		return;
+	keep_system(req->bmc, req, doc);
+	boot_step(req->bmc);
+}
+
+/* ---- the job ---------------------------------------------------------------- */
+
+static void on_bios(struct rf_req *req, int rc, const struct br_err *err);
+static void poll_job(struct rf_bmc *bmc, int64_t due_ms);
+
+static void on_reset(struct rf_req *req, int rc, const struct br_err *err)
+{
+	struct rf_bmc *bmc = req->bmc;
+	struct rf_cfg_node *cn = bmc->cfg;
+
+	if (rc) {
+		rf_cfg_fail_request(bmc, req, "reset", err);
+		return;
+	}
+	cn->res.resets++;
+	if (!cn->reset_ms) {
+		cn->reset_ms = br_now_ms();
+		cn->deadline_ms = cn->reset_ms + cn->run->o->node_timeout_ms;
+	}
+	poll_job(bmc, br_now_ms() + cn->run->o->poll_ms);
+}
+
+static int allowed(json_t *system, const char *type)
+{
+	json_t *list = br_json_path(system, "Actions/#ComputerSystem.Reset/ResetType@Redfish.AllowableValues"), *v;
+	size_t i;
+
+	if (!json_is_array(list))
+		return 1; /* not advertised: try it */
+	json_array_foreach(list, i, v)
+		if (json_is_string(v) && !strcmp(json_string_value(v), type))
+			return 1;
+	return 0;
+}
+
+static void send_reset(struct rf_bmc *bmc, const char *type)
+{
+	struct rf_cfg_node *cn = bmc->cfg;
+	struct rf_req *req = send_body(bmc, RF_POST, cn->reset_url, json_pack("{s:s}", "ResetType", type), NULL,
+				       "resetting the system", on_reset);
+
+	/* a reset whose answer was lost may have happened: never send two */
+	req->no_retry_transport = 1;
+	cn->reset_type = type;
+	br_info("configure", "%s: %s for job %s", bmc->target->name, type, cn->res.job);
+	rf_req_submit(req);
+}
+
+void rf_cfg_reset_granted(struct rf_bmc *bmc)
+{
+	struct rf_cfg_node *cn = bmc->cfg;
+	const char *power = br_json_str(cn->system, "PowerState");
+
+	/* a system that is off runs the job when it powers on */
+	if (power && !strcmp(power, "Off"))
+		send_reset(bmc, "On");
+	else
+		send_reset(bmc, allowed(cn->system, "GracefulRestart") ? "GracefulRestart" : "ForceRestart");
+}
+
+static void set_text(char **field, const char *value)
+{
+	free(*field);
+	*field = value ? br_xstrdup(value) : NULL;
+}
+
+static void on_job(struct rf_req *req, int rc, const struct br_err *err)
+{
+	struct rf_bmc *bmc = req->bmc;
+	struct rf_cfg_node *cn = bmc->cfg;
+	json_t *doc = answer(req, rc, err, "polling the job");
+	const char *state;
+	int64_t now = br_now_ms();
+
+	if (!doc)
+		return;
+	/* a Dell job has JobState, a DMTF Task TaskState */
+	state = br_json_str(doc, "JobState");
+	if (!state)
+		state = br_json_str(doc, "TaskState");
+	set_text(&cn->res.job_state, state);
+	set_text(&cn->res.job_message, br_json_str(doc, "Message"));
+	if (state && !strcmp(state, "Completed")) {
+		rf_cfg_release_reset(bmc);
+		cn->verifying = 1;
+		get(bmc, cn->bios_url, "verifying the BIOS", on_bios);
+	} else if (state && (strstr(state, "Fail") || strstr(state, "Error") || !strcmp(state, "Exception") ||
+			     !strcmp(state, "Killed") || !strcmp(state, "Cancelled"))) {
+		fail(bmc, BR_E_STATE, "BIOS job %s %s: %s", cn->res.job, state,
+		     cn->res.job_message ? cn->res.job_message : "(no message)");
+	} else if (now >= cn->deadline_ms) {
+		fail(bmc, BR_E_TIMEOUT, "BIOS job %s still %s %lld s after the reset", cn->res.job,
+		     state ? state : "(no state)", (long long)(now - cn->reset_ms) / 1000);
+	} else if (!cn->forced && !strcmp(cn->reset_type, "GracefulRestart") && state &&
+		   !strcmp(state, "Scheduled") && now - cn->reset_ms >= cn->run->o->graceful_ms) {
+		/* no OS yet to shut down gracefully, or it ignored the request */
+		cn->forced = 1;
+		send_reset(bmc, "ForceRestart");
+	} else {
+		poll_job(bmc, now + cn->run->o->poll_ms);
+	}
+	json_decref(doc);
+}
+
+static void poll_job(struct rf_bmc *bmc, int64_t due_ms)
+{
+	bmc->cfg->step = "waiting for the BIOS job";
+	rf_req_submit_at(rf_req_new(bmc, RF_GET, bmc->cfg->job_url, PRIO, on_job), due_ms);
+}
+
+static void have_job(struct rf_bmc *bmc, const char *link)
+{
+	struct rf_cfg_node *cn = bmc->cfg;
+	const char *slash;
+
+	if (!(cn->job_url = rf_resolve(bmc, link))) {
+		fail(bmc, BR_E_PROTO, "the config job %s is not on this BMC", link);
+		return;
+	}
+	slash = strrchr(link, '/');
+	cn->res.job = br_xstrdup(slash ? slash + 1 : link);
+	rf_cfg_want_reset(bmc);
+}
+
+static void on_job_created(struct rf_req *req, int rc, const struct br_err *err)
+{
+	json_t *doc = NULL;
+	const char *link = req->location;
+
+	if (rc) {
+		rf_cfg_fail_request(req->bmc, req, "creating the config job", err);
+		return;
+	}
+	if (!link) {
+		doc = br_json_parse(req->body.data, req->body.len, RF_BODY_MAX, NULL);
+		link = br_json_str(doc, "@odata.id");
+	}
+	if (link)
+		have_job(req->bmc, link);
+	else
+		fail(req->bmc, BR_E_PROTO, "the Jobs POST answered without a Location");
+	json_decref(doc);
+}
+
+static void on_manager(struct rf_req *req, int rc, const struct br_err *err)
+{
+	static const char *const paths[] = { "Links/Oem/Dell/Jobs/@odata.id", "Oem/Dell/Jobs/@odata.id",
+					     "Jobs/@odata.id" };
+	struct rf_bmc *bmc = req->bmc;
+	struct rf_cfg_node *cn = bmc->cfg;
+	json_t *doc = answer(req, rc, err, "reading the Manager");
+	char *jobs = NULL;
+
+	if (!doc)
+		return;
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]) && !jobs; i++)
+		if (br_json_str(doc, paths[i]))
+			jobs = need_link(bmc, doc, paths[i], "Jobs");
+	if (!jobs && !bmc->failed)
+		fail(bmc, BR_E_UNSUPPORTED, "the BIOS PATCH made no job and the Manager has no Jobs collection");
+	if (jobs) {
+		/* iDRAC wants the settings URI as the System linked it */
+		struct rf_req *post = send_body(bmc, RF_POST, jobs, json_pack("{s:s}", "TargetSettingsURI",
+									      cn->settings_link),
+						NULL, "creating the config job", on_job_created);
+
+		post->no_retry_transport = 1;
+		rf_req_submit(post);
+	}
+	free(jobs);
+	json_decref(doc);
+}
+
+/* ---- the BIOS --------------------------------------------------------------- */
+
+static void on_settings(struct rf_req *req, int rc, const struct br_err *err);
+
+static void on_patch(struct rf_req *req, int rc, const struct br_err *err)
+{
+	struct rf_bmc *bmc = req->bmc;
+	struct rf_cfg_node *cn = bmc->cfg;
+
+	if (rc && req->status == 412 && !cn->retried_412) {
+		/* someone changed the pending settings between our GET and PATCH */
+		cn->retried_412 = 1;
+		get(bmc, cn->settings_url, "re-reading the BIOS settings (412)", on_settings);
+		return;
+	}
+	if (rc) {
+		rf_cfg_fail_request(bmc, req, "BIOS settings PATCH", err);
+		return;
+	}
+	cn->res.bios_patched++;
+	/* iDRAC9 4.x+ makes the job itself and says where */
+	if (req->location)
+		have_job(bmc, req->location);
+	else if (cn->manager_url)
+		get(bmc, cn->manager_url, "finding the Jobs collection", on_manager);
+	else
+		fail(bmc, BR_E_UNSUPPORTED, "the BIOS PATCH made no job and the System links no Manager");
+}
+
+static void on_settings(struct rf_req *req, int rc, const struct br_err *err)
+{
+	struct rf_bmc *bmc = req->bmc;
+	struct rf_cfg_node *cn = bmc->cfg;
+	json_t *doc = answer(req, rc, err, "reading the BIOS settings"), *body;
+	const char *etag;
+	struct br_err e = { 0 };
+
+	if (!doc)
+		return;
+	etag = req->etag ? req->etag : br_json_str(doc, "@odata.etag");
+	body = rf_cfg_bios_patch(cn->attrs, cn->res.bios, cn->res.n_bios, &e);
+	if (!body)
+		rf_bmc_fail(bmc, &e);
+	else
+		rf_req_submit(send_body(bmc, RF_PATCH, cn->settings_url, body, etag, "PATCHing the BIOS settings",
+					on_patch));
+	json_decref(doc);
+}
+
+static void verify_bios(struct rf_bmc *bmc)
+{
+	struct rf_cfg_node *cn = bmc->cfg;
+	struct rf_config_change *c = NULL;
+	size_t n = 0;
+
+	rf_cfg_bios_diff(cn->attrs, cn->spec, &c, &n);
+	if (n)
+		fail(bmc, BR_E_STATE, "after job %s the BIOS still has %s=%s (want %s)%s", cn->res.job, c[0].name,
+		     c[0].current ? c[0].current : "(absent)", c[0].wanted, n > 1 ? " and more" : "");
+	else
+		get(bmc, cn->system_url, "verifying the boot order", on_system_again);
+	rf_cfg_changes_free(c, n);
+}
+
+/* The diff, and the boot plan for a dry run's report. */
+static void first_look(struct rf_bmc *bmc)
+{
+	struct rf_cfg_node *cn = bmc->cfg;
+	json_t *patch = NULL;
+	struct br_err e = { 0 };
+	int plan;
+
+	rf_cfg_bios_diff(cn->attrs, cn->spec, &cn->res.bios, &cn->res.n_bios);
+	plan = rf_cfg_boot_plan(cn->system, cn->attrs, cn->spec, &patch, &cn->res.boot_current,
+				&cn->res.boot_wanted, &e);
+	json_decref(patch);
+	if (plan < 0) {
+		rf_bmc_fail(bmc, &e);
+		return;
+	}
+	if (cn->run->o->dry_run)
+		finish(bmc);
+	else if (cn->res.n_bios)
+		get(bmc, cn->settings_url, "reading the BIOS settings", on_settings);
+	else
+		boot_step(bmc);
+}
+
+static void on_bios(struct rf_req *req, int rc, const struct br_err *err)
+{
+	struct rf_bmc *bmc = req->bmc;
+	struct rf_cfg_node *cn = bmc->cfg;
+	json_t *doc = answer(req, rc, err, "reading the Bios"), *attrs;
+
+	if (!doc)
+		return;
+	attrs = json_object_get(doc, "Attributes");
+	if (!json_is_object(attrs)) {
+		fail(bmc, BR_E_PROTO, "GET %s: no Attributes", req->url);
+		json_decref(doc);
+		return;
+	}
+	json_decref(cn->attrs);
+	cn->attrs = json_incref(attrs);
+	if (!cn->settings_url) {
+		cn->settings_url = need_link(bmc, doc, "@Redfish.Settings/SettingsObject/@odata.id", "BIOS settings");
+		if (cn->settings_url)
+			cn->settings_link = br_xstrdup(br_json_str(doc, "@Redfish.Settings/SettingsObject/@odata.id"));
+	}
+	if (!bmc->failed) {
+		if (cn->verifying)
+			verify_bios(bmc);
+		else
+			first_look(bmc);
+	}
+	json_decref(doc);
+}
+
+/* ---- the System ------------------------------------------------------------ */
+
+static void on_system(struct rf_req *req, int rc, const struct br_err *err)
+{
+	struct rf_bmc *bmc = req->bmc;
+	struct rf_cfg_node *cn = bmc->cfg;
+	json_t *doc = answer(req, rc, err, "reading the System");
+	const char *settings, *manager;
+
+	if (!doc)
+		return;
+	keep_system(bmc, req, doc);
+	cn->system_url = br_xstrdup(req->url);
+	/* iDRAC10 takes boot changes on the System's own settings object */
+	settings = br_json_str(doc, "@Redfish.Settings/SettingsObject/@odata.id");
+	cn->boot_url = settings ? rf_resolve(bmc, settings) : NULL;
+	if (!cn->boot_url)
+		cn->boot_url = br_xstrdup(cn->system_url);
+	manager = br_json_str(json_array_get(br_json_path(doc, "Links/ManagedBy"), 0), "@odata.id");
+	cn->manager_url = manager ? rf_resolve(bmc, manager) : NULL;
+	cn->bios_url = need_link(bmc, doc, "Bios/@odata.id", "Bios");
+	if (cn->bios_url && !cn->run->o->dry_run)
+		cn->reset_url = need_link(bmc, doc, "Actions/#ComputerSystem.Reset/target", "ComputerSystem.Reset");
+	if (!bmc->failed)
+		get(bmc, cn->bios_url, "reading the Bios", on_bios);
+}
+
+static void on_systems(struct rf_req *req, int rc, const struct br_err *err)
+{
+	struct rf_bmc *bmc = req->bmc;
+	json_t *doc = answer(req, rc, err, "reading Systems"), *members;
+	char *url;
+
+	if (!doc)
+		return;
+	members = json_object_get(doc, "Members");
+	/* a blade or multi-node chassis BMC lists several; ours manage one */
+	if (!json_is_array(members) || json_array_size(members) != 1)
+		fail(bmc, BR_E_UNSUPPORTED, "GET %s: %zu systems, configure handles BMCs of one", req->url,
+		     json_is_array(members) ? json_array_size(members) : 0);
+	else if ((url = need_link(bmc, json_array_get(members, 0), "@odata.id", "System"))) {
+		get(bmc, url, "reading the System", on_system);
+		free(url);
+	}
+	json_decref(doc);
+}
+
+void rf_cfg_begin(struct rf_bmc *bmc)
+{
+	char *url = need_link(bmc, bmc->root, "Systems/@odata.id", "Systems");
+
+	if (url)
+		get(bmc, url, "reading Systems", on_systems);
+	free(url);
+}
