@@ -20,7 +20,9 @@
 
 #define ENLIST_RULE_MAX 4096          /* a boot-disk rule file */
 #define ENLIST_USER_DATA_MAX (64u * 1024) /* rendered user-data, before base64 */
-#define ENLIST_POLL_IDS_MAX 100       /* machines read per list request while waiting */
+#define ENLIST_POLL_IDS_MAX 50        /* machines read per list request while waiting */
+#define ENLIST_EVENTS_MAX 1000        /* events read per poll; more: every waiting machine is read */
+#define ENLIST_SWEEP_TICKS 20         /* every Nth poll reads all waiting machines (timeouts, lost events) */
 #define ENLIST_LOOKUPS_MAX 3          /* create/lookup rounds before giving up on a node */
 
 struct enlist_job {
@@ -38,7 +40,7 @@ struct enlist_job {
 	char *ip;
 	char *installed_serial;         /* boot_disk.serial once deployed */
 	/* Flow state (private). */
-	int step, lookups, commissioned_here, deploy_sent, waiting, done;
+	int lookups, commissioned_here, deploy_sent, waiting, changed, done;
 	int64_t wait_since_ms;
 };
 void enlist_job_release(struct enlist_job *job);

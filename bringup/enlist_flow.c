@@ -153,20 +153,20 @@ static void on_poll(void *ctx, const struct maas_result *res)
 	free(b);
 }
 
-static void poll_tick(void *ctx)
+/* Read the waiting machines (all, or those with news) in list requests of
+ * ENLIST_POLL_IDS_MAX. */
+static void read_waiting(struct enlist_flow *f, int all)
 {
-	struct enlist_flow *f = ctx;
 	struct batch *b = NULL;
 	struct br_buf path;
 
-	f->poll_scheduled = 0;
 	br_buf_init(&path, 0);
 	for (size_t i = 0; i <= f->n; i++) {
 		struct enlist_slot *s = i < f->n ? &f->slots[i] : NULL;
 
 		/* Only jobs waiting for a poll: one already in a batch still in
 		 * flight (slower than poll_ms) would be dispatched twice. */
-		if (s && (s->job->waiting != 1 || s->job->done))
+		if (s && (s->job->waiting != 1 || s->job->done || (!all && !s->job->changed)))
 			continue;
 		if (b && (!s || b->n == ENLIST_POLL_IDS_MAX)) {
 			if (maas_request(f->client, "GET", br_buf_str(&path), NULL, on_poll, b)) {
@@ -187,8 +187,74 @@ static void poll_tick(void *ctx)
 		b->slots[b->n++] = s;
 		maas_form_add(&path, "id", s->job->system_id);
 		s->job->waiting = 2; /* in a batch: not polled twice */
+		s->job->changed = 0;
 	}
 	br_buf_release(&path);
+}
+
+static void schedule_tick(struct enlist_flow *f);
+
+/* New events since the last look name the machines whose status may have
+ * moved: only those are read, so a rack of waiting machines costs one
+ * small request per tick instead of every machine's whole document. */
+static void on_events(void *ctx, const struct maas_result *res)
+{
+	struct enlist_flow *f = ctx;
+	json_t *events = json_object_get(res->json, "events"), *e;
+	int all = res->rc || !json_is_array(events) || json_array_size(events) >= ENLIST_EVENTS_MAX;
+	int first = !f->events_seen;
+	size_t i;
+
+	f->events_seen = 1;
+	json_array_foreach(json_is_array(events) ? events : NULL, i, e) {
+		const char *node = br_json_str(e, "node");
+		json_int_t id = (json_int_t)br_json_int(e, "id", 0);
+
+		if (id > f->last_event_id)
+			f->last_event_id = id;
+		for (size_t k = 0; node && k < f->n; k++)
+			if (f->slots[k].job->system_id && !strcmp(f->slots[k].job->system_id, node))
+				f->slots[k].job->changed = 1;
+	}
+	/* The first look only sets where events start: every waiting machine
+	 * is read once then. A failed or overflowing look reads them all. */
+	read_waiting(f, all || first);
+	schedule_tick(f);
+}
+
+static void poll_tick(void *ctx)
+{
+	struct enlist_flow *f = ctx;
+	struct br_buf path;
+
+	f->poll_scheduled = 0;
+	/* A periodic full read also re-checks timeouts of machines whose
+	 * status never changes. */
+	if (++f->ticks % ENLIST_SWEEP_TICKS == 0) {
+		read_waiting(f, 1);
+		schedule_tick(f);
+		return;
+	}
+	br_buf_init(&path, 0);
+	br_buf_addf(&path, "events/?op=query&level=DEBUG&limit=%d", ENLIST_EVENTS_MAX);
+	if (f->events_seen)
+		br_buf_addf(&path, "&after=%lld", (long long)f->last_event_id);
+	if (maas_request(f->client, "GET", br_buf_str(&path), NULL, on_events, f)) {
+		struct maas_result fake = { BR_E_TOOBIG, 0, NULL, "", NULL };
+
+		on_events(f, &fake);
+	}
+	br_buf_release(&path);
+}
+
+static void schedule_tick(struct enlist_flow *f)
+{
+	for (size_t i = 0; i < f->n; i++)
+		if (f->slots[i].job->waiting == 1 && !f->slots[i].job->done) {
+			if (!f->poll_scheduled && !maas_after(f->client, f->opts.poll_ms, poll_tick, f))
+				f->poll_scheduled = 1;
+			return;
+		}
 }
 
 static void wait_more(struct enlist_slot *s)

@@ -20,6 +20,9 @@ struct enlist_flow {
 	const struct enlist_callbacks *cb;
 	void *ctx;
 	int poll_scheduled;
+	int events_seen;       /* the first events look has been answered */
+	int64_t last_event_id; /* newest MAAS event seen */
+	unsigned ticks;
 };
 
 /* Act on the machine's current status (enlist_steps.c). */

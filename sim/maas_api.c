@@ -1,5 +1,6 @@
 /* The MAAS emulator's routing, replies in MAAS's shapes, and the small
  * resources: users, events, tags. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,10 +17,11 @@ const char *sim_maas_param(const struct sim_maas_params *p, const char *name)
 void sim_maas_reply_json(struct sim_maas_reply *r, int status, json_t *json)
 {
 	free(r->body);
+	r->body = NULL;
+	json_decref(r->json);
 	r->status = status;
-	r->body = json_dumps(json, JSON_COMPACT);
+	r->json = json; /* serialised by the server once the lock is released */
 	r->content_type = "application/json";
-	json_decref(json);
 }
 
 static char *vformat(const char *fmt, va_list ap)
@@ -36,6 +38,8 @@ void sim_maas_reply_text(struct sim_maas_reply *r, int status, const char *fmt, 
 	va_list ap;
 
 	free(r->body);
+	json_decref(r->json);
+	r->json = NULL;
 	va_start(ap, fmt);
 	r->body = vformat(fmt, ap);
 	va_end(ap);
@@ -78,43 +82,66 @@ static int level_rank(const char *level)
 	return 0;
 }
 
+struct event_ref {
+	const struct sim_maas_event *e;
+	const struct sim_maas_machine *mc;
+};
+
+static int newest_first(const void *a, const void *b)
+{
+	int64_t x = ((const struct event_ref *)a)->e->id, y = ((const struct event_ref *)b)->e->id;
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
 void sim_maas_events(struct sim_maas *m, const struct sim_maas_req *req, struct sim_maas_reply *r)
 {
 	const char *id = sim_maas_param(&req->params, "id"), *host = sim_maas_param(&req->params, "hostname");
-	const char *limit_s = sim_maas_param(&req->params, "limit");
+	const char *limit_s = sim_maas_param(&req->params, "limit"), *after_s = sim_maas_param(&req->params, "after");
 	int min_level = level_rank(sim_maas_param(&req->params, "level"));
-	long limit = 100;
-	json_t *events = json_array();
+	long limit = 100, after = 0;
+	struct event_ref *refs;
+	size_t n = 0, cap = 0;
+	json_t *events;
 
 	if (strcmp(req->method, "GET") || !req->op || strcmp(req->op, "query")) {
-		json_decref(events);
 		sim_maas_reply_bad_op(r, req);
 		return;
 	}
 	if (limit_s && br_parse_long(limit_s, 1, 1000, &limit)) {
-		json_decref(events);
 		sim_maas_reply_field(r, "limit", "Enter a whole number.");
 		return;
 	}
-	/* Newest first, as MAAS lists them. */
-	for (size_t i = m->n_machines; i-- > 0;) {
+	if (after_s && br_parse_long(after_s, 0, LONG_MAX, &after)) {
+		sim_maas_reply_field(r, "after", "Enter a whole number.");
+		return;
+	}
+	for (size_t i = 0; i < m->n_machines; i++)
+		cap += m->machines[i].n_events;
+	refs = br_xcalloc(cap + 1, sizeof(*refs));
+	for (size_t i = 0; i < m->n_machines; i++) {
 		struct sim_maas_machine *mc = &m->machines[i];
 
 		if ((id && strcmp(id, mc->system_id)) || (host && strcmp(host, mc->hostname)))
 			continue;
 		sim_maas_advance(m, mc, br_now_ms());
-		for (size_t k = mc->n_events; k-- > 0 && json_array_size(events) < (size_t)limit;) {
+		for (size_t k = 0; k < mc->n_events && n < cap; k++) {
 			const struct sim_maas_event *e = &mc->events[(mc->first_event + k) % SIM_MAAS_EVENTS_MAX];
 
-			if (level_rank(e->level) < min_level)
-				continue;
-			json_array_append_new(events, json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:s}", "id",
-								(json_int_t)e->id, "level", e->level, "created",
-								e->created, "type", e->type, "node", mc->system_id,
-								"hostname", mc->hostname, "description",
-								e->description));
+			if (level_rank(e->level) >= min_level && e->id > after)
+				refs[n++] = (struct event_ref){ e, mc };
 		}
 	}
+	/* Newest first across machines, as MAAS lists them. */
+	qsort(refs, n, sizeof(*refs), newest_first);
+	events = json_array();
+	for (size_t i = 0; i < n && i < (size_t)limit; i++)
+		json_array_append_new(events, json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:s}", "id",
+							(json_int_t)refs[i].e->id, "level", refs[i].e->level,
+							"created", refs[i].e->created, "type", refs[i].e->type, "node",
+							refs[i].mc->system_id, "hostname", refs[i].mc->hostname,
+							"description", refs[i].e->description));
+	free(refs);
 	sim_maas_reply_json(r, 200, json_pack("{s:I, s:o, s:s, s:s}", "count", (json_int_t)json_array_size(events),
 					      "events", events, "next_uri", "", "prev_uri", ""));
 }

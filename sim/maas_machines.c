@@ -237,51 +237,64 @@ static void create(struct sim_maas *m, const struct sim_maas_req *req, struct si
 	sim_maas_reply_json(r, 200, sim_maas_machine_json(m, mc));
 }
 
-/* A machine matches when, for each filter given, one of its values does. */
-static int matches(struct sim_maas_machine *mc, const struct sim_maas_req *req, struct sim_maas_reply *r)
-{
-	int want_mac = 0, got_mac = 0, want_host = 0, got_host = 0, want_id = 0, got_id = 0;
+/* The filters of a machines/ list: each kind given must match one value. */
+struct filter {
+	char macs[SIM_MAAS_PARAMS_MAX][18];
+	const char *hosts[SIM_MAAS_PARAMS_MAX], *ids[SIM_MAAS_PARAMS_MAX];
+	size_t n_macs, n_hosts, n_ids;
+};
 
+static int filter_parse(const struct sim_maas_req *req, struct filter *f, struct sim_maas_reply *r)
+{
 	for (size_t i = 0; i < req->params.n; i++) {
 		const struct sim_maas_param *p = &req->params.items[i];
-		char mac[18];
 
 		if (!strcmp(p->name, "mac_address")) {
-			want_mac = 1;
-			if (br_mac_normalize(p->value, mac)) {
+			if (br_mac_normalize(p->value, f->macs[f->n_macs])) {
 				sim_maas_reply_field(r, "mac_address", "'%s' is not a valid MAC address.", p->value);
 				return -1;
 			}
-			for (size_t k = 0; k < mc->n_macs; k++)
-				got_mac |= !strcmp(mc->macs[k], mac);
+			f->n_macs++;
 		} else if (!strcmp(p->name, "hostname")) {
-			want_host = 1;
-			got_host |= !strcmp(mc->hostname, p->value);
+			f->hosts[f->n_hosts++] = p->value;
 		} else if (!strcmp(p->name, "id")) {
-			want_id = 1;
-			got_id |= !strcmp(mc->system_id, p->value);
+			f->ids[f->n_ids++] = p->value;
 		}
 	}
-	return (!want_mac || got_mac) && (!want_host || got_host) && (!want_id || got_id);
+	return 0;
+}
+
+static int matches(const struct sim_maas_machine *mc, const struct filter *f)
+{
+	int mac = !f->n_macs, host = !f->n_hosts, id = !f->n_ids;
+
+	for (size_t i = 0; i < f->n_macs && !mac; i++)
+		for (size_t k = 0; k < mc->n_macs && !mac; k++)
+			mac = !strcmp(mc->macs[k], f->macs[i]);
+	for (size_t i = 0; i < f->n_hosts && !host; i++)
+		host = !strcmp(mc->hostname, f->hosts[i]);
+	for (size_t i = 0; i < f->n_ids && !id; i++)
+		id = !strcmp(mc->system_id, f->ids[i]);
+	return mac && host && id;
 }
 
 static void list(struct sim_maas *m, const struct sim_maas_req *req, struct sim_maas_reply *r)
 {
-	json_t *arr = json_array();
+	struct filter *f = br_xcalloc(1, sizeof(*f));
 	int64_t now = br_now_ms();
+	json_t *arr;
 
-	for (size_t i = 0; i < m->n_machines; i++) {
-		int match = matches(&m->machines[i], req, r);
-
-		if (match < 0) {
-			json_decref(arr);
-			return;
-		}
-		if (match) {
+	if (filter_parse(req, f, r)) {
+		free(f);
+		return;
+	}
+	arr = json_array();
+	for (size_t i = 0; i < m->n_machines; i++)
+		if (matches(&m->machines[i], f)) {
 			sim_maas_advance(m, &m->machines[i], now);
 			json_array_append_new(arr, sim_maas_machine_json(m, &m->machines[i]));
 		}
-	}
+	free(f);
 	sim_maas_log_field(r, "count", json_integer((json_int_t)json_array_size(arr)));
 	sim_maas_reply_json(r, 200, arr);
 }

@@ -36,7 +36,8 @@ struct sim_maas_req {
 
 struct sim_maas_reply {
 	int status;
-	char *body;               /* malloc'ed */
+	char *body;               /* malloc'ed text, or NULL with json set */
+	json_t *json;             /* a JSON answer (owned) */
 	const char *content_type; /* default application/json */
 	int retry_after;          /* >0: sent as Retry-After */
 	json_t *log;              /* extra fields for the request log (owned) */
@@ -97,6 +98,7 @@ struct sim_maas {
 	struct sim_maas_tag tags[SIM_MAAS_TAGS_MAX];
 	size_t n_tags;
 	int64_t next_event_id, next_bd_id;
+	int64_t start_ms;        /* request log "at_ms" counts from here */
 	uint64_t rng;
 };
 

@@ -133,9 +133,9 @@ static void log_request(struct sim_maas *m, const struct sim_maas_req *req, cons
 	if (!m->log)
 		return;
 	br_iso_time(when);
-	line = json_pack("{s:s, s:s, s:s, s:o, s:i, s:I}", "time", when, "method", req->method, "path", req->path,
-			 "op", br_json_string_or_null(req->op), "status", r->status, "ms",
-			 (json_int_t)(br_now_ms() - start_ms));
+	line = json_pack("{s:s, s:I, s:s, s:s, s:o, s:i, s:I}", "time", when, "at_ms",
+			 (json_int_t)(start_ms - m->start_ms), "method", req->method, "path", req->path, "op",
+			 br_json_string_or_null(req->op), "status", r->status, "ms", (json_int_t)(br_now_ms() - start_ms));
 	if (r->log)
 		json_object_update(line, r->log);
 	text = json_dumps(line, JSON_COMPACT);
@@ -237,6 +237,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc, const ch
 		return MHD_YES;
 	}
 	serve(m, mc, url, method, c, &r);
+	/* Serialising a long machine list is the emulator's slowest work:
+	 * done here, outside the state lock, so answers overlap. */
+	if (r.json) {
+		r.body = json_dumps(r.json, JSON_COMPACT);
+		json_decref(r.json);
+	}
 	resp = MHD_create_response_from_buffer(r.body ? strlen(r.body) : 0, r.body ? r.body : (void *)"",
 					       r.body ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
 	MHD_add_response_header(resp, "Content-Type", r.content_type ? r.content_type : "application/json");
@@ -287,6 +293,7 @@ static int copy_config(struct sim_maas *m, const struct sim_maas_config *cfg, st
 	if (m->cfg.deploy_ms <= 0)
 		m->cfg.deploy_ms = SIM_MAAS_DEPLOY_MS;
 	m->next_event_id = 1;
+	m->start_ms = br_now_ms();
 	m->next_bd_id = 1;
 	if (getrandom(&m->rng, sizeof(m->rng), 0) != sizeof(m->rng))
 		m->rng = (uint64_t)br_now_ms();

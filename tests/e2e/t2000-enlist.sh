@@ -33,6 +33,13 @@ assert_eq "$rc" 1 "first run exit (one node fails commissioning)"
 assert_eq "$(jq .deployed run1.json)" 15 "deployed in run 1"
 assert_eq "$(jq .failed run1.json)" 1 "failed in run 1"
 
+# Waiting is driven by MAAS's events: a machine is read when its events say
+# it moved, not on every poll (read on every poll, each machine would be
+# read at least 7 times here).
+reads=$(jq -s '[.[] | select(.method == "GET" and .path == "machines/") | .count] | add' sim/maas-requests.log)
+echo "machine documents read while waiting: $reads"
+[ "$reads" -le 96 ] || fail "read $reads machine documents for 16 machines: polling is not event-driven"
+
 # Inventory: state, reason, system_id and address per node.
 bringup status --db t.db --json > status.json
 bad=$(jq -r --slurpfile t sim/truth.json '

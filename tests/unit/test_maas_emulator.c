@@ -284,6 +284,7 @@ static void test_commission_fail_events_tags(void **state)
 {
 	char *id = make_machine(2), path[96], msg[BR_ERR_MSG_MAX], form[64];
 	struct maas_machine m;
+	json_int_t last;
 	json_t *doc;
 
 	(void)state;
@@ -298,6 +299,20 @@ static void test_commission_fail_events_tags(void **state)
 	doc = call_ok("GET", path, NULL);
 	assert_non_null(maas_events_failure(doc));
 	assert_non_null(strstr(maas_events_failure(doc), "20-maas-03-machine-resources"));
+	json_decref(doc);
+	/* Across machines, newest first; after= gives only newer ones. */
+	doc = call_ok("GET", "events/?op=query&level=DEBUG&limit=1", NULL);
+	assert_int_equal(json_integer_value(json_object_get(doc, "count")), 1);
+	last = json_integer_value(json_object_get(json_array_get(json_object_get(doc, "events"), 0), "id"));
+	json_decref(doc);
+	snprintf(path, sizeof(path), "events/?op=query&level=DEBUG&after=%lld", (long long)last);
+	doc = call_ok("GET", path, NULL);
+	assert_int_equal(json_integer_value(json_object_get(doc, "count")), 0);
+	json_decref(doc);
+	snprintf(path, sizeof(path), "events/?op=query&level=DEBUG&after=%lld", (long long)last - 1);
+	doc = call_ok("GET", path, NULL);
+	assert_int_equal(json_integer_value(json_object_get(doc, "count")), 1);
+	assert_string_equal(br_json_str(json_array_get(json_object_get(doc, "events"), 0), "node"), id);
 	json_decref(doc);
 	json_decref(call_ok("POST", "tags/", "name=xe9680&comment=Dell+XE9680"));
 	assert_int_equal(call_err("POST", "tags/", "name=xe9680", msg, sizeof(msg)), BR_E_INVAL);
