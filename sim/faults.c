@@ -34,6 +34,7 @@ static const char *const fault_names[SIM_F_COUNT] = {
     [SIM_F_HUGE_COLLECTION] = "huge_collection",
     [SIM_F_HUGE_BODY] = "huge_body",
     [SIM_F_HANG] = "hang",
+    [SIM_F_BIOS_JOB_FAIL] = "bios_job_fail",
 };
 
 /* BIOS attributes bios_drift may change, and the value a drifted node has. */
@@ -101,7 +102,9 @@ static void detail(struct sim_node *n, enum sim_fault f, json_t *obj)
 	json_object_set_new(n->details, sim_fault_name(f), obj ? obj : json_object());
 }
 
-static void apply_bios_drift(struct sim_node *n, uint64_t *rng)
+/* Some attributes off baseline, and the disk ahead of PXE in the boot
+ * order, as on a node that was installed by hand before; recorded under f. */
+static void apply_bios_drift(struct sim_node *n, enum sim_fault f, uint64_t *rng)
 {
 	size_t ndrift = sizeof(drift) / sizeof(drift[0]);
 	size_t first = sim_rng_below(rng, ndrift), count = 2 + sim_rng_below(rng, 2);
@@ -113,7 +116,11 @@ static void apply_bios_drift(struct sim_node *n, uint64_t *rng)
 		json_object_set_new(n->st.bios, d[0], json_string(d[1]));
 		json_object_set_new(changed, d[0], json_string(d[1]));
 	}
-	detail(n, SIM_F_BIOS_DRIFT, json_pack("{s:o}", "attributes", changed));
+	snprintf(n->st.boot_order[0], sizeof(n->st.boot_order[0]), "Disk.Direct.0-0:BOSS.SL.14-1");
+	snprintf(n->st.boot_order[1], sizeof(n->st.boot_order[1]), "NIC.PxeDevice.1-1");
+	detail(n, f,
+	       json_pack("{s:o, s:[s, s, s]}", "attributes", changed, "boot_order", n->st.boot_order[0],
+			 n->st.boot_order[1], n->st.boot_order[2]));
 }
 
 static void apply_cable_swap(struct sim_node *a, struct sim_node *b, uint64_t *rng)
@@ -147,7 +154,8 @@ static void apply(struct sim_node *n, enum sim_fault f, uint64_t *rng)
 		detail(n, f, json_pack("{s:s, s:s}", "psu", name, "serial", n->psus[p].serial));
 		break;
 	case SIM_F_BIOS_DRIFT:
-		apply_bios_drift(n, rng);
+	case SIM_F_BIOS_JOB_FAIL:
+		apply_bios_drift(n, f, rng);
 		break;
 	case SIM_F_FW_OUTDATED:
 		snprintf(n->firmware_nic_outdated, sizeof(n->firmware_nic_outdated), "%s", n->nics[k].fqdd);

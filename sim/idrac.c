@@ -400,6 +400,7 @@ void sim_idrac_handle(void *ctx, const struct sim_request *req, struct sim_respo
 		c.args[i] = args[i];
 	resp->depth = r ? r->depth : guess_depth(path);
 	resp->auth = "none";
+	sim_jobs_advance(bmc->node);
 	if (flaky(&c))
 		goto out;
 	public =

@@ -2,8 +2,10 @@
  * What a configure stage changes, the iDRAC way: BIOS attributes are
  * PATCHed into Bios/Settings (pending), need a config job (POST to the
  * Dell Jobs collection, or @Redfish.SettingsApplyTime in the PATCH), and
- * take effect only at the next reset. The boot override is PATCHed on the
- * System and applies at once.
+ * take effect only when the job has run: Scheduled until the next reset,
+ * Running for SIM_JOB_RUN_MS of POST, then Completed (or Failed under
+ * bios_job_fail, leaving the attributes as they were). The boot order and
+ * override are PATCHed on the System and apply at once.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +13,58 @@
 #include "idrac.h"
 
 #define JOB_BASE 742000000000LL /* job ids look like JID_742000000001 */
+#define JOB_FAIL_MESSAGE                                                                                   \
+	"Unable to apply the BIOS configuration: ProcCStates is read-only while SysProfile is not Custom."
+
+/* Values iDRAC9 accepts for the enumerated attributes the baseline sets
+ * (Dell's BIOS attribute registry, abridged); NULL-terminated. */
+static const char *const on_off[] = { "Enabled", "Disabled", NULL };
+static const struct {
+	const char *name;
+	const char *const *values;
+} enums[] = {
+	{ "SysProfile", (const char *const[]){ "PerfPerWattOptimizedDapc", "PerfPerWattOptimizedOs", "PerfOptimized",
+					       "PerfWorkStationOptimized", "Custom", NULL } },
+	{ "MemOpMode", (const char *const[]){ "OptimizerMode", "FaultResilientMode", "MirrorMode", NULL } },
+	{ "BootMode", (const char *const[]){ "Uefi", "Bios", NULL } },
+	{ "PxeDev1Protocol", (const char *const[]){ "IPv4", "IPv6", "IPv4andIPv6", NULL } },
+	{ "ProcCStates", on_off }, { "ProcC1E", on_off }, { "ProcTurboMode", on_off }, { "LogicalProc", on_off },
+	{ "ProcVirtualization", on_off }, { "ProcX2Apic", on_off }, { "SriovGlobalEnable", on_off },
+	{ "NodeInterleave", on_off }, { "MmioAbove4Gb", on_off }, { "PxeDev1EnDis", on_off },
+	{ "HttpDev1EnDis", on_off }, { "SecureBoot", on_off }, { "ErrPrompt", on_off },
+};
+
+void sim_jobs_advance(struct sim_node *n)
+{
+	struct sim_bmc_state *st = &n->st;
+
+	if (!st->job_running || br_now_ms() < st->job_done_ms)
+		return;
+	if (n->faults & SIM_FAULT_BIT(SIM_F_BIOS_JOB_FAIL)) {
+		if (st->job_running <= 64)
+			st->jobs_failed |= 1ull << (st->job_running - 1);
+	} else {
+		json_object_update(st->bios, st->bios_pending);
+	}
+	json_object_clear(st->bios_pending);
+	st->job_running = 0;
+}
+
+/* 1 when value is acceptable for the attribute (or it is not enumerated). */
+static int value_ok(const char *name, json_t *value)
+{
+	const char *v = json_string_value(value);
+
+	for (size_t i = 0; i < sizeof(enums) / sizeof(enums[0]); i++) {
+		if (strcmp(enums[i].name, name))
+			continue;
+		for (const char *const *a = enums[i].values; v && *a; a++)
+			if (!strcmp(*a, v))
+				return 1;
+		return 0;
+	}
+	return 1;
+}
 
 json_t *sim_r_bios(struct sim_ctx *c)
 {
@@ -101,12 +155,46 @@ void sim_w_bios_settings(struct sim_ctx *c)
 			free(m);
 			return;
 		}
+		if (!value_ok(name, v)) {
+			char *text = json_dumps(v, JSON_ENCODE_ANY), *m;
+
+			m = br_xasprintf("The value %s for the property %s is not in the list of acceptable values.",
+					 text ? text : "?", name);
+			bad_request(c, SIM_BASE "PropertyValueNotInList", m);
+			free(text);
+			free(m);
+			return;
+		}
 	}
 	json_object_update(c->node->st.bios_pending, attrs);
 	if (apply && (!strcmp(apply, "OnReset") || !strcmp(apply, "Immediate")))
 		job = schedule_bios_job(c->node);
 	reply_success(c, job ? 202 : 200, job);
 	free(job);
+}
+
+/* A new BootOrder must be the same entries in another order. */
+static int set_boot_order(struct sim_bmc_state *st, json_t *order)
+{
+	char next[SIM_BOOT_ENTRIES][40];
+	int used[SIM_BOOT_ENTRIES] = { 0 };
+
+	if (!json_is_array(order) || json_array_size(order) != SIM_BOOT_ENTRIES)
+		return -1;
+	for (int i = 0; i < SIM_BOOT_ENTRIES; i++) {
+		const char *e = json_string_value(json_array_get(order, (size_t)i));
+		int k;
+
+		for (k = 0; e && k < SIM_BOOT_ENTRIES; k++)
+			if (!used[k] && !strcmp(st->boot_order[k], e))
+				break;
+		if (!e || k == SIM_BOOT_ENTRIES)
+			return -1;
+		used[k] = 1;
+		snprintf(next[i], sizeof(next[i]), "%s", e);
+	}
+	memcpy(st->boot_order, next, sizeof(next));
+	return 0;
 }
 
 void sim_w_system(struct sim_ctx *c)
@@ -116,8 +204,18 @@ void sim_w_system(struct sim_ctx *c)
 	const char *target = br_json_str(c->body, "Boot/BootSourceOverrideTarget");
 	const char *enabled = br_json_str(c->body, "Boot/BootSourceOverrideEnabled");
 	struct sim_bmc_state *st = &c->node->st;
+	json_t *order = br_json_path(c->body, "Boot/BootOrder");
 	int ok = !target;
 
+	if (order) {
+		if (target || enabled || set_boot_order(st, order)) {
+			bad_request(c, SIM_BASE "PropertyValueNotInList",
+				    "The value for BootOrder is not in the list of acceptable values.");
+			return;
+		}
+		reply_success(c, 200, NULL);
+		return;
+	}
 	for (size_t i = 0; target && i < sizeof(targets) / sizeof(targets[0]); i++)
 		ok |= !strcmp(target, targets[i]);
 	if (enabled && strcmp(enabled, "Once") && strcmp(enabled, "Continuous") &&
@@ -160,10 +258,10 @@ void sim_w_reset(struct sim_ctx *c)
 	boots = strcmp(type, "ForceOff") && strcmp(type, "GracefulShutdown") &&
 		(strcmp(type, "PushPowerButton") || !st->powered);
 	st->powered = boots;
-	if (boots && st->bios_job) {
-		/* The config job runs during POST and applies the pending settings. */
-		json_object_update(st->bios, st->bios_pending);
-		json_object_clear(st->bios_pending);
+	if (boots && st->bios_job && !st->job_running) {
+		/* The config job runs during POST (sim_jobs_advance ends it). */
+		st->job_running = st->bios_job;
+		st->job_done_ms = br_now_ms() + SIM_JOB_RUN_MS;
 		st->bios_job = 0;
 	}
 	if (boots && !strcmp(st->boot_enabled, "Once"))
@@ -183,9 +281,10 @@ json_t *sim_r_jobs(struct sim_ctx *c)
 json_t *sim_r_job(struct sim_ctx *c)
 {
 	const struct sim_bmc_state *st = &c->node->st;
+	const char *state, *message, *message_id;
 	long long id;
 	char *end = NULL;
-	int scheduled;
+	int percent;
 	json_t *j;
 
 	if (strncmp(c->args[0], "JID_", 4))
@@ -193,16 +292,22 @@ json_t *sim_r_job(struct sim_ctx *c)
 	id = strtoll(c->args[0] + 4, &end, 10) - JOB_BASE;
 	if (!end || *end || id < 1 || id > st->jobs)
 		return NULL;
-	scheduled = st->bios_job == id;
+	if (st->bios_job == id) {
+		state = "Scheduled", message = "Task successfully scheduled.", message_id = "JCP001", percent = 0;
+	} else if (st->job_running == id) {
+		state = "Running", message = "Job in progress.", message_id = "PR20", percent = 50;
+	} else if (id <= 64 && (st->jobs_failed & (1ull << (id - 1)))) {
+		state = "Failed", message = JOB_FAIL_MESSAGE, message_id = "SYS051", percent = 100;
+	} else {
+		state = "Completed", message = "Job completed successfully.", message_id = "PR19", percent = 100;
+	}
 	j = sim_res("#DellJob.v1_5_0.DellJob", c->args[0], "Configure: BIOS.Setup.1-1", SIM_R_MGR "/Jobs/%s",
 		    c->args[0]);
 	json_object_set_new(j, "JobType", json_string("BIOSConfiguration"));
-	json_object_set_new(j, "JobState", json_string(scheduled ? "Scheduled" : "Completed"));
-	json_object_set_new(j, "PercentComplete", json_integer(scheduled ? 0 : 100));
-	json_object_set_new(
-	    j, "Message",
-	    json_string(scheduled ? "Task successfully scheduled." : "Job completed successfully."));
-	json_object_set_new(j, "MessageId", json_string(scheduled ? "JCP001" : "PR19"));
+	json_object_set_new(j, "JobState", json_string(state));
+	json_object_set_new(j, "PercentComplete", json_integer(percent));
+	json_object_set_new(j, "Message", json_string(message));
+	json_object_set_new(j, "MessageId", json_string(message_id));
 	json_object_set_new(j, "TargetSettingsURI", json_null());
 	return j;
 }

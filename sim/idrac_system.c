@@ -68,7 +68,7 @@ static json_t *boot(struct sim_ctx *c)
 	const struct sim_node *n = c->node;
 
 	return json_pack("{s:[s, s, s], s:s, s:s, s:s, s:[s, s, s, s, s, s, s, s]}", "BootOrder",
-			 "NIC.PxeDevice.1-1", "Disk.Direct.0-0:BOSS.SL.14-1", "NIC.PxeDevice.2-1",
+			 n->st.boot_order[0], n->st.boot_order[1], n->st.boot_order[2],
 			 "BootSourceOverrideTarget", n->st.boot_target, "BootSourceOverrideEnabled",
 			 n->st.boot_enabled, "BootSourceOverrideMode", "UEFI",
 			 "BootSourceOverrideTarget@Redfish.AllowableValues", "None", "Pxe", "Cd", "Hdd",

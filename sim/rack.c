@@ -79,6 +79,15 @@ json_t *sim_bios_baseline(const struct sim_node *node)
 	    SIM_FW_BIOS, "PxeDev1VlanId", 0);
 }
 
+void sim_boot_order_baseline(struct sim_node *node)
+{
+	static const char *const order[SIM_BOOT_ENTRIES] = { "NIC.PxeDevice.1-1", "Disk.Direct.0-0:BOSS.SL.14-1",
+							     "NIC.PxeDevice.2-1" };
+
+	for (int i = 0; i < SIM_BOOT_ENTRIES; i++)
+		snprintf(node->st.boot_order[i], sizeof(node->st.boot_order[i]), "%s", order[i]);
+}
+
 static void make_nics(struct sim_node *n, uint32_t salt)
 {
 	int su = n->index / NODES_PER_SU + 1, pos = n->index % NODES_PER_SU + 1;
@@ -171,6 +180,7 @@ static void make_node(struct sim_node *n, int index, uint64_t seed)
 	n->st.bios = sim_bios_baseline(n);
 	n->st.bios_pending = json_object();
 	n->st.powered = 1;
+	sim_boot_order_baseline(n);
 	snprintf(n->st.boot_target, sizeof(n->st.boot_target), "None");
 	snprintf(n->st.boot_enabled, sizeof(n->st.boot_enabled), "Disabled");
 	n->st.rng = sim_rng_seed(seed, 1000 + (uint64_t)index);

@@ -37,6 +37,8 @@
 #define SIM_NODES_PER_RACK 4	 /* 6U XE9680s at ~10 kW each: four per 42U rack */
 #define SIM_PAGE_SIZE 50	 /* Members per page before Members@odata.nextLink */
 #define SIM_FLAKY_PERCENT 30
+#define SIM_JOB_RUN_MS 1000 /* a BIOS config job runs this long after the reset (POST) */
+#define SIM_BOOT_ENTRIES 3
 
 /* Firmware versions the healthy rack carries; fw_outdated puts one NIC on
  * SIM_FW_NIC_OUTDATED. A firmware policy should require at least these. */
@@ -71,6 +73,7 @@ enum sim_fault {
 	SIM_F_HUGE_COLLECTION,		     /* EthernetInterfaces with 100,000 Members */
 	SIM_F_HUGE_BODY,		     /* Bios resource of 50 MB */
 	SIM_F_HANG,			     /* Thermal never answers */
+	SIM_F_BIOS_JOB_FAIL,		     /* BIOS off baseline, and its config job fails */
 	SIM_F_COUNT
 };
 
@@ -128,6 +131,10 @@ struct sim_bmc_state {
 	json_t *bios_pending; /* Bios/Settings (owned) */
 	int bios_job;	      /* a config job waits for the next reset: its number, else 0 */
 	int jobs;	      /* jobs created so far */
+	int job_running;      /* the job running since the last reset, else 0 */
+	int64_t job_done_ms;  /* when it ends (br_now_ms clock) */
+	uint64_t jobs_failed; /* bit j-1: job j failed (jobs past 64 never fail) */
+	char boot_order[SIM_BOOT_ENTRIES][40];
 	int powered;
 	char boot_target[16];
 	char boot_enabled[12];
@@ -194,6 +201,11 @@ void sim_rack_release(struct sim_rack *rack);
 void sim_node_set_port(struct sim_node *node, int port);
 /* The BIOS attributes a node should have (the baseline); new reference. */
 json_t *sim_bios_baseline(const struct sim_node *node);
+/* The boot order a node should have: PXE on the first LOM port first. */
+void sim_boot_order_baseline(struct sim_node *node);
+/* Let simulated time act: a running config job ends (applying the pending
+ * attributes, or failing under bios_job_fail) once its time is up. */
+void sim_jobs_advance(struct sim_node *node);
 /* Temperature sensor i (< SIM_TEMPS): its name and healthy reading. */
 void sim_temp_sensor(int i, char *name, size_t len, int *ret_celsius);
 

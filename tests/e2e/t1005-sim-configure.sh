@@ -45,7 +45,14 @@ assert_eq "$(curl -sf $A "$B$job" | jq -r .JobState)" Scheduled "job scheduled"
 code=$(curl -s -o /dev/null -w '%{http_code}' -X POST $A -H "$H" -d '{"ResetType":"ForceRestart"}' \
 	"$B$S/Actions/ComputerSystem.Reset")
 assert_eq "$code" 204 "reset"
-assert_eq "$(curl -sf $A "$B$job" | jq -r .JobState)" Completed "job completed"
+# The job runs during POST: Running, and nothing applied yet, then Completed.
+assert_eq "$(curl -sf $A "$B$job" | jq -r .JobState)" Running "job running after the reset"
+assert_eq "$(curl -sf $A "$B$S/Bios" | jq -r ".Attributes.$first")" "$(echo "$attrs" | jq -r ".$first")" \
+	"not applied while the job runs"
+i=0
+until [ "$(curl -sf $A "$B$job" | jq -r .JobState)" = Completed ]; do
+	i=$((i + 1)); [ $i -lt 50 ] || fail "job never completed"; sleep 0.1
+done
 assert_eq "$(curl -sf $A "$B$S/Bios" | jq -c ".Attributes | {$first}")" "$baseline" "applied after the reset"
 assert_eq "$(curl -sf $A "$B$S/Bios/Settings" | jq -c '.Attributes')" "{}" "nothing pending"
 
