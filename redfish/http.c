@@ -9,8 +9,10 @@
  * the run fewer than total_inflight. curl's own connection caps are set to
  * the same numbers, so it never has to queue, and keeps connections alive.
  */
+#include <errno.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/epoll.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -40,6 +42,7 @@ struct rf_req *rf_req_new(struct rf_bmc *bmc, enum rf_method method, const char 
 /* Easy handles are reused (curl_easy_reset keeps their buffers): a
  * 512-BMC walk makes ~30,000 requests and curl_easy_init is costly. */
 #define RF_EASY_POOL_MAX 256
+#define RF_EPOLL_EVENTS 256
 
 static CURL *easy_get(struct rf_http *h)
 {
@@ -501,48 +504,127 @@ static void dispatch(struct rf_http *h)
 		h->cursor = (h->cursor + 1) % h->n_bmcs;
 }
 
-int rf_http_run(struct rf_http *h, struct br_err *err)
+/* curl tells us which sockets it wants watched and when it next needs a
+ * call; one epoll set holds them, so a turn costs what happened, not how
+ * many connections are open (curl_multi_poll would poll() every socket of
+ * every BMC, and curl_multi_perform would visit every transfer). */
+struct loop {
+	int epfd;
+	int64_t curl_due_ms; /* -1: curl wants no timeout call */
+};
+
+static int on_socket(CURL *easy, curl_socket_t fd, int what, void *userp, void *socketp)
 {
+	struct loop *lp = userp;
+	struct epoll_event ev = { .data.fd = fd };
+
+	if (what == CURL_POLL_REMOVE) {
+		/* curl may have closed fd already; then the kernel dropped it */
+		epoll_ctl(lp->epfd, EPOLL_CTL_DEL, fd, NULL);
+		return 0;
+	}
+	ev.events = (what & CURL_POLL_IN ? EPOLLIN : 0u) | (what & CURL_POLL_OUT ? EPOLLOUT : 0u);
+	if (epoll_ctl(lp->epfd, EPOLL_CTL_MOD, fd, &ev) && errno == ENOENT)
+		epoll_ctl(lp->epfd, EPOLL_CTL_ADD, fd, &ev);
+	return 0;
+}
+
+static int on_timer(CURLM *multi, long timeout_ms, void *userp)
+{
+	struct loop *lp = userp;
+
+	lp->curl_due_ms = timeout_ms < 0 ? -1 : br_now_ms() + timeout_ms;
+	return 0;
+}
+
+static int reap(struct rf_http *h)
+{
+	int left, finished = 0;
+	CURLMsg *msg;
+
+	while ((msg = curl_multi_info_read(h->multi, &left))) {
+		struct rf_req *req = NULL;
+
+		if (msg->msg != CURLMSG_DONE)
+			continue;
+		curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&req);
+		finish(h, req, msg->data.result);
+		finished++;
+	}
+	return finished;
+}
+
+static int stalled(struct rf_http *h)
+{
+	if (h->inflight || h->delayed)
+		return 0;
+	for (size_t i = 0; i < h->n_bmcs; i++)
+		if (h->bmcs[i].queue)
+			return 0;
+	return 1;
+}
+
+static int run_loop(struct rf_http *h, struct loop *lp, struct br_err *err)
+{
+	struct epoll_event evs[RF_EPOLL_EVENTS];
+	int running;
+
 	while (h->active > 0) {
-		int64_t now = br_now_ms(), next_due;
-		long curl_timeout = -1;
-		int running = 0, timeout, left, finished = 0;
-		CURLMsg *msg;
+		int64_t now = br_now_ms(), next_due = promote_due(h, now);
+		int n, timeout = 1000;
 
-		next_due = promote_due(h, now);
 		dispatch(h);
-		if (curl_multi_perform(h->multi, &running) != CURLM_OK)
-			return br_errf(err, BR_E_IO, "curl_multi_perform failed");
-		while ((msg = curl_multi_info_read(h->multi, &left))) {
-			struct rf_req *req = NULL;
-
-			if (msg->msg != CURLMSG_DONE)
-				continue;
-			curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&req);
-			finish(h, req, msg->data.result);
-			finished++;
+		if (lp->curl_due_ms >= 0 && lp->curl_due_ms <= now) {
+			lp->curl_due_ms = -1;
+			if (curl_multi_socket_action(h->multi, CURL_SOCKET_TIMEOUT, 0, &running) != CURLM_OK)
+				return br_errf(err, BR_E_IO, "curl_multi_socket_action failed");
 		}
+		if (reap(h))
+			continue; /* start what the answers made possible before sleeping */
 		if (h->active == 0)
 			break;
-		if (finished)
-			continue; /* start what the answers made possible before sleeping */
-		if (h->inflight == 0 && !h->delayed) {
-			int queued = 0;
-
-			for (size_t i = 0; i < h->n_bmcs && !queued; i++)
-				queued = h->bmcs[i].queue != NULL;
-			if (!queued)
-				return br_errf(err, BR_E_STATE, "redfish: %zu BMCs stalled", h->active);
-			continue;
-		}
-		curl_multi_timeout(h->multi, &curl_timeout);
-		timeout = curl_timeout < 0 || curl_timeout > 1000 ? 1000 : (int)curl_timeout;
+		if (stalled(h))
+			return br_errf(err, BR_E_STATE, "redfish: %zu BMCs stalled", h->active);
+		if (lp->curl_due_ms >= 0)
+			timeout = lp->curl_due_ms - now < timeout ? (int)(lp->curl_due_ms - now) : timeout;
 		if (next_due >= 0 && next_due - now < timeout)
-			timeout = next_due - now > 0 ? (int)(next_due - now) : 0;
-		if (timeout > 0 && curl_multi_poll(h->multi, NULL, 0, timeout, NULL) != CURLM_OK)
-			return br_errf(err, BR_E_IO, "curl_multi_poll failed");
+			timeout = (int)(next_due - now);
+		if (timeout < 0)
+			timeout = 0;
+		n = epoll_wait(lp->epfd, evs, RF_EPOLL_EVENTS, timeout);
+		if (n < 0 && errno != EINTR)
+			return br_errf(err, BR_E_IO, "epoll_wait: %s", strerror(errno));
+		for (int i = 0; i < n; i++) {
+			int mask = (evs[i].events & EPOLLIN ? CURL_CSELECT_IN : 0) |
+				   (evs[i].events & EPOLLOUT ? CURL_CSELECT_OUT : 0) |
+				   (evs[i].events & (EPOLLERR | EPOLLHUP) ? CURL_CSELECT_ERR : 0);
+
+			if (curl_multi_socket_action(h->multi, evs[i].data.fd, mask, &running) != CURLM_OK)
+				return br_errf(err, BR_E_IO, "curl_multi_socket_action failed");
+		}
 	}
 	return 0;
+}
+
+int rf_http_run(struct rf_http *h, struct br_err *err)
+{
+	struct loop lp = { .curl_due_ms = -1 };
+	int rc;
+
+	lp.epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (lp.epfd < 0)
+		return br_errf(err, BR_E_IO, "epoll_create1: %s", strerror(errno));
+	curl_multi_setopt(h->multi, CURLMOPT_SOCKETFUNCTION, on_socket);
+	curl_multi_setopt(h->multi, CURLMOPT_SOCKETDATA, &lp);
+	curl_multi_setopt(h->multi, CURLMOPT_TIMERFUNCTION, on_timer);
+	curl_multi_setopt(h->multi, CURLMOPT_TIMERDATA, &lp);
+	rc = run_loop(h, &lp, err);
+	/* Handles removed after the run (a cancel, the cleanup) must not call
+	 * back into this frame's loop. */
+	curl_multi_setopt(h->multi, CURLMOPT_SOCKETFUNCTION, NULL);
+	curl_multi_setopt(h->multi, CURLMOPT_TIMERFUNCTION, NULL);
+	close(lp.epfd);
+	return rc;
 }
 
 int rf_http_init(struct rf_http *h, const struct rf_options *opts, size_t n_bmcs,
@@ -568,7 +650,11 @@ int rf_http_init(struct rf_http *h, const struct rf_options *opts, size_t n_bmcs
 	    (rlim_t)conns + 64 > rl.rlim_cur)
 		conns = rl.rlim_cur > 128 ? (long)rl.rlim_cur - 64 : 64;
 	curl_multi_setopt(h->multi, CURLMOPT_MAX_HOST_CONNECTIONS, (long)opts->per_bmc_inflight);
-	curl_multi_setopt(h->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)opts->total_inflight);
+	/* Not total_inflight: at that many connections curl closes another
+	 * BMC's idle one to open the next, and every BMC reconnects over and
+	 * over (6.5 connections per BMC on a 512-BMC walk instead of 4). The
+	 * overall cap on requests is dispatch()'s. */
+	curl_multi_setopt(h->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, conns);
 	curl_multi_setopt(h->multi, CURLMOPT_MAXCONNECTS, conns);
 	return 0;
 }
