@@ -146,8 +146,10 @@ static int prepare(struct run *run, struct cfg_job *job, const char *scheme)
 		return -1;
 	}
 	job->ipmi = hw.source && !strcmp(hw.source, "ipmi");
-	br_tpl_firmware_judge(job->profile, &hw, &job->fw, &job->n_fw);
-	if (job->ipmi && job->n_fw == 0 && job->profile->n_firmware) {
+	if (!job->ipmi) {
+		br_tpl_firmware_judge(job->profile, &hw, &job->fw, &job->n_fw);
+	} else if (job->profile->n_firmware) {
+		/* one unknown, not one per rule: nothing was there to match */
 		job->fw = br_xcalloc(1, sizeof(*job->fw));
 		job->fw[0] = (struct inv_check){ br_xstrdup("firmware"), INV_CHECK_UNKNOWN,
 						 br_xstrdup("no firmware inventory over IPMI; check versions by hand"),
