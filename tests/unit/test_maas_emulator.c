@@ -58,9 +58,13 @@ static struct maas_client *client(int port, const char *key)
 	o.url = url;
 	o.api_key = key;
 	o.backoff_ms = 20;
+	o.backoff_max_ms = 50; /* also caps the emulator's Retry-After: 1 */
+	o.retries = 10;
 	assert_int_equal(maas_client_new(&o, &c, NULL), 0);
 	return c;
 }
+
+static int busy_percent;
 
 static int setup(void **state)
 {
@@ -68,6 +72,7 @@ static int setup(void **state)
 	struct sim_maas_config cfg = { 0 };
 
 	(void)state;
+	cfg.busy_percent = busy_percent;
 	host(&hosts[0], 1, 0);
 	host(&hosts[1], 2, 1);
 	host(&hosts[2], 3, 0);
@@ -329,6 +334,37 @@ static void test_commission_fail_events_tags(void **state)
 	free(id);
 }
 
+/* A busy MAAS answers 503 or 409 + Retry-After; the client's retries get
+ * every request through, and the busy answers changed nothing. */
+static int setup_busy(void **state)
+{
+	busy_percent = 40;
+	return setup(state);
+}
+
+static void test_busy_maas(void **state)
+{
+	char *log = NULL, *ids[3];
+	size_t len;
+	json_t *doc;
+
+	(void)state;
+	for (int i = 0; i < 3; i++)
+		ids[i] = make_machine(i + 1);
+	for (int i = 0; i < 20; i++)
+		json_decref(call_ok("GET", "machines/", NULL));
+	doc = call_ok("GET", "machines/", NULL);
+	assert_int_equal(json_array_size(doc), 3);
+	json_decref(doc);
+	assert_int_equal(br_read_file(log_path, 1 << 20, &log, &len, NULL), 0);
+	assert_non_null(strstr(log, "\"status\":503"));
+	assert_true(maas_client_requests(cli) > 24);
+	free(log);
+	for (int i = 0; i < 3; i++)
+		free(ids[i]);
+	busy_percent = 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -337,6 +373,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_lifecycle, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_boot_disk_without_layout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_commission_fail_events_tags, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_busy_maas, setup_busy, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
