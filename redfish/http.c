@@ -509,6 +509,7 @@ static void dispatch(struct rf_http *h)
  * many connections are open (curl_multi_poll would poll() every socket of
  * every BMC, and curl_multi_perform would visit every transfer). */
 struct loop {
+	CURLM *multi;
 	int epfd;
 	int64_t curl_due_ms; /* -1: curl wants no timeout call */
 };
@@ -524,8 +525,12 @@ static int on_socket(CURL *easy, curl_socket_t fd, int what, void *userp, void *
 		return 0;
 	}
 	ev.events = (what & CURL_POLL_IN ? EPOLLIN : 0u) | (what & CURL_POLL_OUT ? EPOLLOUT : 0u);
-	if (epoll_ctl(lp->epfd, EPOLL_CTL_MOD, fd, &ev) && errno == ENOENT)
-		epoll_ctl(lp->epfd, EPOLL_CTL_ADD, fd, &ev);
+	if (socketp)
+		return epoll_ctl(lp->epfd, EPOLL_CTL_MOD, fd, &ev) ? -1 : 0;
+	if (epoll_ctl(lp->epfd, EPOLL_CTL_ADD, fd, &ev) && errno != EEXIST)
+		return -1;
+	/* marks fd as in the set until curl says REMOVE */
+	curl_multi_assign(lp->multi, fd, lp);
 	return 0;
 }
 
@@ -571,7 +576,7 @@ static int run_loop(struct rf_http *h, struct loop *lp, struct br_err *err)
 
 	while (h->active > 0) {
 		int64_t now = br_now_ms(), next_due = promote_due(h, now);
-		int n, timeout = 1000;
+		int n, finished, timeout = 1000;
 
 		dispatch(h);
 		if (lp->curl_due_ms >= 0 && lp->curl_due_ms <= now) {
@@ -579,17 +584,18 @@ static int run_loop(struct rf_http *h, struct loop *lp, struct br_err *err)
 			if (curl_multi_socket_action(h->multi, CURL_SOCKET_TIMEOUT, 0, &running) != CURLM_OK)
 				return br_errf(err, BR_E_IO, "curl_multi_socket_action failed");
 		}
-		if (reap(h))
-			continue; /* start what the answers made possible before sleeping */
+		finished = reap(h);
 		if (h->active == 0)
 			break;
-		if (stalled(h))
+		if (!finished && stalled(h))
 			return br_errf(err, BR_E_STATE, "redfish: %zu BMCs stalled", h->active);
-		if (lp->curl_due_ms >= 0)
-			timeout = lp->curl_due_ms - now < timeout ? (int)(lp->curl_due_ms - now) : timeout;
+		/* After answers, only look for more before starting what they made
+		 * possible: never sleep then, never skip the sockets either. */
+		if (lp->curl_due_ms >= 0 && lp->curl_due_ms - now < timeout)
+			timeout = (int)(lp->curl_due_ms - now);
 		if (next_due >= 0 && next_due - now < timeout)
 			timeout = (int)(next_due - now);
-		if (timeout < 0)
+		if (timeout < 0 || finished)
 			timeout = 0;
 		n = epoll_wait(lp->epfd, evs, RF_EPOLL_EVENTS, timeout);
 		if (n < 0 && errno != EINTR)
@@ -602,13 +608,14 @@ static int run_loop(struct rf_http *h, struct loop *lp, struct br_err *err)
 			if (curl_multi_socket_action(h->multi, evs[i].data.fd, mask, &running) != CURLM_OK)
 				return br_errf(err, BR_E_IO, "curl_multi_socket_action failed");
 		}
+		reap(h);
 	}
 	return 0;
 }
 
 int rf_http_run(struct rf_http *h, struct br_err *err)
 {
-	struct loop lp = { .curl_due_ms = -1 };
+	struct loop lp = { .multi = h->multi, .curl_due_ms = -1 };
 	int rc;
 
 	lp.epfd = epoll_create1(EPOLL_CLOEXEC);
