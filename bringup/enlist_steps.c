@@ -198,14 +198,15 @@ static void deploy(struct enlist_slot *s)
 	br_buf_release(&form);
 }
 
-static void on_verify(void *ctx, const struct maas_result *res)
+/* set_storage_layout answers the machine: its boot_disk says whether the
+ * disk we chose is the one MAAS will install on. */
+static void verify(struct enlist_slot *s, json_t *machine)
 {
-	struct enlist_slot *s = ctx;
 	struct maas_machine m;
 	struct br_err err = { 0 };
 
-	if (res->rc || maas_machine_parse(res->json, &m, &err)) {
-		enlist_finish(s, 0, "reading the machine back: %s", res->rc ? res->err->msg : err.msg);
+	if (maas_machine_parse(machine, &m, &err)) {
+		enlist_finish(s, 0, "reading the machine back: %s", err.msg);
 		return;
 	}
 	if (!m.boot_disk_serial || strcmp(m.boot_disk_serial, s->job->boot_disk_serial))
@@ -218,6 +219,16 @@ static void on_verify(void *ctx, const struct maas_result *res)
 	maas_machine_release(&m);
 }
 
+static void on_verify(void *ctx, const struct maas_result *res)
+{
+	struct enlist_slot *s = ctx;
+
+	if (res->rc)
+		enlist_finish(s, 0, "reading the machine back: %s", res->err->msg);
+	else
+		verify(s, res->json);
+}
+
 static void on_layout(void *ctx, const struct maas_result *res)
 {
 	struct enlist_slot *s = ctx;
@@ -227,7 +238,10 @@ static void on_layout(void *ctx, const struct maas_result *res)
 			enlist_finish(s, 0, "setting the storage layout: %s", res->err->msg);
 		return;
 	}
-	enlist_request(s, "GET", NULL, on_verify, "machines/%s/", s->job->system_id);
+	if (json_is_object(res->json) && json_object_get(res->json, "system_id"))
+		verify(s, res->json);
+	else
+		enlist_request(s, "GET", NULL, on_verify, "machines/%s/", s->job->system_id);
 }
 
 static void on_set_boot(void *ctx, const struct maas_result *res)
