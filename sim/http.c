@@ -20,58 +20,77 @@ static int64_t wall_ms(void)
 
 /* ---- request log ---------------------------------------------------------- */
 
-static void json_escape(struct br_buf *b, const char *s)
+/* One log line per request, 30,000 of them in a 512-BMC walk: written
+ * straight into the log's stdio buffer, no printf and no allocation. */
+static void log_str(FILE *f, const char *s)
 {
-	br_buf_adds(b, "\"");
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+	const unsigned char *p = (const unsigned char *)s, *run = p;
+
+	putc('"', f);
+	for (; *p; p++) {
+		if (*p != '"' && *p != '\\' && *p >= 0x20 && *p < 0x7f)
+			continue;
+		fwrite(run, 1, (size_t)(p - run), f);
+		run = p + 1;
 		if (*p == '"' || *p == '\\')
-			br_buf_addf(b, "\\%c", *p);
-		else if (*p < 0x20 || *p >= 0x7f)
-			br_buf_addf(b, "\\u%04x", *p); /* keeps the log valid UTF-8 whatever a client sent */
+			fprintf(f, "\\%c", *p);
 		else
-			br_buf_add(b, p, 1);
+			fprintf(f, "\\u%04x", *p); /* keeps the log valid UTF-8 whatever a client sent */
 	}
-	br_buf_adds(b, "\"");
+	fwrite(run, 1, (size_t)(p - run), f);
+	putc('"', f);
+}
+
+static void log_num(FILE *f, long long v)
+{
+	char buf[24], *p = buf + sizeof(buf);
+	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+
+	do
+		*--p = (char)('0' + u % 10);
+	while (u /= 10);
+	if (v < 0)
+		*--p = '-';
+	fwrite(p, 1, (size_t)(buf + sizeof(buf) - p), f);
+}
+
+static void log_field(FILE *f, const char *name, const char *value)
+{
+	fputs(name, f);
+	log_str(f, value);
 }
 
 static void log_request(struct req *q, int status)
 {
 	struct sim_loop *loop = q->l->loop;
-	struct br_buf b;
+	FILE *f = loop->log;
 
 	q->logged = 1;
-	if (!loop->log)
+	if (!f)
 		return;
-	br_buf_init(&b, 0);
-	br_buf_adds(&b, "{\"bmc\":");
-	json_escape(&b, q->l->addr);
-	br_buf_adds(&b, ",\"node\":");
-	json_escape(&b, q->l->name);
-	br_buf_adds(&b, ",\"method\":");
-	json_escape(&b, q->method ? q->method : "");
-	br_buf_adds(&b, ",\"path\":");
-	json_escape(&b, q->uri ? q->uri : "");
-	br_buf_addf(&b,
-		    ",\"status\":%d,\"start_ms\":%lld,\"end_ms\":%lld,\"inflight\":%d,\"depth\":%d,\"auth\":",
-		    status, (long long)q->start_wall, (long long)(q->start_wall + br_now_ms() - q->start_ms),
-		    q->inflight, q->resp.depth);
-	json_escape(&b, q->resp.auth ? q->resp.auth : "none");
-	if (q->if_match) {
-		br_buf_adds(&b, ",\"if_match\":");
-		json_escape(&b, q->if_match);
-	}
-	if (q->resp.session) {
-		br_buf_adds(&b, ",\"session\":");
-		json_escape(&b, q->resp.session);
-	}
-	if (q->resp.note) {
-		br_buf_adds(&b, ",\"fault\":");
-		json_escape(&b, q->resp.note);
-	}
-	br_buf_adds(&b, "}\n");
-	fwrite(br_buf_str(&b), 1, b.len, loop->log);
+	log_field(f, "{\"bmc\":", q->l->addr);
+	log_field(f, ",\"node\":", q->l->name);
+	log_field(f, ",\"method\":", q->method ? q->method : "");
+	log_field(f, ",\"path\":", q->uri ? q->uri : "");
+	fputs(",\"status\":", f);
+	log_num(f, status);
+	fputs(",\"start_ms\":", f);
+	log_num(f, q->start_wall);
+	fputs(",\"end_ms\":", f);
+	log_num(f, q->start_wall + br_now_ms() - q->start_ms);
+	fputs(",\"inflight\":", f);
+	log_num(f, q->inflight);
+	fputs(",\"depth\":", f);
+	log_num(f, q->resp.depth);
+	log_field(f, ",\"auth\":", q->resp.auth ? q->resp.auth : "none");
+	if (q->if_match)
+		log_field(f, ",\"if_match\":", q->if_match);
+	if (q->resp.session)
+		log_field(f, ",\"session\":", q->resp.session);
+	if (q->resp.note)
+		log_field(f, ",\"fault\":", q->resp.note);
+	fputs("}\n", f);
 	loop->log_dirty = 1;
-	br_buf_release(&b);
 }
 
 void sim_http_log_flush(struct sim_loop *loop)

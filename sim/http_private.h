@@ -16,6 +16,7 @@
 #define SWEEP_MS 1000
 #define LISTEN_BACKLOG 1024
 #define IDLE_TIMEOUT_S 120
+#define CONN_POOL_BYTES (8u * 1024) /* request line, headers, response header */
 #define SYNTH_BLOCK 65536
 #define NEVER INT64_MAX
 
