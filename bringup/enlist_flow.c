@@ -100,13 +100,16 @@ void enlist_reread(struct enlist_slot *s)
 	enlist_request(s, "GET", NULL, on_read, "machines/%s/", s->job->system_id);
 }
 
-/* A 409 means MAAS's view moved on (another actor, a retried request that
- * went through): look again rather than fail. */
-int enlist_conflict_reread(struct enlist_slot *s, const struct maas_result *res)
+int enlist_step_failed(struct enlist_slot *s, const struct maas_result *res, const char *doing)
 {
-	if (res->rc != BR_E_STATE || ++s->job->lookups > ENLIST_LOOKUPS_MAX)
+	if (!res->rc)
 		return 0;
-	enlist_reread(s);
+	/* A 409 means MAAS's view moved on (another actor, a retried request
+	 * that went through): look again rather than fail. */
+	if (res->rc == BR_E_STATE && ++s->job->lookups <= ENLIST_LOOKUPS_MAX)
+		enlist_reread(s);
+	else
+		enlist_finish(s, 0, "%s: %s", doing, res->err && res->err->msg[0] ? res->err->msg : br_strerror(res->rc));
 	return 1;
 }
 

@@ -40,8 +40,9 @@ void enlist_request(struct enlist_slot *s, const char *method, const char *form,
 	BR_PRINTF(5, 6);
 /* GET the machine again and dispatch on its status. */
 void enlist_reread(struct enlist_slot *s);
-/* After a 409: re-read (bounded) and return 1, or return 0 to fail. */
-int enlist_conflict_reread(struct enlist_slot *s, const struct maas_result *res);
+/* 0 when res succeeded; else 1 once handled: a 409 re-reads the machine
+ * (bounded), anything else fails the job with "doing: MAAS's reason". */
+int enlist_step_failed(struct enlist_slot *s, const struct maas_result *res, const char *doing);
 /* Wait for the status to change, or fail once timeout_ms has passed. */
 void enlist_wait(struct enlist_slot *s, const struct maas_machine *m, int64_t timeout_ms, const char *until);
 

@@ -157,12 +157,8 @@ static void on_commission(void *ctx, const struct maas_result *res)
 {
 	struct enlist_slot *s = ctx;
 
-	if (res->rc) {
-		if (!enlist_conflict_reread(s, res))
-			enlist_fail_result(s, res);
-		return;
-	}
-	enlist_reread(s);
+	if (!enlist_step_failed(s, res, "commissioning"))
+		enlist_reread(s);
 }
 
 static void commission(struct enlist_slot *s)
@@ -176,12 +172,8 @@ static void on_deploy(void *ctx, const struct maas_result *res)
 {
 	struct enlist_slot *s = ctx;
 
-	if (res->rc) {
-		if (!enlist_conflict_reread(s, res))
-			enlist_finish(s, 0, "deploying: %s", res->err->msg);
-		return;
-	}
-	enlist_reread(s);
+	if (!enlist_step_failed(s, res, "deploying"))
+		enlist_reread(s);
 }
 
 static void deploy(struct enlist_slot *s)
@@ -233,11 +225,8 @@ static void on_layout(void *ctx, const struct maas_result *res)
 {
 	struct enlist_slot *s = ctx;
 
-	if (res->rc) {
-		if (!enlist_conflict_reread(s, res))
-			enlist_finish(s, 0, "setting the storage layout: %s", res->err->msg);
+	if (enlist_step_failed(s, res, "setting the storage layout"))
 		return;
-	}
 	if (json_is_object(res->json) && json_object_get(res->json, "system_id"))
 		verify(s, res->json);
 	else
@@ -249,11 +238,8 @@ static void on_set_boot(void *ctx, const struct maas_result *res)
 	struct enlist_slot *s = ctx;
 	struct br_buf form;
 
-	if (res->rc) {
-		if (!enlist_conflict_reread(s, res))
-			enlist_finish(s, 0, "setting the boot disk: %s", res->err->msg);
+	if (enlist_step_failed(s, res, "setting the boot disk"))
 		return;
-	}
 	/* set_boot_disk moves only the boot flag; the layout must be applied
 	 * again so / and /boot/efi move to that disk too. */
 	br_buf_init(&form, 0);
@@ -312,9 +298,7 @@ static void on_release(void *ctx, const struct maas_result *res)
 {
 	struct enlist_slot *s = ctx;
 
-	if (res->rc && !enlist_conflict_reread(s, res))
-		enlist_finish(s, 0, "releasing after a failed deployment: %s", res->err->msg);
-	else if (!res->rc)
+	if (!enlist_step_failed(s, res, "releasing after a failed deployment"))
 		enlist_reread(s);
 }
 
