@@ -13,8 +13,7 @@
 
 struct job_ctx {
 	struct inv_node *node;
-	struct br_strlist macs;
-	char *power_pass, *boot_disk_serial, *user_data_b64;
+	struct enlist_node_inputs in;
 	const char *result;
 	char *reason;
 };
@@ -78,70 +77,24 @@ static void on_done(void *ctx, struct enlist_job *job, int ok, const char *reaso
 	finish(run, c, ok, reason);
 }
 
-/* What every node's user-data is made of. */
-struct inputs {
-	char *templates;
-	char *ssh_pubkey;
-	struct br_strlist ntp, packages;
-};
-
-/* Resolve what one node needs; a problem fails the node (returns -1). */
-static int prepare(struct run *run, size_t i, const struct inputs *in)
+/* Fill job i from its node; a node that cannot be prepared is failed. */
+static int prepare(struct run *run, size_t i, const struct enlist_inputs *in)
 {
 	struct job_ctx *c = &run->ctx[i];
 	struct enlist_job *j = &run->jobs[i];
-	struct enlist_userdata_vars vars = { c->node->hostname, in->ssh_pubkey, &in->ntp, &in->packages };
 	struct br_err err = { 0 };
-	struct br_hw hw;
-	char *why = NULL, *path, *text = NULL;
-	int rc;
 
-	j->user_data = c;
-	j->hostname = c->node->hostname;
-	j->macs = &c->macs;
-	j->power_address = c->node->bmc;
-	j->power_user = c->node->bmc_user;
-	j->system_id = c->node->maas_system_id ? br_xstrdup(c->node->maas_system_id) : NULL;
-	if (inv_node_macs(run->inv, c->node->id, &c->macs, &err) || !c->macs.n) {
-		finish(run, c, 0, err.msg[0] ? err.msg : "no MACs from discovery: run bringup discover first");
-		return -1;
-	}
-	if (br_secret_resolve(c->node->bmc_password_ref, &c->power_pass, &err)) {
-		char *reason = br_xasprintf("bmc %s: credentials for MAAS power control: %s", c->node->bmc, err.msg);
-
-		finish(run, c, 0, reason);
-		free(reason);
-		return -1;
-	}
-	j->power_pass = c->power_pass;
-	if (c->node->boot_disk_serial && *c->node->boot_disk_serial) {
-		c->boot_disk_serial = br_xstrdup(c->node->boot_disk_serial);
-		why = br_xstrdup("the manifest's boot_disk_serial");
-	} else {
-		path = br_xasprintf("%s/profiles/%s/boot-disk", in->templates, c->node->profile);
-		rc = inv_load_hw(run->inv, c->node->hostname, &hw, &err);
-		if (!rc)
-			rc = enlist_pick_boot_disk(path, &hw, &c->boot_disk_serial, &why, &err);
-		br_hw_release(&hw);
-		free(path);
-		if (rc) {
-			finish(run, c, 0, err.msg);
-			return -1;
-		}
-	}
-	br_info("enlist", "%s: boot disk %s, by %s", c->node->hostname, c->boot_disk_serial, why);
-	free(why);
-	j->boot_disk_serial = c->boot_disk_serial;
-	path = br_xasprintf("%s/cloud-init/user-data", in->templates);
-	rc = enlist_render_userdata(path, &vars, &text, &err);
-	free(path);
-	if (rc) {
+	if (enlist_node_prepare(run->inv, c->node, in, &c->in, &err)) {
 		finish(run, c, 0, err.msg);
 		return -1;
 	}
-	c->user_data_b64 = enlist_base64(text, strlen(text));
-	j->user_data_b64 = c->user_data_b64;
-	free(text);
+	br_info("enlist", "%s: boot disk %s, by %s", c->node->hostname, c->in.boot_disk_serial, c->in.boot_disk_why);
+	*j = (struct enlist_job){ .hostname = c->node->hostname, .macs = &c->in.macs, .power_address = c->node->bmc,
+				  .power_user = c->node->bmc_user, .power_pass = c->in.power_pass,
+				  .boot_disk_serial = c->in.boot_disk_serial, .user_data_b64 = c->in.user_data_b64,
+				  .user_data = c };
+	if (c->node->maas_system_id)
+		j->system_id = br_xstrdup(c->node->maas_system_id);
 	return 0;
 }
 
@@ -157,7 +110,7 @@ static json_t *summary_json(const struct run *run)
 						     c->node->hostname, "result", c->result ? c->result : "skipped",
 						     "system_id", br_json_string_or_null(j->system_id), "ip",
 						     br_json_string_or_null(j->ip), "boot_disk_serial",
-						     br_json_string_or_null(c->boot_disk_serial), "installed_serial",
+						     br_json_string_or_null(c->in.boot_disk_serial), "installed_serial",
 						     br_json_string_or_null(j->installed_serial), "reason",
 						     br_json_string_or_null(c->reason)));
 	}
@@ -175,45 +128,12 @@ static void print_summary(const struct run *run)
 		const struct job_ctx *c = &run->ctx[i];
 
 		br_table_add(&t, (const char *const[]){ c->node->hostname, c->result, run->jobs[i].system_id,
-							run->jobs[i].ip, c->boot_disk_serial,
+							run->jobs[i].ip, c->in.boot_disk_serial,
 							c->result && !strcmp(c->result, "deployed") ? NULL : c->reason });
 	}
 	br_table_print(&t, stdout);
 	br_table_release(&t);
 	printf("\n%zu deployed, %zu failed\n", run->done - run->failed, run->failed);
-}
-
-/* --ssh-pubkey / $BRINGUP_SSH_PUBKEY name a public key file; its first line. */
-static int load_pubkey(const char *path, char **ret_key, struct br_err *err)
-{
-	char *text = NULL;
-	size_t len;
-
-	if (!path || !*path) {
-		*ret_key = NULL;
-		return 0;
-	}
-	if (br_read_file(path, 16384, &text, &len, err))
-		return br_err_prefix(err, "--ssh-pubkey");
-	text[strcspn(text, "\r\n")] = '\0';
-	*ret_key = text;
-	return 0;
-}
-
-static void split_list(const char *s, struct br_strlist *out)
-{
-	while (s && *s) {
-		size_t n = strcspn(s, ", ");
-
-		if (n) {
-			char *item = br_xstrndup(s, n);
-
-			br_strlist_add(out, item);
-			free(item);
-		}
-		s += n;
-		s += strspn(s, ", ");
-	}
 }
 
 static int open_maas(const char *url, const char *key_ref, const struct maas_options *base,
@@ -291,11 +211,12 @@ int main(int argc, char **argv)
 	struct maas_options mo;
 	struct enlist_options eo;
 	const struct enlist_callbacks cb = { on_system_id, on_ready, on_done };
-	struct inputs in = { 0 };
+	struct enlist_inputs in = { 0 };
 	struct run run = { 0 };
 	struct inv_node *nodes = NULL;
 	struct maas_client *client = NULL;
 	struct br_err err = { 0 };
+	char *templates;
 	size_t n = 0;
 	int argi, rc;
 
@@ -309,26 +230,20 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bringup-enlist: counts and timeouts must be positive (--poll-ms at least 10)\n");
 		return BR_EXIT_USAGE;
 	}
-	in.templates = br_templates_dir();
-	if (!in.templates) {
+	templates = br_templates_dir();
+	if (!templates) {
 		fprintf(stderr, "bringup-enlist: no templates directory (set BRINGUP_TEMPLATES)\n");
 		return BR_EXIT_USAGE;
 	}
-	if (load_pubkey(pubkey, &in.ssh_pubkey, &err)) {
+	rc = enlist_inputs_load(&in, templates, pubkey, &ntp, &packages, &err);
+	free(templates);
+	if (rc) {
 		fprintf(stderr, "bringup-enlist: %s\n", err.msg);
 		rc = BR_EXIT_USAGE;
 		goto out;
 	}
 	if (!in.ssh_pubkey)
 		br_warn("enlist", "no --ssh-pubkey or $BRINGUP_SSH_PUBKEY: validators will not be able to log in");
-	for (size_t i = 0; i < ntp.n; i++)
-		split_list(ntp.items[i], &in.ntp);
-	if (!in.ntp.n)
-		split_list(getenv("BRINGUP_NTP_SERVERS") ? getenv("BRINGUP_NTP_SERVERS") : "ntp.ubuntu.com", &in.ntp);
-	for (size_t i = 0; i < packages.n; i++)
-		split_list(packages.items[i], &in.packages);
-	if (!in.packages.n)
-		split_list("chrony lldpd nvme-cli pciutils", &in.packages);
 	maas_options_init(&mo);
 	mo.ca_file = ca_file && *ca_file ? ca_file : NULL;
 	mo.insecure = insecure;
@@ -385,10 +300,7 @@ int main(int argc, char **argv)
 out:
 	for (size_t i = 0; i < run.n; i++) {
 		enlist_job_release(&run.jobs[i]);
-		br_strlist_release(&run.ctx[i].macs);
-		br_secret_free(run.ctx[i].power_pass);
-		free(run.ctx[i].boot_disk_serial);
-		free(run.ctx[i].user_data_b64);
+		enlist_node_inputs_release(&run.ctx[i].in);
 		free(run.ctx[i].reason);
 	}
 	free(run.jobs);
@@ -396,10 +308,7 @@ out:
 	maas_client_free(client);
 	inv_nodes_free(nodes, n);
 	inv_close(run.inv);
-	free(in.templates);
-	free(in.ssh_pubkey);
-	br_strlist_release(&in.ntp);
-	br_strlist_release(&in.packages);
+	enlist_inputs_release(&in);
 	br_strlist_release(&ntp);
 	br_strlist_release(&packages);
 	return rc;

@@ -4,9 +4,9 @@
  * machines at once on one MAAS client loop. The flow knows no database; it
  * reports each step through callbacks and the stage stores what it hears.
  *
- * Also the two inputs the flow needs from templates/: the boot disk a
- * profile's rule picks from the drives discovery saw, and the cloud-init
- * user-data rendered for a node.
+ * Also what the flow needs for each node (enlist_inputs.c, the one part
+ * that reads the inventory): the MACs and drives discovery stored, the
+ * boot disk a profile's rule picks, the cloud-init user-data rendered.
  *
  * Ownership: jobs are the caller's; the flow writes only the result fields
  * of each job (system_id, ip, installed_serial: malloc'ed, freed by
@@ -16,6 +16,7 @@
 #define BRINGUP_ENLIST_H
 
 #include "common.h"
+#include "inventory/inventory.h"
 #include "maas/maas.h"
 
 #define ENLIST_RULE_MAX 4096          /* a boot-disk rule file */
@@ -94,5 +95,33 @@ int enlist_render_userdata(const char *template_path, const struct enlist_userda
 			   struct br_err *err);
 /* Standard base64 with padding; caller frees. */
 char *enlist_base64(const char *data, size_t len);
+
+/* ---- enlist_inputs.c ----------------------------------------------------- */
+
+/* What every node's user-data is made of. */
+struct enlist_inputs {
+	char *templates;
+	char *ssh_pubkey;               /* first line of the key file, or NULL */
+	struct br_strlist ntp, packages;
+};
+/* ntp and packages are option values (each may hold a comma or space
+ * separated list); empty: $BRINGUP_NTP_SERVERS or ntp.ubuntu.com, and
+ * chrony lldpd nvme-cli pciutils. */
+int enlist_inputs_load(struct enlist_inputs *in, const char *templates, const char *pubkey_path,
+		       const struct br_strlist *ntp, const struct br_strlist *packages, struct br_err *err);
+void enlist_inputs_release(struct enlist_inputs *in);
+
+/* One node's part, owned by the record (enlist_node_inputs_release). */
+struct enlist_node_inputs {
+	struct br_strlist macs;
+	char *power_pass;       /* zeroed on release */
+	char *boot_disk_serial;
+	char *boot_disk_why;    /* which clause or column chose it */
+	char *user_data_b64;
+};
+/* Gather a node's inputs; an error's message is the reason to fail it. */
+int enlist_node_prepare(struct inv *inv, const struct inv_node *node, const struct enlist_inputs *in,
+			struct enlist_node_inputs *ni, struct br_err *err);
+void enlist_node_inputs_release(struct enlist_node_inputs *ni);
 
 #endif

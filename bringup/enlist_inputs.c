@@ -1,0 +1,115 @@
+/*
+ * What enlist hands MAAS for one node, gathered from the inventory and
+ * templates/: the MACs discovery stored, the BMC password for MAAS's power
+ * driver, the install disk's serial, the rendered user-data.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "enlist.h"
+
+static void split_list(const char *s, struct br_strlist *out)
+{
+	while (s && *s) {
+		size_t n = strcspn(s, ", ");
+
+		if (n) {
+			char *item = br_xstrndup(s, n);
+
+			br_strlist_add(out, item);
+			free(item);
+		}
+		s += n;
+		s += strspn(s, ", ");
+	}
+}
+
+int enlist_inputs_load(struct enlist_inputs *in, const char *templates, const char *pubkey_path,
+		       const struct br_strlist *ntp, const struct br_strlist *packages, struct br_err *err)
+{
+	const char *env_ntp = getenv("BRINGUP_NTP_SERVERS");
+	size_t len;
+
+	memset(in, 0, sizeof(*in));
+	in->templates = br_xstrdup(templates);
+	if (pubkey_path && *pubkey_path) {
+		if (br_read_file(pubkey_path, 16384, &in->ssh_pubkey, &len, err))
+			return br_err_prefix(err, "SSH public key");
+		in->ssh_pubkey[strcspn(in->ssh_pubkey, "\r\n")] = '\0';
+	}
+	for (size_t i = 0; i < ntp->n; i++)
+		split_list(ntp->items[i], &in->ntp);
+	if (!in->ntp.n)
+		split_list(env_ntp && *env_ntp ? env_ntp : "ntp.ubuntu.com", &in->ntp);
+	for (size_t i = 0; i < packages->n; i++)
+		split_list(packages->items[i], &in->packages);
+	if (!in->packages.n)
+		split_list("chrony lldpd nvme-cli pciutils", &in->packages);
+	return 0;
+}
+
+void enlist_inputs_release(struct enlist_inputs *in)
+{
+	free(in->templates);
+	free(in->ssh_pubkey);
+	br_strlist_release(&in->ntp);
+	br_strlist_release(&in->packages);
+	memset(in, 0, sizeof(*in));
+}
+
+static int pick_disk(struct inv *inv, const struct inv_node *node, const struct enlist_inputs *in,
+		     struct enlist_node_inputs *ni, struct br_err *err)
+{
+	struct br_hw hw;
+	char *path;
+	int rc;
+
+	if (node->boot_disk_serial && *node->boot_disk_serial) {
+		ni->boot_disk_serial = br_xstrdup(node->boot_disk_serial);
+		ni->boot_disk_why = br_xstrdup("the manifest's boot_disk_serial");
+		return 0;
+	}
+	path = br_xasprintf("%s/profiles/%s/boot-disk", in->templates, node->profile);
+	rc = inv_load_hw(inv, node->hostname, &hw, err);
+	if (!rc)
+		rc = enlist_pick_boot_disk(path, &hw, &ni->boot_disk_serial, &ni->boot_disk_why, err);
+	br_hw_release(&hw);
+	free(path);
+	return rc;
+}
+
+int enlist_node_prepare(struct inv *inv, const struct inv_node *node, const struct enlist_inputs *in,
+			struct enlist_node_inputs *ni, struct br_err *err)
+{
+	struct enlist_userdata_vars vars = { node->hostname, in->ssh_pubkey, &in->ntp, &in->packages };
+	char *path, *text = NULL;
+	int rc;
+
+	if (inv_node_macs(inv, node->id, &ni->macs, err))
+		return err ? err->code : BR_E_DB;
+	if (!ni->macs.n)
+		return br_errf(err, BR_E_NOTFOUND, "no MACs from discovery: run bringup discover first");
+	if (br_secret_resolve(node->bmc_password_ref, &ni->power_pass, err))
+		return br_err_prefix(err, "bmc %s: credentials for MAAS power control", node->bmc);
+	rc = pick_disk(inv, node, in, ni, err);
+	if (rc)
+		return rc;
+	path = br_xasprintf("%s/cloud-init/user-data", in->templates);
+	rc = enlist_render_userdata(path, &vars, &text, err);
+	free(path);
+	if (rc)
+		return rc;
+	ni->user_data_b64 = enlist_base64(text, strlen(text));
+	free(text);
+	return 0;
+}
+
+void enlist_node_inputs_release(struct enlist_node_inputs *ni)
+{
+	br_strlist_release(&ni->macs);
+	br_secret_free(ni->power_pass);
+	free(ni->boot_disk_serial);
+	free(ni->boot_disk_why);
+	free(ni->user_data_b64);
+	memset(ni, 0, sizeof(*ni));
+}
