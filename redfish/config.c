@@ -123,6 +123,13 @@ static void report(struct rf_bmc *bmc)
 		      bmc->failed ? &bmc->err : NULL, cn->run->ctx);
 }
 
+/* The loop broke: no slot may go to a system already given up on. */
+static void on_abort(struct rf_bmc *bmc)
+{
+	bmc->cfg->run->head = bmc->cfg->run->n_waiting;
+	report(bmc);
+}
+
 static void on_idle(struct rf_bmc *bmc)
 {
 	struct rf_cfg_node *cn = bmc->cfg;
@@ -212,22 +219,9 @@ int rf_configure_all(const struct rf_config_target *targets, size_t n, const str
 		nodes[i].spec = targets[i].spec;
 		bmcs[i].cfg = &nodes[i];
 	}
+	rc = rf_run_bmcs(&h, on_abort, err);
 	for (size_t i = 0; i < n; i++)
-		rf_session_start(&bmcs[i]);
-	rc = rf_http_run(&h, err);
-	for (size_t i = 0; i < n; i++) {
-		if (bmcs[i].phase == RF_BMC_DONE)
-			continue;
-		/* the loop itself broke: every system still running gets the reason */
-		rf_http_cancel_bmc(&h, &bmcs[i]);
-		if (bmcs[i].phase == RF_BMC_WALKING) {
-			bmcs[i].failed = 1;
-			br_errf(&bmcs[i].err, rc ? rc : BR_E_STATE, "%s", err && rc ? err->msg : "aborted");
-			report(&bmcs[i]);
-		}
-		node_release(&nodes[i]);
-		rf_bmc_release(&bmcs[i]);
-	}
+		node_release(&nodes[i]); /* those the loop left behind; done ones are empty */
 	free(nodes);
 	free(bmcs);
 	free(run.waiting);

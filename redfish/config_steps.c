@@ -34,18 +34,6 @@ static struct rf_req *send_body(struct rf_bmc *bmc, enum rf_method m, const char
 	return req;
 }
 
-static void fail(struct rf_bmc *bmc, int code, const char *fmt, ...) BR_PRINTF(3, 4);
-static void fail(struct rf_bmc *bmc, int code, const char *fmt, ...)
-{
-	struct br_err e = { .code = code };
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(e.msg, sizeof(e.msg), fmt, ap);
-	va_end(ap);
-	rf_bmc_fail(bmc, &e);
-}
-
 /* An absolute URL on this BMC for the link at path in doc, or NULL after
  * failing the system with what was missing. */
 static char *need_link(struct rf_bmc *bmc, json_t *doc, const char *path, const char *what)
@@ -56,7 +44,7 @@ static char *need_link(struct rf_bmc *bmc, json_t *doc, const char *path, const 
 	const char *id = br_json_str(doc, "@odata.id");
 
 	if (!url)
-		fail(bmc, BR_E_PROTO, "%s has no usable %s link (%s)", id ? id : "a document", what, path);
+		rf_bmc_failf(bmc, BR_E_PROTO, "%s has no usable %s link (%s)", id ? id : "a document", what, path);
 	return url;
 }
 
@@ -111,7 +99,7 @@ static void boot_step(struct rf_bmc *bmc)
 		return;
 	}
 	if (cn->res.boot_patched) {
-		fail(bmc, BR_E_STATE, "boot settings did not take: %s, want %s", current, wanted);
+		rf_bmc_failf(bmc, BR_E_STATE, "boot settings did not take: %s, want %s", current, wanted);
 	} else if (!cn->res.boot_current) {
 		cn->res.boot_current = current;
 		cn->res.boot_wanted = wanted;
@@ -239,10 +227,10 @@ static void on_job(struct rf_req *req, int rc, const struct br_err *err)
 		get(bmc, cn->bios_url, "verifying the BIOS", on_bios);
 	} else if (state && (strstr(state, "Fail") || strstr(state, "Error") || !strcmp(state, "Exception") ||
 			     !strcmp(state, "Killed") || !strcmp(state, "Cancelled"))) {
-		fail(bmc, BR_E_STATE, "BIOS job %s %s: %s", cn->res.job, state,
+		rf_bmc_failf(bmc, BR_E_STATE, "BIOS job %s %s: %s", cn->res.job, state,
 		     cn->res.job_message ? cn->res.job_message : "(no message)");
 	} else if (now >= cn->deadline_ms) {
-		fail(bmc, BR_E_TIMEOUT, "BIOS job %s still %s %lld s after the reset", cn->res.job,
+		rf_bmc_failf(bmc, BR_E_TIMEOUT, "BIOS job %s still %s %lld s after the reset", cn->res.job,
 		     state ? state : "(no state)", (long long)(now - cn->reset_ms) / 1000);
 	} else if (!cn->forced && !strcmp(cn->reset_type, "GracefulRestart") && state &&
 		   !strcmp(state, "Scheduled") && now - cn->reset_ms >= cn->run->o->graceful_ms) {
@@ -267,7 +255,7 @@ static void have_job(struct rf_bmc *bmc, const char *link)
 	const char *slash;
 
 	if (!(cn->job_url = rf_resolve(bmc, link))) {
-		fail(bmc, BR_E_PROTO, "the config job %s is not on this BMC", link);
+		rf_bmc_failf(bmc, BR_E_PROTO, "the config job %s is not on this BMC", link);
 		return;
 	}
 	slash = strrchr(link, '/');
@@ -291,7 +279,7 @@ static void on_job_created(struct rf_req *req, int rc, const struct br_err *err)
 	if (link)
 		have_job(req->bmc, link);
 	else
-		fail(req->bmc, BR_E_PROTO, "the Jobs POST answered without a Location");
+		rf_bmc_failf(req->bmc, BR_E_PROTO, "the Jobs POST answered without a Location");
 	json_decref(doc);
 }
 
@@ -310,7 +298,7 @@ static void on_manager(struct rf_req *req, int rc, const struct br_err *err)
 		if (br_json_str(doc, paths[i]))
 			jobs = need_link(bmc, doc, paths[i], "Jobs");
 	if (!jobs && !bmc->failed)
-		fail(bmc, BR_E_UNSUPPORTED, "the BIOS PATCH made no job and the Manager has no Jobs collection");
+		rf_bmc_failf(bmc, BR_E_UNSUPPORTED, "the BIOS PATCH made no job and the Manager has no Jobs collection");
 	if (jobs) {
 		/* iDRAC wants the settings URI as the System linked it */
 		struct rf_req *post = send_body(bmc, RF_POST, jobs, json_pack("{s:s}", "TargetSettingsURI",
@@ -350,7 +338,7 @@ static void on_patch(struct rf_req *req, int rc, const struct br_err *err)
 	else if (cn->manager_url)
 		get(bmc, cn->manager_url, "finding the Jobs collection", on_manager);
 	else
-		fail(bmc, BR_E_UNSUPPORTED, "the BIOS PATCH made no job and the System links no Manager");
+		rf_bmc_failf(bmc, BR_E_UNSUPPORTED, "the BIOS PATCH made no job and the System links no Manager");
 }
 
 static void on_settings(struct rf_req *req, int rc, const struct br_err *err)
@@ -381,7 +369,7 @@ static void verify_bios(struct rf_bmc *bmc)
 
 	rf_cfg_bios_diff(cn->attrs, cn->spec, &c, &n);
 	if (n)
-		fail(bmc, BR_E_STATE, "after job %s the BIOS still has %s=%s (want %s)%s", cn->res.job, c[0].name,
+		rf_bmc_failf(bmc, BR_E_STATE, "after job %s the BIOS still has %s=%s (want %s)%s", cn->res.job, c[0].name,
 		     c[0].current ? c[0].current : "(absent)", c[0].wanted, n > 1 ? " and more" : "");
 	else
 		get(bmc, cn->system_url, "verifying the boot order", on_system_again);
@@ -422,7 +410,7 @@ static void on_bios(struct rf_req *req, int rc, const struct br_err *err)
 		return;
 	attrs = json_object_get(doc, "Attributes");
 	if (!json_is_object(attrs)) {
-		fail(bmc, BR_E_PROTO, "GET %s: no Attributes", req->url);
+		rf_bmc_failf(bmc, BR_E_PROTO, "GET %s: no Attributes", req->url);
 		json_decref(doc);
 		return;
 	}
@@ -480,7 +468,7 @@ static void on_systems(struct rf_req *req, int rc, const struct br_err *err)
 	members = json_object_get(doc, "Members");
 	/* a blade or multi-node chassis BMC lists several; ours manage one */
 	if (!json_is_array(members) || json_array_size(members) != 1)
-		fail(bmc, BR_E_UNSUPPORTED, "GET %s: %zu systems, configure handles BMCs of one", req->url,
+		rf_bmc_failf(bmc, BR_E_UNSUPPORTED, "GET %s: %zu systems, configure handles BMCs of one", req->url,
 		     json_is_array(members) ? json_array_size(members) : 0);
 	else if ((url = need_link(bmc, json_array_get(members, 0), "@odata.id", "System"))) {
 		get(bmc, url, "reading the System", on_system);

@@ -147,6 +147,30 @@ void rf_bmc_setup(struct rf_http *h, struct rf_bmc *bmc, const struct rf_target 
 	h->active++;
 }
 
+int rf_run_bmcs(struct rf_http *h, void (*abort_report)(struct rf_bmc *bmc), struct br_err *err)
+{
+	int rc;
+
+	for (size_t i = 0; i < h->n_bmcs; i++)
+		rf_session_start(&h->bmcs[i]);
+	rc = rf_http_run(h, err);
+	for (size_t i = 0; i < h->n_bmcs; i++) {
+		struct rf_bmc *bmc = &h->bmcs[i];
+
+		if (bmc->phase == RF_BMC_DONE)
+			continue;
+		/* the loop itself broke: every BMC still running gets the reason */
+		rf_http_cancel_bmc(h, bmc);
+		if (bmc->phase == RF_BMC_WALKING) {
+			bmc->failed = 1;
+			br_errf(&bmc->err, rc ? rc : BR_E_STATE, "%s", err && rc ? err->msg : "aborted");
+			abort_report(bmc);
+		}
+		rf_bmc_release(bmc);
+	}
+	return rc;
+}
+
 int rf_discover_all(const struct rf_target *targets, size_t n, const struct rf_options *opts,
 		    rf_done_fn done, void *ctx, struct br_err *err)
 {
@@ -180,21 +204,7 @@ int rf_discover_all(const struct rf_target *targets, size_t n, const struct rf_o
 	h.done_ctx = ctx;
 	for (size_t i = 0; i < n; i++)
 		rf_bmc_setup(&h, &bmcs[i], &targets[i]);
-	for (size_t i = 0; i < n; i++)
-		rf_session_start(&bmcs[i]);
-	rc = rf_http_run(&h, err);
-	for (size_t i = 0; i < n; i++) {
-		if (bmcs[i].phase == RF_BMC_DONE)
-			continue;
-		/* the loop itself broke: every BMC still running gets the reason */
-		rf_http_cancel_bmc(&h, &bmcs[i]);
-		if (bmcs[i].phase == RF_BMC_WALKING) {
-			bmcs[i].failed = 1;
-			br_errf(&bmcs[i].err, rc ? rc : BR_E_STATE, "%s", err && rc ? err->msg : "aborted");
-			report(&bmcs[i]);
-		}
-		rf_bmc_release(&bmcs[i]);
-	}
+	rc = rf_run_bmcs(&h, report, err);
 	free(bmcs);
 	rf_http_release(&h);
 	curl_global_cleanup();

@@ -177,6 +177,12 @@ void rf_bmc_ready(struct rf_bmc *bmc);
  * release with rf_bmc_release. */
 void rf_bmc_setup(struct rf_http *h, struct rf_bmc *bmc, const struct rf_target *target);
 void rf_bmc_release(struct rf_bmc *bmc);
+/* Start every BMC of h (service root, login), run the loop until all are
+ * done; if the loop itself breaks, each BMC still running is failed with
+ * its reason, handed to abort_report, and released. */
+int rf_run_bmcs(struct rf_http *h, void (*abort_report)(struct rf_bmc *bmc), struct br_err *err);
+/* rf_bmc_fail with a formatted message. */
+void rf_bmc_failf(struct rf_bmc *bmc, int code, const char *fmt, ...) BR_PRINTF(3, 4);
 
 /* config_diff.c: what configure changes (pure, docs borrowed) */
 /* An attribute value as text: strings as they are, numbers and booleans in

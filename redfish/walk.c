@@ -163,8 +163,7 @@ static const struct kind_info kinds[RF_K_COUNT] = {
 	[RF_K_COLLECTION] = { "Collection", 1, NULL },
 };
 
-static void fail_with(struct rf_bmc *bmc, int code, const char *fmt, ...) BR_PRINTF(3, 4);
-static void fail_with(struct rf_bmc *bmc, int code, const char *fmt, ...)
+void rf_bmc_failf(struct rf_bmc *bmc, int code, const char *fmt, ...)
 {
 	struct br_err e = { .code = code };
 	va_list ap;
@@ -238,7 +237,7 @@ void rf_follow(struct rf_bmc *bmc, json_t *doc, const char *path, int kind, int 
 		return;
 	if (json_is_array(v)) {
 		if (json_array_size(v) > RF_MEMBERS_MAX) {
-			fail_with(bmc, BR_E_TOOBIG, "%s of %s has more than %d links", path,
+			rf_bmc_failf(bmc, BR_E_TOOBIG, "%s of %s has more than %d links", path,
 				  br_json_str(doc, "@odata.id") ? br_json_str(doc, "@odata.id") : "?",
 				  RF_MEMBERS_MAX);
 			return;
@@ -263,7 +262,7 @@ static void on_collection(struct rf_bmc *bmc, struct rf_req *req, json_t *doc)
 	const char *next = br_json_str(doc, "Members@odata.nextLink");
 
 	if (n > RF_MEMBERS_MAX - (size_t)req->members) {
-		fail_with(bmc, BR_E_TOOBIG, "GET %s: collection has more than %d members", req->url,
+		rf_bmc_failf(bmc, BR_E_TOOBIG, "GET %s: collection has more than %d members", req->url,
 			  RF_MEMBERS_MAX);
 		return;
 	}
@@ -288,7 +287,7 @@ static void on_collection(struct rf_bmc *bmc, struct rf_req *req, json_t *doc)
 	if (!next || bmc->failed)
 		return;
 	if (req->pages + 1 >= RF_PAGES_MAX) {
-		fail_with(bmc, BR_E_TOOBIG, "GET %s: collection has more than %d pages", req->url,
+		rf_bmc_failf(bmc, BR_E_TOOBIG, "GET %s: collection has more than %d pages", req->url,
 			  RF_PAGES_MAX);
 		return;
 	}
