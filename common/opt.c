@@ -59,12 +59,16 @@ void br_opt_help(const struct br_command *cmd, FILE *f)
 		fprintf(f, "%s\n\n", cmd->summary);
 	fprintf(f, "options:\n");
 	for (size_t i = 0; i < n; i++) {
-		char left[64];
+		char left[96];
 
-		snprintf(left, sizeof(left), "%s%c%s--%s%s%s", all[i].short_name ? "-" : "",
-			 all[i].short_name ? all[i].short_name : ' ', all[i].short_name ? ", " : "  ",
-			 all[i].name, all[i].argname ? " " : "", all[i].argname ? all[i].argname : "");
-		fprintf(f, "  %-28s %s\n", all[i].short_name ? left : left + 1, all[i].help);
+		/* "-k, --insecure" or "    --db PATH": long names line up. */
+		if (all[i].short_name)
+			snprintf(left, sizeof(left), "-%c, --%s", all[i].short_name, all[i].name);
+		else
+			snprintf(left, sizeof(left), "    --%s", all[i].name);
+		if (all[i].argname)
+			snprintf(left + strlen(left), sizeof(left) - strlen(left), " %s", all[i].argname);
+		fprintf(f, "  %-28s %s\n", left, all[i].help);
 	}
 	fprintf(f, "  %-28s %s\n", "-h, --help", "show this help and exit");
 }
