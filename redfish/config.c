@@ -137,23 +137,10 @@ static void on_idle(struct rf_bmc *bmc)
 	if (bmc->phase == RF_BMC_WALKING) {
 		if (cn->waiting_reset && !bmc->failed)
 			return; /* nothing to do until a slot frees up */
-		if (!bmc->failed && !cn->finished) {
-			struct br_err e;
-
-			br_errf(&e, BR_E_STATE, "configure stopped while %s", cn->step ? cn->step : "starting");
-			rf_bmc_fail(bmc, &e);
-		}
-		bmc->phase = RF_BMC_FINISHING;
-		report(bmc);
-		if (rf_session_logout(bmc))
-			return;
+		if (!bmc->failed && !cn->finished)
+			rf_bmc_failf(bmc, BR_E_STATE, "configure stopped while %s", cn->step ? cn->step : "starting");
 	}
-	if (bmc->phase == RF_BMC_DONE)
-		return;
-	bmc->phase = RF_BMC_DONE;
-	bmc->http->active--;
-	node_release(cn);
-	rf_bmc_release(bmc);
+	rf_bmc_wind_down(bmc, report); /* the node's record goes when the run ends */
 }
 
 static int check(const struct rf_config_target *targets, size_t n, const struct rf_config_options *o,

@@ -103,13 +103,17 @@ void rf_bmc_ready(struct rf_bmc *bmc)
 
 void rf_bmc_idle(struct rf_bmc *bmc)
 {
-	if (bmc->http->idle) {
+	if (bmc->http->idle)
 		bmc->http->idle(bmc);
-		return;
-	}
+	else
+		rf_bmc_wind_down(bmc, report);
+}
+
+void rf_bmc_wind_down(struct rf_bmc *bmc, void (*report_fn)(struct rf_bmc *bmc))
+{
 	if (bmc->phase == RF_BMC_WALKING) {
 		bmc->phase = RF_BMC_FINISHING;
-		report(bmc);
+		report_fn(bmc);
 		if (rf_session_logout(bmc))
 			return;
 	}

@@ -181,6 +181,9 @@ void rf_bmc_release(struct rf_bmc *bmc);
  * done; if the loop itself breaks, each BMC still running is failed with
  * its reason, handed to abort_report, and released. */
 int rf_run_bmcs(struct rf_http *h, void (*abort_report)(struct rf_bmc *bmc), struct br_err *err);
+/* A BMC with nothing left pending: report it (once), log out, and once
+ * the logout has finished, release it. */
+void rf_bmc_wind_down(struct rf_bmc *bmc, void (*report_fn)(struct rf_bmc *bmc));
 /* rf_bmc_fail with a formatted message. */
 void rf_bmc_failf(struct rf_bmc *bmc, int code, const char *fmt, ...) BR_PRINTF(3, 4);
 
