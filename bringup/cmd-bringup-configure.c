@@ -66,14 +66,15 @@ static void on_redfish(const struct rf_config_target *t, int rc, const struct rf
 		       const struct br_err *err, void *ctx)
 {
 	struct cfg_job *job = t->target.user_data;
+	const char *msg = err && err->msg[0] ? err->msg : br_strerror(rc);
 
 	cfg_job_take_result(job, res);
 	if (rc == 0)
 		finish(ctx, job, 1, configured_reason(job, ((struct run *)ctx)->dry_run));
+	else if (rc == BR_E_AUTH)
+		finish(ctx, job, 0, br_xasprintf("credentials refused (check bmc_user/bmc_password): %s", msg));
 	else
-		finish(ctx, job, 0,
-		       rc == BR_E_AUTH ? br_xasprintf("credentials refused (check bmc_user/bmc_password): %s", err->msg)
-				       : br_xstrdup(err && err->msg[0] ? err->msg : br_strerror(rc)));
+		finish(ctx, job, 0, br_xstrdup(msg));
 }
 
 static void on_ipmi(const struct rf_ipmi_target *t, int rc, struct br_hw *hw, const struct br_err *err, void *ctx)
