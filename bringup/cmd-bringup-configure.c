@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bmcopts.h"
 #include "configure.h"
 #include "manifest.h"
 #include "stage.h"
@@ -171,42 +172,18 @@ static int prepare(struct run *run, struct cfg_job *job, const char *scheme)
 	return 0;
 }
 
-static int env_int(const char *name, int *value)
-{
-	const char *s = getenv(name);
-	long v;
-
-	if (!s || !*s)
-		return 0;
-	if (br_parse_long(s, 0, 3600, &v)) {
-		fprintf(stderr, "bringup-configure: %s='%s' is not a number of 0-3600\n", name, s);
-		return -1;
-	}
-	*value = (int)v;
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	struct br_common_opts common = { 0 };
-	const char *scheme = getenv("BRINGUP_BMC_SCHEME"), *ca_file = getenv("BRINGUP_CA_FILE");
-	int insecure = 0, timeout_s = 15, retries = 5, per_bmc = 4, max_inflight = 512, no_sessions = 0;
-	int ipmi_parallel = 16, dry_run = 0, max_resets = 8, poll_ms = 5000, graceful_s = 120, job_timeout_s = 1800;
+	struct br_bmc_opts bo;
+	int dry_run = 0, max_resets = 8, poll_ms = 5000, graceful_s = 120, job_timeout_s = 1800;
 	const struct br_option options[] = {
 		{ "dry-run", 'n', BR_OPT_FLAG, &dry_run, NULL, "print what would change per node; change nothing" },
 		{ "max-resets", 0, BR_OPT_INT, &max_resets, "N", "systems resetting (reset to job end) at once (default 8)" },
 		{ "poll-ms", 0, BR_OPT_INT, &poll_ms, "MS", "job polling interval (default 5000)" },
 		{ "graceful-timeout", 0, BR_OPT_INT, &graceful_s, "SECONDS", "GracefulRestart, then ForceRestart after this (default 120)" },
 		{ "job-timeout", 0, BR_OPT_INT, &job_timeout_s, "SECONDS", "a job not done this long after the reset fails the node (default 1800)" },
-		{ "bmc-scheme", 0, BR_OPT_STRING, &scheme, "http|https", "BMC URL scheme (default $BRINGUP_BMC_SCHEME or https)" },
-		{ "ca-file", 0, BR_OPT_STRING, &ca_file, "PATH", "CA bundle for BMC certificates (default $BRINGUP_CA_FILE)" },
-		{ "insecure", 'k', BR_OPT_FLAG, &insecure, NULL, "do not verify BMC TLS certificates" },
-		{ "timeout", 't', BR_OPT_INT, &timeout_s, "SECONDS", "per-request timeout (default $BRINGUP_BMC_TIMEOUT or 15)" },
-		{ "retries", 0, BR_OPT_INT, &retries, "N", "retries on timeouts, resets, 5xx (default $BRINGUP_BMC_RETRIES or 5)" },
-		{ "per-bmc", 0, BR_OPT_INT, &per_bmc, "N", "requests in flight per BMC (default 4)" },
-		{ "max-inflight", 0, BR_OPT_INT, &max_inflight, "N", "requests in flight overall (default 512)" },
-		{ "basic-auth", 0, BR_OPT_FLAG, &no_sessions, NULL, "use HTTP basic auth instead of Redfish sessions" },
-		{ "ipmi-parallel", 0, BR_OPT_INT, &ipmi_parallel, "N", "ipmitool processes at once (default 16)" },
+		BR_BMC_OPTIONS(&bo),
 		{ 0 },
 	};
 	const struct br_command cmd = {
@@ -230,19 +207,14 @@ int main(int argc, char **argv)
 	int argi, rc;
 
 	br_log_init(argv[0], BR_LOG_WARN);
-	if (env_int("BRINGUP_BMC_TIMEOUT", &timeout_s) || env_int("BRINGUP_BMC_RETRIES", &retries))
+	if (br_bmc_opts_init(&bo, cmd.name))
 		return BR_EXIT_USAGE;
 	rc = br_opt_parse(&cmd, argc, argv, &argi);
 	if (rc)
 		return rc == BR_OPT_EXIT_OK ? BR_EXIT_OK : BR_EXIT_USAGE;
-	if (!scheme || !*scheme)
-		scheme = "https";
-	if (strcmp(scheme, "http") && strcmp(scheme, "https")) {
-		fprintf(stderr, "bringup-configure: --bmc-scheme must be http or https\n");
+	if (br_bmc_opts_finish(&bo, cmd.name, &ropts))
 		return BR_EXIT_USAGE;
-	}
-	if (timeout_s < 1 || retries < 0 || per_bmc < 1 || max_inflight < 1 || ipmi_parallel < 1 || max_resets < 1 ||
-	    poll_ms < 1 || graceful_s < 0 || job_timeout_s < 1) {
+	if (max_resets < 1 || poll_ms < 1 || graceful_s < 0 || job_timeout_s < 1) {
 		fprintf(stderr, "bringup-configure: counts, intervals and timeouts must be positive\n");
 		return BR_EXIT_USAGE;
 	}
@@ -265,7 +237,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < n; i++) {
 		struct cfg_job *job = &run.jobs[i];
 
-		if (prepare(&run, job, scheme))
+		if (prepare(&run, job, bo.scheme))
 			continue;
 		if (job->ipmi && !dry_run)
 			ipmi[n_ipmi++] = (struct rf_ipmi_target){ job->node->hostname, job->host,
@@ -278,14 +250,6 @@ int main(int argc, char **argv)
 								  job->node->bmc_user, job->password, job },
 								&job->spec };
 	}
-	rf_options_init(&ropts);
-	ropts.per_bmc_inflight = per_bmc;
-	ropts.total_inflight = max_inflight;
-	ropts.timeout_ms = timeout_s * 1000L;
-	ropts.retries = retries;
-	ropts.ca_file = ca_file && *ca_file ? ca_file : NULL;
-	ropts.insecure = insecure;
-	ropts.use_sessions = !no_sessions;
 	ropts.use_expand = 0; /* configure reads single resources */
 	rf_config_options_init(&copts);
 	copts.dry_run = dry_run;
@@ -299,8 +263,8 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	/* a power cycle per ipmitool slot: the slots are the reset ration too */
-	if (n_ipmi && rf_ipmi_pxe_all(ipmi, n_ipmi, ipmi_parallel < max_resets ? ipmi_parallel : max_resets,
-				      timeout_s, on_ipmi, &run, &err)) {
+	if (n_ipmi && rf_ipmi_pxe_all(ipmi, n_ipmi, bo.ipmi_parallel < max_resets ? bo.ipmi_parallel : max_resets,
+				      bo.timeout_s, on_ipmi, &run, &err)) {
 		br_error("configure", "%s", err.msg);
 		rc = BR_EXIT_USAGE;
 		goto out;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bmcopts.h"
 #include "manifest.h"
 #include "redfish/redfish.h"
 #include "stage.h"
@@ -167,39 +168,12 @@ static void print_summary(const struct run *run)
 	printf("\n%zu discovered, %zu failed\n", run->done - run->failed, run->failed);
 }
 
-/* Defaults from the environment, so `bringup run` can pass them to this
- * stage without flags the other stages do not know. */
-static int env_int(const char *name, int *value)
-{
-	const char *s = getenv(name);
-	long v;
-
-	if (!s || !*s)
-		return 0;
-	if (br_parse_long(s, 0, 3600, &v)) {
-		fprintf(stderr, "bringup-discover: %s='%s' is not a number of 0-3600\n", name, s);
-		return -1;
-	}
-	*value = (int)v;
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	struct br_common_opts common = { 0 };
-	const char *scheme = getenv("BRINGUP_BMC_SCHEME"), *ca_file = getenv("BRINGUP_CA_FILE");
-	int insecure = 0, timeout_s = 15, retries = 5, per_bmc = 4, max_inflight = 512, no_sessions = 0;
-	int ipmi_parallel = 16;
+	struct br_bmc_opts bo;
 	const struct br_option options[] = {
-		{ "bmc-scheme", 0, BR_OPT_STRING, &scheme, "http|https", "BMC URL scheme (default $BRINGUP_BMC_SCHEME or https)" },
-		{ "ca-file", 0, BR_OPT_STRING, &ca_file, "PATH", "CA bundle for BMC certificates (default $BRINGUP_CA_FILE)" },
-		{ "insecure", 'k', BR_OPT_FLAG, &insecure, NULL, "do not verify BMC TLS certificates" },
-		{ "timeout", 't', BR_OPT_INT, &timeout_s, "SECONDS", "per-request timeout (default $BRINGUP_BMC_TIMEOUT or 15)" },
-		{ "retries", 0, BR_OPT_INT, &retries, "N", "retries on timeouts, resets, 5xx (default $BRINGUP_BMC_RETRIES or 5)" },
-		{ "per-bmc", 0, BR_OPT_INT, &per_bmc, "N", "requests in flight per BMC (default 4)" },
-		{ "max-inflight", 0, BR_OPT_INT, &max_inflight, "N", "requests in flight overall (default 512)" },
-		{ "basic-auth", 0, BR_OPT_FLAG, &no_sessions, NULL, "use HTTP basic auth instead of Redfish sessions" },
-		{ "ipmi-parallel", 0, BR_OPT_INT, &ipmi_parallel, "N", "ipmitool processes at once (default 16)" },
+		BR_BMC_OPTIONS(&bo),
 		{ 0 },
 	};
 	const struct br_command cmd = {
@@ -220,21 +194,13 @@ int main(int argc, char **argv)
 	int argi, rc;
 
 	br_log_init(argv[0], BR_LOG_WARN);
-	if (env_int("BRINGUP_BMC_TIMEOUT", &timeout_s) || env_int("BRINGUP_BMC_RETRIES", &retries))
+	if (br_bmc_opts_init(&bo, cmd.name))
 		return BR_EXIT_USAGE;
 	rc = br_opt_parse(&cmd, argc, argv, &argi);
 	if (rc)
 		return rc == BR_OPT_EXIT_OK ? BR_EXIT_OK : BR_EXIT_USAGE;
-	if (!scheme || !*scheme)
-		scheme = "https";
-	if (strcmp(scheme, "http") && strcmp(scheme, "https")) {
-		fprintf(stderr, "bringup-discover: --bmc-scheme must be http or https\n");
+	if (br_bmc_opts_finish(&bo, cmd.name, &ropts))
 		return BR_EXIT_USAGE;
-	}
-	if (timeout_s < 1 || retries < 0 || per_bmc < 1 || max_inflight < 1 || ipmi_parallel < 1) {
-		fprintf(stderr, "bringup-discover: --timeout, --per-bmc, --max-inflight, --ipmi-parallel must be >= 1\n");
-		return BR_EXIT_USAGE;
-	}
 	rc = br_stage_open_inventory(common.db, &run.inv);
 	if (rc)
 		return rc;
@@ -250,21 +216,13 @@ int main(int argc, char **argv)
 		struct job *job = &run.jobs[i];
 
 		job->node = &nodes[i];
-		if (prepare(&run, job, scheme))
+		if (prepare(&run, job, bo.scheme))
 			continue;
 		if (!strcmp(job->node->bmc_type, "ipmi"))
 			continue;
 		rf[n_rf++] = (struct rf_target){ job->node->hostname, job->base_url, job->node->bmc_user, job->password,
 						 job };
 	}
-	rf_options_init(&ropts);
-	ropts.per_bmc_inflight = per_bmc;
-	ropts.total_inflight = max_inflight;
-	ropts.timeout_ms = timeout_s * 1000L;
-	ropts.retries = retries;
-	ropts.ca_file = ca_file && *ca_file ? ca_file : NULL;
-	ropts.insecure = insecure;
-	ropts.use_sessions = !no_sessions;
 	if (n_rf && rf_discover_all(rf, n_rf, &ropts, on_redfish, &run, &err)) {
 		br_error("discover", "%s", err.msg);
 		rc = BR_EXIT_USAGE;
@@ -279,7 +237,7 @@ int main(int argc, char **argv)
 		ipmi[n_ipmi++] = (struct rf_ipmi_target){ job->node->hostname, job->host, job->port ? job->port : 623,
 							  job->node->bmc_user, job->password, job };
 	}
-	if (n_ipmi && rf_ipmi_discover_all(ipmi, n_ipmi, ipmi_parallel, timeout_s, on_ipmi, &run, &err)) {
+	if (n_ipmi && rf_ipmi_discover_all(ipmi, n_ipmi, bo.ipmi_parallel, bo.timeout_s, on_ipmi, &run, &err)) {
 		br_error("discover", "%s", err.msg);
 		rc = BR_EXIT_USAGE;
 		goto out;

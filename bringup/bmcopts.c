@@ -1,0 +1,60 @@
+/* The BMC options shared by discover and configure. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bmcopts.h"
+#include "stage.h"
+
+static int env_int(const char *prog, const char *name, int *value)
+{
+	const char *s = getenv(name);
+	long v;
+
+	if (!s || !*s)
+		return 0;
+	if (br_parse_long(s, 0, 3600, &v)) {
+		fprintf(stderr, "%s: %s='%s' is not a number of 0-3600\n", prog, name, s);
+		return BR_EXIT_USAGE;
+	}
+	*value = (int)v;
+	return 0;
+}
+
+int br_bmc_opts_init(struct br_bmc_opts *o, const char *prog)
+{
+	*o = (struct br_bmc_opts){
+		.scheme = getenv("BRINGUP_BMC_SCHEME"),
+		.ca_file = getenv("BRINGUP_CA_FILE"),
+		.timeout_s = 15,
+		.retries = 5,
+		.per_bmc = 4,
+		.max_inflight = 512,
+		.ipmi_parallel = 16,
+	};
+	if (env_int(prog, "BRINGUP_BMC_TIMEOUT", &o->timeout_s) || env_int(prog, "BRINGUP_BMC_RETRIES", &o->retries))
+		return BR_EXIT_USAGE;
+	return 0;
+}
+
+int br_bmc_opts_finish(struct br_bmc_opts *o, const char *prog, struct rf_options *ropts)
+{
+	if (!o->scheme || !*o->scheme)
+		o->scheme = "https";
+	if (strcmp(o->scheme, "http") && strcmp(o->scheme, "https")) {
+		fprintf(stderr, "%s: --bmc-scheme must be http or https\n", prog);
+		return BR_EXIT_USAGE;
+	}
+	if (o->timeout_s < 1 || o->retries < 0 || o->per_bmc < 1 || o->max_inflight < 1 || o->ipmi_parallel < 1) {
+		fprintf(stderr, "%s: --timeout, --per-bmc, --max-inflight, --ipmi-parallel must be >= 1\n", prog);
+		return BR_EXIT_USAGE;
+	}
+	rf_options_init(ropts);
+	ropts->per_bmc_inflight = o->per_bmc;
+	ropts->total_inflight = o->max_inflight;
+	ropts->timeout_ms = o->timeout_s * 1000L;
+	ropts->retries = o->retries;
+	ropts->ca_file = o->ca_file && *o->ca_file ? o->ca_file : NULL;
+	ropts->insecure = o->insecure;
+	ropts->use_sessions = !o->basic_auth;
+	return 0;
+}

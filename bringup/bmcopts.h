@@ -1,0 +1,47 @@
+/*
+ * bmcopts — the options every stage that talks to BMCs takes (scheme, TLS,
+ * timeouts, retries, caps), with their environment defaults, in one place.
+ */
+#ifndef BRINGUP_BMCOPTS_H
+#define BRINGUP_BMCOPTS_H
+
+#include "common.h"
+#include "redfish/redfish.h"
+
+struct br_bmc_opts {
+	const char *scheme;  /* http or https */
+	const char *ca_file;
+	int insecure;
+	int timeout_s;
+	int retries;
+	int per_bmc;
+	int max_inflight;
+	int basic_auth;
+	int ipmi_parallel;
+};
+
+/* Entries for a struct br_option table (no terminator). */
+#define BR_BMC_OPTIONS(o)                                                                                          \
+	{ "bmc-scheme", 0, BR_OPT_STRING, &(o)->scheme, "http|https",                                              \
+	  "BMC URL scheme (default $BRINGUP_BMC_SCHEME or https)" },                                                 \
+	{ "ca-file", 0, BR_OPT_STRING, &(o)->ca_file, "PATH", "CA bundle for BMC certificates (default $BRINGUP_CA_FILE)" }, \
+	{ "insecure", 'k', BR_OPT_FLAG, &(o)->insecure, NULL, "do not verify BMC TLS certificates" },              \
+	{ "timeout", 't', BR_OPT_INT, &(o)->timeout_s, "SECONDS",                                                  \
+	  "per-request timeout (default $BRINGUP_BMC_TIMEOUT or 15)" },                                             \
+	{ "retries", 0, BR_OPT_INT, &(o)->retries, "N",                                                            \
+	  "retries on timeouts, resets, 5xx (default $BRINGUP_BMC_RETRIES or 5)" },                                 \
+	{ "per-bmc", 0, BR_OPT_INT, &(o)->per_bmc, "N", "requests in flight per BMC (default 4)" },                \
+	{ "max-inflight", 0, BR_OPT_INT, &(o)->max_inflight, "N", "requests in flight overall (default 512)" },    \
+	{ "basic-auth", 0, BR_OPT_FLAG, &(o)->basic_auth, NULL, "use HTTP basic auth instead of Redfish sessions" }, \
+	{ "ipmi-parallel", 0, BR_OPT_INT, &(o)->ipmi_parallel, "N", "ipmitool processes at once (default 16)" }
+
+/* Defaults, then the environment (BRINGUP_BMC_SCHEME, BRINGUP_CA_FILE,
+ * BRINGUP_BMC_TIMEOUT, BRINGUP_BMC_RETRIES: `bringup run` passes them to
+ * every stage without flags the other stages do not know). Returns 0, or
+ * BR_EXIT_USAGE after saying what is wrong. */
+int br_bmc_opts_init(struct br_bmc_opts *o, const char *prog);
+/* After option parsing: check the values and fill the client options.
+ * Returns 0 or BR_EXIT_USAGE. */
+int br_bmc_opts_finish(struct br_bmc_opts *o, const char *prog, struct rf_options *ropts);
+
+#endif
