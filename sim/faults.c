@@ -35,6 +35,7 @@ static const char *const fault_names[SIM_F_COUNT] = {
     [SIM_F_HUGE_BODY] = "huge_body",
     [SIM_F_HANG] = "hang",
     [SIM_F_BIOS_JOB_FAIL] = "bios_job_fail",
+    [SIM_F_GRACEFUL_IGNORED] = "graceful_ignored",
 };
 
 /* BIOS attributes bios_drift may change, and the value a drifted node has. */
@@ -155,6 +156,7 @@ static void apply(struct sim_node *n, enum sim_fault f, uint64_t *rng)
 		break;
 	case SIM_F_BIOS_DRIFT:
 	case SIM_F_BIOS_JOB_FAIL:
+	case SIM_F_GRACEFUL_IGNORED:
 		apply_bios_drift(n, f, rng);
 		break;
 	case SIM_F_FW_OUTDATED:

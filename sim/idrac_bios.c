@@ -255,6 +255,13 @@ void sim_w_reset(struct sim_ctx *c)
 				NULL);
 		return;
 	}
+	/* A host whose OS is hung (or not installed yet) acknowledges a graceful
+	 * restart and never performs it: the client must escalate. */
+	if ((c->node->faults & SIM_FAULT_BIT(SIM_F_GRACEFUL_IGNORED)) && !strcmp(type, "GracefulRestart")) {
+		c->resp->note = "graceful_ignored";
+		reply_success(c, 204, NULL);
+		return;
+	}
 	boots = strcmp(type, "ForceOff") && strcmp(type, "GracefulShutdown") &&
 		(strcmp(type, "PushPowerButton") || !st->powered);
 	st->powered = boots;

@@ -74,6 +74,7 @@ enum sim_fault {
 	SIM_F_HUGE_BODY,		     /* Bios resource of 50 MB */
 	SIM_F_HANG,			     /* Thermal never answers */
 	SIM_F_BIOS_JOB_FAIL,		     /* BIOS off baseline, and its config job fails */
+	SIM_F_GRACEFUL_IGNORED,		     /* BIOS off baseline; GracefulRestart accepted, nothing happens */
 	SIM_F_COUNT
 };
 
