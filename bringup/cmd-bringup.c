@@ -62,8 +62,13 @@ static void usage(FILE *f)
 	fprintf(f, "usage: bringup COMMAND [options]\n\n"
 		   "Take a rack of new GPU servers from \"BMC reachable\" to the golden pool, or to\n"
 		   "quarantine with a ticket a datacenter technician can act on.\n\ncommands:\n");
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		char *path = strcmp(commands[i].name, "run") ? find_stage(commands[i].name) : NULL;
+
+		fprintf(f, "  %-10s %s%s\n", commands[i].name, commands[i].summary,
+			path || !strcmp(commands[i].name, "run") ? "" : " (not installed)");
+		free(path);
+	}
 	fprintf(f, "\n'bringup COMMAND --help' describes one command. Exit codes: 0 all done, 1 some nodes\n"
 		   "failed or were quarantined, 2 bad usage or input, 3 a required service is unreachable.\n");
 }
