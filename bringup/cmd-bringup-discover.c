@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "bmcopts.h"
+#include "discoverpool.h"
 #include "manifest.h"
 #include "redfish/redfish.h"
 #include "stage.h"
@@ -172,8 +173,11 @@ int main(int argc, char **argv)
 {
 	struct br_common_opts common = { 0 };
 	struct br_bmc_opts bo;
+	int workers = 0;
 	const struct br_option options[] = {
 		BR_BMC_OPTIONS(&bo),
+		{ "workers", 0, BR_OPT_INT, &workers, "N",
+		  "processes reading BMCs (default 0: min(CPUs, Redfish BMCs / 64); 1: this one)" },
 		{ 0 },
 	};
 	const struct br_command cmd = {
@@ -201,6 +205,10 @@ int main(int argc, char **argv)
 		return rc == BR_OPT_EXIT_OK ? BR_EXIT_OK : BR_EXIT_USAGE;
 	if (br_bmc_opts_finish(&bo, cmd.name, &ropts))
 		return BR_EXIT_USAGE;
+	if (workers < 0 || workers > BR_WORKERS_MAX) {
+		fprintf(stderr, "%s: --workers must be 0-%d\n", cmd.name, BR_WORKERS_MAX);
+		return BR_EXIT_USAGE;
+	}
 	rc = br_stage_open_inventory(common.db, &run.inv);
 	if (rc)
 		return rc;
@@ -223,7 +231,14 @@ int main(int argc, char **argv)
 		rf[n_rf++] = (struct rf_target){ job->node->hostname, job->base_url, job->node->bmc_user, job->password,
 						 job };
 	}
-	if (n_rf && rf_discover_all(rf, n_rf, &ropts, on_redfish, &run, &err)) {
+	/* Workers fork here, before any network I/O: only the targets cross
+	 * into them, and only this process writes the inventory. */
+	if (!workers)
+		workers = br_discover_workers_auto(n_rf);
+	if (n_rf && workers > 1)
+		br_info("discover", "%zu Redfish BMCs over %d worker processes", n_rf,
+			(size_t)workers < n_rf ? workers : (int)n_rf);
+	if (n_rf && br_discover_workers(rf, n_rf, &ropts, workers, on_redfish, &run, &err)) {
 		br_error("discover", "%s", err.msg);
 		rc = BR_EXIT_USAGE;
 		goto out;

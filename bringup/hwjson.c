@@ -1,6 +1,7 @@
-/* struct br_hw → JSON, field for field (keys are the C field names). */
+/* struct br_hw ↔ JSON, field for field (keys are the C field names). */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "hwjson.h"
 
@@ -116,4 +117,206 @@ json_t *br_hw_to_json(const struct br_hw *hw)
 	json_object_set_new(doc, "sensors", sensors);
 	json_object_set_new(doc, "sel", sel);
 	return doc;
+}
+
+/* ---- JSON → struct br_hw ---------------------------------------------- */
+
+static char *get_str(json_t *obj, const char *key)
+{
+	const char *s = json_string_value(json_object_get(obj, key));
+
+	return s ? br_xstrdup(s) : NULL;
+}
+
+static int get_count(json_t *obj, const char *key)
+{
+	json_t *v = json_object_get(obj, key);
+
+	return json_is_integer(v) ? (int)json_integer_value(v) : -1;
+}
+
+static double get_num(json_t *obj, const char *key)
+{
+	json_t *v = json_object_get(obj, key);
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static int get_bool(json_t *obj, const char *key)
+{
+	return json_is_true(json_object_get(obj, key));
+}
+
+/* Each array member must be an object; the caller names the field. */
+static int check_array(json_t *doc, const char *key, struct br_err *err)
+{
+	json_t *a = json_object_get(doc, key);
+	size_t i;
+	json_t *v;
+
+	if (!a)
+		return 0;
+	if (!json_is_array(a))
+		return br_errf(err, BR_E_INVAL, "hw JSON: '%s' is not an array", key);
+	json_array_foreach (a, i, v)
+		if (!json_is_object(v) && strcmp(key, "boot_order"))
+			return br_errf(err, BR_E_INVAL, "hw JSON: %s[%zu] is not an object", key, i);
+	return 0;
+}
+
+static void nic_from(struct br_hw *hw, json_t *o)
+{
+	struct br_nic *n = br_hw_add_nic(hw);
+
+	n->mac = get_str(o, "mac");
+	n->name = get_str(o, "name");
+	n->source = get_str(o, "source");
+	n->link_status = get_str(o, "link_status");
+	n->permanent = get_bool(o, "permanent");
+}
+
+static void firmware_from(struct br_hw *hw, json_t *o)
+{
+	struct br_firmware *f = br_hw_add_firmware(hw);
+
+	f->id = get_str(o, "id");
+	f->name = get_str(o, "name");
+	f->version = get_str(o, "version");
+	f->updateable = get_bool(o, "updateable");
+}
+
+static void pcie_from(struct br_hw *hw, json_t *o)
+{
+	struct br_pcie *p = br_hw_add_pcie(hw);
+
+	p->id = get_str(o, "id");
+	p->address = get_str(o, "address");
+	p->name = get_str(o, "name");
+	p->manufacturer = get_str(o, "manufacturer");
+	p->device_class = get_str(o, "device_class");
+	p->slot = get_str(o, "slot");
+	p->serial = get_str(o, "serial");
+	p->lanes_in_use = get_count(o, "lanes_in_use");
+	p->max_lanes = get_count(o, "max_lanes");
+	p->pcie_type = get_str(o, "pcie_type");
+	p->max_pcie_type = get_str(o, "max_pcie_type");
+	p->health = get_str(o, "health");
+}
+
+static void drive_from(struct br_hw *hw, json_t *o)
+{
+	struct br_drive *d = br_hw_add_drive(hw);
+	json_int_t capacity = json_integer_value(json_object_get(o, "capacity_bytes"));
+
+	d->id = get_str(o, "id");
+	d->name = get_str(o, "name");
+	d->serial = get_str(o, "serial");
+	d->model = get_str(o, "model");
+	d->protocol = get_str(o, "protocol");
+	d->media = get_str(o, "media");
+	d->location = get_str(o, "location");
+	d->health = get_str(o, "health");
+	d->capacity_bytes = capacity > 0 ? (uint64_t)capacity : 0;
+}
+
+static int sensor_from(struct br_hw *hw, json_t *o, size_t i, struct br_err *err)
+{
+	const char *kind_name = json_string_value(json_object_get(o, "kind"));
+	enum br_sensor_kind kind;
+	struct br_sensor *s;
+
+	if (!kind_name || br_sensor_kind_parse(kind_name, &kind))
+		return br_errf(err, BR_E_INVAL, "hw JSON: sensors[%zu]: unknown kind '%s'", i,
+			       kind_name ? kind_name : "(none)");
+	s = br_hw_add_sensor(hw);
+	s->kind = kind;
+	s->name = get_str(o, "name");
+	s->units = get_str(o, "units");
+	s->health = get_str(o, "health");
+	s->state = get_str(o, "state");
+	s->serial = get_str(o, "serial");
+	s->reading = get_num(o, "reading");
+	s->upper_critical = get_num(o, "upper_critical");
+	s->lower_critical = get_num(o, "lower_critical");
+	return 0;
+}
+
+static void sel_from(struct br_hw *hw, json_t *o)
+{
+	struct br_sel_entry *e = br_hw_add_sel(hw);
+
+	e->id = get_str(o, "id");
+	e->created = get_str(o, "created");
+	e->severity = get_str(o, "severity");
+	e->message = get_str(o, "message");
+	e->message_id = get_str(o, "message_id");
+}
+
+static int arrays_from(struct br_hw *hw, json_t *doc, struct br_err *err)
+{
+	static const char *const arrays[] = { "boot_order", "nics", "firmware", "pcie", "drives", "sensors", "sel" };
+	json_t *bios = json_object_get(doc, "bios"), *v;
+	const char *key;
+	size_t i;
+
+	for (i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
+		if (check_array(doc, arrays[i], err))
+			return BR_E_INVAL;
+	if (bios && !json_is_object(bios))
+		return br_errf(err, BR_E_INVAL, "hw JSON: 'bios' is not an object");
+	json_array_foreach (json_object_get(doc, "boot_order"), i, v)
+		if (json_is_string(v))
+			br_hw_add_boot(hw, json_string_value(v));
+	json_array_foreach (json_object_get(doc, "nics"), i, v)
+		nic_from(hw, v);
+	json_object_foreach (bios, key, v) {
+		struct br_kv *kv = br_hw_add_bios(hw);
+
+		kv->key = br_xstrdup(key);
+		kv->value = json_is_string(v) ? br_xstrdup(json_string_value(v)) : NULL;
+	}
+	json_array_foreach (json_object_get(doc, "firmware"), i, v)
+		firmware_from(hw, v);
+	json_array_foreach (json_object_get(doc, "pcie"), i, v)
+		pcie_from(hw, v);
+	json_array_foreach (json_object_get(doc, "drives"), i, v)
+		drive_from(hw, v);
+	json_array_foreach (json_object_get(doc, "sensors"), i, v)
+		if (sensor_from(hw, v, i, err))
+			return BR_E_INVAL;
+	json_array_foreach (json_object_get(doc, "sel"), i, v)
+		sel_from(hw, v);
+	return 0;
+}
+
+int br_hw_from_json(json_t *doc, struct br_hw *ret_hw, struct br_err *err)
+{
+	struct br_hw hw;
+
+	if (!json_is_object(doc))
+		return br_errf(err, BR_E_INVAL, "hw JSON: not an object");
+	br_hw_init(&hw);
+	hw.source = get_str(doc, "source");
+	hw.manufacturer = get_str(doc, "manufacturer");
+	hw.model = get_str(doc, "model");
+	hw.system_serial = get_str(doc, "system_serial");
+	hw.service_tag = get_str(doc, "service_tag");
+	hw.uuid = get_str(doc, "uuid");
+	hw.bios_version = get_str(doc, "bios_version");
+	hw.bmc_firmware = get_str(doc, "bmc_firmware");
+	hw.bmc_mac = get_str(doc, "bmc_mac");
+	hw.power_state = get_str(doc, "power_state");
+	hw.cpu_model = get_str(doc, "cpu_model");
+	hw.cpu_count = get_count(doc, "cpu_count");
+	hw.cpu_max_mhz = get_count(doc, "cpu_max_mhz");
+	hw.memory_gib = get_count(doc, "memory_gib");
+	hw.boot_mode = get_str(doc, "boot_mode");
+	hw.boot_override_target = get_str(doc, "boot_override_target");
+	hw.boot_override_enabled = get_str(doc, "boot_override_enabled");
+	if (arrays_from(&hw, doc, err)) {
+		br_hw_release(&hw);
+		return BR_E_INVAL;
+	}
+	*ret_hw = hw;
+	return 0;
 }

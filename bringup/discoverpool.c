@@ -1,0 +1,356 @@
+/* rf_discover_all in forked workers; results come back as JSON lines. */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "discoverpool.h"
+#include "hwjson.h"
+
+struct worker {
+	pid_t pid;
+	int fd;            /* read end of its pipe; -1 once closed */
+	size_t first, count;
+	struct br_buf in;  /* bytes received and not yet a whole line */
+	char *why;         /* set when the parent gave up on it */
+	int sent_fatal;
+};
+
+struct pool {
+	const struct rf_target *targets;
+	unsigned char *reported;
+	rf_done_fn done;
+	void *ctx;
+	struct br_err fatal; /* a worker whose run could not start */
+};
+
+int br_discover_workers_auto(size_t n_targets)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t by_targets = (n_targets + BR_WORKER_TARGETS - 1) / BR_WORKER_TARGETS;
+	size_t n = cpus < 1 ? 1 : (size_t)cpus;
+
+	if (by_targets < n)
+		n = by_targets;
+	if (n > BR_WORKERS_MAX)
+		n = BR_WORKERS_MAX;
+	return n ? (int)n : 1;
+}
+
+/* ---- the worker side ----------------------------------------------------- */
+
+struct child {
+	int fd;
+};
+
+static void write_all(int fd, const char *data, size_t len)
+{
+	while (len) {
+		ssize_t w = write(fd, data, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			_exit(3); /* the parent is gone; nobody to report to */
+		data += w;
+		len -= (size_t)w;
+	}
+}
+
+static void send_line(int fd, json_t *msg)
+{
+	char *line = json_dumps(msg, JSON_COMPACT);
+
+	if (!line)
+		_exit(4);
+	write_all(fd, line, strlen(line));
+	write_all(fd, "\n", 1);
+	free(line);
+}
+
+static void child_done(const struct rf_target *t, int rc, struct br_hw *hw, const struct br_err *err, void *ctx)
+{
+	const struct child *c = ctx;
+	json_int_t index = (json_int_t)(uintptr_t)t->user_data;
+	json_t *msg = json_pack("{s:I, s:i, s:o, s:o}", "i", index, "rc", rc, "err",
+				br_json_string_or_null(rc && err ? err->msg : NULL), "hw",
+				rc ? json_null() : br_hw_to_json(hw));
+	char *line = msg ? json_dumps(msg, JSON_COMPACT) : NULL;
+
+	if (line && strlen(line) < BR_WORKER_LINE_MAX) {
+		write_all(c->fd, line, strlen(line));
+		write_all(c->fd, "\n", 1);
+	} else {
+		json_t *small = json_pack("{s:I, s:i, s:s}", "i", index, "rc", BR_E_TOOBIG, "err",
+					  line ? "what the BMC reported is over the result line cap"
+					       : "what the BMC reported cannot be encoded");
+
+		send_line(c->fd, small);
+		json_decref(small);
+	}
+	free(line);
+	json_decref(msg);
+}
+
+/* Never returns. */
+static void child_run(const struct rf_target *targets, size_t first, size_t count, const struct rf_options *opts,
+		      int n_workers, int fd)
+{
+	struct rf_target *slice = br_xcalloc(count, sizeof(*slice));
+	struct rf_options wopts = *opts;
+	struct child c = { fd };
+	struct br_err err = { 0 };
+
+	for (size_t i = 0; i < count; i++) {
+		slice[i] = targets[first + i];
+		slice[i].user_data = (void *)(uintptr_t)(first + i);
+	}
+	wopts.total_inflight = opts->total_inflight / n_workers > 0 ? opts->total_inflight / n_workers : 1;
+	if (rf_discover_all(slice, count, &wopts, child_done, &c, &err)) {
+		json_t *msg = json_pack("{s:s}", "fatal", err.msg);
+
+		send_line(fd, msg);
+		_exit(1);
+	}
+	_exit(0);
+}
+
+/* ---- the parent side ------------------------------------------------------ */
+
+static void give_up(struct worker *w, char *why)
+{
+	br_error("discover", "worker %ld: %s", (long)w->pid, why);
+	if (!w->why)
+		w->why = why;
+	else
+		free(why);
+	kill(w->pid, SIGKILL);
+}
+
+static void deliver(struct pool *p, struct worker *w, size_t i, int rc, const char *msg, json_t *hw_json)
+{
+	struct br_err err = { rc, "" };
+	struct br_hw hw;
+
+	br_hw_init(&hw);
+	if (rc == 0 && br_hw_from_json(hw_json, &hw, &err)) {
+		rc = err.code;
+		br_err_prefix(&err, "discovery worker sent an unreadable result");
+	} else if (rc) {
+		snprintf(err.msg, sizeof(err.msg), "%s", msg ? msg : br_strerror(rc));
+	}
+	p->reported[i] = 1;
+	p->done(&p->targets[i], rc, &hw, &err, p->ctx);
+	br_hw_release(&hw);
+}
+
+static void handle_line(struct pool *p, struct worker *w, const char *line, size_t len)
+{
+	struct br_err err = { 0 };
+	json_t *doc = br_json_parse(line, len, BR_WORKER_LINE_MAX, &err), *i_json, *rc_json;
+	json_int_t i;
+
+	if (!doc) {
+		give_up(w, br_xasprintf("discovery worker sent a bad line: %s", err.msg));
+		return;
+	}
+	if (json_is_string(json_object_get(doc, "fatal"))) {
+		if (!p->fatal.msg[0])
+			br_errf(&p->fatal, BR_E_IO, "%s", json_string_value(json_object_get(doc, "fatal")));
+		w->sent_fatal = 1;
+		goto out;
+	}
+	i_json = json_object_get(doc, "i");
+	rc_json = json_object_get(doc, "rc");
+	i = json_integer_value(i_json);
+	if (!json_is_integer(i_json) || !json_is_integer(rc_json) || i < (json_int_t)w->first ||
+	    i >= (json_int_t)(w->first + w->count) || p->reported[i]) {
+		give_up(w, br_xstrdup("discovery worker sent a result for no target of its own"));
+		goto out;
+	}
+	deliver(p, w, (size_t)i, (int)json_integer_value(rc_json), json_string_value(json_object_get(doc, "err")),
+		json_object_get(doc, "hw"));
+out:
+	json_decref(doc);
+}
+
+/* Hand every whole line in w->in on, keep the rest. */
+static void drain_lines(struct pool *p, struct worker *w)
+{
+	size_t start = 0;
+	char *nl;
+
+	while (!w->why && (nl = memchr(w->in.data + start, '\n', w->in.len - start))) {
+		handle_line(p, w, w->in.data + start, (size_t)(nl - (w->in.data + start)));
+		start = (size_t)(nl - w->in.data) + 1;
+	}
+	if (w->why) {
+		br_buf_reset(&w->in);
+	} else if (start) {
+		memmove(w->in.data, w->in.data + start, w->in.len - start);
+		w->in.len -= start;
+		w->in.data[w->in.len] = '\0';
+	}
+}
+
+/* The worker closed its pipe: reap it, fail what it never reported. */
+static void finish_worker(struct pool *p, struct worker *w)
+{
+	int status = 0;
+	char *why;
+
+	close(w->fd);
+	w->fd = -1;
+	while (waitpid(w->pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (w->sent_fatal)
+		return;
+	if (w->why)
+		why = br_xstrdup(w->why);
+	else if (WIFSIGNALED(status))
+		why = br_xasprintf("discovery worker exited with status %d (signal %d)", 128 + WTERMSIG(status),
+				   WTERMSIG(status));
+	else
+		why = br_xasprintf("discovery worker exited with status %d", WEXITSTATUS(status));
+	for (size_t i = w->first; i < w->first + w->count; i++)
+		if (!p->reported[i])
+			deliver(p, w, i, BR_E_IO, why, NULL);
+	free(why);
+}
+
+static void read_worker(struct pool *p, struct worker *w)
+{
+	char chunk[65536];
+	ssize_t r = read(w->fd, chunk, sizeof(chunk));
+
+	if (r < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (r <= 0) {
+		if (r < 0)
+			give_up(w, br_xasprintf("reading from discovery worker: %s", strerror(errno)));
+		finish_worker(p, w);
+		return;
+	}
+	if (w->why)
+		return; /* killed; read on until EOF */
+	if (br_buf_add(&w->in, chunk, (size_t)r)) {
+		give_up(w, br_xasprintf("discovery worker sent a line over %u MiB", BR_WORKER_LINE_MAX >> 20));
+		return;
+	}
+	drain_lines(p, w);
+}
+
+static int spawn(struct worker *workers, int k, const struct rf_target *targets, const struct rf_options *opts,
+		 int n_workers, struct br_err *err)
+{
+	struct worker *w = &workers[k];
+	int fds[2];
+
+	if (pipe(fds))
+		return br_errf(err, BR_E_IO, "pipe for discovery worker: %s", strerror(errno));
+	w->pid = fork();
+	if (w->pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return br_errf(err, BR_E_IO, "fork of discovery worker: %s", strerror(errno));
+	}
+	if (w->pid == 0) {
+		close(fds[0]);
+		for (int j = 0; j < k; j++)
+			close(workers[j].fd);
+		child_run(targets, w->first, w->count, opts, n_workers, fds[1]);
+	}
+	close(fds[1]);
+	w->fd = fds[0];
+	return 0;
+}
+
+static int poll_workers(struct pool *p, struct worker *workers, int n_workers, struct br_err *err)
+{
+	struct pollfd *pfds = br_xcalloc((size_t)n_workers, sizeof(*pfds));
+	int *which = br_xcalloc((size_t)n_workers, sizeof(*which));
+	int rc = 0;
+
+	for (;;) {
+		int k = 0;
+
+		for (int j = 0; j < n_workers; j++)
+			if (workers[j].fd >= 0) {
+				pfds[k] = (struct pollfd){ .fd = workers[j].fd, .events = POLLIN };
+				which[k++] = j;
+			}
+		if (!k)
+			break;
+		if (poll(pfds, (nfds_t)k, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			rc = br_errf(err, BR_E_IO, "poll on discovery workers: %s", strerror(errno));
+			break;
+		}
+		for (int j = 0; j < k; j++)
+			if (pfds[j].revents)
+				read_worker(p, &workers[which[j]]);
+	}
+	free(pfds);
+	free(which);
+	return rc;
+}
+
+int br_discover_workers(const struct rf_target *targets, size_t n, const struct rf_options *opts, int n_workers,
+			rf_done_fn done, void *ctx, struct br_err *err)
+{
+	struct pool p = { targets, br_xcalloc(n ? n : 1, 1), done, ctx, { 0 } };
+	struct worker *workers;
+	int started = 0, rc = 0;
+
+	if ((size_t)n_workers > n)
+		n_workers = (int)n;
+	if (n_workers <= 1) {
+		free(p.reported);
+		return rf_discover_all(targets, n, opts, done, ctx, err);
+	}
+	workers = br_xcalloc((size_t)n_workers, sizeof(*workers));
+	fflush(NULL);
+	for (int k = 0; k < n_workers; k++) {
+		workers[k].first = n * (size_t)k / (size_t)n_workers;
+		workers[k].count = n * (size_t)(k + 1) / (size_t)n_workers - workers[k].first;
+		workers[k].fd = -1;
+		br_buf_init(&workers[k].in, BR_WORKER_LINE_MAX + 1);
+	}
+	for (; started < n_workers; started++) {
+		rc = spawn(workers, started, targets, opts, n_workers, err);
+		if (rc)
+			break;
+	}
+	if (rc) {
+		for (int k = 0; k < started; k++)
+			kill(workers[k].pid, SIGKILL);
+		for (int k = 0; k < started; k++) {
+			close(workers[k].fd);
+			while (waitpid(workers[k].pid, NULL, 0) < 0 && errno == EINTR)
+				;
+		}
+	} else {
+		rc = poll_workers(&p, workers, n_workers, err);
+		if (!rc && p.fatal.msg[0])
+			rc = br_errf(err, p.fatal.code, "%s", p.fatal.msg);
+	}
+	for (int k = 0; k < n_workers; k++) {
+		if (rc && workers[k].fd >= 0 && started == n_workers) {
+			kill(workers[k].pid, SIGKILL);
+			close(workers[k].fd);
+			while (waitpid(workers[k].pid, NULL, 0) < 0 && errno == EINTR)
+				;
+		}
+		br_buf_release(&workers[k].in);
+		free(workers[k].why);
+	}
+	free(workers);
+	free(p.reported);
+	return rc;
+}
