@@ -20,9 +20,11 @@
 #include "sim.h"
 
 #define SIM_FLAKY_STALL_MS 20000
+#define SIM_PROCS_AUTO_NODES 64 /* --procs default: one process up to this many nodes */
+#define SIM_PROCS_AUTO_MAX 8
 
 struct opts {
-	int nodes, seed, latency_ms, flaky_stall_ms, https, daemon, base_port, json, verbose;
+	int nodes, seed, latency_ms, flaky_stall_ms, https, daemon, base_port, json, verbose, procs;
 	int maas_latency_ms, maas_commission_ms, maas_deploy_ms;
 	const char *dir, *fault_rate;
 	struct br_strlist faults;
@@ -39,7 +41,22 @@ struct run {
 	struct sim_maas *maas;
 	char *tls_key, *tls_cert;
 	struct br_buf env; /* DIR/env, one line per variable */
+	int procs;	   /* serving processes */
+	int proc;	   /* this one's number; 0: the first, which owns the pid file and MAAS */
+	int ready_fd;	   /* --daemon: the pipe to the waiting parent, else -1 */
 };
+
+/* One process answers a small rack with CPU to spare; past that its one
+ * core is the limit (512 BMCs x 56 requests took ~2.8 s of CPU), so use
+ * half the machine, leaving the rest to the client under test. */
+static int default_procs(int nodes)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (nodes <= SIM_PROCS_AUTO_NODES || cpus < 4)
+		return 1;
+	return cpus / 2 < SIM_PROCS_AUTO_MAX ? (int)(cpus / 2) : SIM_PROCS_AUTO_MAX;
+}
 
 static int parse_config(struct run *r, struct br_err *err)
 {
@@ -67,6 +84,12 @@ static int parse_config(struct run *r, struct br_err *err)
 		return br_errf(err, BR_E_INVAL,
 			       "--latency-ms, --flaky-stall-ms and --base-port must be >= 0 "
 			       "and the ports must fit below 65536");
+	if (o->procs < 0 || o->procs > SIM_PROCS_MAX)
+		return br_errf(err, BR_E_INVAL, "--procs %d is not in 0 (automatic)..%d", o->procs,
+			       SIM_PROCS_MAX);
+	r->procs = o->procs ? o->procs : default_procs(o->nodes);
+	if (r->procs > o->nodes)
+		r->procs = o->nodes > 0 ? o->nodes : 1;
 	if (mkdir(o->dir, 0755) && errno != EEXIST)
 		return br_errf(err, BR_E_IO, "%s: %s", o->dir, strerror(errno));
 	r->dir = realpath(o->dir, NULL);
@@ -160,6 +183,18 @@ static int start(struct run *r, struct br_err *err)
 	rc = sim_loop_new(&lc, &r->loop, err);
 	if (!rc)
 		rc = start_bmcs(r, err);
+	/* Every port listens before the fork, so each process holds them all
+	 * and the handshake below still means "every port answers". */
+	if (!rc)
+		rc = sim_loop_start(r->loop, r->procs, &r->proc, err);
+	if (r->proc) {
+		/* The waiting parent reads the pipe to EOF and hears only the
+		 * first process, which serves a share under the same config. */
+		if (r->ready_fd >= 0)
+			close(r->ready_fd);
+		r->ready_fd = -1;
+		goto out;
+	}
 	if (!rc)
 		rc = start_maas(r, err);
 	if (!rc)
@@ -285,7 +320,7 @@ static void run_release(struct run *r)
 
 	sim_maas_stop(r->maas);
 	sim_loop_free(r->loop);
-	if (r->dir && r->loop) {
+	if (r->dir && r->loop && !r->proc) {
 		pid_path = br_xasprintf("%s/sim.pid", r->dir);
 		unlink(pid_path);
 		free(pid_path);
@@ -323,6 +358,8 @@ int main(int argc, char **argv)
 	    {"daemon", 0, BR_OPT_FLAG, &o.daemon, NULL,
 	     "return once every port listens; serve in the background"},
 	    {"base-port", 0, BR_OPT_INT, &o.base_port, "P", "BMC i on port P+i (default: any free port)"},
+	    {"procs", 0, BR_OPT_INT, &o.procs, "P",
+	     "serve the BMCs from P processes (default: 1 up to 64 nodes, else half the CPUs, at most 8)"},
 	    {"json", 0, BR_OPT_FLAG, &o.json, NULL, "print a JSON summary on stdout"},
 	    {"verbose", 'v', BR_OPT_FLAG, &o.verbose, NULL, "more log detail (repeat for debug)"},
 	    {0},
@@ -336,9 +373,9 @@ int main(int argc, char **argv)
 	    options,
 	    NULL,
 	};
-	struct run r = {.o = &o};
+	struct run r = {.o = &o, .ready_fd = -1};
 	struct br_err err = {0};
-	int argi, ready_fd = -1, exit_code = 0;
+	int argi, exit_code = 0;
 	char *text = NULL;
 
 	br_log_init("bringup-sim", BR_LOG_WARN);
@@ -361,7 +398,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	signal(SIGPIPE, SIG_IGN);
-	if (o.daemon && daemonize(&r, &ready_fd, &exit_code, &err)) {
+	if (o.daemon && daemonize(&r, &r.ready_fd, &exit_code, &err)) {
 		if (err.code) {
 			fprintf(stderr, "bringup-sim: %s\n", err.msg);
 			exit_code = 1;
@@ -369,17 +406,19 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	if (start(&r, &err)) {
-		if (ready_fd >= 0)
-			tell_parent(ready_fd, 0, err.msg);
+		if (r.ready_fd >= 0)
+			tell_parent(r.ready_fd, 0, err.msg);
 		else
 			fprintf(stderr, "bringup-sim: %s\n", err.msg);
 		exit_code = 1;
 		goto out;
 	}
-	text = o.json ? summary(&r) : human_summary(&r);
-	if (ready_fd >= 0) {
-		tell_parent(ready_fd, 1, text);
-	} else {
+	/* The first process speaks for all. */
+	if (!r.proc)
+		text = o.json ? summary(&r) : human_summary(&r);
+	if (!r.proc && r.ready_fd >= 0) {
+		tell_parent(r.ready_fd, 1, text);
+	} else if (!r.proc) {
 		fputs(text, stdout);
 		if (o.json)
 			fputc('\n', stdout);

@@ -4,9 +4,11 @@
  * answer; the timer heap that delayed answers wait in; the request log.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "http_private.h"
 
@@ -20,28 +22,47 @@ static int64_t wall_ms(void)
 
 /* ---- request log ---------------------------------------------------------- */
 
-/* One log line per request, 30,000 of them in a 512-BMC walk: written
- * straight into the log's stdio buffer, no printf and no allocation. */
-static void log_str(FILE *f, const char *s)
+/* One log line per request, 30,000 of them in a 512-BMC walk: appended to
+ * the loop's buffer, no printf and no allocation once it has grown. The
+ * buffer holds whole lines only, and each flush is one write() to a file
+ * opened O_APPEND, so serving processes sharing the log never interleave. */
+static void log_put(struct sim_loop *loop, const char *s, size_t len)
 {
-	const unsigned char *p = (const unsigned char *)s, *run = p;
-
-	putc('"', f);
-	for (; *p; p++) {
-		if (*p != '"' && *p != '\\' && *p >= 0x20 && *p < 0x7f)
-			continue;
-		fwrite(run, 1, (size_t)(p - run), f);
-		run = p + 1;
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else
-			fprintf(f, "\\u%04x", *p); /* keeps the log valid UTF-8 whatever a client sent */
-	}
-	fwrite(run, 1, (size_t)(p - run), f);
-	putc('"', f);
+	br_buf_add(&loop->logbuf, s, len);
 }
 
-static void log_num(FILE *f, long long v)
+static void log_puts(struct sim_loop *loop, const char *s)
+{
+	log_put(loop, s, strlen(s));
+}
+
+static void log_str(struct sim_loop *loop, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s, *run = p;
+	static const char hex[] = "0123456789abcdef";
+
+	log_put(loop, "\"", 1);
+	for (; *p; p++) {
+		char esc[6] = {'\\', 'u', '0', '0'};
+
+		if (*p != '"' && *p != '\\' && *p >= 0x20 && *p < 0x7f)
+			continue;
+		log_put(loop, (const char *)run, (size_t)(p - run));
+		run = p + 1;
+		if (*p == '"' || *p == '\\') {
+			esc[1] = (char)*p;
+			log_put(loop, esc, 2);
+		} else { /* keeps the log valid UTF-8 whatever a client sent */
+			esc[4] = hex[*p >> 4];
+			esc[5] = hex[*p & 15];
+			log_put(loop, esc, 6);
+		}
+	}
+	log_put(loop, (const char *)run, (size_t)(p - run));
+	log_put(loop, "\"", 1);
+}
+
+static void log_num(struct sim_loop *loop, long long v)
 {
 	char buf[24], *p = buf + sizeof(buf);
 	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
@@ -51,52 +72,62 @@ static void log_num(FILE *f, long long v)
 	while (u /= 10);
 	if (v < 0)
 		*--p = '-';
-	fwrite(p, 1, (size_t)(buf + sizeof(buf) - p), f);
+	log_put(loop, p, (size_t)(buf + sizeof(buf) - p));
 }
 
-static void log_field(FILE *f, const char *name, const char *value)
+static void log_field(struct sim_loop *loop, const char *name, const char *value)
 {
-	fputs(name, f);
-	log_str(f, value);
+	log_puts(loop, name);
+	log_str(loop, value);
 }
 
 static void log_request(struct req *q, int status)
 {
 	struct sim_loop *loop = q->l->loop;
-	FILE *f = loop->log;
 
 	q->logged = 1;
-	if (!f)
+	if (loop->log_fd < 0)
 		return;
-	log_field(f, "{\"bmc\":", q->l->addr);
-	log_field(f, ",\"node\":", q->l->name);
-	log_field(f, ",\"method\":", q->method ? q->method : "");
-	log_field(f, ",\"path\":", q->uri ? q->uri : "");
-	fputs(",\"status\":", f);
-	log_num(f, status);
-	fputs(",\"start_ms\":", f);
-	log_num(f, q->start_wall);
-	fputs(",\"end_ms\":", f);
-	log_num(f, q->start_wall + br_now_ms() - q->start_ms);
-	fputs(",\"inflight\":", f);
-	log_num(f, q->inflight);
-	fputs(",\"depth\":", f);
-	log_num(f, q->resp.depth);
-	log_field(f, ",\"auth\":", q->resp.auth ? q->resp.auth : "none");
+	log_field(loop, "{\"bmc\":", q->l->addr);
+	log_field(loop, ",\"node\":", q->l->name);
+	log_field(loop, ",\"method\":", q->method ? q->method : "");
+	log_field(loop, ",\"path\":", q->uri ? q->uri : "");
+	log_puts(loop, ",\"status\":");
+	log_num(loop, status);
+	log_puts(loop, ",\"start_ms\":");
+	log_num(loop, q->start_wall);
+	log_puts(loop, ",\"end_ms\":");
+	log_num(loop, q->start_wall + br_now_ms() - q->start_ms);
+	log_puts(loop, ",\"inflight\":");
+	log_num(loop, q->inflight);
+	log_puts(loop, ",\"depth\":");
+	log_num(loop, q->resp.depth);
+	log_field(loop, ",\"auth\":", q->resp.auth ? q->resp.auth : "none");
 	if (q->if_match)
-		log_field(f, ",\"if_match\":", q->if_match);
+		log_field(loop, ",\"if_match\":", q->if_match);
 	if (q->resp.session)
-		log_field(f, ",\"session\":", q->resp.session);
+		log_field(loop, ",\"session\":", q->resp.session);
 	if (q->resp.note)
-		log_field(f, ",\"fault\":", q->resp.note);
-	fputs("}\n", f);
+		log_field(loop, ",\"fault\":", q->resp.note);
+	log_puts(loop, "}\n");
 	loop->log_dirty = 1;
+	if (loop->logbuf.len >= LOG_BUF_SIZE)
+		sim_http_log_flush(loop);
 }
 
 void sim_http_log_flush(struct sim_loop *loop)
 {
-	if (loop->log && loop->log_dirty)
-		fflush(loop->log);
+	size_t off = 0;
+
+	while (loop->log_fd >= 0 && off < loop->logbuf.len) {
+		ssize_t n = write(loop->log_fd, loop->logbuf.data + off, loop->logbuf.len - off);
+
+		if (n < 0 && errno != EINTR)
+			break; /* a full disk loses log lines, never the answers */
+		if (n > 0)
+			off += (size_t)n;
+	}
+	loop->logbuf.len = 0;
 	loop->log_dirty = 0;
 	loop->last_flush = br_now_ms();
 }

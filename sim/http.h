@@ -18,6 +18,7 @@
 #include "common.h"
 
 #define SIM_REQUEST_BODY_MAX (1024u * 1024) /* request bodies accepted; more gets 413 */
+#define SIM_PROCS_MAX 64
 
 struct sim_request {
 	const char *method;
@@ -73,9 +74,18 @@ struct sim_loop;
 int sim_loop_new(const struct sim_loop_config *cfg, struct sim_loop **ret_loop, struct br_err *err);
 /* Listen on 127.0.0.1:port (0: any free port). handler NULL makes a port
  * that accepts connections into its backlog and never answers (a hung BMC).
- * name labels the log lines. *ret_port gets the real port. */
+ * name labels the log lines. *ret_port gets the real port. Connections
+ * wait in the backlog until sim_loop_start. */
 int sim_loop_listen(struct sim_loop *loop, const char *name, int port, sim_handler_fn handler, void *ctx,
 		    int *ret_port, struct br_err *err);
+/* Start serving every listener. procs > 1 first forks procs - 1 more
+ * serving processes: listener i (in sim_loop_listen order) is served by
+ * process i % procs alone, and the other processes close their copy of its
+ * socket. *ret_proc is 0 in the calling process, else the child's number.
+ * A child dies with SIGTERM when the calling process dies; sim_loop_free in
+ * the calling process stops and reaps the children. Listen first, start
+ * last: a listener added afterwards is never served. */
+int sim_loop_start(struct sim_loop *loop, int procs, int *ret_proc, struct br_err *err);
 /* Serve until SIGINT or SIGTERM. Blocks those signals for the loop's
  * lifetime; 0 on a clean stop. */
 int sim_loop_run(struct sim_loop *loop, struct br_err *err);

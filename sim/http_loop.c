@@ -6,13 +6,16 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "http_private.h"
@@ -84,9 +87,12 @@ static int start_daemon(struct sim_loop *loop, struct listener *l, struct br_err
 int sim_loop_listen(struct sim_loop *loop, const char *name, int port, sim_handler_fn handler, void *ctx,
 		    int *ret_port, struct br_err *err)
 {
-	struct listener *l = br_xcalloc(1, sizeof(*l));
+	struct listener *l;
 	int real_port = 0, rc;
 
+	if (loop->started)
+		return br_errf(err, BR_E_INVAL, "%s: the loop already serves", name);
+	l = br_xcalloc(1, sizeof(*l));
 	l->loop = loop;
 	l->name = name;
 	l->handler = handler;
@@ -100,8 +106,6 @@ int sim_loop_listen(struct sim_loop *loop, const char *name, int port, sim_handl
 	snprintf(l->addr, sizeof(l->addr), "127.0.0.1:%d", real_port);
 	loop->ls = br_xrealloc(loop->ls, (loop->nl + 1) * sizeof(*loop->ls));
 	loop->ls[loop->nl++] = l;
-	if (handler && (rc = start_daemon(loop, l, err)))
-		return rc;
 	*ret_port = real_port;
 	return 0;
 }
@@ -119,23 +123,81 @@ int sim_loop_new(const struct sim_loop_config *cfg, struct sim_loop **ret_loop, 
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
 	loop->cfg = *cfg;
-	loop->epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (loop->epfd < 0) {
-		free(loop);
-		return br_errf(err, BR_E_IO, "epoll_create1: %s", strerror(errno));
-	}
+	loop->epfd = -1;
+	loop->log_fd = -1;
+	br_buf_init(&loop->logbuf, 0);
 	if (cfg->log_path) {
-		loop->log = fopen(cfg->log_path, "ae");
-		if (!loop->log) {
+		loop->log_fd = open(cfg->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		if (loop->log_fd < 0) {
 			int e = errno;
 
 			sim_loop_free(loop);
 			return br_errf(err, BR_E_IO, "%s: %s", cfg->log_path, strerror(e));
 		}
-		loop->logbuf = br_xmalloc(LOG_BUF_SIZE);
-		setvbuf(loop->log, loop->logbuf, _IOFBF, LOG_BUF_SIZE);
 	}
 	*ret_loop = loop;
+	return 0;
+}
+
+/* In a child: die with the process that forked it, as the pid file names
+ * only that one. */
+static void child_follow_parent(pid_t parent)
+{
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (getppid() != parent)
+		raise(SIGTERM);
+}
+
+static int fork_procs(struct sim_loop *loop, int procs, int *ret_proc, struct br_err *err)
+{
+	pid_t parent = getpid();
+
+	loop->children = br_xcalloc((size_t)procs, sizeof(*loop->children));
+	for (int p = 1; p < procs; p++) {
+		pid_t pid = fork();
+
+		if (pid < 0)
+			return br_errf(err, BR_E_IO, "fork: %s", strerror(errno));
+		if (pid == 0) {
+			child_follow_parent(parent);
+			free(loop->children);
+			loop->children = NULL;
+			loop->nchildren = 0;
+			*ret_proc = p;
+			return 0;
+		}
+		loop->children[loop->nchildren++] = pid;
+	}
+	*ret_proc = 0;
+	return 0;
+}
+
+int sim_loop_start(struct sim_loop *loop, int procs, int *ret_proc, struct br_err *err)
+{
+	int proc = 0, rc;
+
+	if (procs < 1 || procs > SIM_PROCS_MAX)
+		return br_errf(err, BR_E_INVAL, "serving processes: %d is not in 1..%d", procs,
+			       SIM_PROCS_MAX);
+	loop->started = 1;
+	/* Nothing is logged or registered with epoll before the fork: an epoll
+	 * set made before it would be one set shared by every process. */
+	if (procs > 1 && (rc = fork_procs(loop, procs, &proc, err)))
+		return rc;
+	loop->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (loop->epfd < 0)
+		return br_errf(err, BR_E_IO, "epoll_create1: %s", strerror(errno));
+	for (size_t i = 0; i < loop->nl; i++) {
+		struct listener *l = loop->ls[i];
+
+		if ((int)(i % (size_t)procs) != proc) {
+			close(l->fd); /* this process's copy; the serving one keeps its own */
+			l->fd = -1;
+		} else if (l->handler && (rc = start_daemon(loop, l, err))) {
+			return rc;
+		}
+	}
+	*ret_proc = proc;
 	return 0;
 }
 
@@ -233,6 +295,17 @@ int sim_loop_run(struct sim_loop *loop, struct br_err *err)
 	return rc;
 }
 
+/* The pid file names only the first process: what stops it stops all. */
+static void stop_children(struct sim_loop *loop)
+{
+	for (size_t i = 0; i < loop->nchildren; i++)
+		kill(loop->children[i], SIGTERM);
+	for (size_t i = 0; i < loop->nchildren; i++)
+		while (waitpid(loop->children[i], NULL, 0) < 0 && errno == EINTR)
+			;
+	free(loop->children);
+}
+
 void sim_loop_free(struct sim_loop *loop)
 {
 	if (!loop)
@@ -255,9 +328,12 @@ void sim_loop_free(struct sim_loop *loop)
 	}
 	free(loop->ls);
 	free(loop->heap);
-	if (loop->log)
-		fclose(loop->log);
-	free(loop->logbuf);
-	close(loop->epfd);
+	sim_http_log_flush(loop);
+	if (loop->log_fd >= 0)
+		close(loop->log_fd);
+	br_buf_release(&loop->logbuf);
+	if (loop->epfd >= 0)
+		close(loop->epfd);
+	stop_children(loop);
 	free(loop);
 }

@@ -6,6 +6,8 @@
 #ifndef BRINGUP_SIM_HTTP_PRIVATE_H
 #define BRINGUP_SIM_HTTP_PRIVATE_H
 
+#include <sys/types.h>
+
 #include <microhttpd.h>
 
 #include "http.h"
@@ -58,11 +60,14 @@ struct sim_loop {
 	size_t nl;
 	struct req **heap; /* min-heap on due_ms */
 	size_t nheap, capheap;
-	FILE *log;
-	char *logbuf;
+	int log_fd;	      /* requests.log, O_APPEND; -1: no log */
+	struct br_buf logbuf; /* whole lines not yet written */
 	int log_dirty;
 	int64_t last_flush;
 	int stopping;
+	int started;
+	pid_t *children; /* serving processes forked by sim_loop_start */
+	size_t nchildren;
 };
 
 void *sim_http_on_uri(void *cls, const char *uri, struct MHD_Connection *conn);

@@ -1,7 +1,8 @@
 /*
  * sim — the simulated rack: N Dell iDRAC9-shaped Redfish BMCs of PowerEdge
- * XE9680 GPU servers, one port each on 127.0.0.1 (HTTP or HTTPS), all served
- * by one event loop; the manifest, wiring list and ground truth they imply;
+ * XE9680 GPU servers, one port each on 127.0.0.1 (HTTP or HTTPS), served by
+ * one event loop per serving process (--procs splits the BMCs among them);
+ * the manifest, wiring list and ground truth they imply;
  * and the faults (DESIGN.md's names) injected into them.
  *
  * sim/ shares nothing with redfish/ or maas/ but common/: a simulator built
