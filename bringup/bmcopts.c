@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "bmcopts.h"
+#include "manifest.h"
 #include "stage.h"
 
 static int env_int(const char *prog, const char *name, int *value)
@@ -33,6 +34,26 @@ int br_bmc_opts_init(struct br_bmc_opts *o, const char *prog)
 	};
 	if (env_int(prog, "BRINGUP_BMC_TIMEOUT", &o->timeout_s) || env_int(prog, "BRINGUP_BMC_RETRIES", &o->retries))
 		return BR_EXIT_USAGE;
+	return 0;
+}
+
+int br_bmc_endpoint(const struct inv_node *node, const char *scheme, char **ret_password, char **ret_host,
+		    int *ret_port, char **ret_base_url, char **ret_reason)
+{
+	struct br_err err = { 0 };
+	char *password = NULL;
+
+	if (br_secret_resolve(node->bmc_password_ref, &password, &err)) {
+		*ret_reason = br_xasprintf("bmc %s: credentials: %s", node->bmc, err.msg);
+		return -1;
+	}
+	if (br_bmc_address_parse(node->bmc, ret_host, ret_port)) {
+		br_secret_free(password);
+		*ret_reason = br_xasprintf("bmc '%s' is not an address", node->bmc);
+		return -1;
+	}
+	*ret_password = password;
+	*ret_base_url = br_xasprintf("%s://%s", scheme, node->bmc);
 	return 0;
 }
 

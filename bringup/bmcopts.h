@@ -6,6 +6,7 @@
 #define BRINGUP_BMCOPTS_H
 
 #include "common.h"
+#include "inventory/inventory.h"
 #include "redfish/redfish.h"
 
 struct br_bmc_opts {
@@ -43,5 +44,12 @@ int br_bmc_opts_init(struct br_bmc_opts *o, const char *prog);
 /* After option parsing: check the values and fill the client options.
  * Returns 0 or BR_EXIT_USAGE. */
 int br_bmc_opts_finish(struct br_bmc_opts *o, const char *prog, struct rf_options *ropts);
+
+/* How to reach a node's BMC: its password resolved from the reference, its
+ * address split into host and port (0 when absent), and its base URL. On
+ * failure returns nonzero, sets *ret_reason (caller frees) to why, and
+ * leaves the other outputs as they were. */
+int br_bmc_endpoint(const struct inv_node *node, const char *scheme, char **ret_password, char **ret_host,
+		    int *ret_port, char **ret_base_url, char **ret_reason);
 
 #endif

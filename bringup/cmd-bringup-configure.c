@@ -140,7 +140,7 @@ static int prepare(struct run *run, struct cfg_job *job, const char *scheme)
 {
 	struct br_err err = { 0 };
 	struct br_hw hw;
-	int rc;
+	char *why = NULL;
 
 	make_spec(job);
 	if (inv_load_hw(run->inv, job->node->hostname, &hw, &err)) {
@@ -159,16 +159,10 @@ static int prepare(struct run *run, struct cfg_job *job, const char *scheme)
 		job->n_fw = 1;
 	}
 	br_hw_release(&hw);
-	rc = br_secret_resolve(job->node->bmc_password_ref, &job->password, &err);
-	if (rc) {
-		finish(run, job, 0, br_xasprintf("bmc %s: credentials: %s", job->node->bmc, err.msg));
+	if (br_bmc_endpoint(job->node, scheme, &job->password, &job->host, &job->port, &job->base_url, &why)) {
+		finish(run, job, 0, why);
 		return -1;
 	}
-	if (br_bmc_address_parse(job->node->bmc, &job->host, &job->port)) {
-		finish(run, job, 0, br_xasprintf("bmc '%s' is not an address", job->node->bmc));
-		return -1;
-	}
-	job->base_url = br_xasprintf("%s://%s", scheme, job->node->bmc);
 	return 0;
 }
 

@@ -114,23 +114,13 @@ static void on_ipmi(const struct rf_ipmi_target *t, int rc, struct br_hw *hw, co
  * returns nonzero) when its credential reference cannot be resolved. */
 static int prepare(struct run *run, struct job *job, const char *scheme)
 {
-	struct br_err err = { 0 };
+	char *why = NULL;
 
-	if (br_secret_resolve(job->node->bmc_password_ref, &job->password, &err)) {
-		char *why = br_xasprintf("bmc %s: credentials: %s", job->node->bmc, err.msg);
-
+	if (br_bmc_endpoint(job->node, scheme, &job->password, &job->host, &job->port, &job->base_url, &why)) {
 		fail_node(run, job, why);
 		free(why);
 		return -1;
 	}
-	if (br_bmc_address_parse(job->node->bmc, &job->host, &job->port)) {
-		char *why = br_xasprintf("bmc '%s' is not an address", job->node->bmc);
-
-		fail_node(run, job, why);
-		free(why);
-		return -1;
-	}
-	job->base_url = br_xasprintf("%s://%s", scheme, job->node->bmc);
 	return 0;
 }
 
