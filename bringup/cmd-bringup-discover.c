@@ -57,23 +57,28 @@ static void fail_node(struct run *run, struct job *job, const char *reason)
 	finish(run, job, 0, NULL, reason, 0);
 }
 
-static void store(struct run *run, struct job *job, struct br_hw *hw, const char *via)
+/* Runs in a discovery worker (its own inventory connection) or here. */
+static int store_hw(struct inv *inv, const struct rf_target *t, const struct br_hw *hw, char **summary,
+		    size_t *n_macs, struct br_err *err)
 {
-	struct br_err err = { 0 };
-	char *reason;
+	const char *via = hw->source && !strcmp(hw->source, "ipmi") ? "IPMI" : "Redfish";
+	char *reason = br_xasprintf("discovered over %s: %zu MACs, serial %s", via, hw->n_nics,
+				    hw->system_serial ? hw->system_serial : "(none)");
 
-	reason = br_xasprintf("discovered over %s: %zu MACs, serial %s", via, hw->n_nics,
-			      hw->system_serial ? hw->system_serial : "(none)");
-	if (inv_store_hw(run->inv, job->node->hostname, hw, INV_DISCOVERED, reason, &err)) {
-		char *why = br_xasprintf("storing what the BMC reported: %s", err.msg);
-
-		fail_node(run, job, why);
-		free(why);
-	} else {
-		br_info("discover", "%s: %s", job->node->hostname, reason);
-		finish(run, job, 1, via, reason, hw->n_nics);
+	if (inv_store_hw(inv, t->name, hw, INV_DISCOVERED, reason, err)) {
+		br_err_prefix(err, "storing what the BMC reported");
+		free(reason);
+		return err->code ? err->code : BR_E_DB;
 	}
-	free(reason);
+	*summary = reason;
+	*n_macs = hw->n_nics;
+	return 0;
+}
+
+static void stored(struct run *run, struct job *job, const char *via, const char *summary, size_t n_macs)
+{
+	br_info("discover", "%s: %s", job->node->hostname, summary);
+	finish(run, job, 1, via, summary, n_macs);
 }
 
 /* A BMC that refused the credentials says so first: that is what the
@@ -88,26 +93,38 @@ static void fail_bmc(struct run *run, struct job *job, int rc, const struct br_e
 	free(reason);
 }
 
-static void on_redfish(const struct rf_target *t, int rc, struct br_hw *hw, const struct br_err *err, void *ctx)
+static void on_redfish(const struct rf_target *t, int rc, const char *text, size_t n_macs, void *ctx)
 {
 	struct job *job = t->user_data;
+	struct br_err err = { rc, "" };
 
+	snprintf(err.msg, sizeof(err.msg), "%s", text ? text : "");
 	if (rc == 0)
-		store(ctx, job, hw, "Redfish");
+		stored(ctx, job, "Redfish", text, n_macs);
 	else if (rc == RF_E_NO_REDFISH && strcmp(job->node->bmc_type, "redfish"))
 		br_info("discover", "%s: no Redfish service; trying IPMI", job->node->hostname); /* second pass */
 	else
-		fail_bmc(ctx, job, rc, err);
+		fail_bmc(ctx, job, rc, &err);
 }
 
 static void on_ipmi(const struct rf_ipmi_target *t, int rc, struct br_hw *hw, const struct br_err *err, void *ctx)
 {
+	struct run *run = ctx;
 	struct job *job = t->user_data;
+	const struct rf_target as_rf = { t->name, NULL, NULL, NULL, job };
+	struct br_err store_err = { 0 };
+	char *summary = NULL;
+	size_t n_macs = 0;
 
-	if (rc == 0)
-		store(ctx, job, hw, "IPMI");
+	if (rc) {
+		fail_bmc(run, job, rc, err);
+		return;
+	}
+	if (store_hw(run->inv, &as_rf, hw, &summary, &n_macs, &store_err))
+		fail_node(run, job, store_err.msg);
 	else
-		fail_bmc(ctx, job, rc, err);
+		stored(run, job, "IPMI", summary, n_macs);
+	free(summary);
 }
 
 /* Prepare one node: its password and addresses. Fails the node (and
@@ -221,14 +238,15 @@ int main(int argc, char **argv)
 		rf[n_rf++] = (struct rf_target){ job->node->hostname, job->base_url, job->node->bmc_user, job->password,
 						 job };
 	}
-	/* Workers fork here, before any network I/O: only the targets cross
-	 * into them, and only this process writes the inventory. */
+	/* Workers fork here, before any network I/O; each stores what its
+	 * BMCs report through its own inventory connection. */
 	if (!workers)
 		workers = br_discover_workers_auto(n_rf);
 	if (n_rf && workers > 1)
 		br_info("discover", "%zu Redfish BMCs over %d worker processes", n_rf,
 			(size_t)workers < n_rf ? workers : (int)n_rf);
-	if (n_rf && br_discover_workers(rf, n_rf, &ropts, workers, on_redfish, &run, &err)) {
+	if (n_rf && br_discover_workers(&run.inv, rf, n_rf, &ropts, workers,
+					&(const struct br_pool_hooks){ store_hw, on_redfish, &run }, &err)) {
 		br_error("discover", "%s", err.msg);
 		rc = BR_EXIT_USAGE;
 		goto out;

@@ -1,4 +1,5 @@
-/* rf_discover_all in forked workers; results come back as JSON lines. */
+/* rf_discover_all in forked workers that store what they find; a JSON line
+ * per target tells the parent how it ended. */
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -10,7 +11,6 @@
 #include <unistd.h>
 
 #include "discoverpool.h"
-#include "hwjson.h"
 
 struct worker {
 	pid_t pid;
@@ -24,8 +24,7 @@ struct worker {
 struct pool {
 	const struct rf_target *targets;
 	unsigned char *reported;
-	rf_done_fn done;
-	void *ctx;
+	const struct br_pool_hooks *hooks;
 	struct br_err fatal; /* a worker whose run could not start */
 };
 
@@ -46,6 +45,9 @@ int br_discover_workers_auto(size_t n_targets)
 
 struct child {
 	int fd;
+	struct inv *inv; /* the worker's own connection */
+	const struct rf_target *targets;
+	const struct br_pool_hooks *hooks;
 };
 
 static void write_all(int fd, const char *data, size_t len)
@@ -64,46 +66,47 @@ static void write_all(int fd, const char *data, size_t len)
 
 static void send_line(int fd, json_t *msg)
 {
-	char *line = json_dumps(msg, JSON_COMPACT);
+	char *line = msg ? json_dumps(msg, JSON_COMPACT) : NULL;
 
-	if (!line)
+	if (!line || strlen(line) >= BR_WORKER_LINE_MAX)
 		_exit(4);
 	write_all(fd, line, strlen(line));
 	write_all(fd, "\n", 1);
 	free(line);
+	json_decref(msg);
 }
 
 static void child_done(const struct rf_target *t, int rc, struct br_hw *hw, const struct br_err *err, void *ctx)
 {
 	const struct child *c = ctx;
-	json_int_t index = (json_int_t)(uintptr_t)t->user_data;
-	json_t *msg = json_pack("{s:I, s:i, s:o, s:o}", "i", index, "rc", rc, "err",
-				br_json_string_or_null(rc && err ? err->msg : NULL), "hw",
-				rc ? json_null() : br_hw_to_json(hw));
-	char *line = msg ? json_dumps(msg, JSON_COMPACT) : NULL;
+	size_t index = (size_t)(uintptr_t)t->user_data, n_macs = 0;
+	struct br_err store_err = { 0 };
+	char *summary = NULL;
+	const char *text;
+	json_t *msg;
 
-	if (line && strlen(line) < BR_WORKER_LINE_MAX) {
-		write_all(c->fd, line, strlen(line));
-		write_all(c->fd, "\n", 1);
+	if (rc == 0) {
+		rc = c->hooks->store(c->inv, &c->targets[index], hw, &summary, &n_macs, &store_err);
+		text = rc ? store_err.msg : summary;
 	} else {
-		json_t *small = json_pack("{s:I, s:i, s:s}", "i", index, "rc", BR_E_TOOBIG, "err",
-					  line ? "what the BMC reported is over the result line cap"
-					       : "what the BMC reported cannot be encoded");
-
-		send_line(c->fd, small);
-		json_decref(small);
+		text = err && err->msg[0] ? err->msg : br_strerror(rc);
 	}
-	free(line);
-	json_decref(msg);
+	msg = json_pack("{s:I, s:i, s:s, s:I}", "i", (json_int_t)index, "rc", rc, "text", text ? text : "", "macs",
+			(json_int_t)n_macs);
+	if (!msg) /* not UTF-8: keep the outcome, lose the words */
+		msg = json_pack("{s:I, s:i, s:s, s:I}", "i", (json_int_t)index, "rc", rc, "text",
+				"(reason not encodable)", "macs", (json_int_t)n_macs);
+	send_line(c->fd, msg);
+	free(summary);
 }
 
 /* Never returns. */
-static void child_run(const struct rf_target *targets, size_t first, size_t count, const struct rf_options *opts,
-		      int n_workers, int fd)
+static void child_run(const char *db_path, const struct rf_target *targets, size_t first, size_t count,
+		      const struct rf_options *opts, int n_workers, const struct br_pool_hooks *hooks, int fd)
 {
 	struct rf_target *slice = br_xcalloc(count, sizeof(*slice));
 	struct rf_options wopts = *opts;
-	struct child c = { fd };
+	struct child c = { fd, NULL, targets, hooks };
 	struct br_err err = { 0 };
 
 	for (size_t i = 0; i < count; i++) {
@@ -111,12 +114,11 @@ static void child_run(const struct rf_target *targets, size_t first, size_t coun
 		slice[i].user_data = (void *)(uintptr_t)(first + i);
 	}
 	wopts.total_inflight = opts->total_inflight / n_workers > 0 ? opts->total_inflight / n_workers : 1;
-	if (rf_discover_all(slice, count, &wopts, child_done, &c, &err)) {
-		json_t *msg = json_pack("{s:s}", "fatal", err.msg);
-
-		send_line(fd, msg);
+	if (inv_open(db_path, &c.inv, &err) || rf_discover_all(slice, count, &wopts, child_done, &c, &err)) {
+		send_line(fd, json_pack("{s:s}", "fatal", err.msg));
 		_exit(1);
 	}
+	inv_close(c.inv);
 	_exit(0);
 }
 
@@ -132,21 +134,10 @@ static void give_up(struct worker *w, char *why)
 	kill(w->pid, SIGKILL);
 }
 
-static void deliver(struct pool *p, struct worker *w, size_t i, int rc, const char *msg, json_t *hw_json)
+static void deliver(struct pool *p, size_t i, int rc, const char *text, size_t n_macs)
 {
-	struct br_err err = { rc, "" };
-	struct br_hw hw;
-
-	br_hw_init(&hw);
-	if (rc == 0 && br_hw_from_json(hw_json, &hw, &err)) {
-		rc = err.code;
-		br_err_prefix(&err, "discovery worker sent an unreadable result");
-	} else if (rc) {
-		snprintf(err.msg, sizeof(err.msg), "%s", msg ? msg : br_strerror(rc));
-	}
 	p->reported[i] = 1;
-	p->done(&p->targets[i], rc, &hw, &err, p->ctx);
-	br_hw_release(&hw);
+	p->hooks->done(&p->targets[i], rc, text, n_macs, p->hooks->ctx);
 }
 
 static void handle_line(struct pool *p, struct worker *w, const char *line, size_t len)
@@ -173,8 +164,8 @@ static void handle_line(struct pool *p, struct worker *w, const char *line, size
 		give_up(w, br_xstrdup("discovery worker sent a result for no target of its own"));
 		goto out;
 	}
-	deliver(p, w, (size_t)i, (int)json_integer_value(rc_json), json_string_value(json_object_get(doc, "err")),
-		json_object_get(doc, "hw"));
+	deliver(p, (size_t)i, (int)json_integer_value(rc_json), json_string_value(json_object_get(doc, "text")),
+		(size_t)json_integer_value(json_object_get(doc, "macs")));
 out:
 	json_decref(doc);
 }
@@ -219,7 +210,7 @@ static void finish_worker(struct pool *p, struct worker *w)
 		why = br_xasprintf("discovery worker exited with status %d", WEXITSTATUS(status));
 	for (size_t i = w->first; i < w->first + w->count; i++)
 		if (!p->reported[i])
-			deliver(p, w, i, BR_E_IO, why, NULL);
+			deliver(p, i, BR_E_IO, why, 0);
 	free(why);
 }
 
@@ -245,8 +236,16 @@ static void read_worker(struct pool *p, struct worker *w)
 	drain_lines(p, w);
 }
 
-static int spawn(struct worker *workers, int k, const struct rf_target *targets, const struct rf_options *opts,
-		 int n_workers, struct br_err *err)
+/* What spawn hands to every worker. */
+struct spawn_args {
+	const char *db_path;
+	const struct rf_target *targets;
+	const struct rf_options *opts;
+	int n_workers;
+	const struct br_pool_hooks *hooks;
+};
+
+static int spawn(struct worker *workers, int k, const struct spawn_args *a, struct br_err *err)
 {
 	struct worker *w = &workers[k];
 	int fds[2];
@@ -263,7 +262,7 @@ static int spawn(struct worker *workers, int k, const struct rf_target *targets,
 		close(fds[0]);
 		for (int j = 0; j < k; j++)
 			close(workers[j].fd);
-		child_run(targets, w->first, w->count, opts, n_workers, fds[1]);
+		child_run(a->db_path, a->targets, w->first, w->count, a->opts, a->n_workers, a->hooks, fds[1]);
 	}
 	close(fds[1]);
 	w->fd = fds[0];
@@ -301,56 +300,93 @@ static int poll_workers(struct pool *p, struct worker *workers, int n_workers, s
 	return rc;
 }
 
-int br_discover_workers(const struct rf_target *targets, size_t n, const struct rf_options *opts, int n_workers,
-			rf_done_fn done, void *ctx, struct br_err *err)
+/* One process: store and report as each target ends. */
+struct local {
+	struct inv *inv;
+	const struct br_pool_hooks *hooks;
+};
+
+static void local_done(const struct rf_target *t, int rc, struct br_hw *hw, const struct br_err *err, void *ctx)
 {
-	struct pool p = { targets, br_xcalloc(n ? n : 1, 1), done, ctx, { 0 } };
+	const struct local *l = ctx;
+	struct br_err store_err = { 0 };
+	char *summary = NULL;
+	size_t n_macs = 0;
+
+	if (rc == 0) {
+		rc = l->hooks->store(l->inv, t, hw, &summary, &n_macs, &store_err);
+		l->hooks->done(t, rc, rc ? store_err.msg : summary, n_macs, l->hooks->ctx);
+	} else {
+		l->hooks->done(t, rc, err && err->msg[0] ? err->msg : br_strerror(rc), 0, l->hooks->ctx);
+	}
+	free(summary);
+}
+
+static void stop_workers(struct worker *workers, int n)
+{
+	for (int k = 0; k < n; k++)
+		if (workers[k].fd >= 0)
+			kill(workers[k].pid, SIGKILL);
+	for (int k = 0; k < n; k++) {
+		if (workers[k].fd < 0)
+			continue;
+		close(workers[k].fd);
+		workers[k].fd = -1;
+		while (waitpid(workers[k].pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+}
+
+int br_discover_workers(struct inv **inv, const struct rf_target *targets, size_t n, const struct rf_options *opts,
+			int n_workers, const struct br_pool_hooks *hooks, struct br_err *err)
+{
+	struct pool p = { targets, NULL, hooks, { 0 } };
+	struct spawn_args a = { NULL, targets, opts, n_workers, hooks };
 	struct worker *workers;
+	char *db_path;
 	int started = 0, rc = 0;
 
 	if ((size_t)n_workers > n)
-		n_workers = (int)n;
+		a.n_workers = n_workers = (int)n;
 	if (n_workers <= 1) {
-		free(p.reported);
-		return rf_discover_all(targets, n, opts, done, ctx, err);
+		struct local l = { *inv, hooks };
+
+		return rf_discover_all(targets, n, opts, local_done, &l, err);
 	}
+	p.reported = br_xcalloc(n, 1);
 	workers = br_xcalloc((size_t)n_workers, sizeof(*workers));
-	fflush(NULL);
 	for (int k = 0; k < n_workers; k++) {
 		workers[k].first = n * (size_t)k / (size_t)n_workers;
 		workers[k].count = n * (size_t)(k + 1) / (size_t)n_workers - workers[k].first;
 		workers[k].fd = -1;
 		br_buf_init(&workers[k].in, BR_WORKER_LINE_MAX + 1);
 	}
-	for (; started < n_workers; started++) {
-		rc = spawn(workers, started, targets, opts, n_workers, err);
-		if (rc)
-			break;
-	}
+	/* No SQLite connection may cross fork(): close ours, open it again
+	 * once the workers are running. */
+	db_path = br_xstrdup(inv_path(*inv));
+	inv_close(*inv);
+	*inv = NULL;
+	a.db_path = db_path;
+	fflush(NULL);
+	for (; started < n_workers && !rc; started++)
+		rc = spawn(workers, started, &a, err);
+	if (!rc)
+		rc = inv_open(db_path, inv, err);
 	if (rc) {
-		for (int k = 0; k < started; k++)
-			kill(workers[k].pid, SIGKILL);
-		for (int k = 0; k < started; k++) {
-			close(workers[k].fd);
-			while (waitpid(workers[k].pid, NULL, 0) < 0 && errno == EINTR)
-				;
-		}
+		stop_workers(workers, started);
 	} else {
 		rc = poll_workers(&p, workers, n_workers, err);
 		if (!rc && p.fatal.msg[0])
 			rc = br_errf(err, p.fatal.code, "%s", p.fatal.msg);
+		if (rc)
+			stop_workers(workers, n_workers);
 	}
 	for (int k = 0; k < n_workers; k++) {
-		if (rc && workers[k].fd >= 0 && started == n_workers) {
-			kill(workers[k].pid, SIGKILL);
-			close(workers[k].fd);
-			while (waitpid(workers[k].pid, NULL, 0) < 0 && errno == EINTR)
-				;
-		}
 		br_buf_release(&workers[k].in);
 		free(workers[k].why);
 	}
 	free(workers);
 	free(p.reported);
+	free(db_path);
 	return rc;
 }

@@ -1,36 +1,54 @@
 /*
  * discoverpool — rf_discover_all spread over forked worker processes, for
  * racks where one process's event loop is CPU-bound. Each worker runs its
- * own libcurl loop on a slice of the targets and streams one JSON line per
- * finished target through a pipe; the parent calls the done callback for
- * each, so whatever the callback writes (the inventory) stays in the parent.
- * Workers touch nothing they inherited but the targets and leave with
- * _exit(): an SQLite connection must never be closed in a forked child.
+ * own libcurl loop on a slice of the targets and stores what each BMC
+ * reported through its own inventory connection, so the facts (tens of KiB
+ * per node) are neither serialized nor funnelled through one process. The
+ * parent hears one short line per finished target through a pipe and calls
+ * the done hook for it.
+ *
+ * SQLite must not see a connection cross fork(): the parent's connection
+ * is closed before the workers start and opened again after, and each
+ * worker opens its own.
  */
 #ifndef BRINGUP_DISCOVERPOOL_H
 #define BRINGUP_DISCOVERPOOL_H
 
+#include "inventory/inventory.h"
 #include "redfish/redfish.h"
 
-/* One result line from a worker: a br_hw as JSON is tens of KiB, so this
- * is far above anything real and only stops a broken worker. */
-#define BR_WORKER_LINE_MAX (16u * 1024 * 1024)
+/* One result line from a worker: a summary, never the facts themselves. */
+#define BR_WORKER_LINE_MAX (64u * 1024)
 #define BR_WORKERS_MAX 1024
 /* Targets per worker when the count is automatic. */
 #define BR_WORKER_TARGETS 64
 
+struct br_pool_hooks {
+	/* Store what target t reported, on inv (the worker's own connection,
+	 * or the caller's in a single process). 0 with *summary set (a short
+	 * malloc'd line for logs and the summary table) and *n_macs, or an
+	 * error code with err set: the target then ends with that error. */
+	int (*store)(struct inv *inv, const struct rf_target *t, const struct br_hw *hw, char **summary,
+		     size_t *n_macs, struct br_err *err);
+	/* In the calling process, in completion order: t ended with rc 0 (its
+	 * facts stored; text is store's summary) or an error (text says why,
+	 * nothing was stored). */
+	void (*done)(const struct rf_target *t, int rc, const char *text, size_t n_macs, void *ctx);
+	void *ctx;
+};
+
 /* The automatic worker count: min(online CPUs, ceil(n_targets / 64)), >= 1. */
 int br_discover_workers_auto(size_t n_targets);
 
-/* As rf_discover_all, with the targets split into n_workers contiguous
- * slices, each worker capped at opts->total_inflight / n_workers requests
- * (at least 1; the per-BMC cap is unchanged). n_workers <= 1 is
- * rf_discover_all itself. done runs in the calling process, in completion
- * order; the br_hw it gets is released when it returns. A target whose
- * worker ended without reporting it gets rc BR_E_IO and err "discovery
+/* Discover every target, n_workers processes each taking a contiguous
+ * slice and capped at opts->total_inflight / n_workers requests (at least
+ * 1; the per-BMC cap is unchanged); n_workers <= 1 runs in this process.
+ * *inv is closed and reopened around the fork (so it may change). A target
+ * whose worker ended without reporting it ends with BR_E_IO and "discovery
  * worker exited with status N". Call it before any network I/O and with
- * stdio flushed (fork copies both). */
-int br_discover_workers(const struct rf_target *targets, size_t n, const struct rf_options *opts, int n_workers,
-			rf_done_fn done, void *ctx, struct br_err *err);
+ * stdio flushed. Returns nonzero only when the run could not start or the
+ * inventory could not be reopened. */
+int br_discover_workers(struct inv **inv, const struct rf_target *targets, size_t n, const struct rf_options *opts,
+			int n_workers, const struct br_pool_hooks *hooks, struct br_err *err);
 
 #endif

@@ -65,8 +65,8 @@ int inv_checks_put(struct inv *inv, const char *hostname, const char *stage, con
 		if (sqlite3_step(ins) != SQLITE_DONE)
 			rc = inv_dberr(inv, err, "store check result");
 	}
-	sqlite3_finalize(del);
-	sqlite3_finalize(ins);
+	inv_finalize(inv, del);
+	inv_finalize(inv, ins);
 	if (!rc)
 		rc = inv_tx_commit(inv, err);
 	if (rc)
@@ -96,7 +96,7 @@ int inv_node_checks(struct inv *inv, int64_t node_id, struct inv_check **ret_che
 		n++;
 	}
 	rc = rc == SQLITE_DONE ? 0 : inv_dberr(inv, err, "read check results");
-	sqlite3_finalize(st);
+	inv_finalize(inv, st);
 	if (rc) {
 		inv_checks_free(c, n);
 		return rc;

@@ -1,6 +1,7 @@
 /* Opening the inventory: pragmas, transactions, statement helpers. */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "inv_private.h"
 
@@ -23,9 +24,61 @@ int inv_exec(struct inv *inv, const char *sql, struct br_err *err)
 
 int inv_prepare(struct inv *inv, const char *sql, sqlite3_stmt **ret_stmt, struct br_err *err)
 {
-	if (sqlite3_prepare_v2(inv->db, sql, -1, ret_stmt, NULL) != SQLITE_OK)
+	int cache = inv->n_stmts < INV_STMT_CACHE_MAX;
+
+	for (size_t i = 0; i < inv->n_stmts; i++) {
+		struct inv_stmt *s = &inv->stmts[i];
+
+		if (strcmp(s->sql, sql))
+			continue;
+		if (s->in_use) { /* nested use of the same text: a private copy */
+			cache = 0;
+			break;
+		}
+		sqlite3_reset(s->st);
+		sqlite3_clear_bindings(s->st);
+		s->in_use = 1;
+		*ret_stmt = s->st;
+		return 0;
+	}
+	if (sqlite3_prepare_v3(inv->db, sql, -1, cache ? SQLITE_PREPARE_PERSISTENT : 0, ret_stmt, NULL) != SQLITE_OK)
 		return inv_dberr(inv, err, "prepare");
+	if (cache) {
+		inv->stmts = br_xrealloc(inv->stmts, (inv->n_stmts + 1) * sizeof(*inv->stmts));
+		inv->stmts[inv->n_stmts++] = (struct inv_stmt){ br_xstrdup(sql), *ret_stmt, 1 };
+	}
 	return 0;
+}
+
+void inv_finalize(struct inv *inv, sqlite3_stmt *st)
+{
+	if (!st)
+		return;
+	for (size_t i = 0; i < inv->n_stmts; i++)
+		if (inv->stmts[i].st == st) {
+			sqlite3_reset(st);
+			inv->stmts[i].in_use = 0;
+			return;
+		}
+	sqlite3_finalize(st);
+}
+
+/* Another connection holds the write lock. SQLite's own busy timeout sleeps
+ * in steps of up to 100 ms; a stage whose workers each store a node in a
+ * millisecond would spend its time asleep. Poll every 0.2-2 ms instead,
+ * up to INV_BUSY_TIMEOUT_MS in all. */
+static int busy_wait(void *ctx, int count)
+{
+	struct inv *inv = ctx;
+	int64_t now = br_now_ms();
+	long us = count < 10 ? 200L * (count + 1) : 2000L;
+
+	if (count == 0)
+		inv->busy_deadline_ms = now + INV_BUSY_TIMEOUT_MS;
+	if (now >= inv->busy_deadline_ms)
+		return 0;
+	nanosleep(&(struct timespec){ 0, us * 1000L }, NULL);
+	return 1;
 }
 
 int inv_tx_begin(struct inv *inv, struct br_err *err)
@@ -64,13 +117,13 @@ int inv_open(const char *path, struct inv **ret_inv, struct br_err *err)
 	int rc;
 
 	inv->path = br_xstrdup(path);
-	if (sqlite3_open_v2(path, &inv->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
+	if (sqlite3_open_v2(path, &inv->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
 			    NULL) != SQLITE_OK) {
 		rc = br_errf(err, BR_E_DB, "inventory %s: cannot open: %s", path,
 			     inv->db ? sqlite3_errmsg(inv->db) : "out of memory");
 		goto fail;
 	}
-	sqlite3_busy_timeout(inv->db, INV_BUSY_TIMEOUT_MS);
+	sqlite3_busy_handler(inv->db, busy_wait, inv);
 	sqlite3_extended_result_codes(inv->db, 1);
 	/* WAL: readers (bringup status) never block a running stage. */
 	rc = inv_exec(inv, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;", err);
@@ -90,9 +143,19 @@ void inv_close(struct inv *inv)
 {
 	if (!inv)
 		return;
+	for (size_t i = 0; i < inv->n_stmts; i++) {
+		sqlite3_finalize(inv->stmts[i].st);
+		free(inv->stmts[i].sql);
+	}
+	free(inv->stmts);
 	sqlite3_close_v2(inv->db);
 	free(inv->path);
 	free(inv);
+}
+
+const char *inv_path(const struct inv *inv)
+{
+	return inv->path;
 }
 
 int inv_schema_version(struct inv *inv)
@@ -129,7 +192,7 @@ int inv_node_id(struct inv *inv, const char *hostname, int64_t *ret_id, enum inv
 	} else {
 		rc = inv_dberr(inv, err, "look up node");
 	}
-	sqlite3_finalize(st);
+	inv_finalize(inv, st);
 	return rc;
 }
 
@@ -150,6 +213,6 @@ int inv_event_add(struct inv *inv, int64_t node_id, const char *from_state, cons
 	inv_bind_text(st, 3, to_state);
 	inv_bind_text(st, 4, reason);
 	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : inv_dberr(inv, err, "record event");
-	sqlite3_finalize(st);
+	inv_finalize(inv, st);
 	return rc;
 }

@@ -30,7 +30,7 @@ static int load_rows(struct inv *inv, const char *sql, int64_t id, struct br_hw 
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
 		row(st, hw);
 	rc = rc == SQLITE_DONE ? 0 : inv_dberr(inv, err, sql);
-	sqlite3_finalize(st);
+	inv_finalize(inv, st);
 	return rc;
 }
 
@@ -204,6 +204,6 @@ int inv_node_set_maas(struct inv *inv, const char *hostname, const char *system_
 	inv_bind_text(st, 2, ip);
 	sqlite3_bind_int64(st, 3, id);
 	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : inv_dberr(inv, err, "store MAAS identity");
-	sqlite3_finalize(st);
+	inv_finalize(inv, st);
 	return rc;
 }

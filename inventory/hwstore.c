@@ -5,8 +5,12 @@
 
 #include "inv_private.h"
 
-static const char *const child_tables[] = {
-	"nics", "boot_order", "bios_attributes", "firmware", "pcie_devices", "drives", "sensors", "sel_entries",
+/* What a new report replaces: every row the last one stored. */
+static const char *const child_deletes[] = {
+	"DELETE FROM nics WHERE node_id=?",	      "DELETE FROM boot_order WHERE node_id=?",
+	"DELETE FROM bios_attributes WHERE node_id=?", "DELETE FROM firmware WHERE node_id=?",
+	"DELETE FROM pcie_devices WHERE node_id=?",   "DELETE FROM drives WHERE node_id=?",
+	"DELETE FROM sensors WHERE node_id=?",	      "DELETE FROM sel_entries WHERE node_id=?",
 };
 
 /* A MAC already stored for another node means two machines claim one
@@ -28,7 +32,7 @@ static int check_mac_conflicts(struct inv *inv, int64_t id, const struct br_hw *
 			rc = br_errf(err, BR_E_EXISTS, "MAC %s is already recorded for node %s", hw->nics[i].mac,
 				     (const char *)sqlite3_column_text(st, 0));
 	}
-	sqlite3_finalize(st);
+	inv_finalize(inv, st);
 	return rc;
 }
 
@@ -70,7 +74,7 @@ static int insert_all(struct inv *inv, const char *sql, int64_t id, const struct
 		if (sqlite3_step(st) != SQLITE_DONE)
 			rc = inv_dberr(inv, err, sql);
 	}
-	sqlite3_finalize(st);
+	inv_finalize(inv, st);
 	return rc;
 }
 
@@ -198,7 +202,7 @@ static int update_node(struct inv *inv, int64_t id, const struct br_hw *hw, stru
 	inv_bind_text(st, 17, hw->boot_override_target);
 	inv_bind_text(st, 18, hw->boot_override_enabled);
 	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : inv_dberr(inv, err, "store node facts");
-	sqlite3_finalize(st);
+	inv_finalize(inv, st);
 	return rc;
 }
 
@@ -215,11 +219,16 @@ int inv_store_hw(struct inv *inv, const char *hostname, const struct br_hw *hw, 
 	rc = inv_node_id(inv, hostname, &id, &from, err);
 	if (!rc)
 		rc = check_mac_conflicts(inv, id, hw, err);
-	for (size_t t = 0; t < sizeof(child_tables) / sizeof(child_tables[0]) && !rc; t++) {
-		char *sql = br_xasprintf("DELETE FROM %s WHERE node_id=%lld", child_tables[t], (long long)id);
+	for (size_t t = 0; t < sizeof(child_deletes) / sizeof(child_deletes[0]) && !rc; t++) {
+		sqlite3_stmt *st;
 
-		rc = inv_exec(inv, sql, err);
-		free(sql);
+		rc = inv_prepare(inv, child_deletes[t], &st, err);
+		if (rc)
+			break;
+		sqlite3_bind_int64(st, 1, id);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			rc = inv_dberr(inv, err, child_deletes[t]);
+		inv_finalize(inv, st);
 	}
 	if (!rc)
 		rc = update_node(inv, id, hw, err);

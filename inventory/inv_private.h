@@ -6,15 +6,36 @@
 
 #include "inventory.h"
 
+#define INV_STMT_CACHE_MAX 64
+
+/* A prepared statement kept for reuse (inv_prepare/inv_finalize). */
+struct inv_stmt {
+	char *sql;
+	sqlite3_stmt *st;
+	int in_use;
+};
+
 struct inv {
 	sqlite3 *db;
 	char *path;
+	struct inv_stmt *stmts; /* statement cache, by SQL text */
+	size_t n_stmts;
+	int64_t busy_deadline_ms; /* while waiting for another writer */
 };
 
 /* Record a database error naming what was being done and SQLite's message. */
 int inv_dberr(struct inv *inv, struct br_err *err, const char *what);
 int inv_exec(struct inv *inv, const char *sql, struct br_err *err);
+/* A statement for sql, reset and with no bindings. Statements are cached
+ * by their text and prepared once per connection: a stage that stores
+ * hundreds of nodes would otherwise spend most of its time in SQLite's
+ * parser. Give every statement back with inv_finalize, never
+ * sqlite3_finalize. A statement still in use when the same text is asked
+ * for again (nested queries) gets a private copy. */
 int inv_prepare(struct inv *inv, const char *sql, sqlite3_stmt **ret_stmt, struct br_err *err);
+/* Give back a statement from inv_prepare (NULL is fine): reset, so it
+ * holds no read transaction, and kept for the next inv_prepare. */
+void inv_finalize(struct inv *inv, sqlite3_stmt *st);
 /* BEGIN IMMEDIATE, so a writer waits for the busy timeout at the start
  * rather than failing half way through. */
 int inv_tx_begin(struct inv *inv, struct br_err *err);

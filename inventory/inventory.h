@@ -40,6 +40,8 @@ int inv_state_parse(const char *name, enum inv_state *ret_state);
  * ":memory:". A database newer than this program is refused. */
 int inv_open(const char *path, struct inv **ret_inv, struct br_err *err);
 void inv_close(struct inv *inv);
+/* The file the inventory was opened from. */
+const char *inv_path(const struct inv *inv);
 int inv_schema_version(struct inv *inv);
 
 /* A rack-manifest row as the import sees it (all strings borrowed). */

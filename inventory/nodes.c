@@ -143,8 +143,8 @@ static int import_one(struct inv *inv, const struct inv_manifest_row *r, const c
 	if (!rc)
 		stats->updated++;
 out:
-	sqlite3_finalize(cur);
-	sqlite3_finalize(st);
+	inv_finalize(inv, cur);
+	inv_finalize(inv, st);
 	br_buf_release(&changes);
 	return rc;
 }
@@ -166,7 +166,7 @@ int inv_import(struct inv *inv, const struct inv_manifest_row *rows, size_t n, c
 	if (!rc && sqlite3_step(st) == SQLITE_ROW)
 		stats.not_in_manifest = (size_t)sqlite3_column_int64(st, 0) - stats.added - stats.updated -
 					stats.unchanged;
-	sqlite3_finalize(st);
+	inv_finalize(inv, st);
 	if (!rc)
 		rc = inv_tx_commit(inv, err);
 	if (rc) {
@@ -247,11 +247,11 @@ int inv_nodes_list(struct inv *inv, struct inv_node **ret_nodes, size_t *ret_n, 
 	}
 	if (rc != SQLITE_DONE) {
 		rc = inv_dberr(inv, err, "list nodes");
-		sqlite3_finalize(st);
+		inv_finalize(inv, st);
 		inv_nodes_free(nodes, n);
 		return rc;
 	}
-	sqlite3_finalize(st);
+	inv_finalize(inv, st);
 	*ret_nodes = nodes;
 	*ret_n = n;
 	return 0;
@@ -275,7 +275,7 @@ int inv_node_get(struct inv *inv, const char *hostname, struct inv_node *ret_nod
 	} else {
 		rc = inv_dberr(inv, err, "read node");
 	}
-	sqlite3_finalize(st);
+	inv_finalize(inv, st);
 	return rc;
 }
 
@@ -295,7 +295,7 @@ int inv_transition(struct inv *inv, int64_t id, enum inv_state from, enum inv_st
 	inv_bind_text(st, 2, reason);
 	sqlite3_bind_int64(st, 3, id);
 	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : inv_dberr(inv, err, "set state");
-	sqlite3_finalize(st);
+	inv_finalize(inv, st);
 	if (!rc)
 		rc = inv_event_add(inv, id, inv_state_name(from), inv_state_name(to), reason, err);
 	return rc;
@@ -367,7 +367,7 @@ int inv_node_events(struct inv *inv, const char *hostname, struct inv_event **re
 		n++;
 	}
 	rc = rc == SQLITE_DONE ? 0 : inv_dberr(inv, err, "read events");
-	sqlite3_finalize(st);
+	inv_finalize(inv, st);
 	if (rc) {
 		inv_events_free(ev, n);
 		return rc;
@@ -390,7 +390,7 @@ int inv_node_macs(struct inv *inv, int64_t node_id, struct br_strlist *ret_macs,
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
 		br_strlist_add(&macs, (const char *)sqlite3_column_text(st, 0));
 	rc = rc == SQLITE_DONE ? 0 : inv_dberr(inv, err, "read MACs");
-	sqlite3_finalize(st);
+	inv_finalize(inv, st);
 	if (rc) {
 		br_strlist_release(&macs);
 		return rc;

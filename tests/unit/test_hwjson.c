@@ -1,5 +1,5 @@
 /* Unit tests for bringup/hwjson: br_hw_from_json reads back every field
- * br_hw_to_json writes (discover's workers send br_hw this way). */
+ * br_hw_to_json writes (bringup-bmc --json prints br_hw this way). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,0 +1,33 @@
+#!/bin/sh
+# A discovery worker that dies (SIGKILL) mid-run fails exactly the nodes it
+# had not reported, with a reason naming the signal; the other workers'
+# nodes end on their own terms, the run finishes, the inventory is intact.
+# Every BMC hangs on Thermal, so each worker is still waiting when it is
+# killed.
+. "$BR_TOP/tests/e2e/lib.sh"
+cd "$T"
+bringup sim --nodes 16 --seed 3 --faults hang:16 --dir rack --daemon >/dev/null
+at_exit "stop_sim $T/rack"
+set -a; . rack/env; set +a
+bringup import --db inv.db --manifest rack/rack.csv >/dev/null
+
+bringup discover --db inv.db --workers 3 --timeout 4 --retries 0 --json > out.json 2>err.txt &
+pid=$!
+# Wait until all three workers are up and every BMC is being read.
+i=0
+while [ "$(pgrep -c -P $pid)" -lt 3 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+sleep 1.5
+victim=$(pgrep -P $pid | sort -n | sed -n 2p)
+[ -n "$victim" ] || fail "no worker process to kill"
+kill -KILL "$victim"
+rc=0; wait $pid || rc=$?
+assert_eq "$rc" 1 "discover exit code with failed nodes"
+
+killed=$(bringup status --db inv.db --json | jq '[.nodes[] | select(.reason // "" | contains("discovery worker exited with status 137 (signal 9)"))] | length')
+[ "$killed" -ge 5 ] && [ "$killed" -le 6 ] || fail "nodes failed by the killed worker: $killed, want its slice (5 or 6)"
+timed_out=$(bringup status --db inv.db --json | jq '[.nodes[] | select(.state == "failed" and (.reason // "" | contains("worker") | not))] | length')
+assert_eq "$((killed + timed_out))" 16 "every other node failed on its own (hung) BMC"
+assert_eq "$(jq '.failed' out.json)" 16 "--json failed count"
+assert_eq "$(sqlite3 inv.db 'pragma integrity_check')" ok "inventory integrity"
+assert_eq "$(sqlite3 inv.db "select count(*) from nodes where state = 'failed'")" 16 "failed nodes stored"
+
