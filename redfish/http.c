@@ -587,6 +587,10 @@ static int run_loop(struct rf_http *h, struct loop *lp, struct br_err *err)
 		int n, finished, timeout = 1000;
 
 		dispatch(h);
+		/* Starting hundreds of transfers takes milliseconds, and curl's
+		 * timer for them (usually "now") was set meanwhile: judge it by
+		 * the clock as it is, or the loop sleeps before connecting. */
+		now = br_now_ms();
 		if (lp->curl_due_ms >= 0 && lp->curl_due_ms <= now) {
 			lp->curl_due_ms = -1;
 			if (curl_multi_socket_action(h->multi, CURL_SOCKET_TIMEOUT, 0, &running) != CURLM_OK)
