@@ -17,11 +17,19 @@ typedef void (*write_fn)(struct sim_ctx *c);
 
 enum route_tag { T_NONE, T_PUBLIC, T_SYSTEM, T_ETH_COLL, T_CHASSIS, T_THERMAL, T_BIOS };
 
+enum route_flag {
+	R_ETAG = 1,	/* the resource carries @odata.etag, as iDRAC's do */
+	R_NO_CACHE = 2, /* the answer changes with simulated time or sessions: render it every time */
+	/* Writes here change sessions only, which no cached answer shows: a
+	 * client logging in and out around its reads keeps the node's cache. */
+	R_SESSION_WRITES = 4,
+};
+
 struct route {
 	const char *pattern; /* '*' matches one path segment */
 	int depth;
 	enum route_tag tag;
-	int etag_in_body;
+	unsigned flags; /* enum route_flag */
 	render_fn get;
 	write_fn patch, post, del;
 };
@@ -36,7 +44,7 @@ static const struct route routes[] = {
     {SIM_R_ROOT, 1, T_PUBLIC, 0, sim_r_root, NULL, NULL, NULL},
     {SIM_R_ROOT "/odata", 1, T_PUBLIC, 0, sim_r_odata, NULL, NULL, NULL},
     {SIM_R_ROOT "/Systems", 2, T_NONE, 0, sim_r_systems, NULL, NULL, NULL},
-    {SIM_R_SYS, 3, T_SYSTEM, 1, sim_r_system, sim_w_system, NULL, NULL},
+    {SIM_R_SYS, 3, T_SYSTEM, R_ETAG, sim_r_system, sim_w_system, NULL, NULL},
     {SIM_R_SYS "/EthernetInterfaces", 4, T_ETH_COLL, 0, sim_r_eth_coll, NULL, NULL, NULL},
     {SIM_R_SYS "/EthernetInterfaces/*", 5, T_NONE, 0, sim_r_eth, NULL, NULL, NULL},
     {SIM_R_SYS "/Processors", 4, T_NONE, 0, sim_r_procs, NULL, NULL, NULL},
@@ -44,8 +52,8 @@ static const struct route routes[] = {
     {SIM_R_SYS "/Storage", 4, T_NONE, 0, sim_r_storages, NULL, NULL, NULL},
     {SIM_R_SYS "/Storage/*", 5, T_NONE, 0, sim_r_storage, NULL, NULL, NULL},
     {SIM_R_SYS "/Storage/*/Drives/*", 6, T_NONE, 0, sim_r_drive, NULL, NULL, NULL},
-    {SIM_R_SYS "/Bios", 4, T_BIOS, 1, sim_r_bios, NULL, NULL, NULL},
-    {SIM_R_SYS "/Bios/Settings", 5, T_NONE, 1, sim_r_bios_settings, sim_w_bios_settings, NULL, NULL},
+    {SIM_R_SYS "/Bios", 4, T_BIOS, R_ETAG, sim_r_bios, NULL, NULL, NULL},
+    {SIM_R_SYS "/Bios/Settings", 5, T_NONE, R_ETAG, sim_r_bios_settings, sim_w_bios_settings, NULL, NULL},
     {SIM_R_SYS "/Actions/ComputerSystem.Reset", 4, T_NONE, 0, NULL, NULL, sim_w_reset, NULL},
     {SIM_R_ROOT "/Chassis", 2, T_NONE, 0, sim_r_chassis_coll, NULL, NULL, NULL},
     {SIM_R_CHASSIS, 3, T_CHASSIS, 0, sim_r_chassis, NULL, NULL, NULL},
@@ -62,22 +70,24 @@ static const struct route routes[] = {
     {SIM_R_CHASSIS "/Thermal", 4, T_THERMAL, 0, sim_r_thermal, NULL, NULL, NULL},
     {SIM_R_CHASSIS "/Power", 4, T_NONE, 0, sim_r_power, NULL, NULL, NULL},
     {SIM_R_ROOT "/Managers", 2, T_NONE, 0, sim_r_managers, NULL, NULL, NULL},
-    {SIM_R_MGR, 3, T_NONE, 1, sim_r_manager, NULL, NULL, NULL},
+    {SIM_R_MGR, 3, T_NONE, R_ETAG, sim_r_manager, NULL, NULL, NULL},
     {SIM_R_MGR "/EthernetInterfaces", 4, T_NONE, 0, sim_r_mgr_eth_coll, NULL, NULL, NULL},
     {SIM_R_MGR "/EthernetInterfaces/*", 5, T_NONE, 0, sim_r_mgr_eth, NULL, NULL, NULL},
     {SIM_R_MGR "/LogServices", 4, T_NONE, 0, sim_r_log_services, NULL, NULL, NULL},
     {SIM_R_MGR "/LogServices/Sel", 5, T_NONE, 0, sim_r_sel, NULL, NULL, NULL},
     {SIM_R_MGR "/LogServices/Sel/Entries", 6, T_NONE, 0, sim_r_sel_entries, NULL, NULL, NULL},
     {SIM_R_MGR "/LogServices/Sel/Entries/*", 7, T_NONE, 0, sim_r_sel_entry, NULL, NULL, NULL},
-    {SIM_R_MGR "/Jobs", 4, T_NONE, 0, sim_r_jobs, NULL, sim_w_jobs, NULL},
-    {SIM_R_MGR "/Jobs/*", 5, T_NONE, 0, sim_r_job, NULL, NULL, NULL},
+    {SIM_R_MGR "/Jobs", 4, T_NONE, R_NO_CACHE, sim_r_jobs, NULL, sim_w_jobs, NULL},
+    {SIM_R_MGR "/Jobs/*", 5, T_NONE, R_NO_CACHE, sim_r_job, NULL, NULL, NULL},
     {SIM_R_ROOT "/UpdateService", 2, T_NONE, 0, sim_r_update_service, NULL, NULL, NULL},
     {SIM_R_FW, 3, T_NONE, 0, sim_r_fw_coll, NULL, NULL, NULL},
     {SIM_R_FW "/*", 4, T_NONE, 0, sim_r_fw, NULL, NULL, NULL},
     {SIM_R_ROOT "/SessionService", 2, T_NONE, 0, sim_r_session_service, NULL, NULL, NULL},
     /* The service root links Sessions directly (Links.Sessions). */
-    {SIM_R_SESSIONS, 2, T_NONE, 0, sim_r_sessions, NULL, sim_w_session_create, NULL},
-    {SIM_R_SESSIONS "/*", 3, T_NONE, 0, sim_r_session, NULL, NULL, sim_w_session_delete},
+    {SIM_R_SESSIONS, 2, T_NONE, R_NO_CACHE | R_SESSION_WRITES, sim_r_sessions, NULL, sim_w_session_create,
+     NULL},
+    {SIM_R_SESSIONS "/*", 3, T_NONE, R_NO_CACHE | R_SESSION_WRITES, sim_r_session, NULL, NULL,
+     sim_w_session_delete},
     {SIM_R_ROOT "/AccountService", 2, T_NONE, 0, sim_r_accounts_service, NULL, NULL, NULL},
     {SIM_R_ROOT "/AccountService/Accounts", 3, T_NONE, 0, sim_r_accounts, NULL, NULL, NULL},
     {SIM_R_ROOT "/AccountService/Accounts/*", 4, T_NONE, 0, sim_r_account, NULL, NULL, NULL},
@@ -126,6 +136,16 @@ static int guess_depth(const char *path)
 	return d;
 }
 
+/* 1 when the node carries test-only fault f, about to alter the answer:
+ * an altered answer is not the resource, so it stays out of the cache. */
+static int alters(struct sim_ctx *c, enum sim_fault f)
+{
+	if (!(c->node->faults & SIM_FAULT_BIT(f)))
+		return 0;
+	c->uncacheable = 1;
+	return 1;
+}
+
 /* bad_types on the System: wrong JSON types where clients trust them. */
 static void break_types(json_t *system)
 {
@@ -144,6 +164,8 @@ static json_t *render_path(struct sim_ctx *c, const char *path, enum route_tag *
 
 	if (!r || !r->get || r->tag == T_THERMAL)
 		return NULL;
+	if (r->flags & R_NO_CACHE)
+		c->uncacheable = 1;
 	memcpy(saved, c->args, sizeof(saved));
 	for (int i = 0; i < 3; i++)
 		c->args[i] = args[i];
@@ -171,7 +193,7 @@ static int expand_members(struct sim_ctx *c, json_t *members)
 
 		if (!full)
 			continue;
-		if (tag == T_SYSTEM && (c->node->faults & SIM_FAULT_BIT(SIM_F_BAD_TYPES)))
+		if (tag == T_SYSTEM && alters(c, SIM_F_BAD_TYPES))
 			break_types(full);
 		holds_system |= tag == T_SYSTEM;
 		json_array_set_new(members, i, full);
@@ -256,11 +278,9 @@ static void huge_members(json_t *doc)
 /* Test-only faults that change a rendered document; 1 when answered. */
 static int test_faults(struct sim_ctx *c, const struct route *r, json_t *doc)
 {
-	uint32_t f = c->node->faults;
-
 	/* On Bios: a resource a client must fetch by itself (never inlined by
 	 * $expand of a collection), so the fault cannot be walked around. */
-	if (r->tag == T_BIOS && (f & SIM_FAULT_BIT(SIM_F_HUGE_BODY))) {
+	if (r->tag == T_BIOS && alters(c, SIM_F_HUGE_BODY)) {
 		c->resp->status = 200;
 		c->resp->body = br_xasprintf("{\"@odata.id\":\"%s\",\"Oem\":{\"Filler\":\"", SIM_R_SYS "/Bios");
 		c->resp->body_len = strlen(c->resp->body);
@@ -269,28 +289,29 @@ static int test_faults(struct sim_ctx *c, const struct route *r, json_t *doc)
 		json_decref(doc);
 		return 1;
 	}
-	if (r->tag == T_ETH_COLL && (f & SIM_FAULT_BIT(SIM_F_HUGE_COLLECTION)))
+	if (r->tag == T_ETH_COLL && alters(c, SIM_F_HUGE_COLLECTION))
 		huge_members(doc);
-	if (f & SIM_FAULT_BIT(SIM_F_BAD_TYPES)) {
-		if (r->tag == T_SYSTEM)
-			break_types(doc);
-		if (r->tag == T_ETH_COLL)
-			json_object_set_new(doc, "Members", json_pack("{s:s}", "@odata.id", "not-a-list"));
-	}
+	if (r->tag == T_SYSTEM && alters(c, SIM_F_BAD_TYPES))
+		break_types(doc);
+	if (r->tag == T_ETH_COLL && alters(c, SIM_F_BAD_TYPES))
+		json_object_set_new(doc, "Members", json_pack("{s:s}", "@odata.id", "not-a-list"));
 	return 0;
 }
 
 static void do_get(struct sim_ctx *c, const struct route *r)
 {
-	json_t *doc = r->get ? r->get(c) : NULL;
-	json_t *members;
+	json_t *doc, *members;
 	int holds_system = r->tag == T_SYSTEM;
 
+	c->uncacheable = (r->flags & R_NO_CACHE) != 0;
+	if (!c->uncacheable && sim_cache_answer(c))
+		return;
+	doc = r->get ? r->get(c) : NULL;
 	if (!doc) {
 		sim_reply_not_found(c);
 		return;
 	}
-	if (r->tag == T_THERMAL && (c->node->faults & SIM_FAULT_BIT(SIM_F_HANG))) {
+	if (r->tag == T_THERMAL && alters(c, SIM_F_HANG)) {
 		c->resp->action = SIM_ACT_HANG;
 		c->resp->note = "hang";
 		json_decref(doc);
@@ -305,18 +326,19 @@ static void do_get(struct sim_ctx *c, const struct route *r)
 	if (test_faults(c, r, doc))
 		return;
 	sim_reply(c, 200, doc);
-	if (holds_system && (c->node->faults & SIM_FAULT_BIT(SIM_F_BAD_JSON))) {
+	if (holds_system && alters(c, SIM_F_BAD_JSON)) {
 		c->resp->body_len /= 2;
 		c->resp->body[c->resp->body_len] = '\0';
 		c->resp->note = "bad_json";
 	}
+	sim_cache_keep(c);
 }
 
 /* If-Match on a PATCH must name the resource as it is now. 1 when refused. */
 static int precondition_failed(struct sim_ctx *c, const struct route *r)
 {
 	const char *if_match = sim_request_header(c->req, "If-Match");
-	char etag[20];
+	char etag[SIM_ETAG_LEN];
 	json_t *doc;
 	char *text;
 
@@ -364,6 +386,10 @@ static void dispatch(struct sim_ctx *c, const struct route *r)
 		method_not_allowed(c);
 		return;
 	}
+	/* As if every write changed the node, whatever its outcome: cheaper to
+	 * re-render than to be wrong about which ones did. */
+	if (!(r->flags & R_SESSION_WRITES))
+		c->node->st.generation++;
 	if (c->req->body_len) {
 		c->body = json_loadb(c->req->body, c->req->body_len, 0, NULL);
 		if (!json_is_object(c->body)) {
@@ -411,7 +437,7 @@ void sim_idrac_handle(void *ctx, const struct sim_request *req, struct sim_respo
 		sim_reply_not_found(&c);
 		goto out;
 	}
-	c.etag_in_body = r->etag_in_body;
+	c.etag_in_body = (r->flags & R_ETAG) != 0;
 	dispatch(&c, r);
 out:
 	json_decref(c.body);

@@ -3,7 +3,8 @@
  * resource tree as iDRAC 7.x shapes it, sessions, errors with iDRAC's
  * MessageIds, ETags, paging and $expand, and the BMC-visible faults.
  * Private to sim/: idrac.c routes and authenticates, idrac_system.c,
- * idrac_chassis.c, idrac_manager.c and idrac_session.c render resources.
+ * idrac_chassis.c, idrac_manager.c and idrac_session.c render resources,
+ * idrac_cache.c keeps rendered GET answers for the next identical GET.
  *
  * Ownership: render functions return a new JSON reference (NULL: no such
  * resource); everything else is borrowed.
@@ -25,6 +26,12 @@
 #define SIM_HUGE_BODY_BYTES (50u * 1024 * 1024)
 #define SIM_MSG "IDRAC.2.9." /* iDRAC 7.x message registry prefix */
 #define SIM_BASE "Base.1.12."
+#define SIM_ETAG_LEN 20 /* '"', 16 hex digits, '"', NUL */
+/* Rendered GET answers kept per node (idrac_cache.c); past either cap the
+ * rest is rendered every time. Discover's reads of a node take ~60 answers
+ * and ~120 KB. */
+#define SIM_CACHE_ENTRIES_MAX 256
+#define SIM_CACHE_BYTES_MAX (512u * 1024)
 
 /* Shared by every BMC of the rack; borrowed by the handler. */
 struct sim_bmc_config {
@@ -45,9 +52,13 @@ struct sim_ctx {
 	const struct sim_bmc_config *cfg;
 	const struct sim_request *req;
 	struct sim_response *resp;
-	const char *args[3]; /* the '*' segments of the matched route */
-	json_t *body;	     /* parsed request body of PATCH/POST, or NULL */
-	int etag_in_body;    /* the resource carries @odata.etag, as iDRAC's do */
+	const char *args[3];	 /* the '*' segments of the matched route */
+	json_t *body;		 /* parsed request body of PATCH/POST, or NULL */
+	int etag_in_body;	 /* the resource carries @odata.etag, as iDRAC's do */
+	int uncacheable;	 /* the answer is not the resource as it stands: a test-only fault
+				    altered it, or it inlines a resource that changes by itself */
+	char etag[SIM_ETAG_LEN]; /* of sim_reply's answer: hashed before @odata.etag goes in,
+				    so the body alone cannot give it back */
 };
 
 void sim_idrac_handle(void *bmc, const struct sim_request *req, struct sim_response *resp);
@@ -65,6 +76,8 @@ json_t *sim_status(const char *health);
 json_t *sim_msg(const char *id, const char *severity, const char *message, const char *resolution);
 /* Answer with a document (taken). */
 void sim_reply(struct sim_ctx *c, int status, json_t *doc);
+/* Answer with rendered text (taken) and its ETag, with iDRAC's headers. */
+void sim_reply_text(struct sim_response *r, int status, char *text, size_t len, const char *etag);
 /* Answer with an error whose ExtendedInfo holds msg and, if not NULL, msg2 (both taken). */
 void sim_reply_error(struct sim_ctx *c, int status, json_t *msg, json_t *msg2);
 void sim_reply_not_found(struct sim_ctx *c);
@@ -72,8 +85,20 @@ void sim_reply_not_found(struct sim_ctx *c);
 void sim_mac_upper(const char *mac, char out[18]);
 /* Product name of NIC k, as iDRAC names the adapter. */
 const char *sim_nic_product(int k);
-/* The ETag a resource has now ("\"hex\""), in out[20]. */
-void sim_etag_of(const char *data, size_t len, char out[20]);
+/* FNV-1a of data: ETags, and the answer cache's keys. */
+uint64_t sim_hash(const char *data, size_t len);
+/* The ETag a resource has now ("\"hex\""). */
+void sim_etag_of(const char *data, size_t len, char out[SIM_ETAG_LEN]);
+
+/* ---- the answer cache (idrac_cache.c) ---------------------------------------
+ * GET answers by URI as sent (the query changes them), valid while the
+ * node's state generation stays what it was when they were rendered. */
+
+/* Answer c from the cache; 1 when it held a current answer to c->req->uri. */
+int sim_cache_answer(struct sim_ctx *c);
+/* Keep the answer just rendered into c->resp if it is a clean 200: not
+ * uncacheable, no fault note, no synthetic body. Full caches keep nothing. */
+void sim_cache_keep(struct sim_ctx *c);
 
 /* ---- renderers, by file ---------------------------------------------------- */
 

@@ -48,6 +48,7 @@ void sim_jobs_advance(struct sim_node *n)
 	}
 	json_object_clear(st->bios_pending);
 	st->job_running = 0;
+	st->generation++;
 }
 
 /* 1 when value is acceptable for the attribute (or it is not enumerated). */

@@ -103,7 +103,7 @@ json_t *sim_msg(const char *id, const char *severity, const char *message, const
 			 "RelatedProperties@odata.count", 0, "Resolution", resolution, "Severity", severity);
 }
 
-void sim_etag_of(const char *data, size_t len, char out[20])
+uint64_t sim_hash(const char *data, size_t len)
 {
 	uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a */
 
@@ -111,31 +111,39 @@ void sim_etag_of(const char *data, size_t len, char out[20])
 		h ^= (unsigned char)data[i];
 		h *= 0x100000001b3ULL;
 	}
-	snprintf(out, 20, "\"%016llx\"", (unsigned long long)h);
+	return h;
 }
 
-void sim_reply(struct sim_ctx *c, int status, json_t *doc)
+void sim_etag_of(const char *data, size_t len, char out[SIM_ETAG_LEN])
 {
-	struct sim_response *r = c->resp;
-	char etag[20];
-	char *text = json_dumps(doc, JSON_COMPACT);
+	snprintf(out, SIM_ETAG_LEN, "\"%016llx\"", (unsigned long long)sim_hash(data, len));
+}
 
-	sim_etag_of(text, strlen(text), etag);
-	if (c->etag_in_body && json_is_object(doc) && status < 300) {
-		json_object_set_new(doc, "@odata.etag", json_string(etag));
-		free(text);
-		text = json_dumps(doc, JSON_COMPACT);
-	}
-	json_decref(doc);
+void sim_reply_text(struct sim_response *r, int status, char *text, size_t len, const char *etag)
+{
 	free(r->body);
 	r->status = status;
 	r->body = text;
-	r->body_len = strlen(text);
+	r->body_len = len;
 	r->content_type = CONTENT_TYPE;
 	sim_response_header(r, "OData-Version", "4.0");
 	sim_response_header(r, "Cache-Control", "no-cache");
 	sim_response_header(r, "Server", "Apache");
 	sim_response_header(r, "ETag", etag);
+}
+
+void sim_reply(struct sim_ctx *c, int status, json_t *doc)
+{
+	char *text = json_dumps(doc, JSON_COMPACT);
+
+	sim_etag_of(text, strlen(text), c->etag);
+	if (c->etag_in_body && json_is_object(doc) && status < 300) {
+		json_object_set_new(doc, "@odata.etag", json_string(c->etag));
+		free(text);
+		text = json_dumps(doc, JSON_COMPACT);
+	}
+	json_decref(doc);
+	sim_reply_text(c->resp, status, text, strlen(text), c->etag);
 }
 
 void sim_reply_error(struct sim_ctx *c, int status, json_t *msg, json_t *msg2)

@@ -141,6 +141,13 @@ struct sim_bmc_state {
 	char boot_target[16];
 	char boot_enabled[12];
 	uint64_t rng; /* flaky behaviour, advanced per request */
+	/* Bumped whenever a request or simulated time may have changed what a
+	 * GET shows (every PATCH/POST/DELETE reaching a handler, a job ending);
+	 * cached answers of an older generation are never served. Logins,
+	 * logouts and session expiry do not bump it: session resources are
+	 * never cached. */
+	uint64_t generation;
+	struct sim_answer_cache *answers; /* idrac_cache.c's (owned), NULL until used */
 };
 
 struct sim_node {
@@ -200,6 +207,8 @@ void sim_random_bytes(unsigned char *out, size_t len);
  * listens (sim_node_set_port). */
 int sim_rack_generate(struct sim_rack *rack, const struct sim_config *cfg, struct br_err *err);
 void sim_rack_release(struct sim_rack *rack);
+/* Free a node's cached answers (idrac_cache.c); accepts NULL. */
+void sim_answer_cache_free(struct sim_answer_cache *cache);
 void sim_node_set_port(struct sim_node *node, int port);
 /* The BIOS attributes a node should have (the baseline); new reference. */
 json_t *sim_bios_baseline(const struct sim_node *node);
