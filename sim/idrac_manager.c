@@ -15,12 +15,12 @@ struct fw {
 	int previous;
 };
 
-struct fw_list {
+struct sim_fw_list {
 	struct fw items[FW_MAX];
 	size_t n;
 };
 
-static void fw_add(struct fw_list *l, int previous, int software_id, const char *version, const char *fqdd,
+static void fw_add(struct sim_fw_list *l, int previous, int software_id, const char *version, const char *fqdd,
 		   const char *name)
 {
 	struct fw *f;
@@ -36,7 +36,7 @@ static void fw_add(struct fw_list *l, int previous, int software_id, const char 
 	f->previous = previous;
 }
 
-static void fw_hgx(struct fw_list *l, const struct sim_node *n)
+static void fw_hgx(struct sim_fw_list *l, const struct sim_node *n)
 {
 	char fqdd[48], name[64];
 
@@ -62,7 +62,7 @@ static void fw_hgx(struct fw_list *l, const struct sim_node *n)
 	fw_add(l, 0, 0, "1.8.0", "HGX.PCIeSwitch.1", "NVIDIA HGX PCIe Switch");
 }
 
-static void fw_collect(struct fw_list *l, const struct sim_node *n)
+static void fw_build(struct sim_fw_list *l, const struct sim_node *n)
 {
 	char name[96], mac[18];
 
@@ -101,25 +101,39 @@ static void fw_collect(struct fw_list *l, const struct sim_node *n)
 	fw_add(l, 0, 0, "2.1.13.2025", "BOSS.SL.14-1", "BOSS-N1 Monolithic");
 }
 
+/* The node's firmware list, built once: an expanded FirmwareInventory page
+ * renders every member, and rebuilding the list per member made the
+ * simulator, not the client, the cost of a discovery run. */
+static const struct sim_fw_list *fw_collect(struct sim_node *n)
+{
+	if (!n->st.firmware) {
+		n->st.firmware = br_xcalloc(1, sizeof(*n->st.firmware));
+		fw_build(n->st.firmware, n);
+	}
+	return n->st.firmware;
+}
+
+void sim_fw_list_free(struct sim_fw_list *l)
+{
+	free(l);
+}
+
 json_t *sim_r_fw_coll(struct sim_ctx *c)
 {
 	json_t *coll = sim_coll("#SoftwareInventoryCollection.SoftwareInventoryCollection",
 				"Firmware Inventory Collection", SIM_R_FW);
-	struct fw_list *l = br_xcalloc(1, sizeof(*l));
+	const struct sim_fw_list *l = fw_collect(c->node);
 
-	fw_collect(l, c->node);
 	for (size_t i = 0; i < l->n; i++)
 		sim_coll_add(coll, SIM_R_FW "/%s", l->items[i].id);
-	free(l);
 	return coll;
 }
 
 json_t *sim_r_fw(struct sim_ctx *c)
 {
-	struct fw_list *l = br_xcalloc(1, sizeof(*l));
+	const struct sim_fw_list *l = fw_collect(c->node);
 	json_t *doc = NULL;
 
-	fw_collect(l, c->node);
 	for (size_t i = 0; i < l->n && !doc; i++) {
 		const struct fw *f = &l->items[i];
 		char software_id[16];
@@ -136,7 +150,6 @@ json_t *sim_r_fw(struct sim_ctx *c)
 		    doc, "Status",
 		    json_pack("{s:s, s:s}", "Health", "OK", "State", f->previous ? "Disabled" : "Enabled"));
 	}
-	free(l);
 	return doc;
 }
 

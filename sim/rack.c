@@ -237,6 +237,7 @@ void sim_rack_release(struct sim_rack *rack)
 		json_decref(rack->nodes[i].st.bios);
 		json_decref(rack->nodes[i].st.bios_pending);
 		sim_answer_cache_free(rack->nodes[i].st.answers);
+		sim_fw_list_free(rack->nodes[i].st.firmware);
 	}
 	free(rack->nodes);
 	memset(rack, 0, sizeof(*rack));

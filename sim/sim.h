@@ -148,6 +148,7 @@ struct sim_bmc_state {
 	 * never cached. */
 	uint64_t generation;
 	struct sim_answer_cache *answers; /* idrac_cache.c's (owned), NULL until used */
+	struct sim_fw_list *firmware;	  /* idrac_manager.c's (owned), built on first use */
 };
 
 struct sim_node {
@@ -209,6 +210,8 @@ int sim_rack_generate(struct sim_rack *rack, const struct sim_config *cfg, struc
 void sim_rack_release(struct sim_rack *rack);
 /* Free a node's cached answers (idrac_cache.c); accepts NULL. */
 void sim_answer_cache_free(struct sim_answer_cache *cache);
+/* Free a node's firmware list (idrac_manager.c); accepts NULL. */
+void sim_fw_list_free(struct sim_fw_list *l);
 void sim_node_set_port(struct sim_node *node, int port);
 /* The BIOS attributes a node should have (the baseline); new reference. */
 json_t *sim_bios_baseline(const struct sim_node *node);
