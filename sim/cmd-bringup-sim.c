@@ -1,8 +1,9 @@
 /*
  * bringup-sim: serve a simulated rack of Dell iDRAC9 BMCs and write the
  * manifest, wiring list, ground truth and environment a pipeline run needs.
- * Listener modules (the BMCs now, a MAAS emulator later) each start their
- * listeners on the shared loop and add their lines to DIR/env.
+ * Listener modules (the BMCs on the shared loop, the MAAS emulator on its
+ * own threads) each start their listeners and add their lines to DIR/env.
+ * With --https both serve certificates from one generated CA.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -140,9 +141,12 @@ static int start_maas(struct run *r, struct br_err *err)
 	mc.api_key = key;
 	unlink(log_path);
 	mc.log_path = log_path;
+	mc.tls_key_pem = r->tls_key;
+	mc.tls_cert_pem = r->tls_cert;
 	rc = sim_maas_start(&mc, &r->maas, err);
 	if (!rc) {
-		br_buf_addf(&r->env, "MAAS_URL=http://127.0.0.1:%d/MAAS/\n", sim_maas_port(r->maas));
+		br_buf_addf(&r->env, "MAAS_URL=%s://127.0.0.1:%d/MAAS/\n", r->o->https ? "https" : "http",
+			    sim_maas_port(r->maas));
 		br_buf_addf(&r->env, "MAAS_API_KEY=%s\n", key);
 	}
 	free(hosts);
@@ -354,7 +358,8 @@ int main(int argc, char **argv)
 	    {"maas-commission-ms", 0, BR_OPT_INT, &o.maas_commission_ms, "MS",
 	     "how long MAAS commissioning takes (default 2000)"},
 	    {"maas-deploy-ms", 0, BR_OPT_INT, &o.maas_deploy_ms, "MS", "how long a MAAS deploy takes (default 3000)"},
-	    {"https", 0, BR_OPT_FLAG, &o.https, NULL, "serve HTTPS with a generated CA (DIR/ca.pem)"},
+	    {"https", 0, BR_OPT_FLAG, &o.https, NULL,
+	     "serve the BMCs and MAAS over HTTPS with a generated CA (DIR/ca.pem)"},
 	    {"daemon", 0, BR_OPT_FLAG, &o.daemon, NULL,
 	     "return once every port listens; serve in the background"},
 	    {"base-port", 0, BR_OPT_INT, &o.base_port, "P", "BMC i on port P+i (default: any free port)"},

@@ -8,8 +8,9 @@
  * request log (method, path, op, status, time; never the key, never form
  * secrets).
  *
- * It serves from its own libmicrohttpd threads on 127.0.0.1 (a thread per
- * connection, one mutex around the state) so it can run beside the
+ * It serves from its own libmicrohttpd threads on 127.0.0.1, over HTTP or,
+ * given a key and certificate, HTTPS (a thread per connection, one mutex
+ * around the state) so it can run beside the
  * simulated BMCs' event loop, or alone in a test. Durations are computed
  * from timestamps when a machine is read, so no timer thread is needed.
  *
@@ -18,8 +19,9 @@
  * its disks, whether commissioning fails, and the address it gets when
  * deployed.
  *
- * Ownership: sim_maas_start copies the configuration (hosts included);
- * sim_maas_stop stops the daemon and frees everything.
+ * Ownership: sim_maas_start copies the configuration (hosts, key and
+ * certificate included); sim_maas_stop stops the daemon and frees
+ * everything, wiping the copied secrets.
  */
 #ifndef BRINGUP_SIM_MAAS_H
 #define BRINGUP_SIM_MAAS_H
@@ -67,6 +69,8 @@ struct sim_maas_config {
 	int busy_percent;      /* answer this share of requests 503 / 409 + Retry-After */
 	const struct sim_maas_host *hosts;
 	size_t n_hosts;
+	const char *tls_key_pem; /* both set: serve HTTPS; the key is a secret, never logged */
+	const char *tls_cert_pem;
 };
 
 struct sim_maas;

@@ -88,6 +88,7 @@ struct sim_maas {
 	struct sim_maas_config cfg;
 	struct sim_maas_host *hosts;
 	char *consumer_key, *token_key, *token_secret;
+	char *tls_key, *tls_cert; /* PEM; both set: HTTPS */
 	char *log_path;
 	FILE *log;
 	struct MHD_Daemon *daemon;

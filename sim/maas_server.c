@@ -288,6 +288,11 @@ static int copy_config(struct sim_maas *m, const struct sim_maas_config *cfg, st
 		memcpy(m->hosts, cfg->hosts, cfg->n_hosts * sizeof(*m->hosts));
 	m->cfg.hosts = m->hosts;
 	m->cfg.api_key = NULL;
+	if (cfg->tls_key_pem && cfg->tls_cert_pem) {
+		m->tls_key = br_xstrdup(cfg->tls_key_pem);
+		m->tls_cert = br_xstrdup(cfg->tls_cert_pem);
+	}
+	m->cfg.tls_key_pem = m->cfg.tls_cert_pem = NULL;
 	if (m->cfg.commission_ms <= 0)
 		m->cfg.commission_ms = SIM_MAAS_COMMISSION_MS;
 	if (m->cfg.deploy_ms <= 0)
@@ -305,8 +310,13 @@ int sim_maas_start(const struct sim_maas_config *cfg, struct sim_maas **ret_maas
 	struct sim_maas *m = br_xcalloc(1, sizeof(*m));
 	const union MHD_DaemonInfo *info;
 	struct sockaddr_in addr = { 0 };
+	struct MHD_OptionItem tls_opts[] = {
+		{ MHD_OPTION_HTTPS_MEM_KEY, 0, NULL },
+		{ MHD_OPTION_HTTPS_MEM_CERT, 0, NULL },
+		{ MHD_OPTION_END, 0, NULL },
+	};
 	sigset_t all, old;
-	int rc;
+	int rc, tls;
 
 	pthread_mutex_init(&m->lock, NULL);
 	rc = copy_config(m, cfg, err);
@@ -320,6 +330,11 @@ int sim_maas_start(const struct sim_maas_config *cfg, struct sim_maas **ret_maas
 			goto fail;
 		}
 	}
+	tls = m->tls_key && m->tls_cert;
+	tls_opts[0].ptr_value = m->tls_key;
+	tls_opts[1].ptr_value = m->tls_cert;
+	if (!tls)
+		tls_opts[0].option = MHD_OPTION_END;
 	/* The daemon's threads inherit this mask: process signals (the
 	 * simulator's SIGTERM) must reach the thread that waits for them. */
 	sigfillset(&all);
@@ -328,13 +343,15 @@ int sim_maas_start(const struct sim_maas_config *cfg, struct sim_maas **ret_maas
 	addr.sin_port = htons((uint16_t)cfg->port);
 	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	m->daemon = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
-					     MHD_USE_POLL,
+					     MHD_USE_POLL | (tls ? MHD_USE_TLS : 0),
 				     (uint16_t)cfg->port, NULL, NULL, on_request, m, MHD_OPTION_NOTIFY_COMPLETED,
 				     on_completed, m, MHD_OPTION_CONNECTION_LIMIT, 4096u, MHD_OPTION_CONNECTION_TIMEOUT,
-				     120u, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr, MHD_OPTION_END);
+				     120u, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr, MHD_OPTION_ARRAY, tls_opts,
+				     MHD_OPTION_END);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (!m->daemon) {
-		rc = br_errf(err, BR_E_IO, "MAAS emulator: cannot listen on 127.0.0.1:%d", cfg->port);
+		rc = br_errf(err, BR_E_IO, "MAAS emulator: cannot listen on 127.0.0.1:%d%s", cfg->port,
+			     tls ? " (or the TLS key and certificate were refused)" : "");
 		goto fail;
 	}
 	info = MHD_get_daemon_info(m->daemon, MHD_DAEMON_INFO_BIND_PORT);
@@ -365,6 +382,8 @@ void sim_maas_stop(struct sim_maas *m)
 	free(m->consumer_key);
 	free(m->token_key);
 	br_secret_free(m->token_secret);
+	br_secret_free(m->tls_key);
+	free(m->tls_cert);
 	pthread_mutex_destroy(&m->lock);
 	free(m);
 }
