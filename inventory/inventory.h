@@ -15,7 +15,7 @@
 
 #include "common.h"
 
-#define INV_SCHEMA_VERSION 3
+#define INV_SCHEMA_VERSION 4
 #define INV_BUSY_TIMEOUT_MS 10000
 
 struct inv;

@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "bringup/hwjson.h"
+#include "common/hwjson.h"
 #include "common.h"
 
 static void fill(struct br_hw *hw)
