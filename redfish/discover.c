@@ -109,19 +109,49 @@ void rf_bmc_idle(struct rf_bmc *bmc)
 		rf_bmc_wind_down(bmc, report);
 }
 
+/* The walk is over: log out, then hand on what the BMC reported. The
+ * outcome (which the caller may store in the inventory, a millisecond
+ * each) waits until the logout has been started, so a rack whose BMCs all
+ * finish together does not delay its logouts behind its stores. */
 void rf_bmc_wind_down(struct rf_bmc *bmc, void (*report_fn)(struct rf_bmc *bmc))
 {
+	struct rf_http *h = bmc->http;
+
 	if (bmc->phase == RF_BMC_WALKING) {
 		bmc->phase = RF_BMC_FINISHING;
-		report_fn(bmc);
-		if (rf_session_logout(bmc))
+		if (rf_session_logout(bmc)) {
+			bmc->report_later = report_fn;
+			bmc->report_next = NULL;
+			if (!h->reports_tail)
+				h->reports_tail = &h->reports;
+			*h->reports_tail = bmc;
+			h->reports_tail = &bmc->report_next;
 			return;
+		}
+		report_fn(bmc);
 	}
 	if (bmc->phase == RF_BMC_DONE)
 		return;
+	if (bmc->report_later)
+		rf_http_flush_reports(h);
 	bmc->phase = RF_BMC_DONE;
-	bmc->http->active--;
+	h->active--;
 	rf_bmc_release(bmc);
+}
+
+void rf_http_flush_reports(struct rf_http *h)
+{
+	while (h->reports) {
+		struct rf_bmc *bmc = h->reports;
+		void (*fn)(struct rf_bmc *) = bmc->report_later;
+
+		h->reports = bmc->report_next;
+		if (!h->reports)
+			h->reports_tail = &h->reports;
+		bmc->report_next = NULL;
+		bmc->report_later = NULL;
+		fn(bmc);
+	}
 }
 
 int rf_options_check(const struct rf_options *o, struct br_err *err)

@@ -596,6 +596,9 @@ static int run_loop(struct rf_http *h, struct loop *lp, struct br_err *err)
 			if (curl_multi_socket_action(h->multi, CURL_SOCKET_TIMEOUT, 0, &running) != CURLM_OK)
 				return br_errf(err, BR_E_IO, "curl_multi_socket_action failed");
 		}
+		/* Outcomes (stores) only now: the requests just dispatched,
+		 * logouts among them, are on the wire before this work. */
+		rf_http_flush_reports(h);
 		finished = reap(h);
 		if (h->active == 0)
 			break;
@@ -638,6 +641,7 @@ int rf_http_run(struct rf_http *h, struct br_err *err)
 	curl_multi_setopt(h->multi, CURLMOPT_TIMERFUNCTION, on_timer);
 	curl_multi_setopt(h->multi, CURLMOPT_TIMERDATA, &lp);
 	rc = run_loop(h, &lp, err);
+	rf_http_flush_reports(h);
 	/* Handles removed after the run (a cancel, the cleanup) must not call
 	 * back into this frame's loop. */
 	curl_multi_setopt(h->multi, CURLMOPT_SOCKETFUNCTION, NULL);

@@ -105,6 +105,9 @@ struct rf_bmc {
 
 	/* walk (walk.c) */
 	enum { RF_BMC_WALKING, RF_BMC_FINISHING, RF_BMC_DONE } phase;
+	/* Set while its outcome waits for rf_http_flush_reports. */
+	void (*report_later)(struct rf_bmc *bmc);
+	struct rf_bmc *report_next;
 	int failed;
 	struct br_err err;
 	struct br_hw hw;
@@ -132,6 +135,7 @@ struct rf_http {
 	uint64_t rng;
 	rf_done_fn done;
 	void *done_ctx;
+	struct rf_bmc *reports, **reports_tail; /* outcomes to hand on, FIFO */
 	/* What drives each BMC once logged in, and what happens when it has
 	 * nothing left pending; NULL: the discovery walk (walk.c, discover.c). */
 	void (*ready)(struct rf_bmc *bmc);
@@ -184,6 +188,8 @@ int rf_run_bmcs(struct rf_http *h, void (*abort_report)(struct rf_bmc *bmc), str
 /* A BMC with nothing left pending: report it (once), log out, and once
  * the logout has finished, release it. */
 void rf_bmc_wind_down(struct rf_bmc *bmc, void (*report_fn)(struct rf_bmc *bmc));
+/* Hand on the outcomes wind_down deferred, in the order they came. */
+void rf_http_flush_reports(struct rf_http *h);
 /* rf_bmc_fail with a formatted message. */
 void rf_bmc_failf(struct rf_bmc *bmc, int code, const char *fmt, ...) BR_PRINTF(3, 4);
 
