@@ -166,9 +166,15 @@ static void complete(struct maas_client *c, struct req *r, CURLcode cc)
 	if (cc != CURLE_OK) {
 		if (transient(cc) && !schedule_retry(c, r))
 			return;
-		br_errf(&err, cc == CURLE_OPERATION_TIMEDOUT ? BR_E_TIMEOUT : BR_E_UNREACHABLE,
-			"MAAS %s: cannot reach %s: %s (after %d attempts)", what, r->url,
-			r->errbuf[0] ? r->errbuf : curl_easy_strerror(cc), r->attempt + 1);
+		if (cc == CURLE_PEER_FAILED_VERIFICATION || cc == CURLE_SSL_CACERT_BADFILE)
+			br_errf(&err, BR_E_UNREACHABLE,
+				"MAAS %s: %s: TLS certificate not trusted: %s (give MAAS's CA with --ca-file or "
+				"$BRINGUP_CA_FILE; --insecure skips the check)",
+				what, r->url, r->errbuf[0] ? r->errbuf : curl_easy_strerror(cc));
+		else
+			br_errf(&err, cc == CURLE_OPERATION_TIMEDOUT ? BR_E_TIMEOUT : BR_E_UNREACHABLE,
+				"MAAS %s: cannot reach %s: %s (after %d attempts)", what, r->url,
+				r->errbuf[0] ? r->errbuf : curl_easy_strerror(cc), r->attempt + 1);
 		if (cc == CURLE_WRITE_ERROR)
 			br_errf(&err, BR_E_TOOBIG, "MAAS %s: answer larger than %u bytes", what, MAAS_BODY_MAX);
 		deliver(r, err.code, status, NULL, &err);
