@@ -67,17 +67,42 @@ static void finish(struct rf_bmc *bmc)
 /* ---- boot ----------------------------------------------------------------- */
 
 static void on_system_again(struct rf_req *req, int rc, const struct br_err *err);
+static void on_settings(struct rf_req *req, int rc, const struct br_err *err);
+
+/* The System takes boot changes through its settings object (iDRAC10, and
+ * other BMCs with @Redfish.Settings on the System): they wait for the next
+ * boot, so they need a reset, which the BIOS job's can be. */
+static int boot_pending_kind(const struct rf_cfg_node *cn)
+{
+	return strcmp(cn->boot_url, cn->system_url) != 0;
+}
 
 static void on_boot_patch(struct rf_req *req, int rc, const struct br_err *err)
 {
 	struct rf_bmc *bmc = req->bmc;
+	struct rf_cfg_node *cn = bmc->cfg;
 
 	if (rc) {
 		rf_cfg_fail_request(bmc, req, "boot order PATCH", err);
 		return;
 	}
-	bmc->cfg->res.boot_patched++;
-	get(bmc, bmc->cfg->system_url, "verifying the boot order", on_system_again);
+	cn->res.boot_patched++;
+	if (!boot_pending_kind(cn))
+		get(bmc, cn->system_url, "verifying the boot order", on_system_again);
+	else if (cn->res.n_bios && !cn->verifying)
+		/* the BIOS job's reset applies both */
+		get(bmc, cn->settings_url, "reading the BIOS settings", on_settings);
+	else
+		rf_cfg_want_reset(bmc);
+}
+
+static void send_boot_patch(struct rf_bmc *bmc, json_t *patch)
+{
+	struct rf_cfg_node *cn = bmc->cfg;
+	/* iDRAC9 refuses a PATCH of the System without the ETag it has now */
+	const char *etag = boot_pending_kind(cn) ? NULL : cn->system_etag;
+
+	rf_req_submit(send_body(bmc, RF_PATCH, cn->boot_url, patch, etag, "setting the boot order", on_boot_patch));
 }
 
 /* The System as now read decides: boot right (done), or PATCH it once. */
@@ -106,11 +131,7 @@ static void boot_step(struct rf_bmc *bmc)
 		current = wanted = NULL;
 	}
 	if (!bmc->failed) {
-		/* iDRAC9 refuses a PATCH of the System without the ETag it has now */
-		int on_system = !strcmp(cn->boot_url, cn->system_url);
-
-		rf_req_submit(send_body(bmc, RF_PATCH, cn->boot_url, patch, on_system ? cn->system_etag : NULL,
-					"setting the boot order", on_boot_patch));
+		send_boot_patch(bmc, patch);
 		patch = NULL;
 	}
 	json_decref(patch);
@@ -143,6 +164,7 @@ static void on_system_again(struct rf_req *req, int rc, const struct br_err *err
 
 static void on_bios(struct rf_req *req, int rc, const struct br_err *err);
 static void poll_job(struct rf_bmc *bmc, int64_t due_ms);
+static void poll_boot(struct rf_bmc *bmc, int64_t due_ms);
 
 static void on_reset(struct rf_req *req, int rc, const struct br_err *err)
 {
@@ -158,7 +180,10 @@ static void on_reset(struct rf_req *req, int rc, const struct br_err *err)
 		cn->reset_ms = br_now_ms();
 		cn->deadline_ms = cn->reset_ms + cn->run->o->node_timeout_ms;
 	}
-	poll_job(bmc, br_now_ms() + cn->run->o->poll_ms);
+	if (cn->job_url)
+		poll_job(bmc, br_now_ms() + cn->run->o->poll_ms);
+	else
+		poll_boot(bmc, br_now_ms() + cn->run->o->poll_ms);
 }
 
 static int allowed(json_t *system, const char *type)
@@ -183,7 +208,8 @@ static void send_reset(struct rf_bmc *bmc, const char *type)
 	/* a reset whose answer was lost may have happened: never send two */
 	req->no_retry_transport = 1;
 	cn->reset_type = type;
-	br_info("configure", "%s: %s for job %s", bmc->target->name, type, cn->res.job);
+	br_info("configure", "%s: %s for %s%s", bmc->target->name, type, cn->res.job ? "job " : "the pending boot order",
+		cn->res.job ? cn->res.job : "");
 	rf_req_submit(req);
 }
 
@@ -247,6 +273,45 @@ static void poll_job(struct rf_bmc *bmc, int64_t due_ms)
 {
 	bmc->cfg->step = "waiting for the BIOS job";
 	rf_req_submit_at(rf_req_new(bmc, RF_GET, bmc->cfg->job_url, PRIO, on_job), due_ms);
+}
+
+/* No job: a pending boot order is applied by the boot itself. Read the
+ * System until it shows, escalating a GracefulRestart nothing came of. */
+static void on_boot_poll(struct rf_req *req, int rc, const struct br_err *err)
+{
+	struct rf_bmc *bmc = req->bmc;
+	struct rf_cfg_node *cn = bmc->cfg;
+	json_t *doc = answer(req, rc, err, "reading the System after the reset"), *patch = NULL;
+	char *current = NULL, *wanted = NULL;
+	int64_t now = br_now_ms();
+	int plan;
+
+	if (!doc)
+		return;
+	keep_system(bmc, req, doc);
+	plan = rf_cfg_boot_plan(cn->system, cn->attrs, cn->spec, &patch, &current, &wanted, NULL);
+	json_decref(patch);
+	if (plan <= 0) {
+		rf_cfg_release_reset(bmc);
+		boot_step(bmc); /* done, or the reason why not */
+	} else if (now >= cn->deadline_ms) {
+		rf_bmc_failf(bmc, BR_E_TIMEOUT, "boot order still %s (want %s) %lld s after the reset", current, wanted,
+		     (long long)(now - cn->reset_ms) / 1000);
+	} else if (!cn->forced && !strcmp(cn->reset_type, "GracefulRestart") &&
+		   now - cn->reset_ms >= cn->run->o->graceful_ms) {
+		cn->forced = 1;
+		send_reset(bmc, "ForceRestart");
+	} else {
+		poll_boot(bmc, now + cn->run->o->poll_ms);
+	}
+	free(current);
+	free(wanted);
+}
+
+static void poll_boot(struct rf_bmc *bmc, int64_t due_ms)
+{
+	bmc->cfg->step = "waiting for the pending boot order";
+	rf_req_submit_at(rf_req_new(bmc, RF_GET, bmc->cfg->system_url, PRIO, on_boot_poll), due_ms);
 }
 
 static void have_job(struct rf_bmc *bmc, const char *link)
@@ -313,8 +378,6 @@ static void on_manager(struct rf_req *req, int rc, const struct br_err *err)
 }
 
 /* ---- the BIOS --------------------------------------------------------------- */
-
-static void on_settings(struct rf_req *req, int rc, const struct br_err *err);
 
 static void on_patch(struct rf_req *req, int rc, const struct br_err *err)
 {
@@ -394,6 +457,8 @@ static void first_look(struct rf_bmc *bmc)
 	}
 	if (cn->run->o->dry_run)
 		finish(bmc);
+	else if (cn->res.n_bios && plan > 0 && boot_pending_kind(cn))
+		boot_step(bmc); /* the boot order first: the BIOS job's reset applies both */
 	else if (cn->res.n_bios)
 		get(bmc, cn->settings_url, "reading the BIOS settings", on_settings);
 	else

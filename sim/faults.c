@@ -36,6 +36,8 @@ static const char *const fault_names[SIM_F_COUNT] = {
     [SIM_F_HANG] = "hang",
     [SIM_F_BIOS_JOB_FAIL] = "bios_job_fail",
     [SIM_F_GRACEFUL_IGNORED] = "graceful_ignored",
+    [SIM_F_BOOT_SETTINGS] = "boot_settings",
+    [SIM_F_BOOT_SETTINGS_DRIFT] = "boot_settings_drift",
 };
 
 /* BIOS attributes bios_drift may change, and the value a drifted node has. */
@@ -103,6 +105,13 @@ static void detail(struct sim_node *n, enum sim_fault f, json_t *obj)
 	json_object_set_new(n->details, sim_fault_name(f), obj ? obj : json_object());
 }
 
+/* The boot disk ahead of PXE, as on a node installed by hand before. */
+static void disk_first(struct sim_node *n)
+{
+	snprintf(n->st.boot_order[0], sizeof(n->st.boot_order[0]), "Disk.Direct.0-0:BOSS.SL.14-1");
+	snprintf(n->st.boot_order[1], sizeof(n->st.boot_order[1]), "NIC.PxeDevice.1-1");
+}
+
 /* Some attributes off baseline, and the disk ahead of PXE in the boot
  * order, as on a node that was installed by hand before; recorded under f. */
 static void apply_bios_drift(struct sim_node *n, enum sim_fault f, uint64_t *rng)
@@ -117,8 +126,7 @@ static void apply_bios_drift(struct sim_node *n, enum sim_fault f, uint64_t *rng
 		json_object_set_new(n->st.bios, d[0], json_string(d[1]));
 		json_object_set_new(changed, d[0], json_string(d[1]));
 	}
-	snprintf(n->st.boot_order[0], sizeof(n->st.boot_order[0]), "Disk.Direct.0-0:BOSS.SL.14-1");
-	snprintf(n->st.boot_order[1], sizeof(n->st.boot_order[1]), "NIC.PxeDevice.1-1");
+	disk_first(n);
 	detail(n, f,
 	       json_pack("{s:o, s:[s, s, s]}", "attributes", changed, "boot_order", n->st.boot_order[0],
 			 n->st.boot_order[1], n->st.boot_order[2]));
@@ -157,7 +165,13 @@ static void apply(struct sim_node *n, enum sim_fault f, uint64_t *rng)
 	case SIM_F_BIOS_DRIFT:
 	case SIM_F_BIOS_JOB_FAIL:
 	case SIM_F_GRACEFUL_IGNORED:
+	case SIM_F_BOOT_SETTINGS_DRIFT:
 		apply_bios_drift(n, f, rng);
+		break;
+	case SIM_F_BOOT_SETTINGS:
+		disk_first(n);
+		detail(n, f, json_pack("{s:[s, s, s]}", "boot_order", n->st.boot_order[0], n->st.boot_order[1],
+				       n->st.boot_order[2]));
 		break;
 	case SIM_F_FW_OUTDATED:
 		snprintf(n->firmware_nic_outdated, sizeof(n->firmware_nic_outdated), "%s", n->nics[k].fqdd);

@@ -117,6 +117,11 @@ json_t *sim_r_bios(struct sim_ctx *c);
 json_t *sim_r_bios_settings(struct sim_ctx *c);
 void sim_w_bios_settings(struct sim_ctx *c);
 void sim_w_system(struct sim_ctx *c);
+/* The System's settings object: only on boot_settings nodes (404 elsewhere). */
+json_t *sim_r_system_settings(struct sim_ctx *c);
+void sim_w_system_settings(struct sim_ctx *c);
+/* 1 when the node's System takes boot changes through its settings object. */
+int sim_boot_via_settings(const struct sim_node *n);
 void sim_w_reset(struct sim_ctx *c);
 
 json_t *sim_r_chassis_coll(struct sim_ctx *c);

@@ -175,9 +175,9 @@ void sim_w_bios_settings(struct sim_ctx *c)
 }
 
 /* A new BootOrder must be the same entries in another order. */
-static int set_boot_order(struct sim_bmc_state *st, json_t *order)
+/* order, when it is a permutation of the current boot order, into next. */
+static int plan_boot_order(const struct sim_bmc_state *st, json_t *order, char next[SIM_BOOT_ENTRIES][40])
 {
-	char next[SIM_BOOT_ENTRIES][40];
 	int used[SIM_BOOT_ENTRIES] = { 0 };
 
 	if (!json_is_array(order) || json_array_size(order) != SIM_BOOT_ENTRIES)
@@ -194,8 +194,39 @@ static int set_boot_order(struct sim_bmc_state *st, json_t *order)
 		used[k] = 1;
 		snprintf(next[i], sizeof(next[i]), "%s", e);
 	}
+	return 0;
+}
+
+static int set_boot_order(struct sim_bmc_state *st, json_t *order)
+{
+	char next[SIM_BOOT_ENTRIES][40];
+
+	if (plan_boot_order(st, order, next))
+		return -1;
 	memcpy(st->boot_order, next, sizeof(next));
 	return 0;
+}
+
+/* A boot_settings System: only Boot/BootOrder, pending until the next boot. */
+void sim_w_system_settings(struct sim_ctx *c)
+{
+	struct sim_bmc_state *st = &c->node->st;
+	json_t *order = br_json_path(c->body, "Boot/BootOrder");
+	char next[SIM_BOOT_ENTRIES][40];
+
+	if (!sim_boot_via_settings(c->node)) {
+		sim_reply_not_found(c);
+		return;
+	}
+	if (!order || json_object_size(c->body) != 1 || json_object_size(json_object_get(c->body, "Boot")) != 1 ||
+	    plan_boot_order(st, order, next)) {
+		bad_request(c, SIM_BASE "PropertyValueNotInList",
+			    "The value for BootOrder is not in the list of acceptable values.");
+		return;
+	}
+	memcpy(st->boot_pending, next, sizeof(next));
+	st->boot_pending_set = 1;
+	reply_success(c, 200, NULL);
 }
 
 void sim_w_system(struct sim_ctx *c)
@@ -208,6 +239,11 @@ void sim_w_system(struct sim_ctx *c)
 	json_t *order = br_json_path(c->body, "Boot/BootOrder");
 	int ok = !target;
 
+	if (order && sim_boot_via_settings(c->node)) {
+		bad_request(c, SIM_BASE "PropertyNotWritable",
+			    "The property BootOrder is a read only property and cannot be assigned a value.");
+		return;
+	}
 	if (order) {
 		if (target || enabled || set_boot_order(st, order)) {
 			bad_request(c, SIM_BASE "PropertyValueNotInList",
@@ -271,6 +307,10 @@ void sim_w_reset(struct sim_ctx *c)
 		st->job_running = st->bios_job;
 		st->job_done_ms = br_now_ms() + SIM_JOB_RUN_MS;
 		st->bios_job = 0;
+	}
+	if (boots && st->boot_pending_set) {
+		memcpy(st->boot_order, st->boot_pending, sizeof(st->boot_order));
+		st->boot_pending_set = 0;
 	}
 	if (boots && !strcmp(st->boot_enabled, "Once"))
 		snprintf(st->boot_enabled, sizeof(st->boot_enabled), "Disabled");

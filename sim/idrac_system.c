@@ -75,6 +75,25 @@ static json_t *boot(struct sim_ctx *c)
 			 "BiosSetup", "Utilities", "UefiTarget", "UefiHttp");
 }
 
+int sim_boot_via_settings(const struct sim_node *n)
+{
+	return !!(n->faults & (SIM_FAULT_BIT(SIM_F_BOOT_SETTINGS) | SIM_FAULT_BIT(SIM_F_BOOT_SETTINGS_DRIFT)));
+}
+
+/* The pending boot order (the current one when nothing is pending). */
+json_t *sim_r_system_settings(struct sim_ctx *c)
+{
+	const struct sim_node *n = c->node;
+	const char(*order)[40] = n->st.boot_pending_set ? n->st.boot_pending : n->st.boot_order;
+	json_t *s;
+
+	if (!sim_boot_via_settings(n))
+		return NULL;
+	s = sim_res("#ComputerSystem.v1_20_0.ComputerSystem", "Settings", "System Settings", SIM_R_SYS "/Settings");
+	json_object_set_new(s, "Boot", json_pack("{s:[s, s, s]}", "BootOrder", order[0], order[1], order[2]));
+	return s;
+}
+
 json_t *sim_r_system(struct sim_ctx *c)
 {
 	const struct sim_node *n = c->node;
@@ -99,6 +118,11 @@ json_t *sim_r_system(struct sim_ctx *c)
 	json_object_set_new(s, "Status",
 			    sim_status(n->faults & SIM_FAULT_BIT(SIM_F_PSU_FAILED) ? "Critical" : "OK"));
 	json_object_set_new(s, "Boot", boot(c));
+	if (sim_boot_via_settings(n))
+		json_object_set_new(s, "@Redfish.Settings",
+				    json_pack("{s:s, s:{s:s}, s:[s]}", "@odata.type", "#Settings.v1_3_5.Settings",
+					      "SettingsObject", "@odata.id", SIM_R_SYS "/Settings",
+					      "SupportedApplyTimes", "OnReset"));
 	json_object_set_new(s, "ProcessorSummary",
 			    json_pack("{s:i, s:i, s:i, s:s, s:o}", "Count", 2, "CoreCount", 112,
 				      "LogicalProcessorCount", 224, "Model",

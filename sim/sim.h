@@ -76,6 +76,11 @@ enum sim_fault {
 	SIM_F_HANG,			     /* Thermal never answers */
 	SIM_F_BIOS_JOB_FAIL,		     /* BIOS off baseline, and its config job fails */
 	SIM_F_GRACEFUL_IGNORED,		     /* BIOS off baseline; GracefulRestart accepted, nothing happens */
+	/* The System takes boot order changes only through its own settings
+	 * object (@Redfish.Settings, as iDRAC10 and other BMCs do), pending
+	 * until the next boot; a PATCH of the System itself is refused. */
+	SIM_F_BOOT_SETTINGS,	   /* ... and the disk is ahead of PXE (BIOS on baseline) */
+	SIM_F_BOOT_SETTINGS_DRIFT, /* ... and BIOS off baseline as with bios_drift */
 	SIM_F_COUNT
 };
 
@@ -137,6 +142,8 @@ struct sim_bmc_state {
 	int64_t job_done_ms;  /* when it ends (br_now_ms clock) */
 	uint64_t jobs_failed; /* bit j-1: job j failed (jobs past 64 never fail) */
 	char boot_order[SIM_BOOT_ENTRIES][40];
+	char boot_pending[SIM_BOOT_ENTRIES][40]; /* the System's settings object */
+	int boot_pending_set;
 	int powered;
 	char boot_target[16];
 	char boot_enabled[12];
