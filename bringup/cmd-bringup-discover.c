@@ -57,15 +57,14 @@ static void fail_node(struct run *run, struct job *job, const char *reason)
 	finish(run, job, 0, NULL, reason, 0);
 }
 
-/* Runs in a discovery worker (its own inventory connection) or here. */
-static int store_hw(struct inv *inv, const struct rf_target *t, const struct br_hw *hw, char **summary,
-		    size_t *n_macs, struct br_err *err)
+static int store_node(struct inv *inv, const char *hostname, const struct br_hw *hw, char **summary,
+		      size_t *n_macs, struct br_err *err)
 {
 	const char *via = hw->source && !strcmp(hw->source, "ipmi") ? "IPMI" : "Redfish";
 	char *reason = br_xasprintf("discovered over %s: %zu MACs, serial %s", via, hw->n_nics,
 				    hw->system_serial ? hw->system_serial : "(none)");
 
-	if (inv_store_hw(inv, t->name, hw, INV_DISCOVERED, reason, err)) {
+	if (inv_store_hw(inv, hostname, hw, INV_DISCOVERED, reason, err)) {
 		br_err_prefix(err, "storing what the BMC reported");
 		free(reason);
 		return err->code ? err->code : BR_E_DB;
@@ -73,6 +72,14 @@ static int store_hw(struct inv *inv, const struct rf_target *t, const struct br_
 	*summary = reason;
 	*n_macs = hw->n_nics;
 	return 0;
+}
+
+/* The pool's store hook: runs in a discovery worker (its own inventory
+ * connection) or here. */
+static int store_hw(struct inv *inv, const struct rf_target *t, const struct br_hw *hw, char **summary,
+		    size_t *n_macs, struct br_err *err)
+{
+	return store_node(inv, t->name, hw, summary, n_macs, err);
 }
 
 static void stored(struct run *run, struct job *job, const char *via, const char *summary, size_t n_macs)
@@ -83,9 +90,9 @@ static void stored(struct run *run, struct job *job, const char *via, const char
 
 /* A BMC that refused the credentials says so first: that is what the
  * technician fixes, whatever the protocol detail after it. */
-static void fail_bmc(struct run *run, struct job *job, int rc, const struct br_err *err)
+static void fail_bmc(struct run *run, struct job *job, int rc, const char *why)
 {
-	const char *msg = err && err->msg[0] ? err->msg : br_strerror(rc);
+	const char *msg = why && why[0] ? why : br_strerror(rc);
 	char *reason = rc == BR_E_AUTH ? br_xasprintf("credentials refused (check bmc_user/bmc_password): %s", msg)
 				       : br_xstrdup(msg);
 
@@ -96,31 +103,28 @@ static void fail_bmc(struct run *run, struct job *job, int rc, const struct br_e
 static void on_redfish(const struct rf_target *t, int rc, const char *text, size_t n_macs, void *ctx)
 {
 	struct job *job = t->user_data;
-	struct br_err err = { rc, "" };
 
-	snprintf(err.msg, sizeof(err.msg), "%s", text ? text : "");
 	if (rc == 0)
 		stored(ctx, job, "Redfish", text, n_macs);
 	else if (rc == RF_E_NO_REDFISH && strcmp(job->node->bmc_type, "redfish"))
 		br_info("discover", "%s: no Redfish service; trying IPMI", job->node->hostname); /* second pass */
 	else
-		fail_bmc(ctx, job, rc, &err);
+		fail_bmc(ctx, job, rc, text);
 }
 
 static void on_ipmi(const struct rf_ipmi_target *t, int rc, struct br_hw *hw, const struct br_err *err, void *ctx)
 {
 	struct run *run = ctx;
 	struct job *job = t->user_data;
-	const struct rf_target as_rf = { t->name, NULL, NULL, NULL, job };
 	struct br_err store_err = { 0 };
 	char *summary = NULL;
 	size_t n_macs = 0;
 
 	if (rc) {
-		fail_bmc(run, job, rc, err);
+		fail_bmc(run, job, rc, err ? err->msg : NULL);
 		return;
 	}
-	if (store_hw(run->inv, &as_rf, hw, &summary, &n_macs, &store_err))
+	if (store_node(run->inv, t->name, hw, &summary, &n_macs, &store_err))
 		fail_node(run, job, store_err.msg);
 	else
 		stored(run, job, "IPMI", summary, n_macs);

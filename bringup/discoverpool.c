@@ -41,6 +41,28 @@ int br_discover_workers_auto(size_t n_targets)
 	return n ? (int)n : 1;
 }
 
+/* How one target ended, wherever it ended: its facts stored (rc 0, text
+ * the store's summary) or the error that stopped it (text says why). */
+struct outcome {
+	int rc;
+	const char *text;
+	size_t n_macs;
+	char *summary; /* owned */
+	struct br_err store_err;
+};
+
+static void settle(const struct br_pool_hooks *hooks, struct inv *inv, const struct rf_target *t, int rc,
+		   const struct br_hw *hw, const struct br_err *err, struct outcome *o)
+{
+	*o = (struct outcome){ rc, NULL, 0, NULL, { 0 } };
+	if (rc == 0) {
+		o->rc = hooks->store(inv, t, hw, &o->summary, &o->n_macs, &o->store_err);
+		o->text = o->rc ? o->store_err.msg : o->summary ? o->summary : "";
+	} else {
+		o->text = err && err->msg[0] ? err->msg : br_strerror(rc);
+	}
+}
+
 /* ---- the worker side ----------------------------------------------------- */
 
 struct child {
@@ -79,25 +101,18 @@ static void send_line(int fd, json_t *msg)
 static void child_done(const struct rf_target *t, int rc, struct br_hw *hw, const struct br_err *err, void *ctx)
 {
 	const struct child *c = ctx;
-	size_t index = (size_t)(uintptr_t)t->user_data, n_macs = 0;
-	struct br_err store_err = { 0 };
-	char *summary = NULL;
-	const char *text;
+	size_t index = (size_t)(uintptr_t)t->user_data;
+	struct outcome o;
 	json_t *msg;
 
-	if (rc == 0) {
-		rc = c->hooks->store(c->inv, &c->targets[index], hw, &summary, &n_macs, &store_err);
-		text = rc ? store_err.msg : summary;
-	} else {
-		text = err && err->msg[0] ? err->msg : br_strerror(rc);
-	}
-	msg = json_pack("{s:I, s:i, s:s, s:I}", "i", (json_int_t)index, "rc", rc, "text", text ? text : "", "macs",
-			(json_int_t)n_macs);
+	settle(c->hooks, c->inv, &c->targets[index], rc, hw, err, &o);
+	msg = json_pack("{s:I, s:i, s:s, s:I}", "i", (json_int_t)index, "rc", o.rc, "text", o.text, "macs",
+			(json_int_t)o.n_macs);
 	if (!msg) /* not UTF-8: keep the outcome, lose the words */
-		msg = json_pack("{s:I, s:i, s:s, s:I}", "i", (json_int_t)index, "rc", rc, "text",
-				"(reason not encodable)", "macs", (json_int_t)n_macs);
+		msg = json_pack("{s:I, s:i, s:s, s:I}", "i", (json_int_t)index, "rc", o.rc, "text",
+				"(reason not encodable)", "macs", (json_int_t)o.n_macs);
 	send_line(c->fd, msg);
-	free(summary);
+	free(o.summary);
 }
 
 /* Never returns. */
@@ -309,17 +324,11 @@ struct local {
 static void local_done(const struct rf_target *t, int rc, struct br_hw *hw, const struct br_err *err, void *ctx)
 {
 	const struct local *l = ctx;
-	struct br_err store_err = { 0 };
-	char *summary = NULL;
-	size_t n_macs = 0;
+	struct outcome o;
 
-	if (rc == 0) {
-		rc = l->hooks->store(l->inv, t, hw, &summary, &n_macs, &store_err);
-		l->hooks->done(t, rc, rc ? store_err.msg : summary, n_macs, l->hooks->ctx);
-	} else {
-		l->hooks->done(t, rc, err && err->msg[0] ? err->msg : br_strerror(rc), 0, l->hooks->ctx);
-	}
-	free(summary);
+	settle(l->hooks, l->inv, t, rc, hw, err, &o);
+	l->hooks->done(t, o.rc, o.text, o.n_macs, l->hooks->ctx);
+	free(o.summary);
 }
 
 static void stop_workers(struct worker *workers, int n)

@@ -231,6 +231,20 @@ static void set_text(char **field, const char *value)
 	*field = value ? br_xstrdup(value) : NULL;
 }
 
+/* A GracefulRestart that, after --graceful-timeout, shows no effect (no OS
+ * yet to shut down gracefully, or one that ignored the request): force it,
+ * once. 1 when the ForceRestart went out. */
+static int forced_after_graceful(struct rf_bmc *bmc, int64_t now)
+{
+	struct rf_cfg_node *cn = bmc->cfg;
+
+	if (cn->forced || strcmp(cn->reset_type, "GracefulRestart") || now - cn->reset_ms < cn->run->o->graceful_ms)
+		return 0;
+	cn->forced = 1;
+	send_reset(bmc, "ForceRestart");
+	return 1;
+}
+
 static void on_job(struct rf_req *req, int rc, const struct br_err *err)
 {
 	struct rf_bmc *bmc = req->bmc;
@@ -258,12 +272,7 @@ static void on_job(struct rf_req *req, int rc, const struct br_err *err)
 	} else if (now >= cn->deadline_ms) {
 		rf_bmc_failf(bmc, BR_E_TIMEOUT, "BIOS job %s still %s %lld s after the reset", cn->res.job,
 		     state ? state : "(no state)", (long long)(now - cn->reset_ms) / 1000);
-	} else if (!cn->forced && !strcmp(cn->reset_type, "GracefulRestart") && state &&
-		   !strcmp(state, "Scheduled") && now - cn->reset_ms >= cn->run->o->graceful_ms) {
-		/* no OS yet to shut down gracefully, or it ignored the request */
-		cn->forced = 1;
-		send_reset(bmc, "ForceRestart");
-	} else {
+	} else if (!(state && !strcmp(state, "Scheduled") && forced_after_graceful(bmc, now))) {
 		poll_job(bmc, now + cn->run->o->poll_ms);
 	}
 	json_decref(doc);
@@ -297,11 +306,7 @@ static void on_boot_poll(struct rf_req *req, int rc, const struct br_err *err)
 	} else if (now >= cn->deadline_ms) {
 		rf_bmc_failf(bmc, BR_E_TIMEOUT, "boot order still %s (want %s) %lld s after the reset", current, wanted,
 		     (long long)(now - cn->reset_ms) / 1000);
-	} else if (!cn->forced && !strcmp(cn->reset_type, "GracefulRestart") &&
-		   now - cn->reset_ms >= cn->run->o->graceful_ms) {
-		cn->forced = 1;
-		send_reset(bmc, "ForceRestart");
-	} else {
+	} else if (!forced_after_graceful(bmc, now)) {
 		poll_boot(bmc, now + cn->run->o->poll_ms);
 	}
 	free(current);

@@ -122,8 +122,6 @@ void rf_bmc_wind_down(struct rf_bmc *bmc, void (*report_fn)(struct rf_bmc *bmc))
 		if (rf_session_logout(bmc)) {
 			bmc->report_later = report_fn;
 			bmc->report_next = NULL;
-			if (!h->reports_tail)
-				h->reports_tail = &h->reports;
 			*h->reports_tail = bmc;
 			h->reports_tail = &bmc->report_next;
 			return;

@@ -658,6 +658,7 @@ int rf_http_init(struct rf_http *h, const struct rf_options *opts, size_t n_bmcs
 
 	memset(h, 0, sizeof(*h));
 	h->opts = opts;
+	h->reports_tail = &h->reports;
 	h->rng = (uint64_t)br_now_ms() * 0x9E3779B97F4A7C15ull ^ (uint64_t)getpid();
 	if (!h->rng)
 		h->rng = 1;
