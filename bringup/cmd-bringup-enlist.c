@@ -207,7 +207,7 @@ int main(int argc, char **argv)
 		"with templates/cloud-init/user-data, and record system_id, address and state 'deployed'.",
 		options, &common,
 	};
-	int states[] = { INV_CONFIGURED, INV_ENLISTED, INV_FAILED, skip_configure ? INV_DISCOVERED : -1, -1 };
+	int states[] = { INV_CONFIGURED, INV_ENLISTED, INV_FAILED, -1 /* INV_DISCOVERED with --skip-configure */, -1 };
 	struct maas_options mo;
 	struct enlist_options eo;
 	const struct enlist_callbacks cb = { on_system_id, on_ready, on_done };
