@@ -92,8 +92,13 @@ static void on_boot_patch(struct rf_req *req, int rc, const struct br_err *err)
 	else if (cn->res.n_bios && !cn->verifying)
 		/* the BIOS job's reset applies both */
 		get(bmc, cn->settings_url, "reading the BIOS settings", on_settings);
-	else
+	else {
+		/* a reset for the boot order alone: wait on the System, not on
+		 * a BIOS job that ran before it */
+		free(cn->job_url);
+		cn->job_url = NULL;
 		rf_cfg_want_reset(bmc);
+	}
 }
 
 static void send_boot_patch(struct rf_bmc *bmc, json_t *patch)
@@ -208,8 +213,8 @@ static void send_reset(struct rf_bmc *bmc, const char *type)
 	/* a reset whose answer was lost may have happened: never send two */
 	req->no_retry_transport = 1;
 	cn->reset_type = type;
-	br_info("configure", "%s: %s for %s%s", bmc->target->name, type, cn->res.job ? "job " : "the pending boot order",
-		cn->res.job ? cn->res.job : "");
+	br_info("configure", "%s: %s for %s%s", bmc->target->name, type, cn->job_url ? "job " : "the pending boot order",
+		cn->job_url ? cn->res.job : "");
 	rf_req_submit(req);
 }
 
