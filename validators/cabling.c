@@ -6,12 +6,12 @@
 #include <string.h>
 #include <strings.h>
 
-#include "cabling.h"
+#include "cabling_private.h"
 
 /* A device's matching name: lowercase, and only its first label, since a
  * switch announces "leaf01" where the list may say "leaf01.dc1.example"
  * (and the other way round); an IP address stays whole. */
-static void add_device_key(struct br_buf *b, const char *dev)
+void val_add_device_key(struct br_buf *b, const char *dev)
 {
 	size_t n = strlen(dev);
 
@@ -26,7 +26,7 @@ static char *end_key(const char *dev, const char *port)
 	struct br_buf b;
 
 	br_buf_init(&b, 0);
-	add_device_key(&b, dev);
+	val_add_device_key(&b, dev);
 	br_buf_adds(&b, "\n");
 	for (const char *p = port; *p; p++)
 		br_buf_add(&b, &(char){ (char)tolower((unsigned char)*p) }, 1);
@@ -73,8 +73,8 @@ static int same_device(const char *a, const char *b)
 
 	br_buf_init(&x, 0);
 	br_buf_init(&y, 0);
-	add_device_key(&x, a);
-	add_device_key(&y, b);
+	val_add_device_key(&x, a);
+	val_add_device_key(&y, b);
 	same = x.len == y.len && (!x.len || !memcmp(x.data, y.data, x.len));
 	br_buf_release(&x);
 	br_buf_release(&y);
@@ -194,6 +194,10 @@ const char *val_cable_kind_name(enum val_cable_kind k)
 		return "swapped";
 	case VAL_CABLE_UNEXPECTED:
 		return "unexpected";
+	case VAL_CABLE_UNREACHABLE:
+		return "unreachable";
+	case VAL_CABLE_SLOW:
+		return "slow";
 	}
 	return "?";
 }
@@ -225,6 +229,8 @@ static void describe(const struct val_cabling_result *r, struct br_buf *b)
 			br_buf_addf(b, "%s: sees %s, a cable the wiring list does not have", f->local_port, f->seen);
 			break;
 		case VAL_CABLE_OK:
+		case VAL_CABLE_UNREACHABLE:
+		case VAL_CABLE_SLOW:
 			break;
 		}
 	}

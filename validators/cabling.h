@@ -78,6 +78,8 @@ enum val_cable_kind {
 	VAL_CABLE_WRONG,      /* plugged into another switch port than designed */
 	VAL_CABLE_SWAPPED,    /* exchanged with another host port: both see each other's */
 	VAL_CABLE_UNEXPECTED, /* a neighbour on a port the wiring list does not cable */
+	VAL_CABLE_UNREACHABLE, /* fabric: a designed device discovery never reached */
+	VAL_CABLE_SLOW,        /* fabric: a link trained below the expected rate */
 };
 
 struct val_cable_finding {
@@ -109,7 +111,52 @@ struct val_cabling_result {
 void val_cabling_judge(const struct val_wiring *w, const struct val_cabling_host *self,
 		       const struct val_cabling_host *others, size_t nothers, struct val_cabling_result *ret);
 void val_cabling_result_release(struct val_cabling_result *r);
-/* "ok", "missing", "wrong port", "swapped", "unexpected". */
+/* "ok", "missing", "wrong port", "swapped", "unexpected", "unreachable",
+ * "slow". */
 const char *val_cable_kind_name(enum val_cable_kind k);
+
+/* ---- fabric.c: an InfiniBand fabric as ibnetdiscover saw it --------------- */
+
+#define VAL_IBNET_MAX_BYTES (64u << 20)
+#define VAL_IBNET_MAX_LINKS 1000000
+
+/* A node is named as the wiring list names it: a switch's NodeDescription
+ * "MF0;leaf01:MQM9700/U1" is leaf01; a host adapter's "gpu01 mlx5_0" is
+ * device gpu01, port mlx5_0/N. Switch ports are their numbers. */
+struct val_ibnet_link {
+	char *dev_a, *port_a, *dev_b, *port_b;
+	char *rate; /* "4xNDR", as ibnetdiscover prints it */
+	unsigned line;
+};
+
+struct val_ibnet {
+	struct val_ibnet_link *links; /* each cable once */
+	size_t n, cap;
+	char *path;
+};
+
+/* Parse ibnetdiscover's default output. Problems as for the wiring list. */
+int val_ibnet_load(const char *path, struct val_ibnet *ret, struct br_strlist *problems, struct br_err *err);
+void val_ibnet_release(struct val_ibnet *net);
+
+struct val_fabric_finding {
+	enum val_cable_kind kind;
+	char *text;
+};
+
+struct val_fabric_result {
+	int result;
+	size_t design_links, seen_links, matched;
+	size_t design_components; /* of the wiring list: more than 1 means the design itself is split */
+	size_t unreachable;       /* designed devices discovery never saw */
+	struct val_fabric_finding *findings;
+	size_t n;
+	char *detail;
+};
+
+/* Compare the fabric with the design. expected_rate ("4xNDR") may be NULL. */
+void val_fabric_judge(const struct val_wiring *w, const struct val_ibnet *net, const char *expected_rate,
+		      struct val_fabric_result *ret);
+void val_fabric_result_release(struct val_fabric_result *r);
 
 #endif

@@ -238,6 +238,100 @@ static void test_all_good(void **state)
 	val_wiring_release(&w);
 }
 
+static char *tree_path(const char *rel)
+{
+	const char *top = getenv("BR_TOP");
+
+	return br_xasprintf("%s/%s", top ? top : ".", rel);
+}
+
+/* Real ibnetdiscover output (tests/fixtures/ibnet/README.md): gpu01 and
+ * gpu02 exchanged, leaf02's uplink missing, so leaf02 and its hosts are an
+ * island discovery never reached. */
+static void test_fabric(void **state)
+{
+	char *wpath = tree_path("tests/fixtures/ibnet/wiring.csv"), *npath = tree_path("tests/fixtures/ibnet/ibnetdiscover.txt");
+	struct br_strlist problems = { 0 };
+	struct br_err err = { 0 };
+	struct val_wiring w;
+	struct val_ibnet net;
+	struct val_fabric_result r;
+	size_t kinds[VAL_CABLE_SLOW + 1] = { 0 };
+
+	(void)state;
+	assert_int_equal(val_wiring_load(wpath, &w, &problems, &err), 0);
+	assert_int_equal(val_ibnet_load(npath, &net, &problems, &err), 0);
+	assert_int_equal(problems.n, 0);
+	assert_int_equal(net.n, 3);
+	/* Names as the wiring list has them: switches by the hostname in
+	 * "MF0;leaf01:MQM9700/U1", adapters as host + "mlx5_0/PORT". */
+	for (size_t i = 0; i < net.n; i++)
+		if (!strcmp(net.links[i].dev_a, "gpu01") || !strcmp(net.links[i].dev_b, "gpu01")) {
+			int a = !strcmp(net.links[i].dev_a, "gpu01");
+
+			assert_string_equal(a ? net.links[i].port_a : net.links[i].port_b, "mlx5_0/1");
+			assert_string_equal(a ? net.links[i].dev_b : net.links[i].dev_a, "leaf01");
+			assert_string_equal(a ? net.links[i].port_b : net.links[i].port_a, "2");
+			assert_string_equal(net.links[i].rate, "4xSDR");
+		}
+	val_fabric_judge(&w, &net, "4xSDR", &r);
+	assert_int_equal(r.result, VAL_FAIL);
+	assert_int_equal(r.design_links, 6);
+	assert_int_equal(r.seen_links, 3);
+	assert_int_equal(r.matched, 1);
+	assert_int_equal(r.design_components, 1);
+	assert_int_equal(r.unreachable, 3);
+	for (size_t i = 0; i < r.n; i++)
+		kinds[r.findings[i].kind]++;
+	assert_int_equal(kinds[VAL_CABLE_SWAPPED], 1);
+	assert_int_equal(kinds[VAL_CABLE_MISSING], 1); /* leaf02 - spine01: spine01 was reached */
+	assert_int_equal(kinds[VAL_CABLE_UNEXPECTED], 0);
+	assert_int_equal(kinds[VAL_CABLE_UNREACHABLE], 1);
+	assert_int_equal(kinds[VAL_CABLE_SLOW], 0);
+	assert_non_null(strstr(r.detail, "leaf02 31 - spine01 2 (wiring line 7) not seen"));
+	assert_non_null(strstr(r.detail, "3 designed devices not reached by discovery: gpu03, gpu04, leaf02"));
+	val_fabric_result_release(&r);
+	/* The same fabric judged for a faster design: the matched cable is slow. */
+	val_fabric_judge(&w, &net, "4xNDR", &r);
+	assert_non_null(strstr(r.detail, "leaf01 31 - spine01 1 (wiring line 6) trained at 4xSDR, expected 4xNDR"));
+	val_fabric_result_release(&r);
+	val_ibnet_release(&net);
+	val_wiring_release(&w);
+	free(wpath);
+	free(npath);
+}
+
+static void test_fabric_bad_input(void **state)
+{
+	static const struct {
+		const char *text, *want;
+	} bad[] = {
+		{ "hello world\n", ":1: not ibnetdiscover output" },
+		{ "#\n# only comments\n", ":1: no Switch or Ca line" },
+		{ "Switch\t36 \"S-1\"\t# \"sw\"\n[x]\t\"H-2\"[1]\n", ":2: not an ibnetdiscover port line" },
+		{ "[1]\t\"H-2\"[1]\n", ":1: a port line before any Switch" },
+		/* ibnetdiscover -p prints one line per port: another format. */
+		{ "SW     1    1 0x0002c903007c1a30 4x QDR - CA     3    1 0x0002c9030045f2b1 ( )\n", ":1: not ibnetdiscover" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *path = write_tmp(bad[i].text, strlen(bad[i].text));
+		struct br_strlist problems = { 0 };
+		struct br_err err = { 0 };
+		struct val_ibnet net = { 0 };
+
+		assert_int_equal(val_ibnet_load(path, &net, &problems, &err), BR_E_INVAL);
+		assert_true(problems.n >= 1);
+		if (!strstr(problems.items[0], bad[i].want))
+			fail_msg("case %zu: '%s' not in '%s'", i, bad[i].want, problems.items[0]);
+		assert_null(net.links);
+		br_strlist_release(&problems);
+		unlink(path);
+		free(path);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -245,6 +339,8 @@ int main(void)
 		cmocka_unit_test(test_bad_lists),
 		cmocka_unit_test(test_judge),
 		cmocka_unit_test(test_all_good),
+		cmocka_unit_test(test_fabric),
+		cmocka_unit_test(test_fabric_bad_input),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
