@@ -22,7 +22,7 @@ struct run {
 };
 
 struct profiles {
-	struct br_tpl_profile *items;
+	struct prof_profile *items;
 	size_t n;
 };
 
@@ -113,7 +113,7 @@ static int load_profiles(struct run *run, struct profiles *ps)
 
 		for (k = 0; k < ps->n && strcmp(ps->items[k].name, name); k++)
 			;
-		if (k == ps->n && br_tpl_profile_load(dir, name, &ps->items[ps->n], &err)) {
+		if (k == ps->n && prof_load(dir, name, &ps->items[ps->n], &err)) {
 			fprintf(stderr, "bringup-configure: %s (node %s)\n", err.msg, job->node->hostname);
 			rc = BR_EXIT_USAGE;
 			break;
@@ -128,10 +128,10 @@ static int load_profiles(struct run *run, struct profiles *ps)
 
 static void make_spec(struct cfg_job *job)
 {
-	const struct br_tpl_profile *p = job->profile;
+	const struct prof_profile *p = job->profile;
 
 	job->spec = (struct rf_config_spec){ p->bios, p->n_bios, p->pxe_nic,
-					     p->boot_mode == BR_TPL_BOOT_ONCE ? RF_BOOT_ONCE : RF_BOOT_PERSISTENT };
+					     p->boot_mode == PROF_BOOT_ONCE ? RF_BOOT_ONCE : RF_BOOT_PERSISTENT };
 }
 
 /* Credentials, address, stored facts and the firmware verdict of a node;
@@ -139,6 +139,7 @@ static void make_spec(struct cfg_job *job)
 static int prepare(struct run *run, struct cfg_job *job, const char *scheme)
 {
 	struct br_err err = { 0 };
+	struct val_check *verdicts = NULL;
 	struct br_hw hw;
 	char *why = NULL;
 
@@ -148,16 +149,9 @@ static int prepare(struct run *run, struct cfg_job *job, const char *scheme)
 		return -1;
 	}
 	job->ipmi = hw.source && !strcmp(hw.source, "ipmi");
-	if (!job->ipmi) {
-		br_tpl_firmware_judge(job->profile, &hw, &job->fw, &job->n_fw);
-	} else if (job->profile->n_firmware) {
-		/* one unknown, not one per rule: nothing was there to match */
-		job->fw = br_xcalloc(1, sizeof(*job->fw));
-		job->fw[0] = (struct inv_check){ br_xstrdup("firmware"), INV_CHECK_UNKNOWN,
-						 br_xstrdup("no firmware inventory over IPMI; check versions by hand"),
-						 NULL };
-		job->n_fw = 1;
-	}
+	val_firmware_judge(job->profile, &hw, &verdicts, &job->n_fw);
+	job->fw = br_checks_from_val(verdicts, job->n_fw);
+	val_checks_free(verdicts, job->n_fw);
 	br_hw_release(&hw);
 	if (br_bmc_endpoint(job->node, scheme, &job->password, &job->host, &job->port, &job->base_url, &why)) {
 		finish(run, job, 0, why);
@@ -277,7 +271,7 @@ out:
 	for (size_t i = 0; i < run.n_jobs; i++)
 		cfg_job_release(&run.jobs[i]);
 	for (size_t i = 0; i < ps.n; i++)
-		br_tpl_profile_release(&ps.items[i]);
+		prof_release(&ps.items[i]);
 	free(ps.items);
 	free(run.jobs);
 	free(rf);

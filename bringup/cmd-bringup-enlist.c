@@ -78,7 +78,7 @@ static void on_done(void *ctx, struct enlist_job *job, int ok, const char *reaso
 }
 
 /* Fill job i from its node; a node that cannot be prepared is failed. */
-static int prepare(struct run *run, size_t i, const struct enlist_inputs *in)
+static int prepare(struct run *run, size_t i, struct enlist_inputs *in)
 {
 	struct job_ctx *c = &run->ctx[i];
 	struct enlist_job *j = &run->jobs[i];

@@ -93,3 +93,15 @@ int br_stage_select(struct inv *inv, int argc, char **argv, int argi, const int 
 	*ret_n = n;
 	return 0;
 }
+
+struct inv_check *br_checks_from_val(const struct val_check *checks, size_t n)
+{
+	static const enum inv_check_result result[] = { [VAL_PASS] = INV_CHECK_PASS, [VAL_FAIL] = INV_CHECK_FAIL,
+							[VAL_UNKNOWN] = INV_CHECK_UNKNOWN };
+	struct inv_check *out = br_xcalloc(n ? n : 1, sizeof(*out));
+
+	for (size_t i = 0; i < n; i++)
+		out[i] = (struct inv_check){ br_xstrdup(checks[i].name), result[checks[i].result],
+					     checks[i].detail ? br_xstrdup(checks[i].detail) : NULL, NULL };
+	return out;
+}

@@ -7,6 +7,7 @@
 
 #include "common.h"
 #include "inventory/inventory.h"
+#include "validators/rules.h"
 
 /* Exit codes (DESIGN.md). */
 enum br_exit {
@@ -30,5 +31,9 @@ int br_stage_open_inventory(const char *path, struct inv **ret_inv);
  * unknown host name). */
 int br_stage_select(struct inv *inv, int argc, char **argv, int argi, const int *states,
 		    struct inv_node **ret_nodes, size_t *ret_n);
+
+/* The inventory's form of rule verdicts: a new array (inv_checks_free),
+ * strings copied. */
+struct inv_check *br_checks_from_val(const struct val_check *checks, size_t n);
 
 #endif
