@@ -29,7 +29,7 @@ LDFLAGS += -fsanitize=address,undefined
 endif
 ALL_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) $(CFLAGS) -I. -Icommon $(PKG_CFLAGS) -MMD -MP
 
-MODULES := common inventory redfish maas validators sim bringup
+MODULES := common inventory profile redfish maas validators sim bringup
 # Files named cmd-NAME.c are executables (build/bin/NAME); the rest of a
 # module's .c files form build/lib/libMODULE.a.
 lib_srcs = $(filter-out $(1)/cmd-%.c,$(wildcard $(1)/*.c))
@@ -37,8 +37,9 @@ lib_objs = $(patsubst %.c,$(BUILD)/obj/%.o,$(call lib_srcs,$(1)))
 LIBS    := $(foreach m,$(MODULES),$(if $(call lib_srcs,$(m)),$(BUILD)/lib/lib$(m).a))
 CMD_SRCS := $(foreach m,$(MODULES),$(wildcard $(m)/cmd-*.c))
 BINS    := $(foreach s,$(CMD_SRCS),$(BUILD)/bin/$(patsubst cmd-%.c,%,$(notdir $(s))))
-# Link order: stages first, common last. sim links only itself and common.
-STAGE_LIBS := $(foreach m,bringup redfish maas validators inventory common,$(if $(call lib_srcs,$(m)),$(BUILD)/lib/lib$(m).a))
+# Link order: stages first, common last (ARCHITECTURE.md). sim links only
+# itself and common.
+STAGE_LIBS := $(foreach m,bringup redfish maas validators profile inventory common,$(if $(call lib_srcs,$(m)),$(BUILD)/lib/lib$(m).a))
 SIM_LIBS   := $(foreach m,sim common,$(if $(call lib_srcs,$(m)),$(BUILD)/lib/lib$(m).a))
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
