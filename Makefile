@@ -36,6 +36,7 @@ lib_srcs = $(filter-out $(1)/cmd-%.c,$(wildcard $(1)/*.c))
 lib_objs = $(patsubst %.c,$(BUILD)/obj/%.o,$(call lib_srcs,$(1)))
 LIBS    := $(foreach m,$(MODULES),$(if $(call lib_srcs,$(m)),$(BUILD)/lib/lib$(m).a))
 CMD_SRCS := $(foreach m,$(MODULES),$(wildcard $(m)/cmd-*.c))
+PROBE_SRC := validators/cmd-bringup-probe.c
 BINS    := $(foreach s,$(CMD_SRCS),$(BUILD)/bin/$(patsubst cmd-%.c,%,$(notdir $(s))))
 # Link order: stages first, common last. sim links only itself and common.
 STAGE_LIBS := $(foreach m,bringup redfish maas validators inventory common,$(if $(call lib_srcs,$(m)),$(BUILD)/lib/lib$(m).a))
@@ -65,7 +66,32 @@ $(BUILD)/bin/$(patsubst cmd-%.c,%,$(notdir $(1))): $(BUILD)/obj/$(1:.c=.o) $(if 
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$(LDFLAGS) -o $$@ $$^ $$(PKG_LIBS)
 endef
-$(foreach s,$(CMD_SRCS),$(eval $(call bin_rule,$(s))))
+$(foreach s,$(filter-out $(PROBE_SRC),$(CMD_SRCS)),$(eval $(call bin_rule,$(s))))
+
+# bringup-probe runs on freshly deployed nodes (Ubuntu 22.04/24.04) with
+# nothing installed, so it is linked statically: libxml2.a (with its ICU, zlib
+# and lzma), libjansson.a, and a libpci.a that scripts/libpci-static builds
+# from Debian's pciutils source (Debian ships none). ASan cannot link
+# statically, so SAN=1 links it like every other binary.
+PROBE_LIBS := $(BUILD)/lib/libvalidators.a $(BUILD)/lib/libcommon.a
+PCI_STATIC_DIR ?= build/pciutils
+# glibc warns that getpwuid/dlopen/getaddrinfo in a static binary need its
+# shared parts at run time: the probe never reaches them (libpci's cache and
+# DNS are off, libxml2 fetches nothing, ICU loads no plug-ins).
+PROBE_LD_QUIET := $(shell ld --help 2>/dev/null | grep -q -- --no-warnings && echo -Wl,--no-warnings)
+ifeq ($(SAN),1)
+$(BUILD)/bin/bringup-probe: $(BUILD)/obj/validators/cmd-bringup-probe.o $(PROBE_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+else
+$(PCI_STATIC_DIR)/lib/libpci.a: scripts/libpci-static
+	scripts/libpci-static $(PCI_STATIC_DIR)
+
+$(BUILD)/bin/bringup-probe: $(BUILD)/obj/validators/cmd-bringup-probe.o $(PROBE_LIBS) $(PCI_STATIC_DIR)/lib/libpci.a
+	@mkdir -p $(dir $@)
+	$(CC) -static $(LDFLAGS) -o $@ $^ $(shell pkg-config --static --libs libxml-2.0 jansson 2>/dev/null) \
+		-lstdc++ -lpthread $(PROBE_LD_QUIET)
+endif
 
 $(BUILD)/tests/%: tests/unit/%.c $(STAGE_LIBS)
 	@mkdir -p $(dir $@)
