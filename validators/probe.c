@@ -15,8 +15,14 @@ char *val_path(const struct val_probe *p, const char *rel)
 	return br_xasprintf("%s%s", p->root, rel);
 }
 
+/* Paths are reported as the node names them ("/sys/block"), so an entry
+ * reads the same whether the probe ran on the node or over a copied tree. */
 void val_note(struct val_probe *p, const char *path, const char *reason)
 {
+	size_t rl = strlen(p->root);
+
+	if (rl && strncmp(path, p->root, rl) == 0 && path[rl] == '/')
+		path += rl;
 	json_array_append_new(p->unreadable, json_pack("{s:s, s:s}", "path", path, "reason", reason));
 }
 
