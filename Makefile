@@ -84,13 +84,18 @@ $(BUILD)/bin/bringup-probe: $(BUILD)/obj/validators/cmd-bringup-probe.o $(PROBE_
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 else
-$(PCI_STATIC_DIR)/lib/libpci.a: scripts/libpci-static
-	scripts/libpci-static $(PCI_STATIC_DIR)
-
-$(BUILD)/bin/bringup-probe: $(BUILD)/obj/validators/cmd-bringup-probe.o $(PROBE_LIBS) $(PCI_STATIC_DIR)/lib/libpci.a
+# Without a static libpci (no Debian source reachable) the probe still
+# builds, dynamically, and says what the node would then need.
+$(BUILD)/bin/bringup-probe: $(BUILD)/obj/validators/cmd-bringup-probe.o $(PROBE_LIBS) scripts/libpci-static
 	@mkdir -p $(dir $@)
-	$(CC) -static $(LDFLAGS) -o $@ $^ $(shell pkg-config --static --libs libxml-2.0 jansson 2>/dev/null) \
-		-lstdc++ -lpthread $(PROBE_LD_QUIET)
+	+@if scripts/libpci-static $(PCI_STATIC_DIR); then \
+		echo "$(CC) -static -o $@ ... $(PCI_STATIC_DIR)/lib/libpci.a libxml2.a libjansson.a"; \
+		$(CC) -static $(LDFLAGS) -o $@ $(filter %.o %.a,$^) $(PCI_STATIC_DIR)/lib/libpci.a \
+			$(shell pkg-config --static --libs libxml-2.0 jansson 2>/dev/null) -lstdc++ -lpthread $(PROBE_LD_QUIET); \
+	else \
+		echo "warning: $@ linked dynamically (no static libpci, see above): nodes need libpci3, libxml2, libjansson4" >&2; \
+		$(CC) $(LDFLAGS) -o $@ $(filter %.o %.a,$^) $(PKG_LIBS); \
+	fi
 endif
 
 $(BUILD)/tests/%: tests/unit/%.c $(STAGE_LIBS)

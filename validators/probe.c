@@ -174,6 +174,19 @@ int val_list_dir(struct val_probe *p, const char *rel, const char *prefix, char 
 	return 0;
 }
 
+int val_list_class(struct val_probe *p, const char *rel, const char *prefix, char ***ret_names, size_t *ret_n)
+{
+	int rc = val_list_dir(p, rel, prefix, ret_names, ret_n);
+
+	if (rc == BR_E_NOTFOUND) {
+		char *path = val_path(p, rel);
+
+		val_note(p, path, "absent");
+		free(path);
+	}
+	return rc;
+}
+
 void val_names_free(char **names, size_t n)
 {
 	for (size_t i = 0; i < n; i++)

@@ -124,9 +124,11 @@ int val_exec(const char *const *argv, int timeout_ms, size_t max, char **ret_out
 		kill(pid, SIGKILL);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
+	/* nvidia-smi prints its failures ("couldn't communicate with the NVIDIA
+	 * driver") on stdout, most tools on stderr: take whichever has words. */
 	if (!rc && WIFEXITED(status) && WEXITSTATUS(status) != 0)
 		rc = br_errf(err, BR_E_IO, "%s: exited with status %d: %s", argv[0], WEXITSTATUS(status),
-			     first_line(&errout));
+			     errout.len ? first_line(&errout) : first_line(&out));
 	else if (!rc && WIFSIGNALED(status))
 		rc = br_errf(err, BR_E_IO, "%s: killed by signal %d", argv[0], WTERMSIG(status));
 	br_buf_release(&errout);

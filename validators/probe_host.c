@@ -118,7 +118,7 @@ json_t *val_probe_cpu(struct val_probe *p)
 
 	cpuinfo(p, section);
 	json_object_set_new(section, "online", val_attr_json(p, "/sys/devices/system/cpu/online", 0));
-	if (val_list_dir(p, "/sys/devices/system/cpu", "cpu", &names, &n) == 0) {
+	if (val_list_class(p, "/sys/devices/system/cpu", "cpu", &names, &n) == 0) {
 		for (size_t i = 0; i < n && ncores < VAL_CPUS_MAX; i++) {
 			if (!is_cpu_dir(names[i]))
 				continue;
@@ -200,12 +200,12 @@ json_t *val_probe_thermal(struct val_probe *p)
 	char **names;
 	size_t n;
 
-	if (val_list_dir(p, "/sys/class/hwmon", "hwmon", &names, &n) == 0) {
+	if (val_list_class(p, "/sys/class/hwmon", "hwmon", &names, &n) == 0) {
 		for (size_t i = 0; i < n; i++)
 			json_array_append_new(hwmon, hwmon_device(p, names[i]));
 		val_names_free(names, n);
 	}
-	if (val_list_dir(p, "/sys/class/thermal", "thermal_zone", &names, &n) == 0) {
+	if (val_list_class(p, "/sys/class/thermal", "thermal_zone", &names, &n) == 0) {
 		for (size_t i = 0; i < n; i++) {
 			char *dir = br_xasprintf("/sys/class/thermal/%s", names[i]);
 			json_t *z = json_pack("{s:s}", "zone", names[i]), *mc;
@@ -279,7 +279,7 @@ json_t *val_probe_infiniband(struct val_probe *p)
 	char **names;
 	size_t n;
 
-	if (val_list_dir(p, "/sys/class/infiniband", NULL, &names, &n) == 0) {
+	if (val_list_class(p, "/sys/class/infiniband", NULL, &names, &n) == 0) {
 		for (size_t i = 0; i < n; i++) {
 			char *dir = br_xasprintf("/sys/class/infiniband/%s", names[i]);
 			char *pdir = br_xasprintf("%s/ports", dir);

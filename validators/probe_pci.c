@@ -18,6 +18,7 @@
 #include "probe_private.h"
 
 #define VAL_PCI_WARNINGS_MAX 64
+#define VAL_PCI_CONFIG_MAX 4096 /* PCIe extended config space */
 
 /* libpci's error callback must not return (it is declared noreturn and the
  * library's callers assume it exits). The probe must not exit on a bad dump
@@ -349,15 +350,24 @@ static json_t *device_express(struct val_probe *p, struct pci_access *pacc, cons
 	if (!d)
 		return json_null();
 	if (sysfs) {
-		/* libpci only warns when config is unreadable (it needs root past
-		 * the first 64 bytes); say so with the path instead. */
+		/* The kernel gives non-root readers only the first 64 bytes of
+		 * config space, and libpci then reads 0xff past them: the link
+		 * registers would be garbage. Only a full header is trusted. */
 		char *rel = br_xasprintf("/sys/bus/pci/devices/%s/config", bdf);
-		char *path = val_path(p, rel);
-		int ok = access(path, R_OK) == 0;
+		char *config = NULL;
+		size_t len = 0;
+		int ok = val_read_whole(p, rel, VAL_PCI_CONFIG_MAX, &config, &len) == 0;
 
-		if (!ok)
-			val_note(p, path, errno == ENOENT ? "absent" : strerror(errno));
-		free(path);
+		if (ok && len < 256) {
+			char *path = val_path(p, rel);
+			char *why = br_xasprintf("unreadable: only %zu bytes of config space (reading all of it needs root)", len);
+
+			val_note(p, path, why);
+			free(why);
+			free(path);
+			ok = 0;
+		}
+		free(config);
 		free(rel);
 		if (!ok)
 			return json_null();
@@ -485,7 +495,7 @@ static void sysfs_devices(struct val_probe *p, struct pci_access *pacc, json_t *
 	char **names;
 	size_t n;
 
-	if (val_list_dir(p, "/sys/bus/pci/devices", NULL, &names, &n)) {
+	if (val_list_class(p, "/sys/bus/pci/devices", NULL, &names, &n)) {
 		char *path = val_path(p, "/sys/bus/pci/devices");
 
 		json_object_set_new(section, "status", json_string("absent"));

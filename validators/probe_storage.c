@@ -251,20 +251,15 @@ json_t *val_probe_storage(struct val_probe *p)
 	char **names;
 	size_t n;
 
-	if (val_list_dir(p, "/sys/class/nvme", "nvme", &names, &n) == 0) {
+	if (val_list_class(p, "/sys/class/nvme", "nvme", &names, &n) == 0) {
 		for (size_t i = 0; i < n; i++)
 			json_array_append_new(ctrls, nvme_controller(p, names[i]));
 		val_names_free(names, n);
 	}
-	if (val_list_dir(p, "/sys/block", NULL, &names, &n) == 0) {
+	if (val_list_class(p, "/sys/block", NULL, &names, &n) == 0) {
 		for (size_t i = 0; i < n; i++)
 			json_array_append_new(blocks, block_device(p, names[i]));
 		val_names_free(names, n);
-	} else {
-		char *path = val_path(p, "/sys/block");
-
-		val_note(p, path, "absent");
-		free(path);
 	}
 	section = json_pack("{s:o, s:o}", "nvme_controllers", ctrls, "block_devices", blocks);
 	json_object_set_new(section, "root", root_device(p, blocks));
