@@ -69,31 +69,30 @@ endef
 $(foreach s,$(filter-out $(PROBE_SRC),$(CMD_SRCS)),$(eval $(call bin_rule,$(s))))
 
 # bringup-probe runs on freshly deployed nodes (Ubuntu 22.04/24.04) with
-# nothing installed, so it is linked statically: libxml2.a (with its ICU, zlib
-# and lzma), libjansson.a, and a libpci.a that scripts/libpci-static builds
-# from Debian's pciutils source (Debian ships none). ASan cannot link
-# statically, so SAN=1 links it like every other binary.
+# nothing installed, so it is linked statically: libjansson.a from Debian, and
+# a libpci.a and a libxml2.a that scripts/static-libs builds from Debian's
+# sources (no libpci.a is shipped; the shipped libxml2.a pulls in 30 MiB of
+# ICU). ASan cannot link statically, so SAN=1 links it like every other binary.
 PROBE_LIBS := $(BUILD)/lib/libvalidators.a $(BUILD)/lib/libcommon.a
-PCI_STATIC_DIR ?= build/pciutils
-# glibc warns that getpwuid/dlopen/getaddrinfo in a static binary need its
-# shared parts at run time: the probe never reaches them (libpci's cache and
-# DNS are off, libxml2 fetches nothing, ICU loads no plug-ins).
+PROBE_STATIC_DIR ?= build/static
+# glibc warns that getpwuid in a static binary needs its shared parts at run
+# time: the probe never reaches it (libpci's name cache is unused).
 PROBE_LD_QUIET := $(shell ld --help 2>/dev/null | grep -q -- --no-warnings && echo -Wl,--no-warnings)
 ifeq ($(SAN),1)
 $(BUILD)/bin/bringup-probe: $(BUILD)/obj/validators/cmd-bringup-probe.o $(PROBE_LIBS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 else
-# Without a static libpci (no Debian source reachable) the probe still
+# Without the static libraries (no Debian source reachable) the probe still
 # builds, dynamically, and says what the node would then need.
-$(BUILD)/bin/bringup-probe: $(BUILD)/obj/validators/cmd-bringup-probe.o $(PROBE_LIBS) scripts/libpci-static
+$(BUILD)/bin/bringup-probe: $(BUILD)/obj/validators/cmd-bringup-probe.o $(PROBE_LIBS) scripts/static-libs
 	@mkdir -p $(dir $@)
-	+@if scripts/libpci-static $(PCI_STATIC_DIR); then \
-		echo "$(CC) -static -o $@ ... $(PCI_STATIC_DIR)/lib/libpci.a libxml2.a libjansson.a"; \
-		$(CC) -static $(LDFLAGS) -o $@ $(filter %.o %.a,$^) $(PCI_STATIC_DIR)/lib/libpci.a \
-			$(shell pkg-config --static --libs libxml-2.0 jansson 2>/dev/null) -lstdc++ -lpthread $(PROBE_LD_QUIET); \
+	+@if scripts/static-libs $(PROBE_STATIC_DIR); then \
+		echo "$(CC) -static -o $@ ... libpci.a libxml2.a libjansson.a"; \
+		$(CC) -static $(LDFLAGS) -o $@ $(filter %.o %.a,$^) $(PROBE_STATIC_DIR)/lib/libpci.a \
+			$(PROBE_STATIC_DIR)/lib/libxml2.a -ljansson -lm -lpthread $(PROBE_LD_QUIET); \
 	else \
-		echo "warning: $@ linked dynamically (no static libpci, see above): nodes need libpci3, libxml2, libjansson4" >&2; \
+		echo "warning: $@ linked dynamically (see above): nodes need libpci3, libxml2, libjansson4" >&2; \
 		$(CC) $(LDFLAGS) -o $@ $(filter %.o %.a,$^) $(PKG_LIBS); \
 	fi
 endif
