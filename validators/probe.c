@@ -129,9 +129,13 @@ json_t *val_attr_int(struct val_probe *p, const char *rel, int optional)
 	return json_integer(v);
 }
 
+/* Fixed-width names (PCI addresses, hex) sort as text; others ("cpu2",
+ * "cpu10", "hwmon10") by their numbers. */
 static int name_cmp(const void *a, const void *b)
 {
-	return strverscmp(*(char *const *)a, *(char *const *)b);
+	const char *x = *(char *const *)a, *y = *(char *const *)b;
+
+	return strlen(x) == strlen(y) ? strcmp(x, y) : strverscmp(x, y);
 }
 
 int val_list_dir(struct val_probe *p, const char *rel, const char *prefix, char ***ret_names,

@@ -28,6 +28,24 @@ bringup-probe --root "$T" --pci-dump "$P/pci/lspci-xxxx-vm.txt" >"$T/vm.json"
 assert_eq "$(jq -c '[.pcie.count, .pcie.devices[3].vendor, .pcie.devices[3].device, .pcie.devices[3].express]' "$T/vm.json")" \
 	'[6,"0x1af4","0x1041",null]' "VM dump: virtio net, no Express capability"
 
+# Behind a PCIe switch: the x4 GPU names the downstream port above it (the
+# one trained x4 of x16) and its slot, so the evidence says what to reseat.
+bringup-probe --root "$P/pcie-switch" >"$T/switch.json"
+assert_eq "$(jq -c '.pcie.devices[] | select(.bdf == "0000:19:00.0") | [.upstream, .slot, .link.width_current, .link.width_max, .numa_node]' "$T/switch.json")" \
+	'["0000:18:01.0","7",4,16,0]' "narrow GPU behind a switch"
+assert_eq "$(jq -c '[.pcie.devices[] | select(.bdf == "0000:18:01.0" or .bdf == "0000:17:00.0") | .upstream]' "$T/switch.json")" \
+	'["0000:16:02.0","0000:17:00.0"]' "bridge chain"
+bringup-probe --root "$T" --pci-dump "$P/pci/lspci-xxxx-bridge.txt" >"$T/bridge.json"
+assert_eq "$(jq -c '[.pcie.devices[] | [.bdf, .upstream]]' "$T/bridge.json")" \
+	'[["0000:17:02.0",null],["0000:1b:00.0","0000:17:02.0"]]' "upstream from a dump's bridge bus numbers"
+
+# The document the real H200 host printed has the shape this build prints,
+# and says Gen5 x16 with libpci and sysfs agreeing.
+H=$F/hw/h200-probe/probe-root.json
+assert_eq "$(jq -c 'keys' "$H")" "$(jq -c 'keys' "$T/h200.json")" "document shape"
+assert_eq "$(jq -c '.pcie.devices[] | select(.vendor == "0x10de") | [.link.width_current, .link.speed_current_gts, .link.sysfs_agrees, .express.link_cap.width]' "$H")" \
+	'[16,32,true,16]' "real H200 output"
+
 # Root on nvme1n1p2, whose disk hangs off controller nvme0: serial S6CKNE0W700123.
 bringup-probe --root "$P/nvme-root" >"$T/nvme.json"
 assert_eq "$(jq -c '.storage.root | [.status, .device, .disk, .controller, .controller_serial, .fstype]' "$T/nvme.json")" \
