@@ -55,7 +55,7 @@ static void note_failure(struct val_probe *p, const char *path, int code, const 
 
 int val_read_whole(struct val_probe *p, const char *rel, size_t max, char **ret, size_t *ret_len)
 {
-	struct br_err err = { 0 };
+	struct br_err err = {0};
 	char *path = val_path(p, rel);
 	int rc = br_read_file(path, max, ret, ret_len, &err);
 
@@ -67,7 +67,7 @@ int val_read_whole(struct val_probe *p, const char *rel, size_t max, char **ret,
 
 int val_read_attr(struct val_probe *p, const char *rel, int optional, char **ret)
 {
-	struct br_err err = { 0 };
+	struct br_err err = {0};
 	char *path = val_path(p, rel);
 	char *data = NULL;
 	size_t len = 0;
@@ -138,8 +138,7 @@ static int name_cmp(const void *a, const void *b)
 	return strlen(x) == strlen(y) ? strcmp(x, y) : strverscmp(x, y);
 }
 
-int val_list_dir(struct val_probe *p, const char *rel, const char *prefix, char ***ret_names,
-		 size_t *ret_n)
+int val_list_dir(struct val_probe *p, const char *rel, const char *prefix, char ***ret_names, size_t *ret_n)
 {
 	char *path = val_path(p, rel);
 	DIR *d = opendir(path);
@@ -200,8 +199,8 @@ void val_names_free(char **names, size_t n)
 
 json_t *val_section_error(const char *status, const char *source, const char *msg)
 {
-	return json_pack("{s:s, s:o, s:o}", "status", status, "source", br_json_string_or_null(source), "error",
-			 br_json_string_or_null(msg));
+	return json_pack("{s:s, s:o, s:o}", "status", status, "source", br_json_string_or_null(source),
+			 "error", br_json_string_or_null(msg));
 }
 
 /* The probe's own clock, so the controller can measure skew: the document is
@@ -215,7 +214,8 @@ static json_t *clock_section(void)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	gmtime_r(&ts.tv_sec, &tm);
 	strftime(iso, sizeof(iso), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	return json_pack("{s:I, s:s}", "utc_ms", (json_int_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000, "utc", iso);
+	return json_pack("{s:I, s:s}", "utc_ms", (json_int_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000, "utc",
+			 iso);
 }
 
 static json_t *host_section(struct val_probe *p)
@@ -235,7 +235,7 @@ static json_t *host_section(struct val_probe *p)
 
 int val_probe_run(const struct val_probe_opts *opts, json_t **ret_doc, struct br_err *err)
 {
-	struct val_probe p = { 0 };
+	struct val_probe p = {0};
 	const char *given = opts->root && opts->root[0] ? opts->root : "/";
 	char *root = realpath(given, NULL);
 	size_t rl;

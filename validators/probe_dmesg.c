@@ -9,21 +9,21 @@
 
 struct signature {
 	const char *kind;
-	const char *needle;   /* the line contains this */
-	const char *also;     /* and this, when non-NULL */
+	const char *needle; /* the line contains this */
+	const char *also;   /* and this, when non-NULL */
 };
 
 static const struct signature signatures[] = {
-	{ "pcie_aer", "AER:", NULL },
-	{ "pcie_aer", "PCIe Bus Error", NULL },
-	/* pcie_print_link_status(): "... available PCIe bandwidth, limited by
-	 * 8.0 GT/s PCIe x4 link at 0000:00:01.0 (capable of ...)" */
-	{ "pcie_link_limited", "limited by", " link at " },
-	{ "pcie_link_limited", "limited width", NULL },
-	{ "nvme_timeout", "nvme", "timeout" },
-	{ "nvidia_xid", "NVRM: Xid", NULL },
-	{ "thermal_throttle", "temperature above threshold", NULL },
-	{ "thermal_throttle", "clock throttled", NULL },
+    {"pcie_aer", "AER:", NULL},
+    {"pcie_aer", "PCIe Bus Error", NULL},
+    /* pcie_print_link_status(): "... available PCIe bandwidth, limited by
+     * 8.0 GT/s PCIe x4 link at 0000:00:01.0 (capable of ...)" */
+    {"pcie_link_limited", "limited by", " link at "},
+    {"pcie_link_limited", "limited width", NULL},
+    {"nvme_timeout", "nvme", "timeout"},
+    {"nvidia_xid", "NVRM: Xid", NULL},
+    {"thermal_throttle", "temperature above threshold", NULL},
+    {"thermal_throttle", "clock throttled", NULL},
 };
 #define NSIG (sizeof(signatures) / sizeof(signatures[0]))
 
@@ -91,8 +91,9 @@ json_t *val_dmesg_scan(const char *text, size_t len)
 
 			if (!contains(line, ll, sig->needle) || (sig->also && !contains(line, ll, sig->also)))
 				continue;
-			json_object_set_new(counts, sig->kind,
-					    json_integer(json_integer_value(json_object_get(counts, sig->kind)) + 1));
+			json_object_set_new(
+			    counts, sig->kind,
+			    json_integer(json_integer_value(json_object_get(counts, sig->kind)) + 1));
 			total++;
 			if (json_array_size(matches) < VAL_DMESG_MATCHES_MAX) {
 				m = json_pack("{s:s, s:o}", "kind", sig->kind, "line", line_json(line, ll));

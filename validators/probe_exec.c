@@ -38,11 +38,11 @@ static int spawn_tool(const char *const *argv, int out_fd, int err_fd, pid_t *re
 
 /* Read both pipes until EOF on stdout, the deadline or the cap. What the
  * tool says on stderr is kept (capped) for the error message. */
-static int drain(int out_fd, int err_fd, const char *tool, int timeout_ms, struct br_buf *out, struct br_buf *errout,
-		 struct br_err *err)
+static int drain(int out_fd, int err_fd, const char *tool, int timeout_ms, struct br_buf *out,
+		 struct br_buf *errout, struct br_err *err)
 {
 	int64_t deadline = br_now_ms() + timeout_ms;
-	struct pollfd pfd[2] = { { out_fd, POLLIN, 0 }, { err_fd, POLLIN, 0 } };
+	struct pollfd pfd[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
 	char chunk[16384];
 
 	for (;;) {
@@ -50,7 +50,8 @@ static int drain(int out_fd, int err_fd, const char *tool, int timeout_ms, struc
 		int r;
 
 		if (left <= 0)
-			return br_errf(err, BR_E_TIMEOUT, "%s: no answer within %d ms; killed", tool, timeout_ms);
+			return br_errf(err, BR_E_TIMEOUT, "%s: no answer within %d ms; killed", tool,
+				       timeout_ms);
 		r = poll(pfd, pfd[1].fd >= 0 ? 2 : 1, (int)left);
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -74,8 +75,8 @@ static int drain(int out_fd, int err_fd, const char *tool, int timeout_ms, struc
 			if (n == 0)
 				return 0;
 			if (br_buf_add(out, chunk, (size_t)n))
-				return br_errf(err, BR_E_TOOBIG, "%s: printed more than %zu bytes; killed", tool,
-					       out->max);
+				return br_errf(err, BR_E_TOOBIG, "%s: printed more than %zu bytes; killed",
+					       tool, out->max);
 		}
 	}
 }

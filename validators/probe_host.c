@@ -15,7 +15,8 @@ static void set_attr(struct val_probe *p, json_t *obj, const char *key, const ch
 {
 	char *rel = br_xasprintf("%s/%s", dir, file);
 
-	json_object_set_new(obj, key, as_int ? val_attr_int(p, rel, optional) : val_attr_json(p, rel, optional));
+	json_object_set_new(obj, key,
+			    as_int ? val_attr_int(p, rel, optional) : val_attr_json(p, rel, optional));
 	free(rel);
 }
 
@@ -23,7 +24,7 @@ static void set_attr(struct val_probe *p, json_t *obj, const char *key, const ch
  * matching key, and the number of "processor" lines. */
 static void cpuinfo(struct val_probe *p, json_t *section)
 {
-	static const char *const keys[] = { "model name", "Model", "cpu model", "CPU part" };
+	static const char *const keys[] = {"model name", "Model", "cpu model", "CPU part"};
 	char *text = NULL;
 	size_t len = 0, processors = 0;
 	json_t *model = NULL;
@@ -38,13 +39,15 @@ static void cpuinfo(struct val_probe *p, json_t *section)
 
 		if (nl)
 			*nl = '\0';
-		if (strncmp(line, "processor", 9) == 0 && (line[9] == '\t' || line[9] == ' ' || line[9] == ':'))
+		if (strncmp(line, "processor", 9) == 0 &&
+		    (line[9] == '\t' || line[9] == ' ' || line[9] == ':'))
 			processors++;
 		colon = strchr(line, ':');
 		for (size_t k = 0; !model && colon && k < sizeof(keys) / sizeof(keys[0]); k++) {
 			size_t kl = strlen(keys[k]);
 
-			if (strncmp(line, keys[k], kl) == 0 && (line[kl] == '\t' || line[kl] == ' ' || line[kl] == ':')) {
+			if (strncmp(line, keys[k], kl) == 0 &&
+			    (line[kl] == '\t' || line[kl] == ' ' || line[kl] == ':')) {
 				const char *v = colon + 1;
 
 				while (*v == ' ')
@@ -101,9 +104,12 @@ static json_t *cpu_core(struct val_probe *p, const char *name, json_t *summary)
 		json_t *lowest = json_object_get(summary, "scaling_max_freq_khz_min");
 
 		if (json_is_string(gov))
-			json_object_set_new(govs, json_string_value(gov),
-					    json_integer(json_integer_value(json_object_get(govs, json_string_value(gov))) + 1));
-		if (json_is_integer(smax) && (json_is_null(lowest) || json_integer_value(smax) < json_integer_value(lowest)))
+			json_object_set_new(
+			    govs, json_string_value(gov),
+			    json_integer(json_integer_value(json_object_get(govs, json_string_value(gov))) +
+					 1));
+		if (json_is_integer(smax) &&
+		    (json_is_null(lowest) || json_integer_value(smax) < json_integer_value(lowest)))
 			json_object_set(summary, "scaling_max_freq_khz_min", smax);
 	}
 	return core;
@@ -128,13 +134,13 @@ json_t *val_probe_cpu(struct val_probe *p)
 		val_names_free(names, n);
 	}
 	json_object_set_new(section, "boost", val_attr_int(p, "/sys/devices/system/cpu/cpufreq/boost", 1));
-	json_object_set_new(section, "intel_pstate",
-			    json_pack("{s:o, s:o, s:o, s:o}", "status",
-				      val_attr_json(p, "/sys/devices/system/cpu/intel_pstate/status", 1), "no_turbo",
-				      val_attr_int(p, "/sys/devices/system/cpu/intel_pstate/no_turbo", 1), "max_perf_pct",
-				      val_attr_int(p, "/sys/devices/system/cpu/intel_pstate/max_perf_pct", 1),
-				      "min_perf_pct",
-				      val_attr_int(p, "/sys/devices/system/cpu/intel_pstate/min_perf_pct", 1)));
+	json_object_set_new(
+	    section, "intel_pstate",
+	    json_pack("{s:o, s:o, s:o, s:o}", "status",
+		      val_attr_json(p, "/sys/devices/system/cpu/intel_pstate/status", 1), "no_turbo",
+		      val_attr_int(p, "/sys/devices/system/cpu/intel_pstate/no_turbo", 1), "max_perf_pct",
+		      val_attr_int(p, "/sys/devices/system/cpu/intel_pstate/max_perf_pct", 1), "min_perf_pct",
+		      val_attr_int(p, "/sys/devices/system/cpu/intel_pstate/min_perf_pct", 1)));
 	json_object_set_new(summary, "cores", json_integer((json_int_t)ncores));
 	json_object_set_new(section, "summary", summary);
 	json_object_set_new(section, "cores", cores);
@@ -153,7 +159,8 @@ static json_t *hwmon_device(struct val_probe *p, const char *name)
 	if (val_list_dir(p, dir, NULL, &files, &n) == 0) {
 		for (size_t i = 0; i < n; i++) {
 			size_t fl = strlen(files[i]);
-			int is_temp = strncmp(files[i], "temp", 4) == 0, is_fan = strncmp(files[i], "fan", 3) == 0;
+			int is_temp = strncmp(files[i], "temp", 4) == 0,
+			    is_fan = strncmp(files[i], "fan", 3) == 0;
 			char *sensor, *label;
 			json_t *s;
 
@@ -170,8 +177,9 @@ static json_t *hwmon_device(struct val_probe *p, const char *name)
 				set_attr(p, s, "input_millicelsius", dir, files[i], 1, 0);
 				mc = json_object_get(s, "input_millicelsius");
 				json_object_set_new(s, "celsius",
-						    json_is_integer(mc) ? json_real((double)json_integer_value(mc) / 1000.0)
-									: json_null());
+						    json_is_integer(mc)
+							? json_real((double)json_integer_value(mc) / 1000.0)
+							: json_null());
 				set_attr(p, s, "crit_millicelsius", dir, crit, 1, 1);
 				free(crit);
 				json_array_append_new(temps, s);
@@ -214,8 +222,9 @@ json_t *val_probe_thermal(struct val_probe *p)
 			set_attr(p, z, "temp_millicelsius", dir, "temp", 1, 0);
 			mc = json_object_get(z, "temp_millicelsius");
 			json_object_set_new(z, "celsius",
-					    json_is_integer(mc) ? json_real((double)json_integer_value(mc) / 1000.0)
-								: json_null());
+					    json_is_integer(mc)
+						? json_real((double)json_integer_value(mc) / 1000.0)
+						: json_null());
 			json_array_append_new(zones, z);
 			free(dir);
 		}
@@ -264,7 +273,8 @@ static json_t *ib_port(struct val_probe *p, const char *dev, const char *port)
 		char *end = NULL;
 		double g = rate ? strtod(rate, &end) : 0;
 
-		json_object_set_new(o, "rate_gbps", rate && end != rate && g > 0 ? json_real(g) : json_null());
+		json_object_set_new(o, "rate_gbps",
+				    rate && end != rate && g > 0 ? json_real(g) : json_null());
 	}
 	/* The port GUID is the interface half of GID 0 (fe80::/64 + GUID). */
 	gid = json_string_value(json_object_get(o, "gid0"));

@@ -77,7 +77,7 @@ static struct pci_cap *find_express_guarded(struct pci_dev *d)
 
 double val_pcie_speed_gts(unsigned code)
 {
-	static const double gts[] = { 0, 2.5, 5.0, 8.0, 16.0, 32.0, 64.0 };
+	static const double gts[] = {0, 2.5, 5.0, 8.0, 16.0, 32.0, 64.0};
 
 	return code < sizeof(gts) / sizeof(gts[0]) ? gts[code] : 0;
 }
@@ -127,13 +127,14 @@ static json_t *express_json(struct pci_dev *d, struct pci_cap *cap)
 	unsigned lnksta = pci_read_word(d, cap->addr + PCI_EXP_LNKSTA);
 	json_t *ex, *speeds = json_array();
 
-	ex = json_pack("{s:s, s:i, s:i, s:{s:o, s:i, s:i, s:i}, s:{s:o, s:i, s:i}}", "port_type",
-		       port_type_name(type), "cap_version", (int)version, "max_payload_bytes",
-		       128 << (devcap & PCI_EXP_DEVCAP_PAYLOAD), "link_cap", "speed_gts",
-		       speed_json(lnkcap & PCI_EXP_LNKCAP_SPEED), "speed_code", (int)(lnkcap & PCI_EXP_LNKCAP_SPEED),
-		       "width", (int)((lnkcap & PCI_EXP_LNKCAP_WIDTH) >> 4), "port", (int)(lnkcap >> 24),
-		       "link_status", "speed_gts", speed_json(lnksta & PCI_EXP_LNKSTA_SPEED), "speed_code",
-		       (int)(lnksta & PCI_EXP_LNKSTA_SPEED), "width", (int)((lnksta & PCI_EXP_LNKSTA_WIDTH) >> 4));
+	ex = json_pack(
+	    "{s:s, s:i, s:i, s:{s:o, s:i, s:i, s:i}, s:{s:o, s:i, s:i}}", "port_type", port_type_name(type),
+	    "cap_version", (int)version, "max_payload_bytes", 128 << (devcap & PCI_EXP_DEVCAP_PAYLOAD),
+	    "link_cap", "speed_gts", speed_json(lnkcap & PCI_EXP_LNKCAP_SPEED), "speed_code",
+	    (int)(lnkcap & PCI_EXP_LNKCAP_SPEED), "width", (int)((lnkcap & PCI_EXP_LNKCAP_WIDTH) >> 4),
+	    "port", (int)(lnkcap >> 24), "link_status", "speed_gts",
+	    speed_json(lnksta & PCI_EXP_LNKSTA_SPEED), "speed_code", (int)(lnksta & PCI_EXP_LNKSTA_SPEED),
+	    "width", (int)((lnksta & PCI_EXP_LNKSTA_WIDTH) >> 4));
 	if (version >= 2) {
 		u32 lnkcap2 = pci_read_long(d, cap->addr + PCI_EXP_LNKCAP2);
 		unsigned vec = PCI_EXP_LNKCAP2_SPEED(lnkcap2);
@@ -168,8 +169,8 @@ static json_t *sysfs_speed_gts(const char *s)
 
 static json_t *sysfs_link(struct val_probe *p, const char *dir)
 {
-	static const char *const names[] = { "current_link_speed", "current_link_width", "max_link_speed",
-					     "max_link_width" };
+	static const char *const names[] = {"current_link_speed", "current_link_width", "max_link_speed",
+					    "max_link_width"};
 	json_t *link = json_object();
 	int any = 0;
 
@@ -188,7 +189,8 @@ static json_t *sysfs_link(struct val_probe *p, const char *dir)
 				long w;
 
 				json_object_set_new(link, names[i],
-						    br_parse_long(s, 0, 64, &w) ? json_null() : json_integer(w));
+						    br_parse_long(s, 0, 64, &w) ? json_null()
+										: json_integer(w));
 			}
 		}
 		free(s);
@@ -307,8 +309,8 @@ static json_t *merged_link(json_t *ex, json_t *sys)
 	} else {
 		return json_null();
 	}
-	link = json_pack("{s:s, s:O?, s:O?, s:O?, s:O?}", "source", source, "width_current", cur_w, "width_max",
-			 max_w, "speed_current_gts", cur_s, "speed_max_gts", max_s);
+	link = json_pack("{s:s, s:O?, s:O?, s:O?, s:O?}", "source", source, "width_current", cur_w,
+			 "width_max", max_w, "speed_current_gts", cur_s, "speed_max_gts", max_s);
 	if (json_is_object(ex) && json_is_object(sys)) {
 		int agree = json_equal(cur_w, json_object_get(sys, "current_link_width")) &&
 			    json_equal(max_w, json_object_get(sys, "max_link_width")) &&
@@ -360,7 +362,8 @@ static json_t *device_express(struct val_probe *p, struct pci_access *pacc, cons
 
 		if (ok && len < 256) {
 			char *path = val_path(p, rel);
-			char *why = br_xasprintf("unreadable: only %zu bytes of config space (reading all of it needs root)", len);
+			char *why = br_xasprintf(
+			    "unreadable: only %zu bytes of config space (reading all of it needs root)", len);
 
 			val_note(p, path, why);
 			free(why);
@@ -385,9 +388,9 @@ static json_t *sysfs_device(struct val_probe *p, struct pci_access *pacc, json_t
 	json_t *dev, *ex, *sys;
 
 	dev = json_pack("{s:s}", "bdf", bdf);
-#define ATTR(name, optional)                                                                           \
-	rel = br_xasprintf("%s/" name, dir);                                                           \
-	json_object_set_new(dev, name, val_attr_json(p, rel, optional));                               \
+#define ATTR(name, optional)                                                                                 \
+	rel = br_xasprintf("%s/" name, dir);                                                                 \
+	json_object_set_new(dev, name, val_attr_json(p, rel, optional));                                     \
 	free(rel)
 	ATTR("vendor", 0);
 	ATTR("device", 0);
@@ -429,7 +432,8 @@ static json_t *dump_device(struct pci_dev *d, struct pci_access *pacc, json_t *b
 	json_object_set_new(dev, "slot", json_null());
 	/* A dump has no tree: the bridge whose secondary bus this device sits on. */
 	snprintf(key, sizeof(key), "%04x:%02x", (unsigned)d->domain, d->bus);
-	json_object_set(dev, "upstream", json_object_get(bridges, key) ? json_object_get(bridges, key) : json_null());
+	json_object_set(dev, "upstream",
+			json_object_get(bridges, key) ? json_object_get(bridges, key) : json_null());
 	(void)pacc;
 	cap = find_express_guarded(d);
 	ex = cap ? express_json(d, cap) : json_null();
@@ -449,7 +453,8 @@ static json_t *bridge_map(struct pci_access *pacc)
 
 		if ((pci_read_byte(d, PCI_HEADER_TYPE) & 0x7f) != PCI_HEADER_TYPE_BRIDGE)
 			continue;
-		snprintf(key, sizeof(key), "%04x:%02x", (unsigned)d->domain, pci_read_byte(d, PCI_SECONDARY_BUS));
+		snprintf(key, sizeof(key), "%04x:%02x", (unsigned)d->domain,
+			 pci_read_byte(d, PCI_SECONDARY_BUS));
 		snprintf(bdf, sizeof(bdf), "%04x:%02x:%02x.%u", (unsigned)d->domain, d->bus, d->dev, d->func);
 		json_object_set_new(map, key, json_string(bdf));
 	}
@@ -524,8 +529,8 @@ json_t *val_probe_pci(struct val_probe *p)
 	pacc->error = pci_fail;
 	pacc->warning = pci_warn;
 	pacc->debug = pci_quiet;
-	section = json_pack("{s:s, s:s, s:s}", "source", dump ? "dump" : "sysfs", "path", dump ? dump : sysfs_path,
-			    "status", "ok");
+	section = json_pack("{s:s, s:s, s:s}", "source", dump ? "dump" : "sysfs", "path",
+			    dump ? dump : sysfs_path, "status", "ok");
 	if (dump) {
 		pacc->method = PCI_ACCESS_DUMP;
 		pci_set_param(pacc, "dump.name", (char *)(uintptr_t)dump);
@@ -545,7 +550,8 @@ json_t *val_probe_pci(struct val_probe *p)
 	} else {
 		opened = pci_open_guarded(pacc);
 		if (opened) {
-			json_object_set_new(section, "status", json_string(dump ? "malformed" : "unreadable"));
+			json_object_set_new(section, "status",
+					    json_string(dump ? "malformed" : "unreadable"));
 			json_object_set_new(section, "error", json_pack("s+", "libpci: ", pci_fail_msg));
 		}
 	}

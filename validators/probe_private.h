@@ -7,8 +7,8 @@
 
 struct val_probe {
 	const struct val_probe_opts *opts;
-	char *root;          /* no trailing slash; "" for "/" */
-	json_t *unreadable;  /* [{"path","reason"}], owned */
+	char *root;	    /* no trailing slash; "" for "/" */
+	json_t *unreadable; /* [{"path","reason"}], owned */
 };
 
 /* ROOT + rel (rel starts with '/'). Caller frees. */
@@ -32,11 +32,11 @@ void val_note(struct val_probe *p, const char *path, const char *reason);
 /* Sorted entry names of a directory under the root (no "." entries),
  * capped at VAL_DIR_ENTRIES_MAX; prefix filters when non-NULL. A missing
  * directory gives 0 entries and BR_E_NOTFOUND. Free with val_names_free. */
-int val_list_dir(struct val_probe *p, const char *rel, const char *prefix, char ***ret_names,
-		 size_t *ret_n);
+int val_list_dir(struct val_probe *p, const char *rel, const char *prefix, char ***ret_names, size_t *ret_n);
 /* The same for a directory the kernel normally has (/sys/class/hwmon):
  * its absence is recorded in p->unreadable. */
-int val_list_class(struct val_probe *p, const char *rel, const char *prefix, char ***ret_names, size_t *ret_n);
+int val_list_class(struct val_probe *p, const char *rel, const char *prefix, char ***ret_names,
+		   size_t *ret_n);
 void val_names_free(char **names, size_t n);
 
 /* Run argv[0] (looked up in PATH, no shell) with stdin from /dev/null,

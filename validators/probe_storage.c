@@ -15,7 +15,8 @@
 
 static json_t *nvme_controller(struct val_probe *p, const char *name)
 {
-	static const char *const attrs[] = { "serial", "model", "firmware_rev", "address", "transport", "state" };
+	static const char *const attrs[] = {"serial",  "model",	    "firmware_rev",
+					    "address", "transport", "state"};
 	json_t *c = json_pack("{s:s}", "name", name);
 
 	for (size_t i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++) {
@@ -77,9 +78,9 @@ static json_t *block_device(struct val_probe *p, const char *name)
 	size_t n;
 	char *prefix;
 
-#define ATTR(key, path_fmt, fn, optional)                                                              \
-	rel = br_xasprintf(path_fmt, name);                                                            \
-	json_object_set_new(b, key, fn(p, rel, optional));                                             \
+#define ATTR(key, path_fmt, fn, optional)                                                                    \
+	rel = br_xasprintf(path_fmt, name);                                                                  \
+	json_object_set_new(b, key, fn(p, rel, optional));                                                   \
 	free(rel)
 	ATTR("dev", "/sys/block/%s/dev", val_attr_json, 0);
 	ATTR("size_sectors", "/sys/block/%s/size", val_attr_int, 0);
@@ -96,7 +97,8 @@ static json_t *block_device(struct val_probe *p, const char *name)
 		char *target = link_target_name(p, rel);
 
 		json_object_set_new(b, "controller",
-				    target && strncmp(target, "nvme", 4) == 0 ? json_string(target) : json_null());
+				    target && strncmp(target, "nvme", 4) == 0 ? json_string(target)
+									      : json_null());
 		free(target);
 	}
 	free(rel);
@@ -143,7 +145,7 @@ static int root_mount(const char *info, char **ret_dev, char **ret_fstype, char 
 		const char *nl = strchr(line, '\n');
 		size_t ll = nl ? (size_t)(nl - line) : strlen(line);
 		char *copy = br_xstrndup(line, ll), *cursor = copy, *tok;
-		char *f[5] = { 0 };
+		char *f[5] = {0};
 		size_t nf = 0;
 
 		while (nf < 5 && (tok = next_field(&cursor)) != NULL)
@@ -199,11 +201,12 @@ static json_t *root_device(struct val_probe *p, json_t *blocks)
 		return val_section_error("unreadable", "/proc/self/mountinfo", "cannot read mountinfo");
 	if (root_mount(info, &dev, &fstype, &source)) {
 		free(info);
-		return val_section_error("malformed", "/proc/self/mountinfo", "no mount point '/' in mountinfo");
+		return val_section_error("malformed", "/proc/self/mountinfo",
+					 "no mount point '/' in mountinfo");
 	}
 	free(info);
-	root = json_pack("{s:s, s:s, s:o, s:o}", "status", "ok", "dev", dev, "fstype", br_json_string_or_null(fstype),
-			 "mount_source", br_json_string_or_null(source));
+	root = json_pack("{s:s, s:s, s:o, s:o}", "status", "ok", "dev", dev, "fstype",
+			 br_json_string_or_null(fstype), "mount_source", br_json_string_or_null(source));
 	rel = br_xasprintf("/sys/dev/block/%s", dev);
 	name = link_target_name(p, rel);
 	json_object_set_new(root, "device", br_json_string_or_null(name));

@@ -12,7 +12,7 @@
 static int tool_text(struct val_probe *p, const char *file, const char *option, const char *const *argv,
 		     size_t max, char **ret, size_t *ret_len, json_t **ret_source, json_t **ret_fail)
 {
-	struct br_err err = { 0 };
+	struct br_err err = {0};
 	int rc;
 
 	if (file) {
@@ -21,7 +21,8 @@ static int tool_text(struct val_probe *p, const char *file, const char *option, 
 		rc = br_read_file(file, max, ret, ret_len, &err);
 		if (rc) {
 			val_note(p, file, err.msg);
-			*ret_fail = val_section_error(rc == BR_E_NOTFOUND ? "absent" : "unreadable", source, err.msg);
+			*ret_fail =
+			    val_section_error(rc == BR_E_NOTFOUND ? "absent" : "unreadable", source, err.msg);
 		} else {
 			*ret_source = json_string(source);
 		}
@@ -29,7 +30,8 @@ static int tool_text(struct val_probe *p, const char *file, const char *option, 
 		return rc;
 	}
 	if (!p->opts->run_commands) {
-		char *why = br_xasprintf("%s not run under --root; give a capture with --%s FILE", argv[0], option);
+		char *why =
+		    br_xasprintf("%s not run under --root; give a capture with --%s FILE", argv[0], option);
 
 		*ret_fail = val_section_error("skipped", argv[0], why);
 		free(why);
@@ -46,13 +48,14 @@ static int tool_text(struct val_probe *p, const char *file, const char *option, 
 
 json_t *val_probe_gpus(struct val_probe *p)
 {
-	static const char *const argv[] = { "nvidia-smi", "-q", "-x", NULL };
-	struct br_err err = { 0 };
+	static const char *const argv[] = {"nvidia-smi", "-q", "-x", NULL};
+	struct br_err err = {0};
 	json_t *source = NULL, *fail = NULL, *section = NULL;
 	char *xml = NULL;
 	size_t len = 0;
 
-	if (tool_text(p, p->opts->nvidia_smi_xml, "nvidia-smi-xml", argv, VAL_XML_MAX, &xml, &len, &source, &fail))
+	if (tool_text(p, p->opts->nvidia_smi_xml, "nvidia-smi-xml", argv, VAL_XML_MAX, &xml, &len, &source,
+		      &fail))
 		return fail;
 	if (val_nvsmi_parse(xml, len, &section, &err)) {
 		section = val_section_error("malformed", json_string_value(source), err.msg);
@@ -67,8 +70,8 @@ json_t *val_probe_gpus(struct val_probe *p)
 
 json_t *val_probe_lldp(struct val_probe *p)
 {
-	static const char *const argv[] = { "lldpctl", "-f", "xml", NULL };
-	struct br_err err = { 0 };
+	static const char *const argv[] = {"lldpctl", "-f", "xml", NULL};
+	struct br_err err = {0};
 	json_t *source = NULL, *fail = NULL, *neighbors = NULL, *section;
 	char *xml = NULL;
 	size_t len = 0;
@@ -90,17 +93,19 @@ json_t *val_probe_lldp(struct val_probe *p)
  * as on Ubuntu), then /var/log/kern.log. */
 json_t *val_probe_dmesg(struct val_probe *p)
 {
-	static const char *const argv[] = { "dmesg", NULL };
+	static const char *const argv[] = {"dmesg", NULL};
 	json_t *source = NULL, *fail = NULL, *section;
 	char *text = NULL;
 	size_t len = 0;
 
 	if (!p->opts->dmesg_file && p->root[0]) {
 		if (val_read_whole(p, "/var/log/kern.log", VAL_DMESG_MAX, &text, &len))
-			return val_section_error("absent", "kern.log",
-						 "no kern.log under --root; give a capture with --dmesg FILE");
+			return val_section_error(
+			    "absent", "kern.log",
+			    "no kern.log under --root; give a capture with --dmesg FILE");
 		source = json_string("kern.log");
-	} else if (tool_text(p, p->opts->dmesg_file, "dmesg", argv, VAL_DMESG_MAX, &text, &len, &source, &fail)) {
+	} else if (tool_text(p, p->opts->dmesg_file, "dmesg", argv, VAL_DMESG_MAX, &text, &len, &source,
+			     &fail)) {
 		if (p->opts->dmesg_file || val_read_whole(p, "/var/log/kern.log", VAL_DMESG_MAX, &text, &len))
 			return fail;
 		json_decref(fail);

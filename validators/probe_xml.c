@@ -21,7 +21,8 @@ static int xml_read(const char *xml, size_t len, const char *what, xmlDocPtr *re
 	if (len > VAL_XML_MAX)
 		return br_errf(err, BR_E_TOOBIG, "%s: larger than %d bytes", what, VAL_XML_MAX);
 	xmlResetLastError();
-	doc = xmlReadMemory(xml, (int)len, what, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+	doc = xmlReadMemory(xml, (int)len, what, NULL,
+			    XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
 	if (!doc) {
 		e = xmlGetLastError();
 		if (e && e->message) {
@@ -116,7 +117,8 @@ static json_t *num_at(xmlNodePtr n, const char *path)
 		d = strtod(s, &end);
 		if (!errno && end != s) {
 			json_decref(v);
-			v = (d == (double)(json_int_t)d && !strchr(s, '.')) ? json_integer((json_int_t)d) : json_real(d);
+			v = (d == (double)(json_int_t)d && !strchr(s, '.')) ? json_integer((json_int_t)d)
+									    : json_real(d);
 		}
 	}
 	free(s);
@@ -172,9 +174,10 @@ static json_t *nvsmi_gpu(xmlNodePtr g)
 	/* Drivers before R535 call the power block power_readings/power_draw. */
 	if (!power)
 		power = at(g, "power_readings");
-	gpu = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "bus_id", str_at(g, "pci/pci_bus_id"), "product_name",
-			str_at(g, "product_name"), "serial", str_at(g, "serial"), "uuid", str_at(g, "uuid"),
-			"vbios_version", str_at(g, "vbios_version"), "minor_number", num_at(g, "minor_number"));
+	gpu =
+	    json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "bus_id", str_at(g, "pci/pci_bus_id"), "product_name",
+		      str_at(g, "product_name"), "serial", str_at(g, "serial"), "uuid", str_at(g, "uuid"),
+		      "vbios_version", str_at(g, "vbios_version"), "minor_number", num_at(g, "minor_number"));
 	json_object_set_new(gpu, "pcie",
 			    json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "gen_current",
 				      num_at(link, "pcie_gen/current_link_gen"), "gen_max",
@@ -196,15 +199,17 @@ static json_t *nvsmi_gpu(xmlNodePtr g)
 	json_object_set_new(gpu, "ecc_errors",
 			    json_pack("{s:o, s:o}", "volatile", children_object(at(g, "ecc_errors/volatile")),
 				      "aggregate", children_object(at(g, "ecc_errors/aggregate"))));
-	json_object_set_new(
-		gpu, "retired_pages",
-		json_pack("{s:o, s:o, s:o}", "single_bit", num_at(g, "retired_pages/multiple_single_bit_retirement/retired_count"),
-			  "double_bit", num_at(g, "retired_pages/double_bit_retirement/retired_count"), "pending",
-			  str_at(g, "retired_pages/pending_retirement")));
+	json_object_set_new(gpu, "retired_pages",
+			    json_pack("{s:o, s:o, s:o}", "single_bit",
+				      num_at(g, "retired_pages/multiple_single_bit_retirement/retired_count"),
+				      "double_bit",
+				      num_at(g, "retired_pages/double_bit_retirement/retired_count"),
+				      "pending", str_at(g, "retired_pages/pending_retirement")));
 	json_object_set_new(gpu, "remapped_rows", children_object(at(g, "remapped_rows")));
-	json_object_set_new(gpu, "clocks_event_reasons",
-			    children_object(at(g, at(g, "clocks_event_reasons") ? "clocks_event_reasons"
-										 : "clocks_throttle_reasons")));
+	json_object_set_new(
+	    gpu, "clocks_event_reasons",
+	    children_object(
+		at(g, at(g, "clocks_event_reasons") ? "clocks_event_reasons" : "clocks_throttle_reasons")));
 	return gpu;
 }
 
@@ -230,7 +235,8 @@ int val_nvsmi_parse(const char *xml, size_t len, json_t **ret_gpus, struct br_er
 			json_array_append_new(gpus, nvsmi_gpu(g));
 	section = json_pack("{s:o, s:o, s:o, s:I, s:o}", "driver_version", str_at(root, "driver_version"),
 			    "cuda_version", str_at(root, "cuda_version"), "attached_gpus",
-			    num_at(root, "attached_gpus"), "count", (json_int_t)json_array_size(gpus), "gpus", gpus);
+			    num_at(root, "attached_gpus"), "count", (json_int_t)json_array_size(gpus), "gpus",
+			    gpus);
 	xmlFreeDoc(doc);
 	*ret_gpus = section;
 	return 0;
@@ -245,11 +251,12 @@ static json_t *lldp_neighbor(xmlNodePtr iface)
 		if (c->type == XML_ELEMENT_NODE && strcmp((const char *)c->name, "mgmt-ip") == 0)
 			json_array_append_new(mgmt, str_at(c, ""));
 	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "local_port",
-			 attr_json(iface, "name"), "via", attr_json(iface, "via"), "age", attr_json(iface, "age"),
-			 "chassis_id", str_at(chassis, "id"), "chassis_id_type", attr_json(child(chassis, "id"), "type"),
-			 "system_name", str_at(chassis, "name"), "system_description", str_at(chassis, "descr"),
-			 "mgmt_ip", mgmt, "port_id", str_at(port, "id"), "port_id_type",
-			 attr_json(child(port, "id"), "type"), "port_description", str_at(port, "descr"));
+			 attr_json(iface, "name"), "via", attr_json(iface, "via"), "age",
+			 attr_json(iface, "age"), "chassis_id", str_at(chassis, "id"), "chassis_id_type",
+			 attr_json(child(chassis, "id"), "type"), "system_name", str_at(chassis, "name"),
+			 "system_description", str_at(chassis, "descr"), "mgmt_ip", mgmt, "port_id",
+			 str_at(port, "id"), "port_id_type", attr_json(child(port, "id"), "type"),
+			 "port_description", str_at(port, "descr"));
 }
 
 int val_lldp_parse(const char *xml, size_t len, json_t **ret_neighbors, struct br_err *err)

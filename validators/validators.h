@@ -21,22 +21,22 @@
 #define VAL_PROBE_VERSION 1
 
 /* Caps on everything read from the node. */
-#define VAL_ATTR_MAX (64 * 1024)           /* one sysfs/procfs attribute */
+#define VAL_ATTR_MAX (64 * 1024)	   /* one sysfs/procfs attribute */
 #define VAL_PROCFILE_MAX (8 * 1024 * 1024) /* /proc/cpuinfo, mountinfo */
-#define VAL_XML_MAX (32 * 1024 * 1024)     /* nvidia-smi -q -x, lldpctl -f xml */
+#define VAL_XML_MAX (32 * 1024 * 1024)	   /* nvidia-smi -q -x, lldpctl -f xml */
 #define VAL_DMESG_MAX (64 * 1024 * 1024)   /* dmesg or a kern.log */
-#define VAL_CMD_TIMEOUT_MS 20000           /* nvidia-smi can take seconds per GPU */
-#define VAL_DIR_ENTRIES_MAX 16384          /* entries read from one directory */
+#define VAL_CMD_TIMEOUT_MS 20000	   /* nvidia-smi can take seconds per GPU */
+#define VAL_DIR_ENTRIES_MAX 16384	   /* entries read from one directory */
 #define VAL_PCI_DEVICES_MAX 4096
-#define VAL_DMESG_MATCHES_MAX 512          /* per document; the count goes on */
-#define VAL_DMESG_LINE_MAX 512             /* a matched line is cut here */
+#define VAL_DMESG_MATCHES_MAX 512 /* per document; the count goes on */
+#define VAL_DMESG_LINE_MAX 512	  /* a matched line is cut here */
 
 struct val_probe_opts {
-	const char *root;           /* sysroot; NULL or "" means "/" */
-	const char *pci_dump;       /* lspci -xxxx capture instead of sysfs */
+	const char *root;	    /* sysroot; NULL or "" means "/" */
+	const char *pci_dump;	    /* lspci -xxxx capture instead of sysfs */
 	const char *nvidia_smi_xml; /* nvidia-smi -q -x capture */
-	const char *lldp_xml;       /* lldpctl -f xml capture */
-	const char *dmesg_file;     /* dmesg capture or kern.log */
+	const char *lldp_xml;	    /* lldpctl -f xml capture */
+	const char *dmesg_file;	    /* dmesg capture or kern.log */
 	/* Run nvidia-smi, lldpctl and dmesg when no capture is given. Off by
 	 * default under a sysroot other than "/": the tools would describe this
 	 * machine, not the tree. */

@@ -11,7 +11,7 @@
 #include <cmocka.h>
 
 #include "common.h"
-#include "validators/validators.h"
+#include "validators/probe_private.h"
 
 static char *fixture_path(const char *name)
 {
@@ -33,7 +33,7 @@ static char *fixture(const char *name, size_t *ret_len)
 
 static void test_nvsmi_h200(void **state)
 {
-	struct br_err err = { 0 };
+	struct br_err err = {0};
 	json_t *s = NULL, *gpu;
 	size_t len;
 	char *xml = fixture("hw/h200-vm/nvidia-smi-q.xml", &len);
@@ -65,7 +65,7 @@ static void test_nvsmi_h200(void **state)
 
 static void test_nvsmi_bad(void **state)
 {
-	struct br_err err = { 0 };
+	struct br_err err = {0};
 	json_t *s = NULL;
 
 	(void)state;
@@ -79,7 +79,7 @@ static void test_nvsmi_bad(void **state)
 
 static void test_lldp(void **state)
 {
-	struct br_err err = { 0 };
+	struct br_err err = {0};
 	json_t *n = NULL, *first;
 	size_t len;
 	char *xml = fixture("probe/lldp/lldpctl-two-ports.xml", &len);
@@ -140,7 +140,9 @@ static void test_dmesg(void **state)
 	/* The match list is capped; the count is not. */
 	br_buf_init(&many, 0);
 	for (int i = 0; i < VAL_DMESG_MATCHES_MAX + 100; i++)
-		br_buf_addf(&many, "[ %d.0] NVRM: Xid (PCI:0000:1b:00): 48, pid=1, An uncorrectable double bit error\n", i);
+		br_buf_addf(
+		    &many,
+		    "[ %d.0] NVRM: Xid (PCI:0000:1b:00): 48, pid=1, An uncorrectable double bit error\n", i);
 	d = val_dmesg_scan(many.data, many.len);
 	assert_int_equal(br_json_int(d, "count", -1), VAL_DMESG_MATCHES_MAX + 100);
 	assert_int_equal(json_array_size(json_object_get(d, "matches")), VAL_DMESG_MATCHES_MAX);
@@ -170,8 +172,8 @@ static void test_speed_codes(void **state)
 static void test_probe_h200_tree(void **state)
 {
 	char *root = fixture_path("hw/h200-vm");
-	struct val_probe_opts opts = { .root = root };
-	struct br_err err = { 0 };
+	struct val_probe_opts opts = {.root = root};
+	struct br_err err = {0};
 	json_t *doc = NULL, *dev;
 
 	(void)state;
@@ -194,12 +196,42 @@ static void test_probe_h200_tree(void **state)
 	assert_non_null(strstr(err.msg, "/nonexistent-root-for-probe"));
 }
 
+/* Tools run without a shell, killed at the deadline, capped, and their own
+ * words kept for the message. */
+static void test_exec(void **state)
+{
+	static const char *const sleeper[] = {"sleep", "5", NULL};
+	static const char *const missing[] = {"no-such-tool-for-probe", NULL};
+	static const char *const failing[] = {"sh", "-c", "echo driver not loaded; exit 3", NULL};
+	static const char *const chatty[] = {"yes", NULL};
+	static const char *const ok[] = {"printf", "a b", NULL};
+	struct br_err err = {0};
+	char *out = NULL;
+	size_t len = 0;
+	int64_t start = br_now_ms();
+
+	(void)state;
+	assert_int_equal(val_exec(sleeper, 200, 1024, &out, &len, &err), BR_E_TIMEOUT);
+	assert_true(br_now_ms() - start < 2000);
+	assert_non_null(strstr(err.msg, "sleep: no answer within 200 ms"));
+	assert_int_equal(val_exec(missing, 1000, 1024, &out, &len, &err), BR_E_NOTFOUND);
+	assert_non_null(strstr(err.msg, "not installed"));
+	assert_int_equal(val_exec(failing, 5000, 1024, &out, &len, &err), BR_E_IO);
+	assert_string_equal(err.msg, "sh: exited with status 3: driver not loaded");
+	assert_int_equal(val_exec(chatty, 5000, 1000, &out, &len, &err), BR_E_TOOBIG);
+	assert_int_equal(val_exec(ok, 5000, 1024, &out, &len, &err), 0);
+	assert_string_equal(out, "a b");
+	assert_int_equal(len, 3);
+	free(out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_nvsmi_h200), cmocka_unit_test(test_nvsmi_bad),
-		cmocka_unit_test(test_lldp),       cmocka_unit_test(test_dmesg),
-		cmocka_unit_test(test_speed_codes), cmocka_unit_test(test_probe_h200_tree),
+	    cmocka_unit_test(test_nvsmi_h200),	cmocka_unit_test(test_nvsmi_bad),
+	    cmocka_unit_test(test_lldp),	cmocka_unit_test(test_dmesg),
+	    cmocka_unit_test(test_speed_codes), cmocka_unit_test(test_probe_h200_tree),
+	    cmocka_unit_test(test_exec),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
