@@ -2,6 +2,7 @@
  * libxml2: `nvidia-smi -q -x` (GPUs) and `lldpctl -f xml` (LLDP
  * neighbours). Field names follow the tools' own element names; values the
  * tools print as "N/A" become null, never a guess. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,13 +170,25 @@ static json_t *nvsmi_gpu(xmlNodePtr g)
 {
 	xmlNodePtr link = at(g, "pci/pci_gpu_link_info");
 	xmlNodePtr power = at(g, "gpu_power_readings");
-	json_t *gpu;
+	json_t *gpu, *bus = str_at(g, "pci/pci_bus_id"), *bdf_json = json_null();
+	const char *bus_id;
 
 	/* Drivers before R535 call the power block power_readings/power_draw. */
 	if (!power)
 		power = at(g, "power_readings");
+	bus_id = json_string_value(bus);
+	if (bus_id && strlen(bus_id) >= 12) {
+		/* nvidia-smi's "00000000:1B:00.0" as sysfs names it, "0000:1b:00.0",
+		 * so the GPU joins its PCIe device. */
+		char bdf[13];
+
+		for (size_t i = 0; i < 12; i++)
+			bdf[i] = (char)tolower((unsigned char)bus_id[strlen(bus_id) - 12 + i]);
+		bdf[12] = '\0';
+		bdf_json = json_string(bdf);
+	}
 	gpu =
-	    json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "bus_id", str_at(g, "pci/pci_bus_id"), "product_name",
+	    json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "bus_id", bus, "bdf", bdf_json, "product_name",
 		      str_at(g, "product_name"), "serial", str_at(g, "serial"), "uuid", str_at(g, "uuid"),
 		      "vbios_version", str_at(g, "vbios_version"), "minor_number", num_at(g, "minor_number"));
 	json_object_set_new(gpu, "pcie",

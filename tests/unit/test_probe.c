@@ -44,6 +44,7 @@ static void test_nvsmi_h200(void **state)
 	assert_string_equal(br_json_str(s, "driver_version"), "580.159.04");
 	gpu = json_array_get(json_object_get(s, "gpus"), 0);
 	assert_string_equal(br_json_str(gpu, "bus_id"), "00000000:00:06.0");
+	assert_string_equal(br_json_str(gpu, "bdf"), "0000:00:06.0");
 	assert_string_equal(br_json_str(gpu, "serial"), "1654024028695");
 	assert_string_equal(br_json_str(gpu, "uuid"), "GPU-ace3bc9e-ca69-fbae-0685-8ffdb5391f18");
 	assert_int_equal(br_json_int(gpu, "pcie/gen_current", -1), 5);
