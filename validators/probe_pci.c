@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <pci/pci.h>
@@ -18,7 +19,8 @@
 #include "probe_private.h"
 
 #define VAL_PCI_WARNINGS_MAX 64
-#define VAL_PCI_CONFIG_MAX 4096 /* PCIe extended config space */
+#define VAL_PCI_CONFIG_MAX 4096		    /* PCIe extended config space */
+#define VAL_PCI_DUMP_MAX (64 * 1024 * 1024) /* -xxxx is ~16 KiB a device: 4096 devices */
 
 /* libpci's error callback must not return (it is declared noreturn and the
  * library's callers assume it exits). The probe must not exit on a bad dump
@@ -523,6 +525,7 @@ json_t *val_probe_pci(struct val_probe *p)
 	char *sysfs_path = val_path(p, "/sys/bus/pci");
 	struct pci_access *pacc = pci_alloc();
 	json_t *section, *devices = json_array();
+	struct stat st;
 	int opened;
 
 	pci_warnings = json_array();
@@ -540,12 +543,19 @@ json_t *val_probe_pci(struct val_probe *p)
 	}
 	/* libpci reports an unreadable dump through its fatal callback; a
 	 * missing file is checked first so its message carries errno. */
-	if (dump && access(dump, R_OK) != 0) {
+	if (dump && (stat(dump, &st) != 0 || access(dump, R_OK) != 0)) {
 		int why = errno;
 
 		json_object_set_new(section, "status", json_string(why == ENOENT ? "absent" : "unreadable"));
 		json_object_set_new(section, "error", json_pack("s++", dump, ": ", strerror(why)));
 		val_note(p, dump, strerror(why));
+		opened = -1;
+	} else if (dump && st.st_size > VAL_PCI_DUMP_MAX) {
+		/* libpci reads a dump whole into memory, one device at a time. */
+		json_object_set_new(section, "status", json_string("too big"));
+		json_object_set_new(section, "error",
+				    json_pack("s+", dump, ": larger than VAL_PCI_DUMP_MAX"));
+		val_note(p, dump, "too big");
 		opened = -1;
 	} else {
 		opened = pci_open_guarded(pacc);
