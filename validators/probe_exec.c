@@ -18,6 +18,8 @@
 
 extern char **environ;
 
+static const char *const sbin_dirs[] = {"/usr/sbin", "/sbin", "/usr/local/sbin"};
+
 static int spawn_tool(const char *const *argv, int out_fd, int err_fd, pid_t *ret_pid, struct br_err *err)
 {
 	posix_spawn_file_actions_t fa;
@@ -28,9 +30,18 @@ static int spawn_tool(const char *const *argv, int out_fd, int err_fd, pid_t *re
 	posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
 	posix_spawn_file_actions_adddup2(&fa, err_fd, 2);
 	rc = posix_spawnp(ret_pid, argv[0], &fa, NULL, (char *const *)(uintptr_t)argv, environ);
+	/* A command run over SSH may get a PATH without the sbin directories,
+	 * where lldpctl lives: look there too before calling it missing. */
+	for (size_t i = 0;
+	     rc == ENOENT && !strchr(argv[0], '/') && i < sizeof(sbin_dirs) / sizeof(sbin_dirs[0]); i++) {
+		char *path = br_xasprintf("%s/%s", sbin_dirs[i], argv[0]);
+
+		rc = posix_spawn(ret_pid, path, &fa, NULL, (char *const *)(uintptr_t)argv, environ);
+		free(path);
+	}
 	posix_spawn_file_actions_destroy(&fa);
 	if (rc == ENOENT)
-		return br_errf(err, BR_E_NOTFOUND, "%s: not installed (not found in PATH)", argv[0]);
+		return br_errf(err, BR_E_NOTFOUND, "%s: not installed (not found in PATH or sbin)", argv[0]);
 	if (rc)
 		return br_errf(err, BR_E_IO, "%s: cannot run: %s", argv[0], strerror(rc));
 	return 0;
