@@ -217,6 +217,8 @@ int main(int argc, char **argv)
 		return rc;
 	run.dry_run = dry_run;
 	rc = br_stage_select(run.inv, argc, argv, argi, states, &nodes, &n);
+	if (!rc && !dry_run) /* a dry run changes nothing: it needs no lease */
+		rc = br_stage_lease(run.inv, cmd.name, argi < argc ? NULL : states, nodes, &n);
 	if (rc)
 		goto out;
 	run.jobs = br_xcalloc(n ? n : 1, sizeof(*run.jobs));
@@ -283,6 +285,7 @@ out:
 	free(rf);
 	free(ipmi);
 	inv_nodes_free(nodes, n);
+	br_stage_release(run.inv);
 	inv_close(run.inv);
 	return rc;
 }

@@ -52,19 +52,19 @@ static void fail_node(struct run *run, struct job *job, const char *reason)
 	struct br_err err = { 0 };
 
 	br_warn("discover", "%s: %s", job->node->hostname, reason);
-	if (inv_node_set_state(run->inv, job->node->hostname, INV_FAILED, reason, &err))
+	if (inv_node_set_state(run->inv, job->node->hostname, job->node->state, INV_FAILED, reason, &err))
 		br_error("discover", "%s: %s", job->node->hostname, err.msg);
 	finish(run, job, 0, NULL, reason, 0);
 }
 
-static int store_node(struct inv *inv, const char *hostname, const struct br_hw *hw, char **summary,
+static int store_node(struct inv *inv, const struct inv_node *node, const struct br_hw *hw, char **summary,
 		      size_t *n_macs, struct br_err *err)
 {
 	const char *via = hw->source && !strcmp(hw->source, "ipmi") ? "IPMI" : "Redfish";
 	char *reason = br_xasprintf("discovered over %s: %zu MACs, serial %s", via, hw->n_nics,
 				    hw->system_serial ? hw->system_serial : "(none)");
 
-	if (inv_store_hw(inv, hostname, hw, INV_DISCOVERED, reason, err)) {
+	if (inv_store_hw(inv, node->hostname, hw, node->state, INV_DISCOVERED, reason, err)) {
 		br_err_prefix(err, "storing what the BMC reported");
 		free(reason);
 		return err->code ? err->code : BR_E_DB;
@@ -79,7 +79,9 @@ static int store_node(struct inv *inv, const char *hostname, const struct br_hw 
 static int store_hw(struct inv *inv, const struct rf_target *t, const struct br_hw *hw, char **summary,
 		    size_t *n_macs, struct br_err *err)
 {
-	return store_node(inv, t->name, hw, summary, n_macs, err);
+	const struct job *job = t->user_data;
+
+	return store_node(inv, job->node, hw, summary, n_macs, err);
 }
 
 static void stored(struct run *run, struct job *job, const char *via, const char *summary, size_t n_macs)
@@ -124,7 +126,7 @@ static void on_ipmi(const struct rf_ipmi_target *t, int rc, struct br_hw *hw, co
 		fail_bmc(run, job, rc, err ? err->msg : NULL);
 		return;
 	}
-	if (store_node(run->inv, t->name, hw, &summary, &n_macs, &store_err))
+	if (store_node(run->inv, job->node, hw, &summary, &n_macs, &store_err))
 		fail_node(run, job, store_err.msg);
 	else
 		stored(run, job, "IPMI", summary, n_macs);
@@ -224,6 +226,8 @@ int main(int argc, char **argv)
 	if (rc)
 		return rc;
 	rc = br_stage_select(run.inv, argc, argv, argi, states, &nodes, &n);
+	if (!rc)
+		rc = br_stage_lease(run.inv, cmd.name, argi < argc ? NULL : states, nodes, &n);
 	if (rc)
 		goto out;
 	run.jobs = br_xcalloc(n ? n : 1, sizeof(*run.jobs));
@@ -290,6 +294,7 @@ out:
 	free(rf);
 	free(ipmi);
 	inv_nodes_free(nodes, n);
+	br_stage_release(run.inv);
 	inv_close(run.inv);
 	return rc;
 }

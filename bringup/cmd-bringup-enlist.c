@@ -30,8 +30,10 @@ static void record(struct run *run, struct job_ctx *c, enum inv_state to, const 
 {
 	struct br_err err = { 0 };
 
-	if (inv_node_set_state(run->inv, c->node->hostname, to, reason, &err))
+	if (inv_node_set_state(run->inv, c->node->hostname, c->node->state, to, reason, &err))
 		br_error("enlist", "%s: %s", c->node->hostname, err.msg);
+	else
+		c->node->state = to; /* the state the next change compares with */
 }
 
 static void finish(struct run *run, struct job_ctx *c, int ok, const char *reason)
@@ -254,6 +256,8 @@ int main(int argc, char **argv)
 	if (rc)
 		goto out;
 	rc = br_stage_select(run.inv, argc, argv, argi, states, &nodes, &n);
+	if (!rc)
+		rc = br_stage_lease(run.inv, cmd.name, argi < argc ? NULL : states, nodes, &n);
 	if (rc)
 		goto out;
 	/* Checked before anything changes: a wrong URL or key is exit 3 with
@@ -307,6 +311,7 @@ out:
 	free(run.ctx);
 	maas_client_free(client);
 	inv_nodes_free(nodes, n);
+	br_stage_release(run.inv);
 	inv_close(run.inv);
 	enlist_inputs_release(&in);
 	br_strlist_release(&ntp);

@@ -96,8 +96,8 @@ int cfg_job_record(struct inv *inv, struct cfg_job *job, int dry_run, struct br_
 	rc = inv_checks_put(inv, job->node->hostname, "configure", checks, n, err);
 	inv_checks_free(checks, n);
 	if (!rc)
-		rc = inv_node_set_state(inv, job->node->hostname, job->ok ? INV_CONFIGURED : INV_FAILED, job->reason,
-					err);
+		rc = inv_node_set_state(inv, job->node->hostname, job->node->state, job->ok ? INV_CONFIGURED : INV_FAILED,
+					job->reason, err);
 	return rc;
 }
 

@@ -93,3 +93,52 @@ int br_stage_select(struct inv *inv, int argc, char **argv, int argi, const int 
 	*ret_n = n;
 	return 0;
 }
+
+static int state_in(enum inv_state state, const int *states)
+{
+	for (const int *s = states; *s >= 0; s++)
+		if ((int)state == *s)
+			return 1;
+	return 0;
+}
+
+int br_stage_lease(struct inv *inv, const char *stage, const int *states, struct inv_node *nodes, size_t *n)
+{
+	size_t kept = 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < *n; i++) {
+		struct br_err err = { 0 };
+		struct inv_node fresh;
+
+		if (!rc) {
+			int took = inv_lease_take(inv, nodes[i].hostname, stage, INV_LEASE_TTL_S, &fresh, NULL, &err);
+
+			if (took == BR_E_EXISTS) {
+				br_warn("lease", "%s; skipped", err.msg);
+			} else if (took) {
+				br_error("inventory", "%s", err.msg);
+				rc = BR_EXIT_UNREACHABLE;
+			} else if (states && !state_in(fresh.state, states)) {
+				br_info("lease", "%s: now '%s' (another run moved it); skipped", fresh.hostname,
+					inv_state_name(fresh.state));
+				inv_node_release(&fresh);
+			} else {
+				inv_node_release(&nodes[i]);
+				nodes[kept++] = fresh;
+				continue;
+			}
+		}
+		inv_node_release(&nodes[i]);
+	}
+	*n = kept;
+	return rc;
+}
+
+void br_stage_release(struct inv *inv)
+{
+	struct br_err err = { 0 };
+
+	if (inv && inv_leases_give_back(inv, &err))
+		br_error("inventory", "%s", err.msg);
+}

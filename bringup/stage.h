@@ -31,4 +31,15 @@ int br_stage_open_inventory(const char *path, struct inv **ret_inv);
 int br_stage_select(struct inv *inv, int argc, char **argv, int argi, const int *states,
 		    struct inv_node **ret_nodes, size_t *ret_n);
 
+/* Take the per-node lease (inventory.h) on each picked node for `stage`,
+ * so no other stage works it meanwhile, and re-read it under the lease. A
+ * node another live stage holds is dropped with a warning naming the
+ * holder; with `states` (nodes picked by state, not named), a node whose
+ * state moved out of them meanwhile is dropped too. nodes is compacted in
+ * place and *n lowered. 0, or BR_EXIT_UNREACHABLE when the inventory
+ * fails. */
+int br_stage_lease(struct inv *inv, const char *stage, const int *states, struct inv_node *nodes, size_t *n);
+/* Give back the leases of br_stage_lease (inv may be NULL); logs a failure. */
+void br_stage_release(struct inv *inv);
+
 #endif

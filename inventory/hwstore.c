@@ -112,8 +112,8 @@ static int put_facts(struct inv *inv, int64_t id, const char *facts, struct br_e
 	return rc;
 }
 
-int inv_store_hw(struct inv *inv, const char *hostname, const struct br_hw *hw, enum inv_state to,
-		 const char *reason, struct br_err *err)
+int inv_store_hw(struct inv *inv, const char *hostname, const struct br_hw *hw, enum inv_state read,
+		 enum inv_state to, const char *reason, struct br_err *err)
 {
 	json_t *doc = br_hw_to_json(hw);
 	/* Encoded before the transaction: the write lock is held only for
@@ -131,6 +131,8 @@ int inv_store_hw(struct inv *inv, const char *hostname, const struct br_hw *hw, 
 	if (rc)
 		goto out;
 	rc = inv_node_id(inv, hostname, &id, &from, err);
+	if (!rc)
+		rc = inv_state_expect(hostname, from, read, err);
 	if (!rc)
 		rc = check_mac_conflicts(inv, id, hw, err);
 	if (!rc)

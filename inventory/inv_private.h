@@ -51,6 +51,10 @@ int inv_node_id(struct inv *inv, const char *hostname, int64_t *ret_id, enum inv
 /* Append an event row (within the caller's transaction). */
 int inv_event_add(struct inv *inv, int64_t node_id, const char *from_state, const char *to_state,
 		  const char *reason, struct br_err *err);
+/* The compare half of a compare-and-set on a node's state: 0 when the
+ * state read under the write lock (current) is the one the stage read, else
+ * BR_E_STATE naming both. */
+int inv_state_expect(const char *hostname, enum inv_state current, enum inv_state read, struct br_err *err);
 /* Within the caller's transaction: set state and reason, append the event. */
 int inv_transition(struct inv *inv, int64_t id, enum inv_state from, enum inv_state to, const char *reason,
 		   struct br_err *err);

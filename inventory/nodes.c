@@ -301,8 +301,16 @@ int inv_transition(struct inv *inv, int64_t id, enum inv_state from, enum inv_st
 	return rc;
 }
 
-int inv_node_set_state(struct inv *inv, const char *hostname, enum inv_state to, const char *reason,
-		       struct br_err *err)
+int inv_state_expect(const char *hostname, enum inv_state current, enum inv_state read, struct br_err *err)
+{
+	if (current == read)
+		return 0;
+	return br_errf(err, BR_E_STATE, "%s is now '%s', not '%s' as this stage read it: another run moved it; left as it is",
+		       hostname, inv_state_name(current), inv_state_name(read));
+}
+
+int inv_node_set_state(struct inv *inv, const char *hostname, enum inv_state from, enum inv_state to,
+		       const char *reason, struct br_err *err)
 {
 	struct inv_node cur;
 	int rc;
@@ -313,6 +321,11 @@ int inv_node_set_state(struct inv *inv, const char *hostname, enum inv_state to,
 	rc = inv_node_get(inv, hostname, &cur, err);
 	if (rc)
 		goto fail;
+	rc = inv_state_expect(hostname, cur.state, from, err);
+	if (rc) {
+		inv_node_release(&cur);
+		goto fail;
+	}
 	if (cur.state == to && same(cur.reason, reason)) {
 		inv_node_release(&cur);
 		inv_tx_rollback(inv);

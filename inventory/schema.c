@@ -205,6 +205,15 @@ static const char *const migrations[] = {
 	"  j.value ->> 'id' AS entry_id, j.value ->> 'created' AS created, j.value ->> 'severity' AS severity,"
 	"  j.value ->> 'message' AS message, j.value ->> 'message_id' AS message_id"
 	"  FROM hw_facts f, json_each(f.facts, '$.sel') j;",
+
+	/* 5: per-node leases. Two stages run at once (two operators, a
+	 * configure beside an enlist) worked the same nodes and wrote each
+	 * other's states back; a stage now holds a node while it works it.
+	 * pid and host say who, expires_at (unix seconds) how long. */
+	"CREATE TABLE leases ("
+	"  node_id INTEGER PRIMARY KEY REFERENCES nodes(id) ON DELETE CASCADE,"
+	"  stage TEXT NOT NULL, pid INTEGER NOT NULL, host TEXT NOT NULL,"
+	"  expires_at INTEGER NOT NULL);",
 };
 
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == INV_SCHEMA_VERSION,
