@@ -65,7 +65,8 @@ static int store_node(struct inv *inv, const struct inv_node *node, const struct
 				    hw->system_serial ? hw->system_serial : "(none)");
 
 	if (inv_store_hw(inv, node->hostname, hw, node->state, INV_DISCOVERED, reason, err)) {
-		br_err_prefix(err, "storing what the BMC reported");
+		if (err->code != BR_E_EXISTS) /* a lost MAC claim: the reason as recorded */
+			br_err_prefix(err, "storing what the BMC reported");
 		free(reason);
 		return err->code ? err->code : BR_E_DB;
 	}
@@ -98,6 +99,12 @@ static void fail_bmc(struct run *run, struct job *job, int rc, const char *why)
 	char *reason = rc == BR_E_AUTH ? br_xasprintf("credentials refused (check bmc_user/bmc_password): %s", msg)
 				       : br_xstrdup(msg);
 
+	if (rc == BR_E_EXISTS) { /* a MAC claim lost: the store recorded the node failed */
+		br_warn("discover", "%s: %s", job->node->hostname, reason);
+		finish(run, job, 0, NULL, reason, 0);
+		free(reason);
+		return;
+	}
 	fail_node(run, job, reason);
 	free(reason);
 }
@@ -127,7 +134,7 @@ static void on_ipmi(const struct rf_ipmi_target *t, int rc, struct br_hw *hw, co
 		return;
 	}
 	if (store_node(run->inv, job->node, hw, &summary, &n_macs, &store_err))
-		fail_node(run, job, store_err.msg);
+		fail_bmc(run, job, store_err.code, store_err.msg);
 	else
 		stored(run, job, "IPMI", summary, n_macs);
 	free(summary);
@@ -145,6 +152,28 @@ static int prepare(struct run *run, struct job *job, const char *scheme)
 		return -1;
 	}
 	return 0;
+}
+
+/* A node stored as discovered can be failed later in the run, when
+ * another BMC's claim on one of its MACs beat it (inventory claims): the
+ * summary says what the inventory says. */
+static void recheck_discovered(struct run *run)
+{
+	for (size_t i = 0; i < run->n_jobs; i++) {
+		struct job *job = &run->jobs[i];
+		struct inv_node now;
+
+		if (!job->ok || inv_node_get(run->inv, job->node->hostname, &now, NULL))
+			continue;
+		if (now.state == INV_FAILED) {
+			job->ok = 0;
+			job->via = NULL;
+			free(job->reason);
+			job->reason = now.reason ? br_xstrdup(now.reason) : NULL;
+			run->failed++;
+		}
+		inv_node_release(&now);
+	}
 }
 
 static json_t *summary_json(const struct run *run)
@@ -274,6 +303,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	br_progress_finish(&run.progress);
+	recheck_discovered(&run);
 	if (common.json) {
 		json_t *doc = summary_json(&run);
 

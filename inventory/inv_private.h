@@ -58,6 +58,13 @@ int inv_state_expect(const char *hostname, enum inv_state current, enum inv_stat
 /* Within the caller's transaction: set state and reason, append the event. */
 int inv_transition(struct inv *inv, int64_t id, enum inv_state from, enum inv_state to, const char *reason,
 		   struct br_err *err);
+/* Within the caller's transaction, once node id's MACs and facts are
+ * stored: judge every MAC another node claims too (claims.c). Other nodes
+ * that lose are failed here. *ret_lost is the reason this node lost (NULL
+ * if it did not); *ret_note, when it won, says which claims it beat. Both
+ * malloc'd. */
+int inv_judge_mac_claims(struct inv *inv, int64_t id, const char *hostname, const char *bmc, char **ret_lost,
+			 char **ret_note, struct br_err *err);
 int inv_migrate(struct inv *inv, struct br_err *err);
 
 #endif

@@ -15,7 +15,7 @@
 
 #include "common.h"
 
-#define INV_SCHEMA_VERSION 5
+#define INV_SCHEMA_VERSION 6
 #define INV_BUSY_TIMEOUT_MS 10000
 
 struct inv;
@@ -97,8 +97,12 @@ int inv_node_set_state(struct inv *inv, const char *hostname, enum inv_state fro
 
 /* Store what a BMC reported, replacing the node's earlier BMC facts, and move
  * it from `from` to `to` with reason (compare-and-set as inv_node_set_state)
- * — one transaction. A MAC already stored for another node is refused
- * (BR_E_EXISTS, the other hostname named) and nothing changes. */
+ * — one transaction. A MAC another node's BMC claims too is judged on
+ * evidence, never on who came first: a node whose BMC reports the
+ * manifest's boot_disk_serial among its drives wins and the other fails;
+ * with no such evidence, or on both, both fail, each reason naming both
+ * BMCs. A node that loses is stored and left `failed` with the reason, and
+ * BR_E_EXISTS returns with that reason in err. */
 int inv_store_hw(struct inv *inv, const char *hostname, const struct br_hw *hw, enum inv_state from,
 		 enum inv_state to, const char *reason, struct br_err *err);
 
