@@ -62,6 +62,32 @@ char *br_xstrndup(const char *s, size_t n)
 	return p;
 }
 
+char *br_xstrndup_capped(const char *s, size_t n, size_t max)
+{
+	static const char mark[] = "\xe2\x80\xa6"; /* U+2026 HORIZONTAL ELLIPSIS */
+	size_t len, keep;
+	char *p;
+
+	if (!s)
+		return NULL;
+	len = strnlen(s, n);
+	if (len <= max)
+		return br_xstrndup(s, len);
+	keep = max > sizeof(mark) - 1 ? max - (sizeof(mark) - 1) : 0;
+	/* Back off a UTF-8 continuation byte: the cut never splits a character. */
+	while (keep > 0 && ((unsigned char)s[keep] & 0xC0) == 0x80)
+		keep--;
+	p = br_xmalloc(keep + sizeof(mark));
+	memcpy(p, s, keep);
+	memcpy(p + keep, mark, sizeof(mark));
+	return p;
+}
+
+char *br_xstrdup_capped(const char *s, size_t max)
+{
+	return br_xstrndup_capped(s, SIZE_MAX, max);
+}
+
 char *br_xasprintf(const char *fmt, ...)
 {
 	va_list ap;

@@ -104,6 +104,12 @@ void *br_xrealloc(void *p, size_t n);
 char *br_xstrdup(const char *s);
 char *br_xstrndup(const char *s, size_t n);
 char *br_xasprintf(const char *fmt, ...) BR_PRINTF(1, 2);
+/* Copy of s (of at most n bytes) cut to at most max bytes: a longer string
+ * is cut at a UTF-8 character boundary and ends with U+2026, so it stays
+ * text and reads as cut. NULL for NULL. For text from outside (BMCs, MAAS)
+ * before it is kept. */
+char *br_xstrndup_capped(const char *s, size_t n, size_t max);
+char *br_xstrdup_capped(const char *s, size_t max);
 
 /* strtol with full checks: whole string, range [min,max]. 0 or BR_E_INVAL. */
 int br_parse_long(const char *s, long min, long max, long *ret_value);

@@ -17,6 +17,9 @@
 
 #define INV_SCHEMA_VERSION 6
 #define INV_BUSY_TIMEOUT_MS 10000
+/* Longest reason kept with a node or an event; a longer one is cut
+ * (br_xstrdup_capped). Reasons carry text from BMCs and MAAS. */
+#define INV_REASON_MAX 4096
 
 struct inv;
 

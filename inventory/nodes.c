@@ -292,7 +292,7 @@ int inv_transition(struct inv *inv, int64_t id, enum inv_state from, enum inv_st
 	if (rc)
 		return rc;
 	inv_bind_text(st, 1, inv_state_name(to));
-	inv_bind_text(st, 2, reason);
+	inv_bind_reason(st, 2, reason);
 	sqlite3_bind_int64(st, 3, id);
 	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : inv_dberr(inv, err, "set state");
 	inv_finalize(inv, st);
@@ -313,6 +313,7 @@ int inv_node_set_state(struct inv *inv, const char *hostname, enum inv_state fro
 		       const char *reason, struct br_err *err)
 {
 	struct inv_node cur;
+	char *capped;
 	int rc;
 
 	rc = inv_tx_begin(inv, err);
@@ -326,11 +327,14 @@ int inv_node_set_state(struct inv *inv, const char *hostname, enum inv_state fro
 		inv_node_release(&cur);
 		goto fail;
 	}
-	if (cur.state == to && same(cur.reason, reason)) {
+	capped = br_xstrdup_capped(reason, INV_REASON_MAX); /* as stored */
+	if (cur.state == to && same(cur.reason, capped)) {
+		free(capped);
 		inv_node_release(&cur);
 		inv_tx_rollback(inv);
 		return 0;
 	}
+	free(capped);
 	rc = inv_transition(inv, cur.id, cur.state, to, reason, err);
 	inv_node_release(&cur);
 	if (!rc)

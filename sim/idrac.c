@@ -155,6 +155,31 @@ static void break_types(json_t *system)
 	json_object_set_new(system, "MemorySummary", json_array());
 }
 
+/* huge_serial: a megabyte where a serial belongs, to see that one BMC's
+ * string cannot take a client's worker down. Two-byte characters in it,
+ * so a cut may fall inside one. */
+static void huge_serial(json_t *system)
+{
+	static const char unit[] = "\xc3\xa9" "0123456789";
+	struct br_buf b;
+
+	br_buf_init(&b, 0);
+	br_buf_adds(&b, "HUGE-");
+	while (b.len + sizeof(unit) - 1 <= SIM_HUGE_SERIAL_BYTES)
+		br_buf_adds(&b, unit);
+	json_object_set_new(system, "SerialNumber", json_string(br_buf_str(&b)));
+	br_buf_release(&b);
+}
+
+/* The System's test-only faults, wherever the System is served. */
+static void alter_system(struct sim_ctx *c, json_t *system)
+{
+	if (alters(c, SIM_F_BAD_TYPES))
+		break_types(system);
+	if (alters(c, SIM_F_HUGE_SERIAL))
+		huge_serial(system);
+}
+
 /* A resource other than the one requested, for $expand; *ret_tag is its route's tag. */
 static json_t *render_path(struct sim_ctx *c, const char *path, enum route_tag *ret_tag)
 {
@@ -194,8 +219,8 @@ static int expand_members(struct sim_ctx *c, json_t *members)
 
 		if (!full)
 			continue;
-		if (tag == T_SYSTEM && alters(c, SIM_F_BAD_TYPES))
-			break_types(full);
+		if (tag == T_SYSTEM)
+			alter_system(c, full);
 		holds_system |= tag == T_SYSTEM;
 		json_array_set_new(members, i, full);
 	}
@@ -292,8 +317,8 @@ static int test_faults(struct sim_ctx *c, const struct route *r, json_t *doc)
 	}
 	if (r->tag == T_ETH_COLL && alters(c, SIM_F_HUGE_COLLECTION))
 		huge_members(doc);
-	if (r->tag == T_SYSTEM && alters(c, SIM_F_BAD_TYPES))
-		break_types(doc);
+	if (r->tag == T_SYSTEM)
+		alter_system(c, doc);
 	if (r->tag == T_ETH_COLL && alters(c, SIM_F_BAD_TYPES))
 		json_object_set_new(doc, "Members", json_pack("{s:s}", "@odata.id", "not-a-list"));
 	return 0;

@@ -86,6 +86,7 @@ enum sim_fault {
 	 * reports the second's MAC (duplicate MACs must be judged on
 	 * evidence, never first-come). */
 	SIM_F_MAC_CLONE,
+	SIM_F_HUGE_SERIAL, /* the System's SerialNumber is 1 MiB of text (UTF-8, not only ASCII) */
 	SIM_F_COUNT
 };
 

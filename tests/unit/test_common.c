@@ -153,13 +153,47 @@ static void test_errf(void **state)
 	assert_string_equal(br_strerror(BR_E_AUTH), "authentication failed");
 }
 
+/* Text from outside is cut at a named cap, never inside a UTF-8 character,
+ * and marked as cut. */
+static void test_strdup_capped(void **state)
+{
+	char *p;
+
+	(void)state;
+	p = br_xstrdup_capped("short", 16);
+	assert_string_equal(p, "short");
+	free(p);
+	p = br_xstrdup_capped("0123456789", 10);
+	assert_string_equal(p, "0123456789");
+	free(p);
+	p = br_xstrdup_capped("0123456789abc", 10);
+	assert_string_equal(p, "0123456\xe2\x80\xa6");
+	free(p);
+	/* "é" is two bytes at offsets 6-7: keeping 7 bytes would split it. */
+	p = br_xstrdup_capped("012345\xc3\xa9" "89abc", 10);
+	assert_string_equal(p, "012345\xe2\x80\xa6");
+	free(p);
+	p = br_hw_strdup(NULL);
+	assert_null(p);
+	{
+		char *big = malloc(BR_HW_STR_MAX * 4 + 1);
+
+		memset(big, 'x', BR_HW_STR_MAX * 4);
+		big[BR_HW_STR_MAX * 4] = '\0';
+		p = br_hw_strdup(big);
+		assert_int_equal(strlen(p), BR_HW_STR_MAX);
+		free(p);
+		free(big);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mac_normalize), cmocka_unit_test(test_buf_cap),
 		cmocka_unit_test(test_parse_long),    cmocka_unit_test(test_secret_refs),
 		cmocka_unit_test(test_json_caps),     cmocka_unit_test(test_bmc_address),
-		cmocka_unit_test(test_errf),
+		cmocka_unit_test(test_errf),	      cmocka_unit_test(test_strdup_capped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
