@@ -166,7 +166,10 @@ static int open_maas(const char *url, const char *key_ref, const struct maas_opt
 		return BR_EXIT_USAGE;
 	}
 	if (maas_check_access(*ret_client, &err)) {
-		fprintf(stderr, "bringup-enlist: %s\n", err.msg);
+		char *msg = br_escape(err.msg); /* may hold MAAS's own words */
+
+		fprintf(stderr, "bringup-enlist: %s\n", msg);
+		free(msg);
 		maas_client_free(*ret_client);
 		*ret_client = NULL;
 		return BR_EXIT_UNREACHABLE;

@@ -89,6 +89,14 @@ int br_buf_add(struct br_buf *b, const void *data, size_t len);
 int br_buf_adds(struct br_buf *b, const char *s);
 int br_buf_addf(struct br_buf *b, const char *fmt, ...) BR_PRINTF(2, 3);
 int br_buf_vaddf(struct br_buf *b, const char *fmt, va_list ap);
+/* Append text safe to print on a terminal or in a log: C0 controls (ESC,
+ * CR, LF, TAB, ...), DEL, C1 controls and bytes that are not UTF-8 become
+ * "\xNN"; everything else is kept. Every string that came from a BMC or
+ * MAAS goes through this before a human sees it (the table printer and
+ * the log do it), so a BMC cannot drive the operator's terminal. */
+int br_buf_add_escaped(struct br_buf *b, const char *text);
+/* The same as a new string (caller frees); NULL for NULL. */
+char *br_escape(const char *text);
 /* Contents as a string ("" when empty); owned by the buffer. */
 const char *br_buf_str(const struct br_buf *b);
 /* Hand the string to the caller (free()); the buffer is left empty. */

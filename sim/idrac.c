@@ -171,6 +171,17 @@ static void huge_serial(json_t *system)
 	br_buf_release(&b);
 }
 
+/* control_chars: a serial that, printed raw, would clear the screen,
+ * retitle the terminal, return the cursor to overwrite the line, and ring
+ * the bell: what a hostile BMC can send to an operator's terminal. */
+static void control_serial(const struct sim_node *n, json_t *system)
+{
+	char *s = br_xasprintf("CTRL\x1b[2J\x1b]0;pwned\x07\rFAKE\x7f\x01-%s", n->system_serial);
+
+	json_object_set_new(system, "SerialNumber", json_string(s));
+	free(s);
+}
+
 /* The System's test-only faults, wherever the System is served. */
 static void alter_system(struct sim_ctx *c, json_t *system)
 {
@@ -178,6 +189,8 @@ static void alter_system(struct sim_ctx *c, json_t *system)
 		break_types(system);
 	if (alters(c, SIM_F_HUGE_SERIAL))
 		huge_serial(system);
+	if (alters(c, SIM_F_CONTROL_CHARS))
+		control_serial(c->node, system);
 }
 
 /* A resource other than the one requested, for $expand; *ret_tag is its route's tag. */

@@ -87,6 +87,7 @@ enum sim_fault {
 	 * evidence, never first-come). */
 	SIM_F_MAC_CLONE,
 	SIM_F_HUGE_SERIAL, /* the System's SerialNumber is 1 MiB of text (UTF-8, not only ASCII) */
+	SIM_F_CONTROL_CHARS, /* terminal controls (ESC sequences, CR, BEL, DEL) in the System's SerialNumber */
 	SIM_F_COUNT
 };
 

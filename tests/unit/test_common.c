@@ -187,6 +187,24 @@ static void test_strdup_capped(void **state)
 	}
 }
 
+static void test_escape(void **state)
+{
+	char *p;
+
+	(void)state;
+	p = br_escape("ok \x1b[2J\rX\x07\x7f\t\n caf\xc3\xa9 \xc2\x9b" "1m \xff");
+	assert_string_equal(p, "ok \\x1b[2J\\x0dX\\x07\\x7f\\x09\\x0a caf\xc3\xa9 \\xc2\\x9b1m \\xff");
+	free(p);
+	/* A lead byte without its continuation, an overlong form. */
+	p = br_escape("a\xc3" "b\xc0\xaf");
+	assert_string_equal(p, "a\\xc3b\\xc0\\xaf");
+	free(p);
+	assert_null(br_escape(NULL));
+	p = br_escape("");
+	assert_string_equal(p, "");
+	free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -194,6 +212,7 @@ int main(void)
 		cmocka_unit_test(test_parse_long),    cmocka_unit_test(test_secret_refs),
 		cmocka_unit_test(test_json_caps),     cmocka_unit_test(test_bmc_address),
 		cmocka_unit_test(test_errf),	      cmocka_unit_test(test_strdup_capped),
+		cmocka_unit_test(test_escape),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
