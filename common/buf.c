@@ -398,6 +398,7 @@ int br_secret_resolve(const char *ref, char **ret_secret, struct br_err *err)
 			return br_errf(err, BR_E_NOTFOUND, "credential %s: environment variable %s is not set",
 				       ref, ref + 4);
 		*ret_secret = br_xstrdup(v);
+		br_redact_add(v);
 		return 0;
 	}
 	rc = br_read_file(ref + 5, 4096, &value, &len, err);
@@ -405,6 +406,7 @@ int br_secret_resolve(const char *ref, char **ret_secret, struct br_err *err)
 		return br_err_prefix(err, "credential %s", ref);
 	while (len && (value[len - 1] == '\n' || value[len - 1] == '\r'))
 		value[--len] = '\0';
+	br_redact_add(value);
 	*ret_secret = value;
 	return 0;
 }

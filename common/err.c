@@ -105,7 +105,8 @@ void br_vlog(enum br_log_level level, const char *subsys, const char *fmt, va_li
 		return;
 	br_buf_init(&line, 0);
 	br_buf_addf(&line, "%s %s: %s[%s] ", ts, log_progname, names[level], subsys ? subsys : "-");
-	/* Messages carry BMC and MAAS text: one line, no terminal controls. */
+	/* Messages carry BMC and MAAS text: one line, no terminal controls,
+	 * no secret a server echoed. */
 	br_buf_add_escaped(&line, msg);
 	br_progress_clear_line();
 	fprintf(stderr, "%s\n", br_buf_str(&line));

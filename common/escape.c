@@ -37,8 +37,9 @@ static int add_hex(struct br_buf *b, const unsigned char *s, size_t n)
 
 int br_buf_add_escaped(struct br_buf *b, const char *text)
 {
-	const unsigned char *s = (const unsigned char *)text;
-	size_t len = text ? strlen(text) : 0, i = 0;
+	char *clean = br_redact_needed(text) ? br_redact(text) : NULL;
+	const unsigned char *s = (const unsigned char *)(clean ? clean : text);
+	size_t len = s ? strlen((const char *)s) : 0, i = 0;
 	int rc = 0;
 
 	while (i < len && !rc) {
@@ -67,6 +68,7 @@ int br_buf_add_escaped(struct br_buf *b, const char *text)
 			rc = br_buf_add(b, s + i, n);
 		i += n;
 	}
+	free(clean);
 	return rc;
 }
 

@@ -104,9 +104,17 @@ char *inv_col_dup(sqlite3_stmt *st, int col)
 	return s ? br_xstrdup((const char *)s) : NULL;
 }
 
+char *inv_reason_as_stored(const char *reason)
+{
+	char *clean = br_redact(reason), *capped = br_xstrdup_capped(clean, INV_REASON_MAX);
+
+	free(clean);
+	return capped;
+}
+
 int inv_bind_reason(sqlite3_stmt *st, int idx, const char *reason)
 {
-	char *capped = br_xstrdup_capped(reason, INV_REASON_MAX);
+	char *capped = inv_reason_as_stored(reason);
 
 	if (!capped)
 		return sqlite3_bind_null(st, idx);

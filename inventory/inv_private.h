@@ -43,7 +43,10 @@ int inv_tx_commit(struct inv *inv, struct br_err *err);
 void inv_tx_rollback(struct inv *inv);
 /* Column as a malloc'd string or NULL. */
 char *inv_col_dup(sqlite3_stmt *st, int col);
-/* Bind a reason cut to INV_REASON_MAX bytes, or NULL. */
+/* A reason as it is kept: secrets redacted, cut to INV_REASON_MAX bytes.
+ * Caller frees; NULL for NULL. */
+char *inv_reason_as_stored(const char *reason);
+/* Bind a reason as it is kept, or NULL. */
 int inv_bind_reason(sqlite3_stmt *st, int idx, const char *reason);
 /* Bind text, or NULL when s is NULL. */
 int inv_bind_text(sqlite3_stmt *st, int idx, const char *s);

@@ -327,7 +327,7 @@ int inv_node_set_state(struct inv *inv, const char *hostname, enum inv_state fro
 		inv_node_release(&cur);
 		goto fail;
 	}
-	capped = br_xstrdup_capped(reason, INV_REASON_MAX); /* as stored */
+	capped = inv_reason_as_stored(reason);
 	if (cur.state == to && same(cur.reason, capped)) {
 		free(capped);
 		inv_node_release(&cur);

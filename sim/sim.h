@@ -88,6 +88,10 @@ enum sim_fault {
 	SIM_F_MAC_CLONE,
 	SIM_F_HUGE_SERIAL, /* the System's SerialNumber is 1 MiB of text (UTF-8, not only ASCII) */
 	SIM_F_CONTROL_CHARS, /* terminal controls (ESC sequences, CR, BEL, DEL) in the System's SerialNumber */
+	/* MAAS (or a proxy before it) refuses this node's machine create with
+	 * a 400 that echoes the request: its Authorization header and the
+	 * whole form, BMC power password included. */
+	SIM_F_MAAS_ECHO,
 	SIM_F_COUNT
 };
 

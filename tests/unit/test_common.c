@@ -205,6 +205,28 @@ static void test_escape(void **state)
 	free(p);
 }
 
+/* Secrets come back raw or percent-encoded; short ones are left alone. */
+static void test_redact(void **state)
+{
+	char *p;
+	json_t *doc;
+
+	(void)state;
+	br_redact_add("s3cr+t/pw");
+	br_redact_add("abc");
+	p = br_redact("pass=s3cr+t/pw; form pass=s3cr%2Bt%2Fpw, lower s3cr%2bt%2fpw, abc");
+	assert_string_equal(p, "pass=<redacted>; form pass=<redacted>, lower <redacted>, abc");
+	free(p);
+	doc = json_pack("{s:[s], s:i}", "reason", "MAAS said s3cr+t/pw", "n", 1);
+	br_redact_json(doc);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(doc, "reason"), 0)),
+			    "MAAS said <redacted>");
+	json_decref(doc);
+	p = br_escape("echo \x1bs3cr+t/pw");
+	assert_string_equal(p, "echo \\x1b<redacted>");
+	free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -212,7 +234,7 @@ int main(void)
 		cmocka_unit_test(test_parse_long),    cmocka_unit_test(test_secret_refs),
 		cmocka_unit_test(test_json_caps),     cmocka_unit_test(test_bmc_address),
 		cmocka_unit_test(test_errf),	      cmocka_unit_test(test_strdup_capped),
-		cmocka_unit_test(test_escape),
+		cmocka_unit_test(test_escape),	      cmocka_unit_test(test_redact),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
