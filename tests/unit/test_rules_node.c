@@ -192,7 +192,7 @@ static void bmc_two_gpus(struct br_hw *hw)
 static void bmc_seven_fabric(struct br_hw *hw)
 {
 	for (int i = 0; i < 7; i++) {
-		char slot[8];
+		char slot[16];
 
 		snprintf(slot, sizeof(slot), "%d", 31 + i + (i >= 3));
 		bmc_dev(hw, "NetworkController", "Mellanox Technologies", slot, "MT2310X0000", 16, 16);
