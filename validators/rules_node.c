@@ -35,11 +35,13 @@ void val_ev_add(struct val_evidence *e, enum val_result r, const char *fmt, ...)
 		return;
 	}
 	br_buf_init(&item, VAL_DETAIL_MAX);
+	if (e->items)
+		br_buf_adds(&item, "; ");
 	va_start(ap, fmt);
 	br_buf_vaddf(&item, fmt, ap);
 	va_end(ap);
-	/* A full buffer keeps what it has: the count below still says more exist. */
-	if ((e->items && br_buf_adds(&e->buf, "; ")) || br_buf_adds(&e->buf, br_buf_str(&item)))
+	/* An item that does not fit is counted instead: "and N more" says so. */
+	if (br_buf_add(&e->buf, item.data ? item.data : "", item.len))
 		e->left_out++;
 	else
 		e->items++;
