@@ -41,10 +41,12 @@ static int has_bmc_pcie(struct val_node_ctx *c)
 static void judge_count(struct val_evidence *e, const char *source, const char *what, size_t seen,
 			int expected, const char *where)
 {
+	const char *s = seen == 1 ? "" : "s";
+
 	if ((int64_t)seen == expected)
-		val_ev_add(e, VAL_PASS, "%s: %zu %s", source, seen, what);
+		val_ev_add(e, VAL_PASS, "%s: %zu %s%s", source, seen, what, s);
 	else
-		val_ev_add(e, VAL_FAIL, "%s: %zu %s, expected %d%s%s", source, seen, what, expected,
+		val_ev_add(e, VAL_FAIL, "%s: %zu %s%s, expected %d%s%s", source, seen, what, s, expected,
 			   where && *where ? ": seen " : "", where ? where : "");
 }
 
@@ -82,11 +84,11 @@ void val_rule_gpu_count(struct val_node_ctx *c)
 	val_ev_init(&e);
 	if (json_is_array(devs)) {
 		sources++;
-		judge_count(&e, "on PCIe", "GPUs", count_probe_pci(c, devs, VAL_PCI_GPU), want, NULL);
+		judge_count(&e, "on PCIe", "GPU", count_probe_pci(c, devs, VAL_PCI_GPU), want, NULL);
 	}
 	if (json_is_array(smi)) {
 		sources++;
-		judge_count(&e, "nvidia-smi", "GPUs", json_array_size(smi), want, NULL);
+		judge_count(&e, "nvidia-smi", "GPU", json_array_size(smi), want, NULL);
 		/* on the bus but not in the driver: it fell off (Xid 79) or failed to initialise */
 		json_array_foreach(devs, i, d) if (val_pci_kind(c->p, d) == VAL_PCI_GPU)
 		{
@@ -111,7 +113,7 @@ void val_rule_gpu_count(struct val_node_ctx *c)
 		br_buf_init(&slots, VAL_DETAIL_MAX);
 		sources++;
 		n_bmc = count_bmc(c, VAL_PCI_GPU, &slots);
-		judge_count(&e, "BMC", "GPUs", n_bmc, want, br_buf_str(&slots));
+		judge_count(&e, "BMC", "GPU", n_bmc, want, br_buf_str(&slots));
 		br_buf_release(&slots);
 		if (json_is_array(smi))
 			bmc_serials_missing(c, &e, smi);
@@ -141,10 +143,10 @@ void val_rule_nic_count(struct val_node_ctx *c)
 	if (json_is_array(devs)) {
 		sources++;
 		if (want_fabric >= 0)
-			judge_count(&e, "on PCIe", "fabric NICs", count_probe_pci(c, devs, VAL_PCI_FABRIC),
+			judge_count(&e, "on PCIe", "fabric NIC", count_probe_pci(c, devs, VAL_PCI_FABRIC),
 				    want_fabric, NULL);
 		if (want_eth >= 0)
-			judge_count(&e, "on PCIe", "Ethernet NIC functions",
+			judge_count(&e, "on PCIe", "Ethernet NIC function",
 				    count_probe_pci(c, devs, VAL_PCI_ETHERNET), want_eth, NULL);
 	}
 	/* The BMC lists adapters, not ports: only the one-port fabric NICs count. */
@@ -155,7 +157,7 @@ void val_rule_nic_count(struct val_node_ctx *c)
 		br_buf_init(&slots, VAL_DETAIL_MAX);
 		sources++;
 		n_bmc = count_bmc(c, VAL_PCI_FABRIC, &slots);
-		judge_count(&e, "BMC", "fabric NICs", n_bmc, want_fabric, br_buf_str(&slots));
+		judge_count(&e, "BMC", "fabric NIC", n_bmc, want_fabric, br_buf_str(&slots));
 		br_buf_release(&slots);
 	}
 	if (!sources)
@@ -187,13 +189,13 @@ void val_rule_nvme_count(struct val_node_ctx *c)
 	val_ev_init(&e);
 	if (json_is_array(ctrls)) {
 		sources++;
-		judge_count(&e, "the OS", "NVMe controllers", json_array_size(ctrls), want, NULL);
+		judge_count(&e, "the OS", "NVMe controller", json_array_size(ctrls), want, NULL);
 	}
 	for (i = 0; hw && i < hw->n_drives; i++)
 		bmc_nvme += is_nvme(&hw->drives[i]);
 	if (hw && hw->n_drives) {
 		sources++;
-		judge_count(&e, "BMC", "NVMe drives", bmc_nvme, want, NULL);
+		judge_count(&e, "BMC", "NVMe drive", bmc_nvme, want, NULL);
 	}
 	/* A drive the BMC sees and the OS does not is named: that is the one to pull. */
 	for (i = 0; json_is_array(ctrls) && hw && i < hw->n_drives; i++) {

@@ -137,12 +137,12 @@ static void summarise(struct val_node_ctx *c, struct val_evidence *e, enum val_p
 	if (k == VAL_PCI_GPU && want->speed)
 		val_ev_add(
 		    e, VAL_PASS,
-		    "%zu GPUs at x%d, each link able to reach %s (judged on what the link can do, LnkCap: "
+		    "%zu GPU%s at x%d, each link able to reach %s (judged on what the link can do, LnkCap: "
 		    "GPUs lower their link speed when idle; %zu below it now)",
-		    t->judged, want->width, want->speed, t->idle_below);
+		    t->judged, t->judged == 1 ? "" : "s", want->width, want->speed, t->idle_below);
 	else
-		val_ev_add(e, VAL_PASS, "%zu %ss at their expected width%s%s", t->judged,
-			   val_pci_kind_name(k), want->speed ? " and speed " : "",
+		val_ev_add(e, VAL_PASS, "%zu %s%s at their expected width%s%s", t->judged,
+			   val_pci_kind_name(k), t->judged == 1 ? "" : "s", want->speed ? " and speed " : "",
 			   want->speed ? want->speed : "");
 }
 
