@@ -114,6 +114,29 @@ static void no_turbo(json_t *doc)
 			    json_integer(1));
 }
 
+static void perf_pct_half(json_t *doc)
+{
+	uncap(doc);
+	json_object_set_new(json_object_get(json_object_get(doc, "cpu"), "intel_pstate"), "max_perf_pct",
+			    json_integer(50));
+}
+
+static void boost_off(json_t *doc)
+{
+	uncap(doc);
+	json_object_set_new(json_object_get(doc, "cpu"), "boost", json_integer(0));
+}
+
+/* A plausible reading at its own critical limit: really hot, not bogus. */
+static void package_at_crit(json_t *doc)
+{
+	json_t *chip = json_array_get(json_object_get(json_object_get(doc, "thermal"), "hwmon"), 0);
+	json_t *temps = json_object_get(chip, "temps");
+
+	json_object_set_new(json_array_get(temps, 0), "celsius", json_real(100.0));
+	json_array_remove(temps, 2); /* the bogus 127 */
+}
+
 static json_int_t utc_ms(json_t *doc)
 {
 	return json_integer_value(json_object_get(json_object_get(doc, "clock"), "utc_ms"));
@@ -694,6 +717,16 @@ static const struct node_case cases[] = {
      "thermal",
      VAL_FAIL,
      {"fans pinned at maximum (BMC Fan 3 at 100 of 100 %)"}},
+    {"thermal: a package at its critical limit",
+     HWMON,
+     package_at_crit,
+     "",
+     NULL,
+     NULL,
+     0,
+     "thermal",
+     VAL_FAIL,
+     {"OS 'hwmon2 coretemp Package id 0' reads 100 °C, at or above its critical limit 100 °C"}},
     {"thermal: nothing to read",
      NULL,
      NULL,
@@ -756,6 +789,26 @@ static const struct node_case cases[] = {
      "cpufreq",
      VAL_FAIL,
      {"intel_pstate/no_turbo is 1"}},
+    {"cpufreq: intel_pstate held at half",
+     CPUFREQ,
+     perf_pct_half,
+     HW_CPU,
+     NULL,
+     NULL,
+     0,
+     "cpufreq",
+     VAL_FAIL,
+     {"intel_pstate/max_perf_pct is 50: cores capped at 50% of their maximum"}},
+    {"cpufreq: boost off",
+     CPUFREQ,
+     boost_off,
+     HW_CPU,
+     NULL,
+     NULL,
+     0,
+     "cpufreq",
+     VAL_FAIL,
+     {"cpufreq/boost is 0"}},
     {"cpufreq: hardware ceiling below the rated clock",
      CPUFREQ,
      uncap,
