@@ -78,7 +78,7 @@ static char *error_message(const char *body, size_t len)
 
 void rf_cfg_fail_request(struct rf_bmc *bmc, struct rf_req *req, const char *what, const struct br_err *err)
 {
-	char *message = req && req->status >= 400 ? error_message(req->body.data, req->body.len) : NULL;
+	char *message = req && req->http.status >= 400 ? error_message(req->http.body.data, req->http.body.len) : NULL;
 	struct br_err e;
 
 	if (message)

@@ -174,6 +174,7 @@ void rf_bmc_setup(struct rf_http *h, struct rf_bmc *bmc, const struct rf_target 
 	bmc->target = target;
 	bmc->http = h;
 	bmc->base = br_xstrndup(target->base_url, len);
+	rf_http_host_init(h, bmc);
 	br_hw_init(&bmc->hw);
 	bmc->hw.source = br_xstrdup("redfish");
 	h->active++;

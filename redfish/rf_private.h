@@ -1,9 +1,9 @@
 /*
  * rf_private — what the files of redfish/ share and nobody else sees.
  *
- *   http.c        one CURLM for every BMC: a per-BMC priority queue, the
- *                 per-BMC and overall in-flight caps, timeouts, retries with
- *                 backoff + jitter, Retry-After, body caps, error reasons.
+ *   http.c        the transport on the HTTP core (common/http.h), one host
+ *                 per BMC: Redfish's headers, which answers are retried,
+ *                 the per-BMC request budget, error reasons.
  *   session.c     service root, X-Auth-Token session or basic auth, logout.
  *   walk.c        the link walker: a dependency-driven pipeline that issues a
  *                 child request as soon as its parent's body has arrived.
@@ -21,6 +21,7 @@
 
 #include <curl/curl.h>
 
+#include "http.h"
 #include "redfish.h"
 
 /* ---- URL set -------------------------------------------------------------- */
@@ -48,8 +49,9 @@ struct rf_http;
 typedef void (*rf_req_fn)(struct rf_req *req, int rc, const struct br_err *err);
 
 struct rf_req {
+	struct br_http_req http;   /* first member: the core hands this back;
+				    * status, body, attempt are in it */
 	struct rf_bmc *bmc;
-	struct rf_req *next;       /* in the BMC's queue or the delayed list */
 	enum rf_method method;
 	char *url;                 /* absolute */
 	char *post_body;           /* owned; POST and PATCH */
@@ -57,7 +59,6 @@ struct rf_req {
 	int no_retry_transport;    /* an action the BMC may have carried out
 				    * although the answer was lost (a reset):
 				    * retried only when the BMC said it did not act */
-	int priority;              /* higher first: longest chain still ahead */
 	rf_req_fn fn;
 	/* walker's context, opaque to http.c */
 	int kind;
@@ -67,20 +68,12 @@ struct rf_req {
 	int members;               /* collection members seen so far */
 	int expanded;              /* url carries $expand */
 
-	/* filled by http.c */
-	int attempt;               /* 0 for the first try */
-	int64_t due_ms;            /* when a delayed retry may start */
-	CURL *easy;
-	struct curl_slist *headers;
-	struct br_buf body;        /* capped at RF_BODY_MAX */
-	long status;
-	char *status_text;         /* reason phrase, when the server sent one */
+	/* filled by http.c from the answer */
 	char *location;            /* Location header */
 	char *etag;                /* ETag header */
 	char *auth_token;          /* X-Auth-Token header (secret) */
-	long retry_after_ms;       /* -1: none */
-	int body_too_big;
-	char curl_err[CURL_ERROR_SIZE];
+	int rc;                    /* the last attempt's outcome */
+	struct br_err err;
 };
 
 struct rf_vendor;
@@ -90,11 +83,8 @@ struct rf_bmc {
 	struct rf_http *http;
 	char *base;                /* base_url without a trailing '/' */
 
-	/* scheduler (http.c) */
-	struct rf_req *queue;      /* by priority, FIFO among equals */
-	struct rf_req *running;    /* in flight */
-	int inflight;
-	int pending;               /* queued + delayed + in flight */
+	/* scheduler (http.c): its queue and caps on the HTTP core */
+	struct br_http_host host;  /* host.pending: queued + delayed + in flight */
 	int spent;                 /* attempts made, against RF_REQUESTS_MAX */
 
 	/* auth (session.c) */
@@ -122,17 +112,13 @@ struct rf_bmc {
 };
 
 struct rf_http {
-	CURLM *multi;
+	struct br_loop *loop;      /* the run's own */
+	struct br_http core;
 	const struct rf_options *opts;
 	struct rf_bmc *bmcs;
 	size_t n_bmcs;
-	size_t cursor;             /* round-robin start of the next dispatch */
-	int inflight;
 	size_t active;             /* BMCs not yet done */
-	struct rf_req *delayed;    /* retries waiting for their due time */
-	CURL **pool;               /* idle easy handles */
-	size_t n_pool;
-	uint64_t rng;
+	int holding;               /* holds the loop while BMCs are active */
 	rf_done_fn done;
 	void *done_ctx;
 	struct rf_bmc *reports, **reports_tail; /* outcomes to hand on, FIFO */
@@ -144,9 +130,12 @@ struct rf_http {
 };
 
 /* http.c */
+/* A loop of its own and the HTTP core on it, for n_bmcs BMCs. */
 int rf_http_init(struct rf_http *h, const struct rf_options *opts, size_t n_bmcs,
 		 struct br_err *err);
 void rf_http_release(struct rf_http *h);
+/* bmc's host on h's core (rf_bmc_setup calls it). */
+void rf_http_host_init(struct rf_http *h, struct rf_bmc *bmc);
 /* Run until no BMC has work left. */
 int rf_http_run(struct rf_http *h, struct br_err *err);
 /* A new request for bmc; url is copied. The caller sets kind etc. and then
@@ -168,9 +157,6 @@ void rf_http_error_reason(struct br_buf *out, long status, const char *url, cons
 			  size_t body_len, const char *status_text);
 /* The MessageId (or error.code) of a Redfish error body; caller frees. */
 char *rf_error_message_id(const char *body, size_t len);
-/* Backoff for attempt n (0-based): base * 2^n, capped, with jitter in
- * [delay/2, delay]. */
-long rf_backoff_ms(const struct rf_options *opts, int attempt, uint64_t *rng);
 
 /* discover.c */
 /* Check options as every run does: caps, timeouts, a readable CA file. */

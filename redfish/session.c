@@ -23,9 +23,9 @@ static void on_login(struct rf_req *req, int rc, const struct br_err *err)
 	const char *where = req->location;
 	json_t *doc = NULL;
 
-	if (rc && (req->status == 404 || req->status == 405 || req->status == 501)) {
+	if (rc && (req->http.status == 404 || req->http.status == 405 || req->http.status == 501)) {
 		br_debug("redfish", "%s: sessions refused (HTTP %ld), using basic auth", bmc->base,
-			 req->status);
+			 req->http.status);
 		walk_with_basic(bmc);
 		return;
 	}
@@ -40,7 +40,7 @@ static void on_login(struct rf_req *req, int rc, const struct br_err *err)
 	}
 	if (!where) {
 		/* some BMCs send the session's @odata.id in the body only */
-		doc = br_json_parse(req->body.data, req->body.len, RF_BODY_MAX, NULL);
+		doc = br_json_parse(req->http.body.data, req->http.body.len, RF_BODY_MAX, NULL);
 		where = br_json_str(doc, "@odata.id");
 	}
 	bmc->token = req->auth_token;
@@ -121,7 +121,7 @@ static void on_root(struct rf_req *req, int rc, const struct br_err *err)
 	struct br_err perr;
 	const char *link;
 
-	if (rc == RF_E_HTTP && req->status == 404) {
+	if (rc == RF_E_HTTP && req->http.status == 404) {
 		br_errf(&perr, RF_E_NO_REDFISH, "%s", err->msg);
 		rf_bmc_fail(bmc, &perr);
 		return;

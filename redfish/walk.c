@@ -179,7 +179,7 @@ static void on_get(struct rf_req *req, int rc, const struct br_err *err);
 json_t *rf_req_json(struct rf_req *req)
 {
 	struct br_err perr;
-	json_t *doc = br_json_parse(req->body.data, req->body.len, RF_BODY_MAX, &perr);
+	json_t *doc = br_json_parse(req->http.body.data, req->http.body.len, RF_BODY_MAX, &perr);
 
 	if (doc && !json_is_object(doc)) {
 		json_decref(doc);
@@ -313,12 +313,12 @@ static void on_get(struct rf_req *req, int rc, const struct br_err *err)
 	struct rf_bmc *bmc = req->bmc;
 	json_t *doc;
 
-	if (rc && req->expanded && req->status >= 400 && req->status < 500 &&
-	    req->status != 401 && req->status != 403) {
+	if (rc && req->expanded && req->http.status >= 400 && req->http.status < 500 &&
+	    req->http.status != 401 && req->http.status != 403) {
 		char *url = plain_url(req);
 
 		br_debug("redfish", "%s: $expand refused (HTTP %ld), reading links one by one",
-			 bmc->base, req->status);
+			 bmc->base, req->http.status);
 		free(bmc->expand);
 		bmc->expand = NULL;
 		issue(bmc, url, req->kind, req->member_kind, req->parent, req->pages, req->members, 0);
