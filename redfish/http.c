@@ -173,47 +173,57 @@ static int curl_errcode(CURLcode c)
 	}
 }
 
-/* What a finished attempt means: its outcome in req->rc / req->err, and 1
- * when it should be tried again after *delay (the core's backoff). */
+/* What a finished attempt means: 0, or an error in err; *ret_retry says
+ * whether another attempt could help, *ret_hint_ms a vendor's wait. */
+static int classify(struct rf_req *req, int *ret_retry, long *ret_hint_ms, struct br_err *err)
+{
+	struct br_http_req *r = &req->http;
+	const char *m = method_names[req->method];
+	char *mid;
+	struct br_buf reason;
+	int rc;
+
+	*ret_retry = 0;
+	*ret_hint_ms = 0;
+	if (r->result != CURLE_OK) {
+		/* a BMC under load resets TLS handshakes as readily as connections */
+		*ret_retry = (br_http_transient(r->result) || r->result == CURLE_SSL_CONNECT_ERROR) &&
+			     !req->no_retry_transport;
+		return br_errf(err, curl_errcode(r->result), "%s %s: %s", m, req->url,
+			       r->curl_err[0] ? r->curl_err : curl_easy_strerror(r->result));
+	}
+	if (r->status >= 200 && r->status < 300)
+		return 0;
+	mid = rf_error_message_id(r->body.data, r->body.len);
+	*ret_retry = (r->status >= 500 && r->status != 501) || r->status == 429;
+	if (mid && rf_vendor_retry_hint(mid, ret_hint_ms))
+		*ret_retry = 1;
+	free(mid);
+	br_buf_init(&reason, 0);
+	rf_http_error_reason(&reason, r->status, req->url, r->body.data, r->body.len, r->status_text);
+	rc = br_errf(err, r->status == 401 || r->status == 403 ? BR_E_AUTH : RF_E_HTTP, "%s", br_buf_str(&reason));
+	br_buf_release(&reason);
+	return rc;
+}
+
+/* Another attempt is worth it and allowed. */
+static int may_retry(struct rf_req *req, int retry)
+{
+	return retry && req->http.attempt < req->bmc->http->opts->retries && req->bmc->spent < RF_REQUESTS_MAX;
+}
+
 static int on_judge(struct br_http_req *r, long *delay)
 {
 	struct rf_req *req = req_of(r);
-	struct rf_bmc *bmc = req->bmc;
-	const struct rf_options *o = bmc->http->opts;
-	const char *m = method_names[req->method];
-	long hint_delay = 0;
-	int retry = 0;
+	const struct rf_options *o = req->bmc->http->opts;
+	struct br_err err = { 0 };
+	long hint_delay;
+	int retry, rc = classify(req, &retry, &hint_delay, &err);
 
-	if (r->result != CURLE_OK) {
-		/* a BMC under load resets TLS handshakes as readily as connections */
-		retry = (br_http_transient(r->result) || r->result == CURLE_SSL_CONNECT_ERROR) &&
-			!req->no_retry_transport;
-		req->rc = br_errf(&req->err, curl_errcode(r->result), "%s %s: %s", m, req->url,
-				  r->curl_err[0] ? r->curl_err : curl_easy_strerror(r->result));
-	} else if (r->status >= 200 && r->status < 300) {
-		req->rc = 0;
-	} else {
-		char *mid = rf_error_message_id(r->body.data, r->body.len);
-		struct br_buf reason;
-
-		retry = (r->status >= 500 && r->status != 501) || r->status == 429;
-		if (mid && rf_vendor_retry_hint(mid, &hint_delay))
-			retry = 1;
-		free(mid);
-		br_buf_init(&reason, 0);
-		rf_http_error_reason(&reason, r->status, req->url, r->body.data, r->body.len, r->status_text);
-		req->rc = br_errf(&req->err, r->status == 401 || r->status == 403 ? BR_E_AUTH : RF_E_HTTP, "%s",
-				  br_buf_str(&reason));
-		br_buf_release(&reason);
-	}
-	br_debug("redfish", "%s %s -> %ld%s%s", m, req->url, r->status, req->rc ? " " : "",
-		 req->rc ? req->err.msg : "");
-	if (!req->rc || !retry || r->attempt >= o->retries)
+	br_debug("redfish", "%s %s -> %ld%s%s", method_names[req->method], req->url, r->status, rc ? " " : "",
+		 rc ? err.msg : "");
+	if (!rc || !may_retry(req, retry))
 		return 0;
-	if (bmc->spent >= RF_REQUESTS_MAX) {
-		br_err_prefix(&req->err, "request cap of %d reached", RF_REQUESTS_MAX);
-		return 0;
-	}
 	/* the server said when; a vendor's hint only ever lengthens the wait */
 	if (r->retry_after_ms >= 0)
 		*delay = r->retry_after_ms;
@@ -221,7 +231,7 @@ static int on_judge(struct br_http_req *r, long *delay)
 		*delay = hint_delay;
 	br_debug("redfish", "retry %d of %s in %ld ms", r->attempt + 1, req->url,
 		 *delay < o->backoff_max_ms ? *delay : o->backoff_max_ms);
-	bmc->spent++;
+	req->bmc->spent++;
 	reset_answer(req);
 	return 1;
 }
@@ -230,20 +240,27 @@ static void on_done(struct br_http_req *r)
 {
 	struct rf_req *req = req_of(r);
 	struct rf_bmc *bmc = req->bmc;
+	struct br_err err = { 0 };
+	long hint_delay;
+	int retry, rc;
 
 	if (r->start_failed) {
-		struct br_err e;
-
-		br_errf(&e, BR_E_NOMEM, "%s: cannot start a transfer", req->url);
+		br_errf(&err, BR_E_NOMEM, "%s: cannot start a transfer", req->url);
 		req_free(req);
-		rf_bmc_fail(bmc, &e);
+		rf_bmc_fail(bmc, &err);
 	} else {
-		if (r->body_too_big)
-			req->rc = br_errf(&req->err, BR_E_TOOBIG, "%s %s: response body exceeds %u bytes",
-					  method_names[req->method], req->url, RF_BODY_MAX);
-		if (req->rc && r->attempt > 0)
-			br_err_prefix(&req->err, "after %d attempts", r->attempt + 1);
-		req->fn(req, req->rc, req->rc ? &req->err : NULL);
+		if (r->body_too_big) {
+			rc = br_errf(&err, BR_E_TOOBIG, "%s %s: response body exceeds %u bytes",
+				     method_names[req->method], req->url, RF_BODY_MAX);
+		} else {
+			rc = classify(req, &retry, &hint_delay, &err);
+			/* only the budget stopped a retry that was wanted */
+			if (rc && retry && r->attempt < bmc->http->opts->retries && bmc->spent >= RF_REQUESTS_MAX)
+				br_err_prefix(&err, "request cap of %d reached", RF_REQUESTS_MAX);
+		}
+		if (rc && r->attempt > 0)
+			br_err_prefix(&err, "after %d attempts", r->attempt + 1);
+		req->fn(req, rc, rc ? &err : NULL);
 		req_free(req);
 	}
 	if (bmc->host.pending == 0)

@@ -72,8 +72,6 @@ struct rf_req {
 	char *location;            /* Location header */
 	char *etag;                /* ETag header */
 	char *auth_token;          /* X-Auth-Token header (secret) */
-	int rc;                    /* the last attempt's outcome */
-	struct br_err err;
 };
 
 struct rf_vendor;
