@@ -124,6 +124,33 @@ void rf_http_cancel_bmc(struct rf_http *h, struct rf_bmc *bmc)
 
 /* ---- the core's callbacks ------------------------------------------------ */
 
+/* The credentials the session layer chose for bmc, on this attempt. */
+static int apply_auth(struct rf_bmc *bmc, CURL *easy, struct curl_slist **headers)
+{
+	const struct rf_target *t = bmc->target;
+	struct curl_slist *l;
+	char *h;
+
+	switch (bmc->auth) {
+	case RF_AUTH_NONE:
+		return 0;
+	case RF_AUTH_SESSION:
+		h = br_xasprintf("X-Auth-Token: %s", bmc->token);
+		l = curl_slist_append(*headers, h);
+		br_secret_free(h);
+		if (!l)
+			return BR_E_NOMEM;
+		*headers = l;
+		return 0;
+	case RF_AUTH_BASIC:
+		curl_easy_setopt(easy, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
+		curl_easy_setopt(easy, CURLOPT_USERNAME, t->user ? t->user : "");
+		curl_easy_setopt(easy, CURLOPT_PASSWORD, t->password ? t->password : "");
+		return 0;
+	}
+	return 0;
+}
+
 static int on_start(struct br_http_req *r, CURL *e, struct curl_slist **headers)
 {
 	struct rf_req *req = req_of(r);
@@ -139,7 +166,7 @@ static int on_start(struct br_http_req *r, CURL *e, struct curl_slist **headers)
 			free(line);
 		}
 	}
-	if (rf_session_apply(req->bmc, e, headers) || !*headers)
+	if (apply_auth(req->bmc, e, headers) || !*headers)
 		return BR_E_NOMEM;
 	return 0;
 }
@@ -279,47 +306,6 @@ static const struct br_http_ops rf_ops = {
 void rf_http_host_init(struct rf_http *h, struct rf_bmc *bmc)
 {
 	br_http_host_init(&bmc->host, &h->core, &rf_ops, h->opts->per_bmc_inflight, bmc);
-}
-
-/* ---- the run -------------------------------------------------------------- */
-
-/* After the core's dispatch, every turn: outcomes (stores) only now, so the
- * requests just dispatched, logouts among them, are on the wire before this
- * work; then see that some BMC can still move. */
-static void on_turn(void *ctx)
-{
-	struct rf_http *h = ctx;
-	struct br_err e;
-
-	rf_http_flush_reports(h);
-	if (h->active == 0) {
-		if (h->holding) {
-			h->holding = 0;
-			br_loop_unhold(h->loop);
-		}
-		return;
-	}
-	if (h->core.pending)
-		return;
-	br_errf(&e, BR_E_STATE, "redfish: %zu BMCs stalled", h->active);
-	br_loop_stop(h->loop, &e);
-}
-
-int rf_http_run(struct rf_http *h, struct br_err *err)
-{
-	int rc;
-
-	h->holding = 1;
-	br_loop_hold(h->loop);
-	br_loop_prepare_add(h->loop, on_turn, h);
-	rc = br_loop_run(h->loop, err);
-	rf_http_flush_reports(h);
-	br_loop_prepare_del(h->loop, on_turn, h);
-	if (h->holding) {
-		h->holding = 0;
-		br_loop_unhold(h->loop);
-	}
-	return rc;
 }
 
 int rf_http_init(struct rf_http *h, const struct rf_options *opts, size_t n_bmcs,

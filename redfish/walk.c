@@ -163,35 +163,7 @@ static const struct kind_info kinds[RF_K_COUNT] = {
 	[RF_K_COLLECTION] = { "Collection", 1, NULL },
 };
 
-void rf_bmc_failf(struct rf_bmc *bmc, int code, const char *fmt, ...)
-{
-	struct br_err e = { .code = code };
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(e.msg, sizeof(e.msg), fmt, ap);
-	va_end(ap);
-	rf_bmc_fail(bmc, &e);
-}
-
 static void on_get(struct rf_req *req, int rc, const struct br_err *err);
-
-json_t *rf_req_json(struct rf_req *req)
-{
-	struct br_err perr;
-	json_t *doc = br_json_parse(req->http.body.data, req->http.body.len, RF_BODY_MAX, &perr);
-
-	if (doc && !json_is_object(doc)) {
-		json_decref(doc);
-		doc = NULL;
-		br_errf(&perr, BR_E_PROTO, "not a JSON object");
-	}
-	if (!doc) {
-		br_err_prefix(&perr, "GET %s", req->url);
-		rf_bmc_fail(req->bmc, &perr);
-	}
-	return doc;
-}
 
 /* Queue a GET without looking at the seen set. */
 static void issue(struct rf_bmc *bmc, const char *url, int kind, int member_kind, long parent,
