@@ -125,7 +125,6 @@ struct br_http {
 	size_t n_pool;
 	uint64_t rng;
 	struct br_loop_timer curl_timer;
-	int dispatching;
 };
 
 void br_http_options_init(struct br_http_options *opts);
