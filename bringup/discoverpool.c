@@ -1,7 +1,6 @@
 /* rf_discover_all in forked workers that store what they find; a JSON line
  * per target tells the parent how it ended. */
 #include <errno.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -11,6 +10,7 @@
 #include <unistd.h>
 
 #include "discoverpool.h"
+#include "loop.h"
 
 struct worker {
 	pid_t pid;
@@ -327,34 +327,50 @@ static int spawn(struct worker *workers, int k, const struct spawn_args *a, stru
 	return 0;
 }
 
+struct worker_watch {
+	struct pool *p;
+	struct worker *w;
+	struct br_loop *loop;
+	struct br_loop_fd *watch;
+};
+
+static void on_worker(struct br_loop_fd *watch, int fd, unsigned events, void *ctx)
+{
+	struct worker_watch *ww = ctx;
+
+	read_worker(ww->p, ww->w);
+	if (ww->w->fd < 0) {
+		br_loop_fd_del(ww->watch);
+		ww->watch = NULL;
+		br_loop_unhold(ww->loop);
+	}
+}
+
+/* Read every worker's pipe on the event loop until all have closed. */
 static int poll_workers(struct pool *p, struct worker *workers, int n_workers, struct br_err *err)
 {
-	struct pollfd *pfds = br_xcalloc((size_t)n_workers, sizeof(*pfds));
-	int *which = br_xcalloc((size_t)n_workers, sizeof(*which));
-	int rc = 0;
+	struct worker_watch *ww = br_xcalloc((size_t)n_workers, sizeof(*ww));
+	struct br_loop *loop;
+	int rc;
 
-	for (;;) {
-		int k = 0;
-
-		for (int j = 0; j < n_workers; j++)
-			if (workers[j].fd >= 0) {
-				pfds[k] = (struct pollfd){ .fd = workers[j].fd, .events = POLLIN };
-				which[k++] = j;
-			}
-		if (!k)
-			break;
-		if (poll(pfds, (nfds_t)k, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			rc = br_errf(err, BR_E_IO, "poll on discovery workers: %s", strerror(errno));
-			break;
-		}
-		for (int j = 0; j < k; j++)
-			if (pfds[j].revents)
-				read_worker(p, &workers[which[j]]);
+	if ((rc = br_loop_new(&loop, err))) {
+		free(ww);
+		return rc;
 	}
-	free(pfds);
-	free(which);
+	for (int j = 0; j < n_workers && !rc; j++) {
+		ww[j] = (struct worker_watch){ p, &workers[j], loop, NULL };
+		if (workers[j].fd < 0)
+			continue;
+		ww[j].watch = br_loop_fd_add(loop, workers[j].fd, BR_LOOP_IN, on_worker, &ww[j], err);
+		if (!ww[j].watch)
+			rc = BR_E_IO;
+		else
+			br_loop_hold(loop);
+	}
+	if (!rc)
+		rc = br_loop_run(loop, err);
+	br_loop_free(loop);
+	free(ww);
 	return rc;
 }
 

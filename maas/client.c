@@ -1,12 +1,11 @@
 /*
- * The MAAS client's event loop: one CURLM, a FIFO of requests waiting for
- * one of max_inflight slots, and one time-ordered list of timers (caller
- * timers and retry backoffs alike).
+ * The MAAS client: one host on the HTTP core (common/http.h), FIFO, at most
+ * max_inflight requests at once, on an event loop of its own; caller timers
+ * are the loop's timers.
  */
 #define _DEFAULT_SOURCE
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <time.h>
 
 #include "maas_private.h"
@@ -24,6 +23,7 @@ void maas_options_init(struct maas_options *opts)
 
 int maas_client_new(const struct maas_options *opts, struct maas_client **ret_client, struct br_err *err)
 {
+	struct br_http_options ho;
 	struct maas_client *c;
 	size_t len;
 	int rc;
@@ -40,20 +40,27 @@ int maas_client_new(const struct maas_options *opts, struct maas_client **ret_cl
 	c->opts = *opts;
 	c->opts.api_key = NULL;
 	c->opts.url = NULL;
+	c->opts.ca_file = NULL;
 	if (c->opts.max_inflight < 1)
 		c->opts.max_inflight = 1;
 	len = strlen(opts->url);
 	c->api_base = br_xasprintf("%s%sapi/2.0/", opts->url, len && opts->url[len - 1] == '/' ? "" : "/");
-	c->ca_file = opts->ca_file ? br_xstrdup(opts->ca_file) : NULL;
-	c->multi = curl_multi_init();
-	if (getrandom(&c->rng, sizeof(c->rng), 0) != sizeof(c->rng))
-		c->rng = (uint64_t)br_now_ms() * 0x9e3779b97f4a7c15ULL;
-	if (!c->multi) {
+	br_http_options_init(&ho);
+	ho.timeout_ms = c->opts.timeout_ms;
+	ho.connect_timeout_ms = c->opts.connect_timeout_ms;
+	ho.retries = c->opts.retries;
+	ho.backoff_ms = c->opts.backoff_ms;
+	ho.backoff_max_ms = c->opts.backoff_max_ms;
+	ho.ca_file = opts->ca_file;
+	ho.insecure = c->opts.insecure;
+	ho.total_inflight = c->opts.max_inflight;
+	ho.max_connections = c->opts.max_inflight;
+	ho.body_max = MAAS_BODY_MAX;
+	if ((rc = br_loop_new(&c->loop, err)) || (rc = br_http_init(&c->http, c->loop, &ho, err))) {
 		maas_client_free(c);
-		return br_errf(err, BR_E_NOMEM, "curl_multi_init failed");
+		return rc;
 	}
-	curl_multi_setopt(c->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)c->opts.max_inflight);
-	curl_multi_setopt(c->multi, CURLMOPT_MAXCONNECTS, (long)c->opts.max_inflight);
+	br_http_host_init(&c->host, &c->http, &maas_http_ops, c->opts.max_inflight, c);
 	*ret_client = c;
 	return 0;
 }
@@ -62,9 +69,8 @@ void maas_req_free(struct req *r)
 {
 	if (!r)
 		return;
-	if (r->easy)
-		curl_easy_cleanup(r->easy);
-	curl_slist_free_all(r->headers);
+	br_http_req_release(&r->http);
+	br_buf_release(&r->http.body);
 	free(r->method);
 	free(r->path);
 	free(r->url);
@@ -73,40 +79,38 @@ void maas_req_free(struct req *r)
 		explicit_bzero(r->form, strlen(r->form));
 		free(r->form);
 	}
-	br_buf_release(&r->body);
 	free(r);
+}
+
+static void timer_unlink(struct maas_client *c, struct timer *t)
+{
+	if (t->prev)
+		t->prev->next = t->next;
+	else
+		c->timers = t->next;
+	if (t->next)
+		t->next->prev = t->prev;
+	c->n_timers--;
 }
 
 void maas_client_free(struct maas_client *c)
 {
 	if (!c)
 		return;
-	while (c->wait_head) {
-		struct req *r = c->wait_head;
-
-		c->wait_head = r->next;
-		maas_req_free(r);
-	}
+	if (c->http.multi)
+		br_http_host_cancel(&c->host);
 	while (c->timers) {
 		struct timer *t = c->timers;
 
-		c->timers = t->next;
-		maas_req_free(t->retry);
+		br_loop_timer_stop(c->loop, &t->timer);
+		timer_unlink(c, t);
 		free(t);
 	}
-	if (c->multi) {
-		while (c->active_list) {
-			struct req *r = c->active_list;
-
-			c->active_list = r->active_next;
-			curl_multi_remove_handle(c->multi, r->easy);
-			maas_req_free(r);
-		}
-		curl_multi_cleanup(c->multi);
-	}
+	if (c->loop)
+		br_http_release(&c->http);
+	br_loop_free(c->loop);
 	maas_key_release(&c->key);
 	free(c->api_base);
-	free(c->ca_file);
 	free(c);
 }
 
@@ -115,48 +119,36 @@ uint64_t maas_client_requests(const struct maas_client *client)
 	return client->requests;
 }
 
-uint64_t maas_random(struct maas_client *c)
+static void on_timer(struct br_loop_timer *bt, void *ctx)
 {
-	uint64_t z = (c->rng += 0x9e3779b97f4a7c15ULL);
+	struct timer *t = ctx;
+	struct maas_client *c = t->client;
+	void (*fn)(void *) = t->fn;
+	void *fn_ctx = t->ctx;
 
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-int maas_add_timer(struct maas_client *c, int64_t delay_ms, void (*fn)(void *), void *ctx, struct req *retry)
-{
-	struct timer *t, **p;
-
-	if (c->queued >= MAAS_QUEUE_MAX)
-		return BR_E_TOOBIG;
-	t = br_xcalloc(1, sizeof(*t));
-	t->due_ms = br_now_ms() + (delay_ms > 0 ? delay_ms : 0);
-	t->fn = fn;
-	t->ctx = ctx;
-	t->retry = retry;
-	for (p = &c->timers; *p && (*p)->due_ms <= t->due_ms; p = &(*p)->next)
-		;
-	t->next = *p;
-	*p = t;
-	c->queued++;
-	return 0;
+	timer_unlink(c, t);
+	free(t);
+	fn(fn_ctx);
 }
 
 int maas_after(struct maas_client *client, int64_t delay_ms, void (*fn)(void *ctx), void *ctx)
 {
-	return maas_add_timer(client, delay_ms, fn, ctx, NULL);
-}
+	struct timer *t;
 
-void maas_enqueue(struct maas_client *c, struct req *r)
-{
-	r->next = NULL;
-	if (c->wait_tail)
-		c->wait_tail->next = r;
-	else
-		c->wait_head = r;
-	c->wait_tail = r;
-	c->queued++;
+	if (client->n_timers + (size_t)client->host.pending >= MAAS_QUEUE_MAX)
+		return BR_E_TOOBIG;
+	t = br_xcalloc(1, sizeof(*t));
+	t->client = client;
+	t->fn = fn;
+	t->ctx = ctx;
+	br_loop_timer_init(&t->timer, on_timer, t);
+	t->next = client->timers;
+	if (client->timers)
+		client->timers->prev = t;
+	client->timers = t;
+	client->n_timers++;
+	br_loop_timer_start(client->loop, &t->timer, delay_ms);
+	return 0;
 }
 
 int maas_request(struct maas_client *client, const char *method, const char *path, const char *form,
@@ -164,7 +156,7 @@ int maas_request(struct maas_client *client, const char *method, const char *pat
 {
 	struct req *r;
 
-	if (client->queued >= MAAS_QUEUE_MAX)
+	if (client->n_timers + (size_t)client->host.pending >= MAAS_QUEUE_MAX)
 		return BR_E_TOOBIG;
 	if (form && strlen(form) > MAAS_FORM_MAX)
 		return BR_E_TOOBIG;
@@ -176,8 +168,10 @@ int maas_request(struct maas_client *client, const char *method, const char *pat
 	r->form = form ? br_xstrdup(form) : NULL;
 	r->done = done;
 	r->ctx = ctx;
-	br_buf_init(&r->body, MAAS_BODY_MAX);
-	maas_enqueue(client, r);
+	br_http_req_init(&r->http, &client->host, r->method, r->url, 0);
+	if (strcmp(method, "GET"))
+		r->http.send_body = r->form ? r->form : "";
+	br_http_submit(&r->http);
 	return 0;
 }
 

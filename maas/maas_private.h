@@ -1,52 +1,43 @@
-/* What maas/client.c and maas/loop.c share: the client and its queues. */
+/* What maas/client.c and maas/loop.c share: the client, its requests and
+ * timers on the HTTP core (common/http.h) and its event loop. */
 #ifndef BRINGUP_MAAS_PRIVATE_H
 #define BRINGUP_MAAS_PRIVATE_H
 
 #include <curl/curl.h>
 
+#include "http.h"
 #include "maas.h"
 
 struct req {
+	struct br_http_req http; /* first member: the core hands this back */
 	struct maas_client *client;
-	CURL *easy;
-	struct curl_slist *headers;
 	char *method, *path, *url, *form;
-	struct br_buf body;
-	long retry_after_s;
-	int attempt;
 	maas_done_fn done;
 	void *ctx;
-	char errbuf[CURL_ERROR_SIZE];
-	struct req *next;
-	struct req *active_prev, *active_next; /* while on the multi handle */
 };
 
 struct timer {
-	int64_t due_ms;
+	struct br_loop_timer timer;
+	struct maas_client *client;
 	void (*fn)(void *ctx);
 	void *ctx;
-	struct req *retry; /* a request waiting out its backoff, else NULL */
-	struct timer *next;
+	struct timer *next, *prev; /* the client's pending timers */
 };
 
 struct maas_client {
 	struct maas_options opts;
 	char *api_base; /* ".../MAAS/api/2.0/" */
-	char *ca_file;
 	struct maas_key key;
-	CURLM *multi;
-	struct req *wait_head, *wait_tail;
-	struct req *active_list;
-	struct timer *timers; /* sorted by due_ms, FIFO among equals */
-	size_t active, queued;
-	uint64_t requests, rng;
+	struct br_loop *loop;
+	struct br_http http;
+	struct br_http_host host; /* MAAS: one host, FIFO, max_inflight at once */
+	struct timer *timers;
+	size_t n_timers;
+	uint64_t requests;
 };
 
-/* Put a request at the end of the wait queue. */
-void maas_enqueue(struct maas_client *c, struct req *r);
-/* Insert a timer; retry, when set, is a request waiting out its backoff. */
-int maas_add_timer(struct maas_client *c, int64_t delay_ms, void (*fn)(void *), void *ctx, struct req *retry);
+/* The client's HTTP ops (maas/loop.c). */
+extern const struct br_http_ops maas_http_ops;
 void maas_req_free(struct req *r);
-uint64_t maas_random(struct maas_client *c);
 
 #endif

@@ -1,7 +1,7 @@
 /*
- * config — rf_configure_all: one rf_bmc per system on one rf_http loop, as
- * discovery runs, with configure's steps (config_steps.c) instead of the
- * walker. A system's life: service root -> login -> steps -> (nothing
+ * config — the configure driver and rf_configure_all: one rf_bmc per
+ * system on one rf_http loop (run.c), as discovery runs, with configure's
+ * steps (config_steps.c) instead of the walker. A system's life: service root -> login -> steps -> (nothing
  * pending) -> report -> logout -> done. Resets are rationed here: at most
  * max_resets systems are between their reset and their job's end at once,
  * the rest wait in arrival order, so a rack is never power-cycled at the
@@ -78,7 +78,7 @@ static char *error_message(const char *body, size_t len)
 
 void rf_cfg_fail_request(struct rf_bmc *bmc, struct rf_req *req, const char *what, const struct br_err *err)
 {
-	char *message = req && req->status >= 400 ? error_message(req->body.data, req->body.len) : NULL;
+	char *message = req && req->http.status >= 400 ? error_message(req->http.body.data, req->http.body.len) : NULL;
 	struct br_err e;
 
 	if (message)
@@ -143,6 +143,10 @@ static void on_idle(struct rf_bmc *bmc)
 	rf_bmc_wind_down(bmc, report); /* the node's record goes when the run ends */
 }
 
+static const struct rf_driver configure_driver = {
+	.ready = rf_cfg_begin, .idle = on_idle, .abort = on_abort,
+};
+
 static int check(const struct rf_config_target *targets, size_t n, const struct rf_config_options *o,
 		 struct br_err *err)
 {
@@ -197,16 +201,14 @@ int rf_configure_all(const struct rf_config_target *targets, size_t n, const str
 	nodes = br_xcalloc(n, sizeof(*nodes));
 	h.bmcs = bmcs;
 	h.n_bmcs = n;
-	h.ready = rf_cfg_begin;
-	h.idle = on_idle;
-	h.driver_ctx = &run;
+	h.driver = &configure_driver;
 	for (size_t i = 0; i < n; i++) {
 		rf_bmc_setup(&h, &bmcs[i], &targets[i].target);
 		nodes[i].run = &run;
 		nodes[i].spec = targets[i].spec;
 		bmcs[i].cfg = &nodes[i];
 	}
-	rc = rf_run_bmcs(&h, on_abort, err);
+	rc = rf_run_bmcs(&h, err);
 	for (size_t i = 0; i < n; i++)
 		node_release(&nodes[i]); /* those the loop left behind; done ones are empty */
 	free(nodes);

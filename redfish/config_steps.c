@@ -348,7 +348,7 @@ static void on_job_created(struct rf_req *req, int rc, const struct br_err *err)
 		return;
 	}
 	if (!link) {
-		doc = br_json_parse(req->body.data, req->body.len, RF_BODY_MAX, NULL);
+		doc = br_json_parse(req->http.body.data, req->http.body.len, RF_BODY_MAX, NULL);
 		link = br_json_str(doc, "@odata.id");
 	}
 	if (link)
@@ -394,7 +394,7 @@ static void on_patch(struct rf_req *req, int rc, const struct br_err *err)
 	struct rf_bmc *bmc = req->bmc;
 	struct rf_cfg_node *cn = bmc->cfg;
 
-	if (rc && req->status == 412 && !cn->retried_412) {
+	if (rc && req->http.status == 412 && !cn->retried_412) {
 		/* someone changed the pending settings between our GET and PATCH */
 		cn->retried_412 = 1;
 		get(bmc, cn->settings_url, "re-reading the BIOS settings (412)", on_settings);

@@ -2,24 +2,21 @@
  * The IPMI fallback: read BMCs that have no Redfish by running ipmitool
  * -I lanplus, many BMCs at once. A node runs its commands one after another
  * (each call is its own RMCP+ session); up to max_parallel nodes run at
- * once, and one poll() loop reads the pipes of every child. The password
+ * once, each call a child of the event loop (common/loop.h), which reads
+ * its pipes and enforces its time limit. The password
  * reaches ipmitool only as IPMI_PASSWORD in the child's environment (-E):
  * argv is world-readable through ps and /proc.
  *
  * BR_IPMITOOL in the environment names another ipmitool (tests use a fake).
  */
 #define _GNU_SOURCE
-#include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "ipmi_private.h"
+#include "loop.h"
 #include "redfish.h"
 
 extern char **environ;
@@ -79,25 +76,21 @@ struct ipmi_node {
 	int cipher3;      /* ask for suite 3 directly: suite discovery failed */
 	int rc;
 	struct br_err err;
-};
-
-struct ipmi_proc {
-	struct ipmi_node *node; /* NULL: free slot */
-	const struct ipmi_command *cmd;
-	pid_t pid;
-	int fd[2];              /* stdout, stderr; -1 once at EOF */
-	struct br_buf out, err;
-	int64_t deadline_ms;
-	int timed_out, truncated, status;
+	struct ipmi_run *run;
 };
 
 struct ipmi_run {
+	struct br_loop *loop;
 	const struct ipmi_command *cmds;
 	size_t n_cmds;
 	const char *tool;
 	int timeout_s;
 	rf_ipmi_done_fn done;
 	void *ctx;
+	const struct rf_ipmi_target *targets;
+	struct ipmi_node *nodes;
+	size_t n, started;
+	size_t slots, running;  /* nodes at once: the cap, and now */
 };
 
 /* ---- one node ---------------------------------------------------------- */
@@ -142,6 +135,7 @@ static void node_finish(struct ipmi_run *run, struct ipmi_node *node)
 		br_info("ipmi", "%s: %s", node->target->name, node->err.msg);
 	else
 		br_info("ipmi", "%s: %zu of %zu commands answered", node->target->name, node->answered, run->n_cmds);
+	run->running--;
 	run->done(node->target, node->rc, &node->hw, &node->err, run->ctx);
 	node_release(node);
 }
@@ -192,85 +186,22 @@ static void free_argv(char **argv)
 	free(argv);
 }
 
-static int proc_start(struct ipmi_run *run, struct ipmi_proc *pr, struct ipmi_node *node, struct br_err *err)
+static void on_call_exit(const struct br_loop_proc_result *res, void *ctx);
+
+static int proc_start(struct ipmi_run *run, struct ipmi_node *node, struct br_err *err)
 {
 	const struct ipmi_command *cmd = &run->cmds[node->next];
-	posix_spawn_file_actions_t fa;
-	int out[2] = { -1, -1 }, errp[2] = { -1, -1 };
 	char **argv = build_argv(run, node, cmd);
-	int rc = 0, sprc;
+	struct br_loop_proc_spec spec = { .path = run->tool, .argv = argv, .envp = node->envp,
+					  .out_max = IPMI_STDOUT_MAX, .err_max = IPMI_STDERR_MAX,
+					  .timeout_ms = (int64_t)run->timeout_s * 1000 };
+	int rc = br_loop_spawn(run->loop, &spec, on_call_exit, node, err);
 
-	if (pipe2(out, O_CLOEXEC) || pipe2(errp, O_CLOEXEC)) {
-		rc = br_errf(err, BR_E_IO, "bmc %s: pipe: %s", node->where, strerror(errno));
-		goto out;
-	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, errp[1], 2);
-	sprc = posix_spawn(&pr->pid, run->tool, &fa, NULL, argv, node->envp);
-	posix_spawn_file_actions_destroy(&fa);
-	if (sprc) {
-		rc = br_errf(err, BR_E_IO, "bmc %s: cannot run %s: %s", node->where, run->tool, strerror(sprc));
-		goto out;
-	}
-	br_debug("ipmi", "%s: ipmitool %s%s", node->target->name, cmd->what, node->cipher3 ? " (-C 3)" : "");
-	pr->node = node;
-	pr->cmd = cmd;
-	pr->fd[0] = out[0];
-	pr->fd[1] = errp[0];
-	out[0] = errp[0] = -1;
-	fcntl(pr->fd[0], F_SETFL, O_NONBLOCK);
-	fcntl(pr->fd[1], F_SETFL, O_NONBLOCK);
-	br_buf_init(&pr->out, IPMI_STDOUT_MAX);
-	br_buf_init(&pr->err, IPMI_STDERR_MAX);
-	pr->deadline_ms = br_now_ms() + (int64_t)run->timeout_s * 1000;
-	pr->timed_out = pr->truncated = pr->status = 0;
-out:
-	for (int i = 0; i < 2; i++) {
-		if (out[i] >= 0)
-			close(out[i]);
-		if (errp[i] >= 0)
-			close(errp[i]);
-	}
 	free_argv(argv);
-	return rc;
-}
-
-static void proc_kill(struct ipmi_proc *pr)
-{
-	kill(pr->pid, SIGKILL);
-	while (waitpid(pr->pid, &pr->status, 0) < 0 && errno == EINTR)
-		;
-	pr->pid = 0;
-}
-
-/* Drain what a pipe has. Stdout past its cap ends the call (what came so
- * far is still parsed); stderr past its cap is read and dropped. */
-static void proc_read(struct ipmi_proc *pr, int which)
-{
-	struct br_buf *b = which ? &pr->err : &pr->out;
-	char chunk[4096];
-
-	for (;;) {
-		ssize_t got = read(pr->fd[which], chunk, sizeof(chunk));
-		size_t room = b->max - b->len;
-
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0 && errno == EAGAIN)
-			return;
-		if (got <= 0) {
-			close(pr->fd[which]);
-			pr->fd[which] = -1;
-			return;
-		}
-		br_buf_add(b, chunk, (size_t)got < room ? (size_t)got : room);
-		if (!which && (size_t)got > room && !pr->truncated) {
-			pr->truncated = 1;
-			proc_kill(pr);
-		}
-	}
+	if (rc)
+		return br_err_prefix(err, "bmc %s", node->where);
+	br_debug("ipmi", "%s: ipmitool %s%s", node->target->name, cmd->what, node->cipher3 ? " (-C 3)" : "");
+	return 0;
 }
 
 /* The last non-empty line of ipmitool's complaint, for a reason. */
@@ -287,15 +218,15 @@ static char *last_line(const char *text)
 }
 
 /* Judge a finished call: parse it, skip it, or fail the node. */
-static void proc_judge(struct ipmi_run *run, struct ipmi_proc *pr)
+static void proc_judge(struct ipmi_run *run, struct ipmi_node *node, const struct br_loop_proc_result *pr)
 {
-	struct ipmi_node *node = pr->node;
-	int first = pr->cmd == &run->cmds[0];
+	const struct ipmi_command *cmd = &run->cmds[node->next];
+	int first = node->next == 0;
 	const char *name = node->target->name;
 	struct br_buf text;
 	char *why;
 
-	if (ipmi_cipher_fallback_seen(br_buf_str(&pr->err)))
+	if (ipmi_cipher_fallback_seen(br_buf_str(pr->err)))
 		node->cipher3 = 1;
 	if (pr->timed_out) {
 		if (first)
@@ -304,32 +235,37 @@ static void proc_judge(struct ipmi_run *run, struct ipmi_proc *pr)
 					   node->where, run->timeout_s);
 		else
 			node->rc = br_errf(&node->err, BR_E_TIMEOUT, "bmc %s: ipmitool %s: no answer within %d s",
-					   node->where, pr->cmd->what, run->timeout_s);
+					   node->where, cmd->what, run->timeout_s);
 		return;
 	}
 	if (pr->truncated || (WIFEXITED(pr->status) && WEXITSTATUS(pr->status) == 0)) {
-		if (pr->truncated) {
-			char *nl = strrchr(pr->out.data, '\n');
+		char *out = br_xstrdup(br_buf_str(pr->out));
+		int parsed;
 
-			br_warn("ipmi", "%s: %s: output cut at %u bytes", name, pr->cmd->what, IPMI_STDOUT_MAX);
+		if (pr->truncated) {
+			char *nl = strrchr(out, '\n');
+
+			br_warn("ipmi", "%s: %s: output cut at %u bytes", name, cmd->what, IPMI_STDOUT_MAX);
 			if (nl)
 				nl[1] = '\0';
 		}
-		if (pr->cmd->parse(br_buf_str(&pr->out), &node->hw) == 0) {
+		parsed = cmd->parse(out, &node->hw);
+		free(out);
+		if (parsed == 0) {
 			node->answered++;
-		} else if (pr->cmd->required) {
-			why = last_line(br_buf_str(pr->err.len ? &pr->err : &pr->out));
+		} else if (cmd->required) {
+			why = last_line(br_buf_str(pr->err->len ? pr->err : pr->out));
 			node->rc = br_errf(&node->err, BR_E_PROTO, "bmc %s: ipmitool %s: the BMC did not do it (%s)",
-					   node->where, pr->cmd->what, *why ? why : "no answer");
+					   node->where, cmd->what, *why ? why : "no answer");
 			free(why);
 		} else {
-			br_debug("ipmi", "%s: %s: nothing recognised in the output", name, pr->cmd->what);
+			br_debug("ipmi", "%s: %s: nothing recognised in the output", name, cmd->what);
 		}
 		return;
 	}
 	/* Some refusals ("Device not present") go to stdout. */
 	br_buf_init(&text, 0);
-	br_buf_addf(&text, "%s\n%s", br_buf_str(&pr->err), br_buf_str(&pr->out));
+	br_buf_addf(&text, "%s\n%s", br_buf_str(pr->err), br_buf_str(pr->out));
 	why = last_line(br_buf_str(&text));
 	switch (ipmi_classify_failure(br_buf_str(&text))) {
 	case IPMI_FAIL_AUTH:
@@ -347,44 +283,40 @@ static void proc_judge(struct ipmi_run *run, struct ipmi_proc *pr)
 				   node->where, why);
 		break;
 	case IPMI_FAIL_OTHER:
-		if (pr->cmd->required)
+		if (cmd->required)
 			node->rc = br_errf(&node->err, BR_E_PROTO, "bmc %s: ipmitool %s failed: %s", node->where,
-					   pr->cmd->what, why);
+					   cmd->what, why);
 		else
-			br_debug("ipmi", "%s: %s: skipped, the BMC says: %s", name, pr->cmd->what, why);
+			br_debug("ipmi", "%s: %s: skipped, the BMC says: %s", name, cmd->what, why);
 		break;
 	}
 	free(why);
 	br_buf_release(&text);
 }
 
-static void proc_release(struct ipmi_proc *pr)
-{
-	for (int i = 0; i < 2; i++)
-		if (pr->fd[i] >= 0)
-			close(pr->fd[i]);
-	br_buf_release(&pr->out);
-	br_buf_release(&pr->err);
-	pr->node = NULL;
-}
+static void start_nodes(struct ipmi_run *run);
 
-/* The call in slot pr ended: judge it, then start the node's next command
- * in the same slot or hand the node back. */
-static void proc_complete(struct ipmi_run *run, struct ipmi_proc *pr)
+/* A call ended: judge it, then start the node's next command or hand the
+ * node back and start another. */
+static void on_call_exit(const struct br_loop_proc_result *res, void *ctx)
 {
-	struct ipmi_node *node = pr->node;
+	struct ipmi_node *node = ctx;
+	struct ipmi_run *run = node->run;
 	struct br_err err = { 0 };
 
-	proc_judge(run, pr);
-	proc_release(pr);
+	if (res->timed_out)
+		br_debug("ipmi", "%s: %s: killed after %d s", node->target->name, run->cmds[node->next].what,
+			 run->timeout_s);
+	proc_judge(run, node, res);
 	node->next++;
 	while (!node->rc && node->next < run->n_cmds) {
-		if (!proc_start(run, pr, node, &err))
+		if (!proc_start(run, node, &err))
 			return;
 		node->rc = err.code;
 		node->err = err;
 	}
 	node_finish(run, node);
+	start_nodes(run);
 }
 
 /* ---- the loop ---------------------------------------------------------- */
@@ -409,52 +341,18 @@ static char *find_tool(const char *name)
 	return NULL;
 }
 
-/* Wait in poll() for output or the nearest deadline, then serve every
- * child: read pipes, reap exits, kill the ones past their deadline. */
-static void serve(struct ipmi_run *run, struct ipmi_proc *procs, size_t slots, struct pollfd *pfd)
+/* Start nodes while fewer than the cap are running. */
+static void start_nodes(struct ipmi_run *run)
 {
-	int64_t now = br_now_ms(), wait_ms = 1000;
-	size_t np = 0;
+	while (run->running < run->slots && run->started < run->n) {
+		struct ipmi_node *node = &run->nodes[run->started];
 
-	for (size_t i = 0; i < slots; i++) {
-		struct ipmi_proc *pr = &procs[i];
-
-		if (!pr->node)
-			continue;
-		if (pr->deadline_ms - now < wait_ms)
-			wait_ms = pr->deadline_ms - now;
-		/* Both pipes closed but not reaped yet: look again soon. */
-		if (pr->fd[0] < 0 && pr->fd[1] < 0 && wait_ms > 10)
-			wait_ms = 10;
-		for (int w = 0; w < 2; w++)
-			if (pr->fd[w] >= 0)
-				pfd[np++] = (struct pollfd){ .fd = pr->fd[w], .events = POLLIN };
-	}
-	if (poll(pfd, np, (int)(wait_ms > 0 ? wait_ms : 0)) < 0 && errno != EINTR)
-		br_warn("ipmi", "poll: %s", strerror(errno));
-	now = br_now_ms();
-	for (size_t i = 0; i < slots; i++) {
-		struct ipmi_proc *pr = &procs[i];
-
-		if (!pr->node)
-			continue;
-		for (int w = 0; w < 2; w++)
-			if (pr->fd[w] >= 0)
-				proc_read(pr, w);
-		if (pr->pid && pr->fd[0] < 0 && pr->fd[1] < 0 &&
-		    waitpid(pr->pid, &pr->status, WNOHANG) == pr->pid)
-			pr->pid = 0;
-		if (pr->pid && now >= pr->deadline_ms) {
-			br_debug("ipmi", "%s: %s: killed after %d s", pr->node->target->name, pr->cmd->what,
-				 run->timeout_s);
-			pr->timed_out = 1;
-			proc_kill(pr);
-		}
-		if (!pr->pid) {
-			for (int w = 0; w < 2; w++)
-				if (pr->fd[w] >= 0)
-					proc_read(pr, w);
-			proc_complete(run, pr);
+		node_init(node, &run->targets[run->started++]);
+		node->run = run;
+		run->running++;
+		if (proc_start(run, node, &node->err)) {
+			node->rc = node->err.code;
+			node_finish(run, node);
 		}
 	}
 }
@@ -464,13 +362,10 @@ static int run_all(const struct ipmi_command *cmds, size_t n_cmds, const struct 
 {
 	struct ipmi_run run = { .cmds = cmds, .n_cmds = n_cmds,
 				.timeout_s = timeout_s > 0 ? timeout_s : IPMI_DEFAULT_TIMEOUT_S,
-				.done = done, .ctx = ctx };
+				.done = done, .ctx = ctx, .targets = targets, .n = n };
 	const char *tool = getenv("BR_IPMITOOL");
-	struct ipmi_node *nodes = NULL;
-	struct ipmi_proc *procs = NULL;
-	struct pollfd *pfd = NULL;
-	size_t slots, started = 0;
 	char *tool_path;
+	int rc;
 
 	if (!n)
 		return 0;
@@ -478,37 +373,19 @@ static int run_all(const struct ipmi_command *cmds, size_t n_cmds, const struct 
 	if (!tool_path)
 		return br_errf(err, BR_E_NOTFOUND, "%s not found (install ipmitool, or set BR_IPMITOOL)",
 			       tool && *tool ? tool : "ipmitool");
-	run.tool = tool_path;
-	slots = max_parallel > 0 ? (size_t)max_parallel : IPMI_DEFAULT_PARALLEL;
-	if (slots > n)
-		slots = n;
-	nodes = br_xcalloc(n, sizeof(*nodes));
-	procs = br_xcalloc(slots, sizeof(*procs));
-	pfd = br_xcalloc(2 * slots, sizeof(*pfd));
-	for (;;) {
-		size_t busy = 0;
-
-		for (size_t i = 0; i < slots; i++) {
-			while (!procs[i].node && started < n) {
-				struct ipmi_node *node = &nodes[started];
-
-				node_init(node, &targets[started++]);
-				if (proc_start(&run, &procs[i], node, &node->err)) {
-					node->rc = node->err.code;
-					node_finish(&run, node);
-				}
-			}
-			busy += procs[i].node != NULL;
-		}
-		if (!busy)
-			break;
-		serve(&run, procs, slots, pfd);
+	if ((rc = br_loop_new(&run.loop, err))) {
+		free(tool_path);
+		return rc;
 	}
-	free(pfd);
-	free(procs);
-	free(nodes);
+	run.tool = tool_path;
+	run.slots = max_parallel > 0 ? (size_t)max_parallel : IPMI_DEFAULT_PARALLEL;
+	run.nodes = br_xcalloc(n, sizeof(*run.nodes));
+	start_nodes(&run);
+	rc = br_loop_run(run.loop, err);
+	br_loop_free(run.loop);
+	free(run.nodes);
 	free(tool_path);
-	return 0;
+	return rc;
 }
 
 int rf_ipmi_discover_all(const struct rf_ipmi_target *targets, size_t n, int max_parallel, int timeout_s,

@@ -1,26 +1,37 @@
 /*
  * rf_private — what the files of redfish/ share and nobody else sees.
  *
- *   http.c        one CURLM for every BMC: a per-BMC priority queue, the
- *                 per-BMC and overall in-flight caps, timeouts, retries with
- *                 backoff + jitter, Retry-After, body caps, error reasons.
- *   session.c     service root, X-Auth-Token session or basic auth, logout.
- *   walk.c        the link walker: a dependency-driven pipeline that issues a
- *                 child request as soon as its parent's body has arrived.
- *   parse.c       one function per Redfish resource type: JSON -> br_hw.
- *   vendor.c      the vendor table; vendor_dell.c, vendor_hpe.c the quirks.
- *   urlset.c      a string set (URLs already requested on one BMC).
+ * Layers, each calling only the ones above it in this list (never a
+ * driver's function by name):
+ *   transport     http.c: requests on the HTTP core (common/http.h), one
+ *                 host per BMC: Redfish's headers and credentials, which
+ *                 answers are retried, the per-BMC request budget;
+ *                 reason.c: error reasons; bmc.c: the BMC record (set up,
+ *                 fail, resolve links, a body as JSON) and the hand-over
+ *                 to the run's driver (struct rf_driver).
+ *   session       session.c: service root, X-Auth-Token session or basic
+ *                 auth, logout.
+ *   walk          walk.c: the link walker, a dependency-driven pipeline that
+ *                 issues a child request as soon as its parent's body has
+ *                 arrived; parse.c one function per resource type (JSON ->
+ *                 br_hw); vendor.c, vendor_dell.c, vendor_hpe.c the quirks;
+ *                 urlset.c URLs already requested on one BMC.
+ *   run           run.c: options, the loop over every BMC, winding a BMC
+ *                 down (report, logout, release).
+ *   drivers       discover.c (the walk, reported as br_hw) and config.c,
+ *                 config_steps.c, config_diff.c (configure).
  *
  * Every request belongs to one BMC (struct rf_bmc). A request finishes
  * exactly once, through its callback, unless its BMC is cancelled first;
- * when a BMC has nothing queued, delayed or in flight, http.c calls
- * rf_bmc_idle() and the walker decides what comes next (logout, done).
+ * when a BMC has nothing queued, delayed or in flight, the transport calls
+ * rf_bmc_idle(), which asks the run's driver what comes next.
  */
 #ifndef BRINGUP_RF_PRIVATE_H
 #define BRINGUP_RF_PRIVATE_H
 
 #include <curl/curl.h>
 
+#include "http.h"
 #include "redfish.h"
 
 /* ---- URL set -------------------------------------------------------------- */
@@ -48,8 +59,9 @@ struct rf_http;
 typedef void (*rf_req_fn)(struct rf_req *req, int rc, const struct br_err *err);
 
 struct rf_req {
+	struct br_http_req http;   /* first member: the core hands this back;
+				    * status, body, attempt are in it */
 	struct rf_bmc *bmc;
-	struct rf_req *next;       /* in the BMC's queue or the delayed list */
 	enum rf_method method;
 	char *url;                 /* absolute */
 	char *post_body;           /* owned; POST and PATCH */
@@ -57,7 +69,6 @@ struct rf_req {
 	int no_retry_transport;    /* an action the BMC may have carried out
 				    * although the answer was lost (a reset):
 				    * retried only when the BMC said it did not act */
-	int priority;              /* higher first: longest chain still ahead */
 	rf_req_fn fn;
 	/* walker's context, opaque to http.c */
 	int kind;
@@ -67,20 +78,10 @@ struct rf_req {
 	int members;               /* collection members seen so far */
 	int expanded;              /* url carries $expand */
 
-	/* filled by http.c */
-	int attempt;               /* 0 for the first try */
-	int64_t due_ms;            /* when a delayed retry may start */
-	CURL *easy;
-	struct curl_slist *headers;
-	struct br_buf body;        /* capped at RF_BODY_MAX */
-	long status;
-	char *status_text;         /* reason phrase, when the server sent one */
+	/* filled by http.c from the answer */
 	char *location;            /* Location header */
 	char *etag;                /* ETag header */
 	char *auth_token;          /* X-Auth-Token header (secret) */
-	long retry_after_ms;       /* -1: none */
-	int body_too_big;
-	char curl_err[CURL_ERROR_SIZE];
 };
 
 struct rf_vendor;
@@ -90,11 +91,8 @@ struct rf_bmc {
 	struct rf_http *http;
 	char *base;                /* base_url without a trailing '/' */
 
-	/* scheduler (http.c) */
-	struct rf_req *queue;      /* by priority, FIFO among equals */
-	struct rf_req *running;    /* in flight */
-	int inflight;
-	int pending;               /* queued + delayed + in flight */
+	/* scheduler (http.c): its queue and caps on the HTTP core */
+	struct br_http_host host;  /* host.pending: queued + delayed + in flight */
 	int spent;                 /* attempts made, against RF_REQUESTS_MAX */
 
 	/* auth (session.c) */
@@ -105,7 +103,7 @@ struct rf_bmc {
 
 	/* walk (walk.c) */
 	enum { RF_BMC_WALKING, RF_BMC_FINISHING, RF_BMC_DONE } phase;
-	/* Set while its outcome waits for rf_http_flush_reports. */
+	/* Set while its outcome waits for rf_run_flush_reports. */
 	void (*report_later)(struct rf_bmc *bmc);
 	struct rf_bmc *report_next;
 	int failed;
@@ -115,40 +113,39 @@ struct rf_bmc {
 	char *expand;              /* "$expand=.($levels=1)" or NULL */
 	const struct rf_vendor *vendor;
 	json_t *root;              /* the service root, kept for the walk */
-	int have_manager;
 
 	/* configure (config*.c); NULL for a discovery walk */
 	struct rf_cfg_node *cfg;
 };
 
+/* What a run does with each BMC (discover.c, config.c). */
+struct rf_driver {
+	void (*ready)(struct rf_bmc *bmc);  /* logged in (or basic auth): start */
+	void (*idle)(struct rf_bmc *bmc);   /* nothing pending: next step or wind down */
+	void (*abort)(struct rf_bmc *bmc);  /* the loop broke: report the BMC failed */
+};
+
 struct rf_http {
-	CURLM *multi;
+	struct br_loop *loop;      /* the run's own */
+	struct br_http core;
 	const struct rf_options *opts;
 	struct rf_bmc *bmcs;
 	size_t n_bmcs;
-	size_t cursor;             /* round-robin start of the next dispatch */
-	int inflight;
 	size_t active;             /* BMCs not yet done */
-	struct rf_req *delayed;    /* retries waiting for their due time */
-	CURL **pool;               /* idle easy handles */
-	size_t n_pool;
-	uint64_t rng;
+	int holding;               /* holds the loop while BMCs are active */
 	rf_done_fn done;
 	void *done_ctx;
 	struct rf_bmc *reports, **reports_tail; /* outcomes to hand on, FIFO */
-	/* What drives each BMC once logged in, and what happens when it has
-	 * nothing left pending; NULL: the discovery walk (walk.c, discover.c). */
-	void (*ready)(struct rf_bmc *bmc);
-	void (*idle)(struct rf_bmc *bmc);
-	void *driver_ctx;
+	const struct rf_driver *driver;
 };
 
 /* http.c */
+/* A loop of its own and the HTTP core on it, for n_bmcs BMCs. */
 int rf_http_init(struct rf_http *h, const struct rf_options *opts, size_t n_bmcs,
 		 struct br_err *err);
 void rf_http_release(struct rf_http *h);
-/* Run until no BMC has work left. */
-int rf_http_run(struct rf_http *h, struct br_err *err);
+/* bmc's host on h's core (rf_bmc_setup calls it). */
+void rf_http_host_init(struct rf_http *h, struct rf_bmc *bmc);
 /* A new request for bmc; url is copied. The caller sets kind etc. and then
  * calls rf_req_submit, which takes ownership. */
 struct rf_req *rf_req_new(struct rf_bmc *bmc, enum rf_method method, const char *url,
@@ -168,30 +165,38 @@ void rf_http_error_reason(struct br_buf *out, long status, const char *url, cons
 			  size_t body_len, const char *status_text);
 /* The MessageId (or error.code) of a Redfish error body; caller frees. */
 char *rf_error_message_id(const char *body, size_t len);
-/* Backoff for attempt n (0-based): base * 2^n, capped, with jitter in
- * [delay/2, delay]. */
-long rf_backoff_ms(const struct rf_options *opts, int attempt, uint64_t *rng);
 
-/* discover.c */
-/* Check options as every run does: caps, timeouts, a readable CA file. */
-int rf_options_check(const struct rf_options *o, struct br_err *err);
-/* The BMC is logged in (or uses basic auth): start what the run does. */
-void rf_bmc_ready(struct rf_bmc *bmc);
+/* bmc.c */
 /* Set up bmcs[i] for targets[i] on h (base URL trimmed, hw initialised);
  * release with rf_bmc_release. */
 void rf_bmc_setup(struct rf_http *h, struct rf_bmc *bmc, const struct rf_target *target);
 void rf_bmc_release(struct rf_bmc *bmc);
+/* Fail the node: records err (prefixed with the BMC) once, cancels the rest. */
+void rf_bmc_fail(struct rf_bmc *bmc, const struct br_err *err);
+/* rf_bmc_fail with a formatted message. */
+void rf_bmc_failf(struct rf_bmc *bmc, int code, const char *fmt, ...) BR_PRINTF(3, 4);
+/* Resolve a link found in a BMC document into an absolute URL on the same
+ * BMC; NULL for links elsewhere (never send credentials to another host). */
+char *rf_resolve(struct rf_bmc *bmc, const char *link);
+/* The body of a finished GET as a JSON object (new reference), or NULL
+ * after failing the BMC with "GET URL: invalid JSON at line ...". */
+json_t *rf_req_json(struct rf_req *req);
+/* Hand the BMC to the run's driver: logged in, or nothing pending. */
+void rf_bmc_ready(struct rf_bmc *bmc);
+void rf_bmc_idle(struct rf_bmc *bmc);
+
+/* run.c */
+/* Check options as every run does: caps, timeouts, a readable CA file. */
+int rf_options_check(const struct rf_options *o, struct br_err *err);
 /* Start every BMC of h (service root, login), run the loop until all are
  * done; if the loop itself breaks, each BMC still running is failed with
- * its reason, handed to abort_report, and released. */
-int rf_run_bmcs(struct rf_http *h, void (*abort_report)(struct rf_bmc *bmc), struct br_err *err);
+ * its reason, handed to h->driver->abort, and released. */
+int rf_run_bmcs(struct rf_http *h, struct br_err *err);
 /* A BMC with nothing left pending: report it (once), log out, and once
  * the logout has finished, release it. */
 void rf_bmc_wind_down(struct rf_bmc *bmc, void (*report_fn)(struct rf_bmc *bmc));
 /* Hand on the outcomes wind_down deferred, in the order they came. */
-void rf_http_flush_reports(struct rf_http *h);
-/* rf_bmc_fail with a formatted message. */
-void rf_bmc_failf(struct rf_bmc *bmc, int code, const char *fmt, ...) BR_PRINTF(3, 4);
+void rf_run_flush_reports(struct rf_http *h);
 
 /* config_diff.c: what configure changes (pure, docs borrowed) */
 /* An attribute value as text: strings as they are, numbers and booleans in
@@ -255,20 +260,10 @@ void rf_session_start(struct rf_bmc *bmc);
 /* Called by the walker when the BMC is otherwise done: DELETE the session
  * if one exists. Returns 1 if a logout request was queued. */
 int rf_session_logout(struct rf_bmc *bmc);
-/* Add auth headers/options for bmc to an easy handle (http.c). */
-int rf_session_apply(struct rf_bmc *bmc, CURL *easy, struct curl_slist **headers);
 
 /* walk.c */
+/* The discovery walk of a logged-in BMC (discover.c's driver starts it). */
 void rf_walk_start(struct rf_bmc *bmc);
-/* The body of a finished GET as a JSON object (new reference), or NULL
- * after failing the BMC with "GET URL: invalid JSON at line ...". */
-json_t *rf_req_json(struct rf_req *req);
-/* Fail the node: records err (prefixed with the BMC) once, cancels the rest. */
-void rf_bmc_fail(struct rf_bmc *bmc, const struct br_err *err);
-void rf_bmc_idle(struct rf_bmc *bmc);
-/* Resolve a link found in a BMC document into an absolute URL on the same
- * BMC; NULL for links elsewhere (never send credentials to another host). */
-char *rf_resolve(struct rf_bmc *bmc, const char *link);
 /* Follow the link (or array of links) at path in doc as resources of kind,
  * or, when collection is set, as a collection of member_kind. */
 void rf_follow(struct rf_bmc *bmc, json_t *doc, const char *path, int kind, int collection,

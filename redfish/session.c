@@ -11,7 +11,7 @@
 
 #include "rf_private.h"
 
-static void walk_with_basic(struct rf_bmc *bmc)
+static void use_basic_auth(struct rf_bmc *bmc)
 {
 	bmc->auth = RF_AUTH_BASIC;
 	rf_bmc_ready(bmc);
@@ -23,10 +23,10 @@ static void on_login(struct rf_req *req, int rc, const struct br_err *err)
 	const char *where = req->location;
 	json_t *doc = NULL;
 
-	if (rc && (req->status == 404 || req->status == 405 || req->status == 501)) {
+	if (rc && (req->http.status == 404 || req->http.status == 405 || req->http.status == 501)) {
 		br_debug("redfish", "%s: sessions refused (HTTP %ld), using basic auth", bmc->base,
-			 req->status);
-		walk_with_basic(bmc);
+			 req->http.status);
+		use_basic_auth(bmc);
 		return;
 	}
 	if (rc) {
@@ -35,12 +35,12 @@ static void on_login(struct rf_req *req, int rc, const struct br_err *err)
 	}
 	if (!req->auth_token) {
 		br_debug("redfish", "%s: session without X-Auth-Token, using basic auth", bmc->base);
-		walk_with_basic(bmc);
+		use_basic_auth(bmc);
 		return;
 	}
 	if (!where) {
 		/* some BMCs send the session's @odata.id in the body only */
-		doc = br_json_parse(req->body.data, req->body.len, RF_BODY_MAX, NULL);
+		doc = br_json_parse(req->http.body.data, req->http.body.len, RF_BODY_MAX, NULL);
 		where = br_json_str(doc, "@odata.id");
 	}
 	bmc->token = req->auth_token;
@@ -61,7 +61,7 @@ static void login(struct rf_bmc *bmc, const char *sessions_link)
 	json_t *body;
 
 	if (!url) {
-		walk_with_basic(bmc);
+		use_basic_auth(bmc);
 		return;
 	}
 	req = rf_req_new(bmc, RF_POST, url, 100, on_login);
@@ -89,7 +89,7 @@ static void on_session_service(struct rf_req *req, int rc, const struct br_err *
 	if (link)
 		login(bmc, link);
 	else
-		walk_with_basic(bmc);
+		use_basic_auth(bmc);
 	json_decref(doc);
 }
 
@@ -121,7 +121,7 @@ static void on_root(struct rf_req *req, int rc, const struct br_err *err)
 	struct br_err perr;
 	const char *link;
 
-	if (rc == RF_E_HTTP && req->status == 404) {
+	if (rc == RF_E_HTTP && req->http.status == 404) {
 		br_errf(&perr, RF_E_NO_REDFISH, "%s", err->msg);
 		rf_bmc_fail(bmc, &perr);
 		return;
@@ -136,7 +136,7 @@ static void on_root(struct rf_req *req, int rc, const struct br_err *err)
 	if (o->use_expand)
 		bmc->expand = expand_query(bmc->root);
 	if (!o->use_sessions) {
-		walk_with_basic(bmc);
+		use_basic_auth(bmc);
 		return;
 	}
 	if ((link = br_json_str(bmc->root, "Links/Sessions/@odata.id"))) {
@@ -145,13 +145,13 @@ static void on_root(struct rf_req *req, int rc, const struct br_err *err)
 		char *url = rf_resolve(bmc, link);
 
 		if (!url) {
-			walk_with_basic(bmc);
+			use_basic_auth(bmc);
 			return;
 		}
 		rf_req_submit(rf_req_new(bmc, RF_GET, url, 100, on_session_service));
 		free(url);
 	} else {
-		walk_with_basic(bmc);
+		use_basic_auth(bmc);
 	}
 }
 
@@ -179,30 +179,4 @@ int rf_session_logout(struct rf_bmc *bmc)
 	bmc->logging_out = 1;
 	rf_req_submit(rf_req_new(bmc, RF_DELETE, bmc->session_url, 1000, on_logout));
 	return 1;
-}
-
-int rf_session_apply(struct rf_bmc *bmc, CURL *easy, struct curl_slist **headers)
-{
-	const struct rf_target *t = bmc->target;
-	struct curl_slist *l;
-	char *h;
-
-	switch (bmc->auth) {
-	case RF_AUTH_NONE:
-		return 0;
-	case RF_AUTH_SESSION:
-		h = br_xasprintf("X-Auth-Token: %s", bmc->token);
-		l = curl_slist_append(*headers, h);
-		br_secret_free(h);
-		if (!l)
-			return BR_E_NOMEM;
-		*headers = l;
-		return 0;
-	case RF_AUTH_BASIC:
-		curl_easy_setopt(easy, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
-		curl_easy_setopt(easy, CURLOPT_USERNAME, t->user ? t->user : "");
-		curl_easy_setopt(easy, CURLOPT_PASSWORD, t->password ? t->password : "");
-		return 0;
-	}
-	return 0;
 }

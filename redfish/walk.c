@@ -163,35 +163,7 @@ static const struct kind_info kinds[RF_K_COUNT] = {
 	[RF_K_COLLECTION] = { "Collection", 1, NULL },
 };
 
-void rf_bmc_failf(struct rf_bmc *bmc, int code, const char *fmt, ...)
-{
-	struct br_err e = { .code = code };
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(e.msg, sizeof(e.msg), fmt, ap);
-	va_end(ap);
-	rf_bmc_fail(bmc, &e);
-}
-
 static void on_get(struct rf_req *req, int rc, const struct br_err *err);
-
-json_t *rf_req_json(struct rf_req *req)
-{
-	struct br_err perr;
-	json_t *doc = br_json_parse(req->body.data, req->body.len, RF_BODY_MAX, &perr);
-
-	if (doc && !json_is_object(doc)) {
-		json_decref(doc);
-		doc = NULL;
-		br_errf(&perr, BR_E_PROTO, "not a JSON object");
-	}
-	if (!doc) {
-		br_err_prefix(&perr, "GET %s", req->url);
-		rf_bmc_fail(req->bmc, &perr);
-	}
-	return doc;
-}
 
 /* Queue a GET without looking at the seen set. */
 static void issue(struct rf_bmc *bmc, const char *url, int kind, int member_kind, long parent,
@@ -313,12 +285,12 @@ static void on_get(struct rf_req *req, int rc, const struct br_err *err)
 	struct rf_bmc *bmc = req->bmc;
 	json_t *doc;
 
-	if (rc && req->expanded && req->status >= 400 && req->status < 500 &&
-	    req->status != 401 && req->status != 403) {
+	if (rc && req->expanded && req->http.status >= 400 && req->http.status < 500 &&
+	    req->http.status != 401 && req->http.status != 403) {
 		char *url = plain_url(req);
 
 		br_debug("redfish", "%s: $expand refused (HTTP %ld), reading links one by one",
-			 bmc->base, req->status);
+			 bmc->base, req->http.status);
 		free(bmc->expand);
 		bmc->expand = NULL;
 		issue(bmc, url, req->kind, req->member_kind, req->parent, req->pages, req->members, 0);

@@ -25,7 +25,7 @@
 
 #include "common.h"
 
-#define SIM_NODES_MAX 4096
+#define SIM_NODES_MAX 10000
 #define SIM_GPUS 8
 #define SIM_FABRIC_NICS 8 /* ConnectX-7 400G, one port each, NIC.Slot.31-38 */
 #define SIM_ETH_NICS 2	  /* Broadcom LOM, NIC.Embedded.1-2 */

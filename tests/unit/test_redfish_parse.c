@@ -45,12 +45,13 @@ static void fake_init(struct fake *f, const char *base)
 {
 	memset(f, 0, sizeof(*f));
 	rf_options_init(&f->opts);
-	f->http.opts = &f->opts;
+	assert_int_equal(rf_http_init(&f->http, &f->opts, 1, NULL), 0);
 	f->target.name = "node-01";
 	f->target.base_url = base;
 	f->bmc.target = &f->target;
 	f->bmc.http = &f->http;
 	f->bmc.base = br_xstrdup(base);
+	rf_http_host_init(&f->http, &f->bmc);
 	br_hw_init(&f->bmc.hw);
 }
 
@@ -61,14 +62,15 @@ static void fake_release(struct fake *f)
 	br_hw_release(&f->bmc.hw);
 	free(f->bmc.base);
 	free(f->bmc.expand);
+	rf_http_release(&f->http);
 }
 
 static size_t queued(const struct fake *f, const char *url)
 {
 	size_t n = 0;
 
-	for (const struct rf_req *r = f->bmc.queue; r; r = r->next)
-		if (!url || !strcmp(r->url, url))
+	for (const struct br_http_req *h = f->bmc.host.queue; h; h = h->next)
+		if (!url || !strcmp(h->url, url))
 			n++;
 	return n;
 }
@@ -122,15 +124,15 @@ static void test_system_links_queued(void **state)
 		rf_follow(&f.bmc, doc, "Storage", RF_K_STORAGE, 1, -1);
 	});
 	assert_int_equal(queued(&f, NULL), 4);
-	assert_int_equal(f.bmc.pending, 4);
+	assert_int_equal(f.bmc.host.pending, 4);
 	/* an array of links is read member by member, never expanded */
 	assert_int_equal(queued(&f, "https://10.0.0.5/redfish/v1/Chassis/System.Embedded.1/PCIeDevices/25-0"), 1);
 	/* a collection gets $expand */
 	assert_int_equal(queued(&f, "https://10.0.0.5/redfish/v1/Systems/System.Embedded.1/Storage?$expand=.($levels=1)"), 1);
 	assert_int_equal(queued(&f, "https://10.0.0.5/redfish/v1/Systems/System.Embedded.1/Bios"), 1);
 	/* the longest chain ahead goes first: Storage -> Storage member -> Drive */
-	assert_int_equal(f.bmc.queue->kind, RF_K_COLLECTION);
-	assert_int_equal(f.bmc.queue->member_kind, RF_K_STORAGE);
+	assert_int_equal(((struct rf_req *)f.bmc.host.queue)->kind, RF_K_COLLECTION);
+	assert_int_equal(((struct rf_req *)f.bmc.host.queue)->member_kind, RF_K_STORAGE);
 	fake_release(&f);
 }
 
@@ -370,7 +372,7 @@ static void test_hpe_oem_macs(void **state)
 	});
 	assert_null(f.bmc.hw.service_tag); /* SKU is a part number on HPE */
 	assert_int_equal(queued(&f, "https://10.0.0.9/redfish/v1/Systems/1/BaseNetworkAdapters/"), 1);
-	assert_int_equal(f.bmc.queue->member_kind, RF_K_HPE_ADAPTER);
+	assert_int_equal(((struct rf_req *)f.bmc.host.queue)->member_kind, RF_K_HPE_ADAPTER);
 	WITH_FIXTURE(doc, "hpe_base_network_adapter.json",
 		     rf_hpe_parse_network_adapter(&f.bmc.hw, doc));
 	assert_int_equal(f.bmc.hw.n_nics, 2);
@@ -526,8 +528,9 @@ static void test_backoff(void **state)
 	(void)state;
 	rf_options_init(&o);
 	for (int round = 0; round < 50; round++) {
-		long d0 = rf_backoff_ms(&o, 0, &rng), d3 = rf_backoff_ms(&o, 3, &rng);
-		long d20 = rf_backoff_ms(&o, 20, &rng);
+		long d0 = br_http_backoff_ms(o.backoff_ms, o.backoff_max_ms, 0, &rng);
+		long d3 = br_http_backoff_ms(o.backoff_ms, o.backoff_max_ms, 3, &rng);
+		long d20 = br_http_backoff_ms(o.backoff_ms, o.backoff_max_ms, 20, &rng);
 
 		assert_in_range(d0, 250, 500);
 		assert_in_range(d3, 2000, 4000);

@@ -1,0 +1,130 @@
+/*
+ * loop — the one event loop of a bringup process: fd watches (epoll),
+ * timers and child processes with pipes, no threads. The HTTP core
+ * (common/http.h) puts its sockets and its timer on it; the Redfish and
+ * MAAS clients and the ipmitool runner run on that; the validators' SSH
+ * runner adds its libssh2 sockets with br_loop_fd_add. One process can so
+ * read BMCs, talk to MAAS and run commands at once.
+ *
+ * A turn: run the prepare hooks (work that must be started before waiting:
+ * the HTTP core dispatches its queues there), wait in epoll_wait until an
+ * fd is ready or the nearest timer is due, call the ready fds' callbacks,
+ * then the due timers'. br_loop_run returns when nothing keeps the loop
+ * alive: no hold (br_loop_hold), no pending timer that is not weak, no
+ * child process, or when br_loop_stop was called.
+ *
+ * Ownership: struct br_loop is opaque (br_loop_new / br_loop_free). A
+ * struct br_loop_timer is the caller's, embedded where it is needed; it
+ * must be stopped before its memory goes. A struct br_loop_fd is the
+ * loop's, freed by br_loop_fd_del (the fd itself stays the caller's).
+ * Callbacks may add and remove any watch, timer or process, themselves
+ * included.
+ */
+#ifndef BRINGUP_LOOP_H
+#define BRINGUP_LOOP_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common.h"
+
+#define BR_LOOP_EVENTS_MAX 256         /* fd events taken per epoll_wait */
+#define BR_LOOP_WAIT_MAX_MS 1000       /* longest sleep with nothing due */
+
+struct br_loop;
+
+int br_loop_new(struct br_loop **ret_loop, struct br_err *err);
+/* Frees the loop; watches still registered are freed too, timers are left
+ * alone (they are the caller's), children still running are killed and
+ * reaped without their callbacks. Accepts NULL. */
+void br_loop_free(struct br_loop *loop);
+
+/* Run turns until nothing keeps the loop alive or br_loop_stop. 0, or the
+ * error given to br_loop_stop, or one of the loop's own (epoll failed). */
+int br_loop_run(struct br_loop *loop, struct br_err *err);
+/* Make br_loop_run return after this turn; err (may be NULL) is what it
+ * returns. Only the first stop with an error is kept. */
+void br_loop_stop(struct br_loop *loop, const struct br_err *err);
+/* Keep the loop running while some work is outstanding that no timer,
+ * watch or child represents (a BMC between two steps, say). */
+void br_loop_hold(struct br_loop *loop);
+void br_loop_unhold(struct br_loop *loop);
+/* The next wait does not sleep (a prepare hook or callback made work that
+ * must be started first). */
+void br_loop_wake(struct br_loop *loop);
+
+/* ---- prepare hooks ------------------------------------------------------ */
+
+/* fn(ctx) runs at the start of every turn, in the order added. */
+int br_loop_prepare_add(struct br_loop *loop, void (*fn)(void *ctx), void *ctx);
+void br_loop_prepare_del(struct br_loop *loop, void (*fn)(void *ctx), void *ctx);
+
+/* ---- fd watches ----------------------------------------------------------- */
+
+enum { BR_LOOP_IN = 1u, BR_LOOP_OUT = 2u, BR_LOOP_ERR = 4u };
+
+struct br_loop_fd;
+/* events is what happened: BR_LOOP_IN/OUT/ERR (ERR also on hang-up). */
+typedef void (*br_loop_fd_fn)(struct br_loop_fd *watch, int fd, unsigned events, void *ctx);
+
+/* Watch fd for events (BR_LOOP_IN|BR_LOOP_OUT, or 0 to keep it registered
+ * but quiet). Watches do not keep the loop alive by themselves. NULL with
+ * err when epoll refuses the fd. */
+struct br_loop_fd *br_loop_fd_add(struct br_loop *loop, int fd, unsigned events, br_loop_fd_fn fn, void *ctx,
+				  struct br_err *err);
+int br_loop_fd_set(struct br_loop_fd *watch, unsigned events);
+/* Stop watching and free the watch (safe from inside its own callback, and
+ * after the fd was closed). Accepts NULL. */
+void br_loop_fd_del(struct br_loop_fd *watch);
+
+/* ---- timers -------------------------------------------------------------- */
+
+struct br_loop_timer {
+	int64_t due_ms;             /* br_now_ms() clock */
+	size_t slot;                /* index in the heap + 1; 0: not pending */
+	uint64_t seq;               /* FIFO among timers due at the same time */
+	int weak;                   /* does not keep the loop alive */
+	void (*fn)(struct br_loop_timer *timer, void *ctx);
+	void *ctx;
+};
+
+void br_loop_timer_init(struct br_loop_timer *t, void (*fn)(struct br_loop_timer *timer, void *ctx), void *ctx);
+/* (Re)arm t to fire once, delay_ms from now (negative: as soon as may be). */
+void br_loop_timer_start(struct br_loop *loop, struct br_loop_timer *t, int64_t delay_ms);
+/* Arm t for an absolute br_now_ms() time. */
+void br_loop_timer_start_at(struct br_loop *loop, struct br_loop_timer *t, int64_t due_ms);
+void br_loop_timer_stop(struct br_loop *loop, struct br_loop_timer *t);
+static inline int br_loop_timer_pending(const struct br_loop_timer *t)
+{
+	return t->slot != 0;
+}
+
+/* ---- child processes ------------------------------------------------------ */
+
+struct br_loop_proc_spec {
+	const char *path;        /* executable, run as is (no $PATH search) */
+	char *const *argv;
+	char *const *envp;       /* NULL: this process's environment */
+	size_t out_max;          /* stdout kept; past it the child is killed, truncated set */
+	size_t err_max;          /* stderr kept; the rest is read and dropped */
+	int64_t timeout_ms;      /* SIGKILL after this; 0: no limit */
+};
+
+struct br_loop_proc_result {
+	pid_t pid;
+	int status;              /* as waitpid() gives it */
+	int timed_out;           /* killed at timeout_ms */
+	int truncated;           /* killed for stdout past out_max */
+	const struct br_buf *out, *err; /* borrowed for the callback */
+};
+
+typedef void (*br_loop_proc_fn)(const struct br_loop_proc_result *res, void *ctx);
+
+/* Start a child with stdin from /dev/null and its stdout and stderr read
+ * by the loop; fn runs once it has exited and both pipes are drained.
+ * 0, or an error (pipe, spawn) with err filled and fn never called. */
+int br_loop_spawn(struct br_loop *loop, const struct br_loop_proc_spec *spec, br_loop_proc_fn fn, void *ctx,
+		  struct br_err *err);
+
+#endif
