@@ -41,6 +41,14 @@ int enlist_inputs_load(struct enlist_inputs *in, const char *templates, const ch
 		split_list(ntp->items[i], &in->ntp);
 	if (!in->ntp.n)
 		split_list(env_ntp && *env_ntp ? env_ntp : "ntp.ubuntu.com", &in->ntp);
+	/* The server goes into chrony's configuration and a shell argument on
+	 * every node: only what a host name or an IP address can hold. */
+	for (size_t i = 0; i < in->ntp.n; i++) {
+		const char *s = in->ntp.items[i];
+
+		if (strlen(s) > 253 || s[strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:")])
+			return br_errf(err, BR_E_INVAL, "NTP server '%s': not a host name or IP address", s);
+	}
 	for (size_t i = 0; i < packages->n; i++)
 		split_list(packages->items[i], &in->packages);
 	if (!in->packages.n)

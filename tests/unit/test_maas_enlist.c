@@ -103,16 +103,19 @@ static void test_render_userdata(void **state)
 
 	(void)state;
 	br_strlist_add(&ntp, "10.0.0.1");
-	br_strlist_add(&ntp, "ntp \"two\"");
+	br_strlist_add(&ntp, "ntp2.example.net");
 	br_strlist_add(&pkgs, "lldpd");
+	br_strlist_add(&pkgs, "chrony");
+	br_strlist_add(&pkgs, "nvme-cli");
 	assert_int_equal(enlist_render_userdata(tpl, &v, &text, &err), 0);
 	assert_int_equal(strncmp(text, "#cloud-config\n", 14), 0);
 	assert_non_null(strstr(text, "hostname: gpu-r01-u03\n"));
 	/* List items keep the placeholder's indentation; values are quoted. */
-	assert_non_null(strstr(text, "  servers:\n    - \"10.0.0.1\"\n    - \"ntp \\\"two\\\"\"\n"));
+	assert_non_null(strstr(text, "  servers:\n    - \"10.0.0.1\"\n    - \"ntp2.example.net\"\n"));
 	assert_non_null(strstr(text, "ssh_authorized_keys:\n  - \"ssh-ed25519 AAAAkey validator@bringup\"\n"));
-	assert_non_null(strstr(text, "packages:\n  - \"lldpd\"\n"));
-	assert_non_null(strstr(text, "'pool 10.0.0.1 iburst'"));
+	assert_non_null(strstr(text, "packages:\n  - \"lldpd\"\n  - \"chrony\"\n  - \"nvme-cli\"\n"));
+	/* The server reaches bootcmd's shell as an argument, not inside its text. */
+	assert_non_null(strstr(text, "\"pool $1 iburst\" || true', bringup-ntp, \"10.0.0.1\"]\n"));
 	for (const char *const *ph = (const char *const[]){ "@HOSTNAME@", "@NTP_FIRST@", "@NTP_SERVERS@",
 							   "@SSH_AUTHORIZED_KEYS@", "@PACKAGES@", NULL };
 	     *ph; ph++)
@@ -126,6 +129,76 @@ static void test_render_userdata(void **state)
 	br_strlist_release(&ntp);
 	br_strlist_release(&pkgs);
 	free(tpl);
+}
+
+/* A template whose rendering is not one YAML mapping is refused before
+ * anything is sent, naming the line. */
+static void test_render_userdata_refuses_bad_yaml(void **state)
+{
+	static const char *const bad[][2] = {
+		{ "#cloud-config\nhostname: @HOSTNAME@\npackages:\n  - a\n - b\n", "line 5" },
+		{ "#cloud-config\n- @HOSTNAME@\n", "not a mapping" },
+		{ "#cloud-config\na: 1\n---\nb: 2\n", "2 YAML documents" },
+		{ "hostname: @HOSTNAME@\n", "#cloud-config" },
+		{ "#cloud-config\nkey: [unclosed\n", "line" },
+	};
+	char path[] = "/tmp/br-ud-XXXXXX";
+	struct br_strlist ntp = { 0 }, pkgs = { 0 };
+	struct enlist_userdata_vars v = { "n1", NULL, &ntp, &pkgs };
+	/* Placeholders in comments stay as written: expanded there, a list's
+	 * second item landed outside the comment and broke the document. */
+	static const char commented[] = "#cloud-config\n  # lists: @PACKAGES@\npackages:\n  @PACKAGES@\n";
+	struct br_err err0 = { 0 };
+	char *out = NULL;
+	int fd0 = mkstemp(path);
+
+	(void)state;
+	assert_true(fd0 >= 0);
+	assert_int_equal(write(fd0, commented, strlen(commented)), (ssize_t)strlen(commented));
+	close(fd0);
+	br_strlist_add(&pkgs, "a");
+	br_strlist_add(&pkgs, "b");
+	assert_int_equal(enlist_render_userdata(path, &v, &out, &err0), 0);
+	assert_string_equal(out, "#cloud-config\n  # lists: @PACKAGES@\npackages:\n  - \"a\"\n  - \"b\"\n");
+	free(out);
+	br_strlist_release(&pkgs);
+	unlink(path);
+	memcpy(path + strlen(path) - 6, "XXXXXX", 6);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct br_err err = { 0 };
+		char *text = NULL;
+		int fd = mkstemp(path);
+
+		assert_true(fd >= 0);
+		assert_int_equal(write(fd, bad[i][0], strlen(bad[i][0])), (ssize_t)strlen(bad[i][0]));
+		close(fd);
+		assert_int_equal(enlist_render_userdata(path, &v, &text, &err), BR_E_INVAL);
+		assert_null(text);
+		assert_non_null(strstr(err.msg, bad[i][1]));
+		unlink(path);
+		memcpy(path + strlen(path) - 6, "XXXXXX", 6);
+	}
+}
+
+/* An NTP server goes into chrony's configuration and a shell argument on
+ * every node: anything but a host name or address is refused. */
+static void test_ntp_server_names(void **state)
+{
+	struct br_strlist ntp = { 0 }, pkgs = { 0 };
+	struct enlist_inputs in;
+	struct br_err err = { 0 };
+
+	(void)state;
+	br_strlist_add(&ntp, "10.0.0.1, ntp.example.net fd00::1");
+	assert_int_equal(enlist_inputs_load(&in, "/nonexistent", NULL, &ntp, &pkgs, &err), 0);
+	assert_int_equal(in.ntp.n, 3);
+	enlist_inputs_release(&in);
+	br_strlist_release(&ntp);
+	br_strlist_add(&ntp, "ntp\"';reboot;'");
+	assert_int_equal(enlist_inputs_load(&in, "/nonexistent", NULL, &ntp, &pkgs, &err), BR_E_INVAL);
+	assert_non_null(strstr(err.msg, "not a host name or IP address"));
+	enlist_inputs_release(&in);
+	br_strlist_release(&ntp);
 }
 
 static void test_base64(void **state)
@@ -150,6 +223,8 @@ int main(void)
 		cmocka_unit_test(test_boot_disk_rule),
 		cmocka_unit_test(test_bad_rule),
 		cmocka_unit_test(test_render_userdata),
+		cmocka_unit_test(test_render_userdata_refuses_bad_yaml),
+		cmocka_unit_test(test_ntp_server_names),
 		cmocka_unit_test(test_base64),
 	};
 
