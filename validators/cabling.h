@@ -17,6 +17,7 @@
 #define BRINGUP_VALIDATORS_CABLING_H
 
 #include "common.h"
+#include "rules.h"
 
 #define VAL_WIRING_MAX_BYTES (64u << 20) /* a wiring file; 10,000 nodes x 10 links fit with room */
 #define VAL_WIRING_MAX_LINKS 1000000
@@ -93,18 +94,12 @@ struct val_cable_finding {
 };
 
 struct val_cabling_result {
-	int result; /* VAL_PASS, VAL_FAIL or VAL_UNKNOWN */
+	enum val_result result;
 	struct val_cable_finding *findings; /* problems only */
 	size_t n;
 	size_t links_expected, links_ok;
 	char *detail; /* evidence a technician can act on, one sentence per problem */
 };
-
-#ifndef VAL_PASS
-#define VAL_PASS 0
-#define VAL_FAIL 1
-#define VAL_UNKNOWN 2
-#endif
 
 /* Judge one host against the wiring list. others (the rack's views, may
  * include self, may be NULL) tell a swap from a wrong port. */
@@ -145,7 +140,7 @@ struct val_fabric_finding {
 };
 
 struct val_fabric_result {
-	int result;
+	enum val_result result;
 	size_t design_links, seen_links, matched;
 	size_t design_components; /* of the wiring list: more than 1 means the design itself is split */
 	size_t unreachable;       /* designed devices discovery never saw */
