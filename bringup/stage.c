@@ -184,3 +184,35 @@ int br_stage_close(struct br_stage *st)
 	st->inv = NULL;
 	return st->exit;
 }
+
+const struct prof_profile *br_profiles_get(struct br_profiles *ps, const char *name, struct br_err *err)
+{
+	struct prof_profile *p;
+
+	for (size_t i = 0; i < ps->n; i++)
+		if (!strcmp(ps->items[i]->name, name))
+			return ps->items[i];
+	if (!ps->templates && !(ps->templates = br_templates_dir())) {
+		br_errf(err, BR_E_NOTFOUND, "no templates directory (set BRINGUP_TEMPLATES)");
+		return NULL;
+	}
+	p = br_xmalloc(sizeof(*p));
+	if (prof_load(ps->templates, name, p, err)) {
+		free(p);
+		return NULL;
+	}
+	ps->items = br_xrealloc(ps->items, (ps->n + 1) * sizeof(*ps->items));
+	ps->items[ps->n++] = p;
+	return p;
+}
+
+void br_profiles_release(struct br_profiles *ps)
+{
+	for (size_t i = 0; i < ps->n; i++) {
+		prof_release(ps->items[i]);
+		free(ps->items[i]);
+	}
+	free(ps->items);
+	free(ps->templates);
+	memset(ps, 0, sizeof(*ps));
+}

@@ -84,4 +84,16 @@ int br_stage_close(struct br_stage *st);
  * strings copied. */
 struct inv_check *br_checks_from_val(const struct val_check *checks, size_t n);
 
+/* ---- profiles, each loaded once per run --------------------------------- */
+
+struct br_profiles {
+	char *templates;             /* br_templates_dir() */
+	struct prof_profile **items; /* stable addresses */
+	size_t n;
+};
+/* The profile called name, loaded on first use. NULL with err (FILE:LINE
+ * for a bad file, BR_E_NOTFOUND for an unknown profile or no templates). */
+const struct prof_profile *br_profiles_get(struct br_profiles *ps, const char *name, struct br_err *err);
+void br_profiles_release(struct br_profiles *ps);
+
 #endif

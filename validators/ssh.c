@@ -532,9 +532,12 @@ static int do_step(struct conn *c)
 		br_loop_timer_start(run->loop, &c->deadline, o->run_timeout_ms);
 		return 0;
 	case S_RUN:
+		if (!r->run_start_ms)
+			r->run_start_ms = br_now_ms();
 		rc = exec_step(c, c->need_upload ? run->run_after_upload_cmd : run->run_cmd, VAL_SSH_OUT_MAX);
 		if (rc)
 			return rc;
+		r->run_end_ms = br_now_ms();
 		if (c->ex.out_over) {
 			conn_fail(c, "output larger than %u bytes", VAL_SSH_OUT_MAX);
 			return -1;

@@ -55,6 +55,7 @@ struct val_ssh_result {
 	int uploaded;        /* the file was copied this time */
 	struct br_buf out, err;
 	int64_t ms;          /* connect to exit */
+	int64_t run_start_ms, run_end_ms; /* br_now_ms() when the command was started and had ended */
 };
 void val_ssh_result_release(struct val_ssh_result *r);
 
@@ -70,5 +71,25 @@ int val_ssh_run(struct br_loop *loop, const struct val_ssh_target *targets, size
 
 /* Append s to b as one single-quoted shell word. */
 void val_shell_quote(struct br_buf *b, const char *s);
+
+/* ---- ssh_config.c: where a node is reached --------------------------------- */
+
+/* The subset of OpenSSH's ssh_config(5) a validator needs: Host blocks
+ * (patterns with * and ?, negation with !) giving HostName, Port, User,
+ * IdentityFile and UserKnownHostsFile. As in OpenSSH, the first value
+ * found for a keyword wins. Other keywords are ignored. */
+struct val_ssh_host {
+	char *hostname;     /* where to connect; NULL: not given */
+	int port;           /* 0: not given */
+	char *user, *identity_file, *known_hosts;
+};
+void val_ssh_host_release(struct val_ssh_host *h);
+
+struct val_ssh_config;
+/* Parse path; problems are "PATH:LINE: keyword: message" (BR_E_INVAL). */
+int val_ssh_config_load(const char *path, struct val_ssh_config **ret, struct br_err *err);
+void val_ssh_config_free(struct val_ssh_config *cfg);
+/* What the file says for host (fields the file does not set stay NULL/0). */
+void val_ssh_config_lookup(const struct val_ssh_config *cfg, const char *host, struct val_ssh_host *ret);
 
 #endif
