@@ -164,7 +164,10 @@ int main(int argc, char **argv)
 	if (rc == BR_EXIT_USAGE)
 		goto out;
 	if (res.rc) {
-		fprintf(stderr, "bringup-bmc: %s\n", res.err.msg);
+		char *msg = br_escape(res.err.msg); /* may hold the BMC's own words */
+
+		fprintf(stderr, "bringup-bmc: %s\n", msg);
+		free(msg);
 		rc = res.rc == BR_E_AUTH || res.rc == BR_E_UNREACHABLE || res.rc == BR_E_TIMEOUT ||
 				     res.rc == BR_E_NOTFOUND
 			     ? BR_EXIT_UNREACHABLE

@@ -173,6 +173,7 @@ static int check_args(struct br_stage *st, struct args *a)
 	if (a->max_resets < 1 || a->poll_ms < 1 || a->graceful_s < 0 || a->job_timeout_s < 1)
 		return br_stage_usage(st, "counts, intervals and timeouts must be positive");
 	a->rf.use_expand = 0; /* configure reads single resources */
+	st->no_lease = a->dry_run; /* a dry run changes nothing: it needs no lease */
 	return 0;
 }
 

@@ -52,20 +52,21 @@ static void fail_node(struct run *run, struct job *job, const char *reason)
 	struct br_err err = { 0 };
 
 	br_warn("discover", "%s: %s", job->node->hostname, reason);
-	if (inv_node_set_state(run->st->inv, job->node->hostname, INV_FAILED, reason, &err))
+	if (inv_node_set_state(run->st->inv, job->node->hostname, job->node->state, INV_FAILED, reason, &err))
 		br_error("discover", "%s: %s", job->node->hostname, err.msg);
 	finish(run, job, 0, NULL, reason, 0);
 }
 
-static int store_node(struct inv *inv, const char *hostname, const struct br_hw *hw, char **summary,
+static int store_node(struct inv *inv, const struct inv_node *node, const struct br_hw *hw, char **summary,
 		      size_t *n_macs, struct br_err *err)
 {
 	const char *via = hw->source && !strcmp(hw->source, "ipmi") ? "IPMI" : "Redfish";
 	char *reason = br_xasprintf("discovered over %s: %zu MACs, serial %s", via, hw->n_nics,
 				    hw->system_serial ? hw->system_serial : "(none)");
 
-	if (inv_store_hw(inv, hostname, hw, INV_DISCOVERED, reason, err)) {
-		br_err_prefix(err, "storing what the BMC reported");
+	if (inv_store_hw(inv, node->hostname, hw, node->state, INV_DISCOVERED, reason, err)) {
+		if (err->code != BR_E_EXISTS) /* a lost MAC claim: the reason as recorded */
+			br_err_prefix(err, "storing what the BMC reported");
 		free(reason);
 		return err->code ? err->code : BR_E_DB;
 	}
@@ -79,7 +80,9 @@ static int store_node(struct inv *inv, const char *hostname, const struct br_hw 
 static int store_hw(struct inv *inv, const struct rf_target *t, const struct br_hw *hw, char **summary,
 		    size_t *n_macs, struct br_err *err)
 {
-	return store_node(inv, t->name, hw, summary, n_macs, err);
+	const struct job *job = t->user_data;
+
+	return store_node(inv, job->node, hw, summary, n_macs, err);
 }
 
 static void stored(struct run *run, struct job *job, const char *via, const char *summary, size_t n_macs)
@@ -96,6 +99,12 @@ static void fail_bmc(struct run *run, struct job *job, int rc, const char *why)
 	char *reason = rc == BR_E_AUTH ? br_xasprintf("credentials refused (check bmc_user/bmc_password): %s", msg)
 				       : br_xstrdup(msg);
 
+	if (rc == BR_E_EXISTS) { /* a MAC claim lost: the store recorded the node failed */
+		br_warn("discover", "%s: %s", job->node->hostname, reason);
+		finish(run, job, 0, NULL, reason, 0);
+		free(reason);
+		return;
+	}
 	fail_node(run, job, reason);
 	free(reason);
 }
@@ -124,8 +133,8 @@ static void on_ipmi(const struct rf_ipmi_target *t, int rc, struct br_hw *hw, co
 		fail_bmc(run, job, rc, err ? err->msg : NULL);
 		return;
 	}
-	if (store_node(run->st->inv, t->name, hw, &summary, &n_macs, &store_err))
-		fail_node(run, job, store_err.msg);
+	if (store_node(run->st->inv, job->node, hw, &summary, &n_macs, &store_err))
+		fail_bmc(run, job, store_err.code, store_err.msg);
 	else
 		stored(run, job, "IPMI", summary, n_macs);
 	free(summary);
@@ -143,6 +152,28 @@ static int prepare(struct run *run, struct job *job, const char *scheme)
 		return -1;
 	}
 	return 0;
+}
+
+/* A node stored as discovered can be failed later in the run, when
+ * another BMC's claim on one of its MACs beat it (inventory claims): the
+ * summary says what the inventory says. */
+static void recheck_discovered(struct run *run)
+{
+	for (size_t i = 0; i < run->n_jobs; i++) {
+		struct job *job = &run->jobs[i];
+		struct inv_node now;
+
+		if (!job->ok || inv_node_get(run->st->inv, job->node->hostname, &now, NULL))
+			continue;
+		if (now.state == INV_FAILED) {
+			job->ok = 0;
+			job->via = NULL;
+			free(job->reason);
+			job->reason = now.reason ? br_xstrdup(now.reason) : NULL;
+			run->failed++;
+		}
+		inv_node_release(&now);
+	}
 }
 
 static json_t *summary_json(const void *ctx)
@@ -241,8 +272,10 @@ static int discover(struct br_stage *st, struct run *run, struct args *a)
 	if (!rc && n_ipmi &&
 	    rf_ipmi_discover_all(ipmi, n_ipmi, a->bmc.ipmi_parallel, a->bmc.timeout_s, on_ipmi, run, &err))
 		rc = br_stage_fail(st, BR_EXIT_USAGE, "%s", err.msg);
-	if (!rc)
+	if (!rc) {
 		br_progress_finish(&run->progress);
+		recheck_discovered(run);
+	}
 	free(rf);
 	free(ipmi);
 	return rc;

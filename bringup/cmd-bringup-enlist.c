@@ -30,8 +30,10 @@ static void record(struct run *run, struct job_ctx *c, enum inv_state to, const 
 {
 	struct br_err err = { 0 };
 
-	if (inv_node_set_state(run->inv, c->node->hostname, to, reason, &err))
+	if (inv_node_set_state(run->inv, c->node->hostname, c->node->state, to, reason, &err))
 		br_error("enlist", "%s: %s", c->node->hostname, err.msg);
+	else
+		c->node->state = to; /* the state the next change compares with */
 }
 
 static void finish(struct run *run, struct job_ctx *c, int ok, const char *reason)

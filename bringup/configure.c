@@ -96,8 +96,8 @@ int cfg_job_record(struct inv *inv, struct cfg_job *job, int dry_run, struct br_
 	rc = inv_checks_put(inv, job->node->hostname, "configure", checks, n, err);
 	inv_checks_free(checks, n);
 	if (!rc)
-		rc = inv_node_set_state(inv, job->node->hostname, job->ok ? INV_CONFIGURED : INV_FAILED, job->reason,
-					err);
+		rc = inv_node_set_state(inv, job->node->hostname, job->node->state, job->ok ? INV_CONFIGURED : INV_FAILED,
+					job->reason, err);
 	return rc;
 }
 
@@ -173,18 +173,32 @@ void cfg_jobs_print(const struct cfg_job *jobs, size_t n, int dry_run, FILE *f)
 	br_table_release(&t);
 	for (size_t i = 0; dry_run && i < n; i++) {
 		const struct cfg_job *j = &jobs[i];
+		struct br_buf b; /* values a BMC sent: escaped, as the table's are */
 
 		if (!j->n_changes && !j->boot_wanted && !fw_failed(j))
 			continue;
-		fprintf(f, "\n%s:\n", j->node->hostname);
-		for (size_t k = 0; k < j->n_changes; k++)
-			fprintf(f, "  %s: %s -> %s\n", j->changes[k].name,
-				j->changes[k].current ? j->changes[k].current : "(absent)", j->changes[k].wanted);
-		if (j->boot_wanted)
-			fprintf(f, "  %s -> %s\n", j->boot_current, j->boot_wanted);
+		br_buf_init(&b, 0);
+		br_buf_addf(&b, "\n%s:\n", j->node->hostname);
+		for (size_t k = 0; k < j->n_changes; k++) {
+			br_buf_adds(&b, "  ");
+			br_buf_add_escaped(&b, j->changes[k].name);
+			br_buf_adds(&b, ": ");
+			br_buf_add_escaped(&b, j->changes[k].current ? j->changes[k].current : "(absent)");
+			br_buf_addf(&b, " -> %s\n", j->changes[k].wanted);
+		}
+		if (j->boot_wanted) {
+			br_buf_adds(&b, "  ");
+			br_buf_add_escaped(&b, j->boot_current);
+			br_buf_addf(&b, " -> %s\n", j->boot_wanted);
+		}
 		for (size_t k = 0; k < j->n_fw; k++)
-			if (j->fw[k].result == INV_CHECK_FAIL)
-				fprintf(f, "  %s\n", j->fw[k].detail);
+			if (j->fw[k].result == INV_CHECK_FAIL) {
+				br_buf_adds(&b, "  ");
+				br_buf_add_escaped(&b, j->fw[k].detail);
+				br_buf_adds(&b, "\n");
+			}
+		fputs(br_buf_str(&b), f);
+		br_buf_release(&b);
 	}
 	fprintf(f, "\n%zu %s, %zu failed%s\n", n - failed, dry_run ? "checked" : "configured", failed,
 		dry_run ? " (dry run: nothing changed)" : "");

@@ -18,6 +18,7 @@ struct worker {
 	size_t first, count;
 	struct br_buf in;  /* bytes received and not yet a whole line */
 	char *why;         /* set when the parent gave up on it */
+	int skipping;      /* dropping the rest of an over-long line */
 	int sent_fatal;
 };
 
@@ -90,7 +91,15 @@ static void send_line(int fd, json_t *msg)
 {
 	char *line = msg ? json_dumps(msg, JSON_COMPACT) : NULL;
 
-	if (!line || strlen(line) >= BR_WORKER_LINE_MAX)
+	if (line && strlen(line) >= BR_WORKER_LINE_MAX) {
+		/* Texts are cut before they get here; should one still be too
+		 * long, the outcome is sent without its words rather than lost. */
+		free(line);
+		json_object_set_new(msg, json_object_get(msg, "fatal") ? "fatal" : "text",
+				    json_string("(text too long to report)"));
+		line = json_dumps(msg, JSON_COMPACT);
+	}
+	if (!line)
 		_exit(4);
 	write_all(fd, line, strlen(line));
 	write_all(fd, "\n", 1);
@@ -104,10 +113,13 @@ static void child_done(const struct rf_target *t, int rc, struct br_hw *hw, cons
 	size_t index = (size_t)(uintptr_t)t->user_data;
 	struct outcome o;
 	json_t *msg;
+	char *text;
 
 	settle(c->hooks, c->inv, &c->targets[index], rc, hw, err, &o);
-	msg = json_pack("{s:I, s:i, s:s, s:I}", "i", (json_int_t)index, "rc", o.rc, "text", o.text, "macs",
+	text = br_xstrdup_capped(o.text, BR_WORKER_TEXT_MAX);
+	msg = json_pack("{s:I, s:i, s:s, s:I}", "i", (json_int_t)index, "rc", o.rc, "text", text, "macs",
 			(json_int_t)o.n_macs);
+	free(text);
 	if (!msg) /* not UTF-8: keep the outcome, lose the words */
 		msg = json_pack("{s:I, s:i, s:s, s:I}", "i", (json_int_t)index, "rc", o.rc, "text",
 				"(reason not encodable)", "macs", (json_int_t)o.n_macs);
@@ -221,12 +233,47 @@ static void finish_worker(struct pool *p, struct worker *w)
 	else if (WIFSIGNALED(status))
 		why = br_xasprintf("discovery worker exited with status %d (signal %d)", 128 + WTERMSIG(status),
 				   WTERMSIG(status));
+	else if (WEXITSTATUS(status) == 0) /* its result line was dropped */
+		why = br_xstrdup("discovery worker ended without a readable result for it");
 	else
 		why = br_xasprintf("discovery worker exited with status %d", WEXITSTATUS(status));
 	for (size_t i = w->first; i < w->first + w->count; i++)
 		if (!p->reported[i])
 			deliver(p, i, BR_E_IO, why, 0);
 	free(why);
+}
+
+/* A line over the cap is dropped, never the worker: its target is then
+ * failed when the worker ends ("sent no result"), and the worker's other
+ * targets still report. */
+static void take_bytes(struct pool *p, struct worker *w, const char *data, size_t len)
+{
+	while (len) {
+		const char *nl;
+
+		if (w->skipping) {
+			nl = memchr(data, '\n', len);
+			if (!nl)
+				return;
+			w->skipping = 0;
+			len -= (size_t)(nl + 1 - data);
+			data = nl + 1;
+			continue;
+		}
+		nl = memchr(data, '\n', len);
+		if (br_buf_add(&w->in, data, nl ? (size_t)(nl + 1 - data) : len)) {
+			br_error("discover", "worker %ld: a result line over %u KiB dropped", (long)w->pid,
+				 BR_WORKER_LINE_MAX >> 10);
+			br_buf_reset(&w->in);
+			w->skipping = 1;
+			continue;
+		}
+		drain_lines(p, w);
+		if (w->why || !nl)
+			return;
+		len -= (size_t)(nl + 1 - data);
+		data = nl + 1;
+	}
 }
 
 static void read_worker(struct pool *p, struct worker *w)
@@ -244,11 +291,7 @@ static void read_worker(struct pool *p, struct worker *w)
 	}
 	if (w->why)
 		return; /* killed; read on until EOF */
-	if (br_buf_add(&w->in, chunk, (size_t)r)) {
-		give_up(w, br_xasprintf("discovery worker sent a line over %u MiB", BR_WORKER_LINE_MAX >> 20));
-		return;
-	}
-	drain_lines(p, w);
+	take_bytes(p, w, chunk, (size_t)r);
 }
 
 /* What spawn hands to every worker. */

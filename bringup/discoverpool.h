@@ -19,6 +19,9 @@
 
 /* One result line from a worker: a summary, never the facts themselves. */
 #define BR_WORKER_LINE_MAX (64u * 1024)
+/* A result's text is cut to this before it is sent: JSON escaping at most
+ * sextuples it (\u00XX), so a line always fits BR_WORKER_LINE_MAX. */
+#define BR_WORKER_TEXT_MAX (8u * 1024)
 #define BR_WORKERS_MAX 1024
 /* Targets per worker when the count is automatic. */
 #define BR_WORKER_TARGETS 64

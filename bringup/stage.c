@@ -129,19 +129,29 @@ int br_stage_open(struct br_stage *st, const int *states)
 
 	if (!rc && states)
 		rc = br_stage_select(st->inv, st->argc, st->argv, st->argi, states, &st->nodes, &st->n);
+	/* Named nodes are worked whatever their state; nodes picked by state
+	 * must still be in one of them under the lease. */
+	if (!rc && states && !st->no_lease)
+		rc = br_stage_lease(st->inv, st->cmd->name, st->argi < st->argc ? NULL : states, st->nodes, &st->n);
 	st->exit = rc;
 	return rc;
 }
 
 int br_stage_usage(struct br_stage *st, const char *fmt, ...)
 {
+	struct br_buf msg;
+	char *safe;
 	va_list ap;
 
-	fprintf(stderr, "%s: ", st->cmd->name);
+	/* Messages may quote a server (MAAS's own words): shown escaped. */
+	br_buf_init(&msg, 0);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	br_buf_vaddf(&msg, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	safe = br_escape(br_buf_str(&msg));
+	fprintf(stderr, "%s: %s\n", st->cmd->name, safe);
+	free(safe);
+	br_buf_release(&msg);
 	st->exit = BR_EXIT_USAGE;
 	return st->exit;
 }
@@ -178,6 +188,7 @@ void br_stage_report(struct br_stage *st, json_t *(*to_json)(const void *run), v
 int br_stage_close(struct br_stage *st)
 {
 	inv_nodes_free(st->nodes, st->n);
+	br_stage_release(st->inv);
 	inv_close(st->inv);
 	st->nodes = NULL;
 	st->n = 0;
@@ -215,4 +226,53 @@ void br_profiles_release(struct br_profiles *ps)
 	free(ps->items);
 	free(ps->templates);
 	memset(ps, 0, sizeof(*ps));
+}
+
+static int state_in(enum inv_state state, const int *states)
+{
+	for (const int *s = states; *s >= 0; s++)
+		if ((int)state == *s)
+			return 1;
+	return 0;
+}
+
+int br_stage_lease(struct inv *inv, const char *stage, const int *states, struct inv_node *nodes, size_t *n)
+{
+	size_t kept = 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < *n; i++) {
+		struct br_err err = { 0 };
+		struct inv_node fresh;
+
+		if (!rc) {
+			int took = inv_lease_take(inv, nodes[i].hostname, stage, INV_LEASE_TTL_S, &fresh, NULL, &err);
+
+			if (took == BR_E_EXISTS) {
+				br_warn("lease", "%s; skipped", err.msg);
+			} else if (took) {
+				br_error("inventory", "%s", err.msg);
+				rc = BR_EXIT_UNREACHABLE;
+			} else if (states && !state_in(fresh.state, states)) {
+				br_info("lease", "%s: now '%s' (another run moved it); skipped", fresh.hostname,
+					inv_state_name(fresh.state));
+				inv_node_release(&fresh);
+			} else {
+				inv_node_release(&nodes[i]);
+				nodes[kept++] = fresh;
+				continue;
+			}
+		}
+		inv_node_release(&nodes[i]);
+	}
+	*n = kept;
+	return rc;
+}
+
+void br_stage_release(struct inv *inv)
+{
+	struct br_err err = { 0 };
+
+	if (inv && inv_leases_give_back(inv, &err))
+		br_error("inventory", "%s", err.msg);
 }

@@ -58,15 +58,16 @@ struct br_stage {
 	struct inv_node *nodes; /* selected by br_stage_open */
 	size_t n;
 	int exit;              /* enum br_exit once the stage stops or reports */
+	int no_lease;          /* read-only run (a dry run): take no per-node leases */
 };
 
 /* Logging and options (cmd->common must be &st->common). Nonzero: stop
  * (--help: exit 0; a bad option: BR_EXIT_USAGE). */
 int br_stage_parse(struct br_stage *st, const struct br_command *cmd, int argc, char **argv);
-/* Open the inventory (--db) and select the nodes: those named on the
- * command line, else those in states (terminated by -1). NULL states: open
- * only. Nonzero: stop (BR_EXIT_UNREACHABLE, or BR_EXIT_USAGE for an
- * unknown host name). */
+/* Open the inventory (--db), select the nodes (those named on the command
+ * line, else those in states, terminated by -1) and take their leases
+ * (br_stage_lease) unless st->no_lease. NULL states: open only. Nonzero:
+ * stop (BR_EXIT_UNREACHABLE, or BR_EXIT_USAGE for an unknown host name). */
 int br_stage_open(struct br_stage *st, const int *states);
 /* "NAME: message" on stderr and stop with BR_EXIT_USAGE; returns it. */
 int br_stage_usage(struct br_stage *st, const char *fmt, ...) BR_PRINTF(2, 3);
@@ -77,12 +78,23 @@ int br_stage_fail(struct br_stage *st, int exit_code, const char *fmt, ...) BR_P
  * failed, else BR_EXIT_OK. */
 void br_stage_report(struct br_stage *st, json_t *(*to_json)(const void *run), void (*print)(const void *run),
 		     const void *run, size_t failed);
-/* Free the nodes, close the inventory; returns st->exit. */
+/* Free the nodes, give back the leases, close the inventory; returns
+ * st->exit. */
 int br_stage_close(struct br_stage *st);
 
 /* The inventory's form of rule verdicts: a new array (inv_checks_free),
  * strings copied. */
 struct inv_check *br_checks_from_val(const struct val_check *checks, size_t n);
+/* Take the per-node lease (inventory.h) on each picked node for `stage`,
+ * so no other stage works it meanwhile, and re-read it under the lease. A
+ * node another live stage holds is dropped with a warning naming the
+ * holder; with `states` (nodes picked by state, not named), a node whose
+ * state moved out of them meanwhile is dropped too. nodes is compacted in
+ * place and *n lowered. 0, or BR_EXIT_UNREACHABLE when the inventory
+ * fails. */
+int br_stage_lease(struct inv *inv, const char *stage, const int *states, struct inv_node *nodes, size_t *n);
+/* Give back the leases of br_stage_lease (inv may be NULL); logs a failure. */
+void br_stage_release(struct inv *inv);
 
 /* ---- profiles, each loaded once per run --------------------------------- */
 

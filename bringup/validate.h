@@ -16,6 +16,7 @@
 #include "validators/cabling.h"
 #include "validators/rules.h"
 #include "validators/ssh.h"
+#include "validators/validators.h"
 
 struct vstage_options {
 	const char *facts_file;   /* judge this saved probe document (one node), no SSH */

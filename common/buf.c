@@ -62,6 +62,32 @@ char *br_xstrndup(const char *s, size_t n)
 	return p;
 }
 
+char *br_xstrndup_capped(const char *s, size_t n, size_t max)
+{
+	static const char mark[] = "\xe2\x80\xa6"; /* U+2026 HORIZONTAL ELLIPSIS */
+	size_t len, keep;
+	char *p;
+
+	if (!s)
+		return NULL;
+	len = strnlen(s, n);
+	if (len <= max)
+		return br_xstrndup(s, len);
+	keep = max > sizeof(mark) - 1 ? max - (sizeof(mark) - 1) : 0;
+	/* Back off a UTF-8 continuation byte: the cut never splits a character. */
+	while (keep > 0 && ((unsigned char)s[keep] & 0xC0) == 0x80)
+		keep--;
+	p = br_xmalloc(keep + sizeof(mark));
+	memcpy(p, s, keep);
+	memcpy(p + keep, mark, sizeof(mark));
+	return p;
+}
+
+char *br_xstrdup_capped(const char *s, size_t max)
+{
+	return br_xstrndup_capped(s, SIZE_MAX, max);
+}
+
 char *br_xasprintf(const char *fmt, ...)
 {
 	va_list ap;
@@ -372,6 +398,7 @@ int br_secret_resolve(const char *ref, char **ret_secret, struct br_err *err)
 			return br_errf(err, BR_E_NOTFOUND, "credential %s: environment variable %s is not set",
 				       ref, ref + 4);
 		*ret_secret = br_xstrdup(v);
+		br_redact_add(v);
 		return 0;
 	}
 	rc = br_read_file(ref + 5, 4096, &value, &len, err);
@@ -379,6 +406,7 @@ int br_secret_resolve(const char *ref, char **ret_secret, struct br_err *err)
 		return br_err_prefix(err, "credential %s", ref);
 	while (len && (value[len - 1] == '\n' || value[len - 1] == '\r'))
 		value[--len] = '\0';
+	br_redact_add(value);
 	*ret_secret = value;
 	return 0;
 }

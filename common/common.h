@@ -89,6 +89,14 @@ int br_buf_add(struct br_buf *b, const void *data, size_t len);
 int br_buf_adds(struct br_buf *b, const char *s);
 int br_buf_addf(struct br_buf *b, const char *fmt, ...) BR_PRINTF(2, 3);
 int br_buf_vaddf(struct br_buf *b, const char *fmt, va_list ap);
+/* Append text safe to print on a terminal or in a log: registered secrets
+ * redacted (br_redact), C0 controls (ESC, CR, LF, TAB, ...), DEL, C1
+ * controls and bytes that are not UTF-8 as "\xNN"; everything else kept. Every string that came from a BMC or
+ * MAAS goes through this before a human sees it (the table printer and
+ * the log do it), so a BMC cannot drive the operator's terminal. */
+int br_buf_add_escaped(struct br_buf *b, const char *text);
+/* The same as a new string (caller frees); NULL for NULL. */
+char *br_escape(const char *text);
 /* Contents as a string ("" when empty); owned by the buffer. */
 const char *br_buf_str(const struct br_buf *b);
 /* Hand the string to the caller (free()); the buffer is left empty. */
@@ -104,6 +112,12 @@ void *br_xrealloc(void *p, size_t n);
 char *br_xstrdup(const char *s);
 char *br_xstrndup(const char *s, size_t n);
 char *br_xasprintf(const char *fmt, ...) BR_PRINTF(1, 2);
+/* Copy of s (of at most n bytes) cut to at most max bytes: a longer string
+ * is cut at a UTF-8 character boundary and ends with U+2026, so it stays
+ * text and reads as cut. NULL for NULL. For text from outside (BMCs, MAAS)
+ * before it is kept. */
+char *br_xstrndup_capped(const char *s, size_t n, size_t max);
+char *br_xstrdup_capped(const char *s, size_t max);
 
 /* strtol with full checks: whole string, range [min,max]. 0 or BR_E_INVAL. */
 int br_parse_long(const char *s, long min, long max, long *ret_value);
@@ -123,6 +137,25 @@ int br_write_file(const char *path, const char *data, size_t len, struct br_err 
 int br_secret_resolve(const char *ref, char **ret_secret, struct br_err *err);
 /* True if ref has the form of a secret reference. */
 int br_secret_ref_valid(const char *ref);
+/* ---- redaction ---------------------------------------------------------- */
+
+/* Secrets this process submits are registered (br_secret_resolve does it for
+ * every reference it resolves; the MAAS client for its key's parts), and
+ * cut out of server text before it is kept or shown: the log, the table
+ * printer (br_escape), br_json_print and the inventory's reasons do it.
+ * Shorter secrets are not redacted: a 3-byte pattern would cut words. */
+#define BR_REDACT_SECRETS_MAX 64
+#define BR_REDACT_MIN 4
+#define BR_REDACTED "<redacted>"
+/* Register a secret (and its percent-encoded forms). */
+void br_redact_add(const char *secret);
+/* 1 when text holds a registered secret. */
+int br_redact_needed(const char *text);
+/* text with every registered secret replaced by BR_REDACTED (caller frees;
+ * NULL for NULL). */
+char *br_redact(const char *text);
+/* The same on every string value of a JSON document, in place. */
+void br_redact_json(json_t *doc);
 /* Zero and free a secret. */
 void br_secret_free(char *secret);
 /* Directory of the running executable (from /proc/self/exe). Caller frees. */

@@ -7,6 +7,9 @@
 
 #include "common.h"
 
+/* A log message is cut here before it is escaped. */
+#define BR_LOG_LINE_MAX 4096
+
 int br_errf(struct br_err *err, int code, const char *fmt, ...)
 {
 	va_list ap;
@@ -91,21 +94,23 @@ enum br_log_level br_log_get_level(void) { return log_level; }
 void br_vlog(enum br_log_level level, const char *subsys, const char *fmt, va_list ap)
 {
 	static const char *const names[] = { "error", "warning", "info", "debug" };
-	char line[4096];
+	char msg[BR_LOG_LINE_MAX];
 	char ts[21];
-	int n;
+	struct br_buf line;
 
 	if (level > log_level)
 		return;
 	br_iso_time(ts);
-	n = snprintf(line, sizeof(line), "%s %s: %s[%s] ", ts, log_progname, names[level],
-		     subsys ? subsys : "-");
-	if (n < 0)
+	if (vsnprintf(msg, sizeof(msg), fmt, ap) < 0)
 		return;
-	if ((size_t)n < sizeof(line))
-		vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
+	br_buf_init(&line, 0);
+	br_buf_addf(&line, "%s %s: %s[%s] ", ts, log_progname, names[level], subsys ? subsys : "-");
+	/* Messages carry BMC and MAAS text: one line, no terminal controls,
+	 * no secret a server echoed. */
+	br_buf_add_escaped(&line, msg);
 	br_progress_clear_line();
-	fprintf(stderr, "%s\n", line);
+	fprintf(stderr, "%s\n", br_buf_str(&line));
+	br_buf_release(&line);
 }
 
 void br_log(enum br_log_level level, const char *subsys, const char *fmt, ...)

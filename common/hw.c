@@ -5,6 +5,16 @@
 
 #include "common.h"
 
+char *br_hw_strdup(const char *s)
+{
+	return br_xstrdup_capped(s, BR_HW_STR_MAX);
+}
+
+char *br_hw_strndup(const char *s, size_t n)
+{
+	return br_xstrndup_capped(s, n, BR_HW_STR_MAX);
+}
+
 void br_hw_init(struct br_hw *hw)
 {
 	memset(hw, 0, sizeof(*hw));
@@ -54,7 +64,7 @@ struct br_sensor *br_hw_add_sensor(struct br_hw *hw)
 void br_hw_add_boot(struct br_hw *hw, const char *entry)
 {
 	hw->boot_order = br_xrealloc(hw->boot_order, (hw->n_boot_order + 1) * sizeof(char *));
-	hw->boot_order[hw->n_boot_order++] = br_xstrdup(entry);
+	hw->boot_order[hw->n_boot_order++] = br_hw_strdup(entry);
 }
 
 struct br_nic *br_hw_find_nic(struct br_hw *hw, const char *mac)

@@ -109,6 +109,16 @@ struct br_hw {
 	struct br_sel_entry *sel;      size_t n_sel;
 };
 
+/* Longest string kept from a BMC (serial, name, SEL message, BIOS value):
+ * a longer one is cut where it enters (br_hw_strdup). Real ones are far
+ * shorter (serials under 64 bytes, SEL messages under 512); a BMC that
+ * sent a megabyte serial took a discovery worker down with it. */
+#define BR_HW_STR_MAX 1024
+/* Copies for strings a BMC sent, capped at BR_HW_STR_MAX
+ * (br_xstrndup_capped). NULL for NULL. */
+char *br_hw_strdup(const char *s);
+char *br_hw_strndup(const char *s, size_t n);
+
 void br_hw_init(struct br_hw *hw);
 void br_hw_release(struct br_hw *hw);
 

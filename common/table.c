@@ -21,7 +21,7 @@ void br_table_add(struct br_table *t, const char *const *cells)
 		t->cells = br_xrealloc(t->cells, t->cap_rows * t->ncols * sizeof(char *));
 	}
 	for (size_t i = 0; i < t->ncols; i++) {
-		char *c = br_xstrdup(cells[i] ? cells[i] : "-");
+		char *c = br_escape(cells[i] ? cells[i] : "-"); /* cells carry BMC and MAAS text */
 		size_t w = strlen(c);
 
 		t->cells[t->nrows * t->ncols + i] = c;

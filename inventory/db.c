@@ -104,6 +104,23 @@ char *inv_col_dup(sqlite3_stmt *st, int col)
 	return s ? br_xstrdup((const char *)s) : NULL;
 }
 
+char *inv_reason_as_stored(const char *reason)
+{
+	char *clean = br_redact(reason), *capped = br_xstrdup_capped(clean, INV_REASON_MAX);
+
+	free(clean);
+	return capped;
+}
+
+int inv_bind_reason(sqlite3_stmt *st, int idx, const char *reason)
+{
+	char *capped = inv_reason_as_stored(reason);
+
+	if (!capped)
+		return sqlite3_bind_null(st, idx);
+	return sqlite3_bind_text(st, idx, capped, -1, free);
+}
+
 int inv_bind_text(sqlite3_stmt *st, int idx, const char *s)
 {
 	if (!s)
@@ -211,7 +228,7 @@ int inv_event_add(struct inv *inv, int64_t node_id, const char *from_state, cons
 	sqlite3_bind_int64(st, 1, node_id);
 	inv_bind_text(st, 2, from_state);
 	inv_bind_text(st, 3, to_state);
-	inv_bind_text(st, 4, reason);
+	inv_bind_reason(st, 4, reason);
 	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : inv_dberr(inv, err, "record event");
 	inv_finalize(inv, st);
 	return rc;

@@ -1,33 +1,11 @@
-/* Storing what a BMC reported about a node: its MACs (a table, unique
- * across nodes), the node row, and the whole report as one document. */
+/* Storing what a BMC reported about a node: its MACs (a table; a MAC two
+ * nodes claim is judged in claims.c), the node row, and the whole report
+ * as one document. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "hwjson.h"
 #include "inv_private.h"
-
-/* A MAC already stored for another node means two machines claim one
- * address: a cabling/inventory mistake a human must look at. */
-static int check_mac_conflicts(struct inv *inv, int64_t id, const struct br_hw *hw, struct br_err *err)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	rc = inv_prepare(inv, "SELECT n.hostname FROM nics c JOIN nodes n ON n.id=c.node_id WHERE c.mac=? AND c.node_id<>?",
-			 &st, err);
-	if (rc)
-		return rc;
-	for (size_t i = 0; i < hw->n_nics && !rc; i++) {
-		sqlite3_reset(st);
-		inv_bind_text(st, 1, hw->nics[i].mac);
-		sqlite3_bind_int64(st, 2, id);
-		if (sqlite3_step(st) == SQLITE_ROW)
-			rc = br_errf(err, BR_E_EXISTS, "MAC %s is already recorded for node %s", hw->nics[i].mac,
-				     (const char *)sqlite3_column_text(st, 0));
-	}
-	inv_finalize(inv, st);
-	return rc;
-}
 
 static void bind_int_or_null(sqlite3_stmt *st, int idx, int64_t v)
 {
@@ -112,8 +90,52 @@ static int put_facts(struct inv *inv, int64_t id, const char *facts, struct br_e
 	return rc;
 }
 
-int inv_store_hw(struct inv *inv, const char *hostname, const struct br_hw *hw, enum inv_state to,
-		 const char *reason, struct br_err *err)
+static char *node_bmc(struct inv *inv, int64_t id)
+{
+	sqlite3_stmt *st;
+	char *bmc = NULL;
+
+	if (inv_prepare(inv, "SELECT bmc FROM nodes WHERE id=?", &st, NULL))
+		return NULL;
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		bmc = inv_col_dup(st, 0);
+	inv_finalize(inv, st);
+	return bmc;
+}
+
+/* Within the transaction, once the node's MACs and facts are stored:
+ * judge the MACs other nodes claim too, and move the node to `to`, or to
+ * failed when it lost a claim (BR_E_EXISTS with the reason in err). */
+static int settle_state(struct inv *inv, int64_t id, const char *hostname, enum inv_state from, enum inv_state to,
+			const char *reason, struct br_err *err)
+{
+	char *bmc = node_bmc(inv, id), *lost = NULL, *note = NULL;
+	int rc;
+
+	rc = inv_judge_mac_claims(inv, id, hostname, bmc ? bmc : "?", &lost, &note, err);
+	if (!rc && lost) {
+		rc = inv_transition(inv, id, from, INV_FAILED, lost, err);
+		if (!rc)
+			rc = BR_E_EXISTS;
+	} else if (!rc && note) {
+		char *full = br_xasprintf("%s%s", reason ? reason : "", note);
+
+		rc = inv_transition(inv, id, from, to, full, err);
+		free(full);
+	} else if (!rc) {
+		rc = inv_transition(inv, id, from, to, reason, err);
+	}
+	if (rc == BR_E_EXISTS)
+		br_errf(err, BR_E_EXISTS, "%s", lost);
+	free(bmc);
+	free(lost);
+	free(note);
+	return rc;
+}
+
+int inv_store_hw(struct inv *inv, const char *hostname, const struct br_hw *hw, enum inv_state read,
+		 enum inv_state to, const char *reason, struct br_err *err)
 {
 	json_t *doc = br_hw_to_json(hw);
 	/* Encoded before the transaction: the write lock is held only for
@@ -132,7 +154,7 @@ int inv_store_hw(struct inv *inv, const char *hostname, const struct br_hw *hw, 
 		goto out;
 	rc = inv_node_id(inv, hostname, &id, &from, err);
 	if (!rc)
-		rc = check_mac_conflicts(inv, id, hw, err);
+		rc = inv_state_expect(hostname, from, read, err);
 	if (!rc)
 		rc = inv_prepare(inv, "DELETE FROM nics WHERE node_id=?", &st, err);
 	if (!rc) {
@@ -148,13 +170,17 @@ int inv_store_hw(struct inv *inv, const char *hostname, const struct br_hw *hw, 
 	if (!rc)
 		rc = put_facts(inv, id, facts, err);
 	if (!rc)
-		rc = inv_transition(inv, id, from, to, reason, err);
-	if (!rc)
-		rc = inv_tx_commit(inv, err);
-	if (rc)
+		rc = settle_state(inv, id, hostname, from, to, reason, err);
+	/* A lost MAC claim is stored too: the node's facts and its claim are
+	 * the evidence the next run judges by. */
+	if (!rc || rc == BR_E_EXISTS) {
+		int crc = inv_tx_commit(inv, err);
+
+		rc = crc ? crc : rc;
+	}
+	if (rc && rc != BR_E_EXISTS)
 		inv_tx_rollback(inv);
 out:
 	free(facts);
 	return rc;
 }
-

@@ -43,6 +43,11 @@ int inv_tx_commit(struct inv *inv, struct br_err *err);
 void inv_tx_rollback(struct inv *inv);
 /* Column as a malloc'd string or NULL. */
 char *inv_col_dup(sqlite3_stmt *st, int col);
+/* A reason as it is kept: secrets redacted, cut to INV_REASON_MAX bytes.
+ * Caller frees; NULL for NULL. */
+char *inv_reason_as_stored(const char *reason);
+/* Bind a reason as it is kept, or NULL. */
+int inv_bind_reason(sqlite3_stmt *st, int idx, const char *reason);
 /* Bind text, or NULL when s is NULL. */
 int inv_bind_text(sqlite3_stmt *st, int idx, const char *s);
 /* Node id by hostname: 0 ok, BR_E_NOTFOUND, or a db error. */
@@ -51,9 +56,20 @@ int inv_node_id(struct inv *inv, const char *hostname, int64_t *ret_id, enum inv
 /* Append an event row (within the caller's transaction). */
 int inv_event_add(struct inv *inv, int64_t node_id, const char *from_state, const char *to_state,
 		  const char *reason, struct br_err *err);
+/* The compare half of a compare-and-set on a node's state: 0 when the
+ * state read under the write lock (current) is the one the stage read, else
+ * BR_E_STATE naming both. */
+int inv_state_expect(const char *hostname, enum inv_state current, enum inv_state read, struct br_err *err);
 /* Within the caller's transaction: set state and reason, append the event. */
 int inv_transition(struct inv *inv, int64_t id, enum inv_state from, enum inv_state to, const char *reason,
 		   struct br_err *err);
+/* Within the caller's transaction, once node id's MACs and facts are
+ * stored: judge every MAC another node claims too (claims.c). Other nodes
+ * that lose are failed here. *ret_lost is the reason this node lost (NULL
+ * if it did not); *ret_note, when it won, says which claims it beat. Both
+ * malloc'd. */
+int inv_judge_mac_claims(struct inv *inv, int64_t id, const char *hostname, const char *bmc, char **ret_lost,
+			 char **ret_note, struct br_err *err);
 int inv_migrate(struct inv *inv, struct br_err *err);
 
 #endif

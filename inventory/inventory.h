@@ -15,8 +15,11 @@
 
 #include "common.h"
 
-#define INV_SCHEMA_VERSION 5
+#define INV_SCHEMA_VERSION 7
 #define INV_BUSY_TIMEOUT_MS 10000
+/* Longest reason kept with a node or an event; a longer one is cut
+ * (br_xstrdup_capped). Reasons carry text from BMCs and MAAS. */
+#define INV_REASON_MAX 4096
 
 struct inv;
 
@@ -87,16 +90,52 @@ int inv_nodes_list(struct inv *inv, struct inv_node **ret_nodes, size_t *ret_n, 
 /* One node; BR_E_NOTFOUND when absent. */
 int inv_node_get(struct inv *inv, const char *hostname, struct inv_node *ret_node, struct br_err *err);
 
-/* Move a node to a state with a reason (NULL allowed), recording an event.
- * Setting the same state again with the same reason records nothing. */
-int inv_node_set_state(struct inv *inv, const char *hostname, enum inv_state to, const char *reason,
-		       struct br_err *err);
+/* Move a node from state `from` (the state the stage read) to `to` with a
+ * reason (NULL allowed), recording an event: a compare-and-set. A node no
+ * longer in `from` was moved by another run meanwhile: BR_E_STATE, the
+ * current state named, and nothing changes. Setting the same state again
+ * with the same reason records nothing. */
+int inv_node_set_state(struct inv *inv, const char *hostname, enum inv_state from, enum inv_state to,
+		       const char *reason, struct br_err *err);
 
 /* Store what a BMC reported, replacing the node's earlier BMC facts, and move
- * it to `to` with reason — one transaction. A MAC already stored for another
- * node is refused (BR_E_EXISTS, the other hostname named) and nothing changes. */
-int inv_store_hw(struct inv *inv, const char *hostname, const struct br_hw *hw, enum inv_state to,
-		 const char *reason, struct br_err *err);
+ * it from `from` to `to` with reason (compare-and-set as inv_node_set_state)
+ * — one transaction. A MAC another node's BMC claims too is judged on
+ * evidence, never on who came first: a node whose BMC reports the
+ * manifest's boot_disk_serial among its drives wins and the other fails;
+ * with no such evidence, or on both, both fail, each reason naming both
+ * BMCs. A node that loses is stored and left `failed` with the reason, and
+ * BR_E_EXISTS returns with that reason in err. */
+int inv_store_hw(struct inv *inv, const char *hostname, const struct br_hw *hw, enum inv_state from,
+		 enum inv_state to, const char *reason, struct br_err *err);
+
+/* Per-node leases: a stage holds the nodes it works so that two stages
+ * (two operators, or configure beside enlist) never work one node at once.
+ * A lease names its holder: stage, pid and host, and ends at expires_at.
+ * A lease whose time is up, or whose holder on this host is no longer
+ * running, is taken over. Expiry only matters for a holder on another host
+ * that vanished (one here is seen dead at once), so the default is longer
+ * than any stage spends on a node (enlist waits up to 1800 s commissioning
+ * plus 3600 s deploying). */
+#define INV_LEASE_TTL_S (12 * 3600)
+
+struct inv_lease {
+	char *stage;
+	long pid;
+	char *host;
+	int64_t expires_at; /* unix seconds */
+};
+void inv_lease_release(struct inv_lease *lease);
+
+/* Take (or renew) the lease on hostname for `stage`, held by this process
+ * on this host for ttl_s seconds, and read the node under it into
+ * ret_node (the caller releases it). A live holder: BR_E_EXISTS with the
+ * holder named in err and filled into ret_holder when not NULL (the caller
+ * releases it); nothing changes. */
+int inv_lease_take(struct inv *inv, const char *hostname, const char *stage, int ttl_s, struct inv_node *ret_node,
+		   struct inv_lease *ret_holder, struct br_err *err);
+/* Give back every lease this process holds. */
+int inv_leases_give_back(struct inv *inv, struct br_err *err);
 
 /* Read back a node's stored BMC facts into hw (initialised here; the caller
  * releases it with br_hw_release). */

@@ -292,7 +292,7 @@ int inv_transition(struct inv *inv, int64_t id, enum inv_state from, enum inv_st
 	if (rc)
 		return rc;
 	inv_bind_text(st, 1, inv_state_name(to));
-	inv_bind_text(st, 2, reason);
+	inv_bind_reason(st, 2, reason);
 	sqlite3_bind_int64(st, 3, id);
 	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : inv_dberr(inv, err, "set state");
 	inv_finalize(inv, st);
@@ -301,10 +301,19 @@ int inv_transition(struct inv *inv, int64_t id, enum inv_state from, enum inv_st
 	return rc;
 }
 
-int inv_node_set_state(struct inv *inv, const char *hostname, enum inv_state to, const char *reason,
-		       struct br_err *err)
+int inv_state_expect(const char *hostname, enum inv_state current, enum inv_state read, struct br_err *err)
+{
+	if (current == read)
+		return 0;
+	return br_errf(err, BR_E_STATE, "%s is now '%s', not '%s' as this stage read it: another run moved it; left as it is",
+		       hostname, inv_state_name(current), inv_state_name(read));
+}
+
+int inv_node_set_state(struct inv *inv, const char *hostname, enum inv_state from, enum inv_state to,
+		       const char *reason, struct br_err *err)
 {
 	struct inv_node cur;
+	char *capped;
 	int rc;
 
 	rc = inv_tx_begin(inv, err);
@@ -313,11 +322,19 @@ int inv_node_set_state(struct inv *inv, const char *hostname, enum inv_state to,
 	rc = inv_node_get(inv, hostname, &cur, err);
 	if (rc)
 		goto fail;
-	if (cur.state == to && same(cur.reason, reason)) {
+	rc = inv_state_expect(hostname, cur.state, from, err);
+	if (rc) {
+		inv_node_release(&cur);
+		goto fail;
+	}
+	capped = inv_reason_as_stored(reason);
+	if (cur.state == to && same(cur.reason, capped)) {
+		free(capped);
 		inv_node_release(&cur);
 		inv_tx_rollback(inv);
 		return 0;
 	}
+	free(capped);
 	rc = inv_transition(inv, cur.id, cur.state, to, reason, err);
 	inv_node_release(&cur);
 	if (!rc)

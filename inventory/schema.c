@@ -206,7 +206,33 @@ static const char *const migrations[] = {
 	"  j.value ->> 'message' AS message, j.value ->> 'message_id' AS message_id"
 	"  FROM hw_facts f, json_each(f.facts, '$.sel') j;",
 
-	/* 5: what bringup-probe saw on the node itself, one document per
+	/* 5: per-node leases. Two stages run at once (two operators, a
+	 * configure beside an enlist) worked the same nodes and wrote each
+	 * other's states back; a stage now holds a node while it works it.
+	 * pid and host say who, expires_at (unix seconds) how long. */
+	"CREATE TABLE leases ("
+	"  node_id INTEGER PRIMARY KEY REFERENCES nodes(id) ON DELETE CASCADE,"
+	"  stage TEXT NOT NULL, pid INTEGER NOT NULL, host TEXT NOT NULL,"
+	"  expires_at INTEGER NOT NULL);",
+
+	/* 6: a MAC may be claimed by two nodes' BMCs. It was unique, so the
+	 * BMC that answered first kept it and the genuine node failed; now
+	 * both claims are kept and judged on evidence (hwstore.c), and a node
+	 * lists a MAC once. */
+	"CREATE TABLE nics_new ("
+	"  id INTEGER PRIMARY KEY,"
+	"  node_id INTEGER NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,"
+	"  mac TEXT NOT NULL,"
+	"  name TEXT, source TEXT, link_status TEXT, permanent INTEGER NOT NULL DEFAULT 0,"
+	"  UNIQUE (node_id, mac));"
+	"INSERT INTO nics_new(id, node_id, mac, name, source, link_status, permanent)"
+	"  SELECT id, node_id, mac, name, source, link_status, permanent FROM nics;"
+	"DROP TABLE nics;"
+	"ALTER TABLE nics_new RENAME TO nics;"
+	"CREATE INDEX nics_node ON nics(node_id);"
+	"CREATE INDEX nics_mac ON nics(mac);",
+
+	/* 7: what bringup-probe saw on the node itself, one document per
 	 * node (the validate stage's facts, as hw_facts holds the BMC's). */
 	"CREATE TABLE probe_facts ("
 	"  node_id INTEGER PRIMARY KEY REFERENCES nodes(id) ON DELETE CASCADE,"

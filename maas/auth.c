@@ -44,6 +44,11 @@ int maas_key_parse(const char *text, struct maas_key *ret_key, struct br_err *er
 	ret_key->consumer_key = br_xstrndup(text, (size_t)(a - text));
 	ret_key->token_key = br_xstrndup(a + 1, (size_t)(b - a - 1));
 	ret_key->token_secret = br_xstrdup(b + 1);
+	/* Each part is sent (the secret as the PLAINTEXT signature); a server
+	 * that echoes the request must not get any into our records. */
+	br_redact_add(ret_key->consumer_key);
+	br_redact_add(ret_key->token_key);
+	br_redact_add(ret_key->token_secret);
 	return 0;
 }
 

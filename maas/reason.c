@@ -1,4 +1,5 @@
 /* Turning MAAS error answers into reasons a person can act on. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "maas.h"
@@ -87,6 +88,13 @@ int maas_error_from_response(long status, const char *body, size_t len, const ch
 	else if (body)
 		add_text(&text, body, len);
 	json_decref(doc);
+	if (br_redact_needed(br_buf_str(&text))) { /* a server that echoes the request */
+		char *clean = br_redact(br_buf_str(&text));
+
+		br_buf_reset(&text);
+		br_buf_adds(&text, clean);
+		free(clean);
+	}
 	if (status == 401)
 		br_errf(err, code, "MAAS refused the API key on %s (HTTP 401: %s)", what,
 			text.len ? br_buf_str(&text) : "Unauthorized");

@@ -113,7 +113,7 @@ char *ipmi_kv_get(const char *out, const char *key)
 		if (!span_eq(k, key))
 			continue;
 		v = trim(colon + 1, line.n - (size_t)(colon - line.p) - 1);
-		return br_xstrndup(v.p, v.n);
+		return br_hw_strndup(v.p, v.n);
 	}
 	return NULL;
 }
@@ -250,7 +250,7 @@ static char *units_name(struct span u)
 	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
 		if (u.n == strlen(map[i][0]) && !strncasecmp(u.p, map[i][0], u.n))
 			return br_xstrdup(map[i][1]);
-	return br_xstrndup(u.p, u.n);
+	return br_hw_strndup(u.p, u.n);
 }
 
 static enum br_sensor_kind kind_of(struct span name, struct span units)
@@ -304,7 +304,7 @@ int ipmi_parse_sensor_list(const char *out, struct br_hw *hw)
 			continue;
 		s = br_hw_add_sensor(hw);
 		s->kind = kind_of(f[0], f[2]);
-		s->name = br_xstrndup(f[0].p, f[0].n);
+		s->name = br_hw_strndup(f[0].p, f[0].n);
 		s->units = units_name(f[2]);
 		s->reading = span_num(f[1]);
 		s->lower_critical = span_num(f[5]);
@@ -336,7 +336,7 @@ int ipmi_parse_sdr_psu(const char *out, struct br_hw *hw)
 			if (hw->n_sensors >= IPMI_SENSORS_MAX)
 				break;
 			s = br_hw_add_sensor(hw);
-			s->name = br_xstrndup(f[0].p, f[0].n);
+			s->name = br_hw_strndup(f[0].p, f[0].n);
 		}
 		s->kind = BR_SENSOR_PSU;
 		/* The SDR status column stays "ok" on many BMCs while the state
@@ -421,7 +421,7 @@ int ipmi_parse_sel(const char *out, size_t max, struct br_hw *hw)
 			continue;
 		}
 		e = br_hw_add_sel(hw);
-		e->id = br_xstrndup(f[0].p, f[0].n);
+		e->id = br_hw_strndup(f[0].p, f[0].n);
 		e->created = sel_time(f[1], f[2]);
 		e->severity = br_xstrdup(sel_severity(f[4], f[5]));
 		br_buf_init(&msg, 0);

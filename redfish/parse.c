@@ -7,6 +7,7 @@
  * ReadingRPM vs Reading + ReadingUnits, Location vs PhysicalLocation).
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -14,7 +15,7 @@
 
 char *rf_dup(json_t *doc, const char *path)
 {
-	return br_xstrdup(br_json_str(doc, path));
+	return br_hw_strdup(br_json_str(doc, path));
 }
 
 static void set_once(char **field, json_t *doc, const char *path)
@@ -51,14 +52,14 @@ int rf_add_mac(struct br_hw *hw, const char *mac, const char *name, const char *
 	if (nic) {
 		nic->permanent |= permanent;
 		if (!nic->link_status)
-			nic->link_status = br_xstrdup(link_status);
+			nic->link_status = br_hw_strdup(link_status);
 		return 0;
 	}
 	nic = br_hw_add_nic(hw);
-	nic->mac = br_xstrdup(norm);
-	nic->name = br_xstrdup(name);
-	nic->source = br_xstrdup(source);
-	nic->link_status = br_xstrdup(link_status);
+	nic->mac = br_hw_strdup(norm);
+	nic->name = br_hw_strdup(name);
+	nic->source = br_hw_strdup(source);
+	nic->link_status = br_hw_strdup(link_status);
 	nic->permanent = permanent;
 	return 1;
 }
@@ -153,7 +154,7 @@ void rf_parse_manager_ethernet(struct br_hw *hw, json_t *doc)
 		const char *mac = br_json_str(doc, paths[i]);
 
 		if (mac && !br_mac_normalize(mac, norm) && strcmp(norm, "00:00:00:00:00:00"))
-			hw->bmc_mac = br_xstrdup(norm);
+			hw->bmc_mac = br_hw_strdup(norm);
 	}
 }
 
@@ -186,7 +187,7 @@ long rf_parse_pcie_device(struct br_hw *hw, json_t *doc)
 			p = &hw->pcie[i];
 	if (!p) {
 		p = br_hw_add_pcie(hw);
-		p->id = br_xstrdup(id);
+		p->id = br_hw_strdup(id);
 	}
 	set_once(&p->name, doc, "Name");
 	set_once(&p->manufacturer, doc, "Manufacturer");
@@ -245,11 +246,15 @@ void rf_parse_bios(struct br_hw *hw, json_t *doc)
 	json_object_foreach(attrs, key, v) {
 		struct br_kv *kv = br_hw_add_bios(hw);
 
-		kv->key = br_xstrdup(key);
-		if (json_is_string(v))
-			kv->value = br_xstrdup(json_string_value(v));
-		else
-			kv->value = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+		kv->key = br_hw_strdup(key);
+		if (json_is_string(v)) {
+			kv->value = br_hw_strdup(json_string_value(v));
+		} else {
+			char *text = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+
+			kv->value = br_hw_strdup(text);
+			free(text);
+		}
 	}
 }
 
@@ -284,7 +289,7 @@ static void add_readings(struct br_hw *hw, json_t *arr, enum br_sensor_kind kind
 				continue;
 			s = add_sensor(hw, kind, v, "Name");
 			s->reading = br_json_num(v, reading, NAN);
-			s->units = br_xstrdup(units);
+			s->units = br_hw_strdup(units);
 		}
 }
 
@@ -307,7 +312,7 @@ void rf_parse_thermal(struct br_hw *hw, json_t *doc)
 			if (isnan(s->reading) && br_json_path(v, "ReadingRPM")) {
 				s->reading = br_json_num(v, "ReadingRPM", NAN);
 				free(s->units);
-				s->units = br_xstrdup("RPM");
+				s->units = br_hw_strdup("RPM");
 			}
 		}
 	add_readings(hw, temps, BR_SENSOR_TEMP, "ReadingCelsius", "Cel");
@@ -319,10 +324,10 @@ void rf_parse_fan(struct br_hw *hw, json_t *doc)
 
 	if (br_json_path(doc, "SpeedPercent/SpeedRPM")) {
 		s->reading = br_json_num(doc, "SpeedPercent/SpeedRPM", NAN);
-		s->units = br_xstrdup("RPM");
+		s->units = br_hw_strdup("RPM");
 	} else {
 		s->reading = br_json_num(doc, "SpeedPercent/Reading", NAN);
-		s->units = br_xstrdup("Percent");
+		s->units = br_hw_strdup("Percent");
 	}
 }
 
@@ -332,7 +337,7 @@ static void add_psu(struct br_hw *hw, json_t *doc)
 
 	s->serial = rf_dup(doc, "SerialNumber");
 	s->reading = br_json_num(doc, "PowerCapacityWatts", NAN);
-	s->units = br_xstrdup("W");
+	s->units = br_hw_strdup("W");
 }
 
 void rf_parse_power(struct br_hw *hw, json_t *doc)
@@ -371,8 +376,8 @@ void rf_parse_sel_entry(struct br_hw *hw, json_t *doc)
 		    !strcmp(hw->sel[i].created ? hw->sel[i].created : "", created ? created : ""))
 			return;
 	e = br_hw_add_sel(hw);
-	e->id = br_xstrdup(id);
-	e->created = br_xstrdup(created);
+	e->id = br_hw_strdup(id);
+	e->created = br_hw_strdup(created);
 	e->severity = rf_dup(doc, "Severity");
 	e->message = rf_dup(doc, "Message");
 	e->message_id = rf_dup(doc, "MessageId");

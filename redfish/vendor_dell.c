@@ -19,7 +19,7 @@ static void dell_on_system(struct rf_bmc *bmc, json_t *system)
 	if (!tag)
 		tag = br_json_str(system, "Oem/Dell/DellSystem/ChassisServiceTag");
 	if (tag && !bmc->hw.service_tag)
-		bmc->hw.service_tag = br_xstrdup(tag);
+		bmc->hw.service_tag = br_hw_strdup(tag);
 }
 
 /* MessageIds come bare ("RAC0218") or registry-qualified

@@ -38,6 +38,10 @@ static const char *const fault_names[SIM_F_COUNT] = {
     [SIM_F_GRACEFUL_IGNORED] = "graceful_ignored",
     [SIM_F_BOOT_SETTINGS] = "boot_settings",
     [SIM_F_BOOT_SETTINGS_DRIFT] = "boot_settings_drift",
+    [SIM_F_MAC_CLONE] = "mac_clone",
+    [SIM_F_HUGE_SERIAL] = "huge_serial",
+    [SIM_F_CONTROL_CHARS] = "control_chars",
+    [SIM_F_MAAS_ECHO] = "maas_echo",
 };
 
 /* BIOS attributes bios_drift may change, and the value a drifted node has. */
@@ -147,7 +151,23 @@ static void apply_cable_swap(struct sim_node *a, struct sim_node *b, uint64_t *r
 	b->faults |= SIM_FAULT_BIT(SIM_F_CABLE_SWAP);
 }
 
-/* Put fault f on n; cable_swap, which takes two nodes, is apply_cable_swap. */
+/* a reports one of b's MACs in place of its own; both carry the fault in
+ * truth.json, a as the one whose BMC lies. */
+static void apply_mac_clone(struct sim_node *a, struct sim_node *b, uint64_t *rng)
+{
+	int k = (int)sim_rng_below(rng, SIM_NICS);
+
+	memcpy(a->nics[k].mac, b->nics[k].mac, sizeof(a->nics[k].mac));
+	detail(a, SIM_F_MAC_CLONE, json_pack("{s:s, s:s, s:s}", "mac", b->nics[k].mac, "role", "impostor", "peer",
+					    b->hostname));
+	detail(b, SIM_F_MAC_CLONE, json_pack("{s:s, s:s, s:s}", "mac", b->nics[k].mac, "role", "genuine", "peer",
+					    a->hostname));
+	a->faults |= SIM_FAULT_BIT(SIM_F_MAC_CLONE);
+	b->faults |= SIM_FAULT_BIT(SIM_F_MAC_CLONE);
+}
+
+/* Put fault f on n; cable_swap and mac_clone, which take two nodes, are
+ * apply_cable_swap and apply_mac_clone. */
 static void apply(struct sim_node *n, enum sim_fault f, uint64_t *rng)
 {
 	int g = (int)sim_rng_below(rng, SIM_GPUS), k = (int)sim_rng_below(rng, SIM_FABRIC_NICS);
@@ -255,7 +275,7 @@ static int assign_requested(struct sim_rack *rack, const struct sim_config *cfg,
 
 	for (size_t r = 0; r < cfg->n_faults && !rc; r++) {
 		enum sim_fault f = cfg->faults[r].fault;
-		size_t take = f == SIM_F_CABLE_SWAP ? 2 : 1;
+		size_t take = f == SIM_F_CABLE_SWAP || f == SIM_F_MAC_CLONE ? 2 : 1;
 
 		for (int c = 0; c < cfg->faults[r].count; c++) {
 			if (next + take > rack->n) {
@@ -265,7 +285,9 @@ static int assign_requested(struct sim_rack *rack, const struct sim_config *cfg,
 				    sim_fault_name(f), cfg->faults[r].count, rack->n);
 				break;
 			}
-			if (take == 2)
+			if (f == SIM_F_MAC_CLONE)
+				apply_mac_clone(&rack->nodes[order[next]], &rack->nodes[order[next + 1]], rng);
+			else if (take == 2)
 				apply_cable_swap(&rack->nodes[order[next]], &rack->nodes[order[next + 1]],
 						 rng);
 			else

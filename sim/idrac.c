@@ -155,6 +155,44 @@ static void break_types(json_t *system)
 	json_object_set_new(system, "MemorySummary", json_array());
 }
 
+/* huge_serial: a megabyte where a serial belongs, to see that one BMC's
+ * string cannot take a client's worker down. Two-byte characters in it,
+ * so a cut may fall inside one. */
+static void huge_serial(json_t *system)
+{
+	static const char unit[] = "\xc3\xa9" "0123456789";
+	struct br_buf b;
+
+	br_buf_init(&b, 0);
+	br_buf_adds(&b, "HUGE-");
+	while (b.len + sizeof(unit) - 1 <= SIM_HUGE_SERIAL_BYTES)
+		br_buf_adds(&b, unit);
+	json_object_set_new(system, "SerialNumber", json_string(br_buf_str(&b)));
+	br_buf_release(&b);
+}
+
+/* control_chars: a serial that, printed raw, would clear the screen,
+ * retitle the terminal, return the cursor to overwrite the line, and ring
+ * the bell: what a hostile BMC can send to an operator's terminal. */
+static void control_serial(const struct sim_node *n, json_t *system)
+{
+	char *s = br_xasprintf("CTRL\x1b[2J\x1b]0;pwned\x07\rFAKE\x7f\x01-%s", n->system_serial);
+
+	json_object_set_new(system, "SerialNumber", json_string(s));
+	free(s);
+}
+
+/* The System's test-only faults, wherever the System is served. */
+static void alter_system(struct sim_ctx *c, json_t *system)
+{
+	if (alters(c, SIM_F_BAD_TYPES))
+		break_types(system);
+	if (alters(c, SIM_F_HUGE_SERIAL))
+		huge_serial(system);
+	if (alters(c, SIM_F_CONTROL_CHARS))
+		control_serial(c->node, system);
+}
+
 /* A resource other than the one requested, for $expand; *ret_tag is its route's tag. */
 static json_t *render_path(struct sim_ctx *c, const char *path, enum route_tag *ret_tag)
 {
@@ -194,8 +232,8 @@ static int expand_members(struct sim_ctx *c, json_t *members)
 
 		if (!full)
 			continue;
-		if (tag == T_SYSTEM && alters(c, SIM_F_BAD_TYPES))
-			break_types(full);
+		if (tag == T_SYSTEM)
+			alter_system(c, full);
 		holds_system |= tag == T_SYSTEM;
 		json_array_set_new(members, i, full);
 	}
@@ -292,8 +330,8 @@ static int test_faults(struct sim_ctx *c, const struct route *r, json_t *doc)
 	}
 	if (r->tag == T_ETH_COLL && alters(c, SIM_F_HUGE_COLLECTION))
 		huge_members(doc);
-	if (r->tag == T_SYSTEM && alters(c, SIM_F_BAD_TYPES))
-		break_types(doc);
+	if (r->tag == T_SYSTEM)
+		alter_system(c, doc);
 	if (r->tag == T_ETH_COLL && alters(c, SIM_F_BAD_TYPES))
 		json_object_set_new(doc, "Members", json_pack("{s:s}", "@odata.id", "not-a-list"));
 	return 0;

@@ -183,6 +183,32 @@ static void param_copy(char *dst, size_t size, const struct sim_maas_req *req, c
 	snprintf(dst, size, "%s", v ? v : dflt);
 }
 
+/* maas_echo: the request comes back in the error, as some proxies and
+ * debug-mode servers answer; nothing of it may reach a client's records. */
+static void echo_request(const struct sim_maas_req *req, struct sim_maas_reply *r)
+{
+	struct br_buf power, rest;
+
+	br_buf_init(&power, 0);
+	br_buf_init(&rest, 0);
+	for (size_t i = 0; i < req->params.n; i++) {
+		const struct sim_maas_param *p = &req->params.items[i];
+		int is_power = !strncmp(p->name, "power_parameters_", strlen("power_parameters_"));
+		struct br_buf *b = is_power ? &power : &rest;
+
+		br_buf_addf(b, "%s%s=%s", b->len ? "&" : is_power ? "Invalid power parameters: " : "", p->name,
+			    p->value);
+	}
+	sim_maas_reply_json(r, 400,
+			    json_pack("{s:[s], s:[s]}", "power_parameters",
+				      br_buf_str(&power), "__all__", br_buf_str(&rest)));
+	/* the header last: a long form must not push the fields out */
+	json_array_append_new(json_object_get(r->json, "__all__"),
+			      json_string(req->authorization ? req->authorization : "(no Authorization)"));
+	br_buf_release(&power);
+	br_buf_release(&rest);
+}
+
 static void create(struct sim_maas *m, const struct sim_maas_req *req, struct sim_maas_reply *r)
 {
 	char macs[SIM_MAAS_MACS_MAX][18], system_id[8];
@@ -193,6 +219,14 @@ static void create(struct sim_maas *m, const struct sim_maas_req *req, struct si
 
 	if (check_create(m, req, macs, &n_macs, r))
 		return;
+	for (size_t i = 0; i < n_macs; i++) {
+		int host = host_by_mac(m, macs[i]);
+
+		if (host >= 0 && m->hosts[host].echo_request) {
+			echo_request(req, r);
+			return;
+		}
+	}
 	if (m->n_machines == m->cap_machines) {
 		m->cap_machines = m->cap_machines ? 2 * m->cap_machines : 64;
 		m->machines = br_xrealloc(m->machines, m->cap_machines * sizeof(*m->machines));

@@ -32,6 +32,7 @@ struct sim_maas_req {
 	const char *path; /* below /MAAS/api/2.0/, e.g. "machines/abc123/" */
 	const char *op;   /* NULL when none */
 	struct sim_maas_params params;
+	const char *authorization; /* the header as sent, NULL when none */
 };
 
 struct sim_maas_reply {

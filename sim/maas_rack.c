@@ -44,6 +44,7 @@ static void host_from(struct sim_maas_host *h, const struct sim_node *n)
 	for (size_t i = 0; i < n_order && i < SIM_MAAS_DISKS_MAX; i++)
 		disk_from(&h->disks[h->n_disks++], order[i], (int)i);
 	h->commission_fail = (n->faults & SIM_FAULT_BIT(SIM_F_COMMISSION_FAIL)) != 0;
+	h->echo_request = (n->faults & SIM_FAULT_BIT(SIM_F_MAAS_ECHO)) != 0;
 	snprintf(h->ip, sizeof(h->ip), "127.100.%d.%d", n->index / 250, n->index % 250 + 1);
 }
 

@@ -183,7 +183,7 @@ static int busy(struct sim_maas *m, const char *method, struct sim_maas_reply *r
 static void serve(struct sim_maas *m, struct MHD_Connection *mc, const char *url, const char *method,
 		  struct conn *c, struct sim_maas_reply *r)
 {
-	struct sim_maas_req req = { method, "", NULL, { .n = 0 } };
+	struct sim_maas_req req = { method, "", NULL, { .n = 0 }, NULL };
 	int64_t start = br_now_ms();
 	const char *why;
 
@@ -193,6 +193,7 @@ static void serve(struct sim_maas *m, struct MHD_Connection *mc, const char *url
 	if (c->body.len)
 		parse_form(&req.params, c->body.data);
 	req.op = sim_maas_param(&req.params, "op");
+	req.authorization = MHD_lookup_connection_value(mc, MHD_HEADER_KIND, "Authorization");
 	pthread_mutex_lock(&m->lock);
 	if (strncmp(url, API_PREFIX, strlen(API_PREFIX))) {
 		req.path = url;

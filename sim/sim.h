@@ -81,10 +81,22 @@ enum sim_fault {
 	 * until the next boot; a PATCH of the System itself is refused. */
 	SIM_F_BOOT_SETTINGS,	   /* ... and the disk is ahead of PXE (BIOS on baseline) */
 	SIM_F_BOOT_SETTINGS_DRIFT, /* ... and BIOS off baseline as with bios_drift */
+	/* A BMC that reports another node's NIC MAC as one of its own, as a
+	 * mis-cabled or mis-addressed BMC does: takes two nodes, the first
+	 * reports the second's MAC (duplicate MACs must be judged on
+	 * evidence, never first-come). */
+	SIM_F_MAC_CLONE,
+	SIM_F_HUGE_SERIAL, /* the System's SerialNumber is 1 MiB of text (UTF-8, not only ASCII) */
+	SIM_F_CONTROL_CHARS, /* terminal controls (ESC sequences, CR, BEL, DEL) in the System's SerialNumber */
+	/* MAAS (or a proxy before it) refuses this node's machine create with
+	 * a 400 that echoes the request: its Authorization header and the
+	 * whole form, BMC power password included. */
+	SIM_F_MAAS_ECHO,
 	SIM_F_COUNT
 };
 
 #define SIM_FAULT_BIT(f) (1u << (f))
+_Static_assert(SIM_F_COUNT <= 32, "faults are bits of a uint32_t");
 
 const char *sim_fault_name(enum sim_fault f);
 int sim_fault_parse(const char *name, enum sim_fault *ret_fault);

@@ -153,13 +153,88 @@ static void test_errf(void **state)
 	assert_string_equal(br_strerror(BR_E_AUTH), "authentication failed");
 }
 
+/* Text from outside is cut at a named cap, never inside a UTF-8 character,
+ * and marked as cut. */
+static void test_strdup_capped(void **state)
+{
+	char *p;
+
+	(void)state;
+	p = br_xstrdup_capped("short", 16);
+	assert_string_equal(p, "short");
+	free(p);
+	p = br_xstrdup_capped("0123456789", 10);
+	assert_string_equal(p, "0123456789");
+	free(p);
+	p = br_xstrdup_capped("0123456789abc", 10);
+	assert_string_equal(p, "0123456\xe2\x80\xa6");
+	free(p);
+	/* "é" is two bytes at offsets 6-7: keeping 7 bytes would split it. */
+	p = br_xstrdup_capped("012345\xc3\xa9" "89abc", 10);
+	assert_string_equal(p, "012345\xe2\x80\xa6");
+	free(p);
+	p = br_hw_strdup(NULL);
+	assert_null(p);
+	{
+		char *big = malloc(BR_HW_STR_MAX * 4 + 1);
+
+		memset(big, 'x', BR_HW_STR_MAX * 4);
+		big[BR_HW_STR_MAX * 4] = '\0';
+		p = br_hw_strdup(big);
+		assert_int_equal(strlen(p), BR_HW_STR_MAX);
+		free(p);
+		free(big);
+	}
+}
+
+static void test_escape(void **state)
+{
+	char *p;
+
+	(void)state;
+	p = br_escape("ok \x1b[2J\rX\x07\x7f\t\n caf\xc3\xa9 \xc2\x9b" "1m \xff");
+	assert_string_equal(p, "ok \\x1b[2J\\x0dX\\x07\\x7f\\x09\\x0a caf\xc3\xa9 \\xc2\\x9b1m \\xff");
+	free(p);
+	/* A lead byte without its continuation, an overlong form. */
+	p = br_escape("a\xc3" "b\xc0\xaf");
+	assert_string_equal(p, "a\\xc3b\\xc0\\xaf");
+	free(p);
+	assert_null(br_escape(NULL));
+	p = br_escape("");
+	assert_string_equal(p, "");
+	free(p);
+}
+
+/* Secrets come back raw or percent-encoded; short ones are left alone. */
+static void test_redact(void **state)
+{
+	char *p;
+	json_t *doc;
+
+	(void)state;
+	br_redact_add("s3cr+t/pw");
+	br_redact_add("abc");
+	p = br_redact("pass=s3cr+t/pw; form pass=s3cr%2Bt%2Fpw, lower s3cr%2bt%2fpw, abc");
+	assert_string_equal(p, "pass=<redacted>; form pass=<redacted>, lower <redacted>, abc");
+	free(p);
+	doc = json_pack("{s:[s], s:i}", "reason", "MAAS said s3cr+t/pw", "n", 1);
+	br_redact_json(doc);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(doc, "reason"), 0)),
+			    "MAAS said <redacted>");
+	json_decref(doc);
+	p = br_escape("echo \x1bs3cr+t/pw");
+	assert_string_equal(p, "echo \\x1b<redacted>");
+	free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mac_normalize), cmocka_unit_test(test_buf_cap),
 		cmocka_unit_test(test_parse_long),    cmocka_unit_test(test_secret_refs),
 		cmocka_unit_test(test_json_caps),     cmocka_unit_test(test_bmc_address),
-		cmocka_unit_test(test_errf),
+		cmocka_unit_test(test_errf),	      cmocka_unit_test(test_strdup_capped),
+		cmocka_unit_test(test_escape),	      cmocka_unit_test(test_redact),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

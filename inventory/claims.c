@@ -1,0 +1,160 @@
+/* Judging a MAC two nodes' BMCs claim (inventory.h, inv_store_hw). A BMC
+ * that answers faster must not win a MAC by being first: a mis-cabled or
+ * mis-addressed BMC would take a real node's MAC and the real node would
+ * fail. The only evidence the inventory has of which BMC is the manifest's
+ * machine is a serial the manifest gives: its boot_disk_serial among the
+ * drives that BMC reports. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "inv_private.h"
+
+/* Conflicts named in one reason; the rest are counted. */
+#define CLAIMS_NAMED_MAX 4
+
+struct claim {
+	char *mac;
+	int64_t id;
+	char *hostname, *bmc, *state, *reason;
+};
+
+static void claims_free(struct claim *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(c[i].mac);
+		free(c[i].hostname);
+		free(c[i].bmc);
+		free(c[i].state);
+		free(c[i].reason);
+	}
+	free(c);
+}
+
+/* Other nodes claiming a MAC node id claims, read whole before anything is
+ * changed. */
+static int read_claims(struct inv *inv, int64_t id, struct claim **ret, size_t *ret_n, struct br_err *err)
+{
+	struct claim *c = NULL;
+	size_t n = 0;
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = inv_prepare(inv,
+			 "SELECT mine.mac, n.id, n.hostname, n.bmc, n.state, n.reason FROM nics mine"
+			 " JOIN nics theirs ON theirs.mac = mine.mac AND theirs.node_id <> mine.node_id"
+			 " JOIN nodes n ON n.id = theirs.node_id WHERE mine.node_id = ? ORDER BY n.hostname, mine.mac",
+			 &st, err);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		c = br_xrealloc(c, (n + 1) * sizeof(*c));
+		c[n++] = (struct claim){ inv_col_dup(st, 0), sqlite3_column_int64(st, 1), inv_col_dup(st, 2),
+					 inv_col_dup(st, 3), inv_col_dup(st, 4), inv_col_dup(st, 5) };
+	}
+	rc = rc == SQLITE_DONE ? 0 : inv_dberr(inv, err, "read MAC claims");
+	inv_finalize(inv, st);
+	if (rc) {
+		claims_free(c, n);
+		return rc;
+	}
+	*ret = c;
+	*ret_n = n;
+	return 0;
+}
+
+/* 1 when node id's stored facts show the manifest's boot disk serial. */
+static int matches_manifest(struct inv *inv, int64_t id, struct br_err *err)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = inv_prepare(inv,
+			 "SELECT EXISTS (SELECT 1 FROM nodes n JOIN drives d ON d.node_id = n.id WHERE n.id = ?"
+			 " AND n.boot_disk_serial IS NOT NULL AND n.boot_disk_serial <> '' AND d.serial = n.boot_disk_serial)",
+			 &st, err);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : inv_dberr(inv, err, "read drives");
+	inv_finalize(inv, st);
+	return rc;
+}
+
+static int fail_other(struct inv *inv, const struct claim *c, const char *reason, struct br_err *err)
+{
+	enum inv_state from;
+
+	if (inv_state_parse(c->state, &from))
+		from = INV_FAILED;
+	if (from == INV_FAILED && c->reason && !strcmp(c->reason, reason))
+		return 0;
+	br_warn("inventory", "%s: %s", c->hostname, reason);
+	return inv_transition(inv, c->id, from, INV_FAILED, reason, err);
+}
+
+int inv_judge_mac_claims(struct inv *inv, int64_t id, const char *hostname, const char *bmc, char **ret_lost,
+			 char **ret_note, struct br_err *err)
+{
+	struct claim *c = NULL;
+	struct br_buf lost, note;
+	size_t n = 0, n_lost = 0, n_won = 0;
+	int mine, rc;
+
+	*ret_lost = *ret_note = NULL;
+	rc = read_claims(inv, id, &c, &n, err);
+	if (rc || !n)
+		return rc;
+	br_buf_init(&lost, 0);
+	br_buf_init(&note, 0);
+	mine = matches_manifest(inv, id, err);
+	rc = mine < 0 ? mine : 0;
+	for (size_t i = 0; i < n && !rc; i++) {
+		int theirs = matches_manifest(inv, c[i].id, err);
+		char *why;
+
+		if (theirs < 0) {
+			rc = theirs;
+			break;
+		}
+		if (mine && !theirs) {
+			why = br_xasprintf("MAC %s is claimed by this node's BMC (%s) and by the BMC of %s (%s), whose "
+					   "drives include the manifest's boot disk serial; this BMC's do not: check "
+					   "its address and cabling",
+					   c[i].mac, c[i].bmc, hostname, bmc);
+			rc = fail_other(inv, &c[i], why, err);
+			if (n_won++ < CLAIMS_NAMED_MAX)
+				br_buf_addf(&note, "; MAC %s also claimed by %s (BMC %s), which failed", c[i].mac,
+					    c[i].hostname, c[i].bmc);
+			free(why);
+			continue;
+		}
+		if (theirs && !mine)
+			why = br_xasprintf("MAC %s is claimed by this node's BMC (%s) and by the BMC of %s (%s), whose "
+					   "drives include the manifest's boot disk serial; this BMC's do not: check "
+					   "its address and cabling",
+					   c[i].mac, bmc, c[i].hostname, c[i].bmc);
+		else
+			why = br_xasprintf("MAC %s is claimed by the BMCs of both %s (%s) and %s (%s), and %s tells "
+					   "which is right (the manifest's boot_disk_serial among a BMC's drives): "
+					   "check both BMCs' addresses and cabling",
+					   c[i].mac, hostname, bmc, c[i].hostname, c[i].bmc,
+					   mine ? "both match the manifest, so nothing" : "nothing");
+		if (!theirs || mine)
+			rc = fail_other(inv, &c[i], why, err);
+		if (n_lost < CLAIMS_NAMED_MAX)
+			br_buf_addf(&lost, "%s%s", n_lost ? "; " : "", why);
+		n_lost++;
+		free(why);
+	}
+	if (!rc && n_lost > CLAIMS_NAMED_MAX)
+		br_buf_addf(&lost, "; and %zu more disputed MACs", n_lost - CLAIMS_NAMED_MAX);
+	if (!rc && n_lost)
+		*ret_lost = br_buf_detach(&lost);
+	else if (!rc && n_won)
+		*ret_note = br_buf_detach(&note);
+	br_buf_release(&lost);
+	br_buf_release(&note);
+	claims_free(c, n);
+	return rc;
+}

@@ -1,0 +1,170 @@
+/* Per-node leases (inventory.h): who works a node now. */
+#define _DEFAULT_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "inv_private.h"
+
+#define LEASE_HOST_MAX 256
+
+static void this_host(char host[LEASE_HOST_MAX])
+{
+	if (gethostname(host, LEASE_HOST_MAX - 1))
+		snprintf(host, LEASE_HOST_MAX, "localhost");
+	host[LEASE_HOST_MAX - 1] = '\0';
+}
+
+void inv_lease_release(struct inv_lease *lease)
+{
+	if (!lease)
+		return;
+	free(lease->stage);
+	free(lease->host);
+	memset(lease, 0, sizeof(*lease));
+}
+
+/* A holder on this host is alive while its pid is; one elsewhere cannot be
+ * asked, and only its expiry ends it. */
+static int holder_alive(const struct inv_lease *h, const char *host)
+{
+	if (strcmp(h->host, host))
+		return 1;
+	return h->pid > 0 && (kill((pid_t)h->pid, 0) == 0 || errno != ESRCH);
+}
+
+static void describe(const struct inv_lease *h, char out[32])
+{
+	struct tm tm;
+	time_t t = (time_t)h->expires_at;
+
+	if (!gmtime_r(&t, &tm) || !strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(out, 32, "%lld", (long long)h->expires_at);
+}
+
+/* The current lease of node id, if any: 1 with *h filled, 0 when none. */
+static int read_lease(struct inv *inv, int64_t id, struct inv_lease *h, struct br_err *err)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = inv_prepare(inv, "SELECT stage, pid, host, expires_at FROM leases WHERE node_id=?", &st, err);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		h->stage = inv_col_dup(st, 0);
+		h->pid = (long)sqlite3_column_int64(st, 1);
+		h->host = inv_col_dup(st, 2);
+		h->expires_at = sqlite3_column_int64(st, 3);
+		rc = h->stage && h->host ? 1 : 0;
+		if (!rc)
+			inv_lease_release(h);
+	} else {
+		rc = rc == SQLITE_DONE ? 0 : inv_dberr(inv, err, "read lease");
+	}
+	inv_finalize(inv, st);
+	return rc;
+}
+
+static int write_lease(struct inv *inv, int64_t id, const char *stage, const char *host, int64_t expires_at,
+		       struct br_err *err)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = inv_prepare(inv, "INSERT OR REPLACE INTO leases(node_id, stage, pid, host, expires_at) VALUES (?,?,?,?,?)",
+			 &st, err);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, id);
+	inv_bind_text(st, 2, stage);
+	sqlite3_bind_int64(st, 3, (int64_t)getpid());
+	inv_bind_text(st, 4, host);
+	sqlite3_bind_int64(st, 5, expires_at);
+	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : inv_dberr(inv, err, "write lease");
+	inv_finalize(inv, st);
+	return rc;
+}
+
+/* Within the transaction: 0 when the lease is ours to take, BR_E_EXISTS
+ * (holder in *h) when a live holder keeps it. */
+static int may_take(struct inv *inv, const char *hostname, int64_t id, const char *host, int64_t now,
+		    struct inv_lease *h, struct br_err *err)
+{
+	char until[32];
+	int rc = read_lease(inv, id, h, err);
+
+	if (rc <= 0)
+		return rc;
+	if (h->pid == (long)getpid() && !strcmp(h->host, host))
+		return 0; /* ours: renewed */
+	describe(h, until);
+	if (h->expires_at <= now) {
+		br_info("inventory", "%s: taking over the lease of %s (pid %ld on %s): it expired at %s", hostname,
+			h->stage, h->pid, h->host, until);
+		return 0;
+	}
+	if (!holder_alive(h, host)) {
+		br_info("inventory", "%s: taking over the lease of %s (pid %ld on %s): that process is gone", hostname,
+			h->stage, h->pid, h->host);
+		return 0;
+	}
+	return br_errf(err, BR_E_EXISTS, "%s: %s (pid %ld on %s) is working on it (lease until %s)", hostname, h->stage,
+		       h->pid, h->host, until);
+}
+
+int inv_lease_take(struct inv *inv, const char *hostname, const char *stage, int ttl_s, struct inv_node *ret_node,
+		   struct inv_lease *ret_holder, struct br_err *err)
+{
+	struct inv_lease holder = { 0 };
+	char host[LEASE_HOST_MAX];
+	int64_t now = (int64_t)time(NULL), id;
+	int rc;
+
+	this_host(host);
+	rc = inv_tx_begin(inv, err);
+	if (rc)
+		return rc;
+	rc = inv_node_id(inv, hostname, &id, NULL, err);
+	if (!rc)
+		rc = may_take(inv, hostname, id, host, now, &holder, err);
+	if (!rc)
+		rc = write_lease(inv, id, stage, host, now + ttl_s, err);
+	if (!rc)
+		rc = inv_node_get(inv, hostname, ret_node, err);
+	if (!rc) {
+		rc = inv_tx_commit(inv, err);
+		if (rc)
+			inv_node_release(ret_node);
+	}
+	if (rc)
+		inv_tx_rollback(inv);
+	if (rc == BR_E_EXISTS && ret_holder) {
+		*ret_holder = holder;
+		return rc;
+	}
+	inv_lease_release(&holder);
+	return rc;
+}
+
+int inv_leases_give_back(struct inv *inv, struct br_err *err)
+{
+	char host[LEASE_HOST_MAX];
+	sqlite3_stmt *st;
+	int rc;
+
+	this_host(host);
+	rc = inv_prepare(inv, "DELETE FROM leases WHERE pid=? AND host=?", &st, err);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, (int64_t)getpid());
+	inv_bind_text(st, 2, host);
+	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : inv_dberr(inv, err, "give back leases");
+	inv_finalize(inv, st);
+	return rc;
+}

@@ -1,0 +1,153 @@
+/* Unit tests for inventory/: state changes as compare-and-set, per-node
+ * leases. Each test works on its own inventory file. */
+#define _DEFAULT_SOURCE
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "inventory/inventory.h"
+
+struct fixture {
+	char path[64];
+	struct inv *inv;
+};
+
+static int setup(void **state)
+{
+	static const struct inv_manifest_row rows[] = {
+		{ "node-a", "r01", 1, "127.0.0.1:1", "root", "env:PW", "xe9680", "redfish", NULL, NULL },
+		{ "node-b", "r01", 2, "127.0.0.1:2", "root", "env:PW", "xe9680", "redfish", NULL, NULL },
+	};
+	struct fixture *f = calloc(1, sizeof(*f));
+	struct br_err err = { 0 };
+	int fd;
+
+	snprintf(f->path, sizeof(f->path), "/tmp/br-unit-inv.XXXXXX");
+	fd = mkstemp(f->path);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(inv_open(f->path, &f->inv, &err), 0);
+	assert_int_equal(inv_import(f->inv, rows, 2, "rack.csv", NULL, &err), 0);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	char side[80];
+
+	inv_close(f->inv);
+	unlink(f->path);
+	snprintf(side, sizeof(side), "%s-wal", f->path);
+	unlink(side);
+	snprintf(side, sizeof(side), "%s-shm", f->path);
+	unlink(side);
+	free(f);
+	return 0;
+}
+
+static enum inv_state state_of(struct inv *inv, const char *host)
+{
+	struct inv_node n;
+	enum inv_state s;
+
+	assert_int_equal(inv_node_get(inv, host, &n, NULL), 0);
+	s = n.state;
+	inv_node_release(&n);
+	return s;
+}
+
+/* configure read `discovered`; enlist deployed the node meanwhile: the
+ * late write must not take it back. */
+static void test_state_compare_and_set(void **state)
+{
+	struct fixture *f = *state;
+	struct br_err err = { 0 };
+
+	assert_int_equal(inv_node_set_state(f->inv, "node-a", INV_NEW, INV_DISCOVERED, "read", &err), 0);
+	assert_int_equal(inv_node_set_state(f->inv, "node-a", INV_DISCOVERED, INV_DEPLOYED, "deployed", &err), 0);
+	assert_int_equal(inv_node_set_state(f->inv, "node-a", INV_DISCOVERED, INV_CONFIGURED, "late", &err),
+			 BR_E_STATE);
+	assert_non_null(strstr(err.msg, "node-a is now 'deployed', not 'discovered'"));
+	assert_int_equal(state_of(f->inv, "node-a"), INV_DEPLOYED);
+	/* storing a BMC's facts compares too */
+	{
+		struct br_hw hw;
+
+		br_hw_init(&hw);
+		assert_int_equal(inv_store_hw(f->inv, "node-a", &hw, INV_NEW, INV_DISCOVERED, "again", &err),
+				 BR_E_STATE);
+		br_hw_release(&hw);
+	}
+	assert_int_equal(state_of(f->inv, "node-a"), INV_DEPLOYED);
+}
+
+/* A child process takes the lease and waits: the parent is refused with
+ * the holder named; once the child is gone, the lease is taken over. */
+static void test_lease(void **state)
+{
+	struct fixture *f = *state;
+	struct br_err err = { 0 };
+	struct inv_lease holder = { 0 };
+	struct inv_node n;
+	int ready[2], status;
+	char host[256] = { 0 }, want[512], c;
+	pid_t child;
+
+	gethostname(host, sizeof(host) - 1);
+	assert_int_equal(pipe(ready), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		struct inv *own;
+
+		close(ready[0]);
+		if (inv_open(f->path, &own, NULL) || inv_lease_take(own, "node-b", "bringup-enlist", 60, &n, NULL, NULL))
+			_exit(1);
+		inv_node_release(&n);
+		if (write(ready[1], "x", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(ready[1]);
+	assert_int_equal(read(ready[0], &c, 1), 1);
+	close(ready[0]);
+	assert_int_equal(inv_lease_take(f->inv, "node-b", "bringup-configure", 60, &n, &holder, &err), BR_E_EXISTS);
+	snprintf(want, sizeof(want), "node-b: bringup-enlist (pid %ld on %s) is working on it", (long)child, host);
+	assert_non_null(strstr(err.msg, want));
+	assert_string_equal(holder.stage, "bringup-enlist");
+	assert_int_equal(holder.pid, (long)child);
+	inv_lease_release(&holder);
+	/* Another node is free. */
+	assert_int_equal(inv_lease_take(f->inv, "node-a", "bringup-configure", 60, &n, NULL, &err), 0);
+	inv_node_release(&n);
+	kill(child, SIGKILL);
+	assert_int_equal(waitpid(child, &status, 0), child);
+	assert_int_equal(inv_lease_take(f->inv, "node-b", "bringup-configure", 60, &n, NULL, &err), 0);
+	assert_string_equal(n.hostname, "node-b");
+	inv_node_release(&n);
+	/* Ours now: taking it again renews it; giving back frees both. */
+	assert_int_equal(inv_lease_take(f->inv, "node-b", "bringup-configure", 60, &n, NULL, &err), 0);
+	inv_node_release(&n);
+	assert_int_equal(inv_leases_give_back(f->inv, &err), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_state_compare_and_set, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lease, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
