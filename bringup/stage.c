@@ -7,13 +7,6 @@
 
 #include "stage.h"
 
-static int is_dir(const char *path)
-{
-	struct stat sb;
-
-	return !stat(path, &sb) && S_ISDIR(sb.st_mode);
-}
-
 char *br_templates_dir(void)
 {
 	/* Relative to the executable: installed (PREFIX/bin), build/bin,
@@ -30,7 +23,7 @@ char *br_templates_dir(void)
 	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]) && !found; i++) {
 		char *p = br_xasprintf("%s/%s", self, rel[i]);
 
-		char *real = is_dir(p) ? realpath(p, NULL) : NULL;
+		char *real = br_is_dir(p) ? realpath(p, NULL) : NULL;
 
 		free(p);
 		found = real;

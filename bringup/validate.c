@@ -167,27 +167,46 @@ out:
 	return rc;
 }
 
+/* One document for the one named node, or a directory of HOSTNAME.json
+ * documents for the named (or selected) nodes. A saved document has no
+ * controller clock beside it: the clock check is unknown, never a pass. */
 static int collect_file(struct br_stage *st, const struct vstage_options *o, struct vstage_run *run)
 {
 	struct br_err err = { 0 };
-	char *text = NULL, *why = NULL;
-	size_t len;
+	int dir = br_is_dir(o->facts_file);
 
-	if (run->n != 1)
-		return br_stage_usage(st, "--facts judges one node: name it (bringup validate --facts FILE HOST)");
-	if (br_read_file(o->facts_file, VSTAGE_FACTS_MAX, &text, &len, &err))
-		return br_stage_usage(st, "%s", err.msg);
-	if (take_document(&run->jobs[0], text, len, o->facts_file, &why)) {
+	if (!dir && run->n != 1)
+		return br_stage_usage(st, "--facts FILE judges one node: name it (bringup validate --facts FILE HOST), "
+					  "or give a directory of HOSTNAME.json documents");
+	for (size_t i = 0; i < run->n; i++) {
+		struct vstage_job *job = &run->jobs[i];
+		char *path = dir ? br_xasprintf("%s/%s.json", o->facts_file, job->node->hostname)
+				 : br_xstrdup(o->facts_file);
+		char *text = NULL, *why = NULL;
+		size_t len;
+
+		if (br_read_file(path, VSTAGE_FACTS_MAX, &text, &len, &err)) {
+			free(path);
+			if (!dir)
+				return br_stage_usage(st, "%s", err.msg);
+			finish(run, job, 0, br_xasprintf("no saved facts: %s", err.msg));
+			continue;
+		}
+		if (take_document(job, text, len, path, &why)) {
+			free(text);
+			free(path);
+			if (!dir) {
+				br_error("validate", "%s", why);
+				free(why);
+				return st->exit = BR_EXIT_USAGE;
+			}
+			finish(run, job, 0, why);
+			continue;
+		}
+		job->probe_ms = 0;
 		free(text);
-		st->exit = BR_EXIT_USAGE;
-		br_error("validate", "%s", why);
-		free(why);
-		return BR_EXIT_USAGE;
+		free(path);
 	}
-	free(text);
-	/* A saved document has no controller clock beside it: the clock
-	 * check is unknown, never a pass. */
-	run->jobs[0].probe_ms = 0;
 	return 0;
 }
 
@@ -199,14 +218,15 @@ static const char *jstr(json_t *o, const char *key)
 }
 
 /* One host's LLDP view from its probe document; neighbours point into it. */
-static void lldp_view(const struct vstage_job *job, struct val_cabling_host *h, struct val_lldp_neighbor **store)
+static void lldp_view(const char *hostname, json_t *probe, struct val_cabling_host *h,
+		      struct val_lldp_neighbor **store)
 {
-	json_t *lldp = json_object_get(job->probe, "lldp"), *nbs = json_object_get(lldp, "neighbors"), *nb;
+	json_t *lldp = json_object_get(probe, "lldp"), *nbs = json_object_get(lldp, "neighbors"), *nb;
 	size_t i;
 
 	memset(h, 0, sizeof(*h));
-	h->hostname = job->node->hostname;
-	h->lldp_seen = job->probe && jstr(lldp, "status") && !strcmp(jstr(lldp, "status"), "ok");
+	h->hostname = hostname;
+	h->lldp_seen = jstr(lldp, "status") && !strcmp(jstr(lldp, "status"), "ok");
 	*store = br_xcalloc(json_array_size(nbs) ? json_array_size(nbs) : 1, sizeof(**store));
 	json_array_foreach(nbs, i, nb)
 		(*store)[i] = (struct val_lldp_neighbor){ jstr(nb, "local_port"), jstr(nb, "system_name"),
@@ -215,16 +235,77 @@ static void lldp_view(const struct vstage_job *job, struct val_cabling_host *h, 
 	h->n = json_array_size(nbs);
 }
 
+/* The rack's views: this run's nodes first, then what earlier runs stored
+ * for the others, so re-validating one node still tells a swap with a
+ * neighbour validated before. */
+struct views {
+	struct val_cabling_host *hosts;
+	struct val_lldp_neighbor **stores;
+	json_t **docs;        /* stored documents loaded here (owned) */
+	struct inv_node *all; /* the inventory's nodes, for their names */
+	size_t n, n_docs, n_all;
+};
+
+static int in_run(const struct vstage_run *run, const char *hostname)
+{
+	for (size_t i = 0; i < run->n; i++)
+		if (!strcmp(run->jobs[i].node->hostname, hostname))
+			return 1;
+	return 0;
+}
+
+static void views_build(struct vstage_run *run, struct views *v)
+{
+	struct br_err err = { 0 };
+	size_t cap;
+
+	memset(v, 0, sizeof(*v));
+	if (inv_nodes_list(run->inv, &v->all, &v->n_all, &err))
+		br_warn("validate", "cannot read the other nodes' facts: %s", err.msg);
+	cap = run->n + v->n_all + 1;
+	v->hosts = br_xcalloc(cap, sizeof(*v->hosts));
+	v->stores = br_xcalloc(cap, sizeof(*v->stores));
+	v->docs = br_xcalloc(cap, sizeof(*v->docs));
+	for (size_t i = 0; i < run->n; i++)
+		if (run->jobs[i].probe) {
+			lldp_view(run->jobs[i].node->hostname, run->jobs[i].probe, &v->hosts[v->n], &v->stores[v->n]);
+			v->n++;
+		}
+	for (size_t i = 0; i < v->n_all; i++) {
+		char *text = NULL;
+		json_t *doc;
+
+		if (in_run(run, v->all[i].hostname) || inv_load_probe(run->inv, v->all[i].hostname, &text, &err))
+			continue;
+		doc = json_loads(text, 0, NULL);
+		free(text);
+		if (!doc)
+			continue;
+		v->docs[v->n_docs++] = doc;
+		lldp_view(v->all[i].hostname, doc, &v->hosts[v->n], &v->stores[v->n]);
+		v->n++;
+	}
+}
+
+static void views_release(struct views *v)
+{
+	for (size_t i = 0; i < v->n; i++)
+		free(v->stores[i]);
+	for (size_t i = 0; i < v->n_docs; i++)
+		json_decref(v->docs[i]);
+	inv_nodes_free(v->all, v->n_all);
+	free(v->stores);
+	free(v->docs);
+	free(v->hosts);
+}
+
 static void judge_cabling(struct vstage_run *run)
 {
-	struct val_cabling_host *views = br_xcalloc(run->n ? run->n : 1, sizeof(*views));
-	struct val_lldp_neighbor **stores = br_xcalloc(run->n ? run->n : 1, sizeof(*stores));
-	size_t nv = 0;
+	struct views v;
 
-	for (size_t i = 0; i < run->n; i++)
-		if (run->jobs[i].probe)
-			lldp_view(&run->jobs[i], &views[nv], &stores[nv]), nv++;
-	for (size_t i = 0, v = 0; i < run->n; i++) {
+	if (run->have_wiring)
+		views_build(run, &v);
+	for (size_t i = 0, k = 0; i < run->n; i++) {
 		struct vstage_job *job = &run->jobs[i];
 		struct val_cabling_result r;
 
@@ -233,18 +314,16 @@ static void judge_cabling(struct vstage_run *run)
 		if (!run->have_wiring) {
 			val_check_add_take(&job->checks, &job->n_checks, br_xstrdup("cabling"), VAL_UNKNOWN,
 					   br_xstrdup("no wiring list given (--wiring FILE or $BRINGUP_WIRING)"));
-			v++;
 			continue;
 		}
-		val_cabling_judge(&run->wiring, &views[v++], views, nv, &r);
+		/* views[k] is this job's: the run's nodes come first, in order. */
+		val_cabling_judge(&run->wiring, &v.hosts[k++], v.hosts, v.n, &r);
 		val_check_add_take(&job->checks, &job->n_checks, br_xstrdup("cabling"), r.result, r.detail);
 		r.detail = NULL;
 		val_cabling_result_release(&r);
 	}
-	for (size_t i = 0; i < nv; i++)
-		free(stores[i]);
-	free(stores);
-	free(views);
+	if (run->have_wiring)
+		views_release(&v);
 }
 
 static void judge_node(struct vstage_run *run, struct vstage_job *job)

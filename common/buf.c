@@ -292,6 +292,13 @@ void br_iso_time(char out[21])
 	strftime(out, 21, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+int br_is_dir(const char *path)
+{
+	struct stat sb;
+
+	return !stat(path, &sb) && S_ISDIR(sb.st_mode);
+}
+
 int br_read_file(const char *path, size_t max, char **ret_data, size_t *ret_len, struct br_err *err)
 {
 	struct br_buf b;

@@ -130,6 +130,8 @@ int64_t br_now_ms(void);
 void br_iso_time(char out[21]);
 /* Read a whole file, capped at max bytes. Caller frees *ret_data. */
 int br_read_file(const char *path, size_t max, char **ret_data, size_t *ret_len, struct br_err *err);
+/* Is path a directory (following links)? */
+int br_is_dir(const char *path);
 /* Write a file atomically (tmp + rename). */
 int br_write_file(const char *path, const char *data, size_t len, struct br_err *err);
 /* Resolve a secret reference "env:VAR" or "file:PATH" into its value
