@@ -204,18 +204,23 @@ json_t *val_section_error(const char *status, const char *source, const char *ms
 }
 
 /* The probe's own clock, so the controller can measure skew: the document is
- * stamped the moment it is assembled, the controller notes when it arrived. */
-static json_t *clock_section(void)
+ * stamped the moment it is assembled, the controller notes when it arrived.
+ * The RTC beside it: a system clock NTP has fixed can still come back wrong
+ * from a bad hardware clock at the next boot (absent in most VMs: null). */
+static json_t *clock_section(struct val_probe *p)
 {
 	struct timespec ts;
 	struct tm tm;
 	char iso[32];
+	json_t *clock;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	gmtime_r(&ts.tv_sec, &tm);
 	strftime(iso, sizeof(iso), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	return json_pack("{s:I, s:s}", "utc_ms", (json_int_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000, "utc",
-			 iso);
+	clock = json_pack("{s:I, s:s}", "utc_ms", (json_int_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000, "utc",
+			  iso);
+	json_object_set_new(clock, "rtc_since_epoch_s", val_attr_int(p, "/sys/class/rtc/rtc0/since_epoch", 1));
+	return clock;
 }
 
 static json_t *host_section(struct val_probe *p)
@@ -251,7 +256,7 @@ int val_probe_run(const struct val_probe_opts *opts, json_t **ret_doc, struct br
 	p.unreadable = json_array();
 
 	doc = json_pack("{s:i, s:s, s:o, s:o}", "probe_version", VAL_PROBE_VERSION, "root", root, "clock",
-			clock_section(), "host", host_section(&p));
+			clock_section(&p), "host", host_section(&p));
 	json_object_set_new(doc, "pcie", val_probe_pci(&p));
 	json_object_set_new(doc, "gpus", val_probe_gpus(&p));
 	json_object_set_new(doc, "storage", val_probe_storage(&p));

@@ -58,4 +58,28 @@ void val_firmware_judge(const struct prof_profile *p, const struct br_hw *hw, st
 int val_pick_boot_disk(const struct prof_profile *p, const struct br_hw *hw, char **ret_serial, char **ret_why,
 		       struct br_err *err);
 
+/* ---- rules_node.c and rules_*.c: the node's physical checks ------------------ */
+
+#define VAL_DETAIL_MAX (16 * 1024) /* one check's detail; longer evidence is cut with "…" */
+#define VAL_DETAIL_ITEMS_MAX 12    /* devices, cores or lines named in one detail, then "and N more" */
+
+/* What validation knows about one node. All borrowed. */
+struct val_node_facts {
+	json_t *probe;			  /* bringup-probe's document; NULL: none */
+	const struct br_hw *bmc;	  /* discovery's BMC facts; NULL: none */
+	const char *deployed_disk_serial; /* the serial MAAS installed on; NULL: not recorded */
+	int64_t controller_ms;		  /* controller's UTC clock (ms) when the probe ran (the
+					     midpoint of the SSH exec); 0: not measured */
+};
+
+/* Judge one node against p: one check each, in this order and with these
+ * stable names, "pcie", "gpu_count", "nic_count", "nvme_count",
+ * "boot_disk", "thermal", "cpufreq", "clock", "psu", "dmesg". A check
+ * whose facts are missing is unknown with the reason; a count or limit
+ * the profile leaves out (-1) leaves its check out. A probe document of
+ * another probe_version is not read (its checks are unknown). The checks
+ * are appended to *ret_checks (*ret_n elements; both may start empty). */
+void val_judge_node(const struct prof_profile *p, const struct val_node_facts *f, struct val_check **ret_checks,
+		    size_t *ret_n);
+
 #endif

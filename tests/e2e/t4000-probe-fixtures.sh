@@ -61,12 +61,15 @@ assert_eq "$(jq -c '[.cpu.model, .cpu.processors, .cpu.summary.cores, .cpu.summa
 	'["Intel(R) Xeon(R) Platinum 8480+",4,4,2000000,4]' "cpufreq summary"
 assert_eq "$(jq -c '[.cpu.cores[] | select(.scaling_max_freq_khz < .cpuinfo_max_freq_khz) | .cpu]' "$T/cpu.json")" '[2]' "capped core"
 assert_eq "$(jq -c '[.cpu.intel_pstate.no_turbo, .cpu.intel_pstate.max_perf_pct, .cpu.boost]' "$T/cpu.json")" '[0,100,null]' "pstate"
+# The RTC beside the clock (for clock skew at the next boot), null where absent.
+assert_eq "$(jq -c '.clock.rtc_since_epoch_s' "$T/cpu.json")" '1796022000' "rtc"
 
 # A 127 C reading is reported as read (judging it is the rules' job).
 bringup-probe --root "$P/hwmon-bogus" >"$T/hwmon.json"
 assert_eq "$(jq -c '[.thermal.hwmon[].temps[] | select(.celsius == 127) | .label]' "$T/hwmon.json")" '["Core 1"]' "bogus sensor"
 assert_eq "$(jq -c '[.thermal.hwmon[1].name, .thermal.hwmon[1].fans[0].rpm, .thermal.zones[0].type]' "$T/hwmon.json")" \
 	'["nct6798",16800,"x86_pkg_temp"]' "fans and zones"
+assert_eq "$(jq -c '.clock.rtc_since_epoch_s' "$T/hwmon.json")" 'null' "no rtc"
 
 bringup-probe --root "$P/ib-ports" >"$T/ib.json"
 assert_eq "$(jq -c '[.infiniband.ports[] | [.device, .state, .phys_state, .rate_gbps, .lid, .port_guid]]' "$T/ib.json")" \
