@@ -89,7 +89,9 @@ static void on_collected(void *ctx, size_t index, const struct val_ssh_result *r
 		finish(c->run, job, 0, why);
 		return;
 	}
-	job->probe_ms = r->run_start_ms + (r->run_end_ms - r->run_start_ms) / 2;
+	/* The runner's times are monotonic: the wall clock at the middle of
+	 * the probe's run is what the node's clock is compared with. */
+	job->probe_ms = br_wall_ms() - (br_now_ms() - (r->run_start_ms + (r->run_end_ms - r->run_start_ms) / 2));
 	br_info("validate", "%s: facts collected in %lld ms%s", job->node->hostname, (long long)r->ms,
 		r->uploaded ? " (probe copied over)" : "");
 }
@@ -326,23 +328,48 @@ static void judge_cabling(struct vstage_run *run)
 		views_release(&v);
 }
 
+/* Move verdicts onto the job's list; frees the array. */
+static void take_checks(struct vstage_job *job, struct val_check *checks, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		val_check_add_take(&job->checks, &job->n_checks, checks[i].name, checks[i].result, checks[i].detail);
+		checks[i].name = checks[i].detail = NULL;
+	}
+	val_checks_free(checks, n);
+}
+
+/* The node rules over the probe's and the BMC's facts, and the firmware
+ * policy over the BMC's inventory. */
 static void judge_node(struct vstage_run *run, struct vstage_job *job)
 {
-	struct val_check *fw = NULL;
-	size_t n_fw = 0;
+	struct val_check *more = NULL;
+	size_t n_more = 0;
+	struct val_node_facts facts = { 0 };
 	struct br_hw hw;
 	struct br_err err = { 0 };
+	char *installed = NULL;
+	int have_hw = 1;
 
 	if (inv_load_hw(run->inv, job->node->hostname, &hw, &err)) {
 		br_warn("validate", "%s: no BMC facts: %s", job->node->hostname, err.msg);
 		br_hw_init(&hw);
+		have_hw = 0;
 	}
-	val_firmware_judge(job->profile, &hw, &fw, &n_fw);
-	for (size_t i = 0; i < n_fw; i++) {
-		val_check_add_take(&job->checks, &job->n_checks, fw[i].name, fw[i].result, fw[i].detail);
-		fw[i].name = fw[i].detail = NULL;
-	}
-	val_checks_free(fw, n_fw);
+	if (inv_node_installed_disk(run->inv, job->node->hostname, &installed, &err))
+		installed = NULL;
+	facts.probe = job->probe;
+	facts.bmc = have_hw ? &hw : NULL;
+	/* The disk MAAS says it installed on; a manifest pin when MAAS was
+	 * never asked (nodes validated without enlist). */
+	facts.deployed_disk_serial = installed ? installed : job->node->boot_disk_serial;
+	facts.controller_ms = job->probe_ms;
+	val_judge_node(job->profile, &facts, &more, &n_more);
+	take_checks(job, more, n_more);
+	more = NULL;
+	n_more = 0;
+	val_firmware_judge(job->profile, &hw, &more, &n_more);
+	take_checks(job, more, n_more);
+	free(installed);
 	br_hw_release(&hw);
 }
 
