@@ -34,6 +34,14 @@ rc=0
 bringup validate --facts "$doc" --wiring rack/wiring.csv --json "$host" > v.json || rc=$?
 assert_eq "$(jq -r '.nodes[0].state' v.json)" validated "validated"
 assert_eq "$(jq -r '.nodes[0].checks[] | select(.name == "cabling") | .result' v.json)" unknown "cabling without LLDP"
+# The node rules judged the real H200's facts against the xe9680 profile:
+# one GPU where eight are expected; no controller clock beside a saved
+# document, so the clock is unknown, never a pass.
+assert_eq "$(jq -r '.nodes[0].checks[] | select(.name == "gpu_count") | .result' v.json)" fail "gpu_count from the H200"
+assert_eq "$(jq -r '.nodes[0].checks[] | select(.name == "clock") | .result' v.json)" unknown "clock of a saved document"
+for c in pcie gpu_count nic_count nvme_count boot_disk thermal cpufreq clock psu dmesg cabling; do
+	[ -n "$(jq -r --arg c "$c" '.nodes[0].checks[] | select(.name == $c) | .result' v.json)" ] || fail "check $c missing"
+done
 bringup status --json > st.json
 assert_eq "$(jq -r --arg h "$host" '.nodes[] | select(.hostname == $h) | .state' st.json)" validated "state stored"
 assert_eq "$(jq -r --arg h "$host" '.nodes[] | select(.hostname == $h) | .checks[] | select(.name == "cabling") | .result' st.json)" \
