@@ -92,6 +92,7 @@ static void on_collected(void *ctx, size_t index, const struct val_ssh_result *r
 	/* The runner's times are monotonic: the wall clock at the middle of
 	 * the probe's run is what the node's clock is compared with. */
 	job->probe_ms = br_wall_ms() - (br_now_ms() - (r->run_start_ms + (r->run_end_ms - r->run_start_ms) / 2));
+	job->probe_window_ms = (r->run_end_ms - r->run_start_ms) / 2;
 	br_info("validate", "%s: facts collected in %lld ms%s", job->node->hostname, (long long)r->ms,
 		r->uploaded ? " (probe copied over)" : "");
 }
@@ -363,6 +364,7 @@ static void judge_node(struct vstage_run *run, struct vstage_job *job)
 	 * never asked (nodes validated without enlist). */
 	facts.deployed_disk_serial = installed ? installed : job->node->boot_disk_serial;
 	facts.controller_ms = job->probe_ms;
+	facts.controller_uncertainty_ms = job->probe_window_ms;
 	val_judge_node(job->profile, &facts, &more, &n_more);
 	take_checks(job, more, n_more);
 	more = NULL;

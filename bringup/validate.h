@@ -33,6 +33,7 @@ struct vstage_job {
 	const struct prof_profile *profile;
 	json_t *probe;            /* the node's facts (owned) */
 	int64_t probe_ms;         /* controller clock while the probe ran */
+	int64_t probe_window_ms;  /* half the exec's length: probe_ms is known within it */
 	struct val_check *checks;
 	size_t n_checks, fails, unknowns;
 	int done, ok;

@@ -67,6 +67,7 @@ struct conn {
 	struct exec ex;
 	int need_upload;
 	int64_t start_ms;
+	char *part, *upload_cmd; /* the copy's temporary name, and the command that installs and runs it */
 };
 
 struct run {
@@ -81,8 +82,8 @@ struct run {
 	int starting;
 	char *data; /* the file to upload */
 	size_t len;
-	char *remote, *part; /* its path there, and the name it is written under */
-	char *sum_cmd, *run_cmd, *run_after_upload_cmd;
+	char *remote; /* its path there, named after its digest */
+	char *sum_cmd, *run_cmd;
 };
 
 void val_shell_quote(struct br_buf *b, const char *s)
@@ -142,6 +143,9 @@ static void conn_close(struct conn *c)
 	br_loop_timer_stop(c->run->loop, &c->deadline);
 	br_buf_release(&c->ex.out);
 	br_buf_release(&c->ex.err);
+	free(c->part);
+	free(c->upload_cmd);
+	c->part = c->upload_cmd = NULL;
 	c->ex.ch = NULL;
 	c->fh = NULL;
 	c->sftp = NULL;
@@ -412,6 +416,8 @@ static int exec_step(struct conn *c, const char *cmd, size_t out_max)
 	return 0;
 }
 
+static void upload_names(struct conn *c);
+
 /* ---- the steps ------------------------------------------------------------------ */
 
 static int sftp_again(struct conn *c, const char *what)
@@ -474,6 +480,10 @@ static int do_step(struct conn *c)
 				  o->user, o->private_key, ssh_error(c));
 			return -1;
 		}
+		/* Logged in: checking and copying the file get the command's
+		 * time limit, not the connect limit (a 5 MiB copy to a busy node
+		 * outlasts a handshake). */
+		br_loop_timer_start(run->loop, &c->deadline, o->run_timeout_ms);
 		return 0;
 	case S_SUM:
 		if (!run->data)
@@ -493,10 +503,12 @@ static int do_step(struct conn *c)
 	case S_SFTP_OPEN:
 		if (!c->need_upload)
 			return 0;
-		c->fh = libssh2_sftp_open_ex(c->sftp, run->part, (unsigned)strlen(run->part),
+		if (!c->part)
+			upload_names(c);
+		c->fh = libssh2_sftp_open_ex(c->sftp, c->part, (unsigned)strlen(c->part),
 					     LIBSSH2_FXF_WRITE | LIBSSH2_FXF_CREAT | LIBSSH2_FXF_TRUNC,
 					     LIBSSH2_SFTP_S_IRWXU, LIBSSH2_SFTP_OPENFILE);
-		return c->fh ? 0 : sftp_again(c, run->part);
+		return c->fh ? 0 : sftp_again(c, c->part);
 	case S_SFTP_WRITE:
 		while (c->need_upload && c->sent < run->len) {
 			size_t chunk = run->len - c->sent < WRITE_CHUNK ? run->len - c->sent : WRITE_CHUNK;
@@ -505,7 +517,7 @@ static int do_step(struct conn *c)
 			if (put == LIBSSH2_ERROR_EAGAIN)
 				return 1;
 			if (put < 0)
-				return sftp_again(c, run->part);
+				return sftp_again(c, c->part);
 			c->sent += (size_t)put;
 		}
 		return 0;
@@ -516,7 +528,7 @@ static int do_step(struct conn *c)
 				return 1;
 			c->fh = NULL;
 			if (rc)
-				return sftp_again(c, run->part);
+				return sftp_again(c, c->part);
 		}
 		return 0;
 	case S_SFTP_DOWN:
@@ -534,7 +546,7 @@ static int do_step(struct conn *c)
 	case S_RUN:
 		if (!r->run_start_ms)
 			r->run_start_ms = br_now_ms();
-		rc = exec_step(c, c->need_upload ? run->run_after_upload_cmd : run->run_cmd, VAL_SSH_OUT_MAX);
+		rc = exec_step(c, c->need_upload ? c->upload_cmd : run->run_cmd, VAL_SSH_OUT_MAX);
 		if (rc)
 			return rc;
 		r->run_end_ms = br_now_ms();
@@ -604,6 +616,29 @@ static void on_deadline(struct br_loop_timer *t, void *ctx)
 }
 
 /* ---- starting ------------------------------------------------------------------- */
+
+/* The copy is written under a name of its own per connection (nodes that
+ * share a filesystem, as simulated ones do, must not write one file), then
+ * made executable and renamed over the digest's name in one step. */
+static char *command(const struct run *run, const char *file, const char *prefix);
+
+static void upload_names(struct conn *c)
+{
+	struct run *run = c->run;
+	struct br_buf b;
+
+	c->part = br_xasprintf("%s.part-%ld-%zu", run->remote, (long)getpid(), c->index);
+	br_buf_init(&b, 0);
+	br_buf_adds(&b, "chmod 0755 ");
+	val_shell_quote(&b, c->part);
+	br_buf_adds(&b, " && mv -f ");
+	val_shell_quote(&b, c->part);
+	br_buf_adds(&b, " ");
+	val_shell_quote(&b, run->remote);
+	br_buf_adds(&b, " && ");
+	c->upload_cmd = command(run, run->remote, br_buf_str(&b));
+	br_buf_release(&b);
+}
 
 static void conn_start(struct run *run, size_t i)
 {
@@ -718,23 +753,12 @@ static int prepare(struct run *run, struct br_err *err)
 			return br_err_prefix(err, "file to run on the nodes");
 		hex = sha256_hex(run->data, run->len);
 		run->remote = br_xasprintf("%s/bringup-probe-%s", o->remote_dir, hex);
-		run->part = br_xasprintf("%s.part-%ld", run->remote, (long)getpid());
 		free(hex);
 		br_buf_init(&b, 0);
 		br_buf_adds(&b, "sha256sum -- ");
 		val_shell_quote(&b, run->remote);
 		br_buf_adds(&b, " 2>/dev/null; true");
 		run->sum_cmd = br_buf_detach(&b);
-		br_buf_init(&b, 0);
-		br_buf_adds(&b, "chmod 0755 ");
-		val_shell_quote(&b, run->part);
-		br_buf_adds(&b, " && mv -f ");
-		val_shell_quote(&b, run->part);
-		br_buf_adds(&b, " ");
-		val_shell_quote(&b, run->remote);
-		br_buf_adds(&b, " && ");
-		run->run_after_upload_cmd = command(run, run->remote, br_buf_str(&b));
-		br_buf_release(&b);
 		run->run_cmd = command(run, run->remote, NULL);
 	} else {
 		run->run_cmd = command(run, NULL, NULL);
@@ -763,9 +787,7 @@ int val_ssh_run(struct br_loop *loop, const struct val_ssh_target *targets, size
 	free(run.conns);
 	free(run.data);
 	free(run.remote);
-	free(run.part);
 	free(run.sum_cmd);
 	free(run.run_cmd);
-	free(run.run_after_upload_cmd);
 	return rc;
 }

@@ -42,8 +42,8 @@ struct val_ssh_options {
 	const char *upload;           /* local file to run there (the probe); NULL: run args[0] as is */
 	const char *remote_dir;       /* where the copy goes; default /var/tmp */
 	const char *const *args;      /* arguments (after the uploaded file, or the whole command) */
-	int64_t connect_timeout_ms;   /* TCP connect + handshake + auth; default 15 s */
-	int64_t run_timeout_ms;       /* the command itself; default 120 s */
+	int64_t connect_timeout_ms;   /* TCP connect, handshake and authentication; default 15 s */
+	int64_t run_timeout_ms;       /* checking and copying the file, then the command itself, each; default 120 s */
 	int max_parallel;             /* sessions at once; default 32 */
 };
 void val_ssh_options_init(struct val_ssh_options *o);
