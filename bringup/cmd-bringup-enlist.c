@@ -74,7 +74,8 @@ static void on_done(void *ctx, struct enlist_job *job, int ok, const char *reaso
 	struct job_ctx *c = job->user_data;
 	struct br_err err = { 0 };
 
-	if (ok && inv_node_set_maas(run->inv, c->node->hostname, job->system_id, job->ip, &err))
+	if (ok && (inv_node_set_maas(run->inv, c->node->hostname, job->system_id, job->ip, &err) ||
+		   inv_node_set_installed_disk(run->inv, c->node->hostname, job->installed_serial, &err)))
 		br_error("enlist", "%s: %s", c->node->hostname, err.msg);
 	finish(run, c, ok, reason);
 }

@@ -7,13 +7,6 @@
 
 #include "stage.h"
 
-static int is_dir(const char *path)
-{
-	struct stat sb;
-
-	return !stat(path, &sb) && S_ISDIR(sb.st_mode);
-}
-
 char *br_templates_dir(void)
 {
 	/* Relative to the executable: installed (PREFIX/bin), build/bin,
@@ -30,7 +23,7 @@ char *br_templates_dir(void)
 	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]) && !found; i++) {
 		char *p = br_xasprintf("%s/%s", self, rel[i]);
 
-		char *real = is_dir(p) ? realpath(p, NULL) : NULL;
+		char *real = br_is_dir(p) ? realpath(p, NULL) : NULL;
 
 		free(p);
 		found = real;
@@ -194,6 +187,38 @@ int br_stage_close(struct br_stage *st)
 	st->n = 0;
 	st->inv = NULL;
 	return st->exit;
+}
+
+const struct prof_profile *br_profiles_get(struct br_profiles *ps, const char *name, struct br_err *err)
+{
+	struct prof_profile *p;
+
+	for (size_t i = 0; i < ps->n; i++)
+		if (!strcmp(ps->items[i]->name, name))
+			return ps->items[i];
+	if (!ps->templates && !(ps->templates = br_templates_dir())) {
+		br_errf(err, BR_E_NOTFOUND, "no templates directory (set BRINGUP_TEMPLATES)");
+		return NULL;
+	}
+	p = br_xmalloc(sizeof(*p));
+	if (prof_load(ps->templates, name, p, err)) {
+		free(p);
+		return NULL;
+	}
+	ps->items = br_xrealloc(ps->items, (ps->n + 1) * sizeof(*ps->items));
+	ps->items[ps->n++] = p;
+	return p;
+}
+
+void br_profiles_release(struct br_profiles *ps)
+{
+	for (size_t i = 0; i < ps->n; i++) {
+		prof_release(ps->items[i]);
+		free(ps->items[i]);
+	}
+	free(ps->items);
+	free(ps->templates);
+	memset(ps, 0, sizeof(*ps));
 }
 
 static int state_in(enum inv_state state, const int *states)

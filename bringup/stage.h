@@ -96,4 +96,16 @@ int br_stage_lease(struct inv *inv, const char *stage, const int *states, struct
 /* Give back the leases of br_stage_lease (inv may be NULL); logs a failure. */
 void br_stage_release(struct inv *inv);
 
+/* ---- profiles, each loaded once per run --------------------------------- */
+
+struct br_profiles {
+	char *templates;             /* br_templates_dir() */
+	struct prof_profile **items; /* stable addresses */
+	size_t n;
+};
+/* The profile called name, loaded on first use. NULL with err (FILE:LINE
+ * for a bad file, BR_E_NOTFOUND for an unknown profile or no templates). */
+const struct prof_profile *br_profiles_get(struct br_profiles *ps, const char *name, struct br_err *err);
+void br_profiles_release(struct br_profiles *ps);
+
 #endif

@@ -283,6 +283,14 @@ int64_t br_now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+int64_t br_wall_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 void br_iso_time(char out[21])
 {
 	time_t t = time(NULL);
@@ -290,6 +298,13 @@ void br_iso_time(char out[21])
 
 	gmtime_r(&t, &tm);
 	strftime(out, 21, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+int br_is_dir(const char *path)
+{
+	struct stat sb;
+
+	return !stat(path, &sb) && S_ISDIR(sb.st_mode);
 }
 
 int br_read_file(const char *path, size_t max, char **ret_data, size_t *ret_len, struct br_err *err)

@@ -126,10 +126,15 @@ int br_parse_long(const char *s, long min, long max, long *ret_value);
 int br_mac_normalize(const char *in, char out[18]);
 /* Monotonic time in milliseconds. */
 int64_t br_now_ms(void);
+/* Milliseconds since the Unix epoch (UTC, the wall clock: for comparing
+ * with another machine's clock, never for intervals). */
+int64_t br_wall_ms(void);
 /* Wall clock as ISO 8601 UTC "2026-11-29T22:18:57Z" in out[21]. */
 void br_iso_time(char out[21]);
 /* Read a whole file, capped at max bytes. Caller frees *ret_data. */
 int br_read_file(const char *path, size_t max, char **ret_data, size_t *ret_len, struct br_err *err);
+/* Is path a directory (following links)? */
+int br_is_dir(const char *path);
 /* Write a file atomically (tmp + rename). */
 int br_write_file(const char *path, const char *data, size_t len, struct br_err *err);
 /* Resolve a secret reference "env:VAR" or "file:PATH" into its value

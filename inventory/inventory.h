@@ -15,7 +15,7 @@
 
 #include "common.h"
 
-#define INV_SCHEMA_VERSION 6
+#define INV_SCHEMA_VERSION 7
 #define INV_BUSY_TIMEOUT_MS 10000
 /* Longest reason kept with a node or an event; a longer one is cut
  * (br_xstrdup_capped). Reasons carry text from BMCs and MAAS. */
@@ -176,5 +176,14 @@ int inv_checks_put(struct inv *inv, const char *hostname, const char *stage, con
 /* The node's latest check results, ordered by name. */
 int inv_node_checks(struct inv *inv, int64_t node_id, struct inv_check **ret_checks, size_t *ret_n,
 		    struct br_err *err);
+
+/* The node's probe document (JSON text), replacing the earlier one. */
+int inv_store_probe(struct inv *inv, const char *hostname, const char *doc, struct br_err *err);
+/* The node's last probe document (caller frees); BR_E_NOTFOUND if none. */
+int inv_load_probe(struct inv *inv, const char *hostname, char **ret_doc, struct br_err *err);
+/* The disk serial the OS went on, as MAAS reported it after deploying. */
+int inv_node_set_installed_disk(struct inv *inv, const char *hostname, const char *serial, struct br_err *err);
+/* It back (caller frees; NULL when never recorded). */
+int inv_node_installed_disk(struct inv *inv, const char *hostname, char **ret_serial, struct br_err *err);
 
 #endif

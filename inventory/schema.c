@@ -231,6 +231,16 @@ static const char *const migrations[] = {
 	"ALTER TABLE nics_new RENAME TO nics;"
 	"CREATE INDEX nics_node ON nics(node_id);"
 	"CREATE INDEX nics_mac ON nics(mac);",
+
+	/* 7: what bringup-probe saw on the node itself, one document per
+	 * node (the validate stage's facts, as hw_facts holds the BMC's). */
+	"CREATE TABLE probe_facts ("
+	"  node_id INTEGER PRIMARY KEY REFERENCES nodes(id) ON DELETE CASCADE,"
+	"  doc TEXT NOT NULL CHECK (json_valid(doc)),"
+	"  collected_at TEXT NOT NULL);"
+	/* The serial MAAS reports the OS was installed on, for the boot disk
+	 * check to compare with what the node mounts as /. */
+	"ALTER TABLE nodes ADD COLUMN installed_disk_serial TEXT;",
 };
 
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == INV_SCHEMA_VERSION,

@@ -25,7 +25,7 @@
 #define SIM_PROCS_AUTO_MAX 8
 
 struct opts {
-	int nodes, seed, latency_ms, flaky_stall_ms, https, daemon, base_port, json, verbose, procs;
+	int nodes, seed, latency_ms, flaky_stall_ms, https, daemon, base_port, json, verbose, procs, no_ssh;
 	int maas_latency_ms, maas_commission_ms, maas_deploy_ms;
 	const char *dir, *fault_rate;
 	struct br_strlist faults;
@@ -40,6 +40,7 @@ struct run {
 	struct sim_bmc *bmcs;
 	struct sim_loop *loop;
 	struct sim_maas *maas;
+	struct sim_ssh *ssh; /* the simulated hosts' sshds, or NULL */
 	char *tls_key, *tls_cert;
 	struct br_buf env; /* DIR/env, one line per variable */
 	int procs;	   /* serving processes */
@@ -203,8 +204,15 @@ static int start(struct run *r, struct br_err *err)
 		rc = start_maas(r, err);
 	if (!rc)
 		rc = sim_write_manifest(&r->rack, r->dir, err);
+	if (!rc)
+		rc = sim_hosts_write(&r->rack, r->dir, err);
+	/* sshd is on by default where it is installed: the validators reach
+	 * each simulated host as they would a real one. */
+	if (!rc && !r->o->no_ssh && access(SIM_SSHD_PATH, X_OK) == 0)
+		rc = sim_ssh_start(&r->rack, r->dir, &r->env, &r->ssh, err);
 	if (rc)
 		goto out;
+	br_buf_addf(&r->env, "BRINGUP_WIRING=%s/wiring.csv\n", r->dir);
 	br_buf_addf(&r->env, "BRINGUP_SIM_DIR=%s\n", r->dir);
 	rc = write_file_in(r->dir, "env", br_buf_str(&r->env), 0600, err);
 	snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
@@ -322,6 +330,7 @@ static void run_release(struct run *r)
 {
 	char *pid_path;
 
+	sim_ssh_stop(r->ssh);
 	sim_maas_stop(r->maas);
 	sim_loop_free(r->loop);
 	if (r->dir && r->loop && !r->proc) {
@@ -365,6 +374,8 @@ int main(int argc, char **argv)
 	    {"base-port", 0, BR_OPT_INT, &o.base_port, "P", "BMC i on port P+i (default: any free port)"},
 	    {"procs", 0, BR_OPT_INT, &o.procs, "P",
 	     "serve the BMCs from P processes (default: 1 up to 64 nodes, else half the CPUs, at most 8)"},
+	    {"no-ssh", 0, BR_OPT_FLAG, &o.no_ssh, NULL,
+	     "do not start sshd for the simulated hosts (default: start it when " SIM_SSHD_PATH " exists)"},
 	    {"json", 0, BR_OPT_FLAG, &o.json, NULL, "print a JSON summary on stdout"},
 	    {"verbose", 'v', BR_OPT_FLAG, &o.verbose, NULL, "more log detail (repeat for debug)"},
 	    {0},
@@ -374,7 +385,10 @@ int main(int argc, char **argv)
 	    "--nodes N --dir DIR [options]",
 	    "Serve a simulated rack of Dell iDRAC9 Redfish BMCs on 127.0.0.1, one port each, and a MAAS API\n"
 	    "emulator (MAAS_URL, MAAS_API_KEY in DIR/env; its log in DIR/maas-requests.log), and write\n"
-	    "DIR/rack.csv, wiring.csv, truth.json, env, sim.pid and requests.log. Stops on SIGINT/SIGTERM.",
+	    "DIR/rack.csv, wiring.csv, truth.json, env, sim.pid and requests.log. Each node is also a\n"
+	    "simulated host: DIR/hosts/HOSTNAME/ holds the sysfs/procfs tree and tool captures\n"
+	    "bringup-probe reads, served by real sshd on 127.0.0.1 (one port per node; DIR/ssh_config,\n"
+	    "DIR/ssh/ keys and known_hosts; BRINGUP_SSH_* in DIR/env). Stops on SIGINT/SIGTERM.",
 	    options,
 	    NULL,
 	};

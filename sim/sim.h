@@ -12,7 +12,9 @@
  * nodes carry which fault, manifest.c writes rack.csv / wiring.csv /
  * truth.json, idrac*.c answer Redfish requests for one node, http*.c are
  * the libmicrohttpd event loop (latency, request log) any listener module can
- * use, tls.c makes the CA and server certificate for --https.
+ * use, tls.c makes the CA and server certificate for --https. hosts*.c
+ * write each node's host tree (sysfs/procfs and tool captures under
+ * DIR/hosts/HOSTNAME/) and serve it through real sshd on loopback.
  *
  * Ownership: a struct sim_rack owns its nodes and everything hung on them
  * (sim_rack_release()). Strings in fixed arrays are generated identifiers of
@@ -263,5 +265,28 @@ json_t *sim_truth(const struct sim_rack *rack);
  * 127.0.0.1 and localhost signed by it. The PEM strings are the caller's
  * (free()). */
 int sim_tls_make(const char *ca_path, char **ret_key_pem, char **ret_cert_pem, struct br_err *err);
+
+/* ---- hosts*.c: simulated hosts --------------------------------------------- */
+
+#define SIM_SSHD_PATH "/usr/sbin/sshd"
+#define SIM_SSHD_PORTS_MAX 16 /* sshd's MAX_LISTEN_SOCKS: one sshd per 16 nodes */
+
+/* Write DIR/hosts/HOSTNAME/ for every node (replacing what an earlier run
+ * left): the sysfs/procfs tree bringup-probe reads with --root, tool
+ * captures in .captures/ (nvidia-smi.xml, lldpctl.xml, dmesg.txt), and the
+ * .shim sshd runs for the node. Agrees with what the node's BMC shows. */
+int sim_hosts_write(const struct sim_rack *rack, const char *dir, struct br_err *err);
+/* One node's tree under hosts_dir/HOSTNAME. */
+int sim_host_write(const struct sim_node *n, const char *hosts_dir, struct br_err *err);
+
+/* Start sshd on 127.0.0.1 for every node (after sim_hosts_write): keys in
+ * DIR/ssh/, DIR/ssh/known_hosts, DIR/ssh_config; appends BRINGUP_SSH_CONFIG,
+ * BRINGUP_SSH_KEY, BRINGUP_KNOWN_HOSTS, BRINGUP_SSH_USER lines to env.
+ * *ret is the caller's: sim_ssh_stop() stops the sshds and frees it. */
+struct sim_ssh;
+int sim_ssh_start(const struct sim_rack *rack, const char *dir, struct br_buf *env, struct sim_ssh **ret,
+		  struct br_err *err);
+/* Stop every sshd (SIGTERM, waiting for each to go); accepts NULL. */
+void sim_ssh_stop(struct sim_ssh *s);
 
 #endif

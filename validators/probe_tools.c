@@ -4,8 +4,27 @@
  * runs on, not the tree. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "probe_private.h"
+
+/* The capture file given for a section, else DIR/name from the captures
+ * directory when it is there, else NULL. Caller frees. */
+static char *capture_file(const struct val_probe *p, const char *given, const char *name)
+{
+	struct stat st;
+	char *path;
+
+	if (given)
+		return br_xstrdup(given);
+	if (!p->opts->captures_dir || !p->opts->captures_dir[0])
+		return NULL;
+	path = br_xasprintf("%s/%s", p->opts->captures_dir, name);
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+		return path;
+	free(path);
+	return NULL;
+}
 
 /* Text for a section. 0 with *ret (caller frees) and *ret_source set; or
  * non-zero with *ret_fail, the section to print instead. */
@@ -51,11 +70,12 @@ json_t *val_probe_gpus(struct val_probe *p)
 	static const char *const argv[] = {"nvidia-smi", "-q", "-x", NULL};
 	struct br_err err = {0};
 	json_t *source = NULL, *fail = NULL, *section = NULL;
-	char *xml = NULL;
+	char *xml = NULL, *file = capture_file(p, p->opts->nvidia_smi_xml, "nvidia-smi.xml");
 	size_t len = 0;
+	int rc = tool_text(p, file, "nvidia-smi-xml", argv, VAL_XML_MAX, &xml, &len, &source, &fail);
 
-	if (tool_text(p, p->opts->nvidia_smi_xml, "nvidia-smi-xml", argv, VAL_XML_MAX, &xml, &len, &source,
-		      &fail))
+	free(file);
+	if (rc)
 		return fail;
 	if (val_nvsmi_parse(xml, len, &section, &err)) {
 		section = val_section_error("malformed", json_string_value(source), err.msg);
@@ -73,10 +93,12 @@ json_t *val_probe_lldp(struct val_probe *p)
 	static const char *const argv[] = {"lldpctl", "-f", "xml", NULL};
 	struct br_err err = {0};
 	json_t *source = NULL, *fail = NULL, *neighbors = NULL, *section;
-	char *xml = NULL;
+	char *xml = NULL, *file = capture_file(p, p->opts->lldp_xml, "lldpctl.xml");
 	size_t len = 0;
+	int rc = tool_text(p, file, "lldp-xml", argv, VAL_XML_MAX, &xml, &len, &source, &fail);
 
-	if (tool_text(p, p->opts->lldp_xml, "lldp-xml", argv, VAL_XML_MAX, &xml, &len, &source, &fail))
+	free(file);
+	if (rc)
 		return fail;
 	if (val_lldp_parse(xml, len, &neighbors, &err))
 		section = val_section_error("malformed", json_string_value(source), err.msg);
@@ -95,22 +117,24 @@ json_t *val_probe_dmesg(struct val_probe *p)
 {
 	static const char *const argv[] = {"dmesg", NULL};
 	json_t *source = NULL, *fail = NULL, *section;
-	char *text = NULL;
+	char *text = NULL, *file = capture_file(p, p->opts->dmesg_file, "dmesg.txt");
 	size_t len = 0;
 
-	if (!p->opts->dmesg_file && p->root[0]) {
+	if (!file && p->root[0]) {
 		if (val_read_whole(p, "/var/log/kern.log", VAL_DMESG_MAX, &text, &len))
 			return val_section_error(
 			    "absent", "kern.log",
 			    "no kern.log under --root; give a capture with --dmesg FILE");
 		source = json_string("kern.log");
-	} else if (tool_text(p, p->opts->dmesg_file, "dmesg", argv, VAL_DMESG_MAX, &text, &len, &source,
-			     &fail)) {
-		if (p->opts->dmesg_file || val_read_whole(p, "/var/log/kern.log", VAL_DMESG_MAX, &text, &len))
+	} else if (tool_text(p, file, "dmesg", argv, VAL_DMESG_MAX, &text, &len, &source, &fail)) {
+		if (file || val_read_whole(p, "/var/log/kern.log", VAL_DMESG_MAX, &text, &len)) {
+			free(file);
 			return fail;
+		}
 		json_decref(fail);
 		source = json_string("/var/log/kern.log");
 	}
+	free(file);
 	section = val_dmesg_scan(text, len);
 	json_object_set_new(section, "status", json_string("ok"));
 	json_object_set_new(section, "source", source);

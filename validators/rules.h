@@ -70,6 +70,8 @@ struct val_node_facts {
 	const char *deployed_disk_serial; /* the serial MAAS installed on; NULL: not recorded */
 	int64_t controller_ms;		  /* controller's UTC clock (ms) when the probe ran (the
 					     midpoint of the SSH exec); 0: not measured */
+	int64_t controller_uncertainty_ms; /* half the exec's length: the probe read its clock
+					      somewhere in it, so a skew within this is not evidence */
 };
 
 /* Judge one node against p: one check each, in this order and with these

@@ -37,17 +37,23 @@ void val_rule_clock(struct val_node_ctx *c)
 	if (c->f->controller_ms <= 0) {
 		val_ev_add(&e, VAL_UNKNOWN, "the controller's clock when the probe ran was not recorded");
 	} else {
+		int64_t slack = c->f->controller_uncertainty_ms > 0 ? c->f->controller_uncertainty_ms : 0;
+
+		/* The probe read its clock somewhere inside the SSH exec: only
+		 * a skew beyond the allowance plus that window is evidence. */
 		skew = node_ms - c->f->controller_ms;
-		if (abs64(skew) > max)
+		if (abs64(skew) > max + slack)
 			val_ev_add(&e, VAL_FAIL,
-				   "the node's clock is %.1f s %s the controller's (at most %.1f s allowed): "
-				   "NTP has "
-				   "not set it; check the NTP server MAAS hands out and chrony on the node",
-				   (double)abs64(skew) / 1000, ahead_behind(skew), (double)max / 1000);
+				   "the node's clock is %.1f s %s the controller's (at most %.1f s allowed, "
+				   "measured within %.1f s): NTP has not set it; check the NTP server MAAS hands out "
+				   "and chrony on the node",
+				   (double)abs64(skew) / 1000, ahead_behind(skew), (double)max / 1000,
+				   (double)slack / 1000);
 		else
 			val_ev_add(&e, VAL_PASS,
-				   "the node's clock is %lld ms %s the controller's (at most %lld ms)",
-				   (long long)abs64(skew), ahead_behind(skew), (long long)max);
+				   "the node's clock is %lld ms %s the controller's (at most %lld ms, measured "
+				   "within %lld ms)",
+				   (long long)abs64(skew), ahead_behind(skew), (long long)max, (long long)slack);
 	}
 	rtc_s = br_json_int(clock, "rtc_since_epoch_s", -1);
 	if (rtc_s < 0) {

@@ -37,6 +37,10 @@ struct val_probe_opts {
 	const char *nvidia_smi_xml; /* nvidia-smi -q -x capture */
 	const char *lldp_xml;	    /* lldpctl -f xml capture */
 	const char *dmesg_file;	    /* dmesg capture or kern.log */
+	/* A directory of captures (nvidia-smi.xml, lldpctl.xml, dmesg.txt), each
+	 * used when present and its own option above is not given: how a node
+	 * captured whole (or a simulated host) is judged offline. */
+	const char *captures_dir;
 	/* Run nvidia-smi, lldpctl and dmesg when no capture is given. Off by
 	 * default under a sysroot other than "/": the tools would describe this
 	 * machine, not the tree. */

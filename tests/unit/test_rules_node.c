@@ -840,7 +840,7 @@ static const struct node_case cases[] = {
      200,
      "clock",
      VAL_PASS,
-     {"the node's clock is 200 ms ahead of the controller's (at most 1000 ms)", "RTC not read"}},
+     {"the node's clock is 200 ms ahead of the controller's (at most 1000 ms, measured within 0 ms)", "RTC not read"}},
     {"clock: five minutes behind",
      VM,
      NULL,
@@ -850,7 +850,7 @@ static const struct node_case cases[] = {
      -300000,
      "clock",
      VAL_FAIL,
-     {"the node's clock is 300.0 s behind the controller's (at most 1.0 s allowed)"}},
+     {"the node's clock is 300.0 s behind the controller's (at most 1.0 s allowed, measured within 0.0 s)"}},
     {"clock: the RTC an hour behind",
      VM,
      rtc_hour_behind,
@@ -1090,6 +1090,39 @@ static void test_table(void **state)
 }
 
 /* Every check, once, in the documented order, for the shipped profile. */
+/* The probe reads its clock somewhere inside the SSH exec: a skew within
+ * the allowance plus half the exec's length is no evidence; beyond it is. */
+static void test_clock_window(void **state)
+{
+	const char *top = getenv("BR_TOP");
+	char *dir = br_xasprintf("%s/templates", top ? top : ".");
+	struct prof_profile p;
+	struct br_err err = {0};
+	struct val_node_facts f = {0};
+	struct val_check *checks = NULL;
+	size_t n = 0;
+
+	(void)state;
+	assert_int_equal(prof_load(dir, "xe9680", &p, &err), 0);
+	f.probe = load_probe(H200);
+	f.controller_ms = utc_ms(f.probe) - 3000; /* the node 3 s ahead; 1 s allowed */
+	f.controller_uncertainty_ms = 2500;
+	val_judge_node(&p, &f, &checks, &n);
+	assert_int_equal(find(checks, n, "clock")->result, VAL_PASS);
+	assert_non_null(strstr(find(checks, n, "clock")->detail, "measured within 2500 ms"));
+	val_checks_free(checks, n);
+	checks = NULL;
+	n = 0;
+	f.controller_uncertainty_ms = 1000;
+	val_judge_node(&p, &f, &checks, &n);
+	assert_int_equal(find(checks, n, "clock")->result, VAL_FAIL);
+	assert_non_null(strstr(find(checks, n, "clock")->detail, "3.0 s ahead of the controller's"));
+	val_checks_free(checks, n);
+	json_decref(f.probe);
+	prof_release(&p);
+	free(dir);
+}
+
 static void test_all_checks_named(void **state)
 {
 	static const char *const names[] = {"pcie",    "gpu_count", "nic_count", "nvme_count", "boot_disk",
@@ -1191,6 +1224,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_table),
 	    cmocka_unit_test(test_all_checks_named),
+	    cmocka_unit_test(test_clock_window),
 	    cmocka_unit_test(test_detail_bounded),
 	    cmocka_unit_test(test_not_a_probe),
 	};

@@ -1,0 +1,104 @@
+/*
+ * bringup validate: run bringup-probe on every deployed node over SSH (or
+ * judge a saved probe document), store what it saw, and judge it with the
+ * BMC's facts against the node's profile and the wiring list. Nodes whose
+ * checks all ran become 'validated' (gate promotes or quarantines them);
+ * nodes that could not be probed become 'failed' with the reason.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "validate.h"
+
+static const char *env_or(const char *value, const char *var, const char *fallback)
+{
+	const char *env = getenv(var);
+
+	if (value && *value)
+		return value;
+	return env && *env ? env : fallback;
+}
+
+struct args {
+	struct vstage_options o;
+	const char *policy;
+	int timeout_s;
+	char *default_probe, *default_known_hosts;
+};
+
+static int check_args(struct br_stage *st, struct args *a)
+{
+	const char *home = getenv("HOME");
+	char *self = br_self_dir();
+
+	a->default_probe = self ? br_xasprintf("%s/bringup-probe", self) : NULL;
+	a->default_known_hosts = home ? br_xasprintf("%s/.ssh/known_hosts", home) : NULL;
+	free(self);
+	a->o.ssh_key = env_or(a->o.ssh_key, "BRINGUP_SSH_KEY", NULL);
+	a->o.known_hosts = env_or(a->o.known_hosts, "BRINGUP_KNOWN_HOSTS", a->default_known_hosts);
+	a->o.ssh_config = env_or(a->o.ssh_config, "BRINGUP_SSH_CONFIG", NULL);
+	a->o.ssh_user = env_or(a->o.ssh_user, "BRINGUP_SSH_USER", NULL);
+	a->o.wiring = env_or(a->o.wiring, "BRINGUP_WIRING", NULL);
+	a->o.probe = env_or(a->o.probe, "BRINGUP_PROBE", a->default_probe);
+	if (!strcmp(a->policy, "strict"))
+		a->o.host_keys = VAL_SSH_STRICT;
+	else if (!strcmp(a->policy, "accept-new"))
+		a->o.host_keys = VAL_SSH_ACCEPT_NEW;
+	else
+		return br_stage_usage(st, "--host-key-policy: '%s' (want strict or accept-new)", a->policy);
+	if (a->o.parallel < 1 || a->timeout_s < 1)
+		return br_stage_usage(st, "--parallel and --timeout must be positive");
+	a->o.timeout_ms = a->timeout_s * 1000LL;
+	if (!a->o.facts_file && !a->o.ssh_key)
+		return br_stage_usage(st, "the validators' private key is needed: --ssh-key PATH or $BRINGUP_SSH_KEY "
+					  "(its public half is what enlist put in the nodes' authorized_keys)");
+	if (!a->o.facts_file && !a->o.known_hosts)
+		return br_stage_usage(st, "no known_hosts file: --known-hosts PATH or $BRINGUP_KNOWN_HOSTS");
+	if (!a->o.facts_file && !a->o.probe)
+		return br_stage_usage(st, "cannot find bringup-probe beside this program: --probe PATH");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct br_stage st = { 0 };
+	struct args a = { .policy = "strict", .timeout_s = 120, .o = { .parallel = 32 } };
+	const struct br_option options[] = {
+		{ "facts", 0, BR_OPT_STRING, &a.o.facts_file, "FILE",
+		  "judge this saved bringup-probe document for the one named HOST, without SSH" },
+		{ "wiring", 0, BR_OPT_STRING, &a.o.wiring, "FILE",
+		  "wiring list (bringup's or NetBox's cable CSV; default $BRINGUP_WIRING)" },
+		{ "ssh-key", 'i', BR_OPT_STRING, &a.o.ssh_key, "PATH", "private key (default $BRINGUP_SSH_KEY)" },
+		{ "known-hosts", 0, BR_OPT_STRING, &a.o.known_hosts, "PATH",
+		  "known_hosts file (default $BRINGUP_KNOWN_HOSTS, else ~/.ssh/known_hosts)" },
+		{ "host-key-policy", 0, BR_OPT_STRING, &a.policy, "POLICY",
+		  "strict (default: unknown or changed keys refused) or accept-new (record unknown ones)" },
+		{ "ssh-config", 'F', BR_OPT_STRING, &a.o.ssh_config, "PATH",
+		  "ssh_config with Host entries saying where nodes are (default $BRINGUP_SSH_CONFIG)" },
+		{ "ssh-user", 'l', BR_OPT_STRING, &a.o.ssh_user, "USER",
+		  "account on the nodes (default $BRINGUP_SSH_USER, the ssh config's, else ubuntu)" },
+		{ "probe", 0, BR_OPT_STRING, &a.o.probe, "PATH",
+		  "bringup-probe to copy over (default: the one beside this program)" },
+		{ "parallel", 0, BR_OPT_INT, &a.o.parallel, "N", "nodes probed at once (default 32)" },
+		{ "timeout", 0, BR_OPT_INT, &a.timeout_s, "SECONDS", "time limit of the probe on a node (default 120)" },
+		{ 0 },
+	};
+	const struct br_command cmd = {
+		"bringup-validate", "[options] [HOST...]",
+		"Run bringup-probe on every 'deployed' node (or the named ones) over SSH, store its facts, and\n"
+		"judge them with the BMC's against the node's profile and the wiring list: cabling, PCIe\n"
+		"width/speed, boot disk, thermal, cpufreq, clock, GPU/NIC/NVMe counts, PSUs, firmware, dmesg.\n"
+		"Nodes whose checks ran become 'validated'; 'bringup gate' promotes or quarantines them.",
+		options, &st.common,
+	};
+	static const int states[] = { INV_DEPLOYED, -1 };
+	struct vstage_run run = { 0 };
+
+	if (!br_stage_parse(&st, &cmd, argc, argv) && !check_args(&st, &a) && !br_stage_open(&st, states) &&
+	    !vstage_run(&st, &a.o, &run))
+		br_stage_report(&st, vstage_json, vstage_print, &run, run.failed);
+	vstage_run_release(&run);
+	free(a.default_probe);
+	free(a.default_known_hosts);
+	return br_stage_close(&st);
+}

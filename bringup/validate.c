@@ -1,0 +1,537 @@
+/* The validate stage: collect each node's facts with bringup-probe over
+ * SSH (or from a saved document), judge them, record the verdicts. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "validate.h"
+
+#define VSTAGE_FACTS_MAX (16u << 20) /* a saved probe document */
+
+static void finish(struct vstage_run *run, struct vstage_job *job, int ok, char *reason_take)
+{
+	job->done = 1;
+	job->ok = ok;
+	free(job->reason);
+	job->reason = reason_take;
+	run->done++;
+	run->failed += !ok;
+	if (!ok)
+		br_warn("validate", "%s: %s", job->node->hostname, job->reason);
+	br_progress_update(&run->progress, run->done, run->failed);
+}
+
+/* A probe document: a JSON object from a probe this bringup understands. */
+static int take_document(struct vstage_job *job, const char *text, size_t len, const char *from, char **ret_why)
+{
+	json_error_t jerr;
+	json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr), *v;
+
+	if (!doc) {
+		*ret_why = br_xasprintf("%s: not a probe document: line %d: %s", from, jerr.line, jerr.text);
+		return -1;
+	}
+	v = json_object_get(doc, "probe_version");
+	if (!json_is_object(doc) || !json_is_integer(v) || json_integer_value(v) < 1) {
+		*ret_why = br_xasprintf("%s: not a probe document (no probe_version)", from);
+		json_decref(doc);
+		return -1;
+	}
+	if (json_integer_value(v) > VAL_PROBE_VERSION) {
+		*ret_why = br_xasprintf("%s: probe document version %lld is newer than this bringup (%d)", from,
+					(long long)json_integer_value(v), VAL_PROBE_VERSION);
+		json_decref(doc);
+		return -1;
+	}
+	json_decref(job->probe);
+	job->probe = doc;
+	return 0;
+}
+
+/* ---- collecting over SSH ------------------------------------------------------- */
+
+struct collect {
+	struct vstage_run *run;
+	struct vstage_job **jobs; /* by target index */
+};
+
+/* The last line of stderr, for a reason. */
+static char *last_line(const struct br_buf *b)
+{
+	const char *s = br_buf_str(b), *end = s + strlen(s), *start;
+
+	while (end > s && (end[-1] == '\n' || end[-1] == '\r'))
+		end--;
+	start = end;
+	while (start > s && start[-1] != '\n')
+		start--;
+	return br_xstrndup(start, (size_t)(end - start) > 300 ? 300 : (size_t)(end - start));
+}
+
+static void on_collected(void *ctx, size_t index, const struct val_ssh_result *r)
+{
+	struct collect *c = ctx;
+	struct vstage_job *job = c->jobs[index];
+	char *why = NULL;
+
+	if (!r->ok) {
+		finish(c->run, job, 0, br_xstrdup(r->error));
+		return;
+	}
+	if (r->exit_status != 0) {
+		char *line = last_line(&r->err);
+
+		finish(c->run, job, 0, br_xasprintf("bringup-probe exited with status %d on the node%s%s", r->exit_status,
+						    *line ? ": " : "", line));
+		free(line);
+		return;
+	}
+	if (take_document(job, r->out.data ? r->out.data : "", r->out.len, "bringup-probe's output", &why)) {
+		finish(c->run, job, 0, why);
+		return;
+	}
+	/* The runner's times are monotonic: the wall clock at the middle of
+	 * the probe's run is what the node's clock is compared with. */
+	job->probe_ms = br_wall_ms() - (br_now_ms() - (r->run_start_ms + (r->run_end_ms - r->run_start_ms) / 2));
+	job->probe_window_ms = (r->run_end_ms - r->run_start_ms) / 2;
+	br_info("validate", "%s: facts collected in %lld ms%s", job->node->hostname, (long long)r->ms,
+		r->uploaded ? " (probe copied over)" : "");
+}
+
+/* Where each node is reached: its ssh_config entry, else the address MAAS
+ * gave it. */
+static int collect_ssh(struct br_stage *st, const struct vstage_options *o, struct vstage_run *run)
+{
+	struct val_ssh_config *cfg = NULL;
+	struct val_ssh_target *targets = br_xcalloc(run->n ? run->n : 1, sizeof(*targets));
+	struct val_ssh_host *hosts = br_xcalloc(run->n ? run->n : 1, sizeof(*hosts));
+	struct val_ssh_result *results = br_xcalloc(run->n ? run->n : 1, sizeof(*results));
+	struct vstage_job **jobs = br_xcalloc(run->n ? run->n : 1, sizeof(*jobs));
+	struct collect c = { run, jobs };
+	struct val_ssh_options so;
+	struct br_loop *loop = NULL;
+	struct br_err err = { 0 };
+	static const char *const args[] = { "--json", NULL };
+	size_t n = 0;
+	int rc = 0;
+
+	if (o->ssh_config && val_ssh_config_load(o->ssh_config, &cfg, &err)) {
+		rc = br_stage_usage(st, "%s", err.msg);
+		goto out;
+	}
+	for (size_t i = 0; i < run->n; i++) {
+		struct vstage_job *job = &run->jobs[i];
+		struct val_ssh_host *h = &hosts[n];
+
+		if (job->done)
+			continue;
+		val_ssh_config_lookup(cfg, job->node->hostname, h);
+		if (!h->hostname && !(job->node->ip && *job->node->ip)) {
+			finish(run, job, 0, br_xstrdup("no address to reach it: MAAS gave none at deploy, and no ssh "
+						       "config entry names it"));
+			continue;
+		}
+		if (h->user && o->ssh_user && strcmp(h->user, o->ssh_user))
+			br_debug("validate", "%s: user %s from the ssh config", job->node->hostname, h->user);
+		targets[n] = (struct val_ssh_target){ job->node->hostname, h->hostname ? h->hostname : job->node->ip,
+						      h->port };
+		jobs[n++] = job;
+	}
+	val_ssh_options_init(&so);
+	so.user = o->ssh_user ? o->ssh_user : "ubuntu";
+	so.private_key = o->ssh_key;
+	so.known_hosts = o->known_hosts;
+	so.host_keys = o->host_keys;
+	so.upload = o->probe;
+	so.args = args;
+	if (o->parallel > 0)
+		so.max_parallel = o->parallel;
+	so.run_timeout_ms = o->timeout_ms;
+	/* One user for all: per-host User lines are honoured only when they
+	 * agree, since the runner logs in as one account everywhere. */
+	if (n && hosts[0].user && !o->ssh_user)
+		so.user = hosts[0].user;
+	if (n && br_loop_new(&loop, &err) == 0) {
+		if (val_ssh_run(loop, targets, n, &so, results, on_collected, &c, &err))
+			rc = br_stage_usage(st, "%s", err.msg);
+	} else if (n) {
+		rc = br_stage_fail(st, BR_EXIT_USAGE, "%s", err.msg);
+	}
+	br_loop_free(loop);
+	for (size_t i = 0; i < n; i++) {
+		val_ssh_result_release(&results[i]);
+		val_ssh_host_release(&hosts[i]);
+	}
+out:
+	val_ssh_config_free(cfg);
+	free(targets);
+	free(hosts);
+	free(results);
+	free(jobs);
+	return rc;
+}
+
+/* One document for the one named node, or a directory of HOSTNAME.json
+ * documents for the named (or selected) nodes. A saved document has no
+ * controller clock beside it: the clock check is unknown, never a pass. */
+static int collect_file(struct br_stage *st, const struct vstage_options *o, struct vstage_run *run)
+{
+	struct br_err err = { 0 };
+	int dir = br_is_dir(o->facts_file);
+
+	if (!dir && run->n != 1)
+		return br_stage_usage(st, "--facts FILE judges one node: name it (bringup validate --facts FILE HOST), "
+					  "or give a directory of HOSTNAME.json documents");
+	for (size_t i = 0; i < run->n; i++) {
+		struct vstage_job *job = &run->jobs[i];
+		char *path = dir ? br_xasprintf("%s/%s.json", o->facts_file, job->node->hostname)
+				 : br_xstrdup(o->facts_file);
+		char *text = NULL, *why = NULL;
+		size_t len;
+
+		if (br_read_file(path, VSTAGE_FACTS_MAX, &text, &len, &err)) {
+			free(path);
+			if (!dir)
+				return br_stage_usage(st, "%s", err.msg);
+			finish(run, job, 0, br_xasprintf("no saved facts: %s", err.msg));
+			continue;
+		}
+		if (take_document(job, text, len, path, &why)) {
+			free(text);
+			free(path);
+			if (!dir) {
+				br_error("validate", "%s", why);
+				free(why);
+				return st->exit = BR_EXIT_USAGE;
+			}
+			finish(run, job, 0, why);
+			continue;
+		}
+		job->probe_ms = 0;
+		free(text);
+		free(path);
+	}
+	return 0;
+}
+
+/* ---- judging ---------------------------------------------------------------------- */
+
+static const char *jstr(json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(o, key));
+}
+
+/* One host's LLDP view from its probe document; neighbours point into it. */
+static void lldp_view(const char *hostname, json_t *probe, struct val_cabling_host *h,
+		      struct val_lldp_neighbor **store)
+{
+	json_t *lldp = json_object_get(probe, "lldp"), *nbs = json_object_get(lldp, "neighbors"), *nb;
+	size_t i;
+
+	memset(h, 0, sizeof(*h));
+	h->hostname = hostname;
+	h->lldp_seen = jstr(lldp, "status") && !strcmp(jstr(lldp, "status"), "ok");
+	*store = br_xcalloc(json_array_size(nbs) ? json_array_size(nbs) : 1, sizeof(**store));
+	json_array_foreach(nbs, i, nb)
+		(*store)[i] = (struct val_lldp_neighbor){ jstr(nb, "local_port"), jstr(nb, "system_name"),
+							  jstr(nb, "port_id"), jstr(nb, "port_description") };
+	h->neighbors = *store;
+	h->n = json_array_size(nbs);
+}
+
+/* The rack's views: this run's nodes first, then what earlier runs stored
+ * for the others, so re-validating one node still tells a swap with a
+ * neighbour validated before. */
+struct views {
+	struct val_cabling_host *hosts;
+	struct val_lldp_neighbor **stores;
+	json_t **docs;        /* stored documents loaded here (owned) */
+	struct inv_node *all; /* the inventory's nodes, for their names */
+	size_t n, n_docs, n_all;
+};
+
+static int in_run(const struct vstage_run *run, const char *hostname)
+{
+	for (size_t i = 0; i < run->n; i++)
+		if (!strcmp(run->jobs[i].node->hostname, hostname))
+			return 1;
+	return 0;
+}
+
+static void views_build(struct vstage_run *run, struct views *v)
+{
+	struct br_err err = { 0 };
+	size_t cap;
+
+	memset(v, 0, sizeof(*v));
+	if (inv_nodes_list(run->inv, &v->all, &v->n_all, &err))
+		br_warn("validate", "cannot read the other nodes' facts: %s", err.msg);
+	cap = run->n + v->n_all + 1;
+	v->hosts = br_xcalloc(cap, sizeof(*v->hosts));
+	v->stores = br_xcalloc(cap, sizeof(*v->stores));
+	v->docs = br_xcalloc(cap, sizeof(*v->docs));
+	for (size_t i = 0; i < run->n; i++)
+		if (run->jobs[i].probe) {
+			lldp_view(run->jobs[i].node->hostname, run->jobs[i].probe, &v->hosts[v->n], &v->stores[v->n]);
+			v->n++;
+		}
+	for (size_t i = 0; i < v->n_all; i++) {
+		char *text = NULL;
+		json_t *doc;
+
+		if (in_run(run, v->all[i].hostname) || inv_load_probe(run->inv, v->all[i].hostname, &text, &err))
+			continue;
+		doc = json_loads(text, 0, NULL);
+		free(text);
+		if (!doc)
+			continue;
+		v->docs[v->n_docs++] = doc;
+		lldp_view(v->all[i].hostname, doc, &v->hosts[v->n], &v->stores[v->n]);
+		v->n++;
+	}
+}
+
+static void views_release(struct views *v)
+{
+	for (size_t i = 0; i < v->n; i++)
+		free(v->stores[i]);
+	for (size_t i = 0; i < v->n_docs; i++)
+		json_decref(v->docs[i]);
+	inv_nodes_free(v->all, v->n_all);
+	free(v->stores);
+	free(v->docs);
+	free(v->hosts);
+}
+
+static void judge_cabling(struct vstage_run *run)
+{
+	struct views v;
+
+	if (run->have_wiring)
+		views_build(run, &v);
+	for (size_t i = 0, k = 0; i < run->n; i++) {
+		struct vstage_job *job = &run->jobs[i];
+		struct val_cabling_result r;
+
+		if (!job->probe)
+			continue;
+		if (!run->have_wiring) {
+			val_check_add_take(&job->checks, &job->n_checks, br_xstrdup("cabling"), VAL_UNKNOWN,
+					   br_xstrdup("no wiring list given (--wiring FILE or $BRINGUP_WIRING)"));
+			continue;
+		}
+		/* views[k] is this job's: the run's nodes come first, in order. */
+		val_cabling_judge(&run->wiring, &v.hosts[k++], v.hosts, v.n, &r);
+		val_check_add_take(&job->checks, &job->n_checks, br_xstrdup("cabling"), r.result, r.detail);
+		r.detail = NULL;
+		val_cabling_result_release(&r);
+	}
+	if (run->have_wiring)
+		views_release(&v);
+}
+
+/* Move verdicts onto the job's list; frees the array. */
+static void take_checks(struct vstage_job *job, struct val_check *checks, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		val_check_add_take(&job->checks, &job->n_checks, checks[i].name, checks[i].result, checks[i].detail);
+		checks[i].name = checks[i].detail = NULL;
+	}
+	val_checks_free(checks, n);
+}
+
+/* The node rules over the probe's and the BMC's facts, and the firmware
+ * policy over the BMC's inventory. */
+static void judge_node(struct vstage_run *run, struct vstage_job *job)
+{
+	struct val_check *more = NULL;
+	size_t n_more = 0;
+	struct val_node_facts facts = { 0 };
+	struct br_hw hw;
+	struct br_err err = { 0 };
+	char *installed = NULL;
+	int have_hw = 1;
+
+	if (inv_load_hw(run->inv, job->node->hostname, &hw, &err)) {
+		br_warn("validate", "%s: no BMC facts: %s", job->node->hostname, err.msg);
+		br_hw_init(&hw);
+		have_hw = 0;
+	}
+	if (inv_node_installed_disk(run->inv, job->node->hostname, &installed, &err))
+		installed = NULL;
+	facts.probe = job->probe;
+	facts.bmc = have_hw ? &hw : NULL;
+	/* The disk MAAS says it installed on; a manifest pin when MAAS was
+	 * never asked (nodes validated without enlist). */
+	facts.deployed_disk_serial = installed ? installed : job->node->boot_disk_serial;
+	facts.controller_ms = job->probe_ms;
+	facts.controller_uncertainty_ms = job->probe_window_ms;
+	val_judge_node(job->profile, &facts, &more, &n_more);
+	take_checks(job, more, n_more);
+	more = NULL;
+	n_more = 0;
+	val_firmware_judge(job->profile, &hw, &more, &n_more);
+	take_checks(job, more, n_more);
+	free(installed);
+	br_hw_release(&hw);
+}
+
+/* ---- recording ---------------------------------------------------------------------- */
+
+static char *verdict(struct vstage_job *job)
+{
+	struct br_buf failing;
+	char *reason;
+
+	br_buf_init(&failing, 0);
+	job->fails = job->unknowns = 0;
+	for (size_t i = 0; i < job->n_checks; i++) {
+		if (job->checks[i].result == VAL_FAIL) {
+			br_buf_addf(&failing, "%s%s", job->fails ? ", " : "", job->checks[i].name);
+			job->fails++;
+		}
+		job->unknowns += job->checks[i].result == VAL_UNKNOWN;
+	}
+	reason = br_xasprintf("%zu checks: %zu passed, %zu failed, %zu unknown%s%s", job->n_checks,
+			      job->n_checks - job->fails - job->unknowns, job->fails, job->unknowns,
+			      job->fails ? "; failing: " : "", job->fails ? br_buf_str(&failing) : "");
+	br_buf_release(&failing);
+	return reason;
+}
+
+static void record(struct vstage_run *run, struct vstage_job *job)
+{
+	struct br_err err = { 0 };
+	struct inv_check *checks;
+	char *text;
+
+	if (!job->ok) {
+		if (inv_node_set_state(run->inv, job->node->hostname, job->node->state, INV_FAILED, job->reason, &err))
+			br_error("validate", "%s: %s", job->node->hostname, err.msg);
+		return;
+	}
+	text = json_dumps(job->probe, JSON_COMPACT);
+	checks = br_checks_from_val(job->checks, job->n_checks);
+	if (inv_store_probe(run->inv, job->node->hostname, text, &err) ||
+	    inv_checks_put(run->inv, job->node->hostname, "validate", checks, job->n_checks, &err) ||
+	    inv_node_set_state(run->inv, job->node->hostname, job->node->state, INV_VALIDATED, job->reason, &err))
+		br_error("validate", "%s: %s", job->node->hostname, err.msg);
+	inv_checks_free(checks, job->n_checks);
+	free(text);
+}
+
+/* ---- the run ------------------------------------------------------------------------ */
+
+static int prepare(struct br_stage *st, const struct vstage_options *o, struct vstage_run *run)
+{
+	struct br_err err = { 0 };
+
+	run->inv = st->inv;
+	run->n = st->n;
+	run->jobs = br_xcalloc(st->n ? st->n : 1, sizeof(*run->jobs));
+	for (size_t i = 0; i < st->n; i++) {
+		struct vstage_job *job = &run->jobs[i];
+
+		job->node = &st->nodes[i];
+		job->profile = br_profiles_get(&run->profiles, job->node->profile, &err);
+		if (!job->profile)
+			return br_stage_usage(st, "%s (node %s)", err.msg, job->node->hostname);
+	}
+	if (o->wiring) {
+		struct br_strlist problems = { 0 };
+
+		if (val_wiring_load(o->wiring, &run->wiring, &problems, &err)) {
+			for (size_t i = 0; i < problems.n; i++)
+				fprintf(stderr, "%s\n", problems.items[i]);
+			br_strlist_release(&problems);
+			return br_stage_usage(st, "%s", err.msg);
+		}
+		run->have_wiring = 1;
+	}
+	return 0;
+}
+
+int vstage_run(struct br_stage *st, const struct vstage_options *o, struct vstage_run *run)
+{
+	int rc = prepare(st, o, run);
+
+	if (rc)
+		return rc;
+	br_progress_init(&run->progress, "validate", run->n);
+	rc = o->facts_file ? collect_file(st, o, run) : collect_ssh(st, o, run);
+	if (rc)
+		return rc;
+	/* Every node's facts are in before any is judged: a swapped cable is
+	 * told by the two hosts' views together. */
+	judge_cabling(run);
+	for (size_t i = 0; i < run->n; i++) {
+		struct vstage_job *job = &run->jobs[i];
+
+		if (job->done)
+			continue;
+		judge_node(run, job);
+		finish(run, job, 1, verdict(job));
+	}
+	br_progress_finish(&run->progress);
+	for (size_t i = 0; i < run->n; i++)
+		record(run, &run->jobs[i]);
+	return 0;
+}
+
+json_t *vstage_json(const void *ctx)
+{
+	const struct vstage_run *run = ctx;
+	json_t *nodes = json_array();
+
+	for (size_t i = 0; i < run->n; i++) {
+		const struct vstage_job *job = &run->jobs[i];
+		json_t *checks = json_array();
+
+		for (size_t k = 0; k < job->n_checks; k++)
+			json_array_append_new(checks, json_pack("{s:s, s:s, s:s}", "name", job->checks[k].name, "result",
+								val_result_name(job->checks[k].result), "detail",
+								job->checks[k].detail ? job->checks[k].detail : ""));
+		json_array_append_new(nodes, json_pack("{s:s, s:s, s:o, s:o}", "hostname", job->node->hostname, "state",
+						       job->ok ? "validated" : "failed", "reason",
+						       br_json_string_or_null(job->reason), "checks", checks));
+	}
+	return json_pack("{s:o, s:I, s:I}", "nodes", nodes, "validated", (json_int_t)(run->done - run->failed),
+			 "failed", (json_int_t)run->failed);
+}
+
+void vstage_print(const void *ctx)
+{
+	static const char *const headers[] = { "HOSTNAME", "RESULT", "FAILED CHECKS", "REASON" };
+	const struct vstage_run *run = ctx;
+	struct br_table t;
+
+	br_table_init(&t, 4, headers);
+	for (size_t i = 0; i < run->n; i++) {
+		const struct vstage_job *job = &run->jobs[i];
+		struct br_buf failing;
+
+		br_buf_init(&failing, 0);
+		for (size_t k = 0; k < job->n_checks; k++)
+			if (job->checks[k].result == VAL_FAIL)
+				br_buf_addf(&failing, "%s%s", failing.len ? "," : "", job->checks[k].name);
+		br_table_add(&t, (const char *const[]){ job->node->hostname, job->ok ? "validated" : "failed",
+							br_buf_str(&failing), job->reason });
+		br_buf_release(&failing);
+	}
+	br_table_print(&t, stdout);
+	br_table_release(&t);
+	printf("\n%zu validated, %zu failed\n", run->done - run->failed, run->failed);
+}
+
+void vstage_run_release(struct vstage_run *run)
+{
+	for (size_t i = 0; i < run->n && run->jobs; i++) {
+		json_decref(run->jobs[i].probe);
+		val_checks_free(run->jobs[i].checks, run->jobs[i].n_checks);
+		free(run->jobs[i].reason);
+	}
+	free(run->jobs);
+	br_profiles_release(&run->profiles);
+	if (run->have_wiring)
+		val_wiring_release(&run->wiring);
+	memset(run, 0, sizeof(*run));
+}

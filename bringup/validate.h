@@ -1,0 +1,60 @@
+/*
+ * validate — the stage that proves a deployed machine is physically right:
+ * bringup-probe run on each node over SSH (or a saved probe document), its
+ * facts stored, and judged with the BMC's facts against the node's profile
+ * and the wiring list. A node whose checks all ran becomes `validated`
+ * (gate decides golden or quarantined from the checks); one whose facts
+ * could not be collected becomes `failed` with the reason.
+ *
+ * Ownership: struct vstage_run owns its jobs and what they hold
+ * (vstage_run_release); nodes are borrowed from the stage.
+ */
+#ifndef BRINGUP_VALIDATE_H
+#define BRINGUP_VALIDATE_H
+
+#include "stage.h"
+#include "validators/cabling.h"
+#include "validators/rules.h"
+#include "validators/ssh.h"
+#include "validators/validators.h"
+
+struct vstage_options {
+	const char *facts_file;   /* judge this saved probe document (one node), no SSH */
+	const char *wiring;       /* wiring list; NULL: cabling unknown */
+	const char *ssh_key, *known_hosts, *ssh_config, *ssh_user;
+	enum val_ssh_host_keys host_keys;
+	const char *probe;        /* the bringup-probe executable to copy over */
+	int parallel;
+	int64_t timeout_ms;       /* 0: the profile's [time_limits] validation, else 120 s */
+};
+
+struct vstage_job {
+	struct inv_node *node;    /* borrowed */
+	const struct prof_profile *profile;
+	json_t *probe;            /* the node's facts (owned) */
+	int64_t probe_ms;         /* controller clock while the probe ran */
+	int64_t probe_window_ms;  /* half the exec's length: probe_ms is known within it */
+	struct val_check *checks;
+	size_t n_checks, fails, unknowns;
+	int done, ok;
+	char *reason;
+};
+
+struct vstage_run {
+	struct inv *inv;
+	struct vstage_job *jobs;
+	size_t n, done, failed;
+	struct br_profiles profiles;
+	struct val_wiring wiring;
+	int have_wiring;
+	struct br_progress progress;
+};
+
+/* Collect, judge and record every node; 0, or an exit code for a problem
+ * that stops the whole run (bad options or input: BR_EXIT_USAGE). */
+int vstage_run(struct br_stage *st, const struct vstage_options *o, struct vstage_run *run);
+json_t *vstage_json(const void *run);
+void vstage_print(const void *run);
+void vstage_run_release(struct vstage_run *run);
+
+#endif

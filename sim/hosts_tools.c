@@ -1,0 +1,259 @@
+/* What a simulated host's tools print, kept in DIR/hosts/HOSTNAME/.captures/
+ * (nvidia-smi.xml, lldpctl.xml, dmesg.txt) in the shapes the real tools
+ * have (nvidia-smi -q -x of an H200, lldpctl -f xml of lldpd 1.0), and the
+ * same kernel messages in the tree's var/log/kern.log. LLDP neighbours are
+ * the wiring list's, except the cable a fault moved: under cable_swap the
+ * port sees the other node's switch port, under cable_unplugged nothing. */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "hosts_private.h"
+
+#define NVSMI_DRIVER "550.127.05"
+#define NVSMI_CUDA "12.4"
+
+static void nvsmi_gpu(struct br_buf *b, const struct sim_node *n, int g, int minor)
+{
+	const struct sim_gpu *gpu = &n->gpus[g];
+	char bdf[16], port[16], name[32];
+	int celsius;
+
+	sim_host_gpu_bdf(n, g, bdf, port);
+	sim_temp_sensor(4 + g, name, sizeof(name), &celsius);
+	br_buf_addf(b,
+		    "\t<gpu id=\"0000%.12s\">\n"
+		    "\t\t<product_name>NVIDIA H200</product_name>\n"
+		    "\t\t<product_brand>NVIDIA</product_brand>\n"
+		    "\t\t<product_architecture>Hopper</product_architecture>\n"
+		    "\t\t<persistence_mode>Enabled</persistence_mode>\n"
+		    "\t\t<serial>%s</serial>\n"
+		    "\t\t<uuid>GPU-%08x-%04x-%04x-%04x-%012llx</uuid>\n"
+		    "\t\t<minor_number>%d</minor_number>\n"
+		    "\t\t<vbios_version>%s</vbios_version>\n"
+		    "\t\t<board_part_number>692-2G520-0280-000</board_part_number>\n"
+		    "\t\t<ecc_mode>\n\t\t\t<current_ecc>Enabled</current_ecc>\n"
+		    "\t\t\t<pending_ecc>Enabled</pending_ecc>\n\t\t</ecc_mode>\n"
+		    "\t\t<ecc_errors>\n\t\t\t<volatile>\n"
+		    "\t\t\t\t<sram_correctable>0</sram_correctable>\n"
+		    "\t\t\t\t<sram_uncorrectable_parity>0</sram_uncorrectable_parity>\n"
+		    "\t\t\t\t<dram_correctable>0</dram_correctable>\n"
+		    "\t\t\t\t<dram_uncorrectable>0</dram_uncorrectable>\n"
+		    "\t\t\t</volatile>\n\t\t\t<aggregate>\n"
+		    "\t\t\t\t<sram_correctable>0</sram_correctable>\n"
+		    "\t\t\t\t<dram_correctable>0</dram_correctable>\n"
+		    "\t\t\t\t<dram_uncorrectable>0</dram_uncorrectable>\n"
+		    "\t\t\t</aggregate>\n\t\t</ecc_errors>\n"
+		    "\t\t<retired_pages>\n"
+		    "\t\t\t<multiple_single_bit_retirement>\n\t\t\t\t<retired_count>N/A</retired_count>\n"
+		    "\t\t\t\t<retired_pagelist>N/A</retired_pagelist>\n"
+		    "\t\t\t</multiple_single_bit_retirement>\n"
+		    "\t\t\t<double_bit_retirement>\n\t\t\t\t<retired_count>N/A</retired_count>\n"
+		    "\t\t\t\t<retired_pagelist>N/A</retired_pagelist>\n\t\t\t</double_bit_retirement>\n"
+		    "\t\t\t<pending_retirement>N/A</pending_retirement>\n"
+		    "\t\t</retired_pages>\n"
+		    "\t\t<remapped_rows>\n\t\t\t<remapped_row_corr>0</remapped_row_corr>\n"
+		    "\t\t\t<remapped_row_unc>0</remapped_row_unc>\n"
+		    "\t\t\t<remapped_row_pending>No</remapped_row_pending>\n"
+		    "\t\t\t<remapped_row_failure>No</remapped_row_failure>\n\t\t</remapped_rows>\n",
+		    bdf, gpu->serial, (unsigned)(0x5a000000u + (unsigned)n->index),
+		    (unsigned)(0x1000 + g), 0x4000u, 0x8000u,
+		    (unsigned long long)(0x10de00000000ULL + (unsigned long long)n->index * 16 + (unsigned)g),
+		    minor, SIM_FW_GPU);
+	br_buf_addf(b,
+		    "\t\t<pci>\n"
+		    "\t\t\t<pci_bus>%02X</pci_bus>\n\t\t\t<pci_device>00</pci_device>\n"
+		    "\t\t\t<pci_domain>0000</pci_domain>\n"
+		    "\t\t\t<pci_device_id>233510DE</pci_device_id>\n"
+		    "\t\t\t<pci_bus_id>0000%.5s%02X:00.0</pci_bus_id>\n"
+		    "\t\t\t<pci_sub_system_id>18BF10DE</pci_sub_system_id>\n"
+		    "\t\t\t<pci_gpu_link_info>\n\t\t\t\t<pcie_gen>\n"
+		    "\t\t\t\t\t<max_link_gen>5</max_link_gen>\n"
+		    "\t\t\t\t\t<current_link_gen>5</current_link_gen>\n"
+		    "\t\t\t\t\t<device_current_link_gen>5</device_current_link_gen>\n"
+		    "\t\t\t\t\t<max_device_link_gen>5</max_device_link_gen>\n"
+		    "\t\t\t\t\t<max_host_link_gen>5</max_host_link_gen>\n"
+		    "\t\t\t\t</pcie_gen>\n\t\t\t\t<link_widths>\n"
+		    "\t\t\t\t\t<max_link_width>16x</max_link_width>\n"
+		    "\t\t\t\t\t<current_link_width>%dx</current_link_width>\n"
+		    "\t\t\t\t</link_widths>\n\t\t\t</pci_gpu_link_info>\n"
+		    "\t\t</pci>\n"
+		    "\t\t<performance_state>P0</performance_state>\n"
+		    "\t\t<clocks_event_reasons>\n"
+		    "\t\t\t<clocks_event_reason_gpu_idle>Active</clocks_event_reason_gpu_idle>\n"
+		    "\t\t\t<clocks_event_reason_sw_thermal_slowdown>Not Active"
+		    "</clocks_event_reason_sw_thermal_slowdown>\n"
+		    "\t\t\t<clocks_event_reason_hw_thermal_slowdown>Not Active"
+		    "</clocks_event_reason_hw_thermal_slowdown>\n"
+		    "\t\t</clocks_event_reasons>\n"
+		    "\t\t<temperature>\n\t\t\t<gpu_temp>%d C</gpu_temp>\n"
+		    "\t\t\t<gpu_temp_tlimit>%d C</gpu_temp_tlimit>\n"
+		    "\t\t\t<memory_temp>%d C</memory_temp>\n\t\t</temperature>\n"
+		    "\t\t<gpu_power_readings>\n\t\t\t<power_state>P0</power_state>\n"
+		    "\t\t\t<average_power_draw>118.20 W</average_power_draw>\n"
+		    "\t\t\t<instant_power_draw>118.35 W</instant_power_draw>\n"
+		    "\t\t\t<current_power_limit>700.00 W</current_power_limit>\n"
+		    "\t\t\t<default_power_limit>700.00 W</default_power_limit>\n"
+		    "\t\t</gpu_power_readings>\n"
+		    "\t</gpu>\n",
+		    gpu->bus, "0000:", gpu->bus, gpu->lanes, celsius, 87 - celsius, celsius + 1);
+}
+
+static void nvidia_smi(struct sim_hw *w, const struct sim_node *n, const char *stamp)
+{
+	struct br_buf b;
+	int count = 0;
+
+	for (int g = 0; g < SIM_GPUS; g++)
+		count += n->gpus[g].present;
+	br_buf_init(&b, 0);
+	br_buf_addf(&b,
+		    "<?xml version=\"1.0\" ?>\n"
+		    "<!DOCTYPE nvidia_smi_log SYSTEM \"nvsmi_device_v12.dtd\">\n"
+		    "<nvidia_smi_log>\n"
+		    "\t<timestamp>%s</timestamp>\n"
+		    "\t<driver_version>%s</driver_version>\n"
+		    "\t<cuda_version>%s</cuda_version>\n"
+		    "\t<attached_gpus>%d</attached_gpus>\n",
+		    stamp, NVSMI_DRIVER, NVSMI_CUDA, count);
+	for (int g = 0, minor = 0; g < SIM_GPUS; g++)
+		if (n->gpus[g].present)
+			nvsmi_gpu(&b, n, g, minor++);
+	br_buf_adds(&b, "</nvidia_smi_log>\n");
+	sim_hw_data(w, ".captures/nvidia-smi.xml", br_buf_str(&b), b.len);
+	br_buf_release(&b);
+}
+
+/* A switch's chassis id: a locally administered MAC from its name. */
+static void switch_mac(const char *name, char out[18])
+{
+	uint32_t h = 2166136261u;
+
+	for (const char *c = name; *c; c++)
+		h = (h ^ (unsigned char)*c) * 16777619u;
+	snprintf(out, 18, "02:1c:73:%02x:%02x:%02x", (h >> 16) & 0xff, (h >> 8) & 0xff, h & 0xff);
+}
+
+static void lldp_neighbor(struct br_buf *b, const char *ifname, const char *sw, const char *sw_port)
+{
+	char mac[18];
+
+	switch_mac(sw, mac);
+	br_buf_addf(b,
+		    " <interface label=\"Interface\" name=\"%s\" via=\"LLDP\" rid=\"1\" age=\"0 day, 02:11:40\">\n"
+		    "  <chassis label=\"Chassis\">\n"
+		    "   <id label=\"ChassisID\" type=\"mac\">%s</id>\n"
+		    "   <name label=\"SysName\">%s</name>\n"
+		    "   <descr label=\"SysDescr\">Cumulus Linux version 5.9.1 running on Nvidia SN5600</descr>\n"
+		    "   <capability label=\"Capability\" type=\"Bridge\" enabled=\"on\"/>\n"
+		    "   <capability label=\"Capability\" type=\"Router\" enabled=\"on\"/>\n"
+		    "  </chassis>\n"
+		    "  <port label=\"Port\">\n"
+		    "   <id label=\"PortID\" type=\"ifname\">%s</id>\n"
+		    "   <descr label=\"PortDescr\">%s</descr>\n"
+		    "   <ttl label=\"TTL\">120</ttl>\n"
+		    "  </port>\n"
+		    " </interface>\n",
+		    ifname, mac, sw, sw_port, sw_port);
+}
+
+static void lldpctl(struct sim_hw *w, const struct sim_node *n)
+{
+	json_t *swap = json_object_get(n->details, "cable_swap");
+	json_t *unplug = json_object_get(n->details, "cable_unplugged");
+	struct br_buf b;
+
+	br_buf_init(&b, 0);
+	br_buf_adds(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<lldp label=\"LLDP neighbors\">\n");
+	for (int k = 0; k < SIM_NICS; k++) {
+		const struct sim_nic *nic = &n->nics[k];
+		const char *sw = nic->sw, *sw_port = nic->sw_port;
+
+		if (!nic->present)
+			continue;
+		if ((n->faults & SIM_FAULT_BIT(SIM_F_CABLE_UNPLUGGED)) &&
+		    !strcmp(nic->ifname, br_json_str(unplug, "ifname") ? br_json_str(unplug, "ifname") : ""))
+			continue;
+		if ((n->faults & SIM_FAULT_BIT(SIM_F_CABLE_SWAP)) &&
+		    !strcmp(nic->ifname, br_json_str(swap, "ifname") ? br_json_str(swap, "ifname") : "") &&
+		    br_json_str(swap, "switch") && br_json_str(swap, "switch_port")) {
+			sw = br_json_str(swap, "switch");
+			sw_port = br_json_str(swap, "switch_port");
+		}
+		lldp_neighbor(&b, nic->ifname, sw, sw_port);
+	}
+	br_buf_adds(&b, "</lldp>\n");
+	sim_hw_data(w, ".captures/lldpctl.xml", br_buf_str(&b), b.len);
+	br_buf_release(&b);
+}
+
+/* Kernel messages of a clean boot, and pcie_degraded's bandwidth notice
+ * (pcie_print_link_status's wording) naming the port that limits it. */
+static void kernel_log(struct sim_hw *w, const struct sim_node *n, const char *syslog_stamp)
+{
+	struct br_buf msgs, dmesg, kern;
+	const char *line;
+
+	br_buf_init(&msgs, 0);
+	br_buf_adds(&msgs, "[    0.000000] Linux version 6.8.0-49-generic (buildd@lcy02-amd64-103) "
+			   "(x86_64-linux-gnu-gcc-13 (Ubuntu 13.2.0-23ubuntu4) 13.2.0) #49-Ubuntu SMP "
+			   "PREEMPT_DYNAMIC Mon Nov  4 02:06:24 UTC 2024 (Ubuntu 6.8.0-49.49-generic 6.8.12)\n");
+	br_buf_addf(&msgs, "[    0.000000] DMI: Dell Inc. PowerEdge XE9680/0NGMK4, BIOS %s 07/15/2024\n",
+		    SIM_FW_BIOS);
+	for (int g = 0; g < SIM_GPUS; g++) {
+		char bdf[16], port[16];
+
+		if (!n->gpus[g].present)
+			continue;
+		sim_host_gpu_bdf(n, g, bdf, port);
+		br_buf_addf(&msgs, "[    2.%06d] pci %s: [10de:2335] type 00 class 0x030200 PCIe Endpoint\n",
+			    100000 + g * 1111, bdf);
+		if (n->gpus[g].lanes < 16)
+			br_buf_addf(&msgs,
+				    "[    2.%06d] pci %s: %.3f Gb/s available PCIe bandwidth, limited by 32.0 GT/s "
+				    "PCIe x%d link at %s (capable of 504.123 Gb/s with 32.0 GT/s PCIe x16 link)\n",
+				    100001 + g * 1111, bdf, 504.123 * n->gpus[g].lanes / 16, n->gpus[g].lanes,
+				    port);
+	}
+	for (int k = 0; k < SIM_FABRIC_NICS; k++)
+		if (n->nics[k].present)
+			br_buf_addf(&msgs, "[    4.%06d] mlx5_core 0000:%02x:00.0: firmware version: %s\n",
+				    200000 + k * 1313, n->nics[k].bus, n->nics[k].firmware);
+	br_buf_adds(&msgs, "[    6.402311] EXT4-fs (nvme0n1p2): mounted filesystem with ordered data mode.\n"
+			   "[   12.880412] nvidia-nvlink: Nvlink Core is being initialized, major device number 511\n"
+			   "[   13.104233] NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  "
+			   NVSMI_DRIVER "\n");
+	br_buf_init(&dmesg, 0);
+	br_buf_init(&kern, 0);
+	line = br_buf_str(&msgs);
+	while (*line) {
+		const char *nl = strchr(line, '\n');
+		int len = (int)(nl - line);
+
+		br_buf_addf(&dmesg, "%.*s\n", len, line);
+		br_buf_addf(&kern, "%s %s kernel: %.*s\n", syslog_stamp, n->hostname, len, line);
+		line = nl + 1;
+	}
+	sim_hw_data(w, ".captures/dmesg.txt", br_buf_str(&dmesg), dmesg.len);
+	sim_hw_data(w, "var/log/kern.log", br_buf_str(&kern), kern.len);
+	br_buf_release(&kern);
+	br_buf_release(&dmesg);
+	br_buf_release(&msgs);
+}
+
+void sim_host_captures(struct sim_hw *w, const struct sim_node *n)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	char stamp[40], syslog_stamp[24];
+
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%a %b %e %H:%M:%S %Y", &tm);
+	strftime(syslog_stamp, sizeof(syslog_stamp), "%b %e %H:%M:%S", &tm);
+	nvidia_smi(w, n, stamp);
+	lldpctl(w, n);
+	kernel_log(w, n, syslog_stamp);
+}

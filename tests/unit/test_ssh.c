@@ -1,0 +1,330 @@
+/* The SSH runner against a real OpenSSH sshd on loopback (own host key,
+ * own authorized key, a non-default port): host key policies, copying the
+ * file only when the node's copy differs, output and exit status, time
+ * limits, refused keys and ports, many nodes at once under a cap. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <pwd.h>
+#include <time.h>
+#include <signal.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <cmocka.h>
+
+#include "validators/ssh.h"
+
+static char dir[] = "/tmp/br-ssh-XXXXXX";
+static int port;
+static pid_t sshd_pid;
+
+static int sh(const char *fmt, ...) BR_PRINTF(1, 2);
+static int sh(const char *fmt, ...)
+{
+	va_list ap;
+	struct br_buf b;
+	int rc;
+
+	br_buf_init(&b, 0);
+	va_start(ap, fmt);
+	br_buf_vaddf(&b, fmt, ap);
+	va_end(ap);
+	rc = system(br_buf_str(&b));
+	br_buf_release(&b);
+	return rc;
+}
+
+static int free_port(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM, 0), p;
+
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+	p = ntohs(a.sin_port);
+	close(fd);
+	return p;
+}
+
+static int start_sshd(void **state)
+{
+	char *conf;
+	FILE *f;
+
+	(void)state;
+	if (!mkdtemp(dir))
+		return -1;
+	port = free_port();
+	if (sh("ssh-keygen -q -t ed25519 -N '' -f %s/hostkey && ssh-keygen -q -t ed25519 -N '' -f %s/otherhost && "
+	       "ssh-keygen -q -t ed25519 -N '' -f %s/userkey && ssh-keygen -q -t ed25519 -N '' -f %s/wrongkey && "
+	       "cp %s/userkey.pub %s/authorized_keys && mkdir -p /run/sshd %s/remote",
+	       dir, dir, dir, dir, dir, dir, dir))
+		return -1;
+	conf = br_xasprintf("%s/sshd_config", dir);
+	f = fopen(conf, "w");
+	fprintf(f,
+		"Port %d\nListenAddress 127.0.0.1\nHostKey %s/hostkey\nAuthorizedKeysFile %s/authorized_keys\n"
+		"PasswordAuthentication no\nKbdInteractiveAuthentication no\nPidFile %s/pid\nStrictModes no\n"
+		"MaxStartups 64:30:128\nMaxSessions 64\nSubsystem sftp internal-sftp\n",
+		port, dir, dir, dir);
+	fclose(f);
+	if (sh("/usr/sbin/sshd -f %s -E %s/sshd.log", conf, dir)) {
+		free(conf);
+		return -1;
+	}
+	free(conf);
+	/* sshd daemonizes; wait for its pid file. */
+	for (int i = 0; i < 100; i++) {
+		char *pidpath = br_xasprintf("%s/pid", dir);
+		FILE *p = fopen(pidpath, "r");
+
+		free(pidpath);
+		if (p) {
+			int ok = fscanf(p, "%d", &sshd_pid) == 1;
+
+			fclose(p);
+			if (ok)
+				return 0;
+		}
+		nanosleep(&(struct timespec){ 0, 50000000 }, NULL);
+	}
+	return -1;
+}
+
+static int stop_sshd(void **state)
+{
+	(void)state;
+	if (sshd_pid > 0)
+		kill(sshd_pid, SIGTERM);
+	sh("rm -rf %s", dir);
+	return 0;
+}
+
+static char *path(const char *name)
+{
+	return br_xasprintf("%s/%s", dir, name);
+}
+
+struct fixture {
+	struct val_ssh_options o;
+	char *key, *known, *remote, *script;
+	const char *user;
+};
+
+static void fixture_init(struct fixture *fx)
+{
+	struct passwd *pw = getpwuid(getuid());
+
+	val_ssh_options_init(&fx->o);
+	fx->key = path("userkey");
+	fx->known = path("known_hosts");
+	fx->remote = path("remote");
+	fx->script = path("probe.sh");
+	fx->user = pw->pw_name;
+	fx->o.user = fx->user;
+	fx->o.private_key = fx->key;
+	fx->o.known_hosts = fx->known;
+	fx->o.remote_dir = fx->remote;
+	fx->o.connect_timeout_ms = 10000;
+	fx->o.run_timeout_ms = 20000;
+}
+
+static void fixture_release(struct fixture *fx)
+{
+	free(fx->key);
+	free(fx->known);
+	free(fx->remote);
+	free(fx->script);
+}
+
+static int run1(const struct val_ssh_options *o, int target_port, struct val_ssh_result *r)
+{
+	struct br_loop *loop = NULL;
+	struct br_err err = { 0 };
+	struct val_ssh_target t = { "node1", "127.0.0.1", target_port };
+	int rc;
+
+	assert_int_equal(br_loop_new(&loop, &err), 0);
+	rc = val_ssh_run(loop, &t, 1, o, r, NULL, NULL, &err);
+	br_loop_free(loop);
+	return rc;
+}
+
+static void test_upload_once_and_host_keys(void **state)
+{
+	static const char *const args[] = { "a b", "it's", NULL };
+	struct fixture fx;
+	struct val_ssh_result r;
+	char *copy;
+
+	(void)state;
+	fixture_init(&fx);
+	assert_int_equal(sh("printf '#!/bin/sh\\necho \"hello [$1] [$2]\"\\necho oops >&2\\nexit 3\\n' > %s", fx.script), 0);
+	fx.o.upload = fx.script;
+	fx.o.args = args;
+
+	/* Strict with no known_hosts: refused, nothing run. */
+	assert_int_equal(run1(&fx.o, port, &r), 0);
+	assert_int_equal(r.ok, 0);
+	assert_non_null(strstr(r.error, "unknown host key SHA256:"));
+	assert_non_null(strstr(r.error, "node1 (127.0.0.1:"));
+	val_ssh_result_release(&r);
+
+	/* accept-new: recorded, copied, run with its arguments intact. */
+	fx.o.host_keys = VAL_SSH_ACCEPT_NEW;
+	assert_int_equal(run1(&fx.o, port, &r), 0);
+	if (!r.ok)
+		fail_msg("%s", r.error);
+	assert_int_equal(r.exit_status, 3);
+	assert_int_equal(r.uploaded, 1);
+	assert_string_equal(br_buf_str(&r.out), "hello [a b] [it's]\n");
+	assert_string_equal(br_buf_str(&r.err), "oops\n");
+	val_ssh_result_release(&r);
+	assert_int_equal(sh("grep -q '^\\[127.0.0.1\\]:%d ssh-ed25519 ' %s", port, fx.known), 0);
+
+	/* Strict now that the key is known; the node's copy is current: not
+	 * copied again. */
+	fx.o.host_keys = VAL_SSH_STRICT;
+	assert_int_equal(run1(&fx.o, port, &r), 0);
+	assert_int_equal(r.ok, 1);
+	assert_int_equal(r.uploaded, 0);
+	assert_string_equal(br_buf_str(&r.out), "hello [a b] [it's]\n");
+	val_ssh_result_release(&r);
+
+	/* A copy damaged on the node (same name, other content) is replaced. */
+	assert_int_equal(sh("for f in %s/bringup-probe-*; do printf '#!/bin/sh\\necho tampered\\n' > \"$f\"; done",
+			    fx.remote),
+			 0);
+	assert_int_equal(run1(&fx.o, port, &r), 0);
+	assert_int_equal(r.uploaded, 1);
+	assert_string_equal(br_buf_str(&r.out), "hello [a b] [it's]\n");
+	val_ssh_result_release(&r);
+	/* One file there, named after its digest, no partial copies left. */
+	copy = br_xasprintf("ls %s | grep -c '^bringup-probe-[0-9a-f]\\{64\\}$' | grep -qx 1 && ! ls %s | grep -q part",
+			    fx.remote, fx.remote);
+	assert_int_equal(sh("%s", copy), 0);
+	free(copy);
+
+	/* The node's key changes (reinstalled, or someone in the middle):
+	 * refused under either policy. */
+	assert_int_equal(sh("awk -v k=\"$(cut -d' ' -f2 %s/otherhost.pub)\" '{$3=k; print}' %s > %s.new && mv %s.new %s",
+			    dir, fx.known, fx.known, fx.known, fx.known),
+			 0);
+	for (int policy = 0; policy < 2; policy++) {
+		fx.o.host_keys = policy ? VAL_SSH_ACCEPT_NEW : VAL_SSH_STRICT;
+		assert_int_equal(run1(&fx.o, port, &r), 0);
+		assert_int_equal(r.ok, 0);
+		assert_non_null(strstr(r.error, "host key changed"));
+		val_ssh_result_release(&r);
+	}
+	fixture_release(&fx);
+}
+
+static void test_refusals_and_limits(void **state)
+{
+	static const char *const sleeper[] = { "sleep", "30", NULL };
+	struct fixture fx;
+	struct val_ssh_result r;
+	char *wrong;
+	int64_t t0;
+
+	(void)state;
+	fixture_init(&fx);
+	fx.o.host_keys = VAL_SSH_ACCEPT_NEW;
+	unlink(fx.known);
+	fx.o.args = sleeper;
+
+	/* A key the node does not know. */
+	wrong = path("wrongkey");
+	fx.o.private_key = wrong;
+	assert_int_equal(run1(&fx.o, port, &r), 0);
+	assert_int_equal(r.ok, 0);
+	assert_non_null(strstr(r.error, "public key authentication"));
+	assert_non_null(strstr(r.error, "refused"));
+	val_ssh_result_release(&r);
+	fx.o.private_key = fx.key;
+
+	/* A command past its time limit is ended, and said so. */
+	fx.o.run_timeout_ms = 800;
+	t0 = br_now_ms();
+	assert_int_equal(run1(&fx.o, port, &r), 0);
+	assert_int_equal(r.ok, 0);
+	assert_non_null(strstr(r.error, "command: no answer within"));
+	assert_true(br_now_ms() - t0 < 10000);
+	val_ssh_result_release(&r);
+
+	/* Nothing listening. */
+	assert_int_equal(run1(&fx.o, free_port(), &r), 0);
+	assert_int_equal(r.ok, 0);
+	assert_non_null(strstr(r.error, "connect: Connection refused"));
+	val_ssh_result_release(&r);
+	free(wrong);
+	fixture_release(&fx);
+}
+
+struct counter {
+	int active, peak, finished;
+};
+
+static void on_done(void *ctx, size_t index, const struct val_ssh_result *r)
+{
+	struct counter *c = ctx;
+
+	(void)index;
+	(void)r;
+	c->finished++;
+}
+
+static void test_many_at_once(void **state)
+{
+	static const char *const cmd[] = { "sh", "-c", "echo $$; sleep 0.3", NULL };
+	struct fixture fx;
+	struct val_ssh_target t[12];
+	struct val_ssh_result r[12];
+	struct counter count = { 0 };
+	struct br_loop *loop = NULL;
+	struct br_err err = { 0 };
+	int64_t t0;
+
+	(void)state;
+	fixture_init(&fx);
+	fx.o.host_keys = VAL_SSH_ACCEPT_NEW;
+	fx.o.args = cmd;
+	fx.o.max_parallel = 4;
+	for (int i = 0; i < 12; i++)
+		t[i] = (struct val_ssh_target){ "node", "127.0.0.1", port };
+	assert_int_equal(br_loop_new(&loop, &err), 0);
+	t0 = br_now_ms();
+	assert_int_equal(val_ssh_run(loop, t, 12, &fx.o, r, on_done, &count, &err), 0);
+	/* 12 commands of 0.3 s, 4 at a time: at least 3 rounds. */
+	assert_true(br_now_ms() - t0 >= 900);
+	assert_int_equal(count.finished, 12);
+	for (int i = 0; i < 12; i++) {
+		if (!r[i].ok)
+			fail_msg("%d: %s", i, r[i].error);
+		assert_int_equal(r[i].exit_status, 0);
+		val_ssh_result_release(&r[i]);
+	}
+	br_loop_free(loop);
+	fixture_release(&fx);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_upload_once_and_host_keys),
+		cmocka_unit_test(test_refusals_and_limits),
+		cmocka_unit_test(test_many_at_once),
+	};
+
+	return cmocka_run_group_tests(tests, start_sshd, stop_sshd);
+}

@@ -1,0 +1,793 @@
+/* The SSH runner: one state machine per node over a non-blocking libssh2
+ * session, driven by its socket's readiness on the event loop. */
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <libssh2.h>
+#include <libssh2_sftp.h>
+#include <openssl/evp.h>
+
+#include "ssh.h"
+
+#define WRITE_CHUNK (32u << 10)
+
+enum step {
+	S_CONNECT,
+	S_HANDSHAKE,
+	S_HOSTKEY,
+	S_AUTH,
+	S_SUM,
+	S_SFTP_INIT,
+	S_SFTP_OPEN,
+	S_SFTP_WRITE,
+	S_SFTP_CLOSE,
+	S_SFTP_DOWN,
+	S_RUN,
+	S_BYE,
+	S_DONE
+};
+
+static const char *const step_names[] = {
+	[S_CONNECT] = "connect",	  [S_HANDSHAKE] = "SSH handshake", [S_HOSTKEY] = "host key check",
+	[S_AUTH] = "public key authentication", [S_SUM] = "checksum of the node's copy",
+	[S_SFTP_INIT] = "SFTP start", [S_SFTP_OPEN] = "SFTP open", [S_SFTP_WRITE] = "SFTP write",
+	[S_SFTP_CLOSE] = "SFTP close", [S_SFTP_DOWN] = "SFTP end",	   [S_RUN] = "command",
+	[S_BYE] = "disconnect",		  [S_DONE] = "done",
+};
+
+/* One command on a channel: open, exec, read both streams to EOF, close,
+ * exit status. */
+struct exec {
+	LIBSSH2_CHANNEL *ch;
+	int phase;
+	struct br_buf out, err;
+	int out_over;
+	int status;
+};
+
+struct run;
+
+struct conn {
+	struct run *run;
+	size_t index;
+	int fd;
+	struct br_loop_fd *watch;
+	struct br_loop_timer deadline;
+	LIBSSH2_SESSION *s;
+	LIBSSH2_SFTP *sftp;
+	LIBSSH2_SFTP_HANDLE *fh;
+	size_t sent;
+	enum step step;
+	struct exec ex;
+	int need_upload;
+	int64_t start_ms;
+	char *part, *upload_cmd; /* the copy's temporary name, and the command that installs and runs it */
+};
+
+struct run {
+	struct br_loop *loop;
+	const struct val_ssh_options *o;
+	const struct val_ssh_target *targets;
+	struct val_ssh_result *results;
+	size_t n, next, active;
+	val_ssh_done_fn done;
+	void *ctx;
+	struct conn *conns;
+	int starting;
+	char *data; /* the file to upload */
+	size_t len;
+	char *remote; /* its path there, named after its digest */
+	char *sum_cmd, *run_cmd;
+};
+
+void val_shell_quote(struct br_buf *b, const char *s)
+{
+	br_buf_adds(b, "'");
+	for (; *s; s++)
+		br_buf_adds(b, *s == '\'' ? "'\\''" : (char[]){ *s, 0 });
+	br_buf_adds(b, "'");
+}
+
+void val_ssh_options_init(struct val_ssh_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->user = "ubuntu";
+	o->remote_dir = "/var/tmp";
+	o->connect_timeout_ms = 15000;
+	o->run_timeout_ms = 120000;
+	o->max_parallel = 32;
+}
+
+void val_ssh_result_release(struct val_ssh_result *r)
+{
+	free(r->error);
+	br_buf_release(&r->out);
+	br_buf_release(&r->err);
+	memset(r, 0, sizeof(*r));
+}
+
+/* ---- finishing ---------------------------------------------------------------- */
+
+static void start_next(struct run *run);
+
+static void conn_close(struct conn *c)
+{
+	/* A session with a channel still open (a command past its limit)
+	 * says goodbye on the socket, and in non-blocking mode would answer
+	 * EAGAIN and free nothing: shut the socket first so every send fails
+	 * at once. */
+	if (c->fd >= 0)
+		shutdown(c->fd, SHUT_RDWR);
+	if (c->ex.ch)
+		libssh2_channel_free(c->ex.ch);
+	if (c->fh)
+		libssh2_sftp_close_handle(c->fh);
+	if (c->sftp)
+		libssh2_sftp_shutdown(c->sftp);
+	if (c->s) {
+		if (libssh2_session_free(c->s) == LIBSSH2_ERROR_EAGAIN) {
+			libssh2_session_set_blocking(c->s, 1);
+			libssh2_session_set_timeout(c->s, 1000);
+			libssh2_session_free(c->s);
+		}
+	}
+	br_loop_fd_del(c->watch);
+	if (c->fd >= 0)
+		close(c->fd);
+	br_loop_timer_stop(c->run->loop, &c->deadline);
+	br_buf_release(&c->ex.out);
+	br_buf_release(&c->ex.err);
+	free(c->part);
+	free(c->upload_cmd);
+	c->part = c->upload_cmd = NULL;
+	c->ex.ch = NULL;
+	c->fh = NULL;
+	c->sftp = NULL;
+	c->s = NULL;
+	c->watch = NULL;
+	c->fd = -1;
+}
+
+static void conn_finish(struct conn *c)
+{
+	struct run *run = c->run;
+	struct val_ssh_result *r = &run->results[c->index];
+
+	r->ms = br_now_ms() - c->start_ms;
+	conn_close(c);
+	c->step = S_DONE;
+	run->active--;
+	br_loop_unhold(run->loop);
+	if (run->done)
+		run->done(run->ctx, c->index, r);
+	start_next(run);
+}
+
+static void conn_fail(struct conn *c, const char *fmt, ...) BR_PRINTF(2, 3);
+static void conn_fail(struct conn *c, const char *fmt, ...)
+{
+	const struct val_ssh_target *t = &c->run->targets[c->index];
+	struct val_ssh_result *r = &c->run->results[c->index];
+	struct br_buf b;
+	va_list ap;
+
+	br_buf_init(&b, 0);
+	br_buf_addf(&b, "ssh %s (%s:%d): %s: ", t->name, t->address, t->port ? t->port : 22, step_names[c->step]);
+	va_start(ap, fmt);
+	br_buf_vaddf(&b, fmt, ap);
+	va_end(ap);
+	free(r->error);
+	r->error = br_buf_detach(&b);
+	r->ok = 0;
+	conn_finish(c);
+}
+
+static const char *ssh_error(struct conn *c)
+{
+	char *msg = NULL;
+
+	if (c->s)
+		libssh2_session_last_error(c->s, &msg, NULL, 0);
+	return msg && *msg ? msg : "failed";
+}
+
+/* ---- host keys ---------------------------------------------------------------- */
+
+static int key_bits(int hostkey_type)
+{
+	switch (hostkey_type) {
+	case LIBSSH2_HOSTKEY_TYPE_RSA:
+		return LIBSSH2_KNOWNHOST_KEY_SSHRSA;
+	case LIBSSH2_HOSTKEY_TYPE_DSS:
+		return LIBSSH2_KNOWNHOST_KEY_SSHDSS;
+#ifdef LIBSSH2_HOSTKEY_TYPE_ECDSA_256
+	case LIBSSH2_HOSTKEY_TYPE_ECDSA_256:
+		return LIBSSH2_KNOWNHOST_KEY_ECDSA_256;
+	case LIBSSH2_HOSTKEY_TYPE_ECDSA_384:
+		return LIBSSH2_KNOWNHOST_KEY_ECDSA_384;
+	case LIBSSH2_HOSTKEY_TYPE_ECDSA_521:
+		return LIBSSH2_KNOWNHOST_KEY_ECDSA_521;
+#endif
+#ifdef LIBSSH2_HOSTKEY_TYPE_ED25519
+	case LIBSSH2_HOSTKEY_TYPE_ED25519:
+		return LIBSSH2_KNOWNHOST_KEY_ED25519;
+#endif
+	default:
+		return LIBSSH2_KNOWNHOST_KEY_UNKNOWN;
+	}
+}
+
+/* "SHA256:…" as ssh-keygen -l prints it (base64 without padding). */
+static char *fingerprint(LIBSSH2_SESSION *s)
+{
+	const unsigned char *hash = (const unsigned char *)libssh2_hostkey_hash(s, LIBSSH2_HOSTKEY_HASH_SHA256);
+	unsigned char b64[64];
+	int n;
+
+	if (!hash)
+		return br_xstrdup("(no fingerprint)");
+	n = EVP_EncodeBlock(b64, hash, 32);
+	while (n > 0 && b64[n - 1] == '=')
+		n--;
+	return br_xasprintf("SHA256:%.*s", n, (const char *)b64);
+}
+
+/* accept-new: one appended line per new host, so concurrent sessions never
+ * rewrite each other's additions. */
+static int append_known_host(LIBSSH2_KNOWNHOSTS *kh, struct libssh2_knownhost *entry, const char *path,
+			     char **ret_why)
+{
+	char line[4096];
+	size_t len = 0;
+	int fd, rc;
+
+	rc = libssh2_knownhost_writeline(kh, entry, line, sizeof(line), &len, LIBSSH2_KNOWNHOST_FILE_OPENSSH);
+	if (rc) {
+		*ret_why = br_xstrdup("cannot format the known_hosts line");
+		return -1;
+	}
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0 || write(fd, line, len) != (ssize_t)len) {
+		*ret_why = br_xasprintf("cannot add to %s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+/* NULL when the key is known (or newly recorded under accept-new), else
+ * why the connection must not go on (the caller's). */
+static char *host_key_problem(struct conn *c)
+{
+	const struct val_ssh_target *t = &c->run->targets[c->index];
+	const struct val_ssh_options *o = c->run->o;
+	int port = t->port ? t->port : 22, type = 0, bits;
+	size_t keylen = 0;
+	const char *key = libssh2_session_hostkey(c->s, &keylen, &type);
+	LIBSSH2_KNOWNHOSTS *kh = key ? libssh2_knownhost_init(c->s) : NULL;
+	struct libssh2_knownhost *found = NULL, *added = NULL;
+	char *fp = fingerprint(c->s), *why = NULL, *entry_name;
+
+	bits = key_bits(type);
+	if (!kh) {
+		why = br_xstrdup("no host key from the server");
+		goto out;
+	}
+	/* A missing file knows no host: strict then refuses with the key's
+	 * fingerprint, which is what the operator needs to add it. */
+	if (libssh2_knownhost_readfile(kh, o->known_hosts, LIBSSH2_KNOWNHOST_FILE_OPENSSH) < 0 &&
+	    access(o->known_hosts, F_OK) == 0) {
+		why = br_xasprintf("cannot read known_hosts file %s", o->known_hosts);
+		goto out;
+	}
+	switch (libssh2_knownhost_checkp(kh, t->address, port, key, keylen,
+					 LIBSSH2_KNOWNHOST_TYPE_PLAIN | LIBSSH2_KNOWNHOST_KEYENC_RAW | bits, &found)) {
+	case LIBSSH2_KNOWNHOST_CHECK_MATCH:
+		break;
+	case LIBSSH2_KNOWNHOST_CHECK_MISMATCH:
+		why = br_xasprintf("the host key changed (now %s): refusing to connect; if the node was reinstalled, "
+				   "remove its old line from %s (ssh-keygen -R '[%s]:%d' -f %s)",
+				   fp, o->known_hosts, t->address, port, o->known_hosts);
+		break;
+	case LIBSSH2_KNOWNHOST_CHECK_NOTFOUND:
+		if (o->host_keys != VAL_SSH_ACCEPT_NEW) {
+			why = br_xasprintf("unknown host key %s and the host key policy is strict: add the node's key "
+					   "to %s, or run once with --host-key-policy accept-new",
+					   fp, o->known_hosts);
+			break;
+		}
+		entry_name = port == 22 ? br_xstrdup(t->address) : br_xasprintf("[%s]:%d", t->address, port);
+		if (libssh2_knownhost_addc(kh, entry_name, NULL, key, keylen, NULL, 0,
+					   LIBSSH2_KNOWNHOST_TYPE_PLAIN | LIBSSH2_KNOWNHOST_KEYENC_RAW | bits, &added)) {
+			why = br_xstrdup("cannot record the host key");
+		} else if (!append_known_host(kh, added, o->known_hosts, &why)) {
+			br_log(BR_LOG_INFO, "ssh", "%s: recorded new host key %s for %s in %s", t->name, fp, entry_name,
+			       o->known_hosts);
+		}
+		free(entry_name);
+		break;
+	default:
+		why = br_xasprintf("cannot check the host key against %s", o->known_hosts);
+		break;
+	}
+out:
+	if (kh)
+		libssh2_knownhost_free(kh);
+	free(fp);
+	return why;
+}
+
+/* ---- commands ------------------------------------------------------------------ */
+
+/* 0 done, 1 wait, -1 failed (reported). */
+static int exec_step(struct conn *c, const char *cmd, size_t out_max)
+{
+	struct exec *ex = &c->ex;
+	char buf[16384];
+	ssize_t got;
+	int rc, again;
+
+	switch (ex->phase) {
+	case 0:
+		ex->ch = libssh2_channel_open_session(c->s);
+		if (!ex->ch) {
+			if (libssh2_session_last_errno(c->s) == LIBSSH2_ERROR_EAGAIN)
+				return 1;
+			conn_fail(c, "cannot open a channel: %s", ssh_error(c));
+			return -1;
+		}
+		ex->phase = 1;
+		/* fall through */
+	case 1:
+		rc = libssh2_channel_exec(ex->ch, cmd);
+		if (rc == LIBSSH2_ERROR_EAGAIN)
+			return 1;
+		if (rc) {
+			conn_fail(c, "cannot start the command: %s", ssh_error(c));
+			return -1;
+		}
+		br_buf_release(&ex->out);
+		br_buf_release(&ex->err);
+		br_buf_init(&ex->out, out_max);
+		br_buf_init(&ex->err, VAL_SSH_ERR_MAX);
+		ex->out_over = 0;
+		ex->phase = 2;
+		/* fall through */
+	case 2:
+		do {
+			again = 0;
+			while ((got = libssh2_channel_read(ex->ch, buf, sizeof(buf))) > 0) {
+				if (br_buf_add(&ex->out, buf, (size_t)got))
+					ex->out_over = 1;
+				again = 1;
+			}
+			if (got < 0 && got != LIBSSH2_ERROR_EAGAIN) {
+				conn_fail(c, "reading its output: %s", ssh_error(c));
+				return -1;
+			}
+			/* stderr past its cap is read and dropped: an unread
+			 * stream would stall the channel's window. */
+			while ((got = libssh2_channel_read_stderr(ex->ch, buf, sizeof(buf))) > 0) {
+				br_buf_add(&ex->err, buf, (size_t)got);
+				again = 1;
+			}
+		} while (again);
+		if (!libssh2_channel_eof(ex->ch))
+			return 1;
+		ex->phase = 3;
+		/* fall through */
+	case 3:
+		rc = libssh2_channel_close(ex->ch);
+		if (rc == LIBSSH2_ERROR_EAGAIN)
+			return 1;
+		ex->phase = 4;
+		/* fall through */
+	case 4: {
+		char *sig = NULL;
+		size_t siglen = 0;
+
+		rc = libssh2_channel_wait_closed(ex->ch);
+		if (rc == LIBSSH2_ERROR_EAGAIN)
+			return 1;
+		ex->status = libssh2_channel_get_exit_status(ex->ch);
+		if (!libssh2_channel_get_exit_signal(ex->ch, &sig, &siglen, NULL, NULL, NULL, NULL) && sig) {
+			static const char *const names[] = { "HUP", "INT", "QUIT", "ILL", "TRAP", "ABRT", "BUS",
+							     "FPE", "KILL", "USR1", "SEGV", "USR2", "PIPE", "ALRM",
+							     "TERM" };
+			for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+				if (!strcmp(sig, names[i]))
+					ex->status = 128 + (int)i + 1;
+			libssh2_free(c->s, sig);
+		}
+		libssh2_channel_free(ex->ch);
+		ex->ch = NULL;
+		ex->phase = 0;
+		return 0;
+	}
+	}
+	return 0;
+}
+
+static void upload_names(struct conn *c);
+
+/* ---- the steps ------------------------------------------------------------------ */
+
+static int sftp_again(struct conn *c, const char *what)
+{
+	if (libssh2_session_last_errno(c->s) == LIBSSH2_ERROR_EAGAIN)
+		return 1;
+	if (c->sftp && libssh2_session_last_errno(c->s) == LIBSSH2_ERROR_SFTP_PROTOCOL)
+		conn_fail(c, "%s: SFTP error %lu", what, libssh2_sftp_last_error(c->sftp));
+	else
+		conn_fail(c, "%s: %s", what, ssh_error(c));
+	return -1;
+}
+
+/* Run the step the connection is at: 0 it finished (go on), 1 wait for
+ * the socket, -1 the connection failed (already reported). */
+static int do_step(struct conn *c)
+{
+	struct run *run = c->run;
+	const struct val_ssh_options *o = run->o;
+	struct val_ssh_result *r = &run->results[c->index];
+	int rc, soerr = 0;
+	socklen_t sl = sizeof(soerr);
+
+	switch (c->step) {
+	case S_CONNECT:
+		if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) || soerr == EINPROGRESS)
+			return 1;
+		if (soerr) {
+			conn_fail(c, "%s", strerror(soerr));
+			return -1;
+		}
+		return 0;
+	case S_HANDSHAKE:
+		rc = libssh2_session_handshake(c->s, c->fd);
+		if (rc == LIBSSH2_ERROR_EAGAIN)
+			return 1;
+		if (rc) {
+			conn_fail(c, "%s", ssh_error(c));
+			return -1;
+		}
+		return 0;
+	case S_HOSTKEY: {
+		char *why = host_key_problem(c);
+
+		if (!why)
+			return 0;
+		conn_fail(c, "%s", why);
+		free(why);
+		return -1;
+	}
+	case S_AUTH:
+		rc = libssh2_userauth_publickey_fromfile_ex(c->s, o->user, (unsigned)strlen(o->user), NULL,
+							    o->private_key, NULL);
+		if (rc == LIBSSH2_ERROR_EAGAIN)
+			return 1;
+		if (rc) {
+			conn_fail(c,
+				  "user %s with key %s refused (%s): is the validators' public key in the node's "
+				  "authorized_keys?",
+				  o->user, o->private_key, ssh_error(c));
+			return -1;
+		}
+		/* Logged in: checking and copying the file get the command's
+		 * time limit, not the connect limit (a 5 MiB copy to a busy node
+		 * outlasts a handshake). */
+		br_loop_timer_start(run->loop, &c->deadline, o->run_timeout_ms);
+		return 0;
+	case S_SUM:
+		if (!run->data)
+			return 0;
+		rc = exec_step(c, run->sum_cmd, 4096);
+		if (rc)
+			return rc;
+		/* The remote name carries the digest; sha256sum proves the
+		 * content (a copy cut short by a full disk has the name too). */
+		c->need_upload = !c->ex.out.data || strncmp(c->ex.out.data, run->remote + strlen(run->remote) - 64, 64);
+		return 0;
+	case S_SFTP_INIT:
+		if (!c->need_upload)
+			return 0;
+		c->sftp = libssh2_sftp_init(c->s);
+		return c->sftp ? 0 : sftp_again(c, "cannot start SFTP");
+	case S_SFTP_OPEN:
+		if (!c->need_upload)
+			return 0;
+		if (!c->part)
+			upload_names(c);
+		c->fh = libssh2_sftp_open_ex(c->sftp, c->part, (unsigned)strlen(c->part),
+					     LIBSSH2_FXF_WRITE | LIBSSH2_FXF_CREAT | LIBSSH2_FXF_TRUNC,
+					     LIBSSH2_SFTP_S_IRWXU, LIBSSH2_SFTP_OPENFILE);
+		return c->fh ? 0 : sftp_again(c, c->part);
+	case S_SFTP_WRITE:
+		while (c->need_upload && c->sent < run->len) {
+			size_t chunk = run->len - c->sent < WRITE_CHUNK ? run->len - c->sent : WRITE_CHUNK;
+			ssize_t put = libssh2_sftp_write(c->fh, run->data + c->sent, chunk);
+
+			if (put == LIBSSH2_ERROR_EAGAIN)
+				return 1;
+			if (put < 0)
+				return sftp_again(c, c->part);
+			c->sent += (size_t)put;
+		}
+		return 0;
+	case S_SFTP_CLOSE:
+		if (c->fh) {
+			rc = libssh2_sftp_close_handle(c->fh);
+			if (rc == LIBSSH2_ERROR_EAGAIN)
+				return 1;
+			c->fh = NULL;
+			if (rc)
+				return sftp_again(c, c->part);
+		}
+		return 0;
+	case S_SFTP_DOWN:
+		if (c->sftp) {
+			rc = libssh2_sftp_shutdown(c->sftp);
+			if (rc == LIBSSH2_ERROR_EAGAIN)
+				return 1;
+			c->sftp = NULL;
+		}
+		if (c->need_upload)
+			r->uploaded = 1;
+		/* The command gets its own time limit from here. */
+		br_loop_timer_start(run->loop, &c->deadline, o->run_timeout_ms);
+		return 0;
+	case S_RUN:
+		if (!r->run_start_ms)
+			r->run_start_ms = br_now_ms();
+		rc = exec_step(c, c->need_upload ? c->upload_cmd : run->run_cmd, VAL_SSH_OUT_MAX);
+		if (rc)
+			return rc;
+		r->run_end_ms = br_now_ms();
+		if (c->ex.out_over) {
+			conn_fail(c, "output larger than %u bytes", VAL_SSH_OUT_MAX);
+			return -1;
+		}
+		r->ok = 1;
+		r->exit_status = c->ex.status;
+		r->out = c->ex.out;
+		r->err = c->ex.err;
+		memset(&c->ex.out, 0, sizeof(c->ex.out));
+		memset(&c->ex.err, 0, sizeof(c->ex.err));
+		return 0;
+	case S_BYE:
+		rc = libssh2_session_disconnect(c->s, "bringup validate done");
+		return rc == LIBSSH2_ERROR_EAGAIN ? 1 : 0;
+	case S_DONE:
+		break;
+	}
+	return 0;
+}
+
+static void advance(struct conn *c)
+{
+	for (;;) {
+		int rc = do_step(c);
+		unsigned dirs, ev = 0;
+
+		if (rc < 0)
+			return;
+		if (rc == 0) {
+			if (++c->step == S_DONE) {
+				conn_finish(c);
+				return;
+			}
+			continue;
+		}
+		if (c->step == S_CONNECT) {
+			ev = BR_LOOP_OUT;
+		} else {
+			dirs = (unsigned)libssh2_session_block_directions(c->s);
+			ev |= dirs & LIBSSH2_SESSION_BLOCK_INBOUND ? BR_LOOP_IN : 0;
+			ev |= dirs & LIBSSH2_SESSION_BLOCK_OUTBOUND ? BR_LOOP_OUT : 0;
+			if (!ev)
+				ev = BR_LOOP_IN;
+		}
+		br_loop_fd_set(c->watch, ev);
+		return;
+	}
+}
+
+static void on_fd(struct br_loop_fd *watch, int fd, unsigned events, void *ctx)
+{
+	(void)watch;
+	(void)fd;
+	(void)events;
+	advance(ctx);
+}
+
+static void on_deadline(struct br_loop_timer *t, void *ctx)
+{
+	struct conn *c = ctx;
+
+	(void)t;
+	conn_fail(c, "no answer within %lld ms", (long long)(br_now_ms() - c->start_ms));
+}
+
+/* ---- starting ------------------------------------------------------------------- */
+
+/* The copy is written under a name of its own per connection (nodes that
+ * share a filesystem, as simulated ones do, must not write one file), then
+ * made executable and renamed over the digest's name in one step. */
+static char *command(const struct run *run, const char *file, const char *prefix);
+
+static void upload_names(struct conn *c)
+{
+	struct run *run = c->run;
+	struct br_buf b;
+
+	c->part = br_xasprintf("%s.part-%ld-%zu", run->remote, (long)getpid(), c->index);
+	br_buf_init(&b, 0);
+	br_buf_adds(&b, "chmod 0755 ");
+	val_shell_quote(&b, c->part);
+	br_buf_adds(&b, " && mv -f ");
+	val_shell_quote(&b, c->part);
+	br_buf_adds(&b, " ");
+	val_shell_quote(&b, run->remote);
+	br_buf_adds(&b, " && ");
+	c->upload_cmd = command(run, run->remote, br_buf_str(&b));
+	br_buf_release(&b);
+}
+
+static void conn_start(struct run *run, size_t i)
+{
+	const struct val_ssh_target *t = &run->targets[i];
+	struct conn *c = &run->conns[i];
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV };
+	struct addrinfo *ai = NULL;
+	char port[8];
+	struct br_err err = { 0 };
+	int gai;
+
+	memset(c, 0, sizeof(*c));
+	c->run = run;
+	c->index = i;
+	c->fd = -1;
+	c->start_ms = br_now_ms();
+	run->active++;
+	br_loop_hold(run->loop);
+	br_loop_timer_init(&c->deadline, on_deadline, c);
+	br_loop_timer_start(run->loop, &c->deadline, run->o->connect_timeout_ms);
+	snprintf(port, sizeof(port), "%d", t->port ? t->port : 22);
+	gai = getaddrinfo(t->address, port, &hints, &ai);
+	if (gai) {
+		conn_fail(c, "cannot resolve: %s", gai_strerror(gai));
+		return;
+	}
+	c->fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
+	if (c->fd < 0 || (connect(c->fd, ai->ai_addr, ai->ai_addrlen) && errno != EINPROGRESS)) {
+		freeaddrinfo(ai);
+		conn_fail(c, "%s", strerror(errno));
+		return;
+	}
+	freeaddrinfo(ai);
+	c->s = libssh2_session_init();
+	if (!c->s) {
+		conn_fail(c, "cannot set up an SSH session");
+		return;
+	}
+	libssh2_session_set_blocking(c->s, 0);
+	c->watch = br_loop_fd_add(run->loop, c->fd, BR_LOOP_OUT, on_fd, c, &err);
+	if (!c->watch) {
+		conn_fail(c, "%s", err.msg);
+		return;
+	}
+	advance(c);
+}
+
+/* Connections that fail at once finish inside conn_start and call back
+ * here: the outer call keeps going, so the stack never grows with them. */
+static void start_next(struct run *run)
+{
+	if (run->starting)
+		return;
+	run->starting = 1;
+	while (run->next < run->n && run->active < (size_t)run->o->max_parallel)
+		conn_start(run, run->next++);
+	run->starting = 0;
+}
+
+static char *sha256_hex(const char *data, size_t len)
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0;
+	char *hex = br_xmalloc(65);
+
+	EVP_Digest(data, len, md, &mdlen, EVP_sha256(), NULL);
+	for (unsigned i = 0; i < 32; i++)
+		snprintf(hex + 2 * i, 3, "%02x", md[i]);
+	return hex;
+}
+
+/* "cd / && exec timeout -k 5 SECONDS 'FILE' 'ARG'…": the node ends the
+ * command too, should this side vanish. */
+static char *command(const struct run *run, const char *file, const char *prefix)
+{
+	const struct val_ssh_options *o = run->o;
+	struct br_buf b;
+
+	br_buf_init(&b, 0);
+	if (prefix)
+		br_buf_adds(&b, prefix);
+	br_buf_addf(&b, "cd / && exec timeout -k 5 %lld ", (long long)(o->run_timeout_ms + 999) / 1000);
+	if (file) {
+		val_shell_quote(&b, file);
+	}
+	for (size_t i = 0; o->args && o->args[i]; i++) {
+		if (file || i)
+			br_buf_adds(&b, " ");
+		val_shell_quote(&b, o->args[i]);
+	}
+	return br_buf_detach(&b);
+}
+
+static int prepare(struct run *run, struct br_err *err)
+{
+	const struct val_ssh_options *o = run->o;
+	struct br_buf b;
+	char *hex;
+
+	if (!o->private_key || !o->known_hosts || !o->user || !*o->user || o->max_parallel < 1 ||
+	    o->connect_timeout_ms < 1 || o->run_timeout_ms < 1)
+		return br_errf(err, BR_E_INVAL, "ssh: a private key, a known_hosts file, a user and positive limits "
+						"are required");
+	if (!o->upload && (!o->args || !o->args[0]))
+		return br_errf(err, BR_E_INVAL, "ssh: nothing to run");
+	if (o->remote_dir[strspn(o->remote_dir, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-")] ||
+	    o->remote_dir[0] != '/')
+		return br_errf(err, BR_E_INVAL, "ssh: remote directory '%s' must be an absolute plain path",
+			       o->remote_dir);
+	if (o->upload) {
+		if (br_read_file(o->upload, VAL_SSH_FILE_MAX, &run->data, &run->len, err))
+			return br_err_prefix(err, "file to run on the nodes");
+		hex = sha256_hex(run->data, run->len);
+		run->remote = br_xasprintf("%s/bringup-probe-%s", o->remote_dir, hex);
+		free(hex);
+		br_buf_init(&b, 0);
+		br_buf_adds(&b, "sha256sum -- ");
+		val_shell_quote(&b, run->remote);
+		br_buf_adds(&b, " 2>/dev/null; true");
+		run->sum_cmd = br_buf_detach(&b);
+		run->run_cmd = command(run, run->remote, NULL);
+	} else {
+		run->run_cmd = command(run, NULL, NULL);
+	}
+	return 0;
+}
+
+int val_ssh_run(struct br_loop *loop, const struct val_ssh_target *targets, size_t n,
+		const struct val_ssh_options *opts, struct val_ssh_result *results, val_ssh_done_fn done, void *ctx,
+		struct br_err *err)
+{
+	struct run run = { .loop = loop, .o = opts, .targets = targets, .results = results, .n = n,
+			   .done = done, .ctx = ctx };
+	int rc;
+
+	for (size_t i = 0; i < n; i++)
+		memset(&results[i], 0, sizeof(results[i]));
+	rc = prepare(&run, err);
+	if (!rc && libssh2_init(0))
+		rc = br_errf(err, BR_E_IO, "ssh: libssh2 cannot start");
+	if (!rc && n) {
+		run.conns = br_xcalloc(n, sizeof(*run.conns));
+		start_next(&run);
+		rc = br_loop_run(loop, err);
+	}
+	free(run.conns);
+	free(run.data);
+	free(run.remote);
+	free(run.sum_cmd);
+	free(run.run_cmd);
+	return rc;
+}

@@ -1,0 +1,95 @@
+/*
+ * ssh — running a command (the probe) on many nodes at once over SSH:
+ * libssh2 sessions, non-blocking, on the process's one event loop
+ * (common/loop.h). Public-key authentication only; host keys checked
+ * against a known_hosts file (strict: an unknown or changed key is refused;
+ * accept-new: an unknown key is recorded, a changed one still refused).
+ * The file to run is copied over SFTP only when the node's copy differs
+ * (its SHA-256 is in the remote name and checked with sha256sum), then run
+ * under a time limit on both ends. No shell text is built from inventory
+ * data: remote paths are made of hex digits, arguments are single-quoted.
+ *
+ * Ownership: targets and options are borrowed for the run; results are the
+ * caller's array, filled by val_ssh_run and emptied by
+ * val_ssh_result_release.
+ */
+#ifndef BRINGUP_VALIDATORS_SSH_H
+#define BRINGUP_VALIDATORS_SSH_H
+
+#include <stdint.h>
+
+#include "common.h"
+#include "loop.h"
+
+#define VAL_SSH_OUT_MAX (16u << 20)  /* a command's stdout kept (a probe document is ~100 KiB) */
+#define VAL_SSH_ERR_MAX (64u << 10)  /* its stderr kept */
+#define VAL_SSH_FILE_MAX (64u << 20) /* the file copied over */
+#define VAL_SSH_ARGS_MAX 32
+
+enum val_ssh_host_keys { VAL_SSH_STRICT, VAL_SSH_ACCEPT_NEW };
+
+struct val_ssh_target {
+	const char *name;    /* for messages: the node's hostname */
+	const char *address; /* IP address or name to connect to */
+	int port;            /* 0: 22 */
+};
+
+struct val_ssh_options {
+	const char *user;             /* default "ubuntu", MAAS's default user */
+	const char *private_key;      /* path; its .pub beside it is not needed */
+	const char *known_hosts;      /* path; created under accept-new */
+	enum val_ssh_host_keys host_keys;
+	const char *upload;           /* local file to run there (the probe); NULL: run args[0] as is */
+	const char *remote_dir;       /* where the copy goes; default /var/tmp */
+	const char *const *args;      /* arguments (after the uploaded file, or the whole command) */
+	int64_t connect_timeout_ms;   /* TCP connect, handshake and authentication; default 15 s */
+	int64_t run_timeout_ms;       /* checking and copying the file, then the command itself, each; default 120 s */
+	int max_parallel;             /* sessions at once; default 32 */
+};
+void val_ssh_options_init(struct val_ssh_options *o);
+
+struct val_ssh_result {
+	int ok;              /* the command ran and exited (whatever its status) */
+	char *error;         /* why not, naming host:port and the step */
+	int exit_status;     /* its exit status; 128+N when killed by signal N */
+	int uploaded;        /* the file was copied this time */
+	struct br_buf out, err;
+	int64_t ms;          /* connect to exit */
+	int64_t run_start_ms, run_end_ms; /* br_now_ms() when the command was started and had ended */
+};
+void val_ssh_result_release(struct val_ssh_result *r);
+
+/* Called as each target finishes (may be NULL). */
+typedef void (*val_ssh_done_fn)(void *ctx, size_t index, const struct val_ssh_result *r);
+
+/* Run on every target, at most max_parallel at once, on loop (which this
+ * runs until all are done). results has n entries. Returns 0, or an error
+ * when nothing could run at all (the upload file unreadable, bad options). */
+int val_ssh_run(struct br_loop *loop, const struct val_ssh_target *targets, size_t n,
+		const struct val_ssh_options *opts, struct val_ssh_result *results, val_ssh_done_fn done, void *ctx,
+		struct br_err *err);
+
+/* Append s to b as one single-quoted shell word. */
+void val_shell_quote(struct br_buf *b, const char *s);
+
+/* ---- ssh_config.c: where a node is reached --------------------------------- */
+
+/* The subset of OpenSSH's ssh_config(5) a validator needs: Host blocks
+ * (patterns with * and ?, negation with !) giving HostName, Port, User,
+ * IdentityFile and UserKnownHostsFile. As in OpenSSH, the first value
+ * found for a keyword wins. Other keywords are ignored. */
+struct val_ssh_host {
+	char *hostname;     /* where to connect; NULL: not given */
+	int port;           /* 0: not given */
+	char *user, *identity_file, *known_hosts;
+};
+void val_ssh_host_release(struct val_ssh_host *h);
+
+struct val_ssh_config;
+/* Parse path; problems are "PATH:LINE: keyword: message" (BR_E_INVAL). */
+int val_ssh_config_load(const char *path, struct val_ssh_config **ret, struct br_err *err);
+void val_ssh_config_free(struct val_ssh_config *cfg);
+/* What the file says for host (fields the file does not set stay NULL/0). */
+void val_ssh_config_lookup(const struct val_ssh_config *cfg, const char *host, struct val_ssh_host *ret);
+
+#endif
