@@ -14,6 +14,7 @@
 #define BRINGUP_TICKETS_H
 
 #include "stage.h"
+#include "webhook.h"
 
 #define TKT_ACTIONS_FILE_MAX (256u * 1024) /* actions.conf */
 #define TKT_ACTIONS_MAX 512                /* lines in it */
@@ -62,10 +63,13 @@ struct tkt_run {
 	struct inv_node *nodes;     /* every node, for serials */
 	size_t n_nodes;
 	enum tkt_format format;
+	size_t posted, post_failed; /* --post deliveries */
 };
 
-/* Work out every node's faults, store them as tickets, list the open ones. */
-int tkt_run(struct br_stage *st, struct tkt_run *run);
+/* Work out every node's faults, store them as tickets, list the open ones;
+ * with post (its url set), deliver every ticket version not delivered yet
+ * (BR_EXIT_UNREACHABLE when some could not be). */
+int tkt_run(struct br_stage *st, struct tkt_run *run, const struct wh_options *post);
 json_t *tkt_json(const void *run);
 void tkt_print(const void *run);
 void tkt_run_release(struct tkt_run *run);

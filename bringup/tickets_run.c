@@ -4,6 +4,7 @@
 
 #include "gate.h"
 #include "tickets.h"
+#include "webhook.h"
 
 struct node_faults {
 	struct inv_fault *items;
@@ -74,7 +75,120 @@ static int find_faults(struct inv *inv, struct br_profiles *profiles, const stru
 	return 0;
 }
 
-int tkt_run(struct br_stage *st, struct tkt_run *run)
+static const struct inv_node *node_of(const struct tkt_run *run, const char *hostname)
+{
+	for (size_t i = 0; i < run->n_nodes; i++)
+		if (!strcmp(run->nodes[i].hostname, hostname))
+			return &run->nodes[i];
+	return NULL;
+}
+
+static const char *serial_of(const struct inv_node *node)
+{
+	return node && node->system_serial ? node->system_serial : NULL;
+}
+
+/* One ticket as the JSON contract has it, plus its status and version. */
+static json_t *ticket_json(const struct inv_node *node, const struct inv_ticket *t)
+{
+	char *location = tkt_location(t->rack, t->unit);
+	json_t *o = json_pack("{s:s, s:s, s:o, s:o, s:s, s:s, s:s, s:s, s:I, s:s, s:o}", "hostname", t->hostname,
+			      "location", location, "serial", br_json_string_or_null(serial_of(node)), "service_tag",
+			      br_json_string_or_null(node ? node->service_tag : NULL), "fault", t->fault, "evidence",
+			      t->evidence ? t->evidence : "", "action", t->action ? t->action : "", "status",
+			      t->closed ? "closed" : "open", "version", (json_int_t)t->version, "opened_at",
+			      t->opened_at ? t->opened_at : "", "closed_at", br_json_string_or_null(t->closed_at));
+
+	free(location);
+	return o;
+}
+
+json_t *tkt_json(const void *ctx)
+{
+	const struct tkt_run *run = ctx;
+	json_t *tickets = json_array();
+
+	for (size_t i = 0; i < run->n; i++)
+		json_array_append_new(tickets, ticket_json(node_of(run, run->tickets[i].hostname), &run->tickets[i]));
+	return json_pack("{s:o, s:I, s:I, s:I, s:I, s:I, s:I}", "tickets", tickets, "opened",
+			 (json_int_t)run->stats.opened, "changed", (json_int_t)run->stats.changed, "unchanged",
+			 (json_int_t)run->stats.unchanged, "closed", (json_int_t)run->stats.closed, "posted",
+			 (json_int_t)run->posted, "post_failed", (json_int_t)run->post_failed);
+}
+
+/* ---- --post ------------------------------------------------------------------ */
+
+struct post_ctx {
+	struct tkt_run *run;
+	struct inv *inv;
+	struct inv_ticket *tickets; /* the ones sent, by delivery index */
+};
+
+static void on_posted(void *ctx, size_t index, int ok, const char *message)
+{
+	struct post_ctx *pc = ctx;
+	const struct inv_ticket *t = &pc->tickets[index];
+	struct br_err err = { 0 };
+
+	if (!ok) {
+		pc->run->post_failed++;
+		br_warn("tickets", "%s/%s v%lld not delivered: %s", t->hostname, t->fault, (long long)t->version,
+			message);
+		return;
+	}
+	pc->run->posted++;
+	if (inv_ticket_posted(pc->inv, t->id, t->version, &err))
+		br_warn("tickets", "%s/%s: %s", t->hostname, t->fault, err.msg);
+}
+
+/* Every ticket version (closing is one) the webhook has not taken yet. */
+static int post(struct br_stage *st, struct tkt_run *run, const struct wh_options *o)
+{
+	struct inv_ticket *all = NULL;
+	struct wh_delivery *d;
+	struct post_ctx pc = { run, st->inv, NULL };
+	struct br_err err = { 0 };
+	size_t n_all = 0, n = 0;
+	char **owned;
+	int rc;
+
+	if (inv_tickets_list(st->inv, 1, &all, &n_all, &err))
+		return br_stage_fail(st, BR_EXIT_UNREACHABLE, "%s", err.msg);
+	d = br_xcalloc(n_all ? n_all : 1, sizeof(*d));
+	owned = br_xcalloc(2 * (n_all ? n_all : 1), sizeof(*owned));
+	pc.tickets = br_xcalloc(n_all ? n_all : 1, sizeof(*pc.tickets));
+	for (size_t i = 0; i < n_all; i++) {
+		json_t *o_json;
+
+		if (all[i].version <= all[i].posted_version)
+			continue;
+		o_json = ticket_json(node_of(run, all[i].hostname), &all[i]);
+		/* Stable per ticket version: the same version retried, or sent
+		 * again after a crash before it was recorded, has the same key. */
+		owned[2 * n] = br_xasprintf("bringup-%s/%s-v%lld", all[i].hostname, all[i].fault,
+					    (long long)all[i].version);
+		json_object_set_new(o_json, "idempotency_key", json_string(owned[2 * n]));
+		owned[2 * n + 1] = json_dumps(o_json, JSON_COMPACT | JSON_SORT_KEYS);
+		json_decref(o_json);
+		d[n] = (struct wh_delivery){ owned[2 * n], owned[2 * n + 1] };
+		pc.tickets[n++] = all[i];
+	}
+	rc = wh_run(o, d, n, on_posted, &pc, &err);
+	for (size_t i = 0; i < 2 * n; i++)
+		free(owned[i]);
+	free(owned);
+	free(d);
+	free(pc.tickets);
+	inv_tickets_free(all, n_all);
+	if (rc)
+		return br_stage_fail(st, BR_EXIT_USAGE, "%s", err.msg);
+	if (run->post_failed)
+		return br_stage_fail(st, BR_EXIT_UNREACHABLE, "%zu ticket versions not delivered to %s (%zu were)",
+				     run->post_failed, o->url, run->posted);
+	return 0;
+}
+
+int tkt_run(struct br_stage *st, struct tkt_run *run, const struct wh_options *post_opts)
 {
 	struct tkt_actions actions = { 0 };
 	struct br_profiles profiles = { 0 };
@@ -110,45 +224,7 @@ int tkt_run(struct br_stage *st, struct tkt_run *run)
 		return br_stage_fail(st, BR_EXIT_UNREACHABLE, "%s", err.msg);
 	run->nodes = st->nodes;
 	run->n_nodes = st->n;
-	return 0;
-}
-
-static const struct inv_node *node_of(const struct tkt_run *run, const char *hostname)
-{
-	for (size_t i = 0; i < run->n_nodes; i++)
-		if (!strcmp(run->nodes[i].hostname, hostname))
-			return &run->nodes[i];
-	return NULL;
-}
-
-static const char *serial_of(const struct inv_node *node)
-{
-	return node && node->system_serial ? node->system_serial : NULL;
-}
-
-json_t *tkt_json(const void *ctx)
-{
-	const struct tkt_run *run = ctx;
-	json_t *tickets = json_array();
-
-	for (size_t i = 0; i < run->n; i++) {
-		const struct inv_ticket *t = &run->tickets[i];
-		const struct inv_node *node = node_of(run, t->hostname);
-		char *location = tkt_location(t->rack, t->unit);
-
-		json_array_append_new(
-			tickets,
-			json_pack("{s:s, s:s, s:o, s:o, s:s, s:s, s:s, s:s, s:I, s:s}", "hostname", t->hostname, "location",
-				  location, "serial", br_json_string_or_null(serial_of(node)), "service_tag",
-				  br_json_string_or_null(node ? node->service_tag : NULL), "fault", t->fault, "evidence",
-				  t->evidence ? t->evidence : "", "action", t->action ? t->action : "", "status",
-				  t->closed ? "closed" : "open", "version", (json_int_t)t->version, "opened_at",
-				  t->opened_at ? t->opened_at : ""));
-		free(location);
-	}
-	return json_pack("{s:o, s:I, s:I, s:I, s:I}", "tickets", tickets, "opened", (json_int_t)run->stats.opened,
-			 "changed", (json_int_t)run->stats.changed, "unchanged", (json_int_t)run->stats.unchanged, "closed",
-			 (json_int_t)run->stats.closed);
+	return post_opts && post_opts->url ? post(st, run, post_opts) : 0;
 }
 
 /* A table cell: no '|' or line break may end it early. */
