@@ -26,7 +26,7 @@ static void add_fault(struct node_faults *f, const struct tkt_actions *actions, 
 			      fault, evidence, node->unit };
 
 	f->items = br_xrealloc(f->items, (f->n + 1) * sizeof(*f->items));
-	f->items[f->n++] = (struct inv_fault){ fault, evidence, keep(f, tkt_render(actions, &v)) };
+	f->items[f->n++] = (struct inv_fault){ fault, evidence, keep(f, tkt_render(actions, &v)), 0 };
 }
 
 static void node_faults_release(struct node_faults *f)
@@ -50,6 +50,7 @@ static int find_faults(struct inv *inv, struct br_profiles *profiles, const stru
 	*ret_n = 0;
 	if (node->state == INV_FAILED) {
 		add_fault(f, actions, node, tkt_failure_fault(node->reason), node->reason ? node->reason : "");
+		f->items[f->n - 1].evidence_loose = 1;
 		return 0;
 	}
 	if (node->state != INV_QUARANTINED)

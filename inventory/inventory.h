@@ -197,6 +197,10 @@ struct inv_fault {
 	const char *fault;    /* check name or failed-stage cause */
 	const char *evidence; /* seen vs expected, or the stage's reason */
 	const char *action;   /* what a technician does */
+	/* Evidence that carries timings (a stage's reason: "timed out after
+	 * 15001 ms"): compared with runs of digits taken as equal, so a re-run
+	 * that failed the same way leaves the ticket as it was. */
+	int evidence_loose;
 };
 
 struct inv_ticket_stats {

@@ -49,6 +49,29 @@ static int same_text(const char *a, const char *b)
 	return !strcmp(a ? a : "", b ? b : "");
 }
 
+/* Equal but for what the runs of digits say. */
+static int same_but_digits(const char *a, const char *b)
+{
+	a = a ? a : "";
+	b = b ? b : "";
+	while (*a && *b) {
+		int da = *a >= '0' && *a <= '9', db = *b >= '0' && *b <= '9';
+
+		if (da != db)
+			return 0;
+		if (da) {
+			while (*a >= '0' && *a <= '9')
+				a++;
+			while (*b >= '0' && *b <= '9')
+				b++;
+			continue;
+		}
+		if (*a++ != *b++)
+			return 0;
+	}
+	return !*a && !*b;
+}
+
 /* One fault: open, reopen, update or leave its ticket. */
 static int sync_one(struct inv *inv, int64_t node_id, const char *key, const struct inv_fault *f,
 		    struct inv_ticket_stats *stats, struct br_err *err)
@@ -80,7 +103,9 @@ static int sync_one(struct inv *inv, int64_t node_id, const char *key, const str
 		int64_t id = sqlite3_column_int64(sel, 0);
 		int closed = !same_text((const char *)sqlite3_column_text(sel, 1), "open");
 
-		if (!closed && same_text((const char *)sqlite3_column_text(sel, 2), evidence) &&
+		const char *was = (const char *)sqlite3_column_text(sel, 2);
+
+		if (!closed && (f->evidence_loose ? same_but_digits(was, evidence) : same_text(was, evidence)) &&
 		    same_text((const char *)sqlite3_column_text(sel, 3), f->action)) {
 			stats->unchanged++;
 			goto out;

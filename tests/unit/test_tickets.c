@@ -167,12 +167,69 @@ static void test_gate_failing(void **state)
 	prof_release(&p);
 }
 
+/* The inventory keeps one ticket per (node, fault) across runs. */
+static void test_ticket_store(void **state)
+{
+	const struct inv_manifest_row row = { "gpu-01", "r01", 3, "10.0.0.3", "root", "env:X", "xe9680", "redfish",
+					      NULL, NULL };
+	struct inv_fault faults[2] = {
+		{ "bmc_unreachable", "timed out after 15001 ms", "check the cable", 1 },
+		{ "psu", "PSU.Slot.2: Critical", "replace PSU.Slot.2", 0 },
+	};
+	struct inv_ticket_stats st = { 0 };
+	struct inv_ticket *t;
+	struct inv *inv;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(inv_open(":memory:", &inv, NULL), 0);
+	assert_int_equal(inv_import(inv, &row, 1, "t", NULL, NULL), 0);
+	assert_int_equal(inv_tickets_sync(inv, "gpu-01", faults, 2, &st, NULL), 0);
+	assert_int_equal(st.opened, 2);
+	/* The same again, timings aside: nothing changes. */
+	faults[0].evidence = "timed out after 15002 ms";
+	memset(&st, 0, sizeof(st));
+	assert_int_equal(inv_tickets_sync(inv, "gpu-01", faults, 2, &st, NULL), 0);
+	assert_int_equal(st.unchanged, 2);
+	/* Digits are the evidence itself for a check: a change. */
+	faults[1].evidence = "PSU.Slot.3: Critical";
+	memset(&st, 0, sizeof(st));
+	assert_int_equal(inv_tickets_sync(inv, "gpu-01", faults, 2, &st, NULL), 0);
+	assert_int_equal(st.changed, 1);
+	/* The PSU replaced: its ticket closes; back again: the same one reopens. */
+	memset(&st, 0, sizeof(st));
+	assert_int_equal(inv_tickets_sync(inv, "gpu-01", faults, 1, &st, NULL), 0);
+	assert_int_equal(st.closed, 1);
+	assert_int_equal(inv_tickets_list(inv, 0, &t, &n, NULL), 0);
+	assert_int_equal(n, 1);
+	inv_tickets_free(t, n);
+	memset(&st, 0, sizeof(st));
+	assert_int_equal(inv_tickets_sync(inv, "gpu-01", faults, 2, &st, NULL), 0);
+	assert_int_equal(st.opened, 1);
+	assert_int_equal(inv_tickets_list(inv, 1, &t, &n, NULL), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(t[1].fault, "psu");
+	assert_int_equal(t[1].version, 4);
+	assert_false(t[1].closed);
+	assert_null(t[1].closed_at);
+	assert_int_equal(inv_ticket_posted(inv, t[1].id, 4, NULL), 0);
+	inv_tickets_free(t, n);
+	assert_int_equal(inv_tickets_close_node(inv, "gpu-01", &n, NULL), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(inv_tickets_list(inv, 1, &t, &n, NULL), 0);
+	assert_true(t[0].closed && t[1].closed);
+	assert_int_equal(t[1].posted_version, 4);
+	inv_tickets_free(t, n);
+	inv_close(inv);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_render),         cmocka_unit_test(test_render_no_default),
 		cmocka_unit_test(test_parse_errors),   cmocka_unit_test(test_shipped_actions),
 		cmocka_unit_test(test_failure_fault),  cmocka_unit_test(test_gate_failing),
+		cmocka_unit_test(test_ticket_store),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
