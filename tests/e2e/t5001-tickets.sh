@@ -85,6 +85,14 @@ bringup tickets --json > t2.json
 assert_eq "$(jq .opened t2.json)" 0 "re-run opens nothing"
 assert_eq "$(jq .unchanged t2.json)" "$n" "re-run leaves every ticket"
 assert_eq "$(sqlite3 inv.db 'select count(*) from tickets')" "$n" "no duplicate rows"
+# Discovery retried on the dead BMC fails the same way (its timings aside):
+# the ticket stays as it was, same version.
+down=$(of bmc_down)
+bringup discover -q --timeout 2 --retries 0 "$down" || true
+assert_eq "$(state "$down")" failed "dead BMC still failed"
+bringup tickets --json > t2b.json
+assert_eq "$(jq .opened,.changed t2b.json | paste -sd,)" "0,0" "same failure again: ticket unchanged"
+assert_eq "$(jq -r '.tickets[] | select(.fault == "bmc_unreachable") | .version' t2b.json)" 1 "still version 1"
 
 # The cables fixed: re-validated, its ticket closes; crossed again: the
 # same ticket reopens, one version on.
