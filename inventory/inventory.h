@@ -15,7 +15,7 @@
 
 #include "common.h"
 
-#define INV_SCHEMA_VERSION 7
+#define INV_SCHEMA_VERSION 8
 #define INV_BUSY_TIMEOUT_MS 10000
 /* Longest reason kept with a node or an event; a longer one is cut
  * (br_xstrdup_capped). Reasons carry text from BMCs and MAAS. */
@@ -185,5 +185,52 @@ int inv_load_probe(struct inv *inv, const char *hostname, char **ret_doc, struct
 int inv_node_set_installed_disk(struct inv *inv, const char *hostname, const char *serial, struct br_err *err);
 /* It back (caller frees; NULL when never recorded). */
 int inv_node_installed_disk(struct inv *inv, const char *hostname, char **ret_serial, struct br_err *err);
+
+/* Append an event to the node's history without changing its state or
+ * reason: something a stage did outside the inventory (MAAS tags). */
+int inv_node_note(struct inv *inv, const char *hostname, const char *what, struct br_err *err);
+
+/* ---- tickets (tickets.c): one per (node, fault), kept across runs -------- */
+
+/* A fault as the tickets stage found it (strings borrowed). */
+struct inv_fault {
+	const char *fault;    /* check name or failed-stage cause */
+	const char *evidence; /* seen vs expected, or the stage's reason */
+	const char *action;   /* what a technician does */
+	/* Evidence that carries timings (a stage's reason: "timed out after
+	 * 15001 ms"): compared with runs of digits taken as equal, so a re-run
+	 * that failed the same way leaves the ticket as it was. */
+	int evidence_loose;
+};
+
+struct inv_ticket_stats {
+	size_t opened, changed, unchanged, closed;
+};
+
+/* Make the node's open tickets exactly `faults`, in one transaction: a new
+ * fault opens a ticket (a closed one with the same key is reopened), a
+ * changed evidence or action updates it, a fault no longer present closes
+ * it. Each change raises the ticket's version. Counts add to *stats. */
+int inv_tickets_sync(struct inv *inv, const char *hostname, const struct inv_fault *faults, size_t n,
+		     struct inv_ticket_stats *stats, struct br_err *err);
+/* Close every open ticket of the node (it was repaired and promoted). */
+int inv_tickets_close_node(struct inv *inv, const char *hostname, size_t *ret_closed, struct br_err *err);
+
+struct inv_ticket {
+	int64_t id;
+	char *hostname, *rack;
+	int unit;
+	char *fault, *evidence, *action;
+	int closed;
+	char *opened_at, *closed_at, *updated_at;
+	int64_t version, posted_version;
+};
+void inv_tickets_free(struct inv_ticket *tickets, size_t n);
+/* Tickets ordered by rack, unit, hostname, fault; closed ones only with
+ * include_closed. */
+int inv_tickets_list(struct inv *inv, int include_closed, struct inv_ticket **ret_tickets, size_t *ret_n,
+		     struct br_err *err);
+/* Record that the ticket's version reached the webhook. */
+int inv_ticket_posted(struct inv *inv, int64_t id, int64_t version, struct br_err *err);
 
 #endif

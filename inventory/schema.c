@@ -241,6 +241,17 @@ static const char *const migrations[] = {
 	/* The serial MAAS reports the OS was installed on, for the boot disk
 	 * check to compare with what the node mounts as /. */
 	"ALTER TABLE nodes ADD COLUMN installed_disk_serial TEXT;",
+
+	/* 8: tickets live across runs: a fixed fault closes its ticket
+	 * (closed_at) and a recurring one reopens it (opened_at). version
+	 * counts the ticket's changes, so a webhook sees each version once
+	 * (its Idempotency-Key); posted_version is the last one delivered. */
+	"ALTER TABLE tickets ADD COLUMN opened_at TEXT;"
+	"ALTER TABLE tickets ADD COLUMN closed_at TEXT;"
+	"ALTER TABLE tickets ADD COLUMN version INTEGER NOT NULL DEFAULT 1;"
+	"ALTER TABLE tickets ADD COLUMN posted_version INTEGER NOT NULL DEFAULT 0;"
+	"UPDATE tickets SET opened_at = created_at;"
+	"CREATE INDEX tickets_node ON tickets(node_id);",
 };
 
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == INV_SCHEMA_VERSION,

@@ -34,6 +34,7 @@
 #define MAAS_REASON_MAX 300               /* chars of MAAS's text quoted in a reason */
 #define MAAS_SYSTEM_ID_MAX 32             /* characters of a system_id we put in a path */
 #define MAAS_TAG_NAME_MAX 256             /* characters of a tag name */
+#define MAAS_TAGS_MAX 1024                /* tags of one machine we look at */
 
 /* Error codes beyond common's (all negative). */
 enum maas_errcode {
@@ -169,6 +170,7 @@ struct maas_machine {
 	char *ip;                /* first of ip_addresses, NULL when none */
 	char *power_state;
 	struct br_strlist macs;  /* interface_set[].mac_address, lowercase */
+	struct br_strlist tags;  /* tag_names */
 };
 /* Fill from a machine object; 0 or BR_E_PROTO when system_id is missing. */
 int maas_machine_parse(json_t *obj, struct maas_machine *ret_machine, struct br_err *err);
@@ -260,6 +262,8 @@ int maas_tag_create(struct maas_client *client, const char *name, const char *co
 int maas_tag_add(struct maas_client *client, const char *tag, const char *system_id, maas_done_fn done, void *ctx);
 int maas_tag_remove(struct maas_client *client, const char *tag, const char *system_id, maas_done_fn done,
 		    void *ctx);
+/* Every tag (a list of {"name", "comment", ...}). */
+int maas_tags_list(struct maas_client *client, maas_done_fn done, void *ctx);
 /* The machines carrying the tag (a list). */
 int maas_tag_machines(struct maas_client *client, const char *tag, maas_done_fn done, void *ctx);
 

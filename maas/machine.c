@@ -39,6 +39,12 @@ int maas_machine_parse(json_t *obj, struct maas_machine *ret_machine, struct br_
 		if (s && !br_mac_normalize(s, mac))
 			br_strlist_add(&m.macs, mac);
 	}
+	json_array_foreach(json_object_get(obj, "tag_names"), i, iface) {
+		if (i >= MAAS_TAGS_MAX)
+			break;
+		if (json_is_string(iface))
+			br_strlist_add(&m.tags, json_string_value(iface));
+	}
 	*ret_machine = m;
 	return 0;
 }
@@ -53,6 +59,7 @@ void maas_machine_release(struct maas_machine *m)
 	free(m->ip);
 	free(m->power_state);
 	br_strlist_release(&m->macs);
+	br_strlist_release(&m->tags);
 	memset(m, 0, sizeof(*m));
 }
 

@@ -61,6 +61,11 @@ int maas_tag_remove(struct maas_client *client, const char *tag, const char *sys
 	return update_nodes(client, tag, "remove", system_id, done, ctx);
 }
 
+int maas_tags_list(struct maas_client *client, maas_done_fn done, void *ctx)
+{
+	return maas_request(client, "GET", "tags/", NULL, done, ctx);
+}
+
 int maas_tag_machines(struct maas_client *client, const char *tag, maas_done_fn done, void *ctx)
 {
 	if (!maas_tag_name_valid(tag))

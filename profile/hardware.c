@@ -9,12 +9,12 @@
 
 #include "prof_private.h"
 
-const char prof_hw_sections[] = "[system] [gpu] [nic] [nvme] [fans] [psu] [cpu] [clock] [time_limits]";
+const char prof_hw_sections[] = "[system] [gpu] [nic] [nvme] [fans] [psu] [cpu] [clock] [time_limits] [gate]";
 
 int prof_hw_section_known(const char *section, size_t len)
 {
 	static const char *const names[] = { "system", "gpu", "nic", "nvme", "fans", "psu", "cpu", "clock",
-					     "time_limits" };
+					     "time_limits", "gate" };
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (len == strlen(names[i]) && !memcmp(section, names[i], len))
@@ -64,7 +64,7 @@ int prof_parse_duration_ms(const char *text, int64_t *ret_ms)
 }
 
 /* Each setting: where it goes and what it may hold. */
-enum kind { K_COUNT, K_WIDTH, K_SPEED, K_MHZ, K_GOVERNORS, K_DURATION, K_TEXT };
+enum kind { K_COUNT, K_WIDTH, K_SPEED, K_MHZ, K_GOVERNORS, K_DURATION, K_TEXT, K_CHECKS };
 
 struct setting {
 	const char *section, *name;
@@ -92,6 +92,7 @@ static const struct setting settings[] = {
 	{ "time_limits", "configure", K_DURATION, AT(limits.configure_s) },
 	{ "time_limits", "enlist", K_DURATION, AT(limits.enlist_s) },
 	{ "time_limits", "validate", K_DURATION, AT(limits.validate_s) },
+	{ "gate", "required", K_CHECKS, AT(gate_required) },
 };
 #undef AT
 
@@ -119,6 +120,30 @@ static int add_governors(struct prof_parse *ps, const char *field, const char *v
 				return prof_problem(ps, field, "'%.*s' is not a cpufreq governor name", (int)n, value);
 			if (out->n >= PROF_GOVERNORS_MAX && value[n + strspn(value + n, ", ")])
 				return prof_problem(ps, field, "more than %d governors", PROF_GOVERNORS_MAX);
+		}
+		value += n;
+		value += strspn(value, ", ");
+	}
+	return out->n ? 1 : prof_problem(ps, field, "empty list");
+}
+
+/* "cabling, pcie, firmware:*": check names or shell patterns of them. */
+static int add_checks(struct prof_parse *ps, const char *field, const char *value, struct br_strlist *out)
+{
+	while (*value) {
+		size_t n = strcspn(value, ", ");
+
+		if (n) {
+			char *name = br_xstrndup(value, n);
+			int ok = prof_valid_chars(name, "_-:.*?[]");
+
+			if (ok && out->n < PROF_GATE_CHECKS_MAX)
+				br_strlist_add(out, name);
+			free(name);
+			if (!ok)
+				return prof_problem(ps, field, "'%.*s' is not a check name or pattern", (int)n, value);
+			if (out->n >= PROF_GATE_CHECKS_MAX && value[n + strspn(value + n, ", ")])
+				return prof_problem(ps, field, "more than %d checks", PROF_GATE_CHECKS_MAX);
 		}
 		value += n;
 		value += strspn(value, ", ");
@@ -156,6 +181,8 @@ static int set_value(struct prof_parse *ps, const struct setting *s, const char 
 		return 1;
 	case K_GOVERNORS:
 		return add_governors(ps, field, value, (struct br_strlist *)(void *)at);
+	case K_CHECKS:
+		return add_checks(ps, field, value, (struct br_strlist *)(void *)at);
 	case K_DURATION:
 		if (prof_parse_duration_ms(value, &ms))
 			return prof_problem(ps, field, "'%s' is not a duration (such as 500ms, 30s, 10m, 2h; at most 7 days)",

@@ -45,6 +45,7 @@ void prof_release(struct prof_profile *p)
 	free(p->hw.gpu_link.speed);
 	free(p->hw.fabric_link.speed);
 	br_strlist_release(&p->hw.governors);
+	br_strlist_release(&p->hw.gate_required);
 	prof_init(p);
 }
 

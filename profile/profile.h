@@ -14,7 +14,7 @@
  *   boot-disk      model_contains = TEXT | smallest = PROTOCOL|any, tried
  *                  in order, outside any section                 (optional)
  *   hardware.conf  what a healthy node has: [system] [gpu] [nic] [nvme]
- *                  [fans] [psu] [cpu] [clock] [time_limits]       (optional)
+ *                  [fans] [psu] [cpu] [clock] [time_limits] [gate] (optional)
  *
  * INI syntax (libinih): '#' or ';' starts a comment line, ';' an inline
  * comment; leading blanks are ignored (no continuation lines). Every problem
@@ -40,6 +40,7 @@
 #define PROF_COUNT_MAX 4096          /* a device count in hardware.conf */
 #define PROF_LINK_WIDTH_MAX 32       /* PCIe lanes */
 #define PROF_GOVERNORS_MAX 16        /* allowed cpufreq governors */
+#define PROF_GATE_CHECKS_MAX 256     /* names in [gate] required */
 #define PROF_DURATION_MAX_S (7 * 24 * 3600) /* a time limit or clock skew */
 
 /* Which file a text is (what sections and names it may hold). */
@@ -92,6 +93,9 @@ struct prof_hardware {
 	struct br_strlist governors;   /* [cpu] governors: allowed cpufreq governors; empty: any */
 	int64_t clock_skew_max_ms;     /* [clock] max_skew; -1 */
 	struct prof_time_limits limits; /* [time_limits] */
+	/* [gate] required: the checks a node must pass to be golden, as names
+	 * or shell patterns ("firmware:*"); empty: every check. */
+	struct br_strlist gate_required;
 };
 
 struct prof_profile {

@@ -161,20 +161,33 @@ static void simple_transition(struct sim_maas *m, struct sim_maas_machine *mc, c
 	} else if (!strcmp(op, "mark_broken")) {
 		const char *comment = sim_maas_param(&req->params, "comment");
 
+		/* src/maasserver/models/node.py mark_broken: a Broken node
+		 * cannot be marked broken again (NodeStateViolation); the
+		 * comment becomes the status message and an event
+		 * (src/maasserver/api/machines.py MachineHandler.mark_broken
+		 * passes it as the reason). */
 		if (mc->status == ST_BROKEN) {
 			sim_maas_reply_text(r, 409, "Invalid transition: Broken -> Broken.");
 			return;
 		}
+		mc->broken_from = mc->status;
 		sim_maas_set_status(m, mc, ST_BROKEN, "Marking node broken", "WARNING", "%s",
 				    comment && *comment ? comment : "Marked broken");
 	} else if (!strcmp(op, "mark_fixed")) {
+		/* src/maasserver/models/node.py mark_fixed: only from Broken,
+		 * only once commissioned; a machine broken while Deployed goes
+		 * back to Deployed (it kept running and its OS), any other to
+		 * Ready. */
 		if (refuse(r, mc, fixed_from, "Ready"))
 			return;
 		if (!mc->commissioned) {
 			sim_maas_reply_text(r, 409, "Unable to be mark fixed because it has not been commissioned.");
 			return;
 		}
-		sim_maas_set_status(m, mc, ST_READY, "Marking node fixed", "INFO", "Marked fixed");
+		if (mc->broken_from == ST_DEPLOYED)
+			sim_maas_set_status(m, mc, ST_DEPLOYED, "Marking node fixed", "INFO", "Marked fixed");
+		else
+			sim_maas_set_status(m, mc, ST_READY, "Marking node fixed", "INFO", "Marked fixed");
 	} else {
 		snprintf(mc->power_state, sizeof(mc->power_state), "%s", !strcmp(op, "power_on") ? "on" : "off");
 	}

@@ -173,6 +173,9 @@ static int valid_tag_name(const char *s)
 	return 1;
 }
 
+/* src/maasserver/api/tags.py TagHandler.update_nodes: "add" and "remove"
+ * are repeated system_ids; an unknown one is a 400 naming it; the answer
+ * counts what changed, so adding a tag a machine has counts 0. */
 static void tag_update_nodes(struct sim_maas *m, size_t tag, const struct sim_maas_req *req,
 			     struct sim_maas_reply *r)
 {
@@ -217,6 +220,9 @@ void sim_maas_tags(struct sim_maas *m, const struct sim_maas_req *req, const cha
 				json_array_append_new(arr, tag_json(&m->tags[i]));
 			sim_maas_reply_json(r, 200, arr);
 		} else if (post && !req->op) {
+			/* src/maasserver/api/tags.py TagsHandler.create with
+			 * src/maasserver/forms/__init__.py TagForm: name is
+			 * required, unique, and of letters, digits, '-', '_'. */
 			if (!tname || !*tname)
 				sim_maas_reply_field(r, "name", "This field is required.");
 			else if (!valid_tag_name(tname))

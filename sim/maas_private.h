@@ -66,6 +66,7 @@ struct sim_maas_machine {
 	char power_state[4];
 	int status;              /* as last advanced; see sim_maas_advance */
 	int before_action;       /* status to return to on abort */
+	int broken_from;         /* status when marked broken (mark_fixed returns to Deployed) */
 	int64_t since_ms;        /* when status was entered */
 	int commissioned;        /* has finished commissioning once */
 	int boot_disk;           /* index into the host's disks, -1 none */

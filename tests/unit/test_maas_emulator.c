@@ -495,6 +495,19 @@ static void test_typed_calls(void **state)
 	await(maas_tag_machines(cli, "golden", on_answer, &a), &a);
 	assert_int_equal(json_array_size(a.json), 1);
 	answer_release(&a);
+	await(maas_tags_list(cli, on_answer, &a), &a);
+	assert_string_equal(br_json_str(json_array_get(a.json, 0), "name"), "golden");
+	answer_release(&a);
+	{
+		struct maas_machine m;
+
+		await(maas_machine_get(cli, id, on_answer, &a), &a);
+		assert_int_equal(maas_machine_parse(a.json, &m, NULL), 0);
+		assert_int_equal(m.tags.n, 1);
+		assert_string_equal(m.tags.items[0], "golden");
+		maas_machine_release(&m);
+		answer_release(&a);
+	}
 	await(maas_tag_remove(cli, "golden", id, on_answer, &a), &a);
 	assert_int_equal(br_json_int(a.json, "removed", -1), 1);
 	answer_release(&a);

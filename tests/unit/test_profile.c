@@ -180,6 +180,8 @@ static void test_hardware_errors(void **state)
 		{ "[time_limits]\nvalidate = 8d\n", "t.conf:2: time_limits.validate: '8d' is not a duration" },
 		{ "[time_limits]\nvalidate = 200h\n", "t.conf:2: time_limits.validate: '200h' is not a duration" },
 		{ "[system]\nmodel =\n", "t.conf:2: system.model: empty value" },
+		{ "[gate]\nrequired = pcie, th/ermal\n", "t.conf:2: gate.required: 'th/ermal' is not a check name" },
+		{ "[gate]\nrequired = ,\n", "t.conf:2: gate.required: empty list" },
 		{ "[gpus]\ncount = 8\n", "t.conf:1: unknown section [gpus] ([system] [gpu]" },
 		{ "count = 8\n", "t.conf:1: count: outside a section" },
 		{ "[gpu]\ncount 8\n", "t.conf:2: expected '[section]' or 'name = value'" },
@@ -278,6 +280,10 @@ static void test_profile_load(void **state)
 	assert_string_equal(p.hw.governors.items[0], "performance");
 	assert_true(p.hw.clock_skew_max_ms > 0);
 	assert_true(p.hw.limits.validate_s > 0);
+	/* [gate] required: names and patterns, in file order */
+	assert_true(p.hw.gate_required.n >= 12);
+	assert_string_equal(p.hw.gate_required.items[0], "cabling");
+	assert_string_equal(p.hw.gate_required.items[p.hw.gate_required.n - 1], "firmware:*");
 	prof_release(&p);
 	assert_int_equal(prof_load(dir, "nosuch", &p, &err), BR_E_NOTFOUND);
 	assert_non_null(strstr(err.msg, "profile 'nosuch'"));

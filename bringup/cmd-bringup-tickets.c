@@ -1,0 +1,58 @@
+/*
+ * bringup tickets: one ticket per faulty (node, fault), kept in the
+ * inventory across runs (a re-run updates, a fixed fault closes), printed
+ * as Markdown for the aisle (by rack, then U), JSON or CSV.
+ */
+#include <string.h>
+
+#include "tickets.h"
+
+int main(int argc, char **argv)
+{
+	struct br_stage st = { 0 };
+	const char *format = "md";
+	struct wh_options post;
+	int timeout_s = 10;
+	const struct br_option options[] = {
+		{ "format", 'f', BR_OPT_STRING, &format, "md|json|csv",
+		  "Markdown table to print (default), the JSON document (--json), or CSV" },
+		{ "post", 0, BR_OPT_STRING, &post.url, "URL",
+		  "POST each new or changed ticket as JSON to this webhook (Idempotency-Key per ticket version)" },
+		{ "ca-file", 0, BR_OPT_STRING, &post.ca_file, "PATH", "CA bundle for the webhook's certificate" },
+		{ "insecure", 'k', BR_OPT_FLAG, &post.insecure, NULL, "do not verify the webhook's TLS certificate" },
+		{ "retries", 0, BR_OPT_INT, &post.retries, "N", "retries per ticket on errors, 5xx, 429 (default 5)" },
+		{ "timeout", 't', BR_OPT_INT, &timeout_s, "SECONDS", "one webhook request (default 10)" },
+		{ 0 },
+	};
+	const struct br_command cmd = {
+		"bringup-tickets", "[options] [HOST...]",
+		"File one ticket per fault of every quarantined or failed node (or the named ones): where it is\n"
+		"(rack, U, serial, service tag), the fault, the evidence, and what a technician does\n"
+		"(templates/tickets/actions.conf). Tickets are kept by hostname and fault: a re-run updates\n"
+		"them, a fault that is gone closes its ticket. Prints the open tickets.",
+		options, &st.common,
+	};
+	static const int all[] = { INV_NEW,       INV_DISCOVERED, INV_CONFIGURED, INV_ENLISTED,    INV_DEPLOYED,
+				   INV_VALIDATED, INV_GOLDEN,     INV_FAILED,     INV_QUARANTINED, -1 };
+	struct tkt_run run = { 0 };
+
+	wh_options_init(&post);
+	if (br_stage_parse(&st, &cmd, argc, argv))
+		return br_stage_close(&st);
+	if (!strcmp(format, "json"))
+		st.common.json = 1;
+	else if (!strcmp(format, "csv"))
+		run.format = TKT_CSV;
+	else if (strcmp(format, "md"))
+		br_stage_usage(&st, "--format: '%s' (want md, json or csv)", format);
+	if (!st.exit && (post.retries < 0 || timeout_s < 1))
+		br_stage_usage(&st, "--retries must be 0 or more, --timeout positive");
+	post.timeout_ms = timeout_s * 1000L;
+	/* Tickets are the stage's own rows: no node is worked, so no lease
+	 * keeps another stage off them. */
+	st.no_lease = 1;
+	if (!st.exit && !br_stage_open(&st, all) && !tkt_run(&st, &run, &post))
+		br_stage_report(&st, tkt_json, tkt_print, &run, 0);
+	tkt_run_release(&run);
+	return br_stage_close(&st);
+}

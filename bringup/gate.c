@@ -1,0 +1,366 @@
+/* The gate stage: golden or quarantined, in the inventory and in MAAS. */
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gate.h"
+
+static int is_pattern(const char *s)
+{
+	return strpbrk(s, "*?[") != NULL;
+}
+
+int gate_is_required(const struct prof_profile *profile, const char *name)
+{
+	if (!profile || !profile->hw.gate_required.n)
+		return 1;
+	for (size_t i = 0; i < profile->hw.gate_required.n; i++)
+		if (!fnmatch(profile->hw.gate_required.items[i], name, 0))
+			return 1;
+	return 0;
+}
+
+size_t gate_failing(const struct prof_profile *profile, const struct inv_check *checks, size_t n, int *failing,
+		    char **ret_missing)
+{
+	struct br_buf missing;
+	size_t count = 0;
+
+	br_buf_init(&missing, 0);
+	for (size_t i = 0; i < n; i++) {
+		failing[i] = checks[i].result != INV_CHECK_PASS && gate_is_required(profile, checks[i].name);
+		count += (size_t)failing[i];
+	}
+	for (size_t r = 0; profile && r < profile->hw.gate_required.n; r++) {
+		const char *want = profile->hw.gate_required.items[r];
+		int seen = 0;
+
+		if (is_pattern(want))
+			continue;
+		for (size_t i = 0; i < n && !seen; i++)
+			seen = !strcmp(checks[i].name, want);
+		if (!seen)
+			br_buf_addf(&missing, "%s%s", missing.len ? ", " : "", want);
+	}
+	/* A node with no verdicts at all has proven nothing. */
+	if (!n && !missing.len)
+		br_buf_addf(&missing, "no check results");
+	*ret_missing = missing.len ? br_buf_detach(&missing) : NULL;
+	br_buf_release(&missing);
+	return count + (*ret_missing != NULL);
+}
+
+char *gate_reason(const struct inv_check *checks, size_t n, const int *failing, const char *missing)
+{
+	struct br_buf b;
+
+	br_buf_init(&b, 0);
+	for (size_t i = 0; i < n; i++) {
+		if (!failing[i])
+			continue;
+		br_buf_addf(&b, "%s%s%s%s%s", b.len ? "; " : "failed checks: ", checks[i].name,
+			    checks[i].result == INV_CHECK_UNKNOWN ? " unknown" : "",
+			    checks[i].detail && *checks[i].detail ? ": " : "", checks[i].detail ? checks[i].detail : "");
+	}
+	if (missing)
+		br_buf_addf(&b, "%snot checked: %s", b.len ? "; " : "", missing);
+	return br_buf_detach(&b);
+}
+
+/* ---- the inventory side ------------------------------------------------------- */
+
+static void job_error(struct gate_run *run, struct gate_job *job, const char *what, const char *msg)
+{
+	if (!job->error)
+		run->errors++;
+	job->error = 1;
+	br_buf_addf(&job->maas_error, "%s%s: %s", job->maas_error.len ? "; " : "", what, msg);
+	br_warn("gate", "%s: %s: %s", job->node->hostname, what, msg);
+}
+
+static void judge(struct gate_run *run, struct gate_job *job)
+{
+	const struct prof_profile *profile;
+	struct inv_check *checks = NULL;
+	struct br_err err = { 0 };
+	char *missing = NULL;
+	size_t n = 0;
+	int *failing;
+
+	job->target = job->node->state;
+	if (job->node->state != INV_VALIDATED)
+		return;
+	profile = br_profiles_get(&run->profiles, job->node->profile, &err);
+	if (!profile) {
+		job_error(run, job, "profile", err.msg);
+		return;
+	}
+	if (inv_node_checks(run->inv, job->node->id, &checks, &n, &err)) {
+		job_error(run, job, "inventory", err.msg);
+		return;
+	}
+	failing = br_xcalloc(n ? n : 1, sizeof(*failing));
+	if (gate_failing(profile, checks, n, failing, &missing)) {
+		job->target = INV_QUARANTINED;
+		job->reason = gate_reason(checks, n, failing, missing);
+	} else {
+		job->target = INV_GOLDEN;
+		job->reason = br_xasprintf("every required check passed (%zu checks)", n);
+	}
+	free(missing);
+	free(failing);
+	inv_checks_free(checks, n);
+	if (inv_node_set_state(run->inv, job->node->hostname, INV_VALIDATED, job->target, job->reason, &err)) {
+		job->target = INV_VALIDATED;
+		job_error(run, job, "inventory", err.msg);
+		return;
+	}
+	job->moved = 1;
+	job->node->state = job->target;
+	/* A repaired node's tickets are done with: the faults that filed
+	 * them are gone (the tickets stage would close them too). */
+	if (job->target == INV_GOLDEN && inv_tickets_close_node(run->inv, job->node->hostname, &job->tickets_closed, &err))
+		job_error(run, job, "inventory", err.msg);
+}
+
+/* ---- the MAAS side -------------------------------------------------------------- */
+
+static int maas_wanted(const struct gate_job *job)
+{
+	return (job->target == INV_GOLDEN || job->target == INV_QUARANTINED) && job->node->maas_system_id &&
+	       *job->node->maas_system_id;
+}
+
+static void on_tags(void *ctx, const struct maas_result *res)
+{
+	struct gate_run *run = ctx;
+	json_t *t;
+	size_t i;
+
+	if (res->rc) {
+		run->tags_error = br_xstrdup(res->err->msg);
+		return;
+	}
+	json_array_foreach(res->json, i, t) {
+		const char *name = br_json_str(t, "name");
+
+		if (name && !strcmp(name, GATE_TAG_GOLDEN))
+			run->tags_have[0] = 1;
+		if (name && !strcmp(name, GATE_TAG_QUARANTINE))
+			run->tags_have[1] = 1;
+	}
+}
+
+static void on_tag_created(void *ctx, const struct maas_result *res)
+{
+	struct gate_run *run = ctx;
+
+	if (res->rc && !run->tags_error)
+		run->tags_error = br_xstrdup(res->err->msg);
+}
+
+static void on_machine(void *ctx, const struct maas_result *res)
+{
+	struct gate_job *job = ctx;
+	struct br_err err = { 0 };
+
+	if (res->rc) {
+		br_buf_addf(&job->maas_error, "%sread: %s", job->maas_error.len ? "; " : "", res->err->msg);
+		return;
+	}
+	if (maas_machine_parse(res->json, &job->machine, &err))
+		br_buf_addf(&job->maas_error, "%sread: %s", job->maas_error.len ? "; " : "", err.msg);
+	else
+		job->have_machine = 1;
+}
+
+static void on_change(void *ctx, const struct maas_result *res)
+{
+	struct gate_job *job = ctx;
+
+	if (res->rc)
+		br_buf_addf(&job->maas_error, "%s%s", job->maas_error.len ? "; " : "", res->err->msg);
+}
+
+static int has_tag(const struct maas_machine *m, const char *tag)
+{
+	for (size_t i = 0; i < m->tags.n; i++)
+		if (!strcmp(m->tags.items[i], tag))
+			return 1;
+	return 0;
+}
+
+static void note(struct gate_job *job, const char *what)
+{
+	br_buf_addf(&job->maas_done, "%s%s", job->maas_done.len ? "; " : "", what);
+}
+
+/* Queue what makes MAAS agree with the node's state; nothing when it does. */
+static void queue_changes(struct maas_client *client, const struct gate_options *o, struct gate_job *job)
+{
+	const char *id = job->node->maas_system_id;
+	int golden = job->target == INV_GOLDEN;
+	const char *want = golden ? GATE_TAG_GOLDEN : GATE_TAG_QUARANTINE;
+	const char *other = golden ? GATE_TAG_QUARANTINE : GATE_TAG_GOLDEN;
+
+	if (!has_tag(&job->machine, want) && !maas_tag_add(client, want, id, on_change, job))
+		note(job, golden ? "tagged golden" : "tagged quarantine");
+	if (has_tag(&job->machine, other) && !maas_tag_remove(client, other, id, on_change, job))
+		note(job, golden ? "removed tag quarantine" : "removed tag golden");
+	if (golden && job->machine.status == MAAS_BROKEN && !maas_mark_fixed(client, id, on_change, job))
+		note(job, "marked fixed");
+	if (!golden && !o->no_mark_broken && job->machine.status != MAAS_BROKEN) {
+		char *comment = br_xstrdup_capped(job->reason ? job->reason : job->node->reason,
+						  GATE_COMMENT_MAX);
+
+		if (!maas_mark_broken(client, id, comment, on_change, job))
+			note(job, "marked broken");
+		free(comment);
+	}
+}
+
+static int open_maas(const struct gate_options *o, struct maas_client **ret_client, struct br_err *err)
+{
+	int rc = maas_client_new(&o->maas, ret_client, err);
+
+	if (!rc && (rc = maas_check_access(*ret_client, err))) {
+		maas_client_free(*ret_client);
+		*ret_client = NULL;
+	}
+	return rc;
+}
+
+/* Tags first (they must exist before machines get them), then every
+ * machine read, then only the changes. */
+static int mirror(struct br_stage *st, const struct gate_options *o, struct gate_run *run)
+{
+	static const char *const tags[] = { GATE_TAG_GOLDEN, GATE_TAG_QUARANTINE };
+	struct maas_client *client = NULL;
+	struct br_err err = { 0 };
+	size_t wanted = 0;
+	int rc;
+
+	for (size_t i = 0; i < run->n; i++)
+		wanted += (size_t)maas_wanted(&run->jobs[i]);
+	if (!wanted || o->no_maas)
+		return 0;
+	if (open_maas(o, &client, &err))
+		return br_stage_fail(st, BR_EXIT_UNREACHABLE, "%s", err.msg);
+	rc = maas_tags_list(client, on_tags, run);
+	if (!rc)
+		rc = maas_client_run(client, &err);
+	for (size_t t = 0; t < 2 && !rc && !run->tags_error; t++)
+		if (!run->tags_have[t])
+			rc = maas_tag_create(client, tags[t], t ? "bringup: failed a required check; see the ticket"
+							     : "bringup: passed every required check",
+					     on_tag_created, run);
+	if (!rc)
+		rc = maas_client_run(client, &err);
+	if (!rc && run->tags_error)
+		rc = br_errf(&err, BR_E_UNREACHABLE, "MAAS tags: %s", run->tags_error);
+	for (size_t i = 0; i < run->n && !rc; i++)
+		if (maas_wanted(&run->jobs[i]))
+			rc = maas_machine_get(client, run->jobs[i].node->maas_system_id, on_machine, &run->jobs[i]);
+	if (!rc)
+		rc = maas_client_run(client, &err);
+	for (size_t i = 0; i < run->n && !rc; i++)
+		if (run->jobs[i].have_machine)
+			queue_changes(client, o, &run->jobs[i]);
+	if (!rc)
+		rc = maas_client_run(client, &err);
+	maas_client_free(client);
+	if (rc)
+		return br_stage_fail(st, BR_EXIT_UNREACHABLE, "%s", err.msg);
+	for (size_t i = 0; i < run->n; i++) {
+		struct gate_job *job = &run->jobs[i];
+
+		if (job->maas_error.len && !job->error) {
+			job->error = 1;
+			run->errors++;
+			br_warn("gate", "%s: MAAS: %s", job->node->hostname, br_buf_str(&job->maas_error));
+		}
+		if (job->maas_done.len) {
+			char *what = br_xasprintf("MAAS: %s%s%s", br_buf_str(&job->maas_done),
+						  job->maas_error.len ? "; failed: " : "", br_buf_str(&job->maas_error));
+
+			if (inv_node_note(run->inv, job->node->hostname, what, &err))
+				br_warn("gate", "%s: %s", job->node->hostname, err.msg);
+			free(what);
+		}
+	}
+	return 0;
+}
+
+int gate_run(struct br_stage *st, const struct gate_options *o, struct gate_run *run)
+{
+	run->inv = st->inv;
+	run->jobs = br_xcalloc(st->n ? st->n : 1, sizeof(*run->jobs));
+	for (size_t i = 0; i < st->n; i++) {
+		struct gate_job *job = &run->jobs[run->n++];
+
+		job->node = &st->nodes[i];
+		br_buf_init(&job->maas_done, 0);
+		br_buf_init(&job->maas_error, 0);
+		judge(run, job);
+		run->golden += job->target == INV_GOLDEN;
+		run->quarantined += job->target == INV_QUARANTINED;
+		if (job->moved)
+			br_info("gate", "%s: %s: %s", job->node->hostname, inv_state_name(job->target), job->reason);
+	}
+	return mirror(st, o, run);
+}
+
+json_t *gate_json(const void *ctx)
+{
+	const struct gate_run *run = ctx;
+	json_t *nodes = json_array();
+
+	for (size_t i = 0; i < run->n; i++) {
+		const struct gate_job *job = &run->jobs[i];
+
+		json_array_append_new(
+			nodes, json_pack("{s:s, s:s, s:o, s:b, s:I, s:o, s:o}", "hostname", job->node->hostname, "state",
+					 inv_state_name(job->target), "reason",
+					 br_json_string_or_null(job->reason ? job->reason : job->node->reason), "changed",
+					 job->moved, "tickets_closed", (json_int_t)job->tickets_closed, "maas",
+					 br_json_string_or_null(job->maas_done.len ? br_buf_str(&job->maas_done) : NULL),
+					 "error",
+					 br_json_string_or_null(job->maas_error.len ? br_buf_str(&job->maas_error) : NULL)));
+	}
+	return json_pack("{s:o, s:I, s:I, s:I}", "nodes", nodes, "golden", (json_int_t)run->golden, "quarantined",
+			 (json_int_t)run->quarantined, "errors", (json_int_t)run->errors);
+}
+
+void gate_print(const void *ctx)
+{
+	static const char *const headers[] = { "HOSTNAME", "STATE", "MAAS", "REASON" };
+	const struct gate_run *run = ctx;
+	struct br_table t;
+
+	br_table_init(&t, 4, headers);
+	for (size_t i = 0; i < run->n; i++) {
+		const struct gate_job *job = &run->jobs[i];
+
+		br_table_add(&t, (const char *const[]){ job->node->hostname, inv_state_name(job->target),
+							job->maas_error.len ? br_buf_str(&job->maas_error)
+									    : br_buf_str(&job->maas_done),
+							job->reason ? job->reason : job->node->reason });
+	}
+	br_table_print(&t, stdout);
+	br_table_release(&t);
+	printf("\n%zu golden, %zu quarantined, %zu with errors\n", run->golden, run->quarantined, run->errors);
+}
+
+void gate_run_release(struct gate_run *run)
+{
+	for (size_t i = 0; i < run->n && run->jobs; i++) {
+		free(run->jobs[i].reason);
+		maas_machine_release(&run->jobs[i].machine);
+		br_buf_release(&run->jobs[i].maas_done);
+		br_buf_release(&run->jobs[i].maas_error);
+	}
+	free(run->jobs);
+	free(run->tags_error);
+	br_profiles_release(&run->profiles);
+	memset(run, 0, sizeof(*run));
+}

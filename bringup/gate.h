@@ -1,0 +1,78 @@
+/*
+ * gate — the last judgement: a `validated` node whose required checks all
+ * pass becomes `golden`, any other is `quarantined` with the failing (or
+ * unknown) checks as its reason, and MAAS is made to say the same: tag
+ * `golden` or `quarantine` (the other removed), quarantined machines marked
+ * broken with the reason, promoted ones marked fixed. Golden and
+ * quarantined nodes are looked at again on every run, so MAAS converges
+ * after a crash, and a run that finds everything in place sends nothing
+ * that changes MAAS.
+ *
+ * The required set is the profile's [gate] required (names or shell
+ * patterns), every check when it is empty; the tickets stage shares
+ * gate_failing so a ticket is filed for exactly what quarantined a node.
+ *
+ * Ownership: struct gate_run owns its jobs (gate_run_release); nodes are
+ * borrowed from the stage.
+ */
+#ifndef BRINGUP_GATE_H
+#define BRINGUP_GATE_H
+
+#include "maas/maas.h"
+#include "profile/profile.h"
+#include "stage.h"
+
+#define GATE_TAG_GOLDEN "golden"
+#define GATE_TAG_QUARANTINE "quarantine"
+#define GATE_COMMENT_MAX 1000 /* characters of the reason sent as MAAS's comment */
+
+/* Whether the check named name is required by the profile (NULL: all). */
+int gate_is_required(const struct prof_profile *profile, const char *name);
+
+/* Flag in failing[] (n entries, set to 0 or 1) each required check that
+ * did not pass; returns how many. A required name (not a pattern) with no
+ * result at all is reported through *ret_missing (caller frees; NULL when
+ * none), as it is as unproven as an unknown. */
+size_t gate_failing(const struct prof_profile *profile, const struct inv_check *checks, size_t n, int *failing,
+		    char **ret_missing);
+
+/* The quarantine reason: "failed checks: pcie: DETAIL; thermal unknown:
+ * DETAIL; not checked: psu". Caller frees. */
+char *gate_reason(const struct inv_check *checks, size_t n, const int *failing, const char *missing);
+
+struct gate_options {
+	int no_maas;        /* leave MAAS alone */
+	int no_mark_broken; /* tag only */
+	struct maas_options maas; /* url and api_key set by the caller */
+};
+
+struct gate_job {
+	struct inv_node *node; /* borrowed */
+	enum inv_state target; /* INV_GOLDEN or INV_QUARANTINED */
+	char *reason;
+	int moved;             /* the state changed in this run */
+	size_t tickets_closed;
+	struct maas_machine machine;
+	int have_machine;
+	struct br_buf maas_done;  /* what was changed in MAAS, "; "-separated */
+	struct br_buf maas_error; /* what failed */
+	int error;                /* inventory or MAAS trouble: counted as failed */
+};
+
+struct gate_run {
+	struct inv *inv;
+	struct gate_job *jobs;
+	size_t n, golden, quarantined, errors;
+	struct br_profiles profiles;
+	int tags_have[2];  /* golden, quarantine exist in MAAS */
+	char *tags_error;
+};
+
+/* Judge and record every node, then mirror in MAAS; 0 or an exit code
+ * that stops the stage (BR_EXIT_UNREACHABLE: MAAS or the inventory). */
+int gate_run(struct br_stage *st, const struct gate_options *o, struct gate_run *run);
+json_t *gate_json(const void *run);
+void gate_print(const void *run);
+void gate_run_release(struct gate_run *run);
+
+#endif

@@ -1,0 +1,166 @@
+/* The tickets stage: faults found, tickets kept, printed for the aisle. */
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gate.h"
+#include "tickets.h"
+
+/* ---- actions.conf ------------------------------------------------------------ */
+
+static char *trimmed(const char *s, size_t len)
+{
+	while (len && (*s == ' ' || *s == '\t'))
+		s++, len--;
+	while (len && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\r'))
+		len--;
+	return br_xstrndup(s, len);
+}
+
+int tkt_actions_parse(const char *file, const char *text, struct tkt_actions *ret, struct br_err *err)
+{
+	struct tkt_actions a = { 0 };
+	unsigned line = 0;
+	int rc = 0;
+
+	while (*text && !rc) {
+		size_t len = strcspn(text, "\n");
+		char *l = trimmed(text, len);
+		char *eq = strchr(l, '=');
+
+		line++;
+		if (*l && *l != '#') {
+			char *name = eq ? trimmed(l, (size_t)(eq - l)) : NULL;
+			char *value = eq ? trimmed(eq + 1, strlen(eq + 1)) : NULL;
+
+			if (!eq || !*name || !*value)
+				rc = br_errf(err, BR_E_INVAL, "%s:%u: want 'fault = action text'", file, line);
+			else if (a.n >= TKT_ACTIONS_MAX)
+				rc = br_errf(err, BR_E_TOOBIG, "%s:%u: more than %d actions", file, line, TKT_ACTIONS_MAX);
+			if (!rc) {
+				a.items = br_xrealloc(a.items, (a.n + 1) * sizeof(*a.items));
+				a.items[a.n++] = (struct tkt_action){ name, value };
+			} else {
+				free(name);
+				free(value);
+			}
+		}
+		free(l);
+		text += len + (text[len] == '\n');
+	}
+	if (rc) {
+		tkt_actions_release(&a);
+		return rc;
+	}
+	*ret = a;
+	return 0;
+}
+
+int tkt_actions_load(const char *templates_dir, struct tkt_actions *ret, struct br_err *err)
+{
+	char *path = br_xasprintf("%s/tickets/actions.conf", templates_dir), *text = NULL;
+	size_t len;
+	int rc = br_read_file(path, TKT_ACTIONS_FILE_MAX, &text, &len, err);
+
+	if (!rc)
+		rc = tkt_actions_parse(path, text, ret, err);
+	free(text);
+	free(path);
+	return rc;
+}
+
+void tkt_actions_release(struct tkt_actions *a)
+{
+	for (size_t i = 0; i < a->n; i++) {
+		free(a->items[i].fault);
+		free(a->items[i].text);
+	}
+	free(a->items);
+	memset(a, 0, sizeof(*a));
+}
+
+/* ---- rendering ----------------------------------------------------------------- */
+
+char *tkt_location(const char *rack, int unit)
+{
+	return br_xasprintf("rack %s U%d", rack ? rack : "?", unit);
+}
+
+static void add_var(struct br_buf *b, const struct tkt_vars *v, const char *name, size_t len)
+{
+	const char *ev = v->evidence ? v->evidence : "";
+	const char *colon;
+
+#define IS(s) (len == strlen(s) && !memcmp(name, s, len))
+	if (IS("hostname"))
+		br_buf_adds(b, v->hostname ? v->hostname : "?");
+	else if (IS("rack"))
+		br_buf_adds(b, v->rack ? v->rack : "?");
+	else if (IS("unit"))
+		br_buf_addf(b, "%d", v->unit);
+	else if (IS("location"))
+		br_buf_addf(b, "rack %s U%d", v->rack ? v->rack : "?", v->unit);
+	else if (IS("bmc"))
+		br_buf_adds(b, v->bmc ? v->bmc : "?");
+	else if (IS("serial"))
+		br_buf_adds(b, v->serial ? v->serial : "?");
+	else if (IS("service_tag"))
+		br_buf_adds(b, v->service_tag ? v->service_tag : "?");
+	else if (IS("fault"))
+		br_buf_adds(b, v->fault ? v->fault : "?");
+	else if (IS("evidence"))
+		br_buf_adds(b, *ev ? ev : "?");
+	else if (IS("part"))
+		br_buf_addf(b, "%.*s", (int)((colon = strstr(ev, ": ")) ? (size_t)(colon - ev) : strlen(ev)), ev);
+	else if (IS("component"))
+		br_buf_adds(b, v->fault && strchr(v->fault, ':') ? strchr(v->fault, ':') + 1 : "?");
+	else
+		br_buf_addf(b, "{%.*s}", (int)len, name);
+#undef IS
+}
+
+char *tkt_render(const struct tkt_actions *a, const struct tkt_vars *v)
+{
+	const char *text = NULL;
+	struct br_buf b;
+
+	for (size_t i = 0; i < a->n && !text; i++)
+		if (v->fault && !fnmatch(a->items[i].fault, v->fault, 0))
+			text = a->items[i].text;
+	for (size_t i = 0; i < a->n && !text; i++)
+		if (!strcmp(a->items[i].fault, "default"))
+			text = a->items[i].text;
+	br_buf_init(&b, TKT_TEXT_MAX);
+	while (text && *text) {
+		const char *close = *text == '{' ? strchr(text, '}') : NULL;
+
+		if (close) {
+			add_var(&b, v, text + 1, (size_t)(close - text - 1));
+			text = close + 1;
+		} else {
+			br_buf_addf(&b, "%c", *text++);
+		}
+	}
+	if (!b.len)
+		br_buf_addf(&b, "inspect %s for %s", v->hostname ? v->hostname : "?", v->fault ? v->fault : "?");
+	return br_buf_detach(&b);
+}
+
+const char *tkt_failure_fault(const char *reason)
+{
+	/* The stages' own wording (discover's bmc_reason, enlist's MAAS
+	 * reasons, validate's): matched on the words they lead with. */
+	if (!reason)
+		return "stage_failed";
+	if (strstr(reason, "credentials refused") || strstr(reason, "HTTP 401"))
+		return "bmc_auth";
+	if (strstr(reason, "MAAS commissioning failed"))
+		return "commission_failed";
+	if (strstr(reason, "MAAS deployment failed") || strstr(reason, "deploy"))
+		return "deploy_failed";
+	if (!strncmp(reason, "bmc ", 4) || strstr(reason, "BMC"))
+		return "bmc_unreachable";
+	if (strstr(reason, "probe") || strstr(reason, "ssh") || strstr(reason, "SSH"))
+		return "validate_failed";
+	return "stage_failed";
+}

@@ -1,0 +1,77 @@
+/*
+ * tickets — one datacenter ticket per (node, fault): what is wrong, where
+ * (rack and U, serial), the evidence, and what a technician does about it,
+ * worded by templates/tickets/actions.conf. The faults of a node are the
+ * required checks that quarantined it (gate_failing) or the cause its
+ * stage failed with (bmc_unreachable, bmc_auth, commission_failed, ...).
+ * Tickets are kept in the inventory by (hostname, fault): a re-run updates
+ * a ticket, never files a second, and a fault that is gone closes it.
+ *
+ * Ownership: struct tkt_actions owns its entries (tkt_actions_release);
+ * every char * returned is the caller's.
+ */
+#ifndef BRINGUP_TICKETS_H
+#define BRINGUP_TICKETS_H
+
+#include "stage.h"
+#include "webhook.h"
+
+#define TKT_ACTIONS_FILE_MAX (256u * 1024) /* actions.conf */
+#define TKT_ACTIONS_MAX 512                /* lines in it */
+#define TKT_TEXT_MAX 4096                  /* one rendered action */
+
+struct tkt_action {
+	char *fault; /* name or shell pattern */
+	char *text;
+};
+
+struct tkt_actions {
+	struct tkt_action *items;
+	size_t n;
+};
+
+/* Parse actions.conf text (file names it in "FILE:LINE: message"). */
+int tkt_actions_parse(const char *file, const char *text, struct tkt_actions *ret, struct br_err *err);
+/* Load templates_dir/tickets/actions.conf. */
+int tkt_actions_load(const char *templates_dir, struct tkt_actions *ret, struct br_err *err);
+void tkt_actions_release(struct tkt_actions *a);
+
+/* What the placeholders stand for (borrowed; NULL prints as "?"). */
+struct tkt_vars {
+	const char *hostname, *rack, *bmc, *serial, *service_tag, *fault, *evidence;
+	int unit;
+};
+
+/* The action text for fault: the first line whose name matches, else
+ * `default`, with {placeholders} filled; at most TKT_TEXT_MAX chars. An
+ * unknown placeholder is kept as written. Caller frees. */
+char *tkt_render(const struct tkt_actions *a, const struct tkt_vars *v);
+
+/* The fault a failed stage's reason names: bmc_auth, bmc_unreachable,
+ * commission_failed, deploy_failed, validate_failed, else stage_failed. */
+const char *tkt_failure_fault(const char *reason);
+
+/* "rack R01 U17". Caller frees. */
+char *tkt_location(const char *rack, int unit);
+
+enum tkt_format { TKT_MD, TKT_JSON, TKT_CSV };
+
+struct tkt_run {
+	struct inv_ticket_stats stats;
+	struct inv_ticket *tickets; /* open ones, by rack, unit, hostname */
+	size_t n;
+	struct inv_node *nodes;     /* every node, for serials */
+	size_t n_nodes;
+	enum tkt_format format;
+	size_t posted, post_failed; /* --post deliveries */
+};
+
+/* Work out every node's faults, store them as tickets, list the open ones;
+ * with post (its url set), deliver every ticket version not delivered yet
+ * (BR_EXIT_UNREACHABLE when some could not be). */
+int tkt_run(struct br_stage *st, struct tkt_run *run, const struct wh_options *post);
+json_t *tkt_json(const void *run);
+void tkt_print(const void *run);
+void tkt_run_release(struct tkt_run *run);
+
+#endif

@@ -1,0 +1,303 @@
+/* The tickets stage's run: each node's faults into tickets, then output. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gate.h"
+#include "tickets.h"
+#include "webhook.h"
+
+struct node_faults {
+	struct inv_fault *items;
+	char **owned; /* strings the faults point into */
+	size_t n, n_owned;
+};
+
+static const char *keep(struct node_faults *f, char *s_take)
+{
+	f->owned = br_xrealloc(f->owned, (f->n_owned + 1) * sizeof(*f->owned));
+	f->owned[f->n_owned++] = s_take;
+	return s_take;
+}
+
+static void add_fault(struct node_faults *f, const struct tkt_actions *actions, const struct inv_node *node,
+		      const char *fault, const char *evidence)
+{
+	struct tkt_vars v = { node->hostname, node->rack, node->bmc, node->system_serial, node->service_tag,
+			      fault, evidence, node->unit };
+
+	f->items = br_xrealloc(f->items, (f->n + 1) * sizeof(*f->items));
+	f->items[f->n++] = (struct inv_fault){ fault, evidence, keep(f, tkt_render(actions, &v)), 0 };
+}
+
+static void node_faults_release(struct node_faults *f)
+{
+	for (size_t i = 0; i < f->n_owned; i++)
+		free(f->owned[i]);
+	free(f->owned);
+	free(f->items);
+}
+
+/* Quarantined: the required checks that put it there; failed: the cause. */
+static int find_faults(struct inv *inv, struct br_profiles *profiles, const struct tkt_actions *actions,
+		       const struct inv_node *node, struct node_faults *f, struct inv_check **ret_checks,
+		       size_t *ret_n, struct br_err *err)
+{
+	const struct prof_profile *profile;
+	char *missing = NULL;
+	int *failing;
+
+	*ret_checks = NULL;
+	*ret_n = 0;
+	if (node->state == INV_FAILED) {
+		add_fault(f, actions, node, tkt_failure_fault(node->reason), node->reason ? node->reason : "");
+		f->items[f->n - 1].evidence_loose = 1;
+		return 0;
+	}
+	if (node->state != INV_QUARANTINED)
+		return 0;
+	profile = br_profiles_get(profiles, node->profile, err);
+	if (!profile || inv_node_checks(inv, node->id, ret_checks, ret_n, err))
+		return -1;
+	failing = br_xcalloc(*ret_n ? *ret_n : 1, sizeof(*failing));
+	gate_failing(profile, *ret_checks, *ret_n, failing, &missing);
+	for (size_t i = 0; i < *ret_n; i++) {
+		const struct inv_check *c = &(*ret_checks)[i];
+
+		if (!failing[i])
+			continue;
+		add_fault(f, actions, node, c->name,
+			  keep(f, br_xasprintf("%s%s", c->result == INV_CHECK_UNKNOWN ? "not proven (unknown): " : "",
+					       c->detail ? c->detail : "")));
+	}
+	if (missing)
+		add_fault(f, actions, node, "not_checked", keep(f, br_xasprintf("no result for: %s", missing)));
+	free(missing);
+	free(failing);
+	return 0;
+}
+
+static const struct inv_node *node_of(const struct tkt_run *run, const char *hostname)
+{
+	for (size_t i = 0; i < run->n_nodes; i++)
+		if (!strcmp(run->nodes[i].hostname, hostname))
+			return &run->nodes[i];
+	return NULL;
+}
+
+static const char *serial_of(const struct inv_node *node)
+{
+	return node && node->system_serial ? node->system_serial : NULL;
+}
+
+/* One ticket as the JSON contract has it, plus its status and version. */
+static json_t *ticket_json(const struct inv_node *node, const struct inv_ticket *t)
+{
+	char *location = tkt_location(t->rack, t->unit);
+	json_t *o = json_pack("{s:s, s:s, s:o, s:o, s:s, s:s, s:s, s:s, s:I, s:s, s:o}", "hostname", t->hostname,
+			      "location", location, "serial", br_json_string_or_null(serial_of(node)), "service_tag",
+			      br_json_string_or_null(node ? node->service_tag : NULL), "fault", t->fault, "evidence",
+			      t->evidence ? t->evidence : "", "action", t->action ? t->action : "", "status",
+			      t->closed ? "closed" : "open", "version", (json_int_t)t->version, "opened_at",
+			      t->opened_at ? t->opened_at : "", "closed_at", br_json_string_or_null(t->closed_at));
+
+	free(location);
+	return o;
+}
+
+json_t *tkt_json(const void *ctx)
+{
+	const struct tkt_run *run = ctx;
+	json_t *tickets = json_array();
+
+	for (size_t i = 0; i < run->n; i++)
+		json_array_append_new(tickets, ticket_json(node_of(run, run->tickets[i].hostname), &run->tickets[i]));
+	return json_pack("{s:o, s:I, s:I, s:I, s:I, s:I, s:I}", "tickets", tickets, "opened",
+			 (json_int_t)run->stats.opened, "changed", (json_int_t)run->stats.changed, "unchanged",
+			 (json_int_t)run->stats.unchanged, "closed", (json_int_t)run->stats.closed, "posted",
+			 (json_int_t)run->posted, "post_failed", (json_int_t)run->post_failed);
+}
+
+/* ---- --post ------------------------------------------------------------------ */
+
+struct post_ctx {
+	struct tkt_run *run;
+	struct inv *inv;
+	struct inv_ticket *tickets; /* the ones sent, by delivery index */
+};
+
+static void on_posted(void *ctx, size_t index, int ok, const char *message)
+{
+	struct post_ctx *pc = ctx;
+	const struct inv_ticket *t = &pc->tickets[index];
+	struct br_err err = { 0 };
+
+	if (!ok) {
+		pc->run->post_failed++;
+		br_warn("tickets", "%s/%s v%lld not delivered: %s", t->hostname, t->fault, (long long)t->version,
+			message);
+		return;
+	}
+	pc->run->posted++;
+	if (inv_ticket_posted(pc->inv, t->id, t->version, &err))
+		br_warn("tickets", "%s/%s: %s", t->hostname, t->fault, err.msg);
+}
+
+/* Every ticket version (closing is one) the webhook has not taken yet. */
+static int post(struct br_stage *st, struct tkt_run *run, const struct wh_options *o)
+{
+	struct inv_ticket *all = NULL;
+	struct wh_delivery *d;
+	struct post_ctx pc = { run, st->inv, NULL };
+	struct br_err err = { 0 };
+	size_t n_all = 0, n = 0;
+	char **owned;
+	int rc;
+
+	if (inv_tickets_list(st->inv, 1, &all, &n_all, &err))
+		return br_stage_fail(st, BR_EXIT_UNREACHABLE, "%s", err.msg);
+	d = br_xcalloc(n_all ? n_all : 1, sizeof(*d));
+	owned = br_xcalloc(2 * (n_all ? n_all : 1), sizeof(*owned));
+	pc.tickets = br_xcalloc(n_all ? n_all : 1, sizeof(*pc.tickets));
+	for (size_t i = 0; i < n_all; i++) {
+		json_t *o_json;
+
+		if (all[i].version <= all[i].posted_version)
+			continue;
+		o_json = ticket_json(node_of(run, all[i].hostname), &all[i]);
+		/* Stable per ticket version: the same version retried, or sent
+		 * again after a crash before it was recorded, has the same key. */
+		owned[2 * n] = br_xasprintf("bringup-%s/%s-v%lld", all[i].hostname, all[i].fault,
+					    (long long)all[i].version);
+		json_object_set_new(o_json, "idempotency_key", json_string(owned[2 * n]));
+		owned[2 * n + 1] = json_dumps(o_json, JSON_COMPACT | JSON_SORT_KEYS);
+		json_decref(o_json);
+		d[n] = (struct wh_delivery){ owned[2 * n], owned[2 * n + 1] };
+		pc.tickets[n++] = all[i];
+	}
+	rc = wh_run(o, d, n, on_posted, &pc, &err);
+	for (size_t i = 0; i < 2 * n; i++)
+		free(owned[i]);
+	free(owned);
+	free(d);
+	free(pc.tickets);
+	inv_tickets_free(all, n_all);
+	if (rc)
+		return br_stage_fail(st, BR_EXIT_USAGE, "%s", err.msg);
+	if (run->post_failed)
+		return br_stage_fail(st, BR_EXIT_UNREACHABLE, "%zu ticket versions not delivered to %s (%zu were)",
+				     run->post_failed, o->url, run->posted);
+	return 0;
+}
+
+int tkt_run(struct br_stage *st, struct tkt_run *run, const struct wh_options *post_opts)
+{
+	struct tkt_actions actions = { 0 };
+	struct br_profiles profiles = { 0 };
+	char *templates = br_templates_dir();
+	struct br_err err = { 0 };
+	int rc;
+
+	if (!templates)
+		return br_stage_fail(st, BR_EXIT_USAGE, "no templates directory (set BRINGUP_TEMPLATES)");
+	rc = tkt_actions_load(templates, &actions, &err);
+	free(templates);
+	if (rc)
+		return br_stage_fail(st, BR_EXIT_USAGE, "%s", err.msg);
+	for (size_t i = 0; i < st->n && !rc; i++) {
+		struct node_faults f = { 0 };
+		struct inv_check *checks;
+		size_t n_checks;
+
+		/* A node whose faults cannot be worked out keeps its tickets
+		 * as they are: closing them would say it was repaired. */
+		if (find_faults(st->inv, &profiles, &actions, &st->nodes[i], &f, &checks, &n_checks, &err))
+			br_warn("tickets", "%s: tickets left as they were: %s", st->nodes[i].hostname, err.msg);
+		else
+			rc = inv_tickets_sync(st->inv, st->nodes[i].hostname, f.items, f.n, &run->stats, &err);
+		inv_checks_free(checks, n_checks);
+		node_faults_release(&f);
+	}
+	if (!rc)
+		rc = inv_tickets_list(st->inv, 0, &run->tickets, &run->n, &err);
+	tkt_actions_release(&actions);
+	br_profiles_release(&profiles);
+	if (rc)
+		return br_stage_fail(st, BR_EXIT_UNREACHABLE, "%s", err.msg);
+	run->nodes = st->nodes;
+	run->n_nodes = st->n;
+	return post_opts && post_opts->url ? post(st, run, post_opts) : 0;
+}
+
+/* A table cell: no '|' or line break may end it early. */
+static void md_cell(const char *s)
+{
+	for (; s && *s; s++)
+		if (*s == '|')
+			fputs("\\|", stdout);
+		else if (*s == '\n' || *s == '\r')
+			fputc(' ', stdout);
+		else
+			fputc(*s, stdout);
+	fputs(" | ", stdout);
+}
+
+static void csv_cell(const char *s, int last)
+{
+	fputc('"', stdout);
+	for (; s && *s; s++) {
+		if (*s == '"')
+			fputc('"', stdout);
+		fputc(*s, stdout);
+	}
+	fputs(last ? "\"\n" : "\",", stdout);
+}
+
+void tkt_print(const void *ctx)
+{
+	const struct tkt_run *run = ctx;
+
+	if (run->format == TKT_CSV)
+		fputs("hostname,location,serial,service_tag,fault,evidence,action\n", stdout);
+	else
+		printf("# Datacenter tickets (%zu open)\n\nSorted by rack, then U: one walk covers them.\n\n"
+		       "| Location | Host | Serial / service tag | Fault | Evidence | Action |\n"
+		       "|---|---|---|---|---|---|\n",
+		       run->n);
+	for (size_t i = 0; i < run->n; i++) {
+		const struct inv_ticket *t = &run->tickets[i];
+		const struct inv_node *node = node_of(run, t->hostname);
+		char *location = tkt_location(t->rack, t->unit);
+		char *serial = br_xasprintf("%s / %s", serial_of(node) ? serial_of(node) : "?",
+					    node && node->service_tag ? node->service_tag : "?");
+
+		if (run->format == TKT_CSV) {
+			csv_cell(t->hostname, 0);
+			csv_cell(location, 0);
+			csv_cell(serial_of(node), 0);
+			csv_cell(node ? node->service_tag : NULL, 0);
+			csv_cell(t->fault, 0);
+			csv_cell(t->evidence, 0);
+			csv_cell(t->action, 1);
+		} else {
+			fputs("| ", stdout);
+			md_cell(location);
+			md_cell(t->hostname);
+			md_cell(serial);
+			md_cell(t->fault);
+			md_cell(t->evidence);
+			md_cell(t->action);
+			fputc('\n', stdout);
+		}
+		free(location);
+		free(serial);
+	}
+	if (run->format != TKT_CSV)
+		printf("\n%zu opened, %zu updated, %zu closed this run\n", run->stats.opened, run->stats.changed,
+		       run->stats.closed);
+}
+
+void tkt_run_release(struct tkt_run *run)
+{
+	inv_tickets_free(run->tickets, run->n);
+	memset(run, 0, sizeof(*run));
+}

@@ -1,0 +1,108 @@
+#!/bin/sh
+# bringup gate on a simulated rack taken through the real stages (import,
+# discover, enlist, validate --facts with probe documents made from the
+# real H200 host's): passing nodes golden, a firmware fault and an unproven
+# (unknown) cabling check quarantined with the checks named; MAAS tagged to
+# match, quarantined machines marked broken with the reason; a second gate
+# sends nothing that changes MAAS; a repaired node re-validated is promoted,
+# marked fixed and its tickets closed; every change is an event.
+. "$BR_TOP/tests/e2e/lib.sh"
+cd "$T"
+bringup sim --nodes 5 --seed 11 --dir rack --faults fw_outdated --daemon >/dev/null
+at_exit "stop_sim $T/rack"
+set -a; . rack/env; set +a
+export BRINGUP_DB=$T/inv.db
+# The validators of this tree judge cabling and firmware; the gate
+# requires exactly those here (the shipped profile requires every check).
+cp -r "$BR_TOP/templates" tpl
+sed -i 's/^required = .*/required = cabling, firmware:*/' tpl/profiles/xe9680/hardware.conf
+export BRINGUP_TEMPLATES=$T/tpl
+
+maas_req() { # METHOD PATH
+	ck=${MAAS_API_KEY%%:*}; rest=${MAAS_API_KEY#*:}; tk=${rest%%:*}; ts=${rest#*:}
+	curl -sf -X "$1" -H "Authorization: OAuth oauth_version=\"1.0\", oauth_signature_method=\"PLAINTEXT\", \
+oauth_consumer_key=\"$ck\", oauth_token=\"$tk\", oauth_signature=\"%26$ts\", \
+oauth_nonce=\"$(date +%s%N)\", oauth_timestamp=\"$(date +%s)\"" "${MAAS_URL}api/2.0/$2"
+}
+# The POSTs MAAS received (each one changes something).
+posts() { grep -c '"method":"POST"' rack/maas-requests.log || true; }
+state() { bringup status --json | jq -r --arg h "$1" '.nodes[] | select(.hostname == $h) | .state'; }
+reason() { bringup status --json | jq -r --arg h "$1" '.nodes[] | select(.hostname == $h) | .reason'; }
+sysid() { sqlite3 inv.db "select maas_system_id from nodes where hostname='$1'"; }
+
+ssh-keygen -q -t ed25519 -N '' -f id
+bringup import --manifest rack/rack.csv >/dev/null
+bringup discover -q
+bringup enlist --skip-configure --poll-ms 100 --ssh-pubkey id.pub -q
+hosts=$(jq -r '.nodes[].hostname' rack/truth.json)
+fw=$(jq -r '.nodes[] | select(.faults | index("fw_outdated")) | .hostname' rack/truth.json)
+unproven=$(jq -r '.nodes[] | select(.faults == []) | .hostname' rack/truth.json | head -1)
+for h in $hosts; do assert_eq "$(state "$h")" deployed "$h deployed before the gate"; done
+
+# A probe document whose LLDP neighbours are exactly the wiring list's.
+doc=$BR_TOP/tests/fixtures/hw/h200-probe/probe-root.json
+good_doc() {
+	awk -F, -v h="$1" 'NR > 1 && $1 == h { printf "{\"local_port\":\"%s\",\"system_name\":\"%s\",\"port_id\":\"%s\"}\n", $2, $3, $4 }' \
+		rack/wiring.csv | jq -s . > nb.json
+	jq --slurpfile nb nb.json '.lldp = {status: "ok", source: "lldpctl", neighbors: $nb[0]}' "$doc" > "good-$1.json"
+}
+for h in $hosts; do
+	if [ "$h" = "$unproven" ]; then f=$doc; else good_doc "$h"; f=good-$h.json; fi
+	bringup validate --facts "$f" --wiring rack/wiring.csv -q "$h" || true
+	assert_eq "$(state "$h")" validated "$h validated"
+done
+
+rc=0; bringup gate --json > g1.json || rc=$?
+assert_eq "$rc" 1 "gate exit with quarantined nodes"
+assert_eq "$(jq -r .quarantined g1.json)" 2 "two quarantined"
+assert_eq "$(jq -r .golden g1.json)" 3 "three golden"
+assert_eq "$(state "$fw")" quarantined "firmware fault quarantined"
+assert_contains "$(reason "$fw")" "failed checks: firmware:" "reason names the failed firmware check"
+assert_eq "$(state "$unproven")" quarantined "unknown required check quarantines"
+assert_contains "$(reason "$unproven")" "cabling unknown" "reason says unknown"
+
+# MAAS says the same: tags created, golden / quarantine on the right machines.
+assert_eq "$(maas_req GET tags/ | jq -r '[.[].name] | sort | join(",")')" golden,quarantine "tags created"
+maas_req GET 'tags/golden/?op=machines' | jq -r '.[].hostname' | sort > golden.maas
+bringup status --json | jq -r '.nodes[] | select(.state == "golden") | .hostname' | sort > golden.inv
+assert_eq "$(cat golden.maas)" "$(cat golden.inv)" "golden tag on exactly the golden nodes"
+assert_eq "$(maas_req GET 'tags/quarantine/?op=machines' | jq -r '[.[].hostname] | sort | join(",")')" \
+	"$(printf '%s\n%s\n' "$fw" "$unproven" | sort | paste -sd,)" "quarantine tag on exactly the quarantined"
+m=$(maas_req GET "machines/$(sysid "$fw")/")
+assert_eq "$(echo "$m" | jq -r .status_name)" Broken "quarantined machine marked broken"
+assert_contains "$(echo "$m" | jq -r .status_message)" "firmware:" "MAAS comment is the reason"
+assert_eq "$(maas_req GET "machines/$(sysid "$(head -1 golden.inv)")/" | jq -r .status_name)" Deployed "golden left deployed"
+assert_contains "$(bringup history "$fw")" "MAAS: tagged quarantine; marked broken" "MAAS change is an event"
+
+# Idempotent: nothing changes, nothing that changes MAAS is sent.
+events=$(sqlite3 inv.db 'select count(*) from events')
+before=$(posts)
+rc=0; bringup gate --json > g2.json || rc=$?
+assert_eq "$rc" 1 "second gate exit"
+assert_eq "$(posts)" "$before" "second gate sent no POST to MAAS"
+assert_eq "$(jq '[.nodes[] | select(.changed or .maas != null)] | length' g2.json)" 0 "second gate changed nothing"
+assert_eq "$(sqlite3 inv.db 'select count(*) from events')" "$events" "second gate recorded no event"
+
+# Tickets for the quarantined; the repaired node re-validated and gated is
+# promoted, marked fixed, untagged, its tickets closed.
+bringup tickets --json > t1.json
+assert_eq "$(jq --arg h "$unproven" '[.tickets[] | select(.hostname == $h)] | length' t1.json)" 1 "ticket for the unproven node"
+good_doc "$unproven"
+bringup validate --facts "good-$unproven.json" --wiring rack/wiring.csv -q "$unproven"
+assert_eq "$(state "$unproven")" validated "re-validated"
+rc=0; bringup gate --json > g3.json || rc=$?
+assert_eq "$(state "$unproven")" golden "repaired node promoted"
+assert_eq "$(jq -r --arg h "$unproven" '.nodes[] | select(.hostname == $h) | .tickets_closed' g3.json)" 1 "its ticket closed"
+m=$(maas_req GET "machines/$(sysid "$unproven")/")
+assert_eq "$(echo "$m" | jq -r .status_name)" Deployed "marked fixed: back to Deployed"
+assert_eq "$(echo "$m" | jq -r '.tag_names | sort | join(",")')" golden "quarantine tag removed, golden added"
+assert_eq "$(sqlite3 inv.db "select status from tickets t join nodes n on n.id=t.node_id where n.hostname='$unproven'")" closed "ticket closed in the inventory"
+assert_contains "$(bringup history "$unproven")" "marked fixed" "MAAS promotion is an event"
+
+# --no-mark-broken: tagged, not marked broken.
+rc=0; bringup validate --facts "$doc" --wiring rack/wiring.csv -q "$unproven" || rc=$?
+bringup gate --no-mark-broken -q "$unproven" || true
+m=$(maas_req GET "machines/$(sysid "$unproven")/")
+assert_eq "$(echo "$m" | jq -r .status_name)" Deployed "--no-mark-broken leaves MAAS status"
+assert_eq "$(echo "$m" | jq -r '.tag_names | join(",")')" quarantine "--no-mark-broken still tags"
+echo "gate: golden and quarantined, MAAS mirrored, idempotent, repaired node promoted"
