@@ -54,15 +54,20 @@ int main(int argc, char **argv)
 
 		rows[i] = (struct inv_manifest_row){
 			r->hostname, r->rack, r->unit, r->bmc, r->bmc_user, r->bmc_password,
-			r->profile, r->bmc_type, r->boot_disk_serial, r->notes,
+			r->profile, r->bmc_type, r->boot_disk_serial, r->notes, r->line,
 		};
 	}
 	rc = br_stage_open_inventory(common.db, &inv);
 	if (rc)
 		goto out;
 	if (inv_import(inv, rows, m.n, manifest_path, &stats, &err)) {
-		br_error("import", "%s", err.msg);
-		rc = BR_EXIT_UNREACHABLE;
+		if (err.code == BR_E_INVAL) { /* the manifest against the inventory */
+			fprintf(stderr, "%s\nbringup-import: nothing imported\n", err.msg);
+			rc = BR_EXIT_USAGE;
+		} else {
+			br_error("import", "%s", err.msg);
+			rc = BR_EXIT_UNREACHABLE;
+		}
 		goto out;
 	}
 	if (common.json) {

@@ -59,6 +59,7 @@ struct inv_manifest_row {
 	const char *bmc_type;         /* redfish, ipmi or auto */
 	const char *boot_disk_serial; /* may be NULL */
 	const char *notes;            /* may be NULL */
+	int line;                     /* in the manifest, for messages; 0 if unknown */
 };
 
 struct inv_import_stats {
@@ -67,7 +68,9 @@ struct inv_import_stats {
 
 /* Import rows in one transaction: new hostnames become state "new", changed
  * rows are updated with an event naming every changed field, identical rows
- * change nothing. source names the manifest in event reasons. */
+ * change nothing. source names the manifest in event reasons. A row whose
+ * BMC another node holds in the inventory (a host renamed, a BMC moved) is
+ * BR_E_INVAL with "SOURCE:LINE: bmc: ..." and nothing is imported. */
 int inv_import(struct inv *inv, const struct inv_manifest_row *rows, size_t n, const char *source,
 	       struct inv_import_stats *ret_stats, struct br_err *err);
 
