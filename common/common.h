@@ -49,6 +49,10 @@ struct br_err {
 	char msg[BR_ERR_MSG_MAX];
 };
 
+/* What to do about a TLS certificate bringup did not trust, for any peer
+ * (WHO: "MAAS", "the BMC"): one wording everywhere. */
+#define BR_TLS_HINT(who) "give " who "'s CA with --ca-file or $BRINGUP_CA_FILE; --insecure skips the check"
+
 /* Record an error (err may be NULL) and return code, as git's error(). */
 int br_errf(struct br_err *err, int code, const char *fmt, ...) BR_PRINTF(3, 4);
 /* Prefix an existing message: "context: old message". Returns err->code. */
