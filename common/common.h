@@ -148,7 +148,7 @@ int br_secret_ref_valid(const char *ref);
  * cut out of server text before it is kept or shown: the log, the table
  * printer (br_escape), br_json_print and the inventory's reasons do it.
  * Shorter secrets are not redacted: a 3-byte pattern would cut words. */
-#define BR_REDACT_SECRETS_MAX 64
+#define BR_REDACT_SECRETS_MAX 2048 /* a password per BMC of a 512-node rack, and its encodings */
 #define BR_REDACT_MIN 4
 #define BR_REDACTED "<redacted>"
 /* Register a secret (and its percent-encoded forms). */
