@@ -116,7 +116,7 @@ int inv_store_hw(struct inv *inv, const char *hostname, const struct br_hw *hw, 
  * (two operators, or configure beside enlist) never work one node at once.
  * A lease names its holder: stage, pid and host, and ends at expires_at.
  * A lease whose time is up, or whose holder on this host is no longer
- * running, is taken over. Expiry only matters for a holder on another host
+ * running (its pid gone, or now another process's), is taken over. Expiry only matters for a holder on another host
  * that vanished (one here is seen dead at once), so the default is longer
  * than any stage spends on a node (enlist waits up to 1800 s commissioning
  * plus 3600 s deploying). */
@@ -127,6 +127,7 @@ struct inv_lease {
 	long pid;
 	char *host;
 	int64_t expires_at; /* unix seconds */
+	int64_t pid_start;  /* the holder's start time (clock ticks after boot), 0 if unknown */
 };
 void inv_lease_release(struct inv_lease *lease);
 
