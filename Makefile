@@ -14,7 +14,7 @@ DESTDIR ?=
 SAN     ?= 0
 
 CC      ?= cc
-PKGS    := libcurl jansson libxml-2.0 libssh2 libpci sqlite3 libmicrohttpd openssl inih
+PKGS    := libcurl jansson libxml-2.0 libssh2 libpci sqlite3 libmicrohttpd openssl inih yaml-0.1
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lcsv -lm
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null)
@@ -29,16 +29,18 @@ LDFLAGS += -fsanitize=address,undefined
 endif
 ALL_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) $(CFLAGS) -I. -Icommon $(PKG_CFLAGS) -MMD -MP
 
-MODULES := common inventory redfish maas validators sim bringup
+MODULES := common inventory profile redfish maas validators sim bringup
 # Files named cmd-NAME.c are executables (build/bin/NAME); the rest of a
 # module's .c files form build/lib/libMODULE.a.
 lib_srcs = $(filter-out $(1)/cmd-%.c,$(wildcard $(1)/*.c))
 lib_objs = $(patsubst %.c,$(BUILD)/obj/%.o,$(call lib_srcs,$(1)))
 LIBS    := $(foreach m,$(MODULES),$(if $(call lib_srcs,$(m)),$(BUILD)/lib/lib$(m).a))
 CMD_SRCS := $(foreach m,$(MODULES),$(wildcard $(m)/cmd-*.c))
+PROBE_SRC := validators/cmd-bringup-probe.c
 BINS    := $(foreach s,$(CMD_SRCS),$(BUILD)/bin/$(patsubst cmd-%.c,%,$(notdir $(s))))
-# Link order: stages first, common last. sim links only itself and common.
-STAGE_LIBS := $(foreach m,bringup redfish maas validators inventory common,$(if $(call lib_srcs,$(m)),$(BUILD)/lib/lib$(m).a))
+# Link order: stages first, common last (ARCHITECTURE.md). sim links only
+# itself and common.
+STAGE_LIBS := $(foreach m,bringup redfish maas validators profile inventory common,$(if $(call lib_srcs,$(m)),$(BUILD)/lib/lib$(m).a))
 SIM_LIBS   := $(foreach m,sim common,$(if $(call lib_srcs,$(m)),$(BUILD)/lib/lib$(m).a))
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
@@ -65,7 +67,36 @@ $(BUILD)/bin/$(patsubst cmd-%.c,%,$(notdir $(1))): $(BUILD)/obj/$(1:.c=.o) $(if 
 	@mkdir -p $$(dir $$@)
 	$$(CC) $$(LDFLAGS) -o $$@ $$^ $$(PKG_LIBS)
 endef
-$(foreach s,$(CMD_SRCS),$(eval $(call bin_rule,$(s))))
+$(foreach s,$(filter-out $(PROBE_SRC),$(CMD_SRCS)),$(eval $(call bin_rule,$(s))))
+
+# bringup-probe runs on freshly deployed nodes (Ubuntu 22.04/24.04) with
+# nothing installed, so it is linked statically: libjansson.a from Debian, and
+# a libpci.a and a libxml2.a that scripts/static-libs builds from Debian's
+# sources (no libpci.a is shipped; the shipped libxml2.a pulls in 30 MiB of
+# ICU). ASan cannot link statically, so SAN=1 links it like every other binary.
+PROBE_LIBS := $(BUILD)/lib/libvalidators.a $(BUILD)/lib/libcommon.a
+PROBE_STATIC_DIR ?= build/static
+# glibc warns that getpwuid in a static binary needs its shared parts at run
+# time: the probe never reaches it (libpci's name cache is unused).
+PROBE_LD_QUIET := $(shell ld --help 2>/dev/null | grep -q -- --no-warnings && echo -Wl,--no-warnings)
+ifeq ($(SAN),1)
+$(BUILD)/bin/bringup-probe: $(BUILD)/obj/validators/cmd-bringup-probe.o $(PROBE_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+else
+# Without the static libraries (no Debian source reachable) the probe still
+# builds, dynamically, and says what the node would then need.
+$(BUILD)/bin/bringup-probe: $(BUILD)/obj/validators/cmd-bringup-probe.o $(PROBE_LIBS) scripts/static-libs
+	@mkdir -p $(dir $@)
+	+@if scripts/static-libs $(PROBE_STATIC_DIR); then \
+		echo "$(CC) -static -o $@ ... libpci.a libxml2.a libjansson.a"; \
+		$(CC) -static $(LDFLAGS) -o $@ $(filter %.o %.a,$^) $(PROBE_STATIC_DIR)/lib/libpci.a \
+			$(PROBE_STATIC_DIR)/lib/libxml2.a -ljansson -lm -lpthread $(PROBE_LD_QUIET); \
+	else \
+		echo "warning: $@ linked dynamically (see above): nodes need libpci3, libxml2, libjansson4" >&2; \
+		$(CC) $(LDFLAGS) -o $@ $(filter %.o %.a,$^) $(PKG_LIBS); \
+	fi
+endif
 
 $(BUILD)/tests/%: tests/unit/%.c $(STAGE_LIBS)
 	@mkdir -p $(dir $@)

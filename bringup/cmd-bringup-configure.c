@@ -22,7 +22,7 @@ struct run {
 };
 
 struct profiles {
-	struct br_tpl_profile *items;
+	struct prof_profile *items;
 	size_t n;
 };
 
@@ -111,7 +111,7 @@ static int load_profiles(struct run *run, struct profiles *ps)
 
 		for (k = 0; k < ps->n && strcmp(ps->items[k].name, name); k++)
 			;
-		if (k == ps->n && br_tpl_profile_load(dir, name, &ps->items[ps->n], &err)) {
+		if (k == ps->n && prof_load(dir, name, &ps->items[ps->n], &err)) {
 			fprintf(stderr, "bringup-configure: %s (node %s)\n", err.msg, job->node->hostname);
 			rc = BR_EXIT_USAGE;
 			break;
@@ -126,10 +126,10 @@ static int load_profiles(struct run *run, struct profiles *ps)
 
 static void make_spec(struct cfg_job *job)
 {
-	const struct br_tpl_profile *p = job->profile;
+	const struct prof_profile *p = job->profile;
 
 	job->spec = (struct rf_config_spec){ p->bios, p->n_bios, p->pxe_nic,
-					     p->boot_mode == BR_TPL_BOOT_ONCE ? RF_BOOT_ONCE : RF_BOOT_PERSISTENT };
+					     p->boot_mode == PROF_BOOT_ONCE ? RF_BOOT_ONCE : RF_BOOT_PERSISTENT };
 }
 
 /* Credentials, address, stored facts and the firmware verdict of a node;
@@ -137,6 +137,7 @@ static void make_spec(struct cfg_job *job)
 static int prepare(struct run *run, struct cfg_job *job, const char *scheme)
 {
 	struct br_err err = { 0 };
+	struct val_check *verdicts = NULL;
 	struct br_hw hw;
 	char *why = NULL;
 
@@ -146,16 +147,9 @@ static int prepare(struct run *run, struct cfg_job *job, const char *scheme)
 		return -1;
 	}
 	job->ipmi = hw.source && !strcmp(hw.source, "ipmi");
-	if (!job->ipmi) {
-		br_tpl_firmware_judge(job->profile, &hw, &job->fw, &job->n_fw);
-	} else if (job->profile->n_firmware) {
-		/* one unknown, not one per rule: nothing was there to match */
-		job->fw = br_xcalloc(1, sizeof(*job->fw));
-		job->fw[0] = (struct inv_check){ br_xstrdup("firmware"), INV_CHECK_UNKNOWN,
-						 br_xstrdup("no firmware inventory over IPMI; check versions by hand"),
-						 NULL };
-		job->n_fw = 1;
-	}
+	val_firmware_judge(job->profile, &hw, &verdicts, &job->n_fw);
+	job->fw = br_checks_from_val(verdicts, job->n_fw);
+	val_checks_free(verdicts, job->n_fw);
 	br_hw_release(&hw);
 	if (br_bmc_endpoint(job->node, scheme, &job->password, &job->host, &job->port, &job->base_url, &why)) {
 		finish(run, job, 0, why);
@@ -164,18 +158,121 @@ static int prepare(struct run *run, struct cfg_job *job, const char *scheme)
 	return 0;
 }
 
+struct args {
+	struct br_bmc_opts bmc;
+	int dry_run, max_resets, poll_ms, graceful_s, job_timeout_s;
+	struct rf_options rf;
+};
+
+static int check_args(struct br_stage *st, struct args *a)
+{
+	if (br_bmc_opts_finish(&a->bmc, st->cmd->name, &a->rf))
+		return st->exit = BR_EXIT_USAGE;
+	if (a->max_resets < 1 || a->poll_ms < 1 || a->graceful_s < 0 || a->job_timeout_s < 1)
+		return br_stage_usage(st, "counts, intervals and timeouts must be positive");
+	a->rf.use_expand = 0; /* configure reads single resources */
+	st->no_lease = a->dry_run; /* a dry run changes nothing: it needs no lease */
+	return 0;
+}
+
+/* Profiles first (a bad one stops the run before anything is touched),
+ * then Redfish config jobs, then IPMI boot settings. */
+static int configure(struct br_stage *st, struct run *run, struct profiles *ps, const struct args *a)
+{
+	struct rf_config_target *rf = br_xcalloc(st->n ? st->n : 1, sizeof(*rf));
+	struct rf_ipmi_target *ipmi = br_xcalloc(st->n ? st->n : 1, sizeof(*ipmi));
+	struct rf_config_options copts;
+	struct br_err err = { 0 };
+	size_t n_rf = 0, n_ipmi = 0;
+	int rc;
+
+	run->inv = st->inv;
+	run->dry_run = a->dry_run;
+	run->jobs = br_xcalloc(st->n ? st->n : 1, sizeof(*run->jobs));
+	run->n_jobs = st->n;
+	for (size_t i = 0; i < st->n; i++)
+		run->jobs[i].node = &st->nodes[i];
+	rc = load_profiles(run, ps);
+	if (rc) {
+		st->exit = rc;
+		goto out;
+	}
+	br_progress_init(&run->progress, a->dry_run ? "configure (dry run)" : "configure", st->n);
+	for (size_t i = 0; i < st->n; i++) {
+		struct cfg_job *job = &run->jobs[i];
+
+		if (prepare(run, job, a->bmc.scheme))
+			continue;
+		if (job->ipmi && !a->dry_run)
+			ipmi[n_ipmi++] = (struct rf_ipmi_target){ job->node->hostname, job->host,
+								  job->port ? job->port : 623, job->node->bmc_user,
+								  job->password, job };
+		else if (job->ipmi)
+			finish(run, job, 1, br_xstrdup("would set bootdev pxe (persistent, EFI) and power cycle over IPMI"));
+		else
+			rf[n_rf++] = (struct rf_config_target){ { job->node->hostname, job->base_url,
+								  job->node->bmc_user, job->password, job },
+								&job->spec };
+	}
+	rf_config_options_init(&copts);
+	copts.dry_run = a->dry_run;
+	copts.max_resets = a->max_resets;
+	copts.poll_ms = a->poll_ms;
+	copts.graceful_ms = a->graceful_s * 1000L;
+	copts.node_timeout_ms = a->job_timeout_s * 1000L;
+	if (n_rf && rf_configure_all(rf, n_rf, &a->rf, &copts, on_redfish, run, &err)) {
+		rc = br_stage_fail(st, BR_EXIT_USAGE, "%s", err.msg);
+		goto out;
+	}
+	/* a power cycle per ipmitool slot: the slots are the reset ration too */
+	if (n_ipmi &&
+	    rf_ipmi_pxe_all(ipmi, n_ipmi, a->bmc.ipmi_parallel < a->max_resets ? a->bmc.ipmi_parallel : a->max_resets,
+			    a->bmc.timeout_s, on_ipmi, run, &err)) {
+		rc = br_stage_fail(st, BR_EXIT_USAGE, "%s", err.msg);
+		goto out;
+	}
+	br_progress_finish(&run->progress);
+out:
+	free(rf);
+	free(ipmi);
+	return rc;
+}
+
+static json_t *summary_json(const void *ctx)
+{
+	const struct run *run = ctx;
+
+	return cfg_jobs_json(run->jobs, run->n_jobs, run->dry_run);
+}
+
+static void print_summary(const void *ctx)
+{
+	const struct run *run = ctx;
+
+	cfg_jobs_print(run->jobs, run->n_jobs, run->dry_run, stdout);
+}
+
+static void run_release(struct run *run, struct profiles *ps)
+{
+	for (size_t i = 0; i < run->n_jobs; i++)
+		cfg_job_release(&run->jobs[i]);
+	for (size_t i = 0; i < ps->n; i++)
+		prof_release(&ps->items[i]);
+	free(ps->items);
+	free(run->jobs);
+}
+
 int main(int argc, char **argv)
 {
-	struct br_common_opts common = { 0 };
-	struct br_bmc_opts bo;
-	int dry_run = 0, max_resets = 8, poll_ms = 5000, graceful_s = 120, job_timeout_s = 1800;
+	struct br_stage st = { 0 };
+	struct args a = { .max_resets = 8, .poll_ms = 5000, .graceful_s = 120, .job_timeout_s = 1800 };
 	const struct br_option options[] = {
-		{ "dry-run", 'n', BR_OPT_FLAG, &dry_run, NULL, "print what would change per node; change nothing" },
-		{ "max-resets", 0, BR_OPT_INT, &max_resets, "N", "systems resetting (reset to job end) at once (default 8)" },
-		{ "poll-ms", 0, BR_OPT_INT, &poll_ms, "MS", "job polling interval (default 5000)" },
-		{ "graceful-timeout", 0, BR_OPT_INT, &graceful_s, "SECONDS", "GracefulRestart, then ForceRestart after this (default 120)" },
-		{ "job-timeout", 0, BR_OPT_INT, &job_timeout_s, "SECONDS", "a job not done this long after the reset fails the node (default 1800)" },
-		BR_BMC_OPTIONS(&bo),
+		{ "dry-run", 'n', BR_OPT_FLAG, &a.dry_run, NULL, "print what would change per node; change nothing" },
+		{ "max-resets", 0, BR_OPT_INT, &a.max_resets, "N", "systems resetting (reset to job end) at once (default 8)" },
+		{ "poll-ms", 0, BR_OPT_INT, &a.poll_ms, "MS", "job polling interval (default 5000)" },
+		{ "graceful-timeout", 0, BR_OPT_INT, &a.graceful_s, "SECONDS", "GracefulRestart, then ForceRestart after this (default 120)" },
+		{ "job-timeout", 0, BR_OPT_INT, &a.job_timeout_s, "SECONDS", "a job not done this long after the reset fails the node (default 1800)" },
+		BR_BMC_OPTIONS(&a.bmc),
 		{ 0 },
 	};
 	const struct br_command cmd = {
@@ -184,106 +281,18 @@ int main(int argc, char **argv)
 		"(templates/profiles/NAME/bios.conf) through iDRAC config jobs, put PXE on the provisioning NIC\n"
 		"first, verify both, and judge firmware against firmware.conf. IPMI-only BMCs get bootdev pxe\n"
 		"(persistent, EFI) and a power cycle. Nodes end 'configured' or 'failed'.",
-		options, &common,
+		options, &st.common,
 	};
 	static const int states[] = { INV_DISCOVERED, -1 };
 	struct run run = { 0 };
 	struct profiles ps = { 0 };
-	struct rf_config_target *rf = NULL;
-	struct rf_ipmi_target *ipmi = NULL;
-	struct inv_node *nodes = NULL;
-	struct rf_options ropts;
-	struct rf_config_options copts;
-	struct br_err err = { 0 };
-	size_t n = 0, n_rf = 0, n_ipmi = 0;
-	int argi, rc;
 
-	br_log_init(argv[0], BR_LOG_WARN);
-	if (br_bmc_opts_init(&bo, cmd.name))
+	if (br_bmc_opts_init(&a.bmc, cmd.name))
 		return BR_EXIT_USAGE;
-	rc = br_opt_parse(&cmd, argc, argv, &argi);
-	if (rc)
-		return rc == BR_OPT_EXIT_OK ? BR_EXIT_OK : BR_EXIT_USAGE;
-	if (br_bmc_opts_finish(&bo, cmd.name, &ropts))
-		return BR_EXIT_USAGE;
-	if (max_resets < 1 || poll_ms < 1 || graceful_s < 0 || job_timeout_s < 1) {
-		fprintf(stderr, "bringup-configure: counts, intervals and timeouts must be positive\n");
-		return BR_EXIT_USAGE;
-	}
-	rc = br_stage_open_inventory(common.db, &run.inv);
-	if (rc)
-		return rc;
-	run.dry_run = dry_run;
-	rc = br_stage_select(run.inv, argc, argv, argi, states, &nodes, &n);
-	if (!rc && !dry_run) /* a dry run changes nothing: it needs no lease */
-		rc = br_stage_lease(run.inv, cmd.name, argi < argc ? NULL : states, nodes, &n);
-	if (rc)
-		goto out;
-	run.jobs = br_xcalloc(n ? n : 1, sizeof(*run.jobs));
-	run.n_jobs = n;
-	for (size_t i = 0; i < n; i++)
-		run.jobs[i].node = &nodes[i];
-	if ((rc = load_profiles(&run, &ps)))
-		goto out;
-	rf = br_xcalloc(n ? n : 1, sizeof(*rf));
-	ipmi = br_xcalloc(n ? n : 1, sizeof(*ipmi));
-	br_progress_init(&run.progress, dry_run ? "configure (dry run)" : "configure", n);
-	for (size_t i = 0; i < n; i++) {
-		struct cfg_job *job = &run.jobs[i];
-
-		if (prepare(&run, job, bo.scheme))
-			continue;
-		if (job->ipmi && !dry_run)
-			ipmi[n_ipmi++] = (struct rf_ipmi_target){ job->node->hostname, job->host,
-								  job->port ? job->port : 623, job->node->bmc_user,
-								  job->password, job };
-		else if (job->ipmi)
-			finish(&run, job, 1, br_xstrdup("would set bootdev pxe (persistent, EFI) and power cycle over IPMI"));
-		else
-			rf[n_rf++] = (struct rf_config_target){ { job->node->hostname, job->base_url,
-								  job->node->bmc_user, job->password, job },
-								&job->spec };
-	}
-	ropts.use_expand = 0; /* configure reads single resources */
-	rf_config_options_init(&copts);
-	copts.dry_run = dry_run;
-	copts.max_resets = max_resets;
-	copts.poll_ms = poll_ms;
-	copts.graceful_ms = graceful_s * 1000L;
-	copts.node_timeout_ms = job_timeout_s * 1000L;
-	if (n_rf && rf_configure_all(rf, n_rf, &ropts, &copts, on_redfish, &run, &err)) {
-		br_error("configure", "%s", err.msg);
-		rc = BR_EXIT_USAGE;
-		goto out;
-	}
-	/* a power cycle per ipmitool slot: the slots are the reset ration too */
-	if (n_ipmi && rf_ipmi_pxe_all(ipmi, n_ipmi, bo.ipmi_parallel < max_resets ? bo.ipmi_parallel : max_resets,
-				      bo.timeout_s, on_ipmi, &run, &err)) {
-		br_error("configure", "%s", err.msg);
-		rc = BR_EXIT_USAGE;
-		goto out;
-	}
-	br_progress_finish(&run.progress);
-	if (common.json) {
-		json_t *doc = cfg_jobs_json(run.jobs, run.n_jobs, dry_run);
-
-		br_json_print(stdout, doc);
-		json_decref(doc);
-	} else if (!common.quiet) {
-		cfg_jobs_print(run.jobs, run.n_jobs, dry_run, stdout);
-	}
-	rc = run.failed ? BR_EXIT_NODES : BR_EXIT_OK;
-out:
-	for (size_t i = 0; i < run.n_jobs; i++)
-		cfg_job_release(&run.jobs[i]);
-	for (size_t i = 0; i < ps.n; i++)
-		br_tpl_profile_release(&ps.items[i]);
-	free(ps.items);
-	free(run.jobs);
-	free(rf);
-	free(ipmi);
-	inv_nodes_free(nodes, n);
-	br_stage_release(run.inv);
-	inv_close(run.inv);
-	return rc;
+	if (br_stage_parse(&st, &cmd, argc, argv) || check_args(&st, &a) || br_stage_open(&st, states))
+		return br_stage_close(&st);
+	if (!configure(&st, &run, &ps, &a))
+		br_stage_report(&st, summary_json, print_summary, &run, run.failed);
+	run_release(&run, &ps);
+	return br_stage_close(&st);
 }

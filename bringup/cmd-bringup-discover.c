@@ -27,7 +27,7 @@ struct job {
 };
 
 struct run {
-	struct inv *inv;
+	struct br_stage *st; /* st->inv: reopened around the discovery workers */
 	struct job *jobs;
 	size_t n_jobs, done, failed;
 	struct br_progress progress;
@@ -59,7 +59,7 @@ static void fail_node(struct run *run, struct job *job, const char *reason)
 	struct br_err err = { 0 };
 
 	br_warn("discover", "%s: %s", job->node->hostname, reason);
-	if (inv_node_set_state(run->inv, job->node->hostname, job->node->state, INV_FAILED, reason, &err)) {
+	if (inv_node_set_state(run->st->inv, job->node->hostname, job->node->state, INV_FAILED, reason, &err)) {
 		br_error("discover", "%s: %s", job->node->hostname, err.msg);
 		if (err.code == BR_E_DB)
 			inventory_failed(run, err.msg);
@@ -144,7 +144,7 @@ static void on_ipmi(const struct rf_ipmi_target *t, int rc, struct br_hw *hw, co
 		fail_bmc(run, job, rc, err ? err->msg : NULL);
 		return;
 	}
-	if (store_node(run->inv, job->node, hw, &summary, &n_macs, &store_err))
+	if (store_node(run->st->inv, job->node, hw, &summary, &n_macs, &store_err))
 		fail_bmc(run, job, store_err.code, store_err.msg);
 	else
 		stored(run, job, "IPMI", summary, n_macs);
@@ -174,7 +174,7 @@ static void recheck_discovered(struct run *run)
 		struct job *job = &run->jobs[i];
 		struct inv_node now;
 
-		if (!job->ok || inv_node_get(run->inv, job->node->hostname, &now, NULL))
+		if (!job->ok || inv_node_get(run->st->inv, job->node->hostname, &now, NULL))
 			continue;
 		if (now.state == INV_FAILED) {
 			job->ok = 0;
@@ -187,8 +187,9 @@ static void recheck_discovered(struct run *run)
 	}
 }
 
-static json_t *summary_json(const struct run *run)
+static json_t *summary_json(const void *ctx)
 {
+	const struct run *run = ctx;
 	json_t *arr = json_array();
 
 	for (size_t i = 0; i < run->n_jobs; i++) {
@@ -203,9 +204,10 @@ static json_t *summary_json(const struct run *run)
 			 "failed", (json_int_t)run->failed);
 }
 
-static void print_summary(const struct run *run)
+static void print_summary(const void *ctx)
 {
 	static const char *const headers[] = { "HOSTNAME", "RESULT", "VIA", "MACS", "REASON" };
+	const struct run *run = ctx;
 	struct br_table t;
 
 	br_table_init(&t, 5, headers);
@@ -222,66 +224,40 @@ static void print_summary(const struct run *run)
 	printf("\n%zu discovered, %zu failed\n", run->done - run->failed, run->failed);
 }
 
-int main(int argc, char **argv)
+struct args {
+	struct br_bmc_opts bmc;
+	int workers;
+	struct rf_options rf;
+};
+
+static int check_args(struct br_stage *st, struct args *a)
 {
-	struct br_common_opts common = { 0 };
-	struct br_bmc_opts bo;
-	int workers = 0;
-	const struct br_option options[] = {
-		BR_BMC_OPTIONS(&bo),
-		{ "workers", 0, BR_OPT_INT, &workers, "N",
-		  "processes reading BMCs (default 0: min(CPUs, Redfish BMCs / 64); 1: this one)" },
-		{ 0 },
-	};
-	const struct br_command cmd = {
-		"bringup-discover", "[options] [HOST...]",
-		"Read every BMC of nodes that are 'new' or 'failed' (or the named ones): MACs, serials,\n"
-		"model, BIOS, boot order, firmware, PCIe, drives, PSUs, thermal, SEL. Redfish first; BMCs\n"
-		"with bmc_type ipmi, or without /redfish/v1, are read with ipmitool.",
-		options, &common,
-	};
-	static const int states[] = { INV_NEW, INV_FAILED, -1 };
-	struct run run = { 0 };
-	struct rf_target *rf = NULL;
-	struct rf_ipmi_target *ipmi = NULL;
-	struct inv_node *nodes = NULL;
-	struct rf_options ropts;
+	if (br_bmc_opts_finish(&a->bmc, st->cmd->name, &a->rf))
+		return st->exit = BR_EXIT_USAGE;
+	if (a->workers < 0 || a->workers > BR_WORKERS_MAX)
+		return br_stage_usage(st, "--workers must be 0-%d", BR_WORKERS_MAX);
+	return 0;
+}
+
+/* Redfish first, over worker processes when the rack is large; then IPMI
+ * for nodes that asked for it and auto nodes without Redfish. */
+static int discover(struct br_stage *st, struct run *run, struct args *a)
+{
+	struct rf_target *rf = br_xcalloc(st->n ? st->n : 1, sizeof(*rf));
+	struct rf_ipmi_target *ipmi = br_xcalloc(st->n ? st->n : 1, sizeof(*ipmi));
 	struct br_err err = { 0 };
-	size_t n = 0, n_rf = 0, n_ipmi = 0;
-	int argi, rc;
+	size_t n_rf = 0, n_ipmi = 0;
+	int workers = a->workers, rc = 0;
 
-	br_log_init(argv[0], BR_LOG_WARN);
-	if (br_bmc_opts_init(&bo, cmd.name))
-		return BR_EXIT_USAGE;
-	rc = br_opt_parse(&cmd, argc, argv, &argi);
-	if (rc)
-		return rc == BR_OPT_EXIT_OK ? BR_EXIT_OK : BR_EXIT_USAGE;
-	if (br_bmc_opts_finish(&bo, cmd.name, &ropts))
-		return BR_EXIT_USAGE;
-	if (workers < 0 || workers > BR_WORKERS_MAX) {
-		fprintf(stderr, "%s: --workers must be 0-%d\n", cmd.name, BR_WORKERS_MAX);
-		return BR_EXIT_USAGE;
-	}
-	rc = br_stage_open_inventory(common.db, &run.inv);
-	if (rc)
-		return rc;
-	rc = br_stage_select(run.inv, argc, argv, argi, states, &nodes, &n);
-	if (!rc)
-		rc = br_stage_lease(run.inv, cmd.name, argi < argc ? NULL : states, nodes, &n);
-	if (rc)
-		goto out;
-	run.jobs = br_xcalloc(n ? n : 1, sizeof(*run.jobs));
-	run.n_jobs = n;
-	rf = br_xcalloc(n ? n : 1, sizeof(*rf));
-	ipmi = br_xcalloc(n ? n : 1, sizeof(*ipmi));
-	br_progress_init(&run.progress, "discover", n);
-	for (size_t i = 0; i < n; i++) {
-		struct job *job = &run.jobs[i];
+	run->st = st;
+	run->jobs = br_xcalloc(st->n ? st->n : 1, sizeof(*run->jobs));
+	run->n_jobs = st->n;
+	br_progress_init(&run->progress, "discover", st->n);
+	for (size_t i = 0; i < st->n; i++) {
+		struct job *job = &run->jobs[i];
 
-		job->node = &nodes[i];
-		if (prepare(&run, job, bo.scheme))
-			continue;
-		if (!strcmp(job->node->bmc_type, "ipmi"))
+		job->node = &st->nodes[i];
+		if (prepare(run, job, a->bmc.scheme) || !strcmp(job->node->bmc_type, "ipmi"))
 			continue;
 		rf[n_rf++] = (struct rf_target){ job->node->hostname, job->base_url, job->node->bmc_user, job->password,
 						 job };
@@ -293,54 +269,69 @@ int main(int argc, char **argv)
 	if (n_rf && workers > 1)
 		br_info("discover", "%zu Redfish BMCs over %d worker processes", n_rf,
 			(size_t)workers < n_rf ? workers : (int)n_rf);
-	if (n_rf && br_discover_workers(&run.inv, rf, n_rf, &ropts, workers,
-					&(const struct br_pool_hooks){ store_hw, on_redfish, &run }, &err)) {
-		br_error("discover", "%s", err.msg);
-		rc = BR_EXIT_USAGE;
-		goto out;
-	}
-	/* IPMI: nodes that asked for it, and auto nodes without Redfish. */
-	for (size_t i = 0; i < n; i++) {
-		struct job *job = &run.jobs[i];
+	if (n_rf && br_discover_workers(&st->inv, rf, n_rf, &a->rf, workers,
+					&(const struct br_pool_hooks){ store_hw, on_redfish, run }, &err))
+		rc = br_stage_fail(st, BR_EXIT_USAGE, "%s", err.msg);
+	for (size_t i = 0; i < st->n && !rc; i++) {
+		struct job *job = &run->jobs[i];
 
-		if (job->done || !job->password)
-			continue;
-		ipmi[n_ipmi++] = (struct rf_ipmi_target){ job->node->hostname, job->host, job->port ? job->port : 623,
-							  job->node->bmc_user, job->password, job };
+		if (!job->done && job->password)
+			ipmi[n_ipmi++] = (struct rf_ipmi_target){ job->node->hostname, job->host,
+								  job->port ? job->port : 623, job->node->bmc_user,
+								  job->password, job };
 	}
-	if (n_ipmi && rf_ipmi_discover_all(ipmi, n_ipmi, bo.ipmi_parallel, bo.timeout_s, on_ipmi, &run, &err)) {
-		br_error("discover", "%s", err.msg);
-		rc = BR_EXIT_USAGE;
-		goto out;
+	if (!rc && n_ipmi &&
+	    rf_ipmi_discover_all(ipmi, n_ipmi, a->bmc.ipmi_parallel, a->bmc.timeout_s, on_ipmi, run, &err))
+		rc = br_stage_fail(st, BR_EXIT_USAGE, "%s", err.msg);
+	if (!rc) {
+		br_progress_finish(&run->progress);
+		recheck_discovered(run);
 	}
-	br_progress_finish(&run.progress);
-	recheck_discovered(&run);
-	if (common.json) {
-		json_t *doc = summary_json(&run);
-
-		br_json_print(stdout, doc);
-		json_decref(doc);
-	} else if (!common.quiet) {
-		print_summary(&run);
-	}
-	rc = run.failed ? BR_EXIT_NODES : BR_EXIT_OK;
-	if (run.inventory_error) {
-		br_error("discover", "the inventory cannot be written: %s", run.inventory_error);
-		rc = BR_EXIT_UNREACHABLE;
-	}
-out:
-	for (size_t i = 0; i < run.n_jobs; i++) {
-		br_secret_free(run.jobs[i].password);
-		free(run.jobs[i].base_url);
-		free(run.jobs[i].host);
-		free(run.jobs[i].reason);
-	}
-	free(run.jobs);
-	free(run.inventory_error);
 	free(rf);
 	free(ipmi);
-	inv_nodes_free(nodes, n);
-	br_stage_release(run.inv);
-	inv_close(run.inv);
 	return rc;
+}
+
+static void run_release(struct run *run)
+{
+	for (size_t i = 0; i < run->n_jobs; i++) {
+		br_secret_free(run->jobs[i].password);
+		free(run->jobs[i].base_url);
+		free(run->jobs[i].host);
+		free(run->jobs[i].reason);
+	}
+	free(run->jobs);
+	free(run->inventory_error);
+}
+
+int main(int argc, char **argv)
+{
+	struct br_stage st = { 0 };
+	struct args a = { 0 };
+	const struct br_option options[] = {
+		BR_BMC_OPTIONS(&a.bmc),
+		{ "workers", 0, BR_OPT_INT, &a.workers, "N",
+		  "processes reading BMCs (default 0: min(CPUs, Redfish BMCs / 64); 1: this one)" },
+		{ 0 },
+	};
+	const struct br_command cmd = {
+		"bringup-discover", "[options] [HOST...]",
+		"Read every BMC of nodes that are 'new' or 'failed' (or the named ones): MACs, serials,\n"
+		"model, BIOS, boot order, firmware, PCIe, drives, PSUs, thermal, SEL. Redfish first; BMCs\n"
+		"with bmc_type ipmi, or without /redfish/v1, are read with ipmitool.",
+		options, &st.common,
+	};
+	static const int states[] = { INV_NEW, INV_FAILED, -1 };
+	struct run run = { 0 };
+
+	if (br_bmc_opts_init(&a.bmc, cmd.name))
+		return BR_EXIT_USAGE;
+	if (br_stage_parse(&st, &cmd, argc, argv) || check_args(&st, &a) || br_stage_open(&st, states))
+		return br_stage_close(&st);
+	if (!discover(&st, &run, &a))
+		br_stage_report(&st, summary_json, print_summary, &run, run.failed);
+	if (run.inventory_error) /* exit 3, as for an inventory that cannot be opened */
+		br_stage_fail(&st, BR_EXIT_UNREACHABLE, "the inventory cannot be written: %s", run.inventory_error);
+	run_release(&run);
+	return br_stage_close(&st);
 }

@@ -80,7 +80,7 @@ static void on_done(void *ctx, struct enlist_job *job, int ok, const char *reaso
 }
 
 /* Fill job i from its node; a node that cannot be prepared is failed. */
-static int prepare(struct run *run, size_t i, const struct enlist_inputs *in)
+static int prepare(struct run *run, size_t i, struct enlist_inputs *in)
 {
 	struct job_ctx *c = &run->ctx[i];
 	struct enlist_job *j = &run->jobs[i];
@@ -100,8 +100,9 @@ static int prepare(struct run *run, size_t i, const struct enlist_inputs *in)
 	return 0;
 }
 
-static json_t *summary_json(const struct run *run)
+static json_t *summary_json(const void *ctx)
 {
+	const struct run *run = ctx;
 	json_t *arr = json_array();
 
 	for (size_t i = 0; i < run->n; i++) {
@@ -120,9 +121,10 @@ static json_t *summary_json(const struct run *run)
 			 "failed", (json_int_t)run->failed);
 }
 
-static void print_summary(const struct run *run)
+static void print_summary(const void *ctx)
 {
 	static const char *const headers[] = { "HOSTNAME", "RESULT", "SYSTEM_ID", "IP", "BOOT DISK", "REASON" };
+	const struct run *run = ctx;
 	struct br_table t;
 
 	br_table_init(&t, 6, headers);
@@ -138,7 +140,7 @@ static void print_summary(const struct run *run)
 	printf("\n%zu deployed, %zu failed\n", run->done - run->failed, run->failed);
 }
 
-static int open_maas(const char *url, const char *key_ref, const struct maas_options *base,
+static int open_maas(struct br_stage *st, const char *url, const char *key_ref, const struct maas_options *base,
 		     struct maas_client **ret_client)
 {
 	struct maas_options mo = *base;
@@ -146,62 +148,148 @@ static int open_maas(const char *url, const char *key_ref, const struct maas_opt
 	char *key = NULL;
 	int rc;
 
-	if (!url || !*url) {
-		fprintf(stderr, "bringup-enlist: no MAAS URL: set MAAS_URL or pass --maas-url\n");
-		return BR_EXIT_USAGE;
-	}
-	if (key_ref ? br_secret_resolve(key_ref, &key, &err) : !getenv("MAAS_API_KEY")) {
-		fprintf(stderr, "bringup-enlist: MAAS API key: %s\n",
-			key_ref ? err.msg : "set MAAS_API_KEY or pass --api-key-ref env:VAR|file:PATH");
-		return BR_EXIT_USAGE;
-	}
+	if (!url || !*url)
+		return br_stage_usage(st, "no MAAS URL: set MAAS_URL or pass --maas-url");
+	if (key_ref ? br_secret_resolve(key_ref, &key, &err) : !getenv("MAAS_API_KEY"))
+		return br_stage_usage(st, "MAAS API key: %s",
+				      key_ref ? err.msg : "set MAAS_API_KEY or pass --api-key-ref env:VAR|file:PATH");
 	if (!key)
 		key = br_xstrdup(getenv("MAAS_API_KEY"));
 	mo.url = url;
 	mo.api_key = key;
 	rc = maas_client_new(&mo, ret_client, &err);
 	br_secret_free(key);
-	if (rc) {
-		fprintf(stderr, "bringup-enlist: %s\n", err.msg);
-		return BR_EXIT_USAGE;
-	}
+	if (rc)
+		return br_stage_usage(st, "%s", err.msg);
 	if (maas_check_access(*ret_client, &err)) {
-		char *msg = br_escape(err.msg); /* may hold MAAS's own words */
-
-		fprintf(stderr, "bringup-enlist: %s\n", msg);
-		free(msg);
 		maas_client_free(*ret_client);
 		*ret_client = NULL;
-		return BR_EXIT_UNREACHABLE;
+		br_stage_usage(st, "%s", err.msg);
+		return st->exit = BR_EXIT_UNREACHABLE;
 	}
 	return 0;
 }
 
+struct args {
+	const char *url, *key_ref, *ca_file, *pubkey, *distro;
+	int insecure, skip_configure, max_parallel, max_inflight, poll_ms;
+	int timeout_s, retries, commission_timeout_s, deploy_timeout_s;
+	struct br_strlist ntp, packages;
+	struct enlist_inputs in;
+};
+
+/* Options, then what every node's user-data is made of (the SSH key, NTP
+ * servers, packages): read before the inventory is opened. */
+static int check_args(struct br_stage *st, struct args *a)
+{
+	char *templates;
+	struct br_err err = { 0 };
+	int rc;
+
+	if (a->max_parallel < 1 || a->max_inflight < 1 || a->poll_ms < 10 || a->timeout_s < 1 || a->retries < 0 ||
+	    a->commission_timeout_s < 1 || a->deploy_timeout_s < 1)
+		return br_stage_usage(st, "counts and timeouts must be positive (--poll-ms at least 10)");
+	templates = br_templates_dir();
+	if (!templates)
+		return br_stage_usage(st, "no templates directory (set BRINGUP_TEMPLATES)");
+	rc = enlist_inputs_load(&a->in, templates, a->pubkey, &a->ntp, &a->packages, &err);
+	free(templates);
+	if (rc)
+		return br_stage_usage(st, "%s", err.msg);
+	if (!a->in.ssh_pubkey)
+		br_warn("enlist", "no --ssh-pubkey or $BRINGUP_SSH_PUBKEY: validators will not be able to log in");
+	return 0;
+}
+
+/* MAAS checked first (a wrong URL or key is exit 3 with every node as it
+ * was), then every node prepared and driven to Deployed or a reason. */
+static int enlist(struct br_stage *st, struct run *run, struct args *a)
+{
+	const struct enlist_callbacks cb = { on_system_id, on_ready, on_done };
+	struct maas_client *client = NULL;
+	struct maas_options mo;
+	struct enlist_options eo;
+	struct br_err err = { 0 };
+	int rc;
+
+	maas_options_init(&mo);
+	mo.ca_file = a->ca_file && *a->ca_file ? a->ca_file : NULL;
+	mo.insecure = a->insecure;
+	mo.max_inflight = a->max_inflight;
+	mo.timeout_ms = a->timeout_s * 1000L;
+	mo.retries = a->retries;
+	rc = open_maas(st, a->url, a->key_ref, &mo, &client);
+	if (rc)
+		return rc;
+	run->inv = st->inv;
+	run->jobs = br_xcalloc(st->n ? st->n : 1, sizeof(*run->jobs));
+	run->ctx = br_xcalloc(st->n ? st->n : 1, sizeof(*run->ctx));
+	br_progress_init(&run->progress, "enlist", st->n);
+	for (size_t i = 0; i < st->n; i++) {
+		/* Failed nodes are resumed only when MAAS failed them: one that
+		 * failed discovery keeps its reason. */
+		if (st->argi >= st->argc && st->nodes[i].state == INV_FAILED && !st->nodes[i].maas_system_id)
+			continue;
+		run->ctx[run->n].node = &st->nodes[i];
+		/* A node that cannot be prepared is finished already. */
+		if (prepare(run, run->n, &a->in))
+			run->jobs[run->n].done = 1;
+		run->n++;
+	}
+	run->progress.total = run->n;
+	enlist_options_init(&eo);
+	eo.max_parallel = a->max_parallel;
+	eo.poll_ms = a->poll_ms;
+	eo.commission_timeout_ms = a->commission_timeout_s * 1000LL;
+	eo.deploy_timeout_ms = a->deploy_timeout_s * 1000LL;
+	eo.distro_series = a->distro;
+	rc = enlist_run(client, run->jobs, run->n, &eo, &cb, run, &err);
+	if (rc)
+		rc = br_stage_fail(st, BR_EXIT_UNREACHABLE, "%s", err.msg);
+	else
+		br_progress_finish(&run->progress);
+	maas_client_free(client);
+	return rc;
+}
+
+static void run_release(struct run *run, struct args *a)
+{
+	for (size_t i = 0; i < run->n; i++) {
+		enlist_job_release(&run->jobs[i]);
+		enlist_node_inputs_release(&run->ctx[i].in);
+		free(run->ctx[i].reason);
+	}
+	free(run->jobs);
+	free(run->ctx);
+	enlist_inputs_release(&a->in);
+	br_strlist_release(&a->ntp);
+	br_strlist_release(&a->packages);
+}
+
 int main(int argc, char **argv)
 {
-	struct br_common_opts common = { 0 };
-	const char *url = getenv("MAAS_URL"), *key_ref = NULL, *ca_file = getenv("BRINGUP_CA_FILE");
-	const char *pubkey = getenv("BRINGUP_SSH_PUBKEY"), *distro = "jammy";
-	int insecure = 0, skip_configure = 0, max_parallel = 64, max_inflight = 32, poll_ms = 1000;
-	int timeout_s = 30, retries = 5, commission_timeout_s = 1800, deploy_timeout_s = 3600;
-	struct br_strlist ntp = { 0 }, packages = { 0 };
+	struct br_stage st = { 0 };
+	struct args a = { .url = getenv("MAAS_URL"), .ca_file = getenv("BRINGUP_CA_FILE"),
+			  .pubkey = getenv("BRINGUP_SSH_PUBKEY"), .distro = "jammy", .max_parallel = 64,
+			  .max_inflight = 32, .poll_ms = 1000, .timeout_s = 30, .retries = 5,
+			  .commission_timeout_s = 1800, .deploy_timeout_s = 3600 };
 	const struct br_option options[] = {
-		{ "maas-url", 0, BR_OPT_STRING, &url, "URL", "MAAS URL ending in /MAAS/ (default $MAAS_URL)" },
-		{ "api-key-ref", 0, BR_OPT_STRING, &key_ref, "env:VAR|file:PATH", "where the MAAS API key is (default $MAAS_API_KEY)" },
-		{ "ca-file", 0, BR_OPT_STRING, &ca_file, "PATH", "CA bundle for MAAS's certificate (default $BRINGUP_CA_FILE)" },
-		{ "insecure", 'k', BR_OPT_FLAG, &insecure, NULL, "do not verify MAAS's TLS certificate" },
-		{ "skip-configure", 0, BR_OPT_FLAG, &skip_configure, NULL, "also take 'discovered' nodes (configure not run)" },
-		{ "max-parallel", 'j', BR_OPT_INT, &max_parallel, "N", "machines in flight at once (default 64)" },
-		{ "max-inflight", 0, BR_OPT_INT, &max_inflight, "N", "MAAS requests in flight at once (default 32)" },
-		{ "poll-ms", 0, BR_OPT_INT, &poll_ms, "MS", "status poll interval while waiting (default 1000)" },
-		{ "timeout", 't', BR_OPT_INT, &timeout_s, "SECONDS", "per-request timeout (default 30)" },
-		{ "retries", 0, BR_OPT_INT, &retries, "N", "retries per request on 503, 409 + Retry-After, resets (default 5)" },
-		{ "commission-timeout", 0, BR_OPT_INT, &commission_timeout_s, "SECONDS", "wait for Ready at most (default 1800)" },
-		{ "deploy-timeout", 0, BR_OPT_INT, &deploy_timeout_s, "SECONDS", "wait for Deployed at most (default 3600)" },
-		{ "distro", 0, BR_OPT_STRING, &distro, "SERIES", "Ubuntu series to deploy (default jammy)" },
-		{ "ssh-pubkey", 0, BR_OPT_STRING, &pubkey, "PATH", "public key the validators log in with (default $BRINGUP_SSH_PUBKEY)" },
-		{ "ntp-server", 0, BR_OPT_LIST, &ntp, "HOST", "NTP server for the nodes, repeatable (default $BRINGUP_NTP_SERVERS or ntp.ubuntu.com)" },
-		{ "package", 0, BR_OPT_LIST, &packages, "NAME", "package to install, repeatable (default chrony lldpd nvme-cli pciutils)" },
+		{ "maas-url", 0, BR_OPT_STRING, &a.url, "URL", "MAAS URL ending in /MAAS/ (default $MAAS_URL)" },
+		{ "api-key-ref", 0, BR_OPT_STRING, &a.key_ref, "env:VAR|file:PATH", "where the MAAS API key is (default $MAAS_API_KEY)" },
+		{ "ca-file", 0, BR_OPT_STRING, &a.ca_file, "PATH", "CA bundle for MAAS's certificate (default $BRINGUP_CA_FILE)" },
+		{ "insecure", 'k', BR_OPT_FLAG, &a.insecure, NULL, "do not verify MAAS's TLS certificate" },
+		{ "skip-configure", 0, BR_OPT_FLAG, &a.skip_configure, NULL, "also take 'discovered' nodes (configure not run)" },
+		{ "max-parallel", 'j', BR_OPT_INT, &a.max_parallel, "N", "machines in flight at once (default 64)" },
+		{ "max-inflight", 0, BR_OPT_INT, &a.max_inflight, "N", "MAAS requests in flight at once (default 32)" },
+		{ "poll-ms", 0, BR_OPT_INT, &a.poll_ms, "MS", "status poll interval while waiting (default 1000)" },
+		{ "timeout", 't', BR_OPT_INT, &a.timeout_s, "SECONDS", "per-request timeout (default 30)" },
+		{ "retries", 0, BR_OPT_INT, &a.retries, "N", "retries per request on 503, 409 + Retry-After, resets (default 5)" },
+		{ "commission-timeout", 0, BR_OPT_INT, &a.commission_timeout_s, "SECONDS", "wait for Ready at most (default 1800)" },
+		{ "deploy-timeout", 0, BR_OPT_INT, &a.deploy_timeout_s, "SECONDS", "wait for Deployed at most (default 3600)" },
+		{ "distro", 0, BR_OPT_STRING, &a.distro, "SERIES", "Ubuntu series to deploy (default jammy)" },
+		{ "ssh-pubkey", 0, BR_OPT_STRING, &a.pubkey, "PATH", "public key the validators log in with (default $BRINGUP_SSH_PUBKEY)" },
+		{ "ntp-server", 0, BR_OPT_LIST, &a.ntp, "HOST", "NTP server for the nodes, repeatable (default $BRINGUP_NTP_SERVERS or ntp.ubuntu.com)" },
+		{ "package", 0, BR_OPT_LIST, &a.packages, "NAME", "package to install, repeatable (default chrony lldpd nvme-cli pciutils)" },
 		{ 0 },
 	};
 	const struct br_command cmd = {
@@ -210,114 +298,17 @@ int main(int argc, char **argv)
 		"those that failed in MAAS are resumed) with MAAS by their discovered MACs, commission them, set\n"
 		"the boot disk by serial (manifest boot_disk_serial, else the profile's boot-disk rule), deploy\n"
 		"with templates/cloud-init/user-data, and record system_id, address and state 'deployed'.",
-		options, &common,
+		options, &st.common,
 	};
 	int states[] = { INV_CONFIGURED, INV_ENLISTED, INV_FAILED, -1 /* INV_DISCOVERED with --skip-configure */, -1 };
-	struct maas_options mo;
-	struct enlist_options eo;
-	const struct enlist_callbacks cb = { on_system_id, on_ready, on_done };
-	struct enlist_inputs in = { 0 };
 	struct run run = { 0 };
-	struct inv_node *nodes = NULL;
-	struct maas_client *client = NULL;
-	struct br_err err = { 0 };
-	char *templates;
-	size_t n = 0;
-	int argi, rc;
 
-	br_log_init(argv[0], BR_LOG_WARN);
-	rc = br_opt_parse(&cmd, argc, argv, &argi);
-	if (rc)
-		return rc == BR_OPT_EXIT_OK ? BR_EXIT_OK : BR_EXIT_USAGE;
-	states[3] = skip_configure ? INV_DISCOVERED : -1;
-	if (max_parallel < 1 || max_inflight < 1 || poll_ms < 10 || timeout_s < 1 || retries < 0 ||
-	    commission_timeout_s < 1 || deploy_timeout_s < 1) {
-		fprintf(stderr, "bringup-enlist: counts and timeouts must be positive (--poll-ms at least 10)\n");
-		return BR_EXIT_USAGE;
-	}
-	templates = br_templates_dir();
-	if (!templates) {
-		fprintf(stderr, "bringup-enlist: no templates directory (set BRINGUP_TEMPLATES)\n");
-		return BR_EXIT_USAGE;
-	}
-	rc = enlist_inputs_load(&in, templates, pubkey, &ntp, &packages, &err);
-	free(templates);
-	if (rc) {
-		fprintf(stderr, "bringup-enlist: %s\n", err.msg);
-		rc = BR_EXIT_USAGE;
+	if (br_stage_parse(&st, &cmd, argc, argv) || check_args(&st, &a))
 		goto out;
-	}
-	if (!in.ssh_pubkey)
-		br_warn("enlist", "no --ssh-pubkey or $BRINGUP_SSH_PUBKEY: validators will not be able to log in");
-	maas_options_init(&mo);
-	mo.ca_file = ca_file && *ca_file ? ca_file : NULL;
-	mo.insecure = insecure;
-	mo.max_inflight = max_inflight;
-	mo.timeout_ms = timeout_s * 1000L;
-	mo.retries = retries;
-	rc = br_stage_open_inventory(common.db, &run.inv);
-	if (rc)
-		goto out;
-	rc = br_stage_select(run.inv, argc, argv, argi, states, &nodes, &n);
-	if (!rc)
-		rc = br_stage_lease(run.inv, cmd.name, argi < argc ? NULL : states, nodes, &n);
-	if (rc)
-		goto out;
-	/* Checked before anything changes: a wrong URL or key is exit 3 with
-	 * every node as it was. */
-	rc = open_maas(url, key_ref, &mo, &client);
-	if (rc)
-		goto out;
-	run.jobs = br_xcalloc(n ? n : 1, sizeof(*run.jobs));
-	run.ctx = br_xcalloc(n ? n : 1, sizeof(*run.ctx));
-	br_progress_init(&run.progress, "enlist", n);
-	for (size_t i = 0; i < n; i++) {
-		/* Failed nodes are resumed only when MAAS failed them: one that
-		 * failed discovery keeps its reason. */
-		if (argi >= argc && nodes[i].state == INV_FAILED && !nodes[i].maas_system_id)
-			continue;
-		run.ctx[run.n].node = &nodes[i];
-		/* A node that cannot be prepared is finished already. */
-		if (prepare(&run, run.n, &in))
-			run.jobs[run.n].done = 1;
-		run.n++;
-	}
-	run.progress.total = run.n;
-	enlist_options_init(&eo);
-	eo.max_parallel = max_parallel;
-	eo.poll_ms = poll_ms;
-	eo.commission_timeout_ms = commission_timeout_s * 1000LL;
-	eo.deploy_timeout_ms = deploy_timeout_s * 1000LL;
-	eo.distro_series = distro;
-	if (enlist_run(client, run.jobs, run.n, &eo, &cb, &run, &err)) {
-		br_error("enlist", "%s", err.msg);
-		rc = BR_EXIT_UNREACHABLE;
-		goto out;
-	}
-	br_progress_finish(&run.progress);
-	if (common.json) {
-		json_t *doc = summary_json(&run);
-
-		br_json_print(stdout, doc);
-		json_decref(doc);
-	} else if (!common.quiet) {
-		print_summary(&run);
-	}
-	rc = run.failed ? BR_EXIT_NODES : BR_EXIT_OK;
+	states[3] = a.skip_configure ? INV_DISCOVERED : -1;
+	if (!br_stage_open(&st, states) && !enlist(&st, &run, &a))
+		br_stage_report(&st, summary_json, print_summary, &run, run.failed);
 out:
-	for (size_t i = 0; i < run.n; i++) {
-		enlist_job_release(&run.jobs[i]);
-		enlist_node_inputs_release(&run.ctx[i].in);
-		free(run.ctx[i].reason);
-	}
-	free(run.jobs);
-	free(run.ctx);
-	maas_client_free(client);
-	inv_nodes_free(nodes, n);
-	br_stage_release(run.inv);
-	inv_close(run.inv);
-	enlist_inputs_release(&in);
-	br_strlist_release(&ntp);
-	br_strlist_release(&packages);
-	return rc;
+	run_release(&run, &a);
+	return br_stage_close(&st);
 }

@@ -3,38 +3,30 @@
 
 int main(int argc, char **argv)
 {
-	struct br_common_opts common = { 0 };
+	struct br_stage st = { 0 };
 	const struct br_option options[] = { { 0 } };
 	const struct br_command cmd = {
 		"bringup-history", "[options] HOST",
 		"Print every recorded transition of one node: time, from-state, to-state, reason.",
-		options, &common,
+		options, &st.common,
 	};
 	struct inv_event *ev = NULL;
 	struct br_err err = { 0 };
-	struct inv *inv = NULL;
 	size_t n = 0;
-	int argi, rc;
 
-	br_log_init(argv[0], BR_LOG_WARN);
-	rc = br_opt_parse(&cmd, argc, argv, &argi);
-	if (rc)
-		return rc == BR_OPT_EXIT_OK ? BR_EXIT_OK : BR_EXIT_USAGE;
-	if (argc - argi != 1) {
-		fprintf(stderr, "bringup-history: exactly one HOST is required\n");
-		return BR_EXIT_USAGE;
-	}
-	rc = br_stage_open_inventory(common.db, &inv);
-	if (rc)
-		return rc;
-	if (inv_node_events(inv, argv[argi], &ev, &n, &err)) {
-		br_error("history", "%s", err.msg);
-		rc = err.code == BR_E_NOTFOUND ? BR_EXIT_USAGE : BR_EXIT_UNREACHABLE;
+	if (br_stage_parse(&st, &cmd, argc, argv))
+		return br_stage_close(&st);
+	if (argc - st.argi != 1)
+		return br_stage_usage(&st, "exactly one HOST is required");
+	if (br_stage_open(&st, NULL))
+		return br_stage_close(&st);
+	if (inv_node_events(st.inv, argv[st.argi], &ev, &n, &err)) {
+		br_stage_fail(&st, err.code == BR_E_NOTFOUND ? BR_EXIT_USAGE : BR_EXIT_UNREACHABLE, "%s", err.msg);
 		goto out;
 	}
-	if (common.json) {
+	if (st.common.json) {
 		json_t *arr = json_array();
-		json_t *doc = json_pack("{s:s, s:o}", "hostname", argv[argi], "events", arr);
+		json_t *doc = json_pack("{s:s, s:o}", "hostname", argv[st.argi], "events", arr);
 
 		for (size_t i = 0; i < n; i++)
 			json_array_append_new(arr, json_pack("{s:s, s:o, s:s, s:o}", "at", ev[i].at, "from",
@@ -54,6 +46,5 @@ int main(int argc, char **argv)
 	}
 out:
 	inv_events_free(ev, n);
-	inv_close(inv);
-	return rc;
+	return br_stage_close(&st);
 }

@@ -7,7 +7,7 @@
 
 int main(int argc, char **argv)
 {
-	struct br_common_opts common = { 0 };
+	struct br_stage st = { 0 };
 	const char *manifest_path = NULL, *templates_opt = NULL;
 	const struct br_option options[] = {
 		{ "manifest", 'm', BR_OPT_STRING, &manifest_path, "PATH", "rack manifest (CSV) to import (required)" },
@@ -19,33 +19,26 @@ int main(int argc, char **argv)
 		"Load a rack manifest: every row becomes a node in state 'new'. The file is checked as a\n"
 		"whole first; any problem rejects it (exit 2) and nothing is written. Re-importing the same\n"
 		"file changes nothing; an edited file updates those nodes and records what changed.",
-		options, &common,
+		options, &st.common,
 	};
 	struct br_manifest m = { 0 };
 	struct br_strlist problems = { 0 };
 	struct inv_manifest_row *rows = NULL;
 	struct inv_import_stats stats = { 0 };
 	struct br_err err = { 0 };
-	struct inv *inv = NULL;
 	char *templates = NULL;
-	int argi, rc;
 
-	br_log_init(argv[0], BR_LOG_WARN);
-	rc = br_opt_parse(&cmd, argc, argv, &argi);
-	if (rc)
-		return rc == BR_OPT_EXIT_OK ? BR_EXIT_OK : BR_EXIT_USAGE;
-	if (!manifest_path || argi != argc) {
-		fprintf(stderr, "bringup-import: %s\n", manifest_path ? "unexpected operand" : "--manifest is required");
-		return BR_EXIT_USAGE;
-	}
+	if (br_stage_parse(&st, &cmd, argc, argv))
+		return br_stage_close(&st);
+	if (!manifest_path || st.argi != argc)
+		return br_stage_usage(&st, "%s", manifest_path ? "unexpected operand" : "--manifest is required");
 	templates = templates_opt ? br_xstrdup(templates_opt) : br_templates_dir();
 	if (!templates)
 		br_warn("import", "no templates directory found; hardware profiles are not checked");
 	if (br_manifest_load(manifest_path, templates, &m, &problems, &err)) {
 		for (size_t i = 0; i < problems.n; i++)
 			fprintf(stderr, "%s\n", problems.items[i]);
-		fprintf(stderr, "bringup-import: %s; nothing imported\n", err.msg);
-		rc = BR_EXIT_USAGE;
+		br_stage_usage(&st, "%s; nothing imported", err.msg);
 		goto out;
 	}
 	rows = br_xcalloc(m.n, sizeof(*rows));
@@ -57,39 +50,34 @@ int main(int argc, char **argv)
 			r->profile, r->bmc_type, r->boot_disk_serial, r->notes, r->line,
 		};
 	}
-	rc = br_stage_open_inventory(common.db, &inv);
-	if (rc)
+	if (br_stage_open(&st, NULL))
 		goto out;
-	if (inv_import(inv, rows, m.n, manifest_path, &stats, &err)) {
-		if (err.code == BR_E_INVAL) { /* the manifest against the inventory */
-			fprintf(stderr, "%s\nbringup-import: nothing imported\n", err.msg);
-			rc = BR_EXIT_USAGE;
-		} else {
-			br_error("import", "%s", err.msg);
-			rc = BR_EXIT_UNREACHABLE;
-		}
+	if (inv_import(st.inv, rows, m.n, manifest_path, &stats, &err)) {
+		if (err.code == BR_E_INVAL) /* the manifest against the inventory: FILE:LINE */
+			br_stage_usage(&st, "%s; nothing imported", err.msg);
+		else
+			br_stage_fail(&st, BR_EXIT_UNREACHABLE, "%s", err.msg);
 		goto out;
 	}
-	if (common.json) {
+	if (st.common.json) {
 		json_t *doc = json_pack("{s:s, s:I, s:I, s:I, s:I}", "manifest", manifest_path, "added",
 					(json_int_t)stats.added, "updated", (json_int_t)stats.updated, "unchanged",
 					(json_int_t)stats.unchanged, "not_in_manifest", (json_int_t)stats.not_in_manifest);
 
 		br_json_print(stdout, doc);
 		json_decref(doc);
-	} else if (!common.quiet) {
+	} else if (!st.common.quiet) {
 		printf("%s: %zu added, %zu updated, %zu unchanged\n", manifest_path, stats.added, stats.updated,
 		       stats.unchanged);
 		if (stats.not_in_manifest)
 			printf("%zu node(s) in the inventory are not in this manifest; they were left as they are\n",
 			       stats.not_in_manifest);
 	}
-	rc = BR_EXIT_OK;
+	st.exit = BR_EXIT_OK;
 out:
-	inv_close(inv);
 	free(rows);
 	free(templates);
 	br_manifest_release(&m);
 	br_strlist_release(&problems);
-	return rc;
+	return br_stage_close(&st);
 }

@@ -66,7 +66,7 @@ static void print_table(struct inv *inv, const struct inv_node *nodes, size_t n)
 
 int main(int argc, char **argv)
 {
-	struct br_common_opts common = { 0 };
+	struct br_stage st = { 0 };
 	const char *state_filter = NULL;
 	const struct br_option options[] = {
 		{ "state", 's', BR_OPT_STRING, &state_filter, "STATE", "only nodes in this state" },
@@ -76,46 +76,32 @@ int main(int argc, char **argv)
 		"bringup-status", "[options] [HOST...]",
 		"Show every node (or the named ones): state, last reason, serial, MACs, check results.\n"
 		"--json prints {\"nodes\":[{hostname, state, reason, macs, system_serial, checks}]}.",
-		options, &common,
+		options, &st.common,
 	};
 	static const int all_states[] = { INV_NEW, INV_DISCOVERED, INV_CONFIGURED, INV_ENLISTED, INV_DEPLOYED,
 					  INV_VALIDATED, INV_GOLDEN, INV_FAILED, INV_QUARANTINED, -1 };
 	int one_state[2] = { -1, -1 };
-	struct inv_node *nodes = NULL;
 	struct br_err err = { 0 };
-	struct inv *inv = NULL;
-	size_t n = 0;
-	int argi, rc;
+	enum inv_state s;
+	int rc = 0;
 
-	br_log_init(argv[0], BR_LOG_WARN);
-	rc = br_opt_parse(&cmd, argc, argv, &argi);
-	if (rc)
-		return rc == BR_OPT_EXIT_OK ? BR_EXIT_OK : BR_EXIT_USAGE;
-	if (state_filter) {
-		enum inv_state s;
-
-		if (inv_state_parse(state_filter, &s)) {
-			fprintf(stderr, "bringup-status: --state: unknown state '%s'\n", state_filter);
-			return BR_EXIT_USAGE;
-		}
+	if (br_stage_parse(&st, &cmd, argc, argv))
+		return br_stage_close(&st);
+	if (state_filter && inv_state_parse(state_filter, &s))
+		return br_stage_usage(&st, "--state: unknown state '%s'", state_filter);
+	if (state_filter)
 		one_state[0] = (int)s;
-	}
-	rc = br_stage_open_inventory(common.db, &inv);
-	if (rc)
-		return rc;
-	rc = br_stage_select(inv, argc, argv, argi, state_filter ? one_state : all_states, &nodes, &n);
-	if (rc)
-		goto out;
-	if (common.json) {
+	if (br_stage_open(&st, state_filter ? one_state : all_states))
+		return br_stage_close(&st);
+	if (st.common.json) {
 		json_t *doc = json_object(), *arr = json_array();
 
 		json_object_set_new(doc, "nodes", arr);
-		for (size_t i = 0; i < n && !rc; i++) {
-			json_t *o = node_json(inv, &nodes[i], &err);
+		for (size_t i = 0; i < st.n && !rc; i++) {
+			json_t *o = node_json(st.inv, &st.nodes[i], &err);
 
 			if (!o) {
-				br_error("status", "%s", err.msg);
-				rc = BR_EXIT_UNREACHABLE;
+				rc = br_stage_fail(&st, BR_EXIT_UNREACHABLE, "%s", err.msg);
 				break;
 			}
 			json_array_append_new(arr, o);
@@ -124,10 +110,7 @@ int main(int argc, char **argv)
 			br_json_print(stdout, doc);
 		json_decref(doc);
 	} else {
-		print_table(inv, nodes, n);
+		print_table(st.inv, st.nodes, st.n);
 	}
-out:
-	inv_nodes_free(nodes, n);
-	inv_close(inv);
-	return rc;
+	return br_stage_close(&st);
 }

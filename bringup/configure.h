@@ -12,16 +12,16 @@
 
 #include "inventory/inventory.h"
 #include "redfish/redfish.h"
-#include "templates.h"
+#include "profile/profile.h"
 
 struct cfg_job {
 	struct inv_node *node;
-	const struct br_tpl_profile *profile;
+	const struct prof_profile *profile;
 	struct rf_config_spec spec;
 	char *password, *base_url, *host;
 	int port;
 	int ipmi;                    /* discovered over IPMI */
-	struct inv_check *fw;        /* firmware policy results */
+	struct inv_check *fw;        /* firmware policy results (validators/rules_fw.c) */
 	size_t n_fw;
 	/* outcome */
 	int done, ok;

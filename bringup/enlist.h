@@ -6,7 +6,8 @@
  *
  * Also what the flow needs for each node (enlist_inputs.c, the one part
  * that reads the inventory): the MACs and drives discovery stored, the
- * boot disk a profile's rule picks, the cloud-init user-data rendered.
+ * boot disk the profile's rule picks (validators/rules_disk.c), the
+ * cloud-init user-data rendered.
  *
  * Ownership: jobs are the caller's; the flow writes only the result fields
  * of each job (system_id, ip, installed_serial: malloc'ed, freed by
@@ -18,8 +19,8 @@
 #include "common.h"
 #include "inventory/inventory.h"
 #include "maas/maas.h"
+#include "profile/profile.h"
 
-#define ENLIST_RULE_MAX 4096          /* a boot-disk rule file */
 #define ENLIST_USER_DATA_MAX (64u * 1024) /* rendered user-data, before base64 */
 #define ENLIST_POLL_IDS_MAX 50        /* machines read per list request while waiting */
 #define ENLIST_EVENTS_MAX 1000        /* events read per poll; more: every waiting machine is read */
@@ -72,14 +73,6 @@ struct enlist_callbacks {
 int enlist_run(struct maas_client *client, struct enlist_job *jobs, size_t n, const struct enlist_options *opts,
 	       const struct enlist_callbacks *cb, void *ctx, struct br_err *err);
 
-/* ---- enlist_disk.c ------------------------------------------------------ */
-
-/* Pick the install disk from discovered drives with the profile's rule file
- * (templates/profiles/NAME/boot-disk). *ret_serial is the caller's;
- * *ret_why (caller's) says which clause chose it. */
-int enlist_pick_boot_disk(const char *rule_path, const struct br_hw *hw, char **ret_serial, char **ret_why,
-			  struct br_err *err);
-
 /* ---- enlist_userdata.c ---------------------------------------------------- */
 
 struct enlist_userdata_vars {
@@ -101,6 +94,8 @@ char *enlist_base64(const char *data, size_t len);
 /* What every node's user-data is made of. */
 struct enlist_inputs {
 	char *templates;
+	struct prof_profile *profiles;  /* loaded as nodes name them */
+	size_t n_profiles;
 	char *ssh_pubkey;               /* first line of the key file, or NULL */
 	struct br_strlist ntp, packages;
 };
@@ -119,8 +114,9 @@ struct enlist_node_inputs {
 	char *boot_disk_why;    /* which clause or column chose it */
 	char *user_data_b64;
 };
-/* Gather a node's inputs; an error's message is the reason to fail it. */
-int enlist_node_prepare(struct inv *inv, const struct inv_node *node, const struct enlist_inputs *in,
+/* Gather a node's inputs (loading its profile into in the first time one
+ * is needed); an error's message is the reason to fail it. */
+int enlist_node_prepare(struct inv *inv, const struct inv_node *node, struct enlist_inputs *in,
 			struct enlist_node_inputs *ni, struct br_err *err);
 void enlist_node_inputs_release(struct enlist_node_inputs *ni);
 

@@ -54,19 +54,12 @@ void enlist_fail_result(struct enlist_slot *s, const struct maas_result *res)
 	enlist_finish(s, 0, "%s", res->err && res->err->msg[0] ? res->err->msg : br_strerror(res->rc));
 }
 
-void enlist_request(struct enlist_slot *s, const char *method, const char *form, maas_done_fn done, const char *fmt, ...)
+void enlist_sent(struct enlist_slot *s, int rc, const char *doing)
 {
-	struct br_buf path;
-	va_list ap;
-
-	br_buf_init(&path, 4096);
-	va_start(ap, fmt);
-	br_buf_vaddf(&path, fmt, ap);
-	va_end(ap);
-	if (maas_request(s->flow->client, method, br_buf_str(&path), form, done, s))
-		enlist_finish(s, 0, "MAAS %s %s: cannot queue the request (too much in flight)", method,
-			      br_buf_str(&path));
-	br_buf_release(&path);
+	if (rc == BR_E_TOOBIG)
+		enlist_finish(s, 0, "%s: cannot queue the request to MAAS (too much in flight)", doing);
+	else if (rc)
+		enlist_finish(s, 0, "%s: MAAS request not sent: %s", doing, br_strerror(rc));
 }
 
 /* Re-read the machine and act on its status: after a 409, after adopting. */
@@ -97,7 +90,7 @@ static void on_read(void *ctx, const struct maas_result *res)
 
 void enlist_reread(struct enlist_slot *s)
 {
-	enlist_request(s, "GET", NULL, on_read, "machines/%s/", s->job->system_id);
+	enlist_sent(s, maas_machine_get(s->flow->client, s->job->system_id, on_read, s), "reading the machine");
 }
 
 int enlist_step_failed(struct enlist_slot *s, const struct maas_result *res, const char *doing)
@@ -118,6 +111,7 @@ int enlist_step_failed(struct enlist_slot *s, const struct maas_result *res, con
 struct batch {
 	struct enlist_flow *flow;
 	struct enlist_slot *slots[ENLIST_POLL_IDS_MAX];
+	const char *ids[ENLIST_POLL_IDS_MAX];
 	size_t n;
 };
 
@@ -161,9 +155,7 @@ static void on_poll(void *ctx, const struct maas_result *res)
 static void read_waiting(struct enlist_flow *f, int all)
 {
 	struct batch *b = NULL;
-	struct br_buf path;
 
-	br_buf_init(&path, 0);
 	for (size_t i = 0; i <= f->n; i++) {
 		struct enlist_slot *s = i < f->n ? &f->slots[i] : NULL;
 
@@ -172,7 +164,7 @@ static void read_waiting(struct enlist_flow *f, int all)
 		if (s && (s->job->waiting != 1 || s->job->done || (!all && !s->job->changed)))
 			continue;
 		if (b && (!s || b->n == ENLIST_POLL_IDS_MAX)) {
-			if (maas_request(f->client, "GET", br_buf_str(&path), NULL, on_poll, b)) {
+			if (maas_machines_by_id(f->client, b->ids, b->n, on_poll, b)) {
 				struct maas_result fake = { BR_E_TOOBIG, 0, NULL, "", NULL };
 
 				on_poll(b, &fake);
@@ -184,15 +176,12 @@ static void read_waiting(struct enlist_flow *f, int all)
 		if (!b) {
 			b = br_xcalloc(1, sizeof(*b));
 			b->flow = f;
-			br_buf_reset(&path);
-			br_buf_adds(&path, "machines/?");
 		}
+		b->ids[b->n] = s->job->system_id;
 		b->slots[b->n++] = s;
-		maas_form_add(&path, "id", s->job->system_id);
 		s->job->waiting = 2; /* in a batch: not polled twice */
 		s->job->changed = 0;
 	}
-	br_buf_release(&path);
 }
 
 static void schedule_tick(struct enlist_flow *f);
@@ -228,7 +217,6 @@ static void on_events(void *ctx, const struct maas_result *res)
 static void poll_tick(void *ctx)
 {
 	struct enlist_flow *f = ctx;
-	struct br_buf path;
 
 	f->poll_scheduled = 0;
 	/* A periodic full read also re-checks timeouts of machines whose
@@ -238,16 +226,11 @@ static void poll_tick(void *ctx)
 		schedule_tick(f);
 		return;
 	}
-	br_buf_init(&path, 0);
-	br_buf_addf(&path, "events/?op=query&level=DEBUG&limit=%d", ENLIST_EVENTS_MAX);
-	if (f->events_seen)
-		br_buf_addf(&path, "&after=%lld", (long long)f->last_event_id);
-	if (maas_request(f->client, "GET", br_buf_str(&path), NULL, on_events, f)) {
+	if (maas_events_since(f->client, f->events_seen ? f->last_event_id : -1, ENLIST_EVENTS_MAX, on_events, f)) {
 		struct maas_result fake = { BR_E_TOOBIG, 0, NULL, "", NULL };
 
 		on_events(f, &fake);
 	}
-	br_buf_release(&path);
 }
 
 static void schedule_tick(struct enlist_flow *f)

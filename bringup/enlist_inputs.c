@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "enlist.h"
+#include "validators/rules.h"
 
 static void split_list(const char *s, struct br_strlist *out)
 {
@@ -41,6 +42,14 @@ int enlist_inputs_load(struct enlist_inputs *in, const char *templates, const ch
 		split_list(ntp->items[i], &in->ntp);
 	if (!in->ntp.n)
 		split_list(env_ntp && *env_ntp ? env_ntp : "ntp.ubuntu.com", &in->ntp);
+	/* The server goes into chrony's configuration and a shell argument on
+	 * every node: only what a host name or an IP address can hold. */
+	for (size_t i = 0; i < in->ntp.n; i++) {
+		const char *s = in->ntp.items[i];
+
+		if (strlen(s) > 253 || s[strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:")])
+			return br_errf(err, BR_E_INVAL, "NTP server '%s': not a host name or IP address", s);
+	}
 	for (size_t i = 0; i < packages->n; i++)
 		split_list(packages->items[i], &in->packages);
 	if (!in->packages.n)
@@ -50,6 +59,9 @@ int enlist_inputs_load(struct enlist_inputs *in, const char *templates, const ch
 
 void enlist_inputs_release(struct enlist_inputs *in)
 {
+	for (size_t i = 0; i < in->n_profiles; i++)
+		prof_release(&in->profiles[i]);
+	free(in->profiles);
 	free(in->templates);
 	free(in->ssh_pubkey);
 	br_strlist_release(&in->ntp);
@@ -57,11 +69,32 @@ void enlist_inputs_release(struct enlist_inputs *in)
 	memset(in, 0, sizeof(*in));
 }
 
-static int pick_disk(struct inv *inv, const struct inv_node *node, const struct enlist_inputs *in,
+/* The node's profile, loaded once per run. */
+static int profile_of(struct enlist_inputs *in, const char *name, const struct prof_profile **ret,
+		      struct br_err *err)
+{
+	struct prof_profile p;
+	int rc;
+
+	for (size_t i = 0; i < in->n_profiles; i++)
+		if (!strcmp(in->profiles[i].name, name)) {
+			*ret = &in->profiles[i];
+			return 0;
+		}
+	rc = prof_load(in->templates, name, &p, err);
+	if (rc)
+		return rc;
+	in->profiles = br_xrealloc(in->profiles, (in->n_profiles + 1) * sizeof(*in->profiles));
+	in->profiles[in->n_profiles] = p;
+	*ret = &in->profiles[in->n_profiles++];
+	return 0;
+}
+
+static int pick_disk(struct inv *inv, const struct inv_node *node, struct enlist_inputs *in,
 		     struct enlist_node_inputs *ni, struct br_err *err)
 {
+	const struct prof_profile *p;
 	struct br_hw hw;
-	char *path;
 	int rc;
 
 	if (node->boot_disk_serial && *node->boot_disk_serial) {
@@ -69,16 +102,17 @@ static int pick_disk(struct inv *inv, const struct inv_node *node, const struct 
 		ni->boot_disk_why = br_xstrdup("the manifest's boot_disk_serial");
 		return 0;
 	}
-	path = br_xasprintf("%s/profiles/%s/boot-disk", in->templates, node->profile);
+	rc = profile_of(in, node->profile, &p, err);
+	if (rc)
+		return rc;
 	rc = inv_load_hw(inv, node->hostname, &hw, err);
 	if (!rc)
-		rc = enlist_pick_boot_disk(path, &hw, &ni->boot_disk_serial, &ni->boot_disk_why, err);
+		rc = val_pick_boot_disk(p, &hw, &ni->boot_disk_serial, &ni->boot_disk_why, err);
 	br_hw_release(&hw);
-	free(path);
 	return rc;
 }
 
-int enlist_node_prepare(struct inv *inv, const struct inv_node *node, const struct enlist_inputs *in,
+int enlist_node_prepare(struct inv *inv, const struct inv_node *node, struct enlist_inputs *in,
 			struct enlist_node_inputs *ni, struct br_err *err)
 {
 	struct enlist_userdata_vars vars = { node->hostname, in->ssh_pubkey, &in->ntp, &in->packages };

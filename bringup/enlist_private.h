@@ -35,9 +35,9 @@ void enlist_start_more(struct enlist_flow *f);
 /* End a job with ok or a reason; starts the next one. */
 void enlist_finish(struct enlist_slot *s, int ok, const char *fmt, ...) BR_PRINTF(3, 4);
 void enlist_fail_result(struct enlist_slot *s, const struct maas_result *res);
-/* Queue a request whose path is formatted; the job fails if it cannot be queued. */
-void enlist_request(struct enlist_slot *s, const char *method, const char *form, maas_done_fn done, const char *fmt, ...)
-	BR_PRINTF(5, 6);
+/* After a typed MAAS call: rc nonzero (not queued) fails the job, saying
+ * what it was doing. */
+void enlist_sent(struct enlist_slot *s, int rc, const char *doing);
 /* GET the machine again and dispatch on its status. */
 void enlist_reread(struct enlist_slot *s);
 /* 0 when res succeeded; else 1 once handled: a 409 re-reads the machine

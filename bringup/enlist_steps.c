@@ -1,7 +1,8 @@
 /*
  * The enlist steps: create or adopt by MAC, commission, boot disk by
  * serial, deploy; and enlist_dispatch, which picks the next step from the
- * machine's status as MAAS reports it.
+ * machine's status as MAAS reports it. Each step is one typed call of
+ * maas/ (maas.h) and its answer; what MAAS is asked, and how, is maas/'s.
  */
 #define _DEFAULT_SOURCE
 #include <stdlib.h>
@@ -20,23 +21,11 @@ static int has_mac(const struct br_strlist *macs, const char *mac)
 	return 0;
 }
 
-/* system_ids are short lowercase alphanumerics; anything else would be
- * pasted into request paths. */
-static int valid_system_id(const char *id)
-{
-	if (!id || !*id || strlen(id) > 32)
-		return 0;
-	for (; *id; id++)
-		if (!((*id >= 'a' && *id <= 'z') || (*id >= '0' && *id <= '9')))
-			return 0;
-	return 1;
-}
-
 static int take_machine(struct enlist_slot *s, const struct maas_machine *m)
 {
 	struct enlist_flow *f = s->flow;
 
-	if (!valid_system_id(m->system_id)) {
+	if (!maas_system_id_valid(m->system_id)) {
 		enlist_finish(s, 0, "MAAS answered a machine with system_id '%.40s', which is not one", m->system_id);
 		return -1;
 	}
@@ -77,24 +66,17 @@ static void on_create(void *ctx, const struct maas_result *res)
 static void create(struct enlist_slot *s)
 {
 	const struct enlist_job *j = s->job;
-	struct br_buf form;
+	const struct maas_machine_spec spec = {
+		.hostname = j->hostname,
+		.architecture = "amd64/generic",
+		.macs = j->macs,
+		.power = { "redfish", j->power_address, j->power_user, j->power_pass, "System.Embedded.1" },
+		.commission = 1,
+	};
 
-	br_buf_init(&form, MAAS_FORM_MAX);
-	maas_form_add(&form, "hostname", j->hostname);
-	maas_form_add(&form, "architecture", "amd64/generic");
-	for (size_t i = 0; i < j->macs->n; i++)
-		maas_form_add(&form, "mac_addresses", j->macs->items[i]);
-	maas_form_add(&form, "power_type", "redfish");
-	maas_form_add(&form, "power_parameters_power_address", j->power_address);
-	maas_form_add(&form, "power_parameters_power_user", j->power_user);
-	maas_form_add(&form, "power_parameters_power_pass", j->power_pass);
-	maas_form_add(&form, "power_parameters_node_id", "System.Embedded.1");
-	maas_form_add(&form, "commission", "true");
 	s->job->commissioned_here = 1;
 	s->job->wait_since_ms = br_now_ms();
-	enlist_request(s, "POST", br_buf_str(&form), on_create, "machines/");
-	explicit_bzero(form.data, form.len);
-	br_buf_release(&form);
+	enlist_sent(s, maas_machine_create(s->flow->client, &spec, on_create, s), "creating the machine");
 }
 
 static void on_lookup(void *ctx, const struct maas_result *res)
@@ -142,15 +124,8 @@ static void on_lookup(void *ctx, const struct maas_result *res)
 
 void enlist_lookup(struct enlist_slot *s)
 {
-	struct br_buf path;
-
 	s->job->lookups++;
-	br_buf_init(&path, 0);
-	br_buf_adds(&path, "machines/?");
-	for (size_t i = 0; i < s->job->macs->n; i++)
-		maas_form_add(&path, "mac_address", s->job->macs->items[i]);
-	enlist_request(s, "GET", NULL, on_lookup, "%s", br_buf_str(&path));
-	br_buf_release(&path);
+	enlist_sent(s, maas_machines_by_mac(s->flow->client, s->job->macs, on_lookup, s), "looking up its MACs");
 }
 
 static void on_commission(void *ctx, const struct maas_result *res)
@@ -165,7 +140,7 @@ static void commission(struct enlist_slot *s)
 {
 	s->job->commissioned_here = 1;
 	s->job->wait_since_ms = br_now_ms();
-	enlist_request(s, "POST", "", on_commission, "machines/%s/?op=commission", s->job->system_id);
+	enlist_sent(s, maas_commission(s->flow->client, s->job->system_id, on_commission, s), "commissioning");
 }
 
 static void on_deploy(void *ctx, const struct maas_result *res)
@@ -178,16 +153,12 @@ static void on_deploy(void *ctx, const struct maas_result *res)
 
 static void deploy(struct enlist_slot *s)
 {
-	struct br_buf form;
-
-	br_buf_init(&form, MAAS_FORM_MAX);
-	maas_form_add(&form, "distro_series", s->flow->opts.distro_series);
-	if (s->job->user_data_b64)
-		maas_form_add(&form, "user_data", s->job->user_data_b64);
 	s->job->deploy_sent = 1;
 	s->job->wait_since_ms = br_now_ms();
-	enlist_request(s, "POST", br_buf_str(&form), on_deploy, "machines/%s/?op=deploy", s->job->system_id);
-	br_buf_release(&form);
+	enlist_sent(s,
+		    maas_deploy(s->flow->client, s->job->system_id, s->flow->opts.distro_series, s->job->user_data_b64,
+				on_deploy, s),
+		    "deploying");
 }
 
 /* set_storage_layout answers the machine: its boot_disk says whether the
@@ -230,23 +201,22 @@ static void on_layout(void *ctx, const struct maas_result *res)
 	if (json_is_object(res->json) && json_object_get(res->json, "system_id"))
 		verify(s, res->json);
 	else
-		enlist_request(s, "GET", NULL, on_verify, "machines/%s/", s->job->system_id);
+		enlist_sent(s, maas_machine_get(s->flow->client, s->job->system_id, on_verify, s),
+			    "reading the machine back");
 }
 
 static void on_set_boot(void *ctx, const struct maas_result *res)
 {
 	struct enlist_slot *s = ctx;
-	struct br_buf form;
 
 	if (enlist_step_failed(s, res, "setting the boot disk"))
 		return;
 	/* set_boot_disk moves only the boot flag; the layout must be applied
 	 * again so / and /boot/efi move to that disk too. */
-	br_buf_init(&form, 0);
-	maas_form_add(&form, "storage_layout", s->flow->opts.storage_layout);
-	enlist_request(s, "POST", br_buf_str(&form), on_layout, "machines/%s/?op=set_storage_layout",
-		       s->job->system_id);
-	br_buf_release(&form);
+	enlist_sent(s,
+		    maas_set_storage_layout(s->flow->client, s->job->system_id, s->flow->opts.storage_layout, on_layout,
+					    s),
+		    "setting the storage layout");
 }
 
 static void on_blockdevices(void *ctx, const struct maas_result *res)
@@ -267,8 +237,8 @@ static void on_blockdevices(void *ctx, const struct maas_result *res)
 	if (i < n) {
 		br_info("enlist", "%s: boot disk %s is %s (id %lld) in MAAS", s->job->hostname,
 			s->job->boot_disk_serial, devs[i].name ? devs[i].name : "?", (long long)devs[i].id);
-		enlist_request(s, "POST", "", on_set_boot, "nodes/%s/blockdevices/%lld/?op=set_boot_disk",
-			       s->job->system_id, (long long)devs[i].id);
+		enlist_sent(s, maas_set_boot_disk(s->flow->client, s->job->system_id, devs[i].id, on_set_boot, s),
+			    "setting the boot disk");
 	} else {
 		br_buf_init(&seen, 512);
 		for (size_t k = 0; k < n; k++)
@@ -283,7 +253,8 @@ static void on_blockdevices(void *ctx, const struct maas_result *res)
 
 static void boot_disk(struct enlist_slot *s)
 {
-	enlist_request(s, "GET", NULL, on_blockdevices, "nodes/%s/blockdevices/", s->job->system_id);
+	enlist_sent(s, maas_block_devices(s->flow->client, s->job->system_id, on_blockdevices, s),
+		    "reading block devices");
 }
 
 static void on_failure_events(void *ctx, const struct maas_result *res)
@@ -324,8 +295,8 @@ void enlist_dispatch(struct enlist_slot *s, const struct maas_machine *m)
 		} else if (m->status_message && *m->status_message) {
 			enlist_finish(s, 0, "MAAS commissioning failed (%s): %s", j->system_id, m->status_message);
 		} else {
-			enlist_request(s, "GET", NULL, on_failure_events, "events/?op=query&level=ERROR&id=%s",
-				       j->system_id);
+			enlist_sent(s, maas_machine_errors(s->flow->client, j->system_id, on_failure_events, s),
+				    "reading why commissioning failed");
 		}
 		break;
 	case MAAS_READY:
@@ -354,7 +325,8 @@ void enlist_dispatch(struct enlist_slot *s, const struct maas_machine *m)
 			enlist_finish(s, 0, "MAAS deployment failed (%s): %s", j->system_id,
 				      m->status_message ? m->status_message : "no reason given");
 		else
-			enlist_request(s, "POST", "", on_release, "machines/%s/?op=release", j->system_id);
+			enlist_sent(s, maas_release(s->flow->client, j->system_id, on_release, s),
+				    "releasing after a failed deployment");
 		break;
 	case MAAS_BROKEN:
 		enlist_finish(s, 0, "MAAS has %s marked Broken%s%s: mark it fixed in MAAS once repaired", j->system_id,

@@ -1,6 +1,8 @@
-/* Rendering templates/cloud-init/user-data for one node, and base64. */
+/* Rendering templates/cloud-init/user-data for one node, checking that what
+ * MAAS will hand cloud-init is a YAML mapping (libyaml), and base64. */
 #include <stdlib.h>
 #include <string.h>
+#include <yaml.h>
 
 #include "enlist.h"
 
@@ -51,13 +53,16 @@ static int render(const char *tpl, const struct enlist_userdata_vars *v, struct 
 
 		if (*p == '\n')
 			line = p + 1;
-		if (*p != '@') {
+		/* Comment lines are copied as they are: a list expanded inside a
+		 * comment put its second item on a line of its own, outside the
+		 * comment, and broke the whole document. */
+		if (*p != '@' || line[strspn(line, " \t")] == '#') {
 			rc = br_buf_add(out, p, 1);
 		} else if (!strncmp(p, "@HOSTNAME@", 10)) {
 			rc = br_buf_adds(out, v->hostname);
 			p += 9;
 		} else if (!strncmp(p, "@NTP_FIRST@", 11)) {
-			rc = br_buf_adds(out, first_ntp);
+			rc = add_quoted(out, first_ntp);
 			p += 10;
 		} else if (!strncmp(p, "@NTP_SERVERS@", 13)) {
 			rc = add_list(out, v->ntp_servers->items, v->ntp_servers->n, indent);
@@ -73,6 +78,55 @@ static int render(const char *tpl, const struct enlist_userdata_vars *v, struct 
 		}
 	}
 	br_strlist_release(&keys);
+	return rc;
+}
+
+/* Parse the rendered text as cloud-init will: one YAML document whose top
+ * node is a mapping. Names the line and column of the first problem. */
+static int check_yaml(const char *text, size_t len, const char *hostname, struct br_err *err)
+{
+	yaml_parser_t parser;
+	yaml_event_t event;
+	int depth = 0, documents = 0, rc = 0, done = 0;
+
+	if (!yaml_parser_initialize(&parser))
+		return br_errf(err, BR_E_NOMEM, "user-data for %s: cannot start the YAML parser", hostname);
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+	while (!done && !rc) {
+		if (!yaml_parser_parse(&parser, &event)) {
+			rc = br_errf(err, BR_E_INVAL, "user-data for %s: line %zu, column %zu: %s", hostname,
+				     parser.problem_mark.line + 1, parser.problem_mark.column + 1,
+				     parser.problem ? parser.problem : "invalid YAML");
+			break;
+		}
+		switch (event.type) {
+		case YAML_DOCUMENT_START_EVENT:
+			documents++;
+			break;
+		case YAML_MAPPING_START_EVENT:
+		case YAML_SEQUENCE_START_EVENT:
+		case YAML_SCALAR_EVENT:
+			if (depth == 0 && event.type != YAML_MAPPING_START_EVENT)
+				rc = br_errf(err, BR_E_INVAL, "user-data for %s: line %zu: the document is not a mapping",
+					     hostname, event.start_mark.line + 1);
+			if (event.type != YAML_SCALAR_EVENT)
+				depth++;
+			break;
+		case YAML_MAPPING_END_EVENT:
+		case YAML_SEQUENCE_END_EVENT:
+			depth--;
+			break;
+		case YAML_STREAM_END_EVENT:
+			done = 1;
+			break;
+		default:
+			break;
+		}
+		yaml_event_delete(&event);
+	}
+	if (!rc && documents != 1)
+		rc = br_errf(err, BR_E_INVAL, "user-data for %s: %d YAML documents, want one", hostname, documents);
+	yaml_parser_delete(&parser);
 	return rc;
 }
 
@@ -94,6 +148,16 @@ int enlist_render_userdata(const char *template_path, const struct enlist_userda
 		br_buf_release(&out);
 		return br_errf(err, rc, "user-data for %s: larger than %u bytes once rendered", vars->hostname,
 			       ENLIST_USER_DATA_MAX);
+	}
+	if (!out.data || strncmp(out.data, "#cloud-config\n", 14)) {
+		br_buf_release(&out);
+		return br_errf(err, BR_E_INVAL, "user-data template %s: the first line must be '#cloud-config'",
+			       template_path);
+	}
+	rc = check_yaml(out.data, out.len, vars->hostname, err);
+	if (rc) {
+		br_buf_release(&out);
+		return br_err_prefix(err, "%s", template_path);
 	}
 	*ret_text = br_buf_detach(&out);
 	return 0;

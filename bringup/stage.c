@@ -1,7 +1,8 @@
-/* Helpers every stage executable shares. */
+/* Helpers every stage executable shares, and the stage skeleton. */
 #define _DEFAULT_SOURCE
 #include <stdlib.h>
 #include <string.h>
+#include <stdarg.h>
 #include <sys/stat.h>
 
 #include "stage.h"
@@ -92,6 +93,107 @@ int br_stage_select(struct inv *inv, int argc, char **argv, int argi, const int 
 	*ret_nodes = pick;
 	*ret_n = n;
 	return 0;
+}
+
+struct inv_check *br_checks_from_val(const struct val_check *checks, size_t n)
+{
+	static const enum inv_check_result result[] = { [VAL_PASS] = INV_CHECK_PASS, [VAL_FAIL] = INV_CHECK_FAIL,
+							[VAL_UNKNOWN] = INV_CHECK_UNKNOWN };
+	struct inv_check *out = br_xcalloc(n ? n : 1, sizeof(*out));
+
+	for (size_t i = 0; i < n; i++)
+		out[i] = (struct inv_check){ br_xstrdup(checks[i].name), result[checks[i].result],
+					     checks[i].detail ? br_xstrdup(checks[i].detail) : NULL, NULL };
+	return out;
+}
+
+/* ---- the stage skeleton ------------------------------------------------------ */
+
+int br_stage_parse(struct br_stage *st, const struct br_command *cmd, int argc, char **argv)
+{
+	int rc;
+
+	st->cmd = cmd;
+	st->argc = argc;
+	st->argv = argv;
+	br_log_init(argv[0], BR_LOG_WARN);
+	rc = br_opt_parse(cmd, argc, argv, &st->argi);
+	if (rc)
+		st->exit = rc == BR_OPT_EXIT_OK ? BR_EXIT_OK : BR_EXIT_USAGE;
+	return rc;
+}
+
+int br_stage_open(struct br_stage *st, const int *states)
+{
+	int rc = br_stage_open_inventory(st->common.db, &st->inv);
+
+	if (!rc && states)
+		rc = br_stage_select(st->inv, st->argc, st->argv, st->argi, states, &st->nodes, &st->n);
+	/* Named nodes are worked whatever their state; nodes picked by state
+	 * must still be in one of them under the lease. */
+	if (!rc && states && !st->no_lease)
+		rc = br_stage_lease(st->inv, st->cmd->name, st->argi < st->argc ? NULL : states, st->nodes, &st->n);
+	st->exit = rc;
+	return rc;
+}
+
+int br_stage_usage(struct br_stage *st, const char *fmt, ...)
+{
+	struct br_buf msg;
+	char *safe;
+	va_list ap;
+
+	/* Messages may quote a server (MAAS's own words): shown escaped. */
+	br_buf_init(&msg, 0);
+	va_start(ap, fmt);
+	br_buf_vaddf(&msg, fmt, ap);
+	va_end(ap);
+	safe = br_escape(br_buf_str(&msg));
+	fprintf(stderr, "%s: %s\n", st->cmd->name, safe);
+	free(safe);
+	br_buf_release(&msg);
+	st->exit = BR_EXIT_USAGE;
+	return st->exit;
+}
+
+int br_stage_fail(struct br_stage *st, int exit_code, const char *fmt, ...)
+{
+	const char *name = st->cmd->name;
+	va_list ap;
+
+	/* "bringup-configure" logs as "configure", as the stage's own lines do */
+	if (!strncmp(name, "bringup-", 8))
+		name += 8;
+	va_start(ap, fmt);
+	br_vlog(BR_LOG_ERROR, name, fmt, ap);
+	va_end(ap);
+	st->exit = exit_code;
+	return exit_code;
+}
+
+void br_stage_report(struct br_stage *st, json_t *(*to_json)(const void *run), void (*print)(const void *run),
+		     const void *run, size_t failed)
+{
+	if (st->common.json) {
+		json_t *doc = to_json(run);
+
+		br_json_print(stdout, doc);
+		json_decref(doc);
+	} else if (!st->common.quiet) {
+		print(run);
+	}
+	st->exit = failed ? BR_EXIT_NODES : BR_EXIT_OK;
+}
+
+int br_stage_close(struct br_stage *st)
+{
+	inv_nodes_free(st->nodes, st->n);
+	br_stage_release(st->inv);
+	inv_close(st->inv);
+	st->nodes = NULL;
+	st->n = 0;
+	st->inv = NULL;
+	return st->exit;
 }
 
 static int state_in(enum inv_state state, const int *states)

@@ -1,12 +1,27 @@
 /*
  * stage — what every stage executable shares: exit codes, finding the
- * templates, opening the inventory with a clear error, selecting nodes.
+ * templates, opening the inventory with a clear error, selecting nodes, and
+ * the skeleton each stage's main() follows:
+ *
+ *     struct br_stage st = { 0 };
+ *     const struct br_command cmd = { ..., options, &st.common };
+ *
+ *     if (br_stage_parse(&st, &cmd, argc, argv) || check(&st, ...) || br_stage_open(&st, states))
+ *             return br_stage_close(&st);
+ *     if (!run(&st, &run))
+ *             br_stage_report(&st, run_json, run_print, &run, run.failed);
+ *     run_release(&run);
+ *     return br_stage_close(&st);
+ *
+ * Every step that can stop the stage returns nonzero with st.exit set to
+ * the exit code, and br_stage_close returns it.
  */
 #ifndef BRINGUP_STAGE_H
 #define BRINGUP_STAGE_H
 
 #include "common.h"
 #include "inventory/inventory.h"
+#include "validators/rules.h"
 
 /* Exit codes (DESIGN.md). */
 enum br_exit {
@@ -31,6 +46,45 @@ int br_stage_open_inventory(const char *path, struct inv **ret_inv);
 int br_stage_select(struct inv *inv, int argc, char **argv, int argi, const int *states,
 		    struct inv_node **ret_nodes, size_t *ret_n);
 
+/* ---- the stage skeleton ------------------------------------------------------ */
+
+struct br_stage {
+	struct br_common_opts common; /* --db, --json, -v, -q: the command's common */
+	const struct br_command *cmd;
+	int argc;
+	char **argv;
+	int argi;              /* first operand (host names) */
+	struct inv *inv;       /* open after br_stage_open */
+	struct inv_node *nodes; /* selected by br_stage_open */
+	size_t n;
+	int exit;              /* enum br_exit once the stage stops or reports */
+	int no_lease;          /* read-only run (a dry run): take no per-node leases */
+};
+
+/* Logging and options (cmd->common must be &st->common). Nonzero: stop
+ * (--help: exit 0; a bad option: BR_EXIT_USAGE). */
+int br_stage_parse(struct br_stage *st, const struct br_command *cmd, int argc, char **argv);
+/* Open the inventory (--db), select the nodes (those named on the command
+ * line, else those in states, terminated by -1) and take their leases
+ * (br_stage_lease) unless st->no_lease. NULL states: open only. Nonzero:
+ * stop (BR_EXIT_UNREACHABLE, or BR_EXIT_USAGE for an unknown host name). */
+int br_stage_open(struct br_stage *st, const int *states);
+/* "NAME: message" on stderr and stop with BR_EXIT_USAGE; returns it. */
+int br_stage_usage(struct br_stage *st, const char *fmt, ...) BR_PRINTF(2, 3);
+/* Log the error and stop with exit_code; returns it. */
+int br_stage_fail(struct br_stage *st, int exit_code, const char *fmt, ...) BR_PRINTF(3, 4);
+/* Print the outcome: with --json the document to_json(run) gives, else
+ * (unless -q) print(run). Sets the exit code: BR_EXIT_NODES when any node
+ * failed, else BR_EXIT_OK. */
+void br_stage_report(struct br_stage *st, json_t *(*to_json)(const void *run), void (*print)(const void *run),
+		     const void *run, size_t failed);
+/* Free the nodes, give back the leases, close the inventory; returns
+ * st->exit. */
+int br_stage_close(struct br_stage *st);
+
+/* The inventory's form of rule verdicts: a new array (inv_checks_free),
+ * strings copied. */
+struct inv_check *br_checks_from_val(const struct val_check *checks, size_t n);
 /* Take the per-node lease (inventory.h) on each picked node for `stage`,
  * so no other stage works it meanwhile, and re-read it under the lease. A
  * node another live stage holds is dropped with a warning naming the

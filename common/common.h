@@ -266,4 +266,19 @@ void br_table_release(struct br_table *t);
 
 #include "hw.h"
 
+/* ---- csv.c: CSV files row by row (libcsv) ---------------------------------- */
+
+/* Called for each non-empty row with the line it starts on; the fields are
+ * borrowed for the call. Non-zero stops the reading. */
+typedef int (*br_csv_row_fn)(void *ctx, unsigned line, const struct br_strlist *fields);
+/* Read path (at most max_bytes) and hand each row to fn. A UTF-8 byte-order
+ * mark is skipped; a NUL byte or malformed quoting becomes a "PATH:LINE:
+ * message" in problems and ends the reading. Returns non-zero only when the
+ * file cannot be read (err says why). */
+int br_csv_read(const char *path, size_t max_bytes, br_csv_row_fn fn, void *ctx, struct br_strlist *problems,
+		struct br_err *err);
+/* Add "PATH:LINE: FIELD: message" (no FIELD part when field is NULL). */
+void br_csv_problem(struct br_strlist *problems, const char *path, unsigned line, const char *field,
+		    const char *fmt, ...) BR_PRINTF(5, 6);
+
 #endif

@@ -118,7 +118,7 @@ double br_json_num(json_t *obj, const char *path, double fallback)
 int br_json_print(FILE *f, json_t *doc)
 {
 	br_redact_json(doc); /* documents carry server text (reasons) */
-	if (json_dumpf(doc, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER) < 0)
+	if (json_dumpf(doc, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15)) < 0)
 		return BR_E_IO;
 	fputc('\n', f);
 	return 0;

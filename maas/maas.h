@@ -10,6 +10,9 @@
  * key is copied in, zeroed on free and never logged; form fields are never
  * logged either (power_pass travels in them).
  *
+ * Callers speak MAAS through the typed calls (machines, storage, tags,
+ * events): the REST paths and form fields live in this module alone.
+ *
  * Ownership: struct maas_client is opaque (maas_client_new/maas_client_free).
  * The json_t handed to a done callback is borrowed for the callback's
  * duration (json_incref what you keep). maas_machine and maas_blockdevice
@@ -29,6 +32,8 @@
 #define MAAS_MACS_MAX 64                  /* interfaces of one machine we look at */
 #define MAAS_QUEUE_MAX 100000             /* requests and timers waiting at once */
 #define MAAS_REASON_MAX 300               /* chars of MAAS's text quoted in a reason */
+#define MAAS_SYSTEM_ID_MAX 32             /* characters of a system_id we put in a path */
+#define MAAS_TAG_NAME_MAX 256             /* characters of a tag name */
 
 /* Error codes beyond common's (all negative). */
 enum maas_errcode {
@@ -184,5 +189,84 @@ void maas_blockdevices_free(struct maas_blockdevice *devs, size_t n);
 /* The first event description of a machine's events/?op=query answer whose
  * type or level says something failed; NULL when none. Borrowed from doc. */
 const char *maas_events_failure(json_t *doc);
+
+/* ---- what MAAS does, one call each (machines.c, storage.c, tags.c, events.c)
+ *
+ * Each queues one request as maas_request does and returns 0, BR_E_INVAL for
+ * a system_id or tag name that is not one (nothing is sent), or BR_E_TOOBIG
+ * when it cannot be queued. done gets MAAS's answer (res->json: the machine,
+ * the list, ...), or on failure res->err: the request named and MAAS's own
+ * text quoted ("MAAS POST machines/x7/?op=deploy: HTTP 409 Conflict: ..."). */
+
+/* Lowercase letters and digits, at most MAAS_SYSTEM_ID_MAX. */
+int maas_system_id_valid(const char *id);
+/* Letters, digits, '-' and '_', at most MAAS_TAG_NAME_MAX. */
+int maas_tag_name_valid(const char *name);
+
+/* Machines carrying any of the MACs (a list, usually of zero or one). */
+int maas_machines_by_mac(struct maas_client *client, const struct br_strlist *macs, maas_done_fn done, void *ctx);
+/* The listed machines, in one request (a list; absent ones are left out). */
+int maas_machines_by_id(struct maas_client *client, const char *const *system_ids, size_t n, maas_done_fn done,
+			void *ctx);
+int maas_machine_get(struct maas_client *client, const char *system_id, maas_done_fn done, void *ctx);
+
+/* How MAAS powers the machine: its BMC. */
+struct maas_power {
+	const char *type;     /* NULL: "redfish" */
+	const char *address;  /* the BMC, host[:port] */
+	const char *user;
+	const char *password; /* sent in the form only; never logged */
+	const char *node_id;  /* Redfish system id ("System.Embedded.1"); NULL: MAAS's default */
+};
+
+struct maas_machine_spec {
+	const char *hostname;
+	const char *architecture; /* NULL: "amd64/generic" */
+	const struct br_strlist *macs;
+	struct maas_power power;
+	int commission;           /* start commissioning at once */
+};
+/* Create the machine (answer: the machine). MAAS refuses a MAC another
+ * machine has with a 400 whose text says "already in use". */
+int maas_machine_create(struct maas_client *client, const struct maas_machine_spec *spec, maas_done_fn done,
+			void *ctx);
+
+int maas_commission(struct maas_client *client, const char *system_id, maas_done_fn done, void *ctx);
+/* Allocate this one machine to the API key's user (Ready -> Allocated). */
+int maas_allocate(struct maas_client *client, const char *system_id, maas_done_fn done, void *ctx);
+/* distro_series and user_data_b64 (base64 cloud-init) may be NULL. */
+int maas_deploy(struct maas_client *client, const char *system_id, const char *distro_series,
+		const char *user_data_b64, maas_done_fn done, void *ctx);
+int maas_release(struct maas_client *client, const char *system_id, maas_done_fn done, void *ctx);
+/* comment (may be NULL) becomes the machine's status message in MAAS. */
+int maas_mark_broken(struct maas_client *client, const char *system_id, const char *comment, maas_done_fn done,
+		     void *ctx);
+int maas_mark_fixed(struct maas_client *client, const char *system_id, maas_done_fn done, void *ctx);
+
+/* The machine's block devices (parse with maas_blockdevices_parse). */
+int maas_block_devices(struct maas_client *client, const char *system_id, maas_done_fn done, void *ctx);
+/* Flag device_id (a block device's id) as the boot disk; the answer may be
+ * plain "OK" (res->json NULL). */
+int maas_set_boot_disk(struct maas_client *client, const char *system_id, int64_t device_id, maas_done_fn done,
+		       void *ctx);
+/* Rebuild the storage layout ("flat", "lvm", ...) on the boot disk; the
+ * answer is the machine (boot_disk included) or, on older MAAS, not. */
+int maas_set_storage_layout(struct maas_client *client, const char *system_id, const char *layout,
+			    maas_done_fn done, void *ctx);
+
+/* comment may be NULL. MAAS refuses a name that exists (400). */
+int maas_tag_create(struct maas_client *client, const char *name, const char *comment, maas_done_fn done,
+		    void *ctx);
+int maas_tag_add(struct maas_client *client, const char *tag, const char *system_id, maas_done_fn done, void *ctx);
+int maas_tag_remove(struct maas_client *client, const char *tag, const char *system_id, maas_done_fn done,
+		    void *ctx);
+/* The machines carrying the tag (a list). */
+int maas_tag_machines(struct maas_client *client, const char *tag, maas_done_fn done, void *ctx);
+
+/* Events of every machine at DEBUG and above, newest first, at most limit,
+ * newer than after_id (-1: the newest ones). Answer: {"events": [...]}. */
+int maas_events_since(struct maas_client *client, int64_t after_id, int limit, maas_done_fn done, void *ctx);
+/* The machine's ERROR events (for maas_events_failure). */
+int maas_machine_errors(struct maas_client *client, const char *system_id, maas_done_fn done, void *ctx);
 
 #endif

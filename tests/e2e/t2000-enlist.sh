@@ -27,7 +27,7 @@ echo "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBringupTestKeyOnly validator@bringup"
 bringup import --db t.db --manifest sim/rack.csv >/dev/null
 bringup discover --db t.db -q
 rc=0
-bringup enlist --db t.db --skip-configure --poll-ms 100 --ssh-pubkey id.pub --ntp-server 10.9.8.7 \
+bringup enlist --db t.db --skip-configure --poll-ms 100 --ssh-pubkey id.pub --ntp-server 10.9.8.7,ntp2.example.net \
 	--json > run1.json 2> run1.err || rc=$?
 assert_eq "$rc" 1 "first run exit (one node fails commissioning)"
 assert_eq "$(jq .deployed run1.json)" 15 "deployed in run 1"
@@ -77,6 +77,11 @@ ud=$(jq -r 'select(.op == "deploy") | .user_data' sim/maas-requests.log | head -
 assert_contains "$ud" "#cloud-config" "user-data"
 assert_contains "$ud" "validator@bringup" "user-data carries the SSH key"
 assert_contains "$ud" '"10.9.8.7"' "user-data carries the NTP server"
+assert_contains "$ud" '"ntp2.example.net"' "user-data carries the second NTP server"
+# cloud-init's own schema check of exactly what MAAS was handed.
+jq -s -j '[.[] | select(.op == "deploy" and .status == 200)][0].user_data' sim/maas-requests.log > user-data.yaml
+cloud-init schema --config-file user-data.yaml > schema.out 2>&1 || fail "cloud-init schema: $(cat schema.out)"
+assert_contains "$(cat schema.out)" "Valid" "cloud-init schema verdict"
 assert_eq "$(jq -r 'select(.op == null and .method == "POST" and .path == "machines/") | .power_type' sim/maas-requests.log | sort -u)" \
 	redfish "power type"
 ! grep -q "$BRINGUP_BMC_PASSWORD" sim/maas-requests.log run1.err run1.json || fail "BMC password in a log"

@@ -365,6 +365,155 @@ static void test_busy_maas(void **state)
 	busy_percent = 0;
 }
 
+/* ---- the typed calls (maas/machines.c, storage.c, tags.c, events.c) ------ */
+
+struct answer {
+	int rc;
+	json_t *json;
+	char msg[BR_ERR_MSG_MAX];
+};
+
+static void on_answer(void *ctx, const struct maas_result *res)
+{
+	struct answer *a = ctx;
+
+	a->rc = res->rc;
+	a->json = json_incref(res->json);
+	snprintf(a->msg, sizeof(a->msg), "%s", res->err ? res->err->msg : "");
+}
+
+/* Run the queued call to its answer. */
+static struct answer *await(int queued, struct answer *a)
+{
+	struct br_err err = { 0 };
+
+	assert_int_equal(queued, 0);
+	assert_int_equal(maas_client_run(cli, &err), 0);
+	return a;
+}
+
+static void answer_release(struct answer *a)
+{
+	json_decref(a->json);
+	memset(a, 0, sizeof(*a));
+}
+
+static const char *last_request(const char *what)
+{
+	static char line[4096];
+	FILE *f = fopen(log_path, "r");
+
+	line[0] = '\0';
+	while (f && fgets(line, sizeof(line), f))
+		;
+	if (f)
+		fclose(f);
+	if (!strstr(line, what))
+		fail_msg("last request '%s' is not %s", line, what);
+	return line;
+}
+
+/* Each call sends what MAAS expects and hands back MAAS's answer, or its
+ * own words when it refuses; a bad id or tag name is never sent. */
+static void test_typed_calls(void **state)
+{
+	struct br_strlist macs = { 0 };
+	const struct maas_machine_spec spec = {
+		.hostname = "gpu-03",
+		.macs = &macs,
+		.power = { NULL, "127.0.0.1:8443", "root", "hunter2", "System.Embedded.1" },
+	};
+	struct maas_blockdevice *devs = NULL;
+	struct answer a = { 0 };
+	size_t n = 0;
+	char *id;
+	const char *ids[1];
+
+	(void)state;
+	br_strlist_add(&macs, "b0:7b:25:00:03:01");
+	br_strlist_add(&macs, "b0:7b:25:00:03:02");
+	await(maas_machines_by_mac(cli, &macs, on_answer, &a), &a);
+	assert_int_equal(a.rc, 0);
+	assert_int_equal(json_array_size(a.json), 0);
+	answer_release(&a);
+	await(maas_machine_create(cli, &spec, on_answer, &a), &a);
+	assert_int_equal(a.rc, 0);
+	assert_string_equal(br_json_str(a.json, "hostname"), "gpu-03");
+	id = br_xstrdup(br_json_str(a.json, "system_id"));
+	answer_release(&a);
+	last_request("\"method\":\"POST\",\"path\":\"machines/\"");
+	assert_int_equal(status_after(id, 300), MAAS_READY); /* the emulator commissions new machines */
+	/* the same MACs again: MAAS's own words */
+	await(maas_machine_create(cli, &spec, on_answer, &a), &a);
+	assert_int_equal(a.rc, BR_E_INVAL);
+	assert_non_null(strstr(a.msg, "already in use"));
+	answer_release(&a);
+	await(maas_machines_by_mac(cli, &macs, on_answer, &a), &a);
+	assert_int_equal(json_array_size(a.json), 1);
+	answer_release(&a);
+	ids[0] = id;
+	await(maas_machines_by_id(cli, ids, 1, on_answer, &a), &a);
+	assert_string_equal(br_json_str(json_array_get(a.json, 0), "system_id"), id);
+	answer_release(&a);
+	await(maas_block_devices(cli, id, on_answer, &a), &a);
+	assert_int_equal(maas_blockdevices_parse(a.json, &devs, &n, NULL), 0);
+	assert_int_equal(n, 3);
+	answer_release(&a);
+	await(maas_set_boot_disk(cli, id, devs[1].id, on_answer, &a), &a);
+	assert_int_equal(a.rc, 0);
+	answer_release(&a);
+	await(maas_set_storage_layout(cli, id, "flat", on_answer, &a), &a);
+	assert_int_equal(a.rc, 0);
+	assert_string_equal(br_json_str(a.json, "boot_disk/serial"), devs[1].serial);
+	answer_release(&a);
+	maas_blockdevices_free(devs, n);
+	await(maas_mark_broken(cli, id, "PSU 2 failed", on_answer, &a), &a);
+	assert_int_equal(br_json_int(a.json, "status", -1), MAAS_BROKEN);
+	answer_release(&a);
+	await(maas_mark_broken(cli, id, NULL, on_answer, &a), &a);
+	assert_int_equal(a.rc, BR_E_STATE);
+	assert_non_null(strstr(a.msg, "?op=mark_broken: HTTP 409 Conflict: Invalid transition: Broken -> Broken."));
+	answer_release(&a);
+	await(maas_mark_fixed(cli, id, on_answer, &a), &a);
+	assert_int_equal(br_json_int(a.json, "status", -1), MAAS_READY);
+	answer_release(&a);
+	/* an operation this MAAS does not know: its own words, the call named */
+	await(maas_allocate(cli, id, on_answer, &a), &a);
+	assert_int_equal(a.rc, BR_E_INVAL);
+	assert_non_null(strstr(a.msg, "MAAS POST machines/?op=allocate: HTTP 400"));
+	answer_release(&a);
+	/* tags */
+	await(maas_tag_create(cli, "golden", "passed validation", on_answer, &a), &a);
+	assert_int_equal(a.rc, 0);
+	answer_release(&a);
+	await(maas_tag_create(cli, "golden", NULL, on_answer, &a), &a);
+	assert_non_null(strstr(a.msg, "name: Tag with this Name already exists."));
+	answer_release(&a);
+	await(maas_tag_add(cli, "golden", id, on_answer, &a), &a);
+	assert_int_equal(br_json_int(a.json, "added", -1), 1);
+	answer_release(&a);
+	await(maas_tag_machines(cli, "golden", on_answer, &a), &a);
+	assert_int_equal(json_array_size(a.json), 1);
+	answer_release(&a);
+	await(maas_tag_remove(cli, "golden", id, on_answer, &a), &a);
+	assert_int_equal(br_json_int(a.json, "removed", -1), 1);
+	answer_release(&a);
+	await(maas_events_since(cli, -1, 5, on_answer, &a), &a);
+	assert_true(json_array_size(json_object_get(a.json, "events")) > 0);
+	answer_release(&a);
+	await(maas_commission(cli, id, on_answer, &a), &a);
+	last_request("\"op\":\"commission\"");
+	answer_release(&a);
+	/* never sent */
+	assert_int_equal(maas_commission(cli, "../users", on_answer, &a), BR_E_INVAL);
+	assert_int_equal(maas_deploy(cli, "", "jammy", NULL, on_answer, &a), BR_E_INVAL);
+	assert_int_equal(maas_tag_add(cli, "gold en", id, on_answer, &a), BR_E_INVAL);
+	assert_int_equal(maas_tag_add(cli, "golden", "X7", on_answer, &a), BR_E_INVAL);
+	last_request("\"op\":\"commission\"");
+	br_strlist_release(&macs);
+	free(id);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -373,6 +522,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_lifecycle, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_boot_disk_without_layout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_commission_fail_events_tags, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_typed_calls, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_busy_maas, setup_busy, teardown),
 	};
 

@@ -1,7 +1,7 @@
 /*
- * Unit tests for what enlist takes from templates/: the xe9680 boot-disk rule
- * over discovered drives (the real rule file from the tree) and the
- * cloud-init user-data rendering, plus base64 against RFC 4648's vectors.
+ * Unit tests for what enlist takes from templates/: the cloud-init
+ * user-data rendering, plus base64 against RFC 4648's vectors. (The
+ * boot-disk rule is validators' now: test_rules.c.)
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -23,77 +23,6 @@ static char *tree_path(const char *rel)
 	return br_xasprintf("%s/%s", top ? top : ".", rel);
 }
 
-static void drive(struct br_hw *hw, const char *serial, const char *model, const char *protocol, uint64_t size)
-{
-	struct br_drive *d = br_hw_add_drive(hw);
-
-	d->serial = serial ? br_xstrdup(serial) : NULL;
-	d->model = br_xstrdup(model);
-	d->protocol = br_xstrdup(protocol);
-	d->capacity_bytes = size;
-}
-
-static void test_boot_disk_rule(void **state)
-{
-	char *rule = tree_path("templates/profiles/xe9680/boot-disk"), *serial = NULL, *why = NULL;
-	struct br_err err = { 0 };
-	struct br_hw hw;
-
-	(void)state;
-	/* Data drives listed first, as a BMC may: the BOSS card still wins. */
-	br_hw_init(&hw);
-	drive(&hw, "S6CRNA0W000002", "Dell Ent NVMe PM1733a RI 3.84TB", "NVMe", 3840755982336ULL);
-	drive(&hw, "S6CRNA0W000001", "Dell Ent NVMe PM1733a RI 3.84TB", "NVMe", 3840755982336ULL);
-	drive(&hw, "23173A000007", "Dell BOSS-N1 960GB", "NVMe", 960197124096ULL);
-	assert_int_equal(enlist_pick_boot_disk(rule, &hw, &serial, &why, &err), 0);
-	assert_string_equal(serial, "23173A000007");
-	assert_non_null(strstr(why, "model_contains = BOSS"));
-	free(serial);
-	free(why);
-	br_hw_release(&hw);
-
-	/* No BOSS card: the smallest NVMe drive, ties by lowest serial. */
-	br_hw_init(&hw);
-	drive(&hw, "B-big", "Dell Ent NVMe 7.68TB", "NVMe", 7681501126656ULL);
-	drive(&hw, "A-small-2", "Dell Ent NVMe 1.92TB", "NVMe", 1920383410176ULL);
-	drive(&hw, "A-small-1", "Dell Ent NVMe 1.92TB", "NVMe", 1920383410176ULL);
-	drive(&hw, "Z-sata", "Micron 5400 240GB", "SATA", 240057409536ULL);
-	drive(&hw, NULL, "Dell BOSS-N1 no serial", "NVMe", 1);
-	assert_int_equal(enlist_pick_boot_disk(rule, &hw, &serial, &why, &err), 0);
-	assert_string_equal(serial, "A-small-1");
-	assert_non_null(strstr(why, "smallest = NVMe"));
-	free(serial);
-	free(why);
-	br_hw_release(&hw);
-
-	/* Nothing matches: an error naming the rule. */
-	br_hw_init(&hw);
-	drive(&hw, "Z-sata", "Micron 5400 240GB", "SATA", 240057409536ULL);
-	assert_int_equal(enlist_pick_boot_disk(rule, &hw, &serial, &why, &err), BR_E_NOTFOUND);
-	assert_non_null(strstr(err.msg, "boot-disk"));
-	br_hw_release(&hw);
-	free(rule);
-}
-
-static void test_bad_rule(void **state)
-{
-	char path[] = "/tmp/br-rule-XXXXXX", *serial = NULL, *why = NULL;
-	struct br_err err = { 0 };
-	struct br_hw hw;
-	int fd = mkstemp(path);
-
-	(void)state;
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, "# c\nlargest = NVMe\n", 19), 19);
-	close(fd);
-	br_hw_init(&hw);
-	drive(&hw, "S1", "x", "NVMe", 1);
-	assert_int_equal(enlist_pick_boot_disk(path, &hw, &serial, &why, &err), BR_E_INVAL);
-	assert_non_null(strstr(err.msg, ":2: unknown clause 'largest'"));
-	br_hw_release(&hw);
-	unlink(path);
-}
-
 static void test_render_userdata(void **state)
 {
 	char *tpl = tree_path("templates/cloud-init/user-data"), *text = NULL;
@@ -103,16 +32,19 @@ static void test_render_userdata(void **state)
 
 	(void)state;
 	br_strlist_add(&ntp, "10.0.0.1");
-	br_strlist_add(&ntp, "ntp \"two\"");
+	br_strlist_add(&ntp, "ntp2.example.net");
 	br_strlist_add(&pkgs, "lldpd");
+	br_strlist_add(&pkgs, "chrony");
+	br_strlist_add(&pkgs, "nvme-cli");
 	assert_int_equal(enlist_render_userdata(tpl, &v, &text, &err), 0);
 	assert_int_equal(strncmp(text, "#cloud-config\n", 14), 0);
 	assert_non_null(strstr(text, "hostname: gpu-r01-u03\n"));
 	/* List items keep the placeholder's indentation; values are quoted. */
-	assert_non_null(strstr(text, "  servers:\n    - \"10.0.0.1\"\n    - \"ntp \\\"two\\\"\"\n"));
+	assert_non_null(strstr(text, "  servers:\n    - \"10.0.0.1\"\n    - \"ntp2.example.net\"\n"));
 	assert_non_null(strstr(text, "ssh_authorized_keys:\n  - \"ssh-ed25519 AAAAkey validator@bringup\"\n"));
-	assert_non_null(strstr(text, "packages:\n  - \"lldpd\"\n"));
-	assert_non_null(strstr(text, "'pool 10.0.0.1 iburst'"));
+	assert_non_null(strstr(text, "packages:\n  - \"lldpd\"\n  - \"chrony\"\n  - \"nvme-cli\"\n"));
+	/* The server reaches bootcmd's shell as an argument, not inside its text. */
+	assert_non_null(strstr(text, "\"pool $1 iburst\" || true', bringup-ntp, \"10.0.0.1\"]\n"));
 	for (const char *const *ph = (const char *const[]){ "@HOSTNAME@", "@NTP_FIRST@", "@NTP_SERVERS@",
 							   "@SSH_AUTHORIZED_KEYS@", "@PACKAGES@", NULL };
 	     *ph; ph++)
@@ -126,6 +58,76 @@ static void test_render_userdata(void **state)
 	br_strlist_release(&ntp);
 	br_strlist_release(&pkgs);
 	free(tpl);
+}
+
+/* A template whose rendering is not one YAML mapping is refused before
+ * anything is sent, naming the line. */
+static void test_render_userdata_refuses_bad_yaml(void **state)
+{
+	static const char *const bad[][2] = {
+		{ "#cloud-config\nhostname: @HOSTNAME@\npackages:\n  - a\n - b\n", "line 5" },
+		{ "#cloud-config\n- @HOSTNAME@\n", "not a mapping" },
+		{ "#cloud-config\na: 1\n---\nb: 2\n", "2 YAML documents" },
+		{ "hostname: @HOSTNAME@\n", "#cloud-config" },
+		{ "#cloud-config\nkey: [unclosed\n", "line" },
+	};
+	char path[] = "/tmp/br-ud-XXXXXX";
+	struct br_strlist ntp = { 0 }, pkgs = { 0 };
+	struct enlist_userdata_vars v = { "n1", NULL, &ntp, &pkgs };
+	/* Placeholders in comments stay as written: expanded there, a list's
+	 * second item landed outside the comment and broke the document. */
+	static const char commented[] = "#cloud-config\n  # lists: @PACKAGES@\npackages:\n  @PACKAGES@\n";
+	struct br_err err0 = { 0 };
+	char *out = NULL;
+	int fd0 = mkstemp(path);
+
+	(void)state;
+	assert_true(fd0 >= 0);
+	assert_int_equal(write(fd0, commented, strlen(commented)), (ssize_t)strlen(commented));
+	close(fd0);
+	br_strlist_add(&pkgs, "a");
+	br_strlist_add(&pkgs, "b");
+	assert_int_equal(enlist_render_userdata(path, &v, &out, &err0), 0);
+	assert_string_equal(out, "#cloud-config\n  # lists: @PACKAGES@\npackages:\n  - \"a\"\n  - \"b\"\n");
+	free(out);
+	br_strlist_release(&pkgs);
+	unlink(path);
+	memcpy(path + strlen(path) - 6, "XXXXXX", 6);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct br_err err = { 0 };
+		char *text = NULL;
+		int fd = mkstemp(path);
+
+		assert_true(fd >= 0);
+		assert_int_equal(write(fd, bad[i][0], strlen(bad[i][0])), (ssize_t)strlen(bad[i][0]));
+		close(fd);
+		assert_int_equal(enlist_render_userdata(path, &v, &text, &err), BR_E_INVAL);
+		assert_null(text);
+		assert_non_null(strstr(err.msg, bad[i][1]));
+		unlink(path);
+		memcpy(path + strlen(path) - 6, "XXXXXX", 6);
+	}
+}
+
+/* An NTP server goes into chrony's configuration and a shell argument on
+ * every node: anything but a host name or address is refused. */
+static void test_ntp_server_names(void **state)
+{
+	struct br_strlist ntp = { 0 }, pkgs = { 0 };
+	struct enlist_inputs in;
+	struct br_err err = { 0 };
+
+	(void)state;
+	br_strlist_add(&ntp, "10.0.0.1, ntp.example.net fd00::1");
+	assert_int_equal(enlist_inputs_load(&in, "/nonexistent", NULL, &ntp, &pkgs, &err), 0);
+	assert_int_equal(in.ntp.n, 3);
+	enlist_inputs_release(&in);
+	br_strlist_release(&ntp);
+	br_strlist_add(&ntp, "ntp\"';reboot;'");
+	assert_int_equal(enlist_inputs_load(&in, "/nonexistent", NULL, &ntp, &pkgs, &err), BR_E_INVAL);
+	assert_non_null(strstr(err.msg, "not a host name or IP address"));
+	enlist_inputs_release(&in);
+	br_strlist_release(&ntp);
 }
 
 static void test_base64(void **state)
@@ -147,9 +149,9 @@ static void test_base64(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_boot_disk_rule),
-		cmocka_unit_test(test_bad_rule),
 		cmocka_unit_test(test_render_userdata),
+		cmocka_unit_test(test_render_userdata_refuses_bad_yaml),
+		cmocka_unit_test(test_ntp_server_names),
 		cmocka_unit_test(test_base64),
 	};
 

@@ -1,0 +1,69 @@
+/*
+ * Tags: how the gate marks machines for people and schedulers (golden,
+ * quarantined). A tag must exist before machines are added to it.
+ */
+#include <string.h>
+
+#include "ops_private.h"
+
+/* MAAS's own rule for tag names; anything else would be pasted into a path. */
+int maas_tag_name_valid(const char *name)
+{
+	if (!name || !*name || strlen(name) > MAAS_TAG_NAME_MAX)
+		return 0;
+	for (; *name; name++)
+		if (!((*name >= 'a' && *name <= 'z') || (*name >= 'A' && *name <= 'Z') ||
+		      (*name >= '0' && *name <= '9') || *name == '-' || *name == '_'))
+			return 0;
+	return 1;
+}
+
+int maas_tag_create(struct maas_client *client, const char *name, const char *comment, maas_done_fn done,
+		    void *ctx)
+{
+	struct br_buf form;
+	int rc;
+
+	if (!maas_tag_name_valid(name))
+		return BR_E_INVAL;
+	br_buf_init(&form, MAAS_FORM_MAX);
+	maas_form_add(&form, "name", name);
+	if (comment && *comment)
+		maas_form_add(&form, "comment", comment);
+	rc = maas_request(client, "POST", "tags/", br_buf_str(&form), done, ctx);
+	br_buf_release(&form);
+	return rc;
+}
+
+static int update_nodes(struct maas_client *client, const char *tag, const char *field, const char *system_id,
+			maas_done_fn done, void *ctx)
+{
+	struct br_buf form;
+	int rc;
+
+	if (!maas_tag_name_valid(tag) || !maas_system_id_valid(system_id))
+		return BR_E_INVAL;
+	br_buf_init(&form, 0);
+	maas_form_add(&form, field, system_id);
+	rc = maas_requestf(client, "POST", br_buf_str(&form), done, ctx, "tags/%s/?op=update_nodes", tag);
+	br_buf_release(&form);
+	return rc;
+}
+
+int maas_tag_add(struct maas_client *client, const char *tag, const char *system_id, maas_done_fn done, void *ctx)
+{
+	return update_nodes(client, tag, "add", system_id, done, ctx);
+}
+
+int maas_tag_remove(struct maas_client *client, const char *tag, const char *system_id, maas_done_fn done,
+		    void *ctx)
+{
+	return update_nodes(client, tag, "remove", system_id, done, ctx);
+}
+
+int maas_tag_machines(struct maas_client *client, const char *tag, maas_done_fn done, void *ctx)
+{
+	if (!maas_tag_name_valid(tag))
+		return BR_E_INVAL;
+	return maas_requestf(client, "GET", NULL, done, ctx, "tags/%s/?op=machines", tag);
+}

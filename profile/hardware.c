@@ -1,0 +1,198 @@
+/*
+ * hardware.conf: what a healthy node of the profile has, for the
+ * validators. Every value is checked here, so a rule never meets a count of
+ * "eight" or a link of x17.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "prof_private.h"
+
+const char prof_hw_sections[] = "[system] [gpu] [nic] [nvme] [fans] [psu] [cpu] [clock] [time_limits]";
+
+int prof_hw_section_known(const char *section, size_t len)
+{
+	static const char *const names[] = { "system", "gpu", "nic", "nvme", "fans", "psu", "cpu", "clock",
+					     "time_limits" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (len == strlen(names[i]) && !memcmp(section, names[i], len))
+			return 1;
+	return 0;
+}
+
+static int parse_int(const char *s, long min, long max, long *ret)
+{
+	char *end;
+	long v;
+
+	if (!*s)
+		return -1;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -1;
+	*ret = v;
+	return 0;
+}
+
+int prof_parse_duration_ms(const char *text, int64_t *ret_ms)
+{
+	static const struct {
+		const char *suffix;
+		int64_t ms;
+	} units[] = { { "", 1000 }, { "s", 1000 }, { "ms", 1 }, { "m", 60000 }, { "h", 3600000 } };
+	char *end;
+	long v;
+
+	if (!text || !*text || *text < '0' || *text > '9')
+		return BR_E_INVAL;
+	errno = 0;
+	v = strtol(text, &end, 10);
+	if (errno || v < 0)
+		return BR_E_INVAL;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(end, units[i].suffix))
+			continue;
+		if (v > PROF_DURATION_MAX_S * 1000LL / units[i].ms)
+			return BR_E_INVAL;
+		*ret_ms = (int64_t)v * units[i].ms;
+		return 0;
+	}
+	return BR_E_INVAL;
+}
+
+/* Each setting: where it goes and what it may hold. */
+enum kind { K_COUNT, K_WIDTH, K_SPEED, K_MHZ, K_GOVERNORS, K_DURATION, K_TEXT };
+
+struct setting {
+	const char *section, *name;
+	enum kind kind;
+	size_t offset; /* into struct prof_hardware */
+};
+
+#define AT(field) offsetof(struct prof_hardware, field)
+static const struct setting settings[] = {
+	{ "system", "model", K_TEXT, AT(model) },
+	{ "gpu", "count", K_COUNT, AT(gpus) },
+	{ "gpu", "link_width", K_WIDTH, AT(gpu_link.width) },
+	{ "gpu", "link_speed", K_SPEED, AT(gpu_link.speed) },
+	{ "nic", "fabric", K_COUNT, AT(fabric_nics) },
+	{ "nic", "fabric_link_width", K_WIDTH, AT(fabric_link.width) },
+	{ "nic", "fabric_link_speed", K_SPEED, AT(fabric_link.speed) },
+	{ "nic", "ethernet", K_COUNT, AT(ethernet_nics) },
+	{ "nvme", "count", K_COUNT, AT(nvme) },
+	{ "fans", "count", K_COUNT, AT(fans) },
+	{ "psu", "count", K_COUNT, AT(psus) },
+	{ "cpu", "rated_mhz", K_MHZ, AT(cpu_rated_mhz) },
+	{ "cpu", "governors", K_GOVERNORS, AT(governors) },
+	{ "clock", "max_skew", K_DURATION, AT(clock_skew_max_ms) },
+	{ "time_limits", "discover", K_DURATION, AT(limits.discover_s) },
+	{ "time_limits", "configure", K_DURATION, AT(limits.configure_s) },
+	{ "time_limits", "enlist", K_DURATION, AT(limits.enlist_s) },
+	{ "time_limits", "validate", K_DURATION, AT(limits.validate_s) },
+};
+#undef AT
+
+static void names_of(const char *section, struct br_buf *out)
+{
+	for (size_t i = 0; i < sizeof(settings) / sizeof(settings[0]); i++)
+		if (!strcmp(settings[i].section, section))
+			br_buf_addf(out, "%s%s", out->len ? ", " : "", settings[i].name);
+}
+
+/* "performance, schedutil" or "performance schedutil". */
+static int add_governors(struct prof_parse *ps, const char *field, const char *value, struct br_strlist *out)
+{
+	while (*value) {
+		size_t n = strcspn(value, ", ");
+
+		if (n) {
+			char *g = br_xstrndup(value, n);
+			int ok = prof_valid_chars(g, "_");
+
+			if (ok && out->n < PROF_GOVERNORS_MAX)
+				br_strlist_add(out, g);
+			free(g);
+			if (!ok)
+				return prof_problem(ps, field, "'%.*s' is not a cpufreq governor name", (int)n, value);
+			if (out->n >= PROF_GOVERNORS_MAX && value[n + strspn(value + n, ", ")])
+				return prof_problem(ps, field, "more than %d governors", PROF_GOVERNORS_MAX);
+		}
+		value += n;
+		value += strspn(value, ", ");
+	}
+	return out->n ? 1 : prof_problem(ps, field, "empty list");
+}
+
+static int set_value(struct prof_parse *ps, const struct setting *s, const char *field, const char *value)
+{
+	char *at = (char *)&ps->p->hw + s->offset;
+	int64_t ms;
+	long v;
+
+	switch (s->kind) {
+	case K_COUNT:
+		if (parse_int(value, 0, PROF_COUNT_MAX, &v))
+			return prof_problem(ps, field, "'%s' is not a count of 0-%d", value, PROF_COUNT_MAX);
+		*(int *)(void *)at = (int)v;
+		return 1;
+	case K_WIDTH:
+		if (parse_int(value, 1, PROF_LINK_WIDTH_MAX, &v) || (v & (v - 1)))
+			return prof_problem(ps, field, "'%s' is not a PCIe link width (1, 2, 4, 8, 16 or 32 lanes)",
+					    value);
+		*(int *)(void *)at = (int)v;
+		return 1;
+	case K_SPEED:
+		if (strncmp(value, "Gen", 3) || parse_int(value + 3, 1, 6, &v))
+			return prof_problem(ps, field, "'%s' is not a PCIe generation (Gen1 to Gen6)", value);
+		*(char **)(void *)at = br_xstrdup(value);
+		return 1;
+	case K_MHZ:
+		if (parse_int(value, 1, 100000, &v))
+			return prof_problem(ps, field, "'%s' is not a frequency in MHz", value);
+		*(int *)(void *)at = (int)v;
+		return 1;
+	case K_GOVERNORS:
+		return add_governors(ps, field, value, (struct br_strlist *)(void *)at);
+	case K_DURATION:
+		if (prof_parse_duration_ms(value, &ms))
+			return prof_problem(ps, field, "'%s' is not a duration (such as 500ms, 30s, 10m, 2h; at most 7 days)",
+					    value);
+		/* clock skew is kept in ms, stage limits in s */
+		*(int64_t *)(void *)at = strcmp(s->section, "clock") ? (ms + 999) / 1000 : ms;
+		return 1;
+	case K_TEXT:
+		if (!*value)
+			return prof_problem(ps, field, "empty value");
+		*(char **)(void *)at = br_xstrdup(value);
+		return 1;
+	}
+	return 0;
+}
+
+int prof_hw_entry(struct prof_parse *ps, const char *section, const char *name, const char *value)
+{
+	char *field = br_xasprintf("%s.%s", section, name);
+	int rc = -1;
+
+	for (size_t i = 0; i < sizeof(settings) / sizeof(settings[0]) && rc < 0; i++) {
+		if (strcmp(settings[i].section, section) || strcmp(settings[i].name, name))
+			continue;
+		if (prof_seen_twice(ps, section, name))
+			rc = prof_problem(ps, field, "set twice");
+		else
+			rc = set_value(ps, &settings[i], field, value);
+	}
+	if (rc < 0) {
+		struct br_buf known;
+
+		br_buf_init(&known, 0);
+		names_of(section, &known);
+		rc = prof_problem(ps, field, "unknown setting in [%s] (%s)", section, br_buf_str(&known));
+		br_buf_release(&known);
+	}
+	free(field);
+	return rc;
+}

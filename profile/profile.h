@@ -1,0 +1,133 @@
+/*
+ * profile — a hardware profile as an engineer writes it by hand in
+ * templates/profiles/NAME/, loaded into one record that every stage reads:
+ * configure (BIOS baseline, boot order, firmware policy), enlist (the
+ * boot-disk rule) and validate (the hardware a healthy node has).
+ *
+ *   bios.conf      [bios]  iDRAC BIOS attribute = value (the baseline)
+ *                  [boot]  pxe_nic = FQDD of the provisioning NIC,
+ *                          mode = persistent | once
+ *   firmware.conf  [firmware]  component = minimum version, where component
+ *                  is the FQDD iDRAC puts after "__" in a FirmwareInventory
+ *                  Id ("Installed-104327-28.39.1002__NIC.Slot.31-1-1"), or
+ *                  a shell pattern of it ("NIC.Slot.*")          (optional)
+ *   boot-disk      model_contains = TEXT | smallest = PROTOCOL|any, tried
+ *                  in order, outside any section                 (optional)
+ *   hardware.conf  what a healthy node has: [system] [gpu] [nic] [nvme]
+ *                  [fans] [psu] [cpu] [clock] [time_limits]       (optional)
+ *
+ * INI syntax (libinih): '#' or ';' starts a comment line, ';' an inline
+ * comment; leading blanks are ignored (no continuation lines). Every problem
+ * is reported as "FILE:LINE: field: message" (BR_E_INVAL), or "FILE:LINE:
+ * message" for a line that has no field; nothing is half-loaded.
+ *
+ * The module only reads what the files say; judging facts against it is the
+ * validators' (validators/rules.h). It knows no database and no stage.
+ *
+ * Ownership: struct prof_profile owns every string hung on it
+ * (prof_release).
+ */
+#ifndef BRINGUP_PROFILE_H
+#define BRINGUP_PROFILE_H
+
+#include <stdint.h>
+
+#include "common.h"
+
+#define PROF_FILE_MAX (1024u * 1024) /* one template file */
+#define PROF_LINE_MAX 198            /* characters on one line (libinih's INI_MAX_LINE less 2) */
+#define PROF_ENTRIES_MAX 1024        /* attributes, firmware rules or clauses in one file */
+#define PROF_COUNT_MAX 4096          /* a device count in hardware.conf */
+#define PROF_LINK_WIDTH_MAX 32       /* PCIe lanes */
+#define PROF_GOVERNORS_MAX 16        /* allowed cpufreq governors */
+#define PROF_DURATION_MAX_S (7 * 24 * 3600) /* a time limit or clock skew */
+
+/* Which file a text is (what sections and names it may hold). */
+enum prof_file { PROF_FILE_BIOS, PROF_FILE_FIRMWARE, PROF_FILE_BOOT_DISK, PROF_FILE_HARDWARE };
+
+enum prof_boot_mode {
+	PROF_BOOT_PERSISTENT, /* PXE device first in the persistent boot order */
+	PROF_BOOT_ONCE,       /* BootSourceOverrideTarget=Pxe, Enabled=Once */
+};
+
+struct prof_fw_rule {
+	char *component;   /* FQDD or shell pattern */
+	char *min_version;
+};
+
+enum prof_disk_clause_kind {
+	PROF_DISK_MODEL_CONTAINS, /* drives whose model contains value (any case) */
+	PROF_DISK_SMALLEST,       /* the smallest drive of protocol value, or of any ("any") */
+};
+
+struct prof_disk_clause {
+	enum prof_disk_clause_kind kind;
+	char *value;
+};
+
+/* A PCIe link a device must train at. */
+struct prof_link {
+	int width;   /* lanes; 0: not stated */
+	char *speed; /* "Gen5"; NULL: not stated */
+};
+
+/* Seconds a stage may spend on one node; 0: no limit stated. */
+struct prof_time_limits {
+	int64_t discover_s, configure_s, enlist_s, validate_s;
+};
+
+/* What a healthy node has (hardware.conf). A count of -1 is "not stated":
+ * validators leave that check out rather than guess. */
+struct prof_hardware {
+	char *model;                   /* [system] model, as the BMC names it */
+	int gpus;                      /* [gpu] count */
+	struct prof_link gpu_link;     /* [gpu] link_width, link_speed */
+	int fabric_nics;               /* [nic] fabric */
+	struct prof_link fabric_link;  /* [nic] fabric_link_width, fabric_link_speed */
+	int ethernet_nics;             /* [nic] ethernet */
+	int nvme;                      /* [nvme] count */
+	int fans;                      /* [fans] count */
+	int psus;                      /* [psu] count */
+	int cpu_rated_mhz;             /* [cpu] rated_mhz: the highest clock a core must reach; -1 */
+	struct br_strlist governors;   /* [cpu] governors: allowed cpufreq governors; empty: any */
+	int64_t clock_skew_max_ms;     /* [clock] max_skew; -1 */
+	struct prof_time_limits limits; /* [time_limits] */
+};
+
+struct prof_profile {
+	char *name;
+	/* bios.conf */
+	struct br_kv *bios; /* baseline, in file order */
+	size_t n_bios;
+	char *pxe_nic;      /* NULL: boot order is left alone */
+	enum prof_boot_mode boot_mode;
+	/* firmware.conf */
+	struct prof_fw_rule *firmware;
+	size_t n_firmware;
+	/* boot-disk */
+	char *boot_disk_file; /* path it was read from; NULL: the profile has none */
+	struct prof_disk_clause *boot_disk;
+	size_t n_boot_disk;
+	/* hardware.conf */
+	struct prof_hardware hw;
+};
+
+/* An empty profile: nothing set, every count "not stated". */
+void prof_init(struct prof_profile *p);
+void prof_release(struct prof_profile *p);
+
+/* Load templates_dir/profiles/NAME/ into *ret (written only on success). An
+ * unknown profile or a missing bios.conf is BR_E_NOTFOUND; the other files
+ * are optional. */
+int prof_load(const char *templates_dir, const char *name, struct prof_profile *ret, struct br_err *err);
+
+/* Parse one file's text into p (added to what p holds; p set up by
+ * prof_init). file names it in messages. */
+int prof_parse_text(const char *file, const char *text, enum prof_file kind, struct prof_profile *p,
+		    struct br_err *err);
+
+/* "30", "30s", "10m", "2h" (and "500ms") as milliseconds, at most
+ * PROF_DURATION_MAX_S; 0 or BR_E_INVAL. */
+int prof_parse_duration_ms(const char *text, int64_t *ret_ms);
+
+#endif

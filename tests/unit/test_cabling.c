@@ -1,0 +1,347 @@
+/* The wiring list in its three forms (and the FILE:LINE: field messages
+ * of a bad one), and the cabling judgement: designed cables seen, missing,
+ * on a wrong port, swapped between two hosts, and neighbours the design
+ * does not have. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "validators/cabling.h"
+
+static char *write_tmp(const char *text, size_t len)
+{
+	char *path = br_xstrdup("/tmp/br-wiring-XXXXXX");
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, len), (ssize_t)len);
+	close(fd);
+	return path;
+}
+
+/* Load text; on failure the problems are returned joined by '|'. */
+static int load(const char *text, size_t len, struct val_wiring *w, char **ret_problems)
+{
+	char *path = write_tmp(text, len);
+	struct br_strlist problems = { 0 };
+	struct br_err err = { 0 };
+	struct br_buf b;
+	int rc = val_wiring_load(path, w, &problems, &err);
+
+	br_buf_init(&b, 0);
+	for (size_t i = 0; i < problems.n; i++) {
+		const char *p = problems.items[i];
+
+		/* Drop the temporary path, keep ":LINE: field: message". */
+		br_buf_addf(&b, "%s%s", i ? "|" : "", strncmp(p, path, strlen(path)) ? p : p + strlen(path));
+	}
+	*ret_problems = br_buf_detach(&b);
+	br_strlist_release(&problems);
+	unlink(path);
+	free(path);
+	return rc;
+}
+
+static const char sim_form[] = "hostname,host_port,switch,switch_port\n"
+			       "h1,eth0,leaf01,swp1\n"
+			       "h1,eth1,leaf02,swp1\n"
+			       "h2,eth0,leaf01,swp2\n"
+			       "h2,eth1,leaf02,swp2\n"
+			       "h3,eth0,leaf01,swp3\n";
+
+static void test_forms(void **state)
+{
+	struct val_wiring w;
+	char *problems = NULL;
+	/* NetBox's import: a cable through a patch panel's front port and a
+	 * planned one are not what is plugged in; a BOM from a spreadsheet. */
+	static const char netbox_import[] =
+		"\xef\xbb\xbfside_a_device,side_a_type,side_a_name,side_b_device,side_b_type,side_b_name,type,status,label\n"
+		"leaf01.dc1.example,dcim.interface,swp1,h1,dcim.interface,eth0,cat6,connected,C1\n"
+		"pp-1,dcim.frontport,1,h1,dcim.interface,eth1,cat6,connected,C2\n"
+		"leaf01,dcim.interface,swp9,h9,dcim.interface,eth0,cat6,planned,C3\n"
+		"\"leaf02\",dcim.interface,\" swp1 \",h2,dcim.interface,eth0,,,\n";
+	static const char netbox_export[] = "ID,Label,Device A,Termination A,Device B,Termination B,Status,Type\n"
+					    "7,C1,h1,eth0,leaf01,swp1,Connected,CAT6\n";
+
+	(void)state;
+	assert_int_equal(load(sim_form, strlen(sim_form), &w, &problems), 0);
+	assert_string_equal(problems, "");
+	free(problems);
+	assert_string_equal(w.form, "bringup");
+	assert_int_equal(w.n, 5);
+	assert_string_equal(w.links[4].dev_a, "h3");
+	assert_int_equal(w.links[4].line, 6);
+	/* Hosts join the two switches: one network. */
+	assert_int_equal(val_wiring_components(&w), 1);
+	val_wiring_release(&w);
+	/* Two islands the design thought were one fabric. */
+	static const char islands[] = "hostname,host_port,switch,switch_port\nh1,ib0,spine1,p1\nh2,ib0,spine2,p1\n"
+				      "h3,ib0,spine1,p2\n";
+	assert_int_equal(load(islands, strlen(islands), &w, &problems), 0);
+	free(problems);
+	assert_int_equal(val_wiring_components(&w), 2);
+	val_wiring_release(&w);
+
+	assert_int_equal(load(netbox_import, strlen(netbox_import), &w, &problems), 0);
+	free(problems);
+	assert_string_equal(w.form, "netbox-import");
+	assert_int_equal(w.n, 2);
+	assert_int_equal(w.skipped, 2);
+	assert_string_equal(w.links[1].port_a, "swp1");
+	assert_int_equal(w.links[1].line, 5);
+	val_wiring_release(&w);
+
+	assert_int_equal(load(netbox_export, strlen(netbox_export), &w, &problems), 0);
+	free(problems);
+	assert_string_equal(w.form, "netbox-export");
+	assert_int_equal(w.n, 1);
+	assert_string_equal(w.links[0].port_b, "swp1");
+	val_wiring_release(&w);
+}
+
+static void test_bad_lists(void **state)
+{
+	static const char with_nul[] = "hostname,host_port,switch,switch_port\nh1,eth0,le\0af,swp1\n";
+	static const struct {
+		const char *text;
+		size_t len;
+		const char *want;
+	} bad[] = {
+		{ with_nul, sizeof(with_nul) - 1, ":2: a NUL byte" },
+		{ "host,port\nh1,eth0\n", 0, ":1: header: not a wiring list" },
+		{ "hostname,host_port,switch,switch_port\nh1,,leaf01,swp1\n", 0, ":2: host_port: empty" },
+		{ "hostname,host_port,switch,switch_port\nh1,eth0,leaf01,swp1\nh2,eth0,leaf01,swp1\n", 0,
+		  ":3: leaf01 swp1 is already cabled at line 2" },
+		{ "hostname,host_port,switch,switch_port\nh1,eth0,\"leaf01,swp1\n", 0, "unterminated quote" },
+		{ "", 0, ":1: empty wiring list" },
+		{ "hostname,host_port,switch,switch_port\nh1,eth0,h1,eth0\n", 0, ":2: switch: a cable from h1 eth0 to itself" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct val_wiring w = { 0 };
+		char *problems = NULL;
+		size_t len = bad[i].len ? bad[i].len : strlen(bad[i].text);
+
+		assert_int_equal(load(bad[i].text, len, &w, &problems), BR_E_INVAL);
+		if (!strstr(problems, bad[i].want))
+			fail_msg("case %zu: '%s' not in '%s'", i, bad[i].want, problems);
+		assert_null(w.links);
+		free(problems);
+	}
+}
+
+static void judge(const struct val_wiring *w, const struct val_cabling_host *hosts, size_t n, size_t self,
+		  struct val_cabling_result *r)
+{
+	val_cabling_judge(w, &hosts[self], hosts, n, r);
+}
+
+static void test_judge(void **state)
+{
+	struct val_wiring w;
+	char *problems = NULL;
+	struct val_cabling_result r;
+	/* h1 and h2 have their eth1 cables exchanged; h2's eth0 is unplugged;
+	 * h3 sits on a switch port nobody is designed for, and has a cable on
+	 * eth5 the design does not have. h1's leaf01 announces a port id that
+	 * is a MAC, its interface name only in the description. */
+	const struct val_lldp_neighbor n1[] = {
+		{ "eth0", "leaf01.dc1.example", "0c:42:a1:00:00:01", "swp1" },
+		{ "eth1", "leaf02", "swp2", NULL },
+	};
+	const struct val_lldp_neighbor n2[] = { { "eth1", "LEAF02", "swp1", NULL } };
+	const struct val_lldp_neighbor n3[] = { { "eth0", "leaf01", "swp30", NULL }, { "eth5", "leaf09", "swp1", NULL } };
+	const struct val_cabling_host hosts[] = {
+		{ "h1", 1, n1, 2 },
+		{ "h2", 1, n2, 1 },
+		{ "h3", 1, n3, 2 },
+		{ "h4", 0, NULL, 0 },
+	};
+
+	(void)state;
+	assert_int_equal(load(sim_form, strlen(sim_form), &w, &problems), 0);
+	free(problems);
+
+	judge(&w, hosts, 4, 0, &r);
+	assert_int_equal(r.result, VAL_FAIL);
+	assert_int_equal(r.links_expected, 2);
+	assert_int_equal(r.links_ok, 1);
+	assert_int_equal(r.n, 1);
+	assert_int_equal(r.findings[0].kind, VAL_CABLE_SWAPPED);
+	assert_string_equal(r.findings[0].other_host, "h2");
+	assert_string_equal(r.findings[0].other_port, "eth1");
+	assert_string_equal(r.detail, "eth1: sees leaf02 swp2, expected leaf02 swp1: swapped with h2 eth1: swap the "
+				      "cables on leaf02 swp1 and leaf02 swp2");
+	val_cabling_result_release(&r);
+
+	judge(&w, hosts, 4, 1, &r);
+	assert_int_equal(r.result, VAL_FAIL);
+	assert_int_equal(r.n, 2);
+	assert_int_equal(r.findings[0].kind, VAL_CABLE_MISSING);
+	assert_string_equal(r.findings[0].local_port, "eth0");
+	assert_int_equal(r.findings[0].line, 4);
+	assert_int_equal(r.findings[1].kind, VAL_CABLE_SWAPPED);
+	assert_string_equal(r.findings[1].other_host, "h1");
+	val_cabling_result_release(&r);
+
+	/* Without h1's view, h2's eth1 is only known to sit on h1's port. */
+	val_cabling_judge(&w, &hosts[1], &hosts[1], 1, &r);
+	assert_int_equal(r.findings[1].kind, VAL_CABLE_WRONG);
+	assert_non_null(strstr(r.detail, "a port the design gives to h1 eth1"));
+	val_cabling_result_release(&r);
+
+	judge(&w, hosts, 4, 2, &r);
+	assert_int_equal(r.result, VAL_FAIL);
+	assert_int_equal(r.n, 2);
+	assert_int_equal(r.findings[0].kind, VAL_CABLE_WRONG);
+	assert_null(r.findings[0].other_host);
+	assert_string_equal(r.findings[0].seen, "leaf01 swp30");
+	assert_int_equal(r.findings[1].kind, VAL_CABLE_UNEXPECTED);
+	assert_string_equal(r.findings[1].local_port, "eth5");
+	val_cabling_result_release(&r);
+
+	/* No lldpd on the node: unknown, never a pass. */
+	judge(&w, hosts, 4, 3, &r);
+	assert_int_equal(r.result, VAL_UNKNOWN);
+	assert_non_null(strstr(r.detail, "lldpd"));
+	val_cabling_result_release(&r);
+	val_wiring_release(&w);
+}
+
+static void test_all_good(void **state)
+{
+	struct val_wiring w;
+	char *problems = NULL;
+	struct val_cabling_result r;
+	const struct val_lldp_neighbor n[] = { { "eth0", "leaf01", "swp3", NULL } };
+	const struct val_cabling_host h = { "h3.dc1.example", 1, n, 1 };
+	const struct val_cabling_host stranger = { "h99", 1, n, 1 };
+
+	(void)state;
+	assert_int_equal(load(sim_form, strlen(sim_form), &w, &problems), 0);
+	free(problems);
+	val_cabling_judge(&w, &h, NULL, 0, &r);
+	assert_int_equal(r.result, VAL_PASS);
+	assert_string_equal(r.detail, "1 of 1 cables as designed");
+	val_cabling_result_release(&r);
+	val_cabling_judge(&w, &stranger, NULL, 0, &r);
+	assert_int_equal(r.result, VAL_FAIL); /* a neighbour on a port no design cables */
+	val_cabling_result_release(&r);
+	val_wiring_release(&w);
+}
+
+static char *tree_path(const char *rel)
+{
+	const char *top = getenv("BR_TOP");
+
+	return br_xasprintf("%s/%s", top ? top : ".", rel);
+}
+
+/* Real ibnetdiscover output (tests/fixtures/ibnet/README.md): gpu01 and
+ * gpu02 exchanged, leaf02's uplink missing, so leaf02 and its hosts are an
+ * island discovery never reached. */
+static void test_fabric(void **state)
+{
+	char *wpath = tree_path("tests/fixtures/ibnet/wiring.csv"), *npath = tree_path("tests/fixtures/ibnet/ibnetdiscover.txt");
+	struct br_strlist problems = { 0 };
+	struct br_err err = { 0 };
+	struct val_wiring w;
+	struct val_ibnet net;
+	struct val_fabric_result r;
+	size_t kinds[VAL_CABLE_SLOW + 1] = { 0 };
+
+	(void)state;
+	assert_int_equal(val_wiring_load(wpath, &w, &problems, &err), 0);
+	assert_int_equal(val_ibnet_load(npath, &net, &problems, &err), 0);
+	assert_int_equal(problems.n, 0);
+	assert_int_equal(net.n, 3);
+	/* Names as the wiring list has them: switches by the hostname in
+	 * "MF0;leaf01:MQM9700/U1", adapters as host + "mlx5_0/PORT". */
+	for (size_t i = 0; i < net.n; i++)
+		if (!strcmp(net.links[i].dev_a, "gpu01") || !strcmp(net.links[i].dev_b, "gpu01")) {
+			int a = !strcmp(net.links[i].dev_a, "gpu01");
+
+			assert_string_equal(a ? net.links[i].port_a : net.links[i].port_b, "mlx5_0/1");
+			assert_string_equal(a ? net.links[i].dev_b : net.links[i].dev_a, "leaf01");
+			assert_string_equal(a ? net.links[i].port_b : net.links[i].port_a, "2");
+			assert_string_equal(net.links[i].rate, "4xSDR");
+		}
+	val_fabric_judge(&w, &net, "4xSDR", &r);
+	assert_int_equal(r.result, VAL_FAIL);
+	assert_int_equal(r.design_links, 6);
+	assert_int_equal(r.seen_links, 3);
+	assert_int_equal(r.matched, 1);
+	assert_int_equal(r.design_components, 1);
+	assert_int_equal(r.unreachable, 3);
+	for (size_t i = 0; i < r.n; i++)
+		kinds[r.findings[i].kind]++;
+	assert_int_equal(kinds[VAL_CABLE_SWAPPED], 1);
+	assert_int_equal(kinds[VAL_CABLE_MISSING], 1); /* leaf02 - spine01: spine01 was reached */
+	assert_int_equal(kinds[VAL_CABLE_UNEXPECTED], 0);
+	assert_int_equal(kinds[VAL_CABLE_UNREACHABLE], 1);
+	assert_int_equal(kinds[VAL_CABLE_SLOW], 0);
+	assert_non_null(strstr(r.detail, "leaf02 31 - spine01 2 (wiring line 7) not seen"));
+	assert_non_null(strstr(r.detail, "3 designed devices not reached by discovery: gpu03, gpu04, leaf02"));
+	val_fabric_result_release(&r);
+	/* The same fabric judged for a faster design: the matched cable is slow. */
+	val_fabric_judge(&w, &net, "4xNDR", &r);
+	assert_non_null(strstr(r.detail, "leaf01 31 - spine01 1 (wiring line 6) trained at 4xSDR, expected 4xNDR"));
+	val_fabric_result_release(&r);
+	val_ibnet_release(&net);
+	val_wiring_release(&w);
+	free(wpath);
+	free(npath);
+}
+
+static void test_fabric_bad_input(void **state)
+{
+	static const struct {
+		const char *text, *want;
+	} bad[] = {
+		{ "hello world\n", ":1: not ibnetdiscover output" },
+		{ "#\n# only comments\n", ":1: no Switch or Ca line" },
+		{ "Switch\t36 \"S-1\"\t# \"sw\"\n[x]\t\"H-2\"[1]\n", ":2: not an ibnetdiscover port line" },
+		{ "[1]\t\"H-2\"[1]\n", ":1: a port line before any Switch" },
+		/* ibnetdiscover -p prints one line per port: another format. */
+		{ "SW     1    1 0x0002c903007c1a30 4x QDR - CA     3    1 0x0002c9030045f2b1 ( )\n", ":1: not ibnetdiscover" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *path = write_tmp(bad[i].text, strlen(bad[i].text));
+		struct br_strlist problems = { 0 };
+		struct br_err err = { 0 };
+		struct val_ibnet net = { 0 };
+
+		assert_int_equal(val_ibnet_load(path, &net, &problems, &err), BR_E_INVAL);
+		assert_true(problems.n >= 1);
+		if (!strstr(problems.items[0], bad[i].want))
+			fail_msg("case %zu: '%s' not in '%s'", i, bad[i].want, problems.items[0]);
+		assert_null(net.links);
+		br_strlist_release(&problems);
+		unlink(path);
+		free(path);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_forms),
+		cmocka_unit_test(test_bad_lists),
+		cmocka_unit_test(test_judge),
+		cmocka_unit_test(test_all_good),
+		cmocka_unit_test(test_fabric),
+		cmocka_unit_test(test_fabric_bad_input),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,239 @@
+/* Unit tests for bringup-probe's parsers and collectors over real captures
+ * (tests/fixtures/hw/h200-vm, tests/fixtures/probe; their READMEs say where
+ * each came from). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "common.h"
+#include "validators/probe_private.h"
+
+static char *fixture_path(const char *name)
+{
+	const char *top = getenv("BR_TOP");
+
+	return br_xasprintf("%s/tests/fixtures/%s", top ? top : ".", name);
+}
+
+static char *fixture(const char *name, size_t *ret_len)
+{
+	char *path = fixture_path(name);
+	char *data = NULL;
+
+	if (br_read_file(path, 64 << 20, &data, ret_len, NULL))
+		fail_msg("cannot read fixture %s (is BR_TOP set?)", path);
+	free(path);
+	return data;
+}
+
+static void test_nvsmi_h200(void **state)
+{
+	struct br_err err = {0};
+	json_t *s = NULL, *gpu;
+	size_t len;
+	char *xml = fixture("hw/h200-vm/nvidia-smi-q.xml", &len);
+
+	(void)state;
+	assert_int_equal(val_nvsmi_parse(xml, len, &s, &err), 0);
+	assert_int_equal(br_json_int(s, "count", -1), 1);
+	assert_string_equal(br_json_str(s, "driver_version"), "580.159.04");
+	gpu = json_array_get(json_object_get(s, "gpus"), 0);
+	assert_string_equal(br_json_str(gpu, "bus_id"), "00000000:00:06.0");
+	assert_string_equal(br_json_str(gpu, "bdf"), "0000:00:06.0");
+	assert_string_equal(br_json_str(gpu, "serial"), "1654024028695");
+	assert_string_equal(br_json_str(gpu, "uuid"), "GPU-ace3bc9e-ca69-fbae-0685-8ffdb5391f18");
+	assert_int_equal(br_json_int(gpu, "pcie/gen_current", -1), 5);
+	assert_int_equal(br_json_int(gpu, "pcie/gen_max", -1), 5);
+	assert_int_equal(br_json_int(gpu, "pcie/width_current", -1), 16);
+	assert_int_equal(br_json_int(gpu, "pcie/width_max", -1), 16);
+	/* "N/A" is null, never 0. */
+	assert_true(json_is_null(br_json_path(gpu, "pcie/gen_max_host")));
+	assert_true(json_is_null(br_json_path(gpu, "retired_pages/double_bit")));
+	assert_int_equal(br_json_int(gpu, "temperature_c", -1), 38);
+	assert_true(br_json_num(gpu, "power_draw_w", 0) > 83.4 && br_json_num(gpu, "power_draw_w", 0) < 83.5);
+	assert_string_equal(br_json_str(gpu, "ecc_mode/current"), "Enabled");
+	assert_int_equal(br_json_int(gpu, "remapped_rows/remapped_row_unc", -1), 0);
+	assert_string_equal(br_json_str(gpu, "remapped_rows/remapped_row_failure"), "No");
+	assert_int_equal(br_json_int(gpu, "ecc_errors/aggregate/dram_uncorrectable", -1), 0);
+	json_decref(s);
+	free(xml);
+}
+
+static void test_nvsmi_bad(void **state)
+{
+	struct br_err err = {0};
+	json_t *s = NULL;
+
+	(void)state;
+	assert_int_equal(val_nvsmi_parse("<nvidia_smi_log><gpu>", 21, &s, &err), BR_E_PROTO);
+	assert_non_null(strstr(err.msg, "nvidia-smi -q -x: not XML: line 1"));
+	assert_null(s);
+	assert_int_equal(val_nvsmi_parse("", 0, &s, &err), BR_E_PROTO);
+	assert_int_equal(val_nvsmi_parse("<x/>", 4, &s, &err), BR_E_PROTO);
+	assert_non_null(strstr(err.msg, "root element is <x>"));
+}
+
+static void test_lldp(void **state)
+{
+	struct br_err err = {0};
+	json_t *n = NULL, *first;
+	size_t len;
+	char *xml = fixture("probe/lldp/lldpctl-two-ports.xml", &len);
+
+	(void)state;
+	assert_int_equal(val_lldp_parse(xml, len, &n, &err), 0);
+	assert_int_equal(json_array_size(n), 2);
+	first = json_array_get(n, 0);
+	assert_string_equal(br_json_str(first, "local_port"), "veth-h1");
+	assert_string_equal(br_json_str(first, "chassis_id"), "f6:78:9a:5c:02:43");
+	assert_string_equal(br_json_str(first, "chassis_id_type"), "mac");
+	assert_string_equal(br_json_str(first, "system_name"), "switch01");
+	assert_string_equal(br_json_str(first, "port_id"), "swp1");
+	assert_string_equal(br_json_str(first, "port_id_type"), "ifname");
+	assert_string_equal(br_json_str(first, "port_description"), "uplink to node1");
+	assert_int_equal(json_array_size(json_object_get(first, "mgmt_ip")), 1);
+	assert_string_equal(br_json_str(json_array_get(n, 1), "port_id"), "swp2");
+	json_decref(n);
+	free(xml);
+
+	xml = fixture("probe/lldp/lldpctl-no-neighbors.xml", &len);
+	assert_int_equal(val_lldp_parse(xml, len, &n, &err), 0);
+	assert_int_equal(json_array_size(n), 0);
+	json_decref(n);
+	free(xml);
+
+	n = NULL;
+	xml = fixture("probe/lldp/garbage-truncated.xml", &len);
+	assert_int_equal(val_lldp_parse(xml, len, &n, &err), BR_E_PROTO);
+	assert_non_null(strstr(err.msg, "lldpctl -f xml: not XML: line 8"));
+	assert_null(n);
+	free(xml);
+}
+
+static void test_dmesg(void **state)
+{
+	size_t len;
+	char *text = fixture("probe/dmesg/kern.log", &len);
+	json_t *d = val_dmesg_scan(text, len);
+	struct br_buf many;
+
+	(void)state;
+	assert_int_equal(br_json_int(d, "lines", -1), 14);
+	assert_int_equal(br_json_int(d, "counts/pcie_aer", -1), 2);
+	assert_int_equal(br_json_int(d, "counts/pcie_link_limited", -1), 1);
+	assert_int_equal(br_json_int(d, "counts/nvme_timeout", -1), 1);
+	assert_int_equal(br_json_int(d, "counts/nvidia_xid", -1), 1);
+	assert_int_equal(br_json_int(d, "counts/thermal_throttle", -1), 1);
+	json_decref(d);
+	free(text);
+
+	text = fixture("hw/h200-vm/dmesg.txt", &len);
+	d = val_dmesg_scan(text, len);
+	assert_int_equal(br_json_int(d, "count", -1), 0);
+	json_decref(d);
+	free(text);
+
+	/* The match list is capped; the count is not. */
+	br_buf_init(&many, 0);
+	for (int i = 0; i < VAL_DMESG_MATCHES_MAX + 100; i++)
+		br_buf_addf(
+		    &many,
+		    "[ %d.0] NVRM: Xid (PCI:0000:1b:00): 48, pid=1, An uncorrectable double bit error\n", i);
+	d = val_dmesg_scan(many.data, many.len);
+	assert_int_equal(br_json_int(d, "count", -1), VAL_DMESG_MATCHES_MAX + 100);
+	assert_int_equal(json_array_size(json_object_get(d, "matches")), VAL_DMESG_MATCHES_MAX);
+	assert_true(json_is_true(json_object_get(d, "truncated")));
+	assert_int_equal(br_json_int(json_array_get(json_object_get(d, "matches"), 0), "xid", -1), 48);
+	json_decref(d);
+	br_buf_release(&many);
+
+	d = val_dmesg_scan(NULL, 0);
+	assert_int_equal(br_json_int(d, "lines", -1), 0);
+	json_decref(d);
+}
+
+static void test_speed_codes(void **state)
+{
+	(void)state;
+	assert_true(val_pcie_speed_gts(1) == 2.5);
+	assert_true(val_pcie_speed_gts(4) == 16.0);
+	assert_true(val_pcie_speed_gts(5) == 32.0);
+	assert_true(val_pcie_speed_gts(6) == 64.0);
+	assert_true(val_pcie_speed_gts(0) == 0);
+	assert_true(val_pcie_speed_gts(15) == 0);
+}
+
+/* The whole probe over the H200's tree: libpci reads the GPU's config
+ * space from the fixture's sysfs and finds Gen5 x16. */
+static void test_probe_h200_tree(void **state)
+{
+	char *root = fixture_path("hw/h200-vm");
+	struct val_probe_opts opts = {.root = root};
+	struct br_err err = {0};
+	json_t *doc = NULL, *dev;
+
+	(void)state;
+	assert_int_equal(val_probe_run(&opts, &doc, &err), 0);
+	assert_int_equal(br_json_int(doc, "probe_version", -1), VAL_PROBE_VERSION);
+	assert_int_equal(br_json_int(doc, "pcie/count", -1), 1);
+	dev = json_array_get(br_json_path(doc, "pcie/devices"), 0);
+	assert_string_equal(br_json_str(dev, "bdf"), "0000:00:06.0");
+	assert_string_equal(br_json_str(dev, "express/port_type"), "endpoint");
+	assert_int_equal(br_json_int(dev, "express/link_status/width", -1), 16);
+	assert_int_equal(br_json_int(dev, "express/link_cap/speed_code", -1), 5);
+	assert_true(br_json_num(dev, "link/speed_current_gts", 0) == 32.0);
+	assert_true(json_is_true(br_json_path(dev, "link/sysfs_agrees")));
+	assert_string_equal(br_json_str(doc, "gpus/status"), "skipped");
+	json_decref(doc);
+	free(root);
+
+	opts.root = "/nonexistent-root-for-probe";
+	assert_int_equal(val_probe_run(&opts, &doc, &err), BR_E_INVAL);
+	assert_non_null(strstr(err.msg, "/nonexistent-root-for-probe"));
+}
+
+/* Tools run without a shell, killed at the deadline, capped, and their own
+ * words kept for the message. */
+static void test_exec(void **state)
+{
+	static const char *const sleeper[] = {"sleep", "5", NULL};
+	static const char *const missing[] = {"no-such-tool-for-probe", NULL};
+	static const char *const failing[] = {"sh", "-c", "echo driver not loaded; exit 3", NULL};
+	static const char *const chatty[] = {"yes", NULL};
+	static const char *const ok[] = {"printf", "a b", NULL};
+	struct br_err err = {0};
+	char *out = NULL;
+	size_t len = 0;
+	int64_t start = br_now_ms();
+
+	(void)state;
+	assert_int_equal(val_exec(sleeper, 200, 1024, &out, &len, &err), BR_E_TIMEOUT);
+	assert_true(br_now_ms() - start < 2000);
+	assert_non_null(strstr(err.msg, "sleep: no answer within 200 ms"));
+	assert_int_equal(val_exec(missing, 1000, 1024, &out, &len, &err), BR_E_NOTFOUND);
+	assert_non_null(strstr(err.msg, "not installed"));
+	assert_int_equal(val_exec(failing, 5000, 1024, &out, &len, &err), BR_E_IO);
+	assert_string_equal(err.msg, "sh: exited with status 3: driver not loaded");
+	assert_int_equal(val_exec(chatty, 5000, 1000, &out, &len, &err), BR_E_TOOBIG);
+	assert_int_equal(val_exec(ok, 5000, 1024, &out, &len, &err), 0);
+	assert_string_equal(out, "a b");
+	assert_int_equal(len, 3);
+	free(out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_nvsmi_h200),	cmocka_unit_test(test_nvsmi_bad),
+	    cmocka_unit_test(test_lldp),	cmocka_unit_test(test_dmesg),
+	    cmocka_unit_test(test_speed_codes), cmocka_unit_test(test_probe_h200_tree),
+	    cmocka_unit_test(test_exec),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,202 @@
+/* The rules (validators/rules.h): version comparison, the firmware policy
+ * judged against an inventory shaped like iDRAC's (Installed-/Previous-
+ * ids), and the boot-disk rule over discovered drives, with the shipped
+ * xe9680 profile. Pure functions: facts and a profile in, checks out. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "validators/rules.h"
+
+static int parse(const char *text, struct prof_profile *p)
+{
+	struct br_err err = { 0 };
+
+	prof_init(p);
+	return prof_parse_text("t.conf", text, PROF_FILE_FIRMWARE, p, &err);
+}
+
+static void load_xe9680(struct prof_profile *p)
+{
+	const char *top = getenv("BR_TOP");
+	char *dir = br_xasprintf("%s/templates", top ? top : ".");
+	struct br_err err = { 0 };
+
+	assert_int_equal(prof_load(dir, "xe9680", p, &err), 0);
+	free(dir);
+}
+
+static void test_version_cmp(void **state)
+{
+	assert_true(val_version_cmp("28.33.0800", "28.39.1002") < 0);
+	assert_true(val_version_cmp("28.39.1002", "28.39.1002") == 0);
+	assert_true(val_version_cmp("28.39.1002", "28.39.0999") > 0);
+	/* numeric, not textual: 10 > 9, leading zeros do not matter */
+	assert_true(val_version_cmp("2.10.0", "2.9.9") > 0);
+	assert_true(val_version_cmp("7.10.50.00", "7.10.050.0") == 0);
+	/* a missing component is less */
+	assert_true(val_version_cmp("2.3", "2.3.5") < 0);
+	assert_true(val_version_cmp("2.3.5.1", "2.3.5") > 0);
+	/* hex-looking GPU firmware: text compared without case */
+	assert_true(val_version_cmp("96.00.A5.00.01", "96.00.a5.00.01") == 0);
+	assert_true(val_version_cmp("96.00.A5.00.01", "96.00.B1.00.00") < 0);
+	/* huge components do not overflow */
+	assert_true(val_version_cmp("1.99999999999999999999999", "1.100000000000000000000000") < 0);
+}
+
+static void fw(struct br_hw *hw, const char *id, const char *version)
+{
+	struct br_firmware *f = br_hw_add_firmware(hw);
+
+	f->id = strdup(id);
+	f->version = version ? strdup(version) : NULL;
+}
+
+static const struct val_check *find(const struct val_check *c, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(c[i].name, name))
+			return &c[i];
+	return NULL;
+}
+
+static void test_firmware_judge(void **state)
+{
+	struct prof_profile p;
+	struct br_hw hw;
+	struct val_check *checks = NULL;
+	const struct val_check *c;
+	size_t n = 0;
+
+	assert_int_equal(parse("[firmware]\nBIOS.Setup.1-1 = 2.3.5\nNIC.Slot.* = 28.39.1002\nCPLD.* = 1.0\n", &p), 0);
+	br_hw_init(&hw);
+	fw(&hw, "Installed-159-2.3.5__BIOS.Setup.1-1", "2.3.5");
+	fw(&hw, "Previous-159-2.2.7__BIOS.Setup.1-1", "2.2.7"); /* history: ignored */
+	fw(&hw, "Installed-104327-28.39.1002__NIC.Slot.31-1-1", "28.39.1002");
+	fw(&hw, "Installed-104327-28.33.0800__NIC.Slot.33-1-1", "28.33.0800");
+	fw(&hw, "Previous-104327-20.1.1__NIC.Slot.34-1-1", "20.1.1");
+	val_firmware_judge(&p, &hw, &checks, &n);
+	assert_int_equal(n, 4);
+	c = find(checks, n, "firmware:BIOS.Setup.1-1");
+	assert_non_null(c);
+	assert_int_equal(c->result, VAL_PASS);
+	c = find(checks, n, "firmware:NIC.Slot.31-1-1");
+	assert_non_null(c);
+	assert_int_equal(c->result, VAL_PASS);
+	c = find(checks, n, "firmware:NIC.Slot.33-1-1");
+	assert_non_null(c);
+	assert_int_equal(c->result, VAL_FAIL);
+	assert_string_equal(c->detail, "NIC.Slot.33-1-1: 28.33.0800 < 28.39.1002 — update firmware");
+	assert_null(find(checks, n, "firmware:NIC.Slot.34-1-1"));
+	c = find(checks, n, "firmware:CPLD.*");
+	assert_non_null(c);
+	assert_int_equal(c->result, VAL_UNKNOWN);
+	val_checks_free(checks, n);
+	br_hw_release(&hw);
+	prof_release(&p);
+}
+
+/* IPMI facts carry no firmware inventory: one unknown, not one per rule. */
+static void test_firmware_ipmi(void **state)
+{
+	struct prof_profile p;
+	struct br_hw hw;
+	struct val_check *checks = NULL;
+	size_t n = 0;
+
+	assert_int_equal(parse("[firmware]\nBIOS.Setup.1-1 = 2.3.5\nNIC.Slot.* = 28.39.1002\n", &p), 0);
+	br_hw_init(&hw);
+	hw.source = strdup("ipmi");
+	val_firmware_judge(&p, &hw, &checks, &n);
+	assert_int_equal(n, 1);
+	assert_string_equal(checks[0].name, "firmware");
+	assert_int_equal(checks[0].result, VAL_UNKNOWN);
+	assert_string_equal(val_result_name(checks[0].result), "unknown");
+	val_checks_free(checks, n);
+	prof_release(&p);
+	/* no policy, no checks */
+	prof_init(&p);
+	val_firmware_judge(&p, &hw, &checks, &n);
+	assert_int_equal(n, 0);
+	val_checks_free(checks, n);
+	br_hw_release(&hw);
+}
+
+static void drive(struct br_hw *hw, const char *serial, const char *model, const char *protocol, uint64_t size)
+{
+	struct br_drive *d = br_hw_add_drive(hw);
+
+	d->serial = serial ? br_xstrdup(serial) : NULL;
+	d->model = br_xstrdup(model);
+	d->protocol = br_xstrdup(protocol);
+	d->capacity_bytes = size;
+}
+
+static void test_boot_disk_rule(void **state)
+{
+	char *serial = NULL, *why = NULL;
+	struct br_err err = { 0 };
+	struct prof_profile p;
+	struct br_hw hw;
+
+	(void)state;
+	load_xe9680(&p);
+	/* Data drives listed first, as a BMC may: the BOSS card still wins. */
+	br_hw_init(&hw);
+	drive(&hw, "S6CRNA0W000002", "Dell Ent NVMe PM1733a RI 3.84TB", "NVMe", 3840755982336ULL);
+	drive(&hw, "S6CRNA0W000001", "Dell Ent NVMe PM1733a RI 3.84TB", "NVMe", 3840755982336ULL);
+	drive(&hw, "23173A000007", "Dell BOSS-N1 960GB", "NVMe", 960197124096ULL);
+	assert_int_equal(val_pick_boot_disk(&p, &hw, &serial, &why, &err), 0);
+	assert_string_equal(serial, "23173A000007");
+	assert_non_null(strstr(why, "model_contains = BOSS"));
+	free(serial);
+	free(why);
+	br_hw_release(&hw);
+
+	/* No BOSS card: the smallest NVMe drive, ties by lowest serial. */
+	br_hw_init(&hw);
+	drive(&hw, "B-big", "Dell Ent NVMe 7.68TB", "NVMe", 7681501126656ULL);
+	drive(&hw, "A-small-2", "Dell Ent NVMe 1.92TB", "NVMe", 1920383410176ULL);
+	drive(&hw, "A-small-1", "Dell Ent NVMe 1.92TB", "NVMe", 1920383410176ULL);
+	drive(&hw, "Z-sata", "Micron 5400 240GB", "SATA", 240057409536ULL);
+	drive(&hw, NULL, "Dell BOSS-N1 no serial", "NVMe", 1);
+	assert_int_equal(val_pick_boot_disk(&p, &hw, &serial, &why, &err), 0);
+	assert_string_equal(serial, "A-small-1");
+	assert_non_null(strstr(why, "smallest = NVMe"));
+	free(serial);
+	free(why);
+	br_hw_release(&hw);
+
+	/* Nothing matches: an error naming the rule. */
+	br_hw_init(&hw);
+	drive(&hw, "Z-sata", "Micron 5400 240GB", "SATA", 240057409536ULL);
+	assert_int_equal(val_pick_boot_disk(&p, &hw, &serial, &why, &err), BR_E_NOTFOUND);
+	assert_non_null(strstr(err.msg, "boot-disk"));
+	br_hw_release(&hw);
+	prof_release(&p);
+
+	/* A profile without a rule says so. */
+	prof_init(&p);
+	br_hw_init(&hw);
+	drive(&hw, "S1", "x", "NVMe", 1);
+	assert_int_equal(val_pick_boot_disk(&p, &hw, &serial, &why, &err), BR_E_NOTFOUND);
+	assert_non_null(strstr(err.msg, "no boot-disk rule"));
+	br_hw_release(&hw);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_version_cmp),
+		cmocka_unit_test(test_firmware_judge),
+		cmocka_unit_test(test_firmware_ipmi),
+		cmocka_unit_test(test_boot_disk_rule),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,1199 @@
+/* The node rules (validators/rules.h, val_judge_node), table-driven: each
+ * row is a probe document (bringup-probe's real output over the fixture
+ * trees, tests/fixtures/rules/ and tests/fixtures/hw/h200-probe/, changed
+ * in one place by a mutator for a fault no capture has), BMC facts, a
+ * hardware profile, and the verdict one check must give with words its
+ * detail must carry. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+
+#include <cmocka.h>
+
+#include "validators/rules.h"
+
+#define NO_CLOCK INT64_MIN /* controller_ms left 0 */
+
+struct node_case {
+	const char *what;
+	const char *probe;	       /* fixture path under tests/fixtures/, NULL: none */
+	void (*mutate)(json_t *doc);   /* the one change a fault makes; NULL: as captured */
+	const char *hardware;	       /* hardware.conf text */
+	void (*bmc)(struct br_hw *hw); /* NULL: no BMC facts */
+	const char *deployed;	       /* deployed disk serial */
+	int64_t controller_behind_ms;  /* controller_ms = probe's utc_ms - this; NO_CLOCK: 0 */
+	const char *check;
+	enum val_result want; /* -1: the check must be left out */
+	const char *says[4];  /* substrings the detail must contain */
+};
+
+/* ---- profiles ------------------------------------------------------------- */
+
+#define HW_H200_VM "[gpu]\ncount = 1\nlink_width = 16\nlink_speed = Gen5\n[clock]\nmax_skew = 1s\n"
+#define HW_SWITCH                                                                                            \
+	"[gpu]\ncount = 1\nlink_width = 16\nlink_speed = Gen5\n[nic]\nfabric = 1\nfabric_link_width = 16\n"  \
+	"fabric_link_speed = Gen5\nethernet = 0\n"
+#define HW_CPU "[cpu]\nrated_mhz = 3800\ngovernors = performance\n"
+#define HW_PSU "[psu]\ncount = 6\n"
+
+/* ---- mutators: one fault each ------------------------------------------- */
+
+static json_t *dev(json_t *doc, const char *bdf)
+{
+	json_t *devs = json_object_get(json_object_get(doc, "pcie"), "devices"), *d;
+	size_t i;
+
+	json_array_foreach(devs, i,
+			   d) if (!strcmp(json_string_value(json_object_get(d, "bdf")), bdf)) return d;
+	fail_msg("no device %s in the fixture", bdf);
+	return NULL;
+}
+
+static void set_num(json_t *obj, const char *key, double v)
+{
+	json_object_set_new(obj, key, json_real(v));
+}
+
+static void gpu_idle(json_t *doc)
+{
+	set_num(json_object_get(dev(doc, "0000:00:06.0"), "link"), "speed_current_gts", 2.5);
+}
+
+static void gpu_gen4_cap(json_t *doc)
+{
+	set_num(json_object_get(dev(doc, "0000:00:06.0"), "link"), "speed_max_gts", 16.0);
+}
+
+static void nic_trained_gen4(json_t *doc)
+{
+	set_num(json_object_get(dev(doc, "0000:1a:00.0"), "link"), "speed_current_gts", 16.0);
+}
+
+static void bridge_gen4(json_t *doc)
+{
+	set_num(json_object_get(dev(doc, "0000:18:02.0"), "link"), "speed_max_gts", 16.0);
+}
+
+static void gpu_width_unreadable(json_t *doc)
+{
+	json_object_set_new(dev(doc, "0000:00:06.0"), "link", json_null());
+	json_object_del(json_object_get(doc, "gpus"), "gpus");
+}
+
+static void nvsmi_lost_gpu(json_t *doc)
+{
+	json_object_set_new(json_object_get(doc, "gpus"), "gpus", json_array());
+}
+
+static json_t *core(json_t *doc, size_t i)
+{
+	return json_array_get(json_object_get(json_object_get(doc, "cpu"), "cores"), i);
+}
+
+static void uncap(json_t *doc)
+{
+	json_object_set_new(core(doc, 2), "scaling_max_freq_khz", json_integer(3800000));
+}
+
+static void powersave(json_t *doc)
+{
+	uncap(doc);
+	json_object_set_new(core(doc, 0), "scaling_governor", json_string("powersave"));
+	json_object_set_new(core(doc, 1), "scaling_governor", json_string("powersave"));
+}
+
+static void no_turbo(json_t *doc)
+{
+	uncap(doc);
+	json_object_set_new(json_object_get(json_object_get(doc, "cpu"), "intel_pstate"), "no_turbo",
+			    json_integer(1));
+}
+
+static void perf_pct_half(json_t *doc)
+{
+	uncap(doc);
+	json_object_set_new(json_object_get(json_object_get(doc, "cpu"), "intel_pstate"), "max_perf_pct",
+			    json_integer(50));
+}
+
+static void boost_off(json_t *doc)
+{
+	uncap(doc);
+	json_object_set_new(json_object_get(doc, "cpu"), "boost", json_integer(0));
+}
+
+/* A plausible reading at its own critical limit: really hot, not bogus. */
+static void package_at_crit(json_t *doc)
+{
+	json_t *chip = json_array_get(json_object_get(json_object_get(doc, "thermal"), "hwmon"), 0);
+	json_t *temps = json_object_get(chip, "temps");
+
+	json_object_set_new(json_array_get(temps, 0), "celsius", json_real(100.0));
+	json_array_remove(temps, 2); /* the bogus 127 */
+}
+
+static json_int_t utc_ms(json_t *doc)
+{
+	return json_integer_value(json_object_get(json_object_get(doc, "clock"), "utc_ms"));
+}
+
+static void rtc_hour_behind(json_t *doc)
+{
+	json_object_set_new(json_object_get(doc, "clock"), "rtc_since_epoch_s",
+			    json_integer(utc_ms(doc) / 1000 - 3600));
+}
+
+static void rtc_right(json_t *doc)
+{
+	json_object_set_new(json_object_get(doc, "clock"), "rtc_since_epoch_s",
+			    json_integer(utc_ms(doc) / 1000));
+}
+
+static void only_corrected_aer(json_t *doc)
+{
+	json_t *d = json_object_get(doc, "dmesg"), *m = json_object_get(d, "matches"), *keep = json_array(),
+	       *x;
+	size_t i;
+
+	json_array_foreach(m, i, x) if (!strcmp(json_string_value(json_object_get(x, "kind")), "pcie_aer"))
+	    json_array_append(keep, x);
+	json_object_set_new(d, "matches", keep);
+}
+
+static void uncorrected_aer(json_t *doc)
+{
+	json_array_append_new(
+	    json_object_get(json_object_get(doc, "dmesg"), "matches"),
+	    json_pack("{s:s, s:s}", "kind", "pcie_aer", "line",
+		      "pcieport 0000:17:02.0: AER: Uncorrected (Non-Fatal) error received: 0000:1b:00.0"));
+}
+
+static void probe_v2(json_t *doc)
+{
+	json_object_set_new(doc, "probe_version", json_integer(2));
+}
+
+/* ---- BMC facts -------------------------------------------------------------- */
+
+static struct br_pcie *bmc_dev(struct br_hw *hw, const char *cls, const char *maker, const char *slot,
+			       const char *serial, int lanes, int max_lanes)
+{
+	struct br_pcie *d = br_hw_add_pcie(hw);
+
+	d->device_class = strdup(cls);
+	d->manufacturer = strdup(maker);
+	d->slot = strdup(slot);
+	d->serial = serial ? strdup(serial) : NULL;
+	d->id = br_xasprintf("%s-0", slot);
+	d->lanes_in_use = lanes;
+	d->max_lanes = max_lanes;
+	d->pcie_type = strdup("Gen5");
+	d->max_pcie_type = strdup("Gen5");
+	return d;
+}
+
+static void bmc_gpu_x4(struct br_hw *hw)
+{
+	bmc_dev(hw, "DisplayController", "NVIDIA Corporation", "5", "1653724054962", 16, 16);
+	bmc_dev(hw, "DisplayController", "NVIDIA Corporation", "6", "1653724054999", 4, 16);
+	bmc_dev(hw, "DisplayController", "Matrox Electronics Systems Ltd.", "0", NULL, 1,
+		1); /* the iDRAC's VGA */
+}
+
+/* The real H200's serial and one the OS does not see. */
+static void bmc_two_gpus(struct br_hw *hw)
+{
+	bmc_dev(hw, "DisplayController", "NVIDIA Corporation", "3", "1653724054962", 16, 16);
+	bmc_dev(hw, "DisplayController", "NVIDIA Corporation", "5", "1653724099999", 16, 16);
+}
+
+static void bmc_seven_fabric(struct br_hw *hw)
+{
+	for (int i = 0; i < 7; i++) {
+		char slot[16];
+
+		snprintf(slot, sizeof(slot), "%d", 31 + i + (i >= 3));
+		bmc_dev(hw, "NetworkController", "Mellanox Technologies", slot, "MT2310X0000", 16, 16);
+	}
+	bmc_dev(hw, "NetworkController", "Broadcom Inc. and subsidiaries", "40", "", 1, 1);
+}
+
+static void drive(struct br_hw *hw, const char *serial, const char *bay)
+{
+	struct br_drive *d = br_hw_add_drive(hw);
+
+	d->serial = strdup(serial);
+	d->protocol = strdup("NVMe");
+	d->model = strdup("SAMSUNG MZQL27T6HBLA-00A07");
+	d->location = strdup(bay);
+}
+
+static void bmc_three_nvme(struct br_hw *hw)
+{
+	drive(hw, "S6CKNE0W700123", "0");
+	drive(hw, "S6CKNE0W700999", "1");
+	drive(hw, "S6CKNE0W700555", "2");
+}
+
+static struct br_sensor *sensor(struct br_hw *hw, enum br_sensor_kind kind, const char *name, double reading,
+				const char *units)
+{
+	struct br_sensor *s = br_hw_add_sensor(hw);
+
+	s->kind = kind;
+	s->name = strdup(name);
+	s->reading = reading;
+	s->units = strdup(units);
+	s->health = strdup("OK");
+	s->state = strdup("Enabled");
+	return s;
+}
+
+/* What the simulated iDRAC reports for a healthy node. */
+static void bmc_thermal_ok(struct br_hw *hw)
+{
+	sensor(hw, BR_SENSOR_TEMP, "System Board Inlet Temp", 23, "Cel")->upper_critical = 47;
+	sensor(hw, BR_SENSOR_TEMP, "CPU1 Temp", 48, "Cel")->upper_critical = 100;
+	sensor(hw, BR_SENSOR_TEMP, "GPU1 Temp", 36, "Cel")->upper_critical = 95;
+	for (int i = 0; i < 4; i++)
+		sensor(hw, BR_SENSOR_FAN, "System Board Fan1A", 7800, "RPM");
+}
+
+static void bmc_thermal_minus128(struct br_hw *hw)
+{
+	bmc_thermal_ok(hw);
+	sensor(hw, BR_SENSOR_TEMP, "GPU3 Temp", -128, "Cel");
+	sensor(hw, BR_SENSOR_TEMP, "GPU4 Temp", 255, "Cel");
+}
+
+static void bmc_gpu_hot(struct br_hw *hw)
+{
+	sensor(hw, BR_SENSOR_TEMP, "GPU1 Temp", 81, "Cel");
+}
+
+static void bmc_fans_percent(struct br_hw *hw)
+{
+	bmc_thermal_ok(hw);
+	sensor(hw, BR_SENSOR_FAN, "Fan 3", 100, "Percent");
+}
+
+static void psus(struct br_hw *hw, int n, int failed)
+{
+	for (int i = 1; i <= n; i++) {
+		char name[16], serial[24];
+		struct br_sensor *s;
+
+		snprintf(name, sizeof(name), "PS%d Status", i);
+		snprintf(serial, sizeof(serial), "CNLOD0012345%02d", i);
+		s = sensor(hw, BR_SENSOR_PSU, name, 2800, "W");
+		s->serial = strdup(serial);
+		if (i == failed) {
+			free(s->health);
+			s->health = strdup("Critical");
+		}
+	}
+}
+
+static void bmc_psus_ok(struct br_hw *hw)
+{
+	psus(hw, 6, 0);
+}
+
+static void bmc_psu3_critical(struct br_hw *hw)
+{
+	psus(hw, 6, 3);
+}
+
+static void bmc_five_psus(struct br_hw *hw)
+{
+	psus(hw, 5, 0);
+}
+
+static void bmc_psu_absent(struct br_hw *hw)
+{
+	psus(hw, 6, 0);
+	free(hw->sensors[1].state);
+	hw->sensors[1].state = strdup("Absent");
+}
+
+static void bmc_no_sensors(struct br_hw *hw)
+{
+	hw->source = strdup("ipmi");
+}
+
+/* ---- the table ------------------------------------------------------------ */
+
+#define VM "rules/h200-vm.json"
+#define H200 "hw/h200-probe/probe-root.json"
+#define H200_NONROOT "hw/h200-probe/probe-nonroot.json"
+#define SWITCH "rules/pcie-switch.json"
+#define NVME "rules/nvme-root.json"
+#define CPUFREQ "rules/cpufreq-capped.json"
+#define HWMON "rules/hwmon-bogus.json"
+#define KERNLOG "rules/dmesg-kern-log.json"
+
+static const struct node_case cases[] = {
+    /* pcie (pcie_degraded) */
+    {"pcie: the real H200, Gen5 x16 from LnkCap",
+     H200,
+     NULL,
+     HW_H200_VM,
+     NULL,
+     NULL,
+     0,
+     "pcie",
+     VAL_PASS,
+     {"1 GPU at x16", "able to reach Gen5", "LnkCap", "0 below it now"}},
+    {"pcie: H200 config space through libpci",
+     VM,
+     NULL,
+     HW_H200_VM,
+     NULL,
+     NULL,
+     0,
+     "pcie",
+     VAL_PASS,
+     {"able to reach Gen5"}},
+    {"pcie: an idle GPU at 2.5 GT/s passes on what its link can do",
+     VM,
+     gpu_idle,
+     HW_H200_VM,
+     NULL,
+     NULL,
+     0,
+     "pcie",
+     VAL_PASS,
+     {"1 below it now", "GPUs lower their link speed when idle"}},
+    {"pcie: a GPU trained x4 behind a switch",
+     SWITCH,
+     NULL,
+     HW_SWITCH,
+     NULL,
+     NULL,
+     0,
+     "pcie",
+     VAL_FAIL,
+     {"GPU 1 at 0000:19:00.0 (slot 7, behind 0000:18:01.0): x4, expected x16: reseat the PCIe riser cable",
+      "1 fabric NIC at their expected width and speed Gen5"}},
+    {"pcie: a GPU whose link cannot reach Gen5",
+     VM,
+     gpu_gen4_cap,
+     HW_H200_VM,
+     NULL,
+     NULL,
+     0,
+     "pcie",
+     VAL_FAIL,
+     {"GPU 1 (serial 1654024028695) at 0000:00:06.0", "can reach only Gen4", "LnkCap", "expected Gen5"}},
+    {"pcie: a NIC trained at Gen4 (NICs do not idle down)",
+     SWITCH,
+     nic_trained_gen4,
+     HW_SWITCH,
+     NULL,
+     NULL,
+     0,
+     "pcie",
+     VAL_FAIL,
+     {"fabric NIC 1 at 0000:1a:00.0 (slot 8, behind 0000:18:02.0): trained at Gen4"}},
+    {"pcie: a slow bridge above the NIC limits its link",
+     SWITCH,
+     bridge_gen4,
+     HW_SWITCH,
+     NULL,
+     NULL,
+     0,
+     "pcie",
+     VAL_FAIL,
+     {"fabric NIC 1 at 0000:1a:00.0", "can reach only Gen4", "bridge above 16.0 GT/s"}},
+    {"pcie: no link facts is unknown",
+     VM,
+     gpu_width_unreadable,
+     HW_H200_VM,
+     NULL,
+     NULL,
+     0,
+     "pcie",
+     VAL_UNKNOWN,
+     {"GPU 1 at 0000:00:06.0", "link width unreadable"}},
+    {"pcie: from the BMC alone when there is no probe",
+     NULL,
+     NULL,
+     HW_H200_VM,
+     bmc_gpu_x4,
+     NULL,
+     0,
+     "pcie",
+     VAL_FAIL,
+     {"GPU in slot 6 (serial 1653724054999", "x4 per the BMC, expected x16"}},
+    {"pcie: nothing to judge",
+     NULL,
+     NULL,
+     HW_H200_VM,
+     NULL,
+     NULL,
+     0,
+     "pcie",
+     VAL_UNKNOWN,
+     {"no probe document"}},
+
+    /* gpu_count (gpu_missing) */
+    {"gpu_count: PCIe and nvidia-smi agree with the profile",
+     VM,
+     NULL,
+     HW_H200_VM,
+     NULL,
+     NULL,
+     0,
+     "gpu_count",
+     VAL_PASS,
+     {"on PCIe: 1 GPU", "nvidia-smi: 1 GPU"}},
+    {"gpu_count: fewer than the profile",
+     H200,
+     NULL,
+     "[gpu]\ncount = 8\n",
+     NULL,
+     NULL,
+     0,
+     "gpu_count",
+     VAL_FAIL,
+     {"on PCIe: 1 GPU, expected 8", "nvidia-smi: 1 GPU, expected 8"}},
+    {"gpu_count: on the bus but lost by the driver",
+     VM,
+     nvsmi_lost_gpu,
+     HW_H200_VM,
+     NULL,
+     NULL,
+     0,
+     "gpu_count",
+     VAL_FAIL,
+     {"nvidia-smi: 0 GPUs, expected 1", "GPU at 0000:00:06.0 is on PCIe but not in nvidia-smi"}},
+    {"gpu_count: the BMC names the missing GPU's serial",
+     H200,
+     NULL,
+     "[gpu]\ncount = 2\n",
+     bmc_two_gpus,
+     NULL,
+     0,
+     "gpu_count",
+     VAL_FAIL,
+     {"on PCIe: 1 GPU, expected 2", "BMC: 2 GPUs",
+      "GPU serial 1653724099999 in slot 5 (per the BMC) is not seen by nvidia-smi"}},
+    {"gpu_count: the BMC's count, its VGA left out",
+     NULL,
+     NULL,
+     "[gpu]\ncount = 3\n",
+     bmc_gpu_x4,
+     NULL,
+     0,
+     "gpu_count",
+     VAL_FAIL,
+     {"BMC: 2 GPUs, expected 3: seen 5, 6"}},
+    {"gpu_count: no source",
+     NULL,
+     NULL,
+     HW_H200_VM,
+     NULL,
+     NULL,
+     0,
+     "gpu_count",
+     VAL_UNKNOWN,
+     {"no GPU count from any source"}},
+    {"gpu_count: left out when the profile has no count",
+     VM,
+     NULL,
+     "[clock]\nmax_skew = 1s\n",
+     NULL,
+     NULL,
+     0,
+     "gpu_count",
+     -1,
+     {NULL}},
+
+    /* nic_count (nic_missing) */
+    {"nic_count: the fabric NIC behind the switch",
+     SWITCH,
+     NULL,
+     HW_SWITCH,
+     NULL,
+     NULL,
+     0,
+     "nic_count",
+     VAL_PASS,
+     {"on PCIe: 1 fabric NIC", "on PCIe: 0 Ethernet NIC functions"}},
+    {"nic_count: one fabric NIC short on PCIe",
+     SWITCH,
+     NULL,
+     "[nic]\nfabric = 2\n",
+     NULL,
+     NULL,
+     0,
+     "nic_count",
+     VAL_FAIL,
+     {"on PCIe: 1 fabric NIC, expected 2"}},
+    {"nic_count: the BMC sees 7 of 8, slots named",
+     NULL,
+     NULL,
+     "[nic]\nfabric = 8\nethernet = 2\n",
+     bmc_seven_fabric,
+     NULL,
+     0,
+     "nic_count",
+     VAL_FAIL,
+     {"BMC: 7 fabric NICs, expected 8: seen 31, 32, 33, 35, 36, 37, 38"}},
+    {"nic_count: no source",
+     NULL,
+     NULL,
+     "[nic]\nfabric = 8\n",
+     NULL,
+     NULL,
+     0,
+     "nic_count",
+     VAL_UNKNOWN,
+     {"no NIC count from any source"}},
+
+    /* nvme_count (nvme_missing) */
+    {"nvme_count: both controllers",
+     NVME,
+     NULL,
+     "[nvme]\ncount = 2\n",
+     NULL,
+     NULL,
+     0,
+     "nvme_count",
+     VAL_PASS,
+     {"the OS: 2 NVMe controllers"}},
+    {"nvme_count: a drive the BMC lists and the OS lost, by serial",
+     NVME,
+     NULL,
+     "[nvme]\ncount = 3\n",
+     bmc_three_nvme,
+     NULL,
+     0,
+     "nvme_count",
+     VAL_FAIL,
+     {"the OS: 2 NVMe controllers, expected 3", "BMC: 3 NVMe drives",
+      "NVMe serial S6CKNE0W700555 (SAMSUNG MZQL27T6HBLA-00A07, bay 2 per the BMC) is not seen by the OS"}},
+    {"nvme_count: a VM has none",
+     H200,
+     NULL,
+     "[nvme]\ncount = 9\n",
+     NULL,
+     NULL,
+     0,
+     "nvme_count",
+     VAL_FAIL,
+     {"the OS: 0 NVMe controllers, expected 9"}},
+    {"nvme_count: no source",
+     NULL,
+     NULL,
+     "[nvme]\ncount = 9\n",
+     NULL,
+     NULL,
+     0,
+     "nvme_count",
+     VAL_UNKNOWN,
+     {"no NVMe count from any source"}},
+
+    /* boot_disk (nvme_order) */
+    {"boot_disk: / on the deployed serial, though enumerated as nvme1n1",
+     NVME,
+     NULL,
+     "",
+     NULL,
+     "S6CKNE0W700123",
+     0,
+     "boot_disk",
+     VAL_PASS,
+     {"/ is on nvme1n1p2 (disk nvme1n1, controller nvme0, serial S6CKNE0W700123), the disk MAAS deployed "
+      "to"}},
+    {"boot_disk: serials compare without case or padding",
+     NVME,
+     NULL,
+     "",
+     NULL,
+     "  s6ckne0w700123 ",
+     0,
+     "boot_disk",
+     VAL_PASS,
+     {"serial S6CKNE0W700123"}},
+    {"boot_disk: / on the other disk",
+     NVME,
+     NULL,
+     "",
+     NULL,
+     "S6CKNE0W700999",
+     0,
+     "boot_disk",
+     VAL_FAIL,
+     {"/ is on nvme1n1p2",
+      "serial S6CKNE0W700123), but the node was deployed to serial S6CKNE0W700999 (seen as "
+      "nvme0n1)"}},
+    {"boot_disk: the deployed serial is nowhere",
+     NVME,
+     NULL,
+     "",
+     NULL,
+     "S6CKNE0W700000",
+     0,
+     "boot_disk",
+     VAL_FAIL,
+     {"deployed to serial S6CKNE0W700000 (not seen by the OS)"}},
+    {"boot_disk: no deployed serial recorded",
+     NVME,
+     NULL,
+     "",
+     NULL,
+     NULL,
+     0,
+     "boot_disk",
+     VAL_UNKNOWN,
+     {"no deployed disk serial recorded"}},
+    {"boot_disk: / on a virtio disk without a serial",
+     H200,
+     NULL,
+     "",
+     NULL,
+     "S6CKNE0W700123",
+     0,
+     "boot_disk",
+     VAL_UNKNOWN,
+     {"/ is on vda (disk vda), whose serial the probe could not read"}},
+
+    /* thermal (thermal_bogus) */
+    {"thermal: nvidia-smi and a sane BMC",
+     VM,
+     NULL,
+     "",
+     bmc_thermal_ok,
+     NULL,
+     0,
+     "thermal",
+     VAL_PASS,
+     {"readings plausible", "hottest 48 °C (BMC 'CPU1 Temp')", "no fan pinned"}},
+    {"thermal: 127 °C from coretemp, fans at their maximum",
+     HWMON,
+     NULL,
+     "",
+     NULL,
+     NULL,
+     0,
+     "thermal",
+     VAL_FAIL,
+     {"OS 'hwmon2 coretemp Core 1' reads 127 °C: physically implausible",
+      "fans pinned at maximum (OS nct6798 fan1 at 16800 of 17000 RPM)",
+      "while the hottest plausible reading is 45 °C"}},
+    {"thermal: the BMC reads -128 and 255",
+     VM,
+     NULL,
+     "",
+     bmc_thermal_minus128,
+     NULL,
+     0,
+     "thermal",
+     VAL_FAIL,
+     {"BMC 'GPU3 Temp' reads -128 °C: physically implausible", "BMC 'GPU4 Temp' reads 255 °C"}},
+    {"thermal: BMC and nvidia-smi disagree on the GPU",
+     VM,
+     NULL,
+     "",
+     bmc_gpu_hot,
+     NULL,
+     0,
+     "thermal",
+     VAL_FAIL,
+     {"hottest GPU:", "BMC 'GPU1 Temp' 81 °C", "one of them reads wrong"}},
+    {"thermal: a fan at 100% while all is cool",
+     NULL,
+     NULL,
+     "",
+     bmc_fans_percent,
+     NULL,
+     0,
+     "thermal",
+     VAL_FAIL,
+     {"fans pinned at maximum (BMC Fan 3 at 100 of 100 %)"}},
+    {"thermal: a package at its critical limit",
+     HWMON,
+     package_at_crit,
+     "",
+     NULL,
+     NULL,
+     0,
+     "thermal",
+     VAL_FAIL,
+     {"OS 'hwmon2 coretemp Package id 0' reads 100 °C, at or above its critical limit 100 °C"}},
+    {"thermal: nothing to read",
+     NULL,
+     NULL,
+     "",
+     NULL,
+     NULL,
+     0,
+     "thermal",
+     VAL_UNKNOWN,
+     {"no temperature readings"}},
+
+    /* cpufreq (cpufreq_capped) */
+    {"cpufreq: every core may reach 3.8 GHz",
+     CPUFREQ,
+     uncap,
+     HW_CPU,
+     NULL,
+     NULL,
+     0,
+     "cpufreq",
+     VAL_PASS,
+     {"4 cores may reach at least 95% of rated 3800 MHz", "governor performance"}},
+    {"cpufreq: cpu2 capped at 2 GHz",
+     CPUFREQ,
+     NULL,
+     HW_CPU,
+     NULL,
+     NULL,
+     0,
+     "cpufreq",
+     VAL_FAIL,
+     {"cores 2 (1 of 4): scaling_max_freq as low as 2000 MHz, below 95% of rated 3800 MHz"}},
+    {"cpufreq: capped without a rated clock in the profile",
+     CPUFREQ,
+     NULL,
+     "",
+     NULL,
+     NULL,
+     0,
+     "cpufreq",
+     VAL_FAIL,
+     {"cores 2 (1 of 4)", "(cpuinfo_max_freq)"}},
+    {"cpufreq: a governor the profile does not allow",
+     CPUFREQ,
+     powersave,
+     HW_CPU,
+     NULL,
+     NULL,
+     0,
+     "cpufreq",
+     VAL_FAIL,
+     {"cores 0-1 (2 of 4): governor 'powersave', allowed: performance"}},
+    {"cpufreq: turbo off",
+     CPUFREQ,
+     no_turbo,
+     HW_CPU,
+     NULL,
+     NULL,
+     0,
+     "cpufreq",
+     VAL_FAIL,
+     {"intel_pstate/no_turbo is 1"}},
+    {"cpufreq: intel_pstate held at half",
+     CPUFREQ,
+     perf_pct_half,
+     HW_CPU,
+     NULL,
+     NULL,
+     0,
+     "cpufreq",
+     VAL_FAIL,
+     {"intel_pstate/max_perf_pct is 50: cores capped at 50% of their maximum"}},
+    {"cpufreq: boost off",
+     CPUFREQ,
+     boost_off,
+     HW_CPU,
+     NULL,
+     NULL,
+     0,
+     "cpufreq",
+     VAL_FAIL,
+     {"cpufreq/boost is 0"}},
+    {"cpufreq: hardware ceiling below the rated clock",
+     CPUFREQ,
+     uncap,
+     "[cpu]\nrated_mhz = 4500\n",
+     NULL,
+     NULL,
+     0,
+     "cpufreq",
+     VAL_FAIL,
+     {"cores 0-3 (4 of 4): cpuinfo_max_freq as low as 3800 MHz, below 95% of rated 4500"}},
+    {"cpufreq: a VM without cpufreq",
+     H200,
+     NULL,
+     HW_CPU,
+     NULL,
+     NULL,
+     0,
+     "cpufreq",
+     VAL_UNKNOWN,
+     {"no core has cpufreq"}},
+
+    /* clock (clock_skew) */
+    {"clock: 200 ms apart",
+     VM,
+     NULL,
+     HW_H200_VM,
+     NULL,
+     NULL,
+     200,
+     "clock",
+     VAL_PASS,
+     {"the node's clock is 200 ms ahead of the controller's (at most 1000 ms)", "RTC not read"}},
+    {"clock: five minutes behind",
+     VM,
+     NULL,
+     HW_H200_VM,
+     NULL,
+     NULL,
+     -300000,
+     "clock",
+     VAL_FAIL,
+     {"the node's clock is 300.0 s behind the controller's (at most 1.0 s allowed)"}},
+    {"clock: the RTC an hour behind",
+     VM,
+     rtc_hour_behind,
+     HW_H200_VM,
+     NULL,
+     NULL,
+     0,
+     "clock",
+     VAL_FAIL,
+     {"the RTC (rtc0) is 3600 s behind the system clock"}},
+    {"clock: the RTC right",
+     VM,
+     rtc_right,
+     HW_H200_VM,
+     NULL,
+     NULL,
+     0,
+     "clock",
+     VAL_PASS,
+     {"RTC (rtc0) within 2 s of the system clock"}},
+    {"clock: the controller's time unknown",
+     VM,
+     NULL,
+     HW_H200_VM,
+     NULL,
+     NULL,
+     NO_CLOCK,
+     "clock",
+     VAL_UNKNOWN,
+     {"the controller's clock when the probe ran was not recorded"}},
+    {"clock: no probe", NULL, NULL, HW_H200_VM, NULL, NULL, 0, "clock", VAL_UNKNOWN, {"no probe document"}},
+    {"clock: left out without max_skew", VM, NULL, "", NULL, NULL, 0, "clock", -1, {NULL}},
+
+    /* psu (psu_failed) */
+    {"psu: six healthy",
+     NULL,
+     NULL,
+     HW_PSU,
+     bmc_psus_ok,
+     NULL,
+     0,
+     "psu",
+     VAL_PASS,
+     {"6 power supplies present and healthy"}},
+    {"psu: one critical, by serial",
+     NULL,
+     NULL,
+     HW_PSU,
+     bmc_psu3_critical,
+     NULL,
+     0,
+     "psu",
+     VAL_FAIL,
+     {"PS3 Status (serial CNLOD001234503): health Critical"}},
+    {"psu: one short of the profile",
+     NULL,
+     NULL,
+     HW_PSU,
+     bmc_five_psus,
+     NULL,
+     0,
+     "psu",
+     VAL_FAIL,
+     {"5 power supplies present, expected 6"}},
+    {"psu: one absent",
+     NULL,
+     NULL,
+     HW_PSU,
+     bmc_psu_absent,
+     NULL,
+     0,
+     "psu",
+     VAL_FAIL,
+     {"PS2 Status (serial CNLOD001234502): Absent", "5 power supplies present, expected 6"}},
+    {"psu: a BMC that reports none",
+     NULL,
+     NULL,
+     HW_PSU,
+     bmc_no_sensors,
+     NULL,
+     0,
+     "psu",
+     VAL_UNKNOWN,
+     {"the BMC (ipmi) reports no power supplies"}},
+    {"psu: no BMC facts", VM, NULL, HW_PSU, NULL, NULL, 0, "psu", VAL_UNKNOWN, {"no BMC facts"}},
+
+    /* dmesg */
+    {"dmesg: the H200's clean boot",
+     VM,
+     NULL,
+     "",
+     NULL,
+     NULL,
+     0,
+     "dmesg",
+     VAL_PASS,
+     {"kernel log lines: no Xid", "(0 corrected AER messages)"}},
+    {"dmesg: every signature in kern.log",
+     KERNLOG,
+     NULL,
+     "",
+     NULL,
+     NULL,
+     0,
+     "dmesg",
+     VAL_FAIL,
+     {"NVIDIA Xid 79: 'Nov 30 02:51:12", "limited by 16.0 GT/s PCIe x4 link at 0000:17:02.0",
+      "NVMe I/O timeout", "thermal throttling: check airflow"}},
+    {"dmesg: corrected AER alone passes",
+     KERNLOG,
+     only_corrected_aer,
+     "",
+     NULL,
+     NULL,
+     0,
+     "dmesg",
+     VAL_PASS,
+     {"(2 corrected AER messages)"}},
+    {"dmesg: uncorrected AER fails",
+     KERNLOG,
+     uncorrected_aer,
+     "",
+     NULL,
+     NULL,
+     0,
+     "dmesg",
+     VAL_FAIL,
+     {"uncorrectable PCIe error", "Uncorrected (Non-Fatal) error received: 0000:1b:00.0"}},
+    {"dmesg: refused to an unprivileged probe",
+     H200_NONROOT,
+     NULL,
+     "",
+     NULL,
+     NULL,
+     0,
+     "dmesg",
+     VAL_UNKNOWN,
+     {"Operation not permitted", "needs root"}},
+
+    /* a document of another probe version is not read */
+    {"probe_version 2: not read",
+     VM,
+     probe_v2,
+     HW_H200_VM,
+     NULL,
+     NULL,
+     0,
+     "gpu_count",
+     VAL_UNKNOWN,
+     {"probe_version 2, this build reads 1"}},
+};
+
+/* ---- the runner ------------------------------------------------------------- */
+
+static json_t *load_probe(const char *rel)
+{
+	const char *top = getenv("BR_TOP");
+	char *path = br_xasprintf("%s/tests/fixtures/%s", top ? top : ".", rel);
+	struct br_err err = {0};
+	json_t *doc = br_json_load_file(path, 64 * 1024 * 1024, &err);
+
+	if (!doc)
+		fail_msg("%s: %s", path, err.msg);
+	free(path);
+	return doc;
+}
+
+static const struct val_check *find(const struct val_check *c, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(c[i].name, name))
+			return &c[i];
+	return NULL;
+}
+
+/* 0, or 1 after printing what is wrong (every row runs, then the test fails). */
+static int run_case(const struct node_case *t)
+{
+	int bad = 0;
+	struct prof_profile p;
+	struct br_hw hw;
+	struct br_err err = {0};
+	struct val_node_facts f = {0};
+	struct val_check *checks = NULL;
+	size_t n = 0;
+	const struct val_check *c;
+
+	prof_init(&p);
+	if (prof_parse_text("hardware.conf", t->hardware, PROF_FILE_HARDWARE, &p, &err))
+		fail_msg("%s: profile: %s", t->what, err.msg);
+	br_hw_init(&hw);
+	if (t->bmc) {
+		t->bmc(&hw);
+		f.bmc = &hw;
+	}
+	if (t->probe) {
+		f.probe = load_probe(t->probe);
+		if (t->mutate)
+			t->mutate(f.probe);
+		if (t->controller_behind_ms != NO_CLOCK)
+			f.controller_ms = utc_ms(f.probe) - t->controller_behind_ms;
+	}
+	f.deployed_disk_serial = t->deployed;
+	val_judge_node(&p, &f, &checks, &n);
+	c = find(checks, n, t->check);
+	if (c && getenv("RULES_VERBOSE"))
+		printf("%-60s %s %s: %s\n", t->what, t->check, val_result_name(c->result), c->detail);
+	if ((int)t->want < 0) {
+		if (c)
+			bad = printf("FAIL %s: check %s should be left out, got %s: %s\n", t->what, t->check,
+				     val_result_name(c->result), c->detail);
+	} else if (!c) {
+		bad = printf("FAIL %s: no check %s\n", t->what, t->check);
+	} else {
+		if (c->result != t->want)
+			bad = printf("FAIL %s: %s is %s, expected %s: %s\n", t->what, t->check,
+				     val_result_name(c->result), val_result_name(t->want), c->detail);
+		for (size_t i = 0; i < 4 && t->says[i]; i++)
+			if (!strstr(c->detail, t->says[i]))
+				bad = printf("FAIL %s: %s detail lacks \"%s\": %s\n", t->what, t->check,
+					     t->says[i], c->detail);
+	}
+	val_checks_free(checks, n);
+	json_decref(f.probe);
+	br_hw_release(&hw);
+	prof_release(&p);
+	return bad != 0;
+}
+
+static void test_table(void **state)
+{
+	size_t failed = 0;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		failed += run_case(&cases[i]);
+	assert_int_equal(failed, 0);
+}
+
+/* Every check, once, in the documented order, for the shipped profile. */
+static void test_all_checks_named(void **state)
+{
+	static const char *const names[] = {"pcie",    "gpu_count", "nic_count", "nvme_count", "boot_disk",
+					    "thermal", "cpufreq",   "clock",	 "psu",	       "dmesg"};
+	const char *top = getenv("BR_TOP");
+	char *dir = br_xasprintf("%s/templates", top ? top : ".");
+	struct prof_profile p;
+	struct br_err err = {0};
+	struct val_node_facts f = {0};
+	struct val_check *checks = NULL;
+	size_t n = 0;
+
+	assert_int_equal(prof_load(dir, "xe9680", &p, &err), 0);
+	f.probe = load_probe(H200);
+	f.controller_ms = utc_ms(f.probe);
+	val_judge_node(&p, &f, &checks, &n);
+	assert_int_equal(n, sizeof(names) / sizeof(names[0]));
+	for (size_t i = 0; i < n; i++) {
+		if (getenv("RULES_VERBOSE"))
+			printf("xe9680 on the real H200: %s %s: %s\n", checks[i].name,
+			       val_result_name(checks[i].result), checks[i].detail);
+		assert_string_equal(checks[i].name, names[i]);
+		assert_non_null(checks[i].detail);
+		assert_true(strlen(checks[i].detail) > 0);
+	}
+	/* the real H200 VM: its one GPU's link is right, the node is not an XE9680 */
+	assert_int_equal(find(checks, n, "pcie")->result, VAL_PASS);
+	assert_int_equal(find(checks, n, "gpu_count")->result, VAL_FAIL);
+	assert_int_equal(find(checks, n, "psu")->result, VAL_UNKNOWN);
+	val_checks_free(checks, n);
+	json_decref(f.probe);
+	prof_release(&p);
+	free(dir);
+}
+
+/* Hundreds of capped cores make one item with ranges, and a detail stays
+ * under its cap however many lines match. */
+static void test_detail_bounded(void **state)
+{
+	struct prof_profile p;
+	struct br_err err = {0};
+	struct val_node_facts f = {0};
+	struct val_check *checks = NULL;
+	size_t n = 0;
+	json_t *cores = json_array(), *matches = json_array();
+	char line[600];
+
+	prof_init(&p);
+	assert_int_equal(prof_parse_text("h", HW_CPU, PROF_FILE_HARDWARE, &p, &err), 0);
+	for (int i = 0; i < 224; i++)
+		json_array_append_new(cores, json_pack("{s:i, s:s, s:i, s:i}", "cpu", i, "scaling_governor",
+						       "performance", "scaling_max_freq_khz",
+						       i < 112 ? 2000000 : 3800000, "cpuinfo_max_freq_khz",
+						       3800000));
+	memset(line, 'x', sizeof(line) - 1);
+	line[sizeof(line) - 1] = '\0';
+	for (int i = 0; i < 512; i++)
+		json_array_append_new(
+		    matches, json_pack("{s:s, s:s, s:i}", "kind", "nvidia_xid", "line", line, "xid", 79));
+	f.probe =
+	    json_pack("{s:i, s:{s:o}, s:{s:s, s:i, s:b, s:o}}", "probe_version", 1, "cpu", "cores", cores,
+		      "dmesg", "status", "ok", "lines", 1000, "truncated", 0, "matches", matches);
+	val_judge_node(&p, &f, &checks, &n);
+	assert_non_null(strstr(find(checks, n, "cpufreq")->detail, "cores 0-111 (112 of 224)"));
+	assert_int_equal(find(checks, n, "dmesg")->result, VAL_FAIL);
+	assert_true(strlen(find(checks, n, "dmesg")->detail) < VAL_DETAIL_MAX);
+	assert_non_null(strstr(find(checks, n, "dmesg")->detail, "and 500 more"));
+	val_checks_free(checks, n);
+	json_decref(f.probe);
+	prof_release(&p);
+}
+
+/* Not a probe document at all: every probe rule says so, nothing crashes. */
+static void test_not_a_probe(void **state)
+{
+	struct prof_profile p;
+	struct br_err err = {0};
+	struct val_node_facts f = {0};
+	struct val_check *checks = NULL;
+	size_t n = 0;
+
+	prof_init(&p);
+	assert_int_equal(prof_parse_text("h", HW_H200_VM HW_CPU, PROF_FILE_HARDWARE, &p, &err), 0);
+	f.probe = json_pack("[i]", 1);
+	f.controller_ms = 1;
+	val_judge_node(&p, &f, &checks, &n);
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(checks[i].name, "psu") && strcmp(checks[i].name, "boot_disk")) {
+			assert_int_equal(checks[i].result, VAL_UNKNOWN);
+			assert_non_null(strstr(checks[i].detail, "no probe_version"));
+		}
+	val_checks_free(checks, n);
+	json_decref(f.probe);
+	prof_release(&p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_table),
+	    cmocka_unit_test(test_all_checks_named),
+	    cmocka_unit_test(test_detail_bounded),
+	    cmocka_unit_test(test_not_a_probe),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,157 @@
+/*
+ * cabling — the wiring list (what the design says is cabled to what) and the
+ * judgement of LLDP neighbours against it. Pure: no inventory, no I/O except
+ * reading the wiring file.
+ *
+ * A wiring list comes in one of three forms, told apart by the header:
+ *   the simulator's   hostname,host_port,switch,switch_port
+ *   NetBox import     side_a_device,side_a_type,side_a_name,side_b_device,side_b_type,side_b_name[,…]
+ *   NetBox export     Device A,Termination A,Device B,Termination B[,…]
+ * Links are undirected: either end may be the host.
+ *
+ * Ownership: val_wiring owns every string it holds (val_wiring_release);
+ * judging borrows the wiring and the observations and returns findings the
+ * caller releases with val_cabling_result_release.
+ */
+#ifndef BRINGUP_VALIDATORS_CABLING_H
+#define BRINGUP_VALIDATORS_CABLING_H
+
+#include "common.h"
+#include "rules.h"
+
+#define VAL_WIRING_MAX_BYTES (64u << 20) /* a wiring file; 10,000 nodes x 10 links fit with room */
+#define VAL_WIRING_MAX_LINKS 1000000
+
+/* One cable by design: end a (dev_a, port_a) to end b. */
+struct val_link {
+	char *dev_a, *port_a, *dev_b, *port_b;
+	unsigned line; /* where it is in the wiring file */
+};
+
+/* A link's end by its matching key (device's first label and port, both
+ * lowercase), sorted, for lookups that do not grow with the rack. */
+struct val_wiring_end {
+	char *key;
+	size_t link;
+	int side; /* 0: a, 1: b */
+};
+
+struct val_wiring {
+	struct val_link *links;
+	size_t n, cap;
+	struct val_wiring_end *ends; /* 2n, sorted by key */
+	char *path;
+	const char *form; /* "bringup", "netbox-import" or "netbox-export" */
+	size_t skipped;   /* rows not between two interfaces, or not (yet) connected */
+};
+
+/* Load path into *ret. On any problem nothing is returned: each one is added
+ * to problems as "PATH:LINE: field: message" and BR_E_INVAL returned. */
+int val_wiring_load(const char *path, struct val_wiring *ret, struct br_strlist *problems, struct br_err *err);
+void val_wiring_release(struct val_wiring *w);
+/* Build w->ends (val_wiring_load does; for a wiring built by hand). */
+void val_wiring_index(struct val_wiring *w);
+
+/* The number of connected components of the graph the links make (a
+ * fabric that should be one network and is really eight says 8). */
+size_t val_wiring_components(const struct val_wiring *w);
+
+/* An LLDP neighbour as the host saw it on one of its ports. */
+struct val_lldp_neighbor {
+	const char *local_port;
+	const char *system_name;
+	const char *port_id;
+	const char *port_descr; /* a switch's interface name, when its port id is a MAC */
+};
+
+/* One host's LLDP view; lldp_seen is 0 when the host could not report its
+ * neighbours at all (no lldpd), which makes its cabling unknown, not bad. */
+struct val_cabling_host {
+	const char *hostname;
+	int lldp_seen;
+	const struct val_lldp_neighbor *neighbors;
+	size_t n;
+};
+
+enum val_cable_kind {
+	VAL_CABLE_OK,
+	VAL_CABLE_MISSING,    /* nothing seen on the port: unplugged, or link down */
+	VAL_CABLE_WRONG,      /* plugged into another switch port than designed */
+	VAL_CABLE_SWAPPED,    /* exchanged with another host port: both see each other's */
+	VAL_CABLE_UNEXPECTED, /* a neighbour on a port the wiring list does not cable */
+	VAL_CABLE_UNREACHABLE, /* fabric: a designed device discovery never reached */
+	VAL_CABLE_SLOW,        /* fabric: a link trained below the expected rate */
+};
+
+struct val_cable_finding {
+	enum val_cable_kind kind;
+	char *local_port;
+	char *expected;   /* "leaf01 swp3", or NULL for UNEXPECTED */
+	char *seen;       /* "leaf02 swp14", or NULL for MISSING */
+	char *other_host; /* WRONG/SWAPPED: whose designed port we landed on */
+	char *other_port;
+	unsigned line;    /* the wiring line of the expected link (0: none) */
+};
+
+struct val_cabling_result {
+	enum val_result result;
+	struct val_cable_finding *findings; /* problems only */
+	size_t n;
+	size_t links_expected, links_ok;
+	char *detail; /* evidence a technician can act on, one sentence per problem */
+};
+
+/* Judge one host against the wiring list. others (the rack's views, may
+ * include self, may be NULL) tell a swap from a wrong port. */
+void val_cabling_judge(const struct val_wiring *w, const struct val_cabling_host *self,
+		       const struct val_cabling_host *others, size_t nothers, struct val_cabling_result *ret);
+void val_cabling_result_release(struct val_cabling_result *r);
+/* "ok", "missing", "wrong port", "swapped", "unexpected", "unreachable",
+ * "slow". */
+const char *val_cable_kind_name(enum val_cable_kind k);
+
+/* ---- fabric.c: an InfiniBand fabric as ibnetdiscover saw it --------------- */
+
+#define VAL_IBNET_MAX_BYTES (64u << 20)
+#define VAL_IBNET_MAX_LINKS 1000000
+
+/* A node is named as the wiring list names it: a switch's NodeDescription
+ * "MF0;leaf01:MQM9700/U1" is leaf01; a host adapter's "gpu01 mlx5_0" is
+ * device gpu01, port mlx5_0/N. Switch ports are their numbers. */
+struct val_ibnet_link {
+	char *dev_a, *port_a, *dev_b, *port_b;
+	char *rate; /* "4xNDR", as ibnetdiscover prints it */
+	unsigned line;
+};
+
+struct val_ibnet {
+	struct val_ibnet_link *links; /* each cable once */
+	size_t n, cap;
+	char *path;
+};
+
+/* Parse ibnetdiscover's default output. Problems as for the wiring list. */
+int val_ibnet_load(const char *path, struct val_ibnet *ret, struct br_strlist *problems, struct br_err *err);
+void val_ibnet_release(struct val_ibnet *net);
+
+struct val_fabric_finding {
+	enum val_cable_kind kind;
+	char *text;
+};
+
+struct val_fabric_result {
+	enum val_result result;
+	size_t design_links, seen_links, matched;
+	size_t design_components; /* of the wiring list: more than 1 means the design itself is split */
+	size_t unreachable;       /* designed devices discovery never saw */
+	struct val_fabric_finding *findings;
+	size_t n;
+	char *detail;
+};
+
+/* Compare the fabric with the design. expected_rate ("4xNDR") may be NULL. */
+void val_fabric_judge(const struct val_wiring *w, const struct val_ibnet *net, const char *expected_rate,
+		      struct val_fabric_result *ret);
+void val_fabric_result_release(struct val_fabric_result *r);
+
+#endif

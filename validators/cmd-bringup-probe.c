@@ -1,0 +1,62 @@
+/* bringup-probe: runs on a node, only observes, prints the node's facts as
+ * one JSON document (see validators/validators.h). */
+#include <string.h>
+
+#include "validators/validators.h"
+
+enum { PROBE_EXIT_OK = 0, PROBE_EXIT_USAGE = 2 };
+
+int main(int argc, char **argv)
+{
+	const char *root = NULL, *pci_dump = NULL, *nvsmi = NULL, *lldp = NULL, *dmesg = NULL;
+	int json = 0, verbose = 0, quiet = 0;
+	const struct br_option options[] = {
+	    {"root", 0, BR_OPT_STRING, &root, "DIR",
+	     "read sysfs and procfs under DIR instead of / (tools are then not run)"},
+	    {"pci-dump", 0, BR_OPT_STRING, &pci_dump, "FILE",
+	     "read PCI config space from an `lspci -xxxx` capture instead of sysfs"},
+	    {"nvidia-smi-xml", 0, BR_OPT_STRING, &nvsmi, "FILE", "an `nvidia-smi -q -x` capture"},
+	    {"lldp-xml", 0, BR_OPT_STRING, &lldp, "FILE", "an `lldpctl -f xml` capture"},
+	    {"dmesg", 0, BR_OPT_STRING, &dmesg, "FILE", "a `dmesg` capture or kern.log"},
+	    {"json", 0, BR_OPT_FLAG, &json, NULL, "print JSON (the only format; accepted for symmetry)"},
+	    {"verbose", 'v', BR_OPT_FLAG, &verbose, NULL, "more log detail"},
+	    {"quiet", 'q', BR_OPT_FLAG, &quiet, NULL, "only errors on stderr"},
+	    {0},
+	};
+	const struct br_command cmd = {
+	    "bringup-probe",
+	    "[options]",
+	    "Observe this node and print its facts as one JSON document: PCIe links (libpci), GPUs\n"
+	    "(nvidia-smi), NVMe and the root device, cpufreq, hwmon and thermal zones, LLDP neighbours\n"
+	    "(lldpctl), InfiniBand ports, clock and dmesg signatures. Nothing is changed. What cannot\n"
+	    "be read is listed under \"unreadable\" with its path. Exit 0, or 2 on bad usage.",
+	    options,
+	    NULL,
+	};
+	struct val_probe_opts opts = {0};
+	struct br_err err = {0};
+	json_t *doc = NULL;
+	int argi, rc;
+
+	br_log_init(argv[0], BR_LOG_WARN);
+	rc = br_opt_parse(&cmd, argc, argv, &argi);
+	if (rc)
+		return rc == BR_OPT_EXIT_OK ? PROBE_EXIT_OK : PROBE_EXIT_USAGE;
+	if (argi != argc) {
+		fprintf(stderr, "bringup-probe: unexpected argument '%s' (see --help)\n", argv[argi]);
+		return PROBE_EXIT_USAGE;
+	}
+	opts.root = root;
+	opts.pci_dump = pci_dump;
+	opts.nvidia_smi_xml = nvsmi;
+	opts.lldp_xml = lldp;
+	opts.dmesg_file = dmesg;
+	opts.run_commands = !root || !root[0] || strcmp(root, "/") == 0;
+	if (val_probe_run(&opts, &doc, &err)) {
+		fprintf(stderr, "bringup-probe: %s\n", err.msg);
+		return PROBE_EXIT_USAGE;
+	}
+	br_json_print(stdout, doc);
+	json_decref(doc);
+	return PROBE_EXIT_OK;
+}

@@ -1,0 +1,459 @@
+/* The InfiniBand fabric: ibnetdiscover's topology text parsed into cables,
+ * and compared with the wiring list: missing, unexpected and exchanged
+ * cables, devices discovery never reached, links trained slow. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cabling_private.h"
+
+/* ---- parsing ----------------------------------------------------------------- */
+
+struct ib_node {
+	char *id;   /* "S-0002c90300a1b2c3" */
+	char *desc; /* NodeDescription */
+	int is_ca;
+};
+
+struct ib_half { /* a port line: one end's view of a cable */
+	size_t node;
+	long port, remote_port;
+	char *remote_id, *remote_desc, *rate;
+	unsigned line;
+};
+
+struct ib_parse {
+	struct ib_node *nodes;
+	size_t nnodes;
+	struct ib_half *halves;
+	size_t nhalves;
+	const char *path;
+	struct br_strlist *problems;
+};
+
+/* The text between the first pair of double quotes at or after s. */
+static char *quoted(const char *s, const char **ret_end)
+{
+	const char *a = strchr(s, '"'), *b = a ? strchr(a + 1, '"') : NULL;
+
+	if (!b)
+		return NULL;
+	if (ret_end)
+		*ret_end = b + 1;
+	return br_xstrndup(a + 1, (size_t)(b - a - 1));
+}
+
+static int parse_node(struct ib_parse *ps, const char *line, unsigned lineno)
+{
+	const char *hash, *end;
+	char *id = quoted(line, &end);
+
+	if (!id) {
+		br_csv_problem(ps->problems, ps->path, lineno, NULL, "a node line without its \"id\"");
+		return -1;
+	}
+	hash = strchr(end, '#');
+	ps->nodes = br_xrealloc(ps->nodes, (ps->nnodes + 1) * sizeof(*ps->nodes));
+	ps->nodes[ps->nnodes++] = (struct ib_node){ id, hash ? quoted(hash, NULL) : NULL, !strncmp(line, "Ca", 2) };
+	return 0;
+}
+
+/* "[3]" or "[1](2c9030045f2b1)" then "remote-id"[n] then "# ... 4xNDR". */
+static int parse_port(struct ib_parse *ps, const char *line, unsigned lineno)
+{
+	struct ib_half h = { .node = ps->nnodes - 1, .line = lineno };
+	const char *p = line + 1, *hash, *end;
+	char *stop;
+
+	if (!ps->nnodes) {
+		br_csv_problem(ps->problems, ps->path, lineno, NULL, "a port line before any Switch or Ca line");
+		return -1;
+	}
+	h.port = strtol(p, &stop, 10);
+	if (stop == p || *stop != ']' || h.port < 0 || h.port > 255)
+		goto bad;
+	if (!(h.remote_id = quoted(stop, &end)) || *end != '[')
+		goto bad;
+	h.remote_port = strtol(end + 1, &stop, 10);
+	if (stop == end + 1 || *stop != ']' || h.remote_port < 0 || h.remote_port > 255)
+		goto bad;
+	hash = strchr(stop, '#');
+	if (hash) {
+		const char *last = NULL;
+
+		h.remote_desc = quoted(hash, NULL);
+		/* The rate is the last word: width x speed, "4xNDR". */
+		for (const char *w = hash; *w; w++)
+			if ((w == hash || isspace((unsigned char)w[-1])) && isdigit((unsigned char)*w))
+				last = w;
+		if (last && strchr(last, 'x'))
+			h.rate = br_xstrndup(last, strcspn(last, " \t\r\n"));
+	}
+	ps->halves = br_xrealloc(ps->halves, (ps->nhalves + 1) * sizeof(*ps->halves));
+	ps->halves[ps->nhalves++] = h;
+	return 0;
+bad:
+	free(h.remote_id);
+	br_csv_problem(ps->problems, ps->path, lineno, NULL,
+		       "not an ibnetdiscover port line (want [PORT] \"REMOTE-ID\"[PORT])");
+	return -1;
+}
+
+/* Device and port as the wiring list names them. */
+static void name_end(const char *desc, int is_ca, long port, char **ret_dev, char **ret_port)
+{
+	const char *semi = desc ? strchr(desc, ';') : NULL, *colon = semi ? strchr(semi, ':') : NULL;
+	size_t n;
+
+	if (!desc || !*desc) {
+		*ret_dev = br_xstrdup("?");
+		*ret_port = br_xasprintf("%ld", port);
+		return;
+	}
+	/* Mellanox/NVIDIA switches: "MF0;<hostname>:<model>/U1". */
+	if (semi && colon) {
+		*ret_dev = br_xstrndup(semi + 1, (size_t)(colon - semi - 1));
+		*ret_port = br_xasprintf("%ld", port);
+		return;
+	}
+	n = strcspn(desc, " \t");
+	*ret_dev = br_xstrndup(desc, n);
+	desc += n;
+	desc += strspn(desc, " \t");
+	if (is_ca && *desc)
+		*ret_port = br_xasprintf("%.*s/%ld", (int)strcspn(desc, " \t"), desc, port);
+	else
+		*ret_port = br_xasprintf("%ld", port);
+}
+
+static const struct ib_node *node_by_id(const struct ib_parse *ps, const char *id)
+{
+	for (size_t i = 0; i < ps->nnodes; i++)
+		if (!strcmp(ps->nodes[i].id, id))
+			return &ps->nodes[i];
+	return NULL;
+}
+
+/* Every cable appears twice, once from each end: keep the end whose node
+ * id sorts first (or the only one when the other node was not listed). */
+static void build_links(const struct ib_parse *ps, struct val_ibnet *net)
+{
+	for (size_t i = 0; i < ps->nhalves && net->n < VAL_IBNET_MAX_LINKS; i++) {
+		const struct ib_half *h = &ps->halves[i];
+		const struct ib_node *me = &ps->nodes[h->node], *peer = node_by_id(ps, h->remote_id);
+		int cmp = strcmp(me->id, h->remote_id);
+		struct val_ibnet_link *l;
+
+		if (peer && (cmp > 0 || (cmp == 0 && h->port > h->remote_port)))
+			continue;
+		if (net->n == net->cap) {
+			net->cap = net->cap ? net->cap * 2 : 64;
+			net->links = br_xrealloc(net->links, net->cap * sizeof(*net->links));
+		}
+		l = &net->links[net->n++];
+		memset(l, 0, sizeof(*l));
+		name_end(me->desc, me->is_ca, h->port, &l->dev_a, &l->port_a);
+		name_end(peer ? peer->desc : h->remote_desc, peer ? peer->is_ca : h->remote_id[0] == 'H',
+			 h->remote_port, &l->dev_b, &l->port_b);
+		l->rate = h->rate ? br_xstrdup(h->rate) : NULL;
+		l->line = h->line;
+	}
+}
+
+static void parse_release(struct ib_parse *ps)
+{
+	for (size_t i = 0; i < ps->nnodes; i++) {
+		free(ps->nodes[i].id);
+		free(ps->nodes[i].desc);
+	}
+	for (size_t i = 0; i < ps->nhalves; i++) {
+		free(ps->halves[i].remote_id);
+		free(ps->halves[i].remote_desc);
+		free(ps->halves[i].rate);
+	}
+	free(ps->nodes);
+	free(ps->halves);
+}
+
+int val_ibnet_load(const char *path, struct val_ibnet *ret, struct br_strlist *problems, struct br_err *err)
+{
+	struct ib_parse ps = { .path = path, .problems = problems };
+	struct val_ibnet net = { 0 };
+	size_t before = problems->n, len;
+	char *data = NULL, *line, *next;
+	unsigned lineno = 1;
+	int rc = br_read_file(path, VAL_IBNET_MAX_BYTES, &data, &len, err);
+
+	if (rc)
+		return br_err_prefix(err, "ibnetdiscover output");
+	if (strlen(data) != len)
+		br_csv_problem(problems, path, 1, NULL, "a NUL byte: not ibnetdiscover's text output");
+	for (line = data; problems->n == before && line && *line; line = next, lineno++) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		line += strspn(line, " \t");
+		if (!*line || *line == '#' || *line == '\r' || strchr(line, '=') == line + strcspn(line, " \t="))
+			continue; /* comments, vendid=, devid=, sysimgguid=, switchguid=, caguid= */
+		if (!strncmp(line, "Switch", 6) || !strncmp(line, "Ca", 2) || !strncmp(line, "Rt", 2))
+			parse_node(&ps, line, lineno);
+		else if (*line == '[')
+			parse_port(&ps, line, lineno);
+		else
+			br_csv_problem(problems, path, lineno, NULL, "not ibnetdiscover output (run it without -p/-g)");
+	}
+	if (problems->n == before && !ps.nnodes)
+		br_csv_problem(problems, path, 1, NULL, "no Switch or Ca line: not ibnetdiscover output");
+	if (problems->n == before)
+		build_links(&ps, &net);
+	parse_release(&ps);
+	free(data);
+	if (problems->n > before) {
+		val_ibnet_release(&net);
+		return br_errf(err, BR_E_INVAL, "%s: not usable ibnetdiscover output", path);
+	}
+	net.path = br_xstrdup(path);
+	*ret = net;
+	return 0;
+}
+
+void val_ibnet_release(struct val_ibnet *net)
+{
+	for (size_t i = 0; i < net->n; i++) {
+		free(net->links[i].dev_a);
+		free(net->links[i].port_a);
+		free(net->links[i].dev_b);
+		free(net->links[i].port_b);
+		free(net->links[i].rate);
+	}
+	free(net->links);
+	free(net->path);
+	memset(net, 0, sizeof(*net));
+}
+
+/* ---- judging ------------------------------------------------------------------ */
+
+/* A cable as a comparable key: both ends ("dev\nport"), smaller first. An
+ * adapter's single port may be written "mlx5_0" or "mlx5_0/1". */
+struct cable {
+	char *key;
+	const char *dev_a, *port_a, *dev_b, *port_b; /* borrowed, for messages */
+	const char *rate;
+	unsigned line; /* design: the wiring line */
+	int used;      /* 1: matched, 2: told as part of a swap */
+};
+
+static char *end_key(const char *dev, const char *port)
+{
+	struct br_buf b;
+	size_t n = strlen(port);
+
+	if (n > 2 && !strcmp(port + n - 2, "/1"))
+		n -= 2;
+	br_buf_init(&b, 0);
+	val_add_device_key(&b, dev);
+	br_buf_adds(&b, "\t");
+	for (size_t i = 0; i < n; i++)
+		br_buf_add(&b, &(char){ (char)tolower((unsigned char)port[i]) }, 1);
+	return br_buf_detach(&b);
+}
+
+static char *cable_key(const char *da, const char *pa, const char *db, const char *pb)
+{
+	char *a = end_key(da, pa), *b = end_key(db, pb);
+	char *key = strcmp(a, b) < 0 ? br_xasprintf("%s\n%s", a, b) : br_xasprintf("%s\n%s", b, a);
+
+	free(a);
+	free(b);
+	return key;
+}
+
+static int cable_cmp(const void *x, const void *y)
+{
+	return strcmp(((const struct cable *)x)->key, ((const struct cable *)y)->key);
+}
+
+static struct cable *find_cable(struct cable *set, size_t n, const char *key)
+{
+	struct cable probe = { .key = (char *)(uintptr_t)key };
+
+	return bsearch(&probe, set, n, sizeof(*set), cable_cmp);
+}
+
+static void add_finding(struct val_fabric_result *r, enum val_cable_kind kind, char *text_take)
+{
+	r->findings = br_xrealloc(r->findings, (r->n + 1) * sizeof(*r->findings));
+	r->findings[r->n++] = (struct val_fabric_finding){ kind, text_take };
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The device keys discovery reached, sorted: 2 per cable. */
+static char **seen_devices(const struct val_ibnet *net)
+{
+	char **keys = br_xmalloc((net->n ? net->n : 1) * 2 * sizeof(*keys));
+
+	for (size_t i = 0; i < net->n * 2; i++) {
+		struct br_buf b;
+
+		br_buf_init(&b, 0);
+		val_add_device_key(&b, i % 2 ? net->links[i / 2].dev_b : net->links[i / 2].dev_a);
+		keys[i] = br_buf_detach(&b);
+		if (!keys[i])
+			keys[i] = br_xstrdup("");
+	}
+	qsort(keys, net->n * 2, sizeof(*keys), str_cmp);
+	return keys;
+}
+
+static int reached(char *const *keys, size_t n, const char *dev)
+{
+	struct br_buf b;
+	const char *key;
+	int hit;
+
+	br_buf_init(&b, 0);
+	val_add_device_key(&b, dev);
+	key = br_buf_str(&b);
+	hit = bsearch(&key, keys, n, sizeof(*keys), str_cmp) != NULL;
+	br_buf_release(&b);
+	return hit;
+}
+
+/* Two unexpected cables u and v are an exchange when the design has the
+ * cables their ends make crosswise; those two are marked as told. */
+static int exchanged(struct cable *design, size_t nd, const struct cable *u, const struct cable *v)
+{
+	for (int flip = 0; flip < 2; flip++) {
+		const char *vd = flip ? v->dev_b : v->dev_a, *vp = flip ? v->port_b : v->port_a;
+		const char *wd = flip ? v->dev_a : v->dev_b, *wp = flip ? v->port_a : v->port_b;
+		char *k1 = cable_key(u->dev_a, u->port_a, wd, wp), *k2 = cable_key(u->dev_b, u->port_b, vd, vp);
+		struct cable *d1 = find_cable(design, nd, k1), *d2 = find_cable(design, nd, k2);
+
+		free(k1);
+		free(k2);
+		if (d1 && d2 && !d1->used && !d2->used) {
+			d1->used = d2->used = 2;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+void val_fabric_judge(const struct val_wiring *w, const struct val_ibnet *net, const char *expected_rate,
+		      struct val_fabric_result *ret)
+{
+	struct val_fabric_result r = { 0 };
+	struct cable *design = br_xcalloc(w->n ? w->n : 1, sizeof(*design));
+	struct cable *seen = br_xcalloc(net->n ? net->n : 1, sizeof(*seen));
+	char **devices = seen_devices(net);
+	struct br_buf b;
+
+	for (size_t i = 0; i < w->n; i++) {
+		const struct val_link *l = &w->links[i];
+
+		design[i] = (struct cable){ cable_key(l->dev_a, l->port_a, l->dev_b, l->port_b), l->dev_a, l->port_a,
+					    l->dev_b, l->port_b, NULL, l->line, 0 };
+	}
+	for (size_t i = 0; i < net->n; i++) {
+		const struct val_ibnet_link *l = &net->links[i];
+
+		seen[i] = (struct cable){ cable_key(l->dev_a, l->port_a, l->dev_b, l->port_b), l->dev_a, l->port_a,
+					  l->dev_b, l->port_b, l->rate, l->line, 0 };
+	}
+	qsort(design, w->n, sizeof(*design), cable_cmp);
+	qsort(seen, net->n, sizeof(*seen), cable_cmp);
+	r.design_links = w->n;
+	r.seen_links = net->n;
+	r.design_components = val_wiring_components(w);
+	for (size_t i = 0; i < net->n; i++) {
+		struct cable *d = find_cable(design, w->n, seen[i].key);
+
+		if (!d)
+			continue;
+		d->used = seen[i].used = 1;
+		r.matched++;
+		if (expected_rate && seen[i].rate && strcasecmp(seen[i].rate, expected_rate))
+			add_finding(&r, VAL_CABLE_SLOW,
+				    br_xasprintf("%s %s - %s %s (wiring line %u) trained at %s, expected %s: reseat or "
+						 "replace the cable",
+						 d->dev_a, d->port_a, d->dev_b, d->port_b, d->line, seen[i].rate, expected_rate));
+	}
+	/* Exchanged pairs first, so each is told once, as a swap. */
+	for (size_t i = 0; i < net->n; i++)
+		for (size_t j = i + 1; j < net->n && !seen[i].used; j++)
+			if (!seen[j].used && exchanged(design, w->n, &seen[i], &seen[j])) {
+				seen[i].used = seen[j].used = 2;
+				add_finding(&r, VAL_CABLE_SWAPPED,
+					    br_xasprintf("%s %s and %s %s are exchanged (seen %s %s - %s %s and %s %s - %s "
+							 "%s): swap them",
+							 seen[i].dev_a, seen[i].port_a, seen[j].dev_a, seen[j].port_a,
+							 seen[i].dev_a, seen[i].port_a, seen[i].dev_b, seen[i].port_b,
+							 seen[j].dev_a, seen[j].port_a, seen[j].dev_b, seen[j].port_b));
+			}
+	for (size_t i = 0; i < net->n; i++)
+		if (!seen[i].used)
+			add_finding(&r, VAL_CABLE_UNEXPECTED,
+				    br_xasprintf("%s %s - %s %s is cabled but not in the wiring list", seen[i].dev_a,
+						 seen[i].port_a, seen[i].dev_b, seen[i].port_b));
+	for (size_t i = 0; i < w->n; i++) {
+		if (design[i].used)
+			continue;
+		/* A cable between two devices discovery never reached is told
+		 * once, with the devices, below. */
+		if (reached(devices, net->n * 2, design[i].dev_a) || reached(devices, net->n * 2, design[i].dev_b))
+			add_finding(&r, VAL_CABLE_MISSING,
+				    br_xasprintf("%s %s - %s %s (wiring line %u) not seen: check the cable at both ends",
+						 design[i].dev_a, design[i].port_a, design[i].dev_b, design[i].port_b,
+						 design[i].line));
+	}
+	/* Designed devices never reached: behind a missing cable, powered off,
+	 * or on a network of their own. */
+	br_buf_init(&b, 0);
+	for (size_t i = 0; i < w->n * 2; i++) {
+		const struct val_link *l = &w->links[w->ends[i].link];
+		const char *dev = w->ends[i].side ? l->dev_b : l->dev_a;
+
+		if (i && !strncmp(w->ends[i].key, w->ends[i - 1].key, strcspn(w->ends[i].key, "\n") + 1))
+			continue;
+		if (reached(devices, net->n * 2, dev))
+			continue;
+		r.unreachable++;
+		br_buf_addf(&b, "%s%s", b.len ? ", " : "", dev);
+	}
+	if (r.unreachable)
+		add_finding(&r, VAL_CABLE_UNREACHABLE,
+			    br_xasprintf("%zu designed device%s not reached by discovery: %s", r.unreachable,
+					 r.unreachable == 1 ? "" : "s", br_buf_str(&b)));
+	br_buf_release(&b);
+	br_buf_init(&b, 0);
+	br_buf_addf(&b, "%zu of %zu designed cables seen, %zu seen in all; the wiring list makes %zu network%s",
+		    r.matched, r.design_links, r.seen_links, r.design_components, r.design_components == 1 ? "" : "s");
+	for (size_t i = 0; i < r.n; i++)
+		br_buf_addf(&b, "; %s", r.findings[i].text);
+	r.detail = br_buf_detach(&b);
+	r.result = r.n || r.design_components > 1 ? VAL_FAIL : VAL_PASS;
+	for (size_t i = 0; i < w->n; i++)
+		free(design[i].key);
+	for (size_t i = 0; i < net->n; i++)
+		free(seen[i].key);
+	for (size_t i = 0; i < net->n * 2; i++)
+		free(devices[i]);
+	free(devices);
+	free(design);
+	free(seen);
+	*ret = r;
+}
+
+void val_fabric_result_release(struct val_fabric_result *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		free(r->findings[i].text);
+	free(r->findings);
+	free(r->detail);
+	memset(r, 0, sizeof(*r));
+}

@@ -1,0 +1,119 @@
+/* Sections whose facts come from node tools (nvidia-smi, lldpctl, dmesg) or
+ * from captures of them given on the command line. Under a sysroot other
+ * than "/" the tools are not run: they would describe the machine the probe
+ * runs on, not the tree. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "probe_private.h"
+
+/* Text for a section. 0 with *ret (caller frees) and *ret_source set; or
+ * non-zero with *ret_fail, the section to print instead. */
+static int tool_text(struct val_probe *p, const char *file, const char *option, const char *const *argv,
+		     size_t max, char **ret, size_t *ret_len, json_t **ret_source, json_t **ret_fail)
+{
+	struct br_err err = {0};
+	int rc;
+
+	if (file) {
+		char *source = br_xasprintf("file:%s", file);
+
+		rc = br_read_file(file, max, ret, ret_len, &err);
+		if (rc) {
+			val_note(p, file, err.msg);
+			*ret_fail =
+			    val_section_error(rc == BR_E_NOTFOUND ? "absent" : "unreadable", source, err.msg);
+		} else {
+			*ret_source = json_string(source);
+		}
+		free(source);
+		return rc;
+	}
+	if (!p->opts->run_commands) {
+		char *why =
+		    br_xasprintf("%s not run under --root; give a capture with --%s FILE", argv[0], option);
+
+		*ret_fail = val_section_error("skipped", argv[0], why);
+		free(why);
+		return BR_E_STATE;
+	}
+	rc = val_exec(argv, VAL_CMD_TIMEOUT_MS, max, ret, ret_len, &err);
+	if (rc) {
+		*ret_fail = val_section_error(rc == BR_E_NOTFOUND ? "absent" : "error", argv[0], err.msg);
+		return rc;
+	}
+	*ret_source = json_string(argv[0]);
+	return 0;
+}
+
+json_t *val_probe_gpus(struct val_probe *p)
+{
+	static const char *const argv[] = {"nvidia-smi", "-q", "-x", NULL};
+	struct br_err err = {0};
+	json_t *source = NULL, *fail = NULL, *section = NULL;
+	char *xml = NULL;
+	size_t len = 0;
+
+	if (tool_text(p, p->opts->nvidia_smi_xml, "nvidia-smi-xml", argv, VAL_XML_MAX, &xml, &len, &source,
+		      &fail))
+		return fail;
+	if (val_nvsmi_parse(xml, len, &section, &err)) {
+		section = val_section_error("malformed", json_string_value(source), err.msg);
+	} else {
+		json_object_set_new(section, "status", json_string("ok"));
+		json_object_set(section, "source", source);
+	}
+	json_decref(source);
+	free(xml);
+	return section;
+}
+
+json_t *val_probe_lldp(struct val_probe *p)
+{
+	static const char *const argv[] = {"lldpctl", "-f", "xml", NULL};
+	struct br_err err = {0};
+	json_t *source = NULL, *fail = NULL, *neighbors = NULL, *section;
+	char *xml = NULL;
+	size_t len = 0;
+
+	if (tool_text(p, p->opts->lldp_xml, "lldp-xml", argv, VAL_XML_MAX, &xml, &len, &source, &fail))
+		return fail;
+	if (val_lldp_parse(xml, len, &neighbors, &err))
+		section = val_section_error("malformed", json_string_value(source), err.msg);
+	else
+		section = json_pack("{s:s, s:O, s:I, s:o}", "status", "ok", "source", source, "count",
+				    (json_int_t)json_array_size(neighbors), "neighbors", neighbors);
+	json_decref(source);
+	free(xml);
+	return section;
+}
+
+/* dmesg: a capture; else the tree's kern.log under --root; else the kernel
+ * ring through `dmesg` (refused to non-root where dmesg_restrict is set,
+ * as on Ubuntu), then /var/log/kern.log. */
+json_t *val_probe_dmesg(struct val_probe *p)
+{
+	static const char *const argv[] = {"dmesg", NULL};
+	json_t *source = NULL, *fail = NULL, *section;
+	char *text = NULL;
+	size_t len = 0;
+
+	if (!p->opts->dmesg_file && p->root[0]) {
+		if (val_read_whole(p, "/var/log/kern.log", VAL_DMESG_MAX, &text, &len))
+			return val_section_error(
+			    "absent", "kern.log",
+			    "no kern.log under --root; give a capture with --dmesg FILE");
+		source = json_string("kern.log");
+	} else if (tool_text(p, p->opts->dmesg_file, "dmesg", argv, VAL_DMESG_MAX, &text, &len, &source,
+			     &fail)) {
+		if (p->opts->dmesg_file || val_read_whole(p, "/var/log/kern.log", VAL_DMESG_MAX, &text, &len))
+			return fail;
+		json_decref(fail);
+		source = json_string("/var/log/kern.log");
+	}
+	section = val_dmesg_scan(text, len);
+	json_object_set_new(section, "status", json_string("ok"));
+	json_object_set_new(section, "source", source);
+	free(text);
+	return section;
+}

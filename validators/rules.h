@@ -1,0 +1,85 @@
+/*
+ * rules — judgement as pure functions: facts (what a BMC or the node
+ * reported, common/hw.h) against a profile (profile/profile.h), giving
+ * checks a technician can act on. No I/O, no database: a stage stores what
+ * a rule returns (as inventory checks) and decides what happens to the
+ * node.
+ *
+ * Ownership: check arrays and strings returned are the caller's
+ * (val_checks_free, free). Facts and profiles are borrowed.
+ */
+#ifndef BRINGUP_VALIDATORS_RULES_H
+#define BRINGUP_VALIDATORS_RULES_H
+
+#include "common.h"
+#include "profile/profile.h"
+
+enum val_result { VAL_PASS, VAL_FAIL, VAL_UNKNOWN };
+
+/* One verdict: name is stable ("firmware:NIC.Slot.31-1-1"), detail says
+ * what was seen against what was expected. */
+struct val_check {
+	char *name;
+	enum val_result result;
+	char *detail;
+};
+
+/* "pass", "fail", "unknown". */
+const char *val_result_name(enum val_result r);
+/* Append a check to *checks (*n elements); takes name and detail. */
+void val_check_add_take(struct val_check **checks, size_t *n, char *name_take, enum val_result result,
+			char *detail_take);
+void val_checks_free(struct val_check *checks, size_t n);
+
+/* ---- rules_fw.c: the firmware policy ---------------------------------------- */
+
+/* Compare dotted versions component by component ("28.33.0800" <
+ * "28.39.1002"): digits numerically, other text case-insensitively, a
+ * missing component as less. Returns <0, 0, >0. */
+int val_version_cmp(const char *a, const char *b);
+
+/* Judge hw's installed firmware ("Installed-…" ids; "Previous-…" ones are
+ * history) against the profile's policy: one check per matching component
+ * named "firmware:<FQDD>", pass or fail with a detail a technician can act
+ * on, and an unknown check "firmware:<rule>" for a rule nothing matched.
+ * Facts read over IPMI carry no firmware inventory: one unknown check
+ * "firmware" then. No policy: no checks. */
+void val_firmware_judge(const struct prof_profile *p, const struct br_hw *hw, struct val_check **ret_checks,
+			size_t *ret_n);
+
+/* ---- rules_disk.c: the boot disk ---------------------------------------------- */
+
+/* The drive the OS goes on, by the profile's boot-disk rule over the drives
+ * a BMC reported: clauses in order, the first that matches a drive with a
+ * serial wins; among several matches the smallest, then the lowest serial
+ * (never enumeration order). *ret_serial and *ret_why (which clause chose
+ * it) are the caller's. BR_E_NOTFOUND when no clause matches or the profile
+ * has no rule. */
+int val_pick_boot_disk(const struct prof_profile *p, const struct br_hw *hw, char **ret_serial, char **ret_why,
+		       struct br_err *err);
+
+/* ---- rules_node.c and rules_*.c: the node's physical checks ------------------ */
+
+#define VAL_DETAIL_MAX (16 * 1024) /* one check's detail; longer evidence is cut with "…" */
+#define VAL_DETAIL_ITEMS_MAX 12    /* devices, cores or lines named in one detail, then "and N more" */
+
+/* What validation knows about one node. All borrowed. */
+struct val_node_facts {
+	json_t *probe;			  /* bringup-probe's document; NULL: none */
+	const struct br_hw *bmc;	  /* discovery's BMC facts; NULL: none */
+	const char *deployed_disk_serial; /* the serial MAAS installed on; NULL: not recorded */
+	int64_t controller_ms;		  /* controller's UTC clock (ms) when the probe ran (the
+					     midpoint of the SSH exec); 0: not measured */
+};
+
+/* Judge one node against p: one check each, in this order and with these
+ * stable names, "pcie", "gpu_count", "nic_count", "nvme_count",
+ * "boot_disk", "thermal", "cpufreq", "clock", "psu", "dmesg". A check
+ * whose facts are missing is unknown with the reason; a count or limit
+ * the profile leaves out (-1) leaves its check out. A probe document of
+ * another probe_version is not read (its checks are unknown). The checks
+ * are appended to *ret_checks (*ret_n elements; both may start empty). */
+void val_judge_node(const struct prof_profile *p, const struct val_node_facts *f, struct val_check **ret_checks,
+		    size_t *ret_n);
+
+#endif

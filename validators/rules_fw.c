@@ -1,0 +1,131 @@
+/* The firmware policy: installed versions against the profile's minimums. */
+#define _DEFAULT_SOURCE
+#include <ctype.h>
+#include <fnmatch.h>
+#include <string.h>
+#include <strings.h>
+
+#include "rules.h"
+
+/* One component of a version: up to '.', '-' or '_'. */
+static size_t component_len(const char *s)
+{
+	return strcspn(s, ".-_");
+}
+
+static int all_digits(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!isdigit((unsigned char)s[i]))
+			return 0;
+	return n > 0;
+}
+
+static int compare_component(const char *a, size_t na, const char *b, size_t nb)
+{
+	if (all_digits(a, na) && all_digits(b, nb)) {
+		/* numerically, without overflow: skip leading zeros, then length, then digits */
+		while (na > 1 && *a == '0')
+			a++, na--;
+		while (nb > 1 && *b == '0')
+			b++, nb--;
+		if (na != nb)
+			return na < nb ? -1 : 1;
+		return memcmp(a, b, na);
+	}
+	int c = strncasecmp(a, b, na < nb ? na : nb);
+
+	if (c)
+		return c;
+	return na == nb ? 0 : (na < nb ? -1 : 1);
+}
+
+int val_version_cmp(const char *a, const char *b)
+{
+	for (;;) {
+		size_t na = component_len(a), nb = component_len(b);
+		int c;
+
+		if (!*a || !*b)
+			return !*a && !*b ? 0 : (!*a ? -1 : 1);
+		c = compare_component(a, na, b, nb);
+		if (c)
+			return c < 0 ? -1 : 1;
+		a += na;
+		b += nb;
+		if (*a)
+			a++;
+		if (*b)
+			b++;
+	}
+}
+
+/* "Installed-104327-28.39.1002__NIC.Slot.31-1-1" -> "NIC.Slot.31-1-1";
+ * NULL for "Previous-…" (the version before the last update) and others. */
+static const char *installed_fqdd(const char *id)
+{
+	const char *sep;
+
+	if (!id || strncmp(id, "Installed-", 10))
+		return NULL;
+	sep = strstr(id, "__");
+	return sep && sep[2] ? sep + 2 : NULL;
+}
+
+static void add(struct val_check **checks, size_t *n, const char *name, enum val_result result,
+		char *detail_take)
+{
+	val_check_add_take(checks, n, br_xasprintf("firmware:%s", name), result, detail_take);
+}
+
+static void judge_rule(const struct prof_fw_rule *rule, const struct br_hw *hw, struct val_check **checks,
+		       size_t *n)
+{
+	int matched = 0;
+
+	for (size_t i = 0; i < hw->n_firmware; i++) {
+		const struct br_firmware *f = &hw->firmware[i];
+		const char *fqdd = installed_fqdd(f->id);
+		int seen = 0, ok;
+
+		if (!fqdd || fnmatch(rule->component, fqdd, 0))
+			continue;
+		/* a component two rules match is judged by the first */
+		for (size_t k = 0; k < *n && !seen; k++)
+			seen = !strcmp((*checks)[k].name + 9, fqdd);
+		matched = 1;
+		if (seen)
+			continue;
+		if (!f->version || !*f->version) {
+			add(checks, n, fqdd, VAL_UNKNOWN,
+			    br_xasprintf("%s: the BMC reports no version (policy: >= %s)", fqdd, rule->min_version));
+			continue;
+		}
+		ok = val_version_cmp(f->version, rule->min_version) >= 0;
+		add(checks, n, fqdd, ok ? VAL_PASS : VAL_FAIL,
+		    ok ? br_xasprintf("%s: %s >= %s", fqdd, f->version, rule->min_version)
+		       : br_xasprintf("%s: %s < %s — update firmware", fqdd, f->version, rule->min_version));
+	}
+	if (!matched)
+		add(checks, n, rule->component, VAL_UNKNOWN,
+		    br_xasprintf("no installed firmware component matches %s (policy: >= %s)", rule->component,
+				 rule->min_version));
+}
+
+void val_firmware_judge(const struct prof_profile *p, const struct br_hw *hw, struct val_check **ret_checks,
+			size_t *ret_n)
+{
+	struct val_check *checks = NULL;
+	size_t n = 0;
+
+	if (p->n_firmware && hw->source && !strcmp(hw->source, "ipmi")) {
+		/* one unknown, not one per rule: nothing was there to match */
+		val_check_add_take(&checks, &n, br_xstrdup("firmware"), VAL_UNKNOWN,
+				   br_xstrdup("no firmware inventory over IPMI; check versions by hand"));
+	} else {
+		for (size_t r = 0; r < p->n_firmware; r++)
+			judge_rule(&p->firmware[r], hw, &checks, &n);
+	}
+	*ret_checks = checks;
+	*ret_n = n;
+}

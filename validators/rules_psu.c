@@ -1,0 +1,61 @@
+/* psu: every power supply the BMC reports healthy, and as many as the
+ * profile says (psu_failed; the field lost machines to PSU failures). */
+#define _DEFAULT_SOURCE
+#include <strings.h>
+
+#include "rules_node_private.h"
+
+static int absent(const struct br_sensor *s)
+{
+	return s->state && (!strcasecmp(s->state, "Absent") || !strcasecmp(s->state, "UnavailableOffline"));
+}
+
+void val_rule_psu(struct val_node_ctx *c)
+{
+	const struct br_hw *hw = c->f->bmc;
+	struct val_evidence e;
+	size_t present = 0, healthy = 0, unrated = 0;
+	int want = c->p->hw.psus;
+
+	if (!hw) {
+		val_node_check(c, "psu", VAL_UNKNOWN,
+			       "no BMC facts for this node (discovery did not read it)");
+		return;
+	}
+	val_ev_init(&e);
+	for (size_t i = 0; i < hw->n_sensors; i++) {
+		const struct br_sensor *s = &hw->sensors[i];
+		const char *name = s->name ? s->name : "?", *serial = s->serial ? s->serial : "unknown";
+
+		if (s->kind != BR_SENSOR_PSU)
+			continue;
+		if (absent(s)) {
+			val_ev_add(&e, VAL_FAIL, "%s (serial %s): %s: reseat or replace it", name, serial,
+				   s->state);
+			continue;
+		}
+		present++;
+		if (!s->health)
+			unrated++;
+		else if (!strcasecmp(s->health, "OK"))
+			healthy++;
+		else
+			val_ev_add(&e, VAL_FAIL,
+				   "%s (serial %s): health %s: check its power cord, then replace it", name,
+				   serial, s->health);
+	}
+	/* No supply at all is a BMC that does not say (IPMI without the SDR
+	 * records), not a node running on none. */
+	if (!present && e.result == VAL_PASS)
+		val_ev_add(&e, VAL_UNKNOWN, "the BMC (%s) reports no power supplies",
+			   hw->source ? hw->source : "?");
+	else if (want >= 0 && present < (size_t)want)
+		val_ev_add(&e, VAL_FAIL, "the BMC reports %zu power supplies present, expected %d", present,
+			   want);
+	if (unrated)
+		val_ev_add(&e, VAL_UNKNOWN, "%zu power supplies without a health from the BMC", unrated);
+	if (e.result == VAL_PASS)
+		val_ev_add(&e, VAL_PASS, "%zu power supplies present and healthy%s", healthy,
+			   want >= 0 ? " as the profile expects" : "");
+	val_ev_emit(c, "psu", &e);
+}
