@@ -79,3 +79,20 @@ int br_bmc_opts_finish(struct br_bmc_opts *o, const char *prog, struct rf_option
 	ropts->use_sessions = !o->basic_auth;
 	return 0;
 }
+
+/* The HTTP layer reports a certificate it did not trust as BR_E_PROTO with
+ * curl's words ("SSL certificate problem: ...", "SSL peer certificate ...
+ * was not OK", "Problem with the SSL CA cert"). */
+static int tls_refused(int rc, const char *msg)
+{
+	return rc == BR_E_PROTO && msg && (strstr(msg, "certificate") || strstr(msg, "SSL CA cert"));
+}
+
+char *br_bmc_failure_reason(int rc, const char *msg)
+{
+	if (rc == BR_E_AUTH)
+		return br_xasprintf("credentials refused (check bmc_user/bmc_password): %s", msg);
+	if (tls_refused(rc, msg))
+		return br_xasprintf("%s (%s)", msg, BR_TLS_HINT("the BMC"));
+	return br_xstrdup(msg);
+}

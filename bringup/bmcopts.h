@@ -45,6 +45,11 @@ int br_bmc_opts_init(struct br_bmc_opts *o, const char *prog);
  * Returns 0 or BR_EXIT_USAGE. */
 int br_bmc_opts_finish(struct br_bmc_opts *o, const char *prog, struct rf_options *ropts);
 
+/* The reason a node fails with when its BMC refused or failed (rc, msg):
+ * what the technician fixes first (credentials), and what to do when the
+ * BMC's certificate was not trusted. Caller frees. */
+char *br_bmc_failure_reason(int rc, const char *msg);
+
 /* How to reach a node's BMC: its password resolved from the reference, its
  * address split into host and port (0 when absent), and its base URL. On
  * failure returns nonzero, sets *ret_reason (caller frees) to why, and

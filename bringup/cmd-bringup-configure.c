@@ -72,10 +72,8 @@ static void on_redfish(const struct rf_config_target *t, int rc, const struct rf
 	cfg_job_take_result(job, res);
 	if (rc == 0)
 		finish(ctx, job, 1, configured_reason(job, ((struct run *)ctx)->dry_run));
-	else if (rc == BR_E_AUTH)
-		finish(ctx, job, 0, br_xasprintf("credentials refused (check bmc_user/bmc_password): %s", msg));
 	else
-		finish(ctx, job, 0, br_xstrdup(msg));
+		finish(ctx, job, 0, br_bmc_failure_reason(rc, msg));
 }
 
 static void on_ipmi(const struct rf_ipmi_target *t, int rc, struct br_hw *hw, const struct br_err *err, void *ctx)

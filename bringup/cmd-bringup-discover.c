@@ -31,6 +31,7 @@ struct run {
 	struct job *jobs;
 	size_t n_jobs, done, failed;
 	struct br_progress progress;
+	char *inventory_error; /* the first write the inventory refused (disk full, I/O): exit 3 */
 };
 
 static void finish(struct run *run, struct job *job, int ok, const char *via, const char *reason, size_t n_macs)
@@ -47,13 +48,22 @@ static void finish(struct run *run, struct job *job, int ok, const char *via, co
 	br_progress_update(&run->progress, run->done, run->failed);
 }
 
+static void inventory_failed(struct run *run, const char *msg)
+{
+	if (!run->inventory_error)
+		run->inventory_error = br_xstrdup(msg);
+}
+
 static void fail_node(struct run *run, struct job *job, const char *reason)
 {
 	struct br_err err = { 0 };
 
 	br_warn("discover", "%s: %s", job->node->hostname, reason);
-	if (inv_node_set_state(run->st->inv, job->node->hostname, job->node->state, INV_FAILED, reason, &err))
+	if (inv_node_set_state(run->st->inv, job->node->hostname, job->node->state, INV_FAILED, reason, &err)) {
 		br_error("discover", "%s: %s", job->node->hostname, err.msg);
+		if (err.code == BR_E_DB)
+			inventory_failed(run, err.msg);
+	}
 	finish(run, job, 0, NULL, reason, 0);
 }
 
@@ -96,8 +106,7 @@ static void stored(struct run *run, struct job *job, const char *via, const char
 static void fail_bmc(struct run *run, struct job *job, int rc, const char *why)
 {
 	const char *msg = why && why[0] ? why : br_strerror(rc);
-	char *reason = rc == BR_E_AUTH ? br_xasprintf("credentials refused (check bmc_user/bmc_password): %s", msg)
-				       : br_xstrdup(msg);
+	char *reason = br_bmc_failure_reason(rc, msg);
 
 	if (rc == BR_E_EXISTS) { /* a MAC claim lost: the store recorded the node failed */
 		br_warn("discover", "%s: %s", job->node->hostname, reason);
@@ -105,6 +114,8 @@ static void fail_bmc(struct run *run, struct job *job, int rc, const char *why)
 		free(reason);
 		return;
 	}
+	if (rc == BR_E_DB) /* what the BMC said could not be stored */
+		inventory_failed(run, msg);
 	fail_node(run, job, reason);
 	free(reason);
 }
@@ -290,6 +301,7 @@ static void run_release(struct run *run)
 		free(run->jobs[i].reason);
 	}
 	free(run->jobs);
+	free(run->inventory_error);
 }
 
 int main(int argc, char **argv)
@@ -318,6 +330,8 @@ int main(int argc, char **argv)
 		return br_stage_close(&st);
 	if (!discover(&st, &run, &a))
 		br_stage_report(&st, summary_json, print_summary, &run, run.failed);
+	if (run.inventory_error) /* exit 3, as for an inventory that cannot be opened */
+		br_stage_fail(&st, BR_EXIT_UNREACHABLE, "the inventory cannot be written: %s", run.inventory_error);
 	run_release(&run);
 	return br_stage_close(&st);
 }

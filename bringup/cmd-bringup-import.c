@@ -47,13 +47,16 @@ int main(int argc, char **argv)
 
 		rows[i] = (struct inv_manifest_row){
 			r->hostname, r->rack, r->unit, r->bmc, r->bmc_user, r->bmc_password,
-			r->profile, r->bmc_type, r->boot_disk_serial, r->notes,
+			r->profile, r->bmc_type, r->boot_disk_serial, r->notes, r->line,
 		};
 	}
 	if (br_stage_open(&st, NULL))
 		goto out;
 	if (inv_import(st.inv, rows, m.n, manifest_path, &stats, &err)) {
-		br_stage_fail(&st, BR_EXIT_UNREACHABLE, "%s", err.msg);
+		if (err.code == BR_E_INVAL) /* the manifest against the inventory: FILE:LINE */
+			br_stage_usage(&st, "%s; nothing imported", err.msg);
+		else
+			br_stage_fail(&st, BR_EXIT_UNREACHABLE, "%s", err.msg);
 		goto out;
 	}
 	if (st.common.json) {

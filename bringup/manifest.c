@@ -30,6 +30,7 @@ struct parse_state {
 	int colmap[C_COUNT * 2]; /* field index -> column, -1 if none */
 	size_t nheader;
 	struct br_manifest *m;
+	size_t cap_rows;
 	int too_many;
 };
 
@@ -50,10 +51,25 @@ static void problem(struct parse_state *ps, int line, const char *field, const c
 	br_buf_release(&b);
 }
 
+/* The column a field of the current row is in, by name, for messages. */
+static const char *field_name(const struct parse_state *ps, size_t index)
+{
+	if (!ps->header_done)
+		return "header";
+	if (index < sizeof(ps->colmap) / sizeof(ps->colmap[0]) && ps->colmap[index] >= 0)
+		return columns[ps->colmap[index]].name;
+	return "field";
+}
+
 static void on_field(void *data, size_t len, void *ctx)
 {
 	struct parse_state *ps = ctx;
-	char *s = br_xstrndup(data ? data : "", data ? len : 0);
+	char *s;
+
+	/* A NUL would silently cut the field where C strings end. */
+	if (data && memchr(data, '\0', len))
+		problem(ps, ps->line, field_name(ps, ps->fields.n), "contains a NUL byte");
+	s = br_xstrndup(data ? data : "", data ? len : 0);
 
 	br_strlist_add(&ps->fields, s);
 	free(s);
@@ -113,7 +129,10 @@ static void on_row(int term, void *ctx)
 			problem(ps, ps->line, NULL, "more than %d rows", BR_MANIFEST_MAX_ROWS);
 		goto out;
 	}
-	ps->m->rows = br_xrealloc(ps->m->rows, (ps->m->n + 1) * sizeof(*ps->m->rows));
+	if (ps->m->n == ps->cap_rows) { /* doubling: a row at a time was quadratic */
+		ps->cap_rows = ps->cap_rows ? 2 * ps->cap_rows : 64;
+		ps->m->rows = br_xrealloc(ps->m->rows, ps->cap_rows * sizeof(*ps->m->rows));
+	}
 	r = &ps->m->rows[ps->m->n++];
 	memset(r, 0, sizeof(*r));
 	r->line = ps->line;
@@ -349,23 +368,34 @@ static long problem_line(const char *msg, size_t prefix)
 	return line;
 }
 
+struct ordered {
+	long line;
+	size_t seq;
+	char *text;
+};
+
+static int cmp_ordered(const void *pa, const void *pb)
+{
+	const struct ordered *a = pa, *b = pb;
+
+	if (a->line != b->line)
+		return a->line < b->line ? -1 : 1;
+	return (a->seq > b->seq) - (a->seq < b->seq);
+}
+
 /* Problems are found in passes (syntax, fields, duplicates); report them in
  * file order, keeping the pass order within a line. */
 static void sort_by_line(struct br_strlist *problems, const char *path)
 {
 	size_t prefix = strlen(path) + 1;
+	struct ordered *o = br_xcalloc(problems->n ? problems->n : 1, sizeof(*o));
 
-	for (size_t i = 1; i < problems->n; i++) {
-		char *cur = problems->items[i];
-		long line = problem_line(cur, prefix);
-		size_t j = i;
-
-		while (j > 0 && problem_line(problems->items[j - 1], prefix) > line) {
-			problems->items[j] = problems->items[j - 1];
-			j--;
-		}
-		problems->items[j] = cur;
-	}
+	for (size_t i = 0; i < problems->n; i++)
+		o[i] = (struct ordered){ problem_line(problems->items[i], prefix), i, problems->items[i] };
+	qsort(o, problems->n, sizeof(*o), cmp_ordered);
+	for (size_t i = 0; i < problems->n; i++)
+		problems->items[i] = o[i].text;
+	free(o);
 }
 
 void br_manifest_release(struct br_manifest *m)
@@ -397,13 +427,18 @@ int br_manifest_load(const char *path, const char *templates_dir, struct br_mani
 	ps.path = path;
 	ps.problems = ret_problems;
 	ps.m = &m;
+	/* A UTF-8 byte order mark, as spreadsheet programs save CSV: not part
+	 * of the first column's name. */
+	p = data;
+	if (len >= 3 && !memcmp(data, "\xef\xbb\xbf", 3))
+		p += 3;
 	if (csv_init(&parser, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL)) {
 		free(data);
 		return br_errf(err, BR_E_NOMEM, "%s: cannot set up the CSV parser", path);
 	}
 	/* Feed one line at a time so a row's line number is known when libcsv
 	 * reports its end. */
-	for (p = data, ps.line = 1; p < data + len; p = end + 1, ps.line++) {
+	for (ps.line = 1; p < data + len; p = end + 1, ps.line++) {
 		end = memchr(p, '\n', (size_t)(data + len - p));
 		if (!end)
 			end = data + len;

@@ -49,6 +49,10 @@ struct br_err {
 	char msg[BR_ERR_MSG_MAX];
 };
 
+/* What to do about a TLS certificate bringup did not trust, for any peer
+ * (WHO: "MAAS", "the BMC"): one wording everywhere. */
+#define BR_TLS_HINT(who) "give " who "'s CA with --ca-file or $BRINGUP_CA_FILE; --insecure skips the check"
+
 /* Record an error (err may be NULL) and return code, as git's error(). */
 int br_errf(struct br_err *err, int code, const char *fmt, ...) BR_PRINTF(3, 4);
 /* Prefix an existing message: "context: old message". Returns err->code. */
@@ -149,7 +153,7 @@ int br_secret_ref_valid(const char *ref);
  * cut out of server text before it is kept or shown: the log, the table
  * printer (br_escape), br_json_print and the inventory's reasons do it.
  * Shorter secrets are not redacted: a 3-byte pattern would cut words. */
-#define BR_REDACT_SECRETS_MAX 64
+#define BR_REDACT_SECRETS_MAX 2048 /* a password per BMC of a 512-node rack, and its encodings */
 #define BR_REDACT_MIN 4
 #define BR_REDACTED "<redacted>"
 /* Register a secret (and its percent-encoded forms). */

@@ -10,7 +10,10 @@
 
 void br_strlist_add(struct br_strlist *l, const char *s)
 {
-	l->items = br_xrealloc(l->items, (l->n + 1) * sizeof(*l->items));
+	/* Capacity doubles at 8, 16, 32, ...: a list of 100,000 problems or
+	 * MACs grows in amortized constant time without a capacity field. */
+	if (l->n == 0 || (l->n >= 8 && !(l->n & (l->n - 1))))
+		l->items = br_xrealloc(l->items, (l->n ? 2 * l->n : 8) * sizeof(*l->items));
 	l->items[l->n++] = br_xstrdup(s);
 }
 

@@ -59,6 +59,7 @@ struct inv_manifest_row {
 	const char *bmc_type;         /* redfish, ipmi or auto */
 	const char *boot_disk_serial; /* may be NULL */
 	const char *notes;            /* may be NULL */
+	int line;                     /* in the manifest, for messages; 0 if unknown */
 };
 
 struct inv_import_stats {
@@ -67,7 +68,9 @@ struct inv_import_stats {
 
 /* Import rows in one transaction: new hostnames become state "new", changed
  * rows are updated with an event naming every changed field, identical rows
- * change nothing. source names the manifest in event reasons. */
+ * change nothing. source names the manifest in event reasons. A row whose
+ * BMC another node holds in the inventory (a host renamed, a BMC moved) is
+ * BR_E_INVAL with "SOURCE:LINE: bmc: ..." and nothing is imported. */
 int inv_import(struct inv *inv, const struct inv_manifest_row *rows, size_t n, const char *source,
 	       struct inv_import_stats *ret_stats, struct br_err *err);
 
@@ -113,7 +116,7 @@ int inv_store_hw(struct inv *inv, const char *hostname, const struct br_hw *hw, 
  * (two operators, or configure beside enlist) never work one node at once.
  * A lease names its holder: stage, pid and host, and ends at expires_at.
  * A lease whose time is up, or whose holder on this host is no longer
- * running, is taken over. Expiry only matters for a holder on another host
+ * running (its pid gone, or now another process's), is taken over. Expiry only matters for a holder on another host
  * that vanished (one here is seen dead at once), so the default is longer
  * than any stage spends on a node (enlist waits up to 1800 s commissioning
  * plus 3600 s deploying). */
@@ -124,6 +127,7 @@ struct inv_lease {
 	long pid;
 	char *host;
 	int64_t expires_at; /* unix seconds */
+	int64_t pid_start;  /* the holder's start time (clock ticks after boot), 0 if unknown */
 };
 void inv_lease_release(struct inv_lease *lease);
 

@@ -18,6 +18,30 @@ static void this_host(char host[LEASE_HOST_MAX])
 	host[LEASE_HOST_MAX - 1] = '\0';
 }
 
+/* When process pid started, in clock ticks after boot (field 22 of
+ * /proc/PID/stat); 0 when it cannot be read. With the pid it names one
+ * process: a pid the kernel handed to another process since does not keep
+ * a dead holder's lease. */
+static int64_t pid_start(long pid)
+{
+	char path[64], *data = NULL, *p;
+	size_t len;
+	long long ticks = 0;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	if (br_read_file(path, 4096, &data, &len, NULL))
+		return 0;
+	/* The command name (field 2) may hold spaces and parentheses: count
+	 * fields after its last ')'. */
+	p = data ? strrchr(data, ')') : NULL;
+	for (int field = 2; p && field < 22; field++)
+		p = strchr(p + 1, ' ');
+	if (p)
+		ticks = strtoll(p + 1, NULL, 10);
+	free(data);
+	return ticks > 0 ? (int64_t)ticks : 0;
+}
+
 void inv_lease_release(struct inv_lease *lease)
 {
 	if (!lease)
@@ -31,9 +55,14 @@ void inv_lease_release(struct inv_lease *lease)
  * asked, and only its expiry ends it. */
 static int holder_alive(const struct inv_lease *h, const char *host)
 {
+	int64_t started;
+
 	if (strcmp(h->host, host))
 		return 1;
-	return h->pid > 0 && (kill((pid_t)h->pid, 0) == 0 || errno != ESRCH);
+	if (h->pid <= 0 || (kill((pid_t)h->pid, 0) && errno == ESRCH))
+		return 0;
+	started = pid_start(h->pid);
+	return !h->pid_start || !started || started == h->pid_start;
 }
 
 static void describe(const struct inv_lease *h, char out[32])
@@ -51,7 +80,7 @@ static int read_lease(struct inv *inv, int64_t id, struct inv_lease *h, struct b
 	sqlite3_stmt *st;
 	int rc;
 
-	rc = inv_prepare(inv, "SELECT stage, pid, host, expires_at FROM leases WHERE node_id=?", &st, err);
+	rc = inv_prepare(inv, "SELECT stage, pid, host, expires_at, pid_start FROM leases WHERE node_id=?", &st, err);
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, id);
@@ -61,6 +90,7 @@ static int read_lease(struct inv *inv, int64_t id, struct inv_lease *h, struct b
 		h->pid = (long)sqlite3_column_int64(st, 1);
 		h->host = inv_col_dup(st, 2);
 		h->expires_at = sqlite3_column_int64(st, 3);
+		h->pid_start = sqlite3_column_int64(st, 4);
 		rc = h->stage && h->host ? 1 : 0;
 		if (!rc)
 			inv_lease_release(h);
@@ -77,7 +107,9 @@ static int write_lease(struct inv *inv, int64_t id, const char *stage, const cha
 	sqlite3_stmt *st;
 	int rc;
 
-	rc = inv_prepare(inv, "INSERT OR REPLACE INTO leases(node_id, stage, pid, host, expires_at) VALUES (?,?,?,?,?)",
+	rc = inv_prepare(inv,
+			 "INSERT OR REPLACE INTO leases(node_id, stage, pid, host, expires_at, pid_start)"
+			 " VALUES (?,?,?,?,?,?)",
 			 &st, err);
 	if (rc)
 		return rc;
@@ -86,6 +118,7 @@ static int write_lease(struct inv *inv, int64_t id, const char *stage, const cha
 	sqlite3_bind_int64(st, 3, (int64_t)getpid());
 	inv_bind_text(st, 4, host);
 	sqlite3_bind_int64(st, 5, expires_at);
+	sqlite3_bind_int64(st, 6, pid_start((long)getpid()));
 	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : inv_dberr(inv, err, "write lease");
 	inv_finalize(inv, st);
 	return rc;

@@ -69,6 +69,33 @@ static int diff_row(sqlite3_stmt *cur, const char *const v[MF_COUNT], struct br_
 	return changed;
 }
 
+/* A BMC address is one machine: a row giving another node's BMC is a
+ * renamed host or a moved BMC, which the operator must sort out (the
+ * nodes table would refuse it with a bare constraint error). */
+static int check_bmc_owner(struct inv *inv, const struct inv_manifest_row *r, const char *source,
+			   struct br_err *err)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = inv_prepare(inv, "SELECT hostname FROM nodes WHERE bmc = ? AND hostname <> ?", &st, err);
+	if (rc)
+		return rc;
+	inv_bind_text(st, 1, r->bmc);
+	inv_bind_text(st, 2, r->hostname);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		rc = br_errf(err, BR_E_INVAL,
+			     "%s:%d: bmc: %s belongs to %s in the inventory; a host cannot be renamed, nor a BMC "
+			     "moved to another host, by an import: keep the name %s, or give %s its own BMC first",
+			     source, r->line, r->bmc, (const char *)sqlite3_column_text(st, 0),
+			     (const char *)sqlite3_column_text(st, 0), r->hostname);
+	else
+		rc = rc == SQLITE_DONE ? 0 : inv_dberr(inv, err, r->hostname);
+	inv_finalize(inv, st);
+	return rc;
+}
+
 static int import_one(struct inv *inv, const struct inv_manifest_row *r, const char *source,
 		      struct inv_import_stats *stats, struct br_err *err)
 {
@@ -80,6 +107,9 @@ static int import_one(struct inv *inv, const struct inv_manifest_row *r, const c
 
 	br_buf_init(&changes, 0);
 	row_values(r, unit, v);
+	rc = check_bmc_owner(inv, r, source, err);
+	if (rc)
+		goto out;
 	rc = inv_prepare(inv,
 			 "SELECT id, state, rack, unit, bmc, bmc_user, bmc_password_ref, profile, bmc_type,"
 			 " boot_disk_serial, notes FROM nodes WHERE hostname = ?",

@@ -209,11 +209,13 @@ static const char *const migrations[] = {
 	/* 5: per-node leases. Two stages run at once (two operators, a
 	 * configure beside an enlist) worked the same nodes and wrote each
 	 * other's states back; a stage now holds a node while it works it.
-	 * pid and host say who, expires_at (unix seconds) how long. */
+	 * pid and host say who, pid_start (the process's start time, so a
+	 * reused pid is not taken for the holder) which process, expires_at
+	 * (unix seconds) how long. */
 	"CREATE TABLE leases ("
 	"  node_id INTEGER PRIMARY KEY REFERENCES nodes(id) ON DELETE CASCADE,"
 	"  stage TEXT NOT NULL, pid INTEGER NOT NULL, host TEXT NOT NULL,"
-	"  expires_at INTEGER NOT NULL);",
+	"  pid_start INTEGER NOT NULL DEFAULT 0, expires_at INTEGER NOT NULL);",
 
 	/* 6: a MAC may be claimed by two nodes' BMCs. It was unique, so the
 	 * BMC that answered first kept it and the genuine node failed; now

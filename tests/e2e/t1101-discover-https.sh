@@ -16,6 +16,9 @@ rc=0; bringup discover --db a.db --json --timeout 3 --retries 0 > a.json 2>/dev/
 assert_eq "$rc" 1 "exit code without the CA"
 assert_eq "$(jq '.failed' a.json)" 3 "all refused without the CA"
 assert_contains "$(jq -r '.nodes[0].reason' a.json)" "certificate" "reason names the certificate problem"
+# ... and says what to do, in the words MAAS's refusal uses.
+assert_contains "$(jq -r '.nodes[0].reason' a.json)" "give the BMC's CA with --ca-file or \$BRINGUP_CA_FILE; --insecure skips the check" \
+	"reason gives the --ca-file / --insecure hint"
 [ "$(wc -l < rack/requests.log)" -eq 0 ] || fail "a request got through without verification"
 
 bringup import --db b.db --manifest rack/rack.csv >/dev/null

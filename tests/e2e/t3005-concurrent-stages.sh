@@ -74,6 +74,16 @@ kill $holder
 wait $holder 2>/dev/null || true
 bringup discover --json "$h" > taken.json 2> taken.err || fail "discover after the holder died: $(cat taken.err)"
 assert_eq "$(jq -r '.nodes[0].result' taken.json)" discovered "a dead holder's lease is taken over"
+# A pid the kernel gave to another process since: not the holder.
+sleep 300 &
+other=$!
+at_exit "kill $other 2>/dev/null"
+sqlite3 inv.db "update nodes set state = 'failed' where hostname = '$h';
+	insert or replace into leases(node_id, stage, pid, host, expires_at, pid_start)
+	select id, 'bringup-configure', $other, '$(hostname)', strftime('%s','now') + 3600, 1 from nodes where hostname = '$h'"
+bringup discover --json "$h" > reused.json 2>/dev/null || true
+assert_eq "$(jq -r '.nodes[0].result' reused.json)" discovered "a reused pid does not hold the lease"
+kill $other
 # Expired on another host: taken over too; live and unexpired elsewhere: held.
 sqlite3 inv.db "update nodes set state = 'failed' where hostname = '$h';
 	insert or replace into leases(node_id, stage, pid, host, expires_at)
