@@ -370,11 +370,6 @@ int sim_host_write(const struct sim_node *n, const char *dir, struct br_err *err
 	struct sim_hw w;
 	int rc;
 
-	rc = sim_hw_remove_tree(root, err);
-	if (rc) {
-		free(root);
-		return rc;
-	}
 	if (mkdir(root, 0755)) {
 		rc = br_errf(err, BR_E_IO, "%s: %s", root, strerror(errno));
 		free(root);
@@ -405,9 +400,9 @@ int sim_host_write(const struct sim_node *n, const char *dir, struct br_err *err
 int sim_hosts_write(const struct sim_rack *rack, const char *dir, struct br_err *err)
 {
 	char *hosts = br_xasprintf("%s/hosts", dir);
-	int rc = 0;
+	int rc = sim_hw_remove_tree(hosts, err); /* what an earlier run left */
 
-	if (mkdir(hosts, 0755) && errno != EEXIST)
+	if (!rc && mkdir(hosts, 0755))
 		rc = br_errf(err, BR_E_IO, "%s: %s", hosts, strerror(errno));
 	for (size_t i = 0; i < rack->n && !rc; i++)
 		rc = sim_host_write(&rack->nodes[i], hosts, err);
