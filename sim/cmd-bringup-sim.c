@@ -23,9 +23,14 @@
 #define SIM_FLAKY_STALL_MS 20000
 #define SIM_PROCS_AUTO_NODES 64 /* --procs default: one process up to this many nodes */
 #define SIM_PROCS_AUTO_MAX 8
+/* Host trees by default up to this many nodes: each is ~1,500 files
+ * (~120 ms to write here), so a 512-node discovery benchmark would spend a
+ * minute and gigabytes on trees it never reads. --hosts forces them. */
+#define SIM_HOSTS_AUTO_MAX 128
 
 struct opts {
 	int nodes, seed, latency_ms, flaky_stall_ms, https, daemon, base_port, json, verbose, procs, no_ssh;
+	int hosts, no_hosts;
 	int maas_latency_ms, maas_commission_ms, maas_deploy_ms;
 	const char *dir, *fault_rate;
 	struct br_strlist faults;
@@ -171,7 +176,7 @@ static int start(struct run *r, struct br_err *err)
 	struct sim_loop_config lc = {.latency_ms = r->o->latency_ms};
 	char *log_path = br_xasprintf("%s/requests.log", r->dir);
 	char pid[32];
-	int rc;
+	int rc, hosts = !r->o->no_hosts && (r->o->hosts || r->rack.n <= SIM_HOSTS_AUTO_MAX);
 
 	if (r->o->https) {
 		char *ca = br_xasprintf("%s/ca.pem", r->dir);
@@ -204,11 +209,11 @@ static int start(struct run *r, struct br_err *err)
 		rc = start_maas(r, err);
 	if (!rc)
 		rc = sim_write_manifest(&r->rack, r->dir, err);
-	if (!rc)
+	if (!rc && hosts)
 		rc = sim_hosts_write(&r->rack, r->dir, err);
 	/* sshd is on by default where it is installed: the validators reach
 	 * each simulated host as they would a real one. */
-	if (!rc && !r->o->no_ssh && access(SIM_SSHD_PATH, X_OK) == 0)
+	if (!rc && hosts && !r->o->no_ssh && access(SIM_SSHD_PATH, X_OK) == 0)
 		rc = sim_ssh_start(&r->rack, r->dir, &r->env, &r->ssh, err);
 	if (rc)
 		goto out;
@@ -374,8 +379,11 @@ int main(int argc, char **argv)
 	    {"base-port", 0, BR_OPT_INT, &o.base_port, "P", "BMC i on port P+i (default: any free port)"},
 	    {"procs", 0, BR_OPT_INT, &o.procs, "P",
 	     "serve the BMCs from P processes (default: 1 up to 64 nodes, else half the CPUs, at most 8)"},
+	    {"hosts", 0, BR_OPT_FLAG, &o.hosts, NULL,
+	     "write host trees (and start sshd) even above 128 nodes (default: up to 128)"},
+	    {"no-hosts", 0, BR_OPT_FLAG, &o.no_hosts, NULL, "write no host trees and start no sshd"},
 	    {"no-ssh", 0, BR_OPT_FLAG, &o.no_ssh, NULL,
-	     "do not start sshd for the simulated hosts (default: start it when " SIM_SSHD_PATH " exists)"},
+	     "write host trees but start no sshd (default: start it when " SIM_SSHD_PATH " exists)"},
 	    {"json", 0, BR_OPT_FLAG, &o.json, NULL, "print a JSON summary on stdout"},
 	    {"verbose", 'v', BR_OPT_FLAG, &o.verbose, NULL, "more log detail (repeat for debug)"},
 	    {0},

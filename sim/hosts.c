@@ -44,8 +44,20 @@ static void identity(struct sim_hw *w, const struct sim_node *n)
 	sim_hw_put(w, "sys/class/dmi/id/product_uuid", "%s", n->uuid);
 	sim_hw_put(w, "sys/class/dmi/id/bios_version", "%s", SIM_FW_BIOS);
 	sim_hw_put(w, "sys/class/rtc/rtc0/name", "rtc_cmos rtc_cmos");
-	sim_hw_put(w, "sys/class/rtc/rtc0/since_epoch", "%lld",
-		   (long long)time(NULL) + (long long)sim_host_skew_s(n));
+	{
+		/* The shim rewrites these at each session: the RTC keeps running. */
+		time_t t = time(NULL) + (time_t)sim_host_skew_s(n);
+		struct tm tm;
+		char day[16], clock[16];
+
+		gmtime_r(&t, &tm);
+		strftime(day, sizeof(day), "%Y-%m-%d", &tm);
+		strftime(clock, sizeof(clock), "%H:%M:%S", &tm);
+		sim_hw_put(w, "sys/class/rtc/rtc0/since_epoch", "%lld", (long long)t);
+		sim_hw_put(w, "sys/class/rtc/rtc0/date", "%s", day);
+		sim_hw_put(w, "sys/class/rtc/rtc0/time", "%s", clock);
+		sim_hw_put(w, "sys/class/rtc/rtc0/hctosys", "1");
+	}
 }
 
 /* cpufreq_capped: two cores held at 2 GHz by scaling_max_freq, as seen in
@@ -348,8 +360,11 @@ static void shim(struct sim_hw *w, const struct sim_node *n)
 	    "case \"${SSH_ORIGINAL_COMMAND:-}\" in\n"
 	    "*/sftp-server | sftp-server | internal-sftp) exec /usr/lib/openssh/sftp-server ;;\n"
 	    "esac\n"
-	    "rtc=\"$root/sys/class/rtc/rtc0/since_epoch\"\n"
-	    "echo $(($(date +%%s) + (%ld))) >\"$rtc.$$\" && mv -f \"$rtc.$$\" \"$rtc\"\n"
+	    "rtc=\"$root/sys/class/rtc/rtc0\"\n"
+	    "t=$(($(date +%%s) + (%ld)))\n"
+	    "echo $t >\"$rtc/since_epoch.$$\" && mv -f \"$rtc/since_epoch.$$\" \"$rtc/since_epoch\"\n"
+	    "date -u -d @$t +%%F >\"$rtc/date.$$\" && mv -f \"$rtc/date.$$\" \"$rtc/date\"\n"
+	    "date -u -d @$t +%%T >\"$rtc/time.$$\" && mv -f \"$rtc/time.$$\" \"$rtc/time\"\n"
 	    "BRINGUP_PROBE_ROOT=\"$root\"\n"
 	    "BRINGUP_PROBE_CAPTURES=\"$root/.captures\"\n"
 	    "export BRINGUP_PROBE_ROOT BRINGUP_PROBE_CAPTURES\n"
@@ -370,11 +385,6 @@ int sim_host_write(const struct sim_node *n, const char *dir, struct br_err *err
 	struct sim_hw w;
 	int rc;
 
-	rc = sim_hw_remove_tree(root, err);
-	if (rc) {
-		free(root);
-		return rc;
-	}
 	if (mkdir(root, 0755)) {
 		rc = br_errf(err, BR_E_IO, "%s: %s", root, strerror(errno));
 		free(root);
@@ -405,9 +415,9 @@ int sim_host_write(const struct sim_node *n, const char *dir, struct br_err *err
 int sim_hosts_write(const struct sim_rack *rack, const char *dir, struct br_err *err)
 {
 	char *hosts = br_xasprintf("%s/hosts", dir);
-	int rc = 0;
+	int rc = sim_hw_remove_tree(hosts, err); /* what an earlier run left */
 
-	if (mkdir(hosts, 0755) && errno != EEXIST)
+	if (!rc && mkdir(hosts, 0755))
 		rc = br_errf(err, BR_E_IO, "%s: %s", hosts, strerror(errno));
 	for (size_t i = 0; i < rack->n && !rc; i++)
 		rc = sim_host_write(&rack->nodes[i], hosts, err);

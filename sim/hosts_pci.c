@@ -150,7 +150,8 @@ void sim_host_nic_bdf(const struct sim_node *n, int k, char bdf[16], char port[1
 		snprintf(bdf, 16, "0000:%02x:00.0", (unsigned)n->nics[k].bus & 0xffu);
 		snprintf(port, 16, "0000:%02x:01.0", (unsigned)(gpu_root_bus(n, k) + 2) & 0xffu);
 	} else {
-		snprintf(bdf, 16, "0000:%02x:00.%u", (unsigned)n->nics[k].bus & 0xffu,
+		/* The LOM is one device with a function per port. */
+		snprintf(bdf, 16, "0000:%02x:00.%u", (unsigned)n->nics[SIM_FABRIC_NICS].bus & 0xffu,
 			 (unsigned)(k - SIM_FABRIC_NICS) & 7u);
 		snprintf(port, 16, "0000:00:1c.0");
 	}

@@ -196,6 +196,7 @@ static void kernel_log(struct sim_hw *w, const struct sim_node *n, const char *s
 {
 	struct br_buf msgs, dmesg, kern;
 	const char *line;
+	int boot_index = 0;
 
 	br_buf_init(&msgs, 0);
 	br_buf_adds(&msgs, "[    0.000000] Linux version 6.8.0-49-generic (buildd@lcy02-amd64-103) "
@@ -222,8 +223,12 @@ static void kernel_log(struct sim_hw *w, const struct sim_node *n, const char *s
 		if (n->nics[k].present)
 			br_buf_addf(&msgs, "[    4.%06d] mlx5_core 0000:%02x:00.0: firmware version: %s\n",
 				    200000 + k * 1313, n->nics[k].bus, n->nics[k].firmware);
-	br_buf_adds(&msgs, "[    6.402311] EXT4-fs (nvme0n1p2): mounted filesystem with ordered data mode.\n"
-			   "[   12.880412] nvidia-nvlink: Nvlink Core is being initialized, major device number 511\n"
+	/* / is on the boot drive, which nvme_order names second (hosts.c). */
+	for (int d = 0; d < SIM_DATA_DRIVES; d++)
+		boot_index |= (n->faults & SIM_FAULT_BIT(SIM_F_NVME_ORDER)) && n->drives[d].present;
+	br_buf_addf(&msgs, "[    6.402311] EXT4-fs (nvme%dn1p2): mounted filesystem with ordered data mode.\n",
+		    boot_index);
+	br_buf_adds(&msgs, "[   12.880412] nvidia-nvlink: Nvlink Core is being initialized, major device number 511\n"
 			   "[   13.104233] NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  "
 			   NVSMI_DRIVER "\n");
 	br_buf_init(&dmesg, 0);
