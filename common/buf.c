@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -298,6 +299,16 @@ void br_iso_time(char out[21])
 
 	gmtime_r(&t, &tm);
 	strftime(out, 21, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+int br_contains_nocase(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle);
+
+	for (; hay && *hay; hay++)
+		if (!strncasecmp(hay, needle, n))
+			return 1;
+	return 0;
 }
 
 int br_is_dir(const char *path)

@@ -5,21 +5,11 @@
 
 #include "rules.h"
 
-static int contains_nocase(const char *hay, const char *needle)
-{
-	size_t n = strlen(needle);
-
-	for (; hay && *hay; hay++)
-		if (!strncasecmp(hay, needle, n))
-			return 1;
-	return 0;
-}
-
 static int matches(const struct prof_disk_clause *c, const struct br_drive *d)
 {
 	switch (c->kind) {
 	case PROF_DISK_MODEL_CONTAINS:
-		return contains_nocase(d->model, c->value);
+		return br_contains_nocase(d->model, c->value);
 	case PROF_DISK_SMALLEST:
 		return !strcasecmp(c->value, "any") || (d->protocol && !strcasecmp(d->protocol, c->value));
 	}

@@ -8,21 +8,11 @@
 
 #include "rules_node_private.h"
 
-static int contains_nocase(const char *hay, const char *needle)
-{
-	size_t n = strlen(needle);
-
-	for (; hay && *hay; hay++)
-		if (!strncasecmp(hay, needle, n))
-			return 1;
-	return 0;
-}
-
 /* Corrected AER messages are the link retrying successfully: noted, not
  * failed. "Uncorrected (Non-Fatal)", "Uncorrectable", "Fatal" fail. */
 static int aer_uncorrectable(const char *line)
 {
-	return contains_nocase(line, "uncorrect") || contains_nocase(line, "fatal");
+	return br_contains_nocase(line, "uncorrect") || br_contains_nocase(line, "fatal");
 }
 
 static const char *advice(const char *kind)

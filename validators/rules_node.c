@@ -135,16 +135,6 @@ enum val_pci_kind val_pci_kind(const struct prof_profile *p, json_t *dev)
 	return VAL_PCI_ETHERNET;
 }
 
-static int contains_nocase(const char *hay, const char *needle)
-{
-	size_t n = strlen(needle);
-
-	for (; hay && *hay; hay++)
-		if (!strncasecmp(hay, needle, n))
-			return 1;
-	return 0;
-}
-
 /* Redfish DeviceClass, with the same reasoning: the iDRAC lists its own
  * embedded Matrox VGA as a DisplayController, x1. */
 enum val_pci_kind val_bmc_pcie_kind(const struct prof_profile *p, const struct br_pcie *d)
@@ -154,12 +144,12 @@ enum val_pci_kind val_bmc_pcie_kind(const struct prof_profile *p, const struct b
 
 	if (!strcasecmp(cls, "ProcessingAccelerators") ||
 	    (!strcasecmp(cls, "DisplayController") &&
-	     (big || contains_nocase(d->manufacturer, "NVIDIA") || contains_nocase(d->manufacturer, "AMD") ||
-	      contains_nocase(d->manufacturer, "Advanced Micro"))))
+	     (big || br_contains_nocase(d->manufacturer, "NVIDIA") || br_contains_nocase(d->manufacturer, "AMD") ||
+	      br_contains_nocase(d->manufacturer, "Advanced Micro"))))
 		return VAL_PCI_GPU;
 	if (strcasecmp(cls, "NetworkController"))
 		return VAL_PCI_OTHER;
-	if (contains_nocase(d->manufacturer, "Mellanox") || contains_nocase(d->manufacturer, "NVIDIA") ||
+	if (br_contains_nocase(d->manufacturer, "Mellanox") || br_contains_nocase(d->manufacturer, "NVIDIA") ||
 	    (p->hw.fabric_nics > 0 && p->hw.fabric_link.width > 0 && d->max_lanes >= p->hw.fabric_link.width))
 		return VAL_PCI_FABRIC;
 	return VAL_PCI_ETHERNET;
