@@ -185,6 +185,10 @@ while [ $i -lt 100 ]; do
 	i=$((i + 1))
 done
 [ -z "$alive" ] || fail "still running 10 s after the simulator was stopped:$alive"
+if grep -q Sanitizer "$R/sim.log"; then fail "sanitizer report: $(cat "$R/sim.log")"; fi
+for n in $hosts; do
+	if grep -q Sanitizer "$T/$n.err"; then fail "$n: sanitizer report: $(cat "$T/$n.err")"; fi
+done
 # shellcheck disable=SC2086
 ssh $SSH -o ConnectTimeout=3 "$h" true 2>/dev/null && fail "sshd still answers on port $port"
 exit 0
