@@ -4,7 +4,7 @@
 . "$BR_TOP/tests/e2e/lib.sh"
 
 R=$T/rack
-bringup-sim --nodes 16 --seed 3 --dir "$R" --daemon --flaky-stall-ms 1500 \
+bringup-sim --no-hosts --nodes 16 --seed 3 --dir "$R" --daemon --flaky-stall-ms 1500 \
 	--faults psu_failed,pcie_degraded,gpu_missing,bmc_auth,bmc_down,nic_missing,nvme_missing \
 	--faults thermal_bogus,fw_outdated,bios_drift,bmc_flaky,cable_swap >/dev/null
 at_exit "stop_sim $R"
@@ -133,7 +133,7 @@ assert_eq "$(curl -s -o /dev/null -w '%{http_code}' -X DELETE $A "http://$health
 assert_eq "$(curl -s -o /dev/null -w '%{http_code}' -d "$body" "http://$healthy$sess")" 201 "a slot is free again"
 
 # --fault-rate picks only DESIGN.md faults; test-only ones need asking for.
-bringup-sim --nodes 64 --seed 11 --fault-rate 0.5 --dir "$T/rate" --daemon >/dev/null
+bringup-sim --no-hosts --nodes 64 --seed 11 --fault-rate 0.5 --dir "$T/rate" --daemon >/dev/null
 at_exit "stop_sim $T/rate"
 n=$(jq '[.nodes[] | select(.faults | length > 0)] | length' "$T/rate/truth.json")
 [ "$n" -ge 16 ] && [ "$n" -le 52 ] || fail "--fault-rate 0.5 faulted $n of 64"
@@ -142,10 +142,10 @@ stop_sim "$T/rate"
 
 # Bad fault specs are usage errors.
 rc=0
-bringup-sim --nodes 2 --dir "$T/bad" --faults no_such_fault 2>"$T/err" || rc=$?
+bringup-sim --no-hosts --nodes 2 --dir "$T/bad" --faults no_such_fault 2>"$T/err" || rc=$?
 assert_eq "$rc" 2 "unknown fault exit code"
 assert_contains "$(cat "$T/err")" "no_such_fault" "error names the fault"
 rc=0
-bringup-sim --nodes 2 --dir "$T/bad" --faults psu_failed:3 2>/dev/null || rc=$?
+bringup-sim --no-hosts --nodes 2 --dir "$T/bad" --faults psu_failed:3 2>/dev/null || rc=$?
 assert_eq "$rc" 2 "more faults than nodes"
 exit 0

@@ -4,7 +4,7 @@
 . "$BR_TOP/tests/e2e/lib.sh"
 
 R=$T/rack
-bringup-sim --nodes 3 --seed 5 --dir "$R" --daemon --https >/dev/null
+bringup-sim --no-hosts --nodes 3 --seed 5 --dir "$R" --daemon --https >/dev/null
 at_exit "stop_sim $R"
 . "$R/env"
 assert_eq "$BRINGUP_BMC_SCHEME" https "scheme"

@@ -4,7 +4,7 @@
 . "$BR_TOP/tests/e2e/lib.sh"
 
 R=$T/rack
-bringup-sim --nodes 512 --seed 1 --dir "$R" --daemon --latency-ms 1000 >/dev/null
+bringup-sim --no-hosts --nodes 512 --seed 1 --dir "$R" --daemon --latency-ms 1000 >/dev/null
 at_exit "stop_sim $R"
 . "$R/env"
 assert_eq "$(jq '.nodes | map(.bmc) | unique | length' "$R/truth.json")" 512 "512 distinct BMC ports"

@@ -5,7 +5,7 @@
 . "$BR_TOP/tests/e2e/lib.sh"
 
 R=$T/rack
-bringup-sim --nodes 6 --seed 9 --dir "$R" --daemon --faults bad_json,bad_types,huge_collection,huge_body,hang >/dev/null
+bringup-sim --no-hosts --nodes 6 --seed 9 --dir "$R" --daemon --faults bad_json,bad_types,huge_collection,huge_body,hang >/dev/null
 at_exit "stop_sim $R"
 . "$R/env"
 A="-u root:$BRINGUP_BMC_PASSWORD"

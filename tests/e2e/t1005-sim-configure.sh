@@ -5,7 +5,7 @@
 . "$BR_TOP/tests/e2e/lib.sh"
 
 R=$T/rack
-bringup-sim --nodes 2 --seed 4 --dir "$R" --daemon --faults bios_drift >/dev/null
+bringup-sim --no-hosts --nodes 2 --seed 4 --dir "$R" --daemon --faults bios_drift >/dev/null
 at_exit "stop_sim $R"
 . "$R/env"
 A="-u root:$BRINGUP_BMC_PASSWORD"

@@ -6,7 +6,7 @@
 . "$BR_TOP/tests/e2e/lib.sh"
 
 R=$T/rack
-bringup-sim --nodes 96 --procs 3 --seed 2 --dir "$R" --daemon --latency-ms 20 >/dev/null
+bringup-sim --no-hosts --nodes 96 --procs 3 --seed 2 --dir "$R" --daemon --latency-ms 20 >/dev/null
 at_exit "stop_sim $R"
 . "$R/env"
 pid=$(cat "$R/sim.pid")

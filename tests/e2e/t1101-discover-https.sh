@@ -4,7 +4,7 @@
 # with --insecure.
 . "$BR_TOP/tests/e2e/lib.sh"
 cd "$T"
-bringup sim --nodes 3 --seed 11 --https --dir rack --daemon >/dev/null
+bringup sim --no-hosts --nodes 3 --seed 11 --https --dir rack --daemon >/dev/null
 at_exit "stop_sim $T/rack"
 set -a; . rack/env; set +a
 unset BRINGUP_CA_FILE

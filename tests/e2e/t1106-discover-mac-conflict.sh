@@ -6,7 +6,7 @@
 # the other fails naming it.
 . "$BR_TOP/tests/e2e/lib.sh"
 cd "$T"
-bringup-sim --nodes 4 --seed 3 --faults mac_clone --dir sim --daemon >/dev/null
+bringup-sim --no-hosts --nodes 4 --seed 3 --faults mac_clone --dir sim --daemon >/dev/null
 at_exit "stop_sim $T/sim"
 set -a; . ./sim/env; set +a
 export BRINGUP_DB=$T/inv.db

@@ -5,7 +5,7 @@
 . "$BR_TOP/tests/e2e/lib.sh"
 need_root
 cd "$T"
-bringup sim --nodes 6 --seed 8 --latency-ms 150 --dir rack --daemon >/dev/null
+bringup sim --no-hosts --nodes 6 --seed 8 --latency-ms 150 --dir rack --daemon >/dev/null
 at_exit "stop_sim $T/rack"
 set -a; . rack/env; set +a
 mkdir full

@@ -8,7 +8,7 @@
 # changes nothing.
 . "$BR_TOP/tests/e2e/lib.sh"
 cd "$T"
-bringup sim --nodes 8 --seed 11 --faults bios_drift:3,bios_job_fail,fw_outdated --dir rack --daemon >/dev/null
+bringup sim --no-hosts --nodes 8 --seed 11 --faults bios_drift:3,bios_job_fail,fw_outdated --dir rack --daemon >/dev/null
 at_exit "stop_sim $T/rack"
 set -a; . rack/env; set +a
 export BRINGUP_DB=$T/inv.db

@@ -4,7 +4,7 @@
 # runs, and the node ends on the baseline.
 . "$BR_TOP/tests/e2e/lib.sh"
 cd "$T"
-bringup sim --nodes 2 --seed 4 --faults graceful_ignored --dir rack --daemon >/dev/null
+bringup sim --no-hosts --nodes 2 --seed 4 --faults graceful_ignored --dir rack --daemon >/dev/null
 at_exit "stop_sim $T/rack"
 set -a; . rack/env; set +a
 export BRINGUP_DB=$T/inv.db

@@ -8,7 +8,7 @@
 . "$BR_TOP/tests/e2e/lib.sh"
 cd "$T"
 
-bringup-sim --nodes 16 --dir sim --seed 7 --faults nvme_order:2,commission_fail:1 \
+bringup-sim --no-hosts --nodes 16 --dir sim --seed 7 --faults nvme_order:2,commission_fail:1 \
 	--maas-commission-ms 300 --maas-deploy-ms 300 --daemon >/dev/null
 at_exit "stop_sim $T/sim"
 set -a; . ./sim/env; set +a

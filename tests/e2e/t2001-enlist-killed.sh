@@ -20,7 +20,7 @@ oauth_nonce=\"$(date +%s%N)\", oauth_timestamp=\"$(date +%s)\"" "${MAAS_URL}api/
 # A fresh rack and a discovered inventory for it in $1.
 fresh() {
 	rm -rf "$1" && mkdir "$1" && cd "$1"
-	bringup-sim --nodes $N --dir sim --seed 3 --faults $FAULTS --maas-latency-ms 10 \
+	bringup-sim --no-hosts --nodes $N --dir sim --seed 3 --faults $FAULTS --maas-latency-ms 10 \
 		--maas-commission-ms 400 --maas-deploy-ms 400 --daemon >/dev/null
 	at_exit "stop_sim $PWD/sim"
 	set -a; . ./sim/env; set +a

@@ -6,7 +6,7 @@
 . "$BR_TOP/tests/e2e/lib.sh"
 cd "$T"
 
-bringup-sim --nodes 4 --dir sim --maas-commission-ms 200 --maas-deploy-ms 200 --daemon >/dev/null
+bringup-sim --no-hosts --nodes 4 --dir sim --maas-commission-ms 200 --maas-deploy-ms 200 --daemon >/dev/null
 at_exit "stop_sim $T/sim"
 set -a; . ./sim/env; set +a
 bringup import --db t.db --manifest sim/rack.csv >/dev/null

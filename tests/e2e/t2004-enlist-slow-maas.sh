@@ -7,7 +7,7 @@
 . "$BR_TOP/tests/e2e/lib.sh"
 cd "$T"
 
-bringup-sim --nodes 120 --dir sim --seed 5 --faults nvme_order:2 --maas-latency-ms 150 \
+bringup-sim --no-hosts --nodes 120 --dir sim --seed 5 --faults nvme_order:2 --maas-latency-ms 150 \
 	--maas-commission-ms 300 --maas-deploy-ms 300 --daemon >/dev/null
 at_exit "stop_sim $T/sim"
 set -a; . ./sim/env; set +a

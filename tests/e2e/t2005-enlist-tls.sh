@@ -8,7 +8,7 @@
 . "$BR_TOP/tests/e2e/lib.sh"
 cd "$T"
 
-bringup-sim --nodes 3 --https --dir sim --maas-commission-ms 200 --maas-deploy-ms 200 --daemon >/dev/null
+bringup-sim --no-hosts --nodes 3 --https --dir sim --maas-commission-ms 200 --maas-deploy-ms 200 --daemon >/dev/null
 at_exit "stop_sim $T/sim"
 set -a; . ./sim/env; set +a
 grep -q '^MAAS_URL=https://127.0.0.1:[0-9]*/MAAS/$' sim/env || fail "DIR/env has no https MAAS_URL: $(grep MAAS_URL sim/env)"

@@ -5,7 +5,7 @@
 # stderr and the inventory.
 . "$BR_TOP/tests/e2e/lib.sh"
 cd "$T"
-bringup-sim --nodes 3 --seed 6 --faults maas_echo --maas-commission-ms 100 --maas-deploy-ms 100 \
+bringup-sim --no-hosts --nodes 3 --seed 6 --faults maas_echo --maas-commission-ms 100 --maas-deploy-ms 100 \
 	--dir sim --daemon >/dev/null
 at_exit "stop_sim $T/sim"
 set -a; . ./sim/env; set +a

@@ -10,7 +10,7 @@
 . "$BR_TOP/tests/e2e/lib.sh"
 cd "$T"
 # Slow BMCs, a fast MAAS: configure ends well after enlist has deployed.
-bringup-sim --nodes 6 --seed 5 --latency-ms 150 --maas-latency-ms 0 --maas-commission-ms 100 \
+bringup-sim --no-hosts --nodes 6 --seed 5 --latency-ms 150 --maas-latency-ms 0 --maas-commission-ms 100 \
 	--maas-deploy-ms 100 --dir sim --daemon >/dev/null
 at_exit "stop_sim $T/sim"
 set -a; . ./sim/env; set +a
