@@ -16,7 +16,11 @@ check_of() {
 	*) echo "" ;;
 	esac
 }
-for seed in 1 2 3 4 5; do
+# Under the sanitizers (the build/asan tree) one seed covers the memory
+# checks; the five seeds' judgement is the plain tree's to show.
+seeds="1 2 3 4 5"
+case "$BIN" in */asan/*) seeds=1 ;; esac
+for seed in $seeds; do
 	d=$T/s$seed
 	bringup-sim --nodes 16 --seed "$seed" --faults "$faults" --maas-commission-ms 100 --maas-deploy-ms 100 \
 		--dir "$d" --daemon >/dev/null
@@ -51,4 +55,4 @@ for seed in 1 2 3 4 5; do
 	done
 	stop_sim "$d"
 done
-echo "seeds 1-5: every fault reported by its check, clean nodes pass"
+echo "seeds $seeds: every fault reported by its check, clean nodes pass"
