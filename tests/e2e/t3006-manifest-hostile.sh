@@ -3,7 +3,8 @@
 # NUL is an error naming FILE:LINE:field (never a silently cut field); a
 # UTF-8 byte order mark is accepted; renaming a host that keeps its BMC is
 # a FILE:LINE error with exit 2, not a raw SQLite message with exit 3; and
-# 100,000 rows (the row cap) import in seconds: rows grow in amortized
+# 100,000 rows (the row cap) import in minutes at worst (ASan, a loaded
+# machine), not half an hour: rows grow in amortized
 # constant time.
 . "$BR_TOP/tests/e2e/lib.sh"
 cd "$T"
@@ -45,10 +46,10 @@ bringup import --db big.db --manifest big.csv > out 2> err || fail "100,000 rows
 took=$(($(date +%s) - start))
 assert_eq "$(sqlite3 big.db 'select count(*) from nodes')" 100000 "rows imported"
 echo "100,000 rows imported in ${took}s"
-[ "$took" -le 120 ] || fail "100,000 rows took ${took}s"
+[ "$took" -le 300 ] || fail "100,000 rows took ${took}s"
 # The same file again: every row compared, nothing written.
 start=$(date +%s)
 bringup import --db big.db --manifest big.csv > out 2> err || fail "re-import: $(head -3 err)"
 assert_contains "$(cat out)" "0 added, 0 updated, 100000 unchanged" "re-import"
-[ "$(($(date +%s) - start))" -le 120 ] || fail "re-importing 100,000 rows took $(($(date +%s) - start))s"
+[ "$(($(date +%s) - start))" -le 300 ] || fail "re-importing 100,000 rows took $(($(date +%s) - start))s"
 exit 0
