@@ -7,7 +7,10 @@ BR_TOP=${BR_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 BIN=${BR_BIN:-$BR_TOP/build/bin}
 PATH=$BIN:$PATH
 export PATH
-T=$(mktemp -d /tmp/br-test.XXXXXX)
+# Scratch space in memory when there is some: simulated hosts are thousands
+# of small files, and on a disk mounted with discard their removal alone
+# took minutes.
+T=$(mktemp -d "${BR_TEST_TMP:-/dev/shm}/br-test.XXXXXX" 2>/dev/null || mktemp -d /tmp/br-test.XXXXXX)
 _br_exit_cmds=""
 _br_cleanup() {
 	rc=$?
