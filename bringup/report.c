@@ -72,6 +72,7 @@ static const char css[] =
 	"table{border-collapse:collapse;width:100%;background:#fff;margin:.3rem 0}"
 	"th,td{border:1px solid #d0d7de;padding:.3rem .5rem;text-align:left;vertical-align:top}"
 	"th{background:#eaeef2}td{overflow-wrap:anywhere}"
+	".faults td:nth-child(-n+3),.checks td:first-child,td.when{white-space:nowrap;overflow-wrap:normal}"
 	".res-pass{color:#1a7f37;font-weight:600}.res-fail{color:#cf222e;font-weight:600}"
 	".res-unknown{color:#9a6700;font-weight:600}"
 	"details{background:#fff;border:1px solid #d0d7de;border-radius:4px;margin:.4rem 0;padding:.3rem .6rem}"

@@ -122,14 +122,18 @@ static int checks(struct rpt_page *p, struct inv *inv, const struct inv_node *no
 	else
 		rpt_add(p, "<table class=\"checks\"><thead><tr><th>Check</th><th>Result</th><th>Evidence</th>"
 			   "<th>When</th></tr></thead><tbody>");
-	for (size_t i = 0; i < n; i++) {
+	/* What kept the node from gold first, then what passed. */
+	for (size_t k = 0; k < 2 * n; k++) {
+		size_t i = k % n;
 		const char *result = inv_check_result_name(c[i].result);
 
+		if ((k < n) == (c[i].result == INV_CHECK_PASS))
+			continue;
 		rpt_add(p, "<tr><td>");
 		rpt_text(p, c[i].name, NULL);
 		rpt_addf(p, "</td><td class=\"res-%s\">%s</td><td>", result, result);
 		rpt_text(p, c[i].detail, "");
-		rpt_add(p, "</td><td>");
+		rpt_add(p, "</td><td class=\"when\">");
 		rpt_text(p, c[i].at, "");
 		rpt_add(p, "</td></tr>");
 	}
@@ -154,7 +158,7 @@ static int history(struct rpt_page *p, struct inv *inv, const struct inv_node *n
 	rpt_add(p, "<table class=\"history\"><thead><tr><th>When</th><th>Transition</th><th>Reason</th></tr>"
 		   "</thead><tbody>");
 	for (size_t i = first; i < n; i++) {
-		rpt_add(p, "<tr><td>");
+		rpt_add(p, "<tr><td class=\"when\">");
 		rpt_text(p, e[i].at, "");
 		rpt_add(p, "</td><td>");
 		rpt_text(p, e[i].from_state, "(none)");
@@ -177,7 +181,7 @@ int rpt_node_detail(struct rpt_page *p, struct inv *inv, const struct inv_node *
 	int rc;
 
 	/* The nodes that need a person start open. */
-	rpt_addf(p, "<details class=\"node-detail st-%s\" id=\"" RPT_ANCHOR_FMT "\"%s><summary><span class=\"sw st-%s\">"
+	rpt_addf(p, "<details class=\"node-detail\" data-state=\"%s\" id=\"" RPT_ANCHOR_FMT "\"%s><summary><span class=\"sw st-%s\">"
 		    "</span><b>",
 		 state, (long long)node->id, node->state >= INV_FAILED ? " open" : "", state);
 	rpt_text(p, node->hostname, NULL);
