@@ -23,6 +23,22 @@ void rpt_addf(struct rpt_page *p, const char *fmt, ...)
 	va_end(ap);
 }
 
+static const char *entity(char c)
+{
+	switch (c) {
+	case '&':
+		return "&amp;";
+	case '<':
+		return "&lt;";
+	case '>':
+		return "&gt;";
+	case '"':
+		return "&quot;";
+	default:
+		return "&#39;";
+	}
+}
+
 void rpt_text(struct rpt_page *p, const char *text, const char *fallback)
 {
 	/* br_escape first: secrets redacted, and control bytes or broken
@@ -37,7 +53,7 @@ void rpt_text(struct rpt_page *p, const char *text, const char *fallback)
 			p->rc = br_buf_add(p->html, s, (size_t)(run - s));
 		if (!*run || p->rc)
 			break;
-		rpt_add(p, *run == '&' ? "&amp;" : *run == '<' ? "&lt;" : *run == '>' ? "&gt;" : *run == '"' ? "&quot;" : "&#39;");
+		rpt_add(p, entity(*run));
 		s = run + 1;
 	}
 	free(clean);

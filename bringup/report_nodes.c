@@ -181,8 +181,9 @@ int rpt_node_detail(struct rpt_page *p, struct inv *inv, const struct inv_node *
 	int rc;
 
 	/* The nodes that need a person start open. */
-	rpt_addf(p, "<details class=\"node-detail\" data-state=\"%s\" id=\"" RPT_ANCHOR_FMT "\"%s><summary><span class=\"sw st-%s\">"
-		    "</span><b>",
+	rpt_addf(p,
+		 "<details class=\"node-detail\" data-state=\"%s\" id=\"" RPT_ANCHOR_FMT "\"%s><summary>"
+		 "<span class=\"sw st-%s\"></span><b>",
 		 state, (long long)node->id, node->state >= INV_FAILED ? " open" : "", state);
 	rpt_text(p, node->hostname, NULL);
 	rpt_addf(p, "</b> &middot; %s%s", state, reason ? " &middot; " : "");
