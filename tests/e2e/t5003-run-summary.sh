@@ -33,4 +33,25 @@ assert_contains "$(cat only.txt)" "faults: none" "no fault on it"
 assert_contains "$(cat only.txt)" "discover " "time per stage"
 assert_eq "$(bringup status --json | jq -r --arg h "$bad" '.nodes[] | select(.hostname == $h) | .state')" quarantined \
 	"the other nodes left alone"
-echo "run: summary as text and JSON, --only limits the stages"
+
+# reprovision the quarantined node: released in MAAS (marked fixed first,
+# as it was marked broken), reset with an event, its history kept, the
+# pipeline run for it alone: quarantined again (the fault is still there),
+# the same MAAS machine, the same ticket.
+events=$(bringup history "$bad" | wc -l)
+tickets=$(bringup tickets --json | jq '.tickets | length')
+golden_events=$(sqlite3 inv.db "select count(*) from events e join nodes n on n.id = e.node_id where n.hostname = '$good'")
+rc=0; bringup reprovision -q "$bad" > repro.txt 2>&1 || rc=$?
+assert_eq "$rc" 1 "reprovision exit (quarantined again): $(tail -3 repro.txt)"
+grep -q '"op":"release"' rack/maas-requests.log || fail "no release sent to MAAS"
+assert_contains "$(bringup history "$bad")" "reprovision from quarantined: released in MAAS" "reset is an event"
+[ "$(bringup history "$bad" | wc -l)" -gt "$events" ] || fail "history not kept or not extended"
+assert_eq "$(bringup status --json | jq -r --arg h "$bad" '.nodes[] | select(.hostname == $h) | .state')" quarantined \
+	"quarantined again after the pipeline"
+assert_contains "$(cat repro.txt)" "states: quarantined 1" "the run covered that node alone"
+assert_eq "$(bringup tickets --json | jq '.tickets | length')" "$tickets" "no new ticket"
+assert_eq "$(sqlite3 inv.db "select count(*) from events e join nodes n on n.id = e.node_id where n.hostname = '$good'")" \
+	"$golden_events" "other nodes untouched"
+rc=0; bringup reprovision -q --no-run --rediscover "$bad" || rc=$?
+assert_eq "$(bringup status --json | jq -r --arg h "$bad" '.nodes[] | select(.hostname == $h) | .state')" new "--rediscover: new"
+echo "run: summary as text and JSON, --only limits the stages; reprovision releases, resets, re-runs"
