@@ -19,6 +19,20 @@ static const char *env_or(const char *value, const char *var, const char *fallba
 	return env && *env ? env : fallback;
 }
 
+/* A positive count from the environment (so `bringup run`, which hands
+ * every stage the same options, can still size this one), else fallback. */
+static int env_count(const char *var, int fallback)
+{
+	const char *env = getenv(var);
+	char *end;
+	long v;
+
+	if (!env || !*env)
+		return fallback;
+	v = strtol(env, &end, 10);
+	return *end || v < 1 || v > 4096 ? fallback : (int)v;
+}
+
 struct args {
 	struct vstage_options o;
 	const char *policy;
@@ -62,7 +76,7 @@ static int check_args(struct br_stage *st, struct args *a)
 int main(int argc, char **argv)
 {
 	struct br_stage st = { 0 };
-	struct args a = { .policy = "strict", .timeout_s = 120, .o = { .parallel = 32 } };
+	struct args a = { .policy = "strict", .timeout_s = 120, .o = { .parallel = env_count("BRINGUP_VALIDATE_PARALLEL", 32) } };
 	const struct br_option options[] = {
 		{ "facts", 0, BR_OPT_STRING, &a.o.facts_file, "FILE",
 		  "judge this saved bringup-probe document for the one named HOST, without SSH" },
@@ -79,7 +93,7 @@ int main(int argc, char **argv)
 		  "account on the nodes (default $BRINGUP_SSH_USER, the ssh config's, else ubuntu)" },
 		{ "probe", 0, BR_OPT_STRING, &a.o.probe, "PATH",
 		  "bringup-probe to copy over (default: the one beside this program)" },
-		{ "parallel", 0, BR_OPT_INT, &a.o.parallel, "N", "nodes probed at once (default 32)" },
+		{ "parallel", 0, BR_OPT_INT, &a.o.parallel, "N", "nodes probed at once (default $BRINGUP_VALIDATE_PARALLEL, else 32)" },
 		{ "timeout", 0, BR_OPT_INT, &a.timeout_s, "SECONDS", "time limit of the probe on a node (default 120)" },
 		{ 0 },
 	};

@@ -9,7 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "stage.h"
+#include "run.h"
 
 static const struct {
 	const char *name;
@@ -22,11 +22,13 @@ static const struct {
 	{ "validate", "probe each deployed node over SSH and judge it against its profile" },
 	{ "gate", "promote passing nodes to the golden pool, quarantine the rest" },
 	{ "tickets", "one actionable datacenter ticket per fault" },
+	{ "reprovision", "release named nodes in MAAS, reset them, run the pipeline for them only" },
 	{ "status", "the node table (--json for the machine-readable document)" },
 	{ "history", "a node's state transitions" },
 	{ "sim", "serve a simulated rack of iDRACs (and MAAS) for trials and tests" },
 	{ "bmc", "read one BMC without the inventory" },
-	{ "run", "run discover, configure, enlist, validate, gate, tickets in order" },
+	{ "run", "discover, configure, enlist, validate, gate, tickets in order, then a summary\n"
+		 "             (--json: as a document; --only HOST...: just those nodes)" },
 };
 
 static const char *const pipeline[] = { "discover", "configure", "enlist", "validate", "gate", "tickets" };
@@ -94,33 +96,6 @@ static int run_stage(char *path, int argc, char **argv)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-/* Run each pipeline stage that is installed, in order, with the same
- * options. A stage that fails for bad usage or an unreachable service stops
- * the run; failed or quarantined nodes (exit 1) do not. */
-static int run_pipeline(int argc, char **argv)
-{
-	int worst = BR_EXIT_OK;
-
-	for (size_t i = 0; i < sizeof(pipeline) / sizeof(pipeline[0]); i++) {
-		char *path = find_stage(pipeline[i]);
-		int rc;
-
-		if (!path) {
-			br_info("run", "stage %s is not installed; skipped", pipeline[i]);
-			continue;
-		}
-		rc = run_stage(path, argc, argv);
-		free(path);
-		if (rc > worst)
-			worst = rc;
-		if (rc >= BR_EXIT_USAGE) {
-			fprintf(stderr, "bringup run: stage %s exited %d; stopping\n", pipeline[i], rc);
-			break;
-		}
-	}
-	return worst;
-}
-
 int main(int argc, char **argv)
 {
 	char *path;
@@ -154,7 +129,7 @@ int main(int argc, char **argv)
 		return rc;
 	}
 	if (!strcmp(argv[1], "run"))
-		return run_pipeline(argc - 2, argv + 2);
+		return run_pipeline(pipeline, sizeof(pipeline) / sizeof(pipeline[0]), find_stage, argc - 2, argv + 2);
 	path = find_stage(argv[1]);
 	if (!path) {
 		fprintf(stderr, "bringup: '%s' is not a bringup command; see 'bringup --help'\n", argv[1]);

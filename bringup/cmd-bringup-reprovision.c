@@ -1,0 +1,96 @@
+/*
+ * bringup reprovision HOST...: release the machines in MAAS, reset the
+ * nodes to 'configured' (or 'new' with --rediscover) keeping their
+ * history, then run the pipeline for those nodes only (bringup run --only).
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "reprovision.h"
+
+static const char *nonempty(const char *s)
+{
+	return s && *s ? s : NULL;
+}
+
+int main(int argc, char **argv)
+{
+	struct br_stage st = { 0 };
+	struct repro_options o = { 0 };
+	struct repro_run run = { 0 };
+	const char *url = getenv("MAAS_URL"), *ca_file = getenv("BRINGUP_CA_FILE");
+	int insecure = 0, no_run = 0;
+	const struct br_option options[] = {
+		{ "rediscover", 0, BR_OPT_FLAG, &o.rediscover, NULL, "reset to 'new' and read the BMC again" },
+		{ "no-run", 0, BR_OPT_FLAG, &no_run, NULL, "release and reset only; do not run the pipeline" },
+		{ "maas-url", 0, BR_OPT_STRING, &url, "URL", "MAAS URL ending in /MAAS/ (default $MAAS_URL)" },
+		{ "ca-file", 0, BR_OPT_STRING, &ca_file, "PATH", "CA bundle for MAAS's certificate (default $BRINGUP_CA_FILE)" },
+		{ "insecure", 'k', BR_OPT_FLAG, &insecure, NULL, "do not verify MAAS's TLS certificate" },
+		{ "no-maas", 0, BR_OPT_FLAG, &o.no_maas, NULL, "reset in the inventory only; leave MAAS alone" },
+		{ 0 },
+	};
+	const struct br_command cmd = {
+		"bringup-reprovision", "[options] HOST...",
+		"Release the named machines in MAAS (marked fixed first when broken), reset the nodes to\n"
+		"'configured' (or 'new' with --rediscover) with an event saying so, keeping their history,\n"
+		"then run every stage for those nodes only ('bringup run --only HOST...'; the stages take\n"
+		"their other settings from the environment).",
+		options, &st.common,
+	};
+	static const int all[] = { INV_NEW,       INV_DISCOVERED, INV_CONFIGURED, INV_ENLISTED,    INV_DEPLOYED,
+				   INV_VALIDATED, INV_GOLDEN,     INV_FAILED,     INV_QUARANTINED, -1 };
+	const char *key = getenv("MAAS_API_KEY");
+
+	if (br_stage_parse(&st, &cmd, argc, argv))
+		return br_stage_close(&st);
+	if (st.argi >= argc)
+		br_stage_usage(&st, "name the hosts to reprovision");
+	else if (!o.no_maas && (!nonempty(url) || !nonempty(key)))
+		br_stage_usage(&st, "MAAS: set MAAS_URL and MAAS_API_KEY (or pass --no-maas)");
+	maas_options_init(&o.maas);
+	o.maas.url = url;
+	o.maas.api_key = key;
+	o.maas.ca_file = nonempty(ca_file);
+	o.maas.insecure = insecure;
+	if (!st.exit && !br_stage_open(&st, all) && !repro_run(&st, &o, &run) && !st.common.quiet)
+		fprintf(stderr, "reprovision: %zu reset, %zu released in MAAS, %zu errors\n", run.reset, run.released,
+			run.errors);
+	if (!st.exit && run.errors)
+		st.exit = BR_EXIT_NODES;
+	if (st.exit || no_run)
+		return br_stage_close(&st);
+	{
+		/* bringup run --only HOST... [--db PATH] [--json] [-q]: the hosts
+		 * that were named, now that their leases are given back. */
+		char *self = br_self_dir(), *driver = self ? br_xasprintf("%s/bringup", self) : NULL;
+		char **args = br_xcalloc((size_t)(argc - st.argi) + 8, sizeof(*args));
+		char run_s[] = "run", only[] = "--only", db[] = "--db", json[] = "--json", quiet[] = "-q";
+		size_t k = 0;
+		int rc = br_stage_close(&st);
+
+		args[k++] = driver;
+		args[k++] = run_s;
+		if (st.common.db) {
+			args[k++] = db;
+			args[k++] = (char *)(uintptr_t)st.common.db;
+		}
+		if (st.common.json)
+			args[k++] = json;
+		if (st.common.quiet)
+			args[k++] = quiet;
+		args[k++] = only;
+		for (int i = st.argi; i < argc; i++)
+			args[k++] = argv[i];
+		free(self);
+		if (driver && rc == BR_EXIT_OK)
+			execv(driver, args);
+		if (rc == BR_EXIT_OK)
+			fprintf(stderr, "bringup-reprovision: cannot run bringup run: %s\n", strerror(errno));
+		free(args);
+		free(driver);
+		return rc ? rc : BR_EXIT_UNREACHABLE;
+	}
+}

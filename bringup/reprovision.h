@@ -1,0 +1,30 @@
+/*
+ * reprovision — take named nodes back for another pass: each machine is
+ * released in MAAS (marked fixed first when it was marked broken, as MAAS
+ * releases no broken machine) and the node reset to `configured` (or `new`
+ * to discover it again), an event recording why. Its history, facts and
+ * tickets stay; the pipeline run after it updates them.
+ *
+ * Ownership: nodes are borrowed from the stage.
+ */
+#ifndef BRINGUP_REPROVISION_H
+#define BRINGUP_REPROVISION_H
+
+#include "maas/maas.h"
+#include "stage.h"
+
+struct repro_options {
+	struct maas_options maas;
+	int no_maas;    /* reset in the inventory only */
+	int rediscover; /* back to `new`, not `configured` */
+};
+
+struct repro_run {
+	size_t reset, released, errors;
+};
+
+/* Release st->nodes in MAAS and reset them. 0, or nonzero with st->exit
+ * set when MAAS or the inventory cannot be reached. */
+int repro_run(struct br_stage *st, const struct repro_options *o, struct repro_run *run);
+
+#endif

@@ -1,0 +1,227 @@
+/*
+ * bringup run: the stages in order, timed, and what the inventory says at
+ * the end. The driver knows no stage's options: everything but --json and
+ * --only goes to every stage unchanged.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "run.h"
+
+struct run_args {
+	char **pass; /* options for every stage (borrowed) */
+	size_t npass;
+	char **only; /* --only hosts (borrowed) */
+	size_t nonly;
+	const char *db;
+	int json;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Split run's own options from the stages'. --only takes every following
+ * word up to the next option. */
+static void parse(int argc, char **argv, struct run_args *a)
+{
+	a->pass = br_xcalloc((size_t)argc + 1, sizeof(*a->pass));
+	a->only = br_xcalloc((size_t)argc + 1, sizeof(*a->only));
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--json")) {
+			a->json = 1;
+			continue;
+		}
+		if (!strcmp(argv[i], "--only")) {
+			while (i + 1 < argc && argv[i + 1][0] != '-')
+				a->only[a->nonly++] = argv[++i];
+			continue;
+		}
+		if (!strcmp(argv[i], "--db") && i + 1 < argc)
+			a->db = argv[i + 1];
+		else if (!strncmp(argv[i], "--db=", 5))
+			a->db = argv[i] + 5;
+		a->pass[a->npass++] = argv[i];
+	}
+}
+
+/* One stage: path, the shared options, then the --only hosts. With --json
+ * the stage's stdout goes to stderr, so stdout holds one document. */
+static int run_one(char *path, const struct run_args *a)
+{
+	char **args = br_xcalloc(a->npass + a->nonly + 2, sizeof(*args));
+	size_t k = 0;
+	int status;
+	pid_t pid;
+
+	args[k++] = path;
+	for (size_t i = 0; i < a->npass; i++)
+		args[k++] = a->pass[i];
+	for (size_t i = 0; i < a->nonly; i++)
+		args[k++] = a->only[i];
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		if (a->json && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+			_exit(127);
+		execv(path, args);
+		fprintf(stderr, "bringup: cannot run %s: %s\n", path, strerror(errno));
+		_exit(127);
+	}
+	free(args);
+	if (pid < 0)
+		return BR_EXIT_UNREACHABLE;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return BR_EXIT_UNREACHABLE;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static int picked(const struct run_args *a, const char *hostname)
+{
+	if (!a->nonly)
+		return 1;
+	for (size_t i = 0; i < a->nonly; i++)
+		if (!strcmp(a->only[i], hostname))
+			return 1;
+	return 0;
+}
+
+/* A ticket's kind: its fault up to the first ':' (firmware:BIOS is a
+ * firmware fault). */
+static void count_kind(json_t *faults, const char *fault)
+{
+	const char *colon = strchr(fault, ':');
+	char *kind = colon ? br_xasprintf("%.*s", (int)(colon - fault), fault) : br_xstrdup(fault);
+	json_t *n = json_object_get(faults, kind);
+
+	json_object_set_new(faults, kind, json_integer((n ? json_integer_value(n) : 0) + 1));
+	free(kind);
+}
+
+/* Nodes per state and open tickets by fault kind, of the picked hosts,
+ * into doc. Logs and returns nonzero when the inventory cannot be read. */
+static int summarize(const struct run_args *a, json_t *doc)
+{
+	const char *env = getenv("BRINGUP_DB");
+	const char *path = a->db ? a->db : env && *env ? env : "bringup.db";
+	struct br_err err = { 0 };
+	struct inv *inv = NULL;
+	struct inv_node *nodes = NULL;
+	struct inv_ticket *tickets = NULL;
+	size_t nn = 0, nt = 0, open = 0;
+	json_t *states = json_object(), *faults = json_object();
+	size_t count[INV_STATE_COUNT] = { 0 };
+	int rc = inv_open(path, &inv, &err) || inv_nodes_list(inv, &nodes, &nn, &err) ||
+		 inv_tickets_list(inv, 0, &tickets, &nt, &err);
+
+	if (rc)
+		br_error("run", "summary: %s: %s", path, err.msg);
+	for (size_t i = 0; !rc && i < nn; i++)
+		if (picked(a, nodes[i].hostname) && nodes[i].state < INV_STATE_COUNT)
+			count[nodes[i].state]++;
+	for (int s = 0; !rc && s < INV_STATE_COUNT; s++)
+		if (count[s])
+			json_object_set_new(states, inv_state_name((enum inv_state)s), json_integer((json_int_t)count[s]));
+	for (size_t i = 0; !rc && i < nt; i++) {
+		if (tickets[i].closed || !picked(a, tickets[i].hostname))
+			continue;
+		open++;
+		count_kind(faults, tickets[i].fault);
+	}
+	json_object_set_new(doc, "nodes", json_integer((json_int_t)(a->nonly ? a->nonly : nn)));
+	json_object_set_new(doc, "states", states);
+	json_object_set_new(doc, "faults", faults);
+	json_object_set_new(doc, "tickets_open", json_integer((json_int_t)open));
+	inv_tickets_free(tickets, nt);
+	inv_nodes_free(nodes, nn);
+	if (inv)
+		inv_close(inv);
+	return rc;
+}
+
+static void print_summary(json_t *doc)
+{
+	const char *key;
+	json_t *v;
+	size_t i;
+
+	printf("\n== bringup run: %lld nodes in %.1f s\nstates:", (long long)json_integer_value(json_object_get(doc, "nodes")),
+	       json_real_value(json_object_get(doc, "seconds")));
+	json_object_foreach(json_object_get(doc, "states"), key, v)
+		printf(" %s %lld", key, (long long)json_integer_value(v));
+	printf("\nfaults:");
+	if (!json_object_size(json_object_get(doc, "faults")))
+		printf(" none");
+	json_object_foreach(json_object_get(doc, "faults"), key, v)
+		printf(" %s %lld", key, (long long)json_integer_value(v));
+	printf("\ntickets open: %lld\nstages:", (long long)json_integer_value(json_object_get(doc, "tickets_open")));
+	json_array_foreach(json_object_get(doc, "stages"), i, v) {
+		if (json_is_true(json_object_get(v, "skipped")))
+			printf(" %s skipped", json_string_value(json_object_get(v, "name")));
+		else
+			printf(" %s %.1f s (exit %lld)", json_string_value(json_object_get(v, "name")),
+			       json_real_value(json_object_get(v, "seconds")),
+			       (long long)json_integer_value(json_object_get(v, "exit")));
+	}
+	printf("\n");
+}
+
+int run_pipeline(const char *const *stages, size_t n, run_find_fn find, int argc, char **argv)
+{
+	struct run_args a = { 0 };
+	json_t *doc = json_object(), *times = json_array();
+	double start = now_s();
+	int worst = BR_EXIT_OK;
+
+	parse(argc, argv, &a);
+	for (size_t i = 0; i < n; i++) {
+		char *path = find(stages[i]);
+		json_t *t = json_pack("{s:s}", "name", stages[i]);
+		double t0 = now_s();
+		int rc;
+
+		json_array_append_new(times, t);
+		if (!path) {
+			br_info("run", "stage %s is not installed; skipped", stages[i]);
+			json_object_set_new(t, "skipped", json_true());
+			continue;
+		}
+		rc = run_one(path, &a);
+		free(path);
+		json_object_set_new(t, "seconds", json_real(now_s() - t0));
+		json_object_set_new(t, "exit", json_integer(rc));
+		if (rc > worst)
+			worst = rc;
+		if (rc >= BR_EXIT_USAGE) {
+			fprintf(stderr, "bringup run: stage %s exited %d; stopping\n", stages[i], rc);
+			break;
+		}
+	}
+	json_object_set_new(doc, "stages", times);
+	json_object_set_new(doc, "seconds", json_real(now_s() - start));
+	if (worst < BR_EXIT_USAGE && summarize(&a, doc) && worst < BR_EXIT_UNREACHABLE)
+		worst = BR_EXIT_UNREACHABLE;
+	json_object_set_new(doc, "exit", json_integer(worst));
+	if (a.json) {
+		char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+
+		if (text)
+			printf("%s\n", text);
+		free(text);
+	} else if (worst < BR_EXIT_USAGE) {
+		print_summary(doc);
+	}
+	json_decref(doc);
+	free(a.pass);
+	free(a.only);
+	return worst;
+}

@@ -1,0 +1,20 @@
+/*
+ * run — `bringup run`: every pipeline stage in order over one inventory,
+ * then a summary (nodes per state, open faults by kind, tickets, time per
+ * stage) on the terminal or, with --json, as one document on stdout.
+ */
+#ifndef BRINGUP_RUN_H
+#define BRINGUP_RUN_H
+
+#include "stage.h"
+
+/* Where a stage's executable is (caller frees); NULL when not installed. */
+typedef char *(*run_find_fn)(const char *name);
+
+/* Run `stages` (n of them) with argv's options, less run's own: --json
+ * (the summary as JSON; the stages' output goes to stderr) and --only
+ * HOST... (every stage limited to those hosts). Returns the worst stage
+ * exit code (enum br_exit). */
+int run_pipeline(const char *const *stages, size_t n, run_find_fn find, int argc, char **argv);
+
+#endif
