@@ -129,7 +129,7 @@ bench: deps
 FUZZ_BUILD ?= build/fuzz
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 600
-FUZZ_QUICK_SECONDS ?= 3
+FUZZ_QUICK_SECONDS ?= 2
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_CFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link $(FUZZ_SAN)
 FUZZ_SRCS := $(wildcard fuzz/fuzz_*.c)
