@@ -5,6 +5,7 @@
 #                   suite, then build and run it again under ASan + UBSan
 #   make demo       the whole pipeline on a simulated 32-node rack
 #   make bench      benchmarks into build/bench/*.json (not part of test)
+#   make fuzz       every libFuzzer target (fuzz/) for FUZZ_SECONDS (600) each
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make format / lint / clean
 
@@ -46,7 +47,7 @@ SIM_LIBS   := $(foreach m,sim common,$(if $(call lib_srcs,$(m)),$(BUILD)/lib/lib
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all tests test demo bench install format lint clean deps
+.PHONY: all tests test demo bench install format lint clean deps fuzz fuzz-build fuzz-bins
 all: $(BINS)
 
 tests: all $(UNIT_BINS)
@@ -109,6 +110,8 @@ test: deps
 	$(MAKE) tests
 	$(MAKE) BUILD=build/asan SAN=1 tests
 	tests/run build build/asan
+	$(MAKE) fuzz-build
+	FUZZ_SECONDS=$(FUZZ_QUICK_SECONDS) scripts/fuzz $(FUZZ_BUILD)
 
 demo: deps
 	$(MAKE) all
@@ -117,6 +120,32 @@ demo: deps
 bench: deps
 	$(MAKE) all
 	scripts/bench
+
+# Fuzzing: each fuzz/fuzz_NAME.c is a libFuzzer target, linked against the
+# stage libraries rebuilt by clang with the fuzzer's coverage, ASan and UBSan
+# in their own tree ($(FUZZ_BUILD)), so they never mix with the gcc objects.
+# Seeds are fuzz/corpus/NAME/; scripts/fuzz runs each target and prints one
+# summary line per target. make test runs each for FUZZ_QUICK_SECONDS.
+FUZZ_BUILD ?= build/fuzz
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 600
+FUZZ_QUICK_SECONDS ?= 2
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_CFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link $(FUZZ_SAN)
+FUZZ_SRCS := $(wildcard fuzz/fuzz_*.c)
+FUZZ_BINS = $(patsubst fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
+
+fuzz-build:
+	$(MAKE) BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) CFLAGS='$(FUZZ_CFLAGS)' SAN=0 fuzz-bins
+
+fuzz-bins: $(FUZZ_BINS)
+
+$(BUILD)/fuzz/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz.h $(STAGE_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer $(FUZZ_SAN) -o $@ $< $(STAGE_LIBS) $(PKG_LIBS)
+
+fuzz: deps fuzz-build
+	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz $(FUZZ_BUILD)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/bringup/templates
@@ -133,4 +162,4 @@ lint:
 clean:
 	rm -rf build
 
--include $(shell find $(BUILD)/obj $(BUILD)/tests -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/tests $(BUILD)/fuzz -name '*.d' 2>/dev/null)

@@ -94,8 +94,12 @@ static void on_header(struct parse_state *ps)
 					      " bmc_password, profile, bmc_type, boot_disk_serial, notes)");
 			continue;
 		}
-		if (seen[col]++)
+		if (seen[col]++) {
 			problem(ps, ps->line, name, "column appears twice in the header");
+			/* Rows read the first: a second would overwrite (and leak) its copy. */
+			if (i < sizeof(ps->colmap) / sizeof(ps->colmap[0]))
+				ps->colmap[i] = -1;
+		}
 	}
 	if (ps->nheader > sizeof(ps->colmap) / sizeof(ps->colmap[0]))
 		problem(ps, ps->line, NULL, "header has %zu columns, at most %zu are known", ps->nheader,

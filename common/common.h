@@ -69,7 +69,7 @@ void br_log_init(const char *progname, enum br_log_level level);
 void br_log_set_level(enum br_log_level level);
 enum br_log_level br_log_get_level(void);
 void br_log(enum br_log_level level, const char *subsys, const char *fmt, ...) BR_PRINTF(3, 4);
-void br_vlog(enum br_log_level level, const char *subsys, const char *fmt, va_list ap);
+void br_vlog(enum br_log_level level, const char *subsys, const char *fmt, va_list ap) BR_PRINTF(3, 0);
 #define br_error(sub, ...) br_log(BR_LOG_ERROR, sub, __VA_ARGS__)
 #define br_warn(sub, ...) br_log(BR_LOG_WARN, sub, __VA_ARGS__)
 #define br_info(sub, ...) br_log(BR_LOG_INFO, sub, __VA_ARGS__)
@@ -92,7 +92,7 @@ void br_buf_reset(struct br_buf *b);
 int br_buf_add(struct br_buf *b, const void *data, size_t len);
 int br_buf_adds(struct br_buf *b, const char *s);
 int br_buf_addf(struct br_buf *b, const char *fmt, ...) BR_PRINTF(2, 3);
-int br_buf_vaddf(struct br_buf *b, const char *fmt, va_list ap);
+int br_buf_vaddf(struct br_buf *b, const char *fmt, va_list ap) BR_PRINTF(2, 0);
 /* Append text safe to print on a terminal or in a log: registered secrets
  * redacted (br_redact), C0 controls (ESC, CR, LF, TAB, ...), DEL, C1
  * controls and bytes that are not UTF-8 as "\xNN"; everything else kept. Every string that came from a BMC or
