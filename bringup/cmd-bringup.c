@@ -23,6 +23,7 @@ static const struct {
 	{ "gate", "promote passing nodes to the golden pool, quarantine the rest" },
 	{ "tickets", "one actionable datacenter ticket per fault" },
 	{ "reprovision", "release named nodes in MAAS, reset them, run the pipeline for them only" },
+	{ "report", "the inventory as one HTML page: racks by state, faults, node detail" },
 	{ "status", "the node table (--json for the machine-readable document)" },
 	{ "history", "a node's state transitions" },
 	{ "sim", "serve a simulated rack of iDRACs (and MAAS) for trials and tests" },
