@@ -35,6 +35,7 @@ static int env_count(const char *var, int fallback)
 
 struct args {
 	struct vstage_options o;
+	const char *fabric, *fabric_rate;
 	const char *policy;
 	int timeout_s;
 	char *default_probe, *default_known_hosts;
@@ -80,6 +81,10 @@ int main(int argc, char **argv)
 	const struct br_option options[] = {
 		{ "facts", 0, BR_OPT_STRING, &a.o.facts_file, "FILE",
 		  "judge this saved bringup-probe document for the one named HOST, without SSH" },
+		{ "fabric", 0, BR_OPT_STRING, &a.fabric, "FILE",
+		  "fabric mode: judge this ibnetdiscover output against --wiring (no nodes, no inventory)" },
+		{ "fabric-rate", 0, BR_OPT_STRING, &a.fabric_rate, "RATE",
+		  "fabric mode: the rate every link must train at, as ibnetdiscover prints it (4xNDR)" },
 		{ "wiring", 0, BR_OPT_STRING, &a.o.wiring, "FILE",
 		  "wiring list (bringup's or NetBox's cable CSV; default $BRINGUP_WIRING)" },
 		{ "ssh-key", 'i', BR_OPT_STRING, &a.o.ssh_key, "PATH", "private key (default $BRINGUP_SSH_KEY)" },
@@ -108,7 +113,16 @@ int main(int argc, char **argv)
 	static const int states[] = { INV_DEPLOYED, -1 };
 	struct vstage_run run = { 0 };
 
-	if (!br_stage_parse(&st, &cmd, argc, argv) && !check_args(&st, &a) && !br_stage_open(&st, states) &&
+	if (br_stage_parse(&st, &cmd, argc, argv))
+		return br_stage_close(&st);
+	if (a.fabric) {
+		const char *wiring = env_or(a.o.wiring, "BRINGUP_WIRING", NULL);
+
+		st.exit = wiring ? vstage_fabric(a.fabric, wiring, a.fabric_rate, st.common.json)
+				 : br_stage_usage(&st, "--fabric needs the wiring list: --wiring FILE or $BRINGUP_WIRING");
+		return br_stage_close(&st);
+	}
+	if (!check_args(&st, &a) && !br_stage_open(&st, states) &&
 	    !vstage_run(&st, &a.o, &run))
 		br_stage_report(&st, vstage_json, vstage_print, &run, run.failed);
 	vstage_run_release(&run);

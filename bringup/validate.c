@@ -535,3 +535,56 @@ void vstage_run_release(struct vstage_run *run)
 		val_wiring_release(&run->wiring);
 	memset(run, 0, sizeof(*run));
 }
+
+/* ---- fabric mode -------------------------------------------------------------------- */
+
+static int print_problems(struct br_strlist *problems, const struct br_err *err)
+{
+	for (size_t i = 0; i < problems->n; i++)
+		fprintf(stderr, "%s\n", problems->items[i]);
+	if (!problems->n)
+		fprintf(stderr, "bringup-validate: %s\n", err->msg);
+	br_strlist_release(problems);
+	return BR_EXIT_USAGE;
+}
+
+int vstage_fabric(const char *ibnet_path, const char *wiring, const char *expected_rate, int json)
+{
+	struct br_strlist problems = { 0 };
+	struct br_err err = { 0 };
+	struct val_wiring w;
+	struct val_ibnet net;
+	struct val_fabric_result r;
+	int rc;
+
+	if (val_wiring_load(wiring, &w, &problems, &err))
+		return print_problems(&problems, &err);
+	if (val_ibnet_load(ibnet_path, &net, &problems, &err)) {
+		val_wiring_release(&w);
+		return print_problems(&problems, &err);
+	}
+	val_fabric_judge(&w, &net, expected_rate, &r);
+	if (json) {
+		json_t *findings = json_array();
+		json_t *doc;
+
+		for (size_t i = 0; i < r.n; i++)
+			json_array_append_new(findings, json_pack("{s:s, s:s}", "kind",
+								  val_cable_kind_name(r.findings[i].kind), "detail",
+								  r.findings[i].text));
+		doc = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:o, s:s}", "result", val_result_name(r.result),
+				"form", w.form, "design_links", (json_int_t)r.design_links, "seen_links",
+				(json_int_t)r.seen_links, "matched", (json_int_t)r.matched, "design_components",
+				(json_int_t)r.design_components, "unreachable", (json_int_t)r.unreachable, "findings",
+				findings, "detail", r.detail);
+		br_json_print(stdout, doc);
+		json_decref(doc);
+	} else {
+		printf("fabric: %s\n%s\n", val_result_name(r.result), r.detail);
+	}
+	rc = r.result == VAL_PASS ? BR_EXIT_OK : BR_EXIT_NODES;
+	val_fabric_result_release(&r);
+	val_ibnet_release(&net);
+	val_wiring_release(&w);
+	return rc;
+}

@@ -57,4 +57,12 @@ json_t *vstage_json(const void *run);
 void vstage_print(const void *run);
 void vstage_run_release(struct vstage_run *run);
 
+/* Fabric mode: an InfiniBand fabric as ibnetdiscover printed it, judged
+ * against the wiring list (exchanged, missing and unexpected cables,
+ * devices never reached, links below expected_rate when given). Prints the
+ * verdict (json: one document) and returns the exit code: 0 as designed,
+ * 1 not, BR_EXIT_USAGE for unusable input (problems on stderr as
+ * FILE:LINE). */
+int vstage_fabric(const char *ibnet_path, const char *wiring, const char *expected_rate, int json);
+
 #endif

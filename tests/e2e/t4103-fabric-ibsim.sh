@@ -1,0 +1,74 @@
+#!/bin/sh
+# Fabric mode against real InfiniBand tooling: ibsim serves a simulated
+# fabric and the real ibnetdiscover (infiniband-diags) walks it through
+# ibsim's umad shim. Cabled as designed, the fabric passes; cabled as
+# tests/fixtures/ibnet/ibsim.net (two hosts exchanged, an uplink missing,
+# so a leaf and its hosts are an island), exactly those faults are told.
+. "$BR_TOP/tests/e2e/lib.sh"
+cd "$T"
+command -v ibsim >/dev/null && command -v ibnetdiscover >/dev/null ||
+	fail "ibsim or ibnetdiscover missing (scripts/deps: ibsim-utils infiniband-diags)"
+design=$BR_TOP/tests/fixtures/ibnet/wiring.csv
+
+# discover NETFILE OUT: serve the fabric, walk it with ibnetdiscover, stop.
+discover() {
+	ibsim -s "$1" </dev/null >ibsim.log 2>&1 &
+	pid=$!
+	ok=0
+	for i in $(seq 1 50); do
+		if timeout 20 ibsim-run ibnetdiscover >"$2" 2>ibnd.err && grep -q '^Switch' "$2"; then ok=1; break; fi
+		sleep 0.2
+	done
+	kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true
+	[ $ok = 1 ] || fail "ibnetdiscover over ibsim: $(cat ibnd.err ibsim.log)"
+}
+
+# As designed: every cable of the wiring list, one network.
+cat > good.net <<'N'
+Switch	36 "MF0;spine01:MQM9700/U1"
+[1]	"MF0;leaf01:MQM9700/U1"[31]
+[2]	"MF0;leaf02:MQM9700/U1"[31]
+
+Switch	36 "MF0;leaf01:MQM9700/U1"
+[1]	"gpu01 mlx5_0"[1]
+[2]	"gpu02 mlx5_0"[1]
+[31]	"MF0;spine01:MQM9700/U1"[1]
+
+Switch	36 "MF0;leaf02:MQM9700/U1"
+[1]	"gpu03 mlx5_0"[1]
+[2]	"gpu04 mlx5_0"[1]
+[31]	"MF0;spine01:MQM9700/U1"[2]
+
+Hca	1 "gpu01 mlx5_0"
+[1]	"MF0;leaf01:MQM9700/U1"[1]
+
+Hca	1 "gpu02 mlx5_0"
+[1]	"MF0;leaf01:MQM9700/U1"[2]
+
+Hca	1 "gpu03 mlx5_0"
+[1]	"MF0;leaf02:MQM9700/U1"[1]
+
+Hca	1 "gpu04 mlx5_0"
+[1]	"MF0;leaf02:MQM9700/U1"[2]
+N
+discover good.net good.txt
+rc=0; bringup validate --fabric good.txt --wiring "$design" --json > good.json || rc=$?
+assert_eq "$rc" 0 "a fabric as designed: exit"
+assert_eq "$(jq -r '.result + " " + (.matched|tostring) + "/" + (.design_links|tostring)' good.json)" "pass 6/6" "as designed"
+
+discover "$BR_TOP/tests/fixtures/ibnet/ibsim.net" bad.txt
+rc=0; bringup validate --fabric bad.txt --wiring "$design" --json > bad.json || rc=$?
+assert_eq "$rc" 1 "a miswired fabric: exit"
+assert_eq "$(jq -r '[.findings[].kind] | sort | join(",")' bad.json)" "missing,swapped,unreachable" "exactly the faults"
+assert_contains "$(jq -r '.findings[] | select(.kind == "swapped") | .detail' bad.json)" \
+	"gpu01 mlx5_0/1 and gpu02 mlx5_0/1 are exchanged" "the swap"
+assert_contains "$(jq -r '.findings[] | select(.kind == "missing") | .detail' bad.json)" "leaf02 31 - spine01 2" \
+	"the missing uplink"
+assert_eq "$(jq -r .unreachable bad.json)" 3 "the island: leaf02, gpu03, gpu04"
+
+# Not ibnetdiscover's output: FILE:LINE and exit 2.
+echo "hello" > junk.txt
+rc=0; bringup validate --fabric junk.txt --wiring "$design" 2> err || rc=$?
+assert_eq "$rc" 2 "junk: exit"
+assert_contains "$(cat err)" "junk.txt:1: not ibnetdiscover output" "junk: message"
+echo "fabric mode: as designed passes; the swap, the missing uplink and the island found from real ibnetdiscover"
