@@ -265,6 +265,15 @@ static void on_failure_events(void *ctx, const struct maas_result *res)
 	enlist_finish(s, 0, "MAAS commissioning failed (%s): %s", s->job->system_id, why ? why : "no reason given");
 }
 
+static void on_power_events(void *ctx, const struct maas_result *res)
+{
+	struct enlist_slot *s = ctx;
+	const char *why = res->rc ? NULL : maas_events_failure(res->json);
+
+	enlist_finish(s, 0, "MAAS put %s back to New after commissioning began (it could not power it): %s",
+		      s->job->system_id, why ? why : "no reason given");
+}
+
 static void on_release(void *ctx, const struct maas_result *res)
 {
 	struct enlist_slot *s = ctx;
@@ -280,7 +289,15 @@ void enlist_dispatch(struct enlist_slot *s, const struct maas_machine *m)
 
 	switch (m->status) {
 	case MAAS_NEW:
-		commission(s);
+		/* New after this run commissioned it: MAAS could not power the
+		 * machine and reverted it (models/node.py _start_bmc_unavailable).
+		 * Commissioning again would loop forever on the same BMC, and
+		 * restart the wait each time: fail with MAAS's newest error. */
+		if (j->commissioned_here)
+			enlist_sent(s, maas_machine_errors(s->flow->client, j->system_id, on_power_events, s),
+				    "reading why MAAS reverted the machine to New");
+		else
+			commission(s);
 		break;
 	case MAAS_COMMISSIONING:
 	case MAAS_TESTING:

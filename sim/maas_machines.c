@@ -49,10 +49,36 @@ static const struct sim_maas_host *host_of(struct sim_maas *m, const struct sim_
 	return mc->host >= 0 ? &m->hosts[mc->host] : NULL;
 }
 
+/* NODE_STATUS names as map_enum_reverse gives them (src/maasserver/enum.py),
+ * for the statuses commissioning can revert to. */
+static const char *enum_name(int status)
+{
+	switch (status) {
+	case ST_NEW: return "NEW";
+	case ST_FAILED_COMMISSIONING: return "FAILED_COMMISSIONING";
+	case ST_READY: return "READY";
+	case ST_BROKEN: return "BROKEN";
+	case ST_COMMISSIONING: return "COMMISSIONING";
+	default: return "UNKNOWN";
+	}
+}
+
 void sim_maas_advance(struct sim_maas *m, struct sim_maas_machine *mc, int64_t now_ms)
 {
 	const struct sim_maas_host *h = host_of(m, mc);
 
+	if (mc->status == ST_COMMISSIONING && !mc->power_works) {
+		/* src/maasserver/models/node.py Node._start_bmc_unavailable: the
+		 * power-on that starts commissioning failed on every rack
+		 * controller, so the node goes back to the status it had, with
+		 * a NODE_POWER_QUERY_FAILED event (src/provisioningserver/events.py,
+		 * "Failed to query node's BMC", level ERROR) naming the user. */
+		sim_maas_set_status(m, mc, mc->before_action, "Failed to query node's BMC", "ERROR",
+				    "(admin) - Aborting %s and reverting to %s. Unable to power control the node. "
+				    "Please check power credentials.",
+				    enum_name(ST_COMMISSIONING), enum_name(mc->before_action));
+		return;
+	}
 	if (mc->status == ST_COMMISSIONING && now_ms - mc->since_ms >= m->cfg.commission_ms) {
 		snprintf(mc->power_state, sizeof(mc->power_state), "off");
 		if (!h)
@@ -176,6 +202,36 @@ static int check_create(struct sim_maas *m, const struct sim_maas_req *req, char
 	return 0;
 }
 
+/* Whether a rack controller could drive the host's BMC with these power
+ * parameters: the power drivers log in with exactly what MAAS was given
+ * (src/provisioningserver/drivers/power/redfish.py: power_address as the
+ * https host[:port], power_user/power_pass as basic auth, node_id the System
+ * or, empty, the first of Systems; drivers/power/ipmi.py: ipmitool -H
+ * power_address, no port, -U/-P). A host with no simulated BMC takes any. */
+static int power_works(const struct sim_maas_host *h, const struct sim_maas_req *req)
+{
+	const char *type = sim_maas_param(&req->params, "power_type");
+	const char *addr = sim_maas_param(&req->params, "power_parameters_power_address");
+	const char *user = sim_maas_param(&req->params, "power_parameters_power_user");
+	const char *pass = sim_maas_param(&req->params, "power_parameters_power_pass");
+	const char *node_id = sim_maas_param(&req->params, "power_parameters_node_id");
+	size_t host_len;
+
+	if (!h || !*h->bmc_address)
+		return 1;
+	if (h->power_fail || !type || !addr || !user || !pass)
+		return 0;
+	if (strcmp(user, h->bmc_user) || strcmp(pass, h->bmc_password))
+		return 0;
+	if (!strcmp(type, "redfish"))
+		return !strcmp(addr, h->bmc_address) && (!node_id || !*node_id || !strcmp(node_id, h->redfish_system));
+	if (!strcmp(type, "ipmi")) {
+		host_len = strcspn(h->bmc_address, ":");
+		return strlen(addr) == host_len && !strncmp(addr, h->bmc_address, host_len);
+	}
+	return 0;
+}
+
 static void param_copy(char *dst, size_t size, const struct sim_maas_req *req, const char *name, const char *dflt)
 {
 	const char *v = sim_maas_param(&req->params, name);
@@ -248,6 +304,7 @@ static void create(struct sim_maas *m, const struct sim_maas_req *req, struct si
 	param_copy(mc->power_address, sizeof(mc->power_address), req, "power_parameters_power_address", "");
 	param_copy(mc->power_user, sizeof(mc->power_user), req, "power_parameters_power_user", "");
 	mc->power_pass_set = sim_maas_param(&req->params, "power_parameters_power_pass") != NULL;
+	mc->power_works = power_works(host_of(m, mc), req);
 	snprintf(mc->power_state, sizeof(mc->power_state), "off");
 	mc->boot_disk = mc->root_disk = mc->installed_disk = -1;
 	mc->bd_base = m->next_bd_id;

@@ -63,6 +63,7 @@ struct sim_maas_machine {
 	char power_address[128];
 	char power_user[64];
 	int power_pass_set;      /* the password itself is not kept */
+	int power_works;         /* the parameters drive the host's BMC (judged when set) */
 	char power_state[4];
 	int status;              /* as last advanced; see sim_maas_advance */
 	int before_action;       /* status to return to on abort */
