@@ -143,6 +143,15 @@ static void commission(struct enlist_slot *s)
 	enlist_sent(s, maas_commission(s->flow->client, s->job->system_id, on_commission, s), "commissioning");
 }
 
+/* Failed testing: MAAS offers op=test there, not commission
+ * (src/maasserver/node_action.py Commission and Test). */
+static void retest(struct enlist_slot *s)
+{
+	s->job->commissioned_here = 1;
+	s->job->wait_since_ms = br_now_ms();
+	enlist_sent(s, maas_test(s->flow->client, s->job->system_id, on_commission, s), "testing");
+}
+
 static void on_deploy(void *ctx, const struct maas_result *res)
 {
 	struct enlist_slot *s = ctx;
@@ -308,7 +317,11 @@ void enlist_dispatch(struct enlist_slot *s, const struct maas_machine *m)
 	case MAAS_FAILED_COMMISSIONING:
 	case MAAS_FAILED_TESTING:
 		if (!j->commissioned_here) {
-			commission(s); /* failed in an earlier run: retried */
+			/* failed in an earlier run: retried */
+			if (m->status == MAAS_FAILED_TESTING)
+				retest(s);
+			else
+				commission(s);
 		} else if (m->status_message && *m->status_message) {
 			enlist_finish(s, 0, "MAAS commissioning failed (%s): %s", j->system_id, m->status_message);
 		} else {

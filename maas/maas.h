@@ -234,6 +234,9 @@ int maas_machine_create(struct maas_client *client, const struct maas_machine_sp
 			void *ctx);
 
 int maas_commission(struct maas_client *client, const char *system_id, maas_done_fn done, void *ctx);
+/* Run the hardware tests again (Failed testing -> Testing -> Ready): MAAS
+ * offers this, not commission, from Failed testing. */
+int maas_test(struct maas_client *client, const char *system_id, maas_done_fn done, void *ctx);
 /* Allocate this one machine to the API key's user (Ready -> Allocated). */
 int maas_allocate(struct maas_client *client, const char *system_id, maas_done_fn done, void *ctx);
 /* distro_series and user_data_b64 (base64 cloud-init) may be NULL. */

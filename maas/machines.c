@@ -115,6 +115,11 @@ int maas_commission(struct maas_client *client, const char *system_id, maas_done
 	return machine_op(client, system_id, "commission", NULL, done, ctx);
 }
 
+int maas_test(struct maas_client *client, const char *system_id, maas_done_fn done, void *ctx)
+{
+	return machine_op(client, system_id, "test", NULL, done, ctx);
+}
+
 int maas_deploy(struct maas_client *client, const char *system_id, const char *distro_series,
 		const char *user_data_b64, maas_done_fn done, void *ctx)
 {

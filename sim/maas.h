@@ -65,6 +65,7 @@ struct sim_maas_host {
 	char bmc_password[64];             /* a secret: wiped by sim_maas_stop */
 	char redfish_system[40];           /* the Redfish System id: "System.Embedded.1" */
 	int power_fail;                    /* MAAS cannot power it whatever it is given */
+	int test_fail_once;                /* the first hardware testing fails */
 };
 
 struct sim_maas_config {

@@ -63,6 +63,19 @@ static const char *enum_name(int status)
 	}
 }
 
+void sim_maas_start_testing(struct sim_maas *m, struct sim_maas_machine *mc, int from, const char *fmt, ...)
+{
+	char text[sizeof(mc->status_message)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	mc->testing_from = from;
+	mc->tests++;
+	sim_maas_set_status(m, mc, ST_TESTING, "Testing", "INFO", "%s", text);
+}
+
 void sim_maas_advance(struct sim_maas *m, struct sim_maas_machine *mc, int64_t now_ms)
 {
 	const struct sim_maas_host *h = host_of(m, mc);
@@ -95,9 +108,31 @@ void sim_maas_advance(struct sim_maas *m, struct sim_maas_machine *mc, int64_t n
 			 * disk with the lowest id: the one the kernel named first. */
 			mc->boot_disk = h->n_disks ? 0 : -1;
 			mc->root_disk = mc->boot_disk;
-			sim_maas_set_status(m, mc, ST_READY, "Ready", "INFO", "Commissioning complete; %zu disks found",
-					    h->n_disks);
+			/* src/maasserver/node_status.py: commissioning runs the
+			 * testing scripts next (Commissioning -> Testing), which
+			 * end Ready (NODE_TESTING_RESET_READY_TRANSITIONS). */
+			int64_t ended = mc->since_ms + m->cfg.commission_ms;
+
+			sim_maas_start_testing(m, mc, ST_COMMISSIONING, "Commissioning complete; %zu disks found",
+					       h->n_disks);
+			/* Testing began when commissioning ended, not at this read. */
+			mc->since_ms = ended;
+			sim_maas_advance(m, mc, now_ms);
 		}
+	} else if (mc->status == ST_TESTING && now_ms - mc->since_ms >= m->cfg.commission_ms / 2) {
+		snprintf(mc->power_state, sizeof(mc->power_state), "off");
+		if (h && h->test_fail_once && mc->tests == 1)
+			/* src/maasserver/node_status.py NODE_FAILURE_STATUS_TRANSITION_MAP:
+			 * Testing fails to Failed testing. */
+			sim_maas_set_status(m, mc, ST_FAILED_TESTING, "Failed testing", "ERROR",
+					    "Testing failed: smartctl-validate on nvme0n1 exited 1: "
+					    "SMART overall-health self-assessment test result: FAILED");
+		else if (mc->testing_from == ST_READY || mc->testing_from == ST_COMMISSIONING ||
+			 mc->testing_from == ST_NEW || mc->testing_from == ST_FAILED_TESTING ||
+			 mc->testing_from == ST_FAILED_DEPLOYMENT || mc->testing_from == ST_BROKEN)
+			sim_maas_set_status(m, mc, ST_READY, "Ready", "INFO", "Testing complete");
+		else
+			sim_maas_set_status(m, mc, mc->testing_from, "Testing complete", "INFO", "Testing complete");
 	} else if (mc->status == ST_DEPLOYING && now_ms - mc->since_ms >= m->cfg.deploy_ms) {
 		if (!h || mc->root_disk < 0) {
 			sim_maas_set_status(m, mc, ST_FAILED_DEPLOYMENT, "Failed deployment", "ERROR",
