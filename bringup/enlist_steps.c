@@ -184,7 +184,7 @@ static void verify(struct enlist_slot *s, json_t *machine)
 	if (!m.boot_disk_serial || strcmp(m.boot_disk_serial, s->job->boot_disk_serial))
 		enlist_finish(s, 0, "MAAS reports boot disk serial %s after set_boot_disk, wanted %s",
 			      m.boot_disk_serial ? m.boot_disk_serial : "(none)", s->job->boot_disk_serial);
-	else if (m.status != MAAS_READY && m.status != MAAS_ALLOCATED)
+	else if (m.status != MAAS_READY)
 		enlist_dispatch(s, &m);
 	else
 		deploy(s);
@@ -287,7 +287,7 @@ static void on_release(void *ctx, const struct maas_result *res)
 {
 	struct enlist_slot *s = ctx;
 
-	if (!enlist_step_failed(s, res, "releasing after a failed deployment"))
+	if (!enlist_step_failed(s, res, "releasing"))
 		enlist_reread(s);
 }
 
@@ -329,8 +329,25 @@ void enlist_dispatch(struct enlist_slot *s, const struct maas_machine *m)
 				    "reading why commissioning failed");
 		}
 		break;
-	case MAAS_READY:
 	case MAAS_ALLOCATED:
+		/* MAAS changes storage on Ready machines only (api/blockdevices.py
+		 * set_boot_disk, api/machines.py set_storage_layout): an
+		 * Allocated one already on the right disk deploys as it is, any
+		 * other goes back to Ready to be pinned. */
+		if (m->boot_disk_serial && !strcmp(m->boot_disk_serial, j->boot_disk_serial)) {
+			j->wait_since_ms = 0;
+			s->flow->cb->on_ready(s->flow->ctx, j);
+			deploy(s);
+		} else {
+			br_info("enlist", "%s: %s is Allocated with boot disk %s, not %s: releasing it to pin the disk",
+				j->hostname, j->system_id, m->boot_disk_serial ? m->boot_disk_serial : "(none)",
+				j->boot_disk_serial);
+			j->wait_since_ms = br_now_ms();
+			enlist_sent(s, maas_release(s->flow->client, j->system_id, on_release, s),
+				    "releasing to pin the boot disk");
+		}
+		break;
+	case MAAS_READY:
 		j->wait_since_ms = 0;
 		s->flow->cb->on_ready(s->flow->ctx, j);
 		boot_disk(s);

@@ -93,7 +93,9 @@ static void set_storage_layout(struct sim_maas *m, struct sim_maas_machine *mc, 
 	int known = 0, root = mc->boot_disk;
 	long id;
 
-	if (mc->status != ST_READY && mc->status != ST_ALLOCATED) {
+	/* src/maasserver/api/machines.py MachineHandler.set_storage_layout:
+	 * Ready only (NodeStateViolation, 409), Allocated included. */
+	if (mc->status != ST_READY) {
 		sim_maas_reply_text(r, 409, "Cannot change the storage layout on a machine that is not Ready.");
 		return;
 	}

@@ -89,8 +89,10 @@ json_t *sim_maas_machine_json(struct sim_maas *m, struct sim_maas_machine *mc)
 
 static void set_boot_disk(struct sim_maas *m, struct sim_maas_machine *mc, int index, struct sim_maas_reply *r)
 {
-	if (mc->status != ST_READY && mc->status != ST_ALLOCATED) {
-		sim_maas_reply_text(r, 409, "Cannot set as boot disk because the machine is not ready.");
+	/* src/maasserver/api/blockdevices.py BlockDeviceHandler.set_boot_disk:
+	 * Ready only (NodeStateViolation, 409), Allocated included. */
+	if (mc->status != ST_READY) {
+		sim_maas_reply_text(r, 409, "Cannot set as boot disk because the machine is not Ready.");
 		return;
 	}
 	/* Only the boot flag moves; partitions stay where the layout put them

@@ -425,6 +425,26 @@ static void list(struct sim_maas *m, const struct sim_maas_req *req, struct sim_
 	sim_maas_reply_json(r, 200, arr);
 }
 
+/* POST machines/?op=allocate, by system_id only: src/maasserver/api/machines.py
+ * MachinesHandler.allocate takes a Ready machine matching the constraints,
+ * or answers 409 "No available machine matches constraints: ...". */
+static void allocate(struct sim_maas *m, const struct sim_maas_req *req, struct sim_maas_reply *r)
+{
+	const char *id = sim_maas_param(&req->params, "system_id");
+	struct sim_maas_machine *mc = id ? sim_maas_find(m, id) : NULL;
+
+	if (mc)
+		sim_maas_advance(m, mc, br_now_ms());
+	if (!mc || mc->status != ST_READY) {
+		sim_maas_reply_text(r, 409, "No available machine matches constraints: [('system_id', ['%s'])]",
+				    id ? id : "");
+		return;
+	}
+	sim_maas_log_field(r, "system_id", json_string(mc->system_id));
+	sim_maas_set_status(m, mc, ST_ALLOCATED, "Allocated", "INFO", "Allocated to admin");
+	sim_maas_reply_json(r, 200, sim_maas_machine_json(m, mc));
+}
+
 void sim_maas_machines(struct sim_maas *m, const struct sim_maas_req *req, const char *rest,
 		       struct sim_maas_reply *r)
 {
@@ -436,6 +456,8 @@ void sim_maas_machines(struct sim_maas *m, const struct sim_maas_req *req, const
 			list(m, req, r);
 		else if (!strcmp(req->method, "POST") && !req->op)
 			create(m, req, r);
+		else if (!strcmp(req->method, "POST") && !strcmp(req->op, "allocate"))
+			allocate(m, req, r);
 		else
 			sim_maas_reply_bad_op(r, req);
 		return;
