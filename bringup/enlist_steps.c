@@ -63,20 +63,46 @@ static void on_create(void *ctx, const struct maas_result *res)
 	maas_machine_release(&m);
 }
 
+/* IPMI's power_address is an address alone (ipmitool -H, port 623 implied:
+ * src/provisioningserver/drivers/power/ipmi.py): "h:p" -> "h", "[v6]:p" ->
+ * "v6"; a bare IPv6 address is kept. Caller frees. */
+static char *address_without_port(const char *addr)
+{
+	const char *colon = strchr(addr, ':');
+
+	if (addr[0] == '[') {
+		size_t len = strcspn(addr + 1, "]");
+
+		return br_xstrndup(addr + 1, len);
+	}
+	if (colon && !strchr(colon + 1, ':'))
+		return br_xstrndup(addr, (size_t)(colon - addr));
+	return br_xstrdup(addr);
+}
+
 static void create(struct enlist_slot *s)
 {
 	const struct enlist_job *j = s->job;
+	int ipmi = j->bmc_type && !strcmp(j->bmc_type, "ipmi");
+	char *address = !j->power_address ? NULL
+			: ipmi		  ? address_without_port(j->power_address)
+					  : br_xstrdup(j->power_address);
+	/* IPMI: LAN_2_0, the driver every BMC of the last decade speaks. Redfish:
+	 * no node_id, so MAAS takes the BMC's own (first) System
+	 * (drivers/power/redfish.py) instead of a Dell-only fixed id. */
 	const struct maas_machine_spec spec = {
 		.hostname = j->hostname,
 		.architecture = "amd64/generic",
 		.macs = j->macs,
-		.power = { "redfish", j->power_address, j->power_user, j->power_pass, "System.Embedded.1" },
+		.power = { ipmi ? "ipmi" : "redfish", address, j->power_user, j->power_pass, NULL,
+			   ipmi ? "LAN_2_0" : NULL },
 		.commission = 1,
 	};
 
 	s->job->commissioned_here = 1;
 	s->job->wait_since_ms = br_now_ms();
 	enlist_sent(s, maas_machine_create(s->flow->client, &spec, on_create, s), "creating the machine");
+	free(address);
 }
 
 static void on_lookup(void *ctx, const struct maas_result *res)

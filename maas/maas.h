@@ -219,6 +219,7 @@ struct maas_power {
 	const char *user;
 	const char *password; /* sent in the form only; never logged */
 	const char *node_id;  /* Redfish system id ("System.Embedded.1"); NULL: MAAS's default */
+	const char *driver;   /* IPMI power_driver ("LAN_2_0"); NULL: not sent */
 };
 
 struct maas_machine_spec {

@@ -187,6 +187,39 @@ static void new_system_id(struct sim_maas *m, char out[8])
 	} while (sim_maas_find(m, out));
 }
 
+/* The power parameters a power type requires: the settings made with
+ * required=True in src/provisioningserver/drivers/power/redfish.py
+ * (power_address, power_user, power_pass) and ipmi.py (power_address;
+ * power_driver defaults to LAN_2_0 and must be one of IPMI_DRIVER),
+ * refused as 400 {"power_parameters": [...]} (src/maasserver/forms/__init__.py
+ * power parameter validation). 0 when complete. */
+static int check_power_parameters(const char *type, const struct sim_maas_req *req, struct sim_maas_reply *r)
+{
+	static const char *const redfish[] = { "power_address", "power_user", "power_pass", NULL };
+	static const char *const ipmi[] = { "power_address", NULL };
+	const char *const *need = !strcmp(type, "redfish") ? redfish : !strcmp(type, "ipmi") ? ipmi : NULL;
+	const char *driver = sim_maas_param(&req->params, "power_parameters_power_driver");
+	char name[64];
+
+	for (; need && *need; need++) {
+		const char *v;
+
+		snprintf(name, sizeof(name), "power_parameters_%s", *need);
+		v = sim_maas_param(&req->params, name);
+		if (!v || !*v) {
+			sim_maas_reply_field(r, "power_parameters", "%s: This field is required.", *need);
+			return -1;
+		}
+	}
+	if (!strcmp(type, "ipmi") && driver && strcmp(driver, "LAN") && strcmp(driver, "LAN_2_0")) {
+		sim_maas_reply_field(r, "power_parameters",
+				     "power_driver: Select a valid choice. %s is not one of the available choices.",
+				     driver);
+		return -1;
+	}
+	return 0;
+}
+
 /* Form fields of a create, checked as MAAS's MachineForm does; 0 when valid. */
 static int check_create(struct sim_maas *m, const struct sim_maas_req *req, char macs[][18], size_t *n_macs,
 			struct sim_maas_reply *r)
@@ -230,6 +263,8 @@ static int check_create(struct sim_maas *m, const struct sim_maas_req *req, char
 				     power_type);
 		return -1;
 	}
+	if (power_type && check_power_parameters(power_type, req, r))
+		return -1;
 	if (m->n_machines >= SIM_MAAS_MACHINES_MAX) {
 		sim_maas_reply_field(r, "__all__", "This MAAS holds %d machines already.", SIM_MAAS_MACHINES_MAX);
 		return -1;
@@ -359,6 +394,9 @@ static void create(struct sim_maas *m, const struct sim_maas_req *req, struct si
 	sim_maas_log_field(r, "macs", logged_macs);
 	sim_maas_log_field(r, "power_type", json_string(mc->power_type));
 	sim_maas_log_field(r, "power_address", json_string(mc->power_address));
+	sim_maas_log_field(r, "power_driver",
+			   br_json_string_or_null(sim_maas_param(&req->params, "power_parameters_power_driver")));
+	sim_maas_log_field(r, "node_id", br_json_string_or_null(sim_maas_param(&req->params, "power_parameters_node_id")));
 	sim_maas_log_field(r, "power_pass_set", json_boolean(mc->power_pass_set));
 	sim_maas_reply_json(r, 200, sim_maas_machine_json(m, mc));
 }

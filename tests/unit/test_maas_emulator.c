@@ -134,6 +134,8 @@ static char *make_machine(int i)
 	snprintf(mac, sizeof(mac), "b0:7b:25:00:%02x:02", i);
 	maas_form_add(&f, "mac_addresses", mac);
 	maas_form_add(&f, "power_type", "redfish");
+	maas_form_add(&f, "power_parameters_power_address", "127.0.0.1:8443");
+	maas_form_add(&f, "power_parameters_power_user", "root");
 	maas_form_add(&f, "power_parameters_power_pass", "hunter2");
 	doc = call_ok("POST", "machines/", br_buf_str(&f));
 	br_buf_release(&f);
@@ -482,10 +484,13 @@ static void test_typed_calls(void **state)
 	await(maas_mark_fixed(cli, id, on_answer, &a), &a);
 	assert_int_equal(br_json_int(a.json, "status", -1), MAAS_READY);
 	answer_release(&a);
-	/* an operation this MAAS does not know: its own words, the call named */
+	/* allocate by system_id: Ready -> Allocated; again: none left (409) */
 	await(maas_allocate(cli, id, on_answer, &a), &a);
-	assert_int_equal(a.rc, BR_E_INVAL);
-	assert_non_null(strstr(a.msg, "MAAS POST machines/?op=allocate: HTTP 400"));
+	assert_int_equal(br_json_int(a.json, "status", -1), MAAS_ALLOCATED);
+	answer_release(&a);
+	await(maas_allocate(cli, id, on_answer, &a), &a);
+	assert_int_equal(a.rc, BR_E_STATE);
+	assert_non_null(strstr(a.msg, "No available machine matches constraints"));
 	answer_release(&a);
 	/* tags */
 	await(maas_tag_create(cli, "golden", "passed validation", on_answer, &a), &a);
