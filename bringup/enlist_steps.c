@@ -21,6 +21,16 @@ static int has_mac(const struct br_strlist *macs, const char *mac)
 	return 0;
 }
 
+/* MAAS keeps a dotted hostname as an FQDN: hostname is its first label,
+ * fqdn the whole (models/node.py). A dotted manifest name is compared
+ * with fqdn, a short one with hostname. */
+static int same_name(const struct maas_machine *m, const char *name)
+{
+	const char *have = strchr(name, '.') ? m->fqdn : m->hostname;
+
+	return have && !strcmp(have, name);
+}
+
 static int take_machine(struct enlist_slot *s, const struct maas_machine *m)
 {
 	struct enlist_flow *f = s->flow;
@@ -125,7 +135,7 @@ static void on_lookup(void *ctx, const struct maas_result *res)
 		/* Adopting a machine that carries our MAC under another name
 		 * would hand one server's identity to another: a person must
 		 * look (a swapped cable, a reused MAC, a stale MAAS entry). */
-		if (n > 1 || !m.hostname || strcmp(m.hostname, s->job->hostname)) {
+		if (n > 1 || !same_name(&m, s->job->hostname)) {
 			const char *mac = "?";
 
 			for (size_t k = 0; k < m.macs.n; k++)

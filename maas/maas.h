@@ -162,7 +162,8 @@ int maas_check_access(struct maas_client *client, struct br_err *err);
 
 struct maas_machine {
 	char *system_id;
-	char *hostname;
+	char *hostname;          /* the first label (MAAS splits a dotted name) */
+	char *fqdn;              /* hostname.domain, may be NULL */
 	int status;              /* enum maas_status, -1 unknown */
 	char *status_name;
 	char *status_message;    /* MAAS's last word on the machine, may be NULL */

@@ -73,8 +73,8 @@ json_t *sim_maas_machine_json(struct sim_maas *m, struct sim_maas_machine *mc)
 			json_array_append_new(tags, json_string(m->tags[i].name));
 	if (mc->status == ST_DEPLOYED && mc->host >= 0 && m->hosts[mc->host].ip[0])
 		json_array_append_new(ips, json_string(m->hosts[mc->host].ip));
-	o = json_pack("{s:s, s:s, s:s+, s:s, s:i, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:s, s:s, s:s+}",
-		      "system_id", mc->system_id, "hostname", mc->hostname, "fqdn", mc->hostname, ".maas",
+	o = json_pack("{s:s, s:s, s:s++, s:s, s:i, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:s, s:s, s:s+}",
+		      "system_id", mc->system_id, "hostname", mc->hostname, "fqdn", mc->hostname, ".", mc->domain,
 		      "architecture", mc->architecture, "status", mc->status, "status_name",
 		      sim_maas_status_name(mc->status), "status_message", mc->status_message, "power_type",
 		      mc->power_type, "power_state", mc->power_state, "boot_disk",

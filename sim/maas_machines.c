@@ -369,6 +369,16 @@ static void create(struct sim_maas *m, const struct sim_maas_req *req, struct si
 	param_copy(mc->hostname, sizeof(mc->hostname), req, "hostname", "");
 	if (!*mc->hostname)
 		snprintf(mc->hostname, sizeof(mc->hostname), "node-%s", mc->system_id);
+	/* src/maasserver/models/node.py (Node.save, Node.fqdn): a dotted
+	 * hostname is an FQDN, its first label the hostname and the rest the
+	 * domain; the answer's fqdn is hostname.domain. */
+	snprintf(mc->domain, sizeof(mc->domain), "maas");
+	if (strchr(mc->hostname, '.')) {
+		char *dot = strchr(mc->hostname, '.');
+
+		snprintf(mc->domain, sizeof(mc->domain), "%s", dot + 1);
+		*dot = '\0';
+	}
 	param_copy(mc->architecture, sizeof(mc->architecture), req, "architecture", "amd64/generic");
 	param_copy(mc->power_type, sizeof(mc->power_type), req, "power_type", "");
 	param_copy(mc->power_address, sizeof(mc->power_address), req, "power_parameters_power_address", "");

@@ -55,7 +55,8 @@ struct sim_maas_event {
 struct sim_maas_machine {
 	char system_id[8];
 	int host;                /* index into hosts, -1: no physical machine has its MACs */
-	char hostname[64];
+	char hostname[64];       /* the first label only */
+	char domain[64];         /* the rest: "maas" unless given */
 	char architecture[32];
 	char macs[SIM_MAAS_MACS_MAX][18];
 	size_t n_macs;
