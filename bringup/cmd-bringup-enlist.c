@@ -93,6 +93,7 @@ static int prepare(struct run *run, size_t i, struct enlist_inputs *in)
 	}
 	br_info("enlist", "%s: boot disk %s, by %s", c->node->hostname, c->in.boot_disk_serial, c->in.boot_disk_why);
 	*j = (struct enlist_job){ .hostname = c->node->hostname, .macs = &c->in.macs, .power_address = c->node->bmc,
+				  .bmc_type = c->node->bmc_type,
 				  .power_user = c->node->bmc_user, .power_pass = c->in.power_pass,
 				  .boot_disk_serial = c->in.boot_disk_serial, .user_data_b64 = c->in.user_data_b64,
 				  .user_data = c };

@@ -32,6 +32,7 @@ struct enlist_job {
 	const char *hostname;
 	const struct br_strlist *macs;  /* lowercase colon form, from discovery */
 	const char *power_address;      /* the BMC, host[:port] */
+	const char *bmc_type;           /* "ipmi": MAAS powers it by IPMI; otherwise Redfish */
 	const char *power_user;
 	const char *power_pass;         /* sent to MAAS only; never logged */
 	const char *boot_disk_serial;   /* the disk the OS must go on */

@@ -21,6 +21,16 @@ static int has_mac(const struct br_strlist *macs, const char *mac)
 	return 0;
 }
 
+/* MAAS keeps a dotted hostname as an FQDN: hostname is its first label,
+ * fqdn the whole (models/node.py). A dotted manifest name is compared
+ * with fqdn, a short one with hostname. */
+static int same_name(const struct maas_machine *m, const char *name)
+{
+	const char *have = strchr(name, '.') ? m->fqdn : m->hostname;
+
+	return have && !strcmp(have, name);
+}
+
 static int take_machine(struct enlist_slot *s, const struct maas_machine *m)
 {
 	struct enlist_flow *f = s->flow;
@@ -63,20 +73,46 @@ static void on_create(void *ctx, const struct maas_result *res)
 	maas_machine_release(&m);
 }
 
+/* IPMI's power_address is an address alone (ipmitool -H, port 623 implied:
+ * src/provisioningserver/drivers/power/ipmi.py): "h:p" -> "h", "[v6]:p" ->
+ * "v6"; a bare IPv6 address is kept. Caller frees. */
+static char *address_without_port(const char *addr)
+{
+	const char *colon = strchr(addr, ':');
+
+	if (addr[0] == '[') {
+		size_t len = strcspn(addr + 1, "]");
+
+		return br_xstrndup(addr + 1, len);
+	}
+	if (colon && !strchr(colon + 1, ':'))
+		return br_xstrndup(addr, (size_t)(colon - addr));
+	return br_xstrdup(addr);
+}
+
 static void create(struct enlist_slot *s)
 {
 	const struct enlist_job *j = s->job;
+	int ipmi = j->bmc_type && !strcmp(j->bmc_type, "ipmi");
+	char *address = !j->power_address ? NULL
+			: ipmi		  ? address_without_port(j->power_address)
+					  : br_xstrdup(j->power_address);
+	/* IPMI: LAN_2_0, the driver every BMC of the last decade speaks. Redfish:
+	 * no node_id, so MAAS takes the BMC's own (first) System
+	 * (drivers/power/redfish.py) instead of a Dell-only fixed id. */
 	const struct maas_machine_spec spec = {
 		.hostname = j->hostname,
 		.architecture = "amd64/generic",
 		.macs = j->macs,
-		.power = { "redfish", j->power_address, j->power_user, j->power_pass, "System.Embedded.1" },
+		.power = { ipmi ? "ipmi" : "redfish", address, j->power_user, j->power_pass, NULL,
+			   ipmi ? "LAN_2_0" : NULL },
 		.commission = 1,
 	};
 
 	s->job->commissioned_here = 1;
 	s->job->wait_since_ms = br_now_ms();
 	enlist_sent(s, maas_machine_create(s->flow->client, &spec, on_create, s), "creating the machine");
+	free(address);
 }
 
 static void on_lookup(void *ctx, const struct maas_result *res)
@@ -99,7 +135,7 @@ static void on_lookup(void *ctx, const struct maas_result *res)
 		/* Adopting a machine that carries our MAC under another name
 		 * would hand one server's identity to another: a person must
 		 * look (a swapped cable, a reused MAC, a stale MAAS entry). */
-		if (n > 1 || !m.hostname || strcmp(m.hostname, s->job->hostname)) {
+		if (n > 1 || !same_name(&m, s->job->hostname)) {
 			const char *mac = "?";
 
 			for (size_t k = 0; k < m.macs.n; k++)
@@ -143,6 +179,15 @@ static void commission(struct enlist_slot *s)
 	enlist_sent(s, maas_commission(s->flow->client, s->job->system_id, on_commission, s), "commissioning");
 }
 
+/* Failed testing: MAAS offers op=test there, not commission
+ * (src/maasserver/node_action.py Commission and Test). */
+static void retest(struct enlist_slot *s)
+{
+	s->job->commissioned_here = 1;
+	s->job->wait_since_ms = br_now_ms();
+	enlist_sent(s, maas_test(s->flow->client, s->job->system_id, on_commission, s), "testing");
+}
+
 static void on_deploy(void *ctx, const struct maas_result *res)
 {
 	struct enlist_slot *s = ctx;
@@ -175,7 +220,7 @@ static void verify(struct enlist_slot *s, json_t *machine)
 	if (!m.boot_disk_serial || strcmp(m.boot_disk_serial, s->job->boot_disk_serial))
 		enlist_finish(s, 0, "MAAS reports boot disk serial %s after set_boot_disk, wanted %s",
 			      m.boot_disk_serial ? m.boot_disk_serial : "(none)", s->job->boot_disk_serial);
-	else if (m.status != MAAS_READY && m.status != MAAS_ALLOCATED)
+	else if (m.status != MAAS_READY)
 		enlist_dispatch(s, &m);
 	else
 		deploy(s);
@@ -265,11 +310,20 @@ static void on_failure_events(void *ctx, const struct maas_result *res)
 	enlist_finish(s, 0, "MAAS commissioning failed (%s): %s", s->job->system_id, why ? why : "no reason given");
 }
 
+static void on_power_events(void *ctx, const struct maas_result *res)
+{
+	struct enlist_slot *s = ctx;
+	const char *why = res->rc ? NULL : maas_events_failure(res->json);
+
+	enlist_finish(s, 0, "MAAS put %s back to New after commissioning began (it could not power it): %s",
+		      s->job->system_id, why ? why : "no reason given");
+}
+
 static void on_release(void *ctx, const struct maas_result *res)
 {
 	struct enlist_slot *s = ctx;
 
-	if (!enlist_step_failed(s, res, "releasing after a failed deployment"))
+	if (!enlist_step_failed(s, res, "releasing"))
 		enlist_reread(s);
 }
 
@@ -280,7 +334,15 @@ void enlist_dispatch(struct enlist_slot *s, const struct maas_machine *m)
 
 	switch (m->status) {
 	case MAAS_NEW:
-		commission(s);
+		/* New after this run commissioned it: MAAS could not power the
+		 * machine and reverted it (models/node.py _start_bmc_unavailable).
+		 * Commissioning again would loop forever on the same BMC, and
+		 * restart the wait each time: fail with MAAS's newest error. */
+		if (j->commissioned_here)
+			enlist_sent(s, maas_machine_errors(s->flow->client, j->system_id, on_power_events, s),
+				    "reading why MAAS reverted the machine to New");
+		else
+			commission(s);
 		break;
 	case MAAS_COMMISSIONING:
 	case MAAS_TESTING:
@@ -291,7 +353,11 @@ void enlist_dispatch(struct enlist_slot *s, const struct maas_machine *m)
 	case MAAS_FAILED_COMMISSIONING:
 	case MAAS_FAILED_TESTING:
 		if (!j->commissioned_here) {
-			commission(s); /* failed in an earlier run: retried */
+			/* failed in an earlier run: retried */
+			if (m->status == MAAS_FAILED_TESTING)
+				retest(s);
+			else
+				commission(s);
 		} else if (m->status_message && *m->status_message) {
 			enlist_finish(s, 0, "MAAS commissioning failed (%s): %s", j->system_id, m->status_message);
 		} else {
@@ -299,8 +365,25 @@ void enlist_dispatch(struct enlist_slot *s, const struct maas_machine *m)
 				    "reading why commissioning failed");
 		}
 		break;
-	case MAAS_READY:
 	case MAAS_ALLOCATED:
+		/* MAAS changes storage on Ready machines only (api/blockdevices.py
+		 * set_boot_disk, api/machines.py set_storage_layout): an
+		 * Allocated one already on the right disk deploys as it is, any
+		 * other goes back to Ready to be pinned. */
+		if (m->boot_disk_serial && !strcmp(m->boot_disk_serial, j->boot_disk_serial)) {
+			j->wait_since_ms = 0;
+			s->flow->cb->on_ready(s->flow->ctx, j);
+			deploy(s);
+		} else {
+			br_info("enlist", "%s: %s is Allocated with boot disk %s, not %s: releasing it to pin the disk",
+				j->hostname, j->system_id, m->boot_disk_serial ? m->boot_disk_serial : "(none)",
+				j->boot_disk_serial);
+			j->wait_since_ms = br_now_ms();
+			enlist_sent(s, maas_release(s->flow->client, j->system_id, on_release, s),
+				    "releasing to pin the boot disk");
+		}
+		break;
+	case MAAS_READY:
 		j->wait_since_ms = 0;
 		s->flow->cb->on_ready(s->flow->ctx, j);
 		boot_disk(s);

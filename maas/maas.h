@@ -162,7 +162,8 @@ int maas_check_access(struct maas_client *client, struct br_err *err);
 
 struct maas_machine {
 	char *system_id;
-	char *hostname;
+	char *hostname;          /* the first label (MAAS splits a dotted name) */
+	char *fqdn;              /* hostname.domain, may be NULL */
 	int status;              /* enum maas_status, -1 unknown */
 	char *status_name;
 	char *status_message;    /* MAAS's last word on the machine, may be NULL */
@@ -219,6 +220,7 @@ struct maas_power {
 	const char *user;
 	const char *password; /* sent in the form only; never logged */
 	const char *node_id;  /* Redfish system id ("System.Embedded.1"); NULL: MAAS's default */
+	const char *driver;   /* IPMI power_driver ("LAN_2_0"); NULL: not sent */
 };
 
 struct maas_machine_spec {
@@ -234,6 +236,9 @@ int maas_machine_create(struct maas_client *client, const struct maas_machine_sp
 			void *ctx);
 
 int maas_commission(struct maas_client *client, const char *system_id, maas_done_fn done, void *ctx);
+/* Run the hardware tests again (Failed testing -> Testing -> Ready): MAAS
+ * offers this, not commission, from Failed testing. */
+int maas_test(struct maas_client *client, const char *system_id, maas_done_fn done, void *ctx);
 /* Allocate this one machine to the API key's user (Ready -> Allocated). */
 int maas_allocate(struct maas_client *client, const char *system_id, maas_done_fn done, void *ctx);
 /* distro_series and user_data_b64 (base64 cloud-init) may be NULL. */

@@ -21,6 +21,7 @@ int maas_machine_parse(json_t *obj, struct maas_machine *ret_machine, struct br_
 		return br_errf(err, BR_E_PROTO, "MAAS machine without a system_id");
 	m.system_id = dup_str(obj, "system_id");
 	m.hostname = dup_str(obj, "hostname");
+	m.fqdn = dup_str(obj, "fqdn");
 	m.status = (int)br_json_int(obj, "status", -1);
 	m.status_name = dup_str(obj, "status_name");
 	m.status_message = dup_str(obj, "status_message");
@@ -53,6 +54,7 @@ void maas_machine_release(struct maas_machine *m)
 {
 	free(m->system_id);
 	free(m->hostname);
+	free(m->fqdn);
 	free(m->status_name);
 	free(m->status_message);
 	free(m->boot_disk_serial);

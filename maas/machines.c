@@ -92,6 +92,8 @@ int maas_machine_create(struct maas_client *client, const struct maas_machine_sp
 	maas_form_add(&form, "power_parameters_power_pass", pw->password);
 	if (pw->node_id)
 		maas_form_add(&form, "power_parameters_node_id", pw->node_id);
+	if (pw->driver)
+		maas_form_add(&form, "power_parameters_power_driver", pw->driver);
 	if (spec->commission)
 		maas_form_add(&form, "commission", "true");
 	rc = maas_request(client, "POST", "machines/", br_buf_str(&form), done, ctx);
@@ -112,7 +114,15 @@ static int machine_op(struct maas_client *client, const char *system_id, const c
 
 int maas_commission(struct maas_client *client, const char *system_id, maas_done_fn done, void *ctx)
 {
-	return machine_op(client, system_id, "commission", NULL, done, ctx);
+	/* skip_bmc_config: MAAS would otherwise create its own BMC account
+	 * while commissioning and replace the credentials given; the
+	 * inventory owns the BMC's credentials (see README, "MAAS"). */
+	return machine_op(client, system_id, "commission", "skip_bmc_config=1", done, ctx);
+}
+
+int maas_test(struct maas_client *client, const char *system_id, maas_done_fn done, void *ctx)
+{
+	return machine_op(client, system_id, "test", NULL, done, ctx);
 }
 
 int maas_deploy(struct maas_client *client, const char *system_id, const char *distro_series,

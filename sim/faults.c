@@ -42,6 +42,7 @@ static const char *const fault_names[SIM_F_COUNT] = {
     [SIM_F_HUGE_SERIAL] = "huge_serial",
     [SIM_F_CONTROL_CHARS] = "control_chars",
     [SIM_F_MAAS_ECHO] = "maas_echo",
+    [SIM_F_MAAS_TEST_FAIL] = "maas_test_fail",
 };
 
 /* BIOS attributes bios_drift may change, and the value a drifted node has. */

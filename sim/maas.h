@@ -58,6 +58,14 @@ struct sim_maas_host {
 	int commission_fail;               /* commissioning fails with a script result */
 	int echo_request;                  /* test fault maas_echo: a create is refused, echoing the request */
 	char ip[46];                       /* address once deployed */
+	/* Its BMC, as MAAS would reach it; bmc_address "": no BMC simulated,
+	 * any power parameters work. */
+	char bmc_address[64];              /* "127.0.0.1:PORT" */
+	char bmc_user[32];
+	char bmc_password[64];             /* a secret: wiped by sim_maas_stop */
+	char redfish_system[40];           /* the Redfish System id: "System.Embedded.1" */
+	int power_fail;                    /* MAAS cannot power it whatever it is given */
+	int test_fail_once;                /* the first hardware testing fails */
 };
 
 struct sim_maas_config {

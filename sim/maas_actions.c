@@ -93,7 +93,9 @@ static void set_storage_layout(struct sim_maas *m, struct sim_maas_machine *mc, 
 	int known = 0, root = mc->boot_disk;
 	long id;
 
-	if (mc->status != ST_READY && mc->status != ST_ALLOCATED) {
+	/* src/maasserver/api/machines.py MachineHandler.set_storage_layout:
+	 * Ready only (NodeStateViolation, 409), Allocated included. */
+	if (mc->status != ST_READY) {
 		sim_maas_reply_text(r, 409, "Cannot change the storage layout on a machine that is not Ready.");
 		return;
 	}
@@ -124,16 +126,42 @@ static void set_storage_layout(struct sim_maas *m, struct sim_maas_machine *mc, 
 
 static void commission(struct sim_maas *m, struct sim_maas_machine *mc, struct sim_maas_reply *r)
 {
-	static const int from[] = { ST_NEW, ST_READY, ST_FAILED_COMMISSIONING, ST_BROKEN, ST_FAILED_TESTING,
-				    ST_FAILED_DEPLOYMENT, -1 };
+	/* src/maasserver/node_action.py Commission.actionable_statuses; the
+	 * API's CommissionForm refuses any other status with a form error
+	 * (src/maasserver/forms/ephemeral.py ScriptForm.clean), a 400. */
+	static const int from[] = { ST_NEW, ST_FAILED_COMMISSIONING, ST_READY, ST_BROKEN, -1 };
 
-	if (refuse(r, mc, from, "Commissioning"))
+	if (!status_in(mc->status, from)) {
+		sim_maas_reply_field(r, "__all__",
+				     "Commission is not available because of the current state of the node.");
 		return;
+	}
 	mc->before_action = mc->status;
 	mc->commissions++;
 	/* Commissioning rediscovers storage: a chosen boot disk is forgotten. */
 	mc->boot_disk = mc->root_disk = -1;
 	sim_maas_set_status(m, mc, ST_COMMISSIONING, "Commissioning", "INFO", "Commissioning started");
+	sim_maas_reply_json(r, 200, sim_maas_machine_json(m, mc));
+}
+
+static void test(struct sim_maas *m, struct sim_maas_machine *mc, struct sim_maas_reply *r)
+{
+	/* src/maasserver/node_action.py Test.actionable_statuses (those the
+	 * emulator has), refused as forms/ephemeral.py ScriptForm.clean does. */
+	static const int from[] = { ST_FAILED_COMMISSIONING, ST_NEW, ST_READY, ST_ALLOCATED, ST_FAILED_DEPLOYMENT,
+				    ST_DEPLOYED, ST_BROKEN, ST_FAILED_TESTING, -1 };
+
+	if (!status_in(mc->status, from)) {
+		sim_maas_reply_field(r, "__all__", "Test is not available because of the current state of the node.");
+		return;
+	}
+	if (!mc->power_works) {
+		/* the same power-on as commissioning's (models/node.py
+		 * _start_bmc_unavailable) */
+		sim_maas_reply_text(r, 503, "Unable to power control the node. Please check power credentials.");
+		return;
+	}
+	sim_maas_start_testing(m, mc, mc->status, "Testing started");
 	sim_maas_reply_json(r, 200, sim_maas_machine_json(m, mc));
 }
 
@@ -218,6 +246,8 @@ void sim_maas_machine_action(struct sim_maas *m, struct sim_maas_machine *mc, co
 		deploy(m, mc, req, r);
 	else if (!strcmp(op, "commission"))
 		commission(m, mc, r);
+	else if (!strcmp(op, "test"))
+		test(m, mc, r);
 	else if (!strcmp(op, "set_storage_layout"))
 		set_storage_layout(m, mc, req, r);
 	else {

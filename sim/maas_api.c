@@ -116,6 +116,9 @@ void sim_maas_events(struct sim_maas *m, const struct sim_maas_req *req, struct 
 		sim_maas_reply_field(r, "after", "Enter a whole number.");
 		return;
 	}
+	/* Time first: a transition's events count towards cap. */
+	for (size_t i = 0; i < m->n_machines; i++)
+		sim_maas_advance(m, &m->machines[i], br_now_ms());
 	for (size_t i = 0; i < m->n_machines; i++)
 		cap += m->machines[i].n_events;
 	refs = br_xcalloc(cap + 1, sizeof(*refs));
@@ -124,7 +127,6 @@ void sim_maas_events(struct sim_maas *m, const struct sim_maas_req *req, struct 
 
 		if ((id && strcmp(id, mc->system_id)) || (host && strcmp(host, mc->hostname)))
 			continue;
-		sim_maas_advance(m, mc, br_now_ms());
 		for (size_t k = 0; k < mc->n_events && n < cap; k++) {
 			const struct sim_maas_event *e = &mc->events[(mc->first_event + k) % SIM_MAAS_EVENTS_MAX];
 

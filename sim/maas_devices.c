@@ -73,8 +73,8 @@ json_t *sim_maas_machine_json(struct sim_maas *m, struct sim_maas_machine *mc)
 			json_array_append_new(tags, json_string(m->tags[i].name));
 	if (mc->status == ST_DEPLOYED && mc->host >= 0 && m->hosts[mc->host].ip[0])
 		json_array_append_new(ips, json_string(m->hosts[mc->host].ip));
-	o = json_pack("{s:s, s:s, s:s+, s:s, s:i, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:s, s:s, s:s+}",
-		      "system_id", mc->system_id, "hostname", mc->hostname, "fqdn", mc->hostname, ".maas",
+	o = json_pack("{s:s, s:s, s:s++, s:s, s:i, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:s, s:s, s:s+}",
+		      "system_id", mc->system_id, "hostname", mc->hostname, "fqdn", mc->hostname, ".", mc->domain,
 		      "architecture", mc->architecture, "status", mc->status, "status_name",
 		      sim_maas_status_name(mc->status), "status_message", mc->status_message, "power_type",
 		      mc->power_type, "power_state", mc->power_state, "boot_disk",
@@ -89,8 +89,10 @@ json_t *sim_maas_machine_json(struct sim_maas *m, struct sim_maas_machine *mc)
 
 static void set_boot_disk(struct sim_maas *m, struct sim_maas_machine *mc, int index, struct sim_maas_reply *r)
 {
-	if (mc->status != ST_READY && mc->status != ST_ALLOCATED) {
-		sim_maas_reply_text(r, 409, "Cannot set as boot disk because the machine is not ready.");
+	/* src/maasserver/api/blockdevices.py BlockDeviceHandler.set_boot_disk:
+	 * Ready only (NodeStateViolation, 409), Allocated included. */
+	if (mc->status != ST_READY) {
+		sim_maas_reply_text(r, 409, "Cannot set as boot disk because the machine is not Ready.");
 		return;
 	}
 	/* Only the boot flag moves; partitions stay where the layout put them

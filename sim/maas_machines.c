@@ -49,10 +49,49 @@ static const struct sim_maas_host *host_of(struct sim_maas *m, const struct sim_
 	return mc->host >= 0 ? &m->hosts[mc->host] : NULL;
 }
 
+/* NODE_STATUS names as map_enum_reverse gives them (src/maasserver/enum.py),
+ * for the statuses commissioning can revert to. */
+static const char *enum_name(int status)
+{
+	switch (status) {
+	case ST_NEW: return "NEW";
+	case ST_FAILED_COMMISSIONING: return "FAILED_COMMISSIONING";
+	case ST_READY: return "READY";
+	case ST_BROKEN: return "BROKEN";
+	case ST_COMMISSIONING: return "COMMISSIONING";
+	default: return "UNKNOWN";
+	}
+}
+
+void sim_maas_start_testing(struct sim_maas *m, struct sim_maas_machine *mc, int from, const char *fmt, ...)
+{
+	char text[sizeof(mc->status_message)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	mc->testing_from = from;
+	mc->tests++;
+	sim_maas_set_status(m, mc, ST_TESTING, "Testing", "INFO", "%s", text);
+}
+
 void sim_maas_advance(struct sim_maas *m, struct sim_maas_machine *mc, int64_t now_ms)
 {
 	const struct sim_maas_host *h = host_of(m, mc);
 
+	if (mc->status == ST_COMMISSIONING && !mc->power_works) {
+		/* src/maasserver/models/node.py Node._start_bmc_unavailable: the
+		 * power-on that starts commissioning failed on every rack
+		 * controller, so the node goes back to the status it had, with
+		 * a NODE_POWER_QUERY_FAILED event (src/provisioningserver/events.py,
+		 * "Failed to query node's BMC", level ERROR) naming the user. */
+		sim_maas_set_status(m, mc, mc->before_action, "Failed to query node's BMC", "ERROR",
+				    "(admin) - Aborting %s and reverting to %s. Unable to power control the node. "
+				    "Please check power credentials.",
+				    enum_name(ST_COMMISSIONING), enum_name(mc->before_action));
+		return;
+	}
 	if (mc->status == ST_COMMISSIONING && now_ms - mc->since_ms >= m->cfg.commission_ms) {
 		snprintf(mc->power_state, sizeof(mc->power_state), "off");
 		if (!h)
@@ -69,9 +108,31 @@ void sim_maas_advance(struct sim_maas *m, struct sim_maas_machine *mc, int64_t n
 			 * disk with the lowest id: the one the kernel named first. */
 			mc->boot_disk = h->n_disks ? 0 : -1;
 			mc->root_disk = mc->boot_disk;
-			sim_maas_set_status(m, mc, ST_READY, "Ready", "INFO", "Commissioning complete; %zu disks found",
-					    h->n_disks);
+			/* src/maasserver/node_status.py: commissioning runs the
+			 * testing scripts next (Commissioning -> Testing), which
+			 * end Ready (NODE_TESTING_RESET_READY_TRANSITIONS). */
+			int64_t ended = mc->since_ms + m->cfg.commission_ms;
+
+			sim_maas_start_testing(m, mc, ST_COMMISSIONING, "Commissioning complete; %zu disks found",
+					       h->n_disks);
+			/* Testing began when commissioning ended, not at this read. */
+			mc->since_ms = ended;
+			sim_maas_advance(m, mc, now_ms);
 		}
+	} else if (mc->status == ST_TESTING && now_ms - mc->since_ms >= m->cfg.commission_ms / 2) {
+		snprintf(mc->power_state, sizeof(mc->power_state), "off");
+		if (h && h->test_fail_once && mc->tests == 1)
+			/* src/maasserver/node_status.py NODE_FAILURE_STATUS_TRANSITION_MAP:
+			 * Testing fails to Failed testing. */
+			sim_maas_set_status(m, mc, ST_FAILED_TESTING, "Failed testing", "ERROR",
+					    "Testing failed: smartctl-validate on nvme0n1 exited 1: "
+					    "SMART overall-health self-assessment test result: FAILED");
+		else if (mc->testing_from == ST_READY || mc->testing_from == ST_COMMISSIONING ||
+			 mc->testing_from == ST_NEW || mc->testing_from == ST_FAILED_TESTING ||
+			 mc->testing_from == ST_FAILED_DEPLOYMENT || mc->testing_from == ST_BROKEN)
+			sim_maas_set_status(m, mc, ST_READY, "Ready", "INFO", "Testing complete");
+		else
+			sim_maas_set_status(m, mc, mc->testing_from, "Testing complete", "INFO", "Testing complete");
 	} else if (mc->status == ST_DEPLOYING && now_ms - mc->since_ms >= m->cfg.deploy_ms) {
 		if (!h || mc->root_disk < 0) {
 			sim_maas_set_status(m, mc, ST_FAILED_DEPLOYMENT, "Failed deployment", "ERROR",
@@ -126,6 +187,39 @@ static void new_system_id(struct sim_maas *m, char out[8])
 	} while (sim_maas_find(m, out));
 }
 
+/* The power parameters a power type requires: the settings made with
+ * required=True in src/provisioningserver/drivers/power/redfish.py
+ * (power_address, power_user, power_pass) and ipmi.py (power_address;
+ * power_driver defaults to LAN_2_0 and must be one of IPMI_DRIVER),
+ * refused as 400 {"power_parameters": [...]} (src/maasserver/forms/__init__.py
+ * power parameter validation). 0 when complete. */
+static int check_power_parameters(const char *type, const struct sim_maas_req *req, struct sim_maas_reply *r)
+{
+	static const char *const redfish[] = { "power_address", "power_user", "power_pass", NULL };
+	static const char *const ipmi[] = { "power_address", NULL };
+	const char *const *need = !strcmp(type, "redfish") ? redfish : !strcmp(type, "ipmi") ? ipmi : NULL;
+	const char *driver = sim_maas_param(&req->params, "power_parameters_power_driver");
+	char name[64];
+
+	for (; need && *need; need++) {
+		const char *v;
+
+		snprintf(name, sizeof(name), "power_parameters_%s", *need);
+		v = sim_maas_param(&req->params, name);
+		if (!v || !*v) {
+			sim_maas_reply_field(r, "power_parameters", "%s: This field is required.", *need);
+			return -1;
+		}
+	}
+	if (!strcmp(type, "ipmi") && driver && strcmp(driver, "LAN") && strcmp(driver, "LAN_2_0")) {
+		sim_maas_reply_field(r, "power_parameters",
+				     "power_driver: Select a valid choice. %s is not one of the available choices.",
+				     driver);
+		return -1;
+	}
+	return 0;
+}
+
 /* Form fields of a create, checked as MAAS's MachineForm does; 0 when valid. */
 static int check_create(struct sim_maas *m, const struct sim_maas_req *req, char macs[][18], size_t *n_macs,
 			struct sim_maas_reply *r)
@@ -169,9 +263,41 @@ static int check_create(struct sim_maas *m, const struct sim_maas_req *req, char
 				     power_type);
 		return -1;
 	}
+	if (power_type && check_power_parameters(power_type, req, r))
+		return -1;
 	if (m->n_machines >= SIM_MAAS_MACHINES_MAX) {
 		sim_maas_reply_field(r, "__all__", "This MAAS holds %d machines already.", SIM_MAAS_MACHINES_MAX);
 		return -1;
+	}
+	return 0;
+}
+
+/* Whether a rack controller could drive the host's BMC with these power
+ * parameters: the power drivers log in with exactly what MAAS was given
+ * (src/provisioningserver/drivers/power/redfish.py: power_address as the
+ * https host[:port], power_user/power_pass as basic auth, node_id the System
+ * or, empty, the first of Systems; drivers/power/ipmi.py: ipmitool -H
+ * power_address, no port, -U/-P). A host with no simulated BMC takes any. */
+static int power_works(const struct sim_maas_host *h, const struct sim_maas_req *req)
+{
+	const char *type = sim_maas_param(&req->params, "power_type");
+	const char *addr = sim_maas_param(&req->params, "power_parameters_power_address");
+	const char *user = sim_maas_param(&req->params, "power_parameters_power_user");
+	const char *pass = sim_maas_param(&req->params, "power_parameters_power_pass");
+	const char *node_id = sim_maas_param(&req->params, "power_parameters_node_id");
+	size_t host_len;
+
+	if (!h || !*h->bmc_address)
+		return 1;
+	if (h->power_fail || !type || !addr || !user || !pass)
+		return 0;
+	if (strcmp(user, h->bmc_user) || strcmp(pass, h->bmc_password))
+		return 0;
+	if (!strcmp(type, "redfish"))
+		return !strcmp(addr, h->bmc_address) && (!node_id || !*node_id || !strcmp(node_id, h->redfish_system));
+	if (!strcmp(type, "ipmi")) {
+		host_len = strcspn(h->bmc_address, ":");
+		return strlen(addr) == host_len && !strncmp(addr, h->bmc_address, host_len);
 	}
 	return 0;
 }
@@ -243,11 +369,22 @@ static void create(struct sim_maas *m, const struct sim_maas_req *req, struct si
 	param_copy(mc->hostname, sizeof(mc->hostname), req, "hostname", "");
 	if (!*mc->hostname)
 		snprintf(mc->hostname, sizeof(mc->hostname), "node-%s", mc->system_id);
+	/* src/maasserver/models/node.py (Node.save, Node.fqdn): a dotted
+	 * hostname is an FQDN, its first label the hostname and the rest the
+	 * domain; the answer's fqdn is hostname.domain. */
+	snprintf(mc->domain, sizeof(mc->domain), "maas");
+	if (strchr(mc->hostname, '.')) {
+		char *dot = strchr(mc->hostname, '.');
+
+		snprintf(mc->domain, sizeof(mc->domain), "%s", dot + 1);
+		*dot = '\0';
+	}
 	param_copy(mc->architecture, sizeof(mc->architecture), req, "architecture", "amd64/generic");
 	param_copy(mc->power_type, sizeof(mc->power_type), req, "power_type", "");
 	param_copy(mc->power_address, sizeof(mc->power_address), req, "power_parameters_power_address", "");
 	param_copy(mc->power_user, sizeof(mc->power_user), req, "power_parameters_power_user", "");
 	mc->power_pass_set = sim_maas_param(&req->params, "power_parameters_power_pass") != NULL;
+	mc->power_works = power_works(host_of(m, mc), req);
 	snprintf(mc->power_state, sizeof(mc->power_state), "off");
 	mc->boot_disk = mc->root_disk = mc->installed_disk = -1;
 	mc->bd_base = m->next_bd_id;
@@ -267,6 +404,9 @@ static void create(struct sim_maas *m, const struct sim_maas_req *req, struct si
 	sim_maas_log_field(r, "macs", logged_macs);
 	sim_maas_log_field(r, "power_type", json_string(mc->power_type));
 	sim_maas_log_field(r, "power_address", json_string(mc->power_address));
+	sim_maas_log_field(r, "power_driver",
+			   br_json_string_or_null(sim_maas_param(&req->params, "power_parameters_power_driver")));
+	sim_maas_log_field(r, "node_id", br_json_string_or_null(sim_maas_param(&req->params, "power_parameters_node_id")));
 	sim_maas_log_field(r, "power_pass_set", json_boolean(mc->power_pass_set));
 	sim_maas_reply_json(r, 200, sim_maas_machine_json(m, mc));
 }
@@ -333,6 +473,26 @@ static void list(struct sim_maas *m, const struct sim_maas_req *req, struct sim_
 	sim_maas_reply_json(r, 200, arr);
 }
 
+/* POST machines/?op=allocate, by system_id only: src/maasserver/api/machines.py
+ * MachinesHandler.allocate takes a Ready machine matching the constraints,
+ * or answers 409 "No available machine matches constraints: ...". */
+static void allocate(struct sim_maas *m, const struct sim_maas_req *req, struct sim_maas_reply *r)
+{
+	const char *id = sim_maas_param(&req->params, "system_id");
+	struct sim_maas_machine *mc = id ? sim_maas_find(m, id) : NULL;
+
+	if (mc)
+		sim_maas_advance(m, mc, br_now_ms());
+	if (!mc || mc->status != ST_READY) {
+		sim_maas_reply_text(r, 409, "No available machine matches constraints: [('system_id', ['%s'])]",
+				    id ? id : "");
+		return;
+	}
+	sim_maas_log_field(r, "system_id", json_string(mc->system_id));
+	sim_maas_set_status(m, mc, ST_ALLOCATED, "Allocated", "INFO", "Allocated to admin");
+	sim_maas_reply_json(r, 200, sim_maas_machine_json(m, mc));
+}
+
 void sim_maas_machines(struct sim_maas *m, const struct sim_maas_req *req, const char *rest,
 		       struct sim_maas_reply *r)
 {
@@ -344,6 +504,8 @@ void sim_maas_machines(struct sim_maas *m, const struct sim_maas_req *req, const
 			list(m, req, r);
 		else if (!strcmp(req->method, "POST") && !req->op)
 			create(m, req, r);
+		else if (!strcmp(req->method, "POST") && !strcmp(req->op, "allocate"))
+			allocate(m, req, r);
 		else
 			sim_maas_reply_bad_op(r, req);
 		return;

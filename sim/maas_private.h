@@ -14,7 +14,7 @@
 enum {
 	ST_NEW = 0, ST_COMMISSIONING = 1, ST_FAILED_COMMISSIONING = 2, ST_READY = 4, ST_DEPLOYED = 6,
 	ST_BROKEN = 8, ST_DEPLOYING = 9, ST_ALLOCATED = 10, ST_FAILED_DEPLOYMENT = 11, ST_RELEASING = 12,
-	ST_FAILED_TESTING = 22,
+	ST_TESTING = 21, ST_FAILED_TESTING = 22,
 };
 
 struct sim_maas_param {
@@ -55,7 +55,8 @@ struct sim_maas_event {
 struct sim_maas_machine {
 	char system_id[8];
 	int host;                /* index into hosts, -1: no physical machine has its MACs */
-	char hostname[64];
+	char hostname[64];       /* the first label only */
+	char domain[64];         /* the rest: "maas" unless given */
 	char architecture[32];
 	char macs[SIM_MAAS_MACS_MAX][18];
 	size_t n_macs;
@@ -63,9 +64,12 @@ struct sim_maas_machine {
 	char power_address[128];
 	char power_user[64];
 	int power_pass_set;      /* the password itself is not kept */
+	int power_works;         /* the parameters drive the host's BMC (judged when set) */
 	char power_state[4];
 	int status;              /* as last advanced; see sim_maas_advance */
 	int before_action;       /* status to return to on abort */
+	int testing_from;        /* status testing started from */
+	int tests;               /* hardware test runs started */
 	int broken_from;         /* status when marked broken (mark_fixed returns to Deployed) */
 	int64_t since_ms;        /* when status was entered */
 	int commissioned;        /* has finished commissioning once */
@@ -137,6 +141,9 @@ struct sim_maas_machine *sim_maas_find(struct sim_maas *m, const char *system_id
 void sim_maas_advance(struct sim_maas *m, struct sim_maas_machine *mc, int64_t now_ms);
 void sim_maas_set_status(struct sim_maas *m, struct sim_maas_machine *mc, int status, const char *event_type,
 			 const char *level, const char *fmt, ...) BR_PRINTF(6, 7);
+/* Enter Testing from status from (op=test, or commissioning's end). */
+void sim_maas_start_testing(struct sim_maas *m, struct sim_maas_machine *mc, int from, const char *fmt, ...)
+	BR_PRINTF(4, 5);
 json_t *sim_maas_machine_json(struct sim_maas *m, struct sim_maas_machine *mc);
 json_t *sim_maas_blockdevice_json(struct sim_maas *m, struct sim_maas_machine *mc, int index);
 const char *sim_maas_status_name(int status);

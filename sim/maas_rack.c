@@ -19,7 +19,7 @@ static void disk_from(struct sim_maas_disk *d, const struct sim_drive *v, int ke
 			*p = '_';
 }
 
-static void host_from(struct sim_maas_host *h, const struct sim_node *n)
+static void host_from(struct sim_maas_host *h, const struct sim_node *n, const char *password)
 {
 	const struct sim_drive *order[1 + SIM_DATA_DRIVES];
 	size_t n_order = 0;
@@ -45,7 +45,14 @@ static void host_from(struct sim_maas_host *h, const struct sim_node *n)
 		disk_from(&h->disks[h->n_disks++], order[i], (int)i);
 	h->commission_fail = (n->faults & SIM_FAULT_BIT(SIM_F_COMMISSION_FAIL)) != 0;
 	h->echo_request = (n->faults & SIM_FAULT_BIT(SIM_F_MAAS_ECHO)) != 0;
+	h->test_fail_once = (n->faults & SIM_FAULT_BIT(SIM_F_MAAS_TEST_FAIL)) != 0;
 	snprintf(h->ip, sizeof(h->ip), "127.100.%d.%d", n->index / 250, n->index % 250 + 1);
+	/* The iDRAC MAAS powers it through: the rack's account (cmd-bringup-sim.c
+	 * start_bmcs) and the System id the iDRAC serves. */
+	snprintf(h->bmc_address, sizeof(h->bmc_address), "%s", n->bmc);
+	snprintf(h->bmc_user, sizeof(h->bmc_user), "root");
+	snprintf(h->bmc_password, sizeof(h->bmc_password), "%s", password);
+	snprintf(h->redfish_system, sizeof(h->redfish_system), "System.Embedded.1");
 }
 
 void sim_maas_hosts_from_rack(const struct sim_rack *rack, struct sim_maas_host **ret_hosts, size_t *ret_n)
@@ -53,7 +60,7 @@ void sim_maas_hosts_from_rack(const struct sim_rack *rack, struct sim_maas_host 
 	struct sim_maas_host *hosts = br_xcalloc(rack->n + 1, sizeof(*hosts));
 
 	for (size_t i = 0; i < rack->n; i++)
-		host_from(&hosts[i], &rack->nodes[i]);
+		host_from(&hosts[i], &rack->nodes[i], rack->password);
 	*ret_hosts = hosts;
 	*ret_n = rack->n;
 }

@@ -378,6 +378,8 @@ void sim_maas_stop(struct sim_maas *m)
 	if (m->log)
 		fclose(m->log);
 	free(m->log_path);
+	if (m->hosts)
+		explicit_bzero(m->hosts, m->cfg.n_hosts * sizeof(*m->hosts)); /* BMC passwords */
 	free(m->hosts);
 	free(m->machines);
 	free(m->consumer_key);

@@ -94,6 +94,9 @@ enum sim_fault {
 	 * a 400 that echoes the request: its Authorization header and the
 	 * whole form, BMC power password included. */
 	SIM_F_MAAS_ECHO,
+	/* MAAS's hardware tests fail on this node the first time they run
+	 * (Failed testing), and pass when run again. */
+	SIM_F_MAAS_TEST_FAIL,
 	SIM_F_COUNT
 };
 

@@ -134,6 +134,8 @@ static char *make_machine(int i)
 	snprintf(mac, sizeof(mac), "b0:7b:25:00:%02x:02", i);
 	maas_form_add(&f, "mac_addresses", mac);
 	maas_form_add(&f, "power_type", "redfish");
+	maas_form_add(&f, "power_parameters_power_address", "127.0.0.1:8443");
+	maas_form_add(&f, "power_parameters_power_user", "root");
 	maas_form_add(&f, "power_parameters_power_pass", "hunter2");
 	doc = call_ok("POST", "machines/", br_buf_str(&f));
 	br_buf_release(&f);
@@ -226,7 +228,7 @@ static void test_lifecycle(void **state)
 	snprintf(path, sizeof(path), "machines/%s/?op=deploy", id);
 	assert_int_equal(call_err("POST", path, "", msg, sizeof(msg)), BR_E_STATE);
 	assert_non_null(strstr(msg, "Invalid transition: Commissioning -> Deploying."));
-	assert_int_equal(status_after(id, 300), 4);
+	assert_int_equal(status_after(id, 400), 4);
 	snprintf(path, sizeof(path), "nodes/%s/blockdevices/", id);
 	doc = call_ok("GET", path, NULL);
 	assert_int_equal(maas_blockdevices_parse(doc, &devs, &n, NULL), 0);
@@ -252,6 +254,11 @@ static void test_lifecycle(void **state)
 	assert_int_equal(status_after(id, 300), 6);
 	assert_int_equal(call_err("POST", path, "", msg, sizeof(msg)), BR_E_STATE);
 	assert_non_null(strstr(msg, "Invalid transition: Deployed -> Deploying."));
+	/* node_action.py: commission only from New, Failed commissioning,
+	 * Ready and Broken; a form error (400) otherwise. */
+	snprintf(path, sizeof(path), "machines/%s/?op=commission", id);
+	assert_int_equal(call_err("POST", path, "", msg, sizeof(msg)), BR_E_INVAL);
+	assert_non_null(strstr(msg, "Commission is not available because of the current state of the node."));
 	snprintf(path, sizeof(path), "machines/%s/", id);
 	doc = call_ok("GET", path, NULL);
 	assert_int_equal(maas_machine_parse(doc, &m, NULL), 0);
@@ -269,7 +276,7 @@ static void test_boot_disk_without_layout(void **state)
 	size_t len;
 
 	(void)state;
-	assert_int_equal(status_after(id, 300), 4);
+	assert_int_equal(status_after(id, 400), 4);
 	/* set_boot_disk alone leaves / on the first disk: the field failure. */
 	snprintf(path, sizeof(path), "nodes/%s/blockdevices/%lld/?op=set_boot_disk", id,
 		 (long long)emu->machines[0].bd_base + 2);
@@ -442,7 +449,7 @@ static void test_typed_calls(void **state)
 	id = br_xstrdup(br_json_str(a.json, "system_id"));
 	answer_release(&a);
 	last_request("\"method\":\"POST\",\"path\":\"machines/\"");
-	assert_int_equal(status_after(id, 300), MAAS_READY); /* the emulator commissions new machines */
+	assert_int_equal(status_after(id, 400), MAAS_READY); /* the emulator commissions new machines */
 	/* the same MACs again: MAAS's own words */
 	await(maas_machine_create(cli, &spec, on_answer, &a), &a);
 	assert_int_equal(a.rc, BR_E_INVAL);
@@ -477,10 +484,13 @@ static void test_typed_calls(void **state)
 	await(maas_mark_fixed(cli, id, on_answer, &a), &a);
 	assert_int_equal(br_json_int(a.json, "status", -1), MAAS_READY);
 	answer_release(&a);
-	/* an operation this MAAS does not know: its own words, the call named */
+	/* allocate by system_id: Ready -> Allocated; again: none left (409) */
 	await(maas_allocate(cli, id, on_answer, &a), &a);
-	assert_int_equal(a.rc, BR_E_INVAL);
-	assert_non_null(strstr(a.msg, "MAAS POST machines/?op=allocate: HTTP 400"));
+	assert_int_equal(br_json_int(a.json, "status", -1), MAAS_ALLOCATED);
+	answer_release(&a);
+	await(maas_allocate(cli, id, on_answer, &a), &a);
+	assert_int_equal(a.rc, BR_E_STATE);
+	assert_non_null(strstr(a.msg, "No available machine matches constraints"));
 	answer_release(&a);
 	/* tags */
 	await(maas_tag_create(cli, "golden", "passed validation", on_answer, &a), &a);
