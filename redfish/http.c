@@ -220,8 +220,9 @@ static int classify(struct rf_req *req, int *ret_retry, long *ret_hint_ms, struc
 		 * which differ run to run; the reason (and a ticket's evidence)
 		 * must not, or every re-run would change the node and its ticket. */
 		return br_errf(err, curl_errcode(r->result), "%s %s: %s", m, req->url,
-			       r->curl_err[0] && r->result != CURLE_OPERATION_TIMEDOUT ? r->curl_err
-										  : curl_easy_strerror(r->result));
+			       r->result == CURLE_OPERATION_TIMEDOUT ? "timed out"
+			       : r->curl_err[0]			    ? r->curl_err
+								    : curl_easy_strerror(r->result));
 	}
 	if (r->status >= 200 && r->status < 300)
 		return 0;
