@@ -134,8 +134,8 @@ static void fixture_init(struct fixture *fx)
 	fx->o.private_key = fx->key;
 	fx->o.known_hosts = fx->known;
 	fx->o.remote_dir = fx->remote;
-	fx->o.connect_timeout_ms = 10000;
-	fx->o.run_timeout_ms = 20000;
+	fx->o.connect_timeout_ms = 60000; /* generous: a loaded test machine (ASan, sshd) is slow to hand shake */
+	fx->o.run_timeout_ms = 60000;
 }
 
 static void fixture_release(struct fixture *fx)
