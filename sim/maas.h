@@ -32,8 +32,8 @@
 
 #define SIM_MAAS_MACS_MAX 16
 #define SIM_MAAS_DISKS_MAX 16
-#define SIM_MAAS_HOSTS_MAX 8192
-#define SIM_MAAS_MACHINES_MAX 8192
+#define SIM_MAAS_HOSTS_MAX 16384 /* above the largest bench rack (10,000) */
+#define SIM_MAAS_MACHINES_MAX 16384
 #define SIM_MAAS_TAGS_MAX 256
 #define SIM_MAAS_EVENTS_MAX 64     /* kept per machine, oldest dropped */
 #define SIM_MAAS_BODY_MAX (1024u * 1024) /* request body; more gets 413 */
