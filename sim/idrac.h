@@ -3,8 +3,12 @@
  * resource tree as iDRAC 7.x shapes it, sessions, errors with iDRAC's
  * MessageIds, ETags, paging and $expand, and the BMC-visible faults.
  * Private to sim/: idrac.c routes and authenticates, idrac_system.c,
- * idrac_chassis.c, idrac_manager.c and idrac_session.c render resources,
- * idrac_cache.c keeps rendered GET answers for the next identical GET.
+ * idrac_chassis.c, idrac_manager.c, idrac_memory.c and idrac_session.c
+ * render resources, idrac_service.c the service-level ones ($metadata,
+ * schemas, registries, roles, tasks), idrac_bios_registry.c is Dell's BIOS
+ * attribute registry (generated), idrac_cache.c keeps rendered GET answers
+ * for the next identical GET. Held to DMTF's Redfish-Service-Validator
+ * (0 failures) and to redfishtool and ilorest (t1009).
  *
  * Ownership: render functions return a new JSON reference (NULL: no such
  * resource); everything else is borrowed.
