@@ -55,9 +55,16 @@ static const struct route routes[] = {
     {SIM_R_SYS "/Settings", 4, T_NONE, R_ETAG, sim_r_system_settings, sim_w_system_settings, NULL, NULL},
     {SIM_R_SYS "/Bios", 4, T_BIOS, R_ETAG, sim_r_bios, NULL, NULL, NULL},
     {SIM_R_SYS "/Bios/Settings", 5, T_NONE, R_ETAG, sim_r_bios_settings, sim_w_bios_settings, NULL, NULL},
+    {SIM_R_SYS "/Bios/BiosRegistry", 5, T_NONE, 0, sim_r_bios_registry, NULL, NULL, NULL},
+    {SIM_R_SYS "/SecureBoot", 4, T_NONE, 0, sim_r_secure_boot, NULL, NULL, NULL},
+    {SIM_R_SYS "/Memory", 4, T_NONE, 0, sim_r_memory_coll, NULL, NULL, NULL},
+    {SIM_R_SYS "/Memory/*", 5, T_NONE, 0, sim_r_memory, NULL, NULL, NULL},
+    {SIM_R_SYS "/SimpleStorage", 4, T_NONE, 0, sim_r_simple_storage_coll, NULL, NULL, NULL},
+    {SIM_R_SYS "/SimpleStorage/*", 5, T_NONE, 0, sim_r_simple_storage, NULL, NULL, NULL},
     {SIM_R_SYS "/Actions/ComputerSystem.Reset", 4, T_NONE, 0, NULL, NULL, sim_w_reset, NULL},
     {SIM_R_ROOT "/Chassis", 2, T_NONE, 0, sim_r_chassis_coll, NULL, NULL, NULL},
-    {SIM_R_CHASSIS, 3, T_CHASSIS, 0, sim_r_chassis, NULL, NULL, NULL},
+    {SIM_R_CHASSIS, 3, T_CHASSIS, R_ETAG, sim_r_chassis, sim_w_chassis, NULL, NULL},
+    {SIM_R_ENCLOSURE, 3, T_NONE, 0, sim_r_enclosure, NULL, NULL, NULL},
     {SIM_R_CHASSIS "/PCIeDevices", 4, T_NONE, 0, sim_r_pcie_coll, NULL, NULL, NULL},
     /* Linked straight from the System's PCIeDevices array, so one level up. */
     {SIM_R_CHASSIS "/PCIeDevices/*", 4, T_NONE, 0, sim_r_pcie, NULL, NULL, NULL},
@@ -72,6 +79,10 @@ static const struct route routes[] = {
     {SIM_R_CHASSIS "/Power", 4, T_NONE, 0, sim_r_power, NULL, NULL, NULL},
     {SIM_R_ROOT "/Managers", 2, T_NONE, 0, sim_r_managers, NULL, NULL, NULL},
     {SIM_R_MGR, 3, T_NONE, R_ETAG, sim_r_manager, NULL, NULL, NULL},
+    {SIM_R_MGR "/Actions/Manager.Reset", 4, T_NONE, 0, NULL, NULL, sim_w_manager_reset, NULL},
+    {SIM_R_MGR "/NetworkProtocol", 4, T_NONE, 0, sim_r_network_protocol, NULL, NULL, NULL},
+    {SIM_R_MGR "/VirtualMedia", 4, T_NONE, 0, sim_r_virtual_media_coll, NULL, NULL, NULL},
+    {SIM_R_MGR "/VirtualMedia/*", 5, T_NONE, 0, sim_r_virtual_media, NULL, NULL, NULL},
     {SIM_R_MGR "/EthernetInterfaces", 4, T_NONE, 0, sim_r_mgr_eth_coll, NULL, NULL, NULL},
     {SIM_R_MGR "/EthernetInterfaces/*", 5, T_NONE, 0, sim_r_mgr_eth, NULL, NULL, NULL},
     {SIM_R_MGR "/LogServices", 4, T_NONE, 0, sim_r_log_services, NULL, NULL, NULL},
@@ -92,6 +103,15 @@ static const struct route routes[] = {
     {SIM_R_ROOT "/AccountService", 2, T_NONE, 0, sim_r_accounts_service, NULL, NULL, NULL},
     {SIM_R_ROOT "/AccountService/Accounts", 3, T_NONE, 0, sim_r_accounts, NULL, NULL, NULL},
     {SIM_R_ROOT "/AccountService/Accounts/*", 4, T_NONE, 0, sim_r_account, NULL, NULL, NULL},
+    {SIM_R_ROOT "/AccountService/Roles", 3, T_NONE, 0, sim_r_roles, NULL, NULL, NULL},
+    {SIM_R_ROOT "/AccountService/Roles/*", 4, T_NONE, 0, sim_r_role, NULL, NULL, NULL},
+    {SIM_R_ROOT "/JsonSchemas", 2, T_NONE, 0, sim_r_json_schemas, NULL, NULL, NULL},
+    {SIM_R_ROOT "/JsonSchemas/*", 3, T_NONE, 0, sim_r_json_schema, NULL, NULL, NULL},
+    {SIM_R_ROOT "/Registries", 2, T_NONE, 0, sim_r_registries, NULL, NULL, NULL},
+    {SIM_R_ROOT "/Registries/*", 3, T_NONE, 0, sim_r_registry, NULL, NULL, NULL},
+    {SIM_R_ROOT "/TaskService", 2, T_NONE, 0, sim_r_task_service, NULL, NULL, NULL},
+    {SIM_R_ROOT "/TaskService/Tasks", 3, T_NONE, R_NO_CACHE, sim_r_tasks, NULL, NULL, NULL},
+    {SIM_R_ROOT "/TaskService/Tasks/*", 4, T_NONE, R_NO_CACHE, sim_r_task, NULL, NULL, NULL},
 };
 
 /* Match path against pattern, copying '*' segments into args. */
@@ -468,6 +488,14 @@ void sim_idrac_handle(void *ctx, const struct sim_request *req, struct sim_respo
 	sim_jobs_advance(bmc->node);
 	if (flaky(&c))
 		goto out;
+	/* $metadata is XML, and readable without authentication (DSP0266 §
+	 * "Requests": the service root, /redfish, $metadata and odata are). */
+	if (!strcmp(path, SIM_R_ROOT "/$metadata") &&
+	    (!strcmp(req->method, "GET") || !strcmp(req->method, "HEAD"))) {
+		resp->depth = 1;
+		sim_reply_metadata(&c);
+		goto out;
+	}
 	public =
 	    r && (r->tag == T_PUBLIC || (r->post == sim_w_session_create && !strcmp(req->method, "POST")));
 	if (!public && sim_session_check(&c))

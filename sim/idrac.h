@@ -3,8 +3,12 @@
  * resource tree as iDRAC 7.x shapes it, sessions, errors with iDRAC's
  * MessageIds, ETags, paging and $expand, and the BMC-visible faults.
  * Private to sim/: idrac.c routes and authenticates, idrac_system.c,
- * idrac_chassis.c, idrac_manager.c and idrac_session.c render resources,
- * idrac_cache.c keeps rendered GET answers for the next identical GET.
+ * idrac_chassis.c, idrac_manager.c, idrac_memory.c and idrac_session.c
+ * render resources, idrac_service.c the service-level ones ($metadata,
+ * schemas, registries, roles, tasks), idrac_bios_registry.c is Dell's BIOS
+ * attribute registry (generated), idrac_cache.c keeps rendered GET answers
+ * for the next identical GET. Held to DMTF's Redfish-Service-Validator
+ * (0 failures) and to redfishtool and ilorest (t1009).
  *
  * Ownership: render functions return a new JSON reference (NULL: no such
  * resource); everything else is borrowed.
@@ -19,6 +23,8 @@
 #define SIM_R_SYS "/redfish/v1/Systems/System.Embedded.1"
 #define SIM_R_CHASSIS "/redfish/v1/Chassis/System.Embedded.1"
 #define SIM_R_MGR "/redfish/v1/Managers/iDRAC.Embedded.1"
+#define SIM_ENCLOSURE "Enclosure.Internal.0-1"
+#define SIM_R_ENCLOSURE "/redfish/v1/Chassis/" SIM_ENCLOSURE
 #define SIM_R_SESSIONS "/redfish/v1/SessionService/Sessions"
 #define SIM_R_FW "/redfish/v1/UpdateService/FirmwareInventory"
 #define SIM_SESSION_IDLE_MS (1800 * 1000) /* iDRAC's default session timeout */
@@ -27,12 +33,26 @@
 #define SIM_HUGE_SERIAL_BYTES (1024u * 1024)
 #define SIM_MSG "IDRAC.2.9." /* iDRAC 7.x message registry prefix */
 #define SIM_BASE "Base.1.12."
+#define SIM_BASE_REGISTRY "Base.1.12.0"
+#define SIM_BIOS_REGISTRY "BiosAttributeRegistry.v1_0_0" /* the Id iDRAC9 gives it */
 #define SIM_ETAG_LEN 20 /* '"', 16 hex digits, '"', NUL */
 /* Rendered GET answers kept per node (idrac_cache.c); past either cap the
  * rest is rendered every time. Discover's reads of a node take ~60 answers
  * and ~120 KB. */
 #define SIM_CACHE_ENTRIES_MAX 256
 #define SIM_CACHE_BYTES_MAX (512u * 1024)
+
+/* One attribute of the iDRAC9 BIOS attribute registry (idrac_bios_registry.c,
+ * generated from Dell's public definitions). */
+enum sim_bios_type { SIM_BIOS_ENUM, SIM_BIOS_STRING, SIM_BIOS_INT };
+struct sim_bios_attr {
+	const char *name, *display_name, *group;
+	enum sim_bios_type type;
+	int read_only;
+	const char *values; /* SIM_BIOS_ENUM: the allowed values, '|'-separated */
+};
+extern const struct sim_bios_attr sim_bios_registry[];
+extern const size_t sim_bios_registry_len;
 
 /* Shared by every BMC of the rack; borrowed by the handler. */
 struct sim_bmc_config {
@@ -116,6 +136,8 @@ json_t *sim_r_storage(struct sim_ctx *c);
 json_t *sim_r_drive(struct sim_ctx *c);
 json_t *sim_r_bios(struct sim_ctx *c);
 json_t *sim_r_bios_settings(struct sim_ctx *c);
+json_t *sim_r_bios_registry(struct sim_ctx *c);
+json_t *sim_r_secure_boot(struct sim_ctx *c);
 void sim_w_bios_settings(struct sim_ctx *c);
 void sim_w_system(struct sim_ctx *c);
 /* The System's settings object: only on boot_settings nodes (404 elsewhere). */
@@ -127,6 +149,7 @@ void sim_w_reset(struct sim_ctx *c);
 
 json_t *sim_r_chassis_coll(struct sim_ctx *c);
 json_t *sim_r_chassis(struct sim_ctx *c);
+void sim_w_chassis(struct sim_ctx *c);
 json_t *sim_r_pcie_coll(struct sim_ctx *c);
 json_t *sim_r_pcie(struct sim_ctx *c);
 json_t *sim_r_pcie_funcs(struct sim_ctx *c);
@@ -152,9 +175,42 @@ json_t *sim_r_fw(struct sim_ctx *c);
 json_t *sim_r_accounts_service(struct sim_ctx *c);
 json_t *sim_r_accounts(struct sim_ctx *c);
 json_t *sim_r_account(struct sim_ctx *c);
+/* A Dell job as its DellJob resource and its Task show it. */
+struct sim_job {
+	const char *state; /* DellJob JobState: Scheduled, Running, Completed, Failed */
+	const char *message, *message_id;
+	int percent;
+};
+/* The job named "JID_…", into *ret: 1 when it exists. */
+int sim_job_find(const struct sim_node *n, const char *jid, struct sim_job *ret);
+/* Add prefix/JID_… for every job to a collection. */
+void sim_job_ids(const struct sim_node *n, json_t *coll, const char *prefix);
 json_t *sim_r_jobs(struct sim_ctx *c);
 json_t *sim_r_job(struct sim_ctx *c);
 void sim_w_jobs(struct sim_ctx *c);
+
+/* idrac_service.c */
+void sim_reply_metadata(struct sim_ctx *c);
+json_t *sim_r_json_schemas(struct sim_ctx *c);
+json_t *sim_r_json_schema(struct sim_ctx *c);
+json_t *sim_r_registries(struct sim_ctx *c);
+json_t *sim_r_registry(struct sim_ctx *c);
+json_t *sim_r_roles(struct sim_ctx *c);
+json_t *sim_r_role(struct sim_ctx *c);
+json_t *sim_r_task_service(struct sim_ctx *c);
+json_t *sim_r_tasks(struct sim_ctx *c);
+json_t *sim_r_task(struct sim_ctx *c);
+json_t *sim_r_network_protocol(struct sim_ctx *c);
+json_t *sim_r_virtual_media_coll(struct sim_ctx *c);
+json_t *sim_r_virtual_media(struct sim_ctx *c);
+void sim_w_manager_reset(struct sim_ctx *c);
+json_t *sim_r_enclosure(struct sim_ctx *c);
+
+/* idrac_memory.c */
+json_t *sim_r_memory_coll(struct sim_ctx *c);
+json_t *sim_r_memory(struct sim_ctx *c);
+json_t *sim_r_simple_storage_coll(struct sim_ctx *c);
+json_t *sim_r_simple_storage(struct sim_ctx *c);
 
 json_t *sim_r_session_service(struct sim_ctx *c);
 json_t *sim_r_sessions(struct sim_ctx *c);

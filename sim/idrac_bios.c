@@ -16,23 +16,52 @@
 #define JOB_FAIL_MESSAGE                                                                                   \
 	"Unable to apply the BIOS configuration: ProcCStates is read-only while SysProfile is not Custom."
 
-/* Values iDRAC9 accepts for the enumerated attributes the baseline sets
- * (Dell's BIOS attribute registry, abridged); NULL-terminated. */
-static const char *const on_off[] = { "Enabled", "Disabled", NULL };
-static const struct {
-	const char *name;
-	const char *const *values;
-} enums[] = {
-	{ "SysProfile", (const char *const[]){ "PerfPerWattOptimizedDapc", "PerfPerWattOptimizedOs", "PerfOptimized",
-					       "PerfWorkStationOptimized", "Custom", NULL } },
-	{ "MemOpMode", (const char *const[]){ "OptimizerMode", "FaultResilientMode", "MirrorMode", NULL } },
-	{ "BootMode", (const char *const[]){ "Uefi", "Bios", NULL } },
-	{ "PxeDev1Protocol", (const char *const[]){ "IPv4", "IPv6", "IPv4andIPv6", NULL } },
-	{ "ProcCStates", on_off }, { "ProcC1E", on_off }, { "ProcTurboMode", on_off }, { "LogicalProc", on_off },
-	{ "ProcVirtualization", on_off }, { "ProcX2Apic", on_off }, { "SriovGlobalEnable", on_off },
-	{ "NodeInterleave", on_off }, { "MmioAbove4Gb", on_off }, { "PxeDev1EnDis", on_off },
-	{ "HttpDev1EnDis", on_off }, { "SecureBoot", on_off }, { "ErrPrompt", on_off },
-};
+/* Attributes, their types and allowed values: Dell's iDRAC9 BIOS attribute
+ * registry (idrac_bios_registry.c). iDRAC refuses a PATCH naming an attribute
+ * the registry lacks, a read-only one, or a value not in its list (Dell
+ * "iDRAC9 Redfish API Guide", BIOS attributes: HTTP 400 with Base.1.x
+ * PropertyUnknown / PropertyNotWritable / PropertyValueNotInList). */
+static const struct sim_bios_attr *registry_find(const char *name)
+{
+	for (size_t i = 0; i < sim_bios_registry_len; i++)
+		if (!strcmp(sim_bios_registry[i].name, name))
+			return &sim_bios_registry[i];
+	return NULL;
+}
+
+/* 1 when value is one of the '|'-separated values. */
+static int in_list(const char *values, const char *value)
+{
+	size_t len = strlen(value);
+
+	for (const char *p = values; *p;) {
+		const char *bar = strchr(p, '|');
+		size_t n = bar ? (size_t)(bar - p) : strlen(p);
+
+		if (n == len && !strncmp(p, value, n))
+			return 1;
+		p += n + (bar != NULL);
+	}
+	return 0;
+}
+
+void sim_bios_registry_defaults(json_t *attrs)
+{
+	for (size_t i = 0; i < sim_bios_registry_len; i++) {
+		const struct sim_bios_attr *a = &sim_bios_registry[i];
+		json_t *v;
+
+		if (json_object_get(attrs, a->name))
+			continue;
+		if (a->type == SIM_BIOS_INT)
+			v = json_integer(0);
+		else if (a->type == SIM_BIOS_ENUM)
+			v = json_stringn(a->values, strcspn(a->values, "|"));
+		else
+			v = json_string("");
+		json_object_set_new(attrs, a->name, v);
+	}
+}
 
 void sim_jobs_advance(struct sim_node *n)
 {
@@ -52,19 +81,11 @@ void sim_jobs_advance(struct sim_node *n)
 }
 
 /* 1 when value is acceptable for the attribute (or it is not enumerated). */
-static int value_ok(const char *name, json_t *value)
+static int value_ok(const struct sim_bios_attr *a, json_t *value)
 {
 	const char *v = json_string_value(value);
 
-	for (size_t i = 0; i < sizeof(enums) / sizeof(enums[0]); i++) {
-		if (strcmp(enums[i].name, name))
-			continue;
-		for (const char *const *a = enums[i].values; v && *a; a++)
-			if (!strcmp(*a, v))
-				return 1;
-		return 0;
-	}
-	return 1;
+	return !a || a->type != SIM_BIOS_ENUM || (v && in_list(a->values, v));
 }
 
 json_t *sim_r_bios(struct sim_ctx *c)
@@ -73,7 +94,7 @@ json_t *sim_r_bios(struct sim_ctx *c)
 	    sim_res("#Bios.v1_2_1.Bios", "Bios", "BIOS Configuration Current Settings", SIM_R_SYS "/Bios");
 
 	json_object_set_new(b, "Description", json_string("BIOS Configuration Current Settings"));
-	json_object_set_new(b, "AttributeRegistry", json_string("BiosAttributeRegistry.v1_0_0"));
+	json_object_set_new(b, "AttributeRegistry", json_string(SIM_BIOS_REGISTRY));
 	json_object_set_new(b, "Attributes", json_deep_copy(c->node->st.bios));
 	json_object_set_new(b, "@Redfish.Settings",
 			    json_pack("{s:s, s:o, s:[s, s, s]}", "@odata.type", "#Settings.v1_3_5.Settings",
@@ -84,6 +105,73 @@ json_t *sim_r_bios(struct sim_ctx *c)
 	    b, "Actions",
 	    json_pack("{s:{s:s}}", "#Bios.ResetBios", "target", SIM_R_SYS "/Bios/Actions/Bios.ResetBios"));
 	return b;
+}
+
+/* One registry entry as the AttributeRegistry schema has it (DSP0266 §
+ * "Attribute registry"; DMTF AttributeRegistry_v1.xml). */
+static json_t *registry_entry(const struct sim_bios_attr *a)
+{
+	static const char *const types[] = {[SIM_BIOS_ENUM] = "Enumeration", [SIM_BIOS_STRING] = "String",
+					    [SIM_BIOS_INT] = "Integer"};
+	json_t *e = json_pack("{s:s, s:s, s:s, s:b, s:b, s:s}", "AttributeName", a->name, "DisplayName",
+			      a->display_name, "Type", types[a->type], "ReadOnly", a->read_only, "Hidden", 0,
+			      "MenuPath", "./");
+	json_t *values = json_array();
+
+	for (const char *p = a->values; a->type == SIM_BIOS_ENUM && *p;) {
+		size_t n = strcspn(p, "|");
+		char *v = br_xstrndup(p, n);
+
+		json_array_append_new(values, json_pack("{s:s, s:s}", "ValueName", v, "ValueDisplayName", v));
+		free(v);
+		p += n + (p[n] == '|');
+	}
+	if (a->type == SIM_BIOS_ENUM)
+		json_object_set_new(e, "Value", values);
+	else
+		json_decref(values);
+	return e;
+}
+
+/* The registry iDRAC9 serves beside Bios, named by Bios.AttributeRegistry
+ * and listed under /redfish/v1/Registries (Dell iDRAC9 Redfish API Guide,
+ * "BiosRegistry"). */
+json_t *sim_r_bios_registry(struct sim_ctx *c)
+{
+	json_t *r = sim_res("#AttributeRegistry.v1_3_6.AttributeRegistry", SIM_BIOS_REGISTRY,
+			    "BIOS Attribute Registry", SIM_R_SYS "/Bios/BiosRegistry");
+	json_t *attrs = json_array();
+
+	json_object_del(r, "@odata.context");
+	for (size_t i = 0; i < sim_bios_registry_len; i++)
+		json_array_append_new(attrs, registry_entry(&sim_bios_registry[i]));
+	json_object_set_new(r, "Description", json_string("This is the BIOS Attribute Registry for the "
+							    "PowerEdge XE9680 as the simulator presents it."));
+	json_object_set_new(r, "Language", json_string("en"));
+	json_object_set_new(r, "OwningEntity", json_string("Dell"));
+	json_object_set_new(r, "RegistryVersion", json_string("1.0.0"));
+	json_object_set_new(r, "SupportedSystems",
+			    json_pack("[{s:s, s:s, s:s}]", "ProductName", "PowerEdge XE9680", "SystemId",
+				      "0x0AFC", "FirmwareVersion", SIM_FW_BIOS));
+	json_object_set_new(r, "RegistryEntries", json_pack("{s:o}", "Attributes", attrs));
+	return r;
+}
+
+/* UEFI Secure Boot as the System shows it: the BIOS attribute SecureBoot
+ * is the one switch (Dell iDRAC9 Redfish API Guide, SecureBoot). */
+json_t *sim_r_secure_boot(struct sim_ctx *c)
+{
+	const char *attr = br_json_str(c->node->st.bios, "SecureBoot");
+	int on = attr && !strcmp(attr, "Enabled");
+	json_t *s = sim_res("#SecureBoot.v1_1_0.SecureBoot", "SecureBoot", "UEFI Secure Boot",
+			    SIM_R_SYS "/SecureBoot");
+
+	json_object_set_new(s, "Description", json_string("UEFI Secure Boot"));
+	json_object_set_new(s, "SecureBootEnable", json_boolean(on));
+	json_object_set_new(s, "SecureBootCurrentBoot", json_string(on && c->node->st.powered ? "Enabled"
+											       : "Disabled"));
+	json_object_set_new(s, "SecureBootMode", json_string("DeployedMode"));
+	return s;
 }
 
 json_t *sim_r_bios_settings(struct sim_ctx *c)
@@ -138,11 +226,21 @@ void sim_w_bios_settings(struct sim_ctx *c)
 	{
 		json_t *cur = json_object_get(c->node->st.bios, name);
 
-		if (!cur || !strncmp(name, "System", 6)) {
+		const struct sim_bios_attr *a = registry_find(name);
+
+		if (!cur || !a) {
 			char *m = br_xasprintf(
 			    "The property %s is not in the list of valid properties for the resource.", name);
 
 			bad_request(c, SIM_BASE "PropertyUnknown", m);
+			free(m);
+			return;
+		}
+		if (a->read_only) {
+			char *m = br_xasprintf(
+			    "The property %s is a read only property and cannot be assigned a value.", name);
+
+			bad_request(c, SIM_BASE "PropertyNotWritable", m);
 			free(m);
 			return;
 		}
@@ -156,7 +254,7 @@ void sim_w_bios_settings(struct sim_ctx *c)
 			free(m);
 			return;
 		}
-		if (!value_ok(name, v)) {
+		if (!value_ok(a, v)) {
 			char *text = json_dumps(v, JSON_ENCODE_ANY), *m;
 
 			m = br_xasprintf("The value %s for the property %s is not in the list of acceptable values.",
@@ -238,7 +336,13 @@ void sim_w_system(struct sim_ctx *c)
 	struct sim_bmc_state *st = &c->node->st;
 	json_t *order = br_json_path(c->body, "Boot/BootOrder");
 	int ok = !target;
+	json_t *locate = json_object_get(c->body, "LocationIndicatorActive");
 
+	if (json_is_boolean(locate) && json_object_size(c->body) == 1) {
+		st->locate = json_is_true(locate);
+		reply_success(c, 200, NULL);
+		return;
+	}
 	if (order && sim_boot_via_settings(c->node)) {
 		bad_request(c, SIM_BASE "PropertyNotWritable",
 			    "The property BootOrder is a read only property and cannot be assigned a value.");
@@ -317,45 +421,56 @@ void sim_w_reset(struct sim_ctx *c)
 	reply_success(c, 204, NULL);
 }
 
+int sim_job_find(const struct sim_node *n, const char *jid, struct sim_job *ret)
+{
+	const struct sim_bmc_state *st = &n->st;
+	long long id;
+	char *end = NULL;
+
+	if (strncmp(jid, "JID_", 4))
+		return 0;
+	id = strtoll(jid + 4, &end, 10) - JOB_BASE;
+	if (!end || *end || id < 1 || id > st->jobs)
+		return 0;
+	if (st->bios_job == id)
+		*ret = (struct sim_job){"Scheduled", "Task successfully scheduled.", "JCP001", 0};
+	else if (st->job_running == id)
+		*ret = (struct sim_job){"Running", "Job in progress.", "PR20", 50};
+	else if (id <= 64 && (st->jobs_failed & (1ull << (id - 1))))
+		*ret = (struct sim_job){"Failed", JOB_FAIL_MESSAGE, "SYS051", 100};
+	else
+		*ret = (struct sim_job){"Completed", "Job completed successfully.", "PR19", 100};
+	return 1;
+}
+
+void sim_job_ids(const struct sim_node *n, json_t *coll, const char *prefix)
+{
+	for (int j = 1; j <= n->st.jobs; j++)
+		sim_coll_add(coll, "%s/JID_%lld", prefix, JOB_BASE + j);
+}
+
 json_t *sim_r_jobs(struct sim_ctx *c)
 {
 	json_t *coll = sim_coll("#DellJobCollection.DellJobCollection", "JobQueue", SIM_R_MGR "/Jobs");
 
-	for (int j = 1; j <= c->node->st.jobs; j++)
-		sim_coll_add(coll, SIM_R_MGR "/Jobs/JID_%lld", JOB_BASE + j);
+	sim_job_ids(c->node, coll, SIM_R_MGR "/Jobs");
 	return coll;
 }
 
 json_t *sim_r_job(struct sim_ctx *c)
 {
-	const struct sim_bmc_state *st = &c->node->st;
-	const char *state, *message, *message_id;
-	long long id;
-	char *end = NULL;
-	int percent;
+	struct sim_job job;
 	json_t *j;
 
-	if (strncmp(c->args[0], "JID_", 4))
+	if (!sim_job_find(c->node, c->args[0], &job))
 		return NULL;
-	id = strtoll(c->args[0] + 4, &end, 10) - JOB_BASE;
-	if (!end || *end || id < 1 || id > st->jobs)
-		return NULL;
-	if (st->bios_job == id) {
-		state = "Scheduled", message = "Task successfully scheduled.", message_id = "JCP001", percent = 0;
-	} else if (st->job_running == id) {
-		state = "Running", message = "Job in progress.", message_id = "PR20", percent = 50;
-	} else if (id <= 64 && (st->jobs_failed & (1ull << (id - 1)))) {
-		state = "Failed", message = JOB_FAIL_MESSAGE, message_id = "SYS051", percent = 100;
-	} else {
-		state = "Completed", message = "Job completed successfully.", message_id = "PR19", percent = 100;
-	}
 	j = sim_res("#DellJob.v1_5_0.DellJob", c->args[0], "Configure: BIOS.Setup.1-1", SIM_R_MGR "/Jobs/%s",
 		    c->args[0]);
 	json_object_set_new(j, "JobType", json_string("BIOSConfiguration"));
-	json_object_set_new(j, "JobState", json_string(state));
-	json_object_set_new(j, "PercentComplete", json_integer(percent));
-	json_object_set_new(j, "Message", json_string(message));
-	json_object_set_new(j, "MessageId", json_string(message_id));
+	json_object_set_new(j, "JobState", json_string(job.state));
+	json_object_set_new(j, "PercentComplete", json_integer(job.percent));
+	json_object_set_new(j, "Message", json_string(job.message));
+	json_object_set_new(j, "MessageId", json_string(job.message_id));
 	json_object_set_new(j, "TargetSettingsURI", json_null());
 	return j;
 }

@@ -75,6 +75,7 @@ json_t *sim_r_chassis_coll(struct sim_ctx *c)
 	    sim_coll("#ChassisCollection.ChassisCollection", "Chassis Collection", "/redfish/v1/Chassis");
 
 	sim_coll_add(coll, SIM_R_CHASSIS);
+	sim_coll_add(coll, SIM_R_ENCLOSURE);
 	return coll;
 }
 
@@ -96,10 +97,29 @@ json_t *sim_r_chassis(struct sim_ctx *c)
 	json_object_set_new(ch, "PCIeDevices", sim_link(SIM_R_CHASSIS "/PCIeDevices"));
 	json_object_set_new(ch, "Thermal", sim_link(SIM_R_CHASSIS "/Thermal"));
 	json_object_set_new(ch, "Power", sim_link(SIM_R_CHASSIS "/Power"));
+	json_object_set_new(ch, "LocationIndicatorActive", json_boolean(n->st.locate));
 	json_object_set_new(ch, "Links",
-			    json_pack("{s:[o], s:[o]}", "ComputerSystems", sim_link(SIM_R_SYS), "ManagedBy",
-				      sim_link(SIM_R_MGR)));
+			    json_pack("{s:[o], s:[o], s:[o]}", "ComputerSystems", sim_link(SIM_R_SYS), "ManagedBy",
+				      sim_link(SIM_R_MGR), "Contains", sim_link(SIM_R_ENCLOSURE)));
 	return ch;
+}
+
+/* PATCH LocationIndicatorActive: the one identify LED System and Chassis share. */
+void sim_w_chassis(struct sim_ctx *c)
+{
+	json_t *v = json_object_get(c->body, "LocationIndicatorActive");
+
+	if (!json_is_boolean(v) || json_object_size(c->body) != 1) {
+		sim_reply_error(c, 400,
+				sim_msg(SIM_BASE "PropertyNotWritable", "Warning",
+					"Only LocationIndicatorActive can be changed on this resource.",
+					"Remove the other properties and resubmit the request."),
+				NULL);
+		return;
+	}
+	c->node->st.locate = json_is_true(v);
+	c->resp->status = 204;
+	sim_response_header(c->resp, "OData-Version", "4.0");
 }
 
 json_t *sim_r_pcie_coll(struct sim_ctx *c)

@@ -12,21 +12,24 @@ struct sel_entry {
 	char message[128];
 };
 
+/* SensorType is the IPMI sensor type in the LogEntry schema's words
+ * (LogEntry.v1_15_0 SensorType enum, after IPMI 2.0 table 42-3): a cleared
+ * log is "Event Logging Disabled" (type 10h), not iDRAC's own "Event Log". */
 static size_t sel_collect(const struct sim_node *n, struct sel_entry *out)
 {
 	size_t count = 0;
 
-	out[count++] = (struct sel_entry){SIM_MSG "SEL9901", "OK", "Event Log", "Log cleared."};
+	out[count++] = (struct sel_entry){SIM_MSG "SEL9901", "OK", "Event Logging Disabled", "Log cleared."};
 	out[count++] = (struct sel_entry){SIM_MSG "SYS1003", "OK", "System Event", "System CPU Resetting."};
 	for (int p = 0; p < SIM_PSUS; p++)
 		if (n->psus[p].failed) {
-			out[count] = (struct sel_entry){SIM_MSG "PSU0001", "Critical", "Power Supply", ""};
+			out[count] = (struct sel_entry){SIM_MSG "PSU0001", "Critical", "Power Supply / Converter", ""};
 			snprintf(out[count++].message, sizeof(out[0].message), "Power supply %d failed.",
 				 p + 1);
 		}
 	for (int g = 0; g < SIM_GPUS; g++)
 		if (n->gpus[g].lanes < 16) {
-			out[count] = (struct sel_entry){SIM_MSG "PCI3020", "Warning", "Link Tuning", ""};
+			out[count] = (struct sel_entry){SIM_MSG "PCI3020", "Warning", "Slot/Connector", ""};
 			snprintf(out[count++].message, sizeof(out[0].message),
 				 "The PCIe link width of the device at bus %d is x%d, less than its capable "
 				 "width x16.",
@@ -110,6 +113,7 @@ json_t *sim_r_accounts_service(struct sim_ctx *c)
 	json_object_set_new(a, "MaxPasswordLength", json_integer(40));
 	json_object_set_new(a, "MinPasswordLength", json_integer(0));
 	json_object_set_new(a, "Accounts", sim_link("/redfish/v1/AccountService/Accounts"));
+	json_object_set_new(a, "Roles", sim_link("/redfish/v1/AccountService/Roles"));
 	return a;
 }
 
@@ -135,5 +139,11 @@ json_t *sim_r_account(struct sim_ctx *c)
 	json_object_set_new(a, "Enabled", json_true());
 	json_object_set_new(a, "Locked", json_false());
 	json_object_set_new(a, "Password", json_null());
+	/* AccountTypes is required (ManagerAccount v1_4+); iDRAC9's users
+	 * reach Redfish, IPMI and the web UI (Dell iDRAC9 Redfish API Guide). */
+	json_object_set_new(a, "AccountTypes", json_pack("[s, s]", "Redfish", "OEM"));
+	json_object_set_new(a, "OEMAccountTypes", json_pack("[s, s, s]", "IPMI", "SOL", "WebUI"));
+	json_object_set_new(a, "Links", json_pack("{s:o}", "Role",
+						  sim_link("/redfish/v1/AccountService/Roles/Administrator")));
 	return a;
 }

@@ -186,10 +186,14 @@ json_t *sim_r_manager(struct sim_ctx *c)
 	json_object_set_new(m, "Status", sim_status("OK"));
 	json_object_set_new(m, "EthernetInterfaces", sim_link(SIM_R_MGR "/EthernetInterfaces"));
 	json_object_set_new(m, "LogServices", sim_link(SIM_R_MGR "/LogServices"));
+	json_object_set_new(m, "NetworkProtocol", sim_link(SIM_R_MGR "/NetworkProtocol"));
+	json_object_set_new(m, "VirtualMedia", sim_link(SIM_R_MGR "/VirtualMedia"));
+	/* An OEM object names its type (DSP0266 § "OEM extensions"). */
 	json_object_set_new(m, "Links",
-			    json_pack("{s:[o], s:[o], s:{s:{s:o}}}", "ManagerForServers", sim_link(SIM_R_SYS),
-				      "ManagerForChassis", sim_link(SIM_R_CHASSIS), "Oem", "Dell", "Jobs",
-				      sim_link(SIM_R_MGR "/Jobs")));
+			    json_pack("{s:[o], s:[o, o], s:{s:{s:s, s:o}}}", "ManagerForServers",
+				      sim_link(SIM_R_SYS), "ManagerForChassis", sim_link(SIM_R_CHASSIS),
+				      sim_link(SIM_R_ENCLOSURE), "Oem", "Dell", "@odata.type",
+				      "#DellOem.v1_3_0.DellOemLinks", "Jobs", sim_link(SIM_R_MGR "/Jobs")));
 	json_object_set_new(m, "Actions",
 			    json_pack("{s:{s:s, s:[s]}}", "#Manager.Reset", "target",
 				      SIM_R_MGR "/Actions/Manager.Reset", "ResetType@Redfish.AllowableValues",

@@ -19,7 +19,10 @@ json_t *sim_r_thermal(struct sim_ctx *c)
 		int rpm = bogus ? FAN_RPM_MAX : 7800 + 120 * ((n->index + i) % 7);
 		char *id = br_xasprintf(SIM_R_CHASSIS "/Thermal#/Fans/%d", i);
 
-		snprintf(member, sizeof(member), "0x17||Fan.Embedded.%d%c", i / 2 + 1, 'A' + i % 2);
+		/* MemberId is the array index, as the Thermal schema requires and
+		 * iDRAC9 6.x answers (DMTF Redfish Resource and Schema Guide, DSP2046:
+		 * "MemberId ... the last segment of the JSON pointer"). */
+		snprintf(member, sizeof(member), "%d", i);
 		snprintf(name, sizeof(name), "System Board Fan%d%c", i / 2 + 1, 'A' + i % 2);
 		json_array_append_new(
 		    fans, json_pack("{s:s, s:s, s:s, s:i, s:s, s:i, s:i, s:s, s:o}", "@odata.id", id,
@@ -35,7 +38,7 @@ json_t *sim_r_thermal(struct sim_ctx *c)
 		sim_temp_sensor(i, name, sizeof(name), &celsius);
 		if (bogus && i == n->bogus_sensor)
 			celsius = i % 2 ? 255 : -128;
-		snprintf(member, sizeof(member), "iDRAC.Embedded.1#Temp%d", i);
+		snprintf(member, sizeof(member), "%d", i);
 		json_array_append_new(temps, json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:i, s:i, s:s, s:o}",
 						       "@odata.id", id, "MemberId", member, "Name", name,
 						       "ReadingCelsius", celsius, "UpperThresholdCritical",
@@ -66,7 +69,7 @@ json_t *sim_r_power(struct sim_ctx *c)
 		int failed = n->psus[i].failed;
 		char *id = br_xasprintf(SIM_R_CHASSIS "/Power#/PowerSupplies/%d", i);
 
-		snprintf(member, sizeof(member), "PSU.Slot.%d", i + 1);
+		snprintf(member, sizeof(member), "%d", i);
 		snprintf(name, sizeof(name), "PS%d Status", i + 1);
 		json_array_append_new(
 		    psus,
@@ -82,7 +85,7 @@ json_t *sim_r_power(struct sim_ctx *c)
 	json_object_set_new(p, "PowerSupplies", psus);
 	json_object_set_new(p, "PowerControl",
 			    json_pack("[{s:s, s:s, s:s, s:i, s:i}]", "@odata.id",
-				      SIM_R_CHASSIS "/Power#/PowerControl/0", "MemberId", "PowerControl",
+				      SIM_R_CHASSIS "/Power#/PowerControl/0", "MemberId", "0",
 				      "Name", "System Power Control", "PowerConsumedWatts",
 				      n->st.powered ? 5750 : 60, "PowerCapacityWatts", 16800));
 	return p;

@@ -20,6 +20,11 @@ json_t *sim_r_root(struct sim_ctx *c)
 	json_object_set_new(r, "SessionService", sim_link("/redfish/v1/SessionService"));
 	json_object_set_new(r, "Systems", sim_link("/redfish/v1/Systems"));
 	json_object_set_new(r, "UpdateService", sim_link("/redfish/v1/UpdateService"));
+	/* Required for clients to find schemas and registries (DSP0266 §
+	 * "Service root"); ilorest will not log in without Registries. */
+	json_object_set_new(r, "JsonSchemas", sim_link("/redfish/v1/JsonSchemas"));
+	json_object_set_new(r, "Registries", sim_link("/redfish/v1/Registries"));
+	json_object_set_new(r, "Tasks", sim_link("/redfish/v1/TaskService"));
 	json_object_set_new(r, "Links", json_pack("{s:o}", "Sessions", sim_link(SIM_R_SESSIONS)));
 	json_object_set_new(r, "ProtocolFeaturesSupported",
 			    json_pack("{s:{s:b, s:b}, s:b, s:{s:b, s:b, s:b, s:i, s:b}, s:b, s:b, s:b}",
@@ -38,8 +43,9 @@ json_t *sim_r_root(struct sim_ctx *c)
 
 json_t *sim_r_odata(struct sim_ctx *c)
 {
-	static const char *const sets[] = {"Systems",	     "Chassis",	      "Managers",
-					   "SessionService", "UpdateService", "AccountService"};
+	static const char *const sets[] = {"Systems",	     "Chassis",	   "Managers",	  "SessionService",
+					   "UpdateService",  "AccountService", "JsonSchemas", "Registries",
+					   "TaskService"};
 	json_t *values = json_array();
 
 	for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
@@ -134,6 +140,13 @@ json_t *sim_r_system(struct sim_ctx *c)
 	json_object_set_new(s, "EthernetInterfaces", sim_link(SIM_R_SYS "/EthernetInterfaces"));
 	json_object_set_new(s, "Processors", sim_link(SIM_R_SYS "/Processors"));
 	json_object_set_new(s, "Storage", sim_link(SIM_R_SYS "/Storage"));
+	json_object_set_new(s, "Memory", sim_link(SIM_R_SYS "/Memory"));
+	json_object_set_new(s, "SimpleStorage", sim_link(SIM_R_SYS "/SimpleStorage"));
+	json_object_set_new(s, "SecureBoot", sim_link(SIM_R_SYS "/SecureBoot"));
+	/* The identify LED, one for System and Chassis as on iDRAC9 (the
+	 * deprecated IndicatorLED is left out: LocationIndicatorActive replaces
+	 * it, ComputerSystem v1_13). */
+	json_object_set_new(s, "LocationIndicatorActive", json_boolean(n->st.locate));
 	/* iDRAC lists PCIe devices inline on the System, pointing into the Chassis. */
 	for (int g = 0; g < SIM_GPUS; g++)
 		if (n->gpus[g].present)

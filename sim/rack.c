@@ -65,7 +65,7 @@ static void mac(char out[18], uint32_t oui, uint32_t low)
 
 json_t *sim_bios_baseline(const struct sim_node *node)
 {
-	return json_pack(
+	json_t *attrs = json_pack(
 	    "{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s,"
 	    " s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i}",
 	    "BootMode", "Uefi", "SysProfile", "PerfOptimized", "ProcCStates", "Disabled", "ProcC1E",
@@ -77,6 +77,9 @@ json_t *sim_bios_baseline(const struct sim_node *node)
 	    "SerialComm", "OnConRedirAuto", "ErrPrompt", "Disabled", "SystemModelName", "PowerEdge XE9680",
 	    "SystemManufacturer", "Dell Inc.", "SystemServiceTag", node->service_tag, "SystemBiosVersion",
 	    SIM_FW_BIOS, "PxeDev1VlanId", 0);
+
+	sim_bios_registry_defaults(attrs);
+	return attrs;
 }
 
 void sim_boot_order_baseline(struct sim_node *node)

@@ -162,6 +162,7 @@ struct sim_bmc_state {
 	char boot_pending[SIM_BOOT_ENTRIES][40]; /* the System's settings object */
 	int boot_pending_set;
 	int powered;
+	int locate; /* LocationIndicatorActive: the identify LED blinks */
 	char boot_target[16];
 	char boot_enabled[12];
 	uint64_t rng; /* flaky behaviour, advanced per request */
@@ -239,6 +240,9 @@ void sim_fw_list_free(struct sim_fw_list *l);
 void sim_node_set_port(struct sim_node *node, int port);
 /* The BIOS attributes a node should have (the baseline); new reference. */
 json_t *sim_bios_baseline(const struct sim_node *node);
+/* Give every attribute of the iDRAC9 BIOS registry that attrs lacks its
+ * first allowed value, 0 or "" (idrac_bios.c). */
+void sim_bios_registry_defaults(json_t *attrs);
 /* The boot order a node should have: PXE on the first LOM port first. */
 void sim_boot_order_baseline(struct sim_node *node);
 /* Let simulated time act: a running config job ends (applying the pending
