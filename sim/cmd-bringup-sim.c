@@ -29,7 +29,7 @@
 #define SIM_HOSTS_AUTO_MAX 128
 
 struct opts {
-	int nodes, seed, latency_ms, flaky_stall_ms, https, daemon, base_port, json, verbose, procs, no_ssh;
+	int nodes, seed, latency_ms, flaky_stall_ms, bios_job_ms, https, daemon, base_port, json, verbose, procs, no_ssh;
 	int hosts, no_hosts;
 	int maas_latency_ms, maas_commission_ms, maas_deploy_ms;
 	const char *dir, *fault_rate;
@@ -87,7 +87,7 @@ static int parse_config(struct run *r, struct br_err *err)
 		if (errno || !end || *end || end == o->fault_rate)
 			return br_errf(err, BR_E_INVAL, "--fault-rate '%s' is not a number", o->fault_rate);
 	}
-	if (o->latency_ms < 0 || o->flaky_stall_ms < 0 || o->base_port < 0 || o->base_port + o->nodes > 65536)
+	if (o->latency_ms < 0 || o->flaky_stall_ms < 0 || o->bios_job_ms < 0 || o->base_port < 0 || o->base_port + o->nodes > 65536)
 		return br_errf(err, BR_E_INVAL,
 			       "--latency-ms, --flaky-stall-ms and --base-port must be >= 0 "
 			       "and the ports must fit below 65536");
@@ -111,6 +111,7 @@ static int start_bmcs(struct run *r, struct br_err *err)
 	r->bmc_cfg.user = "root";
 	r->bmc_cfg.password = r->rack.password;
 	r->bmc_cfg.flaky_stall_ms = r->o->flaky_stall_ms;
+	r->bmc_cfg.bios_job_ms = r->o->bios_job_ms;
 	r->bmcs = br_xcalloc(r->rack.n, sizeof(*r->bmcs));
 	for (size_t i = 0; i < r->rack.n; i++) {
 		struct sim_node *n = &r->rack.nodes[i];
@@ -356,7 +357,7 @@ static void run_release(struct run *r)
 
 int main(int argc, char **argv)
 {
-	struct opts o = {.nodes = 4, .flaky_stall_ms = SIM_FLAKY_STALL_MS, .maas_latency_ms = -1};
+	struct opts o = {.nodes = 4, .flaky_stall_ms = SIM_FLAKY_STALL_MS, .bios_job_ms = SIM_JOB_RUN_MS, .maas_latency_ms = -1};
 	const struct br_option options[] = {
 	    {"nodes", 'n', BR_OPT_INT, &o.nodes, "N", "number of simulated servers (default 4)"},
 	    {"dir", 'd', BR_OPT_STRING, &o.dir, "DIR", "where rack.csv, wiring.csv, truth.json, env go"},
@@ -367,6 +368,8 @@ int main(int argc, char **argv)
 	    {"latency-ms", 0, BR_OPT_INT, &o.latency_ms, "L", "delay every answer by L ms"},
 	    {"flaky-stall-ms", 0, BR_OPT_INT, &o.flaky_stall_ms, "MS",
 	     "how long a bmc_flaky stall lasts (default 20000)"},
+	    {"bios-job-ms", 0, BR_OPT_INT, &o.bios_job_ms, "MS",
+	     "how long a BIOS config job runs after the reset (default 1000)"},
 	    {"maas-latency-ms", 0, BR_OPT_INT, &o.maas_latency_ms, "L",
 	     "delay every MAAS answer by L ms (default: --latency-ms)"},
 	    {"maas-commission-ms", 0, BR_OPT_INT, &o.maas_commission_ms, "MS",

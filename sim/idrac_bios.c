@@ -3,7 +3,7 @@
  * PATCHed into Bios/Settings (pending), need a config job (POST to the
  * Dell Jobs collection, or @Redfish.SettingsApplyTime in the PATCH), and
  * take effect only when the job has run: Scheduled until the next reset,
- * Running for SIM_JOB_RUN_MS of POST, then Completed (or Failed under
+ * Running for --bios-job-ms (SIM_JOB_RUN_MS) of POST, then Completed (or Failed under
  * bios_job_fail, leaving the attributes as they were). The boot order and
  * override are PATCHed on the System and apply at once.
  */
@@ -409,7 +409,7 @@ void sim_w_reset(struct sim_ctx *c)
 	if (boots && st->bios_job && !st->job_running) {
 		/* The config job runs during POST (sim_jobs_advance ends it). */
 		st->job_running = st->bios_job;
-		st->job_done_ms = br_now_ms() + SIM_JOB_RUN_MS;
+		st->job_done_ms = br_now_ms() + c->cfg->bios_job_ms;
 		st->bios_job = 0;
 	}
 	if (boots && st->boot_pending_set) {

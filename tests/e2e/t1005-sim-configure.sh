@@ -5,7 +5,7 @@
 . "$BR_TOP/tests/e2e/lib.sh"
 
 R=$T/rack
-bringup-sim --no-hosts --nodes 2 --seed 4 --dir "$R" --daemon --faults bios_drift >/dev/null
+bringup-sim --no-hosts --nodes 2 --seed 4 --dir "$R" --daemon --faults bios_drift --bios-job-ms 5000 >/dev/null
 at_exit "stop_sim $R"
 . "$R/env"
 A="-u root:$BRINGUP_BMC_PASSWORD"
@@ -51,7 +51,7 @@ assert_eq "$(curl -sf $A "$B$S/Bios" | jq -r ".Attributes.$first")" "$(echo "$at
 	"not applied while the job runs"
 i=0
 until [ "$(curl -sf $A "$B$job" | jq -r .JobState)" = Completed ]; do
-	i=$((i + 1)); [ $i -lt 50 ] || fail "job never completed"; sleep 0.1
+	i=$((i + 1)); [ $i -lt 150 ] || fail "job never completed"; sleep 0.1
 done
 assert_eq "$(curl -sf $A "$B$S/Bios" | jq -c ".Attributes | {$first}")" "$baseline" "applied after the reset"
 assert_eq "$(curl -sf $A "$B$S/Bios/Settings" | jq -c '.Attributes')" "{}" "nothing pending"

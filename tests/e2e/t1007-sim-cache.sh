@@ -7,7 +7,7 @@
 . "$BR_TOP/tests/e2e/lib.sh"
 
 R=$T/rack
-bringup-sim --no-hosts --nodes 2 --seed 5 --dir "$R" --daemon --faults bad_json >/dev/null
+bringup-sim --no-hosts --nodes 2 --seed 5 --dir "$R" --daemon --faults bad_json --bios-job-ms 5000 >/dev/null
 at_exit "stop_sim $R"
 . "$R/env"
 A="-u root:$BRINGUP_BMC_PASSWORD"
@@ -92,7 +92,7 @@ fetch "$S/Bios" bios_running
 assert_eq "$(jq -r .Attributes.ProcTurboMode "$T/bios_running.body")" Enabled "not applied while the job runs"
 i=0
 until [ "$(curl -sf $A "$B$job" | jq -r .JobState)" = Completed ]; do
-	i=$((i + 1)); [ $i -lt 50 ] || fail "job never completed"; sleep 0.1
+	i=$((i + 1)); [ $i -lt 150 ] || fail "job never completed"; sleep 0.1
 done
 fetch "$S/Bios" bios_done
 assert_eq "$(jq -r .Attributes.ProcTurboMode "$T/bios_done.body")" Disabled "applied once the job completed"
