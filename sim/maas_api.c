@@ -134,8 +134,13 @@ void sim_maas_events(struct sim_maas *m, const struct sim_maas_req *req, struct 
 				refs[n++] = (struct event_ref){ e, mc };
 		}
 	}
-	/* Newest first across machines, as MAAS lists them. */
+	/* src/maasserver/api/events.py EventsHandler.query: without after,
+	 * the newest `limit` events, newest first; with after, the OLDEST
+	 * `limit` events after it, then listed newest first, so a client
+	 * paging on with the largest id it saw misses none. */
 	qsort(refs, n, sizeof(*refs), newest_first);
+	if (after_s && n > (size_t)limit)
+		memmove(refs, refs + (n - (size_t)limit), (size_t)limit * sizeof(*refs));
 	events = json_array();
 	for (size_t i = 0; i < n && i < (size_t)limit; i++)
 		json_array_append_new(events, json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:s}", "id",

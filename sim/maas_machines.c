@@ -302,28 +302,90 @@ static int check_create(struct sim_maas *m, const struct sim_maas_req *req, char
  * https host[:port], power_user/power_pass as basic auth, node_id the System
  * or, empty, the first of Systems; drivers/power/ipmi.py: ipmitool -H
  * power_address, no port, -U/-P). A host with no simulated BMC takes any. */
-static int power_works(const struct sim_maas_host *h, const struct sim_maas_req *req)
+static int power_works(const struct sim_maas_host *h, const struct sim_maas_machine *mc)
 {
+	size_t host_len;
+
+	if (!h || !*h->bmc_address)
+		return 1;
+	if (h->power_fail || !*mc->power_type || !*mc->power_address || !mc->power_pass_ok)
+		return 0;
+	if (strcmp(mc->power_user, h->bmc_user))
+		return 0;
+	if (!strcmp(mc->power_type, "redfish"))
+		return !strcmp(mc->power_address, h->bmc_address) &&
+		       (!*mc->node_id || !strcmp(mc->node_id, h->redfish_system));
+	if (!strcmp(mc->power_type, "ipmi")) {
+		host_len = strcspn(h->bmc_address, ":");
+		return strlen(mc->power_address) == host_len && !strncmp(mc->power_address, h->bmc_address, host_len);
+	}
+	return 0;
+}
+
+/* Take the power parameters a request gives (the rest stay as they were):
+ * the password itself is not kept, only whether the host's BMC takes it. */
+static void power_apply(struct sim_maas *m, struct sim_maas_machine *mc, const struct sim_maas_req *req)
+{
+	const struct sim_maas_host *h = host_of(m, mc);
 	const char *type = sim_maas_param(&req->params, "power_type");
 	const char *addr = sim_maas_param(&req->params, "power_parameters_power_address");
 	const char *user = sim_maas_param(&req->params, "power_parameters_power_user");
 	const char *pass = sim_maas_param(&req->params, "power_parameters_power_pass");
 	const char *node_id = sim_maas_param(&req->params, "power_parameters_node_id");
-	size_t host_len;
 
-	if (!h || !*h->bmc_address)
-		return 1;
-	if (h->power_fail || !type || !addr || !user || !pass)
-		return 0;
-	if (strcmp(user, h->bmc_user) || strcmp(pass, h->bmc_password))
-		return 0;
-	if (!strcmp(type, "redfish"))
-		return !strcmp(addr, h->bmc_address) && (!node_id || !*node_id || !strcmp(node_id, h->redfish_system));
-	if (!strcmp(type, "ipmi")) {
-		host_len = strcspn(h->bmc_address, ":");
-		return strlen(addr) == host_len && !strncmp(addr, h->bmc_address, host_len);
+	if (type)
+		snprintf(mc->power_type, sizeof(mc->power_type), "%s", type);
+	if (addr)
+		snprintf(mc->power_address, sizeof(mc->power_address), "%s", addr);
+	if (user)
+		snprintf(mc->power_user, sizeof(mc->power_user), "%s", user);
+	if (node_id)
+		snprintf(mc->node_id, sizeof(mc->node_id), "%s", node_id);
+	if (pass) {
+		mc->power_pass_set = 1;
+		mc->power_pass_ok = h && *h->bmc_address ? !strcmp(pass, h->bmc_password) : 1;
 	}
-	return 0;
+	mc->power_works = power_works(h, mc);
+}
+
+/* PUT machines/{system_id}/: src/maasserver/api/machines.py
+ * MachineHandler.update with src/maasserver/forms/__init__.py MachineForm:
+ * power parameters given replace those MAAS has, the others stay, and the
+ * result must hold every parameter the (new) power type requires (400
+ * {"power_parameters": [...]} otherwise, nothing changed). */
+static void update(struct sim_maas *m, struct sim_maas_machine *mc, const struct sim_maas_req *req,
+		   struct sim_maas_reply *r)
+{
+	const char *type = sim_maas_param(&req->params, "power_type");
+	const char *eff = type ? type : mc->power_type;
+	static const char *const redfish[] = { "power_address", "power_user", "power_pass", NULL };
+	static const char *const ipmi[] = { "power_address", NULL };
+	const char *const *need = !strcmp(eff, "redfish") ? redfish : !strcmp(eff, "ipmi") ? ipmi : NULL;
+
+	if (type && strcmp(type, "redfish") && strcmp(type, "ipmi") && strcmp(type, "manual") && *type) {
+		sim_maas_reply_field(r, "power_type", "Select a valid choice. %s is not one of the available choices.",
+				     type);
+		return;
+	}
+	for (; need && *need; need++) {
+		char name[64];
+		const char *v, *had = !strcmp(*need, "power_address") ? mc->power_address
+				      : !strcmp(*need, "power_user")  ? mc->power_user
+				      : mc->power_pass_set	      ? "(set)"
+								      : "";
+
+		snprintf(name, sizeof(name), "power_parameters_%s", *need);
+		v = sim_maas_param(&req->params, name);
+		if (v ? !*v : !*had) {
+			sim_maas_reply_field(r, "power_parameters", "%s: This field is required.", *need);
+			return;
+		}
+	}
+	power_apply(m, mc, req);
+	sim_maas_log_field(r, "power_type", json_string(mc->power_type));
+	sim_maas_log_field(r, "power_address", json_string(mc->power_address));
+	sim_maas_log_field(r, "power_works", json_boolean(mc->power_works));
+	sim_maas_reply_json(r, 200, sim_maas_machine_json(m, mc));
 }
 
 static void param_copy(char *dst, size_t size, const struct sim_maas_req *req, const char *name, const char *dflt)
@@ -404,11 +466,7 @@ static void create(struct sim_maas *m, const struct sim_maas_req *req, struct si
 		*dot = '\0';
 	}
 	param_copy(mc->architecture, sizeof(mc->architecture), req, "architecture", "amd64/generic");
-	param_copy(mc->power_type, sizeof(mc->power_type), req, "power_type", "");
-	param_copy(mc->power_address, sizeof(mc->power_address), req, "power_parameters_power_address", "");
-	param_copy(mc->power_user, sizeof(mc->power_user), req, "power_parameters_power_user", "");
-	mc->power_pass_set = sim_maas_param(&req->params, "power_parameters_power_pass") != NULL;
-	mc->power_works = power_works(host_of(m, mc), req);
+	power_apply(m, mc, req);
 	snprintf(mc->power_state, sizeof(mc->power_state), "off");
 	mc->boot_disk = mc->root_disk = mc->installed_disk = -1;
 	mc->bd_base = m->next_bd_id;
@@ -678,5 +736,8 @@ void sim_maas_machines(struct sim_maas *m, const struct sim_maas_req *req, const
 	}
 	sim_maas_advance(m, mc, br_now_ms());
 	sim_maas_log_field(r, "system_id", json_string(mc->system_id));
-	sim_maas_machine_action(m, mc, req, r);
+	if (!strcmp(req->method, "PUT") && !req->op)
+		update(m, mc, req, r);
+	else
+		sim_maas_machine_action(m, mc, req, r);
 }

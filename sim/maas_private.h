@@ -71,7 +71,9 @@ struct sim_maas_machine {
 	char power_type[16];
 	char power_address[128];
 	char power_user[64];
-	int power_pass_set;      /* the password itself is not kept */
+	char node_id[40];        /* power_parameters_node_id, "" none */
+	int power_pass_set;      /* the password itself is not kept, */
+	int power_pass_ok;       /* only whether the host's BMC takes it */
 	int power_works;         /* the parameters drive the host's BMC (judged when set) */
 	char power_state[4];
 	int status;              /* as last advanced; see sim_maas_advance */

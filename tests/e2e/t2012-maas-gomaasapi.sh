@@ -23,7 +23,7 @@ if [ ! -x "$gobuild/jujuflow" ] || [ "$src" -nt "$gobuild/jujuflow" ]; then
 	mv "$gobuild/jujuflow.tmp" "$gobuild/jujuflow"
 fi
 
-bringup-sim --nodes 2 --no-hosts --dir sim --maas-commission-ms 600 --maas-deploy-ms 300 --maas-latency-ms 0 \
+bringup-sim --nodes 2 --no-hosts --dir sim --maas-commission-ms 1000 --maas-deploy-ms 300 --maas-latency-ms 0 \
 	--daemon >/dev/null
 at_exit "stop_sim $T/sim"
 set -a; . ./sim/env; set +a
