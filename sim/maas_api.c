@@ -143,7 +143,7 @@ void sim_maas_events(struct sim_maas *m, const struct sim_maas_req *req, struct 
 		memmove(refs, refs + (n - (size_t)limit), (size_t)limit * sizeof(*refs));
 	events = json_array();
 	for (size_t i = 0; i < n && i < (size_t)limit; i++)
-		json_array_append_new(events, json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:s}", "id",
+		json_array_append_new(events, json_pack("{s:s, s:I, s:s, s:s, s:s, s:s, s:s, s:s}", "username", "admin", "id",
 							(json_int_t)refs[i].e->id, "level", refs[i].e->level,
 							"created", refs[i].e->created, "type", refs[i].e->type, "node",
 							refs[i].mc->system_id, "hostname", refs[i].mc->hostname,
