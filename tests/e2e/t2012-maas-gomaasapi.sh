@@ -13,8 +13,9 @@ if ! command -v go >/dev/null 2>&1 || [ ! -d /usr/share/gocode/src/github.com/ju
 	echo "SKIP: golang-go or golang-github-juju-gomaasapi-dev not installed (scripts/deps installs them)" >&2
 	exit 0
 fi
-# Built into the build tree with its own Go cache, so a re-run only links.
-gobuild=$(cd "$BIN/.." && pwd)/go
+# Built once into build/go with its own Go cache (the program does not
+# depend on the C build, so the plain and ASan trees share it).
+gobuild=$BR_TOP/build/go
 mkdir -p "$gobuild/cache"
 src="$BR_TOP/tests/gomaasapi/jujuflow.go"
 if [ ! -x "$gobuild/jujuflow" ] || [ "$src" -nt "$gobuild/jujuflow" ]; then
