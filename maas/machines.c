@@ -146,6 +146,13 @@ int maas_release(struct maas_client *client, const char *system_id, maas_done_fn
 	return machine_op(client, system_id, "release", NULL, done, ctx);
 }
 
+/* erase=true: MAAS wipes the disks before the machine is Ready again
+ * (Releasing goes through Disk erasing; api/machines.py MachineHandler.release). */
+int maas_release_erase(struct maas_client *client, const char *system_id, int erase, maas_done_fn done, void *ctx)
+{
+	return machine_op(client, system_id, "release", erase ? "erase=true" : NULL, done, ctx);
+}
+
 /* MAAS allocates from the collection, picking by constraints: system_id
  * pins the one machine. */
 int maas_allocate(struct maas_client *client, const char *system_id, maas_done_fn done, void *ctx)

@@ -77,6 +77,9 @@ static void deploy(struct sim_maas *m, struct sim_maas_machine *mc, const struct
 	snprintf(mc->distro_series, sizeof(mc->distro_series), "%s", distro && *distro ? distro : "jammy");
 	mc->deploys++;
 	mc->installed_disk = -1;
+	/* deploying a Ready machine allocates it to the caller first
+	 * (src/maasserver/api/machines.py MachineHandler.deploy) */
+	snprintf(mc->owner, sizeof(mc->owner), "admin");
 	sim_maas_set_status(m, mc, ST_DEPLOYING, "Deploying", "INFO", "Deploying %s", mc->distro_series);
 	sim_maas_log_field(r, "deploys", json_integer(mc->deploys));
 	sim_maas_log_field(r, "user_data", br_json_string_or_null(text));
@@ -165,19 +168,92 @@ static void test(struct sim_maas *m, struct sim_maas_machine *mc, struct sim_maa
 	sim_maas_reply_json(r, 200, sim_maas_machine_json(m, mc));
 }
 
+/* Release, as src/maasserver/api/machines.py MachineHandler.release and
+ * src/maasserver/models/node.py Node.release_or_erase do it: already
+ * Releasing or Ready is a success with nothing to do; RELEASABLE_STATUSES
+ * start it; anything else is a NodeStateViolation, 409. erase=true goes
+ * through Disk erasing first (Node.start_disk_erasing); a powered-on
+ * machine then goes through Releasing (its power-off), a powered-off one is
+ * Ready at once. The owner and owner data go with it. */
+int sim_maas_release(struct sim_maas *m, struct sim_maas_machine *mc, int erase, struct sim_maas_reply *r)
+{
+	static const int releasable[] = { ST_ALLOCATED, ST_DEPLOYED, ST_DEPLOYING, ST_FAILED_DEPLOYMENT,
+					  ST_FAILED_RELEASING, ST_FAILED_DISK_ERASING, -1 };
+
+	if (mc->status == ST_RELEASING || mc->status == ST_DISK_ERASING || mc->status == ST_READY)
+		return 0;
+	if (!status_in(mc->status, releasable)) {
+		sim_maas_reply_text(r, 409, "Machine cannot be released in its current state ('%s').",
+				    sim_maas_status_name(mc->status));
+		return -1;
+	}
+	mc->installed_disk = -1;
+	mc->n_owner_data = 0;
+	mc->agent_name[0] = '\0';
+	mc->owner[0] = '\0';
+	mc->erase = erase;
+	if (erase)
+		sim_maas_set_status(m, mc, ST_DISK_ERASING, "Erasing disk", "INFO", "Erasing disks");
+	else if (!strcmp(mc->power_state, "off"))
+		sim_maas_set_status(m, mc, ST_READY, "Released", "INFO", "Released");
+	else
+		sim_maas_set_status(m, mc, ST_RELEASING, "Releasing", "INFO", "Releasing");
+	return 0;
+}
+
+static int param_true(const struct sim_maas_req *req, const char *name)
+{
+	const char *v = sim_maas_param(&req->params, name);
+
+	return v && (!strcmp(v, "true") || !strcmp(v, "True") || !strcmp(v, "1"));
+}
+
+/* POST machines/{id}/?op=set_owner_data: src/maasserver/api/machines.py
+ * MachineHandler.set_owner_data, on an owned machine only; a key given an
+ * empty value is removed. */
+static void set_owner_data(struct sim_maas *m, struct sim_maas_machine *mc, const struct sim_maas_req *req,
+			   struct sim_maas_reply *r)
+{
+	if (!sim_maas_owned(mc->status)) {
+		sim_maas_reply_text(r, 409, "Machine is not owned: owner data can only be set on an owned machine.");
+		return;
+	}
+	for (size_t i = 0; i < req->params.n; i++) {
+		const struct sim_maas_param *p = &req->params.items[i];
+		size_t k;
+
+		if (!strcmp(p->name, "op"))
+			continue;
+		for (k = 0; k < mc->n_owner_data && strcmp(mc->owner_data[k].key, p->name); k++)
+			;
+		if (!*p->value) {
+			if (k < mc->n_owner_data)
+				mc->owner_data[k] = mc->owner_data[--mc->n_owner_data];
+			continue;
+		}
+		if (k == mc->n_owner_data) {
+			if (k == SIM_MAAS_OWNER_DATA_MAX || strlen(p->name) >= sizeof(mc->owner_data[k].key)) {
+				sim_maas_reply_field(r, p->name, "Too many or too long owner data keys.");
+				return;
+			}
+			snprintf(mc->owner_data[k].key, sizeof(mc->owner_data[k].key), "%s", p->name);
+			mc->n_owner_data++;
+		}
+		snprintf(mc->owner_data[k].value, sizeof(mc->owner_data[k].value), "%s", p->value);
+	}
+	sim_maas_reply_json(r, 200, sim_maas_machine_json(m, mc));
+}
+
 static void simple_transition(struct sim_maas *m, struct sim_maas_machine *mc, const struct sim_maas_req *req,
 			      struct sim_maas_reply *r)
 {
-	static const int release_from[] = { ST_DEPLOYED, ST_ALLOCATED, ST_FAILED_DEPLOYMENT, ST_DEPLOYING, -1 };
 	static const int abort_from[] = { ST_COMMISSIONING, ST_DEPLOYING, -1 };
 	static const int fixed_from[] = { ST_BROKEN, -1 };
 	const char *op = req->op;
 
 	if (!strcmp(op, "release")) {
-		if (refuse(r, mc, release_from, "Releasing"))
+		if (sim_maas_release(m, mc, param_true(req, "erase"), r))
 			return;
-		mc->installed_disk = -1;
-		sim_maas_set_status(m, mc, ST_READY, "Released", "INFO", "Released");
 	} else if (!strcmp(op, "abort")) {
 		if (refuse(r, mc, abort_from, "abort"))
 			return;
@@ -193,9 +269,15 @@ static void simple_transition(struct sim_maas *m, struct sim_maas_machine *mc, c
 		 * cannot be marked broken again (NodeStateViolation); the
 		 * comment becomes the status message and an event
 		 * (src/maasserver/api/machines.py MachineHandler.mark_broken
-		 * passes it as the reason). */
+		 * passes it as the reason). That handler asks for
+		 * NodePermission.edit: an owned machine only by its owner (the
+		 * emulator's one user, admin, owns all it allocates). */
 		if (mc->status == ST_BROKEN) {
 			sim_maas_reply_text(r, 409, "Invalid transition: Broken -> Broken.");
+			return;
+		}
+		if (sim_maas_owned(mc->status) && strcmp(mc->owner, "admin")) {
+			sim_maas_reply_text(r, 403, "You do not have permission to perform this action.");
 			return;
 		}
 		mc->broken_from = mc->status;
@@ -250,6 +332,8 @@ void sim_maas_machine_action(struct sim_maas *m, struct sim_maas_machine *mc, co
 		test(m, mc, r);
 	else if (!strcmp(op, "set_storage_layout"))
 		set_storage_layout(m, mc, req, r);
+	else if (!strcmp(op, "set_owner_data"))
+		set_owner_data(m, mc, req, r);
 	else {
 		for (const char *const *s = simple; *s; s++)
 			if (!strcmp(*s, op)) {

@@ -134,11 +134,16 @@ void sim_maas_events(struct sim_maas *m, const struct sim_maas_req *req, struct 
 				refs[n++] = (struct event_ref){ e, mc };
 		}
 	}
-	/* Newest first across machines, as MAAS lists them. */
+	/* src/maasserver/api/events.py EventsHandler.query: without after,
+	 * the newest `limit` events, newest first; with after, the OLDEST
+	 * `limit` events after it, then listed newest first, so a client
+	 * paging on with the largest id it saw misses none. */
 	qsort(refs, n, sizeof(*refs), newest_first);
+	if (after_s && n > (size_t)limit)
+		memmove(refs, refs + (n - (size_t)limit), (size_t)limit * sizeof(*refs));
 	events = json_array();
 	for (size_t i = 0; i < n && i < (size_t)limit; i++)
-		json_array_append_new(events, json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:s}", "id",
+		json_array_append_new(events, json_pack("{s:s, s:I, s:s, s:s, s:s, s:s, s:s, s:s}", "username", "admin", "id",
 							(json_int_t)refs[i].e->id, "level", refs[i].e->level,
 							"created", refs[i].e->created, "type", refs[i].e->type, "node",
 							refs[i].mc->system_id, "hostname", refs[i].mc->hostname,
@@ -264,9 +269,59 @@ void sim_maas_tags(struct sim_maas *m, const struct sim_maas_req *req, const cha
 	}
 }
 
+int sim_maas_domain_id(const struct sim_maas *m, const char *name)
+{
+	int id = 0;
+
+	if (!strcmp(name, "maas"))
+		return 0;
+	/* other domains are numbered in the order machines first used them */
+	for (size_t i = 0; i < m->n_machines; i++) {
+		const char *d = m->machines[i].domain;
+		int seen = !strcmp(d, "maas");
+
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = !strcmp(m->machines[k].domain, d);
+		if (seen)
+			continue;
+		id++;
+		if (!strcmp(d, name))
+			return id;
+	}
+	return id + 1;
+}
+
+/* GET domains/: src/maasserver/api/domains.py DomainsHandler.read, the
+ * default "maas" (id 0) and every domain a machine's FQDN named, each with
+ * the count of its records (api/examples/domains.json). */
+static void domains(struct sim_maas *m, const struct sim_maas_req *req, struct sim_maas_reply *r)
+{
+	json_t *arr = json_array();
+
+	if (strcmp(req->method, "GET") || req->op) {
+		json_decref(arr);
+		sim_maas_reply_bad_op(r, req);
+		return;
+	}
+	for (size_t i = 0; i <= m->n_machines; i++) {
+		const char *d = i ? m->machines[i - 1].domain : "maas";
+		int seen = 0, records = 0;
+
+		for (size_t k = 0; k + 1 < i && !seen; k++)
+			seen = !strcmp(m->machines[k].domain, d);
+		if (i > 0 && (seen || !strcmp(d, "maas")))
+			continue;
+		for (size_t k = 0; k < m->n_machines; k++)
+			records += !strcmp(m->machines[k].domain, d);
+		json_array_append_new(arr, sim_maas_domain_json(d, sim_maas_domain_id(m, d), records));
+	}
+	sim_maas_reply_json(r, 200, arr);
+}
+
 void sim_maas_dispatch(struct sim_maas *m, const struct sim_maas_req *req, struct sim_maas_reply *r)
 {
 	const char *p = req->path;
+	int get = !strcmp(req->method, "GET") && !req->op;
 
 	if (!strncmp(p, "machines/", 9))
 		sim_maas_machines(m, req, p + 9, r);
@@ -280,6 +335,23 @@ void sim_maas_dispatch(struct sim_maas *m, const struct sim_maas_req *req, struc
 		sim_maas_reply_json(r, 200, json_pack("{s:s, s:s, s:b, s:b}", "username", "admin", "email",
 						      "admin@maas.example", "is_superuser", 1, "is_local", 1));
 	else if (!strcmp(p, "users/"))
+		sim_maas_reply_bad_op(r, req);
+	/* src/maasserver/api/zones.py ZonesHandler.read: the emulator has the
+	 * one zone MAAS creates, "default" (api/examples/zones.json shape). */
+	else if (!strcmp(p, "zones/") && get)
+		sim_maas_reply_json(r, 200, json_pack("[o]", sim_maas_zone_json()));
+	else if (!strcmp(p, "zones/default/") && get)
+		sim_maas_reply_json(r, 200, sim_maas_zone_json());
+	/* src/maasserver/api/resourcepools.py: the "default" pool only. */
+	else if (!strcmp(p, "resourcepools/") && get)
+		sim_maas_reply_json(r, 200, json_pack("[o]", sim_maas_pool_json()));
+	else if (!strcmp(p, "domains/"))
+		domains(m, req, r);
+	/* src/maasserver/api/spaces.py SpacesHandler.read lists Space objects;
+	 * the emulator defines no subnets, so no space either. */
+	else if (!strcmp(p, "spaces/") && get)
+		sim_maas_reply_json(r, 200, json_array());
+	else if (!strcmp(p, "zones/") || !strcmp(p, "spaces/") || !strcmp(p, "resourcepools/"))
 		sim_maas_reply_bad_op(r, req);
 	else
 		sim_maas_reply_text(r, 404, "Not Found");

@@ -1,4 +1,5 @@
 /* The MAAS emulator's machines/ resource and node state machine. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -133,6 +134,29 @@ void sim_maas_advance(struct sim_maas *m, struct sim_maas_machine *mc, int64_t n
 			sim_maas_set_status(m, mc, ST_READY, "Ready", "INFO", "Testing complete");
 		else
 			sim_maas_set_status(m, mc, mc->testing_from, "Testing complete", "INFO", "Testing complete");
+	} else if (mc->status == ST_DISK_ERASING && now_ms - mc->since_ms >= m->cfg.commission_ms / 2) {
+		/* src/maasserver/models/node.py: erasing runs in the ephemeral
+		 * environment, which powers the machine on; its end releases it
+		 * (Node.end_disk_erasing -> release, through Releasing). */
+		int64_t ended = mc->since_ms + m->cfg.commission_ms / 2;
+
+		mc->erase = 0;
+		snprintf(mc->power_state, sizeof(mc->power_state), "on");
+		sim_maas_set_status(m, mc, ST_RELEASING, "Releasing", "INFO", "Disks erased; releasing");
+		mc->since_ms = ended;
+		sim_maas_advance(m, mc, now_ms);
+	} else if (mc->status == ST_RELEASING && now_ms - mc->since_ms >= m->cfg.commission_ms / 4) {
+		/* src/maasserver/models/node.py Node.release: Releasing is the
+		 * power-off; MAAS cannot power it, the release fails (13,
+		 * "Releasing failed"), else it is Ready. */
+		if (!mc->power_works) {
+			sim_maas_set_status(m, mc, ST_FAILED_RELEASING, "Failed releasing", "ERROR",
+					    "Releasing failed: unable to power off the node. Please check power "
+					    "credentials.");
+			return;
+		}
+		snprintf(mc->power_state, sizeof(mc->power_state), "off");
+		sim_maas_set_status(m, mc, ST_READY, "Released", "INFO", "Released");
 	} else if (mc->status == ST_DEPLOYING && now_ms - mc->since_ms >= m->cfg.deploy_ms) {
 		if (!h || mc->root_disk < 0) {
 			sim_maas_set_status(m, mc, ST_FAILED_DEPLOYMENT, "Failed deployment", "ERROR",
@@ -278,28 +302,90 @@ static int check_create(struct sim_maas *m, const struct sim_maas_req *req, char
  * https host[:port], power_user/power_pass as basic auth, node_id the System
  * or, empty, the first of Systems; drivers/power/ipmi.py: ipmitool -H
  * power_address, no port, -U/-P). A host with no simulated BMC takes any. */
-static int power_works(const struct sim_maas_host *h, const struct sim_maas_req *req)
+static int power_works(const struct sim_maas_host *h, const struct sim_maas_machine *mc)
 {
+	size_t host_len;
+
+	if (!h || !*h->bmc_address)
+		return 1;
+	if (h->power_fail || !*mc->power_type || !*mc->power_address || !mc->power_pass_ok)
+		return 0;
+	if (strcmp(mc->power_user, h->bmc_user))
+		return 0;
+	if (!strcmp(mc->power_type, "redfish"))
+		return !strcmp(mc->power_address, h->bmc_address) &&
+		       (!*mc->node_id || !strcmp(mc->node_id, h->redfish_system));
+	if (!strcmp(mc->power_type, "ipmi")) {
+		host_len = strcspn(h->bmc_address, ":");
+		return strlen(mc->power_address) == host_len && !strncmp(mc->power_address, h->bmc_address, host_len);
+	}
+	return 0;
+}
+
+/* Take the power parameters a request gives (the rest stay as they were):
+ * the password itself is not kept, only whether the host's BMC takes it. */
+static void power_apply(struct sim_maas *m, struct sim_maas_machine *mc, const struct sim_maas_req *req)
+{
+	const struct sim_maas_host *h = host_of(m, mc);
 	const char *type = sim_maas_param(&req->params, "power_type");
 	const char *addr = sim_maas_param(&req->params, "power_parameters_power_address");
 	const char *user = sim_maas_param(&req->params, "power_parameters_power_user");
 	const char *pass = sim_maas_param(&req->params, "power_parameters_power_pass");
 	const char *node_id = sim_maas_param(&req->params, "power_parameters_node_id");
-	size_t host_len;
 
-	if (!h || !*h->bmc_address)
-		return 1;
-	if (h->power_fail || !type || !addr || !user || !pass)
-		return 0;
-	if (strcmp(user, h->bmc_user) || strcmp(pass, h->bmc_password))
-		return 0;
-	if (!strcmp(type, "redfish"))
-		return !strcmp(addr, h->bmc_address) && (!node_id || !*node_id || !strcmp(node_id, h->redfish_system));
-	if (!strcmp(type, "ipmi")) {
-		host_len = strcspn(h->bmc_address, ":");
-		return strlen(addr) == host_len && !strncmp(addr, h->bmc_address, host_len);
+	if (type)
+		snprintf(mc->power_type, sizeof(mc->power_type), "%s", type);
+	if (addr)
+		snprintf(mc->power_address, sizeof(mc->power_address), "%s", addr);
+	if (user)
+		snprintf(mc->power_user, sizeof(mc->power_user), "%s", user);
+	if (node_id)
+		snprintf(mc->node_id, sizeof(mc->node_id), "%s", node_id);
+	if (pass) {
+		mc->power_pass_set = 1;
+		mc->power_pass_ok = h && *h->bmc_address ? !strcmp(pass, h->bmc_password) : 1;
 	}
-	return 0;
+	mc->power_works = power_works(h, mc);
+}
+
+/* PUT machines/{system_id}/: src/maasserver/api/machines.py
+ * MachineHandler.update with src/maasserver/forms/__init__.py MachineForm:
+ * power parameters given replace those MAAS has, the others stay, and the
+ * result must hold every parameter the (new) power type requires (400
+ * {"power_parameters": [...]} otherwise, nothing changed). */
+static void update(struct sim_maas *m, struct sim_maas_machine *mc, const struct sim_maas_req *req,
+		   struct sim_maas_reply *r)
+{
+	const char *type = sim_maas_param(&req->params, "power_type");
+	const char *eff = type ? type : mc->power_type;
+	static const char *const redfish[] = { "power_address", "power_user", "power_pass", NULL };
+	static const char *const ipmi[] = { "power_address", NULL };
+	const char *const *need = !strcmp(eff, "redfish") ? redfish : !strcmp(eff, "ipmi") ? ipmi : NULL;
+
+	if (type && strcmp(type, "redfish") && strcmp(type, "ipmi") && strcmp(type, "manual") && *type) {
+		sim_maas_reply_field(r, "power_type", "Select a valid choice. %s is not one of the available choices.",
+				     type);
+		return;
+	}
+	for (; need && *need; need++) {
+		char name[64];
+		const char *v, *had = !strcmp(*need, "power_address") ? mc->power_address
+				      : !strcmp(*need, "power_user")  ? mc->power_user
+				      : mc->power_pass_set	      ? "(set)"
+								      : "";
+
+		snprintf(name, sizeof(name), "power_parameters_%s", *need);
+		v = sim_maas_param(&req->params, name);
+		if (v ? !*v : !*had) {
+			sim_maas_reply_field(r, "power_parameters", "%s: This field is required.", *need);
+			return;
+		}
+	}
+	power_apply(m, mc, req);
+	sim_maas_log_field(r, "power_type", json_string(mc->power_type));
+	sim_maas_log_field(r, "power_address", json_string(mc->power_address));
+	sim_maas_log_field(r, "power_works", json_boolean(mc->power_works));
+	sim_maas_reply_json(r, 200, sim_maas_machine_json(m, mc));
 }
 
 static void param_copy(char *dst, size_t size, const struct sim_maas_req *req, const char *name, const char *dflt)
@@ -380,11 +466,7 @@ static void create(struct sim_maas *m, const struct sim_maas_req *req, struct si
 		*dot = '\0';
 	}
 	param_copy(mc->architecture, sizeof(mc->architecture), req, "architecture", "amd64/generic");
-	param_copy(mc->power_type, sizeof(mc->power_type), req, "power_type", "");
-	param_copy(mc->power_address, sizeof(mc->power_address), req, "power_parameters_power_address", "");
-	param_copy(mc->power_user, sizeof(mc->power_user), req, "power_parameters_power_user", "");
-	mc->power_pass_set = sim_maas_param(&req->params, "power_parameters_power_pass") != NULL;
-	mc->power_works = power_works(host_of(m, mc), req);
+	power_apply(m, mc, req);
 	snprintf(mc->power_state, sizeof(mc->power_state), "off");
 	mc->boot_disk = mc->root_disk = mc->installed_disk = -1;
 	mc->bd_base = m->next_bd_id;
@@ -452,6 +534,13 @@ static int matches(const struct sim_maas_machine *mc, const struct filter *f)
 	return mac && host && id;
 }
 
+static int param_on(const struct sim_maas_req *req, const char *name)
+{
+	const char *v = sim_maas_param(&req->params, name);
+
+	return v && (!strcmp(v, "true") || !strcmp(v, "True") || !strcmp(v, "1"));
+}
+
 static void list(struct sim_maas *m, const struct sim_maas_req *req, struct sim_maas_reply *r)
 {
 	struct filter *f = br_xcalloc(1, sizeof(*f));
@@ -473,24 +562,151 @@ static void list(struct sim_maas *m, const struct sim_maas_req *req, struct sim_
 	sim_maas_reply_json(r, 200, arr);
 }
 
-/* POST machines/?op=allocate, by system_id only: src/maasserver/api/machines.py
- * MachinesHandler.allocate takes a Ready machine matching the constraints,
- * or answers 409 "No available machine matches constraints: ...". */
+/* Whether machine mc meets one allocate constraint (src/maasserver/forms/__init__.py
+ * AcquireNodeForm, and src/maasserver/node_constraint_filter_forms.py): name
+ * is the hostname or the FQDN, tags must all be present, not_tags none,
+ * zone and pool the one the emulator has, cpu_count and mem minimums. An
+ * unknown constraint is ignored as MAAS ignores unknown form fields. */
+static int meets(struct sim_maas *m, const struct sim_maas_machine *mc, const struct sim_maas_param *p)
+{
+	long n;
+
+	if (!strcmp(p->name, "system_id"))
+		return !strcmp(mc->system_id, p->value);
+	if (!strcmp(p->name, "name")) {
+		size_t len = strlen(mc->hostname);
+
+		return !strcmp(mc->hostname, p->value) ||
+		       (!strncmp(p->value, mc->hostname, len) && p->value[len] == '.' &&
+			!strcmp(p->value + len + 1, mc->domain));
+	}
+	if (!strcmp(p->name, "zone") || !strcmp(p->name, "pool"))
+		return !strcmp(p->value, "default");
+	if (!strcmp(p->name, "not_in_zone") || !strcmp(p->name, "not_in_pool"))
+		return strcmp(p->value, "default") != 0;
+	if (!strcmp(p->name, "tags") || !strcmp(p->name, "not_tags")) {
+		int has = 0;
+
+		for (size_t i = 0; i < m->n_tags && !has; i++)
+			has = mc->tags[i] && !strcmp(m->tags[i].name, p->value);
+		return !strcmp(p->name, "tags") ? has : !has;
+	}
+	if (!strcmp(p->name, "cpu_count"))
+		return !br_parse_long(p->value, 0, LONG_MAX, &n) && (mc->commissioned ? 224 : 0) >= n;
+	if (!strcmp(p->name, "mem"))
+		return !br_parse_long(p->value, 0, LONG_MAX, &n) && (mc->commissioned ? 2097152 : 0) >= n;
+	if (!strcmp(p->name, "arch"))
+		return !strncmp(mc->architecture, p->value, strcspn(mc->architecture, "/")) || !strcmp(mc->architecture, p->value);
+	return 1;
+}
+
+/* POST machines/?op=allocate: src/maasserver/api/machines.py
+ * MachinesHandler.allocate takes the first Ready machine meeting every
+ * constraint, owned by the caller from then on (Allocated), or answers 409
+ * "No available machine matches constraints: ...". dry_run changes
+ * nothing. The answer is the machine with the constraints each matched
+ * (constraints_by_type; the emulator has no storage or interface labels,
+ * so it is empty). */
 static void allocate(struct sim_maas *m, const struct sim_maas_req *req, struct sim_maas_reply *r)
 {
-	const char *id = sim_maas_param(&req->params, "system_id");
-	struct sim_maas_machine *mc = id ? sim_maas_find(m, id) : NULL;
+	static const char *const not_constraints[] = { "op", "agent_name", "comment", "dry_run", "verbose",
+						       "bridge_all", "bridge_fd", "bridge_stp", NULL };
+	const char *agent = sim_maas_param(&req->params, "agent_name");
+	const char *dry = sim_maas_param(&req->params, "dry_run");
+	struct sim_maas_machine *mc = NULL;
+	int64_t now = br_now_ms();
+	struct br_buf asked;
+	json_t *o;
 
-	if (mc)
-		sim_maas_advance(m, mc, br_now_ms());
-	if (!mc || mc->status != ST_READY) {
-		sim_maas_reply_text(r, 409, "No available machine matches constraints: [('system_id', ['%s'])]",
-				    id ? id : "");
+	for (size_t i = 0; i < m->n_machines && !mc; i++) {
+		struct sim_maas_machine *c = &m->machines[i];
+		int ok;
+
+		sim_maas_advance(m, c, now);
+		ok = c->status == ST_READY;
+		for (size_t k = 0; k < req->params.n && ok; k++) {
+			const char *const *skip = not_constraints;
+
+			while (*skip && strcmp(*skip, req->params.items[k].name))
+				skip++;
+			ok = *skip || meets(m, c, &req->params.items[k]);
+		}
+		if (ok)
+			mc = c;
+	}
+	if (!mc) {
+		br_buf_init(&asked, 256);
+		for (size_t k = 0; k < req->params.n; k++) {
+			const char *const *skip = not_constraints;
+
+			while (*skip && strcmp(*skip, req->params.items[k].name))
+				skip++;
+			if (!*skip)
+				br_buf_addf(&asked, "%s('%s', ['%s'])", asked.len ? ", " : "", req->params.items[k].name,
+					    req->params.items[k].value);
+		}
+		sim_maas_reply_text(r, 409, "No available machine matches constraints: [%s] (resolved to \"%s\")",
+				    br_buf_str(&asked), br_buf_str(&asked));
+		br_buf_release(&asked);
 		return;
 	}
 	sim_maas_log_field(r, "system_id", json_string(mc->system_id));
-	sim_maas_set_status(m, mc, ST_ALLOCATED, "Allocated", "INFO", "Allocated to admin");
-	sim_maas_reply_json(r, 200, sim_maas_machine_json(m, mc));
+	if (!dry || (strcmp(dry, "true") && strcmp(dry, "True") && strcmp(dry, "1"))) {
+		snprintf(mc->owner, sizeof(mc->owner), "admin");
+		snprintf(mc->agent_name, sizeof(mc->agent_name), "%s", agent ? agent : "");
+		sim_maas_set_status(m, mc, ST_ALLOCATED, "Allocated", "INFO", "Allocated to admin");
+	}
+	o = sim_maas_machine_json(m, mc);
+	json_object_set_new(o, "constraints_by_type", json_object());
+	sim_maas_reply_json(r, 200, o);
+}
+
+/* POST machines/?op=release: src/maasserver/api/machines.py
+ * MachinesHandler.release, all or nothing: unknown system ids are a 400
+ * naming them, any machine that cannot be released a 409 naming it and
+ * its state; otherwise each is released as MachineHandler.release does. */
+static void release_many(struct sim_maas *m, const struct sim_maas_req *req, struct sim_maas_reply *r)
+{
+	struct br_buf bad;
+	json_t *ids = json_array();
+
+	br_buf_init(&bad, 256);
+	for (size_t k = 0; k < req->params.n; k++)
+		if (!strcmp(req->params.items[k].name, "machines") && !sim_maas_find(m, req->params.items[k].value))
+			br_buf_addf(&bad, "%s%s", bad.len ? ", " : "", req->params.items[k].value);
+	if (bad.len) {
+		sim_maas_reply_text(r, 400, "Unknown machine(s): %s.", br_buf_str(&bad));
+		goto out;
+	}
+	for (size_t k = 0; k < req->params.n; k++) {
+		struct sim_maas_machine *mc;
+
+		if (strcmp(req->params.items[k].name, "machines"))
+			continue;
+		mc = sim_maas_find(m, req->params.items[k].value);
+		sim_maas_advance(m, mc, br_now_ms());
+		if (!sim_maas_owned(mc->status) && mc->status != ST_READY && mc->status != ST_RELEASING &&
+		    mc->status != ST_DISK_ERASING)
+			br_buf_addf(&bad, "%s%s ('%s')", bad.len ? ", " : "", mc->system_id,
+				    sim_maas_status_name(mc->status));
+	}
+	if (bad.len) {
+		sim_maas_reply_text(r, 409, "Machine(s) cannot be released in their current state: %s.",
+				    br_buf_str(&bad));
+		goto out;
+	}
+	for (size_t k = 0; k < req->params.n; k++)
+		if (!strcmp(req->params.items[k].name, "machines")) {
+			struct sim_maas_machine *mc = sim_maas_find(m, req->params.items[k].value);
+
+			if (!sim_maas_release(m, mc, param_on(req, "erase"), r))
+				json_array_append_new(ids, json_string(mc->system_id));
+		}
+	sim_maas_reply_json(r, 200, ids);
+	ids = NULL;
+out:
+	json_decref(ids);
+	br_buf_release(&bad);
 }
 
 void sim_maas_machines(struct sim_maas *m, const struct sim_maas_req *req, const char *rest,
@@ -506,6 +722,8 @@ void sim_maas_machines(struct sim_maas *m, const struct sim_maas_req *req, const
 			create(m, req, r);
 		else if (!strcmp(req->method, "POST") && !strcmp(req->op, "allocate"))
 			allocate(m, req, r);
+		else if (!strcmp(req->method, "POST") && !strcmp(req->op, "release"))
+			release_many(m, req, r);
 		else
 			sim_maas_reply_bad_op(r, req);
 		return;
@@ -518,5 +736,8 @@ void sim_maas_machines(struct sim_maas *m, const struct sim_maas_req *req, const
 	}
 	sim_maas_advance(m, mc, br_now_ms());
 	sim_maas_log_field(r, "system_id", json_string(mc->system_id));
-	sim_maas_machine_action(m, mc, req, r);
+	if (!strcmp(req->method, "PUT") && !req->op)
+		update(m, mc, req, r);
+	else
+		sim_maas_machine_action(m, mc, req, r);
 }

@@ -10,11 +10,13 @@
 
 #define SIM_MAAS_PARAMS_MAX 256
 
-/* MAAS node status numbers the emulator moves through. */
+/* MAAS node status numbers the emulator moves through (NODE_STATUS of
+ * src/maasserver/enum.py). */
 enum {
 	ST_NEW = 0, ST_COMMISSIONING = 1, ST_FAILED_COMMISSIONING = 2, ST_READY = 4, ST_DEPLOYED = 6,
 	ST_BROKEN = 8, ST_DEPLOYING = 9, ST_ALLOCATED = 10, ST_FAILED_DEPLOYMENT = 11, ST_RELEASING = 12,
-	ST_TESTING = 21, ST_FAILED_TESTING = 22,
+	ST_FAILED_RELEASING = 13, ST_DISK_ERASING = 14, ST_FAILED_DISK_ERASING = 15, ST_TESTING = 21,
+	ST_FAILED_TESTING = 22,
 };
 
 struct sim_maas_param {
@@ -52,6 +54,12 @@ struct sim_maas_event {
 	char created[24];
 };
 
+#define SIM_MAAS_OWNER_DATA_MAX 16
+
+struct sim_maas_owner_data {
+	char key[64], value[128];
+};
+
 struct sim_maas_machine {
 	char system_id[8];
 	int host;                /* index into hosts, -1: no physical machine has its MACs */
@@ -63,7 +71,9 @@ struct sim_maas_machine {
 	char power_type[16];
 	char power_address[128];
 	char power_user[64];
-	int power_pass_set;      /* the password itself is not kept */
+	char node_id[40];        /* power_parameters_node_id, "" none */
+	int power_pass_set;      /* the password itself is not kept, */
+	int power_pass_ok;       /* only whether the host's BMC takes it */
 	int power_works;         /* the parameters drive the host's BMC (judged when set) */
 	char power_state[4];
 	int status;              /* as last advanced; see sim_maas_advance */
@@ -80,6 +90,11 @@ struct sim_maas_machine {
 	char distro_series[32];
 	char status_message[200];
 	int deploys, commissions;
+	int erase;               /* the running release erases disks */
+	char agent_name[64];     /* given at allocate */
+	char owner[32];          /* who allocated it; "" when unowned */
+	struct sim_maas_owner_data owner_data[SIM_MAAS_OWNER_DATA_MAX];
+	size_t n_owner_data;
 	unsigned char tags[SIM_MAAS_TAGS_MAX];
 	struct sim_maas_event events[SIM_MAAS_EVENTS_MAX]; /* ring */
 	size_t n_events, first_event;
@@ -131,6 +146,10 @@ void sim_maas_blockdevices(struct sim_maas *m, const struct sim_maas_req *req, c
 void sim_maas_tags(struct sim_maas *m, const struct sim_maas_req *req, const char *rest, struct sim_maas_reply *r);
 void sim_maas_events(struct sim_maas *m, const struct sim_maas_req *req, struct sim_maas_reply *r);
 
+/* Start releasing a machine (erase: through Disk erasing); 0, or -1 with
+ * the refusal in r. */
+int sim_maas_release(struct sim_maas *m, struct sim_maas_machine *mc, int erase, struct sim_maas_reply *r);
+
 /* GET or POST on machines/{id}/ (maas_actions.c). */
 void sim_maas_machine_action(struct sim_maas *m, struct sim_maas_machine *mc, const struct sim_maas_req *req,
 			     struct sim_maas_reply *r);
@@ -147,5 +166,12 @@ void sim_maas_start_testing(struct sim_maas *m, struct sim_maas_machine *mc, int
 json_t *sim_maas_machine_json(struct sim_maas *m, struct sim_maas_machine *mc);
 json_t *sim_maas_blockdevice_json(struct sim_maas *m, struct sim_maas_machine *mc, int index);
 const char *sim_maas_status_name(int status);
+/* Whether a machine in this status has an owner. */
+int sim_maas_owned(int status);
+json_t *sim_maas_zone_json(void);
+json_t *sim_maas_pool_json(void);
+json_t *sim_maas_domain_json(const char *name, int id, int records);
+/* The id domains/ gives the domain of this name. */
+int sim_maas_domain_id(const struct sim_maas *m, const char *name);
 
 #endif

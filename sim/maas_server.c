@@ -161,7 +161,11 @@ static enum MHD_Result on_query_arg(void *cls, enum MHD_ValueKind kind, const ch
 }
 
 /* A share of requests is answered as a busy MAAS would: 503, or for a
- * POST the 409 + Retry-After of a serialisation failure. */
+ * POST the 409 + Retry-After of database contention (src/maasserver/utils/views.py
+ * WebApplicationHandler: a request whose transaction keeps failing to
+ * serialise is answered 409 Conflict with Retry-After once its retries are
+ * spent). A state conflict (NodeStateViolation, src/maasserver/exceptions.py)
+ * is a plain 409, without Retry-After: retrying it cannot help. */
 static int busy(struct sim_maas *m, const char *method, struct sim_maas_reply *r)
 {
 	uint64_t z;

@@ -537,6 +537,109 @@ static void test_typed_calls(void **state)
 	free(id);
 }
 
+/* Whether the emulator's document has every field of MAAS's, each of the
+ * same JSON type (null matching anything: MAAS leaves fields null that
+ * the emulator fills, and the other way round), objects and the first
+ * element of lists compared the same way. The first difference goes into
+ * where. */
+static int same_shape(json_t *maas, json_t *emu_doc, const char *at, char *where, size_t size)
+{
+	const char *key;
+	json_t *v;
+
+	if (json_is_null(maas) || json_is_null(emu_doc))
+		return 1;
+	if ((json_is_number(maas) && json_is_number(emu_doc)) || (json_is_boolean(maas) && json_is_boolean(emu_doc)))
+		return 1;
+	if (json_typeof(maas) != json_typeof(emu_doc)) {
+		snprintf(where, size, "%s: type %d, MAAS's %d", at, (int)json_typeof(emu_doc), (int)json_typeof(maas));
+		return 0;
+	}
+	if (json_is_array(maas))
+		return !json_array_size(maas) || !json_array_size(emu_doc) ||
+		       same_shape(json_array_get(maas, 0), json_array_get(emu_doc, 0), at, where, size);
+	json_object_foreach(json_is_object(maas) ? maas : NULL, key, v) {
+		char sub[256];
+
+		snprintf(sub, sizeof(sub), "%s.%s", at, key);
+		if (!json_object_get(emu_doc, key)) {
+			snprintf(where, size, "%s: missing", sub);
+			return 0;
+		}
+		if (!same_shape(v, json_object_get(emu_doc, key), sub, where, size))
+			return 0;
+	}
+	return 1;
+}
+
+static json_t *fixture(const char *name)
+{
+	const char *top = getenv("BR_TOP");
+	char *path = br_xasprintf("%s/tests/fixtures/maas/%s", top ? top : ".", name);
+	json_t *doc = json_load_file(path, 0, NULL);
+
+	if (!doc)
+		fail_msg("cannot read %s", path);
+	free(path);
+	return doc;
+}
+
+/* The emulator's answers have the shape of MAAS's published examples
+ * (tests/fixtures/maas/README.md): an Allocated machine, its block
+ * devices, its events, the tags; and a release with erase goes through
+ * Disk erasing (maas_release_erase). */
+static void test_shape_as_maas(void **state)
+{
+	char *id = make_machine(1), path[96], where[512] = "";
+	json_t *doc, *want;
+	struct answer a = { 0 };
+
+	(void)state;
+	assert_int_equal(status_after(id, 600), 4);
+	snprintf(path, sizeof(path), "system_id=%s", id);
+	json_decref(call_ok("POST", "machines/?op=allocate", path));
+	json_decref(call_ok("POST", "tags/", "name=bringup-golden"));
+	snprintf(path, sizeof(path), "add=%s", id);
+	json_decref(call_ok("POST", "tags/bringup-golden/?op=update_nodes", path));
+
+	snprintf(path, sizeof(path), "machines/%s/", id);
+	doc = call_ok("GET", path, NULL);
+	want = fixture("machine-allocated.json");
+	if (!same_shape(want, doc, "machine", where, sizeof(where)))
+		fail_msg("%s", where);
+	assert_string_equal(json_string_value(json_object_get(doc, "status_name")), "Allocated");
+	json_decref(want);
+	json_decref(doc);
+
+	snprintf(path, sizeof(path), "nodes/%s/blockdevices/", id);
+	doc = call_ok("GET", path, NULL);
+	want = fixture("blockdevices.json");
+	if (!same_shape(want, doc, "blockdevices", where, sizeof(where)))
+		fail_msg("%s", where);
+	json_decref(want);
+	json_decref(doc);
+
+	doc = call_ok("GET", "events/?op=query&level=DEBUG", NULL);
+	want = fixture("events.json");
+	if (!same_shape(want, doc, "events", where, sizeof(where)))
+		fail_msg("%s", where);
+	json_decref(want);
+	json_decref(doc);
+
+	doc = call_ok("GET", "tags/", NULL);
+	want = fixture("tags.json");
+	if (!same_shape(want, doc, "tags", where, sizeof(where)))
+		fail_msg("%s", where);
+	json_decref(want);
+	json_decref(doc);
+
+	await(maas_release_erase(cli, id, 1, on_answer, &a), &a);
+	assert_int_equal(a.rc, 0);
+	assert_string_equal(json_string_value(json_object_get(a.json, "status_name")), "Disk erasing");
+	answer_release(&a);
+	free(id);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -546,6 +649,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_boot_disk_without_layout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_commission_fail_events_tags, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_typed_calls, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_shape_as_maas, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_busy_maas, setup_busy, teardown),
 	};
 
