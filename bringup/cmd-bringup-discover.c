@@ -9,6 +9,7 @@
 
 #include "bmcopts.h"
 #include "discoverpool.h"
+#include "loop.h"
 #include "manifest.h"
 #include "redfish/redfish.h"
 #include "stage.h"
@@ -126,6 +127,8 @@ static void on_redfish(const struct rf_target *t, int rc, const char *text, size
 
 	if (rc == 0)
 		stored(ctx, job, "Redfish", text, n_macs);
+	else if (rc == BR_E_INTERRUPTED) /* logged out; the node stays as it was for the next run */
+		finish(ctx, job, 0, NULL, text ? text : "interrupted", 0);
 	else if (rc == RF_E_NO_REDFISH && strcmp(job->node->bmc_type, "redfish"))
 		br_info("discover", "%s: no Redfish service; trying IPMI", job->node->hostname); /* second pass */
 	else
@@ -280,7 +283,7 @@ static int discover(struct br_stage *st, struct run *run, struct args *a)
 								  job->port ? job->port : 623, job->node->bmc_user,
 								  job->password, job };
 	}
-	if (!rc && n_ipmi &&
+	if (!rc && n_ipmi && !br_signal_caught() &&
 	    rf_ipmi_discover_all(ipmi, n_ipmi, a->bmc.ipmi_parallel, a->bmc.timeout_s, on_ipmi, run, &err))
 		rc = br_stage_fail(st, BR_EXIT_USAGE, "%s", err.msg);
 	if (!rc) {
@@ -328,8 +331,11 @@ int main(int argc, char **argv)
 		return BR_EXIT_USAGE;
 	if (br_stage_parse(&st, &cmd, argc, argv) || check_args(&st, &a) || br_stage_open(&st, states))
 		return br_stage_close(&st);
+	if (br_stage_catch_signals(&st))
+		return br_stage_close(&st);
 	if (!discover(&st, &run, &a))
 		br_stage_report(&st, summary_json, print_summary, &run, run.failed);
+	br_stage_interrupted(&st);
 	if (run.inventory_error) /* exit 3, as for an inventory that cannot be opened */
 		br_stage_fail(&st, BR_EXIT_UNREACHABLE, "the inventory cannot be written: %s", run.inventory_error);
 	run_release(&run);

@@ -40,6 +40,7 @@ enum br_errcode {
 	BR_E_DB = -11,
 	BR_E_STATE = -12,   /* wrong state for the operation */
 	BR_E_UNSUPPORTED = -13,
+	BR_E_INTERRUPTED = -14, /* SIGTERM/SIGINT: stopped, nothing to record */
 };
 
 #define BR_ERR_MSG_MAX 1024

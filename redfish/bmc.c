@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "loop.h"
 #include "rf_private.h"
 
 char *rf_resolve(struct rf_bmc *bmc, const char *link)
@@ -115,6 +116,12 @@ void rf_bmc_release(struct rf_bmc *bmc)
 
 void rf_bmc_ready(struct rf_bmc *bmc)
 {
+	/* Logged in just as the run was interrupted: no work, only the
+	 * logout, which the transport's idle hand-over starts. */
+	if (bmc->http->interrupted) {
+		rf_bmc_failf(bmc, BR_E_INTERRUPTED, "interrupted by %s", br_signal_name(bmc->http->interrupted));
+		return;
+	}
 	bmc->http->driver->ready(bmc);
 }
 

@@ -21,6 +21,9 @@
 #define RF_MEMBERS_MAX 4096               /* members of one collection, all pages */
 #define RF_PAGES_MAX 64                   /* nextLink pages of one collection */
 #define RF_REQUESTS_MAX 2000              /* requests spent on one BMC in one walk */
+/* After SIGTERM/SIGINT, how long the session DELETEs may take before the
+ * run gives up on them (the process is being stopped: keep it short). */
+#define RF_INTERRUPT_GRACE_MS 5000
 
 /* Error codes beyond common's (all negative). */
 enum rf_errcode {

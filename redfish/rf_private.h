@@ -99,6 +99,7 @@ struct rf_bmc {
 	enum rf_auth auth;
 	char *token;               /* X-Auth-Token, secret */
 	char *session_url;         /* to DELETE at the end */
+	int logging_in;            /* the session POST is in flight */
 	int logging_out;
 
 	/* walk (walk.c) */
@@ -137,6 +138,11 @@ struct rf_http {
 	void *done_ctx;
 	struct rf_bmc *reports, **reports_tail; /* outcomes to hand on, FIFO */
 	const struct rf_driver *driver;
+	/* SIGTERM/SIGINT (common/loop.h): every BMC is stopped and logged out
+	 * within RF_INTERRUPT_GRACE_MS, then the loop ends. */
+	struct br_loop_fd *signal_watch;
+	struct br_loop_timer grace;
+	int interrupted;           /* the signal caught, 0 if none */
 };
 
 /* http.c */
@@ -260,6 +266,10 @@ void rf_session_start(struct rf_bmc *bmc);
 /* Called by the walker when the BMC is otherwise done: DELETE the session
  * if one exists. Returns 1 if a logout request was queued. */
 int rf_session_logout(struct rf_bmc *bmc);
+/* 1 when an error answer says the BMC has no session to spare (iDRAC's
+ * RAC0218, Redfish Base's SessionLimitExceeded, or those words): a login
+ * not worth repeating, and a reason to use basic auth instead. */
+int rf_session_limit_reached(long status, const char *body, size_t len);
 
 /* walk.c */
 /* The discovery walk of a logged-in BMC (discover.c's driver starts it). */

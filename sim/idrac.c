@@ -479,6 +479,11 @@ void sim_idrac_handle(void *ctx, const struct sim_request *req, struct sim_respo
 	c.etag_in_body = (r->flags & R_ETAG) != 0;
 	dispatch(&c, r);
 out:
+	if (bmc->node->faults & SIM_FAULT_BIT(SIM_F_TARPIT)) {
+		resp->stall_ms += SIM_TARPIT_STALL_MS;
+		if (!resp->note)
+			resp->note = "tarpit";
+	}
 	json_decref(c.body);
 	free(path);
 }
