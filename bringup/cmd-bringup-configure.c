@@ -223,9 +223,12 @@ static int configure(struct br_stage *st, struct run *run, struct profiles *ps, 
 		else if (job->ipmi)
 			finish(run, job, 1, br_xstrdup("would set bootdev pxe (persistent, EFI) and power cycle over IPMI"));
 		else
-			rf[n_rf++] = (struct rf_config_target){ { job->node->hostname, job->base_url,
-								  job->node->bmc_user, job->password, job },
-								&job->spec };
+			rf[n_rf++] = (struct rf_config_target){
+				{ job->node->hostname, job->base_url, job->node->bmc_user, job->password, job,
+				  br_bmc_deadline_ms(&a->bmc, job->profile->hw.limits.configure_s,
+						     BR_CONFIGURE_DEADLINE_S) },
+				&job->spec
+			};
 	}
 	rf_config_options_init(&copts);
 	copts.dry_run = a->dry_run;

@@ -11,6 +11,7 @@
 #include "discoverpool.h"
 #include "loop.h"
 #include "manifest.h"
+#include "profile/profile.h"
 #include "redfish/redfish.h"
 #include "stage.h"
 
@@ -242,6 +243,20 @@ static int check_args(struct br_stage *st, struct args *a)
 	return 0;
 }
 
+/* The node's BMC deadline: --bmc-deadline, else its profile's
+ * [time_limits] discover. A profile that does not load is configure's to
+ * report; discovery then uses its own default. */
+static long deadline_ms(struct br_profiles *profiles, const struct inv_node *node, const struct br_bmc_opts *o)
+{
+	const struct prof_profile *p = NULL;
+	struct br_err err = { 0 };
+
+	if (o->deadline_s <= 0 && node->profile && *node->profile &&
+	    !(p = br_profiles_get(profiles, node->profile, &err)))
+		br_debug("discover", "%s: profile %s: %s", node->hostname, node->profile, err.msg);
+	return br_bmc_deadline_ms(o, p ? p->hw.limits.discover_s : 0, BR_DISCOVER_DEADLINE_S);
+}
+
 /* Redfish first, over worker processes when the rack is large; then IPMI
  * for nodes that asked for it and auto nodes without Redfish. */
 static int discover(struct br_stage *st, struct run *run, struct args *a)
@@ -249,6 +264,7 @@ static int discover(struct br_stage *st, struct run *run, struct args *a)
 	struct rf_target *rf = br_xcalloc(st->n ? st->n : 1, sizeof(*rf));
 	struct rf_ipmi_target *ipmi = br_xcalloc(st->n ? st->n : 1, sizeof(*ipmi));
 	struct br_err err = { 0 };
+	struct br_profiles profiles = { 0 };
 	size_t n_rf = 0, n_ipmi = 0;
 	int workers = a->workers, rc = 0;
 
@@ -263,7 +279,7 @@ static int discover(struct br_stage *st, struct run *run, struct args *a)
 		if (prepare(run, job, a->bmc.scheme) || !strcmp(job->node->bmc_type, "ipmi"))
 			continue;
 		rf[n_rf++] = (struct rf_target){ job->node->hostname, job->base_url, job->node->bmc_user, job->password,
-						 job };
+						 job, deadline_ms(&profiles, job->node, &a->bmc) };
 	}
 	/* Workers fork here, before any network I/O; each stores what its
 	 * BMCs report through its own inventory connection. */
@@ -292,6 +308,7 @@ static int discover(struct br_stage *st, struct run *run, struct args *a)
 	}
 	free(rf);
 	free(ipmi);
+	br_profiles_release(&profiles);
 	return rc;
 }
 

@@ -83,6 +83,8 @@ json_t *rf_req_json(struct rf_req *req)
 	return doc;
 }
 
+static void on_deadline(struct br_loop_timer *t, void *ctx);
+
 void rf_bmc_setup(struct rf_http *h, struct rf_bmc *bmc, const struct rf_target *target)
 {
 	size_t len = strlen(target->base_url);
@@ -95,11 +97,61 @@ void rf_bmc_setup(struct rf_http *h, struct rf_bmc *bmc, const struct rf_target 
 	rf_http_host_init(h, bmc);
 	br_hw_init(&bmc->hw);
 	bmc->hw.source = br_xstrdup("redfish");
+	br_loop_timer_init(&bmc->deadline, on_deadline, bmc);
+	bmc->deadline.weak = 1;
 	h->active++;
+}
+
+static long deadline_ms(const struct rf_bmc *bmc)
+{
+	return bmc->target->deadline_ms > 0 ? bmc->target->deadline_ms : bmc->http->opts->bmc_deadline_ms;
+}
+
+static void fail_deadline(struct rf_bmc *bmc)
+{
+	long ms = deadline_ms(bmc);
+
+	rf_bmc_failf(bmc, BR_E_TIMEOUT, "deadline of %ld s passed", ms >= 1000 ? ms / 1000 : 1);
+}
+
+/* First the deadline: stop the BMC's work and log out (a login in flight
+ * is let finish, so its session is known; rf_bmc_ready turns it away).
+ * Then, RF_INTERRUPT_GRACE_MS later, whatever is still pending (the
+ * logout to a tarpit) is dropped and the BMC wound down. */
+static void on_deadline(struct br_loop_timer *t, void *ctx)
+{
+	struct rf_bmc *bmc = ctx;
+
+	if (bmc->phase == RF_BMC_DONE)
+		return;
+	if (!bmc->deadline_passed) {
+		bmc->deadline_passed = 1;
+		br_loop_timer_start(bmc->http->loop, t, RF_INTERRUPT_GRACE_MS);
+		if (bmc->logging_in || bmc->phase != RF_BMC_WALKING)
+			return; /* logging in, or out already */
+		fail_deadline(bmc);
+	} else {
+		br_debug("redfish", "%s: gave up on its last requests (logout)", bmc->base);
+		rf_http_cancel_bmc(bmc->http, bmc);
+		if (bmc->phase == RF_BMC_WALKING)
+			fail_deadline(bmc); /* the login never came back */
+	}
+	if (bmc->host.pending == 0)
+		rf_bmc_idle(bmc);
+}
+
+void rf_bmc_deadline_start(struct rf_bmc *bmc)
+{
+	long ms = deadline_ms(bmc);
+
+	if (ms > 0)
+		br_loop_timer_start(bmc->http->loop, &bmc->deadline, ms);
 }
 
 void rf_bmc_release(struct rf_bmc *bmc)
 {
+	if (bmc->http && bmc->http->loop)
+		br_loop_timer_stop(bmc->http->loop, &bmc->deadline);
 	br_hw_release(&bmc->hw);
 	rf_urlset_release(&bmc->seen);
 	json_decref(bmc->root);
@@ -120,6 +172,10 @@ void rf_bmc_ready(struct rf_bmc *bmc)
 	 * logout, which the transport's idle hand-over starts. */
 	if (bmc->http->interrupted) {
 		rf_bmc_failf(bmc, BR_E_INTERRUPTED, "interrupted by %s", br_signal_name(bmc->http->interrupted));
+		return;
+	}
+	if (bmc->deadline_passed) {
+		fail_deadline(bmc);
 		return;
 	}
 	bmc->http->driver->ready(bmc);

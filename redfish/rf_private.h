@@ -100,6 +100,8 @@ struct rf_bmc {
 	char *token;               /* X-Auth-Token, secret */
 	char *session_url;         /* to DELETE at the end */
 	int logging_in;            /* the session POST is in flight */
+	struct br_loop_timer deadline; /* target's deadline_ms, then the logout's grace */
+	int deadline_passed;
 	int logging_out;
 
 	/* walk (walk.c) */
@@ -187,6 +189,8 @@ char *rf_resolve(struct rf_bmc *bmc, const char *link);
 /* The body of a finished GET as a JSON object (new reference), or NULL
  * after failing the BMC with "GET URL: invalid JSON at line ...". */
 json_t *rf_req_json(struct rf_req *req);
+/* Start the BMC's deadline timer (rf_run_bmcs, as the BMC starts). */
+void rf_bmc_deadline_start(struct rf_bmc *bmc);
 /* Hand the BMC to the run's driver: logged in, or nothing pending. */
 void rf_bmc_ready(struct rf_bmc *bmc);
 void rf_bmc_idle(struct rf_bmc *bmc);

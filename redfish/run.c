@@ -35,6 +35,8 @@ int rf_options_check(const struct rf_options *o, struct br_err *err)
 		return br_errf(err, BR_E_INVAL, "redfish: timeouts must be positive");
 	if (o->retries < 0 || o->backoff_ms < 0 || o->backoff_max_ms < o->backoff_ms)
 		return br_errf(err, BR_E_INVAL, "redfish: bad retry or backoff settings");
+	if (o->bmc_deadline_ms < 0)
+		return br_errf(err, BR_E_INVAL, "redfish: the BMC deadline must not be negative");
 	if (o->ca_file && access(o->ca_file, R_OK))
 		return br_errf(err, BR_E_INVAL, "redfish: CA file %s: cannot read it", o->ca_file);
 	return 0;
@@ -188,8 +190,10 @@ int rf_run_bmcs(struct rf_http *h, struct br_err *err)
 	if (br_signal_caught()) {
 		h->interrupted = br_signal_caught(); /* before any BMC was touched */
 	} else {
-		for (size_t i = 0; i < h->n_bmcs; i++)
+		for (size_t i = 0; i < h->n_bmcs; i++) {
+			rf_bmc_deadline_start(&h->bmcs[i]);
 			rf_session_start(&h->bmcs[i]);
+		}
 		rc = run_loop(h, &e);
 	}
 	if (h->interrupted) {
