@@ -66,6 +66,8 @@ struct rf_req {
 	char *url;                 /* absolute */
 	char *post_body;           /* owned; POST and PATCH */
 	char *if_match;            /* owned; sent as If-Match when set */
+	int poll;                  /* a poll (rf_req_submit_at): outside the
+				    * request budget, bounded by time instead */
 	int no_retry_transport;    /* an action the BMC may have carried out
 				    * although the answer was lost (a reset):
 				    * retried only when the BMC said it did not act */
@@ -160,7 +162,10 @@ struct rf_req *rf_req_new(struct rf_bmc *bmc, enum rf_method method, const char 
 			  int priority, rf_req_fn fn);
 void rf_req_submit(struct rf_req *req);
 /* Submit req to start no earlier than due_ms (br_now_ms() clock): a timer
- * that is also a request, as job polling needs. */
+ * that is also a request, as job polling needs. Polls (and their retries)
+ * do not count toward RF_REQUESTS_MAX: a long job polled often is not a
+ * BMC sending too many links; the job's timeout and the BMC's deadline
+ * bound them. */
 void rf_req_submit_at(struct rf_req *req, int64_t due_ms);
 /* Drop a first attempt at url still waiting in bmc's queue, because its
  * document arrived inline elsewhere. 1 if there was one. */
@@ -249,6 +254,8 @@ struct rf_cfg_node {
 	char *system_etag;
 	int verifying;             /* the Bios now read is after the job */
 	int holds_reset, waiting_reset, forced, retried_412, finished;
+	int job_running;           /* an earlier run's job, found running: no reset */
+	int jobs_to_read;          /* job search: members still being read */
 	const char *reset_type;    /* last sent */
 	int64_t reset_ms, deadline_ms;
 	struct rf_config_result res;

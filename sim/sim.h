@@ -103,10 +103,15 @@ enum sim_fault {
 	/* A tarpit: every answer comes SIM_TARPIT_STALL_MS late, each within
 	 * any sane request timeout, so only a deadline on the whole BMC ends it. */
 	SIM_F_TARPIT,
+	/* BIOS off baseline (as bios_drift), and its config job runs
+	 * SIM_SLOW_JOB_MS of POST: long enough to stop a configure between
+	 * the reset and the job's end. */
+	SIM_F_SLOW_JOB,
 	SIM_F_COUNT
 };
 
 #define SIM_TARPIT_STALL_MS 1500
+#define SIM_SLOW_JOB_MS 6000
 
 #define SIM_FAULT_BIT(f) (UINT64_C(1) << (f))
 _Static_assert(SIM_F_COUNT <= 64, "faults are bits of a uint64_t");
