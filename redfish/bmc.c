@@ -66,10 +66,28 @@ void rf_bmc_failf(struct rf_bmc *bmc, int code, const char *fmt, ...)
 	rf_bmc_fail(bmc, &e);
 }
 
+/* Caps that must hold before the body is parsed: parsing is what costs
+ * (jansson's ~200 bytes a value). 0, or BR_E_TOOBIG with perr set. */
+static int too_costly(const struct rf_req *req, struct br_err *perr)
+{
+	struct br_json_shape shape;
+
+	br_json_shape(req->http.body.data, req->http.body.len, "Members", &shape);
+	if (shape.key_elems > (long)RF_MEMBERS_MAX - req->members)
+		return br_errf(perr, BR_E_TOOBIG, "collection has more than %d members", RF_MEMBERS_MAX);
+	if (shape.values > RF_JSON_VALUES_MAX)
+		return br_errf(perr, BR_E_TOOBIG, "more than %u JSON values in the body", RF_JSON_VALUES_MAX);
+	if (shape.depth > BR_JSON_DEPTH_MAX)
+		return br_errf(perr, BR_E_TOOBIG, "JSON nested deeper than %d levels", BR_JSON_DEPTH_MAX);
+	return 0;
+}
+
 json_t *rf_req_json(struct rf_req *req)
 {
 	struct br_err perr;
-	json_t *doc = br_json_parse(req->http.body.data, req->http.body.len, RF_BODY_MAX, &perr);
+	json_t *doc = too_costly(req, &perr)
+			  ? NULL
+			  : br_json_parse(req->http.body.data, req->http.body.len, RF_BODY_MAX, &perr);
 
 	if (doc && !json_is_object(doc)) {
 		json_decref(doc);

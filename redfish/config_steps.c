@@ -503,7 +503,7 @@ static void on_old_job(struct rf_req *req, int rc, const struct br_err *err)
 {
 	struct rf_bmc *bmc = req->bmc;
 	struct rf_cfg_node *cn = bmc->cfg;
-	json_t *doc = rc ? NULL : br_json_parse(req->http.body.data, req->http.body.len, RF_BODY_MAX, NULL);
+	json_t *doc = rc ? NULL : rf_req_json(req);
 	const char *slash;
 	int running = 0;
 

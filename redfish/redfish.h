@@ -20,6 +20,7 @@
 #define RF_BODY_MAX (8u * 1024 * 1024)    /* one response body */
 #define RF_MEMBERS_MAX 4096               /* members of one collection, all pages */
 #define RF_PAGES_MAX 64                   /* nextLink pages of one collection */
+#define RF_JSON_VALUES_MAX (256u * 1024)  /* JSON values in one body, counted before parsing */
 #define RF_REQUESTS_MAX 2000              /* requests spent on one BMC in one walk */
 /* After SIGTERM/SIGINT or a BMC's deadline, how long its session DELETE
  * may take before the run gives up on it (keep it short). */

@@ -46,6 +46,7 @@ static const char *const fault_names[SIM_F_COUNT] = {
     [SIM_F_SESSIONS_FULL] = "sessions_full",
     [SIM_F_TARPIT] = "tarpit",
     [SIM_F_SLOW_JOB] = "slow_job",
+    [SIM_F_MEMBERS_FLOOD] = "members_flood",
 };
 
 /* BIOS attributes bios_drift may change, and the value a drifted node has. */

@@ -107,6 +107,10 @@ enum sim_fault {
 	 * SIM_SLOW_JOB_MS of POST: long enough to stop a configure between
 	 * the reset and the job's end. */
 	SIM_F_SLOW_JOB,
+	/* EthernetInterfaces is just under 8 MiB of empty members,
+	 * {"Members":[{},{},...]}: cheap to send, 654 MB for a client that
+	 * parses it before counting. */
+	SIM_F_MEMBERS_FLOOD,
 	SIM_F_COUNT
 };
 
