@@ -233,7 +233,7 @@ static int classify(struct rf_req *req, int *ret_retry, long *ret_hint_ms, struc
 	free(mid);
 	/* iDRAC's RAC0218 comes as a 503, but no slot frees up in seconds:
 	 * the session layer turns to basic auth at once instead */
-	if (*ret_retry && rf_session_limit_reached(r->status, r->body.data, r->body.len))
+	if (*ret_retry && req->login && rf_session_limit_reached(r->status, r->body.data, r->body.len))
 		*ret_retry = 0;
 	br_buf_init(&reason, 0);
 	rf_http_error_reason(&reason, r->status, req->url, r->body.data, r->body.len, r->status_text);

@@ -66,6 +66,8 @@ struct rf_req {
 	char *url;                 /* absolute */
 	char *post_body;           /* owned; POST and PATCH */
 	char *if_match;            /* owned; sent as If-Match when set */
+	int login;                 /* the session POST: a full session table
+				    * is not retried (session.c uses basic auth) */
 	int poll;                  /* a poll (rf_req_submit_at): outside the
 				    * request budget, bounded by time instead */
 	int no_retry_transport;    /* an action the BMC may have carried out

@@ -106,6 +106,7 @@ static void login(struct rf_bmc *bmc, const char *sessions_link)
 	/* Not cancelled by an interrupt: a session the BMC made must be
 	 * known to be deleted (rf_bmc_ready then fails the BMC instead). */
 	bmc->logging_in = 1;
+	req->login = 1;
 	rf_req_submit(req);
 }
 
