@@ -104,7 +104,7 @@ enum sim_fault {
 	 * any sane request timeout, so only a deadline on the whole BMC ends it. */
 	SIM_F_TARPIT,
 	/* BIOS off baseline (as bios_drift), and its config job runs
-	 * SIM_SLOW_JOB_MS of POST: long enough to stop a configure between
+	 * SIM_SLOW_JOB_MS of POST (10 s): long enough to stop a configure between
 	 * the reset and the job's end. */
 	SIM_F_SLOW_JOB,
 	/* EthernetInterfaces is just under 8 MiB of empty members,
@@ -115,7 +115,7 @@ enum sim_fault {
 };
 
 #define SIM_TARPIT_STALL_MS 1500
-#define SIM_SLOW_JOB_MS 6000
+#define SIM_SLOW_JOB_MS 10000
 
 #define SIM_FAULT_BIT(f) (UINT64_C(1) << (f))
 _Static_assert(SIM_F_COUNT <= 64, "faults are bits of a uint64_t");

@@ -4,7 +4,7 @@
 # second BIOS PATCH, no second job, no reset of a system whose job is
 # running (a reset would cut into its POST). Job polls are outside the
 # per-BMC request cap (RF_REQUESTS_MAX, 2000): the slow job is polled every
-# 2 ms, well over a thousand times, and only time bounds that.
+# 2 ms, hundreds of times, and only time bounds that.
 . "$BR_TOP/tests/e2e/lib.sh"
 cd "$T"
 bringup sim --no-hosts --nodes 2 --seed 9 --faults slow_job:1,graceful_ignored:1 --dir rack --daemon >/dev/null
@@ -30,8 +30,7 @@ i=0
 while { [ "$(count "$slow" "$RESETS")" -lt 1 ] || [ "$(count "$hung" "$RESETS")" -lt 1 ]; } && [ $i -lt 100 ]; do
 	sleep 0.1; i=$((i + 1))
 done
-sleep 0.5 # the slow job is Running now; the hung system's stays Scheduled
-kill -TERM $pid
+kill -TERM $pid # the slow job runs (10 s) from its reset; the hung system's stays Scheduled
 rc=0; wait $pid || rc=$?
 assert_eq "$rc" 143 "first configure stopped by SIGTERM"
 assert_eq "$(count "$slow" "$PATCHES")" 1 "the first run PATCHed the slow node"
@@ -48,7 +47,7 @@ assert_eq "$(count "$slow" "$RESETS")" 0 "no reset while the slow node's job run
 assert_contains "$(cat rerun.err)" "of an earlier run is running: waiting for it" "the running job found"
 assert_contains "$(cat rerun.err)" "of an earlier run is scheduled: waiting for it" "the scheduled job found"
 polls=$(count "$slow" '.method == "GET" and (.path | contains("/Jobs/JID_"))')
-[ "$polls" -gt 1000 ] || fail "only $polls job polls: the test wants many"
+[ "$polls" -gt 500 ] || fail "only $polls job polls: the test wants many"
 b=$(jq -r --arg h "$slow" '.nodes[] | select(.hostname == $h) | .bmc' rack/truth.json)
 assert_eq "$(curl -sf -u "root:$BRINGUP_BMC_PASSWORD" "http://$b/redfish/v1/Managers/iDRAC.Embedded.1/Jobs" |
 	jq '.Members | length')" 1 "one job on the slow node's BMC"
