@@ -45,7 +45,8 @@ int br_signals_catch(struct br_err *err)
 	pipe_fds[0] = fds[0];
 	pipe_fds[1] = fds[1];
 	owner = getpid();
-	caught = 0;
+	/* caught stays: a signal the parent (or this child, before now) got
+	 * stands for the whole stage */
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
