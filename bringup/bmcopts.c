@@ -6,15 +6,15 @@
 #include "manifest.h"
 #include "stage.h"
 
-static int env_int(const char *prog, const char *name, int *value)
+static int env_int(const char *prog, const char *name, long max, int *value)
 {
 	const char *s = getenv(name);
 	long v;
 
 	if (!s || !*s)
 		return 0;
-	if (br_parse_long(s, 0, 3600, &v)) {
-		fprintf(stderr, "%s: %s='%s' is not a number of 0-3600\n", prog, name, s);
+	if (br_parse_long(s, 0, max, &v)) {
+		fprintf(stderr, "%s: %s='%s' is not a number of 0-%ld\n", prog, name, s, max);
 		return BR_EXIT_USAGE;
 	}
 	*value = (int)v;
@@ -32,7 +32,9 @@ int br_bmc_opts_init(struct br_bmc_opts *o, const char *prog)
 		.max_inflight = 512,
 		.ipmi_parallel = 16,
 	};
-	if (env_int(prog, "BRINGUP_BMC_TIMEOUT", &o->timeout_s) || env_int(prog, "BRINGUP_BMC_RETRIES", &o->retries))
+	if (env_int(prog, "BRINGUP_BMC_TIMEOUT", 3600, &o->timeout_s) ||
+	    env_int(prog, "BRINGUP_BMC_RETRIES", 3600, &o->retries) ||
+	    env_int(prog, "BRINGUP_BMC_DEADLINE", BR_BMC_DEADLINE_MAX_S, &o->deadline_s))
 		return BR_EXIT_USAGE;
 	return 0;
 }
@@ -65,6 +67,10 @@ int br_bmc_opts_finish(struct br_bmc_opts *o, const char *prog, struct rf_option
 		fprintf(stderr, "%s: --bmc-scheme must be http or https\n", prog);
 		return BR_EXIT_USAGE;
 	}
+	if (o->deadline_s < 0 || o->deadline_s > BR_BMC_DEADLINE_MAX_S) {
+		fprintf(stderr, "%s: --bmc-deadline must be 0-%d seconds\n", prog, BR_BMC_DEADLINE_MAX_S);
+		return BR_EXIT_USAGE;
+	}
 	if (o->timeout_s < 1 || o->retries < 0 || o->per_bmc < 1 || o->max_inflight < 1 || o->ipmi_parallel < 1) {
 		fprintf(stderr, "%s: --timeout, --per-bmc, --max-inflight, --ipmi-parallel must be >= 1\n", prog);
 		return BR_EXIT_USAGE;
@@ -78,6 +84,15 @@ int br_bmc_opts_finish(struct br_bmc_opts *o, const char *prog, struct rf_option
 	ropts->insecure = o->insecure;
 	ropts->use_sessions = !o->basic_auth;
 	return 0;
+}
+
+long br_bmc_deadline_ms(const struct br_bmc_opts *o, int64_t profile_s, int default_s)
+{
+	if (o->deadline_s > 0)
+		return o->deadline_s * 1000L;
+	if (profile_s > 0 && profile_s <= BR_BMC_DEADLINE_MAX_S)
+		return (long)profile_s * 1000L;
+	return default_s * 1000L;
 }
 
 /* The HTTP layer reports a certificate it did not trust as BR_E_PROTO with

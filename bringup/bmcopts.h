@@ -19,7 +19,13 @@ struct br_bmc_opts {
 	int max_inflight;
 	int basic_auth;
 	int ipmi_parallel;
+	int deadline_s;      /* one BMC overall; 0: the profile's [time_limits] for the stage */
 };
+
+/* A BMC's deadline when neither --bmc-deadline nor the profile says. */
+#define BR_DISCOVER_DEADLINE_S 600
+#define BR_CONFIGURE_DEADLINE_S 3600
+#define BR_BMC_DEADLINE_MAX_S (7 * 24 * 3600)
 
 /* Entries for a struct br_option table (no terminator). */
 #define BR_BMC_OPTIONS(o)                                                                                          \
@@ -34,7 +40,10 @@ struct br_bmc_opts {
 	{ "per-bmc", 0, BR_OPT_INT, &(o)->per_bmc, "N", "requests in flight per BMC (default 4)" },                \
 	{ "max-inflight", 0, BR_OPT_INT, &(o)->max_inflight, "N", "requests in flight overall (default 512)" },    \
 	{ "basic-auth", 0, BR_OPT_FLAG, &(o)->basic_auth, NULL, "use HTTP basic auth instead of Redfish sessions" }, \
-	{ "ipmi-parallel", 0, BR_OPT_INT, &(o)->ipmi_parallel, "N", "ipmitool processes at once (default 16)" }
+	{ "ipmi-parallel", 0, BR_OPT_INT, &(o)->ipmi_parallel, "N", "ipmitool processes at once (default 16)" }, \
+	{ "bmc-deadline", 0, BR_OPT_INT, &(o)->deadline_s, "SECONDS",                                              \
+	  "give up on one BMC after this long in all (default $BRINGUP_BMC_DEADLINE, else the node profile's "     \
+	  "[time_limits] for the stage, else 600 discover, 3600 configure)" }
 
 /* Defaults, then the environment (BRINGUP_BMC_SCHEME, BRINGUP_CA_FILE,
  * BRINGUP_BMC_TIMEOUT, BRINGUP_BMC_RETRIES: `bringup run` passes them to
@@ -44,6 +53,11 @@ int br_bmc_opts_init(struct br_bmc_opts *o, const char *prog);
 /* After option parsing: check the values and fill the client options.
  * Returns 0 or BR_EXIT_USAGE. */
 int br_bmc_opts_finish(struct br_bmc_opts *o, const char *prog, struct rf_options *ropts);
+
+/* A node's BMC deadline in ms: --bmc-deadline, else profile_s (the
+ * profile's [time_limits] for the stage, 0 when it states none), else
+ * default_s. */
+long br_bmc_deadline_ms(const struct br_bmc_opts *o, int64_t profile_s, int default_s);
 
 /* The reason a node fails with when its BMC refused or failed (rc, msg):
  * what the technician fixes first (credentials), and what to do when the

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "bmcopts.h"
+#include "loop.h"
 #include "configure.h"
 #include "manifest.h"
 #include "stage.h"
@@ -70,6 +71,18 @@ static void on_redfish(const struct rf_config_target *t, int rc, const struct rf
 	const char *msg = err && err->msg[0] ? err->msg : br_strerror(rc);
 
 	cfg_job_take_result(job, res);
+	if (rc == BR_E_INTERRUPTED) {
+		/* logged out; the node stays as it was, and a rerun finds its
+		 * BIOS job (if one was made) and waits for it */
+		struct run *run = ctx;
+
+		job->done = 1;
+		free(job->reason);
+		job->reason = br_xstrdup(msg);
+		run->done++;
+		run->failed++;
+		return;
+	}
 	if (rc == 0)
 		finish(ctx, job, 1, configured_reason(job, ((struct run *)ctx)->dry_run));
 	else
@@ -210,9 +223,12 @@ static int configure(struct br_stage *st, struct run *run, struct profiles *ps, 
 		else if (job->ipmi)
 			finish(run, job, 1, br_xstrdup("would set bootdev pxe (persistent, EFI) and power cycle over IPMI"));
 		else
-			rf[n_rf++] = (struct rf_config_target){ { job->node->hostname, job->base_url,
-								  job->node->bmc_user, job->password, job },
-								&job->spec };
+			rf[n_rf++] = (struct rf_config_target){
+				{ job->node->hostname, job->base_url, job->node->bmc_user, job->password, job,
+				  br_bmc_deadline_ms(&a->bmc, job->profile->hw.limits.configure_s,
+						     BR_CONFIGURE_DEADLINE_S) },
+				&job->spec
+			};
 	}
 	rf_config_options_init(&copts);
 	copts.dry_run = a->dry_run;
@@ -225,7 +241,7 @@ static int configure(struct br_stage *st, struct run *run, struct profiles *ps, 
 		goto out;
 	}
 	/* a power cycle per ipmitool slot: the slots are the reset ration too */
-	if (n_ipmi &&
+	if (n_ipmi && !br_signal_caught() &&
 	    rf_ipmi_pxe_all(ipmi, n_ipmi, a->bmc.ipmi_parallel < a->max_resets ? a->bmc.ipmi_parallel : a->max_resets,
 			    a->bmc.timeout_s, on_ipmi, run, &err)) {
 		rc = br_stage_fail(st, BR_EXIT_USAGE, "%s", err.msg);
@@ -291,8 +307,11 @@ int main(int argc, char **argv)
 		return BR_EXIT_USAGE;
 	if (br_stage_parse(&st, &cmd, argc, argv) || check_args(&st, &a) || br_stage_open(&st, states))
 		return br_stage_close(&st);
+	if (br_stage_catch_signals(&st))
+		return br_stage_close(&st);
 	if (!configure(&st, &run, &ps, &a))
 		br_stage_report(&st, summary_json, print_summary, &run, run.failed);
+	br_stage_interrupted(&st);
 	run_release(&run, &ps);
 	return br_stage_close(&st);
 }

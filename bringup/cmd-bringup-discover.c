@@ -9,7 +9,9 @@
 
 #include "bmcopts.h"
 #include "discoverpool.h"
+#include "loop.h"
 #include "manifest.h"
+#include "profile/profile.h"
 #include "redfish/redfish.h"
 #include "stage.h"
 
@@ -126,6 +128,8 @@ static void on_redfish(const struct rf_target *t, int rc, const char *text, size
 
 	if (rc == 0)
 		stored(ctx, job, "Redfish", text, n_macs);
+	else if (rc == BR_E_INTERRUPTED) /* logged out; the node stays as it was for the next run */
+		finish(ctx, job, 0, NULL, text ? text : "interrupted", 0);
 	else if (rc == RF_E_NO_REDFISH && strcmp(job->node->bmc_type, "redfish"))
 		br_info("discover", "%s: no Redfish service; trying IPMI", job->node->hostname); /* second pass */
 	else
@@ -239,6 +243,20 @@ static int check_args(struct br_stage *st, struct args *a)
 	return 0;
 }
 
+/* The node's BMC deadline: --bmc-deadline, else its profile's
+ * [time_limits] discover. A profile that does not load is configure's to
+ * report; discovery then uses its own default. */
+static long deadline_ms(struct br_profiles *profiles, const struct inv_node *node, const struct br_bmc_opts *o)
+{
+	const struct prof_profile *p = NULL;
+	struct br_err err = { 0 };
+
+	if (o->deadline_s <= 0 && node->profile && *node->profile &&
+	    !(p = br_profiles_get(profiles, node->profile, &err)))
+		br_debug("discover", "%s: profile %s: %s", node->hostname, node->profile, err.msg);
+	return br_bmc_deadline_ms(o, p ? p->hw.limits.discover_s : 0, BR_DISCOVER_DEADLINE_S);
+}
+
 /* Redfish first, over worker processes when the rack is large; then IPMI
  * for nodes that asked for it and auto nodes without Redfish. */
 static int discover(struct br_stage *st, struct run *run, struct args *a)
@@ -246,6 +264,7 @@ static int discover(struct br_stage *st, struct run *run, struct args *a)
 	struct rf_target *rf = br_xcalloc(st->n ? st->n : 1, sizeof(*rf));
 	struct rf_ipmi_target *ipmi = br_xcalloc(st->n ? st->n : 1, sizeof(*ipmi));
 	struct br_err err = { 0 };
+	struct br_profiles profiles = { 0 };
 	size_t n_rf = 0, n_ipmi = 0;
 	int workers = a->workers, rc = 0;
 
@@ -260,7 +279,7 @@ static int discover(struct br_stage *st, struct run *run, struct args *a)
 		if (prepare(run, job, a->bmc.scheme) || !strcmp(job->node->bmc_type, "ipmi"))
 			continue;
 		rf[n_rf++] = (struct rf_target){ job->node->hostname, job->base_url, job->node->bmc_user, job->password,
-						 job };
+						 job, deadline_ms(&profiles, job->node, &a->bmc) };
 	}
 	/* Workers fork here, before any network I/O; each stores what its
 	 * BMCs report through its own inventory connection. */
@@ -280,7 +299,7 @@ static int discover(struct br_stage *st, struct run *run, struct args *a)
 								  job->port ? job->port : 623, job->node->bmc_user,
 								  job->password, job };
 	}
-	if (!rc && n_ipmi &&
+	if (!rc && n_ipmi && !br_signal_caught() &&
 	    rf_ipmi_discover_all(ipmi, n_ipmi, a->bmc.ipmi_parallel, a->bmc.timeout_s, on_ipmi, run, &err))
 		rc = br_stage_fail(st, BR_EXIT_USAGE, "%s", err.msg);
 	if (!rc) {
@@ -289,6 +308,7 @@ static int discover(struct br_stage *st, struct run *run, struct args *a)
 	}
 	free(rf);
 	free(ipmi);
+	br_profiles_release(&profiles);
 	return rc;
 }
 
@@ -328,8 +348,11 @@ int main(int argc, char **argv)
 		return BR_EXIT_USAGE;
 	if (br_stage_parse(&st, &cmd, argc, argv) || check_args(&st, &a) || br_stage_open(&st, states))
 		return br_stage_close(&st);
+	if (br_stage_catch_signals(&st))
+		return br_stage_close(&st);
 	if (!discover(&st, &run, &a))
 		br_stage_report(&st, summary_json, print_summary, &run, run.failed);
+	br_stage_interrupted(&st);
 	if (run.inventory_error) /* exit 3, as for an inventory that cannot be opened */
 		br_stage_fail(&st, BR_EXIT_UNREACHABLE, "the inventory cannot be written: %s", run.inventory_error);
 	run_release(&run);

@@ -141,7 +141,8 @@ static void child_run(const char *db_path, const struct rf_target *targets, size
 		slice[i].user_data = (void *)(uintptr_t)(first + i);
 	}
 	wopts.total_inflight = opts->total_inflight / n_workers > 0 ? opts->total_inflight / n_workers : 1;
-	if (inv_open(db_path, &c.inv, &err) || rf_discover_all(slice, count, &wopts, child_done, &c, &err)) {
+	/* its own self-pipe: the parent's would wake every worker at once */
+	if (br_signals_catch(&err) || inv_open(db_path, &c.inv, &err) || rf_discover_all(slice, count, &wopts, child_done, &c, &err)) {
 		send_line(fd, json_pack("{s:s}", "fatal", err.msg));
 		_exit(1);
 	}
@@ -239,7 +240,7 @@ static void finish_worker(struct pool *p, struct worker *w)
 		why = br_xasprintf("discovery worker exited with status %d", WEXITSTATUS(status));
 	for (size_t i = w->first; i < w->first + w->count; i++)
 		if (!p->reported[i])
-			deliver(p, i, BR_E_IO, why, 0);
+			deliver(p, i, br_signal_caught() ? BR_E_INTERRUPTED : BR_E_IO, why, 0);
 	free(why);
 }
 
@@ -334,6 +335,47 @@ struct worker_watch {
 	struct br_loop_fd *watch;
 };
 
+/* SIGTERM/SIGINT in the parent: each worker is told, logs out of its BMCs
+ * and reports them interrupted; one that takes longer than its own grace
+ * is killed. */
+struct interrupt {
+	struct worker *workers;
+	int n;
+	struct br_loop *loop;
+	struct br_loop_fd *watch;
+	struct br_loop_timer kill_timer;
+};
+
+static void on_kill_timer(struct br_loop_timer *t, void *ctx)
+{
+	struct interrupt *in = ctx;
+
+	(void)t;
+	for (int k = 0; k < in->n; k++)
+		if (in->workers[k].fd >= 0)
+			give_up(&in->workers[k], br_xasprintf("interrupted by %s; the worker did not stop in time",
+							      br_signal_name(br_signal_caught())));
+}
+
+static void on_parent_signal(struct br_loop_fd *watch, int fd, unsigned events, void *ctx)
+{
+	struct interrupt *in = ctx;
+	char junk[64];
+
+	(void)events;
+	if (!br_signal_caught()) {
+		while (read(fd, junk, sizeof(junk)) > 0)
+			;
+		return;
+	}
+	br_loop_fd_del(watch);
+	in->watch = NULL;
+	for (int k = 0; k < in->n; k++)
+		if (in->workers[k].fd >= 0)
+			kill(in->workers[k].pid, SIGTERM);
+	br_loop_timer_start(in->loop, &in->kill_timer, RF_INTERRUPT_GRACE_MS + 2000);
+}
+
 static void on_worker(struct br_loop_fd *watch, int fd, unsigned events, void *ctx)
 {
 	struct worker_watch *ww = ctx;
@@ -350,6 +392,7 @@ static void on_worker(struct br_loop_fd *watch, int fd, unsigned events, void *c
 static int poll_workers(struct pool *p, struct worker *workers, int n_workers, struct br_err *err)
 {
 	struct worker_watch *ww = br_xcalloc((size_t)n_workers, sizeof(*ww));
+	struct interrupt in = { workers, n_workers, NULL, NULL, { 0 } };
 	struct br_loop *loop;
 	int rc;
 
@@ -357,6 +400,13 @@ static int poll_workers(struct pool *p, struct worker *workers, int n_workers, s
 		free(ww);
 		return rc;
 	}
+	in.loop = loop;
+	br_loop_timer_init(&in.kill_timer, on_kill_timer, &in);
+	in.kill_timer.weak = 1;
+	if (br_signal_fd() >= 0)
+		in.watch = br_loop_fd_add(loop, br_signal_fd(), BR_LOOP_IN, on_parent_signal, &in, NULL);
+	if (br_signal_caught()) /* before the loop could see it */
+		on_parent_signal(in.watch, br_signal_fd(), BR_LOOP_IN, &in);
 	for (int j = 0; j < n_workers && !rc; j++) {
 		ww[j] = (struct worker_watch){ p, &workers[j], loop, NULL };
 		if (workers[j].fd < 0)
@@ -369,6 +419,8 @@ static int poll_workers(struct pool *p, struct worker *workers, int n_workers, s
 	}
 	if (!rc)
 		rc = br_loop_run(loop, err);
+	br_loop_fd_del(in.watch);
+	br_loop_timer_stop(loop, &in.kill_timer);
 	br_loop_free(loop);
 	free(ww);
 	return rc;

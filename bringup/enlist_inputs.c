@@ -112,6 +112,29 @@ static int pick_disk(struct inv *inv, const struct inv_node *node, struct enlist
 	return rc;
 }
 
+/* No MAC in the inventory. For a node read over IPMI alone that is no
+ * missing step: IPMI gave the BMC's own MAC and the FRU held none of the
+ * host's, and MAAS cannot PXE-boot a machine it knows no NIC of. */
+static int no_macs(struct inv *inv, const struct inv_node *node, struct br_err *err)
+{
+	struct br_err lerr = { 0 };
+	struct br_hw hw;
+	int rc;
+
+	if (inv_load_hw(inv, node->hostname, &hw, &lerr) || !hw.source || strcmp(hw.source, "ipmi")) {
+		br_hw_release(&hw);
+		return br_errf(err, BR_E_NOTFOUND, "no MACs from discovery: run bringup discover first");
+	}
+	rc = br_errf(err, BR_E_NOTFOUND,
+		     "no host NIC MAC: its BMC (%s) answers IPMI only, which gave the BMC's own MAC (%s) and no "
+		     "host MAC in its FRU; MAAS needs the MAC of the NIC the node PXE-boots from: enable Redfish "
+		     "on the BMC and run bringup discover %s again, or add the machine to MAAS by hand with that "
+		     "MAC (from the NIC's label or the BIOS setup's network page) and its power settings",
+		     node->bmc, hw.bmc_mac ? hw.bmc_mac : "not reported", node->hostname);
+	br_hw_release(&hw);
+	return rc;
+}
+
 int enlist_node_prepare(struct inv *inv, const struct inv_node *node, struct enlist_inputs *in,
 			struct enlist_node_inputs *ni, struct br_err *err)
 {
@@ -122,7 +145,7 @@ int enlist_node_prepare(struct inv *inv, const struct inv_node *node, struct enl
 	if (inv_node_macs(inv, node->id, &ni->macs, err))
 		return err ? err->code : BR_E_DB;
 	if (!ni->macs.n)
-		return br_errf(err, BR_E_NOTFOUND, "no MACs from discovery: run bringup discover first");
+		return no_macs(inv, node, err);
 	if (br_secret_resolve(node->bmc_password_ref, &ni->power_pass, err))
 		return br_err_prefix(err, "bmc %s: credentials for MAAS power control", node->bmc);
 	rc = pick_disk(inv, node, in, ni, err);

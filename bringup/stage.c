@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <sys/stat.h>
 
+#include "loop.h"
 #include "stage.h"
 
 char *br_templates_dir(void)
@@ -176,6 +177,25 @@ void br_stage_report(struct br_stage *st, json_t *(*to_json)(const void *run), v
 		print(run);
 	}
 	st->exit = failed ? BR_EXIT_NODES : BR_EXIT_OK;
+}
+
+int br_stage_catch_signals(struct br_stage *st)
+{
+	struct br_err err = { 0 };
+
+	if (br_signals_catch(&err))
+		return br_stage_fail(st, BR_EXIT_USAGE, "%s", err.msg);
+	return 0;
+}
+
+void br_stage_interrupted(struct br_stage *st)
+{
+	int signo = br_signal_caught();
+
+	if (!signo)
+		return;
+	br_stage_fail(st, 128 + signo, "interrupted by %s: BMC sessions logged out, unfinished nodes left as they were",
+		      br_signal_name(signo));
 }
 
 int br_stage_close(struct br_stage *st)

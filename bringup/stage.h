@@ -78,6 +78,12 @@ int br_stage_fail(struct br_stage *st, int exit_code, const char *fmt, ...) BR_P
  * failed, else BR_EXIT_OK. */
 void br_stage_report(struct br_stage *st, json_t *(*to_json)(const void *run), void (*print)(const void *run),
 		     const void *run, size_t failed);
+/* For stages that hold BMC sessions: catch SIGTERM and SIGINT (loop.h),
+ * so their run can log out before the stage ends. Nonzero: stop. */
+int br_stage_catch_signals(struct br_stage *st);
+/* After the run: when a signal was caught, say so and stop with 128 + its
+ * number, as a shell reports a process killed by it. */
+void br_stage_interrupted(struct br_stage *st);
 /* Free the nodes, give back the leases, close the inventory; returns
  * st->exit. */
 int br_stage_close(struct br_stage *st);

@@ -40,6 +40,7 @@ enum br_errcode {
 	BR_E_DB = -11,
 	BR_E_STATE = -12,   /* wrong state for the operation */
 	BR_E_UNSUPPORTED = -13,
+	BR_E_INTERRUPTED = -14, /* SIGTERM/SIGINT: stopped, nothing to record */
 };
 
 #define BR_ERR_MSG_MAX 1024
@@ -180,6 +181,17 @@ char *br_self_dir(void);
  * limit is far deeper than anything a BMC legitimately sends). */
 json_t *br_json_parse(const char *data, size_t len, size_t max, struct br_err *err);
 json_t *br_json_load_file(const char *path, size_t max, struct br_err *err);
+/* What a JSON text would cost before it is parsed (jansson spends some 200
+ * bytes per value: 8 MiB of "[{},{},...]" became 654 MB). A bounded scan
+ * that only counts, never parses a value: values (commas and openings
+ * outside strings), the deepest nesting, and the elements of the array
+ * under `key` in the top-level object (-1: none; key may be NULL). */
+struct br_json_shape {
+	size_t values;
+	int depth;
+	long key_elems;
+};
+void br_json_shape(const char *data, size_t len, const char *key, struct br_json_shape *ret);
 /* Borrowed lookups that return NULL / fallback when absent or of another type.
  * path is "A/B/C": each component a member name. */
 json_t *br_json_path(json_t *root, const char *path);

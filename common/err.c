@@ -71,6 +71,7 @@ const char *br_strerror(int code)
 	case BR_E_DB: return "database error";
 	case BR_E_STATE: return "wrong state";
 	case BR_E_UNSUPPORTED: return "unsupported";
+	case BR_E_INTERRUPTED: return "interrupted";
 	}
 	return "unknown error";
 }

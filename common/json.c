@@ -58,6 +58,80 @@ json_t *br_json_parse(const char *data, size_t len, size_t max, struct br_err *e
 	return doc;
 }
 
+/* The scan's place in the top-level object's key of interest. */
+enum shape_key { KEY_NONE, KEY_NAMED, KEY_ARRAY };
+
+void br_json_shape(const char *data, size_t len, const char *key, struct br_json_shape *ret)
+{
+	size_t key_len = key ? strlen(key) : 0, str_start = 0, str_len = 0;
+	enum shape_key at_key = KEY_NONE;
+	int depth = 0, in_string = 0, escaped = 0, elem_open = 0, last_str_at_1 = 0;
+
+	*ret = (struct br_json_shape){ 1, 0, -1 };
+	for (size_t i = 0; i < len; i++) {
+		char c = data[i];
+
+		if (in_string) {
+			if (escaped)
+				escaped = 0;
+			else if (c == '\\')
+				escaped = 1;
+			else if (c == '"') {
+				in_string = 0;
+				str_len = i - str_start;
+			}
+			continue;
+		}
+		if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
+			continue;
+		if (at_key == KEY_ARRAY && depth == 2 && !elem_open && c != ']') {
+			elem_open = 1; /* an element of the array begins */
+			ret->key_elems++;
+		}
+		switch (c) {
+		case '"':
+			in_string = 1;
+			str_start = i + 1;
+			last_str_at_1 = depth == 1;
+			break;
+		case ':':
+			/* a key of the top-level object just ended */
+			if (depth == 1)
+				at_key = last_str_at_1 && key && str_len == key_len &&
+						 !memcmp(data + str_start, key, key_len)
+					     ? KEY_NAMED
+					     : KEY_NONE;
+			break;
+		case '{':
+		case '[':
+			ret->values++;
+			if (++depth > ret->depth)
+				ret->depth = depth;
+			if (depth == 2 && at_key == KEY_NAMED && c == '[') {
+				at_key = KEY_ARRAY;
+				ret->key_elems = 0;
+				elem_open = 0;
+			} else if (depth == 2 && at_key == KEY_NAMED) {
+				at_key = KEY_NONE;
+			}
+			break;
+		case '}':
+		case ']':
+			if (depth == 2 && at_key == KEY_ARRAY)
+				at_key = KEY_NONE;
+			depth--;
+			break;
+		case ',':
+			ret->values++;
+			if (depth == 2 && at_key == KEY_ARRAY)
+				elem_open = 0;
+			break;
+		default:
+			break;
+		}
+	}
+}
+
 json_t *br_json_load_file(const char *path, size_t max, struct br_err *err)
 {
 	char *data = NULL;

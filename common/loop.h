@@ -127,4 +127,19 @@ typedef void (*br_loop_proc_fn)(const struct br_loop_proc_result *res, void *ctx
 int br_loop_spawn(struct br_loop *loop, const struct br_loop_proc_spec *spec, br_loop_proc_fn fn, void *ctx,
 		  struct br_err *err);
 
+/* ---- termination signals (signals.c) -------------------------------------- */
+
+/* Catch SIGTERM and SIGINT from now on, so a stage can wind down (log out of
+ * its BMCs) before it exits: the handler only records the first signal and
+ * writes a byte to a self-pipe whose read end (br_signal_fd) a loop watches;
+ * the pipe is never drained, so every loop of the process sees it. Called
+ * again in a forked child, it makes the child a pipe of its own. 0 or err. */
+int br_signals_catch(struct br_err *err);
+/* The signal caught (SIGTERM or SIGINT), 0 if none or not catching. */
+int br_signal_caught(void);
+/* The self-pipe's read end, or -1 before br_signals_catch. */
+int br_signal_fd(void);
+/* "SIGTERM", "SIGINT". */
+const char *br_signal_name(int signo);
+
 #endif

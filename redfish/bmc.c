@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "loop.h"
 #include "rf_private.h"
 
 char *rf_resolve(struct rf_bmc *bmc, const char *link)
@@ -65,10 +66,28 @@ void rf_bmc_failf(struct rf_bmc *bmc, int code, const char *fmt, ...)
 	rf_bmc_fail(bmc, &e);
 }
 
+/* Caps that must hold before the body is parsed: parsing is what costs
+ * (jansson's ~200 bytes a value). 0, or BR_E_TOOBIG with perr set. */
+static int too_costly(const struct rf_req *req, struct br_err *perr)
+{
+	struct br_json_shape shape;
+
+	br_json_shape(req->http.body.data, req->http.body.len, "Members", &shape);
+	if (shape.key_elems > (long)RF_MEMBERS_MAX - req->members)
+		return br_errf(perr, BR_E_TOOBIG, "collection has more than %d members", RF_MEMBERS_MAX);
+	if (shape.values > RF_JSON_VALUES_MAX)
+		return br_errf(perr, BR_E_TOOBIG, "more than %u JSON values in the body", RF_JSON_VALUES_MAX);
+	if (shape.depth > BR_JSON_DEPTH_MAX)
+		return br_errf(perr, BR_E_TOOBIG, "JSON nested deeper than %d levels", BR_JSON_DEPTH_MAX);
+	return 0;
+}
+
 json_t *rf_req_json(struct rf_req *req)
 {
 	struct br_err perr;
-	json_t *doc = br_json_parse(req->http.body.data, req->http.body.len, RF_BODY_MAX, &perr);
+	json_t *doc = too_costly(req, &perr)
+			  ? NULL
+			  : br_json_parse(req->http.body.data, req->http.body.len, RF_BODY_MAX, &perr);
 
 	if (doc && !json_is_object(doc)) {
 		json_decref(doc);
@@ -82,6 +101,8 @@ json_t *rf_req_json(struct rf_req *req)
 	return doc;
 }
 
+static void on_deadline(struct br_loop_timer *t, void *ctx);
+
 void rf_bmc_setup(struct rf_http *h, struct rf_bmc *bmc, const struct rf_target *target)
 {
 	size_t len = strlen(target->base_url);
@@ -94,11 +115,61 @@ void rf_bmc_setup(struct rf_http *h, struct rf_bmc *bmc, const struct rf_target 
 	rf_http_host_init(h, bmc);
 	br_hw_init(&bmc->hw);
 	bmc->hw.source = br_xstrdup("redfish");
+	br_loop_timer_init(&bmc->deadline, on_deadline, bmc);
+	bmc->deadline.weak = 1;
 	h->active++;
+}
+
+static long deadline_ms(const struct rf_bmc *bmc)
+{
+	return bmc->target->deadline_ms > 0 ? bmc->target->deadline_ms : bmc->http->opts->bmc_deadline_ms;
+}
+
+static void fail_deadline(struct rf_bmc *bmc)
+{
+	long ms = deadline_ms(bmc);
+
+	rf_bmc_failf(bmc, BR_E_TIMEOUT, "deadline of %ld s passed", ms >= 1000 ? ms / 1000 : 1);
+}
+
+/* First the deadline: stop the BMC's work and log out (a login in flight
+ * is let finish, so its session is known; rf_bmc_ready turns it away).
+ * Then, RF_INTERRUPT_GRACE_MS later, whatever is still pending (the
+ * logout to a tarpit) is dropped and the BMC wound down. */
+static void on_deadline(struct br_loop_timer *t, void *ctx)
+{
+	struct rf_bmc *bmc = ctx;
+
+	if (bmc->phase == RF_BMC_DONE)
+		return;
+	if (!bmc->deadline_passed) {
+		bmc->deadline_passed = 1;
+		br_loop_timer_start(bmc->http->loop, t, RF_INTERRUPT_GRACE_MS);
+		if (bmc->logging_in || bmc->phase != RF_BMC_WALKING)
+			return; /* logging in, or out already */
+		fail_deadline(bmc);
+	} else {
+		br_debug("redfish", "%s: gave up on its last requests (logout)", bmc->base);
+		rf_http_cancel_bmc(bmc->http, bmc);
+		if (bmc->phase == RF_BMC_WALKING)
+			fail_deadline(bmc); /* the login never came back */
+	}
+	if (bmc->host.pending == 0)
+		rf_bmc_idle(bmc);
+}
+
+void rf_bmc_deadline_start(struct rf_bmc *bmc)
+{
+	long ms = deadline_ms(bmc);
+
+	if (ms > 0)
+		br_loop_timer_start(bmc->http->loop, &bmc->deadline, ms);
 }
 
 void rf_bmc_release(struct rf_bmc *bmc)
 {
+	if (bmc->http && bmc->http->loop)
+		br_loop_timer_stop(bmc->http->loop, &bmc->deadline);
 	br_hw_release(&bmc->hw);
 	rf_urlset_release(&bmc->seen);
 	json_decref(bmc->root);
@@ -115,6 +186,16 @@ void rf_bmc_release(struct rf_bmc *bmc)
 
 void rf_bmc_ready(struct rf_bmc *bmc)
 {
+	/* Logged in just as the run was interrupted: no work, only the
+	 * logout, which the transport's idle hand-over starts. */
+	if (bmc->http->interrupted) {
+		rf_bmc_failf(bmc, BR_E_INTERRUPTED, "interrupted by %s", br_signal_name(bmc->http->interrupted));
+		return;
+	}
+	if (bmc->deadline_passed) {
+		fail_deadline(bmc);
+		return;
+	}
 	bmc->http->driver->ready(bmc);
 }
 

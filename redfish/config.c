@@ -50,6 +50,8 @@ void rf_cfg_release_reset(struct rf_bmc *bmc)
 		return;
 	cn->holds_reset = 0;
 	run->resets_active--;
+	if (bmc->http->interrupted)
+		return; /* stopping: no system is reset any more */
 	while (run->head < run->n_waiting) {
 		next = run->waiting[run->head++];
 		if (!next->cfg->waiting_reset)

@@ -223,6 +223,15 @@ void rf_cfg_reset_granted(struct rf_bmc *bmc)
 	struct rf_cfg_node *cn = bmc->cfg;
 	const char *power = br_json_str(cn->system, "PowerState");
 
+	if (cn->job_running) {
+		/* an earlier run's reset started it: only wait for its end */
+		cn->reset_type = "(none: the job was running)";
+		cn->reset_ms = br_now_ms();
+		cn->deadline_ms = cn->reset_ms + cn->run->o->node_timeout_ms;
+		poll_job(bmc, cn->reset_ms);
+		return;
+	}
+
 	/* a system that is off runs the job when it powers on */
 	if (power && !strcmp(power, "Off"))
 		send_reset(bmc, "On");
@@ -449,6 +458,124 @@ static void verify_bios(struct rf_bmc *bmc)
 	rf_cfg_changes_free(c, n);
 }
 
+/* ---- an earlier run's job -------------------------------------------------- */
+
+/* Members of the Jobs collection read when looking for a config job an
+ * interrupted run left behind: the newest, where iDRAC appends them. */
+#define JOBS_SCAN_MAX 8
+
+/* The System as first read decides what comes next (no job pending). */
+static void change(struct rf_bmc *bmc)
+{
+	struct rf_cfg_node *cn = bmc->cfg;
+
+	if (cn->res.n_bios && cn->res.boot_current && boot_pending_kind(cn))
+		boot_step(bmc); /* the boot order first: the BIOS job's reset applies both */
+	else if (cn->res.n_bios)
+		get(bmc, cn->settings_url, "reading the BIOS settings", on_settings);
+	else
+		boot_step(bmc);
+}
+
+/* A config job that has not ended: Dell's JobState, or a DMTF TaskState.
+ * *ret_running when the BIOS is applying it now (no reset wanted). */
+static int job_unfinished(json_t *job, int *ret_running)
+{
+	static const char *const waiting[] = { "Scheduled", "Scheduling", "New", "Pending", "Waiting",
+					       "Downloaded", "ReadyForExecution" };
+	const char *type = br_json_str(job, "JobType"), *name = br_json_str(job, "Name");
+	const char *state = br_json_str(job, "JobState");
+
+	if (!state)
+		state = br_json_str(job, "TaskState");
+	if (!state || !(type ? !strcmp(type, "BIOSConfiguration") : name && strstr(name, "BIOS.Setup")))
+		return 0;
+	*ret_running = !strcmp(state, "Running") || !strcmp(state, "Starting");
+	if (*ret_running)
+		return 1;
+	for (size_t i = 0; i < sizeof(waiting) / sizeof(waiting[0]); i++)
+		if (!strcmp(state, waiting[i]))
+			return 1;
+	return 0;
+}
+
+static void on_old_job(struct rf_req *req, int rc, const struct br_err *err)
+{
+	struct rf_bmc *bmc = req->bmc;
+	struct rf_cfg_node *cn = bmc->cfg;
+	json_t *doc = rc ? NULL : rf_req_json(req);
+	const char *slash;
+	int running = 0;
+
+	cn->jobs_to_read--;
+	if (!cn->job_url && job_unfinished(doc, &running)) {
+		/* a rerun after an interruption: a second PATCH would make a
+		 * second job, and its reset would cut into this one's POST */
+		cn->job_url = br_xstrdup(req->url);
+		slash = strrchr(req->url, '/');
+		cn->res.job = br_xstrdup(slash ? slash + 1 : req->url);
+		cn->job_running = running;
+		br_info("configure", "%s: BIOS job %s of an earlier run is %s: waiting for it", bmc->target->name,
+			cn->res.job, running ? "running" : "scheduled");
+	}
+	json_decref(doc);
+	if (cn->jobs_to_read > 0 || bmc->failed)
+		return;
+	if (cn->job_url)
+		rf_cfg_want_reset(bmc);
+	else
+		change(bmc);
+}
+
+static void on_old_jobs(struct rf_req *req, int rc, const struct br_err *err)
+{
+	struct rf_bmc *bmc = req->bmc;
+	struct rf_cfg_node *cn = bmc->cfg;
+	json_t *doc = answer(req, rc, err, "reading the Jobs collection"), *members;
+	size_t n, first;
+
+	if (!doc)
+		return;
+	members = json_object_get(doc, "Members");
+	n = json_is_array(members) ? json_array_size(members) : 0;
+	first = n > JOBS_SCAN_MAX ? n - JOBS_SCAN_MAX : 0;
+	for (size_t i = first; i < n; i++) {
+		const char *link = br_json_str(json_array_get(members, i), "@odata.id");
+		char *url = link ? rf_resolve(bmc, link) : NULL;
+
+		if (url) {
+			cn->jobs_to_read++;
+			get(bmc, url, "looking for an earlier run's BIOS job", on_old_job);
+			free(url);
+		}
+	}
+	if (!cn->jobs_to_read && !bmc->failed)
+		change(bmc);
+	json_decref(doc);
+}
+
+static void on_manager_jobs(struct rf_req *req, int rc, const struct br_err *err)
+{
+	static const char *const paths[] = { "Links/Oem/Dell/Jobs/@odata.id", "Oem/Dell/Jobs/@odata.id",
+					     "Jobs/@odata.id" };
+	struct rf_bmc *bmc = req->bmc;
+	json_t *doc = answer(req, rc, err, "reading the Manager");
+	const char *link = NULL;
+	char *url;
+
+	if (!doc)
+		return;
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]) && !link; i++)
+		link = br_json_str(doc, paths[i]);
+	url = link ? rf_resolve(bmc, link) : NULL;
+	if (url)
+		get(bmc, url, "looking for an earlier run's BIOS job", on_old_jobs);
+	else
+		change(bmc); /* no job queue to look in */
+	free(url);
+	json_decref(doc);
+}
+
 /* The diff, and the boot plan for a dry run's report. */
 static void first_look(struct rf_bmc *bmc)
 {
@@ -467,12 +594,11 @@ static void first_look(struct rf_bmc *bmc)
 	}
 	if (cn->run->o->dry_run)
 		finish(bmc);
-	else if (cn->res.n_bios && plan > 0 && boot_pending_kind(cn))
-		boot_step(bmc); /* the boot order first: the BIOS job's reset applies both */
-	else if (cn->res.n_bios)
-		get(bmc, cn->settings_url, "reading the BIOS settings", on_settings);
+	else if (cn->res.n_bios && cn->manager_url)
+		/* BIOS off baseline: is a job of ours already on its way? */
+		get(bmc, cn->manager_url, "looking for an earlier run's BIOS job", on_manager_jobs);
 	else
-		boot_step(bmc);
+		change(bmc);
 }
 
 static void on_bios(struct rf_req *req, int rc, const struct br_err *err)

@@ -97,7 +97,7 @@ void rf_req_submit_at(struct rf_req *req, int64_t due_ms)
 		req_free(req);
 		return;
 	}
-	bmc->spent++;
+	req->poll = 1;
 	set_send_body(req);
 	br_http_submit_at(&req->http, due_ms);
 }
@@ -231,6 +231,10 @@ static int classify(struct rf_req *req, int *ret_retry, long *ret_hint_ms, struc
 	if (mid && rf_vendor_retry_hint(mid, ret_hint_ms))
 		*ret_retry = 1;
 	free(mid);
+	/* iDRAC's RAC0218 comes as a 503, but no slot frees up in seconds:
+	 * the session layer turns to basic auth at once instead */
+	if (*ret_retry && req->login && rf_session_limit_reached(r->status, r->body.data, r->body.len))
+		*ret_retry = 0;
 	br_buf_init(&reason, 0);
 	rf_http_error_reason(&reason, r->status, req->url, r->body.data, r->body.len, r->status_text);
 	rc = br_errf(err, r->status == 401 || r->status == 403 ? BR_E_AUTH : RF_E_HTTP, "%s", br_buf_str(&reason));
@@ -241,7 +245,8 @@ static int classify(struct rf_req *req, int *ret_retry, long *ret_hint_ms, struc
 /* Another attempt is worth it and allowed. */
 static int may_retry(struct rf_req *req, int retry)
 {
-	return retry && req->http.attempt < req->bmc->http->opts->retries && req->bmc->spent < RF_REQUESTS_MAX;
+	return retry && req->http.attempt < req->bmc->http->opts->retries &&
+	       (req->poll || req->bmc->spent < RF_REQUESTS_MAX);
 }
 
 static int on_judge(struct br_http_req *r, long *delay)
@@ -263,7 +268,8 @@ static int on_judge(struct br_http_req *r, long *delay)
 		*delay = hint_delay;
 	br_debug("redfish", "retry %d of %s in %ld ms", r->attempt + 1, req->url,
 		 *delay < o->backoff_max_ms ? *delay : o->backoff_max_ms);
-	req->bmc->spent++;
+	if (!req->poll)
+		req->bmc->spent++;
 	reset_answer(req);
 	return 1;
 }
@@ -287,7 +293,8 @@ static void on_done(struct br_http_req *r)
 		} else {
 			rc = classify(req, &retry, &hint_delay, &err);
 			/* only the budget stopped a retry that was wanted */
-			if (rc && retry && r->attempt < bmc->http->opts->retries && bmc->spent >= RF_REQUESTS_MAX)
+			if (rc && retry && r->attempt < bmc->http->opts->retries && !req->poll &&
+			    bmc->spent >= RF_REQUESTS_MAX)
 				br_err_prefix(&err, "request cap of %d reached", RF_REQUESTS_MAX);
 		}
 		if (rc && r->attempt > 0)

@@ -207,6 +207,61 @@ int ipmi_parse_mc_guid(const char *out, struct br_hw *hw)
 	return rc;
 }
 
+/* MACs in one FRU "Extra" value: each run of hex digits and separators
+ * that is a MAC (a bare 12-digit run only where the line says MAC, so a
+ * numeric serial is not taken for one). */
+static void extra_macs(struct span v, int says_mac, struct br_hw *hw)
+{
+	size_t i = 0;
+
+	while (i < v.n) {
+		size_t start = i, seps = 0;
+		char run[24], norm[18];
+
+		while (i < v.n && (isxdigit((unsigned char)v.p[i]) || v.p[i] == ':' || v.p[i] == '-')) {
+			seps += v.p[i] == ':' || v.p[i] == '-';
+			i++;
+		}
+		if (i - start >= 12 && i - start < sizeof(run) && (seps || says_mac)) {
+			memcpy(run, v.p + start, i - start);
+			run[i - start] = '\0';
+			if (!br_mac_normalize(run, norm) && strcmp(norm, "00:00:00:00:00:00") && !br_hw_find_nic(hw, norm)) {
+				struct br_nic *nic = br_hw_add_nic(hw);
+
+				nic->mac = br_hw_strdup(norm);
+				nic->name = br_hw_strdup("FRU");
+				nic->source = br_hw_strdup("ipmi-fru");
+			}
+		}
+		if (i == start)
+			i++;
+	}
+}
+
+/* Host NIC MACs some vendors record in the FRU's Extra fields ("Board
+ * Extra : MAC1=3CECEF123456"); IPMI has no other generic way to them. */
+static void fru_macs(const char *out, struct br_hw *hw)
+{
+	const char *cur = out;
+	struct span line;
+
+	while ((line = next_line(&cur)).p) {
+		const char *colon = memchr(line.p, ':', line.n);
+		struct span k, v;
+		int says_mac = 0;
+
+		if (!colon)
+			continue;
+		k = trim(line.p, (size_t)(colon - line.p));
+		if (k.n < 6 || strncasecmp(k.p + k.n - 5, "Extra", 5))
+			continue;
+		v = trim(colon + 1, line.n - (size_t)(colon - line.p) - 1);
+		for (size_t i = 0; i + 3 <= v.n && !says_mac; i++)
+			says_mac = !strncasecmp(v.p + i, "mac", 3);
+		extra_macs(v, says_mac, hw);
+	}
+}
+
 int ipmi_parse_fru(const char *out, struct br_hw *hw)
 {
 	/* The product area describes the sellable system; chassis and board
@@ -219,6 +274,7 @@ int ipmi_parse_fru(const char *out, struct br_hw *hw)
 	found += kv_first(out, serial, &hw->system_serial);
 	found += kv_first(out, model, &hw->model);
 	found += kv_first(out, maker, &hw->manufacturer);
+	fru_macs(out, hw);
 	return found ? 0 : BR_E_PROTO;
 }
 

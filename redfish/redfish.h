@@ -20,7 +20,11 @@
 #define RF_BODY_MAX (8u * 1024 * 1024)    /* one response body */
 #define RF_MEMBERS_MAX 4096               /* members of one collection, all pages */
 #define RF_PAGES_MAX 64                   /* nextLink pages of one collection */
+#define RF_JSON_VALUES_MAX (256u * 1024)  /* JSON values in one body, counted before parsing */
 #define RF_REQUESTS_MAX 2000              /* requests spent on one BMC in one walk */
+/* After SIGTERM/SIGINT or a BMC's deadline, how long its session DELETE
+ * may take before the run gives up on it (keep it short). */
+#define RF_INTERRUPT_GRACE_MS 5000
 
 /* Error codes beyond common's (all negative). */
 enum rf_errcode {
@@ -34,6 +38,7 @@ struct rf_target {
 	const char *user;
 	const char *password; /* never logged */
 	void *user_data;
+	long deadline_ms;     /* this BMC, first request to logout; 0: opts' bmc_deadline_ms */
 };
 
 struct rf_options {
@@ -48,6 +53,11 @@ struct rf_options {
 	int insecure;         /* skip TLS verification, only when asked */
 	int use_sessions;     /* 1: X-Auth-Token sessions (default); 0: basic auth */
 	int use_expand;       /* 1: use $expand where advertised (default) */
+	/* One BMC, from its first request: past it the node fails with
+	 * "deadline of N s passed" and its logout gets RF_INTERRUPT_GRACE_MS,
+	 * so a tarpit BMC (each answer just inside the timeout) cannot hold
+	 * the run. 0: none (default). */
+	long bmc_deadline_ms;
 };
 
 void rf_options_init(struct rf_options *opts);

@@ -66,6 +66,10 @@ struct rf_req {
 	char *url;                 /* absolute */
 	char *post_body;           /* owned; POST and PATCH */
 	char *if_match;            /* owned; sent as If-Match when set */
+	int login;                 /* the session POST: a full session table
+				    * is not retried (session.c uses basic auth) */
+	int poll;                  /* a poll (rf_req_submit_at): outside the
+				    * request budget, bounded by time instead */
 	int no_retry_transport;    /* an action the BMC may have carried out
 				    * although the answer was lost (a reset):
 				    * retried only when the BMC said it did not act */
@@ -99,6 +103,9 @@ struct rf_bmc {
 	enum rf_auth auth;
 	char *token;               /* X-Auth-Token, secret */
 	char *session_url;         /* to DELETE at the end */
+	int logging_in;            /* the session POST is in flight */
+	struct br_loop_timer deadline; /* target's deadline_ms, then the logout's grace */
+	int deadline_passed;
 	int logging_out;
 
 	/* walk (walk.c) */
@@ -137,6 +144,11 @@ struct rf_http {
 	void *done_ctx;
 	struct rf_bmc *reports, **reports_tail; /* outcomes to hand on, FIFO */
 	const struct rf_driver *driver;
+	/* SIGTERM/SIGINT (common/loop.h): every BMC is stopped and logged out
+	 * within RF_INTERRUPT_GRACE_MS, then the loop ends. */
+	struct br_loop_fd *signal_watch;
+	struct br_loop_timer grace;
+	int interrupted;           /* the signal caught, 0 if none */
 };
 
 /* http.c */
@@ -152,7 +164,10 @@ struct rf_req *rf_req_new(struct rf_bmc *bmc, enum rf_method method, const char 
 			  int priority, rf_req_fn fn);
 void rf_req_submit(struct rf_req *req);
 /* Submit req to start no earlier than due_ms (br_now_ms() clock): a timer
- * that is also a request, as job polling needs. */
+ * that is also a request, as job polling needs. Polls (and their retries)
+ * do not count toward RF_REQUESTS_MAX: a long job polled often is not a
+ * BMC sending too many links; the job's timeout and the BMC's deadline
+ * bound them. */
 void rf_req_submit_at(struct rf_req *req, int64_t due_ms);
 /* Drop a first attempt at url still waiting in bmc's queue, because its
  * document arrived inline elsewhere. 1 if there was one. */
@@ -181,6 +196,8 @@ char *rf_resolve(struct rf_bmc *bmc, const char *link);
 /* The body of a finished GET as a JSON object (new reference), or NULL
  * after failing the BMC with "GET URL: invalid JSON at line ...". */
 json_t *rf_req_json(struct rf_req *req);
+/* Start the BMC's deadline timer (rf_run_bmcs, as the BMC starts). */
+void rf_bmc_deadline_start(struct rf_bmc *bmc);
 /* Hand the BMC to the run's driver: logged in, or nothing pending. */
 void rf_bmc_ready(struct rf_bmc *bmc);
 void rf_bmc_idle(struct rf_bmc *bmc);
@@ -239,6 +256,8 @@ struct rf_cfg_node {
 	char *system_etag;
 	int verifying;             /* the Bios now read is after the job */
 	int holds_reset, waiting_reset, forced, retried_412, finished;
+	int job_running;           /* an earlier run's job, found running: no reset */
+	int jobs_to_read;          /* job search: members still being read */
 	const char *reset_type;    /* last sent */
 	int64_t reset_ms, deadline_ms;
 	struct rf_config_result res;
@@ -260,6 +279,10 @@ void rf_session_start(struct rf_bmc *bmc);
 /* Called by the walker when the BMC is otherwise done: DELETE the session
  * if one exists. Returns 1 if a logout request was queued. */
 int rf_session_logout(struct rf_bmc *bmc);
+/* 1 when an error answer says the BMC has no session to spare (iDRAC's
+ * RAC0218, Redfish Base's SessionLimitExceeded, or those words): a login
+ * not worth repeating, and a reason to use basic auth instead. */
+int rf_session_limit_reached(long status, const char *body, size_t len);
 
 /* walk.c */
 /* The discovery walk of a logged-in BMC (discover.c's driver starts it). */

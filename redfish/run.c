@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "loop.h"
 #include "rf_private.h"
 
 void rf_options_init(struct rf_options *opts)
@@ -34,6 +35,8 @@ int rf_options_check(const struct rf_options *o, struct br_err *err)
 		return br_errf(err, BR_E_INVAL, "redfish: timeouts must be positive");
 	if (o->retries < 0 || o->backoff_ms < 0 || o->backoff_max_ms < o->backoff_ms)
 		return br_errf(err, BR_E_INVAL, "redfish: bad retry or backoff settings");
+	if (o->bmc_deadline_ms < 0)
+		return br_errf(err, BR_E_INVAL, "redfish: the BMC deadline must not be negative");
 	if (o->ca_file && access(o->ca_file, R_OK))
 		return br_errf(err, BR_E_INVAL, "redfish: CA file %s: cannot read it", o->ca_file);
 	return 0;
@@ -104,6 +107,57 @@ static void on_turn(void *ctx)
 	br_loop_stop(h->loop, &e);
 }
 
+/* ---- SIGTERM, SIGINT ---------------------------------------------------- */
+
+static void on_grace(struct br_loop_timer *t, void *ctx)
+{
+	struct rf_http *h = ctx;
+	struct br_err e;
+
+	(void)t;
+	br_errf(&e, BR_E_INTERRUPTED, "interrupted by %s; gave up logging out after %d ms",
+		br_signal_name(h->interrupted), RF_INTERRUPT_GRACE_MS);
+	br_loop_stop(h->loop, &e);
+}
+
+/* Stop every BMC's work and log out of its session: an iDRAC keeps a
+ * session nobody deletes for 30 minutes, and after eight it refuses
+ * logins. A login in flight is let finish so its session is known (and
+ * then deleted); rf_bmc_ready turns it away from the work. */
+static void interrupt(struct rf_http *h)
+{
+	h->interrupted = br_signal_caught();
+	br_warn("redfish", "%s: stopping %zu BMCs and logging out of their sessions", br_signal_name(h->interrupted),
+		h->active);
+	br_loop_timer_start(h->loop, &h->grace, RF_INTERRUPT_GRACE_MS);
+	for (size_t i = 0; i < h->n_bmcs; i++) {
+		struct rf_bmc *bmc = &h->bmcs[i];
+
+		if (bmc->phase != RF_BMC_WALKING || bmc->logging_in)
+			continue;
+		rf_bmc_failf(bmc, BR_E_INTERRUPTED, "interrupted by %s", br_signal_name(h->interrupted));
+		if (bmc->host.pending == 0)
+			rf_bmc_idle(bmc);
+	}
+}
+
+static void on_signal(struct br_loop_fd *watch, int fd, unsigned events, void *ctx)
+{
+	struct rf_http *h = ctx;
+	char junk[64];
+
+	(void)events;
+	if (!br_signal_caught()) {
+		/* a byte meant for the process we were forked from */
+		while (read(fd, junk, sizeof(junk)) > 0)
+			;
+		return;
+	}
+	br_loop_fd_del(watch);
+	h->signal_watch = NULL;
+	interrupt(h);
+}
+
 static int run_loop(struct rf_http *h, struct br_err *err)
 {
 	int rc;
@@ -111,9 +165,16 @@ static int run_loop(struct rf_http *h, struct br_err *err)
 	h->holding = 1;
 	br_loop_hold(h->loop);
 	br_loop_prepare_add(h->loop, on_turn, h);
+	br_loop_timer_init(&h->grace, on_grace, h);
+	h->grace.weak = 1;
+	if (br_signal_fd() >= 0)
+		h->signal_watch = br_loop_fd_add(h->loop, br_signal_fd(), BR_LOOP_IN, on_signal, h, NULL);
 	rc = br_loop_run(h->loop, err);
 	rf_run_flush_reports(h);
 	br_loop_prepare_del(h->loop, on_turn, h);
+	br_loop_fd_del(h->signal_watch);
+	h->signal_watch = NULL;
+	br_loop_timer_stop(h->loop, &h->grace);
 	if (h->holding) {
 		h->holding = 0;
 		br_loop_unhold(h->loop);
@@ -123,11 +184,25 @@ static int run_loop(struct rf_http *h, struct br_err *err)
 
 int rf_run_bmcs(struct rf_http *h, struct br_err *err)
 {
-	int rc;
+	struct br_err e = { 0 };
+	int rc = 0;
 
-	for (size_t i = 0; i < h->n_bmcs; i++)
-		rf_session_start(&h->bmcs[i]);
-	rc = run_loop(h, err);
+	if (br_signal_caught()) {
+		h->interrupted = br_signal_caught(); /* before any BMC was touched */
+	} else {
+		for (size_t i = 0; i < h->n_bmcs; i++) {
+			rf_bmc_deadline_start(&h->bmcs[i]);
+			rf_session_start(&h->bmcs[i]);
+		}
+		rc = run_loop(h, &e);
+	}
+	if (h->interrupted) {
+		/* each BMC is reported interrupted; the run itself did its part */
+		br_errf(&e, BR_E_INTERRUPTED, "interrupted by %s", br_signal_name(h->interrupted));
+		rc = 0;
+	} else if (rc && err) {
+		*err = e;
+	}
 	for (size_t i = 0; i < h->n_bmcs; i++) {
 		struct rf_bmc *bmc = &h->bmcs[i];
 
@@ -137,7 +212,7 @@ int rf_run_bmcs(struct rf_http *h, struct br_err *err)
 		rf_http_cancel_bmc(h, bmc);
 		if (bmc->phase == RF_BMC_WALKING) {
 			bmc->failed = 1;
-			br_errf(&bmc->err, rc ? rc : BR_E_STATE, "%s", err && rc ? err->msg : "aborted");
+			br_errf(&bmc->err, e.code ? e.code : BR_E_STATE, "%s", e.code ? e.msg : "aborted");
 			h->driver->abort(bmc);
 		}
 		rf_bmc_release(bmc);

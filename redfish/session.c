@@ -7,9 +7,33 @@
  * once it exists, whatever happened in between. A BMC that offers no
  * SessionService, or refuses the POST with 404/405/501, gets basic auth.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "rf_private.h"
+
+int rf_session_limit_reached(long status, const char *body, size_t len)
+{
+	char *mid, *text;
+	int full = 0;
+
+	if (status < 400 || !body || !len)
+		return 0;
+	if ((mid = rf_error_message_id(body, len))) {
+		full = strstr(mid, "RAC0218") || strstr(mid, "SessionLimitExceeded");
+		free(mid);
+	}
+	if (!full) {
+		/* other BMCs say it only in words; the body is capped already */
+		text = br_xstrndup(body, len);
+		for (char *p = text; *p; p++)
+			if (*p >= 'A' && *p <= 'Z')
+				*p = (char)(*p - 'A' + 'a');
+		full = strstr(text, "maximum number of") && strstr(text, "session");
+		free(text);
+	}
+	return full;
+}
 
 static void use_basic_auth(struct rf_bmc *bmc)
 {
@@ -23,6 +47,15 @@ static void on_login(struct rf_req *req, int rc, const struct br_err *err)
 	const char *where = req->location;
 	json_t *doc = NULL;
 
+	bmc->logging_in = 0;
+	if (rc && rf_session_limit_reached(req->http.status, req->http.body.data, req->http.body.len)) {
+		/* Sessions leaked by others (or by a killed run of ours) fill
+		 * the BMC's table until they expire, 30 minutes on an iDRAC;
+		 * basic auth needs no slot. */
+		br_warn("redfish", "%s: no session slot free (%s), using basic auth", bmc->base, err->msg);
+		use_basic_auth(bmc);
+		return;
+	}
 	if (rc && (req->http.status == 404 || req->http.status == 405 || req->http.status == 501)) {
 		br_debug("redfish", "%s: sessions refused (HTTP %ld), using basic auth", bmc->base,
 			 req->http.status);
@@ -70,6 +103,10 @@ static void login(struct rf_bmc *bmc, const char *sessions_link)
 	req->post_body = body ? json_dumps(body, JSON_COMPACT) : NULL;
 	json_decref(body);
 	free(url);
+	/* Not cancelled by an interrupt: a session the BMC made must be
+	 * known to be deleted (rf_bmc_ready then fails the BMC instead). */
+	bmc->logging_in = 1;
+	req->login = 1;
 	rf_req_submit(req);
 }
 

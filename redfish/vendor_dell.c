@@ -3,8 +3,9 @@
  *  - The System's SKU is the service tag (the tag on the pull-out label and
  *    in Dell's support portal); older firmware has it only under
  *    Oem.Dell.DellSystem.ChassisServiceTag.
- *  - RAC0218 "The maximum number of user sessions is reached": sessions of
- *    earlier runs time out after a few minutes, so back off and retry.
+ *  - RAC0218 "The maximum number of user sessions is reached": on a login
+ *    it is not retried (session.c reads the BMC with basic auth: leaked
+ *    sessions take 30 minutes to expire); on other requests, retry.
  *  - SYS518 "iDRAC is not ready ... retry the operation after 30 seconds",
  *    seen right after an iDRAC reset.
  */

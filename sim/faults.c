@@ -43,6 +43,10 @@ static const char *const fault_names[SIM_F_COUNT] = {
     [SIM_F_CONTROL_CHARS] = "control_chars",
     [SIM_F_MAAS_ECHO] = "maas_echo",
     [SIM_F_MAAS_TEST_FAIL] = "maas_test_fail",
+    [SIM_F_SESSIONS_FULL] = "sessions_full",
+    [SIM_F_TARPIT] = "tarpit",
+    [SIM_F_SLOW_JOB] = "slow_job",
+    [SIM_F_MEMBERS_FLOOD] = "members_flood",
 };
 
 /* BIOS attributes bios_drift may change, and the value a drifted node has. */
@@ -186,6 +190,7 @@ static void apply(struct sim_node *n, enum sim_fault f, uint64_t *rng)
 	case SIM_F_BIOS_DRIFT:
 	case SIM_F_BIOS_JOB_FAIL:
 	case SIM_F_GRACEFUL_IGNORED:
+	case SIM_F_SLOW_JOB:
 	case SIM_F_BOOT_SETTINGS_DRIFT:
 		apply_bios_drift(n, f, rng);
 		break;

@@ -334,6 +334,28 @@ static void huge_members(json_t *doc)
 	json_object_set_new(doc, "Members@odata.count", json_integer(SIM_HUGE_MEMBERS));
 }
 
+/* members_flood: {"@odata.id":...,"Members":[{},{},...,{}]}, three bytes a
+ * member, just under SIM_FLOOD_BODY_BYTES. */
+static void flood_members(struct sim_ctx *c)
+{
+	static const char head[] = "{\"@odata.id\":\"" SIM_R_SYS "/EthernetInterfaces\",\"Members\":[";
+	size_t n = (SIM_FLOOD_BODY_BYTES - sizeof(head) - 8) / 3, len = 0;
+	char *body = br_xmalloc(sizeof(head) + n * 3 + 8);
+
+	memcpy(body, head, sizeof(head) - 1);
+	len = sizeof(head) - 1;
+	for (size_t i = 0; i < n; i++) {
+		memcpy(body + len, i ? ",{}" : "{}", i ? 3 : 2);
+		len += i ? 3 : 2;
+	}
+	memcpy(body + len, "]}", 3);
+	len += 2;
+	c->resp->status = 200;
+	c->resp->body = body;
+	c->resp->body_len = len;
+	c->resp->note = "members_flood";
+}
+
 /* Test-only faults that change a rendered document; 1 when answered. */
 static int test_faults(struct sim_ctx *c, const struct route *r, json_t *doc)
 {
@@ -345,6 +367,11 @@ static int test_faults(struct sim_ctx *c, const struct route *r, json_t *doc)
 		c->resp->body_len = strlen(c->resp->body);
 		c->resp->synthetic_len = SIM_HUGE_BODY_BYTES;
 		c->resp->note = "huge_body";
+		json_decref(doc);
+		return 1;
+	}
+	if (r->tag == T_ETH_COLL && alters(c, SIM_F_MEMBERS_FLOOD)) {
+		flood_members(c);
 		json_decref(doc);
 		return 1;
 	}
@@ -507,6 +534,11 @@ void sim_idrac_handle(void *ctx, const struct sim_request *req, struct sim_respo
 	c.etag_in_body = (r->flags & R_ETAG) != 0;
 	dispatch(&c, r);
 out:
+	if (bmc->node->faults & SIM_FAULT_BIT(SIM_F_TARPIT)) {
+		resp->stall_ms += SIM_TARPIT_STALL_MS;
+		if (!resp->note)
+			resp->note = "tarpit";
+	}
 	json_decref(c.body);
 	free(path);
 }

@@ -30,6 +30,7 @@
 #define SIM_SESSION_IDLE_MS (1800 * 1000) /* iDRAC's default session timeout */
 #define SIM_HUGE_MEMBERS 100000
 #define SIM_HUGE_BODY_BYTES (50u * 1024 * 1024)
+#define SIM_FLOOD_BODY_BYTES (8u * 1024 * 1024 - 4096) /* members_flood: under a client's 8 MiB body cap */
 #define SIM_HUGE_SERIAL_BYTES (1024u * 1024)
 #define SIM_MSG "IDRAC.2.9." /* iDRAC 7.x message registry prefix */
 #define SIM_BASE "Base.1.12."

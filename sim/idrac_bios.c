@@ -409,7 +409,8 @@ void sim_w_reset(struct sim_ctx *c)
 	if (boots && st->bios_job && !st->job_running) {
 		/* The config job runs during POST (sim_jobs_advance ends it). */
 		st->job_running = st->bios_job;
-		st->job_done_ms = br_now_ms() + c->cfg->bios_job_ms;
+		st->job_done_ms = br_now_ms() +
+				  (c->node->faults & SIM_FAULT_BIT(SIM_F_SLOW_JOB) ? SIM_SLOW_JOB_MS : c->cfg->bios_job_ms);
 		st->bios_job = 0;
 	}
 	if (boots && st->boot_pending_set) {

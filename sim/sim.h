@@ -97,11 +97,28 @@ enum sim_fault {
 	/* MAAS's hardware tests fail on this node the first time they run
 	 * (Failed testing), and pass when run again. */
 	SIM_F_MAAS_TEST_FAIL,
+	/* The BMC's session table is full (of other clients' sessions): every
+	 * login gets iDRAC's RAC0218; basic auth still works. */
+	SIM_F_SESSIONS_FULL,
+	/* A tarpit: every answer comes SIM_TARPIT_STALL_MS late, each within
+	 * any sane request timeout, so only a deadline on the whole BMC ends it. */
+	SIM_F_TARPIT,
+	/* BIOS off baseline (as bios_drift), and its config job runs
+	 * SIM_SLOW_JOB_MS of POST (10 s): long enough to stop a configure between
+	 * the reset and the job's end. */
+	SIM_F_SLOW_JOB,
+	/* EthernetInterfaces is just under 8 MiB of empty members,
+	 * {"Members":[{},{},...]}: cheap to send, 654 MB for a client that
+	 * parses it before counting. */
+	SIM_F_MEMBERS_FLOOD,
 	SIM_F_COUNT
 };
 
-#define SIM_FAULT_BIT(f) (1u << (f))
-_Static_assert(SIM_F_COUNT <= 32, "faults are bits of a uint32_t");
+#define SIM_TARPIT_STALL_MS 1500
+#define SIM_SLOW_JOB_MS 10000
+
+#define SIM_FAULT_BIT(f) (UINT64_C(1) << (f))
+_Static_assert(SIM_F_COUNT <= 64, "faults are bits of a uint64_t");
 
 const char *sim_fault_name(enum sim_fault f);
 int sim_fault_parse(const char *name, enum sim_fault *ret_fault);
@@ -194,7 +211,7 @@ struct sim_node {
 	struct sim_drive drives[SIM_DATA_DRIVES];
 	struct sim_psu psus[SIM_PSUS];
 	int bogus_sensor; /* thermal_bogus: index of the temperature reading nonsense */
-	uint32_t faults;  /* SIM_FAULT_BIT()s */
+	uint64_t faults;  /* SIM_FAULT_BIT()s */
 	json_t *details;  /* per-fault specifics for truth.json (owned) */
 	struct sim_bmc_state st;
 };

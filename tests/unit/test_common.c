@@ -86,6 +86,28 @@ static void test_secret_refs(void **state)
 	assert_non_null(strstr(err.msg, "/nonexistent/pw"));
 }
 
+/* The pre-parse scan counts and never parses: Members elements of the
+ * top-level object only, strings opaque (brackets, commas, quotes in them),
+ * nesting, and the values a parse would make. */
+static void test_json_shape(void **state)
+{
+	static const char doc[] = "{\"Name\":\"a,[b]\\\"c\",\"Members\":[{\"x\":[1,2]},\"s,t\",{},[[]]],"
+				  "\"Oem\":{\"Members\":[1,2,3,4,5]}}";
+	struct br_json_shape sh;
+
+	br_json_shape(doc, sizeof(doc) - 1, "Members", &sh);
+	assert_int_equal(sh.key_elems, 4);
+	assert_int_equal(sh.depth, 4);
+	assert_true(sh.values >= 12);
+	br_json_shape("{\"Members\":[]}", 14, "Members", &sh);
+	assert_int_equal(sh.key_elems, 0);
+	br_json_shape("{\"Members\":5,\"A\":[1,2]}", 24, "Members", &sh);
+	assert_int_equal(sh.key_elems, -1);
+	br_json_shape("[[[[[[]]]]]]", 12, NULL, &sh);
+	assert_int_equal(sh.depth, 6);
+	assert_int_equal(sh.key_elems, -1);
+}
+
 static void test_json_caps(void **state)
 {
 	struct br_err err = { 0 };
@@ -232,7 +254,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mac_normalize), cmocka_unit_test(test_buf_cap),
 		cmocka_unit_test(test_parse_long),    cmocka_unit_test(test_secret_refs),
-		cmocka_unit_test(test_json_caps),     cmocka_unit_test(test_bmc_address),
+		cmocka_unit_test(test_json_caps), cmocka_unit_test(test_json_shape),     cmocka_unit_test(test_bmc_address),
 		cmocka_unit_test(test_errf),	      cmocka_unit_test(test_strdup_capped),
 		cmocka_unit_test(test_escape),	      cmocka_unit_test(test_redact),
 	};

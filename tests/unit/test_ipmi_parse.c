@@ -92,6 +92,23 @@ static void test_fru(void **state)
 	assert_string_equal(hw.system_serial, "CHS-1");
 	assert_string_equal(hw.model, "X13DEG-OAD");
 	assert_string_equal(hw.manufacturer, "Supermicro");
+	assert_int_equal(hw.n_nics, 0); /* no Extra field: no host MAC */
+	br_hw_release(&hw);
+	/* Host NIC MACs in Extra fields (written by hand, in the shapes
+	 * integrators use): separated, or bare where the line says MAC; a
+	 * numeric serial in an Extra field is no MAC. */
+	br_hw_init(&hw);
+	assert_int_equal(ipmi_parse_fru(" Board Serial          : BRD-7\n"
+					" Board Extra           : MAC1=3CECEF123456\n"
+					" Product Extra         : 3c:ec:ef:12:34:57, 3C-EC-EF-12-34-56\n"
+					" Chassis Extra         : 123456789012\n"
+					" Product Asset Tag     : 3c:ec:ef:00:00:01\n",
+					&hw),
+			 0);
+	assert_int_equal(hw.n_nics, 2);
+	assert_string_equal(hw.nics[0].mac, "3c:ec:ef:12:34:56");
+	assert_string_equal(hw.nics[1].mac, "3c:ec:ef:12:34:57");
+	assert_string_equal(hw.nics[0].source, "ipmi-fru");
 	br_hw_release(&hw);
 	assert_int_equal(parse_fixture(ipmi_parse_fru, "fru-missing.out", &hw), BR_E_PROTO);
 	assert_null(hw.system_serial);

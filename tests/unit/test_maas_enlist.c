@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "bringup/enlist.h"
+#include "inventory/inventory.h"
 #include "common.h"
 
 static char *tree_path(const char *rel)
@@ -130,6 +131,41 @@ static void test_ntp_server_names(void **state)
 	br_strlist_release(&ntp);
 }
 
+/* A node read over IPMI alone has no host MAC: enlist's reason says what
+ * the operator must supply and how, not "run discover first". */
+static void test_ipmi_node_without_macs(void **state)
+{
+	const struct inv_manifest_row row = { "n1", "r01", 3, "10.0.0.9", "root", "env:PW", "xe9680", "ipmi",
+					      NULL, NULL, 2 };
+	struct enlist_inputs in = { 0 };
+	struct enlist_node_inputs ni = { 0 };
+	struct br_err err = { 0 };
+	struct inv_node node;
+	struct inv *inv = NULL;
+	struct br_hw hw;
+
+	(void)state;
+	assert_int_equal(inv_open(":memory:", &inv, &err), 0);
+	assert_int_equal(inv_import(inv, &row, 1, "rack.csv", NULL, &err), 0);
+	assert_int_equal(inv_node_get(inv, "n1", &node, &err), 0);
+	assert_int_equal(enlist_node_prepare(inv, &node, &in, &ni, &err), BR_E_NOTFOUND);
+	assert_non_null(strstr(err.msg, "run bringup discover first")); /* not discovered yet */
+	enlist_node_inputs_release(&ni);
+
+	br_hw_init(&hw);
+	hw.source = br_xstrdup("ipmi");
+	hw.bmc_mac = br_xstrdup("52:54:00:ab:cd:ef");
+	assert_int_equal(inv_store_hw(inv, "n1", &hw, INV_NEW, INV_DISCOVERED, "discovered over IPMI", &err), 0);
+	br_hw_release(&hw);
+	assert_int_equal(enlist_node_prepare(inv, &node, &in, &ni, &err), BR_E_NOTFOUND);
+	assert_non_null(strstr(err.msg, "answers IPMI only"));
+	assert_non_null(strstr(err.msg, "52:54:00:ab:cd:ef"));
+	assert_non_null(strstr(err.msg, "MAC of the NIC the node PXE-boots from"));
+	enlist_node_inputs_release(&ni);
+	inv_node_release(&node);
+	inv_close(inv);
+}
+
 static void test_base64(void **state)
 {
 	static const char *const vectors[][2] = {
@@ -152,7 +188,7 @@ int main(void)
 		cmocka_unit_test(test_render_userdata),
 		cmocka_unit_test(test_render_userdata_refuses_bad_yaml),
 		cmocka_unit_test(test_ntp_server_names),
-		cmocka_unit_test(test_base64),
+		cmocka_unit_test(test_base64), cmocka_unit_test(test_ipmi_node_without_macs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
