@@ -43,6 +43,7 @@ static const char *const fault_names[SIM_F_COUNT] = {
     [SIM_F_CONTROL_CHARS] = "control_chars",
     [SIM_F_MAAS_ECHO] = "maas_echo",
     [SIM_F_MAAS_TEST_FAIL] = "maas_test_fail",
+    [SIM_F_NO_HOST_MAC] = "no_host_mac",
 };
 
 /* BIOS attributes bios_drift may change, and the value a drifted node has. */
