@@ -35,11 +35,10 @@ static void no_host_mac(struct rf_bmc *bmc)
 	br_buf_adds(&b, "no host NIC MAC: the BMC showed");
 	for (size_t i = 0; i < sizeof(views) / sizeof(views[0]); i++)
 		br_buf_addf(&b, "%s %d %s", i ? "," : "", bmc->shown[views[i].kind], views[i].name);
+	br_buf_adds(&b, ", none with a host MAC");
 	for (size_t i = 0; i < bmc->hw.n_nics; i++)
 		br_buf_addf(&b, "; %s %s is the BMC's USB link", bmc->hw.nics[i].name ? bmc->hw.nics[i].name : "?",
 			    bmc->hw.nics[i].mac);
-	if (!bmc->hw.n_nics)
-		br_buf_adds(&b, ", none with a MAC");
 	rf_bmc_failf(bmc, BR_E_NOTFOUND, "%s", br_buf_str(&b));
 	br_buf_release(&b);
 }

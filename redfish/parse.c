@@ -185,26 +185,18 @@ int rf_eth_is_bmc_usb(json_t *doc)
 	/* Lenovo XCC "ToManager", Supermicro "hostusb" / "Host Interface",
 	 * OpenBMC and AMI "usb0" / "USB Ethernet": the host side of the BMC's
 	 * LAN-over-USB (DSP0270 Host Interface), listed among the System's
-	 * interfaces. */
+	 * interfaces. Its MAC is often locally administered, but so are some
+	 * host NICs' (DMTF's own mockup has one): the name and the link to the
+	 * Host Interface decide, never the MAC alone. */
 	static const char *const words[] = { "tomanager", "hostusb", "usb", "host interface", NULL };
 	static const char *const fields[] = { "Id", "Name", "Description", NULL };
-	const char *mac = br_json_str(doc, "PermanentMACAddress");
-	char norm[18];
 
+	if (br_json_path(doc, "Links/HostInterface"))
+		return 1;
 	for (size_t f = 0; fields[f]; f++)
 		for (size_t w = 0; words[w]; w++)
 			if (contains_nocase(br_json_str(doc, fields[f]), words[w]))
 				return 1;
-	if (!mac || br_mac_normalize(mac, norm))
-		mac = br_json_str(doc, "MACAddress");
-	/* A NIC's burned-in MAC is universally administered (the maker's OUI);
-	 * the BMC makes up its USB link's, with the locally administered bit
-	 * set (0x02 of the first octet). */
-	if (mac && !br_mac_normalize(mac, norm)) {
-		long first = strtol(norm, NULL, 16);
-
-		return (first & 0x02) != 0;
-	}
 	return 0;
 }
 

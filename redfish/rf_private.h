@@ -297,7 +297,7 @@ int rf_add_mac(struct br_hw *hw, const char *mac, const char *name, const char *
 int rf_add_mac_role(struct br_hw *hw, const char *mac, const char *name, const char *source, int permanent,
 		    const char *link_status, const char *role);
 /* 1 when a System EthernetInterface is the host end of the BMC's USB
- * network link (by its name, or a locally administered MAC). */
+ * network link (by its name, or its link to the Host Interface). */
 int rf_eth_is_bmc_usb(json_t *doc);
 /* Host MACs in a BootOption: UefiDevicePath "MAC(3CECEF123456,0x1)", or
  * "MAC:…" in its display name. */
