@@ -10,7 +10,8 @@
  *
  * Pieces: rack.c generates the node model from a seed, faults.c picks which
  * nodes carry which fault, manifest.c writes rack.csv / wiring.csv /
- * truth.json, idrac*.c answer Redfish requests for one node, http*.c are
+ * truth.json, idrac*.c answer Redfish requests for one node (vendor*.c
+ * present other BMC families over them: --vendor), http*.c are
  * the libmicrohttpd event loop (latency, request log) any listener module can
  * use, tls.c makes the CA and server certificate for --https. hosts*.c
  * write each node's host tree (sysfs/procfs and tool captures under

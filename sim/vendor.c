@@ -29,7 +29,6 @@
  * Dell nodes without no_host_mac go straight to idrac.c: none of this
  * costs the iDRAC rack anything.
  */
-#define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -221,6 +220,7 @@ struct vreq {
 	struct sim_ctx c; /* for the renderers and replies; c.req is the original */
 	const struct sim_vendor_info *vi;
 	const char *dpath; /* the iDRAC path */
+	int own;	   /* rendered here (vendor_res.c), not by idrac.c */
 };
 
 static int is(const struct vreq *v, const char *path)
@@ -278,9 +278,10 @@ static void reshape_root(const struct vreq *v, json_t *doc)
 	json_object_del(doc, "Oem");
 	json_object_set_new(doc, "Vendor", json_string(v->vi->root_vendor));
 	json_object_set_new(doc, "Oem", json_pack("{s:{}}", v->vi->oem_key));
-	/* Only iDRAC's renderer expands; a family that does not advertise it
-	 * is read link by link. */
-	json_object_del(json_object_get(doc, "ProtocolFeaturesSupported"), "ExpandQuery");
+	/* iLO, XCC and bmcweb expand; the AMI firmware whose paging this
+	 * copies does not, and is read link by link. */
+	if (v->vi->repeat_pages)
+		json_object_del(json_object_get(doc, "ProtocolFeaturesSupported"), "ExpandQuery");
 }
 
 static void reshape_system(const struct vreq *v, json_t *doc)
@@ -332,26 +333,33 @@ static void reshape_eth_coll(const struct vreq *v, json_t *doc)
 	json_object_set_new(doc, "Members@odata.count", json_integer((json_int_t)json_array_size(members)));
 }
 
+/* Drop the first n members. */
+static void drop_first(json_t *members, size_t n)
+{
+	for (size_t i = 0; i < n && json_array_size(members); i++)
+		json_array_remove(members, 0);
+}
+
 /* AMI: page $skip holds every member from there on; the next link as if the
- * page had held SIM_AMI_PAGE_SIZE. No count. */
+ * page had held SIM_AMI_PAGE_SIZE. No count. idrac.c has already cut the
+ * members before $skip (it reads the same query), and with fewer than
+ * SIM_PAGE_SIZE left kept all the rest: that is the page. */
 static void repeat_pages(const struct vreq *v, json_t *doc)
 {
-	json_t *members = json_object_get(doc, "Members"), *rest;
 	const char *skip_arg = sim_request_query(v->c.req, "$skip");
+	json_t *members = json_object_get(doc, "Members");
+	size_t left = json_array_size(members);
 	long skip = 0;
-	size_t total;
 
-	if (!json_is_array(members))
-		return;
-	total = json_array_size(members);
 	if (skip_arg && br_parse_long(skip_arg, 0, 1L << 30, &skip))
 		skip = 0;
-	rest = json_array();
-	for (size_t i = (size_t)skip; i < total; i++)
-		json_array_append(rest, json_array_get(members, i));
-	json_object_set_new(doc, "Members", rest);
+	if (v->own) {
+		drop_first(members, (size_t)skip);
+		left = json_array_size(members);
+	}
 	json_object_del(doc, "Members@odata.count");
-	if ((size_t)skip + SIM_AMI_PAGE_SIZE < total) {
+	json_object_del(doc, "Members@odata.nextLink");
+	if (SIM_AMI_PAGE_SIZE < left) {
 		char *next = br_xasprintf("%s?$skip=%ld", v->dpath, skip + SIM_AMI_PAGE_SIZE);
 
 		json_object_set_new(doc, "Members@odata.nextLink", json_string(next));
@@ -427,9 +435,33 @@ static void lower_links(const struct vreq *v, json_t *doc)
 	}
 }
 
+/* $expand put members inline: each in its family's shape too. */
+static void reshape_inline(const struct vreq *v, json_t *doc)
+{
+	json_t *members = json_object_get(doc, "Members"), *m;
+	size_t i;
+
+	json_array_foreach(members, i, m)
+	{
+		const char *id = br_json_str(m, "@odata.id");
+		struct vreq inner = *v;
+		char *path;
+
+		if (!id || json_object_size(m) <= 1)
+			continue;
+		path = br_xstrndup(id, strcspn(id, "?"));
+		inner.dpath = path;
+		json_incref(m);
+		m = reshape(&inner, m);
+		json_array_set_new(members, i, m);
+		free(path);
+	}
+}
+
 static json_t *finish(const struct vreq *v, json_t *doc)
 {
 	doc = reshape(v, doc);
+	reshape_inline(v, doc);
 	rewrite_links(v->vi, doc);
 	lower_links(v, doc);
 	return doc;
@@ -445,8 +477,7 @@ static json_t *render_own(struct vreq *v, int *ret_mine)
 	const char *last = strrchr(v->dpath, '/') + 1;
 
 	*ret_mine = 1;
-	if (vi->usb_id && is(v, SIM_R_SYS "/EthernetInterfaces") == 0 &&
-	    under(v, SIM_R_SYS "/EthernetInterfaces") && !strcmp(last, vi->usb_id))
+	if (vi->usb_id && under(v, SIM_R_SYS "/EthernetInterfaces") && !strcmp(last, vi->usb_id))
 		return sim_v_usb_eth(c, vi);
 	if (vi->boot_options && is(v, SIM_R_SYS "/BootOptions"))
 		return sim_v_boot_options(c);
@@ -493,6 +524,7 @@ static void handle_vendor(struct sim_bmc *bmc, const struct sim_request *req, st
 	if (!drive && strcmp(dpath, "/redfish") && strcmp(dpath, SIM_R_ROOT) &&
 	    strncmp(dpath, SIM_R_SESSIONS, strlen(SIM_R_SESSIONS))) {
 		doc = render_own(&v, &mine);
+		v.own = mine;
 		if (mine) {
 			if (!sim_session_check(&v.c)) {
 				if (doc && !strcmp(req->method, "GET")) {
@@ -507,11 +539,15 @@ static void handle_vendor(struct sim_bmc *bmc, const struct sim_request *req, st
 		}
 	}
 	{
+		/* The query travels too: idrac.c reads it from the connection
+		 * anyway ($expand, $skip), and its answer cache keys on the URI. */
 		struct sim_request inner = *req;
+		char *uri = br_xasprintf("%s%s", drive ? drive : dpath, strchr(req->uri, '?') ? strchr(req->uri, '?') : "");
 
 		inner.path = drive ? drive : dpath;
-		inner.uri = inner.path;
+		inner.uri = uri;
 		sim_idrac_handle(bmc, &inner, resp);
+		free(uri);
 	}
 	if (resp->status == 200 && resp->body && !resp->synthetic_len && resp->action == SIM_ACT_RESPOND &&
 	    (doc = json_loadb(resp->body, resp->body_len, 0, NULL))) {

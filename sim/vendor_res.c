@@ -72,14 +72,15 @@ json_t *sim_v_boot_option(struct sim_ctx *c, const char *id)
 {
 	long num;
 	int k;
-	char hex[13], *name, *path;
+	char hex[13], *name, *path, *end;
 	const char *mac;
 	json_t *o;
 
+	/* Boot#### ids are four upper-case hex digits (UEFI). */
 	if (!sim_vendor_host_macs(c->node) || strlen(id) != 4 || strspn(id, "0123456789ABCDEF") != 4)
 		return NULL;
-	num = strtol(id, NULL, 16);
-	if ((k = boot_nic(c->node, (int)num - 1)) < 0)
+	num = strtol(id, &end, 16);
+	if (*end || (k = boot_nic(c->node, (int)num - 1)) < 0)
 		return NULL;
 	mac = c->node->nics[k].mac;
 	for (int i = 0, j = 0; i < 17; i++)
