@@ -36,22 +36,99 @@
 #include "vendor.h"
 
 static const struct sim_vendor_info infos[SIM_V_COUNT] = {
-    [SIM_V_DELL] = {"dell", "System.Embedded.1", "System.Embedded.1", "iDRAC.Embedded.1", "Dell Inc.",
-		    "PowerEdge XE9680", "Dell", "Dell", NULL, NULL, NULL, SIM_MAC_UPPER, 0, 0, 1, 1, 1, 0, 0,
-		    1, 0, 0},
-    [SIM_V_HPE] = {"hpe", "1", "1", "1", "HPE", "ProLiant XL675d Gen10 Plus", "HPE", "Hpe", NULL, NULL, NULL,
-		   SIM_MAC_LOWER, 0, 1, 0, 0, 1, 0, 0, 1, 0, 0},
-    [SIM_V_LENOVO] = {"lenovo", "1", "1", "1", "Lenovo", "ThinkSystem SR675 V3", "Lenovo", "Lenovo",
-		      "ToManager", "ToManager", "Interface to the XClarity Controller (LAN over USB)",
-		      SIM_MAC_LOWER, 1, 0, 1, 1, 1, 1, 0, 1, 0, 0},
-    [SIM_V_SUPERMICRO] = {"supermicro", "1", "1", "1", "Supermicro", "SYS-821GE-TNHR", "Supermicro",
-			  "Supermicro", "hostusb", "Host Interface", "Redfish Host Interface (USB NIC)",
-			  SIM_MAC_DASH, 0, 0, 1, 1, 1, 0, 1, 1, 0, 0},
-    [SIM_V_OPENBMC] = {"openbmc", "System_0", "Chassis_0", "bmc", "NVIDIA", "P3880 Grace Hopper", "OpenBMC",
-		       "OpenBMC", "usb0", "USB Ethernet", "Host side of the USB LAN to the BMC", SIM_MAC_LOWER,
-		       0, 0, 0, 0, 0, 1, 0, 1, 0, 1},
-    [SIM_V_AMI] = {"ami", "Self", "Self", "Self", "NVIDIA", "DGXH100", "AMI", "Ami", "usb0", "Host Interface",
-		   "USB LAN over the Redfish Host Interface", SIM_MAC_MIXED, 1, 0, 1, 1, 1, 0, 1, 0, 1, 0},
+    [SIM_V_DELL] = {.name = "dell",
+		    .system_id = "System.Embedded.1",
+		    .chassis_id = "System.Embedded.1",
+		    .manager_id = "iDRAC.Embedded.1",
+		    .manufacturer = "Dell Inc.",
+		    .model = "PowerEdge XE9680",
+		    .root_vendor = "Dell",
+		    .oem_key = "Dell",
+		    .mac_style = SIM_MAC_UPPER,
+		    .host_eth = 1,
+		    .ndf_macs = 1,
+		    .adapters = 1,
+		    .system_storage = 1},
+    [SIM_V_HPE] = {.name = "hpe",
+		   .system_id = "1",
+		   .chassis_id = "1",
+		   .manager_id = "1",
+		   .manufacturer = "HPE",
+		   .model = "ProLiant XL675d Gen10 Plus",
+		   .root_vendor = "HPE",
+		   .oem_key = "Hpe",
+		   .mac_style = SIM_MAC_LOWER,
+		   .trailing_slash = 1,
+		   .adapters = 1,
+		   .system_storage = 1},
+    [SIM_V_LENOVO] = {.name = "lenovo",
+		      .system_id = "1",
+		      .chassis_id = "1",
+		      .manager_id = "1",
+		      .manufacturer = "Lenovo",
+		      .model = "ThinkSystem SR675 V3",
+		      .root_vendor = "Lenovo",
+		      .oem_key = "Lenovo",
+		      .usb_id = "ToManager",
+		      .usb_name = "ToManager",
+		      .usb_description = "Interface to the XClarity Controller (LAN over USB)",
+		      .mac_style = SIM_MAC_LOWER,
+		      .serial_pad = 1,
+		      .host_eth = 1,
+		      .ndf_macs = 1,
+		      .adapters = 1,
+		      .boot_options = 1,
+		      .system_storage = 1},
+    [SIM_V_SUPERMICRO] = {.name = "supermicro",
+			  .system_id = "1",
+			  .chassis_id = "1",
+			  .manager_id = "1",
+			  .manufacturer = "Supermicro",
+			  .model = "SYS-821GE-TNHR",
+			  .root_vendor = "Supermicro",
+			  .oem_key = "Supermicro",
+			  .usb_id = "hostusb",
+			  .usb_name = "Host Interface",
+			  .usb_description = "Redfish Host Interface (USB NIC)",
+			  .mac_style = SIM_MAC_DASH,
+			  .host_eth = 1,
+			  .ndf_macs = 1,
+			  .adapters = 1,
+			  .chassis_drives = 1,
+			  .system_storage = 1},
+    [SIM_V_OPENBMC] = {.name = "openbmc",
+		       .system_id = "System_0",
+		       .chassis_id = "Chassis_0",
+		       .manager_id = "bmc",
+		       .manufacturer = "NVIDIA",
+		       .model = "P3880 Grace Hopper",
+		       .root_vendor = "OpenBMC",
+		       .oem_key = "OpenBMC",
+		       .usb_id = "usb0",
+		       .usb_name = "USB Ethernet",
+		       .usb_description = "Host side of the USB LAN to the BMC",
+		       .mac_style = SIM_MAC_LOWER,
+		       .boot_options = 1,
+		       .system_storage = 1,
+		       .hgx = 1},
+    [SIM_V_AMI] = {.name = "ami",
+		   .system_id = "Self",
+		   .chassis_id = "Self",
+		   .manager_id = "Self",
+		   .manufacturer = "NVIDIA",
+		   .model = "DGXH100",
+		   .root_vendor = "AMI",
+		   .oem_key = "Ami",
+		   .usb_id = "usb0",
+		   .usb_name = "Host Interface",
+		   .usb_description = "USB LAN over the Redfish Host Interface",
+		   .mac_style = SIM_MAC_MIXED,
+		   .serial_pad = 1,
+		   .host_eth = 1,
+		   .ndf_macs = 1,
+		   .adapters = 1,
+		   .chassis_drives = 1,
+		   .repeat_pages = 1},
 };
 
 const struct sim_vendor_info *sim_vendor_info(enum sim_vendor v)
@@ -173,9 +250,9 @@ static char *path_out(const struct sim_vendor_info *vi, const char *s)
 		if (prefix_at(s, map[i].dell, 0)) {
 			const char *rest = s + strlen(map[i].dell);
 
-			return br_xasprintf("%s%s%s", map[i].vendor, rest,
-					    vi->trailing_slash && !strchr(rest, '?') && !strchr(rest, '#') ? "/"
-														   : "");
+			return br_xasprintf(
+			    "%s%s%s", map[i].vendor, rest,
+			    vi->trailing_slash && !strchr(rest, '?') && !strchr(rest, '#') ? "/" : "");
 		}
 	if (vi->trailing_slash && !strchr(s, '?') && !strchr(s, '#') && !strchr(s, '$') &&
 	    s[strlen(s) - 1] != '/')
@@ -295,7 +372,8 @@ static void reshape_system(const struct vreq *v, json_t *doc)
 	json_object_del(doc, "Oem");
 	pad_serial(v, doc);
 	if (vi->boot_options)
-		json_object_set_new(json_object_get(doc, "Boot"), "BootOptions", sim_link(SIM_R_SYS "/BootOptions"));
+		json_object_set_new(json_object_get(doc, "Boot"), "BootOptions",
+				    sim_link(SIM_R_SYS "/BootOptions"));
 	if (!vi->system_storage)
 		json_object_del(doc, "Storage");
 	if (!strcmp(vi->oem_key, "Hpe"))
@@ -407,8 +485,9 @@ static json_t *reshape(const struct vreq *v, json_t *doc)
 		set_mac(v, eth, "PermanentMACAddress", vi->ndf_macs);
 	}
 	if (json_is_array(json_object_get(doc, "Members")) && json_object_get(doc, "Members@odata.count"))
-		json_object_set_new(doc, "Members@odata.count",
-				    json_integer((json_int_t)json_array_size(json_object_get(doc, "Members"))));
+		json_object_set_new(
+		    doc, "Members@odata.count",
+		    json_integer((json_int_t)json_array_size(json_object_get(doc, "Members"))));
 	if (vi->repeat_pages && json_is_array(json_object_get(doc, "Members")))
 		repeat_pages(v, doc);
 	return doc;
@@ -501,7 +580,6 @@ static json_t *render_own(struct vreq *v, int *ret_mine)
 	return NULL;
 }
 
-
 static void handle_vendor(struct sim_bmc *bmc, const struct sim_request *req, struct sim_response *resp)
 {
 	struct vreq v = {.c = {.node = bmc->node, .cfg = bmc->cfg, .req = req, .resp = resp}};
@@ -542,7 +620,8 @@ static void handle_vendor(struct sim_bmc *bmc, const struct sim_request *req, st
 		/* The query travels too: idrac.c reads it from the connection
 		 * anyway ($expand, $skip), and its answer cache keys on the URI. */
 		struct sim_request inner = *req;
-		char *uri = br_xasprintf("%s%s", drive ? drive : dpath, strchr(req->uri, '?') ? strchr(req->uri, '?') : "");
+		char *uri = br_xasprintf("%s%s", drive ? drive : dpath,
+					 strchr(req->uri, '?') ? strchr(req->uri, '?') : "");
 
 		inner.path = drive ? drive : dpath;
 		inner.uri = uri;

@@ -58,8 +58,8 @@ static int boot_nic(const struct sim_node *n, int i)
 
 json_t *sim_v_boot_options(struct sim_ctx *c)
 {
-	json_t *coll = sim_coll("#BootOptionCollection.BootOptionCollection", "Boot Options",
-				SIM_R_SYS "/BootOptions");
+	json_t *coll =
+	    sim_coll("#BootOptionCollection.BootOptionCollection", "Boot Options", SIM_R_SYS "/BootOptions");
 
 	for (int i = 0; sim_vendor_host_macs(c->node) && boot_nic(c->node, i) >= 0; i++)
 		sim_coll_add(coll, SIM_R_SYS "/BootOptions/%04X", i + 1);
@@ -165,7 +165,8 @@ char *sim_v_drive_path(const struct sim_node *n, const char *id)
 json_t *sim_v_chassis_drives(struct sim_ctx *c, const struct sim_vendor_info *vi)
 {
 	const struct sim_node *n = c->node;
-	json_t *coll = sim_coll("#DriveCollection.DriveCollection", "Drive Collection", SIM_R_CHASSIS "/Drives");
+	json_t *coll =
+	    sim_coll("#DriveCollection.DriveCollection", "Drive Collection", SIM_R_CHASSIS "/Drives");
 
 	for (int rep = 0; rep < (vi->repeat_pages ? 2 : 1); rep++) {
 		sim_coll_add(coll, SIM_R_CHASSIS "/Drives/%s", n->boot_drive.id);
