@@ -2,7 +2,7 @@
  * vendor — BMC families other than Dell, presented over the iDRAC renderer:
  * a request's path is mapped onto the iDRAC tree, idrac.c answers it, and
  * the answer is reshaped into the family's (ids, links, MAC and serial
- * formats, where MACs show). What iDRAC has no equivalent of (the USB
+ * formats, where MACs show; vendor_shape.c). What iDRAC has no equivalent of (the USB
  * link's host end, BootOptions, HPE's BaseNetworkAdapters, a GPU baseboard
  * System, Drives under the Chassis) vendor_res.c renders. Private to sim/.
  *
@@ -54,6 +54,26 @@ void sim_vendor_handle(void *bmc, const struct sim_request *req, struct sim_resp
 void sim_vendor_mac(const struct sim_vendor_info *vi, const char *mac, char out[18]);
 /* 1 when the node shows host MACs at all (not under no_host_mac). */
 int sim_vendor_host_macs(const struct sim_node *n);
+
+/* ---- vendor_shape.c: paths and answers ---- */
+
+/* A request being answered for a family. */
+struct sim_vreq {
+	struct sim_ctx c; /* for the renderers and replies; c.req is the original */
+	const struct sim_vendor_info *vi;
+	const char *dpath; /* the iDRAC path */
+	int own;	   /* rendered here (vendor_res.c), not by idrac.c */
+};
+
+/* The iDRAC path of a family's path (matched case-blind, as iLO does;
+ * trailing '/' dropped). Caller frees. */
+char *sim_vendor_path_in(const struct sim_vendor_info *vi, const char *path);
+/* An answer at iDRAC paths (taken) in the family's shape and links; a new
+ * reference (AMI may answer something else altogether). */
+json_t *sim_vendor_finish(const struct sim_vreq *v, json_t *doc);
+/* The request's iDRAC path is path / is one segment below prefix. */
+int sim_vreq_is(const struct sim_vreq *v, const char *path);
+int sim_vreq_under(const struct sim_vreq *v, const char *prefix);
 
 /* vendor_res.c: resources the family has and iDRAC does not, at iDRAC
  * paths (vendor.c maps them). */
