@@ -73,7 +73,7 @@ static int store_node(struct inv *inv, const struct inv_node *node, const struct
 		      size_t *n_macs, struct br_err *err)
 {
 	const char *via = hw->source && !strcmp(hw->source, "ipmi") ? "IPMI" : "Redfish";
-	char *reason = br_xasprintf("discovered over %s: %zu MACs, serial %s", via, hw->n_nics,
+	char *reason = br_xasprintf("discovered over %s: %zu MACs, serial %s", via, br_hw_host_nics(hw),
 				    hw->system_serial ? hw->system_serial : "(none)");
 
 	if (inv_store_hw(inv, node->hostname, hw, node->state, INV_DISCOVERED, reason, err)) {
@@ -83,7 +83,7 @@ static int store_node(struct inv *inv, const struct inv_node *node, const struct
 		return err->code ? err->code : BR_E_DB;
 	}
 	*summary = reason;
-	*n_macs = hw->n_nics;
+	*n_macs = br_hw_host_nics(hw);
 	return 0;
 }
 

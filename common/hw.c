@@ -106,7 +106,7 @@ void br_hw_release(struct br_hw *hw)
 	free(hw->boot_order);
 	for (size_t i = 0; i < hw->n_nics; i++) {
 		free(hw->nics[i].mac); free(hw->nics[i].name); free(hw->nics[i].source);
-		free(hw->nics[i].link_status);
+		free(hw->nics[i].link_status); free(hw->nics[i].role);
 	}
 	free(hw->nics);
 	for (size_t i = 0; i < hw->n_bios; i++) {
@@ -145,4 +145,18 @@ void br_hw_release(struct br_hw *hw)
 	}
 	free(hw->sel);
 	br_hw_init(hw);
+}
+
+int br_nic_is_host(const struct br_nic *nic)
+{
+	return !nic->role || !strcmp(nic->role, BR_NIC_ROLE_HOST);
+}
+
+size_t br_hw_host_nics(const struct br_hw *hw)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < hw->n_nics; i++)
+		n += br_nic_is_host(&hw->nics[i]);
+	return n;
 }

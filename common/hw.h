@@ -10,12 +10,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Where a MAC was seen; discovery reports both Redfish views. */
+/* Whose a MAC is. Only host NICs go to the inventory's nics table (what
+ * MAAS registers and duplicate claims are judged on); the facts document
+ * keeps them all. */
+#define BR_NIC_ROLE_HOST "host"       /* a host NIC: a provisioning candidate */
+#define BR_NIC_ROLE_BMC_USB "bmc_usb" /* the host end of the BMC's USB network link */
+
+/* Where a MAC was seen; discovery reports every Redfish view. */
 struct br_nic {
 	char *mac;        /* lowercase colon form */
 	char *name;       /* "NIC.Slot.3-1-1", "eth0", ... */
-	char *source;     /* "EthernetInterfaces", "NetworkDeviceFunctions", "ipmi" */
+	char *source;     /* "EthernetInterfaces", "NetworkDeviceFunctions", "BootOptions",
+			   * "HpeBaseNetworkAdapter", "ipmi" */
 	char *link_status;
+	char *role;       /* BR_NIC_ROLE_*; NULL read as host (facts stored before roles) */
 	int permanent;    /* 1 if from PermanentMACAddress */
 };
 
@@ -131,6 +139,9 @@ struct br_drive *br_hw_add_drive(struct br_hw *hw);
 struct br_sensor *br_hw_add_sensor(struct br_hw *hw);
 struct br_sel_entry *br_hw_add_sel(struct br_hw *hw);
 void br_hw_add_boot(struct br_hw *hw, const char *entry);
+/* 1 when the NIC is a host NIC (role host or unset). */
+int br_nic_is_host(const struct br_nic *nic);
+size_t br_hw_host_nics(const struct br_hw *hw);
 /* Find a NIC by MAC (lowercase colon form); NULL if none. */
 struct br_nic *br_hw_find_nic(struct br_hw *hw, const char *mac);
 const char *br_sensor_kind_name(enum br_sensor_kind kind);

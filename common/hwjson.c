@@ -36,8 +36,9 @@ static json_t *num(double v)
 
 static json_t *nic_json(const struct br_nic *n)
 {
-	return json_pack("{s:o, s:o, s:o, s:o, s:b}", "mac", str(n->mac), "name", str(n->name), "source",
-			 str(n->source), "link_status", str(n->link_status), "permanent", n->permanent);
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:b}", "mac", str(n->mac), "name", str(n->name), "source",
+			 str(n->source), "link_status", str(n->link_status), "role",
+			 str(n->role ? n->role : BR_NIC_ROLE_HOST), "permanent", n->permanent);
 }
 
 static json_t *firmware_json(const struct br_firmware *f)
@@ -172,6 +173,7 @@ static void nic_from(struct br_hw *hw, json_t *o)
 	n->name = get_str(o, "name");
 	n->source = get_str(o, "source");
 	n->link_status = get_str(o, "link_status");
+	n->role = get_str(o, "role");
 	n->permanent = get_bool(o, "permanent");
 }
 

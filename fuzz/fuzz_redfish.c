@@ -35,6 +35,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	idx = rf_parse_pcie_device(&hw, doc);
 	rf_parse_pcie_function(&hw, idx, doc);
 	rf_parse_drive(&hw, doc);
+	rf_parse_drive(&hw, doc);
+	rf_parse_boot_option(&hw, doc);
 	rf_parse_bios(&hw, doc);
 	rf_parse_thermal(&hw, doc);
 	rf_parse_fan(&hw, doc);

@@ -25,6 +25,10 @@ static int insert_nics(struct inv *inv, int64_t id, const struct br_hw *hw, stru
 	for (size_t i = 0; i < hw->n_nics && !rc; i++) {
 		const struct br_nic *x = &hw->nics[i];
 
+		/* The BMC's own links stay in the facts document only: MAAS must
+		 * never register them, nor may two nodes' claims clash on them. */
+		if (!br_nic_is_host(x))
+			continue;
 		sqlite3_reset(st);
 		sqlite3_bind_int64(st, 1, id);
 		inv_bind_text(st, 2, x->mac);

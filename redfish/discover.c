@@ -18,8 +18,36 @@ static void report(struct rf_bmc *bmc)
 	br_hw_release(&bmc->hw);
 }
 
+/* What the BMC did show where host MACs live, for a node without one. */
+static void no_host_mac(struct rf_bmc *bmc)
+{
+	static const struct {
+		int kind;
+		const char *name;
+	} views[] = { { RF_K_ETH, "EthernetInterfaces" },
+		      { RF_K_NDF, "NetworkDeviceFunctions" },
+		      { RF_K_NET_ADAPTER, "NetworkAdapters" },
+		      { RF_K_BOOT_OPTION, "BootOptions" },
+		      { RF_K_HPE_ADAPTER, "HPE BaseNetworkAdapters" } };
+	struct br_buf b;
+
+	br_buf_init(&b, 0);
+	br_buf_adds(&b, "no host NIC MAC: the BMC showed");
+	for (size_t i = 0; i < sizeof(views) / sizeof(views[0]); i++)
+		br_buf_addf(&b, "%s %d %s", i ? "," : "", bmc->shown[views[i].kind], views[i].name);
+	br_buf_adds(&b, ", none with a host MAC");
+	for (size_t i = 0; i < bmc->hw.n_nics; i++)
+		br_buf_addf(&b, "; %s %s is the BMC's USB link", bmc->hw.nics[i].name ? bmc->hw.nics[i].name : "?",
+			    bmc->hw.nics[i].mac);
+	rf_bmc_failf(bmc, BR_E_NOTFOUND, "%s", br_buf_str(&b));
+	br_buf_release(&b);
+}
+
 static void on_idle(struct rf_bmc *bmc)
 {
+	/* enlist cannot register a machine without its PXE MAC */
+	if (!bmc->failed && !br_hw_host_nics(&bmc->hw))
+		no_host_mac(bmc);
 	rf_bmc_wind_down(bmc, report);
 }
 

@@ -18,6 +18,20 @@ char *rf_dup(json_t *doc, const char *path)
 	return br_hw_strdup(br_json_str(doc, path));
 }
 
+char *rf_dup_trimmed(json_t *doc, const char *path)
+{
+	const char *s = br_json_str(doc, path), *end;
+
+	if (!s)
+		return NULL;
+	while (*s == ' ' || *s == '\t')
+		s++;
+	end = s + strlen(s);
+	while (end > s && (end[-1] == ' ' || end[-1] == '\t'))
+		end--;
+	return br_hw_strndup(s, (size_t)(end - s));
+}
+
 static void set_once(char **field, json_t *doc, const char *path)
 {
 	if (!*field)
@@ -40,8 +54,21 @@ static int int_or(json_t *doc, const char *path, int fallback)
 	return v >= -1 && v <= INT32_MAX ? (int)v : fallback;
 }
 
-int rf_add_mac(struct br_hw *hw, const char *mac, const char *name, const char *source,
-	       int permanent, const char *link_status)
+/* How much a MAC's source says: a standard NIC resource over a vendor's
+ * OEM one over a boot entry's text. */
+static int source_rank(const char *source)
+{
+	if (!source)
+		return 0;
+	if (!strcmp(source, "BootOptions"))
+		return 1;
+	if (!strcmp(source, "HpeBaseNetworkAdapter"))
+		return 2;
+	return 3;
+}
+
+int rf_add_mac_role(struct br_hw *hw, const char *mac, const char *name, const char *source, int permanent,
+		    const char *link_status, const char *role)
 {
 	char norm[18];
 	struct br_nic *nic;
@@ -53,6 +80,14 @@ int rf_add_mac(struct br_hw *hw, const char *mac, const char *name, const char *
 		nic->permanent |= permanent;
 		if (!nic->link_status)
 			nic->link_status = br_hw_strdup(link_status);
+		/* Views arrive in any order: the standard resource's name and
+		 * source win over a boot entry's, whichever came first. */
+		if (source_rank(source) > source_rank(nic->source)) {
+			free(nic->source);
+			free(nic->name);
+			nic->source = br_hw_strdup(source);
+			nic->name = br_hw_strdup(name);
+		}
 		return 0;
 	}
 	nic = br_hw_add_nic(hw);
@@ -60,22 +95,29 @@ int rf_add_mac(struct br_hw *hw, const char *mac, const char *name, const char *
 	nic->name = br_hw_strdup(name);
 	nic->source = br_hw_strdup(source);
 	nic->link_status = br_hw_strdup(link_status);
+	nic->role = br_hw_strdup(role ? role : BR_NIC_ROLE_HOST);
 	nic->permanent = permanent;
 	return 1;
+}
+
+int rf_add_mac(struct br_hw *hw, const char *mac, const char *name, const char *source,
+	       int permanent, const char *link_status)
+{
+	return rf_add_mac_role(hw, mac, name, source, permanent, link_status, BR_NIC_ROLE_HOST);
 }
 
 /* PermanentMACAddress is the burned-in address; MACAddress may be one an
  * operator or a bonding driver set. */
 static void add_mac_pair(struct br_hw *hw, json_t *obj, const char *name, const char *source,
-			 const char *link_status)
+			 const char *link_status, const char *role)
 {
 	const char *perm = br_json_str(obj, "PermanentMACAddress");
 	char norm[18];
 
 	if (perm && !br_mac_normalize(perm, norm) && strcmp(norm, "00:00:00:00:00:00"))
-		rf_add_mac(hw, perm, name, source, 1, link_status);
+		rf_add_mac_role(hw, perm, name, source, 1, link_status, role);
 	else
-		rf_add_mac(hw, br_json_str(obj, "MACAddress"), name, source, 0, link_status);
+		rf_add_mac_role(hw, br_json_str(obj, "MACAddress"), name, source, 0, link_status, role);
 }
 
 void rf_parse_system(struct br_hw *hw, json_t *doc)
@@ -87,7 +129,9 @@ void rf_parse_system(struct br_hw *hw, json_t *doc)
 
 	set_once(&hw->manufacturer, doc, "Manufacturer");
 	set_once(&hw->model, doc, "Model");
-	set_once(&hw->system_serial, doc, "SerialNumber");
+	/* XCC and AMI pad serials with spaces to the SMBIOS field's width. */
+	if (!hw->system_serial)
+		hw->system_serial = rf_dup_trimmed(doc, "SerialNumber");
 	set_once(&hw->uuid, doc, "UUID");
 	set_once(&hw->bios_version, doc, "BiosVersion");
 	set_once(&hw->power_state, doc, "PowerState");
@@ -125,16 +169,85 @@ static const char *id_or_name(json_t *doc)
 	return id ? id : br_json_str(doc, "Name");
 }
 
+/* strcasestr without _GNU_SOURCE. */
+static int contains_nocase(const char *s, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (; s && *s; s++)
+		if (!strncasecmp(s, word, n))
+			return 1;
+	return 0;
+}
+
+int rf_eth_is_bmc_usb(json_t *doc)
+{
+	/* Lenovo XCC "ToManager", Supermicro "hostusb" / "Host Interface",
+	 * OpenBMC and AMI "usb0" / "USB Ethernet": the host side of the BMC's
+	 * LAN-over-USB (DSP0270 Host Interface), listed among the System's
+	 * interfaces. Its MAC is often locally administered, but so are some
+	 * host NICs' (DMTF's own mockup has one): the name and the link to the
+	 * Host Interface decide, never the MAC alone. */
+	static const char *const words[] = { "tomanager", "hostusb", "usb", "host interface", NULL };
+	static const char *const fields[] = { "Id", "Name", "Description", NULL };
+
+	if (br_json_path(doc, "Links/HostInterface"))
+		return 1;
+	for (size_t f = 0; fields[f]; f++)
+		for (size_t w = 0; words[w]; w++)
+			if (contains_nocase(br_json_str(doc, fields[f]), words[w]))
+				return 1;
+	return 0;
+}
+
 void rf_parse_ethernet_interface(struct br_hw *hw, json_t *doc)
 {
-	add_mac_pair(hw, doc, id_or_name(doc), "EthernetInterfaces",
-		     br_json_str(doc, "LinkStatus"));
+	add_mac_pair(hw, doc, id_or_name(doc), "EthernetInterfaces", br_json_str(doc, "LinkStatus"),
+		     rf_eth_is_bmc_usb(doc) ? BR_NIC_ROLE_BMC_USB : BR_NIC_ROLE_HOST);
 }
 
 void rf_parse_network_device_function(struct br_hw *hw, json_t *doc)
 {
 	add_mac_pair(hw, br_json_path(doc, "Ethernet"), id_or_name(doc), "NetworkDeviceFunctions",
-		     NULL);
+		     NULL, BR_NIC_ROLE_HOST);
+}
+
+/* The 12 hex digits after marker in s (UEFI's MAC() device path node,
+ * "MAC:" in a display name), separators allowed; 0 when found. */
+static int mac_after(const char *s, const char *marker, char out[18])
+{
+	char hex[13];
+	size_t n = 0;
+
+	for (const char *p = s; p && (p = strstr(p, marker)); p++) {
+		const char *q = p + strlen(marker);
+
+		for (n = 0; *q && n < 12; q++) {
+			if (strchr("0123456789abcdefABCDEF", *q))
+				hex[n++] = *q;
+			else if (*q != ':' && *q != '-')
+				break;
+		}
+		hex[n] = '\0';
+		if (n == 12 && !br_mac_normalize(hex, out))
+			return 0;
+	}
+	return BR_E_NOTFOUND;
+}
+
+void rf_parse_boot_option(struct br_hw *hw, json_t *doc)
+{
+	static const char *const where[][2] = { { "UefiDevicePath", "MAC(" },
+						{ "DisplayName", "MAC:" },
+						{ "Name", "MAC:" },
+						{ "Description", "MAC:" } };
+	char mac[18];
+
+	for (size_t i = 0; i < sizeof(where) / sizeof(where[0]); i++)
+		if (!mac_after(br_json_str(doc, where[i][0]), where[i][1], mac)) {
+			rf_add_mac_role(hw, mac, id_or_name(doc), "BootOptions", 0, NULL, BR_NIC_ROLE_HOST);
+			return;
+		}
 }
 
 void rf_parse_manager(struct br_hw *hw, json_t *doc)
@@ -192,7 +305,8 @@ long rf_parse_pcie_device(struct br_hw *hw, json_t *doc)
 	set_once(&p->name, doc, "Name");
 	set_once(&p->manufacturer, doc, "Manufacturer");
 	set_once(&p->device_class, doc, "DeviceClass");
-	set_once(&p->serial, doc, "SerialNumber");
+	if (!p->serial)
+		p->serial = rf_dup_trimmed(doc, "SerialNumber");
 	set_once(&p->health, doc, "Status/Health");
 	if (!p->slot)
 		p->slot = dup_first(doc, slot_paths);
@@ -219,13 +333,27 @@ void rf_parse_drive(struct br_hw *hw, json_t *doc)
 {
 	static const char *const loc_paths[] = { "PhysicalLocation/PartLocation/ServiceLabel",
 						 "PhysicalLocation/Info", NULL };
-	struct br_drive *d = br_hw_add_drive(hw);
 	json_t *legacy = br_json_path(doc, "Location");
 	int64_t cap = br_json_int(doc, "CapacityBytes", -1);
+	char *serial = rf_dup_trimmed(doc, "SerialNumber");
+	const char *id = br_json_str(doc, "Id");
+	struct br_drive *d;
 
+	/* One drive linked twice (Storage and Chassis, two backplane paths):
+	 * the same serial, or, without one, the same Id. */
+	for (size_t i = 0; i < hw->n_drives; i++) {
+		const struct br_drive *o = &hw->drives[i];
+
+		if ((serial && *serial && o->serial && !strcmp(o->serial, serial)) ||
+		    ((!serial || !*serial) && id && o->id && !strcmp(o->id, id))) {
+			free(serial);
+			return;
+		}
+	}
+	d = br_hw_add_drive(hw);
 	d->id = rf_dup(doc, "Id");
 	d->name = rf_dup(doc, "Name");
-	d->serial = rf_dup(doc, "SerialNumber");
+	d->serial = serial;
 	d->model = rf_dup(doc, "Model");
 	d->protocol = rf_dup(doc, "Protocol");
 	d->media = rf_dup(doc, "MediaType");

@@ -90,6 +90,8 @@ struct rf_req {
 
 struct rf_vendor;
 
+#define RF_KINDS_MAX 32 /* room for enum rf_kind, below */
+
 struct rf_bmc {
 	const struct rf_target *target;
 	struct rf_http *http;
@@ -120,6 +122,8 @@ struct rf_bmc {
 	char *expand;              /* "$expand=.($levels=1)" or NULL */
 	const struct rf_vendor *vendor;
 	json_t *root;              /* the service root, kept for the walk */
+	int shown[RF_KINDS_MAX];   /* documents the walk handled, by enum rf_kind (a failure's reason) */
+	int other_systems;         /* Systems skipped as not the host (a GPU baseboard, a DPU) */
 
 	/* configure (config*.c); NULL for a discovery walk */
 	struct rf_cfg_node *cfg;
@@ -298,9 +302,11 @@ enum rf_kind {
 	RF_K_DRIVE, RF_K_PCIE_DEVICE, RF_K_PCIE_FUNCTION, RF_K_BIOS, RF_K_CHASSIS,
 	RF_K_NET_ADAPTER, RF_K_NDF, RF_K_THERMAL, RF_K_THERMAL_SUBSYSTEM, RF_K_FAN, RF_K_POWER,
 	RF_K_POWER_SUBSYSTEM, RF_K_PSU, RF_K_MANAGER, RF_K_MANAGER_ETH, RF_K_LOG_SERVICE,
-	RF_K_LOG_ENTRY, RF_K_UPDATE_SERVICE, RF_K_FIRMWARE, RF_K_HPE_ADAPTER, RF_K_COLLECTION,
+	RF_K_LOG_ENTRY, RF_K_UPDATE_SERVICE, RF_K_FIRMWARE, RF_K_HPE_ADAPTER, RF_K_BOOT_OPTION,
+	RF_K_COLLECTION,
 	RF_K_COUNT
 };
+_Static_assert(RF_K_COUNT <= RF_KINDS_MAX, "struct rf_bmc counts documents by kind");
 
 /* ---- parse.c: one resource document -> br_hw (docs borrowed) ------------- */
 
@@ -308,6 +314,17 @@ enum rf_kind {
  * gains permanent. Invalid MACs are ignored. Returns 1 if added. */
 int rf_add_mac(struct br_hw *hw, const char *mac, const char *name, const char *source,
 	       int permanent, const char *link_status);
+/* rf_add_mac with a role (BR_NIC_ROLE_*); a MAC already known takes the
+ * name and source of the more standard view (NIC resources over OEM ones
+ * over BootOptions). */
+int rf_add_mac_role(struct br_hw *hw, const char *mac, const char *name, const char *source, int permanent,
+		    const char *link_status, const char *role);
+/* 1 when a System EthernetInterface is the host end of the BMC's USB
+ * network link (by its name, or its link to the Host Interface). */
+int rf_eth_is_bmc_usb(json_t *doc);
+/* Host MACs in a BootOption: UefiDevicePath "MAC(3CECEF123456,0x1)", or
+ * "MAC:…" in its display name. */
+void rf_parse_boot_option(struct br_hw *hw, json_t *doc);
 void rf_parse_system(struct br_hw *hw, json_t *doc);
 void rf_parse_processor(struct br_hw *hw, json_t *doc);
 void rf_parse_ethernet_interface(struct br_hw *hw, json_t *doc);
@@ -329,6 +346,8 @@ void rf_parse_sel_entry(struct br_hw *hw, json_t *doc);
 void rf_parse_firmware(struct br_hw *hw, json_t *doc);
 /* A string member as a newly allocated copy, or NULL. */
 char *rf_dup(json_t *doc, const char *path);
+/* The same without leading and trailing blanks (padded serials). */
+char *rf_dup_trimmed(json_t *doc, const char *path);
 
 /* ---- vendors (vendor.c, vendor_*.c) -------------------------------------- */
 

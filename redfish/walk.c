@@ -26,8 +26,23 @@ struct kind_info {
 	handler_fn handle;
 };
 
+/* A BMC may list more than one System: the host beside a GPU baseboard
+ * (NVIDIA's HGX_Baseboard_0) or DPUs. The host is the one that boots and
+ * has network interfaces; the others are parts of it, and their serials,
+ * boot orders and MACs must not become the node's. */
+static int is_host_system(json_t *doc)
+{
+	return br_json_path(doc, "Boot") || br_json_path(doc, "EthernetInterfaces");
+}
+
 static void on_system(struct rf_bmc *bmc, json_t *doc, long parent)
 {
+	if (!is_host_system(doc)) {
+		bmc->other_systems++;
+		br_debug("redfish", "%s: %s is not the host (no Boot, no EthernetInterfaces)", bmc->base,
+			 br_json_str(doc, "@odata.id") ? br_json_str(doc, "@odata.id") : "a System");
+		return;
+	}
 	rf_parse_system(&bmc->hw, doc);
 	if (!bmc->vendor)
 		bmc->vendor = rf_vendor_from_manufacturer(br_json_str(doc, "Manufacturer"));
@@ -39,6 +54,8 @@ static void on_system(struct rf_bmc *bmc, json_t *doc, long parent)
 	rf_follow(bmc, doc, "EthernetInterfaces", RF_K_ETH, 1, -1);
 	rf_follow(bmc, doc, "Processors", RF_K_PROCESSOR, 1, -1);
 	rf_follow(bmc, doc, "Bios", RF_K_BIOS, 0, -1);
+	/* Where NIC resources show no MAC, the boot entries still do. */
+	rf_follow(bmc, doc, "Boot/BootOptions", RF_K_BOOT_OPTION, 1, -1);
 }
 
 static void on_storage(struct rf_bmc *bmc, json_t *doc, long parent)
@@ -59,6 +76,8 @@ static void on_chassis(struct rf_bmc *bmc, json_t *doc, long parent)
 {
 	rf_follow(bmc, doc, "NetworkAdapters", RF_K_NET_ADAPTER, 1, -1);
 	rf_follow(bmc, doc, "PCIeDevices", RF_K_PCIE_DEVICE, 1, -1);
+	/* Chassis.v1_14+: Supermicro and AMI hang drives here (too). */
+	rf_follow(bmc, doc, "Drives", RF_K_DRIVE, 1, -1);
 	/* Thermal and Power are deprecated for the *Subsystem resources;
 	 * read one of each, the old one where both exist (more BMCs have it). */
 	if (br_json_path(doc, "Thermal"))
@@ -121,6 +140,7 @@ PARSE_ONLY(power_supply)
 PARSE_ONLY(manager_ethernet)
 PARSE_ONLY(sel_entry)
 PARSE_ONLY(firmware)
+PARSE_ONLY(boot_option)
 
 static void on_pcie_function(struct rf_bmc *bmc, json_t *doc, long parent)
 {
@@ -160,6 +180,7 @@ static const struct kind_info kinds[RF_K_COUNT] = {
 	[RF_K_UPDATE_SERVICE] = { "UpdateService", 3, on_update_service },
 	[RF_K_FIRMWARE] = { "SoftwareInventory", 1, on_firmware },
 	[RF_K_HPE_ADAPTER] = { "HpeBaseNetworkAdapter", 1, on_hpe_adapter },
+	[RF_K_BOOT_OPTION] = { "BootOption", 1, on_boot_option },
 	[RF_K_COLLECTION] = { "Collection", 1, NULL },
 };
 
@@ -223,6 +244,13 @@ void rf_follow(struct rf_bmc *bmc, json_t *doc, const char *path, int kind, int 
 
 static void handle(struct rf_bmc *bmc, int kind, json_t *doc, long parent)
 {
+	/* Some BMCs answer 200 with an error document where a resource they
+	 * link should be: nothing is there. */
+	if (json_object_get(doc, "error") && !json_object_get(doc, "@odata.id")) {
+		br_debug("redfish", "%s: an error document where a %s should be", bmc->base, kinds[kind].name);
+		return;
+	}
+	bmc->shown[kind]++;
 	if (kinds[kind].handle && !bmc->failed)
 		kinds[kind].handle(bmc, doc, parent);
 }

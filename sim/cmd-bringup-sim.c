@@ -19,6 +19,7 @@
 #include "idrac.h"
 #include "maas.h"
 #include "sim.h"
+#include "vendor.h"
 
 #define SIM_FLAKY_STALL_MS 20000
 #define SIM_PROCS_AUTO_NODES 64 /* --procs default: one process up to this many nodes */
@@ -32,7 +33,7 @@ struct opts {
 	int nodes, seed, latency_ms, flaky_stall_ms, bios_job_ms, https, daemon, base_port, json, verbose, procs, no_ssh;
 	int hosts, no_hosts;
 	int maas_latency_ms, maas_commission_ms, maas_deploy_ms;
-	const char *dir, *fault_rate;
+	const char *dir, *fault_rate, *vendor;
 	struct br_strlist faults;
 };
 
@@ -75,6 +76,9 @@ static int parse_config(struct run *r, struct br_err *err)
 	r->cfg.nodes = o->nodes;
 	r->cfg.seed = (uint64_t)(int64_t)o->seed;
 	r->cfg.flaky_stall_ms = o->flaky_stall_ms;
+	if (o->vendor && sim_vendor_parse(o->vendor, &r->cfg.vendor))
+		return br_errf(err, BR_E_INVAL, "--vendor '%s': dell, hpe, lenovo, supermicro, openbmc, ami or mixed",
+			       o->vendor);
 	for (size_t i = 0; i < o->faults.n && !rc; i++)
 		rc = sim_faults_parse(o->faults.items[i], &r->cfg.faults, &r->cfg.n_faults, err);
 	if (rc)
@@ -120,7 +124,7 @@ static int start_bmcs(struct run *r, struct br_err *err)
 		r->bmcs[i].node = n;
 		r->bmcs[i].cfg = &r->bmc_cfg;
 		rc = sim_loop_listen(r->loop, n->hostname, r->o->base_port ? r->o->base_port + (int)i : 0,
-				     down ? NULL : sim_idrac_handle, &r->bmcs[i], &port, err);
+				     down ? NULL : sim_vendor_handle, &r->bmcs[i], &port, err);
 		if (rc)
 			return rc;
 		sim_node_set_port(n, port);
@@ -363,6 +367,8 @@ int main(int argc, char **argv)
 	    {"dir", 'd', BR_OPT_STRING, &o.dir, "DIR", "where rack.csv, wiring.csv, truth.json, env go"},
 	    {"seed", 's', BR_OPT_INT, &o.seed, "S", "seed for every identifier and fault choice (default 0)"},
 	    {"faults", 'f', BR_OPT_LIST, &o.faults, "KIND[:COUNT],...", "put faults on COUNT nodes each"},
+	    {"vendor", 0, BR_OPT_STRING, &o.vendor, "FAMILY",
+	     "BMC family: dell (default), hpe, lenovo, supermicro, openbmc, ami, or mixed (round-robin)"},
 	    {"fault-rate", 0, BR_OPT_STRING, &o.fault_rate, "P",
 	     "give each other node a random fault with probability P"},
 	    {"latency-ms", 0, BR_OPT_INT, &o.latency_ms, "L", "delay every answer by L ms"},

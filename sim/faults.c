@@ -47,6 +47,7 @@ static const char *const fault_names[SIM_F_COUNT] = {
     [SIM_F_TARPIT] = "tarpit",
     [SIM_F_SLOW_JOB] = "slow_job",
     [SIM_F_MEMBERS_FLOOD] = "members_flood",
+    [SIM_F_NO_HOST_MAC] = "no_host_mac",
 };
 
 /* BIOS attributes bios_drift may change, and the value a drifted node has. */

@@ -25,13 +25,29 @@ static json_t *truth_macs(const struct sim_node *n)
 	size_t count = 0;
 	json_t *arr = json_array();
 
-	for (int k = 0; k < SIM_NICS; k++)
+	for (int k = 0; k < SIM_NICS && !(n->faults & SIM_FAULT_BIT(SIM_F_NO_HOST_MAC)); k++)
 		if (n->nics[k].present)
 			macs[count++] = n->nics[k].mac;
 	qsort(macs, count, sizeof(macs[0]), cmp_str);
 	for (size_t i = 0; i < count; i++)
 		json_array_append_new(arr, json_string(macs[i]));
 	return arr;
+}
+
+/* Every MAC the BMC shows, with whose it is: "host" (a host NIC, what
+ * MAAS must get), "bmc" (the BMC's own port), "bmc_usb" (the host end of
+ * the BMC's USB network link). */
+static json_t *mac_roles(const struct sim_node *n)
+{
+	json_t *roles = json_object();
+
+	for (int k = 0; k < SIM_NICS && !(n->faults & SIM_FAULT_BIT(SIM_F_NO_HOST_MAC)); k++)
+		if (n->nics[k].present)
+			json_object_set_new(roles, n->nics[k].mac, json_string("host"));
+	json_object_set_new(roles, n->bmc_mac, json_string("bmc"));
+	if (n->usb_mac[0])
+		json_object_set_new(roles, n->usb_mac, json_string("bmc_usb"));
+	return roles;
 }
 
 static json_t *truth_node(const struct sim_node *n)
@@ -45,11 +61,21 @@ static json_t *truth_node(const struct sim_node *n)
 	for (int f = 0; f < SIM_F_COUNT; f++)
 		if (n->faults & SIM_FAULT_BIT(f))
 			json_array_append_new(faults, json_string(sim_fault_name((enum sim_fault)f)));
-	return json_pack("{s:s, s:s, s:s, s:i, s:s, s:s, s:s, s:o, s:s, s:s, s:o, s:o, s:O}", "hostname",
-			 n->hostname, "bmc", n->bmc, "rack", n->rack, "unit", n->unit, "system_serial",
-			 n->system_serial, "service_tag", n->service_tag, "uuid", n->uuid, "macs",
-			 truth_macs(n), "bmc_mac", n->bmc_mac, "boot_disk_serial", n->boot_drive.serial,
-			 "drive_serials", drives, "faults", faults, "fault_details", n->details);
+	json_t *bmc_macs = json_pack("[s]", n->bmc_mac), *doc;
+
+	/* The BMC's side of its USB link: a MAC the BMC shows among the
+	 * host's interfaces, never a host NIC. */
+	if (n->usb_mac[0])
+		json_array_append_new(bmc_macs, json_string(n->usb_mac));
+	doc = json_pack("{s:s, s:s, s:s, s:i, s:s, s:s, s:s, s:o, s:s, s:s, s:o, s:o, s:O}", "hostname",
+			n->hostname, "bmc", n->bmc, "rack", n->rack, "unit", n->unit, "system_serial",
+			n->system_serial, "service_tag", n->service_tag, "uuid", n->uuid, "macs", truth_macs(n),
+			"bmc_mac", n->bmc_mac, "boot_disk_serial", n->boot_drive.serial, "drive_serials", drives,
+			"faults", faults, "fault_details", n->details);
+	json_object_set_new(doc, "vendor", json_string(sim_vendor_name(n->vendor)));
+	json_object_set_new(doc, "bmc_macs", bmc_macs);
+	json_object_set_new(doc, "mac_roles", mac_roles(n));
+	return doc;
 }
 
 json_t *sim_truth(const struct sim_rack *rack)

@@ -229,6 +229,7 @@ int sim_rack_generate(struct sim_rack *rack, const struct sim_config *cfg, struc
 	rack->nodes = br_xcalloc(rack->n, sizeof(*rack->nodes));
 	for (size_t i = 0; i < rack->n; i++)
 		make_node(&rack->nodes[i], (int)i, cfg->seed);
+	sim_vendor_assign(rack, cfg->vendor);
 	random_password(rack->password, sizeof(rack->password));
 	return sim_faults_assign(rack, cfg, err);
 }

@@ -10,7 +10,8 @@
  *
  * Pieces: rack.c generates the node model from a seed, faults.c picks which
  * nodes carry which fault, manifest.c writes rack.csv / wiring.csv /
- * truth.json, idrac*.c answer Redfish requests for one node, http*.c are
+ * truth.json, idrac*.c answer Redfish requests for one node (vendor*.c
+ * present other BMC families over them: --vendor), http*.c are
  * the libmicrohttpd event loop (latency, request log) any listener module can
  * use, tls.c makes the CA and server certificate for --https. hosts*.c
  * write each node's host tree (sysfs/procfs and tool captures under
@@ -111,6 +112,10 @@ enum sim_fault {
 	 * {"Members":[{},{},...]}: cheap to send, 654 MB for a client that
 	 * parses it before counting. */
 	SIM_F_MEMBERS_FLOOD,
+	/* The BMC shows no host NIC MAC anywhere (EthernetInterfaces holds at
+	 * most its own USB link, NetworkDeviceFunctions and BootOptions carry
+	 * none): discovery must fail the node, naming what it did see. */
+	SIM_F_NO_HOST_MAC,
 	SIM_F_COUNT
 };
 
@@ -122,6 +127,25 @@ _Static_assert(SIM_F_COUNT <= 64, "faults are bits of a uint64_t");
 
 const char *sim_fault_name(enum sim_fault f);
 int sim_fault_parse(const char *name, enum sim_fault *ret_fault);
+
+/* ---- BMC families (vendor*.c) ---------------------------------------------- */
+
+/* Which BMC family a node's Redfish service looks like. Dell is what
+ * idrac*.c render; the others are presented by vendor*.c over it. */
+enum sim_vendor {
+	SIM_V_DELL,
+	SIM_V_HPE,
+	SIM_V_LENOVO,
+	SIM_V_SUPERMICRO,
+	SIM_V_OPENBMC,
+	SIM_V_AMI,
+	SIM_V_COUNT,
+	SIM_V_MIXED = SIM_V_COUNT /* --vendor mixed: round-robin by node */
+};
+
+const char *sim_vendor_name(enum sim_vendor v);
+/* "dell" ... "ami" or "mixed"; BR_E_INVAL for anything else. */
+int sim_vendor_parse(const char *name, enum sim_vendor *ret_vendor);
 
 /* ---- the node model ------------------------------------------------------- */
 
@@ -204,6 +228,8 @@ struct sim_node {
 	char service_tag[8];
 	char uuid[37];
 	char bmc_mac[18];
+	enum sim_vendor vendor;
+	char usb_mac[18]; /* host end of the BMC's USB network link, or "" (Dell, HPE) */
 	char firmware_nic_outdated[24]; /* NIC fqdd carrying SIM_FW_NIC_OUTDATED, or "" */
 	struct sim_nic nics[SIM_NICS];	/* fabric first, then Ethernet */
 	struct sim_gpu gpus[SIM_GPUS];
@@ -228,6 +254,7 @@ struct sim_config {
 	size_t n_faults;
 	double fault_rate;
 	int flaky_stall_ms;
+	enum sim_vendor vendor; /* SIM_V_MIXED: round-robin */
 };
 
 struct sim_rack {
@@ -267,6 +294,10 @@ void sim_boot_order_baseline(struct sim_node *node);
 void sim_jobs_advance(struct sim_node *node);
 /* Temperature sensor i (< SIM_TEMPS): its name and healthy reading. */
 void sim_temp_sensor(int i, char *name, size_t len, int *ret_celsius);
+
+/* Give every node its family and what that family adds (the USB link's
+ * MAC); vendor.c. */
+void sim_vendor_assign(struct sim_rack *rack, enum sim_vendor vendor);
 
 /* ---- faults.c ------------------------------------------------------------- */
 

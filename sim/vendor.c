@@ -1,0 +1,297 @@
+/*
+ * BMC families over the iDRAC renderer. A request for a family's path is
+ * mapped onto iDRAC's (System.Embedded.1 -> the family's System id, and so
+ * on), answered by idrac.c (so sessions, faults, ETags and jobs behave as
+ * they do for Dell), and the answer is reshaped: links mapped back, the
+ * family's ids, MAC and serial formats, and the resources it shows or
+ * hides. What each family does, and where that is documented:
+ *  - HPE iLO 5 (HPE iLO 5 RESTful API reference): System, Chassis and
+ *    Manager id "1"; every @odata.id ends in '/', and links may differ in
+ *    case (iLO matches paths case-insensitively); host MACs only in
+ *    Oem.Hpe BaseNetworkAdapters, EthernetInterfaces empty until the
+ *    host runs HPE's agent, NetworkDeviceFunctions without MACs.
+ *  - Lenovo XCC (Lenovo XClarity Controller Redfish REST API guide): ids
+ *    "1"; the System's EthernetInterfaces hold "ToManager", the host end
+ *    of LAN-over-USB; BootOptions with UEFI device paths; serials padded
+ *    with spaces to the field's width (as the SMBIOS strings are).
+ *  - Supermicro (Supermicro Redfish Reference Guide): ids "1"; the Host
+ *    Interface's USB NIC among the System's EthernetInterfaces; MACs
+ *    written with dashes; drives also linked from the Chassis.
+ *  - OpenBMC / NVIDIA Grace (bmcweb; NVIDIA GB200/GH200 and HGX BMC
+ *    Redfish docs): System "System_0" beside "HGX_Baseboard_0", Manager
+ *    "bmc"; NetworkAdapters empty; host MACs only in BootOptions; the
+ *    System's EthernetInterfaces only the USB LAN to the BMC.
+ *  - AMI MegaRAC (AMI's Redfish server as on NVIDIA DGX): ids "Self";
+ *    collections page with every remaining member on each page and a
+ *    Members@odata.nextLink, without Members@odata.count; drives under
+ *    the Chassis only, listed twice; MACs in mixed case; an
+ *    {"error": …} body where NetworkAdapters should be; the USB LAN.
+ * Dell nodes without no_host_mac go straight to idrac.c: none of this
+ * costs the iDRAC rack anything.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "vendor.h"
+
+static const struct sim_vendor_info infos[SIM_V_COUNT] = {
+    [SIM_V_DELL] = {.name = "dell",
+		    .system_id = "System.Embedded.1",
+		    .chassis_id = "System.Embedded.1",
+		    .manager_id = "iDRAC.Embedded.1",
+		    .manufacturer = "Dell Inc.",
+		    .model = "PowerEdge XE9680",
+		    .root_vendor = "Dell",
+		    .oem_key = "Dell",
+		    .mac_style = SIM_MAC_UPPER,
+		    .host_eth = 1,
+		    .ndf_macs = 1,
+		    .adapters = 1,
+		    .system_storage = 1},
+    [SIM_V_HPE] = {.name = "hpe",
+		   .system_id = "1",
+		   .chassis_id = "1",
+		   .manager_id = "1",
+		   .manufacturer = "HPE",
+		   .model = "ProLiant XL675d Gen10 Plus",
+		   .root_vendor = "HPE",
+		   .oem_key = "Hpe",
+		   .mac_style = SIM_MAC_LOWER,
+		   .trailing_slash = 1,
+		   .adapters = 1,
+		   .system_storage = 1},
+    [SIM_V_LENOVO] = {.name = "lenovo",
+		      .system_id = "1",
+		      .chassis_id = "1",
+		      .manager_id = "1",
+		      .manufacturer = "Lenovo",
+		      .model = "ThinkSystem SR675 V3",
+		      .root_vendor = "Lenovo",
+		      .oem_key = "Lenovo",
+		      .usb_id = "ToManager",
+		      .usb_name = "ToManager",
+		      .usb_description = "Interface to the XClarity Controller (LAN over USB)",
+		      .mac_style = SIM_MAC_LOWER,
+		      .serial_pad = 1,
+		      .host_eth = 1,
+		      .ndf_macs = 1,
+		      .adapters = 1,
+		      .boot_options = 1,
+		      .system_storage = 1},
+    [SIM_V_SUPERMICRO] = {.name = "supermicro",
+			  .system_id = "1",
+			  .chassis_id = "1",
+			  .manager_id = "1",
+			  .manufacturer = "Supermicro",
+			  .model = "SYS-821GE-TNHR",
+			  .root_vendor = "Supermicro",
+			  .oem_key = "Supermicro",
+			  .usb_id = "hostusb",
+			  .usb_name = "Host Interface",
+			  .usb_description = "Redfish Host Interface (USB NIC)",
+			  .mac_style = SIM_MAC_DASH,
+			  .host_eth = 1,
+			  .ndf_macs = 1,
+			  .adapters = 1,
+			  .chassis_drives = 1,
+			  .system_storage = 1},
+    [SIM_V_OPENBMC] = {.name = "openbmc",
+		       .system_id = "System_0",
+		       .chassis_id = "Chassis_0",
+		       .manager_id = "bmc",
+		       .manufacturer = "NVIDIA",
+		       .model = "P3880 Grace Hopper",
+		       .root_vendor = "OpenBMC",
+		       .oem_key = "OpenBMC",
+		       .usb_id = "usb0",
+		       .usb_name = "USB Ethernet",
+		       .usb_description = "Host side of the USB LAN to the BMC",
+		       .mac_style = SIM_MAC_LOWER,
+		       .boot_options = 1,
+		       .system_storage = 1,
+		       .hgx = 1},
+    [SIM_V_AMI] = {.name = "ami",
+		   .system_id = "Self",
+		   .chassis_id = "Self",
+		   .manager_id = "Self",
+		   .manufacturer = "NVIDIA",
+		   .model = "DGXH100",
+		   .root_vendor = "AMI",
+		   .oem_key = "Ami",
+		   .usb_id = "usb0",
+		   .usb_name = "Host Interface",
+		   .usb_description = "USB LAN over the Redfish Host Interface",
+		   .mac_style = SIM_MAC_MIXED,
+		   .serial_pad = 1,
+		   .host_eth = 1,
+		   .ndf_macs = 1,
+		   .adapters = 1,
+		   .chassis_drives = 1,
+		   .repeat_pages = 1},
+};
+
+const struct sim_vendor_info *sim_vendor_info(enum sim_vendor v)
+{
+	return &infos[(unsigned)v < SIM_V_COUNT ? v : SIM_V_DELL];
+}
+
+const char *sim_vendor_name(enum sim_vendor v)
+{
+	return v == SIM_V_MIXED ? "mixed" : sim_vendor_info(v)->name;
+}
+
+int sim_vendor_parse(const char *name, enum sim_vendor *ret_vendor)
+{
+	for (int v = 0; v <= SIM_V_MIXED; v++)
+		if (!strcmp(name, sim_vendor_name((enum sim_vendor)v))) {
+			*ret_vendor = (enum sim_vendor)v;
+			return 0;
+		}
+	return BR_E_INVAL;
+}
+
+void sim_vendor_assign(struct sim_rack *rack, enum sim_vendor vendor)
+{
+	for (size_t i = 0; i < rack->n; i++) {
+		struct sim_node *n = &rack->nodes[i];
+
+		n->vendor = vendor == SIM_V_MIXED ? (enum sim_vendor)(i % SIM_V_COUNT) : vendor;
+		n->usb_mac[0] = '\0';
+		/* The BMC picks the USB link's host MAC: locally administered
+		 * (0x02 bit of the first octet), here derived from its own. */
+		if (infos[n->vendor].usb_id)
+			snprintf(n->usb_mac, sizeof(n->usb_mac), "0a%.15s", n->bmc_mac + 2);
+	}
+}
+
+int sim_vendor_host_macs(const struct sim_node *n)
+{
+	return !(n->faults & SIM_FAULT_BIT(SIM_F_NO_HOST_MAC));
+}
+
+void sim_vendor_mac(const struct sim_vendor_info *vi, const char *mac, char out[18])
+{
+	for (int i = 0; i < 17; i++) {
+		char ch = mac[i];
+		int upper = vi->mac_style == SIM_MAC_UPPER || vi->mac_style == SIM_MAC_DASH ||
+			    (vi->mac_style == SIM_MAC_MIXED && (i / 3) % 2);
+
+		if (ch >= 'A' && ch <= 'F')
+			ch = (char)(ch - 'A' + 'a');
+		if (upper && ch >= 'a' && ch <= 'f')
+			ch = (char)(ch - 'a' + 'A');
+		if (ch == ':' && vi->mac_style == SIM_MAC_DASH)
+			ch = '-';
+		out[i] = ch;
+	}
+	out[17] = '\0';
+}
+
+/* ---- the handler ------------------------------------------------------------------ */
+
+/* Resources only the family has (at iDRAC paths); NULL: not one of them. */
+static json_t *render_own(struct sim_vreq *v, int *ret_mine)
+{
+	const struct sim_vendor_info *vi = v->vi;
+	struct sim_ctx *c = &v->c;
+	const char *last = strrchr(v->dpath, '/') + 1;
+
+	*ret_mine = 1;
+	if (vi->usb_id && sim_vreq_under(v, SIM_R_SYS "/EthernetInterfaces") && !strcmp(last, vi->usb_id))
+		return sim_v_usb_eth(c, vi);
+	if (vi->boot_options && sim_vreq_is(v, SIM_R_SYS "/BootOptions"))
+		return sim_v_boot_options(c);
+	if (vi->boot_options && sim_vreq_under(v, SIM_R_SYS "/BootOptions"))
+		return sim_v_boot_option(c, last);
+	if (!strcmp(vi->oem_key, "Hpe") && sim_vreq_is(v, SIM_R_SYS "/BaseNetworkAdapters"))
+		return sim_v_hpe_adapters(c);
+	if (!strcmp(vi->oem_key, "Hpe") && sim_vreq_under(v, SIM_R_SYS "/BaseNetworkAdapters"))
+		return sim_v_hpe_adapter(c, last);
+	if (vi->hgx && sim_vreq_is(v, SIM_HGX_SYSTEM))
+		return sim_v_hgx_system(c);
+	if (vi->chassis_drives && sim_vreq_is(v, SIM_R_CHASSIS "/Drives"))
+		return sim_v_chassis_drives(c, vi);
+	/* Hidden: host NICs where the family does not list them, Storage where
+	 * drives hang off the Chassis only. */
+	if (sim_vreq_under(v, SIM_R_SYS "/EthernetInterfaces") &&
+	    (!vi->host_eth || !sim_vendor_host_macs(c->node)))
+		return NULL;
+	if (!vi->system_storage && !strncmp(v->dpath, SIM_R_SYS "/Storage", strlen(SIM_R_SYS "/Storage")))
+		return NULL;
+	*ret_mine = 0;
+	return NULL;
+}
+
+static void handle_vendor(struct sim_bmc *bmc, const struct sim_request *req, struct sim_response *resp)
+{
+	struct sim_vreq v = {.c = {.node = bmc->node, .cfg = bmc->cfg, .req = req, .resp = resp}};
+	char *dpath, *drive = NULL;
+	json_t *doc;
+	int mine;
+
+	v.vi = sim_vendor_info(bmc->node->vendor);
+	dpath = sim_vendor_path_in(v.vi, req->path);
+	v.dpath = dpath;
+	resp->auth = "none";
+	/* Supermicro answers the version document's path with 404: a client
+	 * must know /redfish/v1/ (DSP0266 fixes it) rather than discover it. */
+	if (!strcmp(dpath, "/redfish") && bmc->node->vendor == SIM_V_SUPERMICRO) {
+		sim_reply_not_found(&v.c);
+		goto out;
+	}
+	if (v.vi->chassis_drives && sim_vreq_under(&v, SIM_R_CHASSIS "/Drives"))
+		drive = sim_v_drive_path(bmc->node, strrchr(dpath, '/') + 1);
+	if (!drive && strcmp(dpath, "/redfish") && strcmp(dpath, SIM_R_ROOT) &&
+	    strncmp(dpath, SIM_R_SESSIONS, strlen(SIM_R_SESSIONS))) {
+		doc = render_own(&v, &mine);
+		v.own = mine;
+		if (mine) {
+			if (!sim_session_check(&v.c)) {
+				if (doc && !strcmp(req->method, "GET")) {
+					sim_reply(&v.c, 200, sim_vendor_finish(&v, doc));
+					doc = NULL;
+				} else {
+					sim_reply_not_found(&v.c);
+				}
+			}
+			json_decref(doc);
+			goto out;
+		}
+	}
+	{
+		/* The query travels too: idrac.c reads it from the connection
+		 * anyway ($expand, $skip), and its answer cache keys on the URI. */
+		struct sim_request inner = *req;
+		char *uri = br_xasprintf("%s%s", drive ? drive : dpath,
+					 strchr(req->uri, '?') ? strchr(req->uri, '?') : "");
+
+		inner.path = drive ? drive : dpath;
+		inner.uri = uri;
+		sim_idrac_handle(bmc, &inner, resp);
+		free(uri);
+	}
+	if (resp->status == 200 && resp->body && !resp->synthetic_len && resp->action == SIM_ACT_RESPOND &&
+	    (doc = json_loadb(resp->body, resp->body_len, 0, NULL))) {
+		char *text;
+
+		doc = sim_vendor_finish(&v, doc);
+		text = json_dumps(doc, JSON_COMPACT);
+		json_decref(doc);
+		free(resp->body);
+		resp->body = text;
+		resp->body_len = strlen(text);
+	}
+out:
+	free(drive);
+	free(dpath);
+}
+
+void sim_vendor_handle(void *ctx, const struct sim_request *req, struct sim_response *resp)
+{
+	struct sim_bmc *bmc = ctx;
+
+	if (bmc->node->vendor == SIM_V_DELL && sim_vendor_host_macs(bmc->node))
+		sim_idrac_handle(ctx, req, resp);
+	else
+		handle_vendor(bmc, req, resp);
+}

@@ -1,0 +1,178 @@
+/*
+ * Resources other BMC families have where iDRAC has none, rendered at
+ * iDRAC paths (vendor.c maps the paths both ways). Sources, all public:
+ *  - The host end of the BMC's USB network link under the System's
+ *    EthernetInterfaces: Lenovo XClarity Controller REST API guide
+ *    ("ToManager", the LAN-over-USB interface); Supermicro Redfish
+ *    Reference Guide (the Host Interface, "hostusb"); DMTF DSP0270 (Redfish
+ *    Host Interface Specification: a USB network device whose host side
+ *    MAC the BMC chooses, commonly locally administered).
+ *  - BootOptions with UefiDevicePath "…/MAC(3CECEF123456,0x1)/…": DMTF
+ *    BootOption schema (BootOption.v1_0_x: UefiDevicePath, DisplayName),
+ *    UEFI specification 2.10 §10.3.5.11 (MAC Address device path node
+ *    text form), as OpenBMC's bmcweb and NVIDIA Grace BMCs serve them.
+ *  - HPE iLO 5 BaseNetworkAdapters (Oem.Hpe.Links.NetworkAdapters,
+ *    PhysicalPorts[].MacAddress): HPE iLO 5 RESTful API reference,
+ *    HpeBaseNetworkAdapter resource.
+ *  - A GPU baseboard System (HGX_Baseboard_0) beside the host System:
+ *    NVIDIA HGX H100 BMC Redfish documentation.
+ *  - Drives under the Chassis: DMTF Chassis schema (Chassis.v1_14_0 and
+ *    later, "Drives" collection), as Supermicro and AMI MegaRAC use it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "vendor.h"
+
+json_t *sim_v_usb_eth(struct sim_ctx *c, const struct sim_vendor_info *vi)
+{
+	json_t *e;
+
+	if (!vi->usb_id || !c->node->usb_mac[0])
+		return NULL;
+	e = sim_res("#EthernetInterface.v1_6_2.EthernetInterface", vi->usb_id, vi->usb_name,
+		    SIM_R_SYS "/EthernetInterfaces/%s", vi->usb_id);
+	json_object_set_new(e, "Description", json_string(vi->usb_description));
+	json_object_set_new(e, "MACAddress", json_string(c->node->usb_mac));
+	json_object_set_new(e, "SpeedMbps", json_integer(480));
+	json_object_set_new(e, "LinkStatus", json_string("LinkUp"));
+	json_object_set_new(e, "InterfaceEnabled", json_true());
+	json_object_set_new(e, "Status", sim_status("OK"));
+	return e;
+}
+
+/* The NICs a BootOption is made for: every present one, LOM first (a
+ * BIOS lists its PXE entries in slot order). */
+static int boot_nic(const struct sim_node *n, int i)
+{
+	int seen = 0;
+
+	for (int j = 0; j < SIM_NICS; j++) {
+		int k = (j + SIM_FABRIC_NICS) % SIM_NICS;
+
+		if (n->nics[k].present && seen++ == i)
+			return k;
+	}
+	return -1;
+}
+
+json_t *sim_v_boot_options(struct sim_ctx *c)
+{
+	json_t *coll =
+	    sim_coll("#BootOptionCollection.BootOptionCollection", "Boot Options", SIM_R_SYS "/BootOptions");
+
+	for (int i = 0; sim_vendor_host_macs(c->node) && boot_nic(c->node, i) >= 0; i++)
+		sim_coll_add(coll, SIM_R_SYS "/BootOptions/%04X", i + 1);
+	return coll;
+}
+
+/* Half the options name the MAC in the device path, the other half only in
+ * the display name, as firmware that writes "UEFI PXEv4 (MAC:…)" does. */
+json_t *sim_v_boot_option(struct sim_ctx *c, const char *id)
+{
+	long num;
+	int k;
+	char hex[13], *name, *path, *end;
+	const char *mac;
+	json_t *o;
+
+	/* Boot#### ids are four upper-case hex digits (UEFI). */
+	if (!sim_vendor_host_macs(c->node) || strlen(id) != 4 || strspn(id, "0123456789ABCDEF") != 4)
+		return NULL;
+	num = strtol(id, &end, 16);
+	if (*end || (k = boot_nic(c->node, (int)num - 1)) < 0)
+		return NULL;
+	mac = c->node->nics[k].mac;
+	for (int i = 0, j = 0; i < 17; i++)
+		if (mac[i] != ':')
+			hex[j++] = (char)(mac[i] >= 'a' ? mac[i] - 'a' + 'A' : mac[i]);
+	hex[12] = '\0';
+	o = sim_res("#BootOption.v1_0_4.BootOption", id, "Boot Option", SIM_R_SYS "/BootOptions/%s", id);
+	json_object_set_new(o, "BootOptionReference", json_string(id));
+	json_object_set_new(o, "BootOptionEnabled", json_true());
+	name = br_xasprintf("UEFI PXEv4 (MAC:%s)", hex);
+	json_object_set_new(o, "DisplayName", json_string(name));
+	if (num % 2) {
+		path = br_xasprintf("PciRoot(0x%X)/Pci(0x1,0x0)/Pci(0x0,0x0)/MAC(%s,0x1)/IPv4(0.0.0.0)",
+				    c->node->nics[k].bus / 64, hex);
+		json_object_set_new(o, "UefiDevicePath", json_string(path));
+		free(path);
+	}
+	free(name);
+	return o;
+}
+
+json_t *sim_v_hpe_adapters(struct sim_ctx *c)
+{
+	json_t *coll = sim_coll("#HpeBaseNetworkAdapterCollection.HpeBaseNetworkAdapterCollection",
+				"BaseNetworkAdapters", SIM_R_SYS "/BaseNetworkAdapters");
+
+	for (int k = 0; k < SIM_NICS; k++)
+		if (c->node->nics[k].present)
+			sim_coll_add(coll, SIM_R_SYS "/BaseNetworkAdapters/%d", k + 1);
+	return coll;
+}
+
+json_t *sim_v_hpe_adapter(struct sim_ctx *c, const char *id)
+{
+	const struct sim_node *n = c->node;
+	long k;
+	json_t *a, *port;
+
+	if (br_parse_long(id, 1, SIM_NICS, &k) || !n->nics[k - 1].present)
+		return NULL;
+	a = sim_res("#HpeBaseNetworkAdapter.v2_0_0.HpeBaseNetworkAdapter", id, sim_nic_product((int)k - 1),
+		    SIM_R_SYS "/BaseNetworkAdapters/%s", id);
+	json_object_set_new(a, "StructuredName", json_string(n->nics[k - 1].fqdd));
+	port = json_pack("{s:s, s:b}", "FullDuplex", "Full", "Enabled", 1);
+	if (sim_vendor_host_macs(n))
+		json_object_set_new(port, "MacAddress", json_string(n->nics[k - 1].mac));
+	json_object_set_new(a, "PhysicalPorts", json_pack("[o]", port));
+	json_object_set_new(a, "Status", sim_status("OK"));
+	return a;
+}
+
+/* No Boot, no EthernetInterfaces: a System of GPUs, not a host. */
+json_t *sim_v_hgx_system(struct sim_ctx *c)
+{
+	json_t *s = sim_res("#ComputerSystem.v1_20_0.ComputerSystem", "HGX_Baseboard_0", "HGX_Baseboard_0",
+			    SIM_HGX_SYSTEM);
+	char *serial = br_xasprintf("1652%s", c->node->gpus[0].serial + 6);
+
+	json_object_set_new(s, "Manufacturer", json_string("NVIDIA"));
+	json_object_set_new(s, "Model", json_string("HGX H100 8-GPU"));
+	json_object_set_new(s, "SerialNumber", json_string(serial));
+	json_object_set_new(s, "SystemType", json_string("Physical"));
+	json_object_set_new(s, "PowerState", json_string("On"));
+	json_object_set_new(s, "Processors", sim_link(SIM_HGX_SYSTEM "/Processors"));
+	json_object_set_new(s, "Status", sim_status("OK"));
+	free(serial);
+	return s;
+}
+
+char *sim_v_drive_path(const struct sim_node *n, const char *id)
+{
+	if (!strcmp(id, n->boot_drive.id))
+		return br_xasprintf(SIM_R_SYS "/Storage/BOSS.SL.14-1/Drives/%s", id);
+	for (int d = 0; d < SIM_DATA_DRIVES; d++)
+		if (n->drives[d].present && !strcmp(id, n->drives[d].id))
+			return br_xasprintf(SIM_R_SYS "/Storage/CPU.1/Drives/%s", id);
+	return NULL;
+}
+
+/* Every drive once, or twice where the family repeats them (AMI lists a
+ * drive once per backplane path to it). */
+json_t *sim_v_chassis_drives(struct sim_ctx *c, const struct sim_vendor_info *vi)
+{
+	const struct sim_node *n = c->node;
+	json_t *coll =
+	    sim_coll("#DriveCollection.DriveCollection", "Drive Collection", SIM_R_CHASSIS "/Drives");
+
+	for (int rep = 0; rep < (vi->repeat_pages ? 2 : 1); rep++) {
+		sim_coll_add(coll, SIM_R_CHASSIS "/Drives/%s", n->boot_drive.id);
+		for (int d = 0; d < SIM_DATA_DRIVES; d++)
+			if (n->drives[d].present)
+				sim_coll_add(coll, SIM_R_CHASSIS "/Drives/%s", n->drives[d].id);
+	}
+	return coll;
+}

@@ -1,0 +1,361 @@
+/*
+ * Mapping paths between a family's tree and iDRAC's, and reshaping an
+ * iDRAC answer into the family's (vendor.c says what each family does and
+ * where that is documented).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "vendor.h"
+
+/* ---- paths ------------------------------------------------------------------ */
+
+struct prefix_map {
+	const char *dell;
+	char vendor[64];
+};
+
+static void prefixes(const struct sim_vendor_info *vi, struct prefix_map out[3])
+{
+	out[0].dell = SIM_R_SYS;
+	snprintf(out[0].vendor, sizeof(out[0].vendor), "/redfish/v1/Systems/%s", vi->system_id);
+	out[1].dell = SIM_R_CHASSIS;
+	snprintf(out[1].vendor, sizeof(out[1].vendor), "/redfish/v1/Chassis/%s", vi->chassis_id);
+	out[2].dell = SIM_R_MGR;
+	snprintf(out[2].vendor, sizeof(out[2].vendor), "/redfish/v1/Managers/%s", vi->manager_id);
+}
+
+static int prefix_at(const char *s, const char *prefix, int nocase)
+{
+	size_t n = strlen(prefix);
+
+	if (nocase ? strncasecmp(s, prefix, n) : strncmp(s, prefix, n))
+		return 0;
+	return s[n] == '\0' || s[n] == '/' || s[n] == '?' || s[n] == '#';
+}
+
+/* The iDRAC path of a family's path (the family matches case-blind, as
+ * iLO does; trailing '/' dropped). Caller frees. */
+char *sim_vendor_path_in(const struct sim_vendor_info *vi, const char *path)
+{
+	struct prefix_map map[3];
+	size_t len = strlen(path);
+
+	while (len > 1 && path[len - 1] == '/')
+		len--;
+	prefixes(vi, map);
+	for (int i = 0; i < 3; i++) {
+		char *trimmed = br_xstrndup(path, len), *out;
+
+		if (!prefix_at(trimmed, map[i].vendor, 1)) {
+			free(trimmed);
+			continue;
+		}
+		out = br_xasprintf("%s%s", map[i].dell, trimmed + strlen(map[i].vendor));
+		free(trimmed);
+		return out;
+	}
+	return br_xstrndup(path, len);
+}
+
+/* A link of an iDRAC answer as the family writes it; NULL: unchanged. */
+static char *path_out(const struct sim_vendor_info *vi, const char *s)
+{
+	struct prefix_map map[3];
+
+	if (strncmp(s, "/redfish/v1/", 12))
+		return NULL;
+	prefixes(vi, map);
+	for (int i = 0; i < 3; i++)
+		if (prefix_at(s, map[i].dell, 0)) {
+			const char *rest = s + strlen(map[i].dell);
+
+			return br_xasprintf(
+			    "%s%s%s", map[i].vendor, rest,
+			    vi->trailing_slash && !strchr(rest, '?') && !strchr(rest, '#') ? "/" : "");
+		}
+	if (vi->trailing_slash && !strchr(s, '?') && !strchr(s, '#') && !strchr(s, '$') &&
+	    s[strlen(s) - 1] != '/')
+		return br_xasprintf("%s/", s);
+	return NULL;
+}
+
+static void rewrite_links(const struct sim_vendor_info *vi, json_t *v)
+{
+	const char *key;
+	json_t *item;
+	size_t i;
+
+	if (json_is_object(v)) {
+		json_object_foreach(v, key, item)
+		{
+			char *out = json_is_string(item) ? path_out(vi, json_string_value(item)) : NULL;
+
+			if (out)
+				json_object_set_new(v, key, json_string(out));
+			else
+				rewrite_links(vi, item);
+			free(out);
+		}
+	} else if (json_is_array(v)) {
+		json_array_foreach(v, i, item)
+		{
+			char *out = json_is_string(item) ? path_out(vi, json_string_value(item)) : NULL;
+
+			if (out)
+				json_array_set_new(v, i, json_string(out));
+			else
+				rewrite_links(vi, item);
+			free(out);
+		}
+	}
+}
+
+/* ---- reshaping an answer ------------------------------------------------------ */
+
+int sim_vreq_is(const struct sim_vreq *v, const char *path)
+{
+	return !strcmp(v->dpath, path);
+}
+
+int sim_vreq_under(const struct sim_vreq *v, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return !strncmp(v->dpath, prefix, n) && v->dpath[n] == '/' && !strchr(v->dpath + n + 1, '/');
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+/* A host MAC in the family's format, or gone where the family (or
+ * no_host_mac) shows none there. */
+static void set_mac(const struct sim_vreq *v, json_t *obj, const char *key, int shown)
+{
+	const char *mac = br_json_str(obj, key);
+	char norm[18], out[18];
+
+	if (!mac)
+		return;
+	if (!sim_vendor_host_macs(v->c.node) || !shown) {
+		json_object_del(obj, key);
+		return;
+	}
+	if (br_mac_normalize(mac, norm))
+		return;
+	sim_vendor_mac(v->vi, norm, out);
+	json_object_set_new(obj, key, json_string(out));
+}
+
+static void pad_serial(const struct sim_vreq *v, json_t *doc)
+{
+	const char *serial = br_json_str(doc, "SerialNumber");
+
+	if (v->vi->serial_pad && serial) {
+		char *padded = br_xasprintf("%-20s", serial);
+
+		json_object_set_new(doc, "SerialNumber", json_string(padded));
+		free(padded);
+	}
+}
+
+static void reshape_root(const struct sim_vreq *v, json_t *doc)
+{
+	json_object_del(doc, "Oem");
+	json_object_set_new(doc, "Vendor", json_string(v->vi->root_vendor));
+	json_object_set_new(doc, "Oem", json_pack("{s:{}}", v->vi->oem_key));
+	/* iLO, XCC and bmcweb expand; the AMI firmware whose paging this
+	 * copies does not, and is read link by link. */
+	if (v->vi->repeat_pages)
+		json_object_del(json_object_get(doc, "ProtocolFeaturesSupported"), "ExpandQuery");
+}
+
+static void reshape_system(const struct sim_vreq *v, json_t *doc)
+{
+	const struct sim_vendor_info *vi = v->vi;
+
+	json_object_set_new(doc, "Id", json_string(vi->system_id));
+	json_object_set_new(doc, "Manufacturer", json_string(vi->manufacturer));
+	json_object_set_new(doc, "Model", json_string(vi->model));
+	json_object_del(doc, "SKU");
+	json_object_del(doc, "Oem");
+	pad_serial(v, doc);
+	if (vi->boot_options)
+		json_object_set_new(json_object_get(doc, "Boot"), "BootOptions",
+				    sim_link(SIM_R_SYS "/BootOptions"));
+	if (!vi->system_storage)
+		json_object_del(doc, "Storage");
+	if (!strcmp(vi->oem_key, "Hpe"))
+		json_object_set_new(doc, "Oem",
+				    json_pack("{s:{s:{s:o}}}", "Hpe", "Links", "NetworkAdapters",
+					      sim_link(SIM_R_SYS "/BaseNetworkAdapters")));
+}
+
+static void reshape_chassis(const struct sim_vreq *v, json_t *doc)
+{
+	json_object_set_new(doc, "Id", json_string(v->vi->chassis_id));
+	json_object_set_new(doc, "Manufacturer", json_string(v->vi->manufacturer));
+	json_object_set_new(doc, "Model", json_string(v->vi->model));
+	json_object_del(doc, "SKU");
+	pad_serial(v, doc);
+	if (v->vi->chassis_drives)
+		json_object_set_new(doc, "Drives", sim_link(SIM_R_CHASSIS "/Drives"));
+	if (v->vi->hgx)
+		json_array_append_new(json_object_get(json_object_get(doc, "Links"), "ComputerSystems"),
+				      sim_link(SIM_HGX_SYSTEM));
+}
+
+/* The System's EthernetInterfaces: host NICs where the family lists them,
+ * and the USB link. */
+static void reshape_eth_coll(const struct sim_vreq *v, json_t *doc)
+{
+	json_t *members = json_object_get(doc, "Members");
+
+	if (!json_is_array(members))
+		return; /* a test-only fault broke it on purpose */
+	if (!v->vi->host_eth || !sim_vendor_host_macs(v->c.node))
+		json_array_clear(members);
+	if (v->vi->usb_id && v->c.node->usb_mac[0])
+		json_array_append_new(members, sim_link(SIM_R_SYS "/EthernetInterfaces/%s", v->vi->usb_id));
+	json_object_set_new(doc, "Members@odata.count", json_integer((json_int_t)json_array_size(members)));
+}
+
+/* Drop the first n members. */
+static void drop_first(json_t *members, size_t n)
+{
+	for (size_t i = 0; i < n && json_array_size(members); i++)
+		json_array_remove(members, 0);
+}
+
+/* AMI: page $skip holds every member from there on; the next link as if the
+ * page had held SIM_AMI_PAGE_SIZE. No count. idrac.c has already cut the
+ * members before $skip (it reads the same query), and with fewer than
+ * SIM_PAGE_SIZE left kept all the rest: that is the page. */
+static void repeat_pages(const struct sim_vreq *v, json_t *doc)
+{
+	const char *skip_arg = sim_request_query(v->c.req, "$skip");
+	json_t *members = json_object_get(doc, "Members");
+	size_t left = json_array_size(members);
+	long skip = 0;
+
+	if (skip_arg && br_parse_long(skip_arg, 0, 1L << 30, &skip))
+		skip = 0;
+	if (v->own) {
+		drop_first(members, (size_t)skip);
+		left = json_array_size(members);
+	}
+	json_object_del(doc, "Members@odata.count");
+	json_object_del(doc, "Members@odata.nextLink");
+	if (SIM_AMI_PAGE_SIZE < left) {
+		char *next = br_xasprintf("%s?$skip=%ld", v->dpath, skip + SIM_AMI_PAGE_SIZE);
+
+		json_object_set_new(doc, "Members@odata.nextLink", json_string(next));
+		free(next);
+	}
+}
+
+/* The family's shape of an iDRAC answer (or of a vendor_res.c one), at
+ * iDRAC paths still; NULL when the family answers something else
+ * altogether (AMI's error body), doc then dropped. */
+static json_t *reshape(const struct sim_vreq *v, json_t *doc)
+{
+	const struct sim_vendor_info *vi = v->vi;
+
+	if (sim_vreq_is(v, SIM_R_ROOT))
+		reshape_root(v, doc);
+	else if (sim_vreq_is(v, SIM_R_SYS))
+		reshape_system(v, doc);
+	else if (sim_vreq_is(v, SIM_R_CHASSIS))
+		reshape_chassis(v, doc);
+	else if (sim_vreq_is(v, SIM_R_MGR))
+		json_object_set_new(doc, "Id", json_string(vi->manager_id));
+	else if (sim_vreq_is(v, "/redfish/v1/Systems") && vi->hgx)
+		/* first, so a client taking the first System takes the wrong one */
+		json_array_insert_new(json_object_get(doc, "Members"), 0, sim_link(SIM_HGX_SYSTEM));
+	else if (sim_vreq_is(v, SIM_R_SYS "/EthernetInterfaces"))
+		reshape_eth_coll(v, doc);
+	else if (sim_vreq_under(v, SIM_R_SYS "/EthernetInterfaces") &&
+		 (!vi->usb_id || strcmp(strrchr(v->dpath, '/') + 1, vi->usb_id))) {
+		set_mac(v, doc, "MACAddress", 1);
+		set_mac(v, doc, "PermanentMACAddress", 1);
+	} else if (ends_with(v->dpath, "/NetworkAdapters") && !vi->adapters) {
+		json_array_clear(json_object_get(doc, "Members"));
+		json_object_set_new(doc, "Members@odata.count", json_integer(0));
+	} else if (ends_with(v->dpath, "/NetworkAdapters") && vi->repeat_pages) {
+		/* AMI firmware seen answering 200 with an error document where a
+		 * resource it links should be. */
+		json_decref(doc);
+		return json_pack("{s:{s:s, s:s}}", "error", "code", "Base.1.8.InternalError", "message",
+				 "The request failed due to an internal service error.");
+	} else if (strstr(v->dpath, "/NetworkDeviceFunctions/")) {
+		json_t *eth = json_object_get(doc, "Ethernet");
+
+		set_mac(v, eth, "MACAddress", vi->ndf_macs);
+		set_mac(v, eth, "PermanentMACAddress", vi->ndf_macs);
+	}
+	if (json_is_array(json_object_get(doc, "Members")) && json_object_get(doc, "Members@odata.count"))
+		json_object_set_new(
+		    doc, "Members@odata.count",
+		    json_integer((json_int_t)json_array_size(json_object_get(doc, "Members"))));
+	if (vi->repeat_pages && json_is_array(json_object_get(doc, "Members")))
+		repeat_pages(v, doc);
+	return doc;
+}
+
+/* After the links are the family's: iLO writes some in lower case (the
+ * Systems collection's members, as iLO 5 does), which it matches anyway. */
+static void lower_links(const struct sim_vreq *v, json_t *doc)
+{
+	json_t *members = json_object_get(doc, "Members"), *m;
+	size_t i;
+
+	if (!v->vi->trailing_slash || !sim_vreq_is(v, "/redfish/v1/Systems"))
+		return;
+	json_array_foreach(members, i, m)
+	{
+		char *low = br_xstrdup(br_json_str(m, "@odata.id") ? br_json_str(m, "@odata.id") : "");
+
+		for (char *p = low; *p; p++)
+			if (*p >= 'A' && *p <= 'Z')
+				*p = (char)(*p - 'A' + 'a');
+		json_object_set_new(m, "@odata.id", json_string(low));
+		free(low);
+	}
+}
+
+/* $expand put members inline: each in its family's shape too. */
+static void reshape_inline(const struct sim_vreq *v, json_t *doc)
+{
+	json_t *members = json_object_get(doc, "Members"), *m;
+	size_t i;
+
+	json_array_foreach(members, i, m)
+	{
+		const char *id = br_json_str(m, "@odata.id");
+		struct sim_vreq inner = *v;
+		char *path;
+
+		if (!id || json_object_size(m) <= 1)
+			continue;
+		path = br_xstrndup(id, strcspn(id, "?"));
+		inner.dpath = path;
+		json_incref(m);
+		m = reshape(&inner, m);
+		json_array_set_new(members, i, m);
+		free(path);
+	}
+}
+
+json_t *sim_vendor_finish(const struct sim_vreq *v, json_t *doc)
+{
+	doc = reshape(v, doc);
+	reshape_inline(v, doc);
+	rewrite_links(v->vi, doc);
+	lower_links(v, doc);
+	return doc;
+}

@@ -1,0 +1,52 @@
+#!/bin/sh
+# discover across BMC families: a --vendor mixed rack holds one node of each
+# simulator personality (dell, hpe, lenovo, supermicro, openbmc, ami). For
+# each: every truth host MAC is found and nothing else (the BMC's USB link
+# stays out of the NICs MAAS gets and is in the facts with its role), the
+# serial is trimmed, drives and PCIe devices are each counted once, and each
+# MAC's source is recorded (standard resources preferred).
+. "$BR_TOP/tests/e2e/lib.sh"
+cd "$T"
+bringup sim --no-hosts --nodes 6 --seed 11 --vendor mixed --dir rack --daemon >/dev/null
+at_exit "stop_sim $T/rack"
+set -a; . rack/env; set +a
+export BRINGUP_DB=$T/inv.db
+bringup import --manifest rack/rack.csv >/dev/null
+bringup discover --json --timeout 5 > disc.json 2>err || fail "discover exit $?: $(cat err)"
+bringup status --json > st.json
+truth=rack/truth.json
+
+assert_eq "$(jq -r '[.nodes[].vendor] | join(",")' $truth)" "dell,hpe,lenovo,supermicro,openbmc,ami" "families"
+for h in $(jq -r '.nodes[].hostname' $truth); do
+	tq() { jq -r --arg h "$h" ".nodes[] | select(.hostname==\$h) | $1" $truth; }
+	sq() { jq -r --arg h "$h" ".nodes[] | select(.hostname==\$h) | $1" st.json; }
+	nq() { sqlite3 inv.db "select $1 from nodes n where n.hostname='$h'"; }
+	v=$(tq .vendor)
+	assert_eq "$(sq .state)" discovered "$v: $h state ($(sq .reason))"
+	macs=$(sq '.macs | join(",")')
+	assert_eq "$macs" "$(tq '.macs | sort | join(",")')" "$v: host MACs of $h"
+	for m in $(tq '.bmc_macs[]'); do
+		case ",$macs," in *",$m,"*) fail "$v: BMC MAC $m among $h's NICs" ;; esac
+	done
+	assert_eq "$(nq system_serial)" "$(tq .system_serial)" "$v: serial of $h"
+	assert_eq "$(sqlite3 inv.db "select group_concat(serial, ',') from (select d.serial from drives d join nodes n on n.id=d.node_id where n.hostname='$h' order by 1)")" \
+		"$(tq '.drive_serials | sort | join(",")')" "$v: drives of $h"
+	assert_eq "$(nq "(select count(*) from pcie_devices p where p.node_id=n.id)") $(nq "(select count(*) from pcie_devices p where p.node_id=n.id and p.lanes_in_use=16)")" \
+		"17 16" "$v: PCIe devices and x16 links of $h"
+	# Each MAC's role in the facts is the truth's (the BMC's own port is
+	# bmc_mac, not a NIC); every MAC says where it came from.
+	sqlite3 inv.db "select facts from hw_facts f join nodes n on n.id=f.node_id where n.hostname='$h'" > facts.json
+	assert_eq "$(jq -r '[.nics[] | "\(.mac)=\(.role)"] | sort | join(",")' facts.json)" \
+		"$(tq '[.mac_roles | to_entries[] | select(.value != "bmc") | "\(.key)=\(.value)"] | sort | join(",")')" "$v: MAC roles of $h"
+	assert_eq "$(jq -r '[.nics[] | select(.source == null)] | length' facts.json)" 0 "$v: MACs without a source"
+	eval "src_$v=\$(jq -r '[.nics[] | select(.role==\"host\") | .source] | unique | join(\",\")' facts.json)"
+done
+# Where MACs came from: BootOptions (openbmc) and HPE's OEM adapters where the
+# standard resources have none; standard ones where they do (Lenovo also has
+# BootOptions naming the same MACs).
+assert_eq "$src_openbmc" BootOptions "openbmc MAC source"
+assert_eq "$src_hpe" HpeBaseNetworkAdapter "hpe MAC source"
+case "$src_lenovo" in "" | *BootOptions*) fail "lenovo MAC sources: '$src_lenovo'" ;; esac
+# The GPU baseboard System beside the host was not taken for it.
+assert_eq "$(jq -r '.nodes[] | select(.vendor=="openbmc") | .system_serial' $truth)" \
+	"$(sqlite3 inv.db "select system_serial from nodes where hostname=(select hostname from nodes order by id limit 1 offset 4)")" "openbmc host System"

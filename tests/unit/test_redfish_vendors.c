@@ -1,0 +1,149 @@
+/* Unit tests for discovery across BMC families: captures and shapes under
+ * tests/fixtures/redfish/{dmtf,openbmc,lenovo,supermicro,ami}/ (see the
+ * README there for where each came from) fed to the parse layer: the BMC's
+ * USB link told from host NICs, MACs from BootOptions, the more standard
+ * source kept, padded serials, a drive seen twice. No network. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "redfish/rf_private.h"
+
+static json_t *fixture(const char *name)
+{
+	const char *top = getenv("BR_TOP");
+	struct br_err err = { 0 };
+	char *path = br_xasprintf("%s/tests/fixtures/redfish/%s", top ? top : ".", name);
+	json_t *doc = br_json_load_file(path, RF_BODY_MAX, &err);
+
+	if (!doc)
+		fail_msg("%s", err.msg);
+	free(path);
+	return doc;
+}
+
+static void parse_eth(struct br_hw *hw, const char *name)
+{
+	json_t *doc = fixture(name);
+
+	rf_parse_ethernet_interface(hw, doc);
+	json_decref(doc);
+}
+
+static void parse_boot(struct br_hw *hw, const char *name)
+{
+	json_t *doc = fixture(name);
+
+	rf_parse_boot_option(hw, doc);
+	json_decref(doc);
+}
+
+/* DMTF's public-rackmount1 mockup: ToManager is the USB link, the NIC is a
+ * host NIC although its MAC is locally administered (0x12: the MAC alone
+ * cannot tell). */
+static void test_dmtf_usb_link(void **state)
+{
+	struct br_hw hw;
+
+	br_hw_init(&hw);
+	parse_eth(&hw, "dmtf/eth_tomanager.json");
+	parse_eth(&hw, "dmtf/eth_host_nic.json");
+	assert_int_equal(hw.n_nics, 2);
+	assert_string_equal(hw.nics[0].mac, "aa:bb:cc:dd:ee:fe");
+	assert_string_equal(hw.nics[0].role, BR_NIC_ROLE_BMC_USB);
+	assert_string_equal(hw.nics[1].mac, "12:44:6a:3b:04:11");
+	assert_string_equal(hw.nics[1].role, BR_NIC_ROLE_HOST);
+	assert_string_equal(hw.nics[1].source, "EthernetInterfaces");
+	assert_int_equal(br_hw_host_nics(&hw), 1);
+	br_hw_release(&hw);
+}
+
+/* Supermicro's Host Interface, known by its name (MAC with dashes); AMI's
+ * host NIC in mixed case is a host NIC, normalised. */
+static void test_usb_link_by_name_and_mac(void **state)
+{
+	struct br_hw hw;
+
+	br_hw_init(&hw);
+	parse_eth(&hw, "supermicro/eth_hostusb.json");
+	parse_eth(&hw, "ami/eth_host_nic_mixed_case.json");
+	assert_int_equal(hw.n_nics, 2);
+	assert_string_equal(hw.nics[0].mac, "be:3a:f2:b6:05:9f");
+	assert_string_equal(hw.nics[0].role, BR_NIC_ROLE_BMC_USB);
+	assert_string_equal(hw.nics[1].mac, "3c:ec:ef:1a:2b:3c");
+	assert_string_equal(hw.nics[1].role, BR_NIC_ROLE_HOST);
+	br_hw_release(&hw);
+}
+
+/* MACs in UEFI device paths and display names; a disk entry gives none;
+ * a MAC the standard resources also show takes their source, whichever
+ * came first. */
+static void test_boot_options(void **state)
+{
+	struct br_hw hw;
+
+	br_hw_init(&hw);
+	parse_boot(&hw, "openbmc/boot_option_uefi_path.json");
+	parse_boot(&hw, "openbmc/boot_option_display_name.json");
+	parse_boot(&hw, "openbmc/boot_option_disk.json");
+	assert_int_equal(hw.n_nics, 2);
+	assert_string_equal(hw.nics[0].mac, "3c:ec:ef:1a:2b:3c");
+	assert_string_equal(hw.nics[0].source, "BootOptions");
+	assert_string_equal(hw.nics[1].mac, "b8:3f:d2:c0:ff:ee");
+	assert_string_equal(hw.nics[1].role, BR_NIC_ROLE_HOST);
+	parse_eth(&hw, "ami/eth_host_nic_mixed_case.json");
+	assert_int_equal(hw.n_nics, 2);
+	assert_string_equal(hw.nics[0].source, "EthernetInterfaces");
+	assert_string_equal(hw.nics[0].name, "EthernetInterface0");
+	/* and a boot entry read later does not take it back */
+	parse_boot(&hw, "openbmc/boot_option_uefi_path.json");
+	assert_string_equal(hw.nics[0].source, "EthernetInterfaces");
+	br_hw_release(&hw);
+}
+
+static void test_padded_serial_and_twice_seen_drive(void **state)
+{
+	struct br_hw hw;
+	json_t *sys = fixture("lenovo/system_padded.json"), *drive = fixture("ami/drive.json");
+
+	br_hw_init(&hw);
+	rf_parse_system(&hw, sys);
+	assert_string_equal(hw.system_serial, "J1009ZXY");
+	rf_parse_drive(&hw, drive);
+	rf_parse_drive(&hw, drive);
+	assert_int_equal(hw.n_drives, 1);
+	assert_string_equal(hw.drives[0].serial, "S6CRNA0W123456");
+	json_decref(sys);
+	json_decref(drive);
+	br_hw_release(&hw);
+}
+
+/* Links to one resource differing in case or a trailing '/' are one URL. */
+static void test_urlset_redfish_ids(void **state)
+{
+	struct rf_urlset s = { 0 };
+
+	assert_int_equal(rf_urlset_add(&s, "https://b/redfish/v1/Systems/1/"), 1);
+	assert_int_equal(rf_urlset_add(&s, "https://b/redfish/v1/systems/1"), 0);
+	assert_int_equal(rf_urlset_add(&s, "https://b/redfish/v1/Systems/1/Drives?$skip=3"), 1);
+	assert_int_equal(rf_urlset_add(&s, "https://b/redfish/v1/Systems/1/Drives/?$skip=3"), 0);
+	rf_urlset_release(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_dmtf_usb_link),
+		cmocka_unit_test(test_usb_link_by_name_and_mac),
+		cmocka_unit_test(test_boot_options),
+		cmocka_unit_test(test_padded_serial_and_twice_seen_drive),
+		cmocka_unit_test(test_urlset_redfish_ids),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
