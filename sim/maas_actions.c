@@ -176,6 +176,8 @@ static void simple_transition(struct sim_maas *m, struct sim_maas_machine *mc, c
 	if (!strcmp(op, "release")) {
 		if (refuse(r, mc, release_from, "Releasing"))
 			return;
+		/* what the client asked to wipe, for tests to read in the log */
+		sim_maas_log_field(r, "erase", br_json_string_or_null(sim_maas_param(&req->params, "erase")));
 		mc->installed_disk = -1;
 		sim_maas_set_status(m, mc, ST_READY, "Released", "INFO", "Released");
 	} else if (!strcmp(op, "abort")) {
