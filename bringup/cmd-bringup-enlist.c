@@ -96,6 +96,7 @@ static int prepare(struct run *run, size_t i, struct enlist_inputs *in)
 				  .bmc_type = c->node->bmc_type,
 				  .power_user = c->node->bmc_user, .power_pass = c->in.power_pass,
 				  .boot_disk_serial = c->in.boot_disk_serial, .user_data_b64 = c->in.user_data_b64,
+				  .commission_limit_ms = c->in.commissioning_s * 1000, .deploy_limit_ms = c->in.deployment_s * 1000,
 				  .user_data = c };
 	if (c->node->maas_system_id)
 		j->system_id = br_xstrdup(c->node->maas_system_id);
@@ -189,7 +190,7 @@ static int check_args(struct br_stage *st, struct args *a)
 	int rc;
 
 	if (a->max_parallel < 1 || a->max_inflight < 1 || a->poll_ms < 10 || a->timeout_s < 1 || a->retries < 0 ||
-	    a->commission_timeout_s < 1 || a->deploy_timeout_s < 1)
+	    a->commission_timeout_s < 0 || a->deploy_timeout_s < 0)
 		return br_stage_usage(st, "counts and timeouts must be positive (--poll-ms at least 10)");
 	templates = br_templates_dir();
 	if (!templates)
@@ -242,8 +243,17 @@ static int enlist(struct br_stage *st, struct run *run, struct args *a)
 	enlist_options_init(&eo);
 	eo.max_parallel = a->max_parallel;
 	eo.poll_ms = a->poll_ms;
-	eo.commission_timeout_ms = a->commission_timeout_s * 1000LL;
-	eo.deploy_timeout_ms = a->deploy_timeout_s * 1000LL;
+	/* An option given overrides every node's profile for this run. */
+	for (size_t i = 0; i < run->n; i++) {
+		if (a->commission_timeout_s)
+			run->jobs[i].commission_limit_ms = 0;
+		if (a->deploy_timeout_s)
+			run->jobs[i].deploy_limit_ms = 0;
+	}
+	if (a->commission_timeout_s)
+		eo.commission_timeout_ms = a->commission_timeout_s * 1000LL;
+	if (a->deploy_timeout_s)
+		eo.deploy_timeout_ms = a->deploy_timeout_s * 1000LL;
 	eo.distro_series = a->distro;
 	rc = enlist_run(client, run->jobs, run->n, &eo, &cb, run, &err);
 	if (rc)
@@ -274,7 +284,7 @@ int main(int argc, char **argv)
 	struct args a = { .url = getenv("MAAS_URL"), .ca_file = getenv("BRINGUP_CA_FILE"),
 			  .pubkey = getenv("BRINGUP_SSH_PUBKEY"), .distro = "jammy", .max_parallel = 64,
 			  .max_inflight = 32, .poll_ms = 1000, .timeout_s = 30, .retries = 5,
-			  .commission_timeout_s = 1800, .deploy_timeout_s = 3600 };
+			  .commission_timeout_s = 0, .deploy_timeout_s = 0 };
 	const struct br_option options[] = {
 		{ "maas-url", 0, BR_OPT_STRING, &a.url, "URL", "MAAS URL ending in /MAAS/ (default $MAAS_URL)" },
 		{ "api-key-ref", 0, BR_OPT_STRING, &a.key_ref, "env:VAR|file:PATH", "where the MAAS API key is (default $MAAS_API_KEY)" },
@@ -286,8 +296,8 @@ int main(int argc, char **argv)
 		{ "poll-ms", 0, BR_OPT_INT, &a.poll_ms, "MS", "status poll interval while waiting (default 1000)" },
 		{ "timeout", 't', BR_OPT_INT, &a.timeout_s, "SECONDS", "per-request timeout (default 30)" },
 		{ "retries", 0, BR_OPT_INT, &a.retries, "N", "retries per request on 503, 409 + Retry-After, resets (default 5)" },
-		{ "commission-timeout", 0, BR_OPT_INT, &a.commission_timeout_s, "SECONDS", "wait for Ready at most (default 1800)" },
-		{ "deploy-timeout", 0, BR_OPT_INT, &a.deploy_timeout_s, "SECONDS", "wait for Deployed at most (default 3600)" },
+		{ "commission-timeout", 0, BR_OPT_INT, &a.commission_timeout_s, "SECONDS", "wait for Ready at most (default: the profile's [time_limits] commissioning, else 1800)" },
+		{ "deploy-timeout", 0, BR_OPT_INT, &a.deploy_timeout_s, "SECONDS", "wait for Deployed at most (default: the profile's [time_limits] deployment, else 3600)" },
 		{ "distro", 0, BR_OPT_STRING, &a.distro, "SERIES", "Ubuntu series to deploy (default jammy)" },
 		{ "ssh-pubkey", 0, BR_OPT_STRING, &a.pubkey, "PATH", "public key the validators log in with (default $BRINGUP_SSH_PUBKEY)" },
 		{ "ntp-server", 0, BR_OPT_LIST, &a.ntp, "HOST", "NTP server for the nodes, repeatable (default $BRINGUP_NTP_SERVERS or ntp.ubuntu.com)" },

@@ -19,10 +19,10 @@ static const char *nonempty(const char *s)
 int main(int argc, char **argv)
 {
 	struct br_stage st = { 0 };
-	struct repro_options o = { 0 };
+	struct repro_options o;
 	struct repro_run run = { 0 };
 	const char *url = getenv("MAAS_URL"), *ca_file = getenv("BRINGUP_CA_FILE");
-	int insecure = 0, no_run = 0;
+	int insecure = 0, no_run = 0, poll_ms = 1000, wait_timeout_s = 3600;
 	const struct br_option options[] = {
 		{ "rediscover", 0, BR_OPT_FLAG, &o.rediscover, NULL, "reset to 'new' and read the BMC again" },
 		{ "no-run", 0, BR_OPT_FLAG, &no_run, NULL, "release and reset only; do not run the pipeline" },
@@ -30,11 +30,14 @@ int main(int argc, char **argv)
 		{ "ca-file", 0, BR_OPT_STRING, &ca_file, "PATH", "CA bundle for MAAS's certificate (default $BRINGUP_CA_FILE)" },
 		{ "insecure", 'k', BR_OPT_FLAG, &insecure, NULL, "do not verify MAAS's TLS certificate" },
 		{ "no-maas", 0, BR_OPT_FLAG, &o.no_maas, NULL, "reset in the inventory only; leave MAAS alone" },
+		{ "poll-ms", 0, BR_OPT_INT, &poll_ms, "MS", "status poll interval while MAAS erases disks (default 1000)" },
+		{ "wait-timeout", 0, BR_OPT_INT, &wait_timeout_s, "SECONDS", "wait for Ready after an erasing release at most (default 3600)" },
 		{ 0 },
 	};
 	const struct br_command cmd = {
 		"bringup-reprovision", "[options] HOST...",
-		"Release the named machines in MAAS (marked fixed first when broken), reset the nodes to\n"
+		"Release the named machines in MAAS (marked fixed first when broken; disks erased and Ready\n"
+		"waited for when the node's profile says [reprovision] erase), reset the nodes to\n"
 		"'configured' (or 'new' with --rediscover) with an event saying so, keeping their history,\n"
 		"then run every stage for those nodes only ('bringup run --only HOST...'; the stages take\n"
 		"their other settings from the environment).",
@@ -44,20 +47,24 @@ int main(int argc, char **argv)
 				   INV_VALIDATED, INV_GOLDEN,     INV_FAILED,     INV_QUARANTINED, -1 };
 	const char *key = getenv("MAAS_API_KEY");
 
+	repro_options_init(&o);
 	if (br_stage_parse(&st, &cmd, argc, argv))
 		return br_stage_close(&st);
 	if (st.argi >= argc)
 		br_stage_usage(&st, "name the hosts to reprovision");
+	else if (poll_ms < 10 || wait_timeout_s < 1)
+		br_stage_usage(&st, "--poll-ms at least 10, --wait-timeout positive");
 	else if (!o.no_maas && (!nonempty(url) || !nonempty(key)))
 		br_stage_usage(&st, "MAAS: set MAAS_URL and MAAS_API_KEY (or pass --no-maas)");
-	maas_options_init(&o.maas);
+	o.poll_ms = poll_ms;
+	o.wait_timeout_ms = wait_timeout_s * 1000LL;
 	o.maas.url = url;
 	o.maas.api_key = key;
 	o.maas.ca_file = nonempty(ca_file);
 	o.maas.insecure = insecure;
 	if (!st.exit && !br_stage_open(&st, all) && !repro_run(&st, &o, &run) && !st.common.quiet)
-		fprintf(stderr, "reprovision: %zu reset, %zu released in MAAS, %zu errors\n", run.reset, run.released,
-			run.errors);
+		fprintf(stderr, "reprovision: %zu reset, %zu released in MAAS (%zu erased), %zu errors\n", run.reset,
+			run.released, run.erased, run.errors);
 	if (!st.exit && run.errors)
 		st.exit = BR_EXIT_NODES;
 	if (st.exit || no_run)

@@ -61,8 +61,8 @@ static int check_args(struct br_stage *st, struct args *a)
 		a->o.host_keys = VAL_SSH_ACCEPT_NEW;
 	else
 		return br_stage_usage(st, "--host-key-policy: '%s' (want strict or accept-new)", a->policy);
-	if (a->o.parallel < 1 || a->timeout_s < 1)
-		return br_stage_usage(st, "--parallel and --timeout must be positive");
+	if (a->o.parallel < 1 || a->timeout_s < 0)
+		return br_stage_usage(st, "--parallel must be positive, --timeout not negative");
 	a->o.timeout_ms = a->timeout_s * 1000LL;
 	if (!a->o.facts_file && !a->o.ssh_key)
 		return br_stage_usage(st, "the validators' private key is needed: --ssh-key PATH or $BRINGUP_SSH_KEY "
@@ -77,7 +77,7 @@ static int check_args(struct br_stage *st, struct args *a)
 int main(int argc, char **argv)
 {
 	struct br_stage st = { 0 };
-	struct args a = { .policy = "strict", .timeout_s = 120, .o = { .parallel = env_count("BRINGUP_VALIDATE_PARALLEL", 32) } };
+	struct args a = { .policy = "strict", .timeout_s = 0, .o = { .parallel = env_count("BRINGUP_VALIDATE_PARALLEL", 32) } };
 	const struct br_option options[] = {
 		{ "facts", 0, BR_OPT_STRING, &a.o.facts_file, "FILE",
 		  "judge this saved bringup-probe document for the one named HOST, without SSH" },
@@ -99,7 +99,7 @@ int main(int argc, char **argv)
 		{ "probe", 0, BR_OPT_STRING, &a.o.probe, "PATH",
 		  "bringup-probe to copy over (default: the one beside this program)" },
 		{ "parallel", 0, BR_OPT_INT, &a.o.parallel, "N", "nodes probed at once (default $BRINGUP_VALIDATE_PARALLEL, else 32)" },
-		{ "timeout", 0, BR_OPT_INT, &a.timeout_s, "SECONDS", "time limit of the probe on a node (default 120)" },
+		{ "timeout", 0, BR_OPT_INT, &a.timeout_s, "SECONDS", "time limit on one node (default: its profile's [time_limits] validation, else 600)" },
 		{ 0 },
 	};
 	const struct br_command cmd = {

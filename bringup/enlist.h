@@ -37,6 +37,8 @@ struct enlist_job {
 	const char *power_pass;         /* sent to MAAS only; never logged */
 	const char *boot_disk_serial;   /* the disk the OS must go on */
 	const char *user_data_b64;      /* deploy's user_data */
+	int64_t commission_limit_ms;    /* this node's wait for Ready; 0: the options' */
+	int64_t deploy_limit_ms;        /* this node's wait for Deployed; 0: the options' */
 	void *user_data;                /* the caller's */
 	/* Result. */
 	char *system_id;
@@ -45,6 +47,7 @@ struct enlist_job {
 	/* Flow state (private). */
 	int lookups, commissioned_here, deploy_sent, waiting, changed, done;
 	int64_t wait_since_ms;
+	int64_t wait_limit_ms;          /* the limit of the wait under way */
 };
 void enlist_job_release(struct enlist_job *job);
 
@@ -114,6 +117,7 @@ struct enlist_node_inputs {
 	char *boot_disk_serial;
 	char *boot_disk_why;    /* which clause or column chose it */
 	char *user_data_b64;
+	int64_t commissioning_s, deployment_s; /* the profile's [time_limits] (its defaults if it will not load) */
 };
 /* Gather a node's inputs (loading its profile into in the first time one
  * is needed); an error's message is the reason to fail it. */

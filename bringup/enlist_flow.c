@@ -219,6 +219,14 @@ static void poll_tick(void *ctx)
 	struct enlist_flow *f = ctx;
 
 	f->poll_scheduled = 0;
+	/* A machine past its limit is read at the next tick, news or not: a
+	 * stuck one is failed on time, not at the next sweep. */
+	for (size_t i = 0; i < f->n; i++) {
+		struct enlist_job *j = f->slots[i].job;
+
+		if (j->waiting == 1 && j->wait_since_ms && br_now_ms() - j->wait_since_ms > j->wait_limit_ms)
+			j->changed = 1;
+	}
 	/* A periodic full read also re-checks timeouts of machines whose
 	 * status never changes. */
 	if (++f->ticks % ENLIST_SWEEP_TICKS == 0) {
@@ -254,14 +262,16 @@ static void wait_more(struct enlist_slot *s)
 		f->poll_scheduled = 1;
 }
 
-void enlist_wait(struct enlist_slot *s, const struct maas_machine *m, int64_t timeout_ms, const char *until)
+void enlist_wait(struct enlist_slot *s, const struct maas_machine *m, int64_t timeout_ms, const char *stage,
+		 const char *until)
 {
 	if (s->job->wait_since_ms && br_now_ms() - s->job->wait_since_ms > timeout_ms) {
-		enlist_finish(s, 0, "MAAS machine %s still %s after %lld s waiting for %s%s%s", s->job->system_id,
-		       maas_status_name(m->status), (long long)(timeout_ms / 1000), until,
-		       m->status_message ? ": " : "", m->status_message ? m->status_message : "");
+		enlist_finish(s, 0, "%s" PROF_PAST_LIMIT "%lld s: MAAS machine %s still %s, waiting for %s%s%s", stage,
+			      (long long)((timeout_ms + 999) / 1000), s->job->system_id, maas_status_name(m->status), until,
+			      m->status_message ? ": " : "", m->status_message ? m->status_message : "");
 		return;
 	}
+	s->job->wait_limit_ms = timeout_ms;
 	wait_more(s);
 }
 

@@ -135,6 +135,20 @@ static int no_macs(struct inv *inv, const struct inv_node *node, struct br_err *
 	return rc;
 }
 
+/* The profile's waits; a profile that will not load is the boot-disk rule's
+ * business (pick_disk says why), so the defaults stand in here. */
+static void limits(const struct inv_node *node, struct enlist_inputs *in, struct enlist_node_inputs *ni)
+{
+	const struct prof_profile *p = NULL;
+
+	ni->commissioning_s = PROF_COMMISSIONING_DEFAULT_S;
+	ni->deployment_s = PROF_DEPLOYMENT_DEFAULT_S;
+	if (node->profile && !profile_of(in, node->profile, &p, NULL)) {
+		ni->commissioning_s = p->hw.limits.commissioning_s;
+		ni->deployment_s = p->hw.limits.deployment_s;
+	}
+}
+
 int enlist_node_prepare(struct inv *inv, const struct inv_node *node, struct enlist_inputs *in,
 			struct enlist_node_inputs *ni, struct br_err *err)
 {
@@ -151,6 +165,7 @@ int enlist_node_prepare(struct inv *inv, const struct inv_node *node, struct enl
 	rc = pick_disk(inv, node, in, ni, err);
 	if (rc)
 		return rc;
+	limits(node, in, ni);
 	path = br_xasprintf("%s/cloud-init/user-data", in->templates);
 	rc = enlist_render_userdata(path, &vars, &text, err);
 	free(path);

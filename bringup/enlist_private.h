@@ -43,7 +43,9 @@ void enlist_reread(struct enlist_slot *s);
 /* 0 when res succeeded; else 1 once handled: a 409 re-reads the machine
  * (bounded), anything else fails the job with "doing: MAAS's reason". */
 int enlist_step_failed(struct enlist_slot *s, const struct maas_result *res, const char *doing);
-/* Wait for the status to change, or fail once timeout_ms has passed. */
-void enlist_wait(struct enlist_slot *s, const struct maas_machine *m, int64_t timeout_ms, const char *until);
+/* Wait for the status to change, or fail once timeout_ms has passed,
+ * naming stage ("commissioning", "deployment") as where it was stuck. */
+void enlist_wait(struct enlist_slot *s, const struct maas_machine *m, int64_t timeout_ms, const char *stage,
+		 const char *until);
 
 #endif

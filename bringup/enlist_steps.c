@@ -348,7 +348,9 @@ void enlist_dispatch(struct enlist_slot *s, const struct maas_machine *m)
 	case MAAS_TESTING:
 	case MAAS_RELEASING:
 	case MAAS_DISK_ERASING:
-		enlist_wait(s, m, o->commission_timeout_ms, "Ready");
+		enlist_wait(s, m, j->commission_limit_ms ? j->commission_limit_ms : o->commission_timeout_ms,
+			    m->status == MAAS_COMMISSIONING || m->status == MAAS_TESTING ? "commissioning" : "releasing",
+			    "Ready");
 		break;
 	case MAAS_FAILED_COMMISSIONING:
 	case MAAS_FAILED_TESTING:
@@ -389,7 +391,8 @@ void enlist_dispatch(struct enlist_slot *s, const struct maas_machine *m)
 		boot_disk(s);
 		break;
 	case MAAS_DEPLOYING:
-		enlist_wait(s, m, o->deploy_timeout_ms, "Deployed");
+		enlist_wait(s, m, j->deploy_limit_ms ? j->deploy_limit_ms : o->deploy_timeout_ms, "deployment",
+			    "Deployed");
 		break;
 	case MAAS_DEPLOYED:
 		free(j->ip);

@@ -2,7 +2,9 @@
  * reprovision — take named nodes back for another pass: each machine is
  * released in MAAS (marked fixed first when it was marked broken, as MAAS
  * releases no broken machine) and the node reset to `configured` (or `new`
- * to discover it again), an event recording why. Its history, facts and
+ * to discover it again), an event recording why. A node whose profile says
+ * [reprovision] erase is released with its disks erased and waited for
+ * until MAAS has it Ready. Its history, facts and
  * tickets stay; the pipeline run after it updates them.
  *
  * Ownership: nodes are borrowed from the stage.
@@ -17,10 +19,13 @@ struct repro_options {
 	struct maas_options maas;
 	int no_maas;    /* reset in the inventory only */
 	int rediscover; /* back to `new`, not `configured` */
+	int poll_ms;             /* while MAAS erases; default 1000 */
+	int64_t wait_timeout_ms; /* for Ready after an erasing release; default 1 h */
 };
+void repro_options_init(struct repro_options *o);
 
 struct repro_run {
-	size_t reset, released, errors;
+	size_t reset, released, erased, errors;
 };
 
 /* Release st->nodes in MAAS and reset them. 0, or nonzero with st->exit

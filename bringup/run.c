@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "profile/profile.h"
 #include "run.h"
 
 struct run_args {
@@ -107,6 +108,21 @@ static void count_kind(json_t *faults, const char *fault)
 	free(kind);
 }
 
+/* A failed node past a stage's time limit: named with the stage it was
+ * stuck in, so a hung node is never only a count. */
+static void add_timed_out(json_t *list, const struct inv_node *node)
+{
+	const char *at = node->state == INV_FAILED && node->reason ? strstr(node->reason, PROF_PAST_LIMIT) : NULL;
+	char *stage;
+
+	if (!at)
+		return;
+	stage = br_xstrndup(node->reason, (size_t)(at - node->reason));
+	json_array_append_new(list, json_pack("{s:s, s:s, s:s}", "hostname", node->hostname, "stage", stage, "reason",
+					      node->reason));
+	free(stage);
+}
+
 /* Nodes per state and open tickets by fault kind, of the picked hosts,
  * into doc. Logs and returns nonzero when the inventory cannot be read. */
 static int summarize(const struct run_args *a, json_t *doc)
@@ -118,7 +134,7 @@ static int summarize(const struct run_args *a, json_t *doc)
 	struct inv_node *nodes = NULL;
 	struct inv_ticket *tickets = NULL;
 	size_t nn = 0, nt = 0, open = 0;
-	json_t *states = json_object(), *faults = json_object();
+	json_t *states = json_object(), *faults = json_object(), *timed_out = json_array();
 	size_t count[INV_STATE_COUNT] = { 0 };
 	int rc = inv_open(path, &inv, &err) || inv_nodes_list(inv, &nodes, &nn, &err) ||
 		 inv_tickets_list(inv, 0, &tickets, &nt, &err);
@@ -126,8 +142,10 @@ static int summarize(const struct run_args *a, json_t *doc)
 	if (rc)
 		br_error("run", "summary: %s: %s", path, err.msg);
 	for (size_t i = 0; !rc && i < nn; i++)
-		if (picked(a, nodes[i].hostname) && nodes[i].state < INV_STATE_COUNT)
+		if (picked(a, nodes[i].hostname) && nodes[i].state < INV_STATE_COUNT) {
 			count[nodes[i].state]++;
+			add_timed_out(timed_out, &nodes[i]);
+		}
 	for (int s = 0; !rc && s < INV_STATE_COUNT; s++)
 		if (count[s])
 			json_object_set_new(states, inv_state_name((enum inv_state)s), json_integer((json_int_t)count[s]));
@@ -140,6 +158,7 @@ static int summarize(const struct run_args *a, json_t *doc)
 	json_object_set_new(doc, "nodes", json_integer((json_int_t)(a->nonly ? a->nonly : nn)));
 	json_object_set_new(doc, "states", states);
 	json_object_set_new(doc, "faults", faults);
+	json_object_set_new(doc, "timed_out", timed_out);
 	json_object_set_new(doc, "tickets_open", json_integer((json_int_t)open));
 	inv_tickets_free(tickets, nt);
 	inv_nodes_free(nodes, nn);
@@ -163,6 +182,9 @@ static void print_summary(json_t *doc)
 		printf(" none");
 	json_object_foreach(json_object_get(doc, "faults"), key, v)
 		printf(" %s %lld", key, (long long)json_integer_value(v));
+	json_array_foreach(json_object_get(doc, "timed_out"), i, v)
+		printf("%s %s (%s)", i ? "," : "\npast a time limit:", json_string_value(json_object_get(v, "hostname")),
+		       json_string_value(json_object_get(v, "stage")));
 	printf("\ntickets open: %lld\nstages:", (long long)json_integer_value(json_object_get(doc, "tickets_open")));
 	json_array_foreach(json_object_get(doc, "stages"), i, v) {
 		if (json_is_true(json_object_get(v, "skipped")))

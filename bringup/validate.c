@@ -52,7 +52,14 @@ static int take_document(struct vstage_job *job, const char *text, size_t len, c
 struct collect {
 	struct vstage_run *run;
 	struct vstage_job **jobs; /* by target index */
+	int64_t limit_ms;         /* every one of these nodes' validation limit */
 };
+
+/* The node's limit: --timeout, else its profile's [time_limits] validation. */
+static int64_t limit_ms_of(const struct vstage_options *o, const struct vstage_job *job)
+{
+	return o->timeout_ms ? o->timeout_ms : job->profile->hw.limits.validation_s * 1000;
+}
 
 /* The last line of stderr, for a reason. */
 static char *last_line(const struct br_buf *b)
@@ -73,6 +80,14 @@ static void on_collected(void *ctx, size_t index, const struct val_ssh_result *r
 	struct vstage_job *job = c->jobs[index];
 	char *why = NULL;
 
+	/* The runner bounds each step by the limit; the node's whole time is
+	 * what the limit is about, so it is judged on that too. */
+	if (r->ms >= c->limit_ms) {
+		finish(c->run, job, 0,
+		       br_xasprintf("validation" PROF_PAST_LIMIT "%lld s: %s after %lld ms", (long long)(c->limit_ms / 1000),
+				    r->ok ? "the probe ended" : r->error, (long long)r->ms));
+		return;
+	}
 	if (!r->ok) {
 		finish(c->run, job, 0, br_xstrdup(r->error));
 		return;
@@ -97,8 +112,27 @@ static void on_collected(void *ctx, size_t index, const struct val_ssh_result *r
 		r->uploaded ? " (probe copied over)" : "");
 }
 
+/* Nodes of one limit together (stable: the rack's order within each), so
+ * each limit is one run of the SSH runner; a rack of one profile is one. */
+static void sort_by_limit(const struct vstage_options *o, struct val_ssh_target *targets, struct vstage_job **jobs,
+			  size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		struct val_ssh_target t = targets[i];
+		struct vstage_job *job = jobs[i];
+		size_t k = i;
+
+		for (; k > 0 && limit_ms_of(o, jobs[k - 1]) > limit_ms_of(o, job); k--) {
+			targets[k] = targets[k - 1];
+			jobs[k] = jobs[k - 1];
+		}
+		targets[k] = t;
+		jobs[k] = job;
+	}
+}
+
 /* Where each node is reached: its ssh_config entry, else the address MAAS
- * gave it. */
+ * gave it. Each node has its profile's time limit (validation). */
 static int collect_ssh(struct br_stage *st, const struct vstage_options *o, struct vstage_run *run)
 {
 	struct val_ssh_config *cfg = NULL;
@@ -106,11 +140,10 @@ static int collect_ssh(struct br_stage *st, const struct vstage_options *o, stru
 	struct val_ssh_host *hosts = br_xcalloc(run->n ? run->n : 1, sizeof(*hosts));
 	struct val_ssh_result *results = br_xcalloc(run->n ? run->n : 1, sizeof(*results));
 	struct vstage_job **jobs = br_xcalloc(run->n ? run->n : 1, sizeof(*jobs));
-	struct collect c = { run, jobs };
 	struct val_ssh_options so;
-	struct br_loop *loop = NULL;
 	struct br_err err = { 0 };
 	static const char *const args[] = { "--json", NULL };
+	int64_t connect_ms;
 	size_t n = 0;
 	int rc = 0;
 
@@ -145,18 +178,29 @@ static int collect_ssh(struct br_stage *st, const struct vstage_options *o, stru
 	so.args = args;
 	if (o->parallel > 0)
 		so.max_parallel = o->parallel;
-	so.run_timeout_ms = o->timeout_ms;
 	/* One user for all: per-host User lines are honoured only when they
 	 * agree, since the runner logs in as one account everywhere. */
 	if (n && hosts[0].user && !o->ssh_user)
 		so.user = hosts[0].user;
-	if (n && br_loop_new(&loop, &err) == 0) {
-		if (val_ssh_run(loop, targets, n, &so, results, on_collected, &c, &err))
-			rc = br_stage_usage(st, "%s", err.msg);
-	} else if (n) {
-		rc = br_stage_fail(st, BR_EXIT_USAGE, "%s", err.msg);
+	connect_ms = so.connect_timeout_ms;
+	sort_by_limit(o, targets, jobs, n);
+	for (size_t start = 0, end; start < n && !rc; start = end) {
+		struct collect c = { run, jobs + start, limit_ms_of(o, jobs[start]) };
+		struct br_loop *loop = NULL;
+
+		for (end = start + 1; end < n && limit_ms_of(o, jobs[end]) == c.limit_ms; end++)
+			;
+		so.run_timeout_ms = c.limit_ms;
+		/* a node that takes the connection and never speaks is stuck too */
+		so.connect_timeout_ms = connect_ms < c.limit_ms ? connect_ms : c.limit_ms;
+		if (br_loop_new(&loop, &err) == 0) {
+			if (val_ssh_run(loop, targets + start, end - start, &so, results + start, on_collected, &c, &err))
+				rc = br_stage_usage(st, "%s", err.msg);
+		} else {
+			rc = br_stage_fail(st, BR_EXIT_USAGE, "%s", err.msg);
+		}
+		br_loop_free(loop);
 	}
-	br_loop_free(loop);
 	for (size_t i = 0; i < n; i++) {
 		val_ssh_result_release(&results[i]);
 		val_ssh_host_release(&hosts[i]);

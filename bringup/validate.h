@@ -25,7 +25,7 @@ struct vstage_options {
 	enum val_ssh_host_keys host_keys;
 	const char *probe;        /* the bringup-probe executable to copy over */
 	int parallel;
-	int64_t timeout_ms;       /* 0: the profile's [time_limits] validation, else 120 s */
+	int64_t timeout_ms;       /* 0: each node's profile's [time_limits] validation */
 };
 
 struct vstage_job {

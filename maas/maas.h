@@ -245,9 +245,11 @@ int maas_allocate(struct maas_client *client, const char *system_id, maas_done_f
 int maas_deploy(struct maas_client *client, const char *system_id, const char *distro_series,
 		const char *user_data_b64, maas_done_fn done, void *ctx);
 int maas_release(struct maas_client *client, const char *system_id, maas_done_fn done, void *ctx);
-/* The same, erasing the disks first when erase is set: the machine passes
- * Disk erasing and Releasing before it is Ready. */
-int maas_release_erase(struct maas_client *client, const char *system_id, int erase, maas_done_fn done, void *ctx);
+/* How a release wipes the disks (MAAS's erase, quick_erase, secure_erase):
+ * the machine goes through Disk erasing before Ready. */
+enum maas_erase { MAAS_ERASE_NONE, MAAS_ERASE_FULL, MAAS_ERASE_QUICK, MAAS_ERASE_SECURE };
+int maas_release_erase(struct maas_client *client, const char *system_id, enum maas_erase erase, maas_done_fn done,
+		       void *ctx);
 /* comment (may be NULL) becomes the machine's status message in MAAS. */
 int maas_mark_broken(struct maas_client *client, const char *system_id, const char *comment, maas_done_fn done,
 		     void *ctx);

@@ -146,11 +146,25 @@ int maas_release(struct maas_client *client, const char *system_id, maas_done_fn
 	return machine_op(client, system_id, "release", NULL, done, ctx);
 }
 
-/* erase=true: MAAS wipes the disks before the machine is Ready again
- * (Releasing goes through Disk erasing; api/machines.py MachineHandler.release). */
-int maas_release_erase(struct maas_client *client, const char *system_id, int erase, maas_done_fn done, void *ctx)
+int maas_release_erase(struct maas_client *client, const char *system_id, enum maas_erase erase, maas_done_fn done,
+		       void *ctx)
 {
-	return machine_op(client, system_id, "release", erase ? "erase=true" : NULL, done, ctx);
+	struct br_buf form;
+	int rc;
+
+	if (erase == MAAS_ERASE_NONE)
+		return maas_release(client, system_id, done, ctx);
+	br_buf_init(&form, 0);
+	/* api/machines.py release: erase, then how (secure falls back to a
+	 * full wipe on disks that cannot, quick wipes the start and end). */
+	maas_form_add(&form, "erase", "true");
+	if (erase == MAAS_ERASE_QUICK)
+		maas_form_add(&form, "quick_erase", "true");
+	else if (erase == MAAS_ERASE_SECURE)
+		maas_form_add(&form, "secure_erase", "true");
+	rc = machine_op(client, system_id, "release", br_buf_str(&form), done, ctx);
+	br_buf_release(&form);
+	return rc;
 }
 
 /* MAAS allocates from the collection, picking by constraints: system_id

@@ -9,12 +9,12 @@
 
 #include "prof_private.h"
 
-const char prof_hw_sections[] = "[system] [gpu] [nic] [nvme] [fans] [psu] [cpu] [clock] [time_limits] [gate]";
+const char prof_hw_sections[] = "[system] [gpu] [nic] [nvme] [fans] [psu] [cpu] [clock] [time_limits] [gate] [reprovision]";
 
 int prof_hw_section_known(const char *section, size_t len)
 {
 	static const char *const names[] = { "system", "gpu", "nic", "nvme", "fans", "psu", "cpu", "clock",
-					     "time_limits", "gate" };
+					     "time_limits", "gate", "reprovision" };
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (len == strlen(names[i]) && !memcmp(section, names[i], len))
@@ -64,7 +64,7 @@ int prof_parse_duration_ms(const char *text, int64_t *ret_ms)
 }
 
 /* Each setting: where it goes and what it may hold. */
-enum kind { K_COUNT, K_WIDTH, K_SPEED, K_MHZ, K_GOVERNORS, K_DURATION, K_TEXT, K_CHECKS };
+enum kind { K_COUNT, K_WIDTH, K_SPEED, K_MHZ, K_GOVERNORS, K_DURATION, K_TEXT, K_CHECKS, K_ERASE };
 
 struct setting {
 	const char *section, *name;
@@ -91,10 +91,15 @@ static const struct setting settings[] = {
 	{ "time_limits", "discover", K_DURATION, AT(limits.discover_s) },
 	{ "time_limits", "configure", K_DURATION, AT(limits.configure_s) },
 	{ "time_limits", "enlist", K_DURATION, AT(limits.enlist_s) },
-	{ "time_limits", "validate", K_DURATION, AT(limits.validate_s) },
+	{ "time_limits", "commissioning", K_DURATION, AT(limits.commissioning_s) },
+	{ "time_limits", "deployment", K_DURATION, AT(limits.deployment_s) },
+	{ "time_limits", "validation", K_DURATION, AT(limits.validation_s) },
+	{ "time_limits", "validate", K_DURATION, AT(limits.validation_s) },
 	{ "gate", "required", K_CHECKS, AT(gate_required) },
+	{ "reprovision", "erase", K_ERASE, AT(erase) },
 };
 #undef AT
+#define AT_VALIDATION offsetof(struct prof_hardware, limits.validation_s)
 
 static void names_of(const char *section, struct br_buf *out)
 {
@@ -187,9 +192,22 @@ static int set_value(struct prof_parse *ps, const struct setting *s, const char 
 		if (prof_parse_duration_ms(value, &ms))
 			return prof_problem(ps, field, "'%s' is not a duration (such as 500ms, 30s, 10m, 2h; at most 7 days)",
 					    value);
+		/* A stage limit of 0 would fail every node at once: surely a typo. */
+		if (!ms && !strcmp(s->section, "time_limits"))
+			return prof_problem(ps, field, "a time limit of 0: give one of at least 1s");
 		/* clock skew is kept in ms, stage limits in s */
 		*(int64_t *)(void *)at = strcmp(s->section, "clock") ? (ms + 999) / 1000 : ms;
 		return 1;
+	case K_ERASE: {
+		static const char *const names[] = { "no", "yes", "quick", "secure" };
+
+		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (!strcmp(value, names[i])) {
+				*(enum prof_erase *)(void *)at = (enum prof_erase)i;
+				return 1;
+			}
+		return prof_problem(ps, field, "'%s' is not no, yes, quick or secure", value);
+	}
 	case K_TEXT:
 		if (!*value)
 			return prof_problem(ps, field, "empty value");
@@ -207,7 +225,8 @@ int prof_hw_entry(struct prof_parse *ps, const char *section, const char *name, 
 	for (size_t i = 0; i < sizeof(settings) / sizeof(settings[0]) && rc < 0; i++) {
 		if (strcmp(settings[i].section, section) || strcmp(settings[i].name, name))
 			continue;
-		if (prof_seen_twice(ps, section, name))
+		/* the older name and the newer one are one setting */
+		if (prof_seen_twice(ps, section, settings[i].offset == AT_VALIDATION ? "validation" : name))
 			rc = prof_problem(ps, field, "set twice");
 		else
 			rc = set_value(ps, &settings[i], field, value);

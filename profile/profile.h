@@ -14,7 +14,8 @@
  *   boot-disk      model_contains = TEXT | smallest = PROTOCOL|any, tried
  *                  in order, outside any section                 (optional)
  *   hardware.conf  what a healthy node has: [system] [gpu] [nic] [nvme]
- *                  [fans] [psu] [cpu] [clock] [time_limits] [gate] (optional)
+ *                  [fans] [psu] [cpu] [clock] [time_limits] [gate]
+ *                  [reprovision]                               (optional)
  *
  * INI syntax (libinih): '#' or ';' starts a comment line, ';' an inline
  * comment; leading blanks are ignored (no continuation lines). Every problem
@@ -46,6 +47,9 @@
 /* Which file a text is (what sections and names it may hold). */
 enum prof_file { PROF_FILE_BIOS, PROF_FILE_FIRMWARE, PROF_FILE_BOOT_DISK, PROF_FILE_HARDWARE };
 
+/* [reprovision] erase: how MAAS wipes a node's disks when it is released. */
+enum prof_erase { PROF_ERASE_NO, PROF_ERASE_FULL, PROF_ERASE_QUICK, PROF_ERASE_SECURE };
+
 enum prof_boot_mode {
 	PROF_BOOT_PERSISTENT, /* PXE device first in the persistent boot order */
 	PROF_BOOT_ONCE,       /* BootSourceOverrideTarget=Pxe, Enabled=Once */
@@ -72,10 +76,24 @@ struct prof_link {
 	char *speed; /* "Gen5"; NULL: not stated */
 };
 
-/* Seconds a stage may spend on one node; 0: no limit stated. */
+/* [time_limits]: seconds a stage may spend on one node. commissioning_s
+ * (enlist: from commission to Ready), deployment_s (enlist: from deploy to
+ * Deployed) and validation_s (validate: connect, copy and probe) are
+ * enforced and default to the PROF_*_DEFAULT_S below; a node past one is
+ * failed naming the stage. discover_s, configure_s, enlist_s (0: not
+ * stated) are read for the stages' own budgets. "validate" is an older name
+ * of "validation". */
 struct prof_time_limits {
-	int64_t discover_s, configure_s, enlist_s, validate_s;
+	int64_t discover_s, configure_s, enlist_s;
+	int64_t commissioning_s, deployment_s, validation_s;
 };
+#define PROF_COMMISSIONING_DEFAULT_S (30 * 60)
+#define PROF_DEPLOYMENT_DEFAULT_S (60 * 60)
+#define PROF_VALIDATION_DEFAULT_S (10 * 60)
+/* A node failed for one is given the reason "STAGE" PROF_PAST_LIMIT "N s: ..."
+ * ("commissioning: past the time limit of 1800 s: ..."), which is how `bringup
+ * run` tells it apart in its summary. */
+#define PROF_PAST_LIMIT ": past the time limit of "
 
 /* What a healthy node has (hardware.conf). A count of -1 is "not stated":
  * validators leave that check out rather than guess. */
@@ -93,6 +111,7 @@ struct prof_hardware {
 	struct br_strlist governors;   /* [cpu] governors: allowed cpufreq governors; empty: any */
 	int64_t clock_skew_max_ms;     /* [clock] max_skew; -1 */
 	struct prof_time_limits limits; /* [time_limits] */
+	enum prof_erase erase;          /* [reprovision] erase = no | yes | quick | secure; default no */
 	/* [gate] required: the checks a node must pass to be golden, as names
 	 * or shell patterns ("firmware:*"); empty: every check. */
 	struct br_strlist gate_required;

@@ -252,6 +252,8 @@ static void simple_transition(struct sim_maas *m, struct sim_maas_machine *mc, c
 	const char *op = req->op;
 
 	if (!strcmp(op, "release")) {
+		/* what the client asked to wipe, for tests to read in the log */
+		sim_maas_log_field(r, "erase", br_json_string_or_null(sim_maas_param(&req->params, "erase")));
 		if (sim_maas_release(m, mc, param_true(req, "erase"), r))
 			return;
 	} else if (!strcmp(op, "abort")) {

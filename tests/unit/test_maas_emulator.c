@@ -633,7 +633,7 @@ static void test_shape_as_maas(void **state)
 	json_decref(want);
 	json_decref(doc);
 
-	await(maas_release_erase(cli, id, 1, on_answer, &a), &a);
+	await(maas_release_erase(cli, id, MAAS_ERASE_FULL, on_answer, &a), &a);
 	assert_int_equal(a.rc, 0);
 	assert_string_equal(json_string_value(json_object_get(a.json, "status_name")), "Disk erasing");
 	answer_release(&a);

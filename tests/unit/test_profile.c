@@ -140,7 +140,27 @@ static void test_hardware_ok(void **state)
 	assert_int_equal(p.hw.limits.discover_s, 600);
 	assert_int_equal(p.hw.limits.configure_s, 3600);
 	assert_int_equal(p.hw.limits.enlist_s, 5400);
-	assert_int_equal(p.hw.limits.validate_s, 90);
+	assert_int_equal(p.hw.limits.validation_s, 90); /* "validate", the older name */
+	/* not stated: the defaults */
+	assert_int_equal(p.hw.limits.commissioning_s, PROF_COMMISSIONING_DEFAULT_S);
+	assert_int_equal(p.hw.limits.deployment_s, PROF_DEPLOYMENT_DEFAULT_S);
+	prof_release(&p);
+
+	assert_int_equal(parse("[time_limits]\ncommissioning = 90s\ndeployment = 20m\nvalidation = 1500ms\n",
+			       PROF_FILE_HARDWARE, &p, &err), 0);
+	assert_int_equal(p.hw.limits.commissioning_s, 90);
+	assert_int_equal(p.hw.limits.deployment_s, 1200);
+	assert_int_equal(p.hw.limits.validation_s, 2); /* whole seconds, rounded up */
+	prof_release(&p);
+
+	assert_int_equal(parse("[reprovision]\nerase = quick\n", PROF_FILE_HARDWARE, &p, &err), 0);
+	assert_int_equal(p.hw.erase, PROF_ERASE_QUICK);
+	prof_release(&p);
+
+	/* Left out entirely: every enforced limit has its default. */
+	assert_int_equal(parse("[gpu]\ncount = 4\n", PROF_FILE_HARDWARE, &p, &err), 0);
+	assert_int_equal(p.hw.limits.validation_s, PROF_VALIDATION_DEFAULT_S);
+	assert_int_equal(p.hw.erase, PROF_ERASE_NO);
 	prof_release(&p);
 
 	/* Left out: not stated, so not checked. */
@@ -179,6 +199,12 @@ static void test_hardware_errors(void **state)
 		{ "[clock]\nmax_skew = 1 minute\n", "t.conf:2: clock.max_skew: '1 minute' is not a duration" },
 		{ "[time_limits]\nvalidate = 8d\n", "t.conf:2: time_limits.validate: '8d' is not a duration" },
 		{ "[time_limits]\nvalidate = 200h\n", "t.conf:2: time_limits.validate: '200h' is not a duration" },
+		{ "[time_limits]\ncommissioning = soon\n", "t.conf:2: time_limits.commissioning: 'soon' is not a duration" },
+		{ "[time_limits]\ndeployment = -5\n", "t.conf:2: time_limits.deployment: '-5' is not a duration" },
+		{ "[time_limits]\nvalidation = 0\n", "t.conf:2: time_limits.validation: a time limit of 0" },
+		{ "[time_limits]\nvalidation = 1m\nvalidate = 2m\n", "t.conf:3: time_limits.validate: set twice" },
+		{ "[reprovision]\nerase = wipe\n", "t.conf:2: reprovision.erase: 'wipe' is not no, yes, quick or secure" },
+		{ "[time_limits]\ncomissioning = 1m\n", "t.conf:2: time_limits.comissioning: unknown setting in [time_limits]" },
 		{ "[system]\nmodel =\n", "t.conf:2: system.model: empty value" },
 		{ "[gate]\nrequired = pcie, th/ermal\n", "t.conf:2: gate.required: 'th/ermal' is not a check name" },
 		{ "[gate]\nrequired = ,\n", "t.conf:2: gate.required: empty list" },
@@ -279,7 +305,8 @@ static void test_profile_load(void **state)
 	assert_true(p.hw.cpu_rated_mhz > 2000); /* cpufreq_capped caps at 2.0 GHz */
 	assert_string_equal(p.hw.governors.items[0], "performance");
 	assert_true(p.hw.clock_skew_max_ms > 0);
-	assert_true(p.hw.limits.validate_s > 0);
+	assert_true(p.hw.limits.validation_s > 0);
+	assert_true(p.hw.limits.commissioning_s > 0 && p.hw.limits.deployment_s > 0);
 	/* [gate] required: names and patterns, in file order */
 	assert_true(p.hw.gate_required.n >= 12);
 	assert_string_equal(p.hw.gate_required.items[0], "cabling");

@@ -1,0 +1,100 @@
+#!/bin/sh
+# bringup run killed with SIGKILL (the driver and the stage it runs, as a
+# power cut or the OOM killer would) at random moments, KILLS times, then
+# run once to the end: the inventory converges to what an uninterrupted run
+# on an identical rack gives (every node's state, the tickets), with no
+# machine registered twice in MAAS, no (node, fault) ticket twice, and
+# SQLite's integrity_check ok. The seed is printed: BR_KILL_SEED=N repeats
+# a run's kill times; KILLS=N sets how many (make bench runs more).
+# In the suite the rack has no simulated hosts (--no-hosts): validate finds
+# every node's address refusing connections, a failure as deterministic as
+# the rest, so a run takes seconds; HOSTS=1 gives every node its sshd.
+. "$BR_TOP/tests/e2e/lib.sh"
+cd "$T"
+NODES=${NODES:-8}
+hosts_opt=--no-hosts
+[ "${HOSTS:-0}" = 1 ] && hosts_opt=--hosts
+ssh-keygen -q -t ed25519 -N '' -f "$T/key"
+: > "$T/known_hosts"
+# Under the sanitizers (build/asan) every run is slower: 5 kills there,
+# for the memory checks; the plain suite shows the convergence.
+case "$BIN" in */asan/*) KILLS=${KILLS:-5} ;; *) KILLS=${KILLS:-20} ;; esac
+seed=${BR_KILL_SEED:-$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')}
+echo "kill seed $seed (BR_KILL_SEED=$seed repeats it)"
+faults=psu_failed,pcie_degraded,commission_fail,nvme_order,bmc_auth
+# Two identical racks (same simulator seed): one for the reference run,
+# one for the killed runs.
+for r in ref kill; do
+	bringup sim --nodes "$NODES" $hosts_opt --seed 11 --dir $r --faults "$faults" --maas-commission-ms 100 --maas-deploy-ms 100 \
+		--daemon >/dev/null &
+done
+wait
+at_exit "stop_sim $T/ref; stop_sim $T/kill"
+[ -f ref/env ] && [ -f kill/env ] || fail "a simulator did not start"
+maas_machines() { # DIR: the machines MAAS holds, as hostname lines
+	(
+		set -a; . "$1/env"; set +a
+		ck=${MAAS_API_KEY%%:*}; rest=${MAAS_API_KEY#*:}; tk=${rest%%:*}; ts=${rest#*:}
+		curl -sf -H "Authorization: OAuth oauth_version=\"1.0\", oauth_signature_method=\"PLAINTEXT\", \
+oauth_consumer_key=\"$ck\", oauth_token=\"$tk\", oauth_signature=\"%26$ts\", \
+oauth_nonce=\"$(date +%s%N)\", oauth_timestamp=\"$(date +%s)\"" "${MAAS_URL}api/2.0/machines/" |
+			jq -r '.[].hostname' | sort
+	)
+}
+# The result compared: each node's state, and each ticket's node, fault and status.
+result() { # DB
+	sqlite3 "$1" "select 'node', hostname, state from nodes order by hostname"
+	sqlite3 "$1" "select 'ticket', n.hostname, t.fault, t.status from tickets t join nodes n on n.id = t.node_id
+		order by n.hostname, t.fault"
+}
+# DIR, command...: exec it with that rack's environment; call it in a
+# subshell, "(in_rack ...)" or "in_rack ... &".
+in_rack() {
+	d=$1; shift
+	set -a; . "$T/$d/env"; set +a
+	export BRINGUP_DB=$T/$d.db BRINGUP_SSH_KEY=${BRINGUP_SSH_KEY:-$T/key} BRINGUP_BMC_TIMEOUT=3 BRINGUP_BMC_RETRIES=2
+	export BRINGUP_KNOWN_HOSTS=${BRINGUP_KNOWN_HOSTS:-$T/known_hosts} BRINGUP_SSH_PUBKEY=${BRINGUP_SSH_KEY:-$T/key}.pub
+	exec "$@"
+}
+ms_now() { echo $(($(date +%s%N) / 1000000)); }
+
+(in_rack ref bringup import --manifest ref/rack.csv >/dev/null)
+start=$(ms_now)
+(in_rack ref bringup run -q >/dev/null 2>&1) || true
+span=$(($(ms_now) - start))
+echo "uninterrupted run: $span ms"
+
+(in_rack kill bringup import --manifest kill/rack.csv >/dev/null)
+# awk's srand/rand: the same seed draws the same kill times anywhere.
+awk -v seed="$seed" -v n="$KILLS" -v span="$span" 'BEGIN { srand(seed); for (i = 0; i < n; i++) printf "%d\n", 50 + rand() * span }' \
+	> delays
+killed=0 i=0
+while read -r delay; do
+	i=$((i + 1))
+	# Its own process group: the background subshell execs setsid, which
+	# (the subshell leading no group) execs bringup run in place, so $! is
+	# the group's id and the kill takes the stage it runs too.
+	in_rack kill setsid bringup run -q >/dev/null 2>&1 &
+	pid=$!
+	sleep "$(printf '%d.%03d' $((delay / 1000)) $((delay % 1000)))"
+	if [ "$(ps -o pgid= -p "$pid" 2>/dev/null | tr -d ' ')" = "$pid" ] && kill -KILL "-$pid" 2>/dev/null; then
+		killed=$((killed + 1))
+	fi
+	wait "$pid" 2>/dev/null || true
+done < delays
+echo "kills at $(tr '\n' ' ' < delays)ms: $killed of $KILLS runs were still running"
+(in_rack kill bringup run -q >/dev/null 2>&1) || true
+
+assert_eq "$(sqlite3 kill.db 'pragma integrity_check')" ok "integrity_check"
+result ref.db > ref.txt
+result kill.db > kill.txt
+cmp -s ref.txt kill.txt || fail "killed runs did not converge (seed $seed): $(diff ref.txt kill.txt | head -10)"
+maas_machines kill > machines.txt
+assert_eq "$(wc -l < machines.txt)" "$(maas_machines ref | wc -l)" "machines in MAAS"
+assert_eq "$(uniq -d machines.txt)" "" "a machine registered twice"
+assert_eq "$(sqlite3 kill.db 'select count(*) from (select node_id, fault from tickets group by 1, 2 having count(*) > 1)')" 0 \
+	"a (node, fault) ticket twice"
+# Runs after the work is done are short, so later kills often find none
+# running; a quarter of them must have struck a live run.
+[ "$killed" -ge $((KILLS / 4)) ] || fail "only $killed of $KILLS runs were still running when killed"
+echo "killed runs: $KILLS kills (seed $seed), then one run: the same result as an uninterrupted one"
