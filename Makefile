@@ -47,7 +47,7 @@ SIM_LIBS   := $(foreach m,sim common,$(if $(call lib_srcs,$(m)),$(BUILD)/lib/lib
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all tests test demo bench install format lint clean deps fuzz fuzz-build fuzz-bins
+.PHONY: all tests test demo bench install format format-check lint clean deps fuzz fuzz-build fuzz-bins
 all: $(BINS)
 
 tests: all $(UNIT_BINS)
@@ -107,6 +107,7 @@ deps:
 	@scripts/deps
 
 test: deps
+	$(MAKE) lint
 	$(MAKE) tests
 	$(MAKE) BUILD=build/asan SAN=1 tests
 	tests/run build build/asan
@@ -152,10 +153,16 @@ install: all
 	install -m 0755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
 	cp -R templates/. $(DESTDIR)$(PREFIX)/share/bringup/templates/
 
-format:
-	clang-format -i $(wildcard */*.c */*.h tests/unit/*.c)
+# Every C file but the generated BIOS registry table (scripts/gen-idrac-bios-registry).
+FORMAT_SRCS := $(filter-out sim/idrac_bios_registry.c,$(wildcard */*.c */*.h tests/unit/*.c))
 
-lint:
+format:
+	@clang-format -i $(FORMAT_SRCS)
+
+format-check:
+	@clang-format --dry-run --Werror $(FORMAT_SRCS)
+
+lint: format-check
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --inline-suppr \
 		--suppress=missingIncludeSystem --library=.cppcheck-jansson.cfg -I common $(MODULES)
 

@@ -71,8 +71,10 @@ int br_bmc_opts_finish(struct br_bmc_opts *o, const char *prog, struct rf_option
 		fprintf(stderr, "%s: --bmc-deadline must be 0-%d seconds\n", prog, BR_BMC_DEADLINE_MAX_S);
 		return BR_EXIT_USAGE;
 	}
-	if (o->timeout_s < 1 || o->retries < 0 || o->per_bmc < 1 || o->max_inflight < 1 || o->ipmi_parallel < 1) {
-		fprintf(stderr, "%s: --timeout, --per-bmc, --max-inflight, --ipmi-parallel must be >= 1\n", prog);
+	if (o->timeout_s < 1 || o->retries < 0 || o->per_bmc < 1 || o->max_inflight < 1 ||
+	    o->ipmi_parallel < 1) {
+		fprintf(stderr, "%s: --timeout, --per-bmc, --max-inflight, --ipmi-parallel must be >= 1\n",
+			prog);
 		return BR_EXIT_USAGE;
 	}
 	rf_options_init(ropts);

@@ -10,7 +10,7 @@
 #include "redfish/redfish.h"
 
 struct br_bmc_opts {
-	const char *scheme;  /* http or https */
+	const char *scheme; /* http or https */
 	const char *ca_file;
 	int insecure;
 	int timeout_s;
@@ -19,7 +19,7 @@ struct br_bmc_opts {
 	int max_inflight;
 	int basic_auth;
 	int ipmi_parallel;
-	int deadline_s;      /* one BMC overall; 0: the profile's [time_limits] for the stage */
+	int deadline_s; /* one BMC overall; 0: the profile's [time_limits] for the stage */
 };
 
 /* A BMC's deadline when neither --bmc-deadline nor the profile says. */
@@ -27,23 +27,33 @@ struct br_bmc_opts {
 #define BR_CONFIGURE_DEADLINE_S 3600
 #define BR_BMC_DEADLINE_MAX_S (7 * 24 * 3600)
 
+/* clang-format off: a table reads best one entry per line */
 /* Entries for a struct br_option table (no terminator). */
-#define BR_BMC_OPTIONS(o)                                                                                          \
-	{ "bmc-scheme", 0, BR_OPT_STRING, &(o)->scheme, "http|https",                                              \
-	  "BMC URL scheme (default $BRINGUP_BMC_SCHEME or https)" },                                                 \
-	{ "ca-file", 0, BR_OPT_STRING, &(o)->ca_file, "PATH", "CA bundle for BMC certificates (default $BRINGUP_CA_FILE)" }, \
-	{ "insecure", 'k', BR_OPT_FLAG, &(o)->insecure, NULL, "do not verify BMC TLS certificates" },              \
-	{ "timeout", 't', BR_OPT_INT, &(o)->timeout_s, "SECONDS",                                                  \
-	  "per-request timeout (default $BRINGUP_BMC_TIMEOUT or 15)" },                                             \
-	{ "retries", 0, BR_OPT_INT, &(o)->retries, "N",                                                            \
-	  "retries on timeouts, resets, 5xx (default $BRINGUP_BMC_RETRIES or 5)" },                                 \
-	{ "per-bmc", 0, BR_OPT_INT, &(o)->per_bmc, "N", "requests in flight per BMC (default 4)" },                \
-	{ "max-inflight", 0, BR_OPT_INT, &(o)->max_inflight, "N", "requests in flight overall (default 512)" },    \
-	{ "basic-auth", 0, BR_OPT_FLAG, &(o)->basic_auth, NULL, "use HTTP basic auth instead of Redfish sessions" }, \
-	{ "ipmi-parallel", 0, BR_OPT_INT, &(o)->ipmi_parallel, "N", "ipmitool processes at once (default 16)" }, \
-	{ "bmc-deadline", 0, BR_OPT_INT, &(o)->deadline_s, "SECONDS",                                              \
-	  "give up on one BMC after this long in all (default $BRINGUP_BMC_DEADLINE, else the node profile's "     \
-	  "[time_limits] for the stage, else 600 discover, 3600 configure)" }
+#define BR_BMC_OPTIONS(o)                                                                                    \
+	{ "bmc-scheme",	 0,                                                                                  \
+	  BR_OPT_STRING, &(o)->scheme,                                                                       \
+	  "http|https",	 "BMC URL scheme (default $BRINGUP_BMC_SCHEME or https)" },                          \
+	    { "ca-file",     0,	     BR_OPT_STRING,                                                          \
+	      &(o)->ca_file, "PATH", "CA bundle for BMC certificates (default $BRINGUP_CA_FILE)" },          \
+	    { "insecure", 'k', BR_OPT_FLAG, &(o)->insecure, NULL, "do not verify BMC TLS certificates" },    \
+	    { "timeout",       't',	  BR_OPT_INT,                                                        \
+	      &(o)->timeout_s, "SECONDS", "per-request timeout (default $BRINGUP_BMC_TIMEOUT or 15)" },      \
+	    { "retries",     0,	  BR_OPT_INT,                                                                \
+	      &(o)->retries, "N", "retries on timeouts, resets, 5xx (default $BRINGUP_BMC_RETRIES or 5)" },  \
+	    { "per-bmc", 0, BR_OPT_INT, &(o)->per_bmc, "N", "requests in flight per BMC (default 4)" },      \
+	    { "max-inflight",	  0,   BR_OPT_INT,                                                           \
+	      &(o)->max_inflight, "N", "requests in flight overall (default 512)" },                         \
+	    { "basic-auth",	0,    BR_OPT_FLAG,                                                           \
+	      &(o)->basic_auth, NULL, "use HTTP basic auth instead of Redfish sessions" },                   \
+	    { "ipmi-parallel",	   0,	BR_OPT_INT,                                                          \
+	      &(o)->ipmi_parallel, "N", "ipmitool processes at once (default 16)" },                         \
+	{                                                                                                    \
+		"bmc-deadline", 0, BR_OPT_INT, &(o)->deadline_s, "SECONDS",                                  \
+		    "give up on one BMC after this long in all (default $BRINGUP_BMC_DEADLINE, else the "    \
+		    "node profile's "                                                                        \
+		    "[time_limits] for the stage, else 600 discover, 3600 configure)"                        \
+	}
+/* clang-format on */
 
 /* Defaults, then the environment (BRINGUP_BMC_SCHEME, BRINGUP_CA_FILE,
  * BRINGUP_BMC_TIMEOUT, BRINGUP_BMC_RETRIES: `bringup run` passes them to

@@ -78,7 +78,8 @@ static char *fmt_num(double v, const char *units)
 
 static void print_hw(const struct br_hw *hw)
 {
-	static const char *const sensor_hdr[] = { "KIND", "NAME", "READING", "HEALTH", "LOWER CRIT", "UPPER CRIT" };
+	static const char *const sensor_hdr[] = { "KIND",   "NAME",	  "READING",
+						  "HEALTH", "LOWER CRIT", "UPPER CRIT" };
 	static const char *const sel_hdr[] = { "ID", "CREATED", "SEVERITY", "MESSAGE" };
 	struct br_table t;
 
@@ -96,8 +97,9 @@ static void print_hw(const struct br_hw *hw)
 		const struct br_sensor *s = &hw->sensors[i];
 		char *reading = fmt_num(s->reading, s->units), *lc = fmt_num(s->lower_critical, NULL);
 		char *uc = fmt_num(s->upper_critical, NULL);
-		const char *row[] = { br_sensor_kind_name(s->kind), s->name, reading ? reading : s->state,
-				      s->health, lc, uc };
+		const char *row[] = {
+			br_sensor_kind_name(s->kind), s->name, reading ? reading : s->state, s->health, lc, uc
+		};
 
 		br_table_add(&t, row);
 		free(reading);
@@ -123,23 +125,27 @@ int main(int argc, char **argv)
 	const char *ipmi = NULL, *user = NULL, *password_ref = NULL;
 	int timeout_s = 30, json = 0, verbose = 0, quiet = 0;
 	const struct br_option options[] = {
-		{ "ipmi", 0, BR_OPT_STRING, &ipmi, "HOST[:PORT]", "read this BMC over IPMI (ipmitool lanplus; port 623)" },
+		{ "ipmi", 0, BR_OPT_STRING, &ipmi, "HOST[:PORT]",
+		  "read this BMC over IPMI (ipmitool lanplus; port 623)" },
 		{ "user", 'u', BR_OPT_STRING, &user, "USER", "BMC user" },
 		{ "password-ref", 0, BR_OPT_STRING, &password_ref, "env:VAR|file:PATH",
 		  "where the BMC password is (a literal password is refused)" },
-		{ "timeout", 't', BR_OPT_INT, &timeout_s, "S", "limit on each BMC call in seconds (default 30)" },
+		{ "timeout", 't', BR_OPT_INT, &timeout_s, "S",
+		  "limit on each BMC call in seconds (default 30)" },
 		{ "json", 0, BR_OPT_FLAG, &json, NULL, "print everything read as one JSON document" },
 		{ "verbose", 'v', BR_OPT_FLAG, &verbose, NULL, "more log detail (repeat for debug)" },
 		{ "quiet", 'q', BR_OPT_FLAG, &quiet, NULL, "only errors on stderr" },
 		{ 0 },
 	};
 	const struct br_command cmd = {
-		"bringup-bmc", "--ipmi HOST[:PORT] --user U --password-ref env:VAR|file:PATH [options]",
+		"bringup-bmc",
+		"--ipmi HOST[:PORT] --user U --password-ref env:VAR|file:PATH [options]",
 		"Read one BMC without the inventory and print what it reports: power, FRU serial and model,\n"
 		"BMC firmware and MAC, sensors, system event log. Exit 0 read, 2 bad usage, 3 BMC\n"
 		"unreachable or credentials refused, 1 the BMC answered nothing usable.\n"
 		"BR_IPMITOOL names another ipmitool binary.",
-		options, NULL,
+		options,
+		NULL,
 	};
 	struct bmc_result res = { 0 };
 	char *password = NULL;
@@ -149,7 +155,10 @@ int main(int argc, char **argv)
 	rc = br_opt_parse(&cmd, argc, argv, &argi);
 	if (rc)
 		return rc == BR_OPT_EXIT_OK ? BR_EXIT_OK : BR_EXIT_USAGE;
-	br_log_set_level(quiet ? BR_LOG_ERROR : verbose > 1 ? BR_LOG_DEBUG : verbose ? BR_LOG_INFO : BR_LOG_WARN);
+	br_log_set_level(quiet	       ? BR_LOG_ERROR
+			 : verbose > 1 ? BR_LOG_DEBUG
+			 : verbose     ? BR_LOG_INFO
+				       : BR_LOG_WARN);
 	if (argi < argc || !ipmi || !user || !password_ref || timeout_s < 1) {
 		fprintf(stderr, "bringup-bmc: need --ipmi, --user, --password-ref and a --timeout >= 1\n"
 				"bringup-bmc: try 'bringup-bmc --help'\n");
@@ -169,9 +178,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bringup-bmc: %s\n", msg);
 		free(msg);
 		rc = res.rc == BR_E_AUTH || res.rc == BR_E_UNREACHABLE || res.rc == BR_E_TIMEOUT ||
-				     res.rc == BR_E_NOTFOUND
-			     ? BR_EXIT_UNREACHABLE
-			     : BR_EXIT_NODES;
+			     res.rc == BR_E_NOTFOUND
+			 ? BR_EXIT_UNREACHABLE
+			 : BR_EXIT_NODES;
 		goto out;
 	}
 	rc = BR_EXIT_OK;

@@ -54,14 +54,16 @@ static char *configured_reason(const struct cfg_job *job, int dry_run)
 		return br_xasprintf("%zu BIOS attributes and %s boot settings to change", job->n_changes,
 				    job->boot_wanted ? "the" : "no");
 	if (!job->bios_patched && !job->boot_patched)
-		return br_xasprintf("already on the %s BIOS baseline; PXE first on %s", job->profile->name, pxe);
+		return br_xasprintf("already on the %s BIOS baseline; PXE first on %s", job->profile->name,
+				    pxe);
 	if (!job->bios_patched)
 		return br_xasprintf("on the %s BIOS baseline; boot order set and verified: PXE first on %s",
 				    job->profile->name, pxe);
-	return br_xasprintf("%s BIOS baseline applied by job %s (%zu attributes, %d reset%s) and verified; PXE "
-			    "first on %s",
-			    job->profile->name, job->job ? job->job : "?", job->n_changes, job->resets,
-			    job->resets == 1 ? "" : "s", pxe);
+	return br_xasprintf(
+	    "%s BIOS baseline applied by job %s (%zu attributes, %d reset%s) and verified; PXE "
+	    "first on %s",
+	    job->profile->name, job->job ? job->job : "?", job->n_changes, job->resets,
+	    job->resets == 1 ? "" : "s", pxe);
 }
 
 static void on_redfish(const struct rf_config_target *t, int rc, const struct rf_config_result *res,
@@ -89,7 +91,8 @@ static void on_redfish(const struct rf_config_target *t, int rc, const struct rf
 		finish(ctx, job, 0, br_bmc_failure_reason(rc, msg));
 }
 
-static void on_ipmi(const struct rf_ipmi_target *t, int rc, struct br_hw *hw, const struct br_err *err, void *ctx)
+static void on_ipmi(const struct rf_ipmi_target *t, int rc, struct br_hw *hw, const struct br_err *err,
+		    void *ctx)
 {
 	struct cfg_job *job = t->user_data;
 
@@ -97,9 +100,10 @@ static void on_ipmi(const struct rf_ipmi_target *t, int rc, struct br_hw *hw, co
 		job->resets = 1;
 		job->boot_patched = 1;
 		finish(ctx, job, 1,
-		       br_xasprintf("PXE boot (persistent, EFI) set and power cycled over IPMI; BIOS baseline of %s "
-				    "not applied: IPMI cannot set BIOS attributes",
-				    job->profile->name));
+		       br_xasprintf(
+			   "PXE boot (persistent, EFI) set and power cycled over IPMI; BIOS baseline of %s "
+			   "not applied: IPMI cannot set BIOS attributes",
+			   job->profile->name));
 	} else {
 		finish(ctx, job, 0, br_xstrdup(err && err->msg[0] ? err->msg : br_strerror(rc)));
 	}
@@ -141,8 +145,9 @@ static void make_spec(struct cfg_job *job)
 {
 	const struct prof_profile *p = job->profile;
 
-	job->spec = (struct rf_config_spec){ p->bios, p->n_bios, p->pxe_nic,
-					     p->boot_mode == PROF_BOOT_ONCE ? RF_BOOT_ONCE : RF_BOOT_PERSISTENT };
+	job->spec =
+	    (struct rf_config_spec){ p->bios, p->n_bios, p->pxe_nic,
+				     p->boot_mode == PROF_BOOT_ONCE ? RF_BOOT_ONCE : RF_BOOT_PERSISTENT };
 }
 
 /* Credentials, address, stored facts and the firmware verdict of a node;
@@ -164,7 +169,8 @@ static int prepare(struct run *run, struct cfg_job *job, const char *scheme)
 	job->fw = br_checks_from_val(verdicts, job->n_fw);
 	val_checks_free(verdicts, job->n_fw);
 	br_hw_release(&hw);
-	if (br_bmc_endpoint(job->node, scheme, &job->password, &job->host, &job->port, &job->base_url, &why)) {
+	if (br_bmc_endpoint(job->node, scheme, &job->password, &job->host, &job->port, &job->base_url,
+			    &why)) {
 		finish(run, job, 0, why);
 		return -1;
 	}
@@ -183,7 +189,7 @@ static int check_args(struct br_stage *st, struct args *a)
 		return st->exit = BR_EXIT_USAGE;
 	if (a->max_resets < 1 || a->poll_ms < 1 || a->graceful_s < 0 || a->job_timeout_s < 1)
 		return br_stage_usage(st, "counts, intervals and timeouts must be positive");
-	a->rf.use_expand = 0; /* configure reads single resources */
+	a->rf.use_expand = 0;	   /* configure reads single resources */
 	st->no_lease = a->dry_run; /* a dry run changes nothing: it needs no lease */
 	return 0;
 }
@@ -217,11 +223,14 @@ static int configure(struct br_stage *st, struct run *run, struct profiles *ps, 
 		if (prepare(run, job, a->bmc.scheme))
 			continue;
 		if (job->ipmi && !a->dry_run)
-			ipmi[n_ipmi++] = (struct rf_ipmi_target){ job->node->hostname, job->host,
-								  job->port ? job->port : 623, job->node->bmc_user,
-								  job->password, job };
+			ipmi[n_ipmi++] = (struct rf_ipmi_target){
+				job->node->hostname, job->host,	    job->port ? job->port : 623,
+				job->node->bmc_user, job->password, job
+			};
 		else if (job->ipmi)
-			finish(run, job, 1, br_xstrdup("would set bootdev pxe (persistent, EFI) and power cycle over IPMI"));
+			finish(
+			    run, job, 1,
+			    br_xstrdup("would set bootdev pxe (persistent, EFI) and power cycle over IPMI"));
 		else
 			rf[n_rf++] = (struct rf_config_target){
 				{ job->node->hostname, job->base_url, job->node->bmc_user, job->password, job,
@@ -242,7 +251,8 @@ static int configure(struct br_stage *st, struct run *run, struct profiles *ps, 
 	}
 	/* a power cycle per ipmitool slot: the slots are the reset ration too */
 	if (n_ipmi && !br_signal_caught() &&
-	    rf_ipmi_pxe_all(ipmi, n_ipmi, a->bmc.ipmi_parallel < a->max_resets ? a->bmc.ipmi_parallel : a->max_resets,
+	    rf_ipmi_pxe_all(ipmi, n_ipmi,
+			    a->bmc.ipmi_parallel < a->max_resets ? a->bmc.ipmi_parallel : a->max_resets,
 			    a->bmc.timeout_s, on_ipmi, run, &err)) {
 		rc = br_stage_fail(st, BR_EXIT_USAGE, "%s", err.msg);
 		goto out;
@@ -283,21 +293,29 @@ int main(int argc, char **argv)
 	struct br_stage st = { 0 };
 	struct args a = { .max_resets = 8, .poll_ms = 5000, .graceful_s = 120, .job_timeout_s = 1800 };
 	const struct br_option options[] = {
-		{ "dry-run", 'n', BR_OPT_FLAG, &a.dry_run, NULL, "print what would change per node; change nothing" },
-		{ "max-resets", 0, BR_OPT_INT, &a.max_resets, "N", "systems resetting (reset to job end) at once (default 8)" },
+		{ "dry-run", 'n', BR_OPT_FLAG, &a.dry_run, NULL,
+		  "print what would change per node; change nothing" },
+		{ "max-resets", 0, BR_OPT_INT, &a.max_resets, "N",
+		  "systems resetting (reset to job end) at once (default 8)" },
 		{ "poll-ms", 0, BR_OPT_INT, &a.poll_ms, "MS", "job polling interval (default 5000)" },
-		{ "graceful-timeout", 0, BR_OPT_INT, &a.graceful_s, "SECONDS", "GracefulRestart, then ForceRestart after this (default 120)" },
-		{ "job-timeout", 0, BR_OPT_INT, &a.job_timeout_s, "SECONDS", "a job not done this long after the reset fails the node (default 1800)" },
+		{ "graceful-timeout", 0, BR_OPT_INT, &a.graceful_s, "SECONDS",
+		  "GracefulRestart, then ForceRestart after this (default 120)" },
+		{ "job-timeout", 0, BR_OPT_INT, &a.job_timeout_s, "SECONDS",
+		  "a job not done this long after the reset fails the node (default 1800)" },
 		BR_BMC_OPTIONS(&a.bmc),
 		{ 0 },
 	};
 	const struct br_command cmd = {
-		"bringup-configure", "[options] [HOST...]",
+		"bringup-configure",
+		"[options] [HOST...]",
 		"Bring nodes that are 'discovered' (or the named ones) to their profile's BIOS baseline\n"
-		"(templates/profiles/NAME/bios.conf) through iDRAC config jobs, put PXE on the provisioning NIC\n"
-		"first, verify both, and judge firmware against firmware.conf. IPMI-only BMCs get bootdev pxe\n"
+		"(templates/profiles/NAME/bios.conf) through iDRAC config jobs, put PXE on the provisioning "
+		"NIC\n"
+		"first, verify both, and judge firmware against firmware.conf. IPMI-only BMCs get bootdev "
+		"pxe\n"
 		"(persistent, EFI) and a power cycle. Nodes end 'configured' or 'failed'.",
-		options, &st.common,
+		options,
+		&st.common,
 	};
 	static const int states[] = { INV_DISCOVERED, -1 };
 	struct run run = { 0 };

@@ -36,7 +36,8 @@ struct run {
 	char *inventory_error; /* the first write the inventory refused (disk full, I/O): exit 3 */
 };
 
-static void finish(struct run *run, struct job *job, int ok, const char *via, const char *reason, size_t n_macs)
+static void finish(struct run *run, struct job *job, int ok, const char *via, const char *reason,
+		   size_t n_macs)
 {
 	job->done = 1;
 	job->ok = ok;
@@ -61,7 +62,8 @@ static void fail_node(struct run *run, struct job *job, const char *reason)
 	struct br_err err = { 0 };
 
 	br_warn("discover", "%s: %s", job->node->hostname, reason);
-	if (inv_node_set_state(run->st->inv, job->node->hostname, job->node->state, INV_FAILED, reason, &err)) {
+	if (inv_node_set_state(run->st->inv, job->node->hostname, job->node->state, INV_FAILED, reason,
+			       &err)) {
 		br_error("discover", "%s: %s", job->node->hostname, err.msg);
 		if (err.code == BR_E_DB)
 			inventory_failed(run, err.msg);
@@ -131,12 +133,14 @@ static void on_redfish(const struct rf_target *t, int rc, const char *text, size
 	else if (rc == BR_E_INTERRUPTED) /* logged out; the node stays as it was for the next run */
 		finish(ctx, job, 0, NULL, text ? text : "interrupted", 0);
 	else if (rc == RF_E_NO_REDFISH && strcmp(job->node->bmc_type, "redfish"))
-		br_info("discover", "%s: no Redfish service; trying IPMI", job->node->hostname); /* second pass */
+		br_info("discover", "%s: no Redfish service; trying IPMI",
+			job->node->hostname); /* second pass */
 	else
 		fail_bmc(ctx, job, rc, text);
 }
 
-static void on_ipmi(const struct rf_ipmi_target *t, int rc, struct br_hw *hw, const struct br_err *err, void *ctx)
+static void on_ipmi(const struct rf_ipmi_target *t, int rc, struct br_hw *hw, const struct br_err *err,
+		    void *ctx)
 {
 	struct run *run = ctx;
 	struct job *job = t->user_data;
@@ -161,7 +165,8 @@ static int prepare(struct run *run, struct job *job, const char *scheme)
 {
 	char *why = NULL;
 
-	if (br_bmc_endpoint(job->node, scheme, &job->password, &job->host, &job->port, &job->base_url, &why)) {
+	if (br_bmc_endpoint(job->node, scheme, &job->password, &job->host, &job->port, &job->base_url,
+			    &why)) {
 		fail_node(run, job, why);
 		free(why);
 		return -1;
@@ -199,10 +204,11 @@ static json_t *summary_json(const void *ctx)
 	for (size_t i = 0; i < run->n_jobs; i++) {
 		const struct job *j = &run->jobs[i];
 
-		json_array_append_new(arr, json_pack("{s:s, s:s, s:o, s:o, s:I}", "hostname", j->node->hostname,
-						     "result", j->ok ? "discovered" : "failed", "via",
-						     br_json_string_or_null(j->via), "reason",
-						     br_json_string_or_null(j->reason), "macs", (json_int_t)j->n_macs));
+		json_array_append_new(
+		    arr,
+		    json_pack("{s:s, s:s, s:o, s:o, s:I}", "hostname", j->node->hostname, "result",
+			      j->ok ? "discovered" : "failed", "via", br_json_string_or_null(j->via),
+			      "reason", br_json_string_or_null(j->reason), "macs", (json_int_t)j->n_macs));
 	}
 	return json_pack("{s:o, s:I, s:I}", "nodes", arr, "discovered", (json_int_t)(run->done - run->failed),
 			 "failed", (json_int_t)run->failed);
@@ -220,8 +226,8 @@ static void print_summary(const void *ctx)
 		char macs[16];
 
 		snprintf(macs, sizeof(macs), "%zu", j->n_macs);
-		br_table_add(&t, (const char *const[]){ j->node->hostname, j->ok ? "discovered" : "failed", j->via,
-							macs, j->ok ? NULL : j->reason });
+		br_table_add(&t, (const char *const[]){ j->node->hostname, j->ok ? "discovered" : "failed",
+							j->via, macs, j->ok ? NULL : j->reason });
 	}
 	br_table_print(&t, stdout);
 	br_table_release(&t);
@@ -246,7 +252,8 @@ static int check_args(struct br_stage *st, struct args *a)
 /* The node's BMC deadline: --bmc-deadline, else its profile's
  * [time_limits] discover. A profile that does not load is configure's to
  * report; discovery then uses its own default. */
-static long deadline_ms(struct br_profiles *profiles, const struct inv_node *node, const struct br_bmc_opts *o)
+static long deadline_ms(struct br_profiles *profiles, const struct inv_node *node,
+			const struct br_bmc_opts *o)
 {
 	const struct prof_profile *p = NULL;
 	struct br_err err = { 0 };
@@ -278,8 +285,10 @@ static int discover(struct br_stage *st, struct run *run, struct args *a)
 		job->node = &st->nodes[i];
 		if (prepare(run, job, a->bmc.scheme) || !strcmp(job->node->bmc_type, "ipmi"))
 			continue;
-		rf[n_rf++] = (struct rf_target){ job->node->hostname, job->base_url, job->node->bmc_user, job->password,
-						 job, deadline_ms(&profiles, job->node, &a->bmc) };
+		rf[n_rf++] = (struct rf_target){
+			job->node->hostname, job->base_url, job->node->bmc_user,
+			job->password,	     job,	    deadline_ms(&profiles, job->node, &a->bmc)
+		};
 	}
 	/* Workers fork here, before any network I/O; each stores what its
 	 * BMCs report through its own inventory connection. */
@@ -295,9 +304,10 @@ static int discover(struct br_stage *st, struct run *run, struct args *a)
 		struct job *job = &run->jobs[i];
 
 		if (!job->done && job->password)
-			ipmi[n_ipmi++] = (struct rf_ipmi_target){ job->node->hostname, job->host,
-								  job->port ? job->port : 623, job->node->bmc_user,
-								  job->password, job };
+			ipmi[n_ipmi++] = (struct rf_ipmi_target){
+				job->node->hostname, job->host,	    job->port ? job->port : 623,
+				job->node->bmc_user, job->password, job
+			};
 	}
 	if (!rc && n_ipmi && !br_signal_caught() &&
 	    rf_ipmi_discover_all(ipmi, n_ipmi, a->bmc.ipmi_parallel, a->bmc.timeout_s, on_ipmi, run, &err))
@@ -335,11 +345,13 @@ int main(int argc, char **argv)
 		{ 0 },
 	};
 	const struct br_command cmd = {
-		"bringup-discover", "[options] [HOST...]",
+		"bringup-discover",
+		"[options] [HOST...]",
 		"Read every BMC of nodes that are 'new' or 'failed' (or the named ones): MACs, serials,\n"
 		"model, BIOS, boot order, firmware, PCIe, drives, PSUs, thermal, SEL. Redfish first; BMCs\n"
 		"with bmc_type ipmi, or without /redfish/v1, are read with ipmitool.",
-		options, &st.common,
+		options,
+		&st.common,
 	};
 	static const int states[] = { INV_NEW, INV_FAILED, -1 };
 	struct run run = { 0 };
@@ -354,7 +366,8 @@ int main(int argc, char **argv)
 		br_stage_report(&st, summary_json, print_summary, &run, run.failed);
 	br_stage_interrupted(&st);
 	if (run.inventory_error) /* exit 3, as for an inventory that cannot be opened */
-		br_stage_fail(&st, BR_EXIT_UNREACHABLE, "the inventory cannot be written: %s", run.inventory_error);
+		br_stage_fail(&st, BR_EXIT_UNREACHABLE, "the inventory cannot be written: %s",
+			      run.inventory_error);
 	run_release(&run);
 	return br_stage_close(&st);
 }

@@ -62,7 +62,8 @@ static void on_system_id(void *ctx, struct enlist_job *job)
 static void on_ready(void *ctx, struct enlist_job *job)
 {
 	struct job_ctx *c = job->user_data;
-	char *reason = br_xasprintf("commissioned in MAAS as %s; boot disk %s", job->system_id, job->boot_disk_serial);
+	char *reason =
+	    br_xasprintf("commissioned in MAAS as %s; boot disk %s", job->system_id, job->boot_disk_serial);
 
 	record(ctx, c, INV_ENLISTED, reason);
 	free(reason);
@@ -91,12 +92,18 @@ static int prepare(struct run *run, size_t i, struct enlist_inputs *in)
 		finish(run, c, 0, err.msg);
 		return -1;
 	}
-	br_info("enlist", "%s: boot disk %s, by %s", c->node->hostname, c->in.boot_disk_serial, c->in.boot_disk_why);
-	*j = (struct enlist_job){ .hostname = c->node->hostname, .macs = &c->in.macs, .power_address = c->node->bmc,
+	br_info("enlist", "%s: boot disk %s, by %s", c->node->hostname, c->in.boot_disk_serial,
+		c->in.boot_disk_why);
+	*j = (struct enlist_job){ .hostname = c->node->hostname,
+				  .macs = &c->in.macs,
+				  .power_address = c->node->bmc,
 				  .bmc_type = c->node->bmc_type,
-				  .power_user = c->node->bmc_user, .power_pass = c->in.power_pass,
-				  .boot_disk_serial = c->in.boot_disk_serial, .user_data_b64 = c->in.user_data_b64,
-				  .commission_limit_ms = c->in.commissioning_s * 1000, .deploy_limit_ms = c->in.deployment_s * 1000,
+				  .power_user = c->node->bmc_user,
+				  .power_pass = c->in.power_pass,
+				  .boot_disk_serial = c->in.boot_disk_serial,
+				  .user_data_b64 = c->in.user_data_b64,
+				  .commission_limit_ms = c->in.commissioning_s * 1000,
+				  .deploy_limit_ms = c->in.deployment_s * 1000,
 				  .user_data = c };
 	if (c->node->maas_system_id)
 		j->system_id = br_xstrdup(c->node->maas_system_id);
@@ -112,13 +119,13 @@ static json_t *summary_json(const void *ctx)
 		const struct job_ctx *c = &run->ctx[i];
 		const struct enlist_job *j = &run->jobs[i];
 
-		json_array_append_new(arr, json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o}", "hostname",
-						     c->node->hostname, "result", c->result ? c->result : "skipped",
-						     "system_id", br_json_string_or_null(j->system_id), "ip",
-						     br_json_string_or_null(j->ip), "boot_disk_serial",
-						     br_json_string_or_null(c->in.boot_disk_serial), "installed_serial",
-						     br_json_string_or_null(j->installed_serial), "reason",
-						     br_json_string_or_null(c->reason)));
+		json_array_append_new(
+		    arr, json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o}", "hostname", c->node->hostname,
+				   "result", c->result ? c->result : "skipped", "system_id",
+				   br_json_string_or_null(j->system_id), "ip", br_json_string_or_null(j->ip),
+				   "boot_disk_serial", br_json_string_or_null(c->in.boot_disk_serial),
+				   "installed_serial", br_json_string_or_null(j->installed_serial), "reason",
+				   br_json_string_or_null(c->reason)));
 	}
 	return json_pack("{s:o, s:I, s:I}", "nodes", arr, "deployed", (json_int_t)(run->done - run->failed),
 			 "failed", (json_int_t)run->failed);
@@ -126,7 +133,9 @@ static json_t *summary_json(const void *ctx)
 
 static void print_summary(const void *ctx)
 {
-	static const char *const headers[] = { "HOSTNAME", "RESULT", "SYSTEM_ID", "IP", "BOOT DISK", "REASON" };
+	static const char *const headers[] = {
+		"HOSTNAME", "RESULT", "SYSTEM_ID", "IP", "BOOT DISK", "REASON"
+	};
 	const struct run *run = ctx;
 	struct br_table t;
 
@@ -134,17 +143,18 @@ static void print_summary(const void *ctx)
 	for (size_t i = 0; i < run->n; i++) {
 		const struct job_ctx *c = &run->ctx[i];
 
-		br_table_add(&t, (const char *const[]){ c->node->hostname, c->result, run->jobs[i].system_id,
-							run->jobs[i].ip, c->in.boot_disk_serial,
-							c->result && !strcmp(c->result, "deployed") ? NULL : c->reason });
+		br_table_add(&t, (const char *const[]){
+				     c->node->hostname, c->result, run->jobs[i].system_id, run->jobs[i].ip,
+				     c->in.boot_disk_serial,
+				     c->result && !strcmp(c->result, "deployed") ? NULL : c->reason });
 	}
 	br_table_print(&t, stdout);
 	br_table_release(&t);
 	printf("\n%zu deployed, %zu failed\n", run->done - run->failed, run->failed);
 }
 
-static int open_maas(struct br_stage *st, const char *url, const char *key_ref, const struct maas_options *base,
-		     struct maas_client **ret_client)
+static int open_maas(struct br_stage *st, const char *url, const char *key_ref,
+		     const struct maas_options *base, struct maas_client **ret_client)
 {
 	struct maas_options mo = *base;
 	struct br_err err = { 0 };
@@ -155,7 +165,8 @@ static int open_maas(struct br_stage *st, const char *url, const char *key_ref, 
 		return br_stage_usage(st, "no MAAS URL: set MAAS_URL or pass --maas-url");
 	if (key_ref ? br_secret_resolve(key_ref, &key, &err) : !getenv("MAAS_API_KEY"))
 		return br_stage_usage(st, "MAAS API key: %s",
-				      key_ref ? err.msg : "set MAAS_API_KEY or pass --api-key-ref env:VAR|file:PATH");
+				      key_ref ? err.msg
+					      : "set MAAS_API_KEY or pass --api-key-ref env:VAR|file:PATH");
 	if (!key)
 		key = br_xstrdup(getenv("MAAS_API_KEY"));
 	mo.url = url;
@@ -189,8 +200,8 @@ static int check_args(struct br_stage *st, struct args *a)
 	struct br_err err = { 0 };
 	int rc;
 
-	if (a->max_parallel < 1 || a->max_inflight < 1 || a->poll_ms < 10 || a->timeout_s < 1 || a->retries < 0 ||
-	    a->commission_timeout_s < 0 || a->deploy_timeout_s < 0)
+	if (a->max_parallel < 1 || a->max_inflight < 1 || a->poll_ms < 10 || a->timeout_s < 1 ||
+	    a->retries < 0 || a->commission_timeout_s < 0 || a->deploy_timeout_s < 0)
 		return br_stage_usage(st, "counts and timeouts must be positive (--poll-ms at least 10)");
 	templates = br_templates_dir();
 	if (!templates)
@@ -200,7 +211,8 @@ static int check_args(struct br_stage *st, struct args *a)
 	if (rc)
 		return br_stage_usage(st, "%s", err.msg);
 	if (!a->in.ssh_pubkey)
-		br_warn("enlist", "no --ssh-pubkey or $BRINGUP_SSH_PUBKEY: validators will not be able to log in");
+		br_warn("enlist",
+			"no --ssh-pubkey or $BRINGUP_SSH_PUBKEY: validators will not be able to log in");
 	return 0;
 }
 
@@ -281,38 +293,65 @@ static void run_release(struct run *run, struct args *a)
 int main(int argc, char **argv)
 {
 	struct br_stage st = { 0 };
-	struct args a = { .url = getenv("MAAS_URL"), .ca_file = getenv("BRINGUP_CA_FILE"),
-			  .pubkey = getenv("BRINGUP_SSH_PUBKEY"), .distro = "jammy", .max_parallel = 64,
-			  .max_inflight = 32, .poll_ms = 1000, .timeout_s = 30, .retries = 5,
-			  .commission_timeout_s = 0, .deploy_timeout_s = 0 };
+	struct args a = { .url = getenv("MAAS_URL"),
+			  .ca_file = getenv("BRINGUP_CA_FILE"),
+			  .pubkey = getenv("BRINGUP_SSH_PUBKEY"),
+			  .distro = "jammy",
+			  .max_parallel = 64,
+			  .max_inflight = 32,
+			  .poll_ms = 1000,
+			  .timeout_s = 30,
+			  .retries = 5,
+			  .commission_timeout_s = 0,
+			  .deploy_timeout_s = 0 };
 	const struct br_option options[] = {
-		{ "maas-url", 0, BR_OPT_STRING, &a.url, "URL", "MAAS URL ending in /MAAS/ (default $MAAS_URL)" },
-		{ "api-key-ref", 0, BR_OPT_STRING, &a.key_ref, "env:VAR|file:PATH", "where the MAAS API key is (default $MAAS_API_KEY)" },
-		{ "ca-file", 0, BR_OPT_STRING, &a.ca_file, "PATH", "CA bundle for MAAS's certificate (default $BRINGUP_CA_FILE)" },
+		{ "maas-url", 0, BR_OPT_STRING, &a.url, "URL",
+		  "MAAS URL ending in /MAAS/ (default $MAAS_URL)" },
+		{ "api-key-ref", 0, BR_OPT_STRING, &a.key_ref, "env:VAR|file:PATH",
+		  "where the MAAS API key is (default $MAAS_API_KEY)" },
+		{ "ca-file", 0, BR_OPT_STRING, &a.ca_file, "PATH",
+		  "CA bundle for MAAS's certificate (default $BRINGUP_CA_FILE)" },
 		{ "insecure", 'k', BR_OPT_FLAG, &a.insecure, NULL, "do not verify MAAS's TLS certificate" },
-		{ "skip-configure", 0, BR_OPT_FLAG, &a.skip_configure, NULL, "also take 'discovered' nodes (configure not run)" },
-		{ "max-parallel", 'j', BR_OPT_INT, &a.max_parallel, "N", "machines in flight at once (default 64)" },
-		{ "max-inflight", 0, BR_OPT_INT, &a.max_inflight, "N", "MAAS requests in flight at once (default 32)" },
-		{ "poll-ms", 0, BR_OPT_INT, &a.poll_ms, "MS", "status poll interval while waiting (default 1000)" },
+		{ "skip-configure", 0, BR_OPT_FLAG, &a.skip_configure, NULL,
+		  "also take 'discovered' nodes (configure not run)" },
+		{ "max-parallel", 'j', BR_OPT_INT, &a.max_parallel, "N",
+		  "machines in flight at once (default 64)" },
+		{ "max-inflight", 0, BR_OPT_INT, &a.max_inflight, "N",
+		  "MAAS requests in flight at once (default 32)" },
+		{ "poll-ms", 0, BR_OPT_INT, &a.poll_ms, "MS",
+		  "status poll interval while waiting (default 1000)" },
 		{ "timeout", 't', BR_OPT_INT, &a.timeout_s, "SECONDS", "per-request timeout (default 30)" },
-		{ "retries", 0, BR_OPT_INT, &a.retries, "N", "retries per request on 503, 409 + Retry-After, resets (default 5)" },
-		{ "commission-timeout", 0, BR_OPT_INT, &a.commission_timeout_s, "SECONDS", "wait for Ready at most (default: the profile's [time_limits] commissioning, else 1800)" },
-		{ "deploy-timeout", 0, BR_OPT_INT, &a.deploy_timeout_s, "SECONDS", "wait for Deployed at most (default: the profile's [time_limits] deployment, else 3600)" },
-		{ "distro", 0, BR_OPT_STRING, &a.distro, "SERIES", "Ubuntu series to deploy (default jammy)" },
-		{ "ssh-pubkey", 0, BR_OPT_STRING, &a.pubkey, "PATH", "public key the validators log in with (default $BRINGUP_SSH_PUBKEY)" },
-		{ "ntp-server", 0, BR_OPT_LIST, &a.ntp, "HOST", "NTP server for the nodes, repeatable (default $BRINGUP_NTP_SERVERS or ntp.ubuntu.com)" },
-		{ "package", 0, BR_OPT_LIST, &a.packages, "NAME", "package to install, repeatable (default chrony lldpd nvme-cli pciutils)" },
+		{ "retries", 0, BR_OPT_INT, &a.retries, "N",
+		  "retries per request on 503, 409 + Retry-After, resets (default 5)" },
+		{ "commission-timeout", 0, BR_OPT_INT, &a.commission_timeout_s, "SECONDS",
+		  "wait for Ready at most (default: the profile's [time_limits] commissioning, else 1800)" },
+		{ "deploy-timeout", 0, BR_OPT_INT, &a.deploy_timeout_s, "SECONDS",
+		  "wait for Deployed at most (default: the profile's [time_limits] deployment, else 3600)" },
+		{ "distro", 0, BR_OPT_STRING, &a.distro, "SERIES",
+		  "Ubuntu series to deploy (default jammy)" },
+		{ "ssh-pubkey", 0, BR_OPT_STRING, &a.pubkey, "PATH",
+		  "public key the validators log in with (default $BRINGUP_SSH_PUBKEY)" },
+		{ "ntp-server", 0, BR_OPT_LIST, &a.ntp, "HOST",
+		  "NTP server for the nodes, repeatable (default $BRINGUP_NTP_SERVERS or ntp.ubuntu.com)" },
+		{ "package", 0, BR_OPT_LIST, &a.packages, "NAME",
+		  "package to install, repeatable (default chrony lldpd nvme-cli pciutils)" },
 		{ 0 },
 	};
 	const struct br_command cmd = {
-		"bringup-enlist", "[options] [HOST...]",
-		"Register 'configured' nodes (with --skip-configure also 'discovered' ones; 'enlisted' ones and\n"
-		"those that failed in MAAS are resumed) with MAAS by their discovered MACs, commission them, set\n"
-		"the boot disk by serial (manifest boot_disk_serial, else the profile's boot-disk rule), deploy\n"
+		"bringup-enlist",
+		"[options] [HOST...]",
+		"Register 'configured' nodes (with --skip-configure also 'discovered' ones; 'enlisted' ones "
+		"and\n"
+		"those that failed in MAAS are resumed) with MAAS by their discovered MACs, commission them, "
+		"set\n"
+		"the boot disk by serial (manifest boot_disk_serial, else the profile's boot-disk rule), "
+		"deploy\n"
 		"with templates/cloud-init/user-data, and record system_id, address and state 'deployed'.",
-		options, &st.common,
+		options,
+		&st.common,
 	};
-	int states[] = { INV_CONFIGURED, INV_ENLISTED, INV_FAILED, -1 /* INV_DISCOVERED with --skip-configure */, -1 };
+	int states[] = { INV_CONFIGURED, INV_ENLISTED, INV_FAILED,
+			 -1 /* INV_DISCOVERED with --skip-configure */, -1 };
 	struct run run = { 0 };
 
 	if (br_stage_parse(&st, &cmd, argc, argv) || check_args(&st, &a))

@@ -31,8 +31,9 @@ static int check_args(struct br_stage *st, struct args *a)
 	if (!a->url || !*a->url)
 		return br_stage_usage(st, "no MAAS URL: set MAAS_URL, pass --maas-url, or --no-maas");
 	if (a->key_ref ? br_secret_resolve(a->key_ref, &a->key, &err) : !getenv("MAAS_API_KEY"))
-		return br_stage_usage(st, "MAAS API key: %s",
-				      a->key_ref ? err.msg : "set MAAS_API_KEY or pass --api-key-ref env:VAR|file:PATH");
+		return br_stage_usage(
+		    st, "MAAS API key: %s",
+		    a->key_ref ? err.msg : "set MAAS_API_KEY or pass --api-key-ref env:VAR|file:PATH");
 	if (!a->key)
 		a->key = br_xstrdup(getenv("MAAS_API_KEY"));
 	a->o.maas.url = a->url;
@@ -45,25 +46,32 @@ int main(int argc, char **argv)
 	struct br_stage st = { 0 };
 	struct args a = { .url = getenv("MAAS_URL"), .ca_file = getenv("BRINGUP_CA_FILE"), .timeout_s = 30 };
 	const struct br_option options[] = {
-		{ "maas-url", 0, BR_OPT_STRING, &a.url, "URL", "MAAS URL ending in /MAAS/ (default $MAAS_URL)" },
+		{ "maas-url", 0, BR_OPT_STRING, &a.url, "URL",
+		  "MAAS URL ending in /MAAS/ (default $MAAS_URL)" },
 		{ "api-key-ref", 0, BR_OPT_STRING, &a.key_ref, "env:VAR|file:PATH",
 		  "where the MAAS API key is (default $MAAS_API_KEY)" },
-		{ "ca-file", 0, BR_OPT_STRING, &a.ca_file, "PATH", "CA bundle for MAAS's certificate (default $BRINGUP_CA_FILE)" },
+		{ "ca-file", 0, BR_OPT_STRING, &a.ca_file, "PATH",
+		  "CA bundle for MAAS's certificate (default $BRINGUP_CA_FILE)" },
 		{ "insecure", 'k', BR_OPT_FLAG, &a.insecure, NULL, "do not verify MAAS's TLS certificate" },
 		{ "timeout", 't', BR_OPT_INT, &a.timeout_s, "SECONDS", "per-request timeout (default 30)" },
 		{ "no-mark-broken", 0, BR_OPT_FLAG, &a.o.no_mark_broken, NULL,
 		  "tag quarantined machines but do not mark them broken in MAAS" },
-		{ "no-maas", 0, BR_OPT_FLAG, &a.o.no_maas, NULL, "judge in the inventory only; leave MAAS alone" },
+		{ "no-maas", 0, BR_OPT_FLAG, &a.o.no_maas, NULL,
+		  "judge in the inventory only; leave MAAS alone" },
 		{ 0 },
 	};
 	const struct br_command cmd = {
-		"bringup-gate", "[options] [HOST...]",
+		"bringup-gate",
+		"[options] [HOST...]",
 		"Promote 'validated' nodes whose required checks (the profile's [gate] required, else every\n"
-		"check) all pass to 'golden'; quarantine the others with the failing or unknown checks as the\n"
+		"check) all pass to 'golden'; quarantine the others with the failing or unknown checks as "
+		"the\n"
 		"reason. In MAAS: tag golden / quarantine (created if missing, the other removed), mark\n"
-		"quarantined machines broken with the reason, mark promoted ones fixed. Golden and quarantined\n"
+		"quarantined machines broken with the reason, mark promoted ones fixed. Golden and "
+		"quarantined\n"
 		"nodes are checked against MAAS again on every run.",
-		options, &st.common,
+		options,
+		&st.common,
 	};
 	static const int states[] = { INV_VALIDATED, INV_GOLDEN, INV_QUARANTINED, -1 };
 	struct gate_run run = { 0 };

@@ -6,9 +6,11 @@ int main(int argc, char **argv)
 	struct br_stage st = { 0 };
 	const struct br_option options[] = { { 0 } };
 	const struct br_command cmd = {
-		"bringup-history", "[options] HOST",
+		"bringup-history",
+		"[options] HOST",
 		"Print every recorded transition of one node: time, from-state, to-state, reason.",
-		options, &st.common,
+		options,
+		&st.common,
 	};
 	struct inv_event *ev = NULL;
 	struct br_err err = { 0 };
@@ -21,7 +23,8 @@ int main(int argc, char **argv)
 	if (br_stage_open(&st, NULL))
 		return br_stage_close(&st);
 	if (inv_node_events(st.inv, argv[st.argi], &ev, &n, &err)) {
-		br_stage_fail(&st, err.code == BR_E_NOTFOUND ? BR_EXIT_USAGE : BR_EXIT_UNREACHABLE, "%s", err.msg);
+		br_stage_fail(&st, err.code == BR_E_NOTFOUND ? BR_EXIT_USAGE : BR_EXIT_UNREACHABLE, "%s",
+			      err.msg);
 		goto out;
 	}
 	if (st.common.json) {
@@ -31,7 +34,8 @@ int main(int argc, char **argv)
 		for (size_t i = 0; i < n; i++)
 			json_array_append_new(arr, json_pack("{s:s, s:o, s:s, s:o}", "at", ev[i].at, "from",
 							     br_json_string_or_null(ev[i].from_state), "to",
-							     ev[i].to_state, "reason", br_json_string_or_null(ev[i].reason)));
+							     ev[i].to_state, "reason",
+							     br_json_string_or_null(ev[i].reason)));
 		br_json_print(stdout, doc);
 		json_decref(doc);
 	} else {
@@ -40,7 +44,8 @@ int main(int argc, char **argv)
 
 		br_table_init(&t, 4, headers);
 		for (size_t i = 0; i < n; i++)
-			br_table_add(&t, (const char *const[]){ ev[i].at, ev[i].from_state, ev[i].to_state, ev[i].reason });
+			br_table_add(&t, (const char *const[]){ ev[i].at, ev[i].from_state, ev[i].to_state,
+								ev[i].reason });
 		br_table_print(&t, stdout);
 		br_table_release(&t);
 	}

@@ -10,16 +10,20 @@ int main(int argc, char **argv)
 	struct br_stage st = { 0 };
 	const char *manifest_path = NULL, *templates_opt = NULL;
 	const struct br_option options[] = {
-		{ "manifest", 'm', BR_OPT_STRING, &manifest_path, "PATH", "rack manifest (CSV) to import (required)" },
-		{ "templates", 0, BR_OPT_STRING, &templates_opt, "DIR", "templates directory (profiles are checked there)" },
+		{ "manifest", 'm', BR_OPT_STRING, &manifest_path, "PATH",
+		  "rack manifest (CSV) to import (required)" },
+		{ "templates", 0, BR_OPT_STRING, &templates_opt, "DIR",
+		  "templates directory (profiles are checked there)" },
 		{ 0 },
 	};
 	const struct br_command cmd = {
-		"bringup-import", "--manifest rack.csv [options]",
+		"bringup-import",
+		"--manifest rack.csv [options]",
 		"Load a rack manifest: every row becomes a node in state 'new'. The file is checked as a\n"
 		"whole first; any problem rejects it (exit 2) and nothing is written. Re-importing the same\n"
 		"file changes nothing; an edited file updates those nodes and records what changed.",
-		options, &st.common,
+		options,
+		&st.common,
 	};
 	struct br_manifest m = { 0 };
 	struct br_strlist problems = { 0 };
@@ -31,7 +35,8 @@ int main(int argc, char **argv)
 	if (br_stage_parse(&st, &cmd, argc, argv))
 		return br_stage_close(&st);
 	if (!manifest_path || st.argi != argc)
-		return br_stage_usage(&st, "%s", manifest_path ? "unexpected operand" : "--manifest is required");
+		return br_stage_usage(&st, "%s",
+				      manifest_path ? "unexpected operand" : "--manifest is required");
 	templates = templates_opt ? br_xstrdup(templates_opt) : br_templates_dir();
 	if (!templates)
 		br_warn("import", "no templates directory found; hardware profiles are not checked");
@@ -46,8 +51,9 @@ int main(int argc, char **argv)
 		const struct br_manifest_row *r = &m.rows[i];
 
 		rows[i] = (struct inv_manifest_row){
-			r->hostname, r->rack, r->unit, r->bmc, r->bmc_user, r->bmc_password,
-			r->profile, r->bmc_type, r->boot_disk_serial, r->notes, r->line,
+			r->hostname,	     r->rack,	      r->unit,	  r->bmc,
+			r->bmc_user,	     r->bmc_password, r->profile, r->bmc_type,
+			r->boot_disk_serial, r->notes,	      r->line,
 		};
 	}
 	if (br_stage_open(&st, NULL))
@@ -61,16 +67,18 @@ int main(int argc, char **argv)
 	}
 	if (st.common.json) {
 		json_t *doc = json_pack("{s:s, s:I, s:I, s:I, s:I}", "manifest", manifest_path, "added",
-					(json_int_t)stats.added, "updated", (json_int_t)stats.updated, "unchanged",
-					(json_int_t)stats.unchanged, "not_in_manifest", (json_int_t)stats.not_in_manifest);
+					(json_int_t)stats.added, "updated", (json_int_t)stats.updated,
+					"unchanged", (json_int_t)stats.unchanged, "not_in_manifest",
+					(json_int_t)stats.not_in_manifest);
 
 		br_json_print(stdout, doc);
 		json_decref(doc);
 	} else if (!st.common.quiet) {
-		printf("%s: %zu added, %zu updated, %zu unchanged\n", manifest_path, stats.added, stats.updated,
-		       stats.unchanged);
+		printf("%s: %zu added, %zu updated, %zu unchanged\n", manifest_path, stats.added,
+		       stats.updated, stats.unchanged);
 		if (stats.not_in_manifest)
-			printf("%zu node(s) in the inventory are not in this manifest; they were left as they are\n",
+			printf("%zu node(s) in the inventory are not in this manifest; they were left as "
+			       "they are\n",
 			       stats.not_in_manifest);
 	}
 	st.exit = BR_EXIT_OK;

@@ -20,9 +20,9 @@ static json_t *report_json(const void *ctx)
 	for (int s = 0; s < INV_STATE_COUNT; s++)
 		json_object_set_new(states, inv_state_name((enum inv_state)s),
 				    json_integer((json_int_t)run->stats.per_state[s]));
-	return json_pack("{s:s, s:I, s:I, s:I, s:o}", "report", run->path, "nodes", (json_int_t)run->stats.nodes,
-			 "tickets", (json_int_t)run->stats.tickets, "bytes", (json_int_t)run->stats.bytes, "states",
-			 states);
+	return json_pack("{s:s, s:I, s:I, s:I, s:o}", "report", run->path, "nodes",
+			 (json_int_t)run->stats.nodes, "tickets", (json_int_t)run->stats.tickets, "bytes",
+			 (json_int_t)run->stats.bytes, "states", states);
 }
 
 static void report_print(const void *ctx)
@@ -48,14 +48,18 @@ int main(int argc, char **argv)
 		{ 0 },
 	};
 	const struct br_command cmd = {
-		"bringup-report", "[options] [HOST...]",
+		"bringup-report",
+		"[options] [HOST...]",
 		"Write the inventory as one self-contained HTML page (no network needed to view it): a rack\n"
 		"elevation with each node coloured by state, the open tickets, and every node (or the named\n"
 		"ones) with its checks, their evidence, and its history.",
-		options, &st.common,
+		options,
+		&st.common,
 	};
-	static const int all[] = { INV_NEW,       INV_DISCOVERED, INV_CONFIGURED, INV_ENLISTED,    INV_DEPLOYED,
-				   INV_VALIDATED, INV_GOLDEN,     INV_FAILED,     INV_QUARANTINED, -1 };
+	static const int all[] = {
+		INV_NEW,       INV_DISCOVERED, INV_CONFIGURED, INV_ENLISTED,	INV_DEPLOYED,
+		INV_VALIDATED, INV_GOLDEN,     INV_FAILED,     INV_QUARANTINED, -1
+	};
 
 	/* A report only reads: it holds no node against a running stage. */
 	st.no_lease = 1;
@@ -66,7 +70,8 @@ int main(int argc, char **argv)
 	run.path = out;
 	if (!br_stage_open(&st, all)) {
 		if (rpt_write(st.inv, st.nodes, st.n, out, &run.stats, &err))
-			br_stage_fail(&st, err.code == BR_E_DB ? BR_EXIT_UNREACHABLE : BR_EXIT_USAGE, "%s", err.msg);
+			br_stage_fail(&st, err.code == BR_E_DB ? BR_EXIT_UNREACHABLE : BR_EXIT_USAGE, "%s",
+				      err.msg);
 		else
 			br_stage_report(&st, report_json, report_print, &run, 0);
 	}

@@ -24,27 +24,38 @@ int main(int argc, char **argv)
 	const char *url = getenv("MAAS_URL"), *ca_file = getenv("BRINGUP_CA_FILE");
 	int insecure = 0, no_run = 0, poll_ms = 1000, wait_timeout_s = 3600;
 	const struct br_option options[] = {
-		{ "rediscover", 0, BR_OPT_FLAG, &o.rediscover, NULL, "reset to 'new' and read the BMC again" },
-		{ "no-run", 0, BR_OPT_FLAG, &no_run, NULL, "release and reset only; do not run the pipeline" },
-		{ "maas-url", 0, BR_OPT_STRING, &url, "URL", "MAAS URL ending in /MAAS/ (default $MAAS_URL)" },
-		{ "ca-file", 0, BR_OPT_STRING, &ca_file, "PATH", "CA bundle for MAAS's certificate (default $BRINGUP_CA_FILE)" },
+		{ "rediscover", 0, BR_OPT_FLAG, &o.rediscover, NULL,
+		  "reset to 'new' and read the BMC again" },
+		{ "no-run", 0, BR_OPT_FLAG, &no_run, NULL,
+		  "release and reset only; do not run the pipeline" },
+		{ "maas-url", 0, BR_OPT_STRING, &url, "URL",
+		  "MAAS URL ending in /MAAS/ (default $MAAS_URL)" },
+		{ "ca-file", 0, BR_OPT_STRING, &ca_file, "PATH",
+		  "CA bundle for MAAS's certificate (default $BRINGUP_CA_FILE)" },
 		{ "insecure", 'k', BR_OPT_FLAG, &insecure, NULL, "do not verify MAAS's TLS certificate" },
-		{ "no-maas", 0, BR_OPT_FLAG, &o.no_maas, NULL, "reset in the inventory only; leave MAAS alone" },
-		{ "poll-ms", 0, BR_OPT_INT, &poll_ms, "MS", "status poll interval while MAAS erases disks (default 1000)" },
-		{ "wait-timeout", 0, BR_OPT_INT, &wait_timeout_s, "SECONDS", "wait for Ready after an erasing release at most (default 3600)" },
+		{ "no-maas", 0, BR_OPT_FLAG, &o.no_maas, NULL,
+		  "reset in the inventory only; leave MAAS alone" },
+		{ "poll-ms", 0, BR_OPT_INT, &poll_ms, "MS",
+		  "status poll interval while MAAS erases disks (default 1000)" },
+		{ "wait-timeout", 0, BR_OPT_INT, &wait_timeout_s, "SECONDS",
+		  "wait for Ready after an erasing release at most (default 3600)" },
 		{ 0 },
 	};
 	const struct br_command cmd = {
-		"bringup-reprovision", "[options] HOST...",
+		"bringup-reprovision",
+		"[options] HOST...",
 		"Release the named machines in MAAS (marked fixed first when broken; disks erased and Ready\n"
 		"waited for when the node's profile says [reprovision] erase), reset the nodes to\n"
 		"'configured' (or 'new' with --rediscover) with an event saying so, keeping their history,\n"
 		"then run every stage for those nodes only ('bringup run --only HOST...'; the stages take\n"
 		"their other settings from the environment).",
-		options, &st.common,
+		options,
+		&st.common,
 	};
-	static const int all[] = { INV_NEW,       INV_DISCOVERED, INV_CONFIGURED, INV_ENLISTED,    INV_DEPLOYED,
-				   INV_VALIDATED, INV_GOLDEN,     INV_FAILED,     INV_QUARANTINED, -1 };
+	static const int all[] = {
+		INV_NEW,       INV_DISCOVERED, INV_CONFIGURED, INV_ENLISTED,	INV_DEPLOYED,
+		INV_VALIDATED, INV_GOLDEN,     INV_FAILED,     INV_QUARANTINED, -1
+	};
 	const char *key = getenv("MAAS_API_KEY");
 
 	repro_options_init(&o);
@@ -63,8 +74,8 @@ int main(int argc, char **argv)
 	o.maas.ca_file = nonempty(ca_file);
 	o.maas.insecure = insecure;
 	if (!st.exit && !br_stage_open(&st, all) && !repro_run(&st, &o, &run) && !st.common.quiet)
-		fprintf(stderr, "reprovision: %zu reset, %zu released in MAAS (%zu erased), %zu errors\n", run.reset,
-			run.released, run.erased, run.errors);
+		fprintf(stderr, "reprovision: %zu reset, %zu released in MAAS (%zu erased), %zu errors\n",
+			run.reset, run.released, run.erased, run.errors);
 	if (!st.exit && run.errors)
 		st.exit = BR_EXIT_NODES;
 	if (st.exit || no_run)

@@ -23,10 +23,11 @@ static json_t *node_json(struct inv *inv, const struct inv_node *n, struct br_er
 		json_array_append_new(jc, json_pack("{s:s, s:s, s:o}", "name", checks[i].name, "result",
 						    inv_check_result_name(checks[i].result), "detail",
 						    br_json_string_or_null(checks[i].detail)));
-	o = json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:s, s:i, s:s, s:s, s:o, s:o, s:o, s:o, s:s}", "hostname",
-		      n->hostname, "state", inv_state_name(n->state), "reason", br_json_string_or_null(n->reason),
-		      "macs", jm, "system_serial", br_json_string_or_null(n->system_serial), "checks", jc, "rack",
-		      n->rack, "unit", n->unit, "bmc", n->bmc, "profile", n->profile, "service_tag",
+	o = json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:s, s:i, s:s, s:s, s:o, s:o, s:o, s:o, s:s}",
+		      "hostname", n->hostname, "state", inv_state_name(n->state), "reason",
+		      br_json_string_or_null(n->reason), "macs", jm, "system_serial",
+		      br_json_string_or_null(n->system_serial), "checks", jc, "rack", n->rack, "unit",
+		      n->unit, "bmc", n->bmc, "profile", n->profile, "service_tag",
 		      br_json_string_or_null(n->service_tag), "model", br_json_string_or_null(n->model),
 		      "maas_system_id", br_json_string_or_null(n->maas_system_id), "ip",
 		      br_json_string_or_null(n->ip), "updated_at", n->updated_at);
@@ -50,8 +51,8 @@ static void print_table(struct inv *inv, const struct inv_node *nodes, size_t n)
 		snprintf(unit, sizeof(unit), "%d", nodes[i].unit);
 		snprintf(nmacs, sizeof(nmacs), "%zu", macs.n);
 		br_table_add(&t, (const char *const[]){ nodes[i].hostname, nodes[i].rack, unit,
-							inv_state_name(nodes[i].state), nodes[i].system_serial,
-							nmacs, nodes[i].reason });
+							inv_state_name(nodes[i].state),
+							nodes[i].system_serial, nmacs, nodes[i].reason });
 		br_strlist_release(&macs);
 		per_state[nodes[i].state]++;
 	}
@@ -73,13 +74,17 @@ int main(int argc, char **argv)
 		{ 0 },
 	};
 	const struct br_command cmd = {
-		"bringup-status", "[options] [HOST...]",
+		"bringup-status",
+		"[options] [HOST...]",
 		"Show every node (or the named ones): state, last reason, serial, MACs, check results.\n"
 		"--json prints {\"nodes\":[{hostname, state, reason, macs, system_serial, checks}]}.",
-		options, &st.common,
+		options,
+		&st.common,
 	};
-	static const int all_states[] = { INV_NEW, INV_DISCOVERED, INV_CONFIGURED, INV_ENLISTED, INV_DEPLOYED,
-					  INV_VALIDATED, INV_GOLDEN, INV_FAILED, INV_QUARANTINED, -1 };
+	static const int all_states[] = {
+		INV_NEW,       INV_DISCOVERED, INV_CONFIGURED, INV_ENLISTED,	INV_DEPLOYED,
+		INV_VALIDATED, INV_GOLDEN,     INV_FAILED,     INV_QUARANTINED, -1
+	};
 	int one_state[2] = { -1, -1 };
 	struct br_err err = { 0 };
 	enum inv_state s;

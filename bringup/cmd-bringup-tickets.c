@@ -17,23 +17,32 @@ int main(int argc, char **argv)
 		{ "format", 'f', BR_OPT_STRING, &format, "md|json|csv",
 		  "Markdown table to print (default), the JSON document (--json), or CSV" },
 		{ "post", 0, BR_OPT_STRING, &post.url, "URL",
-		  "POST each new or changed ticket as JSON to this webhook (Idempotency-Key per ticket version)" },
-		{ "ca-file", 0, BR_OPT_STRING, &post.ca_file, "PATH", "CA bundle for the webhook's certificate" },
-		{ "insecure", 'k', BR_OPT_FLAG, &post.insecure, NULL, "do not verify the webhook's TLS certificate" },
-		{ "retries", 0, BR_OPT_INT, &post.retries, "N", "retries per ticket on errors, 5xx, 429 (default 5)" },
+		  "POST each new or changed ticket as JSON to this webhook (Idempotency-Key per ticket "
+		  "version)" },
+		{ "ca-file", 0, BR_OPT_STRING, &post.ca_file, "PATH",
+		  "CA bundle for the webhook's certificate" },
+		{ "insecure", 'k', BR_OPT_FLAG, &post.insecure, NULL,
+		  "do not verify the webhook's TLS certificate" },
+		{ "retries", 0, BR_OPT_INT, &post.retries, "N",
+		  "retries per ticket on errors, 5xx, 429 (default 5)" },
 		{ "timeout", 't', BR_OPT_INT, &timeout_s, "SECONDS", "one webhook request (default 10)" },
 		{ 0 },
 	};
 	const struct br_command cmd = {
-		"bringup-tickets", "[options] [HOST...]",
-		"File one ticket per fault of every quarantined or failed node (or the named ones): where it is\n"
+		"bringup-tickets",
+		"[options] [HOST...]",
+		"File one ticket per fault of every quarantined or failed node (or the named ones): where it "
+		"is\n"
 		"(rack, U, serial, service tag), the fault, the evidence, and what a technician does\n"
 		"(templates/tickets/actions.conf). Tickets are kept by hostname and fault: a re-run updates\n"
 		"them, a fault that is gone closes its ticket. Prints the open tickets.",
-		options, &st.common,
+		options,
+		&st.common,
 	};
-	static const int all[] = { INV_NEW,       INV_DISCOVERED, INV_CONFIGURED, INV_ENLISTED,    INV_DEPLOYED,
-				   INV_VALIDATED, INV_GOLDEN,     INV_FAILED,     INV_QUARANTINED, -1 };
+	static const int all[] = {
+		INV_NEW,       INV_DISCOVERED, INV_CONFIGURED, INV_ENLISTED,	INV_DEPLOYED,
+		INV_VALIDATED, INV_GOLDEN,     INV_FAILED,     INV_QUARANTINED, -1
+	};
 	struct tkt_run run = { 0 };
 
 	wh_options_init(&post);

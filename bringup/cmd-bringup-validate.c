@@ -65,8 +65,9 @@ static int check_args(struct br_stage *st, struct args *a)
 		return br_stage_usage(st, "--parallel must be positive, --timeout not negative");
 	a->o.timeout_ms = a->timeout_s * 1000LL;
 	if (!a->o.facts_file && !a->o.ssh_key)
-		return br_stage_usage(st, "the validators' private key is needed: --ssh-key PATH or $BRINGUP_SSH_KEY "
-					  "(its public half is what enlist put in the nodes' authorized_keys)");
+		return br_stage_usage(
+		    st, "the validators' private key is needed: --ssh-key PATH or $BRINGUP_SSH_KEY "
+			"(its public half is what enlist put in the nodes' authorized_keys)");
 	if (!a->o.facts_file && !a->o.known_hosts)
 		return br_stage_usage(st, "no known_hosts file: --known-hosts PATH or $BRINGUP_KNOWN_HOSTS");
 	if (!a->o.facts_file && !a->o.probe)
@@ -77,7 +78,9 @@ static int check_args(struct br_stage *st, struct args *a)
 int main(int argc, char **argv)
 {
 	struct br_stage st = { 0 };
-	struct args a = { .policy = "strict", .timeout_s = 0, .o = { .parallel = env_count("BRINGUP_VALIDATE_PARALLEL", 32) } };
+	struct args a = { .policy = "strict",
+			  .timeout_s = 0,
+			  .o = { .parallel = env_count("BRINGUP_VALIDATE_PARALLEL", 32) } };
 	const struct br_option options[] = {
 		{ "facts", 0, BR_OPT_STRING, &a.o.facts_file, "FILE",
 		  "judge this saved bringup-probe document for the one named HOST, without SSH" },
@@ -87,7 +90,8 @@ int main(int argc, char **argv)
 		  "fabric mode: the rate every link must train at, as ibnetdiscover prints it (4xNDR)" },
 		{ "wiring", 0, BR_OPT_STRING, &a.o.wiring, "FILE",
 		  "wiring list (bringup's or NetBox's cable CSV; default $BRINGUP_WIRING)" },
-		{ "ssh-key", 'i', BR_OPT_STRING, &a.o.ssh_key, "PATH", "private key (default $BRINGUP_SSH_KEY)" },
+		{ "ssh-key", 'i', BR_OPT_STRING, &a.o.ssh_key, "PATH",
+		  "private key (default $BRINGUP_SSH_KEY)" },
 		{ "known-hosts", 0, BR_OPT_STRING, &a.o.known_hosts, "PATH",
 		  "known_hosts file (default $BRINGUP_KNOWN_HOSTS, else ~/.ssh/known_hosts)" },
 		{ "host-key-policy", 0, BR_OPT_STRING, &a.policy, "POLICY",
@@ -98,17 +102,23 @@ int main(int argc, char **argv)
 		  "account on the nodes (default $BRINGUP_SSH_USER, the ssh config's, else ubuntu)" },
 		{ "probe", 0, BR_OPT_STRING, &a.o.probe, "PATH",
 		  "bringup-probe to copy over (default: the one beside this program)" },
-		{ "parallel", 0, BR_OPT_INT, &a.o.parallel, "N", "nodes probed at once (default $BRINGUP_VALIDATE_PARALLEL, else 32)" },
-		{ "timeout", 0, BR_OPT_INT, &a.timeout_s, "SECONDS", "time limit on one node (default: its profile's [time_limits] validation, else 600)" },
+		{ "parallel", 0, BR_OPT_INT, &a.o.parallel, "N",
+		  "nodes probed at once (default $BRINGUP_VALIDATE_PARALLEL, else 32)" },
+		{ "timeout", 0, BR_OPT_INT, &a.timeout_s, "SECONDS",
+		  "time limit on one node (default: its profile's [time_limits] validation, else 600)" },
 		{ 0 },
 	};
 	const struct br_command cmd = {
-		"bringup-validate", "[options] [HOST...]",
-		"Run bringup-probe on every 'deployed' node (or the named ones) over SSH, store its facts, and\n"
+		"bringup-validate",
+		"[options] [HOST...]",
+		"Run bringup-probe on every 'deployed' node (or the named ones) over SSH, store its facts, "
+		"and\n"
 		"judge them with the BMC's against the node's profile and the wiring list: cabling, PCIe\n"
-		"width/speed, boot disk, thermal, cpufreq, clock, GPU/NIC/NVMe counts, PSUs, firmware, dmesg.\n"
+		"width/speed, boot disk, thermal, cpufreq, clock, GPU/NIC/NVMe counts, PSUs, firmware, "
+		"dmesg.\n"
 		"Nodes whose checks ran become 'validated'; 'bringup gate' promotes or quarantines them.",
-		options, &st.common,
+		options,
+		&st.common,
 	};
 	static const int states[] = { INV_DEPLOYED, -1 };
 	struct vstage_run run = { 0 };
@@ -118,12 +128,13 @@ int main(int argc, char **argv)
 	if (a.fabric) {
 		const char *wiring = env_or(a.o.wiring, "BRINGUP_WIRING", NULL);
 
-		st.exit = wiring ? vstage_fabric(a.fabric, wiring, a.fabric_rate, st.common.json)
-				 : br_stage_usage(&st, "--fabric needs the wiring list: --wiring FILE or $BRINGUP_WIRING");
+		st.exit = wiring
+			      ? vstage_fabric(a.fabric, wiring, a.fabric_rate, st.common.json)
+			      : br_stage_usage(
+				    &st, "--fabric needs the wiring list: --wiring FILE or $BRINGUP_WIRING");
 		return br_stage_close(&st);
 	}
-	if (!check_args(&st, &a) && !br_stage_open(&st, states) &&
-	    !vstage_run(&st, &a.o, &run))
+	if (!check_args(&st, &a) && !br_stage_open(&st, states) && !vstage_run(&st, &a.o, &run))
 		br_stage_report(&st, vstage_json, vstage_print, &run, run.failed);
 	vstage_run_release(&run);
 	free(a.default_probe);

@@ -72,8 +72,9 @@ static void usage(FILE *f)
 			path || !strcmp(commands[i].name, "run") ? "" : " (not installed)");
 		free(path);
 	}
-	fprintf(f, "\n'bringup COMMAND --help' describes one command. Exit codes: 0 all done, 1 some nodes\n"
-		   "failed or were quarantined, 2 bad usage or input, 3 a required service is unreachable.\n");
+	fprintf(f,
+		"\n'bringup COMMAND --help' describes one command. Exit codes: 0 all done, 1 some nodes\n"
+		"failed or were quarantined, 2 bad usage or input, 3 a required service is unreachable.\n");
 }
 
 static int run_stage(char *path, int argc, char **argv)
@@ -130,7 +131,8 @@ int main(int argc, char **argv)
 		return rc;
 	}
 	if (!strcmp(argv[1], "run"))
-		return run_pipeline(pipeline, sizeof(pipeline) / sizeof(pipeline[0]), find_stage, argc - 2, argv + 2);
+		return run_pipeline(pipeline, sizeof(pipeline) / sizeof(pipeline[0]), find_stage, argc - 2,
+				    argv + 2);
 	path = find_stage(argv[1]);
 	if (!path) {
 		fprintf(stderr, "bringup: '%s' is not a bringup command; see 'bringup --help'\n", argv[1]);

@@ -58,16 +58,17 @@ static struct inv_check *checks_of(const struct cfg_job *job, size_t *ret_n)
 	size_t n = 0;
 
 	if (job->ipmi) {
-		c[n++] = (struct inv_check){ br_xstrdup("bios"), INV_CHECK_UNKNOWN,
-					     br_xasprintf("BIOS baseline not applied: the BMC speaks only IPMI, "
-							  "which cannot read or set BIOS attributes; check the "
-							  "%zu attributes of profile %s by hand",
-							  job->profile->n_bios, job->profile->name),
-					     NULL };
+		c[n++] =
+		    (struct inv_check){ br_xstrdup("bios"), INV_CHECK_UNKNOWN,
+					br_xasprintf("BIOS baseline not applied: the BMC speaks only IPMI, "
+						     "which cannot read or set BIOS attributes; check the "
+						     "%zu attributes of profile %s by hand",
+						     job->profile->n_bios, job->profile->name),
+					NULL };
 	} else if (job->ok) {
 		c[n++] = (struct inv_check){ br_xstrdup("bios"), INV_CHECK_PASS,
-					     br_xasprintf("%zu attributes of profile %s hold%s", job->spec.n_bios,
-							  job->profile->name,
+					     br_xasprintf("%zu attributes of profile %s hold%s",
+							  job->spec.n_bios, job->profile->name,
 							  job->n_changes ? " (after the config job)" : ""),
 					     NULL };
 	}
@@ -96,8 +97,8 @@ int cfg_job_record(struct inv *inv, struct cfg_job *job, int dry_run, struct br_
 	rc = inv_checks_put(inv, job->node->hostname, "configure", checks, n, err);
 	inv_checks_free(checks, n);
 	if (!rc)
-		rc = inv_node_set_state(inv, job->node->hostname, job->node->state, job->ok ? INV_CONFIGURED : INV_FAILED,
-					job->reason, err);
+		rc = inv_node_set_state(inv, job->node->hostname, job->node->state,
+					job->ok ? INV_CONFIGURED : INV_FAILED, job->reason, err);
 	return rc;
 }
 
@@ -130,20 +131,22 @@ json_t *cfg_jobs_json(const struct cfg_job *jobs, size_t n, int dry_run)
 
 		failed += !j->ok;
 		for (size_t k = 0; k < j->n_changes; k++)
-			json_array_append_new(changes, json_pack("{s:s, s:o, s:s}", "name", j->changes[k].name,
-								 "current",
-								 br_json_string_or_null(j->changes[k].current),
-								 "wanted", j->changes[k].wanted));
+			json_array_append_new(
+			    changes, json_pack("{s:s, s:o, s:s}", "name", j->changes[k].name, "current",
+					       br_json_string_or_null(j->changes[k].current), "wanted",
+					       j->changes[k].wanted));
 		for (size_t k = 0; k < j->n_fw; k++)
-			json_array_append_new(fw, json_pack("{s:s, s:s, s:o}", "name", j->fw[k].name, "result",
-							    inv_check_result_name(j->fw[k].result), "detail",
-							    br_json_string_or_null(j->fw[k].detail)));
+			json_array_append_new(fw,
+					      json_pack("{s:s, s:s, s:o}", "name", j->fw[k].name, "result",
+							inv_check_result_name(j->fw[k].result), "detail",
+							br_json_string_or_null(j->fw[k].detail)));
 		json_array_append_new(
-		    arr, json_pack("{s:s, s:s, s:s, s:o, s:o, s:{s:o, s:o}, s:o, s:i, s:i, s:i, s:o}", "hostname",
-				   j->node->hostname, "result", result_name(j, dry_run), "via",
+		    arr, json_pack("{s:s, s:s, s:s, s:o, s:o, s:{s:o, s:o}, s:o, s:i, s:i, s:i, s:o}",
+				   "hostname", j->node->hostname, "result", result_name(j, dry_run), "via",
 				   j->ipmi ? "IPMI" : "Redfish", "reason", br_json_string_or_null(j->reason),
-				   "bios_changes", changes, "boot", "current", br_json_string_or_null(j->boot_current),
-				   "wanted", br_json_string_or_null(j->boot_wanted), "job",
+				   "bios_changes", changes, "boot", "current",
+				   br_json_string_or_null(j->boot_current), "wanted",
+				   br_json_string_or_null(j->boot_wanted), "job",
 				   br_json_string_or_null(j->job), "bios_patches", j->bios_patched, "resets",
 				   j->resets, "boot_patches", j->boot_patched, "firmware", fw));
 	}
@@ -153,7 +156,8 @@ json_t *cfg_jobs_json(const struct cfg_job *jobs, size_t n, int dry_run)
 
 void cfg_jobs_print(const struct cfg_job *jobs, size_t n, int dry_run, FILE *f)
 {
-	static const char *const headers[] = { "HOSTNAME", "RESULT", "VIA", "BIOS", "RESETS", "FW FAIL", "REASON" };
+	static const char *const headers[] = { "HOSTNAME", "RESULT",  "VIA",   "BIOS",
+					       "RESETS",   "FW FAIL", "REASON" };
 	struct br_table t;
 	size_t failed = 0;
 
@@ -167,7 +171,8 @@ void cfg_jobs_print(const struct cfg_job *jobs, size_t n, int dry_run, FILE *f)
 		snprintf(resets, sizeof(resets), "%d", j->resets);
 		snprintf(fw, sizeof(fw), "%zu", fw_failed(j));
 		br_table_add(&t, (const char *const[]){ j->node->hostname, result_name(j, dry_run),
-							j->ipmi ? "IPMI" : "Redfish", bios, resets, fw, j->reason });
+							j->ipmi ? "IPMI" : "Redfish", bios, resets, fw,
+							j->reason });
 	}
 	br_table_print(&t, f);
 	br_table_release(&t);

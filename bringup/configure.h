@@ -20,8 +20,8 @@ struct cfg_job {
 	struct rf_config_spec spec;
 	char *password, *base_url, *host;
 	int port;
-	int ipmi;                    /* discovered over IPMI */
-	struct inv_check *fw;        /* firmware policy results (validators/rules_fw.c) */
+	int ipmi;	      /* discovered over IPMI */
+	struct inv_check *fw; /* firmware policy results (validators/rules_fw.c) */
 	size_t n_fw;
 	/* outcome */
 	int done, ok;

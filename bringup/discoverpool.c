@@ -14,11 +14,11 @@
 
 struct worker {
 	pid_t pid;
-	int fd;            /* read end of its pipe; -1 once closed */
+	int fd; /* read end of its pipe; -1 once closed */
 	size_t first, count;
-	struct br_buf in;  /* bytes received and not yet a whole line */
-	char *why;         /* set when the parent gave up on it */
-	int skipping;      /* dropping the rest of an over-long line */
+	struct br_buf in; /* bytes received and not yet a whole line */
+	char *why;	  /* set when the parent gave up on it */
+	int skipping;	  /* dropping the rest of an over-long line */
 	int sent_fatal;
 };
 
@@ -107,7 +107,8 @@ static void send_line(int fd, json_t *msg)
 	json_decref(msg);
 }
 
-static void child_done(const struct rf_target *t, int rc, struct br_hw *hw, const struct br_err *err, void *ctx)
+static void child_done(const struct rf_target *t, int rc, struct br_hw *hw, const struct br_err *err,
+		       void *ctx)
 {
 	const struct child *c = ctx;
 	size_t index = (size_t)(uintptr_t)t->user_data;
@@ -142,7 +143,8 @@ static void child_run(const char *db_path, const struct rf_target *targets, size
 	}
 	wopts.total_inflight = opts->total_inflight / n_workers > 0 ? opts->total_inflight / n_workers : 1;
 	/* its own self-pipe: the parent's would wake every worker at once */
-	if (br_signals_catch(&err) || inv_open(db_path, &c.inv, &err) || rf_discover_all(slice, count, &wopts, child_done, &c, &err)) {
+	if (br_signals_catch(&err) || inv_open(db_path, &c.inv, &err) ||
+	    rf_discover_all(slice, count, &wopts, child_done, &c, &err)) {
 		send_line(fd, json_pack("{s:s}", "fatal", err.msg));
 		_exit(1);
 	}
@@ -192,7 +194,8 @@ static void handle_line(struct pool *p, struct worker *w, const char *line, size
 		give_up(w, br_xstrdup("discovery worker sent a result for no target of its own"));
 		goto out;
 	}
-	deliver(p, (size_t)i, (int)json_integer_value(rc_json), json_string_value(json_object_get(doc, "text")),
+	deliver(p, (size_t)i, (int)json_integer_value(rc_json),
+		json_string_value(json_object_get(doc, "text")),
 		(size_t)json_integer_value(json_object_get(doc, "macs")));
 out:
 	json_decref(doc);
@@ -232,8 +235,8 @@ static void finish_worker(struct pool *p, struct worker *w)
 	if (w->why)
 		why = br_xstrdup(w->why);
 	else if (WIFSIGNALED(status))
-		why = br_xasprintf("discovery worker exited with status %d (signal %d)", 128 + WTERMSIG(status),
-				   WTERMSIG(status));
+		why = br_xasprintf("discovery worker exited with status %d (signal %d)",
+				   128 + WTERMSIG(status), WTERMSIG(status));
 	else if (WEXITSTATUS(status) == 0) /* its result line was dropped */
 		why = br_xstrdup("discovery worker ended without a readable result for it");
 	else
@@ -321,7 +324,8 @@ static int spawn(struct worker *workers, int k, const struct spawn_args *a, stru
 		close(fds[0]);
 		for (int j = 0; j < k; j++)
 			close(workers[j].fd);
-		child_run(a->db_path, a->targets, w->first, w->count, a->opts, a->n_workers, a->hooks, fds[1]);
+		child_run(a->db_path, a->targets, w->first, w->count, a->opts, a->n_workers, a->hooks,
+			  fds[1]);
 	}
 	close(fds[1]);
 	w->fd = fds[0];
@@ -353,8 +357,9 @@ static void on_kill_timer(struct br_loop_timer *t, void *ctx)
 	(void)t;
 	for (int k = 0; k < in->n; k++)
 		if (in->workers[k].fd >= 0)
-			give_up(&in->workers[k], br_xasprintf("interrupted by %s; the worker did not stop in time",
-							      br_signal_name(br_signal_caught())));
+			give_up(&in->workers[k],
+				br_xasprintf("interrupted by %s; the worker did not stop in time",
+					     br_signal_name(br_signal_caught())));
 }
 
 static void on_parent_signal(struct br_loop_fd *watch, int fd, unsigned events, void *ctx)
@@ -432,7 +437,8 @@ struct local {
 	const struct br_pool_hooks *hooks;
 };
 
-static void local_done(const struct rf_target *t, int rc, struct br_hw *hw, const struct br_err *err, void *ctx)
+static void local_done(const struct rf_target *t, int rc, struct br_hw *hw, const struct br_err *err,
+		       void *ctx)
 {
 	const struct local *l = ctx;
 	struct outcome o;
@@ -457,8 +463,9 @@ static void stop_workers(struct worker *workers, int n)
 	}
 }
 
-int br_discover_workers(struct inv **inv, const struct rf_target *targets, size_t n, const struct rf_options *opts,
-			int n_workers, const struct br_pool_hooks *hooks, struct br_err *err)
+int br_discover_workers(struct inv **inv, const struct rf_target *targets, size_t n,
+			const struct rf_options *opts, int n_workers, const struct br_pool_hooks *hooks,
+			struct br_err *err)
 {
 	struct pool p = { targets, NULL, hooks, { 0 } };
 	struct spawn_args a = { NULL, targets, opts, n_workers, hooks };

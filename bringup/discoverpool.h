@@ -51,7 +51,8 @@ int br_discover_workers_auto(size_t n_targets);
  * worker exited with status N". Call it before any network I/O and with
  * stdio flushed. Returns nonzero only when the run could not start or the
  * inventory could not be reopened. */
-int br_discover_workers(struct inv **inv, const struct rf_target *targets, size_t n, const struct rf_options *opts,
-			int n_workers, const struct br_pool_hooks *hooks, struct br_err *err);
+int br_discover_workers(struct inv **inv, const struct rf_target *targets, size_t n,
+			const struct rf_options *opts, int n_workers, const struct br_pool_hooks *hooks,
+			struct br_err *err);
 
 #endif

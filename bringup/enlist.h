@@ -22,38 +22,38 @@
 #include "profile/profile.h"
 
 #define ENLIST_USER_DATA_MAX (64u * 1024) /* rendered user-data, before base64 */
-#define ENLIST_POLL_IDS_MAX 50        /* machines read per list request while waiting */
-#define ENLIST_EVENTS_MAX 1000        /* events read per poll; more: every waiting machine is read */
-#define ENLIST_SWEEP_TICKS 20         /* every Nth poll reads all waiting machines (timeouts, lost events) */
-#define ENLIST_LOOKUPS_MAX 3          /* create/lookup rounds before giving up on a node */
+#define ENLIST_POLL_IDS_MAX 50		  /* machines read per list request while waiting */
+#define ENLIST_EVENTS_MAX 1000		  /* events read per poll; more: every waiting machine is read */
+#define ENLIST_SWEEP_TICKS 20 /* every Nth poll reads all waiting machines (timeouts, lost events) */
+#define ENLIST_LOOKUPS_MAX 3  /* create/lookup rounds before giving up on a node */
 
 struct enlist_job {
 	/* Input (borrowed). */
 	const char *hostname;
-	const struct br_strlist *macs;  /* lowercase colon form, from discovery */
-	const char *power_address;      /* the BMC, host[:port] */
-	const char *bmc_type;           /* "ipmi": MAAS powers it by IPMI; otherwise Redfish */
+	const struct br_strlist *macs; /* lowercase colon form, from discovery */
+	const char *power_address;     /* the BMC, host[:port] */
+	const char *bmc_type;	       /* "ipmi": MAAS powers it by IPMI; otherwise Redfish */
 	const char *power_user;
-	const char *power_pass;         /* sent to MAAS only; never logged */
-	const char *boot_disk_serial;   /* the disk the OS must go on */
-	const char *user_data_b64;      /* deploy's user_data */
-	int64_t commission_limit_ms;    /* this node's wait for Ready; 0: the options' */
-	int64_t deploy_limit_ms;        /* this node's wait for Deployed; 0: the options' */
-	void *user_data;                /* the caller's */
+	const char *power_pass;	      /* sent to MAAS only; never logged */
+	const char *boot_disk_serial; /* the disk the OS must go on */
+	const char *user_data_b64;    /* deploy's user_data */
+	int64_t commission_limit_ms;  /* this node's wait for Ready; 0: the options' */
+	int64_t deploy_limit_ms;      /* this node's wait for Deployed; 0: the options' */
+	void *user_data;	      /* the caller's */
 	/* Result. */
 	char *system_id;
 	char *ip;
-	char *installed_serial;         /* boot_disk.serial once deployed */
+	char *installed_serial; /* boot_disk.serial once deployed */
 	/* Flow state (private). */
 	int lookups, commissioned_here, deploy_sent, waiting, changed, done;
 	int64_t wait_since_ms;
-	int64_t wait_limit_ms;          /* the limit of the wait under way */
+	int64_t wait_limit_ms; /* the limit of the wait under way */
 };
 void enlist_job_release(struct enlist_job *job);
 
 struct enlist_options {
-	int max_parallel;         /* machines in flight at once; default 64 */
-	int poll_ms;              /* status poll interval while waiting; default 1000 */
+	int max_parallel;	       /* machines in flight at once; default 64 */
+	int poll_ms;		       /* status poll interval while waiting; default 1000 */
 	int64_t commission_timeout_ms; /* default 30 min */
 	int64_t deploy_timeout_ms;     /* default 60 min */
 	const char *distro_series;     /* default "jammy" */
@@ -74,22 +74,23 @@ struct enlist_callbacks {
 
 /* Drive every job to Deployed or a reason; jobs with done set are skipped. Returns 0 once all finished, or
  * an error when the loop itself broke. */
-int enlist_run(struct maas_client *client, struct enlist_job *jobs, size_t n, const struct enlist_options *opts,
-	       const struct enlist_callbacks *cb, void *ctx, struct br_err *err);
+int enlist_run(struct maas_client *client, struct enlist_job *jobs, size_t n,
+	       const struct enlist_options *opts, const struct enlist_callbacks *cb, void *ctx,
+	       struct br_err *err);
 
 /* ---- enlist_userdata.c ---------------------------------------------------- */
 
 struct enlist_userdata_vars {
 	const char *hostname;
-	const char *ssh_pubkey;        /* one line, may be NULL */
+	const char *ssh_pubkey; /* one line, may be NULL */
 	const struct br_strlist *ntp_servers;
 	const struct br_strlist *packages;
 };
 
 /* Render template_path with @HOSTNAME@, @SSH_AUTHORIZED_KEYS@, @NTP_SERVERS@,
  * @PACKAGES@ (the last three as YAML list items) into *ret_text. */
-int enlist_render_userdata(const char *template_path, const struct enlist_userdata_vars *vars, char **ret_text,
-			   struct br_err *err);
+int enlist_render_userdata(const char *template_path, const struct enlist_userdata_vars *vars,
+			   char **ret_text, struct br_err *err);
 /* Standard base64 with padding; caller frees. */
 char *enlist_base64(const char *data, size_t len);
 
@@ -98,9 +99,9 @@ char *enlist_base64(const char *data, size_t len);
 /* What every node's user-data is made of. */
 struct enlist_inputs {
 	char *templates;
-	struct prof_profile *profiles;  /* loaded as nodes name them */
+	struct prof_profile *profiles; /* loaded as nodes name them */
 	size_t n_profiles;
-	char *ssh_pubkey;               /* first line of the key file, or NULL */
+	char *ssh_pubkey; /* first line of the key file, or NULL */
 	struct br_strlist ntp, packages;
 };
 /* ntp and packages are option values (each may hold a comma or space
@@ -113,11 +114,12 @@ void enlist_inputs_release(struct enlist_inputs *in);
 /* One node's part, owned by the record (enlist_node_inputs_release). */
 struct enlist_node_inputs {
 	struct br_strlist macs;
-	char *power_pass;       /* zeroed on release */
+	char *power_pass; /* zeroed on release */
 	char *boot_disk_serial;
-	char *boot_disk_why;    /* which clause or column chose it */
+	char *boot_disk_why; /* which clause or column chose it */
 	char *user_data_b64;
-	int64_t commissioning_s, deployment_s; /* the profile's [time_limits] (its defaults if it will not load) */
+	int64_t commissioning_s,
+	    deployment_s; /* the profile's [time_limits] (its defaults if it will not load) */
 };
 /* Gather a node's inputs (loading its profile into in the first time one
  * is needed); an error's message is the reason to fail it. */

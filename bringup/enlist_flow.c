@@ -90,7 +90,8 @@ static void on_read(void *ctx, const struct maas_result *res)
 
 void enlist_reread(struct enlist_slot *s)
 {
-	enlist_sent(s, maas_machine_get(s->flow->client, s->job->system_id, on_read, s), "reading the machine");
+	enlist_sent(s, maas_machine_get(s->flow->client, s->job->system_id, on_read, s),
+		    "reading the machine");
 }
 
 int enlist_step_failed(struct enlist_slot *s, const struct maas_result *res, const char *doing)
@@ -102,7 +103,8 @@ int enlist_step_failed(struct enlist_slot *s, const struct maas_result *res, con
 	if (res->rc == BR_E_STATE && ++s->job->lookups <= ENLIST_LOOKUPS_MAX)
 		enlist_reread(s);
 	else
-		enlist_finish(s, 0, "%s: %s", doing, res->err && res->err->msg[0] ? res->err->msg : br_strerror(res->rc));
+		enlist_finish(s, 0, "%s: %s", doing,
+			      res->err && res->err->msg[0] ? res->err->msg : br_strerror(res->rc));
 	return 1;
 }
 
@@ -123,7 +125,8 @@ static void on_poll(void *ctx, const struct maas_result *res)
 	size_t i;
 	json_t *o;
 
-	json_array_foreach(res->rc ? NULL : res->json, i, o) {
+	json_array_foreach(res->rc ? NULL : res->json, i, o)
+	{
 		const char *id = br_json_str(o, "system_id");
 		struct maas_machine m;
 
@@ -198,7 +201,8 @@ static void on_events(void *ctx, const struct maas_result *res)
 	size_t i;
 
 	f->events_seen = 1;
-	json_array_foreach(json_is_array(events) ? events : NULL, i, e) {
+	json_array_foreach(json_is_array(events) ? events : NULL, i, e)
+	{
 		const char *node = br_json_str(e, "node");
 		json_int_t id = (json_int_t)br_json_int(e, "id", 0);
 
@@ -234,7 +238,8 @@ static void poll_tick(void *ctx)
 		schedule_tick(f);
 		return;
 	}
-	if (maas_events_since(f->client, f->events_seen ? f->last_event_id : -1, ENLIST_EVENTS_MAX, on_events, f)) {
+	if (maas_events_since(f->client, f->events_seen ? f->last_event_id : -1, ENLIST_EVENTS_MAX, on_events,
+			      f)) {
 		struct maas_result fake = { BR_E_TOOBIG, 0, NULL, "", NULL };
 
 		on_events(f, &fake);
@@ -266,15 +271,15 @@ void enlist_wait(struct enlist_slot *s, const struct maas_machine *m, int64_t ti
 		 const char *until)
 {
 	if (s->job->wait_since_ms && br_now_ms() - s->job->wait_since_ms > timeout_ms) {
-		enlist_finish(s, 0, "%s" PROF_PAST_LIMIT "%lld s: MAAS machine %s still %s, waiting for %s%s%s", stage,
-			      (long long)((timeout_ms + 999) / 1000), s->job->system_id, maas_status_name(m->status), until,
-			      m->status_message ? ": " : "", m->status_message ? m->status_message : "");
+		enlist_finish(
+		    s, 0, "%s" PROF_PAST_LIMIT "%lld s: MAAS machine %s still %s, waiting for %s%s%s", stage,
+		    (long long)((timeout_ms + 999) / 1000), s->job->system_id, maas_status_name(m->status),
+		    until, m->status_message ? ": " : "", m->status_message ? m->status_message : "");
 		return;
 	}
 	s->job->wait_limit_ms = timeout_ms;
 	wait_more(s);
 }
-
 
 void enlist_start_more(struct enlist_flow *f)
 {
@@ -293,8 +298,9 @@ void enlist_start_more(struct enlist_flow *f)
 	}
 }
 
-int enlist_run(struct maas_client *client, struct enlist_job *jobs, size_t n, const struct enlist_options *opts,
-	       const struct enlist_callbacks *cb, void *ctx, struct br_err *err)
+int enlist_run(struct maas_client *client, struct enlist_job *jobs, size_t n,
+	       const struct enlist_options *opts, const struct enlist_callbacks *cb, void *ctx,
+	       struct br_err *err)
 {
 	struct enlist_flow f = { 0 };
 	int rc;

@@ -47,7 +47,8 @@ int enlist_inputs_load(struct enlist_inputs *in, const char *templates, const ch
 	for (size_t i = 0; i < in->ntp.n; i++) {
 		const char *s = in->ntp.items[i];
 
-		if (strlen(s) > 253 || s[strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:")])
+		if (strlen(s) > 253 ||
+		    s[strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:")])
 			return br_errf(err, BR_E_INVAL, "NTP server '%s': not a host name or IP address", s);
 	}
 	for (size_t i = 0; i < packages->n; i++)
@@ -125,12 +126,13 @@ static int no_macs(struct inv *inv, const struct inv_node *node, struct br_err *
 		br_hw_release(&hw);
 		return br_errf(err, BR_E_NOTFOUND, "no MACs from discovery: run bringup discover first");
 	}
-	rc = br_errf(err, BR_E_NOTFOUND,
-		     "no host NIC MAC: its BMC (%s) answers IPMI only, which gave the BMC's own MAC (%s) and no "
-		     "host MAC in its FRU; MAAS needs the MAC of the NIC the node PXE-boots from: enable Redfish "
-		     "on the BMC and run bringup discover %s again, or add the machine to MAAS by hand with that "
-		     "MAC (from the NIC's label or the BIOS setup's network page) and its power settings",
-		     node->bmc, hw.bmc_mac ? hw.bmc_mac : "not reported", node->hostname);
+	rc = br_errf(
+	    err, BR_E_NOTFOUND,
+	    "no host NIC MAC: its BMC (%s) answers IPMI only, which gave the BMC's own MAC (%s) and no "
+	    "host MAC in its FRU; MAAS needs the MAC of the NIC the node PXE-boots from: enable Redfish "
+	    "on the BMC and run bringup discover %s again, or add the machine to MAAS by hand with that "
+	    "MAC (from the NIC's label or the BIOS setup's network page) and its power settings",
+	    node->bmc, hw.bmc_mac ? hw.bmc_mac : "not reported", node->hostname);
 	br_hw_release(&hw);
 	return rc;
 }

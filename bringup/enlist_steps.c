@@ -36,7 +36,8 @@ static int take_machine(struct enlist_slot *s, const struct maas_machine *m)
 	struct enlist_flow *f = s->flow;
 
 	if (!maas_system_id_valid(m->system_id)) {
-		enlist_finish(s, 0, "MAAS answered a machine with system_id '%.40s', which is not one", m->system_id);
+		enlist_finish(s, 0, "MAAS answered a machine with system_id '%.40s', which is not one",
+			      m->system_id);
 		return -1;
 	}
 	if (!s->job->system_id || strcmp(s->job->system_id, m->system_id)) {
@@ -55,7 +56,8 @@ static void on_create(void *ctx, const struct maas_result *res)
 
 	/* A create that reached MAAS before an earlier run died, or one whose
 	 * answer was lost and retried: the MAC is taken, so look again. */
-	if (res->rc == BR_E_INVAL && strstr(res->err->msg, "already in use") && s->job->lookups < ENLIST_LOOKUPS_MAX) {
+	if (res->rc == BR_E_INVAL && strstr(res->err->msg, "already in use") &&
+	    s->job->lookups < ENLIST_LOOKUPS_MAX) {
 		enlist_lookup(s);
 		return;
 	}
@@ -141,10 +143,11 @@ static void on_lookup(void *ctx, const struct maas_result *res)
 			for (size_t k = 0; k < m.macs.n; k++)
 				if (has_mac(s->job->macs, m.macs.items[k]))
 					mac = m.macs.items[k];
-			enlist_finish(s, 0,
-				      "MAC conflict: %s is registered in MAAS on '%s' (system_id %s), not on '%s'; "
-				      "not adopting it: fix the machine in MAAS or the manifest",
-				      mac, m.hostname ? m.hostname : "?", m.system_id, s->job->hostname);
+			enlist_finish(
+			    s, 0,
+			    "MAC conflict: %s is registered in MAAS on '%s' (system_id %s), not on '%s'; "
+			    "not adopting it: fix the machine in MAAS or the manifest",
+			    mac, m.hostname ? m.hostname : "?", m.system_id, s->job->hostname);
 			maas_machine_release(&m);
 			return;
 		}
@@ -161,7 +164,8 @@ static void on_lookup(void *ctx, const struct maas_result *res)
 void enlist_lookup(struct enlist_slot *s)
 {
 	s->job->lookups++;
-	enlist_sent(s, maas_machines_by_mac(s->flow->client, s->job->macs, on_lookup, s), "looking up its MACs");
+	enlist_sent(s, maas_machines_by_mac(s->flow->client, s->job->macs, on_lookup, s),
+		    "looking up its MACs");
 }
 
 static void on_commission(void *ctx, const struct maas_result *res)
@@ -176,7 +180,8 @@ static void commission(struct enlist_slot *s)
 {
 	s->job->commissioned_here = 1;
 	s->job->wait_since_ms = br_now_ms();
-	enlist_sent(s, maas_commission(s->flow->client, s->job->system_id, on_commission, s), "commissioning");
+	enlist_sent(s, maas_commission(s->flow->client, s->job->system_id, on_commission, s),
+		    "commissioning");
 }
 
 /* Failed testing: MAAS offers op=test there, not commission
@@ -201,8 +206,8 @@ static void deploy(struct enlist_slot *s)
 	s->job->deploy_sent = 1;
 	s->job->wait_since_ms = br_now_ms();
 	enlist_sent(s,
-		    maas_deploy(s->flow->client, s->job->system_id, s->flow->opts.distro_series, s->job->user_data_b64,
-				on_deploy, s),
+		    maas_deploy(s->flow->client, s->job->system_id, s->flow->opts.distro_series,
+				s->job->user_data_b64, on_deploy, s),
 		    "deploying");
 }
 
@@ -259,8 +264,8 @@ static void on_set_boot(void *ctx, const struct maas_result *res)
 	/* set_boot_disk moves only the boot flag; the layout must be applied
 	 * again so / and /boot/efi move to that disk too. */
 	enlist_sent(s,
-		    maas_set_storage_layout(s->flow->client, s->job->system_id, s->flow->opts.storage_layout, on_layout,
-					    s),
+		    maas_set_storage_layout(s->flow->client, s->job->system_id, s->flow->opts.storage_layout,
+					    on_layout, s),
 		    "setting the storage layout");
 }
 
@@ -282,15 +287,16 @@ static void on_blockdevices(void *ctx, const struct maas_result *res)
 	if (i < n) {
 		br_info("enlist", "%s: boot disk %s is %s (id %lld) in MAAS", s->job->hostname,
 			s->job->boot_disk_serial, devs[i].name ? devs[i].name : "?", (long long)devs[i].id);
-		enlist_sent(s, maas_set_boot_disk(s->flow->client, s->job->system_id, devs[i].id, on_set_boot, s),
-			    "setting the boot disk");
+		enlist_sent(
+		    s, maas_set_boot_disk(s->flow->client, s->job->system_id, devs[i].id, on_set_boot, s),
+		    "setting the boot disk");
 	} else {
 		br_buf_init(&seen, 512);
 		for (size_t k = 0; k < n; k++)
 			br_buf_addf(&seen, "%s%s %s", k ? ", " : "", devs[k].name ? devs[k].name : "?",
 				    devs[k].serial ? devs[k].serial : "(no serial)");
-		enlist_finish(s, 0, "no disk with serial %s among MAAS's block devices (%s)", s->job->boot_disk_serial,
-			      n ? br_buf_str(&seen) : "none");
+		enlist_finish(s, 0, "no disk with serial %s among MAAS's block devices (%s)",
+			      s->job->boot_disk_serial, n ? br_buf_str(&seen) : "none");
 		br_buf_release(&seen);
 	}
 	maas_blockdevices_free(devs, n);
@@ -307,7 +313,8 @@ static void on_failure_events(void *ctx, const struct maas_result *res)
 	struct enlist_slot *s = ctx;
 	const char *why = res->rc ? NULL : maas_events_failure(res->json);
 
-	enlist_finish(s, 0, "MAAS commissioning failed (%s): %s", s->job->system_id, why ? why : "no reason given");
+	enlist_finish(s, 0, "MAAS commissioning failed (%s): %s", s->job->system_id,
+		      why ? why : "no reason given");
 }
 
 static void on_power_events(void *ctx, const struct maas_result *res)
@@ -349,7 +356,8 @@ void enlist_dispatch(struct enlist_slot *s, const struct maas_machine *m)
 	case MAAS_RELEASING:
 	case MAAS_DISK_ERASING:
 		enlist_wait(s, m, j->commission_limit_ms ? j->commission_limit_ms : o->commission_timeout_ms,
-			    m->status == MAAS_COMMISSIONING || m->status == MAAS_TESTING ? "commissioning" : "releasing",
+			    m->status == MAAS_COMMISSIONING || m->status == MAAS_TESTING ? "commissioning"
+											 : "releasing",
 			    "Ready");
 		break;
 	case MAAS_FAILED_COMMISSIONING:
@@ -361,9 +369,11 @@ void enlist_dispatch(struct enlist_slot *s, const struct maas_machine *m)
 			else
 				commission(s);
 		} else if (m->status_message && *m->status_message) {
-			enlist_finish(s, 0, "MAAS commissioning failed (%s): %s", j->system_id, m->status_message);
+			enlist_finish(s, 0, "MAAS commissioning failed (%s): %s", j->system_id,
+				      m->status_message);
 		} else {
-			enlist_sent(s, maas_machine_errors(s->flow->client, j->system_id, on_failure_events, s),
+			enlist_sent(s,
+				    maas_machine_errors(s->flow->client, j->system_id, on_failure_events, s),
 				    "reading why commissioning failed");
 		}
 		break;
@@ -377,9 +387,10 @@ void enlist_dispatch(struct enlist_slot *s, const struct maas_machine *m)
 			s->flow->cb->on_ready(s->flow->ctx, j);
 			deploy(s);
 		} else {
-			br_info("enlist", "%s: %s is Allocated with boot disk %s, not %s: releasing it to pin the disk",
-				j->hostname, j->system_id, m->boot_disk_serial ? m->boot_disk_serial : "(none)",
-				j->boot_disk_serial);
+			br_info("enlist",
+				"%s: %s is Allocated with boot disk %s, not %s: releasing it to pin the disk",
+				j->hostname, j->system_id,
+				m->boot_disk_serial ? m->boot_disk_serial : "(none)", j->boot_disk_serial);
 			j->wait_since_ms = br_now_ms();
 			enlist_sent(s, maas_release(s->flow->client, j->system_id, on_release, s),
 				    "releasing to pin the boot disk");
@@ -391,8 +402,8 @@ void enlist_dispatch(struct enlist_slot *s, const struct maas_machine *m)
 		boot_disk(s);
 		break;
 	case MAAS_DEPLOYING:
-		enlist_wait(s, m, j->deploy_limit_ms ? j->deploy_limit_ms : o->deploy_timeout_ms, "deployment",
-			    "Deployed");
+		enlist_wait(s, m, j->deploy_limit_ms ? j->deploy_limit_ms : o->deploy_timeout_ms,
+			    "deployment", "Deployed");
 		break;
 	case MAAS_DEPLOYED:
 		free(j->ip);
@@ -400,8 +411,9 @@ void enlist_dispatch(struct enlist_slot *s, const struct maas_machine *m)
 		j->ip = m->ip ? br_xstrdup(m->ip) : NULL;
 		j->installed_serial = m->boot_disk_serial ? br_xstrdup(m->boot_disk_serial) : NULL;
 		if (!m->boot_disk_serial || strcmp(m->boot_disk_serial, j->boot_disk_serial))
-			enlist_finish(s, 0, "deployed on boot disk serial %s, not %s: release it in MAAS and re-run",
-				      m->boot_disk_serial ? m->boot_disk_serial : "(none)", j->boot_disk_serial);
+			enlist_finish(
+			    s, 0, "deployed on boot disk serial %s, not %s: release it in MAAS and re-run",
+			    m->boot_disk_serial ? m->boot_disk_serial : "(none)", j->boot_disk_serial);
 		else
 			enlist_finish(s, 1, "deployed by MAAS as %s, %s, OS on disk %s", j->system_id,
 				      m->ip ? m->ip : "no address", m->boot_disk_serial);
@@ -415,12 +427,13 @@ void enlist_dispatch(struct enlist_slot *s, const struct maas_machine *m)
 				    "releasing after a failed deployment");
 		break;
 	case MAAS_BROKEN:
-		enlist_finish(s, 0, "MAAS has %s marked Broken%s%s: mark it fixed in MAAS once repaired", j->system_id,
-			      m->status_message ? ": " : "", m->status_message ? m->status_message : "");
+		enlist_finish(s, 0, "MAAS has %s marked Broken%s%s: mark it fixed in MAAS once repaired",
+			      j->system_id, m->status_message ? ": " : "",
+			      m->status_message ? m->status_message : "");
 		break;
 	default:
-		enlist_finish(s, 0, "MAAS machine %s is %s; enlist cannot advance it from there", j->system_id,
-			      maas_status_name(m->status));
+		enlist_finish(s, 0, "MAAS machine %s is %s; enlist cannot advance it from there",
+			      j->system_id, maas_status_name(m->status));
 		break;
 	}
 }

@@ -107,7 +107,8 @@ static int check_yaml(const char *text, size_t len, const char *hostname, struct
 		case YAML_SEQUENCE_START_EVENT:
 		case YAML_SCALAR_EVENT:
 			if (depth == 0 && event.type != YAML_MAPPING_START_EVENT)
-				rc = br_errf(err, BR_E_INVAL, "user-data for %s: line %zu: the document is not a mapping",
+				rc = br_errf(err, BR_E_INVAL,
+					     "user-data for %s: line %zu: the document is not a mapping",
 					     hostname, event.start_mark.line + 1);
 			if (event.type != YAML_SCALAR_EVENT)
 				depth++;
@@ -125,13 +126,14 @@ static int check_yaml(const char *text, size_t len, const char *hostname, struct
 		yaml_event_delete(&event);
 	}
 	if (!rc && documents != 1)
-		rc = br_errf(err, BR_E_INVAL, "user-data for %s: %d YAML documents, want one", hostname, documents);
+		rc = br_errf(err, BR_E_INVAL, "user-data for %s: %d YAML documents, want one", hostname,
+			     documents);
 	yaml_parser_delete(&parser);
 	return rc;
 }
 
-int enlist_render_userdata(const char *template_path, const struct enlist_userdata_vars *vars, char **ret_text,
-			   struct br_err *err)
+int enlist_render_userdata(const char *template_path, const struct enlist_userdata_vars *vars,
+			   char **ret_text, struct br_err *err)
 {
 	struct br_buf out;
 	char *tpl = NULL;
@@ -146,12 +148,13 @@ int enlist_render_userdata(const char *template_path, const struct enlist_userda
 	free(tpl);
 	if (rc) {
 		br_buf_release(&out);
-		return br_errf(err, rc, "user-data for %s: larger than %u bytes once rendered", vars->hostname,
-			       ENLIST_USER_DATA_MAX);
+		return br_errf(err, rc, "user-data for %s: larger than %u bytes once rendered",
+			       vars->hostname, ENLIST_USER_DATA_MAX);
 	}
 	if (!out.data || strncmp(out.data, "#cloud-config\n", 14)) {
 		br_buf_release(&out);
-		return br_errf(err, BR_E_INVAL, "user-data template %s: the first line must be '#cloud-config'",
+		return br_errf(err, BR_E_INVAL,
+			       "user-data template %s: the first line must be '#cloud-config'",
 			       template_path);
 	}
 	rc = check_yaml(out.data, out.len, vars->hostname, err);

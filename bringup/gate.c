@@ -20,8 +20,8 @@ int gate_is_required(const struct prof_profile *profile, const char *name)
 	return 0;
 }
 
-size_t gate_failing(const struct prof_profile *profile, const struct inv_check *checks, size_t n, int *failing,
-		    char **ret_missing)
+size_t gate_failing(const struct prof_profile *profile, const struct inv_check *checks, size_t n,
+		    int *failing, char **ret_missing)
 {
 	struct br_buf missing;
 	size_t count = 0;
@@ -60,7 +60,8 @@ char *gate_reason(const struct inv_check *checks, size_t n, const int *failing, 
 			continue;
 		br_buf_addf(&b, "%s%s%s%s%s", b.len ? "; " : "failed checks: ", checks[i].name,
 			    checks[i].result == INV_CHECK_UNKNOWN ? " unknown" : "",
-			    checks[i].detail && *checks[i].detail ? ": " : "", checks[i].detail ? checks[i].detail : "");
+			    checks[i].detail && *checks[i].detail ? ": " : "",
+			    checks[i].detail ? checks[i].detail : "");
 	}
 	if (missing)
 		br_buf_addf(&b, "%snot checked: %s", b.len ? "; " : "", missing);
@@ -110,7 +111,8 @@ static void judge(struct gate_run *run, struct gate_job *job)
 	free(missing);
 	free(failing);
 	inv_checks_free(checks, n);
-	if (inv_node_set_state(run->inv, job->node->hostname, INV_VALIDATED, job->target, job->reason, &err)) {
+	if (inv_node_set_state(run->inv, job->node->hostname, INV_VALIDATED, job->target, job->reason,
+			       &err)) {
 		job->target = INV_VALIDATED;
 		job_error(run, job, "inventory", err.msg);
 		return;
@@ -119,7 +121,8 @@ static void judge(struct gate_run *run, struct gate_job *job)
 	job->node->state = job->target;
 	/* A repaired node's tickets are done with: the faults that filed
 	 * them are gone (the tickets stage would close them too). */
-	if (job->target == INV_GOLDEN && inv_tickets_close_node(run->inv, job->node->hostname, &job->tickets_closed, &err))
+	if (job->target == INV_GOLDEN &&
+	    inv_tickets_close_node(run->inv, job->node->hostname, &job->tickets_closed, &err))
 		job_error(run, job, "inventory", err.msg);
 }
 
@@ -141,7 +144,8 @@ static void on_tags(void *ctx, const struct maas_result *res)
 		run->tags_error = br_xstrdup(res->err->msg);
 		return;
 	}
-	json_array_foreach(res->json, i, t) {
+	json_array_foreach(res->json, i, t)
+	{
 		const char *name = br_json_str(t, "name");
 
 		if (name && !strcmp(name, GATE_TAG_GOLDEN))
@@ -210,8 +214,8 @@ static void queue_changes(struct maas_client *client, const struct gate_options 
 	if (golden && job->machine.status == MAAS_BROKEN && !maas_mark_fixed(client, id, on_change, job))
 		note(job, "marked fixed");
 	if (!golden && !o->no_mark_broken && job->machine.status != MAAS_BROKEN) {
-		char *comment = br_xstrdup_capped(job->reason ? job->reason : job->node->reason,
-						  GATE_COMMENT_MAX);
+		char *comment =
+		    br_xstrdup_capped(job->reason ? job->reason : job->node->reason, GATE_COMMENT_MAX);
 
 		if (!maas_mark_broken(client, id, comment, on_change, job))
 			note(job, "marked broken");
@@ -251,8 +255,9 @@ static int mirror(struct br_stage *st, const struct gate_options *o, struct gate
 		rc = maas_client_run(client, &err);
 	for (size_t t = 0; t < 2 && !rc && !run->tags_error; t++)
 		if (!run->tags_have[t])
-			rc = maas_tag_create(client, tags[t], t ? "bringup: failed a required check; see the ticket"
-							     : "bringup: passed every required check",
+			rc = maas_tag_create(client, tags[t],
+					     t ? "bringup: failed a required check; see the ticket"
+					       : "bringup: passed every required check",
 					     on_tag_created, run);
 	if (!rc)
 		rc = maas_client_run(client, &err);
@@ -260,7 +265,8 @@ static int mirror(struct br_stage *st, const struct gate_options *o, struct gate
 		rc = br_errf(&err, BR_E_UNREACHABLE, "MAAS tags: %s", run->tags_error);
 	for (size_t i = 0; i < run->n && !rc; i++)
 		if (maas_wanted(&run->jobs[i]))
-			rc = maas_machine_get(client, run->jobs[i].node->maas_system_id, on_machine, &run->jobs[i]);
+			rc = maas_machine_get(client, run->jobs[i].node->maas_system_id, on_machine,
+					      &run->jobs[i]);
 	if (!rc)
 		rc = maas_client_run(client, &err);
 	for (size_t i = 0; i < run->n && !rc; i++)
@@ -281,7 +287,8 @@ static int mirror(struct br_stage *st, const struct gate_options *o, struct gate
 		}
 		if (job->maas_done.len) {
 			char *what = br_xasprintf("MAAS: %s%s%s", br_buf_str(&job->maas_done),
-						  job->maas_error.len ? "; failed: " : "", br_buf_str(&job->maas_error));
+						  job->maas_error.len ? "; failed: " : "",
+						  br_buf_str(&job->maas_error));
 
 			if (inv_node_note(run->inv, job->node->hostname, what, &err))
 				br_warn("gate", "%s: %s", job->node->hostname, err.msg);
@@ -305,7 +312,8 @@ int gate_run(struct br_stage *st, const struct gate_options *o, struct gate_run 
 		run->golden += job->target == INV_GOLDEN;
 		run->quarantined += job->target == INV_QUARANTINED;
 		if (job->moved)
-			br_info("gate", "%s: %s: %s", job->node->hostname, inv_state_name(job->target), job->reason);
+			br_info("gate", "%s: %s: %s", job->node->hostname, inv_state_name(job->target),
+				job->reason);
 	}
 	return mirror(st, o, run);
 }
@@ -319,16 +327,18 @@ json_t *gate_json(const void *ctx)
 		const struct gate_job *job = &run->jobs[i];
 
 		json_array_append_new(
-			nodes, json_pack("{s:s, s:s, s:o, s:b, s:I, s:o, s:o}", "hostname", job->node->hostname, "state",
-					 inv_state_name(job->target), "reason",
-					 br_json_string_or_null(job->reason ? job->reason : job->node->reason), "changed",
-					 job->moved, "tickets_closed", (json_int_t)job->tickets_closed, "maas",
-					 br_json_string_or_null(job->maas_done.len ? br_buf_str(&job->maas_done) : NULL),
-					 "error",
-					 br_json_string_or_null(job->maas_error.len ? br_buf_str(&job->maas_error) : NULL)));
+		    nodes,
+		    json_pack(
+			"{s:s, s:s, s:o, s:b, s:I, s:o, s:o}", "hostname", job->node->hostname, "state",
+			inv_state_name(job->target), "reason",
+			br_json_string_or_null(job->reason ? job->reason : job->node->reason), "changed",
+			job->moved, "tickets_closed", (json_int_t)job->tickets_closed, "maas",
+			br_json_string_or_null(job->maas_done.len ? br_buf_str(&job->maas_done) : NULL),
+			"error",
+			br_json_string_or_null(job->maas_error.len ? br_buf_str(&job->maas_error) : NULL)));
 	}
-	return json_pack("{s:o, s:I, s:I, s:I}", "nodes", nodes, "golden", (json_int_t)run->golden, "quarantined",
-			 (json_int_t)run->quarantined, "errors", (json_int_t)run->errors);
+	return json_pack("{s:o, s:I, s:I, s:I}", "nodes", nodes, "golden", (json_int_t)run->golden,
+			 "quarantined", (json_int_t)run->quarantined, "errors", (json_int_t)run->errors);
 }
 
 void gate_print(const void *ctx)
@@ -348,7 +358,8 @@ void gate_print(const void *ctx)
 	}
 	br_table_print(&t, stdout);
 	br_table_release(&t);
-	printf("\n%zu golden, %zu quarantined, %zu with errors\n", run->golden, run->quarantined, run->errors);
+	printf("\n%zu golden, %zu quarantined, %zu with errors\n", run->golden, run->quarantined,
+	       run->errors);
 }
 
 void gate_run_release(struct gate_run *run)

@@ -33,16 +33,16 @@ int gate_is_required(const struct prof_profile *profile, const char *name);
  * did not pass; returns how many. A required name (not a pattern) with no
  * result at all is reported through *ret_missing (caller frees; NULL when
  * none), as it is as unproven as an unknown. */
-size_t gate_failing(const struct prof_profile *profile, const struct inv_check *checks, size_t n, int *failing,
-		    char **ret_missing);
+size_t gate_failing(const struct prof_profile *profile, const struct inv_check *checks, size_t n,
+		    int *failing, char **ret_missing);
 
 /* The quarantine reason: "failed checks: pcie: DETAIL; thermal unknown:
  * DETAIL; not checked: psu". Caller frees. */
 char *gate_reason(const struct inv_check *checks, size_t n, const int *failing, const char *missing);
 
 struct gate_options {
-	int no_maas;        /* leave MAAS alone */
-	int no_mark_broken; /* tag only */
+	int no_maas;		  /* leave MAAS alone */
+	int no_mark_broken;	  /* tag only */
 	struct maas_options maas; /* url and api_key set by the caller */
 };
 
@@ -50,13 +50,13 @@ struct gate_job {
 	struct inv_node *node; /* borrowed */
 	enum inv_state target; /* INV_GOLDEN or INV_QUARANTINED */
 	char *reason;
-	int moved;             /* the state changed in this run */
+	int moved; /* the state changed in this run */
 	size_t tickets_closed;
 	struct maas_machine machine;
 	int have_machine;
 	struct br_buf maas_done;  /* what was changed in MAAS, "; "-separated */
 	struct br_buf maas_error; /* what failed */
-	int error;                /* inventory or MAAS trouble: counted as failed */
+	int error;		  /* inventory or MAAS trouble: counted as failed */
 };
 
 struct gate_run {
@@ -64,7 +64,7 @@ struct gate_run {
 	struct gate_job *jobs;
 	size_t n, golden, quarantined, errors;
 	struct br_profiles profiles;
-	int tags_have[2];  /* golden, quarantine exist in MAAS */
+	int tags_have[2]; /* golden, quarantine exist in MAAS */
 	char *tags_error;
 };
 

@@ -8,22 +8,40 @@
 
 #include "manifest.h"
 
-enum col { C_HOSTNAME, C_RACK, C_UNIT, C_BMC, C_USER, C_PASSWORD, C_PROFILE, C_TYPE, C_BOOTDISK, C_NOTES, C_COUNT };
+enum col {
+	C_HOSTNAME,
+	C_RACK,
+	C_UNIT,
+	C_BMC,
+	C_USER,
+	C_PASSWORD,
+	C_PROFILE,
+	C_TYPE,
+	C_BOOTDISK,
+	C_NOTES,
+	C_COUNT
+};
 
 static const struct {
 	const char *name;
 	int required;
 } columns[C_COUNT] = {
-	[C_HOSTNAME] = { "hostname", 1 }, [C_RACK] = { "rack", 1 },	    [C_UNIT] = { "unit", 1 },
-	[C_BMC] = { "bmc", 1 },		  [C_USER] = { "bmc_user", 1 },	    [C_PASSWORD] = { "bmc_password", 1 },
-	[C_PROFILE] = { "profile", 1 },	  [C_TYPE] = { "bmc_type", 0 },	    [C_BOOTDISK] = { "boot_disk_serial", 0 },
+	[C_HOSTNAME] = { "hostname", 1 },
+	[C_RACK] = { "rack", 1 },
+	[C_UNIT] = { "unit", 1 },
+	[C_BMC] = { "bmc", 1 },
+	[C_USER] = { "bmc_user", 1 },
+	[C_PASSWORD] = { "bmc_password", 1 },
+	[C_PROFILE] = { "profile", 1 },
+	[C_TYPE] = { "bmc_type", 0 },
+	[C_BOOTDISK] = { "boot_disk_serial", 0 },
 	[C_NOTES] = { "notes", 0 },
 };
 
 /* libcsv hands fields and row ends to callbacks; this is their state. */
 struct parse_state {
 	const char *path;
-	int line;              /* line being fed to the parser */
+	int line; /* line being fed to the parser */
 	struct br_strlist fields;
 	struct br_strlist *problems;
 	int header_done;
@@ -34,7 +52,8 @@ struct parse_state {
 	int too_many;
 };
 
-static void problem(struct parse_state *ps, int line, const char *field, const char *fmt, ...) BR_PRINTF(4, 5);
+static void problem(struct parse_state *ps, int line, const char *field, const char *fmt, ...)
+    BR_PRINTF(4, 5);
 static void problem(struct parse_state *ps, int line, const char *field, const char *fmt, ...)
 {
 	struct br_buf b;
@@ -90,8 +109,9 @@ static void on_header(struct parse_state *ps)
 		if (i < sizeof(ps->colmap) / sizeof(ps->colmap[0]))
 			ps->colmap[i] = col;
 		if (col < 0) {
-			problem(ps, ps->line, name, "unknown column (known: hostname, rack, unit, bmc, bmc_user,"
-					      " bmc_password, profile, bmc_type, boot_disk_serial, notes)");
+			problem(ps, ps->line, name,
+				"unknown column (known: hostname, rack, unit, bmc, bmc_user,"
+				" bmc_password, profile, bmc_type, boot_disk_serial, notes)");
 			continue;
 		}
 		if (seen[col]++) {
@@ -142,9 +162,15 @@ static void on_row(int term, void *ctx)
 	r->line = ps->line;
 	for (size_t i = 0; i < ps->fields.n && i < sizeof(ps->colmap) / sizeof(ps->colmap[0]); i++) {
 		char **dst[C_COUNT] = {
-			[C_HOSTNAME] = &r->hostname, [C_RACK] = &r->rack,	   [C_UNIT] = NULL,
-			[C_BMC] = &r->bmc,	     [C_USER] = &r->bmc_user,	   [C_PASSWORD] = &r->bmc_password,
-			[C_PROFILE] = &r->profile,   [C_TYPE] = &r->bmc_type,	   [C_BOOTDISK] = &r->boot_disk_serial,
+			[C_HOSTNAME] = &r->hostname,
+			[C_RACK] = &r->rack,
+			[C_UNIT] = NULL,
+			[C_BMC] = &r->bmc,
+			[C_USER] = &r->bmc_user,
+			[C_PASSWORD] = &r->bmc_password,
+			[C_PROFILE] = &r->profile,
+			[C_TYPE] = &r->bmc_type,
+			[C_BOOTDISK] = &r->boot_disk_serial,
 			[C_NOTES] = &r->notes,
 		};
 		int col = ps->colmap[i];
@@ -156,7 +182,8 @@ static void on_row(int term, void *ctx)
 			if (!*f[i])
 				continue;
 			if (br_parse_long(f[i], 1, 60, &unit)) {
-				problem(ps, ps->line, "unit", "'%s' is not a rack unit (a whole number 1-60)", f[i]);
+				problem(ps, ps->line, "unit", "'%s' is not a rack unit (a whole number 1-60)",
+					f[i]);
 				r->unit = -1;
 			} else {
 				r->unit = (int)unit;
@@ -251,17 +278,20 @@ static void validate_row(struct parse_state *ps, const struct br_manifest_row *r
 	if (!r->hostname || !*r->hostname)
 		problem(ps, r->line, "hostname", "missing");
 	else if (!valid_hostname(r->hostname))
-		problem(ps, r->line, "hostname", "'%s' is not a valid host name (letters, digits, '-', '.')", r->hostname);
+		problem(ps, r->line, "hostname", "'%s' is not a valid host name (letters, digits, '-', '.')",
+			r->hostname);
 	if (!r->rack || !*r->rack)
 		problem(ps, r->line, "rack", "missing");
 	else if (strlen(r->rack) > 64 || !valid_label_chars(r->rack, "._-"))
-		problem(ps, r->line, "rack", "'%s' is not a rack name (letters, digits, '.', '_', '-')", r->rack);
+		problem(ps, r->line, "rack", "'%s' is not a rack name (letters, digits, '.', '_', '-')",
+			r->rack);
 	if (r->unit == 0)
 		problem(ps, r->line, "unit", "missing");
 	if (!r->bmc || !*r->bmc)
 		problem(ps, r->line, "bmc", "missing");
 	else if (br_bmc_address_parse(r->bmc, &host, &port))
-		problem(ps, r->line, "bmc", "'%s' is not an address (host, IPv4, or [IPv6], with optional :port 1-65535)",
+		problem(ps, r->line, "bmc",
+			"'%s' is not an address (host, IPv4, or [IPv6], with optional :port 1-65535)",
 			r->bmc);
 	free(host);
 	if (!r->bmc_user || !*r->bmc_user)
@@ -269,9 +299,10 @@ static void validate_row(struct parse_state *ps, const struct br_manifest_row *r
 	if (!r->bmc_password || !*r->bmc_password)
 		problem(ps, r->line, "bmc_password", "missing");
 	else if (!br_secret_ref_valid(r->bmc_password))
-		problem(ps, r->line, "bmc_password",
-			"a literal password is refused: write env:VARIABLE or file:PATH so the secret stays out"
-			" of the manifest, the inventory and the logs");
+		problem(
+		    ps, r->line, "bmc_password",
+		    "a literal password is refused: write env:VARIABLE or file:PATH so the secret stays out"
+		    " of the manifest, the inventory and the logs");
 	if (!r->profile || !*r->profile) {
 		problem(ps, r->line, "profile", "missing");
 	} else if (!valid_label_chars(r->profile, "._-") || r->profile[0] == '.') {
@@ -281,7 +312,8 @@ static void validate_row(struct parse_state *ps, const struct br_manifest_row *r
 		struct stat sb;
 
 		if (stat(dir, &sb) || !S_ISDIR(sb.st_mode))
-			problem(ps, r->line, "profile", "unknown hardware profile '%s' (no %s)", r->profile, dir);
+			problem(ps, r->line, "profile", "unknown hardware profile '%s' (no %s)", r->profile,
+				dir);
 		free(dir);
 	}
 	if (r->bmc_type && *r->bmc_type && strcmp(r->bmc_type, "redfish") && strcmp(r->bmc_type, "ipmi") &&
@@ -298,8 +330,12 @@ static int key_cmp(const struct br_manifest_row *a, const struct br_manifest_row
 	int c = 0;
 
 	switch (sort_key) {
-	case DUP_HOSTNAME: c = strcasecmp(a->hostname, b->hostname); break;
-	case DUP_BMC: c = strcasecmp(a->bmc, b->bmc); break;
+	case DUP_HOSTNAME:
+		c = strcasecmp(a->hostname, b->hostname);
+		break;
+	case DUP_BMC:
+		c = strcasecmp(a->bmc, b->bmc);
+		break;
 	case DUP_UNIT:
 		c = strcmp(a->rack, b->rack);
 		if (!c)
@@ -321,9 +357,12 @@ static int cmp_rows(const void *pa, const void *pb)
 static int has_key(const struct br_manifest_row *r, enum dup_key key)
 {
 	switch (key) {
-	case DUP_HOSTNAME: return r->hostname && *r->hostname;
-	case DUP_BMC: return r->bmc && *r->bmc;
-	case DUP_UNIT: return r->rack && *r->rack && r->unit > 0;
+	case DUP_HOSTNAME:
+		return r->hostname && *r->hostname;
+	case DUP_BMC:
+		return r->bmc && *r->bmc;
+	case DUP_UNIT:
+		return r->rack && *r->rack && r->unit > 0;
 	}
 	return 0;
 }
@@ -351,13 +390,15 @@ static void check_duplicates(struct parse_state *ps)
 				continue;
 			}
 			if (key == DUP_HOSTNAME)
-				problem(ps, a->line, "hostname", "duplicate '%s' (first on line %d)", a->hostname, b->line);
+				problem(ps, a->line, "hostname", "duplicate '%s' (first on line %d)",
+					a->hostname, b->line);
 			else if (key == DUP_BMC)
-				problem(ps, a->line, "bmc", "duplicate '%s' (also %s on line %d)", a->bmc, b->hostname,
-					b->line);
+				problem(ps, a->line, "bmc", "duplicate '%s' (also %s on line %d)", a->bmc,
+					b->hostname, b->line);
 			else
-				problem(ps, a->line, "unit", "rack %s unit %d is already taken by %s (line %d)", a->rack,
-					a->unit, b->hostname, b->line);
+				problem(ps, a->line, "unit",
+					"rack %s unit %d is already taken by %s (line %d)", a->rack, a->unit,
+					b->hostname, b->line);
 		}
 	}
 	free(v);
@@ -407,8 +448,15 @@ void br_manifest_release(struct br_manifest *m)
 	for (size_t i = 0; i < m->n; i++) {
 		struct br_manifest_row *r = &m->rows[i];
 
-		free(r->hostname); free(r->rack); free(r->bmc); free(r->bmc_user); free(r->bmc_password);
-		free(r->profile); free(r->bmc_type); free(r->boot_disk_serial); free(r->notes);
+		free(r->hostname);
+		free(r->rack);
+		free(r->bmc);
+		free(r->bmc_user);
+		free(r->bmc_password);
+		free(r->profile);
+		free(r->bmc_type);
+		free(r->boot_disk_serial);
+		free(r->notes);
 	}
 	free(m->rows);
 	free(m->path);
@@ -453,7 +501,8 @@ int br_manifest_load(const char *path, const char *templates_dir, struct br_mani
 		}
 	}
 	if (csv_fini(&parser, on_field, on_row, &ps))
-		problem(&ps, ps.line - 1, NULL, "malformed CSV: %s (unterminated quote?)", csv_strerror(csv_error(&parser)));
+		problem(&ps, ps.line - 1, NULL, "malformed CSV: %s (unterminated quote?)",
+			csv_strerror(csv_error(&parser)));
 	csv_free(&parser);
 	br_strlist_release(&ps.fields);
 	free(data);
@@ -465,7 +514,8 @@ int br_manifest_load(const char *path, const char *templates_dir, struct br_mani
 	sort_by_line(ret_problems, path);
 	if (ret_problems->n) {
 		br_manifest_release(&m);
-		return br_errf(err, BR_E_INVAL, "%s: %zu problem%s", path, ret_problems->n, ret_problems->n == 1 ? "" : "s");
+		return br_errf(err, BR_E_INVAL, "%s: %zu problem%s", path, ret_problems->n,
+			       ret_problems->n == 1 ? "" : "s");
 	}
 	m.path = br_xstrdup(path);
 	*ret = m;

@@ -62,39 +62,43 @@ void rpt_text(struct rpt_page *p, const char *text, const char *fallback)
 /* Colours: the work still under way in blues, the outcomes in gold, orange
  * and red, so a glance at the elevation says what needs a person. */
 static const char css[] =
-	"*{box-sizing:border-box}"
-	"body{font:14px/1.4 system-ui,sans-serif;margin:1.5rem;color:#1f2328;background:#f6f8fa}"
-	"h1{font-size:1.4rem;margin:0 0 .2rem}h2{font-size:1.15rem;margin:1.6rem 0 .6rem}"
-	".meta{color:#57606a;margin:0 0 1rem}"
-	".legend{display:flex;flex-wrap:wrap;gap:.4rem 1rem;margin:.5rem 0 1rem;padding:0;list-style:none}"
-	".legend li{display:flex;align-items:center;gap:.35rem}.legend .group{color:#57606a;margin-left:.6rem}"
-	".sw{display:inline-block;width:1rem;height:1rem;border-radius:3px;border:1px solid #0003}"
-	".racks{display:flex;flex-wrap:wrap;gap:1.2rem;align-items:flex-start}"
-	".rack{background:#fff;border:2px solid #444c56;border-radius:4px;padding:.3rem;width:15rem}"
-	".rack h3{margin:0 0 .3rem;font-size:1rem;text-align:center}"
-	".units{display:grid;grid-template-columns:2.2rem minmax(0,1fr);grid-auto-rows:1.05rem;"
-	"background:repeating-linear-gradient(#fff 0 calc(1.05rem - 1px),#d8dee4 calc(1.05rem - 1px) 1.05rem)}"
-	".u{grid-column:1;font-size:.65rem;color:#8c959f;text-align:right;padding-right:.3rem;line-height:1.05rem}"
-	".slot{grid-column:2;display:flex;gap:2px;padding:1px 0;min-width:0}"
-	".node{flex:1;min-width:0;display:flex;flex-direction:column;justify-content:center;overflow:hidden;border-radius:3px;"
-	"border:1px solid #0004;padding:0 .35rem;text-decoration:none;color:inherit;font-size:.75rem;line-height:1.15}"
-	".node b{white-space:nowrap;overflow:hidden;text-overflow:ellipsis}"
-	".node span{font-size:.68rem;opacity:.9;overflow:hidden;display:-webkit-box;-webkit-line-clamp:4;"
-	"-webkit-box-orient:vertical;overflow-wrap:anywhere}"
-	".st-new{background:#d0d7de}.st-discovered{background:#cfe2ff}.st-configured{background:#b6d4fe}"
-	".st-enlisted{background:#9ec5fe}.st-deployed{background:#6ea8fe}.st-validated{background:#3d8bfd;color:#fff}"
-	".st-golden{background:#f2c94c}.st-quarantined{background:#fd7e14;color:#fff}"
-	".st-failed{background:#cf222e;color:#fff}"
-	"table{border-collapse:collapse;width:100%;background:#fff;margin:.3rem 0}"
-	"th,td{border:1px solid #d0d7de;padding:.3rem .5rem;text-align:left;vertical-align:top}"
-	"th{background:#eaeef2}td{overflow-wrap:anywhere}"
-	".faults td:nth-child(-n+3),.checks td:first-child,td.when{white-space:nowrap;overflow-wrap:normal}"
-	".res-pass{color:#1a7f37;font-weight:600}.res-fail{color:#cf222e;font-weight:600}"
-	".res-unknown{color:#9a6700;font-weight:600}"
-	"details{background:#fff;border:1px solid #d0d7de;border-radius:4px;margin:.4rem 0;padding:.3rem .6rem}"
-	"summary{cursor:pointer}summary .sw{vertical-align:middle;margin-right:.3rem}"
-	"dl{display:grid;grid-template-columns:max-content 1fr;gap:.1rem 1rem;margin:.5rem 0}"
-	"dt{color:#57606a}dd{margin:0;overflow-wrap:anywhere}.none{color:#8c959f}";
+    "*{box-sizing:border-box}"
+    "body{font:14px/1.4 system-ui,sans-serif;margin:1.5rem;color:#1f2328;background:#f6f8fa}"
+    "h1{font-size:1.4rem;margin:0 0 .2rem}h2{font-size:1.15rem;margin:1.6rem 0 .6rem}"
+    ".meta{color:#57606a;margin:0 0 1rem}"
+    ".legend{display:flex;flex-wrap:wrap;gap:.4rem 1rem;margin:.5rem 0 1rem;padding:0;list-style:none}"
+    ".legend li{display:flex;align-items:center;gap:.35rem}.legend .group{color:#57606a;margin-left:.6rem}"
+    ".sw{display:inline-block;width:1rem;height:1rem;border-radius:3px;border:1px solid #0003}"
+    ".racks{display:flex;flex-wrap:wrap;gap:1.2rem;align-items:flex-start}"
+    ".rack{background:#fff;border:2px solid #444c56;border-radius:4px;padding:.3rem;width:15rem}"
+    ".rack h3{margin:0 0 .3rem;font-size:1rem;text-align:center}"
+    ".units{display:grid;grid-template-columns:2.2rem minmax(0,1fr);grid-auto-rows:1.05rem;"
+    "background:repeating-linear-gradient(#fff 0 calc(1.05rem - 1px),#d8dee4 calc(1.05rem - 1px) 1.05rem)}"
+    ".u{grid-column:1;font-size:.65rem;color:#8c959f;text-align:right;padding-right:.3rem;line-height:1."
+    "05rem}"
+    ".slot{grid-column:2;display:flex;gap:2px;padding:1px 0;min-width:0}"
+    ".node{flex:1;min-width:0;display:flex;flex-direction:column;justify-content:center;overflow:hidden;"
+    "border-radius:3px;"
+    "border:1px solid #0004;padding:0 "
+    ".35rem;text-decoration:none;color:inherit;font-size:.75rem;line-height:1.15}"
+    ".node b{white-space:nowrap;overflow:hidden;text-overflow:ellipsis}"
+    ".node span{font-size:.68rem;opacity:.9;overflow:hidden;display:-webkit-box;-webkit-line-clamp:4;"
+    "-webkit-box-orient:vertical;overflow-wrap:anywhere}"
+    ".st-new{background:#d0d7de}.st-discovered{background:#cfe2ff}.st-configured{background:#b6d4fe}"
+    ".st-enlisted{background:#9ec5fe}.st-deployed{background:#6ea8fe}.st-validated{background:#3d8bfd;color:#"
+    "fff}"
+    ".st-golden{background:#f2c94c}.st-quarantined{background:#fd7e14;color:#fff}"
+    ".st-failed{background:#cf222e;color:#fff}"
+    "table{border-collapse:collapse;width:100%;background:#fff;margin:.3rem 0}"
+    "th,td{border:1px solid #d0d7de;padding:.3rem .5rem;text-align:left;vertical-align:top}"
+    "th{background:#eaeef2}td{overflow-wrap:anywhere}"
+    ".faults td:nth-child(-n+3),.checks td:first-child,td.when{white-space:nowrap;overflow-wrap:normal}"
+    ".res-pass{color:#1a7f37;font-weight:600}.res-fail{color:#cf222e;font-weight:600}"
+    ".res-unknown{color:#9a6700;font-weight:600}"
+    "details{background:#fff;border:1px solid #d0d7de;border-radius:4px;margin:.4rem 0;padding:.3rem .6rem}"
+    "summary{cursor:pointer}summary .sw{vertical-align:middle;margin-right:.3rem}"
+    "dl{display:grid;grid-template-columns:max-content 1fr;gap:.1rem 1rem;margin:.5rem 0}"
+    "dt{color:#57606a}dd{margin:0;overflow-wrap:anywhere}.none{color:#8c959f}";
 
 static void head(struct rpt_page *p, struct inv *inv)
 {
@@ -118,17 +122,19 @@ static void head(struct rpt_page *p, struct inv *inv)
 static void legend(struct rpt_page *p, const struct rpt_stats *s)
 {
 	/* Outcomes first: those are what the reader came for. */
-	static const enum inv_state order[] = { INV_GOLDEN,     INV_QUARANTINED, INV_FAILED,
-						INV_NEW,        INV_DISCOVERED,  INV_CONFIGURED,
-						INV_ENLISTED,   INV_DEPLOYED,    INV_VALIDATED };
+	static const enum inv_state order[] = { INV_GOLDEN,   INV_QUARANTINED, INV_FAILED,
+						INV_NEW,      INV_DISCOVERED,  INV_CONFIGURED,
+						INV_ENLISTED, INV_DEPLOYED,    INV_VALIDATED };
 
-	rpt_addf(p, "<ul class=\"legend\" id=\"legend\"><li><b>%zu node%s</b></li>", s->nodes, s->nodes == 1 ? "" : "s");
+	rpt_addf(p, "<ul class=\"legend\" id=\"legend\"><li><b>%zu node%s</b></li>", s->nodes,
+		 s->nodes == 1 ? "" : "s");
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
 		const char *name = inv_state_name(order[i]);
 
 		if (order[i] == INV_NEW)
 			rpt_add(p, "<li class=\"group\">in progress:</li>");
-		rpt_addf(p, "<li><span class=\"sw st-%s\"></span>%s <b>%zu</b></li>", name, name, s->per_state[order[i]]);
+		rpt_addf(p, "<li><span class=\"sw st-%s\"></span>%s <b>%zu</b></li>", name, name,
+			 s->per_state[order[i]]);
 	}
 	rpt_add(p, "</ul>\n");
 }
@@ -158,8 +164,10 @@ static int faults(struct rpt_page *p, struct inv *inv, const struct inv_node *no
 		if (!node)
 			continue;
 		if (!s->tickets++)
-			rpt_add(p, "<table class=\"faults\"><thead><tr><th>Node</th><th>Location</th><th>Fault</th>"
-				   "<th>Evidence</th><th>Action</th></tr></thead><tbody>\n");
+			rpt_add(
+			    p,
+			    "<table class=\"faults\"><thead><tr><th>Node</th><th>Location</th><th>Fault</th>"
+			    "<th>Evidence</th><th>Action</th></tr></thead><tbody>\n");
 		location = tkt_location(t[i].rack, t[i].unit);
 		rpt_addf(p, "<tr class=\"fault\"><td><a href=\"#" RPT_ANCHOR_FMT "\">", (long long)node->id);
 		rpt_text(p, t[i].hostname, NULL);

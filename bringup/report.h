@@ -15,8 +15,8 @@
 #include "stage.h"
 
 #define RPT_HTML_MAX (64u << 20) /* the whole page */
-#define RPT_EVENTS_MAX 100       /* history rows shown per node; older ones are counted */
-#define RPT_RACK_UNITS 42        /* a rack is drawn at least this tall */
+#define RPT_EVENTS_MAX 100	 /* history rows shown per node; older ones are counted */
+#define RPT_RACK_UNITS 42	 /* a rack is drawn at least this tall */
 /* The inventory knows the unit a node starts at, not its height: boxes
  * are as tall as the closest spacing of nodes in the rack (four 6U servers
  * at U3, U10, ... read as such), at most this. */

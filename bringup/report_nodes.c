@@ -38,7 +38,8 @@ static void node_box(struct rpt_page *p, const struct inv_node *node)
 	const char *state = inv_state_name(node->state);
 	char *reason = br_xstrdup_capped(node->reason, RPT_SHORT_MAX);
 
-	rpt_addf(p, "<a class=\"node st-%s\" href=\"#" RPT_ANCHOR_FMT "\" data-host=\"", state, (long long)node->id);
+	rpt_addf(p, "<a class=\"node st-%s\" href=\"#" RPT_ANCHOR_FMT "\" data-host=\"", state,
+		 (long long)node->id);
 	rpt_text(p, node->hostname, NULL);
 	rpt_add(p, "\" title=\"");
 	rpt_text(p, node->hostname, NULL);
@@ -153,7 +154,9 @@ static int history(struct rpt_page *p, struct inv *inv, const struct inv_node *n
 	first = n > RPT_EVENTS_MAX ? n - RPT_EVENTS_MAX : 0;
 	rpt_add(p, "<h4>History</h4>");
 	if (first)
-		rpt_addf(p, "<p class=\"none\">%zu earlier events not shown (<code>bringup history</code> has them).</p>",
+		rpt_addf(p,
+			 "<p class=\"none\">%zu earlier events not shown (<code>bringup history</code> has "
+			 "them).</p>",
 			 first);
 	rpt_add(p, "<table class=\"history\"><thead><tr><th>When</th><th>Transition</th><th>Reason</th></tr>"
 		   "</thead><tbody>");

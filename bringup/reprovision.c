@@ -26,7 +26,8 @@ static void job_fail(struct job *j, const struct maas_result *res, const char *d
 	if (res && res->err && res->err->msg[0])
 		br_errf(&j->err, res->rc, "%s: %s", doing, res->err->msg);
 	else
-		br_errf(&j->err, res ? res->rc : BR_E_IO, "%s: %s", doing, res ? br_strerror(res->rc) : "cannot queue it");
+		br_errf(&j->err, res ? res->rc : BR_E_IO, "%s: %s", doing,
+			res ? br_strerror(res->rc) : "cannot queue it");
 }
 
 static void wait_ready(void *ctx);
@@ -129,7 +130,8 @@ static int profiles(struct br_stage *st, struct job *jobs, struct br_profiles *p
 	return 0;
 }
 
-static int release_all(struct br_stage *st, const struct repro_options *o, struct job *jobs, struct br_err *err)
+static int release_all(struct br_stage *st, const struct repro_options *o, struct job *jobs,
+		       struct br_err *err)
 {
 	struct maas_client *client = NULL;
 	int rc = maas_client_new(&o->maas, &client, err);
@@ -188,8 +190,9 @@ int repro_run(struct br_stage *st, const struct repro_options *o, struct repro_r
 		run->erased += held && jobs[i].erase != MAAS_ERASE_NONE;
 		/* "from" is what the stage read under its lease: a compare-and-set. */
 		reason = br_xasprintf("reprovision from %s%s", inv_state_name(n->state),
-				      !held ? "" : jobs[i].erase != MAAS_ERASE_NONE ? ": released in MAAS, disks erased"
-										  : ": released in MAAS");
+				      !held				 ? ""
+				      : jobs[i].erase != MAAS_ERASE_NONE ? ": released in MAAS, disks erased"
+									 : ": released in MAAS");
 		br_err_clear(&err);
 		if (n->state != to && inv_node_set_state(st->inv, n->hostname, n->state, to, reason, &err)) {
 			br_error("reprovision", "%s: %s", n->hostname, err.msg);

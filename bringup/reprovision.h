@@ -17,9 +17,9 @@
 
 struct repro_options {
 	struct maas_options maas;
-	int no_maas;    /* reset in the inventory only */
-	int rediscover; /* back to `new`, not `configured` */
-	int poll_ms;             /* while MAAS erases; default 1000 */
+	int no_maas;		 /* reset in the inventory only */
+	int rediscover;		 /* back to `new`, not `configured` */
+	int poll_ms;		 /* while MAAS erases; default 1000 */
 	int64_t wait_timeout_ms; /* for Ready after an erasing release; default 1 h */
 };
 void repro_options_init(struct repro_options *o);

@@ -112,14 +112,15 @@ static void count_kind(json_t *faults, const char *fault)
  * stuck in, so a hung node is never only a count. */
 static void add_timed_out(json_t *list, const struct inv_node *node)
 {
-	const char *at = node->state == INV_FAILED && node->reason ? strstr(node->reason, PROF_PAST_LIMIT) : NULL;
+	const char *at =
+	    node->state == INV_FAILED && node->reason ? strstr(node->reason, PROF_PAST_LIMIT) : NULL;
 	char *stage;
 
 	if (!at)
 		return;
 	stage = br_xstrndup(node->reason, (size_t)(at - node->reason));
-	json_array_append_new(list, json_pack("{s:s, s:s, s:s}", "hostname", node->hostname, "stage", stage, "reason",
-					      node->reason));
+	json_array_append_new(list, json_pack("{s:s, s:s, s:s}", "hostname", node->hostname, "stage", stage,
+					      "reason", node->reason));
 	free(stage);
 }
 
@@ -148,7 +149,8 @@ static int summarize(const struct run_args *a, json_t *doc)
 		}
 	for (int s = 0; !rc && s < INV_STATE_COUNT; s++)
 		if (count[s])
-			json_object_set_new(states, inv_state_name((enum inv_state)s), json_integer((json_int_t)count[s]));
+			json_object_set_new(states, inv_state_name((enum inv_state)s),
+					    json_integer((json_int_t)count[s]));
 	for (size_t i = 0; !rc && i < nt; i++) {
 		if (tickets[i].closed || !picked(a, tickets[i].hostname))
 			continue;
@@ -173,20 +175,23 @@ static void print_summary(json_t *doc)
 	json_t *v;
 	size_t i;
 
-	printf("\n== bringup run: %lld nodes in %.1f s\nstates:", (long long)json_integer_value(json_object_get(doc, "nodes")),
+	printf("\n== bringup run: %lld nodes in %.1f s\nstates:",
+	       (long long)json_integer_value(json_object_get(doc, "nodes")),
 	       json_real_value(json_object_get(doc, "seconds")));
 	json_object_foreach(json_object_get(doc, "states"), key, v)
-		printf(" %s %lld", key, (long long)json_integer_value(v));
+	    printf(" %s %lld", key, (long long)json_integer_value(v));
 	printf("\nfaults:");
 	if (!json_object_size(json_object_get(doc, "faults")))
 		printf(" none");
 	json_object_foreach(json_object_get(doc, "faults"), key, v)
-		printf(" %s %lld", key, (long long)json_integer_value(v));
-	json_array_foreach(json_object_get(doc, "timed_out"), i, v)
-		printf("%s %s (%s)", i ? "," : "\npast a time limit:", json_string_value(json_object_get(v, "hostname")),
-		       json_string_value(json_object_get(v, "stage")));
-	printf("\ntickets open: %lld\nstages:", (long long)json_integer_value(json_object_get(doc, "tickets_open")));
-	json_array_foreach(json_object_get(doc, "stages"), i, v) {
+	    printf(" %s %lld", key, (long long)json_integer_value(v));
+	json_array_foreach(json_object_get(doc, "timed_out"), i, v) printf(
+	    "%s %s (%s)", i ? "," : "\npast a time limit:", json_string_value(json_object_get(v, "hostname")),
+	    json_string_value(json_object_get(v, "stage")));
+	printf("\ntickets open: %lld\nstages:",
+	       (long long)json_integer_value(json_object_get(doc, "tickets_open")));
+	json_array_foreach(json_object_get(doc, "stages"), i, v)
+	{
 		if (json_is_true(json_object_get(v, "skipped")))
 			printf(" %s skipped", json_string_value(json_object_get(v, "name")));
 		else

@@ -12,7 +12,8 @@ char *br_templates_dir(void)
 {
 	/* Relative to the executable: installed (PREFIX/bin), build/bin,
 	 * build/asan/bin. */
-	static const char *const rel[] = { "../share/bringup/templates", "../../templates", "../../../templates" };
+	static const char *const rel[] = { "../share/bringup/templates", "../../templates",
+					   "../../../templates" };
 	const char *env = getenv("BRINGUP_TEMPLATES");
 	char *self, *found = NULL;
 
@@ -91,8 +92,9 @@ int br_stage_select(struct inv *inv, int argc, char **argv, int argi, const int 
 
 struct inv_check *br_checks_from_val(const struct val_check *checks, size_t n)
 {
-	static const enum inv_check_result result[] = { [VAL_PASS] = INV_CHECK_PASS, [VAL_FAIL] = INV_CHECK_FAIL,
-							[VAL_UNKNOWN] = INV_CHECK_UNKNOWN };
+	static const enum inv_check_result result[] = {
+		[VAL_PASS] = INV_CHECK_PASS, [VAL_FAIL] = INV_CHECK_FAIL, [VAL_UNKNOWN] = INV_CHECK_UNKNOWN
+	};
 	struct inv_check *out = br_xcalloc(n ? n : 1, sizeof(*out));
 
 	for (size_t i = 0; i < n; i++)
@@ -126,7 +128,8 @@ int br_stage_open(struct br_stage *st, const int *states)
 	/* Named nodes are worked whatever their state; nodes picked by state
 	 * must still be in one of them under the lease. */
 	if (!rc && states && !st->no_lease)
-		rc = br_stage_lease(st->inv, st->cmd->name, st->argi < st->argc ? NULL : states, st->nodes, &st->n);
+		rc = br_stage_lease(st->inv, st->cmd->name, st->argi < st->argc ? NULL : states, st->nodes,
+				    &st->n);
 	st->exit = rc;
 	return rc;
 }
@@ -194,7 +197,8 @@ void br_stage_interrupted(struct br_stage *st)
 
 	if (!signo)
 		return;
-	br_stage_fail(st, 128 + signo, "interrupted by %s: BMC sessions logged out, unfinished nodes left as they were",
+	br_stage_fail(st, 128 + signo,
+		      "interrupted by %s: BMC sessions logged out, unfinished nodes left as they were",
 		      br_signal_name(signo));
 }
 
@@ -259,7 +263,8 @@ int br_stage_lease(struct inv *inv, const char *stage, const int *states, struct
 		struct inv_node fresh;
 
 		if (!rc) {
-			int took = inv_lease_take(inv, nodes[i].hostname, stage, INV_LEASE_TTL_S, &fresh, NULL, &err);
+			int took = inv_lease_take(inv, nodes[i].hostname, stage, INV_LEASE_TTL_S, &fresh,
+						  NULL, &err);
 
 			if (took == BR_E_EXISTS) {
 				br_warn("lease", "%s; skipped", err.msg);
@@ -267,8 +272,8 @@ int br_stage_lease(struct inv *inv, const char *stage, const int *states, struct
 				br_error("inventory", "%s", err.msg);
 				rc = BR_EXIT_UNREACHABLE;
 			} else if (states && !state_in(fresh.state, states)) {
-				br_info("lease", "%s: now '%s' (another run moved it); skipped", fresh.hostname,
-					inv_state_name(fresh.state));
+				br_info("lease", "%s: now '%s' (another run moved it); skipped",
+					fresh.hostname, inv_state_name(fresh.state));
 				inv_node_release(&fresh);
 			} else {
 				inv_node_release(&nodes[i]);

@@ -25,9 +25,9 @@
 
 /* Exit codes (DESIGN.md). */
 enum br_exit {
-	BR_EXIT_OK = 0,          /* all done */
-	BR_EXIT_NODES = 1,       /* some nodes failed or were quarantined */
-	BR_EXIT_USAGE = 2,       /* bad usage or input */
+	BR_EXIT_OK = 0,		 /* all done */
+	BR_EXIT_NODES = 1,	 /* some nodes failed or were quarantined */
+	BR_EXIT_USAGE = 2,	 /* bad usage or input */
 	BR_EXIT_UNREACHABLE = 3, /* a required service cannot be reached */
 };
 
@@ -53,12 +53,12 @@ struct br_stage {
 	const struct br_command *cmd;
 	int argc;
 	char **argv;
-	int argi;              /* first operand (host names) */
-	struct inv *inv;       /* open after br_stage_open */
+	int argi;		/* first operand (host names) */
+	struct inv *inv;	/* open after br_stage_open */
 	struct inv_node *nodes; /* selected by br_stage_open */
 	size_t n;
-	int exit;              /* enum br_exit once the stage stops or reports */
-	int no_lease;          /* read-only run (a dry run): take no per-node leases */
+	int exit;     /* enum br_exit once the stage stops or reports */
+	int no_lease; /* read-only run (a dry run): take no per-node leases */
 };
 
 /* Logging and options (cmd->common must be &st->common). Nonzero: stop
@@ -105,7 +105,7 @@ void br_stage_release(struct inv *inv);
 /* ---- profiles, each loaded once per run --------------------------------- */
 
 struct br_profiles {
-	char *templates;             /* br_templates_dir() */
+	char *templates;	     /* br_templates_dir() */
 	struct prof_profile **items; /* stable addresses */
 	size_t n;
 };

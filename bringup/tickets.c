@@ -34,9 +34,11 @@ int tkt_actions_parse(const char *file, const char *text, struct tkt_actions *re
 			char *value = eq ? trimmed(eq + 1, strlen(eq + 1)) : NULL;
 
 			if (!eq || !*name || !*value)
-				rc = br_errf(err, BR_E_INVAL, "%s:%u: want 'fault = action text'", file, line);
+				rc =
+				    br_errf(err, BR_E_INVAL, "%s:%u: want 'fault = action text'", file, line);
 			else if (a.n >= TKT_ACTIONS_MAX)
-				rc = br_errf(err, BR_E_TOOBIG, "%s:%u: more than %d actions", file, line, TKT_ACTIONS_MAX);
+				rc = br_errf(err, BR_E_TOOBIG, "%s:%u: more than %d actions", file, line,
+					     TKT_ACTIONS_MAX);
 			if (!rc) {
 				a.items = br_xrealloc(a.items, (a.n + 1) * sizeof(*a.items));
 				a.items[a.n++] = (struct tkt_action){ name, value };
@@ -111,7 +113,8 @@ static void add_var(struct br_buf *b, const struct tkt_vars *v, const char *name
 	else if (IS("evidence"))
 		br_buf_adds(b, *ev ? ev : "?");
 	else if (IS("part"))
-		br_buf_addf(b, "%.*s", (int)((colon = strstr(ev, ": ")) ? (size_t)(colon - ev) : strlen(ev)), ev);
+		br_buf_addf(b, "%.*s", (int)((colon = strstr(ev, ": ")) ? (size_t)(colon - ev) : strlen(ev)),
+			    ev);
 	else if (IS("component"))
 		br_buf_adds(b, v->fault && strchr(v->fault, ':') ? strchr(v->fault, ':') + 1 : "?");
 	else
@@ -142,7 +145,8 @@ char *tkt_render(const struct tkt_actions *a, const struct tkt_vars *v)
 		}
 	}
 	if (!b.len)
-		br_buf_addf(&b, "inspect %s for %s", v->hostname ? v->hostname : "?", v->fault ? v->fault : "?");
+		br_buf_addf(&b, "inspect %s for %s", v->hostname ? v->hostname : "?",
+			    v->fault ? v->fault : "?");
 	return br_buf_detach(&b);
 }
 

@@ -17,8 +17,8 @@
 #include "webhook.h"
 
 #define TKT_ACTIONS_FILE_MAX (256u * 1024) /* actions.conf */
-#define TKT_ACTIONS_MAX 512                /* lines in it */
-#define TKT_TEXT_MAX 4096                  /* one rendered action */
+#define TKT_ACTIONS_MAX 512		   /* lines in it */
+#define TKT_TEXT_MAX 4096		   /* one rendered action */
 
 struct tkt_action {
 	char *fault; /* name or shell pattern */
@@ -60,7 +60,7 @@ struct tkt_run {
 	struct inv_ticket_stats stats;
 	struct inv_ticket *tickets; /* open ones, by rack, unit, hostname */
 	size_t n;
-	struct inv_node *nodes;     /* every node, for serials */
+	struct inv_node *nodes; /* every node, for serials */
 	size_t n_nodes;
 	enum tkt_format format;
 	size_t posted, post_failed; /* --post deliveries */

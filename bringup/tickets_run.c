@@ -22,8 +22,8 @@ static const char *keep(struct node_faults *f, char *s_take)
 static void add_fault(struct node_faults *f, const struct tkt_actions *actions, const struct inv_node *node,
 		      const char *fault, const char *evidence)
 {
-	struct tkt_vars v = { node->hostname, node->rack, node->bmc, node->system_serial, node->service_tag,
-			      fault, evidence, node->unit };
+	struct tkt_vars v = { node->hostname,	 node->rack, node->bmc, node->system_serial,
+			      node->service_tag, fault,	     evidence,	node->unit };
 
 	f->items = br_xrealloc(f->items, (f->n + 1) * sizeof(*f->items));
 	f->items[f->n++] = (struct inv_fault){ fault, evidence, keep(f, tkt_render(actions, &v)), 0 };
@@ -49,7 +49,8 @@ static int find_faults(struct inv *inv, struct br_profiles *profiles, const stru
 	*ret_checks = NULL;
 	*ret_n = 0;
 	if (node->state == INV_FAILED) {
-		add_fault(f, actions, node, tkt_failure_fault(node->reason), node->reason ? node->reason : "");
+		add_fault(f, actions, node, tkt_failure_fault(node->reason),
+			  node->reason ? node->reason : "");
 		f->items[f->n - 1].evidence_loose = 1;
 		return 0;
 	}
@@ -66,11 +67,13 @@ static int find_faults(struct inv *inv, struct br_profiles *profiles, const stru
 		if (!failing[i])
 			continue;
 		add_fault(f, actions, node, c->name,
-			  keep(f, br_xasprintf("%s%s", c->result == INV_CHECK_UNKNOWN ? "not proven (unknown): " : "",
+			  keep(f, br_xasprintf("%s%s",
+					       c->result == INV_CHECK_UNKNOWN ? "not proven (unknown): " : "",
 					       c->detail ? c->detail : "")));
 	}
 	if (missing)
-		add_fault(f, actions, node, "not_checked", keep(f, br_xasprintf("no result for: %s", missing)));
+		add_fault(f, actions, node, "not_checked",
+			  keep(f, br_xasprintf("no result for: %s", missing)));
 	free(missing);
 	free(failing);
 	return 0;
@@ -93,12 +96,13 @@ static const char *serial_of(const struct inv_node *node)
 static json_t *ticket_json(const struct inv_node *node, const struct inv_ticket *t)
 {
 	char *location = tkt_location(t->rack, t->unit);
-	json_t *o = json_pack("{s:s, s:s, s:o, s:o, s:s, s:s, s:s, s:s, s:I, s:s, s:o}", "hostname", t->hostname,
-			      "location", location, "serial", br_json_string_or_null(serial_of(node)), "service_tag",
-			      br_json_string_or_null(node ? node->service_tag : NULL), "fault", t->fault, "evidence",
-			      t->evidence ? t->evidence : "", "action", t->action ? t->action : "", "status",
-			      t->closed ? "closed" : "open", "version", (json_int_t)t->version, "opened_at",
-			      t->opened_at ? t->opened_at : "", "closed_at", br_json_string_or_null(t->closed_at));
+	json_t *o =
+	    json_pack("{s:s, s:s, s:o, s:o, s:s, s:s, s:s, s:s, s:I, s:s, s:o}", "hostname", t->hostname,
+		      "location", location, "serial", br_json_string_or_null(serial_of(node)), "service_tag",
+		      br_json_string_or_null(node ? node->service_tag : NULL), "fault", t->fault, "evidence",
+		      t->evidence ? t->evidence : "", "action", t->action ? t->action : "", "status",
+		      t->closed ? "closed" : "open", "version", (json_int_t)t->version, "opened_at",
+		      t->opened_at ? t->opened_at : "", "closed_at", br_json_string_or_null(t->closed_at));
 
 	free(location);
 	return o;
@@ -110,11 +114,13 @@ json_t *tkt_json(const void *ctx)
 	json_t *tickets = json_array();
 
 	for (size_t i = 0; i < run->n; i++)
-		json_array_append_new(tickets, ticket_json(node_of(run, run->tickets[i].hostname), &run->tickets[i]));
+		json_array_append_new(tickets,
+				      ticket_json(node_of(run, run->tickets[i].hostname), &run->tickets[i]));
 	return json_pack("{s:o, s:I, s:I, s:I, s:I, s:I, s:I}", "tickets", tickets, "opened",
-			 (json_int_t)run->stats.opened, "changed", (json_int_t)run->stats.changed, "unchanged",
-			 (json_int_t)run->stats.unchanged, "closed", (json_int_t)run->stats.closed, "posted",
-			 (json_int_t)run->posted, "post_failed", (json_int_t)run->post_failed);
+			 (json_int_t)run->stats.opened, "changed", (json_int_t)run->stats.changed,
+			 "unchanged", (json_int_t)run->stats.unchanged, "closed",
+			 (json_int_t)run->stats.closed, "posted", (json_int_t)run->posted, "post_failed",
+			 (json_int_t)run->post_failed);
 }
 
 /* ---- --post ------------------------------------------------------------------ */
@@ -133,8 +139,8 @@ static void on_posted(void *ctx, size_t index, int ok, const char *message)
 
 	if (!ok) {
 		pc->run->post_failed++;
-		br_warn("tickets", "%s/%s v%lld not delivered: %s", t->hostname, t->fault, (long long)t->version,
-			message);
+		br_warn("tickets", "%s/%s v%lld not delivered: %s", t->hostname, t->fault,
+			(long long)t->version, message);
 		return;
 	}
 	pc->run->posted++;
@@ -184,8 +190,9 @@ static int post(struct br_stage *st, struct tkt_run *run, const struct wh_option
 	if (rc)
 		return br_stage_fail(st, BR_EXIT_USAGE, "%s", err.msg);
 	if (run->post_failed)
-		return br_stage_fail(st, BR_EXIT_UNREACHABLE, "%zu ticket versions not delivered to %s (%zu were)",
-				     run->post_failed, o->url, run->posted);
+		return br_stage_fail(st, BR_EXIT_UNREACHABLE,
+				     "%zu ticket versions not delivered to %s (%zu were)", run->post_failed,
+				     o->url, run->posted);
 	return 0;
 }
 
@@ -211,9 +218,11 @@ int tkt_run(struct br_stage *st, struct tkt_run *run, const struct wh_options *p
 		/* A node whose faults cannot be worked out keeps its tickets
 		 * as they are: closing them would say it was repaired. */
 		if (find_faults(st->inv, &profiles, &actions, &st->nodes[i], &f, &checks, &n_checks, &err))
-			br_warn("tickets", "%s: tickets left as they were: %s", st->nodes[i].hostname, err.msg);
+			br_warn("tickets", "%s: tickets left as they were: %s", st->nodes[i].hostname,
+				err.msg);
 		else
-			rc = inv_tickets_sync(st->inv, st->nodes[i].hostname, f.items, f.n, &run->stats, &err);
+			rc =
+			    inv_tickets_sync(st->inv, st->nodes[i].hostname, f.items, f.n, &run->stats, &err);
 		inv_checks_free(checks, n_checks);
 		node_faults_release(&f);
 	}
@@ -292,8 +301,8 @@ void tkt_print(const void *ctx)
 		free(serial);
 	}
 	if (run->format != TKT_CSV)
-		printf("\n%zu opened, %zu updated, %zu closed this run\n", run->stats.opened, run->stats.changed,
-		       run->stats.closed);
+		printf("\n%zu opened, %zu updated, %zu closed this run\n", run->stats.opened,
+		       run->stats.changed, run->stats.closed);
 }
 
 void tkt_run_release(struct tkt_run *run)

@@ -21,7 +21,8 @@ static void finish(struct vstage_run *run, struct vstage_job *job, int ok, char 
 }
 
 /* A probe document: a JSON object from a probe this bringup understands. */
-static int take_document(struct vstage_job *job, const char *text, size_t len, const char *from, char **ret_why)
+static int take_document(struct vstage_job *job, const char *text, size_t len, const char *from,
+			 char **ret_why)
 {
 	json_error_t jerr;
 	json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr), *v;
@@ -37,8 +38,8 @@ static int take_document(struct vstage_job *job, const char *text, size_t len, c
 		return -1;
 	}
 	if (json_integer_value(v) > VAL_PROBE_VERSION) {
-		*ret_why = br_xasprintf("%s: probe document version %lld is newer than this bringup (%d)", from,
-					(long long)json_integer_value(v), VAL_PROBE_VERSION);
+		*ret_why = br_xasprintf("%s: probe document version %lld is newer than this bringup (%d)",
+					from, (long long)json_integer_value(v), VAL_PROBE_VERSION);
 		json_decref(doc);
 		return -1;
 	}
@@ -52,7 +53,7 @@ static int take_document(struct vstage_job *job, const char *text, size_t len, c
 struct collect {
 	struct vstage_run *run;
 	struct vstage_job **jobs; /* by target index */
-	int64_t limit_ms;         /* every one of these nodes' validation limit */
+	int64_t limit_ms;	  /* every one of these nodes' validation limit */
 };
 
 /* The node's limit: --timeout, else its profile's [time_limits] validation. */
@@ -84,8 +85,9 @@ static void on_collected(void *ctx, size_t index, const struct val_ssh_result *r
 	 * what the limit is about, so it is judged on that too. */
 	if (r->ms >= c->limit_ms) {
 		finish(c->run, job, 0,
-		       br_xasprintf("validation" PROF_PAST_LIMIT "%lld s: %s after %lld ms", (long long)(c->limit_ms / 1000),
-				    r->ok ? "the probe ended" : r->error, (long long)r->ms));
+		       br_xasprintf("validation" PROF_PAST_LIMIT "%lld s: %s after %lld ms",
+				    (long long)(c->limit_ms / 1000), r->ok ? "the probe ended" : r->error,
+				    (long long)r->ms));
 		return;
 	}
 	if (!r->ok) {
@@ -95,8 +97,9 @@ static void on_collected(void *ctx, size_t index, const struct val_ssh_result *r
 	if (r->exit_status != 0) {
 		char *line = last_line(&r->err);
 
-		finish(c->run, job, 0, br_xasprintf("bringup-probe exited with status %d on the node%s%s", r->exit_status,
-						    *line ? ": " : "", line));
+		finish(c->run, job, 0,
+		       br_xasprintf("bringup-probe exited with status %d on the node%s%s", r->exit_status,
+				    *line ? ": " : "", line));
 		free(line);
 		return;
 	}
@@ -106,7 +109,8 @@ static void on_collected(void *ctx, size_t index, const struct val_ssh_result *r
 	}
 	/* The runner's times are monotonic: the wall clock at the middle of
 	 * the probe's run is what the node's clock is compared with. */
-	job->probe_ms = br_wall_ms() - (br_now_ms() - (r->run_start_ms + (r->run_end_ms - r->run_start_ms) / 2));
+	job->probe_ms =
+	    br_wall_ms() - (br_now_ms() - (r->run_start_ms + (r->run_end_ms - r->run_start_ms) / 2));
 	job->probe_window_ms = (r->run_end_ms - r->run_start_ms) / 2;
 	br_info("validate", "%s: facts collected in %lld ms%s", job->node->hostname, (long long)r->ms,
 		r->uploaded ? " (probe copied over)" : "");
@@ -114,8 +118,8 @@ static void on_collected(void *ctx, size_t index, const struct val_ssh_result *r
 
 /* Nodes of one limit together (stable: the rack's order within each), so
  * each limit is one run of the SSH runner; a rack of one profile is one. */
-static void sort_by_limit(const struct vstage_options *o, struct val_ssh_target *targets, struct vstage_job **jobs,
-			  size_t n)
+static void sort_by_limit(const struct vstage_options *o, struct val_ssh_target *targets,
+			  struct vstage_job **jobs, size_t n)
 {
 	for (size_t i = 1; i < n; i++) {
 		struct val_ssh_target t = targets[i];
@@ -159,14 +163,15 @@ static int collect_ssh(struct br_stage *st, const struct vstage_options *o, stru
 			continue;
 		val_ssh_config_lookup(cfg, job->node->hostname, h);
 		if (!h->hostname && !(job->node->ip && *job->node->ip)) {
-			finish(run, job, 0, br_xstrdup("no address to reach it: MAAS gave none at deploy, and no ssh "
-						       "config entry names it"));
+			finish(run, job, 0,
+			       br_xstrdup("no address to reach it: MAAS gave none at deploy, and no ssh "
+					  "config entry names it"));
 			continue;
 		}
 		if (h->user && o->ssh_user && strcmp(h->user, o->ssh_user))
 			br_debug("validate", "%s: user %s from the ssh config", job->node->hostname, h->user);
-		targets[n] = (struct val_ssh_target){ job->node->hostname, h->hostname ? h->hostname : job->node->ip,
-						      h->port };
+		targets[n] = (struct val_ssh_target){ job->node->hostname,
+						      h->hostname ? h->hostname : job->node->ip, h->port };
 		jobs[n++] = job;
 	}
 	val_ssh_options_init(&so);
@@ -194,7 +199,8 @@ static int collect_ssh(struct br_stage *st, const struct vstage_options *o, stru
 		/* a node that takes the connection and never speaks is stuck too */
 		so.connect_timeout_ms = connect_ms < c.limit_ms ? connect_ms : c.limit_ms;
 		if (br_loop_new(&loop, &err) == 0) {
-			if (val_ssh_run(loop, targets + start, end - start, &so, results + start, on_collected, &c, &err))
+			if (val_ssh_run(loop, targets + start, end - start, &so, results + start,
+					on_collected, &c, &err))
 				rc = br_stage_usage(st, "%s", err.msg);
 		} else {
 			rc = br_stage_fail(st, BR_EXIT_USAGE, "%s", err.msg);
@@ -223,8 +229,9 @@ static int collect_file(struct br_stage *st, const struct vstage_options *o, str
 	int dir = br_is_dir(o->facts_file);
 
 	if (!dir && run->n != 1)
-		return br_stage_usage(st, "--facts FILE judges one node: name it (bringup validate --facts FILE HOST), "
-					  "or give a directory of HOSTNAME.json documents");
+		return br_stage_usage(
+		    st, "--facts FILE judges one node: name it (bringup validate --facts FILE HOST), "
+			"or give a directory of HOSTNAME.json documents");
 	for (size_t i = 0; i < run->n; i++) {
 		struct vstage_job *job = &run->jobs[i];
 		char *path = dir ? br_xasprintf("%s/%s.json", o->facts_file, job->node->hostname)
@@ -275,9 +282,9 @@ static void lldp_view(const char *hostname, json_t *probe, struct val_cabling_ho
 	h->hostname = hostname;
 	h->lldp_seen = jstr(lldp, "status") && !strcmp(jstr(lldp, "status"), "ok");
 	*store = br_xcalloc(json_array_size(nbs) ? json_array_size(nbs) : 1, sizeof(**store));
-	json_array_foreach(nbs, i, nb)
-		(*store)[i] = (struct val_lldp_neighbor){ jstr(nb, "local_port"), jstr(nb, "system_name"),
-							  jstr(nb, "port_id"), jstr(nb, "port_description") };
+	json_array_foreach(nbs, i, nb)(*store)[i] =
+	    (struct val_lldp_neighbor){ jstr(nb, "local_port"), jstr(nb, "system_name"), jstr(nb, "port_id"),
+					jstr(nb, "port_description") };
 	h->neighbors = *store;
 	h->n = json_array_size(nbs);
 }
@@ -288,7 +295,7 @@ static void lldp_view(const char *hostname, json_t *probe, struct val_cabling_ho
 struct views {
 	struct val_cabling_host *hosts;
 	struct val_lldp_neighbor **stores;
-	json_t **docs;        /* stored documents loaded here (owned) */
+	json_t **docs;	      /* stored documents loaded here (owned) */
 	struct inv_node *all; /* the inventory's nodes, for their names */
 	size_t n, n_docs, n_all;
 };
@@ -315,14 +322,16 @@ static void views_build(struct vstage_run *run, struct views *v)
 	v->docs = br_xcalloc(cap, sizeof(*v->docs));
 	for (size_t i = 0; i < run->n; i++)
 		if (run->jobs[i].probe) {
-			lldp_view(run->jobs[i].node->hostname, run->jobs[i].probe, &v->hosts[v->n], &v->stores[v->n]);
+			lldp_view(run->jobs[i].node->hostname, run->jobs[i].probe, &v->hosts[v->n],
+				  &v->stores[v->n]);
 			v->n++;
 		}
 	for (size_t i = 0; i < v->n_all; i++) {
 		char *text = NULL;
 		json_t *doc;
 
-		if (in_run(run, v->all[i].hostname) || inv_load_probe(run->inv, v->all[i].hostname, &text, &err))
+		if (in_run(run, v->all[i].hostname) ||
+		    inv_load_probe(run->inv, v->all[i].hostname, &text, &err))
 			continue;
 		doc = json_loads(text, 0, NULL);
 		free(text);
@@ -359,8 +368,9 @@ static void judge_cabling(struct vstage_run *run)
 		if (!job->probe)
 			continue;
 		if (!run->have_wiring) {
-			val_check_add_take(&job->checks, &job->n_checks, br_xstrdup("cabling"), VAL_UNKNOWN,
-					   br_xstrdup("no wiring list given (--wiring FILE or $BRINGUP_WIRING)"));
+			val_check_add_take(
+			    &job->checks, &job->n_checks, br_xstrdup("cabling"), VAL_UNKNOWN,
+			    br_xstrdup("no wiring list given (--wiring FILE or $BRINGUP_WIRING)"));
 			continue;
 		}
 		/* views[k] is this job's: the run's nodes come first, in order. */
@@ -377,7 +387,8 @@ static void judge_cabling(struct vstage_run *run)
 static void take_checks(struct vstage_job *job, struct val_check *checks, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		val_check_add_take(&job->checks, &job->n_checks, checks[i].name, checks[i].result, checks[i].detail);
+		val_check_add_take(&job->checks, &job->n_checks, checks[i].name, checks[i].result,
+				   checks[i].detail);
 		checks[i].name = checks[i].detail = NULL;
 	}
 	val_checks_free(checks, n);
@@ -449,7 +460,8 @@ static void record(struct vstage_run *run, struct vstage_job *job)
 	char *text;
 
 	if (!job->ok) {
-		if (inv_node_set_state(run->inv, job->node->hostname, job->node->state, INV_FAILED, job->reason, &err))
+		if (inv_node_set_state(run->inv, job->node->hostname, job->node->state, INV_FAILED,
+				       job->reason, &err))
 			br_error("validate", "%s: %s", job->node->hostname, err.msg);
 		return;
 	}
@@ -457,7 +469,8 @@ static void record(struct vstage_run *run, struct vstage_job *job)
 	checks = br_checks_from_val(job->checks, job->n_checks);
 	if (inv_store_probe(run->inv, job->node->hostname, text, &err) ||
 	    inv_checks_put(run->inv, job->node->hostname, "validate", checks, job->n_checks, &err) ||
-	    inv_node_set_state(run->inv, job->node->hostname, job->node->state, INV_VALIDATED, job->reason, &err))
+	    inv_node_set_state(run->inv, job->node->hostname, job->node->state, INV_VALIDATED, job->reason,
+			       &err))
 		br_error("validate", "%s: %s", job->node->hostname, err.msg);
 	inv_checks_free(checks, job->n_checks);
 	free(text);
@@ -531,15 +544,17 @@ json_t *vstage_json(const void *ctx)
 		json_t *checks = json_array();
 
 		for (size_t k = 0; k < job->n_checks; k++)
-			json_array_append_new(checks, json_pack("{s:s, s:s, s:s}", "name", job->checks[k].name, "result",
-								val_result_name(job->checks[k].result), "detail",
-								job->checks[k].detail ? job->checks[k].detail : ""));
-		json_array_append_new(nodes, json_pack("{s:s, s:s, s:o, s:o}", "hostname", job->node->hostname, "state",
-						       job->ok ? "validated" : "failed", "reason",
-						       br_json_string_or_null(job->reason), "checks", checks));
+			json_array_append_new(
+			    checks, json_pack("{s:s, s:s, s:s}", "name", job->checks[k].name, "result",
+					      val_result_name(job->checks[k].result), "detail",
+					      job->checks[k].detail ? job->checks[k].detail : ""));
+		json_array_append_new(nodes,
+				      json_pack("{s:s, s:s, s:o, s:o}", "hostname", job->node->hostname,
+						"state", job->ok ? "validated" : "failed", "reason",
+						br_json_string_or_null(job->reason), "checks", checks));
 	}
-	return json_pack("{s:o, s:I, s:I}", "nodes", nodes, "validated", (json_int_t)(run->done - run->failed),
-			 "failed", (json_int_t)run->failed);
+	return json_pack("{s:o, s:I, s:I}", "nodes", nodes, "validated",
+			 (json_int_t)(run->done - run->failed), "failed", (json_int_t)run->failed);
 }
 
 void vstage_print(const void *ctx)
@@ -614,13 +629,14 @@ int vstage_fabric(const char *ibnet_path, const char *wiring, const char *expect
 
 		for (size_t i = 0; i < r.n; i++)
 			json_array_append_new(findings, json_pack("{s:s, s:s}", "kind",
-								  val_cable_kind_name(r.findings[i].kind), "detail",
-								  r.findings[i].text));
-		doc = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:o, s:s}", "result", val_result_name(r.result),
-				"form", w.form, "design_links", (json_int_t)r.design_links, "seen_links",
-				(json_int_t)r.seen_links, "matched", (json_int_t)r.matched, "design_components",
-				(json_int_t)r.design_components, "unreachable", (json_int_t)r.unreachable, "findings",
-				findings, "detail", r.detail);
+								  val_cable_kind_name(r.findings[i].kind),
+								  "detail", r.findings[i].text));
+		doc = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:o, s:s}", "result",
+				val_result_name(r.result), "form", w.form, "design_links",
+				(json_int_t)r.design_links, "seen_links", (json_int_t)r.seen_links, "matched",
+				(json_int_t)r.matched, "design_components", (json_int_t)r.design_components,
+				"unreachable", (json_int_t)r.unreachable, "findings", findings, "detail",
+				r.detail);
 		br_json_print(stdout, doc);
 		json_decref(doc);
 	} else {

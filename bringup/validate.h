@@ -19,21 +19,21 @@
 #include "validators/validators.h"
 
 struct vstage_options {
-	const char *facts_file;   /* judge this saved probe document (one node), no SSH */
-	const char *wiring;       /* wiring list; NULL: cabling unknown */
+	const char *facts_file; /* judge this saved probe document (one node), no SSH */
+	const char *wiring;	/* wiring list; NULL: cabling unknown */
 	const char *ssh_key, *known_hosts, *ssh_config, *ssh_user;
 	enum val_ssh_host_keys host_keys;
-	const char *probe;        /* the bringup-probe executable to copy over */
+	const char *probe; /* the bringup-probe executable to copy over */
 	int parallel;
-	int64_t timeout_ms;       /* 0: each node's profile's [time_limits] validation */
+	int64_t timeout_ms; /* 0: each node's profile's [time_limits] validation */
 };
 
 struct vstage_job {
-	struct inv_node *node;    /* borrowed */
+	struct inv_node *node; /* borrowed */
 	const struct prof_profile *profile;
-	json_t *probe;            /* the node's facts (owned) */
-	int64_t probe_ms;         /* controller clock while the probe ran */
-	int64_t probe_window_ms;  /* half the exec's length: probe_ms is known within it */
+	json_t *probe;		 /* the node's facts (owned) */
+	int64_t probe_ms;	 /* controller clock while the probe ran */
+	int64_t probe_window_ms; /* half the exec's length: probe_ms is known within it */
 	struct val_check *checks;
 	size_t n_checks, fails, unknowns;
 	int done, ok;

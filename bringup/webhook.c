@@ -76,14 +76,17 @@ static void on_done(struct br_http_req *hr)
 	if (hr->start_failed)
 		msg = br_xasprintf("POST %s: cannot start the request", r->ctx->url);
 	else if (hr->result == CURLE_PEER_FAILED_VERIFICATION || hr->result == CURLE_SSL_CACERT_BADFILE)
-		msg = br_xasprintf("POST %s: TLS certificate not trusted: %s (--ca-file gives the CA; --insecure skips "
-				   "the check)",
-				   r->ctx->url, hr->curl_err[0] ? hr->curl_err : curl_easy_strerror(hr->result));
+		msg = br_xasprintf(
+		    "POST %s: TLS certificate not trusted: %s (--ca-file gives the CA; --insecure skips "
+		    "the check)",
+		    r->ctx->url, hr->curl_err[0] ? hr->curl_err : curl_easy_strerror(hr->result));
 	else if (hr->result != CURLE_OK)
 		msg = br_xasprintf("POST %s: %s (after %d attempts)", r->ctx->url,
-				   hr->curl_err[0] ? hr->curl_err : curl_easy_strerror(hr->result), hr->attempt + 1);
+				   hr->curl_err[0] ? hr->curl_err : curl_easy_strerror(hr->result),
+				   hr->attempt + 1);
 	else if (hr->status < 200 || hr->status > 299)
-		msg = br_xasprintf("POST %s: HTTP %ld (after %d attempts)", r->ctx->url, hr->status, hr->attempt + 1);
+		msg = br_xasprintf("POST %s: HTTP %ld (after %d attempts)", r->ctx->url, hr->status,
+				   hr->attempt + 1);
 	else
 		ok = 1;
 	r->ctx->done(r->ctx->ctx, r->index, ok, msg);
@@ -96,7 +99,9 @@ static void on_drop(struct br_http_req *hr)
 	req_free((struct wh_req *)hr);
 }
 
-static const struct br_http_ops wh_ops = { .start = on_start, .judge = on_judge, .done = on_done, .drop = on_drop };
+static const struct br_http_ops wh_ops = {
+	.start = on_start, .judge = on_judge, .done = on_done, .drop = on_drop
+};
 
 int wh_run(const struct wh_options *o, const struct wh_delivery *d, size_t n, wh_done_fn done, void *ctx,
 	   struct br_err *err)

@@ -19,10 +19,10 @@ struct wh_options {
 	const char *url;
 	const char *ca_file; /* NULL: system store */
 	int insecure;
-	int retries;         /* per ticket after the first attempt; default 5 */
-	long timeout_ms;     /* one attempt; default 10000 */
-	long backoff_ms;     /* first retry delay; default 200 */
-	int max_inflight;    /* default 8 */
+	int retries;	  /* per ticket after the first attempt; default 5 */
+	long timeout_ms;  /* one attempt; default 10000 */
+	long backoff_ms;  /* first retry delay; default 200 */
+	int max_inflight; /* default 8 */
 };
 void wh_options_init(struct wh_options *o);
 

@@ -326,7 +326,8 @@ int br_read_file(const char *path, size_t max, char **ret_data, size_t *ret_len,
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return br_errf(err, errno == ENOENT ? BR_E_NOTFOUND : BR_E_IO, "%s: %s", path, strerror(errno));
+		return br_errf(err, errno == ENOENT ? BR_E_NOTFOUND : BR_E_IO, "%s: %s", path,
+			       strerror(errno));
 	br_buf_init(&b, max);
 	for (;;) {
 		ssize_t n = read(fd, chunk, sizeof(chunk));
@@ -421,8 +422,8 @@ int br_secret_resolve(const char *ref, char **ret_secret, struct br_err *err)
 		const char *v = getenv(ref + 4);
 
 		if (!v)
-			return br_errf(err, BR_E_NOTFOUND, "credential %s: environment variable %s is not set",
-				       ref, ref + 4);
+			return br_errf(err, BR_E_NOTFOUND,
+				       "credential %s: environment variable %s is not set", ref, ref + 4);
 		*ret_secret = br_xstrdup(v);
 		br_redact_add(v);
 		return 0;

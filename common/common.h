@@ -27,18 +27,18 @@
 /* Error codes shared by every module; 0 is success, all errors negative. */
 enum br_errcode {
 	BR_OK = 0,
-	BR_E_INVAL = -1,    /* bad input: file, line, field named in msg */
+	BR_E_INVAL = -1, /* bad input: file, line, field named in msg */
 	BR_E_NOMEM = -2,
-	BR_E_IO = -3,       /* file or socket I/O */
+	BR_E_IO = -3, /* file or socket I/O */
 	BR_E_NOTFOUND = -4,
 	BR_E_EXISTS = -5,
-	BR_E_TOOBIG = -6,   /* a cap was hit */
+	BR_E_TOOBIG = -6, /* a cap was hit */
 	BR_E_TIMEOUT = -7,
-	BR_E_AUTH = -8,     /* credentials refused */
-	BR_E_PROTO = -9,    /* peer answered something we cannot use */
+	BR_E_AUTH = -8,	 /* credentials refused */
+	BR_E_PROTO = -9, /* peer answered something we cannot use */
 	BR_E_UNREACHABLE = -10,
 	BR_E_DB = -11,
-	BR_E_STATE = -12,   /* wrong state for the operation */
+	BR_E_STATE = -12, /* wrong state for the operation */
 	BR_E_UNSUPPORTED = -13,
 	BR_E_INTERRUPTED = -14, /* SIGTERM/SIGINT: stopped, nothing to record */
 };
@@ -211,11 +211,11 @@ enum br_opt_type { BR_OPT_FLAG, BR_OPT_STRING, BR_OPT_INT, BR_OPT_LIST };
  * struct br_strlist (LIST: may repeat). An option with no long name ends
  * a table. */
 struct br_option {
-	const char *name;     /* long name without "--" */
-	int short_name;       /* 0 for none */
+	const char *name; /* long name without "--" */
+	int short_name;	  /* 0 for none */
 	enum br_opt_type type;
 	void *value;
-	const char *argname;  /* shown in --help, e.g. "PATH" */
+	const char *argname; /* shown in --help, e.g. "PATH" */
 	const char *help;
 };
 
@@ -228,18 +228,18 @@ void br_strlist_release(struct br_strlist *l);
 
 /* Options every stage takes. */
 struct br_common_opts {
-	const char *db;      /* --db, default $BRINGUP_DB or ./bringup.db */
-	int json;            /* --json */
-	int verbose;         /* -v, repeatable */
-	int quiet;           /* -q */
+	const char *db; /* --db, default $BRINGUP_DB or ./bringup.db */
+	int json;	/* --json */
+	int verbose;	/* -v, repeatable */
+	int quiet;	/* -q */
 };
 
 struct br_command {
-	const char *name;      /* "bringup-discover" */
-	const char *usage;     /* "[options] [HOST...]" */
-	const char *summary;   /* one paragraph shown under usage */
+	const char *name;		 /* "bringup-discover" */
+	const char *usage;		 /* "[options] [HOST...]" */
+	const char *summary;		 /* one paragraph shown under usage */
 	const struct br_option *options; /* terminated by {0} */
-	struct br_common_opts *common;   /* NULL: no common options */
+	struct br_common_opts *common;	 /* NULL: no common options */
 };
 
 enum br_opt_result { BR_OPT_OK = 0, BR_OPT_EXIT_OK = 1, BR_OPT_EXIT_USAGE = 2 };

@@ -8,8 +8,8 @@
 
 struct csv_state {
 	const char *path;
-	unsigned line;      /* line being fed to the parser */
-	unsigned row_line;  /* line the current row started on */
+	unsigned line;	   /* line being fed to the parser */
+	unsigned row_line; /* line the current row started on */
 	struct br_strlist fields;
 	br_csv_row_fn fn;
 	void *ctx;
@@ -93,7 +93,8 @@ int br_csv_read(const char *path, size_t max_bytes, br_csv_row_fn fn, void *ctx,
 			end = data + len;
 		n = (size_t)(end - p) + (end < data + len);
 		if (csv_parse(&parser, p, n, on_field, on_row, &st) != n) {
-			br_csv_problem(problems, path, st.line, NULL, "malformed CSV: %s", csv_strerror(csv_error(&parser)));
+			br_csv_problem(problems, path, st.line, NULL, "malformed CSV: %s",
+				       csv_strerror(csv_error(&parser)));
 			st.stop = 1;
 		}
 	}

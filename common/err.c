@@ -57,21 +57,36 @@ void br_err_clear(struct br_err *err)
 const char *br_strerror(int code)
 {
 	switch ((enum br_errcode)code) {
-	case BR_OK: return "success";
-	case BR_E_INVAL: return "invalid input";
-	case BR_E_NOMEM: return "out of memory";
-	case BR_E_IO: return "I/O error";
-	case BR_E_NOTFOUND: return "not found";
-	case BR_E_EXISTS: return "already exists";
-	case BR_E_TOOBIG: return "too big";
-	case BR_E_TIMEOUT: return "timed out";
-	case BR_E_AUTH: return "authentication failed";
-	case BR_E_PROTO: return "protocol error";
-	case BR_E_UNREACHABLE: return "unreachable";
-	case BR_E_DB: return "database error";
-	case BR_E_STATE: return "wrong state";
-	case BR_E_UNSUPPORTED: return "unsupported";
-	case BR_E_INTERRUPTED: return "interrupted";
+	case BR_OK:
+		return "success";
+	case BR_E_INVAL:
+		return "invalid input";
+	case BR_E_NOMEM:
+		return "out of memory";
+	case BR_E_IO:
+		return "I/O error";
+	case BR_E_NOTFOUND:
+		return "not found";
+	case BR_E_EXISTS:
+		return "already exists";
+	case BR_E_TOOBIG:
+		return "too big";
+	case BR_E_TIMEOUT:
+		return "timed out";
+	case BR_E_AUTH:
+		return "authentication failed";
+	case BR_E_PROTO:
+		return "protocol error";
+	case BR_E_UNREACHABLE:
+		return "unreachable";
+	case BR_E_DB:
+		return "database error";
+	case BR_E_STATE:
+		return "wrong state";
+	case BR_E_UNSUPPORTED:
+		return "unsupported";
+	case BR_E_INTERRUPTED:
+		return "interrupted";
 	}
 	return "unknown error";
 }
@@ -89,8 +104,14 @@ void br_log_init(const char *progname, enum br_log_level level)
 	log_level = level;
 }
 
-void br_log_set_level(enum br_log_level level) { log_level = level; }
-enum br_log_level br_log_get_level(void) { return log_level; }
+void br_log_set_level(enum br_log_level level)
+{
+	log_level = level;
+}
+enum br_log_level br_log_get_level(void)
+{
+	return log_level;
+}
 
 void br_vlog(enum br_log_level level, const char *subsys, const char *fmt, va_list ap)
 {

@@ -531,7 +531,8 @@ static void dispatch(void *ctx)
 static void on_fd(struct br_loop_fd *watch, int fd, unsigned events, void *ctx)
 {
 	struct br_http *h = ctx;
-	int mask = (events & BR_LOOP_IN ? CURL_CSELECT_IN : 0) | (events & BR_LOOP_OUT ? CURL_CSELECT_OUT : 0) |
+	int mask = (events & BR_LOOP_IN ? CURL_CSELECT_IN : 0) |
+		   (events & BR_LOOP_OUT ? CURL_CSELECT_OUT : 0) |
 		   (events & BR_LOOP_ERR ? CURL_CSELECT_ERR : 0);
 	int running;
 
@@ -579,7 +580,8 @@ static int on_timer(CURLM *multi, long timeout_ms, void *userp)
 	return 0;
 }
 
-int br_http_init(struct br_http *h, struct br_loop *loop, const struct br_http_options *opts, struct br_err *err)
+int br_http_init(struct br_http *h, struct br_loop *loop, const struct br_http_options *opts,
+		 struct br_err *err)
 {
 	memset(h, 0, sizeof(*h));
 	h->loop = loop;

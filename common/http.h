@@ -32,24 +32,24 @@
 #include "common.h"
 #include "loop.h"
 
-#define BR_HTTP_EASY_POOL_MAX 256          /* idle easy handles kept for reuse */
-#define BR_HTTP_RETRY_AFTER_MAX_S 86400L   /* a longer Retry-After is not believed */
-#define BR_HTTP_HEADER_MAX 8192            /* one header value we keep */
+#define BR_HTTP_EASY_POOL_MAX 256	 /* idle easy handles kept for reuse */
+#define BR_HTTP_RETRY_AFTER_MAX_S 86400L /* a longer Retry-After is not believed */
+#define BR_HTTP_HEADER_MAX 8192		 /* one header value we keep */
 
 struct br_http_options {
-	long timeout_ms;          /* one attempt */
+	long timeout_ms; /* one attempt */
 	long connect_timeout_ms;
-	int retries;              /* attempts after the first, when the client's judge asks */
-	long backoff_ms;          /* first retry delay, doubled each time, jittered */
-	long backoff_max_ms;      /* no delay is longer, Retry-After included */
-	const char *ca_file;      /* NULL: system store; copied */
-	int insecure;             /* skip TLS verification, only when asked */
-	int total_inflight;       /* requests in flight over all hosts */
+	int retries;		   /* attempts after the first, when the client's judge asks */
+	long backoff_ms;	   /* first retry delay, doubled each time, jittered */
+	long backoff_max_ms;	   /* no delay is longer, Retry-After included */
+	const char *ca_file;	   /* NULL: system store; copied */
+	int insecure;		   /* skip TLS verification, only when asked */
+	int total_inflight;	   /* requests in flight over all hosts */
 	long max_host_connections; /* CURLMOPT_MAX_HOST_CONNECTIONS; 0: no cap */
-	long max_connections;     /* CURLMOPT_MAX_TOTAL_CONNECTIONS and MAXCONNECTS; 0: curl's */
-	long recv_buffer;         /* CURLOPT_BUFFERSIZE; 0: curl's */
-	int dns_cache_forever;    /* a run is short; addresses do not move during one */
-	size_t body_max;          /* one response body; 0: no cap */
+	long max_connections;	   /* CURLMOPT_MAX_TOTAL_CONNECTIONS and MAXCONNECTS; 0: curl's */
+	long recv_buffer;	   /* CURLOPT_BUFFERSIZE; 0: curl's */
+	int dns_cache_forever;	   /* a run is short; addresses do not move during one */
+	size_t body_max;	   /* one response body; 0: no cap */
 };
 
 struct br_http_req;
@@ -78,38 +78,38 @@ struct br_http;
 struct br_http_host {
 	struct br_http *http;
 	const struct br_http_ops *ops;
-	int cap;                          /* in flight at once on this host */
+	int cap; /* in flight at once on this host */
 	int inflight;
-	int pending;                      /* queued + delayed + in flight */
+	int pending;				/* queued + delayed + in flight */
 	struct br_http_req *queue, *queue_tail; /* by priority, FIFO among equals */
 	struct br_http_req *running, *delayed;
 	struct br_http_host *ring_next, *ring_prev; /* while it could start one */
-	void *ctx;                        /* the client's */
+	void *ctx;				    /* the client's */
 };
 
 enum br_http_state { BR_HTTP_IDLE, BR_HTTP_QUEUED, BR_HTTP_DELAYED, BR_HTTP_RUNNING };
 
 struct br_http_req {
 	struct br_http_host *host;
-	struct br_http_req *next, *prev;  /* in the host's queue, delayed or running list */
+	struct br_http_req *next, *prev; /* in the host's queue, delayed or running list */
 	enum br_http_state state;
 	/* set by the client before br_http_submit */
-	const char *method;               /* "GET", "POST", "PATCH", "PUT", "DELETE" */
-	const char *url;                  /* absolute */
-	const char *send_body;            /* NULL: none sent */
-	int priority;                     /* higher first */
+	const char *method;    /* "GET", "POST", "PATCH", "PUT", "DELETE" */
+	const char *url;       /* absolute */
+	const char *send_body; /* NULL: none sent */
+	int priority;	       /* higher first */
 	/* filled by the core, per attempt */
-	int attempt;                      /* 0 for the first try */
-	struct br_loop_timer delay;       /* a retry's backoff, or a submit_at */
+	int attempt;		    /* 0 for the first try */
+	struct br_loop_timer delay; /* a retry's backoff, or a submit_at */
 	CURL *easy;
 	struct curl_slist *headers;
 	CURLcode result;
 	long status;
-	char *status_text;                /* reason phrase, when the server sent one */
-	struct br_buf body;               /* capped at body_max */
-	long retry_after_ms;              /* -1: none */
-	int body_too_big;                 /* the transfer was cut at body_max */
-	int start_failed;                 /* curl refused the transfer */
+	char *status_text;   /* reason phrase, when the server sent one */
+	struct br_buf body;  /* capped at body_max */
+	long retry_after_ms; /* -1: none */
+	int body_too_big;    /* the transfer was cut at body_max */
+	int start_failed;    /* curl refused the transfer */
 	char curl_err[CURL_ERROR_SIZE];
 };
 
@@ -119,8 +119,8 @@ struct br_http {
 	struct br_http_options opts;
 	char *ca_file;
 	int inflight;
-	size_t pending;                   /* requests held, all hosts */
-	struct br_http_host *ring;        /* hosts that could start a request now */
+	size_t pending;		   /* requests held, all hosts */
+	struct br_http_host *ring; /* hosts that could start a request now */
 	CURL **pool;
 	size_t n_pool;
 	uint64_t rng;
@@ -129,7 +129,8 @@ struct br_http {
 
 void br_http_options_init(struct br_http_options *opts);
 /* Set up h on loop (borrowed; must outlive h). */
-int br_http_init(struct br_http *h, struct br_loop *loop, const struct br_http_options *opts, struct br_err *err);
+int br_http_init(struct br_http *h, struct br_loop *loop, const struct br_http_options *opts,
+		 struct br_err *err);
 /* Requests still held must have been cancelled (br_http_host_cancel). */
 void br_http_release(struct br_http *h);
 

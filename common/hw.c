@@ -32,15 +32,29 @@ static void *grow(void *arr, size_t *n, size_t elem)
 	return p;
 }
 
-#define HW_ADD(hw, field, count) \
-	((hw)->field = grow((hw)->field, &(hw)->count, sizeof(*(hw)->field)), \
-	 &(hw)->field[(hw)->count - 1])
+#define HW_ADD(hw, field, count)                                                                             \
+	((hw)->field = grow((hw)->field, &(hw)->count, sizeof(*(hw)->field)), &(hw)->field[(hw)->count - 1])
 
-struct br_nic *br_hw_add_nic(struct br_hw *hw) { return HW_ADD(hw, nics, n_nics); }
-struct br_kv *br_hw_add_bios(struct br_hw *hw) { return HW_ADD(hw, bios, n_bios); }
-struct br_firmware *br_hw_add_firmware(struct br_hw *hw) { return HW_ADD(hw, firmware, n_firmware); }
-struct br_drive *br_hw_add_drive(struct br_hw *hw) { return HW_ADD(hw, drives, n_drives); }
-struct br_sel_entry *br_hw_add_sel(struct br_hw *hw) { return HW_ADD(hw, sel, n_sel); }
+struct br_nic *br_hw_add_nic(struct br_hw *hw)
+{
+	return HW_ADD(hw, nics, n_nics);
+}
+struct br_kv *br_hw_add_bios(struct br_hw *hw)
+{
+	return HW_ADD(hw, bios, n_bios);
+}
+struct br_firmware *br_hw_add_firmware(struct br_hw *hw)
+{
+	return HW_ADD(hw, firmware, n_firmware);
+}
+struct br_drive *br_hw_add_drive(struct br_hw *hw)
+{
+	return HW_ADD(hw, drives, n_drives);
+}
+struct br_sel_entry *br_hw_add_sel(struct br_hw *hw)
+{
+	return HW_ADD(hw, sel, n_sel);
+}
 
 struct br_pcie *br_hw_add_pcie(struct br_hw *hw)
 {
@@ -76,7 +90,7 @@ struct br_nic *br_hw_find_nic(struct br_hw *hw, const char *mac)
 }
 
 static const char *const sensor_kind_names[] = {
-	[BR_SENSOR_FAN] = "fan", [BR_SENSOR_TEMP] = "temperature", [BR_SENSOR_PSU] = "psu",
+	[BR_SENSOR_FAN] = "fan",	 [BR_SENSOR_TEMP] = "temperature", [BR_SENSOR_PSU] = "psu",
 	[BR_SENSOR_VOLTAGE] = "voltage", [BR_SENSOR_OTHER] = "other",
 };
 
@@ -97,51 +111,88 @@ int br_sensor_kind_parse(const char *name, enum br_sensor_kind *ret_kind)
 
 void br_hw_release(struct br_hw *hw)
 {
-	free(hw->source); free(hw->manufacturer); free(hw->model); free(hw->system_serial);
-	free(hw->service_tag); free(hw->uuid); free(hw->bios_version); free(hw->bmc_firmware);
-	free(hw->bmc_mac); free(hw->power_state); free(hw->cpu_model); free(hw->boot_mode);
-	free(hw->boot_override_target); free(hw->boot_override_enabled);
+	free(hw->source);
+	free(hw->manufacturer);
+	free(hw->model);
+	free(hw->system_serial);
+	free(hw->service_tag);
+	free(hw->uuid);
+	free(hw->bios_version);
+	free(hw->bmc_firmware);
+	free(hw->bmc_mac);
+	free(hw->power_state);
+	free(hw->cpu_model);
+	free(hw->boot_mode);
+	free(hw->boot_override_target);
+	free(hw->boot_override_enabled);
 	for (size_t i = 0; i < hw->n_boot_order; i++)
 		free(hw->boot_order[i]);
 	free(hw->boot_order);
 	for (size_t i = 0; i < hw->n_nics; i++) {
-		free(hw->nics[i].mac); free(hw->nics[i].name); free(hw->nics[i].source);
-		free(hw->nics[i].link_status); free(hw->nics[i].role);
+		free(hw->nics[i].mac);
+		free(hw->nics[i].name);
+		free(hw->nics[i].source);
+		free(hw->nics[i].link_status);
+		free(hw->nics[i].role);
 	}
 	free(hw->nics);
 	for (size_t i = 0; i < hw->n_bios; i++) {
-		free(hw->bios[i].key); free(hw->bios[i].value);
+		free(hw->bios[i].key);
+		free(hw->bios[i].value);
 	}
 	free(hw->bios);
 	for (size_t i = 0; i < hw->n_firmware; i++) {
-		free(hw->firmware[i].id); free(hw->firmware[i].name); free(hw->firmware[i].version);
+		free(hw->firmware[i].id);
+		free(hw->firmware[i].name);
+		free(hw->firmware[i].version);
 	}
 	free(hw->firmware);
 	for (size_t i = 0; i < hw->n_pcie; i++) {
 		struct br_pcie *p = &hw->pcie[i];
 
-		free(p->id); free(p->address); free(p->name); free(p->manufacturer);
-		free(p->device_class); free(p->slot); free(p->serial); free(p->pcie_type);
-		free(p->max_pcie_type); free(p->health);
+		free(p->id);
+		free(p->address);
+		free(p->name);
+		free(p->manufacturer);
+		free(p->device_class);
+		free(p->slot);
+		free(p->serial);
+		free(p->pcie_type);
+		free(p->max_pcie_type);
+		free(p->health);
 	}
 	free(hw->pcie);
 	for (size_t i = 0; i < hw->n_drives; i++) {
 		struct br_drive *d = &hw->drives[i];
 
-		free(d->id); free(d->name); free(d->serial); free(d->model); free(d->protocol);
-		free(d->media); free(d->location); free(d->health);
+		free(d->id);
+		free(d->name);
+		free(d->serial);
+		free(d->model);
+		free(d->protocol);
+		free(d->media);
+		free(d->location);
+		free(d->health);
 	}
 	free(hw->drives);
 	for (size_t i = 0; i < hw->n_sensors; i++) {
 		struct br_sensor *s = &hw->sensors[i];
 
-		free(s->name); free(s->units); free(s->health); free(s->state); free(s->serial);
+		free(s->name);
+		free(s->units);
+		free(s->health);
+		free(s->state);
+		free(s->serial);
 	}
 	free(hw->sensors);
 	for (size_t i = 0; i < hw->n_sel; i++) {
 		struct br_sel_entry *e = &hw->sel[i];
 
-		free(e->id); free(e->created); free(e->severity); free(e->message); free(e->message_id);
+		free(e->id);
+		free(e->created);
+		free(e->severity);
+		free(e->message);
+		free(e->message_id);
 	}
 	free(hw->sel);
 	br_hw_init(hw);

@@ -13,43 +13,43 @@
 /* Whose a MAC is. Only host NICs go to the inventory's nics table (what
  * MAAS registers and duplicate claims are judged on); the facts document
  * keeps them all. */
-#define BR_NIC_ROLE_HOST "host"       /* a host NIC: a provisioning candidate */
+#define BR_NIC_ROLE_HOST "host"	      /* a host NIC: a provisioning candidate */
 #define BR_NIC_ROLE_BMC_USB "bmc_usb" /* the host end of the BMC's USB network link */
 
 /* Where a MAC was seen; discovery reports every Redfish view. */
 struct br_nic {
-	char *mac;        /* lowercase colon form */
-	char *name;       /* "NIC.Slot.3-1-1", "eth0", ... */
-	char *source;     /* "EthernetInterfaces", "NetworkDeviceFunctions", "BootOptions",
-			   * "HpeBaseNetworkAdapter", "ipmi" */
+	char *mac;    /* lowercase colon form */
+	char *name;   /* "NIC.Slot.3-1-1", "eth0", ... */
+	char *source; /* "EthernetInterfaces", "NetworkDeviceFunctions", "BootOptions",
+		       * "HpeBaseNetworkAdapter", "ipmi" */
 	char *link_status;
-	char *role;       /* BR_NIC_ROLE_*; NULL read as host (facts stored before roles) */
-	int permanent;    /* 1 if from PermanentMACAddress */
+	char *role;    /* BR_NIC_ROLE_*; NULL read as host (facts stored before roles) */
+	int permanent; /* 1 if from PermanentMACAddress */
 };
 
 struct br_kv {
 	char *key;
-	char *value;      /* as text; numbers and booleans printed in JSON form */
+	char *value; /* as text; numbers and booleans printed in JSON form */
 };
 
 struct br_firmware {
-	char *id;         /* "Installed-25227-2.19.1__BIOS.Setup.1-1" */
-	char *name;       /* "BIOS", "Integrated Dell Remote Access Controller" */
+	char *id;   /* "Installed-25227-2.19.1__BIOS.Setup.1-1" */
+	char *name; /* "BIOS", "Integrated Dell Remote Access Controller" */
 	char *version;
 	int updateable;
 };
 
 struct br_pcie {
-	char *id;           /* BMC id, e.g. "3-0" */
-	char *address;      /* PCI address when known "0000:1b:00.0" */
+	char *id;      /* BMC id, e.g. "3-0" */
+	char *address; /* PCI address when known "0000:1b:00.0" */
 	char *name;
 	char *manufacturer;
 	char *device_class; /* "DisplayController", "NetworkController", ... */
 	char *slot;
 	char *serial;
-	int lanes_in_use;   /* -1 unknown */
-	int max_lanes;      /* -1 unknown */
-	char *pcie_type;    /* "Gen5" */
+	int lanes_in_use; /* -1 unknown */
+	int max_lanes;	  /* -1 unknown */
+	char *pcie_type;  /* "Gen5" */
 	char *max_pcie_type;
 	char *health;
 };
@@ -59,9 +59,9 @@ struct br_drive {
 	char *name;
 	char *serial;
 	char *model;
-	char *protocol;   /* "NVMe", "SATA" */
-	char *media;      /* "SSD" */
-	char *location;   /* slot / bay */
+	char *protocol; /* "NVMe", "SATA" */
+	char *media;	/* "SSD" */
+	char *location; /* slot / bay */
 	char *health;
 	uint64_t capacity_bytes;
 };
@@ -71,11 +71,11 @@ enum br_sensor_kind { BR_SENSOR_FAN, BR_SENSOR_TEMP, BR_SENSOR_PSU, BR_SENSOR_VO
 struct br_sensor {
 	enum br_sensor_kind kind;
 	char *name;
-	char *units;      /* "RPM", "Percent", "Cel", "W", "V" */
-	char *health;     /* "OK", "Warning", "Critical" */
-	char *state;      /* "Enabled", "Absent" */
-	char *serial;     /* PSUs */
-	double reading;   /* NAN when absent */
+	char *units;	       /* "RPM", "Percent", "Cel", "W", "V" */
+	char *health;	       /* "OK", "Warning", "Critical" */
+	char *state;	       /* "Enabled", "Absent" */
+	char *serial;	       /* PSUs */
+	double reading;	       /* NAN when absent */
 	double upper_critical; /* NAN when absent */
 	double lower_critical; /* NAN when absent */
 };
@@ -83,17 +83,17 @@ struct br_sensor {
 struct br_sel_entry {
 	char *id;
 	char *created;
-	char *severity;   /* "OK", "Warning", "Critical" */
+	char *severity; /* "OK", "Warning", "Critical" */
 	char *message;
 	char *message_id;
 };
 
 struct br_hw {
-	char *source;          /* "redfish" or "ipmi" */
+	char *source; /* "redfish" or "ipmi" */
 	char *manufacturer;
 	char *model;
 	char *system_serial;
-	char *service_tag;     /* Dell SKU */
+	char *service_tag; /* Dell SKU */
 	char *uuid;
 	char *bios_version;
 	char *bmc_firmware;
@@ -107,14 +107,22 @@ struct br_hw {
 	char *boot_override_target;
 	char *boot_override_enabled;
 
-	char **boot_order;     size_t n_boot_order;
-	struct br_nic *nics;           size_t n_nics;
-	struct br_kv *bios;            size_t n_bios;
-	struct br_firmware *firmware;  size_t n_firmware;
-	struct br_pcie *pcie;          size_t n_pcie;
-	struct br_drive *drives;       size_t n_drives;
-	struct br_sensor *sensors;     size_t n_sensors;
-	struct br_sel_entry *sel;      size_t n_sel;
+	char **boot_order;
+	size_t n_boot_order;
+	struct br_nic *nics;
+	size_t n_nics;
+	struct br_kv *bios;
+	size_t n_bios;
+	struct br_firmware *firmware;
+	size_t n_firmware;
+	struct br_pcie *pcie;
+	size_t n_pcie;
+	struct br_drive *drives;
+	size_t n_drives;
+	struct br_sensor *sensors;
+	size_t n_sensors;
+	struct br_sel_entry *sel;
+	size_t n_sel;
 };
 
 /* Longest string kept from a BMC (serial, name, SEL message, BIOS value):

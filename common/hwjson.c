@@ -50,32 +50,36 @@ static json_t *firmware_json(const struct br_firmware *f)
 static json_t *pcie_json(const struct br_pcie *p)
 {
 	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "id", str(p->id),
-			 "address", str(p->address), "name", str(p->name), "manufacturer", str(p->manufacturer),
-			 "device_class", str(p->device_class), "slot", str(p->slot), "serial", str(p->serial),
-			 "lanes_in_use", count(p->lanes_in_use), "max_lanes", count(p->max_lanes), "pcie_type",
-			 str(p->pcie_type), "max_pcie_type", str(p->max_pcie_type), "health", str(p->health));
+			 "address", str(p->address), "name", str(p->name), "manufacturer",
+			 str(p->manufacturer), "device_class", str(p->device_class), "slot", str(p->slot),
+			 "serial", str(p->serial), "lanes_in_use", count(p->lanes_in_use), "max_lanes",
+			 count(p->max_lanes), "pcie_type", str(p->pcie_type), "max_pcie_type",
+			 str(p->max_pcie_type), "health", str(p->health));
 }
 
 static json_t *drive_json(const struct br_drive *d)
 {
-	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I}", "id", str(d->id), "name", str(d->name),
-			 "serial", str(d->serial), "model", str(d->model), "protocol", str(d->protocol), "media",
-			 str(d->media), "location", str(d->location), "health", str(d->health), "capacity_bytes",
-			 (json_int_t)(d->capacity_bytes > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)d->capacity_bytes));
+	return json_pack(
+	    "{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I}", "id", str(d->id), "name", str(d->name), "serial",
+	    str(d->serial), "model", str(d->model), "protocol", str(d->protocol), "media", str(d->media),
+	    "location", str(d->location), "health", str(d->health), "capacity_bytes",
+	    (json_int_t)(d->capacity_bytes > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)d->capacity_bytes));
 }
 
 static json_t *sensor_json(const struct br_sensor *s)
 {
-	return json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "kind", br_sensor_kind_name(s->kind),
-			 "name", str(s->name), "units", str(s->units), "health", str(s->health), "state",
-			 str(s->state), "serial", str(s->serial), "reading", num(s->reading), "upper_critical",
-			 num(s->upper_critical), "lower_critical", num(s->lower_critical));
+	return json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "kind",
+			 br_sensor_kind_name(s->kind), "name", str(s->name), "units", str(s->units), "health",
+			 str(s->health), "state", str(s->state), "serial", str(s->serial), "reading",
+			 num(s->reading), "upper_critical", num(s->upper_critical), "lower_critical",
+			 num(s->lower_critical));
 }
 
 static json_t *sel_json(const struct br_sel_entry *e)
 {
-	return json_pack("{s:o, s:o, s:o, s:o, s:o}", "id", str(e->id), "created", str(e->created), "severity",
-			 str(e->severity), "message", str(e->message), "message_id", str(e->message_id));
+	return json_pack("{s:o, s:o, s:o, s:o, s:o}", "id", str(e->id), "created", str(e->created),
+			 "severity", str(e->severity), "message", str(e->message), "message_id",
+			 str(e->message_id));
 }
 
 json_t *br_hw_to_json(const struct br_hw *hw)
@@ -101,14 +105,15 @@ json_t *br_hw_to_json(const struct br_hw *hw)
 		json_array_append_new(sensors, sensor_json(&hw->sensors[i]));
 	for (size_t i = 0; i < hw->n_sel; i++)
 		json_array_append_new(sel, sel_json(&hw->sel[i]));
-	doc = json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
-			"source", str(hw->source), "manufacturer", str(hw->manufacturer), "model", str(hw->model),
-			"system_serial", str(hw->system_serial), "service_tag", str(hw->service_tag), "uuid",
-			str(hw->uuid), "bios_version", str(hw->bios_version), "bmc_firmware", str(hw->bmc_firmware),
-			"bmc_mac", str(hw->bmc_mac), "power_state", str(hw->power_state), "cpu_model",
-			str(hw->cpu_model), "cpu_count", count(hw->cpu_count), "cpu_max_mhz", count(hw->cpu_max_mhz),
-			"memory_gib", count(hw->memory_gib), "boot_mode", str(hw->boot_mode), "boot_override_target",
-			str(hw->boot_override_target), "boot_override_enabled", str(hw->boot_override_enabled));
+	doc = json_pack(
+	    "{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "source",
+	    str(hw->source), "manufacturer", str(hw->manufacturer), "model", str(hw->model), "system_serial",
+	    str(hw->system_serial), "service_tag", str(hw->service_tag), "uuid", str(hw->uuid),
+	    "bios_version", str(hw->bios_version), "bmc_firmware", str(hw->bmc_firmware), "bmc_mac",
+	    str(hw->bmc_mac), "power_state", str(hw->power_state), "cpu_model", str(hw->cpu_model),
+	    "cpu_count", count(hw->cpu_count), "cpu_max_mhz", count(hw->cpu_max_mhz), "memory_gib",
+	    count(hw->memory_gib), "boot_mode", str(hw->boot_mode), "boot_override_target",
+	    str(hw->boot_override_target), "boot_override_enabled", str(hw->boot_override_enabled));
 	json_object_set_new(doc, "boot_order", boot);
 	json_object_set_new(doc, "nics", nics);
 	json_object_set_new(doc, "bios", bios);
@@ -159,9 +164,8 @@ static int check_array(json_t *doc, const char *key, struct br_err *err)
 		return 0;
 	if (!json_is_array(a))
 		return br_errf(err, BR_E_INVAL, "hw JSON: '%s' is not an array", key);
-	json_array_foreach (a, i, v)
-		if (!json_is_object(v) && strcmp(key, "boot_order"))
-			return br_errf(err, BR_E_INVAL, "hw JSON: %s[%zu] is not an object", key, i);
+	json_array_foreach(a, i, v) if (!json_is_object(v) && strcmp(key, "boot_order")) return br_errf(
+	    err, BR_E_INVAL, "hw JSON: %s[%zu] is not an object", key, i);
 	return 0;
 }
 
@@ -256,7 +260,8 @@ static void sel_from(struct br_hw *hw, json_t *o)
 
 static int arrays_from(struct br_hw *hw, json_t *doc, struct br_err *err)
 {
-	static const char *const arrays[] = { "boot_order", "nics", "firmware", "pcie", "drives", "sensors", "sel" };
+	static const char *const arrays[] = { "boot_order", "nics",    "firmware", "pcie",
+					      "drives",	    "sensors", "sel" };
 	json_t *bios = json_object_get(doc, "bios"), *v;
 	const char *key;
 	size_t i;
@@ -266,28 +271,22 @@ static int arrays_from(struct br_hw *hw, json_t *doc, struct br_err *err)
 			return BR_E_INVAL;
 	if (bios && !json_is_object(bios))
 		return br_errf(err, BR_E_INVAL, "hw JSON: 'bios' is not an object");
-	json_array_foreach (json_object_get(doc, "boot_order"), i, v)
-		if (json_is_string(v))
-			br_hw_add_boot(hw, json_string_value(v));
-	json_array_foreach (json_object_get(doc, "nics"), i, v)
-		nic_from(hw, v);
-	json_object_foreach (bios, key, v) {
+	json_array_foreach(json_object_get(doc, "boot_order"), i, v) if (json_is_string(v))
+	    br_hw_add_boot(hw, json_string_value(v));
+	json_array_foreach(json_object_get(doc, "nics"), i, v) nic_from(hw, v);
+	json_object_foreach(bios, key, v)
+	{
 		struct br_kv *kv = br_hw_add_bios(hw);
 
 		kv->key = br_xstrdup(key);
 		kv->value = json_is_string(v) ? br_xstrdup(json_string_value(v)) : NULL;
 	}
-	json_array_foreach (json_object_get(doc, "firmware"), i, v)
-		firmware_from(hw, v);
-	json_array_foreach (json_object_get(doc, "pcie"), i, v)
-		pcie_from(hw, v);
-	json_array_foreach (json_object_get(doc, "drives"), i, v)
-		drive_from(hw, v);
-	json_array_foreach (json_object_get(doc, "sensors"), i, v)
-		if (sensor_from(hw, v, i, err))
-			return BR_E_INVAL;
-	json_array_foreach (json_object_get(doc, "sel"), i, v)
-		sel_from(hw, v);
+	json_array_foreach(json_object_get(doc, "firmware"), i, v) firmware_from(hw, v);
+	json_array_foreach(json_object_get(doc, "pcie"), i, v) pcie_from(hw, v);
+	json_array_foreach(json_object_get(doc, "drives"), i, v) drive_from(hw, v);
+	json_array_foreach(json_object_get(doc, "sensors"), i,
+			   v) if (sensor_from(hw, v, i, err)) return BR_E_INVAL;
+	json_array_foreach(json_object_get(doc, "sel"), i, v) sel_from(hw, v);
 	return 0;
 }
 

@@ -14,7 +14,8 @@ static size_t json_depth(json_t *v, size_t limit)
 		const char *key;
 		json_t *child;
 
-		json_object_foreach(v, key, child) {
+		json_object_foreach(v, key, child)
+		{
 			d = json_depth(child, limit - 1);
 			if (d > deepest)
 				deepest = d;
@@ -25,7 +26,8 @@ static size_t json_depth(json_t *v, size_t limit)
 		size_t i;
 		json_t *child;
 
-		json_array_foreach(v, i, child) {
+		json_array_foreach(v, i, child)
+		{
 			d = json_depth(child, limit - 1);
 			if (d > deepest)
 				deepest = d;

@@ -43,7 +43,7 @@ struct br_loop {
 	int epfd;
 	struct br_loop_timer **heap;
 	size_t n_heap, cap_heap;
-	size_t strong_timers;     /* pending timers that are not weak */
+	size_t strong_timers; /* pending timers that are not weak */
 	uint64_t seq;
 	size_t holds;
 	int stopped, woken;
@@ -52,9 +52,9 @@ struct br_loop {
 	struct prepare_hook *hooks;
 	size_t n_hooks;
 	struct br_loop_fd *watches; /* live */
-	struct br_loop_fd *dead;  /* watches deleted during a batch */
-	int serving;              /* inside the fd batch */
-	struct proc *procs;       /* running children */
+	struct br_loop_fd *dead;    /* watches deleted during a batch */
+	int serving;		    /* inside the fd batch */
+	struct proc *procs;	    /* running children */
 };
 
 /* ---- the loop itself ------------------------------------------------------ */
@@ -137,7 +137,8 @@ void br_loop_prepare_del(struct br_loop *loop, void (*fn)(void *ctx), void *ctx)
 {
 	for (size_t i = 0; i < loop->n_hooks; i++)
 		if (loop->hooks[i].fn == fn && loop->hooks[i].ctx == ctx) {
-			memmove(&loop->hooks[i], &loop->hooks[i + 1], (loop->n_hooks - i - 1) * sizeof(*loop->hooks));
+			memmove(&loop->hooks[i], &loop->hooks[i + 1],
+				(loop->n_hooks - i - 1) * sizeof(*loop->hooks));
 			loop->n_hooks--;
 			return;
 		}
@@ -190,7 +191,8 @@ static void sift_down(struct br_loop *loop, size_t i)
 	heap_put(loop, i, t);
 }
 
-void br_loop_timer_init(struct br_loop_timer *t, void (*fn)(struct br_loop_timer *timer, void *ctx), void *ctx)
+void br_loop_timer_init(struct br_loop_timer *t, void (*fn)(struct br_loop_timer *timer, void *ctx),
+			void *ctx)
 {
 	memset(t, 0, sizeof(*t));
 	t->fn = fn;
@@ -384,7 +386,7 @@ struct proc {
 	struct br_loop *loop;
 	struct proc *next;
 	pid_t pid;
-	int fd[2];                  /* stdout, stderr; -1 at EOF */
+	int fd[2]; /* stdout, stderr; -1 at EOF */
 	struct br_loop_fd *watch[2];
 	struct br_buf out, err;
 	struct br_loop_timer deadline, recheck;
@@ -485,8 +487,12 @@ static void proc_try_finish(struct proc *p)
 		p->exited = 1;
 	}
 	proc_unlink(loop, p);
-	res = (struct br_loop_proc_result){ .pid = p->pid, .status = p->status, .timed_out = p->timed_out,
-					    .truncated = p->truncated, .out = &p->out, .err = &p->err };
+	res = (struct br_loop_proc_result){ .pid = p->pid,
+					    .status = p->status,
+					    .timed_out = p->timed_out,
+					    .truncated = p->truncated,
+					    .out = &p->out,
+					    .err = &p->err };
 	p->fn(&res, p->ctx);
 	proc_free(loop, p);
 }

@@ -29,8 +29,8 @@
 
 #include "common.h"
 
-#define BR_LOOP_EVENTS_MAX 256         /* fd events taken per epoll_wait */
-#define BR_LOOP_WAIT_MAX_MS 1000       /* longest sleep with nothing due */
+#define BR_LOOP_EVENTS_MAX 256	 /* fd events taken per epoll_wait */
+#define BR_LOOP_WAIT_MAX_MS 1000 /* longest sleep with nothing due */
 
 struct br_loop;
 
@@ -81,15 +81,16 @@ void br_loop_fd_del(struct br_loop_fd *watch);
 /* ---- timers -------------------------------------------------------------- */
 
 struct br_loop_timer {
-	int64_t due_ms;             /* br_now_ms() clock */
-	size_t slot;                /* index in the heap + 1; 0: not pending */
-	uint64_t seq;               /* FIFO among timers due at the same time */
-	int weak;                   /* does not keep the loop alive */
+	int64_t due_ms; /* br_now_ms() clock */
+	size_t slot;	/* index in the heap + 1; 0: not pending */
+	uint64_t seq;	/* FIFO among timers due at the same time */
+	int weak;	/* does not keep the loop alive */
 	void (*fn)(struct br_loop_timer *timer, void *ctx);
 	void *ctx;
 };
 
-void br_loop_timer_init(struct br_loop_timer *t, void (*fn)(struct br_loop_timer *timer, void *ctx), void *ctx);
+void br_loop_timer_init(struct br_loop_timer *t, void (*fn)(struct br_loop_timer *timer, void *ctx),
+			void *ctx);
 /* (Re)arm t to fire once, delay_ms from now (negative: as soon as may be). */
 void br_loop_timer_start(struct br_loop *loop, struct br_loop_timer *t, int64_t delay_ms);
 /* Arm t for an absolute br_now_ms() time. */
@@ -103,19 +104,19 @@ static inline int br_loop_timer_pending(const struct br_loop_timer *t)
 /* ---- child processes ------------------------------------------------------ */
 
 struct br_loop_proc_spec {
-	const char *path;        /* executable, run as is (no $PATH search) */
+	const char *path; /* executable, run as is (no $PATH search) */
 	char *const *argv;
-	char *const *envp;       /* NULL: this process's environment */
-	size_t out_max;          /* stdout kept; past it the child is killed, truncated set */
-	size_t err_max;          /* stderr kept; the rest is read and dropped */
-	int64_t timeout_ms;      /* SIGKILL after this; 0: no limit */
+	char *const *envp;  /* NULL: this process's environment */
+	size_t out_max;	    /* stdout kept; past it the child is killed, truncated set */
+	size_t err_max;	    /* stderr kept; the rest is read and dropped */
+	int64_t timeout_ms; /* SIGKILL after this; 0: no limit */
 };
 
 struct br_loop_proc_result {
 	pid_t pid;
-	int status;              /* as waitpid() gives it */
-	int timed_out;           /* killed at timeout_ms */
-	int truncated;           /* killed for stdout past out_max */
+	int status;			/* as waitpid() gives it */
+	int timed_out;			/* killed at timeout_ms */
+	int truncated;			/* killed for stdout past out_max */
 	const struct br_buf *out, *err; /* borrowed for the callback */
 };
 

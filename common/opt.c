@@ -119,7 +119,8 @@ enum br_opt_result br_opt_parse(const struct br_command *cmd, int argc, char **a
 			const char *bad = argv[optind - 1];
 
 			fprintf(stderr, "%s: %s '%s'\n%s: try '%s --help'\n", cmd->name,
-				c == ':' ? "missing argument for" : "unknown option", bad, cmd->name, cmd->name);
+				c == ':' ? "missing argument for" : "unknown option", bad, cmd->name,
+				cmd->name);
 			return BR_OPT_EXIT_USAGE;
 		}
 		if (c >= 256)
@@ -141,7 +142,8 @@ enum br_opt_result br_opt_parse(const struct br_command *cmd, int argc, char **a
 			long v;
 
 			if (br_parse_long(optarg, -2147483647L, 2147483647L, &v)) {
-				fprintf(stderr, "%s: --%s: '%s' is not an integer\n", cmd->name, o->name, optarg);
+				fprintf(stderr, "%s: --%s: '%s' is not an integer\n", cmd->name, o->name,
+					optarg);
 				return BR_OPT_EXIT_USAGE;
 			}
 			*(int *)o->value = (int)v;

@@ -117,10 +117,8 @@ void br_redact_json(json_t *doc)
 			free(clean);
 		}
 	} else if (json_is_object(doc)) {
-		json_object_foreach(doc, key, v)
-			br_redact_json(v);
+		json_object_foreach(doc, key, v) br_redact_json(v);
 	} else if (json_is_array(doc)) {
-		json_array_foreach(doc, i, v)
-			br_redact_json(v);
+		json_array_foreach(doc, i, v) br_redact_json(v);
 	}
 }

@@ -69,8 +69,11 @@ int br_signal_fd(void)
 const char *br_signal_name(int signo)
 {
 	switch (signo) {
-	case SIGTERM: return "SIGTERM";
-	case SIGINT: return "SIGINT";
-	default: return "a signal";
+	case SIGTERM:
+		return "SIGTERM";
+	case SIGINT:
+		return "SIGINT";
+	default:
+		return "a signal";
 	}
 }

@@ -46,8 +46,8 @@ static inline const char *fuzz_file(const uint8_t *data, size_t size, const char
 	if (!fuzz_path_buf[0]) {
 		const char *dir = getenv("TMPDIR");
 
-		snprintf(fuzz_path_buf, sizeof fuzz_path_buf, "%s/brfuzz-%ld%s", dir && strlen(dir) < 32 ? dir : "/tmp",
-			 (long)getpid(), suffix);
+		snprintf(fuzz_path_buf, sizeof fuzz_path_buf, "%s/brfuzz-%ld%s",
+			 dir && strlen(dir) < 32 ? dir : "/tmp", (long)getpid(), suffix);
 		atexit(fuzz_unlink);
 	}
 	f = fopen(fuzz_path_buf, "wb");

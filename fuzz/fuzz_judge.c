@@ -11,8 +11,8 @@ static int loaded;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct br_err err = {0};
-	struct val_node_facts f = {0};
+	struct br_err err = { 0 };
+	struct val_node_facts f = { 0 };
 	struct val_check *checks = NULL;
 	size_t n = 0;
 

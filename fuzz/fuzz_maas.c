@@ -8,7 +8,7 @@
 static void machine(json_t *obj)
 {
 	struct maas_machine m;
-	struct br_err err = {0};
+	struct br_err err = { 0 };
 
 	if (maas_machine_parse(obj, &m, &err) == 0)
 		maas_machine_release(&m);
@@ -16,7 +16,7 @@ static void machine(json_t *obj)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct br_err err = {0};
+	struct br_err err = { 0 };
 	json_t *doc, *v;
 	size_t i, n = 0;
 	struct maas_blockdevice *devs = NULL;
@@ -34,8 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!doc)
 		return 0;
 	machine(doc);
-	json_array_foreach (doc, i, v)
-		machine(v);
+	json_array_foreach(doc, i, v) machine(v);
 	if (maas_blockdevices_parse(doc, &devs, &n, &err) == 0)
 		maas_blockdevices_free(devs, n);
 	(void)maas_events_failure(doc);

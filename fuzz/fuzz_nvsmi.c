@@ -6,7 +6,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct br_err err = {0};
+	struct br_err err = { 0 };
 	json_t *out = NULL;
 
 	if (val_nvsmi_parse((const char *)data, size, &out, &err) == 0)

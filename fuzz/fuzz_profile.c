@@ -7,14 +7,14 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const enum prof_file kinds[] = {PROF_FILE_BIOS, PROF_FILE_FIRMWARE, PROF_FILE_BOOT_DISK,
-					       PROF_FILE_HARDWARE};
+	static const enum prof_file kinds[] = { PROF_FILE_BIOS, PROF_FILE_FIRMWARE, PROF_FILE_BOOT_DISK,
+						PROF_FILE_HARDWARE };
 	char *text = fuzz_cstr(data, size);
 	size_t i;
 
 	for (i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
 		struct prof_profile p;
-		struct br_err err = {0};
+		struct br_err err = { 0 };
 
 		prof_init(&p);
 		(void)prof_parse_text("fuzz.conf", text, kinds[i], &p, &err);

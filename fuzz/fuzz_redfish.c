@@ -8,7 +8,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct br_err err = {0};
+	struct br_err err = { 0 };
 	struct br_hw hw;
 	struct br_json_shape shape;
 	json_t *doc = br_json_parse((const char *)data, size, 1 << 20, &err), *members;
@@ -20,7 +20,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	 * the parse). */
 	br_json_shape((const char *)data, size, "Members", &shape);
 	members = json_object_get(doc, "Members");
-	if (doc && shape.key_elems >= 0 && json_is_array(members) && (size_t)shape.key_elems != json_array_size(members))
+	if (doc && shape.key_elems >= 0 && json_is_array(members) &&
+	    (size_t)shape.key_elems != json_array_size(members))
 		__builtin_trap();
 	if (!doc)
 		return 0;

@@ -7,10 +7,10 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const char *const hosts[] = {"gpu-r01-u03", "10.0.0.1", "*", "", "a?b!c"};
+	static const char *const hosts[] = { "gpu-r01-u03", "10.0.0.1", "*", "", "a?b!c" };
 	const char *path = fuzz_file(data, size, ".conf");
 	struct val_ssh_config *cfg = NULL;
-	struct br_err err = {0};
+	struct br_err err = { 0 };
 	size_t i;
 
 	if (val_ssh_config_load(path, &cfg, &err) != 0)

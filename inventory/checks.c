@@ -5,7 +5,9 @@
 #include "inv_private.h"
 
 static const char *const result_names[] = {
-	[INV_CHECK_PASS] = "pass", [INV_CHECK_FAIL] = "fail", [INV_CHECK_UNKNOWN] = "unknown",
+	[INV_CHECK_PASS] = "pass",
+	[INV_CHECK_FAIL] = "fail",
+	[INV_CHECK_UNKNOWN] = "unknown",
 };
 
 const char *inv_check_result_name(enum inv_check_result r)
@@ -51,10 +53,11 @@ int inv_checks_put(struct inv *inv, const char *hostname, const char *stage, con
 			rc = inv_dberr(inv, err, "clear check results");
 	}
 	if (!rc)
-		rc = inv_prepare(inv,
-				 "INSERT OR REPLACE INTO check_results(node_id, stage, name, result, detail, at)"
-				 " VALUES (?,?,?,?,?,strftime('%Y-%m-%dT%H:%M:%fZ','now'))",
-				 &ins, err);
+		rc = inv_prepare(
+		    inv,
+		    "INSERT OR REPLACE INTO check_results(node_id, stage, name, result, detail, at)"
+		    " VALUES (?,?,?,?,?,strftime('%Y-%m-%dT%H:%M:%fZ','now'))",
+		    &ins, err);
 	for (size_t i = 0; i < n && !rc; i++) {
 		sqlite3_reset(ins);
 		sqlite3_bind_int64(ins, 1, id);
@@ -82,8 +85,9 @@ int inv_node_checks(struct inv *inv, int64_t node_id, struct inv_check **ret_che
 	sqlite3_stmt *st;
 	int rc;
 
-	rc = inv_prepare(inv, "SELECT name, result, detail, at FROM check_results WHERE node_id=? ORDER BY name", &st,
-			 err);
+	rc = inv_prepare(inv,
+			 "SELECT name, result, detail, at FROM check_results WHERE node_id=? ORDER BY name",
+			 &st, err);
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, node_id);

@@ -39,18 +39,20 @@ static int read_claims(struct inv *inv, int64_t id, struct claim **ret, size_t *
 	sqlite3_stmt *st;
 	int rc;
 
-	rc = inv_prepare(inv,
-			 "SELECT mine.mac, n.id, n.hostname, n.bmc, n.state, n.reason FROM nics mine"
-			 " JOIN nics theirs ON theirs.mac = mine.mac AND theirs.node_id <> mine.node_id"
-			 " JOIN nodes n ON n.id = theirs.node_id WHERE mine.node_id = ? ORDER BY n.hostname, mine.mac",
-			 &st, err);
+	rc = inv_prepare(
+	    inv,
+	    "SELECT mine.mac, n.id, n.hostname, n.bmc, n.state, n.reason FROM nics mine"
+	    " JOIN nics theirs ON theirs.mac = mine.mac AND theirs.node_id <> mine.node_id"
+	    " JOIN nodes n ON n.id = theirs.node_id WHERE mine.node_id = ? ORDER BY n.hostname, mine.mac",
+	    &st, err);
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		c = br_xrealloc(c, (n + 1) * sizeof(*c));
-		c[n++] = (struct claim){ inv_col_dup(st, 0), sqlite3_column_int64(st, 1), inv_col_dup(st, 2),
-					 inv_col_dup(st, 3), inv_col_dup(st, 4), inv_col_dup(st, 5) };
+		c[n++] =
+		    (struct claim){ inv_col_dup(st, 0), sqlite3_column_int64(st, 1), inv_col_dup(st, 2),
+				    inv_col_dup(st, 3), inv_col_dup(st, 4),	     inv_col_dup(st, 5) };
 	}
 	rc = rc == SQLITE_DONE ? 0 : inv_dberr(inv, err, "read MAC claims");
 	inv_finalize(inv, st);
@@ -69,10 +71,12 @@ static int matches_manifest(struct inv *inv, int64_t id, struct br_err *err)
 	sqlite3_stmt *st;
 	int rc;
 
-	rc = inv_prepare(inv,
-			 "SELECT EXISTS (SELECT 1 FROM nodes n JOIN drives d ON d.node_id = n.id WHERE n.id = ?"
-			 " AND n.boot_disk_serial IS NOT NULL AND n.boot_disk_serial <> '' AND d.serial = n.boot_disk_serial)",
-			 &st, err);
+	rc = inv_prepare(
+	    inv,
+	    "SELECT EXISTS (SELECT 1 FROM nodes n JOIN drives d ON d.node_id = n.id WHERE n.id = ?"
+	    " AND n.boot_disk_serial IS NOT NULL AND n.boot_disk_serial <> '' AND d.serial = "
+	    "n.boot_disk_serial)",
+	    &st, err);
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, id);
@@ -118,28 +122,31 @@ int inv_judge_mac_claims(struct inv *inv, int64_t id, const char *hostname, cons
 			break;
 		}
 		if (mine && !theirs) {
-			why = br_xasprintf("MAC %s is claimed by this node's BMC (%s) and by the BMC of %s (%s), whose "
-					   "drives include the manifest's boot disk serial; this BMC's do not: check "
-					   "its address and cabling",
-					   c[i].mac, c[i].bmc, hostname, bmc);
+			why = br_xasprintf(
+			    "MAC %s is claimed by this node's BMC (%s) and by the BMC of %s (%s), whose "
+			    "drives include the manifest's boot disk serial; this BMC's do not: check "
+			    "its address and cabling",
+			    c[i].mac, c[i].bmc, hostname, bmc);
 			rc = fail_other(inv, &c[i], why, err);
 			if (n_won++ < CLAIMS_NAMED_MAX)
-				br_buf_addf(&note, "; MAC %s also claimed by %s (BMC %s), which failed", c[i].mac,
-					    c[i].hostname, c[i].bmc);
+				br_buf_addf(&note, "; MAC %s also claimed by %s (BMC %s), which failed",
+					    c[i].mac, c[i].hostname, c[i].bmc);
 			free(why);
 			continue;
 		}
 		if (theirs && !mine)
-			why = br_xasprintf("MAC %s is claimed by this node's BMC (%s) and by the BMC of %s (%s), whose "
-					   "drives include the manifest's boot disk serial; this BMC's do not: check "
-					   "its address and cabling",
-					   c[i].mac, bmc, c[i].hostname, c[i].bmc);
+			why = br_xasprintf(
+			    "MAC %s is claimed by this node's BMC (%s) and by the BMC of %s (%s), whose "
+			    "drives include the manifest's boot disk serial; this BMC's do not: check "
+			    "its address and cabling",
+			    c[i].mac, bmc, c[i].hostname, c[i].bmc);
 		else
-			why = br_xasprintf("MAC %s is claimed by the BMCs of both %s (%s) and %s (%s), and %s tells "
-					   "which is right (the manifest's boot_disk_serial among a BMC's drives): "
-					   "check both BMCs' addresses and cabling",
-					   c[i].mac, hostname, bmc, c[i].hostname, c[i].bmc,
-					   mine ? "both match the manifest, so nothing" : "nothing");
+			why = br_xasprintf(
+			    "MAC %s is claimed by the BMCs of both %s (%s) and %s (%s), and %s tells "
+			    "which is right (the manifest's boot_disk_serial among a BMC's drives): "
+			    "check both BMCs' addresses and cabling",
+			    c[i].mac, hostname, bmc, c[i].hostname, c[i].bmc,
+			    mine ? "both match the manifest, so nothing" : "nothing");
 		if (!theirs || mine)
 			rc = fail_other(inv, &c[i], why, err);
 		if (n_lost < CLAIMS_NAMED_MAX)

@@ -41,7 +41,8 @@ int inv_prepare(struct inv *inv, const char *sql, sqlite3_stmt **ret_stmt, struc
 		*ret_stmt = s->st;
 		return 0;
 	}
-	if (sqlite3_prepare_v3(inv->db, sql, -1, cache ? SQLITE_PREPARE_PERSISTENT : 0, ret_stmt, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v3(inv->db, sql, -1, cache ? SQLITE_PREPARE_PERSISTENT : 0, ret_stmt, NULL) !=
+	    SQLITE_OK)
 		return inv_dberr(inv, err, "prepare");
 	if (cache) {
 		inv->stmts = br_xrealloc(inv->stmts, (inv->n_stmts + 1) * sizeof(*inv->stmts));
@@ -143,7 +144,8 @@ int inv_open(const char *path, struct inv **ret_inv, struct br_err *err)
 	sqlite3_busy_handler(inv->db, busy_wait, inv);
 	sqlite3_extended_result_codes(inv->db, 1);
 	/* WAL: readers (bringup status) never block a running stage. */
-	rc = inv_exec(inv, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;", err);
+	rc =
+	    inv_exec(inv, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;", err);
 	if (rc)
 		goto fail;
 	rc = inv_migrate(inv, err);

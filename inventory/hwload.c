@@ -26,7 +26,8 @@ int inv_load_hw(struct inv *inv, const char *hostname, struct br_hw *hw, struct 
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		const char *text = (const char *)sqlite3_column_text(st, 0);
-		json_t *doc = br_json_parse(text ? text : "", (size_t)sqlite3_column_bytes(st, 0), INV_FACTS_MAX, err);
+		json_t *doc =
+		    br_json_parse(text ? text : "", (size_t)sqlite3_column_bytes(st, 0), INV_FACTS_MAX, err);
 
 		rc = doc ? br_hw_from_json(doc, hw, err) : err->code;
 		json_decref(doc);
@@ -51,10 +52,11 @@ int inv_node_set_maas(struct inv *inv, const char *hostname, const char *system_
 	rc = inv_node_id(inv, hostname, &id, NULL, err);
 	if (rc)
 		return rc;
-	rc = inv_prepare(inv,
-			 "UPDATE nodes SET maas_system_id=?, ip=?, updated_at=strftime('%Y-%m-%dT%H:%M:%fZ','now')"
-			 " WHERE id=?",
-			 &st, err);
+	rc = inv_prepare(
+	    inv,
+	    "UPDATE nodes SET maas_system_id=?, ip=?, updated_at=strftime('%Y-%m-%dT%H:%M:%fZ','now')"
+	    " WHERE id=?",
+	    &st, err);
 	if (rc)
 		return rc;
 	inv_bind_text(st, 1, system_id);

@@ -20,8 +20,9 @@ static int insert_nics(struct inv *inv, int64_t id, const struct br_hw *hw, stru
 	sqlite3_stmt *st = NULL;
 	int rc;
 
-	rc = inv_prepare(inv, "INSERT INTO nics(node_id, mac, name, source, link_status, permanent) VALUES (?,?,?,?,?,?)",
-			 &st, err);
+	rc = inv_prepare(
+	    inv, "INSERT INTO nics(node_id, mac, name, source, link_status, permanent) VALUES (?,?,?,?,?,?)",
+	    &st, err);
 	for (size_t i = 0; i < hw->n_nics && !rc; i++) {
 		const struct br_nic *x = &hw->nics[i];
 
@@ -48,12 +49,13 @@ static int update_node(struct inv *inv, int64_t id, const struct br_hw *hw, stru
 	sqlite3_stmt *st;
 	int rc;
 
-	rc = inv_prepare(inv,
-			 "UPDATE nodes SET hw_source=?2, manufacturer=?3, model=?4, system_serial=?5, service_tag=?6,"
-			 " uuid=?7, bios_version=?8, bmc_firmware=?9, bmc_mac=?10, power_state=?11, cpu_model=?12,"
-			 " cpu_count=?13, cpu_max_mhz=?14, memory_gib=?15, boot_mode=?16, boot_override_target=?17,"
-			 " boot_override_enabled=?18, discovered_at=strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id=?1",
-			 &st, err);
+	rc = inv_prepare(
+	    inv,
+	    "UPDATE nodes SET hw_source=?2, manufacturer=?3, model=?4, system_serial=?5, service_tag=?6,"
+	    " uuid=?7, bios_version=?8, bmc_firmware=?9, bmc_mac=?10, power_state=?11, cpu_model=?12,"
+	    " cpu_count=?13, cpu_max_mhz=?14, memory_gib=?15, boot_mode=?16, boot_override_target=?17,"
+	    " boot_override_enabled=?18, discovered_at=strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id=?1",
+	    &st, err);
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, id);
@@ -111,8 +113,8 @@ static char *node_bmc(struct inv *inv, int64_t id)
 /* Within the transaction, once the node's MACs and facts are stored:
  * judge the MACs other nodes claim too, and move the node to `to`, or to
  * failed when it lost a claim (BR_E_EXISTS with the reason in err). */
-static int settle_state(struct inv *inv, int64_t id, const char *hostname, enum inv_state from, enum inv_state to,
-			const char *reason, struct br_err *err)
+static int settle_state(struct inv *inv, int64_t id, const char *hostname, enum inv_state from,
+			enum inv_state to, const char *reason, struct br_err *err)
 {
 	char *bmc = node_bmc(inv, id), *lost = NULL, *note = NULL;
 	int rc;
@@ -152,7 +154,8 @@ int inv_store_hw(struct inv *inv, const char *hostname, const struct br_hw *hw, 
 
 	json_decref(doc);
 	if (!facts)
-		return br_errf(err, BR_E_NOMEM, "inventory %s: cannot encode the facts of %s", inv->path, hostname);
+		return br_errf(err, BR_E_NOMEM, "inventory %s: cannot encode the facts of %s", inv->path,
+			       hostname);
 	rc = inv_tx_begin(inv, err);
 	if (rc)
 		goto out;

@@ -52,14 +52,14 @@ struct inv_manifest_row {
 	const char *hostname;
 	const char *rack;
 	int unit;
-	const char *bmc;              /* host[:port] */
+	const char *bmc; /* host[:port] */
 	const char *bmc_user;
 	const char *bmc_password_ref; /* env:VAR or file:PATH, never a secret */
 	const char *profile;
-	const char *bmc_type;         /* redfish, ipmi or auto */
+	const char *bmc_type;	      /* redfish, ipmi or auto */
 	const char *boot_disk_serial; /* may be NULL */
-	const char *notes;            /* may be NULL */
-	int line;                     /* in the manifest, for messages; 0 if unknown */
+	const char *notes;	      /* may be NULL */
+	int line;		      /* in the manifest, for messages; 0 if unknown */
 };
 
 struct inv_import_stats {
@@ -116,10 +116,9 @@ int inv_store_hw(struct inv *inv, const char *hostname, const struct br_hw *hw, 
  * (two operators, or configure beside enlist) never work one node at once.
  * A lease names its holder: stage, pid and host, and ends at expires_at.
  * A lease whose time is up, or whose holder on this host is no longer
- * running (its pid gone, or now another process's), is taken over. Expiry only matters for a holder on another host
- * that vanished (one here is seen dead at once), so the default is longer
- * than any stage spends on a node (enlist waits up to 1800 s commissioning
- * plus 3600 s deploying). */
+ * running (its pid gone, or now another process's), is taken over. Expiry only matters for a holder on
+ * another host that vanished (one here is seen dead at once), so the default is longer than any stage spends
+ * on a node (enlist waits up to 1800 s commissioning plus 3600 s deploying). */
 #define INV_LEASE_TTL_S (12 * 3600)
 
 struct inv_lease {
@@ -136,8 +135,8 @@ void inv_lease_release(struct inv_lease *lease);
  * ret_node (the caller releases it). A live holder: BR_E_EXISTS with the
  * holder named in err and filled into ret_holder when not NULL (the caller
  * releases it); nothing changes. */
-int inv_lease_take(struct inv *inv, const char *hostname, const char *stage, int ttl_s, struct inv_node *ret_node,
-		   struct inv_lease *ret_holder, struct br_err *err);
+int inv_lease_take(struct inv *inv, const char *hostname, const char *stage, int ttl_s,
+		   struct inv_node *ret_node, struct inv_lease *ret_holder, struct br_err *err);
 /* Give back every lease this process holds. */
 int inv_leases_give_back(struct inv *inv, struct br_err *err);
 
@@ -186,7 +185,8 @@ int inv_store_probe(struct inv *inv, const char *hostname, const char *doc, stru
 /* The node's last probe document (caller frees); BR_E_NOTFOUND if none. */
 int inv_load_probe(struct inv *inv, const char *hostname, char **ret_doc, struct br_err *err);
 /* The disk serial the OS went on, as MAAS reported it after deploying. */
-int inv_node_set_installed_disk(struct inv *inv, const char *hostname, const char *serial, struct br_err *err);
+int inv_node_set_installed_disk(struct inv *inv, const char *hostname, const char *serial,
+				struct br_err *err);
 /* It back (caller frees; NULL when never recorded). */
 int inv_node_installed_disk(struct inv *inv, const char *hostname, char **ret_serial, struct br_err *err);
 

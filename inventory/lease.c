@@ -80,7 +80,8 @@ static int read_lease(struct inv *inv, int64_t id, struct inv_lease *h, struct b
 	sqlite3_stmt *st;
 	int rc;
 
-	rc = inv_prepare(inv, "SELECT stage, pid, host, expires_at, pid_start FROM leases WHERE node_id=?", &st, err);
+	rc = inv_prepare(inv, "SELECT stage, pid, host, expires_at, pid_start FROM leases WHERE node_id=?",
+			 &st, err);
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, id);
@@ -138,21 +139,21 @@ static int may_take(struct inv *inv, const char *hostname, int64_t id, const cha
 		return 0; /* ours: renewed */
 	describe(h, until);
 	if (h->expires_at <= now) {
-		br_info("inventory", "%s: taking over the lease of %s (pid %ld on %s): it expired at %s", hostname,
-			h->stage, h->pid, h->host, until);
+		br_info("inventory", "%s: taking over the lease of %s (pid %ld on %s): it expired at %s",
+			hostname, h->stage, h->pid, h->host, until);
 		return 0;
 	}
 	if (!holder_alive(h, host)) {
-		br_info("inventory", "%s: taking over the lease of %s (pid %ld on %s): that process is gone", hostname,
-			h->stage, h->pid, h->host);
+		br_info("inventory", "%s: taking over the lease of %s (pid %ld on %s): that process is gone",
+			hostname, h->stage, h->pid, h->host);
 		return 0;
 	}
-	return br_errf(err, BR_E_EXISTS, "%s: %s (pid %ld on %s) is working on it (lease until %s)", hostname, h->stage,
-		       h->pid, h->host, until);
+	return br_errf(err, BR_E_EXISTS, "%s: %s (pid %ld on %s) is working on it (lease until %s)", hostname,
+		       h->stage, h->pid, h->host, until);
 }
 
-int inv_lease_take(struct inv *inv, const char *hostname, const char *stage, int ttl_s, struct inv_node *ret_node,
-		   struct inv_lease *ret_holder, struct br_err *err)
+int inv_lease_take(struct inv *inv, const char *hostname, const char *stage, int ttl_s,
+		   struct inv_node *ret_node, struct inv_lease *ret_holder, struct br_err *err)
 {
 	struct inv_lease holder = { 0 };
 	char host[LEASE_HOST_MAX];

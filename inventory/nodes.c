@@ -5,9 +5,9 @@
 #include "inv_private.h"
 
 static const char *const state_names[INV_STATE_COUNT] = {
-	[INV_NEW] = "new",		[INV_DISCOVERED] = "discovered", [INV_CONFIGURED] = "configured",
-	[INV_ENLISTED] = "enlisted",	[INV_DEPLOYED] = "deployed",	 [INV_VALIDATED] = "validated",
-	[INV_GOLDEN] = "golden",	[INV_FAILED] = "failed",	 [INV_QUARANTINED] = "quarantined",
+	[INV_NEW] = "new",	     [INV_DISCOVERED] = "discovered", [INV_CONFIGURED] = "configured",
+	[INV_ENLISTED] = "enlisted", [INV_DEPLOYED] = "deployed",     [INV_VALIDATED] = "validated",
+	[INV_GOLDEN] = "golden",     [INV_FAILED] = "failed",	      [INV_QUARANTINED] = "quarantined",
 };
 
 const char *inv_state_name(enum inv_state state)
@@ -85,11 +85,12 @@ static int check_bmc_owner(struct inv *inv, const struct inv_manifest_row *r, co
 	inv_bind_text(st, 2, r->hostname);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
-		rc = br_errf(err, BR_E_INVAL,
-			     "%s:%d: bmc: %s belongs to %s in the inventory; a host cannot be renamed, nor a BMC "
-			     "moved to another host, by an import: keep the name %s, or give %s its own BMC first",
-			     source, r->line, r->bmc, (const char *)sqlite3_column_text(st, 0),
-			     (const char *)sqlite3_column_text(st, 0), r->hostname);
+		rc = br_errf(
+		    err, BR_E_INVAL,
+		    "%s:%d: bmc: %s belongs to %s in the inventory; a host cannot be renamed, nor a BMC "
+		    "moved to another host, by an import: keep the name %s, or give %s its own BMC first",
+		    source, r->line, r->bmc, (const char *)sqlite3_column_text(st, 0),
+		    (const char *)sqlite3_column_text(st, 0), r->hostname);
 	else
 		rc = rc == SQLITE_DONE ? 0 : inv_dberr(inv, err, r->hostname);
 	inv_finalize(inv, st);
@@ -119,10 +120,11 @@ static int import_one(struct inv *inv, const struct inv_manifest_row *r, const c
 	inv_bind_text(cur, 1, r->hostname);
 	rc = sqlite3_step(cur);
 	if (rc == SQLITE_DONE) {
-		rc = inv_prepare(inv,
-				 "INSERT INTO nodes(hostname, rack, unit, bmc, bmc_user, bmc_password_ref, profile,"
-				 " bmc_type, boot_disk_serial, notes, state) VALUES (?,?,?,?,?,?,?,?,?,?,'new')",
-				 &st, err);
+		rc = inv_prepare(
+		    inv,
+		    "INSERT INTO nodes(hostname, rack, unit, bmc, bmc_user, bmc_password_ref, profile,"
+		    " bmc_type, boot_disk_serial, notes, state) VALUES (?,?,?,?,?,?,?,?,?,?,'new')",
+		    &st, err);
 		if (rc)
 			goto out;
 		inv_bind_text(st, 1, r->hostname);
@@ -134,7 +136,8 @@ static int import_one(struct inv *inv, const struct inv_manifest_row *r, const c
 			goto out;
 		}
 		br_buf_addf(&changes, "imported from %s", source);
-		rc = inv_event_add(inv, sqlite3_last_insert_rowid(inv->db), NULL, "new", br_buf_str(&changes), err);
+		rc = inv_event_add(inv, sqlite3_last_insert_rowid(inv->db), NULL, "new", br_buf_str(&changes),
+				   err);
 		if (!rc)
 			stats->added++;
 		goto out;
@@ -148,11 +151,12 @@ static int import_one(struct inv *inv, const struct inv_manifest_row *r, const c
 		rc = 0;
 		goto out;
 	}
-	rc = inv_prepare(inv,
-			 "UPDATE nodes SET rack=?, unit=?, bmc=?, bmc_user=?, bmc_password_ref=?, profile=?,"
-			 " bmc_type=?, boot_disk_serial=?, notes=?, updated_at=strftime('%Y-%m-%dT%H:%M:%fZ','now')"
-			 " WHERE id=?",
-			 &st, err);
+	rc = inv_prepare(
+	    inv,
+	    "UPDATE nodes SET rack=?, unit=?, bmc=?, bmc_user=?, bmc_password_ref=?, profile=?,"
+	    " bmc_type=?, boot_disk_serial=?, notes=?, updated_at=strftime('%Y-%m-%dT%H:%M:%fZ','now')"
+	    " WHERE id=?",
+	    &st, err);
 	if (rc)
 		goto out;
 	for (int i = 0; i < MF_COUNT; i++)
@@ -194,8 +198,8 @@ int inv_import(struct inv *inv, const struct inv_manifest_row *rows, size_t n, c
 	if (!rc)
 		rc = inv_prepare(inv, "SELECT count(*) FROM nodes", &st, err);
 	if (!rc && sqlite3_step(st) == SQLITE_ROW)
-		stats.not_in_manifest = (size_t)sqlite3_column_int64(st, 0) - stats.added - stats.updated -
-					stats.unchanged;
+		stats.not_in_manifest =
+		    (size_t)sqlite3_column_int64(st, 0) - stats.added - stats.updated - stats.unchanged;
 	inv_finalize(inv, st);
 	if (!rc)
 		rc = inv_tx_commit(inv, err);
@@ -208,8 +212,8 @@ int inv_import(struct inv *inv, const struct inv_manifest_row *rows, size_t n, c
 	return 0;
 }
 
-#define NODE_COLS \
-	"id, hostname, rack, unit, bmc, bmc_user, bmc_password_ref, bmc_type, profile, boot_disk_serial," \
+#define NODE_COLS                                                                                            \
+	"id, hostname, rack, unit, bmc, bmc_user, bmc_password_ref, bmc_type, profile, boot_disk_serial,"    \
 	" notes, state, reason, system_serial, service_tag, model, bios_version, bmc_firmware, power_state," \
 	" maas_system_id, ip, created_at, updated_at"
 
@@ -246,11 +250,26 @@ void inv_node_release(struct inv_node *n)
 {
 	if (!n)
 		return;
-	free(n->hostname); free(n->rack); free(n->bmc); free(n->bmc_user); free(n->bmc_password_ref);
-	free(n->bmc_type); free(n->profile); free(n->boot_disk_serial); free(n->notes); free(n->reason);
-	free(n->system_serial); free(n->service_tag); free(n->model); free(n->bios_version);
-	free(n->bmc_firmware); free(n->power_state); free(n->maas_system_id); free(n->ip);
-	free(n->created_at); free(n->updated_at);
+	free(n->hostname);
+	free(n->rack);
+	free(n->bmc);
+	free(n->bmc_user);
+	free(n->bmc_password_ref);
+	free(n->bmc_type);
+	free(n->profile);
+	free(n->boot_disk_serial);
+	free(n->notes);
+	free(n->reason);
+	free(n->system_serial);
+	free(n->service_tag);
+	free(n->model);
+	free(n->bios_version);
+	free(n->bmc_firmware);
+	free(n->power_state);
+	free(n->maas_system_id);
+	free(n->ip);
+	free(n->created_at);
+	free(n->updated_at);
 	memset(n, 0, sizeof(*n));
 }
 
@@ -335,7 +354,8 @@ int inv_state_expect(const char *hostname, enum inv_state current, enum inv_stat
 {
 	if (current == read)
 		return 0;
-	return br_errf(err, BR_E_STATE, "%s is now '%s', not '%s' as this stage read it: another run moved it; left as it is",
+	return br_errf(err, BR_E_STATE,
+		       "%s is now '%s', not '%s' as this stage read it: another run moved it; left as it is",
 		       hostname, inv_state_name(current), inv_state_name(read));
 }
 
@@ -399,8 +419,9 @@ int inv_node_events(struct inv *inv, const char *hostname, struct inv_event **re
 	rc = inv_node_id(inv, hostname, &id, NULL, err);
 	if (rc)
 		return rc;
-	rc = inv_prepare(inv, "SELECT id, from_state, to_state, reason, at FROM events WHERE node_id=? ORDER BY id",
-			 &st, err);
+	rc = inv_prepare(
+	    inv, "SELECT id, from_state, to_state, reason, at FROM events WHERE node_id=? ORDER BY id", &st,
+	    err);
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, id);

@@ -13,7 +13,8 @@ int inv_store_probe(struct inv *inv, const char *hostname, const char *doc, stru
 		rc = inv_prepare(inv,
 				 "INSERT INTO probe_facts(node_id, doc, collected_at)"
 				 " VALUES (?1, ?2, strftime('%Y-%m-%dT%H:%M:%fZ','now'))"
-				 " ON CONFLICT(node_id) DO UPDATE SET doc=excluded.doc, collected_at=excluded.collected_at",
+				 " ON CONFLICT(node_id) DO UPDATE SET doc=excluded.doc, "
+				 "collected_at=excluded.collected_at",
 				 &st, err);
 	if (!rc) {
 		sqlite3_bind_int64(st, 1, id);

@@ -149,10 +149,12 @@ static const char *const migrations[] = {
 	"  'boot_order', (SELECT json_group_array(entry) FROM"
 	"    (SELECT entry FROM boot_order WHERE node_id = n.id ORDER BY position)),"
 	"  'nics', (SELECT json_group_array(json_object('mac', mac, 'name', name, 'source', source,"
-	"    'link_status', link_status, 'permanent', json(CASE WHEN permanent THEN 'true' ELSE 'false' END)))"
+	"    'link_status', link_status, 'permanent', json(CASE WHEN permanent THEN 'true' ELSE 'false' "
+	"END)))"
 	"    FROM (SELECT * FROM nics WHERE node_id = n.id ORDER BY id)),"
 	"  'bios', (SELECT json_group_object(name, value) FROM bios_attributes WHERE node_id = n.id),"
-	"  'firmware', (SELECT json_group_array(json_object('id', component_id, 'name', name, 'version', version,"
+	"  'firmware', (SELECT json_group_array(json_object('id', component_id, 'name', name, 'version', "
+	"version,"
 	"    'updateable', json(CASE WHEN updateable THEN 'true' ELSE 'false' END)))"
 	"    FROM (SELECT * FROM firmware WHERE node_id = n.id ORDER BY id)),"
 	"  'pcie', (SELECT json_group_array(json_object('id', device_id, 'address', address, 'name', name,"
@@ -168,7 +170,8 @@ static const char *const migrations[] = {
 	"    'health', health, 'state', state, 'serial', serial, 'reading', reading,"
 	"    'upper_critical', upper_critical, 'lower_critical', lower_critical))"
 	"    FROM (SELECT * FROM sensors WHERE node_id = n.id ORDER BY id)),"
-	"  'sel', (SELECT json_group_array(json_object('id', entry_id, 'created', created, 'severity', severity,"
+	"  'sel', (SELECT json_group_array(json_object('id', entry_id, 'created', created, 'severity', "
+	"severity,"
 	"    'message', message, 'message_id', message_id))"
 	"    FROM (SELECT * FROM sel_entries WHERE node_id = n.id ORDER BY id)))"
 	"  FROM nodes n WHERE n.hw_source IS NOT NULL;"
@@ -185,7 +188,8 @@ static const char *const migrations[] = {
 	"CREATE VIEW pcie_devices AS SELECT f.node_id, CAST(j.key AS INTEGER) AS position,"
 	"  j.value ->> 'id' AS device_id, j.value ->> 'address' AS address, j.value ->> 'name' AS name,"
 	"  j.value ->> 'manufacturer' AS manufacturer, j.value ->> 'device_class' AS device_class,"
-	"  j.value ->> 'slot' AS slot, j.value ->> 'serial' AS serial, j.value ->> 'lanes_in_use' AS lanes_in_use,"
+	"  j.value ->> 'slot' AS slot, j.value ->> 'serial' AS serial, j.value ->> 'lanes_in_use' AS "
+	"lanes_in_use,"
 	"  j.value ->> 'max_lanes' AS max_lanes, j.value ->> 'pcie_type' AS pcie_type,"
 	"  j.value ->> 'max_pcie_type' AS max_pcie_type, j.value ->> 'health' AS health"
 	"  FROM hw_facts f, json_each(f.facts, '$.pcie') j;"
@@ -202,7 +206,8 @@ static const char *const migrations[] = {
 	"  j.value ->> 'lower_critical' AS lower_critical"
 	"  FROM hw_facts f, json_each(f.facts, '$.sensors') j;"
 	"CREATE VIEW sel_entries AS SELECT f.node_id, CAST(j.key AS INTEGER) AS position,"
-	"  j.value ->> 'id' AS entry_id, j.value ->> 'created' AS created, j.value ->> 'severity' AS severity,"
+	"  j.value ->> 'id' AS entry_id, j.value ->> 'created' AS created, j.value ->> 'severity' AS "
+	"severity,"
 	"  j.value ->> 'message' AS message, j.value ->> 'message_id' AS message_id"
 	"  FROM hw_facts f, json_each(f.facts, '$.sel') j;",
 
@@ -268,9 +273,10 @@ int inv_migrate(struct inv *inv, struct br_err *err)
 	if (version < 0)
 		return inv_dberr(inv, err, "read schema version");
 	if (version > INV_SCHEMA_VERSION)
-		return br_errf(err, BR_E_DB,
-			       "inventory %s: schema version %d is newer than this bringup (%d); upgrade bringup",
-			       inv->path, version, INV_SCHEMA_VERSION);
+		return br_errf(
+		    err, BR_E_DB,
+		    "inventory %s: schema version %d is newer than this bringup (%d); upgrade bringup",
+		    inv->path, version, INV_SCHEMA_VERSION);
 	for (int v = version; v < INV_SCHEMA_VERSION; v++) {
 		rc = inv_tx_begin(inv, err);
 		if (rc)

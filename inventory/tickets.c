@@ -80,17 +80,19 @@ static int sync_one(struct inv *inv, int64_t node_id, const char *key, const str
 	char *evidence = inv_reason_as_stored(f->evidence);
 	int rc, step;
 
-	rc = inv_prepare(inv, "SELECT id, status, evidence, action FROM tickets WHERE dedup_key=?", &sel, err);
+	rc =
+	    inv_prepare(inv, "SELECT id, status, evidence, action FROM tickets WHERE dedup_key=?", &sel, err);
 	if (rc)
 		goto out;
 	inv_bind_text(sel, 1, key);
 	step = sqlite3_step(sel);
 	if (step == SQLITE_DONE) {
-		rc = inv_prepare(inv,
-				 "INSERT INTO tickets(node_id, dedup_key, fault, evidence, action, status, created_at,"
-				 " updated_at, opened_at, version) VALUES (?,?,?,?,?,'open'," NOW_SQL "," NOW_SQL
-				 "," NOW_SQL ",1)",
-				 &st, err);
+		rc = inv_prepare(
+		    inv,
+		    "INSERT INTO tickets(node_id, dedup_key, fault, evidence, action, status, created_at,"
+		    " updated_at, opened_at, version) VALUES (?,?,?,?,?,'open'," NOW_SQL "," NOW_SQL
+		    "," NOW_SQL ",1)",
+		    &st, err);
 		if (rc)
 			goto out;
 		sqlite3_bind_int64(st, 1, node_id);
@@ -105,19 +107,21 @@ static int sync_one(struct inv *inv, int64_t node_id, const char *key, const str
 
 		const char *was = (const char *)sqlite3_column_text(sel, 2);
 
-		if (!closed && (f->evidence_loose ? same_but_digits(was, evidence) : same_text(was, evidence)) &&
+		if (!closed &&
+		    (f->evidence_loose ? same_but_digits(was, evidence) : same_text(was, evidence)) &&
 		    same_text((const char *)sqlite3_column_text(sel, 3), f->action)) {
 			stats->unchanged++;
 			goto out;
 		}
 		/* A fault back after a repair reopens the ticket it had: the
 		 * key stays one ticket, its opened_at says since when. */
-		rc = inv_prepare(inv,
-				 closed ? "UPDATE tickets SET evidence=?, action=?, status='open', closed_at=NULL,"
-					  " opened_at=" NOW_SQL ", updated_at=" NOW_SQL ", version=version+1 WHERE id=?"
-					: "UPDATE tickets SET evidence=?, action=?, updated_at=" NOW_SQL
-					  ", version=version+1 WHERE id=?",
-				 &st, err);
+		rc = inv_prepare(
+		    inv,
+		    closed ? "UPDATE tickets SET evidence=?, action=?, status='open', closed_at=NULL,"
+			     " opened_at=" NOW_SQL ", updated_at=" NOW_SQL ", version=version+1 WHERE id=?"
+			   : "UPDATE tickets SET evidence=?, action=?, updated_at=" NOW_SQL
+			     ", version=version+1 WHERE id=?",
+		    &st, err);
 		if (rc)
 			goto out;
 		inv_bind_text(st, 1, evidence);
@@ -169,8 +173,8 @@ static int close_others(struct inv *inv, int64_t node_id, const struct inv_fault
 	inv_finalize(inv, sel);
 	if (!rc && n_ids)
 		rc = inv_prepare(inv,
-				 "UPDATE tickets SET status='closed', closed_at=" NOW_SQL ", updated_at=" NOW_SQL
-				 ", version=version+1 WHERE id=?",
+				 "UPDATE tickets SET status='closed', closed_at=" NOW_SQL
+				 ", updated_at=" NOW_SQL ", version=version+1 WHERE id=?",
 				 &upd, err);
 	for (size_t i = 0; i < n_ids && !rc; i++) {
 		sqlite3_reset(upd);
@@ -285,7 +289,8 @@ int inv_ticket_posted(struct inv *inv, int64_t id, int64_t version, struct br_er
 	sqlite3_stmt *st;
 	int rc;
 
-	rc = inv_prepare(inv, "UPDATE tickets SET posted_version=? WHERE id=? AND posted_version<?", &st, err);
+	rc =
+	    inv_prepare(inv, "UPDATE tickets SET posted_version=? WHERE id=? AND posted_version<?", &st, err);
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, version);

@@ -10,10 +10,28 @@
 /* NODE_STATUS_CHOICES of src/maasserver/enum.py, by number (13 is
  * "Releasing failed", not "Failed releasing"). */
 static const char *const status_names[MAAS_STATUS_COUNT] = {
-	"New", "Commissioning", "Failed commissioning", "Missing", "Ready", "Reserved", "Deployed",
-	"Retired", "Broken", "Deploying", "Allocated", "Failed deployment", "Releasing",
-	"Releasing failed", "Disk erasing", "Failed disk erasing", "Rescue mode", "Entering rescue mode",
-	"Failed to enter rescue mode", "Exiting rescue mode", "Failed to exit rescue mode", "Testing",
+	"New",
+	"Commissioning",
+	"Failed commissioning",
+	"Missing",
+	"Ready",
+	"Reserved",
+	"Deployed",
+	"Retired",
+	"Broken",
+	"Deploying",
+	"Allocated",
+	"Failed deployment",
+	"Releasing",
+	"Releasing failed",
+	"Disk erasing",
+	"Failed disk erasing",
+	"Rescue mode",
+	"Entering rescue mode",
+	"Failed to enter rescue mode",
+	"Exiting rescue mode",
+	"Failed to exit rescue mode",
+	"Testing",
 	"Failed testing",
 };
 

@@ -29,7 +29,8 @@ int maas_client_new(const struct maas_options *opts, struct maas_client **ret_cl
 	int rc;
 
 	if (!opts->url || strncmp(opts->url, "http", 4))
-		return br_errf(err, BR_E_INVAL, "MAAS URL '%s' is not an http(s) URL (set MAAS_URL or --maas-url)",
+		return br_errf(err, BR_E_INVAL,
+			       "MAAS URL '%s' is not an http(s) URL (set MAAS_URL or --maas-url)",
 			       opts->url ? opts->url : "");
 	c = br_xcalloc(1, sizeof(*c));
 	rc = maas_key_parse(opts->api_key, &c->key, err);
@@ -174,4 +175,3 @@ int maas_request(struct maas_client *client, const char *method, const char *pat
 	br_http_submit(&r->http);
 	return 0;
 }
-

@@ -90,10 +90,11 @@ static void on_done(struct br_http_req *hr)
 	}
 	if (cc != CURLE_OK) {
 		if (cc == CURLE_PEER_FAILED_VERIFICATION || cc == CURLE_SSL_CACERT_BADFILE)
-			br_errf(&err, BR_E_UNREACHABLE,
-				"MAAS %s: %s: TLS certificate not trusted: %s (give MAAS's CA with --ca-file or "
-				"$BRINGUP_CA_FILE; --insecure skips the check)",
-				what, r->url, hr->curl_err[0] ? hr->curl_err : curl_easy_strerror(cc));
+			br_errf(
+			    &err, BR_E_UNREACHABLE,
+			    "MAAS %s: %s: TLS certificate not trusted: %s (give MAAS's CA with --ca-file or "
+			    "$BRINGUP_CA_FILE; --insecure skips the check)",
+			    what, r->url, hr->curl_err[0] ? hr->curl_err : curl_easy_strerror(cc));
 		else
 			br_errf(&err, cc == CURLE_OPERATION_TIMEDOUT ? BR_E_TIMEOUT : BR_E_UNREACHABLE,
 				"MAAS %s: cannot reach %s: %s (after %d attempts)", what, r->url,
@@ -123,7 +124,10 @@ static void on_drop(struct br_http_req *hr)
 }
 
 const struct br_http_ops maas_http_ops = {
-	.start = on_start, .judge = on_judge, .done = on_done, .drop = on_drop,
+	.start = on_start,
+	.judge = on_judge,
+	.done = on_done,
+	.drop = on_drop,
 };
 
 int maas_client_run(struct maas_client *c, struct br_err *err)

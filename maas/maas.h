@@ -26,15 +26,15 @@
 #include "common.h"
 
 #define MAAS_BODY_MAX (16u * 1024 * 1024) /* one response body */
-#define MAAS_FORM_MAX (256u * 1024)       /* one request body (user_data included) */
-#define MAAS_MACHINES_MAX 20000           /* machines in one list answer */
-#define MAAS_BLOCKDEVICES_MAX 256         /* block devices of one machine */
-#define MAAS_MACS_MAX 64                  /* interfaces of one machine we look at */
-#define MAAS_QUEUE_MAX 100000             /* requests and timers waiting at once */
-#define MAAS_REASON_MAX 300               /* chars of MAAS's text quoted in a reason */
-#define MAAS_SYSTEM_ID_MAX 32             /* characters of a system_id we put in a path */
-#define MAAS_TAG_NAME_MAX 256             /* characters of a tag name */
-#define MAAS_TAGS_MAX 1024                /* tags of one machine we look at */
+#define MAAS_FORM_MAX (256u * 1024)	  /* one request body (user_data included) */
+#define MAAS_MACHINES_MAX 20000		  /* machines in one list answer */
+#define MAAS_BLOCKDEVICES_MAX 256	  /* block devices of one machine */
+#define MAAS_MACS_MAX 64		  /* interfaces of one machine we look at */
+#define MAAS_QUEUE_MAX 100000		  /* requests and timers waiting at once */
+#define MAAS_REASON_MAX 300		  /* chars of MAAS's text quoted in a reason */
+#define MAAS_SYSTEM_ID_MAX 32		  /* characters of a system_id we put in a path */
+#define MAAS_TAG_NAME_MAX 256		  /* characters of a tag name */
+#define MAAS_TAGS_MAX 1024		  /* tags of one machine we look at */
 
 /* Error codes beyond common's (all negative). */
 enum maas_errcode {
@@ -106,16 +106,16 @@ int maas_error_from_response(long status, const char *body, size_t len, const ch
 /* ---- the client (maas/client.c) ---------------------------------------------- */
 
 struct maas_options {
-	const char *url;         /* MAAS_URL, ending in /MAAS/ (a missing slash is added) */
-	const char *api_key;     /* consumer:token:secret; copied */
-	const char *ca_file;     /* NULL: system store */
-	int insecure;            /* skip TLS verification, only when asked */
-	int max_inflight;        /* requests in flight at once; default 32 */
-	long timeout_ms;         /* one request; default 30000 */
+	const char *url;	 /* MAAS_URL, ending in /MAAS/ (a missing slash is added) */
+	const char *api_key;	 /* consumer:token:secret; copied */
+	const char *ca_file;	 /* NULL: system store */
+	int insecure;		 /* skip TLS verification, only when asked */
+	int max_inflight;	 /* requests in flight at once; default 32 */
+	long timeout_ms;	 /* one request; default 30000 */
 	long connect_timeout_ms; /* default 5000 */
-	int retries;             /* per request on 503, 409+Retry-After, connection errors; default 5 */
-	long backoff_ms;         /* first retry delay, doubled with jitter; default 250 */
-	long backoff_max_ms;     /* default 10000 */
+	int retries;		 /* per request on 503, 409+Retry-After, connection errors; default 5 */
+	long backoff_ms;	 /* first retry delay, doubled with jitter; default 250 */
+	long backoff_max_ms;	 /* default 10000 */
 };
 void maas_options_init(struct maas_options *opts);
 
@@ -162,16 +162,16 @@ int maas_check_access(struct maas_client *client, struct br_err *err);
 
 struct maas_machine {
 	char *system_id;
-	char *hostname;          /* the first label (MAAS splits a dotted name) */
-	char *fqdn;              /* hostname.domain, may be NULL */
-	int status;              /* enum maas_status, -1 unknown */
+	char *hostname; /* the first label (MAAS splits a dotted name) */
+	char *fqdn;	/* hostname.domain, may be NULL */
+	int status;	/* enum maas_status, -1 unknown */
 	char *status_name;
-	char *status_message;    /* MAAS's last word on the machine, may be NULL */
-	char *boot_disk_serial;  /* boot_disk.serial, NULL when none */
-	char *ip;                /* first of ip_addresses, NULL when none */
+	char *status_message;	/* MAAS's last word on the machine, may be NULL */
+	char *boot_disk_serial; /* boot_disk.serial, NULL when none */
+	char *ip;		/* first of ip_addresses, NULL when none */
 	char *power_state;
-	struct br_strlist macs;  /* interface_set[].mac_address, lowercase */
-	struct br_strlist tags;  /* tag_names */
+	struct br_strlist macs; /* interface_set[].mac_address, lowercase */
+	struct br_strlist tags; /* tag_names */
 };
 /* Fill from a machine object; 0 or BR_E_PROTO when system_id is missing. */
 int maas_machine_parse(json_t *obj, struct maas_machine *ret_machine, struct br_err *err);
@@ -186,7 +186,8 @@ struct maas_blockdevice {
 	uint64_t size;
 };
 /* Parse nodes/{id}/blockdevices/ (an array); caller frees. */
-int maas_blockdevices_parse(json_t *arr, struct maas_blockdevice **ret_devs, size_t *ret_n, struct br_err *err);
+int maas_blockdevices_parse(json_t *arr, struct maas_blockdevice **ret_devs, size_t *ret_n,
+			    struct br_err *err);
 void maas_blockdevices_free(struct maas_blockdevice *devs, size_t n);
 
 /* The first event description of a machine's events/?op=query answer whose
@@ -207,16 +208,17 @@ int maas_system_id_valid(const char *id);
 int maas_tag_name_valid(const char *name);
 
 /* Machines carrying any of the MACs (a list, usually of zero or one). */
-int maas_machines_by_mac(struct maas_client *client, const struct br_strlist *macs, maas_done_fn done, void *ctx);
+int maas_machines_by_mac(struct maas_client *client, const struct br_strlist *macs, maas_done_fn done,
+			 void *ctx);
 /* The listed machines, in one request (a list; absent ones are left out). */
-int maas_machines_by_id(struct maas_client *client, const char *const *system_ids, size_t n, maas_done_fn done,
-			void *ctx);
+int maas_machines_by_id(struct maas_client *client, const char *const *system_ids, size_t n,
+			maas_done_fn done, void *ctx);
 int maas_machine_get(struct maas_client *client, const char *system_id, maas_done_fn done, void *ctx);
 
 /* How MAAS powers the machine: its BMC. */
 struct maas_power {
-	const char *type;     /* NULL: "redfish" */
-	const char *address;  /* the BMC, host[:port] */
+	const char *type;    /* NULL: "redfish" */
+	const char *address; /* the BMC, host[:port] */
 	const char *user;
 	const char *password; /* sent in the form only; never logged */
 	const char *node_id;  /* Redfish system id ("System.Embedded.1"); NULL: MAAS's default */
@@ -228,7 +230,7 @@ struct maas_machine_spec {
 	const char *architecture; /* NULL: "amd64/generic" */
 	const struct br_strlist *macs;
 	struct maas_power power;
-	int commission;           /* start commissioning at once */
+	int commission; /* start commissioning at once */
 };
 /* Create the machine (answer: the machine). MAAS refuses a MAC another
  * machine has with a 400 whose text says "already in use". */
@@ -248,19 +250,19 @@ int maas_release(struct maas_client *client, const char *system_id, maas_done_fn
 /* How a release wipes the disks (MAAS's erase, quick_erase, secure_erase):
  * the machine goes through Disk erasing before Ready. */
 enum maas_erase { MAAS_ERASE_NONE, MAAS_ERASE_FULL, MAAS_ERASE_QUICK, MAAS_ERASE_SECURE };
-int maas_release_erase(struct maas_client *client, const char *system_id, enum maas_erase erase, maas_done_fn done,
-		       void *ctx);
+int maas_release_erase(struct maas_client *client, const char *system_id, enum maas_erase erase,
+		       maas_done_fn done, void *ctx);
 /* comment (may be NULL) becomes the machine's status message in MAAS. */
-int maas_mark_broken(struct maas_client *client, const char *system_id, const char *comment, maas_done_fn done,
-		     void *ctx);
+int maas_mark_broken(struct maas_client *client, const char *system_id, const char *comment,
+		     maas_done_fn done, void *ctx);
 int maas_mark_fixed(struct maas_client *client, const char *system_id, maas_done_fn done, void *ctx);
 
 /* The machine's block devices (parse with maas_blockdevices_parse). */
 int maas_block_devices(struct maas_client *client, const char *system_id, maas_done_fn done, void *ctx);
 /* Flag device_id (a block device's id) as the boot disk; the answer may be
  * plain "OK" (res->json NULL). */
-int maas_set_boot_disk(struct maas_client *client, const char *system_id, int64_t device_id, maas_done_fn done,
-		       void *ctx);
+int maas_set_boot_disk(struct maas_client *client, const char *system_id, int64_t device_id,
+		       maas_done_fn done, void *ctx);
 /* Rebuild the storage layout ("flat", "lvm", ...) on the boot disk; the
  * answer is the machine (boot_disk included) or, on older MAAS, not. */
 int maas_set_storage_layout(struct maas_client *client, const char *system_id, const char *layout,
@@ -269,7 +271,8 @@ int maas_set_storage_layout(struct maas_client *client, const char *system_id, c
 /* comment may be NULL. MAAS refuses a name that exists (400). */
 int maas_tag_create(struct maas_client *client, const char *name, const char *comment, maas_done_fn done,
 		    void *ctx);
-int maas_tag_add(struct maas_client *client, const char *tag, const char *system_id, maas_done_fn done, void *ctx);
+int maas_tag_add(struct maas_client *client, const char *tag, const char *system_id, maas_done_fn done,
+		 void *ctx);
 int maas_tag_remove(struct maas_client *client, const char *tag, const char *system_id, maas_done_fn done,
 		    void *ctx);
 /* Every tag (a list of {"name", "comment", ...}). */

@@ -31,7 +31,8 @@ int maas_machine_parse(json_t *obj, struct maas_machine *ret_machine, struct br_
 	if (json_is_array(ips) && json_array_size(ips) && json_is_string(json_array_get(ips, 0)))
 		m.ip = br_xstrdup(json_string_value(json_array_get(ips, 0)));
 	ifaces = json_object_get(obj, "interface_set");
-	json_array_foreach(ifaces, i, iface) {
+	json_array_foreach(ifaces, i, iface)
+	{
 		char mac[18];
 		const char *s = br_json_str(iface, "mac_address");
 
@@ -40,7 +41,8 @@ int maas_machine_parse(json_t *obj, struct maas_machine *ret_machine, struct br_
 		if (s && !br_mac_normalize(s, mac))
 			br_strlist_add(&m.macs, mac);
 	}
-	json_array_foreach(json_object_get(obj, "tag_names"), i, iface) {
+	json_array_foreach(json_object_get(obj, "tag_names"), i, iface)
+	{
 		if (i >= MAAS_TAGS_MAX)
 			break;
 		if (json_is_string(iface))
@@ -65,7 +67,8 @@ void maas_machine_release(struct maas_machine *m)
 	memset(m, 0, sizeof(*m));
 }
 
-int maas_blockdevices_parse(json_t *arr, struct maas_blockdevice **ret_devs, size_t *ret_n, struct br_err *err)
+int maas_blockdevices_parse(json_t *arr, struct maas_blockdevice **ret_devs, size_t *ret_n,
+			    struct br_err *err)
 {
 	struct maas_blockdevice *devs;
 	size_t i, n = 0;
@@ -74,10 +77,11 @@ int maas_blockdevices_parse(json_t *arr, struct maas_blockdevice **ret_devs, siz
 	if (!json_is_array(arr))
 		return br_errf(err, BR_E_PROTO, "MAAS block devices: not a list");
 	if (json_array_size(arr) > MAAS_BLOCKDEVICES_MAX)
-		return br_errf(err, BR_E_TOOBIG, "MAAS block devices: %zu listed, more than %d", json_array_size(arr),
-			       MAAS_BLOCKDEVICES_MAX);
+		return br_errf(err, BR_E_TOOBIG, "MAAS block devices: %zu listed, more than %d",
+			       json_array_size(arr), MAAS_BLOCKDEVICES_MAX);
 	devs = br_xcalloc(json_array_size(arr) + 1, sizeof(*devs));
-	json_array_foreach(arr, i, d) {
+	json_array_foreach(arr, i, d)
+	{
 		json_int_t size = br_json_int(d, "size", 0);
 
 		if (!json_is_integer(json_object_get(d, "id")))
@@ -112,7 +116,8 @@ const char *maas_events_failure(json_t *doc)
 	size_t i;
 
 	/* events/?op=query lists newest first. */
-	json_array_foreach(events, i, e) {
+	json_array_foreach(events, i, e)
+	{
 		const char *type = br_json_str(e, "type"), *level = br_json_str(e, "level");
 		const char *desc = br_json_str(e, "description");
 

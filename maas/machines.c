@@ -9,8 +9,8 @@
 
 #include "ops_private.h"
 
-int maas_requestf(struct maas_client *client, const char *method, const char *form, maas_done_fn done, void *ctx,
-		  const char *fmt, ...)
+int maas_requestf(struct maas_client *client, const char *method, const char *form, maas_done_fn done,
+		  void *ctx, const char *fmt, ...)
 {
 	struct br_buf path;
 	va_list ap;
@@ -37,7 +37,8 @@ int maas_system_id_valid(const char *id)
 	return 1;
 }
 
-int maas_machines_by_mac(struct maas_client *client, const struct br_strlist *macs, maas_done_fn done, void *ctx)
+int maas_machines_by_mac(struct maas_client *client, const struct br_strlist *macs, maas_done_fn done,
+			 void *ctx)
 {
 	struct br_buf path;
 	int rc;
@@ -51,8 +52,8 @@ int maas_machines_by_mac(struct maas_client *client, const struct br_strlist *ma
 	return rc;
 }
 
-int maas_machines_by_id(struct maas_client *client, const char *const *system_ids, size_t n, maas_done_fn done,
-			void *ctx)
+int maas_machines_by_id(struct maas_client *client, const char *const *system_ids, size_t n,
+			maas_done_fn done, void *ctx)
 {
 	struct br_buf path;
 	int rc = 0;
@@ -60,7 +61,8 @@ int maas_machines_by_id(struct maas_client *client, const char *const *system_id
 	br_buf_init(&path, 0);
 	br_buf_adds(&path, "machines/?");
 	for (size_t i = 0; i < n && !rc; i++)
-		rc = maas_system_id_valid(system_ids[i]) ? maas_form_add(&path, "id", system_ids[i]) : BR_E_INVAL;
+		rc = maas_system_id_valid(system_ids[i]) ? maas_form_add(&path, "id", system_ids[i])
+							 : BR_E_INVAL;
 	if (!rc)
 		rc = maas_request(client, "GET", br_buf_str(&path), NULL, done, ctx);
 	br_buf_release(&path);
@@ -109,7 +111,8 @@ static int machine_op(struct maas_client *client, const char *system_id, const c
 {
 	if (!maas_system_id_valid(system_id))
 		return BR_E_INVAL;
-	return maas_requestf(client, "POST", form ? form : "", done, ctx, "machines/%s/?op=%s", system_id, op);
+	return maas_requestf(client, "POST", form ? form : "", done, ctx, "machines/%s/?op=%s", system_id,
+			     op);
 }
 
 int maas_commission(struct maas_client *client, const char *system_id, maas_done_fn done, void *ctx)
@@ -146,8 +149,8 @@ int maas_release(struct maas_client *client, const char *system_id, maas_done_fn
 	return machine_op(client, system_id, "release", NULL, done, ctx);
 }
 
-int maas_release_erase(struct maas_client *client, const char *system_id, enum maas_erase erase, maas_done_fn done,
-		       void *ctx)
+int maas_release_erase(struct maas_client *client, const char *system_id, enum maas_erase erase,
+		       maas_done_fn done, void *ctx)
 {
 	struct br_buf form;
 	int rc;
@@ -183,8 +186,8 @@ int maas_allocate(struct maas_client *client, const char *system_id, maas_done_f
 	return rc;
 }
 
-int maas_mark_broken(struct maas_client *client, const char *system_id, const char *comment, maas_done_fn done,
-		     void *ctx)
+int maas_mark_broken(struct maas_client *client, const char *system_id, const char *comment,
+		     maas_done_fn done, void *ctx)
 {
 	struct br_buf form;
 	int rc;

@@ -7,16 +7,26 @@
 static const char *status_text(long status)
 {
 	switch (status) {
-	case 400: return "Bad Request";
-	case 401: return "Unauthorized";
-	case 403: return "Forbidden";
-	case 404: return "Not Found";
-	case 409: return "Conflict";
-	case 500: return "Internal Server Error";
-	case 502: return "Bad Gateway";
-	case 503: return "Service Unavailable";
-	case 504: return "Gateway Timeout";
-	default: return "";
+	case 400:
+		return "Bad Request";
+	case 401:
+		return "Unauthorized";
+	case 403:
+		return "Forbidden";
+	case 404:
+		return "Not Found";
+	case 409:
+		return "Conflict";
+	case 500:
+		return "Internal Server Error";
+	case 502:
+		return "Bad Gateway";
+	case 503:
+		return "Service Unavailable";
+	case 504:
+		return "Gateway Timeout";
+	default:
+		return "";
 	}
 }
 
@@ -45,7 +55,8 @@ static void add_fields(struct br_buf *out, json_t *doc)
 	const char *field;
 	json_t *val;
 
-	json_object_foreach(doc, field, val) {
+	json_object_foreach(doc, field, val)
+	{
 		if (out->len)
 			br_buf_adds(out, "; ");
 		if (strcmp(field, "__all__"))
@@ -56,7 +67,8 @@ static void add_fields(struct br_buf *out, json_t *doc)
 			size_t i;
 			json_t *m;
 
-			json_array_foreach(val, i, m) {
+			json_array_foreach(val, i, m)
+			{
 				if (i)
 					br_buf_adds(out, " ");
 				if (json_is_string(m))
@@ -73,12 +85,27 @@ int maas_error_from_response(long status, const char *body, size_t len, const ch
 	int code;
 
 	switch (status) {
-	case 400: code = BR_E_INVAL; break;
-	case 401: case 403: code = BR_E_AUTH; break;
-	case 404: code = BR_E_NOTFOUND; break;
-	case 409: code = BR_E_STATE; break;
-	case 502: case 503: case 504: code = BR_E_UNREACHABLE; break;
-	default: code = MAAS_E_HTTP; break;
+	case 400:
+		code = BR_E_INVAL;
+		break;
+	case 401:
+	case 403:
+		code = BR_E_AUTH;
+		break;
+	case 404:
+		code = BR_E_NOTFOUND;
+		break;
+	case 409:
+		code = BR_E_STATE;
+		break;
+	case 502:
+	case 503:
+	case 504:
+		code = BR_E_UNREACHABLE;
+		break;
+	default:
+		code = MAAS_E_HTTP;
+		break;
 	}
 	br_buf_init(&text, 4 * MAAS_REASON_MAX);
 	if (body && len && (body[0] == '{'))

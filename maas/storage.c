@@ -12,13 +12,13 @@ int maas_block_devices(struct maas_client *client, const char *system_id, maas_d
 	return maas_requestf(client, "GET", NULL, done, ctx, "nodes/%s/blockdevices/", system_id);
 }
 
-int maas_set_boot_disk(struct maas_client *client, const char *system_id, int64_t device_id, maas_done_fn done,
-		       void *ctx)
+int maas_set_boot_disk(struct maas_client *client, const char *system_id, int64_t device_id,
+		       maas_done_fn done, void *ctx)
 {
 	if (!maas_system_id_valid(system_id) || device_id < 0)
 		return BR_E_INVAL;
-	return maas_requestf(client, "POST", "", done, ctx, "nodes/%s/blockdevices/%lld/?op=set_boot_disk", system_id,
-			     (long long)device_id);
+	return maas_requestf(client, "POST", "", done, ctx, "nodes/%s/blockdevices/%lld/?op=set_boot_disk",
+			     system_id, (long long)device_id);
 }
 
 int maas_set_storage_layout(struct maas_client *client, const char *system_id, const char *layout,

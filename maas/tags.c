@@ -50,7 +50,8 @@ static int update_nodes(struct maas_client *client, const char *tag, const char 
 	return rc;
 }
 
-int maas_tag_add(struct maas_client *client, const char *tag, const char *system_id, maas_done_fn done, void *ctx)
+int maas_tag_add(struct maas_client *client, const char *tag, const char *system_id, maas_done_fn done,
+		 void *ctx)
 {
 	return update_nodes(client, tag, "add", system_id, done, ctx);
 }

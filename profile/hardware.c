@@ -9,12 +9,13 @@
 
 #include "prof_private.h"
 
-const char prof_hw_sections[] = "[system] [gpu] [nic] [nvme] [fans] [psu] [cpu] [clock] [time_limits] [gate] [reprovision]";
+const char prof_hw_sections[] =
+    "[system] [gpu] [nic] [nvme] [fans] [psu] [cpu] [clock] [time_limits] [gate] [reprovision]";
 
 int prof_hw_section_known(const char *section, size_t len)
 {
-	static const char *const names[] = { "system", "gpu", "nic", "nvme", "fans", "psu", "cpu", "clock",
-					     "time_limits", "gate", "reprovision" };
+	static const char *const names[] = { "system", "gpu",	"nic",	       "nvme", "fans",	     "psu",
+					     "cpu",    "clock", "time_limits", "gate", "reprovision" };
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (len == strlen(names[i]) && !memcmp(section, names[i], len))
@@ -122,7 +123,8 @@ static int add_governors(struct prof_parse *ps, const char *field, const char *v
 				br_strlist_add(out, g);
 			free(g);
 			if (!ok)
-				return prof_problem(ps, field, "'%.*s' is not a cpufreq governor name", (int)n, value);
+				return prof_problem(ps, field, "'%.*s' is not a cpufreq governor name",
+						    (int)n, value);
 			if (out->n >= PROF_GOVERNORS_MAX && value[n + strspn(value + n, ", ")])
 				return prof_problem(ps, field, "more than %d governors", PROF_GOVERNORS_MAX);
 		}
@@ -146,7 +148,8 @@ static int add_checks(struct prof_parse *ps, const char *field, const char *valu
 				br_strlist_add(out, name);
 			free(name);
 			if (!ok)
-				return prof_problem(ps, field, "'%.*s' is not a check name or pattern", (int)n, value);
+				return prof_problem(ps, field, "'%.*s' is not a check name or pattern",
+						    (int)n, value);
 			if (out->n >= PROF_GATE_CHECKS_MAX && value[n + strspn(value + n, ", ")])
 				return prof_problem(ps, field, "more than %d checks", PROF_GATE_CHECKS_MAX);
 		}
@@ -170,8 +173,8 @@ static int set_value(struct prof_parse *ps, const struct setting *s, const char 
 		return 1;
 	case K_WIDTH:
 		if (parse_int(value, 1, PROF_LINK_WIDTH_MAX, &v) || (v & (v - 1)))
-			return prof_problem(ps, field, "'%s' is not a PCIe link width (1, 2, 4, 8, 16 or 32 lanes)",
-					    value);
+			return prof_problem(
+			    ps, field, "'%s' is not a PCIe link width (1, 2, 4, 8, 16 or 32 lanes)", value);
 		*(int *)(void *)at = (int)v;
 		return 1;
 	case K_SPEED:
@@ -190,8 +193,9 @@ static int set_value(struct prof_parse *ps, const struct setting *s, const char 
 		return add_checks(ps, field, value, (struct br_strlist *)(void *)at);
 	case K_DURATION:
 		if (prof_parse_duration_ms(value, &ms))
-			return prof_problem(ps, field, "'%s' is not a duration (such as 500ms, 30s, 10m, 2h; at most 7 days)",
-					    value);
+			return prof_problem(
+			    ps, field, "'%s' is not a duration (such as 500ms, 30s, 10m, 2h; at most 7 days)",
+			    value);
 		/* A stage limit of 0 would fail every node at once: surely a typo. */
 		if (!ms && !strcmp(s->section, "time_limits"))
 			return prof_problem(ps, field, "a time limit of 0: give one of at least 1s");

@@ -98,10 +98,14 @@ int prof_valid_chars(const char *s, const char *extra)
 static const char *sections_of(enum prof_file kind)
 {
 	switch (kind) {
-	case PROF_FILE_BIOS: return "[bios] or [boot]";
-	case PROF_FILE_FIRMWARE: return "[firmware]";
-	case PROF_FILE_BOOT_DISK: return "none: clauses only";
-	case PROF_FILE_HARDWARE: return prof_hw_sections;
+	case PROF_FILE_BIOS:
+		return "[bios] or [boot]";
+	case PROF_FILE_FIRMWARE:
+		return "[firmware]";
+	case PROF_FILE_BOOT_DISK:
+		return "none: clauses only";
+	case PROF_FILE_HARDWARE:
+		return prof_hw_sections;
 	}
 	return "";
 }
@@ -114,10 +118,14 @@ static int section_is(const char *s, size_t len, const char *name)
 static int section_known(enum prof_file kind, const char *s, size_t len)
 {
 	switch (kind) {
-	case PROF_FILE_BIOS: return section_is(s, len, "bios") || section_is(s, len, "boot");
-	case PROF_FILE_FIRMWARE: return section_is(s, len, "firmware");
-	case PROF_FILE_BOOT_DISK: return 0;
-	case PROF_FILE_HARDWARE: return prof_hw_section_known(s, len);
+	case PROF_FILE_BIOS:
+		return section_is(s, len, "bios") || section_is(s, len, "boot");
+	case PROF_FILE_FIRMWARE:
+		return section_is(s, len, "firmware");
+	case PROF_FILE_BOOT_DISK:
+		return 0;
+	case PROF_FILE_HARDWARE:
+		return prof_hw_section_known(s, len);
 	}
 	return 0;
 }
@@ -196,7 +204,8 @@ static int on_boot(struct prof_parse *ps, const char *name, const char *value)
 		return prof_problem(ps, name, "set twice");
 	if (!strcmp(name, "pxe_nic")) {
 		if (strncmp(value, "NIC.", 4) || !prof_valid_chars(value, ".-_:"))
-			return prof_problem(ps, name, "'%s' is not a NIC FQDD such as NIC.Embedded.1-1-1", value);
+			return prof_problem(ps, name, "'%s' is not a NIC FQDD such as NIC.Embedded.1-1-1",
+					    value);
 		p->pxe_nic = br_xstrdup(value);
 	} else if (!strcmp(value, "persistent")) {
 		p->boot_mode = PROF_BOOT_PERSISTENT;
@@ -349,8 +358,8 @@ int prof_load(const char *templates_dir, const char *name, struct prof_profile *
 	dir = br_xasprintf("%s/profiles/%s", templates_dir, name);
 	bios = br_xasprintf("%s/bios.conf", dir);
 	if (!exists(bios)) {
-		rc = br_errf(err, BR_E_NOTFOUND, "profile '%s': %s not found (no such profile, or no BIOS baseline)",
-			     name, bios);
+		rc = br_errf(err, BR_E_NOTFOUND,
+			     "profile '%s': %s not found (no such profile, or no BIOS baseline)", name, bios);
 		goto out;
 	}
 	p.name = br_xstrdup(name);

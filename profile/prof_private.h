@@ -9,8 +9,8 @@ struct prof_parse {
 	const char *file;
 	enum prof_file kind;
 	const char *next; /* unread text */
-	int line;         /* lines handed to inih so far */
-	int err_line;     /* first problem this file found itself, 0: none */
+	int line;	  /* lines handed to inih so far */
+	int err_line;	  /* first problem this file found itself, 0: none */
 	char err_msg[256];
 	struct prof_profile *p;
 	struct br_strlist seen; /* "section.name" set so far, for "set twice" */

@@ -35,13 +35,13 @@
 
 #include "common.h"
 
-#define PROF_FILE_MAX (1024u * 1024) /* one template file */
-#define PROF_LINE_MAX 198            /* characters on one line (libinih's INI_MAX_LINE less 2) */
-#define PROF_ENTRIES_MAX 1024        /* attributes, firmware rules or clauses in one file */
-#define PROF_COUNT_MAX 4096          /* a device count in hardware.conf */
-#define PROF_LINK_WIDTH_MAX 32       /* PCIe lanes */
-#define PROF_GOVERNORS_MAX 16        /* allowed cpufreq governors */
-#define PROF_GATE_CHECKS_MAX 256     /* names in [gate] required */
+#define PROF_FILE_MAX (1024u * 1024)	    /* one template file */
+#define PROF_LINE_MAX 198		    /* characters on one line (libinih's INI_MAX_LINE less 2) */
+#define PROF_ENTRIES_MAX 1024		    /* attributes, firmware rules or clauses in one file */
+#define PROF_COUNT_MAX 4096		    /* a device count in hardware.conf */
+#define PROF_LINK_WIDTH_MAX 32		    /* PCIe lanes */
+#define PROF_GOVERNORS_MAX 16		    /* allowed cpufreq governors */
+#define PROF_GATE_CHECKS_MAX 256	    /* names in [gate] required */
 #define PROF_DURATION_MAX_S (7 * 24 * 3600) /* a time limit or clock skew */
 
 /* Which file a text is (what sections and names it may hold). */
@@ -52,17 +52,17 @@ enum prof_erase { PROF_ERASE_NO, PROF_ERASE_FULL, PROF_ERASE_QUICK, PROF_ERASE_S
 
 enum prof_boot_mode {
 	PROF_BOOT_PERSISTENT, /* PXE device first in the persistent boot order */
-	PROF_BOOT_ONCE,       /* BootSourceOverrideTarget=Pxe, Enabled=Once */
+	PROF_BOOT_ONCE,	      /* BootSourceOverrideTarget=Pxe, Enabled=Once */
 };
 
 struct prof_fw_rule {
-	char *component;   /* FQDD or shell pattern */
+	char *component; /* FQDD or shell pattern */
 	char *min_version;
 };
 
 enum prof_disk_clause_kind {
 	PROF_DISK_MODEL_CONTAINS, /* drives whose model contains value (any case) */
-	PROF_DISK_SMALLEST,       /* the smallest drive of protocol value, or of any ("any") */
+	PROF_DISK_SMALLEST,	  /* the smallest drive of protocol value, or of any ("any") */
 };
 
 struct prof_disk_clause {
@@ -98,20 +98,20 @@ struct prof_time_limits {
 /* What a healthy node has (hardware.conf). A count of -1 is "not stated":
  * validators leave that check out rather than guess. */
 struct prof_hardware {
-	char *model;                   /* [system] model, as the BMC names it */
-	int gpus;                      /* [gpu] count */
-	struct prof_link gpu_link;     /* [gpu] link_width, link_speed */
-	int fabric_nics;               /* [nic] fabric */
-	struct prof_link fabric_link;  /* [nic] fabric_link_width, fabric_link_speed */
-	int ethernet_nics;             /* [nic] ethernet */
-	int nvme;                      /* [nvme] count */
-	int fans;                      /* [fans] count */
-	int psus;                      /* [psu] count */
-	int cpu_rated_mhz;             /* [cpu] rated_mhz: the highest clock a core must reach; -1 */
-	struct br_strlist governors;   /* [cpu] governors: allowed cpufreq governors; empty: any */
-	int64_t clock_skew_max_ms;     /* [clock] max_skew; -1 */
+	char *model;			/* [system] model, as the BMC names it */
+	int gpus;			/* [gpu] count */
+	struct prof_link gpu_link;	/* [gpu] link_width, link_speed */
+	int fabric_nics;		/* [nic] fabric */
+	struct prof_link fabric_link;	/* [nic] fabric_link_width, fabric_link_speed */
+	int ethernet_nics;		/* [nic] ethernet */
+	int nvme;			/* [nvme] count */
+	int fans;			/* [fans] count */
+	int psus;			/* [psu] count */
+	int cpu_rated_mhz;		/* [cpu] rated_mhz: the highest clock a core must reach; -1 */
+	struct br_strlist governors;	/* [cpu] governors: allowed cpufreq governors; empty: any */
+	int64_t clock_skew_max_ms;	/* [clock] max_skew; -1 */
 	struct prof_time_limits limits; /* [time_limits] */
-	enum prof_erase erase;          /* [reprovision] erase = no | yes | quick | secure; default no */
+	enum prof_erase erase;		/* [reprovision] erase = no | yes | quick | secure; default no */
 	/* [gate] required: the checks a node must pass to be golden, as names
 	 * or shell patterns ("firmware:*"); empty: every check. */
 	struct br_strlist gate_required;
@@ -122,7 +122,7 @@ struct prof_profile {
 	/* bios.conf */
 	struct br_kv *bios; /* baseline, in file order */
 	size_t n_bios;
-	char *pxe_nic;      /* NULL: boot order is left alone */
+	char *pxe_nic; /* NULL: boot order is left alone */
 	enum prof_boot_mode boot_mode;
 	/* firmware.conf */
 	struct prof_fw_rule *firmware;

@@ -189,7 +189,8 @@ void rf_bmc_ready(struct rf_bmc *bmc)
 	/* Logged in just as the run was interrupted: no work, only the
 	 * logout, which the transport's idle hand-over starts. */
 	if (bmc->http->interrupted) {
-		rf_bmc_failf(bmc, BR_E_INTERRUPTED, "interrupted by %s", br_signal_name(bmc->http->interrupted));
+		rf_bmc_failf(bmc, BR_E_INTERRUPTED, "interrupted by %s",
+			     br_signal_name(bmc->http->interrupted));
 		return;
 	}
 	if (bmc->deadline_passed) {

@@ -80,7 +80,8 @@ static char *error_message(const char *body, size_t len)
 
 void rf_cfg_fail_request(struct rf_bmc *bmc, struct rf_req *req, const char *what, const struct br_err *err)
 {
-	char *message = req && req->http.status >= 400 ? error_message(req->http.body.data, req->http.body.len) : NULL;
+	char *message =
+	    req && req->http.status >= 400 ? error_message(req->http.body.data, req->http.body.len) : NULL;
 	struct br_err e;
 
 	if (message)
@@ -140,13 +141,16 @@ static void on_idle(struct rf_bmc *bmc)
 		if (cn->waiting_reset && !bmc->failed)
 			return; /* nothing to do until a slot frees up */
 		if (!bmc->failed && !cn->finished)
-			rf_bmc_failf(bmc, BR_E_STATE, "configure stopped while %s", cn->step ? cn->step : "starting");
+			rf_bmc_failf(bmc, BR_E_STATE, "configure stopped while %s",
+				     cn->step ? cn->step : "starting");
 	}
 	rf_bmc_wind_down(bmc, report); /* the node's record goes when the run ends */
 }
 
 static const struct rf_driver configure_driver = {
-	.ready = rf_cfg_begin, .idle = on_idle, .abort = on_abort,
+	.ready = rf_cfg_begin,
+	.idle = on_idle,
+	.abort = on_abort,
 };
 
 static int check(const struct rf_config_target *targets, size_t n, const struct rf_config_options *o,

@@ -63,15 +63,16 @@ static json_t *typed_value(json_t *current, const char *name, const char *text, 
 
 	if (json_is_integer(current)) {
 		if (br_parse_long(text, -2147483647L - 1, 2147483647L, &v)) {
-			br_errf(err, BR_E_INVAL, "BIOS attribute %s is a number; the baseline says '%s'", name, text);
+			br_errf(err, BR_E_INVAL, "BIOS attribute %s is a number; the baseline says '%s'",
+				name, text);
 			return NULL;
 		}
 		return json_integer(v);
 	}
 	if (json_is_boolean(current)) {
 		if (strcmp(text, "true") && strcmp(text, "false")) {
-			br_errf(err, BR_E_INVAL, "BIOS attribute %s is true or false; the baseline says '%s'", name,
-				text);
+			br_errf(err, BR_E_INVAL, "BIOS attribute %s is true or false; the baseline says '%s'",
+				name, text);
 			return NULL;
 		}
 		return json_boolean(!strcmp(text, "true"));
@@ -134,14 +135,14 @@ static char *join(json_t *arr)
 
 	br_buf_init(&b, 0);
 	json_array_foreach(arr, i, v)
-		br_buf_addf(&b, "%s%s", i ? "," : "", json_is_string(v) ? json_string_value(v) : "?");
+	    br_buf_addf(&b, "%s%s", i ? "," : "", json_is_string(v) ? json_string_value(v) : "?");
 	if (!b.len)
 		br_buf_adds(&b, "(empty)");
 	return br_buf_detach(&b);
 }
 
-static int plan_persistent(json_t *system, json_t *attrs, const struct rf_config_spec *spec, json_t **ret_patch,
-			   char **ret_current, char **ret_wanted, struct br_err *err)
+static int plan_persistent(json_t *system, json_t *attrs, const struct rf_config_spec *spec,
+			   json_t **ret_patch, char **ret_current, char **ret_wanted, struct br_err *err)
 {
 	json_t *order = br_json_path(system, "Boot/BootOrder"), *v, *wanted;
 	int dev = pxe_device(attrs, spec);
@@ -149,25 +150,26 @@ static int plan_persistent(json_t *system, json_t *attrs, const struct rf_config
 	size_t i, at = (size_t)-1;
 
 	if (!dev)
-		return br_errf(err, BR_E_INVAL,
-			       "no enabled PXE device uses %s (set PxeDevNInterface and PxeDevNEnDis in the baseline)",
-			       spec->pxe_nic);
+		return br_errf(
+		    err, BR_E_INVAL,
+		    "no enabled PXE device uses %s (set PxeDevNInterface and PxeDevNEnDis in the baseline)",
+		    spec->pxe_nic);
 	if (!json_is_array(order))
-		return br_errf(err, BR_E_PROTO, "the System has no Boot.BootOrder to put PXE device %d first", dev);
+		return br_errf(err, BR_E_PROTO, "the System has no Boot.BootOrder to put PXE device %d first",
+			       dev);
 	/* iDRAC names the boot option of PXE device N "NIC.PxeDevice.N-1" */
 	snprintf(prefix, sizeof(prefix), "NIC.PxeDevice.%d-", dev);
-	json_array_foreach(order, i, v)
-		if (json_is_string(v) && !strncmp(json_string_value(v), prefix, strlen(prefix)) && at == (size_t)-1)
-			at = i;
+	json_array_foreach(order, i, v) if (json_is_string(v) &&
+					    !strncmp(json_string_value(v), prefix, strlen(prefix)) &&
+					    at == (size_t)-1) at = i;
 	if (at == (size_t)-1)
-		return br_errf(err, BR_E_PROTO, "BootOrder has no entry for PXE device %d (%s)", dev, spec->pxe_nic);
+		return br_errf(err, BR_E_PROTO, "BootOrder has no entry for PXE device %d (%s)", dev,
+			       spec->pxe_nic);
 	if (at == 0)
 		return 0;
 	wanted = json_array();
 	json_array_append(wanted, json_array_get(order, at));
-	json_array_foreach(order, i, v)
-		if (i != at)
-			json_array_append(wanted, v);
+	json_array_foreach(order, i, v) if (i != at) json_array_append(wanted, v);
 	current_text = join(order);
 	wanted_text = join(wanted);
 	*ret_current = br_xasprintf("BootOrder %s", current_text);
@@ -190,7 +192,8 @@ int rf_cfg_boot_plan(json_t *system, json_t *attrs, const struct rf_config_spec 
 	/* once: the next boot goes to PXE; the NIC is the one the BIOS's PXE
 	 * devices name, so it must have one too */
 	if (!pxe_device(attrs, spec))
-		return br_errf(err, BR_E_INVAL, "no enabled PXE device uses %s (set PxeDevNInterface in the baseline)",
+		return br_errf(err, BR_E_INVAL,
+			       "no enabled PXE device uses %s (set PxeDevNInterface in the baseline)",
 			       spec->pxe_nic);
 	target = br_json_str(system, "Boot/BootSourceOverrideTarget");
 	enabled = br_json_str(system, "Boot/BootSourceOverrideEnabled");

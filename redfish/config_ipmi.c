@@ -43,6 +43,7 @@ int ipmi_parse_bootdev_pxe(const char *out, struct br_hw *hw)
 
 int ipmi_parse_power_control(const char *out, struct br_hw *hw)
 {
-	return strstr(out, "Chassis Power Control: Cycle") || strstr(out, "Chassis Power Control: Up/On") ? 0
-													: BR_E_PROTO;
+	return strstr(out, "Chassis Power Control: Cycle") || strstr(out, "Chassis Power Control: Up/On")
+		   ? 0
+		   : BR_E_PROTO;
 }

@@ -44,7 +44,8 @@ static char *need_link(struct rf_bmc *bmc, json_t *doc, const char *path, const 
 	const char *id = br_json_str(doc, "@odata.id");
 
 	if (!url)
-		rf_bmc_failf(bmc, BR_E_PROTO, "%s has no usable %s link (%s)", id ? id : "a document", what, path);
+		rf_bmc_failf(bmc, BR_E_PROTO, "%s has no usable %s link (%s)", id ? id : "a document", what,
+			     path);
 	return url;
 }
 
@@ -107,7 +108,8 @@ static void send_boot_patch(struct rf_bmc *bmc, json_t *patch)
 	/* iDRAC9 refuses a PATCH of the System without the ETag it has now */
 	const char *etag = boot_pending_kind(cn) ? NULL : cn->system_etag;
 
-	rf_req_submit(send_body(bmc, RF_PATCH, cn->boot_url, patch, etag, "setting the boot order", on_boot_patch));
+	rf_req_submit(
+	    send_body(bmc, RF_PATCH, cn->boot_url, patch, etag, "setting the boot order", on_boot_patch));
 }
 
 /* The System as now read decides: boot right (done), or PATCH it once. */
@@ -193,28 +195,28 @@ static void on_reset(struct rf_req *req, int rc, const struct br_err *err)
 
 static int allowed(json_t *system, const char *type)
 {
-	json_t *list = br_json_path(system, "Actions/#ComputerSystem.Reset/ResetType@Redfish.AllowableValues"), *v;
+	json_t *list =
+		   br_json_path(system, "Actions/#ComputerSystem.Reset/ResetType@Redfish.AllowableValues"),
+	       *v;
 	size_t i;
 
 	if (!json_is_array(list))
 		return 1; /* not advertised: try it */
-	json_array_foreach(list, i, v)
-		if (json_is_string(v) && !strcmp(json_string_value(v), type))
-			return 1;
+	json_array_foreach(list, i, v) if (json_is_string(v) && !strcmp(json_string_value(v), type)) return 1;
 	return 0;
 }
 
 static void send_reset(struct rf_bmc *bmc, const char *type)
 {
 	struct rf_cfg_node *cn = bmc->cfg;
-	struct rf_req *req = send_body(bmc, RF_POST, cn->reset_url, json_pack("{s:s}", "ResetType", type), NULL,
-				       "resetting the system", on_reset);
+	struct rf_req *req = send_body(bmc, RF_POST, cn->reset_url, json_pack("{s:s}", "ResetType", type),
+				       NULL, "resetting the system", on_reset);
 
 	/* a reset whose answer was lost may have happened: never send two */
 	req->no_retry_transport = 1;
 	cn->reset_type = type;
-	br_info("configure", "%s: %s for %s%s", bmc->target->name, type, cn->job_url ? "job " : "the pending boot order",
-		cn->job_url ? cn->res.job : "");
+	br_info("configure", "%s: %s for %s%s", bmc->target->name, type,
+		cn->job_url ? "job " : "the pending boot order", cn->job_url ? cn->res.job : "");
 	rf_req_submit(req);
 }
 
@@ -252,7 +254,8 @@ static int forced_after_graceful(struct rf_bmc *bmc, int64_t now)
 {
 	struct rf_cfg_node *cn = bmc->cfg;
 
-	if (cn->forced || strcmp(cn->reset_type, "GracefulRestart") || now - cn->reset_ms < cn->run->o->graceful_ms)
+	if (cn->forced || strcmp(cn->reset_type, "GracefulRestart") ||
+	    now - cn->reset_ms < cn->run->o->graceful_ms)
 		return 0;
 	cn->forced = 1;
 	send_reset(bmc, "ForceRestart");
@@ -282,10 +285,10 @@ static void on_job(struct rf_req *req, int rc, const struct br_err *err)
 	} else if (state && (strstr(state, "Fail") || strstr(state, "Error") || !strcmp(state, "Exception") ||
 			     !strcmp(state, "Killed") || !strcmp(state, "Cancelled"))) {
 		rf_bmc_failf(bmc, BR_E_STATE, "BIOS job %s %s: %s", cn->res.job, state,
-		     cn->res.job_message ? cn->res.job_message : "(no message)");
+			     cn->res.job_message ? cn->res.job_message : "(no message)");
 	} else if (now >= cn->deadline_ms) {
 		rf_bmc_failf(bmc, BR_E_TIMEOUT, "BIOS job %s still %s %lld s after the reset", cn->res.job,
-		     state ? state : "(no state)", (long long)(now - cn->reset_ms) / 1000);
+			     state ? state : "(no state)", (long long)(now - cn->reset_ms) / 1000);
 	} else if (!(state && !strcmp(state, "Scheduled") && forced_after_graceful(bmc, now))) {
 		poll_job(bmc, now + cn->run->o->poll_ms);
 	}
@@ -318,8 +321,8 @@ static void on_boot_poll(struct rf_req *req, int rc, const struct br_err *err)
 		rf_cfg_release_reset(bmc);
 		boot_step(bmc); /* done, or the reason why not */
 	} else if (now >= cn->deadline_ms) {
-		rf_bmc_failf(bmc, BR_E_TIMEOUT, "boot order still %s (want %s) %lld s after the reset", current, wanted,
-		     (long long)(now - cn->reset_ms) / 1000);
+		rf_bmc_failf(bmc, BR_E_TIMEOUT, "boot order still %s (want %s) %lld s after the reset",
+			     current, wanted, (long long)(now - cn->reset_ms) / 1000);
 	} else if (!forced_after_graceful(bmc, now)) {
 		poll_boot(bmc, now + cn->run->o->poll_ms);
 	}
@@ -382,12 +385,13 @@ static void on_manager(struct rf_req *req, int rc, const struct br_err *err)
 		if (br_json_str(doc, paths[i]))
 			jobs = need_link(bmc, doc, paths[i], "Jobs");
 	if (!jobs && !bmc->failed)
-		rf_bmc_failf(bmc, BR_E_UNSUPPORTED, "the BIOS PATCH made no job and the Manager has no Jobs collection");
+		rf_bmc_failf(bmc, BR_E_UNSUPPORTED,
+			     "the BIOS PATCH made no job and the Manager has no Jobs collection");
 	if (jobs) {
 		/* iDRAC wants the settings URI as the System linked it */
-		struct rf_req *post = send_body(bmc, RF_POST, jobs, json_pack("{s:s}", "TargetSettingsURI",
-									      cn->settings_link),
-						NULL, "creating the config job", on_job_created);
+		struct rf_req *post =
+		    send_body(bmc, RF_POST, jobs, json_pack("{s:s}", "TargetSettingsURI", cn->settings_link),
+			      NULL, "creating the config job", on_job_created);
 
 		post->no_retry_transport = 1;
 		rf_req_submit(post);
@@ -420,7 +424,8 @@ static void on_patch(struct rf_req *req, int rc, const struct br_err *err)
 	else if (cn->manager_url)
 		get(bmc, cn->manager_url, "finding the Jobs collection", on_manager);
 	else
-		rf_bmc_failf(bmc, BR_E_UNSUPPORTED, "the BIOS PATCH made no job and the System links no Manager");
+		rf_bmc_failf(bmc, BR_E_UNSUPPORTED,
+			     "the BIOS PATCH made no job and the System links no Manager");
 }
 
 static void on_settings(struct rf_req *req, int rc, const struct br_err *err)
@@ -438,8 +443,8 @@ static void on_settings(struct rf_req *req, int rc, const struct br_err *err)
 	if (!body)
 		rf_bmc_fail(bmc, &e);
 	else
-		rf_req_submit(send_body(bmc, RF_PATCH, cn->settings_url, body, etag, "PATCHing the BIOS settings",
-					on_patch));
+		rf_req_submit(send_body(bmc, RF_PATCH, cn->settings_url, body, etag,
+					"PATCHing the BIOS settings", on_patch));
 	json_decref(doc);
 }
 
@@ -451,8 +456,9 @@ static void verify_bios(struct rf_bmc *bmc)
 
 	rf_cfg_bios_diff(cn->attrs, cn->spec, &c, &n);
 	if (n)
-		rf_bmc_failf(bmc, BR_E_STATE, "after job %s the BIOS still has %s=%s (want %s)%s", cn->res.job, c[0].name,
-		     c[0].current ? c[0].current : "(absent)", c[0].wanted, n > 1 ? " and more" : "");
+		rf_bmc_failf(bmc, BR_E_STATE, "after job %s the BIOS still has %s=%s (want %s)%s",
+			     cn->res.job, c[0].name, c[0].current ? c[0].current : "(absent)", c[0].wanted,
+			     n > 1 ? " and more" : "");
 	else
 		get(bmc, cn->system_url, "verifying the boot order", on_system_again);
 	rf_cfg_changes_free(c, n);
@@ -481,7 +487,7 @@ static void change(struct rf_bmc *bmc)
  * *ret_running when the BIOS is applying it now (no reset wanted). */
 static int job_unfinished(json_t *job, int *ret_running)
 {
-	static const char *const waiting[] = { "Scheduled", "Scheduling", "New", "Pending", "Waiting",
+	static const char *const waiting[] = { "Scheduled",  "Scheduling",	 "New", "Pending", "Waiting",
 					       "Downloaded", "ReadyForExecution" };
 	const char *type = br_json_str(job, "JobType"), *name = br_json_str(job, "Name");
 	const char *state = br_json_str(job, "JobState");
@@ -515,8 +521,8 @@ static void on_old_job(struct rf_req *req, int rc, const struct br_err *err)
 		slash = strrchr(req->url, '/');
 		cn->res.job = br_xstrdup(slash ? slash + 1 : req->url);
 		cn->job_running = running;
-		br_info("configure", "%s: BIOS job %s of an earlier run is %s: waiting for it", bmc->target->name,
-			cn->res.job, running ? "running" : "scheduled");
+		br_info("configure", "%s: BIOS job %s of an earlier run is %s: waiting for it",
+			bmc->target->name, cn->res.job, running ? "running" : "scheduled");
 	}
 	json_decref(doc);
 	if (cn->jobs_to_read > 0 || bmc->failed)
@@ -618,9 +624,11 @@ static void on_bios(struct rf_req *req, int rc, const struct br_err *err)
 	json_decref(cn->attrs);
 	cn->attrs = json_incref(attrs);
 	if (!cn->settings_url) {
-		cn->settings_url = need_link(bmc, doc, "@Redfish.Settings/SettingsObject/@odata.id", "BIOS settings");
+		cn->settings_url =
+		    need_link(bmc, doc, "@Redfish.Settings/SettingsObject/@odata.id", "BIOS settings");
 		if (cn->settings_url)
-			cn->settings_link = br_xstrdup(br_json_str(doc, "@Redfish.Settings/SettingsObject/@odata.id"));
+			cn->settings_link =
+			    br_xstrdup(br_json_str(doc, "@Redfish.Settings/SettingsObject/@odata.id"));
 	}
 	if (!bmc->failed) {
 		if (cn->verifying)
@@ -653,7 +661,8 @@ static void on_system(struct rf_req *req, int rc, const struct br_err *err)
 	cn->manager_url = manager ? rf_resolve(bmc, manager) : NULL;
 	cn->bios_url = need_link(bmc, doc, "Bios/@odata.id", "Bios");
 	if (cn->bios_url && !cn->run->o->dry_run)
-		cn->reset_url = need_link(bmc, doc, "Actions/#ComputerSystem.Reset/target", "ComputerSystem.Reset");
+		cn->reset_url =
+		    need_link(bmc, doc, "Actions/#ComputerSystem.Reset/target", "ComputerSystem.Reset");
 	if (!bmc->failed)
 		get(bmc, cn->bios_url, "reading the Bios", on_bios);
 }
@@ -669,8 +678,8 @@ static void on_systems(struct rf_req *req, int rc, const struct br_err *err)
 	members = json_object_get(doc, "Members");
 	/* a blade or multi-node chassis BMC lists several; ours manage one */
 	if (!json_is_array(members) || json_array_size(members) != 1)
-		rf_bmc_failf(bmc, BR_E_UNSUPPORTED, "GET %s: %zu systems, configure handles BMCs of one", req->url,
-		     json_is_array(members) ? json_array_size(members) : 0);
+		rf_bmc_failf(bmc, BR_E_UNSUPPORTED, "GET %s: %zu systems, configure handles BMCs of one",
+			     req->url, json_is_array(members) ? json_array_size(members) : 0);
 	else if ((url = need_link(bmc, json_array_get(members, 0), "@odata.id", "System"))) {
 		get(bmc, url, "reading the System", on_system);
 		free(url);

@@ -13,8 +13,8 @@ static void report(struct rf_bmc *bmc)
 {
 	struct rf_http *h = bmc->http;
 
-	h->done(bmc->target, bmc->failed ? bmc->err.code : 0, &bmc->hw,
-		bmc->failed ? &bmc->err : NULL, h->done_ctx);
+	h->done(bmc->target, bmc->failed ? bmc->err.code : 0, &bmc->hw, bmc->failed ? &bmc->err : NULL,
+		h->done_ctx);
 	br_hw_release(&bmc->hw);
 }
 
@@ -37,8 +37,8 @@ static void no_host_mac(struct rf_bmc *bmc)
 		br_buf_addf(&b, "%s %d %s", i ? "," : "", bmc->shown[views[i].kind], views[i].name);
 	br_buf_adds(&b, ", none with a host MAC");
 	for (size_t i = 0; i < bmc->hw.n_nics; i++)
-		br_buf_addf(&b, "; %s %s is the BMC's USB link", bmc->hw.nics[i].name ? bmc->hw.nics[i].name : "?",
-			    bmc->hw.nics[i].mac);
+		br_buf_addf(&b, "; %s %s is the BMC's USB link",
+			    bmc->hw.nics[i].name ? bmc->hw.nics[i].name : "?", bmc->hw.nics[i].mac);
 	rf_bmc_failf(bmc, BR_E_NOTFOUND, "%s", br_buf_str(&b));
 	br_buf_release(&b);
 }
@@ -52,11 +52,13 @@ static void on_idle(struct rf_bmc *bmc)
 }
 
 static const struct rf_driver discover_driver = {
-	.ready = rf_walk_start, .idle = on_idle, .abort = report,
+	.ready = rf_walk_start,
+	.idle = on_idle,
+	.abort = report,
 };
 
-int rf_discover_all(const struct rf_target *targets, size_t n, const struct rf_options *opts,
-		    rf_done_fn done, void *ctx, struct br_err *err)
+int rf_discover_all(const struct rf_target *targets, size_t n, const struct rf_options *opts, rf_done_fn done,
+		    void *ctx, struct br_err *err)
 {
 	struct rf_options defaults;
 	struct rf_http h;

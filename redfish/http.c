@@ -13,8 +13,9 @@
 
 #include "rf_private.h"
 
-static const char *const method_names[] = { [RF_GET] = "GET", [RF_POST] = "POST",
-					    [RF_DELETE] = "DELETE", [RF_PATCH] = "PATCH" };
+static const char *const method_names[] = {
+	[RF_GET] = "GET", [RF_POST] = "POST", [RF_DELETE] = "DELETE", [RF_PATCH] = "PATCH"
+};
 
 /* curl keeps a receive buffer per easy handle, 16 KiB by default: 32 MiB
  * with 2048 transfers in flight. Bodies are copied out anyway. */
@@ -27,8 +28,8 @@ static struct rf_req *req_of(struct br_http_req *r)
 
 /* ---- request lifecycle -------------------------------------------------- */
 
-struct rf_req *rf_req_new(struct rf_bmc *bmc, enum rf_method method, const char *url,
-			  int priority, rf_req_fn fn)
+struct rf_req *rf_req_new(struct rf_bmc *bmc, enum rf_method method, const char *url, int priority,
+			  rf_req_fn fn)
 {
 	struct rf_req *req = br_xcalloc(1, sizeof(*req));
 
@@ -191,12 +192,16 @@ static void on_header(struct br_http_req *r, const char *line, size_t len)
 static int curl_errcode(CURLcode c)
 {
 	switch (c) {
-	case CURLE_OPERATION_TIMEDOUT: return BR_E_TIMEOUT;
+	case CURLE_OPERATION_TIMEDOUT:
+		return BR_E_TIMEOUT;
 	case CURLE_COULDNT_CONNECT:
-	case CURLE_COULDNT_RESOLVE_HOST: return BR_E_UNREACHABLE;
+	case CURLE_COULDNT_RESOLVE_HOST:
+		return BR_E_UNREACHABLE;
 	case CURLE_PEER_FAILED_VERIFICATION:
-	case CURLE_SSL_CACERT_BADFILE: return BR_E_PROTO;
-	default: return BR_E_IO;
+	case CURLE_SSL_CACERT_BADFILE:
+		return BR_E_PROTO;
+	default:
+		return BR_E_IO;
 	}
 }
 
@@ -221,8 +226,8 @@ static int classify(struct rf_req *req, int *ret_retry, long *ret_hint_ms, struc
 		 * must not, or every re-run would change the node and its ticket. */
 		return br_errf(err, curl_errcode(r->result), "%s %s: %s", m, req->url,
 			       r->result == CURLE_OPERATION_TIMEDOUT ? "timed out"
-			       : r->curl_err[0]			    ? r->curl_err
-								    : curl_easy_strerror(r->result));
+			       : r->curl_err[0]			     ? r->curl_err
+								     : curl_easy_strerror(r->result));
 	}
 	if (r->status >= 200 && r->status < 300)
 		return 0;
@@ -237,7 +242,8 @@ static int classify(struct rf_req *req, int *ret_retry, long *ret_hint_ms, struc
 		*ret_retry = 0;
 	br_buf_init(&reason, 0);
 	rf_http_error_reason(&reason, r->status, req->url, r->body.data, r->body.len, r->status_text);
-	rc = br_errf(err, r->status == 401 || r->status == 403 ? BR_E_AUTH : RF_E_HTTP, "%s", br_buf_str(&reason));
+	rc = br_errf(err, r->status == 401 || r->status == 403 ? BR_E_AUTH : RF_E_HTTP, "%s",
+		     br_buf_str(&reason));
 	br_buf_release(&reason);
 	return rc;
 }
@@ -312,7 +318,11 @@ static void on_drop(struct br_http_req *r)
 }
 
 static const struct br_http_ops rf_ops = {
-	.start = on_start, .header = on_header, .judge = on_judge, .done = on_done, .drop = on_drop,
+	.start = on_start,
+	.header = on_header,
+	.judge = on_judge,
+	.done = on_done,
+	.drop = on_drop,
 };
 
 void rf_http_host_init(struct rf_http *h, struct rf_bmc *bmc)
@@ -320,8 +330,7 @@ void rf_http_host_init(struct rf_http *h, struct rf_bmc *bmc)
 	br_http_host_init(&bmc->host, &h->core, &rf_ops, h->opts->per_bmc_inflight, bmc);
 }
 
-int rf_http_init(struct rf_http *h, const struct rf_options *opts, size_t n_bmcs,
-		 struct br_err *err)
+int rf_http_init(struct rf_http *h, const struct rf_options *opts, size_t n_bmcs, struct br_err *err)
 {
 	struct br_http_options ho;
 	long conns = (long)n_bmcs * opts->per_bmc_inflight;

@@ -25,7 +25,7 @@ struct ipmi_command {
 	const char *what; /* for logs and reasons */
 	const char *args[4];
 	int (*parse)(const char *out, struct br_hw *hw);
-	int required;            /* a failure or an unexpected answer fails the node */
+	int required;		 /* a failure or an unexpected answer fails the node */
 	const char *args_off[4]; /* instead of args when the chassis is off */
 };
 
@@ -46,7 +46,11 @@ static const struct ipmi_command commands[] = {
 	{ "fru print 0", { "fru", "print", "0", NULL }, ipmi_parse_fru, 0, { NULL } },
 	{ "lan print 1", { "lan", "print", "1", NULL }, ipmi_parse_lan, 0, { NULL } },
 	{ "sensor list", { "sensor", "list", NULL }, ipmi_parse_sensor_list, 0, { NULL } },
-	{ "sdr type \"Power Supply\"", { "sdr", "type", "Power Supply", NULL }, ipmi_parse_sdr_psu, 0, { NULL } },
+	{ "sdr type \"Power Supply\"",
+	  { "sdr", "type", "Power Supply", NULL },
+	  ipmi_parse_sdr_psu,
+	  0,
+	  { NULL } },
 	{ "sel elist", { "sel", "elist", NULL }, parse_sel, 0, { NULL } },
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -58,22 +62,32 @@ static const struct ipmi_command commands[] = {
 static const struct ipmi_command pxe_commands[] = {
 	{ "chassis power status", { "chassis", "power", "status", NULL }, ipmi_parse_power, 1, { NULL } },
 	{ "chassis bootdev pxe options=persistent,efiboot",
-	  { "chassis", "bootdev", "pxe", "options=persistent,efiboot" }, ipmi_parse_bootdev_set, 1, { NULL } },
-	{ "chassis bootparam get 5", { "chassis", "bootparam", "get", "5" }, ipmi_parse_bootdev_pxe, 1, { NULL } },
-	{ "chassis power cycle", { "chassis", "power", "cycle", NULL }, ipmi_parse_power_control, 1,
+	  { "chassis", "bootdev", "pxe", "options=persistent,efiboot" },
+	  ipmi_parse_bootdev_set,
+	  1,
+	  { NULL } },
+	{ "chassis bootparam get 5",
+	  { "chassis", "bootparam", "get", "5" },
+	  ipmi_parse_bootdev_pxe,
+	  1,
+	  { NULL } },
+	{ "chassis power cycle",
+	  { "chassis", "power", "cycle", NULL },
+	  ipmi_parse_power_control,
+	  1,
 	  { "chassis", "power", "on", NULL } },
 };
 #define N_PXE_COMMANDS (sizeof(pxe_commands) / sizeof(pxe_commands[0]))
 
 struct ipmi_node {
 	const struct rf_ipmi_target *target;
-	char *where;      /* "host:port", as reasons name the BMC */
-	char *pw_env;     /* "IPMI_PASSWORD=..." (zeroed when freed) */
-	char **envp;      /* environ's strings, borrowed, plus pw_env */
+	char *where;  /* "host:port", as reasons name the BMC */
+	char *pw_env; /* "IPMI_PASSWORD=..." (zeroed when freed) */
+	char **envp;  /* environ's strings, borrowed, plus pw_env */
 	struct br_hw hw;
-	size_t next;      /* index of the command to run next */
-	size_t answered;  /* commands that gave data */
-	int cipher3;      /* ask for suite 3 directly: suite discovery failed */
+	size_t next;	 /* index of the command to run next */
+	size_t answered; /* commands that gave data */
+	int cipher3;	 /* ask for suite 3 directly: suite discovery failed */
 	int rc;
 	struct br_err err;
 	struct ipmi_run *run;
@@ -90,7 +104,7 @@ struct ipmi_run {
 	const struct rf_ipmi_target *targets;
 	struct ipmi_node *nodes;
 	size_t n, started;
-	size_t slots, running;  /* nodes at once: the cap, and now */
+	size_t slots, running; /* nodes at once: the cap, and now */
 };
 
 /* ---- one node ---------------------------------------------------------- */
@@ -134,7 +148,8 @@ static void node_finish(struct ipmi_run *run, struct ipmi_node *node)
 	if (node->rc)
 		br_info("ipmi", "%s: %s", node->target->name, node->err.msg);
 	else
-		br_info("ipmi", "%s: %zu of %zu commands answered", node->target->name, node->answered, run->n_cmds);
+		br_info("ipmi", "%s: %zu of %zu commands answered", node->target->name, node->answered,
+			run->n_cmds);
 	run->running--;
 	run->done(node->target, node->rc, &node->hw, &node->err, run->ctx);
 	node_release(node);
@@ -142,7 +157,8 @@ static void node_finish(struct ipmi_run *run, struct ipmi_node *node)
 
 /* ---- one ipmitool call ------------------------------------------------- */
 
-static char **build_argv(const struct ipmi_run *run, const struct ipmi_node *node, const struct ipmi_command *cmd)
+static char **build_argv(const struct ipmi_run *run, const struct ipmi_node *node,
+			 const struct ipmi_command *cmd)
 {
 	const struct rf_ipmi_target *t = node->target;
 	struct br_strlist a = { 0 };
@@ -166,9 +182,9 @@ static char **build_argv(const struct ipmi_run *run, const struct ipmi_node *nod
 		br_strlist_add(&a, "-C");
 		br_strlist_add(&a, "3");
 	}
-	const char *const *args = cmd->args_off[0] && node->hw.power_state && !strcmp(node->hw.power_state, "Off")
-					  ? cmd->args_off
-					  : cmd->args;
+	const char *const *args =
+	    cmd->args_off[0] && node->hw.power_state && !strcmp(node->hw.power_state, "Off") ? cmd->args_off
+											     : cmd->args;
 
 	if (cmd == &run->cmds[0])
 		br_strlist_add(&a, "-v");
@@ -192,8 +208,11 @@ static int proc_start(struct ipmi_run *run, struct ipmi_node *node, struct br_er
 {
 	const struct ipmi_command *cmd = &run->cmds[node->next];
 	char **argv = build_argv(run, node, cmd);
-	struct br_loop_proc_spec spec = { .path = run->tool, .argv = argv, .envp = node->envp,
-					  .out_max = IPMI_STDOUT_MAX, .err_max = IPMI_STDERR_MAX,
+	struct br_loop_proc_spec spec = { .path = run->tool,
+					  .argv = argv,
+					  .envp = node->envp,
+					  .out_max = IPMI_STDOUT_MAX,
+					  .err_max = IPMI_STDERR_MAX,
 					  .timeout_ms = (int64_t)run->timeout_s * 1000 };
 	int rc = br_loop_spawn(run->loop, &spec, on_call_exit, node, err);
 
@@ -230,12 +249,14 @@ static void proc_judge(struct ipmi_run *run, struct ipmi_node *node, const struc
 		node->cipher3 = 1;
 	if (pr->timed_out) {
 		if (first)
-			node->rc = br_errf(&node->err, BR_E_UNREACHABLE,
-					   "bmc %s: no IPMI answer within %d s (BMC down, or IPMI over LAN disabled?)",
-					   node->where, run->timeout_s);
+			node->rc = br_errf(
+			    &node->err, BR_E_UNREACHABLE,
+			    "bmc %s: no IPMI answer within %d s (BMC down, or IPMI over LAN disabled?)",
+			    node->where, run->timeout_s);
 		else
-			node->rc = br_errf(&node->err, BR_E_TIMEOUT, "bmc %s: ipmitool %s: no answer within %d s",
-					   node->where, cmd->what, run->timeout_s);
+			node->rc =
+			    br_errf(&node->err, BR_E_TIMEOUT, "bmc %s: ipmitool %s: no answer within %d s",
+				    node->where, cmd->what, run->timeout_s);
 		return;
 	}
 	if (pr->truncated || (WIFEXITED(pr->status) && WEXITSTATUS(pr->status) == 0)) {
@@ -255,8 +276,9 @@ static void proc_judge(struct ipmi_run *run, struct ipmi_node *node, const struc
 			node->answered++;
 		} else if (cmd->required) {
 			why = last_line(br_buf_str(pr->err->len ? pr->err : pr->out));
-			node->rc = br_errf(&node->err, BR_E_PROTO, "bmc %s: ipmitool %s: the BMC did not do it (%s)",
-					   node->where, cmd->what, *why ? why : "no answer");
+			node->rc =
+			    br_errf(&node->err, BR_E_PROTO, "bmc %s: ipmitool %s: the BMC did not do it (%s)",
+				    node->where, cmd->what, *why ? why : "no answer");
 			free(why);
 		} else {
 			br_debug("ipmi", "%s: %s: nothing recognised in the output", name, cmd->what);
@@ -278,14 +300,15 @@ static void proc_judge(struct ipmi_run *run, struct ipmi_node *node, const struc
 		/* Later on, the credentials worked a moment ago: the BMC went away. */
 		/* fall through */
 	case IPMI_FAIL_UNREACHABLE:
-		node->rc = br_errf(&node->err, BR_E_UNREACHABLE, first ? "bmc %s: unreachable over IPMI (%s)"
-								       : "bmc %s: IPMI session lost (%s)",
-				   node->where, why);
+		node->rc =
+		    br_errf(&node->err, BR_E_UNREACHABLE,
+			    first ? "bmc %s: unreachable over IPMI (%s)" : "bmc %s: IPMI session lost (%s)",
+			    node->where, why);
 		break;
 	case IPMI_FAIL_OTHER:
 		if (cmd->required)
-			node->rc = br_errf(&node->err, BR_E_PROTO, "bmc %s: ipmitool %s failed: %s", node->where,
-					   cmd->what, why);
+			node->rc = br_errf(&node->err, BR_E_PROTO, "bmc %s: ipmitool %s failed: %s",
+					   node->where, cmd->what, why);
 		else
 			br_debug("ipmi", "%s: %s: skipped, the BMC says: %s", name, cmd->what, why);
 		break;
@@ -357,12 +380,17 @@ static void start_nodes(struct ipmi_run *run)
 	}
 }
 
-static int run_all(const struct ipmi_command *cmds, size_t n_cmds, const struct rf_ipmi_target *targets, size_t n,
-		   int max_parallel, int timeout_s, rf_ipmi_done_fn done, void *ctx, struct br_err *err)
+static int run_all(const struct ipmi_command *cmds, size_t n_cmds, const struct rf_ipmi_target *targets,
+		   size_t n, int max_parallel, int timeout_s, rf_ipmi_done_fn done, void *ctx,
+		   struct br_err *err)
 {
-	struct ipmi_run run = { .cmds = cmds, .n_cmds = n_cmds,
+	struct ipmi_run run = { .cmds = cmds,
+				.n_cmds = n_cmds,
 				.timeout_s = timeout_s > 0 ? timeout_s : IPMI_DEFAULT_TIMEOUT_S,
-				.done = done, .ctx = ctx, .targets = targets, .n = n };
+				.done = done,
+				.ctx = ctx,
+				.targets = targets,
+				.n = n };
 	const char *tool = getenv("BR_IPMITOOL");
 	char *tool_path;
 	int rc;

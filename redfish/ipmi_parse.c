@@ -73,8 +73,14 @@ static size_t split_fields(struct span line, struct span *f, size_t max)
 /* FRU and SMBIOS placeholders that mean "nobody filled this in". */
 static int placeholder(struct span v)
 {
-	static const char *const none[] = { "", "Unspecified", "Not Specified", "Not Available",
-					    "To Be Filled By O.E.M.", "Default string", "N/A", "NA" };
+	static const char *const none[] = { "",
+					    "Unspecified",
+					    "Not Specified",
+					    "Not Available",
+					    "To Be Filled By O.E.M.",
+					    "Default string",
+					    "N/A",
+					    "NA" };
 
 	for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++)
 		if (v.n == strlen(none[i]) && !strncasecmp(v.p, none[i], v.n))
@@ -149,8 +155,8 @@ enum ipmi_failure ipmi_classify_failure(const char *text)
 	 * Capabilities: nothing is listening there. */
 	if (span_has(all, "Get Auth Capabilities error") ||
 	    span_has(all, "Error issuing Get Channel Authentication") ||
-	    span_has(all, "No response from remote controller") ||
-	    span_has(all, "Address lookup for") || span_has(all, "Name or service not known"))
+	    span_has(all, "No response from remote controller") || span_has(all, "Address lookup for") ||
+	    span_has(all, "Name or service not known"))
 		return IPMI_FAIL_UNREACHABLE;
 	if (span_has(all, "Unable to establish IPMI v2 / RMCP+ session") ||
 	    span_has(all, "Unable to establish LAN session") ||
@@ -225,7 +231,8 @@ static void extra_macs(struct span v, int says_mac, struct br_hw *hw)
 		if (i - start >= 12 && i - start < sizeof(run) && (seps || says_mac)) {
 			memcpy(run, v.p + start, i - start);
 			run[i - start] = '\0';
-			if (!br_mac_normalize(run, norm) && strcmp(norm, "00:00:00:00:00:00") && !br_hw_find_nic(hw, norm)) {
+			if (!br_mac_normalize(run, norm) && strcmp(norm, "00:00:00:00:00:00") &&
+			    !br_hw_find_nic(hw, norm)) {
 				struct br_nic *nic = br_hw_add_nic(hw);
 
 				nic->mac = br_hw_strdup(norm);
@@ -299,8 +306,8 @@ int ipmi_parse_lan(const char *out, struct br_hw *hw)
 static char *units_name(struct span u)
 {
 	static const char *const map[][2] = {
-		{ "degrees C", "Cel" }, { "RPM", "RPM" }, { "Volts", "V" }, { "Watts", "W" },
-		{ "Amps", "A" }, { "percent", "Percent" }, { "degrees F", "[degF]" },
+		{ "degrees C", "Cel" }, { "RPM", "RPM" },	  { "Volts", "V" },	     { "Watts", "W" },
+		{ "Amps", "A" },	{ "percent", "Percent" }, { "degrees F", "[degF]" },
 	};
 
 	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
@@ -407,7 +414,8 @@ int ipmi_parse_sdr_psu(const char *out, struct br_hw *hw)
 		free(s->health);
 		s->health = health ? br_xstrdup(health) : NULL;
 		free(s->state);
-		if (span_eq(f[2], "ns") || (span_has(f[4], "Presence") && !span_has(f[4], "Presence detected")))
+		if (span_eq(f[2], "ns") ||
+		    (span_has(f[4], "Presence") && !span_has(f[4], "Presence detected")))
 			s->state = br_xstrdup("Absent");
 		else
 			s->state = br_xstrdup("Enabled");
@@ -423,9 +431,8 @@ static const char *sel_severity(struct span event, struct span direction)
 	if (span_has(event, "Non-critical") || span_has(event, "Predictive") ||
 	    span_has(event, "Correctable ECC"))
 		return "Warning";
-	if (span_has(event, "Critical") || span_has(event, "Non-recoverable") ||
-	    span_has(event, "Failure") || span_has(event, "fault") || span_has(event, "Uncorrectable") ||
-	    span_has(event, "lost"))
+	if (span_has(event, "Critical") || span_has(event, "Non-recoverable") || span_has(event, "Failure") ||
+	    span_has(event, "fault") || span_has(event, "Uncorrectable") || span_has(event, "lost"))
 		return "Critical";
 	return "OK";
 }
@@ -481,8 +488,8 @@ int ipmi_parse_sel(const char *out, size_t max, struct br_hw *hw)
 		e->created = sel_time(f[1], f[2]);
 		e->severity = br_xstrdup(sel_severity(f[4], f[5]));
 		br_buf_init(&msg, 0);
-		br_buf_addf(&msg, "%.*s: %.*s, %.*s", (int)f[3].n, f[3].p, (int)f[4].n, f[4].p,
-			    (int)f[5].n, f[5].p);
+		br_buf_addf(&msg, "%.*s: %.*s, %.*s", (int)f[3].n, f[3].p, (int)f[4].n, f[4].p, (int)f[5].n,
+			    f[5].p);
 		for (size_t i = 6; i < nf; i++)
 			if (f[i].n)
 				br_buf_addf(&msg, "; %.*s", (int)f[i].n, f[i].p);

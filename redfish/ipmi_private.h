@@ -14,14 +14,14 @@
 #define IPMI_STDOUT_MAX (1024u * 1024) /* a BMC with a huge SEL stops here */
 #define IPMI_STDERR_MAX (64u * 1024)
 #define IPMI_SENSORS_MAX 1024
-#define IPMI_SEL_MAX 1024               /* newest entries kept */
+#define IPMI_SEL_MAX 1024 /* newest entries kept */
 #define IPMI_DEFAULT_TIMEOUT_S 30
 #define IPMI_DEFAULT_PARALLEL 16
 
 /* What a failed ipmitool call says about the BMC. */
 enum ipmi_failure {
 	IPMI_FAIL_OTHER,       /* the command itself failed (unsupported, no data) */
-	IPMI_FAIL_AUTH,        /* the session was refused: user or password */
+	IPMI_FAIL_AUTH,	       /* the session was refused: user or password */
 	IPMI_FAIL_UNREACHABLE, /* nobody answered the session setup */
 };
 

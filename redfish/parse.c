@@ -100,8 +100,8 @@ int rf_add_mac_role(struct br_hw *hw, const char *mac, const char *name, const c
 	return 1;
 }
 
-int rf_add_mac(struct br_hw *hw, const char *mac, const char *name, const char *source,
-	       int permanent, const char *link_status)
+int rf_add_mac(struct br_hw *hw, const char *mac, const char *name, const char *source, int permanent,
+	       const char *link_status)
 {
 	return rf_add_mac_role(hw, mac, name, source, permanent, link_status, BR_NIC_ROLE_HOST);
 }
@@ -141,9 +141,8 @@ void rf_parse_system(struct br_hw *hw, json_t *doc)
 	if (hw->memory_gib < 0 && mem >= 0 && mem < 1e9)
 		hw->memory_gib = (int)lround(mem);
 	if (json_is_array(order) && !hw->n_boot_order)
-		json_array_foreach(order, i, v)
-			if (json_is_string(v))
-				br_hw_add_boot(hw, json_string_value(v));
+		json_array_foreach(order, i, v) if (json_is_string(v))
+		    br_hw_add_boot(hw, json_string_value(v));
 	set_once(&hw->boot_override_target, doc, "Boot/BootSourceOverrideTarget");
 	set_once(&hw->boot_override_enabled, doc, "Boot/BootSourceOverrideEnabled");
 	set_once(&hw->boot_mode, doc, "Boot/BootSourceOverrideMode");
@@ -208,8 +207,8 @@ void rf_parse_ethernet_interface(struct br_hw *hw, json_t *doc)
 
 void rf_parse_network_device_function(struct br_hw *hw, json_t *doc)
 {
-	add_mac_pair(hw, br_json_path(doc, "Ethernet"), id_or_name(doc), "NetworkDeviceFunctions",
-		     NULL, BR_NIC_ROLE_HOST);
+	add_mac_pair(hw, br_json_path(doc, "Ethernet"), id_or_name(doc), "NetworkDeviceFunctions", NULL,
+		     BR_NIC_ROLE_HOST);
 }
 
 /* The 12 hex digits after marker in s (UEFI's MAC() device path node,
@@ -288,8 +287,8 @@ static void read_pcie_interface(struct br_pcie *p, json_t *doc)
 long rf_parse_pcie_device(struct br_hw *hw, json_t *doc)
 {
 	static const char *const slot_paths[] = { "Slot/Location/PartLocation/ServiceLabel",
-						  "Location/PartLocation/ServiceLabel",
-						  "Slot/Location/Info", NULL };
+						  "Location/PartLocation/ServiceLabel", "Slot/Location/Info",
+						  NULL };
 	const char *id = br_json_str(doc, "Id");
 	struct br_pcie *p = NULL;
 	int64_t ordinal;
@@ -371,7 +370,8 @@ void rf_parse_bios(struct br_hw *hw, json_t *doc)
 
 	if (!json_is_object(attrs))
 		return;
-	json_object_foreach(attrs, key, v) {
+	json_object_foreach(attrs, key, v)
+	{
 		struct br_kv *kv = br_hw_add_bios(hw);
 
 		kv->key = br_hw_strdup(key);
@@ -403,14 +403,15 @@ static struct br_sensor *add_sensor(struct br_hw *hw, enum br_sensor_kind kind, 
 }
 
 /* Thermal.Temperatures[] and Power.Voltages[]: one reading member each. */
-static void add_readings(struct br_hw *hw, json_t *arr, enum br_sensor_kind kind,
-			 const char *reading, const char *units)
+static void add_readings(struct br_hw *hw, json_t *arr, enum br_sensor_kind kind, const char *reading,
+			 const char *units)
 {
 	json_t *v;
 	size_t i;
 
 	if (json_is_array(arr))
-		json_array_foreach(arr, i, v) {
+		json_array_foreach(arr, i, v)
+		{
 			struct br_sensor *s;
 
 			if (!json_is_object(v))
@@ -427,7 +428,8 @@ void rf_parse_thermal(struct br_hw *hw, json_t *doc)
 	size_t i;
 
 	if (json_is_array(fans))
-		json_array_foreach(fans, i, v) {
+		json_array_foreach(fans, i, v)
+		{
 			struct br_sensor *s;
 
 			if (!json_is_object(v))
@@ -475,9 +477,7 @@ void rf_parse_power(struct br_hw *hw, json_t *doc)
 	size_t i;
 
 	if (json_is_array(psus))
-		json_array_foreach(psus, i, v)
-			if (json_is_object(v))
-				add_psu(hw, v);
+		json_array_foreach(psus, i, v) if (json_is_object(v)) add_psu(hw, v);
 	add_readings(hw, volts, BR_SENSOR_VOLTAGE, "ReadingVolts", "V");
 }
 

@@ -35,26 +35,41 @@ char *rf_error_message_id(const char *body, size_t len)
 static const char *status_phrase(long status)
 {
 	switch (status) {
-	case 400: return "Bad Request";
-	case 401: return "Unauthorized";
-	case 403: return "Forbidden";
-	case 404: return "Not Found";
-	case 405: return "Method Not Allowed";
-	case 406: return "Not Acceptable";
-	case 409: return "Conflict";
-	case 412: return "Precondition Failed";
-	case 429: return "Too Many Requests";
-	case 500: return "Internal Server Error";
-	case 501: return "Not Implemented";
-	case 502: return "Bad Gateway";
-	case 503: return "Service Unavailable";
-	case 504: return "Gateway Timeout";
-	default: return NULL;
+	case 400:
+		return "Bad Request";
+	case 401:
+		return "Unauthorized";
+	case 403:
+		return "Forbidden";
+	case 404:
+		return "Not Found";
+	case 405:
+		return "Method Not Allowed";
+	case 406:
+		return "Not Acceptable";
+	case 409:
+		return "Conflict";
+	case 412:
+		return "Precondition Failed";
+	case 429:
+		return "Too Many Requests";
+	case 500:
+		return "Internal Server Error";
+	case 501:
+		return "Not Implemented";
+	case 502:
+		return "Bad Gateway";
+	case 503:
+		return "Service Unavailable";
+	case 504:
+		return "Gateway Timeout";
+	default:
+		return NULL;
 	}
 }
 
-void rf_http_error_reason(struct br_buf *out, long status, const char *url, const char *body,
-			  size_t body_len, const char *status_text)
+void rf_http_error_reason(struct br_buf *out, long status, const char *url, const char *body, size_t body_len,
+			  const char *status_text)
 {
 	char *mid = rf_error_message_id(body, body_len);
 	const char *why = mid;

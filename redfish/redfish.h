@@ -17,18 +17,18 @@
 #include "common.h"
 
 /* Caps on what a BMC may send us. */
-#define RF_BODY_MAX (8u * 1024 * 1024)    /* one response body */
-#define RF_MEMBERS_MAX 4096               /* members of one collection, all pages */
-#define RF_PAGES_MAX 64                   /* nextLink pages of one collection */
-#define RF_JSON_VALUES_MAX (256u * 1024)  /* JSON values in one body, counted before parsing */
-#define RF_REQUESTS_MAX 2000              /* requests spent on one BMC in one walk */
+#define RF_BODY_MAX (8u * 1024 * 1024)	 /* one response body */
+#define RF_MEMBERS_MAX 4096		 /* members of one collection, all pages */
+#define RF_PAGES_MAX 64			 /* nextLink pages of one collection */
+#define RF_JSON_VALUES_MAX (256u * 1024) /* JSON values in one body, counted before parsing */
+#define RF_REQUESTS_MAX 2000		 /* requests spent on one BMC in one walk */
 /* After SIGTERM/SIGINT or a BMC's deadline, how long its session DELETE
  * may take before the run gives up on it (keep it short). */
 #define RF_INTERRUPT_GRACE_MS 5000
 
 /* Error codes beyond common's (all negative). */
 enum rf_errcode {
-	RF_E_HTTP = -100,    /* a non-success HTTP status; message carries it */
+	RF_E_HTTP = -100,	/* a non-success HTTP status; message carries it */
 	RF_E_NO_REDFISH = -101, /* /redfish/v1 absent: try IPMI */
 };
 
@@ -38,21 +38,21 @@ struct rf_target {
 	const char *user;
 	const char *password; /* never logged */
 	void *user_data;
-	long deadline_ms;     /* this BMC, first request to logout; 0: opts' bmc_deadline_ms */
+	long deadline_ms; /* this BMC, first request to logout; 0: opts' bmc_deadline_ms */
 };
 
 struct rf_options {
-	int per_bmc_inflight; /* requests in flight per BMC; default 4 */
-	int total_inflight;   /* requests in flight overall; default 512 */
-	long timeout_ms;      /* one request, default 15000 */
+	int per_bmc_inflight;	 /* requests in flight per BMC; default 4 */
+	int total_inflight;	 /* requests in flight overall; default 512 */
+	long timeout_ms;	 /* one request, default 15000 */
 	long connect_timeout_ms; /* default 5000 */
-	int retries;          /* per request on timeouts, resets, 5xx; default 5 */
-	long backoff_ms;      /* first retry delay, doubled each time with jitter; default 500 */
-	long backoff_max_ms;  /* default 30000 */
-	const char *ca_file;  /* NULL: system store */
-	int insecure;         /* skip TLS verification, only when asked */
-	int use_sessions;     /* 1: X-Auth-Token sessions (default); 0: basic auth */
-	int use_expand;       /* 1: use $expand where advertised (default) */
+	int retries;		 /* per request on timeouts, resets, 5xx; default 5 */
+	long backoff_ms;	 /* first retry delay, doubled each time with jitter; default 500 */
+	long backoff_max_ms;	 /* default 30000 */
+	const char *ca_file;	 /* NULL: system store */
+	int insecure;		 /* skip TLS verification, only when asked */
+	int use_sessions;	 /* 1: X-Auth-Token sessions (default); 0: basic auth */
+	int use_expand;		 /* 1: use $expand where advertised (default) */
 	/* One BMC, from its first request: past it the node fails with
 	 * "deadline of N s passed" and its logout gets RF_INTERRUPT_GRACE_MS,
 	 * so a tarpit BMC (each answer just inside the timeout) cannot hold
@@ -69,14 +69,14 @@ void rf_options_init(struct rf_options *opts);
  * what was read before the failure (partial: do not store it as facts).
  * The callback runs as soon as the walk ends; the session DELETE follows,
  * and rf_discover_all returns only after every DELETE has finished. */
-typedef void (*rf_done_fn)(const struct rf_target *target, int rc, struct br_hw *hw,
-			   const struct br_err *err, void *ctx);
+typedef void (*rf_done_fn)(const struct rf_target *target, int rc, struct br_hw *hw, const struct br_err *err,
+			   void *ctx);
 
 /* Discover every target concurrently. Returns 0 when the run itself worked
  * (individual BMC failures go to the callback), or an error for a run that
  * could not start (curl init, bad CA file). */
-int rf_discover_all(const struct rf_target *targets, size_t n, const struct rf_options *opts,
-		    rf_done_fn done, void *ctx, struct br_err *err);
+int rf_discover_all(const struct rf_target *targets, size_t n, const struct rf_options *opts, rf_done_fn done,
+		    void *ctx, struct br_err *err);
 
 /* ---- configure (redfish/config*.c) ------------------------------------------
  *
@@ -97,35 +97,35 @@ int rf_discover_all(const struct rf_target *targets, size_t n, const struct rf_o
 
 enum rf_boot_mode {
 	RF_BOOT_PERSISTENT, /* the PXE device of pxe_nic first in BootOrder */
-	RF_BOOT_ONCE,       /* BootSourceOverrideTarget=Pxe, Enabled=Once */
+	RF_BOOT_ONCE,	    /* BootSourceOverrideTarget=Pxe, Enabled=Once */
 };
 
 /* What one system should look like (borrowed for the run). */
 struct rf_config_spec {
-	const struct br_kv *bios;  /* attribute name -> value as text */
+	const struct br_kv *bios; /* attribute name -> value as text */
 	size_t n_bios;
-	const char *pxe_nic;       /* FQDD a PxeDevNInterface names; NULL: boot left alone */
+	const char *pxe_nic; /* FQDD a PxeDevNInterface names; NULL: boot left alone */
 	enum rf_boot_mode boot_mode;
 };
 
 struct rf_config_target {
-	struct rf_target target;   /* first member: callbacks hand the whole struct back */
+	struct rf_target target; /* first member: callbacks hand the whole struct back */
 	const struct rf_config_spec *spec;
 };
 
 struct rf_config_options {
-	int dry_run;           /* read and diff only */
-	int max_resets;        /* systems between reset and job end at once; default 8 */
-	long poll_ms;          /* job polling interval; default 5000 */
-	long graceful_ms;      /* GracefulRestart, then ForceRestart after this; default 120000 */
-	long node_timeout_ms;  /* one system, first request to verified; default 1800000 */
+	int dry_run;	      /* read and diff only */
+	int max_resets;	      /* systems between reset and job end at once; default 8 */
+	long poll_ms;	      /* job polling interval; default 5000 */
+	long graceful_ms;     /* GracefulRestart, then ForceRestart after this; default 120000 */
+	long node_timeout_ms; /* one system, first request to verified; default 1800000 */
 };
 
 void rf_config_options_init(struct rf_config_options *o);
 
 struct rf_config_change {
 	char *name;
-	char *current;   /* as text; NULL when the BIOS has no such attribute */
+	char *current; /* as text; NULL when the BIOS has no such attribute */
 	char *wanted;
 };
 
@@ -134,23 +134,22 @@ struct rf_config_change {
 struct rf_config_result {
 	struct rf_config_change *bios; /* the diff found before any change */
 	size_t n_bios;
-	char *boot_current;    /* boot diff ("BootOrder: a,b,c"); both NULL when right */
+	char *boot_current; /* boot diff ("BootOrder: a,b,c"); both NULL when right */
 	char *boot_wanted;
-	char *job;             /* job URI, when one was made */
-	char *job_state;       /* its last JobState */
-	char *job_message;     /* and Message */
-	int bios_patched;      /* PATCHes of the BIOS settings sent */
-	int resets;            /* reset actions sent */
-	int boot_patched;      /* boot PATCHes sent */
-	int verified;          /* read back after the changes, all holds */
+	char *job;	   /* job URI, when one was made */
+	char *job_state;   /* its last JobState */
+	char *job_message; /* and Message */
+	int bios_patched;  /* PATCHes of the BIOS settings sent */
+	int resets;	   /* reset actions sent */
+	int boot_patched;  /* boot PATCHes sent */
+	int verified;	   /* read back after the changes, all holds */
 };
 
 /* rc 0: the system is on the spec (verified when anything changed; in a
  * dry run, res holds the diff). Otherwise err says why: the BMC's
  * MessageId and Message, or the job's Message. */
 typedef void (*rf_config_done_fn)(const struct rf_config_target *target, int rc,
-				  const struct rf_config_result *res, const struct br_err *err,
-				  void *ctx);
+				  const struct rf_config_result *res, const struct br_err *err, void *ctx);
 
 /* Configure every target concurrently on one loop (per-BMC and overall caps
  * from opts). Returns 0 when the run itself worked, as rf_discover_all. */
@@ -163,7 +162,7 @@ int rf_configure_all(const struct rf_config_target *targets, size_t n, const str
 struct rf_ipmi_target {
 	const char *name;
 	const char *host;
-	int port;             /* 623 by default */
+	int port; /* 623 by default */
 	const char *user;
 	const char *password; /* handed to ipmitool through its environment, never argv */
 	void *user_data;
@@ -175,8 +174,8 @@ typedef void (*rf_ipmi_done_fn)(const struct rf_ipmi_target *target, int rc, str
 /* Read power state, FRU (serials, model), SDR (fans, temperatures, PSUs),
  * SEL and the BMC's LAN MAC of every target, running up to max_parallel
  * ipmitool processes at once. timeout_s bounds each ipmitool call. */
-int rf_ipmi_discover_all(const struct rf_ipmi_target *targets, size_t n, int max_parallel,
-			 int timeout_s, rf_ipmi_done_fn done, void *ctx, struct br_err *err);
+int rf_ipmi_discover_all(const struct rf_ipmi_target *targets, size_t n, int max_parallel, int timeout_s,
+			 rf_ipmi_done_fn done, void *ctx, struct br_err *err);
 
 /* configure over IPMI: `chassis bootdev pxe options=persistent,efiboot`,
  * read back (bootparam 5 must say Force PXE), then `chassis power cycle`

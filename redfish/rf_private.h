@@ -59,33 +59,33 @@ struct rf_http;
 typedef void (*rf_req_fn)(struct rf_req *req, int rc, const struct br_err *err);
 
 struct rf_req {
-	struct br_http_req http;   /* first member: the core hands this back;
-				    * status, body, attempt are in it */
+	struct br_http_req http; /* first member: the core hands this back;
+				  * status, body, attempt are in it */
 	struct rf_bmc *bmc;
 	enum rf_method method;
-	char *url;                 /* absolute */
-	char *post_body;           /* owned; POST and PATCH */
-	char *if_match;            /* owned; sent as If-Match when set */
-	int login;                 /* the session POST: a full session table
-				    * is not retried (session.c uses basic auth) */
-	int poll;                  /* a poll (rf_req_submit_at): outside the
-				    * request budget, bounded by time instead */
-	int no_retry_transport;    /* an action the BMC may have carried out
-				    * although the answer was lost (a reset):
-				    * retried only when the BMC said it did not act */
+	char *url;		/* absolute */
+	char *post_body;	/* owned; POST and PATCH */
+	char *if_match;		/* owned; sent as If-Match when set */
+	int login;		/* the session POST: a full session table
+				 * is not retried (session.c uses basic auth) */
+	int poll;		/* a poll (rf_req_submit_at): outside the
+				 * request budget, bounded by time instead */
+	int no_retry_transport; /* an action the BMC may have carried out
+				 * although the answer was lost (a reset):
+				 * retried only when the BMC said it did not act */
 	rf_req_fn fn;
 	/* walker's context, opaque to http.c */
 	int kind;
 	int member_kind;
-	long parent;               /* index of a parent record (PCIe device) */
-	int pages;                 /* collection pages read so far */
-	int members;               /* collection members seen so far */
-	int expanded;              /* url carries $expand */
+	long parent;  /* index of a parent record (PCIe device) */
+	int pages;    /* collection pages read so far */
+	int members;  /* collection members seen so far */
+	int expanded; /* url carries $expand */
 
 	/* filled by http.c from the answer */
-	char *location;            /* Location header */
-	char *etag;                /* ETag header */
-	char *auth_token;          /* X-Auth-Token header (secret) */
+	char *location;	  /* Location header */
+	char *etag;	  /* ETag header */
+	char *auth_token; /* X-Auth-Token header (secret) */
 };
 
 struct rf_vendor;
@@ -95,17 +95,17 @@ struct rf_vendor;
 struct rf_bmc {
 	const struct rf_target *target;
 	struct rf_http *http;
-	char *base;                /* base_url without a trailing '/' */
+	char *base; /* base_url without a trailing '/' */
 
 	/* scheduler (http.c): its queue and caps on the HTTP core */
-	struct br_http_host host;  /* host.pending: queued + delayed + in flight */
-	int spent;                 /* attempts made, against RF_REQUESTS_MAX */
+	struct br_http_host host; /* host.pending: queued + delayed + in flight */
+	int spent;		  /* attempts made, against RF_REQUESTS_MAX */
 
 	/* auth (session.c) */
 	enum rf_auth auth;
-	char *token;               /* X-Auth-Token, secret */
-	char *session_url;         /* to DELETE at the end */
-	int logging_in;            /* the session POST is in flight */
+	char *token;		       /* X-Auth-Token, secret */
+	char *session_url;	       /* to DELETE at the end */
+	int logging_in;		       /* the session POST is in flight */
 	struct br_loop_timer deadline; /* target's deadline_ms, then the logout's grace */
 	int deadline_passed;
 	int logging_out;
@@ -119,11 +119,11 @@ struct rf_bmc {
 	struct br_err err;
 	struct br_hw hw;
 	struct rf_urlset seen;
-	char *expand;              /* "$expand=.($levels=1)" or NULL */
+	char *expand; /* "$expand=.($levels=1)" or NULL */
 	const struct rf_vendor *vendor;
-	json_t *root;              /* the service root, kept for the walk */
-	int shown[RF_KINDS_MAX];   /* documents the walk handled, by enum rf_kind (a failure's reason) */
-	int other_systems;         /* Systems skipped as not the host (a GPU baseboard, a DPU) */
+	json_t *root;		 /* the service root, kept for the walk */
+	int shown[RF_KINDS_MAX]; /* documents the walk handled, by enum rf_kind (a failure's reason) */
+	int other_systems;	 /* Systems skipped as not the host (a GPU baseboard, a DPU) */
 
 	/* configure (config*.c); NULL for a discovery walk */
 	struct rf_cfg_node *cfg;
@@ -131,19 +131,19 @@ struct rf_bmc {
 
 /* What a run does with each BMC (discover.c, config.c). */
 struct rf_driver {
-	void (*ready)(struct rf_bmc *bmc);  /* logged in (or basic auth): start */
-	void (*idle)(struct rf_bmc *bmc);   /* nothing pending: next step or wind down */
-	void (*abort)(struct rf_bmc *bmc);  /* the loop broke: report the BMC failed */
+	void (*ready)(struct rf_bmc *bmc); /* logged in (or basic auth): start */
+	void (*idle)(struct rf_bmc *bmc);  /* nothing pending: next step or wind down */
+	void (*abort)(struct rf_bmc *bmc); /* the loop broke: report the BMC failed */
 };
 
 struct rf_http {
-	struct br_loop *loop;      /* the run's own */
+	struct br_loop *loop; /* the run's own */
 	struct br_http core;
 	const struct rf_options *opts;
 	struct rf_bmc *bmcs;
 	size_t n_bmcs;
-	size_t active;             /* BMCs not yet done */
-	int holding;               /* holds the loop while BMCs are active */
+	size_t active; /* BMCs not yet done */
+	int holding;   /* holds the loop while BMCs are active */
 	rf_done_fn done;
 	void *done_ctx;
 	struct rf_bmc *reports, **reports_tail; /* outcomes to hand on, FIFO */
@@ -152,20 +152,19 @@ struct rf_http {
 	 * within RF_INTERRUPT_GRACE_MS, then the loop ends. */
 	struct br_loop_fd *signal_watch;
 	struct br_loop_timer grace;
-	int interrupted;           /* the signal caught, 0 if none */
+	int interrupted; /* the signal caught, 0 if none */
 };
 
 /* http.c */
 /* A loop of its own and the HTTP core on it, for n_bmcs BMCs. */
-int rf_http_init(struct rf_http *h, const struct rf_options *opts, size_t n_bmcs,
-		 struct br_err *err);
+int rf_http_init(struct rf_http *h, const struct rf_options *opts, size_t n_bmcs, struct br_err *err);
 void rf_http_release(struct rf_http *h);
 /* bmc's host on h's core (rf_bmc_setup calls it). */
 void rf_http_host_init(struct rf_http *h, struct rf_bmc *bmc);
 /* A new request for bmc; url is copied. The caller sets kind etc. and then
  * calls rf_req_submit, which takes ownership. */
-struct rf_req *rf_req_new(struct rf_bmc *bmc, enum rf_method method, const char *url,
-			  int priority, rf_req_fn fn);
+struct rf_req *rf_req_new(struct rf_bmc *bmc, enum rf_method method, const char *url, int priority,
+			  rf_req_fn fn);
 void rf_req_submit(struct rf_req *req);
 /* Submit req to start no earlier than due_ms (br_now_ms() clock): a timer
  * that is also a request, as job polling needs. Polls (and their retries)
@@ -180,8 +179,8 @@ int rf_http_unqueue(struct rf_bmc *bmc, const char *url);
 void rf_http_cancel_bmc(struct rf_http *h, struct rf_bmc *bmc);
 /* "HTTP 401 on URL: Base.1.12.InsufficientPrivilege" from a status, the
  * error body (may be NULL/empty) and the reason phrase, into out. */
-void rf_http_error_reason(struct br_buf *out, long status, const char *url, const char *body,
-			  size_t body_len, const char *status_text);
+void rf_http_error_reason(struct br_buf *out, long status, const char *url, const char *body, size_t body_len,
+			  const char *status_text);
 /* The MessageId (or error.code) of a Redfish error body; caller frees. */
 char *rf_error_message_id(const char *body, size_t len);
 
@@ -243,26 +242,26 @@ struct rf_cfg_run {
 	const struct rf_config_options *o;
 	rf_config_done_fn done;
 	void *ctx;
-	int resets_active;         /* systems between reset and job end */
-	struct rf_bmc **waiting;   /* FIFO of systems waiting for a reset slot */
+	int resets_active;	 /* systems between reset and job end */
+	struct rf_bmc **waiting; /* FIFO of systems waiting for a reset slot */
 	size_t n_waiting, head;
 };
 
 struct rf_cfg_node {
 	struct rf_cfg_run *run;
 	const struct rf_config_spec *spec;
-	const char *step;          /* what it is doing, for logs and a stall */
+	const char *step; /* what it is doing, for logs and a stall */
 	char *system_url, *bios_url, *settings_url, *settings_link, *reset_url, *manager_url;
-	char *boot_url;            /* where the boot PATCH goes */
+	char *boot_url; /* where the boot PATCH goes */
 	char *job_url;
-	json_t *system;            /* last System read */
-	json_t *attrs;             /* last Bios Attributes read */
+	json_t *system; /* last System read */
+	json_t *attrs;	/* last Bios Attributes read */
 	char *system_etag;
-	int verifying;             /* the Bios now read is after the job */
+	int verifying; /* the Bios now read is after the job */
 	int holds_reset, waiting_reset, forced, retried_412, finished;
-	int job_running;           /* an earlier run's job, found running: no reset */
-	int jobs_to_read;          /* job search: members still being read */
-	const char *reset_type;    /* last sent */
+	int job_running;	/* an earlier run's job, found running: no reset */
+	int jobs_to_read;	/* job search: members still being read */
+	const char *reset_type; /* last sent */
 	int64_t reset_ms, deadline_ms;
 	struct rf_config_result res;
 };
@@ -293,16 +292,37 @@ int rf_session_limit_reached(long status, const char *body, size_t len);
 void rf_walk_start(struct rf_bmc *bmc);
 /* Follow the link (or array of links) at path in doc as resources of kind,
  * or, when collection is set, as a collection of member_kind. */
-void rf_follow(struct rf_bmc *bmc, json_t *doc, const char *path, int kind, int collection,
-	       long parent);
+void rf_follow(struct rf_bmc *bmc, json_t *doc, const char *path, int kind, int collection, long parent);
 
 /* Resource kinds the walker knows. */
 enum rf_kind {
-	RF_K_ROOT, RF_K_SESSION_SERVICE, RF_K_SYSTEM, RF_K_PROCESSOR, RF_K_ETH, RF_K_STORAGE,
-	RF_K_DRIVE, RF_K_PCIE_DEVICE, RF_K_PCIE_FUNCTION, RF_K_BIOS, RF_K_CHASSIS,
-	RF_K_NET_ADAPTER, RF_K_NDF, RF_K_THERMAL, RF_K_THERMAL_SUBSYSTEM, RF_K_FAN, RF_K_POWER,
-	RF_K_POWER_SUBSYSTEM, RF_K_PSU, RF_K_MANAGER, RF_K_MANAGER_ETH, RF_K_LOG_SERVICE,
-	RF_K_LOG_ENTRY, RF_K_UPDATE_SERVICE, RF_K_FIRMWARE, RF_K_HPE_ADAPTER, RF_K_BOOT_OPTION,
+	RF_K_ROOT,
+	RF_K_SESSION_SERVICE,
+	RF_K_SYSTEM,
+	RF_K_PROCESSOR,
+	RF_K_ETH,
+	RF_K_STORAGE,
+	RF_K_DRIVE,
+	RF_K_PCIE_DEVICE,
+	RF_K_PCIE_FUNCTION,
+	RF_K_BIOS,
+	RF_K_CHASSIS,
+	RF_K_NET_ADAPTER,
+	RF_K_NDF,
+	RF_K_THERMAL,
+	RF_K_THERMAL_SUBSYSTEM,
+	RF_K_FAN,
+	RF_K_POWER,
+	RF_K_POWER_SUBSYSTEM,
+	RF_K_PSU,
+	RF_K_MANAGER,
+	RF_K_MANAGER_ETH,
+	RF_K_LOG_SERVICE,
+	RF_K_LOG_ENTRY,
+	RF_K_UPDATE_SERVICE,
+	RF_K_FIRMWARE,
+	RF_K_HPE_ADAPTER,
+	RF_K_BOOT_OPTION,
 	RF_K_COLLECTION,
 	RF_K_COUNT
 };
@@ -312,8 +332,8 @@ _Static_assert(RF_K_COUNT <= RF_KINDS_MAX, "struct rf_bmc counts documents by ki
 
 /* Add a MAC seen in a view; a MAC already known keeps its first source and
  * gains permanent. Invalid MACs are ignored. Returns 1 if added. */
-int rf_add_mac(struct br_hw *hw, const char *mac, const char *name, const char *source,
-	       int permanent, const char *link_status);
+int rf_add_mac(struct br_hw *hw, const char *mac, const char *name, const char *source, int permanent,
+	       const char *link_status);
 /* rf_add_mac with a role (BR_NIC_ROLE_*); a MAC already known takes the
  * name and source of the more standard view (NIC resources over OEM ones
  * over BootOptions). */

@@ -127,8 +127,8 @@ static void on_grace(struct br_loop_timer *t, void *ctx)
 static void interrupt(struct rf_http *h)
 {
 	h->interrupted = br_signal_caught();
-	br_warn("redfish", "%s: stopping %zu BMCs and logging out of their sessions", br_signal_name(h->interrupted),
-		h->active);
+	br_warn("redfish", "%s: stopping %zu BMCs and logging out of their sessions",
+		br_signal_name(h->interrupted), h->active);
 	br_loop_timer_start(h->loop, &h->grace, RF_INTERRUPT_GRACE_MS);
 	for (size_t i = 0; i < h->n_bmcs; i++) {
 		struct rf_bmc *bmc = &h->bmcs[i];
@@ -219,4 +219,3 @@ int rf_run_bmcs(struct rf_http *h, struct br_err *err)
 	}
 	return rc;
 }
-

@@ -81,8 +81,7 @@ static void on_login(struct rf_req *req, int rc, const struct br_err *err)
 	bmc->auth = RF_AUTH_SESSION;
 	bmc->session_url = where ? rf_resolve(bmc, where) : NULL;
 	if (!bmc->session_url)
-		br_warn("redfish", "%s: session has no Location; it will expire by itself",
-			bmc->base);
+		br_warn("redfish", "%s: session has no Location; it will expire by itself", bmc->base);
 	json_decref(doc);
 	rf_bmc_ready(bmc);
 }
@@ -98,8 +97,8 @@ static void login(struct rf_bmc *bmc, const char *sessions_link)
 		return;
 	}
 	req = rf_req_new(bmc, RF_POST, url, 100, on_login);
-	body = json_pack("{s:s, s:s}", "UserName", bmc->target->user ? bmc->target->user : "",
-			 "Password", bmc->target->password ? bmc->target->password : "");
+	body = json_pack("{s:s, s:s}", "UserName", bmc->target->user ? bmc->target->user : "", "Password",
+			 bmc->target->password ? bmc->target->password : "");
 	req->post_body = body ? json_dumps(body, JSON_COMPACT) : NULL;
 	json_decref(body);
 	free(url);

@@ -49,8 +49,7 @@ int rf_urlset_add(struct rf_urlset *s, const char *raw)
 	char *url = url_key(raw);
 
 	if (s->cap) {
-		for (size_t i = (size_t)fnv1a(url) & (s->cap - 1); s->slots[i];
-		     i = (i + 1) & (s->cap - 1))
+		for (size_t i = (size_t)fnv1a(url) & (s->cap - 1); s->slots[i]; i = (i + 1) & (s->cap - 1))
 			if (!strcmp(s->slots[i], url)) {
 				free(url);
 				return 0;

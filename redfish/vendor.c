@@ -22,9 +22,8 @@ const struct rf_vendor *rf_vendor_from_root(json_t *root)
 		if (name && !strcasecmp(name, vendors[i]->root_key))
 			return vendors[i];
 		if (json_is_object(oem))
-			json_object_foreach(oem, key, v)
-				if (!strcasecmp(key, vendors[i]->root_key))
-					return vendors[i];
+			json_object_foreach(oem, key,
+					    v) if (!strcasecmp(key, vendors[i]->root_key)) return vendors[i];
 	}
 	return NULL;
 }
@@ -32,8 +31,7 @@ const struct rf_vendor *rf_vendor_from_root(json_t *root)
 const struct rf_vendor *rf_vendor_from_manufacturer(const char *manufacturer)
 {
 	for (size_t i = 0; manufacturer && i < N_VENDORS; i++)
-		if (!strncasecmp(manufacturer, vendors[i]->manufacturer,
-				 strlen(vendors[i]->manufacturer)))
+		if (!strncasecmp(manufacturer, vendors[i]->manufacturer, strlen(vendors[i]->manufacturer)))
 			return vendors[i];
 	return NULL;
 }

@@ -23,7 +23,8 @@ void rf_hpe_parse_network_adapter(struct br_hw *hw, json_t *doc)
 
 	if (!json_is_array(ports))
 		return;
-	json_array_foreach(ports, i, port) {
+	json_array_foreach(ports, i, port)
+	{
 		char *name = br_xasprintf("%s.%zu", adapter ? adapter : "adapter", i + 1);
 
 		rf_add_mac(hw, br_json_str(port, "MacAddress"), name, "HpeBaseNetworkAdapter", 0,

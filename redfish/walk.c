@@ -123,10 +123,10 @@ static void on_update_service(struct rf_bmc *bmc, json_t *doc, long parent)
 	rf_follow(bmc, doc, "FirmwareInventory", RF_K_FIRMWARE, 1, -1);
 }
 
-#define PARSE_ONLY(fn) \
-	static void on_##fn(struct rf_bmc *bmc, json_t *doc, long parent) \
-	{ \
-		rf_parse_##fn(&bmc->hw, doc); \
+#define PARSE_ONLY(fn)                                                                                       \
+	static void on_##fn(struct rf_bmc *bmc, json_t *doc, long parent)                                    \
+	{                                                                                                    \
+		rf_parse_##fn(&bmc->hw, doc);                                                                \
 	}
 PARSE_ONLY(processor)
 PARSE_ONLY(ethernet_interface)
@@ -187,8 +187,8 @@ static const struct kind_info kinds[RF_K_COUNT] = {
 static void on_get(struct rf_req *req, int rc, const struct br_err *err);
 
 /* Queue a GET without looking at the seen set. */
-static void issue(struct rf_bmc *bmc, const char *url, int kind, int member_kind, long parent,
-		  int pages, int members, int expand)
+static void issue(struct rf_bmc *bmc, const char *url, int kind, int member_kind, long parent, int pages,
+		  int members, int expand)
 {
 	int height = kind == RF_K_COLLECTION ? 1 + kinds[member_kind].height : kinds[kind].height;
 	char *full = NULL;
@@ -220,8 +220,7 @@ static void get_link(struct rf_bmc *bmc, const char *link, int kind, int collect
 	free(url);
 }
 
-void rf_follow(struct rf_bmc *bmc, json_t *doc, const char *path, int kind, int collection,
-	       long parent)
+void rf_follow(struct rf_bmc *bmc, json_t *doc, const char *path, int kind, int collection, long parent)
 {
 	json_t *v = br_json_path(doc, path), *item;
 	size_t i;
@@ -231,12 +230,11 @@ void rf_follow(struct rf_bmc *bmc, json_t *doc, const char *path, int kind, int 
 	if (json_is_array(v)) {
 		if (json_array_size(v) > RF_MEMBERS_MAX) {
 			rf_bmc_failf(bmc, BR_E_TOOBIG, "%s of %s has more than %d links", path,
-				  br_json_str(doc, "@odata.id") ? br_json_str(doc, "@odata.id") : "?",
-				  RF_MEMBERS_MAX);
+				     br_json_str(doc, "@odata.id") ? br_json_str(doc, "@odata.id") : "?",
+				     RF_MEMBERS_MAX);
 			return;
 		}
-		json_array_foreach(v, i, item)
-			get_link(bmc, br_json_str(item, "@odata.id"), kind, 0, parent);
+		json_array_foreach(v, i, item) get_link(bmc, br_json_str(item, "@odata.id"), kind, 0, parent);
 	} else {
 		get_link(bmc, br_json_str(v, "@odata.id"), kind, collection, parent);
 	}
@@ -247,7 +245,8 @@ static void handle(struct rf_bmc *bmc, int kind, json_t *doc, long parent)
 	/* Some BMCs answer 200 with an error document where a resource they
 	 * link should be: nothing is there. */
 	if (json_object_get(doc, "error") && !json_object_get(doc, "@odata.id")) {
-		br_debug("redfish", "%s: an error document where a %s should be", bmc->base, kinds[kind].name);
+		br_debug("redfish", "%s: an error document where a %s should be", bmc->base,
+			 kinds[kind].name);
 		return;
 	}
 	bmc->shown[kind]++;
@@ -263,10 +262,11 @@ static void on_collection(struct rf_bmc *bmc, struct rf_req *req, json_t *doc)
 
 	if (n > RF_MEMBERS_MAX - (size_t)req->members) {
 		rf_bmc_failf(bmc, BR_E_TOOBIG, "GET %s: collection has more than %d members", req->url,
-			  RF_MEMBERS_MAX);
+			     RF_MEMBERS_MAX);
 		return;
 	}
-	json_array_foreach(members, i, m) {
+	json_array_foreach(members, i, m)
+	{
 		const char *link = br_json_str(m, "@odata.id");
 
 		if (!json_is_object(m))
@@ -288,7 +288,7 @@ static void on_collection(struct rf_bmc *bmc, struct rf_req *req, json_t *doc)
 		return;
 	if (req->pages + 1 >= RF_PAGES_MAX) {
 		rf_bmc_failf(bmc, BR_E_TOOBIG, "GET %s: collection has more than %d pages", req->url,
-			  RF_PAGES_MAX);
+			     RF_PAGES_MAX);
 		return;
 	}
 	char *url = rf_resolve(bmc, next);
@@ -317,8 +317,8 @@ static void on_get(struct rf_req *req, int rc, const struct br_err *err)
 	    req->http.status != 401 && req->http.status != 403) {
 		char *url = plain_url(req);
 
-		br_debug("redfish", "%s: $expand refused (HTTP %ld), reading links one by one",
-			 bmc->base, req->http.status);
+		br_debug("redfish", "%s: $expand refused (HTTP %ld), reading links one by one", bmc->base,
+			 req->http.status);
 		free(bmc->expand);
 		bmc->expand = NULL;
 		issue(bmc, url, req->kind, req->member_kind, req->parent, req->pages, req->members, 0);

@@ -30,7 +30,8 @@
 #define SIM_HOSTS_AUTO_MAX 128
 
 struct opts {
-	int nodes, seed, latency_ms, flaky_stall_ms, bios_job_ms, https, daemon, base_port, json, verbose, procs, no_ssh;
+	int nodes, seed, latency_ms, flaky_stall_ms, bios_job_ms, https, daemon, base_port, json, verbose,
+	    procs, no_ssh;
 	int hosts, no_hosts;
 	int maas_latency_ms, maas_commission_ms, maas_deploy_ms;
 	const char *dir, *fault_rate, *vendor;
@@ -77,7 +78,8 @@ static int parse_config(struct run *r, struct br_err *err)
 	r->cfg.seed = (uint64_t)(int64_t)o->seed;
 	r->cfg.flaky_stall_ms = o->flaky_stall_ms;
 	if (o->vendor && sim_vendor_parse(o->vendor, &r->cfg.vendor))
-		return br_errf(err, BR_E_INVAL, "--vendor '%s': dell, hpe, lenovo, supermicro, openbmc, ami or mixed",
+		return br_errf(err, BR_E_INVAL,
+			       "--vendor '%s': dell, hpe, lenovo, supermicro, openbmc, ami or mixed",
 			       o->vendor);
 	for (size_t i = 0; i < o->faults.n && !rc; i++)
 		rc = sim_faults_parse(o->faults.items[i], &r->cfg.faults, &r->cfg.n_faults, err);
@@ -91,7 +93,8 @@ static int parse_config(struct run *r, struct br_err *err)
 		if (errno || !end || *end || end == o->fault_rate)
 			return br_errf(err, BR_E_INVAL, "--fault-rate '%s' is not a number", o->fault_rate);
 	}
-	if (o->latency_ms < 0 || o->flaky_stall_ms < 0 || o->bios_job_ms < 0 || o->base_port < 0 || o->base_port + o->nodes > 65536)
+	if (o->latency_ms < 0 || o->flaky_stall_ms < 0 || o->bios_job_ms < 0 || o->base_port < 0 ||
+	    o->base_port + o->nodes > 65536)
 		return br_errf(err, BR_E_INVAL,
 			       "--latency-ms, --flaky-stall-ms and --base-port must be >= 0 "
 			       "and the ports must fit below 65536");
@@ -139,9 +142,10 @@ static int start_bmcs(struct run *r, struct br_err *err)
 /* The MAAS emulator, on its own threads, knowing every node by its MACs. */
 static int start_maas(struct run *r, struct br_err *err)
 {
-	struct sim_maas_config mc = {.latency_ms = r->o->maas_latency_ms < 0 ? r->o->latency_ms : r->o->maas_latency_ms,
-				     .commission_ms = r->o->maas_commission_ms,
-				     .deploy_ms = r->o->maas_deploy_ms};
+	struct sim_maas_config mc = { .latency_ms = r->o->maas_latency_ms < 0 ? r->o->latency_ms
+									      : r->o->maas_latency_ms,
+				      .commission_ms = r->o->maas_commission_ms,
+				      .deploy_ms = r->o->maas_deploy_ms };
 	struct sim_maas_host *hosts = NULL;
 	char key[SIM_MAAS_KEY_LEN], *log_path = br_xasprintf("%s/maas-requests.log", r->dir);
 	int rc;
@@ -178,7 +182,7 @@ static int write_file_in(const char *dir, const char *name, const char *text, mo
 
 static int start(struct run *r, struct br_err *err)
 {
-	struct sim_loop_config lc = {.latency_ms = r->o->latency_ms};
+	struct sim_loop_config lc = { .latency_ms = r->o->latency_ms };
 	char *log_path = br_xasprintf("%s/requests.log", r->dir);
 	char pid[32];
 	int rc, hosts = !r->o->no_hosts && (r->o->hosts || r->rack.n <= SIM_HOSTS_AUTO_MAX);
@@ -361,56 +365,67 @@ static void run_release(struct run *r)
 
 int main(int argc, char **argv)
 {
-	struct opts o = {.nodes = 4, .flaky_stall_ms = SIM_FLAKY_STALL_MS, .bios_job_ms = SIM_JOB_RUN_MS, .maas_latency_ms = -1};
+	struct opts o = { .nodes = 4,
+			  .flaky_stall_ms = SIM_FLAKY_STALL_MS,
+			  .bios_job_ms = SIM_JOB_RUN_MS,
+			  .maas_latency_ms = -1 };
 	const struct br_option options[] = {
-	    {"nodes", 'n', BR_OPT_INT, &o.nodes, "N", "number of simulated servers (default 4)"},
-	    {"dir", 'd', BR_OPT_STRING, &o.dir, "DIR", "where rack.csv, wiring.csv, truth.json, env go"},
-	    {"seed", 's', BR_OPT_INT, &o.seed, "S", "seed for every identifier and fault choice (default 0)"},
-	    {"faults", 'f', BR_OPT_LIST, &o.faults, "KIND[:COUNT],...", "put faults on COUNT nodes each"},
-	    {"vendor", 0, BR_OPT_STRING, &o.vendor, "FAMILY",
-	     "BMC family: dell (default), hpe, lenovo, supermicro, openbmc, ami, or mixed (round-robin)"},
-	    {"fault-rate", 0, BR_OPT_STRING, &o.fault_rate, "P",
-	     "give each other node a random fault with probability P"},
-	    {"latency-ms", 0, BR_OPT_INT, &o.latency_ms, "L", "delay every answer by L ms"},
-	    {"flaky-stall-ms", 0, BR_OPT_INT, &o.flaky_stall_ms, "MS",
-	     "how long a bmc_flaky stall lasts (default 20000)"},
-	    {"bios-job-ms", 0, BR_OPT_INT, &o.bios_job_ms, "MS",
-	     "how long a BIOS config job runs after the reset (default 1000)"},
-	    {"maas-latency-ms", 0, BR_OPT_INT, &o.maas_latency_ms, "L",
-	     "delay every MAAS answer by L ms (default: --latency-ms)"},
-	    {"maas-commission-ms", 0, BR_OPT_INT, &o.maas_commission_ms, "MS",
-	     "how long MAAS commissioning takes (default 2000)"},
-	    {"maas-deploy-ms", 0, BR_OPT_INT, &o.maas_deploy_ms, "MS", "how long a MAAS deploy takes (default 3000)"},
-	    {"https", 0, BR_OPT_FLAG, &o.https, NULL,
-	     "serve the BMCs and MAAS over HTTPS with a generated CA (DIR/ca.pem)"},
-	    {"daemon", 0, BR_OPT_FLAG, &o.daemon, NULL,
-	     "return once every port listens; serve in the background"},
-	    {"base-port", 0, BR_OPT_INT, &o.base_port, "P", "BMC i on port P+i (default: any free port)"},
-	    {"procs", 0, BR_OPT_INT, &o.procs, "P",
-	     "serve the BMCs from P processes (default: 1 up to 64 nodes, else half the CPUs, at most 8)"},
-	    {"hosts", 0, BR_OPT_FLAG, &o.hosts, NULL,
-	     "write host trees (and start sshd) even above 128 nodes (default: up to 128)"},
-	    {"no-hosts", 0, BR_OPT_FLAG, &o.no_hosts, NULL, "write no host trees and start no sshd"},
-	    {"no-ssh", 0, BR_OPT_FLAG, &o.no_ssh, NULL,
-	     "write host trees but start no sshd (default: start it when " SIM_SSHD_PATH " exists)"},
-	    {"json", 0, BR_OPT_FLAG, &o.json, NULL, "print a JSON summary on stdout"},
-	    {"verbose", 'v', BR_OPT_FLAG, &o.verbose, NULL, "more log detail (repeat for debug)"},
-	    {0},
+		{ "nodes", 'n', BR_OPT_INT, &o.nodes, "N", "number of simulated servers (default 4)" },
+		{ "dir", 'd', BR_OPT_STRING, &o.dir, "DIR",
+		  "where rack.csv, wiring.csv, truth.json, env go" },
+		{ "seed", 's', BR_OPT_INT, &o.seed, "S",
+		  "seed for every identifier and fault choice (default 0)" },
+		{ "faults", 'f', BR_OPT_LIST, &o.faults, "KIND[:COUNT],...",
+		  "put faults on COUNT nodes each" },
+		{ "vendor", 0, BR_OPT_STRING, &o.vendor, "FAMILY",
+		  "BMC family: dell (default), hpe, lenovo, supermicro, openbmc, ami, or mixed "
+		  "(round-robin)" },
+		{ "fault-rate", 0, BR_OPT_STRING, &o.fault_rate, "P",
+		  "give each other node a random fault with probability P" },
+		{ "latency-ms", 0, BR_OPT_INT, &o.latency_ms, "L", "delay every answer by L ms" },
+		{ "flaky-stall-ms", 0, BR_OPT_INT, &o.flaky_stall_ms, "MS",
+		  "how long a bmc_flaky stall lasts (default 20000)" },
+		{ "bios-job-ms", 0, BR_OPT_INT, &o.bios_job_ms, "MS",
+		  "how long a BIOS config job runs after the reset (default 1000)" },
+		{ "maas-latency-ms", 0, BR_OPT_INT, &o.maas_latency_ms, "L",
+		  "delay every MAAS answer by L ms (default: --latency-ms)" },
+		{ "maas-commission-ms", 0, BR_OPT_INT, &o.maas_commission_ms, "MS",
+		  "how long MAAS commissioning takes (default 2000)" },
+		{ "maas-deploy-ms", 0, BR_OPT_INT, &o.maas_deploy_ms, "MS",
+		  "how long a MAAS deploy takes (default 3000)" },
+		{ "https", 0, BR_OPT_FLAG, &o.https, NULL,
+		  "serve the BMCs and MAAS over HTTPS with a generated CA (DIR/ca.pem)" },
+		{ "daemon", 0, BR_OPT_FLAG, &o.daemon, NULL,
+		  "return once every port listens; serve in the background" },
+		{ "base-port", 0, BR_OPT_INT, &o.base_port, "P",
+		  "BMC i on port P+i (default: any free port)" },
+		{ "procs", 0, BR_OPT_INT, &o.procs, "P",
+		  "serve the BMCs from P processes (default: 1 up to 64 nodes, else half the CPUs, at most "
+		  "8)" },
+		{ "hosts", 0, BR_OPT_FLAG, &o.hosts, NULL,
+		  "write host trees (and start sshd) even above 128 nodes (default: up to 128)" },
+		{ "no-hosts", 0, BR_OPT_FLAG, &o.no_hosts, NULL, "write no host trees and start no sshd" },
+		{ "no-ssh", 0, BR_OPT_FLAG, &o.no_ssh, NULL,
+		  "write host trees but start no sshd (default: start it when " SIM_SSHD_PATH " exists)" },
+		{ "json", 0, BR_OPT_FLAG, &o.json, NULL, "print a JSON summary on stdout" },
+		{ "verbose", 'v', BR_OPT_FLAG, &o.verbose, NULL, "more log detail (repeat for debug)" },
+		{ 0 },
 	};
 	const struct br_command cmd = {
-	    "bringup-sim",
-	    "--nodes N --dir DIR [options]",
-	    "Serve a simulated rack of Dell iDRAC9 Redfish BMCs on 127.0.0.1, one port each, and a MAAS API\n"
-	    "emulator (MAAS_URL, MAAS_API_KEY in DIR/env; its log in DIR/maas-requests.log), and write\n"
-	    "DIR/rack.csv, wiring.csv, truth.json, env, sim.pid and requests.log. Each node is also a\n"
-	    "simulated host: DIR/hosts/HOSTNAME/ holds the sysfs/procfs tree and tool captures\n"
-	    "bringup-probe reads, served by real sshd on 127.0.0.1 (one port per node; DIR/ssh_config,\n"
-	    "DIR/ssh/ keys and known_hosts; BRINGUP_SSH_* in DIR/env). Stops on SIGINT/SIGTERM.",
-	    options,
-	    NULL,
+		"bringup-sim",
+		"--nodes N --dir DIR [options]",
+		"Serve a simulated rack of Dell iDRAC9 Redfish BMCs on 127.0.0.1, one port each, and a MAAS "
+		"API\n"
+		"emulator (MAAS_URL, MAAS_API_KEY in DIR/env; its log in DIR/maas-requests.log), and write\n"
+		"DIR/rack.csv, wiring.csv, truth.json, env, sim.pid and requests.log. Each node is also a\n"
+		"simulated host: DIR/hosts/HOSTNAME/ holds the sysfs/procfs tree and tool captures\n"
+		"bringup-probe reads, served by real sshd on 127.0.0.1 (one port per node; DIR/ssh_config,\n"
+		"DIR/ssh/ keys and known_hosts; BRINGUP_SSH_* in DIR/env). Stops on SIGINT/SIGTERM.",
+		options,
+		NULL,
 	};
-	struct run r = {.o = &o, .ready_fd = -1};
-	struct br_err err = {0};
+	struct run r = { .o = &o, .ready_fd = -1 };
+	struct br_err err = { 0 };
 	int argi, exit_code = 0;
 	char *text = NULL;
 

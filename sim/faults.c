@@ -12,52 +12,52 @@
 #define FAULTS_MAX_COUNT 100000
 
 static const char *const fault_names[SIM_F_COUNT] = {
-    [SIM_F_BMC_DOWN] = "bmc_down",
-    [SIM_F_BMC_AUTH] = "bmc_auth",
-    [SIM_F_BMC_FLAKY] = "bmc_flaky",
-    [SIM_F_PSU_FAILED] = "psu_failed",
-    [SIM_F_BIOS_DRIFT] = "bios_drift",
-    [SIM_F_FW_OUTDATED] = "fw_outdated",
-    [SIM_F_NIC_MISSING] = "nic_missing",
-    [SIM_F_GPU_MISSING] = "gpu_missing",
-    [SIM_F_PCIE_DEGRADED] = "pcie_degraded",
-    [SIM_F_NVME_ORDER] = "nvme_order",
-    [SIM_F_NVME_MISSING] = "nvme_missing",
-    [SIM_F_CABLE_SWAP] = "cable_swap",
-    [SIM_F_CABLE_UNPLUGGED] = "cable_unplugged",
-    [SIM_F_THERMAL_BOGUS] = "thermal_bogus",
-    [SIM_F_CPUFREQ_CAPPED] = "cpufreq_capped",
-    [SIM_F_CLOCK_SKEW] = "clock_skew",
-    [SIM_F_COMMISSION_FAIL] = "commission_fail",
-    [SIM_F_BAD_JSON] = "bad_json",
-    [SIM_F_BAD_TYPES] = "bad_types",
-    [SIM_F_HUGE_COLLECTION] = "huge_collection",
-    [SIM_F_HUGE_BODY] = "huge_body",
-    [SIM_F_HANG] = "hang",
-    [SIM_F_BIOS_JOB_FAIL] = "bios_job_fail",
-    [SIM_F_GRACEFUL_IGNORED] = "graceful_ignored",
-    [SIM_F_BOOT_SETTINGS] = "boot_settings",
-    [SIM_F_BOOT_SETTINGS_DRIFT] = "boot_settings_drift",
-    [SIM_F_MAC_CLONE] = "mac_clone",
-    [SIM_F_HUGE_SERIAL] = "huge_serial",
-    [SIM_F_CONTROL_CHARS] = "control_chars",
-    [SIM_F_MAAS_ECHO] = "maas_echo",
-    [SIM_F_MAAS_TEST_FAIL] = "maas_test_fail",
-    [SIM_F_SESSIONS_FULL] = "sessions_full",
-    [SIM_F_TARPIT] = "tarpit",
-    [SIM_F_SLOW_JOB] = "slow_job",
-    [SIM_F_MEMBERS_FLOOD] = "members_flood",
-    [SIM_F_NO_HOST_MAC] = "no_host_mac",
+	[SIM_F_BMC_DOWN] = "bmc_down",
+	[SIM_F_BMC_AUTH] = "bmc_auth",
+	[SIM_F_BMC_FLAKY] = "bmc_flaky",
+	[SIM_F_PSU_FAILED] = "psu_failed",
+	[SIM_F_BIOS_DRIFT] = "bios_drift",
+	[SIM_F_FW_OUTDATED] = "fw_outdated",
+	[SIM_F_NIC_MISSING] = "nic_missing",
+	[SIM_F_GPU_MISSING] = "gpu_missing",
+	[SIM_F_PCIE_DEGRADED] = "pcie_degraded",
+	[SIM_F_NVME_ORDER] = "nvme_order",
+	[SIM_F_NVME_MISSING] = "nvme_missing",
+	[SIM_F_CABLE_SWAP] = "cable_swap",
+	[SIM_F_CABLE_UNPLUGGED] = "cable_unplugged",
+	[SIM_F_THERMAL_BOGUS] = "thermal_bogus",
+	[SIM_F_CPUFREQ_CAPPED] = "cpufreq_capped",
+	[SIM_F_CLOCK_SKEW] = "clock_skew",
+	[SIM_F_COMMISSION_FAIL] = "commission_fail",
+	[SIM_F_BAD_JSON] = "bad_json",
+	[SIM_F_BAD_TYPES] = "bad_types",
+	[SIM_F_HUGE_COLLECTION] = "huge_collection",
+	[SIM_F_HUGE_BODY] = "huge_body",
+	[SIM_F_HANG] = "hang",
+	[SIM_F_BIOS_JOB_FAIL] = "bios_job_fail",
+	[SIM_F_GRACEFUL_IGNORED] = "graceful_ignored",
+	[SIM_F_BOOT_SETTINGS] = "boot_settings",
+	[SIM_F_BOOT_SETTINGS_DRIFT] = "boot_settings_drift",
+	[SIM_F_MAC_CLONE] = "mac_clone",
+	[SIM_F_HUGE_SERIAL] = "huge_serial",
+	[SIM_F_CONTROL_CHARS] = "control_chars",
+	[SIM_F_MAAS_ECHO] = "maas_echo",
+	[SIM_F_MAAS_TEST_FAIL] = "maas_test_fail",
+	[SIM_F_SESSIONS_FULL] = "sessions_full",
+	[SIM_F_TARPIT] = "tarpit",
+	[SIM_F_SLOW_JOB] = "slow_job",
+	[SIM_F_MEMBERS_FLOOD] = "members_flood",
+	[SIM_F_NO_HOST_MAC] = "no_host_mac",
 };
 
 /* BIOS attributes bios_drift may change, and the value a drifted node has. */
 static const char *const drift[][2] = {
-    {"SysProfile", "PerfPerWattOptimizedDapc"},
-    {"LogicalProc", "Disabled"},
-    {"ProcCStates", "Enabled"},
-    {"SriovGlobalEnable", "Disabled"},
-    {"ProcVirtualization", "Disabled"},
-    {"MemOpMode", "FaultResilientMode"},
+	{ "SysProfile", "PerfPerWattOptimizedDapc" },
+	{ "LogicalProc", "Disabled" },
+	{ "ProcCStates", "Enabled" },
+	{ "SriovGlobalEnable", "Disabled" },
+	{ "ProcVirtualization", "Disabled" },
+	{ "MemOpMode", "FaultResilientMode" },
 };
 
 const char *sim_fault_name(enum sim_fault f)
@@ -82,7 +82,7 @@ int sim_faults_parse(const char *spec, struct sim_fault_request **ret, size_t *r
 
 	while (item && *item) {
 		char *comma = strchr(item, ','), *colon;
-		struct sim_fault_request req = {.count = 1};
+		struct sim_fault_request req = { .count = 1 };
 		long count;
 
 		if (comma)
@@ -164,10 +164,10 @@ static void apply_mac_clone(struct sim_node *a, struct sim_node *b, uint64_t *rn
 	int k = (int)sim_rng_below(rng, SIM_NICS);
 
 	memcpy(a->nics[k].mac, b->nics[k].mac, sizeof(a->nics[k].mac));
-	detail(a, SIM_F_MAC_CLONE, json_pack("{s:s, s:s, s:s}", "mac", b->nics[k].mac, "role", "impostor", "peer",
-					    b->hostname));
-	detail(b, SIM_F_MAC_CLONE, json_pack("{s:s, s:s, s:s}", "mac", b->nics[k].mac, "role", "genuine", "peer",
-					    a->hostname));
+	detail(a, SIM_F_MAC_CLONE,
+	       json_pack("{s:s, s:s, s:s}", "mac", b->nics[k].mac, "role", "impostor", "peer", b->hostname));
+	detail(b, SIM_F_MAC_CLONE,
+	       json_pack("{s:s, s:s, s:s}", "mac", b->nics[k].mac, "role", "genuine", "peer", a->hostname));
 	a->faults |= SIM_FAULT_BIT(SIM_F_MAC_CLONE);
 	b->faults |= SIM_FAULT_BIT(SIM_F_MAC_CLONE);
 }
@@ -197,8 +197,9 @@ static void apply(struct sim_node *n, enum sim_fault f, uint64_t *rng)
 		break;
 	case SIM_F_BOOT_SETTINGS:
 		disk_first(n);
-		detail(n, f, json_pack("{s:[s, s, s]}", "boot_order", n->st.boot_order[0], n->st.boot_order[1],
-				       n->st.boot_order[2]));
+		detail(n, f,
+		       json_pack("{s:[s, s, s]}", "boot_order", n->st.boot_order[0], n->st.boot_order[1],
+				 n->st.boot_order[2]));
 		break;
 	case SIM_F_FW_OUTDATED:
 		snprintf(n->firmware_nic_outdated, sizeof(n->firmware_nic_outdated), "%s", n->nics[k].fqdd);
@@ -293,7 +294,8 @@ static int assign_requested(struct sim_rack *rack, const struct sim_config *cfg,
 				break;
 			}
 			if (f == SIM_F_MAC_CLONE)
-				apply_mac_clone(&rack->nodes[order[next]], &rack->nodes[order[next + 1]], rng);
+				apply_mac_clone(&rack->nodes[order[next]], &rack->nodes[order[next + 1]],
+						rng);
 			else if (take == 2)
 				apply_cable_swap(&rack->nodes[order[next]], &rack->nodes[order[next + 1]],
 						 rng);

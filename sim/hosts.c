@@ -177,7 +177,7 @@ static void thermal(struct sim_hw *w, const struct sim_node *n)
 /* RoCE GID 0 and the node GUID are the MAC as a modified EUI-64. */
 static void eui64(const char *mac, char out[20])
 {
-	unsigned b[6] = {0};
+	unsigned b[6] = { 0 };
 
 	sscanf(mac, "%x:%x:%x:%x:%x:%x", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5]);
 	snprintf(out, 20, "%02x%02x:%02xff:fe%02x:%02x%02x", b[0] ^ 2u, b[1], b[2], b[3], b[4], b[5]);

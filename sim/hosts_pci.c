@@ -82,8 +82,8 @@ static void config_space(const struct pci_desc *d, uint8_t cfg[PCI_CONFIG_BYTES]
 
 static const char *speed_text(int code)
 {
-	static const char *const text[] = {"Unknown",	    "2.5 GT/s PCIe",  "5.0 GT/s PCIe",
-					   "8.0 GT/s PCIe", "16.0 GT/s PCIe", "32.0 GT/s PCIe"};
+	static const char *const text[] = { "Unknown",	     "2.5 GT/s PCIe",  "5.0 GT/s PCIe",
+					    "8.0 GT/s PCIe", "16.0 GT/s PCIe", "32.0 GT/s PCIe" };
 
 	return code > 0 && code <= SPEED_GEN5 ? text[code] : text[0];
 }
@@ -168,25 +168,25 @@ static void gpu_switch(struct sim_hw *w, const struct sim_node *n, int g)
 	struct pci_desc d;
 
 	rp = br_xasprintf("sys/devices/pci0000:%02x/0000:%02x:01.0", root, root);
-	d = (struct pci_desc){0x8086, 0x352a, 0x060400, 0, 0, PT_ROOT_PORT, root + 1, 16, 16, SPEED_GEN5,
-			      SPEED_GEN5, 0, numa};
+	d = (struct pci_desc){ 0x8086, 0x352a, 0x060400,   0,	       0, PT_ROOT_PORT, root + 1,
+			       16,     16,     SPEED_GEN5, SPEED_GEN5, 0, numa };
 	pci_device(w, rp, &d);
 	up = br_xasprintf("%s/0000:%02x:00.0", rp, root + 1);
-	d = (struct pci_desc){0x1000, 0xc030, 0x060400, 0, 0, PT_UPSTREAM, root + 2, 16, 16, SPEED_GEN5,
-			      SPEED_GEN5, 0, numa};
+	d = (struct pci_desc){ 0x1000, 0xc030, 0x060400,   0,	       0, PT_UPSTREAM, root + 2,
+			       16,     16,     SPEED_GEN5, SPEED_GEN5, 0, numa };
 	pci_device(w, up, &d);
 
 	down = br_xasprintf("%s/0000:%02x:00.0", up, root + 2);
-	d = (struct pci_desc){0x1000, 0xc030, 0x060400, 0, 0, PT_DOWNSTREAM, gpu->bus, 16, lanes, SPEED_GEN5,
-			      SPEED_GEN5, g + 1, numa};
+	d = (struct pci_desc){ 0x1000, 0xc030, 0x060400,   0,	       0,     PT_DOWNSTREAM, gpu->bus,
+			       16,     lanes,  SPEED_GEN5, SPEED_GEN5, g + 1, numa };
 	pci_device(w, down, &d);
 	if (gpu->present) {
 		char bdf[16], port[16];
 
 		sim_host_gpu_bdf(n, g, bdf, port);
 		dev = br_xasprintf("%s/%s", down, bdf);
-		d = (struct pci_desc){0x10de, 0x2335, 0x030200, 0x10de, 0x18bf, PT_ENDPOINT, 0, 16, lanes,
-				      SPEED_GEN5, SPEED_GEN5, 0, numa};
+		d = (struct pci_desc){ 0x10de, 0x2335, 0x030200,   0x10de,     0x18bf, PT_ENDPOINT, 0,
+				       16,     lanes,  SPEED_GEN5, SPEED_GEN5, 0,      numa };
 		pci_device(w, dev, &d);
 		slot_file(w, g + 1, bdf);
 		free(dev);
@@ -194,16 +194,18 @@ static void gpu_switch(struct sim_hw *w, const struct sim_node *n, int g)
 	free(down);
 
 	down = br_xasprintf("%s/0000:%02x:01.0", up, root + 2);
-	d = (struct pci_desc){0x1000, 0xc030, 0x060400, 0, 0, PT_DOWNSTREAM, nic->bus, 16, nic->present ? 16 : 0,
-			      SPEED_GEN5, SPEED_GEN5, 31 + g, numa};
+	d = (struct pci_desc){
+		0x1000,	    0xc030,	0x060400, 0,   0, PT_DOWNSTREAM, nic->bus, 16, nic->present ? 16 : 0,
+		SPEED_GEN5, SPEED_GEN5, 31 + g,	  numa
+	};
 	pci_device(w, down, &d);
 	if (nic->present) {
 		char bdf[16], port[16];
 
 		sim_host_nic_bdf(n, g, bdf, port);
 		dev = br_xasprintf("%s/%s", down, bdf);
-		d = (struct pci_desc){0x15b3, 0x1021, 0x020000, 0x15b3, 0x0023, PT_ENDPOINT, 0, 16, 16,
-				      SPEED_GEN5, SPEED_GEN5, 0, numa};
+		d = (struct pci_desc){ 0x15b3, 0x1021, 0x020000,   0x15b3,     0x0023, PT_ENDPOINT, 0,
+				       16,     16,     SPEED_GEN5, SPEED_GEN5, 0,      numa };
 		pci_device(w, dev, &d);
 		slot_file(w, 31 + g, bdf);
 		free(dev);
@@ -216,8 +218,10 @@ static void gpu_switch(struct sim_hw *w, const struct sim_node *n, int g)
 static void lom(struct sim_hw *w, const struct sim_node *n)
 {
 	const char *rp = "sys/devices/pci0000:00/0000:00:1c.0";
-	struct pci_desc d = {0x8086, 0x1bbc, 0x060400, 0, 0, PT_ROOT_PORT, n->nics[SIM_FABRIC_NICS].bus, 1, 1,
-			     SPEED_GEN2, SPEED_GEN2, 0, 0};
+	struct pci_desc d = {
+		0x8086, 0x1bbc,	    0x060400,	0, 0, PT_ROOT_PORT, n->nics[SIM_FABRIC_NICS].bus, 1,
+		1,	SPEED_GEN2, SPEED_GEN2, 0, 0
+	};
 
 	pci_device(w, rp, &d);
 	for (int k = SIM_FABRIC_NICS; k < SIM_NICS; k++) {
@@ -227,8 +231,8 @@ static void lom(struct sim_hw *w, const struct sim_node *n)
 			continue;
 		sim_host_nic_bdf(n, k, bdf, port);
 		dir = br_xasprintf("%s/%s", rp, bdf);
-		d = (struct pci_desc){0x14e4, 0x165f, 0x020000, 0x1028, 0x0a1f, PT_ENDPOINT, 0, 1, 1,
-				      SPEED_GEN2, SPEED_GEN2, 0, 0};
+		d = (struct pci_desc){ 0x14e4, 0x165f,	   0x020000,   0x1028, 0x0a1f, PT_ENDPOINT, 0, 1,
+				       1,      SPEED_GEN2, SPEED_GEN2, 0,      0 };
 		pci_device(w, dir, &d);
 		free(dir);
 	}
@@ -246,16 +250,29 @@ static void drives(struct sim_hw *w, const struct sim_node *n)
 	for (int d = -1; d < SIM_DATA_DRIVES; d++) {
 		int present = d < 0 ? n->boot_drive.present : n->drives[d].present;
 		char *dir = sim_host_drive_dir(d), *rp = br_xstrdup(dir);
-		struct pci_desc desc = {0x8086, 0x352b, 0x060400, 0, 0, PT_ROOT_PORT, d < 0 ? 3 : 0xe1 + d,
-					4, present ? 4 : 0, SPEED_GEN4, SPEED_GEN4, 0, d < 0 ? 0 : 1};
+		struct pci_desc desc = { 0x8086,
+					 0x352b,
+					 0x060400,
+					 0,
+					 0,
+					 PT_ROOT_PORT,
+					 d < 0 ? 3 : 0xe1 + d,
+					 4,
+					 present ? 4 : 0,
+					 SPEED_GEN4,
+					 SPEED_GEN4,
+					 0,
+					 d < 0 ? 0 : 1 };
 
 		*strrchr(rp, '/') = '\0';
 		pci_device(w, rp, &desc);
 		if (present) {
-			desc = d < 0 ? (struct pci_desc){0x1b4b, 0x2241, 0x010802, 0x1028, 0x2151, PT_ENDPOINT, 0,
-							  4, 4, SPEED_GEN4, SPEED_GEN4, 0, 0}
-				     : (struct pci_desc){0x144d, 0xa824, 0x010802, 0x1028, 0x2233, PT_ENDPOINT, 0,
-							  4, 4, SPEED_GEN4, SPEED_GEN4, 0, 1};
+			desc = d < 0 ? (struct pci_desc){ 0x1b4b,      0x2241, 0x010802, 0x1028, 0x2151,
+							  PT_ENDPOINT, 0,      4,	 4,	 SPEED_GEN4,
+							  SPEED_GEN4,  0,      0 }
+				     : (struct pci_desc){ 0x144d,      0xa824, 0x010802, 0x1028, 0x2233,
+							  PT_ENDPOINT, 0,      4,	 4,	 SPEED_GEN4,
+							  SPEED_GEN4,  0,      1 };
 			pci_device(w, dir, &desc);
 		}
 		free(rp);

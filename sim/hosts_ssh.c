@@ -38,7 +38,7 @@ struct sim_ssh {
 
 static void sleep_ms(int ms)
 {
-	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
 
 	nanosleep(&ts, NULL);
 }
@@ -77,7 +77,9 @@ static int keygen(const char *dir, const char *name, const char *comment, struct
 {
 	char *key = br_xasprintf("%s/%s", dir, name), *pub = br_xasprintf("%s/%s.pub", dir, name);
 	char *log = br_xasprintf("%s/setup.log", dir), *note = br_xstrdup(comment);
-	char *argv[] = {"/usr/bin/ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", note, "-f", key, NULL};
+	char *argv[] = {
+		"/usr/bin/ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", note, "-f", key, NULL
+	};
 	int rc;
 
 	unlink(key);
@@ -100,7 +102,7 @@ static int pick_ports(size_t n, int *ports, struct br_err *err)
 	for (size_t i = 0; i < n; i++)
 		fds[i] = -1;
 	for (size_t i = 0; i < n && !rc; i++) {
-		struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+		struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 		socklen_t len = sizeof(a);
 
 		fds[i] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -119,8 +121,9 @@ static int pick_ports(size_t n, int *ports, struct br_err *err)
 
 static int port_answers(int port)
 {
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
-				.sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	struct sockaddr_in a = { .sin_family = AF_INET,
+				 .sin_port = htons((uint16_t)port),
+				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), ok;
 
 	if (fd < 0)
@@ -137,8 +140,10 @@ static int check_ports(const struct sim_rack *rack, const int *ports, const char
 
 		while (!port_answers(ports[i])) {
 			if (waited >= SSHD_START_WAIT_MS)
-				return br_errf(err, BR_E_IO, "sshd for %s is not listening on 127.0.0.1:%d; see %s/sshd-*.log",
-					       rack->nodes[i].hostname, ports[i], dir);
+				return br_errf(
+				    err, BR_E_IO,
+				    "sshd for %s is not listening on 127.0.0.1:%d; see %s/sshd-*.log",
+				    rack->nodes[i].hostname, ports[i], dir);
 			sleep_ms(SSHD_POLL_MS);
 			waited += SSHD_POLL_MS;
 		}
@@ -152,7 +157,7 @@ static pid_t read_pid(const char *path)
 	char *text = NULL;
 	size_t len = 0;
 	long pid = -1;
-	struct br_err err = {0};
+	struct br_err err = { 0 };
 
 	for (int waited = 0; waited < SSHD_START_WAIT_MS; waited += SSHD_POLL_MS) {
 		if (br_read_file(path, 64, &text, &len, &err) == 0) {
@@ -224,7 +229,7 @@ static int start_sshds(struct sim_ssh *s, const struct sim_rack *rack, const int
 		char *log = br_xasprintf("%s/sshd-%zu.log", s->dir, g);
 		char *pidf = br_xasprintf("%s/sshd-%zu.pid", s->dir, g);
 		char *text = sshd_config(rack, ports, first, count, dir, s->dir, user, g);
-		char *argv[] = {SIM_SSHD_PATH, "-f", conf, "-E", log, NULL};
+		char *argv[] = { SIM_SSHD_PATH, "-f", conf, "-E", log, NULL };
 		char *setup = br_xasprintf("%s/setup.log", s->dir);
 
 		unlink(pidf);
@@ -272,11 +277,12 @@ static int client_files(const struct sim_rack *rack, const int *ports, const cha
 	br_buf_addf(&cfg, "# bringup-sim: the simulated hosts, each its own sshd port on 127.0.0.1\n");
 	for (size_t i = 0; i < rack->n; i++) {
 		br_buf_addf(&known, "[127.0.0.1]:%d %s\n", ports[i], hostkey);
-		br_buf_addf(&cfg,
-			    "Host %s\n\tHostName 127.0.0.1\n\tPort %d\n\tUser %s\n\tIdentityFile %s/id_ed25519\n"
-			    "\tIdentitiesOnly yes\n\tUserKnownHostsFile %s/known_hosts\n"
-			    "\tStrictHostKeyChecking yes\n",
-			    rack->nodes[i].hostname, ports[i], user, ssh_dir, ssh_dir);
+		br_buf_addf(
+		    &cfg,
+		    "Host %s\n\tHostName 127.0.0.1\n\tPort %d\n\tUser %s\n\tIdentityFile %s/id_ed25519\n"
+		    "\tIdentitiesOnly yes\n\tUserKnownHostsFile %s/known_hosts\n"
+		    "\tStrictHostKeyChecking yes\n",
+		    rack->nodes[i].hostname, ports[i], user, ssh_dir, ssh_dir);
 	}
 	path = br_xasprintf("%s/known_hosts", ssh_dir);
 	rc = write_text(path, br_buf_str(&known), err);
@@ -306,8 +312,10 @@ int sim_ssh_start(const struct sim_rack *rack, const char *dir, struct br_buf *e
 	char *user, *path;
 
 	if (!path_plain(dir))
-		return br_errf(err, BR_E_INVAL, "--dir '%s': sshd cannot serve hosts under a path with "
-						"spaces, quotes or backslashes (or use --no-ssh)", dir);
+		return br_errf(err, BR_E_INVAL,
+			       "--dir '%s': sshd cannot serve hosts under a path with "
+			       "spaces, quotes or backslashes (or use --no-ssh)",
+			       dir);
 	if (!pw)
 		return br_errf(err, BR_E_IO, "no user name for uid %ld", (long)geteuid());
 	user = br_xstrdup(pw->pw_name);
@@ -370,7 +378,7 @@ static int pid_gone(pid_t pid)
 {
 	char *path = br_xasprintf("/proc/%ld/stat", (long)pid), *text = NULL, *paren;
 	size_t len = 0;
-	struct br_err err = {0};
+	struct br_err err = { 0 };
 	int gone = 1;
 
 	if (kill(pid, 0) == 0 && br_read_file(path, 4096, &text, &len, &err) == 0) {
@@ -389,7 +397,8 @@ void sim_ssh_stop(struct sim_ssh *s)
 	for (size_t i = 0; i < s->n_pids; i++)
 		kill(s->pids[i], SIGTERM);
 	for (size_t i = 0; i < s->n_pids; i++)
-		for (int waited = 0; waited < SSHD_STOP_WAIT_MS && !pid_gone(s->pids[i]); waited += SSHD_POLL_MS)
+		for (int waited = 0; waited < SSHD_STOP_WAIT_MS && !pid_gone(s->pids[i]);
+		     waited += SSHD_POLL_MS)
 			sleep_ms(SSHD_POLL_MS);
 	free(s->pids);
 	free(s->dir);

@@ -59,8 +59,8 @@ static void nvsmi_gpu(struct br_buf *b, const struct sim_node *n, int g, int min
 		    "\t\t\t<remapped_row_unc>0</remapped_row_unc>\n"
 		    "\t\t\t<remapped_row_pending>No</remapped_row_pending>\n"
 		    "\t\t\t<remapped_row_failure>No</remapped_row_failure>\n\t\t</remapped_rows>\n",
-		    bdf, gpu->serial, (unsigned)(0x5a000000u + (unsigned)n->index),
-		    (unsigned)(0x1000 + g), 0x4000u, 0x8000u,
+		    bdf, gpu->serial, (unsigned)(0x5a000000u + (unsigned)n->index), (unsigned)(0x1000 + g),
+		    0x4000u, 0x8000u,
 		    (unsigned long long)(0x10de00000000ULL + (unsigned long long)n->index * 16 + (unsigned)g),
 		    minor, SIM_FW_GPU);
 	br_buf_addf(b,
@@ -142,22 +142,23 @@ static void lldp_neighbor(struct br_buf *b, const char *ifname, const char *sw, 
 	char mac[18];
 
 	switch_mac(sw, mac);
-	br_buf_addf(b,
-		    " <interface label=\"Interface\" name=\"%s\" via=\"LLDP\" rid=\"1\" age=\"0 day, 02:11:40\">\n"
-		    "  <chassis label=\"Chassis\">\n"
-		    "   <id label=\"ChassisID\" type=\"mac\">%s</id>\n"
-		    "   <name label=\"SysName\">%s</name>\n"
-		    "   <descr label=\"SysDescr\">Cumulus Linux version 5.9.1 running on Nvidia SN5600</descr>\n"
-		    "   <capability label=\"Capability\" type=\"Bridge\" enabled=\"on\"/>\n"
-		    "   <capability label=\"Capability\" type=\"Router\" enabled=\"on\"/>\n"
-		    "  </chassis>\n"
-		    "  <port label=\"Port\">\n"
-		    "   <id label=\"PortID\" type=\"ifname\">%s</id>\n"
-		    "   <descr label=\"PortDescr\">%s</descr>\n"
-		    "   <ttl label=\"TTL\">120</ttl>\n"
-		    "  </port>\n"
-		    " </interface>\n",
-		    ifname, mac, sw, sw_port, sw_port);
+	br_buf_addf(
+	    b,
+	    " <interface label=\"Interface\" name=\"%s\" via=\"LLDP\" rid=\"1\" age=\"0 day, 02:11:40\">\n"
+	    "  <chassis label=\"Chassis\">\n"
+	    "   <id label=\"ChassisID\" type=\"mac\">%s</id>\n"
+	    "   <name label=\"SysName\">%s</name>\n"
+	    "   <descr label=\"SysDescr\">Cumulus Linux version 5.9.1 running on Nvidia SN5600</descr>\n"
+	    "   <capability label=\"Capability\" type=\"Bridge\" enabled=\"on\"/>\n"
+	    "   <capability label=\"Capability\" type=\"Router\" enabled=\"on\"/>\n"
+	    "  </chassis>\n"
+	    "  <port label=\"Port\">\n"
+	    "   <id label=\"PortID\" type=\"ifname\">%s</id>\n"
+	    "   <descr label=\"PortDescr\">%s</descr>\n"
+	    "   <ttl label=\"TTL\">120</ttl>\n"
+	    "  </port>\n"
+	    " </interface>\n",
+	    ifname, mac, sw, sw_port, sw_port);
 }
 
 static void lldpctl(struct sim_hw *w, const struct sim_node *n)
@@ -199,9 +200,10 @@ static void kernel_log(struct sim_hw *w, const struct sim_node *n, const char *s
 	int boot_index = 0;
 
 	br_buf_init(&msgs, 0);
-	br_buf_adds(&msgs, "[    0.000000] Linux version 6.8.0-49-generic (buildd@lcy02-amd64-103) "
-			   "(x86_64-linux-gnu-gcc-13 (Ubuntu 13.2.0-23ubuntu4) 13.2.0) #49-Ubuntu SMP "
-			   "PREEMPT_DYNAMIC Mon Nov  4 02:06:24 UTC 2024 (Ubuntu 6.8.0-49.49-generic 6.8.12)\n");
+	br_buf_adds(&msgs,
+		    "[    0.000000] Linux version 6.8.0-49-generic (buildd@lcy02-amd64-103) "
+		    "(x86_64-linux-gnu-gcc-13 (Ubuntu 13.2.0-23ubuntu4) 13.2.0) #49-Ubuntu SMP "
+		    "PREEMPT_DYNAMIC Mon Nov  4 02:06:24 UTC 2024 (Ubuntu 6.8.0-49.49-generic 6.8.12)\n");
 	br_buf_addf(&msgs, "[    0.000000] DMI: Dell Inc. PowerEdge XE9680/0NGMK4, BIOS %s 07/15/2024\n",
 		    SIM_FW_BIOS);
 	for (int g = 0; g < SIM_GPUS; g++) {
@@ -213,11 +215,11 @@ static void kernel_log(struct sim_hw *w, const struct sim_node *n, const char *s
 		br_buf_addf(&msgs, "[    2.%06d] pci %s: [10de:2335] type 00 class 0x030200 PCIe Endpoint\n",
 			    100000 + g * 1111, bdf);
 		if (n->gpus[g].lanes < 16)
-			br_buf_addf(&msgs,
-				    "[    2.%06d] pci %s: %.3f Gb/s available PCIe bandwidth, limited by 32.0 GT/s "
-				    "PCIe x%d link at %s (capable of 504.123 Gb/s with 32.0 GT/s PCIe x16 link)\n",
-				    100001 + g * 1111, bdf, 504.123 * n->gpus[g].lanes / 16, n->gpus[g].lanes,
-				    port);
+			br_buf_addf(
+			    &msgs,
+			    "[    2.%06d] pci %s: %.3f Gb/s available PCIe bandwidth, limited by 32.0 GT/s "
+			    "PCIe x%d link at %s (capable of 504.123 Gb/s with 32.0 GT/s PCIe x16 link)\n",
+			    100001 + g * 1111, bdf, 504.123 * n->gpus[g].lanes / 16, n->gpus[g].lanes, port);
 	}
 	for (int k = 0; k < SIM_FABRIC_NICS; k++)
 		if (n->nics[k].present)
@@ -226,11 +228,13 @@ static void kernel_log(struct sim_hw *w, const struct sim_node *n, const char *s
 	/* / is on the boot drive, which nvme_order names second (hosts.c). */
 	for (int d = 0; d < SIM_DATA_DRIVES; d++)
 		boot_index |= (n->faults & SIM_FAULT_BIT(SIM_F_NVME_ORDER)) && n->drives[d].present;
-	br_buf_addf(&msgs, "[    6.402311] EXT4-fs (nvme%dn1p2): mounted filesystem with ordered data mode.\n",
+	br_buf_addf(&msgs,
+		    "[    6.402311] EXT4-fs (nvme%dn1p2): mounted filesystem with ordered data mode.\n",
 		    boot_index);
-	br_buf_adds(&msgs, "[   12.880412] nvidia-nvlink: Nvlink Core is being initialized, major device number 511\n"
-			   "[   13.104233] NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  "
-			   NVSMI_DRIVER "\n");
+	br_buf_adds(
+	    &msgs,
+	    "[   12.880412] nvidia-nvlink: Nvlink Core is being initialized, major device number 511\n"
+	    "[   13.104233] NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  " NVSMI_DRIVER "\n");
 	br_buf_init(&dmesg, 0);
 	br_buf_init(&kern, 0);
 	line = br_buf_str(&msgs);

@@ -103,7 +103,8 @@ void sim_hw_link(struct sim_hw *w, const char *rel, const char *target)
 	if (w->rc)
 		return;
 	path = br_xasprintf("%s/%s", w->root, rel);
-	if (symlink(target, path) && (errno != ENOENT || make_parents(w, path) || symlink(target, path)) && !w->rc)
+	if (symlink(target, path) && (errno != ENOENT || make_parents(w, path) || symlink(target, path)) &&
+	    !w->rc)
 		w->rc = br_errf(w->err, BR_E_IO, "%s: %s", path, strerror(errno));
 	free(path);
 }

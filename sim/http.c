@@ -43,7 +43,7 @@ static void log_str(struct sim_loop *loop, const char *s)
 
 	log_put(loop, "\"", 1);
 	for (; *p; p++) {
-		char esc[6] = {'\\', 'u', '0', '0'};
+		char esc[6] = { '\\', 'u', '0', '0' };
 
 		if (*p != '"' && *p != '\\' && *p >= 0x20 && *p < 0x7f)
 			continue;
@@ -317,13 +317,13 @@ static enum MHD_Result dispatch(struct req *q, const char *url)
 {
 	struct listener *l = q->l;
 	struct sim_request rq = {
-	    .method = q->method,
-	    .path = url,
-	    .uri = q->uri,
-	    .body = br_buf_str(&q->body),
-	    .body_len = q->body.len,
-	    .start_ms = q->start_ms,
-	    .conn = q->conn,
+		.method = q->method,
+		.path = url,
+		.uri = q->uri,
+		.body = br_buf_str(&q->body),
+		.body_len = q->body.len,
+		.start_ms = q->start_ms,
+		.conn = q->conn,
 	};
 	int64_t due;
 

@@ -31,7 +31,7 @@ static void on_signal(int sig)
 
 static int listen_socket(int port, int *ret_fd, int *ret_port, struct br_err *err)
 {
-	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
 	socklen_t len = sizeof(sa);
 	int fd, one = 1;
 
@@ -56,20 +56,21 @@ static int start_daemon(struct sim_loop *loop, struct listener *l, struct br_err
 {
 	int tls = loop->cfg.tls_key_pem && loop->cfg.tls_cert_pem;
 	struct MHD_OptionItem opts[] = {
-	    {MHD_OPTION_LISTEN_SOCKET, l->fd, NULL},
-	    {MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)sim_http_on_uri, l},
-	    {MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)sim_http_on_completed, l},
-	    {MHD_OPTION_CONNECTION_TIMEOUT, IDLE_TIMEOUT_S, NULL},
-	    /* MHD zeroes a connection's whole pool before each keep-alive
-	     * request: its 32 KiB default was the simulator's top memset. */
-	    {MHD_OPTION_CONNECTION_MEMORY_LIMIT, CONN_POOL_BYTES, NULL},
-	    {MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)sim_http_on_mhd_log, l},
-	    {tls ? MHD_OPTION_HTTPS_MEM_KEY : MHD_OPTION_END, 0, (void *)(uintptr_t)loop->cfg.tls_key_pem},
-	    {MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)(uintptr_t)loop->cfg.tls_cert_pem},
-	    {MHD_OPTION_END, 0, NULL},
+		{ MHD_OPTION_LISTEN_SOCKET, l->fd, NULL },
+		{ MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)sim_http_on_uri, l },
+		{ MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)sim_http_on_completed, l },
+		{ MHD_OPTION_CONNECTION_TIMEOUT, IDLE_TIMEOUT_S, NULL },
+		/* MHD zeroes a connection's whole pool before each keep-alive
+		 * request: its 32 KiB default was the simulator's top memset. */
+		{ MHD_OPTION_CONNECTION_MEMORY_LIMIT, CONN_POOL_BYTES, NULL },
+		{ MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)sim_http_on_mhd_log, l },
+		{ tls ? MHD_OPTION_HTTPS_MEM_KEY : MHD_OPTION_END, 0,
+		  (void *)(uintptr_t)loop->cfg.tls_key_pem },
+		{ MHD_OPTION_HTTPS_MEM_CERT, 0, (void *)(uintptr_t)loop->cfg.tls_cert_pem },
+		{ MHD_OPTION_END, 0, NULL },
 	};
 	const union MHD_DaemonInfo *info;
-	struct epoll_event ev = {.events = EPOLLIN};
+	struct epoll_event ev = { .events = EPOLLIN };
 	unsigned flags =
 	    MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG | (tls ? MHD_USE_TLS : 0);
 
@@ -267,7 +268,7 @@ static void turn(struct sim_loop *loop, struct epoll_event *evs, int n, int64_t 
 int sim_loop_run(struct sim_loop *loop, struct br_err *err)
 {
 	struct epoll_event evs[LOOP_EVENTS_MAX];
-	struct sigaction sa = {.sa_handler = on_signal};
+	struct sigaction sa = { .sa_handler = on_signal };
 	sigset_t block, old, wait_mask;
 	int64_t last_sweep = br_now_ms();
 	int rc = 0;

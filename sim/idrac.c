@@ -40,78 +40,81 @@ static json_t *r_versions(struct sim_ctx *c)
 }
 
 static const struct route routes[] = {
-    {"/redfish", 0, T_PUBLIC, 0, r_versions, NULL, NULL, NULL},
-    {SIM_R_ROOT, 1, T_PUBLIC, 0, sim_r_root, NULL, NULL, NULL},
-    {SIM_R_ROOT "/odata", 1, T_PUBLIC, 0, sim_r_odata, NULL, NULL, NULL},
-    {SIM_R_ROOT "/Systems", 2, T_NONE, 0, sim_r_systems, NULL, NULL, NULL},
-    {SIM_R_SYS, 3, T_SYSTEM, R_ETAG, sim_r_system, sim_w_system, NULL, NULL},
-    {SIM_R_SYS "/EthernetInterfaces", 4, T_ETH_COLL, 0, sim_r_eth_coll, NULL, NULL, NULL},
-    {SIM_R_SYS "/EthernetInterfaces/*", 5, T_NONE, 0, sim_r_eth, NULL, NULL, NULL},
-    {SIM_R_SYS "/Processors", 4, T_NONE, 0, sim_r_procs, NULL, NULL, NULL},
-    {SIM_R_SYS "/Processors/*", 5, T_NONE, 0, sim_r_proc, NULL, NULL, NULL},
-    {SIM_R_SYS "/Storage", 4, T_NONE, 0, sim_r_storages, NULL, NULL, NULL},
-    {SIM_R_SYS "/Storage/*", 5, T_NONE, 0, sim_r_storage, NULL, NULL, NULL},
-    {SIM_R_SYS "/Storage/*/Drives/*", 6, T_NONE, 0, sim_r_drive, NULL, NULL, NULL},
-    {SIM_R_SYS "/Settings", 4, T_NONE, R_ETAG, sim_r_system_settings, sim_w_system_settings, NULL, NULL},
-    {SIM_R_SYS "/Bios", 4, T_BIOS, R_ETAG, sim_r_bios, NULL, NULL, NULL},
-    {SIM_R_SYS "/Bios/Settings", 5, T_NONE, R_ETAG, sim_r_bios_settings, sim_w_bios_settings, NULL, NULL},
-    {SIM_R_SYS "/Bios/BiosRegistry", 5, T_NONE, 0, sim_r_bios_registry, NULL, NULL, NULL},
-    {SIM_R_SYS "/SecureBoot", 4, T_NONE, 0, sim_r_secure_boot, NULL, NULL, NULL},
-    {SIM_R_SYS "/Memory", 4, T_NONE, 0, sim_r_memory_coll, NULL, NULL, NULL},
-    {SIM_R_SYS "/Memory/*", 5, T_NONE, 0, sim_r_memory, NULL, NULL, NULL},
-    {SIM_R_SYS "/SimpleStorage", 4, T_NONE, 0, sim_r_simple_storage_coll, NULL, NULL, NULL},
-    {SIM_R_SYS "/SimpleStorage/*", 5, T_NONE, 0, sim_r_simple_storage, NULL, NULL, NULL},
-    {SIM_R_SYS "/Actions/ComputerSystem.Reset", 4, T_NONE, 0, NULL, NULL, sim_w_reset, NULL},
-    {SIM_R_ROOT "/Chassis", 2, T_NONE, 0, sim_r_chassis_coll, NULL, NULL, NULL},
-    {SIM_R_CHASSIS, 3, T_CHASSIS, R_ETAG, sim_r_chassis, sim_w_chassis, NULL, NULL},
-    {SIM_R_ENCLOSURE, 3, T_NONE, 0, sim_r_enclosure, NULL, NULL, NULL},
-    {SIM_R_CHASSIS "/PCIeDevices", 4, T_NONE, 0, sim_r_pcie_coll, NULL, NULL, NULL},
-    /* Linked straight from the System's PCIeDevices array, so one level up. */
-    {SIM_R_CHASSIS "/PCIeDevices/*", 4, T_NONE, 0, sim_r_pcie, NULL, NULL, NULL},
-    {SIM_R_CHASSIS "/PCIeDevices/*/PCIeFunctions", 5, T_NONE, 0, sim_r_pcie_funcs, NULL, NULL, NULL},
-    {SIM_R_CHASSIS "/PCIeDevices/*/PCIeFunctions/*", 6, T_NONE, 0, sim_r_pcie_func, NULL, NULL, NULL},
-    {SIM_R_CHASSIS "/NetworkAdapters", 4, T_NONE, 0, sim_r_adapters, NULL, NULL, NULL},
-    {SIM_R_CHASSIS "/NetworkAdapters/*", 5, T_NONE, 0, sim_r_adapter, NULL, NULL, NULL},
-    {SIM_R_CHASSIS "/NetworkAdapters/*/NetworkDeviceFunctions", 6, T_NONE, 0, sim_r_ndf_coll, NULL, NULL,
-     NULL},
-    {SIM_R_CHASSIS "/NetworkAdapters/*/NetworkDeviceFunctions/*", 7, T_NONE, 0, sim_r_ndf, NULL, NULL, NULL},
-    {SIM_R_CHASSIS "/Thermal", 4, T_THERMAL, 0, sim_r_thermal, NULL, NULL, NULL},
-    {SIM_R_CHASSIS "/Power", 4, T_NONE, 0, sim_r_power, NULL, NULL, NULL},
-    {SIM_R_ROOT "/Managers", 2, T_NONE, 0, sim_r_managers, NULL, NULL, NULL},
-    {SIM_R_MGR, 3, T_NONE, R_ETAG, sim_r_manager, NULL, NULL, NULL},
-    {SIM_R_MGR "/Actions/Manager.Reset", 4, T_NONE, 0, NULL, NULL, sim_w_manager_reset, NULL},
-    {SIM_R_MGR "/NetworkProtocol", 4, T_NONE, 0, sim_r_network_protocol, NULL, NULL, NULL},
-    {SIM_R_MGR "/VirtualMedia", 4, T_NONE, 0, sim_r_virtual_media_coll, NULL, NULL, NULL},
-    {SIM_R_MGR "/VirtualMedia/*", 5, T_NONE, 0, sim_r_virtual_media, NULL, NULL, NULL},
-    {SIM_R_MGR "/EthernetInterfaces", 4, T_NONE, 0, sim_r_mgr_eth_coll, NULL, NULL, NULL},
-    {SIM_R_MGR "/EthernetInterfaces/*", 5, T_NONE, 0, sim_r_mgr_eth, NULL, NULL, NULL},
-    {SIM_R_MGR "/LogServices", 4, T_NONE, 0, sim_r_log_services, NULL, NULL, NULL},
-    {SIM_R_MGR "/LogServices/Sel", 5, T_NONE, 0, sim_r_sel, NULL, NULL, NULL},
-    {SIM_R_MGR "/LogServices/Sel/Entries", 6, T_NONE, 0, sim_r_sel_entries, NULL, NULL, NULL},
-    {SIM_R_MGR "/LogServices/Sel/Entries/*", 7, T_NONE, 0, sim_r_sel_entry, NULL, NULL, NULL},
-    {SIM_R_MGR "/Jobs", 4, T_NONE, R_NO_CACHE, sim_r_jobs, NULL, sim_w_jobs, NULL},
-    {SIM_R_MGR "/Jobs/*", 5, T_NONE, R_NO_CACHE, sim_r_job, NULL, NULL, NULL},
-    {SIM_R_ROOT "/UpdateService", 2, T_NONE, 0, sim_r_update_service, NULL, NULL, NULL},
-    {SIM_R_FW, 3, T_NONE, 0, sim_r_fw_coll, NULL, NULL, NULL},
-    {SIM_R_FW "/*", 4, T_NONE, 0, sim_r_fw, NULL, NULL, NULL},
-    {SIM_R_ROOT "/SessionService", 2, T_NONE, 0, sim_r_session_service, NULL, NULL, NULL},
-    /* The service root links Sessions directly (Links.Sessions). */
-    {SIM_R_SESSIONS, 2, T_NONE, R_NO_CACHE | R_SESSION_WRITES, sim_r_sessions, NULL, sim_w_session_create,
-     NULL},
-    {SIM_R_SESSIONS "/*", 3, T_NONE, R_NO_CACHE | R_SESSION_WRITES, sim_r_session, NULL, NULL,
-     sim_w_session_delete},
-    {SIM_R_ROOT "/AccountService", 2, T_NONE, 0, sim_r_accounts_service, NULL, NULL, NULL},
-    {SIM_R_ROOT "/AccountService/Accounts", 3, T_NONE, 0, sim_r_accounts, NULL, NULL, NULL},
-    {SIM_R_ROOT "/AccountService/Accounts/*", 4, T_NONE, 0, sim_r_account, NULL, NULL, NULL},
-    {SIM_R_ROOT "/AccountService/Roles", 3, T_NONE, 0, sim_r_roles, NULL, NULL, NULL},
-    {SIM_R_ROOT "/AccountService/Roles/*", 4, T_NONE, 0, sim_r_role, NULL, NULL, NULL},
-    {SIM_R_ROOT "/JsonSchemas", 2, T_NONE, 0, sim_r_json_schemas, NULL, NULL, NULL},
-    {SIM_R_ROOT "/JsonSchemas/*", 3, T_NONE, 0, sim_r_json_schema, NULL, NULL, NULL},
-    {SIM_R_ROOT "/Registries", 2, T_NONE, 0, sim_r_registries, NULL, NULL, NULL},
-    {SIM_R_ROOT "/Registries/*", 3, T_NONE, 0, sim_r_registry, NULL, NULL, NULL},
-    {SIM_R_ROOT "/TaskService", 2, T_NONE, 0, sim_r_task_service, NULL, NULL, NULL},
-    {SIM_R_ROOT "/TaskService/Tasks", 3, T_NONE, R_NO_CACHE, sim_r_tasks, NULL, NULL, NULL},
-    {SIM_R_ROOT "/TaskService/Tasks/*", 4, T_NONE, R_NO_CACHE, sim_r_task, NULL, NULL, NULL},
+	{ "/redfish", 0, T_PUBLIC, 0, r_versions, NULL, NULL, NULL },
+	{ SIM_R_ROOT, 1, T_PUBLIC, 0, sim_r_root, NULL, NULL, NULL },
+	{ SIM_R_ROOT "/odata", 1, T_PUBLIC, 0, sim_r_odata, NULL, NULL, NULL },
+	{ SIM_R_ROOT "/Systems", 2, T_NONE, 0, sim_r_systems, NULL, NULL, NULL },
+	{ SIM_R_SYS, 3, T_SYSTEM, R_ETAG, sim_r_system, sim_w_system, NULL, NULL },
+	{ SIM_R_SYS "/EthernetInterfaces", 4, T_ETH_COLL, 0, sim_r_eth_coll, NULL, NULL, NULL },
+	{ SIM_R_SYS "/EthernetInterfaces/*", 5, T_NONE, 0, sim_r_eth, NULL, NULL, NULL },
+	{ SIM_R_SYS "/Processors", 4, T_NONE, 0, sim_r_procs, NULL, NULL, NULL },
+	{ SIM_R_SYS "/Processors/*", 5, T_NONE, 0, sim_r_proc, NULL, NULL, NULL },
+	{ SIM_R_SYS "/Storage", 4, T_NONE, 0, sim_r_storages, NULL, NULL, NULL },
+	{ SIM_R_SYS "/Storage/*", 5, T_NONE, 0, sim_r_storage, NULL, NULL, NULL },
+	{ SIM_R_SYS "/Storage/*/Drives/*", 6, T_NONE, 0, sim_r_drive, NULL, NULL, NULL },
+	{ SIM_R_SYS "/Settings", 4, T_NONE, R_ETAG, sim_r_system_settings, sim_w_system_settings, NULL,
+	  NULL },
+	{ SIM_R_SYS "/Bios", 4, T_BIOS, R_ETAG, sim_r_bios, NULL, NULL, NULL },
+	{ SIM_R_SYS "/Bios/Settings", 5, T_NONE, R_ETAG, sim_r_bios_settings, sim_w_bios_settings, NULL,
+	  NULL },
+	{ SIM_R_SYS "/Bios/BiosRegistry", 5, T_NONE, 0, sim_r_bios_registry, NULL, NULL, NULL },
+	{ SIM_R_SYS "/SecureBoot", 4, T_NONE, 0, sim_r_secure_boot, NULL, NULL, NULL },
+	{ SIM_R_SYS "/Memory", 4, T_NONE, 0, sim_r_memory_coll, NULL, NULL, NULL },
+	{ SIM_R_SYS "/Memory/*", 5, T_NONE, 0, sim_r_memory, NULL, NULL, NULL },
+	{ SIM_R_SYS "/SimpleStorage", 4, T_NONE, 0, sim_r_simple_storage_coll, NULL, NULL, NULL },
+	{ SIM_R_SYS "/SimpleStorage/*", 5, T_NONE, 0, sim_r_simple_storage, NULL, NULL, NULL },
+	{ SIM_R_SYS "/Actions/ComputerSystem.Reset", 4, T_NONE, 0, NULL, NULL, sim_w_reset, NULL },
+	{ SIM_R_ROOT "/Chassis", 2, T_NONE, 0, sim_r_chassis_coll, NULL, NULL, NULL },
+	{ SIM_R_CHASSIS, 3, T_CHASSIS, R_ETAG, sim_r_chassis, sim_w_chassis, NULL, NULL },
+	{ SIM_R_ENCLOSURE, 3, T_NONE, 0, sim_r_enclosure, NULL, NULL, NULL },
+	{ SIM_R_CHASSIS "/PCIeDevices", 4, T_NONE, 0, sim_r_pcie_coll, NULL, NULL, NULL },
+	/* Linked straight from the System's PCIeDevices array, so one level up. */
+	{ SIM_R_CHASSIS "/PCIeDevices/*", 4, T_NONE, 0, sim_r_pcie, NULL, NULL, NULL },
+	{ SIM_R_CHASSIS "/PCIeDevices/*/PCIeFunctions", 5, T_NONE, 0, sim_r_pcie_funcs, NULL, NULL, NULL },
+	{ SIM_R_CHASSIS "/PCIeDevices/*/PCIeFunctions/*", 6, T_NONE, 0, sim_r_pcie_func, NULL, NULL, NULL },
+	{ SIM_R_CHASSIS "/NetworkAdapters", 4, T_NONE, 0, sim_r_adapters, NULL, NULL, NULL },
+	{ SIM_R_CHASSIS "/NetworkAdapters/*", 5, T_NONE, 0, sim_r_adapter, NULL, NULL, NULL },
+	{ SIM_R_CHASSIS "/NetworkAdapters/*/NetworkDeviceFunctions", 6, T_NONE, 0, sim_r_ndf_coll, NULL, NULL,
+	  NULL },
+	{ SIM_R_CHASSIS "/NetworkAdapters/*/NetworkDeviceFunctions/*", 7, T_NONE, 0, sim_r_ndf, NULL, NULL,
+	  NULL },
+	{ SIM_R_CHASSIS "/Thermal", 4, T_THERMAL, 0, sim_r_thermal, NULL, NULL, NULL },
+	{ SIM_R_CHASSIS "/Power", 4, T_NONE, 0, sim_r_power, NULL, NULL, NULL },
+	{ SIM_R_ROOT "/Managers", 2, T_NONE, 0, sim_r_managers, NULL, NULL, NULL },
+	{ SIM_R_MGR, 3, T_NONE, R_ETAG, sim_r_manager, NULL, NULL, NULL },
+	{ SIM_R_MGR "/Actions/Manager.Reset", 4, T_NONE, 0, NULL, NULL, sim_w_manager_reset, NULL },
+	{ SIM_R_MGR "/NetworkProtocol", 4, T_NONE, 0, sim_r_network_protocol, NULL, NULL, NULL },
+	{ SIM_R_MGR "/VirtualMedia", 4, T_NONE, 0, sim_r_virtual_media_coll, NULL, NULL, NULL },
+	{ SIM_R_MGR "/VirtualMedia/*", 5, T_NONE, 0, sim_r_virtual_media, NULL, NULL, NULL },
+	{ SIM_R_MGR "/EthernetInterfaces", 4, T_NONE, 0, sim_r_mgr_eth_coll, NULL, NULL, NULL },
+	{ SIM_R_MGR "/EthernetInterfaces/*", 5, T_NONE, 0, sim_r_mgr_eth, NULL, NULL, NULL },
+	{ SIM_R_MGR "/LogServices", 4, T_NONE, 0, sim_r_log_services, NULL, NULL, NULL },
+	{ SIM_R_MGR "/LogServices/Sel", 5, T_NONE, 0, sim_r_sel, NULL, NULL, NULL },
+	{ SIM_R_MGR "/LogServices/Sel/Entries", 6, T_NONE, 0, sim_r_sel_entries, NULL, NULL, NULL },
+	{ SIM_R_MGR "/LogServices/Sel/Entries/*", 7, T_NONE, 0, sim_r_sel_entry, NULL, NULL, NULL },
+	{ SIM_R_MGR "/Jobs", 4, T_NONE, R_NO_CACHE, sim_r_jobs, NULL, sim_w_jobs, NULL },
+	{ SIM_R_MGR "/Jobs/*", 5, T_NONE, R_NO_CACHE, sim_r_job, NULL, NULL, NULL },
+	{ SIM_R_ROOT "/UpdateService", 2, T_NONE, 0, sim_r_update_service, NULL, NULL, NULL },
+	{ SIM_R_FW, 3, T_NONE, 0, sim_r_fw_coll, NULL, NULL, NULL },
+	{ SIM_R_FW "/*", 4, T_NONE, 0, sim_r_fw, NULL, NULL, NULL },
+	{ SIM_R_ROOT "/SessionService", 2, T_NONE, 0, sim_r_session_service, NULL, NULL, NULL },
+	/* The service root links Sessions directly (Links.Sessions). */
+	{ SIM_R_SESSIONS, 2, T_NONE, R_NO_CACHE | R_SESSION_WRITES, sim_r_sessions, NULL,
+	  sim_w_session_create, NULL },
+	{ SIM_R_SESSIONS "/*", 3, T_NONE, R_NO_CACHE | R_SESSION_WRITES, sim_r_session, NULL, NULL,
+	  sim_w_session_delete },
+	{ SIM_R_ROOT "/AccountService", 2, T_NONE, 0, sim_r_accounts_service, NULL, NULL, NULL },
+	{ SIM_R_ROOT "/AccountService/Accounts", 3, T_NONE, 0, sim_r_accounts, NULL, NULL, NULL },
+	{ SIM_R_ROOT "/AccountService/Accounts/*", 4, T_NONE, 0, sim_r_account, NULL, NULL, NULL },
+	{ SIM_R_ROOT "/AccountService/Roles", 3, T_NONE, 0, sim_r_roles, NULL, NULL, NULL },
+	{ SIM_R_ROOT "/AccountService/Roles/*", 4, T_NONE, 0, sim_r_role, NULL, NULL, NULL },
+	{ SIM_R_ROOT "/JsonSchemas", 2, T_NONE, 0, sim_r_json_schemas, NULL, NULL, NULL },
+	{ SIM_R_ROOT "/JsonSchemas/*", 3, T_NONE, 0, sim_r_json_schema, NULL, NULL, NULL },
+	{ SIM_R_ROOT "/Registries", 2, T_NONE, 0, sim_r_registries, NULL, NULL, NULL },
+	{ SIM_R_ROOT "/Registries/*", 3, T_NONE, 0, sim_r_registry, NULL, NULL, NULL },
+	{ SIM_R_ROOT "/TaskService", 2, T_NONE, 0, sim_r_task_service, NULL, NULL, NULL },
+	{ SIM_R_ROOT "/TaskService/Tasks", 3, T_NONE, R_NO_CACHE, sim_r_tasks, NULL, NULL, NULL },
+	{ SIM_R_ROOT "/TaskService/Tasks/*", 4, T_NONE, R_NO_CACHE, sim_r_task, NULL, NULL, NULL },
 };
 
 /* Match path against pattern, copying '*' segments into args. */
@@ -180,7 +183,8 @@ static void break_types(json_t *system)
  * so a cut may fall inside one. */
 static void huge_serial(json_t *system)
 {
-	static const char unit[] = "\xc3\xa9" "0123456789";
+	static const char unit[] = "\xc3\xa9"
+				   "0123456789";
 	struct br_buf b;
 
 	br_buf_init(&b, 0);
@@ -363,7 +367,8 @@ static int test_faults(struct sim_ctx *c, const struct route *r, json_t *doc)
 	 * $expand of a collection), so the fault cannot be walked around. */
 	if (r->tag == T_BIOS && alters(c, SIM_F_HUGE_BODY)) {
 		c->resp->status = 200;
-		c->resp->body = br_xasprintf("{\"@odata.id\":\"%s\",\"Oem\":{\"Filler\":\"", SIM_R_SYS "/Bios");
+		c->resp->body =
+		    br_xasprintf("{\"@odata.id\":\"%s\",\"Oem\":{\"Filler\":\"", SIM_R_SYS "/Bios");
 		c->resp->body_len = strlen(c->resp->body);
 		c->resp->synthetic_len = SIM_HUGE_BODY_BYTES;
 		c->resp->note = "huge_body";
@@ -498,7 +503,7 @@ void sim_idrac_handle(void *ctx, const struct sim_request *req, struct sim_respo
 {
 	struct sim_bmc *bmc = ctx;
 	char args[3][ARG_MAX];
-	struct sim_ctx c = {.node = bmc->node, .cfg = bmc->cfg, .req = req, .resp = resp};
+	struct sim_ctx c = { .node = bmc->node, .cfg = bmc->cfg, .req = req, .resp = resp };
 	char *path = br_xstrdup(req->path);
 	size_t len = strlen(path);
 	const struct route *r;

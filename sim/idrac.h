@@ -36,7 +36,7 @@
 #define SIM_BASE "Base.1.12."
 #define SIM_BASE_REGISTRY "Base.1.12.0"
 #define SIM_BIOS_REGISTRY "BiosAttributeRegistry.v1_0_0" /* the Id iDRAC9 gives it */
-#define SIM_ETAG_LEN 20 /* '"', 16 hex digits, '"', NUL */
+#define SIM_ETAG_LEN 20					 /* '"', 16 hex digits, '"', NUL */
 /* Rendered GET answers kept per node (idrac_cache.c); past either cap the
  * rest is rendered every time. Discover's reads of a node take ~60 answers
  * and ~120 KB. */

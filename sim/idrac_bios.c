@@ -13,7 +13,7 @@
 #include "idrac.h"
 
 #define JOB_BASE 742000000000LL /* job ids look like JID_742000000001 */
-#define JOB_FAIL_MESSAGE                                                                                   \
+#define JOB_FAIL_MESSAGE                                                                                     \
 	"Unable to apply the BIOS configuration: ProcCStates is read-only while SysProfile is not Custom."
 
 /* Attributes, their types and allowed values: Dell's iDRAC9 BIOS attribute
@@ -111,8 +111,9 @@ json_t *sim_r_bios(struct sim_ctx *c)
  * "Attribute registry"; DMTF AttributeRegistry_v1.xml). */
 static json_t *registry_entry(const struct sim_bios_attr *a)
 {
-	static const char *const types[] = {[SIM_BIOS_ENUM] = "Enumeration", [SIM_BIOS_STRING] = "String",
-					    [SIM_BIOS_INT] = "Integer"};
+	static const char *const types[] = {
+		[SIM_BIOS_ENUM] = "Enumeration", [SIM_BIOS_STRING] = "String", [SIM_BIOS_INT] = "Integer"
+	};
 	json_t *e = json_pack("{s:s, s:s, s:s, s:b, s:b, s:s}", "AttributeName", a->name, "DisplayName",
 			      a->display_name, "Type", types[a->type], "ReadOnly", a->read_only, "Hidden", 0,
 			      "MenuPath", "./");
@@ -145,8 +146,9 @@ json_t *sim_r_bios_registry(struct sim_ctx *c)
 	json_object_del(r, "@odata.context");
 	for (size_t i = 0; i < sim_bios_registry_len; i++)
 		json_array_append_new(attrs, registry_entry(&sim_bios_registry[i]));
-	json_object_set_new(r, "Description", json_string("This is the BIOS Attribute Registry for the "
-							    "PowerEdge XE9680 as the simulator presents it."));
+	json_object_set_new(r, "Description",
+			    json_string("This is the BIOS Attribute Registry for the "
+					"PowerEdge XE9680 as the simulator presents it."));
 	json_object_set_new(r, "Language", json_string("en"));
 	json_object_set_new(r, "OwningEntity", json_string("Dell"));
 	json_object_set_new(r, "RegistryVersion", json_string("1.0.0"));
@@ -168,8 +170,8 @@ json_t *sim_r_secure_boot(struct sim_ctx *c)
 
 	json_object_set_new(s, "Description", json_string("UEFI Secure Boot"));
 	json_object_set_new(s, "SecureBootEnable", json_boolean(on));
-	json_object_set_new(s, "SecureBootCurrentBoot", json_string(on && c->node->st.powered ? "Enabled"
-											       : "Disabled"));
+	json_object_set_new(s, "SecureBootCurrentBoot",
+			    json_string(on && c->node->st.powered ? "Enabled" : "Disabled"));
 	json_object_set_new(s, "SecureBootMode", json_string("DeployedMode"));
 	return s;
 }
@@ -257,8 +259,9 @@ void sim_w_bios_settings(struct sim_ctx *c)
 		if (!value_ok(a, v)) {
 			char *text = json_dumps(v, JSON_ENCODE_ANY), *m;
 
-			m = br_xasprintf("The value %s for the property %s is not in the list of acceptable values.",
-					 text ? text : "?", name);
+			m = br_xasprintf(
+			    "The value %s for the property %s is not in the list of acceptable values.",
+			    text ? text : "?", name);
 			bad_request(c, SIM_BASE "PropertyValueNotInList", m);
 			free(text);
 			free(m);
@@ -316,8 +319,8 @@ void sim_w_system_settings(struct sim_ctx *c)
 		sim_reply_not_found(c);
 		return;
 	}
-	if (!order || json_object_size(c->body) != 1 || json_object_size(json_object_get(c->body, "Boot")) != 1 ||
-	    plan_boot_order(st, order, next)) {
+	if (!order || json_object_size(c->body) != 1 ||
+	    json_object_size(json_object_get(c->body, "Boot")) != 1 || plan_boot_order(st, order, next)) {
 		bad_request(c, SIM_BASE "PropertyValueNotInList",
 			    "The value for BootOrder is not in the list of acceptable values.");
 		return;
@@ -329,8 +332,8 @@ void sim_w_system_settings(struct sim_ctx *c)
 
 void sim_w_system(struct sim_ctx *c)
 {
-	static const char *const targets[] = {"None",	   "Pxe",	"Cd",	      "Hdd",
-					      "BiosSetup", "Utilities", "UefiTarget", "UefiHttp"};
+	static const char *const targets[] = { "None",	    "Pxe",	 "Cd",	       "Hdd",
+					       "BiosSetup", "Utilities", "UefiTarget", "UefiHttp" };
 	const char *target = br_json_str(c->body, "Boot/BootSourceOverrideTarget");
 	const char *enabled = br_json_str(c->body, "Boot/BootSourceOverrideEnabled");
 	struct sim_bmc_state *st = &c->node->st;
@@ -409,8 +412,9 @@ void sim_w_reset(struct sim_ctx *c)
 	if (boots && st->bios_job && !st->job_running) {
 		/* The config job runs during POST (sim_jobs_advance ends it). */
 		st->job_running = st->bios_job;
-		st->job_done_ms = br_now_ms() +
-				  (c->node->faults & SIM_FAULT_BIT(SIM_F_SLOW_JOB) ? SIM_SLOW_JOB_MS : c->cfg->bios_job_ms);
+		st->job_done_ms =
+		    br_now_ms() +
+		    (c->node->faults & SIM_FAULT_BIT(SIM_F_SLOW_JOB) ? SIM_SLOW_JOB_MS : c->cfg->bios_job_ms);
 		st->bios_job = 0;
 	}
 	if (boots && st->boot_pending_set) {
@@ -434,13 +438,13 @@ int sim_job_find(const struct sim_node *n, const char *jid, struct sim_job *ret)
 	if (!end || *end || id < 1 || id > st->jobs)
 		return 0;
 	if (st->bios_job == id)
-		*ret = (struct sim_job){"Scheduled", "Task successfully scheduled.", "JCP001", 0};
+		*ret = (struct sim_job){ "Scheduled", "Task successfully scheduled.", "JCP001", 0 };
 	else if (st->job_running == id)
-		*ret = (struct sim_job){"Running", "Job in progress.", "PR20", 50};
+		*ret = (struct sim_job){ "Running", "Job in progress.", "PR20", 50 };
 	else if (id <= 64 && (st->jobs_failed & (1ull << (id - 1))))
-		*ret = (struct sim_job){"Failed", JOB_FAIL_MESSAGE, "SYS051", 100};
+		*ret = (struct sim_job){ "Failed", JOB_FAIL_MESSAGE, "SYS051", 100 };
 	else
-		*ret = (struct sim_job){"Completed", "Job completed successfully.", "PR19", 100};
+		*ret = (struct sim_job){ "Completed", "Job completed successfully.", "PR19", 100 };
 	return 1;
 }
 

@@ -31,39 +31,39 @@ static int find_pcie(const struct sim_node *n, const char *id, struct pcie_dev *
 	ret->nic = -1;
 	for (int g = 0; g < SIM_GPUS; g++)
 		if (n->gpus[g].present && n->gpus[g].bus == bus) {
-			*ret = (struct pcie_dev){"NVIDIA H200",
-						 "NVIDIA Corporation",
-						 "GH100 [H200 SXM 141GB]",
-						 "DisplayController",
-						 n->gpus[g].serial,
-						 SIM_FW_GPU,
-						 "0x10de",
-						 "0x2335",
-						 "0x030200",
-						 (int)bus,
-						 n->gpus[g].lanes,
-						 1,
-						 -1};
+			*ret = (struct pcie_dev){ "NVIDIA H200",
+						  "NVIDIA Corporation",
+						  "GH100 [H200 SXM 141GB]",
+						  "DisplayController",
+						  n->gpus[g].serial,
+						  SIM_FW_GPU,
+						  "0x10de",
+						  "0x2335",
+						  "0x030200",
+						  (int)bus,
+						  n->gpus[g].lanes,
+						  1,
+						  -1 };
 			return 1;
 		}
 	for (int k = 0; k < SIM_NICS; k++)
 		if (n->nics[k].present && n->nics[k].bus == bus) {
 			int fabric = k < SIM_FABRIC_NICS;
 
-			*ret = (struct pcie_dev){fabric ? "MT2910 Family [ConnectX-7]" : "NetXtreme BCM5720",
-						 fabric ? "Mellanox Technologies"
-							: "Broadcom Inc. and subsidiaries",
-						 fabric ? "ConnectX-7 Single Port NDR400 OSFP" : "BCM5720",
-						 "NetworkController",
-						 fabric ? n->nics[k].serial : "",
-						 n->nics[k].firmware,
-						 fabric ? "0x15b3" : "0x14e4",
-						 fabric ? "0x1021" : "0x165f",
-						 "0x020000",
-						 (int)bus,
-						 fabric ? 16 : 1,
-						 fabric ? 1 : SIM_ETH_NICS,
-						 k};
+			*ret = (struct pcie_dev){ fabric ? "MT2910 Family [ConnectX-7]" : "NetXtreme BCM5720",
+						  fabric ? "Mellanox Technologies"
+							 : "Broadcom Inc. and subsidiaries",
+						  fabric ? "ConnectX-7 Single Port NDR400 OSFP" : "BCM5720",
+						  "NetworkController",
+						  fabric ? n->nics[k].serial : "",
+						  n->nics[k].firmware,
+						  fabric ? "0x15b3" : "0x14e4",
+						  fabric ? "0x1021" : "0x165f",
+						  "0x020000",
+						  (int)bus,
+						  fabric ? 16 : 1,
+						  fabric ? 1 : SIM_ETH_NICS,
+						  k };
 			return 1;
 		}
 	return 0;
@@ -99,8 +99,9 @@ json_t *sim_r_chassis(struct sim_ctx *c)
 	json_object_set_new(ch, "Power", sim_link(SIM_R_CHASSIS "/Power"));
 	json_object_set_new(ch, "LocationIndicatorActive", json_boolean(n->st.locate));
 	json_object_set_new(ch, "Links",
-			    json_pack("{s:[o], s:[o], s:[o]}", "ComputerSystems", sim_link(SIM_R_SYS), "ManagedBy",
-				      sim_link(SIM_R_MGR), "Contains", sim_link(SIM_R_ENCLOSURE)));
+			    json_pack("{s:[o], s:[o], s:[o]}", "ComputerSystems", sim_link(SIM_R_SYS),
+				      "ManagedBy", sim_link(SIM_R_MGR), "Contains",
+				      sim_link(SIM_R_ENCLOSURE)));
 	return ch;
 }
 

@@ -19,17 +19,19 @@ static size_t sel_collect(const struct sim_node *n, struct sel_entry *out)
 {
 	size_t count = 0;
 
-	out[count++] = (struct sel_entry){SIM_MSG "SEL9901", "OK", "Event Logging Disabled", "Log cleared."};
-	out[count++] = (struct sel_entry){SIM_MSG "SYS1003", "OK", "System Event", "System CPU Resetting."};
+	out[count++] =
+	    (struct sel_entry){ SIM_MSG "SEL9901", "OK", "Event Logging Disabled", "Log cleared." };
+	out[count++] = (struct sel_entry){ SIM_MSG "SYS1003", "OK", "System Event", "System CPU Resetting." };
 	for (int p = 0; p < SIM_PSUS; p++)
 		if (n->psus[p].failed) {
-			out[count] = (struct sel_entry){SIM_MSG "PSU0001", "Critical", "Power Supply / Converter", ""};
+			out[count] = (struct sel_entry){ SIM_MSG "PSU0001", "Critical",
+							 "Power Supply / Converter", "" };
 			snprintf(out[count++].message, sizeof(out[0].message), "Power supply %d failed.",
 				 p + 1);
 		}
 	for (int g = 0; g < SIM_GPUS; g++)
 		if (n->gpus[g].lanes < 16) {
-			out[count] = (struct sel_entry){SIM_MSG "PCI3020", "Warning", "Slot/Connector", ""};
+			out[count] = (struct sel_entry){ SIM_MSG "PCI3020", "Warning", "Slot/Connector", "" };
 			snprintf(out[count++].message, sizeof(out[0].message),
 				 "The PCIe link width of the device at bus %d is x%d, less than its capable "
 				 "width x16.",
@@ -143,7 +145,8 @@ json_t *sim_r_account(struct sim_ctx *c)
 	 * reach Redfish, IPMI and the web UI (Dell iDRAC9 Redfish API Guide). */
 	json_object_set_new(a, "AccountTypes", json_pack("[s, s]", "Redfish", "OEM"));
 	json_object_set_new(a, "OEMAccountTypes", json_pack("[s, s, s]", "IPMI", "SOL", "WebUI"));
-	json_object_set_new(a, "Links", json_pack("{s:o}", "Role",
-						  sim_link("/redfish/v1/AccountService/Roles/Administrator")));
+	json_object_set_new(
+	    a, "Links",
+	    json_pack("{s:o}", "Role", sim_link("/redfish/v1/AccountService/Roles/Administrator")));
 	return a;
 }

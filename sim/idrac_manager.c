@@ -20,8 +20,8 @@ struct sim_fw_list {
 	size_t n;
 };
 
-static void fw_add(struct sim_fw_list *l, int previous, int software_id, const char *version, const char *fqdd,
-		   const char *name)
+static void fw_add(struct sim_fw_list *l, int previous, int software_id, const char *version,
+		   const char *fqdd, const char *name)
 {
 	struct fw *f;
 

@@ -22,8 +22,8 @@ static int dimm_index(const char *id)
 
 json_t *sim_r_memory_coll(struct sim_ctx *c)
 {
-	json_t *coll = sim_coll("#MemoryCollection.MemoryCollection", "Memory Devices Collection",
-				SIM_R_SYS "/Memory");
+	json_t *coll =
+	    sim_coll("#MemoryCollection.MemoryCollection", "Memory Devices Collection", SIM_R_SYS "/Memory");
 
 	for (int i = 0; i < 2 * DIMMS_PER_SOCKET; i++)
 		sim_coll_add(coll, SIM_R_SYS "/Memory/DIMM.Socket.%c%d", 'A' + i / DIMMS_PER_SOCKET,
@@ -39,9 +39,9 @@ json_t *sim_r_memory(struct sim_ctx *c)
 
 	if (i < 0)
 		return NULL;
-	snprintf(serial, sizeof(serial), "%08X", (unsigned)(sim_hash(c->node->system_serial,
-								     strlen(c->node->system_serial)) +
-							    (unsigned)i) & 0xffffffffu);
+	snprintf(serial, sizeof(serial), "%08X",
+		 (unsigned)(sim_hash(c->node->system_serial, strlen(c->node->system_serial)) + (unsigned)i) &
+		     0xffffffffu);
 	snprintf(locator, sizeof(locator), "%c%d", 'A' + i / DIMMS_PER_SOCKET, i % DIMMS_PER_SOCKET + 1);
 	m = sim_res("#Memory.v1_16_0.Memory", c->args[0], c->args[0], SIM_R_SYS "/Memory/%s", c->args[0]);
 	json_object_set_new(m, "Description", json_string("DIMM"));
@@ -62,8 +62,8 @@ json_t *sim_r_memory(struct sim_ctx *c)
 
 json_t *sim_r_simple_storage_coll(struct sim_ctx *c)
 {
-	json_t *coll = sim_coll("#SimpleStorageCollection.SimpleStorageCollection", "Simple Storage Collection",
-				SIM_R_SYS "/SimpleStorage");
+	json_t *coll = sim_coll("#SimpleStorageCollection.SimpleStorageCollection",
+				"Simple Storage Collection", SIM_R_SYS "/SimpleStorage");
 
 	sim_coll_add(coll, SIM_R_SYS "/SimpleStorage/BOSS.SL.14-1");
 	sim_coll_add(coll, SIM_R_SYS "/SimpleStorage/CPU.1");
@@ -91,7 +91,8 @@ json_t *sim_r_simple_storage(struct sim_ctx *c)
 	for (int d = 0; !boss && d < SIM_DATA_DRIVES; d++)
 		if (n->drives[d].present)
 			json_array_append_new(devices, device(&n->drives[d], "SAMSUNG"));
-	json_object_set_new(s, "Description", json_string(boss ? "BOSS-N1 Monolithic" : "PCIe SSD direct attach"));
+	json_object_set_new(s, "Description",
+			    json_string(boss ? "BOSS-N1 Monolithic" : "PCIe SSD direct attach"));
 	json_object_set_new(s, "Devices", devices);
 	json_object_set_new(s, "Status", sim_status("OK"));
 	return s;

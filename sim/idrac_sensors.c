@@ -85,8 +85,8 @@ json_t *sim_r_power(struct sim_ctx *c)
 	json_object_set_new(p, "PowerSupplies", psus);
 	json_object_set_new(p, "PowerControl",
 			    json_pack("[{s:s, s:s, s:s, s:i, s:i}]", "@odata.id",
-				      SIM_R_CHASSIS "/Power#/PowerControl/0", "MemberId", "0",
-				      "Name", "System Power Control", "PowerConsumedWatts",
-				      n->st.powered ? 5750 : 60, "PowerCapacityWatts", 16800));
+				      SIM_R_CHASSIS "/Power#/PowerControl/0", "MemberId", "0", "Name",
+				      "System Power Control", "PowerConsumedWatts", n->st.powered ? 5750 : 60,
+				      "PowerCapacityWatts", 16800));
 	return p;
 }

@@ -143,7 +143,8 @@ void sim_w_session_create(struct sim_ctx *c)
 		return;
 	}
 	expire_sessions(st, c->req->start_ms);
-	for (int i = 0; i < SIM_SESSIONS_MAX && !slot && !(c->node->faults & SIM_FAULT_BIT(SIM_F_SESSIONS_FULL)); i++)
+	for (int i = 0;
+	     i < SIM_SESSIONS_MAX && !slot && !(c->node->faults & SIM_FAULT_BIT(SIM_F_SESSIONS_FULL)); i++)
 		if (!st->sessions[i].id)
 			slot = &st->sessions[i];
 	if (!slot) {

@@ -43,9 +43,9 @@ json_t *sim_r_root(struct sim_ctx *c)
 
 json_t *sim_r_odata(struct sim_ctx *c)
 {
-	static const char *const sets[] = {"Systems",	     "Chassis",	   "Managers",	  "SessionService",
-					   "UpdateService",  "AccountService", "JsonSchemas", "Registries",
-					   "TaskService"};
+	static const char *const sets[] = { "Systems",	      "Chassis",       "Managers",
+					    "SessionService", "UpdateService", "AccountService",
+					    "JsonSchemas",    "Registries",    "TaskService" };
 	json_t *values = json_array();
 
 	for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
@@ -83,7 +83,8 @@ static json_t *boot(struct sim_ctx *c)
 
 int sim_boot_via_settings(const struct sim_node *n)
 {
-	return !!(n->faults & (SIM_FAULT_BIT(SIM_F_BOOT_SETTINGS) | SIM_FAULT_BIT(SIM_F_BOOT_SETTINGS_DRIFT)));
+	return !!(n->faults &
+		  (SIM_FAULT_BIT(SIM_F_BOOT_SETTINGS) | SIM_FAULT_BIT(SIM_F_BOOT_SETTINGS_DRIFT)));
 }
 
 /* The pending boot order (the current one when nothing is pending). */
@@ -95,7 +96,8 @@ json_t *sim_r_system_settings(struct sim_ctx *c)
 
 	if (!sim_boot_via_settings(n))
 		return NULL;
-	s = sim_res("#ComputerSystem.v1_20_0.ComputerSystem", "Settings", "System Settings", SIM_R_SYS "/Settings");
+	s = sim_res("#ComputerSystem.v1_20_0.ComputerSystem", "Settings", "System Settings",
+		    SIM_R_SYS "/Settings");
 	json_object_set_new(s, "Boot", json_pack("{s:[s, s, s]}", "BootOrder", order[0], order[1], order[2]));
 	return s;
 }
@@ -126,9 +128,9 @@ json_t *sim_r_system(struct sim_ctx *c)
 	json_object_set_new(s, "Boot", boot(c));
 	if (sim_boot_via_settings(n))
 		json_object_set_new(s, "@Redfish.Settings",
-				    json_pack("{s:s, s:{s:s}, s:[s]}", "@odata.type", "#Settings.v1_3_5.Settings",
-					      "SettingsObject", "@odata.id", SIM_R_SYS "/Settings",
-					      "SupportedApplyTimes", "OnReset"));
+				    json_pack("{s:s, s:{s:s}, s:[s]}", "@odata.type",
+					      "#Settings.v1_3_5.Settings", "SettingsObject", "@odata.id",
+					      SIM_R_SYS "/Settings", "SupportedApplyTimes", "OnReset"));
 	json_object_set_new(s, "ProcessorSummary",
 			    json_pack("{s:i, s:i, s:i, s:s, s:o}", "Count", 2, "CoreCount", 112,
 				      "LogicalProcessorCount", 224, "Model",

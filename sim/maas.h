@@ -35,16 +35,16 @@
 #define SIM_MAAS_HOSTS_MAX 16384 /* above the largest bench rack (10,000) */
 #define SIM_MAAS_MACHINES_MAX 16384
 #define SIM_MAAS_TAGS_MAX 256
-#define SIM_MAAS_EVENTS_MAX 64     /* kept per machine, oldest dropped */
+#define SIM_MAAS_EVENTS_MAX 64		 /* kept per machine, oldest dropped */
 #define SIM_MAAS_BODY_MAX (1024u * 1024) /* request body; more gets 413 */
 #define SIM_MAAS_COMMISSION_MS 2000
 #define SIM_MAAS_DEPLOY_MS 3000
 
 struct sim_maas_disk {
-	char name[16];     /* kernel name at commissioning: "nvme0n1" */
+	char name[16]; /* kernel name at commissioning: "nvme0n1" */
 	char serial[48];
 	char model[48];
-	uint64_t size;     /* bytes */
+	uint64_t size;	   /* bytes */
 	char id_path[128]; /* "/dev/disk/by-id/nvme-..." */
 };
 
@@ -55,27 +55,27 @@ struct sim_maas_host {
 	size_t n_macs;
 	struct sim_maas_disk disks[SIM_MAAS_DISKS_MAX]; /* in kernel order: disks[0] gets the lowest id */
 	size_t n_disks;
-	int commission_fail;               /* commissioning fails with a script result */
-	int echo_request;                  /* test fault maas_echo: a create is refused, echoing the request */
-	char ip[46];                       /* address once deployed */
+	int commission_fail; /* commissioning fails with a script result */
+	int echo_request;    /* test fault maas_echo: a create is refused, echoing the request */
+	char ip[46];	     /* address once deployed */
 	/* Its BMC, as MAAS would reach it; bmc_address "": no BMC simulated,
 	 * any power parameters work. */
-	char bmc_address[64];              /* "127.0.0.1:PORT" */
+	char bmc_address[64]; /* "127.0.0.1:PORT" */
 	char bmc_user[32];
-	char bmc_password[64];             /* a secret: wiped by sim_maas_stop */
-	char redfish_system[40];           /* the Redfish System id: "System.Embedded.1" */
-	int power_fail;                    /* MAAS cannot power it whatever it is given */
-	int test_fail_once;                /* the first hardware testing fails */
+	char bmc_password[64];	 /* a secret: wiped by sim_maas_stop */
+	char redfish_system[40]; /* the Redfish System id: "System.Embedded.1" */
+	int power_fail;		 /* MAAS cannot power it whatever it is given */
+	int test_fail_once;	 /* the first hardware testing fails */
 };
 
 struct sim_maas_config {
-	int port;              /* 0: any free port */
-	int latency_ms;        /* added to every answer */
-	const char *api_key;   /* consumer:token:secret the emulator accepts */
-	const char *log_path;  /* JSON lines, NULL: no log */
-	int commission_ms;     /* 0: SIM_MAAS_COMMISSION_MS */
-	int deploy_ms;         /* 0: SIM_MAAS_DEPLOY_MS */
-	int busy_percent;      /* answer this share of requests 503 / 409 + Retry-After */
+	int port;	      /* 0: any free port */
+	int latency_ms;	      /* added to every answer */
+	const char *api_key;  /* consumer:token:secret the emulator accepts */
+	const char *log_path; /* JSON lines, NULL: no log */
+	int commission_ms;    /* 0: SIM_MAAS_COMMISSION_MS */
+	int deploy_ms;	      /* 0: SIM_MAAS_DEPLOY_MS */
+	int busy_percent;     /* answer this share of requests 503 / 409 + Retry-After */
 	const struct sim_maas_host *hosts;
 	size_t n_hosts;
 	const char *tls_key_pem; /* both set: serve HTTPS; the key is a secret, never logged */

@@ -13,7 +13,8 @@ static int status_in(int status, const int *allowed)
 }
 
 /* NodeStateViolation, as maasserver words a refused transition. */
-static int refuse(struct sim_maas_reply *r, const struct sim_maas_machine *mc, const int *allowed, const char *to)
+static int refuse(struct sim_maas_reply *r, const struct sim_maas_machine *mc, const int *allowed,
+		  const char *to)
 {
 	if (status_in(mc->status, allowed))
 		return 0;
@@ -87,8 +88,8 @@ static void deploy(struct sim_maas *m, struct sim_maas_machine *mc, const struct
 	sim_maas_reply_json(r, 200, sim_maas_machine_json(m, mc));
 }
 
-static void set_storage_layout(struct sim_maas *m, struct sim_maas_machine *mc, const struct sim_maas_req *req,
-			       struct sim_maas_reply *r)
+static void set_storage_layout(struct sim_maas *m, struct sim_maas_machine *mc,
+			       const struct sim_maas_req *req, struct sim_maas_reply *r)
 {
 	static const char *const layouts[] = { "flat", "lvm", "bcache", "vmfs6", "vmfs7", "blank", NULL };
 	const char *layout = sim_maas_param(&req->params, "storage_layout");
@@ -99,7 +100,8 @@ static void set_storage_layout(struct sim_maas *m, struct sim_maas_machine *mc, 
 	/* src/maasserver/api/machines.py MachineHandler.set_storage_layout:
 	 * Ready only (NodeStateViolation, 409), Allocated included. */
 	if (mc->status != ST_READY) {
-		sim_maas_reply_text(r, 409, "Cannot change the storage layout on a machine that is not Ready.");
+		sim_maas_reply_text(r, 409,
+				    "Cannot change the storage layout on a machine that is not Ready.");
 		return;
 	}
 	if (!layout)
@@ -107,7 +109,8 @@ static void set_storage_layout(struct sim_maas *m, struct sim_maas_machine *mc, 
 	for (const char *const *l = layouts; *l; l++)
 		known |= !strcmp(*l, layout);
 	if (!known) {
-		sim_maas_reply_field(r, "storage_layout", "Select a valid choice. %s is not one of the available choices.",
+		sim_maas_reply_field(r, "storage_layout",
+				     "Select a valid choice. %s is not one of the available choices.",
 				     layout);
 		return;
 	}
@@ -115,15 +118,17 @@ static void set_storage_layout(struct sim_maas *m, struct sim_maas_machine *mc, 
 		size_t n = mc->host >= 0 ? m->hosts[mc->host].n_disks : 0;
 
 		if (br_parse_long(root_device, mc->bd_base, mc->bd_base + (long)n - 1, &id)) {
-			sim_maas_reply_field(r, "root_device", "Select a valid choice. That choice is not one of the "
-							       "available choices.");
+			sim_maas_reply_field(r, "root_device",
+					     "Select a valid choice. That choice is not one of the "
+					     "available choices.");
 			return;
 		}
 		root = (int)(id - mc->bd_base);
 	}
 	mc->root_disk = strcmp(layout, "blank") ? root : -1;
 	if (mc->root_disk >= 0)
-		sim_maas_log_field(r, "root_disk_serial", json_string(m->hosts[mc->host].disks[mc->root_disk].serial));
+		sim_maas_log_field(r, "root_disk_serial",
+				   json_string(m->hosts[mc->host].disks[mc->root_disk].serial));
 	sim_maas_reply_json(r, 200, sim_maas_machine_json(m, mc));
 }
 
@@ -151,17 +156,26 @@ static void test(struct sim_maas *m, struct sim_maas_machine *mc, struct sim_maa
 {
 	/* src/maasserver/node_action.py Test.actionable_statuses (those the
 	 * emulator has), refused as forms/ephemeral.py ScriptForm.clean does. */
-	static const int from[] = { ST_FAILED_COMMISSIONING, ST_NEW, ST_READY, ST_ALLOCATED, ST_FAILED_DEPLOYMENT,
-				    ST_DEPLOYED, ST_BROKEN, ST_FAILED_TESTING, -1 };
+	static const int from[] = { ST_FAILED_COMMISSIONING,
+				    ST_NEW,
+				    ST_READY,
+				    ST_ALLOCATED,
+				    ST_FAILED_DEPLOYMENT,
+				    ST_DEPLOYED,
+				    ST_BROKEN,
+				    ST_FAILED_TESTING,
+				    -1 };
 
 	if (!status_in(mc->status, from)) {
-		sim_maas_reply_field(r, "__all__", "Test is not available because of the current state of the node.");
+		sim_maas_reply_field(r, "__all__",
+				     "Test is not available because of the current state of the node.");
 		return;
 	}
 	if (!mc->power_works) {
 		/* the same power-on as commissioning's (models/node.py
 		 * _start_bmc_unavailable) */
-		sim_maas_reply_text(r, 503, "Unable to power control the node. Please check power credentials.");
+		sim_maas_reply_text(r, 503,
+				    "Unable to power control the node. Please check power credentials.");
 		return;
 	}
 	sim_maas_start_testing(m, mc, mc->status, "Testing started");
@@ -177,8 +191,10 @@ static void test(struct sim_maas *m, struct sim_maas_machine *mc, struct sim_maa
  * Ready at once. The owner and owner data go with it. */
 int sim_maas_release(struct sim_maas *m, struct sim_maas_machine *mc, int erase, struct sim_maas_reply *r)
 {
-	static const int releasable[] = { ST_ALLOCATED, ST_DEPLOYED, ST_DEPLOYING, ST_FAILED_DEPLOYMENT,
-					  ST_FAILED_RELEASING, ST_FAILED_DISK_ERASING, -1 };
+	static const int releasable[] = {
+		ST_ALLOCATED,		ST_DEPLOYED, ST_DEPLOYING, ST_FAILED_DEPLOYMENT, ST_FAILED_RELEASING,
+		ST_FAILED_DISK_ERASING, -1
+	};
 
 	if (mc->status == ST_RELEASING || mc->status == ST_DISK_ERASING || mc->status == ST_READY)
 		return 0;
@@ -215,7 +231,8 @@ static void set_owner_data(struct sim_maas *m, struct sim_maas_machine *mc, cons
 			   struct sim_maas_reply *r)
 {
 	if (!sim_maas_owned(mc->status)) {
-		sim_maas_reply_text(r, 409, "Machine is not owned: owner data can only be set on an owned machine.");
+		sim_maas_reply_text(r, 409,
+				    "Machine is not owned: owner data can only be set on an owned machine.");
 		return;
 	}
 	for (size_t i = 0; i < req->params.n; i++) {
@@ -232,7 +249,8 @@ static void set_owner_data(struct sim_maas *m, struct sim_maas_machine *mc, cons
 			continue;
 		}
 		if (k == mc->n_owner_data) {
-			if (k == SIM_MAAS_OWNER_DATA_MAX || strlen(p->name) >= sizeof(mc->owner_data[k].key)) {
+			if (k == SIM_MAAS_OWNER_DATA_MAX ||
+			    strlen(p->name) >= sizeof(mc->owner_data[k].key)) {
 				sim_maas_reply_field(r, p->name, "Too many or too long owner data keys.");
 				return;
 			}
@@ -263,7 +281,8 @@ static void simple_transition(struct sim_maas *m, struct sim_maas_machine *mc, c
 			sim_maas_set_status(m, mc, mc->before_action, "Aborted commissioning", "INFO",
 					    "Aborted commissioning");
 		else
-			sim_maas_set_status(m, mc, ST_ALLOCATED, "Aborted deployment", "INFO", "Aborted deployment");
+			sim_maas_set_status(m, mc, ST_ALLOCATED, "Aborted deployment", "INFO",
+					    "Aborted deployment");
 	} else if (!strcmp(op, "mark_broken")) {
 		const char *comment = sim_maas_param(&req->params, "comment");
 
@@ -293,7 +312,8 @@ static void simple_transition(struct sim_maas *m, struct sim_maas_machine *mc, c
 		if (refuse(r, mc, fixed_from, "Ready"))
 			return;
 		if (!mc->commissioned) {
-			sim_maas_reply_text(r, 409, "Unable to be mark fixed because it has not been commissioned.");
+			sim_maas_reply_text(r, 409,
+					    "Unable to be mark fixed because it has not been commissioned.");
 			return;
 		}
 		if (mc->broken_from == ST_DEPLOYED)
@@ -301,7 +321,8 @@ static void simple_transition(struct sim_maas *m, struct sim_maas_machine *mc, c
 		else
 			sim_maas_set_status(m, mc, ST_READY, "Marking node fixed", "INFO", "Marked fixed");
 	} else {
-		snprintf(mc->power_state, sizeof(mc->power_state), "%s", !strcmp(op, "power_on") ? "on" : "off");
+		snprintf(mc->power_state, sizeof(mc->power_state), "%s",
+			 !strcmp(op, "power_on") ? "on" : "off");
 	}
 	sim_maas_reply_json(r, 200, sim_maas_machine_json(m, mc));
 }
@@ -309,8 +330,8 @@ static void simple_transition(struct sim_maas *m, struct sim_maas_machine *mc, c
 void sim_maas_machine_action(struct sim_maas *m, struct sim_maas_machine *mc, const struct sim_maas_req *req,
 			     struct sim_maas_reply *r)
 {
-	static const char *const simple[] = { "release", "abort", "mark_broken", "mark_fixed", "power_on",
-					      "power_off", NULL };
+	static const char *const simple[] = { "release",  "abort",     "mark_broken", "mark_fixed",
+					      "power_on", "power_off", NULL };
 	const char *op = req->op;
 
 	if (!strcmp(req->method, "GET")) {

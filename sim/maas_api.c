@@ -97,7 +97,8 @@ static int newest_first(const void *a, const void *b)
 void sim_maas_events(struct sim_maas *m, const struct sim_maas_req *req, struct sim_maas_reply *r)
 {
 	const char *id = sim_maas_param(&req->params, "id"), *host = sim_maas_param(&req->params, "hostname");
-	const char *limit_s = sim_maas_param(&req->params, "limit"), *after_s = sim_maas_param(&req->params, "after");
+	const char *limit_s = sim_maas_param(&req->params, "limit"),
+		   *after_s = sim_maas_param(&req->params, "after");
 	int min_level = level_rank(sim_maas_param(&req->params, "level"));
 	long limit = 100, after = 0;
 	struct event_ref *refs;
@@ -128,7 +129,8 @@ void sim_maas_events(struct sim_maas *m, const struct sim_maas_req *req, struct 
 		if ((id && strcmp(id, mc->system_id)) || (host && strcmp(host, mc->hostname)))
 			continue;
 		for (size_t k = 0; k < mc->n_events && n < cap; k++) {
-			const struct sim_maas_event *e = &mc->events[(mc->first_event + k) % SIM_MAAS_EVENTS_MAX];
+			const struct sim_maas_event *e =
+			    &mc->events[(mc->first_event + k) % SIM_MAAS_EVENTS_MAX];
 
 			if (level_rank(e->level) >= min_level && e->id > after)
 				refs[n++] = (struct event_ref){ e, mc };
@@ -143,14 +145,16 @@ void sim_maas_events(struct sim_maas *m, const struct sim_maas_req *req, struct 
 		memmove(refs, refs + (n - (size_t)limit), (size_t)limit * sizeof(*refs));
 	events = json_array();
 	for (size_t i = 0; i < n && i < (size_t)limit; i++)
-		json_array_append_new(events, json_pack("{s:s, s:I, s:s, s:s, s:s, s:s, s:s, s:s}", "username", "admin", "id",
-							(json_int_t)refs[i].e->id, "level", refs[i].e->level,
-							"created", refs[i].e->created, "type", refs[i].e->type, "node",
-							refs[i].mc->system_id, "hostname", refs[i].mc->hostname,
-							"description", refs[i].e->description));
+		json_array_append_new(events,
+				      json_pack("{s:s, s:I, s:s, s:s, s:s, s:s, s:s, s:s}", "username",
+						"admin", "id", (json_int_t)refs[i].e->id, "level",
+						refs[i].e->level, "created", refs[i].e->created, "type",
+						refs[i].e->type, "node", refs[i].mc->system_id, "hostname",
+						refs[i].mc->hostname, "description", refs[i].e->description));
 	free(refs);
-	sim_maas_reply_json(r, 200, json_pack("{s:I, s:o, s:s, s:s}", "count", (json_int_t)json_array_size(events),
-					      "events", events, "next_uri", "", "prev_uri", ""));
+	sim_maas_reply_json(r, 200,
+			    json_pack("{s:I, s:o, s:s, s:s}", "count", (json_int_t)json_array_size(events),
+				      "events", events, "next_uri", "", "prev_uri", ""));
 }
 
 static struct sim_maas_tag *find_tag(struct sim_maas *m, const char *name, size_t *ret_index)
@@ -165,8 +169,8 @@ static struct sim_maas_tag *find_tag(struct sim_maas *m, const char *name, size_
 
 static json_t *tag_json(const struct sim_maas_tag *t)
 {
-	return json_pack("{s:s, s:s, s:s, s:s, s:s+}", "name", t->name, "comment", t->comment, "definition", "",
-			 "kernel_opts", "", "resource_uri", "/MAAS/api/2.0/tags/", t->name);
+	return json_pack("{s:s, s:s, s:s, s:s, s:s+}", "name", t->name, "comment", t->comment, "definition",
+			 "", "kernel_opts", "", "resource_uri", "/MAAS/api/2.0/tags/", t->name);
 }
 
 static int valid_tag_name(const char *s)
@@ -174,8 +178,8 @@ static int valid_tag_name(const char *s)
 	if (!s || !*s || strlen(s) >= sizeof(((struct sim_maas_tag *)0)->name))
 		return 0;
 	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '-' ||
-		      *s == '_'))
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+		      *s == '-' || *s == '_'))
 			return 0;
 	return 1;
 }
@@ -209,7 +213,8 @@ static void tag_update_nodes(struct sim_maas *m, size_t tag, const struct sim_ma
 	sim_maas_reply_json(r, 200, json_pack("{s:i, s:i}", "added", added, "removed", removed));
 }
 
-void sim_maas_tags(struct sim_maas *m, const struct sim_maas_req *req, const char *rest, struct sim_maas_reply *r)
+void sim_maas_tags(struct sim_maas *m, const struct sim_maas_req *req, const char *rest,
+		   struct sim_maas_reply *r)
 {
 	int get = !strcmp(req->method, "GET"), post = !strcmp(req->method, "POST");
 	struct sim_maas_tag *t;
@@ -332,8 +337,9 @@ void sim_maas_dispatch(struct sim_maas *m, const struct sim_maas_req *req, struc
 	else if (!strcmp(p, "events/"))
 		sim_maas_events(m, req, r);
 	else if (!strcmp(p, "users/") && req->op && !strcmp(req->op, "whoami") && !strcmp(req->method, "GET"))
-		sim_maas_reply_json(r, 200, json_pack("{s:s, s:s, s:b, s:b}", "username", "admin", "email",
-						      "admin@maas.example", "is_superuser", 1, "is_local", 1));
+		sim_maas_reply_json(r, 200,
+				    json_pack("{s:s, s:s, s:b, s:b}", "username", "admin", "email",
+					      "admin@maas.example", "is_superuser", 1, "is_local", 1));
 	else if (!strcmp(p, "users/"))
 		sim_maas_reply_bad_op(r, req);
 	/* src/maasserver/api/zones.py ZonesHandler.read: the emulator has the

@@ -9,10 +9,28 @@
 const char *sim_maas_status_name(int status)
 {
 	static const char *const names[] = {
-		"New", "Commissioning", "Failed commissioning", "Missing", "Ready", "Reserved", "Deployed",
-		"Retired", "Broken", "Deploying", "Allocated", "Failed deployment", "Releasing",
-		"Releasing failed", "Disk erasing", "Failed disk erasing", "Rescue mode", "Entering rescue mode",
-		"Failed to enter rescue mode", "Exiting rescue mode", "Failed to exit rescue mode", "Testing",
+		"New",
+		"Commissioning",
+		"Failed commissioning",
+		"Missing",
+		"Ready",
+		"Reserved",
+		"Deployed",
+		"Retired",
+		"Broken",
+		"Deploying",
+		"Allocated",
+		"Failed deployment",
+		"Releasing",
+		"Releasing failed",
+		"Disk erasing",
+		"Failed disk erasing",
+		"Rescue mode",
+		"Entering rescue mode",
+		"Failed to enter rescue mode",
+		"Exiting rescue mode",
+		"Failed to exit rescue mode",
+		"Testing",
 		"Failed testing",
 	};
 
@@ -39,12 +57,13 @@ static json_t *partition_json(const struct sim_maas_machine *mc, json_int_t devi
 
 	snprintf(uuid, sizeof(uuid), "00000000-0000-4000-8000-%012lld", (long long)id);
 	snprintf(fs_uuid, sizeof(fs_uuid), "00000000-0000-4000-9000-%012lld", (long long)id);
-	return json_pack("{s:I, s:s, s:I, s:b, s:[], s:s, s:s++, s:s, s:s+++, s:I, s:{s:s, s:s, s:s, s:s, s:n}}",
-			 "id", id, "uuid", uuid, "size", size, "bootable", n == 1, "tags", "type", "partition",
-			 "used_for", fstype, " formatted filesystem mounted at ", mount, "system_id", mc->system_id,
-			 "path", "/dev/disk/by-dname/", dev_name, "-part", n == 1 ? "1" : "2", "device_id", device,
-			 "filesystem", "fstype", fstype, "label", n == 1 ? "efi" : "root", "uuid", fs_uuid,
-			 "mount_point", mount, "mount_options");
+	return json_pack(
+	    "{s:I, s:s, s:I, s:b, s:[], s:s, s:s++, s:s, s:s+++, s:I, s:{s:s, s:s, s:s, s:s, s:n}}", "id", id,
+	    "uuid", uuid, "size", size, "bootable", n == 1, "tags", "type", "partition", "used_for", fstype,
+	    " formatted filesystem mounted at ", mount, "system_id", mc->system_id, "path",
+	    "/dev/disk/by-dname/", dev_name, "-part", n == 1 ? "1" : "2", "device_id", device, "filesystem",
+	    "fstype", fstype, "label", n == 1 ? "efi" : "root", "uuid", fs_uuid, "mount_point", mount,
+	    "mount_options");
 }
 
 /* A physical block device as src/maasserver/api/blockdevices.py renders
@@ -58,9 +77,10 @@ json_t *sim_maas_blockdevice_json(struct sim_maas *m, struct sim_maas_machine *m
 	char uri[96];
 
 	if (index == mc->root_disk && size > ESP_SIZE + GPT_RESERVED) {
-		json_array_append_new(parts, partition_json(mc, id, 1, ESP_SIZE, "fat32", "/boot/efi", d->name));
-		json_array_append_new(parts, partition_json(mc, id, 2, size - ESP_SIZE - GPT_RESERVED, "ext4", "/",
-							    d->name));
+		json_array_append_new(parts,
+				      partition_json(mc, id, 1, ESP_SIZE, "fat32", "/boot/efi", d->name));
+		json_array_append_new(
+		    parts, partition_json(mc, id, 2, size - ESP_SIZE - GPT_RESERVED, "ext4", "/", d->name));
 		used = size - GPT_RESERVED;
 	}
 	snprintf(uri, sizeof(uri), "/MAAS/api/2.0/nodes/%s/blockdevices/%lld/", mc->system_id, (long long)id);
@@ -68,19 +88,21 @@ json_t *sim_maas_blockdevice_json(struct sim_maas *m, struct sim_maas_machine *m
 	for (size_t i = 0; i < json_array_size(parts); i++) {
 		json_t *p = json_array_get(parts, i);
 
-		json_object_set_new(p, "resource_uri", json_sprintf("%spartition/%lld", uri,
-								    (long long)json_integer_value(
-									    json_object_get(p, "id"))));
+		json_object_set_new(p, "resource_uri",
+				    json_sprintf("%spartition/%lld", uri,
+						 (long long)json_integer_value(json_object_get(p, "id"))));
 	}
-	o = json_pack("{s:I, s:s, s:s, s:s, s:s, s:I, s:i, s:s, s:s+, s:s, s:[s], s:o, s:s, s:s, s:n, s:n, s:n,"
-		      " s:I, s:I, s:s, s:i}",
-		      "id", id, "name", d->name, "serial", d->serial, "model", d->model, "id_path", d->id_path, "size",
-		      size, "block_size", 512, "type", "physical", "path", "/dev/disk/by-dname/", d->name, "system_id",
-		      mc->system_id, "tags", "ssd", "partitions", parts, "used_for",
-		      json_array_size(parts) ? "GPT partitioned with 2 partitions" : "Unused", "resource_uri", uri,
-		      "filesystem", "storage_pool", "uuid", "used_size", used, "available_size", size - used,
-		      "firmware_version", "1.0", "numa_node", 0);
-	json_object_set_new(o, "partition_table_type", json_array_size(parts) ? json_string("GPT") : json_null());
+	o = json_pack(
+	    "{s:I, s:s, s:s, s:s, s:s, s:I, s:i, s:s, s:s+, s:s, s:[s], s:o, s:s, s:s, s:n, s:n, s:n,"
+	    " s:I, s:I, s:s, s:i}",
+	    "id", id, "name", d->name, "serial", d->serial, "model", d->model, "id_path", d->id_path, "size",
+	    size, "block_size", 512, "type", "physical", "path", "/dev/disk/by-dname/", d->name, "system_id",
+	    mc->system_id, "tags", "ssd", "partitions", parts, "used_for",
+	    json_array_size(parts) ? "GPT partitioned with 2 partitions" : "Unused", "resource_uri", uri,
+	    "filesystem", "storage_pool", "uuid", "used_size", used, "available_size", size - used,
+	    "firmware_version", "1.0", "numa_node", 0);
+	json_object_set_new(o, "partition_table_type",
+			    json_array_size(parts) ? json_string("GPT") : json_null());
 	if (!*d->id_path)
 		json_object_set_new(o, "id_path", json_null());
 	return o;
@@ -91,10 +113,10 @@ json_t *sim_maas_blockdevice_json(struct sim_maas *m, struct sim_maas_machine *m
  * "vlan"). */
 static json_t *vlan_json(void)
 {
-	return json_pack("{s:i, s:i, s:i, s:b, s:n, s:n, s:s, s:s, s:n, s:n, s:s, s:i, s:s}", "id", 5001, "vid", 0,
-			 "mtu", 1500, "dhcp_on", 1, "external_dhcp", "relay_vlan", "name", "untagged", "fabric",
-			 "fabric-0", "primary_rack", "secondary_rack", "space", "undefined", "fabric_id", 0,
-			 "resource_uri", "/MAAS/api/2.0/vlans/5001/");
+	return json_pack("{s:i, s:i, s:i, s:b, s:n, s:n, s:s, s:s, s:n, s:n, s:s, s:i, s:s}", "id", 5001,
+			 "vid", 0, "mtu", 1500, "dhcp_on", 1, "external_dhcp", "relay_vlan", "name",
+			 "untagged", "fabric", "fabric-0", "primary_rack", "secondary_rack", "space",
+			 "undefined", "fabric_id", 0, "resource_uri", "/MAAS/api/2.0/vlans/5001/");
 }
 
 /* An interface as src/maasserver/api/interfaces.py renders it
@@ -107,12 +129,14 @@ static json_t *interface_json(const struct sim_maas_machine *mc, size_t i)
 	snprintf(name, sizeof(name), "eth%zu", i);
 	json_t *o;
 
-	o = json_pack("{s:I, s:s, s:s, s:s, s:b, s:[], s:o, s:[], s:i, s:[], s:[], s:s, s:s, s:n, s:n, s:n, s:n}",
-			 "id", id, "name", name, "type", "physical", "mac_address", mc->macs[i], "enabled", 1, "tags",
-			 "vlan", vlan_json(), "links", "effective_mtu", 1500, "parents", "children", "params", "",
-			 "system_id", mc->system_id, "discovered", "vendor", "product", "firmware_version");
-	json_object_set_new(o, "resource_uri",
-			    json_sprintf("/MAAS/api/2.0/nodes/%s/interfaces/%lld/", mc->system_id, (long long)id));
+	o = json_pack(
+	    "{s:I, s:s, s:s, s:s, s:b, s:[], s:o, s:[], s:i, s:[], s:[], s:s, s:s, s:n, s:n, s:n, s:n}", "id",
+	    id, "name", name, "type", "physical", "mac_address", mc->macs[i], "enabled", 1, "tags", "vlan",
+	    vlan_json(), "links", "effective_mtu", 1500, "parents", "children", "params", "", "system_id",
+	    mc->system_id, "discovered", "vendor", "product", "firmware_version");
+	json_object_set_new(
+	    o, "resource_uri",
+	    json_sprintf("/MAAS/api/2.0/nodes/%s/interfaces/%lld/", mc->system_id, (long long)id));
 	return o;
 }
 
@@ -121,8 +145,8 @@ static json_t *interface_json(const struct sim_maas_machine *mc, size_t i)
  * api/examples/machines.json). The emulator has one zone and one pool. */
 json_t *sim_maas_zone_json(void)
 {
-	return json_pack("{s:i, s:s, s:s, s:s}", "id", 1, "name", "default", "description", "", "resource_uri",
-			 "/MAAS/api/2.0/zones/default/");
+	return json_pack("{s:i, s:s, s:s, s:s}", "id", 1, "name", "default", "description", "",
+			 "resource_uri", "/MAAS/api/2.0/zones/default/");
 }
 
 json_t *sim_maas_pool_json(void)
@@ -133,8 +157,8 @@ json_t *sim_maas_pool_json(void)
 
 json_t *sim_maas_domain_json(const char *name, int id, int records)
 {
-	json_t *o = json_pack("{s:i, s:s, s:b, s:n, s:b, s:i}", "id", id, "name", name, "authoritative", 1, "ttl",
-			      "is_default", id == 0, "resource_record_count", records);
+	json_t *o = json_pack("{s:i, s:s, s:b, s:n, s:b, s:i}", "id", id, "name", name, "authoritative", 1,
+			      "ttl", "is_default", id == 0, "resource_record_count", records);
 
 	json_object_set_new(o, "resource_uri", json_sprintf("/MAAS/api/2.0/domains/%d/", id));
 	return o;
@@ -166,7 +190,8 @@ static void script_status(json_t *o, const char *field, int value)
  * machine_2_0 schema requires, and the rest a client commonly reads. */
 json_t *sim_maas_machine_json(struct sim_maas *m, struct sim_maas_machine *mc)
 {
-	json_t *bds = json_array(), *tags = json_array(), *ips = json_array(), *ifaces = json_array(), *o, *hw, *od;
+	json_t *bds = json_array(), *tags = json_array(), *ips = json_array(), *ifaces = json_array(), *o,
+	       *hw, *od;
 	size_t n = n_disks(m, mc);
 	int known = mc->commissioned, failed_test = mc->status == ST_FAILED_TESTING;
 	uint64_t bytes = 0;
@@ -185,29 +210,32 @@ json_t *sim_maas_machine_json(struct sim_maas *m, struct sim_maas_machine *mc)
 		json_array_append_new(ips, json_string(m->hosts[mc->host].ip));
 	/* hardware_info: "Unknown" until commissioning has read it
 	 * (src/maasserver/models/node.py Node.get_hardware_info keys). */
-	hw = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "system_vendor", known ? "Dell Inc." : "Unknown",
-		       "system_product", known ? "PowerEdge XE9680" : "Unknown", "system_version", "Unknown",
-		       "system_serial", known && mc->host >= 0 ? m->hosts[mc->host].hostname : "Unknown", "cpu_model",
+	hw = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "system_vendor",
+		       known ? "Dell Inc." : "Unknown", "system_product",
+		       known ? "PowerEdge XE9680" : "Unknown", "system_version", "Unknown", "system_serial",
+		       known && mc->host >= 0 ? m->hosts[mc->host].hostname : "Unknown", "cpu_model",
 		       known ? "Intel(R) Xeon(R) Platinum 8480+" : "Unknown", "mainboard_vendor",
-		       known ? "Dell Inc." : "Unknown", "mainboard_product", "Unknown", "mainboard_firmware_version",
-		       "Unknown", "mainboard_firmware_date", "Unknown");
+		       known ? "Dell Inc." : "Unknown", "mainboard_product", "Unknown",
+		       "mainboard_firmware_version", "Unknown", "mainboard_firmware_date", "Unknown");
 	od = json_object();
 	for (size_t i = 0; i < mc->n_owner_data; i++)
 		json_object_set_new(od, mc->owner_data[i].key, json_string(mc->owner_data[i].value));
 	snprintf(storage, sizeof(storage), "%.3f", (double)bytes / 1e6);
-	o = json_pack("{s:s, s:s, s:s++, s:o, s:s, s:i, s:s, s:s, s:s, s:i, s:s, s:s, s:s, s:o, s:o, s:o, s:o}",
-		      "system_id", mc->system_id, "hostname", mc->hostname, "fqdn", mc->hostname, ".", mc->domain,
-		      "domain", sim_maas_domain_json(mc->domain, sim_maas_domain_id(m, mc->domain), 0),
-		      "architecture", mc->architecture, "status", mc->status, "status_name",
-		      sim_maas_status_name(mc->status), "status_message", mc->status_message, "power_type",
-		      mc->power_type, "node_type", 0, "node_type_name", "Machine", "power_state", mc->power_state,
-		      "osystem", mc->status == ST_DEPLOYED || mc->status == ST_DEPLOYING ? "ubuntu" : "",
-		      "blockdevice_set", bds, "interface_set", ifaces, "ip_addresses", ips, "tag_names", tags);
+	o = json_pack(
+	    "{s:s, s:s, s:s++, s:o, s:s, s:i, s:s, s:s, s:s, s:i, s:s, s:s, s:s, s:o, s:o, s:o, s:o}",
+	    "system_id", mc->system_id, "hostname", mc->hostname, "fqdn", mc->hostname, ".", mc->domain,
+	    "domain", sim_maas_domain_json(mc->domain, sim_maas_domain_id(m, mc->domain), 0), "architecture",
+	    mc->architecture, "status", mc->status, "status_name", sim_maas_status_name(mc->status),
+	    "status_message", mc->status_message, "power_type", mc->power_type, "node_type", 0,
+	    "node_type_name", "Machine", "power_state", mc->power_state, "osystem",
+	    mc->status == ST_DEPLOYED || mc->status == ST_DEPLOYING ? "ubuntu" : "", "blockdevice_set", bds,
+	    "interface_set", ifaces, "ip_addresses", ips, "tag_names", tags);
 	json_object_set_new(o, "distro_series", json_string(mc->distro_series));
 	json_object_set_new(o, "resource_uri", json_sprintf("/MAAS/api/2.0/machines/%s/", mc->system_id));
-	json_object_set_new(o, "boot_disk", mc->boot_disk >= 0 && (size_t)mc->boot_disk < n
-						    ? sim_maas_blockdevice_json(m, mc, mc->boot_disk)
-						    : json_null());
+	json_object_set_new(o, "boot_disk",
+			    mc->boot_disk >= 0 && (size_t)mc->boot_disk < n
+				? sim_maas_blockdevice_json(m, mc, mc->boot_disk)
+				: json_null());
 	json_object_set_new(o, "physicalblockdevice_set", json_deep_copy(bds));
 	json_object_set_new(o, "boot_interface", mc->n_macs ? interface_json(mc, 0) : json_null());
 	json_object_set_new(o, "zone", sim_maas_zone_json());
@@ -239,12 +267,24 @@ json_t *sim_maas_machine_json(struct sim_maas *m, struct sim_maas_machine *mc)
 	json_object_set_new(o, "default_gateways",
 			    json_pack("{s:{s:n, s:n}, s:{s:n, s:n}}", "ipv4", "gateway_ip", "link_id", "ipv6",
 				      "gateway_ip", "link_id"));
-	script_status(o, "commissioning_status", mc->commissions ? (known ? 2 : mc->status == ST_COMMISSIONING ? 1 : 3) : -1);
-	script_status(o, "testing_status", mc->tests ? (failed_test ? 3 : mc->status == ST_TESTING ? 1 : 2) : -1);
+	script_status(o, "commissioning_status",
+		      mc->commissions ? (known				  ? 2
+					 : mc->status == ST_COMMISSIONING ? 1
+									  : 3)
+				      : -1);
+	script_status(o, "testing_status",
+		      mc->tests ? (failed_test		      ? 3
+				   : mc->status == ST_TESTING ? 1
+							      : 2)
+				: -1);
 	script_status(o, "cpu_test_status", -1);
 	script_status(o, "memory_test_status", -1);
 	script_status(o, "network_test_status", -1);
-	script_status(o, "storage_test_status", mc->tests ? (failed_test ? 3 : mc->status == ST_TESTING ? 1 : 2) : -1);
+	script_status(o, "storage_test_status",
+		      mc->tests ? (failed_test		      ? 3
+				   : mc->status == ST_TESTING ? 1
+							      : 2)
+				: -1);
 	script_status(o, "other_test_status", -1);
 	script_status(o, "interface_test_status", -1);
 	json_object_set_new(o, "current_commissioning_result_id", json_null());
@@ -253,7 +293,8 @@ json_t *sim_maas_machine_json(struct sim_maas *m, struct sim_maas_machine *mc)
 	return o;
 }
 
-static void set_boot_disk(struct sim_maas *m, struct sim_maas_machine *mc, int index, struct sim_maas_reply *r)
+static void set_boot_disk(struct sim_maas *m, struct sim_maas_machine *mc, int index,
+			  struct sim_maas_reply *r)
 {
 	/* src/maasserver/api/blockdevices.py BlockDeviceHandler.set_boot_disk:
 	 * Ready only (NodeStateViolation, 409), Allocated included. */
@@ -302,7 +343,8 @@ void sim_maas_blockdevices(struct sim_maas *m, const struct sim_maas_req *req, c
 		return;
 	}
 	snprintf(id, sizeof(id), "%.*s", (int)strcspn(p, "/"), p);
-	if (br_parse_long(id, mc->bd_base, mc->bd_base + (long)n - 1, &bd) || strcmp(p + strlen(id), "/") || !n) {
+	if (br_parse_long(id, mc->bd_base, mc->bd_base + (long)n - 1, &bd) || strcmp(p + strlen(id), "/") ||
+	    !n) {
 		sim_maas_reply_text(r, 404, "No BlockDevice matches the given query.");
 		return;
 	}

@@ -55,12 +55,18 @@ static const struct sim_maas_host *host_of(struct sim_maas *m, const struct sim_
 static const char *enum_name(int status)
 {
 	switch (status) {
-	case ST_NEW: return "NEW";
-	case ST_FAILED_COMMISSIONING: return "FAILED_COMMISSIONING";
-	case ST_READY: return "READY";
-	case ST_BROKEN: return "BROKEN";
-	case ST_COMMISSIONING: return "COMMISSIONING";
-	default: return "UNKNOWN";
+	case ST_NEW:
+		return "NEW";
+	case ST_FAILED_COMMISSIONING:
+		return "FAILED_COMMISSIONING";
+	case ST_READY:
+		return "READY";
+	case ST_BROKEN:
+		return "BROKEN";
+	case ST_COMMISSIONING:
+		return "COMMISSIONING";
+	default:
+		return "UNKNOWN";
 	}
 }
 
@@ -87,10 +93,11 @@ void sim_maas_advance(struct sim_maas *m, struct sim_maas_machine *mc, int64_t n
 		 * controller, so the node goes back to the status it had, with
 		 * a NODE_POWER_QUERY_FAILED event (src/provisioningserver/events.py,
 		 * "Failed to query node's BMC", level ERROR) naming the user. */
-		sim_maas_set_status(m, mc, mc->before_action, "Failed to query node's BMC", "ERROR",
-				    "(admin) - Aborting %s and reverting to %s. Unable to power control the node. "
-				    "Please check power credentials.",
-				    enum_name(ST_COMMISSIONING), enum_name(mc->before_action));
+		sim_maas_set_status(
+		    m, mc, mc->before_action, "Failed to query node's BMC", "ERROR",
+		    "(admin) - Aborting %s and reverting to %s. Unable to power control the node. "
+		    "Please check power credentials.",
+		    enum_name(ST_COMMISSIONING), enum_name(mc->before_action));
 		return;
 	}
 	if (mc->status == ST_COMMISSIONING && now_ms - mc->since_ms >= m->cfg.commission_ms) {
@@ -114,8 +121,8 @@ void sim_maas_advance(struct sim_maas *m, struct sim_maas_machine *mc, int64_t n
 			 * end Ready (NODE_TESTING_RESET_READY_TRANSITIONS). */
 			int64_t ended = mc->since_ms + m->cfg.commission_ms;
 
-			sim_maas_start_testing(m, mc, ST_COMMISSIONING, "Commissioning complete; %zu disks found",
-					       h->n_disks);
+			sim_maas_start_testing(m, mc, ST_COMMISSIONING,
+					       "Commissioning complete; %zu disks found", h->n_disks);
 			/* Testing began when commissioning ended, not at this read. */
 			mc->since_ms = ended;
 			sim_maas_advance(m, mc, now_ms);
@@ -133,7 +140,8 @@ void sim_maas_advance(struct sim_maas *m, struct sim_maas_machine *mc, int64_t n
 			 mc->testing_from == ST_FAILED_DEPLOYMENT || mc->testing_from == ST_BROKEN)
 			sim_maas_set_status(m, mc, ST_READY, "Ready", "INFO", "Testing complete");
 		else
-			sim_maas_set_status(m, mc, mc->testing_from, "Testing complete", "INFO", "Testing complete");
+			sim_maas_set_status(m, mc, mc->testing_from, "Testing complete", "INFO",
+					    "Testing complete");
 	} else if (mc->status == ST_DISK_ERASING && now_ms - mc->since_ms >= m->cfg.commission_ms / 2) {
 		/* src/maasserver/models/node.py: erasing runs in the ephemeral
 		 * environment, which powers the machine on; its end releases it
@@ -150,9 +158,10 @@ void sim_maas_advance(struct sim_maas *m, struct sim_maas_machine *mc, int64_t n
 		 * power-off; MAAS cannot power it, the release fails (13,
 		 * "Releasing failed"), else it is Ready. */
 		if (!mc->power_works) {
-			sim_maas_set_status(m, mc, ST_FAILED_RELEASING, "Failed releasing", "ERROR",
-					    "Releasing failed: unable to power off the node. Please check power "
-					    "credentials.");
+			sim_maas_set_status(
+			    m, mc, ST_FAILED_RELEASING, "Failed releasing", "ERROR",
+			    "Releasing failed: unable to power off the node. Please check power "
+			    "credentials.");
 			return;
 		}
 		snprintf(mc->power_state, sizeof(mc->power_state), "off");
@@ -166,7 +175,8 @@ void sim_maas_advance(struct sim_maas *m, struct sim_maas_machine *mc, int64_t n
 		mc->installed_disk = mc->root_disk;
 		snprintf(mc->power_state, sizeof(mc->power_state), "on");
 		sim_maas_set_status(m, mc, ST_DEPLOYED, "Deployed", "INFO", "Deployed %s on %s (serial %s)",
-				    mc->distro_series, h->disks[mc->root_disk].name, h->disks[mc->root_disk].serial);
+				    mc->distro_series, h->disks[mc->root_disk].name,
+				    h->disks[mc->root_disk].serial);
 	}
 }
 
@@ -236,9 +246,9 @@ static int check_power_parameters(const char *type, const struct sim_maas_req *r
 		}
 	}
 	if (!strcmp(type, "ipmi") && driver && strcmp(driver, "LAN") && strcmp(driver, "LAN_2_0")) {
-		sim_maas_reply_field(r, "power_parameters",
-				     "power_driver: Select a valid choice. %s is not one of the available choices.",
-				     driver);
+		sim_maas_reply_field(
+		    r, "power_parameters",
+		    "power_driver: Select a valid choice. %s is not one of the available choices.", driver);
 		return -1;
 	}
 	return 0;
@@ -261,7 +271,8 @@ static int check_create(struct sim_maas *m, const struct sim_maas_req *req, char
 		if (strcmp(p->name, "mac_addresses"))
 			continue;
 		if (*n_macs == SIM_MAAS_MACS_MAX || br_mac_normalize(p->value, macs[*n_macs])) {
-			sim_maas_reply_field(r, "mac_addresses", "'%s' is not a valid MAC address.", p->value);
+			sim_maas_reply_field(r, "mac_addresses", "'%s' is not a valid MAC address.",
+					     p->value);
 			return -1;
 		}
 		other = machine_by_mac(m, macs[*n_macs]);
@@ -283,14 +294,16 @@ static int check_create(struct sim_maas *m, const struct sim_maas_req *req, char
 	for (size_t i = 0; power_type && i < sizeof(power_types) / sizeof(power_types[0]); i++)
 		power_ok |= !strcmp(power_type, power_types[i]);
 	if (!power_ok) {
-		sim_maas_reply_field(r, "power_type", "Select a valid choice. %s is not one of the available choices.",
+		sim_maas_reply_field(r, "power_type",
+				     "Select a valid choice. %s is not one of the available choices.",
 				     power_type);
 		return -1;
 	}
 	if (power_type && check_power_parameters(power_type, req, r))
 		return -1;
 	if (m->n_machines >= SIM_MAAS_MACHINES_MAX) {
-		sim_maas_reply_field(r, "__all__", "This MAAS holds %d machines already.", SIM_MAAS_MACHINES_MAX);
+		sim_maas_reply_field(r, "__all__", "This MAAS holds %d machines already.",
+				     SIM_MAAS_MACHINES_MAX);
 		return -1;
 	}
 	return 0;
@@ -317,7 +330,8 @@ static int power_works(const struct sim_maas_host *h, const struct sim_maas_mach
 		       (!*mc->node_id || !strcmp(mc->node_id, h->redfish_system));
 	if (!strcmp(mc->power_type, "ipmi")) {
 		host_len = strcspn(h->bmc_address, ":");
-		return strlen(mc->power_address) == host_len && !strncmp(mc->power_address, h->bmc_address, host_len);
+		return strlen(mc->power_address) == host_len &&
+		       !strncmp(mc->power_address, h->bmc_address, host_len);
 	}
 	return 0;
 }
@@ -363,8 +377,8 @@ static void update(struct sim_maas *m, struct sim_maas_machine *mc, const struct
 	const char *const *need = !strcmp(eff, "redfish") ? redfish : !strcmp(eff, "ipmi") ? ipmi : NULL;
 
 	if (type && strcmp(type, "redfish") && strcmp(type, "ipmi") && strcmp(type, "manual") && *type) {
-		sim_maas_reply_field(r, "power_type", "Select a valid choice. %s is not one of the available choices.",
-				     type);
+		sim_maas_reply_field(r, "power_type",
+				     "Select a valid choice. %s is not one of the available choices.", type);
 		return;
 	}
 	for (; need && *need; need++) {
@@ -388,7 +402,8 @@ static void update(struct sim_maas *m, struct sim_maas_machine *mc, const struct
 	sim_maas_reply_json(r, 200, sim_maas_machine_json(m, mc));
 }
 
-static void param_copy(char *dst, size_t size, const struct sim_maas_req *req, const char *name, const char *dflt)
+static void param_copy(char *dst, size_t size, const struct sim_maas_req *req, const char *name,
+		       const char *dflt)
 {
 	const char *v = sim_maas_param(&req->params, name);
 
@@ -408,12 +423,15 @@ static void echo_request(const struct sim_maas_req *req, struct sim_maas_reply *
 		int is_power = !strncmp(p->name, "power_parameters_", strlen("power_parameters_"));
 		struct br_buf *b = is_power ? &power : &rest;
 
-		br_buf_addf(b, "%s%s=%s", b->len ? "&" : is_power ? "Invalid power parameters: " : "", p->name,
-			    p->value);
+		br_buf_addf(b, "%s%s=%s",
+			    b->len     ? "&"
+			    : is_power ? "Invalid power parameters: "
+				       : "",
+			    p->name, p->value);
 	}
 	sim_maas_reply_json(r, 400,
-			    json_pack("{s:[s], s:[s]}", "power_parameters",
-				      br_buf_str(&power), "__all__", br_buf_str(&rest)));
+			    json_pack("{s:[s], s:[s]}", "power_parameters", br_buf_str(&power), "__all__",
+				      br_buf_str(&rest)));
 	/* the header last: a long form must not push the fields out */
 	json_array_append_new(json_object_get(r->json, "__all__"),
 			      json_string(req->authorization ? req->authorization : "(no Authorization)"));
@@ -476,7 +494,8 @@ static void create(struct sim_maas *m, const struct sim_maas_req *req, struct si
 	} else {
 		mc->commissions++;
 		mc->before_action = ST_NEW;
-		sim_maas_set_status(m, mc, ST_COMMISSIONING, "Commissioning", "INFO", "Commissioning started");
+		sim_maas_set_status(m, mc, ST_COMMISSIONING, "Commissioning", "INFO",
+				    "Commissioning started");
 	}
 	logged_macs = json_array();
 	for (size_t i = 0; i < n_macs; i++)
@@ -486,9 +505,11 @@ static void create(struct sim_maas *m, const struct sim_maas_req *req, struct si
 	sim_maas_log_field(r, "macs", logged_macs);
 	sim_maas_log_field(r, "power_type", json_string(mc->power_type));
 	sim_maas_log_field(r, "power_address", json_string(mc->power_address));
-	sim_maas_log_field(r, "power_driver",
-			   br_json_string_or_null(sim_maas_param(&req->params, "power_parameters_power_driver")));
-	sim_maas_log_field(r, "node_id", br_json_string_or_null(sim_maas_param(&req->params, "power_parameters_node_id")));
+	sim_maas_log_field(
+	    r, "power_driver",
+	    br_json_string_or_null(sim_maas_param(&req->params, "power_parameters_power_driver")));
+	sim_maas_log_field(r, "node_id",
+			   br_json_string_or_null(sim_maas_param(&req->params, "power_parameters_node_id")));
 	sim_maas_log_field(r, "power_pass_set", json_boolean(mc->power_pass_set));
 	sim_maas_reply_json(r, 200, sim_maas_machine_json(m, mc));
 }
@@ -507,7 +528,8 @@ static int filter_parse(const struct sim_maas_req *req, struct filter *f, struct
 
 		if (!strcmp(p->name, "mac_address")) {
 			if (br_mac_normalize(p->value, f->macs[f->n_macs])) {
-				sim_maas_reply_field(r, "mac_address", "'%s' is not a valid MAC address.", p->value);
+				sim_maas_reply_field(r, "mac_address", "'%s' is not a valid MAC address.",
+						     p->value);
 				return -1;
 			}
 			f->n_macs++;
@@ -596,7 +618,8 @@ static int meets(struct sim_maas *m, const struct sim_maas_machine *mc, const st
 	if (!strcmp(p->name, "mem"))
 		return !br_parse_long(p->value, 0, LONG_MAX, &n) && (mc->commissioned ? 2097152 : 0) >= n;
 	if (!strcmp(p->name, "arch"))
-		return !strncmp(mc->architecture, p->value, strcspn(mc->architecture, "/")) || !strcmp(mc->architecture, p->value);
+		return !strncmp(mc->architecture, p->value, strcspn(mc->architecture, "/")) ||
+		       !strcmp(mc->architecture, p->value);
 	return 1;
 }
 
@@ -609,8 +632,9 @@ static int meets(struct sim_maas *m, const struct sim_maas_machine *mc, const st
  * so it is empty). */
 static void allocate(struct sim_maas *m, const struct sim_maas_req *req, struct sim_maas_reply *r)
 {
-	static const char *const not_constraints[] = { "op", "agent_name", "comment", "dry_run", "verbose",
-						       "bridge_all", "bridge_fd", "bridge_stp", NULL };
+	static const char *const not_constraints[] = { "op",	    "agent_name", "comment",
+						       "dry_run",   "verbose",	  "bridge_all",
+						       "bridge_fd", "bridge_stp", NULL };
 	const char *agent = sim_maas_param(&req->params, "agent_name");
 	const char *dry = sim_maas_param(&req->params, "dry_run");
 	struct sim_maas_machine *mc = NULL;
@@ -642,10 +666,11 @@ static void allocate(struct sim_maas *m, const struct sim_maas_req *req, struct 
 			while (*skip && strcmp(*skip, req->params.items[k].name))
 				skip++;
 			if (!*skip)
-				br_buf_addf(&asked, "%s('%s', ['%s'])", asked.len ? ", " : "", req->params.items[k].name,
-					    req->params.items[k].value);
+				br_buf_addf(&asked, "%s('%s', ['%s'])", asked.len ? ", " : "",
+					    req->params.items[k].name, req->params.items[k].value);
 		}
-		sim_maas_reply_text(r, 409, "No available machine matches constraints: [%s] (resolved to \"%s\")",
+		sim_maas_reply_text(r, 409,
+				    "No available machine matches constraints: [%s] (resolved to \"%s\")",
 				    br_buf_str(&asked), br_buf_str(&asked));
 		br_buf_release(&asked);
 		return;
@@ -672,7 +697,8 @@ static void release_many(struct sim_maas *m, const struct sim_maas_req *req, str
 
 	br_buf_init(&bad, 256);
 	for (size_t k = 0; k < req->params.n; k++)
-		if (!strcmp(req->params.items[k].name, "machines") && !sim_maas_find(m, req->params.items[k].value))
+		if (!strcmp(req->params.items[k].name, "machines") &&
+		    !sim_maas_find(m, req->params.items[k].value))
 			br_buf_addf(&bad, "%s%s", bad.len ? ", " : "", req->params.items[k].value);
 	if (bad.len) {
 		sim_maas_reply_text(r, 400, "Unknown machine(s): %s.", br_buf_str(&bad));

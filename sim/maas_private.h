@@ -13,9 +13,20 @@
 /* MAAS node status numbers the emulator moves through (NODE_STATUS of
  * src/maasserver/enum.py). */
 enum {
-	ST_NEW = 0, ST_COMMISSIONING = 1, ST_FAILED_COMMISSIONING = 2, ST_READY = 4, ST_DEPLOYED = 6,
-	ST_BROKEN = 8, ST_DEPLOYING = 9, ST_ALLOCATED = 10, ST_FAILED_DEPLOYMENT = 11, ST_RELEASING = 12,
-	ST_FAILED_RELEASING = 13, ST_DISK_ERASING = 14, ST_FAILED_DISK_ERASING = 15, ST_TESTING = 21,
+	ST_NEW = 0,
+	ST_COMMISSIONING = 1,
+	ST_FAILED_COMMISSIONING = 2,
+	ST_READY = 4,
+	ST_DEPLOYED = 6,
+	ST_BROKEN = 8,
+	ST_DEPLOYING = 9,
+	ST_ALLOCATED = 10,
+	ST_FAILED_DEPLOYMENT = 11,
+	ST_RELEASING = 12,
+	ST_FAILED_RELEASING = 13,
+	ST_DISK_ERASING = 14,
+	ST_FAILED_DISK_ERASING = 15,
+	ST_TESTING = 21,
 	ST_FAILED_TESTING = 22,
 };
 
@@ -32,18 +43,18 @@ struct sim_maas_params {
 struct sim_maas_req {
 	const char *method;
 	const char *path; /* below /MAAS/api/2.0/, e.g. "machines/abc123/" */
-	const char *op;   /* NULL when none */
+	const char *op;	  /* NULL when none */
 	struct sim_maas_params params;
 	const char *authorization; /* the header as sent, NULL when none */
 };
 
 struct sim_maas_reply {
 	int status;
-	char *body;               /* malloc'ed text, or NULL with json set */
-	json_t *json;             /* a JSON answer (owned) */
+	char *body;		  /* malloc'ed text, or NULL with json set */
+	json_t *json;		  /* a JSON answer (owned) */
 	const char *content_type; /* default application/json */
-	int retry_after;          /* >0: sent as Retry-After */
-	json_t *log;              /* extra fields for the request log (owned) */
+	int retry_after;	  /* >0: sent as Retry-After */
+	json_t *log;		  /* extra fields for the request log (owned) */
 };
 
 struct sim_maas_event {
@@ -62,37 +73,37 @@ struct sim_maas_owner_data {
 
 struct sim_maas_machine {
 	char system_id[8];
-	int host;                /* index into hosts, -1: no physical machine has its MACs */
-	char hostname[64];       /* the first label only */
-	char domain[64];         /* the rest: "maas" unless given */
+	int host;	   /* index into hosts, -1: no physical machine has its MACs */
+	char hostname[64]; /* the first label only */
+	char domain[64];   /* the rest: "maas" unless given */
 	char architecture[32];
 	char macs[SIM_MAAS_MACS_MAX][18];
 	size_t n_macs;
 	char power_type[16];
 	char power_address[128];
 	char power_user[64];
-	char node_id[40];        /* power_parameters_node_id, "" none */
-	int power_pass_set;      /* the password itself is not kept, */
-	int power_pass_ok;       /* only whether the host's BMC takes it */
-	int power_works;         /* the parameters drive the host's BMC (judged when set) */
+	char node_id[40];   /* power_parameters_node_id, "" none */
+	int power_pass_set; /* the password itself is not kept, */
+	int power_pass_ok;  /* only whether the host's BMC takes it */
+	int power_works;    /* the parameters drive the host's BMC (judged when set) */
 	char power_state[4];
-	int status;              /* as last advanced; see sim_maas_advance */
-	int before_action;       /* status to return to on abort */
-	int testing_from;        /* status testing started from */
-	int tests;               /* hardware test runs started */
-	int broken_from;         /* status when marked broken (mark_fixed returns to Deployed) */
-	int64_t since_ms;        /* when status was entered */
-	int commissioned;        /* has finished commissioning once */
-	int boot_disk;           /* index into the host's disks, -1 none */
-	int root_disk;           /* where the storage layout put / ; -1 none */
-	int installed_disk;      /* where the OS went at the last deploy; -1 none */
-	int64_t bd_base;         /* block device ids are bd_base + index */
+	int status;	    /* as last advanced; see sim_maas_advance */
+	int before_action;  /* status to return to on abort */
+	int testing_from;   /* status testing started from */
+	int tests;	    /* hardware test runs started */
+	int broken_from;    /* status when marked broken (mark_fixed returns to Deployed) */
+	int64_t since_ms;   /* when status was entered */
+	int commissioned;   /* has finished commissioning once */
+	int boot_disk;	    /* index into the host's disks, -1 none */
+	int root_disk;	    /* where the storage layout put / ; -1 none */
+	int installed_disk; /* where the OS went at the last deploy; -1 none */
+	int64_t bd_base;    /* block device ids are bd_base + index */
 	char distro_series[32];
 	char status_message[200];
 	int deploys, commissions;
-	int erase;               /* the running release erases disks */
-	char agent_name[64];     /* given at allocate */
-	char owner[32];          /* who allocated it; "" when unowned */
+	int erase;	     /* the running release erases disks */
+	char agent_name[64]; /* given at allocate */
+	char owner[32];	     /* who allocated it; "" when unowned */
 	struct sim_maas_owner_data owner_data[SIM_MAAS_OWNER_DATA_MAX];
 	size_t n_owner_data;
 	unsigned char tags[SIM_MAAS_TAGS_MAX];
@@ -120,7 +131,7 @@ struct sim_maas {
 	struct sim_maas_tag tags[SIM_MAAS_TAGS_MAX];
 	size_t n_tags;
 	int64_t next_event_id, next_bd_id;
-	int64_t start_ms;        /* request log "at_ms" counts from here */
+	int64_t start_ms; /* request log "at_ms" counts from here */
 	uint64_t rng;
 };
 
@@ -143,7 +154,8 @@ void sim_maas_machines(struct sim_maas *m, const struct sim_maas_req *req, const
 		       struct sim_maas_reply *r);
 void sim_maas_blockdevices(struct sim_maas *m, const struct sim_maas_req *req, const char *rest,
 			   struct sim_maas_reply *r);
-void sim_maas_tags(struct sim_maas *m, const struct sim_maas_req *req, const char *rest, struct sim_maas_reply *r);
+void sim_maas_tags(struct sim_maas *m, const struct sim_maas_req *req, const char *rest,
+		   struct sim_maas_reply *r);
 void sim_maas_events(struct sim_maas *m, const struct sim_maas_req *req, struct sim_maas_reply *r);
 
 /* Start releasing a machine (erase: through Disk erasing); 0, or -1 with
@@ -162,7 +174,7 @@ void sim_maas_set_status(struct sim_maas *m, struct sim_maas_machine *mc, int st
 			 const char *level, const char *fmt, ...) BR_PRINTF(6, 7);
 /* Enter Testing from status from (op=test, or commissioning's end). */
 void sim_maas_start_testing(struct sim_maas *m, struct sim_maas_machine *mc, int from, const char *fmt, ...)
-	BR_PRINTF(4, 5);
+    BR_PRINTF(4, 5);
 json_t *sim_maas_machine_json(struct sim_maas *m, struct sim_maas_machine *mc);
 json_t *sim_maas_blockdevice_json(struct sim_maas *m, struct sim_maas_machine *mc, int index);
 const char *sim_maas_status_name(int status);

@@ -109,8 +109,8 @@ static const char *check_auth(struct sim_maas *m, const char *header)
 		why = "Authorization Error: Missing OAuth parameter(s): oauth_nonce, oauth_timestamp";
 	else if (!method || strcmp(method, "PLAINTEXT"))
 		why = "Authorization Error: Unsupported signature method.";
-	else if (!ck || !tk || !sig || strcmp(ck, m->consumer_key) || strcmp(tk, m->token_key) || sig[0] != '&' ||
-		 strcmp(sig + 1, m->token_secret))
+	else if (!ck || !tk || !sig || strcmp(ck, m->consumer_key) || strcmp(tk, m->token_key) ||
+		 sig[0] != '&' || strcmp(sig + 1, m->token_secret))
 		why = "Authorization Error: Invalid API key.";
 	free(ck);
 	free(tk);
@@ -135,7 +135,8 @@ static void log_request(struct sim_maas *m, const struct sim_maas_req *req, cons
 	br_iso_time(when);
 	line = json_pack("{s:s, s:I, s:s, s:s, s:o, s:i, s:I}", "time", when, "at_ms",
 			 (json_int_t)(start_ms - m->start_ms), "method", req->method, "path", req->path, "op",
-			 br_json_string_or_null(req->op), "status", r->status, "ms", (json_int_t)(br_now_ms() - start_ms));
+			 br_json_string_or_null(req->op), "status", r->status, "ms",
+			 (json_int_t)(br_now_ms() - start_ms));
 	if (r->log)
 		json_object_update(line, r->log);
 	text = json_dumps(line, JSON_COMPACT);
@@ -203,9 +204,10 @@ static void serve(struct sim_maas *m, struct MHD_Connection *mc, const char *url
 		req.path = url;
 		sim_maas_reply_text(r, 404, "Not Found");
 	} else if ((req.path = url + strlen(API_PREFIX)), !strcmp(req.path, "version/")) {
-		sim_maas_reply_json(r, 200, json_pack("{s:s, s:s, s:[s,s,s]}", "version", "3.4.0", "subversion",
-						      "emulated", "capabilities", "networks-management",
-						      "static-ipaddresses", "authenticate-api"));
+		sim_maas_reply_json(r, 200,
+				    json_pack("{s:s, s:s, s:[s,s,s]}", "version", "3.4.0", "subversion",
+					      "emulated", "capabilities", "networks-management",
+					      "static-ipaddresses", "authenticate-api"));
 	} else if ((why = check_auth(m, MHD_lookup_connection_value(mc, MHD_HEADER_KIND, "Authorization")))) {
 		sim_maas_reply_text(r, 401, "%s", why);
 	} else if (c->too_big) {
@@ -219,7 +221,8 @@ static void serve(struct sim_maas *m, struct MHD_Connection *mc, const char *url
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc, const char *url, const char *method,
-				  const char *version, const char *upload_data, size_t *upload_size, void **con_cls)
+				  const char *version, const char *upload_data, size_t *upload_size,
+				  void **con_cls)
 {
 	struct sim_maas *m = cls;
 	struct sim_maas_reply r = { 0 };
@@ -261,7 +264,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc, const ch
 	return ret;
 }
 
-static void on_completed(void *cls, struct MHD_Connection *mc, void **con_cls, enum MHD_RequestTerminationCode toe)
+static void on_completed(void *cls, struct MHD_Connection *mc, void **con_cls,
+			 enum MHD_RequestTerminationCode toe)
 {
 	struct conn *c = *con_cls;
 
@@ -277,7 +281,8 @@ static void on_completed(void *cls, struct MHD_Connection *mc, void **con_cls, e
 
 static int copy_config(struct sim_maas *m, const struct sim_maas_config *cfg, struct br_err *err)
 {
-	const char *key = cfg->api_key, *a = key ? strchr(key, ':') : NULL, *b = a ? strchr(a + 1, ':') : NULL;
+	const char *key = cfg->api_key, *a = key ? strchr(key, ':') : NULL,
+		   *b = a ? strchr(a + 1, ':') : NULL;
 
 	if (!b || !b[1])
 		return br_errf(err, BR_E_INVAL, "MAAS emulator: API key must be consumer:token:secret");
@@ -331,7 +336,8 @@ int sim_maas_start(const struct sim_maas_config *cfg, struct sim_maas **ret_maas
 		m->log_path = br_xstrdup(cfg->log_path);
 		m->log = fopen(cfg->log_path, "a");
 		if (!m->log) {
-			rc = br_errf(err, BR_E_IO, "MAAS emulator: cannot open request log %s", cfg->log_path);
+			rc =
+			    br_errf(err, BR_E_IO, "MAAS emulator: cannot open request log %s", cfg->log_path);
 			goto fail;
 		}
 	}
@@ -347,12 +353,12 @@ int sim_maas_start(const struct sim_maas_config *cfg, struct sim_maas **ret_maas
 	addr.sin_family = AF_INET;
 	addr.sin_port = htons((uint16_t)cfg->port);
 	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	m->daemon = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
-					     MHD_USE_POLL | (tls ? MHD_USE_TLS : 0),
-				     (uint16_t)cfg->port, NULL, NULL, on_request, m, MHD_OPTION_NOTIFY_COMPLETED,
-				     on_completed, m, MHD_OPTION_CONNECTION_LIMIT, 4096u, MHD_OPTION_CONNECTION_TIMEOUT,
-				     120u, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr, MHD_OPTION_ARRAY, tls_opts,
-				     MHD_OPTION_END);
+	m->daemon = MHD_start_daemon(
+	    MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION | MHD_USE_POLL |
+		(tls ? MHD_USE_TLS : 0),
+	    (uint16_t)cfg->port, NULL, NULL, on_request, m, MHD_OPTION_NOTIFY_COMPLETED, on_completed, m,
+	    MHD_OPTION_CONNECTION_LIMIT, 4096u, MHD_OPTION_CONNECTION_TIMEOUT, 120u, MHD_OPTION_SOCK_ADDR,
+	    (struct sockaddr *)&addr, MHD_OPTION_ARRAY, tls_opts, MHD_OPTION_END);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (!m->daemon) {
 		rc = br_errf(err, BR_E_IO, "MAAS emulator: cannot listen on 127.0.0.1:%d%s", cfg->port,

@@ -21,7 +21,7 @@ static int cmp_str(const void *a, const void *b)
  * here both list every present NIC. The iDRAC's own MAC is not a host MAC. */
 static json_t *truth_macs(const struct sim_node *n)
 {
-	const char *macs[SIM_NICS] = {0};
+	const char *macs[SIM_NICS] = { 0 };
 	size_t count = 0;
 	json_t *arr = json_array();
 
@@ -69,9 +69,9 @@ static json_t *truth_node(const struct sim_node *n)
 		json_array_append_new(bmc_macs, json_string(n->usb_mac));
 	doc = json_pack("{s:s, s:s, s:s, s:i, s:s, s:s, s:s, s:o, s:s, s:s, s:o, s:o, s:O}", "hostname",
 			n->hostname, "bmc", n->bmc, "rack", n->rack, "unit", n->unit, "system_serial",
-			n->system_serial, "service_tag", n->service_tag, "uuid", n->uuid, "macs", truth_macs(n),
-			"bmc_mac", n->bmc_mac, "boot_disk_serial", n->boot_drive.serial, "drive_serials", drives,
-			"faults", faults, "fault_details", n->details);
+			n->system_serial, "service_tag", n->service_tag, "uuid", n->uuid, "macs",
+			truth_macs(n), "bmc_mac", n->bmc_mac, "boot_disk_serial", n->boot_drive.serial,
+			"drive_serials", drives, "faults", faults, "fault_details", n->details);
 	json_object_set_new(doc, "vendor", json_string(sim_vendor_name(n->vendor)));
 	json_object_set_new(doc, "bmc_macs", bmc_macs);
 	json_object_set_new(doc, "mac_roles", mac_roles(n));

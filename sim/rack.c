@@ -13,8 +13,8 @@
 
 #define NODES_PER_SU 32 /* nodes per scalable unit: one rail leaf per fabric NIC */
 
-static const int gpu_bus[SIM_GPUS] = {0x19, 0x3b, 0x4c, 0x5d, 0x9b, 0xbb, 0xcb, 0xdb};
-static const int fabric_bus[SIM_FABRIC_NICS] = {0x1a, 0x3c, 0x4d, 0x5e, 0x9c, 0xbc, 0xcc, 0xdc};
+static const int gpu_bus[SIM_GPUS] = { 0x19, 0x3b, 0x4c, 0x5d, 0x9b, 0xbb, 0xcb, 0xdb };
+static const int fabric_bus[SIM_FABRIC_NICS] = { 0x1a, 0x3c, 0x4d, 0x5e, 0x9c, 0xbc, 0xcc, 0xdc };
 #define LOM_BUS 0x04
 
 uint64_t sim_rng_next(uint64_t *state)
@@ -84,7 +84,8 @@ json_t *sim_bios_baseline(const struct sim_node *node)
 
 void sim_boot_order_baseline(struct sim_node *node)
 {
-	static const char *const order[SIM_BOOT_ENTRIES] = { "NIC.PxeDevice.1-1", "Disk.Direct.0-0:BOSS.SL.14-1",
+	static const char *const order[SIM_BOOT_ENTRIES] = { "NIC.PxeDevice.1-1",
+							     "Disk.Direct.0-0:BOSS.SL.14-1",
 							     "NIC.PxeDevice.2-1" };
 
 	for (int i = 0; i < SIM_BOOT_ENTRIES; i++)
@@ -249,9 +250,9 @@ void sim_rack_release(struct sim_rack *rack)
 
 void sim_temp_sensor(int i, char *name, size_t len, int *ret_celsius)
 {
-	static const char *const fixed[] = {"System Board Inlet Temp", "System Board Exhaust Temp",
-					    "CPU1 Temp", "CPU2 Temp"};
-	static const int celsius[] = {23, 41, 48, 51};
+	static const char *const fixed[] = { "System Board Inlet Temp", "System Board Exhaust Temp",
+					     "CPU1 Temp", "CPU2 Temp" };
+	static const int celsius[] = { 23, 41, 48, 51 };
 
 	if (i < 4) {
 		snprintf(name, len, "%s", fixed[i]);

@@ -78,7 +78,7 @@ enum sim_fault {
 	SIM_F_HUGE_BODY,		     /* Bios resource of 50 MB */
 	SIM_F_HANG,			     /* Thermal never answers */
 	SIM_F_BIOS_JOB_FAIL,		     /* BIOS off baseline, and its config job fails */
-	SIM_F_GRACEFUL_IGNORED,		     /* BIOS off baseline; GracefulRestart accepted, nothing happens */
+	SIM_F_GRACEFUL_IGNORED, /* BIOS off baseline; GracefulRestart accepted, nothing happens */
 	/* The System takes boot order changes only through its own settings
 	 * object (@Redfish.Settings, as iDRAC10 and other BMCs do), pending
 	 * until the next boot; a PATCH of the System itself is refused. */
@@ -89,8 +89,9 @@ enum sim_fault {
 	 * reports the second's MAC (duplicate MACs must be judged on
 	 * evidence, never first-come). */
 	SIM_F_MAC_CLONE,
-	SIM_F_HUGE_SERIAL, /* the System's SerialNumber is 1 MiB of text (UTF-8, not only ASCII) */
-	SIM_F_CONTROL_CHARS, /* terminal controls (ESC sequences, CR, BEL, DEL) in the System's SerialNumber */
+	SIM_F_HUGE_SERIAL,   /* the System's SerialNumber is 1 MiB of text (UTF-8, not only ASCII) */
+	SIM_F_CONTROL_CHARS, /* terminal controls (ESC sequences, CR, BEL, DEL) in the System's SerialNumber
+			      */
 	/* MAAS (or a proxy before it) refuses this node's machine create with
 	 * a 400 that echoes the request: its Authorization header and the
 	 * whole form, BMC power password included. */
@@ -229,7 +230,7 @@ struct sim_node {
 	char uuid[37];
 	char bmc_mac[18];
 	enum sim_vendor vendor;
-	char usb_mac[18]; /* host end of the BMC's USB network link, or "" (Dell, HPE) */
+	char usb_mac[18];		/* host end of the BMC's USB network link, or "" (Dell, HPE) */
 	char firmware_nic_outdated[24]; /* NIC fqdd carrying SIM_FW_NIC_OUTDATED, or "" */
 	struct sim_nic nics[SIM_NICS];	/* fabric first, then Ethernet */
 	struct sim_gpu gpus[SIM_GPUS];

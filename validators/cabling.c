@@ -42,8 +42,10 @@ void val_wiring_index(struct val_wiring *w)
 {
 	w->ends = br_xmalloc((w->n ? w->n : 1) * 2 * sizeof(*w->ends));
 	for (size_t i = 0; i < w->n; i++) {
-		w->ends[2 * i] = (struct val_wiring_end){ end_key(w->links[i].dev_a, w->links[i].port_a), i, 0 };
-		w->ends[2 * i + 1] = (struct val_wiring_end){ end_key(w->links[i].dev_b, w->links[i].port_b), i, 1 };
+		w->ends[2 * i] =
+		    (struct val_wiring_end){ end_key(w->links[i].dev_a, w->links[i].port_a), i, 0 };
+		w->ends[2 * i + 1] =
+		    (struct val_wiring_end){ end_key(w->links[i].dev_b, w->links[i].port_b), i, 1 };
 	}
 	qsort(w->ends, w->n * 2, sizeof(*w->ends), end_cmp);
 }
@@ -58,7 +60,8 @@ static const struct val_wiring_end *find_end(const struct val_wiring *w, const c
 }
 
 /* The far end of the link an end belongs to. */
-static void far_end(const struct val_wiring *w, const struct val_wiring_end *e, const char **dev, const char **port)
+static void far_end(const struct val_wiring *w, const struct val_wiring_end *e, const char **dev,
+		    const char **port)
 {
 	const struct val_link *l = &w->links[e->link];
 
@@ -88,14 +91,15 @@ static int neighbor_is(const struct val_lldp_neighbor *nb, const char *dev, cons
 {
 	if (!nb->system_name || !same_device(nb->system_name, dev))
 		return 0;
-	return (nb->port_id && !strcasecmp(nb->port_id, port)) || (nb->port_descr && !strcasecmp(nb->port_descr, port));
+	return (nb->port_id && !strcasecmp(nb->port_id, port)) ||
+	       (nb->port_descr && !strcasecmp(nb->port_descr, port));
 }
 
 /* The switch port a neighbour says it is, as the wiring list would name it. */
 static const char *neighbor_port(const struct val_lldp_neighbor *nb, const struct val_wiring *w)
 {
-	if (nb->system_name && nb->port_descr && nb->port_id && find_end(w, nb->system_name, nb->port_descr) &&
-	    !find_end(w, nb->system_name, nb->port_id))
+	if (nb->system_name && nb->port_descr && nb->port_id &&
+	    find_end(w, nb->system_name, nb->port_descr) && !find_end(w, nb->system_name, nb->port_id))
 		return nb->port_descr;
 	return nb->port_id ? nb->port_id : nb->port_descr ? nb->port_descr : "?";
 }
@@ -108,7 +112,8 @@ static const struct val_lldp_neighbor *first_on(const struct val_cabling_host *h
 	return NULL;
 }
 
-static const struct val_cabling_host *host_named(const struct val_cabling_host *hosts, size_t n, const char *name)
+static const struct val_cabling_host *host_named(const struct val_cabling_host *hosts, size_t n,
+						 const char *name)
 {
 	for (size_t i = 0; i < n; i++)
 		if (same_device(hosts[i].hostname, name))
@@ -132,8 +137,8 @@ static struct val_cable_finding *add_finding(struct val_cabling_result *r, enum 
 
 /* One designed cable from (self, local) to (dev, port). */
 static void judge_link(const struct val_wiring *w, const struct val_cabling_host *self,
-		       const struct val_cabling_host *others, size_t nothers, const char *local, const char *dev,
-		       const char *port, unsigned line, struct val_cabling_result *r)
+		       const struct val_cabling_host *others, size_t nothers, const char *local,
+		       const char *dev, const char *port, unsigned line, struct val_cabling_result *r)
 {
 	const struct val_lldp_neighbor *seen = NULL;
 	const struct val_wiring_end *theirs;
@@ -211,22 +216,29 @@ static void describe(const struct val_cabling_result *r, struct br_buf *b)
 			br_buf_adds(b, "; ");
 		switch (f->kind) {
 		case VAL_CABLE_MISSING:
-			br_buf_addf(b, "%s: no LLDP neighbour, expected %s (wiring line %u): check the cable is plugged "
-				       "in at both ends", f->local_port, f->expected, f->line);
+			br_buf_addf(
+			    b,
+			    "%s: no LLDP neighbour, expected %s (wiring line %u): check the cable is plugged "
+			    "in at both ends",
+			    f->local_port, f->expected, f->line);
 			break;
 		case VAL_CABLE_SWAPPED:
-			br_buf_addf(b, "%s: sees %s, expected %s: swapped with %s %s: swap the cables on %s and %s",
-				    f->local_port, f->seen, f->expected, f->other_host, f->other_port, f->expected, f->seen);
+			br_buf_addf(
+			    b, "%s: sees %s, expected %s: swapped with %s %s: swap the cables on %s and %s",
+			    f->local_port, f->seen, f->expected, f->other_host, f->other_port, f->expected,
+			    f->seen);
 			break;
 		case VAL_CABLE_WRONG:
-			br_buf_addf(b, "%s: sees %s, expected %s (wiring line %u)", f->local_port, f->seen, f->expected,
-				    f->line);
+			br_buf_addf(b, "%s: sees %s, expected %s (wiring line %u)", f->local_port, f->seen,
+				    f->expected, f->line);
 			if (f->other_host)
-				br_buf_addf(b, ", a port the design gives to %s %s", f->other_host, f->other_port);
+				br_buf_addf(b, ", a port the design gives to %s %s", f->other_host,
+					    f->other_port);
 			br_buf_addf(b, ": move the cable to %s", f->expected);
 			break;
 		case VAL_CABLE_UNEXPECTED:
-			br_buf_addf(b, "%s: sees %s, a cable the wiring list does not have", f->local_port, f->seen);
+			br_buf_addf(b, "%s: sees %s, a cable the wiring list does not have", f->local_port,
+				    f->seen);
 			break;
 		case VAL_CABLE_OK:
 		case VAL_CABLE_UNREACHABLE:
@@ -276,7 +288,8 @@ void val_cabling_judge(const struct val_wiring *w, const struct val_cabling_host
 		if (!nb->local_port || find_end(w, self->hostname, nb->local_port))
 			continue;
 		f = add_finding(&r, VAL_CABLE_UNEXPECTED, nb->local_port, 0);
-		f->seen = br_xasprintf("%s %s", nb->system_name ? nb->system_name : "?", neighbor_port(nb, w));
+		f->seen =
+		    br_xasprintf("%s %s", nb->system_name ? nb->system_name : "?", neighbor_port(nb, w));
 	}
 	if (!r.links_expected && !r.n) {
 		r.result = VAL_UNKNOWN;

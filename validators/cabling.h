@@ -42,12 +42,13 @@ struct val_wiring {
 	struct val_wiring_end *ends; /* 2n, sorted by key */
 	char *path;
 	const char *form; /* "bringup", "netbox-import" or "netbox-export" */
-	size_t skipped;   /* rows not between two interfaces, or not (yet) connected */
+	size_t skipped;	  /* rows not between two interfaces, or not (yet) connected */
 };
 
 /* Load path into *ret. On any problem nothing is returned: each one is added
  * to problems as "PATH:LINE: field: message" and BR_E_INVAL returned. */
-int val_wiring_load(const char *path, struct val_wiring *ret, struct br_strlist *problems, struct br_err *err);
+int val_wiring_load(const char *path, struct val_wiring *ret, struct br_strlist *problems,
+		    struct br_err *err);
 void val_wiring_release(struct val_wiring *w);
 /* Build w->ends (val_wiring_load does; for a wiring built by hand). */
 void val_wiring_index(struct val_wiring *w);
@@ -75,22 +76,22 @@ struct val_cabling_host {
 
 enum val_cable_kind {
 	VAL_CABLE_OK,
-	VAL_CABLE_MISSING,    /* nothing seen on the port: unplugged, or link down */
-	VAL_CABLE_WRONG,      /* plugged into another switch port than designed */
-	VAL_CABLE_SWAPPED,    /* exchanged with another host port: both see each other's */
-	VAL_CABLE_UNEXPECTED, /* a neighbour on a port the wiring list does not cable */
+	VAL_CABLE_MISSING,     /* nothing seen on the port: unplugged, or link down */
+	VAL_CABLE_WRONG,       /* plugged into another switch port than designed */
+	VAL_CABLE_SWAPPED,     /* exchanged with another host port: both see each other's */
+	VAL_CABLE_UNEXPECTED,  /* a neighbour on a port the wiring list does not cable */
 	VAL_CABLE_UNREACHABLE, /* fabric: a designed device discovery never reached */
-	VAL_CABLE_SLOW,        /* fabric: a link trained below the expected rate */
+	VAL_CABLE_SLOW,	       /* fabric: a link trained below the expected rate */
 };
 
 struct val_cable_finding {
 	enum val_cable_kind kind;
 	char *local_port;
-	char *expected;   /* "leaf01 swp3", or NULL for UNEXPECTED */
-	char *seen;       /* "leaf02 swp14", or NULL for MISSING */
+	char *expected;	  /* "leaf01 swp3", or NULL for UNEXPECTED */
+	char *seen;	  /* "leaf02 swp14", or NULL for MISSING */
 	char *other_host; /* WRONG/SWAPPED: whose designed port we landed on */
 	char *other_port;
-	unsigned line;    /* the wiring line of the expected link (0: none) */
+	unsigned line; /* the wiring line of the expected link (0: none) */
 };
 
 struct val_cabling_result {
@@ -143,7 +144,7 @@ struct val_fabric_result {
 	enum val_result result;
 	size_t design_links, seen_links, matched;
 	size_t design_components; /* of the wiring list: more than 1 means the design itself is split */
-	size_t unreachable;       /* designed devices discovery never saw */
+	size_t unreachable;	  /* designed devices discovery never saw */
 	struct val_fabric_finding *findings;
 	size_t n;
 	char *detail;

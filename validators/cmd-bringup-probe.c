@@ -9,39 +9,41 @@ enum { PROBE_EXIT_OK = 0, PROBE_EXIT_USAGE = 2 };
 
 int main(int argc, char **argv)
 {
-	const char *root = NULL, *pci_dump = NULL, *nvsmi = NULL, *lldp = NULL, *dmesg = NULL, *captures = NULL;
+	const char *root = NULL, *pci_dump = NULL, *nvsmi = NULL, *lldp = NULL, *dmesg = NULL,
+		   *captures = NULL;
 	int json = 0, verbose = 0, quiet = 0;
 	const struct br_option options[] = {
-	    {"root", 0, BR_OPT_STRING, &root, "DIR",
-	     "read sysfs and procfs under DIR instead of / (tools are then not run); default "
-	     "$BRINGUP_PROBE_ROOT"},
-	    {"pci-dump", 0, BR_OPT_STRING, &pci_dump, "FILE",
-	     "read PCI config space from an `lspci -xxxx` capture instead of sysfs"},
-	    {"nvidia-smi-xml", 0, BR_OPT_STRING, &nvsmi, "FILE", "an `nvidia-smi -q -x` capture"},
-	    {"lldp-xml", 0, BR_OPT_STRING, &lldp, "FILE", "an `lldpctl -f xml` capture"},
-	    {"dmesg", 0, BR_OPT_STRING, &dmesg, "FILE", "a `dmesg` capture or kern.log"},
-	    {"captures", 0, BR_OPT_STRING, &captures, "DIR",
-	     "captures of a node's tools: DIR/nvidia-smi.xml, lldpctl.xml, dmesg.txt, each used when "
-	     "present; default $BRINGUP_PROBE_CAPTURES"},
-	    {"json", 0, BR_OPT_FLAG, &json, NULL, "print JSON (the only format; accepted for symmetry)"},
-	    {"verbose", 'v', BR_OPT_FLAG, &verbose, NULL, "more log detail"},
-	    {"quiet", 'q', BR_OPT_FLAG, &quiet, NULL, "only errors on stderr"},
-	    {0},
+		{ "root", 0, BR_OPT_STRING, &root, "DIR",
+		  "read sysfs and procfs under DIR instead of / (tools are then not run); default "
+		  "$BRINGUP_PROBE_ROOT" },
+		{ "pci-dump", 0, BR_OPT_STRING, &pci_dump, "FILE",
+		  "read PCI config space from an `lspci -xxxx` capture instead of sysfs" },
+		{ "nvidia-smi-xml", 0, BR_OPT_STRING, &nvsmi, "FILE", "an `nvidia-smi -q -x` capture" },
+		{ "lldp-xml", 0, BR_OPT_STRING, &lldp, "FILE", "an `lldpctl -f xml` capture" },
+		{ "dmesg", 0, BR_OPT_STRING, &dmesg, "FILE", "a `dmesg` capture or kern.log" },
+		{ "captures", 0, BR_OPT_STRING, &captures, "DIR",
+		  "captures of a node's tools: DIR/nvidia-smi.xml, lldpctl.xml, dmesg.txt, each used when "
+		  "present; default $BRINGUP_PROBE_CAPTURES" },
+		{ "json", 0, BR_OPT_FLAG, &json, NULL,
+		  "print JSON (the only format; accepted for symmetry)" },
+		{ "verbose", 'v', BR_OPT_FLAG, &verbose, NULL, "more log detail" },
+		{ "quiet", 'q', BR_OPT_FLAG, &quiet, NULL, "only errors on stderr" },
+		{ 0 },
 	};
 	const struct br_command cmd = {
-	    "bringup-probe",
-	    "[options]",
-	    "Observe this node and print its facts as one JSON document: PCIe links (libpci), GPUs\n"
-	    "(nvidia-smi), NVMe and the root device, cpufreq, hwmon and thermal zones, LLDP neighbours\n"
-	    "(lldpctl), InfiniBand ports, clock and dmesg signatures. Nothing is changed. What cannot\n"
-	    "be read is listed under \"unreadable\" with its path. Exit 0, or 2 on bad usage.\n"
-	    "To judge a node captured whole, offline: --root TREE --captures DIR (or the environment\n"
-	    "variables BRINGUP_PROBE_ROOT and BRINGUP_PROBE_CAPTURES; options win).",
-	    options,
-	    NULL,
+		"bringup-probe",
+		"[options]",
+		"Observe this node and print its facts as one JSON document: PCIe links (libpci), GPUs\n"
+		"(nvidia-smi), NVMe and the root device, cpufreq, hwmon and thermal zones, LLDP neighbours\n"
+		"(lldpctl), InfiniBand ports, clock and dmesg signatures. Nothing is changed. What cannot\n"
+		"be read is listed under \"unreadable\" with its path. Exit 0, or 2 on bad usage.\n"
+		"To judge a node captured whole, offline: --root TREE --captures DIR (or the environment\n"
+		"variables BRINGUP_PROBE_ROOT and BRINGUP_PROBE_CAPTURES; options win).",
+		options,
+		NULL,
 	};
-	struct val_probe_opts opts = {0};
-	struct br_err err = {0};
+	struct val_probe_opts opts = { 0 };
+	struct br_err err = { 0 };
 	json_t *doc = NULL;
 	int argi, rc;
 

@@ -55,7 +55,8 @@ static int parse_node(struct ib_parse *ps, const char *line, unsigned lineno)
 	}
 	hash = strchr(end, '#');
 	ps->nodes = br_xrealloc(ps->nodes, (ps->nnodes + 1) * sizeof(*ps->nodes));
-	ps->nodes[ps->nnodes++] = (struct ib_node){ id, hash ? quoted(hash, NULL) : NULL, !strncmp(line, "Ca", 2) };
+	ps->nodes[ps->nnodes++] =
+	    (struct ib_node){ id, hash ? quoted(hash, NULL) : NULL, !strncmp(line, "Ca", 2) };
 	return 0;
 }
 
@@ -67,7 +68,8 @@ static int parse_port(struct ib_parse *ps, const char *line, unsigned lineno)
 	char *stop;
 
 	if (!ps->nnodes) {
-		br_csv_problem(ps->problems, ps->path, lineno, NULL, "a port line before any Switch or Ca line");
+		br_csv_problem(ps->problems, ps->path, lineno, NULL,
+			       "a port line before any Switch or Ca line");
 		return -1;
 	}
 	h.port = strtol(p, &stop, 10);
@@ -194,14 +196,16 @@ int val_ibnet_load(const char *path, struct val_ibnet *ret, struct br_strlist *p
 		if (next)
 			*next++ = '\0';
 		line += strspn(line, " \t");
-		if (!*line || *line == '#' || *line == '\r' || strchr(line, '=') == line + strcspn(line, " \t="))
+		if (!*line || *line == '#' || *line == '\r' ||
+		    strchr(line, '=') == line + strcspn(line, " \t="))
 			continue; /* comments, vendid=, devid=, sysimgguid=, switchguid=, caguid= */
 		if (!strncmp(line, "Switch", 6) || !strncmp(line, "Ca", 2) || !strncmp(line, "Rt", 2))
 			parse_node(&ps, line, lineno);
 		else if (*line == '[')
 			parse_port(&ps, line, lineno);
 		else
-			br_csv_problem(problems, path, lineno, NULL, "not ibnetdiscover output (run it without -p/-g)");
+			br_csv_problem(problems, path, lineno, NULL,
+				       "not ibnetdiscover output (run it without -p/-g)");
 	}
 	if (problems->n == before && !ps.nnodes)
 		br_csv_problem(problems, path, 1, NULL, "no Switch or Ca line: not ibnetdiscover output");
@@ -331,7 +335,8 @@ static int exchanged(struct cable *design, size_t nd, const struct cable *u, con
 	for (int flip = 0; flip < 2; flip++) {
 		const char *vd = flip ? v->dev_b : v->dev_a, *vp = flip ? v->port_b : v->port_a;
 		const char *wd = flip ? v->dev_a : v->dev_b, *wp = flip ? v->port_a : v->port_b;
-		char *k1 = cable_key(u->dev_a, u->port_a, wd, wp), *k2 = cable_key(u->dev_b, u->port_b, vd, vp);
+		char *k1 = cable_key(u->dev_a, u->port_a, wd, wp),
+		     *k2 = cable_key(u->dev_b, u->port_b, vd, vp);
 		struct cable *d1 = find_cable(design, nd, k1), *d2 = find_cable(design, nd, k2);
 
 		free(k1);
@@ -356,14 +361,26 @@ void val_fabric_judge(const struct val_wiring *w, const struct val_ibnet *net, c
 	for (size_t i = 0; i < w->n; i++) {
 		const struct val_link *l = &w->links[i];
 
-		design[i] = (struct cable){ cable_key(l->dev_a, l->port_a, l->dev_b, l->port_b), l->dev_a, l->port_a,
-					    l->dev_b, l->port_b, NULL, l->line, 0 };
+		design[i] = (struct cable){ cable_key(l->dev_a, l->port_a, l->dev_b, l->port_b),
+					    l->dev_a,
+					    l->port_a,
+					    l->dev_b,
+					    l->port_b,
+					    NULL,
+					    l->line,
+					    0 };
 	}
 	for (size_t i = 0; i < net->n; i++) {
 		const struct val_ibnet_link *l = &net->links[i];
 
-		seen[i] = (struct cable){ cable_key(l->dev_a, l->port_a, l->dev_b, l->port_b), l->dev_a, l->port_a,
-					  l->dev_b, l->port_b, l->rate, l->line, 0 };
+		seen[i] = (struct cable){ cable_key(l->dev_a, l->port_a, l->dev_b, l->port_b),
+					  l->dev_a,
+					  l->port_a,
+					  l->dev_b,
+					  l->port_b,
+					  l->rate,
+					  l->line,
+					  0 };
 	}
 	qsort(design, w->n, sizeof(*design), cable_cmp);
 	qsort(seen, net->n, sizeof(*seen), cable_cmp);
@@ -378,38 +395,47 @@ void val_fabric_judge(const struct val_wiring *w, const struct val_ibnet *net, c
 		d->used = seen[i].used = 1;
 		r.matched++;
 		if (expected_rate && seen[i].rate && strcasecmp(seen[i].rate, expected_rate))
-			add_finding(&r, VAL_CABLE_SLOW,
-				    br_xasprintf("%s %s - %s %s (wiring line %u) trained at %s, expected %s: reseat or "
-						 "replace the cable",
-						 d->dev_a, d->port_a, d->dev_b, d->port_b, d->line, seen[i].rate, expected_rate));
+			add_finding(
+			    &r, VAL_CABLE_SLOW,
+			    br_xasprintf(
+				"%s %s - %s %s (wiring line %u) trained at %s, expected %s: reseat or "
+				"replace the cable",
+				d->dev_a, d->port_a, d->dev_b, d->port_b, d->line, seen[i].rate,
+				expected_rate));
 	}
 	/* Exchanged pairs first, so each is told once, as a swap. */
 	for (size_t i = 0; i < net->n; i++)
 		for (size_t j = i + 1; j < net->n && !seen[i].used; j++)
 			if (!seen[j].used && exchanged(design, w->n, &seen[i], &seen[j])) {
 				seen[i].used = seen[j].used = 2;
-				add_finding(&r, VAL_CABLE_SWAPPED,
-					    br_xasprintf("%s %s and %s %s are exchanged (seen %s %s - %s %s and %s %s - %s "
-							 "%s): swap them",
-							 seen[i].dev_a, seen[i].port_a, seen[j].dev_a, seen[j].port_a,
-							 seen[i].dev_a, seen[i].port_a, seen[i].dev_b, seen[i].port_b,
-							 seen[j].dev_a, seen[j].port_a, seen[j].dev_b, seen[j].port_b));
+				add_finding(
+				    &r, VAL_CABLE_SWAPPED,
+				    br_xasprintf(
+					"%s %s and %s %s are exchanged (seen %s %s - %s %s and %s %s - %s "
+					"%s): swap them",
+					seen[i].dev_a, seen[i].port_a, seen[j].dev_a, seen[j].port_a,
+					seen[i].dev_a, seen[i].port_a, seen[i].dev_b, seen[i].port_b,
+					seen[j].dev_a, seen[j].port_a, seen[j].dev_b, seen[j].port_b));
 			}
 	for (size_t i = 0; i < net->n; i++)
 		if (!seen[i].used)
 			add_finding(&r, VAL_CABLE_UNEXPECTED,
-				    br_xasprintf("%s %s - %s %s is cabled but not in the wiring list", seen[i].dev_a,
-						 seen[i].port_a, seen[i].dev_b, seen[i].port_b));
+				    br_xasprintf("%s %s - %s %s is cabled but not in the wiring list",
+						 seen[i].dev_a, seen[i].port_a, seen[i].dev_b,
+						 seen[i].port_b));
 	for (size_t i = 0; i < w->n; i++) {
 		if (design[i].used)
 			continue;
 		/* A cable between two devices discovery never reached is told
 		 * once, with the devices, below. */
-		if (reached(devices, net->n * 2, design[i].dev_a) || reached(devices, net->n * 2, design[i].dev_b))
-			add_finding(&r, VAL_CABLE_MISSING,
-				    br_xasprintf("%s %s - %s %s (wiring line %u) not seen: check the cable at both ends",
-						 design[i].dev_a, design[i].port_a, design[i].dev_b, design[i].port_b,
-						 design[i].line));
+		if (reached(devices, net->n * 2, design[i].dev_a) ||
+		    reached(devices, net->n * 2, design[i].dev_b))
+			add_finding(
+			    &r, VAL_CABLE_MISSING,
+			    br_xasprintf(
+				"%s %s - %s %s (wiring line %u) not seen: check the cable at both ends",
+				design[i].dev_a, design[i].port_a, design[i].dev_b, design[i].port_b,
+				design[i].line));
 	}
 	/* Designed devices never reached: behind a missing cable, powered off,
 	 * or on a network of their own. */
@@ -431,8 +457,10 @@ void val_fabric_judge(const struct val_wiring *w, const struct val_ibnet *net, c
 					 r.unreachable == 1 ? "" : "s", br_buf_str(&b)));
 	br_buf_release(&b);
 	br_buf_init(&b, 0);
-	br_buf_addf(&b, "%zu of %zu designed cables seen, %zu seen in all; the wiring list makes %zu network%s",
-		    r.matched, r.design_links, r.seen_links, r.design_components, r.design_components == 1 ? "" : "s");
+	br_buf_addf(&b,
+		    "%zu of %zu designed cables seen, %zu seen in all; the wiring list makes %zu network%s",
+		    r.matched, r.design_links, r.seen_links, r.design_components,
+		    r.design_components == 1 ? "" : "s");
 	for (size_t i = 0; i < r.n; i++)
 		br_buf_addf(&b, "; %s", r.findings[i].text);
 	r.detail = br_buf_detach(&b);

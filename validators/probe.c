@@ -55,7 +55,7 @@ static void note_failure(struct val_probe *p, const char *path, int code, const 
 
 int val_read_whole(struct val_probe *p, const char *rel, size_t max, char **ret, size_t *ret_len)
 {
-	struct br_err err = {0};
+	struct br_err err = { 0 };
 	char *path = val_path(p, rel);
 	int rc = br_read_file(path, max, ret, ret_len, &err);
 
@@ -67,7 +67,7 @@ int val_read_whole(struct val_probe *p, const char *rel, size_t max, char **ret,
 
 int val_read_attr(struct val_probe *p, const char *rel, int optional, char **ret)
 {
-	struct br_err err = {0};
+	struct br_err err = { 0 };
 	char *path = val_path(p, rel);
 	char *data = NULL;
 	size_t len = 0;
@@ -219,7 +219,8 @@ static json_t *clock_section(struct val_probe *p)
 	strftime(iso, sizeof(iso), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	clock = json_pack("{s:I, s:s}", "utc_ms", (json_int_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000, "utc",
 			  iso);
-	json_object_set_new(clock, "rtc_since_epoch_s", val_attr_int(p, "/sys/class/rtc/rtc0/since_epoch", 1));
+	json_object_set_new(clock, "rtc_since_epoch_s",
+			    val_attr_int(p, "/sys/class/rtc/rtc0/since_epoch", 1));
 	return clock;
 }
 
@@ -240,7 +241,7 @@ static json_t *host_section(struct val_probe *p)
 
 int val_probe_run(const struct val_probe_opts *opts, json_t **ret_doc, struct br_err *err)
 {
-	struct val_probe p = {0};
+	struct val_probe p = { 0 };
 	const char *given = opts->root && opts->root[0] ? opts->root : "/";
 	char *root = realpath(given, NULL);
 	size_t rl;

@@ -14,16 +14,16 @@ struct signature {
 };
 
 static const struct signature signatures[] = {
-    {"pcie_aer", "AER:", NULL},
-    {"pcie_aer", "PCIe Bus Error", NULL},
-    /* pcie_print_link_status(): "... available PCIe bandwidth, limited by
-     * 8.0 GT/s PCIe x4 link at 0000:00:01.0 (capable of ...)" */
-    {"pcie_link_limited", "limited by", " link at "},
-    {"pcie_link_limited", "limited width", NULL},
-    {"nvme_timeout", "nvme", "timeout"},
-    {"nvidia_xid", "NVRM: Xid", NULL},
-    {"thermal_throttle", "temperature above threshold", NULL},
-    {"thermal_throttle", "clock throttled", NULL},
+	{ "pcie_aer", "AER:", NULL },
+	{ "pcie_aer", "PCIe Bus Error", NULL },
+	/* pcie_print_link_status(): "... available PCIe bandwidth, limited by
+	 * 8.0 GT/s PCIe x4 link at 0000:00:01.0 (capable of ...)" */
+	{ "pcie_link_limited", "limited by", " link at " },
+	{ "pcie_link_limited", "limited width", NULL },
+	{ "nvme_timeout", "nvme", "timeout" },
+	{ "nvidia_xid", "NVRM: Xid", NULL },
+	{ "thermal_throttle", "temperature above threshold", NULL },
+	{ "thermal_throttle", "clock throttled", NULL },
 };
 #define NSIG (sizeof(signatures) / sizeof(signatures[0]))
 

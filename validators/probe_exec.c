@@ -18,7 +18,7 @@
 
 extern char **environ;
 
-static const char *const sbin_dirs[] = {"/usr/sbin", "/sbin", "/usr/local/sbin"};
+static const char *const sbin_dirs[] = { "/usr/sbin", "/sbin", "/usr/local/sbin" };
 
 static int spawn_tool(const char *const *argv, int out_fd, int err_fd, pid_t *ret_pid, struct br_err *err)
 {
@@ -53,7 +53,7 @@ static int drain(int out_fd, int err_fd, const char *tool, int timeout_ms, struc
 		 struct br_buf *errout, struct br_err *err)
 {
 	int64_t deadline = br_now_ms() + timeout_ms;
-	struct pollfd pfd[2] = {{out_fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
+	struct pollfd pfd[2] = { { out_fd, POLLIN, 0 }, { err_fd, POLLIN, 0 } };
 	char chunk[16384];
 
 	for (;;) {

@@ -24,7 +24,7 @@ static void set_attr(struct val_probe *p, json_t *obj, const char *key, const ch
  * matching key, and the number of "processor" lines. */
 static void cpuinfo(struct val_probe *p, json_t *section)
 {
-	static const char *const keys[] = {"model name", "Model", "cpu model", "CPU part"};
+	static const char *const keys[] = { "model name", "Model", "cpu model", "CPU part" };
 	char *text = NULL;
 	size_t len = 0, processors = 0;
 	json_t *model = NULL;

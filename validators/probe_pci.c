@@ -79,7 +79,7 @@ static struct pci_cap *find_express_guarded(struct pci_dev *d)
 
 double val_pcie_speed_gts(unsigned code)
 {
-	static const double gts[] = {0, 2.5, 5.0, 8.0, 16.0, 32.0, 64.0};
+	static const double gts[] = { 0, 2.5, 5.0, 8.0, 16.0, 32.0, 64.0 };
 
 	return code < sizeof(gts) / sizeof(gts[0]) ? gts[code] : 0;
 }
@@ -171,8 +171,8 @@ static json_t *sysfs_speed_gts(const char *s)
 
 static json_t *sysfs_link(struct val_probe *p, const char *dir)
 {
-	static const char *const names[] = {"current_link_speed", "current_link_width", "max_link_speed",
-					    "max_link_width"};
+	static const char *const names[] = { "current_link_speed", "current_link_width", "max_link_speed",
+					     "max_link_width" };
 	json_t *link = json_object();
 	int any = 0;
 

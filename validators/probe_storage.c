@@ -15,8 +15,8 @@
 
 static json_t *nvme_controller(struct val_probe *p, const char *name)
 {
-	static const char *const attrs[] = {"serial",  "model",	    "firmware_rev",
-					    "address", "transport", "state"};
+	static const char *const attrs[] = { "serial",	"model",     "firmware_rev",
+					     "address", "transport", "state" };
 	json_t *c = json_pack("{s:s}", "name", name);
 
 	for (size_t i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++) {
@@ -145,7 +145,7 @@ static int root_mount(const char *info, char **ret_dev, char **ret_fstype, char 
 		const char *nl = strchr(line, '\n');
 		size_t ll = nl ? (size_t)(nl - line) : strlen(line);
 		char *copy = br_xstrndup(line, ll), *cursor = copy, *tok;
-		char *f[5] = {0};
+		char *f[5] = { 0 };
 		size_t nf = 0;
 
 		while (nf < 5 && (tok = next_field(&cursor)) != NULL)

@@ -31,7 +31,7 @@ static char *capture_file(const struct val_probe *p, const char *given, const ch
 static int tool_text(struct val_probe *p, const char *file, const char *option, const char *const *argv,
 		     size_t max, char **ret, size_t *ret_len, json_t **ret_source, json_t **ret_fail)
 {
-	struct br_err err = {0};
+	struct br_err err = { 0 };
 	int rc;
 
 	if (file) {
@@ -67,8 +67,8 @@ static int tool_text(struct val_probe *p, const char *file, const char *option, 
 
 json_t *val_probe_gpus(struct val_probe *p)
 {
-	static const char *const argv[] = {"nvidia-smi", "-q", "-x", NULL};
-	struct br_err err = {0};
+	static const char *const argv[] = { "nvidia-smi", "-q", "-x", NULL };
+	struct br_err err = { 0 };
 	json_t *source = NULL, *fail = NULL, *section = NULL;
 	char *xml = NULL, *file = capture_file(p, p->opts->nvidia_smi_xml, "nvidia-smi.xml");
 	size_t len = 0;
@@ -90,8 +90,8 @@ json_t *val_probe_gpus(struct val_probe *p)
 
 json_t *val_probe_lldp(struct val_probe *p)
 {
-	static const char *const argv[] = {"lldpctl", "-f", "xml", NULL};
-	struct br_err err = {0};
+	static const char *const argv[] = { "lldpctl", "-f", "xml", NULL };
+	struct br_err err = { 0 };
 	json_t *source = NULL, *fail = NULL, *neighbors = NULL, *section;
 	char *xml = NULL, *file = capture_file(p, p->opts->lldp_xml, "lldpctl.xml");
 	size_t len = 0;
@@ -115,7 +115,7 @@ json_t *val_probe_lldp(struct val_probe *p)
  * as on Ubuntu), then /var/log/kern.log. */
 json_t *val_probe_dmesg(struct val_probe *p)
 {
-	static const char *const argv[] = {"dmesg", NULL};
+	static const char *const argv[] = { "dmesg", NULL };
 	json_t *source = NULL, *fail = NULL, *section;
 	char *text = NULL, *file = capture_file(p, p->opts->dmesg_file, "dmesg.txt");
 	size_t len = 0;

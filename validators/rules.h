@@ -55,21 +55,21 @@ void val_firmware_judge(const struct prof_profile *p, const struct br_hw *hw, st
  * (never enumeration order). *ret_serial and *ret_why (which clause chose
  * it) are the caller's. BR_E_NOTFOUND when no clause matches or the profile
  * has no rule. */
-int val_pick_boot_disk(const struct prof_profile *p, const struct br_hw *hw, char **ret_serial, char **ret_why,
-		       struct br_err *err);
+int val_pick_boot_disk(const struct prof_profile *p, const struct br_hw *hw, char **ret_serial,
+		       char **ret_why, struct br_err *err);
 
 /* ---- rules_node.c and rules_*.c: the node's physical checks ------------------ */
 
 #define VAL_DETAIL_MAX (16 * 1024) /* one check's detail; longer evidence is cut with "…" */
-#define VAL_DETAIL_ITEMS_MAX 12    /* devices, cores or lines named in one detail, then "and N more" */
+#define VAL_DETAIL_ITEMS_MAX 12	   /* devices, cores or lines named in one detail, then "and N more" */
 
 /* What validation knows about one node. All borrowed. */
 struct val_node_facts {
-	json_t *probe;			  /* bringup-probe's document; NULL: none */
-	const struct br_hw *bmc;	  /* discovery's BMC facts; NULL: none */
-	const char *deployed_disk_serial; /* the serial MAAS installed on; NULL: not recorded */
-	int64_t controller_ms;		  /* controller's UTC clock (ms) when the probe ran (the
-					     midpoint of the SSH exec); 0: not measured */
+	json_t *probe;			   /* bringup-probe's document; NULL: none */
+	const struct br_hw *bmc;	   /* discovery's BMC facts; NULL: none */
+	const char *deployed_disk_serial;  /* the serial MAAS installed on; NULL: not recorded */
+	int64_t controller_ms;		   /* controller's UTC clock (ms) when the probe ran (the
+					      midpoint of the SSH exec); 0: not measured */
 	int64_t controller_uncertainty_ms; /* half the exec's length: the probe read its clock
 					      somewhere in it, so a skew within this is not evidence */
 };
@@ -81,7 +81,7 @@ struct val_node_facts {
  * the profile leaves out (-1) leaves its check out. A probe document of
  * another probe_version is not read (its checks are unknown). The checks
  * are appended to *ret_checks (*ret_n elements; both may start empty). */
-void val_judge_node(const struct prof_profile *p, const struct val_node_facts *f, struct val_check **ret_checks,
-		    size_t *ret_n);
+void val_judge_node(const struct prof_profile *p, const struct val_node_facts *f,
+		    struct val_check **ret_checks, size_t *ret_n);
 
 #endif

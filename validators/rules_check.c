@@ -6,9 +6,12 @@
 const char *val_result_name(enum val_result r)
 {
 	switch (r) {
-	case VAL_PASS: return "pass";
-	case VAL_FAIL: return "fail";
-	case VAL_UNKNOWN: return "unknown";
+	case VAL_PASS:
+		return "pass";
+	case VAL_FAIL:
+		return "fail";
+	case VAL_UNKNOWN:
+		return "unknown";
 	}
 	return "unknown";
 }

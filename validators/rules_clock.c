@@ -45,15 +45,17 @@ void val_rule_clock(struct val_node_ctx *c)
 		if (abs64(skew) > max + slack)
 			val_ev_add(&e, VAL_FAIL,
 				   "the node's clock is %.1f s %s the controller's (at most %.1f s allowed, "
-				   "measured within %.1f s): NTP has not set it; check the NTP server MAAS hands out "
+				   "measured within %.1f s): NTP has not set it; check the NTP server MAAS "
+				   "hands out "
 				   "and chrony on the node",
 				   (double)abs64(skew) / 1000, ahead_behind(skew), (double)max / 1000,
 				   (double)slack / 1000);
 		else
-			val_ev_add(&e, VAL_PASS,
-				   "the node's clock is %lld ms %s the controller's (at most %lld ms, measured "
-				   "within %lld ms)",
-				   (long long)abs64(skew), ahead_behind(skew), (long long)max, (long long)slack);
+			val_ev_add(
+			    &e, VAL_PASS,
+			    "the node's clock is %lld ms %s the controller's (at most %lld ms, measured "
+			    "within %lld ms)",
+			    (long long)abs64(skew), ahead_behind(skew), (long long)max, (long long)slack);
 	}
 	rtc_s = br_json_int(clock, "rtc_since_epoch_s", -1);
 	if (rtc_s < 0) {

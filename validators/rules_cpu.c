@@ -116,7 +116,7 @@ void val_rule_cpufreq(struct val_node_ctx *c)
 {
 	struct val_evidence e;
 	struct cpu_tally t;
-	struct cpu_set *sets[] = {&t.soft, &t.hard, &t.gov, &t.unreadable};
+	struct cpu_set *sets[] = { &t.soft, &t.hard, &t.gov, &t.unreadable };
 	const char *rated_from = c->p->hw.cpu_rated_mhz > 0 ? "the profile's rated_mhz" : "cpuinfo_max_freq";
 	char *why = NULL;
 	json_t *cpu = val_probe_section(c, "cpu", &why), *cores = json_object_get(cpu, "cores"), *core;

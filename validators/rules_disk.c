@@ -38,8 +38,8 @@ static const char *clause_name(enum prof_disk_clause_kind kind)
 	return kind == PROF_DISK_MODEL_CONTAINS ? "model_contains" : "smallest";
 }
 
-int val_pick_boot_disk(const struct prof_profile *p, const struct br_hw *hw, char **ret_serial, char **ret_why,
-		       struct br_err *err)
+int val_pick_boot_disk(const struct prof_profile *p, const struct br_hw *hw, char **ret_serial,
+		       char **ret_why, struct br_err *err)
 {
 	if (!p->boot_disk_file)
 		return br_errf(err, BR_E_NOTFOUND,
@@ -57,6 +57,7 @@ int val_pick_boot_disk(const struct prof_profile *p, const struct br_hw *hw, cha
 			return 0;
 		}
 	}
-	return br_errf(err, BR_E_NOTFOUND, "no drive matches the boot-disk rule %s (%zu drives from discovery)",
+	return br_errf(err, BR_E_NOTFOUND,
+		       "no drive matches the boot-disk rule %s (%zu drives from discovery)",
 		       p->boot_disk_file, hw->n_drives);
 }

@@ -98,7 +98,8 @@ static void judge_rule(const struct prof_fw_rule *rule, const struct br_hw *hw, 
 			continue;
 		if (!f->version || !*f->version) {
 			add(checks, n, fqdd, VAL_UNKNOWN,
-			    br_xasprintf("%s: the BMC reports no version (policy: >= %s)", fqdd, rule->min_version));
+			    br_xasprintf("%s: the BMC reports no version (policy: >= %s)", fqdd,
+					 rule->min_version));
 			continue;
 		}
 		ok = val_version_cmp(f->version, rule->min_version) >= 0;
@@ -108,8 +109,8 @@ static void judge_rule(const struct prof_fw_rule *rule, const struct br_hw *hw, 
 	}
 	if (!matched)
 		add(checks, n, rule->component, VAL_UNKNOWN,
-		    br_xasprintf("no installed firmware component matches %s (policy: >= %s)", rule->component,
-				 rule->min_version));
+		    br_xasprintf("no installed firmware component matches %s (policy: >= %s)",
+				 rule->component, rule->min_version));
 }
 
 void val_firmware_judge(const struct prof_profile *p, const struct br_hw *hw, struct val_check **ret_checks,

@@ -144,12 +144,14 @@ enum val_pci_kind val_bmc_pcie_kind(const struct prof_profile *p, const struct b
 
 	if (!strcasecmp(cls, "ProcessingAccelerators") ||
 	    (!strcasecmp(cls, "DisplayController") &&
-	     (big || br_contains_nocase(d->manufacturer, "NVIDIA") || br_contains_nocase(d->manufacturer, "AMD") ||
+	     (big || br_contains_nocase(d->manufacturer, "NVIDIA") ||
+	      br_contains_nocase(d->manufacturer, "AMD") ||
 	      br_contains_nocase(d->manufacturer, "Advanced Micro"))))
 		return VAL_PCI_GPU;
 	if (strcasecmp(cls, "NetworkController"))
 		return VAL_PCI_OTHER;
-	if (br_contains_nocase(d->manufacturer, "Mellanox") || br_contains_nocase(d->manufacturer, "NVIDIA") ||
+	if (br_contains_nocase(d->manufacturer, "Mellanox") ||
+	    br_contains_nocase(d->manufacturer, "NVIDIA") ||
 	    (p->hw.fabric_nics > 0 && p->hw.fabric_link.width > 0 && d->max_lanes >= p->hw.fabric_link.width))
 		return VAL_PCI_FABRIC;
 	return VAL_PCI_ETHERNET;
@@ -170,8 +172,8 @@ const char *val_pci_kind_name(enum val_pci_kind k)
 	return "device";
 }
 
-static const double gen_gts[] = {0, 2.5, 5.0, 8.0, 16.0, 32.0, 64.0};
-static const char *const gen_names[] = {"Gen?", "Gen1", "Gen2", "Gen3", "Gen4", "Gen5", "Gen6"};
+static const double gen_gts[] = { 0, 2.5, 5.0, 8.0, 16.0, 32.0, 64.0 };
+static const char *const gen_names[] = { "Gen?", "Gen1", "Gen2", "Gen3", "Gen4", "Gen5", "Gen6" };
 
 double val_gen_gts(const char *gen)
 {
@@ -211,7 +213,7 @@ int val_serial_eq(const char *a, const char *b)
 void val_judge_node(const struct prof_profile *p, const struct val_node_facts *f,
 		    struct val_check **ret_checks, size_t *ret_n)
 {
-	struct val_node_ctx c = {p, f, f->probe, NULL, ret_checks, ret_n};
+	struct val_node_ctx c = { p, f, f->probe, NULL, ret_checks, ret_n };
 	char *why = NULL;
 
 	if (!f->probe) {

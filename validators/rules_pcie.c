@@ -81,7 +81,7 @@ static void judge_device(struct val_node_ctx *c, struct val_evidence *e, json_t 
 	int bad = 0;
 
 	if (cap <= 0 && br_json_int(smi, "pcie/gen_max", 0) > 0) {
-		static const double by_gen[] = {0, 2.5, 5.0, 8.0, 16.0, 32.0, 64.0};
+		static const double by_gen[] = { 0, 2.5, 5.0, 8.0, 16.0, 32.0, 64.0 };
 		int64_t g = br_json_int(smi, "pcie/gen_max", 0);
 
 		cap = g < 7 ? by_gen[g] : 0;
@@ -185,7 +185,7 @@ static void judge_bmc(struct val_node_ctx *c, struct val_evidence *e, const char
 void val_rule_pcie(struct val_node_ctx *c)
 {
 	struct val_evidence e;
-	struct kind_tally gpu = {0}, fabric = {0};
+	struct kind_tally gpu = { 0 }, fabric = { 0 };
 	size_t n_gpu = 0, n_fabric = 0, i;
 	char *why = NULL;
 	json_t *pcie = val_probe_section(c, "pcie", &why), *devs, *dev, *gpus;

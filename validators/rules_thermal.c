@@ -176,8 +176,8 @@ static void agree(struct thermal_state *s, const char *what, const struct hottes
 
 void val_rule_thermal(struct val_node_ctx *c)
 {
-	struct thermal_state s = {0};
-	struct hottest *all[] = {&s.all, &s.os_cpu, &s.bmc_cpu, &s.os_gpu, &s.bmc_gpu};
+	struct thermal_state s = { 0 };
+	struct hottest *all[] = { &s.all, &s.os_cpu, &s.bmc_cpu, &s.os_gpu, &s.bmc_gpu };
 	char *why = NULL;
 	json_t *thermal = val_probe_section(c, "thermal", &why);
 

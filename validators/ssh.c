@@ -34,11 +34,19 @@ enum step {
 };
 
 static const char *const step_names[] = {
-	[S_CONNECT] = "connect",	  [S_HANDSHAKE] = "SSH handshake", [S_HOSTKEY] = "host key check",
-	[S_AUTH] = "public key authentication", [S_SUM] = "checksum of the node's copy",
-	[S_SFTP_INIT] = "SFTP start", [S_SFTP_OPEN] = "SFTP open", [S_SFTP_WRITE] = "SFTP write",
-	[S_SFTP_CLOSE] = "SFTP close", [S_SFTP_DOWN] = "SFTP end",	   [S_RUN] = "command",
-	[S_BYE] = "disconnect",		  [S_DONE] = "done",
+	[S_CONNECT] = "connect",
+	[S_HANDSHAKE] = "SSH handshake",
+	[S_HOSTKEY] = "host key check",
+	[S_AUTH] = "public key authentication",
+	[S_SUM] = "checksum of the node's copy",
+	[S_SFTP_INIT] = "SFTP start",
+	[S_SFTP_OPEN] = "SFTP open",
+	[S_SFTP_WRITE] = "SFTP write",
+	[S_SFTP_CLOSE] = "SFTP close",
+	[S_SFTP_DOWN] = "SFTP end",
+	[S_RUN] = "command",
+	[S_BYE] = "disconnect",
+	[S_DONE] = "done",
 };
 
 /* One command on a channel: open, exec, read both streams to EOF, close,
@@ -178,7 +186,8 @@ static void conn_fail(struct conn *c, const char *fmt, ...)
 	va_list ap;
 
 	br_buf_init(&b, 0);
-	br_buf_addf(&b, "ssh %s (%s:%d): %s: ", t->name, t->address, t->port ? t->port : 22, step_names[c->step]);
+	br_buf_addf(&b, "ssh %s (%s:%d): %s: ", t->name, t->address, t->port ? t->port : 22,
+		    step_names[c->step]);
 	va_start(ap, fmt);
 	br_buf_vaddf(&b, fmt, ap);
 	va_end(ap);
@@ -226,7 +235,8 @@ static int key_bits(int hostkey_type)
 /* "SHA256:…" as ssh-keygen -l prints it (base64 without padding). */
 static char *fingerprint(LIBSSH2_SESSION *s)
 {
-	const unsigned char *hash = (const unsigned char *)libssh2_hostkey_hash(s, LIBSSH2_HOSTKEY_HASH_SHA256);
+	const unsigned char *hash =
+	    (const unsigned char *)libssh2_hostkey_hash(s, LIBSSH2_HOSTKEY_HASH_SHA256);
 	unsigned char b64[64];
 	int n;
 
@@ -289,28 +299,32 @@ static char *host_key_problem(struct conn *c)
 		goto out;
 	}
 	switch (libssh2_knownhost_checkp(kh, t->address, port, key, keylen,
-					 LIBSSH2_KNOWNHOST_TYPE_PLAIN | LIBSSH2_KNOWNHOST_KEYENC_RAW | bits, &found)) {
+					 LIBSSH2_KNOWNHOST_TYPE_PLAIN | LIBSSH2_KNOWNHOST_KEYENC_RAW | bits,
+					 &found)) {
 	case LIBSSH2_KNOWNHOST_CHECK_MATCH:
 		break;
 	case LIBSSH2_KNOWNHOST_CHECK_MISMATCH:
-		why = br_xasprintf("the host key changed (now %s): refusing to connect; if the node was reinstalled, "
-				   "remove its old line from %s (ssh-keygen -R '[%s]:%d' -f %s)",
-				   fp, o->known_hosts, t->address, port, o->known_hosts);
+		why = br_xasprintf(
+		    "the host key changed (now %s): refusing to connect; if the node was reinstalled, "
+		    "remove its old line from %s (ssh-keygen -R '[%s]:%d' -f %s)",
+		    fp, o->known_hosts, t->address, port, o->known_hosts);
 		break;
 	case LIBSSH2_KNOWNHOST_CHECK_NOTFOUND:
 		if (o->host_keys != VAL_SSH_ACCEPT_NEW) {
-			why = br_xasprintf("unknown host key %s and the host key policy is strict: add the node's key "
-					   "to %s, or run once with --host-key-policy accept-new",
-					   fp, o->known_hosts);
+			why = br_xasprintf(
+			    "unknown host key %s and the host key policy is strict: add the node's key "
+			    "to %s, or run once with --host-key-policy accept-new",
+			    fp, o->known_hosts);
 			break;
 		}
 		entry_name = port == 22 ? br_xstrdup(t->address) : br_xasprintf("[%s]:%d", t->address, port);
 		if (libssh2_knownhost_addc(kh, entry_name, NULL, key, keylen, NULL, 0,
-					   LIBSSH2_KNOWNHOST_TYPE_PLAIN | LIBSSH2_KNOWNHOST_KEYENC_RAW | bits, &added)) {
+					   LIBSSH2_KNOWNHOST_TYPE_PLAIN | LIBSSH2_KNOWNHOST_KEYENC_RAW | bits,
+					   &added)) {
 			why = br_xstrdup("cannot record the host key");
 		} else if (!append_known_host(kh, added, o->known_hosts, &why)) {
-			br_log(BR_LOG_INFO, "ssh", "%s: recorded new host key %s for %s in %s", t->name, fp, entry_name,
-			       o->known_hosts);
+			br_log(BR_LOG_INFO, "ssh", "%s: recorded new host key %s for %s in %s", t->name, fp,
+			       entry_name, o->known_hosts);
 		}
 		free(entry_name);
 		break;
@@ -399,9 +413,9 @@ static int exec_step(struct conn *c, const char *cmd, size_t out_max)
 			return 1;
 		ex->status = libssh2_channel_get_exit_status(ex->ch);
 		if (!libssh2_channel_get_exit_signal(ex->ch, &sig, &siglen, NULL, NULL, NULL, NULL) && sig) {
-			static const char *const names[] = { "HUP", "INT", "QUIT", "ILL", "TRAP", "ABRT", "BUS",
-							     "FPE", "KILL", "USR1", "SEGV", "USR2", "PIPE", "ALRM",
-							     "TERM" };
+			static const char *const names[] = { "HUP",  "INT",  "QUIT", "ILL",  "TRAP",
+							     "ABRT", "BUS",  "FPE",  "KILL", "USR1",
+							     "SEGV", "USR2", "PIPE", "ALRM", "TERM" };
 			for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 				if (!strcmp(sig, names[i]))
 					ex->status = 128 + (int)i + 1;
@@ -474,10 +488,11 @@ static int do_step(struct conn *c)
 		if (rc == LIBSSH2_ERROR_EAGAIN)
 			return 1;
 		if (rc) {
-			conn_fail(c,
-				  "user %s with key %s refused (%s): is the validators' public key in the node's "
-				  "authorized_keys?",
-				  o->user, o->private_key, ssh_error(c));
+			conn_fail(
+			    c,
+			    "user %s with key %s refused (%s): is the validators' public key in the node's "
+			    "authorized_keys?",
+			    o->user, o->private_key, ssh_error(c));
 			return -1;
 		}
 		/* Logged in: checking and copying the file get the command's
@@ -493,7 +508,8 @@ static int do_step(struct conn *c)
 			return rc;
 		/* The remote name carries the digest; sha256sum proves the
 		 * content (a copy cut short by a full disk has the name too). */
-		c->need_upload = !c->ex.out.data || strncmp(c->ex.out.data, run->remote + strlen(run->remote) - 64, 64);
+		c->need_upload =
+		    !c->ex.out.data || strncmp(c->ex.out.data, run->remote + strlen(run->remote) - 64, 64);
 		return 0;
 	case S_SFTP_INIT:
 		if (!c->need_upload)
@@ -644,7 +660,9 @@ static void conn_start(struct run *run, size_t i)
 {
 	const struct val_ssh_target *t = &run->targets[i];
 	struct conn *c = &run->conns[i];
-	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV };
+	struct addrinfo hints = { .ai_family = AF_UNSPEC,
+				  .ai_socktype = SOCK_STREAM,
+				  .ai_flags = AI_NUMERICSERV };
 	struct addrinfo *ai = NULL;
 	char port[8];
 	struct br_err err = { 0 };
@@ -740,11 +758,13 @@ static int prepare(struct run *run, struct br_err *err)
 
 	if (!o->private_key || !o->known_hosts || !o->user || !*o->user || o->max_parallel < 1 ||
 	    o->connect_timeout_ms < 1 || o->run_timeout_ms < 1)
-		return br_errf(err, BR_E_INVAL, "ssh: a private key, a known_hosts file, a user and positive limits "
-						"are required");
+		return br_errf(err, BR_E_INVAL,
+			       "ssh: a private key, a known_hosts file, a user and positive limits "
+			       "are required");
 	if (!o->upload && (!o->args || !o->args[0]))
 		return br_errf(err, BR_E_INVAL, "ssh: nothing to run");
-	if (o->remote_dir[strspn(o->remote_dir, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-")] ||
+	if (o->remote_dir[strspn(o->remote_dir,
+				 "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-")] ||
 	    o->remote_dir[0] != '/')
 		return br_errf(err, BR_E_INVAL, "ssh: remote directory '%s' must be an absolute plain path",
 			       o->remote_dir);
@@ -767,11 +787,16 @@ static int prepare(struct run *run, struct br_err *err)
 }
 
 int val_ssh_run(struct br_loop *loop, const struct val_ssh_target *targets, size_t n,
-		const struct val_ssh_options *opts, struct val_ssh_result *results, val_ssh_done_fn done, void *ctx,
-		struct br_err *err)
+		const struct val_ssh_options *opts, struct val_ssh_result *results, val_ssh_done_fn done,
+		void *ctx, struct br_err *err)
 {
-	struct run run = { .loop = loop, .o = opts, .targets = targets, .results = results, .n = n,
-			   .done = done, .ctx = ctx };
+	struct run run = { .loop = loop,
+			   .o = opts,
+			   .targets = targets,
+			   .results = results,
+			   .n = n,
+			   .done = done,
+			   .ctx = ctx };
 	int rc;
 
 	for (size_t i = 0; i < n; i++)

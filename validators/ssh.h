@@ -31,30 +31,31 @@ enum val_ssh_host_keys { VAL_SSH_STRICT, VAL_SSH_ACCEPT_NEW };
 struct val_ssh_target {
 	const char *name;    /* for messages: the node's hostname */
 	const char *address; /* IP address or name to connect to */
-	int port;            /* 0: 22 */
+	int port;	     /* 0: 22 */
 };
 
 struct val_ssh_options {
-	const char *user;             /* default "ubuntu", MAAS's default user */
-	const char *private_key;      /* path; its .pub beside it is not needed */
-	const char *known_hosts;      /* path; created under accept-new */
+	const char *user;	 /* default "ubuntu", MAAS's default user */
+	const char *private_key; /* path; its .pub beside it is not needed */
+	const char *known_hosts; /* path; created under accept-new */
 	enum val_ssh_host_keys host_keys;
-	const char *upload;           /* local file to run there (the probe); NULL: run args[0] as is */
-	const char *remote_dir;       /* where the copy goes; default /var/tmp */
-	const char *const *args;      /* arguments (after the uploaded file, or the whole command) */
-	int64_t connect_timeout_ms;   /* TCP connect, handshake and authentication; default 15 s */
-	int64_t run_timeout_ms;       /* checking and copying the file, then the command itself, each; default 120 s */
-	int max_parallel;             /* sessions at once; default 32 */
+	const char *upload;	    /* local file to run there (the probe); NULL: run args[0] as is */
+	const char *remote_dir;	    /* where the copy goes; default /var/tmp */
+	const char *const *args;    /* arguments (after the uploaded file, or the whole command) */
+	int64_t connect_timeout_ms; /* TCP connect, handshake and authentication; default 15 s */
+	int64_t
+	    run_timeout_ms; /* checking and copying the file, then the command itself, each; default 120 s */
+	int max_parallel;   /* sessions at once; default 32 */
 };
 void val_ssh_options_init(struct val_ssh_options *o);
 
 struct val_ssh_result {
-	int ok;              /* the command ran and exited (whatever its status) */
-	char *error;         /* why not, naming host:port and the step */
-	int exit_status;     /* its exit status; 128+N when killed by signal N */
-	int uploaded;        /* the file was copied this time */
+	int ok;		 /* the command ran and exited (whatever its status) */
+	char *error;	 /* why not, naming host:port and the step */
+	int exit_status; /* its exit status; 128+N when killed by signal N */
+	int uploaded;	 /* the file was copied this time */
 	struct br_buf out, err;
-	int64_t ms;          /* connect to exit */
+	int64_t ms;			  /* connect to exit */
 	int64_t run_start_ms, run_end_ms; /* br_now_ms() when the command was started and had ended */
 };
 void val_ssh_result_release(struct val_ssh_result *r);
@@ -66,8 +67,8 @@ typedef void (*val_ssh_done_fn)(void *ctx, size_t index, const struct val_ssh_re
  * runs until all are done). results has n entries. Returns 0, or an error
  * when nothing could run at all (the upload file unreadable, bad options). */
 int val_ssh_run(struct br_loop *loop, const struct val_ssh_target *targets, size_t n,
-		const struct val_ssh_options *opts, struct val_ssh_result *results, val_ssh_done_fn done, void *ctx,
-		struct br_err *err);
+		const struct val_ssh_options *opts, struct val_ssh_result *results, val_ssh_done_fn done,
+		void *ctx, struct br_err *err);
 
 /* Append s to b as one single-quoted shell word. */
 void val_shell_quote(struct br_buf *b, const char *s);
@@ -79,8 +80,8 @@ void val_shell_quote(struct br_buf *b, const char *s);
  * IdentityFile and UserKnownHostsFile. As in OpenSSH, the first value
  * found for a keyword wins. Other keywords are ignored. */
 struct val_ssh_host {
-	char *hostname;     /* where to connect; NULL: not given */
-	int port;           /* 0: not given */
+	char *hostname; /* where to connect; NULL: not given */
+	int port;	/* 0: not given */
 	char *user, *identity_file, *known_hosts;
 };
 void val_ssh_host_release(struct val_ssh_host *h);

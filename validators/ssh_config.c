@@ -13,7 +13,10 @@
 enum key { K_HOSTNAME, K_PORT, K_USER, K_IDENTITY, K_KNOWN_HOSTS, K_COUNT };
 
 static const char *const key_names[K_COUNT] = {
-	[K_HOSTNAME] = "HostName", [K_PORT] = "Port", [K_USER] = "User", [K_IDENTITY] = "IdentityFile",
+	[K_HOSTNAME] = "HostName",
+	[K_PORT] = "Port",
+	[K_USER] = "User",
+	[K_IDENTITY] = "IdentityFile",
 	[K_KNOWN_HOSTS] = "UserKnownHostsFile",
 };
 
@@ -111,7 +114,8 @@ int val_ssh_config_load(const char *path, struct val_ssh_config **ret, struct br
 			for (char *p = strtok_r(value, " \t", &value); p; p = strtok_r(NULL, " \t", &value))
 				br_strlist_add(&cur->patterns, p);
 		} else if (!strcasecmp(key, "Match")) {
-			rc = br_errf(err, BR_E_INVAL, "%s:%u: Match: not supported here; use Host blocks", path, lineno);
+			rc = br_errf(err, BR_E_INVAL, "%s:%u: Match: not supported here; use Host blocks",
+				     path, lineno);
 		} else {
 			for (int k = 0; k < K_COUNT; k++) {
 				long port;
@@ -119,8 +123,9 @@ int val_ssh_config_load(const char *path, struct val_ssh_config **ret, struct br
 				if (strcasecmp(key, key_names[k]))
 					continue;
 				if (k == K_PORT && br_parse_long(value, 1, 65535, &port)) {
-					rc = br_errf(err, BR_E_INVAL, "%s:%u: Port: '%s' is not a port number", path, lineno,
-						     value);
+					rc =
+					    br_errf(err, BR_E_INVAL, "%s:%u: Port: '%s' is not a port number",
+						    path, lineno, value);
 					break;
 				}
 				if (!cur->values[k]) /* the first value wins, as in ssh */

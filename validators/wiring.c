@@ -18,9 +18,11 @@ static const struct wiring_form {
 	/* NetBox's cable bulk import (dcim.cable CSV): terminations by device,
 	 * object type and name. */
 	{ "netbox-import",
-	  { "side_a_device", "side_a_name", "side_b_device", "side_b_name", "side_a_type", "side_b_type", "status" } },
+	  { "side_a_device", "side_a_name", "side_b_device", "side_b_name", "side_a_type", "side_b_type",
+	    "status" } },
 	/* NetBox's cable list export, column labels as its table shows them. */
-	{ "netbox-export", { "Device A", "Termination A", "Device B", "Termination B", NULL, NULL, "Status" } },
+	{ "netbox-export",
+	  { "Device A", "Termination A", "Device B", "Termination B", NULL, NULL, "Status" } },
 };
 
 struct wiring_parse {
@@ -49,10 +51,11 @@ static int header(struct wiring_parse *wp, unsigned line, const struct br_strlis
 			return 0;
 		}
 	}
-	br_csv_problem(wp->problems, wp->w->path, line, "header",
-		       "not a wiring list: want 'hostname,host_port,switch,switch_port', NetBox's cable import "
-		       "(side_a_device,side_a_type,side_a_name,side_b_device,side_b_type,side_b_name) or its cable "
-		       "export (Device A,Termination A,Device B,Termination B)");
+	br_csv_problem(
+	    wp->problems, wp->w->path, line, "header",
+	    "not a wiring list: want 'hostname,host_port,switch,switch_port', NetBox's cable import "
+	    "(side_a_device,side_a_type,side_a_name,side_b_device,side_b_type,side_b_name) or its cable "
+	    "export (Device A,Termination A,Device B,Termination B)");
 	return 1;
 }
 
@@ -105,14 +108,15 @@ static int on_row(void *ctx, unsigned line, const struct br_strlist *f)
 			br_csv_problem(wp->problems, w->path, line, wp->form->col[c], "empty");
 			bad = 1;
 		} else if (strpbrk(v[c], "\n\x7f") || strlen(v[c]) > 255) {
-			br_csv_problem(wp->problems, w->path, line, wp->form->col[c],
-				       "not a device or port name (a line break, DEL, or over 255 characters)");
+			br_csv_problem(
+			    wp->problems, w->path, line, wp->form->col[c],
+			    "not a device or port name (a line break, DEL, or over 255 characters)");
 			bad = 1;
 		}
 	}
 	if (!bad && !strcmp(v[0], v[2]) && !strcmp(v[1], v[3])) {
-		br_csv_problem(wp->problems, w->path, line, wp->form->col[W_DEV_B], "a cable from %s %s to itself",
-			       v[0], v[1]);
+		br_csv_problem(wp->problems, w->path, line, wp->form->col[W_DEV_B],
+			       "a cable from %s %s to itself", v[0], v[1]);
 		bad = 1;
 	}
 	if (!bad && w->n >= VAL_WIRING_MAX_LINKS) {
@@ -159,8 +163,9 @@ static void check_ends(struct val_wiring *w, struct br_strlist *problems)
 	qsort(ends, w->n * 2, sizeof(*ends), end_cmp);
 	for (size_t i = 1; i < w->n * 2; i++)
 		if (!strcmp(ends[i].dev, ends[i - 1].dev) && !strcmp(ends[i].port, ends[i - 1].port))
-			br_csv_problem(problems, w->path, ends[i].line, NULL, "%s %s is already cabled at line %u",
-				       ends[i].dev, ends[i].port, ends[i - 1].line);
+			br_csv_problem(problems, w->path, ends[i].line, NULL,
+				       "%s %s is already cabled at line %u", ends[i].dev, ends[i].port,
+				       ends[i - 1].line);
 	free(ends);
 }
 

@@ -62,13 +62,15 @@ static void test_forms(void **state)
 	/* NetBox's import: a cable through a patch panel's front port and a
 	 * planned one are not what is plugged in; a BOM from a spreadsheet. */
 	static const char netbox_import[] =
-		"\xef\xbb\xbfside_a_device,side_a_type,side_a_name,side_b_device,side_b_type,side_b_name,type,status,label\n"
-		"leaf01.dc1.example,dcim.interface,swp1,h1,dcim.interface,eth0,cat6,connected,C1\n"
-		"pp-1,dcim.frontport,1,h1,dcim.interface,eth1,cat6,connected,C2\n"
-		"leaf01,dcim.interface,swp9,h9,dcim.interface,eth0,cat6,planned,C3\n"
-		"\"leaf02\",dcim.interface,\" swp1 \",h2,dcim.interface,eth0,,,\n";
-	static const char netbox_export[] = "ID,Label,Device A,Termination A,Device B,Termination B,Status,Type\n"
-					    "7,C1,h1,eth0,leaf01,swp1,Connected,CAT6\n";
+	    "\xef\xbb\xbfside_a_device,side_a_type,side_a_name,side_b_device,side_b_type,side_b_name,type,"
+	    "status,label\n"
+	    "leaf01.dc1.example,dcim.interface,swp1,h1,dcim.interface,eth0,cat6,connected,C1\n"
+	    "pp-1,dcim.frontport,1,h1,dcim.interface,eth1,cat6,connected,C2\n"
+	    "leaf01,dcim.interface,swp9,h9,dcim.interface,eth0,cat6,planned,C3\n"
+	    "\"leaf02\",dcim.interface,\" swp1 \",h2,dcim.interface,eth0,,,\n";
+	static const char netbox_export[] =
+	    "ID,Label,Device A,Termination A,Device B,Termination B,Status,Type\n"
+	    "7,C1,h1,eth0,leaf01,swp1,Connected,CAT6\n";
 
 	(void)state;
 	assert_int_equal(load(sim_form, strlen(sim_form), &w, &problems), 0);
@@ -82,8 +84,9 @@ static void test_forms(void **state)
 	assert_int_equal(val_wiring_components(&w), 1);
 	val_wiring_release(&w);
 	/* Two islands the design thought were one fabric. */
-	static const char islands[] = "hostname,host_port,switch,switch_port\nh1,ib0,spine1,p1\nh2,ib0,spine2,p1\n"
-				      "h3,ib0,spine1,p2\n";
+	static const char islands[] =
+	    "hostname,host_port,switch,switch_port\nh1,ib0,spine1,p1\nh2,ib0,spine2,p1\n"
+	    "h3,ib0,spine1,p2\n";
 	assert_int_equal(load(islands, strlen(islands), &w, &problems), 0);
 	free(problems);
 	assert_int_equal(val_wiring_components(&w), 2);
@@ -121,7 +124,8 @@ static void test_bad_lists(void **state)
 		  ":3: leaf01 swp1 is already cabled at line 2" },
 		{ "hostname,host_port,switch,switch_port\nh1,eth0,\"leaf01,swp1\n", 0, "unterminated quote" },
 		{ "", 0, ":1: empty wiring list" },
-		{ "hostname,host_port,switch,switch_port\nh1,eth0,h1,eth0\n", 0, ":2: switch: a cable from h1 eth0 to itself" },
+		{ "hostname,host_port,switch,switch_port\nh1,eth0,h1,eth0\n", 0,
+		  ":2: switch: a cable from h1 eth0 to itself" },
 	};
 
 	(void)state;
@@ -158,7 +162,8 @@ static void test_judge(void **state)
 		{ "eth1", "leaf02", "swp2", NULL },
 	};
 	const struct val_lldp_neighbor n2[] = { { "eth1", "LEAF02", "swp1", NULL } };
-	const struct val_lldp_neighbor n3[] = { { "eth0", "leaf01", "swp30", NULL }, { "eth5", "leaf09", "swp1", NULL } };
+	const struct val_lldp_neighbor n3[] = { { "eth0", "leaf01", "swp30", NULL },
+						{ "eth5", "leaf09", "swp1", NULL } };
 	const struct val_cabling_host hosts[] = {
 		{ "h1", 1, n1, 2 },
 		{ "h2", 1, n2, 1 },
@@ -178,8 +183,9 @@ static void test_judge(void **state)
 	assert_int_equal(r.findings[0].kind, VAL_CABLE_SWAPPED);
 	assert_string_equal(r.findings[0].other_host, "h2");
 	assert_string_equal(r.findings[0].other_port, "eth1");
-	assert_string_equal(r.detail, "eth1: sees leaf02 swp2, expected leaf02 swp1: swapped with h2 eth1: swap the "
-				      "cables on leaf02 swp1 and leaf02 swp2");
+	assert_string_equal(r.detail,
+			    "eth1: sees leaf02 swp2, expected leaf02 swp1: swapped with h2 eth1: swap the "
+			    "cables on leaf02 swp1 and leaf02 swp2");
 	val_cabling_result_release(&r);
 
 	judge(&w, hosts, 4, 1, &r);
@@ -250,7 +256,8 @@ static char *tree_path(const char *rel)
  * island discovery never reached. */
 static void test_fabric(void **state)
 {
-	char *wpath = tree_path("tests/fixtures/ibnet/wiring.csv"), *npath = tree_path("tests/fixtures/ibnet/ibnetdiscover.txt");
+	char *wpath = tree_path("tests/fixtures/ibnet/wiring.csv"),
+	     *npath = tree_path("tests/fixtures/ibnet/ibnetdiscover.txt");
 	struct br_strlist problems = { 0 };
 	struct br_err err = { 0 };
 	struct val_wiring w;
@@ -289,11 +296,13 @@ static void test_fabric(void **state)
 	assert_int_equal(kinds[VAL_CABLE_UNREACHABLE], 1);
 	assert_int_equal(kinds[VAL_CABLE_SLOW], 0);
 	assert_non_null(strstr(r.detail, "leaf02 31 - spine01 2 (wiring line 7) not seen"));
-	assert_non_null(strstr(r.detail, "3 designed devices not reached by discovery: gpu03, gpu04, leaf02"));
+	assert_non_null(
+	    strstr(r.detail, "3 designed devices not reached by discovery: gpu03, gpu04, leaf02"));
 	val_fabric_result_release(&r);
 	/* The same fabric judged for a faster design: the matched cable is slow. */
 	val_fabric_judge(&w, &net, "4xNDR", &r);
-	assert_non_null(strstr(r.detail, "leaf01 31 - spine01 1 (wiring line 6) trained at 4xSDR, expected 4xNDR"));
+	assert_non_null(
+	    strstr(r.detail, "leaf01 31 - spine01 1 (wiring line 6) trained at 4xSDR, expected 4xNDR"));
 	val_fabric_result_release(&r);
 	val_ibnet_release(&net);
 	val_wiring_release(&w);
@@ -311,7 +320,8 @@ static void test_fabric_bad_input(void **state)
 		{ "Switch\t36 \"S-1\"\t# \"sw\"\n[x]\t\"H-2\"[1]\n", ":2: not an ibnetdiscover port line" },
 		{ "[1]\t\"H-2\"[1]\n", ":1: a port line before any Switch" },
 		/* ibnetdiscover -p prints one line per port: another format. */
-		{ "SW     1    1 0x0002c903007c1a30 4x QDR - CA     3    1 0x0002c9030045f2b1 ( )\n", ":1: not ibnetdiscover" },
+		{ "SW     1    1 0x0002c903007c1a30 4x QDR - CA     3    1 0x0002c9030045f2b1 ( )\n",
+		  ":1: not ibnetdiscover" },
 	};
 
 	(void)state;
@@ -335,12 +345,9 @@ static void test_fabric_bad_input(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_forms),
-		cmocka_unit_test(test_bad_lists),
-		cmocka_unit_test(test_judge),
-		cmocka_unit_test(test_all_good),
-		cmocka_unit_test(test_fabric),
-		cmocka_unit_test(test_fabric_bad_input),
+		cmocka_unit_test(test_forms),  cmocka_unit_test(test_bad_lists),
+		cmocka_unit_test(test_judge),  cmocka_unit_test(test_all_good),
+		cmocka_unit_test(test_fabric), cmocka_unit_test(test_fabric_bad_input),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -192,7 +192,9 @@ static void test_strdup_capped(void **state)
 	assert_string_equal(p, "0123456\xe2\x80\xa6");
 	free(p);
 	/* "é" is two bytes at offsets 6-7: keeping 7 bytes would split it. */
-	p = br_xstrdup_capped("012345\xc3\xa9" "89abc", 10);
+	p = br_xstrdup_capped("012345\xc3\xa9"
+			      "89abc",
+			      10);
 	assert_string_equal(p, "012345\xe2\x80\xa6");
 	free(p);
 	p = br_hw_strdup(NULL);
@@ -214,11 +216,13 @@ static void test_escape(void **state)
 	char *p;
 
 	(void)state;
-	p = br_escape("ok \x1b[2J\rX\x07\x7f\t\n caf\xc3\xa9 \xc2\x9b" "1m \xff");
+	p = br_escape("ok \x1b[2J\rX\x07\x7f\t\n caf\xc3\xa9 \xc2\x9b"
+		      "1m \xff");
 	assert_string_equal(p, "ok \\x1b[2J\\x0dX\\x07\\x7f\\x09\\x0a caf\xc3\xa9 \\xc2\\x9b1m \\xff");
 	free(p);
 	/* A lead byte without its continuation, an overlong form. */
-	p = br_escape("a\xc3" "b\xc0\xaf");
+	p = br_escape("a\xc3"
+		      "b\xc0\xaf");
 	assert_string_equal(p, "a\\xc3b\\xc0\\xaf");
 	free(p);
 	assert_null(br_escape(NULL));
@@ -254,9 +258,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mac_normalize), cmocka_unit_test(test_buf_cap),
 		cmocka_unit_test(test_parse_long),    cmocka_unit_test(test_secret_refs),
-		cmocka_unit_test(test_json_caps), cmocka_unit_test(test_json_shape),     cmocka_unit_test(test_bmc_address),
-		cmocka_unit_test(test_errf),	      cmocka_unit_test(test_strdup_capped),
-		cmocka_unit_test(test_escape),	      cmocka_unit_test(test_redact),
+		cmocka_unit_test(test_json_caps),     cmocka_unit_test(test_json_shape),
+		cmocka_unit_test(test_bmc_address),   cmocka_unit_test(test_errf),
+		cmocka_unit_test(test_strdup_capped), cmocka_unit_test(test_escape),
+		cmocka_unit_test(test_redact),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

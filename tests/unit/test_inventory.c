@@ -74,7 +74,8 @@ static void test_state_compare_and_set(void **state)
 	struct br_err err = { 0 };
 
 	assert_int_equal(inv_node_set_state(f->inv, "node-a", INV_NEW, INV_DISCOVERED, "read", &err), 0);
-	assert_int_equal(inv_node_set_state(f->inv, "node-a", INV_DISCOVERED, INV_DEPLOYED, "deployed", &err), 0);
+	assert_int_equal(inv_node_set_state(f->inv, "node-a", INV_DISCOVERED, INV_DEPLOYED, "deployed", &err),
+			 0);
 	assert_int_equal(inv_node_set_state(f->inv, "node-a", INV_DISCOVERED, INV_CONFIGURED, "late", &err),
 			 BR_E_STATE);
 	assert_non_null(strstr(err.msg, "node-a is now 'deployed', not 'discovered'"));
@@ -111,7 +112,8 @@ static void test_lease(void **state)
 		struct inv *own;
 
 		close(ready[0]);
-		if (inv_open(f->path, &own, NULL) || inv_lease_take(own, "node-b", "bringup-enlist", 60, &n, NULL, NULL))
+		if (inv_open(f->path, &own, NULL) ||
+		    inv_lease_take(own, "node-b", "bringup-enlist", 60, &n, NULL, NULL))
 			_exit(1);
 		inv_node_release(&n);
 		if (write(ready[1], "x", 1) != 1)
@@ -122,8 +124,10 @@ static void test_lease(void **state)
 	close(ready[1]);
 	assert_int_equal(read(ready[0], &c, 1), 1);
 	close(ready[0]);
-	assert_int_equal(inv_lease_take(f->inv, "node-b", "bringup-configure", 60, &n, &holder, &err), BR_E_EXISTS);
-	snprintf(want, sizeof(want), "node-b: bringup-enlist (pid %ld on %s) is working on it", (long)child, host);
+	assert_int_equal(inv_lease_take(f->inv, "node-b", "bringup-configure", 60, &n, &holder, &err),
+			 BR_E_EXISTS);
+	snprintf(want, sizeof(want), "node-b: bringup-enlist (pid %ld on %s) is working on it", (long)child,
+		 host);
 	assert_non_null(strstr(err.msg, want));
 	assert_string_equal(holder.stage, "bringup-enlist");
 	assert_int_equal(holder.pid, (long)child);

@@ -182,14 +182,15 @@ static void test_sensor_oddities(void **state)
 
 	(void)state;
 	br_hw_init(&hw);
-	assert_int_equal(ipmi_parse_sensor_list(
-				 "CPU2 Temp        | na         | degrees C  | ns    | na | na | na | 85.000 | 90.000 | na\n"
-				 "12V              | 12.180     | Volts      | nc    | na | 10.1 | na | na | 13.2 | na\n"
-				 "Fan7 Duty        | 35.000     | percent    | cr    | na | na | na | na | na | na\n"
-				 "garbage line without pipes\n"
-				 "| | |\n",
-				 &hw),
-			 0);
+	assert_int_equal(
+	    ipmi_parse_sensor_list(
+		"CPU2 Temp        | na         | degrees C  | ns    | na | na | na | 85.000 | 90.000 | na\n"
+		"12V              | 12.180     | Volts      | nc    | na | 10.1 | na | na | 13.2 | na\n"
+		"Fan7 Duty        | 35.000     | percent    | cr    | na | na | na | na | na | na\n"
+		"garbage line without pipes\n"
+		"| | |\n",
+		&hw),
+	    0);
 	assert_int_equal(hw.n_sensors, 3);
 	assert_true(isnan(hw.sensors[0].reading));
 	assert_string_equal(hw.sensors[0].state, "Absent");
@@ -226,10 +227,11 @@ static void test_sel_fixture(void **state)
 
 static void test_sel_dates_and_cap(void **state)
 {
-	const char *text = "   a | 11/29/2026 | 22:18:57 | Fan #0x30 | Lower Non-critical going low  | Asserted\n"
-			   "   b | 11/29/2026 | 22:19:01 | Power Supply #0x50 | Power Supply AC lost | Asserted\n"
-			   "   c | 11/30/2026 | 01:00:00 | System Event #0x83 | OEM System boot event | Asserted\n"
-			   "SEL has no entries\n";
+	const char *text =
+	    "   a | 11/29/2026 | 22:18:57 | Fan #0x30 | Lower Non-critical going low  | Asserted\n"
+	    "   b | 11/29/2026 | 22:19:01 | Power Supply #0x50 | Power Supply AC lost | Asserted\n"
+	    "   c | 11/30/2026 | 01:00:00 | System Event #0x83 | OEM System boot event | Asserted\n"
+	    "SEL has no entries\n";
 	struct br_hw hw;
 
 	(void)state;
@@ -262,10 +264,11 @@ static void test_classify(void **state)
 					       "Error: Unable to establish IPMI v2 / RMCP+ session\n"),
 			 IPMI_FAIL_AUTH);
 	assert_int_equal(ipmi_classify_failure("Error: Unable to establish LAN session\n"), IPMI_FAIL_AUTH);
-	assert_int_equal(ipmi_classify_failure("Get Auth Capabilities error\n"
-					       "Error issuing Get Channel Authentication Capabilities request\n"
-					       "Error: Unable to establish IPMI v2 / RMCP+ session\n"),
-			 IPMI_FAIL_UNREACHABLE);
+	assert_int_equal(
+	    ipmi_classify_failure("Get Auth Capabilities error\n"
+				  "Error issuing Get Channel Authentication Capabilities request\n"
+				  "Error: Unable to establish IPMI v2 / RMCP+ session\n"),
+	    IPMI_FAIL_UNREACHABLE);
 	/* ipmitool killed mid-retry has said nothing decisive yet. */
 	assert_int_equal(ipmi_classify_failure(unreach), IPMI_FAIL_OTHER);
 	assert_int_equal(ipmi_classify_failure(missing), IPMI_FAIL_OTHER);
@@ -293,11 +296,11 @@ static void test_kv(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_power),         cmocka_unit_test(test_mc_info_guid),
-		cmocka_unit_test(test_fru),           cmocka_unit_test(test_lan),
-		cmocka_unit_test(test_sensors),       cmocka_unit_test(test_sensor_oddities),
-		cmocka_unit_test(test_sel_fixture),   cmocka_unit_test(test_sel_dates_and_cap),
-		cmocka_unit_test(test_classify),      cmocka_unit_test(test_kv),
+		cmocka_unit_test(test_power),	    cmocka_unit_test(test_mc_info_guid),
+		cmocka_unit_test(test_fru),	    cmocka_unit_test(test_lan),
+		cmocka_unit_test(test_sensors),	    cmocka_unit_test(test_sensor_oddities),
+		cmocka_unit_test(test_sel_fixture), cmocka_unit_test(test_sel_dates_and_cap),
+		cmocka_unit_test(test_classify),    cmocka_unit_test(test_kv),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -22,7 +22,8 @@ struct outcome {
 	int64_t at_ms;
 };
 
-static void on_done(const struct rf_ipmi_target *t, int rc, struct br_hw *hw, const struct br_err *err, void *ctx)
+static void on_done(const struct rf_ipmi_target *t, int rc, struct br_hw *hw, const struct br_err *err,
+		    void *ctx)
 {
 	struct outcome *o = (struct outcome *)ctx + (intptr_t)t->user_data;
 
@@ -69,7 +70,8 @@ static void run(const char *const *hosts, size_t n, int parallel, int timeout_s,
 
 	assert_true(n <= 8);
 	for (size_t i = 0; i < n; i++)
-		t[i] = (struct rf_ipmi_target){ hosts[i], hosts[i], 6230, "admin", "s3cret-pw", (void *)(intptr_t)i };
+		t[i] = (struct rf_ipmi_target){ hosts[i], hosts[i],    6230,
+						"admin",  "s3cret-pw", (void *)(intptr_t)i };
 	memset(out, 0, n * sizeof(*out));
 	assert_int_equal(rf_ipmi_discover_all(t, n, parallel, timeout_s, on_done, out, &err), 0);
 }
@@ -170,10 +172,8 @@ static void test_missing_tool(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ok_auth_and_password),
-		cmocka_unit_test(test_hang_is_killed),
-		cmocka_unit_test(test_serial_with_one_slot),
-		cmocka_unit_test(test_flood_is_capped),
+		cmocka_unit_test(test_ok_auth_and_password), cmocka_unit_test(test_hang_is_killed),
+		cmocka_unit_test(test_serial_with_one_slot), cmocka_unit_test(test_flood_is_capped),
 		cmocka_unit_test(test_missing_tool),
 	};
 

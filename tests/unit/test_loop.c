@@ -38,7 +38,8 @@ static pthread_mutex_t peer_lock = PTHREAD_MUTEX_INITIALIZER;
 static int all_inflight, all_max_inflight;
 
 static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
-			       const char *version, const char *upload_data, size_t *upload_size, void **con_cls)
+			       const char *version, const char *upload_data, size_t *upload_size,
+			       void **con_cls)
 {
 	static int marker;
 	struct peer *p = cls;
@@ -86,8 +87,8 @@ static int setup(void **state)
 	(void)state;
 	for (int i = 0; i < PEERS; i++) {
 		memset(&peers[i], 0, sizeof(peers[i]));
-		peers[i].d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION, 0, NULL,
-					      NULL, handler, &peers[i], MHD_OPTION_END);
+		peers[i].d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION,
+					      0, NULL, NULL, handler, &peers[i], MHD_OPTION_END);
 		if (!peers[i].d)
 			return -1;
 		peers[i].port = MHD_get_daemon_info(peers[i].d, MHD_DAEMON_INFO_BIND_PORT)->port;
@@ -173,9 +174,11 @@ static void on_proc(const struct br_loop_proc_result *res, void *ctx)
 static void spawn_sh(struct br_loop *loop, const char *script, size_t out_max, int64_t timeout_ms,
 		     struct proc_out *o)
 {
-	char *argv[] = { (char *)(uintptr_t) "sh", (char *)(uintptr_t) "-c", (char *)(uintptr_t)script, NULL };
-	struct br_loop_proc_spec spec = { .path = "/bin/sh", .argv = argv, .out_max = out_max, .err_max = 1024,
-					  .timeout_ms = timeout_ms };
+	char *argv[] = { (char *)(uintptr_t) "sh", (char *)(uintptr_t) "-c", (char *)(uintptr_t)script,
+			 NULL };
+	struct br_loop_proc_spec spec = {
+		.path = "/bin/sh", .argv = argv, .out_max = out_max, .err_max = 1024, .timeout_ms = timeout_ms
+	};
 
 	memset(o, 0, sizeof(*o));
 	assert_int_equal(br_loop_spawn(loop, &spec, on_proc, o, NULL), 0);
@@ -313,7 +316,9 @@ static void test_spawn_missing(void **state)
 	struct br_loop *loop;
 	struct br_err err = { 0 };
 	char *argv[] = { (char *)(uintptr_t) "nope", NULL };
-	struct br_loop_proc_spec spec = { .path = "/nonexistent/nope", .argv = argv, .out_max = 16, .err_max = 16 };
+	struct br_loop_proc_spec spec = {
+		.path = "/nonexistent/nope", .argv = argv, .out_max = 16, .err_max = 16
+	};
 
 	(void)state;
 	assert_int_equal(br_loop_new(&loop, NULL), 0);

@@ -29,10 +29,13 @@ static void test_key_parse(void **state)
 	assert_string_equal(key.token_secret, "s3cret");
 	maas_key_release(&key);
 	assert_null(key.token_secret);
-	for (const char *const *bad = (const char *const[]){ "", "ck:tk", "ck:tk:", ":tk:s", "ck::s", "a:b:c:d", NULL };
+	for (const char *const *bad =
+		 (const char *const[]){ "", "ck:tk", "ck:tk:", ":tk:s", "ck::s", "a:b:c:d", NULL };
 	     *bad; bad++) {
 		assert_int_equal(maas_key_parse(*bad, &key, &err), BR_E_INVAL);
-		assert_non_null(strstr(err.msg, "consumer_key:token_key:token_secret") ? err.msg : strstr(err.msg, "empty"));
+		assert_non_null(strstr(err.msg, "consumer_key:token_key:token_secret")
+				    ? err.msg
+				    : strstr(err.msg, "empty"));
 	}
 	/* The message describes the shape and never quotes the key. */
 	assert_int_equal(maas_key_parse("abc:defsecret", &key, &err), BR_E_INVAL);
@@ -48,10 +51,11 @@ static void test_oauth_header(void **state)
 	assert_int_equal(maas_key_parse("Ck7:Tk9:se cr&t", &key, NULL), 0);
 	br_buf_init(&b, 0);
 	assert_int_equal(maas_oauth_header(&key, "0123abcd", 1764454800, &b), 0);
-	assert_string_equal(br_buf_str(&b),
-			    "OAuth oauth_version=\"1.0\", oauth_signature_method=\"PLAINTEXT\", "
-			    "oauth_consumer_key=\"Ck7\", oauth_token=\"Tk9\", oauth_signature=\"%26se%20cr%26t\", "
-			    "oauth_nonce=\"0123abcd\", oauth_timestamp=\"1764454800\"");
+	assert_string_equal(
+	    br_buf_str(&b),
+	    "OAuth oauth_version=\"1.0\", oauth_signature_method=\"PLAINTEXT\", "
+	    "oauth_consumer_key=\"Ck7\", oauth_token=\"Tk9\", oauth_signature=\"%26se%20cr%26t\", "
+	    "oauth_nonce=\"0123abcd\", oauth_timestamp=\"1764454800\"");
 	br_buf_release(&b);
 	maas_key_release(&key);
 }
@@ -83,38 +87,44 @@ static void test_form_encoding(void **state)
 static void test_error_mapping(void **state)
 {
 	static const char mac_in_use[] =
-		"{\"mac_addresses\": [\"MAC address b0:7b:25:de:ad:01 already in use on gpu-r01-u03.\"]}";
+	    "{\"mac_addresses\": [\"MAC address b0:7b:25:de:ad:01 already in use on gpu-r01-u03.\"]}";
 	static const char two_fields[] = "{\"hostname\": [\"Node with this Hostname already exists.\"], "
 					 "\"__all__\": [\"Power type is required.\"]}";
 	struct br_err err = { 0 };
 
 	(void)state;
-	assert_int_equal(maas_error_from_response(400, mac_in_use, sizeof(mac_in_use) - 1, "POST machines/", &err),
-			 BR_E_INVAL);
+	assert_int_equal(
+	    maas_error_from_response(400, mac_in_use, sizeof(mac_in_use) - 1, "POST machines/", &err),
+	    BR_E_INVAL);
 	assert_string_equal(err.msg, "MAAS POST machines/: HTTP 400 Bad Request: mac_addresses: MAC address "
 				     "b0:7b:25:de:ad:01 already in use on gpu-r01-u03.");
-	assert_int_equal(maas_error_from_response(400, two_fields, sizeof(two_fields) - 1, "POST machines/", &err),
-			 BR_E_INVAL);
+	assert_int_equal(
+	    maas_error_from_response(400, two_fields, sizeof(two_fields) - 1, "POST machines/", &err),
+	    BR_E_INVAL);
 	assert_string_equal(err.msg, "MAAS POST machines/: HTTP 400 Bad Request: hostname: Node with this "
 				     "Hostname already exists.; Power type is required.");
 	assert_int_equal(maas_error_from_response(401, "Authorization Error: Invalid API key.", 37,
 						  "GET users/?op=whoami", &err),
 			 BR_E_AUTH);
-	assert_string_equal(err.msg, "MAAS refused the API key on GET users/?op=whoami (HTTP 401: Authorization "
-				     "Error: Invalid API key.)");
-	assert_int_equal(maas_error_from_response(403, "You do not have permission.\n", 28, "POST tags/", &err),
-			 BR_E_AUTH);
+	assert_string_equal(err.msg,
+			    "MAAS refused the API key on GET users/?op=whoami (HTTP 401: Authorization "
+			    "Error: Invalid API key.)");
+	assert_int_equal(
+	    maas_error_from_response(403, "You do not have permission.\n", 28, "POST tags/", &err),
+	    BR_E_AUTH);
 	assert_string_equal(err.msg, "MAAS POST tags/: HTTP 403 Forbidden: You do not have permission.");
 	assert_int_equal(maas_error_from_response(404, "No Machine matches the given query.", 35,
 						  "GET machines/xyz/", &err),
 			 BR_E_NOTFOUND);
-	assert_string_equal(err.msg, "MAAS GET machines/xyz/: HTTP 404 Not Found: No Machine matches the given query.");
+	assert_string_equal(
+	    err.msg, "MAAS GET machines/xyz/: HTTP 404 Not Found: No Machine matches the given query.");
 	assert_int_equal(maas_error_from_response(409, "Invalid transition: Commissioning -> Deploying.", 47,
 						  "POST machines/abc/?op=deploy", &err),
 			 BR_E_STATE);
-	assert_non_null(strstr(err.msg, "HTTP 409 Conflict: Invalid transition: Commissioning -> Deploying."));
-	assert_int_equal(maas_error_from_response(400, "Unrecognised signature: method=POST op=frobnicate", 50,
-						  "POST machines/?op=frobnicate", &err),
+	assert_non_null(
+	    strstr(err.msg, "HTTP 409 Conflict: Invalid transition: Commissioning -> Deploying."));
+	assert_int_equal(maas_error_from_response(400, "Unrecognised signature: method=POST op=frobnicate",
+						  50, "POST machines/?op=frobnicate", &err),
 			 BR_E_INVAL);
 	assert_non_null(strstr(err.msg, "Unrecognised signature: method=POST op=frobnicate"));
 	assert_int_equal(maas_error_from_response(503, "", 0, "GET machines/", &err), BR_E_UNREACHABLE);
@@ -139,13 +149,13 @@ static void test_error_cap(void **state)
 }
 
 static const char machine_doc[] =
-	"{\"system_id\": \"4y3h7n\", \"hostname\": \"gpu-r01-u03\", \"status\": 6, \"status_name\": \"Deployed\","
-	" \"status_message\": \"Deployed\", \"power_state\": \"on\", \"ip_addresses\": [\"127.0.0.1\"],"
-	" \"boot_disk\": {\"id\": 12, \"name\": \"nvme1n1\", \"serial\": \"BTYF123400AB480B\", \"model\": "
-	"\"Dell BOSS-N1\"},"
-	" \"interface_set\": [{\"name\": \"eno1\", \"mac_address\": \"B0:7B:25:DE:AD:01\"},"
-	" {\"name\": \"eno2\", \"mac_address\": \"b0:7b:25:de:ad:02\"}, {\"name\": \"bond0\"}],"
-	" \"tag_names\": [\"xe9680\"]}";
+    "{\"system_id\": \"4y3h7n\", \"hostname\": \"gpu-r01-u03\", \"status\": 6, \"status_name\": \"Deployed\","
+    " \"status_message\": \"Deployed\", \"power_state\": \"on\", \"ip_addresses\": [\"127.0.0.1\"],"
+    " \"boot_disk\": {\"id\": 12, \"name\": \"nvme1n1\", \"serial\": \"BTYF123400AB480B\", \"model\": "
+    "\"Dell BOSS-N1\"},"
+    " \"interface_set\": [{\"name\": \"eno1\", \"mac_address\": \"B0:7B:25:DE:AD:01\"},"
+    " {\"name\": \"eno2\", \"mac_address\": \"b0:7b:25:de:ad:02\"}, {\"name\": \"bond0\"}],"
+    " \"tag_names\": [\"xe9680\"]}";
 
 static void test_machine_parse(void **state)
 {
@@ -178,10 +188,11 @@ static void test_blockdevices_and_events(void **state)
 	struct maas_blockdevice *devs = NULL;
 	struct br_err err = { 0 };
 	size_t n = 0;
-	json_t *doc = json_loads("[{\"id\": 3, \"name\": \"nvme0n1\", \"serial\": \"S6CKNE0W700001\", \"model\": "
-				 "\"Dell Ent NVMe\", \"size\": 3840755982336, \"id_path\": \"/dev/disk/by-id/nvme-x\"},"
-				 " {\"name\": \"no id\"}, {\"id\": 4, \"name\": \"nvme1n1\", \"serial\": \"B1\"}]",
-				 0, NULL);
+	json_t *doc =
+	    json_loads("[{\"id\": 3, \"name\": \"nvme0n1\", \"serial\": \"S6CKNE0W700001\", \"model\": "
+		       "\"Dell Ent NVMe\", \"size\": 3840755982336, \"id_path\": \"/dev/disk/by-id/nvme-x\"},"
+		       " {\"name\": \"no id\"}, {\"id\": 4, \"name\": \"nvme1n1\", \"serial\": \"B1\"}]",
+		       0, NULL);
 
 	(void)state;
 	assert_int_equal(maas_blockdevices_parse(doc, &devs, &n, &err), 0);
@@ -207,9 +218,12 @@ static void test_blockdevices_and_events(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_key_parse),	  cmocka_unit_test(test_oauth_header),
-		cmocka_unit_test(test_form_encoding),	  cmocka_unit_test(test_error_mapping),
-		cmocka_unit_test(test_error_cap),	  cmocka_unit_test(test_machine_parse),
+		cmocka_unit_test(test_key_parse),
+		cmocka_unit_test(test_oauth_header),
+		cmocka_unit_test(test_form_encoding),
+		cmocka_unit_test(test_error_mapping),
+		cmocka_unit_test(test_error_cap),
+		cmocka_unit_test(test_machine_parse),
 		cmocka_unit_test(test_blockdevices_and_events),
 	};
 

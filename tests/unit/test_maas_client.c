@@ -43,10 +43,11 @@ static void note_nonce(const char *auth)
 		snprintf(peer.auth, sizeof(peer.auth), "%s", auth);
 }
 
-static enum MHD_Result reply(struct MHD_Connection *conn, unsigned status, const char *body, const char *retry_after)
+static enum MHD_Result reply(struct MHD_Connection *conn, unsigned status, const char *body,
+			     const char *retry_after)
 {
-	struct MHD_Response *r = MHD_create_response_from_buffer(strlen(body), (void *)(uintptr_t)body,
-								 MHD_RESPMEM_MUST_COPY);
+	struct MHD_Response *r =
+	    MHD_create_response_from_buffer(strlen(body), (void *)(uintptr_t)body, MHD_RESPMEM_MUST_COPY);
 	enum MHD_Result ret;
 
 	if (retry_after)
@@ -57,7 +58,8 @@ static enum MHD_Result reply(struct MHD_Connection *conn, unsigned status, const
 }
 
 static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
-			       const char *version, const char *upload_data, size_t *upload_size, void **con_cls)
+			       const char *version, const char *upload_data, size_t *upload_size,
+			       void **con_cls)
 {
 	static int marker;
 	enum MHD_Result ret;
@@ -110,8 +112,8 @@ static int setup(void **state)
 	(void)state;
 	memset(&peer, 0, sizeof(peer));
 	pthread_mutex_init(&peer.lock, NULL);
-	peer.d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION, 0, NULL, NULL,
-				  handler, NULL, MHD_OPTION_END);
+	peer.d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION, 0, NULL,
+				  NULL, handler, NULL, MHD_OPTION_END);
 	if (!peer.d)
 		return -1;
 	peer.port = MHD_get_daemon_info(peer.d, MHD_DAEMON_INFO_BIND_PORT)->port;
@@ -176,7 +178,8 @@ static void test_conflict_and_state(void **state)
 	assert_int_equal(peer.hits_conflict, 2);
 	/* 409 without it is a wrong state: reported at once. */
 	assert_int_equal(maas_call(c, "POST", "state/", "", NULL, &err), BR_E_STATE);
-	assert_string_equal(err.msg, "MAAS POST state/: HTTP 409 Conflict: Invalid transition: Ready -> Ready.");
+	assert_string_equal(err.msg,
+			    "MAAS POST state/: HTTP 409 Conflict: Invalid transition: Ready -> Ready.");
 	assert_int_equal(maas_call(c, "GET", "machines/nope/", NULL, NULL, &err), BR_E_NOTFOUND);
 	assert_non_null(strstr(err.msg, "No Machine matches the given query."));
 	maas_client_free(c);
@@ -192,7 +195,8 @@ static void test_form_sent(void **state)
 	maas_form_add(&f, "mac_addresses", "aa:bb:cc:dd:ee:01");
 	maas_form_add(&f, "mac_addresses", "aa:bb:cc:dd:ee:02");
 	assert_int_equal(maas_call(c, "POST", "form/", br_buf_str(&f), NULL, NULL), 0);
-	assert_string_equal(peer.body, "mac_addresses=aa%3Abb%3Acc%3Add%3Aee%3A01&mac_addresses=aa%3Abb%3Acc%3Add%3Aee%3A02");
+	assert_string_equal(
+	    peer.body, "mac_addresses=aa%3Abb%3Acc%3Add%3Aee%3A01&mac_addresses=aa%3Abb%3Acc%3Add%3Aee%3A02");
 	br_buf_release(&f);
 	maas_client_free(c);
 }

@@ -72,7 +72,7 @@ static void test_machine_new(void **state)
 	assert_int_equal(maas_machine_parse(doc, &m, &err), 0);
 	assert_int_equal(m.status, MAAS_NEW);
 	assert_string_equal(maas_status_name(m.status), "New");
-	assert_null(m.status_message);   /* null */
+	assert_null(m.status_message);	 /* null */
 	assert_null(m.boot_disk_serial); /* boot_disk: null */
 	assert_string_equal(m.fqdn, "gpu-r01-u10.maas");
 	/* MAAS writes MACs as given; the bond's mac_address is null */
@@ -108,7 +108,8 @@ static void test_blockdevices(void **state)
 	/* A machine's block devices read the same way from its document. */
 	json_decref(doc);
 	doc = fixture("machine-allocated.json");
-	assert_int_equal(maas_blockdevices_parse(json_object_get(doc, "physicalblockdevice_set"), &devs, &n, &err), 0);
+	assert_int_equal(
+	    maas_blockdevices_parse(json_object_get(doc, "physicalblockdevice_set"), &devs, &n, &err), 0);
 	assert_int_equal(n, 2);
 	assert_string_equal(devs[0].serial, "BOSS0A1B2C3D4E5F");
 	maas_blockdevices_free(devs, n);
@@ -138,7 +139,8 @@ static void test_tags(void **state)
 
 	(void)state;
 	assert_int_equal(json_array_size(doc), 2);
-	json_array_foreach(doc, i, t) {
+	json_array_foreach(doc, i, t)
+	{
 		const char *name = br_json_str(t, "name");
 		const char *uri = br_json_str(t, "resource_uri");
 
@@ -154,8 +156,10 @@ static void test_tags(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_machine_allocated), cmocka_unit_test(test_machine_new),
-		cmocka_unit_test(test_blockdevices),	  cmocka_unit_test(test_events),
+		cmocka_unit_test(test_machine_allocated),
+		cmocka_unit_test(test_machine_new),
+		cmocka_unit_test(test_blockdevices),
+		cmocka_unit_test(test_events),
 		cmocka_unit_test(test_tags),
 	};
 

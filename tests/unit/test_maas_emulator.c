@@ -185,12 +185,15 @@ static void test_create_and_conflicts(void **state)
 	size_t len;
 
 	(void)state;
-	assert_int_equal(call_err("POST", "machines/", "hostname=other&mac_addresses=b0%3A7b%3A25%3A00%3A01%3A02", msg,
+	assert_int_equal(call_err("POST", "machines/",
+				  "hostname=other&mac_addresses=b0%3A7b%3A25%3A00%3A01%3A02", msg,
 				  sizeof(msg)),
 			 BR_E_INVAL);
-	assert_non_null(strstr(msg, "mac_addresses: MAC address b0:7b:25:00:01:02 already in use on gpu-01."));
-	assert_int_equal(call_err("POST", "machines/", "hostname=gpu-01&mac_addresses=b0%3A7b%3A25%3A00%3A09%3A01",
-				  msg, sizeof(msg)),
+	assert_non_null(
+	    strstr(msg, "mac_addresses: MAC address b0:7b:25:00:01:02 already in use on gpu-01."));
+	assert_int_equal(call_err("POST", "machines/",
+				  "hostname=gpu-01&mac_addresses=b0%3A7b%3A25%3A00%3A09%3A01", msg,
+				  sizeof(msg)),
 			 BR_E_INVAL);
 	assert_non_null(strstr(msg, "hostname: Node with this Hostname already exists."));
 	assert_int_equal(call_err("POST", "machines/", "hostname=x", msg, sizeof(msg)), BR_E_INVAL);
@@ -243,7 +246,8 @@ static void test_lifecycle(void **state)
 	json_decref(doc);
 	assert_string_equal(m.boot_disk_serial, "SER-01-0");
 	maas_machine_release(&m);
-	snprintf(path, sizeof(path), "nodes/%s/blockdevices/%lld/?op=set_boot_disk", id, (long long)devs[1].id);
+	snprintf(path, sizeof(path), "nodes/%s/blockdevices/%lld/?op=set_boot_disk", id,
+		 (long long)devs[1].id);
 	assert_null(call_ok("POST", path, ""));
 	snprintf(path, sizeof(path), "machines/%s/?op=set_storage_layout", id);
 	json_decref(call_ok("POST", path, "storage_layout=flat"));
@@ -479,7 +483,8 @@ static void test_typed_calls(void **state)
 	answer_release(&a);
 	await(maas_mark_broken(cli, id, NULL, on_answer, &a), &a);
 	assert_int_equal(a.rc, BR_E_STATE);
-	assert_non_null(strstr(a.msg, "?op=mark_broken: HTTP 409 Conflict: Invalid transition: Broken -> Broken."));
+	assert_non_null(
+	    strstr(a.msg, "?op=mark_broken: HTTP 409 Conflict: Invalid transition: Broken -> Broken."));
 	answer_release(&a);
 	await(maas_mark_fixed(cli, id, on_answer, &a), &a);
 	assert_int_equal(br_json_int(a.json, "status", -1), MAAS_READY);
@@ -549,16 +554,19 @@ static int same_shape(json_t *maas, json_t *emu_doc, const char *at, char *where
 
 	if (json_is_null(maas) || json_is_null(emu_doc))
 		return 1;
-	if ((json_is_number(maas) && json_is_number(emu_doc)) || (json_is_boolean(maas) && json_is_boolean(emu_doc)))
+	if ((json_is_number(maas) && json_is_number(emu_doc)) ||
+	    (json_is_boolean(maas) && json_is_boolean(emu_doc)))
 		return 1;
 	if (json_typeof(maas) != json_typeof(emu_doc)) {
-		snprintf(where, size, "%s: type %d, MAAS's %d", at, (int)json_typeof(emu_doc), (int)json_typeof(maas));
+		snprintf(where, size, "%s: type %d, MAAS's %d", at, (int)json_typeof(emu_doc),
+			 (int)json_typeof(maas));
 		return 0;
 	}
 	if (json_is_array(maas))
 		return !json_array_size(maas) || !json_array_size(emu_doc) ||
 		       same_shape(json_array_get(maas, 0), json_array_get(emu_doc, 0), at, where, size);
-	json_object_foreach(json_is_object(maas) ? maas : NULL, key, v) {
+	json_object_foreach(json_is_object(maas) ? maas : NULL, key, v)
+	{
 		char sub[256];
 
 		snprintf(sub, sizeof(sub), "%s.%s", at, key);

@@ -28,7 +28,8 @@ static void test_render_userdata(void **state)
 {
 	char *tpl = tree_path("templates/cloud-init/user-data"), *text = NULL;
 	struct br_strlist ntp = { 0 }, pkgs = { 0 };
-	struct enlist_userdata_vars v = { "gpu-r01-u03", "ssh-ed25519 AAAAkey validator@bringup", &ntp, &pkgs };
+	struct enlist_userdata_vars v = { "gpu-r01-u03", "ssh-ed25519 AAAAkey validator@bringup", &ntp,
+					  &pkgs };
 	struct br_err err = { 0 };
 
 	(void)state;
@@ -42,12 +43,13 @@ static void test_render_userdata(void **state)
 	assert_non_null(strstr(text, "hostname: gpu-r01-u03\n"));
 	/* List items keep the placeholder's indentation; values are quoted. */
 	assert_non_null(strstr(text, "  servers:\n    - \"10.0.0.1\"\n    - \"ntp2.example.net\"\n"));
-	assert_non_null(strstr(text, "ssh_authorized_keys:\n  - \"ssh-ed25519 AAAAkey validator@bringup\"\n"));
+	assert_non_null(
+	    strstr(text, "ssh_authorized_keys:\n  - \"ssh-ed25519 AAAAkey validator@bringup\"\n"));
 	assert_non_null(strstr(text, "packages:\n  - \"lldpd\"\n  - \"chrony\"\n  - \"nvme-cli\"\n"));
 	/* The server reaches bootcmd's shell as an argument, not inside its text. */
 	assert_non_null(strstr(text, "\"pool $1 iburst\" || true', bringup-ntp, \"10.0.0.1\"]\n"));
 	for (const char *const *ph = (const char *const[]){ "@HOSTNAME@", "@NTP_FIRST@", "@NTP_SERVERS@",
-							   "@SSH_AUTHORIZED_KEYS@", "@PACKAGES@", NULL };
+							    "@SSH_AUTHORIZED_KEYS@", "@PACKAGES@", NULL };
 	     *ph; ph++)
 		assert_null(strstr(text, *ph));
 	free(text);
@@ -135,8 +137,8 @@ static void test_ntp_server_names(void **state)
  * the operator must supply and how, not "run discover first". */
 static void test_ipmi_node_without_macs(void **state)
 {
-	const struct inv_manifest_row row = { "n1", "r01", 3, "10.0.0.9", "root", "env:PW", "xe9680", "ipmi",
-					      NULL, NULL, 2 };
+	const struct inv_manifest_row row = { "n1",	"r01",	3,    "10.0.0.9", "root", "env:PW",
+					      "xe9680", "ipmi", NULL, NULL,	  2 };
 	struct enlist_inputs in = { 0 };
 	struct enlist_node_inputs ni = { 0 };
 	struct br_err err = { 0 };
@@ -155,7 +157,8 @@ static void test_ipmi_node_without_macs(void **state)
 	br_hw_init(&hw);
 	hw.source = br_xstrdup("ipmi");
 	hw.bmc_mac = br_xstrdup("52:54:00:ab:cd:ef");
-	assert_int_equal(inv_store_hw(inv, "n1", &hw, INV_NEW, INV_DISCOVERED, "discovered over IPMI", &err), 0);
+	assert_int_equal(inv_store_hw(inv, "n1", &hw, INV_NEW, INV_DISCOVERED, "discovered over IPMI", &err),
+			 0);
 	br_hw_release(&hw);
 	assert_int_equal(enlist_node_prepare(inv, &node, &in, &ni, &err), BR_E_NOTFOUND);
 	assert_non_null(strstr(err.msg, "answers IPMI only"));
@@ -169,8 +172,13 @@ static void test_ipmi_node_without_macs(void **state)
 static void test_base64(void **state)
 {
 	static const char *const vectors[][2] = {
-		{ "", "" },	    { "f", "Zg==" },	     { "fo", "Zm8=" },		{ "foo", "Zm9v" },
-		{ "foob", "Zm9vYg==" }, { "fooba", "Zm9vYmE=" }, { "foobar", "Zm9vYmFy" },
+		{ "", "" },
+		{ "f", "Zg==" },
+		{ "fo", "Zm8=" },
+		{ "foo", "Zm9v" },
+		{ "foob", "Zm9vYg==" },
+		{ "fooba", "Zm9vYmE=" },
+		{ "foobar", "Zm9vYmFy" },
 	};
 
 	(void)state;
@@ -188,7 +196,8 @@ int main(void)
 		cmocka_unit_test(test_render_userdata),
 		cmocka_unit_test(test_render_userdata_refuses_bad_yaml),
 		cmocka_unit_test(test_ntp_server_names),
-		cmocka_unit_test(test_base64), cmocka_unit_test(test_ipmi_node_without_macs),
+		cmocka_unit_test(test_base64),
+		cmocka_unit_test(test_ipmi_node_without_macs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

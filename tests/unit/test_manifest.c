@@ -42,8 +42,8 @@ static void test_duplicate_column_no_leak(void **state)
 	char *path = write_tmp("hostname,rack,unit,rack,bmc,bmc_user,bmc_password,profile\n"
 			       "gpu-a,r01,1,r02,10.0.0.1,root,env:PW,xe9680\n");
 	struct br_manifest m;
-	struct br_strlist problems = {0};
-	struct br_err err = {0};
+	struct br_strlist problems = { 0 };
+	struct br_err err = { 0 };
 
 	(void)state;
 	assert_int_equal(br_manifest_load(path, NULL, &m, &problems, &err), BR_E_INVAL);

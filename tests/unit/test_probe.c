@@ -33,7 +33,7 @@ static char *fixture(const char *name, size_t *ret_len)
 
 static void test_nvsmi_h200(void **state)
 {
-	struct br_err err = {0};
+	struct br_err err = { 0 };
 	json_t *s = NULL, *gpu;
 	size_t len;
 	char *xml = fixture("hw/h200-vm/nvidia-smi-q.xml", &len);
@@ -66,7 +66,7 @@ static void test_nvsmi_h200(void **state)
 
 static void test_nvsmi_bad(void **state)
 {
-	struct br_err err = {0};
+	struct br_err err = { 0 };
 	json_t *s = NULL;
 
 	(void)state;
@@ -80,7 +80,7 @@ static void test_nvsmi_bad(void **state)
 
 static void test_lldp(void **state)
 {
-	struct br_err err = {0};
+	struct br_err err = { 0 };
 	json_t *n = NULL, *first;
 	size_t len;
 	char *xml = fixture("probe/lldp/lldpctl-two-ports.xml", &len);
@@ -173,8 +173,8 @@ static void test_speed_codes(void **state)
 static void test_probe_h200_tree(void **state)
 {
 	char *root = fixture_path("hw/h200-vm");
-	struct val_probe_opts opts = {.root = root};
-	struct br_err err = {0};
+	struct val_probe_opts opts = { .root = root };
+	struct br_err err = { 0 };
 	json_t *doc = NULL, *dev;
 
 	(void)state;
@@ -201,12 +201,12 @@ static void test_probe_h200_tree(void **state)
  * words kept for the message. */
 static void test_exec(void **state)
 {
-	static const char *const sleeper[] = {"sleep", "5", NULL};
-	static const char *const missing[] = {"no-such-tool-for-probe", NULL};
-	static const char *const failing[] = {"sh", "-c", "echo driver not loaded; exit 3", NULL};
-	static const char *const chatty[] = {"yes", NULL};
-	static const char *const ok[] = {"printf", "a b", NULL};
-	struct br_err err = {0};
+	static const char *const sleeper[] = { "sleep", "5", NULL };
+	static const char *const missing[] = { "no-such-tool-for-probe", NULL };
+	static const char *const failing[] = { "sh", "-c", "echo driver not loaded; exit 3", NULL };
+	static const char *const chatty[] = { "yes", NULL };
+	static const char *const ok[] = { "printf", "a b", NULL };
+	struct br_err err = { 0 };
 	char *out = NULL;
 	size_t len = 0;
 	int64_t start = br_now_ms();
@@ -229,10 +229,10 @@ static void test_exec(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_nvsmi_h200),	cmocka_unit_test(test_nvsmi_bad),
-	    cmocka_unit_test(test_lldp),	cmocka_unit_test(test_dmesg),
-	    cmocka_unit_test(test_speed_codes), cmocka_unit_test(test_probe_h200_tree),
-	    cmocka_unit_test(test_exec),
+		cmocka_unit_test(test_nvsmi_h200),  cmocka_unit_test(test_nvsmi_bad),
+		cmocka_unit_test(test_lldp),	    cmocka_unit_test(test_dmesg),
+		cmocka_unit_test(test_speed_codes), cmocka_unit_test(test_probe_h200_tree),
+		cmocka_unit_test(test_exec),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

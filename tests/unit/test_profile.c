@@ -27,10 +27,11 @@ static void test_bios_ok(void **state)
 	struct prof_profile p;
 	struct br_err err;
 
-	assert_int_equal(parse("# comment\n; another\n\n[bios]\n  BootMode = Uefi ; inline\nSysProfile=PerfOptimized\n"
-			       "PxeDev1VlanId = 0\n[boot]\npxe_nic = NIC.Embedded.1-1-1\nmode = once\n",
-			       PROF_FILE_BIOS, &p, &err),
-			 0);
+	assert_int_equal(
+	    parse("# comment\n; another\n\n[bios]\n  BootMode = Uefi ; inline\nSysProfile=PerfOptimized\n"
+		  "PxeDev1VlanId = 0\n[boot]\npxe_nic = NIC.Embedded.1-1-1\nmode = once\n",
+		  PROF_FILE_BIOS, &p, &err),
+	    0);
 	assert_int_equal(p.n_bios, 3);
 	assert_string_equal(p.bios[0].key, "BootMode");
 	assert_string_equal(p.bios[0].value, "Uefi");
@@ -47,7 +48,8 @@ static void test_bios_errors(void **state)
 	static const struct {
 		const char *text, *want;
 	} cases[] = {
-		{ "[bios]\nBootMode = Uefi\nthis line has no equals\n", "t.conf:3: expected '[section]' or 'name = value'" },
+		{ "[bios]\nBootMode = Uefi\nthis line has no equals\n",
+		  "t.conf:3: expected '[section]' or 'name = value'" },
 		{ "[bios\nBootMode = Uefi\n", "t.conf:1: expected" },
 		{ "BootMode = Uefi\n", "t.conf:1: BootMode: outside a section" },
 		{ "[bios]\nBootMode = Uefi\n\n[biso]\nX = 1\n", "t.conf:4: unknown section [biso]" },
@@ -94,13 +96,15 @@ static void test_firmware_parse(void **state)
 	struct prof_profile p;
 	struct br_err err;
 
-	assert_int_equal(parse("[firmware]\nBIOS.Setup.1-1 = 2.3.5\nNIC.Slot.* = 28.39.1002\n", PROF_FILE_FIRMWARE, &p, &err),
+	assert_int_equal(parse("[firmware]\nBIOS.Setup.1-1 = 2.3.5\nNIC.Slot.* = 28.39.1002\n",
+			       PROF_FILE_FIRMWARE, &p, &err),
 			 0);
 	assert_int_equal(p.n_firmware, 2);
 	assert_string_equal(p.firmware[1].component, "NIC.Slot.*");
 	assert_string_equal(p.firmware[1].min_version, "28.39.1002");
 	prof_release(&p);
-	assert_int_equal(parse("[firmware]\nNIC.Slot.* = latest\n", PROF_FILE_FIRMWARE, &p, &err), BR_E_INVAL);
+	assert_int_equal(parse("[firmware]\nNIC.Slot.* = latest\n", PROF_FILE_FIRMWARE, &p, &err),
+			 BR_E_INVAL);
 	assert_non_null(strstr(err.msg, "t.conf:2: NIC.Slot.*: 'latest' is not a version"));
 	prof_release(&p);
 	assert_int_equal(parse("[bios]\nA = 1\n", PROF_FILE_FIRMWARE, &p, &err), BR_E_INVAL);
@@ -108,13 +112,14 @@ static void test_firmware_parse(void **state)
 	prof_release(&p);
 }
 
-static const char hw_good[] = "[system]\nmodel = PowerEdge XE9680\n"
-			      "[gpu]\ncount = 8\nlink_width = 16\nlink_speed = Gen5\n"
-			      "[nic]\nfabric = 8\nfabric_link_width = 16\nfabric_link_speed = Gen5\nethernet = 2\n"
-			      "[nvme]\ncount = 9\n[fans]\ncount = 12\n[psu]\ncount = 6\n"
-			      "[cpu]\nrated_mhz = 4000\ngovernors = performance, schedutil\n"
-			      "[clock]\nmax_skew = 500ms\n"
-			      "[time_limits]\ndiscover = 10m\nconfigure = 1h\nenlist = 5400\nvalidate = 90s\n";
+static const char hw_good[] =
+    "[system]\nmodel = PowerEdge XE9680\n"
+    "[gpu]\ncount = 8\nlink_width = 16\nlink_speed = Gen5\n"
+    "[nic]\nfabric = 8\nfabric_link_width = 16\nfabric_link_speed = Gen5\nethernet = 2\n"
+    "[nvme]\ncount = 9\n[fans]\ncount = 12\n[psu]\ncount = 6\n"
+    "[cpu]\nrated_mhz = 4000\ngovernors = performance, schedutil\n"
+    "[clock]\nmax_skew = 500ms\n"
+    "[time_limits]\ndiscover = 10m\nconfigure = 1h\nenlist = 5400\nvalidate = 90s\n";
 
 static void test_hardware_ok(void **state)
 {
@@ -147,7 +152,8 @@ static void test_hardware_ok(void **state)
 	prof_release(&p);
 
 	assert_int_equal(parse("[time_limits]\ncommissioning = 90s\ndeployment = 20m\nvalidation = 1500ms\n",
-			       PROF_FILE_HARDWARE, &p, &err), 0);
+			       PROF_FILE_HARDWARE, &p, &err),
+			 0);
 	assert_int_equal(p.hw.limits.commissioning_s, 90);
 	assert_int_equal(p.hw.limits.deployment_s, 1200);
 	assert_int_equal(p.hw.limits.validation_s, 2); /* whole seconds, rounded up */
@@ -186,27 +192,41 @@ static void test_hardware_errors(void **state)
 		{ "[gpu]\ncount = 8\n\ncount = 4\n", "t.conf:4: gpu.count: set twice" },
 		{ "[gpu]\nlink_width = 17\n", "t.conf:2: gpu.link_width: '17' is not a PCIe link width" },
 		{ "[gpu]\nlink_width = 0\n", "t.conf:2: gpu.link_width: '0' is not a PCIe link width" },
-		{ "[gpu]\nlink_speed = PCIe5\n", "t.conf:2: gpu.link_speed: 'PCIe5' is not a PCIe generation" },
+		{ "[gpu]\nlink_speed = PCIe5\n",
+		  "t.conf:2: gpu.link_speed: 'PCIe5' is not a PCIe generation" },
 		{ "[gpu]\nlink_speed = Gen9\n", "t.conf:2: gpu.link_speed: 'Gen9' is not a PCIe generation" },
-		{ "[gpu]\nlanes = 16\n", "t.conf:2: gpu.lanes: unknown setting in [gpu] (count, link_width, link_speed)" },
-		{ "[nic]\nfabric = 8\nfabric_link_width = x16\n", "t.conf:3: nic.fabric_link_width: 'x16' is not" },
+		{ "[gpu]\nlanes = 16\n",
+		  "t.conf:2: gpu.lanes: unknown setting in [gpu] (count, link_width, link_speed)" },
+		{ "[nic]\nfabric = 8\nfabric_link_width = x16\n",
+		  "t.conf:3: nic.fabric_link_width: 'x16' is not" },
 		{ "[nvme]\ncount = 9 drives\n", "t.conf:2: nvme.count: '9 drives' is not a count" },
 		{ "[fans]\ncount =\n", "t.conf:2: fans.count: '' is not a count" },
 		{ "[psu]\nmin = 2\n", "t.conf:2: psu.min: unknown setting in [psu] (count)" },
-		{ "[cpu]\nrated_mhz = 4 GHz\n", "t.conf:2: cpu.rated_mhz: '4 GHz' is not a frequency in MHz" },
-		{ "[cpu]\ngovernors = perf-ormance\n", "t.conf:2: cpu.governors: 'perf-ormance' is not a cpufreq governor" },
+		{ "[cpu]\nrated_mhz = 4 GHz\n",
+		  "t.conf:2: cpu.rated_mhz: '4 GHz' is not a frequency in MHz" },
+		{ "[cpu]\ngovernors = perf-ormance\n",
+		  "t.conf:2: cpu.governors: 'perf-ormance' is not a cpufreq governor" },
 		{ "[cpu]\ngovernors = ,\n", "t.conf:2: cpu.governors: empty list" },
-		{ "[clock]\nmax_skew = 1 minute\n", "t.conf:2: clock.max_skew: '1 minute' is not a duration" },
-		{ "[time_limits]\nvalidate = 8d\n", "t.conf:2: time_limits.validate: '8d' is not a duration" },
-		{ "[time_limits]\nvalidate = 200h\n", "t.conf:2: time_limits.validate: '200h' is not a duration" },
-		{ "[time_limits]\ncommissioning = soon\n", "t.conf:2: time_limits.commissioning: 'soon' is not a duration" },
-		{ "[time_limits]\ndeployment = -5\n", "t.conf:2: time_limits.deployment: '-5' is not a duration" },
+		{ "[clock]\nmax_skew = 1 minute\n",
+		  "t.conf:2: clock.max_skew: '1 minute' is not a duration" },
+		{ "[time_limits]\nvalidate = 8d\n",
+		  "t.conf:2: time_limits.validate: '8d' is not a duration" },
+		{ "[time_limits]\nvalidate = 200h\n",
+		  "t.conf:2: time_limits.validate: '200h' is not a duration" },
+		{ "[time_limits]\ncommissioning = soon\n",
+		  "t.conf:2: time_limits.commissioning: 'soon' is not a duration" },
+		{ "[time_limits]\ndeployment = -5\n",
+		  "t.conf:2: time_limits.deployment: '-5' is not a duration" },
 		{ "[time_limits]\nvalidation = 0\n", "t.conf:2: time_limits.validation: a time limit of 0" },
-		{ "[time_limits]\nvalidation = 1m\nvalidate = 2m\n", "t.conf:3: time_limits.validate: set twice" },
-		{ "[reprovision]\nerase = wipe\n", "t.conf:2: reprovision.erase: 'wipe' is not no, yes, quick or secure" },
-		{ "[time_limits]\ncomissioning = 1m\n", "t.conf:2: time_limits.comissioning: unknown setting in [time_limits]" },
+		{ "[time_limits]\nvalidation = 1m\nvalidate = 2m\n",
+		  "t.conf:3: time_limits.validate: set twice" },
+		{ "[reprovision]\nerase = wipe\n",
+		  "t.conf:2: reprovision.erase: 'wipe' is not no, yes, quick or secure" },
+		{ "[time_limits]\ncomissioning = 1m\n",
+		  "t.conf:2: time_limits.comissioning: unknown setting in [time_limits]" },
 		{ "[system]\nmodel =\n", "t.conf:2: system.model: empty value" },
-		{ "[gate]\nrequired = pcie, th/ermal\n", "t.conf:2: gate.required: 'th/ermal' is not a check name" },
+		{ "[gate]\nrequired = pcie, th/ermal\n",
+		  "t.conf:2: gate.required: 'th/ermal' is not a check name" },
 		{ "[gate]\nrequired = ,\n", "t.conf:2: gate.required: empty list" },
 		{ "[gpus]\ncount = 8\n", "t.conf:1: unknown section [gpus] ([system] [gpu]" },
 		{ "count = 8\n", "t.conf:1: count: outside a section" },
@@ -256,9 +276,10 @@ static void test_boot_disk_parse(void **state)
 	struct prof_profile p;
 	struct br_err err;
 
-	assert_int_equal(parse("# the OS disk\nmodel_contains = BOSS\nsmallest = NVMe\nmodel_contains = M.2\n",
-			       PROF_FILE_BOOT_DISK, &p, &err),
-			 0);
+	assert_int_equal(
+	    parse("# the OS disk\nmodel_contains = BOSS\nsmallest = NVMe\nmodel_contains = M.2\n",
+		  PROF_FILE_BOOT_DISK, &p, &err),
+	    0);
 	assert_int_equal(p.n_boot_disk, 3);
 	assert_int_equal(p.boot_disk[0].kind, PROF_DISK_MODEL_CONTAINS);
 	assert_string_equal(p.boot_disk[0].value, "BOSS");
@@ -374,11 +395,11 @@ static void test_profile_load_errors(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_bios_ok),		  cmocka_unit_test(test_bios_errors),
-		cmocka_unit_test(test_long_line),	  cmocka_unit_test(test_firmware_parse),
-		cmocka_unit_test(test_hardware_ok),	  cmocka_unit_test(test_hardware_errors),
-		cmocka_unit_test(test_duration),	  cmocka_unit_test(test_boot_disk_parse),
-		cmocka_unit_test(test_profile_load),	  cmocka_unit_test(test_profile_load_errors),
+		cmocka_unit_test(test_bios_ok),	     cmocka_unit_test(test_bios_errors),
+		cmocka_unit_test(test_long_line),    cmocka_unit_test(test_firmware_parse),
+		cmocka_unit_test(test_hardware_ok),  cmocka_unit_test(test_hardware_errors),
+		cmocka_unit_test(test_duration),     cmocka_unit_test(test_boot_disk_parse),
+		cmocka_unit_test(test_profile_load), cmocka_unit_test(test_profile_load_errors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

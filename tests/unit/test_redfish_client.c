@@ -24,16 +24,16 @@ struct fake_bmc {
 	struct MHD_Daemon *daemon;
 	int port;
 	char base[64];
-	json_t *tree;            /* path -> document */
+	json_t *tree; /* path -> document */
 	/* knobs */
 	int latency_ms;
-	int expand;              /* advertise and honour $expand */
-	int page_size;           /* >0: page collections with nextLink */
-	int sessions_405;        /* POST Sessions -> 405 */
-	int login_401;           /* POST Sessions -> 401 + Redfish error */
-	int busy_first;          /* first N requests -> 503 (RAC0218, Retry-After: 0) */
-	const char *truncate;    /* path answered with cut JSON */
-	const char *huge;        /* path answered with more than RF_BODY_MAX */
+	int expand;	      /* advertise and honour $expand */
+	int page_size;	      /* >0: page collections with nextLink */
+	int sessions_405;     /* POST Sessions -> 405 */
+	int login_401;	      /* POST Sessions -> 401 + Redfish error */
+	int busy_first;	      /* first N requests -> 503 (RAC0218, Retry-After: 0) */
+	const char *truncate; /* path answered with cut JSON */
+	const char *huge;     /* path answered with more than RF_BODY_MAX */
 	/* what it saw, under mu */
 	pthread_mutex_t mu;
 	int inflight, max_inflight, requests, gets, posts, deletes, unauthorised, basic_seen;
@@ -89,42 +89,49 @@ static void build_tree(struct fake_bmc *b, int n_eth)
 	put(b, "/redfish/v1/Systems/System.Embedded.0",
 	    json_pack("{s:s, s:s, s:s, s:s, s:o}", "@odata.id", "/redfish/v1/Systems/System.Embedded.0",
 		      "Manufacturer", "Dell Inc.", "SKU", "TAG1234", "SerialNumber", path,
-		      "EthernetInterfaces", link_to("/redfish/v1/Systems/System.Embedded.0/EthernetInterfaces")));
+		      "EthernetInterfaces",
+		      link_to("/redfish/v1/Systems/System.Embedded.0/EthernetInterfaces")));
 	put(b, "/redfish/v1/Systems/System.Embedded.0/EthernetInterfaces",
 	    collection(n_eth, "/redfish/v1/Systems/System.Embedded.0/EthernetInterfaces/NIC."));
 	for (int i = 0; i < n_eth; i++) {
-		snprintf(path, sizeof(path), "/redfish/v1/Systems/System.Embedded.0/EthernetInterfaces/NIC.%d", i);
+		snprintf(path, sizeof(path),
+			 "/redfish/v1/Systems/System.Embedded.0/EthernetInterfaces/NIC.%d", i);
 		snprintf(mac, sizeof(mac), "02:00:00:00:%02X:%02X", b->port & 0xff, i);
-		put(b, path, json_pack("{s:s, s:s, s:s}", "@odata.id", path, "Id", strrchr(path, '/') + 1,
-				       "PermanentMACAddress", mac));
+		put(b, path,
+		    json_pack("{s:s, s:s, s:s}", "@odata.id", path, "Id", strrchr(path, '/') + 1,
+			      "PermanentMACAddress", mac));
 	}
 	put(b, "/redfish/v1/Chassis", collection(1, "/redfish/v1/Chassis/C"));
 	put(b, "/redfish/v1/Chassis/C0",
 	    json_pack("{s:s, s:o}", "@odata.id", "/redfish/v1/Chassis/C0", "NetworkAdapters",
 		      link_to("/redfish/v1/Chassis/C0/NetworkAdapters")));
-	put(b, "/redfish/v1/Chassis/C0/NetworkAdapters", collection(1, "/redfish/v1/Chassis/C0/NetworkAdapters/NA"));
+	put(b, "/redfish/v1/Chassis/C0/NetworkAdapters",
+	    collection(1, "/redfish/v1/Chassis/C0/NetworkAdapters/NA"));
 	put(b, "/redfish/v1/Chassis/C0/NetworkAdapters/NA0",
 	    json_pack("{s:s, s:o}", "@odata.id", "/redfish/v1/Chassis/C0/NetworkAdapters/NA0",
 		      "NetworkDeviceFunctions", link_to("/redfish/v1/Chassis/C0/NetworkAdapters/NA0/F")));
-	put(b, "/redfish/v1/Chassis/C0/NetworkAdapters/NA0/F", collection(2, "/redfish/v1/Chassis/C0/NetworkAdapters/NA0/F/"));
+	put(b, "/redfish/v1/Chassis/C0/NetworkAdapters/NA0/F",
+	    collection(2, "/redfish/v1/Chassis/C0/NetworkAdapters/NA0/F/"));
 	for (int i = 0; i < 2; i++) {
 		snprintf(path, sizeof(path), "/redfish/v1/Chassis/C0/NetworkAdapters/NA0/F/%d", i);
 		snprintf(mac, sizeof(mac), "02:00:00:00:%02x:%02x", b->port & 0xff, i ? 0xee : 0);
-		put(b, path, json_pack("{s:s, s:s, s:{s:s}}", "@odata.id", path, "Id", "F", "Ethernet",
-				       "MACAddress", mac));
+		put(b, path,
+		    json_pack("{s:s, s:s, s:{s:s}}", "@odata.id", path, "Id", "F", "Ethernet", "MACAddress",
+			      mac));
 	}
 	put(b, "/redfish/v1/Managers", collection(1, "/redfish/v1/Managers/M"));
 	put(b, "/redfish/v1/Managers/M0",
 	    json_pack("{s:s, s:s, s:o}", "@odata.id", "/redfish/v1/Managers/M0", "FirmwareVersion",
 		      "7.00.00.171", "LogServices", link_to("/redfish/v1/Managers/M0/LogServices")));
-	put(b, "/redfish/v1/Managers/M0/LogServices", json_pack("{s:[{s:s}]}", "Members", "@odata.id", "/redfish/v1/Managers/M0/LogServices/Sel"));
+	put(b, "/redfish/v1/Managers/M0/LogServices",
+	    json_pack("{s:[{s:s}]}", "Members", "@odata.id", "/redfish/v1/Managers/M0/LogServices/Sel"));
 	put(b, "/redfish/v1/Managers/M0/LogServices/Sel",
-	    json_pack("{s:s, s:s, s:o}", "@odata.id", "/redfish/v1/Managers/M0/LogServices/Sel", "Id",
-		      "Sel", "Entries", link_to("/redfish/v1/Managers/M0/LogServices/Sel/Entries")));
+	    json_pack("{s:s, s:s, s:o}", "@odata.id", "/redfish/v1/Managers/M0/LogServices/Sel", "Id", "Sel",
+		      "Entries", link_to("/redfish/v1/Managers/M0/LogServices/Sel/Entries")));
 	put(b, "/redfish/v1/Managers/M0/LogServices/Sel/Entries",
 	    json_pack("{s:[{s:s, s:s, s:s, s:s}]}", "Members", "@odata.id",
-		      "/redfish/v1/Managers/M0/LogServices/Sel/Entries/1", "Id", "1", "Severity",
-		      "Critical", "MessageId", "PSU0003"));
+		      "/redfish/v1/Managers/M0/LogServices/Sel/Entries/1", "Id", "1", "Severity", "Critical",
+		      "MessageId", "PSU0003"));
 }
 
 /* Collections with members inline ($expand) and/or one page of them. */
@@ -153,11 +160,11 @@ static json_t *shape(struct fake_bmc *b, const char *path, json_t *doc, int expa
 	return out;
 }
 
-static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const char *body,
-			     const char *hdr, const char *val, const char *hdr2, const char *val2)
+static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const char *body, const char *hdr,
+			     const char *val, const char *hdr2, const char *val2)
 {
-	struct MHD_Response *r = MHD_create_response_from_buffer(strlen(body), (void *)(uintptr_t)body,
-								  MHD_RESPMEM_MUST_COPY);
+	struct MHD_Response *r =
+	    MHD_create_response_from_buffer(strlen(body), (void *)(uintptr_t)body, MHD_RESPMEM_MUST_COPY);
 	enum MHD_Result ret;
 
 	MHD_add_response_header(r, "Content-Type", "application/json");
@@ -171,8 +178,8 @@ static enum MHD_Result reply(struct MHD_Connection *c, unsigned status, const ch
 }
 
 static const char privilege_error[] =
-	"{\"error\":{\"code\":\"Base.1.12.GeneralError\",\"@Message.ExtendedInfo\":"
-	"[{\"MessageId\":\"Base.1.12.InsufficientPrivilege\"}]}}";
+    "{\"error\":{\"code\":\"Base.1.12.GeneralError\",\"@Message.ExtendedInfo\":"
+    "[{\"MessageId\":\"Base.1.12.InsufficientPrivilege\"}]}}";
 
 static enum MHD_Result serve(struct fake_bmc *b, struct MHD_Connection *c, const char *method,
 			     const char *url)
@@ -192,20 +199,22 @@ static enum MHD_Result serve(struct fake_bmc *b, struct MHD_Connection *c, const
 		b->basic_seen++;
 	pthread_mutex_unlock(&b->mu);
 	if (busy)
-		return reply(c, 503, "{\"error\":{\"@Message.ExtendedInfo\":[{\"MessageId\":\"IDRAC.2.8.RAC0218\"}]}}",
-			     "Retry-After", "0", NULL, NULL);
+		return reply(
+		    c, 503, "{\"error\":{\"@Message.ExtendedInfo\":[{\"MessageId\":\"IDRAC.2.8.RAC0218\"}]}}",
+		    "Retry-After", "0", NULL, NULL);
 	if (!strcmp(method, "POST")) {
 		__atomic_add_fetch(&b->posts, 1, __ATOMIC_SEQ_CST);
 		if (b->sessions_405)
 			return reply(c, 405, "{}", NULL, NULL, NULL, NULL);
 		if (b->login_401)
 			return reply(c, 401, privilege_error, NULL, NULL, NULL, NULL);
-		return reply(c, 201, "{}", "X-Auth-Token", "tok-secret-1",
-			     "Location", "/redfish/v1/SessionService/Sessions/77");
+		return reply(c, 201, "{}", "X-Auth-Token", "tok-secret-1", "Location",
+			     "/redfish/v1/SessionService/Sessions/77");
 	}
 	if (!strcmp(method, "DELETE")) {
 		__atomic_add_fetch(&b->deletes, 1, __ATOMIC_SEQ_CST);
-		if (!token || strcmp(token, "tok-secret-1") || strcmp(url, "/redfish/v1/SessionService/Sessions/77"))
+		if (!token || strcmp(token, "tok-secret-1") ||
+		    strcmp(url, "/redfish/v1/SessionService/Sessions/77"))
 			return reply(c, 404, "{}", NULL, NULL, NULL, NULL);
 		return reply(c, 204, "", NULL, NULL, NULL, NULL);
 	}
@@ -232,9 +241,9 @@ static enum MHD_Result serve(struct fake_bmc *b, struct MHD_Connection *c, const
 
 /* In flight: from the whole request being read to the answer queued (the
  * latency sleep is in between), as the simulator counts it. */
-static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
-				  const char *method, const char *version, const char *upload,
-				  size_t *upload_size, void **con_cls)
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+				  const char *version, const char *upload, size_t *upload_size,
+				  void **con_cls)
 {
 	struct fake_bmc *b = cls;
 	enum MHD_Result ret;
@@ -268,9 +277,9 @@ static void fake_start(struct fake_bmc *b, int n_eth)
 	const union MHD_DaemonInfo *info;
 
 	pthread_mutex_init(&b->mu, NULL);
-	b->daemon = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
-				     MHD_USE_ERROR_LOG, 0, NULL, NULL, on_request, b,
-				     MHD_OPTION_CONNECTION_TIMEOUT, 10u, MHD_OPTION_END);
+	b->daemon = MHD_start_daemon(
+	    MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION | MHD_USE_ERROR_LOG, 0, NULL,
+	    NULL, on_request, b, MHD_OPTION_CONNECTION_TIMEOUT, 10u, MHD_OPTION_END);
 	assert_non_null(b->daemon);
 	info = MHD_get_daemon_info(b->daemon, MHD_DAEMON_INFO_BIND_PORT);
 	b->port = info->port;
@@ -300,8 +309,7 @@ struct run {
 	int64_t start_ms;
 };
 
-static void on_done(const struct rf_target *t, int rc, struct br_hw *hw, const struct br_err *err,
-		    void *ctx)
+static void on_done(const struct rf_target *t, int rc, struct br_hw *hw, const struct br_err *err, void *ctx)
 {
 	struct run *run = ctx;
 	struct result *r = &run->res[(intptr_t)t->user_data];
@@ -328,8 +336,11 @@ static int discover(const char *const *bases, size_t n, const struct rf_options 
 
 	memset(run, 0, sizeof(*run));
 	for (size_t i = 0; i < n; i++)
-		t[i] = (struct rf_target){ .name = bases[i], .base_url = bases[i], .user = "root",
-					   .password = "calvin", .user_data = (void *)(intptr_t)i };
+		t[i] = (struct rf_target){ .name = bases[i],
+					   .base_url = bases[i],
+					   .user = "root",
+					   .password = "calvin",
+					   .user_data = (void *)(intptr_t)i };
 	run->start_ms = br_now_ms();
 	rc = rf_discover_all(t, n, o, on_done, run, &err);
 	for (size_t i = 0; i < n; i++)
@@ -425,7 +436,8 @@ static void test_login_401(void **state)
 	assert_int_equal(run.res[0].rc, BR_E_AUTH);
 	snprintf(want, sizeof(want),
 		 "bmc 127.0.0.1:%d: HTTP 401 on %s/redfish/v1/SessionService/Sessions: "
-		 "Base.1.12.InsufficientPrivilege", b.port, b.base);
+		 "Base.1.12.InsufficientPrivilege",
+		 b.port, b.base);
 	assert_string_equal(run.res[0].msg, want);
 	assert_int_equal(b.posts, 1); /* a 401 is not retried */
 	assert_int_equal(b.deletes, 0);
@@ -459,8 +471,9 @@ static void test_failures_still_log_out(void **state)
 	assert_memory_equal(run.res[0].msg, want, strlen(want));
 
 	assert_int_equal(run.res[1].rc, BR_E_TOOBIG);
-	snprintf(want, sizeof(want), "bmc 127.0.0.1:%d: GET %s/redfish/v1/Managers/M0: response body exceeds %u bytes",
-		 b[1].port, b[1].base, RF_BODY_MAX);
+	snprintf(want, sizeof(want),
+		 "bmc 127.0.0.1:%d: GET %s/redfish/v1/Managers/M0: response body exceeds %u bytes", b[1].port,
+		 b[1].base, RF_BODY_MAX);
 	assert_string_equal(run.res[1].msg, want);
 
 	assert_int_equal(run.res[2].rc, BR_E_TOOBIG);
@@ -537,8 +550,7 @@ static void test_dead_bmc_bounded(void **state)
 	snprintf(dead, sizeof(dead), "http://127.0.0.1:%d", ntohs(sa.sin_port));
 	{
 		int s = socket(AF_INET, SOCK_STREAM, 0);
-		struct sockaddr_in sb = { .sin_family = AF_INET,
-					  .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+		struct sockaddr_in sb = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 
 		bind(s, (struct sockaddr *)&sb, sizeof(sb));
 		len = sizeof(sb);
@@ -588,14 +600,10 @@ static void test_bad_options(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_walk_three_bmcs),
-		cmocka_unit_test(test_inflight_cap),
-		cmocka_unit_test(test_login_401),
-		cmocka_unit_test(test_failures_still_log_out),
-		cmocka_unit_test(test_busy_then_ok),
-		cmocka_unit_test(test_basic_auth_fallback),
-		cmocka_unit_test(test_dead_bmc_bounded),
-		cmocka_unit_test(test_bad_options),
+		cmocka_unit_test(test_walk_three_bmcs),	 cmocka_unit_test(test_inflight_cap),
+		cmocka_unit_test(test_login_401),	 cmocka_unit_test(test_failures_still_log_out),
+		cmocka_unit_test(test_busy_then_ok),	 cmocka_unit_test(test_basic_auth_fallback),
+		cmocka_unit_test(test_dead_bmc_bounded), cmocka_unit_test(test_bad_options),
 	};
 	int rc;
 

@@ -16,10 +16,8 @@
 #include "redfish/rf_private.h"
 
 static const struct br_kv baseline[] = {
-	{ "BootMode", "Uefi" },
-	{ "SysProfile", "PerfOptimized" },
-	{ "PxeDev1EnDis", "Enabled" },
-	{ "PxeDev1Interface", "NIC.Embedded.1-1-1" },
+	{ "BootMode", "Uefi" },	       { "SysProfile", "PerfOptimized" },
+	{ "PxeDev1EnDis", "Enabled" }, { "PxeDev1Interface", "NIC.Embedded.1-1-1" },
 	{ "PxeDev1VlanId", "0" },
 };
 
@@ -35,8 +33,9 @@ static json_t *attrs_of(const char *json)
 
 static void test_bios_diff(void **state)
 {
-	json_t *a = attrs_of("{\"BootMode\":\"Uefi\",\"SysProfile\":\"PerfPerWattOptimizedDapc\","
-			     "\"PxeDev1EnDis\":\"Enabled\",\"PxeDev1Interface\":\"NIC.Embedded.1-1-1\",\"PxeDev1VlanId\":7}");
+	json_t *a = attrs_of(
+	    "{\"BootMode\":\"Uefi\",\"SysProfile\":\"PerfPerWattOptimizedDapc\","
+	    "\"PxeDev1EnDis\":\"Enabled\",\"PxeDev1Interface\":\"NIC.Embedded.1-1-1\",\"PxeDev1VlanId\":7}");
 	struct rf_config_change *c = NULL;
 	size_t n = 0;
 
@@ -77,8 +76,9 @@ static void test_bios_patch(void **state)
 
 	assert_non_null(body);
 	text = json_dumps(body, JSON_COMPACT | JSON_SORT_KEYS);
-	assert_string_equal(text, "{\"@Redfish.SettingsApplyTime\":{\"ApplyTime\":\"OnReset\"},\"Attributes\":"
-				  "{\"PxeDev1VlanId\":0,\"SecureBoot\":false,\"SysProfile\":\"PerfOptimized\"}}");
+	assert_string_equal(text,
+			    "{\"@Redfish.SettingsApplyTime\":{\"ApplyTime\":\"OnReset\"},\"Attributes\":"
+			    "{\"PxeDev1VlanId\":0,\"SecureBoot\":false,\"SysProfile\":\"PerfOptimized\"}}");
 	free(text);
 	json_decref(body);
 	/* a number the baseline spells as text is refused before any request */
@@ -90,7 +90,8 @@ static void test_bios_patch(void **state)
 
 static json_t *system_with(const char *boot)
 {
-	char *doc = br_xasprintf("{\"@odata.id\":\"/redfish/v1/Systems/System.Embedded.1\",\"Boot\":%s}", boot);
+	char *doc =
+	    br_xasprintf("{\"@odata.id\":\"/redfish/v1/Systems/System.Embedded.1\",\"Boot\":%s}", boot);
 	json_t *s = json_loads(doc, 0, NULL);
 
 	free(doc);
@@ -108,11 +109,14 @@ static void test_boot_persistent(void **state)
 	struct br_err err = { 0 };
 
 	assert_int_equal(rf_cfg_boot_plan(s, a, &spec, &patch, &cur, &want, &err), 1);
-	assert_string_equal(cur, "BootOrder Disk.Direct.0-0:BOSS.SL.14-1,NIC.PxeDevice.1-1,NIC.PxeDevice.2-1");
-	assert_string_equal(want, "BootOrder NIC.PxeDevice.1-1,Disk.Direct.0-0:BOSS.SL.14-1,NIC.PxeDevice.2-1");
+	assert_string_equal(cur,
+			    "BootOrder Disk.Direct.0-0:BOSS.SL.14-1,NIC.PxeDevice.1-1,NIC.PxeDevice.2-1");
+	assert_string_equal(want,
+			    "BootOrder NIC.PxeDevice.1-1,Disk.Direct.0-0:BOSS.SL.14-1,NIC.PxeDevice.2-1");
 	text = json_dumps(patch, JSON_COMPACT);
-	assert_string_equal(text, "{\"Boot\":{\"BootOrder\":[\"NIC.PxeDevice.1-1\",\"Disk.Direct.0-0:BOSS.SL.14-1\","
-				  "\"NIC.PxeDevice.2-1\"]}}");
+	assert_string_equal(
+	    text, "{\"Boot\":{\"BootOrder\":[\"NIC.PxeDevice.1-1\",\"Disk.Direct.0-0:BOSS.SL.14-1\","
+		  "\"NIC.PxeDevice.2-1\"]}}");
 	free(text);
 	json_decref(patch);
 	free(cur);
@@ -125,7 +129,8 @@ static void test_boot_persistent(void **state)
 	json_decref(s);
 
 	/* the NIC is PXE device 2 once the baseline is applied */
-	struct br_kv b2[] = { { "PxeDev2EnDis", "Enabled" }, { "PxeDev2Interface", "NIC.Embedded.1-1-1" },
+	struct br_kv b2[] = { { "PxeDev2EnDis", "Enabled" },
+			      { "PxeDev2Interface", "NIC.Embedded.1-1-1" },
 			      { "PxeDev1Interface", "NIC.Slot.31-1-1" } };
 	struct rf_config_spec spec2 = { b2, 3, "NIC.Embedded.1-1-1", RF_BOOT_PERSISTENT };
 
@@ -151,7 +156,8 @@ static void test_boot_once(void **state)
 {
 	json_t *a = attrs_of("{\"PxeDev1EnDis\":\"Enabled\",\"PxeDev1Interface\":\"NIC.Embedded.1-1-1\"}");
 	struct rf_config_spec once = spec;
-	json_t *s = system_with("{\"BootSourceOverrideTarget\":\"None\",\"BootSourceOverrideEnabled\":\"Disabled\"}");
+	json_t *s =
+	    system_with("{\"BootSourceOverrideTarget\":\"None\",\"BootSourceOverrideEnabled\":\"Disabled\"}");
 	json_t *patch = NULL;
 	char *cur = NULL, *want = NULL, *text;
 	struct br_err err = { 0 };
@@ -160,7 +166,8 @@ static void test_boot_once(void **state)
 	assert_int_equal(rf_cfg_boot_plan(s, a, &once, &patch, &cur, &want, &err), 1);
 	assert_string_equal(cur, "BootSourceOverride None/Disabled");
 	text = json_dumps(patch, JSON_COMPACT | JSON_SORT_KEYS);
-	assert_string_equal(text, "{\"Boot\":{\"BootSourceOverrideEnabled\":\"Once\",\"BootSourceOverrideTarget\":\"Pxe\"}}");
+	assert_string_equal(
+	    text, "{\"Boot\":{\"BootSourceOverrideEnabled\":\"Once\",\"BootSourceOverrideTarget\":\"Pxe\"}}");
 	free(text);
 	json_decref(patch);
 	free(cur);
@@ -194,18 +201,22 @@ static void test_ipmi_answers(void **state)
 	assert_string_equal(hw.boot_override_target, "Pxe");
 	assert_string_equal(hw.boot_override_enabled, "Once");
 	assert_string_equal(hw.boot_mode, "Legacy");
-	assert_int_not_equal(ipmi_parse_bootdev_pxe("   - Boot Device Selector : Force Boot from default Hard-Drive\n", &hw),
-			     0);
+	assert_int_not_equal(
+	    ipmi_parse_bootdev_pxe("   - Boot Device Selector : Force Boot from default Hard-Drive\n", &hw),
+	    0);
 	assert_int_equal(ipmi_parse_power_control("Chassis Power Control: Cycle\n", &hw), 0);
 	assert_int_equal(ipmi_parse_power_control("Chassis Power Control: Up/On\n", &hw), 0);
-	assert_int_not_equal(ipmi_parse_power_control("Set Chassis Power Control to Cycle failed: Command not supported in present state\n", &hw), 0);
+	assert_int_not_equal(
+	    ipmi_parse_power_control(
+		"Set Chassis Power Control to Cycle failed: Command not supported in present state\n", &hw),
+	    0);
 	br_hw_release(&hw);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_bios_diff),     cmocka_unit_test(test_bios_patch),
+		cmocka_unit_test(test_bios_diff),	cmocka_unit_test(test_bios_patch),
 		cmocka_unit_test(test_boot_persistent), cmocka_unit_test(test_boot_once),
 		cmocka_unit_test(test_ipmi_answers),
 	};

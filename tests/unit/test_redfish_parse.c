@@ -26,11 +26,11 @@ static json_t *fixture(const char *name)
 	return doc;
 }
 
-#define WITH_FIXTURE(var, name, ...) \
-	do { \
-		json_t *var = fixture(name); \
-		__VA_ARGS__; \
-		json_decref(var); \
+#define WITH_FIXTURE(var, name, ...)                                                                         \
+	do {                                                                                                 \
+		json_t *var = fixture(name);                                                                 \
+		__VA_ARGS__;                                                                                 \
+		json_decref(var);                                                                            \
 	} while (0)
 
 /* A BMC that is never started: rf_follow only queues onto it. */
@@ -126,9 +126,12 @@ static void test_system_links_queued(void **state)
 	assert_int_equal(queued(&f, NULL), 4);
 	assert_int_equal(f.bmc.host.pending, 4);
 	/* an array of links is read member by member, never expanded */
-	assert_int_equal(queued(&f, "https://10.0.0.5/redfish/v1/Chassis/System.Embedded.1/PCIeDevices/25-0"), 1);
+	assert_int_equal(queued(&f, "https://10.0.0.5/redfish/v1/Chassis/System.Embedded.1/PCIeDevices/25-0"),
+			 1);
 	/* a collection gets $expand */
-	assert_int_equal(queued(&f, "https://10.0.0.5/redfish/v1/Systems/System.Embedded.1/Storage?$expand=.($levels=1)"), 1);
+	assert_int_equal(
+	    queued(&f, "https://10.0.0.5/redfish/v1/Systems/System.Embedded.1/Storage?$expand=.($levels=1)"),
+	    1);
 	assert_int_equal(queued(&f, "https://10.0.0.5/redfish/v1/Systems/System.Embedded.1/Bios"), 1);
 	/* the longest chain ahead goes first: Storage -> Storage member -> Drive */
 	assert_int_equal(((struct rf_req *)f.bmc.host.queue)->kind, RF_K_COLLECTION);
@@ -164,10 +167,8 @@ static void test_macs_both_views(void **state)
 	(void)state;
 	br_hw_init(&hw);
 	WITH_FIXTURE(doc, "dell_ethernet_interface.json", rf_parse_ethernet_interface(&hw, doc));
-	WITH_FIXTURE(doc, "dell_network_device_function.json",
-		     rf_parse_network_device_function(&hw, doc));
-	WITH_FIXTURE(doc, "dell_network_device_function_2.json",
-		     rf_parse_network_device_function(&hw, doc));
+	WITH_FIXTURE(doc, "dell_network_device_function.json", rf_parse_network_device_function(&hw, doc));
+	WITH_FIXTURE(doc, "dell_network_device_function_2.json", rf_parse_network_device_function(&hw, doc));
 	assert_int_equal(hw.n_nics, 2);
 	/* the permanent MAC, once, with the first view's source */
 	assert_string_equal(hw.nics[0].mac, "b0:7b:25:de:ad:01");
@@ -343,11 +344,9 @@ static void test_bios_firmware_manager_sel(void **state)
 		json_t *m = json_object_get(doc, "Members"), *e;
 		size_t i;
 
-		json_array_foreach(m, i, e)
-			rf_parse_sel_entry(&hw, e);
+		json_array_foreach(m, i, e) rf_parse_sel_entry(&hw, e);
 		/* the Manager's and the System's SEL are the same log */
-		json_array_foreach(m, i, e)
-			rf_parse_sel_entry(&hw, e);
+		json_array_foreach(m, i, e) rf_parse_sel_entry(&hw, e);
 	});
 	assert_int_equal(hw.n_sel, 2);
 	assert_string_equal(hw.sel[0].id, "1");
@@ -373,8 +372,7 @@ static void test_hpe_oem_macs(void **state)
 	assert_null(f.bmc.hw.service_tag); /* SKU is a part number on HPE */
 	assert_int_equal(queued(&f, "https://10.0.0.9/redfish/v1/Systems/1/BaseNetworkAdapters/"), 1);
 	assert_int_equal(((struct rf_req *)f.bmc.host.queue)->member_kind, RF_K_HPE_ADAPTER);
-	WITH_FIXTURE(doc, "hpe_base_network_adapter.json",
-		     rf_hpe_parse_network_adapter(&f.bmc.hw, doc));
+	WITH_FIXTURE(doc, "hpe_base_network_adapter.json", rf_hpe_parse_network_adapter(&f.bmc.hw, doc));
 	assert_int_equal(f.bmc.hw.n_nics, 2);
 	assert_string_equal(f.bmc.hw.nics[0].mac, "48:df:37:a0:11:20");
 	assert_string_equal(f.bmc.hw.nics[0].name, "1.1");
@@ -485,7 +483,7 @@ static void test_error_reason(void **state)
 		free(body);
 	});
 	assert_string_equal(br_buf_str(&b), "HTTP 401 on http://127.0.0.1:18003/redfish/v1/"
-				"SessionService/Sessions: Base.1.12.InsufficientPrivilege");
+					    "SessionService/Sessions: Base.1.12.InsufficientPrivilege");
 	br_buf_reset(&b);
 	WITH_FIXTURE(doc, "error_code_only.json", {
 		body = json_dumps(doc, 0);
@@ -493,7 +491,7 @@ static void test_error_reason(void **state)
 		free(body);
 	});
 	assert_string_equal(br_buf_str(&b), "HTTP 503 on http://127.0.0.1:18003/redfish/v1/"
-				"SessionService/Sessions: iLO.0.10.SessionLimitReached");
+					    "SessionService/Sessions: iLO.0.10.SessionLimitReached");
 	br_buf_reset(&b);
 	rf_http_error_reason(&b, 404, "http://h/x", "<html>nope", 10, "Not Here");
 	assert_string_equal(br_buf_str(&b), "HTTP 404 on http://h/x: Not Here");
@@ -559,20 +557,13 @@ static void test_urlset(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_system_dell),
-		cmocka_unit_test(test_system_links_queued),
-		cmocka_unit_test(test_resolve),
-		cmocka_unit_test(test_macs_both_views),
-		cmocka_unit_test(test_pcie),
-		cmocka_unit_test(test_drives),
-		cmocka_unit_test(test_sensors),
-		cmocka_unit_test(test_bios_firmware_manager_sel),
-		cmocka_unit_test(test_hpe_oem_macs),
-		cmocka_unit_test(test_vendor_from_root),
-		cmocka_unit_test(test_wrong_types),
-		cmocka_unit_test(test_error_reason),
-		cmocka_unit_test(test_retry_hints),
-		cmocka_unit_test(test_backoff),
+		cmocka_unit_test(test_system_dell),  cmocka_unit_test(test_system_links_queued),
+		cmocka_unit_test(test_resolve),	     cmocka_unit_test(test_macs_both_views),
+		cmocka_unit_test(test_pcie),	     cmocka_unit_test(test_drives),
+		cmocka_unit_test(test_sensors),	     cmocka_unit_test(test_bios_firmware_manager_sel),
+		cmocka_unit_test(test_hpe_oem_macs), cmocka_unit_test(test_vendor_from_root),
+		cmocka_unit_test(test_wrong_types),  cmocka_unit_test(test_error_reason),
+		cmocka_unit_test(test_retry_hints),  cmocka_unit_test(test_backoff),
 		cmocka_unit_test(test_urlset),
 	};
 

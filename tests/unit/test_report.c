@@ -32,7 +32,9 @@ static void test_text(void **state)
 	assert_string_equal(s, "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;q&quot;");
 	free(s);
 	/* Control bytes and broken UTF-8 as \xNN, text kept. */
-	s = escaped("a\x1b[2J\x07" "b\xff é", NULL);
+	s = escaped("a\x1b[2J\x07"
+		    "b\xff é",
+		    NULL);
 	assert_string_equal(s, "a\\x1b[2J\\x07b\\xff é");
 	free(s);
 	s = escaped(NULL, "<none>");
@@ -61,9 +63,12 @@ static void test_default_path(void **state)
 static void test_render(void **state)
 {
 	const struct inv_manifest_row rows[] = {
-		{ "gpu-r01-u03", "r01", 3, "10.0.0.3", "root", "env:P", "xe9680", "redfish", NULL, "<b>note</b>", 2 },
-		{ "gpu-r01-u10", "r01", 10, "10.0.0.10", "root", "env:P", "xe9680", "redfish", NULL, NULL, 3 },
-		{ "gpu-r02-u03", "r02\"><script>", 3, "10.0.0.4", "root", "env:P", "xe9680", "redfish", NULL, NULL, 4 },
+		{ "gpu-r01-u03", "r01", 3, "10.0.0.3", "root", "env:P", "xe9680", "redfish", NULL,
+		  "<b>note</b>", 2 },
+		{ "gpu-r01-u10", "r01", 10, "10.0.0.10", "root", "env:P", "xe9680", "redfish", NULL, NULL,
+		  3 },
+		{ "gpu-r02-u03", "r02\"><script>", 3, "10.0.0.4", "root", "env:P", "xe9680", "redfish", NULL,
+		  NULL, 4 },
 	};
 	struct inv *inv;
 	struct inv_node *nodes;
@@ -78,7 +83,8 @@ static void test_render(void **state)
 	assert_int_equal(inv_open(":memory:", &inv, &err), 0);
 	assert_int_equal(inv_import(inv, rows, 3, "rack.csv", &stats, &err), 0);
 	assert_int_equal(inv_node_set_state(inv, "gpu-r01-u10", INV_NEW, INV_FAILED,
-					    "MAAS: <img src=x onerror=alert(1)>", &err), 0);
+					    "MAAS: <img src=x onerror=alert(1)>", &err),
+			 0);
 	assert_int_equal(inv_nodes_list(inv, &nodes, &n, &err), 0);
 	br_buf_init(&html, RPT_HTML_MAX);
 	assert_int_equal(rpt_render(inv, nodes, n, &html, &rs, &err), 0);

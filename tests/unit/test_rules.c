@@ -73,7 +73,8 @@ static void test_firmware_judge(void **state)
 	const struct val_check *c;
 	size_t n = 0;
 
-	assert_int_equal(parse("[firmware]\nBIOS.Setup.1-1 = 2.3.5\nNIC.Slot.* = 28.39.1002\nCPLD.* = 1.0\n", &p), 0);
+	assert_int_equal(
+	    parse("[firmware]\nBIOS.Setup.1-1 = 2.3.5\nNIC.Slot.* = 28.39.1002\nCPLD.* = 1.0\n", &p), 0);
 	br_hw_init(&hw);
 	fw(&hw, "Installed-159-2.3.5__BIOS.Setup.1-1", "2.3.5");
 	fw(&hw, "Previous-159-2.2.7__BIOS.Setup.1-1", "2.2.7"); /* history: ignored */
@@ -127,7 +128,8 @@ static void test_firmware_ipmi(void **state)
 	br_hw_release(&hw);
 }
 
-static void drive(struct br_hw *hw, const char *serial, const char *model, const char *protocol, uint64_t size)
+static void drive(struct br_hw *hw, const char *serial, const char *model, const char *protocol,
+		  uint64_t size)
 {
 	struct br_drive *d = br_hw_add_drive(hw);
 

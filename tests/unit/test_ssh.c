@@ -64,18 +64,21 @@ static int start_sshd(void **state)
 	if (!mkdtemp(dir))
 		return -1;
 	port = free_port();
-	if (sh("ssh-keygen -q -t ed25519 -N '' -f %s/hostkey && ssh-keygen -q -t ed25519 -N '' -f %s/otherhost && "
-	       "ssh-keygen -q -t ed25519 -N '' -f %s/userkey && ssh-keygen -q -t ed25519 -N '' -f %s/wrongkey && "
+	if (sh("ssh-keygen -q -t ed25519 -N '' -f %s/hostkey && ssh-keygen -q -t ed25519 -N '' -f "
+	       "%s/otherhost && "
+	       "ssh-keygen -q -t ed25519 -N '' -f %s/userkey && ssh-keygen -q -t ed25519 -N '' -f "
+	       "%s/wrongkey && "
 	       "cp %s/userkey.pub %s/authorized_keys && mkdir -p /run/sshd %s/remote",
 	       dir, dir, dir, dir, dir, dir, dir))
 		return -1;
 	conf = br_xasprintf("%s/sshd_config", dir);
 	f = fopen(conf, "w");
-	fprintf(f,
-		"Port %d\nListenAddress 127.0.0.1\nHostKey %s/hostkey\nAuthorizedKeysFile %s/authorized_keys\n"
-		"PasswordAuthentication no\nKbdInteractiveAuthentication no\nPidFile %s/pid\nStrictModes no\n"
-		"MaxStartups 64:30:128\nMaxSessions 64\nSubsystem sftp internal-sftp\n",
-		port, dir, dir, dir);
+	fprintf(
+	    f,
+	    "Port %d\nListenAddress 127.0.0.1\nHostKey %s/hostkey\nAuthorizedKeysFile %s/authorized_keys\n"
+	    "PasswordAuthentication no\nKbdInteractiveAuthentication no\nPidFile %s/pid\nStrictModes no\n"
+	    "MaxStartups 64:30:128\nMaxSessions 64\nSubsystem sftp internal-sftp\n",
+	    port, dir, dir, dir);
 	fclose(f);
 	if (sh("/usr/sbin/sshd -f %s -E %s/sshd.log", conf, dir)) {
 		free(conf);
@@ -134,7 +137,8 @@ static void fixture_init(struct fixture *fx)
 	fx->o.private_key = fx->key;
 	fx->o.known_hosts = fx->known;
 	fx->o.remote_dir = fx->remote;
-	fx->o.connect_timeout_ms = 60000; /* generous: a loaded test machine (ASan, sshd) is slow to hand shake */
+	fx->o.connect_timeout_ms =
+	    60000; /* generous: a loaded test machine (ASan, sshd) is slow to hand shake */
 	fx->o.run_timeout_ms = 60000;
 }
 
@@ -168,7 +172,9 @@ static void test_upload_once_and_host_keys(void **state)
 
 	(void)state;
 	fixture_init(&fx);
-	assert_int_equal(sh("printf '#!/bin/sh\\necho \"hello [$1] [$2]\"\\necho oops >&2\\nexit 3\\n' > %s", fx.script), 0);
+	assert_int_equal(
+	    sh("printf '#!/bin/sh\\necho \"hello [$1] [$2]\"\\necho oops >&2\\nexit 3\\n' > %s", fx.script),
+	    0);
 	fx.o.upload = fx.script;
 	fx.o.args = args;
 
@@ -201,24 +207,27 @@ static void test_upload_once_and_host_keys(void **state)
 	val_ssh_result_release(&r);
 
 	/* A copy damaged on the node (same name, other content) is replaced. */
-	assert_int_equal(sh("for f in %s/bringup-probe-*; do printf '#!/bin/sh\\necho tampered\\n' > \"$f\"; done",
-			    fx.remote),
-			 0);
+	assert_int_equal(
+	    sh("for f in %s/bringup-probe-*; do printf '#!/bin/sh\\necho tampered\\n' > \"$f\"; done",
+	       fx.remote),
+	    0);
 	assert_int_equal(run1(&fx.o, port, &r), 0);
 	assert_int_equal(r.uploaded, 1);
 	assert_string_equal(br_buf_str(&r.out), "hello [a b] [it's]\n");
 	val_ssh_result_release(&r);
 	/* One file there, named after its digest, no partial copies left. */
-	copy = br_xasprintf("ls %s | grep -c '^bringup-probe-[0-9a-f]\\{64\\}$' | grep -qx 1 && ! ls %s | grep -q part",
-			    fx.remote, fx.remote);
+	copy = br_xasprintf(
+	    "ls %s | grep -c '^bringup-probe-[0-9a-f]\\{64\\}$' | grep -qx 1 && ! ls %s | grep -q part",
+	    fx.remote, fx.remote);
 	assert_int_equal(sh("%s", copy), 0);
 	free(copy);
 
 	/* The node's key changes (reinstalled, or someone in the middle):
 	 * refused under either policy. */
-	assert_int_equal(sh("awk -v k=\"$(cut -d' ' -f2 %s/otherhost.pub)\" '{$3=k; print}' %s > %s.new && mv %s.new %s",
-			    dir, fx.known, fx.known, fx.known, fx.known),
-			 0);
+	assert_int_equal(
+	    sh("awk -v k=\"$(cut -d' ' -f2 %s/otherhost.pub)\" '{$3=k; print}' %s > %s.new && mv %s.new %s",
+	       dir, fx.known, fx.known, fx.known, fx.known),
+	    0);
 	for (int policy = 0; policy < 2; policy++) {
 		fx.o.host_keys = policy ? VAL_SSH_ACCEPT_NEW : VAL_SSH_STRICT;
 		assert_int_equal(run1(&fx.o, port, &r), 0);

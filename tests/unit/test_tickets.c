@@ -14,16 +14,18 @@
 #include "bringup/gate.h"
 #include "bringup/tickets.h"
 
-static const char actions_text[] = "# comment\n"
-				   "\n"
-				   "psu = Replace {part} in {hostname} ({location})\n"
-				   "firmware:* = Update {component} on {hostname}: {evidence}\n"
-				   "cabling = Swap the cables: {evidence} {nosuch}\n"
-				   "default = Inspect {hostname} for {fault}; serial {serial}, tag {service_tag}, BMC {bmc}\n";
+static const char actions_text[] =
+    "# comment\n"
+    "\n"
+    "psu = Replace {part} in {hostname} ({location})\n"
+    "firmware:* = Update {component} on {hostname}: {evidence}\n"
+    "cabling = Swap the cables: {evidence} {nosuch}\n"
+    "default = Inspect {hostname} for {fault}; serial {serial}, tag {service_tag}, BMC {bmc}\n";
 
 static struct tkt_vars vars(const char *fault, const char *evidence)
 {
-	return (struct tkt_vars){ "gpu-r01-u17", "r01", "10.0.0.17:443", "CN123", "XPX1", fault, evidence, 17 };
+	return (
+	    struct tkt_vars){ "gpu-r01-u17", "r01", "10.0.0.17:443", "CN123", "XPX1", fault, evidence, 17 };
 }
 
 static void test_render(void **state)
@@ -42,7 +44,8 @@ static void test_render(void **state)
 	free(s);
 	v = vars("firmware:NIC.Slot.31-1-1", "NIC.Slot.31-1-1: 28.1 < 28.39.1002 — update firmware");
 	s = tkt_render(&a, &v);
-	assert_string_equal(s, "Update NIC.Slot.31-1-1 on gpu-r01-u17: NIC.Slot.31-1-1: 28.1 < 28.39.1002 — update firmware");
+	assert_string_equal(
+	    s, "Update NIC.Slot.31-1-1 on gpu-r01-u17: NIC.Slot.31-1-1: 28.1 < 28.39.1002 — update firmware");
 	free(s);
 	/* An unknown placeholder is kept as written, for the author to see. */
 	v = vars("cabling", "swp1 and swp2");
@@ -81,7 +84,8 @@ static void test_parse_errors(void **state)
 	struct br_err err = { 0 };
 
 	(void)state;
-	assert_int_equal(tkt_actions_parse("actions.conf", "psu = ok\nno equals sign\n", &a, &err), BR_E_INVAL);
+	assert_int_equal(tkt_actions_parse("actions.conf", "psu = ok\nno equals sign\n", &a, &err),
+			 BR_E_INVAL);
 	assert_string_equal(err.msg, "actions.conf:2: want 'fault = action text'");
 	assert_int_equal(tkt_actions_parse("actions.conf", " = text\n", &a, &err), BR_E_INVAL);
 	assert_int_equal(tkt_actions_parse("actions.conf", "psu =\n", &a, &err), BR_E_INVAL);
@@ -90,8 +94,11 @@ static void test_parse_errors(void **state)
 /* The shipped actions.conf names every fault kind a technician meets. */
 static void test_shipped_actions(void **state)
 {
-	static const char *const faults[] = { "bmc_unreachable", "bmc_auth", "commission_failed", "pcie", "cabling",
-					      "psu", "thermal", "firmware:BIOS.Setup.1-1", "default" };
+	static const char *const faults[] = {
+		"bmc_unreachable", "bmc_auth", "commission_failed", "pcie",
+		"cabling",	   "psu",      "thermal",	    "firmware:BIOS.Setup.1-1",
+		"default"
+	};
 	char *dir = br_xasprintf("%s/templates", getenv("BR_TOP") ? getenv("BR_TOP") : ".");
 	struct tkt_actions a;
 	struct br_err err = { 0 };
@@ -116,11 +123,14 @@ static void test_failure_fault(void **state)
 	assert_string_equal(tkt_failure_fault("bmc gpu-r01-u03 (127.0.0.1:40319): after 6 attempts: GET "
 					      "http://127.0.0.1:40319/redfish/v1: Operation timed out"),
 			    "bmc_unreachable");
-	assert_string_equal(tkt_failure_fault("credentials refused (check bmc_user/bmc_password): bmc x: HTTP 401"),
-			    "bmc_auth");
-	assert_string_equal(tkt_failure_fault("MAAS commissioning failed (0n35j2): Commissioning failed: nvme"),
-			    "commission_failed");
-	assert_string_equal(tkt_failure_fault("bringup-probe exited with status 2 on the node"), "validate_failed");
+	assert_string_equal(
+	    tkt_failure_fault("credentials refused (check bmc_user/bmc_password): bmc x: HTTP 401"),
+	    "bmc_auth");
+	assert_string_equal(
+	    tkt_failure_fault("MAAS commissioning failed (0n35j2): Commissioning failed: nvme"),
+	    "commission_failed");
+	assert_string_equal(tkt_failure_fault("bringup-probe exited with status 2 on the node"),
+			    "validate_failed");
 	assert_string_equal(tkt_failure_fault("something else"), "stage_failed");
 	assert_string_equal(tkt_failure_fault(NULL), "stage_failed");
 }
@@ -143,8 +153,9 @@ static void test_gate_failing(void **state)
 	assert_int_equal(gate_failing(&p, checks, 4, failing, &missing), 3);
 	assert_null(missing);
 	reason = gate_reason(checks, 4, failing, missing);
-	assert_string_equal(reason, "failed checks: cabling unknown: no LLDP neighbours; firmware:NIC.Slot.31-1-1: "
-				    "28.1 < 28.39; thermal: Inlet: 900 C");
+	assert_string_equal(reason,
+			    "failed checks: cabling unknown: no LLDP neighbours; firmware:NIC.Slot.31-1-1: "
+			    "28.1 < 28.39; thermal: Inlet: 900 C");
 	free(reason);
 	/* Only what the profile requires; a required check never run is named. */
 	br_strlist_add(&p.hw.gate_required, "firmware:*");
@@ -155,7 +166,8 @@ static void test_gate_failing(void **state)
 	assert_int_equal(failing[3], 0);
 	assert_string_equal(missing, "psu");
 	reason = gate_reason(checks, 4, failing, missing);
-	assert_string_equal(reason, "failed checks: firmware:NIC.Slot.31-1-1: 28.1 < 28.39; not checked: psu");
+	assert_string_equal(reason,
+			    "failed checks: firmware:NIC.Slot.31-1-1: 28.1 < 28.39; not checked: psu");
 	free(reason);
 	free(missing);
 	prof_release(&p);
@@ -170,8 +182,8 @@ static void test_gate_failing(void **state)
 /* The inventory keeps one ticket per (node, fault) across runs. */
 static void test_ticket_store(void **state)
 {
-	const struct inv_manifest_row row = { "gpu-01", "r01", 3, "10.0.0.3", "root", "env:X", "xe9680", "redfish",
-					      NULL, NULL, 0 };
+	const struct inv_manifest_row row = { "gpu-01", "r01",	   3,	 "10.0.0.3", "root", "env:X",
+					      "xe9680", "redfish", NULL, NULL,	     0 };
 	struct inv_fault faults[2] = {
 		{ "bmc_unreachable", "timed out after 15001 ms", "check the cable", 1 },
 		{ "psu", "PSU.Slot.2: Critical", "replace PSU.Slot.2", 0 },
@@ -226,9 +238,9 @@ static void test_ticket_store(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_render),         cmocka_unit_test(test_render_no_default),
-		cmocka_unit_test(test_parse_errors),   cmocka_unit_test(test_shipped_actions),
-		cmocka_unit_test(test_failure_fault),  cmocka_unit_test(test_gate_failing),
+		cmocka_unit_test(test_render),	      cmocka_unit_test(test_render_no_default),
+		cmocka_unit_test(test_parse_errors),  cmocka_unit_test(test_shipped_actions),
+		cmocka_unit_test(test_failure_fault), cmocka_unit_test(test_gate_failing),
 		cmocka_unit_test(test_ticket_store),
 	};
 
