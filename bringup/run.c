@@ -4,6 +4,7 @@
  * --only goes to every stage unchanged.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -54,6 +55,36 @@ static void parse(int argc, char **argv, struct run_args *a)
 	}
 }
 
+/* SIGTERM, SIGINT or SIGHUP sent to the driver alone (a service manager, a
+ * kill from another shell) would leave the stage it runs going on without
+ * it: pass the signal on, so the stage winds down (logs out of its BMCs,
+ * exits 128 + signal) and the loop below stops there. kill() is
+ * async-signal-safe; the pid is set only while a stage runs. */
+static volatile sig_atomic_t stage_pid;
+static volatile sig_atomic_t caught_signal;
+
+static void forward_signal(int signo)
+{
+	int saved = errno;
+
+	caught_signal = signo;
+	if (stage_pid > 0)
+		kill((pid_t)stage_pid, signo);
+	errno = saved;
+}
+
+static void forward_signals(void)
+{
+	static const int signals[] = { SIGTERM, SIGINT, SIGHUP };
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = forward_signal;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(signals) / sizeof(signals[0]); i++)
+		sigaction(signals[i], &sa, NULL);
+}
+
 /* One stage: path, the shared options, then the --only hosts. With --json
  * the stage's stdout goes to stderr, so stdout holds one document. */
 static int run_one(char *path, const struct run_args *a)
@@ -80,9 +111,15 @@ static int run_one(char *path, const struct run_args *a)
 	free(args);
 	if (pid < 0)
 		return BR_EXIT_UNREACHABLE;
+	stage_pid = pid;
+	if (caught_signal) /* it came between fork and now */
+		kill(pid, caught_signal);
 	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
+		if (errno != EINTR) {
+			stage_pid = 0;
 			return BR_EXIT_UNREACHABLE;
+		}
+	stage_pid = 0;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
@@ -210,7 +247,8 @@ int run_pipeline(const char *const *stages, size_t n, run_find_fn find, int argc
 	int worst = BR_EXIT_OK;
 
 	parse(argc, argv, &a);
-	for (size_t i = 0; i < n; i++) {
+	forward_signals();
+	for (size_t i = 0; i < n && !caught_signal; i++) {
 		char *path = find(stages[i]);
 		json_t *t = json_pack("{s:s}", "name", stages[i]);
 		double t0 = now_s();
@@ -228,11 +266,13 @@ int run_pipeline(const char *const *stages, size_t n, run_find_fn find, int argc
 		json_object_set_new(t, "exit", json_integer(rc));
 		if (rc > worst)
 			worst = rc;
-		if (rc >= BR_EXIT_USAGE) {
+		if (rc >= BR_EXIT_USAGE || caught_signal) {
 			fprintf(stderr, "bringup run: stage %s exited %d; stopping\n", stages[i], rc);
 			break;
 		}
 	}
+	if (caught_signal && worst < 128 + caught_signal)
+		worst = 128 + caught_signal;
 	json_object_set_new(doc, "stages", times);
 	json_object_set_new(doc, "seconds", json_real(now_s() - start));
 	if (worst < BR_EXIT_USAGE && summarize(&a, doc) && worst < BR_EXIT_UNREACHABLE)

@@ -72,3 +72,24 @@ sleep 0.5
 assert_eq "$(resets)" 3 "no reset (ForceRestart) after SIGINT"
 assert_eq "$(sqlite3 inv.db "select count(*) from nodes where state = 'discovered'")" 3 \
 	"interrupted configure leaves nodes discovered"
+
+# bringup run: SIGTERM to the driver alone (not its process group, as a
+# service manager or a kill from another shell sends it) reaches the stage
+# it is running: discover logs out, run stops there with 143, and no stage
+# process is left behind.
+rm -f inv.db
+: > hang/requests.log
+set -a; . hang/env; set +a
+bringup import --db inv.db --manifest hang/rack.csv >/dev/null
+BRINGUP_BMC_TIMEOUT=30 setsid bringup run --db "$T/inv.db" --json > out.json 2> err.txt &
+pid=$!
+wait_sessions hang 6
+assert_eq "$(open_sessions hang)" 6 "sessions open mid-run"
+kill -TERM $pid
+rc=0; wait $pid || rc=$?
+assert_eq "$rc" 143 "run exit code after SIGTERM"
+assert_eq "$(open_sessions hang)" 0 "sessions left open after SIGTERM of run"
+assert_contains "$(cat err.txt)" "interrupted by SIGTERM"
+assert_eq "$(pgrep -f "bringup-discover --db $T/inv.db" | wc -l)" 0 "no stage left running after run's SIGTERM"
+assert_eq "$(sqlite3 inv.db "select count(*) from nodes where state = 'new'")" 6 \
+	"nodes interrupted under run keep their state"
