@@ -365,14 +365,10 @@ static void on_kill_timer(struct br_loop_timer *t, void *ctx)
 static void on_parent_signal(struct br_loop_fd *watch, int fd, unsigned events, void *ctx)
 {
 	struct interrupt *in = ctx;
-	char junk[64];
 
 	(void)events;
-	if (!br_signal_caught()) {
-		while (read(fd, junk, sizeof(junk)) > 0)
-			;
+	if (!br_signal_pending(fd))
 		return;
-	}
 	br_loop_fd_del(watch);
 	in->watch = NULL;
 	for (int k = 0; k < in->n; k++)

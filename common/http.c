@@ -633,3 +633,39 @@ void br_http_release(struct br_http *h)
 	free(h->ca_file);
 	h->ca_file = NULL;
 }
+
+const char *br_http_status_phrase(long status)
+{
+	switch (status) {
+	case 400:
+		return "Bad Request";
+	case 401:
+		return "Unauthorized";
+	case 403:
+		return "Forbidden";
+	case 404:
+		return "Not Found";
+	case 405:
+		return "Method Not Allowed";
+	case 406:
+		return "Not Acceptable";
+	case 409:
+		return "Conflict";
+	case 412:
+		return "Precondition Failed";
+	case 429:
+		return "Too Many Requests";
+	case 500:
+		return "Internal Server Error";
+	case 501:
+		return "Not Implemented";
+	case 502:
+		return "Bad Gateway";
+	case 503:
+		return "Service Unavailable";
+	case 504:
+		return "Gateway Timeout";
+	default:
+		return NULL;
+	}
+}

@@ -170,4 +170,9 @@ uint64_t br_http_random(struct br_http *h);
 /* curl errors worth another attempt: the connection or the transfer broke. */
 int br_http_transient(CURLcode c);
 
+/* The standard reason phrase of an HTTP status a BMC or MAAS answers with, or
+ * NULL for one without a phrase here (the server's own, when it sent one,
+ * is in br_http_req.status_text). */
+const char *br_http_status_phrase(long status);
+
 #endif

@@ -141,6 +141,9 @@ int br_signal_caught(void);
 /* The self-pipe's read end, or -1 before br_signals_catch. */
 int br_signal_fd(void);
 /* "SIGTERM", "SIGINT". */
+/* For a watch on br_signal_fd(): nonzero when this process caught a signal;
+ * otherwise drains the pipe (a byte written before a fork is the parent's). */
+int br_signal_pending(int fd);
 const char *br_signal_name(int signo);
 
 #endif

@@ -77,3 +77,15 @@ const char *br_signal_name(int signo)
 		return "a signal";
 	}
 }
+
+int br_signal_pending(int fd)
+{
+	char junk[64];
+
+	if (br_signal_caught())
+		return 1;
+	/* a byte meant for the process this one was forked from */
+	while (read(fd, junk, sizeof(junk)) > 0)
+		;
+	return 0;
+}

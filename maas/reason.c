@@ -2,33 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "maas.h"
-
-static const char *status_text(long status)
-{
-	switch (status) {
-	case 400:
-		return "Bad Request";
-	case 401:
-		return "Unauthorized";
-	case 403:
-		return "Forbidden";
-	case 404:
-		return "Not Found";
-	case 409:
-		return "Conflict";
-	case 500:
-		return "Internal Server Error";
-	case 502:
-		return "Bad Gateway";
-	case 503:
-		return "Service Unavailable";
-	case 504:
-		return "Gateway Timeout";
-	default:
-		return "";
-	}
-}
+#include "maas_private.h"
 
 /* Plain text on one line, capped: MAAS sometimes answers an HTML page. */
 static void add_text(struct br_buf *out, const char *s, size_t len)
@@ -126,8 +100,10 @@ int maas_error_from_response(long status, const char *body, size_t len, const ch
 		br_errf(err, code, "MAAS refused the API key on %s (HTTP 401: %s)", what,
 			text.len ? br_buf_str(&text) : "Unauthorized");
 	else
-		br_errf(err, code, "MAAS %s: HTTP %ld%s%s%s%s", what, status, *status_text(status) ? " " : "",
-			status_text(status), text.len ? ": " : "", br_buf_str(&text));
+		br_errf(err, code, "MAAS %s: HTTP %ld%s%s%s%s", what, status,
+			br_http_status_phrase(status) ? " " : "",
+			br_http_status_phrase(status) ? br_http_status_phrase(status) : "",
+			text.len ? ": " : "", br_buf_str(&text));
 	br_buf_release(&text);
 	return code;
 }

@@ -32,42 +32,6 @@ char *rf_error_message_id(const char *body, size_t len)
 	return ret;
 }
 
-static const char *status_phrase(long status)
-{
-	switch (status) {
-	case 400:
-		return "Bad Request";
-	case 401:
-		return "Unauthorized";
-	case 403:
-		return "Forbidden";
-	case 404:
-		return "Not Found";
-	case 405:
-		return "Method Not Allowed";
-	case 406:
-		return "Not Acceptable";
-	case 409:
-		return "Conflict";
-	case 412:
-		return "Precondition Failed";
-	case 429:
-		return "Too Many Requests";
-	case 500:
-		return "Internal Server Error";
-	case 501:
-		return "Not Implemented";
-	case 502:
-		return "Bad Gateway";
-	case 503:
-		return "Service Unavailable";
-	case 504:
-		return "Gateway Timeout";
-	default:
-		return NULL;
-	}
-}
-
 void rf_http_error_reason(struct br_buf *out, long status, const char *url, const char *body, size_t body_len,
 			  const char *status_text)
 {
@@ -75,7 +39,7 @@ void rf_http_error_reason(struct br_buf *out, long status, const char *url, cons
 	const char *why = mid;
 
 	if (!why)
-		why = status_text && *status_text ? status_text : status_phrase(status);
+		why = status_text && *status_text ? status_text : br_http_status_phrase(status);
 	br_buf_addf(out, "HTTP %ld on %s", status, url);
 	if (why)
 		br_buf_addf(out, ": %s", why);

@@ -144,15 +144,10 @@ static void interrupt(struct rf_http *h)
 static void on_signal(struct br_loop_fd *watch, int fd, unsigned events, void *ctx)
 {
 	struct rf_http *h = ctx;
-	char junk[64];
 
 	(void)events;
-	if (!br_signal_caught()) {
-		/* a byte meant for the process we were forked from */
-		while (read(fd, junk, sizeof(junk)) > 0)
-			;
+	if (!br_signal_pending(fd))
 		return;
-	}
 	br_loop_fd_del(watch);
 	h->signal_watch = NULL;
 	interrupt(h);
