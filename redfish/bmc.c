@@ -9,17 +9,41 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "loop.h"
 #include "rf_private.h"
+
+/* A link's path stays inside the service: under /redfish/ (any case: iLO
+ * writes both), with no dot segment, backslash, encoded dot or control
+ * character that could climb out of it once curl or the BMC normalises it
+ * ("/redfish/v1/../../etc/passwd" is "/etc/passwd" on the wire). */
+static int path_inside(const char *path)
+{
+	if (strncasecmp(path, "/redfish/", 9) && strcasecmp(path, "/redfish"))
+		return 0;
+	for (const char *p = path; *p; p++) {
+		if ((unsigned char)*p < 0x20 || *p == 0x7f || *p == '\\')
+			return 0;
+		if (*p == '%' && p[1] == '2' && (p[2] == 'e' || p[2] == 'E'))
+			return 0;
+		if (*p == '/' && p[1] == '.' &&
+		    (p[2] == '/' || p[2] == '\0' || p[2] == '?' ||
+		     (p[2] == '.' && (p[3] == '/' || p[3] == '\0' || p[3] == '?'))))
+			return 0;
+		if (*p == '?')
+			break; /* the query ($skip, $expand) is the BMC's to read */
+	}
+	return 1;
+}
 
 char *rf_resolve(struct rf_bmc *bmc, const char *link)
 {
 	size_t n = strlen(bmc->base);
 
-	if (link[0] == '/' && link[1] != '/')
+	if (link[0] == '/' && link[1] != '/' && path_inside(link))
 		return br_xasprintf("%s%s", bmc->base, link);
-	if (!strncmp(link, bmc->base, n) && link[n] == '/')
+	if (!strncmp(link, bmc->base, n) && link[n] == '/' && path_inside(link + n))
 		return br_xstrdup(link);
 	br_debug("redfish", "%s: ignoring link to elsewhere: %s", bmc->base, link);
 	return NULL;

@@ -48,6 +48,7 @@ static const char *const fault_names[SIM_F_COUNT] = {
 	[SIM_F_SLOW_JOB] = "slow_job",
 	[SIM_F_MEMBERS_FLOOD] = "members_flood",
 	[SIM_F_NO_HOST_MAC] = "no_host_mac",
+	[SIM_F_BAD_LINKS] = "bad_links",
 };
 
 /* BIOS attributes bios_drift may change, and the value a drifted node has. */

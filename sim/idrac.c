@@ -360,6 +360,31 @@ static void flood_members(struct sim_ctx *c)
 	c->resp->note = "members_flood";
 }
 
+/* bad_links: 198.51.100.7 is TEST-NET-2 (RFC 5737), never a BMC of the rack. */
+#define SIM_BAD_LINKS_DEPTH 4000 /* past jansson's own 2048 and any sane cap */
+static void bad_links(const struct route *r, json_t *doc)
+{
+	static const char *const links[] = {
+		"http://198.51.100.7/redfish/v1/Systems/System.Embedded.1/EthernetInterfaces/NIC.Evil.1",
+		"/redfish/v1/../../../etc/passwd",
+		SIM_R_SYS "/EthernetInterfaces",
+	};
+	json_t *members = json_object_get(doc, "Members");
+
+	if (r->tag == T_ETH_COLL && json_is_array(members)) {
+		for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++)
+			json_array_append_new(members, json_pack("{s:s}", "@odata.id", links[i]));
+		json_object_set_new(doc, "Members@odata.count",
+				    json_integer((json_int_t)json_array_size(members)));
+	} else if (r->tag == T_SYSTEM) {
+		json_t *deep = json_object();
+
+		for (int i = 0; i < SIM_BAD_LINKS_DEPTH; i++)
+			deep = json_pack("{s:o}", "Nested", deep);
+		json_object_set_new(doc, "Oem", json_pack("{s:o}", "Deep", deep));
+	}
+}
+
 /* Test-only faults that change a rendered document; 1 when answered. */
 static int test_faults(struct sim_ctx *c, const struct route *r, json_t *doc)
 {
@@ -382,6 +407,8 @@ static int test_faults(struct sim_ctx *c, const struct route *r, json_t *doc)
 	}
 	if (r->tag == T_ETH_COLL && alters(c, SIM_F_HUGE_COLLECTION))
 		huge_members(doc);
+	if ((r->tag == T_ETH_COLL || r->tag == T_SYSTEM) && alters(c, SIM_F_BAD_LINKS))
+		bad_links(r, doc);
 	if (r->tag == T_SYSTEM)
 		alter_system(c, doc);
 	if (r->tag == T_ETH_COLL && alters(c, SIM_F_BAD_TYPES))

@@ -117,6 +117,11 @@ enum sim_fault {
 	 * most its own USB link, NetworkDeviceFunctions and BootOptions carry
 	 * none): discovery must fail the node, naming what it did see. */
 	SIM_F_NO_HOST_MAC,
+	/* Links a client must not follow beside the real ones in the System's
+	 * EthernetInterfaces: an absolute URL to another host, a path climbing
+	 * out of /redfish/v1, the collection itself (a cycle); and an Oem
+	 * object on the System nested deeper than any real resource. */
+	SIM_F_BAD_LINKS,
 	SIM_F_COUNT
 };
 

@@ -3,15 +3,16 @@
 # discovery: garbage and wrongly typed JSON, huge bodies and collections, an
 # 8 MiB Members flood, a megabyte serial, control characters, a BMC that
 # hangs, a tarpit, a full session table, bad credentials, a dead BMC,
-# another node's MAC, and no host MAC at all. Every good node must end as
+# another node's MAC, no host MAC at all, and links off the host, out of
+# /redfish/v1 or in a cycle. Every good node must end as
 # it would alone: discovered, with exactly its true host MACs and serial.
 # Every hostile node ends with a state and a reason; none takes the run
 # down, and the run ends within the per-BMC deadline.
 . "$BR_TOP/tests/e2e/lib.sh"
 cd "$T"
 hostile=bad_json,bad_types,huge_collection,huge_body,members_flood,huge_serial,control_chars,hang,tarpit
-hostile=$hostile,sessions_full,bmc_auth,bmc_down,mac_clone,no_host_mac
-bringup-sim --no-hosts --nodes 20 --seed 11 --faults "$hostile" --dir sim --daemon >/dev/null
+hostile=$hostile,sessions_full,bmc_auth,bmc_down,mac_clone,no_host_mac,bad_links
+bringup-sim --no-hosts --nodes 22 --seed 11 --faults "$hostile" --dir sim --daemon >/dev/null
 at_exit "stop_sim $T/sim"
 set -a; . ./sim/env; set +a
 export BRINGUP_DB=$T/inv.db
@@ -53,7 +54,17 @@ done
 # A full session table is no reason to fail: basic auth reads it.
 h=$(jq -r '.nodes[] | select(.faults | index("sessions_full")) | .hostname' $truth)
 assert_eq "$(sqlite3 inv.db "select state from nodes where hostname = '$h'")" discovered "sessions_full node $h"
+# Links off the host or out of /redfish/v1 are never followed.
+assert_eq "$(jq -r 'select(.path | test("^/redfish(/|$)") | not) | .path' sim/requests.log | sort -u | tr '\n' ' ')" "" \
+	"requests outside /redfish (a followed bad link)"
+# ...and the node that shows them is read as if they were not there.
+h=$(jq -r '.nodes[] | select(.faults | index("bad_links")) | .hostname' $truth)
+assert_eq "$(sqlite3 inv.db "select state from nodes where hostname = '$h'")" discovered "bad_links node $h"
+assert_eq "$(sqlite3 inv.db "select mac from nics join nodes on nodes.id = nics.node_id where hostname = '$h' order by mac" | tr '\n' ' ')" \
+	"$(jq -r --arg h "$h" '.nodes[] | select(.hostname == $h) | .macs[]' $truth | tr 'A-F' 'a-f' | sort | tr '\n' ' ')" \
+	"bad_links node $h: host MACs"
+assert_eq "$(sqlite3 inv.db "select count(*) from nics where mac = '' or mac is null")" 0 "no empty MAC stored"
 # No escape or carriage return from a BMC reaches the output.
 if grep -q "$(printf '\033')" err.txt d.json; then fail "a control character reached the output"; fi
 assert_eq "$(sqlite3 inv.db 'pragma integrity_check')" ok "inventory integrity"
-echo "20 BMCs, 14 hostile, in $took s: every good node discovered as alone"
+echo "22 BMCs, 15 hostile, in $took s: every good node discovered as alone"
