@@ -204,9 +204,15 @@ static char *sshd_config(const struct sim_rack *rack, const int *ports, size_t f
 		    "MaxSessions 32\n"
 		    "Subsystem sftp /usr/lib/openssh/sftp-server\n",
 		    ssh_dir, ssh_dir, ssh_dir, group, user);
+	/* sshd runs ForceCommand through the login shell of this machine's
+	 * user, and bash run by sshd reads ~/.bashrc: on a development machine
+	 * that can be a whole toolchain's setup (pyenv's init: ~100 processes,
+	 * a second per exec). Each simulated host has its own home instead,
+	 * its tree, as a real node has its own, without that rc file. */
 	for (size_t i = first; i < first + count; i++)
-		br_buf_addf(&b, "Match LocalPort %d\n\tForceCommand '%s/hosts/%s/.shim'\n", ports[i], dir,
-			    rack->nodes[i].hostname);
+		br_buf_addf(
+		    &b, "Match LocalPort %d\n\tSetEnv HOME=%s/hosts/%s\n\tForceCommand '%s/hosts/%s/.shim'\n",
+		    ports[i], dir, rack->nodes[i].hostname, dir, rack->nodes[i].hostname);
 	return br_buf_detach(&b);
 }
 
