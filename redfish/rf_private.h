@@ -109,6 +109,7 @@ struct rf_bmc {
 	struct br_loop_timer deadline; /* target's deadline_ms, then the logout's grace */
 	int deadline_passed;
 	int logging_out;
+	int started; /* admitted by the run: deadline running, root requested */
 
 	/* walk (walk.c) */
 	enum { RF_BMC_WALKING, RF_BMC_FINISHING, RF_BMC_DONE } phase;
@@ -134,6 +135,10 @@ struct rf_driver {
 	void (*ready)(struct rf_bmc *bmc); /* logged in (or basic auth): start */
 	void (*idle)(struct rf_bmc *bmc);  /* nothing pending: next step or wind down */
 	void (*abort)(struct rf_bmc *bmc); /* the loop broke: report the BMC failed */
+	/* 1: start BMCs only as the overall cap can serve them (run.c): a
+	 * discovery walk keeps its slots busy. 0: every BMC at once, for
+	 * work that mostly waits (configure's BIOS jobs). */
+	int windowed;
 };
 
 struct rf_http {
@@ -143,7 +148,10 @@ struct rf_http {
 	struct rf_bmc *bmcs;
 	size_t n_bmcs;
 	size_t active; /* BMCs not yet done */
-	int holding;   /* holds the loop while BMCs are active */
+	/* Admission (run.c): bmcs[0..next_start) have been started; running
+	 * of them are not done; window caps running (0: none). */
+	size_t next_start, running, window;
+	int holding; /* holds the loop while BMCs are active */
 	rf_done_fn done;
 	void *done_ctx;
 	struct rf_bmc *reports, **reports_tail; /* outcomes to hand on, FIFO */
