@@ -259,9 +259,15 @@ struct rf_cfg_node {
 	char *system_etag;
 	int verifying; /* the Bios now read is after the job */
 	int holds_reset, waiting_reset, forced, retried_412, finished;
-	int job_running;	/* an earlier run's job, found running: no reset */
-	int jobs_to_read;	/* job search: members still being read */
-	const char *reset_type; /* last sent */
+	int job_running;	  /* an earlier run's job, found running: no reset */
+	int jobs_to_read;	  /* job search: members still being read */
+	const char *reset_type;	  /* last sent */
+	const char *restart_type; /* the restart the System lists (GracefulRestart first) */
+	int apply_on_reset;	  /* the Bios advertises SupportedApplyTimes OnReset */
+	int settings_apply;	  /* no job: the reset applies the settings object (DSP0266) */
+	int systems_to_read;	  /* several Systems: members still being read */
+	int host_systems;	  /* of those, with a Bios */
+	char *host_url;		  /* the first of them */
 	int64_t reset_ms, deadline_ms;
 	struct rf_config_result res;
 };

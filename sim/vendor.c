@@ -135,6 +135,11 @@ const struct sim_vendor_info *sim_vendor_info(enum sim_vendor v)
 	return &infos[(unsigned)v < SIM_V_COUNT ? v : SIM_V_DELL];
 }
 
+enum sim_vendor sim_vendor_of(const struct sim_vendor_info *vi)
+{
+	return (enum sim_vendor)(vi - infos);
+}
+
 const char *sim_vendor_name(enum sim_vendor v)
 {
 	return v == SIM_V_MIXED ? "mixed" : sim_vendor_info(v)->name;
@@ -161,6 +166,12 @@ void sim_vendor_assign(struct sim_rack *rack, enum sim_vendor vendor)
 		 * (0x02 bit of the first octet), here derived from its own. */
 		if (infos[n->vendor].usb_id)
 			snprintf(n->usb_mac, sizeof(n->usb_mac), "0a%.15s", n->bmc_mac + 2);
+		/* A family's BIOS has its own attributes, at factory defaults
+		 * (vendor_bios.c), not iDRAC's. */
+		if (n->vendor != SIM_V_DELL) {
+			json_decref(n->st.bios);
+			n->st.bios = sim_vbios_defaults(n);
+		}
 	}
 }
 
@@ -211,6 +222,9 @@ static json_t *render_own(struct sim_vreq *v, int *ret_mine)
 		return sim_v_hgx_system(c);
 	if (vi->chassis_drives && sim_vreq_is(v, SIM_R_CHASSIS "/Drives"))
 		return sim_v_chassis_drives(c, vi);
+	if (c->node->vendor != SIM_V_DELL &&
+	    (sim_vreq_is(v, SIM_R_MGR "/Jobs") || sim_vreq_under(v, SIM_R_MGR "/Jobs")))
+		return NULL; /* Dell's job queue (vendor_bios.c) */
 	/* Hidden: host NICs where the family does not list them, Storage where
 	 * drives hang off the Chassis only. */
 	if (sim_vreq_under(v, SIM_R_SYS "/EthernetInterfaces") &&
