@@ -122,6 +122,7 @@ struct rf_bmc {
 	char *expand; /* "$expand=.($levels=1)" or NULL */
 	const struct rf_vendor *vendor;
 	json_t *root;		 /* the service root, kept for the walk */
+	json_t *pcie_hints;	 /* PCIe links from OEM or slot resources (vendor_pcie.c) */
 	int shown[RF_KINDS_MAX]; /* documents the walk handled, by enum rf_kind (a failure's reason) */
 	int other_systems;	 /* Systems skipped as not the host (a GPU baseboard, a DPU) */
 
@@ -329,6 +330,8 @@ enum rf_kind {
 	RF_K_FIRMWARE,
 	RF_K_HPE_ADAPTER,
 	RF_K_BOOT_OPTION,
+	RF_K_HPE_PCI_DEVICE,
+	RF_K_PCIE_SLOTS,
 	RF_K_COLLECTION,
 	RF_K_COUNT
 };
@@ -395,6 +398,12 @@ const struct rf_vendor *rf_vendor_from_root(json_t *root);
 const struct rf_vendor *rf_vendor_from_manufacturer(const char *manufacturer);
 /* Ask every vendor whether message_id means "retry". */
 int rf_vendor_retry_hint(const char *message_id, long *ret_delay_ms);
+/* vendor_pcie.c: PCIe link width and speed from HPE's PCIDevices and the
+ * Chassis' PCIeSlots, kept until the walk ends, then given to the PCIe
+ * devices that lack them (standard values win). */
+void rf_pcie_hint_hpe(struct rf_bmc *bmc, json_t *doc);
+void rf_pcie_hint_slots(struct rf_bmc *bmc, json_t *doc);
+void rf_pcie_hints_merge(struct rf_bmc *bmc);
 /* HPE iLO 5 BaseNetworkAdapter: PhysicalPorts[].MacAddress. */
 void rf_hpe_parse_network_adapter(struct br_hw *hw, json_t *doc);
 

@@ -9,14 +9,18 @@
  *    Manager id "1"; every @odata.id ends in '/', and links may differ in
  *    case (iLO matches paths case-insensitively); host MACs only in
  *    Oem.Hpe BaseNetworkAdapters, EthernetInterfaces empty until the
- *    host runs HPE's agent, NetworkDeviceFunctions without MACs.
+ *    host runs HPE's agent, NetworkDeviceFunctions without MACs; PCIe
+ *    link width and speed per device only in Oem.Hpe.Links.PCIDevices
+ *    (HpeServerPciDevice, matched to the PCIeDevice by its slot label).
  *  - Lenovo XCC (Lenovo XClarity Controller Redfish REST API guide): ids
  *    "1"; the System's EthernetInterfaces hold "ToManager", the host end
  *    of LAN-over-USB; BootOptions with UEFI device paths; serials padded
  *    with spaces to the field's width (as the SMBIOS strings are).
  *  - Supermicro (Supermicro Redfish Reference Guide): ids "1"; the Host
  *    Interface's USB NIC among the System's EthernetInterfaces; MACs
- *    written with dashes; drives also linked from the Chassis.
+ *    written with dashes; drives also linked from the Chassis; PCIe link
+ *    width and type on the Chassis' PCIeSlots (Slots[].Lanes, PCIeType,
+ *    Links.PCIeDevice; DMTF PCIeSlots schema), not on the PCIeDevice.
  *  - OpenBMC / NVIDIA Grace (bmcweb; NVIDIA GB200/GH200 and HGX BMC
  *    Redfish docs): System "System_0" beside "HGX_Baseboard_0", Manager
  *    "bmc"; NetworkAdapters empty; host MACs only in BootOptions; the
@@ -59,6 +63,7 @@ static const struct sim_vendor_info infos[SIM_V_COUNT] = {
 			.mac_style = SIM_MAC_LOWER,
 			.trailing_slash = 1,
 			.adapters = 1,
+			.pcie_oem = 1,
 			.system_storage = 1 },
 	[SIM_V_LENOVO] = { .name = "lenovo",
 			   .system_id = "1",
@@ -94,7 +99,8 @@ static const struct sim_vendor_info infos[SIM_V_COUNT] = {
 			       .ndf_macs = 1,
 			       .adapters = 1,
 			       .chassis_drives = 1,
-			       .system_storage = 1 },
+			       .system_storage = 1,
+			       .pcie_slots = 1 },
 	[SIM_V_OPENBMC] = { .name = "openbmc",
 			    .system_id = "System_0",
 			    .chassis_id = "Chassis_0",
@@ -218,6 +224,12 @@ static json_t *render_own(struct sim_vreq *v, int *ret_mine)
 		return sim_v_hpe_adapters(c);
 	if (!strcmp(vi->oem_key, "Hpe") && sim_vreq_under(v, SIM_R_SYS "/BaseNetworkAdapters"))
 		return sim_v_hpe_adapter(c, last);
+	if (vi->pcie_oem && sim_vreq_is(v, SIM_R_SYS "/PCIDevices"))
+		return sim_v_hpe_pci_devices(c);
+	if (vi->pcie_oem && sim_vreq_under(v, SIM_R_SYS "/PCIDevices"))
+		return sim_v_hpe_pci_device(c, last);
+	if (vi->pcie_slots && sim_vreq_is(v, SIM_R_CHASSIS "/PCIeSlots"))
+		return sim_v_pcie_slots(c);
 	if (vi->hgx && sim_vreq_is(v, SIM_HGX_SYSTEM))
 		return sim_v_hgx_system(c);
 	if (vi->chassis_drives && sim_vreq_is(v, SIM_R_CHASSIS "/Drives"))

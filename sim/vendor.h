@@ -43,6 +43,8 @@ struct sim_vendor_info {
 	int system_storage; /* Storage linked from the System */
 	int repeat_pages;   /* every page holds all remaining members (AMI) */
 	int hgx;	    /* a GPU baseboard System beside the host */
+	int pcie_oem;	    /* PCIe links only in Oem PCIDevices (HPE), not in PCIeDevice */
+	int pcie_slots;	    /* PCIe links only on the Chassis' PCIeSlots (Supermicro) */
 };
 
 const struct sim_vendor_info *sim_vendor_info(enum sim_vendor v);
@@ -86,6 +88,13 @@ json_t *sim_v_hpe_adapters(struct sim_ctx *c);
 json_t *sim_v_hpe_adapter(struct sim_ctx *c, const char *id);
 json_t *sim_v_hgx_system(struct sim_ctx *c);
 json_t *sim_v_chassis_drives(struct sim_ctx *c, const struct sim_vendor_info *vi);
+/* HPE's PCIDevices (System Oem) and the Chassis' PCIeSlots, where the
+ * family keeps PCIe link width and speed; the PCIeDevice (or function)
+ * without its PCIeInterface. */
+json_t *sim_v_hpe_pci_devices(struct sim_ctx *c);
+json_t *sim_v_hpe_pci_device(struct sim_ctx *c, const char *id);
+json_t *sim_v_pcie_slots(struct sim_ctx *c);
+void sim_v_pcie_without_link(const struct sim_vreq *v, json_t *doc);
 /* The iDRAC path of the drive a Chassis Drives member names, or NULL. */
 char *sim_v_drive_path(const struct sim_node *n, const char *id);
 

@@ -217,8 +217,9 @@ static void reshape_system(const struct sim_vreq *v, json_t *doc)
 		json_object_del(doc, "Storage");
 	if (!strcmp(vi->oem_key, "Hpe"))
 		json_object_set_new(doc, "Oem",
-				    json_pack("{s:{s:{s:o}}}", "Hpe", "Links", "NetworkAdapters",
-					      sim_link(SIM_R_SYS "/BaseNetworkAdapters")));
+				    json_pack("{s:{s:{s:o, s:o}}}", "Hpe", "Links", "NetworkAdapters",
+					      sim_link(SIM_R_SYS "/BaseNetworkAdapters"), "PCIDevices",
+					      sim_link(SIM_R_SYS "/PCIDevices")));
 }
 
 static void reshape_chassis(const struct sim_vreq *v, json_t *doc)
@@ -230,6 +231,8 @@ static void reshape_chassis(const struct sim_vreq *v, json_t *doc)
 	pad_serial(v, doc);
 	if (v->vi->chassis_drives)
 		json_object_set_new(doc, "Drives", sim_link(SIM_R_CHASSIS "/Drives"));
+	if (v->vi->pcie_slots)
+		json_object_set_new(doc, "PCIeSlots", sim_link(SIM_R_CHASSIS "/PCIeSlots"));
 	if (v->vi->hgx)
 		json_array_append_new(json_object_get(json_object_get(doc, "Links"), "ComputerSystems"),
 				      sim_link(SIM_HGX_SYSTEM));
@@ -328,6 +331,9 @@ static json_t *reshape(const struct sim_vreq *v, json_t *doc)
 		json_decref(doc);
 		return json_pack("{s:{s:s, s:s}}", "error", "code", "Base.1.8.InternalError", "message",
 				 "The request failed due to an internal service error.");
+	} else if ((vi->pcie_oem || vi->pcie_slots) &&
+		   !strncmp(v->dpath, SIM_R_CHASSIS "/PCIeDevices/", strlen(SIM_R_CHASSIS "/PCIeDevices/"))) {
+		sim_v_pcie_without_link(v, doc);
 	} else if (strstr(v->dpath, "/NetworkDeviceFunctions/")) {
 		json_t *eth = json_object_get(doc, "Ethernet");
 
