@@ -679,7 +679,7 @@ static int absent_attributes(struct rf_bmc *bmc)
 	if (absent > 8)
 		br_buf_addf(&b, " and %zu more", absent - 8);
 	if (absent)
-		rf_bmc_failf(bmc, BR_E_UNSUPPORTED, "%s (BIOS %s)", br_buf_str(&b),
+		rf_bmc_failf(bmc, BR_E_UNSUPPORTED, "%s (on a %s)", br_buf_str(&b),
 			     br_json_str(cn->system, "Model") ? br_json_str(cn->system, "Model") : "?");
 	br_buf_release(&b);
 	return absent > 0;
