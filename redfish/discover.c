@@ -46,6 +46,7 @@ static void no_host_mac(struct rf_bmc *bmc)
 
 static void on_idle(struct rf_bmc *bmc)
 {
+	rf_pcie_hints_merge(bmc);
 	/* enlist cannot register a machine without its PXE MAC */
 	if (!bmc->failed && !br_hw_host_nics(&bmc->hw))
 		no_host_mac(bmc);

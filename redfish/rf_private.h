@@ -123,6 +123,7 @@ struct rf_bmc {
 	char *expand; /* "$expand=.($levels=1)" or NULL */
 	const struct rf_vendor *vendor;
 	json_t *root;		 /* the service root, kept for the walk */
+	json_t *pcie_hints;	 /* PCIe links from OEM or slot resources (vendor_pcie.c) */
 	int shown[RF_KINDS_MAX]; /* documents the walk handled, by enum rf_kind (a failure's reason) */
 	int other_systems;	 /* Systems skipped as not the host (a GPU baseboard, a DPU) */
 
@@ -267,9 +268,15 @@ struct rf_cfg_node {
 	char *system_etag;
 	int verifying; /* the Bios now read is after the job */
 	int holds_reset, waiting_reset, forced, retried_412, finished;
-	int job_running;	/* an earlier run's job, found running: no reset */
-	int jobs_to_read;	/* job search: members still being read */
-	const char *reset_type; /* last sent */
+	int job_running;	  /* an earlier run's job, found running: no reset */
+	int jobs_to_read;	  /* job search: members still being read */
+	const char *reset_type;	  /* last sent */
+	const char *restart_type; /* the restart the System lists (GracefulRestart first) */
+	int apply_on_reset;	  /* the Bios advertises SupportedApplyTimes OnReset */
+	int settings_apply;	  /* no job: the reset applies the settings object (DSP0266) */
+	int systems_to_read;	  /* several Systems: members still being read */
+	int host_systems;	  /* of those, with a Bios */
+	char *host_url;		  /* the first of them */
 	int64_t reset_ms, deadline_ms;
 	struct rf_config_result res;
 };
@@ -331,6 +338,8 @@ enum rf_kind {
 	RF_K_FIRMWARE,
 	RF_K_HPE_ADAPTER,
 	RF_K_BOOT_OPTION,
+	RF_K_HPE_PCI_DEVICE,
+	RF_K_PCIE_SLOTS,
 	RF_K_COLLECTION,
 	RF_K_COUNT
 };
@@ -397,6 +406,12 @@ const struct rf_vendor *rf_vendor_from_root(json_t *root);
 const struct rf_vendor *rf_vendor_from_manufacturer(const char *manufacturer);
 /* Ask every vendor whether message_id means "retry". */
 int rf_vendor_retry_hint(const char *message_id, long *ret_delay_ms);
+/* vendor_pcie.c: PCIe link width and speed from HPE's PCIDevices and the
+ * Chassis' PCIeSlots, kept until the walk ends, then given to the PCIe
+ * devices that lack them (standard values win). */
+void rf_pcie_hint_hpe(struct rf_bmc *bmc, json_t *doc);
+void rf_pcie_hint_slots(struct rf_bmc *bmc, json_t *doc);
+void rf_pcie_hints_merge(struct rf_bmc *bmc);
 /* HPE iLO 5 BaseNetworkAdapter: PhysicalPorts[].MacAddress. */
 void rf_hpe_parse_network_adapter(struct br_hw *hw, json_t *doc);
 
