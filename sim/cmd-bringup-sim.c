@@ -363,6 +363,31 @@ static void run_release(struct run *r)
 	br_strlist_release(&r->o->faults);
 }
 
+/* The summary, then every fault --faults takes, from faults.c's table (sim.h
+ * says what each does). Caller frees. */
+static char *help_text(const char *summary)
+{
+	struct br_buf b;
+	size_t line = 0;
+
+	br_buf_init(&b, 0);
+	br_buf_addf(&b,
+		    "%s\n\nFaults (--faults KIND[:COUNT]; the first %d are the design's, picked by "
+		    "--fault-rate):\n",
+		    summary, SIM_F_DESIGN_COUNT);
+	for (int f = 0; f < SIM_F_COUNT; f++) {
+		const char *name = sim_fault_name((enum sim_fault)f);
+
+		if (line && line + strlen(name) + 2 > 90) {
+			br_buf_adds(&b, ",\n");
+			line = 0;
+		}
+		br_buf_addf(&b, "%s%s", line ? ", " : "  ", name);
+		line += strlen(name) + 2;
+	}
+	return br_buf_detach(&b);
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o = { .nodes = 4,
@@ -411,18 +436,16 @@ int main(int argc, char **argv)
 		{ "verbose", 'v', BR_OPT_FLAG, &o.verbose, NULL, "more log detail (repeat for debug)" },
 		{ 0 },
 	};
+	char *help = help_text(
+	    "Serve a simulated rack of Dell iDRAC9 Redfish BMCs on 127.0.0.1, one port each, and a MAAS "
+	    "API\n"
+	    "emulator (MAAS_URL, MAAS_API_KEY in DIR/env; its log in DIR/maas-requests.log), and write\n"
+	    "DIR/rack.csv, wiring.csv, truth.json, env, sim.pid and requests.log. Each node is also a\n"
+	    "simulated host: DIR/hosts/HOSTNAME/ holds the sysfs/procfs tree and tool captures\n"
+	    "bringup-probe reads, served by real sshd on 127.0.0.1 (one port per node; DIR/ssh_config,\n"
+	    "DIR/ssh/ keys and known_hosts; BRINGUP_SSH_* in DIR/env). Stops on SIGINT/SIGTERM.");
 	const struct br_command cmd = {
-		"bringup-sim",
-		"--nodes N --dir DIR [options]",
-		"Serve a simulated rack of Dell iDRAC9 Redfish BMCs on 127.0.0.1, one port each, and a MAAS "
-		"API\n"
-		"emulator (MAAS_URL, MAAS_API_KEY in DIR/env; its log in DIR/maas-requests.log), and write\n"
-		"DIR/rack.csv, wiring.csv, truth.json, env, sim.pid and requests.log. Each node is also a\n"
-		"simulated host: DIR/hosts/HOSTNAME/ holds the sysfs/procfs tree and tool captures\n"
-		"bringup-probe reads, served by real sshd on 127.0.0.1 (one port per node; DIR/ssh_config,\n"
-		"DIR/ssh/ keys and known_hosts; BRINGUP_SSH_* in DIR/env). Stops on SIGINT/SIGTERM.",
-		options,
-		NULL,
+		"bringup-sim", "--nodes N --dir DIR [options]", help, options, NULL,
 	};
 	struct run r = { .o = &o, .ready_fd = -1 };
 	struct br_err err = { 0 };
@@ -434,10 +457,13 @@ int main(int argc, char **argv)
 	case BR_OPT_OK:
 		break;
 	case BR_OPT_EXIT_OK:
+		free(help);
 		return 0;
 	case BR_OPT_EXIT_USAGE:
+		free(help);
 		return 2;
 	}
+	free(help);
 	if (o.verbose)
 		br_log_set_level(o.verbose > 1 ? BR_LOG_DEBUG : BR_LOG_INFO);
 	br_buf_init(&r.env, 0);
