@@ -30,8 +30,8 @@
 #define SIM_HOSTS_AUTO_MAX 128
 
 struct opts {
-	int nodes, seed, latency_ms, flaky_stall_ms, bios_job_ms, https, daemon, base_port, json, verbose,
-	    procs, no_ssh;
+	int nodes, seed, latency_ms, flaky_stall_ms, bios_job_ms, bios_job_polls, https, daemon, base_port,
+	    json, verbose, procs, no_ssh;
 	int hosts, no_hosts;
 	int maas_latency_ms, maas_commission_ms, maas_deploy_ms;
 	const char *dir, *fault_rate, *vendor;
@@ -93,11 +93,13 @@ static int parse_config(struct run *r, struct br_err *err)
 		if (errno || !end || *end || end == o->fault_rate)
 			return br_errf(err, BR_E_INVAL, "--fault-rate '%s' is not a number", o->fault_rate);
 	}
-	if (o->latency_ms < 0 || o->flaky_stall_ms < 0 || o->bios_job_ms < 0 || o->base_port < 0 ||
-	    o->base_port + o->nodes > 65536)
-		return br_errf(err, BR_E_INVAL,
-			       "--latency-ms, --flaky-stall-ms and --base-port must be >= 0 "
-			       "and the ports must fit below 65536");
+	if (o->latency_ms < 0 || o->flaky_stall_ms < 0 || o->bios_job_ms < 0 || o->bios_job_polls < 0 ||
+	    o->base_port < 0 || o->base_port + o->nodes > 65536)
+		return br_errf(
+		    err, BR_E_INVAL,
+		    "--latency-ms, --flaky-stall-ms, --bios-job-ms, --bios-job-polls and --base-port "
+		    "must be >= 0 "
+		    "and the ports must fit below 65536");
 	if (o->procs < 0 || o->procs > SIM_PROCS_MAX)
 		return br_errf(err, BR_E_INVAL, "--procs %d is not in 0 (automatic)..%d", o->procs,
 			       SIM_PROCS_MAX);
@@ -119,6 +121,7 @@ static int start_bmcs(struct run *r, struct br_err *err)
 	r->bmc_cfg.password = r->rack.password;
 	r->bmc_cfg.flaky_stall_ms = r->o->flaky_stall_ms;
 	r->bmc_cfg.bios_job_ms = r->o->bios_job_ms;
+	r->bmc_cfg.bios_job_polls = r->o->bios_job_polls;
 	r->bmcs = br_xcalloc(r->rack.n, sizeof(*r->bmcs));
 	for (size_t i = 0; i < r->rack.n; i++) {
 		struct sim_node *n = &r->rack.nodes[i];
@@ -412,6 +415,8 @@ int main(int argc, char **argv)
 		  "how long a bmc_flaky stall lasts (default 20000)" },
 		{ "bios-job-ms", 0, BR_OPT_INT, &o.bios_job_ms, "MS",
 		  "how long a BIOS config job runs after the reset (default 1000)" },
+		{ "bios-job-polls", 0, BR_OPT_INT, &o.bios_job_polls, "N",
+		  "a BIOS config job also stays Running until read N times (default 0)" },
 		{ "maas-latency-ms", 0, BR_OPT_INT, &o.maas_latency_ms, "L",
 		  "delay every MAAS answer by L ms (default: --latency-ms)" },
 		{ "maas-commission-ms", 0, BR_OPT_INT, &o.maas_commission_ms, "MS",

@@ -230,6 +230,7 @@ struct sim_bmc_state {
 	int jobs;	      /* jobs created so far */
 	int job_running;      /* the job running since the last reset, else 0 */
 	int64_t job_done_ms;  /* when it ends (br_now_ms clock) */
+	int job_reads_left;   /* ... and not before it was read this many more times (--bios-job-polls) */
 	uint64_t jobs_failed; /* bit j-1: job j failed (jobs past 64 never fail) */
 	char boot_order[SIM_BOOT_ENTRIES][40];
 	char boot_pending[SIM_BOOT_ENTRIES][40]; /* the System's settings object */
