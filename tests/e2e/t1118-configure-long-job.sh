@@ -1,13 +1,13 @@
 #!/bin/sh
 # A BIOS config job that needs more polls than the per-BMC request cap
 # (RF_REQUESTS_MAX, 2000) allows requests: the simulated job stays Running
-# until it has been read 2500 times (--bios-job-polls), polled every 1 ms.
+# until it has been read 2200 times (--bios-job-polls), polled every 1 ms.
 # Configure must still converge: polls are bounded by the job timeout and
 # the BMC's deadline, never by the request cap (issue 13, finding 6: a
 # short --poll-ms failed long jobs with "more than 2000 requests needed").
 . "$BR_TOP/tests/e2e/lib.sh"
 cd "$T"
-polls=2500
+polls=2200
 bringup-sim --no-hosts --nodes 1 --seed 4 --faults bios_drift --bios-job-ms 0 --bios-job-polls $polls \
 	--dir sim --daemon >/dev/null
 at_exit "stop_sim $T/sim"
