@@ -21,6 +21,9 @@ static const char *const method_names[] = {
  * with 2048 transfers in flight. Bodies are copied out anyway. */
 #define RF_RECV_BUFFER 4096L
 
+/* How much of a redirect's Location a reason shows. */
+#define RF_REDIRECT_SHOWN 256
+
 static struct rf_req *req_of(struct br_http_req *r)
 {
 	return (struct rf_req *)r; /* first member */
@@ -213,7 +216,7 @@ static int classify(struct rf_req *req, int *ret_retry, long *ret_hint_ms, struc
 	const char *m = method_names[req->method];
 	char *mid;
 	struct br_buf reason;
-	int rc;
+	int rc, code;
 
 	*ret_retry = 0;
 	*ret_hint_ms = 0;
@@ -240,10 +243,24 @@ static int classify(struct rf_req *req, int *ret_retry, long *ret_hint_ms, struc
 	 * the session layer turns to basic auth at once instead */
 	if (*ret_retry && req->login && rf_session_limit_reached(r->status, r->body.data, r->body.len))
 		*ret_retry = 0;
+	code = r->status == 401 || r->status == 403 ? BR_E_AUTH : RF_E_HTTP;
 	br_buf_init(&reason, 0);
 	rf_http_error_reason(&reason, r->status, req->url, r->body.data, r->body.len, r->status_text);
-	rc = br_errf(err, r->status == 401 || r->status == 403 ? BR_E_AUTH : RF_E_HTTP, "%s",
-		     br_buf_str(&reason));
+	if (r->status >= 300 && r->status < 400) {
+		/* never followed: credentials would go wherever it points */
+		char *to = br_xstrdup_capped(req->location ? req->location : "nowhere", RF_REDIRECT_SHOWN);
+
+		br_buf_addf(&reason, " (redirect to %s, not followed)", to);
+		free(to);
+	}
+	/* The credentials did their work at login: no second login (a BMC
+	 * that drops sessions mid-walk would drop that one too), and no
+	 * blame on the manifest's password. */
+	if (r->status == 401 && req->bmc->auth == RF_AUTH_SESSION && !req->login) {
+		br_buf_adds(&reason, " (session token refused after login)");
+		code = RF_E_HTTP;
+	}
+	rc = br_errf(err, code, "%s", br_buf_str(&reason));
 	br_buf_release(&reason);
 	return rc;
 }

@@ -66,23 +66,25 @@ static void on_login(struct rf_req *req, int rc, const struct br_err *err)
 		rf_bmc_fail(bmc, err);
 		return;
 	}
-	if (!req->auth_token) {
-		br_debug("redfish", "%s: session without X-Auth-Token, using basic auth", bmc->base);
-		use_basic_auth(bmc);
-		return;
-	}
 	if (!where) {
 		/* some BMCs send the session's @odata.id in the body only */
 		doc = br_json_parse(req->http.body.data, req->http.body.len, RF_BODY_MAX, NULL);
 		where = br_json_str(doc, "@odata.id");
 	}
+	bmc->session_url = where ? rf_resolve(bmc, where) : NULL;
+	json_decref(doc);
+	if (!bmc->session_url)
+		br_warn("redfish", "%s: session has no Location; it will expire by itself", bmc->base);
+	if (!req->auth_token) {
+		/* The BMC made a session all the same: basic auth does the
+		 * work, and deletes the session at the end. */
+		br_debug("redfish", "%s: session without X-Auth-Token, using basic auth", bmc->base);
+		use_basic_auth(bmc);
+		return;
+	}
 	bmc->token = req->auth_token;
 	req->auth_token = NULL;
 	bmc->auth = RF_AUTH_SESSION;
-	bmc->session_url = where ? rf_resolve(bmc, where) : NULL;
-	if (!bmc->session_url)
-		br_warn("redfish", "%s: session has no Location; it will expire by itself", bmc->base);
-	json_decref(doc);
 	rf_bmc_ready(bmc);
 }
 
@@ -210,7 +212,8 @@ static void on_logout(struct rf_req *req, int rc, const struct br_err *err)
 
 int rf_session_logout(struct rf_bmc *bmc)
 {
-	if (bmc->auth != RF_AUTH_SESSION || !bmc->session_url || bmc->logging_out)
+	/* a session without a token is deleted with basic auth */
+	if (bmc->auth == RF_AUTH_NONE || !bmc->session_url || bmc->logging_out)
 		return 0;
 	bmc->logging_out = 1;
 	rf_req_submit(rf_req_new(bmc, RF_DELETE, bmc->session_url, 1000, on_logout));

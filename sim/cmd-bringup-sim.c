@@ -30,8 +30,8 @@
 #define SIM_HOSTS_AUTO_MAX 128
 
 struct opts {
-	int nodes, seed, latency_ms, flaky_stall_ms, bios_job_ms, https, daemon, base_port, json, verbose,
-	    procs, no_ssh;
+	int nodes, seed, latency_ms, flaky_stall_ms, bios_job_ms, bios_job_polls, https, daemon, base_port,
+	    json, verbose, procs, no_ssh;
 	int hosts, no_hosts;
 	int maas_latency_ms, maas_commission_ms, maas_deploy_ms;
 	const char *dir, *fault_rate, *vendor;
@@ -93,11 +93,13 @@ static int parse_config(struct run *r, struct br_err *err)
 		if (errno || !end || *end || end == o->fault_rate)
 			return br_errf(err, BR_E_INVAL, "--fault-rate '%s' is not a number", o->fault_rate);
 	}
-	if (o->latency_ms < 0 || o->flaky_stall_ms < 0 || o->bios_job_ms < 0 || o->base_port < 0 ||
-	    o->base_port + o->nodes > 65536)
-		return br_errf(err, BR_E_INVAL,
-			       "--latency-ms, --flaky-stall-ms and --base-port must be >= 0 "
-			       "and the ports must fit below 65536");
+	if (o->latency_ms < 0 || o->flaky_stall_ms < 0 || o->bios_job_ms < 0 || o->bios_job_polls < 0 ||
+	    o->base_port < 0 || o->base_port + o->nodes > 65536)
+		return br_errf(
+		    err, BR_E_INVAL,
+		    "--latency-ms, --flaky-stall-ms, --bios-job-ms, --bios-job-polls and --base-port "
+		    "must be >= 0 "
+		    "and the ports must fit below 65536");
 	if (o->procs < 0 || o->procs > SIM_PROCS_MAX)
 		return br_errf(err, BR_E_INVAL, "--procs %d is not in 0 (automatic)..%d", o->procs,
 			       SIM_PROCS_MAX);
@@ -119,6 +121,7 @@ static int start_bmcs(struct run *r, struct br_err *err)
 	r->bmc_cfg.password = r->rack.password;
 	r->bmc_cfg.flaky_stall_ms = r->o->flaky_stall_ms;
 	r->bmc_cfg.bios_job_ms = r->o->bios_job_ms;
+	r->bmc_cfg.bios_job_polls = r->o->bios_job_polls;
 	r->bmcs = br_xcalloc(r->rack.n, sizeof(*r->bmcs));
 	for (size_t i = 0; i < r->rack.n; i++) {
 		struct sim_node *n = &r->rack.nodes[i];
@@ -363,6 +366,31 @@ static void run_release(struct run *r)
 	br_strlist_release(&r->o->faults);
 }
 
+/* The summary, then every fault --faults takes, from faults.c's table (sim.h
+ * says what each does). Caller frees. */
+static char *help_text(const char *summary)
+{
+	struct br_buf b;
+	size_t line = 0;
+
+	br_buf_init(&b, 0);
+	br_buf_addf(&b,
+		    "%s\n\nFaults (--faults KIND[:COUNT]; the first %d are the design's, picked by "
+		    "--fault-rate):\n",
+		    summary, SIM_F_DESIGN_COUNT);
+	for (int f = 0; f < SIM_F_COUNT; f++) {
+		const char *name = sim_fault_name((enum sim_fault)f);
+
+		if (line && line + strlen(name) + 2 > 90) {
+			br_buf_adds(&b, ",\n");
+			line = 0;
+		}
+		br_buf_addf(&b, "%s%s", line ? ", " : "  ", name);
+		line += strlen(name) + 2;
+	}
+	return br_buf_detach(&b);
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o = { .nodes = 4,
@@ -387,6 +415,8 @@ int main(int argc, char **argv)
 		  "how long a bmc_flaky stall lasts (default 20000)" },
 		{ "bios-job-ms", 0, BR_OPT_INT, &o.bios_job_ms, "MS",
 		  "how long a BIOS config job runs after the reset (default 1000)" },
+		{ "bios-job-polls", 0, BR_OPT_INT, &o.bios_job_polls, "N",
+		  "a BIOS config job also stays Running until read N times (default 0)" },
 		{ "maas-latency-ms", 0, BR_OPT_INT, &o.maas_latency_ms, "L",
 		  "delay every MAAS answer by L ms (default: --latency-ms)" },
 		{ "maas-commission-ms", 0, BR_OPT_INT, &o.maas_commission_ms, "MS",
@@ -411,18 +441,16 @@ int main(int argc, char **argv)
 		{ "verbose", 'v', BR_OPT_FLAG, &o.verbose, NULL, "more log detail (repeat for debug)" },
 		{ 0 },
 	};
+	char *help = help_text(
+	    "Serve a simulated rack of Dell iDRAC9 Redfish BMCs on 127.0.0.1, one port each, and a MAAS "
+	    "API\n"
+	    "emulator (MAAS_URL, MAAS_API_KEY in DIR/env; its log in DIR/maas-requests.log), and write\n"
+	    "DIR/rack.csv, wiring.csv, truth.json, env, sim.pid and requests.log. Each node is also a\n"
+	    "simulated host: DIR/hosts/HOSTNAME/ holds the sysfs/procfs tree and tool captures\n"
+	    "bringup-probe reads, served by real sshd on 127.0.0.1 (one port per node; DIR/ssh_config,\n"
+	    "DIR/ssh/ keys and known_hosts; BRINGUP_SSH_* in DIR/env). Stops on SIGINT/SIGTERM.");
 	const struct br_command cmd = {
-		"bringup-sim",
-		"--nodes N --dir DIR [options]",
-		"Serve a simulated rack of Dell iDRAC9 Redfish BMCs on 127.0.0.1, one port each, and a MAAS "
-		"API\n"
-		"emulator (MAAS_URL, MAAS_API_KEY in DIR/env; its log in DIR/maas-requests.log), and write\n"
-		"DIR/rack.csv, wiring.csv, truth.json, env, sim.pid and requests.log. Each node is also a\n"
-		"simulated host: DIR/hosts/HOSTNAME/ holds the sysfs/procfs tree and tool captures\n"
-		"bringup-probe reads, served by real sshd on 127.0.0.1 (one port per node; DIR/ssh_config,\n"
-		"DIR/ssh/ keys and known_hosts; BRINGUP_SSH_* in DIR/env). Stops on SIGINT/SIGTERM.",
-		options,
-		NULL,
+		"bringup-sim", "--nodes N --dir DIR [options]", help, options, NULL,
 	};
 	struct run r = { .o = &o, .ready_fd = -1 };
 	struct br_err err = { 0 };
@@ -434,10 +462,13 @@ int main(int argc, char **argv)
 	case BR_OPT_OK:
 		break;
 	case BR_OPT_EXIT_OK:
+		free(help);
 		return 0;
 	case BR_OPT_EXIT_USAGE:
+		free(help);
 		return 2;
 	}
+	free(help);
 	if (o.verbose)
 		br_log_set_level(o.verbose > 1 ? BR_LOG_DEBUG : BR_LOG_INFO);
 	br_buf_init(&r.env, 0);

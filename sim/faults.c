@@ -49,6 +49,12 @@ static const char *const fault_names[SIM_F_COUNT] = {
 	[SIM_F_MEMBERS_FLOOD] = "members_flood",
 	[SIM_F_NO_HOST_MAC] = "no_host_mac",
 	[SIM_F_BAD_LINKS] = "bad_links",
+	[SIM_F_ENDLESS_BODY] = "endless_body",
+	[SIM_F_REDIRECT] = "redirect",
+	[SIM_F_TOKEN_REVOKED] = "token_revoked",
+	[SIM_F_SESSION_NO_TOKEN] = "session_no_token",
+	[SIM_F_SESSION_NO_LOCATION] = "session_no_location",
+	[SIM_F_DEEP_EXPAND] = "deep_expand",
 };
 
 /* BIOS attributes bios_drift may change, and the value a drifted node has. */

@@ -263,7 +263,10 @@ static struct MHD_Response *make_response(struct req *q)
 		s->prefix_len = r->body_len;
 		s->total = r->synthetic_len;
 		r->body = NULL;
-		mr = MHD_create_response_from_callback(s->total, SYNTH_BLOCK, synth_read, s, synth_free);
+		/* endless: no Content-Length, chunks until the client hangs up */
+		mr = MHD_create_response_from_callback(r->synthetic_len == SIM_BODY_ENDLESS ? MHD_SIZE_UNKNOWN
+											    : s->total,
+						       SYNTH_BLOCK, synth_read, s, synth_free);
 	} else {
 		mr = MHD_create_response_from_buffer(
 		    r->body_len, r->body, r->body ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);

@@ -47,6 +47,7 @@ struct sim_response {
 	char *body; /* malloc'ed, taken by the loop */
 	size_t body_len;
 	size_t synthetic_len;	  /* >0: stream a JSON body of this size instead */
+#define SIM_BODY_ENDLESS SIZE_MAX /* synthetic_len: a chunked body that never ends */
 	const char *content_type; /* default application/json */
 	struct br_buf headers;	  /* "Name: value\n" lines */
 	enum sim_action action;

@@ -323,19 +323,22 @@ static int flaky(struct sim_ctx *c)
 }
 
 /* huge_collection: short member paths keep the body under 8 MiB, so a
- * client's cap on members trips before its cap on body size. */
-static void huge_members(json_t *doc)
+ * client's cap on members trips before its cap on body size. Written as
+ * text: 100,000 jansson objects took the (single-threaded) simulator
+ * seconds under ASan, stalling every other BMC it serves. */
+static void huge_members(struct sim_ctx *c)
 {
-	json_t *members = json_array();
+	struct br_buf b;
 
-	for (int i = 0; i < SIM_HUGE_MEMBERS; i++) {
-		char *path = br_xasprintf(SIM_R_SYS "/EthernetInterfaces/%d", i);
-
-		json_array_append_new(members, json_pack("{s:s}", "@odata.id", path));
-		free(path);
-	}
-	json_object_set_new(doc, "Members", members);
-	json_object_set_new(doc, "Members@odata.count", json_integer(SIM_HUGE_MEMBERS));
+	br_buf_init(&b, 0);
+	br_buf_adds(&b, "{\"@odata.id\":\"" SIM_R_SYS "/EthernetInterfaces\",\"Members\":[");
+	for (int i = 0; i < SIM_HUGE_MEMBERS; i++)
+		br_buf_addf(&b, "%s{\"@odata.id\":\"" SIM_R_SYS "/EthernetInterfaces/%d\"}", i ? "," : "", i);
+	br_buf_addf(&b, "],\"Members@odata.count\":%d}", SIM_HUGE_MEMBERS);
+	c->resp->status = 200;
+	c->resp->body_len = b.len;
+	c->resp->body = br_buf_detach(&b);
+	c->resp->note = "huge_collection";
 }
 
 /* members_flood: {"@odata.id":...,"Members":[{},{},...,{}]}, three bytes a
@@ -385,6 +388,67 @@ static void bad_links(const struct route *r, json_t *doc)
 	}
 }
 
+/* endless_body: an opening, then 'A's for ever in chunks (http.c). */
+static void endless_body(struct sim_ctx *c)
+{
+	c->resp->status = 200;
+	c->resp->body = br_xasprintf("{\"@odata.id\":\"%s\",\"Oem\":{\"Filler\":\"", SIM_R_SYS "/Bios");
+	c->resp->body_len = strlen(c->resp->body);
+	c->resp->synthetic_len = SIM_BODY_ENDLESS;
+	c->resp->note = "endless_body";
+}
+
+/* deep_expand: {"@odata.id":...,"Members":[{"Members":[{"Members":[...]}]}]},
+ * SIM_DEEP_EXPAND_LEVELS deep, written as text (no recursion to build or
+ * dump it). */
+static void deep_expand(struct sim_ctx *c)
+{
+	static const char down[] = "{\"Members\":[", up[] = "]}";
+	struct br_buf b;
+
+	br_buf_init(&b, 0);
+	br_buf_addf(&b, "{\"@odata.id\":\"%s\",\"Members\":[", c->req->path);
+	for (int i = 0; i < SIM_DEEP_EXPAND_LEVELS; i++)
+		br_buf_add(&b, down, sizeof(down) - 1);
+	for (int i = 0; i < SIM_DEEP_EXPAND_LEVELS; i++)
+		br_buf_add(&b, up, sizeof(up) - 1);
+	br_buf_adds(&b, "]}");
+	c->resp->status = 200;
+	c->resp->body_len = b.len;
+	c->resp->body = br_buf_detach(&b);
+	c->resp->note = "deep_expand";
+}
+
+/* redirect: where each top collection sends a client. 198.51.100.7 is
+ * TEST-NET-2; port + 1 is another BMC of the rack or nothing. Every target
+ * path ends in "Redirected", so a request that followed one shows in the
+ * log. 1 when answered. */
+static int redirect(struct sim_ctx *c, const struct route *r)
+{
+	char *where = NULL;
+	int status = 0;
+
+	if (!strcmp(r->pattern, SIM_R_ROOT "/Chassis")) {
+		status = 301;
+		where = br_xstrdup("http://198.51.100.7" SIM_R_ROOT "/Chassis/Redirected");
+	} else if (!strcmp(r->pattern, SIM_R_ROOT "/Managers")) {
+		status = 307;
+		where =
+		    br_xasprintf("http://127.0.0.1:%d" SIM_R_ROOT "/Managers/Redirected", c->node->port + 1);
+	} else if (!strcmp(r->pattern, SIM_R_ROOT "/Systems")) {
+		status = 302;
+		where = br_xstrdup(SIM_R_ROOT "/Systems/Redirected");
+	}
+	if (!where)
+		return 0;
+	c->uncacheable = 1;
+	sim_reply(c, status, json_pack("{s:s}", "@odata.id", where));
+	sim_response_header(c->resp, "Location", where);
+	c->resp->note = "redirect";
+	free(where);
+	return 1;
+}
+
 /* Test-only faults that change a rendered document; 1 when answered. */
 static int test_faults(struct sim_ctx *c, const struct route *r, json_t *doc)
 {
@@ -400,13 +464,21 @@ static int test_faults(struct sim_ctx *c, const struct route *r, json_t *doc)
 		json_decref(doc);
 		return 1;
 	}
+	if (r->tag == T_BIOS && alters(c, SIM_F_ENDLESS_BODY)) {
+		endless_body(c);
+		json_decref(doc);
+		return 1;
+	}
 	if (r->tag == T_ETH_COLL && alters(c, SIM_F_MEMBERS_FLOOD)) {
 		flood_members(c);
 		json_decref(doc);
 		return 1;
 	}
-	if (r->tag == T_ETH_COLL && alters(c, SIM_F_HUGE_COLLECTION))
-		huge_members(doc);
+	if (r->tag == T_ETH_COLL && alters(c, SIM_F_HUGE_COLLECTION)) {
+		huge_members(c);
+		json_decref(doc);
+		return 1;
+	}
 	if ((r->tag == T_ETH_COLL || r->tag == T_SYSTEM) && alters(c, SIM_F_BAD_LINKS))
 		bad_links(r, doc);
 	if (r->tag == T_SYSTEM)
@@ -422,6 +494,8 @@ static void do_get(struct sim_ctx *c, const struct route *r)
 	int holds_system = r->tag == T_SYSTEM;
 
 	c->uncacheable = (r->flags & R_NO_CACHE) != 0;
+	if ((c->node->faults & SIM_FAULT_BIT(SIM_F_REDIRECT)) && redirect(c, r))
+		return;
 	if (!c->uncacheable && sim_cache_answer(c))
 		return;
 	doc = r->get ? r->get(c) : NULL;
@@ -436,6 +510,12 @@ static void do_get(struct sim_ctx *c, const struct route *r)
 		return;
 	}
 	members = json_object_get(doc, "Members");
+	if (json_array_size(members) && sim_request_query(c->req, "$expand") &&
+	    alters(c, SIM_F_DEEP_EXPAND)) {
+		deep_expand(c);
+		json_decref(doc);
+		return;
+	}
 	if (json_is_array(members)) {
 		page_members(c, doc, members);
 		if (sim_request_query(c->req, "$expand"))

@@ -60,7 +60,8 @@ struct sim_bmc_config {
 	const char *user;
 	const char *password;
 	int flaky_stall_ms;
-	int bios_job_ms; /* how long a BIOS config job runs after the reset */
+	int bios_job_ms;    /* how long a BIOS config job runs after the reset */
+	int bios_job_polls; /* ... and how many reads of it at least */
 };
 
 /* One BMC: the handler context handed to sim_loop_listen. */

@@ -67,7 +67,7 @@ void sim_jobs_advance(struct sim_node *n)
 {
 	struct sim_bmc_state *st = &n->st;
 
-	if (!st->job_running || br_now_ms() < st->job_done_ms)
+	if (!st->job_running || br_now_ms() < st->job_done_ms || st->job_reads_left > 0)
 		return;
 	if (n->faults & SIM_FAULT_BIT(SIM_F_BIOS_JOB_FAIL)) {
 		if (st->job_running <= 64)
@@ -419,6 +419,7 @@ void sim_w_reset(struct sim_ctx *c)
 		st->job_done_ms =
 		    br_now_ms() +
 		    (c->node->faults & SIM_FAULT_BIT(SIM_F_SLOW_JOB) ? SIM_SLOW_JOB_MS : c->cfg->bios_job_ms);
+		st->job_reads_left = c->cfg->bios_job_polls;
 		st->bios_job = 0;
 	}
 	if (boots)
@@ -475,6 +476,10 @@ json_t *sim_r_job(struct sim_ctx *c)
 
 	if (!sim_job_find(c->node, c->args[0], &job))
 		return NULL;
+	/* --bios-job-polls: a job that needs that many polls whatever the
+	 * clock (a client's request cap must not count them) */
+	if (!strcmp(job.state, "Running") && c->node->st.job_reads_left > 0)
+		c->node->st.job_reads_left--;
 	j = sim_res("#DellJob.v1_5_0.DellJob", c->args[0], "Configure: BIOS.Setup.1-1", SIM_R_MGR "/Jobs/%s",
 		    c->args[0]);
 	json_object_set_new(j, "JobType", json_string("BIOSConfiguration"));

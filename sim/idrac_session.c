@@ -52,6 +52,13 @@ int sim_session_check(struct sim_ctx *c)
 			if (st->sessions[i].id && !strcmp(st->sessions[i].token, token)) {
 				st->sessions[i].last_ms = c->req->start_ms;
 				ok = 1;
+				/* token_revoked: the BMC forgets the session mid-walk */
+				if ((c->node->faults & SIM_FAULT_BIT(SIM_F_TOKEN_REVOKED)) &&
+				    ++st->sessions[i].uses > SIM_REVOKE_AFTER) {
+					memset(&st->sessions[i], 0, sizeof(st->sessions[i]));
+					c->resp->note = "token_revoked";
+					ok = 0;
+				}
 			}
 		c->resp->auth = "session";
 	} else if (sim_request_basic_auth(c->req, &user, &password) == 0) {
@@ -160,8 +167,12 @@ void sim_w_session_create(struct sim_ctx *c)
 	new_token(slot->token);
 	snprintf(location, sizeof(location), SIM_R_SESSIONS "/%d", slot->id);
 	sim_reply(c, 201, session_doc(slot->id));
-	sim_response_header(c->resp, "Location", location);
-	sim_response_header(c->resp, "X-Auth-Token", slot->token);
+	/* session_no_location, session_no_token: the session exists all the
+	 * same, its @odata.id in the body */
+	if (!(c->node->faults & SIM_FAULT_BIT(SIM_F_SESSION_NO_LOCATION)))
+		sim_response_header(c->resp, "Location", location);
+	if (!(c->node->faults & SIM_FAULT_BIT(SIM_F_SESSION_NO_TOKEN)))
+		sim_response_header(c->resp, "X-Auth-Token", slot->token);
 	c->resp->session = "created";
 }
 

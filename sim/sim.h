@@ -122,8 +122,33 @@ enum sim_fault {
 	 * out of /redfish/v1, the collection itself (a cycle); and an Oem
 	 * object on the System nested deeper than any real resource. */
 	SIM_F_BAD_LINKS,
+	/* The Bios resource is a chunked body that never ends ('A's after an
+	 * opening): only a client's cap on body size ends the transfer. */
+	SIM_F_ENDLESS_BODY,
+	/* The top collections answer with redirects a client must never
+	 * follow: Chassis 301 to another host, Managers 307 to another port
+	 * of this one, Systems 302 to a path of this BMC. */
+	SIM_F_REDIRECT,
+	/* A session's token works for SIM_REVOKE_AFTER requests after the
+	 * login, then the BMC forgets the session (as a BMC reset or a
+	 * session purge does): every later request with it gets 401. Every
+	 * new session of the node goes the same way. */
+	SIM_F_TOKEN_REVOKED,
+	/* The login's 201 carries Location but no X-Auth-Token header: the
+	 * session exists on the BMC all the same and must be deleted. */
+	SIM_F_SESSION_NO_TOKEN,
+	/* The login's 201 carries X-Auth-Token but no Location header (the
+	 * session's @odata.id is only in the body). */
+	SIM_F_SESSION_NO_LOCATION,
+	/* A collection read with $expand answers its first member nested
+	 * SIM_DEEP_EXPAND_LEVELS levels deep, as a BMC following
+	 * $levels=N without a MaxLevels would; a plain GET is normal. */
+	SIM_F_DEEP_EXPAND,
 	SIM_F_COUNT
 };
+
+#define SIM_REVOKE_AFTER 3
+#define SIM_DEEP_EXPAND_LEVELS 5000
 
 #define SIM_TARPIT_STALL_MS 1500
 #define SIM_SLOW_JOB_MS 10000
@@ -192,6 +217,7 @@ struct sim_session {
 	int id; /* 0: slot free */
 	char token[33];
 	int64_t last_ms;
+	int uses; /* requests authenticated by it (token_revoked) */
 };
 
 /* What a BMC changes at run time. */
@@ -204,6 +230,7 @@ struct sim_bmc_state {
 	int jobs;	      /* jobs created so far */
 	int job_running;      /* the job running since the last reset, else 0 */
 	int64_t job_done_ms;  /* when it ends (br_now_ms clock) */
+	int job_reads_left;   /* ... and not before it was read this many more times (--bios-job-polls) */
 	uint64_t jobs_failed; /* bit j-1: job j failed (jobs past 64 never fail) */
 	char boot_order[SIM_BOOT_ENTRIES][40];
 	char boot_pending[SIM_BOOT_ENTRIES][40]; /* the System's settings object */
