@@ -183,6 +183,16 @@ static int write_file_in(const char *dir, const char *name, const char *text, mo
 	return rc;
 }
 
+/* Each second: the simulated hosts' RTCs follow the clock. */
+static void rtc_tick(void *ctx)
+{
+	struct run *r = ctx;
+	struct br_err err = { 0 };
+
+	if (sim_hosts_rtc_tick(&r->rack, r->dir, &err))
+		br_warn("sim", "RTC: %s", err.msg);
+}
+
 static int start(struct run *r, struct br_err *err)
 {
 	struct sim_loop_config lc = { .latency_ms = r->o->latency_ms };
@@ -223,6 +233,10 @@ static int start(struct run *r, struct br_err *err)
 		rc = sim_write_manifest(&r->rack, r->dir, err);
 	if (!rc && hosts)
 		rc = sim_hosts_write(&r->rack, r->dir, err);
+	if (!rc && hosts) {
+		rc = sim_hosts_rtc_tick(&r->rack, r->dir, err);
+		sim_loop_every_second(r->loop, rtc_tick, r);
+	}
 	/* sshd is on by default where it is installed: the validators reach
 	 * each simulated host as they would a real one. */
 	if (!rc && hosts && !r->o->no_ssh && access(SIM_SSHD_PATH, X_OK) == 0)

@@ -44,20 +44,51 @@ static void identity(struct sim_hw *w, const struct sim_node *n)
 	sim_hw_put(w, "sys/class/dmi/id/product_uuid", "%s", n->uuid);
 	sim_hw_put(w, "sys/class/dmi/id/bios_version", "%s", SIM_FW_BIOS);
 	sim_hw_put(w, "sys/class/rtc/rtc0/name", "rtc_cmos rtc_cmos");
-	{
-		/* The shim rewrites these at each session: the RTC keeps running. */
-		time_t t = time(NULL) + (time_t)sim_host_skew_s(n);
+	sim_hw_put(w, "sys/class/rtc/rtc0/hctosys", "1");
+	/* since_epoch, date and time: sim_hosts_rtc_tick, from now on each second */
+}
+
+/* A real RTC ticks: rtc_cmos's since_epoch, date and time read the
+ * clock at each read. Files cannot, so the simulator rewrites them as each
+ * second begins (sim_loop_every_second), each by a rename so a reader never
+ * sees half a value, at the node's skew. Done by the shim in each session
+ * (a date and mv per file, plus a ticker forking them every 0.2 s while the
+ * probe ran), it was half of a 64-host validation's CPU, and on a loaded
+ * machine the ticker still fell 2 s behind: a clean node failed its RTC
+ * check. */
+static int rtc_write(const char *rtc, const char *name, const char *value, struct br_err *err)
+{
+	char *path = br_xasprintf("%s/%s", rtc, name);
+	int rc = br_write_file(path, value, strlen(value), err);
+
+	free(path);
+	return rc;
+}
+
+int sim_hosts_rtc_tick(const struct sim_rack *rack, const char *dir, struct br_err *err)
+{
+	time_t now = time(NULL);
+	int rc = 0;
+
+	for (size_t i = 0; i < rack->n && !rc; i++) {
+		const struct sim_node *n = &rack->nodes[i];
+		char *rtc = br_xasprintf("%s/hosts/%s/sys/class/rtc/rtc0", dir, n->hostname);
+		time_t t = now + (time_t)sim_host_skew_s(n);
+		char epoch[32], day[16], clock[16];
 		struct tm tm;
-		char day[16], clock[16];
 
 		gmtime_r(&t, &tm);
-		strftime(day, sizeof(day), "%Y-%m-%d", &tm);
-		strftime(clock, sizeof(clock), "%H:%M:%S", &tm);
-		sim_hw_put(w, "sys/class/rtc/rtc0/since_epoch", "%lld", (long long)t);
-		sim_hw_put(w, "sys/class/rtc/rtc0/date", "%s", day);
-		sim_hw_put(w, "sys/class/rtc/rtc0/time", "%s", clock);
-		sim_hw_put(w, "sys/class/rtc/rtc0/hctosys", "1");
+		snprintf(epoch, sizeof(epoch), "%lld\n", (long long)t);
+		strftime(day, sizeof(day), "%Y-%m-%d\n", &tm);
+		strftime(clock, sizeof(clock), "%H:%M:%S\n", &tm);
+		rc = rtc_write(rtc, "since_epoch", epoch, err);
+		if (!rc)
+			rc = rtc_write(rtc, "date", day, err);
+		if (!rc)
+			rc = rtc_write(rtc, "time", clock, err);
+		free(rtc);
 	}
+	return rc;
 }
 
 /* cpufreq_capped: two cores held at 2 GHz by scaling_max_freq, as seen in
@@ -349,45 +380,25 @@ static void storage(struct sim_hw *w, const struct sim_node *n)
 }
 
 /* Runs in the node's sshd session: sftp for copies, else the command with
- * the probe pointed at this node's tree and captures. The RTC is refreshed
- * each time so it reads now + the node's skew. */
+ * the probe pointed at this node's tree and captures. */
 static void shim(struct sim_hw *w, const struct sim_node *n)
 {
-	char *text = br_xasprintf(
-	    "#!/bin/sh\n"
-	    "# Written by bringup-sim: the ForceCommand of %s's sshd port.\n"
-	    "root='%s'\n"
-	    "case \"${SSH_ORIGINAL_COMMAND:-}\" in\n"
-	    "*/sftp-server | sftp-server | internal-sftp) exec /usr/lib/openssh/sftp-server ;;\n"
-	    "esac\n"
-	    "rtc=\"$root/sys/class/rtc/rtc0\"\n"
-	    "tick() {\n"
-	    "\tt=$(($(date +%%s) + (%ld)))\n"
-	    "\techo $t >\"$rtc/since_epoch.$$\" && mv -f \"$rtc/since_epoch.$$\" \"$rtc/since_epoch\"\n"
-	    "}\n"
-	    "tick\n"
-	    "date -u -d @$t +%%F >\"$rtc/date.$$\" && mv -f \"$rtc/date.$$\" \"$rtc/date\"\n"
-	    "date -u -d @$t +%%T >\"$rtc/time.$$\" && mv -f \"$rtc/time.$$\" \"$rtc/time\"\n"
-	    "BRINGUP_PROBE_ROOT=\"$root\"\n"
-	    "BRINGUP_PROBE_CAPTURES=\"$root/.captures\"\n"
-	    "export BRINGUP_PROBE_ROOT BRINGUP_PROBE_CAPTURES\n"
-	    "if [ -z \"${SSH_ORIGINAL_COMMAND:-}\" ]; then\n"
-	    "\techo \"%s: simulated host; give a command\" >&2\n"
-	    "\texit 1\n"
-	    "fi\n"
-	    "case \"$SSH_ORIGINAL_COMMAND\" in\n"
-	    "*bringup-probe*)\n"
-	    "\t# A real RTC ticks: keep since_epoch current while the probe runs\n"
-	    "\t# (a slow start would otherwise read a stale second as RTC drift).\n"
-	    "\t(while sleep 0.2; do tick; done) </dev/null >/dev/null 2>&1 &\n"
-	    "\tticker=$!\n"
-	    "\trc=0\n"
-	    "\t/bin/sh -c \"$SSH_ORIGINAL_COMMAND\" || rc=$?\n"
-	    "\tkill $ticker 2>/dev/null\n"
-	    "\texit $rc ;;\n"
-	    "esac\n"
-	    "exec /bin/sh -c \"$SSH_ORIGINAL_COMMAND\"\n",
-	    n->hostname, w->root, sim_host_skew_s(n), n->hostname);
+	char *text =
+	    br_xasprintf("#!/bin/sh\n"
+			 "# Written by bringup-sim: the ForceCommand of %s's sshd port.\n"
+			 "root='%s'\n"
+			 "case \"${SSH_ORIGINAL_COMMAND:-}\" in\n"
+			 "*/sftp-server | sftp-server | internal-sftp) exec /usr/lib/openssh/sftp-server ;;\n"
+			 "esac\n"
+			 "BRINGUP_PROBE_ROOT=\"$root\"\n"
+			 "BRINGUP_PROBE_CAPTURES=\"$root/.captures\"\n"
+			 "export BRINGUP_PROBE_ROOT BRINGUP_PROBE_CAPTURES\n"
+			 "if [ -z \"${SSH_ORIGINAL_COMMAND:-}\" ]; then\n"
+			 "\techo \"%s: simulated host; give a command\" >&2\n"
+			 "\texit 1\n"
+			 "fi\n"
+			 "exec /bin/sh -c \"$SSH_ORIGINAL_COMMAND\"\n",
+			 n->hostname, w->root, n->hostname);
 
 	sim_hw_data(w, ".shim", text, strlen(text));
 	free(text);
