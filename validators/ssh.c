@@ -97,7 +97,7 @@ struct run {
 	int starting;
 	char *data; /* the file to upload */
 	size_t len;
-	char *remote; /* its path there, named after its digest */
+	char *remote;		 /* its path there, named after its digest */
 	char *try_cmd, *run_cmd; /* try_cmd: run the node's copy if its digest is right */
 };
 
