@@ -24,6 +24,12 @@
 #define NO_COPY_TEXT "bringup-ssh: no current copy of the file to run"
 #define NO_COPY_LINE NO_COPY_TEXT "\n"
 
+/* A server that closes the connection before or during the handshake
+ * (sshd dropping it under load, a fork that failed there) has run nothing:
+ * the connection is made once more, after a pause. */
+#define HANDSHAKE_RETRIES 1
+#define HANDSHAKE_RETRY_MS 250
+
 enum step {
 	S_CONNECT,
 	S_HANDSHAKE,
@@ -73,7 +79,8 @@ struct conn {
 	size_t index;
 	int fd;
 	struct br_loop_fd *watch;
-	struct br_loop_timer deadline;
+	struct br_loop_timer deadline, retry;
+	int retries;
 	LIBSSH2_SESSION *s;
 	LIBSSH2_SFTP *sftp;
 	LIBSSH2_SFTP_HANDLE *fh;
@@ -156,6 +163,7 @@ static void conn_close(struct conn *c)
 	if (c->fd >= 0)
 		close(c->fd);
 	br_loop_timer_stop(c->run->loop, &c->deadline);
+	br_loop_timer_stop(c->run->loop, &c->retry);
 	br_buf_release(&c->ex.out);
 	br_buf_release(&c->ex.err);
 	free(c->part);
@@ -438,6 +446,7 @@ static int exec_step(struct conn *c, const char *cmd, size_t out_max)
 }
 
 static void upload_names(struct conn *c);
+static void conn_retry(struct conn *c);
 
 /* ---- the steps ------------------------------------------------------------------ */
 
@@ -525,6 +534,11 @@ static int do_step(struct conn *c)
 		rc = libssh2_session_handshake(c->s, c->fd);
 		if (rc == LIBSSH2_ERROR_EAGAIN)
 			return 1;
+		if ((rc == LIBSSH2_ERROR_SOCKET_DISCONNECT || rc == LIBSSH2_ERROR_SOCKET_RECV) &&
+		    c->retries < HANDSHAKE_RETRIES) {
+			conn_retry(c);
+			return -1;
+		}
 		if (rc) {
 			conn_fail(c, "%s", ssh_error(c));
 			return -1;
@@ -695,10 +709,11 @@ static void upload_names(struct conn *c)
 	br_buf_release(&b);
 }
 
-static void conn_start(struct run *run, size_t i)
+/* TCP connect, then the steps from the handshake on. */
+static void conn_connect(struct conn *c)
 {
-	const struct val_ssh_target *t = &run->targets[i];
-	struct conn *c = &run->conns[i];
+	struct run *run = c->run;
+	const struct val_ssh_target *t = &run->targets[c->index];
 	struct addrinfo hints = { .ai_family = AF_UNSPEC,
 				  .ai_socktype = SOCK_STREAM,
 				  .ai_flags = AI_NUMERICSERV };
@@ -707,14 +722,7 @@ static void conn_start(struct run *run, size_t i)
 	struct br_err err = { 0 };
 	int gai;
 
-	memset(c, 0, sizeof(*c));
-	c->run = run;
-	c->index = i;
-	c->fd = -1;
-	c->start_ms = br_now_ms();
-	run->active++;
-	br_loop_hold(run->loop);
-	br_loop_timer_init(&c->deadline, on_deadline, c);
+	c->step = S_CONNECT;
 	br_loop_timer_start(run->loop, &c->deadline, run->o->connect_timeout_ms);
 	snprintf(port, sizeof(port), "%d", t->port ? t->port : 22);
 	gai = getaddrinfo(t->address, port, &hints, &ai);
@@ -741,6 +749,40 @@ static void conn_start(struct run *run, size_t i)
 		return;
 	}
 	advance(c);
+}
+
+static void on_retry(struct br_loop_timer *t, void *ctx)
+{
+	(void)t;
+	conn_connect(ctx);
+}
+
+/* Closed by the server before the session was up: nothing ran there. */
+static void conn_retry(struct conn *c)
+{
+	const struct val_ssh_target *t = &c->run->targets[c->index];
+
+	br_debug("ssh", "%s (%s:%d): %s: %s; connecting again in %d ms", t->name, t->address,
+		 t->port ? t->port : 22, step_names[c->step], ssh_error(c), HANDSHAKE_RETRY_MS);
+	c->retries++;
+	conn_close(c);
+	br_loop_timer_start(c->run->loop, &c->retry, HANDSHAKE_RETRY_MS);
+}
+
+static void conn_start(struct run *run, size_t i)
+{
+	struct conn *c = &run->conns[i];
+
+	memset(c, 0, sizeof(*c));
+	c->run = run;
+	c->index = i;
+	c->fd = -1;
+	c->start_ms = br_now_ms();
+	run->active++;
+	br_loop_hold(run->loop);
+	br_loop_timer_init(&c->deadline, on_deadline, c);
+	br_loop_timer_init(&c->retry, on_retry, c);
+	conn_connect(c);
 }
 
 /* Connections that fail at once finish inside conn_start and call back

@@ -347,6 +347,54 @@ static void test_refusals_and_limits(void **state)
 	fixture_release(&fx);
 }
 
+/* A server that closes every connection before its banner: the runner
+ * connects once more (nothing can have run), then reports the handshake. */
+static void test_handshake_retried_once(void **state)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(a);
+	int lfd = socket(AF_INET, SOCK_STREAM, 0), seen[2], fd;
+	struct fixture fx;
+	struct val_ssh_result r;
+	char tally[16];
+	ssize_t got;
+	pid_t child;
+
+	(void)state;
+	assert_true(lfd >= 0);
+	assert_int_equal(bind(lfd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(getsockname(lfd, (struct sockaddr *)&a, &len), 0);
+	assert_int_equal(listen(lfd, 8), 0);
+	assert_int_equal(pipe(seen), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		alarm(60);
+		close(seen[0]);
+		while ((fd = accept(lfd, NULL, NULL)) >= 0) {
+			close(fd);
+			if (write(seen[1], "c", 1) != 1)
+				_exit(1);
+		}
+		_exit(0);
+	}
+	close(lfd);
+	close(seen[1]);
+	fixture_init(&fx);
+	fx.o.host_keys = VAL_SSH_ACCEPT_NEW;
+	fx.o.args = (const char *const[]){ "true", NULL };
+	assert_int_equal(run1(&fx.o, ntohs(a.sin_port), &r), 0);
+	kill(child, SIGTERM);
+	waitpid(child, NULL, 0);
+	got = read(seen[0], tally, sizeof(tally));
+	close(seen[0]);
+	assert_int_equal(r.ok, 0);
+	assert_non_null(strstr(r.error, "SSH handshake:"));
+	assert_int_equal(got, 2);
+	val_ssh_result_release(&r);
+	fixture_release(&fx);
+}
+
 struct counter {
 	int active, peak, finished;
 };
@@ -400,6 +448,7 @@ int main(void)
 		cmocka_unit_test(test_upload_once_and_host_keys),
 		cmocka_unit_test(test_own_status_97),
 		cmocka_unit_test(test_refusals_and_limits),
+		cmocka_unit_test(test_handshake_retried_once),
 		cmocka_unit_test(test_many_at_once),
 	};
 
