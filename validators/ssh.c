@@ -17,12 +17,25 @@
 
 #define WRITE_CHUNK (32u << 10)
 
+/* What the first command says when the node has no current copy: this
+ * exit status and exactly this line on stdout (a probe prints JSON, never
+ * this), so the copy is made and the command run again. */
+#define NO_COPY_STATUS 97
+#define NO_COPY_TEXT "bringup-ssh: no current copy of the file to run"
+#define NO_COPY_LINE NO_COPY_TEXT "\n"
+
+/* A server that closes the connection before or during the handshake
+ * (sshd dropping it under load, a fork that failed there) has run nothing:
+ * the connection is made once more, after a pause. */
+#define HANDSHAKE_RETRIES 1
+#define HANDSHAKE_RETRY_MS 250
+
 enum step {
 	S_CONNECT,
 	S_HANDSHAKE,
 	S_HOSTKEY,
 	S_AUTH,
-	S_SUM,
+	S_TRY,
 	S_SFTP_INIT,
 	S_SFTP_OPEN,
 	S_SFTP_WRITE,
@@ -38,7 +51,7 @@ static const char *const step_names[] = {
 	[S_HANDSHAKE] = "SSH handshake",
 	[S_HOSTKEY] = "host key check",
 	[S_AUTH] = "public key authentication",
-	[S_SUM] = "checksum of the node's copy",
+	[S_TRY] = "command",
 	[S_SFTP_INIT] = "SFTP start",
 	[S_SFTP_OPEN] = "SFTP open",
 	[S_SFTP_WRITE] = "SFTP write",
@@ -66,7 +79,8 @@ struct conn {
 	size_t index;
 	int fd;
 	struct br_loop_fd *watch;
-	struct br_loop_timer deadline;
+	struct br_loop_timer deadline, retry;
+	int retries;
 	LIBSSH2_SESSION *s;
 	LIBSSH2_SFTP *sftp;
 	LIBSSH2_SFTP_HANDLE *fh;
@@ -90,8 +104,8 @@ struct run {
 	int starting;
 	char *data; /* the file to upload */
 	size_t len;
-	char *remote; /* its path there, named after its digest */
-	char *sum_cmd, *run_cmd;
+	char *remote;		 /* its path there, named after its digest */
+	char *try_cmd, *run_cmd; /* try_cmd: run the node's copy if its digest is right */
 };
 
 void val_shell_quote(struct br_buf *b, const char *s)
@@ -149,6 +163,7 @@ static void conn_close(struct conn *c)
 	if (c->fd >= 0)
 		close(c->fd);
 	br_loop_timer_stop(c->run->loop, &c->deadline);
+	br_loop_timer_stop(c->run->loop, &c->retry);
 	br_buf_release(&c->ex.out);
 	br_buf_release(&c->ex.err);
 	free(c->part);
@@ -431,8 +446,59 @@ static int exec_step(struct conn *c, const char *cmd, size_t out_max)
 }
 
 static void upload_names(struct conn *c);
+static void conn_retry(struct conn *c);
 
 /* ---- the steps ------------------------------------------------------------------ */
+
+/* The command has exited: its output and status are the node's result. */
+static int take_result(struct conn *c)
+{
+	struct val_ssh_result *r = &c->run->results[c->index];
+
+	r->run_end_ms = br_now_ms();
+	if (c->ex.out_over) {
+		conn_fail(c, "output larger than %u bytes", VAL_SSH_OUT_MAX);
+		return -1;
+	}
+	r->ok = 1;
+	r->exit_status = c->ex.status;
+	r->out = c->ex.out;
+	r->err = c->ex.err;
+	memset(&c->ex.out, 0, sizeof(c->ex.out));
+	memset(&c->ex.err, 0, sizeof(c->ex.err));
+	return 0;
+}
+
+/* The common case in one exec: the node's copy, when its digest is right,
+ * is run at once (run->try_cmd); when it is absent or differs the command
+ * says so (NO_COPY_STATUS and NO_COPY_LINE) and the copy is made, then
+ * installed and run by a second command. Without a file to copy, this is
+ * the command itself. */
+static int try_step(struct conn *c)
+{
+	struct run *run = c->run;
+	struct val_ssh_result *r = &run->results[c->index];
+	int rc;
+
+	/* The command starts once the channel is open: the window the
+	 * command's clock reading falls in starts here (validate's skew). */
+	if (c->ex.phase == 0)
+		r->run_start_ms = br_now_ms();
+	rc = exec_step(c, run->data ? run->try_cmd : run->run_cmd, VAL_SSH_OUT_MAX);
+	if (rc)
+		return rc;
+	if (run->data && c->ex.status == NO_COPY_STATUS && c->ex.out.len == strlen(NO_COPY_LINE) &&
+	    !memcmp(c->ex.out.data, NO_COPY_LINE, c->ex.out.len)) {
+		c->need_upload = 1;
+		r->run_start_ms = 0;
+		br_buf_release(&c->ex.out);
+		br_buf_release(&c->ex.err);
+		/* Copying gets the command's time limit afresh. */
+		br_loop_timer_start(run->loop, &c->deadline, run->o->run_timeout_ms);
+		return 0;
+	}
+	return take_result(c);
+}
 
 static int sftp_again(struct conn *c, const char *what)
 {
@@ -468,6 +534,11 @@ static int do_step(struct conn *c)
 		rc = libssh2_session_handshake(c->s, c->fd);
 		if (rc == LIBSSH2_ERROR_EAGAIN)
 			return 1;
+		if ((rc == LIBSSH2_ERROR_SOCKET_DISCONNECT || rc == LIBSSH2_ERROR_SOCKET_RECV) &&
+		    c->retries < HANDSHAKE_RETRIES) {
+			conn_retry(c);
+			return -1;
+		}
 		if (rc) {
 			conn_fail(c, "%s", ssh_error(c));
 			return -1;
@@ -500,17 +571,8 @@ static int do_step(struct conn *c)
 		 * outlasts a handshake). */
 		br_loop_timer_start(run->loop, &c->deadline, o->run_timeout_ms);
 		return 0;
-	case S_SUM:
-		if (!run->data)
-			return 0;
-		rc = exec_step(c, run->sum_cmd, 4096);
-		if (rc)
-			return rc;
-		/* The remote name carries the digest; sha256sum proves the
-		 * content (a copy cut short by a full disk has the name too). */
-		c->need_upload =
-		    !c->ex.out.data || strncmp(c->ex.out.data, run->remote + strlen(run->remote) - 64, 64);
-		return 0;
+	case S_TRY:
+		return try_step(c);
 	case S_SFTP_INIT:
 		if (!c->need_upload)
 			return 0;
@@ -554,29 +616,20 @@ static int do_step(struct conn *c)
 				return 1;
 			c->sftp = NULL;
 		}
-		if (c->need_upload)
+		if (c->need_upload) {
 			r->uploaded = 1;
-		/* The command gets its own time limit from here. */
-		br_loop_timer_start(run->loop, &c->deadline, o->run_timeout_ms);
+			/* The command gets its own time limit from here. */
+			br_loop_timer_start(run->loop, &c->deadline, o->run_timeout_ms);
+		}
 		return 0;
 	case S_RUN:
-		if (!r->run_start_ms)
+		/* Only after a copy: install it and run it. */
+		if (!c->need_upload)
+			return 0;
+		if (c->ex.phase == 0)
 			r->run_start_ms = br_now_ms();
-		rc = exec_step(c, c->need_upload ? c->upload_cmd : run->run_cmd, VAL_SSH_OUT_MAX);
-		if (rc)
-			return rc;
-		r->run_end_ms = br_now_ms();
-		if (c->ex.out_over) {
-			conn_fail(c, "output larger than %u bytes", VAL_SSH_OUT_MAX);
-			return -1;
-		}
-		r->ok = 1;
-		r->exit_status = c->ex.status;
-		r->out = c->ex.out;
-		r->err = c->ex.err;
-		memset(&c->ex.out, 0, sizeof(c->ex.out));
-		memset(&c->ex.err, 0, sizeof(c->ex.err));
-		return 0;
+		rc = exec_step(c, c->upload_cmd, VAL_SSH_OUT_MAX);
+		return rc ? rc : take_result(c);
 	case S_BYE:
 		rc = libssh2_session_disconnect(c->s, "bringup validate done");
 		return rc == LIBSSH2_ERROR_EAGAIN ? 1 : 0;
@@ -656,10 +709,11 @@ static void upload_names(struct conn *c)
 	br_buf_release(&b);
 }
 
-static void conn_start(struct run *run, size_t i)
+/* TCP connect, then the steps from the handshake on. */
+static void conn_connect(struct conn *c)
 {
-	const struct val_ssh_target *t = &run->targets[i];
-	struct conn *c = &run->conns[i];
+	struct run *run = c->run;
+	const struct val_ssh_target *t = &run->targets[c->index];
 	struct addrinfo hints = { .ai_family = AF_UNSPEC,
 				  .ai_socktype = SOCK_STREAM,
 				  .ai_flags = AI_NUMERICSERV };
@@ -668,14 +722,7 @@ static void conn_start(struct run *run, size_t i)
 	struct br_err err = { 0 };
 	int gai;
 
-	memset(c, 0, sizeof(*c));
-	c->run = run;
-	c->index = i;
-	c->fd = -1;
-	c->start_ms = br_now_ms();
-	run->active++;
-	br_loop_hold(run->loop);
-	br_loop_timer_init(&c->deadline, on_deadline, c);
+	c->step = S_CONNECT;
 	br_loop_timer_start(run->loop, &c->deadline, run->o->connect_timeout_ms);
 	snprintf(port, sizeof(port), "%d", t->port ? t->port : 22);
 	gai = getaddrinfo(t->address, port, &hints, &ai);
@@ -702,6 +749,40 @@ static void conn_start(struct run *run, size_t i)
 		return;
 	}
 	advance(c);
+}
+
+static void on_retry(struct br_loop_timer *t, void *ctx)
+{
+	(void)t;
+	conn_connect(ctx);
+}
+
+/* Closed by the server before the session was up: nothing ran there. */
+static void conn_retry(struct conn *c)
+{
+	const struct val_ssh_target *t = &c->run->targets[c->index];
+
+	br_debug("ssh", "%s (%s:%d): %s: %s; connecting again in %d ms", t->name, t->address,
+		 t->port ? t->port : 22, step_names[c->step], ssh_error(c), HANDSHAKE_RETRY_MS);
+	c->retries++;
+	conn_close(c);
+	br_loop_timer_start(c->run->loop, &c->retry, HANDSHAKE_RETRY_MS);
+}
+
+static void conn_start(struct run *run, size_t i)
+{
+	struct conn *c = &run->conns[i];
+
+	memset(c, 0, sizeof(*c));
+	c->run = run;
+	c->index = i;
+	c->fd = -1;
+	c->start_ms = br_now_ms();
+	run->active++;
+	br_loop_hold(run->loop);
+	br_loop_timer_init(&c->deadline, on_deadline, c);
+	br_loop_timer_init(&c->retry, on_retry, c);
+	conn_connect(c);
 }
 
 /* Connections that fail at once finish inside conn_start and call back
@@ -750,10 +831,35 @@ static char *command(const struct run *run, const char *file, const char *prefix
 	return br_buf_detach(&b);
 }
 
+/* POSIX sh: run the node's copy only when sha256sum says its content is
+ * hex (the name carries the digest, but a copy cut short by a full disk, or
+ * altered, has the name too); otherwise say so, distinctly:
+ *   case "$(sha256sum -- 'FILE' 2>/dev/null)" in 'HEX '*) cd / && exec
+ *   timeout …;; esac; echo 'NO_COPY_LINE'; exit NO_COPY_STATUS
+ * The check and the exec are one shell's two steps: as before, only the
+ * file's owner (the validators' user; the directory is sticky) or root can
+ * change it between them. */
+static char *try_command(const struct run *run, const char *hex)
+{
+	struct br_buf b;
+	char *run_it = command(run, run->remote, NULL), *line = br_xasprintf("%s ", hex);
+
+	br_buf_init(&b, 0);
+	br_buf_adds(&b, "case \"$(sha256sum -- ");
+	val_shell_quote(&b, run->remote);
+	br_buf_adds(&b, " 2>/dev/null)\" in ");
+	val_shell_quote(&b, line);
+	br_buf_addf(&b, "*) %s;; esac; echo ", run_it);
+	val_shell_quote(&b, NO_COPY_TEXT);
+	br_buf_addf(&b, "; exit %d", NO_COPY_STATUS);
+	free(line);
+	free(run_it);
+	return br_buf_detach(&b);
+}
+
 static int prepare(struct run *run, struct br_err *err)
 {
 	const struct val_ssh_options *o = run->o;
-	struct br_buf b;
 	char *hex;
 
 	if (!o->private_key || !o->known_hosts || !o->user || !*o->user || o->max_parallel < 1 ||
@@ -773,13 +879,9 @@ static int prepare(struct run *run, struct br_err *err)
 			return br_err_prefix(err, "file to run on the nodes");
 		hex = sha256_hex(run->data, run->len);
 		run->remote = br_xasprintf("%s/bringup-probe-%s", o->remote_dir, hex);
-		free(hex);
-		br_buf_init(&b, 0);
-		br_buf_adds(&b, "sha256sum -- ");
-		val_shell_quote(&b, run->remote);
-		br_buf_adds(&b, " 2>/dev/null; true");
-		run->sum_cmd = br_buf_detach(&b);
 		run->run_cmd = command(run, run->remote, NULL);
+		run->try_cmd = try_command(run, hex);
+		free(hex);
 	} else {
 		run->run_cmd = command(run, NULL, NULL);
 	}
@@ -812,7 +914,7 @@ int val_ssh_run(struct br_loop *loop, const struct val_ssh_target *targets, size
 	free(run.conns);
 	free(run.data);
 	free(run.remote);
-	free(run.sum_cmd);
+	free(run.try_cmd);
 	free(run.run_cmd);
 	return rc;
 }

@@ -1,7 +1,9 @@
 /* The SSH runner against a real OpenSSH sshd on loopback (own host key,
  * own authorized key, a non-default port): host key policies, copying the
  * file only when the node's copy differs, output and exit status, time
- * limits, refused keys and ports, many nodes at once under a cap. */
+ * limits, refused keys and ports, many nodes at once under a cap. sshd logs
+ * at VERBOSE, one "Starting session: command" line per exec request: the
+ * tests count the commands each validation cost. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -77,7 +79,7 @@ static int start_sshd(void **state)
 	    f,
 	    "Port %d\nListenAddress 127.0.0.1\nHostKey %s/hostkey\nAuthorizedKeysFile %s/authorized_keys\n"
 	    "PasswordAuthentication no\nKbdInteractiveAuthentication no\nPidFile %s/pid\nStrictModes no\n"
-	    "MaxStartups 64:30:128\nMaxSessions 64\nSubsystem sftp internal-sftp\n",
+	    "MaxStartups 64:30:128\nMaxSessions 64\nSubsystem sftp internal-sftp\nLogLevel VERBOSE\n",
 	    port, dir, dir, dir);
 	fclose(f);
 	if (sh("/usr/sbin/sshd -f %s -E %s/sshd.log", conf, dir)) {
@@ -150,6 +152,23 @@ static void fixture_release(struct fixture *fx)
 	free(fx->script);
 }
 
+/* Exec requests sshd has served so far. */
+static int execs(void)
+{
+	char *log = path("sshd.log"), *text = NULL;
+	const char *at;
+	size_t len = 0;
+	struct br_err err = { 0 };
+	int n = 0;
+
+	assert_int_equal(br_read_file(log, 64u << 20, &text, &len, &err), 0);
+	for (at = text; (at = strstr(at, "Starting session: command for ")); at++)
+		n++;
+	free(text);
+	free(log);
+	return n;
+}
+
 static int run1(const struct val_ssh_options *o, int target_port, struct val_ssh_result *r)
 {
 	struct br_loop *loop = NULL;
@@ -168,7 +187,8 @@ static void test_upload_once_and_host_keys(void **state)
 	static const char *const args[] = { "a b", "it's", NULL };
 	struct fixture fx;
 	struct val_ssh_result r;
-	char *copy;
+	char *copy, *ran;
+	int before;
 
 	(void)state;
 	fixture_init(&fx);
@@ -187,34 +207,52 @@ static void test_upload_once_and_host_keys(void **state)
 
 	/* accept-new: recorded, copied, run with its arguments intact. */
 	fx.o.host_keys = VAL_SSH_ACCEPT_NEW;
+	before = execs();
 	assert_int_equal(run1(&fx.o, port, &r), 0);
 	if (!r.ok)
 		fail_msg("%s", r.error);
 	assert_int_equal(r.exit_status, 3);
 	assert_int_equal(r.uploaded, 1);
+	/* No copy there: the command that would run it says so, the copy
+	 * is made, a second command installs and runs it. */
+	assert_int_equal(execs() - before, 2);
 	assert_string_equal(br_buf_str(&r.out), "hello [a b] [it's]\n");
 	assert_string_equal(br_buf_str(&r.err), "oops\n");
 	val_ssh_result_release(&r);
 	assert_int_equal(sh("grep -q '^\\[127.0.0.1\\]:%d ssh-ed25519 ' %s", port, fx.known), 0);
 
 	/* Strict now that the key is known; the node's copy is current: not
-	 * copied again. */
+	 * copied again, checked and run by one command, twice over. */
 	fx.o.host_keys = VAL_SSH_STRICT;
+	for (int again = 0; again < 2; again++) {
+		before = execs();
+		assert_int_equal(run1(&fx.o, port, &r), 0);
+		assert_int_equal(r.ok, 1);
+		assert_int_equal(r.uploaded, 0);
+		assert_int_equal(r.exit_status, 3);
+		assert_string_equal(br_buf_str(&r.out), "hello [a b] [it's]\n");
+		assert_string_equal(br_buf_str(&r.err), "oops\n");
+		assert_true(r.run_start_ms > 0 && r.run_end_ms >= r.run_start_ms);
+		val_ssh_result_release(&r);
+		assert_int_equal(execs() - before, 1);
+	}
+
+	/* A copy damaged on the node (same name, other content, still
+	 * executable) is replaced, and never run. */
+	ran = path("tampered-ran");
+	assert_int_equal(sh("for f in %s/bringup-probe-*; do printf '#!/bin/sh\\ntouch %s\\necho "
+			    "tampered\\n' > \"$f\"; done",
+			    fx.remote, ran),
+			 0);
+	before = execs();
 	assert_int_equal(run1(&fx.o, port, &r), 0);
 	assert_int_equal(r.ok, 1);
-	assert_int_equal(r.uploaded, 0);
-	assert_string_equal(br_buf_str(&r.out), "hello [a b] [it's]\n");
-	val_ssh_result_release(&r);
-
-	/* A copy damaged on the node (same name, other content) is replaced. */
-	assert_int_equal(
-	    sh("for f in %s/bringup-probe-*; do printf '#!/bin/sh\\necho tampered\\n' > \"$f\"; done",
-	       fx.remote),
-	    0);
-	assert_int_equal(run1(&fx.o, port, &r), 0);
 	assert_int_equal(r.uploaded, 1);
 	assert_string_equal(br_buf_str(&r.out), "hello [a b] [it's]\n");
 	val_ssh_result_release(&r);
+	assert_int_equal(execs() - before, 2);
+	assert_int_equal(access(ran, F_OK), -1);
+	free(ran);
 	/* One file there, named after its digest, no partial copies left. */
 	copy = br_xasprintf(
 	    "ls %s | grep -c '^bringup-probe-[0-9a-f]\\{64\\}$' | grep -qx 1 && ! ls %s | grep -q part",
@@ -234,6 +272,35 @@ static void test_upload_once_and_host_keys(void **state)
 		assert_int_equal(r.ok, 0);
 		assert_non_null(strstr(r.error, "host key changed"));
 		val_ssh_result_release(&r);
+	}
+	fixture_release(&fx);
+}
+
+/* The status a missing copy is reported with is an ordinary status for the
+ * command itself: its output and status are its result, not a reason to
+ * copy again. */
+static void test_own_status_97(void **state)
+{
+	struct fixture fx;
+	struct val_ssh_result r;
+	int before;
+
+	(void)state;
+	fixture_init(&fx);
+	fx.o.host_keys = VAL_SSH_ACCEPT_NEW;
+	unlink(fx.known);
+	assert_int_equal(sh("printf '#!/bin/sh\\necho mine\\nexit 97\\n' > %s", fx.script), 0);
+	fx.o.upload = fx.script;
+	for (int round = 0; round < 2; round++) {
+		before = execs();
+		assert_int_equal(run1(&fx.o, port, &r), 0);
+		if (!r.ok)
+			fail_msg("%s", r.error);
+		assert_int_equal(r.uploaded, round == 0);
+		assert_int_equal(r.exit_status, 97);
+		assert_string_equal(br_buf_str(&r.out), "mine\n");
+		val_ssh_result_release(&r);
+		assert_int_equal(execs() - before, round == 0 ? 2 : 1);
 	}
 	fixture_release(&fx);
 }
@@ -277,6 +344,54 @@ static void test_refusals_and_limits(void **state)
 	assert_non_null(strstr(r.error, "connect: Connection refused"));
 	val_ssh_result_release(&r);
 	free(wrong);
+	fixture_release(&fx);
+}
+
+/* A server that closes every connection before its banner: the runner
+ * connects once more (nothing can have run), then reports the handshake. */
+static void test_handshake_retried_once(void **state)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof(a);
+	int lfd = socket(AF_INET, SOCK_STREAM, 0), seen[2], fd;
+	struct fixture fx;
+	struct val_ssh_result r;
+	char tally[16];
+	ssize_t got;
+	pid_t child;
+
+	(void)state;
+	assert_true(lfd >= 0);
+	assert_int_equal(bind(lfd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(getsockname(lfd, (struct sockaddr *)&a, &len), 0);
+	assert_int_equal(listen(lfd, 8), 0);
+	assert_int_equal(pipe(seen), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		alarm(60);
+		close(seen[0]);
+		while ((fd = accept(lfd, NULL, NULL)) >= 0) {
+			close(fd);
+			if (write(seen[1], "c", 1) != 1)
+				_exit(1);
+		}
+		_exit(0);
+	}
+	close(lfd);
+	close(seen[1]);
+	fixture_init(&fx);
+	fx.o.host_keys = VAL_SSH_ACCEPT_NEW;
+	fx.o.args = (const char *const[]){ "true", NULL };
+	assert_int_equal(run1(&fx.o, ntohs(a.sin_port), &r), 0);
+	kill(child, SIGTERM);
+	waitpid(child, NULL, 0);
+	got = read(seen[0], tally, sizeof(tally));
+	close(seen[0]);
+	assert_int_equal(r.ok, 0);
+	assert_non_null(strstr(r.error, "SSH handshake:"));
+	assert_int_equal(got, 2);
+	val_ssh_result_release(&r);
 	fixture_release(&fx);
 }
 
@@ -331,7 +446,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_upload_once_and_host_keys),
+		cmocka_unit_test(test_own_status_97),
 		cmocka_unit_test(test_refusals_and_limits),
+		cmocka_unit_test(test_handshake_retried_once),
 		cmocka_unit_test(test_many_at_once),
 	};
 
