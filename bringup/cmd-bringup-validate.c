@@ -80,7 +80,8 @@ int main(int argc, char **argv)
 	struct br_stage st = { 0 };
 	struct args a = { .policy = "strict",
 			  .timeout_s = 0,
-			  .o = { .parallel = env_count("BRINGUP_VALIDATE_PARALLEL", 32) } };
+			  .o = { .parallel =
+				     env_count("BRINGUP_VALIDATE_PARALLEL", VAL_SSH_PARALLEL_DEFAULT) } };
 	const struct br_option options[] = {
 		{ "facts", 0, BR_OPT_STRING, &a.o.facts_file, "FILE",
 		  "judge this saved bringup-probe document for the one named HOST, without SSH" },
@@ -103,7 +104,7 @@ int main(int argc, char **argv)
 		{ "probe", 0, BR_OPT_STRING, &a.o.probe, "PATH",
 		  "bringup-probe to copy over (default: the one beside this program)" },
 		{ "parallel", 0, BR_OPT_INT, &a.o.parallel, "N",
-		  "nodes probed at once (default $BRINGUP_VALIDATE_PARALLEL, else 32)" },
+		  "nodes probed at once (default $BRINGUP_VALIDATE_PARALLEL, else 128)" },
 		{ "timeout", 0, BR_OPT_INT, &a.timeout_s, "SECONDS",
 		  "time limit on one node (default: its profile's [time_limits] validation, else 600)" },
 		{ 0 },

@@ -35,6 +35,9 @@ struct val_ssh_target {
 	int port;	     /* 0: 22 */
 };
 
+/* Nodes worked at once unless told otherwise (ssh.c says why). */
+#define VAL_SSH_PARALLEL_DEFAULT 128
+
 struct val_ssh_options {
 	const char *user;	 /* default "ubuntu", MAAS's default user */
 	const char *private_key; /* path; its .pub beside it is not needed */
