@@ -49,6 +49,8 @@ static const char *const fault_names[SIM_F_COUNT] = {
 	[SIM_F_MEMBERS_FLOOD] = "members_flood",
 	[SIM_F_NO_HOST_MAC] = "no_host_mac",
 	[SIM_F_BAD_LINKS] = "bad_links",
+	[SIM_F_BOSS_RAID1] = "boss_raid1",
+	[SIM_F_BOSS_UNMATCHED] = "boss_unmatched",
 };
 
 /* BIOS attributes bios_drift may change, and the value a drifted node has. */
