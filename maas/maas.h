@@ -171,6 +171,7 @@ struct maas_machine {
 	char *boot_disk_id_path; /* boot_disk.id_path (udev's /dev/disk/by-id name), NULL when none */
 	char *ip;		 /* first of ip_addresses, NULL when none */
 	char *power_state;
+	char *owner;		/* the user it is allocated to, NULL when unowned */
 	struct br_strlist macs; /* interface_set[].mac_address, lowercase */
 	struct br_strlist tags; /* tag_names */
 };
