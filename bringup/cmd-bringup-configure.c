@@ -59,11 +59,11 @@ static char *configured_reason(const struct cfg_job *job, int dry_run)
 	if (!job->bios_patched)
 		return br_xasprintf("on the %s BIOS baseline; boot order set and verified: PXE first on %s",
 				    job->profile->name, pxe);
-	return br_xasprintf(
-	    "%s BIOS baseline applied by job %s (%zu attributes, %d reset%s) and verified; PXE "
-	    "first on %s",
-	    job->profile->name, job->job ? job->job : "?", job->n_changes, job->resets,
-	    job->resets == 1 ? "" : "s", pxe);
+	/* no job: the BMC's settings object, applied by the reset (not iDRAC) */
+	return br_xasprintf("%s BIOS baseline applied by %s%s (%zu attributes, %d reset%s) and verified; PXE "
+			    "first on %s",
+			    job->profile->name, job->job ? "job " : "the reset", job->job ? job->job : "",
+			    job->n_changes, job->resets, job->resets == 1 ? "" : "s", pxe);
 }
 
 static void on_redfish(const struct rf_config_target *t, int rc, const struct rf_config_result *res,
@@ -88,7 +88,7 @@ static void on_redfish(const struct rf_config_target *t, int rc, const struct rf
 	if (rc == 0)
 		finish(ctx, job, 1, configured_reason(job, ((struct run *)ctx)->dry_run));
 	else
-		finish(ctx, job, 0, br_bmc_failure_reason(rc, msg));
+		finish(ctx, job, 0, cfg_failure_reason(rc, msg));
 }
 
 static void on_ipmi(const struct rf_ipmi_target *t, int rc, struct br_hw *hw, const struct br_err *err,
@@ -309,8 +309,9 @@ int main(int argc, char **argv)
 		"bringup-configure",
 		"[options] [HOST...]",
 		"Bring nodes that are 'discovered' (or the named ones) to their profile's BIOS baseline\n"
-		"(templates/profiles/NAME/bios.conf) through iDRAC config jobs, put PXE on the provisioning "
-		"NIC\n"
+		"(templates/profiles/NAME/bios.conf) through iDRAC config jobs (other BMCs: the BIOS "
+		"settings\n"
+		"object and a reset), put PXE on the provisioning NIC\n"
 		"first, verify both, and judge firmware against firmware.conf. IPMI-only BMCs get bootdev "
 		"pxe\n"
 		"(persistent, EFI) and a power cycle. Nodes end 'configured' or 'failed'.",

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bmcopts.h"
 #include "configure.h"
 
 void cfg_job_release(struct cfg_job *job)
@@ -21,6 +22,14 @@ void cfg_job_release(struct cfg_job *job)
 	free(job->boot_wanted);
 	free(job->job);
 	memset(job, 0, sizeof(*job));
+}
+
+char *cfg_failure_reason(int rc, const char *msg)
+{
+	const char *unsupported = rc == BR_E_UNSUPPORTED ? strstr(msg, CFG_UNSUPPORTED) : NULL;
+
+	/* what this BMC cannot do, said first: the row names the node already */
+	return unsupported ? br_xstrdup(unsupported) : br_bmc_failure_reason(rc, msg);
 }
 
 static char *dup_or_null(const char *s)

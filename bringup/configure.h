@@ -36,6 +36,10 @@ void cfg_job_release(struct cfg_job *job);
 
 /* Copy what the client reported into job (res may be NULL). */
 void cfg_job_take_result(struct cfg_job *job, const struct rf_config_result *res);
+/* The reason a node failed, as recorded (caller frees): what the BMC cannot
+ * do ("unsupported on this BMC: ...", RF's BR_E_UNSUPPORTED) leads. */
+#define CFG_UNSUPPORTED "unsupported on this BMC: "
+char *cfg_failure_reason(int rc, const char *msg);
 
 /* Record the outcome: checks and state (configured or failed with the
  * reason). Nothing is written in a dry run. 0 or an inventory error. */

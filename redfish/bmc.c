@@ -198,6 +198,8 @@ void rf_bmc_release(struct rf_bmc *bmc)
 	rf_urlset_release(&bmc->seen);
 	json_decref(bmc->root);
 	bmc->root = NULL;
+	json_decref(bmc->pcie_hints);
+	bmc->pcie_hints = NULL;
 	free(bmc->expand);
 	bmc->expand = NULL;
 	free(bmc->session_url);

@@ -180,18 +180,53 @@ static int plan_persistent(json_t *system, json_t *attrs, const struct rf_config
 	return 1;
 }
 
+/* 1 when the BIOS names its PXE devices as iDRAC's does (PxeDevNInterface);
+ * other families' BIOSes enable PXE per NIC and boot it by the override. */
+static int has_pxe_devices(json_t *attrs, const struct rf_config_spec *spec)
+{
+	char *nic = planned(attrs, spec, "PxeDev1Interface");
+	int has = nic != NULL;
+
+	free(nic);
+	return has;
+}
+
+/* 1 when the System lists the override target among its allowable values,
+ * or lists none. */
+static int override_allowed(json_t *system, const char *target)
+{
+	json_t *list = br_json_path(system, "Boot/BootSourceOverrideTarget@Redfish.AllowableValues"), *v;
+	size_t i;
+
+	if (!json_is_array(list))
+		return 1;
+	json_array_foreach(list, i,
+			   v) if (json_is_string(v) && !strcmp(json_string_value(v), target)) return 1;
+	return 0;
+}
+
 int rf_cfg_boot_plan(json_t *system, json_t *attrs, const struct rf_config_spec *spec, json_t **ret_patch,
 		     char **ret_current, char **ret_wanted, struct br_err *err)
 {
 	const char *target, *enabled;
+	int pxe_devices = has_pxe_devices(attrs, spec);
 
 	if (!spec->pxe_nic)
 		return 0;
+	if (spec->boot_mode == RF_BOOT_PERSISTENT && !pxe_devices)
+		return br_errf(err, BR_E_UNSUPPORTED,
+			       "unsupported on this BMC: a persistent PXE boot order needs the BIOS's "
+			       "PxeDevNInterface attributes, which this BIOS does not have (mode = once "
+			       "sets BootSourceOverrideTarget=Pxe instead)");
 	if (spec->boot_mode == RF_BOOT_PERSISTENT)
 		return plan_persistent(system, attrs, spec, ret_patch, ret_current, ret_wanted, err);
-	/* once: the next boot goes to PXE; the NIC is the one the BIOS's PXE
-	 * devices name, so it must have one too */
-	if (!pxe_device(attrs, spec))
+	if (!override_allowed(system, "Pxe"))
+		return br_errf(err, BR_E_UNSUPPORTED,
+			       "unsupported on this BMC: Pxe is not among the System's "
+			       "BootSourceOverrideTarget@Redfish.AllowableValues");
+	/* once: the next boot goes to PXE; on an iDRAC the NIC is the one the
+	 * BIOS's PXE devices name, so it must have one too */
+	if (pxe_devices && !pxe_device(attrs, spec))
 		return br_errf(err, BR_E_INVAL,
 			       "no enabled PXE device uses %s (set PxeDevNInterface in the baseline)",
 			       spec->pxe_nic);

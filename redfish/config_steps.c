@@ -6,6 +6,14 @@
  *   -> Reset -> poll the job -> Bios again (verify) -> System -> boot PATCH
  *   -> System again (verify) -> done
  *
+ * A BMC with no config jobs (HPE iLO, Lenovo XCC, Supermicro, OpenBMC,
+ * AMI) applies the settings object at the next reset (DMTF DSP0266,
+ * "Settings resource"): PATCH -> reset slot -> Reset -> read the Bios until
+ * the pending values show (verify) -> boot as above. What a BMC cannot do
+ * (an attribute its BIOS lacks, no restart among its ResetTypes, several
+ * host Systems) fails the system with "unsupported on this BMC: ..."
+ * before anything is written.
+ *
  * Every URL comes from a link in a document the BMC sent. A step that
  * fails fails only this system (rf_bmc_fail); the others never notice.
  */
@@ -172,6 +180,7 @@ static void on_system_again(struct rf_req *req, int rc, const struct br_err *err
 static void on_bios(struct rf_req *req, int rc, const struct br_err *err);
 static void poll_job(struct rf_bmc *bmc, int64_t due_ms);
 static void poll_boot(struct rf_bmc *bmc, int64_t due_ms);
+static void poll_settings(struct rf_bmc *bmc, int64_t due_ms);
 
 static void on_reset(struct rf_req *req, int rc, const struct br_err *err)
 {
@@ -189,6 +198,8 @@ static void on_reset(struct rf_req *req, int rc, const struct br_err *err)
 	}
 	if (cn->job_url)
 		poll_job(bmc, br_now_ms() + cn->run->o->poll_ms);
+	else if (cn->settings_apply)
+		poll_settings(bmc, br_now_ms() + cn->run->o->poll_ms);
 	else
 		poll_boot(bmc, br_now_ms() + cn->run->o->poll_ms);
 }
@@ -216,7 +227,10 @@ static void send_reset(struct rf_bmc *bmc, const char *type)
 	req->no_retry_transport = 1;
 	cn->reset_type = type;
 	br_info("configure", "%s: %s for %s%s", bmc->target->name, type,
-		cn->job_url ? "job " : "the pending boot order", cn->job_url ? cn->res.job : "");
+		cn->job_url	     ? "job "
+		: cn->settings_apply ? "the pending BIOS settings"
+				     : "the pending boot order",
+		cn->job_url ? cn->res.job : "");
 	rf_req_submit(req);
 }
 
@@ -238,7 +252,18 @@ void rf_cfg_reset_granted(struct rf_bmc *bmc)
 	if (power && !strcmp(power, "Off"))
 		send_reset(bmc, "On");
 	else
-		send_reset(bmc, allowed(cn->system, "GracefulRestart") ? "GracefulRestart" : "ForceRestart");
+		send_reset(bmc, cn->restart_type ? cn->restart_type : "ForceRestart");
+}
+
+/* The restart the System lists, gentlest first; NULL when it lists none. */
+static const char *restart_type(json_t *system)
+{
+	static const char *const order[] = { "GracefulRestart", "ForceRestart", "PowerCycle" };
+
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+		if (allowed(system, order[i]))
+			return order[i];
+	return NULL;
 }
 
 static void set_text(char **field, const char *value)
@@ -255,7 +280,7 @@ static int forced_after_graceful(struct rf_bmc *bmc, int64_t now)
 	struct rf_cfg_node *cn = bmc->cfg;
 
 	if (cn->forced || strcmp(cn->reset_type, "GracefulRestart") ||
-	    now - cn->reset_ms < cn->run->o->graceful_ms)
+	    now - cn->reset_ms < cn->run->o->graceful_ms || !allowed(cn->system, "ForceRestart"))
 		return 0;
 	cn->forced = 1;
 	send_reset(bmc, "ForceRestart");
@@ -336,6 +361,57 @@ static void poll_boot(struct rf_bmc *bmc, int64_t due_ms)
 	rf_req_submit_at(rf_req_new(bmc, RF_GET, bmc->cfg->system_url, PRIO, on_boot_poll), due_ms);
 }
 
+static void verify_bios(struct rf_bmc *bmc);
+
+/* No job: the BIOS takes the settings object while it boots. Read the Bios
+ * until the values show, escalating a GracefulRestart nothing came of. */
+static void on_settings_poll(struct rf_req *req, int rc, const struct br_err *err)
+{
+	struct rf_bmc *bmc = req->bmc;
+	struct rf_cfg_node *cn = bmc->cfg;
+	json_t *doc = answer(req, rc, err, "reading the Bios after the reset"), *attrs;
+	struct rf_config_change *c = NULL;
+	size_t n = 0;
+	int64_t now = br_now_ms();
+
+	if (!doc)
+		return;
+	attrs = json_object_get(doc, "Attributes");
+	if (json_is_object(attrs)) {
+		json_decref(cn->attrs);
+		cn->attrs = json_incref(attrs);
+		rf_cfg_bios_diff(cn->attrs, cn->spec, &c, &n);
+	}
+	if (json_is_object(attrs) && !n) {
+		rf_cfg_release_reset(bmc);
+		cn->verifying = 1;
+		verify_bios(bmc);
+	} else if (now >= cn->deadline_ms) {
+		verify_bios(bmc); /* says what still differs */
+	} else if (!forced_after_graceful(bmc, now)) {
+		poll_settings(bmc, now + cn->run->o->poll_ms);
+	}
+	rf_cfg_changes_free(c, n);
+	json_decref(doc);
+}
+
+static void poll_settings(struct rf_bmc *bmc, int64_t due_ms)
+{
+	bmc->cfg->step = "waiting for the BIOS to apply its settings";
+	rf_req_submit_at(rf_req_new(bmc, RF_GET, bmc->cfg->bios_url, PRIO, on_settings_poll), due_ms);
+}
+
+/* No config job on this BMC: the reset applies the settings object. */
+static void apply_at_reset(struct rf_bmc *bmc)
+{
+	struct rf_cfg_node *cn = bmc->cfg;
+
+	cn->settings_apply = 1;
+	free(cn->job_url);
+	cn->job_url = NULL;
+	rf_cfg_want_reset(bmc);
+}
+
 static void have_job(struct rf_bmc *bmc, const char *link)
 {
 	struct rf_cfg_node *cn = bmc->cfg;
@@ -385,8 +461,7 @@ static void on_manager(struct rf_req *req, int rc, const struct br_err *err)
 		if (br_json_str(doc, paths[i]))
 			jobs = need_link(bmc, doc, paths[i], "Jobs");
 	if (!jobs && !bmc->failed)
-		rf_bmc_failf(bmc, BR_E_UNSUPPORTED,
-			     "the BIOS PATCH made no job and the Manager has no Jobs collection");
+		apply_at_reset(bmc);
 	if (jobs) {
 		/* iDRAC wants the settings URI as the System linked it */
 		struct rf_req *post =
@@ -424,8 +499,7 @@ static void on_patch(struct rf_req *req, int rc, const struct br_err *err)
 	else if (cn->manager_url)
 		get(bmc, cn->manager_url, "finding the Jobs collection", on_manager);
 	else
-		rf_bmc_failf(bmc, BR_E_UNSUPPORTED,
-			     "the BIOS PATCH made no job and the System links no Manager");
+		apply_at_reset(bmc);
 }
 
 static void on_settings(struct rf_req *req, int rc, const struct br_err *err)
@@ -440,6 +514,11 @@ static void on_settings(struct rf_req *req, int rc, const struct br_err *err)
 		return;
 	etag = req->etag ? req->etag : br_json_str(doc, "@odata.etag");
 	body = rf_cfg_bios_patch(cn->attrs, cn->res.bios, cn->res.n_bios, &e);
+	/* A BMC that does not list OnReset among SupportedApplyTimes may refuse
+	 * the annotation (DSP0266, "Settings resource": SupportedApplyTimes
+	 * says which apply times the client may request). */
+	if (body && !cn->apply_on_reset)
+		json_object_del(body, "@Redfish.SettingsApplyTime");
 	if (!body)
 		rf_bmc_fail(bmc, &e);
 	else
@@ -456,9 +535,9 @@ static void verify_bios(struct rf_bmc *bmc)
 
 	rf_cfg_bios_diff(cn->attrs, cn->spec, &c, &n);
 	if (n)
-		rf_bmc_failf(bmc, BR_E_STATE, "after job %s the BIOS still has %s=%s (want %s)%s",
-			     cn->res.job, c[0].name, c[0].current ? c[0].current : "(absent)", c[0].wanted,
-			     n > 1 ? " and more" : "");
+		rf_bmc_failf(bmc, BR_E_STATE, "after %s%s the BIOS still has %s=%s (want %s)%s",
+			     cn->res.job ? "job " : "the reset", cn->res.job ? cn->res.job : "", c[0].name,
+			     c[0].current ? c[0].current : "(absent)", c[0].wanted, n > 1 ? " and more" : "");
 	else
 		get(bmc, cn->system_url, "verifying the boot order", on_system_again);
 	rf_cfg_changes_free(c, n);
@@ -582,20 +661,59 @@ static void on_manager_jobs(struct rf_req *req, int rc, const struct br_err *err
 	json_decref(doc);
 }
 
+/* The baseline names attributes this BIOS does not have (another family's
+ * names): say which, and write nothing. Never PATCHed: a BMC may take an
+ * unknown name silently, or refuse the whole PATCH half-way through. */
+static int absent_attributes(struct rf_bmc *bmc)
+{
+	struct rf_cfg_node *cn = bmc->cfg;
+	struct br_buf b;
+	size_t absent = 0;
+
+	br_buf_init(&b, 0);
+	br_buf_adds(&b, "unsupported on this BMC: ");
+	for (size_t i = 0; i < cn->res.n_bios; i++)
+		if (!cn->res.bios[i].current && absent++ < 8)
+			br_buf_addf(&b, "%sattribute %s not present", absent > 1 ? ", " : "",
+				    cn->res.bios[i].name);
+	if (absent > 8)
+		br_buf_addf(&b, " and %zu more", absent - 8);
+	if (absent)
+		rf_bmc_failf(bmc, BR_E_UNSUPPORTED, "%s (on a %s)", br_buf_str(&b),
+			     br_json_str(cn->system, "Model") ? br_json_str(cn->system, "Model") : "?");
+	br_buf_release(&b);
+	return absent > 0;
+}
+
 /* The diff, and the boot plan for a dry run's report. */
 static void first_look(struct rf_bmc *bmc)
 {
 	struct rf_cfg_node *cn = bmc->cfg;
-	json_t *patch = NULL;
+	json_t *patch = NULL, *list;
 	struct br_err e = { 0 };
 	int plan;
 
 	rf_cfg_bios_diff(cn->attrs, cn->spec, &cn->res.bios, &cn->res.n_bios);
+	if (absent_attributes(bmc))
+		return;
 	plan = rf_cfg_boot_plan(cn->system, cn->attrs, cn->spec, &patch, &cn->res.boot_current,
 				&cn->res.boot_wanted, &e);
 	json_decref(patch);
 	if (plan < 0) {
 		rf_bmc_fail(bmc, &e);
+		return;
+	}
+	cn->restart_type = restart_type(cn->system);
+	if (!cn->run->o->dry_run && cn->res.n_bios && !cn->restart_type) {
+		char *text = NULL;
+
+		list = br_json_path(cn->system,
+				    "Actions/#ComputerSystem.Reset/ResetType@Redfish.AllowableValues");
+		text = json_dumps(list, JSON_COMPACT | JSON_ENCODE_ANY);
+		rf_bmc_failf(bmc, BR_E_UNSUPPORTED,
+			     "unsupported on this BMC: no restart among ResetType@Redfish.AllowableValues %s",
+			     text ? text : "[]");
+		free(text);
 		return;
 	}
 	if (cn->run->o->dry_run)
@@ -623,6 +741,15 @@ static void on_bios(struct rf_req *req, int rc, const struct br_err *err)
 	}
 	json_decref(cn->attrs);
 	cn->attrs = json_incref(attrs);
+	cn->apply_on_reset = 0;
+	{
+		json_t *times = br_json_path(doc, "@Redfish.Settings/SupportedApplyTimes"), *t;
+		size_t i;
+
+		json_array_foreach(times, i,
+				   t) if (json_is_string(t) && !strcmp(json_string_value(t), "OnReset"))
+		    cn->apply_on_reset = 1;
+	}
 	if (!cn->settings_url) {
 		cn->settings_url =
 		    need_link(bmc, doc, "@Redfish.Settings/SettingsObject/@odata.id", "BIOS settings");
@@ -667,22 +794,61 @@ static void on_system(struct rf_req *req, int rc, const struct br_err *err)
 		get(bmc, cn->bios_url, "reading the Bios", on_bios);
 }
 
+/* Systems read to find the host among several (a GPU baseboard or DPUs
+ * beside it); a BMC listing more manages a chassis of hosts. */
+#define CFG_SYSTEMS_MAX 8
+
+/* One of several Systems: the host is the one with a BIOS to configure
+ * (NVIDIA's HGX_Baseboard_0 beside an OpenBMC host has none). */
+static void on_candidate(struct rf_req *req, int rc, const struct br_err *err)
+{
+	struct rf_bmc *bmc = req->bmc;
+	struct rf_cfg_node *cn = bmc->cfg;
+	json_t *doc = answer(req, rc, err, "reading a System");
+
+	cn->systems_to_read--;
+	if (doc && br_json_str(doc, "Bios/@odata.id") && cn->host_systems++ == 0)
+		cn->host_url = br_xstrdup(req->url);
+	json_decref(doc);
+	if (cn->systems_to_read > 0 || bmc->failed)
+		return;
+	if (cn->host_systems == 1)
+		get(bmc, cn->host_url, "reading the System", on_system);
+	else
+		rf_bmc_failf(
+		    bmc, BR_E_UNSUPPORTED,
+		    "unsupported on this BMC: %d of its Systems have a BIOS, configure needs one host "
+		    "System",
+		    cn->host_systems);
+}
+
 static void on_systems(struct rf_req *req, int rc, const struct br_err *err)
 {
 	struct rf_bmc *bmc = req->bmc;
 	json_t *doc = answer(req, rc, err, "reading Systems"), *members;
+	size_t n;
 	char *url;
 
 	if (!doc)
 		return;
 	members = json_object_get(doc, "Members");
-	/* a blade or multi-node chassis BMC lists several; ours manage one */
-	if (!json_is_array(members) || json_array_size(members) != 1)
-		rf_bmc_failf(bmc, BR_E_UNSUPPORTED, "GET %s: %zu systems, configure handles BMCs of one",
-			     req->url, json_is_array(members) ? json_array_size(members) : 0);
-	else if ((url = need_link(bmc, json_array_get(members, 0), "@odata.id", "System"))) {
-		get(bmc, url, "reading the System", on_system);
-		free(url);
+	n = json_is_array(members) ? json_array_size(members) : 0;
+	if (n == 0 || n > CFG_SYSTEMS_MAX) {
+		rf_bmc_failf(bmc, BR_E_UNSUPPORTED,
+			     "unsupported on this BMC: GET %s: %zu Systems (1 to %d handled)", req->url, n,
+			     CFG_SYSTEMS_MAX);
+	} else if (n == 1) {
+		if ((url = need_link(bmc, json_array_get(members, 0), "@odata.id", "System"))) {
+			get(bmc, url, "reading the System", on_system);
+			free(url);
+		}
+	} else {
+		for (size_t i = 0; i < n && !bmc->failed; i++)
+			if ((url = need_link(bmc, json_array_get(members, i), "@odata.id", "System"))) {
+				bmc->cfg->systems_to_read++;
+				get(bmc, url, "choosing the host System", on_candidate);
+				free(url);
+			}
 	}
 	json_decref(doc);
 }

@@ -1,6 +1,7 @@
 /*
  * discover — the discovery driver and rf_discover_all: one rf_bmc per
- * target, all started at once on one rf_http loop (run.c). A BMC's life:
+ * target on one rf_http loop (run.c), started in order as the overall
+ * in-flight cap can serve them. A BMC's life:
  * service root -> login -> walk (walk.c) -> (nothing left pending) ->
  * report to the caller -> logout -> done. A failure anywhere cancels the
  * BMC's other requests and jumps to "report"; the other BMCs never notice.
@@ -45,6 +46,7 @@ static void no_host_mac(struct rf_bmc *bmc)
 
 static void on_idle(struct rf_bmc *bmc)
 {
+	rf_pcie_hints_merge(bmc);
 	/* enlist cannot register a machine without its PXE MAC */
 	if (!bmc->failed && !br_hw_host_nics(&bmc->hw))
 		no_host_mac(bmc);
@@ -55,6 +57,7 @@ static const struct rf_driver discover_driver = {
 	.ready = rf_walk_start,
 	.idle = on_idle,
 	.abort = report,
+	.windowed = 1,
 };
 
 int rf_discover_all(const struct rf_target *targets, size_t n, const struct rf_options *opts, rf_done_fn done,

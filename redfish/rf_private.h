@@ -109,6 +109,7 @@ struct rf_bmc {
 	struct br_loop_timer deadline; /* target's deadline_ms, then the logout's grace */
 	int deadline_passed;
 	int logging_out;
+	int started; /* admitted by the run: deadline running, root requested */
 
 	/* walk (walk.c) */
 	enum { RF_BMC_WALKING, RF_BMC_FINISHING, RF_BMC_DONE } phase;
@@ -122,6 +123,7 @@ struct rf_bmc {
 	char *expand; /* "$expand=.($levels=1)" or NULL */
 	const struct rf_vendor *vendor;
 	json_t *root;		 /* the service root, kept for the walk */
+	json_t *pcie_hints;	 /* PCIe links from OEM or slot resources (vendor_pcie.c) */
 	int shown[RF_KINDS_MAX]; /* documents the walk handled, by enum rf_kind (a failure's reason) */
 	int other_systems;	 /* Systems skipped as not the host (a GPU baseboard, a DPU) */
 
@@ -134,6 +136,10 @@ struct rf_driver {
 	void (*ready)(struct rf_bmc *bmc); /* logged in (or basic auth): start */
 	void (*idle)(struct rf_bmc *bmc);  /* nothing pending: next step or wind down */
 	void (*abort)(struct rf_bmc *bmc); /* the loop broke: report the BMC failed */
+	/* 1: start BMCs only as the overall cap can serve them (run.c): a
+	 * discovery walk keeps its slots busy. 0: every BMC at once, for
+	 * work that mostly waits (configure's BIOS jobs). */
+	int windowed;
 };
 
 struct rf_http {
@@ -143,7 +149,10 @@ struct rf_http {
 	struct rf_bmc *bmcs;
 	size_t n_bmcs;
 	size_t active; /* BMCs not yet done */
-	int holding;   /* holds the loop while BMCs are active */
+	/* Admission (run.c): bmcs[0..next_start) have been started; running
+	 * of them are not done; window caps running (0: none). */
+	size_t next_start, running, window;
+	int holding; /* holds the loop while BMCs are active */
 	rf_done_fn done;
 	void *done_ctx;
 	struct rf_bmc *reports, **reports_tail; /* outcomes to hand on, FIFO */
@@ -259,9 +268,15 @@ struct rf_cfg_node {
 	char *system_etag;
 	int verifying; /* the Bios now read is after the job */
 	int holds_reset, waiting_reset, forced, retried_412, finished;
-	int job_running;	/* an earlier run's job, found running: no reset */
-	int jobs_to_read;	/* job search: members still being read */
-	const char *reset_type; /* last sent */
+	int job_running;	  /* an earlier run's job, found running: no reset */
+	int jobs_to_read;	  /* job search: members still being read */
+	const char *reset_type;	  /* last sent */
+	const char *restart_type; /* the restart the System lists (GracefulRestart first) */
+	int apply_on_reset;	  /* the Bios advertises SupportedApplyTimes OnReset */
+	int settings_apply;	  /* no job: the reset applies the settings object (DSP0266) */
+	int systems_to_read;	  /* several Systems: members still being read */
+	int host_systems;	  /* of those, with a Bios */
+	char *host_url;		  /* the first of them */
 	int64_t reset_ms, deadline_ms;
 	struct rf_config_result res;
 };
@@ -323,6 +338,8 @@ enum rf_kind {
 	RF_K_FIRMWARE,
 	RF_K_HPE_ADAPTER,
 	RF_K_BOOT_OPTION,
+	RF_K_HPE_PCI_DEVICE,
+	RF_K_PCIE_SLOTS,
 	RF_K_VOLUME,
 	RF_K_COLLECTION,
 	RF_K_COUNT
@@ -392,6 +409,12 @@ const struct rf_vendor *rf_vendor_from_root(json_t *root);
 const struct rf_vendor *rf_vendor_from_manufacturer(const char *manufacturer);
 /* Ask every vendor whether message_id means "retry". */
 int rf_vendor_retry_hint(const char *message_id, long *ret_delay_ms);
+/* vendor_pcie.c: PCIe link width and speed from HPE's PCIDevices and the
+ * Chassis' PCIeSlots, kept until the walk ends, then given to the PCIe
+ * devices that lack them (standard values win). */
+void rf_pcie_hint_hpe(struct rf_bmc *bmc, json_t *doc);
+void rf_pcie_hint_slots(struct rf_bmc *bmc, json_t *doc);
+void rf_pcie_hints_merge(struct rf_bmc *bmc);
 /* HPE iLO 5 BaseNetworkAdapter: PhysicalPorts[].MacAddress. */
 void rf_hpe_parse_network_adapter(struct br_hw *hw, json_t *doc);
 

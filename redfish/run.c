@@ -67,6 +67,8 @@ void rf_bmc_wind_down(struct rf_bmc *bmc, void (*report_fn)(struct rf_bmc *bmc))
 		rf_run_flush_reports(h);
 	bmc->phase = RF_BMC_DONE;
 	h->active--;
+	if (bmc->started)
+		h->running--;
 	rf_bmc_release(bmc);
 }
 
@@ -85,15 +87,50 @@ void rf_run_flush_reports(struct rf_http *h)
 	}
 }
 
+/* How many BMCs a windowed driver works at once: enough to keep the
+ * overall cap busy while each BMC waits on its chain of dependent
+ * requests (twice the cap's worth of BMCs at the per-BMC cap), never all
+ * of a rack larger than that. Started together, 10,000 BMCs behind a cap
+ * of 2,048 requests all progressed at 1/20 speed and all passed their
+ * deadline together, none finished; admitted in order, each BMC's deadline
+ * runs from its own first request, as rf_options says, and BMCs finish
+ * (and their memory is freed) at the rate the cap allows. */
+static size_t admission_window(const struct rf_http *h)
+{
+	size_t per = h->opts->per_bmc_inflight > 0 ? (size_t)h->opts->per_bmc_inflight : 1;
+	size_t total = h->opts->total_inflight > 0 ? (size_t)h->opts->total_inflight : 1;
+	size_t w = 2 * ((total + per - 1) / per);
+
+	return h->driver->windowed ? w : 0;
+}
+
+/* Start BMCs, in order, while the window has room: the deadline first,
+ * then the service root (login follows it). */
+static void start_more(struct rf_http *h)
+{
+	while (h->next_start < h->n_bmcs && !h->interrupted && (!h->window || h->running < h->window)) {
+		struct rf_bmc *bmc = &h->bmcs[h->next_start++];
+
+		if (bmc->phase != RF_BMC_WALKING)
+			continue;
+		bmc->started = 1;
+		h->running++;
+		rf_bmc_deadline_start(bmc);
+		rf_session_start(bmc);
+	}
+}
+
 /* After the core's dispatch, every turn: outcomes (stores) only now, so the
  * requests just dispatched, logouts among them, are on the wire before this
- * work; then see that some BMC can still move. */
+ * work; then BMCs that finished make room for the next; then see that some
+ * BMC can still move. */
 static void on_turn(void *ctx)
 {
 	struct rf_http *h = ctx;
 	struct br_err e;
 
 	rf_run_flush_reports(h);
+	start_more(h);
 	if (h->active == 0) {
 		if (h->holding) {
 			h->holding = 0;
@@ -185,10 +222,8 @@ int rf_run_bmcs(struct rf_http *h, struct br_err *err)
 	if (br_signal_caught()) {
 		h->interrupted = br_signal_caught(); /* before any BMC was touched */
 	} else {
-		for (size_t i = 0; i < h->n_bmcs; i++) {
-			rf_bmc_deadline_start(&h->bmcs[i]);
-			rf_session_start(&h->bmcs[i]);
-		}
+		h->window = admission_window(h);
+		start_more(h);
 		rc = run_loop(h, &e);
 	}
 	if (h->interrupted) {

@@ -13,6 +13,8 @@ static void hpe_on_system(struct rf_bmc *bmc, json_t *system)
 {
 	rf_follow(bmc, system, "Oem/Hpe/Links/NetworkAdapters", RF_K_HPE_ADAPTER, 1, -1);
 	rf_follow(bmc, system, "Oem/Hp/Links/NetworkAdapters", RF_K_HPE_ADAPTER, 1, -1);
+	/* PCIe link width and speed, where iLO's PCIeDevices have none */
+	rf_follow(bmc, system, "Oem/Hpe/Links/PCIDevices", RF_K_HPE_PCI_DEVICE, 1, -1);
 }
 
 void rf_hpe_parse_network_adapter(struct br_hw *hw, json_t *doc)

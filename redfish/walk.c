@@ -79,6 +79,8 @@ static void on_chassis(struct rf_bmc *bmc, json_t *doc, long parent)
 {
 	rf_follow(bmc, doc, "NetworkAdapters", RF_K_NET_ADAPTER, 1, -1);
 	rf_follow(bmc, doc, "PCIeDevices", RF_K_PCIE_DEVICE, 1, -1);
+	/* link widths where PCIeDevice has none (Supermicro) */
+	rf_follow(bmc, doc, "PCIeSlots", RF_K_PCIE_SLOTS, 0, -1);
 	/* Chassis.v1_14+: Supermicro and AMI hang drives here (too). */
 	rf_follow(bmc, doc, "Drives", RF_K_DRIVE, 1, -1);
 	/* Thermal and Power are deprecated for the *Subsystem resources;
@@ -156,6 +158,16 @@ static void on_hpe_adapter(struct rf_bmc *bmc, json_t *doc, long parent)
 	rf_hpe_parse_network_adapter(&bmc->hw, doc);
 }
 
+static void on_hpe_pci_device(struct rf_bmc *bmc, json_t *doc, long parent)
+{
+	rf_pcie_hint_hpe(bmc, doc);
+}
+
+static void on_pcie_slots(struct rf_bmc *bmc, json_t *doc, long parent)
+{
+	rf_pcie_hint_slots(bmc, doc);
+}
+
 /* Heights count a collection as one request ahead of its members. */
 static const struct kind_info kinds[RF_K_COUNT] = {
 	[RF_K_ROOT] = { "ServiceRoot", 9, NULL },
@@ -185,6 +197,8 @@ static const struct kind_info kinds[RF_K_COUNT] = {
 	[RF_K_FIRMWARE] = { "SoftwareInventory", 1, on_firmware },
 	[RF_K_HPE_ADAPTER] = { "HpeBaseNetworkAdapter", 1, on_hpe_adapter },
 	[RF_K_BOOT_OPTION] = { "BootOption", 1, on_boot_option },
+	[RF_K_HPE_PCI_DEVICE] = { "HpeServerPciDevice", 1, on_hpe_pci_device },
+	[RF_K_PCIE_SLOTS] = { "PCIeSlots", 1, on_pcie_slots },
 	[RF_K_VOLUME] = { "Volume", 1, on_volume },
 	[RF_K_COLLECTION] = { "Collection", 1, NULL },
 };

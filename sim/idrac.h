@@ -150,6 +150,12 @@ void sim_w_system_settings(struct sim_ctx *c);
 /* 1 when the node's System takes boot changes through its settings object. */
 int sim_boot_via_settings(const struct sim_node *n);
 void sim_w_reset(struct sim_ctx *c);
+/* Non-Dell families (vendor_bios.c): 1 when the family answered the BIOS
+ * PATCH / refused the ResetType itself; a booting reset applies pending
+ * settings. No-ops (0) for Dell. */
+int sim_vbios_w_settings(struct sim_ctx *c);
+int sim_vbios_reset_refused(struct sim_ctx *c);
+void sim_vbios_boot(struct sim_node *n);
 
 json_t *sim_r_chassis_coll(struct sim_ctx *c);
 json_t *sim_r_chassis(struct sim_ctx *c);

@@ -220,6 +220,8 @@ void sim_w_bios_settings(struct sim_ctx *c)
 	const char *name, *apply = br_json_str(c->body, "@Redfish.SettingsApplyTime/ApplyTime");
 	char *job = NULL;
 
+	if (sim_vbios_w_settings(c))
+		return;
 	if (!json_is_object(attrs)) {
 		bad_request(c, SIM_BASE "PropertyMissing", "The property Attributes is a required property.");
 		return;
@@ -385,6 +387,8 @@ void sim_w_reset(struct sim_ctx *c)
 	struct sim_bmc_state *st = &c->node->st;
 	int boots;
 
+	if (sim_vbios_reset_refused(c))
+		return;
 	if (!type || (strcmp(type, "On") && strcmp(type, "ForceOff") && strcmp(type, "ForceRestart") &&
 		      strcmp(type, "GracefulRestart") && strcmp(type, "GracefulShutdown") &&
 		      strcmp(type, "PushPowerButton") && strcmp(type, "PowerCycle"))) {
@@ -417,6 +421,8 @@ void sim_w_reset(struct sim_ctx *c)
 		    (c->node->faults & SIM_FAULT_BIT(SIM_F_SLOW_JOB) ? SIM_SLOW_JOB_MS : c->cfg->bios_job_ms);
 		st->bios_job = 0;
 	}
+	if (boots)
+		sim_vbios_boot(c->node);
 	if (boots && st->boot_pending_set) {
 		memcpy(st->boot_order, st->boot_pending, sizeof(st->boot_order));
 		st->boot_pending_set = 0;

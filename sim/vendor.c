@@ -9,14 +9,18 @@
  *    Manager id "1"; every @odata.id ends in '/', and links may differ in
  *    case (iLO matches paths case-insensitively); host MACs only in
  *    Oem.Hpe BaseNetworkAdapters, EthernetInterfaces empty until the
- *    host runs HPE's agent, NetworkDeviceFunctions without MACs.
+ *    host runs HPE's agent, NetworkDeviceFunctions without MACs; PCIe
+ *    link width and speed per device only in Oem.Hpe.Links.PCIDevices
+ *    (HpeServerPciDevice, matched to the PCIeDevice by its slot label).
  *  - Lenovo XCC (Lenovo XClarity Controller Redfish REST API guide): ids
  *    "1"; the System's EthernetInterfaces hold "ToManager", the host end
  *    of LAN-over-USB; BootOptions with UEFI device paths; serials padded
  *    with spaces to the field's width (as the SMBIOS strings are).
  *  - Supermicro (Supermicro Redfish Reference Guide): ids "1"; the Host
  *    Interface's USB NIC among the System's EthernetInterfaces; MACs
- *    written with dashes; drives also linked from the Chassis.
+ *    written with dashes; drives also linked from the Chassis; PCIe link
+ *    width and type on the Chassis' PCIeSlots (Slots[].Lanes, PCIeType,
+ *    Links.PCIeDevice; DMTF PCIeSlots schema), not on the PCIeDevice.
  *  - OpenBMC / NVIDIA Grace (bmcweb; NVIDIA GB200/GH200 and HGX BMC
  *    Redfish docs): System "System_0" beside "HGX_Baseboard_0", Manager
  *    "bmc"; NetworkAdapters empty; host MACs only in BootOptions; the
@@ -59,6 +63,7 @@ static const struct sim_vendor_info infos[SIM_V_COUNT] = {
 			.mac_style = SIM_MAC_LOWER,
 			.trailing_slash = 1,
 			.adapters = 1,
+			.pcie_oem = 1,
 			.system_storage = 1 },
 	[SIM_V_LENOVO] = { .name = "lenovo",
 			   .system_id = "1",
@@ -94,7 +99,8 @@ static const struct sim_vendor_info infos[SIM_V_COUNT] = {
 			       .ndf_macs = 1,
 			       .adapters = 1,
 			       .chassis_drives = 1,
-			       .system_storage = 1 },
+			       .system_storage = 1,
+			       .pcie_slots = 1 },
 	[SIM_V_OPENBMC] = { .name = "openbmc",
 			    .system_id = "System_0",
 			    .chassis_id = "Chassis_0",
@@ -135,6 +141,11 @@ const struct sim_vendor_info *sim_vendor_info(enum sim_vendor v)
 	return &infos[(unsigned)v < SIM_V_COUNT ? v : SIM_V_DELL];
 }
 
+enum sim_vendor sim_vendor_of(const struct sim_vendor_info *vi)
+{
+	return (enum sim_vendor)(vi - infos);
+}
+
 const char *sim_vendor_name(enum sim_vendor v)
 {
 	return v == SIM_V_MIXED ? "mixed" : sim_vendor_info(v)->name;
@@ -161,6 +172,12 @@ void sim_vendor_assign(struct sim_rack *rack, enum sim_vendor vendor)
 		 * (0x02 bit of the first octet), here derived from its own. */
 		if (infos[n->vendor].usb_id)
 			snprintf(n->usb_mac, sizeof(n->usb_mac), "0a%.15s", n->bmc_mac + 2);
+		/* A family's BIOS has its own attributes, at factory defaults
+		 * (vendor_bios.c), not iDRAC's. */
+		if (n->vendor != SIM_V_DELL) {
+			json_decref(n->st.bios);
+			n->st.bios = sim_vbios_defaults(n);
+		}
 	}
 }
 
@@ -207,10 +224,19 @@ static json_t *render_own(struct sim_vreq *v, int *ret_mine)
 		return sim_v_hpe_adapters(c);
 	if (!strcmp(vi->oem_key, "Hpe") && sim_vreq_under(v, SIM_R_SYS "/BaseNetworkAdapters"))
 		return sim_v_hpe_adapter(c, last);
+	if (vi->pcie_oem && sim_vreq_is(v, SIM_R_SYS "/PCIDevices"))
+		return sim_v_hpe_pci_devices(c);
+	if (vi->pcie_oem && sim_vreq_under(v, SIM_R_SYS "/PCIDevices"))
+		return sim_v_hpe_pci_device(c, last);
+	if (vi->pcie_slots && sim_vreq_is(v, SIM_R_CHASSIS "/PCIeSlots"))
+		return sim_v_pcie_slots(c);
 	if (vi->hgx && sim_vreq_is(v, SIM_HGX_SYSTEM))
 		return sim_v_hgx_system(c);
 	if (vi->chassis_drives && sim_vreq_is(v, SIM_R_CHASSIS "/Drives"))
 		return sim_v_chassis_drives(c, vi);
+	if (c->node->vendor != SIM_V_DELL &&
+	    (sim_vreq_is(v, SIM_R_MGR "/Jobs") || sim_vreq_under(v, SIM_R_MGR "/Jobs")))
+		return NULL; /* Dell's job queue (vendor_bios.c) */
 	/* Hidden: host NICs where the family does not list them, Storage where
 	 * drives hang off the Chassis only. */
 	if (sim_vreq_under(v, SIM_R_SYS "/EthernetInterfaces") &&

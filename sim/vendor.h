@@ -43,9 +43,13 @@ struct sim_vendor_info {
 	int system_storage; /* Storage linked from the System */
 	int repeat_pages;   /* every page holds all remaining members (AMI) */
 	int hgx;	    /* a GPU baseboard System beside the host */
+	int pcie_oem;	    /* PCIe links only in Oem PCIDevices (HPE), not in PCIeDevice */
+	int pcie_slots;	    /* PCIe links only on the Chassis' PCIeSlots (Supermicro) */
 };
 
 const struct sim_vendor_info *sim_vendor_info(enum sim_vendor v);
+/* The family an info describes. */
+enum sim_vendor sim_vendor_of(const struct sim_vendor_info *vi);
 /* The handler every BMC listens with: a Dell node straight to idrac.c,
  * another family through vendor.c. ctx is a struct sim_bmc. */
 void sim_vendor_handle(void *bmc, const struct sim_request *req, struct sim_response *resp);
@@ -84,7 +88,25 @@ json_t *sim_v_hpe_adapters(struct sim_ctx *c);
 json_t *sim_v_hpe_adapter(struct sim_ctx *c, const char *id);
 json_t *sim_v_hgx_system(struct sim_ctx *c);
 json_t *sim_v_chassis_drives(struct sim_ctx *c, const struct sim_vendor_info *vi);
+/* HPE's PCIDevices (System Oem) and the Chassis' PCIeSlots, where the
+ * family keeps PCIe link width and speed; the PCIeDevice (or function)
+ * without its PCIeInterface. */
+json_t *sim_v_hpe_pci_devices(struct sim_ctx *c);
+json_t *sim_v_hpe_pci_device(struct sim_ctx *c, const char *id);
+json_t *sim_v_pcie_slots(struct sim_ctx *c);
+void sim_v_pcie_without_link(const struct sim_vreq *v, json_t *doc);
 /* The iDRAC path of the drive a Chassis Drives member names, or NULL. */
 char *sim_v_drive_path(const struct sim_node *n, const char *id);
+
+/* ---- vendor_bios.c: BIOS settings objects and resets of non-Dell families ---- */
+
+/* The family's settings object below .../Bios/ ("Pending", "SD"), NULL for Dell. */
+const char *sim_vbios_settings_name(enum sim_vendor v);
+/* The family's BIOS attributes at their defaults (empty for Dell); new reference. */
+json_t *sim_vbios_defaults(const struct sim_node *n);
+/* Bios and its settings object as the family has them (attributes, registry,
+ * SupportedApplyTimes); the System's ResetType list. */
+void sim_vbios_reshape(const struct sim_vreq *v, json_t *doc);
+void sim_vbios_reshape_system(const struct sim_vreq *v, json_t *doc);
 
 #endif

@@ -176,3 +176,121 @@ json_t *sim_v_chassis_drives(struct sim_ctx *c, const struct sim_vendor_info *vi
 	}
 	return coll;
 }
+
+/* ---- PCIe links outside PCIeDevice ------------------------------------------- */
+
+/* Each PCIe device as idrac.c renders it (borrowed ids: collection members). */
+static json_t *pcie_devices(struct sim_ctx *c)
+{
+	json_t *coll = sim_r_pcie_coll(c), *out = json_array(), *m;
+	size_t i;
+
+	json_array_foreach(json_object_get(coll, "Members"), i, m)
+	{
+		const char *id = strrchr(br_json_str(m, "@odata.id"), '/') + 1;
+		struct sim_ctx one = *c;
+		json_t *d;
+
+		one.args[0] = id;
+		if ((d = sim_r_pcie(&one)))
+			json_array_append_new(out, d);
+	}
+	json_decref(coll);
+	return out;
+}
+
+/* Where HPE's and Supermicro's link facts live instead; the label ties an
+ * HPE PCIDevice to the standard device's slot (vendor_shape.c puts it on
+ * the PCIeDevice). */
+static char *slot_label(json_t *dev)
+{
+	return br_xasprintf("PCI-E Slot %s", br_json_str(dev, "Id"));
+}
+
+json_t *sim_v_hpe_pci_devices(struct sim_ctx *c)
+{
+	json_t *coll = sim_coll("#HpeServerPciDeviceCollection.HpeServerPciDeviceCollection", "PCI Devices",
+				SIM_R_SYS "/PCIDevices");
+	json_t *devs = pcie_devices(c);
+
+	for (size_t i = 0; i < json_array_size(devs); i++)
+		sim_coll_add(coll, SIM_R_SYS "/PCIDevices/%zu", i + 1);
+	json_decref(devs);
+	return coll;
+}
+
+json_t *sim_v_hpe_pci_device(struct sim_ctx *c, const char *id)
+{
+	json_t *devs = pcie_devices(c), *d, *o;
+	long k;
+	char *label;
+
+	if (br_parse_long(id, 1, (long)json_array_size(devs), &k)) {
+		json_decref(devs);
+		return NULL;
+	}
+	d = json_array_get(devs, (size_t)k - 1);
+	label = slot_label(d);
+	o = sim_res("#HpeServerPciDevice.v2_0_0.HpeServerPciDevice", id, br_json_str(d, "Name"),
+		    SIM_R_SYS "/PCIDevices/%s", id);
+	json_object_set_new(o, "DeviceLocation", json_string(label));
+	json_object_set_new(o, "StructuredName", json_string(br_json_str(d, "Id")));
+	json_object_set_new(o, "DeviceType", json_string("Other PCI Device"));
+	json_object_set_new(
+	    o, "BusNumber",
+	    json_integer((json_int_t)strtol(br_json_str(d, "Id") ? br_json_str(d, "Id") : "0", NULL, 10)));
+	json_object_set_new(o, "DeviceNumber", json_integer(0));
+	json_object_set_new(o, "FunctionNumber", json_integer(0));
+	/* the negotiated link, as iLO reports it for each PCI device */
+	json_object_set_new(o, "LinkWidth",
+			    json_sprintf("x%d", (int)br_json_int(d, "PCIeInterface/LanesInUse", 0)));
+	json_object_set_new(o, "LinkSpeed",
+			    json_sprintf("PCIe%s", br_json_str(d, "PCIeInterface/PCIeType")
+						       ? br_json_str(d, "PCIeInterface/PCIeType")
+						       : "Gen1"));
+	free(label);
+	json_decref(devs);
+	return o;
+}
+
+json_t *sim_v_pcie_slots(struct sim_ctx *c)
+{
+	json_t *s = sim_res("#PCIeSlots.v1_5_0.PCIeSlots", "PCIeSlots", "PCIe Slot Information",
+			    SIM_R_CHASSIS "/PCIeSlots");
+	json_t *devs = pcie_devices(c), *slots = json_array(), *d;
+	size_t i;
+
+	json_array_foreach(devs, i, d)
+	{
+		char *label = br_xasprintf("Slot %zu", i + 1);
+
+		json_array_append_new(
+		    slots, json_pack("{s:i, s:s, s:s, s:{s:{s:s, s:s}}, s:{s:[o]}, s:o}", "Lanes",
+				     (int)br_json_int(d, "PCIeInterface/LanesInUse", 0), "PCIeType",
+				     br_json_str(d, "PCIeInterface/PCIeType")
+					 ? br_json_str(d, "PCIeInterface/PCIeType")
+					 : "Gen1",
+				     "SlotType", "FullLength", "Location", "PartLocation", "ServiceLabel",
+				     label, "LocationType", "Slot", "Links", "PCIeDevice",
+				     sim_link(SIM_R_CHASSIS "/PCIeDevices/%s", br_json_str(d, "Id")),
+				     "Status", sim_status("OK")));
+		free(label);
+	}
+	json_object_set_new(s, "Slots", slots);
+	json_decref(devs);
+	return s;
+}
+
+void sim_v_pcie_without_link(const struct sim_vreq *v, json_t *doc)
+{
+	json_object_del(doc, "PCIeInterface");
+	if (!strcmp(v->vi->oem_key, "Hpe") && br_json_str(doc, "Id") &&
+	    !strchr(v->dpath + strlen(SIM_R_CHASSIS "/PCIeDevices/"), '/')) {
+		char *label = slot_label(doc);
+
+		json_object_set_new(
+		    doc, "Slot",
+		    json_pack("{s:{s:{s:s}}}", "Location", "PartLocation", "ServiceLabel", label));
+		free(label);
+	}
+}

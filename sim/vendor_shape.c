@@ -35,6 +35,27 @@ static int prefix_at(const char *s, const char *prefix, int nocase)
 	return s[n] == '\0' || s[n] == '/' || s[n] == '?' || s[n] == '#';
 }
 
+/* The family's BIOS settings object (Lenovo's Bios/Pending, Supermicro's
+ * Bios/SD: vendor_bios.c) is iDRAC's Bios/Settings; iDRAC's own name then
+ * leads nowhere on that family. Takes path. */
+static char *settings_in(const struct sim_vendor_info *vi, char *path)
+{
+	const char *name = sim_vbios_settings_name(sim_vendor_of(vi));
+	size_t n = strlen(SIM_R_SYS "/Bios/");
+	char *out;
+
+	if (!name || strncmp(path, SIM_R_SYS "/Bios/", n))
+		return path;
+	if (!strcasecmp(path + n, name))
+		out = br_xstrdup(SIM_R_SYS "/Bios/Settings");
+	else if (!strcmp(path + n, "Settings"))
+		out = br_xstrdup(SIM_R_SYS "/Bios/Settings/NotHere");
+	else
+		return path;
+	free(path);
+	return out;
+}
+
 /* The iDRAC path of a family's path (the family matches case-blind, as
  * iLO does; trailing '/' dropped). Caller frees. */
 char *sim_vendor_path_in(const struct sim_vendor_info *vi, const char *path)
@@ -54,7 +75,7 @@ char *sim_vendor_path_in(const struct sim_vendor_info *vi, const char *path)
 		}
 		out = br_xasprintf("%s%s", map[i].dell, trimmed + strlen(map[i].vendor));
 		free(trimmed);
-		return out;
+		return settings_in(vi, out);
 	}
 	return br_xstrndup(path, len);
 }
@@ -67,6 +88,9 @@ static char *path_out(const struct sim_vendor_info *vi, const char *s)
 	if (strncmp(s, "/redfish/v1/", 12))
 		return NULL;
 	prefixes(vi, map);
+	if (!strcmp(s, SIM_R_SYS "/Bios/Settings") && sim_vbios_settings_name(sim_vendor_of(vi)))
+		return br_xasprintf("%s/Bios/%s%s", map[0].vendor, sim_vbios_settings_name(sim_vendor_of(vi)),
+				    vi->trailing_slash ? "/" : "");
 	for (int i = 0; i < 3; i++)
 		if (prefix_at(s, map[i].dell, 0)) {
 			const char *rest = s + strlen(map[i].dell);
@@ -185,6 +209,7 @@ static void reshape_system(const struct sim_vreq *v, json_t *doc)
 	json_object_del(doc, "SKU");
 	json_object_del(doc, "Oem");
 	pad_serial(v, doc);
+	sim_vbios_reshape_system(v, doc);
 	if (vi->boot_options)
 		json_object_set_new(json_object_get(doc, "Boot"), "BootOptions",
 				    sim_link(SIM_R_SYS "/BootOptions"));
@@ -192,8 +217,9 @@ static void reshape_system(const struct sim_vreq *v, json_t *doc)
 		json_object_del(doc, "Storage");
 	if (!strcmp(vi->oem_key, "Hpe"))
 		json_object_set_new(doc, "Oem",
-				    json_pack("{s:{s:{s:o}}}", "Hpe", "Links", "NetworkAdapters",
-					      sim_link(SIM_R_SYS "/BaseNetworkAdapters")));
+				    json_pack("{s:{s:{s:o, s:o}}}", "Hpe", "Links", "NetworkAdapters",
+					      sim_link(SIM_R_SYS "/BaseNetworkAdapters"), "PCIDevices",
+					      sim_link(SIM_R_SYS "/PCIDevices")));
 }
 
 static void reshape_chassis(const struct sim_vreq *v, json_t *doc)
@@ -205,9 +231,20 @@ static void reshape_chassis(const struct sim_vreq *v, json_t *doc)
 	pad_serial(v, doc);
 	if (v->vi->chassis_drives)
 		json_object_set_new(doc, "Drives", sim_link(SIM_R_CHASSIS "/Drives"));
+	if (v->vi->pcie_slots)
+		json_object_set_new(doc, "PCIeSlots", sim_link(SIM_R_CHASSIS "/PCIeSlots"));
 	if (v->vi->hgx)
 		json_array_append_new(json_object_get(json_object_get(doc, "Links"), "ComputerSystems"),
 				      sim_link(SIM_HGX_SYSTEM));
+}
+
+static void reshape_manager(const struct sim_vreq *v, json_t *doc)
+{
+	json_object_set_new(doc, "Id", json_string(v->vi->manager_id));
+	/* Dell's job queue is Dell's: the other families apply BIOS settings at
+	 * the next reset, without a job (vendor_bios.c) */
+	if (v->c.node->vendor != SIM_V_DELL)
+		json_object_del(json_object_get(doc, "Links"), "Oem");
 }
 
 /* The System's EthernetInterfaces: host NICs where the family lists them,
@@ -272,8 +309,10 @@ static json_t *reshape(const struct sim_vreq *v, json_t *doc)
 		reshape_system(v, doc);
 	else if (sim_vreq_is(v, SIM_R_CHASSIS))
 		reshape_chassis(v, doc);
+	else if (sim_vreq_is(v, SIM_R_SYS "/Bios") || sim_vreq_is(v, SIM_R_SYS "/Bios/Settings"))
+		sim_vbios_reshape(v, doc);
 	else if (sim_vreq_is(v, SIM_R_MGR))
-		json_object_set_new(doc, "Id", json_string(vi->manager_id));
+		reshape_manager(v, doc);
 	else if (sim_vreq_is(v, "/redfish/v1/Systems") && vi->hgx)
 		/* first, so a client taking the first System takes the wrong one */
 		json_array_insert_new(json_object_get(doc, "Members"), 0, sim_link(SIM_HGX_SYSTEM));
@@ -292,6 +331,9 @@ static json_t *reshape(const struct sim_vreq *v, json_t *doc)
 		json_decref(doc);
 		return json_pack("{s:{s:s, s:s}}", "error", "code", "Base.1.8.InternalError", "message",
 				 "The request failed due to an internal service error.");
+	} else if ((vi->pcie_oem || vi->pcie_slots) &&
+		   !strncmp(v->dpath, SIM_R_CHASSIS "/PCIeDevices/", strlen(SIM_R_CHASSIS "/PCIeDevices/"))) {
+		sim_v_pcie_without_link(v, doc);
 	} else if (strstr(v->dpath, "/NetworkDeviceFunctions/")) {
 		json_t *eth = json_object_get(doc, "Ethernet");
 

@@ -33,6 +33,9 @@ for h in $(jq -r '.nodes[].hostname' $truth); do
 		"$(tq '.drive_serials | sort | join(",")')" "$v: drives of $h"
 	assert_eq "$(nq "(select count(*) from pcie_devices p where p.node_id=n.id)") $(nq "(select count(*) from pcie_devices p where p.node_id=n.id and p.lanes_in_use=16)")" \
 		"17 16" "$v: PCIe devices and x16 links of $h"
+	# HPE (Oem PCIDevices) and Supermicro (Chassis PCIeSlots) show the link
+	# only there; the standard PCIeDevice wins where both exist.
+	assert_eq "$(nq "(select count(*) from pcie_devices p where p.node_id=n.id and p.pcie_type='Gen5')")" 16 "$v: Gen5 links of $h"
 	# Each MAC's role in the facts is the truth's (the BMC's own port is
 	# bmc_mac, not a NIC); every MAC says where it came from.
 	sqlite3 inv.db "select facts from hw_facts f join nodes n on n.id=f.node_id where n.hostname='$h'" > facts.json

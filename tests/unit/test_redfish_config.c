@@ -179,6 +179,38 @@ static void test_boot_once(void **state)
 	json_decref(a);
 }
 
+/* A BIOS without iDRAC's PxeDevN attributes (iLO, XCC, Supermicro,
+ * OpenBMC, AMI): the next boot goes to PXE by the override; a persistent
+ * order, or an override the System does not list, is refused as
+ * unsupported, before anything is written. */
+static void test_boot_other_families(void **state)
+{
+	static const struct br_kv hpe_baseline[] = { { "WorkloadProfile", "HighPerformanceCompute" } };
+	struct rf_config_spec fam = { hpe_baseline, 1, "NIC.LOM.1.1", RF_BOOT_ONCE };
+	json_t *a = attrs_of("{\"WorkloadProfile\":\"GeneralPowerEfficientCompute\",\"Sriov\":\"Enabled\"}");
+	json_t *s =
+	    system_with("{\"BootSourceOverrideTarget\":\"None\",\"BootSourceOverrideEnabled\":\"Disabled\"}");
+	json_t *patch = NULL;
+	char *cur = NULL, *want = NULL;
+	struct br_err err = { 0 };
+
+	assert_int_equal(rf_cfg_boot_plan(s, a, &fam, &patch, &cur, &want, &err), 1);
+	assert_string_equal(want, "BootSourceOverride Pxe/Once");
+	json_decref(patch);
+	free(cur);
+	free(want);
+	json_decref(s);
+	s = system_with("{\"BootSourceOverrideTarget\":\"None\",\"BootSourceOverrideEnabled\":\"Disabled\","
+			"\"BootSourceOverrideTarget@Redfish.AllowableValues\":[\"None\",\"Hdd\",\"Cd\"]}");
+	assert_int_equal(rf_cfg_boot_plan(s, a, &fam, &patch, &cur, &want, &err), BR_E_UNSUPPORTED);
+	assert_non_null(strstr(err.msg, "unsupported on this BMC: Pxe is not among"));
+	fam.boot_mode = RF_BOOT_PERSISTENT;
+	assert_int_equal(rf_cfg_boot_plan(s, a, &fam, &patch, &cur, &want, &err), BR_E_UNSUPPORTED);
+	assert_true(!strncmp(err.msg, "unsupported on this BMC: a persistent PXE boot order", 52));
+	json_decref(s);
+	json_decref(a);
+}
+
 /* Captured from ipmitool 1.8.19 against ipmi_sim with a chassis_control
  * program (tests/fixtures/ipmi/sim.sh ... chassis). */
 static void test_ipmi_answers(void **state)
@@ -218,7 +250,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bios_diff),	cmocka_unit_test(test_bios_patch),
 		cmocka_unit_test(test_boot_persistent), cmocka_unit_test(test_boot_once),
-		cmocka_unit_test(test_ipmi_answers),
+		cmocka_unit_test(test_ipmi_answers),	cmocka_unit_test(test_boot_other_families),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -135,6 +135,51 @@ static void test_urlset_redfish_ids(void **state)
 	rf_urlset_release(&s);
 }
 
+/* PCIe links outside PCIeDevice: HPE's PCIDevices (by slot label) and a
+ * Chassis' PCIeSlots (by the device link), merged at the walk's end; a
+ * standard value wins, a hint for no device adds none. */
+static void test_pcie_link_hints(void **state)
+{
+	struct rf_bmc bmc;
+	json_t *hpe = fixture("hpe_pci_device.json"), *slots = fixture("supermicro/pcie_slots.json");
+	struct br_pcie *gpu3, *gpu1, *nic7, *std;
+
+	memset(&bmc, 0, sizeof(bmc));
+	br_hw_init(&bmc.hw);
+	gpu3 = br_hw_add_pcie(&bmc.hw);
+	gpu3->id = br_hw_strdup("1");
+	gpu3->slot = br_hw_strdup("PCI-E Slot 3");
+	gpu3->lanes_in_use = gpu3->max_lanes = -1;
+	gpu1 = br_hw_add_pcie(&bmc.hw);
+	gpu1->id = br_hw_strdup("GPU1");
+	gpu1->lanes_in_use = gpu1->max_lanes = -1;
+	nic7 = br_hw_add_pcie(&bmc.hw);
+	nic7->id = br_hw_strdup("NIC7");
+	nic7->lanes_in_use = nic7->max_lanes = -1;
+	std = br_hw_add_pcie(&bmc.hw);
+	std->id = br_hw_strdup("PCI.Slot.3.1");
+	std->lanes_in_use = 2;
+	std->pcie_type = br_hw_strdup("Gen3");
+	rf_pcie_hint_hpe(&bmc, hpe);
+	rf_pcie_hint_slots(&bmc, slots);
+	rf_pcie_hints_merge(&bmc);
+	assert_null(bmc.pcie_hints);
+	gpu3 = &bmc.hw.pcie[0];
+	assert_int_equal(gpu3->lanes_in_use, 8);
+	assert_string_equal(gpu3->pcie_type, "Gen4");
+	assert_int_equal(bmc.hw.pcie[1].lanes_in_use, 16);
+	assert_string_equal(bmc.hw.pcie[1].pcie_type, "Gen5");
+	assert_int_equal(bmc.hw.pcie[2].lanes_in_use, 4);
+	assert_string_equal(bmc.hw.pcie[2].pcie_type, "Gen4");
+	/* standard values kept */
+	assert_int_equal(bmc.hw.pcie[3].lanes_in_use, 2);
+	assert_string_equal(bmc.hw.pcie[3].pcie_type, "Gen3");
+	assert_int_equal(bmc.hw.n_pcie, 4);
+	br_hw_release(&bmc.hw);
+	json_decref(hpe);
+	json_decref(slots);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -143,6 +188,7 @@ int main(void)
 		cmocka_unit_test(test_boot_options),
 		cmocka_unit_test(test_padded_serial_and_twice_seen_drive),
 		cmocka_unit_test(test_urlset_redfish_ids),
+		cmocka_unit_test(test_pcie_link_hints),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
