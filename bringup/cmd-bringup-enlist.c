@@ -101,6 +101,7 @@ static int prepare(struct run *run, size_t i, struct enlist_inputs *in)
 				  .power_user = c->node->bmc_user,
 				  .power_pass = c->in.power_pass,
 				  .boot_disk_serial = c->in.boot_disk_serial,
+				  .boot_disk_why = c->in.boot_disk_why,
 				  .user_data_b64 = c->in.user_data_b64,
 				  .commission_limit_ms = c->in.commissioning_s * 1000,
 				  .deploy_limit_ms = c->in.deployment_s * 1000,

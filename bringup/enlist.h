@@ -35,7 +35,8 @@ struct enlist_job {
 	const char *bmc_type;	       /* "ipmi": MAAS powers it by IPMI; otherwise Redfish */
 	const char *power_user;
 	const char *power_pass;	      /* sent to MAAS only; never logged */
-	const char *boot_disk_serial; /* the disk the OS must go on */
+	const char *boot_disk_serial; /* the disk the OS must go on: a drive serial or a volume's identity */
+	const char *boot_disk_why;    /* how it was chosen (the BMC's side, for reasons); may be NULL */
 	const char *user_data_b64;    /* deploy's user_data */
 	int64_t commission_limit_ms;  /* this node's wait for Ready; 0: the options' */
 	int64_t deploy_limit_ms;      /* this node's wait for Deployed; 0: the options' */

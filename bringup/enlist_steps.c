@@ -9,9 +9,17 @@
 #include <string.h>
 
 #include "enlist_private.h"
+#include "validators/rules.h"
 
 static void commission(struct enlist_slot *s);
 static void boot_disk(struct enlist_slot *s);
+
+/* The boot disk MAAS reports is the one chosen: by serial, or for a RAID
+ * volume by its identity as the OS reports it (validators/rules.h). */
+static int is_chosen_disk(const struct enlist_job *j, const char *serial, const char *id_path)
+{
+	return val_disk_identity_eq(j->boot_disk_serial, serial, id_path);
+}
 
 static int has_mac(const struct br_strlist *macs, const char *mac)
 {
@@ -222,7 +230,7 @@ static void verify(struct enlist_slot *s, json_t *machine)
 		enlist_finish(s, 0, "reading the machine back: %s", err.msg);
 		return;
 	}
-	if (!m.boot_disk_serial || strcmp(m.boot_disk_serial, s->job->boot_disk_serial))
+	if (!is_chosen_disk(s->job, m.boot_disk_serial, m.boot_disk_id_path))
 		enlist_finish(s, 0, "MAAS reports boot disk serial %s after set_boot_disk, wanted %s",
 			      m.boot_disk_serial ? m.boot_disk_serial : "(none)", s->job->boot_disk_serial);
 	else if (m.status != MAAS_READY)
@@ -282,7 +290,7 @@ static void on_blockdevices(void *ctx, const struct maas_result *res)
 		return;
 	}
 	for (i = 0; i < n; i++)
-		if (devs[i].serial && !strcmp(devs[i].serial, s->job->boot_disk_serial))
+		if (is_chosen_disk(s->job, devs[i].serial, devs[i].id_path))
 			break;
 	if (i < n) {
 		br_info("enlist", "%s: boot disk %s is %s (id %lld) in MAAS", s->job->hostname,
@@ -293,10 +301,19 @@ static void on_blockdevices(void *ctx, const struct maas_result *res)
 	} else {
 		br_buf_init(&seen, 512);
 		for (size_t k = 0; k < n; k++)
-			br_buf_addf(&seen, "%s%s %s", k ? ", " : "", devs[k].name ? devs[k].name : "?",
-				    devs[k].serial ? devs[k].serial : "(no serial)");
-		enlist_finish(s, 0, "no disk with serial %s among MAAS's block devices (%s)",
-			      s->job->boot_disk_serial, n ? br_buf_str(&seen) : "none");
+			br_buf_addf(&seen, "%s%s (serial %s, model %s)", k ? ", " : "",
+				    devs[k].name ? devs[k].name : "?",
+				    devs[k].serial ? devs[k].serial : "none",
+				    devs[k].model ? devs[k].model : "?");
+		/* Both sides named: what the BMC said the boot disk is, and every
+		 * device the OS reported to MAAS, so a technician sees at once
+		 * whether the disk is missing or only known by another name. */
+		enlist_finish(
+		    s, 0,
+		    "the boot disk cannot be matched: no block device MAAS shows has serial or id_path "
+		    "%s (the boot disk by %s); MAAS shows %s",
+		    s->job->boot_disk_serial, s->job->boot_disk_why ? s->job->boot_disk_why : "the manifest",
+		    n ? br_buf_str(&seen) : "no block devices");
 		br_buf_release(&seen);
 	}
 	maas_blockdevices_free(devs, n);
@@ -382,7 +399,7 @@ void enlist_dispatch(struct enlist_slot *s, const struct maas_machine *m)
 		 * set_boot_disk, api/machines.py set_storage_layout): an
 		 * Allocated one already on the right disk deploys as it is, any
 		 * other goes back to Ready to be pinned. */
-		if (m->boot_disk_serial && !strcmp(m->boot_disk_serial, j->boot_disk_serial)) {
+		if (is_chosen_disk(j, m->boot_disk_serial, m->boot_disk_id_path)) {
 			j->wait_since_ms = 0;
 			s->flow->cb->on_ready(s->flow->ctx, j);
 			deploy(s);
@@ -410,7 +427,7 @@ void enlist_dispatch(struct enlist_slot *s, const struct maas_machine *m)
 		free(j->installed_serial);
 		j->ip = m->ip ? br_xstrdup(m->ip) : NULL;
 		j->installed_serial = m->boot_disk_serial ? br_xstrdup(m->boot_disk_serial) : NULL;
-		if (!m->boot_disk_serial || strcmp(m->boot_disk_serial, j->boot_disk_serial))
+		if (!is_chosen_disk(j, m->boot_disk_serial, m->boot_disk_id_path))
 			enlist_finish(
 			    s, 0, "deployed on boot disk serial %s, not %s: release it in MAAS and re-run",
 			    m->boot_disk_serial ? m->boot_disk_serial : "(none)", j->boot_disk_serial);

@@ -186,6 +186,29 @@ static void on_change(void *ctx, const struct maas_result *res)
 		br_buf_addf(&job->maas_error, "%s%s", job->maas_error.len ? "; " : "", res->err->msg);
 }
 
+/* MAAS lets only a machine's owner mark it broken, an admin included, and
+ * nobody while it is unowned (src/maasserver/api/machines.py
+ * MachineHandler.mark_broken raises MAASAPIForbidden, whose 403 carries no
+ * text): say so, and who owns it, instead of a bare status. */
+static void on_mark_broken(void *ctx, const struct maas_result *res)
+{
+	struct gate_job *job = ctx;
+	const struct maas_machine *m = &job->machine;
+
+	if (!res->rc)
+		return;
+	if (res->status != 403) {
+		on_change(ctx, res);
+		return;
+	}
+	br_buf_addf(
+	    &job->maas_error,
+	    "%sMAAS refused to mark %s broken (HTTP 403): only the machine's owner may, and it is %s%s "
+	    "(status %s), not this API key's user; leave it to its owner or use the owner's key",
+	    job->maas_error.len ? "; " : "", m->system_id, m->owner && *m->owner ? "owned by " : "unowned",
+	    m->owner && *m->owner ? m->owner : "", m->status_name ? m->status_name : "?");
+}
+
 static int has_tag(const struct maas_machine *m, const char *tag)
 {
 	for (size_t i = 0; i < m->tags.n; i++)
@@ -217,7 +240,7 @@ static void queue_changes(struct maas_client *client, const struct gate_options 
 		char *comment =
 		    br_xstrdup_capped(job->reason ? job->reason : job->node->reason, GATE_COMMENT_MAX);
 
-		if (!maas_mark_broken(client, id, comment, on_change, job))
+		if (!maas_mark_broken(client, id, comment, on_mark_broken, job))
 			note(job, "marked broken");
 		free(comment);
 	}

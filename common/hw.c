@@ -51,6 +51,26 @@ struct br_drive *br_hw_add_drive(struct br_hw *hw)
 {
 	return HW_ADD(hw, drives, n_drives);
 }
+struct br_volume *br_hw_add_volume(struct br_hw *hw)
+{
+	return HW_ADD(hw, volumes, n_volumes);
+}
+
+void br_volume_add_drive(struct br_volume *v, const char *drive_id)
+{
+	v->drive_ids = br_xrealloc(v->drive_ids, (v->n_drive_ids + 1) * sizeof(char *));
+	v->drive_ids[v->n_drive_ids++] = br_hw_strdup(drive_id);
+}
+
+const struct br_volume *br_hw_volume_of_drive(const struct br_hw *hw, const char *drive_id)
+{
+	for (size_t i = 0; drive_id && i < hw->n_volumes; i++)
+		for (size_t k = 0; k < hw->volumes[i].n_drive_ids; k++)
+			if (hw->volumes[i].drive_ids[k] && !strcmp(hw->volumes[i].drive_ids[k], drive_id))
+				return &hw->volumes[i];
+	return NULL;
+}
+
 struct br_sel_entry *br_hw_add_sel(struct br_hw *hw)
 {
 	return HW_ADD(hw, sel, n_sel);
@@ -175,6 +195,21 @@ void br_hw_release(struct br_hw *hw)
 		free(d->health);
 	}
 	free(hw->drives);
+	for (size_t i = 0; i < hw->n_volumes; i++) {
+		struct br_volume *v = &hw->volumes[i];
+
+		free(v->id);
+		free(v->name);
+		free(v->controller);
+		free(v->raid_type);
+		free(v->durable_name);
+		free(v->durable_name_format);
+		free(v->health);
+		for (size_t k = 0; k < v->n_drive_ids; k++)
+			free(v->drive_ids[k]);
+		free(v->drive_ids);
+	}
+	free(hw->volumes);
 	for (size_t i = 0; i < hw->n_sensors; i++) {
 		struct br_sensor *s = &hw->sensors[i];
 

@@ -66,6 +66,23 @@ struct br_drive {
 	uint64_t capacity_bytes;
 };
 
+/* A logical disk a storage controller builds from drives (Redfish Volume):
+ * a hardware RAID1 boot device (Dell BOSS, PERC) is one of these. The OS
+ * sees the volume as one block device, never its member drives, and
+ * reports the volume's identity (durable_name), not their serials. */
+struct br_volume {
+	char *id; /* "Disk.Virtual.0:BOSS.SL.14-1" */
+	char *name;
+	char *controller;	   /* the Storage resource's Id it hangs under: "BOSS.SL.14-1" */
+	char *raid_type;	   /* "RAID1", "RAID0", ... (Volume.RAIDType) */
+	char *durable_name;	   /* Identifiers[0].DurableName */
+	char *durable_name_format; /* "NAA", "EUI", "UUID", ... */
+	char *health;
+	char **drive_ids; /* Links.Drives, each the Drive's Id (br_drive.id) */
+	size_t n_drive_ids;
+	uint64_t capacity_bytes;
+};
+
 enum br_sensor_kind { BR_SENSOR_FAN, BR_SENSOR_TEMP, BR_SENSOR_PSU, BR_SENSOR_VOLTAGE, BR_SENSOR_OTHER };
 
 struct br_sensor {
@@ -119,6 +136,8 @@ struct br_hw {
 	size_t n_pcie;
 	struct br_drive *drives;
 	size_t n_drives;
+	struct br_volume *volumes;
+	size_t n_volumes;
 	struct br_sensor *sensors;
 	size_t n_sensors;
 	struct br_sel_entry *sel;
@@ -144,6 +163,11 @@ struct br_kv *br_hw_add_bios(struct br_hw *hw);
 struct br_firmware *br_hw_add_firmware(struct br_hw *hw);
 struct br_pcie *br_hw_add_pcie(struct br_hw *hw);
 struct br_drive *br_hw_add_drive(struct br_hw *hw);
+struct br_volume *br_hw_add_volume(struct br_hw *hw);
+/* Append a member drive Id to a volume (copied, capped). */
+void br_volume_add_drive(struct br_volume *v, const char *drive_id);
+/* The volume that has the drive with this Id as a member; NULL if none. */
+const struct br_volume *br_hw_volume_of_drive(const struct br_hw *hw, const char *drive_id);
 struct br_sensor *br_hw_add_sensor(struct br_hw *hw);
 struct br_sel_entry *br_hw_add_sel(struct br_hw *hw);
 void br_hw_add_boot(struct br_hw *hw, const char *entry);

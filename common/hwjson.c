@@ -66,6 +66,20 @@ static json_t *drive_json(const struct br_drive *d)
 	    (json_int_t)(d->capacity_bytes > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)d->capacity_bytes));
 }
 
+static json_t *volume_json(const struct br_volume *v)
+{
+	json_t *members = json_array();
+
+	for (size_t i = 0; i < v->n_drive_ids; i++)
+		json_array_append_new(members, str(v->drive_ids[i]));
+	return json_pack(
+	    "{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I}", "id", str(v->id), "name", str(v->name),
+	    "controller", str(v->controller), "raid_type", str(v->raid_type), "durable_name",
+	    str(v->durable_name), "durable_name_format", str(v->durable_name_format), "health",
+	    str(v->health), "drives", members, "capacity_bytes",
+	    (json_int_t)(v->capacity_bytes > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v->capacity_bytes));
+}
+
 static json_t *sensor_json(const struct br_sensor *s)
 {
 	return json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "kind",
@@ -87,6 +101,7 @@ json_t *br_hw_to_json(const struct br_hw *hw)
 	json_t *doc, *boot = json_array(), *bios = json_object();
 	json_t *nics = json_array(), *fw = json_array(), *pcie = json_array();
 	json_t *drives = json_array(), *sensors = json_array(), *sel = json_array();
+	json_t *volumes = json_array();
 
 	for (size_t i = 0; i < hw->n_boot_order; i++)
 		json_array_append_new(boot, str(hw->boot_order[i]));
@@ -101,6 +116,8 @@ json_t *br_hw_to_json(const struct br_hw *hw)
 		json_array_append_new(pcie, pcie_json(&hw->pcie[i]));
 	for (size_t i = 0; i < hw->n_drives; i++)
 		json_array_append_new(drives, drive_json(&hw->drives[i]));
+	for (size_t i = 0; i < hw->n_volumes; i++)
+		json_array_append_new(volumes, volume_json(&hw->volumes[i]));
 	for (size_t i = 0; i < hw->n_sensors; i++)
 		json_array_append_new(sensors, sensor_json(&hw->sensors[i]));
 	for (size_t i = 0; i < hw->n_sel; i++)
@@ -120,6 +137,7 @@ json_t *br_hw_to_json(const struct br_hw *hw)
 	json_object_set_new(doc, "firmware", fw);
 	json_object_set_new(doc, "pcie", pcie);
 	json_object_set_new(doc, "drives", drives);
+	json_object_set_new(doc, "volumes", volumes);
 	json_object_set_new(doc, "sensors", sensors);
 	json_object_set_new(doc, "sel", sel);
 	return doc;
@@ -225,6 +243,26 @@ static void drive_from(struct br_hw *hw, json_t *o)
 	d->capacity_bytes = capacity > 0 ? (uint64_t)capacity : 0;
 }
 
+/* Documents stored before volumes were read have no "volumes": none. */
+static void volume_from(struct br_hw *hw, json_t *o)
+{
+	struct br_volume *v = br_hw_add_volume(hw);
+	json_int_t capacity = json_integer_value(json_object_get(o, "capacity_bytes"));
+	json_t *m;
+	size_t i;
+
+	v->id = get_str(o, "id");
+	v->name = get_str(o, "name");
+	v->controller = get_str(o, "controller");
+	v->raid_type = get_str(o, "raid_type");
+	v->durable_name = get_str(o, "durable_name");
+	v->durable_name_format = get_str(o, "durable_name_format");
+	v->health = get_str(o, "health");
+	json_array_foreach(json_object_get(o, "drives"), i, m) if (json_is_string(m))
+	    br_volume_add_drive(v, json_string_value(m));
+	v->capacity_bytes = capacity > 0 ? (uint64_t)capacity : 0;
+}
+
 static int sensor_from(struct br_hw *hw, json_t *o, size_t i, struct br_err *err)
 {
 	const char *kind_name = json_string_value(json_object_get(o, "kind"));
@@ -261,7 +299,7 @@ static void sel_from(struct br_hw *hw, json_t *o)
 static int arrays_from(struct br_hw *hw, json_t *doc, struct br_err *err)
 {
 	static const char *const arrays[] = { "boot_order", "nics",    "firmware", "pcie",
-					      "drives",	    "sensors", "sel" };
+					      "drives",	    "sensors", "sel",	   "volumes" };
 	json_t *bios = json_object_get(doc, "bios"), *v;
 	const char *key;
 	size_t i;
@@ -284,6 +322,7 @@ static int arrays_from(struct br_hw *hw, json_t *doc, struct br_err *err)
 	json_array_foreach(json_object_get(doc, "firmware"), i, v) firmware_from(hw, v);
 	json_array_foreach(json_object_get(doc, "pcie"), i, v) pcie_from(hw, v);
 	json_array_foreach(json_object_get(doc, "drives"), i, v) drive_from(hw, v);
+	json_array_foreach(json_object_get(doc, "volumes"), i, v) volume_from(hw, v);
 	json_array_foreach(json_object_get(doc, "sensors"), i,
 			   v) if (sensor_from(hw, v, i, err)) return BR_E_INVAL;
 	json_array_foreach(json_object_get(doc, "sel"), i, v) sel_from(hw, v);

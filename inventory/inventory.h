@@ -15,7 +15,7 @@
 
 #include "common.h"
 
-#define INV_SCHEMA_VERSION 8
+#define INV_SCHEMA_VERSION 9
 #define INV_BUSY_TIMEOUT_MS 10000
 /* Longest reason kept with a node or an event; a longer one is cut
  * (br_xstrdup_capped). Reasons carry text from BMCs and MAAS. */

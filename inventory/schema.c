@@ -259,6 +259,20 @@ static const char *const migrations[] = {
 	"ALTER TABLE tickets ADD COLUMN posted_version INTEGER NOT NULL DEFAULT 0;"
 	"UPDATE tickets SET opened_at = created_at;"
 	"CREATE INDEX tickets_node ON tickets(node_id);",
+
+	/* 9: RAID volumes (Redfish Storage Volumes: a BOSS card's RAID1 boot
+	 * disk), stored in each node's facts document as "volumes" since
+	 * discovery reads them; a view like drives (step 4), one row per
+	 * volume. Documents stored before have no "volumes" and show none;
+	 * nothing stored is rewritten. */
+	"CREATE VIEW volumes AS SELECT f.node_id, CAST(j.key AS INTEGER) AS position,"
+	"  j.value ->> 'id' AS volume_id, j.value ->> 'name' AS name,"
+	"  j.value ->> 'controller' AS controller, j.value ->> 'raid_type' AS raid_type,"
+	"  j.value ->> 'durable_name' AS durable_name,"
+	"  j.value ->> 'durable_name_format' AS durable_name_format,"
+	"  j.value ->> 'health' AS health, j.value ->> 'capacity_bytes' AS capacity_bytes,"
+	"  j.value -> 'drives' AS member_drives"
+	"  FROM hw_facts f, json_each(f.facts, '$.volumes') j;",
 };
 
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == INV_SCHEMA_VERSION,

@@ -166,10 +166,12 @@ struct maas_machine {
 	char *fqdn;	/* hostname.domain, may be NULL */
 	int status;	/* enum maas_status, -1 unknown */
 	char *status_name;
-	char *status_message;	/* MAAS's last word on the machine, may be NULL */
-	char *boot_disk_serial; /* boot_disk.serial, NULL when none */
-	char *ip;		/* first of ip_addresses, NULL when none */
+	char *status_message;	 /* MAAS's last word on the machine, may be NULL */
+	char *boot_disk_serial;	 /* boot_disk.serial, NULL when none */
+	char *boot_disk_id_path; /* boot_disk.id_path (udev's /dev/disk/by-id name), NULL when none */
+	char *ip;		 /* first of ip_addresses, NULL when none */
 	char *power_state;
+	char *owner;		/* the user it is allocated to, NULL when unowned */
 	struct br_strlist macs; /* interface_set[].mac_address, lowercase */
 	struct br_strlist tags; /* tag_names */
 };

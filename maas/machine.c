@@ -26,7 +26,9 @@ int maas_machine_parse(json_t *obj, struct maas_machine *ret_machine, struct br_
 	m.status_name = dup_str(obj, "status_name");
 	m.status_message = dup_str(obj, "status_message");
 	m.boot_disk_serial = dup_str(obj, "boot_disk/serial");
+	m.boot_disk_id_path = dup_str(obj, "boot_disk/id_path");
 	m.power_state = dup_str(obj, "power_state");
+	m.owner = dup_str(obj, "owner");
 	ips = json_object_get(obj, "ip_addresses");
 	if (json_is_array(ips) && json_array_size(ips) && json_is_string(json_array_get(ips, 0)))
 		m.ip = br_xstrdup(json_string_value(json_array_get(ips, 0)));
@@ -60,8 +62,10 @@ void maas_machine_release(struct maas_machine *m)
 	free(m->status_name);
 	free(m->status_message);
 	free(m->boot_disk_serial);
+	free(m->boot_disk_id_path);
 	free(m->ip);
 	free(m->power_state);
+	free(m->owner);
 	br_strlist_release(&m->macs);
 	br_strlist_release(&m->tags);
 	memset(m, 0, sizeof(*m));

@@ -252,8 +252,10 @@ static int on_boot_disk(struct prof_parse *ps, const char *name, const char *val
 		kind = PROF_DISK_MODEL_CONTAINS;
 	else if (!strcmp(name, "smallest"))
 		kind = PROF_DISK_SMALLEST;
+	else if (!strcmp(name, "volume"))
+		kind = PROF_DISK_VOLUME;
 	else
-		return prof_problem(ps, name, "unknown clause (model_contains, smallest)");
+		return prof_problem(ps, name, "unknown clause (model_contains, smallest, volume)");
 	if (!*value)
 		return prof_problem(ps, name, "empty value");
 	if (p->n_boot_disk >= PROF_ENTRIES_MAX)

@@ -11,8 +11,9 @@
  *                  is the FQDD iDRAC puts after "__" in a FirmwareInventory
  *                  Id ("Installed-104327-28.39.1002__NIC.Slot.31-1-1"), or
  *                  a shell pattern of it ("NIC.Slot.*")          (optional)
- *   boot-disk      model_contains = TEXT | smallest = PROTOCOL|any, tried
- *                  in order, outside any section                 (optional)
+ *   boot-disk      model_contains = TEXT | smallest = PROTOCOL|any |
+ *                  volume = RAIDTYPE|any, tried in order, outside any
+ *                  section                                       (optional)
  *   hardware.conf  what a healthy node has: [system] [gpu] [nic] [nvme]
  *                  [fans] [psu] [cpu] [clock] [time_limits] [gate]
  *                  [reprovision]                               (optional)
@@ -63,6 +64,9 @@ struct prof_fw_rule {
 enum prof_disk_clause_kind {
 	PROF_DISK_MODEL_CONTAINS, /* drives whose model contains value (any case) */
 	PROF_DISK_SMALLEST,	  /* the smallest drive of protocol value, or of any ("any") */
+	/* the smallest RAID volume (Redfish Storage Volume) of RAIDType value
+	 * ("RAID1"), or of any ("any"), that has an identity (DurableName) */
+	PROF_DISK_VOLUME,
 };
 
 struct prof_disk_clause {

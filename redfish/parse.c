@@ -363,6 +363,74 @@ void rf_parse_drive(struct br_hw *hw, json_t *doc)
 	d->capacity_bytes = cap > 0 ? (uint64_t)cap : 0;
 }
 
+/* The last segment of a link's path: a Drive's Id in the links iDRAC and
+ * the DMTF mockups give (.../Drives/{DriveId}). */
+static const char *link_tail(json_t *link)
+{
+	const char *path = br_json_str(link, "@odata.id"), *slash;
+
+	if (!path)
+		return NULL;
+	slash = strrchr(path, '/');
+	return slash && slash[1] ? slash + 1 : NULL;
+}
+
+/* The Storage Id a Volume hangs under (.../Storage/{StorageId}/Volumes/…):
+ * the Volume itself does not name its controller. */
+static char *volume_controller(json_t *doc)
+{
+	const char *path = br_json_str(doc, "@odata.id"), *at, *end;
+
+	at = path ? strstr(path, "/Storage/") : NULL;
+	if (!at)
+		return NULL;
+	at += strlen("/Storage/");
+	end = strchr(at, '/');
+	return end && end > at ? br_hw_strndup(at, (size_t)(end - at)) : NULL;
+}
+
+/* DMTF Volume schema (Volume.v1_x, DSP8010): RAIDType, CapacityBytes,
+ * Identifiers[] {DurableName, DurableNameFormat} and Links.Drives[]. iDRAC
+ * serves one per virtual disk at Storage/{Controller}/Volumes/{Id}, Id
+ * "Disk.Virtual.N:{Controller}" (Dell iDRAC Redfish API guide, Storage).
+ * The first identifier with a durable name is the volume's identity. */
+void rf_parse_volume(struct br_hw *hw, json_t *doc)
+{
+	json_t *ids = br_json_path(doc, "Identifiers"), *links = br_json_path(doc, "Links/Drives"), *x;
+	int64_t cap = br_json_int(doc, "CapacityBytes", -1);
+	const char *id = br_json_str(doc, "Id");
+	struct br_volume *v;
+	size_t i;
+
+	for (i = 0; id && i < hw->n_volumes; i++)
+		if (hw->volumes[i].id && !strcmp(hw->volumes[i].id, id))
+			return;
+	v = br_hw_add_volume(hw);
+	v->id = rf_dup(doc, "Id");
+	v->name = rf_dup(doc, "Name");
+	v->controller = volume_controller(doc);
+	v->raid_type = rf_dup(doc, "RAIDType");
+	/* Volume.v1_0 had VolumeType (Mirrored, StripedWithParity...) only. */
+	if (!v->raid_type && br_json_str(doc, "VolumeType") &&
+	    !strcmp(br_json_str(doc, "VolumeType"), "Mirrored"))
+		v->raid_type = br_hw_strdup("RAID1");
+	v->health = rf_dup(doc, "Status/Health");
+	json_array_foreach(json_is_array(ids) ? ids : NULL, i, x)
+	{
+		char *name = rf_dup_trimmed(x, "DurableName");
+
+		if (name && *name) {
+			v->durable_name = name;
+			v->durable_name_format = rf_dup(x, "DurableNameFormat");
+			break;
+		}
+		free(name);
+	}
+	json_array_foreach(json_is_array(links) ? links : NULL, i, x) if (link_tail(x))
+	    br_volume_add_drive(v, link_tail(x));
+	v->capacity_bytes = cap > 0 ? (uint64_t)cap : 0;
+}
+
 void rf_parse_bios(struct br_hw *hw, json_t *doc)
 {
 	json_t *attrs = br_json_path(doc, "Attributes"), *v;

@@ -340,6 +340,7 @@ enum rf_kind {
 	RF_K_BOOT_OPTION,
 	RF_K_HPE_PCI_DEVICE,
 	RF_K_PCIE_SLOTS,
+	RF_K_VOLUME,
 	RF_K_COLLECTION,
 	RF_K_COUNT
 };
@@ -370,6 +371,8 @@ void rf_parse_network_device_function(struct br_hw *hw, json_t *doc);
 long rf_parse_pcie_device(struct br_hw *hw, json_t *doc);
 void rf_parse_pcie_function(struct br_hw *hw, long index, json_t *doc);
 void rf_parse_drive(struct br_hw *hw, json_t *doc);
+/* A Storage Volume (a RAID virtual disk): its identity and member drives. */
+void rf_parse_volume(struct br_hw *hw, json_t *doc);
 void rf_parse_bios(struct br_hw *hw, json_t *doc);
 void rf_parse_thermal(struct br_hw *hw, json_t *doc);
 void rf_parse_fan(struct br_hw *hw, json_t *doc);

@@ -61,6 +61,9 @@ static void on_system(struct rf_bmc *bmc, json_t *doc, long parent)
 static void on_storage(struct rf_bmc *bmc, json_t *doc, long parent)
 {
 	rf_follow(bmc, doc, "Drives", RF_K_DRIVE, 1, -1);
+	/* A RAID controller's virtual disks (a BOSS card's RAID1 of two M.2
+	 * drives): what the OS sees in place of the member drives. */
+	rf_follow(bmc, doc, "Volumes", RF_K_VOLUME, 1, -1);
 }
 
 static void on_pcie_device(struct rf_bmc *bmc, json_t *doc, long parent)
@@ -133,6 +136,7 @@ static void on_update_service(struct rf_bmc *bmc, json_t *doc, long parent)
 PARSE_ONLY(processor)
 PARSE_ONLY(ethernet_interface)
 PARSE_ONLY(drive)
+PARSE_ONLY(volume)
 PARSE_ONLY(bios)
 PARSE_ONLY(network_device_function)
 PARSE_ONLY(thermal)
@@ -195,6 +199,7 @@ static const struct kind_info kinds[RF_K_COUNT] = {
 	[RF_K_BOOT_OPTION] = { "BootOption", 1, on_boot_option },
 	[RF_K_HPE_PCI_DEVICE] = { "HpeServerPciDevice", 1, on_hpe_pci_device },
 	[RF_K_PCIE_SLOTS] = { "PCIeSlots", 1, on_pcie_slots },
+	[RF_K_VOLUME] = { "Volume", 1, on_volume },
 	[RF_K_COLLECTION] = { "Collection", 1, NULL },
 };
 

@@ -150,13 +150,16 @@ static int start_maas(struct run *r, struct br_err *err)
 				      .commission_ms = r->o->maas_commission_ms,
 				      .deploy_ms = r->o->maas_deploy_ms };
 	struct sim_maas_host *hosts = NULL;
-	char key[SIM_MAAS_KEY_LEN], *log_path = br_xasprintf("%s/maas-requests.log", r->dir);
+	char key[SIM_MAAS_KEY_LEN], operator_key[SIM_MAAS_KEY_LEN],
+	    *log_path = br_xasprintf("%s/maas-requests.log", r->dir);
 	int rc;
 
 	sim_maas_make_key(key);
+	sim_maas_make_key(operator_key);
 	sim_maas_hosts_from_rack(&r->rack, &hosts, &mc.n_hosts);
 	mc.hosts = hosts;
 	mc.api_key = key;
+	mc.operator_api_key = operator_key;
 	unlink(log_path);
 	mc.log_path = log_path;
 	mc.tls_key_pem = r->tls_key;
@@ -166,6 +169,9 @@ static int start_maas(struct run *r, struct br_err *err)
 		br_buf_addf(&r->env, "MAAS_URL=%s://127.0.0.1:%d/MAAS/\n", r->o->https ? "https" : "http",
 			    sim_maas_port(r->maas));
 		br_buf_addf(&r->env, "MAAS_API_KEY=%s\n", key);
+		/* A second MAAS user, not an admin: MAAS's owner-only rules
+		 * (mark_broken) can be seen from the other side. */
+		br_buf_addf(&r->env, "MAAS_OPERATOR_API_KEY=%s\n", operator_key);
 	}
 	free(hosts);
 	free(log_path);

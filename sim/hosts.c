@@ -351,6 +351,7 @@ static void storage(struct sim_hw *w, const struct sim_node *n)
 {
 	int order[1 + SIM_DATA_DRIVES], count = 0, minor = 0, boot_index = 0;
 	char root_dev[16] = "";
+	struct sim_drive boot;
 
 	order[count++] = -1;
 	for (int d = 0; d < SIM_DATA_DRIVES; d++)
@@ -360,12 +361,16 @@ static void storage(struct sim_hw *w, const struct sim_node *n)
 		order[0] = order[1];
 		order[1] = -1;
 	}
+	/* Under boss_raid1 the OS sees the BOSS volume where the boot drive
+	 * was: one NVMe controller with the volume's serial, never the M.2
+	 * drives' (sim_node_os_boot_disk). */
+	sim_node_os_boot_disk(n, &boot);
 	for (int i = 0; i < count; i++) {
 		int d = order[i];
 
 		if (d < 0)
 			boot_index = i;
-		nvme(w, d < 0 ? &n->boot_drive : &n->drives[d], d, i, &minor, d < 0, root_dev);
+		nvme(w, d < 0 ? &boot : &n->drives[d], d, i, &minor, d < 0, root_dev);
 	}
 	{
 		char *info = br_xasprintf(

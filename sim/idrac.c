@@ -52,6 +52,8 @@ static const struct route routes[] = {
 	{ SIM_R_SYS "/Storage", 4, T_NONE, 0, sim_r_storages, NULL, NULL, NULL },
 	{ SIM_R_SYS "/Storage/*", 5, T_NONE, 0, sim_r_storage, NULL, NULL, NULL },
 	{ SIM_R_SYS "/Storage/*/Drives/*", 6, T_NONE, 0, sim_r_drive, NULL, NULL, NULL },
+	{ SIM_R_SYS "/Storage/*/Volumes", 6, T_NONE, 0, sim_r_volumes, NULL, NULL, NULL },
+	{ SIM_R_SYS "/Storage/*/Volumes/*", 7, T_NONE, 0, sim_r_volume, NULL, NULL, NULL },
 	{ SIM_R_SYS "/Settings", 4, T_NONE, R_ETAG, sim_r_system_settings, sim_w_system_settings, NULL,
 	  NULL },
 	{ SIM_R_SYS "/Bios", 4, T_BIOS, R_ETAG, sim_r_bios, NULL, NULL, NULL },

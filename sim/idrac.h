@@ -137,6 +137,8 @@ json_t *sim_r_proc(struct sim_ctx *c);
 json_t *sim_r_storages(struct sim_ctx *c);
 json_t *sim_r_storage(struct sim_ctx *c);
 json_t *sim_r_drive(struct sim_ctx *c);
+json_t *sim_r_volumes(struct sim_ctx *c);
+json_t *sim_r_volume(struct sim_ctx *c);
 json_t *sim_r_bios(struct sim_ctx *c);
 json_t *sim_r_bios_settings(struct sim_ctx *c);
 json_t *sim_r_bios_registry(struct sim_ctx *c);

@@ -69,9 +69,12 @@ struct sim_maas_host {
 };
 
 struct sim_maas_config {
-	int port;	      /* 0: any free port */
-	int latency_ms;	      /* added to every answer */
-	const char *api_key;  /* consumer:token:secret the emulator accepts */
+	int port;	     /* 0: any free port */
+	int latency_ms;	     /* added to every answer */
+	const char *api_key; /* consumer:token:secret the emulator accepts: the admin's */
+	/* A second user's key, not an admin (SIM_MAAS_OPERATOR): what a
+	 * machine one user owns looks like to another. NULL: no such user. */
+	const char *operator_api_key;
 	const char *log_path; /* JSON lines, NULL: no log */
 	int commission_ms;    /* 0: SIM_MAAS_COMMISSION_MS */
 	int deploy_ms;	      /* 0: SIM_MAAS_DEPLOY_MS */
@@ -101,6 +104,8 @@ struct sim_rack;
  * frees *ret_hosts. */
 void sim_maas_hosts_from_rack(const struct sim_rack *rack, struct sim_maas_host **ret_hosts, size_t *ret_n);
 
+#define SIM_MAAS_ADMIN "admin"
+#define SIM_MAAS_OPERATOR "operator" /* the second user: not an admin */
 #define SIM_MAAS_KEY_LEN (18 + 1 + 18 + 1 + 32 + 1)
 /* A fresh random key "consumer:token:secret", shaped like MAAS's. */
 void sim_maas_make_key(char out[SIM_MAAS_KEY_LEN]);

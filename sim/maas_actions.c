@@ -80,7 +80,8 @@ static void deploy(struct sim_maas *m, struct sim_maas_machine *mc, const struct
 	mc->installed_disk = -1;
 	/* deploying a Ready machine allocates it to the caller first
 	 * (src/maasserver/api/machines.py MachineHandler.deploy) */
-	snprintf(mc->owner, sizeof(mc->owner), "admin");
+	if (mc->status == ST_READY || !mc->owner[0])
+		snprintf(mc->owner, sizeof(mc->owner), "%s", req->user);
 	sim_maas_set_status(m, mc, ST_DEPLOYING, "Deploying", "INFO", "Deploying %s", mc->distro_series);
 	sim_maas_log_field(r, "deploys", json_integer(mc->deploys));
 	sim_maas_log_field(r, "user_data", br_json_string_or_null(text));
@@ -291,14 +292,21 @@ static void simple_transition(struct sim_maas *m, struct sim_maas_machine *mc, c
 		 * comment becomes the status message and an event
 		 * (src/maasserver/api/machines.py MachineHandler.mark_broken
 		 * passes it as the reason). That handler asks for
-		 * NodePermission.edit: an owned machine only by its owner (the
-		 * emulator's one user, admin, owns all it allocates). */
+		 * NodePermission.edit and then raises MAASAPIForbidden unless
+		 * node.owner_id is the caller's: only the owner may, an admin
+		 * included, and nobody while the machine is unowned (Ready,
+		 * New). MAASAPIForbidden and PermissionDenied carry no text
+		 * (src/maasserver/exceptions.py make_http_response,
+		 * src/maasserver/middleware.py): a 403 with an empty
+		 * text/plain body. */
 		if (mc->status == ST_BROKEN) {
 			sim_maas_reply_text(r, 409, "Invalid transition: Broken -> Broken.");
 			return;
 		}
-		if (sim_maas_owned(mc->status) && strcmp(mc->owner, "admin")) {
-			sim_maas_reply_text(r, 403, "You do not have permission to perform this action.");
+		if (!sim_maas_owned(mc->status) || strcmp(mc->owner, req->user)) {
+			sim_maas_reply_text(r, 403, "%s", "");
+			sim_maas_log_field(r, "owner", json_string(mc->owner));
+			sim_maas_log_field(r, "user", json_string(req->user));
 			return;
 		}
 		mc->broken_from = mc->status;

@@ -336,10 +336,12 @@ void sim_maas_dispatch(struct sim_maas *m, const struct sim_maas_req *req, struc
 		sim_maas_tags(m, req, p + 5, r);
 	else if (!strcmp(p, "events/"))
 		sim_maas_events(m, req, r);
+	/* src/maasserver/api/users.py UsersHandler.whoami: the key's user. */
 	else if (!strcmp(p, "users/") && req->op && !strcmp(req->op, "whoami") && !strcmp(req->method, "GET"))
 		sim_maas_reply_json(r, 200,
-				    json_pack("{s:s, s:s, s:b, s:b}", "username", "admin", "email",
-					      "admin@maas.example", "is_superuser", 1, "is_local", 1));
+				    json_pack("{s:s, s:s+, s:b, s:b}", "username", req->user, "email",
+					      req->user, "@maas.example", "is_superuser", req->user_is_admin,
+					      "is_local", 1));
 	else if (!strcmp(p, "users/"))
 		sim_maas_reply_bad_op(r, req);
 	/* src/maasserver/api/zones.py ZonesHandler.read: the emulator has the

@@ -677,9 +677,9 @@ static void allocate(struct sim_maas *m, const struct sim_maas_req *req, struct 
 	}
 	sim_maas_log_field(r, "system_id", json_string(mc->system_id));
 	if (!dry || (strcmp(dry, "true") && strcmp(dry, "True") && strcmp(dry, "1"))) {
-		snprintf(mc->owner, sizeof(mc->owner), "admin");
+		snprintf(mc->owner, sizeof(mc->owner), "%s", req->user);
 		snprintf(mc->agent_name, sizeof(mc->agent_name), "%s", agent ? agent : "");
-		sim_maas_set_status(m, mc, ST_ALLOCATED, "Allocated", "INFO", "Allocated to admin");
+		sim_maas_set_status(m, mc, ST_ALLOCATED, "Allocated", "INFO", "Allocated to %s", req->user);
 	}
 	o = sim_maas_machine_json(m, mc);
 	json_object_set_new(o, "constraints_by_type", json_object());

@@ -46,6 +46,8 @@ struct sim_maas_req {
 	const char *op;	  /* NULL when none */
 	struct sim_maas_params params;
 	const char *authorization; /* the header as sent, NULL when none */
+	const char *user;	   /* whose key signed it: SIM_MAAS_ADMIN or SIM_MAAS_OPERATOR */
+	int user_is_admin;
 };
 
 struct sim_maas_reply {
@@ -119,7 +121,9 @@ struct sim_maas_tag {
 struct sim_maas {
 	struct sim_maas_config cfg;
 	struct sim_maas_host *hosts;
-	char *consumer_key, *token_key, *token_secret;
+	char *consumer_key, *token_key, *token_secret; /* the admin's key */
+	/* The operator's key (cfg.operator_api_key), all NULL when none. */
+	char *op_consumer_key, *op_token_key, *op_token_secret;
 	char *tls_key, *tls_cert; /* PEM; both set: HTTPS */
 	char *log_path;
 	FILE *log;

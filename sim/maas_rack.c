@@ -22,6 +22,7 @@ static void disk_from(struct sim_maas_disk *d, const struct sim_drive *v, int ke
 static void host_from(struct sim_maas_host *h, const struct sim_node *n, const char *password)
 {
 	const struct sim_drive *order[1 + SIM_DATA_DRIVES];
+	struct sim_drive boot;
 	size_t n_order = 0;
 
 	memset(h, 0, sizeof(*h));
@@ -29,7 +30,11 @@ static void host_from(struct sim_maas_host *h, const struct sim_node *n, const c
 	for (int k = 0; k < SIM_NICS && h->n_macs < SIM_MAAS_MACS_MAX; k++)
 		if (n->nics[k].present)
 			snprintf(h->macs[h->n_macs++], sizeof(h->macs[0]), "%s", n->nics[k].mac);
-	order[n_order++] = &n->boot_drive;
+	/* MAAS records the disks the OS reports: a BOSS RAID1 volume as one
+	 * disk with the volume's serial (sim_node_os_boot_disk), its M.2
+	 * drives not at all. */
+	sim_node_os_boot_disk(n, &boot);
+	order[n_order++] = &boot;
 	for (int d = 0; d < SIM_DATA_DRIVES; d++)
 		if (n->drives[d].present)
 			order[n_order++] = &n->drives[d];

@@ -91,8 +91,16 @@ static char *oauth_param(const char *header, const char *name)
 	return NULL;
 }
 
-/* 0 when the request carries our key; else the 401 text. */
-static const char *check_auth(struct sim_maas *m, const char *header)
+static int key_is(const char *ck, const char *tk, const char *sig, const char *want_ck, const char *want_tk,
+		  const char *want_secret)
+{
+	return want_ck && ck && tk && sig && !strcmp(ck, want_ck) && !strcmp(tk, want_tk) && sig[0] == '&' &&
+	       !strcmp(sig + 1, want_secret);
+}
+
+/* NULL when the request carries a known key (*ret_user says whose); else
+ * the 401 text. */
+static const char *check_auth(struct sim_maas *m, const char *header, const char **ret_user)
 {
 	char *ck, *tk, *sig, *nonce, *ts, *method;
 	const char *why = NULL;
@@ -109,8 +117,11 @@ static const char *check_auth(struct sim_maas *m, const char *header)
 		why = "Authorization Error: Missing OAuth parameter(s): oauth_nonce, oauth_timestamp";
 	else if (!method || strcmp(method, "PLAINTEXT"))
 		why = "Authorization Error: Unsupported signature method.";
-	else if (!ck || !tk || !sig || strcmp(ck, m->consumer_key) || strcmp(tk, m->token_key) ||
-		 sig[0] != '&' || strcmp(sig + 1, m->token_secret))
+	else if (key_is(ck, tk, sig, m->consumer_key, m->token_key, m->token_secret))
+		*ret_user = SIM_MAAS_ADMIN;
+	else if (key_is(ck, tk, sig, m->op_consumer_key, m->op_token_key, m->op_token_secret))
+		*ret_user = SIM_MAAS_OPERATOR;
+	else
 		why = "Authorization Error: Invalid API key.";
 	free(ck);
 	free(tk);
@@ -188,7 +199,7 @@ static int busy(struct sim_maas *m, const char *method, struct sim_maas_reply *r
 static void serve(struct sim_maas *m, struct MHD_Connection *mc, const char *url, const char *method,
 		  struct conn *c, struct sim_maas_reply *r)
 {
-	struct sim_maas_req req = { method, "", NULL, { .n = 0 }, NULL };
+	struct sim_maas_req req = { method, "", NULL, { .n = 0 }, NULL, "", 0 };
 	int64_t start = br_now_ms();
 	const char *why;
 
@@ -208,11 +219,13 @@ static void serve(struct sim_maas *m, struct MHD_Connection *mc, const char *url
 				    json_pack("{s:s, s:s, s:[s,s,s]}", "version", "3.4.0", "subversion",
 					      "emulated", "capabilities", "networks-management",
 					      "static-ipaddresses", "authenticate-api"));
-	} else if ((why = check_auth(m, MHD_lookup_connection_value(mc, MHD_HEADER_KIND, "Authorization")))) {
+	} else if ((why = check_auth(m, MHD_lookup_connection_value(mc, MHD_HEADER_KIND, "Authorization"),
+				     &req.user))) {
 		sim_maas_reply_text(r, 401, "%s", why);
 	} else if (c->too_big) {
 		sim_maas_reply_text(r, 413, "Request body larger than %u bytes", SIM_MAAS_BODY_MAX);
 	} else if (!busy(m, method, r)) {
+		req.user_is_admin = !strcmp(req.user, SIM_MAAS_ADMIN);
 		sim_maas_dispatch(m, &req, r);
 	}
 	log_request(m, &req, r, start);
@@ -279,25 +292,35 @@ static void on_completed(void *cls, struct MHD_Connection *mc, void **con_cls,
 	*con_cls = NULL;
 }
 
-static int copy_config(struct sim_maas *m, const struct sim_maas_config *cfg, struct br_err *err)
+/* "consumer:token:secret" into its parts (the caller's); -1 when malformed. */
+static int split_key(const char *key, char **ret_ck, char **ret_tk, char **ret_secret)
 {
-	const char *key = cfg->api_key, *a = key ? strchr(key, ':') : NULL,
-		   *b = a ? strchr(a + 1, ':') : NULL;
+	const char *a = key ? strchr(key, ':') : NULL, *b = a ? strchr(a + 1, ':') : NULL;
 
 	if (!b || !b[1])
+		return -1;
+	*ret_ck = br_xstrndup(key, (size_t)(a - key));
+	*ret_tk = br_xstrndup(a + 1, (size_t)(b - a - 1));
+	*ret_secret = br_xstrdup(b + 1);
+	return 0;
+}
+
+static int copy_config(struct sim_maas *m, const struct sim_maas_config *cfg, struct br_err *err)
+{
+	if (split_key(cfg->api_key, &m->consumer_key, &m->token_key, &m->token_secret) ||
+	    (cfg->operator_api_key &&
+	     split_key(cfg->operator_api_key, &m->op_consumer_key, &m->op_token_key, &m->op_token_secret)))
 		return br_errf(err, BR_E_INVAL, "MAAS emulator: API key must be consumer:token:secret");
 	if (cfg->n_hosts > SIM_MAAS_HOSTS_MAX)
 		return br_errf(err, BR_E_TOOBIG, "MAAS emulator: %zu hosts, at most %d", cfg->n_hosts,
 			       SIM_MAAS_HOSTS_MAX);
 	m->cfg = *cfg;
-	m->consumer_key = br_xstrndup(key, (size_t)(a - key));
-	m->token_key = br_xstrndup(a + 1, (size_t)(b - a - 1));
-	m->token_secret = br_xstrdup(b + 1);
 	m->hosts = br_xcalloc(cfg->n_hosts + 1, sizeof(*m->hosts));
 	if (cfg->n_hosts)
 		memcpy(m->hosts, cfg->hosts, cfg->n_hosts * sizeof(*m->hosts));
 	m->cfg.hosts = m->hosts;
 	m->cfg.api_key = NULL;
+	m->cfg.operator_api_key = NULL;
 	if (cfg->tls_key_pem && cfg->tls_cert_pem) {
 		m->tls_key = br_xstrdup(cfg->tls_key_pem);
 		m->tls_cert = br_xstrdup(cfg->tls_cert_pem);
@@ -395,6 +418,9 @@ void sim_maas_stop(struct sim_maas *m)
 	free(m->consumer_key);
 	free(m->token_key);
 	br_secret_free(m->token_secret);
+	free(m->op_consumer_key);
+	free(m->op_token_key);
+	br_secret_free(m->op_token_secret);
 	br_secret_free(m->tls_key);
 	free(m->tls_cert);
 	pthread_mutex_destroy(&m->lock);

@@ -53,8 +53,12 @@ static json_t *mac_roles(const struct sim_node *n)
 static json_t *truth_node(const struct sim_node *n)
 {
 	json_t *drives = json_array(), *faults = json_array();
+	struct sim_drive os_boot;
 
+	sim_node_os_boot_disk(n, &os_boot);
 	json_array_append_new(drives, json_string(n->boot_drive.serial));
+	if (sim_node_boss_raid1(n))
+		json_array_append_new(drives, json_string(n->boot_mirror.serial));
 	for (int d = 0; d < SIM_DATA_DRIVES; d++)
 		if (n->drives[d].present)
 			json_array_append_new(drives, json_string(n->drives[d].serial));
@@ -70,11 +74,19 @@ static json_t *truth_node(const struct sim_node *n)
 	doc = json_pack("{s:s, s:s, s:s, s:i, s:s, s:s, s:s, s:o, s:s, s:s, s:o, s:o, s:O}", "hostname",
 			n->hostname, "bmc", n->bmc, "rack", n->rack, "unit", n->unit, "system_serial",
 			n->system_serial, "service_tag", n->service_tag, "uuid", n->uuid, "macs",
-			truth_macs(n), "bmc_mac", n->bmc_mac, "boot_disk_serial", n->boot_drive.serial,
+			truth_macs(n), "bmc_mac", n->bmc_mac, "boot_disk_serial", os_boot.serial,
 			"drive_serials", drives, "faults", faults, "fault_details", n->details);
 	json_object_set_new(doc, "vendor", json_string(sim_vendor_name(n->vendor)));
 	json_object_set_new(doc, "bmc_macs", bmc_macs);
 	json_object_set_new(doc, "mac_roles", mac_roles(n));
+	/* The BOSS RAID1 volume: the BMC's identity for it, the serial the
+	 * OS reports (boot_disk_serial), and the M.2 drives under it. */
+	if (sim_node_boss_raid1(n))
+		json_object_set_new(doc, "boot_volume",
+				    json_pack("{s:s, s:s, s:s, s:s, s:[s, s]}", "id", n->boss_volume_id,
+					      "raid_type", "RAID1", "durable_name", n->boss_durable_name,
+					      "os_serial", os_boot.serial, "drives", n->boot_drive.serial,
+					      n->boot_mirror.serial));
 	return doc;
 }
 

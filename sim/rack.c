@@ -137,6 +137,19 @@ static void make_storage(struct sim_node *n, uint64_t salt)
 	snprintf(b->firmware, sizeof(b->firmware), "E2MU200");
 	b->capacity_bytes = 960197124096ULL;
 	b->present = 1;
+	n->boot_mirror = *b;
+	snprintf(n->boot_mirror.id, sizeof(n->boot_mirror.id), "Disk.Direct.1-1:BOSS.SL.14-1");
+	snprintf(n->boot_mirror.serial, sizeof(n->boot_mirror.serial), "23173B%06llu",
+		 (unsigned long long)unique(salt + 3, n->index, 1000000));
+	/* Behind a BOSS RAID1 the M.2 drives are plain Dell M.2 SSDs: no
+	 * "BOSS" in their model; the controller and the volume carry it
+	 * (idrac_storage.c shows boot_drive with this model then too). */
+	snprintf(n->boot_mirror.model, sizeof(n->boot_mirror.model), "%s", SIM_BOSS_M2_MODEL);
+	snprintf(n->boss_volume_id, sizeof(n->boss_volume_id), "Disk.Virtual.0:BOSS.SL.14-1");
+	/* NAA type 5 (IEEE Registered): "5", Dell's OUI F4EE08, 36 bits of
+	 * the controller's choosing; 16 hex digits. */
+	snprintf(n->boss_durable_name, sizeof(n->boss_durable_name), "5F4EE08%09llX",
+		 (unsigned long long)unique(salt + 5, n->index, 0x1000000000ULL));
 	for (int d = 0; d < SIM_DATA_DRIVES; d++) {
 		struct sim_drive *v = &n->drives[d];
 
@@ -189,6 +202,40 @@ static void make_node(struct sim_node *n, int index, uint64_t seed)
 	snprintf(n->st.boot_enabled, sizeof(n->st.boot_enabled), "Disabled");
 	n->st.rng = sim_rng_seed(seed, 1000 + (uint64_t)index);
 	n->port = 0;
+}
+
+int sim_node_boss_raid1(const struct sim_node *n)
+{
+	return (n->faults & (SIM_FAULT_BIT(SIM_F_BOSS_RAID1) | SIM_FAULT_BIT(SIM_F_BOSS_UNMATCHED))) != 0;
+}
+
+/* What the OS sees of a BOSS-N1 RAID1 volume: one NVMe controller, model
+ * "Dell BOSS-N1" (Dell KB 000177584: BOSS devices carry "DELLBOSS VD" or,
+ * on newer cards, "Dell BOSS-N1" in their model), whose serial is an
+ * identifier the controller generates for the volume, not either M.2
+ * drive's serial. The simulator makes it the volume's NAA durable name in
+ * lower case, as the OS prints hex; under boss_unmatched it is another
+ * one, as after the volume was re-created. */
+void sim_node_os_boot_disk(const struct sim_node *n, struct sim_drive *ret_disk)
+{
+	struct sim_drive *d = ret_disk;
+	size_t len;
+
+	*d = n->boot_drive;
+	if (!sim_node_boss_raid1(n))
+		return;
+	snprintf(d->id, sizeof(d->id), "%s", n->boss_volume_id);
+	snprintf(d->model, sizeof(d->model), "Dell BOSS-N1");
+	snprintf(d->serial, sizeof(d->serial), "%s", n->boss_durable_name);
+	len = strlen(d->serial);
+	for (size_t i = 0; i < len; i++)
+		if (d->serial[i] >= 'A' && d->serial[i] <= 'F')
+			d->serial[i] = (char)(d->serial[i] - 'A' + 'a');
+	if ((n->faults & SIM_FAULT_BIT(SIM_F_BOSS_UNMATCHED)) && len >= 4) {
+		unsigned long tail = strtoul(d->serial + len - 4, NULL, 16);
+
+		snprintf(d->serial + len - 4, 5, "%04lx", tail ^ 0x5a5aUL);
+	}
 }
 
 void sim_node_set_port(struct sim_node *node, int port)

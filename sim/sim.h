@@ -43,6 +43,7 @@
 #define SIM_FLAKY_PERCENT 30
 #define SIM_JOB_RUN_MS 1000 /* a BIOS config job runs this long after the reset (POST) */
 #define SIM_BOOT_ENTRIES 3
+#define SIM_BOSS_M2_MODEL "Dell NVMe 7450 RI M.2 960GB" /* a BOSS-N1 RAID1 member */
 
 /* Firmware versions the healthy rack carries; fw_outdated puts one NIC on
  * SIM_FW_NIC_OUTDATED. A firmware policy should require at least these. */
@@ -144,6 +145,14 @@ enum sim_fault {
 	 * SIM_DEEP_EXPAND_LEVELS levels deep, as a BMC following
 	 * $levels=N without a MaxLevels would; a plain GET is normal. */
 	SIM_F_DEEP_EXPAND,
+	/* The node boots from its BOSS card's RAID1 volume: Redfish lists the
+	 * two M.2 drives and the Volume over them; the OS (and so MAAS) sees
+	 * one disk, the volume, with its own serial. Ends golden. */
+	SIM_F_BOSS_RAID1,
+	/* boss_raid1, but the serial the OS reports for the volume is not the
+	 * identity the BMC gives (a volume re-created after discovery read
+	 * it): enlist must fail the node naming both sides. */
+	SIM_F_BOSS_UNMATCHED,
 	SIM_F_COUNT
 };
 
@@ -267,6 +276,12 @@ struct sim_node {
 	struct sim_nic nics[SIM_NICS];	/* fabric first, then Ethernet */
 	struct sim_gpu gpus[SIM_GPUS];
 	struct sim_drive boot_drive;
+	/* boss_raid1: boot_drive's mirror on the BOSS card, and the volume
+	 * (filled for every node, shown only under the fault). */
+	struct sim_drive boot_mirror;
+	char boss_volume_id[48];    /* "Disk.Virtual.0:BOSS.SL.14-1" */
+	char boss_durable_name[24]; /* the Volume's Identifiers[0].DurableName (NAA) */
+	char boss_os_serial[24];    /* the serial the OS reports for the volume */
 	struct sim_drive drives[SIM_DATA_DRIVES];
 	struct sim_psu psus[SIM_PSUS];
 	int bogus_sensor; /* thermal_bogus: index of the temperature reading nonsense */
@@ -315,6 +330,11 @@ void sim_answer_cache_free(struct sim_answer_cache *cache);
 /* Free a node's firmware list (idrac_manager.c); accepts NULL. */
 void sim_fw_list_free(struct sim_fw_list *l);
 void sim_node_set_port(struct sim_node *node, int port);
+/* 1 when the node boots from a BOSS RAID1 volume (boss_raid1, boss_unmatched). */
+int sim_node_boss_raid1(const struct sim_node *n);
+/* The boot disk as the node's OS sees it (and MAAS records): boot_drive,
+ * or under boss_raid1 the volume's virtual disk. */
+void sim_node_os_boot_disk(const struct sim_node *n, struct sim_drive *ret_disk);
 /* The BIOS attributes a node should have (the baseline); new reference. */
 json_t *sim_bios_baseline(const struct sim_node *node);
 /* Give every attribute of the iDRAC9 BIOS registry that attrs lacks its

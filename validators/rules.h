@@ -50,13 +50,23 @@ void val_firmware_judge(const struct prof_profile *p, const struct br_hw *hw, st
 /* ---- rules_disk.c: the boot disk ---------------------------------------------- */
 
 /* The drive the OS goes on, by the profile's boot-disk rule over the drives
- * a BMC reported: clauses in order, the first that matches a drive with a
- * serial wins; among several matches the smallest, then the lowest serial
- * (never enumeration order). *ret_serial and *ret_why (which clause chose
- * it) are the caller's. BR_E_NOTFOUND when no clause matches or the profile
- * has no rule. */
+ * and RAID volumes a BMC reported: clauses in order, the first that matches
+ * a drive with a serial (or a volume with an identity) wins; among several
+ * matches the smallest, then the lowest serial (never enumeration order).
+ * A member drive of a volume is never picked: the OS sees the volume in
+ * its place, and for a volume *ret_serial is its identity (DurableName),
+ * which val_disk_identity_eq recognises on the OS side. *ret_serial and
+ * *ret_why (which clause chose it, and for a volume its id, members and
+ * identity) are the caller's. BR_E_NOTFOUND when no clause matches or the
+ * profile has no rule. */
 int val_pick_boot_disk(const struct prof_profile *p, const struct br_hw *hw, char **ret_serial,
 		       char **ret_why, struct br_err *err);
+/* 1 when a block device the OS reports (its serial, and udev's by-id path
+ * where known, as MAAS's blockdevice id_path) is the disk want names: a
+ * drive serial or a volume's durable name, compared without case, blanks
+ * or a format prefix ("naa.", "0x"), and also found as the wwn-0x<WWN>
+ * or the trailing _<serial> of the by-id name. */
+int val_disk_identity_eq(const char *want, const char *serial, const char *id_path);
 
 /* ---- rules_node.c and rules_*.c: the node's physical checks ------------------ */
 

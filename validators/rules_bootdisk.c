@@ -1,5 +1,8 @@
 /* boot_disk: "/" is on the NVMe whose serial MAAS was told to install on.
- * Disks enumerate in any order (nvme_order), so only the serial counts. */
+ * Disks enumerate in any order (nvme_order), so only the serial counts.
+ * For a hardware RAID1 boot volume (a BOSS card) that serial is the one
+ * the OS reports for the volume, compared as an identity
+ * (val_disk_identity_eq: case and naa./0x prefixes aside). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,8 +30,8 @@ static const char *disk_with_serial(json_t *storage, const char *serial)
 	json_t *devs = json_object_get(storage, "block_devices"), *d;
 	size_t i;
 
-	json_array_foreach(
-	    devs, i, d) if (val_serial_eq(br_json_str(d, "serial"), serial)) return br_json_str(d, "name");
+	json_array_foreach(devs, i, d) if (val_disk_identity_eq(serial, br_json_str(d, "serial"),
+								NULL)) return br_json_str(d, "name");
 	return NULL;
 }
 
@@ -68,7 +71,7 @@ void val_rule_boot_disk(struct val_node_ctx *c)
 		    dev ? dev : "?", disk ? disk : "?", want);
 		goto out;
 	}
-	if (val_serial_eq(serial, want)) {
+	if (val_disk_identity_eq(want, serial, NULL)) {
 		val_node_check(c, "boot_disk", VAL_PASS,
 			       "/ is on %s (disk %s, controller %s, serial %s), the disk MAAS deployed to",
 			       dev ? dev : "?", disk ? disk : "?", ctl ? ctl : "?", serial);

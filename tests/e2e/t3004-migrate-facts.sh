@@ -32,7 +32,7 @@ dump before id
 sqlite3 inv.db "select hostname, state, system_serial from nodes order by hostname" > nodes.before
 
 bringup status --db inv.db --json > st.json
-assert_eq "$(sqlite3 inv.db 'pragma user_version')" 8 "version after open"
+assert_eq "$(sqlite3 inv.db 'pragma user_version')" 9 "version after open"
 dump after position
 echo "$kinds" | while IFS=: read -r table cols order; do
 	cmp -s "$table.before" "$table.after" || { diff "$table.before" "$table.after" | head; fail "$table differs after migration"; }
@@ -43,5 +43,7 @@ assert_eq "$(sqlite3 inv.db "select count(*) from hw_facts")" 1 "documents: only
 assert_eq "$(sqlite3 inv.db "select count(*) from drives d join nodes n on n.id = d.node_id where n.state = 'new'")" 0 \
 	"the new node has no facts"
 assert_eq "$(jq -r '.nodes[] | select(.hostname == "gpu-r01-u03") | .macs | length' st.json)" 10 "MACs kept"
+assert_eq "$(sqlite3 inv.db "select count(*) from volumes")" 0 \
+	"step 9: documents from before volumes were read show none (and still load)"
 assert_eq "$(sqlite3 inv.db 'pragma integrity_check')" ok "integrity"
 assert_eq "$(sqlite3 inv.db 'pragma foreign_key_check' | wc -l)" 0 "foreign keys"

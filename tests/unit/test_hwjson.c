@@ -87,6 +87,21 @@ static void fill(struct br_hw *hw)
 	d->location = br_xstrdup("Bay 0");
 	d->health = br_xstrdup("OK");
 	d->capacity_bytes = 3840755982336ull;
+	{
+		struct br_volume *v = br_hw_add_volume(hw);
+
+		v->id = br_xstrdup("Disk.Virtual.0:BOSS.SL.14-1");
+		v->name = br_xstrdup("BOSS_VD");
+		v->controller = br_xstrdup("BOSS.SL.14-1");
+		v->raid_type = br_xstrdup("RAID1");
+		v->durable_name = br_xstrdup("5F4EE0801234ABCD");
+		v->durable_name_format = br_xstrdup("NAA");
+		v->health = br_xstrdup("OK");
+		v->capacity_bytes = 960197124096ull;
+		br_volume_add_drive(v, "Disk.Direct.0-0:BOSS.SL.14-1");
+		br_volume_add_drive(v, "Disk.Direct.1-1:BOSS.SL.14-1");
+		br_hw_add_volume(hw)->id = br_xstrdup("no-members");
+	}
 	s = br_hw_add_sensor(hw);
 	s->kind = BR_SENSOR_PSU;
 	s->name = br_xstrdup("PS1 Status");
@@ -183,6 +198,22 @@ static void compare_devices(const struct br_hw *a, const struct br_hw *b)
 		assert_str(x->location, y->location);
 		assert_str(x->health, y->health);
 		assert_true(x->capacity_bytes == y->capacity_bytes);
+	}
+	assert_int_equal(a->n_volumes, b->n_volumes);
+	for (size_t i = 0; i < a->n_volumes; i++) {
+		const struct br_volume *x = &a->volumes[i], *y = &b->volumes[i];
+
+		assert_str(x->id, y->id);
+		assert_str(x->name, y->name);
+		assert_str(x->controller, y->controller);
+		assert_str(x->raid_type, y->raid_type);
+		assert_str(x->durable_name, y->durable_name);
+		assert_str(x->durable_name_format, y->durable_name_format);
+		assert_str(x->health, y->health);
+		assert_true(x->capacity_bytes == y->capacity_bytes);
+		assert_int_equal(x->n_drive_ids, y->n_drive_ids);
+		for (size_t k = 0; k < x->n_drive_ids; k++)
+			assert_str(x->drive_ids[k], y->drive_ids[k]);
 	}
 	assert_int_equal(a->n_sensors, b->n_sensors);
 	for (size_t i = 0; i < a->n_sensors; i++) {

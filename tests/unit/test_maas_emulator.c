@@ -478,6 +478,15 @@ static void test_typed_calls(void **state)
 	assert_string_equal(br_json_str(a.json, "boot_disk/serial"), devs[1].serial);
 	answer_release(&a);
 	maas_blockdevices_free(devs, n);
+	/* mark_broken by the owner only (api/machines.py mark_broken): a
+	 * Ready machine has none, so MAAS refuses everyone, with no text */
+	await(maas_mark_broken(cli, id, "PSU 2 failed", on_answer, &a), &a);
+	assert_int_not_equal(a.rc, 0);
+	assert_non_null(strstr(a.msg, "?op=mark_broken: HTTP 403"));
+	answer_release(&a);
+	await(maas_allocate(cli, id, on_answer, &a), &a);
+	assert_int_equal(br_json_int(a.json, "status", -1), MAAS_ALLOCATED);
+	answer_release(&a);
 	await(maas_mark_broken(cli, id, "PSU 2 failed", on_answer, &a), &a);
 	assert_int_equal(br_json_int(a.json, "status", -1), MAAS_BROKEN);
 	answer_release(&a);

@@ -268,7 +268,8 @@ static void test_boot_disk_parse(void **state)
 	static const struct {
 		const char *text, *want;
 	} cases[] = {
-		{ "# c\nlargest = NVMe\n", "t.conf:2: largest: unknown clause (model_contains, smallest)" },
+		{ "# c\nlargest = NVMe\n",
+		  "t.conf:2: largest: unknown clause (model_contains, smallest, volume)" },
 		{ "model_contains = BOSS\nsmallest =\n", "t.conf:2: smallest: empty value" },
 		{ "[disk]\nsmallest = NVMe\n", "t.conf:1: unknown section [disk] (none: clauses only)" },
 		{ "smallest NVMe\n", "t.conf:1: expected '[section]' or 'name = value'" },
@@ -312,7 +313,9 @@ static void test_profile_load(void **state)
 	assert_int_equal(p.boot_mode, PROF_BOOT_PERSISTENT);
 	assert_true(p.n_firmware >= 3);
 	assert_non_null(strstr(p.boot_disk_file, "profiles/xe9680/boot-disk"));
-	assert_int_equal(p.n_boot_disk, 2);
+	assert_int_equal(p.n_boot_disk, 3);
+	assert_int_equal(p.boot_disk[1].kind, PROF_DISK_VOLUME);
+	assert_string_equal(p.boot_disk[1].value, "RAID1");
 	/* hardware.conf describes the rack the simulator serves */
 	assert_string_equal(p.hw.model, "PowerEdge XE9680");
 	assert_int_equal(p.hw.gpus, SIM_GPUS);

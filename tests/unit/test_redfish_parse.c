@@ -252,6 +252,38 @@ static void test_drives(void **state)
 	br_hw_release(&hw);
 }
 
+/* Storage Volumes: a BOSS RAID1 and its members (issue 12 point 6). */
+static void test_volumes(void **state)
+{
+	struct br_hw hw;
+
+	(void)state;
+	br_hw_init(&hw);
+	WITH_FIXTURE(doc, "dell_volume_boss.json", rf_parse_volume(&hw, doc));
+	/* linked twice (a collection read again): kept once */
+	WITH_FIXTURE(doc, "dell_volume_boss.json", rf_parse_volume(&hw, doc));
+	WITH_FIXTURE(doc, "dell_volume_legacy.json", rf_parse_volume(&hw, doc));
+	assert_int_equal(hw.n_volumes, 2);
+	assert_string_equal(hw.volumes[0].id, "Disk.Virtual.0:BOSS.SL.14-1");
+	assert_string_equal(hw.volumes[0].controller, "BOSS.SL.14-1");
+	assert_string_equal(hw.volumes[0].raid_type, "RAID1");
+	assert_string_equal(hw.volumes[0].durable_name, "5F4EE0801234ABCD");
+	assert_string_equal(hw.volumes[0].durable_name_format, "NAA");
+	assert_string_equal(hw.volumes[0].health, "OK");
+	assert_true(hw.volumes[0].capacity_bytes == 960197124096ull);
+	assert_int_equal(hw.volumes[0].n_drive_ids, 2);
+	assert_string_equal(hw.volumes[0].drive_ids[1], "Disk.Direct.1-1:BOSS.SL.14-1");
+	assert_ptr_equal(br_hw_volume_of_drive(&hw, "Disk.Direct.0-0:BOSS.SL.14-1"), &hw.volumes[0]);
+	assert_null(br_hw_volume_of_drive(&hw, "Disk.Bay.0:Enclosure.Internal.0-1"));
+	/* Volume.v1_0: Mirrored is RAID1; the first identifier with a name */
+	assert_string_equal(hw.volumes[1].raid_type, "RAID1");
+	assert_string_equal(hw.volumes[1].controller, "RAID.Integrated.1-1");
+	assert_string_equal(hw.volumes[1].durable_name, "6F4EE080ABCDEF0012345678");
+	assert_string_equal(hw.volumes[1].durable_name_format, "UUID");
+	assert_int_equal(hw.volumes[1].n_drive_ids, 1);
+	br_hw_release(&hw);
+}
+
 static void test_sensors(void **state)
 {
 	struct br_hw hw;
@@ -417,6 +449,7 @@ static void test_wrong_types(void **state)
 		assert_int_equal(rf_parse_pcie_device(hw, doc), 0);
 		rf_parse_pcie_function(hw, 0, doc);
 		rf_parse_drive(hw, doc);
+		rf_parse_volume(hw, doc);
 		rf_parse_bios(hw, doc);
 		rf_parse_thermal(hw, doc);
 		rf_parse_fan(hw, doc);
@@ -438,6 +471,11 @@ static void test_wrong_types(void **state)
 		assert_null(rf_error_message_id(body, strlen(body)));
 		free(body);
 	});
+	assert_int_equal(hw->n_volumes, 1);
+	assert_null(hw->volumes[0].raid_type);
+	assert_null(hw->volumes[0].durable_name);
+	assert_null(hw->volumes[0].controller);
+	assert_int_equal(hw->volumes[0].n_drive_ids, 0);
 	assert_null(hw->manufacturer);
 	assert_null(hw->model);
 	assert_null(hw->system_serial);
@@ -557,13 +595,21 @@ static void test_urlset(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_system_dell),  cmocka_unit_test(test_system_links_queued),
-		cmocka_unit_test(test_resolve),	     cmocka_unit_test(test_macs_both_views),
-		cmocka_unit_test(test_pcie),	     cmocka_unit_test(test_drives),
-		cmocka_unit_test(test_sensors),	     cmocka_unit_test(test_bios_firmware_manager_sel),
-		cmocka_unit_test(test_hpe_oem_macs), cmocka_unit_test(test_vendor_from_root),
-		cmocka_unit_test(test_wrong_types),  cmocka_unit_test(test_error_reason),
-		cmocka_unit_test(test_retry_hints),  cmocka_unit_test(test_backoff),
+		cmocka_unit_test(test_system_dell),
+		cmocka_unit_test(test_system_links_queued),
+		cmocka_unit_test(test_resolve),
+		cmocka_unit_test(test_macs_both_views),
+		cmocka_unit_test(test_pcie),
+		cmocka_unit_test(test_drives),
+		cmocka_unit_test(test_volumes),
+		cmocka_unit_test(test_sensors),
+		cmocka_unit_test(test_bios_firmware_manager_sel),
+		cmocka_unit_test(test_hpe_oem_macs),
+		cmocka_unit_test(test_vendor_from_root),
+		cmocka_unit_test(test_wrong_types),
+		cmocka_unit_test(test_error_reason),
+		cmocka_unit_test(test_retry_hints),
+		cmocka_unit_test(test_backoff),
 		cmocka_unit_test(test_urlset),
 	};
 

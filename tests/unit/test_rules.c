@@ -21,6 +21,18 @@ static int parse(const char *text, struct prof_profile *p)
 	return prof_parse_text("t.conf", text, PROF_FILE_FIRMWARE, p, &err);
 }
 
+/* A boot-disk rule as its own file (prof_load names the file it read). */
+static int parse_boot_disk(const char *text, struct prof_profile *p)
+{
+	struct br_err err = { 0 };
+	int rc;
+
+	prof_init(p);
+	rc = prof_parse_text("t.conf", text, PROF_FILE_BOOT_DISK, p, &err);
+	p->boot_disk_file = br_xstrdup("t.conf");
+	return rc;
+}
+
 static void load_xe9680(struct prof_profile *p)
 {
 	const char *top = getenv("BR_TOP");
@@ -191,13 +203,118 @@ static void test_boot_disk_rule(void **state)
 	br_hw_release(&hw);
 }
 
+static struct br_drive *drive_id(struct br_hw *hw, const char *id, const char *serial, const char *model,
+				 uint64_t size)
+{
+	drive(hw, serial, model, "NVMe", size);
+	hw->drives[hw->n_drives - 1].id = br_xstrdup(id);
+	return &hw->drives[hw->n_drives - 1];
+}
+
+static struct br_volume *volume(struct br_hw *hw, const char *id, const char *controller, const char *raid,
+				const char *durable, uint64_t size, const char *m1, const char *m2)
+{
+	struct br_volume *v = br_hw_add_volume(hw);
+
+	v->id = br_xstrdup(id);
+	v->controller = br_xstrdup(controller);
+	v->raid_type = br_xstrdup(raid);
+	v->durable_name = durable ? br_xstrdup(durable) : NULL;
+	v->durable_name_format = br_xstrdup("NAA");
+	v->capacity_bytes = size;
+	br_volume_add_drive(v, m1);
+	br_volume_add_drive(v, m2);
+	return v;
+}
+
+/* A BOSS RAID1 (issue 12 point 6): the OS sees the volume, so the rule
+ * picks it by its identity and never one of its M.2 member drives, even
+ * where a drive clause would match a member (the smallest NVMe). */
+static void test_boot_disk_volume(void **state)
+{
+	char *serial = NULL, *why = NULL;
+	struct br_err err = { 0 };
+	struct prof_profile p;
+	struct br_hw hw;
+
+	(void)state;
+	load_xe9680(&p);
+	br_hw_init(&hw);
+	drive_id(&hw, "Disk.Bay.0:Enclosure.Internal.0-1", "S6CRNA0W000001",
+		 "Dell Ent NVMe PM1733a RI 3.84TB", 3840755982336ULL);
+	drive_id(&hw, "Disk.Direct.0-0:BOSS.SL.14-1", "23173A000007", "Dell NVMe 7450 RI M.2 960GB",
+		 960197124096ULL);
+	drive_id(&hw, "Disk.Direct.1-1:BOSS.SL.14-1", "23173B000007", "Dell NVMe 7450 RI M.2 960GB",
+		 960197124096ULL);
+	volume(&hw, "Disk.Virtual.0:BOSS.SL.14-1", "BOSS.SL.14-1", "RAID1", "5F4EE08000000AB1",
+	       960197124096ULL, "Disk.Direct.0-0:BOSS.SL.14-1", "Disk.Direct.1-1:BOSS.SL.14-1");
+	assert_int_equal(val_pick_boot_disk(&p, &hw, &serial, &why, &err), 0);
+	assert_string_equal(serial, "5F4EE08000000AB1");
+	/* model_contains = BOSS names the volume by its controller */
+	assert_non_null(strstr(why, "model_contains = BOSS"));
+	assert_non_null(strstr(why, "Disk.Virtual.0:BOSS.SL.14-1"));
+	assert_non_null(strstr(why, "Disk.Direct.1-1:BOSS.SL.14-1"));
+	assert_non_null(strstr(why, "NAA 5F4EE08000000AB1"));
+	free(serial);
+	free(why);
+	prof_release(&p);
+
+	/* volume = RAID1 alone; a volume without an identity is never picked */
+	assert_int_equal(parse_boot_disk("volume = RAID1\n", &p), 0);
+	free(hw.volumes[0].durable_name);
+	hw.volumes[0].durable_name = NULL;
+	assert_int_equal(val_pick_boot_disk(&p, &hw, &serial, &why, &err), BR_E_NOTFOUND);
+	assert_non_null(strstr(err.msg, "1 volumes"));
+	hw.volumes[0].durable_name = br_xstrdup("5F4EE08000000AB1");
+	assert_int_equal(val_pick_boot_disk(&p, &hw, &serial, &why, &err), 0);
+	assert_string_equal(serial, "5F4EE08000000AB1");
+	assert_non_null(strstr(why, "volume = RAID1"));
+	free(serial);
+	free(why);
+	prof_release(&p);
+
+	/* smallest = NVMe skips the members and takes the data drive */
+	assert_int_equal(parse_boot_disk("smallest = NVMe\n", &p), 0);
+	assert_int_equal(val_pick_boot_disk(&p, &hw, &serial, &why, &err), 0);
+	assert_string_equal(serial, "S6CRNA0W000001");
+	free(serial);
+	free(why);
+	prof_release(&p);
+	br_hw_release(&hw);
+}
+
+/* How the OS names the disk: MAAS's serial and id_path for it. */
+static void test_disk_identity(void **state)
+{
+	(void)state;
+	/* the volume's NAA name as the OS prints it: lower case, a prefix */
+	assert_true(val_disk_identity_eq("5F4EE08000000AB1", "5f4ee08000000ab1", NULL));
+	assert_true(val_disk_identity_eq("5F4EE08000000AB1", " naa.5f4ee08000000ab1 ", NULL));
+	assert_true(val_disk_identity_eq("0x5F4EE08000000AB1", "5f4ee08000000ab1", NULL));
+	/* only in udev's by-id name: wwn-0x..., or the trailing _serial */
+	assert_true(val_disk_identity_eq("5F4EE08000000AB1", NULL, "/dev/disk/by-id/wwn-0x5f4ee08000000ab1"));
+	assert_true(
+	    val_disk_identity_eq("a2d4c1e3b5f60010", "", "/dev/disk/by-id/ata-DELLBOSS_VD_a2d4c1e3b5f60010"));
+	/* plain drive serials still match exactly */
+	assert_true(
+	    val_disk_identity_eq("23173A000007", "23173A000007", "/dev/disk/by-id/nvme-x_23173A000007"));
+	assert_false(
+	    val_disk_identity_eq("23173A000007", "23173A000008", "/dev/disk/by-id/nvme-x_23173A000008"));
+	/* an M.2 member's serial is not the volume, nor a prefix of one */
+	assert_false(val_disk_identity_eq("5F4EE08000000AB1", "5f4ee08000000ab", NULL));
+	assert_false(
+	    val_disk_identity_eq("5F4EE08000000AB1", "23173A000007", "/dev/disk/by-id/nvme-Dell_BOSS-N1_x"));
+	assert_false(val_disk_identity_eq("", "", ""));
+	assert_false(val_disk_identity_eq(NULL, "x", NULL));
+	assert_false(val_disk_identity_eq("x", NULL, NULL));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_version_cmp),
-		cmocka_unit_test(test_firmware_judge),
-		cmocka_unit_test(test_firmware_ipmi),
-		cmocka_unit_test(test_boot_disk_rule),
+		cmocka_unit_test(test_version_cmp),	 cmocka_unit_test(test_firmware_judge),
+		cmocka_unit_test(test_firmware_ipmi),	 cmocka_unit_test(test_boot_disk_rule),
+		cmocka_unit_test(test_boot_disk_volume), cmocka_unit_test(test_disk_identity),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
