@@ -179,7 +179,9 @@ int64_t br_json_int(json_t *obj, const char *path, int64_t fallback)
 
 	if (json_is_integer(v))
 		return (int64_t)json_integer_value(v);
-	if (json_is_real(v) && isfinite(json_real_value(v)))
+	/* A real out of int64_t's range (1e300 from a BMC) has no integer
+	 * value: converting it would be undefined, so it is the fallback. */
+	if (json_is_real(v) && json_real_value(v) >= -9.2e18 && json_real_value(v) <= 9.2e18)
 		return (int64_t)json_real_value(v);
 	return fallback;
 }

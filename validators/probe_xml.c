@@ -4,6 +4,7 @@
  * tools print as "N/A" become null, never a guess. */
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -116,10 +117,15 @@ static json_t *num_at(xmlNodePtr n, const char *path)
 	if (s && s[0]) {
 		errno = 0;
 		d = strtod(s, &end);
-		if (!errno && end != s) {
+		/* "nan" and "inf" parse but are no reading (and JSON has no
+		 * such numbers); only a value within json_int_t's range may be
+		 * converted to it (3e57 from a broken tool would be undefined). */
+		if (!errno && end != s && isfinite(d)) {
+			int whole =
+			    d >= -9.2e18 && d <= 9.2e18 && d == (double)(json_int_t)d && !strchr(s, '.');
+
 			json_decref(v);
-			v = (d == (double)(json_int_t)d && !strchr(s, '.')) ? json_integer((json_int_t)d)
-									    : json_real(d);
+			v = whole ? json_integer((json_int_t)d) : json_real(d);
 		}
 	}
 	free(s);

@@ -123,6 +123,14 @@ static void test_json_caps(void **state)
 	assert_int_equal(br_json_int(doc, "a/b", -1), -1);
 	assert_null(br_json_path(doc, "a/b/c"));
 	json_decref(doc);
+	/* A real beyond int64_t has no integer value (fuzz_redfish found
+	 * CapacityBytes 8.9e122 converted, undefined): the fallback. */
+	doc = br_json_parse("{\"big\":8.9e122,\"neg\":-1e300,\"ok\":12.7}", 38, 1024, &err);
+	assert_non_null(doc);
+	assert_int_equal(br_json_int(doc, "big", -1), -1);
+	assert_int_equal(br_json_int(doc, "neg", -1), -1);
+	assert_int_equal(br_json_int(doc, "ok", -1), 12);
+	json_decref(doc);
 	assert_null(br_json_parse("{\"a\":", 5, 1024, &err));
 	assert_int_equal(err.code, BR_E_PROTO);
 	assert_null(br_json_parse("[1,2,3]", 7, 4, &err));

@@ -76,6 +76,21 @@ static void test_nvsmi_bad(void **state)
 	assert_int_equal(val_nvsmi_parse("", 0, &s, &err), BR_E_PROTO);
 	assert_int_equal(val_nvsmi_parse("<x/>", 4, &s, &err), BR_E_PROTO);
 	assert_non_null(strstr(err.msg, "root element is <x>"));
+	/* Readings no integer can hold, or no number at all (fuzz_nvsmi found
+	 * "3e57" converted to long long, undefined): a real, or null. */
+	{
+		static const char odd[] =
+		    "<nvidia_smi_log><attached_gpus>1</attached_gpus><gpu id=\"00000000:00:06.0\">"
+		    "<temperature><gpu_temp>3e57 C</gpu_temp><memory_temp>nan C</memory_temp>"
+		    "</temperature></gpu></nvidia_smi_log>";
+		json_t *gpu;
+
+		assert_int_equal(val_nvsmi_parse(odd, sizeof(odd) - 1, &s, &err), 0);
+		gpu = json_array_get(json_object_get(s, "gpus"), 0);
+		assert_true(json_is_real(br_json_path(gpu, "temperature_c")));
+		assert_true(json_is_null(br_json_path(gpu, "memory_temperature_c")));
+		json_decref(s);
+	}
 }
 
 static void test_lldp(void **state)
