@@ -89,6 +89,7 @@ static const struct setting settings[] = {
 	{ "cpu", "rated_mhz", K_MHZ, AT(cpu_rated_mhz) },
 	{ "cpu", "governors", K_GOVERNORS, AT(governors) },
 	{ "clock", "max_skew", K_DURATION, AT(clock_skew_max_ms) },
+	{ "clock", "rtc_max_skew", K_DURATION, AT(rtc_skew_max_ms) },
 	{ "time_limits", "discover", K_DURATION, AT(limits.discover_s) },
 	{ "time_limits", "configure", K_DURATION, AT(limits.configure_s) },
 	{ "time_limits", "enlist", K_DURATION, AT(limits.enlist_s) },

@@ -114,6 +114,7 @@ struct prof_hardware {
 	int cpu_rated_mhz;		/* [cpu] rated_mhz: the highest clock a core must reach; -1 */
 	struct br_strlist governors;	/* [cpu] governors: allowed cpufreq governors; empty: any */
 	int64_t clock_skew_max_ms;	/* [clock] max_skew; -1 */
+	int64_t rtc_skew_max_ms;	/* [clock] rtc_max_skew: RTC against the node's clock; -1: 30 s */
 	struct prof_time_limits limits; /* [time_limits] */
 	enum prof_erase erase;		/* [reprovision] erase = no | yes | quick | secure; default no */
 	/* [gate] required: the checks a node must pass to be golden, as names

@@ -6,6 +6,13 @@
 
 /* since_epoch counts whole seconds. */
 #define RTC_RESOLUTION_MS 1000
+/* The RTC against the node's own clock, unless the profile says
+ * ([clock] rtc_max_skew). Not the NTP allowance: the kernel writes the
+ * system time back to the RTC only every 11 minutes (chrony's rtcsync), and
+ * an RTC crystal drifts a second or two a day between, so a few seconds
+ * off is a healthy board. What this catches is a dead battery (a date in
+ * 2000), an RTC kept in local time (hours) or one never set (minutes). */
+#define RTC_SKEW_DEFAULT_MS 30000
 
 static const char *ahead_behind(int64_t d)
 {
@@ -61,8 +68,11 @@ void val_rule_clock(struct val_node_ctx *c)
 	if (rtc_s < 0) {
 		val_ev_add(&e, VAL_PASS, "RTC not read (no /sys/class/rtc/rtc0)");
 	} else {
+		int64_t rtc_max =
+		    c->p->hw.rtc_skew_max_ms >= 0 ? c->p->hw.rtc_skew_max_ms : RTC_SKEW_DEFAULT_MS;
+
 		skew = rtc_s * 1000 - node_ms;
-		if (abs64(skew) > max + RTC_RESOLUTION_MS)
+		if (abs64(skew) > rtc_max + RTC_RESOLUTION_MS)
 			val_ev_add(
 			    &e, VAL_FAIL,
 			    "the RTC (rtc0) is %lld s %s the system clock: the node will boot with a wrong "
@@ -70,7 +80,7 @@ void val_rule_clock(struct val_node_ctx *c)
 			    (long long)(abs64(skew) / 1000), ahead_behind(skew));
 		else
 			val_ev_add(&e, VAL_PASS, "RTC (rtc0) within %.0f s of the system clock",
-				   (double)(max + RTC_RESOLUTION_MS) / 1000);
+				   (double)(rtc_max + RTC_RESOLUTION_MS) / 1000);
 	}
 	val_ev_emit(c, "clock", &e);
 out:

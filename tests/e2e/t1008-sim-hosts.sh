@@ -143,9 +143,9 @@ for n in $clean; do
 	assert_eq "$(seen "$n")" "$(wired "$n")" "$n: neighbours as wired"
 done
 
-# clock_skew: the node's RTC, refreshed as its session began, is off from
-# the clock the probe read in that session by the truth's offset.
-skew() { echo $(($(cat "$R/hosts/$1/sys/class/rtc/rtc0/since_epoch") - $(facts "$1" .clock.utc_ms) / 1000)); }
+# clock_skew: the node's RTC (which the simulator keeps ticking) is off
+# from the clock by the truth's offset, as the probe read both.
+skew() { echo $(($(facts "$1" .clock.rtc_since_epoch_s) - $(facts "$1" .clock.utc_ms) / 1000)); }
 h=$(node_with clock_skew)
 off=$(truth "$h" .fault_details.clock_skew.offset_s)
 d=$(($(skew "$h") - off))

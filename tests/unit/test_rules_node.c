@@ -148,6 +148,13 @@ static void rtc_hour_behind(json_t *doc)
 			    json_integer(utc_ms(doc) / 1000 - 3600));
 }
 
+/* Drift between the kernel's 11-minute RTC write-backs: healthy. */
+static void rtc_drifted(json_t *doc)
+{
+	json_object_set_new(json_object_get(doc, "clock"), "rtc_since_epoch_s",
+			    json_integer(utc_ms(doc) / 1000 - 3));
+}
+
 static void rtc_right(json_t *doc)
 {
 	json_object_set_new(json_object_get(doc, "clock"), "rtc_since_epoch_s",
@@ -867,6 +874,16 @@ static const struct node_case cases[] = {
 	  "clock",
 	  VAL_FAIL,
 	  { "the RTC (rtc0) is 3600 s behind the system clock" } },
+	{ "clock: the RTC 3 s behind (drift between write-backs)",
+	  VM,
+	  rtc_drifted,
+	  HW_H200_VM,
+	  NULL,
+	  NULL,
+	  0,
+	  "clock",
+	  VAL_PASS,
+	  { "RTC (rtc0) within 31 s of the system clock" } },
 	{ "clock: the RTC right",
 	  VM,
 	  rtc_right,
@@ -876,7 +893,7 @@ static const struct node_case cases[] = {
 	  0,
 	  "clock",
 	  VAL_PASS,
-	  { "RTC (rtc0) within 2 s of the system clock" } },
+	  { "RTC (rtc0) within 31 s of the system clock" } },
 	{ "clock: the controller's time unknown",
 	  VM,
 	  NULL,
