@@ -153,6 +153,15 @@ static void on_signal(struct br_loop_fd *watch, int fd, unsigned events, void *c
 	interrupt(h);
 }
 
+/* On a loop shared with other clients, the run is over when its own BMCs
+ * are: the others' work stays on the loop for its next run. */
+static int run_finished(void *ctx)
+{
+	const struct rf_http *h = ctx;
+
+	return h->active == 0 && !h->reports;
+}
+
 static int run_loop(struct rf_http *h, struct br_err *err)
 {
 	int rc;
@@ -164,7 +173,7 @@ static int run_loop(struct rf_http *h, struct br_err *err)
 	h->grace.weak = 1;
 	if (br_signal_fd() >= 0)
 		h->signal_watch = br_loop_fd_add(h->loop, br_signal_fd(), BR_LOOP_IN, on_signal, h, NULL);
-	rc = br_loop_run(h->loop, err);
+	rc = h->own_loop ? br_loop_run(h->loop, err) : br_loop_run_until(h->loop, run_finished, h, err);
 	rf_run_flush_reports(h);
 	br_loop_prepare_del(h->loop, on_turn, h);
 	br_loop_fd_del(h->signal_watch);
