@@ -350,9 +350,13 @@ int rf_http_init(struct rf_http *h, const struct rf_options *opts, size_t n_bmcs
 	 * per possible in-flight request, within what the fd limit allows. */
 	if (conns > opts->total_inflight * 4L)
 		conns = opts->total_inflight * 4L;
+	/* Past BR_HTTP_SHARD_HOSTS BMCs the idle ones are kept besides those
+	 * in flight (common/http.h), so both must fit. */
 	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY &&
-	    (rlim_t)conns + 64 > rl.rlim_cur)
-		conns = rl.rlim_cur > 128 ? (long)rl.rlim_cur - 64 : 64;
+	    (rlim_t)conns + (rlim_t)opts->total_inflight + 64 > rl.rlim_cur)
+		conns = rl.rlim_cur > (rlim_t)opts->total_inflight + 128
+			    ? (long)rl.rlim_cur - 64 - opts->total_inflight
+			    : 64;
 	br_http_options_init(&ho);
 	ho.timeout_ms = opts->timeout_ms;
 	ho.connect_timeout_ms = opts->connect_timeout_ms;
