@@ -261,9 +261,9 @@ static int configure(struct br_stage *st, struct run *run, struct profiles *ps, 
 		goto out;
 	}
 	/* a power cycle per ipmitool slot: the slots are the reset ration too */
-	io = (struct rf_ipmi_options){
-		a->bmc.ipmi_parallel < a->max_resets ? a->bmc.ipmi_parallel : a->max_resets, a->bmc.timeout_s, loop
-	};
+	io = (struct rf_ipmi_options){ a->bmc.ipmi_parallel, a->bmc.timeout_s, loop };
+	if (a->max_resets < io.max_parallel)
+		io.max_parallel = a->max_resets;
 	if (n_ipmi && !br_signal_caught() && rf_ipmi_pxe_opts(ipmi, n_ipmi, &io, on_ipmi, run, &err)) {
 		rc = br_stage_fail(st, BR_EXIT_USAGE, "%s", err.msg);
 		goto out;

@@ -389,7 +389,8 @@ static void start_nodes(struct ipmi_run *run)
 }
 
 static int run_all(const struct ipmi_command *cmds, size_t n_cmds, const struct rf_ipmi_target *targets,
-		   size_t n, const struct rf_ipmi_options *o, rf_ipmi_done_fn done, void *ctx, struct br_err *err)
+		   size_t n, const struct rf_ipmi_options *o, rf_ipmi_done_fn done, void *ctx,
+		   struct br_err *err)
 {
 	struct ipmi_run run = { .cmds = cmds,
 				.n_cmds = n_cmds,

@@ -112,6 +112,7 @@ struct rf_bmc {
 
 	/* walk (walk.c) */
 	enum { RF_BMC_WALKING, RF_BMC_FINISHING, RF_BMC_DONE } phase;
+	int started; /* run.c admitted it (service root asked) */
 	/* Set while its outcome waits for rf_run_flush_reports. */
 	void (*report_later)(struct rf_bmc *bmc);
 	struct rf_bmc *report_next;
@@ -143,8 +144,10 @@ struct rf_http {
 	const struct rf_options *opts;
 	struct rf_bmc *bmcs;
 	size_t n_bmcs;
-	size_t active; /* BMCs not yet done */
-	int holding;   /* holds the loop while BMCs are active */
+	size_t active;	   /* BMCs not yet done */
+	size_t next_start; /* run.c: the next BMC to admit */
+	size_t walking;	   /* admitted and not yet done */
+	int holding;	   /* holds the loop while BMCs are active */
 	rf_done_fn done;
 	void *done_ctx;
 	struct rf_bmc *reports, **reports_tail; /* outcomes to hand on, FIFO */

@@ -67,7 +67,42 @@ void rf_bmc_wind_down(struct rf_bmc *bmc, void (*report_fn)(struct rf_bmc *bmc))
 		rf_run_flush_reports(h);
 	bmc->phase = RF_BMC_DONE;
 	h->active--;
+	if (bmc->started)
+		h->walking--;
 	rf_bmc_release(bmc);
+}
+
+/* BMCs walked at once: twice what the overall cap can keep busy (a walk
+ * seldom fills its per-BMC slots), and never fewer than RF_ADMIT_MIN.
+ * Starting a whole rack at once kept every BMC's documents and
+ * connections alive together, and the allocator's and curl's cost per
+ * request grew with the rack. */
+#define RF_ADMIT_MIN 256
+
+static size_t admit_cap(const struct rf_http *h)
+{
+	size_t cap = 2 * (size_t)h->opts->total_inflight / (size_t)h->opts->per_bmc_inflight;
+
+	return cap > RF_ADMIT_MIN ? cap : RF_ADMIT_MIN;
+}
+
+static void admit(struct rf_http *h)
+{
+	size_t cap = admit_cap(h), before = h->next_start;
+
+	while (!h->interrupted && h->next_start < h->n_bmcs && h->walking < cap) {
+		struct rf_bmc *bmc = &h->bmcs[h->next_start++];
+
+		if (bmc->phase != RF_BMC_WALKING)
+			continue;
+		bmc->started = 1;
+		h->walking++;
+		rf_bmc_deadline_start(bmc);
+		rf_session_start(bmc);
+	}
+	/* from the turn's hook, after the core's dispatch: start them now */
+	if (h->next_start != before)
+		br_loop_wake(h->loop);
 }
 
 void rf_run_flush_reports(struct rf_http *h)
@@ -94,6 +129,7 @@ static void on_turn(void *ctx)
 	struct br_err e;
 
 	rf_run_flush_reports(h);
+	admit(h);
 	if (h->active == 0) {
 		if (h->holding) {
 			h->holding = 0;
@@ -194,10 +230,7 @@ int rf_run_bmcs(struct rf_http *h, struct br_err *err)
 	if (br_signal_caught()) {
 		h->interrupted = br_signal_caught(); /* before any BMC was touched */
 	} else {
-		for (size_t i = 0; i < h->n_bmcs; i++) {
-			rf_bmc_deadline_start(&h->bmcs[i]);
-			rf_session_start(&h->bmcs[i]);
-		}
+		admit(h);
 		rc = run_loop(h, &e);
 	}
 	if (h->interrupted) {

@@ -106,7 +106,8 @@ static int listen_next_port(int *ret_fd, int *ret_port, struct br_err *err)
 		fclose(f);
 	}
 	if (next < lo || next > hi)
-		next = lo + (int)(((unsigned)getpid() * 2654435761u + (unsigned)br_now_ms()) % (unsigned)(hi - lo + 1));
+		next = lo + (int)(((unsigned)getpid() * 2654435761u + (unsigned)br_now_ms()) %
+				  (unsigned)(hi - lo + 1));
 	for (int tries = 0; tries <= hi - lo; tries++) {
 		int port = next;
 
