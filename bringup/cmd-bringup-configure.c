@@ -201,6 +201,9 @@ static int configure(struct br_stage *st, struct run *run, struct profiles *ps, 
 	struct rf_config_target *rf = br_xcalloc(st->n ? st->n : 1, sizeof(*rf));
 	struct rf_ipmi_target *ipmi = br_xcalloc(st->n ? st->n : 1, sizeof(*ipmi));
 	struct rf_config_options copts;
+	struct rf_options ro;
+	struct rf_ipmi_options io;
+	struct br_loop *loop = NULL;
 	struct br_err err = { 0 };
 	size_t n_rf = 0, n_ipmi = 0;
 	int rc;
@@ -245,20 +248,29 @@ static int configure(struct br_stage *st, struct run *run, struct profiles *ps, 
 	copts.poll_ms = a->poll_ms;
 	copts.graceful_ms = a->graceful_s * 1000L;
 	copts.node_timeout_ms = a->job_timeout_s * 1000L;
-	if (n_rf && rf_configure_all(rf, n_rf, &a->rf, &copts, on_redfish, run, &err)) {
+	/* One loop for the process, Redfish and ipmitool both on it; they run
+	 * one after the other all the same, sharing the reset ration. */
+	if (br_loop_new(&loop, &err)) {
+		rc = br_stage_fail(st, BR_EXIT_USAGE, "%s", err.msg);
+		goto out;
+	}
+	ro = a->rf;
+	ro.loop = loop;
+	if (n_rf && rf_configure_all(rf, n_rf, &ro, &copts, on_redfish, run, &err)) {
 		rc = br_stage_fail(st, BR_EXIT_USAGE, "%s", err.msg);
 		goto out;
 	}
 	/* a power cycle per ipmitool slot: the slots are the reset ration too */
-	if (n_ipmi && !br_signal_caught() &&
-	    rf_ipmi_pxe_all(ipmi, n_ipmi,
-			    a->bmc.ipmi_parallel < a->max_resets ? a->bmc.ipmi_parallel : a->max_resets,
-			    a->bmc.timeout_s, on_ipmi, run, &err)) {
+	io = (struct rf_ipmi_options){ a->bmc.ipmi_parallel, a->bmc.timeout_s, loop };
+	if (a->max_resets < io.max_parallel)
+		io.max_parallel = a->max_resets;
+	if (n_ipmi && !br_signal_caught() && rf_ipmi_pxe_opts(ipmi, n_ipmi, &io, on_ipmi, run, &err)) {
 		rc = br_stage_fail(st, BR_EXIT_USAGE, "%s", err.msg);
 		goto out;
 	}
 	br_progress_finish(&run->progress);
 out:
+	br_loop_free(loop);
 	free(rf);
 	free(ipmi);
 	return rc;

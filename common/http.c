@@ -15,6 +15,17 @@
 
 #include "http.h"
 
+struct br_http_shard {
+	struct br_http *http;
+	CURLM *multi;
+	struct br_loop_timer timer; /* curl's */
+	size_t hosts;
+	struct br_http_shard *next_touched; /* started transfers this dispatch */
+	int touched;
+};
+
+static struct br_http_shard *shard_new(struct br_http *h);
+
 void br_http_options_init(struct br_http_options *opts)
 {
 	memset(opts, 0, sizeof(*opts));
@@ -203,6 +214,15 @@ void br_http_host_init(struct br_http_host *host, struct br_http *h, const struc
 {
 	memset(host, 0, sizeof(*host));
 	host->http = h;
+	host->shard = h->shards[h->n_shards - 1];
+	if (host->shard->hosts >= BR_HTTP_SHARD_HOSTS) {
+		struct br_http_shard *s = shard_new(h);
+
+		if (s) /* else the last one takes more hosts */
+			host->shard = s;
+	}
+	host->shard->hosts++;
+	h->n_hosts++;
 	host->ops = ops;
 	host->cap = cap > 0 ? cap : 1;
 	host->ctx = ctx;
@@ -323,7 +343,7 @@ void br_http_host_cancel(struct br_http_host *host)
 	}
 	while ((req = host->running)) {
 		list_unlink(&host->running, req);
-		curl_multi_remove_handle(h->multi, req->easy);
+		curl_multi_remove_handle(host->shard->multi, req->easy);
 		req->state = BR_HTTP_IDLE;
 		host->inflight--;
 		h->inflight--;
@@ -425,8 +445,13 @@ static int start(struct br_http *h, struct br_http_req *req)
 		return BR_E_NOMEM;
 	if (req->headers)
 		curl_easy_setopt(e, CURLOPT_HTTPHEADER, req->headers);
-	if (curl_multi_add_handle(h->multi, e) != CURLM_OK)
+	if (curl_multi_add_handle(host->shard->multi, e) != CURLM_OK)
 		return BR_E_NOMEM;
+	if (!host->shard->touched) {
+		host->shard->touched = 1;
+		host->shard->next_touched = h->touched;
+		h->touched = host->shard;
+	}
 	req->state = BR_HTTP_RUNNING;
 	list_push(&host->running, req);
 	host->inflight++;
@@ -452,7 +477,7 @@ static void finish(struct br_http *h, struct br_http_req *req, CURLcode cc)
 	long delay;
 
 	list_unlink(&host->running, req);
-	curl_multi_remove_handle(h->multi, req->easy);
+	curl_multi_remove_handle(host->shard->multi, req->easy);
 	host->inflight--;
 	h->inflight--;
 	ring_update(host);
@@ -477,12 +502,13 @@ static void finish(struct br_http *h, struct br_http_req *req, CURLcode cc)
 	br_loop_timer_start(h->loop, &req->delay, delay);
 }
 
-static void reap(struct br_http *h)
+static void reap(struct br_http_shard *sh)
 {
+	struct br_http *h = sh->http;
 	CURLMsg *msg;
 	int left;
 
-	while ((msg = curl_multi_info_read(h->multi, &left))) {
+	while ((msg = curl_multi_info_read(sh->multi, &left))) {
 		struct br_http_req *req = NULL;
 
 		if (msg->msg != CURLMSG_DONE)
@@ -499,7 +525,6 @@ static void on_curl_timer(struct br_loop_timer *t, void *ctx);
 static void dispatch(void *ctx)
 {
 	struct br_http *h = ctx;
-	int started = 0;
 
 	while (h->ring && h->inflight < h->opts.total_inflight) {
 		struct br_http_host *host = h->ring;
@@ -515,14 +540,19 @@ static void dispatch(void *ctx)
 			continue;
 		}
 		ring_update(host);
-		started = 1;
 	}
 	/* Starting hundreds of transfers takes milliseconds, and curl's timer
 	 * for them (usually "now") was set meanwhile: judge it by the clock as
 	 * it is, and put them on the wire before the loop's other work. */
-	if (started && br_loop_timer_pending(&h->curl_timer) && h->curl_timer.due_ms <= br_now_ms()) {
-		br_loop_timer_stop(h->loop, &h->curl_timer);
-		on_curl_timer(&h->curl_timer, h);
+	while (h->touched) {
+		struct br_http_shard *sh = h->touched;
+
+		h->touched = sh->next_touched;
+		sh->touched = 0;
+		if (br_loop_timer_pending(&sh->timer) && sh->timer.due_ms <= br_now_ms()) {
+			br_loop_timer_stop(h->loop, &sh->timer);
+			on_curl_timer(&sh->timer, sh);
+		}
 	}
 }
 
@@ -530,54 +560,106 @@ static void dispatch(void *ctx)
 
 static void on_fd(struct br_loop_fd *watch, int fd, unsigned events, void *ctx)
 {
-	struct br_http *h = ctx;
+	struct br_http_shard *sh = ctx;
 	int mask = (events & BR_LOOP_IN ? CURL_CSELECT_IN : 0) |
 		   (events & BR_LOOP_OUT ? CURL_CSELECT_OUT : 0) |
 		   (events & BR_LOOP_ERR ? CURL_CSELECT_ERR : 0);
 	int running;
 
-	curl_multi_socket_action(h->multi, fd, mask, &running);
-	reap(h);
+	curl_multi_socket_action(sh->multi, fd, mask, &running);
+	reap(sh);
 }
 
 static int on_socket(CURL *easy, curl_socket_t fd, int what, void *userp, void *socketp)
 {
-	struct br_http *h = userp;
+	struct br_http_shard *sh = userp;
 	struct br_loop_fd *w = socketp;
 	unsigned events = (what & CURL_POLL_IN ? BR_LOOP_IN : 0u) | (what & CURL_POLL_OUT ? BR_LOOP_OUT : 0u);
 
 	if (what == CURL_POLL_REMOVE) {
 		br_loop_fd_del(w);
-		curl_multi_assign(h->multi, fd, NULL);
+		curl_multi_assign(sh->multi, fd, NULL);
 		return 0;
 	}
 	if (w)
 		return br_loop_fd_set(w, events) ? -1 : 0;
-	w = br_loop_fd_add(h->loop, fd, events, on_fd, h, NULL);
+	w = br_loop_fd_add(sh->http->loop, fd, events, on_fd, sh, NULL);
 	if (!w)
 		return -1;
-	curl_multi_assign(h->multi, fd, w);
+	curl_multi_assign(sh->multi, fd, w);
 	return 0;
 }
 
 static void on_curl_timer(struct br_loop_timer *t, void *ctx)
 {
-	struct br_http *h = ctx;
+	struct br_http_shard *sh = ctx;
 	int running;
 
-	curl_multi_socket_action(h->multi, CURL_SOCKET_TIMEOUT, 0, &running);
-	reap(h);
+	curl_multi_socket_action(sh->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+	reap(sh);
 }
 
 static int on_timer(CURLM *multi, long timeout_ms, void *userp)
 {
-	struct br_http *h = userp;
+	struct br_http_shard *sh = userp;
 
 	if (timeout_ms < 0)
-		br_loop_timer_stop(h->loop, &h->curl_timer);
+		br_loop_timer_stop(sh->http->loop, &sh->timer);
 	else
-		br_loop_timer_start(h->loop, &h->curl_timer, timeout_ms);
+		br_loop_timer_start(sh->http->loop, &sh->timer, timeout_ms);
 	return 0;
+}
+
+/* The idle connections kept (CURLMOPT_MAXCONNECTS), shared out among the
+ * shards; the overall in-flight cap is the core's own. */
+static void shard_caps(struct br_http *h)
+{
+	long each = h->opts.max_connections / (long)h->n_shards;
+
+	if (h->opts.max_connections <= 0)
+		return;
+	if (each < h->opts.max_host_connections)
+		each = h->opts.max_host_connections > 0 ? h->opts.max_host_connections : 1;
+	if (each < 1)
+		each = 1;
+	for (size_t i = 0; i < h->n_shards; i++)
+		curl_multi_setopt(h->shards[i]->multi, CURLMOPT_MAXCONNECTS, each);
+}
+
+static struct br_http_shard *shard_new(struct br_http *h)
+{
+	struct br_http_shard *sh = br_xcalloc(1, sizeof(*sh));
+	const struct br_http_options *opts = &h->opts;
+
+	sh->http = h;
+	br_loop_timer_init(&sh->timer, on_curl_timer, sh);
+	/* curl's own timer only serves transfers, which hold the loop */
+	sh->timer.weak = 1;
+	sh->multi = curl_multi_init();
+	if (!sh->multi) {
+		free(sh);
+		return NULL;
+	}
+	curl_multi_setopt(sh->multi, CURLMOPT_SOCKETFUNCTION, on_socket);
+	curl_multi_setopt(sh->multi, CURLMOPT_SOCKETDATA, sh);
+	curl_multi_setopt(sh->multi, CURLMOPT_TIMERFUNCTION, on_timer);
+	curl_multi_setopt(sh->multi, CURLMOPT_TIMERDATA, sh);
+	if (opts->max_host_connections > 0)
+		curl_multi_setopt(sh->multi, CURLMOPT_MAX_HOST_CONNECTIONS, opts->max_host_connections);
+	h->shards = br_xrealloc(h->shards, (h->n_shards + 1) * sizeof(*h->shards));
+	h->shards[h->n_shards++] = sh;
+	if (h->n_shards == 1) {
+		h->multi = sh->multi;
+		/* One multi serves all: the total cap is curl's too, as before. */
+		if (opts->max_connections > 0)
+			curl_multi_setopt(sh->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, opts->max_connections);
+	} else if (h->n_shards == 2 && opts->max_connections > 0) {
+		/* Past one shard curl's total cap would be per shard: the idle
+		 * connections are shared out instead (shard_caps). */
+		curl_multi_setopt(h->shards[0]->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, 0L);
+	}
+	shard_caps(h);
+	return sh;
 }
 
 int br_http_init(struct br_http *h, struct br_loop *loop, const struct br_http_options *opts,
@@ -593,23 +675,9 @@ int br_http_init(struct br_http *h, struct br_loop *loop, const struct br_http_o
 	if (getrandom(&h->rng, sizeof(h->rng), 0) != sizeof(h->rng))
 		h->rng = (uint64_t)br_now_ms() * 0x9e3779b97f4a7c15ULL;
 	h->pool = br_xcalloc(BR_HTTP_EASY_POOL_MAX, sizeof(*h->pool));
-	br_loop_timer_init(&h->curl_timer, on_curl_timer, h);
-	/* curl's own timer only serves transfers, which hold the loop */
-	h->curl_timer.weak = 1;
-	h->multi = curl_multi_init();
-	if (!h->multi) {
+	if (!shard_new(h)) {
 		br_http_release(h);
 		return br_errf(err, BR_E_NOMEM, "curl_multi_init failed");
-	}
-	curl_multi_setopt(h->multi, CURLMOPT_SOCKETFUNCTION, on_socket);
-	curl_multi_setopt(h->multi, CURLMOPT_SOCKETDATA, h);
-	curl_multi_setopt(h->multi, CURLMOPT_TIMERFUNCTION, on_timer);
-	curl_multi_setopt(h->multi, CURLMOPT_TIMERDATA, h);
-	if (opts->max_host_connections > 0)
-		curl_multi_setopt(h->multi, CURLMOPT_MAX_HOST_CONNECTIONS, opts->max_host_connections);
-	if (opts->max_connections > 0) {
-		curl_multi_setopt(h->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, opts->max_connections);
-		curl_multi_setopt(h->multi, CURLMOPT_MAXCONNECTS, opts->max_connections);
 	}
 	br_loop_prepare_add(loop, dispatch, h);
 	return 0;
@@ -617,15 +685,21 @@ int br_http_init(struct br_http *h, struct br_loop *loop, const struct br_http_o
 
 void br_http_release(struct br_http *h)
 {
-	if (h->loop) {
+	if (h->loop)
 		br_loop_prepare_del(h->loop, dispatch, h);
-		br_loop_timer_stop(h->loop, &h->curl_timer);
-	}
-	if (h->multi) {
+	for (size_t i = 0; i < h->n_shards; i++) {
+		struct br_http_shard *sh = h->shards[i];
+
+		if (h->loop)
+			br_loop_timer_stop(h->loop, &sh->timer);
 		/* closing cached connections calls on_socket: the watches go too */
-		curl_multi_cleanup(h->multi);
-		h->multi = NULL;
+		curl_multi_cleanup(sh->multi);
+		free(sh);
 	}
+	free(h->shards);
+	h->shards = NULL;
+	h->n_shards = 0;
+	h->multi = NULL;
 	while (h->n_pool)
 		curl_easy_cleanup(h->pool[--h->n_pool]);
 	free(h->pool);

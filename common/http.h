@@ -35,6 +35,12 @@
 #define BR_HTTP_EASY_POOL_MAX 256	 /* idle easy handles kept for reuse */
 #define BR_HTTP_RETRY_AFTER_MAX_S 86400L /* a longer Retry-After is not believed */
 #define BR_HTTP_HEADER_MAX 8192		 /* one header value we keep */
+/* Hosts per curl multi handle. libcurl 7.88's curl_multi_remove_handle walks
+ * every connection cached in its multi, after every transfer, and so does
+ * closing the oldest idle one when the cache is full: with one multi for a
+ * rack, a request cost grew with the rack. A multi per this many hosts
+ * (each with its own connection cache) keeps that walk bounded. */
+#define BR_HTTP_SHARD_HOSTS 64
 
 struct br_http_options {
 	long timeout_ms; /* one attempt */
@@ -74,9 +80,11 @@ struct br_http_ops {
 };
 
 struct br_http;
+struct br_http_shard; /* one curl multi handle and its timer (http.c) */
 
 struct br_http_host {
 	struct br_http *http;
+	struct br_http_shard *shard; /* the multi its transfers run on */
 	const struct br_http_ops *ops;
 	int cap; /* in flight at once on this host */
 	int inflight;
@@ -115,7 +123,9 @@ struct br_http_req {
 
 struct br_http {
 	struct br_loop *loop;
-	CURLM *multi;
+	CURLM *multi; /* the first shard's: non-NULL once initialised */
+	struct br_http_shard **shards, *touched;
+	size_t n_shards, n_hosts;
 	struct br_http_options opts;
 	char *ca_file;
 	int inflight;
@@ -124,7 +134,6 @@ struct br_http {
 	CURL **pool;
 	size_t n_pool;
 	uint64_t rng;
-	struct br_loop_timer curl_timer;
 };
 
 void br_http_options_init(struct br_http_options *opts);

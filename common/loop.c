@@ -54,6 +54,7 @@ struct br_loop {
 	struct br_loop_fd *watches; /* live */
 	struct br_loop_fd *dead;    /* watches deleted during a batch */
 	int serving;		    /* inside the fd batch */
+	int running;		    /* inside br_loop_run */
 	struct proc *procs;	    /* running children */
 };
 
@@ -339,11 +340,22 @@ static int wait_ms(struct br_loop *loop)
 
 int br_loop_run(struct br_loop *loop, struct br_err *err)
 {
-	struct epoll_event evs[BR_LOOP_EVENTS_MAX];
+	return br_loop_run_until(loop, NULL, NULL, err);
+}
 
+int br_loop_run_until(struct br_loop *loop, int (*finished)(void *ctx), void *ctx, struct br_err *err)
+{
+	struct epoll_event evs[BR_LOOP_EVENTS_MAX];
+	int rc;
+
+	/* A client's synchronous call from inside a callback would run the
+	 * turn that called it again: refuse rather than recurse. */
+	if (loop->running)
+		return br_errf(err, BR_E_STATE, "event loop: run from inside one of its own callbacks");
+	loop->running = 1;
 	loop->stopped = 0;
 	loop->stop_rc = 0;
-	while (alive(loop)) {
+	while (alive(loop) && !(finished && finished(ctx))) {
 		int n;
 
 		for (size_t i = 0; i < loop->n_hooks && !loop->stopped; i++)
@@ -352,8 +364,10 @@ int br_loop_run(struct br_loop *loop, struct br_err *err)
 			break;
 		n = epoll_wait(loop->epfd, evs, BR_LOOP_EVENTS_MAX, wait_ms(loop));
 		loop->woken = 0;
-		if (n < 0 && errno != EINTR)
+		if (n < 0 && errno != EINTR) {
+			loop->running = 0;
 			return br_errf(err, BR_E_IO, "epoll_wait: %s", strerror(errno));
+		}
 		loop->serving = 1;
 		for (int i = 0; i < n && !loop->stopped; i++) {
 			struct br_loop_fd *w = evs[i].data.ptr;
@@ -369,12 +383,14 @@ int br_loop_run(struct br_loop *loop, struct br_err *err)
 		if (!loop->stopped)
 			fire_timers(loop);
 	}
-	if (loop->stop_rc) {
-		if (err)
-			*err = loop->stop_err;
-		return loop->stop_rc;
-	}
-	return 0;
+	loop->running = 0;
+	rc = loop->stop_rc;
+	if (rc && err)
+		*err = loop->stop_err;
+	/* A stop ends this run only: a later run on a shared loop starts afresh. */
+	loop->stopped = 0;
+	loop->stop_rc = 0;
+	return rc;
 }
 
 /* ---- child processes ---------------------------------------------------------- */

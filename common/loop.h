@@ -43,6 +43,11 @@ void br_loop_free(struct br_loop *loop);
 /* Run turns until nothing keeps the loop alive or br_loop_stop. 0, or the
  * error given to br_loop_stop, or one of the loop's own (epoll failed). */
 int br_loop_run(struct br_loop *loop, struct br_err *err);
+/* As br_loop_run, but also return (0) as soon as finished(ctx) is nonzero,
+ * asked before every turn: how a client's synchronous call runs a loop it
+ * shares with others until its own work is done, leaving theirs pending
+ * for the next run. Not from inside the loop's own callbacks (BR_E_STATE). */
+int br_loop_run_until(struct br_loop *loop, int (*finished)(void *ctx), void *ctx, struct br_err *err);
 /* Make br_loop_run return after this turn; err (may be NULL) is what it
  * returns. Only the first stop with an error is kept. */
 void br_loop_stop(struct br_loop *loop, const struct br_err *err);

@@ -57,7 +57,10 @@ int maas_client_new(const struct maas_options *opts, struct maas_client **ret_cl
 	ho.total_inflight = c->opts.max_inflight;
 	ho.max_connections = c->opts.max_inflight;
 	ho.body_max = MAAS_BODY_MAX;
-	if ((rc = br_loop_new(&c->loop, err)) || (rc = br_http_init(&c->http, c->loop, &ho, err))) {
+	c->loop = opts->loop;
+	c->own_loop = !c->loop;
+	if ((c->own_loop && (rc = br_loop_new(&c->loop, err))) ||
+	    (rc = br_http_init(&c->http, c->loop, &ho, err))) {
 		maas_client_free(c);
 		return rc;
 	}
@@ -109,7 +112,8 @@ void maas_client_free(struct maas_client *c)
 	}
 	if (c->loop)
 		br_http_release(&c->http);
-	br_loop_free(c->loop);
+	if (c->own_loop)
+		br_loop_free(c->loop);
 	maas_key_release(&c->key);
 	free(c->api_base);
 	free(c);

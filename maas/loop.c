@@ -130,9 +130,18 @@ const struct br_http_ops maas_http_ops = {
 	.drop = on_drop,
 };
 
+static int client_finished(void *ctx)
+{
+	const struct maas_client *c = ctx;
+
+	return c->host.pending == 0 && c->n_timers == 0;
+}
+
 int maas_client_run(struct maas_client *c, struct br_err *err)
 {
-	return br_loop_run(c->loop, err);
+	if (c->own_loop)
+		return br_loop_run(c->loop, err);
+	return br_loop_run_until(c->loop, client_finished, c, err);
 }
 
 struct call {

@@ -105,6 +105,8 @@ int maas_error_from_response(long status, const char *body, size_t len, const ch
 
 /* ---- the client (maas/client.c) ---------------------------------------------- */
 
+struct br_loop;
+
 struct maas_options {
 	const char *url;	 /* MAAS_URL, ending in /MAAS/ (a missing slash is added) */
 	const char *api_key;	 /* consumer:token:secret; copied */
@@ -116,6 +118,12 @@ struct maas_options {
 	int retries;		 /* per request on 503, 409+Retry-After, connection errors; default 5 */
 	long backoff_ms;	 /* first retry delay, doubled with jitter; default 250 */
 	long backoff_max_ms;	 /* default 10000 */
+	/* The event loop to run on (common/loop.h), shared with other clients
+	 * of the process (Redfish, ipmitool, SSH), borrowed: it must outlive
+	 * the client. maas_client_run then runs it until this client's own
+	 * requests and timers are done; another client's run on it drives
+	 * this one's requests too. NULL: a loop of the client's own. */
+	struct br_loop *loop;
 };
 void maas_options_init(struct maas_options *opts);
 
@@ -143,8 +151,8 @@ int maas_request(struct maas_client *client, const char *method, const char *pat
 		 maas_done_fn done, void *ctx);
 /* Call fn(ctx) from inside maas_client_run after delay_ms. */
 int maas_after(struct maas_client *client, int64_t delay_ms, void (*fn)(void *ctx), void *ctx);
-/* Run until no request or timer is left. 0, or an error when the loop
- * itself broke. */
+/* Run until no request or timer of this client is left. 0, or an error
+ * when the loop itself broke. */
 int maas_client_run(struct maas_client *client, struct br_err *err);
 /* Requests sent so far, retries included (for summaries and benchmarks). */
 uint64_t maas_client_requests(const struct maas_client *client);

@@ -28,7 +28,8 @@ struct maas_client {
 	struct maas_options opts;
 	char *api_base; /* ".../MAAS/api/2.0/" */
 	struct maas_key key;
-	struct br_loop *loop;
+	struct br_loop *loop; /* its own, or opts.loop */
+	int own_loop;
 	struct br_http http;
 	struct br_http_host host; /* MAAS: one host, FIFO, max_inflight at once */
 	struct timer *timers;

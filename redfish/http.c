@@ -357,15 +357,23 @@ int rf_http_init(struct rf_http *h, const struct rf_options *opts, size_t n_bmcs
 	memset(h, 0, sizeof(*h));
 	h->opts = opts;
 	h->reports_tail = &h->reports;
-	if ((rc = br_loop_new(&h->loop, err)))
-		return rc;
+	h->loop = opts->loop;
+	if (!h->loop) {
+		if ((rc = br_loop_new(&h->loop, err)))
+			return rc;
+		h->own_loop = 1;
+	}
 	/* Idle keep-alive connections are what saves TLS handshakes; keep one
 	 * per possible in-flight request, within what the fd limit allows. */
 	if (conns > opts->total_inflight * 4L)
 		conns = opts->total_inflight * 4L;
+	/* Past BR_HTTP_SHARD_HOSTS BMCs the idle ones are kept besides those
+	 * in flight (common/http.h), so both must fit. */
 	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY &&
-	    (rlim_t)conns + 64 > rl.rlim_cur)
-		conns = rl.rlim_cur > 128 ? (long)rl.rlim_cur - 64 : 64;
+	    (rlim_t)conns + (rlim_t)opts->total_inflight + 64 > rl.rlim_cur)
+		conns = rl.rlim_cur > (rlim_t)opts->total_inflight + 128
+			    ? (long)rl.rlim_cur - 64 - opts->total_inflight
+			    : 64;
 	br_http_options_init(&ho);
 	ho.timeout_ms = opts->timeout_ms;
 	ho.connect_timeout_ms = opts->connect_timeout_ms;
@@ -385,7 +393,8 @@ int rf_http_init(struct rf_http *h, const struct rf_options *opts, size_t n_bmcs
 	ho.dns_cache_forever = 1;
 	ho.body_max = RF_BODY_MAX;
 	if ((rc = br_http_init(&h->core, h->loop, &ho, err))) {
-		br_loop_free(h->loop);
+		if (h->own_loop)
+			br_loop_free(h->loop);
 		h->loop = NULL;
 		return rc;
 	}
@@ -397,6 +406,7 @@ void rf_http_release(struct rf_http *h)
 	if (!h->loop)
 		return;
 	br_http_release(&h->core);
-	br_loop_free(h->loop);
+	if (h->own_loop)
+		br_loop_free(h->loop);
 	h->loop = NULL;
 }

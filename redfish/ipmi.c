@@ -107,6 +107,14 @@ struct ipmi_run {
 	size_t slots, running; /* nodes at once: the cap, and now */
 };
 
+/* Every node started has finished (a shared loop's run ends there). */
+static int run_finished(void *ctx)
+{
+	const struct ipmi_run *run = ctx;
+
+	return run->started == run->n && run->running == 0;
+}
+
 /* ---- one node ---------------------------------------------------------- */
 
 static void node_init(struct ipmi_node *node, const struct rf_ipmi_target *t)
@@ -381,12 +389,12 @@ static void start_nodes(struct ipmi_run *run)
 }
 
 static int run_all(const struct ipmi_command *cmds, size_t n_cmds, const struct rf_ipmi_target *targets,
-		   size_t n, int max_parallel, int timeout_s, rf_ipmi_done_fn done, void *ctx,
+		   size_t n, const struct rf_ipmi_options *o, rf_ipmi_done_fn done, void *ctx,
 		   struct br_err *err)
 {
 	struct ipmi_run run = { .cmds = cmds,
 				.n_cmds = n_cmds,
-				.timeout_s = timeout_s > 0 ? timeout_s : IPMI_DEFAULT_TIMEOUT_S,
+				.timeout_s = o->timeout_s > 0 ? o->timeout_s : IPMI_DEFAULT_TIMEOUT_S,
 				.done = done,
 				.ctx = ctx,
 				.targets = targets,
@@ -401,29 +409,50 @@ static int run_all(const struct ipmi_command *cmds, size_t n_cmds, const struct 
 	if (!tool_path)
 		return br_errf(err, BR_E_NOTFOUND, "%s not found (install ipmitool, or set BR_IPMITOOL)",
 			       tool && *tool ? tool : "ipmitool");
-	if ((rc = br_loop_new(&run.loop, err))) {
+	run.loop = o->loop;
+	if (!run.loop && (rc = br_loop_new(&run.loop, err))) {
 		free(tool_path);
 		return rc;
 	}
 	run.tool = tool_path;
-	run.slots = max_parallel > 0 ? (size_t)max_parallel : IPMI_DEFAULT_PARALLEL;
+	run.slots = o->max_parallel > 0 ? (size_t)o->max_parallel : IPMI_DEFAULT_PARALLEL;
 	run.nodes = br_xcalloc(n, sizeof(*run.nodes));
 	start_nodes(&run);
-	rc = br_loop_run(run.loop, err);
-	br_loop_free(run.loop);
+	if (o->loop) {
+		rc = run_finished(&run) ? 0 : br_loop_run_until(run.loop, run_finished, &run, err);
+	} else {
+		rc = br_loop_run(run.loop, err);
+		br_loop_free(run.loop);
+	}
 	free(run.nodes);
 	free(tool_path);
 	return rc;
 }
 
+int rf_ipmi_discover_opts(const struct rf_ipmi_target *targets, size_t n, const struct rf_ipmi_options *o,
+			  rf_ipmi_done_fn done, void *ctx, struct br_err *err)
+{
+	return run_all(commands, N_COMMANDS, targets, n, o, done, ctx, err);
+}
+
+int rf_ipmi_pxe_opts(const struct rf_ipmi_target *targets, size_t n, const struct rf_ipmi_options *o,
+		     rf_ipmi_done_fn done, void *ctx, struct br_err *err)
+{
+	return run_all(pxe_commands, N_PXE_COMMANDS, targets, n, o, done, ctx, err);
+}
+
 int rf_ipmi_discover_all(const struct rf_ipmi_target *targets, size_t n, int max_parallel, int timeout_s,
 			 rf_ipmi_done_fn done, void *ctx, struct br_err *err)
 {
-	return run_all(commands, N_COMMANDS, targets, n, max_parallel, timeout_s, done, ctx, err);
+	const struct rf_ipmi_options o = { max_parallel, timeout_s, NULL };
+
+	return rf_ipmi_discover_opts(targets, n, &o, done, ctx, err);
 }
 
 int rf_ipmi_pxe_all(const struct rf_ipmi_target *targets, size_t n, int max_parallel, int timeout_s,
 		    rf_ipmi_done_fn done, void *ctx, struct br_err *err)
 {
-	return run_all(pxe_commands, N_PXE_COMMANDS, targets, n, max_parallel, timeout_s, done, ctx, err);
+	const struct rf_ipmi_options o = { max_parallel, timeout_s, NULL };
+
+	return rf_ipmi_pxe_opts(targets, n, &o, done, ctx, err);
 }

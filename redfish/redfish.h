@@ -41,6 +41,8 @@ struct rf_target {
 	long deadline_ms; /* this BMC, first request to logout; 0: opts' bmc_deadline_ms */
 };
 
+struct br_loop;
+
 struct rf_options {
 	int per_bmc_inflight;	 /* requests in flight per BMC; default 4 */
 	int total_inflight;	 /* requests in flight overall; default 512 */
@@ -58,6 +60,11 @@ struct rf_options {
 	 * so a tarpit BMC (each answer just inside the timeout) cannot hold
 	 * the run. 0: none (default). */
 	long bmc_deadline_ms;
+	/* The event loop to run on (common/loop.h), shared with other clients
+	 * of the process (MAAS, ipmitool, SSH), borrowed; the call runs it
+	 * until its own BMCs are done, other work on it progressing meanwhile.
+	 * NULL: the call makes a loop of its own (default). */
+	struct br_loop *loop;
 };
 
 void rf_options_init(struct rf_options *opts);
@@ -177,6 +184,17 @@ typedef void (*rf_ipmi_done_fn)(const struct rf_ipmi_target *target, int rc, str
 int rf_ipmi_discover_all(const struct rf_ipmi_target *targets, size_t n, int max_parallel, int timeout_s,
 			 rf_ipmi_done_fn done, void *ctx, struct br_err *err);
 
+/* The same, with options: loop (borrowed, may be NULL for one of its own)
+ * is an event loop shared with other clients of the process; the call runs
+ * it until its own BMCs are done, others' work progressing meanwhile. */
+struct rf_ipmi_options {
+	int max_parallel; /* ipmitool processes at once; <= 0: the default */
+	int timeout_s;	  /* one ipmitool call; <= 0: the default */
+	struct br_loop *loop;
+};
+int rf_ipmi_discover_opts(const struct rf_ipmi_target *targets, size_t n, const struct rf_ipmi_options *o,
+			  rf_ipmi_done_fn done, void *ctx, struct br_err *err);
+
 /* configure over IPMI: `chassis bootdev pxe options=persistent,efiboot`,
  * read back (bootparam 5 must say Force PXE), then `chassis power cycle`
  * (`power on` when off). At most max_parallel BMCs at once, which is also
@@ -184,5 +202,7 @@ int rf_ipmi_discover_all(const struct rf_ipmi_target *targets, size_t n, int max
  * and boot flags read. BIOS attributes cannot be set over IPMI. */
 int rf_ipmi_pxe_all(const struct rf_ipmi_target *targets, size_t n, int max_parallel, int timeout_s,
 		    rf_ipmi_done_fn done, void *ctx, struct br_err *err);
+int rf_ipmi_pxe_opts(const struct rf_ipmi_target *targets, size_t n, const struct rf_ipmi_options *o,
+		     rf_ipmi_done_fn done, void *ctx, struct br_err *err);
 
 #endif

@@ -143,7 +143,8 @@ struct rf_driver {
 };
 
 struct rf_http {
-	struct br_loop *loop; /* the run's own */
+	struct br_loop *loop; /* the run's own, or opts->loop */
+	int own_loop;
 	struct br_http core;
 	const struct rf_options *opts;
 	struct rf_bmc *bmcs;
@@ -165,7 +166,7 @@ struct rf_http {
 };
 
 /* http.c */
-/* A loop of its own and the HTTP core on it, for n_bmcs BMCs. */
+/* The HTTP core for n_bmcs BMCs on opts->loop, or on a loop of its own. */
 int rf_http_init(struct rf_http *h, const struct rf_options *opts, size_t n_bmcs, struct br_err *err);
 void rf_http_release(struct rf_http *h);
 /* bmc's host on h's core (rf_bmc_setup calls it). */

@@ -94,7 +94,9 @@ void rf_run_flush_reports(struct rf_http *h)
  * of 2,048 requests all progressed at 1/20 speed and all passed their
  * deadline together, none finished; admitted in order, each BMC's deadline
  * runs from its own first request, as rf_options says, and BMCs finish
- * (and their memory is freed) at the rate the cap allows. */
+ * (and their memory is freed) at the rate the cap allows. Started at once,
+ * every BMC's documents and connections also stayed alive together, and
+ * the allocator's and curl's cost per request grew with the rack. */
 static size_t admission_window(const struct rf_http *h)
 {
 	size_t per = h->opts->per_bmc_inflight > 0 ? (size_t)h->opts->per_bmc_inflight : 1;
@@ -108,6 +110,8 @@ static size_t admission_window(const struct rf_http *h)
  * then the service root (login follows it). */
 static void start_more(struct rf_http *h)
 {
+	size_t before = h->next_start;
+
 	while (h->next_start < h->n_bmcs && !h->interrupted && (!h->window || h->running < h->window)) {
 		struct rf_bmc *bmc = &h->bmcs[h->next_start++];
 
@@ -118,6 +122,9 @@ static void start_more(struct rf_http *h)
 		rf_bmc_deadline_start(bmc);
 		rf_session_start(bmc);
 	}
+	/* from the turn's hook, after the core's dispatch: start them now */
+	if (h->next_start != before)
+		br_loop_wake(h->loop);
 }
 
 /* After the core's dispatch, every turn: outcomes (stores) only now, so the
@@ -190,6 +197,15 @@ static void on_signal(struct br_loop_fd *watch, int fd, unsigned events, void *c
 	interrupt(h);
 }
 
+/* On a loop shared with other clients, the run is over when its own BMCs
+ * are: the others' work stays on the loop for its next run. */
+static int run_finished(void *ctx)
+{
+	const struct rf_http *h = ctx;
+
+	return h->active == 0 && !h->reports;
+}
+
 static int run_loop(struct rf_http *h, struct br_err *err)
 {
 	int rc;
@@ -201,7 +217,7 @@ static int run_loop(struct rf_http *h, struct br_err *err)
 	h->grace.weak = 1;
 	if (br_signal_fd() >= 0)
 		h->signal_watch = br_loop_fd_add(h->loop, br_signal_fd(), BR_LOOP_IN, on_signal, h, NULL);
-	rc = br_loop_run(h->loop, err);
+	rc = h->own_loop ? br_loop_run(h->loop, err) : br_loop_run_until(h->loop, run_finished, h, err);
 	rf_run_flush_reports(h);
 	br_loop_prepare_del(h->loop, on_turn, h);
 	br_loop_fd_del(h->signal_watch);

@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -24,6 +25,12 @@
 #define SIM_FLAKY_STALL_MS 20000
 #define SIM_PROCS_AUTO_NODES 64 /* --procs default: one process up to this many nodes */
 #define SIM_PROCS_AUTO_MAX 8
+/* Open files a serving process spends: per BMC its listening socket and
+ * libmicrohttpd's epoll fd (0.9.75 in epoll mode makes no per-daemon
+ * eventfd, suspend/resume included: counted on a running simulator), and
+ * a reserve for the client's connections and our own files. */
+#define SIM_FDS_PER_BMC 2
+#define SIM_FDS_RESERVE 8192
 /* Host trees by default up to this many nodes: each is ~1,500 files
  * (~120 ms to write here), so a 512-node discovery benchmark would spend a
  * minute and gigabytes on trees it never reads. --hosts forces them. */
@@ -61,10 +68,19 @@ struct run {
 static int default_procs(int nodes)
 {
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	long need = (long)nodes * SIM_FDS_PER_BMC + SIM_FDS_RESERVE, fit = 1;
+	struct rlimit rl;
 
+	/* A rack whose BMCs one process cannot hold open (10,000 at a
+	 * 20,000-file limit) is split until each share fits. */
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur > 1024)
+		fit = (need + (long)rl.rlim_cur - 1024 - 1) / ((long)rl.rlim_cur - 1024);
+	if (fit > SIM_PROCS_MAX)
+		fit = SIM_PROCS_MAX;
 	if (nodes <= SIM_PROCS_AUTO_NODES || cpus < 4)
-		return 1;
-	return cpus / 2 < SIM_PROCS_AUTO_MAX ? (int)(cpus / 2) : SIM_PROCS_AUTO_MAX;
+		return (int)fit;
+	cpus = cpus / 2 < SIM_PROCS_AUTO_MAX ? cpus / 2 : SIM_PROCS_AUTO_MAX;
+	return (int)(cpus > fit ? cpus : fit);
 }
 
 static int parse_config(struct run *r, struct br_err *err)

@@ -22,10 +22,16 @@
 #include "common.h"
 #include "http.h"
 #include "loop.h"
+#include "maas/maas.h"
+#include "redfish/redfish.h"
 
 /* ---- peers: count what is in flight, per server and over both ------------- */
 
-#define PEERS 2
+#define PEERS 2 /* plain HTTP on the core; then a MAAS and two Redfish BMCs */
+#define PEER_MAAS PEERS
+#define PEER_BMC (PEERS + 1)
+#define BMCS 2
+#define PEERS_ALL (PEERS + 1 + BMCS)
 
 struct peer {
 	struct MHD_Daemon *d;
@@ -33,9 +39,39 @@ struct peer {
 	int inflight, max_inflight, hits, hits_busy;
 };
 
-static struct peer peers[PEERS];
+static struct peer peers[PEERS_ALL];
 static pthread_mutex_t peer_lock = PTHREAD_MUTEX_INITIALIZER;
 static int all_inflight, all_max_inflight;
+
+/* The least a Redfish BMC shows for discovery to succeed: one system with
+ * one host NIC. */
+static const struct {
+	const char *path, *body;
+} redfish_tree[] = {
+	{ "/redfish/v1", "{\"Systems\":{\"@odata.id\":\"/redfish/v1/Systems\"}}" },
+	{ "/redfish/v1/Systems", "{\"Members\":[{\"@odata.id\":\"/redfish/v1/Systems/1\"}]}" },
+	{ "/redfish/v1/Systems/1",
+	  "{\"@odata.id\":\"/redfish/v1/Systems/1\",\"Id\":\"1\",\"SerialNumber\":\"SN1\","
+	  "\"PowerState\":\"On\",\"EthernetInterfaces\":{\"@odata.id\":"
+	  "\"/redfish/v1/Systems/1/EthernetInterfaces\"}}" },
+	{ "/redfish/v1/Systems/1/EthernetInterfaces",
+	  "{\"Members\":[{\"@odata.id\":\"/redfish/v1/Systems/1/EthernetInterfaces/NIC.1\"}]}" },
+	{ "/redfish/v1/Systems/1/EthernetInterfaces/NIC.1",
+	  "{\"@odata.id\":\"/redfish/v1/Systems/1/EthernetInterfaces/NIC.1\",\"Id\":\"NIC.1\","
+	  "\"MACAddress\":\"B0:7B:25:00:00:01\"}" },
+};
+
+static const char *redfish_body(const char *url)
+{
+	size_t n = strlen(url);
+
+	if (n > 1 && url[n - 1] == '/')
+		n--;
+	for (size_t i = 0; i < sizeof(redfish_tree) / sizeof(redfish_tree[0]); i++)
+		if (strlen(redfish_tree[i].path) == n && !strncmp(url, redfish_tree[i].path, n))
+			return redfish_tree[i].body;
+	return NULL;
+}
 
 static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
 			       const char *version, const char *upload_data, size_t *upload_size,
@@ -57,7 +93,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
 	p->hits++;
 	if (++p->inflight > p->max_inflight)
 		p->max_inflight = p->inflight;
-	if (++all_inflight > all_max_inflight)
+	if (p - peers < PEERS && ++all_inflight > all_max_inflight)
 		all_max_inflight = all_inflight;
 	/* /busy answers 503 + Retry-After: 0 the first time */
 	if (!strcmp(url, "/busy") && p->hits_busy++ == 0)
@@ -70,12 +106,17 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
 	}
 	if (!strcmp(url, "/big"))
 		body = "0123456789012345678901234567890123456789";
+	if (p - peers >= PEER_BMC && !(body = redfish_body(url))) {
+		status = 404;
+		body = "{}";
+	}
 	r = MHD_create_response_from_buffer(strlen(body), (void *)(uintptr_t)body, MHD_RESPMEM_MUST_COPY);
 	if (busy)
 		MHD_add_response_header(r, "Retry-After", "0");
 	pthread_mutex_lock(&peer_lock);
 	p->inflight--;
-	all_inflight--;
+	if (p - peers < PEERS)
+		all_inflight--;
 	pthread_mutex_unlock(&peer_lock);
 	ret = MHD_queue_response(conn, status, r);
 	MHD_destroy_response(r);
@@ -85,7 +126,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
 static int setup(void **state)
 {
 	(void)state;
-	for (int i = 0; i < PEERS; i++) {
+	for (int i = 0; i < PEERS_ALL; i++) {
 		memset(&peers[i], 0, sizeof(peers[i]));
 		peers[i].d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION,
 					      0, NULL, NULL, handler, &peers[i], MHD_OPTION_END);
@@ -100,7 +141,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	for (int i = 0; i < PEERS; i++)
+	for (int i = 0; i < PEERS_ALL; i++)
 		MHD_stop_daemon(peers[i].d);
 	return 0;
 }
@@ -261,6 +302,154 @@ static void test_one_loop(void **state)
 }
 
 /* The body cap cuts a transfer and says so; the request is not retried. */
+/* ---- the clients on one shared loop ---------------------------------------- */
+
+struct maas_out {
+	int done, rc;
+	long status;
+	int64_t at_ms;
+};
+
+static void on_maas(void *ctx, const struct maas_result *res)
+{
+	struct maas_out *o = ctx;
+
+	o->done = 1;
+	o->rc = res->rc;
+	o->status = res->status;
+	o->at_ms = br_now_ms();
+}
+
+struct rf_out {
+	int done, rc;
+	char mac[32];
+	char err[sizeof(((struct br_err *)0)->msg)];
+};
+
+static void on_rf(const struct rf_target *t, int rc, struct br_hw *hw, const struct br_err *err, void *ctx)
+{
+	struct rf_out *o = (struct rf_out *)t->user_data;
+
+	(void)ctx;
+	o->done = 1;
+	o->rc = rc;
+	snprintf(o->mac, sizeof(o->mac), "%s", hw->n_nics ? hw->nics[0].mac : "");
+	snprintf(o->err, sizeof(o->err), "%s", err ? err->msg : "");
+}
+
+/* The clients themselves on one loop the test owns: plain HTTP on the
+ * core, a child, a timer, MAAS requests (maas_options.loop) and a Redfish
+ * discovery of two BMCs (rf_options.loop). The Redfish call runs the loop
+ * until its BMCs are done, and everything else moves meanwhile; each
+ * client's caps hold on its servers' side. */
+static void test_clients_one_loop(void **state)
+{
+	enum { PLAIN = 8, MAAS_REQS = 8 };
+	struct br_loop *loop;
+	struct br_http http;
+	struct br_http_options o;
+	struct br_http_host hosts[PEERS];
+	struct client_req reqs[PLAIN];
+	struct proc_out child;
+	struct br_loop_timer timer;
+	struct maas_options mo;
+	struct maas_client *cli = NULL;
+	struct maas_out mouts[MAAS_REQS] = { 0 };
+	struct rf_options ro;
+	struct rf_target targets[BMCS];
+	struct rf_out routs[BMCS] = { 0 };
+	char *urls[BMCS], *maas_url;
+	int done_count = 0;
+	int64_t t0, rf_end, maas_first = INT64_MAX;
+
+	(void)state;
+	assert_int_equal(br_loop_new(&loop, NULL), 0);
+	br_http_options_init(&o);
+	o.total_inflight = 3;
+	o.body_max = 1024;
+	assert_int_equal(br_http_init(&http, loop, &o, NULL), 0);
+	for (int h = 0; h < PEERS; h++)
+		br_http_host_init(&hosts[h], &http, &ops, 2, NULL);
+	for (int i = 0; i < PLAIN; i++) {
+		memset(&reqs[i], 0, sizeof(reqs[i]));
+		reqs[i].url = br_xasprintf("http://127.0.0.1:%d/x", peers[i % PEERS].port);
+		reqs[i].done_count = &done_count;
+		br_http_req_init(&reqs[i].http, &hosts[i % PEERS], "GET", reqs[i].url, 0);
+		br_http_submit(&reqs[i].http);
+	}
+	spawn_sh(loop, "sleep 0.1; echo x", 1024, 5000, &child);
+	br_loop_timer_init(&timer, on_timer, NULL);
+	n_fired = 0;
+	br_loop_timer_start(loop, &timer, 50);
+
+	maas_options_init(&mo);
+	maas_url = br_xasprintf("http://127.0.0.1:%d/MAAS/", peers[PEER_MAAS].port);
+	mo.url = maas_url;
+	mo.api_key = "ck:tk:secret";
+	mo.max_inflight = 2;
+	mo.loop = loop;
+	assert_int_equal(maas_client_new(&mo, &cli, NULL), 0);
+	for (int i = 0; i < MAAS_REQS; i++)
+		assert_int_equal(maas_request(cli, "GET", "users/?op=whoami", NULL, on_maas, &mouts[i]), 0);
+
+	rf_options_init(&ro);
+	ro.loop = loop;
+	ro.use_sessions = 0;
+	ro.per_bmc_inflight = 2;
+	ro.total_inflight = 3;
+	for (int b = 0; b < BMCS; b++) {
+		urls[b] = br_xasprintf("http://127.0.0.1:%d", peers[PEER_BMC + b].port);
+		targets[b] = (struct rf_target){ "bmc", urls[b], "u", "p", &routs[b], 0 };
+	}
+
+	t0 = br_now_ms();
+	assert_int_equal(rf_discover_all(targets, BMCS, &ro, on_rf, NULL, NULL), 0);
+	rf_end = br_now_ms();
+	for (int b = 0; b < BMCS; b++) {
+		assert_true(routs[b].done);
+		if (routs[b].rc)
+			fail_msg("bmc %d: %s", b, routs[b].err);
+		assert_string_equal(routs[b].mac, "b0:7b:25:00:00:01");
+		assert_in_range(peers[PEER_BMC + b].max_inflight, 1, 2);
+	}
+	/* what the Redfish run left unfinished finishes on the next runs */
+	assert_int_equal(maas_client_run(cli, NULL), 0);
+	assert_int_equal(br_loop_run(loop, NULL), 0);
+
+	for (int i = 0; i < MAAS_REQS; i++) {
+		assert_true(mouts[i].done);
+		assert_int_equal(mouts[i].rc, 0);
+		assert_int_equal(mouts[i].status, 200);
+		if (mouts[i].at_ms < maas_first)
+			maas_first = mouts[i].at_ms;
+	}
+	assert_int_equal(peers[PEER_MAAS].hits, MAAS_REQS);
+	assert_in_range(peers[PEER_MAAS].max_inflight, 1, 2);
+	assert_int_equal(done_count, PLAIN);
+	for (int i = 0; i < PLAIN; i++)
+		assert_int_equal(reqs[i].status, 200);
+	for (int h = 0; h < PEERS; h++)
+		assert_in_range(peers[h].max_inflight, 1, 2);
+	assert_in_range(all_max_inflight, 1, 3);
+	assert_true(child.done);
+	assert_string_equal(child.out, "x\n");
+	assert_int_equal(n_fired, 1);
+	/* they ran alongside the Redfish walk (five round trips of 40 ms and
+	 * more), not after it */
+	assert_true(rf_end - t0 >= 200);
+	assert_true(maas_first < rf_end);
+	assert_true(child.at_ms < rf_end);
+	assert_true(fired_at[0] < rf_end);
+
+	maas_client_free(cli);
+	br_http_release(&http);
+	br_loop_free(loop);
+	release_reqs(reqs, PLAIN);
+	for (int b = 0; b < BMCS; b++)
+		free(urls[b]);
+	free(maas_url);
+}
+
 static void test_body_cap(void **state)
 {
 	struct br_loop *loop;
@@ -501,6 +690,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_one_loop, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_clients_one_loop, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_body_cap, setup, teardown),
 		cmocka_unit_test(test_child_limits),
 		cmocka_unit_test(test_spawn_missing),
