@@ -20,26 +20,27 @@ static void this_host(char host[LEASE_HOST_MAX])
 
 /* What /proc/PID/stat says of process pid: when it started, in clock
  * ticks after boot (field 22; 0 when it cannot be read), and whether it has
- * exited and only waits to be reaped (state Z or X, field 3). With the pid
- * the start time names one process: a pid the kernel handed to another
- * process since does not keep a dead holder's lease. A zombie keeps its pid
- * until its parent reaps it, which an init that does not reap (some
- * container inits) never does: a SIGKILLed stage's lease must not outlive
- * it there. */
+ * exited and only waits to be reaped (state Z or X, field 3; exited may be
+ * NULL). With the pid the start time names one process: a pid the kernel
+ * handed to another process since does not keep a dead holder's lease. A
+ * zombie keeps its pid until its parent reaps it, which an init that does
+ * not reap (some container inits) never does: a SIGKILLed stage's lease
+ * must not outlive it there. */
 static int64_t pid_start(long pid, int *exited)
 {
 	char path[64], *data = NULL, *p;
 	size_t len;
 	long long ticks = 0;
 
-	*exited = 0;
+	if (exited)
+		*exited = 0;
 	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
 	if (br_read_file(path, 4096, &data, &len, NULL))
 		return 0;
 	/* The command name (field 2) may hold spaces and parentheses: count
 	 * fields after its last ')'. */
 	p = data ? strrchr(data, ')') : NULL;
-	if (p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X'))
+	if (exited && p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X'))
 		*exited = 1;
 	for (int field = 2; p && field < 22; field++)
 		p = strchr(p + 1, ' ');
@@ -116,7 +117,7 @@ static int write_lease(struct inv *inv, int64_t id, const char *stage, const cha
 		       struct br_err *err)
 {
 	sqlite3_stmt *st;
-	int rc, exited;
+	int rc;
 
 	rc = inv_prepare(inv,
 			 "INSERT OR REPLACE INTO leases(node_id, stage, pid, host, expires_at, pid_start)"
@@ -129,7 +130,7 @@ static int write_lease(struct inv *inv, int64_t id, const char *stage, const cha
 	sqlite3_bind_int64(st, 3, (int64_t)getpid());
 	inv_bind_text(st, 4, host);
 	sqlite3_bind_int64(st, 5, expires_at);
-	sqlite3_bind_int64(st, 6, pid_start((long)getpid(), &exited));
+	sqlite3_bind_int64(st, 6, pid_start((long)getpid(), NULL));
 	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : inv_dberr(inv, err, "write lease");
 	inv_finalize(inv, st);
 	return rc;

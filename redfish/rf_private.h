@@ -151,8 +151,8 @@ struct rf_http {
 	size_t n_bmcs;
 	size_t active; /* BMCs not yet done */
 	/* Admission (run.c): bmcs[0..next_start) have been started; running
-	 * of them are not done; window caps running (0: none). */
-	size_t next_start, running, window;
+	 * of them are not done. */
+	size_t next_start, running;
 	int holding; /* holds the loop while BMCs are active */
 	rf_done_fn done;
 	void *done_ctx;

@@ -110,9 +110,9 @@ static size_t admission_window(const struct rf_http *h)
  * then the service root (login follows it). */
 static void start_more(struct rf_http *h)
 {
-	size_t before = h->next_start;
+	size_t before = h->next_start, window = admission_window(h);
 
-	while (h->next_start < h->n_bmcs && !h->interrupted && (!h->window || h->running < h->window)) {
+	while (h->next_start < h->n_bmcs && !h->interrupted && (!window || h->running < window)) {
 		struct rf_bmc *bmc = &h->bmcs[h->next_start++];
 
 		if (bmc->phase != RF_BMC_WALKING)
@@ -238,7 +238,6 @@ int rf_run_bmcs(struct rf_http *h, struct br_err *err)
 	if (br_signal_caught()) {
 		h->interrupted = br_signal_caught(); /* before any BMC was touched */
 	} else {
-		h->window = admission_window(h);
 		start_more(h);
 		rc = run_loop(h, &e);
 	}

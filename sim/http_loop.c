@@ -271,8 +271,12 @@ static int next_timeout(struct sim_loop *loop)
 		if (wait > SWEEP_MS)
 			wait = SWEEP_MS;
 	}
-	if (loop->second_fn && ms_to_next_second() < wait)
-		wait = ms_to_next_second();
+	if (loop->second_fn) {
+		int64_t second = ms_to_next_second();
+
+		if (second < wait)
+			wait = second;
+	}
 	return (int)wait;
 }
 
@@ -318,9 +322,13 @@ static void turn(struct sim_loop *loop, struct epoll_event *evs, int n, int64_t 
 	}
 	if (loop->log_dirty && (n == 0 || now - loop->last_flush >= LOG_FLUSH_MS))
 		sim_http_log_flush(loop);
-	if (loop->second_fn && time(NULL) != loop->last_second) {
-		loop->last_second = time(NULL);
-		loop->second_fn(loop->second_ctx);
+	if (loop->second_fn) {
+		time_t second = time(NULL);
+
+		if (second != loop->last_second) {
+			loop->last_second = second;
+			loop->second_fn(loop->second_ctx);
+		}
 	}
 }
 
