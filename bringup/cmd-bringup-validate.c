@@ -63,6 +63,8 @@ static int check_args(struct br_stage *st, struct args *a)
 		return br_stage_usage(st, "--host-key-policy: '%s' (want strict or accept-new)", a->policy);
 	if (a->o.parallel < 1 || a->timeout_s < 0)
 		return br_stage_usage(st, "--parallel must be positive, --timeout not negative");
+	if (a->o.workers < 0 || a->o.workers > VAL_SSH_WORKERS_MAX)
+		return br_stage_usage(st, "--workers must be 0-%d", VAL_SSH_WORKERS_MAX);
 	a->o.timeout_ms = a->timeout_s * 1000LL;
 	if (!a->o.facts_file && !a->o.ssh_key)
 		return br_stage_usage(
@@ -105,6 +107,8 @@ int main(int argc, char **argv)
 		  "bringup-probe to copy over (default: the one beside this program)" },
 		{ "parallel", 0, BR_OPT_INT, &a.o.parallel, "N",
 		  "nodes probed at once (default $BRINGUP_VALIDATE_PARALLEL, else 128)" },
+		{ "workers", 0, BR_OPT_INT, &a.o.workers, "N",
+		  "SSH worker processes (default 0: one per CPU, at most one per 8 nodes; 1: none)" },
 		{ "timeout", 0, BR_OPT_INT, &a.timeout_s, "SECONDS",
 		  "time limit on one node (default: its profile's [time_limits] validation, else 600)" },
 		{ 0 },

@@ -191,21 +191,20 @@ static int collect_ssh(struct br_stage *st, const struct vstage_options *o, stru
 	sort_by_limit(o, targets, jobs, n);
 	for (size_t start = 0, end; start < n && !rc; start = end) {
 		struct collect c = { run, jobs + start, limit_ms_of(o, jobs[start]) };
-		struct br_loop *loop = NULL;
+		int workers;
 
 		for (end = start + 1; end < n && limit_ms_of(o, jobs[end]) == c.limit_ms; end++)
 			;
 		so.run_timeout_ms = c.limit_ms;
 		/* a node that takes the connection and never speaks is stuck too */
 		so.connect_timeout_ms = connect_ms < c.limit_ms ? connect_ms : c.limit_ms;
-		if (br_loop_new(&loop, &err) == 0) {
-			if (val_ssh_run(loop, targets + start, end - start, &so, results + start,
+		workers = o->workers ? o->workers : val_ssh_workers_auto(end - start);
+		if (workers > 1)
+			br_debug("validate", "%zu nodes over %d SSH workers", end - start,
+				 workers < (int)(end - start) ? workers : (int)(end - start));
+		if (val_ssh_run_workers(targets + start, end - start, &so, workers, results + start,
 					on_collected, &c, &err))
-				rc = br_stage_usage(st, "%s", err.msg);
-		} else {
-			rc = br_stage_fail(st, BR_EXIT_USAGE, "%s", err.msg);
-		}
-		br_loop_free(loop);
+			rc = br_stage_usage(st, "%s", err.msg);
 	}
 	for (size_t i = 0; i < n; i++) {
 		val_ssh_result_release(&results[i]);

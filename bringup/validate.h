@@ -25,6 +25,7 @@ struct vstage_options {
 	enum val_ssh_host_keys host_keys;
 	const char *probe; /* the bringup-probe executable to copy over */
 	int parallel;
+	int workers;	    /* SSH worker processes; 0: val_ssh_workers_auto */
 	int64_t timeout_ms; /* 0: each node's profile's [time_limits] validation */
 };
 

@@ -74,6 +74,24 @@ int val_ssh_run(struct br_loop *loop, const struct val_ssh_target *targets, size
 		const struct val_ssh_options *opts, struct val_ssh_result *results, val_ssh_done_fn done,
 		void *ctx, struct br_err *err);
 
+/* ---- ssh_pool.c: the same over forked workers ------------------------------ */
+
+#define VAL_SSH_WORKER_TARGETS 8 /* nodes a worker is worth forking for */
+#define VAL_SSH_WORKERS_MAX 64
+
+/* Workers for a rack of n_targets: one per CPU, at most one per
+ * VAL_SSH_WORKER_TARGETS nodes, at least 1. */
+int val_ssh_workers_auto(size_t n_targets);
+
+/* val_ssh_run with the targets split in n_workers contiguous slices, each
+ * run by a forked worker on its own loop, opts->max_parallel shared among
+ * them; done runs in this process, on a loop of its own, as results
+ * arrive. A worker that dies fails the targets it had not reported, with
+ * the reason. n_workers <= 1: val_ssh_run here. */
+int val_ssh_run_workers(const struct val_ssh_target *targets, size_t n, const struct val_ssh_options *opts,
+			int n_workers, struct val_ssh_result *results, val_ssh_done_fn done, void *ctx,
+			struct br_err *err);
+
 /* Append s to b as one single-quoted shell word. */
 void val_shell_quote(struct br_buf *b, const char *s);
 
