@@ -35,7 +35,6 @@ Exit 0 when every body conforms, 1 on a violation, 2 when it cannot run.
 "message"}]}.
 """
 import base64
-import copy
 import json
 import os
 import re

@@ -83,6 +83,12 @@ line() { jq -nc --arg b "$dell" --arg m "$1" --arg p "$2" --argjson body "$3" \
 	line POST /redfish/v1/SessionService/Sessions '{"UserName":"root","Password":0}'
 	line POST "$S/Actions/ComputerSystem.Reset" '{"ResetType":"ForceRestart","Delay":5}'
 } > bad.log
+# A body that is not JSON is logged by its length alone (and refused).
+curl -s -o /dev/null -X POST --data 'UserName=root&Password=x' "http://$dell/redfish/v1/SessionService/Sessions"
+sleep 0.3
+tail -n 1 mixed/requests.log > form.log
+assert_eq "$(jq -c '[.method, .body_len, has("body")]' form.log)" '["POST",24,false]' "a form body logged by its length"
+cat form.log >> bad.log
 n=$(wc -l < bad.log)
 rc=0
 check --json bad.log > bad.check || rc=$?
@@ -98,3 +104,4 @@ assert_contains "$(why 6)" "@Redfish.SettingsApplyTime: ApplyTime: 'Now' is not 
 assert_contains "$(why 7)" "'Password' is a required property" "login without a password"
 assert_contains "$(why 8)" "Password: 0 is not of type" "password of the wrong type"
 assert_contains "$(why 9)" "'Delay' does not match any of the regexes" "unknown action parameter"
+assert_contains "$(why 10)" "the body is not JSON (24 bytes)" "a body that is not JSON"
