@@ -18,9 +18,9 @@ profile_of() {
 # Every family, each with BIOS drift (Dell) or its own baseline (the
 # others): a PATCH on every node. Two iDRAC10s beside them, whose System
 # takes boot changes through its settings object.
-bringup sim --no-hosts --nodes 6 --seed 11 --vendor mixed --faults bios_drift:6 --dir mixed --daemon >/dev/null
+bringup sim --no-hosts --nodes 6 --seed 11 --bios-job-ms 200 --vendor mixed --faults bios_drift:6 --dir mixed --daemon >/dev/null
 at_exit "stop_sim $T/mixed"
-bringup sim --no-hosts --nodes 2 --seed 11 --faults boot_settings:1,boot_settings_drift:1 --dir idrac10 --daemon >/dev/null
+bringup sim --no-hosts --nodes 2 --seed 11 --bios-job-ms 200 --faults boot_settings:1,boot_settings_drift:1 --dir idrac10 --daemon >/dev/null
 at_exit "stop_sim $T/idrac10"
 assert_eq "$(jq -r '[.nodes[].vendor] | join(",")' mixed/truth.json)" "dell,hpe,lenovo,supermicro,openbmc,ami" "families"
 
