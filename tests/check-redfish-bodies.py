@@ -293,7 +293,8 @@ class Run:
                 out.append("%s: not a term of DMTF's %s" % (key, name))
                 continue
             self.terms[term] = self.terms.get(term, 0) + 1
-            out += ["%s: %s" % (key, m) for m in validate(self.schemas, name, schema, mode, value)]
+            out += ["%s: %s" % (key, m.replace("(body): ", "", 1))
+                    for m in validate(self.schemas, name, schema, mode, value)]
         return out
 
     def check(self, log, number, line):
