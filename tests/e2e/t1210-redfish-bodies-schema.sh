@@ -87,6 +87,22 @@ line() { jq -nc --arg b "$dell" --arg m "$1" --arg p "$2" --argjson body "$3" \
 	line PATCH "$S" '{"Links":{"Chassis":[{"Name":"x"}]}}'
 	line PATCH "$S" '{"Boot":{"BootSourceOverrideTarget":"Pxe"},"@Redfish.Foo":1}'
 } > bad.log
+# Dell's job creation, which no simulated iDRAC asks for (it makes the job
+# itself from the PATCH's apply time): held to the facts of Dell's schema.
+J=/redfish/v1/Managers/iDRAC.Embedded.1/Jobs
+line POST "$J" '{"TargetSettingsURI":"/redfish/v1/Systems/System.Embedded.1/Bios/Settings"}' > job.log
+check --json job.log > job.check
+assert_eq "$(jq -c .checked job.check)" '{"DellJob create (Dell'"'"'s facts)":1}' "a Dell job body checked"
+{
+	line POST "$J" '{}'
+	line POST "$J" '{"TargetSettingsURI":5,"JobState":"Scheduled"}'
+} > badjob.log
+rc=0
+check --json badjob.log > badjob.check || rc=$?
+assert_eq "$rc" 1 "checker exit code on bad Dell job bodies"
+assert_eq "$(jq -r '[.violations[].message] | sort | join("; ")' badjob.check)" \
+	"(body): 'TargetSettingsURI' is a required property; (body): Additional properties are not allowed ('JobState' was unexpected); TargetSettingsURI: 5 is not of type 'string'" \
+	"bad Dell job bodies"
 # A body that is not JSON is logged by its length alone (and refused).
 curl -s -o /dev/null -X POST --data 'UserName=root&Password=x' "http://$dell/redfish/v1/SessionService/Sessions"
 sleep 0.3
