@@ -15,6 +15,7 @@
 #define LOOP_EVENTS_MAX 256
 #define LOG_BUF_SIZE (1u << 20)
 #define LOG_FLUSH_MS 100
+#define LOG_BODY_MAX (64u * 1024) /* request bodies logged whole up to this */
 #define SWEEP_MS 1000
 #define LISTEN_BACKLOG 1024
 #define IDLE_TIMEOUT_S 120
