@@ -156,8 +156,9 @@ install: all
 	install -m 0755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
 	cp -R templates/. $(DESTDIR)$(PREFIX)/share/bringup/templates/
 
-# Every C file but the generated BIOS registry table (scripts/gen-idrac-bios-registry).
-FORMAT_SRCS := $(filter-out sim/idrac_bios_registry.c,$(wildcard */*.c */*.h tests/unit/*.c))
+# Every C file but the generated BIOS registry tables (scripts/gen-idrac-bios-registry,
+# scripts/gen-vendor-bios-registry).
+FORMAT_SRCS := $(filter-out sim/idrac_bios_registry.c sim/vendor_bios_registry.c,$(wildcard */*.c */*.h tests/unit/*.c))
 
 format:
 	@clang-format -i $(FORMAT_SRCS)

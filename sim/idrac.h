@@ -157,6 +157,8 @@ void sim_w_reset(struct sim_ctx *c);
 int sim_vbios_w_settings(struct sim_ctx *c);
 int sim_vbios_reset_refused(struct sim_ctx *c);
 void sim_vbios_boot(struct sim_node *n);
+/* The Id of the node's BIOS attribute registry (SIM_BIOS_REGISTRY on Dell). */
+const char *sim_vbios_registry_id(const struct sim_node *n);
 
 json_t *sim_r_chassis_coll(struct sim_ctx *c);
 json_t *sim_r_chassis(struct sim_ctx *c);

@@ -159,7 +159,7 @@ json_t *sim_r_registries(struct sim_ctx *c)
 				"Registry File Collection", SIM_R_ROOT "/Registries");
 
 	sim_coll_add(coll, SIM_R_ROOT "/Registries/" SIM_BASE_REGISTRY);
-	sim_coll_add(coll, SIM_R_ROOT "/Registries/" SIM_BIOS_REGISTRY);
+	sim_coll_add(coll, SIM_R_ROOT "/Registries/%s", sim_vbios_registry_id(c->node));
 	return coll;
 }
 
@@ -170,7 +170,7 @@ json_t *sim_r_registry(struct sim_ctx *c)
 	int base = !strcmp(c->args[0], SIM_BASE_REGISTRY);
 	json_t *f;
 
-	if (!base && strcmp(c->args[0], SIM_BIOS_REGISTRY))
+	if (!base && strcmp(c->args[0], sim_vbios_registry_id(c->node)))
 		return NULL;
 	f = sim_res("#MessageRegistryFile.v1_1_3.MessageRegistryFile", c->args[0],
 		    base ? "Base Message Registry File" : "BIOS Attribute Registry File",
@@ -179,7 +179,7 @@ json_t *sim_r_registry(struct sim_ctx *c)
 			    json_string(base ? "Base Message Registry File Locations"
 					     : "BIOS Attribute Registry File Locations"));
 	json_object_set_new(f, "Languages", json_pack("[s]", "en"));
-	json_object_set_new(f, "Registry", json_string(base ? "Base.1.12" : SIM_BIOS_REGISTRY));
+	json_object_set_new(f, "Registry", json_string(base ? "Base.1.12" : sim_vbios_registry_id(c->node)));
 	if (base)
 		json_object_set_new(f, "Location",
 				    json_pack("[{s:s, s:s}]", "Language", "en", "PublicationUri",

@@ -102,11 +102,15 @@ char *sim_v_drive_path(const struct sim_node *n, const char *id);
 
 /* The family's settings object below .../Bios/ ("Pending", "SD"), NULL for Dell. */
 const char *sim_vbios_settings_name(enum sim_vendor v);
-/* The family's BIOS attributes at their defaults (empty for Dell); new reference. */
+/* A node's BIOS state at the family's defaults: the attributes it has
+ * changed, so none (the defaults are the family's shared table); new
+ * reference. */
 json_t *sim_vbios_defaults(const struct sim_node *n);
 /* Bios and its settings object as the family has them (attributes, registry,
  * SupportedApplyTimes); the System's ResetType list. */
 void sim_vbios_reshape(const struct sim_vreq *v, json_t *doc);
 void sim_vbios_reshape_system(const struct sim_vreq *v, json_t *doc);
+/* The family's attribute registry in place of iDRAC's (doc, taken). */
+json_t *sim_vbios_registry(const struct sim_vreq *v, json_t *doc);
 
 #endif

@@ -13,20 +13,27 @@
  *    answers 200 with iLO.2.x.SystemResetRequired; ResetType without
  *    GracefulRestart (iLO 5's list: On, ForceOff, GracefulShutdown,
  *    ForceRestart, Nmi, PushPowerButton); attributes as HPE's UEFI BIOS
- *    attribute reference names them (WorkloadProfile, ProcSMT, Sriov, ...).
+ *    attribute registry names them (WorkloadProfile, ProcSMT, Sriov, ...).
  *  - Lenovo XCC (XCC REST API guide, "PATCH – Update pending BIOS
  *    settings"): /Bios/Pending, 200 with RebootRequired; attributes named
- *    Menu_Setting (OperatingModes_ChooseOperatingMode, Memory_MemorySpeed,
- *    Processors_CPUPstateControl, ...).
+ *    Menu_Setting (OperatingModes_ChooseOperatingMode, Processors_CStates).
  *  - Supermicro (Supermicro Redfish Reference Guide, "BIOS
  *    Configuration"): /Bios/SD; attribute names carry the setup question's
- *    number (QuietBoot_0027) and switches are Boolean; "changes require a
- *    system reboot to take effect".
+ *    number in hex (QuietBoot_002D), some switches are Boolean, and the
+ *    Bios shows and takes an enumeration's display name ("Enable") where
+ *    the registry lists codes ("0"); "changes require a system reboot to
+ *    take effect".
  *  - OpenBMC / NVIDIA Grace (bmcweb with bios-settings-mgr; NVIDIA's
- *    BMC Redfish docs): /Bios/Settings, Boolean and enumerated
- *    attributes; bmcweb's ResetType list (PowerCycle included).
+ *    BMC Redfish docs): /Bios/Settings, mostly Boolean attributes;
+ *    bmcweb's ResetType list (PowerCycle included).
  *  - AMI MegaRAC (DGX BMC docs): /Bios/SD, as Supermicro's (AMI firmware
- *    underneath); AMI's setup-question names.
+ *    underneath); AMI's setup names (SriovSupport, Ipv4Pxe, PackageCState).
+ * Each family's attributes, their types, allowed values and defaults, and
+ * its attribute registry (served at Bios/BiosRegistry and named under
+ * /redfish/v1/Registries) are those of a real BMC of it (vendor_bios.h;
+ * the sources above each table in vendor_bios_registry.c), so that a
+ * client looking attributes up by name meets the same names as on the
+ * hardware.
  * None of them accepts an attribute its BIOS does not have (400
  * PropertyUnknown), and only the families that advertise
  * SupportedApplyTimes accept @Redfish.SettingsApplyTime.
@@ -35,122 +42,77 @@
 #include <string.h>
 
 #include "vendor.h"
-
-enum vb_type { VB_ENUM, VB_BOOL, VB_INT, VB_STRING };
-
-struct vb_attr {
-	const char *name;
-	enum vb_type type;
-	const char *values; /* VB_ENUM: '|'-separated; the first is the default */
-	int dflt;	    /* VB_BOOL, VB_INT: the default */
-	int read_only;
-};
+#include "vendor_bios.h"
 
 struct vb_family {
 	const char *settings;	      /* the settings object, below .../Bios/ */
-	const char *registry;	      /* Bios.AttributeRegistry */
+	const char *registry;	      /* Bios.AttributeRegistry, and the registry's Id */
+	const char *owner, *product;  /* the registry's OwningEntity, SupportedSystems */
 	const char *reset_types[9];   /* ResetType@Redfish.AllowableValues, NULL-ended */
 	int apply_times;	      /* advertises SupportedApplyTimes (OnReset) */
 	const char *patch_message_id; /* of a 200 answer; NULL: 204 */
+	int shows_display;	      /* the Bios shows an enumeration's ValueDisplayName */
 	const struct vb_attr *attrs;
-	size_t n_attrs;
+	const size_t *n_attrs;
 };
 
-static const struct vb_attr hpe_attrs[] = {
-	{ "BootMode", VB_ENUM, "Uefi|LegacyBios", 0, 0 },
-	{ "WorkloadProfile", VB_ENUM,
-	  "GeneralPowerEfficientCompute|GeneralPeakFrequencyCompute|GeneralThroughputCompute|"
-	  "Virtualization-PowerEfficient|Virtualization-MaxPerformance|LowLatency|"
-	  "HighPerformanceCompute|GraphicProcessing|I/OThroughput|Custom",
-	  0, 0 },
-	{ "PowerRegulator", VB_ENUM, "DynamicPowerSavings|StaticLowPower|StaticHighPerf|OsControl", 0, 0 },
-	{ "MinProcIdlePower", VB_ENUM, "C6State|NoCStates", 0, 0 },
-	{ "ProcSMT", VB_ENUM, "Enabled|Disabled", 0, 0 },
-	{ "ProcAmdIoVt", VB_ENUM, "Enabled|Disabled", 0, 0 },
-	{ "Sriov", VB_ENUM, "Enabled|Disabled", 0, 0 },
-	{ "Ipv4PxeSupport", VB_ENUM, "Enabled|Disabled", 0, 0 },
-	{ "SerialNumber", VB_STRING, NULL, 0, 1 },
-};
-
-static const struct vb_attr lenovo_attrs[] = {
-	{ "BootModes_SystemBootMode", VB_ENUM, "UEFIMode|LegacyMode", 0, 0 },
-	{ "OperatingModes_ChooseOperatingMode", VB_ENUM,
-	  "MaximumEfficiency|MaximumPerformance|MinimalPower|CustomMode", 0, 0 },
-	{ "Memory_MemorySpeed", VB_ENUM, "Balanced|MaxPerformance|MinimalPower", 0, 0 },
-	{ "Processors_CPUPstateControl", VB_ENUM, "Cooperative|Autonomous|Legacy|None", 0, 0 },
-	{ "Processors_SMTMode", VB_ENUM, "Enabled|Disabled", 0, 0 },
-	{ "Processors_GlobalCstateControl", VB_ENUM, "Enabled|Disabled|Auto", 0, 0 },
-	{ "DevicesandIOPorts_SRIOV", VB_ENUM, "Disabled|Enabled", 0, 0 },
-	{ "NetworkStackSettings_IPv4PXESupport", VB_ENUM, "Enabled|Disabled", 0, 0 },
-};
-
-static const struct vb_attr supermicro_attrs[] = {
-	{ "QuietBoot_0027", VB_BOOL, NULL, 1, 0 },
-	{ "BootModeSelect_0048", VB_ENUM, "DUAL|UEFI|Legacy", 0, 0 },
-	{ "Hyper_Threading_002B", VB_ENUM, "Enable|Disable", 0, 0 },
-	{ "SR_IOVSupport_002D", VB_BOOL, NULL, 0, 0 },
-	{ "PowerTechnology_0050", VB_ENUM, "Energy Efficient|Custom|Disable", 0, 0 },
-	{ "ENERGY_PERF_BIAS_CFGMode_0053", VB_ENUM,
-	  "Balanced Performance|Maximum Performance|Performance|Balanced Power|Power", 0, 0 },
-	{ "IPv4PXESupport_0066", VB_BOOL, NULL, 1, 0 },
-	{ "CSTATE_0055", VB_BOOL, NULL, 1, 0 },
-};
-
-static const struct vb_attr openbmc_attrs[] = {
-	{ "BootMode", VB_ENUM, "UEFI", 0, 1 },
-	{ "PerformanceMode", VB_ENUM, "Balanced|MaxPerformance|PowerSaving", 0, 0 },
-	{ "SMMUBypass", VB_BOOL, NULL, 0, 0 },
-	{ "EGMEnabled", VB_BOOL, NULL, 0, 0 },
-	{ "EGMHypervisorReservedMemory", VB_INT, NULL, 0, 0 },
-	{ "IPv4PXE", VB_BOOL, NULL, 0, 0 },
-	{ "IPv6PXE", VB_BOOL, NULL, 0, 0 },
-};
-
-static const struct vb_attr ami_attrs[] = {
-	{ "SETUP001", VB_ENUM, "UEFI|Legacy", 0, 0 },		   /* Boot mode select */
-	{ "PROC000", VB_ENUM, "Enable|Disable", 0, 0 },		   /* Hyper-Threading */
-	{ "PMS007", VB_ENUM, "Balanced|Performance|Power", 0, 0 }, /* Power/performance profile */
-	{ "PMS012", VB_ENUM, "Enable|Disable", 0, 0 },		   /* Package C-state */
-	{ "PCIS007", VB_ENUM, "Disable|Enable", 0, 0 },		   /* SR-IOV support */
-	{ "NWSK001", VB_ENUM, "Enable|Disable", 0, 0 },		   /* IPv4 PXE support */
-};
-
-#define ATTRS(a) (a), sizeof(a) / sizeof((a)[0])
-
+/* Registry ids as the captured Bios resources name them (Supermicro's and
+ * AMI's registries carry a slightly different Id of their own: one name
+ * here, so that a client finds the registry the Bios names). */
 static const struct vb_family families[SIM_V_COUNT] = {
 	[SIM_V_HPE] = { "Settings",
-			"BiosAttributeRegistryU46.v1_2_68",
+			"BiosAttributeRegistryA42.v1_2_60",
+			"HPE",
+			"ProLiant DL385 Gen10 Plus v2",
 			{ "On", "ForceOff", "GracefulShutdown", "ForceRestart", "Nmi", "PushPowerButton" },
 			1,
 			"iLO.2.14.SystemResetRequired",
-			ATTRS(hpe_attrs) },
+			0,
+			sim_vb_hpe,
+			&sim_vb_hpe_len },
 	[SIM_V_LENOVO] = { "Pending",
 			   "BiosAttributeRegistry.1.0.0",
+			   "Lenovo",
+			   "ThinkSystem SR670 V2",
 			   { "On", "Nmi", "GracefulShutdown", "GracefulRestart", "ForceOn", "ForceOff",
 			     "ForceRestart" },
 			   0,
 			   "Base.1.8.RebootRequired",
-			   ATTRS(lenovo_attrs) },
+			   0,
+			   sim_vb_lenovo,
+			   &sim_vb_lenovo_len },
 	[SIM_V_SUPERMICRO] = { "SD",
-			       "BiosAttributeRegistry.1.0.0",
+			       "BiosAttributeRegistry.v1_0_0",
+			       "Supermicro",
+			       "SuperMicroServer",
 			       { "On", "ForceOff", "GracefulShutdown", "GracefulRestart", "ForceRestart",
 				 "Nmi", "ForceOn" },
 			       0,
 			       NULL,
-			       ATTRS(supermicro_attrs) },
+			       1,
+			       sim_vb_supermicro,
+			       &sim_vb_supermicro_len },
 	[SIM_V_OPENBMC] = { "Settings",
 			    "BiosAttributeRegistry",
+			    "NVIDIA",
+			    "GH200",
 			    { "On", "ForceOff", "ForceOn", "ForceRestart", "GracefulRestart",
 			      "GracefulShutdown", "PowerCycle", "Nmi" },
 			    1,
 			    NULL,
-			    ATTRS(openbmc_attrs) },
+			    0,
+			    sim_vb_openbmc,
+			    &sim_vb_openbmc_len },
 	[SIM_V_AMI] = { "SD",
-			"BiosAttributeRegistry1.0.0",
+			"BiosAttributeRegistry113.1.1.3",
+			"AMI",
+			"DGX H100",
 			{ "On", "ForceOff", "GracefulShutdown", "GracefulRestart", "ForceRestart" },
 			0,
 			NULL,
-			ATTRS(ami_attrs) },
+			0,
+			sim_vb_ami,
+			&sim_vb_ami_len },
 };
 
 static const struct vb_family *family_of(const struct sim_node *n)
@@ -160,7 +122,7 @@ static const struct vb_family *family_of(const struct sim_node *n)
 
 static const struct vb_attr *attr_find(const struct vb_family *f, const char *name)
 {
-	for (size_t i = 0; i < f->n_attrs; i++)
+	for (size_t i = 0; i < *f->n_attrs; i++)
 		if (!strcmp(f->attrs[i].name, name))
 			return &f->attrs[i];
 	return NULL;
@@ -185,37 +147,61 @@ const char *sim_vbios_settings_name(enum sim_vendor v)
 	return v != SIM_V_DELL && (unsigned)v < SIM_V_COUNT ? families[v].settings : NULL;
 }
 
-json_t *sim_vbios_defaults(const struct sim_node *n)
+const char *sim_vbios_registry_id(const struct sim_node *n)
 {
 	const struct vb_family *f = family_of(n);
-	json_t *attrs = json_object();
 
-	for (size_t i = 0; f && i < f->n_attrs; i++) {
-		const struct vb_attr *a = &f->attrs[i];
-		json_t *v;
-
-		if (a->type == VB_ENUM)
-			v = json_stringn(a->values, strcspn(a->values, "|"));
-		else if (a->type == VB_BOOL)
-			v = json_boolean(a->dflt);
-		else if (a->type == VB_INT)
-			v = json_integer(a->dflt);
-		else
-			v = json_string(!strcmp(a->name, "SerialNumber") ? n->system_serial : "");
-		json_object_set_new(attrs, a->name, v);
-	}
-	return attrs;
+	return f ? f->registry : SIM_BIOS_REGISTRY;
 }
 
-/* Only the family's attributes: a fault written with iDRAC's names (the
- * BIOS drift) does not show on a BIOS that has no such setting. */
-static void keep_family_attrs(const struct vb_family *f, json_t *attrs)
+/* A node keeps only what it changed: 10,000 BMCs share one table. */
+json_t *sim_vbios_defaults(const struct sim_node *n)
 {
-	const char *name;
-	json_t *v;
-	void *tmp;
+	(void)n;
+	return json_object();
+}
 
-	json_object_foreach_safe(attrs, tmp, name, v) if (!attr_find(f, name)) json_object_del(attrs, name);
+/* An attribute's default as the Bios shows it; HPE's SerialNumber is the
+ * node's own. */
+static json_t *default_value(const struct sim_node *n, const struct vb_attr *a)
+{
+	long i = 0;
+
+	if (!a->dflt)
+		return json_null();
+	switch (a->type) {
+	case VB_BOOL:
+		return json_boolean(!strcmp(a->dflt, "true"));
+	case VB_INT:
+		if (br_parse_long(a->dflt, -(1L << 31), 1L << 31, &i))
+			i = 0;
+		return json_integer(i);
+	case VB_STRING:
+		if (!strcmp(a->name, "SerialNumber"))
+			return json_string(n->system_serial);
+		break;
+	case VB_ENUM:
+	case VB_PASSWORD:
+		break;
+	}
+	return json_string(a->dflt);
+}
+
+/* Every attribute of the family: the node's value where it changed one,
+ * else the table's default. A changed name the family lacks (the BIOS
+ * drift fault writes iDRAC's names) does not show on a BIOS that has no
+ * such setting. */
+static json_t *family_attrs(const struct vb_family *f, const struct sim_node *n)
+{
+	json_t *attrs = json_object();
+
+	for (size_t i = 0; i < *f->n_attrs; i++) {
+		const struct vb_attr *a = &f->attrs[i];
+		json_t *v = json_object_get(n->st.bios, a->name);
+
+		json_object_set_new(attrs, a->name, v ? json_incref(v) : default_value(n, a));
+	}
+	return attrs;
 }
 
 void sim_vbios_reshape(const struct sim_vreq *v, json_t *doc)
@@ -225,15 +211,73 @@ void sim_vbios_reshape(const struct sim_vreq *v, json_t *doc)
 
 	if (!f)
 		return;
-	keep_family_attrs(f, json_object_get(doc, "Attributes"));
 	if (!sim_vreq_is(v, SIM_R_SYS "/Bios"))
 		return;
+	json_object_set_new(doc, "Attributes", family_attrs(f, v->c.node));
 	json_object_set_new(doc, "AttributeRegistry", json_string(f->registry));
 	settings = json_object_get(doc, "@Redfish.Settings");
 	if (!f->apply_times)
 		json_object_del(settings, "SupportedApplyTimes");
 	else
 		json_object_set_new(settings, "SupportedApplyTimes", json_pack("[s]", "OnReset"));
+}
+
+static const char *const type_names[] = { [VB_ENUM] = "Enumeration",
+					  [VB_BOOL] = "Boolean",
+					  [VB_INT] = "Integer",
+					  [VB_STRING] = "String",
+					  [VB_PASSWORD] = "Password" };
+
+/* Value[] of an enumeration: ValueName as the registry has it, and the
+ * name it displays. */
+static json_t *registry_values(const struct vb_family *f, const struct vb_attr *a)
+{
+	json_t *values = json_array();
+	const char *p = a->values, *q = a->other ? a->other : a->values;
+
+	while (*p) {
+		size_t n = strcspn(p, "|"), m = strcspn(q, "|");
+		char *shown = br_xstrndup(p, n), *other = br_xstrndup(q, m);
+
+		json_array_append_new(values,
+				      json_pack("{s:s, s:s}", "ValueName", f->shows_display ? other : shown,
+						"ValueDisplayName", f->shows_display ? shown : other));
+		free(shown);
+		free(other);
+		p += n + (p[n] == '|');
+		q += m + (q[m] == '|');
+	}
+	return values;
+}
+
+/* The family's attribute registry (DMTF AttributeRegistry_v1), in place of
+ * iDRAC's: one entry for each attribute the Bios shows. */
+json_t *sim_vbios_registry(const struct sim_vreq *v, json_t *doc)
+{
+	const struct vb_family *f = family_of(v->c.node);
+	json_t *attrs;
+
+	if (!f)
+		return doc;
+	attrs = json_array();
+	for (size_t i = 0; i < *f->n_attrs; i++) {
+		const struct vb_attr *a = &f->attrs[i];
+		json_t *e = json_pack("{s:s, s:s, s:s, s:b, s:b, s:o}", "AttributeName", a->name,
+				      "DisplayName", a->display, "Type", type_names[a->type], "ReadOnly",
+				      a->read_only, "Hidden", 0, "DefaultValue", default_value(v->c.node, a));
+
+		if (a->type == VB_ENUM)
+			json_object_set_new(e, "Value", registry_values(f, a));
+		json_array_append_new(attrs, e);
+	}
+	json_object_set_new(doc, "Id", json_string(f->registry));
+	json_object_set_new(
+	    doc, "Description",
+	    json_string("This registry defines a representation of BIOS Attribute instances"));
+	json_object_set_new(doc, "OwningEntity", json_string(f->owner));
+	json_object_set_new(doc, "SupportedSystems", json_pack("[{s:s}]", "ProductName", f->product));
+	json_object_set_new(doc, "RegistryEntries", json_pack("{s:o}", "Attributes", attrs));
+	return doc;
 }
 
 void sim_vbios_reshape_system(const struct sim_vreq *v, json_t *doc)
@@ -266,6 +310,7 @@ static int value_ok(const struct vb_attr *a, json_t *v)
 	case VB_INT:
 		return json_is_integer(v);
 	case VB_STRING:
+	case VB_PASSWORD:
 		return json_is_string(v);
 	}
 	return 0;

@@ -311,6 +311,8 @@ static json_t *reshape(const struct sim_vreq *v, json_t *doc)
 		reshape_chassis(v, doc);
 	else if (sim_vreq_is(v, SIM_R_SYS "/Bios") || sim_vreq_is(v, SIM_R_SYS "/Bios/Settings"))
 		sim_vbios_reshape(v, doc);
+	else if (sim_vreq_is(v, SIM_R_SYS "/Bios/BiosRegistry"))
+		doc = sim_vbios_registry(v, doc);
 	else if (sim_vreq_is(v, SIM_R_MGR))
 		reshape_manager(v, doc);
 	else if (sim_vreq_is(v, "/redfish/v1/Systems") && vi->hgx)
