@@ -29,7 +29,10 @@ char *rf_dup_trimmed(json_t *doc, const char *path)
 	end = s + strlen(s);
 	while (end > s && (end[-1] == ' ' || end[-1] == '\t'))
 		end--;
-	return br_hw_strndup(s, (size_t)(end - s));
+	/* iLO 5 with no serial set sends 16 blanks (a DL180 Gen10's capture,
+	 * tests/fixtures/redfish/hpe/proliantutils/): that is no serial, not
+	 * an empty one every such node would share. */
+	return end > s ? br_hw_strndup(s, (size_t)(end - s)) : NULL;
 }
 
 static void set_once(char **field, json_t *doc, const char *path)
@@ -135,7 +138,10 @@ void rf_parse_system(struct br_hw *hw, json_t *doc)
 	set_once(&hw->uuid, doc, "UUID");
 	set_once(&hw->bios_version, doc, "BiosVersion");
 	set_once(&hw->power_state, doc, "PowerState");
-	set_once(&hw->cpu_model, doc, "ProcessorSummary/Model");
+	/* iLO pads the CPU model to the SMBIOS field's width (a DL385 Gen10
+	 * Plus v2's capture, tests/fixtures/redfish/hpe/libredfish/). */
+	if (!hw->cpu_model)
+		hw->cpu_model = rf_dup_trimmed(doc, "ProcessorSummary/Model");
 	if (hw->cpu_count < 0)
 		hw->cpu_count = int_or(doc, "ProcessorSummary/Count", -1);
 	if (hw->memory_gib < 0 && mem >= 0 && mem < 1e9)
@@ -156,7 +162,8 @@ void rf_parse_processor(struct br_hw *hw, json_t *doc)
 
 	if ((type && strcmp(type, "CPU")) || (state && !strcmp(state, "Absent")))
 		return;
-	set_once(&hw->cpu_model, doc, "Model");
+	if (!hw->cpu_model)
+		hw->cpu_model = rf_dup_trimmed(doc, "Model");
 	if (mhz > hw->cpu_max_mhz)
 		hw->cpu_max_mhz = mhz;
 }
@@ -270,6 +277,20 @@ void rf_parse_manager_ethernet(struct br_hw *hw, json_t *doc)
 	}
 }
 
+/* A PCIeType of the DMTF enum ("Gen1".."Gen6"), or NULL. Supermicro fills
+ * PCIeInterface of the GPUs on an HGX board with "Gen-1", "Gen0" and -1
+ * lanes for "not known" (a SYS-821GE-TNHR's capture,
+ * tests/fixtures/redfish/supermicro/libredfish/pcie_gpu1.json): kept, such
+ * a value would stand as the link and keep the slot's real one out. */
+static char *pcie_type_of(json_t *itf, const char *key)
+{
+	const char *t = br_json_str(itf, key);
+
+	if (!t || strncmp(t, "Gen", 3) || t[3] < '1' || t[3] > '9' || t[4])
+		return NULL;
+	return br_hw_strdup(t);
+}
+
 static void read_pcie_interface(struct br_pcie *p, json_t *doc)
 {
 	json_t *itf = br_json_path(doc, "PCIeInterface");
@@ -280,15 +301,19 @@ static void read_pcie_interface(struct br_pcie *p, json_t *doc)
 		p->lanes_in_use = int_or(itf, "LanesInUse", -1);
 	if (p->max_lanes < 0)
 		p->max_lanes = int_or(itf, "MaxLanes", -1);
-	set_once(&p->pcie_type, itf, "PCIeType");
-	set_once(&p->max_pcie_type, itf, "MaxPCIeType");
+	if (!p->pcie_type)
+		p->pcie_type = pcie_type_of(itf, "PCIeType");
+	if (!p->max_pcie_type)
+		p->max_pcie_type = pcie_type_of(itf, "MaxPCIeType");
 }
 
 long rf_parse_pcie_device(struct br_hw *hw, json_t *doc)
 {
+	/* XCC has the slot only under Oem.Lenovo (an SR670 V2's capture,
+	 * tests/fixtures/redfish/lenovo/libredfish/pcie_device_slot_3.json) */
 	static const char *const slot_paths[] = { "Slot/Location/PartLocation/ServiceLabel",
 						  "Location/PartLocation/ServiceLabel", "Slot/Location/Info",
-						  NULL };
+						  "Oem/Lenovo/Location/PartLocation/ServiceLabel", NULL };
 	const char *id = br_json_str(doc, "Id");
 	struct br_pcie *p = NULL;
 	int64_t ordinal;
