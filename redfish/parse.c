@@ -353,6 +353,18 @@ void rf_parse_pcie_function(struct br_hw *hw, long index, json_t *doc)
 	read_pcie_interface(p, doc);
 }
 
+/* The BMC's own virtual media, which AMI firmware lists among the host's
+ * drives: USB devices named "Virtual Cdrom Device" and the like, 2048
+ * bytes, every one with the serial AAAABBBBCCCC1 (a DGX H100's capture,
+ * tests/fixtures/redfish/ami/libredfish/drive_usb_*.json). They are no
+ * disk of the host; a real USB disk is kept. */
+static int is_bmc_virtual_media(json_t *doc)
+{
+	const char *protocol = br_json_str(doc, "Protocol"), *model = br_json_str(doc, "Model");
+
+	return protocol && !strcmp(protocol, "USB") && model && !strncasecmp(model, "Virtual ", 8);
+}
+
 void rf_parse_drive(struct br_hw *hw, json_t *doc)
 {
 	static const char *const loc_paths[] = { "PhysicalLocation/PartLocation/ServiceLabel",
@@ -363,6 +375,10 @@ void rf_parse_drive(struct br_hw *hw, json_t *doc)
 	const char *id = br_json_str(doc, "Id");
 	struct br_drive *d;
 
+	if (is_bmc_virtual_media(doc)) {
+		free(serial);
+		return;
+	}
 	/* One drive linked twice (Storage and Chassis, two backplane paths):
 	 * the same serial, or, without one, the same Id. */
 	for (size_t i = 0; i < hw->n_drives; i++) {

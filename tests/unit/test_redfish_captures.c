@@ -287,6 +287,25 @@ static void test_ami_dgx(void **state)
 	br_hw_release(&hw);
 }
 
+/* The DGX's Storage lists the BMC's virtual media (USB "Virtual Cdrom
+ * Device", one serial for all) beside the NVMe drives: only the NVMe
+ * drive is the host's, once however often it is linked. */
+static void test_ami_dgx_drives(void **state)
+{
+	struct br_hw hw;
+
+	br_hw_init(&hw);
+	FEED(rf_parse_drive, &hw, "ami/libredfish/drive_usb_2.json");
+	FEED(rf_parse_drive, &hw, "ami/libredfish/drive_nvme_1.json");
+	FEED(rf_parse_drive, &hw, "ami/libredfish/drive_usb_4.json");
+	FEED(rf_parse_drive, &hw, "ami/libredfish/drive_nvme_1.json");
+	assert_int_equal(hw.n_drives, 1);
+	assert_string_equal(hw.drives[0].serial, "S666NN0W308224");
+	assert_string_equal(hw.drives[0].protocol, "NVMe");
+	assert_true(hw.drives[0].capacity_bytes == 1920383410176ULL);
+	br_hw_release(&hw);
+}
+
 /* NVIDIA BlueField-3 DPU on OpenBMC: the System has no SerialNumber and
  * links no EthernetInterfaces, so the walk sees MACs only in BootOptions
  * (a device path that starts with MAC()); the interfaces, where listed,
@@ -326,6 +345,7 @@ int main(void)
 		cmocka_unit_test(test_supermicro_pcie),
 		cmocka_unit_test(test_supermicro_sentinel_takes_slot_hint),
 		cmocka_unit_test(test_ami_dgx),
+		cmocka_unit_test(test_ami_dgx_drives),
 		cmocka_unit_test(test_openbmc_bluefield),
 	};
 
