@@ -269,6 +269,14 @@ void rf_parse_manager_ethernet(struct br_hw *hw, json_t *doc)
 	const char *paths[] = { "PermanentMACAddress", "MACAddress", NULL };
 	char norm[18];
 
+	/* The BMC's end of its USB link to the host is one of its interfaces
+	 * too (a DGX H100's "usb0", a Supermicro's "ToHost" with the same Id
+	 * and Name as the real port: captures under
+	 * tests/fixtures/redfish/{ami,supermicro}/libredfish/manager_eth_*);
+	 * whichever answer came first must not become the BMC's MAC. */
+	if (rf_eth_is_bmc_usb(doc))
+		return;
+
 	for (size_t i = 0; paths[i] && !hw->bmc_mac; i++) {
 		const char *mac = br_json_str(doc, paths[i]);
 

@@ -306,6 +306,28 @@ static void test_ami_dgx_drives(void **state)
 	br_hw_release(&hw);
 }
 
+/* The BMC's own port, not its end of the USB link to the host, is the
+ * BMC's MAC, whichever answer arrives first: a DGX's "usb0", a
+ * Supermicro's "ToHost" (Id "1" and Name as its real port; only the link
+ * to the Host Interface tells). */
+static void test_bmc_mac_not_usb_link(void **state)
+{
+	struct br_hw hw;
+
+	br_hw_init(&hw);
+	FEED(rf_parse_manager_ethernet, &hw, "ami/libredfish/manager_eth_usb0.json");
+	assert_null(hw.bmc_mac);
+	FEED(rf_parse_manager_ethernet, &hw, "ami/libredfish/manager_eth_eth0.json");
+	assert_string_equal(hw.bmc_mac, "5c:ff:35:fb:eb:33");
+	br_hw_release(&hw);
+
+	br_hw_init(&hw);
+	FEED(rf_parse_manager_ethernet, &hw, "supermicro/libredfish/manager_eth_tohost.json");
+	FEED(rf_parse_manager_ethernet, &hw, "supermicro/libredfish/manager_eth_1.json");
+	assert_string_equal(hw.bmc_mac, "7c:c2:55:50:a8:ff");
+	br_hw_release(&hw);
+}
+
 /* NVIDIA BlueField-3 DPU on OpenBMC: the System has no SerialNumber and
  * links no EthernetInterfaces, so the walk sees MACs only in BootOptions
  * (a device path that starts with MAC()); the interfaces, where listed,
@@ -346,6 +368,7 @@ int main(void)
 		cmocka_unit_test(test_supermicro_sentinel_takes_slot_hint),
 		cmocka_unit_test(test_ami_dgx),
 		cmocka_unit_test(test_ami_dgx_drives),
+		cmocka_unit_test(test_bmc_mac_not_usb_link),
 		cmocka_unit_test(test_openbmc_bluefield),
 	};
 
