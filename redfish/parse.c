@@ -276,6 +276,10 @@ void rf_parse_manager_ethernet(struct br_hw *hw, json_t *doc)
 	 * whichever answer came first must not become the BMC's MAC. */
 	if (rf_eth_is_bmc_usb(doc))
 		return;
+	/* iLO lists its shared port, disabled, beside the dedicated one it
+	 * answers on (tests/fixtures/redfish/hpe/libredfish/manager_eth_*). */
+	if (json_is_false(json_object_get(doc, "InterfaceEnabled")))
+		return;
 
 	for (size_t i = 0; paths[i] && !hw->bmc_mac; i++) {
 		const char *mac = br_json_str(doc, paths[i]);

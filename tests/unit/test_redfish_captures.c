@@ -306,10 +306,10 @@ static void test_ami_dgx_drives(void **state)
 	br_hw_release(&hw);
 }
 
-/* The BMC's own port, not its end of the USB link to the host, is the
- * BMC's MAC, whichever answer arrives first: a DGX's "usb0", a
- * Supermicro's "ToHost" (Id "1" and Name as its real port; only the link
- * to the Host Interface tells). */
+/* The BMC's own port, not its end of the USB link to the host nor a
+ * disabled port, is the BMC's MAC, whichever answer arrives first: a DGX's
+ * "usb0", a Supermicro's "ToHost" (Id "1" and Name as its real port; only
+ * the link to the Host Interface tells), iLO's shared port. */
 static void test_bmc_mac_not_usb_link(void **state)
 {
 	struct br_hw hw;
@@ -325,6 +325,13 @@ static void test_bmc_mac_not_usb_link(void **state)
 	FEED(rf_parse_manager_ethernet, &hw, "supermicro/libredfish/manager_eth_tohost.json");
 	FEED(rf_parse_manager_ethernet, &hw, "supermicro/libredfish/manager_eth_1.json");
 	assert_string_equal(hw.bmc_mac, "7c:c2:55:50:a8:ff");
+	br_hw_release(&hw);
+
+	/* iLO's disabled shared port is not the BMC's MAC either */
+	br_hw_init(&hw);
+	FEED(rf_parse_manager_ethernet, &hw, "hpe/libredfish/manager_eth_2.json");
+	FEED(rf_parse_manager_ethernet, &hw, "hpe/libredfish/manager_eth_1.json");
+	assert_string_equal(hw.bmc_mac, "5c:ed:8c:34:c2:94");
 	br_hw_release(&hw);
 }
 
