@@ -192,6 +192,25 @@ static void test_supermicro_macs(void **state)
 	br_hw_release(&hw);
 }
 
+/* Supermicro's NVMe drives live under a backplane Chassis, linked from
+ * the System's Storage: one drive however often it is read; the bay is
+ * only in its Name. */
+static void test_supermicro_drive(void **state)
+{
+	struct br_hw hw;
+
+	br_hw_init(&hw);
+	FEED(rf_parse_drive, &hw, "supermicro/libredfish/drive_bay_0.json");
+	FEED(rf_parse_drive, &hw, "supermicro/libredfish/drive_bay_0.json");
+	assert_int_equal(hw.n_drives, 1);
+	assert_string_equal(hw.drives[0].serial, "S6CKNN0W502286");
+	assert_string_equal(hw.drives[0].model, "MZQL27T6HBLA-00A07");
+	assert_string_equal(hw.drives[0].name, "Disk.Bay.0");
+	assert_true(hw.drives[0].capacity_bytes == 7681501126656ULL);
+	assert_null(hw.drives[0].protocol);
+	br_hw_release(&hw);
+}
+
 /* Supermicro's GPUs on the HGX board: PCIeInterface is there, with
  * "Gen-1", "Gen0" and -1 for "not known". Those are no link; the NIC's
  * Gen5 x16 is, and the Chassis' PCIeSlots confirm it (a standard value
@@ -371,6 +390,7 @@ int main(void)
 		cmocka_unit_test(test_lenovo_xcc_macless),
 		cmocka_unit_test(test_lenovo_xcc_pcie),
 		cmocka_unit_test(test_supermicro_macs),
+		cmocka_unit_test(test_supermicro_drive),
 		cmocka_unit_test(test_supermicro_pcie),
 		cmocka_unit_test(test_supermicro_sentinel_takes_slot_hint),
 		cmocka_unit_test(test_ami_dgx),
