@@ -373,11 +373,14 @@ static void test_openbmc_bluefield(void **state)
 	assert_int_equal(hw.n_nics, 1);
 	assert_string_equal(hw.nics[0].mac, "94:6d:ae:51:97:98");
 	assert_string_equal(hw.nics[0].source, "BootOptions");
+	FEED(rf_parse_network_device_function, &hw, "openbmc/libredfish/ndf_oob0f0.json");
 	FEED(rf_parse_ethernet_interface, &hw, "openbmc/libredfish/eth_oob0.json");
 	FEED(rf_parse_ethernet_interface, &hw, "openbmc/libredfish/eth_eth0.json");
+	/* oob0 in its NetworkDeviceFunction and its EthernetInterface: one */
 	assert_int_equal(br_hw_host_nics(&hw), 3);
 	assert_string_equal(nic(&hw, "02:3b:47:35:33:ea")->role, BR_NIC_ROLE_HOST);
-	assert_string_equal(nic(&hw, "a0:88:c2:08:80:70")->name, "oob0");
+	assert_string_equal(nic(&hw, "a0:88:c2:08:80:70")->name, "oob0f0");
+	assert_string_equal(nic(&hw, "a0:88:c2:08:80:70")->source, "NetworkDeviceFunctions");
 	json_decref(sys);
 	br_hw_release(&hw);
 }
