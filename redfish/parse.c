@@ -29,7 +29,10 @@ char *rf_dup_trimmed(json_t *doc, const char *path)
 	end = s + strlen(s);
 	while (end > s && (end[-1] == ' ' || end[-1] == '\t'))
 		end--;
-	return br_hw_strndup(s, (size_t)(end - s));
+	/* iLO 5 with no serial set sends 16 blanks (a DL180 Gen10's capture,
+	 * tests/fixtures/redfish/hpe/proliantutils/): that is no serial, not
+	 * an empty one every such node would share. */
+	return end > s ? br_hw_strndup(s, (size_t)(end - s)) : NULL;
 }
 
 static void set_once(char **field, json_t *doc, const char *path)
@@ -135,7 +138,10 @@ void rf_parse_system(struct br_hw *hw, json_t *doc)
 	set_once(&hw->uuid, doc, "UUID");
 	set_once(&hw->bios_version, doc, "BiosVersion");
 	set_once(&hw->power_state, doc, "PowerState");
-	set_once(&hw->cpu_model, doc, "ProcessorSummary/Model");
+	/* iLO pads the CPU model to the SMBIOS field's width (a DL385 Gen10
+	 * Plus v2's capture, tests/fixtures/redfish/hpe/libredfish/). */
+	if (!hw->cpu_model)
+		hw->cpu_model = rf_dup_trimmed(doc, "ProcessorSummary/Model");
 	if (hw->cpu_count < 0)
 		hw->cpu_count = int_or(doc, "ProcessorSummary/Count", -1);
 	if (hw->memory_gib < 0 && mem >= 0 && mem < 1e9)
@@ -156,7 +162,8 @@ void rf_parse_processor(struct br_hw *hw, json_t *doc)
 
 	if ((type && strcmp(type, "CPU")) || (state && !strcmp(state, "Absent")))
 		return;
-	set_once(&hw->cpu_model, doc, "Model");
+	if (!hw->cpu_model)
+		hw->cpu_model = rf_dup_trimmed(doc, "Model");
 	if (mhz > hw->cpu_max_mhz)
 		hw->cpu_max_mhz = mhz;
 }
@@ -262,12 +269,38 @@ void rf_parse_manager_ethernet(struct br_hw *hw, json_t *doc)
 	const char *paths[] = { "PermanentMACAddress", "MACAddress", NULL };
 	char norm[18];
 
+	/* The BMC's end of its USB link to the host is one of its interfaces
+	 * too (a DGX H100's "usb0", a Supermicro's "ToHost" with the same Id
+	 * and Name as the real port: captures under
+	 * tests/fixtures/redfish/{ami,supermicro}/libredfish/manager_eth_*);
+	 * whichever answer came first must not become the BMC's MAC. */
+	if (rf_eth_is_bmc_usb(doc))
+		return;
+	/* iLO lists its shared port, disabled, beside the dedicated one it
+	 * answers on (tests/fixtures/redfish/hpe/libredfish/manager_eth_*). */
+	if (json_is_false(json_object_get(doc, "InterfaceEnabled")))
+		return;
+
 	for (size_t i = 0; paths[i] && !hw->bmc_mac; i++) {
 		const char *mac = br_json_str(doc, paths[i]);
 
 		if (mac && !br_mac_normalize(mac, norm) && strcmp(norm, "00:00:00:00:00:00"))
 			hw->bmc_mac = br_hw_strdup(norm);
 	}
+}
+
+/* A PCIeType of the DMTF enum ("Gen1".."Gen6"), or NULL. Supermicro fills
+ * PCIeInterface of the GPUs on an HGX board with "Gen-1", "Gen0" and -1
+ * lanes for "not known" (a SYS-821GE-TNHR's capture,
+ * tests/fixtures/redfish/supermicro/libredfish/pcie_gpu1.json): kept, such
+ * a value would stand as the link and keep the slot's real one out. */
+static char *pcie_type_of(json_t *itf, const char *key)
+{
+	const char *t = br_json_str(itf, key);
+
+	if (!t || strncmp(t, "Gen", 3) || t[3] < '1' || t[3] > '9' || t[4])
+		return NULL;
+	return br_hw_strdup(t);
 }
 
 static void read_pcie_interface(struct br_pcie *p, json_t *doc)
@@ -280,15 +313,19 @@ static void read_pcie_interface(struct br_pcie *p, json_t *doc)
 		p->lanes_in_use = int_or(itf, "LanesInUse", -1);
 	if (p->max_lanes < 0)
 		p->max_lanes = int_or(itf, "MaxLanes", -1);
-	set_once(&p->pcie_type, itf, "PCIeType");
-	set_once(&p->max_pcie_type, itf, "MaxPCIeType");
+	if (!p->pcie_type)
+		p->pcie_type = pcie_type_of(itf, "PCIeType");
+	if (!p->max_pcie_type)
+		p->max_pcie_type = pcie_type_of(itf, "MaxPCIeType");
 }
 
 long rf_parse_pcie_device(struct br_hw *hw, json_t *doc)
 {
+	/* XCC has the slot only under Oem.Lenovo (an SR670 V2's capture,
+	 * tests/fixtures/redfish/lenovo/libredfish/pcie_device_slot_3.json) */
 	static const char *const slot_paths[] = { "Slot/Location/PartLocation/ServiceLabel",
 						  "Location/PartLocation/ServiceLabel", "Slot/Location/Info",
-						  NULL };
+						  "Oem/Lenovo/Location/PartLocation/ServiceLabel", NULL };
 	const char *id = br_json_str(doc, "Id");
 	struct br_pcie *p = NULL;
 	int64_t ordinal;
@@ -328,6 +365,18 @@ void rf_parse_pcie_function(struct br_hw *hw, long index, json_t *doc)
 	read_pcie_interface(p, doc);
 }
 
+/* The BMC's own virtual media, which AMI firmware lists among the host's
+ * drives: USB devices named "Virtual Cdrom Device" and the like, 2048
+ * bytes, every one with the serial AAAABBBBCCCC1 (a DGX H100's capture,
+ * tests/fixtures/redfish/ami/libredfish/drive_usb_*.json). They are no
+ * disk of the host; a real USB disk is kept. */
+static int is_bmc_virtual_media(json_t *doc)
+{
+	const char *protocol = br_json_str(doc, "Protocol"), *model = br_json_str(doc, "Model");
+
+	return protocol && !strcmp(protocol, "USB") && model && !strncasecmp(model, "Virtual ", 8);
+}
+
 void rf_parse_drive(struct br_hw *hw, json_t *doc)
 {
 	static const char *const loc_paths[] = { "PhysicalLocation/PartLocation/ServiceLabel",
@@ -338,6 +387,10 @@ void rf_parse_drive(struct br_hw *hw, json_t *doc)
 	const char *id = br_json_str(doc, "Id");
 	struct br_drive *d;
 
+	if (is_bmc_virtual_media(doc)) {
+		free(serial);
+		return;
+	}
 	/* One drive linked twice (Storage and Chassis, two backplane paths):
 	 * the same serial, or, without one, the same Id. */
 	for (size_t i = 0; i < hw->n_drives; i++) {

@@ -309,6 +309,9 @@ void rf_walk_start(struct rf_bmc *bmc);
 /* Follow the link (or array of links) at path in doc as resources of kind,
  * or, when collection is set, as a collection of member_kind. */
 void rf_follow(struct rf_bmc *bmc, json_t *doc, const char *path, int kind, int collection, long parent);
+/* 1 when a ComputerSystem is the host (it boots or has network interfaces),
+ * not a GPU baseboard or a DPU listed beside it. */
+int rf_system_is_host(json_t *doc);
 
 /* Resource kinds the walker knows. */
 enum rf_kind {

@@ -30,14 +30,14 @@ struct kind_info {
  * (NVIDIA's HGX_Baseboard_0) or DPUs. The host is the one that boots and
  * has network interfaces; the others are parts of it, and their serials,
  * boot orders and MACs must not become the node's. */
-static int is_host_system(json_t *doc)
+int rf_system_is_host(json_t *doc)
 {
 	return br_json_path(doc, "Boot") || br_json_path(doc, "EthernetInterfaces");
 }
 
 static void on_system(struct rf_bmc *bmc, json_t *doc, long parent)
 {
-	if (!is_host_system(doc)) {
+	if (!rf_system_is_host(doc)) {
 		bmc->other_systems++;
 		br_debug("redfish", "%s: %s is not the host (no Boot, no EthernetInterfaces)", bmc->base,
 			 br_json_str(doc, "@odata.id") ? br_json_str(doc, "@odata.id") : "a System");

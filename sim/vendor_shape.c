@@ -215,9 +215,13 @@ static void reshape_system(const struct sim_vreq *v, json_t *doc)
 				    sim_link(SIM_R_SYS "/BootOptions"));
 	if (!vi->system_storage)
 		json_object_del(doc, "Storage");
+	/* PCIDevices as iLO 5 2.x lists it: an array holding the collection's
+	 * link (a DL385 Gen10 Plus v2's capture,
+	 * tests/fixtures/redfish/hpe/libredfish/system.json), where older iLO 5
+	 * has the link itself. */
 	if (!strcmp(vi->oem_key, "Hpe"))
 		json_object_set_new(doc, "Oem",
-				    json_pack("{s:{s:{s:o, s:o}}}", "Hpe", "Links", "NetworkAdapters",
+				    json_pack("{s:{s:{s:o, s:[o]}}}", "Hpe", "Links", "NetworkAdapters",
 					      sim_link(SIM_R_SYS "/BaseNetworkAdapters"), "PCIDevices",
 					      sim_link(SIM_R_SYS "/PCIDevices")));
 }

@@ -1,0 +1,406 @@
+/* Unit tests on real BMC answers: captures of HPE iLO 5, Lenovo XCC,
+ * Supermicro, NVIDIA DGX H100 (AMI firmware) and NVIDIA BlueField (OpenBMC)
+ * under tests/fixtures/redfish/{family}/{source}/ (README.md there says
+ * where each came from, its licence and what was trimmed) fed to the parse
+ * layer. Each test asserts what discovery must take from that BMC: host
+ * MACs with their source and role, the BMC's USB link kept out, serials,
+ * PCIe links, which System is the host. No network. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "redfish/rf_private.h"
+
+static json_t *capture(const char *name)
+{
+	const char *top = getenv("BR_TOP");
+	struct br_err err = { 0 };
+	char *path = br_xasprintf("%s/tests/fixtures/redfish/%s", top ? top : ".", name);
+	json_t *doc = br_json_load_file(path, RF_BODY_MAX, &err);
+
+	if (!doc)
+		fail_msg("%s", err.msg);
+	free(path);
+	return doc;
+}
+
+/* Feed one capture to a parser that takes (hw, doc). */
+#define FEED(fn, hw, name)                                                                                   \
+	do {                                                                                                 \
+		json_t *doc_ = capture(name);                                                                \
+		fn(hw, doc_);                                                                                \
+		json_decref(doc_);                                                                           \
+	} while (0)
+
+static const struct br_nic *nic(const struct br_hw *hw, const char *mac)
+{
+	for (size_t i = 0; i < hw->n_nics; i++)
+		if (!strcmp(hw->nics[i].mac, mac))
+			return &hw->nics[i];
+	fail_msg("no NIC %s", mac);
+	return NULL;
+}
+
+/* Every System of these captures is a host (a GPU baseboard System is
+ * not); their Ids are "1", "DGX", "Bluefield". */
+static void assert_host_system(const char *name)
+{
+	json_t *doc = capture(name);
+
+	assert_true(rf_system_is_host(doc));
+	json_decref(doc);
+}
+
+/* HPE iLO 5, ProLiant DL385 Gen10 Plus v2: one MAC in the standard
+ * EthernetInterfaces, the rest only in BaseNetworkAdapters (OEM) or a
+ * Chassis NetworkDeviceFunction; the CPU model padded to 48 columns. */
+static void test_hpe_ilo5(void **state)
+{
+	struct br_hw hw;
+	const struct br_nic *n;
+
+	br_hw_init(&hw);
+	FEED(rf_parse_system, &hw, "hpe/libredfish/system.json");
+	assert_string_equal(hw.manufacturer, "HPE");
+	assert_string_equal(hw.model, "ProLiant DL385 Gen10 Plus v2");
+	assert_string_equal(hw.system_serial, "MXQ302099Z");
+	assert_string_equal(hw.cpu_model, "AMD EPYC 7763 64-Core Processor");
+	assert_int_equal(hw.cpu_count, 2);
+	assert_int_equal(hw.memory_gib, 1024);
+	assert_int_equal(hw.n_boot_order, 31);
+	assert_host_system("hpe/libredfish/system.json");
+
+	FEED(rf_parse_ethernet_interface, &hw, "hpe/libredfish/eth_1.json");
+	FEED(rf_hpe_parse_network_adapter, &hw, "hpe/libredfish/base_network_adapter_1.json");
+	FEED(rf_hpe_parse_network_adapter, &hw, "hpe/libredfish/base_network_adapter_2.json");
+	FEED(rf_parse_network_device_function, &hw, "hpe/libredfish/ndf_de083000_0.json");
+	/* a disk's boot entry names no MAC */
+	FEED(rf_parse_boot_option, &hw, "hpe/libredfish/boot_option_1.json");
+	assert_int_equal(hw.n_nics, 6);
+	assert_int_equal(br_hw_host_nics(&hw), 6);
+	/* the port both views show keeps the standard one ("Name": "" there:
+	 * the Id names it) */
+	n = nic(&hw, "50:7c:6f:14:ad:14");
+	assert_string_equal(n->source, "EthernetInterfaces");
+	assert_string_equal(n->name, "1");
+	n = nic(&hw, "50:7c:6f:14:ad:17");
+	assert_string_equal(n->source, "HpeBaseNetworkAdapter");
+	assert_string_equal(n->name, "1.4");
+	assert_string_equal(n->role, BR_NIC_ROLE_HOST);
+	assert_string_equal(nic(&hw, "88:e9:a4:83:ed:d0")->source, "HpeBaseNetworkAdapter");
+	n = nic(&hw, "88:e9:a4:87:62:38");
+	assert_string_equal(n->source, "NetworkDeviceFunctions");
+	assert_int_equal(n->permanent, 1);
+	br_hw_release(&hw);
+}
+
+/* HPE iLO 5, ProLiant DL180 Gen10 with no serial set: SerialNumber is 16
+ * blanks, which is no serial; its PCI device shows no link width, so it
+ * gives no PCIe hint. */
+static void test_hpe_ilo5_blank_serial(void **state)
+{
+	struct rf_bmc bmc;
+	json_t *pci = capture("hpe/proliantutils/pci_device_1.json");
+
+	memset(&bmc, 0, sizeof(bmc));
+	br_hw_init(&bmc.hw);
+	FEED(rf_parse_system, &bmc.hw, "hpe/proliantutils/system_blank_serial.json");
+	assert_null(bmc.hw.system_serial);
+	assert_string_equal(bmc.hw.model, "ProLiant DL180 Gen10");
+	assert_host_system("hpe/proliantutils/system_blank_serial.json");
+	rf_pcie_hint_hpe(&bmc, pci);
+	assert_null(bmc.pcie_hints);
+	json_decref(pci);
+	br_hw_release(&bmc.hw);
+}
+
+/* Lenovo XCC, ThinkSystem SR670 V2: the System's only EthernetInterface is
+ * the USB link to the XCC, the adapters have no NetworkDeviceFunctions and
+ * the boot entries no MAC: no host MAC at all, so discovery must refuse the
+ * node (discover.c) instead of taking ToManager for its PXE NIC. */
+static void test_lenovo_xcc_macless(void **state)
+{
+	struct br_hw hw;
+	json_t *ndfs = capture("lenovo/libredfish/ndf_collection_slot3.json");
+
+	br_hw_init(&hw);
+	FEED(rf_parse_system, &hw, "lenovo/libredfish/system.json");
+	assert_string_equal(hw.system_serial, "J101RZ43");
+	assert_string_equal(hw.model, "ThinkSystem SR670 V2");
+	assert_host_system("lenovo/libredfish/system.json");
+	FEED(rf_parse_ethernet_interface, &hw, "lenovo/libredfish/eth_tomanager.json");
+	FEED(rf_parse_boot_option, &hw, "lenovo/libredfish/boot_option_0003.json");
+	assert_int_equal(json_array_size(json_object_get(ndfs, "Members")), 0);
+	assert_int_equal(hw.n_nics, 1);
+	assert_string_equal(hw.nics[0].mac, "7e:8a:e1:d5:a2:77");
+	assert_string_equal(hw.nics[0].role, BR_NIC_ROLE_BMC_USB);
+	assert_int_equal(br_hw_host_nics(&hw), 0);
+	json_decref(ndfs);
+	br_hw_release(&hw);
+}
+
+/* Lenovo's PCIeDevice: the link on the device, the slot label only under
+ * Oem.Lenovo.Location. */
+static void test_lenovo_xcc_pcie(void **state)
+{
+	struct br_hw hw;
+	long i;
+	json_t *doc = capture("lenovo/libredfish/pcie_device_slot_3.json");
+
+	br_hw_init(&hw);
+	i = rf_parse_pcie_device(&hw, doc);
+	assert_int_equal(i, 0);
+	assert_int_equal(hw.pcie[0].lanes_in_use, 16);
+	assert_int_equal(hw.pcie[0].max_lanes, 16);
+	assert_string_equal(hw.pcie[0].pcie_type, "Gen4");
+	assert_string_equal(hw.pcie[0].slot, "PCIe 3");
+	assert_null(hw.pcie[0].serial);
+	json_decref(doc);
+	br_hw_release(&hw);
+}
+
+/* Supermicro SYS-821GE-TNHR (8x H100): the Host Interface "ToManager" is
+ * the BMC's; the add-in NIC's MAC is in EthernetInterfaces (lower case) and
+ * its NetworkDeviceFunction (upper case), one NIC. */
+static void test_supermicro_macs(void **state)
+{
+	struct br_hw hw;
+	const struct br_nic *n;
+
+	br_hw_init(&hw);
+	FEED(rf_parse_system, &hw, "supermicro/libredfish/system.json");
+	assert_string_equal(hw.system_serial, "S889914X3710910");
+	assert_string_equal(hw.manufacturer, "Supermicro");
+	assert_int_equal(hw.memory_gib, 2048);
+	assert_host_system("supermicro/libredfish/system.json");
+	FEED(rf_parse_ethernet_interface, &hw, "supermicro/libredfish/eth_tomanager.json");
+	FEED(rf_parse_network_device_function, &hw, "supermicro/libredfish/ndf_1_1.json");
+	FEED(rf_parse_ethernet_interface, &hw, "supermicro/libredfish/eth_1.json");
+	assert_int_equal(hw.n_nics, 2);
+	n = nic(&hw, "be:3a:f2:b6:05:9f");
+	assert_string_equal(n->role, BR_NIC_ROLE_BMC_USB);
+	assert_int_equal(n->permanent, 1);
+	n = nic(&hw, "94:6d:ae:91:fb:22");
+	assert_string_equal(n->role, BR_NIC_ROLE_HOST);
+	assert_string_equal(n->source, "NetworkDeviceFunctions");
+	assert_int_equal(br_hw_host_nics(&hw), 1);
+	br_hw_release(&hw);
+}
+
+/* Supermicro's NVMe drives live under a backplane Chassis, linked from
+ * the System's Storage: one drive however often it is read; the bay is
+ * only in its Name. */
+static void test_supermicro_drive(void **state)
+{
+	struct br_hw hw;
+
+	br_hw_init(&hw);
+	FEED(rf_parse_drive, &hw, "supermicro/libredfish/drive_bay_0.json");
+	FEED(rf_parse_drive, &hw, "supermicro/libredfish/drive_bay_0.json");
+	assert_int_equal(hw.n_drives, 1);
+	assert_string_equal(hw.drives[0].serial, "S6CKNN0W502286");
+	assert_string_equal(hw.drives[0].model, "MZQL27T6HBLA-00A07");
+	assert_string_equal(hw.drives[0].name, "Disk.Bay.0");
+	assert_true(hw.drives[0].capacity_bytes == 7681501126656ULL);
+	assert_null(hw.drives[0].protocol);
+	br_hw_release(&hw);
+}
+
+/* Supermicro's GPUs on the HGX board: PCIeInterface is there, with
+ * "Gen-1", "Gen0" and -1 for "not known". Those are no link; the NIC's
+ * Gen5 x16 is, and the Chassis' PCIeSlots confirm it (a standard value
+ * wins, a slot for a device not seen adds none). */
+static void test_supermicro_pcie(void **state)
+{
+	struct rf_bmc bmc;
+	json_t *gpu = capture("supermicro/libredfish/pcie_gpu1.json");
+	json_t *fn = capture("supermicro/libredfish/pcie_gpu1_function_1.json");
+	json_t *nic1 = capture("supermicro/libredfish/pcie_nic1.json");
+	json_t *slots = capture("supermicro/libredfish/pcie_slots.json");
+	long g;
+
+	memset(&bmc, 0, sizeof(bmc));
+	br_hw_init(&bmc.hw);
+	g = rf_parse_pcie_device(&bmc.hw, gpu);
+	rf_parse_pcie_function(&bmc.hw, g, fn);
+	rf_parse_pcie_device(&bmc.hw, nic1);
+	rf_pcie_hint_slots(&bmc, slots);
+	rf_pcie_hints_merge(&bmc);
+	assert_int_equal(bmc.hw.n_pcie, 2);
+	assert_string_equal(bmc.hw.pcie[0].id, "GPU1");
+	assert_string_equal(bmc.hw.pcie[0].device_class, "DisplayController");
+	assert_string_equal(bmc.hw.pcie[0].serial, "1652323019599");
+	assert_int_equal(bmc.hw.pcie[0].lanes_in_use, -1);
+	assert_int_equal(bmc.hw.pcie[0].max_lanes, -1);
+	assert_null(bmc.hw.pcie[0].pcie_type);
+	assert_null(bmc.hw.pcie[0].max_pcie_type);
+	assert_int_equal(bmc.hw.pcie[1].lanes_in_use, 16);
+	assert_string_equal(bmc.hw.pcie[1].pcie_type, "Gen5");
+	assert_string_equal(bmc.hw.pcie[1].max_pcie_type, "Gen5");
+	json_decref(gpu);
+	json_decref(fn);
+	json_decref(nic1);
+	json_decref(slots);
+	br_hw_release(&bmc.hw);
+}
+
+/* A GPU whose PCIeInterface says "Gen-1" still takes the link from the
+ * slot that holds it: the sentinel must not count as known. */
+static void test_supermicro_sentinel_takes_slot_hint(void **state)
+{
+	struct rf_bmc bmc;
+	json_t *gpu = capture("supermicro/libredfish/pcie_gpu1.json");
+	json_t *slot =
+	    json_pack("{s:[{s:i, s:s, s:{s:[{s:s}]}}]}", "Slots", "Lanes", 16, "PCIeType", "Gen5", "Links",
+		      "PCIeDevice", "@odata.id", "/redfish/v1/Chassis/1/PCIeDevices/GPU1");
+
+	memset(&bmc, 0, sizeof(bmc));
+	br_hw_init(&bmc.hw);
+	rf_parse_pcie_device(&bmc.hw, gpu);
+	rf_pcie_hint_slots(&bmc, slot);
+	rf_pcie_hints_merge(&bmc);
+	assert_int_equal(bmc.hw.pcie[0].lanes_in_use, 16);
+	assert_string_equal(bmc.hw.pcie[0].pcie_type, "Gen5");
+	json_decref(gpu);
+	json_decref(slot);
+	br_hw_release(&bmc.hw);
+}
+
+/* NVIDIA DGX H100 on AMI's Redfish server: System "DGX" beside
+ * "HGX_Baseboard_0"; the PXE boot entry names the host NIC's MAC the
+ * EthernetInterface has too, and the standard view names it, whichever
+ * came first. No Dell or HPE quirks apply. */
+static void test_ami_dgx(void **state)
+{
+	struct br_hw hw;
+	json_t *root = capture("ami/libredfish/service_root.json");
+	json_t *systems = capture("ami/libredfish/systems.json");
+	const struct br_nic *n;
+
+	assert_null(rf_vendor_from_root(root));
+	assert_int_equal(json_array_size(json_object_get(systems, "Members")), 2);
+	br_hw_init(&hw);
+	FEED(rf_parse_system, &hw, "ami/libredfish/system_dgx.json");
+	assert_null(rf_vendor_from_manufacturer(hw.manufacturer));
+	assert_string_equal(hw.system_serial, "1663423610138");
+	assert_string_equal(hw.model, "DGXH100");
+	assert_null(hw.cpu_model);
+	assert_int_equal(hw.cpu_count, 2);
+	assert_host_system("ami/libredfish/system_dgx.json");
+	FEED(rf_parse_boot_option, &hw, "ami/libredfish/boot_option_0003.json");
+	assert_string_equal(hw.nics[0].source, "BootOptions");
+	FEED(rf_parse_ethernet_interface, &hw, "ami/libredfish/eth_0.json");
+	assert_int_equal(hw.n_nics, 1);
+	n = nic(&hw, "5c:ff:35:fe:07:4e");
+	assert_string_equal(n->source, "EthernetInterfaces");
+	assert_string_equal(n->name, "EthernetInterface0");
+	assert_string_equal(n->role, BR_NIC_ROLE_HOST);
+	assert_int_equal(n->permanent, 1);
+	json_decref(root);
+	json_decref(systems);
+	br_hw_release(&hw);
+}
+
+/* The DGX's Storage lists the BMC's virtual media (USB "Virtual Cdrom
+ * Device", one serial for all) beside the NVMe drives: only the NVMe
+ * drive is the host's, once however often it is linked. */
+static void test_ami_dgx_drives(void **state)
+{
+	struct br_hw hw;
+
+	br_hw_init(&hw);
+	FEED(rf_parse_drive, &hw, "ami/libredfish/drive_usb_2.json");
+	FEED(rf_parse_drive, &hw, "ami/libredfish/drive_nvme_1.json");
+	FEED(rf_parse_drive, &hw, "ami/libredfish/drive_usb_4.json");
+	FEED(rf_parse_drive, &hw, "ami/libredfish/drive_nvme_1.json");
+	assert_int_equal(hw.n_drives, 1);
+	assert_string_equal(hw.drives[0].serial, "S666NN0W308224");
+	assert_string_equal(hw.drives[0].protocol, "NVMe");
+	assert_true(hw.drives[0].capacity_bytes == 1920383410176ULL);
+	br_hw_release(&hw);
+}
+
+/* The BMC's own port, not its end of the USB link to the host nor a
+ * disabled port, is the BMC's MAC, whichever answer arrives first: a DGX's
+ * "usb0", a Supermicro's "ToHost" (Id "1" and Name as its real port; only
+ * the link to the Host Interface tells), iLO's shared port. */
+static void test_bmc_mac_not_usb_link(void **state)
+{
+	struct br_hw hw;
+
+	br_hw_init(&hw);
+	FEED(rf_parse_manager_ethernet, &hw, "ami/libredfish/manager_eth_usb0.json");
+	assert_null(hw.bmc_mac);
+	FEED(rf_parse_manager_ethernet, &hw, "ami/libredfish/manager_eth_eth0.json");
+	assert_string_equal(hw.bmc_mac, "5c:ff:35:fb:eb:33");
+	br_hw_release(&hw);
+
+	br_hw_init(&hw);
+	FEED(rf_parse_manager_ethernet, &hw, "supermicro/libredfish/manager_eth_tohost.json");
+	FEED(rf_parse_manager_ethernet, &hw, "supermicro/libredfish/manager_eth_1.json");
+	assert_string_equal(hw.bmc_mac, "7c:c2:55:50:a8:ff");
+	br_hw_release(&hw);
+
+	/* iLO's disabled shared port is not the BMC's MAC either */
+	br_hw_init(&hw);
+	FEED(rf_parse_manager_ethernet, &hw, "hpe/libredfish/manager_eth_2.json");
+	FEED(rf_parse_manager_ethernet, &hw, "hpe/libredfish/manager_eth_1.json");
+	assert_string_equal(hw.bmc_mac, "5c:ed:8c:34:c2:94");
+	br_hw_release(&hw);
+}
+
+/* NVIDIA BlueField-3 DPU on OpenBMC: the System has no SerialNumber and
+ * links no EthernetInterfaces, so the walk sees MACs only in BootOptions
+ * (a device path that starts with MAC()); the interfaces, where listed,
+ * are the Arm host's ports, one with a locally administered MAC. */
+static void test_openbmc_bluefield(void **state)
+{
+	struct br_hw hw;
+	json_t *sys = capture("openbmc/libredfish/system.json");
+
+	br_hw_init(&hw);
+	rf_parse_system(&hw, sys);
+	assert_null(hw.system_serial);
+	assert_null(json_object_get(sys, "EthernetInterfaces"));
+	assert_int_equal(hw.n_boot_order, 5);
+	assert_host_system("openbmc/libredfish/system.json");
+	FEED(rf_parse_boot_option, &hw, "openbmc/libredfish/boot_option_0001.json");
+	assert_int_equal(hw.n_nics, 1);
+	assert_string_equal(hw.nics[0].mac, "94:6d:ae:51:97:98");
+	assert_string_equal(hw.nics[0].source, "BootOptions");
+	FEED(rf_parse_network_device_function, &hw, "openbmc/libredfish/ndf_oob0f0.json");
+	FEED(rf_parse_ethernet_interface, &hw, "openbmc/libredfish/eth_oob0.json");
+	FEED(rf_parse_ethernet_interface, &hw, "openbmc/libredfish/eth_eth0.json");
+	/* oob0 in its NetworkDeviceFunction and its EthernetInterface: one */
+	assert_int_equal(br_hw_host_nics(&hw), 3);
+	assert_string_equal(nic(&hw, "02:3b:47:35:33:ea")->role, BR_NIC_ROLE_HOST);
+	assert_string_equal(nic(&hw, "a0:88:c2:08:80:70")->name, "oob0f0");
+	assert_string_equal(nic(&hw, "a0:88:c2:08:80:70")->source, "NetworkDeviceFunctions");
+	json_decref(sys);
+	br_hw_release(&hw);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_hpe_ilo5),
+		cmocka_unit_test(test_hpe_ilo5_blank_serial),
+		cmocka_unit_test(test_lenovo_xcc_macless),
+		cmocka_unit_test(test_lenovo_xcc_pcie),
+		cmocka_unit_test(test_supermicro_macs),
+		cmocka_unit_test(test_supermicro_drive),
+		cmocka_unit_test(test_supermicro_pcie),
+		cmocka_unit_test(test_supermicro_sentinel_takes_slot_hint),
+		cmocka_unit_test(test_ami_dgx),
+		cmocka_unit_test(test_ami_dgx_drives),
+		cmocka_unit_test(test_bmc_mac_not_usb_link),
+		cmocka_unit_test(test_openbmc_bluefield),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
