@@ -232,6 +232,10 @@ static json_t *render_own(struct sim_vreq *v, int *ret_mine)
 		return sim_v_pcie_slots(c);
 	if (vi->hgx && sim_vreq_is(v, SIM_HGX_SYSTEM))
 		return sim_v_hgx_system(c);
+	if (vi->hgx && sim_vreq_is(v, SIM_HGX_SYSTEM "/Processors"))
+		return sim_v_hgx_procs(c);
+	if (vi->hgx && sim_vreq_under(v, SIM_HGX_SYSTEM "/Processors"))
+		return sim_v_hgx_proc(c, last);
 	if (vi->chassis_drives && sim_vreq_is(v, SIM_R_CHASSIS "/Drives"))
 		return sim_v_chassis_drives(c, vi);
 	if (c->node->vendor != SIM_V_DELL &&
