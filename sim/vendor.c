@@ -27,9 +27,11 @@
  *    System's EthernetInterfaces only the USB LAN to the BMC.
  *  - AMI MegaRAC (AMI's Redfish server as on NVIDIA DGX): ids "Self";
  *    collections page with every remaining member on each page and a
- *    Members@odata.nextLink, without Members@odata.count; drives under
- *    the Chassis only, listed twice; MACs in mixed case; an
- *    {"error": …} body where NetworkAdapters should be; the USB LAN.
+ *    Members@odata.nextLink; drives under the Chassis only, listed twice;
+ *    MACs in mixed case; the USB LAN. Under the bad_types fault, an
+ *    {"error": …} body where NetworkAdapters should be. (Firmware that
+ *    also leaves out Members@odata.count, or answers the error body
+ *    always, fails DMTF's schemas; the personality passes them.)
  * Dell nodes without no_host_mac go straight to idrac.c: none of this
  * costs the iDRAC rack anything.
  */
