@@ -317,6 +317,24 @@ static void drop_host_eth_links(const struct sim_vreq *v, json_t *doc)
 	json_object_del(links, "EthernetInterfaces@odata.count");
 }
 
+/* iLO's BIOS settings object holds every attribute as it will be after the
+ * next boot, the pending values over the current ones (HPE iLO 5 RESTful
+ * API reference, "BIOS": .../bios/settings/ is the pending configuration;
+ * DSP0266 "Settings resource" lets a settings object carry the whole
+ * future state): ilorest reads an HPE BIOS's attributes there. */
+static void full_settings(const struct sim_vreq *v, json_t *doc)
+{
+	struct sim_vreq cur = *v;
+	json_t *bios = json_pack("{s:o}", "Attributes", json_deep_copy(v->c.node->st.bios)), *attrs;
+
+	cur.dpath = SIM_R_SYS "/Bios";
+	sim_vbios_reshape(&cur, bios); /* the Bios's attributes as the family shows them */
+	attrs = json_deep_copy(json_object_get(bios, "Attributes"));
+	json_object_update(attrs, json_object_get(doc, "Attributes"));
+	json_object_set_new(doc, "Attributes", attrs);
+	json_decref(bios);
+}
+
 /* Drop the first n members. */
 static void drop_first(json_t *members, size_t n)
 {
@@ -368,9 +386,11 @@ static json_t *reshape(const struct sim_vreq *v, json_t *doc)
 		reshape_system(v, doc);
 	else if (sim_vreq_is(v, SIM_R_CHASSIS))
 		reshape_chassis(v, doc);
-	else if (sim_vreq_is(v, SIM_R_SYS "/Bios") || sim_vreq_is(v, SIM_R_SYS "/Bios/Settings"))
+	else if (sim_vreq_is(v, SIM_R_SYS "/Bios") || sim_vreq_is(v, SIM_R_SYS "/Bios/Settings")) {
 		sim_vbios_reshape(v, doc);
-	else if (sim_vreq_is(v, SIM_R_MGR))
+		if (!strcmp(vi->oem_key, "Hpe") && sim_vreq_is(v, SIM_R_SYS "/Bios/Settings"))
+			full_settings(v, doc);
+	} else if (sim_vreq_is(v, SIM_R_MGR))
 		reshape_manager(v, doc);
 	else if (sim_vreq_is(v, "/redfish/v1/Systems") && vi->hgx)
 		/* first, so a client taking the first System takes the wrong one */

@@ -12,13 +12,12 @@
 #    there (pending until the next reset, as the family models it), and a
 #    system reset that reaches the BMC (the simulator's requests.log), after
 #    which the change is applied.
-#  - ilorest: login (which crawls the whole tree), one typed get of the
-#    system serial and logout, in one call. ilorest learns the iLO
-#    generation from the service root's Oem.Hpe.Manager at login; the other
-#    families have no such section and it treats them as generic Redfish,
-#    as on their hardware.
-#    On HPE its typed BIOS get (--selector Bios.) reads the settings object
-#    only, where iLO keeps every attribute; that is not asserted here.
+#  - ilorest: login (which crawls the whole tree), one typed get and
+#    logout, in one call. ilorest learns the iLO generation from the
+#    service root's Oem.Hpe.Manager at login, and on iLO reads BIOS
+#    attributes from the settings object, where iLO keeps every one; the
+#    other families have no such section and it treats them as generic
+#    Redfish, as on their hardware.
 . "$BR_TOP/tests/e2e/lib.sh"
 command -v redfishtool >/dev/null || fail "redfishtool is not installed (scripts/deps)"
 command -v ilorest >/dev/null || fail "ilorest is not installed (scripts/deps)"
@@ -81,18 +80,25 @@ family() {
 		true "$v: $attr=$val applied by the reset"
 
 	# -- ilorest: login, the crawl, one typed get and logout in one call
-	# (its cache in a scratch home of the family's) --------------------------
+	# (its cache in a scratch home of the family's): on HPE a BIOS attribute,
+	# which ilorest reads from iLO's settings object; elsewhere the system
+	# serial (OpenBMC lists the GPU baseboard's System beside the host's).
 	H=$T/home-$v
 	mkdir -p "$H"
-	(cd "$H" && HOME=$H timeout 60 ilorest --nologo get --selector ComputerSystem. --json SerialNumber \
+	if [ "$v" = hpe ]; then
+		sel=Bios. prop=$attr want=$val
+	else
+		sel=ComputerSystem. prop=SerialNumber want="\"$serial\""
+	fi
+	(cd "$H" && HOME=$H timeout 60 ilorest --nologo get --selector "$sel" --json "$prop" \
 		--url "https://$B" -u root -p "$BRINGUP_BMC_PASSWORD" --logout) >"$T/$v.ilo" 2>&1 ||
 		fail "$v: ilorest: $(cat "$T/$v.ilo")"
 	[ "$(n_req "$B" POST '^/redfish/v1/SessionService/Sessions/?$' 201)" -ge 2 ] ||
 		fail "$v: ilorest did not log in with a session"
-	# OpenBMC lists the GPU baseboard's System beside the host's.
 	assert_eq "$(sed 's/^[.]*//' "$T/$v.ilo" | sed -n '/^[[{]/,/^[]}]/p' |
-		jq --arg s "$serial" '[.. | objects | .SerialNumber? // empty | sub(" +$"; "")] | index($s) != null')" \
-		true "$v: ilorest: system serial"
+		jq --arg p "$prop" --argjson x "$want" \
+			'[.. | objects | .[$p]? // empty | if type == "string" then sub(" +$"; "") else . end] | index($x) != null')" \
+		true "$v: ilorest: $prop"
 }
 
 pids=
