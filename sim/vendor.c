@@ -27,9 +27,11 @@
  *    System's EthernetInterfaces only the USB LAN to the BMC.
  *  - AMI MegaRAC (AMI's Redfish server as on NVIDIA DGX): ids "Self";
  *    collections page with every remaining member on each page and a
- *    Members@odata.nextLink, without Members@odata.count; drives under
- *    the Chassis only, listed twice; MACs in mixed case; an
- *    {"error": …} body where NetworkAdapters should be; the USB LAN.
+ *    Members@odata.nextLink; drives under the Chassis only, listed twice;
+ *    MACs in mixed case; the USB LAN. Under the bad_types fault, an
+ *    {"error": …} body where NetworkAdapters should be. (Firmware that
+ *    also leaves out Members@odata.count, or answers the error body
+ *    always, fails DMTF's schemas; the personality passes them.)
  * Dell nodes without no_host_mac go straight to idrac.c: none of this
  * costs the iDRAC rack anything.
  */
@@ -232,6 +234,10 @@ static json_t *render_own(struct sim_vreq *v, int *ret_mine)
 		return sim_v_pcie_slots(c);
 	if (vi->hgx && sim_vreq_is(v, SIM_HGX_SYSTEM))
 		return sim_v_hgx_system(c);
+	if (vi->hgx && sim_vreq_is(v, SIM_HGX_SYSTEM "/Processors"))
+		return sim_v_hgx_procs(c);
+	if (vi->hgx && sim_vreq_under(v, SIM_HGX_SYSTEM "/Processors"))
+		return sim_v_hgx_proc(c, last);
 	if (vi->chassis_drives && sim_vreq_is(v, SIM_R_CHASSIS "/Drives"))
 		return sim_v_chassis_drives(c, vi);
 	if (c->node->vendor != SIM_V_DELL &&

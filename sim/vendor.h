@@ -87,6 +87,8 @@ json_t *sim_v_boot_option(struct sim_ctx *c, const char *id);
 json_t *sim_v_hpe_adapters(struct sim_ctx *c);
 json_t *sim_v_hpe_adapter(struct sim_ctx *c, const char *id);
 json_t *sim_v_hgx_system(struct sim_ctx *c);
+json_t *sim_v_hgx_procs(struct sim_ctx *c);
+json_t *sim_v_hgx_proc(struct sim_ctx *c, const char *id);
 json_t *sim_v_chassis_drives(struct sim_ctx *c, const struct sim_vendor_info *vi);
 /* HPE's PCIDevices (System Oem) and the Chassis' PCIeSlots, where the
  * family keeps PCIe link width and speed; the PCIeDevice (or function)

@@ -150,6 +150,38 @@ json_t *sim_v_hgx_system(struct sim_ctx *c)
 	return s;
 }
 
+/* The baseboard's GPUs, each a Processor of ProcessorType "GPU" (DMTF
+ * Processor.v1_18_0; NVIDIA's HGX BMC names them GPU_SXM_1..8): the
+ * System's Processors link leads to a collection (a reference names a
+ * resource the service has, DSP0266). */
+json_t *sim_v_hgx_procs(struct sim_ctx *c)
+{
+	json_t *coll = sim_coll("#ProcessorCollection.ProcessorCollection", "Processors Collection",
+				SIM_HGX_SYSTEM "/Processors");
+
+	for (int g = 0; g < SIM_GPUS; g++)
+		if (c->node->gpus[g].present)
+			sim_coll_add(coll, SIM_HGX_SYSTEM "/Processors/GPU_SXM_%d", g + 1);
+	return coll;
+}
+
+json_t *sim_v_hgx_proc(struct sim_ctx *c, const char *id)
+{
+	long g;
+	json_t *p;
+
+	if (strncmp(id, "GPU_SXM_", 8) || br_parse_long(id + 8, 1, SIM_GPUS, &g) ||
+	    !c->node->gpus[g - 1].present)
+		return NULL;
+	p = sim_res("#Processor.v1_18_0.Processor", id, "GPU", SIM_HGX_SYSTEM "/Processors/%s", id);
+	json_object_set_new(p, "ProcessorType", json_string("GPU"));
+	json_object_set_new(p, "Manufacturer", json_string("NVIDIA"));
+	json_object_set_new(p, "Model", json_string("NVIDIA H100 80GB HBM3"));
+	json_object_set_new(p, "SerialNumber", json_string(c->node->gpus[g - 1].serial));
+	json_object_set_new(p, "Status", sim_status("OK"));
+	return p;
+}
+
 char *sim_v_drive_path(const struct sim_node *n, const char *id)
 {
 	if (!strcmp(id, n->boot_drive.id))

@@ -80,10 +80,42 @@ char *sim_vendor_path_in(const struct sim_vendor_info *vi, const char *path)
 	return br_xstrndup(path, len);
 }
 
+/* s with iLO's '/' after the path (NULL: unchanged, as before a query or in
+ * $metadata). An embedded object's @odata.id keeps the fragment after that
+ * '/': it is the resource's URI, '#', then a JSON pointer (DSP0266
+ * "Resource identifier (@odata.id)"; RFC 6901), so ".../Power/#/Fans/0". */
+static char *slashed(const char *s)
+{
+	size_t n = strcspn(s, "#");
+
+	if (strchr(s, '?') || strchr(s, '$') || !n || s[n - 1] == '/')
+		return NULL;
+	return br_xasprintf("%.*s/%s", (int)n, s, s + n);
+}
+
+/* Where drives hang off the Chassis only (AMI), a drive's link and
+ * @odata.id name it there: the Storage it sits under in iDRAC's tree is not
+ * served, and a reference names a resource the service has (DSP0266).
+ * NULL: not such a link. */
+static char *chassis_drive(const struct sim_vendor_info *vi, const char *s)
+{
+	size_t n = strlen(SIM_R_SYS "/Storage/");
+	const char *d;
+
+	if (!vi->chassis_drives || vi->system_storage || strncmp(s, SIM_R_SYS "/Storage/", n))
+		return NULL;
+	d = strstr(s + n, "/Drives/");
+	if (!d || strchr(s + n, '/') != d || strpbrk(d + 8, "/#?"))
+		return NULL;
+	return br_xasprintf(SIM_R_CHASSIS "/Drives/%s", d + 8);
+}
+
 /* A link of an iDRAC answer as the family writes it; NULL: unchanged. */
-static char *path_out(const struct sim_vendor_info *vi, const char *s)
+static char *path_out(const struct sim_vendor_info *vi, const char *link)
 {
 	struct prefix_map map[3];
+	char *drive = chassis_drive(vi, link), *out = NULL, *sl;
+	const char *s = drive ? drive : link;
 
 	if (strncmp(s, "/redfish/v1/", 12))
 		return NULL;
@@ -91,18 +123,15 @@ static char *path_out(const struct sim_vendor_info *vi, const char *s)
 	if (!strcmp(s, SIM_R_SYS "/Bios/Settings") && sim_vbios_settings_name(sim_vendor_of(vi)))
 		return br_xasprintf("%s/Bios/%s%s", map[0].vendor, sim_vbios_settings_name(sim_vendor_of(vi)),
 				    vi->trailing_slash ? "/" : "");
-	for (int i = 0; i < 3; i++)
-		if (prefix_at(s, map[i].dell, 0)) {
-			const char *rest = s + strlen(map[i].dell);
-
-			return br_xasprintf(
-			    "%s%s%s", map[i].vendor, rest,
-			    vi->trailing_slash && !strchr(rest, '?') && !strchr(rest, '#') ? "/" : "");
-		}
-	if (vi->trailing_slash && !strchr(s, '?') && !strchr(s, '#') && !strchr(s, '$') &&
-	    s[strlen(s) - 1] != '/')
-		return br_xasprintf("%s/", s);
-	return NULL;
+	for (int i = 0; i < 3 && !out; i++)
+		if (prefix_at(s, map[i].dell, 0))
+			out = br_xasprintf("%s%s", map[i].vendor, s + strlen(map[i].dell));
+	if (vi->trailing_slash && (sl = slashed(out ? out : s))) {
+		free(out);
+		out = sl;
+	}
+	free(drive);
+	return out;
 }
 
 static void rewrite_links(const struct sim_vendor_info *vi, json_t *v)
@@ -192,7 +221,17 @@ static void reshape_root(const struct sim_vreq *v, json_t *doc)
 {
 	json_object_del(doc, "Oem");
 	json_object_set_new(doc, "Vendor", json_string(v->vi->root_vendor));
-	json_object_set_new(doc, "Oem", json_pack("{s:{}}", v->vi->oem_key));
+	/* iLO 5's root names its management processor and firmware under
+	 * Oem.Hpe.Manager (HPE iLO 5 RESTful API reference, ServiceRoot): what
+	 * HPE's ilorest reads at login to learn the iLO generation, and fails
+	 * without. */
+	if (!strcmp(v->vi->oem_key, "Hpe"))
+		json_object_set_new(doc, "Oem",
+				    json_pack("{s:{s:s, s:[{s:s, s:s}]}}", "Hpe", "@odata.type",
+					      "#HpeiLOServiceExt.v2_3_0.HpeiLOServiceExt", "Manager",
+					      "ManagerType", "iLO 5", "ManagerFirmwareVersion", "2.78"));
+	else
+		json_object_set_new(doc, "Oem", json_pack("{s:{}}", v->vi->oem_key));
 	/* iLO, XCC and bmcweb expand; the AMI firmware whose paging this
 	 * copies does not, and is read link by link. */
 	if (v->vi->repeat_pages)
@@ -266,6 +305,40 @@ static void reshape_eth_coll(const struct sim_vreq *v, json_t *doc)
 	json_object_set_new(doc, "Members@odata.count", json_integer((json_int_t)json_array_size(members)));
 }
 
+/* Where the family hides the host NICs' EthernetInterfaces (vendor.c),
+ * the links to them from NetworkDeviceFunctions and PCIeFunctions go too: a
+ * reference names a resource the service has (DSP0266 "Reference
+ * properties"; NetworkDeviceFunction.v1_9_0 Links.EthernetInterface,
+ * PCIeFunction.v1_5_0 Links.EthernetInterfaces). */
+static void drop_host_eth_links(const struct sim_vreq *v, json_t *doc)
+{
+	json_t *links = json_object_get(doc, "Links");
+
+	if (!json_is_object(links) || (v->vi->host_eth && sim_vendor_host_macs(v->c.node)))
+		return;
+	json_object_del(links, "EthernetInterface");
+	json_object_del(links, "EthernetInterfaces");
+	json_object_del(links, "EthernetInterfaces@odata.count");
+}
+
+/* iLO's BIOS settings object holds every attribute as it will be after the
+ * next boot, the pending values over the current ones (HPE iLO 5 RESTful
+ * API reference, "BIOS": .../bios/settings/ is the pending configuration;
+ * DSP0266 "Settings resource" lets a settings object carry the whole
+ * future state): ilorest reads an HPE BIOS's attributes there. */
+static void full_settings(const struct sim_vreq *v, json_t *doc)
+{
+	struct sim_vreq cur = *v;
+	json_t *bios = json_pack("{s:o}", "Attributes", json_deep_copy(v->c.node->st.bios)), *attrs;
+
+	cur.dpath = SIM_R_SYS "/Bios";
+	sim_vbios_reshape(&cur, bios); /* the Bios's attributes as the family shows them */
+	attrs = json_deep_copy(json_object_get(bios, "Attributes"));
+	json_object_update(attrs, json_object_get(doc, "Attributes"));
+	json_object_set_new(doc, "Attributes", attrs);
+	json_decref(bios);
+}
+
 /* Drop the first n members. */
 static void drop_first(json_t *members, size_t n)
 {
@@ -274,7 +347,9 @@ static void drop_first(json_t *members, size_t n)
 }
 
 /* AMI: page $skip holds every member from there on; the next link as if the
- * page had held SIM_AMI_PAGE_SIZE. No count. idrac.c has already cut the
+ * page had held SIM_AMI_PAGE_SIZE. The count is the whole collection's, on
+ * every page (DSP0266 "Collection resources": Members@odata.count is
+ * required and counts all members, not the page's). idrac.c has already cut the
  * members before $skip (it reads the same query), and with fewer than
  * SIM_PAGE_SIZE left kept all the rest: that is the page. */
 static void repeat_pages(const struct sim_vreq *v, json_t *doc)
@@ -290,7 +365,9 @@ static void repeat_pages(const struct sim_vreq *v, json_t *doc)
 		drop_first(members, (size_t)skip);
 		left = json_array_size(members);
 	}
-	json_object_del(doc, "Members@odata.count");
+	if (!json_object_get(doc, "Members@odata.nextLink")) /* else idrac.c's count is the total */
+		json_object_set_new(doc, "Members@odata.count",
+				    json_integer((json_int_t)((size_t)skip + left)));
 	json_object_del(doc, "Members@odata.nextLink");
 	if (SIM_AMI_PAGE_SIZE < left) {
 		char *next = br_xasprintf("%s?$skip=%ld", v->dpath, skip + SIM_AMI_PAGE_SIZE);
@@ -313,9 +390,11 @@ static json_t *reshape(const struct sim_vreq *v, json_t *doc)
 		reshape_system(v, doc);
 	else if (sim_vreq_is(v, SIM_R_CHASSIS))
 		reshape_chassis(v, doc);
-	else if (sim_vreq_is(v, SIM_R_SYS "/Bios") || sim_vreq_is(v, SIM_R_SYS "/Bios/Settings"))
+	else if (sim_vreq_is(v, SIM_R_SYS "/Bios") || sim_vreq_is(v, SIM_R_SYS "/Bios/Settings")) {
 		sim_vbios_reshape(v, doc);
-	else if (sim_vreq_is(v, SIM_R_SYS "/Bios/BiosRegistry"))
+		if (!strcmp(vi->oem_key, "Hpe") && sim_vreq_is(v, SIM_R_SYS "/Bios/Settings"))
+			full_settings(v, doc);
+	} else if (sim_vreq_is(v, SIM_R_SYS "/Bios/BiosRegistry"))
 		doc = sim_vbios_registry(v, doc);
 	else if (sim_vreq_is(v, SIM_R_MGR))
 		reshape_manager(v, doc);
@@ -331,9 +410,13 @@ static json_t *reshape(const struct sim_vreq *v, json_t *doc)
 	} else if (ends_with(v->dpath, "/NetworkAdapters") && !vi->adapters) {
 		json_array_clear(json_object_get(doc, "Members"));
 		json_object_set_new(doc, "Members@odata.count", json_integer(0));
-	} else if (ends_with(v->dpath, "/NetworkAdapters") && vi->repeat_pages) {
+	} else if (ends_with(v->dpath, "/NetworkAdapters") && vi->repeat_pages &&
+		   (v->c.node->faults & SIM_FAULT_BIT(SIM_F_BAD_TYPES))) {
 		/* AMI firmware seen answering 200 with an error document where a
-		 * resource it links should be. */
+		 * resource it links should be. Only under the test-only bad_types
+		 * fault: a resource without @odata.type fails DMTF's schema
+		 * (Resource.v1: @odata.type is required), and the personality
+		 * itself passes DMTF's validator. */
 		json_decref(doc);
 		return json_pack("{s:{s:s, s:s}}", "error", "code", "Base.1.8.InternalError", "message",
 				 "The request failed due to an internal service error.");
@@ -346,34 +429,37 @@ static json_t *reshape(const struct sim_vreq *v, json_t *doc)
 		set_mac(v, eth, "MACAddress", vi->ndf_macs);
 		set_mac(v, eth, "PermanentMACAddress", vi->ndf_macs);
 	}
-	if (json_is_array(json_object_get(doc, "Members")) && json_object_get(doc, "Members@odata.count"))
+	/* (a page of idrac.c's, with a next link, already counts the whole) */
+	if (json_is_array(json_object_get(doc, "Members")) && json_object_get(doc, "Members@odata.count") &&
+	    !json_object_get(doc, "Members@odata.nextLink"))
 		json_object_set_new(
 		    doc, "Members@odata.count",
 		    json_integer((json_int_t)json_array_size(json_object_get(doc, "Members"))));
 	if (vi->repeat_pages && json_is_array(json_object_get(doc, "Members")))
 		repeat_pages(v, doc);
+	drop_host_eth_links(v, doc);
 	return doc;
 }
 
-/* After the links are the family's: iLO writes some in lower case (the
- * Systems collection's members, as iLO 5 does), which it matches anyway. */
+/* After the links are the family's: iLO writes some in lower case, which it
+ * matches anyway. Only in its Oem link to BaseNetworkAdapters: a link in
+ * another case to a resource with actions or embedded objects would name
+ * another URI than the resource's own (RFC 3986 §6.2.2.1: a path is case
+ * sensitive) and so break DSP0266's rule that an action's target and an
+ * embedded object's @odata.id start with that resource's URI. */
 static void lower_links(const struct sim_vreq *v, json_t *doc)
 {
-	json_t *members = json_object_get(doc, "Members"), *m;
-	size_t i;
+	json_t *link = br_json_path(doc, "Oem/Hpe/Links/NetworkAdapters");
+	const char *id = br_json_str(link, "@odata.id");
+	size_t n = strlen("/redfish/v1/Systems/");
+	char *low;
 
-	if (!v->vi->trailing_slash || !sim_vreq_is(v, "/redfish/v1/Systems"))
+	if (!v->vi->trailing_slash || !sim_vreq_is(v, SIM_R_SYS) || !id ||
+	    strncmp(id, "/redfish/v1/Systems/", n))
 		return;
-	json_array_foreach(members, i, m)
-	{
-		char *low = br_xstrdup(br_json_str(m, "@odata.id") ? br_json_str(m, "@odata.id") : "");
-
-		for (char *p = low; *p; p++)
-			if (*p >= 'A' && *p <= 'Z')
-				*p = (char)(*p - 'A' + 'a');
-		json_object_set_new(m, "@odata.id", json_string(low));
-		free(low);
-	}
+	low = br_xasprintf("/redfish/v1/systems/%s", id + n);
+	json_object_set_new(link, "@odata.id", json_string(low));
+	free(low);
 }
 
 /* $expand put members inline: each in its family's shape too. */
