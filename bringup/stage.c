@@ -253,37 +253,50 @@ static int state_in(enum inv_state state, const int *states)
 	return 0;
 }
 
+struct lease_pass {
+	const int *states;
+	struct inv_node *nodes;
+	size_t kept, seen;
+};
+
+static void on_lease(void *ctx, size_t i, int rc, struct inv_node *fresh, const struct br_err *why)
+{
+	struct lease_pass *lp = ctx;
+
+	lp->seen = i + 1;
+	if (rc) {
+		br_warn("lease", "%s; skipped", why->msg);
+	} else if (lp->states && !state_in(fresh->state, lp->states)) {
+		br_info("lease", "%s: now '%s' (another run moved it); skipped", fresh->hostname,
+			inv_state_name(fresh->state));
+		inv_node_release(fresh);
+	} else {
+		/* kept <= i: the slot written was read already */
+		inv_node_release(&lp->nodes[i]);
+		lp->nodes[lp->kept++] = *fresh;
+		return;
+	}
+	inv_node_release(&lp->nodes[i]);
+}
+
 int br_stage_lease(struct inv *inv, const char *stage, const int *states, struct inv_node *nodes, size_t *n)
 {
-	size_t kept = 0;
+	const char **names = br_xcalloc(*n ? *n : 1, sizeof(*names));
+	struct lease_pass lp = { states, nodes, 0, 0 };
+	struct br_err err = { 0 };
 	int rc = 0;
 
-	for (size_t i = 0; i < *n; i++) {
-		struct br_err err = { 0 };
-		struct inv_node fresh;
-
-		if (!rc) {
-			int took = inv_lease_take(inv, nodes[i].hostname, stage, INV_LEASE_TTL_S, &fresh,
-						  NULL, &err);
-
-			if (took == BR_E_EXISTS) {
-				br_warn("lease", "%s; skipped", err.msg);
-			} else if (took) {
-				br_error("inventory", "%s", err.msg);
-				rc = BR_EXIT_UNREACHABLE;
-			} else if (states && !state_in(fresh.state, states)) {
-				br_info("lease", "%s: now '%s' (another run moved it); skipped",
-					fresh.hostname, inv_state_name(fresh.state));
-				inv_node_release(&fresh);
-			} else {
-				inv_node_release(&nodes[i]);
-				nodes[kept++] = fresh;
-				continue;
-			}
-		}
-		inv_node_release(&nodes[i]);
+	for (size_t i = 0; i < *n; i++)
+		names[i] = nodes[i].hostname;
+	if (inv_leases_take(inv, names, *n, stage, INV_LEASE_TTL_S, on_lease, &lp, &err)) {
+		br_error("inventory", "%s", err.msg);
+		rc = BR_EXIT_UNREACHABLE;
 	}
-	*n = kept;
+	free(names);
+	/* nodes past the last batch taken (an error stopped it) are dropped */
+	for (size_t i = lp.seen; i < *n; i++)
+		inv_node_release(&nodes[i]);
+	*n = lp.kept;
 	return rc;
 }
 

@@ -137,6 +137,21 @@ void inv_lease_release(struct inv_lease *lease);
  * releases it); nothing changes. */
 int inv_lease_take(struct inv *inv, const char *hostname, const char *stage, int ttl_s,
 		   struct inv_node *ret_node, struct inv_lease *ret_holder, struct br_err *err);
+/* Leases taken per transaction by inv_leases_take: one commit for many
+ * nodes (a stage over 10,000 nodes made 10,000 before), while another
+ * writer waits on no more than one batch. */
+#define INV_LEASE_BATCH 256
+
+/* One node's outcome: rc 0 and fresh, the node read under its new lease
+ * (the callee owns it), or BR_E_EXISTS with why naming the live holder. */
+typedef void (*inv_lease_fn)(void *ctx, size_t index, int rc, struct inv_node *fresh,
+			     const struct br_err *why);
+/* inv_lease_take for each of hostnames, INV_LEASE_BATCH to a transaction;
+ * fn is called for a batch's nodes once it is committed. Another error (the
+ * database, a node gone) rolls its batch back, stops, and is returned;
+ * batches before it stand. */
+int inv_leases_take(struct inv *inv, const char *const *hostnames, size_t n, const char *stage, int ttl_s,
+		    inv_lease_fn fn, void *ctx, struct br_err *err);
 /* Give back every lease this process holds. */
 int inv_leases_give_back(struct inv *inv, struct br_err *err);
 

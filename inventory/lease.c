@@ -50,6 +50,20 @@ static int64_t pid_start(long pid, int *exited)
 	return ticks > 0 ? (int64_t)ticks : 0;
 }
 
+/* This process's start time, read once per process (a forked child reads
+ * its own): a batch of leases would otherwise read /proc once per node. */
+static int64_t self_start(void)
+{
+	static long pid;
+	static int64_t start;
+
+	if (pid != (long)getpid()) {
+		pid = (long)getpid();
+		start = pid_start(pid, NULL);
+	}
+	return start;
+}
+
 void inv_lease_release(struct inv_lease *lease)
 {
 	if (!lease)
@@ -130,7 +144,7 @@ static int write_lease(struct inv *inv, int64_t id, const char *stage, const cha
 	sqlite3_bind_int64(st, 3, (int64_t)getpid());
 	inv_bind_text(st, 4, host);
 	sqlite3_bind_int64(st, 5, expires_at);
-	sqlite3_bind_int64(st, 6, pid_start((long)getpid(), NULL));
+	sqlite3_bind_int64(st, 6, self_start());
 	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : inv_dberr(inv, err, "write lease");
 	inv_finalize(inv, st);
 	return rc;
@@ -163,8 +177,9 @@ static int may_take(struct inv *inv, const char *hostname, int64_t id, const cha
 		       h->stage, h->pid, h->host, until);
 }
 
-int inv_lease_take(struct inv *inv, const char *hostname, const char *stage, int ttl_s,
-		   struct inv_node *ret_node, struct inv_lease *ret_holder, struct br_err *err)
+/* Within the caller's transaction: BR_E_EXISTS leaves it usable. */
+static int take_in_tx(struct inv *inv, const char *hostname, const char *stage, int ttl_s,
+		      struct inv_node *ret_node, struct inv_lease *ret_holder, struct br_err *err)
 {
 	struct inv_lease holder = { 0 };
 	char host[LEASE_HOST_MAX];
@@ -172,9 +187,6 @@ int inv_lease_take(struct inv *inv, const char *hostname, const char *stage, int
 	int rc;
 
 	this_host(host);
-	rc = inv_tx_begin(inv, err);
-	if (rc)
-		return rc;
 	rc = inv_node_id(inv, hostname, &id, NULL, err);
 	if (!rc)
 		rc = may_take(inv, hostname, id, host, now, &holder, err);
@@ -182,6 +194,22 @@ int inv_lease_take(struct inv *inv, const char *hostname, const char *stage, int
 		rc = write_lease(inv, id, stage, host, now + ttl_s, err);
 	if (!rc)
 		rc = inv_node_get(inv, hostname, ret_node, err);
+	if (rc == BR_E_EXISTS && ret_holder) {
+		*ret_holder = holder;
+		return rc;
+	}
+	inv_lease_release(&holder);
+	return rc;
+}
+
+int inv_lease_take(struct inv *inv, const char *hostname, const char *stage, int ttl_s,
+		   struct inv_node *ret_node, struct inv_lease *ret_holder, struct br_err *err)
+{
+	int rc = inv_tx_begin(inv, err);
+
+	if (rc)
+		return rc;
+	rc = take_in_tx(inv, hostname, stage, ttl_s, ret_node, ret_holder, err);
 	if (!rc) {
 		rc = inv_tx_commit(inv, err);
 		if (rc)
@@ -189,11 +217,42 @@ int inv_lease_take(struct inv *inv, const char *hostname, const char *stage, int
 	}
 	if (rc)
 		inv_tx_rollback(inv);
-	if (rc == BR_E_EXISTS && ret_holder) {
-		*ret_holder = holder;
-		return rc;
+	return rc;
+}
+
+int inv_leases_take(struct inv *inv, const char *const *hostnames, size_t n, const char *stage, int ttl_s,
+		    inv_lease_fn fn, void *ctx, struct br_err *err)
+{
+	struct inv_node *fresh = br_xcalloc(INV_LEASE_BATCH, sizeof(*fresh));
+	struct br_err *why = br_xcalloc(INV_LEASE_BATCH, sizeof(*why));
+	int *rcs = br_xcalloc(INV_LEASE_BATCH, sizeof(*rcs)), rc = 0;
+
+	for (size_t first = 0; first < n && !rc; first += INV_LEASE_BATCH) {
+		size_t count = n - first < INV_LEASE_BATCH ? n - first : INV_LEASE_BATCH, done = 0;
+
+		rc = inv_tx_begin(inv, err);
+		for (; !rc && done < count; done++) {
+			memset(&why[done], 0, sizeof(why[done]));
+			rcs[done] = take_in_tx(inv, hostnames[first + done], stage, ttl_s, &fresh[done], NULL,
+					       &why[done]);
+			if (rcs[done] && rcs[done] != BR_E_EXISTS)
+				rc = br_errf(err, rcs[done], "%s", why[done].msg);
+		}
+		if (!rc)
+			rc = inv_tx_commit(inv, err);
+		if (rc) {
+			inv_tx_rollback(inv);
+			for (size_t i = 0; i < done; i++)
+				if (!rcs[i])
+					inv_node_release(&fresh[i]);
+			break;
+		}
+		for (size_t i = 0; i < count; i++)
+			fn(ctx, first + i, rcs[i], rcs[i] ? NULL : &fresh[i], &why[i]);
 	}
-	inv_lease_release(&holder);
+	free(fresh);
+	free(why);
+	free(rcs);
 	return rc;
 }
 
