@@ -404,7 +404,8 @@ static void handle_vendor(struct sim_bmc *bmc, const struct sim_request *req, st
 		resp->body_len = strlen(text);
 	}
 out:
-	base_errors(resp);
+	if (bmc->node->vendor != SIM_V_DELL)
+		base_errors(resp);
 	free(drive);
 	free(dpath);
 }

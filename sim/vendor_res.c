@@ -4,7 +4,9 @@
  *  - The host end of the BMC's USB network link under the System's
  *    EthernetInterfaces: Lenovo XClarity Controller REST API guide
  *    ("ToManager", the LAN-over-USB interface); Supermicro Redfish
- *    Reference Guide (the Host Interface, "hostusb"); DMTF DSP0270 (Redfish
+ *    Reference Guide (the Host Interface; an X13 calls its host end
+ *    "ToManager" too: tests/fixtures/redfish/supermicro/libredfish/
+ *    eth_tomanager.json); DMTF DSP0270 (Redfish
  *    Host Interface Specification: a USB network device whose host side
  *    MAC the BMC chooses, commonly locally administered).
  *  - BootOptions with UefiDevicePath "…/MAC(3CECEF123456,0x1)/…": DMTF
