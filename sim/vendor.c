@@ -17,7 +17,11 @@
  *    of LAN-over-USB; BootOptions with UEFI device paths; serials padded
  *    with spaces to the field's width (as the SMBIOS strings are).
  *  - Supermicro (Supermicro Redfish Reference Guide): ids "1"; the Host
- *    Interface's USB NIC among the System's EthernetInterfaces; MACs
+ *    Interface's USB NIC among the System's EthernetInterfaces, "ToManager",
+ *    and the BMC's end of it among the Manager's, "ToHost", both linking
+ *    the Manager's HostInterfaces/1 (an X13's capture,
+ *    tests/fixtures/redfish/supermicro/libredfish/eth_tomanager.json and
+ *    manager_eth_tohost.json); MACs
  *    written with dashes; drives also linked from the Chassis; PCIe link
  *    width and type on the Chassis' PCIeSlots (Slots[].Lanes, PCIeType,
  *    Links.PCIeDevice; DMTF PCIeSlots schema), not on the PCIeDevice.
@@ -28,10 +32,22 @@
  *  - AMI MegaRAC (AMI's Redfish server as on NVIDIA DGX): ids "Self";
  *    collections page with every remaining member on each page and a
  *    Members@odata.nextLink; drives under the Chassis only, listed twice;
- *    MACs in mixed case; the USB LAN. Under the bad_types fault, an
+ *    MACs in mixed case; the USB LAN, its BMC end "usb0" among the
+ *    Manager's interfaces (a DGX H100's capture,
+ *    tests/fixtures/redfish/ami/libredfish/manager_eth_usb0.json); the
+ *    BMC's virtual CD-ROMs among the host's drives (same capture,
+ *    drive_usb_{2,4}.json). Under the bad_types fault, an
  *    {"error": …} body where NetworkAdapters should be. (Firmware that
  *    also leaves out Members@odata.count, or answers the error body
  *    always, fails DMTF's schemas; the personality passes them.)
+ * Second Chassis: what each family's capture lists beside its own
+ * (libredfish tests/mockups/{lenovo,supermicro,nvidia_viking}/redfish/v1/
+ * Chassis/index.json: Lenovo "3", the X13's NVMe backplane, the DGX's
+ * CPUBaseboard; the BlueField BMC's "Bluefield_BMC",
+ * tests/fixtures/redfish/openbmc/libredfish/ndf_oob0f0.json; iLO 5 only
+ * "1"), not iDRAC's Enclosure.Internal.0-1.
+ * Error bodies: the DMTF Base registry's messages, not iDRAC's IDRAC.2.x
+ * ones (the captures' errors: tests/fixtures/redfish/error_*.json).
  * Dell nodes without no_host_mac go straight to idrac.c: none of this
  * costs the iDRAC rack anything.
  */
@@ -42,6 +58,7 @@
 
 static const struct sim_vendor_info infos[SIM_V_COUNT] = {
 	[SIM_V_DELL] = { .name = "dell",
+			 .enclosure_id = SIM_ENCLOSURE,
 			 .system_id = "System.Embedded.1",
 			 .chassis_id = "System.Embedded.1",
 			 .manager_id = "iDRAC.Embedded.1",
@@ -78,6 +95,7 @@ static const struct sim_vendor_info infos[SIM_V_COUNT] = {
 			   .usb_id = "ToManager",
 			   .usb_name = "ToManager",
 			   .usb_description = "Interface to the XClarity Controller (LAN over USB)",
+			   .enclosure_id = "3",
 			   .mac_style = SIM_MAC_LOWER,
 			   .serial_pad = 1,
 			   .host_eth = 1,
@@ -93,9 +111,12 @@ static const struct sim_vendor_info infos[SIM_V_COUNT] = {
 			       .model = "SYS-821GE-TNHR",
 			       .root_vendor = "Supermicro",
 			       .oem_key = "Supermicro",
-			       .usb_id = "hostusb",
-			       .usb_name = "Host Interface",
-			       .usb_description = "Redfish Host Interface (USB NIC)",
+			       .usb_id = "ToManager",
+			       .usb_name = "Manager Ethernet Interface",
+			       .usb_description = "Host Network Interface",
+			       .mgr_usb_id = "ToHost",
+			       .enclosure_id = "NVMeSSD.0.Group.0.StorageBackplane",
+			       .host_iface = 1,
 			       .mac_style = SIM_MAC_DASH,
 			       .host_eth = 1,
 			       .ndf_macs = 1,
@@ -114,6 +135,7 @@ static const struct sim_vendor_info infos[SIM_V_COUNT] = {
 			    .usb_id = "usb0",
 			    .usb_name = "USB Ethernet",
 			    .usb_description = "Host side of the USB LAN to the BMC",
+			    .enclosure_id = "Bluefield_BMC",
 			    .mac_style = SIM_MAC_LOWER,
 			    .boot_options = 1,
 			    .system_storage = 1,
@@ -129,6 +151,9 @@ static const struct sim_vendor_info infos[SIM_V_COUNT] = {
 			.usb_id = "usb0",
 			.usb_name = "Host Interface",
 			.usb_description = "USB LAN over the Redfish Host Interface",
+			.mgr_usb_id = "usb0",
+			.enclosure_id = "CPUBaseboard",
+			.virtual_media = 1,
 			.mac_style = SIM_MAC_MIXED,
 			.serial_pad = 1,
 			.host_eth = 1,
@@ -206,6 +231,62 @@ void sim_vendor_mac(const struct sim_vendor_info *vi, const char *mac, char out[
 	out[17] = '\0';
 }
 
+/* ---- error bodies ---------------------------------------------------------------- */
+
+/* iDRAC's own message ids (idrac.c writes them beside the Base ones) as the
+ * DMTF Base registry (Base.1.12.0) words them: the families other than
+ * Dell answer with Base messages only. NULL: the Base sibling says it. */
+static json_t *base_message(const char *id)
+{
+	if (strstr(id, "SYS518"))
+		return json_pack("{s:s, s:[s], s:s, s:s, s:s}", "MessageId",
+				 SIM_BASE "ServiceTemporarilyUnavailable", "MessageArgs", "1", "Message",
+				 "The service is temporarily unavailable.  Retry in 1 seconds.", "Severity",
+				 "Critical", "Resolution",
+				 "Wait for the indicated retry duration and retry the operation.");
+	if (strstr(id, "RAC0218"))
+		return sim_msg(
+		    SIM_BASE "SessionLimitExceeded", "Critical",
+		    "The session establishment failed due to the number of simultaneous sessions "
+		    "exceeding the limit of the implementation.",
+		    "Reduce the number of other sessions before trying to establish the session or "
+		    "increase the limit of simultaneous sessions (if supported).");
+	if (strstr(id, "PSU501") || strstr(id, "SYS030"))
+		return sim_msg(SIM_BASE "NoOperation", "Warning",
+			       "The request body submitted contain no data to act upon and no changes to the "
+			       "resource took place.",
+			       "Add properties in the JSON object and resubmit the request.");
+	return NULL; /* SYS403, SYS415: ResourceNotFound, InsufficientPrivilege beside them */
+}
+
+static void base_errors(struct sim_response *resp)
+{
+	json_t *doc, *info, *m, *out;
+	size_t i;
+	char *text;
+
+	if (resp->status < 400 || !resp->body || !strstr(resp->body, "\"" SIM_MSG) ||
+	    !(doc = json_loadb(resp->body, resp->body_len, 0, NULL)))
+		return;
+	info = br_json_path(doc, "error/@Message.ExtendedInfo");
+	out = json_array();
+	json_array_foreach(info, i, m)
+	{
+		const char *id = br_json_str(m, "MessageId");
+
+		if (!id || strncmp(id, SIM_MSG, strlen(SIM_MSG)))
+			json_array_append(out, m);
+		else if ((m = base_message(id)))
+			json_array_append_new(out, m);
+	}
+	json_object_set_new(json_object_get(doc, "error"), "@Message.ExtendedInfo", out);
+	text = json_dumps(doc, JSON_COMPACT);
+	json_decref(doc);
+	free(resp->body);
+	resp->body = text;
+	resp->body_len = strlen(text);
+}
+
 /* ---- the handler ------------------------------------------------------------------ */
 
 /* Resources only the family has (at iDRAC paths); NULL: not one of them. */
@@ -218,6 +299,15 @@ static json_t *render_own(struct sim_vreq *v, int *ret_mine)
 	*ret_mine = 1;
 	if (vi->usb_id && sim_vreq_under(v, SIM_R_SYS "/EthernetInterfaces") && !strcmp(last, vi->usb_id))
 		return sim_v_usb_eth(c, vi);
+	if (vi->mgr_usb_id && sim_vreq_under(v, SIM_R_MGR "/EthernetInterfaces") &&
+	    !strcmp(last, vi->mgr_usb_id))
+		return sim_v_mgr_usb_eth(c, vi);
+	if (vi->host_iface && sim_vreq_is(v, SIM_R_MGR "/HostInterfaces"))
+		return sim_v_host_ifaces(c);
+	if (vi->host_iface && sim_vreq_under(v, SIM_R_MGR "/HostInterfaces"))
+		return sim_v_host_iface(c, vi, last);
+	if (vi->virtual_media && sim_vreq_under(v, SIM_R_CHASSIS "/Drives") && sim_v_is_vmedia(last))
+		return sim_v_vmedia_drive(c, last);
 	if (vi->boot_options && sim_vreq_is(v, SIM_R_SYS "/BootOptions"))
 		return sim_v_boot_options(c);
 	if (vi->boot_options && sim_vreq_under(v, SIM_R_SYS "/BootOptions"))
@@ -314,6 +404,8 @@ static void handle_vendor(struct sim_bmc *bmc, const struct sim_request *req, st
 		resp->body_len = strlen(text);
 	}
 out:
+	if (bmc->node->vendor != SIM_V_DELL)
+		base_errors(resp);
 	free(drive);
 	free(dpath);
 }

@@ -32,6 +32,10 @@ struct sim_vendor_info {
 	const char *root_vendor, *oem_key; /* ServiceRoot "Vendor" and its Oem key */
 	const char *usb_id;		   /* the USB link's EthernetInterface Id, or NULL */
 	const char *usb_name, *usb_description;
+	const char *mgr_usb_id;	  /* the BMC's end of that link among the Manager's interfaces, or NULL */
+	const char *enclosure_id; /* the second Chassis (iDRAC's Enclosure.Internal.0-1), or NULL: none */
+	int host_iface;		  /* both ends link the Manager's HostInterfaces/1 (DSP0270) */
+	int virtual_media;	  /* the BMC's virtual CD-ROMs among the host's drives (AMI) */
 	enum sim_mac_style mac_style;
 	int serial_pad;	    /* serials padded with trailing spaces */
 	int trailing_slash; /* every @odata.id ends in '/' (iLO) */
@@ -82,6 +86,16 @@ int sim_vreq_under(const struct sim_vreq *v, const char *prefix);
 /* vendor_res.c: resources the family has and iDRAC does not, at iDRAC
  * paths (vendor.c maps them). */
 json_t *sim_v_usb_eth(struct sim_ctx *c, const struct sim_vendor_info *vi);
+/* The BMC's end of the USB link, and the Host Interface both ends name. */
+json_t *sim_v_mgr_usb_eth(struct sim_ctx *c, const struct sim_vendor_info *vi);
+json_t *sim_v_host_ifaces(struct sim_ctx *c);
+json_t *sim_v_host_iface(struct sim_ctx *c, const struct sim_vendor_info *vi, const char *id);
+/* The BMC's virtual media as the host's drives list it (AMI): the Drives
+ * member ids, and one drive; NULL: not one. */
+#define SIM_V_VMEDIA_DRIVES 2
+const char *sim_v_vmedia_id(int i);
+int sim_v_is_vmedia(const char *id);
+json_t *sim_v_vmedia_drive(struct sim_ctx *c, const char *id);
 json_t *sim_v_boot_options(struct sim_ctx *c);
 json_t *sim_v_boot_option(struct sim_ctx *c, const char *id);
 json_t *sim_v_hpe_adapters(struct sim_ctx *c);

@@ -4,7 +4,9 @@
  *  - The host end of the BMC's USB network link under the System's
  *    EthernetInterfaces: Lenovo XClarity Controller REST API guide
  *    ("ToManager", the LAN-over-USB interface); Supermicro Redfish
- *    Reference Guide (the Host Interface, "hostusb"); DMTF DSP0270 (Redfish
+ *    Reference Guide (the Host Interface; an X13 calls its host end
+ *    "ToManager" too: tests/fixtures/redfish/supermicro/libredfish/
+ *    eth_tomanager.json); DMTF DSP0270 (Redfish
  *    Host Interface Specification: a USB network device whose host side
  *    MAC the BMC chooses, commonly locally administered).
  *  - BootOptions with UefiDevicePath "…/MAC(3CECEF123456,0x1)/…": DMTF
@@ -38,7 +40,116 @@ json_t *sim_v_usb_eth(struct sim_ctx *c, const struct sim_vendor_info *vi)
 	json_object_set_new(e, "LinkStatus", json_string("LinkUp"));
 	json_object_set_new(e, "InterfaceEnabled", json_true());
 	json_object_set_new(e, "Status", sim_status("OK"));
+	/* an X13's links the Host Interface it is
+	 * (tests/fixtures/redfish/supermicro/libredfish/eth_tomanager.json) */
+	if (vi->host_iface && vi->mgr_usb_id)
+		json_object_set_new(
+		    e, "Links", json_pack("{s:o}", "HostInterface", sim_link(SIM_R_MGR "/HostInterfaces/1")));
 	return e;
+}
+
+/* The BMC's end of the USB link: its MAC the BMC picks too, locally
+ * administered, here from its own port's as the host end's is (vendor.c).
+ * Shapes: a DGX H100's "usb0" (Id and Name usb0, a link-local address;
+ * tests/fixtures/redfish/ami/libredfish/manager_eth_usb0.json) and an X13's
+ * "ToHost" (Name and Description as its real port's, Links.HostInterface;
+ * tests/fixtures/redfish/supermicro/libredfish/manager_eth_tohost.json). */
+json_t *sim_v_mgr_usb_eth(struct sim_ctx *c, const struct sim_vendor_info *vi)
+{
+	const struct sim_node *n = c->node;
+	char mac[18], out[18];
+	json_t *e;
+	int smc = vi->host_iface;
+
+	if (!vi->mgr_usb_id || !n->usb_mac[0])
+		return NULL;
+	snprintf(mac, sizeof(mac), "0e%.15s", n->bmc_mac + 2);
+	sim_vendor_mac(vi, mac, out);
+	e = sim_res("#EthernetInterface.v1_6_2.EthernetInterface", vi->mgr_usb_id,
+		    smc ? "Manager Ethernet Interface" : vi->mgr_usb_id, SIM_R_MGR "/EthernetInterfaces/%s",
+		    vi->mgr_usb_id);
+	if (smc)
+		json_object_set_new(e, "Description", json_string("Management Network Interface"));
+	json_object_set_new(e, "MACAddress", json_string(out));
+	if (smc)
+		json_object_set_new(e, "PermanentMACAddress", json_string(out));
+	json_object_set_new(e, "InterfaceEnabled", json_true());
+	json_object_set_new(e, "IPv4Addresses",
+			    json_pack("[{s:s, s:s}]", "Address", smc ? "169.254.3.254" : "169.254.0.17",
+				      "SubnetMask", smc ? "255.255.255.0" : "255.255.0.0"));
+	json_object_set_new(e, "Status", sim_status("OK"));
+	if (smc)
+		json_object_set_new(
+		    e, "Links", json_pack("{s:o}", "HostInterface", sim_link(SIM_R_MGR "/HostInterfaces/1")));
+	return e;
+}
+
+/* The Redfish Host Interface the USB link is (DSP0270; HostInterface
+ * schema), which both ends of an X13's link name. */
+json_t *sim_v_host_ifaces(struct sim_ctx *c)
+{
+	json_t *coll = sim_coll("#HostInterfaceCollection.HostInterfaceCollection",
+				"Host Interface Collection", SIM_R_MGR "/HostInterfaces");
+
+	if (c->node->usb_mac[0])
+		sim_coll_add(coll, SIM_R_MGR "/HostInterfaces/1");
+	return coll;
+}
+
+json_t *sim_v_host_iface(struct sim_ctx *c, const struct sim_vendor_info *vi, const char *id)
+{
+	json_t *h;
+
+	if (strcmp(id, "1") || !c->node->usb_mac[0] || !vi->mgr_usb_id)
+		return NULL;
+	h = sim_res("#HostInterface.v1_3_0.HostInterface", "1", "Host Interface",
+		    SIM_R_MGR "/HostInterfaces/1");
+	json_object_set_new(h, "HostInterfaceType", json_string("NetworkHostInterface"));
+	json_object_set_new(h, "InterfaceEnabled", json_true());
+	json_object_set_new(h, "Status", sim_status("OK"));
+	json_object_set_new(h, "ManagerEthernetInterface",
+			    sim_link(SIM_R_MGR "/EthernetInterfaces/%s", vi->mgr_usb_id));
+	json_object_set_new(h, "Links", json_pack("{s:[o]}", "ComputerSystems", sim_link(SIM_R_SYS)));
+	return h;
+}
+
+/* A DGX H100 lists the BMC's virtual media among the host's drives: USB
+ * "Virtual Cdrom Device"s of 2048 bytes, every one with the serial
+ * AAAABBBBCCCC1 (tests/fixtures/redfish/ami/libredfish/drive_usb_{2,4}.json). */
+static const char *const vmedia_ids[SIM_V_VMEDIA_DRIVES] = { "USB_Device2_PortA", "USB_Device4_PortA" };
+
+const char *sim_v_vmedia_id(int i)
+{
+	return i >= 0 && i < SIM_V_VMEDIA_DRIVES ? vmedia_ids[i] : NULL;
+}
+
+int sim_v_is_vmedia(const char *id)
+{
+	for (int i = 0; i < SIM_V_VMEDIA_DRIVES; i++)
+		if (!strcmp(id, vmedia_ids[i]))
+			return 1;
+	return 0;
+}
+
+json_t *sim_v_vmedia_drive(struct sim_ctx *c, const char *id)
+{
+	json_t *d;
+
+	(void)c;
+	if (!sim_v_is_vmedia(id))
+		return NULL;
+	d = sim_res("#Drive.v1_11_0.Drive", id, id, SIM_R_CHASSIS "/Drives/%s", id);
+	json_object_set_new(d, "BlockSizeBytes", json_integer(2048));
+	json_object_set_new(d, "CapacityBytes", json_integer(2048));
+	json_object_set_new(d, "Manufacturer", json_string("American Megatreds Inc."));
+	json_object_set_new(d, "MediaType", json_string("HDD"));
+	json_object_set_new(d, "Model", json_string("Virtual Cdrom Device"));
+	json_object_set_new(d, "Protocol", json_string("USB"));
+	json_object_set_new(d, "Revision", json_string("USB2.00"));
+	json_object_set_new(d, "SerialNumber", json_string("AAAABBBBCCCC1"));
+	json_object_set_new(d, "Status", sim_status("OK"));
+	json_object_set_new(d, "Links", json_pack("{s:o}", "Chassis", sim_link(SIM_R_CHASSIS)));
+	return d;
 }
 
 /* The NICs a BootOption is made for: every present one, LOM first (a
@@ -206,6 +317,8 @@ json_t *sim_v_chassis_drives(struct sim_ctx *c, const struct sim_vendor_info *vi
 			if (n->drives[d].present)
 				sim_coll_add(coll, SIM_R_CHASSIS "/Drives/%s", n->drives[d].id);
 	}
+	for (int i = 0; vi->virtual_media && i < SIM_V_VMEDIA_DRIVES; i++)
+		sim_coll_add(coll, SIM_R_CHASSIS "/Drives/%s", vmedia_ids[i]);
 	return coll;
 }
 

@@ -16,7 +16,11 @@ struct prefix_map {
 	char vendor[64];
 };
 
-static void prefixes(const struct sim_vendor_info *vi, struct prefix_map out[3])
+/* The family's System, Chassis and Manager, and its second Chassis where it
+ * has one (vendor.c): NMAP entries, the last empty where it has none. */
+#define NMAP 4
+
+static void prefixes(const struct sim_vendor_info *vi, struct prefix_map out[NMAP])
 {
 	out[0].dell = SIM_R_SYS;
 	snprintf(out[0].vendor, sizeof(out[0].vendor), "/redfish/v1/Systems/%s", vi->system_id);
@@ -24,6 +28,9 @@ static void prefixes(const struct sim_vendor_info *vi, struct prefix_map out[3])
 	snprintf(out[1].vendor, sizeof(out[1].vendor), "/redfish/v1/Chassis/%s", vi->chassis_id);
 	out[2].dell = SIM_R_MGR;
 	snprintf(out[2].vendor, sizeof(out[2].vendor), "/redfish/v1/Managers/%s", vi->manager_id);
+	out[3].dell = SIM_R_ENCLOSURE;
+	snprintf(out[3].vendor, sizeof(out[3].vendor), "/redfish/v1/Chassis/%s",
+		 vi->enclosure_id ? vi->enclosure_id : SIM_ENCLOSURE);
 }
 
 static int prefix_at(const char *s, const char *prefix, int nocase)
@@ -60,15 +67,23 @@ static char *settings_in(const struct sim_vendor_info *vi, char *path)
  * iLO does; trailing '/' dropped). Caller frees. */
 char *sim_vendor_path_in(const struct sim_vendor_info *vi, const char *path)
 {
-	struct prefix_map map[3];
+	struct prefix_map map[NMAP];
 	size_t len = strlen(path);
 
 	while (len > 1 && path[len - 1] == '/')
 		len--;
 	prefixes(vi, map);
-	for (int i = 0; i < 3; i++) {
+	/* iDRAC's second Chassis is iDRAC's: a family names its own, or has none */
+	if ((!vi->enclosure_id || strcmp(vi->enclosure_id, SIM_ENCLOSURE)) &&
+	    prefix_at(path, SIM_R_ENCLOSURE, 1))
+		return br_xstrdup(SIM_R_ENCLOSURE "/NotHere");
+	for (int i = 0; i < NMAP; i++) {
 		char *trimmed = br_xstrndup(path, len), *out;
 
+		if (i == 3 && !vi->enclosure_id) {
+			free(trimmed);
+			continue;
+		}
 		if (!prefix_at(trimmed, map[i].vendor, 1)) {
 			free(trimmed);
 			continue;
@@ -113,7 +128,7 @@ static char *chassis_drive(const struct sim_vendor_info *vi, const char *s)
 /* A link of an iDRAC answer as the family writes it; NULL: unchanged. */
 static char *path_out(const struct sim_vendor_info *vi, const char *link)
 {
-	struct prefix_map map[3];
+	struct prefix_map map[NMAP];
 	char *drive = chassis_drive(vi, link), *out = NULL, *sl;
 	const char *s = drive ? drive : link;
 
@@ -123,7 +138,7 @@ static char *path_out(const struct sim_vendor_info *vi, const char *link)
 	if (!strcmp(s, SIM_R_SYS "/Bios/Settings") && sim_vbios_settings_name(sim_vendor_of(vi)))
 		return br_xasprintf("%s/Bios/%s%s", map[0].vendor, sim_vbios_settings_name(sim_vendor_of(vi)),
 				    vi->trailing_slash ? "/" : "");
-	for (int i = 0; i < 3 && !out; i++)
+	for (int i = 0; i < NMAP && !out; i++)
 		if (prefix_at(s, map[i].dell, 0))
 			out = br_xasprintf("%s%s", map[i].vendor, s + strlen(map[i].dell));
 	if (vi->trailing_slash && (sl = slashed(out ? out : s))) {
@@ -288,6 +303,60 @@ static void reshape_manager(const struct sim_vreq *v, json_t *doc)
 	 * the next reset, without a job (vendor_bios.c) */
 	if (v->c.node->vendor != SIM_V_DELL)
 		json_object_del(json_object_get(doc, "Links"), "Oem");
+	if (v->vi->host_iface && v->c.node->usb_mac[0])
+		json_object_set_new(doc, "HostInterfaces", sim_link(SIM_R_MGR "/HostInterfaces"));
+}
+
+/* Where the family has no second Chassis (iLO 5: Chassis/1 alone), no
+ * link names iDRAC's: members of doc's arrays (one level down, as in Links)
+ * that are links to it go, and their counts follow. */
+static void drop_enclosure(const struct sim_vreq *v, json_t *doc)
+{
+	json_t *objs[2] = { doc, json_object_get(doc, "Links") }, *arr, *m;
+	const char *key;
+	size_t i;
+
+	if (v->vi->enclosure_id)
+		return;
+	for (int o = 0; o < 2; o++)
+		json_object_foreach(objs[o], key, arr)
+		{
+			int dropped = 0;
+			char *count;
+
+			if (!json_is_array(arr))
+				continue;
+			for (i = json_array_size(arr); i-- > 0;)
+				if ((m = json_array_get(arr, i)) && br_json_str(m, "@odata.id") &&
+				    !strcmp(br_json_str(m, "@odata.id"), SIM_R_ENCLOSURE)) {
+					json_array_remove(arr, i);
+					dropped = 1;
+				}
+			count = br_xasprintf("%s@odata.count", key);
+			if (dropped && json_object_get(objs[o], count))
+				json_object_set_new(objs[o], count,
+						    json_integer((json_int_t)json_array_size(arr)));
+			free(count);
+		}
+}
+
+/* The family's second Chassis in its own name (vendor.c says whose). */
+static void reshape_enclosure(const struct sim_vreq *v, json_t *doc)
+{
+	json_object_set_new(doc, "Id", json_string(v->vi->enclosure_id));
+	json_object_set_new(doc, "Name", json_string(v->vi->enclosure_id));
+	json_object_set_new(doc, "Manufacturer", json_string(v->vi->manufacturer));
+}
+
+/* The BMC's end of the USB link among the Manager's interfaces, first: a
+ * client that takes the first interface's MAC for the BMC's is wrong. */
+static void reshape_mgr_eth_coll(const struct sim_vreq *v, json_t *doc)
+{
+	json_t *members = json_object_get(doc, "Members");
+
+	if (!v->vi->mgr_usb_id || !v->c.node->usb_mac[0] || !json_is_array(members))
+		return;
+	json_array_insert_new(members, 0, sim_link(SIM_R_MGR "/EthernetInterfaces/%s", v->vi->mgr_usb_id));
 }
 
 /* The System's EthernetInterfaces: host NICs where the family lists them,
@@ -390,8 +459,20 @@ static json_t *reshape(const struct sim_vreq *v, json_t *doc)
 		reshape_system(v, doc);
 	else if (sim_vreq_is(v, SIM_R_CHASSIS))
 		reshape_chassis(v, doc);
+	else if (sim_vreq_is(v, SIM_R_ENCLOSURE))
+		reshape_enclosure(v, doc);
+	else if (sim_vreq_is(v, SIM_R_MGR "/EthernetInterfaces"))
+		reshape_mgr_eth_coll(v, doc);
 	else if (sim_vreq_is(v, SIM_R_SYS "/Bios") || sim_vreq_is(v, SIM_R_SYS "/Bios/Settings")) {
 		sim_vbios_reshape(v, doc);
+		/* The settings object's Id is its own path's last segment: Lenovo's
+		 * "Pending" (libredfish tests/mockups/lenovo/.../Bios/Pending),
+		 * an X13's "SD" (.../supermicro/.../Bios/SD), the DGX's "SD"
+		 * (its SettingsObjects end in /SD:
+		 * tests/fixtures/redfish/ami/libredfish/system_dgx.json). */
+		if (sim_vreq_is(v, SIM_R_SYS "/Bios/Settings") && sim_vbios_settings_name(sim_vendor_of(vi)))
+			json_object_set_new(doc, "Id",
+					    json_string(sim_vbios_settings_name(sim_vendor_of(vi))));
 		if (!strcmp(vi->oem_key, "Hpe") && sim_vreq_is(v, SIM_R_SYS "/Bios/Settings"))
 			full_settings(v, doc);
 	} else if (sim_vreq_is(v, SIM_R_SYS "/Bios/BiosRegistry"))
@@ -438,6 +519,9 @@ static json_t *reshape(const struct sim_vreq *v, json_t *doc)
 	if (vi->repeat_pages && json_is_array(json_object_get(doc, "Members")))
 		repeat_pages(v, doc);
 	drop_host_eth_links(v, doc);
+	if (sim_vreq_is(v, "/redfish/v1/Chassis") || sim_vreq_is(v, SIM_R_CHASSIS) ||
+	    sim_vreq_is(v, SIM_R_MGR))
+		drop_enclosure(v, doc);
 	return doc;
 }
 

@@ -63,11 +63,21 @@ for v in hpe lenovo supermicro openbmc ami; do
 	# A name or value the registry lacks is refused, nothing pending.
 	settings=$(jq -r '."@Redfish.Settings".SettingsObject."@odata.id"' bios.json)
 	attr=$(jq -r '[.RegistryEntries.Attributes[] | select(.Type == "Enumeration" and .ReadOnly == false)][0].AttributeName' reg.json)
+	# The settings object's Id is its path's last segment (Lenovo's
+	# "Pending", Supermicro's and AMI's "SD": their captures).
+	case $v in lenovo) want=Pending ;; supermicro | ami) want=SD ;; *) want=Settings ;; esac
+	assert_eq "$(get "$b" "$settings" | jq -r .Id)/${settings%/}" "$want/${sys}/Bios/$want" "$v: settings object"
 	for body in '{"Attributes": {"NoSuchAttribute": 1}}' "{\"Attributes\": {\"$attr\": \"NoSuchValue\"}}"; do
-		code=$(curl -s -o /dev/null -w '%{http_code}' -u "$A" -X PATCH -H 'Content-Type: application/json' \
+		code=$(curl -s -o err.json -w '%{http_code}' -u "$A" -X PATCH -H 'Content-Type: application/json' \
 			-d "$body" "http://$b$settings")
 		assert_eq "$code" 400 "$v: PATCH $body"
+		assert_eq "$(jq -r '[.error."@Message.ExtendedInfo"[].MessageId | select(startswith("Base.") | not)] | join(",")' err.json)" "" "$v: PATCH error ids"
 	done
+	# Errors in the DMTF Base registry's words, never iDRAC's IDRAC.2.x ids.
+	curl -s -o err.json -u "$A" "http://$b$sys/NoSuchThing"
+	assert_eq "$(jq -r '[.error."@Message.ExtendedInfo"[].MessageId] | map(split(".")[0]) | unique | join(",")' err.json)" Base "$v: 404 error ids"
+	curl -s -o err.json -u "root:wrong" "http://$b$sys"
+	assert_eq "$(jq -r '[.error."@Message.ExtendedInfo"[].MessageId] | map(split(".")[0]) | unique | join(",")' err.json)" Base "$v: 401 error ids"
 	# (iLO's settings object holds every attribute, pending ones on top: pending
 	# is what differs from the Bios.)
 	assert_eq "$(get "$b" "$settings" | jq --slurpfile bios bios.json \

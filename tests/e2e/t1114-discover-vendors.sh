@@ -15,6 +15,7 @@ bringup import --manifest rack/rack.csv >/dev/null
 bringup discover --json --timeout 5 > disc.json 2>err || fail "discover exit $?: $(cat err)"
 bringup status --json > st.json
 truth=rack/truth.json
+rf() { curl -s -u "root:$BRINGUP_BMC_PASSWORD" "http://$1$2"; }
 
 assert_eq "$(jq -r '[.nodes[].vendor] | join(",")' $truth)" "dell,hpe,lenovo,supermicro,openbmc,ami" "families"
 for h in $(jq -r '.nodes[].hostname' $truth); do
@@ -42,6 +43,36 @@ for h in $(jq -r '.nodes[].hostname' $truth); do
 	assert_eq "$(jq -r '[.nics[] | "\(.mac)=\(.role)"] | sort | join(",")' facts.json)" \
 		"$(tq '[.mac_roles | to_entries[] | select(.value != "bmc") | "\(.key)=\(.value)"] | sort | join(",")')" "$v: MAC roles of $h"
 	assert_eq "$(jq -r '[.nics[] | select(.source == null)] | length' facts.json)" 0 "$v: MACs without a source"
+	# The BMC's own MAC is its port's, never its end of the USB link (which
+	# the DGX and the X13 list among the Manager's interfaces, first), and
+	# that MAC is no host NIC either; the BMC's virtual CD-ROMs the DGX
+	# lists among the host's drives (serial AAAABBBBCCCC1) stay out.
+	assert_eq "$(nq bmc_mac)" "$(tq .bmc_mac)" "$v: bmc_mac of $h"
+	case "$(jq -r '.. | strings' facts.json | grep -c AAAABBBBCCCC1)" in 0) ;; *) fail "$v: virtual media among $h's facts" ;; esac
+	bmc=$(tq .bmc)
+	mgr=$(rf "$bmc" /redfish/v1/Managers | jq -r '.Members[0]."@odata.id"')
+	usb_end=
+	for m in $(rf "$bmc" "${mgr%/}/EthernetInterfaces" | jq -r '.Members[]."@odata.id"'); do
+		e=$(rf "$bmc" "$m")
+		case "$(echo "$e" | jq -r .Id)" in usb0 | ToHost) usb_end=$(echo "$e" | jq -r .MACAddress | tr 'A-F-' 'a-f:') ;; esac
+	done
+	case $v in
+	ami | supermicro)
+		[ -n "$usb_end" ] || fail "$v: no BMC end of the USB link among $h's Manager interfaces"
+		[ "$usb_end" != "$(nq bmc_mac)" ] || fail "$v: the USB link's BMC end taken for $h's BMC MAC"
+		case ",$macs," in *",$usb_end,"*) fail "$v: the USB link's BMC end among $h's NICs" ;; esac ;;
+	*) [ -z "$usb_end" ] || fail "$v: a USB link's BMC end on $h" ;;
+	esac
+	# Each family's Chassis as its captures list them (not iDRAC's
+	# Enclosure.Internal.0-1 on the others); drives and PCIe above were
+	# still found under the family's own.
+	chassis=$(rf "$bmc" /redfish/v1/Chassis | jq -r '[.Members[]."@odata.id" | rtrimstr("/") | split("/")[-1]] | join(",")')
+	case $v in
+	dell) want=System.Embedded.1,Enclosure.Internal.0-1 ;; hpe) want=1 ;; lenovo) want=1,3 ;;
+	supermicro) want=1,NVMeSSD.0.Group.0.StorageBackplane ;; openbmc) want=Chassis_0,Bluefield_BMC ;;
+	ami) want=Self,CPUBaseboard ;;
+	esac
+	assert_eq "$chassis" "$want" "$v: Chassis of $h"
 	eval "src_$v=\$(jq -r '[.nics[] | select(.role==\"host\") | .source] | unique | join(\",\")' facts.json)"
 done
 # Where MACs came from: BootOptions (openbmc) and HPE's OEM adapters where the
@@ -50,6 +81,15 @@ done
 assert_eq "$src_openbmc" BootOptions "openbmc MAC source"
 assert_eq "$src_hpe" HpeBaseNetworkAdapter "hpe MAC source"
 case "$src_lenovo" in "" | *BootOptions*) fail "lenovo MAC sources: '$src_lenovo'" ;; esac
+# The DGX lists its virtual CD-ROMs among the drives (so the check above
+# could fail), and the X13 calls the host end of its USB link ToManager.
+ami_bmc=$(jq -r '.nodes[] | select(.vendor=="ami") | .bmc' $truth)
+assert_eq "$(rf "$ami_bmc" '/redfish/v1/Chassis/Self/Drives?$skip=18' | jq -r '[.Members[]."@odata.id" | split("/")[-1]] | join(",")')" \
+	USB_Device2_PortA,USB_Device4_PortA "ami virtual media"
+assert_eq "$(rf "$ami_bmc" /redfish/v1/Chassis/Self/Drives/USB_Device2_PortA | jq -r .SerialNumber)" AAAABBBBCCCC1 "ami virtual media serial"
+smc_bmc=$(jq -r '.nodes[] | select(.vendor=="supermicro") | .bmc' $truth)
+assert_eq "$(rf "$smc_bmc" /redfish/v1/Systems/1/EthernetInterfaces | jq -r '.Members[-1]."@odata.id"')" \
+	/redfish/v1/Systems/1/EthernetInterfaces/ToManager "supermicro USB link's host end"
 # The GPU baseboard System beside the host was not taken for it.
 assert_eq "$(jq -r '.nodes[] | select(.vendor=="openbmc") | .system_serial' $truth)" \
 	"$(sqlite3 inv.db "select system_serial from nodes where hostname=(select hostname from nodes order by id limit 1 offset 4)")" "openbmc host System"
