@@ -104,6 +104,12 @@ static void clock_window(struct vstage_job *job, const struct val_ssh_result *r)
  * "checks":[[name, result, detail], ...], "lldp":{...}} or {"ok":false,
  * "reason"}. */
 
+/* o's string member key, a string or null. */
+static json_t *string_member(json_t *o, const char *key)
+{
+	return br_json_string_or_null(json_string_value(json_object_get(o, key)));
+}
+
 /* The parts of the probe's "lldp" that lldp_view reads, as it reads them. */
 static json_t *lldp_part(json_t *probe)
 {
@@ -111,18 +117,14 @@ static json_t *lldp_part(json_t *probe)
 	size_t i;
 
 	json_array_foreach(json_object_get(lldp, "neighbors"), i, nb)
-	    json_array_append_new(
-		nbs, json_pack("{s:o, s:o, s:o, s:o}", "local_port",
-			       br_json_string_or_null(json_string_value(json_object_get(nb, "local_port"))),
-			       "system_name",
-			       br_json_string_or_null(json_string_value(json_object_get(nb, "system_name"))),
-			       "port_id", br_json_string_or_null(json_string_value(json_object_get(nb, "port_id"))),
-			       "port_description",
-			       br_json_string_or_null(
-				   json_string_value(json_object_get(nb, "port_description")))));
-	return json_pack("{s:o, s:o}", "status",
-			 br_json_string_or_null(json_string_value(json_object_get(lldp, "status"))), "neighbors",
-			 nbs);
+	{
+		json_array_append_new(nbs, json_pack("{s:o, s:o, s:o, s:o}", "local_port",
+						     string_member(nb, "local_port"), "system_name",
+						     string_member(nb, "system_name"), "port_id",
+						     string_member(nb, "port_id"), "port_description",
+						     string_member(nb, "port_description")));
+	}
+	return json_pack("{s:o, s:o}", "status", string_member(lldp, "status"), "neighbors", nbs);
 }
 
 /* Judge and store one node here; the reply document, or NULL with *why. */
@@ -136,8 +138,7 @@ static json_t *judge_in_worker(struct collect *c, struct vstage_job *job, const 
 	if (take_document(job, r->out.data ? r->out.data : "", r->out.len, "bringup-probe's output", why))
 		return NULL;
 	clock_window(job, r);
-	if (!c->worker_inv && !c->worker_inv_error &&
-	    inv_open(c->inv_path, &c->worker_inv, &err))
+	if (!c->worker_inv && !c->worker_inv_error && inv_open(c->inv_path, &c->worker_inv, &err))
 		c->worker_inv_error = br_xstrdup(err.msg);
 	if (!c->worker_inv) {
 		*why = br_xasprintf("validation worker: %s", c->worker_inv_error);
@@ -154,9 +155,9 @@ static json_t *judge_in_worker(struct collect *c, struct vstage_job *job, const 
 	judge_node(c->worker_inv, job);
 	checks = json_array();
 	for (size_t i = 0; i < job->n_checks; i++)
-		json_array_append_new(checks, json_pack("[s, i, o]", job->checks[i].name,
-							(int)job->checks[i].result,
-							br_json_string_or_null(job->checks[i].detail)));
+		json_array_append_new(checks,
+				      json_pack("[s, i, o]", job->checks[i].name, (int)job->checks[i].result,
+						br_json_string_or_null(job->checks[i].detail)));
 	reply = json_pack("{s:b, s:I, s:I, s:o, s:o}", "ok", 1, "probe_ms", (json_int_t)job->probe_ms,
 			  "window_ms", (json_int_t)job->probe_window_ms, "checks", checks, "lldp",
 			  lldp_part(job->probe));
@@ -215,12 +216,16 @@ static int take_reply(struct vstage_job *job, const char *text, size_t len, char
 		return -1;
 	}
 	json_array_foreach(checks, i, ch)
-	    val_check_add_take(&job->node_checks, &job->n_node_checks,
-			       br_xstrdup(json_string_value(json_array_get(ch, 0))),
-			       (enum val_result)json_integer_value(json_array_get(ch, 1)),
-			       json_is_string(json_array_get(ch, 2))
-				   ? br_xstrdup(json_string_value(json_array_get(ch, 2)))
-				   : NULL);
+	{
+		json_t *detail = json_array_get(ch, 2);
+
+		if (!json_is_string(json_array_get(ch, 0)))
+			continue;
+		val_check_add_take(&job->node_checks, &job->n_node_checks,
+				   br_xstrdup(json_string_value(json_array_get(ch, 0))),
+				   (enum val_result)json_integer_value(json_array_get(ch, 1)),
+				   json_is_string(detail) ? br_xstrdup(json_string_value(detail)) : NULL);
+	}
 	json_decref(job->probe);
 	job->probe = json_pack("{s:O}", "lldp", lldp ? lldp : json_null());
 	job->probe_ms = json_integer_value(json_object_get(doc, "probe_ms"));
@@ -344,8 +349,10 @@ static int collect_ssh(struct br_stage *st, const struct vstage_options *o, stru
 	connect_ms = so.connect_timeout_ms;
 	sort_by_limit(o, targets, jobs, n);
 	for (size_t start = 0, end; start < n && !rc; start = end) {
-		struct collect c = { run, jobs + start, limit_ms_of(o, jobs[start]), inv_path(run->inv), NULL,
-				     NULL };
+		struct collect c = { .run = run,
+				     .jobs = jobs + start,
+				     .limit_ms = limit_ms_of(o, jobs[start]),
+				     .inv_path = inv_path(run->inv) };
 		int workers;
 
 		for (end = start + 1; end < n && limit_ms_of(o, jobs[end]) == c.limit_ms; end++)
@@ -357,8 +364,8 @@ static int collect_ssh(struct br_stage *st, const struct vstage_options *o, stru
 		if (workers > 1)
 			br_debug("validate", "%zu nodes over %d SSH workers", end - start,
 				 workers < (int)(end - start) ? workers : (int)(end - start));
-		if (val_ssh_run_workers(targets + start, end - start, &so, workers, results + start, in_worker,
-					on_collected, &c, &err))
+		if (val_ssh_run_workers(targets + start, end - start, &so, workers, results + start,
+					in_worker, on_collected, &c, &err))
 			rc = br_stage_usage(st, "%s", err.msg);
 	}
 	for (size_t i = 0; i < n; i++) {

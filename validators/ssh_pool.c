@@ -88,12 +88,12 @@ static void child_done(void *ctx, size_t index, const struct val_ssh_result *r)
 		replied = 1;
 		out = &c->reply;
 	}
-	f = (struct frame){ FRAME_MAGIC, (uint32_t)(c->first + index),
-			    r->ok,	 r->exit_status,
-			    r->uploaded, replied,
-			    r->ms,	 r->run_start_ms,
+	f = (struct frame){ FRAME_MAGIC,   (uint32_t)(c->first + index),
+			    r->ok,	   r->exit_status,
+			    r->uploaded,   replied,
+			    r->ms,	   r->run_start_ms,
 			    r->run_end_ms, len_error,
-			    out->len,	 r->err.len };
+			    out->len,	   r->err.len };
 	/* The parent gone (its end closed): nothing is left to report to. */
 	if (write_all(c->fd, &f, sizeof(f)) || write_all(c->fd, r->error, len_error) ||
 	    write_all(c->fd, out->data, out->len) || write_all(c->fd, r->err.data, r->err.len))
