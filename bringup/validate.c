@@ -306,6 +306,7 @@ static int collect_ssh(struct br_stage *st, const struct vstage_options *o, stru
 	struct val_ssh_options so;
 	struct br_err err = { 0 };
 	static const char *const args[] = { "--json", NULL };
+	char *db_path = br_xstrdup(inv_path(run->inv));
 	int64_t connect_ms;
 	size_t n = 0;
 	int rc = 0;
@@ -352,7 +353,7 @@ static int collect_ssh(struct br_stage *st, const struct vstage_options *o, stru
 		struct collect c = { .run = run,
 				     .jobs = jobs + start,
 				     .limit_ms = limit_ms_of(o, jobs[start]),
-				     .inv_path = inv_path(run->inv) };
+				     .inv_path = db_path };
 		int workers;
 
 		for (end = start + 1; end < n && limit_ms_of(o, jobs[end]) == c.limit_ms; end++)
@@ -364,9 +365,21 @@ static int collect_ssh(struct br_stage *st, const struct vstage_options *o, stru
 		if (workers > 1)
 			br_debug("validate", "%zu nodes over %d SSH workers", end - start,
 				 workers < (int)(end - start) ? workers : (int)(end - start));
+		/* No SQLite connection may cross fork(): the workers open their
+		 * own; ours is closed while they run (collecting needs none) and
+		 * opened again for the recording. */
+		if (workers > 1 && end - start > 1) {
+			inv_close(run->inv);
+			run->inv = st->inv = NULL;
+		}
 		if (val_ssh_run_workers(targets + start, end - start, &so, workers, results + start,
 					in_worker, on_collected, &c, &err))
 			rc = br_stage_usage(st, "%s", err.msg);
+		if (!run->inv) {
+			if (inv_open(db_path, &run->inv, &err))
+				rc = br_stage_fail(st, BR_EXIT_UNREACHABLE, "%s", err.msg);
+			st->inv = run->inv;
+		}
 	}
 	for (size_t i = 0; i < n; i++) {
 		val_ssh_result_release(&results[i]);
@@ -374,6 +387,7 @@ static int collect_ssh(struct br_stage *st, const struct vstage_options *o, stru
 	}
 out:
 	val_ssh_config_free(cfg);
+	free(db_path);
 	free(targets);
 	free(hosts);
 	free(results);
