@@ -54,7 +54,16 @@ struct collect {
 	struct vstage_run *run;
 	struct vstage_job **jobs; /* by target index */
 	int64_t limit_ms;	  /* every one of these nodes' validation limit */
+	/* In an SSH worker (a fork: this is its copy): its own connection to
+	 * the inventory, opened at its first node; the parent's is never
+	 * used there. */
+	const char *inv_path;
+	struct inv *worker_inv;
+	char *worker_inv_error; /* why it could not be opened */
 };
+
+static void judge_node(struct inv *inv, struct vstage_job *job);
+static void take_checks(struct vstage_job *job, struct val_check *checks, size_t n);
 
 /* The node's limit: --timeout, else its profile's [time_limits] validation. */
 static int64_t limit_ms_of(const struct vstage_options *o, const struct vstage_job *job)
@@ -73,6 +82,157 @@ static char *last_line(const struct br_buf *b)
 	while (start > s && start[-1] != '\n')
 		start--;
 	return br_xstrndup(start, (size_t)(end - start) > 300 ? 300 : (size_t)(end - start));
+}
+
+/* The runner's times are monotonic: the wall clock at the middle of the
+ * probe's run is what the node's clock is compared with. */
+static void clock_window(struct vstage_job *job, const struct val_ssh_result *r)
+{
+	job->probe_ms =
+	    br_wall_ms() - (br_now_ms() - (r->run_start_ms + (r->run_end_ms - r->run_start_ms) / 2));
+	job->probe_window_ms = (r->run_end_ms - r->run_start_ms) / 2;
+}
+
+/* ---- judging in an SSH worker ------------------------------------------------------ */
+
+/* A worker parses the node's document (~130 KiB), judges the node rules
+ * with the BMC's facts and stores the document, all through its own
+ * connection; what it sends back is a few KiB: the verdicts, the clock
+ * window, and the LLDP part cabling needs (which needs the whole rack, so
+ * is judged by the collecting process). A node it cannot take or store is
+ * failed with the reason. Reply: {"ok":true, "probe_ms", "window_ms",
+ * "checks":[[name, result, detail], ...], "lldp":{...}} or {"ok":false,
+ * "reason"}. */
+
+/* o's string member key, a string or null. */
+static json_t *string_member(json_t *o, const char *key)
+{
+	return br_json_string_or_null(json_string_value(json_object_get(o, key)));
+}
+
+/* The parts of the probe's "lldp" that lldp_view reads, as it reads them. */
+static json_t *lldp_part(json_t *probe)
+{
+	json_t *lldp = json_object_get(probe, "lldp"), *nbs = json_array(), *nb;
+	size_t i;
+
+	json_array_foreach(json_object_get(lldp, "neighbors"), i, nb)
+	{
+		json_array_append_new(nbs, json_pack("{s:o, s:o, s:o, s:o}", "local_port",
+						     string_member(nb, "local_port"), "system_name",
+						     string_member(nb, "system_name"), "port_id",
+						     string_member(nb, "port_id"), "port_description",
+						     string_member(nb, "port_description")));
+	}
+	return json_pack("{s:o, s:o}", "status", string_member(lldp, "status"), "neighbors", nbs);
+}
+
+/* Judge and store one node here; the reply document, or NULL with *why. */
+static json_t *judge_in_worker(struct collect *c, struct vstage_job *job, const struct val_ssh_result *r,
+			       char **why)
+{
+	struct br_err err = { 0 };
+	json_t *checks, *reply;
+	char *text;
+
+	if (take_document(job, r->out.data ? r->out.data : "", r->out.len, "bringup-probe's output", why))
+		return NULL;
+	clock_window(job, r);
+	if (!c->worker_inv && !c->worker_inv_error && inv_open(c->inv_path, &c->worker_inv, &err))
+		c->worker_inv_error = br_xstrdup(err.msg);
+	if (!c->worker_inv) {
+		*why = br_xasprintf("validation worker: %s", c->worker_inv_error);
+		return NULL;
+	}
+	/* stored as the collecting process stored it before: compact */
+	text = json_dumps(job->probe, JSON_COMPACT);
+	if (!text || inv_store_probe(c->worker_inv, job->node->hostname, text, &err)) {
+		*why = br_xasprintf("cannot store its facts: %s", text ? err.msg : "out of memory");
+		free(text);
+		return NULL;
+	}
+	free(text);
+	judge_node(c->worker_inv, job);
+	checks = json_array();
+	for (size_t i = 0; i < job->n_checks; i++)
+		json_array_append_new(checks,
+				      json_pack("[s, i, o]", job->checks[i].name, (int)job->checks[i].result,
+						br_json_string_or_null(job->checks[i].detail)));
+	reply = json_pack("{s:b, s:I, s:I, s:o, s:o}", "ok", 1, "probe_ms", (json_int_t)job->probe_ms,
+			  "window_ms", (json_int_t)job->probe_window_ms, "checks", checks, "lldp",
+			  lldp_part(job->probe));
+	val_checks_free(job->checks, job->n_checks);
+	job->checks = NULL;
+	job->n_checks = 0;
+	return reply;
+}
+
+static int in_worker(void *ctx, size_t index, const struct val_ssh_result *r, struct br_buf *reply)
+{
+	struct collect *c = ctx;
+	struct vstage_job *job;
+	json_t *doc;
+	char *why = NULL, *text;
+	int sent;
+
+	if (!r) {
+		inv_close(c->worker_inv);
+		c->worker_inv = NULL;
+		free(c->worker_inv_error);
+		c->worker_inv_error = NULL;
+		return 0;
+	}
+	/* A node that did not run the probe is told by the collecting
+	 * process, as with no workers. */
+	if (r->ms >= c->limit_ms || !r->ok || r->exit_status != 0)
+		return 0;
+	job = c->jobs[index];
+	doc = judge_in_worker(c, job, r, &why);
+	if (!doc)
+		doc = json_pack("{s:b, s:s}", "ok", 0, "reason", why);
+	free(why);
+	json_decref(job->probe); /* this worker's copy; the parent gets the reply */
+	job->probe = NULL;
+	text = json_dumps(doc, JSON_COMPACT);
+	json_decref(doc);
+	/* a reply too big to send: the result goes as is, judged there */
+	sent = text && !br_buf_adds(reply, text);
+	free(text);
+	return sent;
+}
+
+/* A worker's reply (above) onto the job. */
+static int take_reply(struct vstage_job *job, const char *text, size_t len, char **ret_why)
+{
+	json_t *doc = json_loadb(text, len, 0, NULL), *checks = json_object_get(doc, "checks"), *ch,
+	       *lldp = json_object_get(doc, "lldp");
+	size_t i;
+
+	if (!json_is_true(json_object_get(doc, "ok"))) {
+		const char *reason = json_string_value(json_object_get(doc, "reason"));
+
+		*ret_why = br_xstrdup(reason ? reason : "validation worker: a reply that cannot be read");
+		json_decref(doc);
+		return -1;
+	}
+	json_array_foreach(checks, i, ch)
+	{
+		json_t *detail = json_array_get(ch, 2);
+
+		if (!json_is_string(json_array_get(ch, 0)))
+			continue;
+		val_check_add_take(&job->node_checks, &job->n_node_checks,
+				   br_xstrdup(json_string_value(json_array_get(ch, 0))),
+				   (enum val_result)json_integer_value(json_array_get(ch, 1)),
+				   json_is_string(detail) ? br_xstrdup(json_string_value(detail)) : NULL);
+	}
+	json_decref(job->probe);
+	job->probe = json_pack("{s:O}", "lldp", lldp ? lldp : json_null());
+	job->probe_ms = json_integer_value(json_object_get(doc, "probe_ms"));
+	job->probe_window_ms = json_integer_value(json_object_get(doc, "window_ms"));
+	job->judged = 1;
+	json_decref(doc);
+	return 0;
 }
 
 static void on_collected(void *ctx, size_t index, const struct val_ssh_result *r)
@@ -103,15 +263,14 @@ static void on_collected(void *ctx, size_t index, const struct val_ssh_result *r
 		free(line);
 		return;
 	}
-	if (take_document(job, r->out.data ? r->out.data : "", r->out.len, "bringup-probe's output", &why)) {
+	if (r->replied ? take_reply(job, r->out.data ? r->out.data : "", r->out.len, &why)
+		       : take_document(job, r->out.data ? r->out.data : "", r->out.len,
+				       "bringup-probe's output", &why)) {
 		finish(c->run, job, 0, why);
 		return;
 	}
-	/* The runner's times are monotonic: the wall clock at the middle of
-	 * the probe's run is what the node's clock is compared with. */
-	job->probe_ms =
-	    br_wall_ms() - (br_now_ms() - (r->run_start_ms + (r->run_end_ms - r->run_start_ms) / 2));
-	job->probe_window_ms = (r->run_end_ms - r->run_start_ms) / 2;
+	if (!r->replied)
+		clock_window(job, r);
 	br_info("validate", "%s: facts collected in %lld ms%s", job->node->hostname, (long long)r->ms,
 		r->uploaded ? " (probe copied over)" : "");
 }
@@ -147,6 +306,7 @@ static int collect_ssh(struct br_stage *st, const struct vstage_options *o, stru
 	struct val_ssh_options so;
 	struct br_err err = { 0 };
 	static const char *const args[] = { "--json", NULL };
+	char *db_path = br_xstrdup(inv_path(run->inv));
 	int64_t connect_ms;
 	size_t n = 0;
 	int rc = 0;
@@ -190,7 +350,10 @@ static int collect_ssh(struct br_stage *st, const struct vstage_options *o, stru
 	connect_ms = so.connect_timeout_ms;
 	sort_by_limit(o, targets, jobs, n);
 	for (size_t start = 0, end; start < n && !rc; start = end) {
-		struct collect c = { run, jobs + start, limit_ms_of(o, jobs[start]) };
+		struct collect c = { .run = run,
+				     .jobs = jobs + start,
+				     .limit_ms = limit_ms_of(o, jobs[start]),
+				     .inv_path = db_path };
 		int workers;
 
 		for (end = start + 1; end < n && limit_ms_of(o, jobs[end]) == c.limit_ms; end++)
@@ -202,9 +365,21 @@ static int collect_ssh(struct br_stage *st, const struct vstage_options *o, stru
 		if (workers > 1)
 			br_debug("validate", "%zu nodes over %d SSH workers", end - start,
 				 workers < (int)(end - start) ? workers : (int)(end - start));
+		/* No SQLite connection may cross fork(): the workers open their
+		 * own; ours is closed while they run (collecting needs none) and
+		 * opened again for the recording. */
+		if (workers > 1 && end - start > 1) {
+			inv_close(run->inv);
+			run->inv = st->inv = NULL;
+		}
 		if (val_ssh_run_workers(targets + start, end - start, &so, workers, results + start,
-					on_collected, &c, &err))
+					in_worker, on_collected, &c, &err))
 			rc = br_stage_usage(st, "%s", err.msg);
+		if (!run->inv) {
+			if (inv_open(db_path, &run->inv, &err))
+				rc = br_stage_fail(st, BR_EXIT_UNREACHABLE, "%s", err.msg);
+			st->inv = run->inv;
+		}
 	}
 	for (size_t i = 0; i < n; i++) {
 		val_ssh_result_release(&results[i]);
@@ -212,6 +387,7 @@ static int collect_ssh(struct br_stage *st, const struct vstage_options *o, stru
 	}
 out:
 	val_ssh_config_free(cfg);
+	free(db_path);
 	free(targets);
 	free(hosts);
 	free(results);
@@ -395,7 +571,7 @@ static void take_checks(struct vstage_job *job, struct val_check *checks, size_t
 
 /* The node rules over the probe's and the BMC's facts, and the firmware
  * policy over the BMC's inventory. */
-static void judge_node(struct vstage_run *run, struct vstage_job *job)
+static void judge_node(struct inv *inv, struct vstage_job *job)
 {
 	struct val_check *more = NULL;
 	size_t n_more = 0;
@@ -405,12 +581,12 @@ static void judge_node(struct vstage_run *run, struct vstage_job *job)
 	char *installed = NULL;
 	int have_hw = 1;
 
-	if (inv_load_hw(run->inv, job->node->hostname, &hw, &err)) {
+	if (inv_load_hw(inv, job->node->hostname, &hw, &err)) {
 		br_warn("validate", "%s: no BMC facts: %s", job->node->hostname, err.msg);
 		br_hw_init(&hw);
 		have_hw = 0;
 	}
-	if (inv_node_installed_disk(run->inv, job->node->hostname, &installed, &err))
+	if (inv_node_installed_disk(inv, job->node->hostname, &installed, &err))
 		installed = NULL;
 	facts.probe = job->probe;
 	facts.bmc = have_hw ? &hw : NULL;
@@ -464,9 +640,10 @@ static void record(struct vstage_run *run, struct vstage_job *job)
 			br_error("validate", "%s: %s", job->node->hostname, err.msg);
 		return;
 	}
-	text = json_dumps(job->probe, JSON_COMPACT);
+	text = job->judged ? NULL : json_dumps(job->probe, JSON_COMPACT);
 	checks = br_checks_from_val(job->checks, job->n_checks);
-	if (inv_store_probe(run->inv, job->node->hostname, text, &err) ||
+	/* judged in a worker: stored there */
+	if ((!job->judged && inv_store_probe(run->inv, job->node->hostname, text, &err)) ||
 	    inv_checks_put(run->inv, job->node->hostname, "validate", checks, job->n_checks, &err) ||
 	    inv_node_set_state(run->inv, job->node->hostname, job->node->state, INV_VALIDATED, job->reason,
 			       &err))
@@ -524,7 +701,13 @@ int vstage_run(struct br_stage *st, const struct vstage_options *o, struct vstag
 
 		if (job->done)
 			continue;
-		judge_node(run, job);
+		if (job->judged) {
+			take_checks(job, job->node_checks, job->n_node_checks);
+			job->node_checks = NULL;
+			job->n_node_checks = 0;
+		} else {
+			judge_node(run->inv, job);
+		}
 		finish(run, job, 1, verdict(job));
 	}
 	br_progress_finish(&run->progress);
@@ -585,6 +768,7 @@ void vstage_run_release(struct vstage_run *run)
 	for (size_t i = 0; i < run->n && run->jobs; i++) {
 		json_decref(run->jobs[i].probe);
 		val_checks_free(run->jobs[i].checks, run->jobs[i].n_checks);
+		val_checks_free(run->jobs[i].node_checks, run->jobs[i].n_node_checks);
 		free(run->jobs[i].reason);
 	}
 	free(run->jobs);

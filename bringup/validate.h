@@ -32,11 +32,16 @@ struct vstage_options {
 struct vstage_job {
 	struct inv_node *node; /* borrowed */
 	const struct prof_profile *profile;
-	json_t *probe;		 /* the node's facts (owned) */
+	json_t *probe;		 /* the node's facts (owned); judged in a worker: its LLDP part only */
 	int64_t probe_ms;	 /* controller clock while the probe ran */
 	int64_t probe_window_ms; /* half the exec's length: probe_ms is known within it */
 	struct val_check *checks;
 	size_t n_checks, fails, unknowns;
+	/* Judged in an SSH worker: the node rules' checks it sent (put after
+	 * cabling's), the document already stored there. */
+	int judged;
+	struct val_check *node_checks;
+	size_t n_node_checks;
 	int done, ok;
 	char *reason;
 };

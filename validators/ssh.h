@@ -58,6 +58,7 @@ struct val_ssh_result {
 	char *error;	 /* why not, naming host:port and the step */
 	int exit_status; /* its exit status; 128+N when killed by signal N */
 	int uploaded;	 /* the file was copied this time */
+	int replied;	 /* out holds a worker hook's reply, not the command's stdout */
 	struct br_buf out, err;
 	int64_t ms;			  /* connect to exit */
 	int64_t run_start_ms, run_end_ms; /* br_now_ms() when the command was started and had ended */
@@ -83,14 +84,27 @@ int val_ssh_run(struct br_loop *loop, const struct val_ssh_target *targets, size
  * VAL_SSH_WORKER_TARGETS nodes, at least 1. */
 int val_ssh_workers_auto(size_t n_targets);
 
+/* Run in a worker on each of its results before it is sent, so that work
+ * needing only that node's result is done there, in parallel, and not by
+ * the one process that collects them all. Returns 1 when it wrote a reply
+ * in reply (capped at VAL_SSH_OUT_MAX), which then travels in place of the
+ * command's stdout (the result delivered has `replied` set), 0 to send the
+ * result as is. Called once more with r and reply NULL when the worker has
+ * reported all its targets, to release what it opened. The worker is a
+ * fork: ctx is its copy of the caller's, and what the parent had open
+ * (a database connection) must not be used there. */
+typedef int (*val_ssh_worker_fn)(void *ctx, size_t index, const struct val_ssh_result *r,
+				 struct br_buf *reply);
+
 /* val_ssh_run with the targets split in n_workers contiguous slices, each
  * run by a forked worker on its own loop, opts->max_parallel shared among
- * them; done runs in this process, on a loop of its own, as results
- * arrive. A worker that dies fails the targets it had not reported, with
- * the reason. n_workers <= 1: val_ssh_run here. */
+ * them; in_worker (may be NULL) runs in the worker on each result, done in
+ * this process, on a loop of its own, as results arrive. A worker that
+ * dies fails the targets it had not reported, with the reason.
+ * n_workers <= 1: val_ssh_run here, in_worker not called. */
 int val_ssh_run_workers(const struct val_ssh_target *targets, size_t n, const struct val_ssh_options *opts,
-			int n_workers, struct val_ssh_result *results, val_ssh_done_fn done, void *ctx,
-			struct br_err *err);
+			int n_workers, struct val_ssh_result *results, val_ssh_worker_fn in_worker,
+			val_ssh_done_fn done, void *ctx, struct br_err *err);
 
 /* Append s to b as one single-quoted shell word. */
 void val_shell_quote(struct br_buf *b, const char *s);

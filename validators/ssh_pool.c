@@ -3,7 +3,10 @@
  * one process does it on one core. Each worker runs its slice of the
  * targets on its own loop and sends each result back over a pipe as one
  * frame; the caller's callback runs here, on this process's loop, as the
- * frames arrive. */
+ * frames arrive. A hook of the caller's may run in the worker first and
+ * send a reply of its own in place of the command's stdout: the per-node
+ * work (parsing a probe document, judging it) is then spread over the
+ * workers too. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -25,7 +28,7 @@
 struct frame {
 	uint32_t magic;
 	uint32_t index; /* into the whole target list */
-	int32_t ok, exit_status, uploaded, pad;
+	int32_t ok, exit_status, uploaded, replied;
 	int64_t ms, run_start_ms, run_end_ms;
 	uint64_t len_error, len_out, len_err;
 };
@@ -50,6 +53,9 @@ int val_ssh_workers_auto(size_t n_targets)
 struct child {
 	int fd;
 	size_t first;
+	val_ssh_worker_fn in_worker;
+	void *ctx;
+	struct br_buf reply;
 };
 
 static int write_all(int fd, const void *data, size_t len)
@@ -71,26 +77,34 @@ static int write_all(int fd, const void *data, size_t len)
 
 static void child_done(void *ctx, size_t index, const struct val_ssh_result *r)
 {
-	const struct child *c = ctx;
+	struct child *c = ctx;
 	size_t len_error = r->error ? strlen(r->error) : 0;
-	struct frame f = { FRAME_MAGIC,	  (uint32_t)(c->first + index),
-			   r->ok,	  r->exit_status,
-			   r->uploaded,	  0,
-			   r->ms,	  r->run_start_ms,
-			   r->run_end_ms, len_error,
-			   r->out.len,	  r->err.len };
+	int replied = 0;
+	const struct br_buf *out = &r->out;
+	struct frame f;
 
+	c->reply.len = 0;
+	if (c->in_worker && c->in_worker(c->ctx, c->first + index, r, &c->reply)) {
+		replied = 1;
+		out = &c->reply;
+	}
+	f = (struct frame){ FRAME_MAGIC,   (uint32_t)(c->first + index),
+			    r->ok,	   r->exit_status,
+			    r->uploaded,   replied,
+			    r->ms,	   r->run_start_ms,
+			    r->run_end_ms, len_error,
+			    out->len,	   r->err.len };
 	/* The parent gone (its end closed): nothing is left to report to. */
 	if (write_all(c->fd, &f, sizeof(f)) || write_all(c->fd, r->error, len_error) ||
-	    write_all(c->fd, r->out.data, r->out.len) || write_all(c->fd, r->err.data, r->err.len))
+	    write_all(c->fd, out->data, out->len) || write_all(c->fd, r->err.data, r->err.len))
 		_exit(3);
 }
 
 static void child_run(const struct val_ssh_target *targets, size_t first, size_t count,
-		      const struct val_ssh_options *opts, int fd)
+		      const struct val_ssh_options *opts, val_ssh_worker_fn in_worker, void *ctx, int fd)
 {
 	struct val_ssh_result *results = br_xcalloc(count ? count : 1, sizeof(*results));
-	struct child c = { fd, first };
+	struct child c = { fd, first, in_worker, ctx, { 0 } };
 	struct br_loop *loop = NULL;
 	struct br_err err = { 0 };
 	int rc;
@@ -104,6 +118,7 @@ static void child_run(const struct val_ssh_target *targets, size_t first, size_t
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() == 1)
 		_exit(4);
+	br_buf_init(&c.reply, VAL_SSH_OUT_MAX);
 	rc = br_loop_new(&loop, &err);
 	if (!rc)
 		rc = val_ssh_run(loop, targets + first, count, opts, results, child_done, &c, &err);
@@ -116,6 +131,8 @@ static void child_run(const struct val_ssh_target *targets, size_t first, size_t
 			child_done(&c, i, &r);
 		}
 	}
+	if (in_worker)
+		in_worker(ctx, SIZE_MAX, NULL, NULL);
 	/* _exit: the parent's SQLite connection, stdio buffers and exit
 	 * handlers are its own; a worker only reports. */
 	_exit(rc ? 2 : 0);
@@ -137,6 +154,7 @@ struct pool {
 	struct val_ssh_result *results;
 	unsigned char *reported;
 	size_t n;
+	val_ssh_worker_fn in_worker;
 	val_ssh_done_fn done;
 	void *ctx;
 	struct worker *workers;
@@ -184,6 +202,7 @@ static int drain_frames(struct pool *p, struct worker *w)
 		r.ok = f.ok;
 		r.exit_status = f.exit_status;
 		r.uploaded = f.uploaded;
+		r.replied = f.replied;
 		r.ms = f.ms;
 		r.run_start_ms = f.run_start_ms;
 		r.run_end_ms = f.run_end_ms;
@@ -300,7 +319,7 @@ static int spawn(struct pool *p, int k, const struct val_ssh_target *targets,
 		close(fds[0]);
 		for (int j = 0; j < k; j++)
 			close(p->workers[j].fd);
-		child_run(targets, w->first, w->count, opts, fds[1]);
+		child_run(targets, w->first, w->count, opts, p->in_worker, p->ctx, fds[1]);
 	}
 	close(fds[1]);
 	w->fd = fds[0];
@@ -319,11 +338,11 @@ static int spawn(struct pool *p, int k, const struct val_ssh_target *targets,
 }
 
 int val_ssh_run_workers(const struct val_ssh_target *targets, size_t n, const struct val_ssh_options *opts,
-			int n_workers, struct val_ssh_result *results, val_ssh_done_fn done, void *ctx,
-			struct br_err *err)
+			int n_workers, struct val_ssh_result *results, val_ssh_worker_fn in_worker,
+			val_ssh_done_fn done, void *ctx, struct br_err *err)
 {
 	struct val_ssh_options per = *opts;
-	struct pool p = { .results = results, .n = n, .done = done, .ctx = ctx };
+	struct pool p = { .results = results, .n = n, .in_worker = in_worker, .done = done, .ctx = ctx };
 	int started = 0, rc;
 
 	if (n_workers > (int)n)
