@@ -1,8 +1,9 @@
 /* Unit tests for discovery across BMC families: captures and shapes under
  * tests/fixtures/redfish/{dmtf,openbmc,lenovo,supermicro,ami}/ (see the
  * README there for where each came from) fed to the parse layer: the BMC's
- * USB link told from host NICs, MACs from BootOptions, the more standard
- * source kept, padded serials, a drive seen twice. No network. */
+ * USB link told from host NICs, MACs from BootOptions and from BIOS
+ * attributes, the more standard source kept, padded serials, a drive seen
+ * twice. No network. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
