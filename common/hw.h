@@ -21,7 +21,7 @@ struct br_nic {
 	char *mac;    /* lowercase colon form */
 	char *name;   /* "NIC.Slot.3-1-1", "eth0", ... */
 	char *source; /* "EthernetInterfaces", "NetworkDeviceFunctions", "BootOptions",
-		       * "HpeBaseNetworkAdapter", "ipmi" */
+		       * "HpeBaseNetworkAdapter", "Bios", "ipmi" */
 	char *link_status;
 	char *role;    /* BR_NIC_ROLE_*; NULL read as host (facts stored before roles) */
 	int permanent; /* 1 if from PermanentMACAddress */

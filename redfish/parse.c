@@ -63,7 +63,7 @@ static int source_rank(const char *source)
 {
 	if (!source)
 		return 0;
-	if (!strcmp(source, "BootOptions"))
+	if (!strcmp(source, "BootOptions") || !strcmp(source, "Bios"))
 		return 1;
 	if (!strcmp(source, "HpeBaseNetworkAdapter"))
 		return 2;
@@ -484,16 +484,59 @@ void rf_parse_volume(struct br_hw *hw, json_t *doc)
 	v->capacity_bytes = cap > 0 ? (uint64_t)cap : 0;
 }
 
+/* 1 when key ends in suffix, case ignored. */
+static int ends_nocase(const char *key, const char *suffix)
+{
+	size_t n = strlen(key), m = strlen(suffix);
+
+	return n >= m && !strcasecmp(key + n - m, suffix);
+}
+
+/* A host NIC's MAC from a BIOS attribute: a Lenovo XCC shows an add-in
+ * NIC the BMC does not manage only as attributes named after its ports
+ * ("NvidiaNetworkAdapter_08C0EB53C9F1__Slot3_MACAddress" = the port's
+ * MAC). The name alone says "a MAC", not whose: a multicast or locally
+ * administered value (a virtual or operator-set address) and the BMC's
+ * own are not taken as a host port. Returns 1 when one was considered. */
+static int bios_mac(struct br_hw *hw, const char *key, json_t *v)
+{
+	const char *value = json_string_value(v);
+	unsigned first;
+	char norm[18], *name;
+	size_t len;
+
+	if (!value || !ends_nocase(key, "MACAddress") || br_mac_normalize(value, norm) ||
+	    !strcmp(norm, "00:00:00:00:00:00"))
+		return 0;
+	first = (unsigned)strtoul(norm, NULL, 16);
+	if (first & 0x03)
+		return 0;
+	if (hw->bmc_mac && !strcmp(hw->bmc_mac, norm))
+		return 0;
+	/* The port's name is the attribute's, less "_MACAddress". */
+	len = strlen(key) - strlen("MACAddress");
+	while (len > 0 && key[len - 1] == '_')
+		len--;
+	name = br_xstrndup(key, len ? len : strlen(key));
+	rf_add_mac_role(hw, norm, name, "Bios", 0, NULL, BR_NIC_ROLE_HOST);
+	free(name);
+	return 1;
+}
+
 void rf_parse_bios(struct br_hw *hw, json_t *doc)
 {
 	json_t *attrs = br_json_path(doc, "Attributes"), *v;
 	const char *key;
+	int macs = 0;
 
 	if (!json_is_object(attrs))
 		return;
 	json_object_foreach(attrs, key, v)
 	{
 		struct br_kv *kv = br_hw_add_bios(hw);
+
+		if (macs < RF_BIOS_MACS_MAX)
+			macs += bios_mac(hw, key, v);
 
 		kv->key = br_hw_strdup(key);
 		if (json_is_string(v)) {

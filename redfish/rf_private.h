@@ -377,6 +377,9 @@ void rf_parse_pcie_function(struct br_hw *hw, long index, json_t *doc);
 void rf_parse_drive(struct br_hw *hw, json_t *doc);
 /* A Storage Volume (a RAID virtual disk): its identity and member drives. */
 void rf_parse_volume(struct br_hw *hw, json_t *doc);
+/* Stores the attributes; the values of those named "...MACAddress" are
+ * host NIC MACs (source "Bios"), RF_BIOS_MACS_MAX at most. */
+#define RF_BIOS_MACS_MAX 64 /* a node has a few add-in NIC ports, not hundreds */
 void rf_parse_bios(struct br_hw *hw, json_t *doc);
 void rf_parse_thermal(struct br_hw *hw, json_t *doc);
 void rf_parse_fan(struct br_hw *hw, json_t *doc);

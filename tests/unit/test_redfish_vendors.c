@@ -1,12 +1,14 @@
 /* Unit tests for discovery across BMC families: captures and shapes under
  * tests/fixtures/redfish/{dmtf,openbmc,lenovo,supermicro,ami}/ (see the
  * README there for where each came from) fed to the parse layer: the BMC's
- * USB link told from host NICs, MACs from BootOptions, the more standard
- * source kept, padded serials, a drive seen twice. No network. */
+ * USB link told from host NICs, MACs from BootOptions and from BIOS
+ * attributes, the more standard source kept, padded serials, a drive seen
+ * twice. No network. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -106,6 +108,72 @@ static void test_boot_options(void **state)
 	br_hw_release(&hw);
 }
 
+/* Lenovo XCC: an add-in NIC the BMC does not manage shows its ports only
+ * as BIOS attributes "..._MACAddress". Their values are host MACs
+ * (source "Bios"); decoys are not; a MAC the standard resources also show
+ * keeps their source, read before or after. */
+static void test_bios_attribute_macs(void **state)
+{
+	struct br_hw hw;
+	json_t *doc = fixture("lenovo/bios_nic_macs.json");
+
+	br_hw_init(&hw);
+	rf_parse_bios(&hw, doc);
+	assert_int_equal(hw.n_bios, 11);
+	assert_int_equal(hw.n_nics, 3);
+	assert_int_equal(br_hw_host_nics(&hw), 3);
+	assert_string_equal(hw.nics[0].mac, "3c:ec:ef:aa:10:01");
+	assert_string_equal(hw.nics[0].source, "Bios");
+	assert_string_equal(hw.nics[0].role, BR_NIC_ROLE_HOST);
+	assert_string_equal(hw.nics[0].name, "NvidiaNetworkAdapter_3CECEFAA1001__Slot3");
+	assert_string_equal(hw.nics[1].mac, "3c:ec:ef:aa:10:02");
+	assert_string_equal(hw.nics[1].source, "Bios");
+	assert_string_equal(hw.nics[2].mac, "3c:ec:ef:1a:2b:3c");
+	assert_string_equal(hw.nics[2].source, "Bios");
+	/* the standard resource read after takes the MAC over */
+	parse_eth(&hw, "ami/eth_host_nic_mixed_case.json");
+	assert_int_equal(hw.n_nics, 3);
+	assert_string_equal(hw.nics[2].source, "EthernetInterfaces");
+	assert_string_equal(hw.nics[2].name, "EthernetInterface0");
+	br_hw_release(&hw);
+
+	/* and keeps it when the Bios is read after it */
+	br_hw_init(&hw);
+	parse_eth(&hw, "ami/eth_host_nic_mixed_case.json");
+	rf_parse_bios(&hw, doc);
+	assert_int_equal(hw.n_nics, 3);
+	assert_string_equal(hw.nics[0].mac, "3c:ec:ef:1a:2b:3c");
+	assert_string_equal(hw.nics[0].source, "EthernetInterfaces");
+	assert_string_equal(hw.nics[1].source, "Bios");
+	br_hw_release(&hw);
+	json_decref(doc);
+}
+
+/* Only RF_BIOS_MACS_MAX attributes are taken, and the BMC's own MAC,
+ * known first, is not a host port. */
+static void test_bios_attribute_macs_capped(void **state)
+{
+	struct br_hw hw;
+	json_t *doc = json_object(), *attrs = json_object();
+
+	for (int i = 0; i < RF_BIOS_MACS_MAX + 10; i++) {
+		char key[64], mac[18];
+
+		snprintf(key, sizeof(key), "Nic_Slot%d_MACAddress", i);
+		snprintf(mac, sizeof(mac), "3c:ec:ef:00:%02x:%02x", i / 256, i % 256);
+		json_object_set_new(attrs, key, json_string(mac));
+	}
+	json_object_set_new(doc, "Attributes", attrs);
+	br_hw_init(&hw);
+	hw.bmc_mac = br_xstrdup("3c:ec:ef:00:00:00");
+	rf_parse_bios(&hw, doc);
+	assert_int_equal(hw.n_bios, RF_BIOS_MACS_MAX + 10);
+	assert_int_equal(hw.n_nics, RF_BIOS_MACS_MAX);
+	assert_null(br_hw_find_nic(&hw, "3c:ec:ef:00:00:00"));
+	br_hw_release(&hw);
+	json_decref(doc);
+}
+
 static void test_padded_serial_and_twice_seen_drive(void **state)
 {
 	struct br_hw hw;
@@ -186,6 +254,8 @@ int main(void)
 		cmocka_unit_test(test_dmtf_usb_link),
 		cmocka_unit_test(test_usb_link_by_name_and_mac),
 		cmocka_unit_test(test_boot_options),
+		cmocka_unit_test(test_bios_attribute_macs),
+		cmocka_unit_test(test_bios_attribute_macs_capped),
 		cmocka_unit_test(test_padded_serial_and_twice_seen_drive),
 		cmocka_unit_test(test_urlset_redfish_ids),
 		cmocka_unit_test(test_pcie_link_hints),
