@@ -175,7 +175,7 @@ static struct gate_batch *batch_new(struct gate_run *run, const char *tag, int a
 	b->run = run;
 	b->tag = tag;
 	b->add = add;
-	b->jobs = br_xcalloc(GATE_MAAS_BATCH, sizeof(*b->jobs));
+	b->jobs = br_xcalloc(tag ? GATE_TAG_BATCH : GATE_READ_BATCH, sizeof(*b->jobs));
 	run->batches = br_xrealloc(run->batches, (run->n_batches + 1) * sizeof(*run->batches));
 	run->batches[run->n_batches++] = b;
 	return b;
@@ -329,7 +329,7 @@ static struct gate_batch *tag_batch(struct gate_run *run, const char *tag, int a
 	for (size_t i = run->n_batches; i-- > 0;) {
 		struct gate_batch *b = run->batches[i];
 
-		if (b->tag && !strcmp(b->tag, tag) && b->add == add && b->n < GATE_MAAS_BATCH)
+		if (b->tag && !strcmp(b->tag, tag) && b->add == add && b->n < GATE_TAG_BATCH)
 			return b;
 	}
 	return batch_new(run, tag, add);
@@ -369,7 +369,7 @@ static void queue_changes(struct gate_run *run, const struct gate_options *o, si
 	}
 }
 
-/* Read every wanted machine, GATE_MAAS_BATCH to a request. */
+/* Read every wanted machine, GATE_READ_BATCH to a request. */
 static int queue_reads(struct gate_run *run)
 {
 	struct gate_batch *b = NULL;
@@ -378,7 +378,7 @@ static int queue_reads(struct gate_run *run)
 	for (size_t i = 0; i < run->n; i++) {
 		if (!maas_wanted(&run->jobs[i]))
 			continue;
-		if (!b || b->n == GATE_MAAS_BATCH)
+		if (!b || b->n == GATE_READ_BATCH)
 			b = batch_new(run, NULL, 0);
 		b->jobs[b->n++] = i;
 	}
@@ -406,7 +406,7 @@ static int open_maas(const struct gate_options *o, struct maas_client **ret_clie
 	return rc;
 }
 
-/* The tags listed and every machine read at once (GATE_MAAS_BATCH to a
+/* The tags listed and every machine read at once (GATE_READ_BATCH to a
  * request), then the tags that are missing created (they must exist
  * before machines get them), then only the changes: tags batched, status
  * changes one machine each, all at once. */
