@@ -223,6 +223,7 @@ static void poll_tick(void *ctx)
 	struct enlist_flow *f = ctx;
 
 	f->poll_scheduled = 0;
+	f->tick_ms = br_now_ms();
 	/* A machine past its limit is read at the next tick, news or not: a
 	 * stuck one is failed on time, not at the next sweep. */
 	for (size_t i = 0; i < f->n; i++) {
@@ -246,11 +247,24 @@ static void poll_tick(void *ctx)
 	}
 }
 
+/* Ticks begin poll_ms apart, counted from the previous tick's start: a
+ * tick's own events look and reads do not stretch the interval (they did,
+ * by a MAAS round trip or two, making every wait longer than poll_ms).
+ * The next tick is scheduled only once this one's events answer is in, so
+ * never more than one events look is in flight; a MAAS slower than poll_ms
+ * is asked again as soon as it answers, one look at a time. */
 static void schedule_tick(struct enlist_flow *f)
 {
+	int64_t delay = f->opts.poll_ms;
+
+	if (f->tick_ms) {
+		delay -= br_now_ms() - f->tick_ms;
+		if (delay < 1)
+			delay = 1;
+	}
 	for (size_t i = 0; i < f->n; i++)
 		if (f->slots[i].job->waiting == 1 && !f->slots[i].job->done) {
-			if (!f->poll_scheduled && !maas_after(f->client, f->opts.poll_ms, poll_tick, f))
+			if (!f->poll_scheduled && !maas_after(f->client, delay, poll_tick, f))
 				f->poll_scheduled = 1;
 			return;
 		}

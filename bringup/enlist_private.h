@@ -23,6 +23,7 @@ struct enlist_flow {
 	int events_seen;       /* the first events look has been answered */
 	int64_t last_event_id; /* newest MAAS event seen */
 	unsigned ticks;
+	int64_t tick_ms; /* when the last poll tick began; 0: none yet */
 };
 
 /* Act on the machine's current status (enlist_steps.c). */

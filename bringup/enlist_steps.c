@@ -176,12 +176,29 @@ void enlist_lookup(struct enlist_slot *s)
 		    "looking up its MACs");
 }
 
+/* MAAS answers commission and deploy with the machine as the action left
+ * it (src/maasserver/api/machines.py MachineHandler.commission returns
+ * form.save(), deploy returns power_on's node): act on that answer, as
+ * on_create does, rather than spend one more dependent request reading it
+ * back; an answer that is not a machine is read back. */
+static void dispatch_answer(struct enlist_slot *s, const struct maas_result *res)
+{
+	struct maas_machine m;
+
+	if (!json_is_object(res->json) || maas_machine_parse(res->json, &m, NULL)) {
+		enlist_reread(s);
+		return;
+	}
+	enlist_dispatch(s, &m);
+	maas_machine_release(&m);
+}
+
 static void on_commission(void *ctx, const struct maas_result *res)
 {
 	struct enlist_slot *s = ctx;
 
 	if (!enlist_step_failed(s, res, "commissioning"))
-		enlist_reread(s);
+		dispatch_answer(s, res);
 }
 
 static void commission(struct enlist_slot *s)
@@ -206,7 +223,7 @@ static void on_deploy(void *ctx, const struct maas_result *res)
 	struct enlist_slot *s = ctx;
 
 	if (!enlist_step_failed(s, res, "deploying"))
-		enlist_reread(s);
+		dispatch_answer(s, res);
 }
 
 static void deploy(struct enlist_slot *s)

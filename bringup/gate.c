@@ -163,19 +163,120 @@ static void on_tag_created(void *ctx, const struct maas_result *res)
 		run->tags_error = br_xstrdup(res->err->msg);
 }
 
-static void on_machine(void *ctx, const struct maas_result *res)
+static void add_error(struct gate_job *job, const char *what, const char *msg)
 {
-	struct gate_job *job = ctx;
-	struct br_err err = { 0 };
+	br_buf_addf(&job->maas_error, "%s%s%s", job->maas_error.len ? "; " : "", what, msg);
+}
+
+static struct gate_batch *batch_new(struct gate_run *run, const char *tag, int add)
+{
+	struct gate_batch *b = br_xcalloc(1, sizeof(*b));
+
+	b->run = run;
+	b->tag = tag;
+	b->add = add;
+	b->jobs = br_xcalloc(tag ? GATE_TAG_BATCH : GATE_READ_BATCH, sizeof(*b->jobs));
+	run->batches = br_xrealloc(run->batches, (run->n_batches + 1) * sizeof(*run->batches));
+	run->batches[run->n_batches++] = b;
+	return b;
+}
+
+/* A batch's answer: the machines MAAS has of those asked for (a list).
+ * Each is matched to its job by system_id; a job left without one was
+ * not in MAAS. */
+static void on_machines(void *ctx, const struct maas_result *res)
+{
+	struct gate_batch *b = ctx;
+	struct gate_run *run = b->run;
+	json_t *obj;
+	size_t i;
 
 	if (res->rc) {
-		br_buf_addf(&job->maas_error, "%sread: %s", job->maas_error.len ? "; " : "", res->err->msg);
+		for (size_t k = 0; k < b->n; k++)
+			add_error(&run->jobs[b->jobs[k]], "read: ", res->err->msg);
 		return;
 	}
-	if (maas_machine_parse(res->json, &job->machine, &err))
-		br_buf_addf(&job->maas_error, "%sread: %s", job->maas_error.len ? "; " : "", err.msg);
-	else
+	json_array_foreach(res->json, i, obj)
+	{
+		struct maas_machine m = { 0 };
+		struct br_err err = { 0 };
+		struct gate_job *job = NULL;
+
+		if (maas_machine_parse(obj, &m, &err))
+			continue;
+		for (size_t k = 0; k < b->n && !job; k++) {
+			struct gate_job *j = &run->jobs[b->jobs[k]];
+
+			if (!j->have_machine && !strcmp(j->node->maas_system_id, m.system_id))
+				job = j;
+		}
+		if (!job) {
+			maas_machine_release(&m);
+			continue;
+		}
+		job->machine = m;
 		job->have_machine = 1;
+	}
+	for (size_t k = 0; k < b->n; k++) {
+		struct gate_job *job = &run->jobs[b->jobs[k]];
+
+		if (!job->have_machine)
+			br_buf_addf(&job->maas_error, "%sread: MAAS has no machine %s",
+				    job->maas_error.len ? "; " : "", job->node->maas_system_id);
+	}
+}
+
+static void on_tagged(void *ctx, const struct maas_result *res);
+
+static void send_tag_batch(struct gate_batch *b)
+{
+	struct gate_run *run = b->run;
+	const char **ids = br_xcalloc(b->n ? b->n : 1, sizeof(*ids));
+	int rc;
+
+	for (size_t k = 0; k < b->n; k++)
+		ids[k] = run->jobs[b->jobs[k]].node->maas_system_id;
+	rc = maas_tag_update(run->client, b->tag, b->add, ids, b->n, on_tagged, b);
+	free(ids);
+	for (size_t k = 0; rc && k < b->n; k++)
+		br_buf_addf(&run->jobs[b->jobs[k]].maas_error, "%s%s tag %s: not sent: %s",
+			    run->jobs[b->jobs[k]].maas_error.len ? "; " : "", b->add ? "add" : "remove",
+			    b->tag, br_strerror(rc));
+}
+
+/* A batch's update_nodes answer. A failed request fails each of its
+ * machines with MAAS's text, never the run. MAAS skips a system_id it no
+ * longer knows without a word and counts only those it matched; a count
+ * short of the batch is sorted out one machine at a time, so only the
+ * missing machine is failed. */
+static void on_tagged(void *ctx, const struct maas_result *res)
+{
+	struct gate_batch *b = ctx;
+	struct gate_run *run = b->run;
+	long long counted;
+
+	if (res->rc) {
+		for (size_t k = 0; k < b->n; k++)
+			add_error(&run->jobs[b->jobs[k]], "", res->err->msg);
+		return;
+	}
+	counted = (long long)br_json_int(res->json, b->add ? "added" : "removed", -1);
+	if (counted < 0 || (size_t)counted >= b->n)
+		return;
+	if (b->n == 1) {
+		struct gate_job *job = &run->jobs[b->jobs[0]];
+
+		br_buf_addf(&job->maas_error, "%sMAAS %s tag %s: it has no machine %s",
+			    job->maas_error.len ? "; " : "", b->add ? "add" : "remove", b->tag,
+			    job->node->maas_system_id);
+		return;
+	}
+	for (size_t k = 0; k < b->n; k++) {
+		struct gate_batch *one = batch_new(run, b->tag, b->add);
+
+		one->jobs[one->n++] = b->jobs[k];
+		send_tag_batch(one);
+	}
 }
 
 static void on_change(void *ctx, const struct maas_result *res)
@@ -222,28 +323,76 @@ static void note(struct gate_job *job, const char *what)
 	br_buf_addf(&job->maas_done, "%s%s", job->maas_done.len ? "; " : "", what);
 }
 
-/* Queue what makes MAAS agree with the node's state; nothing when it does. */
-static void queue_changes(struct maas_client *client, const struct gate_options *o, struct gate_job *job)
+/* The batch of (tag, add) with room for one more job, opened if none. */
+static struct gate_batch *tag_batch(struct gate_run *run, const char *tag, int add)
 {
+	for (size_t i = run->n_batches; i-- > 0;) {
+		struct gate_batch *b = run->batches[i];
+
+		if (b->tag && !strcmp(b->tag, tag) && b->add == add && b->n < GATE_TAG_BATCH)
+			return b;
+	}
+	return batch_new(run, tag, add);
+}
+
+/* Decide what makes MAAS agree with the node's state, nothing when it
+ * does: tag changes go into the run's batches (sent by send_tags), the
+ * status changes, one machine each in MAAS, are queued here. */
+static void queue_changes(struct gate_run *run, const struct gate_options *o, size_t index)
+{
+	struct gate_job *job = &run->jobs[index];
 	const char *id = job->node->maas_system_id;
 	int golden = job->target == INV_GOLDEN;
 	const char *want = golden ? GATE_TAG_GOLDEN : GATE_TAG_QUARANTINE;
 	const char *other = golden ? GATE_TAG_QUARANTINE : GATE_TAG_GOLDEN;
+	struct gate_batch *b;
 
-	if (!has_tag(&job->machine, want) && !maas_tag_add(client, want, id, on_change, job))
+	if (!has_tag(&job->machine, want)) {
+		b = tag_batch(run, want, 1);
+		b->jobs[b->n++] = index;
 		note(job, golden ? "tagged golden" : "tagged quarantine");
-	if (has_tag(&job->machine, other) && !maas_tag_remove(client, other, id, on_change, job))
+	}
+	if (has_tag(&job->machine, other)) {
+		b = tag_batch(run, other, 0);
+		b->jobs[b->n++] = index;
 		note(job, golden ? "removed tag quarantine" : "removed tag golden");
-	if (golden && job->machine.status == MAAS_BROKEN && !maas_mark_fixed(client, id, on_change, job))
+	}
+	if (golden && job->machine.status == MAAS_BROKEN && !maas_mark_fixed(run->client, id, on_change, job))
 		note(job, "marked fixed");
 	if (!golden && !o->no_mark_broken && job->machine.status != MAAS_BROKEN) {
 		char *comment =
 		    br_xstrdup_capped(job->reason ? job->reason : job->node->reason, GATE_COMMENT_MAX);
 
-		if (!maas_mark_broken(client, id, comment, on_mark_broken, job))
+		if (!maas_mark_broken(run->client, id, comment, on_mark_broken, job))
 			note(job, "marked broken");
 		free(comment);
 	}
+}
+
+/* Read every wanted machine, GATE_READ_BATCH to a request. */
+static int queue_reads(struct gate_run *run)
+{
+	struct gate_batch *b = NULL;
+	int rc = 0;
+
+	for (size_t i = 0; i < run->n; i++) {
+		if (!maas_wanted(&run->jobs[i]))
+			continue;
+		if (!b || b->n == GATE_READ_BATCH)
+			b = batch_new(run, NULL, 0);
+		b->jobs[b->n++] = i;
+	}
+	for (size_t i = 0; i < run->n_batches && !rc; i++) {
+		const char **ids;
+
+		b = run->batches[i];
+		ids = br_xcalloc(b->n, sizeof(*ids));
+		for (size_t k = 0; k < b->n; k++)
+			ids[k] = run->jobs[b->jobs[k]].node->maas_system_id;
+		rc = maas_machines_by_id(run->client, ids, b->n, on_machines, b);
+		free(ids);
+	}
+	return rc;
 }
 
 static int open_maas(const struct gate_options *o, struct maas_client **ret_client, struct br_err *err)
@@ -257,14 +406,16 @@ static int open_maas(const struct gate_options *o, struct maas_client **ret_clie
 	return rc;
 }
 
-/* Tags first (they must exist before machines get them), then every
- * machine read, then only the changes. */
+/* The tags listed and every machine read at once (GATE_READ_BATCH to a
+ * request), then the tags that are missing created (they must exist
+ * before machines get them), then only the changes: tags batched, status
+ * changes one machine each, all at once. */
 static int mirror(struct br_stage *st, const struct gate_options *o, struct gate_run *run)
 {
 	static const char *const tags[] = { GATE_TAG_GOLDEN, GATE_TAG_QUARANTINE };
 	struct maas_client *client = NULL;
 	struct br_err err = { 0 };
-	size_t wanted = 0;
+	size_t wanted = 0, reads;
 	int rc;
 
 	for (size_t i = 0; i < run->n; i++)
@@ -273,7 +424,10 @@ static int mirror(struct br_stage *st, const struct gate_options *o, struct gate
 		return 0;
 	if (open_maas(o, &client, &err))
 		return br_stage_fail(st, BR_EXIT_UNREACHABLE, "%s", err.msg);
+	run->client = client;
 	rc = maas_tags_list(client, on_tags, run);
+	if (!rc)
+		rc = queue_reads(run);
 	if (!rc)
 		rc = maas_client_run(client, &err);
 	for (size_t t = 0; t < 2 && !rc && !run->tags_error; t++)
@@ -286,17 +440,15 @@ static int mirror(struct br_stage *st, const struct gate_options *o, struct gate
 		rc = maas_client_run(client, &err);
 	if (!rc && run->tags_error)
 		rc = br_errf(&err, BR_E_UNREACHABLE, "MAAS tags: %s", run->tags_error);
-	for (size_t i = 0; i < run->n && !rc; i++)
-		if (maas_wanted(&run->jobs[i]))
-			rc = maas_machine_get(client, run->jobs[i].node->maas_system_id, on_machine,
-					      &run->jobs[i]);
-	if (!rc)
-		rc = maas_client_run(client, &err);
+	reads = run->n_batches;
 	for (size_t i = 0; i < run->n && !rc; i++)
 		if (run->jobs[i].have_machine)
-			queue_changes(client, o, &run->jobs[i]);
+			queue_changes(run, o, i);
+	for (size_t i = reads; i < run->n_batches && !rc; i++)
+		send_tag_batch(run->batches[i]);
 	if (!rc)
 		rc = maas_client_run(client, &err);
+	run->client = NULL;
 	maas_client_free(client);
 	if (rc)
 		return br_stage_fail(st, BR_EXIT_UNREACHABLE, "%s", err.msg);
@@ -393,6 +545,11 @@ void gate_run_release(struct gate_run *run)
 		br_buf_release(&run->jobs[i].maas_done);
 		br_buf_release(&run->jobs[i].maas_error);
 	}
+	for (size_t i = 0; i < run->n_batches; i++) {
+		free(run->batches[i]->jobs);
+		free(run->batches[i]);
+	}
+	free(run->batches);
 	free(run->jobs);
 	free(run->tags_error);
 	br_profiles_release(&run->profiles);

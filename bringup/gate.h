@@ -25,6 +25,19 @@
 #define GATE_TAG_GOLDEN "golden"
 #define GATE_TAG_QUARANTINE "quarantine"
 #define GATE_COMMENT_MAX 1000 /* characters of the reason sent as MAAS's comment */
+/* Machines tagged (update_nodes) in one MAAS request. One request per
+ * machine made a 512-node rack wait 16 rounds of the client's in-flight
+ * cap; 200 keeps a rack of thousands to a handful of requests, each well
+ * inside MAAS_IDS_PER_REQUEST_MAX (Django's field limit) and a short
+ * database transaction on MAAS's side (one tag row per machine). */
+#define GATE_TAG_BATCH 200
+/* Machines read (machines/?id=...) in one MAAS request. A machine's
+ * document is the heaviest thing MAAS renders and the client parses (the
+ * emulator took ~0.4 s for 128 in one answer on a loaded host): 50 to a
+ * request, as enlist polls (ENLIST_POLL_IDS_MAX), spreads that over
+ * requests in parallel, and 512 machines are still one round of the
+ * in-flight cap of 32. */
+#define GATE_READ_BATCH 50
 
 /* Whether the check named name is required by the profile (NULL: all). */
 int gate_is_required(const struct prof_profile *profile, const char *name);
@@ -59,8 +72,22 @@ struct gate_job {
 	int error;		  /* inventory or MAAS trouble: counted as failed */
 };
 
+struct gate_run;
+
+/* One batched request (a read or a tag update) and the jobs it is for. */
+struct gate_batch {
+	struct gate_run *run;
+	size_t *jobs; /* indices into run->jobs */
+	size_t n;
+	const char *tag; /* the tag updated; NULL for a read */
+	int add;	 /* add the tag (else remove) */
+};
+
 struct gate_run {
 	struct inv *inv;
+	struct maas_client *client; /* while mirroring; borrowed */
+	struct gate_batch **batches;
+	size_t n_batches;
 	struct gate_job *jobs;
 	size_t n, golden, quarantined, errors;
 	struct br_profiles profiles;

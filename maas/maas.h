@@ -35,6 +35,12 @@
 #define MAAS_SYSTEM_ID_MAX 32		  /* characters of a system_id we put in a path */
 #define MAAS_TAG_NAME_MAX 256		  /* characters of a tag name */
 #define MAAS_TAGS_MAX 1024		  /* tags of one machine we look at */
+/* system_ids sent in one request (machines/?id=..., update_nodes): MAAS's
+ * Django keeps its default DATA_UPLOAD_MAX_NUMBER_FIELDS of 1000 query and
+ * form fields (src/maasserver/djangosettings/settings.py sets only
+ * DATA_UPLOAD_MAX_MEMORY_SIZE) and refuses a request with more with a 400;
+ * half of that leaves room for the other fields. */
+#define MAAS_IDS_PER_REQUEST_MAX 500
 
 /* Error codes beyond common's (all negative). */
 enum maas_errcode {
@@ -220,7 +226,8 @@ int maas_tag_name_valid(const char *name);
 /* Machines carrying any of the MACs (a list, usually of zero or one). */
 int maas_machines_by_mac(struct maas_client *client, const struct br_strlist *macs, maas_done_fn done,
 			 void *ctx);
-/* The listed machines, in one request (a list; absent ones are left out). */
+/* The listed machines, in one request (a list; absent ones are left out;
+ * at most MAAS_IDS_PER_REQUEST_MAX, else BR_E_TOOBIG). */
 int maas_machines_by_id(struct maas_client *client, const char *const *system_ids, size_t n,
 			maas_done_fn done, void *ctx);
 int maas_machine_get(struct maas_client *client, const char *system_id, maas_done_fn done, void *ctx);
@@ -285,6 +292,14 @@ int maas_tag_add(struct maas_client *client, const char *tag, const char *system
 		 void *ctx);
 int maas_tag_remove(struct maas_client *client, const char *tag, const char *system_id, maas_done_fn done,
 		    void *ctx);
+/* Add the tag to n machines, or remove it (add 0), in one request
+ * (tags/{tag}/?op=update_nodes with one add= or remove= per machine; at
+ * most MAAS_IDS_PER_REQUEST_MAX, else BR_E_TOOBIG and nothing is sent).
+ * MAAS skips a system_id it does not know without a word: the answer's
+ * "added" / "removed" count the machines it matched, tagged before or not,
+ * so a count below n says some machine is gone. */
+int maas_tag_update(struct maas_client *client, const char *tag, int add, const char *const *system_ids,
+		    size_t n, maas_done_fn done, void *ctx);
 /* Every tag (a list of {"name", "comment", ...}). */
 int maas_tags_list(struct maas_client *client, maas_done_fn done, void *ctx);
 /* The machines carrying the tag (a list). */

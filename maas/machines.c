@@ -58,6 +58,8 @@ int maas_machines_by_id(struct maas_client *client, const char *const *system_id
 	struct br_buf path;
 	int rc = 0;
 
+	if (n > MAAS_IDS_PER_REQUEST_MAX)
+		return BR_E_TOOBIG;
 	br_buf_init(&path, 0);
 	br_buf_adds(&path, "machines/?");
 	for (size_t i = 0; i < n && !rc; i++)

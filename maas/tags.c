@@ -35,17 +35,27 @@ int maas_tag_create(struct maas_client *client, const char *name, const char *co
 	return rc;
 }
 
-static int update_nodes(struct maas_client *client, const char *tag, const char *field, const char *system_id,
-			maas_done_fn done, void *ctx)
+/* src/maasserver/api/tags.py TagHandler.update_nodes takes repeated add=
+ * and remove= system_ids (_get_nodes_for reads them as a list), so one
+ * request tags many machines. */
+int maas_tag_update(struct maas_client *client, const char *tag, int add, const char *const *system_ids,
+		    size_t n, maas_done_fn done, void *ctx)
 {
 	struct br_buf form;
-	int rc;
+	int rc = 0;
 
-	if (!maas_tag_name_valid(tag) || !maas_system_id_valid(system_id))
+	if (!maas_tag_name_valid(tag) || !n)
 		return BR_E_INVAL;
-	br_buf_init(&form, 0);
-	maas_form_add(&form, field, system_id);
-	rc = maas_requestf(client, "POST", br_buf_str(&form), done, ctx, "tags/%s/?op=update_nodes", tag);
+	if (n > MAAS_IDS_PER_REQUEST_MAX)
+		return BR_E_TOOBIG;
+	br_buf_init(&form, MAAS_FORM_MAX);
+	for (size_t i = 0; i < n && !rc; i++)
+		rc = maas_system_id_valid(system_ids[i])
+			 ? maas_form_add(&form, add ? "add" : "remove", system_ids[i])
+			 : BR_E_INVAL;
+	if (!rc)
+		rc = maas_requestf(client, "POST", br_buf_str(&form), done, ctx, "tags/%s/?op=update_nodes",
+				   tag);
 	br_buf_release(&form);
 	return rc;
 }
@@ -53,13 +63,13 @@ static int update_nodes(struct maas_client *client, const char *tag, const char 
 int maas_tag_add(struct maas_client *client, const char *tag, const char *system_id, maas_done_fn done,
 		 void *ctx)
 {
-	return update_nodes(client, tag, "add", system_id, done, ctx);
+	return maas_tag_update(client, tag, 1, &system_id, 1, done, ctx);
 }
 
 int maas_tag_remove(struct maas_client *client, const char *tag, const char *system_id, maas_done_fn done,
 		    void *ctx)
 {
-	return update_nodes(client, tag, "remove", system_id, done, ctx);
+	return maas_tag_update(client, tag, 0, &system_id, 1, done, ctx);
 }
 
 int maas_tags_list(struct maas_client *client, maas_done_fn done, void *ctx)

@@ -185,32 +185,49 @@ static int valid_tag_name(const char *s)
 }
 
 /* src/maasserver/api/tags.py TagHandler.update_nodes: "add" and "remove"
- * are repeated system_ids; an unknown one is a 400 naming it; the answer
- * counts what changed, so adding a tag a machine has counts 0. */
+ * are repeated system_ids, any number in one request; every add is applied,
+ * then every remove (tag.node_set.add, then .remove). _get_nodes_for
+ * filters Node.objects by system_id__in, so an unknown system_id is skipped
+ * without a word, and the answer's "added" and "removed" count the distinct
+ * machines matched, whether or not they had the tag. A "definition" other
+ * than the tag's (the emulator's tags have none: "") is a 409 in plain
+ * text. The log line says how many
+ * system_ids the request carried (system_ids). */
 static void tag_update_nodes(struct sim_maas *m, size_t tag, const struct sim_maas_req *req,
 			     struct sim_maas_reply *r)
 {
-	int added = 0, removed = 0;
+	const char *definition = sim_maas_param(&req->params, "definition");
+	unsigned char *seen = br_xcalloc(m->n_machines ? m->n_machines : 1, 1);
+	int counts[2] = { 0, 0 }, ids = 0;
 
-	for (size_t i = 0; i < req->params.n; i++) {
-		const struct sim_maas_param *p = &req->params.items[i];
-		int add = !strcmp(p->name, "add");
-		struct sim_maas_machine *mc;
-
-		if (!add && strcmp(p->name, "remove"))
-			continue;
-		mc = sim_maas_find(m, p->value);
-		if (!mc) {
-			sim_maas_reply_field(r, add ? "add" : "remove", "Unknown node(s): %s.", p->value);
-			return;
-		}
-		if (add && !mc->tags[tag])
-			added++;
-		if (!add && mc->tags[tag])
-			removed++;
-		mc->tags[tag] = (unsigned char)add;
+	if (definition && *definition) {
+		free(seen);
+		sim_maas_reply_text(r, 409, "Definition supplied '%s' doesn't match current definition ''",
+				    definition);
+		return;
 	}
-	sim_maas_reply_json(r, 200, json_pack("{s:i, s:i}", "added", added, "removed", removed));
+	for (int add = 1; add >= 0; add--) {
+		memset(seen, 0, m->n_machines ? m->n_machines : 1);
+		for (size_t i = 0; i < req->params.n; i++) {
+			const struct sim_maas_param *p = &req->params.items[i];
+			struct sim_maas_machine *mc;
+			size_t k;
+
+			if (strcmp(p->name, add ? "add" : "remove"))
+				continue;
+			ids++;
+			mc = sim_maas_find(m, p->value);
+			if (!mc)
+				continue;
+			k = (size_t)(mc - m->machines);
+			counts[add] += !seen[k];
+			seen[k] = 1;
+			mc->tags[tag] = (unsigned char)add;
+		}
+	}
+	free(seen);
+	sim_maas_log_field(r, "system_ids", json_integer(ids));
+	sim_maas_reply_json(r, 200, json_pack("{s:i, s:i}", "added", counts[1], "removed", counts[0]));
 }
 
 void sim_maas_tags(struct sim_maas *m, const struct sim_maas_req *req, const char *rest,

@@ -83,6 +83,16 @@ void sim_maas_start_testing(struct sim_maas *m, struct sim_maas_machine *mc, int
 	sim_maas_set_status(m, mc, ST_TESTING, "Testing", "INFO", "%s", text);
 }
 
+/* --maas-commission-ms is commissioning as a MAAS user waits for it: from
+ * the commission request to Ready. Its last third is the testing scripts
+ * MAAS runs after the commissioning ones (Commissioning -> Testing ->
+ * Ready), so a client sees both statuses while the whole stays the
+ * configured time; a test run alone (op=test) takes that third too. */
+static int64_t testing_ms(const struct sim_maas *m)
+{
+	return m->cfg.commission_ms / 3;
+}
+
 void sim_maas_advance(struct sim_maas *m, struct sim_maas_machine *mc, int64_t now_ms)
 {
 	const struct sim_maas_host *h = host_of(m, mc);
@@ -100,7 +110,7 @@ void sim_maas_advance(struct sim_maas *m, struct sim_maas_machine *mc, int64_t n
 		    enum_name(ST_COMMISSIONING), enum_name(mc->before_action));
 		return;
 	}
-	if (mc->status == ST_COMMISSIONING && now_ms - mc->since_ms >= m->cfg.commission_ms) {
+	if (mc->status == ST_COMMISSIONING && now_ms - mc->since_ms >= m->cfg.commission_ms - testing_ms(m)) {
 		snprintf(mc->power_state, sizeof(mc->power_state), "off");
 		if (!h)
 			sim_maas_set_status(m, mc, ST_FAILED_COMMISSIONING, "Failed commissioning", "ERROR",
@@ -119,7 +129,7 @@ void sim_maas_advance(struct sim_maas *m, struct sim_maas_machine *mc, int64_t n
 			/* src/maasserver/node_status.py: commissioning runs the
 			 * testing scripts next (Commissioning -> Testing), which
 			 * end Ready (NODE_TESTING_RESET_READY_TRANSITIONS). */
-			int64_t ended = mc->since_ms + m->cfg.commission_ms;
+			int64_t ended = mc->since_ms + m->cfg.commission_ms - testing_ms(m);
 
 			sim_maas_start_testing(m, mc, ST_COMMISSIONING,
 					       "Commissioning complete; %zu disks found", h->n_disks);
@@ -127,7 +137,7 @@ void sim_maas_advance(struct sim_maas *m, struct sim_maas_machine *mc, int64_t n
 			mc->since_ms = ended;
 			sim_maas_advance(m, mc, now_ms);
 		}
-	} else if (mc->status == ST_TESTING && now_ms - mc->since_ms >= m->cfg.commission_ms / 2) {
+	} else if (mc->status == ST_TESTING && now_ms - mc->since_ms >= testing_ms(m)) {
 		snprintf(mc->power_state, sizeof(mc->power_state), "off");
 		if (h && h->test_fail_once && mc->tests == 1)
 			/* src/maasserver/node_status.py NODE_FAILURE_STATUS_TRANSITION_MAP:

@@ -8,7 +8,11 @@
 
 #include "sim/maas.h"
 
-#define SIM_MAAS_PARAMS_MAX 256
+/* Query arguments plus form fields of one request: Django's default
+ * DATA_UPLOAD_MAX_NUMBER_FIELDS, which MAAS keeps (its
+ * src/maasserver/djangosettings/settings.py sets only the memory size);
+ * a request with more is refused 400, as MAAS refuses it. */
+#define SIM_MAAS_PARAMS_MAX 1000
 
 /* MAAS node status numbers the emulator moves through (NODE_STATUS of
  * src/maasserver/enum.py). */
@@ -38,6 +42,7 @@ struct sim_maas_param {
 struct sim_maas_params {
 	struct sim_maas_param items[SIM_MAAS_PARAMS_MAX];
 	size_t n;
+	int too_many; /* more than SIM_MAAS_PARAMS_MAX were sent */
 };
 
 struct sim_maas_req {

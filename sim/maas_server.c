@@ -29,8 +29,10 @@ struct conn {
 static void params_add(struct sim_maas_params *p, const char *name, size_t name_len, const char *value,
 		       size_t value_len)
 {
-	if (p->n >= SIM_MAAS_PARAMS_MAX)
+	if (p->n >= SIM_MAAS_PARAMS_MAX) {
+		p->too_many = 1;
 		return;
+	}
 	p->items[p->n].name = br_xstrndup(name, name_len);
 	p->items[p->n].value = br_xstrndup(value, value_len);
 	MHD_http_unescape(p->items[p->n].name);
@@ -168,6 +170,8 @@ static enum MHD_Result on_query_arg(void *cls, enum MHD_ValueKind kind, const ch
 		p->items[p->n].name = br_xstrdup(key);
 		p->items[p->n].value = br_xstrdup(value ? value : "");
 		p->n++;
+	} else {
+		p->too_many = 1;
 	}
 	return MHD_YES;
 }
@@ -224,6 +228,11 @@ static void serve(struct sim_maas *m, struct MHD_Connection *mc, const char *url
 		sim_maas_reply_text(r, 401, "%s", why);
 	} else if (c->too_big) {
 		sim_maas_reply_text(r, 413, "Request body larger than %u bytes", SIM_MAAS_BODY_MAX);
+	} else if (req.params.too_many) {
+		/* Django's TooManyFieldsSent, answered 400 */
+		sim_maas_reply_text(r, 400,
+				    "The number of GET/POST parameters exceeded "
+				    "settings.DATA_UPLOAD_MAX_NUMBER_FIELDS.");
 	} else if (!busy(m, method, r)) {
 		req.user_is_admin = !strcmp(req.user, SIM_MAAS_ADMIN);
 		sim_maas_dispatch(m, &req, r);

@@ -73,6 +73,11 @@ assert_eq "$(echo "$m" | jq -r .status_name)" Broken "quarantined machine marked
 assert_contains "$(echo "$m" | jq -r .status_message)" "firmware:" "MAAS comment is the reason"
 assert_eq "$(maas_req GET "machines/$(sysid "$(head -1 golden.inv)")/" | jq -r .status_name)" Deployed "golden left deployed"
 assert_contains "$(bringup history "$fw")" "MAAS: tagged quarantine; marked broken" "MAAS change is an event"
+# One update_nodes request tagged every golden machine (MAAS takes many
+# system_ids at once); marking broken stays one request per machine.
+assert_eq "$(jq -s -c '[.[] | select(.op == "update_nodes" and (.path | startswith("tags/golden/"))) | .system_ids]' \
+	rack/maas-requests.log)" "[3]" "one request tagged the three golden machines"
+assert_eq "$(jq -s '[.[] | select(.op == "mark_broken")] | length' rack/maas-requests.log)" 2 "mark_broken per machine"
 
 # Idempotent: nothing changes, nothing that changes MAAS is sent.
 events=$(sqlite3 inv.db 'select count(*) from events')

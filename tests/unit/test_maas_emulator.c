@@ -298,7 +298,7 @@ static void test_boot_disk_without_layout(void **state)
 
 static void test_commission_fail_events_tags(void **state)
 {
-	char *id = make_machine(2), path[96], msg[BR_ERR_MSG_MAX], form[64];
+	char *id = make_machine(2), path[96], msg[BR_ERR_MSG_MAX], form[96];
 	struct maas_machine m;
 	json_int_t last;
 	json_t *doc;
@@ -340,6 +340,38 @@ static void test_commission_fail_events_tags(void **state)
 	doc = call_ok("GET", "tags/xe9680/?op=machines", NULL);
 	assert_int_equal(json_array_size(doc), 1);
 	json_decref(doc);
+	/* As MAAS's TagHandler.update_nodes: many system_ids in one request,
+	 * an unknown one skipped without a word, a machine counted once and
+	 * whether or not it had the tag; every add, then every remove. */
+	snprintf(form, sizeof(form), "add=%s&add=nosuch&add=%s", id, id);
+	doc = call_ok("POST", "tags/xe9680/?op=update_nodes", form);
+	assert_int_equal(json_integer_value(json_object_get(doc, "added")), 1);
+	json_decref(doc);
+	snprintf(form, sizeof(form), "remove=%s&add=%s", id, id);
+	doc = call_ok("POST", "tags/xe9680/?op=update_nodes", form);
+	assert_int_equal(json_integer_value(json_object_get(doc, "added")), 1);
+	assert_int_equal(json_integer_value(json_object_get(doc, "removed")), 1);
+	json_decref(doc);
+	doc = call_ok("GET", "tags/xe9680/?op=machines", NULL);
+	assert_int_equal(json_array_size(doc), 0);
+	json_decref(doc);
+	assert_int_equal(
+	    call_err("POST", "tags/xe9680/?op=update_nodes", "definition=//node", msg, sizeof(msg)),
+	    BR_E_STATE);
+	assert_non_null(strstr(msg, "doesn't match current definition"));
+	{
+		/* More fields than Django's DATA_UPLOAD_MAX_NUMBER_FIELDS: 400. */
+		struct br_buf many;
+
+		br_buf_init(&many, 0);
+		for (int i = 0; i <= SIM_MAAS_PARAMS_MAX; i++)
+			br_buf_addf(&many, "%sadd=%s", i ? "&" : "", id);
+		assert_int_equal(
+		    call_err("POST", "tags/xe9680/?op=update_nodes", br_buf_str(&many), msg, sizeof(msg)),
+		    BR_E_INVAL);
+		assert_non_null(strstr(msg, "DATA_UPLOAD_MAX_NUMBER_FIELDS"));
+		br_buf_release(&many);
+	}
 	assert_int_equal(call_err("GET", "tags/nope/", NULL, msg, sizeof(msg)), BR_E_NOTFOUND);
 	assert_non_null(strstr(msg, "No Tag matches the given query."));
 	free(id);
