@@ -4,6 +4,7 @@
 # machine deployed twice, the inventory's system_id is MAAS's, and every node
 # ends where it must: deployed on the truth boot disk, or failed for
 # commission_fail. Each trial gets a fresh simulated rack (a fresh MAAS).
+# test: alone (the kill points are times measured on an undisturbed run)
 . "$BR_TOP/tests/e2e/lib.sh"
 cd "$T"
 N=64
