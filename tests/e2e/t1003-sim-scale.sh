@@ -1,6 +1,7 @@
 #!/bin/sh
 # bringup-sim at rack scale: 512 BMCs with 1 s of latency each answer four
 # concurrent requests at once; latency suspends, it never serialises.
+# test: alone (2048 requests must overlap within 1 s: a CPU burst)
 . "$BR_TOP/tests/e2e/lib.sh"
 
 R=$T/rack

@@ -38,17 +38,26 @@ assert_eq "$(j '[.sel[] | select(.severity == "Critical")] | length')" 2 "critic
 "$BIN/bringup-bmc" --ipmi "127.0.0.1:$port" --user admin --password-ref env:BMC_PW >"$T/human"
 assert_contains "$(cat "$T/human")" "SN-IPMI-0001" "human output"
 
-# Wrong password: exit 3, "authentication", and the password nowhere.
+# Wrong password: exit 3, "authentication", and the password nowhere. This
+# BMC takes 3 s to refuse to list its cipher suites, so ipmitool's command
+# line can be seen while it waits.
+IPMI_SIM_CIPHER_DELAY=3
+start_ipmi_sim bmc2 "$T/bmc2"
+slow=$IPMI_SIM_PORT
 export BAD_PW=Wr0ng-Passw0rd-4711
-"$BIN/bringup-bmc" --ipmi "127.0.0.1:$port" --user admin --password-ref env:BAD_PW \
+"$BIN/bringup-bmc" --ipmi "127.0.0.1:$slow" --user admin --password-ref env:BAD_PW \
 	--timeout 30 -vv >"$T/out" 2>"$T/err" &
 pid=$!
-sleep 1
-ps -eo args >"$T/ps"
+i=0
+until ps -eo args >"$T/ps" && grep -q "ipmitool.* -p $slow " "$T/ps"; do
+	i=$((i + 1))
+	[ $i -lt 100 ] && kill -0 $pid 2>/dev/null || break
+	sleep 0.1
+done
 rc=0; wait $pid || rc=$?
 assert_eq "$rc" 3 "exit code on a wrong password"
 assert_contains "$(cat "$T/err")" "authentication" "reason"
-assert_contains "$(cat "$T/ps")" "ipmitool" "ipmitool was running during the ps check"
+grep -q "ipmitool.* -p $slow " "$T/ps" || fail "ipmitool was not running during the ps check"
 for f in "$T/out" "$T/err" "$T/ps"; do
 	! grep -q "Wr0ng-Passw0rd-4711" "$f" || fail "password leaked into $(basename "$f")"
 done

@@ -3,10 +3,14 @@
 # two ipmi_sim BMCs and one dead port. The live ones are discovered with
 # their FRU serial, the dead one fails with a reason naming it, and the run
 # takes about one BMC's time, not the sum.
+# test: alone (its run time is the assertion)
 . "$BR_TOP/tests/e2e/lib.sh"
 . "$BR_TOP/tests/fixtures/ipmi/sim.sh"
 command -v jq >/dev/null || fail "jq is needed"
 cd "$T"
+# ipmi_sim as it is, silent to Get Channel Cipher Suites: its ~10 s per BMC
+# shows the reads overlap, and that the fallback to suite 3 is remembered.
+IPMI_SIM_CIPHER_RELAY=0
 start_ipmi_sim bmc-a "$T/a"; port_a=$IPMI_SIM_PORT
 start_ipmi_sim bmc-b "$T/b"; port_b=$IPMI_SIM_PORT
 dead=$(free_udp_port)
@@ -17,6 +21,14 @@ ipmi-b,r01,3,127.0.0.1:$port_b,admin,env:PW,xe9680,ipmi,,
 ipmi-dead,r01,5,127.0.0.1:$dead,admin,env:PW,xe9680,ipmi,,
 EOS
 export PW=secret
+# Record every ipmitool command line, then run the real one.
+cat > ipmitool <<EOF
+#!/bin/sh
+echo "\$*" >> $T/argv.log
+exec ipmitool "\$@"
+EOF
+chmod +x ipmitool
+export BR_IPMITOOL=$T/ipmitool
 bringup import --db inv.db --manifest rack.csv >/dev/null
 # ipmi_sim does not answer Get Channel Cipher Suites: ipmitool's first call
 # to each BMC waits ~10 s before it falls back, so the timeout leaves room.
@@ -36,4 +48,10 @@ assert_contains "$(st ipmi-dead .reason)" "127.0.0.1:$dead" "reason names the de
 # Serial: 10 + 10 + 15 s at least. Parallel: the dead one's 15 s timeout.
 [ "$took" -lt 28 ] || fail "discover took ${took}s: BMCs were not read in parallel"
 ! grep -q secret err out.json || fail "password in output"
+# The ~10 s wait is paid once per BMC: every later call asks for suite 3.
+for p in $port_a $port_b; do
+	grep -q -- "-p $p " argv.log || fail "no ipmitool call to port $p"
+	assert_eq "$(grep -- "-p $p " argv.log | sed 1d | grep -c -v -- ' -C 3 ')" 0 \
+		"calls to port $p after the first without -C 3: $(cat argv.log)"
+done
 echo "t1501 ok (${took}s)"

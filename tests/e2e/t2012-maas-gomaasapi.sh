@@ -19,9 +19,10 @@ gobuild=$BR_TOP/build/go
 mkdir -p "$gobuild/cache"
 src="$BR_TOP/tests/gomaasapi/jujuflow.go"
 if [ ! -x "$gobuild/jujuflow" ] || [ "$src" -nt "$gobuild/jujuflow" ]; then
+	# Its own temporary name: the plain and ASan runs may build at once.
 	GO111MODULE=off GOPATH=/usr/share/gocode GOCACHE="$gobuild/cache" GOFLAGS= GOPROXY=off \
-		go build -o "$gobuild/jujuflow.tmp" "$src" || fail "building jujuflow"
-	mv "$gobuild/jujuflow.tmp" "$gobuild/jujuflow"
+		go build -o "$gobuild/jujuflow.tmp.$$" "$src" || fail "building jujuflow"
+	mv "$gobuild/jujuflow.tmp.$$" "$gobuild/jujuflow"
 fi
 
 bringup-sim --nodes 2 --no-hosts --dir sim --maas-commission-ms 1000 --maas-deploy-ms 300 --maas-latency-ms 0 \

@@ -1,5 +1,6 @@
 /* Unit tests for the IPMI fallback's process runner, against a fake
- * ipmitool (tests/fixtures/ipmi/fake-ipmitool) chosen with BR_IPMITOOL. */
+ * ipmitool (tests/fixtures/ipmi/fake-ipmitool) chosen with BR_IPMITOOL.
+ * test: alone (a 1 s timeout each good call must beat, under ASan too) */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -79,8 +79,13 @@ static int start_sshd(void **state)
 	    f,
 	    "Port %d\nListenAddress 127.0.0.1\nHostKey %s/hostkey\nAuthorizedKeysFile %s/authorized_keys\n"
 	    "PasswordAuthentication no\nKbdInteractiveAuthentication no\nPidFile %s/pid\nStrictModes no\n"
-	    "MaxStartups 64:30:128\nMaxSessions 64\nSubsystem sftp internal-sftp\nLogLevel VERBOSE\n",
-	    port, dir, dir, dir);
+	    "MaxStartups 64:30:128\nMaxSessions 64\nSubsystem sftp internal-sftp\nLogLevel VERBOSE\n"
+	    /* Commands run through the user's login shell, and bash run by
+	     * sshd reads ~/.bashrc: on a development machine that can start
+	     * a whole toolchain (pyenv's init: hundreds of processes, most of
+	     * this test's CPU time). An empty home has none. */
+	    "SetEnv HOME=%s/remote\n",
+	    port, dir, dir, dir, dir);
 	fclose(f);
 	if (sh("/usr/sbin/sshd -f %s -E %s/sshd.log", conf, dir)) {
 		free(conf);
