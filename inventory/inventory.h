@@ -158,6 +158,9 @@ int inv_leases_give_back(struct inv *inv, struct br_err *err);
 /* Read back a node's stored BMC facts into hw (initialised here; the caller
  * releases it with br_hw_release). */
 int inv_load_hw(struct inv *inv, const char *hostname, struct br_hw *hw, struct br_err *err);
+/* The same, filling only drives and volumes (inventory/hwdisks.c): what the
+ * boot-disk rule reads, without parsing the rest of the stored document. */
+int inv_load_hw_disks(struct inv *inv, const char *hostname, struct br_hw *hw, struct br_err *err);
 
 /* Record the node's MAAS system_id and address (either may be NULL). */
 int inv_node_set_maas(struct inv *inv, const char *hostname, const char *system_id, const char *ip,
