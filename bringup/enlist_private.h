@@ -23,7 +23,9 @@ struct enlist_flow {
 	int events_seen;       /* the first events look has been answered */
 	int64_t last_event_id; /* newest MAAS event seen */
 	unsigned ticks;
-	int64_t tick_ms; /* when the last poll tick began; 0: none yet */
+	unsigned sweep_ticks; /* ticks at the last full read */
+	int64_t sweep_ms;     /* when the last full read began (the run's start before one) */
+	int64_t tick_ms;      /* when the last poll tick began; 0: none yet */
 };
 
 /* Act on the machine's current status (enlist_steps.c). */
