@@ -232,12 +232,17 @@ json_t *sim_maas_machine_json(struct sim_maas *m, struct sim_maas_machine *mc)
 	    "interface_set", ifaces, "ip_addresses", ips, "tag_names", tags);
 	json_object_set_new(o, "distro_series", json_string(mc->distro_series));
 	json_object_set_new(o, "resource_uri", json_sprintf("/MAAS/api/2.0/machines/%s/", mc->system_id));
-	json_object_set_new(o, "boot_disk",
-			    mc->boot_disk >= 0 && (size_t)mc->boot_disk < n
-				? sim_maas_blockdevice_json(m, mc, mc->boot_disk)
-				: json_null());
-	json_object_set_new(o, "physicalblockdevice_set", json_deep_copy(bds));
-	json_object_set_new(o, "boot_interface", mc->n_macs ? interface_json(mc, 0) : json_null());
+	/* boot_disk, physicalblockdevice_set and boot_interface repeat what
+	 * blockdevice_set and interface_set hold: the same values, shared
+	 * rather than built again (they are written out twice all the same).
+	 * Building a machine is most of the emulator's work under its lock
+	 * when a rack of waiting machines is read. */
+	json_object_set(o, "boot_disk",
+			mc->boot_disk >= 0 && (size_t)mc->boot_disk < n
+			    ? json_array_get(bds, (size_t)mc->boot_disk)
+			    : json_null());
+	json_object_set(o, "physicalblockdevice_set", bds);
+	json_object_set(o, "boot_interface", mc->n_macs ? json_array_get(ifaces, 0) : json_null());
 	json_object_set_new(o, "zone", sim_maas_zone_json());
 	json_object_set_new(o, "pool", sim_maas_pool_json());
 	json_object_set_new(o, "owner", sim_maas_owned(mc->status) ? json_string("admin") : json_null());
