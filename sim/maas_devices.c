@@ -121,7 +121,7 @@ static json_t *vlan_json(void)
 
 /* An interface as src/maasserver/api/interfaces.py renders it
  * (DISPLAYED_INTERFACE_FIELDS; api/examples/machines.json "interface_set"). */
-static json_t *interface_json(const struct sim_maas_machine *mc, size_t i)
+static json_t *interface_json(const struct sim_maas_machine *mc, size_t i, json_t *vlan)
 {
 	json_int_t id = (json_int_t)(mc->bd_base + (int64_t)i);
 	char name[24];
@@ -132,8 +132,8 @@ static json_t *interface_json(const struct sim_maas_machine *mc, size_t i)
 	o = json_pack(
 	    "{s:I, s:s, s:s, s:s, s:b, s:[], s:o, s:[], s:i, s:[], s:[], s:s, s:s, s:n, s:n, s:n, s:n}", "id",
 	    id, "name", name, "type", "physical", "mac_address", mc->macs[i], "enabled", 1, "tags", "vlan",
-	    vlan_json(), "links", "effective_mtu", 1500, "parents", "children", "params", "", "system_id",
-	    mc->system_id, "discovered", "vendor", "product", "firmware_version");
+	    json_incref(vlan), "links", "effective_mtu", 1500, "parents", "children", "params", "",
+	    "system_id", mc->system_id, "discovered", "vendor", "product", "firmware_version");
 	json_object_set_new(
 	    o, "resource_uri",
 	    json_sprintf("/MAAS/api/2.0/nodes/%s/interfaces/%lld/", mc->system_id, (long long)id));
@@ -191,7 +191,7 @@ static void script_status(json_t *o, const char *field, int value)
 json_t *sim_maas_machine_json(struct sim_maas *m, struct sim_maas_machine *mc)
 {
 	json_t *bds = json_array(), *tags = json_array(), *ips = json_array(), *ifaces = json_array(), *o,
-	       *hw, *od;
+	       *hw, *od, *vlan;
 	size_t n = n_disks(m, mc);
 	int known = mc->commissioned, failed_test = mc->status == ST_FAILED_TESTING;
 	uint64_t bytes = 0;
@@ -201,8 +201,11 @@ json_t *sim_maas_machine_json(struct sim_maas *m, struct sim_maas_machine *mc)
 		json_array_append_new(bds, sim_maas_blockdevice_json(m, mc, (int)i));
 		bytes += m->hosts[mc->host].disks[i].size;
 	}
+	/* Every interface is on the one VLAN: one value, in each of them. */
+	vlan = vlan_json();
 	for (size_t i = 0; i < mc->n_macs; i++)
-		json_array_append_new(ifaces, interface_json(mc, i));
+		json_array_append_new(ifaces, interface_json(mc, i, vlan));
+	json_decref(vlan);
 	for (size_t i = 0; i < m->n_tags; i++)
 		if (mc->tags[i])
 			json_array_append_new(tags, json_string(m->tags[i].name));
