@@ -158,6 +158,10 @@ int inv_leases_give_back(struct inv *inv, struct br_err *err);
 /* Read back a node's stored BMC facts into hw (initialised here; the caller
  * releases it with br_hw_release). */
 int inv_load_hw(struct inv *inv, const char *hostname, struct br_hw *hw, struct br_err *err);
+/* Only the facts' source and firmware inventory, into hw (initialised
+ * here; released with br_hw_release): what configure judges, read without
+ * parsing the whole document. Same errors as inv_load_hw. */
+int inv_load_hw_firmware(struct inv *inv, const char *hostname, struct br_hw *hw, struct br_err *err);
 
 /* Record the node's MAAS system_id and address (either may be NULL). */
 int inv_node_set_maas(struct inv *inv, const char *hostname, const char *system_id, const char *ip,
