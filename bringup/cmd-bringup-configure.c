@@ -102,6 +102,7 @@ static void on_redfish(const struct rf_config_target *t, int rc, const struct rf
 	struct cfg_job *job = t->target.user_data;
 	const char *msg = err && err->msg[0] ? err->msg : br_strerror(rc);
 	struct br_err rec = { 0 };
+	const char *record_error = NULL;
 
 	cfg_job_take_result(job, res);
 	free(job->reason);
@@ -113,9 +114,10 @@ static void on_redfish(const struct rf_config_target *t, int rc, const struct rf
 		job->reason = br_xstrdup(msg);
 	else
 		job->reason = cfg_failure_reason(rc, msg);
-	if (!job->interrupted && cfg_job_record(br_pool_inv(c->w), job, c->run->dry_run, &rec) == 0)
-		rec.msg[0] = '\0';
-	br_pool_send(c->w, (size_t)(t - c->run->rf), cfg_job_outcome(job, rec.msg[0] ? rec.msg : NULL));
+	if (!job->interrupted && cfg_job_record(br_pool_inv(c->w), job, c->run->dry_run, &rec))
+		record_error = rec.msg;
+	/* t points into run->rf: rf_configure_all hands back its own targets */
+	br_pool_send(c->w, (size_t)(t - c->run->rf), cfg_job_outcome(job, record_error));
 }
 
 static int work(struct br_pool_worker *w, size_t first, size_t count, void *ctx, struct br_err *err)
