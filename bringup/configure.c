@@ -55,10 +55,10 @@ void cfg_job_take_result(struct cfg_job *job, const struct rf_config_result *res
 	forget_result(job);
 	job->changes = br_xcalloc(res->n_bios ? res->n_bios : 1, sizeof(*job->changes));
 	for (size_t i = 0; i < res->n_bios; i++)
-		job->changes[i] = (struct rf_config_change){
-			br_xstrdup(res->bios[i].name), br_xstrdup_capped(res->bios[i].current, CFG_VALUE_SHOWN_MAX),
-			br_xstrdup(res->bios[i].wanted)
-		};
+		job->changes[i] =
+		    (struct rf_config_change){ br_xstrdup(res->bios[i].name),
+					       br_xstrdup_capped(res->bios[i].current, CFG_VALUE_SHOWN_MAX),
+					       br_xstrdup(res->bios[i].wanted) };
 	job->n_changes = res->n_bios;
 	job->boot_current = br_xstrdup_capped(res->boot_current, CFG_VALUE_SHOWN_MAX);
 	job->boot_wanted = br_xstrdup_capped(res->boot_wanted, CFG_VALUE_SHOWN_MAX);
@@ -76,9 +76,8 @@ json_t *cfg_job_outcome(const struct cfg_job *job, const char *record_error)
 	char *reason = br_xstrdup_capped(job->reason, BR_WORKER_TEXT_MAX);
 
 	for (size_t i = 0; i < job->n_changes; i++)
-		json_array_append_new(changes,
-				      json_pack("[s, s?, s]", job->changes[i].name, job->changes[i].current,
-						job->changes[i].wanted));
+		json_array_append_new(changes, json_pack("[s, s?, s]", job->changes[i].name,
+							 job->changes[i].current, job->changes[i].wanted));
 	line = json_pack("{s:i, s:i, s:s?, s:o, s:s?, s:s?, s:s?, s:i, s:i, s:i, s:s?}", "ok", job->ok,
 			 "interrupted", job->interrupted, "reason", reason, "changes", changes,
 			 "boot_current", job->boot_current, "boot_wanted", job->boot_wanted, "job", job->job,
@@ -123,10 +122,10 @@ void cfg_job_take_outcome(struct cfg_job *job, json_t *line, const char **ret_re
 		const char *wanted = json_string_value(json_array_get(c, 2));
 
 		if (name && wanted)
-			job->changes[job->n_changes++] = (struct rf_config_change){
-				br_xstrdup(name), dup_or_null(json_string_value(json_array_get(c, 1))),
-				br_xstrdup(wanted)
-			};
+			job->changes[job->n_changes++] =
+			    (struct rf_config_change){ br_xstrdup(name),
+						       dup_or_null(json_string_value(json_array_get(c, 1))),
+						       br_xstrdup(wanted) };
 	}
 	job->boot_current = member_text(line, "boot_current");
 	job->boot_wanted = member_text(line, "boot_wanted");

@@ -172,7 +172,8 @@ static void handle_line(struct parent *p, struct worker *w, const char *line, si
 	i = json_integer_value(i_json);
 	if (!json_is_integer(i_json) || i < (json_int_t)w->first || i >= (json_int_t)(w->first + w->count) ||
 	    p->reported[i]) {
-		give_up(p, w, br_xasprintf("%s worker sent a result for no target of its own", p->pool->what));
+		give_up(p, w,
+			br_xasprintf("%s worker sent a result for no target of its own", p->pool->what));
 		goto out;
 	}
 	p->reported[i] = 1;
@@ -216,8 +217,8 @@ static void finish_worker(struct parent *p, struct worker *w)
 	if (w->why)
 		why = br_xstrdup(w->why);
 	else if (WIFSIGNALED(status))
-		why = br_xasprintf("%s worker exited with status %d (signal %d)", what, 128 + WTERMSIG(status),
-				   WTERMSIG(status));
+		why = br_xasprintf("%s worker exited with status %d (signal %d)", what,
+				   128 + WTERMSIG(status), WTERMSIG(status));
 	else if (WEXITSTATUS(status) == 0) /* its result line was dropped */
 		why = br_xasprintf("%s worker ended without a readable result for it", what);
 	else

@@ -13,12 +13,12 @@
  * does; o is the member only when it is an object, as json_type() refuses
  * a bare string's text. */
 #define FIRMWARE_SQL                                                                                         \
-	"SELECT src_type, src, fw_type, type, iif(json_type(o, '$.id') = 'text', o ->> '$.id', NULL),"      \
-	" iif(json_type(o, '$.name') = 'text', o ->> '$.name', NULL),"                                      \
-	" iif(json_type(o, '$.version') = 'text', o ->> '$.version', NULL),"                                \
+	"SELECT src_type, src, fw_type, type, iif(json_type(o, '$.id') = 'text', o ->> '$.id', NULL),"       \
+	" iif(json_type(o, '$.name') = 'text', o ->> '$.name', NULL),"                                       \
+	" iif(json_type(o, '$.version') = 'text', o ->> '$.version', NULL),"                                 \
 	" json_type(o, '$.updateable') = 'true'"                                                             \
-	" FROM (SELECT json_type(f.facts, '$.source') AS src_type, f.facts ->> '$.source' AS src,"          \
-	"  json_type(f.facts, '$.firmware') AS fw_type, j.id AS jid, j.type AS type,"                       \
+	" FROM (SELECT json_type(f.facts, '$.source') AS src_type, f.facts ->> '$.source' AS src,"           \
+	"  json_type(f.facts, '$.firmware') AS fw_type, j.id AS jid, j.type AS type,"                        \
 	"  iif(j.type = 'object', j.value, NULL) AS o"                                                       \
 	"  FROM hw_facts f LEFT JOIN json_each(f.facts, '$.firmware') j WHERE f.node_id = ?)"                \
 	" ORDER BY jid"
