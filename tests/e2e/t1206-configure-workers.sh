@@ -7,7 +7,7 @@
 # order. Configuring a rack changes it, so each run has its own simulated
 # rack from one seed. Then a worker killed mid-run fails exactly its own
 # nodes, with the reason; the other workers' nodes end configured, and the
-# inventory stays intact.
+# inventory stays intact. A SIGTERM stops every worker cleanly.
 . "$BR_TOP/tests/e2e/lib.sh"
 cd "$T"
 faults=bios_drift:4,bios_job_fail:1,boot_settings:1,fw_outdated:1
@@ -93,3 +93,28 @@ assert_eq "$(echo "$st" | jq '[.nodes[] | select(.state == "configured")] | leng
 assert_eq "$(jq '.failed' kill.json)" 2 "--json failed count"
 assert_eq "$(jq --arg r "$reason" '[.nodes[] | select(.reason == $r)] | length' kill.json)" 2 "--json reasons"
 assert_eq "$(sqlite3 kill.db 'pragma integrity_check')" ok "inventory integrity"
+
+# ---- SIGTERM to the stage ------------------------------------------------------
+# Each worker is told, logs out of its BMCs and reports its nodes
+# interrupted: nothing recorded, every node as it was, every session deleted.
+rack term 6 --faults bios_drift:6 --bios-job-ms 5000
+set -a; . ./term/env; set +a
+bringup configure --db term.db --poll-ms 100 --workers 3 --json > term.json 2> term.err &
+pid=$!
+i=0
+while [ "$(grep -c 'ComputerSystem.Reset' term/requests.log)" -lt 6 ] && [ $i -lt 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+[ "$(pgrep -c -P $pid)" -eq 3 ] || fail "$(pgrep -c -P $pid) configure workers running, want 3"
+kill -TERM $pid
+rc=0
+wait $pid || rc=$?
+assert_eq "$rc" 143 "configure exit code after SIGTERM"
+assert_eq "$(sqlite3 term.db "select count(*) from nodes where state = 'discovered'")" 6 "nodes left discovered"
+assert_eq "$(sqlite3 term.db "select count(*) from check_results where stage = 'configure'")" 0 "checks recorded"
+assert_eq "$(jq '[.nodes[] | select(.reason | test("interrupted by SIGTERM"))] | length' term.json)" 6 \
+	"--json: every node interrupted"
+sleep 0.3
+created=$(grep -c '"session":"created"' term/requests.log)
+assert_eq "$(grep -c '"session":"deleted"' term/requests.log)" "$created" "sessions deleted of $created created"
