@@ -24,7 +24,7 @@ struct run {
 	/* what each worker runs: the Redfish targets, the options */
 	const struct rf_config_target *rf;
 	const struct rf_options *ro;
-	const struct rf_config_options *copts;
+	struct rf_config_options copts;
 };
 
 struct profiles {
@@ -125,13 +125,13 @@ static int work(struct br_pool_worker *w, size_t first, size_t count, void *ctx,
 	struct run *run = ctx;
 	struct child c = { w, run };
 	struct rf_options ro = *run->ro;
-	struct rf_config_options copts = *run->copts;
+	struct rf_config_options copts = run->copts;
 
 	/* the rack's caps, shared out: requests in flight, and systems
 	 * between their reset and their job's end (at most one worker per
 	 * reset slot, so the parts add up to --max-resets) */
 	ro.total_inflight = (int)br_pool_share(w, run->ro->total_inflight);
-	copts.max_resets = (int)br_pool_share(w, run->copts->max_resets);
+	copts.max_resets = (int)br_pool_share(w, run->copts.max_resets);
 	return rf_configure_all(run->rf + first, count, &ro, &copts, on_redfish, &c, err);
 }
 
@@ -290,7 +290,6 @@ static int configure(struct br_stage *st, struct run *run, struct profiles *ps, 
 {
 	struct rf_config_target *rf = br_xcalloc(st->n ? st->n : 1, sizeof(*rf));
 	struct rf_ipmi_target *ipmi = br_xcalloc(st->n ? st->n : 1, sizeof(*ipmi));
-	struct rf_config_options copts;
 	struct rf_ipmi_options io;
 	struct br_err err = { 0 };
 	size_t n_rf = 0, n_ipmi = 0;
@@ -330,15 +329,14 @@ static int configure(struct br_stage *st, struct run *run, struct profiles *ps, 
 				&job->spec
 			};
 	}
-	rf_config_options_init(&copts);
-	copts.dry_run = a->dry_run;
-	copts.max_resets = a->max_resets;
-	copts.poll_ms = a->poll_ms;
-	copts.graceful_ms = a->graceful_s * 1000L;
-	copts.node_timeout_ms = a->job_timeout_s * 1000L;
+	rf_config_options_init(&run->copts);
+	run->copts.dry_run = a->dry_run;
+	run->copts.max_resets = a->max_resets;
+	run->copts.poll_ms = a->poll_ms;
+	run->copts.graceful_ms = a->graceful_s * 1000L;
+	run->copts.node_timeout_ms = a->job_timeout_s * 1000L;
 	run->rf = rf;
 	run->ro = &a->rf;
-	run->copts = &copts;
 	/* Workers fork here, before any network I/O; each runs its BMCs on
 	 * its own loop and records their nodes through its own connection. */
 	workers = workers_for(a, n_rf);
