@@ -69,17 +69,22 @@ requests three > three.req
 diff one.req three.req || fail "the requests of --workers 3 differ from --workers 1"
 
 # ---- a worker killed mid-run -------------------------------------------------
+# started NAME: configure --workers 3 on rack NAME in the background ($pid),
+# once every one of its 6 systems has been reset: each worker is polling
+# its jobs.
+started() {
+	set -a; . "./$1/env"; set +a
+	bringup configure --db "$1.db" --poll-ms 100 --workers 3 --json > "$1.json" 2> "$1.err" &
+	pid=$!
+	i=0
+	while [ "$(grep -c 'ComputerSystem.Reset' "$1/requests.log")" -lt 6 ] && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	[ "$(pgrep -c -P $pid)" -eq 3 ] || fail "$(pgrep -c -P $pid) configure workers running, want 3"
+}
 rack kill 6 --faults bios_drift:6 --bios-job-ms 2500
-set -a; . ./kill/env; set +a
-bringup configure --db kill.db --poll-ms 100 --workers 3 --json > kill.json 2> kill.err &
-pid=$!
-# Wait until every system has been reset: each worker is polling its jobs.
-i=0
-while [ "$(grep -c 'ComputerSystem.Reset' kill/requests.log)" -lt 6 ] && [ $i -lt 100 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-[ "$(pgrep -c -P $pid)" -eq 3 ] || fail "$(pgrep -c -P $pid) configure workers running, want 3"
+started kill
 victim=$(pgrep -P $pid | sort -n | sed -n 2p)
 kill -KILL "$victim"
 rc=0
@@ -98,15 +103,7 @@ assert_eq "$(sqlite3 kill.db 'pragma integrity_check')" ok "inventory integrity"
 # Each worker is told, logs out of its BMCs and reports its nodes
 # interrupted: nothing recorded, every node as it was, every session deleted.
 rack term 6 --faults bios_drift:6 --bios-job-ms 5000
-set -a; . ./term/env; set +a
-bringup configure --db term.db --poll-ms 100 --workers 3 --json > term.json 2> term.err &
-pid=$!
-i=0
-while [ "$(grep -c 'ComputerSystem.Reset' term/requests.log)" -lt 6 ] && [ $i -lt 100 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-[ "$(pgrep -c -P $pid)" -eq 3 ] || fail "$(pgrep -c -P $pid) configure workers running, want 3"
+started term
 kill -TERM $pid
 rc=0
 wait $pid || rc=$?
