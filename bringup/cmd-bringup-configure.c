@@ -9,17 +9,22 @@
 #include <string.h>
 
 #include "bmcopts.h"
-#include "loop.h"
 #include "configure.h"
+#include "loop.h"
 #include "manifest.h"
+#include "pool.h"
 #include "stage.h"
 
 struct run {
-	struct inv *inv;
+	struct br_stage *st; /* st->inv: reopened around the configure workers */
 	struct cfg_job *jobs;
 	size_t n_jobs, done, failed;
 	int dry_run;
 	struct br_progress progress;
+	/* what each worker runs: the Redfish targets, the options */
+	const struct rf_config_target *rf;
+	const struct rf_options *ro;
+	struct rf_config_options copts;
 };
 
 struct profiles {
@@ -27,6 +32,25 @@ struct profiles {
 	size_t n;
 };
 
+static void counted(struct run *run, const struct cfg_job *job)
+{
+	run->done++;
+	run->failed += !job->ok;
+	br_progress_update(&run->progress, run->done, run->failed);
+}
+
+static void logged(const struct cfg_job *job)
+{
+	if (job->interrupted)
+		return;
+	if (job->ok)
+		br_info("configure", "%s: %s", job->node->hostname, job->reason);
+	else
+		br_warn("configure", "%s: %s", job->node->hostname, job->reason);
+}
+
+/* A node ended here (its credentials, its IPMI run, its worker's end):
+ * recorded through this process's connection. */
 static void finish(struct run *run, struct cfg_job *job, int ok, char *reason_take)
 {
 	struct br_err err = { 0 };
@@ -35,15 +59,10 @@ static void finish(struct run *run, struct cfg_job *job, int ok, char *reason_ta
 	job->ok = ok;
 	free(job->reason);
 	job->reason = reason_take;
-	if (ok)
-		br_info("configure", "%s: %s", job->node->hostname, job->reason);
-	else
-		br_warn("configure", "%s: %s", job->node->hostname, job->reason);
-	if (cfg_job_record(run->inv, job, run->dry_run, &err))
+	logged(job);
+	if (cfg_job_record(run->st->inv, job, run->dry_run, &err))
 		br_error("configure", "%s: %s", job->node->hostname, err.msg);
-	run->done++;
-	run->failed += !ok;
-	br_progress_update(&run->progress, run->done, run->failed);
+	counted(run, job);
 }
 
 static char *configured_reason(const struct cfg_job *job, int dry_run)
@@ -66,29 +85,81 @@ static char *configured_reason(const struct cfg_job *job, int dry_run)
 			    job->n_changes, job->resets, job->resets == 1 ? "" : "s", pxe);
 }
 
+/* ---- in a configure worker (or this process) ------------------------------ */
+
+struct child {
+	struct br_pool_worker *w;
+	struct run *run;
+};
+
+/* The node's outcome, recorded through the worker's own connection (not
+ * when a signal stopped it: the node stays as it was, and a rerun finds
+ * its BIOS job, if one was made, and waits for it), then sent on. */
 static void on_redfish(const struct rf_config_target *t, int rc, const struct rf_config_result *res,
 		       const struct br_err *err, void *ctx)
 {
+	const struct child *c = ctx;
 	struct cfg_job *job = t->target.user_data;
 	const char *msg = err && err->msg[0] ? err->msg : br_strerror(rc);
+	struct br_err rec = { 0 };
+	const char *record_error = NULL;
 
 	cfg_job_take_result(job, res);
-	if (rc == BR_E_INTERRUPTED) {
-		/* logged out; the node stays as it was, and a rerun finds its
-		 * BIOS job (if one was made) and waits for it */
-		struct run *run = ctx;
-
-		job->done = 1;
-		free(job->reason);
+	free(job->reason);
+	job->ok = rc == 0;
+	job->interrupted = rc == BR_E_INTERRUPTED;
+	if (rc == 0)
+		job->reason = configured_reason(job, c->run->dry_run);
+	else if (job->interrupted)
 		job->reason = br_xstrdup(msg);
-		run->done++;
-		run->failed++;
+	else
+		job->reason = cfg_failure_reason(rc, msg);
+	if (!job->interrupted && cfg_job_record(br_pool_inv(c->w), job, c->run->dry_run, &rec))
+		record_error = rec.msg;
+	/* t points into run->rf: rf_configure_all hands back its own targets */
+	br_pool_send(c->w, (size_t)(t - c->run->rf), cfg_job_outcome(job, record_error));
+}
+
+static int work(struct br_pool_worker *w, size_t first, size_t count, void *ctx, struct br_err *err)
+{
+	struct run *run = ctx;
+	struct child c = { w, run };
+	struct rf_options ro = *run->ro;
+	struct rf_config_options copts = run->copts;
+
+	/* the rack's caps, shared out: requests in flight, and systems
+	 * between their reset and their job's end (at most one worker per
+	 * reset slot, so the parts add up to --max-resets) */
+	ro.total_inflight = (int)br_pool_share(w, run->ro->total_inflight);
+	copts.max_resets = (int)br_pool_share(w, run->copts.max_resets);
+	return rf_configure_all(run->rf + first, count, &ro, &copts, on_redfish, &c, err);
+}
+
+/* ---- in this process ------------------------------------------------------ */
+
+static void on_outcome(size_t i, json_t *line, int rc, const char *why, void *ctx)
+{
+	struct run *run = ctx;
+	struct cfg_job *job = run->rf[i].target.user_data;
+	const char *record_error = NULL;
+
+	if (!line && rc != BR_E_INTERRUPTED) { /* its worker died: the node fails, the run goes on */
+		finish(run, job, 0, br_xstrdup(why));
 		return;
 	}
-	if (rc == 0)
-		finish(ctx, job, 1, configured_reason(job, ((struct run *)ctx)->dry_run));
-	else
-		finish(ctx, job, 0, cfg_failure_reason(rc, msg));
+	if (line) {
+		cfg_job_take_outcome(job, line, &record_error);
+	} else {
+		job->ok = 0;
+		job->interrupted = 1;
+		free(job->reason);
+		job->reason = br_xstrdup(why);
+	}
+	job->done = 1;
+	logged(job);
+	if (record_error)
+		br_error("configure", "%s: %s", job->node->hostname, record_error);
+	counted(run, job);
 }
 
 static void on_ipmi(const struct rf_ipmi_target *t, int rc, struct br_hw *hw, const struct br_err *err,
@@ -160,7 +231,9 @@ static int prepare(struct run *run, struct cfg_job *job, const char *scheme)
 	char *why = NULL;
 
 	make_spec(job);
-	if (inv_load_hw(run->inv, job->node->hostname, &hw, &err)) {
+	/* the firmware and the facts' source are all configure judges: the
+	 * whole document would cost a millisecond a node before any request */
+	if (inv_load_hw_firmware(run->st->inv, job->node->hostname, &hw, &err)) {
 		finish(run, job, 0, br_xasprintf("reading its discovered facts: %s", err.msg));
 		return -1;
 	}
@@ -179,7 +252,7 @@ static int prepare(struct run *run, struct cfg_job *job, const char *scheme)
 
 struct args {
 	struct br_bmc_opts bmc;
-	int dry_run, max_resets, poll_ms, graceful_s, job_timeout_s;
+	int dry_run, max_resets, poll_ms, graceful_s, job_timeout_s, workers;
 	struct rf_options rf;
 };
 
@@ -189,26 +262,40 @@ static int check_args(struct br_stage *st, struct args *a)
 		return st->exit = BR_EXIT_USAGE;
 	if (a->max_resets < 1 || a->poll_ms < 1 || a->graceful_s < 0 || a->job_timeout_s < 1)
 		return br_stage_usage(st, "counts, intervals and timeouts must be positive");
+	if (a->workers < 0 || a->workers > BR_WORKERS_MAX)
+		return br_stage_usage(st, "--workers must be 0-%d", BR_WORKERS_MAX);
 	a->rf.use_expand = 0;	   /* configure reads single resources */
 	st->no_lease = a->dry_run; /* a dry run changes nothing: it needs no lease */
 	return 0;
 }
 
+/* How many worker processes run the Redfish BMCs: --workers, else one per
+ * CPU and 64 BMCs; never more than the reset slots (each worker holds a
+ * share of them), nor than the BMCs. */
+static int workers_for(const struct args *a, size_t n_rf)
+{
+	int n = a->workers ? a->workers : br_workers_auto(n_rf);
+
+	if (!a->dry_run && n > a->max_resets)
+		n = a->max_resets;
+	if ((size_t)n > n_rf)
+		n = (int)n_rf;
+	return n > 0 ? n : 1;
+}
+
 /* Profiles first (a bad one stops the run before anything is touched),
- * then Redfish config jobs, then IPMI boot settings. */
+ * then Redfish config jobs, over worker processes when the rack is large,
+ * then IPMI boot settings. */
 static int configure(struct br_stage *st, struct run *run, struct profiles *ps, const struct args *a)
 {
 	struct rf_config_target *rf = br_xcalloc(st->n ? st->n : 1, sizeof(*rf));
 	struct rf_ipmi_target *ipmi = br_xcalloc(st->n ? st->n : 1, sizeof(*ipmi));
-	struct rf_config_options copts;
-	struct rf_options ro;
 	struct rf_ipmi_options io;
-	struct br_loop *loop = NULL;
 	struct br_err err = { 0 };
 	size_t n_rf = 0, n_ipmi = 0;
-	int rc;
+	int rc, workers;
 
-	run->inv = st->inv;
+	run->st = st;
 	run->dry_run = a->dry_run;
 	run->jobs = br_xcalloc(st->n ? st->n : 1, sizeof(*run->jobs));
 	run->n_jobs = st->n;
@@ -242,26 +329,28 @@ static int configure(struct br_stage *st, struct run *run, struct profiles *ps, 
 				&job->spec
 			};
 	}
-	rf_config_options_init(&copts);
-	copts.dry_run = a->dry_run;
-	copts.max_resets = a->max_resets;
-	copts.poll_ms = a->poll_ms;
-	copts.graceful_ms = a->graceful_s * 1000L;
-	copts.node_timeout_ms = a->job_timeout_s * 1000L;
-	/* One loop for the process, Redfish and ipmitool both on it; they run
-	 * one after the other all the same, sharing the reset ration. */
-	if (br_loop_new(&loop, &err)) {
-		rc = br_stage_fail(st, BR_EXIT_USAGE, "%s", err.msg);
-		goto out;
-	}
-	ro = a->rf;
-	ro.loop = loop;
-	if (n_rf && rf_configure_all(rf, n_rf, &ro, &copts, on_redfish, run, &err)) {
+	rf_config_options_init(&run->copts);
+	run->copts.dry_run = a->dry_run;
+	run->copts.max_resets = a->max_resets;
+	run->copts.poll_ms = a->poll_ms;
+	run->copts.graceful_ms = a->graceful_s * 1000L;
+	run->copts.node_timeout_ms = a->job_timeout_s * 1000L;
+	run->rf = rf;
+	run->ro = &a->rf;
+	/* Workers fork here, before any network I/O; each runs its BMCs on
+	 * its own loop and records their nodes through its own connection. */
+	workers = workers_for(a, n_rf);
+	if (n_rf && workers > 1)
+		br_info("configure", "%zu Redfish BMCs over %d worker processes", n_rf, workers);
+	if (n_rf && br_pool_run(&st->inv,
+				&(const struct br_pool){ "configure", "configure", n_rf, workers,
+							 CFG_WORKER_LINE_MAX, work, on_outcome, run },
+				&err)) {
 		rc = br_stage_fail(st, BR_EXIT_USAGE, "%s", err.msg);
 		goto out;
 	}
 	/* a power cycle per ipmitool slot: the slots are the reset ration too */
-	io = (struct rf_ipmi_options){ a->bmc.ipmi_parallel, a->bmc.timeout_s, loop };
+	io = (struct rf_ipmi_options){ a->bmc.ipmi_parallel, a->bmc.timeout_s, NULL };
 	if (a->max_resets < io.max_parallel)
 		io.max_parallel = a->max_resets;
 	if (n_ipmi && !br_signal_caught() && rf_ipmi_pxe_opts(ipmi, n_ipmi, &io, on_ipmi, run, &err)) {
@@ -270,7 +359,6 @@ static int configure(struct br_stage *st, struct run *run, struct profiles *ps, 
 	}
 	br_progress_finish(&run->progress);
 out:
-	br_loop_free(loop);
 	free(rf);
 	free(ipmi);
 	return rc;
@@ -314,6 +402,9 @@ int main(int argc, char **argv)
 		  "GracefulRestart, then ForceRestart after this (default 120)" },
 		{ "job-timeout", 0, BR_OPT_INT, &a.job_timeout_s, "SECONDS",
 		  "a job not done this long after the reset fails the node (default 1800)" },
+		{ "workers", 0, BR_OPT_INT, &a.workers, "N",
+		  "processes configuring BMCs (default 0: min(CPUs, Redfish BMCs / 64, --max-resets); 1: "
+		  "this one)" },
 		BR_BMC_OPTIONS(&a.bmc),
 		{ 0 },
 	};

@@ -4,6 +4,9 @@
 
 #include "bmcopts.h"
 #include "configure.h"
+#include "pool.h"
+
+static void forget_result(struct cfg_job *job);
 
 void cfg_job_release(struct cfg_job *job)
 {
@@ -12,15 +15,7 @@ void cfg_job_release(struct cfg_job *job)
 	free(job->host);
 	inv_checks_free(job->fw, job->n_fw);
 	free(job->reason);
-	for (size_t i = 0; i < job->n_changes; i++) {
-		free(job->changes[i].name);
-		free(job->changes[i].current);
-		free(job->changes[i].wanted);
-	}
-	free(job->changes);
-	free(job->boot_current);
-	free(job->boot_wanted);
-	free(job->job);
+	forget_result(job);
 	memset(job, 0, sizeof(*job));
 }
 
@@ -37,22 +32,108 @@ static char *dup_or_null(const char *s)
 	return s ? br_xstrdup(s) : NULL;
 }
 
+static void forget_result(struct cfg_job *job)
+{
+	for (size_t i = 0; i < job->n_changes; i++) {
+		free(job->changes[i].name);
+		free(job->changes[i].current);
+		free(job->changes[i].wanted);
+	}
+	free(job->changes);
+	job->changes = NULL;
+	job->n_changes = 0;
+	free(job->boot_current);
+	free(job->boot_wanted);
+	free(job->job);
+	job->boot_current = job->boot_wanted = job->job = NULL;
+}
+
 void cfg_job_take_result(struct cfg_job *job, const struct rf_config_result *res)
 {
 	if (!res)
 		return;
+	forget_result(job);
 	job->changes = br_xcalloc(res->n_bios ? res->n_bios : 1, sizeof(*job->changes));
 	for (size_t i = 0; i < res->n_bios; i++)
-		job->changes[i] = (struct rf_config_change){ br_xstrdup(res->bios[i].name),
-							     dup_or_null(res->bios[i].current),
-							     br_xstrdup(res->bios[i].wanted) };
+		job->changes[i] =
+		    (struct rf_config_change){ br_xstrdup(res->bios[i].name),
+					       br_xstrdup_capped(res->bios[i].current, CFG_VALUE_SHOWN_MAX),
+					       br_xstrdup(res->bios[i].wanted) };
 	job->n_changes = res->n_bios;
-	job->boot_current = dup_or_null(res->boot_current);
-	job->boot_wanted = dup_or_null(res->boot_wanted);
-	job->job = dup_or_null(res->job);
+	job->boot_current = br_xstrdup_capped(res->boot_current, CFG_VALUE_SHOWN_MAX);
+	job->boot_wanted = br_xstrdup_capped(res->boot_wanted, CFG_VALUE_SHOWN_MAX);
+	job->job = br_xstrdup_capped(res->job, CFG_VALUE_SHOWN_MAX);
 	job->bios_patched = res->bios_patched;
 	job->resets = res->resets;
 	job->boot_patched = res->boot_patched;
+}
+
+/* ---- a configure worker's line (bringup/pool.h) ---------------------------- */
+
+json_t *cfg_job_outcome(const struct cfg_job *job, const char *record_error)
+{
+	json_t *changes = json_array(), *line;
+	char *reason = br_xstrdup_capped(job->reason, BR_WORKER_TEXT_MAX);
+
+	for (size_t i = 0; i < job->n_changes; i++)
+		json_array_append_new(changes, json_pack("[s, s?, s]", job->changes[i].name,
+							 job->changes[i].current, job->changes[i].wanted));
+	line = json_pack("{s:i, s:i, s:s?, s:o, s:s?, s:s?, s:s?, s:i, s:i, s:i, s:s?}", "ok", job->ok,
+			 "interrupted", job->interrupted, "reason", reason, "changes", changes,
+			 "boot_current", job->boot_current, "boot_wanted", job->boot_wanted, "job", job->job,
+			 "bios_patched", job->bios_patched, "resets", job->resets, "boot_patched",
+			 job->boot_patched, "record_error", record_error);
+	free(reason);
+	if (!line) /* a text that is not UTF-8: the outcome without its words */
+		line = json_pack("{s:i, s:i, s:s, s:i, s:i, s:i}", "ok", job->ok, "interrupted",
+				 job->interrupted, "reason", "(reason not encodable)", "bios_patched",
+				 job->bios_patched, "resets", job->resets, "boot_patched", job->boot_patched);
+	return line;
+}
+
+static char *member_text(json_t *line, const char *key)
+{
+	return dup_or_null(json_string_value(json_object_get(line, key)));
+}
+
+static int member_int(json_t *line, const char *key)
+{
+	return (int)json_integer_value(json_object_get(line, key));
+}
+
+void cfg_job_take_outcome(struct cfg_job *job, json_t *line, const char **ret_record_error)
+{
+	json_t *changes = json_object_get(line, "changes"), *c;
+	size_t i;
+
+	forget_result(job);
+	job->ok = member_int(line, "ok") != 0;
+	job->interrupted = member_int(line, "interrupted") != 0;
+	free(job->reason);
+	job->reason = member_text(line, "reason");
+	if (!job->reason)
+		job->reason = member_text(line, "text");
+	if (!job->reason)
+		job->reason = br_xstrdup("(no reason given)");
+	job->changes = br_xcalloc(json_array_size(changes) + 1, sizeof(*job->changes));
+	json_array_foreach(changes, i, c)
+	{
+		const char *name = json_string_value(json_array_get(c, 0));
+		const char *wanted = json_string_value(json_array_get(c, 2));
+
+		if (name && wanted)
+			job->changes[job->n_changes++] =
+			    (struct rf_config_change){ br_xstrdup(name),
+						       dup_or_null(json_string_value(json_array_get(c, 1))),
+						       br_xstrdup(wanted) };
+	}
+	job->boot_current = member_text(line, "boot_current");
+	job->boot_wanted = member_text(line, "boot_wanted");
+	job->job = member_text(line, "job");
+	job->bios_patched = member_int(line, "bios_patched");
+	job->resets = member_int(line, "resets");
+	job->boot_patched = member_int(line, "boot_patched");
+	*ret_record_error = json_string_value(json_object_get(line, "record_error"));
 }
 
 static const char *boot_mode_name(const struct cfg_job *job)

@@ -25,6 +25,7 @@ struct cfg_job {
 	size_t n_fw;
 	/* outcome */
 	int done, ok;
+	int interrupted; /* a signal stopped it: nothing recorded, the node as it was */
 	char *reason;
 	struct rf_config_change *changes;
 	size_t n_changes;
@@ -34,8 +35,24 @@ struct cfg_job {
 
 void cfg_job_release(struct cfg_job *job);
 
+/* A value a BMC reported (a BIOS attribute's, the boot order) is kept and
+ * shown cut to this: a megabyte string is the BMC's fault, not the report's. */
+#define CFG_VALUE_SHOWN_MAX 1024u
+/* A configure worker's result line (bringup/pool.h): up to PROF_ENTRIES_MAX
+ * changes of CFG_VALUE_SHOWN_MAX and two profile lines each, escaped. */
+#define CFG_WORKER_LINE_MAX (16u * 1024 * 1024)
+
 /* Copy what the client reported into job (res may be NULL). */
 void cfg_job_take_result(struct cfg_job *job, const struct rf_config_result *res);
+
+/* The outcome of a Redfish job as a configure worker sends it to the
+ * parent (ok, interrupted, reason, changes, boot, job, counts and the
+ * inventory's error recording it, if any); new reference. */
+json_t *cfg_job_outcome(const struct cfg_job *job, const char *record_error);
+/* Take such an outcome into job (its earlier outcome replaced); a member
+ * that is missing counts as failed, with "text" as the reason. *ret_record_error
+ * points into line, or is NULL. */
+void cfg_job_take_outcome(struct cfg_job *job, json_t *line, const char **ret_record_error);
 /* The reason a node failed, as recorded (caller frees): what the BMC cannot
  * do ("unsupported on this BMC: ...", RF's BR_E_UNSUPPORTED) leads. */
 #define CFG_UNSUPPORTED "unsupported on this BMC: "

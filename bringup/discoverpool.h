@@ -1,30 +1,17 @@
 /*
- * discoverpool — rf_discover_all spread over forked worker processes, for
- * racks where one process's event loop is CPU-bound. Each worker runs its
- * own libcurl loop on a slice of the targets and stores what each BMC
- * reported through its own inventory connection, so the facts (tens of KiB
- * per node) are neither serialized nor funnelled through one process. The
- * parent hears one short line per finished target through a pipe and calls
- * the done hook for it.
- *
- * SQLite must not see a connection cross fork(): the parent's connection
- * is closed before the workers start and opened again after, and each
- * worker opens its own.
+ * discoverpool — rf_discover_all over the worker pool (pool.h), for racks
+ * where one process's event loop is CPU-bound. Each worker runs its own
+ * libcurl loop on a slice of the targets and stores what each BMC reported
+ * through its own inventory connection, so the facts (tens of KiB per
+ * node) are neither serialized nor funnelled through one process. The
+ * parent hears one short line per finished target and calls the done hook
+ * for it.
  */
 #ifndef BRINGUP_DISCOVERPOOL_H
 #define BRINGUP_DISCOVERPOOL_H
 
-#include "inventory/inventory.h"
+#include "pool.h"
 #include "redfish/redfish.h"
-
-/* One result line from a worker: a summary, never the facts themselves. */
-#define BR_WORKER_LINE_MAX (64u * 1024)
-/* A result's text is cut to this before it is sent: JSON escaping at most
- * sextuples it (\u00XX), so a line always fits BR_WORKER_LINE_MAX. */
-#define BR_WORKER_TEXT_MAX (8u * 1024)
-#define BR_WORKERS_MAX 1024
-/* Targets per worker when the count is automatic. */
-#define BR_WORKER_TARGETS 64
 
 struct br_pool_hooks {
 	/* Store what target t reported, on inv (the worker's own connection,
@@ -40,11 +27,11 @@ struct br_pool_hooks {
 	void *ctx;
 };
 
-/* The automatic worker count: min(online CPUs, ceil(n_targets / 64)), >= 1. */
+/* The automatic worker count: br_workers_auto. */
 int br_discover_workers_auto(size_t n_targets);
 
 /* Discover every target, n_workers processes each taking a contiguous
- * slice and capped at opts->total_inflight / n_workers requests (at least
+ * slice and capped at its share of opts->total_inflight requests (at least
  * 1; the per-BMC cap is unchanged); n_workers <= 1 runs in this process.
  * *inv is closed and reopened around the fork (so it may change). A target
  * whose worker ended without reporting it ends with BR_E_IO and "discovery

@@ -162,6 +162,11 @@ int inv_load_hw(struct inv *inv, const char *hostname, struct br_hw *hw, struct 
  * boot-disk rule reads, without parsing the rest of the stored document. */
 int inv_load_hw_disks(struct inv *inv, const char *hostname, struct br_hw *hw, struct br_err *err);
 
+/* Only the facts' source and firmware inventory, into hw (initialised
+ * here; released with br_hw_release): what configure judges, read without
+ * parsing the whole document. Same errors as inv_load_hw. */
+int inv_load_hw_firmware(struct inv *inv, const char *hostname, struct br_hw *hw, struct br_err *err);
+
 /* Record the node's MAAS system_id and address (either may be NULL). */
 int inv_node_set_maas(struct inv *inv, const char *hostname, const char *system_id, const char *ip,
 		      struct br_err *err);

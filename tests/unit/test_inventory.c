@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <sqlite3.h>
 
 #include "inventory/inventory.h"
 
@@ -152,11 +153,99 @@ static void test_lease(void **state)
 	assert_int_equal(inv_leases_give_back(f->inv, &err), 0);
 }
 
+/* ---- inv_load_hw_firmware ------------------------------------------------ */
+
+static void set_facts(const char *path, const char *facts)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st;
+
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db,
+					    "UPDATE hw_facts SET facts = ? WHERE node_id ="
+					    " (SELECT id FROM nodes WHERE hostname = 'node-a')",
+					    -1, &st, NULL),
+			 SQLITE_OK);
+	sqlite3_bind_text(st, 1, facts, -1, SQLITE_STATIC);
+	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+}
+
+/* configure's reading of the firmware alone gives what the whole document
+ * gives, in order, fields that are not strings left out as
+ * br_hw_from_json leaves them; a damaged document is an error. */
+static void test_load_hw_firmware(void **state)
+{
+	static const char *const ids[] = { "Installed-1-2.3.5__BIOS.Setup.1-1", "Installed-2-7.0__iDRAC.1",
+					   "Previous-3-1.0__NIC.Slot.1-1" };
+	struct fixture *f = *state;
+	struct br_err err = { 0 };
+	struct br_hw hw, all, fw;
+
+	br_hw_init(&hw);
+	hw.source = strdup("redfish");
+	for (size_t i = 0; i < 3; i++) {
+		struct br_firmware *x = br_hw_add_firmware(&hw);
+
+		x->id = strdup(ids[i]);
+		x->name = strdup(i == 1 ? "iDRAC" : "BIOS");
+		x->version = i == 2 ? NULL : strdup(i ? "7.0" : "2.3.5");
+		x->updateable = i == 0;
+	}
+	assert_int_equal(inv_store_hw(f->inv, "node-a", &hw, INV_NEW, INV_DISCOVERED, "read", &err), 0);
+	br_hw_release(&hw);
+
+	assert_int_equal(inv_load_hw(f->inv, "node-a", &all, &err), 0);
+	assert_int_equal(inv_load_hw_firmware(f->inv, "node-a", &fw, &err), 0);
+	assert_string_equal(fw.source, "redfish");
+	assert_int_equal(fw.n_firmware, all.n_firmware);
+	assert_int_equal(fw.n_firmware, 3);
+	for (size_t i = 0; i < fw.n_firmware; i++) {
+		assert_string_equal(fw.firmware[i].id, all.firmware[i].id);
+		assert_string_equal(fw.firmware[i].name, all.firmware[i].name);
+		if (all.firmware[i].version)
+			assert_string_equal(fw.firmware[i].version, all.firmware[i].version);
+		else
+			assert_null(fw.firmware[i].version);
+		assert_int_equal(fw.firmware[i].updateable, all.firmware[i].updateable);
+	}
+	assert_int_equal(fw.n_nics + fw.n_pcie + fw.n_drives, 0);
+	br_hw_release(&all);
+	br_hw_release(&fw);
+
+	/* never discovered: nothing known, no error */
+	assert_int_equal(inv_load_hw_firmware(f->inv, "node-b", &fw, &err), 0);
+	assert_null(fw.source);
+	assert_int_equal(fw.n_firmware, 0);
+	br_hw_release(&fw);
+
+	set_facts(f->path, "{\"source\": 5, \"firmware\": [{\"id\": 7, \"version\": \"1\"}]}");
+	assert_int_equal(inv_load_hw_firmware(f->inv, "node-a", &fw, &err), 0);
+	assert_null(fw.source);
+	assert_int_equal(fw.n_firmware, 1);
+	assert_null(fw.firmware[0].id);
+	assert_string_equal(fw.firmware[0].version, "1");
+	br_hw_release(&fw);
+
+	set_facts(f->path, "{\"firmware\": {\"id\": \"x\"}}");
+	assert_int_equal(inv_load_hw_firmware(f->inv, "node-a", &fw, &err), BR_E_INVAL);
+	assert_non_null(strstr(err.msg, "'firmware' is not an array"));
+	assert_int_equal(fw.n_firmware, 0);
+	set_facts(f->path, "{\"firmware\": [5]}");
+	assert_int_equal(inv_load_hw_firmware(f->inv, "node-a", &fw, &err), BR_E_INVAL);
+	assert_non_null(strstr(err.msg, "firmware[0] is not an object"));
+	set_facts(f->path, "{\"firmware\": [");
+	assert_true(inv_load_hw_firmware(f->inv, "node-a", &fw, &err) < 0);
+	assert_non_null(strstr(err.msg, "stored facts of node-a"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_state_compare_and_set, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lease, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_load_hw_firmware, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
