@@ -158,13 +158,11 @@ int inv_leases_give_back(struct inv *inv, struct br_err *err);
 /* Read back a node's stored BMC facts into hw (initialised here; the caller
  * releases it with br_hw_release). */
 int inv_load_hw(struct inv *inv, const char *hostname, struct br_hw *hw, struct br_err *err);
-/* The same, filling only drives and volumes (inventory/hwdisks.c): what the
- * boot-disk rule reads, without parsing the rest of the stored document. */
+/* Only some members of a node's stored facts (inventory/hwpart.c), parsed
+ * as inv_load_hw parses them, with its errors, without parsing the rest of
+ * the document: drives and volumes (what the boot-disk rule reads), or the
+ * source and firmware inventory (what configure judges). */
 int inv_load_hw_disks(struct inv *inv, const char *hostname, struct br_hw *hw, struct br_err *err);
-
-/* Only the facts' source and firmware inventory, into hw (initialised
- * here; released with br_hw_release): what configure judges, read without
- * parsing the whole document. Same errors as inv_load_hw. */
 int inv_load_hw_firmware(struct inv *inv, const char *hostname, struct br_hw *hw, struct br_err *err);
 
 /* Record the node's MAAS system_id and address (either may be NULL). */

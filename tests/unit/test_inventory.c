@@ -153,7 +153,7 @@ static void test_lease(void **state)
 	assert_int_equal(inv_leases_give_back(f->inv, &err), 0);
 }
 
-/* ---- inv_load_hw_firmware ------------------------------------------------ */
+/* ---- inv_load_hw_firmware, inv_load_hw_disks ------------------------------ */
 
 static void set_facts(const char *path, const char *facts)
 {
@@ -193,6 +193,15 @@ static void test_load_hw_firmware(void **state)
 		x->version = i == 2 ? NULL : strdup(i ? "7.0" : "2.3.5");
 		x->updateable = i == 0;
 	}
+	for (size_t i = 0; i < 2; i++) {
+		struct br_drive *d = br_hw_add_drive(&hw);
+
+		d->id = strdup(i ? "Disk.Bay.1" : "Disk.Bay.0");
+		d->serial = strdup(i ? "S2" : "S1");
+	}
+	br_hw_add_volume(&hw)->id = strdup("Disk.Virtual.0");
+	br_volume_add_drive(&hw.volumes[0], "Disk.Bay.1");
+	br_hw_add_sensor(&hw)->name = strdup("Inlet Temp");
 	assert_int_equal(inv_store_hw(f->inv, "node-a", &hw, INV_NEW, INV_DISCOVERED, "read", &err), 0);
 	br_hw_release(&hw);
 
@@ -210,7 +219,20 @@ static void test_load_hw_firmware(void **state)
 			assert_null(fw.firmware[i].version);
 		assert_int_equal(fw.firmware[i].updateable, all.firmware[i].updateable);
 	}
-	assert_int_equal(fw.n_nics + fw.n_pcie + fw.n_drives, 0);
+	assert_int_equal(fw.n_nics + fw.n_pcie + fw.n_drives + fw.n_sensors, 0);
+	br_hw_release(&fw);
+
+	/* the boot-disk rule's reading: drives and volumes as the whole
+	 * document gives them, nothing else */
+	assert_int_equal(inv_load_hw_disks(f->inv, "node-a", &fw, &err), 0);
+	assert_int_equal(fw.n_drives, 2);
+	assert_string_equal(fw.drives[1].serial, all.drives[1].serial);
+	assert_int_equal(fw.n_volumes, 1);
+	assert_non_null(br_hw_volume_of_drive(&fw, "Disk.Bay.1"));
+	assert_null(br_hw_volume_of_drive(&fw, "Disk.Bay.0"));
+	assert_null(fw.source);
+	assert_int_equal(fw.n_firmware + fw.n_sensors, 0);
+	assert_int_equal(all.n_sensors, 1);
 	br_hw_release(&all);
 	br_hw_release(&fw);
 

@@ -1,0 +1,100 @@
+/*
+ * Reading back part of a node's stored facts. A stored document is tens
+ * of KiB (BIOS attributes, sensors, SEL entries); configure needs only the
+ * source and firmware, enlist only the drives and volumes, and parsing the
+ * whole document for them cost a 512-node rack most of a second before
+ * the first request. SQLite's json_each picks the named top-level members
+ * out of the stored text in one read of it (every mention of the column in
+ * a statement copies its overflow pages out again), and only they are
+ * parsed, by the same br_hw_from_json as a whole document: the same
+ * results and the same errors as inv_load_hw, for those members.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "hwjson.h"
+#include "inv_private.h"
+
+/* The same bound as a whole stored document (hwload.c): anything near it
+ * is damage, not a server. */
+#define INV_PART_JSON_MAX (64u * 1024 * 1024)
+
+#define PART_SQL                                                                                             \
+	"SELECT j.key, j.type, j.value FROM hw_facts f, json_each(f.facts) j"                                \
+	" WHERE f.node_id = ? AND j.key IN (SELECT value FROM json_each(?))"
+
+/* One json_each row (key, type, value) as a jansson value. */
+static json_t *member_value(sqlite3_stmt *st, struct br_err *err)
+{
+	const char *type = (const char *)sqlite3_column_text(st, 1);
+	const char *text = (const char *)sqlite3_column_text(st, 2);
+
+	if (!type)
+		return json_null();
+	if (!strcmp(type, "object") || !strcmp(type, "array"))
+		return br_json_parse(text ? text : "", (size_t)sqlite3_column_bytes(st, 2), INV_PART_JSON_MAX,
+				     err);
+	if (!strcmp(type, "text"))
+		return json_string(text ? text : "");
+	if (!strcmp(type, "integer"))
+		return json_integer(sqlite3_column_int64(st, 2));
+	if (!strcmp(type, "real"))
+		return json_real(sqlite3_column_double(st, 2));
+	if (!strcmp(type, "true"))
+		return json_true();
+	if (!strcmp(type, "false"))
+		return json_false();
+	return json_null();
+}
+
+/* The members named in the JSON array names, into hw (initialised here;
+ * released with br_hw_release). A node never discovered has nothing
+ * known and no error. */
+static int load_part(struct inv *inv, const char *hostname, const char *names, struct br_hw *hw,
+		     struct br_err *err)
+{
+	json_t *doc = json_object();
+	sqlite3_stmt *st = NULL;
+	int64_t id;
+	int rc, step = SQLITE_DONE;
+
+	br_hw_init(hw);
+	rc = inv_node_id(inv, hostname, &id, NULL, err);
+	if (!rc)
+		rc = inv_prepare(inv, PART_SQL, &st, err);
+	if (!rc) {
+		sqlite3_bind_int64(st, 1, id);
+		inv_bind_text(st, 2, names);
+		while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+			const char *key = (const char *)sqlite3_column_text(st, 0);
+			json_t *v = member_value(st, err);
+
+			if (!v)
+				rc = err ? err->code : BR_E_INVAL;
+			else
+				json_object_set_new(doc, key ? key : "", v);
+		}
+		if (!rc && step != SQLITE_DONE)
+			rc = inv_dberr(inv, err, "read stored facts");
+		inv_finalize(inv, st);
+	}
+	if (!rc)
+		rc = br_hw_from_json(doc, hw, err);
+	json_decref(doc);
+	if (rc && rc != BR_E_NOTFOUND) {
+		br_err_prefix(err, "inventory %s: stored facts of %s", inv->path, hostname);
+		br_hw_release(hw);
+		br_hw_init(hw);
+	}
+	return rc;
+}
+
+int inv_load_hw_disks(struct inv *inv, const char *hostname, struct br_hw *hw, struct br_err *err)
+{
+	return load_part(inv, hostname, "[\"drives\", \"volumes\"]", hw, err);
+}
+
+int inv_load_hw_firmware(struct inv *inv, const char *hostname, struct br_hw *hw, struct br_err *err)
+{
+	return load_part(inv, hostname, "[\"source\", \"firmware\"]", hw, err);
+}
