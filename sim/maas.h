@@ -66,6 +66,8 @@ struct sim_maas_host {
 	char redfish_system[40]; /* the Redfish System id: "System.Embedded.1" */
 	int power_fail;		 /* MAAS cannot power it whatever it is given */
 	int test_fail_once;	 /* the first hardware testing fails */
+	int deleted_at_tag;	 /* test fault maas_deleted_at_tag: its machine is deleted as a
+				    tag update naming it arrives */
 };
 
 struct sim_maas_config {
