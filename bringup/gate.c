@@ -79,25 +79,18 @@ static void job_error(struct gate_run *run, struct gate_job *job, const char *wh
 	br_warn("gate", "%s: %s: %s", job->node->hostname, what, msg);
 }
 
-static void judge(struct gate_run *run, struct gate_job *job)
+/* A verdict for a validated node from its checks: the target state and
+ * the reason (job->reason). */
+static void verdict(struct gate_run *run, struct gate_job *job, const struct inv_check *checks, size_t n)
 {
 	const struct prof_profile *profile;
-	struct inv_check *checks = NULL;
 	struct br_err err = { 0 };
 	char *missing = NULL;
-	size_t n = 0;
 	int *failing;
 
-	job->target = job->node->state;
-	if (job->node->state != INV_VALIDATED)
-		return;
 	profile = br_profiles_get(&run->profiles, job->node->profile, &err);
 	if (!profile) {
 		job_error(run, job, "profile", err.msg);
-		return;
-	}
-	if (inv_node_checks(run->inv, job->node->id, &checks, &n, &err)) {
-		job_error(run, job, "inventory", err.msg);
 		return;
 	}
 	failing = br_xcalloc(n ? n : 1, sizeof(*failing));
@@ -110,20 +103,70 @@ static void judge(struct gate_run *run, struct gate_job *job)
 	}
 	free(missing);
 	free(failing);
-	inv_checks_free(checks, n);
-	if (inv_node_set_state(run->inv, job->node->hostname, INV_VALIDATED, job->target, job->reason,
-			       &err)) {
-		job->target = INV_VALIDATED;
-		job_error(run, job, "inventory", err.msg);
-		return;
+}
+
+/* Judge jobs[from, to): their checks read in one read transaction, their
+ * verdicts recorded in one write transaction (each node still its own
+ * compare-and-set from validated, and a golden node's tickets closed: a
+ * repaired node's faults are gone, the tickets stage would close them too). */
+static void judge_batch(struct gate_run *run, size_t from, size_t to)
+{
+	size_t n = to - from, k = 0;
+	int64_t *ids = br_xcalloc(n, sizeof(*ids));
+	size_t *which = br_xcalloc(n, sizeof(*which)), *n_checks = br_xcalloc(n, sizeof(*n_checks));
+	struct inv_check **checks = br_xcalloc(n, sizeof(*checks));
+	struct inv_gate_verdict *v = br_xcalloc(n, sizeof(*v));
+	struct br_err err = { 0 };
+	size_t n_v = 0;
+
+	for (size_t i = from; i < to; i++) {
+		struct gate_job *job = &run->jobs[i];
+
+		job->target = job->node->state;
+		if (job->node->state != INV_VALIDATED)
+			continue;
+		which[k] = i;
+		ids[k++] = job->node->id;
 	}
-	job->moved = 1;
-	job->node->state = job->target;
-	/* A repaired node's tickets are done with: the faults that filed
-	 * them are gone (the tickets stage would close them too). */
-	if (job->target == INV_GOLDEN &&
-	    inv_tickets_close_node(run->inv, job->node->hostname, &job->tickets_closed, &err))
-		job_error(run, job, "inventory", err.msg);
+	if (k && inv_gate_read_checks(run->inv, ids, k, checks, n_checks, &err)) {
+		for (size_t j = 0; j < k; j++)
+			job_error(run, &run->jobs[which[j]], "inventory", err.msg);
+		k = 0;
+	}
+	for (size_t j = 0; j < k; j++) {
+		struct gate_job *job = &run->jobs[which[j]];
+
+		verdict(run, job, checks[j], n_checks[j]);
+		inv_checks_free(checks[j], n_checks[j]);
+		if (job->target == INV_VALIDATED)
+			continue;
+		which[n_v] = which[j];
+		v[n_v++] = (struct inv_gate_verdict){ .hostname = job->node->hostname,
+						      .from = INV_VALIDATED,
+						      .to = job->target,
+						      .reason = job->reason,
+						      .close_tickets = job->target == INV_GOLDEN };
+	}
+	if (n_v)
+		inv_gate_record(run->inv, v, n_v, NULL);
+	for (size_t j = 0; j < n_v; j++) {
+		struct gate_job *job = &run->jobs[which[j]];
+
+		if (v[j].moved) {
+			job->moved = 1;
+			job->node->state = job->target;
+			job->tickets_closed = v[j].tickets_closed;
+		} else {
+			job->target = INV_VALIDATED;
+		}
+		if (v[j].rc)
+			job_error(run, job, "inventory", v[j].err.msg);
+	}
+	free(v);
+	free(checks);
+	free(n_checks);
+	free(which);
+	free(ids);
 }
 
 /* ---- the MAAS side -------------------------------------------------------------- */
@@ -133,6 +176,8 @@ static int maas_wanted(const struct gate_job *job)
 	return (job->target == INV_GOLDEN || job->target == INV_QUARANTINED) && job->node->maas_system_id &&
 	       *job->node->maas_system_id;
 }
+
+static void start_changes(struct gate_run *run);
 
 static void on_tags(void *ctx, const struct maas_result *res)
 {
@@ -153,6 +198,8 @@ static void on_tags(void *ctx, const struct maas_result *res)
 		if (name && !strcmp(name, GATE_TAG_QUARANTINE))
 			run->tags_have[1] = 1;
 	}
+	run->tags_listed = 1;
+	start_changes(run);
 }
 
 static void on_tag_created(void *ctx, const struct maas_result *res)
@@ -217,6 +264,7 @@ static void on_machines(void *ctx, const struct maas_result *res)
 		job->machine = m;
 		job->have_machine = 1;
 	}
+	start_changes(run);
 	for (size_t k = 0; k < b->n; k++) {
 		struct gate_job *job = &run->jobs[b->jobs[k]];
 
@@ -335,13 +383,32 @@ static struct gate_batch *tag_batch(struct gate_run *run, const char *tag, int a
 	return batch_new(run, tag, add);
 }
 
-/* Decide what makes MAAS agree with the node's state, nothing when it
- * does: tag changes go into the run's batches (sent by send_tags), the
- * status changes, one machine each in MAAS, are queued here. */
-static void queue_changes(struct gate_run *run, const struct gate_options *o, size_t index)
+/* The status change that makes MAAS agree with the node's state, if any:
+ * sent as soon as the machine is read (it depends on nothing else), noted
+ * after the tag changes (queue_tags). */
+static void queue_status(struct gate_run *run, const struct gate_options *o, struct gate_job *job)
+{
+	const char *id = job->node->maas_system_id;
+	int golden = job->target == INV_GOLDEN;
+
+	job->status_queued = 1;
+	if (golden && job->machine.status == MAAS_BROKEN && !maas_mark_fixed(run->client, id, on_change, job))
+		job->status_note = "marked fixed";
+	if (!golden && !o->no_mark_broken && job->machine.status != MAAS_BROKEN) {
+		char *comment =
+		    br_xstrdup_capped(job->reason ? job->reason : job->node->reason, GATE_COMMENT_MAX);
+
+		if (!maas_mark_broken(run->client, id, comment, on_mark_broken, job))
+			job->status_note = "marked broken";
+		free(comment);
+	}
+}
+
+/* The tag changes that make MAAS agree with the node's state, into the
+ * run's batches (sent by mirror), and what was done noted. */
+static void queue_tags(struct gate_run *run, size_t index)
 {
 	struct gate_job *job = &run->jobs[index];
-	const char *id = job->node->maas_system_id;
 	int golden = job->target == INV_GOLDEN;
 	const char *want = golden ? GATE_TAG_GOLDEN : GATE_TAG_QUARANTINE;
 	const char *other = golden ? GATE_TAG_QUARANTINE : GATE_TAG_GOLDEN;
@@ -357,16 +424,42 @@ static void queue_changes(struct gate_run *run, const struct gate_options *o, si
 		b->jobs[b->n++] = index;
 		note(job, golden ? "removed tag quarantine" : "removed tag golden");
 	}
-	if (golden && job->machine.status == MAAS_BROKEN && !maas_mark_fixed(run->client, id, on_change, job))
-		note(job, "marked fixed");
-	if (!golden && !o->no_mark_broken && job->machine.status != MAAS_BROKEN) {
-		char *comment =
-		    br_xstrdup_capped(job->reason ? job->reason : job->node->reason, GATE_COMMENT_MAX);
+	if (job->status_note)
+		note(job, job->status_note);
+}
 
-		if (!maas_mark_broken(run->client, id, comment, on_mark_broken, job))
-			note(job, "marked broken");
-		free(comment);
+/* Once MAAS took the key (whoami) and listed its tags: the missing tags
+ * created, and every machine read so far given its status change. Called
+ * as each of those answers, so the changes overlap the reads still out. */
+static void start_changes(struct gate_run *run)
+{
+	static const char *const tags[] = { GATE_TAG_GOLDEN, GATE_TAG_QUARANTINE };
+
+	if (!run->whoami_ok || !run->tags_listed || run->tags_error || run->stop)
+		return;
+	for (size_t t = 0; t < 2 && !run->tags_created; t++)
+		if (!run->tags_have[t] &&
+		    maas_tag_create(run->client, tags[t],
+				    t ? "bringup: failed a required check; see the ticket"
+				      : "bringup: passed every required check",
+				    on_tag_created, run))
+			run->tags_error = br_xasprintf("tag %s: cannot queue the request", tags[t]);
+	run->tags_created = 1;
+	for (size_t i = 0; i < run->n && !run->tags_error; i++)
+		if (run->jobs[i].have_machine && !run->jobs[i].status_queued)
+			queue_status(run, run->options, &run->jobs[i]);
+}
+
+static void on_whoami(void *ctx, const struct maas_result *res)
+{
+	struct gate_run *run = ctx;
+
+	if (res->rc) {
+		run->whoami_error = br_xstrdup(res->err->msg);
+		return;
 	}
+	run->whoami_ok = 1;
+	start_changes(run);
 }
 
 /* Read every wanted machine, GATE_READ_BATCH to a request. */
@@ -395,24 +488,53 @@ static int queue_reads(struct gate_run *run)
 	return rc;
 }
 
-static int open_maas(const struct gate_options *o, struct maas_client **ret_client, struct br_err *err)
+/* Record what was done in MAAS and what failed, one event per node, one
+ * transaction per GATE_INV_BATCH nodes. */
+static void record_maas(struct gate_run *run, int warn)
 {
-	int rc = maas_client_new(&o->maas, ret_client, err);
+	const char **hosts = br_xcalloc(GATE_INV_BATCH, sizeof(*hosts));
+	char **whats = br_xcalloc(GATE_INV_BATCH, sizeof(*whats));
+	int *rcs = br_xcalloc(GATE_INV_BATCH, sizeof(*rcs));
+	size_t n = 0;
 
-	if (!rc && (rc = maas_check_access(*ret_client, err))) {
-		maas_client_free(*ret_client);
-		*ret_client = NULL;
+	for (size_t i = 0; i <= run->n; i++) {
+		struct gate_job *job = i < run->n ? &run->jobs[i] : NULL;
+		struct br_err err = { 0 };
+
+		if (warn && job && job->maas_error.len && !job->error) {
+			job->error = 1;
+			run->errors++;
+			br_warn("gate", "%s: MAAS: %s", job->node->hostname, br_buf_str(&job->maas_error));
+		}
+		if (job && job->maas_done.len) {
+			hosts[n] = job->node->hostname;
+			whats[n++] = br_xasprintf("MAAS: %s%s%s", br_buf_str(&job->maas_done),
+						  job->maas_error.len ? "; failed: " : "",
+						  br_buf_str(&job->maas_error));
+		}
+		if (!n || (job && n < GATE_INV_BATCH))
+			continue;
+		if (inv_gate_notes(run->inv, hosts, (const char *const *)whats, n, rcs, &err))
+			br_warn("gate", "MAAS events of %zu nodes not recorded: %s", n, err.msg);
+		for (size_t k = 0; k < n; k++) {
+			if (rcs[k] && !err.msg[0])
+				br_warn("gate", "%s: MAAS event not recorded", hosts[k]);
+			free(whats[k]);
+		}
+		n = 0;
 	}
-	return rc;
+	free(rcs);
+	free(whats);
+	free(hosts);
 }
 
-/* The tags listed and every machine read at once (GATE_READ_BATCH to a
- * request), then the tags that are missing created (they must exist
- * before machines get them), then only the changes: tags batched, status
- * changes one machine each, all at once. */
+/* whoami, the tags listed and every machine read at once (GATE_READ_BATCH
+ * to a request); once the key and the tags are known, the missing tags
+ * created and each machine's status change sent as its read answers; then
+ * the tag changes, batched (a tag must exist before machines get it, and a
+ * batch waits for every read). */
 static int mirror(struct br_stage *st, const struct gate_options *o, struct gate_run *run)
 {
-	static const char *const tags[] = { GATE_TAG_GOLDEN, GATE_TAG_QUARANTINE };
 	struct maas_client *client = NULL;
 	struct br_err err = { 0 };
 	size_t wanted = 0, reads;
@@ -422,54 +544,48 @@ static int mirror(struct br_stage *st, const struct gate_options *o, struct gate
 		wanted += (size_t)maas_wanted(&run->jobs[i]);
 	if (!wanted || o->no_maas)
 		return 0;
-	if (open_maas(o, &client, &err))
+	if (maas_client_new(&o->maas, &client, &err))
 		return br_stage_fail(st, BR_EXIT_UNREACHABLE, "%s", err.msg);
 	run->client = client;
-	rc = maas_tags_list(client, on_tags, run);
+	run->options = o;
+	rc = maas_whoami(client, on_whoami, run);
+	if (!rc)
+		rc = maas_tags_list(client, on_tags, run);
 	if (!rc)
 		rc = queue_reads(run);
-	if (!rc)
-		rc = maas_client_run(client, &err);
-	for (size_t t = 0; t < 2 && !rc && !run->tags_error; t++)
-		if (!run->tags_have[t])
-			rc = maas_tag_create(client, tags[t],
-					     t ? "bringup: failed a required check; see the ticket"
-					       : "bringup: passed every required check",
-					     on_tag_created, run);
-	if (!rc)
-		rc = maas_client_run(client, &err);
+	if (rc) {
+		run->stop = 1;
+		rc = br_errf(&err, BR_E_UNREACHABLE, "MAAS: cannot queue the requests: %s", br_strerror(rc));
+	}
+	if (maas_client_run(client, rc ? NULL : &err) && !rc)
+		rc = BR_E_UNREACHABLE;
+	if (!rc && run->whoami_error)
+		rc = br_errf(&err, BR_E_UNREACHABLE, "%s", run->whoami_error);
 	if (!rc && run->tags_error)
 		rc = br_errf(&err, BR_E_UNREACHABLE, "MAAS tags: %s", run->tags_error);
 	reads = run->n_batches;
 	for (size_t i = 0; i < run->n && !rc; i++)
 		if (run->jobs[i].have_machine)
-			queue_changes(run, o, i);
+			queue_tags(run, i);
 	for (size_t i = reads; i < run->n_batches && !rc; i++)
 		send_tag_batch(run->batches[i]);
 	if (!rc)
 		rc = maas_client_run(client, &err);
 	run->client = NULL;
 	maas_client_free(client);
+	/* A run stopped here may still have changed a machine's status
+	 * (sent once the key and the tags were known): that is recorded. */
+	for (size_t i = 0; i < run->n && rc; i++) {
+		br_buf_release(&run->jobs[i].maas_done);
+		br_buf_init(&run->jobs[i].maas_done, 0);
+		br_buf_release(&run->jobs[i].maas_error);
+		br_buf_init(&run->jobs[i].maas_error, 0);
+		if (run->jobs[i].status_note)
+			note(&run->jobs[i], run->jobs[i].status_note);
+	}
+	record_maas(run, !rc);
 	if (rc)
 		return br_stage_fail(st, BR_EXIT_UNREACHABLE, "%s", err.msg);
-	for (size_t i = 0; i < run->n; i++) {
-		struct gate_job *job = &run->jobs[i];
-
-		if (job->maas_error.len && !job->error) {
-			job->error = 1;
-			run->errors++;
-			br_warn("gate", "%s: MAAS: %s", job->node->hostname, br_buf_str(&job->maas_error));
-		}
-		if (job->maas_done.len) {
-			char *what = br_xasprintf("MAAS: %s%s%s", br_buf_str(&job->maas_done),
-						  job->maas_error.len ? "; failed: " : "",
-						  br_buf_str(&job->maas_error));
-
-			if (inv_node_note(run->inv, job->node->hostname, what, &err))
-				br_warn("gate", "%s: %s", job->node->hostname, err.msg);
-			free(what);
-		}
-	}
 	return 0;
 }
 
@@ -483,7 +599,12 @@ int gate_run(struct br_stage *st, const struct gate_options *o, struct gate_run 
 		job->node = &st->nodes[i];
 		br_buf_init(&job->maas_done, 0);
 		br_buf_init(&job->maas_error, 0);
-		judge(run, job);
+	}
+	for (size_t i = 0; i < run->n; i += GATE_INV_BATCH)
+		judge_batch(run, i, i + GATE_INV_BATCH < run->n ? i + GATE_INV_BATCH : run->n);
+	for (size_t i = 0; i < run->n; i++) {
+		struct gate_job *job = &run->jobs[i];
+
 		run->golden += job->target == INV_GOLDEN;
 		run->quarantined += job->target == INV_QUARANTINED;
 		if (job->moved)
@@ -552,6 +673,7 @@ void gate_run_release(struct gate_run *run)
 	free(run->batches);
 	free(run->jobs);
 	free(run->tags_error);
+	free(run->whoami_error);
 	br_profiles_release(&run->profiles);
 	memset(run, 0, sizeof(*run));
 }

@@ -38,6 +38,11 @@
  * requests in parallel, and 512 machines are still one round of the
  * in-flight cap of 32. */
 #define GATE_READ_BATCH 50
+/* Nodes whose verdicts (or MAAS events) are recorded in one inventory
+ * transaction: a transaction per node made a 512-node gate spend its time
+ * committing, and 256 keeps the write lock short for other stages (as
+ * leases are taken). */
+#define GATE_INV_BATCH 256
 
 /* Whether the check named name is required by the profile (NULL: all). */
 int gate_is_required(const struct prof_profile *profile, const char *name);
@@ -67,6 +72,8 @@ struct gate_job {
 	size_t tickets_closed;
 	struct maas_machine machine;
 	int have_machine;
+	int status_queued;	  /* its status change (if any) was decided */
+	const char *status_note;  /* "marked broken" / "marked fixed" when sent */
 	struct br_buf maas_done;  /* what was changed in MAAS, "; "-separated */
 	struct br_buf maas_error; /* what failed */
 	int error;		  /* inventory or MAAS trouble: counted as failed */
@@ -93,6 +100,9 @@ struct gate_run {
 	struct br_profiles profiles;
 	int tags_have[2]; /* golden, quarantine exist in MAAS */
 	char *tags_error;
+	const struct gate_options *options; /* while mirroring */
+	int whoami_ok, tags_listed, tags_created, stop;
+	char *whoami_error;
 };
 
 /* Judge and record every node, then mirror in MAAS; 0 or an exit code

@@ -70,6 +70,9 @@ int inv_transition(struct inv *inv, int64_t id, enum inv_state from, enum inv_st
  * malloc'd. */
 int inv_judge_mac_claims(struct inv *inv, int64_t id, const char *hostname, const char *bmc, char **ret_lost,
 			 char **ret_note, struct br_err *err);
+/* Within the caller's transaction: close every open ticket of the node,
+ * adding how many to *ret_closed (tickets.c). */
+int inv_tickets_close_open(struct inv *inv, int64_t node_id, size_t *ret_closed, struct br_err *err);
 int inv_migrate(struct inv *inv, struct br_err *err);
 
 #endif

@@ -214,6 +214,11 @@ int inv_tickets_sync(struct inv *inv, const char *hostname, const struct inv_fau
 	return rc;
 }
 
+int inv_tickets_close_open(struct inv *inv, int64_t node_id, size_t *ret_closed, struct br_err *err)
+{
+	return close_others(inv, node_id, NULL, 0, ret_closed, err);
+}
+
 int inv_tickets_close_node(struct inv *inv, const char *hostname, size_t *ret_closed, struct br_err *err)
 {
 	size_t closed = 0;

@@ -194,3 +194,8 @@ int maas_check_access(struct maas_client *client, struct br_err *err)
 	/* Anything but a refused key means this MAAS cannot serve us now. */
 	return br_errf(err, rc == BR_E_AUTH ? BR_E_AUTH : BR_E_UNREACHABLE, "%s", call_err.msg);
 }
+
+int maas_whoami(struct maas_client *client, maas_done_fn done, void *ctx)
+{
+	return maas_request(client, "GET", "users/?op=whoami", NULL, done, ctx);
+}

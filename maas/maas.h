@@ -171,6 +171,9 @@ int maas_call(struct maas_client *client, const char *method, const char *path, 
 /* Check up front that MAAS answers and accepts the key (users/?op=whoami):
  * 0, BR_E_AUTH, or BR_E_UNREACHABLE, with a message naming the URL. */
 int maas_check_access(struct maas_client *client, struct br_err *err);
+/* The same check queued, for a caller that sends other requests beside it
+ * (done gets MAAS's answer or error as any request's). */
+int maas_whoami(struct maas_client *client, maas_done_fn done, void *ctx);
 
 /* ---- records (maas/machine.c) ----------------------------------------------- */
 

@@ -57,6 +57,7 @@ static const char *const fault_names[SIM_F_COUNT] = {
 	[SIM_F_DEEP_EXPAND] = "deep_expand",
 	[SIM_F_BOSS_RAID1] = "boss_raid1",
 	[SIM_F_BOSS_UNMATCHED] = "boss_unmatched",
+	[SIM_F_MAAS_DELETED_AT_TAG] = "maas_deleted_at_tag",
 };
 
 /* BIOS attributes bios_drift may change, and the value a drifted node has. */

@@ -10,7 +10,8 @@
  *
  * It serves from its own libmicrohttpd threads on 127.0.0.1, over HTTP or,
  * given a key and certificate, HTTPS (a thread per connection, one mutex
- * around the state) so it can run beside the
+ * around the state; a machine list is copied under it and rendered after,
+ * so long answers overlap as MAAS's region serves them) so it can run beside the
  * simulated BMCs' event loop, or alone in a test. Durations are computed
  * from timestamps when a machine is read, so no timer thread is needed.
  *
@@ -66,6 +67,8 @@ struct sim_maas_host {
 	char redfish_system[40]; /* the Redfish System id: "System.Embedded.1" */
 	int power_fail;		 /* MAAS cannot power it whatever it is given */
 	int test_fail_once;	 /* the first hardware testing fails */
+	int deleted_at_tag;	 /* test fault maas_deleted_at_tag: its machine is deleted as a
+				    tag update naming it arrives */
 };
 
 struct sim_maas_config {

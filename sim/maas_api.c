@@ -193,19 +193,51 @@ static int valid_tag_name(const char *s)
  * than the tag's (the emulator's tags have none: "") is a 409 in plain
  * text. The log line says how many
  * system_ids the request carried (system_ids). */
+/* Test fault maas_deleted_at_tag: the machines of this request whose host
+ * carries it are deleted before the request is applied, as if another
+ * user's `machine delete` (MachineHandler.delete: node.delete(), its tag
+ * rows with it) had landed first. A machine's state is its own slot (tags
+ * and events included) and no request keeps a pointer to one across the
+ * lock, so deleting is closing the gap. The deleted ids are logged. */
+static void delete_at_tag(struct sim_maas *m, const struct sim_maas_req *req, struct sim_maas_reply *r)
+{
+	json_t *deleted = NULL;
+
+	for (size_t i = 0; i < req->params.n; i++) {
+		const struct sim_maas_param *p = &req->params.items[i];
+		struct sim_maas_machine *mc;
+		size_t k;
+
+		if (strcmp(p->name, "add") && strcmp(p->name, "remove"))
+			continue;
+		mc = sim_maas_find(m, p->value);
+		if (!mc || mc->host < 0 || !m->hosts[mc->host].deleted_at_tag)
+			continue;
+		if (!deleted)
+			deleted = json_array();
+		json_array_append_new(deleted, json_string(mc->system_id));
+		k = (size_t)(mc - m->machines);
+		memmove(mc, mc + 1, (m->n_machines - k - 1) * sizeof(*mc));
+		m->n_machines--;
+	}
+	if (deleted)
+		sim_maas_log_field(r, "deleted", deleted);
+}
+
 static void tag_update_nodes(struct sim_maas *m, size_t tag, const struct sim_maas_req *req,
 			     struct sim_maas_reply *r)
 {
 	const char *definition = sim_maas_param(&req->params, "definition");
-	unsigned char *seen = br_xcalloc(m->n_machines ? m->n_machines : 1, 1);
+	unsigned char *seen;
 	int counts[2] = { 0, 0 }, ids = 0;
 
 	if (definition && *definition) {
-		free(seen);
 		sim_maas_reply_text(r, 409, "Definition supplied '%s' doesn't match current definition ''",
 				    definition);
 		return;
 	}
+	delete_at_tag(m, req, r);
+	seen = br_xcalloc(m->n_machines ? m->n_machines : 1, 1);
 	for (int add = 1; add >= 0; add--) {
 		memset(seen, 0, m->n_machines ? m->n_machines : 1);
 		for (size_t i = 0; i < req->params.n; i++) {

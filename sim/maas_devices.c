@@ -38,9 +38,9 @@ const char *sim_maas_status_name(int status)
 }
 
 /* Block devices exist in MAAS only once commissioning has found them. */
-static size_t n_disks(struct sim_maas *m, const struct sim_maas_machine *mc)
+static size_t n_disks(const struct sim_maas_host *hosts, const struct sim_maas_machine *mc)
 {
-	return mc->host >= 0 && mc->commissioned ? m->hosts[mc->host].n_disks : 0;
+	return mc->host >= 0 && mc->commissioned ? hosts[mc->host].n_disks : 0;
 }
 
 #define ESP_SIZE ((json_int_t)536870912)
@@ -69,9 +69,10 @@ static json_t *partition_json(const struct sim_maas_machine *mc, json_int_t devi
 /* A physical block device as src/maasserver/api/blockdevices.py renders
  * it (DISPLAYED_BLOCKDEVICE_FIELDS; shape as api/examples/machines.json
  * "blockdevice_set"): nulls where MAAS has none, sizes in bytes. */
-json_t *sim_maas_blockdevice_json(struct sim_maas *m, struct sim_maas_machine *mc, int index)
+static json_t *blockdevice_json(const struct sim_maas_host *hosts, const struct sim_maas_machine *mc,
+				int index)
 {
-	const struct sim_maas_disk *d = &m->hosts[mc->host].disks[index];
+	const struct sim_maas_disk *d = &hosts[mc->host].disks[index];
 	json_t *parts = json_array(), *o;
 	json_int_t id = (json_int_t)(mc->bd_base + index), size = (json_int_t)d->size, used = 0;
 	char uri[96];
@@ -106,6 +107,11 @@ json_t *sim_maas_blockdevice_json(struct sim_maas *m, struct sim_maas_machine *m
 	if (!*d->id_path)
 		json_object_set_new(o, "id_path", json_null());
 	return o;
+}
+
+json_t *sim_maas_blockdevice_json(struct sim_maas *m, struct sim_maas_machine *mc, int index)
+{
+	return blockdevice_json(m->hosts, mc, index);
 }
 
 /* The untagged VLAN of the one fabric the emulator has, as
@@ -190,33 +196,41 @@ static void script_status(json_t *o, const char *field, int value)
  * machine_2_0 schema requires, and the rest a client commonly reads. */
 json_t *sim_maas_machine_json(struct sim_maas *m, struct sim_maas_machine *mc)
 {
+	const struct sim_maas_view v = { m->hosts, m->tags, m->n_tags, sim_maas_domain_id(m, mc->domain) };
+
+	return sim_maas_machine_json_view(&v, mc);
+}
+
+json_t *sim_maas_machine_json_view(const struct sim_maas_view *v, const struct sim_maas_machine *mc)
+{
+	const struct sim_maas_host *hosts = v->hosts;
 	json_t *bds = json_array(), *tags = json_array(), *ips = json_array(), *ifaces = json_array(), *o,
 	       *hw, *od, *vlan;
-	size_t n = n_disks(m, mc);
+	size_t n = n_disks(hosts, mc);
 	int known = mc->commissioned, failed_test = mc->status == ST_FAILED_TESTING;
 	uint64_t bytes = 0;
 	char storage[32];
 
 	for (size_t i = 0; i < n; i++) {
-		json_array_append_new(bds, sim_maas_blockdevice_json(m, mc, (int)i));
-		bytes += m->hosts[mc->host].disks[i].size;
+		json_array_append_new(bds, blockdevice_json(hosts, mc, (int)i));
+		bytes += hosts[mc->host].disks[i].size;
 	}
 	/* Every interface is on the one VLAN: one value, in each of them. */
 	vlan = vlan_json();
 	for (size_t i = 0; i < mc->n_macs; i++)
 		json_array_append_new(ifaces, interface_json(mc, i, vlan));
 	json_decref(vlan);
-	for (size_t i = 0; i < m->n_tags; i++)
+	for (size_t i = 0; i < v->n_tags; i++)
 		if (mc->tags[i])
-			json_array_append_new(tags, json_string(m->tags[i].name));
-	if (mc->status == ST_DEPLOYED && mc->host >= 0 && m->hosts[mc->host].ip[0])
-		json_array_append_new(ips, json_string(m->hosts[mc->host].ip));
+			json_array_append_new(tags, json_string(v->tags[i].name));
+	if (mc->status == ST_DEPLOYED && mc->host >= 0 && hosts[mc->host].ip[0])
+		json_array_append_new(ips, json_string(hosts[mc->host].ip));
 	/* hardware_info: "Unknown" until commissioning has read it
 	 * (src/maasserver/models/node.py Node.get_hardware_info keys). */
 	hw = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "system_vendor",
 		       known ? "Dell Inc." : "Unknown", "system_product",
 		       known ? "PowerEdge XE9680" : "Unknown", "system_version", "Unknown", "system_serial",
-		       known && mc->host >= 0 ? m->hosts[mc->host].hostname : "Unknown", "cpu_model",
+		       known && mc->host >= 0 ? hosts[mc->host].hostname : "Unknown", "cpu_model",
 		       known ? "Intel(R) Xeon(R) Platinum 8480+" : "Unknown", "mainboard_vendor",
 		       known ? "Dell Inc." : "Unknown", "mainboard_product", "Unknown",
 		       "mainboard_firmware_version", "Unknown", "mainboard_firmware_date", "Unknown");
@@ -227,10 +241,10 @@ json_t *sim_maas_machine_json(struct sim_maas *m, struct sim_maas_machine *mc)
 	o = json_pack(
 	    "{s:s, s:s, s:s++, s:o, s:s, s:i, s:s, s:s, s:s, s:i, s:s, s:s, s:s, s:o, s:o, s:o, s:o}",
 	    "system_id", mc->system_id, "hostname", mc->hostname, "fqdn", mc->hostname, ".", mc->domain,
-	    "domain", sim_maas_domain_json(mc->domain, sim_maas_domain_id(m, mc->domain), 0), "architecture",
-	    mc->architecture, "status", mc->status, "status_name", sim_maas_status_name(mc->status),
-	    "status_message", mc->status_message, "power_type", mc->power_type, "node_type", 0,
-	    "node_type_name", "Machine", "power_state", mc->power_state, "osystem",
+	    "domain", sim_maas_domain_json(mc->domain, v->domain_id, 0), "architecture", mc->architecture,
+	    "status", mc->status, "status_name", sim_maas_status_name(mc->status), "status_message",
+	    mc->status_message, "power_type", mc->power_type, "node_type", 0, "node_type_name", "Machine",
+	    "power_state", mc->power_state, "osystem",
 	    mc->status == ST_DEPLOYED || mc->status == ST_DEPLOYING ? "ubuntu" : "", "blockdevice_set", bds,
 	    "interface_set", ifaces, "ip_addresses", ips, "tag_names", tags);
 	json_object_set_new(o, "distro_series", json_string(mc->distro_series));
@@ -335,7 +349,7 @@ void sim_maas_blockdevices(struct sim_maas *m, const struct sim_maas_req *req, c
 	}
 	sim_maas_advance(m, mc, br_now_ms());
 	sim_maas_log_field(r, "system_id", json_string(mc->system_id));
-	n = n_disks(m, mc);
+	n = n_disks(m->hosts, mc);
 	p += 14;
 	if (!*p) {
 		json_t *arr = json_array();

@@ -1,5 +1,6 @@
 /* The MAAS emulator's machines/ resource and node state machine. */
 #include <limits.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -573,25 +574,75 @@ static int param_on(const struct sim_maas_req *req, const char *name)
 	return v && (!strcmp(v, "true") || !strcmp(v, "True") || !strcmp(v, "1"));
 }
 
+/* A list's machines as they were under the lock, rendered after it:
+ * building fifty machines' JSON is the emulator's costliest work, and
+ * under the one state lock it held every other request back (MAAS's own
+ * region serves requests side by side). The answer is the same. */
+struct list_render {
+	const struct sim_maas_host *hosts;
+	struct sim_maas_tag *tags;
+	size_t n_tags;
+	struct sim_maas_machine *mcs; /* copies up to their events ring */
+	int *domain_ids;
+	size_t n;
+};
+
+/* A machine's JSON never reads its events ring (the tail of the struct,
+ * most of its size), so the copy stops before it. */
+#define LIST_COPY_BYTES offsetof(struct sim_maas_machine, events)
+_Static_assert(offsetof(struct sim_maas_machine, n_events) > offsetof(struct sim_maas_machine, events) &&
+		   offsetof(struct sim_maas_machine, first_event) > offsetof(struct sim_maas_machine, events),
+	       "only the events ring follows what a machine's JSON reads");
+
+static void list_render(struct sim_maas_reply *r)
+{
+	struct list_render *lr = r->render_ctx;
+	json_t *arr = json_array();
+
+	for (size_t i = 0; i < lr->n; i++) {
+		const struct sim_maas_view v = { lr->hosts, lr->tags, lr->n_tags, lr->domain_ids[i] };
+
+		json_array_append_new(arr, sim_maas_machine_json_view(&v, &lr->mcs[i]));
+	}
+	r->json = arr;
+	free(lr->tags);
+	free(lr->mcs);
+	free(lr->domain_ids);
+	free(lr);
+	r->render_ctx = NULL;
+}
+
 static void list(struct sim_maas *m, const struct sim_maas_req *req, struct sim_maas_reply *r)
 {
 	struct filter *f = br_xcalloc(1, sizeof(*f));
 	int64_t now = br_now_ms();
-	json_t *arr;
+	struct list_render *lr;
 
 	if (filter_parse(req, f, r)) {
 		free(f);
 		return;
 	}
-	arr = json_array();
-	for (size_t i = 0; i < m->n_machines; i++)
-		if (matches(&m->machines[i], f)) {
-			sim_maas_advance(m, &m->machines[i], now);
-			json_array_append_new(arr, sim_maas_machine_json(m, &m->machines[i]));
-		}
+	lr = br_xcalloc(1, sizeof(*lr));
+	lr->hosts = m->hosts;
+	lr->n_tags = m->n_tags;
+	lr->tags = br_xcalloc(m->n_tags ? m->n_tags : 1, sizeof(*lr->tags));
+	memcpy(lr->tags, m->tags, m->n_tags * sizeof(*lr->tags));
+	for (size_t i = 0; i < m->n_machines; i++) {
+		struct sim_maas_machine *mc = &m->machines[i];
+
+		if (!matches(mc, f))
+			continue;
+		sim_maas_advance(m, mc, now);
+		lr->mcs = br_xrealloc(lr->mcs, (lr->n + 1) * sizeof(*lr->mcs));
+		lr->domain_ids = br_xrealloc(lr->domain_ids, (lr->n + 1) * sizeof(*lr->domain_ids));
+		memcpy(&lr->mcs[lr->n], mc, LIST_COPY_BYTES);
+		lr->domain_ids[lr->n++] = sim_maas_domain_id(m, mc->domain);
+	}
 	free(f);
-	sim_maas_log_field(r, "count", json_integer((json_int_t)json_array_size(arr)));
-	sim_maas_reply_json(r, 200, arr);
+	sim_maas_log_field(r, "count", json_integer((json_int_t)lr->n));
+	r->status = 200;
+	r->render = list_render;
+	r->render_ctx = lr;
 }
 
 /* Whether machine mc meets one allocate constraint (src/maasserver/forms/__init__.py

@@ -62,6 +62,11 @@ struct sim_maas_reply {
 	const char *content_type; /* default application/json */
 	int retry_after;	  /* >0: sent as Retry-After */
 	json_t *log;		  /* extra fields for the request log (owned) */
+	/* Set by a handler whose answer is costly to build from a snapshot it
+	 * took: called by the server after the state lock is released, to set
+	 * json (and free render_ctx). */
+	void (*render)(struct sim_maas_reply *r);
+	void *render_ctx;
 };
 
 struct sim_maas_event {
@@ -185,6 +190,17 @@ void sim_maas_set_status(struct sim_maas *m, struct sim_maas_machine *mc, int st
 void sim_maas_start_testing(struct sim_maas *m, struct sim_maas_machine *mc, int from, const char *fmt, ...)
     BR_PRINTF(4, 5);
 json_t *sim_maas_machine_json(struct sim_maas *m, struct sim_maas_machine *mc);
+/* What a machine's JSON needs besides the machine itself, so that a long
+ * list can be rendered outside the state lock (sim_maas_machines' list):
+ * the hosts (never changed once started), a copy of the tags, the domain's
+ * id. A machine's JSON never reads its events ring. */
+struct sim_maas_view {
+	const struct sim_maas_host *hosts;
+	const struct sim_maas_tag *tags;
+	size_t n_tags;
+	int domain_id;
+};
+json_t *sim_maas_machine_json_view(const struct sim_maas_view *v, const struct sim_maas_machine *mc);
 json_t *sim_maas_blockdevice_json(struct sim_maas *m, struct sim_maas_machine *mc, int index);
 const char *sim_maas_status_name(int status);
 /* Whether a machine in this status has an owner. */

@@ -51,6 +51,7 @@ static void host_from(struct sim_maas_host *h, const struct sim_node *n, const c
 	h->commission_fail = (n->faults & SIM_FAULT_BIT(SIM_F_COMMISSION_FAIL)) != 0;
 	h->echo_request = (n->faults & SIM_FAULT_BIT(SIM_F_MAAS_ECHO)) != 0;
 	h->test_fail_once = (n->faults & SIM_FAULT_BIT(SIM_F_MAAS_TEST_FAIL)) != 0;
+	h->deleted_at_tag = (n->faults & SIM_FAULT_BIT(SIM_F_MAAS_DELETED_AT_TAG)) != 0;
 	snprintf(h->ip, sizeof(h->ip), "127.100.%d.%d", n->index / 250, n->index % 250 + 1);
 	/* The iDRAC MAAS powers it through: the rack's account (cmd-bringup-sim.c
 	 * start_bmcs) and the System id the iDRAC serves. */

@@ -267,6 +267,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *mc, const ch
 		return MHD_YES;
 	}
 	serve(m, mc, url, method, c, &r);
+	if (r.render)
+		r.render(&r);
 	/* Serialising a long machine list is the emulator's slowest work:
 	 * done here, outside the state lock, so answers overlap. */
 	if (r.json) {

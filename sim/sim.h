@@ -153,6 +153,11 @@ enum sim_fault {
 	 * identity the BMC gives (a volume re-created after discovery read
 	 * it): enlist must fail the node naming both sides. */
 	SIM_F_BOSS_UNMATCHED,
+	/* The node's MAAS machine is deleted (as `maas admin machine delete`
+	 * by someone else would) just as the first tags update_nodes naming it
+	 * arrives: between a client's read of the machine and its tag update.
+	 * MAAS then skips its system_id and counts one machine fewer. */
+	SIM_F_MAAS_DELETED_AT_TAG,
 	SIM_F_COUNT
 };
 

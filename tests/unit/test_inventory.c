@@ -262,12 +262,81 @@ static void test_load_hw_firmware(void **state)
 	assert_non_null(strstr(err.msg, "stored facts of node-a"));
 }
 
+/* gate's batch: one transaction for both nodes, yet each is its own
+ * compare-and-set: node-b, failed by another run meanwhile, fails alone
+ * (naming its state) while node-a is promoted and its ticket closed; both
+ * checks read in one go; the MAAS events recorded for both. */
+static void test_gate_batch(void **state)
+{
+	struct fixture *f = *state;
+	struct br_err err = { 0 };
+	const struct inv_check put[] = { { "cabling", INV_CHECK_PASS, "ok", NULL },
+					 { "firmware:bios", INV_CHECK_PASS, "ok", NULL } };
+	const struct inv_fault fault = { "cabling", "port 1 unplugged", "plug it", 0 };
+	struct inv_ticket_stats st = { 0 };
+	struct inv_check *checks[2] = { NULL, NULL };
+	size_t n_checks[2] = { 9, 9 };
+	int64_t ids[2];
+	struct inv_node n;
+	struct inv_event *ev = NULL;
+	size_t n_ev = 0;
+	const char *hosts[] = { "node-a", "node-b" }, *whats[] = { "MAAS: tagged golden", "MAAS: noted" };
+	int rcs[2] = { -1, -1 };
+	struct inv_gate_verdict v[2] = {
+		{ .hostname = "node-a",
+		  .from = INV_VALIDATED,
+		  .to = INV_GOLDEN,
+		  .reason = "passed",
+		  .close_tickets = 1 },
+		{ .hostname = "node-b", .from = INV_VALIDATED, .to = INV_QUARANTINED, .reason = "failed" },
+	};
+
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(
+		    inv_node_set_state(f->inv, hosts[i], INV_NEW, INV_VALIDATED, "validated", &err), 0);
+		assert_int_equal(inv_node_get(f->inv, hosts[i], &n, &err), 0);
+		ids[i] = n.id;
+		inv_node_release(&n);
+	}
+	assert_int_equal(inv_checks_put(f->inv, "node-a", "validate", put, 2, &err), 0);
+	assert_int_equal(inv_tickets_sync(f->inv, "node-a", &fault, 1, &st, &err), 0);
+	assert_int_equal(inv_node_set_state(f->inv, "node-b", INV_VALIDATED, INV_FAILED, "another run", &err),
+			 0);
+
+	assert_int_equal(inv_gate_read_checks(f->inv, ids, 2, checks, n_checks, &err), 0);
+	assert_int_equal(n_checks[0], 2);
+	assert_string_equal(checks[0][1].name, "firmware:bios");
+	assert_int_equal(n_checks[1], 0);
+	inv_checks_free(checks[0], n_checks[0]);
+	inv_checks_free(checks[1], n_checks[1]);
+
+	assert_int_equal(inv_gate_record(f->inv, v, 2, &err), 0);
+	assert_int_equal(v[0].rc, 0);
+	assert_true(v[0].moved);
+	assert_int_equal(v[0].tickets_closed, 1);
+	assert_int_equal(v[1].rc, BR_E_STATE);
+	assert_false(v[1].moved);
+	assert_non_null(strstr(v[1].err.msg, "node-b is now 'failed', not 'validated'"));
+	assert_int_equal(state_of(f->inv, "node-a"), INV_GOLDEN);
+	assert_int_equal(state_of(f->inv, "node-b"), INV_FAILED);
+
+	assert_int_equal(inv_gate_notes(f->inv, hosts, whats, 2, rcs, &err), 0);
+	assert_int_equal(rcs[0], 0);
+	assert_int_equal(rcs[1], 0);
+	assert_int_equal(inv_node_events(f->inv, "node-a", &ev, &n_ev, &err), 0);
+	assert_true(n_ev >= 3);
+	assert_string_equal(ev[n_ev - 1].reason, "MAAS: tagged golden");
+	assert_string_equal(ev[n_ev - 2].to_state, "golden");
+	inv_events_free(ev, n_ev);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_state_compare_and_set, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lease, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_load_hw_firmware, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_gate_batch, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,85 @@
+#!/bin/sh
+# bringup gate when MAAS answers a tag update short: a machine is deleted
+# between gate's read and its update_nodes (the emulator's
+# maas_deleted_at_tag). MAAS skips a system_id it no longer has and counts
+# only the machines it matched (src/maasserver/api/tags.py
+# TagHandler.update_nodes: Node.objects.filter(system_id__in=...), then
+# {"added": count, "removed": count}), so gate sorts the batch out machine
+# by machine: the others end tagged, the deleted one fails naming its
+# system_id, and the run goes on (the quarantined node is still tagged and
+# marked broken, every node keeps its verdict).
+. "$BR_TOP/tests/e2e/lib.sh"
+cd "$T"
+bringup sim --nodes 4 --seed 13 --dir rack --no-hosts --faults maas_deleted_at_tag:1 \
+	--maas-commission-ms 100 --maas-deploy-ms 100 --daemon >/dev/null
+at_exit "stop_sim $T/rack"
+set -a; . rack/env; set +a
+export BRINGUP_DB=$T/inv.db
+cp -r "$BR_TOP/templates" tpl
+sed -i 's/^required = .*/required = cabling, firmware:*/' tpl/profiles/xe9680/hardware.conf
+export BRINGUP_TEMPLATES=$T/tpl
+
+maas_get() { # PATH: the answer, or the HTTP status when it is not 200
+	ck=${MAAS_API_KEY%%:*}; rest=${MAAS_API_KEY#*:}; tk=${rest%%:*}; ts=${rest#*:}
+	curl -s -w '%{http_code}' -o body -H "Authorization: OAuth oauth_version=\"1.0\", \
+oauth_signature_method=\"PLAINTEXT\", oauth_consumer_key=\"$ck\", oauth_token=\"$tk\", \
+oauth_signature=\"%26$ts\", oauth_nonce=\"$(date +%s%N)\", oauth_timestamp=\"$(date +%s)\"" \
+		"${MAAS_URL}api/2.0/$1" > code
+	if [ "$(cat code)" = 200 ]; then cat body; else cat code; fi
+}
+state() { bringup status --json | jq -r --arg h "$1" '.nodes[] | select(.hostname == $h) | .state'; }
+sysid() { sqlite3 inv.db "select maas_system_id from nodes where hostname='$1'"; }
+
+ssh-keygen -q -t ed25519 -N '' -f id
+bringup import --manifest rack/rack.csv >/dev/null
+bringup discover -q
+bringup enlist --skip-configure --poll-ms 100 --ssh-pubkey id.pub -q
+gone=$(jq -r '.nodes[] | select(.faults | index("maas_deleted_at_tag")) | .hostname' rack/truth.json)
+[ -n "$gone" ] || fail "no maas_deleted_at_tag node"
+others=$(jq -r '.nodes[] | select(.faults == []) | .hostname' rack/truth.json | sort)
+unproven=$(echo "$others" | head -1)
+golden=$(echo "$others" | tail -n +2)
+gone_id=$(sysid "$gone")
+
+# Probe documents whose LLDP neighbours are the wiring list's, but for one
+# node left with none (cabling unknown: quarantined).
+doc=$BR_TOP/tests/fixtures/hw/h200-probe/probe-root.json
+for h in $gone $others; do
+	f=$doc
+	if [ "$h" != "$unproven" ]; then
+		awk -F, -v h="$h" 'NR > 1 && $1 == h { printf "{\"local_port\":\"%s\",\"system_name\":\"%s\",\"port_id\":\"%s\"}\n", $2, $3, $4 }' \
+			rack/wiring.csv | jq -s . > nb.json
+		jq --slurpfile nb nb.json '.lldp = {status: "ok", source: "lldpctl", neighbors: $nb[0]}' "$doc" > "good-$h.json"
+		f=good-$h.json
+	fi
+	bringup validate --facts "$f" --wiring rack/wiring.csv -q "$h" || true
+	assert_eq "$(state "$h")" validated "$h validated"
+done
+
+rc=0; bringup gate --json > g.json 2> g.err || rc=$?
+assert_eq "$rc" 1 "gate exit with a MAAS error and a quarantined node"
+# The emulator deleted the machine as the batch arrived, and answered it short.
+assert_eq "$(jq -s -c --arg id "$gone_id" '[.[] | select(.op == "update_nodes" and .deleted != null) | .deleted]' rack/maas-requests.log)" \
+	"[[\"$gone_id\"]]" "the machine was deleted as the first tag update arrived"
+assert_eq "$(maas_get "machines/$gone_id/")" 404 "the deleted machine is gone from MAAS"
+# One batch for the three golden machines, then one request per machine.
+assert_eq "$(jq -s -c '[.[] | select(.op == "update_nodes" and (.path | startswith("tags/golden/"))) | .system_ids]' rack/maas-requests.log)" \
+	"[3,1,1,1]" "the short batch retried one machine at a time"
+# The verdicts stand; the others are tagged, the deleted one failed with a reason.
+assert_eq "$(jq -r .golden g.json),$(jq -r .quarantined g.json),$(jq -r .errors g.json)" 3,1,1 "golden, quarantined, errors"
+for h in $golden; do
+	assert_eq "$(state "$h")" golden "$h golden"
+	assert_eq "$(jq -r --arg h "$h" '.nodes[] | select(.hostname == $h) | .error' g.json)" null "$h has no error"
+	assert_contains "$(bringup history "$h")" "MAAS: tagged golden" "$h: MAAS change is an event"
+done
+assert_eq "$(maas_get 'tags/golden/?op=machines' | jq -r '[.[].hostname] | sort | join(",")')" \
+	"$(echo "$golden" | paste -sd,)" "golden tag on exactly the golden machines MAAS still has"
+assert_eq "$(maas_get 'tags/quarantine/?op=machines' | jq -r '[.[].hostname] | join(",")')" "$unproven" \
+	"quarantine tag on the quarantined"
+assert_eq "$(maas_get "machines/$(sysid "$unproven")/" | jq -r .status_name)" Broken "quarantined machine marked broken"
+err=$(jq -r --arg h "$gone" '.nodes[] | select(.hostname == $h) | .error' g.json)
+assert_eq "$err" "MAAS add tag golden: it has no machine $gone_id" "the deleted machine's error names it"
+assert_contains "$(cat g.err)" "$gone: MAAS: MAAS add tag golden: it has no machine $gone_id" "warned on stderr"
+assert_contains "$(bringup history "$gone")" "failed: MAAS add tag golden: it has no machine $gone_id" \
+	"the failure is in the node's history"
+echo "gate: a machine deleted before its tag update fails alone; the batch's others tagged"
