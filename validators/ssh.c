@@ -102,8 +102,9 @@ struct run {
 	void *ctx;
 	struct conn *conns;
 	int starting;
-	char *data; /* the file to upload */
+	const char *data; /* the file to upload: own's, or the caller's upload_file */
 	size_t len;
+	struct val_ssh_file own;
 	char *remote;		 /* its path there, named after its digest */
 	char *try_cmd, *run_cmd; /* try_cmd: run the node's copy if its digest is right */
 };
@@ -814,6 +815,25 @@ static char *sha256_hex(const char *data, size_t len)
 	return hex;
 }
 
+int val_ssh_file_load(const char *path, struct val_ssh_file *ret_file, struct br_err *err)
+{
+	int rc;
+
+	memset(ret_file, 0, sizeof(*ret_file));
+	rc = br_read_file(path, VAL_SSH_FILE_MAX, &ret_file->data, &ret_file->len, err);
+	if (rc)
+		return rc;
+	ret_file->sha256 = sha256_hex(ret_file->data, ret_file->len);
+	return 0;
+}
+
+void val_ssh_file_release(struct val_ssh_file *file)
+{
+	free(file->data);
+	free(file->sha256);
+	memset(file, 0, sizeof(*file));
+}
+
 /* "cd / && exec timeout -k 5 SECONDS 'FILE' 'ARG'…": the node ends the
  * command too, should this side vanish. */
 static char *command(const struct run *run, const char *file, const char *prefix)
@@ -865,7 +885,7 @@ static char *try_command(const struct run *run, const char *hex)
 static int prepare(struct run *run, struct br_err *err)
 {
 	const struct val_ssh_options *o = run->o;
-	char *hex;
+	const struct val_ssh_file *f = o->upload_file;
 
 	if (!o->private_key || !o->known_hosts || !o->user || !*o->user || o->max_parallel < 1 ||
 	    o->connect_timeout_ms < 1 || o->run_timeout_ms < 1)
@@ -880,13 +900,16 @@ static int prepare(struct run *run, struct br_err *err)
 		return br_errf(err, BR_E_INVAL, "ssh: remote directory '%s' must be an absolute plain path",
 			       o->remote_dir);
 	if (o->upload) {
-		if (br_read_file(o->upload, VAL_SSH_FILE_MAX, &run->data, &run->len, err))
-			return br_err_prefix(err, "file to run on the nodes");
-		hex = sha256_hex(run->data, run->len);
-		run->remote = br_xasprintf("%s/bringup-probe-%s", o->remote_dir, hex);
+		if (!f) {
+			if (val_ssh_file_load(o->upload, &run->own, err))
+				return br_err_prefix(err, "file to run on the nodes");
+			f = &run->own;
+		}
+		run->data = f->data;
+		run->len = f->len;
+		run->remote = br_xasprintf("%s/bringup-probe-%s", o->remote_dir, f->sha256);
 		run->run_cmd = command(run, run->remote, NULL);
-		run->try_cmd = try_command(run, hex);
-		free(hex);
+		run->try_cmd = try_command(run, f->sha256);
 	} else {
 		run->run_cmd = command(run, NULL, NULL);
 	}
@@ -917,7 +940,7 @@ int val_ssh_run(struct br_loop *loop, const struct val_ssh_target *targets, size
 		rc = br_loop_run(loop, err);
 	}
 	free(run.conns);
-	free(run.data);
+	val_ssh_file_release(&run.own);
 	free(run.remote);
 	free(run.try_cmd);
 	free(run.run_cmd);
