@@ -26,6 +26,7 @@
 #define VAL_SSH_ERR_MAX (64u << 10)  /* its stderr kept */
 #define VAL_SSH_FILE_MAX (64u << 20) /* the file copied over */
 #define VAL_SSH_ARGS_MAX 32
+#define VAL_SSH_KNOWN_HOSTS_MAX (16u << 20) /* a known_hosts file kept in memory for a run */
 
 enum val_ssh_host_keys { VAL_SSH_STRICT, VAL_SSH_ACCEPT_NEW };
 
