@@ -13,6 +13,11 @@ struct outcome {
 	char *why;
 };
 
+static int same_text(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
 /* The node's id, state and reason under the write lock. */
 static int read_node(struct inv *inv, const char *hostname, int64_t *ret_id, enum inv_state *ret_state,
 		     char **ret_reason, struct br_err *err)
@@ -98,7 +103,7 @@ static int put_one(struct inv *inv, const char *stage, const struct inv_verdict 
 	if (!rc) {
 		/* the same state with the same reason again records nothing */
 		capped = inv_reason_as_stored(v->reason);
-		if (cur != v->to || !(capped ? reason && !strcmp(reason, capped) : !reason))
+		if (cur != v->to || !same_text(reason, capped))
 			rc = inv_transition(inv, id, cur, v->to, v->reason, err);
 		free(capped);
 	}
