@@ -93,6 +93,21 @@ static void clock_window(struct vstage_job *job, const struct val_ssh_result *r)
 	job->probe_window_ms = (r->run_end_ms - r->run_start_ms) / 2;
 }
 
+/* The probe's output as it is stored, when it is one line already (the
+ * probe prints compact JSON when asked): dumping the ~130 KiB document
+ * again was an eighth of a worker's time. NULL: the caller dumps the
+ * parsed document compact. Only called on output that parsed. */
+static char *compact_text(const struct br_buf *out)
+{
+	size_t len = out->len;
+
+	while (len && (out->data[len - 1] == '\n' || out->data[len - 1] == '\r' || out->data[len - 1] == ' '))
+		len--;
+	if (!len || memchr(out->data, '\n', len) || memchr(out->data, '\r', len))
+		return NULL;
+	return br_xstrndup(out->data, len);
+}
+
 /* ---- judging in an SSH worker ------------------------------------------------------ */
 
 /* A worker parses the node's document (~130 KiB), judges the node rules
@@ -144,8 +159,10 @@ static json_t *judge_in_worker(struct collect *c, struct vstage_job *job, const 
 		*why = br_xasprintf("validation worker: %s", c->worker_inv_error);
 		return NULL;
 	}
-	/* stored as the collecting process stored it before: compact */
-	text = json_dumps(job->probe, JSON_COMPACT);
+	/* stored compact: the probe's own line, else the document dumped */
+	text = compact_text(&r->out);
+	if (!text)
+		text = json_dumps(job->probe, JSON_COMPACT);
 	if (!text || inv_store_probe(c->worker_inv, job->node->hostname, text, &err)) {
 		*why = br_xasprintf("cannot store its facts: %s", text ? err.msg : "out of memory");
 		free(text);
@@ -269,8 +286,11 @@ static void on_collected(void *ctx, size_t index, const struct val_ssh_result *r
 		finish(c->run, job, 0, why);
 		return;
 	}
-	if (!r->replied)
+	if (!r->replied) {
 		clock_window(job, r);
+		free(job->probe_text);
+		job->probe_text = compact_text(&r->out);
+	}
 	br_info("validate", "%s: facts collected in %lld ms%s", job->node->hostname, (long long)r->ms,
 		r->uploaded ? " (probe copied over)" : "");
 }
@@ -305,7 +325,7 @@ static int collect_ssh(struct br_stage *st, const struct vstage_options *o, stru
 	struct vstage_job **jobs = br_xcalloc(run->n ? run->n : 1, sizeof(*jobs));
 	struct val_ssh_options so;
 	struct br_err err = { 0 };
-	static const char *const args[] = { "--json", NULL };
+	static const char *const args[] = { "--json", "--compact", NULL };
 	char *db_path = br_xstrdup(inv_path(run->inv));
 	int64_t connect_ms;
 	size_t n = 0;
@@ -628,28 +648,64 @@ static char *verdict(struct vstage_job *job)
 	return reason;
 }
 
-static void record(struct vstage_run *run, struct vstage_job *job)
-{
-	struct br_err err = { 0 };
-	struct inv_check *checks;
-	char *text;
+/* The jobs the verdicts are of, by verdict. */
+struct recording {
+	struct vstage_run *run;
+	size_t *job_of;
+};
 
-	if (!job->ok) {
-		if (inv_node_set_state(run->inv, job->node->hostname, job->node->state, INV_FAILED,
-				       job->reason, &err))
-			br_error("validate", "%s: %s", job->node->hostname, err.msg);
-		return;
+static void on_recorded(void *ctx, size_t index, int rc, const struct br_err *why)
+{
+	struct recording *r = ctx;
+
+	if (rc)
+		br_error("validate", "%s: %s", r->run->jobs[r->job_of[index]].node->hostname, why->msg);
+}
+
+/* Every node's verdict, many to a transaction: a node's facts (when they
+ * were not stored in a worker), checks and state together or not at all. */
+static void record(struct vstage_run *run)
+{
+	size_t cap = run->n ? run->n : 1, n = 0;
+	struct inv_verdict *v = br_xcalloc(cap, sizeof(*v));
+	struct inv_check **checks = br_xcalloc(cap, sizeof(*checks));
+	char **texts = br_xcalloc(cap, sizeof(*texts));
+	struct recording r = { run, br_xcalloc(cap, sizeof(*r.job_of)) };
+	struct br_err err = { 0 };
+
+	for (size_t i = 0; i < run->n; i++) {
+		struct vstage_job *job = &run->jobs[i];
+
+		v[n] = (struct inv_verdict){ .hostname = job->node->hostname,
+					     .from = job->node->state,
+					     .to = job->ok ? INV_VALIDATED : INV_FAILED,
+					     .reason = job->reason };
+		if (job->ok && !job->judged) { /* judged in a worker: stored there */
+			texts[n] = job->probe_text ? NULL : json_dumps(job->probe, JSON_COMPACT);
+			v[n].probe_doc = job->probe_text ? job->probe_text : texts[n];
+			if (!v[n].probe_doc) {
+				br_error("validate", "%s: cannot store its facts: out of memory",
+					 job->node->hostname);
+				continue;
+			}
+		}
+		if (job->ok) {
+			checks[n] = br_checks_from_val(job->checks, job->n_checks);
+			v[n].checks = checks[n];
+			v[n].n_checks = job->n_checks;
+		}
+		r.job_of[n++] = i;
 	}
-	text = job->judged ? NULL : json_dumps(job->probe, JSON_COMPACT);
-	checks = br_checks_from_val(job->checks, job->n_checks);
-	/* judged in a worker: stored there */
-	if ((!job->judged && inv_store_probe(run->inv, job->node->hostname, text, &err)) ||
-	    inv_checks_put(run->inv, job->node->hostname, "validate", checks, job->n_checks, &err) ||
-	    inv_node_set_state(run->inv, job->node->hostname, job->node->state, INV_VALIDATED, job->reason,
-			       &err))
-		br_error("validate", "%s: %s", job->node->hostname, err.msg);
-	inv_checks_free(checks, job->n_checks);
-	free(text);
+	if (inv_verdicts_put(run->inv, "validate", v, n, on_recorded, &r, &err))
+		br_error("validate", "cannot record the verdicts: %s", err.msg);
+	for (size_t i = 0; i < n; i++) {
+		inv_checks_free(checks[i], v[i].n_checks);
+		free(texts[i]);
+	}
+	free(r.job_of);
+	free(checks);
+	free(texts);
+	free(v);
 }
 
 /* ---- the run ------------------------------------------------------------------------ */
@@ -711,8 +767,7 @@ int vstage_run(struct br_stage *st, const struct vstage_options *o, struct vstag
 		finish(run, job, 1, verdict(job));
 	}
 	br_progress_finish(&run->progress);
-	for (size_t i = 0; i < run->n; i++)
-		record(run, &run->jobs[i]);
+	record(run);
 	return 0;
 }
 
@@ -770,6 +825,7 @@ void vstage_run_release(struct vstage_run *run)
 		val_checks_free(run->jobs[i].checks, run->jobs[i].n_checks);
 		val_checks_free(run->jobs[i].node_checks, run->jobs[i].n_node_checks);
 		free(run->jobs[i].reason);
+		free(run->jobs[i].probe_text);
 	}
 	free(run->jobs);
 	br_profiles_release(&run->profiles);

@@ -33,6 +33,7 @@ struct vstage_job {
 	struct inv_node *node; /* borrowed */
 	const struct prof_profile *profile;
 	json_t *probe;		 /* the node's facts (owned); judged in a worker: its LLDP part only */
+	char *probe_text;	 /* the probe's compact output as stored, or NULL: dumped from probe */
 	int64_t probe_ms;	 /* controller clock while the probe ran */
 	int64_t probe_window_ms; /* half the exec's length: probe_ms is known within it */
 	struct val_check *checks;

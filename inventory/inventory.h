@@ -215,6 +215,36 @@ int inv_node_installed_disk(struct inv *inv, const char *hostname, char **ret_se
  * reason: something a stage did outside the inventory (MAAS tags). */
 int inv_node_note(struct inv *inv, const char *hostname, const char *what, struct br_err *err);
 
+/* ---- verdicts (verdicts.c): a stage's outcome for many nodes at once ---- */
+
+/* One node's outcome (strings borrowed): its probe document (NULL: left as
+ * it is), its checks for the stage, replacing the stage's earlier ones
+ * (checks NULL: left as they are), and the move of its state from `from`
+ * (the state the stage read) to `to` with reason, a compare-and-set as
+ * inv_node_set_state. All of a node is written, or none of it. */
+struct inv_verdict {
+	const char *hostname;
+	const char *probe_doc;
+	const struct inv_check *checks;
+	size_t n_checks;
+	enum inv_state from, to;
+	const char *reason;
+};
+/* Nodes recorded per transaction by inv_verdicts_put: one commit for many
+ * (a node a commit, twice, was most of recording a rack), while another
+ * writer waits on no more than one batch. */
+#define INV_VERDICT_BATCH 256
+
+/* One node's outcome: rc 0 recorded, or why it was not (BR_E_STATE: another
+ * run moved it; BR_E_NOTFOUND; a refused write), nothing of it written. */
+typedef void (*inv_verdict_fn)(void *ctx, size_t index, int rc, const struct br_err *why);
+/* Record each of verdicts for `stage`, INV_VERDICT_BATCH to a transaction;
+ * fn (may be NULL) is called for a batch's nodes once it is committed. A
+ * database error rolls its batch back, stops, and is returned; batches
+ * before it stand. */
+int inv_verdicts_put(struct inv *inv, const char *stage, const struct inv_verdict *verdicts, size_t n,
+		     inv_verdict_fn fn, void *ctx, struct br_err *err);
+
 /* ---- tickets (tickets.c): one per (node, fault), kept across runs -------- */
 
 /* A fault as the tickets stage found it (strings borrowed). */

@@ -11,7 +11,7 @@ int main(int argc, char **argv)
 {
 	const char *root = NULL, *pci_dump = NULL, *nvsmi = NULL, *lldp = NULL, *dmesg = NULL,
 		   *captures = NULL;
-	int json = 0, verbose = 0, quiet = 0;
+	int json = 0, compact = 0, verbose = 0, quiet = 0;
 	const struct br_option options[] = {
 		{ "root", 0, BR_OPT_STRING, &root, "DIR",
 		  "read sysfs and procfs under DIR instead of / (tools are then not run); default "
@@ -26,6 +26,9 @@ int main(int argc, char **argv)
 		  "present; default $BRINGUP_PROBE_CAPTURES" },
 		{ "json", 0, BR_OPT_FLAG, &json, NULL,
 		  "print JSON (the only format; accepted for symmetry)" },
+		{ "compact", 0, BR_OPT_FLAG, &compact, NULL,
+		  "print the document on one line (bringup validate asks for it: less to send and "
+		  "nothing to reformat before storing)" },
 		{ "verbose", 'v', BR_OPT_FLAG, &verbose, NULL, "more log detail" },
 		{ "quiet", 'q', BR_OPT_FLAG, &quiet, NULL, "only errors on stderr" },
 		{ 0 },
@@ -72,7 +75,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bringup-probe: %s\n", err.msg);
 		return PROBE_EXIT_USAGE;
 	}
-	br_json_print(stdout, doc);
+	if (compact) {
+		/* as br_json_print, on one line */
+		br_redact_json(doc);
+		if (json_dumpf(doc, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15)) ==
+		    0)
+			fputc('\n', stdout);
+	} else {
+		br_json_print(stdout, doc);
+	}
 	json_decref(doc);
 	return PROBE_EXIT_OK;
 }

@@ -26,8 +26,21 @@
 #define VAL_SSH_ERR_MAX (64u << 10)  /* its stderr kept */
 #define VAL_SSH_FILE_MAX (64u << 20) /* the file copied over */
 #define VAL_SSH_ARGS_MAX 32
+#define VAL_SSH_KNOWN_HOSTS_MAX (16u << 20) /* a known_hosts file kept in memory for a run */
 
 enum val_ssh_host_keys { VAL_SSH_STRICT, VAL_SSH_ACCEPT_NEW };
+
+/* The file copied to the nodes (the probe, ~5.5 MiB), read and digested
+ * once: each of 16 workers reading and hashing it again spent ~20 ms of
+ * CPU before its first connection. */
+struct val_ssh_file {
+	char *data;
+	size_t len;
+	char *sha256; /* hex */
+};
+/* Read path (at most VAL_SSH_FILE_MAX bytes) and digest it. */
+int val_ssh_file_load(const char *path, struct val_ssh_file *ret_file, struct br_err *err);
+void val_ssh_file_release(struct val_ssh_file *file);
 
 struct val_ssh_target {
 	const char *name;    /* for messages: the node's hostname */
@@ -43,8 +56,9 @@ struct val_ssh_options {
 	const char *private_key; /* path; its .pub beside it is not needed */
 	const char *known_hosts; /* path; created under accept-new */
 	enum val_ssh_host_keys host_keys;
-	const char *upload;	    /* local file to run there (the probe); NULL: run args[0] as is */
-	const char *remote_dir;	    /* where the copy goes; default /var/tmp */
+	const char *upload; /* local file to run there (the probe); NULL: run args[0] as is */
+	const struct val_ssh_file *upload_file; /* upload read already (borrowed); NULL: read here */
+	const char *remote_dir;			/* where the copy goes; default /var/tmp */
 	const char *const *args;    /* arguments (after the uploaded file, or the whole command) */
 	int64_t connect_timeout_ms; /* TCP connect, handshake and authentication; default 15 s */
 	int64_t

@@ -343,6 +343,7 @@ int val_ssh_run_workers(const struct val_ssh_target *targets, size_t n, const st
 {
 	struct val_ssh_options per = *opts;
 	struct pool p = { .results = results, .n = n, .in_worker = in_worker, .done = done, .ctx = ctx };
+	struct val_ssh_file file = { 0 };
 	int started = 0, rc;
 
 	if (n_workers > (int)n)
@@ -358,6 +359,11 @@ int val_ssh_run_workers(const struct val_ssh_target *targets, size_t n, const st
 		memset(&results[i], 0, sizeof(results[i]));
 	/* --parallel is for the whole rack: each worker gets its share. */
 	per.max_parallel = (opts->max_parallel + n_workers - 1) / n_workers;
+	/* The file read and digested here, once, not by every worker; one
+	 * that cannot be read is left to each worker, which fails its targets
+	 * saying why, as before. */
+	if (opts->upload && !opts->upload_file && !val_ssh_file_load(opts->upload, &file, NULL))
+		per.upload_file = &file;
 	p.n_workers = n_workers;
 	p.reported = br_xcalloc(n, 1);
 	p.workers = br_xcalloc((size_t)n_workers, sizeof(*p.workers));
@@ -395,5 +401,6 @@ int val_ssh_run_workers(const struct val_ssh_target *targets, size_t n, const st
 	free(p.workers);
 	free(p.reported);
 	br_loop_free(p.loop);
+	val_ssh_file_release(&file);
 	return rc;
 }

@@ -1,5 +1,5 @@
 /* Unit tests for inventory/: state changes as compare-and-set, per-node
- * leases. Each test works on its own inventory file. */
+ * leases, a stage's verdicts in batches. Each test works on its own inventory file. */
 #define _DEFAULT_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
@@ -330,6 +330,91 @@ static void test_gate_batch(void **state)
 	inv_events_free(ev, n_ev);
 }
 
+struct outcomes {
+	int rc[4];
+	int calls;
+};
+
+static void on_verdict(void *ctx, size_t index, int rc, const struct br_err *why)
+{
+	struct outcomes *o = ctx;
+
+	assert_true(index < 4);
+	assert_true(rc == 0 || why->msg[0]);
+	o->rc[index] = rc;
+	o->calls++;
+}
+
+static size_t events_of(struct inv *inv, const char *host)
+{
+	struct inv_event *ev = NULL;
+	size_t n = 0;
+
+	assert_int_equal(inv_node_events(inv, host, &ev, &n, NULL), 0);
+	inv_events_free(ev, n);
+	return n;
+}
+
+static size_t checks_of(struct inv *inv, const char *host)
+{
+	struct inv_node node;
+	struct inv_check *c = NULL;
+	size_t n = 0;
+
+	assert_int_equal(inv_node_get(inv, host, &node, NULL), 0);
+	assert_int_equal(inv_node_checks(inv, node.id, &c, &n, NULL), 0);
+	inv_checks_free(c, n);
+	inv_node_release(&node);
+	return n;
+}
+
+/* A stage's verdicts in one batch: a node's facts, checks and move are
+ * written together; a node another run moved, and one that is gone, are
+ * left out with the reason while the others stand; the same verdict again
+ * records no second event. */
+static void test_verdicts(void **state)
+{
+	struct fixture *f = *state;
+	struct br_err err = { 0 };
+	struct inv_check checks[] = { { "pcie", INV_CHECK_PASS, "x16", NULL },
+				      { "psu", INV_CHECK_FAIL, "PSU2 failed", NULL } };
+	struct inv_verdict v[] = {
+		{ "node-a", "{\"probe_version\":1}", checks, 2, INV_DEPLOYED, INV_VALIDATED, "2 checks" },
+		{ "node-b", "{\"probe_version\":1}", checks, 2, INV_CONFIGURED, INV_VALIDATED, "2 checks" },
+		{ "node-x", NULL, NULL, 0, INV_DEPLOYED, INV_FAILED, "unreachable" },
+	};
+	struct outcomes o = { { -1, -1, -1, -1 }, 0 };
+	char *doc = NULL;
+	size_t events_a;
+
+	assert_int_equal(inv_node_set_state(f->inv, "node-a", INV_NEW, INV_DEPLOYED, "deployed", &err), 0);
+	assert_int_equal(inv_node_set_state(f->inv, "node-b", INV_NEW, INV_DEPLOYED, "deployed", &err), 0);
+	assert_int_equal(inv_verdicts_put(f->inv, "validate", v, 3, on_verdict, &o, &err), 0);
+	assert_int_equal(o.calls, 3);
+	assert_int_equal(o.rc[0], 0);
+	assert_int_equal(o.rc[1], BR_E_STATE);
+	assert_int_equal(o.rc[2], BR_E_NOTFOUND);
+	assert_int_equal(state_of(f->inv, "node-a"), INV_VALIDATED);
+	assert_int_equal(checks_of(f->inv, "node-a"), 2);
+	assert_int_equal(inv_load_probe(f->inv, "node-a", &doc, &err), 0);
+	assert_string_equal(doc, "{\"probe_version\":1}");
+	free(doc);
+	/* nothing of node-b: not its facts, not its checks, not a move */
+	assert_int_equal(state_of(f->inv, "node-b"), INV_DEPLOYED);
+	assert_int_equal(checks_of(f->inv, "node-b"), 0);
+	assert_int_equal(inv_load_probe(f->inv, "node-b", &doc, NULL), BR_E_NOTFOUND);
+	/* again: the same state and reason, the checks replaced by one */
+	events_a = events_of(f->inv, "node-a");
+	v[0].from = INV_VALIDATED;
+	v[0].n_checks = 1;
+	o.calls = 0;
+	assert_int_equal(inv_verdicts_put(f->inv, "validate", v, 1, on_verdict, &o, &err), 0);
+	assert_int_equal(o.calls, 1);
+	assert_int_equal(o.rc[0], 0);
+	assert_int_equal(events_of(f->inv, "node-a"), events_a);
+	assert_int_equal(checks_of(f->inv, "node-a"), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -337,6 +422,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_lease, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_load_hw_firmware, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_gate_batch, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_verdicts, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
