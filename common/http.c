@@ -9,6 +9,7 @@
  * during a turn all start together before the next wait.
  */
 #define _DEFAULT_SOURCE
+#include <limits.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/random.h>
@@ -20,11 +21,16 @@ struct br_http_shard {
 	CURLM *multi;
 	struct br_loop_timer timer; /* curl's */
 	size_t hosts;
+	size_t active;			    /* hosts that submitted and are not released */
+	size_t released;		    /* hosts released (br_http_host_release) */
+	int live;			    /* counted in n_live_shards */
 	struct br_http_shard *next_touched; /* started transfers this dispatch */
 	int touched;
 };
 
 static struct br_http_shard *shard_new(struct br_http *h);
+static void shard_caps(struct br_http *h);
+static CURLM *multi_new(struct br_http_shard *sh);
 
 void br_http_options_init(struct br_http_options *opts)
 {
@@ -284,10 +290,26 @@ void br_http_req_release(struct br_http_req *req)
 	req->curl_err[0] = '\0';
 }
 
+/* A host's first request puts its multi among those at work. */
+static void host_activate(struct br_http_host *host)
+{
+	struct br_http_shard *sh = host->shard;
+
+	host->activated = 1;
+	sh->active++;
+	if (!sh->live) {
+		sh->live = 1;
+		host->http->n_live_shards++;
+		shard_caps(host->http);
+	}
+}
+
 void br_http_submit(struct br_http_req *req)
 {
 	struct br_http_host *host = req->host;
 
+	if (!host->activated && !host->released)
+		host_activate(host);
 	host->pending++;
 	host->http->pending++;
 	br_loop_hold(host->http->loop);
@@ -298,6 +320,8 @@ void br_http_submit_at(struct br_http_req *req, int64_t due_ms)
 {
 	struct br_http_host *host = req->host;
 
+	if (!host->activated && !host->released)
+		host_activate(host);
 	host->pending++;
 	host->http->pending++;
 	br_loop_hold(host->http->loop);
@@ -353,6 +377,47 @@ void br_http_host_cancel(struct br_http_host *host)
 		host->ops->drop(req);
 	}
 	ring_update(host);
+}
+
+/* Every host of sh is released: nothing of theirs runs on its multi, and
+ * its idle connections (to BMCs that are done) would stay open to the
+ * end: a fresh multi takes its place, closing them. */
+static void shard_close_idle(struct br_http_shard *sh)
+{
+	struct br_http *h = sh->http;
+	CURLM *fresh = multi_new(sh);
+
+	if (!fresh)
+		return; /* they stay open; nothing breaks */
+	br_loop_timer_stop(h->loop, &sh->timer);
+	curl_multi_cleanup(sh->multi);
+	sh->multi = fresh;
+	if (h->shards[0] == sh)
+		h->multi = fresh;
+	/* one multi serves all: the total cap is curl's too (shard_new) */
+	if (h->n_shards == 1 && h->opts.max_connections > 0)
+		curl_multi_setopt(fresh, CURLMOPT_MAX_TOTAL_CONNECTIONS, h->opts.max_connections);
+}
+
+void br_http_host_release(struct br_http_host *host)
+{
+	struct br_http_shard *sh = host->shard;
+	struct br_http *h = host->http;
+
+	/* still holding requests: not over, whatever the client thinks */
+	if (host->released || host->pending)
+		return;
+	host->released = 1;
+	sh->released++;
+	if (host->activated)
+		sh->active--;
+	if (sh->active == 0 && sh->live) {
+		sh->live = 0;
+		h->n_live_shards--;
+		if (sh->released == sh->hosts)
+			shard_close_idle(sh);
+		shard_caps(h);
+	}
 }
 
 /* ---- curl callbacks ------------------------------------------------------ */
@@ -474,7 +539,7 @@ static void hand_back(struct br_http_req *req)
 static void finish(struct br_http *h, struct br_http_req *req, CURLcode cc)
 {
 	struct br_http_host *host = req->host;
-	long delay;
+	long delay, connects = 0;
 
 	list_unlink(&host->running, req);
 	curl_multi_remove_handle(host->shard->multi, req->easy);
@@ -484,6 +549,8 @@ static void finish(struct br_http *h, struct br_http_req *req, CURLcode cc)
 	req->result = cc;
 	if (cc == CURLE_OK)
 		curl_easy_getinfo(req->easy, CURLINFO_RESPONSE_CODE, &req->status);
+	if (curl_easy_getinfo(req->easy, CURLINFO_NUM_CONNECTS, &connects) == CURLE_OK && connects > 0)
+		h->connects += connects;
 	if (req->body_too_big) {
 		hand_back(req);
 		return;
@@ -611,19 +678,50 @@ static int on_timer(CURLM *multi, long timeout_ms, void *userp)
 }
 
 /* The idle connections kept (CURLMOPT_MAXCONNECTS), shared out among the
- * shards; the overall in-flight cap is the core's own. */
+ * shards whose hosts are at work (all of them, for a client that never
+ * releases a host), and never more than a shard's hosts can hold (curl
+ * caps each host at max_host_connections). Shared among every shard, a
+ * rack walked a window of BMCs at a time left each working shard a slice
+ * of what it needed: at 1,024 BMCs behind 256 requests in flight each
+ * shard kept 64 connections for 64 BMCs at work on 4 each, curl closed one
+ * as every request ended, and a BMC opened 50 connections, not 4. The
+ * overall in-flight cap is the core's own. */
 static void shard_caps(struct br_http *h)
 {
-	long each = h->opts.max_connections / (long)h->n_shards;
+	size_t live = h->n_live_shards ? h->n_live_shards : h->n_shards;
+	long share = h->opts.max_connections / (long)live, mhc = h->opts.max_host_connections;
 
 	if (h->opts.max_connections <= 0)
 		return;
-	if (each < h->opts.max_host_connections)
-		each = h->opts.max_host_connections > 0 ? h->opts.max_host_connections : 1;
-	if (each < 1)
-		each = 1;
-	for (size_t i = 0; i < h->n_shards; i++)
-		curl_multi_setopt(h->shards[i]->multi, CURLMOPT_MAXCONNECTS, each);
+	for (size_t i = 0; i < h->n_shards; i++) {
+		struct br_http_shard *sh = h->shards[i];
+		long each = share;
+
+		if (mhc > 0 && sh->hosts > 0 && sh->hosts <= (size_t)(LONG_MAX / mhc) &&
+		    each > (long)sh->hosts * mhc)
+			each = (long)sh->hosts * mhc;
+		if (each < mhc)
+			each = mhc;
+		if (each < 1)
+			each = 1;
+		curl_multi_setopt(sh->multi, CURLMOPT_MAXCONNECTS, each);
+	}
+}
+
+/* A multi handle on sh's callbacks; its idle cap is shard_caps's. */
+static CURLM *multi_new(struct br_http_shard *sh)
+{
+	CURLM *m = curl_multi_init();
+
+	if (!m)
+		return NULL;
+	curl_multi_setopt(m, CURLMOPT_SOCKETFUNCTION, on_socket);
+	curl_multi_setopt(m, CURLMOPT_SOCKETDATA, sh);
+	curl_multi_setopt(m, CURLMOPT_TIMERFUNCTION, on_timer);
+	curl_multi_setopt(m, CURLMOPT_TIMERDATA, sh);
+	if (sh->http->opts.max_host_connections > 0)
+		curl_multi_setopt(m, CURLMOPT_MAX_HOST_CONNECTIONS, sh->http->opts.max_host_connections);
+	return m;
 }
 
 static struct br_http_shard *shard_new(struct br_http *h)
@@ -635,17 +733,11 @@ static struct br_http_shard *shard_new(struct br_http *h)
 	br_loop_timer_init(&sh->timer, on_curl_timer, sh);
 	/* curl's own timer only serves transfers, which hold the loop */
 	sh->timer.weak = 1;
-	sh->multi = curl_multi_init();
+	sh->multi = multi_new(sh);
 	if (!sh->multi) {
 		free(sh);
 		return NULL;
 	}
-	curl_multi_setopt(sh->multi, CURLMOPT_SOCKETFUNCTION, on_socket);
-	curl_multi_setopt(sh->multi, CURLMOPT_SOCKETDATA, sh);
-	curl_multi_setopt(sh->multi, CURLMOPT_TIMERFUNCTION, on_timer);
-	curl_multi_setopt(sh->multi, CURLMOPT_TIMERDATA, sh);
-	if (opts->max_host_connections > 0)
-		curl_multi_setopt(sh->multi, CURLMOPT_MAX_HOST_CONNECTIONS, opts->max_host_connections);
 	h->shards = br_xrealloc(h->shards, (h->n_shards + 1) * sizeof(*h->shards));
 	h->shards[h->n_shards++] = sh;
 	if (h->n_shards == 1) {

@@ -93,6 +93,7 @@ struct br_http_host {
 	struct br_http_req *running, *delayed;
 	struct br_http_host *ring_next, *ring_prev; /* while it could start one */
 	void *ctx;				    /* the client's */
+	int activated, released;		    /* br_http_host_release */
 };
 
 enum br_http_state { BR_HTTP_IDLE, BR_HTTP_QUEUED, BR_HTTP_DELAYED, BR_HTTP_RUNNING };
@@ -134,6 +135,8 @@ struct br_http {
 	CURL **pool;
 	size_t n_pool;
 	uint64_t rng;
+	size_t n_live_shards; /* shards with a host at work: the idle connections are theirs */
+	long connects;	      /* connections opened so far (curl's CURLINFO_NUM_CONNECTS) */
 };
 
 void br_http_options_init(struct br_http_options *opts);
@@ -148,6 +151,11 @@ void br_http_host_init(struct br_http_host *host, struct br_http *h, const struc
 /* Hand back every request of host, queued, delayed or in flight, through
  * ops->drop; no done callback runs. */
 void br_http_host_cancel(struct br_http_host *host);
+/* host's work is over for good (it holds no request and will submit none):
+ * its multi's idle connections go to the hosts still at work, and once
+ * every host of that multi is released its connections are closed. A
+ * client that never calls it keeps today's sharing among all multis. */
+void br_http_host_release(struct br_http_host *host);
 
 /* Prepare req (embedded in the client's request) for host. */
 void br_http_req_init(struct br_http_req *req, struct br_http_host *host, const char *method, const char *url,

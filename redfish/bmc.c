@@ -194,6 +194,9 @@ void rf_bmc_release(struct rf_bmc *bmc)
 {
 	if (bmc->http && bmc->http->loop)
 		br_loop_timer_stop(bmc->http->loop, &bmc->deadline);
+	/* its connections go to the BMCs still at work */
+	if (bmc->host.http)
+		br_http_host_release(&bmc->host);
 	br_hw_release(&bmc->hw);
 	rf_urlset_release(&bmc->seen);
 	json_decref(bmc->root);

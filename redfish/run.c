@@ -262,5 +262,8 @@ int rf_run_bmcs(struct rf_http *h, struct br_err *err)
 		}
 		rf_bmc_release(bmc);
 	}
+	/* a BMC needs at most per_bmc_inflight connections: more means curl
+	 * closed ones still in use (t1131) */
+	br_debug("redfish", "%zu BMCs: %ld connections opened", h->n_bmcs, h->core.connects);
 	return rc;
 }
