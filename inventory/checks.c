@@ -33,19 +33,12 @@ void inv_checks_free(struct inv_check *checks, size_t n)
 	free(checks);
 }
 
-int inv_checks_put(struct inv *inv, const char *hostname, const char *stage, const struct inv_check *checks,
-		   size_t n, struct br_err *err)
+int inv_checks_write(struct inv *inv, int64_t id, const char *stage, const struct inv_check *checks, size_t n,
+		     struct br_err *err)
 {
 	sqlite3_stmt *del = NULL, *ins = NULL;
-	int64_t id;
-	int rc;
+	int rc = inv_prepare(inv, "DELETE FROM check_results WHERE node_id=? AND stage=?", &del, err);
 
-	rc = inv_tx_begin(inv, err);
-	if (rc)
-		return rc;
-	rc = inv_node_id(inv, hostname, &id, NULL, err);
-	if (!rc)
-		rc = inv_prepare(inv, "DELETE FROM check_results WHERE node_id=? AND stage=?", &del, err);
 	if (!rc) {
 		sqlite3_bind_int64(del, 1, id);
 		inv_bind_text(del, 2, stage);
@@ -70,6 +63,21 @@ int inv_checks_put(struct inv *inv, const char *hostname, const char *stage, con
 	}
 	inv_finalize(inv, del);
 	inv_finalize(inv, ins);
+	return rc;
+}
+
+int inv_checks_put(struct inv *inv, const char *hostname, const char *stage, const struct inv_check *checks,
+		   size_t n, struct br_err *err)
+{
+	int64_t id;
+	int rc;
+
+	rc = inv_tx_begin(inv, err);
+	if (rc)
+		return rc;
+	rc = inv_node_id(inv, hostname, &id, NULL, err);
+	if (!rc)
+		rc = inv_checks_write(inv, id, stage, checks, n, err);
 	if (!rc)
 		rc = inv_tx_commit(inv, err);
 	if (rc)

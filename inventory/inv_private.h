@@ -41,6 +41,10 @@ void inv_finalize(struct inv *inv, sqlite3_stmt *st);
 int inv_tx_begin(struct inv *inv, struct br_err *err);
 int inv_tx_commit(struct inv *inv, struct br_err *err);
 void inv_tx_rollback(struct inv *inv);
+/* Replace node id's check results of stage with checks[0..n), inside the
+ * caller's transaction (checks.c; inv_checks_put and the verdict batch). */
+int inv_checks_write(struct inv *inv, int64_t id, const char *stage, const struct inv_check *checks, size_t n,
+		     struct br_err *err);
 /* Column as a malloc'd string or NULL. */
 char *inv_col_dup(sqlite3_stmt *st, int col);
 /* A reason as it is kept: secrets redacted, cut to INV_REASON_MAX bytes.

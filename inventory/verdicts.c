@@ -45,39 +45,6 @@ static int read_node(struct inv *inv, const char *hostname, int64_t *ret_id, enu
 	return rc;
 }
 
-static int put_checks(struct inv *inv, int64_t id, const char *stage, const struct inv_check *checks,
-		      size_t n, struct br_err *err)
-{
-	sqlite3_stmt *del = NULL, *ins = NULL;
-	int rc = inv_prepare(inv, "DELETE FROM check_results WHERE node_id=? AND stage=?", &del, err);
-
-	if (!rc) {
-		sqlite3_bind_int64(del, 1, id);
-		inv_bind_text(del, 2, stage);
-		if (sqlite3_step(del) != SQLITE_DONE)
-			rc = inv_dberr(inv, err, "clear check results");
-	}
-	if (!rc)
-		rc = inv_prepare(
-		    inv,
-		    "INSERT OR REPLACE INTO check_results(node_id, stage, name, result, detail, at)"
-		    " VALUES (?,?,?,?,?,strftime('%Y-%m-%dT%H:%M:%fZ','now'))",
-		    &ins, err);
-	for (size_t i = 0; i < n && !rc; i++) {
-		sqlite3_reset(ins);
-		sqlite3_bind_int64(ins, 1, id);
-		inv_bind_text(ins, 2, stage);
-		inv_bind_text(ins, 3, checks[i].name);
-		inv_bind_text(ins, 4, inv_check_result_name(checks[i].result));
-		inv_bind_text(ins, 5, checks[i].detail);
-		if (sqlite3_step(ins) != SQLITE_DONE)
-			rc = inv_dberr(inv, err, "store check result");
-	}
-	inv_finalize(inv, del);
-	inv_finalize(inv, ins);
-	return rc;
-}
-
 /* One node, within the batch's transaction. What may refuse one node (the
  * node gone, moved by another run, a trigger refusing its facts) comes
  * before any of its writes, or is its first write, a single statement
@@ -99,7 +66,7 @@ static int put_one(struct inv *inv, const char *stage, const struct inv_verdict 
 		rc = inv_store_probe(inv, v->hostname, v->probe_doc, err);
 	*ret_node_only = rc != 0;
 	if (!rc && v->checks)
-		rc = put_checks(inv, id, stage, v->checks, v->n_checks, err);
+		rc = inv_checks_write(inv, id, stage, v->checks, v->n_checks, err);
 	if (!rc) {
 		/* the same state with the same reason again records nothing */
 		capped = inv_reason_as_stored(v->reason);
