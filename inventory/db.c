@@ -190,13 +190,13 @@ int inv_schema_version(struct inv *inv)
 	return v;
 }
 
-int inv_node_id(struct inv *inv, const char *hostname, int64_t *ret_id, enum inv_state *ret_state,
-		struct br_err *err)
+int inv_node_lookup(struct inv *inv, const char *hostname, int64_t *ret_id, enum inv_state *ret_state,
+		    char **ret_reason, struct br_err *err)
 {
 	sqlite3_stmt *st;
 	int rc;
 
-	rc = inv_prepare(inv, "SELECT id, state FROM nodes WHERE hostname = ?", &st, err);
+	rc = inv_prepare(inv, "SELECT id, state, reason FROM nodes WHERE hostname = ?", &st, err);
 	if (rc)
 		return rc;
 	inv_bind_text(st, 1, hostname);
@@ -205,6 +205,8 @@ int inv_node_id(struct inv *inv, const char *hostname, int64_t *ret_id, enum inv
 		*ret_id = sqlite3_column_int64(st, 0);
 		if (ret_state && inv_state_parse((const char *)sqlite3_column_text(st, 1), ret_state))
 			*ret_state = INV_FAILED;
+		if (ret_reason)
+			*ret_reason = inv_col_dup(st, 2);
 		rc = 0;
 	} else if (rc == SQLITE_DONE) {
 		rc = br_errf(err, BR_E_NOTFOUND, "no node named '%s' in the inventory", hostname);
@@ -213,6 +215,12 @@ int inv_node_id(struct inv *inv, const char *hostname, int64_t *ret_id, enum inv
 	}
 	inv_finalize(inv, st);
 	return rc;
+}
+
+int inv_node_id(struct inv *inv, const char *hostname, int64_t *ret_id, enum inv_state *ret_state,
+		struct br_err *err)
+{
+	return inv_node_lookup(inv, hostname, ret_id, ret_state, NULL, err);
 }
 
 int inv_event_add(struct inv *inv, int64_t node_id, const char *from_state, const char *to_state,

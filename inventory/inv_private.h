@@ -54,7 +54,11 @@ char *inv_reason_as_stored(const char *reason);
 int inv_bind_reason(sqlite3_stmt *st, int idx, const char *reason);
 /* Bind text, or NULL when s is NULL. */
 int inv_bind_text(sqlite3_stmt *st, int idx, const char *s);
-/* Node id by hostname: 0 ok, BR_E_NOTFOUND, or a db error. */
+/* Node id (and state, and stored reason: caller frees, NULL for none,
+ * each when asked for) by hostname: 0 ok, BR_E_NOTFOUND, or a db error. */
+int inv_node_lookup(struct inv *inv, const char *hostname, int64_t *ret_id, enum inv_state *ret_state,
+		    char **ret_reason, struct br_err *err);
+/* The same without the reason. */
 int inv_node_id(struct inv *inv, const char *hostname, int64_t *ret_id, enum inv_state *ret_state,
 		struct br_err *err);
 /* Append an event row (within the caller's transaction). */

@@ -18,33 +18,6 @@ static int same_text(const char *a, const char *b)
 	return (!a && !b) || (a && b && !strcmp(a, b));
 }
 
-/* The node's id, state and reason under the write lock. */
-static int read_node(struct inv *inv, const char *hostname, int64_t *ret_id, enum inv_state *ret_state,
-		     char **ret_reason, struct br_err *err)
-{
-	sqlite3_stmt *st;
-	int rc = inv_prepare(inv, "SELECT id, state, reason FROM nodes WHERE hostname = ?", &st, err);
-
-	if (rc)
-		return rc;
-	inv_bind_text(st, 1, hostname);
-	switch (sqlite3_step(st)) {
-	case SQLITE_ROW:
-		*ret_id = sqlite3_column_int64(st, 0);
-		if (inv_state_parse((const char *)sqlite3_column_text(st, 1), ret_state))
-			*ret_state = INV_FAILED;
-		*ret_reason = inv_col_dup(st, 2);
-		break;
-	case SQLITE_DONE:
-		rc = br_errf(err, BR_E_NOTFOUND, "no node named '%s' in the inventory", hostname);
-		break;
-	default:
-		rc = inv_dberr(inv, err, "look up node");
-	}
-	inv_finalize(inv, st);
-	return rc;
-}
-
 /* One node, within the batch's transaction. What may refuse one node (the
  * node gone, moved by another run, a trigger refusing its facts) comes
  * before any of its writes, or is its first write, a single statement
@@ -58,7 +31,7 @@ static int put_one(struct inv *inv, const char *stage, const struct inv_verdict 
 	int64_t id = 0;
 	enum inv_state cur = INV_NEW;
 	char *reason = NULL, *capped;
-	int rc = read_node(inv, v->hostname, &id, &cur, &reason, err);
+	int rc = inv_node_lookup(inv, v->hostname, &id, &cur, &reason, err);
 
 	if (!rc)
 		rc = inv_state_expect(v->hostname, cur, v->from, err);
