@@ -405,11 +405,12 @@ static void shim(struct sim_hw *w, const struct sim_node *n)
 			 "exec /bin/sh -c \"$SSH_ORIGINAL_COMMAND\"\n",
 			 n->hostname, w->root, n->hostname);
 
-	sim_hw_data(w, ".shim", text, strlen(text));
+	sim_hw_own(w, ".shim", text, strlen(text)); /* chmod'ed once written */
 	free(text);
 }
 
-int sim_host_write(const struct sim_node *n, const char *dir, struct br_err *err)
+static int host_write(const struct sim_node *n, const char *dir, struct sim_hw_share *share,
+		      struct br_err *err)
 {
 	char *root = br_xasprintf("%s/%s", dir, n->hostname);
 	struct sim_hw w;
@@ -420,7 +421,7 @@ int sim_host_write(const struct sim_node *n, const char *dir, struct br_err *err
 		free(root);
 		return rc;
 	}
-	sim_hw_init(&w, root, err);
+	sim_hw_init(&w, root, share, err);
 	identity(&w, n);
 	sim_host_pci(&w, n);
 	cpus(&w, n);
@@ -442,15 +443,22 @@ int sim_host_write(const struct sim_node *n, const char *dir, struct br_err *err
 	return rc;
 }
 
+int sim_host_write(const struct sim_node *n, const char *dir, struct br_err *err)
+{
+	return host_write(n, dir, NULL, err);
+}
+
 int sim_hosts_write(const struct sim_rack *rack, const char *dir, struct br_err *err)
 {
 	char *hosts = br_xasprintf("%s/hosts", dir);
+	struct sim_hw_share share = { 0 };
 	int rc = sim_hw_remove_tree(hosts, err); /* what an earlier run left */
 
 	if (!rc && mkdir(hosts, 0755))
 		rc = br_errf(err, BR_E_IO, "%s: %s", hosts, strerror(errno));
 	for (size_t i = 0; i < rack->n && !rc; i++)
-		rc = sim_host_write(&rack->nodes[i], hosts, err);
+		rc = host_write(&rack->nodes[i], hosts, &share, err);
+	sim_hw_share_release(&share);
 	free(hosts);
 	return rc;
 }
