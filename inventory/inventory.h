@@ -164,6 +164,10 @@ int inv_load_hw(struct inv *inv, const char *hostname, struct br_hw *hw, struct 
  * source and firmware inventory (what configure judges). */
 int inv_load_hw_disks(struct inv *inv, const char *hostname, struct br_hw *hw, struct br_err *err);
 int inv_load_hw_firmware(struct inv *inv, const char *hostname, struct br_hw *hw, struct br_err *err);
+/* Where the node's stored facts came from ("redfish", "ipmi"; *ret_source
+ * NULL when none are stored; caller frees), without reading the document:
+ * what a stage needs to pick the protocol before its workers start. */
+int inv_hw_source(struct inv *inv, const char *hostname, char **ret_source, struct br_err *err);
 
 /* Record the node's MAAS system_id and address (either may be NULL). */
 int inv_node_set_maas(struct inv *inv, const char *hostname, const char *system_id, const char *ip,
