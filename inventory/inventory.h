@@ -45,6 +45,10 @@ int inv_open(const char *path, struct inv **ret_inv, struct br_err *err);
 void inv_close(struct inv *inv);
 /* The file the inventory was opened from. */
 const char *inv_path(const struct inv *inv);
+/* Copy what the write-ahead log holds into the database now, without
+ * waiting on any writer (a passive checkpoint), so that closing the last
+ * connection has little left to copy. 0 or BR_E_DB. */
+int inv_checkpoint(struct inv *inv, struct br_err *err);
 int inv_schema_version(struct inv *inv);
 
 /* A rack-manifest row as the import sees it (all strings borrowed). */
