@@ -298,11 +298,13 @@ static int prepare(struct run *run, struct cfg_job *job, const char *scheme)
 		if (judge_firmware(run->st->inv, job, &err)) {
 			free(why);
 			why = facts_unreadable(&err);
+			job->ipmi = 0; /* as when the source came from the facts */
 		}
 		finish(run, job, 0, why);
 		return -1;
 	}
 	if (job->ipmi && judge_firmware(run->st->inv, job, &err)) {
+		job->ipmi = 0;
 		finish(run, job, 0, facts_unreadable(&err));
 		return -1;
 	}
