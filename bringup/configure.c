@@ -70,6 +70,18 @@ void cfg_job_take_result(struct cfg_job *job, const struct rf_config_result *res
 
 /* ---- a configure worker's line (bringup/pool.h) ---------------------------- */
 
+/* The firmware verdicts, judged in the worker (cmd-bringup-configure.c):
+ * the parent prints them. */
+static json_t *fw_json(const struct cfg_job *job)
+{
+	json_t *fw = json_array();
+
+	for (size_t i = 0; i < job->n_fw; i++)
+		json_array_append_new(
+		    fw, json_pack("[s, i, s?]", job->fw[i].name, (int)job->fw[i].result, job->fw[i].detail));
+	return fw;
+}
+
 json_t *cfg_job_outcome(const struct cfg_job *job, const char *record_error)
 {
 	json_t *changes = json_array(), *line;
@@ -78,11 +90,11 @@ json_t *cfg_job_outcome(const struct cfg_job *job, const char *record_error)
 	for (size_t i = 0; i < job->n_changes; i++)
 		json_array_append_new(changes, json_pack("[s, s?, s]", job->changes[i].name,
 							 job->changes[i].current, job->changes[i].wanted));
-	line = json_pack("{s:i, s:i, s:s?, s:o, s:s?, s:s?, s:s?, s:i, s:i, s:i, s:s?}", "ok", job->ok,
+	line = json_pack("{s:i, s:i, s:s?, s:o, s:s?, s:s?, s:s?, s:i, s:i, s:i, s:s?, s:o}", "ok", job->ok,
 			 "interrupted", job->interrupted, "reason", reason, "changes", changes,
 			 "boot_current", job->boot_current, "boot_wanted", job->boot_wanted, "job", job->job,
 			 "bios_patched", job->bios_patched, "resets", job->resets, "boot_patched",
-			 job->boot_patched, "record_error", record_error);
+			 job->boot_patched, "record_error", record_error, "fw", fw_json(job));
 	free(reason);
 	if (!line) /* a text that is not UTF-8: the outcome without its words */
 		line = json_pack("{s:i, s:i, s:s, s:i, s:i, s:i}", "ok", job->ok, "interrupted",
@@ -99,6 +111,34 @@ static char *member_text(json_t *line, const char *key)
 static int member_int(json_t *line, const char *key)
 {
 	return (int)json_integer_value(json_object_get(line, key));
+}
+
+/* The worker's firmware verdicts replace job's, when the line has them (a
+ * line cut for its length has none: the node then shows none). */
+static void take_fw(struct cfg_job *job, json_t *line)
+{
+	json_t *fw = json_object_get(line, "fw"), *c;
+	size_t i;
+
+	if (!json_is_array(fw))
+		return;
+	inv_checks_free(job->fw, job->n_fw);
+	job->fw = br_xcalloc(json_array_size(fw) + 1, sizeof(*job->fw));
+	job->n_fw = 0;
+	json_array_foreach(fw, i, c)
+	{
+		const char *name = json_string_value(json_array_get(c, 0));
+		json_t *result = json_array_get(c, 1);
+		json_int_t r = json_integer_value(result);
+
+		if (name && json_is_integer(result))
+			job->fw[job->n_fw++] =
+			    (struct inv_check){ br_xstrdup(name),
+						r >= INV_CHECK_PASS && r <= INV_CHECK_UNKNOWN
+						    ? (enum inv_check_result)r
+						    : INV_CHECK_UNKNOWN,
+						dup_or_null(json_string_value(json_array_get(c, 2))), NULL };
+	}
 }
 
 void cfg_job_take_outcome(struct cfg_job *job, json_t *line, const char **ret_record_error)
@@ -133,6 +173,7 @@ void cfg_job_take_outcome(struct cfg_job *job, json_t *line, const char **ret_re
 	job->bios_patched = member_int(line, "bios_patched");
 	job->resets = member_int(line, "resets");
 	job->boot_patched = member_int(line, "boot_patched");
+	take_fw(job, line);
 	*ret_record_error = json_string_value(json_object_get(line, "record_error"));
 }
 

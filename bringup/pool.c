@@ -139,8 +139,23 @@ struct parent {
 	const struct br_pool *pool;
 	size_t line_max;
 	unsigned char *reported;
+	size_t n_reported;
+	struct inv *inv;     /* this process's connection, reopened */
 	struct br_err fatal; /* a worker whose run could not start */
 };
+
+/* Every target's outcome is in, so every store is committed; what is left
+ * of the workers' run is their logouts (a BMC round trip). Closing the
+ * last connection copies the write-ahead log into the database, megabytes
+ * after a discovery (every node's facts): done now, while the logouts are
+ * on the wire, it is not left to the stage's end. */
+static void all_reported(struct parent *p)
+{
+	struct br_err err = { 0 };
+
+	if (p->inv && inv_checkpoint(p->inv, &err))
+		br_debug(p->pool->tag, "%s", err.msg);
+}
 
 static void give_up(const struct parent *p, struct worker *w, char *why)
 {
@@ -178,6 +193,8 @@ static void handle_line(struct parent *p, struct worker *w, const char *line, si
 	}
 	p->reported[i] = 1;
 	p->pool->done((size_t)i, doc, 0, NULL, p->pool->ctx);
+	if (++p->n_reported == p->pool->n)
+		all_reported(p);
 out:
 	json_decref(doc);
 }
@@ -228,6 +245,8 @@ static void finish_worker(struct parent *p, struct worker *w)
 			p->reported[i] = 1;
 			p->pool->done(i, NULL, br_signal_caught() ? BR_E_INTERRUPTED : BR_E_IO, why,
 				      p->pool->ctx);
+			if (++p->n_reported == p->pool->n)
+				all_reported(p);
 		}
 	free(why);
 }
@@ -426,7 +445,7 @@ int br_pool_run(struct inv **inv, const struct br_pool *pool_in, struct br_err *
 {
 	struct br_pool pool = *pool_in;
 	size_t line_max = pool.line_max ? pool.line_max : BR_WORKER_LINE_MAX;
-	struct parent p = { &pool, line_max, NULL, { 0 } };
+	struct parent p = { &pool, line_max, NULL, 0, NULL, { 0 } };
 	struct worker *workers;
 	char *db_path;
 	int started = 0, rc = 0;
@@ -458,6 +477,8 @@ int br_pool_run(struct inv **inv, const struct br_pool *pool_in, struct br_err *
 		rc = spawn(workers, started, &pool, line_max, db_path, err);
 	if (!rc)
 		rc = inv_open(db_path, inv, err);
+	if (!rc)
+		p.inv = *inv;
 	if (rc) {
 		stop_workers(workers, started);
 	} else {

@@ -10,9 +10,11 @@
  *
  * SQLite must not see a connection cross fork(): the parent's connection
  * is closed before the workers start and opened again after, and each
- * worker opens its own. With one worker the work runs in this process on
- * the caller's connection, and each line goes straight to done: both ways
- * run the same code.
+ * worker opens its own. Once every target has reported (every store is
+ * committed), the parent checkpoints the write-ahead log while the workers
+ * log out, so the stage's last close has little left to copy. With one
+ * worker the work runs in this process on the caller's connection, and
+ * each line goes straight to done: both ways run the same code.
  */
 #ifndef BRINGUP_POOL_H
 #define BRINGUP_POOL_H

@@ -243,3 +243,12 @@ int inv_event_add(struct inv *inv, int64_t node_id, const char *from_state, cons
 	inv_finalize(inv, st);
 	return rc;
 }
+
+/* ---- checkpoints ------------------------------------------------------------ */
+
+int inv_checkpoint(struct inv *inv, struct br_err *err)
+{
+	if (sqlite3_wal_checkpoint_v2(inv->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL) != SQLITE_OK)
+		return inv_dberr(inv, err, "checkpoint");
+	return 0;
+}

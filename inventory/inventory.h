@@ -45,6 +45,10 @@ int inv_open(const char *path, struct inv **ret_inv, struct br_err *err);
 void inv_close(struct inv *inv);
 /* The file the inventory was opened from. */
 const char *inv_path(const struct inv *inv);
+/* Copy what the write-ahead log holds into the database now, without
+ * waiting on any writer (a passive checkpoint), so that closing the last
+ * connection has little left to copy. 0 or BR_E_DB. */
+int inv_checkpoint(struct inv *inv, struct br_err *err);
 int inv_schema_version(struct inv *inv);
 
 /* A rack-manifest row as the import sees it (all strings borrowed). */
@@ -164,6 +168,10 @@ int inv_load_hw(struct inv *inv, const char *hostname, struct br_hw *hw, struct 
  * source and firmware inventory (what configure judges). */
 int inv_load_hw_disks(struct inv *inv, const char *hostname, struct br_hw *hw, struct br_err *err);
 int inv_load_hw_firmware(struct inv *inv, const char *hostname, struct br_hw *hw, struct br_err *err);
+/* Where the node's stored facts came from ("redfish", "ipmi"; *ret_source
+ * NULL when none are stored; caller frees), without reading the document:
+ * what a stage needs to pick the protocol before its workers start. */
+int inv_hw_source(struct inv *inv, const char *hostname, char **ret_source, struct br_err *err);
 
 /* Record the node's MAAS system_id and address (either may be NULL). */
 int inv_node_set_maas(struct inv *inv, const char *hostname, const char *system_id, const char *ip,

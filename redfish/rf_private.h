@@ -227,6 +227,10 @@ int rf_run_bmcs(struct rf_http *h, struct br_err *err);
 void rf_bmc_wind_down(struct rf_bmc *bmc, void (*report_fn)(struct rf_bmc *bmc));
 /* Hand on the outcomes wind_down deferred, in the order they came. */
 void rf_run_flush_reports(struct rf_http *h);
+/* Outcomes handed on by one turn of the run's loop. */
+#define RF_REPORTS_PER_TURN 1
+/* The first max of them; how many were handed on. */
+size_t rf_run_flush_some_reports(struct rf_http *h, size_t max);
 
 /* config_diff.c: what configure changes (pure, docs borrowed) */
 /* An attribute value as text: strings as they are, numbers and booleans in

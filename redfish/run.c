@@ -5,6 +5,7 @@
  * A driver (discover.c, config.c) supplies a struct rf_driver; nothing
  * here or below knows which one runs.
  */
+#include <stdint.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -74,7 +75,14 @@ void rf_bmc_wind_down(struct rf_bmc *bmc, void (*report_fn)(struct rf_bmc *bmc))
 
 void rf_run_flush_reports(struct rf_http *h)
 {
-	while (h->reports) {
+	rf_run_flush_some_reports(h, SIZE_MAX);
+}
+
+size_t rf_run_flush_some_reports(struct rf_http *h, size_t max)
+{
+	size_t n = 0;
+
+	for (; h->reports && n < max; n++) {
 		struct rf_bmc *bmc = h->reports;
 		void (*fn)(struct rf_bmc *) = bmc->report_later;
 
@@ -85,6 +93,7 @@ void rf_run_flush_reports(struct rf_http *h)
 		bmc->report_later = NULL;
 		fn(bmc);
 	}
+	return n;
 }
 
 /* How many BMCs a windowed driver works at once: enough to keep the
@@ -129,14 +138,20 @@ static void start_more(struct rf_http *h)
 
 /* After the core's dispatch, every turn: outcomes (stores) only now, so the
  * requests just dispatched, logouts among them, are on the wire before this
- * work; then BMCs that finished make room for the next; then see that some
- * BMC can still move. */
+ * work, and only RF_REPORTS_PER_TURN of them, so the BMCs still walking are
+ * served between stores (the loop turns again at once while any wait):
+ * a worker's BMCs finish within milliseconds of each other, and storing
+ * them all in one turn (a millisecond each) held the answers of the rest
+ * back for tens of milliseconds; then BMCs that finished make room for the
+ * next; then see that some BMC can still move. */
 static void on_turn(void *ctx)
 {
 	struct rf_http *h = ctx;
 	struct br_err e;
 
-	rf_run_flush_reports(h);
+	rf_run_flush_some_reports(h, RF_REPORTS_PER_TURN);
+	if (h->reports)
+		br_loop_wake(h->loop);
 	start_more(h);
 	if (h->active == 0) {
 		if (h->holding) {

@@ -68,6 +68,26 @@ requests three > three.req
 [ "$(wc -l < one.req)" -gt 100 ] || fail "too few requests logged: $(wc -l < one.req)"
 diff one.req three.req || fail "the requests of --workers 3 differ from --workers 1"
 
+# ---- a node whose stored facts cannot be read -------------------------------
+# Its worker judges its firmware before it touches any BMC: the node fails
+# with the inventory's reason and its BMC sees no request; the others are
+# configured, their firmware judged by their workers as by this process.
+rack facts 4
+bad=$(sqlite3 facts.db "select hostname from nodes order by hostname limit 1 offset 1")
+sqlite3 facts.db "update hw_facts set facts = '{\"firmware\": {\"id\": \"x\"}}'
+	where node_id = (select id from nodes where hostname = '$bad')"
+rc=0
+configure facts --workers 2 --json > facts.json 2> facts.err || rc=$?
+assert_eq "$rc" 1 "configure exit code with a node's facts unreadable"
+st=$(bringup status --db facts.db --json)
+assert_contains "$(echo "$st" | jq -r --arg h "$bad" '.nodes[] | select(.hostname == $h) | "\(.state): \(.reason)"')" \
+	"failed: reading its discovered facts: " "the node with unreadable facts"
+assert_eq "$(jq -s --arg h "$bad" '[.[] | select(.node == $h)] | length' facts/requests.log)" 0 \
+	"requests to the BMC of the node with unreadable facts"
+assert_eq "$(echo "$st" | jq '[.nodes[] | select(.state == "configured")] | length')" 3 "the other nodes configured"
+assert_eq "$(jq '[.nodes[] | select(.result != "failed") | .firmware | length] | min' facts.json)" \
+	"$(jq '.nodes[0].firmware | length' one.json)" "--json: firmware judged for each configured node"
+
 # ---- a worker killed mid-run -------------------------------------------------
 # started NAME: configure --workers 3 on rack NAME in the background ($pid),
 # once every one of its 6 systems has been reset: each worker is polling

@@ -172,8 +172,8 @@ static void set_facts(const char *path, const char *facts)
 	sqlite3_close(db);
 }
 
-/* configure's reading of the firmware alone gives what the whole document
- * gives, in order, fields that are not strings left out as
+/* configure's reading of the source and of the firmware alone gives what
+ * the whole document gives, in order, fields that are not strings left out as
  * br_hw_from_json leaves them; a damaged document is an error. */
 static void test_load_hw_firmware(void **state)
 {
@@ -182,6 +182,7 @@ static void test_load_hw_firmware(void **state)
 	struct fixture *f = *state;
 	struct br_err err = { 0 };
 	struct br_hw hw, all, fw;
+	char *source = NULL;
 
 	br_hw_init(&hw);
 	hw.source = strdup("redfish");
@@ -204,6 +205,18 @@ static void test_load_hw_firmware(void **state)
 	br_hw_add_sensor(&hw)->name = strdup("Inlet Temp");
 	assert_int_equal(inv_store_hw(f->inv, "node-a", &hw, INV_NEW, INV_DISCOVERED, "read", &err), 0);
 	br_hw_release(&hw);
+
+	/* the source alone, as stored beside the document; none for a node
+	 * never discovered; a node not in the inventory is an error */
+	assert_int_equal(inv_hw_source(f->inv, "node-a", &source, &err), 0);
+	assert_string_equal(source, "redfish");
+	free(source);
+	assert_int_equal(inv_hw_source(f->inv, "node-b", &source, &err), 0);
+	assert_null(source);
+	assert_int_equal(inv_hw_source(f->inv, "node-z", &source, &err), BR_E_NOTFOUND);
+	/* the facts written, copied out of the write-ahead log ahead of the
+	 * close (the pool's parent does it once every outcome is in) */
+	assert_int_equal(inv_checkpoint(f->inv, &err), 0);
 
 	assert_int_equal(inv_load_hw(f->inv, "node-a", &all, &err), 0);
 	assert_int_equal(inv_load_hw_firmware(f->inv, "node-a", &fw, &err), 0);
