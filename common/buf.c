@@ -148,6 +148,11 @@ static int buf_reserve(struct br_buf *b, size_t extra)
 	return 0;
 }
 
+int br_buf_reserve(struct br_buf *b, size_t extra)
+{
+	return buf_reserve(b, extra);
+}
+
 int br_buf_add(struct br_buf *b, const void *data, size_t len)
 {
 	int rc = buf_reserve(b, len);

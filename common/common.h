@@ -91,6 +91,8 @@ void br_buf_release(struct br_buf *b);
 void br_buf_reset(struct br_buf *b);
 /* Return 0 or BR_E_TOOBIG / BR_E_NOMEM; the buffer is unchanged on error. */
 int br_buf_add(struct br_buf *b, const void *data, size_t len);
+/* Room for extra more bytes at once (BR_E_TOOBIG past the cap). */
+int br_buf_reserve(struct br_buf *b, size_t extra);
 int br_buf_adds(struct br_buf *b, const char *s);
 int br_buf_addf(struct br_buf *b, const char *fmt, ...) BR_PRINTF(2, 3);
 int br_buf_vaddf(struct br_buf *b, const char *fmt, va_list ap) BR_PRINTF(2, 0);
