@@ -178,6 +178,7 @@ static int maas_wanted(const struct gate_job *job)
 }
 
 static void start_changes(struct gate_run *run);
+static void send_tags(struct gate_run *run);
 
 static void on_tags(void *ctx, const struct maas_result *res)
 {
@@ -206,8 +207,10 @@ static void on_tag_created(void *ctx, const struct maas_result *res)
 {
 	struct gate_run *run = ctx;
 
+	run->tags_creating--;
 	if (res->rc && !run->tags_error)
 		run->tags_error = br_xstrdup(res->err->msg);
+	send_tags(run);
 }
 
 static void add_error(struct gate_job *job, const char *what, const char *msg)
@@ -238,9 +241,11 @@ static void on_machines(void *ctx, const struct maas_result *res)
 	json_t *obj;
 	size_t i;
 
+	run->reads_left--;
 	if (res->rc) {
 		for (size_t k = 0; k < b->n; k++)
 			add_error(&run->jobs[b->jobs[k]], "read: ", res->err->msg);
+		send_tags(run);
 		return;
 	}
 	json_array_foreach(res->json, i, obj)
@@ -437,17 +442,42 @@ static void start_changes(struct gate_run *run)
 
 	if (!run->whoami_ok || !run->tags_listed || run->tags_error || run->stop)
 		return;
-	for (size_t t = 0; t < 2 && !run->tags_created; t++)
-		if (!run->tags_have[t] &&
-		    maas_tag_create(run->client, tags[t],
+	for (size_t t = 0; t < 2 && !run->tags_created; t++) {
+		if (run->tags_have[t])
+			continue;
+		if (maas_tag_create(run->client, tags[t],
 				    t ? "bringup: failed a required check; see the ticket"
 				      : "bringup: passed every required check",
 				    on_tag_created, run))
 			run->tags_error = br_xasprintf("tag %s: cannot queue the request", tags[t]);
+		else
+			run->tags_creating++;
+	}
 	run->tags_created = 1;
 	for (size_t i = 0; i < run->n && !run->tags_error; i++)
 		if (run->jobs[i].have_machine && !run->jobs[i].status_queued)
 			queue_status(run, run->options, &run->jobs[i]);
+	send_tags(run);
+}
+
+/* Once every read has answered and the tags exist: the tag changes,
+ * batched (a batch waits for every read, a tag must exist before machines
+ * get it), sent from inside the loop. They depend on nothing else: not on
+ * the status changes' answers, which a second run of the loop made them
+ * wait for (a MAAS round trip more whenever a node was quarantined). */
+static void send_tags(struct gate_run *run)
+{
+	size_t first = run->n_batches;
+
+	if (run->tags_sent || run->reads_left || !run->tags_created || run->tags_creating ||
+	    run->tags_error || run->stop)
+		return;
+	run->tags_sent = 1;
+	for (size_t i = 0; i < run->n; i++)
+		if (run->jobs[i].have_machine)
+			queue_tags(run, i);
+	for (size_t i = first; i < run->n_batches; i++)
+		send_tag_batch(run->batches[i]);
 }
 
 static void on_whoami(void *ctx, const struct maas_result *res)
@@ -475,6 +505,7 @@ static int queue_reads(struct gate_run *run)
 			b = batch_new(run, NULL, 0);
 		b->jobs[b->n++] = i;
 	}
+	run->reads_left = run->n_batches;
 	for (size_t i = 0; i < run->n_batches && !rc; i++) {
 		const char **ids;
 
@@ -530,14 +561,14 @@ static void record_maas(struct gate_run *run, int warn)
 
 /* whoami, the tags listed and every machine read at once (GATE_READ_BATCH
  * to a request); once the key and the tags are known, the missing tags
- * created and each machine's status change sent as its read answers; then
- * the tag changes, batched (a tag must exist before machines get it, and a
- * batch waits for every read). */
+ * created and each machine's status change sent as its read answers; then,
+ * as soon as the last read and the tags are in, the tag changes
+ * (send_tags). */
 static int mirror(struct br_stage *st, const struct gate_options *o, struct gate_run *run)
 {
 	struct maas_client *client = NULL;
 	struct br_err err = { 0 };
-	size_t wanted = 0, reads;
+	size_t wanted = 0;
 	int rc;
 
 	for (size_t i = 0; i < run->n; i++)
@@ -563,19 +594,12 @@ static int mirror(struct br_stage *st, const struct gate_options *o, struct gate
 		rc = br_errf(&err, BR_E_UNREACHABLE, "%s", run->whoami_error);
 	if (!rc && run->tags_error)
 		rc = br_errf(&err, BR_E_UNREACHABLE, "MAAS tags: %s", run->tags_error);
-	reads = run->n_batches;
-	for (size_t i = 0; i < run->n && !rc; i++)
-		if (run->jobs[i].have_machine)
-			queue_tags(run, i);
-	for (size_t i = reads; i < run->n_batches && !rc; i++)
-		send_tag_batch(run->batches[i]);
-	if (!rc)
-		rc = maas_client_run(client, &err);
 	run->client = NULL;
 	maas_client_free(client);
 	/* A run stopped here may still have changed a machine's status
-	 * (sent once the key and the tags were known): that is recorded. */
-	for (size_t i = 0; i < run->n && rc; i++) {
+	 * (sent once the key and the tags were known): that is recorded, and
+	 * the tag changes too when they went out. */
+	for (size_t i = 0; i < run->n && rc && !run->tags_sent; i++) {
 		br_buf_release(&run->jobs[i].maas_done);
 		br_buf_init(&run->jobs[i].maas_done, 0);
 		br_buf_release(&run->jobs[i].maas_error);

@@ -102,6 +102,9 @@ struct gate_run {
 	char *tags_error;
 	const struct gate_options *options; /* while mirroring */
 	int whoami_ok, tags_listed, tags_created, stop;
+	size_t reads_left;    /* read batches not answered yet */
+	size_t tags_creating; /* tag creations not answered yet */
+	int tags_sent;	      /* the tag changes went out */
 	char *whoami_error;
 };
 
