@@ -4,10 +4,10 @@
  * (common/loop.h). Public-key authentication only; host keys checked
  * against a known_hosts file (strict: an unknown or changed key is refused;
  * accept-new: an unknown key is recorded, a changed one still refused).
- * The file to run is copied over SFTP only when the node's copy differs
- * (its SHA-256 is in the remote name and checked with sha256sum by the
- * same command that runs it: one exec per node when the copy is current),
- * then run under a time limit on both ends. No shell text is built from inventory
+ * The file to run is copied only when the node's copy differs (its SHA-256
+ * is in the remote name and checked with sha256sum by the command that
+ * runs it), on that command's stdin when it asks: one session, one exec
+ * per node either way. It runs under a time limit on both ends. No shell text is built from inventory
  * data: remote paths are made of hex digits, arguments are single-quoted.
  *
  * Ownership: targets and options are borrowed for the run; results are the
