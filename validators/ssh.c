@@ -965,16 +965,25 @@ void val_ssh_file_release(struct val_ssh_file *file)
 }
 
 /* "cd / && exec timeout -k 5 SECONDS 'FILE' 'ARG'…": the node ends the
- * command too, should this side vanish. */
+ * command too, should this side vanish. A file that ends itself is given
+ * the limit instead: "cd / && exec 'FILE' 'OPTION' 'SECONDS' 'ARG'…". */
 static char *command(const struct run *run, const char *file)
 {
 	const struct val_ssh_options *o = run->o;
+	long long seconds = (long long)(o->run_timeout_ms + 999) / 1000;
 	struct br_buf b;
 
 	br_buf_init(&b, 0);
-	br_buf_addf(&b, "cd / && exec timeout -k 5 %lld ", (long long)(o->run_timeout_ms + 999) / 1000);
-	if (file) {
+	if (file && o->limit_option) {
+		br_buf_adds(&b, "cd / && exec ");
 		val_shell_quote(&b, file);
+		br_buf_adds(&b, " ");
+		val_shell_quote(&b, o->limit_option);
+		br_buf_addf(&b, " %lld", seconds);
+	} else {
+		br_buf_addf(&b, "cd / && exec timeout -k 5 %lld ", seconds);
+		if (file)
+			val_shell_quote(&b, file);
 	}
 	for (size_t i = 0; o->args && o->args[i]; i++) {
 		if (file || i)

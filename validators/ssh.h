@@ -59,7 +59,12 @@ struct val_ssh_options {
 	const char *upload; /* local file to run there (the probe); NULL: run args[0] as is */
 	const struct val_ssh_file *upload_file; /* upload read already (borrowed); NULL: read here */
 	const char *remote_dir;			/* where the copy goes; default /var/tmp */
-	const char *const *args;    /* arguments (after the uploaded file, or the whole command) */
+	const char *const *args; /* arguments (after the uploaded file, or the whole command) */
+	/* The uploaded file ends itself, with what it started, when given this
+	 * option and the run time limit in seconds (bringup-probe's
+	 * --time-limit): it runs without timeout(1) around it, one process
+	 * fewer per node. NULL: the node's timeout(1) ends it. */
+	const char *limit_option;
 	int64_t connect_timeout_ms; /* TCP connect, handshake and authentication; default 15 s */
 	int64_t
 	    run_timeout_ms; /* checking and copying the file, then the command itself, each; default 120 s */

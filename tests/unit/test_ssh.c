@@ -360,6 +360,36 @@ static void test_copy_not_installed(void **state)
 	fixture_release(&fx);
 }
 
+/* A file that ends itself at the time limit is given it as an option and
+ * runs without timeout(1) around it; any other runs under timeout(1). */
+static void test_limit_option(void **state)
+{
+	static const char *const args[] = { "x", NULL };
+	struct fixture fx;
+	struct val_ssh_result r;
+
+	(void)state;
+	fixture_init(&fx);
+	fx.o.host_keys = VAL_SSH_ACCEPT_NEW;
+	fx.o.run_timeout_ms = 42000;
+	assert_int_equal(sh("printf '#!/bin/sh\\necho \"$*\"\\ncat /proc/$PPID/comm\\n' > %s", fx.script), 0);
+	fx.o.upload = fx.script;
+	fx.o.args = args;
+	assert_int_equal(run1(&fx.o, port, &r), 0);
+	if (!r.ok)
+		fail_msg("%s", r.error);
+	assert_string_equal(br_buf_str(&r.out), "x\ntimeout\n");
+	val_ssh_result_release(&r);
+	fx.o.limit_option = "--time-limit";
+	assert_int_equal(run1(&fx.o, port, &r), 0);
+	if (!r.ok)
+		fail_msg("%s", r.error);
+	assert_non_null(strstr(br_buf_str(&r.out), "--time-limit 42 x\n"));
+	assert_null(strstr(br_buf_str(&r.out), "timeout"));
+	val_ssh_result_release(&r);
+	fixture_release(&fx);
+}
+
 static void test_refusals_and_limits(void **state)
 {
 	static const char *const sleeper[] = { "sleep", "30", NULL };
@@ -503,9 +533,13 @@ static void test_many_at_once(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_upload_once_and_host_keys), cmocka_unit_test(test_own_status_97),
-		cmocka_unit_test(test_copy_not_installed),	  cmocka_unit_test(test_refusals_and_limits),
-		cmocka_unit_test(test_handshake_retried_once),	  cmocka_unit_test(test_many_at_once),
+		cmocka_unit_test(test_upload_once_and_host_keys),
+		cmocka_unit_test(test_own_status_97),
+		cmocka_unit_test(test_copy_not_installed),
+		cmocka_unit_test(test_limit_option),
+		cmocka_unit_test(test_refusals_and_limits),
+		cmocka_unit_test(test_handshake_retried_once),
+		cmocka_unit_test(test_many_at_once),
 	};
 
 	return cmocka_run_group_tests(tests, start_sshd, stop_sshd);
