@@ -7,8 +7,9 @@
  * The file to run is copied only when the node's copy differs (its SHA-256
  * is in the remote name and checked with sha256sum by the command that
  * runs it), on that command's stdin when it asks: one session, one exec
- * per node either way. It runs under a time limit on both ends. No shell text is built from inventory
- * data: remote paths are made of hex digits, arguments are single-quoted.
+ * per node either way. It runs under a time limit on both ends. No shell
+ * text is built from inventory data: remote paths are made of hex digits,
+ * arguments are single-quoted.
  *
  * Ownership: targets and options are borrowed for the run; results are the
  * caller's array, filled by val_ssh_run and emptied by
