@@ -19,10 +19,11 @@
 
 /* The copy's bytes the node's sshd holds at once, received but not yet
  * passed to the command (what the channel's window says is unacknowledged).
- * OpenSSH offers a session channel a window of 2 MiB and grows the buffer
- * holding it 256 bytes at a time, each growth a new allocation and a copy
- * of all it holds: filled whole by a 2.4 MiB copy it spent ~0.5 s of CPU
- * per node. It acknowledges once 3 packets (96 KiB) are consumed, so a
+ * OpenSSH (9.2) offers a session channel a window of 2 MiB and grows the
+ * buffer holding it by what each packet needs, each growth a new
+ * allocation (recallocarray) and a copy of all it holds: filled whole by a
+ * 2.4 MiB copy it spent ~0.5 s of a simulated host's CPU per node. It
+ * acknowledges once 3 packets (96 KiB) are consumed, so a
  * quarter of a MiB in flight keeps the copy flowing at link speed while
  * sshd's buffer stays small. A server that acknowledges only later (and so
  * never, with this much outstanding) gets the whole window once it has
