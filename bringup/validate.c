@@ -360,6 +360,7 @@ static int collect_ssh(struct br_stage *st, const struct vstage_options *o, stru
 	so.known_hosts = o->known_hosts;
 	so.host_keys = o->host_keys;
 	so.upload = o->probe;
+	so.limit_option = "--time-limit";
 	so.args = args;
 	if (o->parallel > 0)
 		so.max_parallel = o->parallel;

@@ -1,17 +1,42 @@
 /* bringup-probe: runs on a node, only observes, prints the node's facts as
  * one JSON document (see validators/validators.h). */
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "validators/validators.h"
 
 enum { PROBE_EXIT_OK = 0, PROBE_EXIT_USAGE = 2 };
 
+/* Past --time-limit: the probe and every tool it started end at once, as
+ * timeout(1) ends its command's process group. */
+static void on_time_limit(int sig)
+{
+	(void)sig;
+	kill(0, SIGKILL);
+	_exit(128 + SIGKILL);
+}
+
+/* A group of its own, as timeout(1) makes (a session leader, as a command
+ * sshd started is, has one already), so the end takes nothing else. */
+static void start_time_limit(int seconds)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_time_limit;
+	if (getpgrp() != getpid())
+		setpgid(0, 0);
+	sigaction(SIGALRM, &sa, NULL);
+	alarm((unsigned)seconds);
+}
+
 int main(int argc, char **argv)
 {
 	const char *root = NULL, *pci_dump = NULL, *nvsmi = NULL, *lldp = NULL, *dmesg = NULL,
 		   *captures = NULL;
-	int json = 0, compact = 0, verbose = 0, quiet = 0;
+	int json = 0, compact = 0, verbose = 0, quiet = 0, time_limit = 0;
 	const struct br_option options[] = {
 		{ "root", 0, BR_OPT_STRING, &root, "DIR",
 		  "read sysfs and procfs under DIR instead of / (tools are then not run); default "
@@ -29,6 +54,9 @@ int main(int argc, char **argv)
 		{ "compact", 0, BR_OPT_FLAG, &compact, NULL,
 		  "print the document on one line (bringup validate asks for it: less to send and "
 		  "nothing to reformat before storing)" },
+		{ "time-limit", 0, BR_OPT_INT, &time_limit, "SECONDS",
+		  "end, with every tool started, after SECONDS (bringup validate asks for it, so a "
+		  "probe whose validator went away does not run on; 0: no limit)" },
 		{ "verbose", 'v', BR_OPT_FLAG, &verbose, NULL, "more log detail" },
 		{ "quiet", 'q', BR_OPT_FLAG, &quiet, NULL, "only errors on stderr" },
 		{ 0 },
@@ -58,6 +86,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bringup-probe: unexpected argument '%s' (see --help)\n", argv[argi]);
 		return PROBE_EXIT_USAGE;
 	}
+	if (time_limit < 0) {
+		fprintf(stderr, "bringup-probe: --time-limit %d: must not be negative\n", time_limit);
+		return PROBE_EXIT_USAGE;
+	}
+	if (time_limit)
+		start_time_limit(time_limit);
 	/* The environment gives defaults, so a session that cannot pass options
 	 * (a forced command, a simulated host) can still point the probe. */
 	if (!root && getenv("BRINGUP_PROBE_ROOT") && getenv("BRINGUP_PROBE_ROOT")[0])

@@ -11,19 +11,36 @@
 #include <unistd.h>
 
 #include <libssh2.h>
-#include <libssh2_sftp.h>
 #include <openssl/evp.h>
 
 #include "ssh.h"
 
 #define WRITE_CHUNK (32u << 10)
 
-/* What the first command says when the node has no current copy: this
- * exit status and exactly this line on stdout (a probe prints JSON, never
- * this), so the copy is made and the command run again. */
-#define NO_COPY_STATUS 97
-#define NO_COPY_TEXT "bringup-ssh: no current copy of the file to run"
-#define NO_COPY_LINE NO_COPY_TEXT "\n"
+/* The copy's bytes the node's sshd holds at once, received but not yet
+ * passed to the command (what the channel's window says is unacknowledged).
+ * OpenSSH (9.2) offers a session channel a window of 2 MiB and grows the
+ * buffer holding it by what each packet needs, each growth a new
+ * allocation (recallocarray) and a copy of all it holds: filled whole by a
+ * 2.4 MiB copy it spent ~0.5 s of a simulated host's CPU per node. It
+ * acknowledges once 3 packets (96 KiB) are consumed, so a
+ * quarter of a MiB in flight keeps the copy flowing at link speed while
+ * sshd's buffer stays small. A server that acknowledges only later (and so
+ * never, with this much outstanding) gets the whole window once it has
+ * acknowledged nothing for COPY_STALL_MS. */
+#define COPY_IN_FLIGHT_MAX (256ul << 10)
+#define COPY_STALL_MS 1000
+
+/* What the command says, as the first line of its stdout, when the node
+ * has no current copy: then it reads the copy from its stdin. A probe
+ * prints JSON first, never this line, and the line names the digest, so
+ * no other program's output starts with it. */
+#define NO_COPY_TEXT "bringup-ssh: no current copy of "
+/* The copy was received but not installed (cut short, a full disk, an
+ * unwritable directory): this exit status, this line on stderr after the
+ * tool's own, and nothing was run. */
+#define NOT_INSTALLED_STATUS 98
+#define NOT_INSTALLED_TEXT "bringup-ssh: the copy was not installed"
 
 /* A server that closes the connection before or during the handshake
  * (sshd dropping it under load, a fork that failed there) has run nothing:
@@ -31,46 +48,34 @@
 #define HANDSHAKE_RETRIES 1
 #define HANDSHAKE_RETRY_MS 250
 
-enum step {
-	S_CONNECT,
-	S_HANDSHAKE,
-	S_HOSTKEY,
-	S_AUTH,
-	S_TRY,
-	S_SFTP_INIT,
-	S_SFTP_OPEN,
-	S_SFTP_WRITE,
-	S_SFTP_CLOSE,
-	S_SFTP_DOWN,
-	S_RUN,
-	S_BYE,
-	S_DONE
-};
+enum step { S_CONNECT, S_HANDSHAKE, S_HOSTKEY, S_AUTH, S_RUN, S_BYE, S_DONE };
 
 static const char *const step_names[] = {
 	[S_CONNECT] = "connect",
 	[S_HANDSHAKE] = "SSH handshake",
 	[S_HOSTKEY] = "host key check",
 	[S_AUTH] = "public key authentication",
-	[S_TRY] = "command",
-	[S_SFTP_INIT] = "SFTP start",
-	[S_SFTP_OPEN] = "SFTP open",
-	[S_SFTP_WRITE] = "SFTP write",
-	[S_SFTP_CLOSE] = "SFTP close",
-	[S_SFTP_DOWN] = "SFTP end",
 	[S_RUN] = "command",
 	[S_BYE] = "disconnect",
 	[S_DONE] = "done",
 };
 
-/* One command on a channel: open, exec, read both streams to EOF, close,
- * exit status. */
+/* Where the copy stands in a command that may ask for it. */
+enum copy { COPY_UNDECIDED, COPY_NONE, COPY_SENDING, COPY_EOF, COPY_SENT, COPY_FAILED };
+
+/* One command on a channel: open, exec, read both streams to EOF (sending
+ * the copy on its stdin when it asks), close, exit status. */
 struct exec {
 	LIBSSH2_CHANNEL *ch;
 	int phase;
 	struct br_buf out, err;
 	int out_over;
 	int status;
+	enum copy copy;
+	size_t sent;
+	unsigned long window0, window; /* the server's window before the copy, and last seen */
+	int acked;		       /* the server has acknowledged some of the copy */
+	int uncapped;		       /* ... or not, in time: the whole window is used */
 };
 
 struct run;
@@ -80,17 +85,12 @@ struct conn {
 	size_t index;
 	int fd;
 	struct br_loop_fd *watch;
-	struct br_loop_timer deadline, retry;
+	struct br_loop_timer deadline, retry, pace;
 	int retries;
 	LIBSSH2_SESSION *s;
-	LIBSSH2_SFTP *sftp;
-	LIBSSH2_SFTP_HANDLE *fh;
-	size_t sent;
 	enum step step;
 	struct exec ex;
-	int need_upload;
 	int64_t start_ms;
-	char *part, *upload_cmd; /* the copy's temporary name, and the command that installs and runs it */
 };
 
 struct run {
@@ -110,8 +110,9 @@ struct run {
 	 * each connection reads the file */
 	char *known;
 	size_t known_len;
-	char *remote;		 /* its path there, named after its digest */
-	char *try_cmd, *run_cmd; /* try_cmd: run the node's copy if its digest is right */
+	char *remote;	    /* its path there, named after its digest */
+	char *cmd;	    /* the one command each node is given (see copy_command) */
+	char *no_copy_line; /* what it prints first when it needs the copy */
 };
 
 void val_shell_quote(struct br_buf *b, const char *s)
@@ -159,10 +160,6 @@ static void conn_close(struct conn *c)
 		shutdown(c->fd, SHUT_RDWR);
 	if (c->ex.ch)
 		libssh2_channel_free(c->ex.ch);
-	if (c->fh)
-		libssh2_sftp_close_handle(c->fh);
-	if (c->sftp)
-		libssh2_sftp_shutdown(c->sftp);
 	if (c->s) {
 		if (libssh2_session_free(c->s) == LIBSSH2_ERROR_EAGAIN) {
 			libssh2_session_set_blocking(c->s, 1);
@@ -175,14 +172,10 @@ static void conn_close(struct conn *c)
 		close(c->fd);
 	br_loop_timer_stop(c->run->loop, &c->deadline);
 	br_loop_timer_stop(c->run->loop, &c->retry);
+	br_loop_timer_stop(c->run->loop, &c->pace);
 	br_buf_release(&c->ex.out);
 	br_buf_release(&c->ex.err);
-	free(c->part);
-	free(c->upload_cmd);
-	c->part = c->upload_cmd = NULL;
 	c->ex.ch = NULL;
-	c->fh = NULL;
-	c->sftp = NULL;
 	c->s = NULL;
 	c->watch = NULL;
 	c->fd = -1;
@@ -203,6 +196,23 @@ static void conn_finish(struct conn *c)
 	start_next(run);
 }
 
+/* What a failure is named after: the copy, while it is on its way or
+ * when the node did not install it, else the step. */
+static const char *step_name(const struct conn *c)
+{
+	switch (c->ex.copy) {
+	case COPY_SENDING:
+	case COPY_EOF:
+	case COPY_FAILED:
+		return "copy";
+	case COPY_UNDECIDED:
+	case COPY_NONE:
+	case COPY_SENT:
+		break;
+	}
+	return step_names[c->step];
+}
+
 static void conn_fail(struct conn *c, const char *fmt, ...) BR_PRINTF(2, 3);
 static void conn_fail(struct conn *c, const char *fmt, ...)
 {
@@ -212,8 +222,7 @@ static void conn_fail(struct conn *c, const char *fmt, ...)
 	va_list ap;
 
 	br_buf_init(&b, 0);
-	br_buf_addf(&b, "ssh %s (%s:%d): %s: ", t->name, t->address, t->port ? t->port : 22,
-		    step_names[c->step]);
+	br_buf_addf(&b, "ssh %s (%s:%d): %s: ", t->name, t->address, t->port ? t->port : 22, step_name(c));
 	va_start(ap, fmt);
 	br_buf_vaddf(&b, fmt, ap);
 	va_end(ap);
@@ -446,13 +455,127 @@ out:
 
 /* ---- commands ------------------------------------------------------------------ */
 
-/* 0 done, 1 wait, -1 failed (reported). */
-static int exec_step(struct conn *c, const char *cmd, size_t out_max)
+static int read_streams(struct conn *c)
 {
 	struct exec *ex = &c->ex;
 	char buf[16384];
 	ssize_t got;
-	int rc, again;
+	int again;
+
+	do {
+		again = 0;
+		while ((got = libssh2_channel_read(ex->ch, buf, sizeof(buf))) > 0) {
+			if (br_buf_add(&ex->out, buf, (size_t)got))
+				ex->out_over = 1;
+			again = 1;
+		}
+		if (got < 0 && got != LIBSSH2_ERROR_EAGAIN) {
+			conn_fail(c, "reading its output: %s", ssh_error(c));
+			return -1;
+		}
+		/* stderr past its cap is read and dropped: an unread
+		 * stream would stall the channel's window. */
+		while ((got = libssh2_channel_read_stderr(ex->ch, buf, sizeof(buf))) > 0) {
+			br_buf_add(&ex->err, buf, (size_t)got);
+			again = 1;
+		}
+	} while (again);
+	return 0;
+}
+
+/* Whether the command's stdout starts with the line asking for the copy:
+ * decided once its first bytes differ from the line, or all of it came. */
+static void decide_copy(struct conn *c)
+{
+	struct run *run = c->run;
+	struct exec *ex = &c->ex;
+	size_t n = run->no_copy_line ? strlen(run->no_copy_line) : 0;
+	size_t have = ex->out.len < n ? ex->out.len : n;
+
+	if (!n || (have && memcmp(ex->out.data, run->no_copy_line, have))) {
+		ex->copy = COPY_NONE;
+		return;
+	}
+	if (have < n) {
+		if (libssh2_channel_eof(ex->ch))
+			ex->copy = COPY_NONE;
+		return;
+	}
+	memmove(ex->out.data, ex->out.data + n, ex->out.len - n + 1);
+	ex->out.len -= n;
+	ex->copy = COPY_SENDING;
+	ex->sent = 0;
+	run->results[c->index].run_start_ms = 0;
+	/* Copying gets the command's time limit afresh. */
+	br_loop_timer_start(run->loop, &c->deadline, run->o->run_timeout_ms);
+}
+
+/* The copy on the command's stdin, then EOF: 0 done, 1 wait, -1 failed. */
+static int send_copy(struct conn *c)
+{
+	struct run *run = c->run;
+	struct exec *ex = &c->ex;
+	struct val_ssh_result *r = &run->results[c->index];
+	int rc;
+
+	while (ex->copy == COPY_SENDING && ex->sent < run->len) {
+		size_t chunk = run->len - ex->sent < WRITE_CHUNK ? run->len - ex->sent : WRITE_CHUNK;
+		/* libssh2 1.10 leaves the initial size it reports 0 */
+		unsigned long window = libssh2_channel_window_write_ex(ex->ch, NULL);
+		ssize_t put;
+
+		/* The command stopped reading (its end of the copy failed):
+		 * what it says and its status are read below. */
+		if (libssh2_channel_eof(ex->ch)) {
+			ex->copy = COPY_FAILED;
+			return 0;
+		}
+		if (!ex->sent)
+			ex->window0 = window;
+		else if (window > ex->window)
+			ex->acked = 1;
+		ex->window = window;
+		if (!ex->uncapped && ex->window0 > window && ex->window0 - window >= COPY_IN_FLIGHT_MAX) {
+			/* wait for the acknowledgement, read with the streams */
+			if (!ex->acked && !br_loop_timer_pending(&c->pace))
+				br_loop_timer_start(run->loop, &c->pace, COPY_STALL_MS);
+			return 1;
+		}
+		put = libssh2_channel_write(ex->ch, run->data + ex->sent, chunk);
+		if (put == LIBSSH2_ERROR_EAGAIN || put == 0)
+			return 1;
+		if (put < 0) {
+			conn_fail(c, "%s", ssh_error(c));
+			return -1;
+		}
+		ex->sent += (size_t)put;
+		ex->window = libssh2_channel_window_write_ex(ex->ch, NULL);
+	}
+	if (ex->copy == COPY_SENDING)
+		ex->copy = COPY_EOF;
+	if (ex->copy != COPY_EOF)
+		return 0;
+	rc = libssh2_channel_send_eof(ex->ch);
+	if (rc == LIBSSH2_ERROR_EAGAIN)
+		return 1;
+	if (rc) {
+		conn_fail(c, "%s", ssh_error(c));
+		return -1;
+	}
+	ex->copy = COPY_SENT;
+	r->uploaded = 1;
+	/* The command (installing, then running the copy) gets its own
+	 * time limit from here, and its clock reading falls after this. */
+	r->run_start_ms = br_now_ms();
+	br_loop_timer_start(run->loop, &c->deadline, run->o->run_timeout_ms);
+	return 0;
+}
+
+/* 0 done, 1 wait, -1 failed (reported). */
+static int exec_step(struct conn *c, const char *cmd, size_t out_max)
+{
+	struct exec *ex = &c->ex;
+	int rc;
 
 	switch (ex->phase) {
 	case 0:
@@ -478,27 +601,22 @@ static int exec_step(struct conn *c, const char *cmd, size_t out_max)
 		br_buf_init(&ex->out, out_max);
 		br_buf_init(&ex->err, VAL_SSH_ERR_MAX);
 		ex->out_over = 0;
+		ex->copy = COPY_UNDECIDED;
+		ex->uncapped = ex->acked = 0;
 		ex->phase = 2;
 		/* fall through */
 	case 2:
-		do {
-			again = 0;
-			while ((got = libssh2_channel_read(ex->ch, buf, sizeof(buf))) > 0) {
-				if (br_buf_add(&ex->out, buf, (size_t)got))
-					ex->out_over = 1;
-				again = 1;
-			}
-			if (got < 0 && got != LIBSSH2_ERROR_EAGAIN) {
-				conn_fail(c, "reading its output: %s", ssh_error(c));
-				return -1;
-			}
-			/* stderr past its cap is read and dropped: an unread
-			 * stream would stall the channel's window. */
-			while ((got = libssh2_channel_read_stderr(ex->ch, buf, sizeof(buf))) > 0) {
-				br_buf_add(&ex->err, buf, (size_t)got);
-				again = 1;
-			}
-		} while (again);
+		if (read_streams(c))
+			return -1;
+		if (ex->copy == COPY_UNDECIDED)
+			decide_copy(c);
+		if (ex->copy == COPY_UNDECIDED)
+			return 1;
+		if (ex->copy == COPY_SENDING || ex->copy == COPY_EOF) {
+			rc = send_copy(c);
+			if (rc)
+				return rc;
+		}
 		if (!libssh2_channel_eof(ex->ch))
 			return 1;
 		ex->phase = 3;
@@ -535,10 +653,26 @@ static int exec_step(struct conn *c, const char *cmd, size_t out_max)
 	return 0;
 }
 
-static void upload_names(struct conn *c);
 static void conn_retry(struct conn *c);
 
 /* ---- the steps ------------------------------------------------------------------ */
+
+/* A copy the node received but did not install: what its tools said. */
+static void copy_not_installed(struct conn *c)
+{
+	struct br_buf why;
+	const char *e = br_buf_str(&c->ex.err);
+	size_t len = strlen(e);
+
+	br_buf_init(&why, 0);
+	while (len && e[len - 1] == '\n')
+		len--;
+	for (size_t i = 0; i < len; i++)
+		br_buf_adds(&why, e[i] == '\n' ? "; " : (char[]){ e[i], 0 });
+	c->ex.copy = COPY_FAILED;
+	conn_fail(c, "%s not installed (exit %d): %s", c->run->remote, c->ex.status, br_buf_str(&why));
+	br_buf_release(&why);
+}
 
 /* The command has exited: its output and status are the node's result. */
 static int take_result(struct conn *c)
@@ -550,6 +684,12 @@ static int take_result(struct conn *c)
 		conn_fail(c, "output larger than %u bytes", VAL_SSH_OUT_MAX);
 		return -1;
 	}
+	if ((c->ex.copy == COPY_SENT || c->ex.copy == COPY_FAILED) && c->ex.status == NOT_INSTALLED_STATUS &&
+	    strstr(br_buf_str(&c->ex.err), NOT_INSTALLED_TEXT)) {
+		r->uploaded = 0;
+		copy_not_installed(c);
+		return -1;
+	}
 	r->ok = 1;
 	r->exit_status = c->ex.status;
 	r->out = c->ex.out;
@@ -559,12 +699,11 @@ static int take_result(struct conn *c)
 	return 0;
 }
 
-/* The common case in one exec: the node's copy, when its digest is right,
- * is run at once (run->try_cmd); when it is absent or differs the command
- * says so (NO_COPY_STATUS and NO_COPY_LINE) and the copy is made, then
- * installed and run by a second command. Without a file to copy, this is
- * the command itself. */
-static int try_step(struct conn *c)
+/* The whole of a node's work in one exec (copy_command): the node's copy,
+ * when its digest is right, is run at once; when it is absent or differs
+ * the command asks for it, receives it on its stdin, checks it and runs
+ * it. Without a file to copy, this is the command itself. */
+static int run_step(struct conn *c)
 {
 	struct run *run = c->run;
 	struct val_ssh_result *r = &run->results[c->index];
@@ -574,31 +713,8 @@ static int try_step(struct conn *c)
 	 * command's clock reading falls in starts here (validate's skew). */
 	if (c->ex.phase == 0)
 		r->run_start_ms = br_now_ms();
-	rc = exec_step(c, run->data ? run->try_cmd : run->run_cmd, VAL_SSH_OUT_MAX);
-	if (rc)
-		return rc;
-	if (run->data && c->ex.status == NO_COPY_STATUS && c->ex.out.len == strlen(NO_COPY_LINE) &&
-	    !memcmp(c->ex.out.data, NO_COPY_LINE, c->ex.out.len)) {
-		c->need_upload = 1;
-		r->run_start_ms = 0;
-		br_buf_release(&c->ex.out);
-		br_buf_release(&c->ex.err);
-		/* Copying gets the command's time limit afresh. */
-		br_loop_timer_start(run->loop, &c->deadline, run->o->run_timeout_ms);
-		return 0;
-	}
-	return take_result(c);
-}
-
-static int sftp_again(struct conn *c, const char *what)
-{
-	if (libssh2_session_last_errno(c->s) == LIBSSH2_ERROR_EAGAIN)
-		return 1;
-	if (c->sftp && libssh2_session_last_errno(c->s) == LIBSSH2_ERROR_SFTP_PROTOCOL)
-		conn_fail(c, "%s: SFTP error %lu", what, libssh2_sftp_last_error(c->sftp));
-	else
-		conn_fail(c, "%s: %s", what, ssh_error(c));
-	return -1;
+	rc = exec_step(c, run->cmd, VAL_SSH_OUT_MAX);
+	return rc ? rc : take_result(c);
 }
 
 /* Run the step the connection is at: 0 it finished (go on), 1 wait for
@@ -607,7 +723,6 @@ static int do_step(struct conn *c)
 {
 	struct run *run = c->run;
 	const struct val_ssh_options *o = run->o;
-	struct val_ssh_result *r = &run->results[c->index];
 	int rc, soerr = 0;
 	socklen_t sl = sizeof(soerr);
 
@@ -661,65 +776,8 @@ static int do_step(struct conn *c)
 		 * outlasts a handshake). */
 		br_loop_timer_start(run->loop, &c->deadline, o->run_timeout_ms);
 		return 0;
-	case S_TRY:
-		return try_step(c);
-	case S_SFTP_INIT:
-		if (!c->need_upload)
-			return 0;
-		c->sftp = libssh2_sftp_init(c->s);
-		return c->sftp ? 0 : sftp_again(c, "cannot start SFTP");
-	case S_SFTP_OPEN:
-		if (!c->need_upload)
-			return 0;
-		if (!c->part)
-			upload_names(c);
-		c->fh = libssh2_sftp_open_ex(c->sftp, c->part, (unsigned)strlen(c->part),
-					     LIBSSH2_FXF_WRITE | LIBSSH2_FXF_CREAT | LIBSSH2_FXF_TRUNC,
-					     LIBSSH2_SFTP_S_IRWXU, LIBSSH2_SFTP_OPENFILE);
-		return c->fh ? 0 : sftp_again(c, c->part);
-	case S_SFTP_WRITE:
-		while (c->need_upload && c->sent < run->len) {
-			size_t chunk = run->len - c->sent < WRITE_CHUNK ? run->len - c->sent : WRITE_CHUNK;
-			ssize_t put = libssh2_sftp_write(c->fh, run->data + c->sent, chunk);
-
-			if (put == LIBSSH2_ERROR_EAGAIN)
-				return 1;
-			if (put < 0)
-				return sftp_again(c, c->part);
-			c->sent += (size_t)put;
-		}
-		return 0;
-	case S_SFTP_CLOSE:
-		if (c->fh) {
-			rc = libssh2_sftp_close_handle(c->fh);
-			if (rc == LIBSSH2_ERROR_EAGAIN)
-				return 1;
-			c->fh = NULL;
-			if (rc)
-				return sftp_again(c, c->part);
-		}
-		return 0;
-	case S_SFTP_DOWN:
-		if (c->sftp) {
-			rc = libssh2_sftp_shutdown(c->sftp);
-			if (rc == LIBSSH2_ERROR_EAGAIN)
-				return 1;
-			c->sftp = NULL;
-		}
-		if (c->need_upload) {
-			r->uploaded = 1;
-			/* The command gets its own time limit from here. */
-			br_loop_timer_start(run->loop, &c->deadline, o->run_timeout_ms);
-		}
-		return 0;
 	case S_RUN:
-		/* Only after a copy: install it and run it. */
-		if (!c->need_upload)
-			return 0;
-		if (c->ex.phase == 0)
-			r->run_start_ms = br_now_ms();
-		rc = exec_step(c, c->upload_cmd, VAL_SSH_OUT_MAX);
-		return rc ? rc : take_result(c);
+		return run_step(c);
 	case S_BYE:
 		rc = libssh2_session_disconnect(c->s, "bringup validate done");
 		return rc == LIBSSH2_ERROR_EAGAIN ? 1 : 0;
@@ -766,6 +824,17 @@ static void on_fd(struct br_loop_fd *watch, int fd, unsigned events, void *ctx)
 	advance(ctx);
 }
 
+static void on_pace(struct br_loop_timer *t, void *ctx)
+{
+	struct conn *c = ctx;
+
+	(void)t;
+	if (!c->ex.ch || c->ex.copy != COPY_SENDING || c->ex.acked)
+		return;
+	c->ex.uncapped = 1;
+	advance(c);
+}
+
 static void on_deadline(struct br_loop_timer *t, void *ctx)
 {
 	struct conn *c = ctx;
@@ -775,29 +844,6 @@ static void on_deadline(struct br_loop_timer *t, void *ctx)
 }
 
 /* ---- starting ------------------------------------------------------------------- */
-
-/* The copy is written under a name of its own per connection (nodes that
- * share a filesystem, as simulated ones do, must not write one file), then
- * made executable and renamed over the digest's name in one step. */
-static char *command(const struct run *run, const char *file, const char *prefix);
-
-static void upload_names(struct conn *c)
-{
-	struct run *run = c->run;
-	struct br_buf b;
-
-	c->part = br_xasprintf("%s.part-%ld-%zu", run->remote, (long)getpid(), c->index);
-	br_buf_init(&b, 0);
-	br_buf_adds(&b, "chmod 0755 ");
-	val_shell_quote(&b, c->part);
-	br_buf_adds(&b, " && mv -f ");
-	val_shell_quote(&b, c->part);
-	br_buf_adds(&b, " ");
-	val_shell_quote(&b, run->remote);
-	br_buf_adds(&b, " && ");
-	c->upload_cmd = command(run, run->remote, br_buf_str(&b));
-	br_buf_release(&b);
-}
 
 /* TCP connect, then the steps from the handshake on. */
 static void conn_connect(struct conn *c)
@@ -872,6 +918,7 @@ static void conn_start(struct run *run, size_t i)
 	br_loop_hold(run->loop);
 	br_loop_timer_init(&c->deadline, on_deadline, c);
 	br_loop_timer_init(&c->retry, on_retry, c);
+	br_loop_timer_init(&c->pace, on_pace, c);
 	conn_connect(c);
 }
 
@@ -919,18 +966,25 @@ void val_ssh_file_release(struct val_ssh_file *file)
 }
 
 /* "cd / && exec timeout -k 5 SECONDS 'FILE' 'ARG'…": the node ends the
- * command too, should this side vanish. */
-static char *command(const struct run *run, const char *file, const char *prefix)
+ * command too, should this side vanish. A file that ends itself is given
+ * the limit instead: "cd / && exec 'FILE' 'OPTION' 'SECONDS' 'ARG'…". */
+static char *command(const struct run *run, const char *file)
 {
 	const struct val_ssh_options *o = run->o;
+	long long seconds = (long long)(o->run_timeout_ms + 999) / 1000;
 	struct br_buf b;
 
 	br_buf_init(&b, 0);
-	if (prefix)
-		br_buf_adds(&b, prefix);
-	br_buf_addf(&b, "cd / && exec timeout -k 5 %lld ", (long long)(o->run_timeout_ms + 999) / 1000);
-	if (file) {
+	if (file && o->limit_option) {
+		br_buf_adds(&b, "cd / && exec ");
 		val_shell_quote(&b, file);
+		br_buf_adds(&b, " ");
+		val_shell_quote(&b, o->limit_option);
+		br_buf_addf(&b, " %lld", seconds);
+	} else {
+		br_buf_addf(&b, "cd / && exec timeout -k 5 %lld ", seconds);
+		if (file)
+			val_shell_quote(&b, file);
 	}
 	for (size_t i = 0; o->args && o->args[i]; i++) {
 		if (file || i)
@@ -940,18 +994,34 @@ static char *command(const struct run *run, const char *file, const char *prefix
 	return br_buf_detach(&b);
 }
 
-/* POSIX sh: run the node's copy only when sha256sum says its content is
- * hex (the name carries the digest, but a copy cut short by a full disk, or
- * altered, has the name too); otherwise say so, distinctly:
+/* POSIX sh, one exec for the whole of a node's work. The node's copy is
+ * run only when sha256sum says its content is HEX (the name carries the
+ * digest, but a copy altered in place has the name too); otherwise the
+ * command asks for the copy (NO_COPY_TEXT HEX, first on stdout), takes it
+ * from its stdin, and installs and runs it only once all of it came (the
+ * channel's MAC vouches for the bytes, the size says none are missing), so
+ * a copy cut short (a full disk, the connection lost) is never run nor
+ * left under the digest's name:
  *   case "$(sha256sum -- 'FILE' 2>/dev/null)" in 'HEX '*) cd / && exec
- *   timeout …;; esac; echo 'NO_COPY_LINE'; exit NO_COPY_STATUS
- * The check and the exec are one shell's two steps: as before, only the
- * file's owner (the validators' user; the directory is sticky) or root can
- * change it between them. */
-static char *try_command(const struct run *run, const char *hex)
+ *   timeout …;; esac; echo 'NO_COPY_TEXT HEX'; umask 077; p='FILE'.part-$$;
+ *   rm -f -- "$p"; set -C; cat > "$p" && [ "$(wc -c < "$p")" -eq SIZE ] &&
+ *   chmod 0755 "$p" && mv -f -- "$p" 'FILE' && cd / && exec timeout …;
+ *   rm -f -- "$p"; echo 'NOT_INSTALLED_TEXT' >&2; exit NOT_INSTALLED_STATUS
+ * A copy over SFTP instead cost two more sessions on the node (a login
+ * shell each) and an sftp-server, for each node validated from nothing;
+ * checking the copy's digest again, 14 ms of a simulated host's CPU.
+ * The copy is written under a name of its own per shell (nodes that share
+ * a filesystem, as simulated ones do, must not write one file), created
+ * anew (noclobber: never through a link someone left there) and writable
+ * by its owner only, then renamed over the digest's name in one step. The
+ * check and the exec are one shell's steps: only the file's owner (the
+ * validators' user; the directory is sticky) or root can change it between
+ * them. */
+static char *copy_command(const struct run *run, const char *hex)
 {
 	struct br_buf b;
-	char *run_it = command(run, run->remote, NULL), *line = br_xasprintf("%s ", hex);
+	char *run_it = command(run, run->remote), *line = br_xasprintf("%s ", hex);
+	char *ask = br_xasprintf("%s%s", NO_COPY_TEXT, hex);
 
 	br_buf_init(&b, 0);
 	br_buf_adds(&b, "case \"$(sha256sum -- ");
@@ -959,8 +1029,18 @@ static char *try_command(const struct run *run, const char *hex)
 	br_buf_adds(&b, " 2>/dev/null)\" in ");
 	val_shell_quote(&b, line);
 	br_buf_addf(&b, "*) %s;; esac; echo ", run_it);
-	val_shell_quote(&b, NO_COPY_TEXT);
-	br_buf_addf(&b, "; exit %d", NO_COPY_STATUS);
+	val_shell_quote(&b, ask);
+	br_buf_adds(&b, "; umask 077; p=");
+	val_shell_quote(&b, run->remote);
+	br_buf_addf(&b,
+		    ".part-$$; rm -f -- \"$p\"; set -C; cat > \"$p\" && [ \"$(wc -c < \"$p\")\" -eq %zu ] && "
+		    "chmod 0755 \"$p\" && mv -f -- \"$p\" ",
+		    run->len);
+	val_shell_quote(&b, run->remote);
+	br_buf_addf(&b, " && %s; rm -f -- \"$p\"; echo ", run_it);
+	val_shell_quote(&b, NOT_INSTALLED_TEXT);
+	br_buf_addf(&b, " >&2; exit %d", NOT_INSTALLED_STATUS);
+	free(ask);
 	free(line);
 	free(run_it);
 	return br_buf_detach(&b);
@@ -992,10 +1072,11 @@ static int prepare(struct run *run, struct br_err *err)
 		run->data = f->data;
 		run->len = f->len;
 		run->remote = br_xasprintf("%s/bringup-probe-%s", o->remote_dir, f->sha256);
-		run->run_cmd = command(run, run->remote, NULL);
-		run->try_cmd = try_command(run, f->sha256);
+		run->cmd = copy_command(run, f->sha256);
+		/* what its echo prints */
+		run->no_copy_line = br_xasprintf("%s%s\n", NO_COPY_TEXT, f->sha256);
 	} else {
-		run->run_cmd = command(run, NULL, NULL);
+		run->cmd = command(run, NULL);
 	}
 	return 0;
 }
@@ -1030,7 +1111,7 @@ int val_ssh_run(struct br_loop *loop, const struct val_ssh_target *targets, size
 	val_ssh_file_release(&run.own);
 	free(run.known);
 	free(run.remote);
-	free(run.try_cmd);
-	free(run.run_cmd);
+	free(run.cmd);
+	free(run.no_copy_line);
 	return rc;
 }

@@ -4,11 +4,12 @@
  * (common/loop.h). Public-key authentication only; host keys checked
  * against a known_hosts file (strict: an unknown or changed key is refused;
  * accept-new: an unknown key is recorded, a changed one still refused).
- * The file to run is copied over SFTP only when the node's copy differs
- * (its SHA-256 is in the remote name and checked with sha256sum by the
- * same command that runs it: one exec per node when the copy is current),
- * then run under a time limit on both ends. No shell text is built from inventory
- * data: remote paths are made of hex digits, arguments are single-quoted.
+ * The file to run is copied only when the node's copy differs (its SHA-256
+ * is in the remote name and checked with sha256sum by the command that
+ * runs it), on that command's stdin when it asks: one session, one exec
+ * per node either way. It runs under a time limit on both ends. No shell
+ * text is built from inventory data: remote paths are made of hex digits,
+ * arguments are single-quoted.
  *
  * Ownership: targets and options are borrowed for the run; results are the
  * caller's array, filled by val_ssh_run and emptied by
@@ -59,7 +60,12 @@ struct val_ssh_options {
 	const char *upload; /* local file to run there (the probe); NULL: run args[0] as is */
 	const struct val_ssh_file *upload_file; /* upload read already (borrowed); NULL: read here */
 	const char *remote_dir;			/* where the copy goes; default /var/tmp */
-	const char *const *args;    /* arguments (after the uploaded file, or the whole command) */
+	const char *const *args; /* arguments (after the uploaded file, or the whole command) */
+	/* The uploaded file ends itself, with what it started, when given this
+	 * option and the run time limit in seconds (bringup-probe's
+	 * --time-limit): it runs without timeout(1) around it, one process
+	 * fewer per node. NULL: the node's timeout(1) ends it. */
+	const char *limit_option;
 	int64_t connect_timeout_ms; /* TCP connect, handshake and authentication; default 15 s */
 	int64_t
 	    run_timeout_ms; /* checking and copying the file, then the command itself, each; default 120 s */

@@ -1,5 +1,5 @@
 /* val_ssh_run over forked workers: the SSH side of a rack (handshakes,
- * the probe's copy over SFTP, encryption) is most of validate's CPU, and
+ * the probe's copy, encryption) is most of validate's CPU, and
  * one process does it on one core. Each worker runs its slice of the
  * targets on its own loop and sends each result back over a pipe as one
  * frame; the caller's callback runs here, on this process's loop, as the

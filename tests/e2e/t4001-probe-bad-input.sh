@@ -60,4 +60,16 @@ assert_eq "$rc" 2 "missing root"
 assert_contains "$(cat "$T/err")" "--root '$T/nowhere': No such file or directory" "missing root message"
 rc=0; bringup-probe extra >/dev/null 2>&1 || rc=$?
 assert_eq "$rc" 2 "operand"
+
+# --time-limit: a probe stuck (here on a FIFO no one writes, in place of a
+# sysfs file) ends itself at the limit, as timeout(1) would have ended it;
+# without it, it is still there a moment later.
+mkdir -p "$T/stuck/sys/class/dmi/id"
+mkfifo "$T/stuck/sys/class/dmi/id/product_name"
+rc=0; timeout 30 bringup-probe --root "$T/stuck" --time-limit 1 >/dev/null 2>&1 || rc=$?
+assert_eq "$rc" 137 "stuck probe past --time-limit (124: timeout(1) had to end it)"
+rc=0; timeout 2 bringup-probe --root "$T/stuck" >/dev/null 2>&1 || rc=$?
+assert_eq "$rc" 124 "stuck probe without a limit"
+rc=0; bringup-probe --time-limit -1 >/dev/null 2>&1 || rc=$?
+assert_eq "$rc" 2 "negative --time-limit"
 echo ok

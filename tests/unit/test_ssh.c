@@ -174,6 +174,23 @@ static int execs(void)
 	return n;
 }
 
+/* SFTP sessions sshd has served so far. */
+static int sftps(void)
+{
+	char *log = path("sshd.log"), *text = NULL;
+	const char *at;
+	size_t len = 0;
+	struct br_err err = { 0 };
+	int n = 0;
+
+	assert_int_equal(br_read_file(log, 64u << 20, &text, &len, &err), 0);
+	for (at = text; (at = strstr(at, "subsystem request for sftp")); at++)
+		n++;
+	free(text);
+	free(log);
+	return n;
+}
+
 static int run1(const struct val_ssh_options *o, int target_port, struct val_ssh_result *r)
 {
 	struct br_loop *loop = NULL;
@@ -218,9 +235,10 @@ static void test_upload_once_and_host_keys(void **state)
 		fail_msg("%s", r.error);
 	assert_int_equal(r.exit_status, 3);
 	assert_int_equal(r.uploaded, 1);
-	/* No copy there: the command that would run it says so, the copy
-	 * is made, a second command installs and runs it. */
-	assert_int_equal(execs() - before, 2);
+	/* No copy there: the command that would run it asks for it, takes
+	 * it on its stdin, installs and runs it: one command, no SFTP. */
+	assert_int_equal(execs() - before, 1);
+	assert_int_equal(sftps(), 0);
 	assert_string_equal(br_buf_str(&r.out), "hello [a b] [it's]\n");
 	assert_string_equal(br_buf_str(&r.err), "oops\n");
 	val_ssh_result_release(&r);
@@ -255,7 +273,7 @@ static void test_upload_once_and_host_keys(void **state)
 	assert_int_equal(r.uploaded, 1);
 	assert_string_equal(br_buf_str(&r.out), "hello [a b] [it's]\n");
 	val_ssh_result_release(&r);
-	assert_int_equal(execs() - before, 2);
+	assert_int_equal(execs() - before, 1);
 	assert_int_equal(access(ran, F_OK), -1);
 	free(ran);
 	/* One file there, named after its digest, no partial copies left. */
@@ -305,8 +323,70 @@ static void test_own_status_97(void **state)
 		assert_int_equal(r.exit_status, 97);
 		assert_string_equal(br_buf_str(&r.out), "mine\n");
 		val_ssh_result_release(&r);
-		assert_int_equal(execs() - before, round == 0 ? 2 : 1);
+		assert_int_equal(execs() - before, 1);
 	}
+	fixture_release(&fx);
+}
+
+/* The node cannot keep the copy (here its directory is missing): the
+ * node is failed naming the copy and what the node's tools said, and
+ * nothing is run. */
+static void test_copy_not_installed(void **state)
+{
+	struct fixture fx;
+	struct val_ssh_result r;
+	char *missing = path("remote/missing/dir"), *ran = path("not-installed-ran");
+	int before;
+
+	(void)state;
+	fixture_init(&fx);
+	fx.o.host_keys = VAL_SSH_ACCEPT_NEW;
+	fx.o.remote_dir = missing;
+	assert_int_equal(sh("printf '#!/bin/sh\\ntouch %s\\n' > %s", ran, fx.script), 0);
+	fx.o.upload = fx.script;
+	before = execs();
+	assert_int_equal(run1(&fx.o, port, &r), 0);
+	assert_int_equal(r.ok, 0);
+	assert_int_equal(r.uploaded, 0);
+	assert_non_null(strstr(r.error, "node1 (127.0.0.1:"));
+	assert_non_null(strstr(r.error, ": copy: "));
+	assert_non_null(strstr(r.error, "not installed (exit 98): "));
+	assert_non_null(strstr(r.error, "missing/dir/bringup-probe-"));
+	assert_int_equal(execs() - before, 1);
+	assert_int_equal(access(ran, F_OK), -1);
+	val_ssh_result_release(&r);
+	free(ran);
+	free(missing);
+	fixture_release(&fx);
+}
+
+/* A file that ends itself at the time limit is given it as an option and
+ * runs without timeout(1) around it; any other runs under timeout(1). */
+static void test_limit_option(void **state)
+{
+	static const char *const args[] = { "x", NULL };
+	struct fixture fx;
+	struct val_ssh_result r;
+
+	(void)state;
+	fixture_init(&fx);
+	fx.o.host_keys = VAL_SSH_ACCEPT_NEW;
+	fx.o.run_timeout_ms = 42000;
+	assert_int_equal(sh("printf '#!/bin/sh\\necho \"$*\"\\ncat /proc/$PPID/comm\\n' > %s", fx.script), 0);
+	fx.o.upload = fx.script;
+	fx.o.args = args;
+	assert_int_equal(run1(&fx.o, port, &r), 0);
+	if (!r.ok)
+		fail_msg("%s", r.error);
+	assert_string_equal(br_buf_str(&r.out), "x\ntimeout\n");
+	val_ssh_result_release(&r);
+	fx.o.limit_option = "--time-limit";
+	assert_int_equal(run1(&fx.o, port, &r), 0);
+	if (!r.ok)
+		fail_msg("%s", r.error);
+	assert_non_null(strstr(br_buf_str(&r.out), "--time-limit 42 x\n"));
+	assert_null(strstr(br_buf_str(&r.out), "timeout"));
+	val_ssh_result_release(&r);
 	fixture_release(&fx);
 }
 
@@ -455,6 +535,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_upload_once_and_host_keys),
 		cmocka_unit_test(test_own_status_97),
+		cmocka_unit_test(test_copy_not_installed),
+		cmocka_unit_test(test_limit_option),
 		cmocka_unit_test(test_refusals_and_limits),
 		cmocka_unit_test(test_handshake_retried_once),
 		cmocka_unit_test(test_many_at_once),
