@@ -32,9 +32,9 @@
 #include "common.h"
 #include "loop.h"
 
-#define BR_HTTP_EASY_POOL_MAX 256	 /* idle easy handles kept for reuse */
-#define BR_HTTP_RETRY_AFTER_MAX_S 86400L /* a longer Retry-After is not believed */
-#define BR_HTTP_HEADER_MAX 8192		 /* one header value we keep */
+#define BR_HTTP_EASY_POOL_MAX 256		   /* idle easy handles kept for reuse */
+#define BR_HTTP_RETRY_AFTER_MAX_S 86400L	   /* a longer Retry-After is not believed */
+#define BR_HTTP_HEADER_MAX 8192			   /* one header value we keep */
 #define BR_HTTP_BODY_PRESIZE_MAX (4 * 1024 * 1024) /* a Content-Length believed before the body comes */
 /* Hosts per curl multi handle. libcurl 7.88's curl_multi_remove_handle walks
  * every connection cached in its multi, after every transfer, and so does

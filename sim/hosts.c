@@ -50,7 +50,7 @@ static void identity(struct sim_hw *w, const struct sim_node *n)
 
 /* A real RTC ticks: rtc_cmos's since_epoch, date and time read the
  * clock at each read. Files cannot, so the simulator rewrites them as each
- * second begins (sim_loop_every_second), each by a rename so a reader never
+ * second begins (a thread of the first process), each by a rename so a reader never
  * sees half a value, at the node's skew. Done by the shim in each session
  * (a date and mv per file, plus a ticker forking them every 0.2 s while the
  * probe ran), it was half of a 64-host validation's CPU, and on a loaded

@@ -87,10 +87,6 @@ int sim_loop_listen(struct sim_loop *loop, const char *name, int port, sim_handl
  * the calling process stops and reaps the children. Listen first, start
  * last: a listener added afterwards is never served. */
 int sim_loop_start(struct sim_loop *loop, int procs, int *ret_proc, struct br_err *err);
-/* Call fn(ctx) from the loop as each wall-clock second begins (in the
- * process that calls this, after sim_loop_start): what must follow the
- * clock, as the simulated hosts' RTCs do. */
-void sim_loop_every_second(struct sim_loop *loop, void (*fn)(void *ctx), void *ctx);
 /* Serve until SIGINT or SIGTERM. Blocks those signals for the loop's
  * lifetime; 0 on a clean stop. */
 int sim_loop_run(struct sim_loop *loop, struct br_err *err);

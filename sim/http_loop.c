@@ -239,22 +239,6 @@ int sim_loop_start(struct sim_loop *loop, int procs, int *ret_proc, struct br_er
 	return 0;
 }
 
-void sim_loop_every_second(struct sim_loop *loop, void (*fn)(void *ctx), void *ctx)
-{
-	loop->second_fn = fn;
-	loop->second_ctx = ctx;
-	loop->last_second = 0;
-}
-
-/* Milliseconds until the next wall-clock second begins. */
-static int64_t ms_to_next_second(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return 1000 - ts.tv_nsec / 1000000;
-}
-
 static int next_timeout(struct sim_loop *loop)
 {
 	int64_t wait = SWEEP_MS;
@@ -270,12 +254,6 @@ static int next_timeout(struct sim_loop *loop)
 			wait = 0;
 		if (wait > SWEEP_MS)
 			wait = SWEEP_MS;
-	}
-	if (loop->second_fn) {
-		int64_t second = ms_to_next_second();
-
-		if (second < wait)
-			wait = second;
 	}
 	return (int)wait;
 }
@@ -322,14 +300,6 @@ static void turn(struct sim_loop *loop, struct epoll_event *evs, int n, int64_t 
 	}
 	if (loop->log_dirty && (n == 0 || now - loop->last_flush >= LOG_FLUSH_MS))
 		sim_http_log_flush(loop);
-	if (loop->second_fn) {
-		time_t second = time(NULL);
-
-		if (second != loop->last_second) {
-			loop->last_second = second;
-			loop->second_fn(loop->second_ctx);
-		}
-	}
 }
 
 int sim_loop_run(struct sim_loop *loop, struct br_err *err)

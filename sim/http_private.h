@@ -69,10 +69,6 @@ struct sim_loop {
 	int started;
 	pid_t *children; /* serving processes forked by sim_loop_start */
 	size_t nchildren;
-	/* sim_loop_every_second: called as each wall-clock second begins */
-	void (*second_fn)(void *ctx);
-	void *second_ctx;
-	time_t last_second;
 };
 
 void *sim_http_on_uri(void *cls, const char *uri, struct MHD_Connection *conn);
