@@ -50,6 +50,11 @@ struct enlist_job {
 	int lookups, commissioned_here, deploy_sent, waiting, changed, done;
 	int64_t wait_since_ms;
 	int64_t wait_limit_ms; /* the limit of the wait under way */
+	/* MAAS events naming the machine since it was last read: news_other,
+	 * an event that is not a status change; news_moved, a status change,
+	 * the newest (by event id) to moved_to. */
+	int news_other, news_moved, moved_to;
+	int64_t moved_id;
 };
 void enlist_job_release(struct enlist_job *job);
 
