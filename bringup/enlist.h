@@ -23,7 +23,8 @@
 
 #define ENLIST_USER_DATA_MAX (64u * 1024) /* rendered user-data, before base64 */
 #define ENLIST_POLL_IDS_MAX 50		  /* machines read per list request while waiting */
-#define ENLIST_EVENTS_MAX 1000		  /* events read per poll; more: every waiting machine is read */
+#define ENLIST_EVENTS_MAX 1000	  /* events read per look (MAAS's MAX_EVENT_LOG_COUNT, api/events.py) */
+#define ENLIST_EVENT_PAGES_MAX 10 /* full looks paged on in one tick; more: every waiting machine is read */
 #define ENLIST_SWEEP_TICKS 20	  /* every Nth poll reads all waiting machines (timeouts, lost events) */
 #define ENLIST_SWEEP_MIN_MS 10000 /* ... and never more often than this */
 #define ENLIST_LOOKUPS_MAX 3	  /* create/lookup rounds before giving up on a node */

@@ -263,10 +263,12 @@ static void on_events(void *ctx, const struct maas_result *res)
 {
 	struct enlist_flow *f = ctx;
 	json_t *events = json_object_get(res->json, "events"), *e;
-	int all = res->rc || !json_is_array(events) || json_array_size(events) >= ENLIST_EVENTS_MAX;
+	int all = res->rc || !json_is_array(events);
+	int full = !all && json_array_size(events) >= ENLIST_EVENTS_MAX;
 	int first = !f->events_seen;
 	size_t i, n_ids = json_array_size(events) ? index_slots(f) : 0;
 
+	f->looking = 0;
 	f->events_seen = 1;
 	json_array_foreach(json_is_array(events) ? events : NULL, i, e)
 	{
@@ -289,9 +291,21 @@ static void on_events(void *ctx, const struct maas_result *res)
 		for (; lo < n_ids && !strcmp(f->by_id[lo]->job->system_id, node); lo++)
 			note_event(f->by_id[lo]->job, e, id);
 	}
-	/* The first look only sets where events start: every waiting machine
-	 * is read once then. A failed or overflowing look reads them all. */
-	read_waiting(f, all || first);
+	/* A full look after the last id seen is the oldest events after it
+	 * (src/maasserver/api/events.py EventsHandler.query orders by id from
+	 * `after`): the rest are asked for at once, from the newest id seen,
+	 * and nothing is missed. Two events a status change make a rack of
+	 * 500 machines moving together fill one look. Past
+	 * ENLIST_EVENT_PAGES_MAX pages, every waiting machine is read. */
+	if (full && !first && ++f->pages < ENLIST_EVENT_PAGES_MAX &&
+	    !maas_events_since(f->client, f->last_event_id, ENLIST_EVENTS_MAX, on_events, f)) {
+		f->looking = 1;
+		return;
+	}
+	/* The first look only sets where events start (without `after` MAAS
+	 * gives the newest): every waiting machine is read once then. A
+	 * failed look, or one still full after the pages, reads them all. */
+	read_waiting(f, all || full || first);
 	schedule_tick(f);
 }
 
@@ -322,6 +336,8 @@ static void poll_tick(void *ctx)
 		schedule_tick(f);
 		return;
 	}
+	f->looking = 1;
+	f->pages = 0;
 	if (maas_events_since(f->client, f->events_seen ? f->last_event_id : -1, ENLIST_EVENTS_MAX, on_events,
 			      f)) {
 		struct maas_result fake = { BR_E_TOOBIG, 0, NULL, "", NULL };
@@ -347,7 +363,7 @@ static void schedule_tick(struct enlist_flow *f)
 	}
 	for (size_t i = 0; i < f->n; i++)
 		if (f->slots[i].job->waiting == 1 && !f->slots[i].job->done) {
-			if (!f->poll_scheduled && !maas_after(f->client, delay, poll_tick, f))
+			if (!f->poll_scheduled && !f->looking && !maas_after(f->client, delay, poll_tick, f))
 				f->poll_scheduled = 1;
 			return;
 		}
@@ -360,7 +376,10 @@ static void wait_more(struct enlist_slot *s)
 	s->job->waiting = 1;
 	if (!s->job->wait_since_ms)
 		s->job->wait_since_ms = br_now_ms();
-	if (!f->poll_scheduled && !maas_after(f->client, f->opts.poll_ms, poll_tick, f))
+	/* With a look in flight its answer schedules the next tick: a tick
+	 * scheduled here too would send a second look beside it, from the
+	 * same id, for the same events (a slow MAAS had several at once). */
+	if (!f->poll_scheduled && !f->looking && !maas_after(f->client, f->opts.poll_ms, poll_tick, f))
 		f->poll_scheduled = 1;
 }
 

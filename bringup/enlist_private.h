@@ -21,6 +21,8 @@ struct enlist_flow {
 	void *ctx;
 	int poll_scheduled;
 	int events_seen;       /* the first events look has been answered */
+	int looking;	       /* an events look is in flight */
+	unsigned pages;	       /* full looks paged on in this tick */
 	int64_t last_event_id; /* newest MAAS event seen */
 	unsigned ticks;
 	unsigned sweep_ticks;	    /* ticks at the last full read */

@@ -157,6 +157,7 @@ void sim_maas_events(struct sim_maas *m, const struct sim_maas_req *req, struct 
 						refs[i].e->type, "node", refs[i].mc->system_id, "hostname",
 						refs[i].mc->hostname, "description", refs[i].e->description));
 	free(refs);
+	sim_maas_log_field(r, "count", json_integer((json_int_t)json_array_size(events)));
 	sim_maas_reply_json(r, 200,
 			    json_pack("{s:I, s:o, s:s, s:s}", "count", (json_int_t)json_array_size(events),
 				      "events", events, "next_uri", "", "prev_uri", ""));
