@@ -66,6 +66,7 @@ struct enlist_options {
 	int64_t deploy_timeout_ms;     /* default 60 min */
 	const char *distro_series;     /* default "jammy" */
 	const char *storage_layout;    /* default "flat" */
+	int events_max;		       /* events asked for per look; default ENLIST_EVENTS_MAX */
 };
 void enlist_options_init(struct enlist_options *opts);
 

@@ -19,6 +19,7 @@ void enlist_options_init(struct enlist_options *opts)
 	opts->deploy_timeout_ms = 60 * 60 * 1000;
 	opts->distro_series = "jammy";
 	opts->storage_layout = "flat";
+	opts->events_max = ENLIST_EVENTS_MAX;
 }
 
 void enlist_job_release(struct enlist_job *job)
@@ -264,7 +265,7 @@ static void on_events(void *ctx, const struct maas_result *res)
 	struct enlist_flow *f = ctx;
 	json_t *events = json_object_get(res->json, "events"), *e;
 	int all = res->rc || !json_is_array(events);
-	int full = !all && json_array_size(events) >= ENLIST_EVENTS_MAX;
+	int full = !all && json_array_size(events) >= (size_t)f->opts.events_max;
 	int first = !f->events_seen;
 	size_t i, n_ids = json_array_size(events) ? index_slots(f) : 0;
 
@@ -298,7 +299,7 @@ static void on_events(void *ctx, const struct maas_result *res)
 	 * 500 machines moving together fill one look. Past
 	 * ENLIST_EVENT_PAGES_MAX pages, every waiting machine is read. */
 	if (full && !first && ++f->pages < ENLIST_EVENT_PAGES_MAX &&
-	    !maas_events_since(f->client, f->last_event_id, ENLIST_EVENTS_MAX, on_events, f)) {
+	    !maas_events_since(f->client, f->last_event_id, f->opts.events_max, on_events, f)) {
 		f->looking = 1;
 		return;
 	}
@@ -338,8 +339,8 @@ static void poll_tick(void *ctx)
 	}
 	f->looking = 1;
 	f->pages = 0;
-	if (maas_events_since(f->client, f->events_seen ? f->last_event_id : -1, ENLIST_EVENTS_MAX, on_events,
-			      f)) {
+	if (maas_events_since(f->client, f->events_seen ? f->last_event_id : -1, f->opts.events_max,
+			      on_events, f)) {
 		struct maas_result fake = { BR_E_TOOBIG, 0, NULL, "", NULL };
 
 		on_events(f, &fake);
@@ -427,6 +428,8 @@ int enlist_run(struct maas_client *client, struct enlist_job *jobs, size_t n,
 		f.opts.max_parallel = 1;
 	if (f.opts.poll_ms < 10)
 		f.opts.poll_ms = 10;
+	if (f.opts.events_max < 1 || f.opts.events_max > ENLIST_EVENTS_MAX)
+		f.opts.events_max = ENLIST_EVENTS_MAX;
 	f.cb = cb;
 	f.ctx = ctx;
 	f.sweep_ms = br_now_ms();
