@@ -23,7 +23,8 @@
 
 #define ENLIST_USER_DATA_MAX (64u * 1024) /* rendered user-data, before base64 */
 #define ENLIST_POLL_IDS_MAX 50		  /* machines read per list request while waiting */
-#define ENLIST_EVENTS_MAX 1000		  /* events read per poll; more: every waiting machine is read */
+#define ENLIST_EVENTS_MAX 1000	  /* events read per look (MAAS's MAX_EVENT_LOG_COUNT, api/events.py) */
+#define ENLIST_EVENT_PAGES_MAX 10 /* full looks paged on in one tick; more: every waiting machine is read */
 #define ENLIST_SWEEP_TICKS 20	  /* every Nth poll reads all waiting machines (timeouts, lost events) */
 #define ENLIST_SWEEP_MIN_MS 10000 /* ... and never more often than this */
 #define ENLIST_LOOKUPS_MAX 3	  /* create/lookup rounds before giving up on a node */
@@ -50,6 +51,11 @@ struct enlist_job {
 	int lookups, commissioned_here, deploy_sent, waiting, changed, done;
 	int64_t wait_since_ms;
 	int64_t wait_limit_ms; /* the limit of the wait under way */
+	/* MAAS events naming the machine since it was last read: news_other,
+	 * an event that is not a status change; news_moved, a status change,
+	 * the newest (by event id) to moved_to. */
+	int news_other, news_moved, moved_to;
+	int64_t moved_id;
 };
 void enlist_job_release(struct enlist_job *job);
 
@@ -60,6 +66,7 @@ struct enlist_options {
 	int64_t deploy_timeout_ms;     /* default 60 min */
 	const char *distro_series;     /* default "jammy" */
 	const char *storage_layout;    /* default "flat" */
+	int events_max;		       /* events asked for per look; default ENLIST_EVENTS_MAX */
 };
 void enlist_options_init(struct enlist_options *opts);
 

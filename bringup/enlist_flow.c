@@ -19,6 +19,7 @@ void enlist_options_init(struct enlist_options *opts)
 	opts->deploy_timeout_ms = 60 * 60 * 1000;
 	opts->distro_series = "jammy";
 	opts->storage_layout = "flat";
+	opts->events_max = ENLIST_EVENTS_MAX;
 }
 
 void enlist_job_release(struct enlist_job *job)
@@ -153,8 +154,32 @@ static void on_poll(void *ctx, const struct maas_result *res)
 	free(b);
 }
 
-/* Read the waiting machines (all, or those with news) in list requests of
- * ENLIST_POLL_IDS_MAX. */
+/* Whether a waiting machine's news asks for a read. MAAS writes an event
+ * on every change of a machine's status (maas_event_new_status): when the
+ * newest says the machine moved to a status enlist_dispatch would only wait
+ * in again, under the same limit (Commissioning -> Testing, Ready ->
+ * Allocated -> Deploying), reading it would change nothing; a read left
+ * out is taken by the limit's own read or the sweep as before. Any other
+ * move is read, as is news without a status change: a MAAS that writes
+ * no such events, or whose event we cannot read, is read as it always was.
+ * Events that are not status changes say nothing of the status once a
+ * status change is known (every change writes one). */
+static int needs_read(const struct enlist_slot *s)
+{
+	const struct enlist_job *j = s->job;
+	int64_t limit;
+
+	if (j->changed)
+		return 1;
+	if (j->news_moved) {
+		limit = enlist_wait_limit(s, j->moved_to);
+		return !limit || limit != j->wait_limit_ms;
+	}
+	return j->news_other;
+}
+
+/* Read the waiting machines (all, or those whose news asks for it) in list
+ * requests of ENLIST_POLL_IDS_MAX. */
 static void read_waiting(struct enlist_flow *f, int all)
 {
 	struct batch *b = NULL;
@@ -164,8 +189,13 @@ static void read_waiting(struct enlist_flow *f, int all)
 
 		/* Only jobs waiting for a poll: one already in a batch still in
 		 * flight (slower than poll_ms) would be dispatched twice. */
-		if (s && (s->job->waiting != 1 || s->job->done || (!all && !s->job->changed)))
+		if (s && (s->job->waiting != 1 || s->job->done))
 			continue;
+		if (s && !all && !needs_read(s)) {
+			/* Judged: the machine is still where it waits. */
+			s->job->news_other = s->job->news_moved = 0;
+			continue;
+		}
 		if (b && (!s || b->n == ENLIST_POLL_IDS_MAX)) {
 			if (maas_machines_by_id(f->client, b->ids, b->n, on_poll, b)) {
 				struct maas_result fake = { BR_E_TOOBIG, 0, NULL, "", NULL };
@@ -183,38 +213,100 @@ static void read_waiting(struct enlist_flow *f, int all)
 		b->ids[b->n] = s->job->system_id;
 		b->slots[b->n++] = s;
 		s->job->waiting = 2; /* in a batch: not polled twice */
-		s->job->changed = 0;
+		s->job->changed = s->job->news_other = s->job->news_moved = 0;
 	}
 }
 
 static void schedule_tick(struct enlist_flow *f);
 
+static int cmp_slot_id(const void *a, const void *b)
+{
+	return strcmp((*(struct enlist_slot *const *)a)->job->system_id,
+		      (*(struct enlist_slot *const *)b)->job->system_id);
+}
+
+/* Sort the unfinished slots that have a system_id into f->by_id; returns
+ * how many. Rebuilt per events answer: ids come and go (create, a machine
+ * deleted in MAAS), and n log n once beats a scan of every slot for every
+ * event. */
+static size_t index_slots(struct enlist_flow *f)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < f->n; i++)
+		if (f->slots[i].job->system_id && !f->slots[i].job->done)
+			f->by_id[n++] = &f->slots[i];
+	qsort(f->by_id, n, sizeof(*f->by_id), cmp_slot_id);
+	return n;
+}
+
+/* What one event says of its machine's job (see needs_read). */
+static void note_event(struct enlist_job *j, json_t *e, json_int_t id)
+{
+	int st = maas_event_new_status(e);
+
+	if (st == MAAS_EVENT_NOT_STATUS) {
+		j->news_other = 1;
+	} else if (st < 0) {
+		j->changed = 1; /* a status change we cannot read: read the machine */
+	} else if (!j->news_moved || id > j->moved_id) {
+		j->news_moved = 1;
+		j->moved_to = st;
+		j->moved_id = id;
+	}
+}
+
 /* New events since the last look name the machines whose status may have
- * moved: only those are read, so a rack of waiting machines costs one
- * small request per tick instead of every machine's whole document. */
+ * moved: only those are read (and of those, only the ones whose move asks
+ * for it: needs_read), so a rack of waiting machines costs one small
+ * request per tick instead of every machine's whole document. */
 static void on_events(void *ctx, const struct maas_result *res)
 {
 	struct enlist_flow *f = ctx;
 	json_t *events = json_object_get(res->json, "events"), *e;
-	int all = res->rc || !json_is_array(events) || json_array_size(events) >= ENLIST_EVENTS_MAX;
+	int all = res->rc || !json_is_array(events);
+	int full = !all && json_array_size(events) >= (size_t)f->opts.events_max;
 	int first = !f->events_seen;
-	size_t i;
+	size_t i, n_ids = json_array_size(events) ? index_slots(f) : 0;
 
+	f->looking = 0;
 	f->events_seen = 1;
 	json_array_foreach(json_is_array(events) ? events : NULL, i, e)
 	{
 		const char *node = br_json_str(e, "node");
 		json_int_t id = (json_int_t)br_json_int(e, "id", 0);
+		size_t lo = 0, hi = n_ids;
 
 		if (id > f->last_event_id)
 			f->last_event_id = id;
-		for (size_t k = 0; node && k < f->n; k++)
-			if (f->slots[k].job->system_id && !strcmp(f->slots[k].job->system_id, node))
-				f->slots[k].job->changed = 1;
+		if (!node)
+			continue;
+		while (lo < hi) { /* the first slot whose id is not below node */
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (strcmp(f->by_id[mid]->job->system_id, node) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (; lo < n_ids && !strcmp(f->by_id[lo]->job->system_id, node); lo++)
+			note_event(f->by_id[lo]->job, e, id);
 	}
-	/* The first look only sets where events start: every waiting machine
-	 * is read once then. A failed or overflowing look reads them all. */
-	read_waiting(f, all || first);
+	/* A full look after the last id seen is the oldest events after it
+	 * (src/maasserver/api/events.py EventsHandler.query orders by id from
+	 * `after`): the rest are asked for at once, from the newest id seen,
+	 * and nothing is missed. Two events a status change make a rack of
+	 * 500 machines moving together fill one look. Past
+	 * ENLIST_EVENT_PAGES_MAX pages, every waiting machine is read. */
+	if (full && !first && ++f->pages < ENLIST_EVENT_PAGES_MAX &&
+	    !maas_events_since(f->client, f->last_event_id, f->opts.events_max, on_events, f)) {
+		f->looking = 1;
+		return;
+	}
+	/* The first look only sets where events start (without `after` MAAS
+	 * gives the newest): every waiting machine is read once then. A
+	 * failed look, or one still full after the pages, reads them all. */
+	read_waiting(f, all || full || first);
 	schedule_tick(f);
 }
 
@@ -245,8 +337,10 @@ static void poll_tick(void *ctx)
 		schedule_tick(f);
 		return;
 	}
-	if (maas_events_since(f->client, f->events_seen ? f->last_event_id : -1, ENLIST_EVENTS_MAX, on_events,
-			      f)) {
+	f->looking = 1;
+	f->pages = 0;
+	if (maas_events_since(f->client, f->events_seen ? f->last_event_id : -1, f->opts.events_max,
+			      on_events, f)) {
 		struct maas_result fake = { BR_E_TOOBIG, 0, NULL, "", NULL };
 
 		on_events(f, &fake);
@@ -270,7 +364,7 @@ static void schedule_tick(struct enlist_flow *f)
 	}
 	for (size_t i = 0; i < f->n; i++)
 		if (f->slots[i].job->waiting == 1 && !f->slots[i].job->done) {
-			if (!f->poll_scheduled && !maas_after(f->client, delay, poll_tick, f))
+			if (!f->poll_scheduled && !f->looking && !maas_after(f->client, delay, poll_tick, f))
 				f->poll_scheduled = 1;
 			return;
 		}
@@ -283,7 +377,10 @@ static void wait_more(struct enlist_slot *s)
 	s->job->waiting = 1;
 	if (!s->job->wait_since_ms)
 		s->job->wait_since_ms = br_now_ms();
-	if (!f->poll_scheduled && !maas_after(f->client, f->opts.poll_ms, poll_tick, f))
+	/* With a look in flight its answer schedules the next tick: a tick
+	 * scheduled here too would send a second look beside it, from the
+	 * same id, for the same events (a slow MAAS had several at once). */
+	if (!f->poll_scheduled && !f->looking && !maas_after(f->client, f->opts.poll_ms, poll_tick, f))
 		f->poll_scheduled = 1;
 }
 
@@ -331,15 +428,19 @@ int enlist_run(struct maas_client *client, struct enlist_job *jobs, size_t n,
 		f.opts.max_parallel = 1;
 	if (f.opts.poll_ms < 10)
 		f.opts.poll_ms = 10;
+	if (f.opts.events_max < 1 || f.opts.events_max > ENLIST_EVENTS_MAX)
+		f.opts.events_max = ENLIST_EVENTS_MAX;
 	f.cb = cb;
 	f.ctx = ctx;
 	f.sweep_ms = br_now_ms();
 	f.n = n;
 	f.slots = br_xcalloc(n ? n : 1, sizeof(*f.slots));
+	f.by_id = br_xcalloc(n ? n : 1, sizeof(*f.by_id));
 	for (size_t i = 0; i < n; i++)
 		f.slots[i] = (struct enlist_slot){ &f, &jobs[i] };
 	enlist_start_more(&f);
 	rc = maas_client_run(client, err);
+	free(f.by_id);
 	free(f.slots);
 	return rc;
 }

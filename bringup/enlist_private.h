@@ -21,15 +21,21 @@ struct enlist_flow {
 	void *ctx;
 	int poll_scheduled;
 	int events_seen;       /* the first events look has been answered */
+	int looking;	       /* an events look is in flight */
+	unsigned pages;	       /* full looks paged on in this tick */
 	int64_t last_event_id; /* newest MAAS event seen */
 	unsigned ticks;
-	unsigned sweep_ticks; /* ticks at the last full read */
-	int64_t sweep_ms;     /* when the last full read began (the run's start before one) */
-	int64_t tick_ms;      /* when the last poll tick began; 0: none yet */
+	unsigned sweep_ticks;	    /* ticks at the last full read */
+	int64_t sweep_ms;	    /* when the last full read began (the run's start before one) */
+	int64_t tick_ms;	    /* when the last poll tick began; 0: none yet */
+	struct enlist_slot **by_id; /* slots with a system_id, sorted by it (on_events) */
 };
 
 /* Act on the machine's current status (enlist_steps.c). */
 void enlist_dispatch(struct enlist_slot *s, const struct maas_machine *m);
+/* The limit enlist_dispatch waits with in this status; 0 where it acts
+ * (enlist_steps.c). */
+int64_t enlist_wait_limit(const struct enlist_slot *s, int status);
 /* Find the machine by MAC, adopt or create it (enlist_steps.c). */
 void enlist_lookup(struct enlist_slot *s);
 

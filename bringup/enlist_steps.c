@@ -368,9 +368,30 @@ static void on_release(void *ctx, const struct maas_result *res)
 		enlist_reread(s);
 }
 
-void enlist_dispatch(struct enlist_slot *s, const struct maas_machine *m)
+/* The statuses enlist_dispatch only waits in: MAAS moves the machine on by
+ * itself. Commissioning, testing, releasing and erasing end Ready (or
+ * failed) and are waited out under the commissioning limit; deploying ends
+ * Deployed (or failed) under the deployment limit. */
+int64_t enlist_wait_limit(const struct enlist_slot *s, int status)
 {
 	const struct enlist_options *o = &s->flow->opts;
+	const struct enlist_job *j = s->job;
+
+	switch (status) {
+	case MAAS_COMMISSIONING:
+	case MAAS_TESTING:
+	case MAAS_RELEASING:
+	case MAAS_DISK_ERASING:
+		return j->commission_limit_ms ? j->commission_limit_ms : o->commission_timeout_ms;
+	case MAAS_DEPLOYING:
+		return j->deploy_limit_ms ? j->deploy_limit_ms : o->deploy_timeout_ms;
+	default:
+		return 0;
+	}
+}
+
+void enlist_dispatch(struct enlist_slot *s, const struct maas_machine *m)
+{
 	struct enlist_job *j = s->job;
 
 	switch (m->status) {
@@ -389,7 +410,7 @@ void enlist_dispatch(struct enlist_slot *s, const struct maas_machine *m)
 	case MAAS_TESTING:
 	case MAAS_RELEASING:
 	case MAAS_DISK_ERASING:
-		enlist_wait(s, m, j->commission_limit_ms ? j->commission_limit_ms : o->commission_timeout_ms,
+		enlist_wait(s, m, enlist_wait_limit(s, m->status),
 			    m->status == MAAS_COMMISSIONING || m->status == MAAS_TESTING ? "commissioning"
 											 : "releasing",
 			    "Ready");
@@ -436,8 +457,7 @@ void enlist_dispatch(struct enlist_slot *s, const struct maas_machine *m)
 		boot_disk(s);
 		break;
 	case MAAS_DEPLOYING:
-		enlist_wait(s, m, j->deploy_limit_ms ? j->deploy_limit_ms : o->deploy_timeout_ms,
-			    "deployment", "Deployed");
+		enlist_wait(s, m, enlist_wait_limit(s, m->status), "deployment", "Deployed");
 		break;
 	case MAAS_DEPLOYED:
 		free(j->ip);

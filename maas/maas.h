@@ -213,6 +213,23 @@ void maas_blockdevices_free(struct maas_blockdevice *devs, size_t n);
  * type or level says something failed; NULL when none. Borrowed from doc. */
 const char *maas_events_failure(json_t *doc);
 
+/* MAAS writes an event of type NODE_CHANGED_STATUS on every change of a
+ * machine's status (src/maasserver/models/signals/events.py
+ * emit_state_transition_event, since MAAS 1.7.0): the events API gives its
+ * type as the type's description, "Node changed status"
+ * (src/provisioningserver/events.py, now src/maascommon/events.py; level
+ * INFO up to 2.5, DEBUG from 2.6.0), and its description as "From 'Old'
+ * to 'New'" in NODE_STATUS_CHOICES' display names (src/maasserver/enum.py),
+ * " (to USER)" appended for Allocated. */
+#define MAAS_EVENT_STATUS_CHANGED "Node changed status"
+enum {
+	MAAS_EVENT_NOT_STATUS = -1,   /* another type of event */
+	MAAS_EVENT_STATUS_UNREAD = -2 /* a status change whose new status cannot be read */
+};
+/* The status an event of events/?op=query says the machine moved to (enum
+ * maas_status), or MAAS_EVENT_NOT_STATUS / MAAS_EVENT_STATUS_UNREAD. */
+int maas_event_new_status(json_t *event);
+
 /* ---- what MAAS does, one call each (machines.c, storage.c, tags.c, events.c)
  *
  * Each queues one request as maas_request does and returns 0, BR_E_INVAL for

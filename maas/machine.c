@@ -132,3 +132,28 @@ const char *maas_events_failure(json_t *doc)
 	}
 	return NULL;
 }
+
+int maas_event_new_status(json_t *event)
+{
+	const char *type = br_json_str(event, "type"), *desc = br_json_str(event, "description");
+	const char *to, *end;
+	size_t len;
+
+	if (!type || strcmp(type, MAAS_EVENT_STATUS_CHANGED))
+		return MAAS_EVENT_NOT_STATUS;
+	/* "From 'Commissioning' to 'Ready'": display names hold no quote. */
+	if (!desc || strncmp(desc, "From '", 6) || !(to = strstr(desc + 6, "' to '")))
+		return MAAS_EVENT_STATUS_UNREAD;
+	to += 6;
+	end = strchr(to, '\'');
+	if (!end)
+		return MAAS_EVENT_STATUS_UNREAD;
+	len = (size_t)(end - to);
+	for (int st = 0; st < MAAS_STATUS_COUNT; st++) {
+		const char *name = maas_status_name(st);
+
+		if (strlen(name) == len && !strncmp(name, to, len))
+			return st;
+	}
+	return MAAS_EVENT_STATUS_UNREAD;
+}

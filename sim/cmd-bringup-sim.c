@@ -43,7 +43,7 @@ struct opts {
 	int nodes, seed, latency_ms, flaky_stall_ms, bios_job_ms, bios_job_polls, https, daemon, base_port,
 	    json, verbose, procs, no_ssh;
 	int hosts, no_hosts;
-	int maas_latency_ms, maas_commission_ms, maas_deploy_ms;
+	int maas_latency_ms, maas_commission_ms, maas_deploy_ms, maas_no_status_events;
 	const char *dir, *fault_rate, *vendor;
 	struct br_strlist faults;
 };
@@ -172,7 +172,8 @@ static int start_maas(struct run *r, struct br_err *err)
 	struct sim_maas_config mc = { .latency_ms = r->o->maas_latency_ms < 0 ? r->o->latency_ms
 									      : r->o->maas_latency_ms,
 				      .commission_ms = r->o->maas_commission_ms,
-				      .deploy_ms = r->o->maas_deploy_ms };
+				      .deploy_ms = r->o->maas_deploy_ms,
+				      .no_status_events = r->o->maas_no_status_events };
 	struct sim_maas_host *hosts = NULL;
 	char key[SIM_MAAS_KEY_LEN], operator_key[SIM_MAAS_KEY_LEN],
 	    *log_path = br_xasprintf("%s/maas-requests.log", r->dir);
@@ -521,6 +522,9 @@ int main(int argc, char **argv)
 		  "how long MAAS commissioning takes (default 2000)" },
 		{ "maas-deploy-ms", 0, BR_OPT_INT, &o.maas_deploy_ms, "MS",
 		  "how long a MAAS deploy takes (default 3000)" },
+		{ "maas-no-status-events", 0, BR_OPT_FLAG, &o.maas_no_status_events, NULL,
+		  "write no 'Node changed status' events (every MAAS since 1.7 does: a MAAS-like server that "
+		  "does not)" },
 		{ "https", 0, BR_OPT_FLAG, &o.https, NULL,
 		  "serve the BMCs and MAAS over HTTPS with a generated CA (DIR/ca.pem)" },
 		{ "daemon", 0, BR_OPT_FLAG, &o.daemon, NULL,

@@ -82,6 +82,10 @@ struct sim_maas_config {
 	int commission_ms;    /* 0: SIM_MAAS_COMMISSION_MS */
 	int deploy_ms;	      /* 0: SIM_MAAS_DEPLOY_MS */
 	int busy_percent;     /* answer this share of requests 503 / 409 + Retry-After */
+	/* Write no "Node changed status" events: no MAAS since 1.7.0 does so
+	 * (see sim_maas_status_changed); it stands for a MAAS-like server that
+	 * does not, which a client must still drive. */
+	int no_status_events;
 	const struct sim_maas_host *hosts;
 	size_t n_hosts;
 	const char *tls_key_pem; /* both set: serve HTTPS; the key is a secret, never logged */

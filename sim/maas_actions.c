@@ -82,6 +82,10 @@ static void deploy(struct sim_maas *m, struct sim_maas_machine *mc, const struct
 	 * (src/maasserver/api/machines.py MachineHandler.deploy) */
 	if (mc->status == ST_READY || !mc->owner[0])
 		snprintf(mc->owner, sizeof(mc->owner), "%s", req->user);
+	/* ... by Node.acquire, which saves it Allocated before Node.start
+	 * saves it Deploying: two status changes, an event each. */
+	if (mc->status == ST_READY)
+		sim_maas_status_changed(m, mc, ST_ALLOCATED);
 	sim_maas_set_status(m, mc, ST_DEPLOYING, "Deploying", "INFO", "Deploying %s", mc->distro_series);
 	sim_maas_log_field(r, "deploys", json_integer(mc->deploys));
 	sim_maas_log_field(r, "user_data", br_json_string_or_null(text));

@@ -128,6 +128,11 @@ void sim_maas_events(struct sim_maas *m, const struct sim_maas_req *req, struct 
 
 		if ((id && strcmp(id, mc->system_id)) || (host && strcmp(host, mc->hostname)))
 			continue;
+		/* A ring's ids rise: one whose newest is not after `after` has
+		 * nothing to give (most machines, most of the time). */
+		if (!mc->n_events ||
+		    mc->events[(mc->first_event + mc->n_events - 1) % SIM_MAAS_EVENTS_MAX].id <= after)
+			continue;
 		for (size_t k = 0; k < mc->n_events && n < cap; k++) {
 			const struct sim_maas_event *e =
 			    &mc->events[(mc->first_event + k) % SIM_MAAS_EVENTS_MAX];
@@ -147,11 +152,12 @@ void sim_maas_events(struct sim_maas *m, const struct sim_maas_req *req, struct 
 	for (size_t i = 0; i < n && i < (size_t)limit; i++)
 		json_array_append_new(events,
 				      json_pack("{s:s, s:I, s:s, s:s, s:s, s:s, s:s, s:s}", "username",
-						"admin", "id", (json_int_t)refs[i].e->id, "level",
+						refs[i].e->username, "id", (json_int_t)refs[i].e->id, "level",
 						refs[i].e->level, "created", refs[i].e->created, "type",
 						refs[i].e->type, "node", refs[i].mc->system_id, "hostname",
 						refs[i].mc->hostname, "description", refs[i].e->description));
 	free(refs);
+	sim_maas_log_field(r, "count", json_integer((json_int_t)json_array_size(events)));
 	sim_maas_reply_json(r, 200,
 			    json_pack("{s:I, s:o, s:s, s:s}", "count", (json_int_t)json_array_size(events),
 				      "events", events, "next_uri", "", "prev_uri", ""));

@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "sim/maas_private.h"
 
@@ -15,9 +16,11 @@ struct sim_maas_machine *sim_maas_find(struct sim_maas *m, const char *system_id
 }
 
 static void add_event(struct sim_maas *m, struct sim_maas_machine *mc, const char *type, const char *level,
-		      const char *description)
+		      const char *username, const char *description)
 {
 	struct sim_maas_event *e;
+	struct tm tm;
+	time_t now = time(NULL);
 
 	if (mc->n_events == SIM_MAAS_EVENTS_MAX) {
 		mc->first_event = (mc->first_event + 1) % SIM_MAAS_EVENTS_MAX;
@@ -27,8 +30,34 @@ static void add_event(struct sim_maas *m, struct sim_maas_machine *mc, const cha
 	e->id = m->next_event_id++;
 	snprintf(e->type, sizeof(e->type), "%s", type);
 	snprintf(e->level, sizeof(e->level), "%s", level);
+	snprintf(e->username, sizeof(e->username), "%s", username);
 	snprintf(e->description, sizeof(e->description), "%s", description);
-	br_iso_time(e->created);
+	/* src/maasserver/api/events.py DATETIME_FORMAT */
+	if (!gmtime_r(&now, &tm) || !strftime(e->created, sizeof(e->created), "%a, %d %b. %Y %H:%M:%S", &tm))
+		e->created[0] = '\0';
+}
+
+/* src/maasserver/models/signals/events.py emit_state_transition_event:
+ * every save that changes a machine's status writes an event of type
+ * NODE_CHANGED_STATUS, which the events API shows by its type's
+ * description, "Node changed status", at its level, DEBUG
+ * (src/maascommon/events.py; INFO before MAAS 2.6.0), with no user
+ * (Event.owner: "unknown"), described "From 'Old' to 'New'" in
+ * NODE_STATUS_CHOICES' display names, " (to USER)" added for Allocated.
+ * Written first: the status is saved before the event of the action that
+ * moved it (Node.end_deployment: update_status and save, then
+ * create_node_event). A status saved unchanged writes none. */
+void sim_maas_status_changed(struct sim_maas *m, struct sim_maas_machine *mc, int status)
+{
+	char text[sizeof(mc->events[0].description)];
+
+	if (mc->status != status && !m->cfg.no_status_events) {
+		snprintf(text, sizeof(text), "From '%s' to '%s'%s%s%s", sim_maas_status_name(mc->status),
+			 sim_maas_status_name(status), status == ST_ALLOCATED ? " (to " : "",
+			 status == ST_ALLOCATED ? mc->owner : "", status == ST_ALLOCATED ? ")" : "");
+		add_event(m, mc, "Node changed status", "DEBUG", "unknown", text);
+	}
+	mc->status = status;
 }
 
 void sim_maas_set_status(struct sim_maas *m, struct sim_maas_machine *mc, int status, const char *event_type,
@@ -40,10 +69,10 @@ void sim_maas_set_status(struct sim_maas *m, struct sim_maas_machine *mc, int st
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
-	mc->status = status;
+	sim_maas_status_changed(m, mc, status);
 	mc->since_ms = br_now_ms();
 	snprintf(mc->status_message, sizeof(mc->status_message), "%s", text);
-	add_event(m, mc, event_type, level, text);
+	add_event(m, mc, event_type, level, "admin", text);
 }
 
 static const struct sim_maas_host *host_of(struct sim_maas *m, const struct sim_maas_machine *mc)
@@ -617,8 +646,11 @@ static void list(struct sim_maas *m, const struct sim_maas_req *req, struct sim_
 	struct filter *f = br_xcalloc(1, sizeof(*f));
 	int64_t now = br_now_ms();
 	struct list_render *lr;
+	json_t *ids = json_array(), *statuses = json_array();
 
 	if (filter_parse(req, f, r)) {
+		json_decref(ids);
+		json_decref(statuses);
 		free(f);
 		return;
 	}
@@ -637,9 +669,15 @@ static void list(struct sim_maas *m, const struct sim_maas_req *req, struct sim_
 		lr->domain_ids = br_xrealloc(lr->domain_ids, (lr->n + 1) * sizeof(*lr->domain_ids));
 		memcpy(&lr->mcs[lr->n], mc, LIST_COPY_BYTES);
 		lr->domain_ids[lr->n++] = sim_maas_domain_id(m, mc->domain);
+		json_array_append_new(ids, json_string(mc->system_id));
+		json_array_append_new(statuses, json_string(sim_maas_status_name(mc->status)));
 	}
 	free(f);
 	sim_maas_log_field(r, "count", json_integer((json_int_t)lr->n));
+	/* Which machines the answer gave, in which status: how often a client
+	 * reads each machine, and when. */
+	sim_maas_log_field(r, "system_ids", ids);
+	sim_maas_log_field(r, "statuses", statuses);
 	r->status = 200;
 	r->render = list_render;
 	r->render_ctx = lr;

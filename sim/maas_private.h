@@ -73,8 +73,9 @@ struct sim_maas_event {
 	int64_t id;
 	char type[40];
 	char level[8];
+	char username[16]; /* who caused it; "unknown" when no user did */
 	char description[200];
-	char created[24];
+	char created[32]; /* as the events API prints it */
 };
 
 #define SIM_MAAS_OWNER_DATA_MAX 16
@@ -186,6 +187,9 @@ struct sim_maas_machine *sim_maas_find(struct sim_maas *m, const char *system_id
 void sim_maas_advance(struct sim_maas *m, struct sim_maas_machine *mc, int64_t now_ms);
 void sim_maas_set_status(struct sim_maas *m, struct sim_maas_machine *mc, int status, const char *event_type,
 			 const char *level, const char *fmt, ...) BR_PRINTF(6, 7);
+/* Move the machine to status, with the status-change event MAAS writes for
+ * it and nothing else (sim_maas_set_status calls it, then adds its own). */
+void sim_maas_status_changed(struct sim_maas *m, struct sim_maas_machine *mc, int status);
 /* Enter Testing from status from (op=test, or commissioning's end). */
 void sim_maas_start_testing(struct sim_maas *m, struct sim_maas_machine *mc, int from, const char *fmt, ...)
     BR_PRINTF(4, 5);

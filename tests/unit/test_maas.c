@@ -215,6 +215,48 @@ static void test_blockdevices_and_events(void **state)
 	assert_null(maas_events_failure(NULL));
 }
 
+/* NODE_CHANGED_STATUS as MAAS's events API gives it: the new status is
+ * read from the description by display name; anything else is not one. */
+static void test_event_new_status(void **state)
+{
+	static const struct {
+		const char *json;
+		int want;
+	} cases[] = {
+		{ "{\"type\": \"Node changed status\", \"description\": \"From 'Commissioning' to "
+		  "'Testing'\"}",
+		  MAAS_TESTING },
+		{ "{\"type\": \"Node changed status\", \"description\": \"From 'Testing' to 'Ready'\"}",
+		  MAAS_READY },
+		{ "{\"type\": \"Node changed status\", \"description\": \"From 'Ready' to 'Allocated' (to "
+		  "admin)\"}",
+		  MAAS_ALLOCATED },
+		{ "{\"type\": \"Node changed status\", \"description\": \"From 'Deploying' to 'Releasing "
+		  "failed'\"}",
+		  MAAS_FAILED_RELEASING },
+		{ "{\"type\": \"Node changed status\", \"description\": \"From 'Ready' to 'Sleeping'\"}",
+		  MAAS_EVENT_STATUS_UNREAD },
+		{ "{\"type\": \"Node changed status\", \"description\": \"Ready to Allocated\"}",
+		  MAAS_EVENT_STATUS_UNREAD },
+		{ "{\"type\": \"Node changed status\", \"description\": \"From 'Ready' to 'Deploy\"}",
+		  MAAS_EVENT_STATUS_UNREAD },
+		{ "{\"type\": \"Node changed status\"}", MAAS_EVENT_STATUS_UNREAD },
+		{ "{\"type\": \"Ready\", \"description\": \"From 'Testing' to 'Ready'\"}",
+		  MAAS_EVENT_NOT_STATUS },
+		{ "{\"description\": \"From 'Testing' to 'Ready'\"}", MAAS_EVENT_NOT_STATUS },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		json_t *e = json_loads(cases[i].json, 0, NULL);
+
+		assert_non_null(e);
+		assert_int_equal(maas_event_new_status(e), cases[i].want);
+		json_decref(e);
+	}
+	assert_int_equal(maas_event_new_status(NULL), MAAS_EVENT_NOT_STATUS);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -225,6 +267,7 @@ int main(void)
 		cmocka_unit_test(test_error_cap),
 		cmocka_unit_test(test_machine_parse),
 		cmocka_unit_test(test_blockdevices_and_events),
+		cmocka_unit_test(test_event_new_status),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

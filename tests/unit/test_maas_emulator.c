@@ -18,6 +18,7 @@
 
 #include <cmocka.h>
 
+#include "bringup/enlist.h"
 #include "maas/maas.h"
 
 #define KEY "ck:tk:s3cr3t"
@@ -65,6 +66,7 @@ static struct maas_client *client(int port, const char *key)
 }
 
 static int busy_percent;
+static int commission_ms; /* 0: 200 */
 
 static int setup(void **state)
 {
@@ -79,7 +81,7 @@ static int setup(void **state)
 	snprintf(log_path, sizeof(log_path), "/tmp/maas-emu-%d.log", (int)getpid());
 	cfg.api_key = KEY;
 	cfg.log_path = log_path;
-	cfg.commission_ms = 200;
+	cfg.commission_ms = commission_ms ? commission_ms : 200;
 	cfg.deploy_ms = 200;
 	cfg.hosts = hosts;
 	cfg.n_hosts = 3;
@@ -92,6 +94,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
+	commission_ms = 0;
 	maas_client_free(cli);
 	sim_maas_stop(emu);
 	unlink(log_path);
@@ -408,6 +411,94 @@ static void test_busy_maas(void **state)
 	busy_percent = 0;
 }
 
+/* ---- enlist (bringup/enlist_flow.c) on the emulator's events ------------- */
+
+static void en_system_id(void *ctx, struct enlist_job *job)
+{
+	(void)ctx;
+	(void)job;
+}
+
+static void en_done(void *ctx, struct enlist_job *job, int ok, const char *reason)
+{
+	int *deployed = ctx;
+
+	if (ok)
+		++*deployed;
+	else
+		print_message("%s: %s\n", job->hostname, reason);
+}
+
+static int setup_enlist(void **state)
+{
+	/* Testing begins 600 ms in: long after enlist's first look, which
+	 * reads every waiting machine once. */
+	commission_ms = 900;
+	return setup(state);
+}
+
+/* enlist reads a machine only for a status change it acts on, and a full
+ * events look is paged on from its newest id: at two events a look every
+ * look after the first is full, and were any read as every machine, a
+ * machine would be read in Testing or Deploying, statuses enlist only
+ * waits through. */
+static void test_enlist_events_paged(void **state)
+{
+	const struct enlist_callbacks cb = { en_system_id, en_system_id, en_done };
+	struct enlist_job jobs[2];
+	struct br_strlist macs[2];
+	char names[2][16], serials[2][16], mac[18];
+	struct enlist_options o;
+	int deployed = 0, waiting_reads = 0, ready_reads = 0, paged = 0;
+	char *log = NULL, *line, *save = NULL;
+	size_t len;
+
+	(void)state;
+	memset(macs, 0, sizeof(macs));
+	for (int i = 0; i < 2; i++) { /* gpu-01 and gpu-03: gpu-02 fails commissioning */
+		snprintf(names[i], sizeof(names[i]), "gpu-%02d", 2 * i + 1);
+		snprintf(serials[i], sizeof(serials[i]), "SER-%02d-0", 2 * i + 1);
+		snprintf(mac, sizeof(mac), "b0:7b:25:00:%02x:01", 2 * i + 1);
+		br_strlist_add(&macs[i], mac);
+		jobs[i] = (struct enlist_job){ .hostname = names[i],
+					       .macs = &macs[i],
+					       .power_address = "127.0.0.1:1",
+					       .power_user = "root",
+					       .power_pass = "pw",
+					       .boot_disk_serial = serials[i] };
+	}
+	enlist_options_init(&o);
+	o.poll_ms = 20;
+	o.events_max = 2;
+	assert_int_equal(enlist_run(cli, jobs, 2, &o, &cb, &deployed, NULL), 0);
+	assert_int_equal(deployed, 2);
+	assert_int_equal(br_read_file(log_path, 1 << 22, &log, &len, NULL), 0);
+	for (line = strtok_r(log, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		json_t *l = json_loads(line, 0, NULL), *st;
+		const char *path = br_json_str(l, "path"), *op = br_json_str(l, "op");
+		size_t i;
+
+		if (path && !strcmp(path, "machines/") && !strcmp(br_json_str(l, "method"), "GET"))
+			json_array_foreach(json_object_get(l, "statuses"), i, st)
+			{
+				waiting_reads += !strcmp(json_string_value(st), "Testing") ||
+						 !strcmp(json_string_value(st), "Deploying");
+				ready_reads += !strcmp(json_string_value(st), "Ready");
+			}
+		/* a full look: the next one pages on */
+		paged += op && !strcmp(op, "query") && br_json_int(l, "count", 0) == 2;
+		json_decref(l);
+	}
+	assert_int_equal(waiting_reads, 0);
+	assert_int_equal(ready_reads, 2);
+	assert_true(paged > 3);
+	free(log);
+	for (int i = 0; i < 2; i++) {
+		enlist_job_release(&jobs[i]);
+		br_strlist_release(&macs[i]);
+	}
+}
+
 /* ---- the typed calls (maas/machines.c, storage.c, tags.c, events.c) ------ */
 
 struct answer {
@@ -697,6 +788,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_lifecycle, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_boot_disk_without_layout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_commission_fail_events_tags, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_enlist_events_paged, setup_enlist, teardown),
 		cmocka_unit_test_setup_teardown(test_typed_calls, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_shape_as_maas, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_busy_maas, setup_busy, teardown),
