@@ -157,8 +157,8 @@ static void fixture_release(struct fixture *fx)
 	free(fx->script);
 }
 
-/* Exec requests sshd has served so far. */
-static int execs(void)
+/* How many times sshd has logged what so far. */
+static int sshd_logged(const char *what)
 {
 	char *log = path("sshd.log"), *text = NULL;
 	const char *at;
@@ -167,28 +167,23 @@ static int execs(void)
 	int n = 0;
 
 	assert_int_equal(br_read_file(log, 64u << 20, &text, &len, &err), 0);
-	for (at = text; (at = strstr(at, "Starting session: command for ")); at++)
+	for (at = text; (at = strstr(at, what)); at++)
 		n++;
 	free(text);
 	free(log);
 	return n;
 }
 
+/* Exec requests sshd has served so far. */
+static int execs(void)
+{
+	return sshd_logged("Starting session: command for ");
+}
+
 /* SFTP sessions sshd has served so far. */
 static int sftps(void)
 {
-	char *log = path("sshd.log"), *text = NULL;
-	const char *at;
-	size_t len = 0;
-	struct br_err err = { 0 };
-	int n = 0;
-
-	assert_int_equal(br_read_file(log, 64u << 20, &text, &len, &err), 0);
-	for (at = text; (at = strstr(at, "subsystem request for sftp")); at++)
-		n++;
-	free(text);
-	free(log);
-	return n;
+	return sshd_logged("subsystem request for sftp");
 }
 
 static int run1(const struct val_ssh_options *o, int target_port, struct val_ssh_result *r)
