@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "hosts_private.h"
+#include "idrac.h" /* sim_hash */
 
 #define HOST_NFTW_FDS 32
 
@@ -45,18 +46,6 @@ void sim_hw_share_release(struct sim_hw_share *s)
 	}
 	free(s->slots);
 	memset(s, 0, sizeof(*s));
-}
-
-/* FNV-1a: the contents are short attributes; any spread will do, the bytes
- * are compared anyway. */
-static uint64_t content_hash(const void *data, size_t len)
-{
-	const unsigned char *p = data;
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ p[i]) * 0x100000001b3ULL;
-	return h;
 }
 
 /* The slot holding these bytes, or the empty one they would go in. */
@@ -169,7 +158,7 @@ void sim_hw_data(struct sim_hw *w, const char *rel, const void *data, size_t len
 	path = br_xasprintf("%s/%s", w->root, rel);
 	if (2 * (w->share->n + 1) > w->share->cap)
 		share_grow(w->share);
-	h = content_hash(data, len);
+	h = sim_hash(data, len);
 	slot = share_slot(w->share, h, data, len);
 	if (slot->data && slot->links < SIM_HW_LINKS_MAX &&
 	    (!link(slot->path, path) || (errno == EEXIST && !unlink(path) && !link(slot->path, path)) ||

@@ -109,7 +109,7 @@ void sim_reply_not_found(struct sim_ctx *c);
 void sim_mac_upper(const char *mac, char out[18]);
 /* Product name of NIC k, as iDRAC names the adapter. */
 const char *sim_nic_product(int k);
-/* FNV-1a of data: ETags, and the answer cache's keys. */
+/* FNV-1a of data: ETags, the answer cache's keys, the hosts' shared files. */
 uint64_t sim_hash(const char *data, size_t len);
 /* The ETag a resource has now ("\"hex\""). */
 void sim_etag_of(const char *data, size_t len, char out[SIM_ETAG_LEN]);
