@@ -157,6 +157,15 @@ static void all_reported(struct parent *p)
 		br_debug(p->pool->tag, "%s", err.msg);
 }
 
+/* Target i's outcome, handed on once (line, or NULL with rc and why). */
+static void report(struct parent *p, size_t i, json_t *line, int rc, const char *why)
+{
+	p->reported[i] = 1;
+	p->pool->done(i, line, rc, why, p->pool->ctx);
+	if (++p->n_reported == p->pool->n)
+		all_reported(p);
+}
+
 static void give_up(const struct parent *p, struct worker *w, char *why)
 {
 	br_error(p->pool->tag, "worker %ld: %s", (long)w->pid, why);
@@ -191,10 +200,7 @@ static void handle_line(struct parent *p, struct worker *w, const char *line, si
 			br_xasprintf("%s worker sent a result for no target of its own", p->pool->what));
 		goto out;
 	}
-	p->reported[i] = 1;
-	p->pool->done((size_t)i, doc, 0, NULL, p->pool->ctx);
-	if (++p->n_reported == p->pool->n)
-		all_reported(p);
+	report(p, (size_t)i, doc, 0, NULL);
 out:
 	json_decref(doc);
 }
@@ -241,13 +247,8 @@ static void finish_worker(struct parent *p, struct worker *w)
 	else
 		why = br_xasprintf("%s worker exited with status %d", what, WEXITSTATUS(status));
 	for (size_t i = w->first; i < w->first + w->count; i++)
-		if (!p->reported[i]) {
-			p->reported[i] = 1;
-			p->pool->done(i, NULL, br_signal_caught() ? BR_E_INTERRUPTED : BR_E_IO, why,
-				      p->pool->ctx);
-			if (++p->n_reported == p->pool->n)
-				all_reported(p);
-		}
+		if (!p->reported[i])
+			report(p, i, NULL, br_signal_caught() ? BR_E_INTERRUPTED : BR_E_IO, why);
 	free(why);
 }
 
