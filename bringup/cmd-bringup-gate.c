@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "gate.h"
+#include "pool.h"
 
 struct args {
 	const char *url, *key_ref, *ca_file;
@@ -22,6 +23,8 @@ static int check_args(struct br_stage *st, struct args *a)
 
 	if (a->timeout_s < 1)
 		return br_stage_usage(st, "--timeout must be positive");
+	if (a->o.workers < 0 || a->o.workers > BR_WORKERS_MAX)
+		return br_stage_usage(st, "--workers must be 0-%d", BR_WORKERS_MAX);
 	maas_options_init(&a->o.maas);
 	a->o.maas.ca_file = a->ca_file && *a->ca_file ? a->ca_file : NULL;
 	a->o.maas.insecure = a->insecure;
@@ -58,6 +61,9 @@ int main(int argc, char **argv)
 		  "tag quarantined machines but do not mark them broken in MAAS" },
 		{ "no-maas", 0, BR_OPT_FLAG, &a.o.no_maas, NULL,
 		  "judge in the inventory only; leave MAAS alone" },
+		{ "workers", 0, BR_OPT_INT, &a.o.workers, "N",
+		  "processes reading machines from MAAS (default 0: one per 50 machines, at most one per "
+		  "CPU; 1: this one)" },
 		{ 0 },
 	};
 	const struct br_command cmd = {

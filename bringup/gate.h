@@ -58,8 +58,13 @@ size_t gate_failing(const struct prof_profile *profile, const struct inv_check *
  * DETAIL; not checked: psu". Caller frees. */
 char *gate_reason(const struct inv_check *checks, size_t n, const int *failing, const char *missing);
 
+/* The longest line a read worker sends: the gate's part of one answer,
+ * never longer than the answer (MAAS_BODY_MAX) it came from. */
+#define GATE_READ_LINE_MAX (MAAS_BODY_MAX + 1024u)
+
 struct gate_options {
 	int no_maas;		  /* leave MAAS alone */
+	int workers;		  /* processes reading MAAS (0: one per read batch up to the CPUs) */
 	int no_mark_broken;	  /* tag only */
 	struct maas_options maas; /* url and api_key set by the caller */
 };

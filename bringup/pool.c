@@ -140,8 +140,9 @@ struct parent {
 	size_t line_max;
 	unsigned char *reported;
 	size_t n_reported;
-	struct inv *inv;     /* this process's connection, reopened */
-	struct br_err fatal; /* a worker whose run could not start */
+	struct inv *inv;      /* this process's connection, reopened */
+	struct br_err fatal;  /* a worker whose run could not start */
+	struct br_loop *loop; /* the caller's (br_pool_run_on), else NULL */
 };
 
 /* Every target's outcome is in, so every store is committed; what is left
@@ -394,10 +395,10 @@ static int poll_workers(struct parent *p, struct worker *workers, int n_workers,
 {
 	struct worker_watch *ww = br_xcalloc((size_t)n_workers, sizeof(*ww));
 	struct interrupt in = { p, workers, n_workers, NULL, NULL, { 0 } };
-	struct br_loop *loop;
-	int rc;
+	struct br_loop *loop = p->loop;
+	int rc = 0;
 
-	if ((rc = br_loop_new(&loop, err))) {
+	if (!loop && (rc = br_loop_new(&loop, err))) {
 		free(ww);
 		return rc;
 	}
@@ -422,7 +423,13 @@ static int poll_workers(struct parent *p, struct worker *workers, int n_workers,
 		rc = br_loop_run(loop, err);
 	br_loop_fd_del(in.watch);
 	br_loop_timer_stop(loop, &in.kill_timer);
-	br_loop_free(loop);
+	for (int j = 0; j < n_workers; j++)
+		if (ww[j].watch) { /* the loop stopped early: the caller's loop keeps no watch of ours */
+			br_loop_fd_del(ww[j].watch);
+			br_loop_unhold(loop);
+		}
+	if (!p->loop)
+		br_loop_free(loop);
 	free(ww);
 	return rc;
 }
@@ -442,11 +449,16 @@ static void stop_workers(struct worker *workers, int n)
 	}
 }
 
-int br_pool_run(struct inv **inv, const struct br_pool *pool_in, struct br_err *err)
+int br_pool_run(struct inv **inv, const struct br_pool *pool, struct br_err *err)
+{
+	return br_pool_run_on(inv, pool, NULL, err);
+}
+
+int br_pool_run_on(struct inv **inv, const struct br_pool *pool_in, struct br_loop *loop, struct br_err *err)
 {
 	struct br_pool pool = *pool_in;
 	size_t line_max = pool.line_max ? pool.line_max : BR_WORKER_LINE_MAX;
-	struct parent p = { &pool, line_max, NULL, 0, NULL, { 0 } };
+	struct parent p = { &pool, line_max, NULL, 0, NULL, { 0 }, loop };
 	struct worker *workers;
 	char *db_path;
 	int started = 0, rc = 0;

@@ -23,6 +23,8 @@
 
 #include "inventory/inventory.h"
 
+struct br_loop;
+
 /* One result line from a worker, unless the caller asks for more. */
 #define BR_WORKER_LINE_MAX (64u * 1024)
 /* A result's text is cut to this before it is sent: JSON escaping at most
@@ -62,6 +64,11 @@ struct br_pool {
  * Returns nonzero only when the run could not start (a worker's work said
  * so) or the inventory could not be reopened. */
 int br_pool_run(struct inv **inv, const struct br_pool *pool, struct br_err *err);
+/* As br_pool_run, the parent hearing the workers on the caller's loop:
+ * the caller's other work on it (a MAAS client's requests, queued before
+ * the fork but not yet sent) moves while the workers run, and this returns
+ * once that is done too. */
+int br_pool_run_on(struct inv **inv, const struct br_pool *pool, struct br_loop *loop, struct br_err *err);
 
 /* Send target i's outcome (line: a JSON object, taken; "i" is added). A
  * line over the pool's cap goes without its strings, its numbers kept and
