@@ -108,13 +108,24 @@ void br_pool_send(struct br_pool_worker *w, size_t i, json_t *line)
 	send_raw(w->fd, w->line_max, line);
 }
 
+/* A worker's commits never checkpoint: SQLite's automatic checkpoint
+ * (every 1000 pages of log) made the committing worker copy the log into
+ * the database and fsync both on its event loop, while its BMCs' answers
+ * and logouts waited (a 512-node discovery writes ~16 MB of facts, four
+ * such stalls at its very end). The parent, idle but for the workers'
+ * lines, checkpoints instead (report). */
+static int no_checkpoints(struct inv *inv, struct br_err *err)
+{
+	return inv_set_autocheckpoint(inv, 0, err);
+}
+
 /* Never returns. */
 static void child_run(struct br_pool_worker *w, const char *db_path, size_t first, size_t count)
 {
 	struct br_err err = { 0 };
 
 	/* its own self-pipe: the parent's would wake every worker at once */
-	if (br_signals_catch(&err) || inv_open(db_path, &w->inv, &err) ||
+	if (br_signals_catch(&err) || inv_open(db_path, &w->inv, &err) || no_checkpoints(w->inv, &err) ||
 	    w->pool->work(w, first, count, w->pool->ctx, &err)) {
 		send_raw(w->fd, w->line_max, json_pack("{s:s}", "fatal", err.msg));
 		_exit(1);
@@ -145,12 +156,12 @@ struct parent {
 	struct br_loop *loop; /* the caller's (br_pool_run_on), else NULL */
 };
 
-/* Every target's outcome is in, so every store is committed; what is left
- * of the workers' run is their logouts (a BMC round trip). Closing the
- * last connection copies the write-ahead log into the database, megabytes
- * after a discovery (every node's facts): done now, while the logouts are
- * on the wire, it is not left to the stage's end. */
-static void all_reported(struct parent *p)
+/* Copy the write-ahead log into the database. Once every target's outcome
+ * is in, every store is committed; what is left of the workers' run is
+ * their logouts (a BMC round trip). Closing the last connection copies the
+ * log, megabytes after a discovery (every node's facts): done then, while
+ * the logouts are on the wire, it is not left to the stage's end. */
+static void checkpoint_log(struct parent *p)
 {
 	struct br_err err = { 0 };
 
@@ -158,13 +169,16 @@ static void all_reported(struct parent *p)
 		br_debug(p->pool->tag, "%s", err.msg);
 }
 
-/* Target i's outcome, handed on once (line, or NULL with rc and why). */
+/* Target i's outcome, handed on once (line, or NULL with rc and why). The
+ * workers do not checkpoint (no_checkpoints): a rack far larger than one
+ * worker's share has its log copied here as it goes, so it never grows
+ * without bound. */
 static void report(struct parent *p, size_t i, json_t *line, int rc, const char *why)
 {
 	p->reported[i] = 1;
 	p->pool->done(i, line, rc, why, p->pool->ctx);
-	if (++p->n_reported == p->pool->n)
-		all_reported(p);
+	if (++p->n_reported == p->pool->n || p->n_reported % BR_POOL_CHECKPOINT_TARGETS == 0)
+		checkpoint_log(p);
 }
 
 static void give_up(const struct parent *p, struct worker *w, char *why)

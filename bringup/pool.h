@@ -31,6 +31,10 @@ struct br_loop;
  * sextuples it (\u00XX), so a line always fits BR_WORKER_LINE_MAX. */
 #define BR_WORKER_TEXT_MAX (8u * 1024)
 #define BR_WORKERS_MAX 1024
+/* The parent checkpoints the inventory's log each time this many more
+ * targets have reported (~31 KB of facts each from discovery), and once
+ * all have: the workers never do. */
+#define BR_POOL_CHECKPOINT_TARGETS 1024
 /* Targets per worker when the count is automatic. */
 #define BR_WORKER_TARGETS 64
 

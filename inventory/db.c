@@ -252,3 +252,10 @@ int inv_checkpoint(struct inv *inv, struct br_err *err)
 		return inv_dberr(inv, err, "checkpoint");
 	return 0;
 }
+
+int inv_set_autocheckpoint(struct inv *inv, int pages, struct br_err *err)
+{
+	if (sqlite3_wal_autocheckpoint(inv->db, pages) != SQLITE_OK)
+		return inv_dberr(inv, err, "set the automatic checkpoint");
+	return 0;
+}

@@ -49,6 +49,11 @@ const char *inv_path(const struct inv *inv);
  * waiting on any writer (a passive checkpoint), so that closing the last
  * connection has little left to copy. 0 or BR_E_DB. */
 int inv_checkpoint(struct inv *inv, struct br_err *err);
+/* Checkpoint automatically once the write-ahead log holds this many pages
+ * (SQLite's default 1000), or never (0): for a connection whose commits
+ * must not wait on fsync while another connection checkpoints for it.
+ * 0 or BR_E_DB. */
+int inv_set_autocheckpoint(struct inv *inv, int pages, struct br_err *err);
 int inv_schema_version(struct inv *inv);
 
 /* A rack-manifest row as the import sees it (all strings borrowed). */
