@@ -63,7 +63,7 @@ int main(int argc, char **argv)
 		  "judge in the inventory only; leave MAAS alone" },
 		{ "workers", 0, BR_OPT_INT, &a.o.workers, "N",
 		  "processes reading machines from MAAS (default 0: one per 50 machines, at most one per "
-		  "CPU; 1: this one)" },
+		  "CPU, with 4 CPUs or more; 1: this one)" },
 		{ 0 },
 	};
 	const struct br_command cmd = {

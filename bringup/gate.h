@@ -61,6 +61,8 @@ char *gate_reason(const struct inv_check *checks, size_t n, const int *failing, 
 /* The longest line a read worker sends: the gate's part of one answer,
  * never longer than the answer (MAAS_BODY_MAX) it came from. */
 #define GATE_READ_LINE_MAX (MAAS_BODY_MAX + 1024u)
+/* CPUs below which the reads stay in this process unless --workers says. */
+#define GATE_READ_WORKERS_MIN_CPUS 4
 
 struct gate_options {
 	int no_maas;		  /* leave MAAS alone */
