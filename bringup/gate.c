@@ -765,7 +765,8 @@ static int mirror(struct br_stage *st, const struct gate_options *o, struct gate
 		if (run->jobs[i].status_note)
 			note(&run->jobs[i], run->jobs[i].status_note);
 	}
-	record_maas(run, !rc);
+	if (run->inv) /* NULL when the pool could not reopen it */
+		record_maas(run, !rc);
 	if (rc)
 		return br_stage_fail(st, BR_EXIT_UNREACHABLE, "%s", err.msg);
 	return 0;
