@@ -170,9 +170,8 @@ static void checkpoint_log(struct parent *p)
 }
 
 /* Target i's outcome, handed on once (line, or NULL with rc and why). The
- * workers do not checkpoint (no_checkpoints): a rack far larger than one
- * worker's share has its log copied here as it goes, so it never grows
- * without bound. */
+ * workers do not checkpoint (no_checkpoints): the log is copied here as
+ * the rack goes, so it never grows without bound. */
 static void report(struct parent *p, size_t i, json_t *line, int rc, const char *why)
 {
 	p->reported[i] = 1;

@@ -32,9 +32,11 @@ struct br_loop;
 #define BR_WORKER_TEXT_MAX (8u * 1024)
 #define BR_WORKERS_MAX 1024
 /* The parent checkpoints the inventory's log each time this many more
- * targets have reported (~31 KB of facts each from discovery), and once
- * all have: the workers never do. */
-#define BR_POOL_CHECKPOINT_TARGETS 1024
+ * targets have reported (~31 KB of facts each from discovery: ~4 MB, as
+ * often as SQLite's own 1000 pages would), and once all have: the workers
+ * never do. Left to the end, a 512-node discovery's whole 16 MB would be
+ * copied while the last logouts are out, and past them on a slow disk. */
+#define BR_POOL_CHECKPOINT_TARGETS 128
 /* Targets per worker when the count is automatic. */
 #define BR_WORKER_TARGETS 64
 
