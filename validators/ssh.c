@@ -12,6 +12,7 @@
 
 #include <libssh2.h>
 #include <openssl/evp.h>
+#include <openssl/rand.h>
 
 #include "ssh.h"
 
@@ -113,6 +114,9 @@ struct run {
 	char *remote;	    /* its path there, named after its digest */
 	char *cmd;	    /* the one command each node is given (see copy_command) */
 	char *no_copy_line; /* what it prints first when it needs the copy */
+	char *end_line;	    /* sent after the copy: the node's proof all of it came */
+	size_t end_len;
+	char nonce[17]; /* hex, this run's own: in the copy's temporary name and end_line */
 };
 
 void val_shell_quote(struct br_buf *b, const char *s)
@@ -534,8 +538,12 @@ static int send_copy(struct conn *c)
 	struct val_ssh_result *r = &run->results[c->index];
 	int rc;
 
-	while (ex->copy == COPY_SENDING && ex->sent < run->len) {
-		size_t chunk = run->len - ex->sent < WRITE_CHUNK ? run->len - ex->sent : WRITE_CHUNK;
+	/* the copy, then end_line right after it */
+	while (ex->copy == COPY_SENDING && ex->sent < run->len + run->end_len) {
+		int in_copy = ex->sent < run->len;
+		const char *from = in_copy ? run->data + ex->sent : run->end_line + (ex->sent - run->len);
+		size_t left = in_copy ? run->len - ex->sent : run->len + run->end_len - ex->sent;
+		size_t chunk = left < WRITE_CHUNK ? left : WRITE_CHUNK;
 		/* libssh2 1.10 leaves the initial size it reports 0 */
 		unsigned long window = libssh2_channel_window_write_ex(ex->ch, NULL);
 		ssize_t put;
@@ -557,7 +565,7 @@ static int send_copy(struct conn *c)
 				br_loop_timer_start(run->loop, &c->pace, COPY_STALL_MS);
 			return 1;
 		}
-		put = libssh2_channel_write(ex->ch, run->data + ex->sent, chunk);
+		put = libssh2_channel_write(ex->ch, from, chunk);
 		if (put == LIBSSH2_ERROR_EAGAIN || put == 0)
 			return 1;
 		if (put < 0) {
@@ -1021,19 +1029,27 @@ static char *command(const struct run *run, const char *file)
  * digest, but a copy altered in place has the name too); otherwise the
  * command asks for the copy (NO_COPY_TEXT HEX, first on stdout), takes it
  * from its stdin, and installs and runs it only once all of it came (the
- * channel's MAC vouches for the bytes, the size says none are missing), so
- * a copy cut short (a full disk, the connection lost) is never run nor
- * left under the digest's name:
- *   case "$(sha256sum -- 'FILE' 2>/dev/null)" in 'HEX '*) cd / && exec
- *   timeout …;; esac; echo 'NO_COPY_TEXT HEX'; umask 077; p='FILE'.part-$$;
- *   rm -f -- "$p"; set -C; cat > "$p" && [ "$(wc -c < "$p")" -eq SIZE ] &&
- *   chmod 0755 "$p" && mv -f -- "$p" 'FILE' && cd / && exec timeout …;
+ * channel's MAC vouches for the bytes; SIZE bytes then the run's end line
+ * say none are missing), so a copy cut short (a full disk, the connection
+ * lost) is never run nor left under the digest's name:
+ *   [ -f 'FILE' ] && case "$(sha256sum -- 'FILE' 2>/dev/null)" in 'HEX '*)
+ *   cd / && exec timeout …;; esac; echo 'NO_COPY_TEXT HEX'; umask 077;
+ *   p='FILE'.part-NONCE-$$; set -C; head -c SIZE > "$p" && IFS= read -r end
+ *   && [ "$end" = 'END_LINE' ] && chmod 0755 "$p" && mv -f -- "$p" 'FILE' &&
+ *   cd / && exec timeout …;
  *   rm -f -- "$p"; echo 'NOT_INSTALLED_TEXT' >&2; exit NOT_INSTALLED_STATUS
- * A copy over SFTP instead cost two more sessions on the node (a login
- * shell each) and an sftp-server, for each node validated from nothing;
- * checking the copy's digest again, 14 ms of a simulated host's CPU.
- * The copy is written under a name of its own per shell (nodes that share
- * a filesystem, as simulated ones do, must not write one file), created
+ * Each program the shell starts is a fork and an exec on the node (about
+ * 10 ms of a simulated host's CPU on the shared 2-core machine), so the
+ * path from nothing starts three (head, chmod, mv) besides the copy itself:
+ * no sha256sum of an absent file, no rm of a temporary name no earlier
+ * shell can have used (it carries the run's random nonce), and no wc after
+ * cat: head -c (coreutils, reading no byte past SIZE) takes the copy and
+ * the shell's own read the end line after it, which a short copy never
+ * reaches. A copy over SFTP instead cost two more sessions on the node (a
+ * login shell each) and an sftp-server, for each node validated from
+ * nothing; checking the copy's digest again, 14 ms of a simulated host's CPU.
+ * The copy is written under a name of its own per run and shell (nodes that
+ * share a filesystem, as simulated ones do, must not write one file), created
  * anew (noclobber: never through a link someone left there) and writable
  * by its owner only, then renamed over the digest's name in one step. The
  * check and the exec are one shell's steps: only the file's owner (the
@@ -1044,9 +1060,12 @@ static char *copy_command(const struct run *run, const char *hex)
 	struct br_buf b;
 	char *run_it = command(run, run->remote), *line = br_xasprintf("%s ", hex);
 	char *ask = br_xasprintf("%s%s", NO_COPY_TEXT, hex);
+	char *end = br_xstrndup(run->end_line, run->end_len - 1); /* without its newline */
 
 	br_buf_init(&b, 0);
-	br_buf_adds(&b, "case \"$(sha256sum -- ");
+	br_buf_adds(&b, "[ -f ");
+	val_shell_quote(&b, run->remote);
+	br_buf_adds(&b, " ] && case \"$(sha256sum -- ");
 	val_shell_quote(&b, run->remote);
 	br_buf_adds(&b, " 2>/dev/null)\" in ");
 	val_shell_quote(&b, line);
@@ -1054,18 +1073,34 @@ static char *copy_command(const struct run *run, const char *hex)
 	val_shell_quote(&b, ask);
 	br_buf_adds(&b, "; umask 077; p=");
 	val_shell_quote(&b, run->remote);
-	br_buf_addf(&b,
-		    ".part-$$; rm -f -- \"$p\"; set -C; cat > \"$p\" && [ \"$(wc -c < \"$p\")\" -eq %zu ] && "
-		    "chmod 0755 \"$p\" && mv -f -- \"$p\" ",
-		    run->len);
+	br_buf_addf(&b, ".part-%s-$$; set -C; head -c %zu > \"$p\" && IFS= read -r end && [ \"$end\" = ",
+		    run->nonce, run->len);
+	val_shell_quote(&b, end);
+	br_buf_adds(&b, " ] && chmod 0755 \"$p\" && mv -f -- \"$p\" ");
 	val_shell_quote(&b, run->remote);
 	br_buf_addf(&b, " && %s; rm -f -- \"$p\"; echo ", run_it);
 	val_shell_quote(&b, NOT_INSTALLED_TEXT);
 	br_buf_addf(&b, " >&2; exit %d", NOT_INSTALLED_STATUS);
+	free(end);
 	free(ask);
 	free(line);
 	free(run_it);
 	return br_buf_detach(&b);
+}
+
+/* 64 random bits as hex; without the kernel's randomness, the time and
+ * pid (unique enough for a temporary name, never a secret). */
+static void run_nonce(struct run *run)
+{
+	unsigned char raw[8];
+
+	if (RAND_bytes(raw, sizeof(raw)) != 1) {
+		uint64_t t = (uint64_t)br_now_ms() ^ ((uint64_t)getpid() << 40);
+
+		memcpy(raw, &t, sizeof(raw));
+	}
+	for (size_t i = 0; i < sizeof(raw); i++)
+		snprintf(run->nonce + 2 * i, 3, "%02x", raw[i]);
 }
 
 static int prepare(struct run *run, struct br_err *err)
@@ -1094,6 +1129,9 @@ static int prepare(struct run *run, struct br_err *err)
 		run->data = f->data;
 		run->len = f->len;
 		run->remote = br_xasprintf("%s/bringup-probe-%s", o->remote_dir, f->sha256);
+		run_nonce(run);
+		run->end_line = br_xasprintf("bringup-ssh: end of copy %s\n", run->nonce);
+		run->end_len = strlen(run->end_line);
 		run->cmd = copy_command(run, f->sha256);
 		/* what its echo prints */
 		run->no_copy_line = br_xasprintf("%s%s\n", NO_COPY_TEXT, f->sha256);
@@ -1135,5 +1173,6 @@ int val_ssh_run(struct br_loop *loop, const struct val_ssh_target *targets, size
 	free(run.remote);
 	free(run.cmd);
 	free(run.no_copy_line);
+	free(run.end_line);
 	return rc;
 }
