@@ -211,7 +211,9 @@ static char *sshd_config(const struct sim_rack *rack, const int *ports, size_t f
 	 * client sent runs as on a real node, through the user's login shell
 	 * and nothing else. (A ForceCommand script setting them, then running
 	 * the command with a shell of its own, was two more shells per session:
-	 * 22 ms of a 235 ms node on the shared 2-core machine.) sshd's SetEnv
+	 * 22 ms of a 235 ms node on the shared 2-core machine, of which the
+	 * login shell's fork for the digest's $(...) now takes back about 10,
+	 * as on a real node.) sshd's SetEnv
 	 * takes the first SetEnv line that applies, so all three are on one.
 	 * bash run by sshd reads ~/.bashrc: on a development machine that can
 	 * be a whole toolchain's setup (pyenv's init: ~100 processes, a second
