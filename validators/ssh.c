@@ -12,6 +12,7 @@
 
 #include <libssh2.h>
 #include <openssl/evp.h>
+#include <openssl/hmac.h>
 #include <openssl/rand.h>
 
 #include "ssh.h"
@@ -333,6 +334,95 @@ static int line_may_name(const char *line, const char *end, const char *host)
 		if (!strncasecmp(p, host, hlen))
 			return 1;
 	return 0;
+}
+
+/* Whether a known_hosts host field (comma-separated plain names, or one
+ * hashed "|1|salt|hash" entry) names name exactly, as libssh2 matches. */
+static int hosts_field_names(const char *field, size_t len, const char *name)
+{
+	size_t nlen = strlen(name);
+
+	if (len > 3 && !memcmp(field, "|1|", 3)) {
+		const char *salt = field + 3, *bar = memchr(salt, '|', len - 3);
+		unsigned char rawsalt[64], rawhash[64], mac[EVP_MAX_MD_SIZE];
+		unsigned int maclen = 0;
+		int saltlen, hashlen;
+
+		if (!bar || (size_t)(bar - salt) >= 88 || (size_t)(field + len - bar - 1) >= 88)
+			return 0;
+		saltlen = EVP_DecodeBlock(rawsalt, (const unsigned char *)salt, (int)(bar - salt));
+		hashlen =
+		    EVP_DecodeBlock(rawhash, (const unsigned char *)bar + 1, (int)(field + len - bar - 1));
+		/* base64 of 20 bytes decodes to 21 with its padding's zero */
+		if (saltlen < 20 || hashlen < 20 ||
+		    !HMAC(EVP_sha1(), rawsalt, 20, (const unsigned char *)name, nlen, mac, &maclen))
+			return 0;
+		return maclen == 20 && !memcmp(mac, rawhash, 20);
+	}
+	for (const char *at = field, *end = field + len; at < end;) {
+		const char *comma = memchr(at, ',', (size_t)(end - at));
+		size_t plen = comma ? (size_t)(comma - at) : (size_t)(end - at);
+
+		if (plen == nlen && !strncasecmp(at, name, nlen))
+			return 1;
+		at += plen + 1;
+	}
+	return 0;
+}
+
+/* The host key algorithms to ask a node for: those of the keys known_hosts
+ * holds for it, ed25519 first, or NULL (none known: libssh2's own order).
+ * libssh2 asks for ECDSA first, and its known_hosts check only matches a
+ * key of the type negotiated: a real node (OpenSSH offering RSA, ECDSA and
+ * ed25519 keys, as cloud-init makes them) whose ed25519 key is the one
+ * known_hosts holds (as OpenSSH's client records it) was refused under the
+ * strict policy as an unknown key. OpenSSH's client prefers the algorithms
+ * of the keys it already knows for a host the same way. */
+static char *known_key_algorithms(const char *known, size_t len, const char *address, int port)
+{
+	static const struct {
+		const char *type, *algorithms;
+	} order[] = {
+		{ "ssh-ed25519", "ssh-ed25519" },
+		{ "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp256" },
+		{ "ecdsa-sha2-nistp384", "ecdsa-sha2-nistp384" },
+		{ "ecdsa-sha2-nistp521", "ecdsa-sha2-nistp521" },
+		{ "ssh-rsa", "rsa-sha2-512,rsa-sha2-256,ssh-rsa" },
+	};
+	int seen[sizeof(order) / sizeof(order[0])] = { 0 }, any = 0;
+	char *name = port == 22 ? br_xstrdup(address) : br_xasprintf("[%s]:%d", address, port);
+	struct br_buf b;
+
+	for (const char *at = known, *end = known + len; at < end;) {
+		const char *nl = memchr(at, '\n', (size_t)(end - at));
+		const char *eol = nl ? nl : end, *f = at, *fend;
+
+		at = nl ? nl + 1 : end;
+		while (f < eol && (*f == ' ' || *f == '\t'))
+			f++;
+		if (f == eol || *f == '#' || *f == '@' || !line_may_name(f, eol, address))
+			continue;
+		for (fend = f; fend < eol && *fend != ' ' && *fend != '\t'; fend++)
+			;
+		if (!hosts_field_names(f, (size_t)(fend - f), name))
+			continue;
+		for (f = fend; f < eol && (*f == ' ' || *f == '\t'); f++)
+			;
+		for (fend = f; fend < eol && *fend != ' ' && *fend != '\t'; fend++)
+			;
+		for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+			if ((size_t)(fend - f) == strlen(order[i].type) &&
+			    !memcmp(f, order[i].type, (size_t)(fend - f)))
+				any = seen[i] = 1;
+	}
+	free(name);
+	if (!any)
+		return NULL;
+	br_buf_init(&b, 0);
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+		if (seen[i])
+			br_buf_addf(&b, "%s%s", b.len ? "," : "", order[i].algorithms);
+	return br_buf_detach(&b);
 }
 
 /* Each line of known (lines as fgets would cut them, the way libssh2 reads
@@ -909,6 +999,16 @@ static void conn_connect(struct conn *c)
 		return;
 	}
 	libssh2_session_set_blocking(c->s, 0);
+	if (run->known) {
+		char *algorithms =
+		    known_key_algorithms(run->known, run->known_len, t->address, t->port ? t->port : 22);
+
+		/* none of them supported here: libssh2's own order, and the
+		 * check says what it got */
+		if (algorithms)
+			libssh2_session_method_pref(c->s, LIBSSH2_METHOD_HOSTKEY, algorithms);
+		free(algorithms);
+	}
 	c->watch = br_loop_fd_add(run->loop, c->fd, BR_LOOP_OUT, on_fd, c, &err);
 	if (!c->watch) {
 		conn_fail(c, "%s", err.msg);

@@ -277,6 +277,61 @@ static void test_answer_read_by_the_other_stream(void **state)
 	fixture_release(&fx);
 }
 
+/* A node offering an ECDSA key besides its ed25519 one (as every OpenSSH
+ * cloud-init sets up does), known by its ed25519 key alone (as OpenSSH's
+ * client records it), plainly or hashed: the strict policy accepts it,
+ * since the runner asks for the algorithms of the keys it knows (libssh2
+ * asks for ECDSA first, then found no known key of that type). */
+static void test_known_key_type_asked_for(void **state)
+{
+	struct fixture fx;
+	struct val_ssh_result r;
+	int port2 = free_port();
+	pid_t pid2 = 0;
+	FILE *p;
+
+	(void)state;
+	fixture_init(&fx);
+	fx.o.args = (const char *const[]){ "echo", "hi", NULL };
+	assert_int_equal(
+	    sh("ssh-keygen -q -t ecdsa -N '' -f %s/ecdsakey && "
+	       "sed -e 's/^Port .*/Port %d/' -e 's|^PidFile .*|PidFile %s/pid2|' %s/sshd_config > "
+	       "%s/sshd2_config && echo 'HostKey %s/ecdsakey' >> %s/sshd2_config && "
+	       "/usr/sbin/sshd -f %s/sshd2_config -E %s/sshd2.log",
+	       dir, port2, dir, dir, dir, dir, dir, dir, dir),
+	    0);
+	for (int i = 0; i < 100 && pid2 <= 0; i++) {
+		char *pidpath = path("pid2");
+
+		if ((p = fopen(pidpath, "r"))) {
+			if (fscanf(p, "%d", &pid2) != 1)
+				pid2 = 0;
+			fclose(p);
+		}
+		free(pidpath);
+		if (pid2 <= 0)
+			nanosleep(&(struct timespec){ 0, 50000000 }, NULL);
+	}
+	assert_true(pid2 > 0);
+	for (int hashed = 0; hashed < 2; hashed++) {
+		assert_int_equal(sh("echo \"[127.0.0.1]:%d $(cut -d' ' -f1,2 %s/hostkey.pub)\" > %s", port2,
+				    dir, fx.known),
+				 0);
+		if (hashed)
+			assert_int_equal(sh("ssh-keygen -q -H -f %s >/dev/null 2>&1 && grep -q '^|1|' %s",
+					    fx.known, fx.known),
+					 0);
+		assert_int_equal(run1(&fx.o, port2, &r), 0);
+		if (!r.ok)
+			fail_msg("%s: %s", hashed ? "hashed" : "plain", r.error);
+		assert_string_equal(br_buf_str(&r.out), "hi\n");
+		val_ssh_result_release(&r);
+	}
+	kill(pid2, SIGTERM);
+	unlink(fx.known);
+	fixture_release(&fx);
+}
+
 static void test_upload_once_and_host_keys(void **state)
 {
 	static const char *const args[] = { "a b", "it's", NULL };
@@ -614,6 +669,7 @@ int main(void)
 		cmocka_unit_test(test_handshake_retried_once),
 		cmocka_unit_test(test_many_at_once),
 		cmocka_unit_test(test_answer_read_by_the_other_stream),
+		cmocka_unit_test(test_known_key_type_asked_for),
 	};
 
 	return cmocka_run_group_tests(tests, start_sshd, stop_sshd);
