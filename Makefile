@@ -80,7 +80,7 @@ PROBE_STATIC_DIR ?= build/static
 # glibc warns that getpwuid in a static binary needs its shared parts at run
 # time: the probe never reaches it (libpci's name cache is unused).
 PROBE_LD_QUIET := $(shell ld --help 2>/dev/null | grep -q -- --no-warnings && echo -Wl,--no-warnings)
-# Its DWARF is 3 of its 5.5 MiB: every node gets a copy over SFTP and every
+# Its DWARF was 3 of its 5.5 MiB: every node gets a copy over SSH and every
 # run checksums it, so the static probe keeps its symbols but not that.
 PROBE_STRIP := -Wl,--strip-debug
 ifeq ($(SAN),1)

@@ -325,14 +325,20 @@ int br_is_dir(const char *path)
 
 int br_read_file(const char *path, size_t max, char **ret_data, size_t *ret_len, struct br_err *err)
 {
-	struct br_buf b;
-	char chunk[8192];
-	int fd, rc = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return br_errf(err, errno == ENOENT ? BR_E_NOTFOUND : BR_E_IO, "%s: %s", path,
 			       strerror(errno));
+	return br_read_fd(fd, path, max, ret_data, ret_len, err);
+}
+
+int br_read_fd(int fd, const char *path, size_t max, char **ret_data, size_t *ret_len, struct br_err *err)
+{
+	struct br_buf b;
+	char chunk[8192];
+	int rc = 0;
+
 	br_buf_init(&b, max);
 	for (;;) {
 		ssize_t n = read(fd, chunk, sizeof(chunk));

@@ -140,6 +140,9 @@ int64_t br_wall_ms(void);
 void br_iso_time(char out[21]);
 /* Read a whole file, capped at max bytes. Caller frees *ret_data. */
 int br_read_file(const char *path, size_t max, char **ret_data, size_t *ret_len, struct br_err *err);
+/* The same for a file already open (fd, which this closes); path names it
+ * in the error. */
+int br_read_fd(int fd, const char *path, size_t max, char **ret_data, size_t *ret_len, struct br_err *err);
 /* Does hay (may be NULL) contain needle, ignoring ASCII case? */
 int br_contains_nocase(const char *hay, const char *needle);
 /* Is path a directory (following links)? */

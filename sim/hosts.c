@@ -51,7 +51,7 @@ static void identity(struct sim_hw *w, const struct sim_node *n)
 /* A real RTC ticks: rtc_cmos's since_epoch, date and time read the
  * clock at each read. Files cannot, so the simulator rewrites them as each
  * second begins (a thread of the first process), each by a rename so a reader never
- * sees half a value, at the node's skew. Done by the shim in each session
+ * sees half a value, at the node's skew. Done in each sshd session
  * (a date and mv per file, plus a ticker forking them every 0.2 s while the
  * probe ran), it was half of a 64-host validation's CPU, and on a loaded
  * machine the ticker still fell 2 s behind: a clean node failed its RTC
@@ -384,31 +384,6 @@ static void storage(struct sim_hw *w, const struct sim_node *n)
 	}
 }
 
-/* Runs in the node's sshd session: sftp for copies, else the command with
- * the probe pointed at this node's tree and captures. */
-static void shim(struct sim_hw *w, const struct sim_node *n)
-{
-	char *text =
-	    br_xasprintf("#!/bin/sh\n"
-			 "# Written by bringup-sim: the ForceCommand of %s's sshd port.\n"
-			 "root='%s'\n"
-			 "case \"${SSH_ORIGINAL_COMMAND:-}\" in\n"
-			 "*/sftp-server | sftp-server | internal-sftp) exec /usr/lib/openssh/sftp-server ;;\n"
-			 "esac\n"
-			 "BRINGUP_PROBE_ROOT=\"$root\"\n"
-			 "BRINGUP_PROBE_CAPTURES=\"$root/.captures\"\n"
-			 "export BRINGUP_PROBE_ROOT BRINGUP_PROBE_CAPTURES\n"
-			 "if [ -z \"${SSH_ORIGINAL_COMMAND:-}\" ]; then\n"
-			 "\techo \"%s: simulated host; give a command\" >&2\n"
-			 "\texit 1\n"
-			 "fi\n"
-			 "exec /bin/sh -c \"$SSH_ORIGINAL_COMMAND\"\n",
-			 n->hostname, w->root, n->hostname);
-
-	sim_hw_own(w, ".shim", text, strlen(text)); /* chmod'ed once written */
-	free(text);
-}
-
 static int host_write(const struct sim_node *n, const char *dir, struct sim_hw_share *share,
 		      struct br_err *err)
 {
@@ -429,14 +404,6 @@ static int host_write(const struct sim_node *n, const char *dir, struct sim_hw_s
 	network(&w, n);
 	storage(&w, n);
 	sim_host_captures(&w, n);
-	shim(&w, n);
-	if (!w.rc) {
-		char *path = br_xasprintf("%s/.shim", root);
-
-		if (chmod(path, 0755))
-			w.rc = br_errf(err, BR_E_IO, "%s: %s", path, strerror(errno));
-		free(path);
-	}
 	rc = w.rc;
 	sim_hw_release(&w);
 	free(root);

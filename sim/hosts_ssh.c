@@ -1,8 +1,8 @@
 /*
  * Real OpenSSH sshd for the simulated hosts: one loopback port per node,
  * sshd processes of at most SIM_SSHD_PORTS_MAX listen sockets each (sshd's
- * own limit), every port under "Match LocalPort" forced to the node's shim
- * (DIR/hosts/HOSTNAME/.shim), which points the probe at that node's tree.
+ * own limit), every port's sessions given, under "Match LocalPort", the
+ * environment that points the probe at that node's tree.
  * Its own host key and client key in DIR/ssh/, known_hosts pre-filled, and
  * DIR/ssh_config naming each node, so a client checks host keys strictly
  * exactly as it would against a real rack.
@@ -206,15 +206,25 @@ static char *sshd_config(const struct sim_rack *rack, const int *ports, size_t f
 		    "MaxSessions 32\n"
 		    "Subsystem sftp /usr/lib/openssh/sftp-server\n",
 		    ssh_dir, ssh_dir, ssh_dir, group, user);
-	/* sshd runs ForceCommand through the login shell of this machine's
-	 * user, and bash run by sshd reads ~/.bashrc: on a development machine
-	 * that can be a whole toolchain's setup (pyenv's init: ~100 processes,
-	 * a second per exec). Each simulated host has its own home instead,
-	 * its tree, as a real node has its own, without that rc file. */
+	/* Each port's sessions get the node's tree in the environment, which
+	 * bringup-probe reads as its --root and --captures: the command the
+	 * client sent runs as on a real node, through the user's login shell
+	 * and nothing else. (A ForceCommand script setting them, then running
+	 * the command with a shell of its own, was two more shells per session:
+	 * 22 ms of a 235 ms node on the shared 2-core machine, of which the
+	 * login shell's fork for the digest's $(...) now takes back about 10,
+	 * as on a real node.) sshd's SetEnv
+	 * takes the first SetEnv line that applies, so all three are on one.
+	 * bash run by sshd reads ~/.bashrc: on a development machine that can
+	 * be a whole toolchain's setup (pyenv's init: ~100 processes, a second
+	 * per exec). Each simulated host has its own home instead, its tree,
+	 * as a real node has its own, without that rc file. */
 	for (size_t i = first; i < first + count; i++)
-		br_buf_addf(
-		    &b, "Match LocalPort %d\n\tSetEnv HOME=%s/hosts/%s\n\tForceCommand '%s/hosts/%s/.shim'\n",
-		    ports[i], dir, rack->nodes[i].hostname, dir, rack->nodes[i].hostname);
+		br_buf_addf(&b,
+			    "Match LocalPort %d\n\tSetEnv HOME=%s/hosts/%s BRINGUP_PROBE_ROOT=%s/hosts/%s "
+			    "BRINGUP_PROBE_CAPTURES=%s/hosts/%s/.captures\n",
+			    ports[i], dir, rack->nodes[i].hostname, dir, rack->nodes[i].hostname, dir,
+			    rack->nodes[i].hostname);
 	return br_buf_detach(&b);
 }
 

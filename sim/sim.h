@@ -386,8 +386,8 @@ int sim_tls_make(const char *ca_path, char **ret_key_pem, char **ret_cert_pem, s
 
 /* Write DIR/hosts/HOSTNAME/ for every node (replacing what an earlier run
  * left): the sysfs/procfs tree bringup-probe reads with --root, tool
- * captures in .captures/ (nvidia-smi.xml, lldpctl.xml, dmesg.txt), and the
- * .shim sshd runs for the node. Agrees with what the node's BMC shows. */
+ * captures in .captures/ (nvidia-smi.xml, lldpctl.xml, dmesg.txt). Agrees
+ * with what the node's BMC shows. */
 int sim_hosts_write(const struct sim_rack *rack, const char *dir, struct br_err *err);
 /* Rewrite every host's RTC (since_epoch, date, time) to now + its skew. */
 int sim_hosts_rtc_tick(const struct sim_rack *rack, const char *dir, struct br_err *err);

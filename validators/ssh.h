@@ -31,7 +31,7 @@
 
 enum val_ssh_host_keys { VAL_SSH_STRICT, VAL_SSH_ACCEPT_NEW };
 
-/* The file copied to the nodes (the probe, ~5.5 MiB), read and digested
+/* The file copied to the nodes (the probe, ~1.6 MiB), read and digested
  * once: each of 16 workers reading and hashing it again spent ~20 ms of
  * CPU before its first connection. */
 struct val_ssh_file {

@@ -4,6 +4,10 @@
  * limits, refused keys and ports, many nodes at once under a cap. sshd logs
  * at VERBOSE, one "Starting session: command" line per exec request: the
  * tests count the commands each validation cost. */
+#define _GNU_SOURCE /* dlsym's RTLD_NEXT */
+#include <dlfcn.h>
+#include <errno.h>
+#include <poll.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +22,7 @@
 #include <time.h>
 #include <signal.h>
 #include <netinet/in.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 
 #include <cmocka.h>
@@ -197,6 +202,134 @@ static int run1(const struct val_ssh_options *o, int target_port, struct val_ssh
 	rc = val_ssh_run(loop, &t, 1, o, r, NULL, NULL, &err);
 	br_loop_free(loop);
 	return rc;
+}
+
+/* recv(2) as libssh2 sees it. With held_recv on, bytes that have come are
+ * first refused once (EAGAIN, which a non-blocking socket may always say),
+ * and the call after that takes them only once the server has gone quiet,
+ * all of it at once: so whatever the server sends is read off the socket
+ * by the second libssh2 call that looks, not the first. */
+static int held_recv, refused_once;
+
+static size_t pending_bytes(int fd)
+{
+	int n = 0;
+
+	return ioctl(fd, FIONREAD, &n) == 0 && n > 0 ? (size_t)n : 0;
+}
+
+ssize_t recv(int fd, void *buf, size_t len, int flags);
+ssize_t recv(int fd, void *buf, size_t len, int flags)
+{
+	static ssize_t (*real)(int, void *, size_t, int);
+
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "recv");
+	if (held_recv && !(flags & MSG_PEEK)) {
+		if (!refused_once && pending_bytes(fd)) {
+			refused_once = 1;
+			errno = EAGAIN;
+			return -1;
+		}
+		if (refused_once) {
+			/* quiet: nothing more for 60 ms (at most 3 s) */
+			size_t seen = pending_bytes(fd);
+
+			for (int still = 0, waited = 0; still < 6 && waited < 300; waited++) {
+				size_t now;
+
+				poll(NULL, 0, 10);
+				now = pending_bytes(fd);
+				still = now == seen ? still + 1 : 0;
+				seen = now;
+			}
+			refused_once = 0;
+		}
+	}
+	return real(fd, buf, len, flags);
+}
+
+/* The command's whole answer (its output, EOF, exit status and the
+ * channel's close) taken off the socket by the stderr read, after the
+ * stdout read found nothing: libssh2 holds the output, the socket has
+ * nothing more to say, and the runner must not wait for it to (it did:
+ * the node sat out its run time limit with its answer complete). */
+static void test_answer_read_by_the_other_stream(void **state)
+{
+	static const char *const cmd[] = { "sh", "-c", "sleep 0.3; echo out", NULL };
+	struct fixture fx;
+	struct val_ssh_result r;
+
+	(void)state;
+	fixture_init(&fx);
+	fx.o.host_keys = VAL_SSH_ACCEPT_NEW;
+	fx.o.args = cmd;
+	fx.o.run_timeout_ms = 8000;
+	held_recv = 1;
+	assert_int_equal(run1(&fx.o, port, &r), 0);
+	held_recv = 0;
+	if (!r.ok)
+		fail_msg("%s", r.error);
+	assert_int_equal(r.exit_status, 0);
+	assert_string_equal(br_buf_str(&r.out), "out\n");
+	assert_true(r.run_end_ms - r.run_start_ms < 6000);
+	val_ssh_result_release(&r);
+	fixture_release(&fx);
+}
+
+/* A node offering an ECDSA key besides its ed25519 one (as every OpenSSH
+ * cloud-init sets up does), known by its ed25519 key alone (as OpenSSH's
+ * client records it), plainly or hashed: the strict policy accepts it,
+ * since the runner asks for the algorithms of the keys it knows (libssh2
+ * asks for ECDSA first, then found no known key of that type). */
+static void test_known_key_type_asked_for(void **state)
+{
+	struct fixture fx;
+	struct val_ssh_result r;
+	int port2 = free_port();
+	pid_t pid2 = 0;
+	FILE *p;
+
+	(void)state;
+	fixture_init(&fx);
+	fx.o.args = (const char *const[]){ "echo", "hi", NULL };
+	assert_int_equal(
+	    sh("ssh-keygen -q -t ecdsa -N '' -f %s/ecdsakey && "
+	       "sed -e 's/^Port .*/Port %d/' -e 's|^PidFile .*|PidFile %s/pid2|' %s/sshd_config > "
+	       "%s/sshd2_config && echo 'HostKey %s/ecdsakey' >> %s/sshd2_config && "
+	       "/usr/sbin/sshd -f %s/sshd2_config -E %s/sshd2.log",
+	       dir, port2, dir, dir, dir, dir, dir, dir, dir),
+	    0);
+	for (int i = 0; i < 100 && pid2 <= 0; i++) {
+		char *pidpath = path("pid2");
+
+		if ((p = fopen(pidpath, "r"))) {
+			if (fscanf(p, "%d", &pid2) != 1)
+				pid2 = 0;
+			fclose(p);
+		}
+		free(pidpath);
+		if (pid2 <= 0)
+			nanosleep(&(struct timespec){ 0, 50000000 }, NULL);
+	}
+	assert_true(pid2 > 0);
+	for (int hashed = 0; hashed < 2; hashed++) {
+		assert_int_equal(sh("echo \"[127.0.0.1]:%d $(cut -d' ' -f1,2 %s/hostkey.pub)\" > %s", port2,
+				    dir, fx.known),
+				 0);
+		if (hashed)
+			assert_int_equal(sh("ssh-keygen -q -H -f %s >/dev/null 2>&1 && grep -q '^|1|' %s",
+					    fx.known, fx.known),
+					 0);
+		assert_int_equal(run1(&fx.o, port2, &r), 0);
+		if (!r.ok)
+			fail_msg("%s: %s", hashed ? "hashed" : "plain", r.error);
+		assert_string_equal(br_buf_str(&r.out), "hi\n");
+		val_ssh_result_release(&r);
+	}
+	kill(pid2, SIGTERM);
+	unlink(fx.known);
+	fixture_release(&fx);
 }
 
 static void test_upload_once_and_host_keys(void **state)
@@ -535,6 +668,8 @@ int main(void)
 		cmocka_unit_test(test_refusals_and_limits),
 		cmocka_unit_test(test_handshake_retried_once),
 		cmocka_unit_test(test_many_at_once),
+		cmocka_unit_test(test_answer_read_by_the_other_stream),
+		cmocka_unit_test(test_known_key_type_asked_for),
 	};
 
 	return cmocka_run_group_tests(tests, start_sshd, stop_sshd);
