@@ -90,7 +90,7 @@ static void deploy(struct sim_maas *m, struct sim_maas_machine *mc, const struct
 	sim_maas_log_field(r, "deploys", json_integer(mc->deploys));
 	sim_maas_log_field(r, "user_data", br_json_string_or_null(text));
 	free(text);
-	sim_maas_reply_json(r, 200, sim_maas_machine_json(m, mc));
+	sim_maas_reply_machine(m, mc, r);
 }
 
 static void set_storage_layout(struct sim_maas *m, struct sim_maas_machine *mc,
@@ -134,7 +134,7 @@ static void set_storage_layout(struct sim_maas *m, struct sim_maas_machine *mc,
 	if (mc->root_disk >= 0)
 		sim_maas_log_field(r, "root_disk_serial",
 				   json_string(m->hosts[mc->host].disks[mc->root_disk].serial));
-	sim_maas_reply_json(r, 200, sim_maas_machine_json(m, mc));
+	sim_maas_reply_machine(m, mc, r);
 }
 
 static void commission(struct sim_maas *m, struct sim_maas_machine *mc, struct sim_maas_reply *r)
@@ -154,7 +154,7 @@ static void commission(struct sim_maas *m, struct sim_maas_machine *mc, struct s
 	/* Commissioning rediscovers storage: a chosen boot disk is forgotten. */
 	mc->boot_disk = mc->root_disk = -1;
 	sim_maas_set_status(m, mc, ST_COMMISSIONING, "Commissioning", "INFO", "Commissioning started");
-	sim_maas_reply_json(r, 200, sim_maas_machine_json(m, mc));
+	sim_maas_reply_machine(m, mc, r);
 }
 
 static void test(struct sim_maas *m, struct sim_maas_machine *mc, struct sim_maas_reply *r)
@@ -184,7 +184,7 @@ static void test(struct sim_maas *m, struct sim_maas_machine *mc, struct sim_maa
 		return;
 	}
 	sim_maas_start_testing(m, mc, mc->status, "Testing started");
-	sim_maas_reply_json(r, 200, sim_maas_machine_json(m, mc));
+	sim_maas_reply_machine(m, mc, r);
 }
 
 /* Release, as src/maasserver/api/machines.py MachineHandler.release and
@@ -264,7 +264,7 @@ static void set_owner_data(struct sim_maas *m, struct sim_maas_machine *mc, cons
 		}
 		snprintf(mc->owner_data[k].value, sizeof(mc->owner_data[k].value), "%s", p->value);
 	}
-	sim_maas_reply_json(r, 200, sim_maas_machine_json(m, mc));
+	sim_maas_reply_machine(m, mc, r);
 }
 
 static void simple_transition(struct sim_maas *m, struct sim_maas_machine *mc, const struct sim_maas_req *req,
@@ -336,7 +336,7 @@ static void simple_transition(struct sim_maas *m, struct sim_maas_machine *mc, c
 		snprintf(mc->power_state, sizeof(mc->power_state), "%s",
 			 !strcmp(op, "power_on") ? "on" : "off");
 	}
-	sim_maas_reply_json(r, 200, sim_maas_machine_json(m, mc));
+	sim_maas_reply_machine(m, mc, r);
 }
 
 void sim_maas_machine_action(struct sim_maas *m, struct sim_maas_machine *mc, const struct sim_maas_req *req,
@@ -348,7 +348,7 @@ void sim_maas_machine_action(struct sim_maas *m, struct sim_maas_machine *mc, co
 
 	if (!strcmp(req->method, "GET")) {
 		if (!op)
-			sim_maas_reply_json(r, 200, sim_maas_machine_json(m, mc));
+			sim_maas_reply_machine(m, mc, r);
 		else if (!strcmp(op, "query_power_state"))
 			sim_maas_reply_json(r, 200, json_pack("{s:s}", "state", mc->power_state));
 		else

@@ -220,20 +220,15 @@ void sim_maas_advance(struct sim_maas *m, struct sim_maas_machine *mc, int64_t n
 	}
 }
 
-static int host_by_mac(struct sim_maas *m, const char *mac)
-{
-	for (size_t i = 0; i < m->cfg.n_hosts; i++)
-		for (size_t k = 0; k < m->hosts[i].n_macs; k++)
-			if (!strcmp(m->hosts[i].macs[k], mac))
-				return (int)i;
-	return -1;
-}
-
+/* The first machine with this MAC: keys first, the text only where the
+ * keys agree (see sim_maas_host_mac). */
 static struct sim_maas_machine *machine_by_mac(struct sim_maas *m, const char *mac)
 {
+	uint64_t key = sim_maas_mac_key(mac);
+
 	for (size_t i = 0; i < m->n_machines; i++)
 		for (size_t k = 0; k < m->machines[i].n_macs; k++)
-			if (!strcmp(m->machines[i].macs[k], mac))
+			if (m->machines[i].mac_keys[k] == key && !strcmp(m->machines[i].macs[k], mac))
 				return &m->machines[i];
 	return NULL;
 }
@@ -439,7 +434,7 @@ static void update(struct sim_maas *m, struct sim_maas_machine *mc, const struct
 	sim_maas_log_field(r, "power_type", json_string(mc->power_type));
 	sim_maas_log_field(r, "power_address", json_string(mc->power_address));
 	sim_maas_log_field(r, "power_works", json_boolean(mc->power_works));
-	sim_maas_reply_json(r, 200, sim_maas_machine_json(m, mc));
+	sim_maas_reply_machine(m, mc, r);
 }
 
 static void param_copy(char *dst, size_t size, const struct sim_maas_req *req, const char *name,
@@ -490,7 +485,7 @@ static void create(struct sim_maas *m, const struct sim_maas_req *req, struct si
 	if (check_create(m, req, macs, &n_macs, r))
 		return;
 	for (size_t i = 0; i < n_macs; i++) {
-		int host = host_by_mac(m, macs[i]);
+		int host = sim_maas_host_by_mac(m, macs[i]);
 
 		if (host >= 0 && m->hosts[host].echo_request) {
 			echo_request(req, r);
@@ -506,10 +501,12 @@ static void create(struct sim_maas *m, const struct sim_maas_req *req, struct si
 	memset(mc, 0, sizeof(*mc));
 	memcpy(mc->system_id, system_id, sizeof(system_id));
 	memcpy(mc->macs, macs, n_macs * sizeof(macs[0]));
+	for (size_t i = 0; i < n_macs; i++)
+		mc->mac_keys[i] = sim_maas_mac_key(macs[i]);
 	mc->n_macs = n_macs;
 	mc->host = -1;
 	for (size_t i = 0; i < n_macs && mc->host < 0; i++)
-		mc->host = host_by_mac(m, macs[i]);
+		mc->host = sim_maas_host_by_mac(m, macs[i]);
 	param_copy(mc->hostname, sizeof(mc->hostname), req, "hostname", "");
 	if (!*mc->hostname)
 		snprintf(mc->hostname, sizeof(mc->hostname), "node-%s", mc->system_id);
@@ -551,12 +548,13 @@ static void create(struct sim_maas *m, const struct sim_maas_req *req, struct si
 	sim_maas_log_field(r, "node_id",
 			   br_json_string_or_null(sim_maas_param(&req->params, "power_parameters_node_id")));
 	sim_maas_log_field(r, "power_pass_set", json_boolean(mc->power_pass_set));
-	sim_maas_reply_json(r, 200, sim_maas_machine_json(m, mc));
+	sim_maas_reply_machine(m, mc, r);
 }
 
 /* The filters of a machines/ list: each kind given must match one value. */
 struct filter {
 	char macs[SIM_MAAS_PARAMS_MAX][18];
+	uint64_t mac_keys[SIM_MAAS_PARAMS_MAX]; /* sim_maas_mac_key of each */
 	const char *hosts[SIM_MAAS_PARAMS_MAX], *ids[SIM_MAAS_PARAMS_MAX];
 	size_t n_macs, n_hosts, n_ids;
 };
@@ -572,6 +570,7 @@ static int filter_parse(const struct sim_maas_req *req, struct filter *f, struct
 						     p->value);
 				return -1;
 			}
+			f->mac_keys[f->n_macs] = sim_maas_mac_key(f->macs[f->n_macs]);
 			f->n_macs++;
 		} else if (!strcmp(p->name, "hostname")) {
 			f->hosts[f->n_hosts++] = p->value;
@@ -588,7 +587,7 @@ static int matches(const struct sim_maas_machine *mc, const struct filter *f)
 
 	for (size_t i = 0; i < f->n_macs && !mac; i++)
 		for (size_t k = 0; k < mc->n_macs && !mac; k++)
-			mac = !strcmp(mc->macs[k], f->macs[i]);
+			mac = mc->mac_keys[k] == f->mac_keys[i] && !strcmp(mc->macs[k], f->macs[i]);
 	for (size_t i = 0; i < f->n_hosts && !host; i++)
 		host = !strcmp(mc->hostname, f->hosts[i]);
 	for (size_t i = 0; i < f->n_ids && !id; i++)
@@ -614,6 +613,7 @@ struct list_render {
 	struct sim_maas_machine *mcs; /* copies up to their events ring */
 	int *domain_ids;
 	size_t n;
+	int one; /* the answer is mcs[0] itself, not a list */
 };
 
 /* A machine's JSON never reads its events ring (the tail of the struct,
@@ -633,12 +633,51 @@ static void list_render(struct sim_maas_reply *r)
 
 		json_array_append_new(arr, sim_maas_machine_json_view(&v, &lr->mcs[i]));
 	}
-	r->json = arr;
+	if (lr->one) {
+		r->json = json_incref(json_array_get(arr, 0));
+		json_decref(arr);
+	} else {
+		r->json = arr;
+	}
 	free(lr->tags);
 	free(lr->mcs);
 	free(lr->domain_ids);
 	free(lr);
 	r->render_ctx = NULL;
+}
+
+static struct list_render *render_new(struct sim_maas *m)
+{
+	struct list_render *lr = br_xcalloc(1, sizeof(*lr));
+
+	lr->hosts = m->hosts;
+	lr->n_tags = m->n_tags;
+	lr->tags = br_xcalloc(m->n_tags ? m->n_tags : 1, sizeof(*lr->tags));
+	memcpy(lr->tags, m->tags, m->n_tags * sizeof(*lr->tags));
+	return lr;
+}
+
+static void render_add(struct sim_maas *m, struct list_render *lr, const struct sim_maas_machine *mc)
+{
+	lr->mcs = br_xrealloc(lr->mcs, (lr->n + 1) * sizeof(*lr->mcs));
+	lr->domain_ids = br_xrealloc(lr->domain_ids, (lr->n + 1) * sizeof(*lr->domain_ids));
+	memcpy(&lr->mcs[lr->n], mc, LIST_COPY_BYTES);
+	lr->domain_ids[lr->n++] = sim_maas_domain_id(m, mc->domain);
+}
+
+/* One machine's answer (create, deploy, set_storage_layout, a read...),
+ * rendered after the lock as a list is: the same document, from the
+ * machine as it was when the request was served. Built under the lock it
+ * held every other request back, a rack's creates and deploys most. */
+void sim_maas_reply_machine(struct sim_maas *m, const struct sim_maas_machine *mc, struct sim_maas_reply *r)
+{
+	struct list_render *lr = render_new(m);
+
+	lr->one = 1;
+	render_add(m, lr, mc);
+	sim_maas_reply_json(r, 200, NULL);
+	r->render = list_render;
+	r->render_ctx = lr;
 }
 
 static void list(struct sim_maas *m, const struct sim_maas_req *req, struct sim_maas_reply *r)
@@ -654,21 +693,14 @@ static void list(struct sim_maas *m, const struct sim_maas_req *req, struct sim_
 		free(f);
 		return;
 	}
-	lr = br_xcalloc(1, sizeof(*lr));
-	lr->hosts = m->hosts;
-	lr->n_tags = m->n_tags;
-	lr->tags = br_xcalloc(m->n_tags ? m->n_tags : 1, sizeof(*lr->tags));
-	memcpy(lr->tags, m->tags, m->n_tags * sizeof(*lr->tags));
+	lr = render_new(m);
 	for (size_t i = 0; i < m->n_machines; i++) {
 		struct sim_maas_machine *mc = &m->machines[i];
 
 		if (!matches(mc, f))
 			continue;
 		sim_maas_advance(m, mc, now);
-		lr->mcs = br_xrealloc(lr->mcs, (lr->n + 1) * sizeof(*lr->mcs));
-		lr->domain_ids = br_xrealloc(lr->domain_ids, (lr->n + 1) * sizeof(*lr->domain_ids));
-		memcpy(&lr->mcs[lr->n], mc, LIST_COPY_BYTES);
-		lr->domain_ids[lr->n++] = sim_maas_domain_id(m, mc->domain);
+		render_add(m, lr, mc);
 		json_array_append_new(ids, json_string(mc->system_id));
 		json_array_append_new(statuses, json_string(sim_maas_status_name(mc->status)));
 	}

@@ -316,6 +316,73 @@ static int split_key(const char *key, char **ret_ck, char **ret_tk, char **ret_s
 	return 0;
 }
 
+uint64_t sim_maas_mac_key(const char *mac)
+{
+	uint64_t key = 0;
+	int digits = 0;
+
+	for (const char *p = mac; *p; p++) {
+		int v = *p >= '0' && *p <= '9' ? *p - '0' : *p >= 'a' && *p <= 'f' ? *p - 'a' + 10 : -1;
+
+		if (v < 0 && (*p != ':' || digits % 2))
+			return UINT64_MAX;
+		if (v >= 0) {
+			if (++digits > 12)
+				return UINT64_MAX;
+			key = key << 4 | (uint64_t)v;
+		}
+	}
+	return digits == 12 ? key : UINT64_MAX;
+}
+
+static int cmp_host_mac(const void *a, const void *b)
+{
+	const struct sim_maas_host_mac *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return (x->host > y->host) - (x->host < y->host);
+}
+
+int sim_maas_host_by_mac(const struct sim_maas *m, const char *mac)
+{
+	uint64_t key = sim_maas_mac_key(mac);
+	size_t lo = 0, hi = m->n_host_macs;
+
+	while (lo < hi) { /* the first entry whose key is not below key */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->host_macs[mid].key < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Entries of one key go by host: the first whose text is the MAC is
+	 * the first host that has it, as a walk of the hosts finds it. */
+	for (; lo < m->n_host_macs && m->host_macs[lo].key == key; lo++) {
+		int h = m->host_macs[lo].host;
+
+		for (size_t k = 0; k < m->hosts[h].n_macs; k++)
+			if (!strcmp(m->hosts[h].macs[k], mac))
+				return h;
+	}
+	return -1;
+}
+
+static void index_host_macs(struct sim_maas *m)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->cfg.n_hosts; i++)
+		n += m->hosts[i].n_macs;
+	m->host_macs = br_xcalloc(n + 1, sizeof(*m->host_macs));
+	for (size_t i = 0; i < m->cfg.n_hosts; i++)
+		for (size_t k = 0; k < m->hosts[i].n_macs; k++)
+			m->host_macs[m->n_host_macs++] =
+			    (struct sim_maas_host_mac){ sim_maas_mac_key(m->hosts[i].macs[k]), (int)i };
+	qsort(m->host_macs, m->n_host_macs, sizeof(*m->host_macs), cmp_host_mac);
+}
+
 static int copy_config(struct sim_maas *m, const struct sim_maas_config *cfg, struct br_err *err)
 {
 	if (split_key(cfg->api_key, &m->consumer_key, &m->token_key, &m->token_secret) ||
@@ -330,6 +397,7 @@ static int copy_config(struct sim_maas *m, const struct sim_maas_config *cfg, st
 	if (cfg->n_hosts)
 		memcpy(m->hosts, cfg->hosts, cfg->n_hosts * sizeof(*m->hosts));
 	m->cfg.hosts = m->hosts;
+	index_host_macs(m);
 	m->cfg.api_key = NULL;
 	m->cfg.operator_api_key = NULL;
 	if (cfg->tls_key_pem && cfg->tls_cert_pem) {
@@ -425,6 +493,7 @@ void sim_maas_stop(struct sim_maas *m)
 	if (m->hosts)
 		explicit_bzero(m->hosts, m->cfg.n_hosts * sizeof(*m->hosts)); /* BMC passwords */
 	free(m->hosts);
+	free(m->host_macs);
 	free(m->machines);
 	free(m->consumer_key);
 	free(m->token_key);

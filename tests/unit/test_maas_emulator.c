@@ -181,6 +181,37 @@ static void test_auth(void **state)
 	free(log);
 }
 
+/* The hosts' MAC index finds what a walk of the hosts finds: the first
+ * host with the MAC, a MAC in any case of text that is not one only as
+ * that text, none for a MAC no host has. */
+static void test_mac_index(void **state)
+{
+	struct sim_maas m = { 0 };
+	struct sim_maas_host hosts[3];
+
+	(void)state;
+	assert_int_equal(sim_maas_mac_key("b0:7b:25:00:01:02"), 0xb07b25000102ULL);
+	assert_int_equal(sim_maas_mac_key("b0:7b:25:00:01"), UINT64_MAX);
+	assert_int_equal(sim_maas_mac_key("b0:7b:25:00:01:02:03"), UINT64_MAX);
+	assert_int_equal(sim_maas_mac_key("b07:b25:000:102"), UINT64_MAX);
+	host(&hosts[0], 1, 0);
+	host(&hosts[1], 2, 0);
+	host(&hosts[2], 3, 0);
+	snprintf(hosts[2].macs[1], 18, "b0:7b:25:00:02:01"); /* host 2's first MAC */
+	snprintf(hosts[0].macs[1], 18, "not-a-mac");
+	m.hosts = hosts;
+	m.cfg.n_hosts = 3;
+	index_host_macs(&m);
+	assert_int_equal(m.n_host_macs, 6);
+	assert_int_equal(sim_maas_host_by_mac(&m, "b0:7b:25:00:01:01"), 0);
+	assert_int_equal(sim_maas_host_by_mac(&m, "b0:7b:25:00:02:01"), 1);
+	assert_int_equal(sim_maas_host_by_mac(&m, "b0:7b:25:00:03:01"), 2);
+	assert_int_equal(sim_maas_host_by_mac(&m, "not-a-mac"), 0);
+	assert_int_equal(sim_maas_host_by_mac(&m, "not-a-mac-either"), -1);
+	assert_int_equal(sim_maas_host_by_mac(&m, "b0:7b:25:00:09:01"), -1);
+	free(m.host_macs);
+}
+
 static void test_create_and_conflicts(void **state)
 {
 	char msg[BR_ERR_MSG_MAX], *id = make_machine(1), *log = NULL;
@@ -783,6 +814,7 @@ static void test_shape_as_maas(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_mac_index),
 		cmocka_unit_test_setup_teardown(test_auth, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_create_and_conflicts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lifecycle, setup, teardown),
