@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "enlist.h"
+#include "pool.h"
 #include "stage.h"
 
 struct job_ctx {
@@ -19,23 +20,37 @@ struct job_ctx {
 };
 
 struct run {
-	struct inv *inv;
+	struct inv *inv; /* this process's: reopened around the workers */
 	struct enlist_job *jobs;
 	struct job_ctx *ctx;
 	size_t n, done, failed;
 	struct br_progress progress;
+	/* What each worker's MAAS client and flow are made of. */
+	struct maas_options mo;
+	struct enlist_options eo;
+	int workers;
 };
 
-static void record(struct run *run, struct job_ctx *c, enum inv_state to, const char *reason)
+/* One worker's side (this process's, with one worker): the flow's
+ * callbacks store through its inventory connection and send each node's
+ * outcome to the parent. */
+struct worker {
+	struct run *run;
+	struct br_pool_worker *w;
+	struct inv *inv;
+};
+
+static void record(struct inv *inv, struct job_ctx *c, enum inv_state to, const char *reason)
 {
 	struct br_err err = { 0 };
 
-	if (inv_node_set_state(run->inv, c->node->hostname, c->node->state, to, reason, &err))
+	if (inv_node_set_state(inv, c->node->hostname, c->node->state, to, reason, &err))
 		br_error("enlist", "%s: %s", c->node->hostname, err.msg);
 	else
 		c->node->state = to; /* the state the next change compares with */
 }
 
+/* The outcome counted and shown, here; the worker has stored it. */
 static void finish(struct run *run, struct job_ctx *c, int ok, const char *reason)
 {
 	free(c->reason);
@@ -43,42 +58,122 @@ static void finish(struct run *run, struct job_ctx *c, int ok, const char *reaso
 	c->result = ok ? "deployed" : "failed";
 	run->done++;
 	run->failed += !ok;
-	if (!ok)
-		br_warn("enlist", "%s: %s", c->node->hostname, reason);
-	record(run, c, ok ? INV_DEPLOYED : INV_FAILED, reason);
 	br_progress_update(&run->progress, run->done, run->failed);
 }
 
 static void on_system_id(void *ctx, struct enlist_job *job)
 {
-	struct run *run = ctx;
+	struct worker *wk = ctx;
 	struct job_ctx *c = job->user_data;
 	struct br_err err = { 0 };
 
-	if (inv_node_set_maas(run->inv, c->node->hostname, job->system_id, NULL, &err))
+	if (inv_node_set_maas(wk->inv, c->node->hostname, job->system_id, NULL, &err))
 		br_error("enlist", "%s: %s", c->node->hostname, err.msg);
 }
 
 static void on_ready(void *ctx, struct enlist_job *job)
 {
+	struct worker *wk = ctx;
 	struct job_ctx *c = job->user_data;
 	char *reason =
 	    br_xasprintf("commissioned in MAAS as %s; boot disk %s", job->system_id, job->boot_disk_serial);
 
-	record(ctx, c, INV_ENLISTED, reason);
+	record(wk->inv, c, INV_ENLISTED, reason);
 	free(reason);
 }
 
 static void on_done(void *ctx, struct enlist_job *job, int ok, const char *reason)
 {
-	struct run *run = ctx;
+	struct worker *wk = ctx;
 	struct job_ctx *c = job->user_data;
 	struct br_err err = { 0 };
+	char *text = br_xstrdup_capped(reason, BR_WORKER_TEXT_MAX);
+	json_t *line;
 
-	if (ok && (inv_node_set_maas(run->inv, c->node->hostname, job->system_id, job->ip, &err) ||
-		   inv_node_set_installed_disk(run->inv, c->node->hostname, job->installed_serial, &err)))
+	if (ok && (inv_node_set_maas(wk->inv, c->node->hostname, job->system_id, job->ip, &err) ||
+		   inv_node_set_installed_disk(wk->inv, c->node->hostname, job->installed_serial, &err)))
 		br_error("enlist", "%s: %s", c->node->hostname, err.msg);
-	finish(run, c, ok, reason);
+	if (!ok)
+		br_warn("enlist", "%s: %s", c->node->hostname, reason);
+	record(wk->inv, c, ok ? INV_DEPLOYED : INV_FAILED, reason);
+	line = json_pack("{s:b, s:s, s:o, s:o, s:o}", "ok", ok, "text", text, "system_id",
+			 br_json_string_or_null(job->system_id), "ip", br_json_string_or_null(job->ip),
+			 "installed_serial", br_json_string_or_null(job->installed_serial));
+	if (!line) /* not UTF-8: keep the outcome, lose the words */
+		line = json_pack("{s:b, s:s}", "ok", ok, "text", "(reason not encodable)");
+	free(text);
+	br_pool_send(wk->w, (size_t)(job - wk->run->jobs), line);
+}
+
+/* In a worker: the flow over jobs [first, first + count), on a MAAS client
+ * of its own. A job finished before the run (its node could not be
+ * prepared) is counted here already: its line says so. */
+static int work(struct br_pool_worker *w, size_t first, size_t count, void *ctx, struct br_err *err)
+{
+	struct run *run = ctx;
+	const struct enlist_callbacks cb = { on_system_id, on_ready, on_done };
+	struct worker wk = { run, w, br_pool_inv(w) };
+	struct maas_options mo = run->mo;
+	struct enlist_options eo = run->eo;
+	struct maas_client *client = NULL;
+	int rc;
+
+	for (size_t i = first; i < first + count; i++)
+		if (run->jobs[i].done)
+			br_pool_send(w, i, json_pack("{s:b}", "prepared", 0));
+	mo.max_inflight = (int)br_pool_share(w, run->mo.max_inflight);
+	eo.max_parallel = (int)br_pool_share(w, run->eo.max_parallel);
+	rc = maas_client_new(&mo, &client, err);
+	if (rc)
+		return rc;
+	rc = enlist_run(client, run->jobs + first, count, &eo, &cb, &wk, err);
+	maas_client_free(client);
+	return rc;
+}
+
+/* Replace a result field with the worker's, unless it is that already (the
+ * flow wrote it here, with one worker). */
+static void take_field(char **field, json_t *line, const char *key)
+{
+	const char *v = json_string_value(json_object_get(line, key));
+
+	if (!v || (*field && !strcmp(*field, v)))
+		return;
+	free(*field);
+	*field = br_xstrdup(v);
+}
+
+/* Here: job i's outcome from its worker, or why its worker sent none (the
+ * node is failed with that reason, from the state the worker left). */
+static void done(size_t i, json_t *line, int rc, const char *why, void *ctx)
+{
+	struct run *run = ctx;
+	struct job_ctx *c = &run->ctx[i];
+	struct enlist_job *j = &run->jobs[i];
+	struct inv_node now = { 0 };
+	struct br_err err = { 0 };
+	json_t *ok = json_object_get(line, "ok");
+
+	if (json_is_false(json_object_get(line, "prepared")))
+		return;
+	if (line && json_is_boolean(ok)) {
+		take_field(&j->system_id, line, "system_id");
+		take_field(&j->ip, line, "ip");
+		take_field(&j->installed_serial, line, "installed_serial");
+		finish(run, c, json_is_true(ok), json_string_value(json_object_get(line, "text")));
+		return;
+	}
+	if (!line)
+		why = why ? why : br_strerror(rc);
+	else
+		why = "the enlist worker sent a result without its outcome";
+	br_warn("enlist", "%s: %s", c->node->hostname, why);
+	if (!inv_node_get(run->inv, c->node->hostname, &now, &err)) {
+		c->node->state = now.state;
+		inv_node_release(&now);
+	}
+	record(run->inv, c, INV_FAILED, why);
+	finish(run, c, 0, why);
 }
 
 /* Fill job i from its node; a node that cannot be prepared is failed. */
@@ -89,6 +184,8 @@ static int prepare(struct run *run, size_t i, struct enlist_inputs *in)
 	struct br_err err = { 0 };
 
 	if (enlist_node_prepare(run->inv, c->node, in, &c->in, &err)) {
+		br_warn("enlist", "%s: %s", c->node->hostname, err.msg);
+		record(run->inv, c, INV_FAILED, err.msg);
 		finish(run, c, 0, err.msg);
 		return -1;
 	}
@@ -154,10 +251,13 @@ static void print_summary(const void *ctx)
 	printf("\n%zu deployed, %zu failed\n", run->done - run->failed, run->failed);
 }
 
-static int open_maas(struct br_stage *st, const char *url, const char *key_ref,
-		     const struct maas_options *base, struct maas_client **ret_client)
+/* The key resolved into *ret_key (kept for the workers' clients: the
+ * caller frees it with br_secret_free) and MAAS asked who we are, on a
+ * client closed again before any worker starts. */
+static int open_maas(struct br_stage *st, const char *url, const char *key_ref, struct maas_options *mo,
+		     char **ret_key)
 {
-	struct maas_options mo = *base;
+	struct maas_client *client = NULL;
 	struct br_err err = { 0 };
 	char *key = NULL;
 	int rc;
@@ -170,15 +270,15 @@ static int open_maas(struct br_stage *st, const char *url, const char *key_ref,
 					      : "set MAAS_API_KEY or pass --api-key-ref env:VAR|file:PATH");
 	if (!key)
 		key = br_xstrdup(getenv("MAAS_API_KEY"));
-	mo.url = url;
-	mo.api_key = key;
-	rc = maas_client_new(&mo, ret_client, &err);
-	br_secret_free(key);
+	*ret_key = key;
+	mo->url = url;
+	mo->api_key = key;
+	rc = maas_client_new(mo, &client, &err);
 	if (rc)
 		return br_stage_usage(st, "%s", err.msg);
-	if (maas_check_access(*ret_client, &err)) {
-		maas_client_free(*ret_client);
-		*ret_client = NULL;
+	rc = maas_check_access(client, &err);
+	maas_client_free(client);
+	if (rc) {
 		br_stage_usage(st, "%s", err.msg);
 		return st->exit = BR_EXIT_UNREACHABLE;
 	}
@@ -187,7 +287,8 @@ static int open_maas(struct br_stage *st, const char *url, const char *key_ref,
 
 struct args {
 	const char *url, *key_ref, *ca_file, *pubkey, *distro;
-	int insecure, skip_configure, max_parallel, max_inflight, poll_ms;
+	char *key; /* the MAAS API key, resolved */
+	int insecure, skip_configure, max_parallel, max_inflight, poll_ms, workers;
 	int timeout_s, retries, commission_timeout_s, deploy_timeout_s;
 	struct br_strlist ntp, packages;
 	struct enlist_inputs in;
@@ -204,6 +305,8 @@ static int check_args(struct br_stage *st, struct args *a)
 	if (a->max_parallel < 1 || a->max_inflight < 1 || a->poll_ms < 10 || a->timeout_s < 1 ||
 	    a->retries < 0 || a->commission_timeout_s < 0 || a->deploy_timeout_s < 0)
 		return br_stage_usage(st, "counts and timeouts must be positive (--poll-ms at least 10)");
+	if (a->workers < 0 || a->workers > BR_WORKERS_MAX)
+		return br_stage_usage(st, "--workers must be 0-%d", BR_WORKERS_MAX);
 	templates = br_templates_dir();
 	if (!templates)
 		return br_stage_usage(st, "no templates directory (set BRINGUP_TEMPLATES)");
@@ -218,23 +321,23 @@ static int check_args(struct br_stage *st, struct args *a)
 }
 
 /* MAAS checked first (a wrong URL or key is exit 3 with every node as it
- * was), then every node prepared and driven to Deployed or a reason. */
+ * was), then every node prepared and driven to Deployed or a reason: by
+ * worker processes each with a slice of the machines and a MAAS client of
+ * its own where the rack is large (one process's loop parsing every
+ * machine's 22 KB documents held each machine's next request back), else
+ * in this process, by the same code. */
 static int enlist(struct br_stage *st, struct run *run, struct args *a)
 {
-	const struct enlist_callbacks cb = { on_system_id, on_ready, on_done };
-	struct maas_client *client = NULL;
-	struct maas_options mo;
-	struct enlist_options eo;
 	struct br_err err = { 0 };
 	int rc;
 
-	maas_options_init(&mo);
-	mo.ca_file = a->ca_file && *a->ca_file ? a->ca_file : NULL;
-	mo.insecure = a->insecure;
-	mo.max_inflight = a->max_inflight;
-	mo.timeout_ms = a->timeout_s * 1000L;
-	mo.retries = a->retries;
-	rc = open_maas(st, a->url, a->key_ref, &mo, &client);
+	maas_options_init(&run->mo);
+	run->mo.ca_file = a->ca_file && *a->ca_file ? a->ca_file : NULL;
+	run->mo.insecure = a->insecure;
+	run->mo.max_inflight = a->max_inflight;
+	run->mo.timeout_ms = a->timeout_s * 1000L;
+	run->mo.retries = a->retries;
+	rc = open_maas(st, a->url, a->key_ref, &run->mo, &a->key);
 	if (rc)
 		return rc;
 	run->inv = st->inv;
@@ -253,9 +356,9 @@ static int enlist(struct br_stage *st, struct run *run, struct args *a)
 		run->n++;
 	}
 	run->progress.total = run->n;
-	enlist_options_init(&eo);
-	eo.max_parallel = a->max_parallel;
-	eo.poll_ms = a->poll_ms;
+	enlist_options_init(&run->eo);
+	run->eo.max_parallel = a->max_parallel;
+	run->eo.poll_ms = a->poll_ms;
 	/* An option given overrides every node's profile for this run. */
 	for (size_t i = 0; i < run->n; i++) {
 		if (a->commission_timeout_s)
@@ -264,16 +367,28 @@ static int enlist(struct br_stage *st, struct run *run, struct args *a)
 			run->jobs[i].deploy_limit_ms = 0;
 	}
 	if (a->commission_timeout_s)
-		eo.commission_timeout_ms = a->commission_timeout_s * 1000LL;
+		run->eo.commission_timeout_ms = a->commission_timeout_s * 1000LL;
 	if (a->deploy_timeout_s)
-		eo.deploy_timeout_ms = a->deploy_timeout_s * 1000LL;
-	eo.distro_series = a->distro;
-	rc = enlist_run(client, run->jobs, run->n, &eo, &cb, run, &err);
+		run->eo.deploy_timeout_ms = a->deploy_timeout_s * 1000LL;
+	run->eo.distro_series = a->distro;
+	run->workers = a->workers ? a->workers : br_workers_auto(run->n);
+	/* Each worker's share of the caps is at least 1. */
+	if (run->workers > a->max_parallel)
+		run->workers = a->max_parallel;
+	{
+		const struct br_pool pool = { "enlist", "enlist", run->n, run->workers, 0, work, done, run };
+
+		if (run->workers > 1)
+			br_info("enlist", "%zu machines over %d worker processes", run->n,
+				(size_t)run->workers < run->n ? run->workers : (int)run->n);
+		fflush(stdout);
+		rc = br_pool_run(&st->inv, &pool, &err);
+		run->inv = st->inv;
+	}
 	if (rc)
 		rc = br_stage_fail(st, BR_EXIT_UNREACHABLE, "%s", err.msg);
 	else
 		br_progress_finish(&run->progress);
-	maas_client_free(client);
 	return rc;
 }
 
@@ -287,6 +402,7 @@ static void run_release(struct run *run, struct args *a)
 	free(run->jobs);
 	free(run->ctx);
 	enlist_inputs_release(&a->in);
+	br_secret_free(a->key);
 	br_strlist_release(&a->ntp);
 	br_strlist_release(&a->packages);
 }
@@ -321,6 +437,8 @@ int main(int argc, char **argv)
 		  "MAAS requests in flight at once (default 32)" },
 		{ "poll-ms", 0, BR_OPT_INT, &a.poll_ms, "MS",
 		  "status poll interval while waiting (default 1000)" },
+		{ "workers", 0, BR_OPT_INT, &a.workers, "N",
+		  "processes driving machines (default 0: min(CPUs, nodes / 64); 1: this one)" },
 		{ "timeout", 't', BR_OPT_INT, &a.timeout_s, "SECONDS", "per-request timeout (default 30)" },
 		{ "retries", 0, BR_OPT_INT, &a.retries, "N",
 		  "retries per request on 503, 409 + Retry-After, resets (default 5)" },
