@@ -20,7 +20,7 @@ struct job_ctx {
 };
 
 struct run {
-	struct inv *inv; /* this process's: reopened around the workers */
+	struct inv **inv; /* this process's (the stage's): reopened around the workers */
 	struct enlist_job *jobs;
 	struct job_ctx *ctx;
 	size_t n, done, failed;
@@ -168,11 +168,11 @@ static void done(size_t i, json_t *line, int rc, const char *why, void *ctx)
 	else
 		why = "the enlist worker sent a result without its outcome";
 	br_warn("enlist", "%s: %s", c->node->hostname, why);
-	if (!inv_node_get(run->inv, c->node->hostname, &now, &err)) {
+	if (!inv_node_get(*run->inv, c->node->hostname, &now, &err)) {
 		c->node->state = now.state;
 		inv_node_release(&now);
 	}
-	record(run->inv, c, INV_FAILED, why);
+	record(*run->inv, c, INV_FAILED, why);
 	finish(run, c, 0, why);
 }
 
@@ -183,9 +183,9 @@ static int prepare(struct run *run, size_t i, struct enlist_inputs *in)
 	struct enlist_job *j = &run->jobs[i];
 	struct br_err err = { 0 };
 
-	if (enlist_node_prepare(run->inv, c->node, in, &c->in, &err)) {
+	if (enlist_node_prepare(*run->inv, c->node, in, &c->in, &err)) {
 		br_warn("enlist", "%s: %s", c->node->hostname, err.msg);
-		record(run->inv, c, INV_FAILED, err.msg);
+		record(*run->inv, c, INV_FAILED, err.msg);
 		finish(run, c, 0, err.msg);
 		return -1;
 	}
@@ -340,7 +340,7 @@ static int enlist(struct br_stage *st, struct run *run, struct args *a)
 	rc = open_maas(st, a->url, a->key_ref, &run->mo, &a->key);
 	if (rc)
 		return rc;
-	run->inv = st->inv;
+	run->inv = &st->inv;
 	run->jobs = br_xcalloc(st->n ? st->n : 1, sizeof(*run->jobs));
 	run->ctx = br_xcalloc(st->n ? st->n : 1, sizeof(*run->ctx));
 	br_progress_init(&run->progress, "enlist", st->n);
@@ -382,8 +382,7 @@ static int enlist(struct br_stage *st, struct run *run, struct args *a)
 			br_info("enlist", "%zu machines over %d worker processes", run->n,
 				(size_t)run->workers < run->n ? run->workers : (int)run->n);
 		fflush(stdout);
-		rc = br_pool_run(&st->inv, &pool, &err);
-		run->inv = st->inv;
+		rc = br_pool_run(run->inv, &pool, &err);
 	}
 	if (rc)
 		rc = br_stage_fail(st, BR_EXIT_UNREACHABLE, "%s", err.msg);
