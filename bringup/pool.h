@@ -1,6 +1,7 @@
 /*
  * pool — a stage's per-BMC work spread over forked worker processes, for
- * racks where one process's event loop is CPU-bound (discover, configure).
+ * racks where one process's event loop is CPU-bound (discover, configure,
+ * enlist, gate's reads).
  * Each worker runs the caller's work function on a contiguous slice of the
  * targets, on its own loop and through its own inventory connection, and
  * sends one JSON line per finished target through a pipe: a summary, never
