@@ -1,7 +1,8 @@
 # Shared helpers for end-to-end tests. Source it: . "$BR_TOP/tests/e2e/lib.sh"
 # Gives: $T (a scratch dir removed at exit), $BIN (built executables),
 # fail MSG, assert_eq GOT WANT MSG, assert_contains HAYSTACK NEEDLE MSG,
-# at_exit CMD (run at exit, last registered first), need_root.
+# at_exit CMD (run at exit, last registered first), need_root, maas_auth [KEY],
+# maas_req METHOD PATH.
 set -eu
 BR_TOP=${BR_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 BIN=${BR_BIN:-$BR_TOP/build/bin}
@@ -28,3 +29,13 @@ assert_contains() {
 need_root() { [ "$(id -u)" -eq 0 ] || { echo "needs root" >&2; exit 1; }; }
 # Stop a simulator started with --daemon in DIR.
 stop_sim() { [ -f "$1/sim.pid" ] && kill "$(cat "$1/sim.pid")" 2>/dev/null || true; }
+# The Authorization header of a MAAS API request as MAAS takes it (OAuth 1.0,
+# PLAINTEXT), for KEY (consumer:token:secret; default $MAAS_API_KEY).
+maas_auth() {
+	_k=${1:-$MAAS_API_KEY}; _ck=${_k%%:*}; _rest=${_k#*:}; _tk=${_rest%%:*}; _ts=${_rest#*:}
+	printf 'Authorization: OAuth oauth_version="1.0", oauth_signature_method="PLAINTEXT", oauth_consumer_key="%s", oauth_token="%s", oauth_signature="%%26%s", oauth_nonce="%s", oauth_timestamp="%s"' \
+		"$_ck" "$_tk" "$_ts" "$(date +%s%N)" "$(date +%s)"
+}
+# METHOD PATH: MAAS's answer to an API 2.0 request ($MAAS_URL, $MAAS_API_KEY);
+# fails on an HTTP error.
+maas_req() { curl -sf -X "$1" -H "$(maas_auth)" "${MAAS_URL}api/2.0/$2"; }

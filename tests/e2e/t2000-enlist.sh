@@ -16,12 +16,7 @@ grep -q '^MAAS_URL=http://127.0.0.1:[0-9]*/MAAS/$' sim/env || fail "DIR/env has 
 grep -q '^MAAS_API_KEY=[^:]*:[^:]*:[^:]*$' sim/env || fail "DIR/env has no MAAS_API_KEY"
 
 # Read the emulator's API as any MAAS client would.
-maas_get() {
-	ck=${MAAS_API_KEY%%:*}; rest=${MAAS_API_KEY#*:}; tk=${rest%%:*}; ts=${rest#*:}
-	curl -sf -H "Authorization: OAuth oauth_version=\"1.0\", oauth_signature_method=\"PLAINTEXT\", \
-oauth_consumer_key=\"$ck\", oauth_token=\"$tk\", oauth_signature=\"%26$ts\", \
-oauth_nonce=\"$(date +%s%N)\", oauth_timestamp=\"$(date +%s)\"" "${MAAS_URL}api/2.0/$1"
-}
+maas_get() { maas_req GET "$1"; }
 
 echo "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBringupTestKeyOnly validator@bringup" > id.pub
 bringup import --db t.db --manifest sim/rack.csv >/dev/null

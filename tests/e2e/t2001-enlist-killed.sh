@@ -15,12 +15,7 @@ case "$BIN" in */asan/*) N=32 ;; esac
 FAULTS=nvme_order:4,commission_fail:2
 ENLIST="bringup enlist --db t.db --skip-configure --poll-ms 50 --max-inflight 8 -q"
 
-maas_get() {
-	ck=${MAAS_API_KEY%%:*}; rest=${MAAS_API_KEY#*:}; tk=${rest%%:*}; ts=${rest#*:}
-	curl -sf -H "Authorization: OAuth oauth_version=\"1.0\", oauth_signature_method=\"PLAINTEXT\", \
-oauth_consumer_key=\"$ck\", oauth_token=\"$tk\", oauth_signature=\"%26$ts\", \
-oauth_nonce=\"$(date +%s%N)\", oauth_timestamp=\"$(date +%s)\"" "${MAAS_URL}api/2.0/$1"
-}
+maas_get() { maas_req GET "$1"; }
 
 # A fresh rack and a discovered inventory for it in $1.
 fresh() {

@@ -10,14 +10,8 @@ bringup-sim --nodes 2 --dir sim --faults nvme_order:1 --maas-commission-ms 200 -
 	--daemon >/dev/null
 at_exit "stop_sim $T/sim"
 set -a; . ./sim/env; set +a
-auth() {
-	ck=${MAAS_API_KEY%%:*}; rest=${MAAS_API_KEY#*:}; tk=${rest%%:*}; ts=${rest#*:}
-	echo "Authorization: OAuth oauth_version=\"1.0\", oauth_signature_method=\"PLAINTEXT\", \
-oauth_consumer_key=\"$ck\", oauth_token=\"$tk\", oauth_signature=\"%26$ts\", \
-oauth_nonce=\"$(date +%s%N)\", oauth_timestamp=\"$(date +%s)\""
-}
-maas_post() { curl -sf -X POST --data "$2" -H "$(auth)" "${MAAS_URL}api/2.0/$1"; }
-maas_get() { curl -sf -H "$(auth)" "${MAAS_URL}api/2.0/$1"; }
+maas_post() { curl -sf -X POST --data "$2" -H "$(maas_auth)" "${MAAS_URL}api/2.0/$1"; }
+maas_get() { maas_req GET "$1"; }
 
 # Register, commission and allocate both as another MAAS user would.
 for i in 0 1; do

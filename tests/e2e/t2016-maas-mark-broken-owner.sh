@@ -18,13 +18,10 @@ cp -r "$BR_TOP/templates" tpl
 sed -i 's/^required = .*/required = cabling/' tpl/profiles/xe9680/hardware.conf
 export BRINGUP_TEMPLATES=$T/tpl
 
-maas_req() { # KEY METHOD PATH: prints the body, then the HTTP status
-	ck=${1%%:*}; rest=${1#*:}; tk=${rest%%:*}; ts=${rest#*:}
-	curl -s -X "$2" -w ' %{http_code}' -H "Authorization: OAuth oauth_version=\"1.0\", \
-oauth_signature_method=\"PLAINTEXT\", oauth_consumer_key=\"$ck\", oauth_token=\"$tk\", \
-oauth_signature=\"%26$ts\", oauth_nonce=\"$(date +%s%N)\", oauth_timestamp=\"$(date +%s)\"" "${MAAS_URL}api/2.0/$3"
+maas_as() { # KEY METHOD PATH: prints the body, then the HTTP status
+	curl -s -X "$2" -w ' %{http_code}' -H "$(maas_auth "$1")" "${MAAS_URL}api/2.0/$3"
 }
-assert_eq "$(maas_req "$MAAS_OPERATOR_API_KEY" GET 'users/?op=whoami' | jq -r '"\(.username) \(.is_superuser)"' 2>/dev/null)" \
+assert_eq "$(maas_as "$MAAS_OPERATOR_API_KEY" GET 'users/?op=whoami' | jq -r '"\(.username) \(.is_superuser)"' 2>/dev/null)" \
 	"operator false" "the second user is no admin"
 
 host=$(jq -r '.nodes[0].hostname' rack/truth.json)
@@ -32,7 +29,7 @@ bringup import --manifest rack/rack.csv >/dev/null
 bringup discover -q
 bringup enlist --skip-configure --poll-ms 50 -q
 id=$(sqlite3 inv.db "select maas_system_id from nodes where hostname = '$host'")
-assert_eq "$(maas_req "$MAAS_API_KEY" GET "machines/$id/" | sed 's/ [0-9]*$//' | jq -r '"\(.status_name) \(.owner)"')" \
+assert_eq "$(maas_as "$MAAS_API_KEY" GET "machines/$id/" | sed 's/ [0-9]*$//' | jq -r '"\(.status_name) \(.owner)"')" \
 	"Deployed admin" "deployed, owned by the admin"
 # The fixture's probe document has no LLDP neighbours: cabling unknown.
 bringup validate --facts "$BR_TOP/tests/fixtures/hw/h200-probe/probe-root.json" --wiring rack/wiring.csv -q \
@@ -48,14 +45,14 @@ err=$(cat g1.err)
 assert_contains "$err" "$host: MAAS: MAAS refused to mark $id broken (HTTP 403): only the machine's owner may" \
 	"a per-node error saying why"
 assert_contains "$err" "it is owned by admin (status Deployed)" "the error names the owner"
-assert_eq "$(maas_req "$MAAS_API_KEY" GET "machines/$id/" | sed 's/ [0-9]*$//' | jq -r .status_name)" Deployed \
+assert_eq "$(maas_as "$MAAS_API_KEY" GET "machines/$id/" | sed 's/ [0-9]*$//' | jq -r .status_name)" Deployed \
 	"still Deployed"
 
 # The emulator's own answer to a non-owner: 403, no text, as MAAS.
-assert_eq "$(maas_req "$MAAS_OPERATOR_API_KEY" POST "machines/$id/?op=mark_broken")" " 403" \
+assert_eq "$(maas_as "$MAAS_OPERATOR_API_KEY" POST "machines/$id/?op=mark_broken")" " 403" \
 	"403 with an empty body"
 
 # The owner's key: marked broken.
 bringup gate -q || true
-assert_eq "$(maas_req "$MAAS_API_KEY" GET "machines/$id/" | sed 's/ [0-9]*$//' | jq -r .status_name)" Broken \
+assert_eq "$(maas_as "$MAAS_API_KEY" GET "machines/$id/" | sed 's/ [0-9]*$//' | jq -r .status_name)" Broken \
 	"the owner marks it broken"

@@ -18,12 +18,6 @@ cp -r "$BR_TOP/templates" tpl
 sed -i 's/^required = .*/required = cabling, firmware:*/' tpl/profiles/xe9680/hardware.conf
 export BRINGUP_TEMPLATES=$T/tpl
 
-maas_req() { # METHOD PATH
-	ck=${MAAS_API_KEY%%:*}; rest=${MAAS_API_KEY#*:}; tk=${rest%%:*}; ts=${rest#*:}
-	curl -sf -X "$1" -H "Authorization: OAuth oauth_version=\"1.0\", oauth_signature_method=\"PLAINTEXT\", \
-oauth_consumer_key=\"$ck\", oauth_token=\"$tk\", oauth_signature=\"%26$ts\", \
-oauth_nonce=\"$(date +%s%N)\", oauth_timestamp=\"$(date +%s)\"" "${MAAS_URL}api/2.0/$2"
-}
 # The POSTs MAAS received (each one changes something).
 posts() { grep -c '"method":"POST"' rack/maas-requests.log || true; }
 state() { bringup status --json | jq -r --arg h "$1" '.nodes[] | select(.hostname == $h) | .state'; }

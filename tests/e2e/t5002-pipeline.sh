@@ -39,12 +39,6 @@ want_state() { # FAULTS...
 	done
 	echo $s
 }
-maas_req() { # METHOD PATH
-	ck=${MAAS_API_KEY%%:*}; rest=${MAAS_API_KEY#*:}; tk=${rest%%:*}; ts=${rest#*:}
-	curl -sf -X "$1" -H "Authorization: OAuth oauth_version=\"1.0\", oauth_signature_method=\"PLAINTEXT\", \
-oauth_consumer_key=\"$ck\", oauth_token=\"$tk\", oauth_signature=\"%26$ts\", \
-oauth_nonce=\"$(date +%s%N)\", oauth_timestamp=\"$(date +%s)\"" "${MAAS_URL}api/2.0/$2"
-}
 
 bringup import --manifest rack/rack.csv >/dev/null
 rc=0; bringup run --json -q > run1.json 2> run1.err || rc=$?

@@ -20,11 +20,7 @@ sed -i 's/^required = .*/required = cabling, firmware:*/' tpl/profiles/xe9680/ha
 export BRINGUP_TEMPLATES=$T/tpl
 
 maas_get() { # PATH: the answer, or the HTTP status when it is not 200
-	ck=${MAAS_API_KEY%%:*}; rest=${MAAS_API_KEY#*:}; tk=${rest%%:*}; ts=${rest#*:}
-	curl -s -w '%{http_code}' -o body -H "Authorization: OAuth oauth_version=\"1.0\", \
-oauth_signature_method=\"PLAINTEXT\", oauth_consumer_key=\"$ck\", oauth_token=\"$tk\", \
-oauth_signature=\"%26$ts\", oauth_nonce=\"$(date +%s%N)\", oauth_timestamp=\"$(date +%s)\"" \
-		"${MAAS_URL}api/2.0/$1" > code
+	curl -s -w '%{http_code}' -o body -H "$(maas_auth)" "${MAAS_URL}api/2.0/$1" > code
 	if [ "$(cat code)" = 200 ]; then cat body; else cat code; fi
 }
 state() { bringup status --json | jq -r --arg h "$1" '.nodes[] | select(.hostname == $h) | .state'; }

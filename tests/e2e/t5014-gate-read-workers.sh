@@ -13,12 +13,6 @@ at_exit "stop_sim $T/rack"
 set -a; . rack/env; set +a
 export BRINGUP_DB=$T/inv.db
 
-maas_req() { # METHOD PATH
-	ck=${MAAS_API_KEY%%:*}; rest=${MAAS_API_KEY#*:}; tk=${rest%%:*}; ts=${rest#*:}
-	curl -sf -X "$1" -H "Authorization: OAuth oauth_version=\"1.0\", oauth_signature_method=\"PLAINTEXT\", \
-oauth_consumer_key=\"$ck\", oauth_token=\"$tk\", oauth_signature=\"%26$ts\", \
-oauth_nonce=\"$(date +%s%N)\", oauth_timestamp=\"$(date +%s)\"" "${MAAS_URL}api/2.0/$2"
-}
 posts() { grep -c '"method":"POST"' rack/maas-requests.log || true; }
 
 ssh-keygen -q -t ed25519 -N '' -f id
