@@ -5,8 +5,11 @@
  * with MAAS's own words. MAAS unreachable or the key refused: exit 3 before
  * anything changes.
  */
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
 
 #include "enlist.h"
 #include "pool.h"
@@ -29,6 +32,7 @@ struct run {
 	struct maas_options mo;
 	struct enlist_options eo;
 	int workers;
+	pid_t pid; /* this process: a worker is any other */
 };
 
 /* One worker's side (this process's, with one worker): the flow's
@@ -118,6 +122,15 @@ static int work(struct br_pool_worker *w, size_t first, size_t count, void *ctx,
 	struct maas_client *client = NULL;
 	int rc;
 
+	/* The stage catches no signal: a SIGTERM or Ctrl-C ends the parent at
+	 * once, and a worker must end with it, not drive its machines on
+	 * unseen (a later run takes each up where MAAS has it, as after a
+	 * killed enlist). */
+	if (getpid() != run->pid) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != run->pid)
+			_exit(1);
+	}
 	for (size_t i = first; i < first + count; i++)
 		if (run->jobs[i].done)
 			br_pool_send(w, i, json_pack("{s:b}", "prepared", 0));
@@ -382,6 +395,7 @@ static int enlist(struct br_stage *st, struct run *run, struct args *a)
 			br_info("enlist", "%zu machines over %d worker processes", run->n,
 				(size_t)run->workers < run->n ? run->workers : (int)run->n);
 		fflush(stdout);
+		run->pid = getpid();
 		rc = br_pool_run(run->inv, &pool, &err);
 	}
 	if (rc)
