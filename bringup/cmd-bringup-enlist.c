@@ -5,11 +5,8 @@
  * with MAAS's own words. MAAS unreachable or the key refused: exit 3 before
  * anything changes.
  */
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <unistd.h>
 
 #include "enlist.h"
 #include "pool.h"
@@ -31,8 +28,6 @@ struct run {
 	/* What each worker's MAAS client and flow are made of. */
 	struct maas_options mo;
 	struct enlist_options eo;
-	int workers;
-	pid_t pid; /* this process: a worker is any other */
 };
 
 /* One worker's side (this process's, with one worker): the flow's
@@ -122,15 +117,9 @@ static int work(struct br_pool_worker *w, size_t first, size_t count, void *ctx,
 	struct maas_client *client = NULL;
 	int rc;
 
-	/* The stage catches no signal: a SIGTERM or Ctrl-C ends the parent at
-	 * once, and a worker must end with it, not drive its machines on
-	 * unseen (a later run takes each up where MAAS has it, as after a
-	 * killed enlist). */
-	if (getpid() != run->pid) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != run->pid)
-			_exit(1);
-	}
+	/* A later run takes each machine up where MAAS has it, as after a
+	 * killed enlist. */
+	br_pool_end_with_parent(w);
 	for (size_t i = first; i < first + count; i++)
 		if (run->jobs[i].done)
 			br_pool_send(w, i, json_pack("{s:b}", "prepared", 0));
@@ -342,7 +331,7 @@ static int check_args(struct br_stage *st, struct args *a)
 static int enlist(struct br_stage *st, struct run *run, struct args *a)
 {
 	struct br_err err = { 0 };
-	int rc;
+	int workers, rc;
 
 	maas_options_init(&run->mo);
 	run->mo.ca_file = a->ca_file && *a->ca_file ? a->ca_file : NULL;
@@ -384,18 +373,17 @@ static int enlist(struct br_stage *st, struct run *run, struct args *a)
 	if (a->deploy_timeout_s)
 		run->eo.deploy_timeout_ms = a->deploy_timeout_s * 1000LL;
 	run->eo.distro_series = a->distro;
-	run->workers = a->workers ? a->workers : br_workers_auto(run->n);
+	workers = a->workers ? a->workers : br_workers_auto(run->n);
 	/* Each worker's share of the caps is at least 1. */
-	if (run->workers > a->max_parallel)
-		run->workers = a->max_parallel;
+	if (workers > a->max_parallel)
+		workers = a->max_parallel;
 	{
-		const struct br_pool pool = { "enlist", "enlist", run->n, run->workers, 0, work, done, run };
+		const struct br_pool pool = { "enlist", "enlist", run->n, workers, 0, work, done, run };
 
-		if (run->workers > 1)
+		if (workers > 1)
 			br_info("enlist", "%zu machines over %d worker processes", run->n,
-				(size_t)run->workers < run->n ? run->workers : (int)run->n);
+				(size_t)workers < run->n ? workers : (int)run->n);
 		fflush(stdout);
-		run->pid = getpid();
 		rc = br_pool_run(run->inv, &pool, &err);
 	}
 	if (rc)

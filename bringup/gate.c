@@ -1,9 +1,7 @@
 /* The gate stage: golden or quarantined, in the inventory and in MAAS. */
 #include <fnmatch.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "gate.h"
@@ -349,10 +347,9 @@ static int read_work(struct br_pool_worker *w, size_t first, size_t count, void 
 	struct maas_client *client = NULL;
 	int rc;
 
-	/* The gate catches no signal: a SIGTERM or Ctrl-C ends the parent at
-	 * once, and a worker left reading would outlive it by up to a timeout.
-	 * It holds nothing to clean up (reads only). */
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* A worker left reading would outlive its gate by up to a timeout; it
+	 * holds nothing to clean up (reads only). */
+	br_pool_end_with_parent(w);
 	opts.loop = NULL;
 	if ((rc = maas_client_new(&opts, &client, err))) {
 		free(readers);

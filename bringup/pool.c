@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "loop.h"
@@ -18,6 +19,7 @@ struct br_pool_worker {
 	int fd;		 /* write end of its pipe; -1 in this process */
 	int index, count;
 	size_t line_max;
+	pid_t parent; /* the process that forked it */
 };
 
 int br_workers_auto(size_t n_targets)
@@ -36,6 +38,15 @@ int br_workers_auto(size_t n_targets)
 struct inv *br_pool_inv(const struct br_pool_worker *w)
 {
 	return w->inv;
+}
+
+void br_pool_end_with_parent(const struct br_pool_worker *w)
+{
+	if (w->fd < 0)
+		return;
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != w->parent) /* it ended before the call */
+		_exit(1);
 }
 
 long br_pool_share(const struct br_pool_worker *w, long total)
@@ -322,6 +333,7 @@ static int spawn(struct worker *workers, int k, const struct br_pool *pool, size
 		 const char *db_path, struct br_err *err)
 {
 	struct worker *w = &workers[k];
+	pid_t parent = getpid();
 	int fds[2];
 
 	if (pipe(fds))
@@ -333,7 +345,7 @@ static int spawn(struct worker *workers, int k, const struct br_pool *pool, size
 		return br_errf(err, BR_E_IO, "fork of %s worker: %s", pool->what, strerror(errno));
 	}
 	if (w->pid == 0) {
-		struct br_pool_worker self = { pool, NULL, fds[1], k, pool->n_workers, line_max };
+		struct br_pool_worker self = { pool, NULL, fds[1], k, pool->n_workers, line_max, parent };
 
 		close(fds[0]);
 		for (int j = 0; j < k; j++)
@@ -481,7 +493,7 @@ int br_pool_run_on(struct inv **inv, const struct br_pool *pool_in, struct br_lo
 	if ((size_t)pool.n_workers > pool.n)
 		pool.n_workers = (int)pool.n;
 	if (pool.n_workers <= 1) {
-		struct br_pool_worker self = { &pool, *inv, -1, 0, 1, line_max };
+		struct br_pool_worker self = { &pool, *inv, -1, 0, 1, line_max, 0 };
 
 		return pool.work(&self, 0, pool.n, pool.ctx, err);
 	}

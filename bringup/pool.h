@@ -83,6 +83,10 @@ int br_pool_run_on(struct inv **inv, const struct br_pool *pool, struct br_loop 
 void br_pool_send(struct br_pool_worker *w, size_t i, json_t *line);
 /* The inventory connection of this worker (the caller's with one worker). */
 struct inv *br_pool_inv(const struct br_pool_worker *w);
+/* In a forked worker of a stage that catches no signal: end (SIGKILL) when
+ * the parent does, which a SIGTERM or Ctrl-C ends at once, instead of
+ * working on unseen. Nothing with one worker (this process). */
+void br_pool_end_with_parent(const struct br_pool_worker *w);
 /* Worker w's part of a rack-wide cap, so the parts add up to total: each
  * at least 1, so a cap below the worker count is exceeded (keep the count
  * at most the cap where that matters). */
