@@ -117,8 +117,9 @@ static void note_failure(struct val_probe *p, const char *path, int code, const 
 	free(why);
 }
 
-/* br_read_file of ROOT + rel, opened from the root's descriptor; the path
- * is built only for a message. */
+/* br_read_file of ROOT + rel, opened from the root's descriptor (no walk
+ * of ROOT per file); the whole path is still built, for the messages a
+ * failed read gives. */
 static int read_under(struct val_probe *p, const char *rel, size_t max, char **ret, size_t *ret_len,
 		      char **ret_path, struct br_err *err)
 {
