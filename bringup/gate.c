@@ -7,50 +7,87 @@
 #include "gate.h"
 #include "loop.h"
 #include "pool.h"
+#include "validators/rules.h"
 
-static int is_pattern(const char *s)
+static int matches_any(const struct br_strlist *patterns, const char *name)
 {
-	return strpbrk(s, "*?[") != NULL;
+	for (size_t i = 0; i < patterns->n; i++)
+		if (!fnmatch(patterns->items[i], name, 0))
+			return 1;
+	return 0;
 }
 
 int gate_is_required(const struct prof_profile *profile, const char *name)
 {
-	if (!profile || !profile->hw.gate_required.n)
-		return 1;
+	return !profile || !profile->hw.gate_required.n || matches_any(&profile->hw.gate_required, name);
+}
+
+int gate_is_optional(const struct prof_profile *profile, const char *name)
+{
+	return profile && matches_any(&profile->hw.gate_optional, name);
+}
+
+void gate_required_set(const struct prof_profile *profile, struct br_strlist *out)
+{
+	if (!profile)
+		return;
+	if (!profile->hw.gate_required.n) {
+		val_checks_expected(profile, out);
+		return;
+	}
 	for (size_t i = 0; i < profile->hw.gate_required.n; i++)
-		if (!fnmatch(profile->hw.gate_required.items[i], name, 0))
-			return 1;
-	return 0;
+		br_strlist_add(out, profile->hw.gate_required.items[i]);
 }
 
 size_t gate_failing(const struct prof_profile *profile, const struct inv_check *checks, size_t n,
 		    int *failing, char **ret_missing)
 {
+	struct br_strlist required = { 0 };
 	struct br_buf missing;
 	size_t count = 0;
 
 	br_buf_init(&missing, 0);
 	for (size_t i = 0; i < n; i++) {
-		failing[i] = checks[i].result != INV_CHECK_PASS && gate_is_required(profile, checks[i].name);
+		/* A failure is evidence of a fault even where the check is
+		 * optional; only an unknown may be excused. */
+		failing[i] = checks[i].result != INV_CHECK_PASS && gate_is_required(profile, checks[i].name) &&
+			     !(checks[i].result == INV_CHECK_UNKNOWN && gate_is_optional(profile, checks[i].name));
 		count += (size_t)failing[i];
 	}
-	for (size_t r = 0; profile && r < profile->hw.gate_required.n; r++) {
-		const char *want = profile->hw.gate_required.items[r];
+	/* Every check the profile requires (by name, or at least one of a
+	 * pattern) must have run: what was not checked is not proven. */
+	gate_required_set(profile, &required);
+	for (size_t r = 0; r < required.n; r++) {
+		const char *want = required.items[r];
 		int seen = 0;
 
-		if (is_pattern(want))
-			continue;
 		for (size_t i = 0; i < n && !seen; i++)
-			seen = !strcmp(checks[i].name, want);
-		if (!seen)
+			seen = !fnmatch(want, checks[i].name, 0);
+		if (!seen && !gate_is_optional(profile, want))
 			br_buf_addf(&missing, "%s%s", missing.len ? ", " : "", want);
 	}
+	br_strlist_release(&required);
 	/* A node with no verdicts at all has proven nothing. */
 	if (!n && !missing.len)
 		br_buf_addf(&missing, "no check results");
 	*ret_missing = missing.len ? br_buf_detach(&missing) : NULL;
 	br_buf_release(&missing);
 	return count + (*ret_missing != NULL);
+}
+
+char *gate_optional_unknown(const struct prof_profile *profile, const struct inv_check *checks, size_t n)
+{
+	struct br_buf b;
+
+	br_buf_init(&b, 0);
+	for (size_t i = 0; i < n; i++)
+		if (checks[i].result == INV_CHECK_UNKNOWN && gate_is_optional(profile, checks[i].name))
+			br_buf_addf(&b, "%s%s", b.len ? ", " : "", checks[i].name);
+	if (!b.len) {
+		br_buf_release(&b);
+		return NULL;
+	}
+	return br_buf_detach(&b);
 }
 
 char *gate_reason(const struct inv_check *checks, size_t n, const int *failing, const char *missing)
@@ -101,8 +138,14 @@ static void verdict(struct gate_run *run, struct gate_job *job, const struct inv
 		job->target = INV_QUARANTINED;
 		job->reason = gate_reason(checks, n, failing, missing);
 	} else {
+		char *excused = gate_optional_unknown(profile, checks, n);
+
 		job->target = INV_GOLDEN;
-		job->reason = br_xasprintf("every required check passed (%zu checks)", n);
+		job->reason = excused ? br_xasprintf("every required check passed (%zu checks; optional, "
+						     "unknown: %s)",
+						     n, excused)
+				      : br_xasprintf("every required check passed (%zu checks)", n);
+		free(excused);
 	}
 	free(missing);
 	free(failing);
@@ -775,8 +818,43 @@ static int mirror(struct br_stage *st, const struct gate_options *o, struct gate
 	return 0;
 }
 
+/* An operator's mistake, not a node's fault: every profile of a node to
+ * be judged loads and can prove a node healthy, or the gate stops (exit
+ * 2) before any node is judged, naming each profile file once. */
+static int check_profiles(struct br_stage *st, struct gate_run *run)
+{
+	struct br_strlist seen = { 0 };
+	int bad = 0;
+
+	for (size_t i = 0; i < st->n; i++) {
+		const struct inv_node *node = &st->nodes[i];
+		const struct prof_profile *profile;
+		struct br_err err = { 0 };
+		int dup = 0;
+
+		if (node->state != INV_VALIDATED)
+			continue;
+		for (size_t k = 0; k < seen.n && !dup; k++)
+			dup = !strcmp(seen.items[k], node->profile);
+		if (dup)
+			continue;
+		br_strlist_add(&seen, node->profile);
+		profile = br_profiles_get(&run->profiles, node->profile, &err);
+		if (!profile || prof_check_provable(profile, &err)) {
+			br_stage_usage(st, "%s (node %s)", err.msg, node->hostname);
+			bad = 1;
+		}
+	}
+	br_strlist_release(&seen);
+	return bad ? BR_EXIT_USAGE : 0;
+}
+
 int gate_run(struct br_stage *st, const struct gate_options *o, struct gate_run *run)
 {
+	int rc = check_profiles(st, run);
+
+	if (rc)
+		return rc;
 	run->inv = st->inv;
 	run->jobs = br_xcalloc(st->n ? st->n : 1, sizeof(*run->jobs));
 	for (size_t i = 0; i < st->n; i++) {

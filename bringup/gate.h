@@ -8,9 +8,15 @@
  * after a crash, and a run that finds everything in place sends nothing
  * that changes MAAS.
  *
- * The required set is the profile's [gate] required (names or shell
- * patterns), every check when it is empty; the tickets stage shares
- * gate_failing so a ticket is filed for exactly what quarantined a node.
+ * Golden means proven. The required set is the profile's [gate] required
+ * (names or shell patterns); when it is empty, every check the node has
+ * and every check the profile's expectations give (val_checks_expected).
+ * A required check must have run (a pattern: at least one of it) and
+ * passed; an unknown blocks unless [gate] optional names it (a failure
+ * always blocks). A profile that states no hardware expectations
+ * (prof_check_provable) stops the gate with exit 2 before any node is
+ * judged. The tickets stage shares gate_failing so a ticket is filed for
+ * exactly what quarantined a node.
  *
  * Ownership: struct gate_run owns its jobs (gate_run_release); nodes are
  * borrowed from the stage.
@@ -46,6 +52,13 @@
 
 /* Whether the check named name is required by the profile (NULL: all). */
 int gate_is_required(const struct prof_profile *profile, const char *name);
+/* Whether the profile's [gate] optional excuses an unknown name. */
+int gate_is_optional(const struct prof_profile *profile, const char *name);
+/* The names and patterns that must have a result (appended to *out). */
+void gate_required_set(const struct prof_profile *profile, struct br_strlist *out);
+/* The optional checks that stayed unknown, ", "-separated, or NULL when
+ * none. Caller frees. */
+char *gate_optional_unknown(const struct prof_profile *profile, const struct inv_check *checks, size_t n);
 
 /* Flag in failing[] (n entries, set to 0 or 1) each required check that
  * did not pass; returns how many. A required name (not a pattern) with no

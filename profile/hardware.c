@@ -98,6 +98,7 @@ static const struct setting settings[] = {
 	{ "time_limits", "validation", K_DURATION, AT(limits.validation_s) },
 	{ "time_limits", "validate", K_DURATION, AT(limits.validation_s) },
 	{ "gate", "required", K_CHECKS, AT(gate_required) },
+	{ "gate", "optional", K_CHECKS, AT(gate_optional) },
 	{ "reprovision", "erase", K_ERASE, AT(erase) },
 };
 #undef AT
@@ -245,5 +246,37 @@ int prof_hw_entry(struct prof_parse *ps, const char *section, const char *name, 
 		br_buf_release(&known);
 	}
 	free(field);
+	return rc;
+}
+
+int prof_check_provable(const struct prof_profile *p, struct br_err *err)
+{
+	const struct prof_hardware *hw = &p->hw;
+	const struct {
+		int unstated;
+		const char *what;
+	} core[] = {
+		{ hw->gpus < 0, "[gpu] count" },
+		{ hw->fabric_nics < 0 && hw->ethernet_nics < 0, "[nic] fabric or ethernet" },
+		{ hw->nvme < 0, "[nvme] count" },
+		{ hw->psus < 0, "[psu] count" },
+		{ hw->clock_skew_max_ms < 0, "[clock] max_skew" },
+	};
+	struct br_buf missing;
+	int rc = 0;
+
+	br_buf_init(&missing, 0);
+	for (size_t i = 0; i < sizeof(core) / sizeof(core[0]); i++)
+		if (core[i].unstated)
+			br_buf_addf(&missing, "%s%s", missing.len ? ", " : "", core[i].what);
+	if (missing.len)
+		rc = br_errf(err, BR_E_INVAL,
+			     "%s: %s%s not stated: profile '%s' cannot prove a node healthy without them, so "
+			     "it promotes nothing (say what a healthy node has: a count of 0 for what is "
+			     "not fitted)",
+			     p->hardware_file ? p->hardware_file : "hardware.conf",
+			     p->hardware_found ? "" : "no such file: ", br_buf_str(&missing),
+			     p->name ? p->name : "?");
+	br_buf_release(&missing);
 	return rc;
 }

@@ -50,6 +50,8 @@ void prof_release(struct prof_profile *p)
 	free(p->hw.fabric_link.speed);
 	br_strlist_release(&p->hw.governors);
 	br_strlist_release(&p->hw.gate_required);
+	br_strlist_release(&p->hw.gate_optional);
+	free(p->hardware_file);
 	prof_init(p);
 }
 
@@ -373,8 +375,11 @@ int prof_load(const char *templates_dir, const char *name, struct prof_profile *
 		rc = parse_optional(dir, "firmware.conf", PROF_FILE_FIRMWARE, &p, err);
 	if (!rc)
 		rc = parse_optional(dir, "boot-disk", PROF_FILE_BOOT_DISK, &p, err);
-	if (!rc)
+	if (!rc) {
+		p.hardware_file = br_xasprintf("%s/hardware.conf", dir);
+		p.hardware_found = exists(p.hardware_file);
 		rc = parse_optional(dir, "hardware.conf", PROF_FILE_HARDWARE, &p, err);
+	}
 out:
 	if (rc)
 		prof_release(&p);

@@ -118,8 +118,13 @@ struct prof_hardware {
 	struct prof_time_limits limits; /* [time_limits] */
 	enum prof_erase erase;		/* [reprovision] erase = no | yes | quick | secure; default no */
 	/* [gate] required: the checks a node must pass to be golden, as names
-	 * or shell patterns ("firmware:*"); empty: every check. */
+	 * or shell patterns ("firmware:*"); empty: every check the node has and
+	 * every check the profile's expectations give (val_checks_expected). */
 	struct br_strlist gate_required;
+	/* [gate] optional: checks (names or patterns) that may stay unknown
+	 * without blocking promotion: hardware that cannot report them. A
+	 * failed optional check still blocks. */
+	struct br_strlist gate_optional;
 };
 
 struct prof_profile {
@@ -137,6 +142,8 @@ struct prof_profile {
 	struct prof_disk_clause *boot_disk;
 	size_t n_boot_disk;
 	/* hardware.conf */
+	char *hardware_file; /* the path it is read from, or would be; NULL: not loaded from a directory */
+	int hardware_found;  /* the file exists */
 	struct prof_hardware hw;
 };
 
@@ -153,6 +160,14 @@ int prof_load(const char *templates_dir, const char *name, struct prof_profile *
  * prof_init). file names it in messages. */
 int prof_parse_text(const char *file, const char *text, enum prof_file kind, struct prof_profile *p,
 		    struct br_err *err);
+
+/* Whether the profile states enough of what a healthy node has for a node
+ * of it to be proven golden: [gpu] count, [nic] fabric or ethernet, [nvme]
+ * count, [psu] count and [clock] max_skew (0 counts: "none fitted" is a
+ * statement too). A profile that states none of them would promote on
+ * whatever checks happen to run (BIOS, dmesg): fail closed instead. 0, or
+ * BR_E_INVAL with "FILE: ... not stated" naming each missing setting. */
+int prof_check_provable(const struct prof_profile *p, struct br_err *err);
 
 /* "30", "30s", "10m", "2h" (and "500ms") as milliseconds, at most
  * PROF_DURATION_MAX_S; 0 or BR_E_INVAL. */

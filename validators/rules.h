@@ -84,6 +84,13 @@ struct val_node_facts {
 					      somewhere in it, so a skew within this is not evidence */
 };
 
+/* The names of the checks the validators give a node of profile p, which
+ * the gate requires when the profile names none ([gate] required): the
+ * node checks val_judge_node gives for what p states, "cabling" (judged
+ * over the rack against the wiring list) and "firmware:*" when p has a
+ * firmware policy (val_firmware_judge). Appended to *out. */
+void val_checks_expected(const struct prof_profile *p, struct br_strlist *out);
+
 /* Judge one node against p: one check each, in this order and with these
  * stable names, "pcie", "gpu_count", "nic_count", "nvme_count",
  * "boot_disk", "thermal", "cpufreq", "clock", "psu", "dmesg". A check

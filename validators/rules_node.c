@@ -243,3 +243,29 @@ void val_judge_node(const struct prof_profile *p, const struct val_node_facts *f
 	val_rule_dmesg(&c);
 	free(why);
 }
+
+void val_checks_expected(const struct prof_profile *p, struct br_strlist *out)
+{
+	const struct prof_hardware *hw = &p->hw;
+	const struct {
+		const char *name;
+		int given;
+	} checks[] = {
+		{ "cabling", 1 },
+		{ "pcie", 1 },
+		{ "gpu_count", hw->gpus >= 0 },
+		{ "nic_count", hw->fabric_nics >= 0 || hw->ethernet_nics >= 0 },
+		{ "nvme_count", hw->nvme >= 0 },
+		{ "boot_disk", 1 },
+		{ "thermal", 1 },
+		{ "cpufreq", 1 },
+		{ "clock", hw->clock_skew_max_ms >= 0 },
+		{ "psu", 1 },
+		{ "dmesg", 1 },
+		{ "firmware:*", p->n_firmware > 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(checks) / sizeof(checks[0]); i++)
+		if (checks[i].given)
+			br_strlist_add(out, checks[i].name);
+}

@@ -149,14 +149,22 @@ static void test_gate_failing(void **state)
 
 	(void)state;
 	prof_init(&p);
-	/* Empty required set: every check counts. */
-	assert_int_equal(gate_failing(&p, checks, 4, failing, &missing), 3);
-	assert_null(missing);
+	/* Empty required set: every check counts, and every check the
+	 * profile's expectations give must have run (fail closed). */
+	assert_int_equal(gate_failing(&p, checks, 4, failing, &missing), 4);
+	assert_string_equal(missing, "boot_disk, cpufreq, psu, dmesg");
 	reason = gate_reason(checks, 4, failing, missing);
 	assert_string_equal(reason,
 			    "failed checks: cabling unknown: no LLDP neighbours; firmware:NIC.Slot.31-1-1: "
-			    "28.1 < 28.39; thermal: Inlet: 900 C");
+			    "28.1 < 28.39; thermal: Inlet: 900 C; not checked: boot_disk, cpufreq, psu, dmesg");
 	free(reason);
+	free(missing);
+	/* A stated count makes its check required: gpu_count never ran. */
+	p.hw.gpus = 8;
+	assert_int_equal(gate_failing(&p, checks, 4, failing, &missing), 4);
+	assert_string_equal(missing, "gpu_count, boot_disk, cpufreq, psu, dmesg");
+	free(missing);
+	p.hw.gpus = -1;
 	/* Only what the profile requires; a required check never run is named. */
 	br_strlist_add(&p.hw.gate_required, "firmware:*");
 	br_strlist_add(&p.hw.gate_required, "psu");
@@ -174,8 +182,48 @@ static void test_gate_failing(void **state)
 	/* No verdicts at all prove nothing. */
 	prof_init(&p);
 	assert_int_equal(gate_failing(&p, NULL, 0, failing, &missing), 1);
+	assert_string_equal(missing, "cabling, pcie, boot_disk, thermal, cpufreq, psu, dmesg");
+	free(missing);
+	assert_int_equal(gate_failing(NULL, NULL, 0, failing, &missing), 1);
 	assert_string_equal(missing, "no check results");
 	free(missing);
+	prof_release(&p);
+}
+
+/* [gate] optional excuses an unknown, never a failure; a required pattern
+ * needs at least one check of it. */
+static void test_gate_optional(void **state)
+{
+	struct inv_check checks[] = {
+		{ "cabling", INV_CHECK_PASS, "ok", NULL },
+		{ "clock", INV_CHECK_UNKNOWN, "no RTC", NULL },
+		{ "thermal", INV_CHECK_FAIL, "Inlet: 900 C", NULL },
+	};
+	struct prof_profile p;
+	int failing[3];
+	char *missing, *excused;
+
+	(void)state;
+	prof_init(&p);
+	br_strlist_add(&p.hw.gate_required, "cabling");
+	br_strlist_add(&p.hw.gate_required, "clock");
+	br_strlist_add(&p.hw.gate_required, "thermal");
+	br_strlist_add(&p.hw.gate_required, "firmware:*");
+	assert_int_equal(gate_failing(&p, checks, 3, failing, &missing), 3);
+	assert_int_equal(failing[1], 1);
+	assert_string_equal(missing, "firmware:*");
+	free(missing);
+	br_strlist_add(&p.hw.gate_optional, "clock");
+	br_strlist_add(&p.hw.gate_optional, "thermal");
+	br_strlist_add(&p.hw.gate_optional, "firmware:*");
+	assert_int_equal(gate_failing(&p, checks, 3, failing, &missing), 1);
+	assert_int_equal(failing[0], 0);
+	assert_int_equal(failing[1], 0);
+	assert_int_equal(failing[2], 1);
+	assert_null(missing);
+	excused = gate_optional_unknown(&p, checks, 3);
+	assert_string_equal(excused, "clock");
+	free(excused);
 	prof_release(&p);
 }
 
@@ -240,7 +288,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_render),	      cmocka_unit_test(test_render_no_default),
 		cmocka_unit_test(test_parse_errors),  cmocka_unit_test(test_shipped_actions),
-		cmocka_unit_test(test_failure_fault), cmocka_unit_test(test_gate_failing),
+		cmocka_unit_test(test_failure_fault), cmocka_unit_test(test_gate_failing), cmocka_unit_test(test_gate_optional),
 		cmocka_unit_test(test_ticket_store),
 	};
 
