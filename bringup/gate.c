@@ -50,8 +50,9 @@ size_t gate_failing(const struct prof_profile *profile, const struct inv_check *
 	for (size_t i = 0; i < n; i++) {
 		/* A failure is evidence of a fault even where the check is
 		 * optional; only an unknown may be excused. */
-		failing[i] = checks[i].result != INV_CHECK_PASS && gate_is_required(profile, checks[i].name) &&
-			     !(checks[i].result == INV_CHECK_UNKNOWN && gate_is_optional(profile, checks[i].name));
+		failing[i] =
+		    checks[i].result != INV_CHECK_PASS && gate_is_required(profile, checks[i].name) &&
+		    !(checks[i].result == INV_CHECK_UNKNOWN && gate_is_optional(profile, checks[i].name));
 		count += (size_t)failing[i];
 	}
 	/* Every check the profile requires (by name, or at least one of a

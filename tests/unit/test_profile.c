@@ -368,8 +368,9 @@ static void test_profile_load_errors(void **state)
 	assert_int_equal(p.hw.gpus, -1);
 	/* A profile with no hardware.conf can prove nothing: it promotes nothing. */
 	assert_int_equal(prof_check_provable(&p, &err), BR_E_INVAL);
-	assert_non_null(strstr(err.msg, "/profiles/t/hardware.conf: no such file: [gpu] count, [nic] fabric "
-					"or ethernet, [nvme] count, [psu] count, [clock] max_skew not stated"));
+	assert_non_null(strstr(err.msg,
+			       "/profiles/t/hardware.conf: no such file: [gpu] count, [nic] fabric "
+			       "or ethernet, [nvme] count, [psu] count, [clock] max_skew not stated"));
 	prof_release(&p);
 	path = br_xasprintf("%s/profiles/t/hardware.conf", dir);
 	f = fopen(path, "w");
@@ -378,7 +379,8 @@ static void test_profile_load_errors(void **state)
 	assert_int_equal(prof_load(dir, "t", &p, &err), 0);
 	assert_string_equal(p.hw.gate_optional.items[0], "clock");
 	assert_int_equal(prof_check_provable(&p, &err), BR_E_INVAL);
-	assert_non_null(strstr(err.msg, "/profiles/t/hardware.conf: [nvme] count, [clock] max_skew not stated"));
+	assert_non_null(
+	    strstr(err.msg, "/profiles/t/hardware.conf: [nvme] count, [clock] max_skew not stated"));
 	prof_release(&p);
 	f = fopen(path, "w");
 	fputs("[gpu]\ncount = 0\n[nic]\nethernet = 2\n[nvme]\ncount = 1\n[psu]\ncount = 2\n"

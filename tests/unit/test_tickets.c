@@ -154,9 +154,9 @@ static void test_gate_failing(void **state)
 	assert_int_equal(gate_failing(&p, checks, 4, failing, &missing), 4);
 	assert_string_equal(missing, "boot_disk, cpufreq, psu, dmesg");
 	reason = gate_reason(checks, 4, failing, missing);
-	assert_string_equal(reason,
-			    "failed checks: cabling unknown: no LLDP neighbours; firmware:NIC.Slot.31-1-1: "
-			    "28.1 < 28.39; thermal: Inlet: 900 C; not checked: boot_disk, cpufreq, psu, dmesg");
+	assert_string_equal(
+	    reason, "failed checks: cabling unknown: no LLDP neighbours; firmware:NIC.Slot.31-1-1: "
+		    "28.1 < 28.39; thermal: Inlet: 900 C; not checked: boot_disk, cpufreq, psu, dmesg");
 	free(reason);
 	free(missing);
 	/* A stated count makes its check required: gpu_count never ran. */
@@ -288,8 +288,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_render),	      cmocka_unit_test(test_render_no_default),
 		cmocka_unit_test(test_parse_errors),  cmocka_unit_test(test_shipped_actions),
-		cmocka_unit_test(test_failure_fault), cmocka_unit_test(test_gate_failing), cmocka_unit_test(test_gate_optional),
-		cmocka_unit_test(test_ticket_store),
+		cmocka_unit_test(test_failure_fault), cmocka_unit_test(test_gate_failing),
+		cmocka_unit_test(test_gate_optional), cmocka_unit_test(test_ticket_store),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
