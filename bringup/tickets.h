@@ -60,7 +60,9 @@ struct tkt_run {
 	struct inv_ticket_stats stats;
 	struct inv_ticket *tickets; /* open ones, by rack, unit, hostname */
 	size_t n;
-	struct inv_node *nodes; /* every node, for serials */
+	/* every node of the inventory, by hostname, for identities (serial,
+	 * service tag): a ticket of a node not named this run keeps them. */
+	struct inv_node *nodes;
 	size_t n_nodes;
 	enum tkt_format format;
 	size_t posted, post_failed; /* --post deliveries */

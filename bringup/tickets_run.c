@@ -79,12 +79,20 @@ static int find_faults(struct inv *inv, struct br_profiles *profiles, const stru
 	return 0;
 }
 
+static int node_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct inv_node *)a)->hostname, ((const struct inv_node *)b)->hostname);
+}
+
+static int hostname_cmp(const void *key, const void *node)
+{
+	return strcmp(key, ((const struct inv_node *)node)->hostname);
+}
+
 static const struct inv_node *node_of(const struct tkt_run *run, const char *hostname)
 {
-	for (size_t i = 0; i < run->n_nodes; i++)
-		if (!strcmp(run->nodes[i].hostname, hostname))
-			return &run->nodes[i];
-	return NULL;
+	return run->n_nodes ? bsearch(hostname, run->nodes, run->n_nodes, sizeof(*run->nodes), hostname_cmp)
+			    : NULL;
 }
 
 static const char *serial_of(const struct inv_node *node)
@@ -230,10 +238,13 @@ int tkt_run(struct br_stage *st, struct tkt_run *run, const struct wh_options *p
 		rc = inv_tickets_list(st->inv, 0, &run->tickets, &run->n, &err);
 	tkt_actions_release(&actions);
 	br_profiles_release(&profiles);
+	/* Every node's identity, not only the named ones': a ticket listed
+	 * or sent for another node must still say which machine it is. */
+	if (!rc)
+		rc = inv_nodes_list(st->inv, &run->nodes, &run->n_nodes, &err);
 	if (rc)
 		return br_stage_fail(st, BR_EXIT_UNREACHABLE, "%s", err.msg);
-	run->nodes = st->nodes;
-	run->n_nodes = st->n;
+	qsort(run->nodes, run->n_nodes, sizeof(*run->nodes), node_cmp);
 	return post_opts && post_opts->url ? post(st, run, post_opts) : 0;
 }
 
@@ -308,5 +319,6 @@ void tkt_print(const void *ctx)
 void tkt_run_release(struct tkt_run *run)
 {
 	inv_tickets_free(run->tickets, run->n);
+	inv_nodes_free(run->nodes, run->n_nodes);
 	memset(run, 0, sizeof(*run));
 }

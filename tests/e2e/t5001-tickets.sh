@@ -70,6 +70,11 @@ assert_contains "$(jq -r '.tickets[] | select(.fault == "cabling") | .action' t1
 assert_contains "$(jq -r '.tickets[] | select(.fault == "commission_failed") | .evidence' t1.json)" \
 	"Commissioning failed" "MAAS's reason kept as evidence"
 n=$(jq '.tickets | length' t1.json)
+# Naming one host (as reprovision and run --only do) still lists every
+# open ticket with its own node's serial: none is sent without one.
+bringup tickets --json "$swapped" > t1h.json
+assert_eq "$(jq -r --arg h "$fw" '[.tickets[] | select(.hostname == $h)][0].serial' t1h.json)" \
+	"$(echo "$t" | jq -r .serial)" "another node's ticket keeps its serial when a host is named"
 
 # Markdown: one row per ticket, by rack then U; CSV: a header and the rows.
 bringup tickets --format md > t.md
