@@ -161,8 +161,22 @@ static void add_timed_out(json_t *list, const struct inv_node *node)
 	free(stage);
 }
 
-/* Nodes per state and open tickets by fault kind, of the picked hosts,
- * into doc. Logs and returns nonzero when the inventory cannot be read. */
+/* Nodes per state as a JSON object of the non-zero counts. */
+static json_t *states_json(const size_t *count)
+{
+	json_t *states = json_object();
+
+	for (int s = 0; s < INV_STATE_COUNT; s++)
+		if (count[s])
+			json_object_set_new(states, inv_state_name((enum inv_state)s),
+					    json_integer((json_int_t)count[s]));
+	return states;
+}
+
+/* Nodes per state and open tickets by fault kind, of the picked hosts, into
+ * doc; and under "inventory" the same counts over every node, so a run of
+ * a few hosts never hides what is open elsewhere. Logs and returns nonzero
+ * when the inventory cannot be read. */
 static int summarize(const struct run_args *a, json_t *doc)
 {
 	const char *env = getenv("BRINGUP_DB");
@@ -171,34 +185,40 @@ static int summarize(const struct run_args *a, json_t *doc)
 	struct inv *inv = NULL;
 	struct inv_node *nodes = NULL;
 	struct inv_ticket *tickets = NULL;
-	size_t nn = 0, nt = 0, open = 0;
-	json_t *states = json_object(), *faults = json_object(), *timed_out = json_array();
-	size_t count[INV_STATE_COUNT] = { 0 };
+	size_t nn = 0, nt = 0, open = 0, open_all = 0;
+	json_t *faults = json_object(), *timed_out = json_array();
+	size_t count[INV_STATE_COUNT] = { 0 }, count_all[INV_STATE_COUNT] = { 0 };
 	int rc = inv_open(path, &inv, &err) || inv_nodes_list(inv, &nodes, &nn, &err) ||
 		 inv_tickets_list(inv, 0, &tickets, &nt, &err);
 
 	if (rc)
 		br_error("run", "summary: %s: %s", path, err.msg);
-	for (size_t i = 0; !rc && i < nn; i++)
-		if (picked(a, nodes[i].hostname) && nodes[i].state < INV_STATE_COUNT) {
+	for (size_t i = 0; !rc && i < nn; i++) {
+		if (nodes[i].state >= INV_STATE_COUNT)
+			continue;
+		count_all[nodes[i].state]++;
+		if (picked(a, nodes[i].hostname)) {
 			count[nodes[i].state]++;
 			add_timed_out(timed_out, &nodes[i]);
 		}
-	for (int s = 0; !rc && s < INV_STATE_COUNT; s++)
-		if (count[s])
-			json_object_set_new(states, inv_state_name((enum inv_state)s),
-					    json_integer((json_int_t)count[s]));
+	}
 	for (size_t i = 0; !rc && i < nt; i++) {
-		if (tickets[i].closed || !picked(a, tickets[i].hostname))
+		if (tickets[i].closed)
+			continue;
+		open_all++;
+		if (!picked(a, tickets[i].hostname))
 			continue;
 		open++;
 		count_kind(faults, tickets[i].fault);
 	}
 	json_object_set_new(doc, "nodes", json_integer((json_int_t)(a->nonly ? a->nonly : nn)));
-	json_object_set_new(doc, "states", states);
+	json_object_set_new(doc, "states", states_json(count));
 	json_object_set_new(doc, "faults", faults);
 	json_object_set_new(doc, "timed_out", timed_out);
 	json_object_set_new(doc, "tickets_open", json_integer((json_int_t)open));
+	json_object_set_new(doc, "inventory",
+			    json_pack("{s:I, s:o, s:I}", "nodes", (json_int_t)nn, "states",
+				      states_json(count_all), "tickets_open", (json_int_t)open_all));
 	inv_tickets_free(tickets, nt);
 	inv_nodes_free(nodes, nn);
 	if (inv)
@@ -209,7 +229,7 @@ static int summarize(const struct run_args *a, json_t *doc)
 static void print_summary(json_t *doc)
 {
 	const char *key;
-	json_t *v;
+	json_t *v, *inventory;
 	size_t i;
 
 	printf("\n== bringup run: %lld nodes in %.1f s\nstates:",
@@ -225,8 +245,14 @@ static void print_summary(json_t *doc)
 	json_array_foreach(json_object_get(doc, "timed_out"), i, v) printf(
 	    "%s %s (%s)", i ? "," : "\npast a time limit:", json_string_value(json_object_get(v, "hostname")),
 	    json_string_value(json_object_get(v, "stage")));
-	printf("\ntickets open: %lld\nstages:",
-	       (long long)json_integer_value(json_object_get(doc, "tickets_open")));
+	printf("\ntickets open: %lld", (long long)json_integer_value(json_object_get(doc, "tickets_open")));
+	inventory = json_object_get(doc, "inventory");
+	printf("\ninventory: %lld nodes:",
+	       (long long)json_integer_value(json_object_get(inventory, "nodes")));
+	json_object_foreach(json_object_get(inventory, "states"), key, v)
+	    printf(" %s %lld", key, (long long)json_integer_value(v));
+	printf("; tickets open: %lld\nstages:",
+	       (long long)json_integer_value(json_object_get(inventory, "tickets_open")));
 	json_array_foreach(json_object_get(doc, "stages"), i, v)
 	{
 		if (json_is_true(json_object_get(v, "skipped")))

@@ -30,6 +30,14 @@ assert_eq "$rc" 0 "run --only a golden node"
 assert_contains "$(cat only.txt)" "1 nodes" "summary counts the one node"
 assert_contains "$(cat only.txt)" "states: golden 1" "its state"
 assert_contains "$(cat only.txt)" "faults: none" "no fault on it"
+# ...and what stays open elsewhere is not hidden: the whole inventory.
+open_all=$(bringup tickets --json | jq '.tickets | length')
+[ "$open_all" -ge 1 ] || fail "no open ticket to count"
+assert_contains "$(cat only.txt)" "inventory: 4 nodes: golden 3 quarantined 1; tickets open: $open_all" \
+	"summary over the whole inventory"
+rc=0; bringup run -q --json --only "$good" > only.json 2>/dev/null || rc=$?
+assert_eq "$(jq -c '[.tickets_open, .inventory.nodes, .inventory.states.quarantined, .inventory.tickets_open]' only.json)" \
+	"[0,4,1,$open_all]" "--json: the run's hosts and the inventory"
 assert_contains "$(cat only.txt)" "discover " "time per stage"
 assert_eq "$(bringup status --json | jq -r --arg h "$bad" '.nodes[] | select(.hostname == $h) | .state')" quarantined \
 	"the other nodes left alone"
