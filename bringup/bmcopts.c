@@ -97,19 +97,42 @@ long br_bmc_deadline_ms(const struct br_bmc_opts *o, int64_t profile_s, int defa
 	return default_s * 1000L;
 }
 
-/* The HTTP layer reports a certificate it did not trust as BR_E_PROTO with
- * curl's words ("SSL certificate problem: ...", "SSL peer certificate ...
- * was not OK", "Problem with the SSL CA cert"). */
-static int tls_refused(int rc, const char *msg)
-{
-	return rc == BR_E_PROTO && msg && (strstr(msg, "certificate") || strstr(msg, "SSL CA cert"));
-}
-
 char *br_bmc_failure_reason(int rc, const char *msg)
 {
 	if (rc == BR_E_AUTH)
 		return br_xasprintf("credentials refused (check bmc_user/bmc_password): %s", msg);
-	if (tls_refused(rc, msg))
+	if (rc == RF_E_TLS) /* curl: the peer certificate or the CA file */
 		return br_xasprintf("%s (%s)", msg, BR_TLS_HINT("the BMC"));
 	return br_xstrdup(msg);
+}
+
+enum br_fail_kind br_bmc_failure_kind(int rc)
+{
+	switch (rc) {
+	case BR_E_AUTH:
+		return BR_FAIL_BMC_AUTH;
+	case BR_E_UNREACHABLE:
+	case BR_E_TIMEOUT: /* no answer within the request timeout, after every retry */
+	case BR_E_IO:
+		return BR_FAIL_BMC_UNREACHABLE;
+	case RF_E_DEADLINE:
+		return BR_FAIL_BMC_DEADLINE;
+	case RF_E_TLS:
+		return BR_FAIL_BMC_TLS;
+	case RF_E_NO_HOST_MAC:
+		return BR_FAIL_NO_HOST_MAC;
+	case RF_E_NOT_APPLIED:
+		return BR_FAIL_BIOS_NOT_APPLIED;
+	case BR_E_EXISTS:
+		return BR_FAIL_MAC_CONFLICT;
+	case BR_E_UNSUPPORTED:
+		return BR_FAIL_BIOS_UNSUPPORTED;
+	case RF_E_HTTP:
+	case RF_E_NO_REDFISH:
+	case BR_E_PROTO:
+	case BR_E_TOOBIG:
+		return BR_FAIL_BMC_PROTOCOL;
+	default:
+		return BR_FAIL_STAGE;
+	}
 }

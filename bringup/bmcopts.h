@@ -73,6 +73,9 @@ long br_bmc_deadline_ms(const struct br_bmc_opts *o, int64_t profile_s, int defa
  * what the technician fixes first (credentials), and what to do when the
  * BMC's certificate was not trusted. Caller frees. */
 char *br_bmc_failure_reason(int rc, const char *msg);
+/* Why a BMC's error failed its node, from the client's code (BR_E_AUTH:
+ * bmc_auth, RF_E_DEADLINE: bmc_deadline, ...). */
+enum br_fail_kind br_bmc_failure_kind(int rc);
 
 /* How to reach a node's BMC: its password resolved from the reference, its
  * address split into host and port (0 when absent), and its base URL. On

@@ -51,12 +51,13 @@ static void logged(const struct cfg_job *job)
 
 /* A node ended here (its credentials, its IPMI run, its worker's end):
  * recorded through this process's connection. */
-static void finish(struct run *run, struct cfg_job *job, int ok, char *reason_take)
+static void finish(struct run *run, struct cfg_job *job, enum br_fail_kind kind, char *reason_take)
 {
 	struct br_err err = { 0 };
 
 	job->done = 1;
-	job->ok = ok;
+	job->ok = kind == BR_FAIL_NONE;
+	job->fail_kind = kind;
 	free(job->reason);
 	job->reason = reason_take;
 	logged(job);
@@ -111,6 +112,7 @@ static void on_redfish(const struct rf_config_target *t, int rc, const struct rf
 	cfg_job_take_result(job, res);
 	free(job->reason);
 	job->ok = rc == 0;
+	job->fail_kind = rc ? br_bmc_failure_kind(rc) : BR_FAIL_NONE;
 	job->interrupted = rc == BR_E_INTERRUPTED;
 	if (rc == 0)
 		job->reason = configured_reason(job, c->run->dry_run);
@@ -172,6 +174,7 @@ static int work(struct br_pool_worker *w, size_t first, size_t count, void *ctx,
 			continue;
 		}
 		job->ok = 0;
+		job->fail_kind = BR_FAIL_STAGE;
 		free(job->reason);
 		job->reason = facts_unreadable(&facts);
 		br_pool_send(w, i,
@@ -200,7 +203,7 @@ static void on_outcome(size_t i, json_t *line, int rc, const char *why, void *ct
 	const char *record_error = NULL;
 
 	if (!line && rc != BR_E_INTERRUPTED) { /* its worker died: the node fails, the run goes on */
-		finish(run, job, 0, br_xstrdup(why));
+		finish(run, job, BR_FAIL_WORKER, br_xstrdup(why));
 		return;
 	}
 	if (line) {
@@ -226,13 +229,14 @@ static void on_ipmi(const struct rf_ipmi_target *t, int rc, struct br_hw *hw, co
 	if (rc == 0) {
 		job->resets = 1;
 		job->boot_patched = 1;
-		finish(ctx, job, 1,
+		finish(ctx, job, BR_FAIL_NONE,
 		       br_xasprintf(
 			   "PXE boot (persistent, EFI) set and power cycled over IPMI; BIOS baseline of %s "
 			   "not applied: IPMI cannot set BIOS attributes",
 			   job->profile->name));
 	} else {
-		finish(ctx, job, 0, br_xstrdup(err && err->msg[0] ? err->msg : br_strerror(rc)));
+		finish(ctx, job, br_bmc_failure_kind(rc),
+		       br_xstrdup(err && err->msg[0] ? err->msg : br_strerror(rc)));
 	}
 }
 
@@ -288,7 +292,7 @@ static int prepare(struct run *run, struct cfg_job *job, const char *scheme)
 
 	make_spec(job);
 	if (inv_hw_source(run->st->inv, job->node->hostname, &source, &err)) {
-		finish(run, job, 0, facts_unreadable(&err));
+		finish(run, job, BR_FAIL_STAGE, facts_unreadable(&err));
 		return -1;
 	}
 	job->ipmi = source && !strcmp(source, "ipmi");
@@ -300,12 +304,12 @@ static int prepare(struct run *run, struct cfg_job *job, const char *scheme)
 			why = facts_unreadable(&err);
 			job->ipmi = 0; /* as when the source came from the facts */
 		}
-		finish(run, job, 0, why);
+		finish(run, job, BR_FAIL_STAGE, why);
 		return -1;
 	}
 	if (job->ipmi && judge_firmware(run->st->inv, job, &err)) {
 		job->ipmi = 0;
-		finish(run, job, 0, facts_unreadable(&err));
+		finish(run, job, BR_FAIL_STAGE, facts_unreadable(&err));
 		return -1;
 	}
 	return 0;

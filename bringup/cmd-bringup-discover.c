@@ -57,13 +57,12 @@ static void inventory_failed(struct run *run, const char *msg)
 		run->inventory_error = br_xstrdup(msg);
 }
 
-static void fail_node(struct run *run, struct job *job, const char *reason)
+static void fail_node(struct run *run, struct job *job, enum br_fail_kind kind, const char *reason)
 {
 	struct br_err err = { 0 };
 
 	br_warn("discover", "%s: %s", job->node->hostname, reason);
-	if (inv_node_set_state(run->st->inv, job->node->hostname, job->node->state, INV_FAILED, reason,
-			       &err)) {
+	if (inv_node_fail(run->st->inv, job->node->hostname, job->node->state, kind, reason, &err)) {
 		br_error("discover", "%s: %s", job->node->hostname, err.msg);
 		if (err.code == BR_E_DB)
 			inventory_failed(run, err.msg);
@@ -120,7 +119,7 @@ static void fail_bmc(struct run *run, struct job *job, int rc, const char *why)
 	}
 	if (rc == BR_E_DB) /* what the BMC said could not be stored */
 		inventory_failed(run, msg);
-	fail_node(run, job, reason);
+	fail_node(run, job, br_bmc_failure_kind(rc), reason);
 	free(reason);
 }
 
@@ -167,7 +166,7 @@ static int prepare(struct run *run, struct job *job, const char *scheme)
 
 	if (br_bmc_endpoint(job->node, scheme, &job->password, &job->host, &job->port, &job->base_url,
 			    &why)) {
-		fail_node(run, job, why);
+		fail_node(run, job, BR_FAIL_STAGE, why);
 		free(why);
 		return -1;
 	}

@@ -39,11 +39,15 @@ struct worker {
 	struct inv *inv;
 };
 
-static void record(struct inv *inv, struct job_ctx *c, enum inv_state to, const char *reason)
+static void record(struct inv *inv, struct job_ctx *c, enum inv_state to, enum br_fail_kind kind,
+		   const char *reason)
 {
 	struct br_err err = { 0 };
+	int rc = to == INV_FAILED
+		     ? inv_node_fail(inv, c->node->hostname, c->node->state, kind, reason, &err)
+		     : inv_node_set_state(inv, c->node->hostname, c->node->state, to, reason, &err);
 
-	if (inv_node_set_state(inv, c->node->hostname, c->node->state, to, reason, &err))
+	if (rc)
 		br_error("enlist", "%s: %s", c->node->hostname, err.msg);
 	else
 		c->node->state = to; /* the state the next change compares with */
@@ -77,12 +81,13 @@ static void on_ready(void *ctx, struct enlist_job *job)
 	char *reason =
 	    br_xasprintf("commissioned in MAAS as %s; boot disk %s", job->system_id, job->boot_disk_serial);
 
-	record(wk->inv, c, INV_ENLISTED, reason);
+	record(wk->inv, c, INV_ENLISTED, BR_FAIL_NONE, reason);
 	free(reason);
 }
 
-static void on_done(void *ctx, struct enlist_job *job, int ok, const char *reason)
+static void on_done(void *ctx, struct enlist_job *job, enum br_fail_kind kind, const char *reason)
 {
+	int ok = kind == BR_FAIL_NONE;
 	struct worker *wk = ctx;
 	struct job_ctx *c = job->user_data;
 	struct br_err err = { 0 };
@@ -94,7 +99,7 @@ static void on_done(void *ctx, struct enlist_job *job, int ok, const char *reaso
 		br_error("enlist", "%s: %s", c->node->hostname, err.msg);
 	if (!ok)
 		br_warn("enlist", "%s: %s", c->node->hostname, reason);
-	record(wk->inv, c, ok ? INV_DEPLOYED : INV_FAILED, reason);
+	record(wk->inv, c, ok ? INV_DEPLOYED : INV_FAILED, kind, reason);
 	line = json_pack("{s:b, s:s, s:o, s:o, s:o}", "ok", ok, "text", text, "system_id",
 			 br_json_string_or_null(job->system_id), "ip", br_json_string_or_null(job->ip),
 			 "installed_serial", br_json_string_or_null(job->installed_serial));
@@ -174,7 +179,7 @@ static void done(size_t i, json_t *line, int rc, const char *why, void *ctx)
 		c->node->state = now.state;
 		inv_node_release(&now);
 	}
-	record(*run->inv, c, INV_FAILED, why);
+	record(*run->inv, c, INV_FAILED, BR_FAIL_WORKER, why);
 	finish(run, c, 0, why);
 }
 
@@ -187,7 +192,7 @@ static int prepare(struct run *run, size_t i, struct enlist_inputs *in)
 
 	if (enlist_node_prepare(*run->inv, c->node, in, &c->in, &err)) {
 		br_warn("enlist", "%s: %s", c->node->hostname, err.msg);
-		record(*run->inv, c, INV_FAILED, err.msg);
+		record(*run->inv, c, INV_FAILED, c->in.fail_kind, err.msg);
 		finish(run, c, 0, err.msg);
 		return -1;
 	}

@@ -31,6 +31,11 @@ static json_t *node_json(struct inv *inv, const struct inv_node *n, struct br_er
 		      br_json_string_or_null(n->service_tag), "model", br_json_string_or_null(n->model),
 		      "maas_system_id", br_json_string_or_null(n->maas_system_id), "ip",
 		      br_json_string_or_null(n->ip), "updated_at", n->updated_at);
+	/* why a failed node failed, as its stage typed it (common.h) */
+	json_object_set_new(o, "failure_kind",
+			    n->state == INV_FAILED ? json_string(br_fail_kind_name(
+							 n->failure_kind ? n->failure_kind : BR_FAIL_STAGE))
+						   : json_null());
 	br_strlist_release(&macs);
 	inv_checks_free(checks, n_checks);
 	return o;

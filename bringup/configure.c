@@ -90,11 +90,12 @@ json_t *cfg_job_outcome(const struct cfg_job *job, const char *record_error)
 	for (size_t i = 0; i < job->n_changes; i++)
 		json_array_append_new(changes, json_pack("[s, s?, s]", job->changes[i].name,
 							 job->changes[i].current, job->changes[i].wanted));
-	line = json_pack("{s:i, s:i, s:s?, s:o, s:s?, s:s?, s:s?, s:i, s:i, s:i, s:s?, s:o}", "ok", job->ok,
-			 "interrupted", job->interrupted, "reason", reason, "changes", changes,
-			 "boot_current", job->boot_current, "boot_wanted", job->boot_wanted, "job", job->job,
-			 "bios_patched", job->bios_patched, "resets", job->resets, "boot_patched",
-			 job->boot_patched, "record_error", record_error, "fw", fw_json(job));
+	line =
+	    json_pack("{s:i, s:i, s:i, s:s?, s:o, s:s?, s:s?, s:s?, s:i, s:i, s:i, s:s?, s:o}", "ok", job->ok,
+		      "kind", (int)job->fail_kind, "interrupted", job->interrupted, "reason", reason,
+		      "changes", changes, "boot_current", job->boot_current, "boot_wanted", job->boot_wanted,
+		      "job", job->job, "bios_patched", job->bios_patched, "resets", job->resets,
+		      "boot_patched", job->boot_patched, "record_error", record_error, "fw", fw_json(job));
 	free(reason);
 	if (!line) /* a text that is not UTF-8: the outcome without its words */
 		line = json_pack("{s:i, s:i, s:s, s:i, s:i, s:i}", "ok", job->ok, "interrupted",
@@ -145,9 +146,12 @@ void cfg_job_take_outcome(struct cfg_job *job, json_t *line, const char **ret_re
 {
 	json_t *changes = json_object_get(line, "changes"), *c;
 	size_t i;
+	int kind;
 
 	forget_result(job);
 	job->ok = member_int(line, "ok") != 0;
+	kind = member_int(line, "kind");
+	job->fail_kind = kind >= 0 && kind < BR_FAIL_COUNT ? (enum br_fail_kind)kind : BR_FAIL_STAGE;
 	job->interrupted = member_int(line, "interrupted") != 0;
 	free(job->reason);
 	job->reason = member_text(line, "reason");
@@ -227,9 +231,12 @@ int cfg_job_record(struct inv *inv, struct cfg_job *job, int dry_run, struct br_
 	checks = checks_of(job, &n);
 	rc = inv_checks_put(inv, job->node->hostname, "configure", checks, n, err);
 	inv_checks_free(checks, n);
-	if (!rc)
-		rc = inv_node_set_state(inv, job->node->hostname, job->node->state,
-					job->ok ? INV_CONFIGURED : INV_FAILED, job->reason, err);
+	if (!rc && job->ok)
+		rc = inv_node_set_state(inv, job->node->hostname, job->node->state, INV_CONFIGURED,
+					job->reason, err);
+	else if (!rc)
+		rc = inv_node_fail(inv, job->node->hostname, job->node->state, job->fail_kind, job->reason,
+				   err);
 	return rc;
 }
 

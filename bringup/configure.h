@@ -27,6 +27,7 @@ struct cfg_job {
 	int done, ok;
 	int interrupted; /* a signal stopped it: nothing recorded, the node as it was */
 	char *reason;
+	enum br_fail_kind fail_kind; /* why, when not ok */
 	struct rf_config_change *changes;
 	size_t n_changes;
 	char *boot_current, *boot_wanted, *job;

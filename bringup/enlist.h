@@ -76,9 +76,9 @@ struct enlist_callbacks {
 	void (*on_system_id)(void *ctx, struct enlist_job *job);
 	/* Commissioned and Ready. */
 	void (*on_ready)(void *ctx, struct enlist_job *job);
-	/* Finished: ok (deployed, installed on the wanted serial) or failed with
-	 * a reason that quotes MAAS. */
-	void (*on_done)(void *ctx, struct enlist_job *job, int ok, const char *reason);
+	/* Finished: kind BR_FAIL_NONE (deployed, installed on the wanted
+	 * serial) or why it failed, with a reason that quotes MAAS. */
+	void (*on_done)(void *ctx, struct enlist_job *job, enum br_fail_kind kind, const char *reason);
 };
 
 /* Drive every job to Deployed or a reason; jobs with done set are skipped. Returns 0 once all finished, or
@@ -128,7 +128,8 @@ struct enlist_node_inputs {
 	char *boot_disk_why; /* which clause or column chose it */
 	char *user_data_b64;
 	int64_t commissioning_s,
-	    deployment_s; /* the profile's [time_limits] (its defaults if it will not load) */
+	    deployment_s;	     /* the profile's [time_limits] (its defaults if it will not load) */
+	enum br_fail_kind fail_kind; /* why enlist_node_prepare failed */
 };
 /* Gather a node's inputs (loading its profile into in the first time one
  * is needed); an error's message is the reason to fail it. */

@@ -30,7 +30,7 @@ void enlist_job_release(struct enlist_job *job)
 	job->system_id = job->ip = job->installed_serial = NULL;
 }
 
-void enlist_finish(struct enlist_slot *s, int ok, const char *fmt, ...)
+void enlist_finish(struct enlist_slot *s, enum br_fail_kind kind, const char *fmt, ...)
 {
 	struct enlist_flow *f = s->flow;
 	struct br_buf reason;
@@ -45,22 +45,25 @@ void enlist_finish(struct enlist_slot *s, int ok, const char *fmt, ...)
 	s->job->done = 1;
 	s->job->waiting = 0;
 	f->active--;
-	f->cb->on_done(f->ctx, s->job, ok, br_buf_str(&reason));
+	f->cb->on_done(f->ctx, s->job, kind, br_buf_str(&reason));
 	br_buf_release(&reason);
 	enlist_start_more(f);
 }
 
 void enlist_fail_result(struct enlist_slot *s, const struct maas_result *res)
 {
-	enlist_finish(s, 0, "%s", res->err && res->err->msg[0] ? res->err->msg : br_strerror(res->rc));
+	enlist_finish(s, BR_FAIL_MAAS_REFUSED, "%s",
+		      res->err && res->err->msg[0] ? res->err->msg : br_strerror(res->rc));
 }
 
 void enlist_sent(struct enlist_slot *s, int rc, const char *doing)
 {
 	if (rc == BR_E_TOOBIG)
-		enlist_finish(s, 0, "%s: cannot queue the request to MAAS (too much in flight)", doing);
+		enlist_finish(s, BR_FAIL_MAAS_REFUSED,
+			      "%s: cannot queue the request to MAAS (too much in flight)", doing);
 	else if (rc)
-		enlist_finish(s, 0, "%s: MAAS request not sent: %s", doing, br_strerror(rc));
+		enlist_finish(s, BR_FAIL_MAAS_REFUSED, "%s: MAAS request not sent: %s", doing,
+			      br_strerror(rc));
 }
 
 /* Re-read the machine and act on its status: after a 409, after adopting. */
@@ -82,7 +85,7 @@ static void on_read(void *ctx, const struct maas_result *res)
 		return;
 	}
 	if (maas_machine_parse(res->json, &m, &err)) {
-		enlist_finish(s, 0, "%s", err.msg);
+		enlist_finish(s, BR_FAIL_MAAS_REFUSED, "%s", err.msg);
 		return;
 	}
 	enlist_dispatch(s, &m);
@@ -104,7 +107,7 @@ int enlist_step_failed(struct enlist_slot *s, const struct maas_result *res, con
 	if (res->rc == BR_E_STATE && ++s->job->lookups <= ENLIST_LOOKUPS_MAX)
 		enlist_reread(s);
 	else
-		enlist_finish(s, 0, "%s: %s", doing,
+		enlist_finish(s, BR_FAIL_MAAS_REFUSED, "%s: %s", doing,
 			      res->err && res->err->msg[0] ? res->err->msg : br_strerror(res->rc));
 	return 1;
 }
@@ -388,10 +391,11 @@ void enlist_wait(struct enlist_slot *s, const struct maas_machine *m, int64_t ti
 		 const char *until)
 {
 	if (s->job->wait_since_ms && br_now_ms() - s->job->wait_since_ms > timeout_ms) {
-		enlist_finish(
-		    s, 0, "%s" PROF_PAST_LIMIT "%lld s: MAAS machine %s still %s, waiting for %s%s%s", stage,
-		    (long long)((timeout_ms + 999) / 1000), s->job->system_id, maas_status_name(m->status),
-		    until, m->status_message ? ": " : "", m->status_message ? m->status_message : "");
+		enlist_finish(s, BR_FAIL_TIME_LIMIT,
+			      "%s" PROF_PAST_LIMIT "%lld s: MAAS machine %s still %s, waiting for %s%s%s",
+			      stage, (long long)((timeout_ms + 999) / 1000), s->job->system_id,
+			      maas_status_name(m->status), until, m->status_message ? ": " : "",
+			      m->status_message ? m->status_message : "");
 		return;
 	}
 	s->job->wait_limit_ms = timeout_ms;

@@ -106,6 +106,7 @@ static int pick_disk(struct inv *inv, const struct inv_node *node, struct enlist
 	rc = profile_of(in, node->profile, &p, err);
 	if (rc)
 		return rc;
+	ni->fail_kind = BR_FAIL_BOOT_DISK;
 	/* Drives and volumes only: the rule reads nothing else, and the whole
 	 * document took most of a millisecond per node to parse, before any
 	 * node's first request. */
@@ -161,15 +162,19 @@ int enlist_node_prepare(struct inv *inv, const struct inv_node *node, struct enl
 	char *path, *text = NULL;
 	int rc;
 
+	ni->fail_kind = BR_FAIL_STAGE;
 	if (inv_node_macs(inv, node->id, &ni->macs, err))
 		return err ? err->code : BR_E_DB;
-	if (!ni->macs.n)
+	if (!ni->macs.n) {
+		ni->fail_kind = BR_FAIL_NO_HOST_MAC;
 		return no_macs(inv, node, err);
+	}
 	if (br_secret_resolve(node->bmc_password_ref, &ni->power_pass, err))
 		return br_err_prefix(err, "bmc %s: credentials for MAAS power control", node->bmc);
 	rc = pick_disk(inv, node, in, ni, err);
 	if (rc)
 		return rc;
+	ni->fail_kind = BR_FAIL_STAGE;
 	limits(node, in, ni);
 	path = br_xasprintf("%s/cloud-init/user-data", in->templates);
 	rc = enlist_render_userdata(path, &vars, &text, err);

@@ -41,8 +41,9 @@ void enlist_lookup(struct enlist_slot *s);
 
 /* Start jobs up to max_parallel. */
 void enlist_start_more(struct enlist_flow *f);
-/* End a job with ok or a reason; starts the next one. */
-void enlist_finish(struct enlist_slot *s, int ok, const char *fmt, ...) BR_PRINTF(3, 4);
+/* End a job, deployed (BR_FAIL_NONE) or failed for kind, with a reason;
+ * starts the next one. */
+void enlist_finish(struct enlist_slot *s, enum br_fail_kind kind, const char *fmt, ...) BR_PRINTF(3, 4);
 void enlist_fail_result(struct enlist_slot *s, const struct maas_result *res);
 /* After a typed MAAS call: rc nonzero (not queued) fails the job, saying
  * what it was doing. */

@@ -44,7 +44,8 @@ static int take_machine(struct enlist_slot *s, const struct maas_machine *m)
 	struct enlist_flow *f = s->flow;
 
 	if (!maas_system_id_valid(m->system_id)) {
-		enlist_finish(s, 0, "MAAS answered a machine with system_id '%.40s', which is not one",
+		enlist_finish(s, BR_FAIL_MAAS_REFUSED,
+			      "MAAS answered a machine with system_id '%.40s', which is not one",
 			      m->system_id);
 		return -1;
 	}
@@ -70,11 +71,11 @@ static void on_create(void *ctx, const struct maas_result *res)
 		return;
 	}
 	if (res->rc) {
-		enlist_finish(s, 0, "creating the machine in MAAS: %s", res->err->msg);
+		enlist_finish(s, BR_FAIL_MAAS_REFUSED, "creating the machine in MAAS: %s", res->err->msg);
 		return;
 	}
 	if (maas_machine_parse(res->json, &m, &err)) {
-		enlist_finish(s, 0, "creating the machine in MAAS: %s", err.msg);
+		enlist_finish(s, BR_FAIL_MAAS_REFUSED, "creating the machine in MAAS: %s", err.msg);
 		return;
 	}
 	br_info("enlist", "%s: created in MAAS as %s", s->job->hostname, m.system_id);
@@ -152,7 +153,7 @@ static void on_lookup(void *ctx, const struct maas_result *res)
 				if (has_mac(s->job->macs, m.macs.items[k]))
 					mac = m.macs.items[k];
 			enlist_finish(
-			    s, 0,
+			    s, BR_FAIL_MAC_CONFLICT,
 			    "MAC conflict: %s is registered in MAAS on '%s' (system_id %s), not on '%s'; "
 			    "not adopting it: fix the machine in MAAS or the manifest",
 			    mac, m.hostname ? m.hostname : "?", m.system_id, s->job->hostname);
@@ -166,7 +167,8 @@ static void on_lookup(void *ctx, const struct maas_result *res)
 		maas_machine_release(&m);
 		return;
 	}
-	enlist_finish(s, 0, "MAAS listed machines for the MACs of %s that cannot be read", s->job->hostname);
+	enlist_finish(s, BR_FAIL_MAAS_REFUSED, "MAAS listed machines for the MACs of %s that cannot be read",
+		      s->job->hostname);
 }
 
 void enlist_lookup(struct enlist_slot *s)
@@ -244,11 +246,12 @@ static void verify(struct enlist_slot *s, json_t *machine)
 	struct br_err err = { 0 };
 
 	if (maas_machine_parse(machine, &m, &err)) {
-		enlist_finish(s, 0, "reading the machine back: %s", err.msg);
+		enlist_finish(s, BR_FAIL_MAAS_REFUSED, "reading the machine back: %s", err.msg);
 		return;
 	}
 	if (!is_chosen_disk(s->job, m.boot_disk_serial, m.boot_disk_id_path))
-		enlist_finish(s, 0, "MAAS reports boot disk serial %s after set_boot_disk, wanted %s",
+		enlist_finish(s, BR_FAIL_BOOT_DISK,
+			      "MAAS reports boot disk serial %s after set_boot_disk, wanted %s",
 			      m.boot_disk_serial ? m.boot_disk_serial : "(none)", s->job->boot_disk_serial);
 	else if (m.status != MAAS_READY)
 		enlist_dispatch(s, &m);
@@ -262,7 +265,7 @@ static void on_verify(void *ctx, const struct maas_result *res)
 	struct enlist_slot *s = ctx;
 
 	if (res->rc)
-		enlist_finish(s, 0, "reading the machine back: %s", res->err->msg);
+		enlist_finish(s, BR_FAIL_MAAS_REFUSED, "reading the machine back: %s", res->err->msg);
 	else
 		verify(s, res->json);
 }
@@ -303,7 +306,8 @@ static void on_blockdevices(void *ctx, const struct maas_result *res)
 	size_t n = 0, i;
 
 	if (res->rc || maas_blockdevices_parse(res->json, &devs, &n, &err)) {
-		enlist_finish(s, 0, "reading block devices: %s", res->rc ? res->err->msg : err.msg);
+		enlist_finish(s, BR_FAIL_MAAS_REFUSED, "reading block devices: %s",
+			      res->rc ? res->err->msg : err.msg);
 		return;
 	}
 	for (i = 0; i < n; i++)
@@ -326,7 +330,7 @@ static void on_blockdevices(void *ctx, const struct maas_result *res)
 		 * device the OS reported to MAAS, so a technician sees at once
 		 * whether the disk is missing or only known by another name. */
 		enlist_finish(
-		    s, 0,
+		    s, BR_FAIL_BOOT_DISK,
 		    "the boot disk cannot be matched: no block device MAAS shows has serial or id_path "
 		    "%s (the boot disk by %s); MAAS shows %s",
 		    s->job->boot_disk_serial, s->job->boot_disk_why ? s->job->boot_disk_why : "the manifest",
@@ -347,7 +351,7 @@ static void on_failure_events(void *ctx, const struct maas_result *res)
 	struct enlist_slot *s = ctx;
 	const char *why = res->rc ? NULL : maas_events_failure(res->json);
 
-	enlist_finish(s, 0, "MAAS commissioning failed (%s): %s", s->job->system_id,
+	enlist_finish(s, BR_FAIL_COMMISSION, "MAAS commissioning failed (%s): %s", s->job->system_id,
 		      why ? why : "no reason given");
 }
 
@@ -356,7 +360,8 @@ static void on_power_events(void *ctx, const struct maas_result *res)
 	struct enlist_slot *s = ctx;
 	const char *why = res->rc ? NULL : maas_events_failure(res->json);
 
-	enlist_finish(s, 0, "MAAS put %s back to New after commissioning began (it could not power it): %s",
+	enlist_finish(s, BR_FAIL_POWER,
+		      "MAAS put %s back to New after commissioning began (it could not power it): %s",
 		      s->job->system_id, why ? why : "no reason given");
 }
 
@@ -424,8 +429,8 @@ void enlist_dispatch(struct enlist_slot *s, const struct maas_machine *m)
 			else
 				commission(s);
 		} else if (m->status_message && *m->status_message) {
-			enlist_finish(s, 0, "MAAS commissioning failed (%s): %s", j->system_id,
-				      m->status_message);
+			enlist_finish(s, BR_FAIL_COMMISSION, "MAAS commissioning failed (%s): %s",
+				      j->system_id, m->status_message);
 		} else {
 			enlist_sent(s,
 				    maas_machine_errors(s->flow->client, j->system_id, on_failure_events, s),
@@ -466,28 +471,31 @@ void enlist_dispatch(struct enlist_slot *s, const struct maas_machine *m)
 		j->installed_serial = m->boot_disk_serial ? br_xstrdup(m->boot_disk_serial) : NULL;
 		if (!is_chosen_disk(j, m->boot_disk_serial, m->boot_disk_id_path))
 			enlist_finish(
-			    s, 0, "deployed on boot disk serial %s, not %s: release it in MAAS and re-run",
+			    s, BR_FAIL_BOOT_DISK,
+			    "deployed on boot disk serial %s, not %s: release it in MAAS and re-run",
 			    m->boot_disk_serial ? m->boot_disk_serial : "(none)", j->boot_disk_serial);
 		else
-			enlist_finish(s, 1, "deployed by MAAS as %s, %s, OS on disk %s", j->system_id,
-				      m->ip ? m->ip : "no address", m->boot_disk_serial);
+			enlist_finish(s, BR_FAIL_NONE, "deployed by MAAS as %s, %s, OS on disk %s",
+				      j->system_id, m->ip ? m->ip : "no address", m->boot_disk_serial);
 		break;
 	case MAAS_FAILED_DEPLOYMENT:
 		if (j->deploy_sent)
-			enlist_finish(s, 0, "MAAS deployment failed (%s): %s", j->system_id,
+			enlist_finish(s, BR_FAIL_DEPLOY, "MAAS deployment failed (%s): %s", j->system_id,
 				      m->status_message ? m->status_message : "no reason given");
 		else
 			enlist_sent(s, maas_release(s->flow->client, j->system_id, on_release, s),
 				    "releasing after a failed deployment");
 		break;
 	case MAAS_BROKEN:
-		enlist_finish(s, 0, "MAAS has %s marked Broken%s%s: mark it fixed in MAAS once repaired",
+		enlist_finish(s, BR_FAIL_MAAS_REFUSED,
+			      "MAAS has %s marked Broken%s%s: mark it fixed in MAAS once repaired",
 			      j->system_id, m->status_message ? ": " : "",
 			      m->status_message ? m->status_message : "");
 		break;
 	default:
-		enlist_finish(s, 0, "MAAS machine %s is %s; enlist cannot advance it from there",
-			      j->system_id, maas_status_name(m->status));
+		enlist_finish(s, BR_FAIL_MAAS_REFUSED,
+			      "MAAS machine %s is %s; enlist cannot advance it from there", j->system_id,
+			      maas_status_name(m->status));
 		break;
 	}
 }

@@ -150,21 +150,7 @@ char *tkt_render(const struct tkt_actions *a, const struct tkt_vars *v)
 	return br_buf_detach(&b);
 }
 
-const char *tkt_failure_fault(const char *reason)
+const char *tkt_failure_fault(const struct inv_node *node)
 {
-	/* The stages' own wording (discover's bmc_reason, enlist's MAAS
-	 * reasons, validate's): matched on the words they lead with. */
-	if (!reason)
-		return "stage_failed";
-	if (strstr(reason, "credentials refused") || strstr(reason, "HTTP 401"))
-		return "bmc_auth";
-	if (strstr(reason, "MAAS commissioning failed"))
-		return "commission_failed";
-	if (strstr(reason, "MAAS deployment failed") || strstr(reason, "deploy"))
-		return "deploy_failed";
-	if (!strncmp(reason, "bmc ", 4) || strstr(reason, "BMC"))
-		return "bmc_unreachable";
-	if (strstr(reason, "probe") || strstr(reason, "ssh") || strstr(reason, "SSH"))
-		return "validate_failed";
-	return "stage_failed";
+	return br_fail_kind_name(node->failure_kind == BR_FAIL_NONE ? BR_FAIL_STAGE : node->failure_kind);
 }

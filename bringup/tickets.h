@@ -47,9 +47,10 @@ struct tkt_vars {
  * unknown placeholder is kept as written. Caller frees. */
 char *tkt_render(const struct tkt_actions *a, const struct tkt_vars *v);
 
-/* The fault a failed stage's reason names: bmc_auth, bmc_unreachable,
- * commission_failed, deploy_failed, validate_failed, else stage_failed. */
-const char *tkt_failure_fault(const char *reason);
+/* The fault of a failed node: the kind its stage typed when it failed it
+ * (br_fail_kind_name: bmc_auth, commission_failed, ...), stage_failed for
+ * a node failed before kinds were kept. */
+const char *tkt_failure_fault(const struct inv_node *node);
 
 /* "rack R01 U17". Caller frees. */
 char *tkt_location(const char *rack, int unit);

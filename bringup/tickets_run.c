@@ -49,8 +49,7 @@ static int find_faults(struct inv *inv, struct br_profiles *profiles, const stru
 	*ret_checks = NULL;
 	*ret_n = 0;
 	if (node->state == INV_FAILED) {
-		add_fault(f, actions, node, tkt_failure_fault(node->reason),
-			  node->reason ? node->reason : "");
+		add_fault(f, actions, node, tkt_failure_fault(node), node->reason ? node->reason : "");
 		f->items[f->n - 1].evidence_loose = 1;
 		return 0;
 	}

@@ -7,10 +7,13 @@
 
 #define VSTAGE_FACTS_MAX (16u << 20) /* a saved probe document */
 
-static void finish(struct vstage_run *run, struct vstage_job *job, int ok, char *reason_take)
+static void finish(struct vstage_run *run, struct vstage_job *job, enum br_fail_kind kind, char *reason_take)
 {
+	int ok = kind == BR_FAIL_NONE;
+
 	job->done = 1;
 	job->ok = ok;
+	job->fail_kind = kind;
 	free(job->reason);
 	job->reason = reason_take;
 	run->done++;
@@ -261,20 +264,21 @@ static void on_collected(void *ctx, size_t index, const struct val_ssh_result *r
 	/* The runner bounds each step by the limit; the node's whole time is
 	 * what the limit is about, so it is judged on that too. */
 	if (r->ms >= c->limit_ms) {
-		finish(c->run, job, 0,
+		finish(c->run, job, BR_FAIL_TIME_LIMIT,
 		       br_xasprintf("validation" PROF_PAST_LIMIT "%lld s: %s after %lld ms",
 				    (long long)(c->limit_ms / 1000), r->ok ? "the probe ended" : r->error,
 				    (long long)r->ms));
 		return;
 	}
 	if (!r->ok) {
-		finish(c->run, job, 0, br_xstrdup(r->error));
+		finish(c->run, job, r->failure != BR_FAIL_NONE ? r->failure : BR_FAIL_STAGE,
+		       br_xstrdup(r->error));
 		return;
 	}
 	if (r->exit_status != 0) {
 		char *line = last_line(&r->err);
 
-		finish(c->run, job, 0,
+		finish(c->run, job, BR_FAIL_PROBE,
 		       br_xasprintf("bringup-probe exited with status %d on the node%s%s", r->exit_status,
 				    *line ? ": " : "", line));
 		free(line);
@@ -283,7 +287,7 @@ static void on_collected(void *ctx, size_t index, const struct val_ssh_result *r
 	if (r->replied ? take_reply(job, r->out.data ? r->out.data : "", r->out.len, &why)
 		       : take_document(job, r->out.data ? r->out.data : "", r->out.len,
 				       "bringup-probe's output", &why)) {
-		finish(c->run, job, 0, why);
+		finish(c->run, job, BR_FAIL_PROBE, why);
 		return;
 	}
 	if (!r->replied) {
@@ -343,7 +347,7 @@ static int collect_ssh(struct br_stage *st, const struct vstage_options *o, stru
 			continue;
 		val_ssh_config_lookup(cfg, job->node->hostname, h);
 		if (!h->hostname && !(job->node->ip && *job->node->ip)) {
-			finish(run, job, 0,
+			finish(run, job, BR_FAIL_SSH_UNREACHABLE,
 			       br_xstrdup("no address to reach it: MAAS gave none at deploy, and no ssh "
 					  "config entry names it"));
 			continue;
@@ -439,7 +443,7 @@ static int collect_file(struct br_stage *st, const struct vstage_options *o, str
 			free(path);
 			if (!dir)
 				return br_stage_usage(st, "%s", err.msg);
-			finish(run, job, 0, br_xasprintf("no saved facts: %s", err.msg));
+			finish(run, job, BR_FAIL_PROBE, br_xasprintf("no saved facts: %s", err.msg));
 			continue;
 		}
 		if (take_document(job, text, len, path, &why)) {
@@ -450,7 +454,7 @@ static int collect_file(struct br_stage *st, const struct vstage_options *o, str
 				free(why);
 				return st->exit = BR_EXIT_USAGE;
 			}
-			finish(run, job, 0, why);
+			finish(run, job, BR_FAIL_PROBE, why);
 			continue;
 		}
 		job->probe_ms = 0;
@@ -680,6 +684,7 @@ static void record(struct vstage_run *run)
 		v[n] = (struct inv_verdict){ .hostname = job->node->hostname,
 					     .from = job->node->state,
 					     .to = job->ok ? INV_VALIDATED : INV_FAILED,
+					     .kind = job->fail_kind,
 					     .reason = job->reason };
 		if (job->ok && !job->judged) { /* judged in a worker: stored there */
 			texts[n] = job->probe_text ? NULL : json_dumps(job->probe, JSON_COMPACT);
@@ -765,7 +770,7 @@ int vstage_run(struct br_stage *st, const struct vstage_options *o, struct vstag
 		} else {
 			judge_node(run->inv, job);
 		}
-		finish(run, job, 1, verdict(job));
+		finish(run, job, BR_FAIL_NONE, verdict(job));
 	}
 	br_progress_finish(&run->progress);
 	record(run);

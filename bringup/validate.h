@@ -44,6 +44,7 @@ struct vstage_job {
 	struct val_check *node_checks;
 	size_t n_node_checks;
 	int done, ok;
+	enum br_fail_kind fail_kind; /* why, when not ok */
 	char *reason;
 };
 

@@ -61,6 +61,46 @@ int br_err_prefix(struct br_err *err, const char *fmt, ...) BR_PRINTF(2, 3);
 void br_err_clear(struct br_err *err);
 const char *br_strerror(int code);
 
+/* ---- why a node failed ---------------------------------------------------- */
+
+/* Why a stage failed a node, typed where the failure is seen (the BMC's
+ * 401, MAAS's commissioning status, the SSH handshake), never worked out
+ * from a reason's words afterwards. The inventory keeps it beside the
+ * reason; the tickets stage maps it to what a technician does
+ * (templates/tickets/actions.conf, by br_fail_kind_name). BR_FAIL_NONE:
+ * not failed; BR_FAIL_STAGE: a failure of no more precise kind. */
+enum br_fail_kind {
+	BR_FAIL_NONE,
+	BR_FAIL_STAGE,		  /* stage_failed */
+	BR_FAIL_BMC_UNREACHABLE,  /* bmc_unreachable: no connection, or no answer at all */
+	BR_FAIL_BMC_AUTH,	  /* bmc_auth: credentials refused */
+	BR_FAIL_BMC_DEADLINE,	  /* bmc_deadline: answered, too slowly to finish (a tarpit) */
+	BR_FAIL_BMC_TLS,	  /* bmc_tls: its certificate not trusted */
+	BR_FAIL_BMC_PROTOCOL,	  /* bmc_protocol: answers bringup cannot use */
+	BR_FAIL_NO_HOST_MAC,	  /* no_host_mac: the BMC shows no host NIC MAC */
+	BR_FAIL_MAC_CONFLICT,	  /* mac_conflict: another node's BMC claims its MACs */
+	BR_FAIL_SERIAL_MISMATCH,  /* serial_mismatch: the BMC's serial is not the manifest's */
+	BR_FAIL_BIOS_UNSUPPORTED, /* bios_unsupported: the baseline names what the BIOS lacks */
+	BR_FAIL_BIOS_NOT_APPLIED, /* bios_not_applied: BIOS job or boot order did not take */
+	BR_FAIL_MAAS_REFUSED,	  /* maas_refused: MAAS refused or lost the machine */
+	BR_FAIL_BOOT_DISK,	  /* boot_disk_unmatched: no disk for the boot-disk rule or serial */
+	BR_FAIL_POWER,		  /* power_failed: MAAS could not power the machine */
+	BR_FAIL_COMMISSION,	  /* commission_failed */
+	BR_FAIL_DEPLOY,		  /* deploy_failed */
+	BR_FAIL_SSH_UNREACHABLE,  /* ssh_unreachable: no SSH connection to the node */
+	BR_FAIL_SSH_AUTH,	  /* ssh_auth: the node refused the validators' key */
+	BR_FAIL_SSH_HOST_KEY,	  /* ssh_host_key: host key unknown or changed */
+	BR_FAIL_PROBE,		  /* probe_failed: the probe did not run or gave no document */
+	BR_FAIL_TIME_LIMIT,	  /* time_limit: past a stage's time limit for one node */
+	BR_FAIL_WORKER,		  /* worker_died: the process driving it died */
+};
+#define BR_FAIL_COUNT (BR_FAIL_WORKER + 1)
+
+/* "bmc_auth", ...; "none" for BR_FAIL_NONE. */
+const char *br_fail_kind_name(enum br_fail_kind kind);
+/* The kind named name; 0, or BR_E_INVAL (*ret untouched). */
+int br_fail_kind_parse(const char *name, enum br_fail_kind *ret_kind);
+
 /* ---- logging ----------------------------------------------------------- */
 
 enum br_log_level { BR_LOG_ERROR, BR_LOG_WARN, BR_LOG_INFO, BR_LOG_DEBUG };

@@ -143,3 +143,66 @@ void br_log(enum br_log_level level, const char *subsys, const char *fmt, ...)
 	br_vlog(level, subsys, fmt, ap);
 	va_end(ap);
 }
+
+const char *br_fail_kind_name(enum br_fail_kind kind)
+{
+	switch (kind) {
+	case BR_FAIL_NONE:
+		return "none";
+	case BR_FAIL_STAGE:
+		return "stage_failed";
+	case BR_FAIL_BMC_UNREACHABLE:
+		return "bmc_unreachable";
+	case BR_FAIL_BMC_AUTH:
+		return "bmc_auth";
+	case BR_FAIL_BMC_DEADLINE:
+		return "bmc_deadline";
+	case BR_FAIL_BMC_TLS:
+		return "bmc_tls";
+	case BR_FAIL_BMC_PROTOCOL:
+		return "bmc_protocol";
+	case BR_FAIL_NO_HOST_MAC:
+		return "no_host_mac";
+	case BR_FAIL_MAC_CONFLICT:
+		return "mac_conflict";
+	case BR_FAIL_SERIAL_MISMATCH:
+		return "serial_mismatch";
+	case BR_FAIL_BIOS_UNSUPPORTED:
+		return "bios_unsupported";
+	case BR_FAIL_BIOS_NOT_APPLIED:
+		return "bios_not_applied";
+	case BR_FAIL_MAAS_REFUSED:
+		return "maas_refused";
+	case BR_FAIL_BOOT_DISK:
+		return "boot_disk_unmatched";
+	case BR_FAIL_POWER:
+		return "power_failed";
+	case BR_FAIL_COMMISSION:
+		return "commission_failed";
+	case BR_FAIL_DEPLOY:
+		return "deploy_failed";
+	case BR_FAIL_SSH_UNREACHABLE:
+		return "ssh_unreachable";
+	case BR_FAIL_SSH_AUTH:
+		return "ssh_auth";
+	case BR_FAIL_SSH_HOST_KEY:
+		return "ssh_host_key";
+	case BR_FAIL_PROBE:
+		return "probe_failed";
+	case BR_FAIL_TIME_LIMIT:
+		return "time_limit";
+	case BR_FAIL_WORKER:
+		return "worker_died";
+	}
+	return "stage_failed";
+}
+
+int br_fail_kind_parse(const char *name, enum br_fail_kind *ret_kind)
+{
+	for (int k = 0; name && k < BR_FAIL_COUNT; k++)
+		if (!strcmp(name, br_fail_kind_name((enum br_fail_kind)k))) {
+			*ret_kind = (enum br_fail_kind)k;
+			return 0;
+		}
+	return BR_E_INVAL;
+}

@@ -94,7 +94,7 @@ static int fail_other(struct inv *inv, const struct claim *c, const char *reason
 	if (from == INV_FAILED && c->reason && !strcmp(c->reason, reason))
 		return 0;
 	br_warn("inventory", "%s: %s", c->hostname, reason);
-	return inv_transition(inv, c->id, from, INV_FAILED, reason, err);
+	return inv_transition_kind(inv, c->id, from, INV_FAILED, BR_FAIL_MAC_CONFLICT, reason, err);
 }
 
 int inv_judge_mac_claims(struct inv *inv, int64_t id, const char *hostname, const char *bmc, char **ret_lost,

@@ -121,7 +121,7 @@ static int settle_state(struct inv *inv, int64_t id, const char *hostname, enum 
 
 	rc = inv_judge_mac_claims(inv, id, hostname, bmc ? bmc : "?", &lost, &note, err);
 	if (!rc && lost) {
-		rc = inv_transition(inv, id, from, INV_FAILED, lost, err);
+		rc = inv_transition_kind(inv, id, from, INV_FAILED, BR_FAIL_MAC_CONFLICT, lost, err);
 		if (!rc)
 			rc = BR_E_EXISTS;
 	} else if (!rc && note) {

@@ -71,6 +71,13 @@ int inv_state_expect(const char *hostname, enum inv_state current, enum inv_stat
 /* Within the caller's transaction: set state and reason, append the event. */
 int inv_transition(struct inv *inv, int64_t id, enum inv_state from, enum inv_state to, const char *reason,
 		   struct br_err *err);
+/* The same with why a failed node failed (BR_FAIL_NONE to `failed` is
+ * BR_FAIL_STAGE; other states keep no kind). */
+int inv_transition_kind(struct inv *inv, int64_t id, enum inv_state from, enum inv_state to,
+			enum br_fail_kind kind, const char *reason, struct br_err *err);
+/* inv_node_set_state with a kind. */
+int inv_node_set_state_kind(struct inv *inv, const char *hostname, enum inv_state from, enum inv_state to,
+			    enum br_fail_kind kind, const char *reason, struct br_err *err);
 /* Within the caller's transaction, once node id's MACs and facts are
  * stored: judge every MAC another node claims too (claims.c). Other nodes
  * that lose are failed here. *ret_lost is the reason this node lost (NULL

@@ -15,7 +15,7 @@
 
 #include "common.h"
 
-#define INV_SCHEMA_VERSION 9
+#define INV_SCHEMA_VERSION 10
 #define INV_BUSY_TIMEOUT_MS 10000
 /* Longest reason kept with a node or an event; a longer one is cut
  * (br_xstrdup_capped). Reasons carry text from BMCs and MAAS. */
@@ -90,6 +90,7 @@ struct inv_node {
 	int unit;
 	enum inv_state state;
 	char *reason;
+	enum br_fail_kind failure_kind; /* why it is failed; BR_FAIL_NONE in any other state */
 	char *system_serial, *service_tag, *model, *bios_version, *bmc_firmware, *power_state;
 	char *maas_system_id, *ip;
 	char *created_at, *updated_at;
@@ -109,6 +110,10 @@ int inv_node_get(struct inv *inv, const char *hostname, struct inv_node *ret_nod
  * with the same reason records nothing. */
 int inv_node_set_state(struct inv *inv, const char *hostname, enum inv_state from, enum inv_state to,
 		       const char *reason, struct br_err *err);
+/* inv_node_set_state to `failed`, with why as a kind (a failure set
+ * through inv_node_set_state is BR_FAIL_STAGE). */
+int inv_node_fail(struct inv *inv, const char *hostname, enum inv_state from, enum br_fail_kind kind,
+		  const char *reason, struct br_err *err);
 
 /* Store what a BMC reported, replacing the node's earlier BMC facts, and move
  * it from `from` to `to` with reason (compare-and-set as inv_node_set_state)
@@ -241,6 +246,7 @@ struct inv_verdict {
 	const struct inv_check *checks;
 	size_t n_checks;
 	enum inv_state from, to;
+	enum br_fail_kind kind; /* why, when to is failed */
 	const char *reason;
 };
 /* Nodes recorded per transaction by inv_verdicts_put: one commit for many

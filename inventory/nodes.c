@@ -215,7 +215,7 @@ int inv_import(struct inv *inv, const struct inv_manifest_row *rows, size_t n, c
 #define NODE_COLS                                                                                            \
 	"id, hostname, rack, unit, bmc, bmc_user, bmc_password_ref, bmc_type, profile, boot_disk_serial,"    \
 	" notes, state, reason, system_serial, service_tag, model, bios_version, bmc_firmware, power_state," \
-	" maas_system_id, ip, created_at, updated_at"
+	" maas_system_id, ip, created_at, updated_at, failure_kind"
 
 static void node_from_row(sqlite3_stmt *st, struct inv_node *n)
 {
@@ -244,6 +244,10 @@ static void node_from_row(sqlite3_stmt *st, struct inv_node *n)
 	n->ip = inv_col_dup(st, 20);
 	n->created_at = inv_col_dup(st, 21);
 	n->updated_at = inv_col_dup(st, 22);
+	n->failure_kind = BR_FAIL_NONE;
+	if (n->state == INV_FAILED &&
+	    br_fail_kind_parse((const char *)sqlite3_column_text(st, 23), &n->failure_kind))
+		n->failure_kind = BR_FAIL_STAGE;
 }
 
 void inv_node_release(struct inv_node *n)
@@ -331,18 +335,28 @@ int inv_node_get(struct inv *inv, const char *hostname, struct inv_node *ret_nod
 int inv_transition(struct inv *inv, int64_t id, enum inv_state from, enum inv_state to, const char *reason,
 		   struct br_err *err)
 {
+	return inv_transition_kind(inv, id, from, to, to == INV_FAILED ? BR_FAIL_STAGE : BR_FAIL_NONE, reason,
+				   err);
+}
+
+int inv_transition_kind(struct inv *inv, int64_t id, enum inv_state from, enum inv_state to,
+			enum br_fail_kind kind, const char *reason, struct br_err *err)
+{
 	sqlite3_stmt *st;
 	int rc;
 
+	if (to == INV_FAILED && kind == BR_FAIL_NONE)
+		kind = BR_FAIL_STAGE;
 	rc = inv_prepare(inv,
-			 "UPDATE nodes SET state=?, reason=?, updated_at=strftime('%Y-%m-%dT%H:%M:%fZ','now')"
-			 " WHERE id=?",
+			 "UPDATE nodes SET state=?, reason=?, failure_kind=?,"
+			 " updated_at=strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id=?",
 			 &st, err);
 	if (rc)
 		return rc;
 	inv_bind_text(st, 1, inv_state_name(to));
 	inv_bind_reason(st, 2, reason);
-	sqlite3_bind_int64(st, 3, id);
+	inv_bind_text(st, 3, to == INV_FAILED ? br_fail_kind_name(kind) : NULL);
+	sqlite3_bind_int64(st, 4, id);
 	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : inv_dberr(inv, err, "set state");
 	inv_finalize(inv, st);
 	if (!rc)
@@ -362,6 +376,19 @@ int inv_state_expect(const char *hostname, enum inv_state current, enum inv_stat
 int inv_node_set_state(struct inv *inv, const char *hostname, enum inv_state from, enum inv_state to,
 		       const char *reason, struct br_err *err)
 {
+	return inv_node_set_state_kind(inv, hostname, from, to,
+				       to == INV_FAILED ? BR_FAIL_STAGE : BR_FAIL_NONE, reason, err);
+}
+
+int inv_node_fail(struct inv *inv, const char *hostname, enum inv_state from, enum br_fail_kind kind,
+		  const char *reason, struct br_err *err)
+{
+	return inv_node_set_state_kind(inv, hostname, from, INV_FAILED, kind, reason, err);
+}
+
+int inv_node_set_state_kind(struct inv *inv, const char *hostname, enum inv_state from, enum inv_state to,
+			    enum br_fail_kind kind, const char *reason, struct br_err *err)
+{
 	struct inv_node cur;
 	char *capped;
 	int rc;
@@ -378,14 +405,14 @@ int inv_node_set_state(struct inv *inv, const char *hostname, enum inv_state fro
 		goto fail;
 	}
 	capped = inv_reason_as_stored(reason);
-	if (cur.state == to && same(cur.reason, capped)) {
+	if (cur.state == to && same(cur.reason, capped) && (to != INV_FAILED || cur.failure_kind == kind)) {
 		free(capped);
 		inv_node_release(&cur);
 		inv_tx_rollback(inv);
 		return 0;
 	}
 	free(capped);
-	rc = inv_transition(inv, cur.id, cur.state, to, reason, err);
+	rc = inv_transition_kind(inv, cur.id, cur.state, to, kind, reason, err);
 	inv_node_release(&cur);
 	if (!rc)
 		rc = inv_tx_commit(inv, err);

@@ -273,6 +273,12 @@ static const char *const migrations[] = {
 	"  j.value ->> 'health' AS health, j.value ->> 'capacity_bytes' AS capacity_bytes,"
 	"  j.value -> 'drives' AS member_drives"
 	"  FROM hw_facts f, json_each(f.facts, '$.volumes') j;",
+
+	/* 10: why a failed node failed, as a kind the stage typed where it
+	 * saw the failure (common.h's br_fail_kind names), so tickets need
+	 * not guess from the reason's words. Nodes failed before keep NULL,
+	 * read as stage_failed. */
+	"ALTER TABLE nodes ADD COLUMN failure_kind TEXT;",
 };
 
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == INV_SCHEMA_VERSION,

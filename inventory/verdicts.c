@@ -44,7 +44,7 @@ static int put_one(struct inv *inv, const char *stage, const struct inv_verdict 
 		/* the same state with the same reason again records nothing */
 		capped = inv_reason_as_stored(v->reason);
 		if (cur != v->to || !same_text(reason, capped))
-			rc = inv_transition(inv, id, cur, v->to, v->reason, err);
+			rc = inv_transition_kind(inv, id, cur, v->to, v->kind, v->reason, err);
 		free(capped);
 	}
 	free(reason);

@@ -153,7 +153,7 @@ static void fail_deadline(struct rf_bmc *bmc)
 {
 	long ms = deadline_ms(bmc);
 
-	rf_bmc_failf(bmc, BR_E_TIMEOUT, "deadline of %ld s passed", ms >= 1000 ? ms / 1000 : 1);
+	rf_bmc_failf(bmc, RF_E_DEADLINE, "deadline of %ld s passed", ms >= 1000 ? ms / 1000 : 1);
 }
 
 /* First the deadline: stop the BMC's work and log out (a login in flight

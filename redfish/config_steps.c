@@ -312,8 +312,9 @@ static void on_job(struct rf_req *req, int rc, const struct br_err *err)
 		rf_bmc_failf(bmc, BR_E_STATE, "BIOS job %s %s: %s", cn->res.job, state,
 			     cn->res.job_message ? cn->res.job_message : "(no message)");
 	} else if (now >= cn->deadline_ms) {
-		rf_bmc_failf(bmc, BR_E_TIMEOUT, "BIOS job %s still %s %lld s after the reset", cn->res.job,
-			     state ? state : "(no state)", (long long)(now - cn->reset_ms) / 1000);
+		rf_bmc_failf(bmc, RF_E_NOT_APPLIED, "BIOS job %s still %s %lld s after the reset",
+			     cn->res.job, state ? state : "(no state)",
+			     (long long)(now - cn->reset_ms) / 1000);
 	} else if (!(state && !strcmp(state, "Scheduled") && forced_after_graceful(bmc, now))) {
 		poll_job(bmc, now + cn->run->o->poll_ms);
 	}
@@ -346,7 +347,7 @@ static void on_boot_poll(struct rf_req *req, int rc, const struct br_err *err)
 		rf_cfg_release_reset(bmc);
 		boot_step(bmc); /* done, or the reason why not */
 	} else if (now >= cn->deadline_ms) {
-		rf_bmc_failf(bmc, BR_E_TIMEOUT, "boot order still %s (want %s) %lld s after the reset",
+		rf_bmc_failf(bmc, RF_E_NOT_APPLIED, "boot order still %s (want %s) %lld s after the reset",
 			     current, wanted, (long long)(now - cn->reset_ms) / 1000);
 	} else if (!forced_after_graceful(bmc, now)) {
 		poll_boot(bmc, now + cn->run->o->poll_ms);

@@ -40,7 +40,7 @@ static void no_host_mac(struct rf_bmc *bmc)
 	for (size_t i = 0; i < bmc->hw.n_nics; i++)
 		br_buf_addf(&b, "; %s %s is the BMC's USB link",
 			    bmc->hw.nics[i].name ? bmc->hw.nics[i].name : "?", bmc->hw.nics[i].mac);
-	rf_bmc_failf(bmc, BR_E_NOTFOUND, "%s", br_buf_str(&b));
+	rf_bmc_failf(bmc, RF_E_NO_HOST_MAC, "%s", br_buf_str(&b));
 	br_buf_release(&b);
 }
 

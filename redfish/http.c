@@ -202,7 +202,7 @@ static int curl_errcode(CURLcode c)
 		return BR_E_UNREACHABLE;
 	case CURLE_PEER_FAILED_VERIFICATION:
 	case CURLE_SSL_CACERT_BADFILE:
-		return BR_E_PROTO;
+		return RF_E_TLS;
 	default:
 		return BR_E_IO;
 	}

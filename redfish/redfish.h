@@ -28,8 +28,12 @@
 
 /* Error codes beyond common's (all negative). */
 enum rf_errcode {
-	RF_E_HTTP = -100,	/* a non-success HTTP status; message carries it */
-	RF_E_NO_REDFISH = -101, /* /redfish/v1 absent: try IPMI */
+	RF_E_HTTP = -100,	 /* a non-success HTTP status; message carries it */
+	RF_E_NO_REDFISH = -101,	 /* /redfish/v1 absent: try IPMI */
+	RF_E_DEADLINE = -102,	 /* the BMC's deadline passed while it was still answering */
+	RF_E_NO_HOST_MAC = -103, /* the BMC showed no host NIC MAC */
+	RF_E_TLS = -104,	 /* the BMC's certificate was not trusted */
+	RF_E_NOT_APPLIED = -105, /* a BIOS job or boot order had not taken after the reset */
 };
 
 struct rf_target {

@@ -218,6 +218,26 @@ static const char *step_name(const struct conn *c)
 	return step_names[c->step];
 }
 
+/* Why the node failed, from the step it failed in: what a technician
+ * checks differs (the network, the key, the host key, the node itself). */
+static enum br_fail_kind step_failure(const struct conn *c)
+{
+	switch (c->step) {
+	case S_CONNECT:
+	case S_HANDSHAKE:
+		return BR_FAIL_SSH_UNREACHABLE;
+	case S_HOSTKEY:
+		return BR_FAIL_SSH_HOST_KEY;
+	case S_AUTH:
+		return BR_FAIL_SSH_AUTH;
+	case S_RUN:
+	case S_BYE:
+	case S_DONE:
+		break;
+	}
+	return BR_FAIL_PROBE;
+}
+
 static void conn_fail(struct conn *c, const char *fmt, ...) BR_PRINTF(2, 3);
 static void conn_fail(struct conn *c, const char *fmt, ...)
 {
@@ -233,6 +253,7 @@ static void conn_fail(struct conn *c, const char *fmt, ...)
 	va_end(ap);
 	free(r->error);
 	r->error = br_buf_detach(&b);
+	r->failure = step_failure(c);
 	r->ok = 0;
 	conn_finish(c);
 }

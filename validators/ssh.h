@@ -74,11 +74,12 @@ struct val_ssh_options {
 void val_ssh_options_init(struct val_ssh_options *o);
 
 struct val_ssh_result {
-	int ok;		 /* the command ran and exited (whatever its status) */
-	char *error;	 /* why not, naming host:port and the step */
-	int exit_status; /* its exit status; 128+N when killed by signal N */
-	int uploaded;	 /* the file was copied this time */
-	int replied;	 /* out holds a worker hook's reply, not the command's stdout */
+	int ok;			   /* the command ran and exited (whatever its status) */
+	char *error;		   /* why not, naming host:port and the step */
+	enum br_fail_kind failure; /* why not, as a kind: from the step it failed in */
+	int exit_status;	   /* its exit status; 128+N when killed by signal N */
+	int uploaded;		   /* the file was copied this time */
+	int replied;		   /* out holds a worker hook's reply, not the command's stdout */
 	struct br_buf out, err;
 	int64_t ms;			  /* connect to exit */
 	int64_t run_start_ms, run_end_ms; /* br_now_ms() when the command was started and had ended */

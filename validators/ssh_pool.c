@@ -28,7 +28,7 @@
 struct frame {
 	uint32_t magic;
 	uint32_t index; /* into the whole target list */
-	int32_t ok, exit_status, uploaded, replied;
+	int32_t ok, exit_status, uploaded, replied, failure;
 	int64_t ms, run_start_ms, run_end_ms;
 	uint64_t len_error, len_out, len_err;
 };
@@ -88,12 +88,19 @@ static void child_done(void *ctx, size_t index, const struct val_ssh_result *r)
 		replied = 1;
 		out = &c->reply;
 	}
-	f = (struct frame){ FRAME_MAGIC,   (uint32_t)(c->first + index),
-			    r->ok,	   r->exit_status,
-			    r->uploaded,   replied,
-			    r->ms,	   r->run_start_ms,
-			    r->run_end_ms, len_error,
-			    out->len,	   r->err.len };
+	f = (struct frame){ .magic = FRAME_MAGIC,
+			    .index = (uint32_t)(c->first + index),
+			    .ok = r->ok,
+			    .exit_status = r->exit_status,
+			    .uploaded = r->uploaded,
+			    .replied = replied,
+			    .failure = (int32_t)r->failure,
+			    .ms = r->ms,
+			    .run_start_ms = r->run_start_ms,
+			    .run_end_ms = r->run_end_ms,
+			    .len_error = len_error,
+			    .len_out = out->len,
+			    .len_err = r->err.len };
 	/* The parent gone (its end closed): nothing is left to report to. */
 	if (write_all(c->fd, &f, sizeof(f)) || write_all(c->fd, r->error, len_error) ||
 	    write_all(c->fd, out->data, out->len) || write_all(c->fd, r->err.data, r->err.len))
@@ -203,6 +210,8 @@ static int drain_frames(struct pool *p, struct worker *w)
 		r.exit_status = f.exit_status;
 		r.uploaded = f.uploaded;
 		r.replied = f.replied;
+		r.failure = f.failure >= 0 && f.failure < BR_FAIL_COUNT ? (enum br_fail_kind)f.failure
+									: BR_FAIL_STAGE;
 		r.ms = f.ms;
 		r.run_start_ms = f.run_start_ms;
 		r.run_end_ms = f.run_end_ms;
@@ -253,6 +262,7 @@ static void finish_worker(struct pool *p, struct worker *w, const char *bad)
 		if (p->reported[i])
 			continue;
 		r.error = br_xstrdup(why);
+		r.failure = BR_FAIL_WORKER;
 		br_buf_init(&r.out, 0);
 		br_buf_init(&r.err, 0);
 		deliver(p, i, &r);

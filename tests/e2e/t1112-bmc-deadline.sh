@@ -22,6 +22,11 @@ took=$(( $(date +%s) - start ))
 assert_eq "$rc" 1 "discover exit code with the tarpit node failed"
 [ "$took" -le 12 ] || fail "discover took ${took}s with a 3 s deadline (+5 s logout grace)"
 assert_contains "$(reason "$tarpit")" "deadline of 3 s passed" "the tarpit node's reason"
+# typed where it was seen: a BMC too slow to finish, not one that never answered
+assert_eq "$(bringup status --db inv.db --json | jq -r --arg h "$tarpit" '.nodes[] | select(.hostname == $h) | .failure_kind')" \
+	bmc_deadline "the tarpit node's failure kind"
+assert_eq "$(bringup tickets --db inv.db --json | jq -r --arg h "$tarpit" '.tickets[] | select(.hostname == $h) | .fault')" \
+	bmc_deadline "the tarpit node's ticket"
 assert_eq "$(state_count discovered)" 3 "the good nodes discovered"
 assert_eq "$(state_count failed)" 1 "only the tarpit node failed"
 # It logged out (late answers and all) or gave up within the grace: no

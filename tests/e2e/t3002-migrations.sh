@@ -7,11 +7,13 @@ sqlite3 inv.db < "$BR_TOP/tests/fixtures/inventory/schema-v1.sql"
 assert_eq "$(sqlite3 inv.db 'pragma user_version')" 1 "fixture version"
 
 bringup status --db inv.db --json > st.json
-assert_eq "$(sqlite3 inv.db 'pragma user_version')" 9 "version after open"
+assert_eq "$(sqlite3 inv.db 'pragma user_version')" 10 "version after open"
 assert_eq "$(jq -r '[.nodes[] | .hostname + ":" + .state] | join(",")' st.json)" "old-a:discovered,old-b:failed" "nodes kept"
 assert_eq "$(jq -r '.nodes[0].macs | join(",")' st.json)" "b0:7b:25:00:00:01,b0:7b:25:00:00:02" "MACs kept"
 assert_eq "$(jq -r '.nodes[0].system_serial' st.json)" "CN7792S1" "serial kept"
 assert_eq "$(jq -r '.nodes[1].reason' st.json)" "bmc 10.9.0.2: timed out" "reason kept"
+# failed before failure kinds were kept: no kind made up from its words
+assert_eq "$(jq -r '.nodes[1].failure_kind' st.json)" "stage_failed" "an old failure's kind"
 assert_eq "$(bringup history --db inv.db --json old-a | jq '.events | length')" 2 "events kept"
 # Columns and tables of later versions exist and work.
 assert_eq "$(sqlite3 inv.db "select bmc_type from nodes where id=1")" "auto" "v2 column default"

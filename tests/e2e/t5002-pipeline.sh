@@ -57,6 +57,21 @@ for h in $(jq -r '.nodes[].hostname' rack/truth.json); do
 	else
 		[ "$n" -ge 1 ] || fail "no ticket for $h ($fs)"
 	fi
+	# A failed node's kind is the one its stage typed for that fault, and
+	# its ticket carries that kind's own action (never the default).
+	kind=
+	for f in $fs; do
+		case $f in bmc_down) kind=bmc_unreachable ;; bmc_auth) kind=bmc_auth ;; commission_fail) kind=commission_failed ;; esac
+	done
+	if [ -n "$kind" ]; then
+		assert_eq "$(jq -r --arg h "$h" '.nodes[] | select(.hostname == $h) | .failure_kind' status1.json)" "$kind" \
+			"$h ($fs): failure kind"
+		assert_eq "$(jq -r --arg h "$h" '[.tickets[] | select(.hostname == $h) | .fault] | join(",")' t1.json)" "$kind" \
+			"$h ($fs): one ticket, of its kind"
+		case "$(jq -r --arg h "$h" '.tickets[] | select(.hostname == $h) | .action' t1.json)" in
+		Inspect*) fail "$h ($fs): the default action, not its kind's" ;;
+		esac
+	fi
 done
 assert_eq "$(jq -r '[.tickets[] | "\(.hostname)/\(.fault)"] | length' t1.json)" \
 	"$(jq -r '[.tickets[] | "\(.hostname)/\(.fault)"] | unique | length' t1.json)" "no (node, fault) ticket twice"

@@ -392,9 +392,11 @@ static void test_verdicts(void **state)
 	struct inv_check checks[] = { { "pcie", INV_CHECK_PASS, "x16", NULL },
 				      { "psu", INV_CHECK_FAIL, "PSU2 failed", NULL } };
 	struct inv_verdict v[] = {
-		{ "node-a", "{\"probe_version\":1}", checks, 2, INV_DEPLOYED, INV_VALIDATED, "2 checks" },
-		{ "node-b", "{\"probe_version\":1}", checks, 2, INV_CONFIGURED, INV_VALIDATED, "2 checks" },
-		{ "node-x", NULL, NULL, 0, INV_DEPLOYED, INV_FAILED, "unreachable" },
+		{ "node-a", "{\"probe_version\":1}", checks, 2, INV_DEPLOYED, INV_VALIDATED, BR_FAIL_NONE,
+		  "2 checks" },
+		{ "node-b", "{\"probe_version\":1}", checks, 2, INV_CONFIGURED, INV_VALIDATED, BR_FAIL_NONE,
+		  "2 checks" },
+		{ "node-x", NULL, NULL, 0, INV_DEPLOYED, INV_FAILED, BR_FAIL_SSH_UNREACHABLE, "unreachable" },
 	};
 	struct outcomes o = { { -1, -1, -1, -1 }, 0 };
 	char *doc = NULL;
@@ -428,6 +430,35 @@ static void test_verdicts(void **state)
 	assert_int_equal(checks_of(f->inv, "node-a"), 1);
 }
 
+/* A failed node keeps why as the kind its stage typed; leaving `failed`
+ * forgets it; a failure without a kind reads as stage_failed. */
+static void test_failure_kind(void **state)
+{
+	struct fixture *f = *state;
+	struct br_err err = { 0 };
+	struct inv_node n;
+
+	assert_int_equal(inv_node_fail(f->inv, "node-a", INV_NEW, BR_FAIL_BMC_AUTH, "HTTP 401", &err), 0);
+	assert_int_equal(inv_node_get(f->inv, "node-a", &n, &err), 0);
+	assert_int_equal(n.state, INV_FAILED);
+	assert_int_equal(n.failure_kind, BR_FAIL_BMC_AUTH);
+	inv_node_release(&n);
+	/* the same reason, another kind: recorded */
+	assert_int_equal(inv_node_fail(f->inv, "node-a", INV_FAILED, BR_FAIL_BMC_DEADLINE, "HTTP 401", &err),
+			 0);
+	assert_int_equal(inv_node_get(f->inv, "node-a", &n, &err), 0);
+	assert_int_equal(n.failure_kind, BR_FAIL_BMC_DEADLINE);
+	inv_node_release(&n);
+	assert_int_equal(inv_node_set_state(f->inv, "node-a", INV_FAILED, INV_DISCOVERED, "ok", &err), 0);
+	assert_int_equal(inv_node_get(f->inv, "node-a", &n, &err), 0);
+	assert_int_equal(n.failure_kind, BR_FAIL_NONE);
+	inv_node_release(&n);
+	assert_int_equal(inv_node_set_state(f->inv, "node-a", INV_DISCOVERED, INV_FAILED, "why", &err), 0);
+	assert_int_equal(inv_node_get(f->inv, "node-a", &n, &err), 0);
+	assert_int_equal(n.failure_kind, BR_FAIL_STAGE);
+	inv_node_release(&n);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -436,6 +467,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_load_hw_firmware, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_gate_batch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_verdicts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_failure_kind, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

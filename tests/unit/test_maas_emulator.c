@@ -450,11 +450,11 @@ static void en_system_id(void *ctx, struct enlist_job *job)
 	(void)job;
 }
 
-static void en_done(void *ctx, struct enlist_job *job, int ok, const char *reason)
+static void en_done(void *ctx, struct enlist_job *job, enum br_fail_kind kind, const char *reason)
 {
 	int *deployed = ctx;
 
-	if (ok)
+	if (kind == BR_FAIL_NONE)
 		++*deployed;
 	else
 		print_message("%s: %s\n", job->hostname, reason);

@@ -117,22 +117,39 @@ static void test_shipped_actions(void **state)
 	free(dir);
 }
 
+/* Every failure kind a stage can type has its own line in the shipped
+ * actions.conf (never the default): a technician is told what to do
+ * about exactly that; and a node failed before kinds were kept is
+ * stage_failed. */
 static void test_failure_fault(void **state)
 {
+	const char *top = getenv("BR_TOP");
+	char *dir = br_xasprintf("%s/templates", top ? top : ".");
+	struct tkt_actions a = { 0 };
+	struct br_err err = { 0 };
+	struct inv_node node = { 0 };
+
 	(void)state;
-	assert_string_equal(tkt_failure_fault("bmc gpu-r01-u03 (127.0.0.1:40319): after 6 attempts: GET "
-					      "http://127.0.0.1:40319/redfish/v1: Operation timed out"),
-			    "bmc_unreachable");
-	assert_string_equal(
-	    tkt_failure_fault("credentials refused (check bmc_user/bmc_password): bmc x: HTTP 401"),
-	    "bmc_auth");
-	assert_string_equal(
-	    tkt_failure_fault("MAAS commissioning failed (0n35j2): Commissioning failed: nvme"),
-	    "commission_failed");
-	assert_string_equal(tkt_failure_fault("bringup-probe exited with status 2 on the node"),
-			    "validate_failed");
-	assert_string_equal(tkt_failure_fault("something else"), "stage_failed");
-	assert_string_equal(tkt_failure_fault(NULL), "stage_failed");
+	assert_int_equal(tkt_actions_load(dir, &a, &err), 0);
+	for (int k = BR_FAIL_STAGE; k < BR_FAIL_COUNT; k++) {
+		const char *name = br_fail_kind_name((enum br_fail_kind)k);
+		enum br_fail_kind back = BR_FAIL_NONE;
+		int found = 0;
+
+		assert_int_equal(br_fail_kind_parse(name, &back), 0);
+		assert_int_equal(back, k);
+		for (size_t i = 0; i < a.n && !found; i++)
+			found = !strcmp(a.items[i].fault, name);
+		if (!found)
+			fail_msg("no line for failure kind %s in actions.conf", name);
+		node.failure_kind = (enum br_fail_kind)k;
+		assert_string_equal(tkt_failure_fault(&node), name);
+	}
+	node.failure_kind = BR_FAIL_NONE;
+	assert_string_equal(tkt_failure_fault(&node), "stage_failed");
+	assert_int_equal(br_fail_kind_parse("bmc_down", &node.failure_kind), BR_E_INVAL);
+	tkt_actions_release(&a);
+	free(dir);
 }
 
 static void test_gate_failing(void **state)
