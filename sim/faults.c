@@ -152,9 +152,17 @@ static void apply_bios_drift(struct sim_node *n, enum sim_fault f, uint64_t *rng
 			 n->st.boot_order[1], n->st.boot_order[2]));
 }
 
+/* The lower of two nodes' counts: a part both fit (--vendor mixed racks
+ * pair different machines). */
+static int both(int a, int b)
+{
+	return a < b ? a : b;
+}
+
 static void apply_cable_swap(struct sim_node *a, struct sim_node *b, uint64_t *rng)
 {
-	int k = (int)sim_rng_below(rng, SIM_FABRIC_NICS);
+	int k = (int)sim_rng_below(
+	    rng, (uint64_t)both(sim_node_shape(a)->fabric_nics, sim_node_shape(b)->fabric_nics));
 
 	/* The wiring list keeps the design; the cables went to each other's port. */
 	detail(a, SIM_F_CABLE_SWAP,
@@ -171,8 +179,13 @@ static void apply_cable_swap(struct sim_node *a, struct sim_node *b, uint64_t *r
  * truth.json, a as the one whose BMC lies. */
 static void apply_mac_clone(struct sim_node *a, struct sim_node *b, uint64_t *rng)
 {
-	int k = (int)sim_rng_below(rng, SIM_NICS);
+	const struct sim_shape *sa = sim_node_shape(a), *sb = sim_node_shape(b);
+	int fabric = both(sa->fabric_nics, sb->fabric_nics);
+	int k = (int)sim_rng_below(rng, (uint64_t)(fabric + both(sa->eth_nics, sb->eth_nics)));
 
+	/* Fabric NICs first, then Ethernet, fitted ones only. */
+	if (k >= fabric)
+		k = SIM_FABRIC_NICS + k - fabric;
 	memcpy(a->nics[k].mac, b->nics[k].mac, sizeof(a->nics[k].mac));
 	detail(a, SIM_F_MAC_CLONE,
 	       json_pack("{s:s, s:s, s:s}", "mac", b->nics[k].mac, "role", "impostor", "peer", b->hostname));
@@ -186,8 +199,12 @@ static void apply_mac_clone(struct sim_node *a, struct sim_node *b, uint64_t *rn
  * apply_cable_swap and apply_mac_clone. */
 static void apply(struct sim_node *n, enum sim_fault f, uint64_t *rng)
 {
-	int g = (int)sim_rng_below(rng, SIM_GPUS), k = (int)sim_rng_below(rng, SIM_FABRIC_NICS);
-	int d = (int)sim_rng_below(rng, SIM_DATA_DRIVES), p = (int)sim_rng_below(rng, SIM_PSUS);
+	/* Each fault picks among the parts the family's machine fits. */
+	const struct sim_shape *sh = sim_node_shape(n);
+	int g = (int)sim_rng_below(rng, (uint64_t)sh->gpus),
+	    k = (int)sim_rng_below(rng, (uint64_t)sh->fabric_nics);
+	int d = (int)sim_rng_below(rng, (uint64_t)sh->data_drives),
+	    p = (int)sim_rng_below(rng, (uint64_t)sh->psus);
 	char name[32];
 	int celsius;
 
@@ -245,7 +262,7 @@ static void apply(struct sim_node *n, enum sim_fault f, uint64_t *rng)
 				 "switch_port", n->nics[k].sw_port));
 		break;
 	case SIM_F_THERMAL_BOGUS:
-		n->bogus_sensor = (int)sim_rng_below(rng, SIM_TEMPS);
+		n->bogus_sensor = (int)sim_rng_below(rng, (uint64_t)sim_node_temps(n));
 		sim_temp_sensor(n->bogus_sensor, name, sizeof(name), &celsius);
 		detail(n, f,
 		       json_pack("{s:s, s:i}", "sensor", name, "reading", n->bogus_sensor % 2 ? 255 : -128));

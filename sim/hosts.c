@@ -19,7 +19,6 @@
 #include "hosts_private.h"
 
 #define HOST_CPUS 8 /* cores shown: enough for a per-core check, cheap to write */
-#define HOST_CPU_MAX_KHZ 3800000
 #define HOST_CPU_CAP_KHZ 2000000
 #define HOST_FAN_RPM_MAX 18000 /* as the BMC's fan table tops out */
 #define HOST_SECTOR_BYTES 512
@@ -101,7 +100,9 @@ static void cpus(struct sim_hw *w, const struct sim_node *n)
 	br_buf_init(&info, 0);
 	for (int c = 0; c < HOST_CPUS; c++) {
 		char *dir = br_xasprintf("sys/devices/system/cpu/cpu%d/cpufreq", c), *rel;
-		int max = capped && (c == 2 || c == 6) ? HOST_CPU_CAP_KHZ : HOST_CPU_MAX_KHZ;
+		int top = sim_node_shape(n)->cpu_host_khz;
+		int max = capped && (c == 2 || c == 6) ? HOST_CPU_CAP_KHZ : top;
+		int cur = max < 3000000 ? max : 3000000 + 100000 * c;
 
 		br_buf_addf(&info,
 			    "processor\t: %d\nvendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 143\n"
@@ -116,9 +117,9 @@ static void cpus(struct sim_hw *w, const struct sim_node *n)
 		ATTR("scaling_driver", "intel_pstate");
 		ATTR("scaling_max_freq", "%d", max);
 		ATTR("scaling_min_freq", "%d", 800000);
-		ATTR("cpuinfo_max_freq", "%d", HOST_CPU_MAX_KHZ);
+		ATTR("cpuinfo_max_freq", "%d", top);
 		ATTR("cpuinfo_min_freq", "%d", 800000);
-		ATTR("scaling_cur_freq", "%d", max < 3000000 ? max : 3000000 + 100000 * c);
+		ATTR("scaling_cur_freq", "%d", cur < max ? cur : max);
 #undef ATTR
 		free(dir);
 	}
@@ -176,7 +177,7 @@ static void thermal(struct sim_hw *w, const struct sim_node *n)
 		free(dev);
 	}
 	sim_hw_put(w, "sys/devices/platform/dell_smm_hwmon/hwmon/hwmon2/name", "dell_smm");
-	for (int i = 0; i < SIM_TEMPS; i++) {
+	for (int i = 0; i < sim_node_temps(n); i++) {
 		sim_temp_sensor(i, name, sizeof(name), &celsius);
 		if (bogus && i == n->bogus_sensor)
 			celsius = i % 2 ? 255 : -128;
@@ -187,7 +188,7 @@ static void thermal(struct sim_hw *w, const struct sim_node *n)
 		sim_hw_put(w, rel, "%d", celsius * 1000);
 		free(rel);
 	}
-	for (int i = 0; i < SIM_FANS; i++) {
+	for (int i = 0; i < sim_node_shape(n)->fans; i++) {
 		rel = br_xasprintf("sys/devices/%s/hwmon/hwmon2/fan%d_label", board, i + 1);
 		sim_hw_put(w, rel, "System Board Fan%d%c", i / 2 + 1, 'A' + i % 2);
 		free(rel);

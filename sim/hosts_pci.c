@@ -157,36 +157,39 @@ void sim_host_nic_bdf(const struct sim_node *n, int k, char bdf[16], char port[1
 	}
 }
 
-/* GPU g and fabric NIC g share a switch: rails pair a GPU with its NIC. */
+/* GPU g and fabric NIC g share a switch: rails pair a GPU with its NIC.
+ * A part the family's machine does not fit has no port on it. */
 static void gpu_switch(struct sim_hw *w, const struct sim_node *n, int g)
 {
 	const struct sim_gpu *gpu = &n->gpus[g];
 	const struct sim_nic *nic = &n->nics[g];
 	int root = gpu_root_bus(n, g), numa = gpu->bus < 0x80 ? 0 : 1;
-	int lanes = gpu->present ? gpu->lanes : 0;
+	int lanes = gpu->present ? gpu->lanes : 0, gen = sim_node_shape(n)->pcie_gen;
 	char *rp, *up, *down, *dev;
 	struct pci_desc d;
 
 	rp = br_xasprintf("sys/devices/pci0000:%02x/0000:%02x:01.0", root, root);
-	d = (struct pci_desc){ 0x8086, 0x352a, 0x060400,   0,	       0, PT_ROOT_PORT, root + 1,
-			       16,     16,     SPEED_GEN5, SPEED_GEN5, 0, numa };
+	d = (struct pci_desc){ 0x8086, 0x352a, 0x060400, 0,   0, PT_ROOT_PORT, root + 1,
+			       16,     16,     gen,	 gen, 0, numa };
 	pci_device(w, rp, &d);
 	up = br_xasprintf("%s/0000:%02x:00.0", rp, root + 1);
-	d = (struct pci_desc){ 0x1000, 0xc030, 0x060400,   0,	       0, PT_UPSTREAM, root + 2,
-			       16,     16,     SPEED_GEN5, SPEED_GEN5, 0, numa };
+	d = (struct pci_desc){ 0x1000, 0xc030, 0x060400, 0,   0, PT_UPSTREAM, root + 2,
+			       16,     16,     gen,	 gen, 0, numa };
 	pci_device(w, up, &d);
 
 	down = br_xasprintf("%s/0000:%02x:00.0", up, root + 2);
-	d = (struct pci_desc){ 0x1000, 0xc030, 0x060400,   0,	       0,     PT_DOWNSTREAM, gpu->bus,
-			       16,     lanes,  SPEED_GEN5, SPEED_GEN5, g + 1, numa };
-	pci_device(w, down, &d);
+	if (gpu->fitted) {
+		d = (struct pci_desc){ 0x1000, 0xc030, 0x060400, 0,   0,     PT_DOWNSTREAM, gpu->bus,
+				       16,     lanes,  gen,	 gen, g + 1, numa };
+		pci_device(w, down, &d);
+	}
 	if (gpu->present) {
 		char bdf[16], port[16];
 
 		sim_host_gpu_bdf(n, g, bdf, port);
 		dev = br_xasprintf("%s/%s", down, bdf);
-		d = (struct pci_desc){ 0x10de, 0x2335, 0x030200,   0x10de,     0x18bf, PT_ENDPOINT, 0,
-				       16,     lanes,  SPEED_GEN5, SPEED_GEN5, 0,      numa };
+		d = (struct pci_desc){ 0x10de, 0x2335, 0x030200, 0x10de, 0x18bf, PT_ENDPOINT, 0,
+				       16,     lanes,  gen,	 gen,	 0,	 numa };
 		pci_device(w, dev, &d);
 		slot_file(w, g + 1, bdf);
 		free(dev);
@@ -194,18 +197,20 @@ static void gpu_switch(struct sim_hw *w, const struct sim_node *n, int g)
 	free(down);
 
 	down = br_xasprintf("%s/0000:%02x:01.0", up, root + 2);
-	d = (struct pci_desc){
-		0x1000,	    0xc030,	0x060400, 0,   0, PT_DOWNSTREAM, nic->bus, 16, nic->present ? 16 : 0,
-		SPEED_GEN5, SPEED_GEN5, 31 + g,	  numa
-	};
-	pci_device(w, down, &d);
+	if (nic->fitted) {
+		d = (struct pci_desc){
+			0x1000, 0xc030, 0x060400, 0,   0, PT_DOWNSTREAM, nic->bus, 16, nic->present ? 16 : 0,
+			gen,	gen,	31 + g,	  numa
+		};
+		pci_device(w, down, &d);
+	}
 	if (nic->present) {
 		char bdf[16], port[16];
 
 		sim_host_nic_bdf(n, g, bdf, port);
 		dev = br_xasprintf("%s/%s", down, bdf);
-		d = (struct pci_desc){ 0x15b3, 0x1021, 0x020000,   0x15b3,     0x0023, PT_ENDPOINT, 0,
-				       16,     16,     SPEED_GEN5, SPEED_GEN5, 0,      numa };
+		d = (struct pci_desc){ 0x15b3, 0x1021, 0x020000, 0x15b3, 0x0023, PT_ENDPOINT, 0,
+				       16,     16,     gen,	 gen,	 0,	 numa };
 		pci_device(w, dev, &d);
 		slot_file(w, 31 + g, bdf);
 		free(dev);
@@ -247,7 +252,7 @@ char *sim_host_drive_dir(int d)
 
 static void drives(struct sim_hw *w, const struct sim_node *n)
 {
-	for (int d = -1; d < SIM_DATA_DRIVES; d++) {
+	for (int d = -1; d < sim_node_shape(n)->data_drives; d++) {
 		int present = d < 0 ? n->boot_drive.present : n->drives[d].present;
 		char *dir = sim_host_drive_dir(d), *rp = br_xstrdup(dir);
 		struct pci_desc desc = { 0x8086,
@@ -283,7 +288,8 @@ static void drives(struct sim_hw *w, const struct sim_node *n)
 void sim_host_pci(struct sim_hw *w, const struct sim_node *n)
 {
 	for (int g = 0; g < SIM_GPUS; g++)
-		gpu_switch(w, n, g);
+		if (n->gpus[g].fitted || n->nics[g].fitted)
+			gpu_switch(w, n, g);
 	lom(w, n);
 	drives(w, n);
 }

@@ -20,7 +20,7 @@ static void nvsmi_gpu(struct br_buf *b, const struct sim_node *n, int g, int min
 {
 	const struct sim_gpu *gpu = &n->gpus[g];
 	char bdf[16], port[16], name[32];
-	int celsius;
+	int celsius, gen = sim_node_shape(n)->pcie_gen;
 
 	sim_host_gpu_bdf(n, g, bdf, port);
 	sim_temp_sensor(4 + g, name, sizeof(name), &celsius);
@@ -71,11 +71,11 @@ static void nvsmi_gpu(struct br_buf *b, const struct sim_node *n, int g, int min
 		    "\t\t\t<pci_bus_id>0000%.5s%02X:00.0</pci_bus_id>\n"
 		    "\t\t\t<pci_sub_system_id>18BF10DE</pci_sub_system_id>\n"
 		    "\t\t\t<pci_gpu_link_info>\n\t\t\t\t<pcie_gen>\n"
-		    "\t\t\t\t\t<max_link_gen>5</max_link_gen>\n"
-		    "\t\t\t\t\t<current_link_gen>5</current_link_gen>\n"
-		    "\t\t\t\t\t<device_current_link_gen>5</device_current_link_gen>\n"
-		    "\t\t\t\t\t<max_device_link_gen>5</max_device_link_gen>\n"
-		    "\t\t\t\t\t<max_host_link_gen>5</max_host_link_gen>\n"
+		    "\t\t\t\t\t<max_link_gen>%d</max_link_gen>\n"
+		    "\t\t\t\t\t<current_link_gen>%d</current_link_gen>\n"
+		    "\t\t\t\t\t<device_current_link_gen>%d</device_current_link_gen>\n"
+		    "\t\t\t\t\t<max_device_link_gen>%d</max_device_link_gen>\n"
+		    "\t\t\t\t\t<max_host_link_gen>%d</max_host_link_gen>\n"
 		    "\t\t\t\t</pcie_gen>\n\t\t\t\t<link_widths>\n"
 		    "\t\t\t\t\t<max_link_width>16x</max_link_width>\n"
 		    "\t\t\t\t\t<current_link_width>%dx</current_link_width>\n"
@@ -99,7 +99,8 @@ static void nvsmi_gpu(struct br_buf *b, const struct sim_node *n, int g, int min
 		    "\t\t\t<default_power_limit>700.00 W</default_power_limit>\n"
 		    "\t\t</gpu_power_readings>\n"
 		    "\t</gpu>\n",
-		    gpu->bus, "0000:", gpu->bus, gpu->lanes, celsius, 87 - celsius, celsius + 1);
+		    gpu->bus, "0000:", gpu->bus, gen, gen, gen, gen, gen, gpu->lanes, celsius, 87 - celsius,
+		    celsius + 1);
 }
 
 static void nvidia_smi(struct sim_hw *w, const struct sim_node *n, const char *stamp)
@@ -207,6 +208,10 @@ static void kernel_log(struct sim_hw *w, const struct sim_node *n, const char *s
 	br_buf_addf(&msgs, "[    0.000000] DMI: Dell Inc. PowerEdge XE9680/0NGMK4, BIOS %s 07/15/2024\n",
 		    SIM_FW_BIOS);
 	for (int g = 0; g < SIM_GPUS; g++) {
+		/* pcie_print_link_status: 128b/130b lanes of 16 or 32 GT/s. */
+		int gen4 = sim_node_shape(n)->pcie_gen == 4;
+		const char *gts = gen4 ? "16.0" : "32.0";
+		double x16 = gen4 ? 252.061 : 504.123;
 		char bdf[16], port[16];
 
 		if (!n->gpus[g].present)
@@ -217,9 +222,10 @@ static void kernel_log(struct sim_hw *w, const struct sim_node *n, const char *s
 		if (n->gpus[g].lanes < 16)
 			br_buf_addf(
 			    &msgs,
-			    "[    2.%06d] pci %s: %.3f Gb/s available PCIe bandwidth, limited by 32.0 GT/s "
-			    "PCIe x%d link at %s (capable of 504.123 Gb/s with 32.0 GT/s PCIe x16 link)\n",
-			    100001 + g * 1111, bdf, 504.123 * n->gpus[g].lanes / 16, n->gpus[g].lanes, port);
+			    "[    2.%06d] pci %s: %.3f Gb/s available PCIe bandwidth, limited by %s GT/s "
+			    "PCIe x%d link at %s (capable of %.3f Gb/s with %s GT/s PCIe x16 link)\n",
+			    100001 + g * 1111, bdf, x16 * n->gpus[g].lanes / 16, gts, n->gpus[g].lanes, port,
+			    x16, gts);
 	}
 	for (int k = 0; k < SIM_FABRIC_NICS; k++)
 		if (n->nics[k].present)

@@ -62,7 +62,7 @@ static int find_pcie(const struct sim_node *n, const char *id, struct pcie_dev *
 						  "0x020000",
 						  (int)bus,
 						  fabric ? 16 : 1,
-						  fabric ? 1 : SIM_ETH_NICS,
+						  fabric ? 1 : sim_node_shape(n)->eth_nics,
 						  k };
 			return 1;
 		}
@@ -141,12 +141,15 @@ json_t *sim_r_pcie_coll(struct sim_ctx *c)
 json_t *sim_r_pcie(struct sim_ctx *c)
 {
 	struct pcie_dev d;
+	char gen[8];
 	json_t *o;
 
 	if (!find_pcie(c->node, c->args[0], &d))
 		return NULL;
 	o = sim_res("#PCIeDevice.v1_11_1.PCIeDevice", c->args[0], d.name, SIM_R_CHASSIS "/PCIeDevices/%s",
 		    c->args[0]);
+	/* GPUs and fabric NICs at the family's generation, the LOM at Gen2. */
+	snprintf(gen, sizeof(gen), "Gen%d", d.nic >= SIM_FABRIC_NICS ? 2 : sim_node_shape(c->node)->pcie_gen);
 	json_object_set_new(o, "Manufacturer", json_string(d.vendor));
 	json_object_set_new(o, "Model", json_string(d.model));
 	json_object_set_new(o, "SerialNumber", json_string(d.serial));
@@ -155,9 +158,8 @@ json_t *sim_r_pcie(struct sim_ctx *c)
 			    json_string(d.functions > 1 ? "MultiFunction" : "SingleFunction"));
 	json_object_set_new(o, "PCIeInterface",
 			    json_pack("{s:i, s:i, s:s, s:s}", "LanesInUse", d.lanes, "MaxLanes",
-				      d.nic >= SIM_FABRIC_NICS ? 1 : 16, "PCIeType",
-				      d.nic >= SIM_FABRIC_NICS ? "Gen2" : "Gen5", "MaxPCIeType",
-				      d.nic >= SIM_FABRIC_NICS ? "Gen2" : "Gen5"));
+				      d.nic >= SIM_FABRIC_NICS ? 1 : 16, "PCIeType", gen, "MaxPCIeType",
+				      gen));
 	json_object_set_new(o, "PCIeFunctions",
 			    sim_link(SIM_R_CHASSIS "/PCIeDevices/%s/PCIeFunctions", c->args[0]));
 	json_object_set_new(o, "Status", sim_status("OK"));

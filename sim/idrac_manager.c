@@ -84,7 +84,7 @@ static void fw_build(struct sim_fw_list *l, const struct sim_node *n)
 		fw_add(l, 0, k < SIM_FABRIC_NICS ? 104327 : 108255, n->nics[k].firmware, n->nics[k].fqdd,
 		       name);
 	}
-	for (int p = 0; p < SIM_PSUS; p++) {
+	for (int p = 0; p < sim_node_shape(n)->psus; p++) {
 		char fqdd[24];
 
 		snprintf(fqdd, sizeof(fqdd), "PSU.Slot.%d", p + 1);

@@ -14,7 +14,7 @@ json_t *sim_r_thermal(struct sim_ctx *c)
 	json_t *fans = json_array(), *temps = json_array();
 	char name[32], member[64];
 
-	for (int i = 0; i < SIM_FANS; i++) {
+	for (int i = 0; i < sim_node_shape(n)->fans; i++) {
 		/* A bogus sensor drives the fan table to full speed. */
 		int rpm = bogus ? FAN_RPM_MAX : 7800 + 120 * ((n->index + i) % 7);
 		char *id = br_xasprintf(SIM_R_CHASSIS "/Thermal#/Fans/%d", i);
@@ -31,7 +31,7 @@ json_t *sim_r_thermal(struct sim_ctx *c)
 				    "PhysicalContext", "SystemBoard", "Status", sim_status("OK")));
 		free(id);
 	}
-	for (int i = 0; i < SIM_TEMPS; i++) {
+	for (int i = 0; i < sim_node_temps(n); i++) {
 		int celsius, upper = i == 0 ? 47 : i == 1 ? 75 : i < 4 ? 100 : 95;
 		char *id = br_xasprintf(SIM_R_CHASSIS "/Thermal#/Temperatures/%d", i);
 
@@ -51,9 +51,9 @@ json_t *sim_r_thermal(struct sim_ctx *c)
 						       "Status", sim_status("OK")));
 		free(id);
 	}
-	json_object_set_new(t, "Fans@odata.count", json_integer(SIM_FANS));
+	json_object_set_new(t, "Fans@odata.count", json_integer(sim_node_shape(n)->fans));
 	json_object_set_new(t, "Fans", fans);
-	json_object_set_new(t, "Temperatures@odata.count", json_integer(SIM_TEMPS));
+	json_object_set_new(t, "Temperatures@odata.count", json_integer(sim_node_temps(n)));
 	json_object_set_new(t, "Temperatures", temps);
 	return t;
 }
@@ -65,7 +65,7 @@ json_t *sim_r_power(struct sim_ctx *c)
 	json_t *psus = json_array();
 	char member[16], name[16];
 
-	for (int i = 0; i < SIM_PSUS; i++) {
+	for (int i = 0; i < sim_node_shape(n)->psus; i++) {
 		int failed = n->psus[i].failed;
 		char *id = br_xasprintf(SIM_R_CHASSIS "/Power#/PowerSupplies/%d", i);
 
@@ -81,7 +81,7 @@ json_t *sim_r_power(struct sim_ctx *c)
 			      failed ? 0 : 1150, "Status", sim_status(failed ? "Critical" : "OK")));
 		free(id);
 	}
-	json_object_set_new(p, "PowerSupplies@odata.count", json_integer(SIM_PSUS));
+	json_object_set_new(p, "PowerSupplies@odata.count", json_integer(sim_node_shape(n)->psus));
 	json_object_set_new(p, "PowerSupplies", psus);
 	json_object_set_new(p, "PowerControl",
 			    json_pack("[{s:s, s:s, s:s, s:i, s:i}]", "@odata.id",

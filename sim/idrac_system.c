@@ -189,7 +189,8 @@ json_t *sim_r_eth_coll(struct sim_ctx *c)
 				"System Ethernet Interface Collection", SIM_R_SYS "/EthernetInterfaces");
 
 	for (int k = SIM_FABRIC_NICS; k < SIM_NICS; k++)
-		sim_coll_add(coll, SIM_R_SYS "/EthernetInterfaces/%s", c->node->nics[k].fqdd);
+		if (c->node->nics[k].fitted)
+			sim_coll_add(coll, SIM_R_SYS "/EthernetInterfaces/%s", c->node->nics[k].fqdd);
 	for (int k = 0; k < SIM_FABRIC_NICS; k++)
 		if (c->node->nics[k].present)
 			sim_coll_add(coll, SIM_R_SYS "/EthernetInterfaces/%s", c->node->nics[k].fqdd);
@@ -247,7 +248,7 @@ json_t *sim_r_proc(struct sim_ctx *c)
 	json_object_set_new(p, "TotalCores", json_integer(56));
 	json_object_set_new(p, "TotalEnabledCores", json_integer(56));
 	json_object_set_new(p, "TotalThreads", json_integer(112));
-	json_object_set_new(p, "MaxSpeedMHz", json_integer(4000));
+	json_object_set_new(p, "MaxSpeedMHz", json_integer(sim_node_shape(c->node)->cpu_mhz));
 	json_object_set_new(p, "OperatingSpeedMHz", json_integer(2000));
 	json_object_set_new(p, "Status", sim_status("OK"));
 	return p;

@@ -118,8 +118,9 @@ static int write_rack_csv(const struct sim_rack *rack, const char *dir, struct b
 	for (size_t i = 0; i < rack->n; i++) {
 		const struct sim_node *n = &rack->nodes[i];
 
-		br_buf_addf(&b, "%s,%s,%d,%s,root,env:BRINGUP_BMC_PASSWORD,xe9680,redfish,,\n", n->hostname,
-			    n->rack, n->unit, n->bmc);
+		/* Each node names its own family's profile: its machine's shape. */
+		br_buf_addf(&b, "%s,%s,%d,%s,root,env:BRINGUP_BMC_PASSWORD,%s,redfish,,\n", n->hostname,
+			    n->rack, n->unit, n->bmc, sim_vendor_profile(n->vendor));
 	}
 	return write_buf(dir, "rack.csv", &b, err);
 }
@@ -134,8 +135,9 @@ static int write_wiring_csv(const struct sim_rack *rack, const char *dir, struct
 		const struct sim_node *n = &rack->nodes[i];
 
 		for (int k = 0; k < SIM_NICS; k++)
-			br_buf_addf(&b, "%s,%s,%s,%s\n", n->hostname, n->nics[k].ifname, n->nics[k].sw,
-				    n->nics[k].sw_port);
+			if (n->nics[k].fitted)
+				br_buf_addf(&b, "%s,%s,%s,%s\n", n->hostname, n->nics[k].ifname,
+					    n->nics[k].sw, n->nics[k].sw_port);
 	}
 	return write_buf(dir, "wiring.csv", &b, err);
 }

@@ -136,7 +136,7 @@ static void make_storage(struct sim_node *n, uint64_t salt)
 	snprintf(b->model, sizeof(b->model), "Dell BOSS-N1 960GB");
 	snprintf(b->firmware, sizeof(b->firmware), "E2MU200");
 	b->capacity_bytes = 960197124096ULL;
-	b->present = 1;
+	b->present = b->fitted = 1;
 	n->boot_mirror = *b;
 	snprintf(n->boot_mirror.id, sizeof(n->boot_mirror.id), "Disk.Direct.1-1:BOSS.SL.14-1");
 	snprintf(n->boot_mirror.serial, sizeof(n->boot_mirror.serial), "23173B%06llu",

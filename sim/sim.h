@@ -29,6 +29,8 @@
 #include "common.h"
 
 #define SIM_NODES_MAX 10000
+/* The most of each part any family fits (the XE9680's): arrays are this
+ * big; a family's node fits the first sim_node_shape() ones of each. */
 #define SIM_GPUS 8
 #define SIM_FABRIC_NICS 8 /* ConnectX-7 400G, one port each, NIC.Slot.31-38 */
 #define SIM_ETH_NICS 2	  /* Broadcom LOM, NIC.Embedded.1-2 */
@@ -189,6 +191,19 @@ enum sim_vendor {
 };
 
 const char *sim_vendor_name(enum sim_vendor v);
+/* The profile (templates/profiles/NAME) a family's machine is: "xe9680" ... */
+const char *sim_vendor_profile(enum sim_vendor v);
+
+/* What a family's machine fits (vendor.c's table, each number's source
+ * beside it): counts no larger than the array maxima above. Parts past a
+ * count are not fitted: absent everywhere (BMC, host tree, wiring,
+ * truth, MAAS), and no fault picks them. */
+struct sim_shape {
+	int gpus, fabric_nics, eth_nics, data_drives, psus, fans;
+	int pcie_gen;	  /* GPUs' and fabric NICs' PCIe generation (4, 5) */
+	int cpu_mhz;	  /* the CPU's rated maximum, Redfish MaxSpeedMHz */
+	int cpu_host_khz; /* cpuinfo_max_freq the host shows */
+};
 /* "dell" ... "ami" or "mixed"; BR_E_INVAL for anything else. */
 int sim_vendor_parse(const char *name, enum sim_vendor *ret_vendor);
 
@@ -202,6 +217,7 @@ struct sim_nic {
 	char firmware[16];
 	int bus; /* PCI bus number */
 	int present;
+	int fitted;  /* the family's machine has it (sim_node_shape); present implies fitted */
 	char sw[32]; /* switch and port this NIC is cabled to by design */
 	char sw_port[16];
 };
@@ -211,6 +227,7 @@ struct sim_gpu {
 	int bus;
 	int lanes; /* trained width; 16 unless pcie_degraded */
 	int present;
+	int fitted;
 };
 
 struct sim_drive {
@@ -220,11 +237,13 @@ struct sim_drive {
 	char firmware[12];
 	uint64_t capacity_bytes;
 	int present;
+	int fitted;
 };
 
 struct sim_psu {
 	char serial[24];
 	int failed;
+	int fitted;
 };
 
 struct sim_session {
@@ -352,10 +371,14 @@ void sim_boot_order_baseline(struct sim_node *node);
 void sim_jobs_advance(struct sim_node *node);
 /* Temperature sensor i (< SIM_TEMPS): its name and healthy reading. */
 void sim_temp_sensor(int i, char *name, size_t len, int *ret_celsius);
+/* How many of those the node has: the board's four and one per fitted GPU. */
+int sim_node_temps(const struct sim_node *n);
 
 /* Give every node its family and what that family adds (the USB link's
- * MAC); vendor.c. */
+ * MAC, the parts its machine fits); vendor.c. Before faults are put on. */
 void sim_vendor_assign(struct sim_rack *rack, enum sim_vendor vendor);
+/* The node's family's machine (struct sim_shape). */
+const struct sim_shape *sim_node_shape(const struct sim_node *n);
 
 /* ---- faults.c ------------------------------------------------------------- */
 

@@ -163,6 +163,101 @@ static const struct sim_vendor_info infos[SIM_V_COUNT] = {
 			.repeat_pages = 1 },
 };
 
+/* What each family's machine fits: the configuration its model is sold in
+ * for an 8-way (or the family's own) GPU node, and where each number comes
+ * from. "Not found" marks a number no public source reachable here gave;
+ * it is then the smallest real configuration of the machine, so a profile
+ * that states it never asks for more than the machine has. Ethernet is the
+ * provisioning pair every family PXE-boots from (NIC.Embedded.1 is the PXE
+ * device in the boot order); where a machine has more, only two are cabled
+ * to the top-of-rack pair the wiring list names.
+ *  - Dell PowerEdge XE9680: the simulator's first machine, as it always was
+ *    (templates/profiles/xe9680/hardware.conf); cpuinfo_max_freq 3.8 GHz
+ *    (Xeon Platinum 8480+ max turbo), Redfish MaxSpeedMHz 4000.
+ *  - HPE ProLiant XL675d Gen10 Plus (HPE QuickSpecs "HPE Apollo 6500 Gen10
+ *    Plus System", XL675d: 2x AMD EPYC 7003, HGX A100 8-GPU): 8 A100 SXM4,
+ *    whose host link is PCIe 4.0 x16 (TechPowerUp's GPU database, "A100
+ *    SXM4 80 GB ... PCIe 4.0 x16"); EPYC 7003 has no Gen5, so the fabric
+ *    NICs (ConnectX-6 HDR, one per GPU) train Gen4 x16 too. CPU: EPYC 7763
+ *    (named in HPE's XL675d QuickSpecs options), max boost 3.5 GHz (AMD's
+ *    product page). Data drives 8 NVMe SFF, PSUs 4 (the chassis' 3000 W
+ *    bays), fans 12: not found in a source reachable here; the QuickSpecs
+ *    is the document to check them against.
+ *  - Lenovo ThinkSystem SR675 V3 (Lenovo Press product guide LP1611): the
+ *    SXM configuration, HGX H100 4-GPU (H100 SXM5: PCIe Gen5 x16, as
+ *    MLCommons' H100/H200 SXM system descriptions give it), one ConnectX-7
+ *    NDR per GPU: 4 and 4. CPU: 2x EPYC 9004, 9554's max boost 3.75 GHz
+ *    (AMD). Drives 4 (E1.S), PSUs 4, fans 5: not found in a source
+ *    reachable here (LP1611 is the document to check).
+ *  - Supermicro SYS-821GE-TNHR (Supermicro's product page; a teardown,
+ *    mynw.cn/news/484475: HGX H200 8-GPU, 16 U.2 NVMe bays and 3 SATA,
+ *    5 hot-swap fans in the front centre): 8 GPUs Gen5 x16, 8 fabric
+ *    NICs (one per GPU, 1:1 as the HGX reference), CPU 2x Xeon Platinum
+ *    8480+ (max turbo 3.8 GHz, Intel ARK). Drives: 8 of the 16 bays
+ *    fitted (the common order; all 16 would exceed what the simulator
+ *    models). PSUs 6 (3000 W, 3+3) and fans 10 (5 front, 5 rear): the
+ *    page's numbers as remembered, not found in a source reachable here.
+ *  - NVIDIA P3880 Grace Hopper (GH200, the MGX reference board): one GH200
+ *    superchip, so 1 GPU (the Hopper GPU behind NVLink-C2C; the simulator
+ *    presents it at PCIe Gen5 x16 as nvidia-smi does) and 1 ConnectX-7
+ *    fabric NIC; Grace's clock 3.1 GHz base / 3.44 GHz boost (MLCommons
+ *    GB200 NVL72 system description, same Grace CPU). Drives 4 (E1.S),
+ *    PSUs 2, fans 8: not found in a source reachable here.
+ *  - NVIDIA DGX H100 (DGX H100 User Guide, DU-10264-001; NVIDIA's DGX
+ *    H100/H200 datasheet): 8 H100 SXM5 (Gen5 x16), 8 single-port
+ *    ConnectX-7 behind the 4 OSFP cages (the datasheet's "10x 400 Gb/s"
+ *    less the 2 storage NICs), 2x Xeon Platinum 8480C (3.80 GHz max
+ *    boost), OS on 2x 1.92 TB M.2, 8x 3.84 TB U.2 data drives, 6 PSUs
+ *    (3.3 kW, 4+2). Fans 12: not found in a source reachable here. */
+static const struct sim_shape shapes[SIM_V_COUNT] = {
+	[SIM_V_DELL] = { 8, 8, 2, 8, 6, 12, 5, 4000, 3800000 },
+	[SIM_V_HPE] = { 8, 8, 2, 8, 4, 12, 4, 3500, 3500000 },
+	[SIM_V_LENOVO] = { 4, 4, 2, 4, 4, 5, 5, 3750, 3750000 },
+	[SIM_V_SUPERMICRO] = { 8, 8, 2, 8, 6, 10, 5, 3800, 3800000 },
+	[SIM_V_OPENBMC] = { 1, 1, 2, 4, 2, 8, 5, 3440, 3440000 },
+	[SIM_V_AMI] = { 8, 8, 2, 8, 6, 12, 5, 3800, 3800000 },
+};
+_Static_assert(SIM_GPUS == 8 && SIM_FABRIC_NICS == 8 && SIM_ETH_NICS == 2 && SIM_DATA_DRIVES == 8 &&
+		   SIM_PSUS == 6 && SIM_FANS == 12,
+	       "a shape's counts must fit the arrays");
+
+/* The profile each family's machine is (templates/profiles/NAME). */
+static const char *const profiles[SIM_V_COUNT] = {
+	[SIM_V_DELL] = "xe9680",	  [SIM_V_HPE] = "xl675d",    [SIM_V_LENOVO] = "sr675v3",
+	[SIM_V_SUPERMICRO] = "sys-821ge", [SIM_V_OPENBMC] = "gh200", [SIM_V_AMI] = "dgx-h100",
+};
+
+const struct sim_shape *sim_node_shape(const struct sim_node *n)
+{
+	return &shapes[(unsigned)n->vendor < SIM_V_COUNT ? n->vendor : SIM_V_DELL];
+}
+
+int sim_node_temps(const struct sim_node *n)
+{
+	return SIM_TEMPS - SIM_GPUS + sim_node_shape(n)->gpus;
+}
+
+const char *sim_vendor_profile(enum sim_vendor v)
+{
+	return profiles[(unsigned)v < SIM_V_COUNT ? v : SIM_V_DELL];
+}
+
+/* Parts past the family's counts are not fitted, so absent everywhere. */
+static void fit(struct sim_node *n)
+{
+	const struct sim_shape *sh = sim_node_shape(n);
+
+	for (int g = 0; g < SIM_GPUS; g++)
+		n->gpus[g].present = n->gpus[g].fitted = g < sh->gpus;
+	for (int k = 0; k < SIM_NICS; k++)
+		n->nics[k].present = n->nics[k].fitted =
+		    k < SIM_FABRIC_NICS ? k < sh->fabric_nics : k - SIM_FABRIC_NICS < sh->eth_nics;
+	for (int d = 0; d < SIM_DATA_DRIVES; d++)
+		n->drives[d].present = n->drives[d].fitted = d < sh->data_drives;
+	for (int p = 0; p < SIM_PSUS; p++)
+		n->psus[p].fitted = p < sh->psus;
+}
+
 const struct sim_vendor_info *sim_vendor_info(enum sim_vendor v)
 {
 	return &infos[(unsigned)v < SIM_V_COUNT ? v : SIM_V_DELL];
@@ -194,6 +289,7 @@ void sim_vendor_assign(struct sim_rack *rack, enum sim_vendor vendor)
 		struct sim_node *n = &rack->nodes[i];
 
 		n->vendor = vendor == SIM_V_MIXED ? (enum sim_vendor)(i % SIM_V_COUNT) : vendor;
+		fit(n);
 		n->usb_mac[0] = '\0';
 		/* The BMC picks the USB link's host MAC: locally administered
 		 * (0x02 bit of the first octet), here derived from its own. */
