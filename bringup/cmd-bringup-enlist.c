@@ -289,8 +289,9 @@ static int open_maas(struct br_stage *st, const char *url, const char *key_ref, 
 
 struct args {
 	const char *url, *key_ref, *ca_file, *pubkey, *distro;
-	char *key; /* the MAAS API key, resolved */
-	int insecure, skip_configure, max_parallel, max_inflight, poll_ms, workers;
+	const char *pubkey_env; /* $BRINGUP_SSH_PUBKEY: pubkey unless --ssh-pubkey was given */
+	char *key;		/* the MAAS API key, resolved */
+	int insecure, skip_configure, no_ssh_key, max_parallel, max_inflight, poll_ms, workers;
 	int timeout_s, retries, commission_timeout_s, deploy_timeout_s;
 	struct br_strlist ntp, packages;
 	struct enlist_inputs in;
@@ -312,13 +313,24 @@ static int check_args(struct br_stage *st, struct args *a)
 	templates = br_templates_dir();
 	if (!templates)
 		return br_stage_usage(st, "no templates directory (set BRINGUP_TEMPLATES)");
-	rc = enlist_inputs_load(&a->in, templates, a->pubkey, &a->ntp, &a->packages, &err);
+	if (a->no_ssh_key && a->pubkey && a->pubkey != a->pubkey_env) {
+		free(templates);
+		return br_stage_usage(st, "--ssh-pubkey and --no-ssh-key: give one");
+	}
+	/* Deployed without the validators' key, a node cannot be validated:
+	 * every one would fail validate and be ticketed, for want of a flag. */
+	if (!a->no_ssh_key && (!a->pubkey || !*a->pubkey)) {
+		free(templates);
+		return br_stage_usage(
+		    st, "no SSH key for the nodes: --ssh-pubkey PATH or $BRINGUP_SSH_PUBKEY (the public half "
+			"of the key validate logs in with), or --no-ssh-key to deploy nodes nobody can "
+			"validate");
+	}
+	rc = enlist_inputs_load(&a->in, templates, a->no_ssh_key ? NULL : a->pubkey, &a->ntp, &a->packages,
+				&err);
 	free(templates);
 	if (rc)
 		return br_stage_usage(st, "%s", err.msg);
-	if (!a->in.ssh_pubkey)
-		br_warn("enlist",
-			"no --ssh-pubkey or $BRINGUP_SSH_PUBKEY: validators will not be able to log in");
 	return 0;
 }
 
@@ -414,6 +426,7 @@ int main(int argc, char **argv)
 	struct args a = { .url = getenv("MAAS_URL"),
 			  .ca_file = getenv("BRINGUP_CA_FILE"),
 			  .pubkey = getenv("BRINGUP_SSH_PUBKEY"),
+			  .pubkey_env = getenv("BRINGUP_SSH_PUBKEY"),
 			  .distro = "jammy",
 			  .max_parallel = 64,
 			  .max_inflight = 32,
@@ -450,7 +463,10 @@ int main(int argc, char **argv)
 		{ "distro", 0, BR_OPT_STRING, &a.distro, "SERIES",
 		  "Ubuntu series to deploy (default jammy)" },
 		{ "ssh-pubkey", 0, BR_OPT_STRING, &a.pubkey, "PATH",
-		  "public key the validators log in with (default $BRINGUP_SSH_PUBKEY)" },
+		  "public key(s) the validators log in with, one a line (default $BRINGUP_SSH_PUBKEY); "
+		  "required unless --no-ssh-key" },
+		{ "no-ssh-key", 0, BR_OPT_FLAG, &a.no_ssh_key, NULL,
+		  "deploy with no SSH key in the user-data (validate cannot log in to such nodes)" },
 		{ "ntp-server", 0, BR_OPT_LIST, &a.ntp, "HOST",
 		  "NTP server for the nodes, repeatable (default $BRINGUP_NTP_SERVERS or ntp.ubuntu.com)" },
 		{ "package", 0, BR_OPT_LIST, &a.packages, "NAME",
