@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bmcopts.h"
 #include "enlist.h"
 #include "pool.h"
 #include "stage.h"
@@ -253,6 +254,28 @@ static void print_summary(const void *ctx)
 	printf("\n%zu deployed, %zu failed\n", run->done - run->failed, run->failed);
 }
 
+/* MAAS answers its API under .../MAAS/api/2.0/ (the region's Django
+ * root is /MAAS/); a URL without it reaches the web server's 404 for every
+ * call, which read as "MAAS unreachable". */
+static int maas_url_is_api_root(const char *url)
+{
+	const char *scheme_end = strstr(url, "://");
+	size_t len = strlen(url);
+
+	if (len && url[len - 1] == '/')
+		len--;
+	return scheme_end && len >= 5 && (size_t)(scheme_end - url) + 3 < len - 5 &&
+	       !strncmp(url + len - 5, "/MAAS", 5);
+}
+
+/* The nodes this run works: those named, or those picked by state but for
+ * failed nodes MAAS never saw (one that failed discovery keeps its
+ * reason). */
+static int worked(const struct br_stage *st, const struct inv_node *node)
+{
+	return st->argi < st->argc || node->state != INV_FAILED || node->maas_system_id;
+}
+
 /* The key resolved into *ret_key (kept for the workers' clients: the
  * caller frees it with br_secret_free) and MAAS asked who we are, on a
  * client closed again before any worker starts. */
@@ -266,6 +289,11 @@ static int open_maas(struct br_stage *st, const char *url, const char *key_ref, 
 
 	if (!url || !*url)
 		return br_stage_usage(st, "no MAAS URL: set MAAS_URL or pass --maas-url");
+	if (!maas_url_is_api_root(url))
+		return br_stage_usage(st,
+				      "MAAS URL '%s' does not end in /MAAS/: MAAS serves its API under "
+				      "http://HOST:5240/MAAS/ (the URL 'maas login' takes)",
+				      url);
 	if (key_ref ? br_secret_resolve(key_ref, &key, &err) : !getenv("MAAS_API_KEY"))
 		return br_stage_usage(st, "MAAS API key: %s",
 				      key_ref ? err.msg
@@ -351,7 +379,9 @@ static int enlist(struct br_stage *st, struct run *run, struct args *a)
 	run->mo.max_inflight = a->max_inflight;
 	run->mo.timeout_ms = a->timeout_s * 1000L;
 	run->mo.retries = a->retries;
-	rc = open_maas(st, a->url, a->key_ref, &run->mo, &a->key);
+	rc = br_bmc_secrets_check(st, worked);
+	if (!rc)
+		rc = open_maas(st, a->url, a->key_ref, &run->mo, &a->key);
 	if (rc)
 		return rc;
 	run->inv = &st->inv;
@@ -359,9 +389,7 @@ static int enlist(struct br_stage *st, struct run *run, struct args *a)
 	run->ctx = br_xcalloc(st->n ? st->n : 1, sizeof(*run->ctx));
 	br_progress_init(&run->progress, "enlist", st->n);
 	for (size_t i = 0; i < st->n; i++) {
-		/* Failed nodes are resumed only when MAAS failed them: one that
-		 * failed discovery keeps its reason. */
-		if (st->argi >= st->argc && st->nodes[i].state == INV_FAILED && !st->nodes[i].maas_system_id)
+		if (!worked(st, &st->nodes[i]))
 			continue;
 		run->ctx[run->n].node = &st->nodes[i];
 		/* A node that cannot be prepared is finished already. */
