@@ -2,9 +2,7 @@
  * SSH (or from a saved document), judge them, record the verdicts. */
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
-#include "enlist.h"
 #include "validate.h"
 
 #define VSTAGE_FACTS_MAX (16u << 20) /* a saved probe document */
@@ -318,47 +316,6 @@ static void sort_by_limit(const struct vstage_options *o, struct val_ssh_target 
 
 /* Where each node is reached: its ssh_config entry, else the address MAAS
  * gave it. Each node has its profile's time limit (validation). */
-/* The user-data enlist deploys puts the validators' key in root's
- * authorized_keys only behind cloud-init's disable_root (default true):
- * a login as root is taken, then told "Please login as the user ...
- * rather than the user root" and ended (cc_ssh.py). Unless the template
- * says disable_root: false, validating as root fails every node. A template
- * that cannot be read says nothing here (enlist reports it). */
-static int root_refused(const char *user, struct br_err *err)
-{
-	char *templates = strcmp(user, "root") ? NULL : br_templates_dir();
-	char *path = templates ? br_xasprintf("%s/cloud-init/user-data", templates) : NULL;
-	char *text = NULL;
-	size_t len;
-	int refused = 0;
-
-	if (path && !br_read_file(path, ENLIST_USER_DATA_MAX, &text, &len, NULL)) {
-		refused = 1;
-		for (char *line = text, *next; line && refused; line = next) {
-			char *v;
-
-			next = strchr(line, '\n');
-			if (next)
-				*next++ = '\0';
-			if (strncmp(line, "disable_root:", 13))
-				continue;
-			v = line + 13 + strspn(line + 13, " \t");
-			v[strcspn(v, " \t\r#")] = '\0';
-			refused = strcasecmp(v, "false") && strcasecmp(v, "no") && strcasecmp(v, "off");
-		}
-	}
-	if (refused)
-		br_errf(err, BR_E_INVAL,
-			"SSH user root: the user-data enlist deploys (%s) leaves cloud-init's disable_root "
-			"on, so a login as root is refused on every node; use the image's default user "
-			"(--ssh-user ubuntu on Ubuntu), or set disable_root: false in that template",
-			path);
-	free(text);
-	free(path);
-	free(templates);
-	return refused ? BR_E_INVAL : 0;
-}
-
 static int collect_ssh(struct br_stage *st, const struct vstage_options *o, struct vstage_run *run)
 {
 	struct val_ssh_config *cfg = NULL;
@@ -414,7 +371,7 @@ static int collect_ssh(struct br_stage *st, const struct vstage_options *o, stru
 	/* A key, known_hosts or user that cannot work stops the stage here,
 	 * every node as it was: one failure and one ticket per node sent a
 	 * technician to the network for the operator's mistake. */
-	if (run->n && (val_ssh_preflight(&so, &err) || root_refused(so.user, &err)))
+	if (run->n && val_ssh_preflight(&so, &err))
 		rc = br_stage_usage(st, "%s", err.msg);
 	connect_ms = so.connect_timeout_ms;
 	sort_by_limit(o, targets, jobs, n);

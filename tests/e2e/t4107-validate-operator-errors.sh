@@ -5,9 +5,9 @@
 # ticket after another sending a technician to the provisioning network: a
 # key that cannot be read, a public key or no key at all, a key behind a
 # passphrase, a known_hosts missing or empty under the strict policy, a user
-# that is no user name, root (the user-data leaves cloud-init's
-# disable_root on). What a node alone can answer (its host key, its
-# authorized_keys) stays per node.
+# that is no user name. What a node alone can answer (its host key, its
+# authorized_keys, whether that user is the one holding the key) stays per
+# node.
 . "$BR_TOP/tests/e2e/lib.sh"
 cd "$T"
 
@@ -50,7 +50,6 @@ refused "does not exist" --known-hosts "$T/no_known_hosts"
 refused "holds no host key" --known-hosts "$T/empty_known_hosts"
 refused "cannot be an account" --ssh-user "ubuntu admin"
 refused "cannot be an account" --ssh-user "-oProxyCommand=x"
-refused "disable_root" --ssh-user root
 if [ "$(id -u)" -ne 0 ]; then
 	chmod 000 id
 	refused "$T/id"
@@ -59,14 +58,11 @@ fi
 # The same through the environment, as `bringup run` hands it on.
 BRINGUP_SSH_KEY=$T/id.pub refused "is a public key"
 
-# A template that enables root makes root a user like any other; accept-new
-# with no known_hosts yet is no mistake either: the nodes are tried (and,
-# with no sshd behind them, fail on their own).
-mkdir tpl; cp -r "$BR_TOP/templates/." tpl/
-printf 'disable_root: false\n' >> tpl/cloud-init/user-data
+# accept-new with no known_hosts yet is no mistake: the nodes are tried
+# (and, with no sshd behind them, fail on their own).
 rc=0
-BRINGUP_TEMPLATES=$T/tpl bringup validate --db t.db --timeout 5 --ssh-user root --host-key-policy accept-new \
-	--known-hosts "$T/new_known_hosts" > out 2> err || rc=$?
+bringup validate --db t.db --timeout 5 --host-key-policy accept-new --known-hosts "$T/new_known_hosts" \
+	> out 2> err || rc=$?
 assert_eq "$rc" 1 "validate tried the nodes"
 assert_eq "$(sqlite3 t.db "select count(*) from nodes where state = 'failed'")" 2 "failed on their own"
-echo "unreadable/public/passphrase key, missing/empty known_hosts, bad user, root: exit 2, nothing touched"
+echo "unreadable/public/passphrase key, missing/empty known_hosts, bad user: exit 2, nothing touched"
