@@ -114,8 +114,8 @@ char *br_bmc_failure_reason(int rc, const char *msg)
 	return br_xstrdup(msg);
 }
 
-static size_t nodes_naming(struct br_stage *st, int (*wanted)(const struct br_stage *, const struct inv_node *),
-			   const char *ref)
+static size_t nodes_naming(struct br_stage *st,
+			   int (*wanted)(const struct br_stage *, const struct inv_node *), const char *ref)
 {
 	size_t n = 0;
 
@@ -125,7 +125,8 @@ static size_t nodes_naming(struct br_stage *st, int (*wanted)(const struct br_st
 	return n;
 }
 
-int br_bmc_secrets_check(struct br_stage *st, int (*wanted)(const struct br_stage *st, const struct inv_node *node))
+int br_bmc_secrets_check(struct br_stage *st,
+			 int (*wanted)(const struct br_stage *st, const struct inv_node *node))
 {
 	struct br_strlist seen = { 0 };
 	size_t bad = 0;
@@ -149,14 +150,16 @@ int br_bmc_secrets_check(struct br_stage *st, int (*wanted)(const struct br_stag
 			continue;
 		}
 		if (!bad++)
-			fprintf(stderr, "%s: BMC passwords the manifest refers to cannot be read:\n", st->cmd->name);
+			fprintf(stderr, "%s: BMC passwords the manifest refers to cannot be read:\n",
+				st->cmd->name);
 		naming = nodes_naming(st, wanted, ref);
-		fprintf(stderr, "%s:   %s (%zu node%s): %s\n", st->cmd->name, ref, naming, naming == 1 ? "" : "s",
-			err.msg);
+		fprintf(stderr, "%s:   %s (%zu node%s): %s\n", st->cmd->name, ref, naming,
+			naming == 1 ? "" : "s", err.msg);
 	}
 	br_strlist_release(&seen);
 	if (!bad)
 		return 0;
-	return br_stage_usage(st, "no node was touched: set the variable or make the file readable (bmc_password "
-				  "column: env:VAR or file:PATH), then run again");
+	return br_stage_usage(st,
+			      "no node was touched: set the variable or make the file readable (bmc_password "
+			      "column: env:VAR or file:PATH), then run again");
 }

@@ -87,6 +87,7 @@ struct br_stage;
  * touched: an unset variable or an unreadable file is the operator's to
  * fix, and would otherwise fail each node naming it, one by one, into
  * tickets. 0, or BR_EXIT_USAGE after listing each one on stderr. */
-int br_bmc_secrets_check(struct br_stage *st, int (*wanted)(const struct br_stage *st, const struct inv_node *node));
+int br_bmc_secrets_check(struct br_stage *st,
+			 int (*wanted)(const struct br_stage *st, const struct inv_node *node));
 
 #endif

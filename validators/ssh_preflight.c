@@ -32,7 +32,8 @@ static int encrypted(const char *armour)
 	const char *body = strchr(armour, '\n');
 
 	if (!strncmp(armour, "-----BEGIN OPENSSH PRIVATE KEY-----", 35))
-		return !body || strncmp(body + 1 + strspn(body + 1, "\r\n"), openssh_none, strlen(openssh_none));
+		return !body ||
+		       strncmp(body + 1 + strspn(body + 1, "\r\n"), openssh_none, strlen(openssh_none));
 	return !strncmp(armour, "-----BEGIN ENCRYPTED PRIVATE KEY-----", 37) ||
 	       strstr(armour, "Proc-Type: 4,ENCRYPTED") != NULL;
 }
@@ -49,15 +50,18 @@ static int key_check(const char *path, struct br_err *err)
 	armour = private_armour(text);
 	if (!armour && (!strncmp(text, "ssh-", 4) || !strncmp(text, "ecdsa-", 6) || !strncmp(text, "sk-", 3)))
 		rc = br_errf(err, BR_E_INVAL,
-			     "--ssh-key %s is a public key: give the private half (the file without .pub)", path);
+			     "--ssh-key %s is a public key: give the private half (the file without .pub)",
+			     path);
 	else if (!armour)
 		rc = br_errf(err, BR_E_INVAL,
-			     "--ssh-key %s is not a private key (no '-----BEGIN ... PRIVATE KEY-----' line)", path);
-	else if (encrypted(armour))
-		rc = br_errf(err, BR_E_INVAL,
-			     "--ssh-key %s is protected by a passphrase, which validate has no way to give: use "
-			     "a key without one for the validators",
+			     "--ssh-key %s is not a private key (no '-----BEGIN ... PRIVATE KEY-----' line)",
 			     path);
+	else if (encrypted(armour))
+		rc = br_errf(
+		    err, BR_E_INVAL,
+		    "--ssh-key %s is protected by a passphrase, which validate has no way to give: use "
+		    "a key without one for the validators",
+		    path);
 	explicit_bzero(text, len);
 	free(text);
 	return rc;
@@ -80,6 +84,10 @@ static int has_host_key(const char *text)
 	return 0;
 }
 
+#define STRICT_UNKNOWN                                                                                       \
+	"under --host-key-policy strict every node's key would be refused as unknown; record the "           \
+	"nodes' keys in it (ssh-keyscan) or run with --host-key-policy accept-new"
+
 static int known_hosts_check(const char *path, enum val_ssh_host_keys policy, struct br_err *err)
 {
 	char *text = NULL;
@@ -89,25 +97,18 @@ static int known_hosts_check(const char *path, enum val_ssh_host_keys policy, st
 	if (access(path, F_OK) && errno == ENOENT) {
 		if (policy == VAL_SSH_ACCEPT_NEW)
 			return 0; /* written as the nodes' keys are seen */
-		return br_errf(err, BR_E_NOTFOUND,
-			       "known_hosts %s does not exist: under --host-key-policy strict every node's key "
-			       "would be refused as unknown; record the nodes' keys in it (ssh-keyscan) or run "
-			       "with --host-key-policy accept-new",
-			       path);
+		return br_errf(err, BR_E_NOTFOUND, "known_hosts %s does not exist: " STRICT_UNKNOWN, path);
 	}
 	if (br_read_file(path, VAL_SSH_KNOWN_HOSTS_MAX, &text, &len, err))
 		return br_err_prefix(err, "known_hosts (--known-hosts or $BRINGUP_KNOWN_HOSTS)");
 	if (policy == VAL_SSH_STRICT && !has_host_key(text))
-		rc = br_errf(err, BR_E_INVAL,
-			     "known_hosts %s holds no host key: under --host-key-policy strict every node's key "
-			     "would be refused as unknown; record the nodes' keys in it (ssh-keyscan) or run "
-			     "with --host-key-policy accept-new",
-			     path);
+		rc = br_errf(err, BR_E_INVAL, "known_hosts %s holds no host key: " STRICT_UNKNOWN, path);
 	else if (policy == VAL_SSH_ACCEPT_NEW && access(path, W_OK))
-		rc = br_errf(err, BR_E_IO,
-			     "known_hosts %s cannot be written (%s): --host-key-policy accept-new records the "
-			     "nodes' keys there",
-			     path, strerror(errno));
+		rc =
+		    br_errf(err, BR_E_IO,
+			    "known_hosts %s cannot be written (%s): --host-key-policy accept-new records the "
+			    "nodes' keys there",
+			    path, strerror(errno));
 	free(text);
 	return rc;
 }
