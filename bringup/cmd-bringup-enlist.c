@@ -3,7 +3,9 @@
  * nodes to MAAS by the MACs discovery collected, commission them, pin the
  * install disk by serial, and deploy. Nodes end `deployed`, or `failed`
  * with MAAS's own words. MAAS unreachable or the key refused: exit 3 before
- * anything changes.
+ * anything changes; no SSH key (unless --no-ssh-key), a MAAS URL or key
+ * reference that cannot be right, a BMC password reference that does not
+ * resolve: exit 2, as early.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -338,22 +340,18 @@ static int check_args(struct br_stage *st, struct args *a)
 		return br_stage_usage(st, "counts and timeouts must be positive (--poll-ms at least 10)");
 	if (a->workers < 0 || a->workers > BR_WORKERS_MAX)
 		return br_stage_usage(st, "--workers must be 0-%d", BR_WORKERS_MAX);
-	templates = br_templates_dir();
-	if (!templates)
-		return br_stage_usage(st, "no templates directory (set BRINGUP_TEMPLATES)");
-	if (a->no_ssh_key && a->pubkey && a->pubkey != a->pubkey_env) {
-		free(templates);
+	if (a->no_ssh_key && a->pubkey && a->pubkey != a->pubkey_env)
 		return br_stage_usage(st, "--ssh-pubkey and --no-ssh-key: give one");
-	}
 	/* Deployed without the validators' key, a node cannot be validated:
 	 * every one would fail validate and be ticketed, for want of a flag. */
-	if (!a->no_ssh_key && (!a->pubkey || !*a->pubkey)) {
-		free(templates);
+	if (!a->no_ssh_key && (!a->pubkey || !*a->pubkey))
 		return br_stage_usage(
 		    st, "no SSH key for the nodes: --ssh-pubkey PATH or $BRINGUP_SSH_PUBKEY (the public half "
 			"of the key validate logs in with), or --no-ssh-key to deploy nodes nobody can "
 			"validate");
-	}
+	templates = br_templates_dir();
+	if (!templates)
+		return br_stage_usage(st, "no templates directory (set BRINGUP_TEMPLATES)");
 	rc = enlist_inputs_load(&a->in, templates, a->no_ssh_key ? NULL : a->pubkey, &a->ntp, &a->packages,
 				&err);
 	free(templates);

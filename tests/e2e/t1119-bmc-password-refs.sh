@@ -14,9 +14,7 @@ set -a; . ./sim/env; set +a
 awk -F, -v OFS=, 'NR == 2 || NR == 3 { $6 = "file:'"$T"'/bmc-pass" } { print }' sim/rack.csv > rack.csv
 bringup import --db t.db --manifest rack.csv >/dev/null
 
-inventory() { sqlite3 t.db "select count(*) from events; select count(*) from tickets;
-	select group_concat(hostname || '=' || state, ' ') from (select hostname, state from nodes order by hostname);"; }
-before=$(inventory)
+before=$(inventory_state t.db)
 
 rc=0
 env -u BRINGUP_BMC_PASSWORD bringup discover --db t.db > out 2> err || rc=$?
@@ -26,7 +24,7 @@ assert_contains "$(cat err)" "env:BRINGUP_BMC_PASSWORD (2 nodes): credential env
 assert_contains "$(cat err)" "file:$T/bmc-pass (2 nodes)" "the missing file, once"
 assert_contains "$(cat err)" "no node was touched" "what happened"
 assert_eq "$(grep -c 'env:BRINGUP_BMC_PASSWORD' err)" 1 "each reference listed once"
-assert_eq "$(inventory)" "$before" "inventory after the refused discover"
+assert_eq "$(inventory_state t.db)" "$before" "inventory after the refused discover"
 
 # Only the nodes selected count: the two with the file, named, and the
 # variable unset, are refused for the file alone.
@@ -35,7 +33,7 @@ rc=0
 env -u BRINGUP_BMC_PASSWORD bringup discover --db t.db "$h2" > out 2> err || rc=$?
 assert_eq "$rc" 2 "discover of a node with the file missing"
 ! grep -q "env:BRINGUP_BMC_PASSWORD" err || fail "a reference no selected node names was listed"
-assert_eq "$(inventory)" "$before" "inventory after the refused discover of one node"
+assert_eq "$(inventory_state t.db)" "$before" "inventory after the refused discover of one node"
 
 # Made good: discover runs, every node discovered.
 echo "$BRINGUP_BMC_PASSWORD" > bmc-pass
@@ -45,12 +43,12 @@ assert_eq "$(sqlite3 t.db "select count(*) from nodes where state = 'discovered'
 # configure: the same check, before any BMC is written.
 chmod 000 bmc-pass
 if [ "$(id -u)" -eq 0 ]; then rm bmc-pass; fi
-before=$(inventory)
+before=$(inventory_state t.db)
 rc=0
 env -u BRINGUP_BMC_PASSWORD bringup configure --db t.db > out 2> err || rc=$?
 assert_eq "$rc" 2 "configure with neither reference good"
 assert_contains "$(cat err)" "env:BRINGUP_BMC_PASSWORD (2 nodes)" "configure: the unset variable"
 assert_contains "$(cat err)" "file:$T/bmc-pass (2 nodes)" "configure: the unreadable file"
-assert_eq "$(inventory)" "$before" "inventory after the refused configure"
+assert_eq "$(inventory_state t.db)" "$before" "inventory after the refused configure"
 ! grep -q '"PATCH"\|"POST"' sim/bmc-requests.log 2>/dev/null || fail "a BMC was written to"
 echo "unset env: and unreadable file: references: exit 2 before any node, each listed once"

@@ -20,9 +20,7 @@ h1=$(jq -r '.nodes[0].hostname' sim/truth.json)
 h2=$(jq -r '.nodes[1].hostname' sim/truth.json)
 h3=$(jq -r '.nodes[2].hostname' sim/truth.json)
 
-inventory() { sqlite3 t.db "select count(*) from events; select count(*) from tickets;
-	select group_concat(hostname || '=' || state, ' ') from (select hostname, state from nodes order by hostname);"; }
-before=$(inventory)
+before=$(inventory_state t.db)
 
 # No key at all: exit 2, saying what to give, nothing touched.
 rc=0
@@ -30,7 +28,7 @@ bringup enlist --db t.db --skip-configure --poll-ms 50 > out 2> err || rc=$?
 assert_eq "$rc" 2 "enlist with no key"
 assert_contains "$(cat err)" "--ssh-pubkey" "the message names the option"
 assert_contains "$(cat err)" "--no-ssh-key" "the message names the way out"
-assert_eq "$(inventory)" "$before" "inventory after the refused run"
+assert_eq "$(inventory_state t.db)" "$before" "inventory after the refused run"
 [ ! -s sim/maas-requests.log ] || ! grep -q '"POST"' sim/maas-requests.log || fail "MAAS was written to"
 
 # A private key where the public one belongs: exit 2, the key not sent.
@@ -39,7 +37,7 @@ rc=0
 bringup enlist --db t.db --skip-configure --ssh-pubkey id > out 2> err || rc=$?
 assert_eq "$rc" 2 "enlist with a private key as --ssh-pubkey"
 assert_contains "$(cat err)" "private key" "the message says why"
-assert_eq "$(inventory)" "$before" "inventory after the private key"
+assert_eq "$(inventory_state t.db)" "$before" "inventory after the private key"
 ! grep -q "PRIVATE" sim/maas-requests.log 2>/dev/null || fail "the private key reached MAAS"
 
 # Both options: which one was meant is not guessed.

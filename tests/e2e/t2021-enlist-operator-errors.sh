@@ -16,16 +16,14 @@ bringup import --db t.db --manifest sim/rack.csv >/dev/null
 bringup discover --db t.db -q
 echo "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBringupTestKeyOnly validator@bringup" > id.pub
 
-inventory() { sqlite3 t.db "select count(*) from events; select count(*) from tickets;
-	select group_concat(hostname || '=' || state, ' ') from (select hostname, state from nodes order by hostname);"; }
-before=$(inventory)
+before=$(inventory_state t.db)
 enlist() { # WANT-IN-STDERR ARGS...: exit 2, the message, nothing changed
 	want=$1; shift
 	rc=0
 	bringup enlist --db t.db --skip-configure --ssh-pubkey id.pub --poll-ms 50 "$@" > out 2> err || rc=$?
 	assert_eq "$rc" 2 "enlist $*"
 	assert_contains "$(cat err)" "$want" "enlist $*: message"
-	assert_eq "$(inventory)" "$before" "enlist $*: inventory"
+	assert_eq "$(inventory_state t.db)" "$before" "enlist $*: inventory"
 	! grep -q '"method"' sim/maas-requests.log 2>/dev/null || fail "enlist $*: MAAS was asked: $(cat sim/maas-requests.log)"
 }
 

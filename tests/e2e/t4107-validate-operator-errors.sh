@@ -29,16 +29,14 @@ printf '# no keys yet\n\n' > empty_known_hosts
 unset BRINGUP_SSH_USER BRINGUP_SSH_CONFIG
 export BRINGUP_SSH_KEY=$T/id BRINGUP_KNOWN_HOSTS=$T/known_hosts
 
-inventory() { sqlite3 t.db "select count(*) from events; select count(*) from tickets;
-	select group_concat(hostname || '=' || state, ' ') from (select hostname, state from nodes order by hostname);"; }
-before=$(inventory)
+before=$(inventory_state t.db)
 refused() { # WANT-IN-STDERR ARGS...
 	want=$1; shift
 	rc=0
 	bringup validate --db t.db --timeout 5 "$@" > out 2> err || rc=$?
 	assert_eq "$rc" 2 "validate $*"
 	assert_contains "$(cat err)" "$want" "validate $*: message"
-	assert_eq "$(inventory)" "$before" "validate $*: inventory"
+	assert_eq "$(inventory_state t.db)" "$before" "validate $*: inventory"
 }
 
 refused "$T/nope" --ssh-key "$T/nope"
