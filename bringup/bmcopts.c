@@ -136,3 +136,53 @@ enum br_fail_kind br_bmc_failure_kind(int rc)
 		return BR_FAIL_STAGE;
 	}
 }
+
+static size_t nodes_naming(struct br_stage *st,
+			   int (*wanted)(const struct br_stage *, const struct inv_node *), const char *ref)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < st->n; i++)
+		n += (!wanted || wanted(st, &st->nodes[i])) && st->nodes[i].bmc_password_ref &&
+		     !strcmp(st->nodes[i].bmc_password_ref, ref);
+	return n;
+}
+
+int br_bmc_secrets_check(struct br_stage *st,
+			 int (*wanted)(const struct br_stage *st, const struct inv_node *node))
+{
+	struct br_strlist seen = { 0 };
+	size_t bad = 0;
+
+	for (size_t i = 0; i < st->n; i++) {
+		const char *ref = st->nodes[i].bmc_password_ref;
+		struct br_err err = { 0 };
+		char *secret = NULL;
+		size_t k, naming;
+
+		/* a node with no reference at all fails on its own, as before */
+		if (!ref || !*ref || (wanted && !wanted(st, &st->nodes[i])))
+			continue;
+		for (k = 0; k < seen.n && strcmp(seen.items[k], ref); k++)
+			;
+		if (k < seen.n)
+			continue;
+		br_strlist_add(&seen, ref);
+		if (!br_secret_resolve(ref, &secret, &err)) {
+			br_secret_free(secret);
+			continue;
+		}
+		if (!bad++)
+			fprintf(stderr, "%s: BMC passwords the manifest refers to cannot be read:\n",
+				st->cmd->name);
+		naming = nodes_naming(st, wanted, ref);
+		fprintf(stderr, "%s:   %s (%zu node%s): %s\n", st->cmd->name, ref, naming,
+			naming == 1 ? "" : "s", err.msg);
+	}
+	br_strlist_release(&seen);
+	if (!bad)
+		return 0;
+	return br_stage_usage(st,
+			      "no node was touched: set the variable or make the file readable (bmc_password "
+			      "column: env:VAR or file:PATH), then run again");
+}

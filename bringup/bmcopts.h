@@ -84,4 +84,13 @@ enum br_fail_kind br_bmc_failure_kind(int rc);
 int br_bmc_endpoint(const struct inv_node *node, const char *scheme, char **ret_password, char **ret_host,
 		    int *ret_port, char **ret_base_url, char **ret_reason);
 
+struct br_stage;
+/* Every distinct BMC password reference of the stage's nodes (those
+ * `wanted` keeps; all when it is NULL) resolved once, before any node is
+ * touched: an unset variable or an unreadable file is the operator's to
+ * fix, and would otherwise fail each node naming it, one by one, into
+ * tickets. 0, or BR_EXIT_USAGE after listing each one on stderr. */
+int br_bmc_secrets_check(struct br_stage *st,
+			 int (*wanted)(const struct br_stage *st, const struct inv_node *node));
+
 #endif

@@ -492,7 +492,8 @@ int main(int argc, char **argv)
 
 	if (br_bmc_opts_init(&a.bmc, cmd.name))
 		return BR_EXIT_USAGE;
-	if (br_stage_parse(&st, &cmd, argc, argv) || check_args(&st, &a) || br_stage_open(&st, states))
+	if (br_stage_parse(&st, &cmd, argc, argv) || check_args(&st, &a) || br_stage_open(&st, states) ||
+	    br_bmc_secrets_check(&st, NULL))
 		return br_stage_close(&st);
 	if (br_stage_catch_signals(&st))
 		return br_stage_close(&st);

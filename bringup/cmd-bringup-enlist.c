@@ -3,11 +3,14 @@
  * nodes to MAAS by the MACs discovery collected, commission them, pin the
  * install disk by serial, and deploy. Nodes end `deployed`, or `failed`
  * with MAAS's own words. MAAS unreachable or the key refused: exit 3 before
- * anything changes.
+ * anything changes; no SSH key (unless --no-ssh-key), a MAAS URL or key
+ * reference that cannot be right, a BMC password reference that does not
+ * resolve: exit 2, as early.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "bmcopts.h"
 #include "enlist.h"
 #include "pool.h"
 #include "stage.h"
@@ -258,6 +261,28 @@ static void print_summary(const void *ctx)
 	printf("\n%zu deployed, %zu failed\n", run->done - run->failed, run->failed);
 }
 
+/* MAAS answers its API under .../MAAS/api/2.0/ (the region's Django
+ * root is /MAAS/); a URL without it reaches the web server's 404 for every
+ * call, which read as "MAAS unreachable". */
+static int maas_url_is_api_root(const char *url)
+{
+	const char *scheme_end = strstr(url, "://");
+	size_t len = strlen(url);
+
+	if (len && url[len - 1] == '/')
+		len--;
+	return scheme_end && len >= 5 && (size_t)(scheme_end - url) + 3 < len - 5 &&
+	       !strncmp(url + len - 5, "/MAAS", 5);
+}
+
+/* The nodes this run works: those named, or those picked by state but for
+ * failed nodes MAAS never saw (one that failed discovery keeps its
+ * reason). */
+static int worked(const struct br_stage *st, const struct inv_node *node)
+{
+	return st->argi < st->argc || node->state != INV_FAILED || node->maas_system_id;
+}
+
 /* The key resolved into *ret_key (kept for the workers' clients: the
  * caller frees it with br_secret_free) and MAAS asked who we are, on a
  * client closed again before any worker starts. */
@@ -271,6 +296,11 @@ static int open_maas(struct br_stage *st, const char *url, const char *key_ref, 
 
 	if (!url || !*url)
 		return br_stage_usage(st, "no MAAS URL: set MAAS_URL or pass --maas-url");
+	if (!maas_url_is_api_root(url))
+		return br_stage_usage(st,
+				      "MAAS URL '%s' does not end in /MAAS/: MAAS serves its API under "
+				      "http://HOST:5240/MAAS/ (the URL 'maas login' takes)",
+				      url);
 	if (key_ref ? br_secret_resolve(key_ref, &key, &err) : !getenv("MAAS_API_KEY"))
 		return br_stage_usage(st, "MAAS API key: %s",
 				      key_ref ? err.msg
@@ -294,8 +324,9 @@ static int open_maas(struct br_stage *st, const char *url, const char *key_ref, 
 
 struct args {
 	const char *url, *key_ref, *ca_file, *pubkey, *distro;
-	char *key; /* the MAAS API key, resolved */
-	int insecure, skip_configure, max_parallel, max_inflight, poll_ms, workers;
+	const char *pubkey_env; /* $BRINGUP_SSH_PUBKEY: pubkey unless --ssh-pubkey was given */
+	char *key;		/* the MAAS API key, resolved */
+	int insecure, skip_configure, no_ssh_key, max_parallel, max_inflight, poll_ms, workers;
 	int timeout_s, retries, commission_timeout_s, deploy_timeout_s;
 	struct br_strlist ntp, packages;
 	struct enlist_inputs in;
@@ -314,16 +345,23 @@ static int check_args(struct br_stage *st, struct args *a)
 		return br_stage_usage(st, "counts and timeouts must be positive (--poll-ms at least 10)");
 	if (a->workers < 0 || a->workers > BR_WORKERS_MAX)
 		return br_stage_usage(st, "--workers must be 0-%d", BR_WORKERS_MAX);
+	if (a->no_ssh_key && a->pubkey && a->pubkey != a->pubkey_env)
+		return br_stage_usage(st, "--ssh-pubkey and --no-ssh-key: give one");
+	/* Deployed without the validators' key, a node cannot be validated:
+	 * every one would fail validate and be ticketed, for want of a flag. */
+	if (!a->no_ssh_key && (!a->pubkey || !*a->pubkey))
+		return br_stage_usage(
+		    st, "no SSH key for the nodes: --ssh-pubkey PATH or $BRINGUP_SSH_PUBKEY (the public half "
+			"of the key validate logs in with), or --no-ssh-key to deploy nodes nobody can "
+			"validate");
 	templates = br_templates_dir();
 	if (!templates)
 		return br_stage_usage(st, "no templates directory (set BRINGUP_TEMPLATES)");
-	rc = enlist_inputs_load(&a->in, templates, a->pubkey, &a->ntp, &a->packages, &err);
+	rc = enlist_inputs_load(&a->in, templates, a->no_ssh_key ? NULL : a->pubkey, &a->ntp, &a->packages,
+				&err);
 	free(templates);
 	if (rc)
 		return br_stage_usage(st, "%s", err.msg);
-	if (!a->in.ssh_pubkey)
-		br_warn("enlist",
-			"no --ssh-pubkey or $BRINGUP_SSH_PUBKEY: validators will not be able to log in");
 	return 0;
 }
 
@@ -344,7 +382,9 @@ static int enlist(struct br_stage *st, struct run *run, struct args *a)
 	run->mo.max_inflight = a->max_inflight;
 	run->mo.timeout_ms = a->timeout_s * 1000L;
 	run->mo.retries = a->retries;
-	rc = open_maas(st, a->url, a->key_ref, &run->mo, &a->key);
+	rc = br_bmc_secrets_check(st, worked);
+	if (!rc)
+		rc = open_maas(st, a->url, a->key_ref, &run->mo, &a->key);
 	if (rc)
 		return rc;
 	run->inv = &st->inv;
@@ -352,9 +392,7 @@ static int enlist(struct br_stage *st, struct run *run, struct args *a)
 	run->ctx = br_xcalloc(st->n ? st->n : 1, sizeof(*run->ctx));
 	br_progress_init(&run->progress, "enlist", st->n);
 	for (size_t i = 0; i < st->n; i++) {
-		/* Failed nodes are resumed only when MAAS failed them: one that
-		 * failed discovery keeps its reason. */
-		if (st->argi >= st->argc && st->nodes[i].state == INV_FAILED && !st->nodes[i].maas_system_id)
+		if (!worked(st, &st->nodes[i]))
 			continue;
 		run->ctx[run->n].node = &st->nodes[i];
 		/* A node that cannot be prepared is finished already. */
@@ -419,6 +457,7 @@ int main(int argc, char **argv)
 	struct args a = { .url = getenv("MAAS_URL"),
 			  .ca_file = getenv("BRINGUP_CA_FILE"),
 			  .pubkey = getenv("BRINGUP_SSH_PUBKEY"),
+			  .pubkey_env = getenv("BRINGUP_SSH_PUBKEY"),
 			  .distro = "jammy",
 			  .max_parallel = 64,
 			  .max_inflight = 32,
@@ -455,7 +494,10 @@ int main(int argc, char **argv)
 		{ "distro", 0, BR_OPT_STRING, &a.distro, "SERIES",
 		  "Ubuntu series to deploy (default jammy)" },
 		{ "ssh-pubkey", 0, BR_OPT_STRING, &a.pubkey, "PATH",
-		  "public key the validators log in with (default $BRINGUP_SSH_PUBKEY)" },
+		  "public key(s) the validators log in with, one a line (default $BRINGUP_SSH_PUBKEY); "
+		  "required unless --no-ssh-key" },
+		{ "no-ssh-key", 0, BR_OPT_FLAG, &a.no_ssh_key, NULL,
+		  "deploy with no SSH key in the user-data (validate cannot log in to such nodes)" },
 		{ "ntp-server", 0, BR_OPT_LIST, &a.ntp, "HOST",
 		  "NTP server for the nodes, repeatable (default $BRINGUP_NTP_SERVERS or ntp.ubuntu.com)" },
 		{ "package", 0, BR_OPT_LIST, &a.packages, "NAME",

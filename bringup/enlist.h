@@ -22,6 +22,7 @@
 #include "profile/profile.h"
 
 #define ENLIST_USER_DATA_MAX (64u * 1024) /* rendered user-data, before base64 */
+#define ENLIST_PUBKEYS_MAX (16u * 1024)	  /* the --ssh-pubkey file: a few keys, one a line */
 #define ENLIST_POLL_IDS_MAX 50		  /* machines read per list request while waiting */
 #define ENLIST_EVENTS_MAX 1000	  /* events read per look (MAAS's MAX_EVENT_LOG_COUNT, api/events.py) */
 #define ENLIST_EVENT_PAGES_MAX 10 /* full looks paged on in one tick; more: every waiting machine is read */
@@ -91,13 +92,15 @@ int enlist_run(struct maas_client *client, struct enlist_job *jobs, size_t n,
 
 struct enlist_userdata_vars {
 	const char *hostname;
-	const char *ssh_pubkey; /* one line, may be NULL */
+	const struct br_strlist *ssh_pubkeys; /* one key a line; none: the list is left out */
 	const struct br_strlist *ntp_servers;
 	const struct br_strlist *packages;
 };
 
 /* Render template_path with @HOSTNAME@, @SSH_AUTHORIZED_KEYS@, @NTP_SERVERS@,
- * @PACKAGES@ (the last three as YAML list items) into *ret_text. */
+ * @PACKAGES@ (the last three as YAML list items) into *ret_text. With no
+ * key, @SSH_AUTHORIZED_KEYS@ alone on its line drops that line and the
+ * "key:" line above it. */
 int enlist_render_userdata(const char *template_path, const struct enlist_userdata_vars *vars,
 			   char **ret_text, struct br_err *err);
 /* Standard base64 with padding; caller frees. */
@@ -110,7 +113,7 @@ struct enlist_inputs {
 	char *templates;
 	struct prof_profile *profiles; /* loaded as nodes name them */
 	size_t n_profiles;
-	char *ssh_pubkey; /* first line of the key file, or NULL */
+	struct br_strlist ssh_pubkeys; /* the key file's keys, one a line; none with --no-ssh-key */
 	struct br_strlist ntp, packages;
 };
 /* ntp and packages are option values (each may hold a comma or space

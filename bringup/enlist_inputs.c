@@ -25,18 +25,50 @@ static void split_list(const char *s, struct br_strlist *out)
 	}
 }
 
+/* The validators' public keys, one a line as in authorized_keys (blank
+ * and # lines skipped). A private key given here would be handed to MAAS
+ * and every node: refused, as is a file that holds no key. */
+static int load_pubkeys(const char *path, struct br_strlist *keys, struct br_err *err)
+{
+	char *text = NULL, *line, *next;
+	size_t len;
+
+	if (br_read_file(path, ENLIST_PUBKEYS_MAX, &text, &len, err))
+		return br_err_prefix(err, "SSH public key (--ssh-pubkey)");
+	if (strstr(text, "PRIVATE KEY")) {
+		free(text);
+		return br_errf(err, BR_E_INVAL,
+			       "--ssh-pubkey %s is a private key: give its public half (%s.pub), never "
+			       "the private one",
+			       path, path);
+	}
+	for (line = text; line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		line[strcspn(line, "\r")] = '\0';
+		line += strspn(line, " \t");
+		if (*line && *line != '#')
+			br_strlist_add(keys, line);
+	}
+	free(text);
+	if (!keys->n)
+		return br_errf(err, BR_E_INVAL, "--ssh-pubkey %s: no key in it", path);
+	return 0;
+}
+
 int enlist_inputs_load(struct enlist_inputs *in, const char *templates, const char *pubkey_path,
 		       const struct br_strlist *ntp, const struct br_strlist *packages, struct br_err *err)
 {
 	const char *env_ntp = getenv("BRINGUP_NTP_SERVERS");
-	size_t len;
 
 	memset(in, 0, sizeof(*in));
 	in->templates = br_xstrdup(templates);
 	if (pubkey_path && *pubkey_path) {
-		if (br_read_file(pubkey_path, 16384, &in->ssh_pubkey, &len, err))
-			return br_err_prefix(err, "SSH public key");
-		in->ssh_pubkey[strcspn(in->ssh_pubkey, "\r\n")] = '\0';
+		int rc = load_pubkeys(pubkey_path, &in->ssh_pubkeys, err);
+
+		if (rc)
+			return rc;
 	}
 	for (size_t i = 0; i < ntp->n; i++)
 		split_list(ntp->items[i], &in->ntp);
@@ -64,7 +96,7 @@ void enlist_inputs_release(struct enlist_inputs *in)
 		prof_release(&in->profiles[i]);
 	free(in->profiles);
 	free(in->templates);
-	free(in->ssh_pubkey);
+	br_strlist_release(&in->ssh_pubkeys);
 	br_strlist_release(&in->ntp);
 	br_strlist_release(&in->packages);
 	memset(in, 0, sizeof(*in));
@@ -158,7 +190,7 @@ static void limits(const struct inv_node *node, struct enlist_inputs *in, struct
 int enlist_node_prepare(struct inv *inv, const struct inv_node *node, struct enlist_inputs *in,
 			struct enlist_node_inputs *ni, struct br_err *err)
 {
-	struct enlist_userdata_vars vars = { node->hostname, in->ssh_pubkey, &in->ntp, &in->packages };
+	struct enlist_userdata_vars vars = { node->hostname, &in->ssh_pubkeys, &in->ntp, &in->packages };
 	char *path, *text = NULL;
 	int rc;
 

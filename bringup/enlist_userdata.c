@@ -18,6 +18,33 @@ static int add_quoted(struct br_buf *out, const char *s)
 	return rc;
 }
 
+/* An empty list whose placeholder stands alone on its line under a
+ * "key:" line: both lines are left out (cloud-init's schema refuses an
+ * empty ssh_authorized_keys: minItems 1; the key left out adds none).
+ * Returns how many template bytes past the placeholder were consumed (its
+ * newline), or -1 when the list cannot be dropped so (then "[]"). */
+static long drop_empty_key(struct br_buf *out, const char *line, const char *p, size_t name_len)
+{
+	size_t indent = (size_t)(p - line), end, start, key_indent;
+	const char *after = p + name_len;
+
+	if (line + strspn(line, " ") != p || (*after != '\n' && *after))
+		return -1;
+	/* out ends with this line's indent, after the key line's newline */
+	if (out->len < indent + 2 || out->data[out->len - indent - 1] != '\n')
+		return -1;
+	end = out->len - indent - 1;
+	for (start = end; start > 0 && out->data[start - 1] != '\n'; start--)
+		;
+	key_indent = strspn(out->data + start, " ");
+	if (key_indent >= indent || end < 2 || out->data[end - 1] != ':' ||
+	    out->data[start + key_indent] == '#' || out->data[start + key_indent] == '-')
+		return -1;
+	out->len = start;
+	out->data[start] = '\0';
+	return *after ? 1 : 0;
+}
+
 /* "- item" lines; continuation lines get the placeholder's column. */
 static int add_list(struct br_buf *out, char *const *items, size_t n, size_t indent)
 {
@@ -41,13 +68,10 @@ static int add_list(struct br_buf *out, char *const *items, size_t n, size_t ind
 
 static int render(const char *tpl, const struct enlist_userdata_vars *v, struct br_buf *out)
 {
-	struct br_strlist keys = { 0 };
 	const char *first_ntp = v->ntp_servers->n ? v->ntp_servers->items[0] : "ntp.ubuntu.com";
 	const char *line = tpl;
 	int rc = 0;
 
-	if (v->ssh_pubkey)
-		br_strlist_add(&keys, v->ssh_pubkey);
 	for (const char *p = tpl; *p && !rc; p++) {
 		size_t indent = (size_t)(p - line);
 
@@ -68,8 +92,13 @@ static int render(const char *tpl, const struct enlist_userdata_vars *v, struct 
 			rc = add_list(out, v->ntp_servers->items, v->ntp_servers->n, indent);
 			p += 12;
 		} else if (!strncmp(p, "@SSH_AUTHORIZED_KEYS@", 21)) {
-			rc = add_list(out, keys.items, keys.n, indent);
-			p += 20;
+			long skip = v->ssh_pubkeys->n ? -1 : drop_empty_key(out, line, p, 21);
+
+			if (skip < 0)
+				rc = add_list(out, v->ssh_pubkeys->items, v->ssh_pubkeys->n, indent);
+			p += 20 + (skip > 0 ? skip : 0);
+			if (skip > 0)
+				line = p + 1;
 		} else if (!strncmp(p, "@PACKAGES@", 10)) {
 			rc = add_list(out, v->packages->items, v->packages->n, indent);
 			p += 9;
@@ -77,7 +106,6 @@ static int render(const char *tpl, const struct enlist_userdata_vars *v, struct 
 			rc = br_buf_add(out, p, 1);
 		}
 	}
-	br_strlist_release(&keys);
 	return rc;
 }
 

@@ -372,6 +372,11 @@ static int collect_ssh(struct br_stage *st, const struct vstage_options *o, stru
 	 * agree, since the runner logs in as one account everywhere. */
 	if (n && hosts[0].user && !o->ssh_user)
 		so.user = hosts[0].user;
+	/* A key, known_hosts or user that cannot work stops the stage here,
+	 * every node as it was: one failure and one ticket per node sent a
+	 * technician to the network for the operator's mistake. */
+	if (run->n && val_ssh_preflight(&so, &err))
+		rc = br_stage_usage(st, "%s", err.msg);
 	connect_ms = so.connect_timeout_ms;
 	sort_by_limit(o, targets, jobs, n);
 	for (size_t start = 0, end; start < n && !rc; start = end) {

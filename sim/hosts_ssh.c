@@ -376,6 +376,8 @@ int sim_ssh_start(const struct sim_rack *rack, const char *dir, struct br_buf *e
 	if (!rc) {
 		br_buf_addf(env, "BRINGUP_SSH_CONFIG=%s/ssh_config\n", dir);
 		br_buf_addf(env, "BRINGUP_SSH_KEY=%s/id_ed25519\n", s->dir);
+		/* what enlist puts in the nodes' user-data (it deploys none without) */
+		br_buf_addf(env, "BRINGUP_SSH_PUBKEY=%s/id_ed25519.pub\n", s->dir);
 		br_buf_addf(env, "BRINGUP_KNOWN_HOSTS=%s/known_hosts\n", s->dir);
 		br_buf_addf(env, "BRINGUP_SSH_USER=%s\n", user);
 	}

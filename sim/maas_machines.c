@@ -344,14 +344,48 @@ static int check_create(struct sim_maas *m, const struct sim_maas_req *req, char
 	return 0;
 }
 
+/* The host[:port] a Redfish power_address reaches, as MAAS's driver makes
+ * its URL (canonical/maas, src/provisioningserver/drivers/power/redfish.py,
+ * RedfishPowerDriverBase.get_url):
+ *
+ *     url = context.get("power_address")
+ *     if "https" not in url and "http" not in url:
+ *         # Prepend https
+ *         url = join("https://", url)
+ *
+ * An address with a scheme is used as the URL it is; one without gets
+ * https://; one holding "http" anywhere but as its scheme (a host named
+ * "myhttpbmc") is used as a URL too, and reaches nothing. A trailing "/"
+ * is harmless: the endpoints are joined to it with os.path.join. NULL:
+ * no BMC is reached. */
+static const char *redfish_host_port(const char *power_address, size_t *ret_len)
+{
+	const char *a = power_address;
+	size_t len;
+
+	if (!strncmp(a, "https://", 8))
+		a += 8;
+	else if (!strncmp(a, "http://", 7))
+		a += 7;
+	else if (strstr(a, "http"))
+		return NULL;
+	len = strlen(a);
+	if (len && a[len - 1] == '/')
+		len--;
+	*ret_len = len;
+	return a;
+}
+
 /* Whether a rack controller could drive the host's BMC with these power
  * parameters: the power drivers log in with exactly what MAAS was given
  * (src/provisioningserver/drivers/power/redfish.py: power_address as the
- * https host[:port], power_user/power_pass as basic auth, node_id the System
- * or, empty, the first of Systems; drivers/power/ipmi.py: ipmitool -H
- * power_address, no port, -U/-P). A host with no simulated BMC takes any. */
+ * URL or https host[:port] (redfish_host_port), power_user/power_pass as
+ * basic auth, node_id the System or, empty, the first of Systems;
+ * drivers/power/ipmi.py: ipmitool -H power_address, no port, -U/-P). A host
+ * with no simulated BMC takes any. */
 static int power_works(const struct sim_maas_host *h, const struct sim_maas_machine *mc)
 {
+	const char *redfish_at;
 	size_t host_len;
 
 	if (!h || !*h->bmc_address)
@@ -360,9 +394,12 @@ static int power_works(const struct sim_maas_host *h, const struct sim_maas_mach
 		return 0;
 	if (strcmp(mc->power_user, h->bmc_user))
 		return 0;
-	if (!strcmp(mc->power_type, "redfish"))
-		return !strcmp(mc->power_address, h->bmc_address) &&
+	if (!strcmp(mc->power_type, "redfish")) {
+		redfish_at = redfish_host_port(mc->power_address, &host_len);
+		return redfish_at && host_len == strlen(h->bmc_address) &&
+		       !strncmp(redfish_at, h->bmc_address, host_len) &&
 		       (!*mc->node_id || !strcmp(mc->node_id, h->redfish_system));
+	}
 	if (!strcmp(mc->power_type, "ipmi")) {
 		host_len = strcspn(h->bmc_address, ":");
 		return strlen(mc->power_address) == host_len &&

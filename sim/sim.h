@@ -419,7 +419,8 @@ int sim_host_write(const struct sim_node *n, const char *hosts_dir, struct br_er
 
 /* Start sshd on 127.0.0.1 for every node (after sim_hosts_write): keys in
  * DIR/ssh/, DIR/ssh/known_hosts, DIR/ssh_config; appends BRINGUP_SSH_CONFIG,
- * BRINGUP_SSH_KEY, BRINGUP_KNOWN_HOSTS, BRINGUP_SSH_USER lines to env.
+ * BRINGUP_SSH_KEY, BRINGUP_SSH_PUBKEY, BRINGUP_KNOWN_HOSTS, BRINGUP_SSH_USER lines
+ * to env.
  * *ret is the caller's: sim_ssh_stop() stops the sshds and frees it. */
 struct sim_ssh;
 int sim_ssh_start(const struct sim_rack *rack, const char *dir, struct br_buf *env, struct sim_ssh **ret,

@@ -72,6 +72,13 @@ struct val_ssh_options {
 	int max_parallel;   /* sessions at once; default 32 */
 };
 void val_ssh_options_init(struct val_ssh_options *o);
+/* Mistakes in o that would fail every node alike, found before any node is
+ * reached (ssh_preflight.c): a user that is no user name; a private key
+ * that cannot be read, is a public key or no key, or needs a passphrase; a
+ * known_hosts that cannot be read, or under VAL_SSH_STRICT is missing or
+ * holds no key (under accept-new: cannot be written). 0, or BR_E_* with a
+ * message saying what to fix. */
+int val_ssh_preflight(const struct val_ssh_options *o, struct br_err *err);
 
 struct val_ssh_result {
 	int ok;			   /* the command ran and exited (whatever its status) */

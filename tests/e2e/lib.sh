@@ -2,7 +2,7 @@
 # Gives: $T (a scratch dir removed at exit), $BIN (built executables),
 # fail MSG, assert_eq GOT WANT MSG, assert_contains HAYSTACK NEEDLE MSG,
 # at_exit CMD (run at exit, last registered first), need_root, maas_auth [KEY],
-# maas_req METHOD PATH.
+# maas_req METHOD PATH, inventory_state DB.
 set -eu
 BR_TOP=${BR_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 BIN=${BR_BIN:-$BR_TOP/build/bin}
@@ -39,3 +39,9 @@ maas_auth() {
 # METHOD PATH: MAAS's answer to an API 2.0 request ($MAAS_URL, $MAAS_API_KEY);
 # fails on an HTTP error.
 maas_req() { curl -sf -X "$1" -H "$(maas_auth)" "${MAAS_URL}api/2.0/$2"; }
+# DB: its events and tickets counted and every node's state, one line
+# each: what a stage that stopped before touching any node leaves as it was.
+inventory_state() {
+	sqlite3 "$1" "select count(*) from events; select count(*) from tickets;
+		select group_concat(hostname || '=' || state, ' ') from (select hostname, state from nodes order by hostname);"
+}

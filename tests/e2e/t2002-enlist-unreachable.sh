@@ -16,7 +16,7 @@ before=$(snapshot)
 
 rc=0
 MAAS_API_KEY=AAAAAAAAAAAAAAAAAA:BBBBBBBBBBBBBBBBBB:CCCCCCCCCCCCCCCCCCCCCCCCCCCCCCCC \
-	bringup enlist --db t.db --skip-configure 2> bad-key.err || rc=$?
+	bringup enlist --no-ssh-key --db t.db --skip-configure 2> bad-key.err || rc=$?
 assert_eq "$rc" 3 "bad key exit"
 assert_contains "$(cat bad-key.err)" "MAAS refused the API key" "bad key message"
 assert_contains "$(cat bad-key.err)" "Authorization Error: Invalid API key." "bad key quotes MAAS"
@@ -24,24 +24,24 @@ assert_contains "$(cat bad-key.err)" "Authorization Error: Invalid API key." "ba
 
 printf '%s\n' "${MAAS_API_KEY%:*}:wrongsecret" > key.txt
 rc=0
-env -u MAAS_API_KEY bringup enlist --db t.db --skip-configure --api-key-ref file:key.txt 2> ref.err || rc=$?
+env -u MAAS_API_KEY bringup enlist --no-ssh-key --db t.db --skip-configure --api-key-ref file:key.txt 2> ref.err || rc=$?
 assert_eq "$rc" 3 "bad key from --api-key-ref exit"
 assert_contains "$(cat ref.err)" "Invalid API key" "bad key from a file"
 
 rc=0
-bringup enlist --db t.db --skip-configure --maas-url http://127.0.0.1:1/MAAS/ --retries 1 2> down.err || rc=$?
+bringup enlist --no-ssh-key --db t.db --skip-configure --maas-url http://127.0.0.1:1/MAAS/ --retries 1 2> down.err || rc=$?
 assert_eq "$rc" 3 "unreachable exit"
 assert_contains "$(cat down.err)" "cannot reach http://127.0.0.1:1/MAAS/api/2.0/users/?op=whoami" "unreachable message"
 
 rc=0
-env -u MAAS_URL bringup enlist --db t.db --skip-configure 2> nourl.err || rc=$?
+env -u MAAS_URL bringup enlist --no-ssh-key --db t.db --skip-configure 2> nourl.err || rc=$?
 assert_eq "$rc" 2 "no URL exit"
 assert_contains "$(cat nourl.err)" "MAAS_URL" "no URL message"
 rc=0
-env -u MAAS_API_KEY bringup enlist --db t.db --skip-configure 2> nokey.err || rc=$?
+env -u MAAS_API_KEY bringup enlist --no-ssh-key --db t.db --skip-configure 2> nokey.err || rc=$?
 assert_eq "$rc" 2 "no key exit"
 rc=0
-bringup enlist --db t.db --skip-configure --api-key-ref "$MAAS_API_KEY" 2> literal.err || rc=$?
+bringup enlist --no-ssh-key --db t.db --skip-configure --api-key-ref "$MAAS_API_KEY" 2> literal.err || rc=$?
 assert_eq "$rc" 2 "a literal key in argv is refused"
 
 assert_eq "$(snapshot)" "$before" "inventory changed by refused runs"
@@ -50,5 +50,5 @@ assert_eq "$changes" 0 "requests that could change MAAS"
 assert_eq "$(jq -r 'select(.status == 401) | .op' sim/maas-requests.log | sort -u)" whoami "refused requests"
 
 # The same rack with the right key goes through.
-bringup enlist --db t.db --skip-configure --poll-ms 50 -q
+bringup enlist --no-ssh-key --db t.db --skip-configure --poll-ms 50 -q
 assert_eq "$(sqlite3 t.db "select count(*) from nodes where state = 'deployed'")" 4 "deployed with the right key"

@@ -22,7 +22,7 @@ intruder=$(maas_post machines/ "hostname=intruder&commission=false&mac_addresses
 bringup import --db t.db --manifest sim/rack.csv >/dev/null
 bringup discover --db t.db -q
 rc=0
-bringup enlist --db t.db --skip-configure --poll-ms 50 --json > run.json 2>/dev/null || rc=$?
+bringup enlist --no-ssh-key --db t.db --skip-configure --poll-ms 50 --json > run.json 2>/dev/null || rc=$?
 assert_eq "$rc" 1 "exit with one conflicting node"
 reason=$(sqlite3 t.db "select reason from nodes where hostname = '$victim'")
 assert_eq "$(sqlite3 t.db "select state from nodes where hostname = '$victim'")" failed "conflicting node state"

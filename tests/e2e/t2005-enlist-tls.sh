@@ -42,26 +42,26 @@ refused() { # what, file
 
 # (a) No CA given: the system store does not know the simulator's CA.
 rc=0
-env -u BRINGUP_CA_FILE bringup enlist --db t.db --skip-configure --poll-ms 50 2> no-ca.err || rc=$?
+env -u BRINGUP_CA_FILE bringup enlist --no-ssh-key --db t.db --skip-configure --poll-ms 50 2> no-ca.err || rc=$?
 assert_eq "$rc" 3 "no CA exit"
 refused "no CA" no-ca.err
 
 # (d) An unrelated CA in --ca-file wins over $BRINGUP_CA_FILE and is refused.
 openssl req -x509 -newkey rsa:2048 -nodes -subj /CN=other -keyout k.pem -out other.pem -days 1 2>/dev/null
 rc=0
-bringup enlist --db t.db --skip-configure --poll-ms 50 --ca-file other.pem 2> other-ca.err || rc=$?
+bringup enlist --no-ssh-key --db t.db --skip-configure --poll-ms 50 --ca-file other.pem 2> other-ca.err || rc=$?
 assert_eq "$rc" 3 "unrelated CA exit"
 refused "unrelated CA" other-ca.err
 
 # (b) --insecure, still without the CA, enlists the one node asked for.
 first=$(sqlite3 t.db "select hostname from nodes order by hostname limit 1")
-env -u BRINGUP_CA_FILE bringup enlist --db t.db --skip-configure --poll-ms 50 -q --insecure "$first"
+env -u BRINGUP_CA_FILE bringup enlist --no-ssh-key --db t.db --skip-configure --poll-ms 50 -q --insecure "$first"
 assert_eq "$(sqlite3 t.db "select hostname || ' ' || state from nodes where state != 'discovered'")" \
 	"$first deployed" "after --insecure"
 [ "$(wc -l < sim/maas-requests.log)" -gt "$logged" ] || fail "--insecure sent no requests"
 
 # (c) With $BRINGUP_CA_FILE, verified: the other two follow.
-bringup enlist --db t.db --skip-configure --poll-ms 50 -q
+bringup enlist --no-ssh-key --db t.db --skip-configure --poll-ms 50 -q
 assert_eq "$(sqlite3 t.db "select count(*) from nodes where state = 'deployed'")" 3 "deployed with the CA"
 assert_eq "$(jq -r 'select(.op == "deploy" and .status == 200) | .system_id' sim/maas-requests.log | wc -l)" 3 \
 	"deploys MAAS saw"

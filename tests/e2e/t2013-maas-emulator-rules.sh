@@ -58,6 +58,32 @@ assert_eq "$(jq -r .power_type out.json)" redfish "power type kept"
 api POST "machines/$id/?op=commission"; assert_eq "$code" 200 "commission again"
 wait_for Ready
 
+# power_address with a scheme, as MAAS's Redfish driver takes it
+# (RedfishPowerDriverBase.get_url prepends https:// only to an address
+# holding no "http"): https:// and http:// reach the BMC, a trailing / too;
+# "http" inside the host name makes get_url use it as a URL that reaches
+# nothing. The emulator says in its log whether MAAS could power it.
+power_works_with() {
+	api PUT "machines/$id/" "power_parameters_power_address=$1"; assert_eq "$code" 200 "PUT address $1"
+	jq -r 'select(.method == "PUT") | .power_works' sim/maas-requests.log | tail -n 1
+}
+assert_eq "$(power_works_with "https://$bmc")" true "https://host:port"
+assert_eq "$(power_works_with "https://$bmc/")" true "https://host:port/"
+assert_eq "$(power_works_with "http://$bmc")" true "http://host:port"
+assert_eq "$(power_works_with "https://127.0.0.2:1")" false "a scheme and another BMC"
+assert_eq "$(power_works_with "xhttps://$bmc")" false "http not as the scheme"
+api POST "machines/$id/?op=commission"; assert_eq "$code" 200 "commission with xhttps://"
+wait_for Ready
+api GET "events/?op=query&id=$id&level=ERROR"
+assert_contains "$(jq -r '.events[0].description' out.json)" "reverting to READY" "no BMC reached through xhttps://"
+errors=$(jq '.events | length' out.json)
+assert_eq "$(power_works_with "https://$bmc")" true "https://host:port again"
+api POST "machines/$id/?op=commission"; assert_eq "$code" 200 "commission with https://"
+wait_for Ready
+api GET "events/?op=query&id=$id&level=ERROR"
+assert_eq "$(jq '.events | length' out.json)" "$errors" "commissioning through https://host:port failed"
+assert_eq "$(power_works_with "$bmc")" true "host:port"
+
 # A state conflict is a plain 409: no Retry-After (that is for contention).
 api POST "machines/$id/?op=mark_fixed"
 assert_eq "$code" 409 "mark_fixed from Ready"

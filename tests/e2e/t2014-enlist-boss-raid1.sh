@@ -31,7 +31,7 @@ assert_eq "$(sqlite3 t.db "select count(*) from volumes v join nodes n on n.id =
 	"no volume on the plain node"
 
 rc=0
-timeout 60 bringup enlist --db t.db --skip-configure --poll-ms 50 --json > run.json 2>err.log || rc=$?
+timeout 60 bringup enlist --no-ssh-key --db t.db --skip-configure --poll-ms 50 --json > run.json 2>err.log || rc=$?
 assert_eq "$rc" 1 "exit (one node failed)"
 state() { sqlite3 t.db "select $2 from nodes where hostname = '$1'"; }
 os_serial=$(truth "$boss" .boot_volume.os_serial)

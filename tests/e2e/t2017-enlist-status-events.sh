@@ -25,7 +25,7 @@ rack() { # DIR [sim options]: N machines enlisted against the emulator in DIR
 		set +a
 		bringup import --db "$d.db" --manifest "$d/rack.csv" >/dev/null
 		bringup discover --db "$d.db" -q
-		bringup enlist --db "$d.db" --skip-configure --poll-ms 50 -q
+		bringup enlist --no-ssh-key --db "$d.db" --skip-configure --poll-ms 50 -q
 	)
 	assert_eq "$(sqlite3 "$d.db" "select count(*) from nodes where state = 'deployed'")" $N "$d: deployed"
 }

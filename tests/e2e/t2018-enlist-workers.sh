@@ -17,7 +17,7 @@ set -a; . ./sim/env; set +a
 bringup import --db t.db --manifest sim/rack.csv >/dev/null
 bringup discover --db t.db -q
 
-bringup-enlist --db t.db --skip-configure --poll-ms 50 --workers 3 -v --json > run1.json 2> run1.err &
+bringup-enlist --no-ssh-key --db t.db --skip-configure --poll-ms 50 --workers 3 -v --json > run1.json 2> run1.err &
 pid=$!
 i=0
 while [ "$(pgrep -c -P $pid)" -lt 3 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
@@ -56,7 +56,7 @@ assert_eq "$(sqlite3 t.db 'pragma integrity_check')" ok "inventory integrity"
 # The second run resumes the killed slice: every node but the
 # commission_fail one deployed, each machine created once.
 rc=0
-bringup-enlist --db t.db --skip-configure --poll-ms 50 --workers 3 --json > run2.json 2> run2.err || rc=$?
+bringup-enlist --no-ssh-key --db t.db --skip-configure --poll-ms 50 --workers 3 --json > run2.json 2> run2.err || rc=$?
 assert_eq "$rc" 1 "second run exit (the commission_fail node stays failed)"
 assert_eq "$(sqlite3 t.db "select count(*) from nodes where state = 'deployed'")" 17 "deployed after the second run"
 assert_eq "$(jq -r 'select(.op == null and .method == "POST" and .path == "machines/") | .hostname' sim/maas-requests.log | sort | uniq -d)" \

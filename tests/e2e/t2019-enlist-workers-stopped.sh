@@ -13,7 +13,7 @@ set -a; . ./sim/env; set +a
 bringup import --db t.db --manifest sim/rack.csv >/dev/null
 bringup discover --db t.db -q
 
-bringup-enlist --db t.db --skip-configure --poll-ms 50 --workers 2 -q > run1.json 2> run1.err &
+bringup-enlist --no-ssh-key --db t.db --skip-configure --poll-ms 50 --workers 2 -q > run1.json 2> run1.err &
 pid=$!
 i=0
 while [ "$(jq -s '[.[] | select(.op == null and .method == "POST" and .path == "machines/")] | length' \
@@ -35,7 +35,7 @@ assert_eq "$alive" "" "workers still running after their stage was stopped"
 assert_eq "$(sqlite3 t.db 'pragma integrity_check')" ok "inventory integrity"
 assert_eq "$(sqlite3 t.db "select count(*) from nodes where state = 'deployed'")" 0 "deployed before the stop"
 
-bringup-enlist --db t.db --skip-configure --poll-ms 50 --workers 2 -q
+bringup-enlist --no-ssh-key --db t.db --skip-configure --poll-ms 50 --workers 2 -q
 assert_eq "$(sqlite3 t.db "select count(*) from nodes where state = 'deployed'")" 12 "deployed after the second run"
 assert_eq "$(jq -r 'select(.op == null and .method == "POST" and .path == "machines/") | .hostname' sim/maas-requests.log | sort | uniq -d)" \
 	"" "machines created twice"

@@ -27,12 +27,12 @@ static char *tree_path(const char *rel)
 static void test_render_userdata(void **state)
 {
 	char *tpl = tree_path("templates/cloud-init/user-data"), *text = NULL;
-	struct br_strlist ntp = { 0 }, pkgs = { 0 };
-	struct enlist_userdata_vars v = { "gpu-r01-u03", "ssh-ed25519 AAAAkey validator@bringup", &ntp,
-					  &pkgs };
+	struct br_strlist ntp = { 0 }, pkgs = { 0 }, keys = { 0 }, none = { 0 };
+	struct enlist_userdata_vars v = { "gpu-r01-u03", &keys, &ntp, &pkgs };
 	struct br_err err = { 0 };
 
 	(void)state;
+	br_strlist_add(&keys, "ssh-ed25519 AAAAkey validator@bringup");
 	br_strlist_add(&ntp, "10.0.0.1");
 	br_strlist_add(&ntp, "ntp2.example.net");
 	br_strlist_add(&pkgs, "lldpd");
@@ -53,11 +53,21 @@ static void test_render_userdata(void **state)
 	     *ph; ph++)
 		assert_null(strstr(text, *ph));
 	free(text);
-	/* No key: an empty list, still valid YAML. */
-	v.ssh_pubkey = NULL;
+	/* Several keys: one item each. */
+	br_strlist_add(&keys, "ssh-rsa AAAAsecond other@bringup");
 	assert_int_equal(enlist_render_userdata(tpl, &v, &text, &err), 0);
-	assert_non_null(strstr(text, "ssh_authorized_keys:\n  []\n"));
+	assert_non_null(strstr(text, "ssh_authorized_keys:\n  - \"ssh-ed25519 AAAAkey validator@bringup\"\n"
+				     "  - \"ssh-rsa AAAAsecond other@bringup\"\npackage_update: true\n"));
 	free(text);
+	/* No key (--no-ssh-key): the key is left out, not an empty list, which
+	 * cloud-init's schema refuses (ssh_authorized_keys: minItems 1). */
+	v.ssh_pubkeys = &none;
+	assert_int_equal(enlist_render_userdata(tpl, &v, &text, &err), 0);
+	assert_null(strstr(text, "ssh_authorized_keys"));
+	assert_null(strstr(text, "[]"));
+	assert_non_null(strstr(text, "bringup-ntp, \"10.0.0.1\"]\npackage_update: true\n"));
+	free(text);
+	br_strlist_release(&keys);
 	br_strlist_release(&ntp);
 	br_strlist_release(&pkgs);
 	free(tpl);
@@ -75,8 +85,8 @@ static void test_render_userdata_refuses_bad_yaml(void **state)
 		{ "#cloud-config\nkey: [unclosed\n", "line" },
 	};
 	char path[] = "/tmp/br-ud-XXXXXX";
-	struct br_strlist ntp = { 0 }, pkgs = { 0 };
-	struct enlist_userdata_vars v = { "n1", NULL, &ntp, &pkgs };
+	struct br_strlist ntp = { 0 }, pkgs = { 0 }, keys = { 0 };
+	struct enlist_userdata_vars v = { "n1", &keys, &ntp, &pkgs };
 	/* Placeholders in comments stay as written: expanded there, a list's
 	 * second item landed outside the comment and broke the document. */
 	static const char commented[] = "#cloud-config\n  # lists: @PACKAGES@\npackages:\n  @PACKAGES@\n";
