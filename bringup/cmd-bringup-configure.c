@@ -384,7 +384,7 @@ static int configure(struct br_stage *st, struct run *run, struct profiles *ps, 
 			};
 		else if (job->ipmi)
 			finish(
-			    run, job, 1,
+			    run, job, BR_FAIL_NONE,
 			    br_xstrdup("would set bootdev pxe (persistent, EFI) and power cycle over IPMI"));
 		else
 			rf[n_rf++] = (struct rf_config_target){
