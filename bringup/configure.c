@@ -133,12 +133,12 @@ static void take_fw(struct cfg_job *job, json_t *line)
 		json_int_t r = json_integer_value(result);
 
 		if (name && json_is_integer(result))
-			job->fw[job->n_fw++] =
-			    (struct inv_check){ br_xstrdup(name),
-						r >= INV_CHECK_PASS && r <= INV_CHECK_UNKNOWN
-						    ? (enum inv_check_result)r
-						    : INV_CHECK_UNKNOWN,
-						dup_or_null(json_string_value(json_array_get(c, 2))), NULL };
+			job->fw[job->n_fw++] = (struct inv_check){
+				br_xstrdup(name),
+				r >= INV_CHECK_PASS && r <= INV_CHECK_UNKNOWN ? (enum inv_check_result)r
+									      : INV_CHECK_UNKNOWN,
+				dup_or_null(json_string_value(json_array_get(c, 2))), NULL, NULL
+			};
 	}
 }
 
@@ -199,23 +199,23 @@ static struct inv_check *checks_of(const struct cfg_job *job, size_t *ret_n)
 						     "which cannot read or set BIOS attributes; check the "
 						     "%zu attributes of profile %s by hand",
 						     job->profile->n_bios, job->profile->name),
-					NULL };
+					NULL, NULL };
 	} else if (job->ok) {
 		c[n++] = (struct inv_check){ br_xstrdup("bios"), INV_CHECK_PASS,
 					     br_xasprintf("%zu attributes of profile %s hold%s",
 							  job->spec.n_bios, job->profile->name,
 							  job->n_changes ? " (after the config job)" : ""),
-					     NULL };
+					     NULL, NULL };
 	}
 	if (job->ok && job->spec.pxe_nic)
 		c[n++] = (struct inv_check){ br_xstrdup("boot"), INV_CHECK_PASS,
 					     br_xasprintf("PXE first on %s (%s)", job->spec.pxe_nic,
 							  job->ipmi ? "IPMI bootdev pxe, persistent, EFI"
 								    : boot_mode_name(job)),
-					     NULL };
+					     NULL, NULL };
 	for (size_t i = 0; i < job->n_fw; i++)
 		c[n++] = (struct inv_check){ br_xstrdup(job->fw[i].name), job->fw[i].result,
-					     dup_or_null(job->fw[i].detail), NULL };
+					     dup_or_null(job->fw[i].detail), NULL, NULL };
 	*ret_n = n;
 	return c;
 }

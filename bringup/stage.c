@@ -99,7 +99,8 @@ struct inv_check *br_checks_from_val(const struct val_check *checks, size_t n)
 
 	for (size_t i = 0; i < n; i++)
 		out[i] = (struct inv_check){ br_xstrdup(checks[i].name), result[checks[i].result],
-					     checks[i].detail ? br_xstrdup(checks[i].detail) : NULL, NULL };
+					     checks[i].detail ? br_xstrdup(checks[i].detail) : NULL, NULL,
+					     checks[i].component ? br_xstrdup(checks[i].component) : NULL };
 	return out;
 }
 

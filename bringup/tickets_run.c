@@ -37,6 +37,51 @@ static void node_faults_release(struct node_faults *f)
 	free(f->items);
 }
 
+static char *check_evidence(const struct inv_check *c)
+{
+	return br_xasprintf("%s%s", c->result == INV_CHECK_UNKNOWN ? "not proven (unknown): " : "",
+			    c->detail ? c->detail : "");
+}
+
+static int same_part(const struct inv_check *a, const struct inv_check *b)
+{
+	return a == b || (a->component && b->component && !strcmp(a->component, b->component));
+}
+
+/* One root cause: failing check `first` and every later failing check that
+ * blames the same part (a GPU at x4 and the kernel's "limited by" line
+ * about that GPU), as one fault named after the first of them that is not
+ * the kernel's report, its evidence first (what {part} reads), then the
+ * others' ("also dmesg: ..."). Members are marked done in failing[] (2). */
+static void add_root_cause(struct node_faults *f, const struct tkt_actions *actions,
+			   const struct inv_node *node, const struct inv_check *checks, size_t n,
+			   int *failing, size_t first)
+{
+	const struct inv_check *lead = &checks[first];
+	struct br_buf evidence;
+	char *one;
+
+	for (size_t i = first; i < n && !strcmp(lead->name, "dmesg"); i++)
+		if (failing[i] == 1 && same_part(&checks[first], &checks[i]))
+			lead = &checks[i];
+	br_buf_init(&evidence, 0);
+	one = check_evidence(lead);
+	br_buf_adds(&evidence, one);
+	free(one);
+	for (size_t i = first; i < n; i++) {
+		if (failing[i] != 1 || !same_part(&checks[first], &checks[i]))
+			continue;
+		failing[i] = 2;
+		if (&checks[i] == lead)
+			continue;
+		one = check_evidence(&checks[i]);
+		br_buf_addf(&evidence, "; also %s: %s", checks[i].name, one);
+		free(one);
+	}
+	add_fault(f, actions, node, lead->name, keep(f, br_buf_detach(&evidence)));
+	br_buf_release(&evidence);
+}
+
 /* Quarantined: the required checks that put it there; failed: the cause. */
 static int find_faults(struct inv *inv, struct br_profiles *profiles, const struct tkt_actions *actions,
 		       const struct inv_node *node, struct node_faults *f, struct inv_check **ret_checks,
@@ -60,16 +105,9 @@ static int find_faults(struct inv *inv, struct br_profiles *profiles, const stru
 		return -1;
 	failing = br_xcalloc(*ret_n ? *ret_n : 1, sizeof(*failing));
 	gate_failing(profile, *ret_checks, *ret_n, failing, &missing);
-	for (size_t i = 0; i < *ret_n; i++) {
-		const struct inv_check *c = &(*ret_checks)[i];
-
-		if (!failing[i])
-			continue;
-		add_fault(f, actions, node, c->name,
-			  keep(f, br_xasprintf("%s%s",
-					       c->result == INV_CHECK_UNKNOWN ? "not proven (unknown): " : "",
-					       c->detail ? c->detail : "")));
-	}
+	for (size_t i = 0; i < *ret_n; i++)
+		if (failing[i] == 1)
+			add_root_cause(f, actions, node, *ret_checks, *ret_n, failing, i);
 	if (missing)
 		add_fault(f, actions, node, "not_checked",
 			  keep(f, br_xasprintf("no result for: %s", missing)));

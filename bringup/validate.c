@@ -119,7 +119,7 @@ static char *compact_text(const struct br_buf *out)
  * window, and the LLDP part cabling needs (which needs the whole rack, so
  * is judged by the collecting process). A node it cannot take or store is
  * failed with the reason. Reply: {"ok":true, "probe_ms", "window_ms",
- * "checks":[[name, result, detail], ...], "lldp":{...}} or {"ok":false,
+ * "checks":[[name, result, detail, component], ...], "lldp":{...}} or {"ok":false,
  * "reason"}. */
 
 /* o's string member key, a string or null. */
@@ -175,9 +175,10 @@ static json_t *judge_in_worker(struct collect *c, struct vstage_job *job, const 
 	judge_node(c->worker_inv, job);
 	checks = json_array();
 	for (size_t i = 0; i < job->n_checks; i++)
-		json_array_append_new(checks,
-				      json_pack("[s, i, o]", job->checks[i].name, (int)job->checks[i].result,
-						br_json_string_or_null(job->checks[i].detail)));
+		json_array_append_new(checks, json_pack("[s, i, o, o]", job->checks[i].name,
+							(int)job->checks[i].result,
+							br_json_string_or_null(job->checks[i].detail),
+							br_json_string_or_null(job->checks[i].component)));
 	reply = json_pack("{s:b, s:I, s:I, s:o, s:o}", "ok", 1, "probe_ms", (json_int_t)job->probe_ms,
 			  "window_ms", (json_int_t)job->probe_window_ms, "checks", checks, "lldp",
 			  lldp_part(job->probe));
@@ -237,7 +238,7 @@ static int take_reply(struct vstage_job *job, const char *text, size_t len, char
 	}
 	json_array_foreach(checks, i, ch)
 	{
-		json_t *detail = json_array_get(ch, 2);
+		json_t *detail = json_array_get(ch, 2), *component = json_array_get(ch, 3);
 
 		if (!json_is_string(json_array_get(ch, 0)))
 			continue;
@@ -245,6 +246,9 @@ static int take_reply(struct vstage_job *job, const char *text, size_t len, char
 				   br_xstrdup(json_string_value(json_array_get(ch, 0))),
 				   (enum val_result)json_integer_value(json_array_get(ch, 1)),
 				   json_is_string(detail) ? br_xstrdup(json_string_value(detail)) : NULL);
+		if (json_is_string(component))
+			job->node_checks[job->n_node_checks - 1].component =
+			    br_xstrdup(json_string_value(component));
 	}
 	json_decref(job->probe);
 	job->probe = json_pack("{s:O}", "lldp", lldp ? lldp : json_null());
@@ -594,7 +598,8 @@ static void take_checks(struct vstage_job *job, struct val_check *checks, size_t
 	for (size_t i = 0; i < n; i++) {
 		val_check_add_take(&job->checks, &job->n_checks, checks[i].name, checks[i].result,
 				   checks[i].detail);
-		checks[i].name = checks[i].detail = NULL;
+		job->checks[job->n_checks - 1].component = checks[i].component;
+		checks[i].name = checks[i].detail = checks[i].component = NULL;
 	}
 	val_checks_free(checks, n);
 }

@@ -29,6 +29,7 @@ void inv_checks_free(struct inv_check *checks, size_t n)
 		free(checks[i].name);
 		free(checks[i].detail);
 		free(checks[i].at);
+		free(checks[i].component);
 	}
 	free(checks);
 }
@@ -46,11 +47,11 @@ int inv_checks_write(struct inv *inv, int64_t id, const char *stage, const struc
 			rc = inv_dberr(inv, err, "clear check results");
 	}
 	if (!rc)
-		rc = inv_prepare(
-		    inv,
-		    "INSERT OR REPLACE INTO check_results(node_id, stage, name, result, detail, at)"
-		    " VALUES (?,?,?,?,?,strftime('%Y-%m-%dT%H:%M:%fZ','now'))",
-		    &ins, err);
+		rc = inv_prepare(inv,
+				 "INSERT OR REPLACE INTO check_results(node_id, stage, name, result, detail, "
+				 "component, at)"
+				 " VALUES (?,?,?,?,?,?,strftime('%Y-%m-%dT%H:%M:%fZ','now'))",
+				 &ins, err);
 	for (size_t i = 0; i < n && !rc; i++) {
 		sqlite3_reset(ins);
 		sqlite3_bind_int64(ins, 1, id);
@@ -58,6 +59,7 @@ int inv_checks_write(struct inv *inv, int64_t id, const char *stage, const struc
 		inv_bind_text(ins, 3, checks[i].name);
 		inv_bind_text(ins, 4, inv_check_result_name(checks[i].result));
 		inv_bind_text(ins, 5, checks[i].detail);
+		inv_bind_text(ins, 6, checks[i].component);
 		if (sqlite3_step(ins) != SQLITE_DONE)
 			rc = inv_dberr(inv, err, "store check result");
 	}
@@ -93,9 +95,10 @@ int inv_node_checks(struct inv *inv, int64_t node_id, struct inv_check **ret_che
 	sqlite3_stmt *st;
 	int rc;
 
-	rc = inv_prepare(inv,
-			 "SELECT name, result, detail, at FROM check_results WHERE node_id=? ORDER BY name",
-			 &st, err);
+	rc = inv_prepare(
+	    inv,
+	    "SELECT name, result, detail, at, component FROM check_results WHERE node_id=? ORDER BY name",
+	    &st, err);
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, node_id);
@@ -105,6 +108,7 @@ int inv_node_checks(struct inv *inv, int64_t node_id, struct inv_check **ret_che
 		c[n].result = result_parse((const char *)sqlite3_column_text(st, 1));
 		c[n].detail = inv_col_dup(st, 2);
 		c[n].at = inv_col_dup(st, 3);
+		c[n].component = inv_col_dup(st, 4);
 		n++;
 	}
 	rc = rc == SQLITE_DONE ? 0 : inv_dberr(inv, err, "read check results");

@@ -15,7 +15,7 @@
 
 #include "common.h"
 
-#define INV_SCHEMA_VERSION 10
+#define INV_SCHEMA_VERSION 11
 #define INV_BUSY_TIMEOUT_MS 10000
 /* Longest reason kept with a node or an event; a longer one is cut
  * (br_xstrdup_capped). Reasons carry text from BMCs and MAAS. */
@@ -209,6 +209,7 @@ struct inv_check {
 	enum inv_check_result result;
 	char *detail;
 	char *at;
+	char *component; /* the one part it blames ("pci:0000:5d:00.0"), or NULL */
 };
 void inv_checks_free(struct inv_check *checks, size_t n);
 /* Replace the node's results for the checks named in `stage` (a stage's

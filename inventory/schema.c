@@ -279,6 +279,11 @@ static const char *const migrations[] = {
 	 * not guess from the reason's words. Nodes failed before keep NULL,
 	 * read as stage_failed. */
 	"ALTER TABLE nodes ADD COLUMN failure_kind TEXT;",
+
+	/* 11: the one part a check blames, when it blames exactly one (a
+	 * PCIe function: "pci:0000:5d:00.0"), so that a GPU at x4 and the
+	 * kernel's "limited by" line about it are one ticket, not two. */
+	"ALTER TABLE check_results ADD COLUMN component TEXT;",
 };
 
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == INV_SCHEMA_VERSION,

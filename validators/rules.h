@@ -22,6 +22,10 @@ struct val_check {
 	char *name;
 	enum val_result result;
 	char *detail;
+	/* The one part the check blames, when it blames exactly one
+	 * ("pci:0000:5d:00.0"), else NULL: checks of a node that blame the
+	 * same part are one fault (one ticket) with all their evidence. */
+	char *component;
 };
 
 /* "pass", "fail", "unknown". */

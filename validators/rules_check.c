@@ -20,7 +20,7 @@ void val_check_add_take(struct val_check **checks, size_t *n, char *name_take, e
 			char *detail_take)
 {
 	*checks = br_xrealloc(*checks, (*n + 1) * sizeof(**checks));
-	(*checks)[*n] = (struct val_check){ name_take, result, detail_take };
+	(*checks)[*n] = (struct val_check){ name_take, result, detail_take, NULL };
 	(*n)++;
 }
 
@@ -29,6 +29,7 @@ void val_checks_free(struct val_check *checks, size_t n)
 	for (size_t i = 0; checks && i < n; i++) {
 		free(checks[i].name);
 		free(checks[i].detail);
+		free(checks[i].component);
 	}
 	free(checks);
 }

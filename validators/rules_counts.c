@@ -99,11 +99,13 @@ void val_rule_gpu_count(struct val_node_ctx *c)
 			json_array_foreach(smi, j, g) if (br_json_str(g, "bdf") && br_json_str(d, "bdf") &&
 							  !strcasecmp(br_json_str(g, "bdf"),
 								      br_json_str(d, "bdf"))) found = 1;
-			if (!found)
+			if (!found) {
 				val_ev_add(&e, VAL_FAIL,
 					   "GPU at %s is on PCIe but not in nvidia-smi: the driver lost it "
 					   "(see dmesg for Xid)",
 					   br_json_str(d, "bdf"));
+				val_blame_pci(&e, br_json_str(d, "bdf"));
+			}
 		}
 	}
 	if (has_bmc_pcie(c)) {

@@ -2,6 +2,7 @@
  * signature scan: NVIDIA Xid, uncorrectable PCIe AER, NVMe timeouts, links
  * "limited by" a narrow or slow hop, thermal throttling. */
 #define _DEFAULT_SOURCE
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -13,6 +14,39 @@
 static int aer_uncorrectable(const char *line)
 {
 	return br_contains_nocase(line, "uncorrect") || br_contains_nocase(line, "fatal");
+}
+
+static int hex_run(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!isxdigit((unsigned char)s[i]))
+			return 0;
+	return 1;
+}
+
+/* The PCIe function a kernel line is about: the first "DDDD:BB:DD.F" (the
+ * device prefix of "pci 0000:5d:00.0: ... limited by ...", "pcieport
+ * 0000:5c:00.0: AER: ..."), or NVIDIA's Xid form "(PCI:0000:5d:00)", a
+ * GPU's function 0. 0 and out (16 bytes) set, or -1 for a line that names
+ * none (an NVMe timeout names its controller, a throttle its CPU). */
+static int line_function(const char *line, char out[16])
+{
+	for (const char *p = line; *p; p++) {
+		if ((p > line && (isxdigit((unsigned char)p[-1]) || p[-1] == ':')) || !hex_run(p, 4) ||
+		    p[4] != ':' || !hex_run(p + 5, 2) || p[7] != ':' || !hex_run(p + 8, 2))
+			continue;
+		if (p[10] == '.' && p[11] >= '0' && p[11] <= '7') {
+			memcpy(out, p, 12);
+			out[12] = '\0';
+			return 0;
+		}
+		if (p[10] == ')' && p - line >= 4 && !strncasecmp(p - 4, "PCI:", 4)) {
+			memcpy(out, p, 10);
+			memcpy(out + 10, ".0", 3);
+			return 0;
+		}
+	}
+	return -1;
 }
 
 static const char *advice(const char *kind)
@@ -44,16 +78,20 @@ void val_rule_dmesg(struct val_node_ctx *c)
 	json_array_foreach(matches, i, m)
 	{
 		const char *kind = br_json_str(m, "kind"), *line = br_json_str(m, "line");
+		char bdf[16];
 
 		if (!kind || !line)
 			continue;
-		if (!strcmp(kind, "pcie_aer") && !aer_uncorrectable(line))
+		if (!strcmp(kind, "pcie_aer") && !aer_uncorrectable(line)) {
 			corrected++;
-		else if (!strcmp(kind, "nvidia_xid"))
+			continue;
+		}
+		if (!strcmp(kind, "nvidia_xid"))
 			val_ev_add(&e, VAL_FAIL, "NVIDIA Xid %lld: '%s'",
 				   (long long)br_json_int(m, "xid", -1), line);
 		else
 			val_ev_add(&e, VAL_FAIL, "%s: '%s'", advice(kind), line);
+		val_blame_pci(&e, line_function(line, bdf) ? NULL : bdf);
 	}
 	/* Past the probe's cap only counts are known: a corrected-or-not AER
 	 * message among them cannot be judged. */

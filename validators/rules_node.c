@@ -16,6 +16,24 @@ void val_ev_init(struct val_evidence *e)
 	e->items = 0;
 	e->left_out = 0;
 	e->result = VAL_PASS;
+	e->blamed = NULL;
+	e->blame_spread = 0;
+}
+
+void val_blame_pci(struct val_evidence *e, const char *bdf)
+{
+	char *part = bdf ? br_xasprintf("pci:%s", bdf) : NULL;
+
+	val_ev_blame(e, part);
+	free(part);
+}
+
+void val_ev_blame(struct val_evidence *e, const char *component)
+{
+	if (!component || (e->blamed && strcmp(e->blamed, component)))
+		e->blame_spread = 1;
+	else if (!e->blamed)
+		e->blamed = br_xstrdup(component);
 }
 
 void val_ev_result(struct val_evidence *e, enum val_result r)
@@ -53,6 +71,12 @@ void val_ev_emit(struct val_node_ctx *c, const char *name, struct val_evidence *
 	if (e->left_out)
 		br_buf_addf(&e->buf, "; and %zu more", e->left_out);
 	val_check_add_take(c->checks, c->n, br_xstrdup(name), e->result, br_buf_detach(&e->buf));
+	if (e->result != VAL_PASS && e->blamed && !e->blame_spread) {
+		(*c->checks)[*c->n - 1].component = e->blamed;
+		e->blamed = NULL;
+	}
+	free(e->blamed);
+	e->blamed = NULL;
 	br_buf_release(&e->buf);
 }
 

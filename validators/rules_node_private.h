@@ -23,6 +23,8 @@ struct val_evidence {
 	struct br_buf buf;
 	size_t items, left_out;
 	enum val_result result; /* worst seen: fail > unknown > pass */
+	char *blamed;		/* the part every failing item named so far blames */
+	int blame_spread;	/* failing items blame different parts, or one blames none */
 };
 
 void val_ev_init(struct val_evidence *e);
@@ -32,6 +34,12 @@ void val_ev_add(struct val_evidence *e, enum val_result r, const char *fmt, ...)
 void val_ev_result(struct val_evidence *e, enum val_result r);
 /* Add check NAME with the evidence's result and text; releases e. */
 void val_ev_emit(struct val_node_ctx *c, const char *name, struct val_evidence *e);
+/* A failing item blames this part ("pci:0000:5d:00.0"), or none (NULL: the
+ * fault is not one part's); the emitted check carries the part when every
+ * item that blamed one blamed the same and none blamed none. */
+void val_ev_blame(struct val_evidence *e, const char *component);
+/* The same for the PCIe function bdf ("0000:5d:00.0"; NULL: none). */
+void val_blame_pci(struct val_evidence *e, const char *bdf);
 /* Add one check with a formatted detail. */
 void val_node_check(struct val_node_ctx *c, const char *name, enum val_result r, const char *fmt, ...)
     BR_PRINTF(4, 5);

@@ -78,7 +78,7 @@ static void judge_device(struct val_node_ctx *c, struct val_evidence *e, json_t 
 	char *who = br_xasprintf("%s %zu%s%s%s at %s (slot %s, behind %s)", val_pci_kind_name(kind), ordinal,
 				 serial ? " (serial " : "", serial ? serial : "", serial ? ")" : "", bdf,
 				 slot_of(c, devs, dev), up ? up : "the root complex");
-	int bad = 0;
+	int bad = 0, failed = 0;
 
 	if (cap <= 0 && br_json_int(smi, "pcie/gen_max", 0) > 0) {
 		static const double by_gen[] = { 0, 2.5, 5.0, 8.0, 16.0, 32.0, 64.0 };
@@ -95,7 +95,7 @@ static void judge_device(struct val_node_ctx *c, struct val_evidence *e, json_t 
 		val_ev_add(e, VAL_FAIL, "%s: x%lld, expected x%lld%s: reseat the PCIe riser cable", who,
 			   (long long)width, (long long)width_want,
 			   want->width > 0 ? "" : " (what the device can do)");
-		bad = 1;
+		bad = failed = 1;
 	}
 	if (speed_want > 0 && cap <= 0) {
 		val_ev_add(e, VAL_UNKNOWN, "%s: link speed capability unreadable, expected %s", who,
@@ -111,14 +111,16 @@ static void judge_device(struct val_node_ctx *c, struct val_evidence *e, json_t 
 			   "riser and slot",
 			   who, val_gts_gen(cap), cap, capname, ends, want->speed);
 		free(ends);
-		bad = 1;
+		bad = failed = 1;
 	} else if (speed_want > 0 && kind != VAL_PCI_GPU && cur > 0 && cur < speed_want - 0.1) {
 		/* NICs hold their trained speed; only GPUs drop it when idle. */
 		val_ev_add(e, VAL_FAIL,
 			   "%s: trained at %s (%.1f GT/s), expected %s (the link can reach %s): reseat", who,
 			   val_gts_gen(cur), cur, want->speed, val_gts_gen(cap));
-		bad = 1;
+		bad = failed = 1;
 	}
+	if (failed)
+		val_blame_pci(e, bdf);
 	if (!bad) {
 		t->judged++;
 		if (cur > 0 && cap > 0 && cur < cap - 0.1)

@@ -283,8 +283,8 @@ static void test_gate_batch(void **state)
 {
 	struct fixture *f = *state;
 	struct br_err err = { 0 };
-	const struct inv_check put[] = { { "cabling", INV_CHECK_PASS, "ok", NULL },
-					 { "firmware:bios", INV_CHECK_PASS, "ok", NULL } };
+	const struct inv_check put[] = { { "cabling", INV_CHECK_PASS, "ok", NULL, NULL },
+					 { "firmware:bios", INV_CHECK_PASS, "ok", NULL, NULL } };
 	const struct inv_fault fault = { "cabling", "port 1 unplugged", "plug it", 0 };
 	struct inv_ticket_stats st = { 0 };
 	struct inv_check *checks[2] = { NULL, NULL };
@@ -389,8 +389,8 @@ static void test_verdicts(void **state)
 {
 	struct fixture *f = *state;
 	struct br_err err = { 0 };
-	struct inv_check checks[] = { { "pcie", INV_CHECK_PASS, "x16", NULL },
-				      { "psu", INV_CHECK_FAIL, "PSU2 failed", NULL } };
+	struct inv_check checks[] = { { "pcie", INV_CHECK_PASS, "x16", NULL, NULL },
+				      { "psu", INV_CHECK_FAIL, "PSU2 failed", NULL, NULL } };
 	struct inv_verdict v[] = {
 		{ "node-a", "{\"probe_version\":1}", checks, 2, INV_DEPLOYED, INV_VALIDATED, BR_FAIL_NONE,
 		  "2 checks" },

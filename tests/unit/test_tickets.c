@@ -155,10 +155,10 @@ static void test_failure_fault(void **state)
 static void test_gate_failing(void **state)
 {
 	struct inv_check checks[] = {
-		{ "cabling", INV_CHECK_UNKNOWN, "no LLDP neighbours", NULL },
-		{ "firmware:NIC.Slot.31-1-1", INV_CHECK_FAIL, "28.1 < 28.39", NULL },
-		{ "pcie", INV_CHECK_PASS, "ok", NULL },
-		{ "thermal", INV_CHECK_FAIL, "Inlet: 900 C", NULL },
+		{ "cabling", INV_CHECK_UNKNOWN, "no LLDP neighbours", NULL, NULL },
+		{ "firmware:NIC.Slot.31-1-1", INV_CHECK_FAIL, "28.1 < 28.39", NULL, NULL },
+		{ "pcie", INV_CHECK_PASS, "ok", NULL, NULL },
+		{ "thermal", INV_CHECK_FAIL, "Inlet: 900 C", NULL, NULL },
 	};
 	struct prof_profile p;
 	int failing[4];
@@ -212,9 +212,9 @@ static void test_gate_failing(void **state)
 static void test_gate_optional(void **state)
 {
 	struct inv_check checks[] = {
-		{ "cabling", INV_CHECK_PASS, "ok", NULL },
-		{ "clock", INV_CHECK_UNKNOWN, "no RTC", NULL },
-		{ "thermal", INV_CHECK_FAIL, "Inlet: 900 C", NULL },
+		{ "cabling", INV_CHECK_PASS, "ok", NULL, NULL },
+		{ "clock", INV_CHECK_UNKNOWN, "no RTC", NULL, NULL },
+		{ "thermal", INV_CHECK_FAIL, "Inlet: 900 C", NULL, NULL },
 	};
 	struct prof_profile p;
 	int failing[3];
