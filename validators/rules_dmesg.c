@@ -32,15 +32,17 @@ static int hex_run(const char *s, size_t n)
 static int line_function(const char *line, char out[16])
 {
 	for (const char *p = line; *p; p++) {
-		if ((p > line && (isxdigit((unsigned char)p[-1]) || p[-1] == ':')) || !hex_run(p, 4) ||
-		    p[4] != ':' || !hex_run(p + 5, 2) || p[7] != ':' || !hex_run(p + 8, 2))
+		int xid_form = p - line >= 4 && !strncasecmp(p - 4, "PCI:", 4);
+
+		if ((p > line && !xid_form && (isxdigit((unsigned char)p[-1]) || p[-1] == ':')) ||
+		    !hex_run(p, 4) || p[4] != ':' || !hex_run(p + 5, 2) || p[7] != ':' || !hex_run(p + 8, 2))
 			continue;
 		if (p[10] == '.' && p[11] >= '0' && p[11] <= '7') {
 			memcpy(out, p, 12);
 			out[12] = '\0';
 			return 0;
 		}
-		if (p[10] == ')' && p - line >= 4 && !strncasecmp(p - 4, "PCI:", 4)) {
+		if (p[10] == ')' && xid_form) {
 			memcpy(out, p, 10);
 			memcpy(out + 10, ".0", 3);
 			return 0;

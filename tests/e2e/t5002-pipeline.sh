@@ -63,6 +63,14 @@ for h in $(jq -r '.nodes[].hostname' rack/truth.json); do
 	for f in $fs; do
 		case $f in bmc_down) kind=bmc_unreachable ;; bmc_auth) kind=bmc_auth ;; commission_fail) kind=commission_failed ;; esac
 	done
+	# One ticket per root cause: the GPU at x4 and the kernel's "limited
+	# by" line about it are one pcie ticket carrying both.
+	if [ "$fs" = pcie_degraded ]; then
+		assert_eq "$(jq -r --arg h "$h" '[.tickets[] | select(.hostname == $h) | .fault] | join(",")' t1.json)" pcie \
+			"$h (pcie_degraded): one ticket"
+		assert_contains "$(jq -r --arg h "$h" '.tickets[] | select(.hostname == $h) | .evidence' t1.json)" \
+			"; also dmesg: PCIe link limited" "$h (pcie_degraded): the kernel's line in its evidence"
+	fi
 	if [ -n "$kind" ]; then
 		assert_eq "$(jq -r --arg h "$h" '.nodes[] | select(.hostname == $h) | .failure_kind' status1.json)" "$kind" \
 			"$h ($fs): failure kind"

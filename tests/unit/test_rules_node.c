@@ -1251,12 +1251,71 @@ static void test_not_a_probe(void **state)
 	prof_release(&p);
 }
 
+/* The part a failing check blames, from real kernel lines (the kern.log
+ * fixture's formats): the device prefix of "pci 0000:1b:00.0: ... limited
+ * by", the Xid form "(PCI:0000:1b:00)" as function 0; a line naming no
+ * PCIe function (an NVMe timeout) leaves the check blaming no one part;
+ * and the pcie check blames the function it found narrow. */
+static const char *dmesg_component(json_t *doc, const char *keep_a, const char *keep_b)
+{
+	static char out[64];
+	json_t *matches = json_object_get(json_object_get(doc, "dmesg"), "matches"), *m, *kept = json_array();
+	struct prof_profile p;
+	struct br_err err = { 0 };
+	struct val_node_facts f = { 0 };
+	struct val_check *checks = NULL;
+	size_t n = 0, i;
+
+	json_array_foreach(matches, i, m)
+	{
+		const char *kind = json_string_value(json_object_get(m, "kind"));
+
+		if (kind && ((keep_a && !strcmp(kind, keep_a)) || (keep_b && !strcmp(kind, keep_b))))
+			json_array_append(kept, m);
+	}
+	json_object_set_new(json_object_get(doc, "dmesg"), "matches", kept);
+	prof_init(&p);
+	assert_int_equal(prof_parse_text("h", HW_H200_VM HW_CPU, PROF_FILE_HARDWARE, &p, &err), 0);
+	f.probe = doc;
+	f.controller_ms = 1;
+	val_judge_node(&p, &f, &checks, &n);
+	out[0] = '\0';
+	for (i = 0; i < n; i++)
+		if (!strcmp(checks[i].name, "dmesg")) {
+			assert_int_equal(checks[i].result, VAL_FAIL);
+			snprintf(out, sizeof(out), "%s",
+				 checks[i].component ? checks[i].component : "(none)");
+		}
+	val_checks_free(checks, n);
+	prof_release(&p);
+	return out;
+}
+
+static void test_blamed_part(void **state)
+{
+	json_t *doc;
+
+	(void)state;
+	doc = load_probe(KERNLOG);
+	assert_string_equal(dmesg_component(doc, "pcie_link_limited", NULL), "pci:0000:1b:00.0");
+	json_decref(doc);
+	doc = load_probe(KERNLOG);
+	assert_string_equal(dmesg_component(doc, "nvidia_xid", NULL), "pci:0000:1b:00.0");
+	json_decref(doc);
+	doc = load_probe(KERNLOG);
+	assert_string_equal(dmesg_component(doc, "pcie_link_limited", "nvidia_xid"), "pci:0000:1b:00.0");
+	json_decref(doc);
+	doc = load_probe(KERNLOG);
+	assert_string_equal(dmesg_component(doc, "pcie_link_limited", "nvme_timeout"), "(none)");
+	json_decref(doc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_table),	     cmocka_unit_test(test_all_checks_named),
-		cmocka_unit_test(test_clock_window), cmocka_unit_test(test_detail_bounded),
-		cmocka_unit_test(test_not_a_probe),
+		cmocka_unit_test(test_blamed_part),	 cmocka_unit_test(test_table),
+		cmocka_unit_test(test_all_checks_named), cmocka_unit_test(test_clock_window),
+		cmocka_unit_test(test_detail_bounded),	 cmocka_unit_test(test_not_a_probe),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
