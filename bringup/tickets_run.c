@@ -43,6 +43,23 @@ static char *check_evidence(const struct inv_check *c)
 			    c->detail ? c->detail : "");
 }
 
+/* Which of several checks about one part names the cause: a part missing
+ * (gpu_count, nic_count, nvme_count) before how it trained (pcie), before
+ * what its absence looks like from outside (cabling: its ports are silent),
+ * before the kernel's report of it (dmesg). */
+static int symptom_rank(const char *check)
+{
+	size_t len = strlen(check);
+
+	if (len > 6 && !strcmp(check + len - 6, "_count"))
+		return 0;
+	if (!strcmp(check, "cabling"))
+		return 2;
+	if (!strcmp(check, "dmesg"))
+		return 3;
+	return 1;
+}
+
 static int same_part(const struct inv_check *a, const struct inv_check *b)
 {
 	return a == b || (a->component && b->component && !strcmp(a->component, b->component));
@@ -50,8 +67,8 @@ static int same_part(const struct inv_check *a, const struct inv_check *b)
 
 /* One root cause: failing check `first` and every later failing check that
  * blames the same part (a GPU at x4 and the kernel's "limited by" line
- * about that GPU), as one fault named after the first of them that is not
- * the kernel's report, its evidence first (what {part} reads), then the
+ * about that GPU), as one fault named after the one that names the cause
+ * (symptom_rank), its evidence first (what {part} reads), then the
  * others' ("also dmesg: ..."). Members are marked done in failing[] (2). */
 static void add_root_cause(struct node_faults *f, const struct tkt_actions *actions,
 			   const struct inv_node *node, const struct inv_check *checks, size_t n,
@@ -61,8 +78,9 @@ static void add_root_cause(struct node_faults *f, const struct tkt_actions *acti
 	struct br_buf evidence;
 	char *one;
 
-	for (size_t i = first; i < n && !strcmp(lead->name, "dmesg"); i++)
-		if (failing[i] == 1 && same_part(&checks[first], &checks[i]))
+	for (size_t i = first; i < n; i++)
+		if (failing[i] == 1 && same_part(&checks[first], &checks[i]) &&
+		    symptom_rank(checks[i].name) < symptom_rank(lead->name))
 			lead = &checks[i];
 	br_buf_init(&evidence, 0);
 	one = check_evidence(lead);

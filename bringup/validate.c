@@ -2,6 +2,7 @@
  * SSH (or from a saved document), judge them, record the verdicts. */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "validate.h"
 
@@ -129,6 +130,23 @@ static json_t *string_member(json_t *o, const char *key)
 }
 
 /* The parts of the probe's "lldp" that lldp_view reads, as it reads them. */
+/* The probe's PCIe functions by address only: what cabling needs to tell a
+ * missing NIC from an unplugged cable (blame_missing_nic). */
+static json_t *pcie_part(json_t *probe)
+{
+	json_t *devs = json_array(), *d;
+	size_t i;
+
+	json_array_foreach(br_json_path(probe, "pcie/devices"), i, d)
+	{
+		const char *bdf = br_json_str(d, "bdf");
+
+		if (bdf)
+			json_array_append_new(devs, json_pack("{s:s}", "bdf", bdf));
+	}
+	return json_pack("{s:s, s:o}", "status", "ok", "devices", devs);
+}
+
 static json_t *lldp_part(json_t *probe)
 {
 	json_t *lldp = json_object_get(probe, "lldp"), *nbs = json_array(), *nb;
@@ -179,9 +197,9 @@ static json_t *judge_in_worker(struct collect *c, struct vstage_job *job, const 
 							(int)job->checks[i].result,
 							br_json_string_or_null(job->checks[i].detail),
 							br_json_string_or_null(job->checks[i].component)));
-	reply = json_pack("{s:b, s:I, s:I, s:o, s:o}", "ok", 1, "probe_ms", (json_int_t)job->probe_ms,
+	reply = json_pack("{s:b, s:I, s:I, s:o, s:o, s:o}", "ok", 1, "probe_ms", (json_int_t)job->probe_ms,
 			  "window_ms", (json_int_t)job->probe_window_ms, "checks", checks, "lldp",
-			  lldp_part(job->probe));
+			  lldp_part(job->probe), "pcie", pcie_part(job->probe));
 	val_checks_free(job->checks, job->n_checks);
 	job->checks = NULL;
 	job->n_checks = 0;
@@ -251,7 +269,8 @@ static int take_reply(struct vstage_job *job, const char *text, size_t len, char
 			    br_xstrdup(json_string_value(component));
 	}
 	json_decref(job->probe);
-	job->probe = json_pack("{s:O}", "lldp", lldp ? lldp : json_null());
+	job->probe = json_pack("{s:O, s:O}", "lldp", lldp ? lldp : json_null(), "pcie",
+			       json_object_get(doc, "pcie") ? json_object_get(doc, "pcie") : json_null());
 	job->probe_ms = json_integer_value(json_object_get(doc, "probe_ms"));
 	job->probe_window_ms = json_integer_value(json_object_get(doc, "window_ms"));
 	job->judged = 1;
@@ -564,6 +583,50 @@ static void views_release(struct views *v)
 	free(v->hosts);
 }
 
+static void blame_nic_count(struct val_check *checks, size_t n, const char *component)
+{
+	for (size_t k = 0; k < n; k++)
+		if (!strcmp(checks[k].name, "nic_count") && checks[k].result == VAL_FAIL &&
+		    !checks[k].component)
+			checks[k].component = br_xstrdup(component);
+}
+
+/* A fabric NIC that is not on PCIe leaves its wiring ports silent: the
+ * cabling and nic_count checks then both blame that NIC's PCIe device, so
+ * they are one ticket ("reseat or replace the NIC"), not a missing NIC and
+ * an unplugged cable (job->missing_nic, given to nic_count once the node's
+ * own checks are in). Only when every cabling problem is a port with no
+ * neighbour whose name (systemd's enp<bus>s<slot>…) places it on one PCIe
+ * device the probe does not list. */
+static void blame_missing_nic(struct vstage_job *job, const struct val_cabling_result *r,
+			      struct val_check *cabling)
+{
+	json_t *devs = br_json_path(job->probe, "pcie/devices"), *d;
+	char dev[16] = "", one[16];
+	size_t i;
+
+	if (r->result != VAL_FAIL || !r->n || !json_is_array(devs))
+		return;
+	for (size_t k = 0; k < r->n; k++) {
+		const struct val_cable_finding *fnd = &r->findings[k];
+
+		if (fnd->kind != VAL_CABLE_MISSING || val_ifname_pci_device(fnd->local_port, one) ||
+		    (dev[0] && strcmp(dev, one)))
+			return;
+		memcpy(dev, one, sizeof(dev));
+	}
+	json_array_foreach(devs, i, d)
+	{
+		const char *bdf = br_json_str(d, "bdf");
+
+		if (bdf && !strncasecmp(bdf, dev, strlen(dev)) && bdf[strlen(dev)] == '.')
+			return; /* it is there: the cable it is */
+	}
+	cabling->component = br_xasprintf("pci:%s", dev);
+	free(job->missing_nic);
+	job->missing_nic = br_xstrdup(cabling->component);
+}
+
 static void judge_cabling(struct vstage_run *run)
 {
 	struct views v;
@@ -586,6 +649,7 @@ static void judge_cabling(struct vstage_run *run)
 		val_cabling_judge(&run->wiring, &v.hosts[k++], v.hosts, v.n, &r);
 		val_check_add_take(&job->checks, &job->n_checks, br_xstrdup("cabling"), r.result, r.detail);
 		r.detail = NULL;
+		blame_missing_nic(job, &r, &job->checks[job->n_checks - 1]);
 		val_cabling_result_release(&r);
 	}
 	if (run->have_wiring)
@@ -780,6 +844,8 @@ int vstage_run(struct br_stage *st, const struct vstage_options *o, struct vstag
 		} else {
 			judge_node(run->inv, job);
 		}
+		if (job->missing_nic)
+			blame_nic_count(job->checks, job->n_checks, job->missing_nic);
 		finish(run, job, BR_FAIL_NONE, verdict(job));
 	}
 	br_progress_finish(&run->progress);
@@ -840,6 +906,7 @@ void vstage_run_release(struct vstage_run *run)
 		json_decref(run->jobs[i].probe);
 		val_checks_free(run->jobs[i].checks, run->jobs[i].n_checks);
 		val_checks_free(run->jobs[i].node_checks, run->jobs[i].n_node_checks);
+		free(run->jobs[i].missing_nic);
 		free(run->jobs[i].reason);
 		free(run->jobs[i].probe_text);
 	}

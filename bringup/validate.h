@@ -45,6 +45,7 @@ struct vstage_job {
 	size_t n_node_checks;
 	int done, ok;
 	enum br_fail_kind fail_kind; /* why, when not ok */
+	char *missing_nic;	     /* the PCIe device of a NIC its silent ports say is gone, or NULL */
 	char *reason;
 };
 

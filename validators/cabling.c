@@ -2,6 +2,7 @@
  * cable seen on the right local port; missing ones, wrong ports, swaps and
  * neighbours the design does not have, each told so a technician can act. */
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -321,4 +322,42 @@ void val_cabling_result_release(struct val_cabling_result *r)
 	free(r->findings);
 	free(r->detail);
 	memset(r, 0, sizeof(*r));
+}
+
+/* Digits at *s as a number (at most max), moving *s past them; -1 if none. */
+static long take_number(const char **s, long max)
+{
+	long v = 0;
+	int n = 0;
+
+	while (isdigit((unsigned char)**s) && n < 9) {
+		v = v * 10 + (**s - '0');
+		(*s)++;
+		n++;
+	}
+	return n && v <= max ? v : -1;
+}
+
+int val_ifname_pci_device(const char *ifname, char out[16])
+{
+	const char *s = ifname;
+	long domain = 0, bus, slot;
+
+	if (!s || (strncmp(s, "en", 2) && strncmp(s, "ib", 2) && strncmp(s, "wl", 2) && strncmp(s, "ww", 2)))
+		return -1;
+	s += 2;
+	if (*s == 'P') {
+		s++;
+		if ((domain = take_number(&s, 0xffff)) < 0)
+			return -1;
+	}
+	if (*s++ != 'p' || (bus = take_number(&s, 0xff)) < 0 || *s++ != 's' ||
+	    (slot = take_number(&s, 0x1f)) < 0)
+		return -1;
+	/* what may follow: f<function>, n<port name>, d<dev_port>, v<vf>, u<usb> */
+	if (*s && *s != 'f' && *s != 'n' && *s != 'd' && *s != 'v' && *s != 'u' && *s != 'i')
+		return -1;
+	snprintf(out, 16, "%04x:%02x:%02x", (unsigned)domain & 0xffffu, (unsigned)bus & 0xffu,
+		 (unsigned)slot & 0x1fu);
+	return 0;
 }

@@ -107,6 +107,13 @@ struct val_cabling_result {
 void val_cabling_judge(const struct val_wiring *w, const struct val_cabling_host *self,
 		       const struct val_cabling_host *others, size_t nothers, struct val_cabling_result *ret);
 void val_cabling_result_release(struct val_cabling_result *r);
+/* The PCIe device ("0000:3c:00") a network interface name places itself
+ * on, by systemd's predictable naming of PCI geography (en|ib|wl|ww, then
+ * P<domain>, p<bus>s<slot>, f<function>, n<port> or d<dev_port>;
+ * systemd.net-naming-scheme(7)): "enp60s0np0" is on 0000:3c:00,
+ * "enP2p1s0f1" on 0002:01:00. 0 and out (16 bytes) set; -1 for a name of
+ * another form (eth0, ens1f0: a hotplug slot index, not a bus). */
+int val_ifname_pci_device(const char *ifname, char out[16]);
 /* "ok", "missing", "wrong port", "swapped", "unexpected", "unreachable",
  * "slow". */
 const char *val_cable_kind_name(enum val_cable_kind k);

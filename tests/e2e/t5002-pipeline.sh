@@ -71,6 +71,19 @@ for h in $(jq -r '.nodes[].hostname' rack/truth.json); do
 		assert_contains "$(jq -r --arg h "$h" '.tickets[] | select(.hostname == $h) | .evidence' t1.json)" \
 			"; also dmesg: PCIe link limited" "$h (pcie_degraded): the kernel's line in its evidence"
 	fi
+	# A NIC gone from PCIe leaves its port silent: one ticket for the NIC
+	# (with the silent port in its evidence), not one for a cable too; an
+	# unplugged cable on a NIC that is there stays a cabling ticket.
+	if [ "$fs" = nic_missing ]; then
+		assert_eq "$(jq -r --arg h "$h" '[.tickets[] | select(.hostname == $h) | .fault] | join(",")' t1.json)" nic_count \
+			"$h (nic_missing): one ticket"
+		assert_contains "$(jq -r --arg h "$h" '.tickets[] | select(.hostname == $h) | .evidence' t1.json)" \
+			"; also cabling: " "$h (nic_missing): the silent port in its evidence"
+	fi
+	if [ "$fs" = cable_unplugged ]; then
+		assert_eq "$(jq -r --arg h "$h" '[.tickets[] | select(.hostname == $h) | .fault] | join(",")' t1.json)" cabling \
+			"$h (cable_unplugged): a cabling ticket"
+	fi
 	if [ -n "$kind" ]; then
 		assert_eq "$(jq -r --arg h "$h" '.nodes[] | select(.hostname == $h) | .failure_kind' status1.json)" "$kind" \
 			"$h ($fs): failure kind"

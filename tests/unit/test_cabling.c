@@ -342,12 +342,53 @@ static void test_fabric_bad_input(void **state)
 	}
 }
 
+/* systemd's predictable names place an interface on its PCIe device
+ * (systemd.net-naming-scheme(7), "PCI geographical location"); the names
+ * of other schemes place it nowhere. */
+static void test_ifname_pci(void **state)
+{
+	static const struct {
+		const char *name, *device;
+	} cases[] = {
+		{ "enp60s0np0", "0000:3c:00" },
+		{ "enp26s0f1np1", "0000:1a:00" },
+		{ "enP2p1s0f1", "0002:01:00" },
+		{ "ibp26s0", "0000:1a:00" },
+		{ "enp4s0f0", "0000:04:00" },
+		{ "enp255s31", "0000:ff:1f" },
+		{ "eth0", NULL },
+		{ "ens1f0np0", NULL },
+		{ "eno1", NULL },
+		{ "enp256s0", NULL },
+		{ "enp1s32", NULL },
+		{ "enp", NULL },
+		{ "enpxs0", NULL },
+		{ "enp1s0x", NULL },
+		{ "", NULL },
+	};
+	char out[16];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int rc = val_ifname_pci_device(cases[i].name, out);
+
+		if (cases[i].device) {
+			assert_int_equal(rc, 0);
+			assert_string_equal(out, cases[i].device);
+		} else if (rc != -1) {
+			fail_msg("'%s' placed on %s", cases[i].name, out);
+		}
+	}
+	assert_int_equal(val_ifname_pci_device(NULL, out), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_forms),  cmocka_unit_test(test_bad_lists),
-		cmocka_unit_test(test_judge),  cmocka_unit_test(test_all_good),
-		cmocka_unit_test(test_fabric), cmocka_unit_test(test_fabric_bad_input),
+		cmocka_unit_test(test_ifname_pci),	 cmocka_unit_test(test_forms),
+		cmocka_unit_test(test_bad_lists),	 cmocka_unit_test(test_judge),
+		cmocka_unit_test(test_all_good),	 cmocka_unit_test(test_fabric),
+		cmocka_unit_test(test_fabric_bad_input),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
