@@ -127,18 +127,24 @@ static const int enlist_states[] = { INV_CONFIGURED, INV_ENLISTED, INV_FAILED, -
 static const int enlist_skip_states[] = { INV_CONFIGURED, INV_ENLISTED, INV_FAILED, INV_DISCOVERED, -1 };
 static const int validate_states[] = { INV_DEPLOYED, -1 };
 static const int gate_states[] = { INV_VALIDATED, INV_GOLDEN, INV_QUARANTINED, -1 };
+/* Named, a node may also be run again where that converges: configure
+ * over a configured node, validate over one validated or judged (a
+ * repaired node re-checked); a failed one by the stage it failed in. */
+static const int configure_named[] = { INV_DISCOVERED, INV_CONFIGURED, INV_FAILED, -1 };
+static const int validate_named[] = { INV_DEPLOYED, INV_VALIDATED, INV_GOLDEN, INV_QUARANTINED, INV_FAILED, -1 };
 const int br_all_states[] = { INV_NEW,	     INV_DISCOVERED, INV_CONFIGURED, INV_ENLISTED,    INV_DEPLOYED,
 			      INV_VALIDATED, INV_GOLDEN,     INV_FAILED,     INV_QUARANTINED, -1 };
 
 static const struct {
 	const char *name;
 	const int *states, *skip_states; /* skip_states: with --skip-configure */
+	const int *named;		  /* NULL: states (skip_states) */
 } pipeline[] = {
-	{ "discover", discover_states, discover_states },
-	{ "configure", configure_states, configure_states },
-	{ "enlist", enlist_states, enlist_skip_states },
-	{ "validate", validate_states, validate_states },
-	{ "gate", gate_states, gate_states },
+	{ "discover", discover_states, discover_states, NULL },
+	{ "configure", configure_states, configure_states, configure_named },
+	{ "enlist", enlist_states, enlist_skip_states, NULL },
+	{ "validate", validate_states, validate_states, validate_named },
+	{ "gate", gate_states, gate_states, NULL },
 };
 #define N_PIPELINE (sizeof(pipeline) / sizeof(pipeline[0]))
 
@@ -160,6 +166,15 @@ const int *br_stage_states(const char *stage, int skip_configure)
 	if (i == N_PIPELINE)
 		return br_all_states;
 	return skip_configure ? pipeline[i].skip_states : pipeline[i].states;
+}
+
+const int *br_stage_named_states(const char *stage, int skip_configure)
+{
+	size_t i = stage_index(stage);
+
+	if (i < N_PIPELINE && pipeline[i].named)
+		return pipeline[i].named;
+	return br_stage_states(stage, skip_configure);
 }
 
 /* The stage that fails nodes with this kind; NULL for the kinds any stage
@@ -227,6 +242,12 @@ const char *br_failed_in(struct inv *inv, const struct inv_node *node, int skip_
 	return next_stage(from, skip_configure);
 }
 
+/* Enlist taking discovered nodes: configure is skipped. */
+static int skip_configure(const char *stage, const int *states)
+{
+	return !strcmp(stage, "enlist") && state_in(INV_DISCOVERED, states);
+}
+
 static int every_state(const int *states)
 {
 	for (int s = 0; s < INV_STATE_COUNT; s++)
@@ -245,7 +266,7 @@ int br_stage_takes(struct inv *inv, const char *stage, const int *states, const 
 	 * node; a stage takes a failed node back only where it failed. */
 	if (node->state != INV_FAILED || every_state(states))
 		return 1;
-	failed_in = br_failed_in(inv, node, state_in(INV_DISCOVERED, states));
+	failed_in = br_failed_in(inv, node, skip_configure(stage, states));
 	return !failed_in || !strcmp(failed_in, stage);
 }
 
@@ -255,11 +276,14 @@ int br_stage_takes(struct inv *inv, const char *stage, const int *states, const 
 static int refuse_out_of_turn(struct br_stage *st, const int *states)
 {
 	const char *stage = st->cmd->name;
-	int skip = state_in(INV_DISCOVERED, states);
 	size_t refused = 0;
+	int skip;
 
 	if (!strncmp(stage, "bringup-", 8))
 		stage += 8;
+	skip = skip_configure(stage, states);
+	if (stage_index(stage) < N_PIPELINE)
+		states = br_stage_named_states(stage, skip);
 	for (size_t i = 0; i < st->n; i++) {
 		const struct inv_node *node = &st->nodes[i];
 		const char *failed_in, *next;

@@ -51,14 +51,19 @@ int br_stage_select(struct inv *inv, int argc, char **argv, int argi, const int 
  * failed; configure: discovered; enlist: configured, enlisted and failed,
  * with --skip-configure discovered too; validate: deployed; gate:
  * validated, golden, quarantined); a failed node goes back to the stage it
- * failed in. Commands that read (tickets, status, report, history) take
- * every state. */
+ * failed in. Named on its command line, configure and validate also take
+ * a node they already passed (br_stage_named_states). Commands that read
+ * (tickets, status, report, history) take every state. */
 
 /* Every state, terminated by -1. */
 extern const int br_all_states[];
 /* The states `stage` ("discover", ...) takes, terminated by -1 (static);
  * br_all_states for any other command. */
 const int *br_stage_states(const char *stage, int skip_configure);
+/* The states a node named on `stage`'s command line may be in: its states,
+ * and for configure and validate those it converges over when run again
+ * (configured; validated, golden, quarantined) and failed (in that stage). */
+const int *br_stage_named_states(const char *stage, int skip_configure);
 /* The pipeline stage a failed node failed in ("discover", "configure",
  * "enlist", "validate"; static), from the state its events say it was
  * failed from, else its failure kind; NULL when the node is not failed or
