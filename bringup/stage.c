@@ -131,14 +131,16 @@ static const int gate_states[] = { INV_VALIDATED, INV_GOLDEN, INV_QUARANTINED, -
  * over a configured node, validate over one validated or judged (a
  * repaired node re-checked); a failed one by the stage it failed in. */
 static const int configure_named[] = { INV_DISCOVERED, INV_CONFIGURED, INV_FAILED, -1 };
-static const int validate_named[] = { INV_DEPLOYED, INV_VALIDATED, INV_GOLDEN, INV_QUARANTINED, INV_FAILED, -1 };
+static const int validate_named[] = {
+	INV_DEPLOYED, INV_VALIDATED, INV_GOLDEN, INV_QUARANTINED, INV_FAILED, -1
+};
 const int br_all_states[] = { INV_NEW,	     INV_DISCOVERED, INV_CONFIGURED, INV_ENLISTED,    INV_DEPLOYED,
 			      INV_VALIDATED, INV_GOLDEN,     INV_FAILED,     INV_QUARANTINED, -1 };
 
 static const struct {
 	const char *name;
 	const int *states, *skip_states; /* skip_states: with --skip-configure */
-	const int *named;		  /* NULL: states (skip_states) */
+	const int *named;		 /* NULL: states (skip_states) */
 } pipeline[] = {
 	{ "discover", discover_states, discover_states, NULL },
 	{ "configure", configure_states, configure_states, configure_named },
@@ -309,7 +311,9 @@ static int refuse_out_of_turn(struct br_stage *st, const int *states)
 			br_error(stage, "%s is '%s': run bringup %s first, or --force", node->hostname,
 				 inv_state_name(node->state), next);
 		else
-			br_error(stage, "%s is '%s': bringup %s takes it now (bringup reprovision starts it over), or --force",
+			br_error(stage,
+				 "%s is '%s': bringup %s takes it now (bringup reprovision starts it over), "
+				 "or --force",
 				 node->hostname, inv_state_name(node->state), next);
 		refused++;
 	}
