@@ -486,7 +486,7 @@ int main(int argc, char **argv)
 		options,
 		&st.common,
 	};
-	static const int states[] = { INV_DISCOVERED, -1 };
+	const int *states = br_stage_states("configure", 0);
 	struct run run = { 0 };
 	struct profiles ps = { 0 };
 

@@ -352,7 +352,7 @@ int main(int argc, char **argv)
 		options,
 		&st.common,
 	};
-	static const int states[] = { INV_NEW, INV_FAILED, -1 };
+	const int *states = br_stage_states("discover", 0);
 	struct run run = { 0 };
 
 	if (br_bmc_opts_init(&a.bmc, cmd.name))

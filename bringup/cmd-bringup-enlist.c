@@ -517,14 +517,11 @@ int main(int argc, char **argv)
 		options,
 		&st.common,
 	};
-	int states[] = { INV_CONFIGURED, INV_ENLISTED, INV_FAILED,
-			 -1 /* INV_DISCOVERED with --skip-configure */, -1 };
 	struct run run = { 0 };
 
 	if (br_stage_parse(&st, &cmd, argc, argv) || check_args(&st, &a))
 		goto out;
-	states[3] = a.skip_configure ? INV_DISCOVERED : -1;
-	if (!br_stage_open(&st, states) && !enlist(&st, &run, &a))
+	if (!br_stage_open(&st, br_stage_states("enlist", a.skip_configure)) && !enlist(&st, &run, &a))
 		br_stage_report(&st, summary_json, print_summary, &run, run.failed);
 out:
 	run_release(&run, &a);

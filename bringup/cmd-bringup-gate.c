@@ -79,7 +79,7 @@ int main(int argc, char **argv)
 		options,
 		&st.common,
 	};
-	static const int states[] = { INV_VALIDATED, INV_GOLDEN, INV_QUARANTINED, -1 };
+	const int *states = br_stage_states("gate", 0);
 	struct gate_run run = { 0 };
 
 	if (!br_stage_parse(&st, &cmd, argc, argv) && !check_args(&st, &a) && !br_stage_open(&st, states) &&

@@ -86,10 +86,6 @@ int main(int argc, char **argv)
 		options,
 		&st.common,
 	};
-	static const int all_states[] = {
-		INV_NEW,       INV_DISCOVERED, INV_CONFIGURED, INV_ENLISTED,	INV_DEPLOYED,
-		INV_VALIDATED, INV_GOLDEN,     INV_FAILED,     INV_QUARANTINED, -1
-	};
 	int one_state[2] = { -1, -1 };
 	struct br_err err = { 0 };
 	enum inv_state s;
@@ -101,7 +97,7 @@ int main(int argc, char **argv)
 		return br_stage_usage(&st, "--state: unknown state '%s'", state_filter);
 	if (state_filter)
 		one_state[0] = (int)s;
-	if (br_stage_open(&st, state_filter ? one_state : all_states))
+	if (br_stage_open(&st, state_filter ? one_state : br_all_states))
 		return br_stage_close(&st);
 	if (st.common.json) {
 		json_t *doc = json_object(), *arr = json_array();

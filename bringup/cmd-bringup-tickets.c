@@ -39,10 +39,6 @@ int main(int argc, char **argv)
 		options,
 		&st.common,
 	};
-	static const int all[] = {
-		INV_NEW,       INV_DISCOVERED, INV_CONFIGURED, INV_ENLISTED,	INV_DEPLOYED,
-		INV_VALIDATED, INV_GOLDEN,     INV_FAILED,     INV_QUARANTINED, -1
-	};
 	struct tkt_run run = { 0 };
 
 	wh_options_init(&post);
@@ -60,7 +56,7 @@ int main(int argc, char **argv)
 	/* Tickets are the stage's own rows: no node is worked, so no lease
 	 * keeps another stage off them. */
 	st.no_lease = 1;
-	if (!st.exit && !br_stage_open(&st, all) && !tkt_run(&st, &run, &post))
+	if (!st.exit && !br_stage_open(&st, br_all_states) && !tkt_run(&st, &run, &post))
 		br_stage_report(&st, tkt_json, tkt_print, &run, 0);
 	tkt_run_release(&run);
 	return br_stage_close(&st);

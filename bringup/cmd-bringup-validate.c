@@ -125,7 +125,7 @@ int main(int argc, char **argv)
 		options,
 		&st.common,
 	};
-	static const int states[] = { INV_DEPLOYED, -1 };
+	const int *states = br_stage_states("validate", 0);
 	struct vstage_run run = { 0 };
 
 	if (br_stage_parse(&st, &cmd, argc, argv))

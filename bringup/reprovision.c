@@ -149,6 +149,23 @@ static int release_all(struct br_stage *st, const struct repro_options *o, struc
 	return rc;
 }
 
+/* Where a node starts over: one that failed before it was deployed at the
+ * stage it failed in (a BMC that refused the login is read again, not
+ * pushed through validate), any other at enlist ('configured'), or with
+ * --rediscover at discover ('new'). */
+static enum inv_state restart_state(struct inv *inv, const struct inv_node *node, int rediscover,
+				    const char **ret_failed_in)
+{
+	const char *failed_in = br_failed_in(inv, node, 0);
+
+	*ret_failed_in = failed_in && strcmp(failed_in, "validate") ? failed_in : NULL;
+	if (rediscover || (*ret_failed_in && !strcmp(failed_in, "discover")))
+		return INV_NEW;
+	if (*ret_failed_in && !strcmp(failed_in, "configure"))
+		return INV_DISCOVERED;
+	return INV_CONFIGURED;
+}
+
 void repro_options_init(struct repro_options *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -160,7 +177,6 @@ void repro_options_init(struct repro_options *o)
 int repro_run(struct br_stage *st, const struct repro_options *o, struct repro_run *run)
 {
 	struct job *jobs = br_xcalloc(st->n ? st->n : 1, sizeof(*jobs));
-	enum inv_state to = o->rediscover ? INV_NEW : INV_CONFIGURED;
 	struct br_profiles ps = { 0 };
 	struct br_err err = { 0 };
 
@@ -179,6 +195,8 @@ int repro_run(struct br_stage *st, const struct repro_options *o, struct repro_r
 	for (size_t i = 0; i < st->n; i++) {
 		const struct inv_node *n = &st->nodes[i];
 		int held = !o->no_maas && n->maas_system_id && *n->maas_system_id;
+		const char *failed_in;
+		enum inv_state to = restart_state(st->inv, n, o->rediscover, &failed_in);
 		char *reason;
 
 		if (jobs[i].failed) {
@@ -189,7 +207,8 @@ int repro_run(struct br_stage *st, const struct repro_options *o, struct repro_r
 		run->released += held;
 		run->erased += held && jobs[i].erase != MAAS_ERASE_NONE;
 		/* "from" is what the stage read under its lease: a compare-and-set. */
-		reason = br_xasprintf("reprovision from %s%s", inv_state_name(n->state),
+		reason = br_xasprintf("reprovision from %s%s%s%s", inv_state_name(n->state),
+				      failed_in ? " in " : "", failed_in ? failed_in : "",
 				      !held				 ? ""
 				      : jobs[i].erase != MAAS_ERASE_NONE ? ": released in MAAS, disks erased"
 									 : ": released in MAAS");

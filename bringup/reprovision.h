@@ -2,7 +2,11 @@
  * reprovision — take named nodes back for another pass: each machine is
  * released in MAAS (marked fixed first when it was marked broken, as MAAS
  * releases no broken machine) and the node reset to `configured` (or `new`
- * to discover it again), an event recording why. A node whose profile says
+ * to discover it again), an event recording why. A node that failed before
+ * it was deployed is reset to the input of the stage it failed in instead
+ * (`new` for discover, `discovered` for configure), so the pipeline run
+ * after it starts there and never pushes it through stages it has not
+ * passed. A node whose profile says
  * [reprovision] erase is released with its disks erased and waited for
  * until MAAS has it Ready. Its history, facts and
  * tickets stay; the pipeline run after it updates them.

@@ -21,6 +21,8 @@ struct run_args {
 	size_t nonly;
 	const char *db;
 	int json;
+	int skip_configure; /* --skip-configure is passed on: enlist takes discovered nodes */
+	int force;	    /* --force is passed on: every stage takes every host */
 };
 
 static double now_s(void)
@@ -47,6 +49,8 @@ static void parse(int argc, char **argv, struct run_args *a)
 				a->only[a->nonly++] = argv[++i];
 			continue;
 		}
+		a->skip_configure |= !strcmp(argv[i], "--skip-configure");
+		a->force |= !strcmp(argv[i], "--force");
 		if (!strcmp(argv[i], "--db") && i + 1 < argc)
 			a->db = argv[i + 1];
 		else if (!strncmp(argv[i], "--db=", 5))
@@ -85,11 +89,48 @@ static void forward_signals(void)
 		sigaction(signals[i], &sa, NULL);
 }
 
-/* One stage: path, the shared options, then the --only hosts. With --json
- * the stage's stdout goes to stderr, so stdout holds one document. */
-static int run_one(char *path, const struct run_args *a)
+static const char *db_path(const struct run_args *a)
 {
-	char **args = br_xcalloc(a->npass + a->nonly + 2, sizeof(*args));
+	const char *env = getenv("BRINGUP_DB");
+
+	return a->db ? a->db : env && *env ? env : "bringup.db";
+}
+
+/* The --only hosts `stage` takes as the inventory stands now (an earlier
+ * stage moved some on), into hosts (borrowed); how many. A stage refuses
+ * a named node out of turn, so each node starts at the stage it stands
+ * at. A host the inventory lacks, or an inventory that cannot be read, is
+ * passed on for the stage to refuse. */
+static size_t hosts_for(const char *stage, const struct run_args *a, char **hosts)
+{
+	const int *states = br_stage_states(stage, a->skip_configure);
+	struct inv *inv = NULL;
+	size_t n = 0;
+
+	if (a->force || inv_open(db_path(a), &inv, NULL)) {
+		memcpy(hosts, a->only, a->nonly * sizeof(*hosts));
+		return a->nonly;
+	}
+	for (size_t i = 0; i < a->nonly; i++) {
+		struct inv_node node;
+
+		if (inv_node_get(inv, a->only[i], &node, NULL)) {
+			hosts[n++] = a->only[i];
+			continue;
+		}
+		if (br_stage_takes(inv, stage, states, &node))
+			hosts[n++] = a->only[i];
+		inv_node_release(&node);
+	}
+	inv_close(inv);
+	return n;
+}
+
+/* One stage: path, the shared options, then the hosts. With --json the
+ * stage's stdout goes to stderr, so stdout holds one document. */
+static int run_one(char *path, const struct run_args *a, char **hosts, size_t nhosts)
+{
+	char **args = br_xcalloc(a->npass + nhosts + 2, sizeof(*args));
 	size_t k = 0;
 	int status;
 	pid_t pid;
@@ -97,8 +138,8 @@ static int run_one(char *path, const struct run_args *a)
 	args[k++] = path;
 	for (size_t i = 0; i < a->npass; i++)
 		args[k++] = a->pass[i];
-	for (size_t i = 0; i < a->nonly; i++)
-		args[k++] = a->only[i];
+	for (size_t i = 0; i < nhosts; i++)
+		args[k++] = hosts[i];
 	fflush(stdout);
 	pid = fork();
 	if (pid == 0) {
@@ -179,8 +220,7 @@ static json_t *states_json(const size_t *count)
  * when the inventory cannot be read. */
 static int summarize(const struct run_args *a, json_t *doc)
 {
-	const char *env = getenv("BRINGUP_DB");
-	const char *path = a->db ? a->db : env && *env ? env : "bringup.db";
+	const char *path = db_path(a);
 	struct br_err err = { 0 };
 	struct inv *inv = NULL;
 	struct inv_node *nodes = NULL;
@@ -271,6 +311,7 @@ int run_pipeline(const char *const *stages, size_t n, run_find_fn find, int argc
 	json_t *doc = json_object(), *times = json_array();
 	double start = now_s();
 	int worst = BR_EXIT_OK;
+	char **hosts = br_xcalloc((size_t)argc + 1, sizeof(*hosts));
 
 	parse(argc, argv, &a);
 	forward_signals();
@@ -278,15 +319,20 @@ int run_pipeline(const char *const *stages, size_t n, run_find_fn find, int argc
 		char *path = find(stages[i]);
 		json_t *t = json_pack("{s:s}", "name", stages[i]);
 		double t0 = now_s();
+		size_t nhosts = a.nonly ? hosts_for(stages[i], &a, hosts) : 0;
 		int rc;
 
 		json_array_append_new(times, t);
-		if (!path) {
-			br_info("run", "stage %s is not installed; skipped", stages[i]);
+		if (!path || (a.nonly && !nhosts)) {
+			if (path)
+				br_info("run", "stage %s takes none of the named nodes; skipped", stages[i]);
+			else
+				br_info("run", "stage %s is not installed; skipped", stages[i]);
 			json_object_set_new(t, "skipped", json_true());
+			free(path);
 			continue;
 		}
-		rc = run_one(path, &a);
+		rc = run_one(path, &a, hosts, nhosts);
 		free(path);
 		json_object_set_new(t, "seconds", json_real(now_s() - t0));
 		json_object_set_new(t, "exit", json_integer(rc));
@@ -316,5 +362,6 @@ int run_pipeline(const char *const *stages, size_t n, run_find_fn find, int argc
 	json_decref(doc);
 	free(a.pass);
 	free(a.only);
+	free(hosts);
 	return worst;
 }

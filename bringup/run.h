@@ -13,8 +13,11 @@ typedef char *(*run_find_fn)(const char *name);
 
 /* Run `stages` (n of them) with argv's options, less run's own: --json
  * (the summary as JSON; the stages' output goes to stderr) and --only
- * HOST... (every stage limited to those hosts). Returns the worst stage
- * exit code (enum br_exit). */
+ * HOST... (each stage given those of the hosts it takes as the inventory
+ * stands when it starts (br_stage_takes), so each node starts at the stage
+ * it stands at, and a stage that takes none of them skipped; with --force
+ * passed on, every stage all of them). Returns the worst stage exit code
+ * (enum br_exit). */
 int run_pipeline(const char *const *stages, size_t n, run_find_fn find, int argc, char **argv);
 
 #endif

@@ -120,14 +120,217 @@ int br_stage_parse(struct br_stage *st, const struct br_command *cmd, int argc, 
 	return rc;
 }
 
+/* ---- which stage takes which node -------------------------------------------- */
+
+static const int discover_states[] = { INV_NEW, INV_FAILED, -1 };
+static const int configure_states[] = { INV_DISCOVERED, -1 };
+static const int enlist_states[] = { INV_CONFIGURED, INV_ENLISTED, INV_FAILED, -1 };
+static const int enlist_skip_states[] = { INV_CONFIGURED, INV_ENLISTED, INV_FAILED, INV_DISCOVERED, -1 };
+static const int validate_states[] = { INV_DEPLOYED, -1 };
+static const int gate_states[] = { INV_VALIDATED, INV_GOLDEN, INV_QUARANTINED, -1 };
+/* Named, a node may also be run again where that converges: configure
+ * over a configured node, validate over one validated or judged (a
+ * repaired node re-checked); a failed one by the stage it failed in. */
+static const int configure_named[] = { INV_DISCOVERED, INV_CONFIGURED, INV_FAILED, -1 };
+static const int validate_named[] = {
+	INV_DEPLOYED, INV_VALIDATED, INV_GOLDEN, INV_QUARANTINED, INV_FAILED, -1
+};
+const int br_all_states[] = { INV_NEW,	     INV_DISCOVERED, INV_CONFIGURED, INV_ENLISTED,    INV_DEPLOYED,
+			      INV_VALIDATED, INV_GOLDEN,     INV_FAILED,     INV_QUARANTINED, -1 };
+
+static const struct {
+	const char *name;
+	const int *states, *skip_states; /* skip_states: with --skip-configure */
+	const int *named;		 /* NULL: states (skip_states) */
+} pipeline[] = {
+	{ "discover", discover_states, discover_states, NULL },
+	{ "configure", configure_states, configure_states, configure_named },
+	{ "enlist", enlist_states, enlist_skip_states, NULL },
+	{ "validate", validate_states, validate_states, validate_named },
+	{ "gate", gate_states, gate_states, NULL },
+};
+#define N_PIPELINE (sizeof(pipeline) / sizeof(pipeline[0]))
+
+static int state_in(enum inv_state state, const int *states);
+
+static size_t stage_index(const char *stage)
+{
+	size_t i;
+
+	for (i = 0; i < N_PIPELINE && strcmp(pipeline[i].name, stage); i++)
+		;
+	return i;
+}
+
+const int *br_stage_states(const char *stage, int skip_configure)
+{
+	size_t i = stage_index(stage);
+
+	if (i == N_PIPELINE)
+		return br_all_states;
+	return skip_configure ? pipeline[i].skip_states : pipeline[i].states;
+}
+
+const int *br_stage_named_states(const char *stage, int skip_configure)
+{
+	size_t i = stage_index(stage);
+
+	if (i < N_PIPELINE && pipeline[i].named)
+		return pipeline[i].named;
+	return br_stage_states(stage, skip_configure);
+}
+
+/* The stage that fails nodes with this kind; NULL for the kinds any stage
+ * gives (stage_failed, time_limit, worker_died). */
+static const char *kind_stage(enum br_fail_kind kind)
+{
+	switch (kind) {
+	case BR_FAIL_BMC_UNREACHABLE:
+	case BR_FAIL_BMC_AUTH:
+	case BR_FAIL_BMC_DEADLINE:
+	case BR_FAIL_BMC_TLS:
+	case BR_FAIL_BMC_PROTOCOL:
+	case BR_FAIL_NO_HOST_MAC:
+	case BR_FAIL_MAC_CONFLICT:
+	case BR_FAIL_SERIAL_MISMATCH:
+		return "discover";
+	case BR_FAIL_BIOS_UNSUPPORTED:
+	case BR_FAIL_BIOS_NOT_APPLIED:
+		return "configure";
+	case BR_FAIL_MAAS_REFUSED:
+	case BR_FAIL_BOOT_DISK:
+	case BR_FAIL_POWER:
+	case BR_FAIL_COMMISSION:
+	case BR_FAIL_DEPLOY:
+		return "enlist";
+	case BR_FAIL_SSH_UNREACHABLE:
+	case BR_FAIL_SSH_AUTH:
+	case BR_FAIL_SSH_HOST_KEY:
+	case BR_FAIL_PROBE:
+		return "validate";
+	case BR_FAIL_NONE:
+	case BR_FAIL_STAGE:
+	case BR_FAIL_TIME_LIMIT:
+	case BR_FAIL_WORKER:
+		return NULL;
+	}
+	return NULL;
+}
+
+/* The stage that takes a node in `state` onward (a failed one: discover). */
+static const char *next_stage(enum inv_state state, int skip_configure)
+{
+	for (size_t i = 0; i < N_PIPELINE; i++)
+		if (state != INV_FAILED && state_in(state, br_stage_states(pipeline[i].name, skip_configure)))
+			return pipeline[i].name;
+	return "discover";
+}
+
+const char *br_failed_in(struct inv *inv, const struct inv_node *node, int skip_configure)
+{
+	const char *by_kind = kind_stage(node->failure_kind);
+	enum inv_state from;
+	int again = 0;
+
+	if (node->state != INV_FAILED)
+		return NULL;
+	if (inv_node_failed_from(inv, node->hostname, &from, &again, NULL))
+		return by_kind;
+	/* The state it was failed from names the stage exactly, unless a
+	 * stage that took the failed node failed it again since, or it was
+	 * 'discovered' (configure's, or enlist's with --skip-configure): then
+	 * the kind, typed where the failure happened, says. */
+	if (by_kind && (again || from == INV_DISCOVERED))
+		return by_kind;
+	return next_stage(from, skip_configure);
+}
+
+/* Enlist taking discovered nodes: configure is skipped. */
+static int skip_configure(const char *stage, const int *states)
+{
+	return !strcmp(stage, "enlist") && state_in(INV_DISCOVERED, states);
+}
+
+static int every_state(const int *states)
+{
+	for (int s = 0; s < INV_STATE_COUNT; s++)
+		if (!state_in((enum inv_state)s, states))
+			return 0;
+	return 1;
+}
+
+int br_stage_takes(struct inv *inv, const char *stage, const int *states, const struct inv_node *node)
+{
+	const char *failed_in;
+
+	if (!state_in(node->state, states))
+		return 0;
+	/* A command over every state (tickets, status, reprovision) takes any
+	 * node; a stage takes a failed node back only where it failed. */
+	if (node->state != INV_FAILED || every_state(states))
+		return 1;
+	failed_in = br_failed_in(inv, node, skip_configure(stage, states));
+	return !failed_in || !strcmp(failed_in, stage);
+}
+
+/* Named nodes a stage does not take stop it before any node is touched,
+ * each named with the stage that would take it; with --force they are
+ * taken, their history saying so. */
+static int refuse_out_of_turn(struct br_stage *st, const int *states)
+{
+	const char *stage = st->cmd->name;
+	size_t refused = 0;
+	int skip;
+
+	if (!strncmp(stage, "bringup-", 8))
+		stage += 8;
+	skip = skip_configure(stage, states);
+	if (stage_index(stage) < N_PIPELINE)
+		states = br_stage_named_states(stage, skip);
+	for (size_t i = 0; i < st->n; i++) {
+		const struct inv_node *node = &st->nodes[i];
+		const char *failed_in, *next;
+		struct br_err err = { 0 };
+
+		if (br_stage_takes(st->inv, stage, states, node))
+			continue;
+		if (st->common.force) {
+			if (inv_node_forced(st->inv, node->hostname, &err)) {
+				br_error("inventory", "%s", err.msg);
+				return BR_EXIT_UNREACHABLE;
+			}
+			br_warn(stage, "%s is '%s': taken all the same (--force)", node->hostname,
+				inv_state_name(node->state));
+			continue;
+		}
+		failed_in = br_failed_in(st->inv, node, skip);
+		next = failed_in ? failed_in : next_stage(node->state, skip);
+		if (failed_in)
+			br_error(stage, "%s is 'failed' (in %s): run bringup %s, or --force", node->hostname,
+				 failed_in, failed_in);
+		else if (stage_index(next) < stage_index(stage))
+			br_error(stage, "%s is '%s': run bringup %s first, or --force", node->hostname,
+				 inv_state_name(node->state), next);
+		else
+			br_error(stage,
+				 "%s is '%s': bringup %s takes it now (bringup reprovision starts it over), "
+				 "or --force",
+				 node->hostname, inv_state_name(node->state), next);
+		refused++;
+	}
+	return refused ? BR_EXIT_USAGE : 0;
+}
+
 int br_stage_open(struct br_stage *st, const int *states)
 {
 	int rc = br_stage_open_inventory(st->common.db, &st->inv);
 
 	if (!rc && states)
 		rc = br_stage_select(st->inv, st->argc, st->argv, st->argi, states, &st->nodes, &st->n);
-	/* Named nodes are worked whatever their state; nodes picked by state
-	 * must still be in one of them under the lease. */
+	if (!rc && states && st->argi < st->argc)
+		rc = refuse_out_of_turn(st, states);
+	/* Named nodes, once taken, are worked whatever their state; nodes
+	 * picked by state must still be in one of them under the lease. */
 	if (!rc && states && !st->no_lease)
 		rc = br_stage_lease(st->inv, st->cmd->name, st->argi < st->argc ? NULL : states, st->nodes,
 				    &st->n);

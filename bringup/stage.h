@@ -46,6 +46,34 @@ int br_stage_open_inventory(const char *path, struct inv **ret_inv);
 int br_stage_select(struct inv *inv, int argc, char **argv, int argi, const int *states,
 		    struct inv_node **ret_nodes, size_t *ret_n);
 
+/* ---- which stage takes which node ------------------------------------------
+ * Each pipeline stage advances nodes in some states (discover: new and
+ * failed; configure: discovered; enlist: configured, enlisted and failed,
+ * with --skip-configure discovered too; validate: deployed; gate:
+ * validated, golden, quarantined); a failed node goes back to the stage it
+ * failed in. Named on its command line, configure and validate also take
+ * a node they already passed (br_stage_named_states). Commands that read
+ * (tickets, status, report, history) take every state. */
+
+/* Every state, terminated by -1. */
+extern const int br_all_states[];
+/* The states `stage` ("discover", ...) takes, terminated by -1 (static);
+ * br_all_states for any other command. */
+const int *br_stage_states(const char *stage, int skip_configure);
+/* The states a node named on `stage`'s command line may be in: its states,
+ * and for configure and validate those it converges over when run again
+ * (configured; validated, golden, quarantined) and failed (in that stage). */
+const int *br_stage_named_states(const char *stage, int skip_configure);
+/* The pipeline stage a failed node failed in ("discover", "configure",
+ * "enlist", "validate"; static), from the state its events say it was
+ * failed from, else its failure kind; NULL when the node is not failed or
+ * nothing says. */
+const char *br_failed_in(struct inv *inv, const struct inv_node *node, int skip_configure);
+/* Whether stage, taking `states`, advances node: its state is one of them,
+ * and a failed node is taken only by the stage it failed in (or by any
+ * when nothing says where). */
+int br_stage_takes(struct inv *inv, const char *stage, const int *states, const struct inv_node *node);
+
 /* ---- the stage skeleton ------------------------------------------------------ */
 
 struct br_stage {
@@ -66,8 +94,12 @@ struct br_stage {
 int br_stage_parse(struct br_stage *st, const struct br_command *cmd, int argc, char **argv);
 /* Open the inventory (--db), select the nodes (those named on the command
  * line, else those in states, terminated by -1) and take their leases
- * (br_stage_lease) unless st->no_lease. NULL states: open only. Nonzero:
- * stop (BR_EXIT_UNREACHABLE, or BR_EXIT_USAGE for an unknown host name). */
+ * (br_stage_lease) unless st->no_lease. NULL states: open only. A named
+ * node the stage does not take (br_stage_takes; the stage is cmd->name
+ * less "bringup-") stops it before any node is touched, each such node
+ * logged with the stage that would take it, unless --force: then its
+ * events say so (inv_node_forced). Nonzero: stop (BR_EXIT_UNREACHABLE, or
+ * BR_EXIT_USAGE for an unknown host name or a node out of turn). */
 int br_stage_open(struct br_stage *st, const int *states);
 /* "NAME: message" on stderr and stop with BR_EXIT_USAGE; returns it. */
 int br_stage_usage(struct br_stage *st, const char *fmt, ...) BR_PRINTF(2, 3);

@@ -277,6 +277,7 @@ struct br_common_opts {
 	int json;	/* --json */
 	int verbose;	/* -v, repeatable */
 	int quiet;	/* -q */
+	int force;	/* --force: take named nodes whatever their state */
 };
 
 struct br_command {

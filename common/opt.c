@@ -35,6 +35,8 @@ static size_t common_table(struct br_common_opts *c, struct br_option *out)
 		{ "json", 0, BR_OPT_FLAG, &c->json, NULL, "machine-readable output on stdout" },
 		{ "verbose", 'v', BR_OPT_FLAG, &c->verbose, NULL, "more log detail (repeat for debug)" },
 		{ "quiet", 'q', BR_OPT_FLAG, &c->quiet, NULL, "only errors on stderr, no progress" },
+		{ "force", 0, BR_OPT_FLAG, &c->force, NULL,
+		  "take the named nodes whatever their state (their history says forced)" },
 	};
 
 	memcpy(out, tbl, sizeof(tbl));

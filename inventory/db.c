@@ -223,9 +223,37 @@ int inv_node_id(struct inv *inv, const char *hostname, int64_t *ret_id, enum inv
 	return inv_node_lookup(inv, hostname, ret_id, ret_state, NULL, err);
 }
 
+/* The nodes this process was told to take out of turn (--force). Kept per
+ * process, not per connection: a stage's workers are forked after it
+ * selects its nodes and open connections of their own, and their events
+ * must say it too. */
+static int64_t *forced_ids;
+static size_t n_forced;
+
+int inv_node_forced(struct inv *inv, const char *hostname, struct br_err *err)
+{
+	int64_t id;
+	int rc = inv_node_id(inv, hostname, &id, NULL, err);
+
+	if (rc)
+		return rc;
+	forced_ids = br_xrealloc(forced_ids, (n_forced + 1) * sizeof(*forced_ids));
+	forced_ids[n_forced++] = id;
+	return 0;
+}
+
+static int forced(int64_t node_id)
+{
+	for (size_t i = 0; i < n_forced; i++)
+		if (forced_ids[i] == node_id)
+			return 1;
+	return 0;
+}
+
 int inv_event_add(struct inv *inv, int64_t node_id, const char *from_state, const char *to_state,
 		  const char *reason, struct br_err *err)
 {
+	char *noted = NULL;
 	sqlite3_stmt *st;
 	int rc;
 
@@ -238,9 +266,12 @@ int inv_event_add(struct inv *inv, int64_t node_id, const char *from_state, cons
 	sqlite3_bind_int64(st, 1, node_id);
 	inv_bind_text(st, 2, from_state);
 	inv_bind_text(st, 3, to_state);
-	inv_bind_reason(st, 4, reason);
+	if (forced(node_id))
+		noted = reason ? br_xasprintf("%s: %s", INV_FORCED, reason) : br_xstrdup(INV_FORCED);
+	inv_bind_reason(st, 4, noted ? noted : reason);
 	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : inv_dberr(inv, err, "record event");
 	inv_finalize(inv, st);
+	free(noted);
 	return rc;
 }
 

@@ -201,6 +201,21 @@ void inv_events_free(struct inv_event *events, size_t n);
 int inv_node_events(struct inv *inv, const char *hostname, struct inv_event **ret_events, size_t *ret_n,
 		    struct br_err *err);
 
+/* The state a failed node was failed from: the from_state of its latest
+ * transition into `failed` from another state (it tells which stage failed
+ * it, for rows older than failure kinds too); *ret_again is 1 when a later
+ * failed -> failed event says a stage that took the failed node failed it
+ * again. BR_E_NOTFOUND when no event says. */
+int inv_node_failed_from(struct inv *inv, const char *hostname, enum inv_state *ret_from, int *ret_again,
+			 struct br_err *err);
+
+/* What an event of a node taken out of turn says first. */
+#define INV_FORCED "forced (--force)"
+/* From now on every event this process (and the workers it forks) records
+ * for the node says INV_FORCED before its reason: a stage took it out of
+ * turn. 0 or BR_E_NOTFOUND. */
+int inv_node_forced(struct inv *inv, const char *hostname, struct br_err *err);
+
 enum inv_check_result { INV_CHECK_PASS, INV_CHECK_FAIL, INV_CHECK_UNKNOWN };
 const char *inv_check_result_name(enum inv_check_result r);
 

@@ -472,6 +472,37 @@ int inv_node_events(struct inv *inv, const char *hostname, struct inv_event **re
 	return 0;
 }
 
+int inv_node_failed_from(struct inv *inv, const char *hostname, enum inv_state *ret_from, int *ret_again,
+			 struct br_err *err)
+{
+	/* The latest transition into failed from another state, and whether a
+	 * failed -> failed one (a stage that took the failed node failed it
+	 * again) came after it. */
+	static const char sql[] =
+	    "SELECT e.from_state, EXISTS (SELECT 1 FROM events a WHERE a.node_id = e.node_id AND a.id > e.id"
+	    "  AND a.from_state = 'failed' AND a.to_state = 'failed')"
+	    " FROM events e WHERE e.node_id = ? AND e.to_state = 'failed' AND e.from_state IS NOT NULL"
+	    " AND e.from_state <> 'failed' ORDER BY e.id DESC LIMIT 1";
+	sqlite3_stmt *st;
+	int64_t id;
+	int rc = inv_node_id(inv, hostname, &id, NULL, err);
+
+	if (rc || (rc = inv_prepare(inv, sql, &st, err)))
+		return rc;
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && !inv_state_parse((const char *)sqlite3_column_text(st, 0), ret_from)) {
+		*ret_again = sqlite3_column_int(st, 1);
+		rc = 0;
+	} else if (rc == SQLITE_ROW || rc == SQLITE_DONE) {
+		rc = br_errf(err, BR_E_NOTFOUND, "%s: no event says what state it was failed from", hostname);
+	} else {
+		rc = inv_dberr(inv, err, "read events");
+	}
+	inv_finalize(inv, st);
+	return rc;
+}
+
 int inv_node_macs(struct inv *inv, int64_t node_id, struct br_strlist *ret_macs, struct br_err *err)
 {
 	struct br_strlist macs = { 0 };
