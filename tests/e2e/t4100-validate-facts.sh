@@ -2,7 +2,8 @@
 # bringup validate --facts: a saved probe document (the real H200 host's)
 # judged for one node without SSH: facts stored, checks recorded with the
 # stage's name, the node validated; a cabling check from the wiring list;
-# bad documents refused with the file named and nothing changed.
+# bad documents refused with the file named and nothing changed. The node is
+# only discovered, so it is judged with --force (validate takes deployed nodes).
 . "$BR_TOP/tests/e2e/lib.sh"
 cd "$T"
 bringup sim --nodes 2 --seed 3 --dir rack --daemon >/dev/null
@@ -16,14 +17,14 @@ doc=$BR_TOP/tests/fixtures/hw/h200-probe/probe-root.json
 
 # Not JSON, not a probe document, a newer probe: exit 2, the file named, the node untouched.
 printf 'not json' > bad.json
-rc=0; bringup validate --facts bad.json "$host" 2>err || rc=$?
+rc=0; bringup validate --force --facts bad.json "$host" 2>err || rc=$?
 assert_eq "$rc" 2 "garbage facts exit"
 assert_contains "$(cat err)" "bad.json: not a probe document" "garbage facts message"
 echo '{"probe_version": 99}' > newer.json
-rc=0; bringup validate --facts newer.json "$host" 2>err || rc=$?
+rc=0; bringup validate --force --facts newer.json "$host" 2>err || rc=$?
 assert_eq "$rc" 2 "newer facts exit"
 assert_contains "$(cat err)" "version 99 is newer" "newer facts message"
-rc=0; bringup validate --facts "$doc" 2>err || rc=$?
+rc=0; bringup validate --force --facts "$doc" 2>err || rc=$?
 assert_eq "$rc" 2 "--facts without a host"
 assert_eq "$(bringup status --json | jq -r --arg h "$host" '.nodes[] | select(.hostname == $h) | .state')" discovered \
 	"node untouched by refused documents"
@@ -31,7 +32,7 @@ assert_eq "$(bringup status --json | jq -r --arg h "$host" '.nodes[] | select(.h
 # A wiring list that cables the node's ports: the H200 VM has no LLDP
 # neighbours to show, so cabling is unknown, never a pass.
 rc=0
-bringup validate --facts "$doc" --wiring rack/wiring.csv --json "$host" > v.json || rc=$?
+bringup validate --force --facts "$doc" --wiring rack/wiring.csv --json "$host" > v.json || rc=$?
 assert_eq "$(jq -r '.nodes[0].state' v.json)" validated "validated"
 assert_eq "$(jq -r '.nodes[0].checks[] | select(.name == "cabling") | .result' v.json)" unknown "cabling without LLDP"
 # The node rules judged the real H200's facts against the xe9680 profile:
@@ -52,7 +53,7 @@ assert_eq "$(sqlite3 inv.db "select count(*) from probe_facts")" 1 "one document
 
 # A malformed wiring list: FILE:LINE: field, exit 2, nothing changed.
 printf 'hostname,host_port,switch,switch_port\n%s,,leaf1,swp1\n' "$host" > bad-wiring.csv
-rc=0; bringup validate --facts "$doc" --wiring bad-wiring.csv "$host" 2>err || rc=$?
+rc=0; bringup validate --force --facts "$doc" --wiring bad-wiring.csv "$host" 2>err || rc=$?
 assert_eq "$rc" 2 "bad wiring exit"
 assert_contains "$(cat err)" "bad-wiring.csv:2: host_port: empty" "bad wiring message"
 echo "validate --facts: judged, stored, refused bad input"
