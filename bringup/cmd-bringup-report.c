@@ -56,19 +56,16 @@ int main(int argc, char **argv)
 		options,
 		&st.common,
 	};
-	static const int all[] = {
-		INV_NEW,       INV_DISCOVERED, INV_CONFIGURED, INV_ENLISTED,	INV_DEPLOYED,
-		INV_VALIDATED, INV_GOLDEN,     INV_FAILED,     INV_QUARANTINED, -1
-	};
 
 	/* A report only reads: it holds no node against a running stage. */
 	st.no_lease = 1;
+	st.allow_retired = 1;
 	if (br_stage_parse(&st, &cmd, argc, argv))
 		return br_stage_close(&st);
 	if (!out && !(out = default_out = rpt_default_path(st.common.db)))
 		return br_stage_usage(&st, "--out PATH is needed for an in-memory inventory");
 	run.path = out;
-	if (!br_stage_open(&st, all)) {
+	if (!br_stage_open(&st, br_states_all)) {
 		if (rpt_write(st.inv, st.nodes, st.n, out, &run.stats, &err))
 			br_stage_fail(&st, err.code == BR_E_DB ? BR_EXIT_UNREACHABLE : BR_EXIT_USAGE, "%s",
 				      err.msg);

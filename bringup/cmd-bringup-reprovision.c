@@ -52,10 +52,6 @@ int main(int argc, char **argv)
 		options,
 		&st.common,
 	};
-	static const int all[] = {
-		INV_NEW,       INV_DISCOVERED, INV_CONFIGURED, INV_ENLISTED,	INV_DEPLOYED,
-		INV_VALIDATED, INV_GOLDEN,     INV_FAILED,     INV_QUARANTINED, -1
-	};
 	const char *key = getenv("MAAS_API_KEY");
 
 	repro_options_init(&o);
@@ -73,7 +69,7 @@ int main(int argc, char **argv)
 	o.maas.api_key = key;
 	o.maas.ca_file = nonempty(ca_file);
 	o.maas.insecure = insecure;
-	if (!st.exit && !br_stage_open(&st, all) && !repro_run(&st, &o, &run) && !st.common.quiet)
+	if (!st.exit && !br_stage_open(&st, br_states_all) && !repro_run(&st, &o, &run) && !st.common.quiet)
 		fprintf(stderr, "reprovision: %zu reset, %zu released in MAAS (%zu erased), %zu errors\n",
 			run.reset, run.released, run.erased, run.errors);
 	if (!st.exit && run.errors)

@@ -39,6 +39,10 @@ char *br_templates_dir(void);
 /* Open the inventory named by --db; logs the error. */
 int br_stage_open_inventory(const char *path, struct inv **ret_inv);
 
+/* Every node state, terminated by -1: for commands over the whole
+ * inventory (status, report, tickets). */
+extern const int br_states_all[];
+
 /* Pick nodes for a stage: those named in argv[argi..] (all must exist), or
  * every node whose state is in `states` (terminated by -1). Caller frees
  * with inv_nodes_free. Returns 0 or an exit code (BR_EXIT_USAGE for an
@@ -59,6 +63,10 @@ struct br_stage {
 	size_t n;
 	int exit;     /* enum br_exit once the stage stops or reports */
 	int no_lease; /* read-only run (a dry run): take no per-node leases */
+	/* Not a pipeline stage (status, retire, unretire): a retired node may
+	 * be named on the command line (otherwise that stops the stage with
+	 * BR_EXIT_USAGE), and closing retires nobody. */
+	int allow_retired;
 };
 
 /* Logging and options (cmd->common must be &st->common). Nonzero: stop
@@ -67,7 +75,8 @@ int br_stage_parse(struct br_stage *st, const struct br_command *cmd, int argc, 
 /* Open the inventory (--db), select the nodes (those named on the command
  * line, else those in states, terminated by -1) and take their leases
  * (br_stage_lease) unless st->no_lease. NULL states: open only. Nonzero:
- * stop (BR_EXIT_UNREACHABLE, or BR_EXIT_USAGE for an unknown host name). */
+ * stop (BR_EXIT_UNREACHABLE, or BR_EXIT_USAGE for an unknown host name or,
+ * unless st->allow_retired, a retired one). */
 int br_stage_open(struct br_stage *st, const int *states);
 /* "NAME: message" on stderr and stop with BR_EXIT_USAGE; returns it. */
 int br_stage_usage(struct br_stage *st, const char *fmt, ...) BR_PRINTF(2, 3);
@@ -84,8 +93,10 @@ int br_stage_catch_signals(struct br_stage *st);
 /* After the run: when a signal was caught, say so and stop with 128 + its
  * number, as a shell reports a process killed by it. */
 void br_stage_interrupted(struct br_stage *st);
-/* Free the nodes, give back the leases, close the inventory; returns
- * st->exit. */
+/* Retire the stage's nodes that it failed or quarantined once too often
+ * (lifecycle.h; not for a run that took no leases nor one that allows
+ * retired nodes), free the nodes, give
+ * back the leases, close the inventory; returns st->exit. */
 int br_stage_close(struct br_stage *st);
 
 /* The inventory's form of rule verdicts: a new array (inv_checks_free),

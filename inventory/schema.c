@@ -279,6 +279,12 @@ static const char *const migrations[] = {
 	 * not guess from the reason's words. Nodes failed before keep NULL,
 	 * read as stage_failed. */
 	"ALTER TABLE nodes ADD COLUMN failure_kind TEXT;",
+
+	/* 11: how often a node went into failed or quarantined, so that one
+	 * that keeps failing is retired rather than re-provisioned forever.
+	 * Nodes from before start at 0: their history is in events, but
+	 * counting it now would retire machines nobody chose to. */
+	"ALTER TABLE nodes ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;",
 };
 
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == INV_SCHEMA_VERSION,
