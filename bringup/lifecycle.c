@@ -39,7 +39,8 @@ static size_t since_reset(const struct inv_event *ev, size_t n)
 	size_t first = 0;
 
 	for (size_t i = 0; i < n; i++)
-		if (ev[i].from_state && !strcmp(ev[i].from_state, "retired") && strcmp(ev[i].to_state, "retired"))
+		if (ev[i].from_state && !strcmp(ev[i].from_state, "retired") &&
+		    strcmp(ev[i].to_state, "retired"))
 			first = i + 1;
 	return first;
 }
@@ -145,7 +146,8 @@ static int retire_one(struct inv *inv, struct br_profiles *profiles, const char 
 		inv_node_release(&node);
 		return 0;
 	}
-	if (!br_lifecycle_due(&node, profile->hw.max_attempts) || inv_node_events(inv, hostname, &ev, &n, &err)) {
+	if (!br_lifecycle_due(&node, profile->hw.max_attempts) ||
+	    inv_node_events(inv, hostname, &ev, &n, &err)) {
 		if (err.code)
 			br_warn("lifecycle", "%s: %s", hostname, err.msg);
 		inv_node_release(&node);
@@ -178,8 +180,8 @@ size_t br_lifecycle_retire_due(struct inv *inv, struct br_profiles *profiles, co
 
 /* ---- bringup retire / unretire ------------------------------------------------ */
 
-static void apply_one(struct inv *inv, enum br_lifecycle_op op, const char *reason, const struct inv_node *node,
-		      struct br_lifecycle_result *r)
+static void apply_one(struct inv *inv, enum br_lifecycle_op op, const char *reason,
+		      const struct inv_node *node, struct br_lifecycle_result *r)
 {
 	struct br_err err = { 0 };
 
@@ -211,8 +213,8 @@ void br_lifecycle_apply(struct br_stage *st, enum br_lifecycle_op op, const char
 	for (size_t i = 0; i < st->n; i++) {
 		apply_one(st->inv, op, reason, &st->nodes[i], &run->items[run->n]);
 		if (run->items[run->n].rc) {
-			br_error(op == BR_LIFECYCLE_RETIRE ? "retire" : "unretire", "%s: %s", st->nodes[i].hostname,
-				 run->items[run->n].message);
+			br_error(op == BR_LIFECYCLE_RETIRE ? "retire" : "unretire", "%s: %s",
+				 st->nodes[i].hostname, run->items[run->n].message);
 			run->failed++;
 		}
 		run->n++;
@@ -227,8 +229,8 @@ json_t *br_lifecycle_json(const void *ctx)
 	for (size_t i = 0; i < run->n; i++) {
 		const struct br_lifecycle_result *r = &run->items[i];
 
-		json_array_append_new(nodes, json_pack("{s:s, s:s, s:b, s:s, s:I}", "hostname", r->hostname, "from",
-						       r->from, "ok", !r->rc, "reason", r->message,
+		json_array_append_new(nodes, json_pack("{s:s, s:s, s:b, s:s, s:I}", "hostname", r->hostname,
+						       "from", r->from, "ok", !r->rc, "reason", r->message,
 						       "tickets_closed", (json_int_t)r->tickets_closed));
 	}
 	return json_pack("{s:o, s:I}", "nodes", nodes, "failed", (json_int_t)run->failed);
@@ -283,7 +285,8 @@ int br_lifecycle_main(enum br_lifecycle_op op, int argc, char **argv)
 	if (br_stage_parse(&st, op == BR_LIFECYCLE_RETIRE ? &retire : &unretire, argc, argv))
 		return br_stage_close(&st);
 	if (st.argi >= argc)
-		return br_stage_usage(&st, "name the hosts to %s", op == BR_LIFECYCLE_RETIRE ? "retire" : "unretire");
+		return br_stage_usage(&st, "name the hosts to %s",
+				      op == BR_LIFECYCLE_RETIRE ? "retire" : "unretire");
 	if (reason && !*reason)
 		return br_stage_usage(&st, "--reason: empty");
 	if (!br_stage_open(&st, br_states_all)) {

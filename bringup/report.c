@@ -123,7 +123,7 @@ static void head(struct rpt_page *p, struct inv *inv)
 static void legend(struct rpt_page *p, const struct rpt_stats *s)
 {
 	/* Outcomes first: those are what the reader came for. */
-	static const enum inv_state order[] = { INV_GOLDEN,   INV_QUARANTINED, INV_FAILED,	 INV_RETIRED,
+	static const enum inv_state order[] = { INV_GOLDEN,   INV_QUARANTINED, INV_FAILED,     INV_RETIRED,
 						INV_NEW,      INV_DISCOVERED,  INV_CONFIGURED, INV_ENLISTED,
 						INV_DEPLOYED, INV_VALIDATED };
 

@@ -47,8 +47,8 @@ int br_stage_open_inventory(const char *path, struct inv **ret_inv)
 }
 
 const int br_states_all[] = {
-	INV_NEW,       INV_DISCOVERED, INV_CONFIGURED, INV_ENLISTED,	INV_DEPLOYED, INV_VALIDATED,
-	INV_GOLDEN,    INV_FAILED,     INV_QUARANTINED, INV_RETIRED,	-1,
+	INV_NEW,    INV_DISCOVERED, INV_CONFIGURED,  INV_ENLISTED, INV_DEPLOYED, INV_VALIDATED,
+	INV_GOLDEN, INV_FAILED,	    INV_QUARANTINED, INV_RETIRED,  -1,
 };
 
 int br_stage_select(struct inv *inv, int argc, char **argv, int argi, const int *states,

@@ -14,8 +14,9 @@ const char prof_hw_sections[] =
 
 int prof_hw_section_known(const char *section, size_t len)
 {
-	static const char *const names[] = { "system", "gpu",	"nic",	       "nvme", "fans",	     "psu",
-					     "cpu",    "clock", "time_limits", "gate", "reprovision", "lifecycle" };
+	static const char *const names[] = { "system",	    "gpu",  "nic",	   "nvme",
+					     "fans",	    "psu",  "cpu",	   "clock",
+					     "time_limits", "gate", "reprovision", "lifecycle" };
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (len == strlen(names[i]) && !memcmp(section, names[i], len))
@@ -65,7 +66,18 @@ int prof_parse_duration_ms(const char *text, int64_t *ret_ms)
 }
 
 /* Each setting: where it goes and what it may hold. */
-enum kind { K_COUNT, K_WIDTH, K_SPEED, K_MHZ, K_GOVERNORS, K_DURATION, K_TEXT, K_CHECKS, K_ERASE, K_ATTEMPTS };
+enum kind {
+	K_COUNT,
+	K_WIDTH,
+	K_SPEED,
+	K_MHZ,
+	K_GOVERNORS,
+	K_DURATION,
+	K_TEXT,
+	K_CHECKS,
+	K_ERASE,
+	K_ATTEMPTS
+};
 
 struct setting {
 	const char *section, *name;

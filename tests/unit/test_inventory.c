@@ -477,11 +477,13 @@ static void test_attempts(void **state)
 {
 	struct fixture *f = *state;
 	struct br_err err = { 0 };
-	struct inv_gate_verdict gv = {
-		.hostname = "node-a", .from = INV_VALIDATED, .to = INV_QUARANTINED, .reason = "failed checks: psu"
+	struct inv_gate_verdict gv = { .hostname = "node-a",
+				       .from = INV_VALIDATED,
+				       .to = INV_QUARANTINED,
+				       .reason = "failed checks: psu" };
+	const struct inv_verdict vv = {
+		"node-a", NULL, NULL, 0, INV_DEPLOYED, INV_QUARANTINED, BR_FAIL_NONE, "failed checks: psu"
 	};
-	const struct inv_verdict vv = { "node-a", NULL, NULL, 0, INV_DEPLOYED, INV_QUARANTINED, BR_FAIL_NONE,
-					"failed checks: psu" };
 	const struct inv_fault psu = { "psu", "PS4 Critical", "replace it", 0 };
 	struct inv_ticket_stats stats = { 0 };
 	size_t closed = 0;
@@ -498,7 +500,8 @@ static void test_attempts(void **state)
 	gv.reason = "failed checks: psu; pcie";
 	assert_int_equal(inv_gate_record(f->inv, &gv, 1, &err), 0);
 	assert_int_equal(attempts_of(f->inv, "node-a"), 2);
-	assert_int_equal(inv_node_set_state(f->inv, "node-a", INV_QUARANTINED, INV_DEPLOYED, "again", &err), 0);
+	assert_int_equal(inv_node_set_state(f->inv, "node-a", INV_QUARANTINED, INV_DEPLOYED, "again", &err),
+			 0);
 	assert_int_equal(inv_verdicts_put(f->inv, "validate", &vv, 1, NULL, NULL, &err), 0);
 	assert_int_equal(attempts_of(f->inv, "node-a"), 3);
 	assert_int_equal(attempts_of(f->inv, "node-b"), 0);
@@ -507,7 +510,8 @@ static void test_attempts(void **state)
 	assert_int_equal(inv_node_unretire(f->inv, "node-a", "back", NULL, &err), BR_E_STATE);
 	assert_non_null(strstr(err.msg, "node-a is 'quarantined', not retired"));
 	assert_int_equal(inv_tickets_sync(f->inv, "node-a", &psu, 1, &stats, &err), 0);
-	assert_int_equal(inv_node_set_state(f->inv, "node-a", INV_QUARANTINED, INV_RETIRED, "retired", &err), 0);
+	assert_int_equal(inv_node_set_state(f->inv, "node-a", INV_QUARANTINED, INV_RETIRED, "retired", &err),
+			 0);
 	assert_int_equal(attempts_of(f->inv, "node-a"), 3);
 	assert_int_equal(inv_node_unretire(f->inv, "node-a", "repaired", &closed, &err), 0);
 	assert_int_equal(closed, 1);

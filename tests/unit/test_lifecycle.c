@@ -38,7 +38,10 @@ static void test_cause(void **state)
 	}
 }
 
-#define EV(from, to, reason, at) { 0, (char *)(from), (char *)(to), (char *)(reason), (char *)(at) }
+#define EV(from, to, reason, at)                                                                             \
+	{                                                                                                    \
+		0, (char *)(from), (char *)(to), (char *)(reason), (char *)(at)                              \
+	}
 
 /* Two attempts before an unretire (not counted), then three over nine
  * days; re-judging a quarantined node (quarantined -> quarantined) and
@@ -51,10 +54,14 @@ static void test_summary_history(void **state)
 		EV("failed", "quarantined", "failed checks: pcie: x16 at x8", "2026-01-02T00:00:00.000Z"),
 		EV("quarantined", "retired", "retired by operator: swap", "2026-01-03T00:00:00.000Z"),
 		EV("retired", "new", "unretired by operator", "2026-01-04T00:00:00.000Z"),
-		EV("validated", "quarantined", "failed checks: psu: PS4 Critical", "2026-02-01T00:00:00.000Z"),
-		EV("quarantined", "quarantined", "failed checks: psu: PS4 Critical; pcie", "2026-02-01T01:00:00.000Z"),
-		EV("configured", "quarantined", "failed checks: psu: PS4 Critical", "2026-02-05T00:00:00.000Z"),
-		EV("validated", "quarantined", "failed checks: psu: PS4 Critical", "2026-02-09T12:00:00.000Z"),
+		EV("validated", "quarantined", "failed checks: psu: PS4 Critical",
+		   "2026-02-01T00:00:00.000Z"),
+		EV("quarantined", "quarantined", "failed checks: psu: PS4 Critical; pcie",
+		   "2026-02-01T01:00:00.000Z"),
+		EV("configured", "quarantined", "failed checks: psu: PS4 Critical",
+		   "2026-02-05T00:00:00.000Z"),
+		EV("validated", "quarantined", "failed checks: psu: PS4 Critical",
+		   "2026-02-09T12:00:00.000Z"),
 	};
 	size_t n = sizeof(ev) / sizeof(ev[0]);
 	char *s = br_lifecycle_summary(ev, n, 3);
