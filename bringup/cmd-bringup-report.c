@@ -59,6 +59,7 @@ int main(int argc, char **argv)
 
 	/* A report only reads: it holds no node against a running stage. */
 	st.no_lease = 1;
+	st.allow_retired = 1;
 	if (br_stage_parse(&st, &cmd, argc, argv))
 		return br_stage_close(&st);
 	if (!out && !(out = default_out = rpt_default_path(st.common.db)))

@@ -31,6 +31,8 @@ static json_t *node_json(struct inv *inv, const struct inv_node *n, struct br_er
 		      br_json_string_or_null(n->service_tag), "model", br_json_string_or_null(n->model),
 		      "maas_system_id", br_json_string_or_null(n->maas_system_id), "ip",
 		      br_json_string_or_null(n->ip), "updated_at", n->updated_at);
+	/* how often it was failed or quarantined: the machine's history */
+	json_object_set_new(o, "attempts", json_integer(n->attempts));
 	/* why a failed node failed, as its stage typed it (common.h) */
 	json_object_set_new(o, "failure_kind",
 			    n->state == INV_FAILED ? json_string(br_fail_kind_name(
@@ -91,6 +93,7 @@ int main(int argc, char **argv)
 	enum inv_state s;
 	int rc = 0;
 
+	st.allow_retired = 1;
 	if (br_stage_parse(&st, &cmd, argc, argv))
 		return br_stage_close(&st);
 	if (state_filter && inv_state_parse(state_filter, &s))

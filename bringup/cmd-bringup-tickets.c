@@ -10,12 +10,14 @@
 int main(int argc, char **argv)
 {
 	struct br_stage st = { 0 };
-	const char *format = "md";
+	const char *format = "md", *state = "open";
 	struct wh_options post;
 	int timeout_s = 10;
 	const struct br_option options[] = {
 		{ "format", 'f', BR_OPT_STRING, &format, "md|json|csv",
 		  "Markdown table to print (default), the JSON document (--json), or CSV" },
+		{ "state", 0, BR_OPT_STRING, &state, "open|closed|all",
+		  "which tickets to list (default open); JSON gives each one's status" },
 		{ "post", 0, BR_OPT_STRING, &post.url, "URL",
 		  "POST each new or changed ticket as JSON to this webhook (Idempotency-Key per ticket "
 		  "version)" },
@@ -35,13 +37,15 @@ int main(int argc, char **argv)
 		"is\n"
 		"(rack, U, serial, service tag), the fault, the evidence, and what a technician does\n"
 		"(templates/tickets/actions.conf). Tickets are kept by hostname and fault: a re-run updates\n"
-		"them, a fault that is gone closes its ticket. Prints the open tickets.",
+		"them, a fault that is gone closes its ticket; a retired node has one ticket, to return it.\n"
+		"Prints the open tickets (--state closed|all for the others).",
 		options,
 		&st.common,
 	};
 	struct tkt_run run = { 0 };
 
 	wh_options_init(&post);
+	st.allow_retired = 1;
 	if (br_stage_parse(&st, &cmd, argc, argv))
 		return br_stage_close(&st);
 	if (!strcmp(format, "json"))
@@ -50,6 +54,12 @@ int main(int argc, char **argv)
 		run.format = TKT_CSV;
 	else if (strcmp(format, "md"))
 		br_stage_usage(&st, "--format: '%s' (want md, json or csv)", format);
+	if (!strcmp(state, "closed"))
+		run.list = TKT_LIST_CLOSED;
+	else if (!strcmp(state, "all"))
+		run.list = TKT_LIST_ALL;
+	else if (strcmp(state, "open"))
+		br_stage_usage(&st, "--state: '%s' (want open, closed or all)", state);
 	if (!st.exit && (post.retries < 0 || timeout_s < 1))
 		br_stage_usage(&st, "--retries must be 0 or more, --timeout positive");
 	post.timeout_ms = timeout_s * 1000L;

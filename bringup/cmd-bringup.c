@@ -26,6 +26,8 @@ static const struct {
 	{ "report", "the inventory as one HTML page: racks by state, faults, node detail" },
 	{ "status", "the node table (--json for the machine-readable document)" },
 	{ "history", "a node's state transitions" },
+	{ "retire", "take named nodes out of the flow (a machine to return); --reason TEXT" },
+	{ "unretire", "bring retired nodes back to 'new', attempts reset" },
 	{ "sim", "serve a simulated rack of iDRACs (and MAAS) for trials and tests" },
 	{ "bmc", "read one BMC without the inventory" },
 	{ "run", "discover, configure, enlist, validate, gate, tickets in order, then a summary\n"

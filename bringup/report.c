@@ -88,6 +88,7 @@ static const char css[] =
     ".st-enlisted{background:#9ec5fe}.st-deployed{background:#6ea8fe}.st-validated{background:#3d8bfd;color:#"
     "fff}"
     ".st-golden{background:#f2c94c}.st-quarantined{background:#fd7e14;color:#fff}"
+    ".st-retired{background:#6c757d;color:#fff}"
     ".st-failed{background:#cf222e;color:#fff}"
     "table{border-collapse:collapse;width:100%;background:#fff;margin:.3rem 0}"
     "th,td{border:1px solid #d0d7de;padding:.3rem .5rem;text-align:left;vertical-align:top}"
@@ -122,9 +123,9 @@ static void head(struct rpt_page *p, struct inv *inv)
 static void legend(struct rpt_page *p, const struct rpt_stats *s)
 {
 	/* Outcomes first: those are what the reader came for. */
-	static const enum inv_state order[] = { INV_GOLDEN,   INV_QUARANTINED, INV_FAILED,
-						INV_NEW,      INV_DISCOVERED,  INV_CONFIGURED,
-						INV_ENLISTED, INV_DEPLOYED,    INV_VALIDATED };
+	static const enum inv_state order[] = { INV_GOLDEN,   INV_QUARANTINED, INV_FAILED,     INV_RETIRED,
+						INV_NEW,      INV_DISCOVERED,  INV_CONFIGURED, INV_ENLISTED,
+						INV_DEPLOYED, INV_VALIDATED };
 
 	rpt_addf(p, "<ul class=\"legend\" id=\"legend\"><li><b>%zu node%s</b></li>", s->nodes,
 		 s->nodes == 1 ? "" : "s");

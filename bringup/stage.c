@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <sys/stat.h>
 
+#include "lifecycle.h"
 #include "loop.h"
 #include "stage.h"
 
@@ -135,8 +136,10 @@ static const int configure_named[] = { INV_DISCOVERED, INV_CONFIGURED, INV_FAILE
 static const int validate_named[] = {
 	INV_DEPLOYED, INV_VALIDATED, INV_GOLDEN, INV_QUARANTINED, INV_FAILED, -1
 };
-const int br_all_states[] = { INV_NEW,	     INV_DISCOVERED, INV_CONFIGURED, INV_ENLISTED,    INV_DEPLOYED,
-			      INV_VALIDATED, INV_GOLDEN,     INV_FAILED,     INV_QUARANTINED, -1 };
+const int br_all_states[] = {
+	INV_NEW,    INV_DISCOVERED, INV_CONFIGURED,  INV_ENLISTED, INV_DEPLOYED, INV_VALIDATED,
+	INV_GOLDEN, INV_FAILED,	    INV_QUARANTINED, INV_RETIRED,  -1,
+};
 
 static const struct {
 	const char *name;
@@ -327,6 +330,14 @@ int br_stage_open(struct br_stage *st, const int *states)
 
 	if (!rc && states)
 		rc = br_stage_select(st->inv, st->argc, st->argv, st->argi, states, &st->nodes, &st->n);
+	/* A retired node is out of the flow until a person says otherwise:
+	 * naming one to a stage is a mistake, not a request. */
+	for (size_t i = 0; !rc && !st->allow_retired && i < st->n; i++)
+		if (st->nodes[i].state == INV_RETIRED) {
+			br_error("select", "%s: retired: bringup unretire %s first", st->nodes[i].hostname,
+				 st->nodes[i].hostname);
+			rc = BR_EXIT_USAGE;
+		}
 	if (!rc && states && st->argi < st->argc)
 		rc = refuse_out_of_turn(st, states);
 	/* Named nodes, once taken, are worked whatever their state; nodes
@@ -408,6 +419,15 @@ void br_stage_interrupted(struct br_stage *st)
 
 int br_stage_close(struct br_stage *st)
 {
+	/* Retirement is judged here, once for every stage, after the stage
+	 * recorded its outcomes: the inventory counts attempts, the profile
+	 * (which the inventory does not know) says how many are too many. */
+	if (st->inv && st->n && !st->no_lease && !st->allow_retired) {
+		struct br_profiles profiles = { 0 };
+
+		br_lifecycle_retire_due(st->inv, &profiles, st->nodes, st->n);
+		br_profiles_release(&profiles);
+	}
 	inv_nodes_free(st->nodes, st->n);
 	br_stage_release(st->inv);
 	inv_close(st->inv);

@@ -55,7 +55,8 @@ int br_stage_select(struct inv *inv, int argc, char **argv, int argi, const int 
  * a node they already passed (br_stage_named_states). Commands that read
  * (tickets, status, report, history) take every state. */
 
-/* Every state, terminated by -1. */
+/* Every state, terminated by -1: for commands over the whole inventory
+ * (status, report, tickets, retire, unretire). */
 extern const int br_all_states[];
 /* The states `stage` ("discover", ...) takes, terminated by -1 (static);
  * br_all_states for any other command. */
@@ -87,6 +88,10 @@ struct br_stage {
 	size_t n;
 	int exit;     /* enum br_exit once the stage stops or reports */
 	int no_lease; /* read-only run (a dry run): take no per-node leases */
+	/* Not a pipeline stage (status, retire, unretire): a retired node may
+	 * be named on the command line (otherwise that stops the stage with
+	 * BR_EXIT_USAGE), and closing retires nobody. */
+	int allow_retired;
 };
 
 /* Logging and options (cmd->common must be &st->common). Nonzero: stop
@@ -94,7 +99,8 @@ struct br_stage {
 int br_stage_parse(struct br_stage *st, const struct br_command *cmd, int argc, char **argv);
 /* Open the inventory (--db), select the nodes (those named on the command
  * line, else those in states, terminated by -1) and take their leases
- * (br_stage_lease) unless st->no_lease. NULL states: open only. A named
+ * (br_stage_lease) unless st->no_lease. NULL states: open only. A retired
+ * node named stops it (BR_EXIT_USAGE) unless st->allow_retired. A named
  * node the stage does not take (br_stage_takes; the stage is cmd->name
  * less "bringup-") stops it before any node is touched, each such node
  * logged with the stage that would take it, unless --force: then its
@@ -116,8 +122,10 @@ int br_stage_catch_signals(struct br_stage *st);
 /* After the run: when a signal was caught, say so and stop with 128 + its
  * number, as a shell reports a process killed by it. */
 void br_stage_interrupted(struct br_stage *st);
-/* Free the nodes, give back the leases, close the inventory; returns
- * st->exit. */
+/* Retire the stage's nodes that it failed or quarantined once too often
+ * (lifecycle.h; not for a run that took no leases nor one that allows
+ * retired nodes), free the nodes, give
+ * back the leases, close the inventory; returns st->exit. */
 int br_stage_close(struct br_stage *st);
 
 /* The inventory's form of rule verdicts: a new array (inv_checks_free),

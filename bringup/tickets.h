@@ -56,11 +56,16 @@ const char *tkt_failure_fault(const struct inv_node *node);
 char *tkt_location(const char *rack, int unit);
 
 enum tkt_format { TKT_MD, TKT_JSON, TKT_CSV };
+/* Which tickets are listed (--state): the open ones by default. */
+enum tkt_list { TKT_LIST_OPEN, TKT_LIST_CLOSED, TKT_LIST_ALL };
+/* "open", "closed", "open and closed". */
+const char *tkt_list_name(enum tkt_list list);
 
 struct tkt_run {
 	struct inv_ticket_stats stats;
-	struct inv_ticket *tickets; /* open ones, by rack, unit, hostname */
+	struct inv_ticket *tickets; /* the listed ones, by rack, unit, hostname */
 	size_t n;
+	enum tkt_list list;
 	/* every node of the inventory, by hostname, for identities (serial,
 	 * service tag): a ticket of a node not named this run keeps them. */
 	struct inv_node *nodes;
@@ -69,7 +74,8 @@ struct tkt_run {
 	size_t posted, post_failed; /* --post deliveries */
 };
 
-/* Work out every node's faults, store them as tickets, list the open ones;
+/* Work out every node's faults, store them as tickets, list those run->list
+ * asks for;
  * with post (its url set), deliver every ticket version not delivered yet
  * (BR_EXIT_UNREACHABLE when some could not be). */
 int tkt_run(struct br_stage *st, struct tkt_run *run, const struct wh_options *post);

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "gate.h"
+#include "lifecycle.h"
 #include "tickets.h"
 #include "webhook.h"
 
@@ -100,7 +101,28 @@ static void add_root_cause(struct node_faults *f, const struct tkt_actions *acti
 	br_buf_release(&evidence);
 }
 
-/* Quarantined: the required checks that put it there; failed: the cause. */
+/* Retired: one ticket to return the machine, with its history; it
+ * replaces the node's other tickets (one ticket per machine to return). */
+static int retired_fault(struct inv *inv, const struct tkt_actions *actions, const struct inv_node *node,
+			 struct node_faults *f, struct br_err *err)
+{
+	struct inv_event *ev = NULL;
+	size_t n = 0;
+	char *history;
+
+	if (inv_node_events(inv, node->hostname, &ev, &n, err))
+		return -1;
+	history = br_lifecycle_history(ev, n);
+	add_fault(f, actions, node, "retired",
+		  keep(f, br_xasprintf("%s%s%s", node->reason ? node->reason : "retired",
+				       history ? "; history: " : "", history ? history : "")));
+	free(history);
+	inv_events_free(ev, n);
+	return 0;
+}
+
+/* Quarantined: the required checks that put it there; failed: the cause;
+ * retired: its history. */
 static int find_faults(struct inv *inv, struct br_profiles *profiles, const struct tkt_actions *actions,
 		       const struct inv_node *node, struct node_faults *f, struct inv_check **ret_checks,
 		       size_t *ret_n, struct br_err *err)
@@ -111,6 +133,8 @@ static int find_faults(struct inv *inv, struct br_profiles *profiles, const stru
 
 	*ret_checks = NULL;
 	*ret_n = 0;
+	if (node->state == INV_RETIRED)
+		return retired_fault(inv, actions, node, f, err);
 	if (node->state == INV_FAILED) {
 		add_fault(f, actions, node, tkt_failure_fault(node), node->reason ? node->reason : "");
 		f->items[f->n - 1].evidence_loose = 1;
@@ -259,6 +283,21 @@ static int post(struct br_stage *st, struct tkt_run *run, const struct wh_option
 	return 0;
 }
 
+/* Of the listed tickets, only the closed ones. */
+static void keep_closed(struct tkt_run *run)
+{
+	struct inv_ticket *drop = br_xcalloc(run->n ? run->n : 1, sizeof(*drop));
+	size_t kept = 0, dropped = 0;
+
+	for (size_t i = 0; i < run->n; i++)
+		if (run->tickets[i].closed)
+			run->tickets[kept++] = run->tickets[i];
+		else
+			drop[dropped++] = run->tickets[i];
+	run->n = kept;
+	inv_tickets_free(drop, dropped);
+}
+
 int tkt_run(struct br_stage *st, struct tkt_run *run, const struct wh_options *post_opts)
 {
 	struct tkt_actions actions = { 0 };
@@ -290,7 +329,9 @@ int tkt_run(struct br_stage *st, struct tkt_run *run, const struct wh_options *p
 		node_faults_release(&f);
 	}
 	if (!rc)
-		rc = inv_tickets_list(st->inv, 0, &run->tickets, &run->n, &err);
+		rc = inv_tickets_list(st->inv, run->list != TKT_LIST_OPEN, &run->tickets, &run->n, &err);
+	if (!rc && run->list == TKT_LIST_CLOSED)
+		keep_closed(run);
 	tkt_actions_release(&actions);
 	br_profiles_release(&profiles);
 	/* Every node's identity, not only the named ones': a ticket listed
@@ -301,6 +342,19 @@ int tkt_run(struct br_stage *st, struct tkt_run *run, const struct wh_options *p
 		return br_stage_fail(st, BR_EXIT_UNREACHABLE, "%s", err.msg);
 	qsort(run->nodes, run->n_nodes, sizeof(*run->nodes), node_cmp);
 	return post_opts && post_opts->url ? post(st, run, post_opts) : 0;
+}
+
+const char *tkt_list_name(enum tkt_list list)
+{
+	switch (list) {
+	case TKT_LIST_OPEN:
+		return "open";
+	case TKT_LIST_CLOSED:
+		return "closed";
+	case TKT_LIST_ALL:
+		return "open and closed";
+	}
+	return "?";
 }
 
 /* A table cell: no '|' or line break may end it early. */
@@ -334,10 +388,10 @@ void tkt_print(const void *ctx)
 	if (run->format == TKT_CSV)
 		fputs("hostname,location,serial,service_tag,fault,evidence,action\n", stdout);
 	else
-		printf("# Datacenter tickets (%zu open)\n\nSorted by rack, then U: one walk covers them.\n\n"
+		printf("# Datacenter tickets (%zu %s)\n\nSorted by rack, then U: one walk covers them.\n\n"
 		       "| Location | Host | Serial / service tag | Fault | Evidence | Action |\n"
 		       "|---|---|---|---|---|---|\n",
-		       run->n);
+		       run->n, tkt_list_name(run->list));
 	for (size_t i = 0; i < run->n; i++) {
 		const struct inv_ticket *t = &run->tickets[i];
 		const struct inv_node *node = node_of(run, t->hostname);

@@ -15,7 +15,7 @@
 
 #include "common.h"
 
-#define INV_SCHEMA_VERSION 11
+#define INV_SCHEMA_VERSION 12
 #define INV_BUSY_TIMEOUT_MS 10000
 /* Longest reason kept with a node or an event; a longer one is cut
  * (br_xstrdup_capped). Reasons carry text from BMCs and MAAS. */
@@ -33,8 +33,11 @@ enum inv_state {
 	INV_GOLDEN,
 	INV_FAILED,
 	INV_QUARANTINED,
+	/* Quarantined or failed too often (the profile's [lifecycle]
+	 * max_attempts), or by an operator: out of the flow until unretired. */
+	INV_RETIRED,
 };
-#define INV_STATE_COUNT (INV_QUARANTINED + 1)
+#define INV_STATE_COUNT (INV_RETIRED + 1)
 
 const char *inv_state_name(enum inv_state state);
 int inv_state_parse(const char *name, enum inv_state *ret_state);
@@ -91,6 +94,9 @@ struct inv_node {
 	enum inv_state state;
 	char *reason;
 	enum br_fail_kind failure_kind; /* why it is failed; BR_FAIL_NONE in any other state */
+	/* Times it went into failed or quarantined from another state, kept
+	 * across reprovisioning (the machine's history); unretire resets it. */
+	int attempts;
 	char *system_serial, *service_tag, *model, *bios_version, *bmc_firmware, *power_state;
 	char *maas_system_id, *ip;
 	char *created_at, *updated_at;
@@ -114,6 +120,13 @@ int inv_node_set_state(struct inv *inv, const char *hostname, enum inv_state fro
  * through inv_node_set_state is BR_FAIL_STAGE). */
 int inv_node_fail(struct inv *inv, const char *hostname, enum inv_state from, enum br_fail_kind kind,
 		  const char *reason, struct br_err *err);
+
+/* Bring a retired node back to `new` with attempts 0, an event with
+ * reason, and its open tickets closed, in one transaction. A node not
+ * retired: BR_E_STATE, nothing changes. *ret_closed (may be NULL): how many
+ * tickets were closed. */
+int inv_node_unretire(struct inv *inv, const char *hostname, const char *reason, size_t *ret_closed,
+		      struct br_err *err);
 
 /* Store what a BMC reported, replacing the node's earlier BMC facts, and move
  * it from `from` to `to` with reason (compare-and-set as inv_node_set_state)

@@ -8,6 +8,7 @@ static const char *const state_names[INV_STATE_COUNT] = {
 	[INV_NEW] = "new",	     [INV_DISCOVERED] = "discovered", [INV_CONFIGURED] = "configured",
 	[INV_ENLISTED] = "enlisted", [INV_DEPLOYED] = "deployed",     [INV_VALIDATED] = "validated",
 	[INV_GOLDEN] = "golden",     [INV_FAILED] = "failed",	      [INV_QUARANTINED] = "quarantined",
+	[INV_RETIRED] = "retired",
 };
 
 const char *inv_state_name(enum inv_state state)
@@ -215,7 +216,7 @@ int inv_import(struct inv *inv, const struct inv_manifest_row *rows, size_t n, c
 #define NODE_COLS                                                                                            \
 	"id, hostname, rack, unit, bmc, bmc_user, bmc_password_ref, bmc_type, profile, boot_disk_serial,"    \
 	" notes, state, reason, system_serial, service_tag, model, bios_version, bmc_firmware, power_state," \
-	" maas_system_id, ip, created_at, updated_at, failure_kind"
+	" maas_system_id, ip, created_at, updated_at, failure_kind, attempts"
 
 static void node_from_row(sqlite3_stmt *st, struct inv_node *n)
 {
@@ -248,6 +249,7 @@ static void node_from_row(sqlite3_stmt *st, struct inv_node *n)
 	if (n->state == INV_FAILED &&
 	    br_fail_kind_parse((const char *)sqlite3_column_text(st, 23), &n->failure_kind))
 		n->failure_kind = BR_FAIL_STAGE;
+	n->attempts = sqlite3_column_int(st, 24);
 }
 
 void inv_node_release(struct inv_node *n)
@@ -348,7 +350,7 @@ int inv_transition_kind(struct inv *inv, int64_t id, enum inv_state from, enum i
 	if (to == INV_FAILED && kind == BR_FAIL_NONE)
 		kind = BR_FAIL_STAGE;
 	rc = inv_prepare(inv,
-			 "UPDATE nodes SET state=?, reason=?, failure_kind=?,"
+			 "UPDATE nodes SET state=?, reason=?, failure_kind=?, attempts=attempts+?,"
 			 " updated_at=strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id=?",
 			 &st, err);
 	if (rc)
@@ -356,7 +358,11 @@ int inv_transition_kind(struct inv *inv, int64_t id, enum inv_state from, enum i
 	inv_bind_text(st, 1, inv_state_name(to));
 	inv_bind_reason(st, 2, reason);
 	inv_bind_text(st, 3, to == INV_FAILED ? br_fail_kind_name(kind) : NULL);
-	sqlite3_bind_int64(st, 4, id);
+	/* An attempt ends when the node goes into failed or quarantined from
+	 * another state; a stage re-judging a node already there (the gate
+	 * over quarantined nodes, a retry failing again) is the same attempt. */
+	sqlite3_bind_int(st, 4, (to == INV_FAILED || to == INV_QUARANTINED) && from != to);
+	sqlite3_bind_int64(st, 5, id);
 	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : inv_dberr(inv, err, "set state");
 	inv_finalize(inv, st);
 	if (!rc)
@@ -421,6 +427,44 @@ int inv_node_set_state_kind(struct inv *inv, const char *hostname, enum inv_stat
 fail:
 	inv_tx_rollback(inv);
 	return rc;
+}
+
+int inv_node_unretire(struct inv *inv, const char *hostname, const char *reason, size_t *ret_closed,
+		      struct br_err *err)
+{
+	enum inv_state state;
+	sqlite3_stmt *st;
+	size_t closed = 0;
+	int64_t id;
+	int rc;
+
+	rc = inv_tx_begin(inv, err);
+	if (rc)
+		return rc;
+	rc = inv_node_id(inv, hostname, &id, &state, err);
+	if (!rc && state != INV_RETIRED)
+		rc = br_errf(err, BR_E_STATE, "%s is '%s', not retired; left as it is", hostname,
+			     inv_state_name(state));
+	if (!rc)
+		rc = inv_transition(inv, id, state, INV_NEW, reason, err);
+	if (!rc)
+		rc = inv_prepare(inv, "UPDATE nodes SET attempts=0 WHERE id=?", &st, err);
+	if (!rc) {
+		sqlite3_bind_int64(st, 1, id);
+		rc = sqlite3_step(st) == SQLITE_DONE ? 0 : inv_dberr(inv, err, "reset attempts");
+		inv_finalize(inv, st);
+	}
+	if (!rc)
+		rc = inv_tickets_close_open(inv, id, &closed, err);
+	if (!rc)
+		rc = inv_tx_commit(inv, err);
+	if (rc) {
+		inv_tx_rollback(inv);
+		return rc;
+	}
+	if (ret_closed)
+		*ret_closed = closed;
+	return 0;
 }
 
 void inv_events_free(struct inv_event *events, size_t n)

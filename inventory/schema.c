@@ -284,6 +284,12 @@ static const char *const migrations[] = {
 	 * PCIe function: "pci:0000:5d:00.0"), so that a GPU at x4 and the
 	 * kernel's "limited by" line about it are one ticket, not two. */
 	"ALTER TABLE check_results ADD COLUMN component TEXT;",
+
+	/* 12: how often a node went into failed or quarantined, so that one
+	 * that keeps failing is retired rather than re-provisioned forever.
+	 * Nodes from before start at 0: their history is in events, but
+	 * counting it now would retire machines nobody chose to. */
+	"ALTER TABLE nodes ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;",
 };
 
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == INV_SCHEMA_VERSION,

@@ -10,12 +10,13 @@
 #include "prof_private.h"
 
 const char prof_hw_sections[] =
-    "[system] [gpu] [nic] [nvme] [fans] [psu] [cpu] [clock] [time_limits] [gate] [reprovision]";
+    "[system] [gpu] [nic] [nvme] [fans] [psu] [cpu] [clock] [time_limits] [gate] [reprovision] [lifecycle]";
 
 int prof_hw_section_known(const char *section, size_t len)
 {
-	static const char *const names[] = { "system", "gpu",	"nic",	       "nvme", "fans",	     "psu",
-					     "cpu",    "clock", "time_limits", "gate", "reprovision" };
+	static const char *const names[] = { "system",	    "gpu",  "nic",	   "nvme",
+					     "fans",	    "psu",  "cpu",	   "clock",
+					     "time_limits", "gate", "reprovision", "lifecycle" };
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (len == strlen(names[i]) && !memcmp(section, names[i], len))
@@ -65,7 +66,18 @@ int prof_parse_duration_ms(const char *text, int64_t *ret_ms)
 }
 
 /* Each setting: where it goes and what it may hold. */
-enum kind { K_COUNT, K_WIDTH, K_SPEED, K_MHZ, K_GOVERNORS, K_DURATION, K_TEXT, K_CHECKS, K_ERASE };
+enum kind {
+	K_COUNT,
+	K_WIDTH,
+	K_SPEED,
+	K_MHZ,
+	K_GOVERNORS,
+	K_DURATION,
+	K_TEXT,
+	K_CHECKS,
+	K_ERASE,
+	K_ATTEMPTS
+};
 
 struct setting {
 	const char *section, *name;
@@ -100,6 +112,7 @@ static const struct setting settings[] = {
 	{ "gate", "required", K_CHECKS, AT(gate_required) },
 	{ "gate", "optional", K_CHECKS, AT(gate_optional) },
 	{ "reprovision", "erase", K_ERASE, AT(erase) },
+	{ "lifecycle", "max_attempts", K_ATTEMPTS, AT(max_attempts) },
 };
 #undef AT
 #define AT_VALIDATION offsetof(struct prof_hardware, limits.validation_s)
@@ -214,6 +227,13 @@ static int set_value(struct prof_parse *ps, const struct setting *s, const char 
 			}
 		return prof_problem(ps, field, "'%s' is not no, yes, quick or secure", value);
 	}
+	case K_ATTEMPTS:
+		/* 0 would retire a node before its first try. */
+		if (parse_int(value, 1, PROF_ATTEMPTS_MAX, &v))
+			return prof_problem(ps, field, "'%s' is not a number of attempts of 1-%d", value,
+					    PROF_ATTEMPTS_MAX);
+		*(int *)(void *)at = (int)v;
+		return 1;
 	case K_TEXT:
 		if (!*value)
 			return prof_problem(ps, field, "empty value");

@@ -20,6 +20,7 @@ void prof_init(struct prof_profile *p)
 	p->hw.cpu_rated_mhz = -1;
 	p->hw.clock_skew_max_ms = -1;
 	p->hw.rtc_skew_max_ms = -1;
+	p->hw.max_attempts = PROF_ATTEMPTS_DEFAULT;
 	p->hw.limits.commissioning_s = PROF_COMMISSIONING_DEFAULT_S;
 	p->hw.limits.deployment_s = PROF_DEPLOYMENT_DEFAULT_S;
 	p->hw.limits.validation_s = PROF_VALIDATION_DEFAULT_S;

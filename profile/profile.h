@@ -16,7 +16,7 @@
  *                  section                                       (optional)
  *   hardware.conf  what a healthy node has: [system] [gpu] [nic] [nvme]
  *                  [fans] [psu] [cpu] [clock] [time_limits] [gate]
- *                  [reprovision]                               (optional)
+ *                  [reprovision] [lifecycle]                   (optional)
  *
  * INI syntax (libinih): '#' or ';' starts a comment line, ';' an inline
  * comment; leading blanks are ignored (no continuation lines). Every problem
@@ -94,6 +94,9 @@ struct prof_time_limits {
 #define PROF_COMMISSIONING_DEFAULT_S (30 * 60)
 #define PROF_DEPLOYMENT_DEFAULT_S (60 * 60)
 #define PROF_VALIDATION_DEFAULT_S (10 * 60)
+/* [lifecycle] max_attempts: its default and its largest value. */
+#define PROF_ATTEMPTS_DEFAULT 3
+#define PROF_ATTEMPTS_MAX 100
 /* A node failed for one is given the reason "STAGE" PROF_PAST_LIMIT "N s: ..."
  * ("commissioning: past the time limit of 1800 s: ..."), which is how `bringup
  * run` tells it apart in its summary. */
@@ -117,6 +120,10 @@ struct prof_hardware {
 	int64_t rtc_skew_max_ms;	/* [clock] rtc_max_skew: RTC against the node's clock; -1: 30 s */
 	struct prof_time_limits limits; /* [time_limits] */
 	enum prof_erase erase;		/* [reprovision] erase = no | yes | quick | secure; default no */
+	/* [lifecycle] max_attempts: a node quarantined or failed this many
+	 * times is retired (out of the flow until unretired); 1 to
+	 * PROF_ATTEMPTS_MAX, default PROF_ATTEMPTS_DEFAULT. */
+	int max_attempts;
 	/* [gate] required: the checks a node must pass to be golden, as names
 	 * or shell patterns ("firmware:*"); empty: every check the node has and
 	 * every check the profile's expectations give (val_checks_expected). */

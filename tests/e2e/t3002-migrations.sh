@@ -7,7 +7,7 @@ sqlite3 inv.db < "$BR_TOP/tests/fixtures/inventory/schema-v1.sql"
 assert_eq "$(sqlite3 inv.db 'pragma user_version')" 1 "fixture version"
 
 bringup status --db inv.db --json > st.json
-assert_eq "$(sqlite3 inv.db 'pragma user_version')" 11 "version after open"
+assert_eq "$(sqlite3 inv.db 'pragma user_version')" 12 "version after open"
 assert_eq "$(jq -r '[.nodes[] | .hostname + ":" + .state] | join(",")' st.json)" "old-a:discovered,old-b:failed" "nodes kept"
 assert_eq "$(jq -r '.nodes[0].macs | join(",")' st.json)" "b0:7b:25:00:00:01,b0:7b:25:00:00:02" "MACs kept"
 assert_eq "$(jq -r '.nodes[0].system_serial' st.json)" "CN7792S1" "serial kept"
@@ -17,6 +17,7 @@ assert_eq "$(jq -r '.nodes[1].failure_kind' st.json)" "stage_failed" "an old fai
 assert_eq "$(bringup history --db inv.db --json old-a | jq '.events | length')" 2 "events kept"
 # Columns and tables of later versions exist and work.
 assert_eq "$(sqlite3 inv.db "select bmc_type from nodes where id=1")" "auto" "v2 column default"
+assert_eq "$(jq -r '.nodes[0].attempts' st.json)" 0 "v11: attempts start at 0"
 for t in bios_attributes firmware pcie_devices drives sensors sel_entries probe_runs check_results tickets; do
 	sqlite3 inv.db "select count(*) from $t" >/dev/null || fail "table $t missing after migration"
 done

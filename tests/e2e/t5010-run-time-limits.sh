@@ -11,6 +11,8 @@ set -a; . rack/env; set +a
 export BRINGUP_DB=$T/inv.db BRINGUP_SSH_PUBKEY=$BRINGUP_SSH_KEY.pub BRINGUP_TEMPLATES=$T/tpl
 cp -r "$BR_TOP/templates" tpl
 conf=tpl/profiles/xe9680/hardware.conf
+# Three runs fail the nodes three times: retirement (t5020) kept out of reach.
+sed -i 's/^max_attempts = .*/max_attempts = 10/' "$conf"
 limits() { # commissioning deployment validation
 	sed -i -e "s/^commissioning = .*/commissioning = $1/" -e "s/^deployment = .*/deployment = $2/" \
 		-e "s/^validation = .*/validation = $3/" "$conf"

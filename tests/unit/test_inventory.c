@@ -459,6 +459,67 @@ static void test_failure_kind(void **state)
 	inv_node_release(&n);
 }
 
+static int attempts_of(struct inv *inv, const char *host)
+{
+	struct inv_node n;
+	int a;
+
+	assert_int_equal(inv_node_get(inv, host, &n, NULL), 0);
+	a = n.attempts;
+	inv_node_release(&n);
+	return a;
+}
+
+/* An attempt ends on a move into failed or quarantined from another
+ * state, whichever way it is recorded; the same verdict again, or a
+ * retry failing again, is no new one; unretire resets the count. */
+static void test_attempts(void **state)
+{
+	struct fixture *f = *state;
+	struct br_err err = { 0 };
+	struct inv_gate_verdict gv = { .hostname = "node-a",
+				       .from = INV_VALIDATED,
+				       .to = INV_QUARANTINED,
+				       .reason = "failed checks: psu" };
+	const struct inv_verdict vv = {
+		"node-a", NULL, NULL, 0, INV_DEPLOYED, INV_QUARANTINED, BR_FAIL_NONE, "failed checks: psu"
+	};
+	const struct inv_fault psu = { "psu", "PS4 Critical", "replace it", 0 };
+	struct inv_ticket_stats stats = { 0 };
+	size_t closed = 0;
+
+	assert_int_equal(inv_node_fail(f->inv, "node-a", INV_NEW, BR_FAIL_BMC_AUTH, "HTTP 401", &err), 0);
+	assert_int_equal(attempts_of(f->inv, "node-a"), 1);
+	assert_int_equal(inv_node_fail(f->inv, "node-a", INV_FAILED, BR_FAIL_BMC_AUTH, "HTTP 403", &err), 0);
+	assert_int_equal(attempts_of(f->inv, "node-a"), 1);
+	assert_int_equal(inv_node_set_state(f->inv, "node-a", INV_FAILED, INV_VALIDATED, "ok", &err), 0);
+	assert_int_equal(inv_gate_record(f->inv, &gv, 1, &err), 0);
+	assert_int_equal(gv.rc, 0);
+	assert_int_equal(attempts_of(f->inv, "node-a"), 2);
+	gv.from = INV_QUARANTINED;
+	gv.reason = "failed checks: psu; pcie";
+	assert_int_equal(inv_gate_record(f->inv, &gv, 1, &err), 0);
+	assert_int_equal(attempts_of(f->inv, "node-a"), 2);
+	assert_int_equal(inv_node_set_state(f->inv, "node-a", INV_QUARANTINED, INV_DEPLOYED, "again", &err),
+			 0);
+	assert_int_equal(inv_verdicts_put(f->inv, "validate", &vv, 1, NULL, NULL, &err), 0);
+	assert_int_equal(attempts_of(f->inv, "node-a"), 3);
+	assert_int_equal(attempts_of(f->inv, "node-b"), 0);
+
+	/* unretire: only a retired node; back to new, 0, tickets closed */
+	assert_int_equal(inv_node_unretire(f->inv, "node-a", "back", NULL, &err), BR_E_STATE);
+	assert_non_null(strstr(err.msg, "node-a is 'quarantined', not retired"));
+	assert_int_equal(inv_tickets_sync(f->inv, "node-a", &psu, 1, &stats, &err), 0);
+	assert_int_equal(inv_node_set_state(f->inv, "node-a", INV_QUARANTINED, INV_RETIRED, "retired", &err),
+			 0);
+	assert_int_equal(attempts_of(f->inv, "node-a"), 3);
+	assert_int_equal(inv_node_unretire(f->inv, "node-a", "repaired", &closed, &err), 0);
+	assert_int_equal(closed, 1);
+	assert_int_equal(state_of(f->inv, "node-a"), INV_NEW);
+	assert_int_equal(attempts_of(f->inv, "node-a"), 0);
+	assert_string_equal(inv_state_name(INV_RETIRED), "retired");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -468,6 +529,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_gate_batch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_verdicts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failure_kind, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_attempts, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -161,6 +161,10 @@ static void test_hardware_ok(void **state)
 
 	assert_int_equal(parse("[reprovision]\nerase = quick\n", PROF_FILE_HARDWARE, &p, &err), 0);
 	assert_int_equal(p.hw.erase, PROF_ERASE_QUICK);
+	assert_int_equal(p.hw.max_attempts, PROF_ATTEMPTS_DEFAULT);
+	prof_release(&p);
+	assert_int_equal(parse("[lifecycle]\nmax_attempts = 5\n", PROF_FILE_HARDWARE, &p, &err), 0);
+	assert_int_equal(p.hw.max_attempts, 5);
 	prof_release(&p);
 
 	/* Left out entirely: every enforced limit has its default. */
@@ -222,6 +226,12 @@ static void test_hardware_errors(void **state)
 		  "t.conf:3: time_limits.validate: set twice" },
 		{ "[reprovision]\nerase = wipe\n",
 		  "t.conf:2: reprovision.erase: 'wipe' is not no, yes, quick or secure" },
+		{ "[lifecycle]\nmax_attempts = 0\n",
+		  "t.conf:2: lifecycle.max_attempts: '0' is not a number of attempts of 1-100" },
+		{ "[lifecycle]\nmax_attempts = three\n",
+		  "t.conf:2: lifecycle.max_attempts: 'three' is not a number of attempts" },
+		{ "[lifecycle]\nmax_tries = 3\n",
+		  "t.conf:2: lifecycle.max_tries: unknown setting in [lifecycle] (max_attempts)" },
 		{ "[time_limits]\ncomissioning = 1m\n",
 		  "t.conf:2: time_limits.comissioning: unknown setting in [time_limits]" },
 		{ "[system]\nmodel =\n", "t.conf:2: system.model: empty value" },
