@@ -31,6 +31,8 @@ static json_t *node_json(struct inv *inv, const struct inv_node *n, struct br_er
 		      br_json_string_or_null(n->service_tag), "model", br_json_string_or_null(n->model),
 		      "maas_system_id", br_json_string_or_null(n->maas_system_id), "ip",
 		      br_json_string_or_null(n->ip), "updated_at", n->updated_at);
+	/* the manifest's serial: what discover checks the BMC's against */
+	json_object_set_new(o, "expected_serial", br_json_string_or_null(n->expected_serial));
 	/* why a failed node failed, as its stage typed it (common.h) */
 	json_object_set_new(o, "failure_kind",
 			    n->state == INV_FAILED ? json_string(br_fail_kind_name(

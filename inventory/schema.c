@@ -279,6 +279,13 @@ static const char *const migrations[] = {
 	 * not guess from the reason's words. Nodes failed before keep NULL,
 	 * read as stage_failed. */
 	"ALTER TABLE nodes ADD COLUMN failure_kind TEXT;",
+
+	/* 11 (12 once merged after the other branch's 11): the manifest's
+	 * serial column, the system serial or service tag the machine at this
+	 * BMC must report; discover fails a node whose BMC reports another,
+	 * and a ticket names it when the BMC never answered. NULL: the
+	 * manifest gives none (nodes imported before keep NULL). */
+	"ALTER TABLE nodes ADD COLUMN expected_serial TEXT;",
 };
 
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == INV_SCHEMA_VERSION,
