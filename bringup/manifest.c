@@ -324,9 +324,10 @@ static void validate_row(struct parse_state *ps, const struct br_manifest_row *r
 	 * rather than a mismatch found at discover. */
 	if (r->serial && *r->serial &&
 	    (strlen(r->serial) > BR_MANIFEST_SERIAL_MAX || !valid_label_chars(r->serial, "._-/")))
-		problem(ps, r->line, "serial",
-			"'%s' is not a serial or service tag (at most %d letters, digits, '.', '_', '-', '/')",
-			r->serial, BR_MANIFEST_SERIAL_MAX);
+		problem(
+		    ps, r->line, "serial",
+		    "'%s' is not a serial or service tag (at most %d letters, digits, '.', '_', '-', '/')",
+		    r->serial, BR_MANIFEST_SERIAL_MAX);
 	if (r->bmc_type && *r->bmc_type && strcmp(r->bmc_type, "redfish") && strcmp(r->bmc_type, "ipmi") &&
 	    strcmp(r->bmc_type, "auto"))
 		problem(ps, r->line, "bmc_type", "'%s' is not one of redfish, ipmi, auto", r->bmc_type);

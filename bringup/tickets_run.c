@@ -98,13 +98,13 @@ static const struct inv_node *node_of(const struct tkt_run *run, const char *hos
 static json_t *ticket_json(const struct inv_node *node, const struct inv_ticket *t)
 {
 	char *location = tkt_location(t->rack, t->unit);
-	json_t *o =
-	    json_pack("{s:s, s:s, s:o, s:o, s:s, s:s, s:s, s:s, s:I, s:s, s:o}", "hostname", t->hostname,
-		      "location", location, "serial", br_json_string_or_null(tkt_node_serial(node)), "service_tag",
-		      br_json_string_or_null(node ? node->service_tag : NULL), "fault", t->fault, "evidence",
-		      t->evidence ? t->evidence : "", "action", t->action ? t->action : "", "status",
-		      t->closed ? "closed" : "open", "version", (json_int_t)t->version, "opened_at",
-		      t->opened_at ? t->opened_at : "", "closed_at", br_json_string_or_null(t->closed_at));
+	json_t *o = json_pack(
+	    "{s:s, s:s, s:o, s:o, s:s, s:s, s:s, s:s, s:I, s:s, s:o}", "hostname", t->hostname, "location",
+	    location, "serial", br_json_string_or_null(tkt_node_serial(node)), "service_tag",
+	    br_json_string_or_null(node ? node->service_tag : NULL), "fault", t->fault, "evidence",
+	    t->evidence ? t->evidence : "", "action", t->action ? t->action : "", "status",
+	    t->closed ? "closed" : "open", "version", (json_int_t)t->version, "opened_at",
+	    t->opened_at ? t->opened_at : "", "closed_at", br_json_string_or_null(t->closed_at));
 
 	free(location);
 	return o;

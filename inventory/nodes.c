@@ -26,9 +26,22 @@ int inv_state_parse(const char *name, enum inv_state *ret_state)
 }
 
 /* Manifest-owned columns, in the order the import binds and compares them. */
-enum { MF_RACK, MF_UNIT, MF_BMC, MF_USER, MF_PASSREF, MF_PROFILE, MF_TYPE, MF_BOOTDISK, MF_NOTES, MF_SERIAL, MF_COUNT };
+enum {
+	MF_RACK,
+	MF_UNIT,
+	MF_BMC,
+	MF_USER,
+	MF_PASSREF,
+	MF_PROFILE,
+	MF_TYPE,
+	MF_BOOTDISK,
+	MF_NOTES,
+	MF_SERIAL,
+	MF_COUNT
+};
 static const char *const mf_names[MF_COUNT] = {
-	"rack", "unit", "bmc", "bmc_user", "bmc_password", "profile", "bmc_type", "boot_disk_serial", "notes", "serial",
+	"rack",	 "unit",   "bmc", "bmc_user", "bmc_password", "profile", "bmc_type", "boot_disk_serial",
+	"notes", "serial",
 };
 
 static void row_values(const struct inv_manifest_row *r, char unit[16], const char *v[MF_COUNT])
@@ -153,13 +166,12 @@ static int import_one(struct inv *inv, const struct inv_manifest_row *r, const c
 		rc = 0;
 		goto out;
 	}
-	rc = inv_prepare(
-	    inv,
-	    "UPDATE nodes SET rack=?, unit=?, bmc=?, bmc_user=?, bmc_password_ref=?, profile=?,"
-	    " bmc_type=?, boot_disk_serial=?, notes=?, expected_serial=?,"
-	    " updated_at=strftime('%Y-%m-%dT%H:%M:%fZ','now')"
-	    " WHERE id=?",
-	    &st, err);
+	rc = inv_prepare(inv,
+			 "UPDATE nodes SET rack=?, unit=?, bmc=?, bmc_user=?, bmc_password_ref=?, profile=?,"
+			 " bmc_type=?, boot_disk_serial=?, notes=?, expected_serial=?,"
+			 " updated_at=strftime('%Y-%m-%dT%H:%M:%fZ','now')"
+			 " WHERE id=?",
+			 &st, err);
 	if (rc)
 		goto out;
 	for (int i = 0; i < MF_COUNT; i++)

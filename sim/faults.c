@@ -327,7 +327,8 @@ static int assign_requested(struct sim_rack *rack, const struct sim_config *cfg,
 
 	for (size_t r = 0; r < cfg->n_faults && !rc; r++) {
 		enum sim_fault f = cfg->faults[r].fault;
-		size_t take = f == SIM_F_CABLE_SWAP || f == SIM_F_MAC_CLONE || f == SIM_F_SERIAL_MISMATCH ? 2 : 1;
+		size_t take =
+		    f == SIM_F_CABLE_SWAP || f == SIM_F_MAC_CLONE || f == SIM_F_SERIAL_MISMATCH ? 2 : 1;
 
 		for (int c = 0; c < cfg->faults[r].count; c++) {
 			if (next + take > rack->n) {
@@ -341,7 +342,8 @@ static int assign_requested(struct sim_rack *rack, const struct sim_config *cfg,
 				apply_mac_clone(&rack->nodes[order[next]], &rack->nodes[order[next + 1]],
 						rng);
 			else if (f == SIM_F_SERIAL_MISMATCH)
-				apply_serial_mismatch(&rack->nodes[order[next]], &rack->nodes[order[next + 1]]);
+				apply_serial_mismatch(&rack->nodes[order[next]],
+						      &rack->nodes[order[next + 1]]);
 			else if (take == 2)
 				apply_cable_swap(&rack->nodes[order[next]], &rack->nodes[order[next + 1]],
 						 rng);

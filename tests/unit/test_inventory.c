@@ -24,8 +24,10 @@ struct fixture {
 static int setup(void **state)
 {
 	static const struct inv_manifest_row rows[] = {
-		{ "node-a", "r01", 1, "127.0.0.1:1", "root", "env:PW", "xe9680", "redfish", NULL, NULL, 0, NULL },
-		{ "node-b", "r01", 2, "127.0.0.1:2", "root", "env:PW", "xe9680", "redfish", NULL, NULL, 0, NULL },
+		{ "node-a", "r01", 1, "127.0.0.1:1", "root", "env:PW", "xe9680", "redfish", NULL, NULL, 0,
+		  NULL },
+		{ "node-b", "r01", 2, "127.0.0.1:2", "root", "env:PW", "xe9680", "redfish", NULL, NULL, 0,
+		  NULL },
 	};
 	struct fixture *f = calloc(1, sizeof(*f));
 	struct br_err err = { 0 };
@@ -467,8 +469,8 @@ static void test_expected_serial(void **state)
 	struct fixture *f = *state;
 	struct br_err err = { 0 };
 	struct inv_import_stats stats;
-	struct inv_manifest_row row = { "node-a", "r01", 1,    "127.0.0.1:1", "root", "env:PW", "xe9680",
-					"redfish", NULL,  NULL,	 0, "CN-A" };
+	struct inv_manifest_row row = { "node-a", "r01",     1,	   "127.0.0.1:1", "root", "env:PW",
+					"xe9680", "redfish", NULL, NULL,	  0,	  "CN-A" };
 	struct inv_node n;
 	struct br_hw hw;
 
