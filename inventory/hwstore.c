@@ -119,12 +119,17 @@ static void node_identity(struct inv *inv, int64_t id, char **ret_bmc, char **re
  * reason names both sides, or NULL when they agree or cannot be compared. */
 static char *serial_mismatch(const struct br_hw *hw, const char *bmc, const char *expected)
 {
+	char *tag, *reason;
+
 	if (br_hw_serial_matches(hw, expected) != 0)
 		return NULL;
-	return br_xasprintf("the BMC at %s reports serial %s (service tag %s), the manifest expects %s: a "
-			    "swapped management cable or a wrong row",
-			    bmc, hw->system_serial ? hw->system_serial : "(none)",
-			    hw->service_tag ? hw->service_tag : "(none)", expected);
+	tag = hw->service_tag && *hw->service_tag ? br_xasprintf(" (service tag %s)", hw->service_tag)
+						  : br_xstrdup("");
+	reason = br_xasprintf("the BMC at %s reports serial %s%s, the manifest expects %s: a swapped "
+			      "management cable or a wrong row",
+			      bmc, hw->system_serial ? hw->system_serial : "(none)", tag, expected);
+	free(tag);
+	return reason;
 }
 
 /* Within the transaction, once the node's MACs and facts are stored:
