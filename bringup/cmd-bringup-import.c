@@ -53,7 +53,7 @@ int main(int argc, char **argv)
 		rows[i] = (struct inv_manifest_row){
 			r->hostname,	     r->rack,	      r->unit,	  r->bmc,
 			r->bmc_user,	     r->bmc_password, r->profile, r->bmc_type,
-			r->boot_disk_serial, r->notes,	      r->line,
+			r->boot_disk_serial, r->notes,	      r->line,	  r->serial,
 		};
 	}
 	if (br_stage_open(&st, NULL))

@@ -33,6 +33,8 @@ static json_t *node_json(struct inv *inv, const struct inv_node *n, struct br_er
 		      br_json_string_or_null(n->ip), "updated_at", n->updated_at);
 	/* how often it was failed or quarantined: the machine's history */
 	json_object_set_new(o, "attempts", json_integer(n->attempts));
+	/* the manifest's serial: what discover checks the BMC's against */
+	json_object_set_new(o, "expected_serial", br_json_string_or_null(n->expected_serial));
 	/* why a failed node failed, as its stage typed it (common.h) */
 	json_object_set_new(o, "failure_kind",
 			    n->state == INV_FAILED ? json_string(br_fail_kind_name(

@@ -19,6 +19,7 @@ enum col {
 	C_TYPE,
 	C_BOOTDISK,
 	C_NOTES,
+	C_SERIAL,
 	C_COUNT
 };
 
@@ -36,6 +37,7 @@ static const struct {
 	[C_TYPE] = { "bmc_type", 0 },
 	[C_BOOTDISK] = { "boot_disk_serial", 0 },
 	[C_NOTES] = { "notes", 0 },
+	[C_SERIAL] = { "serial", 0 },
 };
 
 /* libcsv hands fields and row ends to callbacks; this is their state. */
@@ -111,7 +113,7 @@ static void on_header(struct parse_state *ps)
 		if (col < 0) {
 			problem(ps, ps->line, name,
 				"unknown column (known: hostname, rack, unit, bmc, bmc_user,"
-				" bmc_password, profile, bmc_type, boot_disk_serial, notes)");
+				" bmc_password, profile, bmc_type, boot_disk_serial, notes, serial)");
 			continue;
 		}
 		if (seen[col]++) {
@@ -172,6 +174,7 @@ static void on_row(int term, void *ctx)
 			[C_TYPE] = &r->bmc_type,
 			[C_BOOTDISK] = &r->boot_disk_serial,
 			[C_NOTES] = &r->notes,
+			[C_SERIAL] = &r->serial,
 		};
 		int col = ps->colmap[i];
 		long unit;
@@ -316,6 +319,15 @@ static void validate_row(struct parse_state *ps, const struct br_manifest_row *r
 				dir);
 		free(dir);
 	}
+	/* Discovery compares it with what the BMC reports: a value no BMC
+	 * could report (a pasted note, a stray comma) is a typo found now
+	 * rather than a mismatch found at discover. */
+	if (r->serial && *r->serial &&
+	    (strlen(r->serial) > BR_MANIFEST_SERIAL_MAX || !valid_label_chars(r->serial, "._-/")))
+		problem(
+		    ps, r->line, "serial",
+		    "'%s' is not a serial or service tag (at most %d letters, digits, '.', '_', '-', '/')",
+		    r->serial, BR_MANIFEST_SERIAL_MAX);
 	if (r->bmc_type && *r->bmc_type && strcmp(r->bmc_type, "redfish") && strcmp(r->bmc_type, "ipmi") &&
 	    strcmp(r->bmc_type, "auto"))
 		problem(ps, r->line, "bmc_type", "'%s' is not one of redfish, ipmi, auto", r->bmc_type);
@@ -457,6 +469,7 @@ void br_manifest_release(struct br_manifest *m)
 		free(r->bmc_type);
 		free(r->boot_disk_serial);
 		free(r->notes);
+		free(r->serial);
 	}
 	free(m->rows);
 	free(m->path);

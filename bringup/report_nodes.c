@@ -198,6 +198,7 @@ int rpt_node_detail(struct rpt_page *p, struct inv *inv, const struct inv_node *
 	field(p, "BMC", node->bmc);
 	field(p, "system serial", node->system_serial);
 	field(p, "service tag", node->service_tag);
+	field(p, "manifest serial", node->expected_serial);
 	field(p, "model", node->model);
 	field(p, "BIOS", node->bios_version);
 	field(p, "BMC firmware", node->bmc_firmware);

@@ -154,3 +154,12 @@ const char *tkt_failure_fault(const struct inv_node *node)
 {
 	return br_fail_kind_name(node->failure_kind == BR_FAIL_NONE ? BR_FAIL_STAGE : node->failure_kind);
 }
+
+const char *tkt_node_serial(const struct inv_node *node)
+{
+	if (!node)
+		return NULL;
+	if (node->system_serial && *node->system_serial)
+		return node->system_serial;
+	return node->expected_serial && *node->expected_serial ? node->expected_serial : NULL;
+}

@@ -52,6 +52,11 @@ char *tkt_render(const struct tkt_actions *a, const struct tkt_vars *v);
  * a node failed before kinds were kept. */
 const char *tkt_failure_fault(const struct inv_node *node);
 
+/* The serial a technician finds the machine by: what its BMC reported,
+ * else the manifest's expected serial (a BMC that never answered reported
+ * nothing), else NULL. Borrowed from node. */
+const char *tkt_node_serial(const struct inv_node *node);
+
 /* "rack R01 U17". Caller frees. */
 char *tkt_location(const char *rack, int unit);
 

@@ -23,7 +23,7 @@ static const char *keep(struct node_faults *f, char *s_take)
 static void add_fault(struct node_faults *f, const struct tkt_actions *actions, const struct inv_node *node,
 		      const char *fault, const char *evidence)
 {
-	struct tkt_vars v = { node->hostname,	 node->rack, node->bmc, node->system_serial,
+	struct tkt_vars v = { node->hostname,	 node->rack, node->bmc, tkt_node_serial(node),
 			      node->service_tag, fault,	     evidence,	node->unit };
 
 	f->items = br_xrealloc(f->items, (f->n + 1) * sizeof(*f->items));
@@ -174,22 +174,17 @@ static const struct inv_node *node_of(const struct tkt_run *run, const char *hos
 			    : NULL;
 }
 
-static const char *serial_of(const struct inv_node *node)
-{
-	return node && node->system_serial ? node->system_serial : NULL;
-}
-
 /* One ticket as the JSON contract has it, plus its status and version. */
 static json_t *ticket_json(const struct inv_node *node, const struct inv_ticket *t)
 {
 	char *location = tkt_location(t->rack, t->unit);
-	json_t *o =
-	    json_pack("{s:s, s:s, s:o, s:o, s:s, s:s, s:s, s:s, s:I, s:s, s:o}", "hostname", t->hostname,
-		      "location", location, "serial", br_json_string_or_null(serial_of(node)), "service_tag",
-		      br_json_string_or_null(node ? node->service_tag : NULL), "fault", t->fault, "evidence",
-		      t->evidence ? t->evidence : "", "action", t->action ? t->action : "", "status",
-		      t->closed ? "closed" : "open", "version", (json_int_t)t->version, "opened_at",
-		      t->opened_at ? t->opened_at : "", "closed_at", br_json_string_or_null(t->closed_at));
+	json_t *o = json_pack(
+	    "{s:s, s:s, s:o, s:o, s:s, s:s, s:s, s:s, s:I, s:s, s:o}", "hostname", t->hostname, "location",
+	    location, "serial", br_json_string_or_null(tkt_node_serial(node)), "service_tag",
+	    br_json_string_or_null(node ? node->service_tag : NULL), "fault", t->fault, "evidence",
+	    t->evidence ? t->evidence : "", "action", t->action ? t->action : "", "status",
+	    t->closed ? "closed" : "open", "version", (json_int_t)t->version, "opened_at",
+	    t->opened_at ? t->opened_at : "", "closed_at", br_json_string_or_null(t->closed_at));
 
 	free(location);
 	return o;
@@ -396,13 +391,13 @@ void tkt_print(const void *ctx)
 		const struct inv_ticket *t = &run->tickets[i];
 		const struct inv_node *node = node_of(run, t->hostname);
 		char *location = tkt_location(t->rack, t->unit);
-		char *serial = br_xasprintf("%s / %s", serial_of(node) ? serial_of(node) : "?",
+		char *serial = br_xasprintf("%s / %s", tkt_node_serial(node) ? tkt_node_serial(node) : "?",
 					    node && node->service_tag ? node->service_tag : "?");
 
 		if (run->format == TKT_CSV) {
 			csv_cell(t->hostname, 0);
 			csv_cell(location, 0);
-			csv_cell(serial_of(node), 0);
+			csv_cell(tkt_node_serial(node), 0);
 			csv_cell(node ? node->service_tag : NULL, 0);
 			csv_cell(t->fault, 0);
 			csv_cell(t->evidence, 0);

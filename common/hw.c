@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common.h"
 
@@ -245,4 +246,53 @@ size_t br_hw_host_nics(const struct br_hw *hw)
 	for (size_t i = 0; i < hw->n_nics; i++)
 		n += br_nic_is_host(&hw->nics[i]);
 	return n;
+}
+
+static int blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
+
+/* s without its leading and trailing blanks: *ret_len bytes from the return. */
+static const char *trimmed(const char *s, size_t *ret_len)
+{
+	size_t n;
+
+	while (blank(*s))
+		s++;
+	n = strlen(s);
+	while (n && blank(s[n - 1]))
+		n--;
+	*ret_len = n;
+	return s;
+}
+
+static int serial_eq(const char *reported, const char *want, size_t want_len)
+{
+	size_t len;
+	const char *r = trimmed(reported, &len);
+
+	return len == want_len && !strncasecmp(r, want, len);
+}
+
+int br_hw_serial_matches(const struct br_hw *hw, const char *expected)
+{
+	size_t want_len, len;
+	const char *want = expected ? trimmed(expected, &want_len) : NULL;
+	int reported = 0;
+	const char *const seen[] = { hw->system_serial, hw->service_tag };
+
+	if (!want || !want_len)
+		return -1;
+	for (size_t i = 0; i < sizeof(seen) / sizeof(seen[0]); i++) {
+		if (!seen[i])
+			continue;
+		trimmed(seen[i], &len);
+		if (!len)
+			continue;
+		reported = 1;
+		if (serial_eq(seen[i], want, want_len))
+			return 1;
+	}
+	return reported ? 0 : -1;
 }

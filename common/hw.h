@@ -176,6 +176,13 @@ int br_nic_is_host(const struct br_nic *nic);
 size_t br_hw_host_nics(const struct br_hw *hw);
 /* Find a NIC by MAC (lowercase colon form); NULL if none. */
 struct br_nic *br_hw_find_nic(struct br_hw *hw, const char *mac);
+/* The manifest's expected serial against what the BMC reported: 1 when it
+ * is the system serial or the service tag (blanks around either ignored,
+ * letters in any case: BMCs pad serials and vendors print tags in either
+ * case), 0 when the BMC reported one or both and neither is it, -1 when
+ * there is nothing to compare (no expected serial, or the BMC reported
+ * neither). */
+int br_hw_serial_matches(const struct br_hw *hw, const char *expected);
 const char *br_sensor_kind_name(enum br_sensor_kind kind);
 int br_sensor_kind_parse(const char *name, enum br_sensor_kind *ret_kind);
 

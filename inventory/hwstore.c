@@ -96,29 +96,60 @@ static int put_facts(struct inv *inv, int64_t id, const char *facts, struct br_e
 	return rc;
 }
 
-static char *node_bmc(struct inv *inv, int64_t id)
+/* The node's BMC address and the serial its manifest row expects (NULL
+ * when none), for judging what its BMC reported. */
+static void node_identity(struct inv *inv, int64_t id, char **ret_bmc, char **ret_expected)
 {
 	sqlite3_stmt *st;
-	char *bmc = NULL;
 
-	if (inv_prepare(inv, "SELECT bmc FROM nodes WHERE id=?", &st, NULL))
-		return NULL;
+	*ret_bmc = *ret_expected = NULL;
+	if (inv_prepare(inv, "SELECT bmc, expected_serial FROM nodes WHERE id=?", &st, NULL))
+		return;
 	sqlite3_bind_int64(st, 1, id);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		bmc = inv_col_dup(st, 0);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		*ret_bmc = inv_col_dup(st, 0);
+		*ret_expected = inv_col_dup(st, 1);
+	}
 	inv_finalize(inv, st);
-	return bmc;
+}
+
+/* The machine behind this BMC is not the one the manifest puts here when
+ * it reports another serial: a management cable in the wrong port, or a
+ * wrong row. Its MACs would enlist the wrong server under this name. The
+ * reason names both sides, or NULL when they agree or cannot be compared. */
+static char *serial_mismatch(const struct br_hw *hw, const char *bmc, const char *expected)
+{
+	char *tag, *reason;
+
+	if (br_hw_serial_matches(hw, expected) != 0)
+		return NULL;
+	tag = hw->service_tag && *hw->service_tag ? br_xasprintf(" (service tag %s)", hw->service_tag)
+						  : br_xstrdup("");
+	reason = br_xasprintf("the BMC at %s reports serial %s%s, the manifest expects %s: a swapped "
+			      "management cable or a wrong row",
+			      bmc, hw->system_serial ? hw->system_serial : "(none)", tag, expected);
+	free(tag);
+	return reason;
 }
 
 /* Within the transaction, once the node's MACs and facts are stored:
- * judge the MACs other nodes claim too, and move the node to `to`, or to
- * failed when it lost a claim (BR_E_EXISTS with the reason in err). */
-static int settle_state(struct inv *inv, int64_t id, const char *hostname, enum inv_state from,
-			enum inv_state to, const char *reason, struct br_err *err)
+ * check the serial the manifest expects, judge the MACs other nodes claim
+ * too, and move the node to `to`, or to failed when its serial is another
+ * machine's or it lost a claim (BR_E_EXISTS with the reason in err). */
+static int settle_state(struct inv *inv, int64_t id, const char *hostname, const struct br_hw *hw,
+			enum inv_state from, enum inv_state to, const char *reason, struct br_err *err)
 {
-	char *bmc = node_bmc(inv, id), *lost = NULL, *note = NULL;
+	char *bmc, *expected, *lost = NULL, *note = NULL;
 	int rc;
 
+	node_identity(inv, id, &bmc, &expected);
+	lost = serial_mismatch(hw, bmc ? bmc : "?", expected);
+	if (lost) {
+		rc = inv_transition_kind(inv, id, from, INV_FAILED, BR_FAIL_SERIAL_MISMATCH, lost, err);
+		if (!rc)
+			rc = BR_E_EXISTS;
+		goto out;
+	}
 	rc = inv_judge_mac_claims(inv, id, hostname, bmc ? bmc : "?", &lost, &note, err);
 	if (!rc && lost) {
 		rc = inv_transition_kind(inv, id, from, INV_FAILED, BR_FAIL_MAC_CONFLICT, lost, err);
@@ -132,9 +163,11 @@ static int settle_state(struct inv *inv, int64_t id, const char *hostname, enum 
 	} else if (!rc) {
 		rc = inv_transition(inv, id, from, to, reason, err);
 	}
+out:
 	if (rc == BR_E_EXISTS)
 		br_errf(err, BR_E_EXISTS, "%s", lost);
 	free(bmc);
+	free(expected);
 	free(lost);
 	free(note);
 	return rc;
@@ -177,9 +210,9 @@ int inv_store_hw(struct inv *inv, const char *hostname, const struct br_hw *hw, 
 	if (!rc)
 		rc = put_facts(inv, id, facts, err);
 	if (!rc)
-		rc = settle_state(inv, id, hostname, from, to, reason, err);
-	/* A lost MAC claim is stored too: the node's facts and its claim are
-	 * the evidence the next run judges by. */
+		rc = settle_state(inv, id, hostname, hw, from, to, reason, err);
+	/* A lost MAC claim or another machine's serial is stored too: the
+	 * node's facts and its claim are the evidence the next run judges by. */
 	if (!rc || rc == BR_E_EXISTS) {
 		int crc = inv_tx_commit(inv, err);
 

@@ -15,7 +15,7 @@
 
 #include "common.h"
 
-#define INV_SCHEMA_VERSION 12
+#define INV_SCHEMA_VERSION 13
 #define INV_BUSY_TIMEOUT_MS 10000
 /* Longest reason kept with a node or an event; a longer one is cut
  * (br_xstrdup_capped). Reasons carry text from BMCs and MAAS. */
@@ -72,6 +72,7 @@ struct inv_manifest_row {
 	const char *boot_disk_serial; /* may be NULL */
 	const char *notes;	      /* may be NULL */
 	int line;		      /* in the manifest, for messages; 0 if unknown */
+	const char *expected_serial;  /* the manifest's serial: system serial or service tag; may be NULL */
 };
 
 struct inv_import_stats {
@@ -90,6 +91,7 @@ struct inv_node {
 	int64_t id;
 	char *hostname, *rack, *bmc, *bmc_user, *bmc_password_ref, *bmc_type, *profile;
 	char *boot_disk_serial, *notes;
+	char *expected_serial; /* the manifest's serial column; NULL when it has none */
 	int unit;
 	enum inv_state state;
 	char *reason;
@@ -130,7 +132,10 @@ int inv_node_unretire(struct inv *inv, const char *hostname, const char *reason,
 
 /* Store what a BMC reported, replacing the node's earlier BMC facts, and move
  * it from `from` to `to` with reason (compare-and-set as inv_node_set_state)
- * — one transaction. A MAC another node's BMC claims too is judged on
+ * — one transaction. A node whose manifest serial is neither the system
+ * serial nor the service tag the BMC reports (br_hw_serial_matches) is
+ * stored and left `failed`, kind serial_mismatch, the reason naming both;
+ * BR_E_EXISTS returns with that reason in err. A MAC another node's BMC claims too is judged on
  * evidence, never on who came first: a node whose BMC reports the
  * manifest's boot_disk_serial among its drives wins and the other fails;
  * with no such evidence, or on both, both fail, each reason naming both

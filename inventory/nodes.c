@@ -27,9 +27,22 @@ int inv_state_parse(const char *name, enum inv_state *ret_state)
 }
 
 /* Manifest-owned columns, in the order the import binds and compares them. */
-enum { MF_RACK, MF_UNIT, MF_BMC, MF_USER, MF_PASSREF, MF_PROFILE, MF_TYPE, MF_BOOTDISK, MF_NOTES, MF_COUNT };
+enum {
+	MF_RACK,
+	MF_UNIT,
+	MF_BMC,
+	MF_USER,
+	MF_PASSREF,
+	MF_PROFILE,
+	MF_TYPE,
+	MF_BOOTDISK,
+	MF_NOTES,
+	MF_SERIAL,
+	MF_COUNT
+};
 static const char *const mf_names[MF_COUNT] = {
-	"rack", "unit", "bmc", "bmc_user", "bmc_password", "profile", "bmc_type", "boot_disk_serial", "notes",
+	"rack",	 "unit",   "bmc", "bmc_user", "bmc_password", "profile", "bmc_type", "boot_disk_serial",
+	"notes", "serial",
 };
 
 static void row_values(const struct inv_manifest_row *r, char unit[16], const char *v[MF_COUNT])
@@ -44,6 +57,7 @@ static void row_values(const struct inv_manifest_row *r, char unit[16], const ch
 	v[MF_TYPE] = r->bmc_type && *r->bmc_type ? r->bmc_type : "auto";
 	v[MF_BOOTDISK] = r->boot_disk_serial && *r->boot_disk_serial ? r->boot_disk_serial : NULL;
 	v[MF_NOTES] = r->notes && *r->notes ? r->notes : NULL;
+	v[MF_SERIAL] = r->expected_serial && *r->expected_serial ? r->expected_serial : NULL;
 }
 
 static int same(const char *a, const char *b)
@@ -114,7 +128,7 @@ static int import_one(struct inv *inv, const struct inv_manifest_row *r, const c
 		goto out;
 	rc = inv_prepare(inv,
 			 "SELECT id, state, rack, unit, bmc, bmc_user, bmc_password_ref, profile, bmc_type,"
-			 " boot_disk_serial, notes FROM nodes WHERE hostname = ?",
+			 " boot_disk_serial, notes, expected_serial FROM nodes WHERE hostname = ?",
 			 &cur, err);
 	if (rc)
 		goto out;
@@ -124,7 +138,8 @@ static int import_one(struct inv *inv, const struct inv_manifest_row *r, const c
 		rc = inv_prepare(
 		    inv,
 		    "INSERT INTO nodes(hostname, rack, unit, bmc, bmc_user, bmc_password_ref, profile,"
-		    " bmc_type, boot_disk_serial, notes, state) VALUES (?,?,?,?,?,?,?,?,?,?,'new')",
+		    " bmc_type, boot_disk_serial, notes, expected_serial, state)"
+		    " VALUES (?,?,?,?,?,?,?,?,?,?,?,'new')",
 		    &st, err);
 		if (rc)
 			goto out;
@@ -152,12 +167,12 @@ static int import_one(struct inv *inv, const struct inv_manifest_row *r, const c
 		rc = 0;
 		goto out;
 	}
-	rc = inv_prepare(
-	    inv,
-	    "UPDATE nodes SET rack=?, unit=?, bmc=?, bmc_user=?, bmc_password_ref=?, profile=?,"
-	    " bmc_type=?, boot_disk_serial=?, notes=?, updated_at=strftime('%Y-%m-%dT%H:%M:%fZ','now')"
-	    " WHERE id=?",
-	    &st, err);
+	rc = inv_prepare(inv,
+			 "UPDATE nodes SET rack=?, unit=?, bmc=?, bmc_user=?, bmc_password_ref=?, profile=?,"
+			 " bmc_type=?, boot_disk_serial=?, notes=?, expected_serial=?,"
+			 " updated_at=strftime('%Y-%m-%dT%H:%M:%fZ','now')"
+			 " WHERE id=?",
+			 &st, err);
 	if (rc)
 		goto out;
 	for (int i = 0; i < MF_COUNT; i++)
@@ -216,7 +231,7 @@ int inv_import(struct inv *inv, const struct inv_manifest_row *rows, size_t n, c
 #define NODE_COLS                                                                                            \
 	"id, hostname, rack, unit, bmc, bmc_user, bmc_password_ref, bmc_type, profile, boot_disk_serial,"    \
 	" notes, state, reason, system_serial, service_tag, model, bios_version, bmc_firmware, power_state," \
-	" maas_system_id, ip, created_at, updated_at, failure_kind, attempts"
+	" maas_system_id, ip, created_at, updated_at, failure_kind, attempts, expected_serial"
 
 static void node_from_row(sqlite3_stmt *st, struct inv_node *n)
 {
@@ -250,6 +265,7 @@ static void node_from_row(sqlite3_stmt *st, struct inv_node *n)
 	    br_fail_kind_parse((const char *)sqlite3_column_text(st, 23), &n->failure_kind))
 		n->failure_kind = BR_FAIL_STAGE;
 	n->attempts = sqlite3_column_int(st, 24);
+	n->expected_serial = inv_col_dup(st, 25);
 }
 
 void inv_node_release(struct inv_node *n)
@@ -265,6 +281,7 @@ void inv_node_release(struct inv_node *n)
 	free(n->profile);
 	free(n->boot_disk_serial);
 	free(n->notes);
+	free(n->expected_serial);
 	free(n->reason);
 	free(n->system_serial);
 	free(n->service_tag);

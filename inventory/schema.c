@@ -290,6 +290,13 @@ static const char *const migrations[] = {
 	 * Nodes from before start at 0: their history is in events, but
 	 * counting it now would retire machines nobody chose to. */
 	"ALTER TABLE nodes ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;",
+
+	/* 13: the manifest's
+	 * serial column, the system serial or service tag the machine at this
+	 * BMC must report; discover fails a node whose BMC reports another,
+	 * and a ticket names it when the BMC never answered. NULL: the
+	 * manifest gives none (nodes imported before keep NULL). */
+	"ALTER TABLE nodes ADD COLUMN expected_serial TEXT;",
 };
 
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == INV_SCHEMA_VERSION,

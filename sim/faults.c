@@ -58,6 +58,7 @@ static const char *const fault_names[SIM_F_COUNT] = {
 	[SIM_F_BOSS_RAID1] = "boss_raid1",
 	[SIM_F_BOSS_UNMATCHED] = "boss_unmatched",
 	[SIM_F_MAAS_DELETED_AT_TAG] = "maas_deleted_at_tag",
+	[SIM_F_SERIAL_MISMATCH] = "serial_mismatch",
 };
 
 /* BIOS attributes bios_drift may change, and the value a drifted node has. */
@@ -195,8 +196,24 @@ static void apply_mac_clone(struct sim_node *a, struct sim_node *b, uint64_t *rn
 	b->faults |= SIM_FAULT_BIT(SIM_F_MAC_CLONE);
 }
 
-/* Put fault f on n; cable_swap and mac_clone, which take two nodes, are
- * apply_cable_swap and apply_mac_clone. */
+/* The manifest gives a the serial of b and b the serial of a; the BMCs
+ * report the truth. */
+static void apply_serial_mismatch(struct sim_node *a, struct sim_node *b)
+{
+	snprintf(a->manifest_serial, sizeof(a->manifest_serial), "%s", b->system_serial);
+	snprintf(b->manifest_serial, sizeof(b->manifest_serial), "%s", a->system_serial);
+	detail(a, SIM_F_SERIAL_MISMATCH,
+	       json_pack("{s:s, s:s, s:s}", "manifest_serial", a->manifest_serial, "bmc_serial",
+			 a->system_serial, "peer", b->hostname));
+	detail(b, SIM_F_SERIAL_MISMATCH,
+	       json_pack("{s:s, s:s, s:s}", "manifest_serial", b->manifest_serial, "bmc_serial",
+			 b->system_serial, "peer", a->hostname));
+	a->faults |= SIM_FAULT_BIT(SIM_F_SERIAL_MISMATCH);
+	b->faults |= SIM_FAULT_BIT(SIM_F_SERIAL_MISMATCH);
+}
+
+/* Put fault f on n; cable_swap, mac_clone and serial_mismatch, which take
+ * two nodes, are apply_cable_swap, apply_mac_clone and apply_serial_mismatch. */
 static void apply(struct sim_node *n, enum sim_fault f, uint64_t *rng)
 {
 	/* Each fault picks among the parts the family's machine fits. */
@@ -310,7 +327,8 @@ static int assign_requested(struct sim_rack *rack, const struct sim_config *cfg,
 
 	for (size_t r = 0; r < cfg->n_faults && !rc; r++) {
 		enum sim_fault f = cfg->faults[r].fault;
-		size_t take = f == SIM_F_CABLE_SWAP || f == SIM_F_MAC_CLONE ? 2 : 1;
+		size_t take =
+		    f == SIM_F_CABLE_SWAP || f == SIM_F_MAC_CLONE || f == SIM_F_SERIAL_MISMATCH ? 2 : 1;
 
 		for (int c = 0; c < cfg->faults[r].count; c++) {
 			if (next + take > rack->n) {
@@ -323,6 +341,9 @@ static int assign_requested(struct sim_rack *rack, const struct sim_config *cfg,
 			if (f == SIM_F_MAC_CLONE)
 				apply_mac_clone(&rack->nodes[order[next]], &rack->nodes[order[next + 1]],
 						rng);
+			else if (f == SIM_F_SERIAL_MISMATCH)
+				apply_serial_mismatch(&rack->nodes[order[next]],
+						      &rack->nodes[order[next + 1]]);
 			else if (take == 2)
 				apply_cable_swap(&rack->nodes[order[next]], &rack->nodes[order[next + 1]],
 						 rng);

@@ -160,6 +160,11 @@ enum sim_fault {
 	 * arrives: between a client's read of the machine and its tag update.
 	 * MAAS then skips its system_id and counts one machine fewer. */
 	SIM_F_MAAS_DELETED_AT_TAG,
+	/* Two nodes' rows in rack.csv carry each other's serial, as a swapped
+	 * management cable shows it (each BMC address leads to the other
+	 * machine): discover must fail both, kind serial_mismatch, each
+	 * reason naming the BMC's serial and the manifest's. */
+	SIM_F_SERIAL_MISMATCH,
 	SIM_F_COUNT
 };
 
@@ -291,6 +296,7 @@ struct sim_node {
 	int port;     /* real TCP port once listening */
 	char bmc[24]; /* "127.0.0.1:PORT" */
 	char system_serial[16];
+	char manifest_serial[16]; /* rack.csv's serial column: system_serial unless serial_mismatch */
 	char service_tag[8];
 	char uuid[37];
 	char bmc_mac[18];

@@ -13,7 +13,7 @@ assert_eq "$(jq -r .pid "$T/summary.json")" "$pid" "summary names the serving pi
 
 # ---- files ------------------------------------------------------------------
 assert_eq "$(head -n 1 "$R/rack.csv")" \
-	"hostname,rack,unit,bmc,bmc_user,bmc_password,profile,bmc_type,boot_disk_serial,notes" "rack.csv header"
+	"hostname,rack,unit,bmc,bmc_user,bmc_password,profile,bmc_type,boot_disk_serial,notes,serial" "rack.csv header"
 assert_eq "$(sed 1d "$R/rack.csv" | wc -l)" 4 "rack.csv rows"
 assert_eq "$(sed 1d "$R/rack.csv" | cut -d, -f5-10 | sort -u)" "root,env:BRINGUP_BMC_PASSWORD,xe9680,redfish,," \
 	"rack.csv user, password reference, profile, type"

@@ -24,7 +24,7 @@ chmod +x ipmitool
 export BR_IPMITOOL=$T/ipmitool
 {
 	head -2 rack/rack.csv
-	echo "ipmi-a,r09,1,127.0.0.1:$port,admin,env:IPMI_PW,xe9680,ipmi,,"
+	echo "ipmi-a,r09,1,127.0.0.1:$port,admin,env:IPMI_PW,xe9680,ipmi,,,"
 } > rack.csv
 export BRINGUP_DB=$T/inv.db
 bringup import --manifest rack.csv >/dev/null

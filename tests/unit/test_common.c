@@ -261,6 +261,36 @@ static void test_redact(void **state)
 	free(p);
 }
 
+/* The manifest's serial against a BMC's: either of its identities,
+ * padding and case ignored; nothing to compare is not a mismatch. */
+static void test_serial_matches(void **state)
+{
+	struct br_hw hw;
+
+	(void)state;
+	br_hw_init(&hw);
+	assert_int_equal(br_hw_serial_matches(&hw, "CN123"), -1); /* the BMC said nothing */
+	hw.system_serial = br_xstrdup("CN123   ");		  /* padded, as some BMCs send it */
+	hw.service_tag = br_xstrdup("7XQ2K3");
+	assert_int_equal(br_hw_serial_matches(&hw, NULL), -1);
+	assert_int_equal(br_hw_serial_matches(&hw, ""), -1);
+	assert_int_equal(br_hw_serial_matches(&hw, "  "), -1);
+	assert_int_equal(br_hw_serial_matches(&hw, "CN123"), 1);
+	assert_int_equal(br_hw_serial_matches(&hw, "cn123"), 1);
+	assert_int_equal(br_hw_serial_matches(&hw, " CN123 "), 1);
+	assert_int_equal(br_hw_serial_matches(&hw, "7xq2k3"), 1); /* the service tag */
+	assert_int_equal(br_hw_serial_matches(&hw, "CN1234"), 0);
+	assert_int_equal(br_hw_serial_matches(&hw, "CN12"), 0);
+	assert_int_equal(br_hw_serial_matches(&hw, "7XQ2K"), 0);
+	free(hw.service_tag);
+	hw.service_tag = br_xstrdup("   "); /* a blank tag is none */
+	assert_int_equal(br_hw_serial_matches(&hw, "CN999"), 0);
+	free(hw.system_serial);
+	hw.system_serial = NULL;
+	assert_int_equal(br_hw_serial_matches(&hw, "CN999"), -1);
+	br_hw_release(&hw);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -269,7 +299,7 @@ int main(void)
 		cmocka_unit_test(test_json_caps),     cmocka_unit_test(test_json_shape),
 		cmocka_unit_test(test_bmc_address),   cmocka_unit_test(test_errf),
 		cmocka_unit_test(test_strdup_capped), cmocka_unit_test(test_escape),
-		cmocka_unit_test(test_redact),
+		cmocka_unit_test(test_redact),	      cmocka_unit_test(test_serial_matches),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -24,8 +24,10 @@ struct fixture {
 static int setup(void **state)
 {
 	static const struct inv_manifest_row rows[] = {
-		{ "node-a", "r01", 1, "127.0.0.1:1", "root", "env:PW", "xe9680", "redfish", NULL, NULL, 0 },
-		{ "node-b", "r01", 2, "127.0.0.1:2", "root", "env:PW", "xe9680", "redfish", NULL, NULL, 0 },
+		{ "node-a", "r01", 1, "127.0.0.1:1", "root", "env:PW", "xe9680", "redfish", NULL, NULL, 0,
+		  NULL },
+		{ "node-b", "r01", 2, "127.0.0.1:2", "root", "env:PW", "xe9680", "redfish", NULL, NULL, 0,
+		  NULL },
 	};
 	struct fixture *f = calloc(1, sizeof(*f));
 	struct br_err err = { 0 };
@@ -520,6 +522,49 @@ static void test_attempts(void **state)
 	assert_string_equal(inv_state_name(INV_RETIRED), "retired");
 }
 
+/* The manifest's serial: stored by import, changed by a re-import with an
+ * event naming it, and checked when a BMC's facts are stored: another
+ * machine's serial is stored as evidence and fails the node. */
+static void test_expected_serial(void **state)
+{
+	struct fixture *f = *state;
+	struct br_err err = { 0 };
+	struct inv_import_stats stats;
+	struct inv_manifest_row row = { "node-a", "r01",     1,	   "127.0.0.1:1", "root", "env:PW",
+					"xe9680", "redfish", NULL, NULL,	  0,	  "CN-A" };
+	struct inv_node n;
+	struct br_hw hw;
+
+	assert_int_equal(inv_import(f->inv, &row, 1, "rack.csv", &stats, &err), 0);
+	assert_int_equal(stats.updated, 1);
+	assert_int_equal(inv_node_get(f->inv, "node-a", &n, &err), 0);
+	assert_string_equal(n.expected_serial, "CN-A");
+	inv_node_release(&n);
+	assert_int_equal(inv_import(f->inv, &row, 1, "rack.csv", &stats, &err), 0);
+	assert_int_equal(stats.unchanged, 1);
+
+	br_hw_init(&hw);
+	hw.system_serial = br_xstrdup("CN-B");
+	hw.service_tag = br_xstrdup("TAGB");
+	assert_int_equal(inv_store_hw(f->inv, "node-a", &hw, INV_NEW, INV_DISCOVERED, "read", &err),
+			 BR_E_EXISTS);
+	assert_string_equal(err.msg, "the BMC at 127.0.0.1:1 reports serial CN-B (service tag TAGB), the "
+				     "manifest expects CN-A: a swapped management cable or a wrong row");
+	assert_int_equal(inv_node_get(f->inv, "node-a", &n, &err), 0);
+	assert_int_equal(n.state, INV_FAILED);
+	assert_int_equal(n.failure_kind, BR_FAIL_SERIAL_MISMATCH);
+	assert_string_equal(n.system_serial, "CN-B"); /* the evidence is kept */
+	inv_node_release(&n);
+
+	/* the manifest fixed: the same BMC's facts now discover the node */
+	row.expected_serial = "tagb";
+	assert_int_equal(inv_import(f->inv, &row, 1, "rack.csv", &stats, &err), 0);
+	assert_int_equal(stats.updated, 1);
+	assert_int_equal(inv_store_hw(f->inv, "node-a", &hw, INV_FAILED, INV_DISCOVERED, "read", &err), 0);
+	assert_int_equal(state_of(f->inv, "node-a"), INV_DISCOVERED);
+	br_hw_release(&hw);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -530,6 +575,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_verdicts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failure_kind, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_attempts, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_expected_serial, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

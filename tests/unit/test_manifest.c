@@ -53,10 +53,72 @@ static void test_duplicate_column_no_leak(void **state)
 	free(path);
 }
 
+/* The optional serial column: kept as written, absent or empty is none,
+ * and a value no BMC could report is refused naming the line. */
+static void test_serial_column(void **state)
+{
+	char *path = write_tmp("hostname,rack,unit,bmc,bmc_user,bmc_password,profile,serial\n"
+			       "gpu-a,r01,1,10.0.0.1,root,env:PW,xe9680,CNIVC0001234567\n"
+			       "gpu-b,r01,2,10.0.0.2,root,env:PW,xe9680,\n");
+	char *bad = write_tmp("hostname,rack,unit,bmc,bmc_user,bmc_password,profile,serial\n"
+			      "gpu-a,r01,1,10.0.0.1,root,env:PW,xe9680,\"ABC,123\"\n"
+			      "gpu-b,r01,2,10.0.0.2,root,env:PW,xe9680,"
+			      "X12345678901234567890123456789012345678901234567890123456789012345\n"
+			      "gpu-c,r01,3,10.0.0.3,root,env:PW,xe9680,ok-1/2.3_4\n"
+			      "gpu-d,r01,4,10.0.0.4,root,env:PW,xe9680,tag \x1b[2J\n");
+	struct br_manifest m;
+	struct br_strlist problems = { 0 };
+	struct br_err err = { 0 };
+	char want[128];
+
+	(void)state;
+	assert_int_equal(br_manifest_load(path, NULL, &m, &problems, &err), 0);
+	assert_int_equal(m.n, 2);
+	assert_string_equal(m.rows[0].serial, "CNIVC0001234567");
+	assert_string_equal(m.rows[1].serial, "");
+	br_manifest_release(&m);
+	br_strlist_release(&problems);
+
+	assert_int_equal(br_manifest_load(bad, NULL, &m, &problems, &err), BR_E_INVAL);
+	assert_int_equal(problems.n, 3);
+	snprintf(want, sizeof(want), "%s:2: serial: 'ABC,123' is not a serial", bad);
+	assert_non_null(strstr(problems.items[0], want));
+	snprintf(want, sizeof(want), "%s:3: serial: ", bad);
+	assert_non_null(strstr(problems.items[1], want));
+	assert_non_null(strstr(problems.items[1], "at most 64"));
+	snprintf(want, sizeof(want), "%s:5: serial: ", bad);
+	assert_non_null(strstr(problems.items[2], want));
+	br_strlist_release(&problems);
+	unlink(path);
+	unlink(bad);
+	free(path);
+	free(bad);
+}
+
+/* An unknown column is still refused, and the message lists serial. */
+static void test_unknown_column_lists_serial(void **state)
+{
+	char *path = write_tmp("hostname,rack,unit,bmc,bmc_user,bmc_password,profile,serial_number\n"
+			       "gpu-a,r01,1,10.0.0.1,root,env:PW,xe9680,X\n");
+	struct br_manifest m;
+	struct br_strlist problems = { 0 };
+	struct br_err err = { 0 };
+
+	(void)state;
+	assert_int_equal(br_manifest_load(path, NULL, &m, &problems, &err), BR_E_INVAL);
+	assert_true(has_problem(&problems, ":1: serial_number: unknown column"));
+	assert_true(has_problem(&problems, "notes, serial)"));
+	br_strlist_release(&problems);
+	unlink(path);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_duplicate_column_no_leak),
+		cmocka_unit_test(test_serial_column),
+		cmocka_unit_test(test_unknown_column_lists_serial),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

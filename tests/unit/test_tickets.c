@@ -248,7 +248,7 @@ static void test_gate_optional(void **state)
 static void test_ticket_store(void **state)
 {
 	const struct inv_manifest_row row = { "gpu-01", "r01",	   3,	 "10.0.0.3", "root", "env:X",
-					      "xe9680", "redfish", NULL, NULL,	     0 };
+					      "xe9680", "redfish", NULL, NULL,	     0,	     NULL };
 	struct inv_fault faults[2] = {
 		{ "bmc_unreachable", "timed out after 15001 ms", "check the cable", 1 },
 		{ "psu", "PSU.Slot.2: Critical", "replace PSU.Slot.2", 0 },
@@ -300,6 +300,27 @@ static void test_ticket_store(void **state)
 	inv_close(inv);
 }
 
+/* The serial a ticket shows: the BMC's, else the manifest's (a BMC that
+ * never answered reported none), else none. */
+static void test_node_serial(void **state)
+{
+	struct inv_node node = { 0 };
+	char bmc[] = "CN-BMC", manifest[] = "CN-MANIFEST", empty[] = "";
+
+	(void)state;
+	assert_null(tkt_node_serial(NULL));
+	assert_null(tkt_node_serial(&node));
+	node.expected_serial = manifest;
+	assert_string_equal(tkt_node_serial(&node), "CN-MANIFEST");
+	node.system_serial = empty;
+	assert_string_equal(tkt_node_serial(&node), "CN-MANIFEST");
+	node.system_serial = bmc;
+	assert_string_equal(tkt_node_serial(&node), "CN-BMC");
+	node.expected_serial = empty;
+	node.system_serial = NULL;
+	assert_null(tkt_node_serial(&node));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -307,6 +328,7 @@ int main(void)
 		cmocka_unit_test(test_parse_errors),  cmocka_unit_test(test_shipped_actions),
 		cmocka_unit_test(test_failure_fault), cmocka_unit_test(test_gate_failing),
 		cmocka_unit_test(test_gate_optional), cmocka_unit_test(test_ticket_store),
+		cmocka_unit_test(test_node_serial),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
