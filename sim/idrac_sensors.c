@@ -63,7 +63,7 @@ json_t *sim_r_power(struct sim_ctx *c)
 	const struct sim_node *n = c->node;
 	json_t *p = sim_res("#Power.v1_7_1.Power", "Power", "Power", SIM_R_CHASSIS "/Power");
 	json_t *psus = json_array();
-	char member[16], name[16];
+	char member[16], name[32];
 
 	for (int i = 0; i < sim_node_shape(n)->psus; i++) {
 		int failed = n->psus[i].failed;
