@@ -53,6 +53,11 @@ assert_contains "$reason" "$(truth "$bad" .boot_volume.durable_name)" "reason na
 assert_contains "$reason" "the BMC's volume Disk.Virtual.0:BOSS.SL.14-1" "reason names the BMC's volume"
 assert_contains "$reason" "nvme0n1 (serial $(truth "$bad" .boot_volume.os_serial), model Dell BOSS-N1)" \
 	"reason names what MAAS shows"
+# typed where it was seen: the boot disk, not the BMC, and the ticket says so
+assert_eq "$(bringup status --db t.db --json | jq -r --arg h "$bad" '.nodes[] | select(.hostname == $h) | .failure_kind')" \
+	boot_disk_unmatched "unmatched node's failure kind"
+assert_eq "$(bringup tickets --db t.db --json | jq -r --arg h "$bad" '[.tickets[] | select(.hostname == $h) | .fault] | join(",")')" \
+	boot_disk_unmatched "unmatched node's ticket"
 
 assert_eq "$(state "$plain" state)" deployed "plain node state"
 assert_eq "$(state "$plain" installed_disk_serial)" "$(truth "$plain" .boot_disk_serial)" "plain node on its BOSS drive"
