@@ -208,7 +208,13 @@ static const struct sim_vendor_info infos[SIM_V_COUNT] = {
  *    ConnectX-7 behind the 4 OSFP cages (the datasheet's "10x 400 Gb/s"
  *    less the 2 storage NICs), 2x Xeon Platinum 8480C (3.80 GHz max
  *    boost), OS on 2x 1.92 TB M.2, 8x 3.84 TB U.2 data drives, 6 PSUs
- *    (3.3 kW, 4+2). Fans 12: not found in a source reachable here. */
+ *    (3.3 kW, 4+2). As retrieved: the user guide's network-module table
+ *    (easymanua.ls/nvidia/dgx-h100/manual?p=19) maps 8 OSFP ports to the
+ *    8 GPUs; unanswered.io/guide/nvidia-dgx-power-consumption-watts
+ *    restates the guide's 6x 3300 W, 4+2 (a supercluster.blog post's
+ *    "4x 3000 W" disagrees; the guide is kept); supercluster.blog/p/5-ai-
+ *    supercluster-nvidia-dgx-h100 gives the 8x 3.84 TB drives. Fans 12:
+ *    not found in a source reachable here. */
 static const struct sim_shape shapes[SIM_V_COUNT] = {
 	[SIM_V_DELL] = { 8, 8, 2, 8, 6, 12, 5, 4000, 3800000 },
 	[SIM_V_HPE] = { 8, 8, 2, 8, 4, 12, 4, 3500, 3500000 },
