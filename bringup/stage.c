@@ -421,8 +421,10 @@ int br_stage_close(struct br_stage *st)
 {
 	/* Retirement is judged here, once for every stage, after the stage
 	 * recorded its outcomes: the inventory counts attempts, the profile
-	 * (which the inventory does not know) says how many are too many. */
-	if (st->inv && st->n && !st->no_lease && !st->allow_retired) {
+	 * (which the inventory does not know) says how many are too many. A
+	 * stage stopped for an operator's mistake touched no node: nor does
+	 * this. */
+	if (st->inv && st->n && !st->no_lease && !st->allow_retired && st->exit != BR_EXIT_USAGE) {
 		struct br_profiles profiles = { 0 };
 
 		br_lifecycle_retire_due(st->inv, &profiles, st->nodes, st->n);
