@@ -71,6 +71,7 @@ enum kind {
 	K_WIDTH,
 	K_SPEED,
 	K_MHZ,
+	K_WATTS,
 	K_GOVERNORS,
 	K_DURATION,
 	K_TEXT,
@@ -91,6 +92,7 @@ static const struct setting settings[] = {
 	{ "gpu", "count", K_COUNT, AT(gpus) },
 	{ "gpu", "link_width", K_WIDTH, AT(gpu_link.width) },
 	{ "gpu", "link_speed", K_SPEED, AT(gpu_link.speed) },
+	{ "gpu", "power_limit_w", K_WATTS, AT(gpu_power_limit_w) },
 	{ "nic", "fabric", K_COUNT, AT(fabric_nics) },
 	{ "nic", "fabric_link_width", K_WIDTH, AT(fabric_link.width) },
 	{ "nic", "fabric_link_speed", K_SPEED, AT(fabric_link.speed) },
@@ -200,6 +202,12 @@ static int set_value(struct prof_parse *ps, const struct setting *s, const char 
 	case K_MHZ:
 		if (parse_int(value, 1, 100000, &v))
 			return prof_problem(ps, field, "'%s' is not a frequency in MHz", value);
+		*(int *)(void *)at = (int)v;
+		return 1;
+	case K_WATTS:
+		if (parse_int(value, 1, 100000, &v))
+			return prof_problem(ps, field, "'%s' is not a power in whole watts (1-100000)",
+					    value);
 		*(int *)(void *)at = (int)v;
 		return 1;
 	case K_GOVERNORS:

@@ -18,6 +18,7 @@ void prof_init(struct prof_profile *p)
 	p->hw.gpus = p->hw.fabric_nics = p->hw.ethernet_nics = -1;
 	p->hw.nvme = p->hw.fans = p->hw.psus = -1;
 	p->hw.cpu_rated_mhz = -1;
+	p->hw.gpu_power_limit_w = -1;
 	p->hw.clock_skew_max_ms = -1;
 	p->hw.rtc_skew_max_ms = -1;
 	p->hw.max_attempts = PROF_ATTEMPTS_DEFAULT;

@@ -108,6 +108,7 @@ struct prof_hardware {
 	char *model;			/* [system] model, as the BMC names it */
 	int gpus;			/* [gpu] count */
 	struct prof_link gpu_link;	/* [gpu] link_width, link_speed */
+	int gpu_power_limit_w;		/* [gpu] power_limit_w: the least power limit a GPU may run at; -1 */
 	int fabric_nics;		/* [nic] fabric */
 	struct prof_link fabric_link;	/* [nic] fabric_link_width, fabric_link_speed */
 	int ethernet_nics;		/* [nic] ethernet */

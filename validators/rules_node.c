@@ -265,6 +265,7 @@ void val_judge_node(const struct prof_profile *p, const struct val_node_facts *f
 	val_rule_clock(&c);
 	val_rule_psu(&c);
 	val_rule_dmesg(&c);
+	val_rule_gpu_health(&c);
 	free(why);
 }
 
@@ -286,6 +287,7 @@ void val_checks_expected(const struct prof_profile *p, struct br_strlist *out)
 		{ "clock", hw->clock_skew_max_ms >= 0 },
 		{ "psu", 1 },
 		{ "dmesg", 1 },
+		{ "gpu_health", hw->gpus != 0 },
 		{ "firmware:*", p->n_firmware > 0 },
 	};
 

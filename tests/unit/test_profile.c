@@ -114,7 +114,7 @@ static void test_firmware_parse(void **state)
 
 static const char hw_good[] =
     "[system]\nmodel = PowerEdge XE9680\n"
-    "[gpu]\ncount = 8\nlink_width = 16\nlink_speed = Gen5\n"
+    "[gpu]\ncount = 8\nlink_width = 16\nlink_speed = Gen5\npower_limit_w = 700\n"
     "[nic]\nfabric = 8\nfabric_link_width = 16\nfabric_link_speed = Gen5\nethernet = 2\n"
     "[nvme]\ncount = 9\n[fans]\ncount = 12\n[psu]\ncount = 6\n"
     "[cpu]\nrated_mhz = 4000\ngovernors = performance, schedutil\n"
@@ -131,6 +131,7 @@ static void test_hardware_ok(void **state)
 	assert_int_equal(p.hw.gpus, 8);
 	assert_int_equal(p.hw.gpu_link.width, 16);
 	assert_string_equal(p.hw.gpu_link.speed, "Gen5");
+	assert_int_equal(p.hw.gpu_power_limit_w, 700);
 	assert_int_equal(p.hw.fabric_nics, 8);
 	assert_int_equal(p.hw.fabric_link.width, 16);
 	assert_string_equal(p.hw.fabric_link.speed, "Gen5");
@@ -178,6 +179,7 @@ static void test_hardware_ok(void **state)
 	assert_int_equal(p.hw.gpus, 4);
 	assert_int_equal(p.hw.psus, -1);
 	assert_int_equal(p.hw.cpu_rated_mhz, -1);
+	assert_int_equal(p.hw.gpu_power_limit_w, -1);
 	assert_int_equal(p.hw.clock_skew_max_ms, -1);
 	assert_int_equal(p.hw.gpu_link.width, 0);
 	assert_null(p.hw.gpu_link.speed);
@@ -199,8 +201,13 @@ static void test_hardware_errors(void **state)
 		{ "[gpu]\nlink_speed = PCIe5\n",
 		  "t.conf:2: gpu.link_speed: 'PCIe5' is not a PCIe generation" },
 		{ "[gpu]\nlink_speed = Gen9\n", "t.conf:2: gpu.link_speed: 'Gen9' is not a PCIe generation" },
-		{ "[gpu]\nlanes = 16\n",
-		  "t.conf:2: gpu.lanes: unknown setting in [gpu] (count, link_width, link_speed)" },
+		{ "[gpu]\nlanes = 16\n", "t.conf:2: gpu.lanes: unknown setting in [gpu] (count, link_width, "
+					 "link_speed, power_limit_w)" },
+		{ "[gpu]\npower_limit_w = 700W\n",
+		  "t.conf:2: gpu.power_limit_w: '700W' is not a power in whole watts (1-100000)" },
+		{ "[gpu]\npower_limit_w = 0\n", "t.conf:2: gpu.power_limit_w: '0' is not a power" },
+		{ "[gpu]\npower_limit_w = 700\npower_limit_w = 600\n",
+		  "t.conf:3: gpu.power_limit_w: set twice" },
 		{ "[nic]\nfabric = 8\nfabric_link_width = x16\n",
 		  "t.conf:3: nic.fabric_link_width: 'x16' is not" },
 		{ "[nvme]\ncount = 9 drives\n", "t.conf:2: nvme.count: '9 drives' is not a count" },

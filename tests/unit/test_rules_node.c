@@ -40,6 +40,7 @@ struct node_case {
 	"fabric_link_speed = Gen5\nethernet = 0\n"
 #define HW_CPU "[cpu]\nrated_mhz = 3800\ngovernors = performance\n"
 #define HW_PSU "[psu]\ncount = 6\n"
+#define HW_GPU_700W "[gpu]\ncount = 1\npower_limit_w = 700\n"
 
 /* ---- mutators: one fault each ------------------------------------------- */
 
@@ -333,6 +334,70 @@ static void bmc_no_sensors(struct br_hw *hw)
 	hw->source = strdup("ipmi");
 }
 
+static json_t *smi_gpu(json_t *doc)
+{
+	return json_array_get(json_object_get(json_object_get(doc, "gpus"), "gpus"), 0);
+}
+
+static void ecc_disabled(json_t *doc)
+{
+	json_object_set_new(json_object_get(smi_gpu(doc), "ecc_mode"), "current", json_string("Disabled"));
+	json_object_set_new(json_object_get(smi_gpu(doc), "ecc_mode"), "pending", json_string("Disabled"));
+}
+
+static void ecc_pending_disabled(json_t *doc)
+{
+	json_object_set_new(json_object_get(smi_gpu(doc), "ecc_mode"), "pending", json_string("Disabled"));
+}
+
+static void ecc_uncorrectable(json_t *doc)
+{
+	json_t *errs = json_object_get(smi_gpu(doc), "ecc_errors");
+
+	json_object_set_new(json_object_get(errs, "aggregate"), "dram_uncorrectable", json_integer(12));
+	json_object_set_new(json_object_get(errs, "volatile"), "sram_uncorrectable_secded", json_integer(2));
+}
+
+static void remap_failed(json_t *doc)
+{
+	json_object_set_new(json_object_get(smi_gpu(doc), "remapped_rows"), "remapped_row_failure",
+			    json_string("Yes"));
+}
+
+static void remap_pending(json_t *doc)
+{
+	json_object_set_new(json_object_get(smi_gpu(doc), "remapped_rows"), "remapped_row_pending",
+			    json_string("Yes"));
+}
+
+static void power_capped(json_t *doc)
+{
+	json_object_set_new(smi_gpu(doc), "power_limit_w", json_real(350.0));
+}
+
+static void hw_thermal_slowdown(json_t *doc)
+{
+	json_object_set_new(json_object_get(smi_gpu(doc), "clocks_event_reasons"),
+			    "clocks_event_reason_hw_thermal_slowdown", json_string("Active"));
+}
+
+static void retirement_pending(json_t *doc)
+{
+	json_object_set_new(json_object_get(smi_gpu(doc), "retired_pages"), "pending", json_string("Yes"));
+}
+
+static void nvsmi_failed(json_t *doc)
+{
+	json_object_set_new(doc, "gpus",
+			    json_pack("{s:s, s:s}", "status", "error", "error", "nvidia-smi: exit status 9"));
+}
+
+static void ecc_unreported(json_t *doc)
+{
+	json_object_set_new(json_object_get(smi_gpu(doc), "ecc_mode"), "current", json_null());
+	json_object_set_new(json_object_get(smi_gpu(doc), "ecc_mode"), "pending", json_null());
+}
+
 /* ---- the table ------------------------------------------------------------ */
 
 #define VM "rules/h200-vm.json"
@@ -345,6 +410,150 @@ static void bmc_no_sensors(struct br_hw *hw)
 #define KERNLOG "rules/dmesg-kern-log.json"
 
 static const struct node_case cases[] = {
+	/* gpu_health (nvidia-smi's own view of each GPU) */
+	{ "gpu_health: the real H200 is healthy",
+	  H200,
+	  NULL,
+	  HW_GPU_700W,
+	  NULL,
+	  NULL,
+	  0,
+	  "gpu_health",
+	  VAL_PASS,
+	  { "1 GPU healthy", "ECC enabled", "power limit at least 700 W",
+	    "not reported (not judged): pending page retirement (1 GPU)" } },
+	{ "gpu_health: ECC disabled",
+	  H200,
+	  ecc_disabled,
+	  HW_GPU_700W,
+	  NULL,
+	  NULL,
+	  0,
+	  "gpu_health",
+	  VAL_FAIL,
+	  { "GPU 1 (serial 1653724054962) at 0000:00:06.0: ECC Disabled: enable it" } },
+	{ "gpu_health: ECC to be disabled at the next reboot",
+	  H200,
+	  ecc_pending_disabled,
+	  HW_GPU_700W,
+	  NULL,
+	  NULL,
+	  0,
+	  "gpu_health",
+	  VAL_FAIL,
+	  { "GPU 1 (serial 1653724054962) at 0000:00:06.0: ECC pending Disabled" } },
+	{ "gpu_health: uncorrectable ECC errors",
+	  H200,
+	  ecc_uncorrectable,
+	  HW_GPU_700W,
+	  NULL,
+	  NULL,
+	  0,
+	  "gpu_health",
+	  VAL_FAIL,
+	  { "GPU 1 (serial 1653724054962) at 0000:00:06.0: 12 uncorrectable DRAM ECC errors (aggregate): "
+	    "replace the GPU",
+	    "2 uncorrectable SRAM secded ECC errors (volatile)" } },
+	{ "gpu_health: a row remap failed",
+	  H200,
+	  remap_failed,
+	  HW_GPU_700W,
+	  NULL,
+	  NULL,
+	  0,
+	  "gpu_health",
+	  VAL_FAIL,
+	  { "at 0000:00:06.0: row remapping failed (remapped_row_failure Yes): replace the GPU" } },
+	{ "gpu_health: a row remap pending",
+	  H200,
+	  remap_pending,
+	  HW_GPU_700W,
+	  NULL,
+	  NULL,
+	  0,
+	  "gpu_health",
+	  VAL_FAIL,
+	  { "a row remap is pending (remapped_row_pending Yes)" } },
+	{ "gpu_health: a power limit below the profile's",
+	  H200,
+	  power_capped,
+	  HW_GPU_700W,
+	  NULL,
+	  NULL,
+	  0,
+	  "gpu_health",
+	  VAL_FAIL,
+	  { "GPU 1 (serial 1653724054962) at 0000:00:06.0: power limit 350 W, expected 700 W" } },
+	{ "gpu_health: a power limit not judged where the profile states none",
+	  H200,
+	  power_capped,
+	  HW_H200_VM,
+	  NULL,
+	  NULL,
+	  0,
+	  "gpu_health",
+	  VAL_PASS,
+	  { "1 GPU healthy" } },
+	{ "gpu_health: HW thermal slowdown active",
+	  H200,
+	  hw_thermal_slowdown,
+	  HW_GPU_700W,
+	  NULL,
+	  NULL,
+	  0,
+	  "gpu_health",
+	  VAL_FAIL,
+	  { "HW thermal slowdown active (clocks_event_reason_hw_thermal_slowdown): check its cooling" } },
+	{ "gpu_health: a page retirement pending (pre-Hopper)",
+	  H200,
+	  retirement_pending,
+	  HW_GPU_700W,
+	  NULL,
+	  NULL,
+	  0,
+	  "gpu_health",
+	  VAL_FAIL,
+	  { "a page retirement is pending: reboot the node" } },
+	{ "gpu_health: ECC mode N/A is not judged",
+	  H200,
+	  ecc_unreported,
+	  HW_GPU_700W,
+	  NULL,
+	  NULL,
+	  0,
+	  "gpu_health",
+	  VAL_PASS,
+	  { "not reported (not judged): ECC mode (1 GPU)" } },
+	{ "gpu_health: nvidia-smi failed",
+	  H200,
+	  nvsmi_failed,
+	  HW_GPU_700W,
+	  NULL,
+	  NULL,
+	  0,
+	  "gpu_health",
+	  VAL_UNKNOWN,
+	  { "the probe could not read gpus: error: nvidia-smi: exit status 9" } },
+	{ "gpu_health: no probe document",
+	  NULL,
+	  NULL,
+	  HW_GPU_700W,
+	  NULL,
+	  NULL,
+	  0,
+	  "gpu_health",
+	  VAL_UNKNOWN,
+	  { "no probe document" } },
+	{ "gpu_health: left out for a profile without GPUs",
+	  H200,
+	  nvsmi_failed,
+	  "[gpu]\ncount = 0\n",
+	  NULL,
+	  NULL,
+	  0,
+	  "gpu_health",
+	  -1,
+	  { NULL } },
 	/* pcie (pcie_degraded) */
 	{ "pcie: the real H200, Gen5 x16 from LnkCap",
 	  H200,
@@ -1157,8 +1366,9 @@ static void test_clock_window(void **state)
 
 static void test_all_checks_named(void **state)
 {
-	static const char *const names[] = { "pcie",	"gpu_count", "nic_count", "nvme_count", "boot_disk",
-					     "thermal", "cpufreq",   "clock",	  "psu",	"dmesg" };
+	static const char *const names[] = { "pcie",	  "gpu_count", "nic_count", "nvme_count",
+					     "boot_disk", "thermal",   "cpufreq",   "clock",
+					     "psu",	  "dmesg",     "gpu_health" };
 	const char *top = getenv("BR_TOP");
 	char *dir = br_xasprintf("%s/templates", top ? top : ".");
 	struct prof_profile p;
@@ -1184,6 +1394,7 @@ static void test_all_checks_named(void **state)
 	assert_int_equal(find(checks, n, "pcie")->result, VAL_PASS);
 	assert_int_equal(find(checks, n, "gpu_count")->result, VAL_FAIL);
 	assert_int_equal(find(checks, n, "psu")->result, VAL_UNKNOWN);
+	assert_int_equal(find(checks, n, "gpu_health")->result, VAL_PASS);
 	val_checks_free(checks, n);
 	json_decref(f.probe);
 	prof_release(&p);

@@ -169,17 +169,18 @@ static void test_gate_failing(void **state)
 	/* Empty required set: every check counts, and every check the
 	 * profile's expectations give must have run (fail closed). */
 	assert_int_equal(gate_failing(&p, checks, 4, failing, &missing), 4);
-	assert_string_equal(missing, "boot_disk, cpufreq, psu, dmesg");
+	assert_string_equal(missing, "boot_disk, cpufreq, psu, dmesg, gpu_health");
 	reason = gate_reason(checks, 4, failing, missing);
 	assert_string_equal(
-	    reason, "failed checks: cabling unknown: no LLDP neighbours; firmware:NIC.Slot.31-1-1: "
-		    "28.1 < 28.39; thermal: Inlet: 900 C; not checked: boot_disk, cpufreq, psu, dmesg");
+	    reason,
+	    "failed checks: cabling unknown: no LLDP neighbours; firmware:NIC.Slot.31-1-1: "
+	    "28.1 < 28.39; thermal: Inlet: 900 C; not checked: boot_disk, cpufreq, psu, dmesg, gpu_health");
 	free(reason);
 	free(missing);
 	/* A stated count makes its check required: gpu_count never ran. */
 	p.hw.gpus = 8;
 	assert_int_equal(gate_failing(&p, checks, 4, failing, &missing), 4);
-	assert_string_equal(missing, "gpu_count, boot_disk, cpufreq, psu, dmesg");
+	assert_string_equal(missing, "gpu_count, boot_disk, cpufreq, psu, dmesg, gpu_health");
 	free(missing);
 	p.hw.gpus = -1;
 	/* Only what the profile requires; a required check never run is named. */
@@ -199,7 +200,7 @@ static void test_gate_failing(void **state)
 	/* No verdicts at all prove nothing. */
 	prof_init(&p);
 	assert_int_equal(gate_failing(&p, NULL, 0, failing, &missing), 1);
-	assert_string_equal(missing, "cabling, pcie, boot_disk, thermal, cpufreq, psu, dmesg");
+	assert_string_equal(missing, "cabling, pcie, boot_disk, thermal, cpufreq, psu, dmesg, gpu_health");
 	free(missing);
 	assert_int_equal(gate_failing(NULL, NULL, 0, failing, &missing), 1);
 	assert_string_equal(missing, "no check results");
