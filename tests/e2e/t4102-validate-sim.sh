@@ -50,6 +50,8 @@ for seed in $seeds; do
 		for f in $fs; do c=$(check_of "$f"); [ -n "$c" ] && want="$want $c"; done
 		if [ -z "$want" ]; then
 			[ -z "$failing" ] || fail "seed $seed: clean node $h ($fs) fails: $(jq -c --arg h "$h" '.nodes[] | select(.hostname == $h) | [.checks[] | select(.result == "fail")]' "$v")"
+			gh=$(jq -r --arg h "$h" '.nodes[] | select(.hostname == $h) | .checks[] | select(.name == "gpu_health") | .result' "$v")
+			assert_eq "$gh" pass "seed $seed: clean node $h gpu_health"
 		fi
 		for c in $want; do
 			case " $failing " in *" $c "*) ;; *) fail "seed $seed: $h ($fs): no failing $c check (failing: $failing)" ;; esac
