@@ -1521,12 +1521,41 @@ static void test_blamed_part(void **state)
 	json_decref(doc);
 }
 
+/* Each failing gpu_health item blames the GPU's PCIe function, so its
+ * problems join its other checks in one ticket. */
+static void test_gpu_health_blames_gpu(void **state)
+{
+	struct prof_profile p;
+	struct br_err err = { 0 };
+	struct val_node_facts f = { 0 };
+	struct val_check *checks = NULL;
+	size_t n = 0;
+	const struct val_check *c;
+
+	(void)state;
+	prof_init(&p);
+	assert_int_equal(prof_parse_text("hardware.conf", HW_GPU_700W, PROF_FILE_HARDWARE, &p, &err), 0);
+	f.probe = load_probe(H200);
+	ecc_uncorrectable(f.probe);
+	power_capped(f.probe);
+	val_judge_node(&p, &f, &checks, &n);
+	c = find(checks, n, "gpu_health");
+	assert_non_null(c);
+	assert_int_equal(c->result, VAL_FAIL);
+	assert_non_null(c->component);
+	assert_string_equal(c->component, "pci:0000:00:06.0");
+	val_checks_free(checks, n);
+	json_decref(f.probe);
+	prof_release(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_blamed_part),	 cmocka_unit_test(test_table),
-		cmocka_unit_test(test_all_checks_named), cmocka_unit_test(test_clock_window),
-		cmocka_unit_test(test_detail_bounded),	 cmocka_unit_test(test_not_a_probe),
+		cmocka_unit_test(test_blamed_part),	      cmocka_unit_test(test_table),
+		cmocka_unit_test(test_all_checks_named),      cmocka_unit_test(test_clock_window),
+		cmocka_unit_test(test_detail_bounded),	      cmocka_unit_test(test_not_a_probe),
+		cmocka_unit_test(test_gpu_health_blames_gpu),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
