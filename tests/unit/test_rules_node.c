@@ -1521,6 +1521,37 @@ static void test_blamed_part(void **state)
 	json_decref(doc);
 }
 
+/* The same on lines recorded on real machines, not written for the test:
+ * a "limited by" line from a kernel 6.16.0-rc1 boot log posted to a Linux
+ * kernel mailing list (lore.kernel.org, as mirrored by GitHub's
+ * linux-mailinglist-archives), and NVIDIA's Xid 32 from a GeForce GTX 550
+ * Ti's kernel log in an Ubuntu Forums post ("gnome-shell freezes",
+ * 2019-03-31). The kern.log fixture's matches are swapped for them. */
+static const char *recorded_component(const char *kind, const char *line)
+{
+	json_t *doc = load_probe(KERNLOG);
+	json_t *m = json_pack("[{s:s, s:s, s:i}]", "kind", kind, "line", line, "xid", 32);
+	const char *out;
+
+	json_object_set_new(json_object_get(doc, "dmesg"), "matches", m);
+	out = dmesg_component(doc, kind, NULL);
+	json_decref(doc);
+	return out;
+}
+
+static void test_blamed_part_recorded(void **state)
+{
+	(void)state;
+	assert_string_equal(recorded_component("pcie_link_limited",
+					       "[    0.276602] pci 0000:01:00.0: 63.008 Gb/s available PCIe "
+					       "bandwidth, limited by 8.0 GT/s PCIe x8 link at 0000:00:01.0 "
+					       "(capable of 126.016 Gb/s with 8.0 GT/s PCIe x16 link)"),
+			    "pci:0000:01:00.0");
+	assert_string_equal(recorded_component("nvidia_xid", "[ 1399.140323] NVRM: Xid (PCI:0000:01:00): 32, "
+							     "Channel ID 00000009 intr 00800000"),
+			    "pci:0000:01:00.0");
+}
+
 /* Each failing gpu_health item blames the GPU's PCIe function, so its
  * problems join its other checks in one ticket. */
 static void test_gpu_health_blames_gpu(void **state)
@@ -1552,10 +1583,10 @@ static void test_gpu_health_blames_gpu(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_blamed_part),	      cmocka_unit_test(test_table),
-		cmocka_unit_test(test_all_checks_named),      cmocka_unit_test(test_clock_window),
-		cmocka_unit_test(test_detail_bounded),	      cmocka_unit_test(test_not_a_probe),
-		cmocka_unit_test(test_gpu_health_blames_gpu),
+		cmocka_unit_test(test_blamed_part),  cmocka_unit_test(test_blamed_part_recorded),
+		cmocka_unit_test(test_table),	     cmocka_unit_test(test_all_checks_named),
+		cmocka_unit_test(test_clock_window), cmocka_unit_test(test_detail_bounded),
+		cmocka_unit_test(test_not_a_probe),  cmocka_unit_test(test_gpu_health_blames_gpu),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
