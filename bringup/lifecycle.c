@@ -27,10 +27,16 @@ char *br_lifecycle_cause(const char *reason)
 	return len ? br_xstrndup(reason, len) : br_xstrdup("no reason");
 }
 
+/* An event the inventory counted as an attempt (its from_state is NULL
+ * for the import that created the node). */
 static int is_attempt(const struct inv_event *e)
 {
-	return (!strcmp(e->to_state, "failed") || !strcmp(e->to_state, "quarantined")) &&
-	       (!e->from_state || strcmp(e->from_state, e->to_state));
+	enum inv_state from = INV_NEW, to;
+
+	if (!e->to_state || inv_state_parse(e->to_state, &to) ||
+	    (e->from_state && inv_state_parse(e->from_state, &from)))
+		return 0;
+	return inv_transition_is_attempt(from, to);
 }
 
 /* The first event after the node was last unretired (attempts reset). */

@@ -122,6 +122,9 @@ int inv_node_set_state(struct inv *inv, const char *hostname, enum inv_state fro
  * through inv_node_set_state is BR_FAIL_STAGE). */
 int inv_node_fail(struct inv *inv, const char *hostname, enum inv_state from, enum br_fail_kind kind,
 		  const char *reason, struct br_err *err);
+/* Whether a move from `from` to `to` ends an attempt (and counts in
+ * nodes.attempts): into failed or quarantined from another state. */
+int inv_transition_is_attempt(enum inv_state from, enum inv_state to);
 
 /* Bring a retired node back to `new` with attempts 0, an event with
  * reason, and its open tickets closed, in one transaction. A node not

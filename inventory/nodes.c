@@ -351,6 +351,13 @@ int inv_node_get(struct inv *inv, const char *hostname, struct inv_node *ret_nod
 	return rc;
 }
 
+int inv_transition_is_attempt(enum inv_state from, enum inv_state to)
+{
+	/* A stage re-judging a node already there (the gate over quarantined
+	 * nodes, a retry failing again) is the same attempt. */
+	return (to == INV_FAILED || to == INV_QUARANTINED) && from != to;
+}
+
 int inv_transition(struct inv *inv, int64_t id, enum inv_state from, enum inv_state to, const char *reason,
 		   struct br_err *err)
 {
@@ -375,10 +382,7 @@ int inv_transition_kind(struct inv *inv, int64_t id, enum inv_state from, enum i
 	inv_bind_text(st, 1, inv_state_name(to));
 	inv_bind_reason(st, 2, reason);
 	inv_bind_text(st, 3, to == INV_FAILED ? br_fail_kind_name(kind) : NULL);
-	/* An attempt ends when the node goes into failed or quarantined from
-	 * another state; a stage re-judging a node already there (the gate
-	 * over quarantined nodes, a retry failing again) is the same attempt. */
-	sqlite3_bind_int(st, 4, (to == INV_FAILED || to == INV_QUARANTINED) && from != to);
+	sqlite3_bind_int(st, 4, inv_transition_is_attempt(from, to));
 	sqlite3_bind_int64(st, 5, id);
 	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : inv_dberr(inv, err, "set state");
 	inv_finalize(inv, st);
