@@ -13,6 +13,7 @@
 
 #include "bringup/gate.h"
 #include "bringup/tickets.h"
+#include "validators/rules.h"
 
 static const char actions_text[] =
     "# comment\n"
@@ -322,14 +323,46 @@ static void test_node_serial(void **state)
 	assert_null(tkt_node_serial(&node));
 }
 
+/* Every shipped profile can prove a node (prof_check_provable), and its
+ * [gate] required list leaves out no check its own expectations give: a
+ * rule added later (gpu_health) that a list forgot would let a node with
+ * that fault go golden. */
+static void test_shipped_profiles_closed(void **state)
+{
+	static const char *const names[] = {
+		"xe9680", "xl675d", "sr675v3", "sys-821ge", "gh200", "dgx-h100"
+	};
+	const char *top = getenv("BR_TOP");
+	char *dir = br_xasprintf("%s/templates", top ? top : ".");
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		struct prof_profile p;
+		struct br_strlist expected = { 0 };
+		struct br_err err = { 0 };
+
+		assert_int_equal(prof_load(dir, names[i], &p, &err), 0);
+		if (prof_check_provable(&p, &err))
+			fail_msg("%s", err.msg);
+		val_checks_expected(&p, &expected);
+		for (size_t k = 0; k < expected.n; k++)
+			if (!gate_is_required(&p, expected.items[k]))
+				fail_msg("profile %s: [gate] required leaves out %s", names[i],
+					 expected.items[k]);
+		br_strlist_release(&expected);
+		prof_release(&p);
+	}
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_render),	      cmocka_unit_test(test_render_no_default),
 		cmocka_unit_test(test_parse_errors),  cmocka_unit_test(test_shipped_actions),
 		cmocka_unit_test(test_failure_fault), cmocka_unit_test(test_gate_failing),
-		cmocka_unit_test(test_gate_optional), cmocka_unit_test(test_ticket_store),
-		cmocka_unit_test(test_node_serial),
+		cmocka_unit_test(test_gate_optional), cmocka_unit_test(test_shipped_profiles_closed),
+		cmocka_unit_test(test_ticket_store),  cmocka_unit_test(test_node_serial),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
