@@ -201,11 +201,15 @@ int br_secret_ref_valid(const char *ref);
  * cut out of server text before it is kept or shown: the log, the table
  * printer (br_escape), br_json_print and the inventory's reasons do it.
  * Shorter secrets are not redacted: a 3-byte pattern would cut words. */
-#define BR_REDACT_SECRETS_MAX 2048 /* a password per BMC of a 512-node rack, and its encodings */
 #define BR_REDACT_MIN 4
 #define BR_REDACTED "<redacted>"
-/* Register a secret (and its percent-encoded forms). */
+/* Register a secret (and its percent-encoded forms). The table has no limit:
+ * a rack of any size keeps every password it registers. */
 void br_redact_add(const char *secret);
+/* Undo one br_redact_add of the same secret (registrations are counted). */
+void br_redact_remove(const char *secret);
+/* How many strings (secrets and their encodings) are registered. */
+size_t br_redact_count(void);
 /* 1 when text holds a registered secret. */
 int br_redact_needed(const char *text);
 /* text with every registered secret replaced by BR_REDACTED (caller frees;
