@@ -230,6 +230,12 @@ char *br_self_dir(void);
  * limit is far deeper than anything a BMC legitimately sends). */
 json_t *br_json_parse(const char *data, size_t len, size_t max, struct br_err *err);
 json_t *br_json_load_file(const char *path, size_t max, struct br_err *err);
+/* br_json_parse for text from outside (a server's answer, a node's
+ * document): the text's shape is counted first (br_json_shape below) and
+ * refused, BR_E_TOOBIG, when it holds more than max_values values or nests
+ * deeper than BR_JSON_DEPTH_MAX, before jansson spends memory on it. */
+json_t *br_json_parse_bounded(const char *data, size_t len, size_t max_bytes, size_t max_values,
+			      struct br_err *err);
 /* What a JSON text would cost before it is parsed (jansson spends some 200
  * bytes per value: 8 MiB of "[{},{},...]" became 654 MB). A bounded scan
  * that only counts, never parses a value: values (commas and openings

@@ -89,7 +89,7 @@ int maas_error_from_response(long status, const char *body, size_t len, const ch
 	}
 	br_buf_init(&text, 4 * MAAS_REASON_MAX);
 	if (body && len && (body[0] == '{'))
-		doc = br_json_parse(body, len, MAAS_BODY_MAX, NULL);
+		doc = br_json_parse_bounded(body, len, MAAS_BODY_MAX, MAAS_JSON_VALUES_MAX, NULL);
 	if (json_is_object(doc))
 		add_fields(&text, doc);
 	else if (body)

@@ -133,6 +133,14 @@ static void test_json_caps(void **state)
 	json_decref(doc);
 	assert_null(br_json_parse("{\"a\":", 5, 1024, &err));
 	assert_int_equal(err.code, BR_E_PROTO);
+	/* Counted before parsing: values and depth. */
+	doc = br_json_parse_bounded("[1,2,3]", 7, 1024, 4, &err);
+	assert_non_null(doc);
+	json_decref(doc);
+	assert_null(br_json_parse_bounded("[1,2,3,4]", 9, 1024, 4, &err));
+	assert_int_equal(err.code, BR_E_TOOBIG);
+	assert_null(br_json_parse_bounded("[1,2,3]", 7, 4, 100, &err));
+	assert_int_equal(err.code, BR_E_TOOBIG);
 	assert_null(br_json_parse("[1,2,3]", 7, 4, &err));
 	assert_int_equal(err.code, BR_E_TOOBIG);
 	br_buf_init(&deep, 0);
