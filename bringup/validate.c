@@ -368,7 +368,12 @@ static int collect_ssh(struct br_stage *st, const struct vstage_options *o, stru
 
 		if (job->done)
 			continue;
-		val_ssh_config_lookup(cfg, job->node->hostname, h);
+		/* A jump host the runner cannot take is the operator's file: stop
+		 * before any node is touched. */
+		if (val_ssh_config_lookup(cfg, job->node->hostname, h, &err)) {
+			rc = br_stage_usage(st, "%s", err.msg);
+			goto out;
+		}
 		if (!h->hostname && !(job->node->ip && *job->node->ip)) {
 			finish(run, job, BR_FAIL_SSH_UNREACHABLE,
 			       br_xstrdup("no address to reach it: MAAS gave none at deploy, and no ssh "
@@ -434,11 +439,11 @@ static int collect_ssh(struct br_stage *st, const struct vstage_options *o, stru
 			st->inv = run->inv;
 		}
 	}
+out:
 	for (size_t i = 0; i < n; i++) {
 		val_ssh_result_release(&results[i]);
 		val_ssh_host_release(&hosts[i]);
 	}
-out:
 	val_ssh_config_free(cfg);
 	free(db_path);
 	free(targets);
