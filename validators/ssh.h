@@ -47,6 +47,9 @@ struct val_ssh_target {
 	const char *name;    /* for messages: the node's hostname */
 	const char *address; /* IP address or name to connect to */
 	int port;	     /* 0: 22 */
+	/* ProxyJump as ssh_config says it ("[user@]host[:port][,...]"): the
+	 * session runs through `ssh -W` to the last hop; NULL: direct. */
+	const char *proxy_jump;
 };
 
 /* Nodes worked at once unless told otherwise (ssh.c says why). */
@@ -70,6 +73,7 @@ struct val_ssh_options {
 	int64_t
 	    run_timeout_ms; /* checking and copying the file, then the command itself, each; default 120 s */
 	int max_parallel;   /* sessions at once; default 32 */
+	const char *ssh_config; /* the file a jump host's ssh is given (-F); NULL: ssh's own */
 };
 void val_ssh_options_init(struct val_ssh_options *o);
 /* Mistakes in o that would fail every node alike, found before any node is
@@ -143,8 +147,9 @@ void val_shell_quote(struct br_buf *b, const char *s);
  * (`ssh -G`: Include, Match, Host patterns, tokens). The runner takes
  * HostName, Port and User; it logs in with its own key and checks its own
  * known_hosts (--ssh-key, --known-hosts win over IdentityFile and
- * UserKnownHostsFile, as one key serves every node); a ProxyJump or
- * ProxyCommand it cannot honour is an error naming the keyword. */
+ * UserKnownHostsFile, as one key serves every node) and goes through a
+ * ProxyJump; a ProxyCommand, which it cannot honour, is an error naming the
+ * keyword. */
 struct val_ssh_host {
 	char *hostname; /* where to connect; NULL: the file sets none */
 	int port;	/* 0: the file sets none */
@@ -162,7 +167,7 @@ struct val_ssh_config;
 int val_ssh_config_load(const char *path, struct val_ssh_config **ret, struct br_err *err);
 void val_ssh_config_free(struct val_ssh_config *cfg);
 /* What the file sets for host (fields it does not set stay NULL/0); a NULL
- * cfg sets nothing. BR_E_UNSUPPORTED for a jump host or proxy command. */
+ * cfg sets nothing. BR_E_UNSUPPORTED for a proxy command. */
 int val_ssh_config_lookup(const struct val_ssh_config *cfg, const char *host, struct val_ssh_host *ret,
 			  struct br_err *err);
 
