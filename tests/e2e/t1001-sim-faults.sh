@@ -1,7 +1,7 @@
 #!/bin/sh
 # bringup-sim faults: every BMC-visible fault shows through Redfish the way
 # truth.json says, host-side ones are recorded, sessions are capped at 8.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 R=$T/rack
 bringup-sim --no-hosts --nodes 16 --seed 3 --dir "$R" --daemon --flaky-stall-ms 1500 \

@@ -5,7 +5,7 @@
 # ends where it must: deployed on the truth boot disk, or failed for
 # commission_fail. Each trial gets a fresh simulated rack (a fresh MAAS).
 # test: alone (the kill points are times measured on an undisturbed run)
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 N=64
 # Under the sanitizers (the build/asan tree) a rack of 32, four batches of

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Re-importing the same manifest changes nothing; an edited one updates the
 # node and records what changed as an event; status --json matches DESIGN.md.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 cat > rack.csv <<'EOF2'
 hostname,rack,unit,bmc,bmc_user,bmc_password,profile,bmc_type,boot_disk_serial,notes
