@@ -7,7 +7,9 @@
 #   make bench      benchmarks into build/bench/*.json (not part of test)
 #   make fuzz       every libFuzzer target (fuzz/) for FUZZ_SECONDS (600) each
 #   make install    PREFIX=/usr/local DESTDIR=
-#   make format / lint / clean
+#   make lint       clang-format check, the layering check (scripts/layers),
+#                   cppcheck
+#   make format / clean
 
 BUILD   ?= build
 PREFIX  ?= /usr/local
@@ -166,7 +168,9 @@ format:
 format-check:
 	@clang-format --dry-run --Werror $(FORMAT_SRCS)
 
-lint: format-check
+# The layering check reads the module archives, so lint builds them first.
+lint: format-check $(LIBS)
+	scripts/layers $(BUILD)/lib
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --inline-suppr \
 		--suppress=missingIncludeSystem --library=.cppcheck-jansson.cfg -I common $(MODULES)
 
