@@ -50,7 +50,7 @@ SIM_LIBS   := $(foreach m,sim common,$(if $(call lib_srcs,$(m)),$(BUILD)/lib/lib
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all tests test demo bench install format format-check man-check lint clean deps fuzz fuzz-build fuzz-bins
+.PHONY: all tests test demo bench install install-man format format-check man-check lint clean deps fuzz fuzz-build fuzz-bins
 all: $(BINS)
 
 tests: all $(UNIT_BINS)
@@ -158,10 +158,12 @@ MAN1 := $(wildcard man/*.1)
 MAN5 := $(wildcard man/*.5)
 MANDIR = $(DESTDIR)$(PREFIX)/share/man
 
-install: all
+install: all install-man
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/bringup/templates
 	install -m 0755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
 	cp -R templates/. $(DESTDIR)$(PREFIX)/share/bringup/templates/
+
+install-man:
 	install -d $(MANDIR)/man1 $(MANDIR)/man5
 	install -m 0644 $(MAN1) $(MANDIR)/man1/
 	install -m 0644 $(MAN5) $(MANDIR)/man5/
