@@ -4,7 +4,7 @@
 # ARCHITECTURE.md forbid: sideways (redfish to maas), upward (common to
 # inventory) and out of the simulator (sim to redfish), each added to a
 # scratch copy of the archives. A module with no archive (one being
-# created) counts as empty.
+# created) counts as empty; an archive of a module the diagram lacks fails.
 . "$(dirname "$0")/lib.sh"
 cd "$T"
 lib=$BIN/../lib
@@ -52,6 +52,14 @@ rc=0
 "$layers" lib >out 2>&1 || rc=$?
 assert_eq "$rc" 1 "maas calling redfish, no libbringup.a"
 assert_contains "$(cat out)" "maas calls redfish (sideways)" "maas calling redfish"
+
+# A module the diagram lacks is refused, not left unchecked.
+scratch validators "$common_fn"
+cp lib/libvalidators.a lib/libextra.a
+rc=0
+"$layers" lib >out 2>&1 || rc=$?
+assert_eq "$rc" 1 "an archive of an unknown module"
+assert_contains "$(cat out)" "module extra is not in the diagram" "an unknown module named"
 
 rc=0
 "$layers" "$T/none" >out 2>&1 || rc=$?
