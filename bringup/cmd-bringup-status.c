@@ -1,4 +1,4 @@
-/* bringup status: the node table, or the DESIGN.md status document. */
+/* bringup status: the node table, or the status document (man/bringup-status.1). */
 #include <stdlib.h>
 #include <string.h>
 

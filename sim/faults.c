@@ -1,5 +1,5 @@
 /*
- * Faults: their names (DESIGN.md's, stable: truth.json and tickets use
+ * Faults: their names (docs/simulator.md's, stable: truth.json and tickets use
  * them), --faults parsing, and putting them on nodes chosen by the seed.
  * A fault changes the node model here; the BMC code shows whatever the
  * model says, and host-side faults only leave a record for truth.json.

@@ -3,7 +3,7 @@
  * XE9680 GPU servers, one port each on 127.0.0.1 (HTTP or HTTPS), served by
  * one event loop per serving process (--procs splits the BMCs among them);
  * the manifest, wiring list and ground truth they imply;
- * and the faults (DESIGN.md's names) injected into them.
+ * and the faults (docs/simulator.md names them) injected into them.
  *
  * sim/ shares nothing with redfish/ or maas/ but common/: a simulator built
  * on the client's own code would agree with every bug in it.
@@ -73,7 +73,7 @@ enum sim_fault {
 	SIM_F_CPUFREQ_CAPPED,
 	SIM_F_CLOCK_SKEW,
 	SIM_F_COMMISSION_FAIL,
-	SIM_F_DESIGN_COUNT, /* the faults above are DESIGN.md's; --fault-rate picks among them */
+	SIM_F_DESIGN_COUNT, /* the field's faults (docs/simulator.md); --fault-rate picks among them */
 	/* Test-only faults, for client robustness; never picked by --fault-rate. */
 	SIM_F_BAD_JSON = SIM_F_DESIGN_COUNT, /* System resource body truncated */
 	SIM_F_BAD_TYPES,		     /* SerialNumber a number, Members an object, ... */

@@ -3,7 +3,7 @@
 # 100,000, a 50 MB body, a resource that never answers — fail that node with
 # a reason; the healthy node in the same run is discovered; no crash (and,
 # in the ASan build, no leak).
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 bringup sim --no-hosts --nodes 6 --seed 5 --faults bad_json,bad_types,huge_collection,huge_body,hang --dir rack --daemon >/dev/null
 at_exit "stop_sim $T/rack"

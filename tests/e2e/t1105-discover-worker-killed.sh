@@ -4,7 +4,7 @@
 # nodes end on their own terms, the run finishes, the inventory is intact.
 # Every BMC hangs on Thermal, so each worker is still waiting when it is
 # killed.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 bringup sim --no-hosts --nodes 16 --seed 3 --faults hang:16 --dir rack --daemon >/dev/null
 at_exit "stop_sim $T/rack"

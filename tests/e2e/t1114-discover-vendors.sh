@@ -5,7 +5,7 @@
 # stays out of the NICs MAAS gets and is in the facts with its role), the
 # serial is trimmed, drives and PCIe devices are each counted once, and each
 # MAC's source is recorded (standard resources preferred).
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 bringup sim --no-hosts --nodes 6 --seed 11 --vendor mixed --dir rack --daemon >/dev/null
 at_exit "stop_sim $T/rack"

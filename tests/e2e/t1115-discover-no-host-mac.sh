@@ -3,7 +3,7 @@
 # saying so and naming what it did show, on any family; AMI's repeating
 # pagination (every remaining member on each page, no count) reads each
 # member once.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 bringup sim --no-hosts --nodes 6 --seed 3 --vendor mixed --faults no_host_mac:3,nic_missing:2 --dir rack --daemon >/dev/null
 at_exit "stop_sim $T/rack"

@@ -8,7 +8,7 @@
 # it would alone: discovered, with exactly its true host MACs and serial.
 # Every hostile node ends with a state and a reason; none takes the run
 # down, and the run ends within the per-BMC deadline.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 hostile=bad_json,bad_types,huge_collection,huge_body,members_flood,huge_serial,control_chars,hang,tarpit
 hostile=$hostile,sessions_full,bmc_auth,bmc_down,mac_clone,no_host_mac,bad_links

@@ -7,7 +7,7 @@
 # The kill points are events, not times: the K-th write MAAS logged (a create,
 # commission, boot-disk or deploy call), K drawn over an undisturbed run's
 # writes, so a loaded machine moves the moment but not where it falls.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 N=64
 # Under the sanitizers (the build/asan tree) a rack of 32, four batches of

@@ -1,7 +1,7 @@
 #!/bin/sh
 # An inventory at an older schema version is migrated on open, keeping
 # every node, MAC and event; a newer one is refused; events are append-only.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 sqlite3 inv.db < "$BR_TOP/tests/fixtures/inventory/schema-v1.sql"
 assert_eq "$(sqlite3 inv.db 'pragma user_version')" 1 "fixture version"

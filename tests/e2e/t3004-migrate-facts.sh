@@ -4,7 +4,7 @@
 # discovery of one simulated node) carries every fact over: each view lists
 # exactly the rows the old table held, in the same order, and the node with
 # no facts gets none.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 sqlite3 inv.db < "$BR_TOP/tests/fixtures/inventory/schema-v3.sql"
 assert_eq "$(sqlite3 inv.db 'pragma user_version')" 3 "fixture version"

@@ -8,7 +8,7 @@
 # that is no user name. What a node alone can answer (its host key, its
 # authorized_keys, whether that user is the one holding the key) stays per
 # node.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 
 bringup-sim --no-hosts --nodes 2 --dir sim --seed 4 --maas-commission-ms 100 --maas-deploy-ms 100 \

@@ -6,7 +6,7 @@
 # bastion's log shows one forward per node; with the bastion down the nodes
 # fail unreachable through it, never reached around it. Before, ProxyJump
 # was ignored and validate connected to the nodes directly.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 [ -x /usr/sbin/sshd ] || fail "needs OpenSSH's sshd (scripts/deps installs openssh-server)"
 cd "$T"
 N=4
