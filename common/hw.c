@@ -102,6 +102,20 @@ void br_hw_add_boot(struct br_hw *hw, const char *entry)
 	hw->boot_order[hw->n_boot_order++] = br_hw_strdup(entry);
 }
 
+void br_hw_add_unreadable(struct br_hw *hw, const char *url, long status, const char *reason)
+{
+	struct br_unreadable *u;
+
+	if (hw->n_unreadable >= BR_HW_UNREADABLE_MAX) {
+		hw->unreadable_dropped++;
+		return;
+	}
+	u = HW_ADD(hw, unreadable, n_unreadable);
+	u->url = br_hw_strdup(url);
+	u->status = status;
+	u->reason = br_hw_strdup(reason);
+}
+
 struct br_nic *br_hw_find_nic(struct br_hw *hw, const char *mac)
 {
 	for (size_t i = 0; i < hw->n_nics; i++)
@@ -231,7 +245,70 @@ void br_hw_release(struct br_hw *hw)
 		free(e->message_id);
 	}
 	free(hw->sel);
+	for (size_t i = 0; i < hw->n_unreadable; i++) {
+		free(hw->unreadable[i].url);
+		free(hw->unreadable[i].reason);
+	}
+	free(hw->unreadable);
 	br_hw_init(hw);
+}
+
+int br_hw_has_identity(const struct br_hw *hw)
+{
+	return hw->system_serial || hw->service_tag || hw->model || hw->bmc_mac;
+}
+
+void br_hw_keep_identity(struct br_hw *hw)
+{
+	struct br_hw keep;
+
+	br_hw_init(&keep);
+	keep.source = hw->source;
+	keep.manufacturer = hw->manufacturer;
+	keep.model = hw->model;
+	keep.system_serial = hw->system_serial;
+	keep.service_tag = hw->service_tag;
+	keep.uuid = hw->uuid;
+	keep.bios_version = hw->bios_version;
+	keep.bmc_firmware = hw->bmc_firmware;
+	keep.bmc_mac = hw->bmc_mac;
+	keep.unreadable = hw->unreadable;
+	keep.n_unreadable = hw->n_unreadable;
+	keep.unreadable_dropped = hw->unreadable_dropped;
+	hw->source = hw->manufacturer = hw->model = hw->system_serial = hw->service_tag = NULL;
+	hw->uuid = hw->bios_version = hw->bmc_firmware = hw->bmc_mac = NULL;
+	hw->unreadable = NULL;
+	hw->n_unreadable = 0;
+	/* the BMC's links and disabled ports: evidence, never a MAAS interface */
+	for (size_t i = 0; i < hw->n_nics; i++) {
+		struct br_nic *from = &hw->nics[i], *to;
+
+		if (br_nic_is_host(from))
+			continue;
+		to = br_hw_add_nic(&keep);
+		*to = *from;
+		memset(from, 0, sizeof(*from));
+	}
+	br_hw_release(hw);
+	*hw = keep;
+}
+
+/* Stronger first: a MAC any view shows disabled or as the BMC's is not a
+ * host NIC, whatever a boot entry says. */
+static int role_rank(const char *role)
+{
+	static const char *const order[] = { BR_NIC_ROLE_DISABLED, BR_NIC_ROLE_BMC_USB, BR_NIC_ROLE_BMC,
+					     BR_NIC_ROLE_OTHER_SYSTEM };
+
+	for (size_t i = 0; role && i < sizeof(order) / sizeof(order[0]); i++)
+		if (!strcmp(role, order[i]))
+			return (int)(sizeof(order) / sizeof(order[0]) - i);
+	return 0;
+}
+
+const char *br_nic_role_stronger(const char *a, const char *b)
+{
+	return role_rank(b) > role_rank(a) ? b : a;
 }
 
 int br_nic_is_host(const struct br_nic *nic)

@@ -96,12 +96,18 @@ static json_t *sel_json(const struct br_sel_entry *e)
 			 str(e->message_id));
 }
 
+static json_t *unreadable_json(const struct br_unreadable *u)
+{
+	return json_pack("{s:o, s:o, s:o}", "url", str(u->url), "status",
+			 u->status > 0 ? json_integer(u->status) : json_null(), "reason", str(u->reason));
+}
+
 json_t *br_hw_to_json(const struct br_hw *hw)
 {
 	json_t *doc, *boot = json_array(), *bios = json_object();
 	json_t *nics = json_array(), *fw = json_array(), *pcie = json_array();
 	json_t *drives = json_array(), *sensors = json_array(), *sel = json_array();
-	json_t *volumes = json_array();
+	json_t *volumes = json_array(), *unreadable = json_array();
 
 	for (size_t i = 0; i < hw->n_boot_order; i++)
 		json_array_append_new(boot, str(hw->boot_order[i]));
@@ -122,6 +128,8 @@ json_t *br_hw_to_json(const struct br_hw *hw)
 		json_array_append_new(sensors, sensor_json(&hw->sensors[i]));
 	for (size_t i = 0; i < hw->n_sel; i++)
 		json_array_append_new(sel, sel_json(&hw->sel[i]));
+	for (size_t i = 0; i < hw->n_unreadable; i++)
+		json_array_append_new(unreadable, unreadable_json(&hw->unreadable[i]));
 	doc = json_pack(
 	    "{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "source",
 	    str(hw->source), "manufacturer", str(hw->manufacturer), "model", str(hw->model), "system_serial",
@@ -140,6 +148,10 @@ json_t *br_hw_to_json(const struct br_hw *hw)
 	json_object_set_new(doc, "volumes", volumes);
 	json_object_set_new(doc, "sensors", sensors);
 	json_object_set_new(doc, "sel", sel);
+	json_object_set_new(doc, "unreadable", unreadable);
+	if (hw->unreadable_dropped)
+		json_object_set_new(doc, "unreadable_dropped",
+				    json_integer((json_int_t)hw->unreadable_dropped));
 	return doc;
 }
 
@@ -296,10 +308,19 @@ static void sel_from(struct br_hw *hw, json_t *o)
 	e->message_id = get_str(o, "message_id");
 }
 
+static void unreadable_from(struct br_hw *hw, json_t *o)
+{
+	json_t *status = json_object_get(o, "status");
+
+	br_hw_add_unreadable(hw, json_string_value(json_object_get(o, "url")),
+			     json_is_integer(status) ? (long)json_integer_value(status) : 0,
+			     json_string_value(json_object_get(o, "reason")));
+}
+
 static int arrays_from(struct br_hw *hw, json_t *doc, struct br_err *err)
 {
-	static const char *const arrays[] = { "boot_order", "nics",    "firmware", "pcie",
-					      "drives",	    "sensors", "sel",	   "volumes" };
+	static const char *const arrays[] = { "boot_order", "nics", "firmware", "pcie",	     "drives",
+					      "sensors",    "sel",  "volumes",	"unreadable" };
 	json_t *bios = json_object_get(doc, "bios"), *v;
 	const char *key;
 	size_t i;
@@ -326,6 +347,10 @@ static int arrays_from(struct br_hw *hw, json_t *doc, struct br_err *err)
 	json_array_foreach(json_object_get(doc, "sensors"), i,
 			   v) if (sensor_from(hw, v, i, err)) return BR_E_INVAL;
 	json_array_foreach(json_object_get(doc, "sel"), i, v) sel_from(hw, v);
+	json_array_foreach(json_object_get(doc, "unreadable"), i, v) unreadable_from(hw, v);
+	v = json_object_get(doc, "unreadable_dropped");
+	hw->unreadable_dropped +=
+	    json_is_integer(v) && json_integer_value(v) > 0 ? (size_t)json_integer_value(v) : 0;
 	return 0;
 }
 

@@ -126,6 +126,12 @@ struct rf_bmc {
 	json_t *pcie_hints;	 /* PCIe links from OEM or slot resources (vendor_pcie.c) */
 	int shown[RF_KINDS_MAX]; /* documents the walk handled, by enum rf_kind (a failure's reason) */
 	int other_systems;	 /* Systems skipped as not the host (a GPU baseboard, a DPU) */
+	/* Host choice (walk.c): every System is read before any is walked;
+	 * systems holds their documents until the last has come. */
+	json_t *systems;
+	int systems_pending; /* System GETs issued, not yet answered */
+	int systems_listed;  /* the collection's last page has been read */
+	int host_chosen;
 
 	/* configure (config*.c); NULL for a discovery walk */
 	struct rf_cfg_node *cfg;
@@ -209,6 +215,9 @@ char *rf_resolve(struct rf_bmc *bmc, const char *link);
 /* The body of a finished GET as a JSON object (new reference), or NULL
  * after failing the BMC with "GET URL: invalid JSON at line ...". */
 json_t *rf_req_json(struct rf_req *req);
+/* The same without failing the BMC: NULL with err ("GET URL: ..."; code
+ * BR_E_TOOBIG for a cap) for the caller to judge. */
+json_t *rf_req_parse(struct rf_req *req, struct br_err *err);
 /* Start the BMC's deadline timer (rf_run_bmcs, as the BMC starts). */
 void rf_bmc_deadline_start(struct rf_bmc *bmc);
 /* Hand the BMC to the run's driver: logged in, or nothing pending. */
@@ -313,9 +322,17 @@ void rf_walk_start(struct rf_bmc *bmc);
 /* Follow the link (or array of links) at path in doc as resources of kind,
  * or, when collection is set, as a collection of member_kind. */
 void rf_follow(struct rf_bmc *bmc, json_t *doc, const char *path, int kind, int collection, long parent);
-/* 1 when a ComputerSystem is the host (it boots or has network interfaces),
- * not a GPU baseboard or a DPU listed beside it. */
+/* 1 when a ComputerSystem can be the host, not a GPU baseboard, a DPU or
+ * an enclosure controller listed beside it. */
 int rf_system_is_host(json_t *doc);
+/* Why a ComputerSystem is not a host ("a DPU (SystemType DPU)"), or NULL
+ * when it can be one. */
+const char *rf_system_not_host(json_t *doc);
+/* Of the Systems a BMC lists (an array of documents), the one to take as
+ * the host: the one named by `want` (Id or @odata.id) if set, else the one
+ * that can be a host. NULL with the reason in err (naming every System
+ * seen, and what each is) when there is none, or several and no name. */
+json_t *rf_choose_host(json_t *systems, const char *want, struct br_err *err);
 
 /* Resource kinds the walker knows. */
 enum rf_kind {
@@ -368,6 +385,15 @@ int rf_add_mac_role(struct br_hw *hw, const char *mac, const char *name, const c
 /* 1 when a System EthernetInterface is the host end of the BMC's USB
  * network link (by its name, or its link to the Host Interface). */
 int rf_eth_is_bmc_usb(json_t *doc);
+/* 1 when a BootOption's UEFI device path reaches its MAC() through USB
+ * nodes: the BMC's LAN-over-USB, not a host NIC. */
+int rf_boot_path_is_usb(json_t *doc);
+/* 1 when a NetworkDeviceFunction is switched off (NetDevFuncType
+ * "Disabled", DeviceEnabled false). */
+int rf_ndf_is_disabled(json_t *doc);
+/* Once the walk is over: a locally administered MAC no standard NIC
+ * resource lists is not a host MAC (role bmc_usb). */
+void rf_macs_settle(struct br_hw *hw);
 /* Host MACs in a BootOption: UefiDevicePath "MAC(3CECEF123456,0x1)", or
  * "MAC:…" in its display name. */
 void rf_parse_boot_option(struct br_hw *hw, json_t *doc);

@@ -368,7 +368,11 @@ static void test_bios_firmware_manager_sel(void **state)
 	WITH_FIXTURE(doc, "dell_manager_ethernet.json", rf_parse_manager_ethernet(&hw, doc));
 	assert_string_equal(hw.bmc_firmware, "7.00.00.171");
 	assert_string_equal(hw.bmc_mac, "c8:4b:d6:00:aa:01");
-	assert_int_equal(hw.n_nics, 0); /* the BMC's port is not a host NIC */
+	/* the BMC's port, kept as the BMC's: never a host NIC */
+	assert_int_equal(hw.n_nics, 1);
+	assert_string_equal(hw.nics[0].role, BR_NIC_ROLE_BMC);
+	assert_string_equal(hw.nics[0].source, "ManagerEthernetInterfaces");
+	assert_int_equal(br_hw_host_nics(&hw), 0);
 
 	WITH_FIXTURE(doc, "dell_log_service_sel.json", assert_true(rf_log_service_is_sel(doc)));
 	WITH_FIXTURE(doc, "dell_manager.json", assert_false(rf_log_service_is_sel(doc)));
