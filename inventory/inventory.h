@@ -146,6 +146,11 @@ int inv_node_unretire(struct inv *inv, const char *hostname, const char *reason,
  * BR_E_EXISTS returns with that reason in err. */
 int inv_store_hw(struct inv *inv, const char *hostname, const struct br_hw *hw, enum inv_state from,
 		 enum inv_state to, const char *reason, struct br_err *err);
+/* inv_store_hw with the failure kind a move to failed records: a node
+ * whose discovery failed keeps what names the machine (its serial, model,
+ * BMC MAC) for tickets and status, failed as kind. */
+int inv_store_hw_kind(struct inv *inv, const char *hostname, const struct br_hw *hw, enum inv_state from,
+		      enum inv_state to, enum br_fail_kind kind, const char *reason, struct br_err *err);
 
 /* Per-node leases: a stage holds the nodes it works so that two stages
  * (two operators, or configure beside enlist) never work one node at once.
