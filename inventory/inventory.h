@@ -204,6 +204,9 @@ int inv_load_hw(struct inv *inv, const char *hostname, struct br_hw *hw, struct 
  * source and firmware inventory (what configure judges). */
 int inv_load_hw_disks(struct inv *inv, const char *hostname, struct br_hw *hw, struct br_err *err);
 int inv_load_hw_firmware(struct inv *inv, const char *hostname, struct br_hw *hw, struct br_err *err);
+/* Every MAC with its role and source, and the resources the BMC could not
+ * give (what status shows beside the host MACs). */
+int inv_load_hw_nics(struct inv *inv, const char *hostname, struct br_hw *hw, struct br_err *err);
 /* Where the node's stored facts came from ("redfish", "ipmi"; *ret_source
  * NULL when none are stored; caller frees), without reading the document:
  * what a stage needs to pick the protocol before its workers start. */
