@@ -532,8 +532,11 @@ static void on_get(struct rf_req *req, int rc, const struct br_err *err)
 	struct br_err perr;
 	json_t *doc;
 
+	/* 404: the resource is not there, whatever the query (a BMC without
+	 * the log service it links); dropping $expand for it would read every
+	 * collection after it link by link. */
 	if (rc && req->expanded && req->http.status >= 400 && req->http.status < 500 &&
-	    req->http.status != 401 && req->http.status != 403) {
+	    req->http.status != 401 && req->http.status != 403 && req->http.status != 404) {
 		char *url = plain_url(req);
 
 		br_debug("redfish", "%s: $expand refused (HTTP %ld), reading links one by one", bmc->base,
