@@ -304,13 +304,11 @@ static int discover(struct br_stage *st, struct run *run, struct args *a)
 		job->node = &st->nodes[i];
 		if (prepare(run, job, a->bmc.scheme) || !strcmp(job->node->bmc_type, "ipmi"))
 			continue;
-		rf[n_rf++] = (struct rf_target){ job->node->hostname,
-						 job->base_url,
-						 job->node->bmc_user,
-						 job->password,
-						 job,
-						 deadline_ms(&profiles, job->node, &a->bmc),
-						 NULL };
+		rf[n_rf++] = (struct rf_target){
+			job->node->hostname,  job->base_url, job->node->bmc_user,
+			job->password,	      job,	     deadline_ms(&profiles, job->node, &a->bmc),
+			job->node->bmc_system
+		};
 	}
 	/* Workers fork here, before any network I/O; each stores what its
 	 * BMCs report through its own inventory connection. */

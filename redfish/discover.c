@@ -71,6 +71,8 @@ static void on_idle(struct rf_bmc *bmc)
 {
 	rf_pcie_hints_merge(bmc);
 	rf_macs_settle(&bmc->hw);
+	if (!bmc->failed && bmc->host_failed)
+		rf_bmc_fail(bmc, &bmc->host_error);
 	/* enlist cannot register a machine without its PXE MAC */
 	if (!bmc->failed && !br_hw_host_nics(&bmc->hw))
 		no_host_mac(bmc);

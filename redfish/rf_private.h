@@ -132,6 +132,8 @@ struct rf_bmc {
 	int systems_pending; /* System GETs issued, not yet answered */
 	int systems_listed;  /* the collection's last page has been read */
 	int host_chosen;
+	int host_failed; /* no host System to take: fail at the walk's end with host_error */
+	struct br_err host_error;
 
 	/* configure (config*.c); NULL for a discovery walk */
 	struct rf_cfg_node *cfg;

@@ -166,14 +166,18 @@ static void choose_host(struct rf_bmc *bmc)
 	size_t i;
 	json_t *doc;
 
-	if (bmc->host_chosen || bmc->systems_pending || !bmc->systems_listed || bmc->failed)
+	if (bmc->host_chosen || bmc->host_failed || bmc->systems_pending || !bmc->systems_listed ||
+	    bmc->failed)
 		return;
 	bmc->host_chosen = 1;
 	if (!bmc->systems)
 		bmc->systems = json_array();
 	host = rf_choose_host(bmc->systems, bmc->target->system, &err);
 	if (!host) {
-		rf_bmc_fail(bmc, &err);
+		/* failed once the rest is read: the BMC's MAC and firmware
+		 * still name the machine in the ticket */
+		bmc->host_error = err;
+		bmc->host_failed = 1;
 		return;
 	}
 	json_array_foreach(bmc->systems, i, doc) if (doc != host) bmc->other_systems++;
@@ -515,9 +519,17 @@ static void unreadable_or_fail(struct rf_req *req, const struct br_err *err)
 	struct rf_bmc *bmc = req->bmc;
 	char *url;
 
-	if (is_identity(req) || req->http.status == 401 || err->code == BR_E_TOOBIG ||
-	    err->code == BR_E_NOMEM || err->code == RF_E_TLS) {
+	if (req->http.status == 401 || err->code == BR_E_TOOBIG || err->code == BR_E_NOMEM ||
+	    err->code == RF_E_TLS) {
 		rf_bmc_fail(bmc, err);
+		return;
+	}
+	/* No host System: the node fails, once the rest (the BMC's MAC and
+	 * firmware) is read to name the machine. */
+	if (is_identity(req)) {
+		if (!bmc->host_failed)
+			bmc->host_error = *err;
+		bmc->host_failed = 1;
 		return;
 	}
 	url = plain_url(req);

@@ -61,6 +61,7 @@ static const char *const fault_names[SIM_F_COUNT] = {
 	[SIM_F_SERIAL_MISMATCH] = "serial_mismatch",
 	[SIM_F_LOGS_MISSING] = "logs_missing",
 	[SIM_F_USB_BOOT_OPTION] = "usb_boot_option",
+	[SIM_F_TWO_HOSTS] = "two_hosts",
 };
 
 /* BIOS attributes bios_drift may change, and the value a drifted node has. */

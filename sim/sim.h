@@ -175,6 +175,13 @@ enum sim_fault {
 	 * (bmc_usb), never a host NIC for MAAS. Families with BootOptions and
 	 * a USB link (lenovo, openbmc). */
 	SIM_F_USB_BOOT_OPTION,
+	/* The BMC manages a second host (System.Embedded.2, its own serial
+	 * and NIC), as a multi-node chassis under one BMC does; rack.csv
+	 * gains the system column naming System.Embedded.1 for the node.
+	 * discover must take that System alone, never merge the two, and
+	 * fail the node naming both where the manifest names neither. Dell
+	 * family. */
+	SIM_F_TWO_HOSTS,
 	SIM_F_COUNT
 };
 
