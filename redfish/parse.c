@@ -223,8 +223,24 @@ int rf_ndf_is_disabled(json_t *doc)
 	 * DeviceEnabled false (DSP0268 NetworkDeviceFunction). MAAS would
 	 * create an interface for each; a 4-port card came out with 18. */
 	const char *type = br_json_str(doc, "NetDevFuncType");
+	json_t *caps = json_object_get(doc, "NetDevFuncCapabilities"), *c;
+	size_t i;
 
-	return (type && !strcmp(type, "Disabled")) || json_is_false(json_object_get(doc, "DeviceEnabled"));
+	if (json_is_false(json_object_get(doc, "DeviceEnabled")))
+		return 1;
+	if (!type || strcmp(type, "Disabled"))
+		return 0;
+	/* iDRAC gives a port it cannot set a personality on (a Mellanox
+	 * ConnectX or BlueField: an R750's capture,
+	 * tests/fixtures/redfish/dell/libredfish/ndf_slot_5_1.json) type
+	 * "Disabled" with "Disabled" its only capability, though the port is
+	 * the host's and PXE-boots. Switched off is a function that could be
+	 * something else. */
+	if (!json_is_array(caps))
+		return 1;
+	json_array_foreach(caps, i,
+			   c) if (json_is_string(c) && strcmp(json_string_value(c), "Disabled")) return 1;
+	return 0;
 }
 
 void rf_parse_network_device_function(struct br_hw *hw, json_t *doc)
