@@ -6,7 +6,10 @@
  *   transport     http.c: requests on the HTTP core (common/http.h), one
  *                 host per BMC: Redfish's headers and credentials, which
  *                 answers are retried, the per-BMC request budget;
- *                 reason.c: error reasons; bmc.c: the BMC record (set up,
+ *                 reason.c: error reasons; classify.c: what an error
+ *                 answer means for the next attempt (a vendor's "busy"
+ *                 MessageId, a full session table), a leaf both the
+ *                 transport and the session layer ask; bmc.c: the BMC record (set up,
  *                 fail, resolve links, a body as JSON) and the hand-over
  *                 to the run's driver (struct rf_driver).
  *   session       session.c: service root, X-Auth-Token session or basic
@@ -14,7 +17,9 @@
  *   walk          walk.c: the link walker, a dependency-driven pipeline that
  *                 issues a child request as soon as its parent's body has
  *                 arrived; parse.c one function per resource type (JSON ->
- *                 br_hw); vendor.c, vendor_dell.c, vendor_hpe.c the quirks;
+ *                 br_hw); vendor.c, vendor_dell.c, vendor_hpe.c the quirks
+ *                 as data and parse hooks (links to follow are named, the
+ *                 walk follows them);
  *                 urlset.c URLs already requested on one BMC.
  *   run           run.c: options, the loop over every BMC, winding a BMC
  *                 down (report, logout, release).
@@ -308,22 +313,28 @@ void rf_cfg_release_reset(struct rf_bmc *bmc);
  * — the MessageId and, unlike a GET's reason, the Message too. */
 void rf_cfg_fail_request(struct rf_bmc *bmc, struct rf_req *req, const char *what, const struct br_err *err);
 
-/* session.c */
-void rf_session_start(struct rf_bmc *bmc);
-/* Called by the walker when the BMC is otherwise done: DELETE the session
- * if one exists. Returns 1 if a logout request was queued. */
-int rf_session_logout(struct rf_bmc *bmc);
+/* classify.c: what an error answer means for the next attempt (a leaf) */
+/* 1 when a BMC's MessageId means "busy, retry"; *ret_delay_ms the wait it
+ * implies (0 if none). */
+int rf_retry_hint(const char *message_id, long *ret_delay_ms);
 /* 1 when an error answer says the BMC has no session to spare (iDRAC's
  * RAC0218, Redfish Base's SessionLimitExceeded, or those words): a login
  * not worth repeating, and a reason to use basic auth instead. */
 int rf_session_limit_reached(long status, const char *body, size_t len);
 
+/* session.c */
+void rf_session_start(struct rf_bmc *bmc);
+/* Called by the walker when the BMC is otherwise done: DELETE the session
+ * if one exists. Returns 1 if a logout request was queued. */
+int rf_session_logout(struct rf_bmc *bmc);
 /* walk.c */
 /* The discovery walk of a logged-in BMC (discover.c's driver starts it). */
 void rf_walk_start(struct rf_bmc *bmc);
 /* Follow the link (or array of links) at path in doc as resources of kind,
  * or, when collection is set, as a collection of member_kind. */
 void rf_follow(struct rf_bmc *bmc, json_t *doc, const char *path, int kind, int collection, long parent);
+/* Follow the collections a vendor names under the System (system_links). */
+void rf_follow_vendor_links(struct rf_bmc *bmc, json_t *system);
 /* 1 when a ComputerSystem can be the host, not a GPU baseboard, a DPU or
  * an enclosure controller listed beside it. */
 int rf_system_is_host(json_t *doc);
@@ -430,24 +441,29 @@ char *rf_dup_trimmed(json_t *doc, const char *path);
 
 /* ---- vendors (vendor.c, vendor_*.c) -------------------------------------- */
 
+/* A collection under the System's Oem links that the walk reads for a
+ * vendor: the link, or an array holding collection links (iLO 5 2.x). */
+struct rf_vendor_link {
+	const char *path;
+	int kind; /* enum rf_kind of its members */
+};
+
 struct rf_vendor {
 	const char *name;
 	/* ServiceRoot "Vendor" value or Oem key, and System Manufacturer prefix. */
 	const char *root_key;
 	const char *manufacturer;
-	/* After the generic System parse: vendor fields and extra links. */
-	void (*on_system)(struct rf_bmc *bmc, json_t *system);
-	/* A MessageId this vendor sends for "busy, retry": 1 when retryable,
-	 * *ret_delay_ms set when it implies a delay (0 otherwise). */
-	int (*retry_hint)(const char *message_id, long *ret_delay_ms);
+	/* After the generic System parse: the vendor's fields (may be NULL). */
+	void (*on_system)(struct br_hw *hw, json_t *system);
+	/* Collections the walk follows from the System, { NULL } ended; the
+	 * vendor files name them and never call the walk (may be NULL). */
+	const struct rf_vendor_link *system_links;
 };
 
 extern const struct rf_vendor rf_vendor_dell;
 extern const struct rf_vendor rf_vendor_hpe;
 const struct rf_vendor *rf_vendor_from_root(json_t *root);
 const struct rf_vendor *rf_vendor_from_manufacturer(const char *manufacturer);
-/* Ask every vendor whether message_id means "retry". */
-int rf_vendor_retry_hint(const char *message_id, long *ret_delay_ms);
 /* vendor_pcie.c: PCIe link width and speed from HPE's PCIDevices and the
  * Chassis' PCIeSlots, kept until the walk ends, then given to the PCIe
  * devices that lack them (standard values win). */

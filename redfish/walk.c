@@ -147,7 +147,8 @@ static void walk_host(struct rf_bmc *bmc, json_t *doc)
 	if (!bmc->vendor)
 		bmc->vendor = rf_vendor_from_manufacturer(br_json_str(doc, "Manufacturer"));
 	if (bmc->vendor && bmc->vendor->on_system)
-		bmc->vendor->on_system(bmc, doc);
+		bmc->vendor->on_system(&bmc->hw, doc);
+	rf_follow_vendor_links(bmc, doc);
 	rf_follow(bmc, doc, "Storage", RF_K_STORAGE, 1, -1);
 	rf_follow(bmc, doc, "PCIeDevices", RF_K_PCIE_DEVICE, 1, -1);
 	rf_follow(bmc, doc, "LogServices", RF_K_LOG_SERVICE, 1, -1);
@@ -578,9 +579,31 @@ static void on_get(struct rf_req *req, int rc, const struct br_err *err)
 	}
 }
 
+/* iLO 5 2.x lists PCIDevices as an array that holds the collection's
+ * link (a DL385 Gen10 Plus v2's capture,
+ * tests/fixtures/redfish/hpe/libredfish/system.json), where older iLO 5 has
+ * the link itself: each element is then a collection, not a member. */
+void rf_follow_vendor_links(struct rf_bmc *bmc, json_t *system)
+{
+	const struct rf_vendor_link *l = bmc->vendor ? bmc->vendor->system_links : NULL;
+
+	for (; l && l->path; l++) {
+		json_t *v = br_json_path(system, l->path), *item;
+		size_t i;
+
+		if (!json_is_array(v)) {
+			rf_follow(bmc, system, l->path, l->kind, 1, -1);
+			continue;
+		}
+		json_array_foreach(v, i, item) rf_follow(bmc, item, "", l->kind, 1, -1);
+	}
+}
+
 void rf_walk_start(struct rf_bmc *bmc)
 {
 	json_t *root = bmc->root;
+
+	bmc->vendor = rf_vendor_from_root(root);
 
 	/* the three long chains first: their heights put them ahead anyway */
 	rf_follow(bmc, root, "Chassis", RF_K_CHASSIS, 1, -1);
