@@ -162,6 +162,45 @@ struct br_hw {
 	size_t unreadable_dropped; /* past BR_HW_UNREADABLE_MAX */
 };
 
+/* ---- the field table ---------------------------------------------------
+ * One list of br_hw's members and of its records' drives releasing them
+ * (hw.c) and the JSON document in and out (hwjson.c): a field added here
+ * is freed, stored and read back; the keys are the C names. What a table
+ * cannot say is written beside it: boot_order (strings), bios (an object
+ * of attributes), a volume's member drives, a sensor's kind. */
+enum br_field_type {
+	BR_FT_STR,  /* char *, owned; NULL is JSON null */
+	BR_FT_INT,  /* int, -1 unknown (null) */
+	BR_FT_LONG, /* long, 0 none (null) */
+	BR_FT_NUM,  /* double, NAN unknown (null) */
+	BR_FT_BOOL, /* int, 0 or 1 */
+	BR_FT_U64,  /* uint64_t, written capped at INT64_MAX */
+};
+struct br_field {
+	const char *name;
+	enum br_field_type type;
+	size_t offset;
+	const char *dflt; /* BR_FT_STR: written for NULL (a NIC's role), else NULL */
+};
+struct br_record {
+	const struct br_field *fields;
+	size_t n_fields;
+};
+/* An array member of br_hw: its pointer and count, one element's size and
+ * fields. */
+struct br_hw_list {
+	const char *name;
+	size_t items, count, size;
+	const struct br_record *record;
+};
+extern const struct br_record br_hw_scalars;
+extern const struct br_hw_list br_hw_lists[];
+extern const size_t br_hw_n_lists;
+/* Free the strings of one record (the fields of r) in item. */
+void br_record_release(const struct br_record *r, void *item);
+/* Append a zeroed element to list l of hw, numeric fields "unknown". */
+void *br_hw_list_add(struct br_hw *hw, const struct br_hw_list *l);
+
 /* Longest string kept from a BMC (serial, name, SEL message, BIOS value):
  * a longer one is cut where it enters (br_hw_strdup). Real ones are far
  * shorter (serials under 64 bytes, SEL messages under 512); a BMC that
