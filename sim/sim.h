@@ -165,6 +165,23 @@ enum sim_fault {
 	 * machine): discover must fail both, kind serial_mismatch, each
 	 * reason naming the BMC's serial and the manifest's. */
 	SIM_F_SERIAL_MISMATCH,
+	/* The Manager links LogServices but answers 404 there, as BMCs do for
+	 * a service their licence or generation lacks: discover must keep
+	 * the node (the 404 listed among its unreadable facts). */
+	SIM_F_LOGS_MISSING,
+	/* BootOptions carry one more entry: PXE over the BMC's LAN-over-USB
+	 * (a UEFI device path through USB() nodes to the host end of that
+	 * link), as XCC and bmcweb machines offer it; that MAC is the BMC's
+	 * (bmc_usb), never a host NIC for MAAS. Families with BootOptions and
+	 * a USB link (lenovo, openbmc). */
+	SIM_F_USB_BOOT_OPTION,
+	/* The BMC manages a second host (System.Embedded.2, its own serial
+	 * and NIC), as a multi-node chassis under one BMC does; rack.csv
+	 * gains the system column naming System.Embedded.1 for the node.
+	 * discover must take that System alone, never merge the two, and
+	 * fail the node naming both where the manifest names neither. Dell
+	 * family. */
+	SIM_F_TWO_HOSTS,
 	SIM_F_COUNT
 };
 
