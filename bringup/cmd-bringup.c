@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "run.h"
-#include "spawn.h"
+#include "subproc.h"
 
 static const struct {
 	const char *name;

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "profile/profile.h"
-#include "spawn.h"
+#include "subproc.h"
 #include "run.h"
 
 struct run_args {

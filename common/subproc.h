@@ -1,11 +1,11 @@
 /*
- * spawn — run another executable and wait for it: fork, exec, wait, the
+ * subproc — run another executable and wait for it: fork, exec, wait, the
  * exit status as a shell reports it. For the driver running a stage
  * (`bringup discover`, `bringup help`) and `bringup run` running each.
  * Nothing is returned that the caller must free.
  */
-#ifndef BRINGUP_SPAWN_H
-#define BRINGUP_SPAWN_H
+#ifndef BRINGUP_SUBPROC_H
+#define BRINGUP_SUBPROC_H
 
 #include <sys/types.h>
 

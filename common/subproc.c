@@ -1,11 +1,11 @@
-/* Fork, exec, wait (spawn.h). */
+/* Fork, exec, wait (subproc.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "spawn.h"
+#include "subproc.h"
 
 int br_spawn_wait(const char *path, char *const args[], const struct br_spawn_opts *opts, struct br_err *err)
 {
