@@ -33,10 +33,14 @@ LDFLAGS += -fsanitize=address,undefined
 endif
 ALL_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) $(CFLAGS) -I. -Icommon $(PKG_CFLAGS) -MMD -MP
 
-MODULES := common inventory profile redfish maas validators sim bringup
+MODULES := common inventory profile redfish maas validators sim stages bringup
 # Files named cmd-NAME.c are executables (build/bin/NAME); the rest of a
 # module's .c files form build/lib/libMODULE.a.
-lib_srcs = $(filter-out $(1)/cmd-%.c,$(wildcard $(1)/*.c))
+# The worker pool (bringup/pool.c, discoverpool.c) is called by the stages'
+# logic, below bringup/ in the link order: until it moves down into common/
+# it is archived with libstages.
+POOL_SRCS := bringup/pool.c bringup/discoverpool.c
+lib_srcs = $(filter-out $(1)/cmd-%.c $(POOL_SRCS),$(wildcard $(1)/*.c)) $(if $(filter stages,$(1)),$(POOL_SRCS))
 lib_objs = $(patsubst %.c,$(BUILD)/obj/%.o,$(call lib_srcs,$(1)))
 LIBS    := $(foreach m,$(MODULES),$(if $(call lib_srcs,$(m)),$(BUILD)/lib/lib$(m).a))
 CMD_SRCS := $(foreach m,$(MODULES),$(wildcard $(m)/cmd-*.c))
@@ -44,7 +48,7 @@ PROBE_SRC := validators/cmd-bringup-probe.c
 BINS    := $(foreach s,$(CMD_SRCS),$(BUILD)/bin/$(patsubst cmd-%.c,%,$(notdir $(s))))
 # Link order: stages first, common last (ARCHITECTURE.md). sim links only
 # itself and common.
-STAGE_LIBS := $(foreach m,bringup redfish maas validators profile inventory common,$(if $(call lib_srcs,$(m)),$(BUILD)/lib/lib$(m).a))
+STAGE_LIBS := $(foreach m,bringup stages redfish maas validators profile inventory common,$(if $(call lib_srcs,$(m)),$(BUILD)/lib/lib$(m).a))
 SIM_LIBS   := $(foreach m,sim common,$(if $(call lib_srcs,$(m)),$(BUILD)/lib/lib$(m).a))
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)

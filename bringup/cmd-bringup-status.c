@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stage.h"
+#include "stages/stages.h"
 
 /* Every MAC the BMC showed with whose it is (only the host's are in
  * "macs", what MAAS gets), and what it could not show: a node's facts as
@@ -97,7 +97,7 @@ static void print_table(struct inv *inv, const struct inv_node *nodes, size_t n)
 
 int main(int argc, char **argv)
 {
-	struct br_stage st = { 0 };
+	struct stg_stage st = { 0 };
 	const char *state_filter = NULL;
 	const struct br_option options[] = {
 		{ "state", 's', BR_OPT_STRING, &state_filter, "STATE", "only nodes in this state" },
@@ -121,14 +121,14 @@ int main(int argc, char **argv)
 	int rc = 0;
 
 	st.allow_retired = 1;
-	if (br_stage_parse(&st, &cmd, argc, argv))
-		return br_stage_close(&st);
+	if (stg_stage_parse(&st, &cmd, argc, argv))
+		return stg_stage_close(&st);
 	if (state_filter && inv_state_parse(state_filter, &s))
-		return br_stage_usage(&st, "--state: unknown state '%s'", state_filter);
+		return stg_stage_usage(&st, "--state: unknown state '%s'", state_filter);
 	if (state_filter)
 		one_state[0] = (int)s;
-	if (br_stage_open(&st, state_filter ? one_state : br_all_states))
-		return br_stage_close(&st);
+	if (stg_stage_open(&st, state_filter ? one_state : stg_all_states))
+		return stg_stage_close(&st);
 	if (st.common.json) {
 		json_t *doc = json_object(), *arr = json_array();
 
@@ -137,7 +137,7 @@ int main(int argc, char **argv)
 			json_t *o = node_json(st.inv, &st.nodes[i], &err);
 
 			if (!o) {
-				rc = br_stage_fail(&st, BR_EXIT_UNREACHABLE, "%s", err.msg);
+				rc = stg_stage_fail(&st, STG_EXIT_UNREACHABLE, "%s", err.msg);
 				break;
 			}
 			json_array_append_new(arr, o);
@@ -148,5 +148,5 @@ int main(int argc, char **argv)
 	} else {
 		print_table(st.inv, st.nodes, st.n);
 	}
-	return br_stage_close(&st);
+	return stg_stage_close(&st);
 }

@@ -1,6 +1,6 @@
 #!/bin/sh
 # bringup gate reading MAAS from worker processes (--workers 2, more than
-# one read batch of GATE_READ_BATCH): the same requests as one process
+# one read batch of STG_GATE_READ_BATCH): the same requests as one process
 # makes (two reads, 50 and 10 machines), every machine matched to its node
 # from the workers' lines (tags and status included: a second run sends
 # nothing that changes MAAS), every quarantined machine tagged and marked

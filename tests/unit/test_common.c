@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "bringup/manifest.h"
+#include "stages/manifest.h"
 #include "common.h"
 
 static void test_mac_normalize(void **state)
@@ -159,23 +159,23 @@ static void test_bmc_address(void **state)
 	int port = -1;
 
 	(void)state;
-	assert_int_equal(br_bmc_address_parse("10.0.0.1", &host, &port), 0);
+	assert_int_equal(stg_bmc_address_parse("10.0.0.1", &host, &port), 0);
 	assert_string_equal(host, "10.0.0.1");
 	assert_int_equal(port, 0);
 	free(host);
-	assert_int_equal(br_bmc_address_parse("idrac-r01-u03.mgmt:8443", &host, &port), 0);
+	assert_int_equal(stg_bmc_address_parse("idrac-r01-u03.mgmt:8443", &host, &port), 0);
 	assert_string_equal(host, "idrac-r01-u03.mgmt");
 	assert_int_equal(port, 8443);
 	free(host);
-	assert_int_equal(br_bmc_address_parse("[fd00::5]:443", &host, &port), 0);
+	assert_int_equal(stg_bmc_address_parse("[fd00::5]:443", &host, &port), 0);
 	assert_string_equal(host, "fd00::5");
 	assert_int_equal(port, 443);
 	free(host);
-	assert_int_equal(br_bmc_address_parse("fd00::5", &host, &port), BR_E_INVAL);
-	assert_int_equal(br_bmc_address_parse("10.0.0.256", &host, &port), BR_E_INVAL);
-	assert_int_equal(br_bmc_address_parse("10.0.0.1:0", &host, &port), BR_E_INVAL);
-	assert_int_equal(br_bmc_address_parse("10.0.0.1:", &host, &port), BR_E_INVAL);
-	assert_int_equal(br_bmc_address_parse("-x-:80", &host, &port), BR_E_INVAL);
+	assert_int_equal(stg_bmc_address_parse("fd00::5", &host, &port), BR_E_INVAL);
+	assert_int_equal(stg_bmc_address_parse("10.0.0.256", &host, &port), BR_E_INVAL);
+	assert_int_equal(stg_bmc_address_parse("10.0.0.1:0", &host, &port), BR_E_INVAL);
+	assert_int_equal(stg_bmc_address_parse("10.0.0.1:", &host, &port), BR_E_INVAL);
+	assert_int_equal(stg_bmc_address_parse("-x-:80", &host, &port), BR_E_INVAL);
 }
 
 static void test_errf(void **state)

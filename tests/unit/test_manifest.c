@@ -1,4 +1,4 @@
-/* The rack manifest parser (bringup/manifest.c): inputs the fuzzer
+/* The rack manifest parser (stages/manifest.c): inputs the fuzzer
  * (fuzz/fuzz_manifest.c) found mishandled. Leaks show under the ASan
  * suite (build/asan), where LeakSanitizer fails the test. */
 #include <setjmp.h>
@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "common.h"
-#include "bringup/manifest.h"
+#include "stages/manifest.h"
 
 static char *write_tmp(const char *text)
 {
@@ -41,12 +41,12 @@ static void test_duplicate_column_no_leak(void **state)
 {
 	char *path = write_tmp("hostname,rack,unit,rack,bmc,bmc_user,bmc_password,profile\n"
 			       "gpu-a,r01,1,r02,10.0.0.1,root,env:PW,xe9680\n");
-	struct br_manifest m;
+	struct stg_manifest m;
 	struct br_strlist problems = { 0 };
 	struct br_err err = { 0 };
 
 	(void)state;
-	assert_int_equal(br_manifest_load(path, NULL, &m, &problems, &err), BR_E_INVAL);
+	assert_int_equal(stg_manifest_load(path, NULL, &m, &problems, &err), BR_E_INVAL);
 	assert_true(has_problem(&problems, "column appears twice in the header"));
 	br_strlist_release(&problems);
 	unlink(path);
@@ -66,20 +66,20 @@ static void test_serial_column(void **state)
 			      "X12345678901234567890123456789012345678901234567890123456789012345\n"
 			      "gpu-c,r01,3,10.0.0.3,root,env:PW,xe9680,ok-1/2.3_4\n"
 			      "gpu-d,r01,4,10.0.0.4,root,env:PW,xe9680,tag \x1b[2J\n");
-	struct br_manifest m;
+	struct stg_manifest m;
 	struct br_strlist problems = { 0 };
 	struct br_err err = { 0 };
 	char want[128];
 
 	(void)state;
-	assert_int_equal(br_manifest_load(path, NULL, &m, &problems, &err), 0);
+	assert_int_equal(stg_manifest_load(path, NULL, &m, &problems, &err), 0);
 	assert_int_equal(m.n, 2);
 	assert_string_equal(m.rows[0].serial, "CNIVC0001234567");
 	assert_string_equal(m.rows[1].serial, "");
-	br_manifest_release(&m);
+	stg_manifest_release(&m);
 	br_strlist_release(&problems);
 
-	assert_int_equal(br_manifest_load(bad, NULL, &m, &problems, &err), BR_E_INVAL);
+	assert_int_equal(stg_manifest_load(bad, NULL, &m, &problems, &err), BR_E_INVAL);
 	assert_int_equal(problems.n, 3);
 	snprintf(want, sizeof(want), "%s:2: serial: 'ABC,123' is not a serial", bad);
 	assert_non_null(strstr(problems.items[0], want));
@@ -100,12 +100,12 @@ static void test_unknown_column_lists_serial(void **state)
 {
 	char *path = write_tmp("hostname,rack,unit,bmc,bmc_user,bmc_password,profile,serial_number\n"
 			       "gpu-a,r01,1,10.0.0.1,root,env:PW,xe9680,X\n");
-	struct br_manifest m;
+	struct stg_manifest m;
 	struct br_strlist problems = { 0 };
 	struct br_err err = { 0 };
 
 	(void)state;
-	assert_int_equal(br_manifest_load(path, NULL, &m, &problems, &err), BR_E_INVAL);
+	assert_int_equal(stg_manifest_load(path, NULL, &m, &problems, &err), BR_E_INVAL);
 	assert_true(has_problem(&problems, ":1: serial_number: unknown column"));
 	assert_true(has_problem(&problems, "notes, serial, system)"));
 	br_strlist_release(&problems);
