@@ -289,9 +289,9 @@ int stg_discover_run(struct stg_stage *st, const struct stg_discover_options *a,
 	if (n_rf && workers > 1)
 		br_info("discover", "%zu Redfish BMCs over %d worker processes", n_rf,
 			(size_t)workers < n_rf ? workers : (int)n_rf);
-	if (n_rf && br_discover_workers(&st->inv, rf, n_rf, &a->rf, workers,
-					&(const struct br_pool_hooks){ store_hw, on_redfish, run, store_failed_hw },
-					&err))
+	if (n_rf && br_discover_workers(
+			&st->inv, rf, n_rf, &a->rf, workers,
+			&(const struct br_pool_hooks){ store_hw, on_redfish, run, store_failed_hw }, &err))
 		rc = stg_stage_fail(st, STG_EXIT_USAGE, "%s", err.msg);
 	for (size_t i = 0; i < st->n && !rc; i++) {
 		struct stg_discover_job *job = &run->jobs[i];

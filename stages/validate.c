@@ -373,7 +373,7 @@ static int collect_ssh(struct stg_stage *st, const struct stg_validate_options *
 		/* A proxy command the runner cannot take is the operator's file:
 		 * stop before any node is touched. */
 		if (val_ssh_config_lookup(cfg, job->node->hostname, h, &err)) {
-			rc = br_stage_usage(st, "%s", err.msg);
+			rc = stg_stage_usage(st, "%s", err.msg);
 			goto out;
 		}
 		if (!h->hostname && !(job->node->ip && *job->node->ip)) {

@@ -123,19 +123,19 @@ static void test_system_column(void **state)
 			       "gpu-c,r01,3,10.0.0.3,root,env:PW,xe9680,\n");
 	char *bad = write_tmp("hostname,rack,unit,bmc,bmc_user,bmc_password,profile,system\n"
 			      "gpu-a,r01,1,10.0.0.1,root,env:PW,xe9680,\"node 2\"\n");
-	struct br_manifest m;
+	struct stg_manifest m;
 	struct br_strlist problems = { 0 };
 	struct br_err err = { 0 };
 
 	(void)state;
-	assert_int_equal(br_manifest_load(path, NULL, &m, &problems, &err), 0);
+	assert_int_equal(stg_manifest_load(path, NULL, &m, &problems, &err), 0);
 	assert_int_equal(m.n, 3);
 	assert_string_equal(m.rows[0].system, "System.Embedded.2");
 	assert_string_equal(m.rows[1].system, "/redfish/v1/Systems/Node_2");
 	assert_string_equal(m.rows[2].system, "");
-	br_manifest_release(&m);
+	stg_manifest_release(&m);
 	br_strlist_release(&problems);
-	assert_int_equal(br_manifest_load(bad, NULL, &m, &problems, &err), BR_E_INVAL);
+	assert_int_equal(stg_manifest_load(bad, NULL, &m, &problems, &err), BR_E_INVAL);
 	assert_true(has_problem(&problems, ":2: system: 'node 2' is not a Redfish System"));
 	br_strlist_release(&problems);
 	unlink(path);

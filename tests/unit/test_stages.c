@@ -23,10 +23,19 @@ struct fixture {
 /* One node, gpu-a, in state new, its password behind an unset variable. */
 static int setup(void **state)
 {
-	const struct inv_manifest_row row = {
-		"gpu-a",	   "r01",     1,    "127.0.0.1:1", "root", "env:STG_TEST_UNSET_PASSWORD",
-		"no-such-profile", "redfish", NULL, NULL,	   2,	   NULL
-	};
+	const struct inv_manifest_row row = { "gpu-a",
+					      "r01",
+					      1,
+					      "127.0.0.1:1",
+					      "root",
+					      "env:STG_TEST_UNSET_PASSWORD",
+					      "no-such-profile",
+					      "redfish",
+					      NULL,
+					      NULL,
+					      2,
+					      NULL,
+					      NULL };
 	struct fixture *f = br_xcalloc(1, sizeof(*f));
 	struct br_err err = { 0 };
 
