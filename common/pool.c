@@ -182,6 +182,8 @@ struct worker {
 	char *why;	  /* set when the parent gave up on it */
 	int skipping;	  /* dropping the rest of an over-long line */
 	int sent_fatal;
+	struct br_loop_fd *watch; /* on its pipe, while the loop holds for it */
+	struct br_loop *loop;
 };
 
 struct parent {
@@ -274,6 +276,18 @@ static void take_bytes(struct parent *p, struct worker *w, const char *data, siz
 	}
 }
 
+/* The watch goes before the fd: a worker forked after this one may not yet
+ * have closed its inherited copy of the read end, and epoll keeps the
+ * registration of a file still open there, firing for a freed watch. */
+static void unwatch(struct worker *w)
+{
+	if (!w->watch)
+		return;
+	br_loop_fd_del(w->watch);
+	w->watch = NULL;
+	br_loop_unhold(w->loop);
+}
+
 /* The worker closed its pipe: reap it, fail what it never reported. */
 static void finish_worker(struct parent *p, struct worker *w)
 {
@@ -281,6 +295,7 @@ static void finish_worker(struct parent *p, struct worker *w)
 	struct br_pool_end end = { p->pool->what, (long)w->pid, 0, w->why, br_signal_caught() != 0 };
 	char *why;
 
+	unwatch(w);
 	close(w->fd);
 	w->fd = -1;
 	while (waitpid(w->pid, &end.status, 0) < 0 && errno == EINTR)
@@ -347,8 +362,6 @@ static int spawn(struct worker *workers, int k, const struct parent *p, struct b
 struct worker_watch {
 	struct parent *p;
 	struct worker *w;
-	struct br_loop *loop;
-	struct br_loop_fd *watch;
 };
 
 /* SIGTERM/SIGINT in the parent: each worker is told and reports what it
@@ -395,11 +408,6 @@ static void on_worker(struct br_loop_fd *watch, int fd, unsigned events, void *c
 	struct worker_watch *ww = ctx;
 
 	read_worker(ww->p, ww->w);
-	if (ww->w->fd < 0) {
-		br_loop_fd_del(ww->watch);
-		ww->watch = NULL;
-		br_loop_unhold(ww->loop);
-	}
 }
 
 /* Read every worker's pipe on the event loop until all have closed. */
@@ -422,11 +430,12 @@ static int poll_workers(struct parent *p, struct worker *workers, int n_workers,
 	if (br_signal_caught()) /* before the loop could see it */
 		on_parent_signal(in.watch, br_signal_fd(), BR_LOOP_IN, &in);
 	for (int j = 0; j < n_workers && !rc; j++) {
-		ww[j] = (struct worker_watch){ p, &workers[j], loop, NULL };
+		ww[j] = (struct worker_watch){ p, &workers[j] };
 		if (workers[j].fd < 0)
 			continue;
-		ww[j].watch = br_loop_fd_add(loop, workers[j].fd, BR_LOOP_IN, on_worker, &ww[j], err);
-		if (!ww[j].watch)
+		workers[j].loop = loop;
+		workers[j].watch = br_loop_fd_add(loop, workers[j].fd, BR_LOOP_IN, on_worker, &ww[j], err);
+		if (!workers[j].watch)
 			rc = BR_E_IO;
 		else
 			br_loop_hold(loop);
@@ -435,11 +444,9 @@ static int poll_workers(struct parent *p, struct worker *workers, int n_workers,
 		rc = br_loop_run(loop, err);
 	br_loop_fd_del(in.watch);
 	br_loop_timer_stop(loop, &in.kill_timer);
-	for (int j = 0; j < n_workers; j++)
-		if (ww[j].watch) { /* the loop stopped early: the caller's loop keeps no watch of ours */
-			br_loop_fd_del(ww[j].watch);
-			br_loop_unhold(loop);
-		}
+	for (int j = 0; j < n_workers;
+	     j++) /* the loop stopped early: the caller's loop keeps no watch of ours */
+		unwatch(&workers[j]);
 	if (!p->loop)
 		br_loop_free(loop);
 	free(ww);
