@@ -392,4 +392,36 @@ int inv_tickets_list(struct inv *inv, int include_closed, struct inv_ticket **re
 /* Record that the ticket's version reached the webhook. */
 int inv_ticket_posted(struct inv *inv, int64_t id, int64_t version, struct br_err *err);
 
+/* ---- fork.c: the inventory across a worker pool's fork (common/pool.h) --- */
+
+/* SQLite must not see a connection cross fork(): the caller's connection is
+ * closed before the workers start and opened again once they run, and each
+ * worker opens its own, which never checkpoints (an fsync on a worker's
+ * loop held its BMCs). The parent checkpoints instead, each time
+ * INV_FORK_CHECKPOINT_TARGETS more targets have reported and once all
+ * have (every store is committed then), while the workers end, so the
+ * caller's last close has little left to copy. With one worker the work
+ * runs on the caller's connection, which checkpoints as it always does. */
+
+/* ~31 KB of facts a target from discovery: ~4 MB of log, as often as
+ * SQLite's own 1000 pages would. Left to the end, a 512-node discovery's
+ * whole 16 MB would be copied while the last logouts are out, and past
+ * them on a slow disk. */
+#define INV_FORK_CHECKPOINT_TARGETS 128
+
+struct br_pool_fork_hooks;
+
+struct inv_fork {
+	struct inv **inv; /* the caller's connection (borrowed); may change */
+	char *path;	  /* its file, kept across the fork */
+};
+/* Set up f for the caller's *inv (open). */
+void inv_fork_init(struct inv_fork *f, struct inv **inv);
+void inv_fork_release(struct inv_fork *f);
+/* The pool hooks doing the above, ctx f (borrowed for the pool's run): a
+ * worker's data (br_pool_worker_data) is its connection, the caller's
+ * with one worker. A failed reopen here stops the run and leaves *inv
+ * NULL. */
+void inv_fork_hooks(struct inv_fork *f, struct br_pool_fork_hooks *ret_hooks);
+
 #endif

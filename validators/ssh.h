@@ -107,13 +107,14 @@ int val_ssh_run(struct br_loop *loop, const struct val_ssh_target *targets, size
 		const struct val_ssh_options *opts, struct val_ssh_result *results, val_ssh_done_fn done,
 		void *ctx, struct br_err *err);
 
-/* ---- ssh_pool.c: the same over forked workers ------------------------------ */
+/* ---- ssh_pool.c: the same over forked workers (common/pool.h) -------------- */
 
 #define VAL_SSH_WORKER_TARGETS 8 /* nodes a worker is worth forking for */
 #define VAL_SSH_WORKERS_MAX 64
 
-/* Workers for a rack of n_targets: one per CPU, at most one per
- * VAL_SSH_WORKER_TARGETS nodes, at least 1. */
+/* Workers for a rack of n_targets, by the pool's one rule
+ * (br_pool_workers_auto): one per CPU, at most one per
+ * VAL_SSH_WORKER_TARGETS nodes, at most VAL_SSH_WORKERS_MAX, at least 1. */
 int val_ssh_workers_auto(size_t n_targets);
 
 /* Run in a worker on each of its results before it is sent, so that work
@@ -129,9 +130,10 @@ typedef int (*val_ssh_worker_fn)(void *ctx, size_t index, const struct val_ssh_r
 				 struct br_buf *reply);
 
 /* val_ssh_run with the targets split in n_workers contiguous slices, each
- * run by a forked worker on its own loop, opts->max_parallel shared among
- * them; in_worker (may be NULL) runs in the worker on each result, done in
- * this process, on a loop of its own, as results arrive. A worker that
+ * run by a forked worker of the pool on its own loop, opts->max_parallel
+ * shared among them (br_pool_share); in_worker (may be NULL) runs in the
+ * worker on each result, done in this process, on a loop of its own, as
+ * results arrive. A worker that
  * dies fails the targets it had not reported, with the reason.
  * n_workers <= 1: val_ssh_run here, in_worker not called. */
 int val_ssh_run_workers(const struct val_ssh_target *targets, size_t n, const struct val_ssh_options *opts,

@@ -748,6 +748,82 @@ static void test_many_at_once(void **state)
 	fixture_release(&fx);
 }
 
+/* In a worker, even nodes are answered by the hook instead of the output. */
+static int reply_even(void *ctx, size_t index, const struct val_ssh_result *r, struct br_buf *reply)
+{
+	int *ends = ctx;
+
+	if (!r) {
+		(*ends)++; /* the worker's copy: never seen here */
+		return 0;
+	}
+	if (index % 2 || !r->ok)
+		return 0;
+	return br_buf_addf(reply, "reply %zu", index) == 0;
+}
+
+/* val_ssh_run_workers (ssh_pool.c on common/pool.h): every node's result
+ * crosses the pool's line byte for byte (output that is not UTF-8, NUL
+ * included), as it is with no workers, and a hook's reply travels in its
+ * place; a node that cannot be reached keeps its reason and kind. */
+static void test_workers_bytes_intact(void **state)
+{
+	static const char *const cmd[] = { "sh", "-c",
+					   "printf '\\377\\000\\376 out'; printf '\\200 err' >&2; exit 3",
+					   NULL };
+	static const char out[] = "\377\000\376 out", err_text[] = "\200 err";
+	struct fixture fx;
+	struct val_ssh_target t[7];
+	struct val_ssh_result one[7], three[7];
+	struct br_err err = { 0 };
+	int ends = 0;
+
+	(void)state;
+	fixture_init(&fx);
+	fx.o.host_keys = VAL_SSH_ACCEPT_NEW;
+	fx.o.args = cmd;
+	for (int i = 0; i < 6; i++)
+		t[i] = (struct val_ssh_target){ "node", "127.0.0.1", port };
+	t[6] = (struct val_ssh_target){ "gone", "127.0.0.1", 1 };
+	assert_int_equal(val_ssh_run_workers(t, 7, &fx.o, 1, one, reply_even, NULL, &ends, &err), 0);
+	assert_int_equal(val_ssh_run_workers(t, 7, &fx.o, 3, three, reply_even, NULL, &ends, &err), 0);
+	assert_int_equal(ends, 0);
+	for (int i = 0; i < 6; i++) {
+		char want[32];
+
+		if (!three[i].ok)
+			fail_msg("%d: %s", i, three[i].error);
+		assert_int_equal(one[i].ok, 1);
+		assert_int_equal(three[i].exit_status, 3);
+		assert_int_equal(one[i].exit_status, 3);
+		assert_int_equal(one[i].replied, 0); /* the hook runs only in workers */
+		assert_int_equal(three[i].replied, i % 2 == 0);
+		snprintf(want, sizeof(want), "reply %d", i);
+		if (i % 2 == 0) {
+			assert_int_equal(three[i].out.len, strlen(want));
+			assert_memory_equal(three[i].out.data, want, strlen(want));
+		} else {
+			assert_int_equal(three[i].out.len, sizeof(out) - 1);
+			assert_memory_equal(three[i].out.data, out, sizeof(out) - 1);
+		}
+		assert_int_equal(one[i].out.len, sizeof(out) - 1);
+		assert_memory_equal(one[i].out.data, out, sizeof(out) - 1);
+		assert_int_equal(three[i].err.len, sizeof(err_text) - 1);
+		assert_memory_equal(three[i].err.data, err_text, sizeof(err_text) - 1);
+		assert_true(three[i].ms >= 0 && three[i].run_end_ms >= three[i].run_start_ms);
+	}
+	assert_int_equal(three[6].ok, 0);
+	assert_int_equal(one[6].ok, 0);
+	assert_string_equal(three[6].error, one[6].error);
+	assert_int_equal(three[6].failure, one[6].failure);
+	assert_int_not_equal(three[6].failure, BR_FAIL_NONE);
+	for (int i = 0; i < 7; i++) {
+		val_ssh_result_release(&one[i]);
+		val_ssh_result_release(&three[i]);
+	}
+	fixture_release(&fx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -761,6 +837,7 @@ int main(void)
 		cmocka_unit_test(test_ssh_config_as_ssh_reads_it),
 		cmocka_unit_test(test_answer_read_by_the_other_stream),
 		cmocka_unit_test(test_known_key_type_asked_for),
+		cmocka_unit_test(test_workers_bytes_intact),
 	};
 
 	return cmocka_run_group_tests(tests, start_sshd, stop_sshd);
