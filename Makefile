@@ -36,11 +36,7 @@ ALL_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) $(CFLAGS) -I. -Icommon 
 MODULES := common inventory profile redfish maas validators sim stages bringup
 # Files named cmd-NAME.c are executables (build/bin/NAME); the rest of a
 # module's .c files form build/lib/libMODULE.a.
-# The worker pool (bringup/pool.c, discoverpool.c) is called by the stages'
-# logic, below bringup/ in the link order: until it moves down into common/
-# it is archived with libstages.
-POOL_SRCS := bringup/pool.c bringup/discoverpool.c
-lib_srcs = $(filter-out $(1)/cmd-%.c $(POOL_SRCS),$(wildcard $(1)/*.c)) $(if $(filter stages,$(1)),$(POOL_SRCS))
+lib_srcs = $(filter-out $(1)/cmd-%.c,$(wildcard $(1)/*.c))
 lib_objs = $(patsubst %.c,$(BUILD)/obj/%.o,$(call lib_srcs,$(1)))
 LIBS    := $(foreach m,$(MODULES),$(if $(call lib_srcs,$(m)),$(BUILD)/lib/lib$(m).a))
 CMD_SRCS := $(foreach m,$(MODULES),$(wildcard $(m)/cmd-*.c))

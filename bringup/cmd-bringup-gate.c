@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "stages/stages.h"
-#include "pool.h"
+#include "stages/workers.h"
 
 struct args {
 	struct stg_maas_opts maas;
@@ -21,8 +21,8 @@ static int check_args(struct stg_stage *st, struct args *a)
 
 	if (a->maas.timeout_s < 1)
 		return stg_stage_usage(st, "--timeout must be positive");
-	if (a->o.workers < 0 || a->o.workers > BR_WORKERS_MAX)
-		return stg_stage_usage(st, "--workers must be 0-%d", BR_WORKERS_MAX);
+	if (a->o.workers < 0 || a->o.workers > STG_WORKERS_MAX)
+		return stg_stage_usage(st, "--workers must be 0-%d", STG_WORKERS_MAX);
 	maas_options_init(&a->o.maas);
 	stg_maas_opts_apply(&a->maas, &a->o.maas);
 	if (a->o.no_maas)

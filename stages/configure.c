@@ -4,7 +4,7 @@
 
 #include "bmcopts.h"
 #include "configure.h"
-#include "bringup/pool.h"
+#include "stages/workers.h"
 
 static void forget_result(struct stg_configure_job *job);
 
@@ -68,7 +68,7 @@ void stg_configure_job_take_result(struct stg_configure_job *job, const struct r
 	job->boot_patched = res->boot_patched;
 }
 
-/* ---- a configure worker's line (bringup/pool.h) ---------------------------- */
+/* ---- a configure worker's line (stages/workers.h) ---------------------------- */
 
 /* The firmware verdicts, judged in the worker (cmd-bringup-configure.c):
  * the parent prints them. */
@@ -85,7 +85,7 @@ static json_t *fw_json(const struct stg_configure_job *job)
 json_t *stg_configure_job_outcome(const struct stg_configure_job *job, const char *record_error)
 {
 	json_t *changes = json_array(), *line;
-	char *reason = br_xstrdup_capped(job->reason, BR_WORKER_TEXT_MAX);
+	char *reason = br_xstrdup_capped(job->reason, STG_WORKER_TEXT_MAX);
 
 	for (size_t i = 0; i < job->n_changes; i++)
 		json_array_append_new(changes, json_pack("[s, s?, s]", job->changes[i].name,

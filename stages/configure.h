@@ -41,7 +41,7 @@ void stg_configure_job_release(struct stg_configure_job *job);
 /* A value a BMC reported (a BIOS attribute's, the boot order) is kept and
  * shown cut to this: a megabyte string is the BMC's fault, not the report's. */
 #define STG_CONFIGURE_VALUE_SHOWN_MAX 1024u
-/* A configure worker's result line (bringup/pool.h): up to PROF_ENTRIES_MAX
+/* A configure worker's result line (stages/workers.h): up to PROF_ENTRIES_MAX
  * changes of STG_CONFIGURE_VALUE_SHOWN_MAX and two profile lines each, escaped. */
 #define STG_CONFIGURE_WORKER_LINE_MAX (16u * 1024 * 1024)
 

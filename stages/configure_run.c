@@ -1,12 +1,12 @@
 /*
  * configure_run — the configure stage's run (configure.h): every profile
  * loaded first, Redfish config jobs over the configure workers
- * (bringup/pool.h), IPMI boot settings for the rest, and the report.
+ * (stages/workers.h), IPMI boot settings for the rest, and the report.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "bringup/pool.h"
+#include "stages/workers.h"
 #include "configure.h"
 #include "loop.h"
 
@@ -99,7 +99,7 @@ static void on_redfish(const struct rf_config_target *t, int rc, const struct rf
 		job->reason = br_xstrdup(msg);
 	else
 		job->reason = stg_configure_failure_reason(rc, msg);
-	if (!job->interrupted && stg_configure_job_record(br_pool_inv(c->w), job, c->run->dry_run, &rec))
+	if (!job->interrupted && stg_configure_job_record(stg_pool_inv(c->w), job, c->run->dry_run, &rec))
 		record_error = rec.msg;
 	/* t points into c->live: rf_configure_all hands back its own targets */
 	br_pool_send(c->w, c->index[t - c->live], stg_configure_job_outcome(job, record_error));
@@ -147,7 +147,7 @@ static int work(struct br_pool_worker *w, size_t first, size_t count, void *ctx,
 		struct stg_configure_job *job = run->rf[i].target.user_data;
 		struct br_err facts = { 0 }, rec = { 0 };
 
-		if (!judge_firmware(br_pool_inv(w), job, &facts)) {
+		if (!judge_firmware(stg_pool_inv(w), job, &facts)) {
 			live[n_live] = run->rf[i];
 			index[n_live++] = i;
 			continue;
@@ -158,7 +158,7 @@ static int work(struct br_pool_worker *w, size_t first, size_t count, void *ctx,
 		job->reason = facts_unreadable(&facts);
 		br_pool_send(w, i,
 			     stg_configure_job_outcome(
-				 job, stg_configure_job_record(br_pool_inv(w), job, run->dry_run, &rec)
+				 job, stg_configure_job_record(stg_pool_inv(w), job, run->dry_run, &rec)
 					  ? rec.msg
 					  : NULL));
 	}
@@ -301,8 +301,8 @@ int stg_configure_options_check(struct stg_stage *st, struct stg_configure_optio
 		return st->exit = STG_EXIT_USAGE;
 	if (a->max_resets < 1 || a->poll_ms < 1 || a->graceful_s < 0 || a->job_timeout_s < 1)
 		return stg_stage_usage(st, "counts, intervals and timeouts must be positive");
-	if (a->workers < 0 || a->workers > BR_WORKERS_MAX)
-		return stg_stage_usage(st, "--workers must be 0-%d", BR_WORKERS_MAX);
+	if (a->workers < 0 || a->workers > STG_WORKERS_MAX)
+		return stg_stage_usage(st, "--workers must be 0-%d", STG_WORKERS_MAX);
 	a->rf.use_expand = 0;	   /* configure reads single resources */
 	st->no_lease = a->dry_run; /* a dry run changes nothing: it needs no lease */
 	return 0;
@@ -313,7 +313,7 @@ int stg_configure_options_check(struct stg_stage *st, struct stg_configure_optio
  * share of them), nor than the BMCs. */
 int stg_configure_workers(const struct stg_configure_options *a, size_t n_rf)
 {
-	int n = a->workers ? a->workers : br_workers_auto(n_rf);
+	int n = a->workers ? a->workers : stg_workers_auto(n_rf);
 
 	if (!a->dry_run && n > a->max_resets)
 		n = a->max_resets;
@@ -384,10 +384,10 @@ int stg_configure_run(struct stg_stage *st, const struct stg_configure_options *
 	if (n_rf && workers > 1)
 		br_info("configure", "%zu Redfish BMCs over %d worker processes", n_rf, workers);
 	if (n_rf &&
-	    br_pool_run(&st->inv,
-			&(const struct br_pool){ "configure", "configure", n_rf, workers,
-						 STG_CONFIGURE_WORKER_LINE_MAX, work, on_outcome, run },
-			&err)) {
+	    stg_pool_run(&st->inv,
+			 &(const struct br_pool){ "configure", "configure", n_rf, workers,
+						  STG_CONFIGURE_WORKER_LINE_MAX, work, on_outcome, run },
+			 &err)) {
 		rc = stg_stage_fail(st, STG_EXIT_USAGE, "%s", err.msg);
 		goto out;
 	}

@@ -1,12 +1,12 @@
 /*
  * discover — the discover stage's run (discover.h): prepare each node's
- * BMC endpoint, Redfish over the discovery workers (bringup/discoverpool.h),
+ * BMC endpoint, Redfish over the discovery workers (stages/discoverpool.h),
  * IPMI for the rest, and the run's report.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "bringup/discoverpool.h"
+#include "stages/discoverpool.h"
 #include "discover.h"
 #include "loop.h"
 #include "profile/profile.h"
@@ -235,8 +235,8 @@ int stg_discover_options_check(struct stg_stage *st, struct stg_discover_options
 {
 	if (stg_bmc_opts_finish(&a->bmc, st->cmd->name, &a->rf))
 		return st->exit = STG_EXIT_USAGE;
-	if (a->workers < 0 || a->workers > BR_WORKERS_MAX)
-		return stg_stage_usage(st, "--workers must be 0-%d", BR_WORKERS_MAX);
+	if (a->workers < 0 || a->workers > STG_WORKERS_MAX)
+		return stg_stage_usage(st, "--workers must be 0-%d", STG_WORKERS_MAX);
 	return 0;
 }
 
@@ -285,13 +285,14 @@ int stg_discover_run(struct stg_stage *st, const struct stg_discover_options *a,
 	/* Workers fork here, before any network I/O; each stores what its
 	 * BMCs report through its own inventory connection. */
 	if (!workers)
-		workers = br_discover_workers_auto(n_rf);
+		workers = stg_discover_workers_auto(n_rf);
 	if (n_rf && workers > 1)
 		br_info("discover", "%zu Redfish BMCs over %d worker processes", n_rf,
 			(size_t)workers < n_rf ? workers : (int)n_rf);
-	if (n_rf && br_discover_workers(
-			&st->inv, rf, n_rf, &a->rf, workers,
-			&(const struct br_pool_hooks){ store_hw, on_redfish, run, store_failed_hw }, &err))
+	if (n_rf &&
+	    stg_discover_workers(
+		&st->inv, rf, n_rf, &a->rf, workers,
+		&(const struct stg_discover_hooks){ store_hw, on_redfish, run, store_failed_hw }, &err))
 		rc = stg_stage_fail(st, STG_EXIT_USAGE, "%s", err.msg);
 	for (size_t i = 0; i < st->n && !rc; i++) {
 		struct stg_discover_job *job = &run->jobs[i];

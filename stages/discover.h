@@ -15,7 +15,7 @@
 
 struct stg_discover_options {
 	struct stg_bmc_opts bmc;
-	int workers; /* 0: automatic (br_discover_workers_auto); 1: this process */
+	int workers; /* 0: automatic (stg_discover_workers_auto); 1: this process */
 	struct rf_options rf;
 };
 

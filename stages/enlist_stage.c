@@ -1,13 +1,13 @@
 /*
  * enlist_stage — the enlist stage's run (enlist.h): MAAS checked first, every
  * node prepared, the flow (enlist_flow.c) over the enlist workers
- * (bringup/pool.h), each node's outcome stored by its worker and counted
+ * (stages/workers.h), each node's outcome stored by its worker and counted
  * here, and the report.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "bringup/pool.h"
+#include "stages/workers.h"
 #include "bmcopts.h"
 #include "enlist.h"
 
@@ -72,7 +72,7 @@ static void on_done(void *ctx, struct stg_enlist_job *job, enum br_fail_kind kin
 	struct worker *wk = ctx;
 	struct stg_enlist_node *c = job->user_data;
 	struct br_err err = { 0 };
-	char *text = br_xstrdup_capped(reason, BR_WORKER_TEXT_MAX);
+	char *text = br_xstrdup_capped(reason, STG_WORKER_TEXT_MAX);
 	json_t *line;
 
 	if (ok && (inv_node_set_maas(wk->inv, c->node->hostname, job->system_id, job->ip, &err) ||
@@ -97,7 +97,7 @@ static int work(struct br_pool_worker *w, size_t first, size_t count, void *ctx,
 {
 	struct stg_enlist_stage *run = ctx;
 	const struct stg_enlist_callbacks cb = { on_system_id, on_ready, on_done };
-	struct worker wk = { run, w, br_pool_inv(w) };
+	struct worker wk = { run, w, stg_pool_inv(w) };
 	struct maas_options mo = run->mo;
 	struct stg_enlist_options eo = run->eo;
 	struct maas_client *client = NULL;
@@ -289,8 +289,8 @@ int stg_enlist_stage_check(struct stg_stage *st, struct stg_enlist_stage_options
 	if (a->max_parallel < 1 || a->max_inflight < 1 || a->poll_ms < 10 || a->maas.timeout_s < 1 ||
 	    a->retries < 0 || a->commission_timeout_s < 0 || a->deploy_timeout_s < 0)
 		return stg_stage_usage(st, "counts and timeouts must be positive (--poll-ms at least 10)");
-	if (a->workers < 0 || a->workers > BR_WORKERS_MAX)
-		return stg_stage_usage(st, "--workers must be 0-%d", BR_WORKERS_MAX);
+	if (a->workers < 0 || a->workers > STG_WORKERS_MAX)
+		return stg_stage_usage(st, "--workers must be 0-%d", STG_WORKERS_MAX);
 	if (a->no_ssh_key && a->pubkey && a->pubkey != a->pubkey_env)
 		return stg_stage_usage(st, "--ssh-pubkey and --no-ssh-key: give one");
 	/* Deployed without the validators' key, a node cannot be validated:
@@ -361,7 +361,7 @@ int stg_enlist_stage_run(struct stg_stage *st, struct stg_enlist_stage_options *
 	if (a->deploy_timeout_s)
 		run->eo.deploy_timeout_ms = a->deploy_timeout_s * 1000LL;
 	run->eo.distro_series = a->distro;
-	workers = a->workers ? a->workers : br_workers_auto(run->n);
+	workers = a->workers ? a->workers : stg_workers_auto(run->n);
 	/* Each worker's share of the caps is at least 1. */
 	if (workers > a->max_parallel)
 		workers = a->max_parallel;
@@ -372,7 +372,7 @@ int stg_enlist_stage_run(struct stg_stage *st, struct stg_enlist_stage_options *
 			br_info("enlist", "%zu machines over %d worker processes", run->n,
 				(size_t)workers < run->n ? workers : (int)run->n);
 		fflush(stdout);
-		rc = br_pool_run(run->inv, &pool, &err);
+		rc = stg_pool_run(run->inv, &pool, &err);
 	}
 	if (rc)
 		rc = stg_stage_fail(st, STG_EXIT_UNREACHABLE, "%s", err.msg);

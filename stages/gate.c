@@ -5,7 +5,7 @@
 
 #include "gate.h"
 #include "loop.h"
-#include "bringup/pool.h"
+#include "stages/workers.h"
 #include "validators/rules.h"
 
 char *stg_gate_reason(const struct inv_check *checks, size_t n, const int *failing, const char *missing)
@@ -256,7 +256,7 @@ static void on_machines(void *ctx, const struct maas_result *res)
 
 /* A 512-machine rack's reads are ~11 MB of JSON (22 KB a machine): one
  * process parsing them took ~280 ms on a 16-core bench host while the tag
- * changes waited for the last one. Worker processes (bringup/pool.c) each
+ * changes waited for the last one. Worker processes (stages/workers.c) each
  * send their share of the same requests and parse the answers, handing
  * back only what the gate looks at, under MAAS's own names so that
  * maas_machine_parse reads it here as it reads MAAS. */
@@ -270,7 +270,7 @@ struct reader {
 
 static void send_read_error(struct br_pool_worker *w, size_t index, int rc, const char *why)
 {
-	char *text = br_xstrdup_capped(why, BR_WORKER_TEXT_MAX);
+	char *text = br_xstrdup_capped(why, STG_WORKER_TEXT_MAX);
 
 	br_pool_send(w, index, json_pack("{s:i, s:s}", "rc", rc ? rc : BR_E_IO, "text", text));
 	free(text);
@@ -705,7 +705,7 @@ static int mirror(struct stg_stage *st, const struct stg_gate_options *o, struct
 		};
 
 		/* nothing of this process's is on the wire yet: the fork is safe */
-		rc = br_pool_run_on(&st->inv, &pool, loop, &err);
+		rc = stg_pool_run_on(&st->inv, &pool, loop, &err);
 		run->inv = st->inv;
 		if (rc) {
 			run->stop = 1;

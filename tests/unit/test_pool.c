@@ -1,6 +1,6 @@
 /*
  * Unit tests for the worker pool (common/pool.c) and the inventory's part
- * of it (inventory/fork.c, through bringup/pool.c): every target's line
+ * of it (inventory/fork.c, through stages/workers.c): every target's line
  * reaches done once, in forked workers and in this process; a worker
  * killed mid-batch fails exactly the targets it had not reported, with the
  * reason; the one worker-count rule; each hook runs in the process it is
@@ -21,7 +21,7 @@
 
 #include <cmocka.h>
 
-#include "bringup/pool.h"
+#include "stages/workers.h"
 #include "common.h"
 #include "common/pool.h"
 #include "inventory/inventory.h"
@@ -148,8 +148,8 @@ static void test_workers_auto(void **state)
 	assert_int_equal(br_pool_workers_auto(1000000, 8, 3), most < 3 ? most : 3);
 	assert_int_equal(br_pool_workers_auto(1000000, 1, 1 << 20), most);
 	/* the stages' and validate's counts are the same rule */
-	assert_int_equal(br_workers_auto(127), 1);
-	assert_int_equal(br_workers_auto(128), most < 2 ? most : 2);
+	assert_int_equal(stg_workers_auto(127), 1);
+	assert_int_equal(stg_workers_auto(128), most < 2 ? most : 2);
 }
 
 /* ---- hooks ----------------------------------------------------------------- */
@@ -315,7 +315,7 @@ static const char *const node_names[TARGETS] = { "n00", "n01", "n02", "n03", "n0
  * it, through the worker's connection. */
 static int inv_work(struct br_pool_worker *w, size_t first, size_t count, void *ctx, struct br_err *err)
 {
-	struct inv *inv = br_pool_inv(w);
+	struct inv *inv = stg_pool_inv(w);
 
 	for (size_t i = first; i < first + count; i++) {
 		char doc[64];
@@ -347,14 +347,15 @@ static void test_inventory_across_fork(void **state)
 		bmcs[i] = br_xasprintf("127.0.0.1:%zu", i + 1);
 		rows[i] = (struct inv_manifest_row){ node_names[i], "r01",    (int)i + 1, bmcs[i],
 						     "root",	    "env:PW", "xe9680",	  "redfish",
-						     NULL,	    NULL,     0,	  NULL };
+						     NULL,	    NULL,     0,	  NULL,
+						     NULL };
 	}
 	assert_int_equal(inv_import(inv, rows, TARGETS, "rack.csv", NULL, &err), 0);
 	for (int n_workers = 1; n_workers <= 3; n_workers += 2) {
 		const struct br_pool pool = { "test", "test", TARGETS, n_workers, 0, inv_work, on_done, &s };
 
 		memset(&s, 0, sizeof(s));
-		assert_int_equal(br_pool_run(&inv, &pool, &err), 0);
+		assert_int_equal(stg_pool_run(&inv, &pool, &err), 0);
 		assert_non_null(inv); /* reopened */
 		assert_string_equal(inv_path(inv), path);
 		for (size_t i = 0; i < TARGETS; i++) {

@@ -783,8 +783,8 @@ static void test_workers_bytes_intact(void **state)
 	fx.o.host_keys = VAL_SSH_ACCEPT_NEW;
 	fx.o.args = cmd;
 	for (int i = 0; i < 6; i++)
-		t[i] = (struct val_ssh_target){ "node", "127.0.0.1", port };
-	t[6] = (struct val_ssh_target){ "gone", "127.0.0.1", 1 };
+		t[i] = (struct val_ssh_target){ "node", "127.0.0.1", port, NULL };
+	t[6] = (struct val_ssh_target){ "gone", "127.0.0.1", 1, NULL };
 	assert_int_equal(val_ssh_run_workers(t, 7, &fx.o, 1, one, reply_even, NULL, &ends, &err), 0);
 	assert_int_equal(val_ssh_run_workers(t, 7, &fx.o, 3, three, reply_even, NULL, &ends, &err), 0);
 	assert_int_equal(ends, 0);

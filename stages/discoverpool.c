@@ -9,12 +9,12 @@
 struct disc {
 	const struct rf_target *targets;
 	const struct rf_options *opts;
-	const struct br_pool_hooks *hooks;
+	const struct stg_discover_hooks *hooks;
 };
 
-int br_discover_workers_auto(size_t n_targets)
+int stg_discover_workers_auto(size_t n_targets)
 {
-	return br_workers_auto(n_targets);
+	return stg_workers_auto(n_targets);
 }
 
 /* ---- in a worker (or this process) ------------------------------------- */
@@ -38,20 +38,20 @@ static void child_done(const struct rf_target *t, int rc, struct br_hw *hw, cons
 	json_t *msg;
 
 	if (rc == 0) {
-		rc = c->d->hooks->store(br_pool_inv(c->w), &c->d->targets[index], hw, &summary, &n_macs,
+		rc = c->d->hooks->store(stg_pool_inv(c->w), &c->d->targets[index], hw, &summary, &n_macs,
 					&store_err);
 		why = rc ? store_err.msg : summary ? summary : "";
 	} else {
 		why = err && err->msg[0] ? err->msg : br_strerror(rc);
 		/* the serial and BMC MAC it did read name the machine in tickets */
 		if (c->d->hooks->store_failed && rc != BR_E_INTERRUPTED && br_hw_has_identity(hw) &&
-		    !c->d->hooks->store_failed(br_pool_inv(c->w), &c->d->targets[index], hw, rc, why,
+		    !c->d->hooks->store_failed(stg_pool_inv(c->w), &c->d->targets[index], hw, rc, why,
 					       &store_err)) {
 			rc = BR_E_EXISTS;
 			why = store_err.msg;
 		}
 	}
-	text = br_xstrdup_capped(why, BR_WORKER_TEXT_MAX);
+	text = br_xstrdup_capped(why, STG_WORKER_TEXT_MAX);
 	msg = json_pack("{s:i, s:s, s:I}", "rc", rc, "text", text, "macs", (json_int_t)n_macs);
 	free(text);
 	if (!msg) /* not UTF-8: keep the outcome, lose the words */
@@ -97,12 +97,12 @@ static void done(size_t i, json_t *line, int rc, const char *why, void *ctx)
 			       (size_t)json_integer_value(json_object_get(line, "macs")), d->hooks->ctx);
 }
 
-int br_discover_workers(struct inv **inv, const struct rf_target *targets, size_t n,
-			const struct rf_options *opts, int n_workers, const struct br_pool_hooks *hooks,
-			struct br_err *err)
+int stg_discover_workers(struct inv **inv, const struct rf_target *targets, size_t n,
+			 const struct rf_options *opts, int n_workers, const struct stg_discover_hooks *hooks,
+			 struct br_err *err)
 {
 	struct disc d = { targets, opts, hooks };
 	const struct br_pool pool = { "discover", "discovery", n, n_workers, 0, work, done, &d };
 
-	return br_pool_run(inv, &pool, err);
+	return stg_pool_run(inv, &pool, err);
 }

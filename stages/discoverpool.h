@@ -10,10 +10,10 @@
 #ifndef BRINGUP_DISCOVERPOOL_H
 #define BRINGUP_DISCOVERPOOL_H
 
-#include "pool.h"
+#include "workers.h"
 #include "redfish/redfish.h"
 
-struct br_pool_hooks {
+struct stg_discover_hooks {
 	/* Store what target t reported, on inv (the worker's own connection,
 	 * or the caller's in a single process). 0 with *summary set (a short
 	 * malloc'd line for logs and the summary table) and *n_macs, or an
@@ -33,8 +33,8 @@ struct br_pool_hooks {
 			    const char *why, struct br_err *err);
 };
 
-/* The automatic worker count: br_workers_auto. */
-int br_discover_workers_auto(size_t n_targets);
+/* The automatic worker count: stg_workers_auto. */
+int stg_discover_workers_auto(size_t n_targets);
 
 /* Discover every target, n_workers processes each taking a contiguous
  * slice and capped at its share of opts->total_inflight requests (at least
@@ -44,8 +44,8 @@ int br_discover_workers_auto(size_t n_targets);
  * worker exited with status N". Call it before any network I/O and with
  * stdio flushed. Returns nonzero only when the run could not start or the
  * inventory could not be reopened. */
-int br_discover_workers(struct inv **inv, const struct rf_target *targets, size_t n,
-			const struct rf_options *opts, int n_workers, const struct br_pool_hooks *hooks,
-			struct br_err *err);
+int stg_discover_workers(struct inv **inv, const struct rf_target *targets, size_t n,
+			 const struct rf_options *opts, int n_workers, const struct stg_discover_hooks *hooks,
+			 struct br_err *err);
 
 #endif

@@ -1,23 +1,23 @@
 /* A stage's work in forked workers that store what they find (pool.h). */
-#include "pool.h"
+#include "workers.h"
 #include "redfish/redfish.h"
 
-int br_workers_auto(size_t n_targets)
+int stg_workers_auto(size_t n_targets)
 {
-	return br_pool_workers_auto(n_targets, BR_WORKER_TARGETS, BR_WORKERS_MAX);
+	return br_pool_workers_auto(n_targets, STG_WORKER_TARGETS, STG_WORKERS_MAX);
 }
 
-struct inv *br_pool_inv(const struct br_pool_worker *w)
+struct inv *stg_pool_inv(const struct br_pool_worker *w)
 {
 	return br_pool_worker_data(w);
 }
 
-int br_pool_run(struct inv **inv, const struct br_pool *pool, struct br_err *err)
+int stg_pool_run(struct inv **inv, const struct br_pool *pool, struct br_err *err)
 {
-	return br_pool_run_on(inv, pool, NULL, err);
+	return stg_pool_run_on(inv, pool, NULL, err);
 }
 
-int br_pool_run_on(struct inv **inv, const struct br_pool *pool, struct br_loop *loop, struct br_err *err)
+int stg_pool_run_on(struct inv **inv, const struct br_pool *pool, struct br_loop *loop, struct br_err *err)
 {
 	struct br_pool_fork_hooks hooks;
 	struct inv_fork fork_inv;
