@@ -44,6 +44,9 @@ int inv_prepare(struct inv *inv, const char *sql, struct invb_stmt **ret_stmt, s
 		*ret_stmt = s->st;
 		return 0;
 	}
+	/* Every statement text once per connection, for scripts/pg-check-sql
+	 * (-vv): the statements a run sends, checked against PostgreSQL. */
+	br_debug("inventory", "prepare: %s", sql);
 	if (invb_prepare(inv->db, sql, cache, ret_stmt))
 		return inv_dberr(inv, err, "prepare");
 	if (cache) {

@@ -42,6 +42,23 @@ maas_req() { curl -sf -X "$1" -H "$(maas_auth)" "${MAAS_URL}api/2.0/$2"; }
 # DB: its events and tickets counted and every node's state, one line
 # each: what a stage that stopped before touching any node leaves as it was.
 inventory_state() {
-	sqlite3 "$1" "select count(*) from events; select count(*) from tickets;
-		select group_concat(hostname || '=' || state, ' ') from (select hostname, state from nodes order by hostname);"
+	inv_sql "$1" "select count(*) from events; select count(*) from tickets;"
+	inv_sql "$1" "select hostname || '=' || state from nodes order by hostname" | paste -sd ' ' -
+}
+# The one place a test reads or writes the inventory behind bringup's back
+# (what `bringup status --json` does not show), so that another backend
+# changes only this function:
+#   inv_sql DB "SQL"   run SQL; rows one a line, columns joined by '|',
+#                      NULL as nothing
+#   inv_sql DB --dump  every table's rows as SQL text (to compare, or grep)
+#   inv_sql DB < FILE  run the SQL script on stdin (a fixture)
+# DB is the path given to --db. Fails when the database does.
+inv_sql() {
+	case $# in
+	1) sqlite3 -batch -bail "$1" ;;
+	*) case $2 in
+	   --dump) sqlite3 -batch "$1" .dump ;;
+	   *) sqlite3 -batch -bail "$1" "$2" ;;
+	   esac ;;
+	esac
 }

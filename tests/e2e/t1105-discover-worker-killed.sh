@@ -28,6 +28,6 @@ killed=$(bringup status --db inv.db --json | jq '[.nodes[] | select(.reason // "
 timed_out=$(bringup status --db inv.db --json | jq '[.nodes[] | select(.state == "failed" and (.reason // "" | contains("worker") | not))] | length')
 assert_eq "$((killed + timed_out))" 16 "every other node failed on its own (hung) BMC"
 assert_eq "$(jq '.failed' out.json)" 16 "--json failed count"
-assert_eq "$(sqlite3 inv.db 'pragma integrity_check')" ok "inventory integrity"
-assert_eq "$(sqlite3 inv.db "select count(*) from nodes where state = 'failed'")" 16 "failed nodes stored"
+assert_eq "$(inv_sql inv.db 'pragma integrity_check')" ok "inventory integrity"
+assert_eq "$(inv_sql inv.db "select count(*) from nodes where state = 'failed'")" 16 "failed nodes stored"
 

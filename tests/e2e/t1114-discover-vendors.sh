@@ -23,7 +23,7 @@ shape() { case $1 in hpe) echo 17 16 Gen4 ;; lenovo) echo 9 8 Gen5 ;; openbmc) e
 for h in $(jq -r '.nodes[].hostname' $truth); do
 	tq() { jq -r --arg h "$h" ".nodes[] | select(.hostname==\$h) | $1" $truth; }
 	sq() { jq -r --arg h "$h" ".nodes[] | select(.hostname==\$h) | $1" st.json; }
-	nq() { sqlite3 inv.db "select $1 from nodes n where n.hostname='$h'"; }
+	nq() { inv_sql inv.db "select $1 from nodes n where n.hostname='$h'"; }
 	v=$(tq .vendor)
 	assert_eq "$(sq .state)" discovered "$v: $h state ($(sq .reason))"
 	macs=$(sq '.macs | join(",")')
@@ -32,7 +32,7 @@ for h in $(jq -r '.nodes[].hostname' $truth); do
 		case ",$macs," in *",$m,"*) fail "$v: BMC MAC $m among $h's NICs" ;; esac
 	done
 	assert_eq "$(nq system_serial)" "$(tq .system_serial)" "$v: serial of $h"
-	assert_eq "$(sqlite3 inv.db "select group_concat(serial, ',') from (select d.serial from drives d join nodes n on n.id=d.node_id where n.hostname='$h' order by 1)")" \
+	assert_eq "$(inv_sql inv.db "select group_concat(serial, ',') from (select d.serial from drives d join nodes n on n.id=d.node_id where n.hostname='$h' order by 1)")" \
 		"$(tq '.drive_serials | sort | join(",")')" "$v: drives of $h"
 	# Each family's machine (sim/vendor.c's shape): GPUs and fabric NICs at
 	# x16 and the family's generation, and the LOM.
@@ -45,7 +45,7 @@ for h in $(jq -r '.nodes[].hostname' $truth); do
 	assert_eq "$(nq "(select count(*) from pcie_devices p where p.node_id=n.id and p.pcie_type='$3')")" "$2" "$v: $3 links of $h"
 	# Each MAC's role in the facts is the truth's (the BMC's own port is
 	# bmc_mac, not a NIC); every MAC says where it came from.
-	sqlite3 inv.db "select facts from hw_facts f join nodes n on n.id=f.node_id where n.hostname='$h'" > facts.json
+	inv_sql inv.db "select facts from hw_facts f join nodes n on n.id=f.node_id where n.hostname='$h'" > facts.json
 	assert_eq "$(jq -r '[.nics[] | "\(.mac)=\(.role)"] | sort | join(",")' facts.json)" \
 		"$(tq '[.mac_roles | to_entries[] | select(.value != "bmc") | "\(.key)=\(.value)"] | sort | join(",")')" "$v: MAC roles of $h"
 	assert_eq "$(jq -r '[.nics[] | select(.source == null)] | length' facts.json)" 0 "$v: MACs without a source"
@@ -98,4 +98,4 @@ assert_eq "$(rf "$smc_bmc" /redfish/v1/Systems/1/EthernetInterfaces | jq -r '.Me
 	/redfish/v1/Systems/1/EthernetInterfaces/ToManager "supermicro USB link's host end"
 # The GPU baseboard System beside the host was not taken for it.
 assert_eq "$(jq -r '.nodes[] | select(.vendor=="openbmc") | .system_serial' $truth)" \
-	"$(sqlite3 inv.db "select system_serial from nodes where hostname=(select hostname from nodes order by id limit 1 offset 4)")" "openbmc host System"
+	"$(inv_sql inv.db "select system_serial from nodes where hostname=(select hostname from nodes order by id limit 1 offset 4)")" "openbmc host System"

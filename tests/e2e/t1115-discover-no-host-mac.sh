@@ -27,7 +27,7 @@ for h in $(jq -r '.nodes[] | select(.faults | index("no_host_mac")) | .hostname'
 	assert_contains "$reason" "EthernetInterfaces" "$v: reason names what the BMC showed"
 	usb=$(jq -r --arg h "$h" '.nodes[] | select(.hostname==$h) | .mac_roles | to_entries[] | select(.value=="bmc_usb") | .key' $truth)
 	[ -z "$usb" ] || assert_contains "$reason" "$usb is the BMC's USB link" "$v: reason names the USB link"
-	assert_eq "$(sqlite3 inv.db "select count(*) from nics c join nodes n on n.id=c.node_id where n.hostname='$h'")" 0 "$v: no MACs stored for $h"
+	assert_eq "$(inv_sql inv.db "select count(*) from nics c join nodes n on n.id=c.node_id where n.hostname='$h'")" 0 "$v: no MACs stored for $h"
 done
 assert_eq "$n" 3 "MAC-less nodes"
 # The other nodes, nic_missing ones included (a NIC absent from every view,
