@@ -45,6 +45,11 @@ inventory_state() {
 	inv_sql "$1" "select count(*) from events; select count(*) from tickets;"
 	inv_sql "$1" "select hostname || '=' || state from nodes order by hostname" | paste -sd ' ' -
 }
+# DB HOST FIELD: one field of a node as `bringup status --json` shows it
+# (state, reason, maas_system_id, ip, system_serial, ...); nothing for null.
+node_field() {
+	bringup status --db "$1" --json | jq -r --arg h "$2" ".nodes[] | select(.hostname == \$h) | .$3 // empty"
+}
 # The one place a test reads or writes the inventory behind bringup's back
 # (what `bringup status --json` does not show), so that another backend
 # changes only this function:

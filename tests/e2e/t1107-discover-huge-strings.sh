@@ -24,7 +24,7 @@ assert_eq "$rc" 0 "discover exit code: every node discovered"
 bringup status --json > st.json
 assert_eq "$(jq -r '[.nodes[] | select(.state != "discovered") | .hostname] | join(",")' st.json)" "" "nodes not discovered"
 ! grep -q "worker exited" err.txt st.json || fail "a worker died: $(grep "worker" err.txt | head -3)"
-serial=$(inv_sql inv.db "select system_serial from nodes where hostname = '$huge'")
+serial=$(node_field inv.db "$huge" system_serial)
 len=$(printf '%s' "$serial" | wc -c)
 [ "$len" -le 1024 ] || fail "stored serial is $len bytes, over the 1024 cap"
 [ "$len" -ge 512 ] || fail "stored serial is $len bytes: cut too short"

@@ -36,8 +36,8 @@ took=$(($(date +%s) - start))
 good=$(jq -r '.nodes[] | select((.faults | length) == 0) | .hostname' $truth)
 [ "$(echo "$good" | wc -w)" -ge 5 ] || fail "too few good nodes in the rack: $good"
 for h in $good; do
-	state=$(inv_sql inv.db "select state from nodes where hostname = '$h'")
-	assert_eq "$state" discovered "good node $h beside hostile BMCs ($(inv_sql inv.db "select reason from nodes where hostname = '$h'"))"
+	state=$(node_field inv.db "$h" state)
+	assert_eq "$state" discovered "good node $h beside hostile BMCs ($(node_field inv.db "$h" reason))"
 	want=$(jq -r --arg h "$h" '.nodes[] | select(.hostname == $h) | .macs[]' $truth | tr 'A-F' 'a-f' | sort | tr '\n' ' ')
 	got=$(inv_sql inv.db "select mac from nics join nodes on nodes.id = nics.node_id where hostname = '$h' order by mac" | tr '\n' ' ')
 	assert_eq "$got" "$want" "$h: host MACs"
@@ -53,17 +53,17 @@ assert_eq "$(inv_sql inv.db "select count(*) from nodes where state = 'failed' a
 	"every failed node has a reason"
 for f in bmc_down bmc_auth hang tarpit no_host_mac members_flood; do
 	h=$(jq -r --arg f "$f" '.nodes[] | select(.faults | index($f)) | .hostname' $truth)
-	assert_eq "$(inv_sql inv.db "select state from nodes where hostname = '$h'")" failed "$f node $h"
+	assert_eq "$(node_field inv.db "$h" state)" failed "$f node $h"
 done
 # A full session table is no reason to fail: basic auth reads it.
 h=$(jq -r '.nodes[] | select(.faults | index("sessions_full")) | .hostname' $truth)
-assert_eq "$(inv_sql inv.db "select state from nodes where hostname = '$h'")" discovered "sessions_full node $h"
+assert_eq "$(node_field inv.db "$h" state)" discovered "sessions_full node $h"
 # Links off the host or out of /redfish/v1 are never followed.
 assert_eq "$(jq -r 'select(.path | test("^/redfish(/|$)") | not) | .path' sim/requests.log | sort -u | tr '\n' ' ')" "" \
 	"requests outside /redfish (a followed bad link)"
 # ...and the node that shows them is read as if they were not there.
 h=$(jq -r '.nodes[] | select(.faults | index("bad_links")) | .hostname' $truth)
-assert_eq "$(inv_sql inv.db "select state from nodes where hostname = '$h'")" discovered "bad_links node $h"
+assert_eq "$(node_field inv.db "$h" state)" discovered "bad_links node $h"
 assert_eq "$(inv_sql inv.db "select mac from nics join nodes on nodes.id = nics.node_id where hostname = '$h' order by mac" | tr '\n' ' ')" \
 	"$(jq -r --arg h "$h" '.nodes[] | select(.hostname == $h) | .macs[]' $truth | tr 'A-F' 'a-f' | sort | tr '\n' ' ')" \
 	"bad_links node $h: host MACs"

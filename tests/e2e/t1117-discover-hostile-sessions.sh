@@ -18,8 +18,8 @@ truth=sim/truth.json
 bringup import --manifest sim/rack.csv >/dev/null
 
 host_of() { jq -r --arg f "$1" '.nodes[] | select(.faults | index($f)) | .hostname' $truth; }
-state_of() { inv_sql inv.db "select state from nodes where hostname = '$1'"; }
-reason_of() { inv_sql inv.db "select reason from nodes where hostname = '$1'"; }
+state_of() { node_field inv.db "$1" state; }
+reason_of() { node_field inv.db "$1" reason; }
 macs_of() {
 	inv_sql inv.db "select mac from nics join nodes on nodes.id = nics.node_id where hostname = '$1' order by mac" |
 		tr '\n' ' '

@@ -24,8 +24,8 @@ bringup discover --db t.db -q
 rc=0
 bringup enlist --no-ssh-key --db t.db --skip-configure --poll-ms 50 --json > run.json 2>/dev/null || rc=$?
 assert_eq "$rc" 1 "exit with one conflicting node"
-reason=$(inv_sql t.db "select reason from nodes where hostname = '$victim'")
-assert_eq "$(inv_sql t.db "select state from nodes where hostname = '$victim'")" failed "conflicting node state"
+reason=$(node_field t.db "$victim" reason)
+assert_eq "$(node_field t.db "$victim" state)" failed "conflicting node state"
 assert_contains "$reason" "MAC conflict: $mac is registered in MAAS on 'intruder' (system_id $intruder)" "reason"
 assert_eq "$(inv_sql t.db "select maas_system_id is null from nodes where hostname = '$victim'")" 1 \
 	"the intruder's id was not recorded for the node"

@@ -22,7 +22,7 @@ export BRINGUP_TEMPLATES=$T/tpl
 posts() { grep -c '"method":"POST"' rack/maas-requests.log || true; }
 state() { bringup status --json | jq -r --arg h "$1" '.nodes[] | select(.hostname == $h) | .state'; }
 reason() { bringup status --json | jq -r --arg h "$1" '.nodes[] | select(.hostname == $h) | .reason'; }
-sysid() { inv_sql inv.db "select maas_system_id from nodes where hostname='$1'"; }
+sysid() { node_field inv.db "$1" maas_system_id; }
 
 ssh-keygen -q -t ed25519 -N '' -f id
 bringup import --manifest rack/rack.csv >/dev/null
