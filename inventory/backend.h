@@ -122,6 +122,22 @@ static inline int invb_exec(struct invb_conn *c, const char *sql)
 {
 	return c->ops->exec(c, sql);
 }
+static inline int invb_begin_write(struct invb_conn *c)
+{
+	return c->ops->begin_write(c);
+}
+static inline int invb_commit(struct invb_conn *c)
+{
+	return c->ops->commit(c);
+}
+static inline void invb_rollback(struct invb_conn *c)
+{
+	c->ops->rollback(c);
+}
+static inline int invb_in_transaction(struct invb_conn *c)
+{
+	return c->ops->in_transaction(c);
+}
 static inline int invb_prepare(struct invb_conn *c, const char *sql, int keep, struct invb_stmt **ret)
 {
 	return c->ops->prepare(c, sql, keep, ret);
@@ -129,6 +145,10 @@ static inline int invb_prepare(struct invb_conn *c, const char *sql, int keep, s
 static inline void invb_reset(struct invb_stmt *st)
 {
 	st->ops->reset(st);
+}
+static inline void invb_clear_bindings(struct invb_stmt *st)
+{
+	st->ops->clear_bindings(st);
 }
 static inline void invb_finalize(struct invb_stmt *st)
 {

@@ -39,7 +39,7 @@ int inv_prepare(struct inv *inv, const char *sql, struct invb_stmt **ret_stmt, s
 			break;
 		}
 		invb_reset(s->st);
-		s->st->ops->clear_bindings(s->st);
+		invb_clear_bindings(s->st);
 		s->in_use = 1;
 		*ret_stmt = s->st;
 		return 0;
@@ -71,21 +71,21 @@ void inv_finalize(struct inv *inv, struct invb_stmt *st)
 
 int inv_tx_begin(struct inv *inv, struct br_err *err)
 {
-	if (inv->db->ops->begin_write(inv->db))
+	if (invb_begin_write(inv->db))
 		return br_errf(err, BR_E_DB, "inventory %s: %s", inv->path, invb_errmsg(inv->db));
 	return 0;
 }
 
 int inv_tx_commit(struct inv *inv, struct br_err *err)
 {
-	if (inv->db->ops->commit(inv->db))
+	if (invb_commit(inv->db))
 		return br_errf(err, BR_E_DB, "inventory %s: %s", inv->path, invb_errmsg(inv->db));
 	return 0;
 }
 
 void inv_tx_rollback(struct inv *inv)
 {
-	inv->db->ops->rollback(inv->db);
+	invb_rollback(inv->db);
 }
 
 void inv_now(char out[INV_TIME_LEN])
