@@ -72,7 +72,8 @@ struct invb_ops {
 	void (*clear_bindings)(struct invb_stmt *st);
 	void (*finalize)(struct invb_stmt *st);
 	/* Parameters count from 1. Text is copied unless borrow, when it
-	 * must stay as it is until the statement is reset. 0 or -1. */
+	 * must stay as it is until the statement's next step has run. 0 or
+	 * -1. */
 	int (*bind_null)(struct invb_stmt *st, int idx);
 	int (*bind_int64)(struct invb_stmt *st, int idx, int64_t v);
 	int (*bind_double)(struct invb_stmt *st, int idx, double v);
@@ -171,7 +172,7 @@ static inline int invb_bind_text(struct invb_stmt *st, int idx, const char *s)
 {
 	return s ? st->ops->bind_text(st, idx, s, 0) : st->ops->bind_null(st, idx);
 }
-/* The same without a copy: s must outlive the statement's next reset. */
+/* The same without a copy: s must outlive the statement's next step. */
 static inline int invb_bind_text_borrowed(struct invb_stmt *st, int idx, const char *s)
 {
 	return s ? st->ops->bind_text(st, idx, s, 1) : st->ops->bind_null(st, idx);

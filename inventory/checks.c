@@ -38,7 +38,6 @@ int inv_checks_write(struct inv *inv, int64_t id, const char *stage, const struc
 		     struct br_err *err)
 {
 	struct invb_stmt *del = NULL, *ins = NULL;
-	char now[INV_TIME_LEN];
 	int rc = inv_prepare(inv, "DELETE FROM check_results WHERE node_id=? AND stage=?", &del, err);
 
 	if (!rc) {
@@ -55,7 +54,6 @@ int inv_checks_write(struct inv *inv, int64_t id, const char *stage, const struc
 		    " stage=excluded.stage, result=excluded.result, detail=excluded.detail,"
 		    " component=excluded.component, at=excluded.at",
 		    &ins, err);
-	inv_now(now); /* one time for the batch, as the statement's own 'now' was */
 	for (size_t i = 0; i < n && !rc; i++) {
 		invb_reset(ins);
 		invb_bind_int64(ins, 1, id);
@@ -64,7 +62,7 @@ int inv_checks_write(struct inv *inv, int64_t id, const char *stage, const struc
 		inv_bind_text(ins, 4, inv_check_result_name(checks[i].result));
 		inv_bind_text(ins, 5, checks[i].detail);
 		inv_bind_text(ins, 6, checks[i].component);
-		inv_bind_text(ins, 7, now);
+		inv_bind_now(ins, 7);
 		if (invb_step(ins) != INVB_DONE)
 			rc = inv_dberr(inv, err, "store check result");
 	}
