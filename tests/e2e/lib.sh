@@ -2,7 +2,8 @@
 # Gives: $T (a scratch dir removed at exit), $BIN (built executables),
 # fail MSG, assert_eq GOT WANT MSG, assert_contains HAYSTACK NEEDLE MSG,
 # at_exit CMD (run at exit, last registered first), need_root, maas_auth [KEY],
-# maas_req METHOD PATH, inventory_state DB.
+# maas_req METHOD PATH, inventory_state DB, node_field DB HOST FIELD,
+# inv_sql DB SQL (the one way to the inventory that status does not show).
 set -eu
 BR_TOP=${BR_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 BIN=${BR_BIN:-$BR_TOP/build/bin}
