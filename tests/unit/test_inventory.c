@@ -651,6 +651,63 @@ static void test_portable_writes(void **state)
 	inv_node_release(&n);
 }
 
+/* ---- the backend interface itself ------------------------------------------ */
+
+/* What a step answered is classified (a refused row is a constraint, not
+ * a bare error), RETURNING gives the new id, changes counts rows, and a
+ * write transaction rolls back to nothing. */
+static void test_backend(void **state)
+{
+	struct fixture *f = *state;
+	const struct invb_ops *ops = invb_for(f->path);
+	struct invb_conn *db;
+	struct invb_stmt *st;
+	int64_t first;
+
+	assert_int_equal(ops->open(f->path, &db, NULL), 0);
+	assert_int_equal(ops->schema_version(db), INV_SCHEMA_VERSION);
+	assert_false(invb_in_transaction(db));
+	assert_int_equal(invb_begin_write(db), 0);
+	assert_true(invb_in_transaction(db));
+	assert_int_equal(invb_prepare(db,
+				      "INSERT INTO events(node_id, from_state, to_state, reason, at)"
+				      " VALUES (?, NULL, ?, ?, ?) RETURNING id",
+				      0, &st),
+			 0);
+	invb_bind_int64(st, 1, 1);
+	invb_bind_text(st, 2, "new");
+	invb_bind_null(st, 3);
+	invb_bind_text(st, 4, "2026-01-01T00:00:00.000Z");
+	assert_int_equal(invb_step(st), INVB_ROW);
+	first = invb_column_int64(st, 0);
+	assert_true(first > 0);
+	assert_int_equal(invb_step(st), INVB_DONE);
+	invb_reset(st);
+	assert_int_equal(invb_step(st), INVB_ROW);
+	assert_int_equal(invb_column_int64(st, 0), first + 1);
+	invb_finalize(st);
+	assert_int_equal(
+	    invb_prepare(db,
+			 "INSERT INTO nodes(hostname, rack, unit, bmc, bmc_user,"
+			 " bmc_password_ref, profile) VALUES ('node-a', 'r', 1, 'x', 'u', 'p', 'q')",
+			 0, &st),
+	    0);
+	assert_int_equal(invb_step(st), INVB_CONSTRAINT);
+	invb_finalize(st);
+	assert_int_equal(invb_prepare(db, "UPDATE nodes SET notes = 'n' WHERE rack = 'r01'", 0, &st), 0);
+	assert_int_equal(invb_step(st), INVB_DONE);
+	assert_int_equal(invb_changes(db), 2);
+	invb_finalize(st);
+	invb_rollback(db);
+	assert_false(invb_in_transaction(db));
+	assert_int_equal(invb_prepare(db, "SELECT count(*) FROM nodes WHERE notes IS NOT NULL", 0, &st), 0);
+	assert_int_equal(invb_step(st), INVB_ROW);
+	assert_int_equal(invb_column_int64(st, 0), 0);
+	assert_false(invb_column_is_null(st, 0));
+	invb_finalize(st);
+	db->ops->close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -663,6 +720,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_attempts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_expected_serial, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_portable_writes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_backend, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
