@@ -2,7 +2,7 @@
 # Gives: $T (a scratch dir removed at exit), $BIN (built executables),
 # fail MSG, assert_eq GOT WANT MSG, assert_contains HAYSTACK NEEDLE MSG,
 # at_exit CMD (run at exit, last registered first), need_root, maas_auth [KEY],
-# maas_req METHOD PATH, inventory_state DB, node_field DB HOST FIELD,
+# maas_req METHOD PATH, inventory_state DB, node_field DB HOST FIELD, nodes_in DB STATE,
 # inv_sql DB SQL (the one way to the inventory that status does not show).
 set -eu
 BR_TOP=${BR_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -50,6 +50,10 @@ inventory_state() {
 # (state, reason, maas_system_id, ip, system_serial, ...); nothing for null.
 node_field() {
 	bringup status --db "$1" --json | jq -r --arg h "$2" ".nodes[] | select(.hostname == \$h) | .$3 // empty"
+}
+# DB STATE: how many nodes `bringup status --json` shows in STATE.
+nodes_in() {
+	bringup status --db "$1" --json | jq --arg s "$2" '[.nodes[] | select(.state == $s)] | length'
 }
 # The one place a test reads or writes the inventory behind bringup's back
 # (what `bringup status --json` does not show), so that another backend

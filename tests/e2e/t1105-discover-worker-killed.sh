@@ -29,5 +29,5 @@ timed_out=$(bringup status --db inv.db --json | jq '[.nodes[] | select(.state ==
 assert_eq "$((killed + timed_out))" 16 "every other node failed on its own (hung) BMC"
 assert_eq "$(jq '.failed' out.json)" 16 "--json failed count"
 assert_eq "$(inv_sql inv.db 'pragma integrity_check')" ok "inventory integrity"
-assert_eq "$(inv_sql inv.db "select count(*) from nodes where state = 'failed'")" 16 "failed nodes stored"
+assert_eq "$(nodes_in inv.db failed)" 16 "failed nodes stored"
 

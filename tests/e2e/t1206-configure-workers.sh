@@ -128,7 +128,7 @@ kill -TERM $pid
 rc=0
 wait $pid || rc=$?
 assert_eq "$rc" 143 "configure exit code after SIGTERM"
-assert_eq "$(inv_sql term.db "select count(*) from nodes where state = 'discovered'")" 6 "nodes left discovered"
+assert_eq "$(nodes_in term.db discovered)" 6 "nodes left discovered"
 assert_eq "$(inv_sql term.db "select count(*) from check_results where stage = 'configure'")" 0 "checks recorded"
 assert_eq "$(jq '[.nodes[] | select(.reason | test("interrupted by SIGTERM"))] | length' term.json)" 6 \
 	"--json: every node interrupted"

@@ -51,4 +51,4 @@ assert_eq "$(jq -r 'select(.status == 401) | .op' sim/maas-requests.log | sort -
 
 # The same rack with the right key goes through.
 bringup enlist --no-ssh-key --db t.db --skip-configure --poll-ms 50 -q
-assert_eq "$(inv_sql t.db "select count(*) from nodes where state = 'deployed'")" 4 "deployed with the right key"
+assert_eq "$(nodes_in t.db deployed)" 4 "deployed with the right key"

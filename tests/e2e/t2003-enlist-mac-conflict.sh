@@ -29,6 +29,6 @@ assert_eq "$(node_field t.db "$victim" state)" failed "conflicting node state"
 assert_contains "$reason" "MAC conflict: $mac is registered in MAAS on 'intruder' (system_id $intruder)" "reason"
 assert_eq "$(inv_sql t.db "select maas_system_id is null from nodes where hostname = '$victim'")" 1 \
 	"the intruder's id was not recorded for the node"
-assert_eq "$(inv_sql t.db "select count(*) from nodes where state = 'deployed'")" 3 "other nodes deployed"
+assert_eq "$(nodes_in t.db deployed)" 3 "other nodes deployed"
 touched=$(jq -r --arg id "$intruder" 'select(.system_id == $id and .method == "POST") | .path' sim/maas-requests.log | wc -l)
 assert_eq "$touched" 1 "requests changing the intruder (its own create only)"
