@@ -390,7 +390,8 @@ static int configure(struct br_stage *st, struct run *run, struct profiles *ps, 
 			rf[n_rf++] = (struct rf_config_target){
 				{ job->node->hostname, job->base_url, job->node->bmc_user, job->password, job,
 				  br_bmc_deadline_ms(&a->bmc, job->profile->hw.limits.configure_s,
-						     BR_CONFIGURE_DEADLINE_S) },
+						     BR_CONFIGURE_DEADLINE_S),
+				  NULL },
 				&job->spec
 			};
 	}

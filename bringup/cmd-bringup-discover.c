@@ -98,6 +98,26 @@ static int store_hw(struct inv *inv, const struct rf_target *t, const struct br_
 	return store_node(inv, job->node, hw, summary, n_macs, err);
 }
 
+/* The pool's store_failed hook: a BMC that failed the node but named the
+ * machine (its serial, model, BMC MAC) leaves those in the inventory, so
+ * status and tickets name it; the node fails with the reason and kind the
+ * failure has. A node that is another machine (serial_mismatch) says so
+ * instead. err carries the reason recorded. */
+static int store_failed_hw(struct inv *inv, const struct rf_target *t, const struct br_hw *hw, int rc,
+			   const char *why, struct br_err *err)
+{
+	const struct job *job = t->user_data;
+	char *reason = br_bmc_failure_reason(rc, why);
+	int src;
+
+	src = inv_store_hw_kind(inv, job->node->hostname, hw, job->node->state, INV_FAILED,
+				br_bmc_failure_kind(rc), reason, err);
+	if (!src)
+		br_errf(err, BR_E_EXISTS, "%s", reason);
+	free(reason);
+	return src == BR_E_EXISTS ? 0 : src;
+}
+
 static void stored(struct run *run, struct job *job, const char *via, const char *summary, size_t n_macs)
 {
 	br_info("discover", "%s: %s", job->node->hostname, summary);
@@ -285,8 +305,9 @@ static int discover(struct br_stage *st, struct run *run, struct args *a)
 		if (prepare(run, job, a->bmc.scheme) || !strcmp(job->node->bmc_type, "ipmi"))
 			continue;
 		rf[n_rf++] = (struct rf_target){
-			job->node->hostname, job->base_url, job->node->bmc_user,
-			job->password,	     job,	    deadline_ms(&profiles, job->node, &a->bmc)
+			job->node->hostname,  job->base_url, job->node->bmc_user,
+			job->password,	      job,	     deadline_ms(&profiles, job->node, &a->bmc),
+			job->node->bmc_system
 		};
 	}
 	/* Workers fork here, before any network I/O; each stores what its
@@ -296,8 +317,9 @@ static int discover(struct br_stage *st, struct run *run, struct args *a)
 	if (n_rf && workers > 1)
 		br_info("discover", "%zu Redfish BMCs over %d worker processes", n_rf,
 			(size_t)workers < n_rf ? workers : (int)n_rf);
-	if (n_rf && br_discover_workers(&st->inv, rf, n_rf, &a->rf, workers,
-					&(const struct br_pool_hooks){ store_hw, on_redfish, run }, &err))
+	if (n_rf && br_discover_workers(
+			&st->inv, rf, n_rf, &a->rf, workers,
+			&(const struct br_pool_hooks){ store_hw, on_redfish, run, store_failed_hw }, &err))
 		rc = br_stage_fail(st, BR_EXIT_USAGE, "%s", err.msg);
 	for (size_t i = 0; i < st->n && !rc; i++) {
 		struct job *job = &run->jobs[i];

@@ -1,8 +1,28 @@
-/* bringup status: the node table, or the DESIGN.md status document. */
+/* bringup status: the node table, or the status document (man/bringup-status.1). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "stage.h"
+
+/* Every MAC the BMC showed with whose it is (only the host's are in
+ * "macs", what MAAS gets), and what it could not show: a node's facts as
+ * far as a person judging it needs them. Empty before discovery. */
+static json_t *nics_json(struct inv *inv, const char *hostname)
+{
+	json_t *out = json_array();
+	struct br_hw hw;
+
+	if (inv_load_hw_nics(inv, hostname, &hw, NULL))
+		return out;
+	for (size_t i = 0; i < hw.n_nics; i++)
+		json_array_append_new(out, json_pack("{s:s, s:s, s:o, s:o}", "mac",
+						     hw.nics[i].mac ? hw.nics[i].mac : "", "role",
+						     hw.nics[i].role ? hw.nics[i].role : BR_NIC_ROLE_HOST,
+						     "source", br_json_string_or_null(hw.nics[i].source),
+						     "name", br_json_string_or_null(hw.nics[i].name)));
+	br_hw_release(&hw);
+	return out;
+}
 
 static json_t *node_json(struct inv *inv, const struct inv_node *n, struct br_err *err)
 {
@@ -40,6 +60,7 @@ static json_t *node_json(struct inv *inv, const struct inv_node *n, struct br_er
 			    n->state == INV_FAILED ? json_string(br_fail_kind_name(
 							 n->failure_kind ? n->failure_kind : BR_FAIL_STAGE))
 						   : json_null());
+	json_object_set_new(o, "nics", nics_json(inv, n->hostname));
 	br_strlist_release(&macs);
 	inv_checks_free(checks, n_checks);
 	return o;
@@ -86,7 +107,11 @@ int main(int argc, char **argv)
 		"bringup-status",
 		"[options] [HOST...]",
 		"Show every node (or the named ones): state, last reason, serial, MACs, check results.\n"
-		"--json prints {\"nodes\":[{hostname, state, reason, macs, system_serial, checks}]}.",
+		"--json prints {\"nodes\":[{hostname, state, reason, macs, system_serial, checks, nics}]}: "
+		"macs the host's\n"
+		"(what MAAS gets), nics every MAC the BMC showed with its role (host, bmc, bmc_usb, "
+		"disabled,\n"
+		"other_system) and source.",
 		options,
 		&st.common,
 	};

@@ -43,6 +43,13 @@ static void child_done(const struct rf_target *t, int rc, struct br_hw *hw, cons
 		why = rc ? store_err.msg : summary ? summary : "";
 	} else {
 		why = err && err->msg[0] ? err->msg : br_strerror(rc);
+		/* the serial and BMC MAC it did read name the machine in tickets */
+		if (c->d->hooks->store_failed && rc != BR_E_INTERRUPTED && br_hw_has_identity(hw) &&
+		    !c->d->hooks->store_failed(br_pool_inv(c->w), &c->d->targets[index], hw, rc, why,
+					       &store_err)) {
+			rc = BR_E_EXISTS;
+			why = store_err.msg;
+		}
 	}
 	text = br_xstrdup_capped(why, BR_WORKER_TEXT_MAX);
 	msg = json_pack("{s:i, s:s, s:I}", "rc", rc, "text", text, "macs", (json_int_t)n_macs);

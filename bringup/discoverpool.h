@@ -25,6 +25,12 @@ struct br_pool_hooks {
 	 * nothing was stored). */
 	void (*done)(const struct rf_target *t, int rc, const char *text, size_t n_macs, void *ctx);
 	void *ctx;
+	/* Optional, in the worker: t failed with rc and why, and hw names
+	 * the machine (br_hw_has_identity: only what names it is left).
+	 * Store it and the failure; 0 when the node is now recorded failed
+	 * (the target then ends with BR_E_EXISTS and why), else an error. */
+	int (*store_failed)(struct inv *inv, const struct rf_target *t, const struct br_hw *hw, int rc,
+			    const char *why, struct br_err *err);
 };
 
 /* The automatic worker count: br_workers_auto. */

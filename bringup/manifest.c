@@ -20,6 +20,7 @@ enum col {
 	C_BOOTDISK,
 	C_NOTES,
 	C_SERIAL,
+	C_SYSTEM,
 	C_COUNT
 };
 
@@ -38,6 +39,7 @@ static const struct {
 	[C_BOOTDISK] = { "boot_disk_serial", 0 },
 	[C_NOTES] = { "notes", 0 },
 	[C_SERIAL] = { "serial", 0 },
+	[C_SYSTEM] = { "system", 0 },
 };
 
 /* libcsv hands fields and row ends to callbacks; this is their state. */
@@ -113,7 +115,7 @@ static void on_header(struct parse_state *ps)
 		if (col < 0) {
 			problem(ps, ps->line, name,
 				"unknown column (known: hostname, rack, unit, bmc, bmc_user,"
-				" bmc_password, profile, bmc_type, boot_disk_serial, notes, serial)");
+				" bmc_password, profile, bmc_type, boot_disk_serial, notes, serial, system)");
 			continue;
 		}
 		if (seen[col]++) {
@@ -175,6 +177,7 @@ static void on_row(int term, void *ctx)
 			[C_BOOTDISK] = &r->boot_disk_serial,
 			[C_NOTES] = &r->notes,
 			[C_SERIAL] = &r->serial,
+			[C_SYSTEM] = &r->system,
 		};
 		int col = ps->colmap[i];
 		long unit;
@@ -328,6 +331,14 @@ static void validate_row(struct parse_state *ps, const struct br_manifest_row *r
 		    ps, r->line, "serial",
 		    "'%s' is not a serial or service tag (at most %d letters, digits, '.', '_', '-', '/')",
 		    r->serial, BR_MANIFEST_SERIAL_MAX);
+	/* A Redfish System's Id or @odata.id: a value with a blank, a quote
+	 * or a comma is a typo, not a System any BMC lists. */
+	if (r->system && *r->system &&
+	    (strlen(r->system) > BR_MANIFEST_SYSTEM_MAX || !valid_label_chars(r->system, "._-/:")))
+		problem(ps, r->line, "system",
+			"'%s' is not a Redfish System Id or @odata.id (at most %d letters, digits, '.', '_', "
+			"'-', '/', ':')",
+			r->system, BR_MANIFEST_SYSTEM_MAX);
 	if (r->bmc_type && *r->bmc_type && strcmp(r->bmc_type, "redfish") && strcmp(r->bmc_type, "ipmi") &&
 	    strcmp(r->bmc_type, "auto"))
 		problem(ps, r->line, "bmc_type", "'%s' is not one of redfish, ipmi, auto", r->bmc_type);
@@ -470,6 +481,7 @@ void br_manifest_release(struct br_manifest *m)
 		free(r->boot_disk_serial);
 		free(r->notes);
 		free(r->serial);
+		free(r->system);
 	}
 	free(m->rows);
 	free(m->path);

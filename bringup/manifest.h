@@ -13,12 +13,14 @@
 
 #define BR_MANIFEST_MAX_BYTES (16u * 1024 * 1024)
 #define BR_MANIFEST_MAX_ROWS 100000
-#define BR_MANIFEST_SERIAL_MAX 64 /* longer than any system serial or service tag */
+#define BR_MANIFEST_SERIAL_MAX 64  /* longer than any system serial or service tag */
+#define BR_MANIFEST_SYSTEM_MAX 256 /* a System's @odata.id */
 
 struct br_manifest_row {
 	int line;
 	char *hostname, *rack, *bmc, *bmc_user, *bmc_password, *profile, *bmc_type, *boot_disk_serial, *notes;
 	char *serial; /* the expected system serial or service tag; NULL or "" when absent */
+	char *system; /* which Redfish System is this host (Id or @odata.id); NULL or "" when absent */
 	int unit;
 };
 

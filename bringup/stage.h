@@ -23,7 +23,7 @@
 #include "inventory/inventory.h"
 #include "validators/rules.h"
 
-/* Exit codes (DESIGN.md). */
+/* Exit codes (README.md, man/bringup.1). */
 enum br_exit {
 	BR_EXIT_OK = 0,		 /* all done */
 	BR_EXIT_NODES = 1,	 /* some nodes failed or were quarantined */

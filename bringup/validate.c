@@ -368,7 +368,12 @@ static int collect_ssh(struct br_stage *st, const struct vstage_options *o, stru
 
 		if (job->done)
 			continue;
-		val_ssh_config_lookup(cfg, job->node->hostname, h);
+		/* A proxy command the runner cannot take is the operator's file:
+		 * stop before any node is touched. */
+		if (val_ssh_config_lookup(cfg, job->node->hostname, h, &err)) {
+			rc = br_stage_usage(st, "%s", err.msg);
+			goto out;
+		}
 		if (!h->hostname && !(job->node->ip && *job->node->ip)) {
 			finish(run, job, BR_FAIL_SSH_UNREACHABLE,
 			       br_xstrdup("no address to reach it: MAAS gave none at deploy, and no ssh "
@@ -377,14 +382,16 @@ static int collect_ssh(struct br_stage *st, const struct vstage_options *o, stru
 		}
 		if (h->user && o->ssh_user && strcmp(h->user, o->ssh_user))
 			br_debug("validate", "%s: user %s from the ssh config", job->node->hostname, h->user);
-		targets[n] = (struct val_ssh_target){ job->node->hostname,
-						      h->hostname ? h->hostname : job->node->ip, h->port };
+		targets[n] =
+		    (struct val_ssh_target){ job->node->hostname, h->hostname ? h->hostname : job->node->ip,
+					     h->port, h->proxy_jump };
 		jobs[n++] = job;
 	}
 	val_ssh_options_init(&so);
 	so.user = o->ssh_user ? o->ssh_user : "ubuntu";
 	so.private_key = o->ssh_key;
 	so.known_hosts = o->known_hosts;
+	so.ssh_config = o->ssh_config;
 	so.host_keys = o->host_keys;
 	so.upload = o->probe;
 	so.limit_option = "--time-limit";
@@ -434,11 +441,11 @@ static int collect_ssh(struct br_stage *st, const struct vstage_options *o, stru
 			st->inv = run->inv;
 		}
 	}
+out:
 	for (size_t i = 0; i < n; i++) {
 		val_ssh_result_release(&results[i]);
 		val_ssh_host_release(&hosts[i]);
 	}
-out:
 	val_ssh_config_free(cfg);
 	free(db_path);
 	free(targets);

@@ -16,7 +16,7 @@
 
 #include "common.h"
 
-#define INV_SCHEMA_VERSION 13
+#define INV_SCHEMA_VERSION 14
 #define INV_BUSY_TIMEOUT_MS 10000
 /* Longest reason kept with a node or an event; a longer one is cut
  * (br_xstrdup_capped). Reasons carry text from BMCs and MAAS. */
@@ -74,6 +74,7 @@ struct inv_manifest_row {
 	const char *notes;	      /* may be NULL */
 	int line;		      /* in the manifest, for messages; 0 if unknown */
 	const char *expected_serial;  /* the manifest's serial: system serial or service tag; may be NULL */
+	const char *bmc_system; /* the manifest's system: which Redfish System is this host; may be NULL */
 };
 
 struct inv_import_stats {
@@ -93,6 +94,7 @@ struct inv_node {
 	char *hostname, *rack, *bmc, *bmc_user, *bmc_password_ref, *bmc_type, *profile;
 	char *boot_disk_serial, *notes;
 	char *expected_serial; /* the manifest's serial column; NULL when it has none */
+	char *bmc_system;      /* the manifest's system column (Id or @odata.id); NULL when it has none */
 	int unit;
 	enum inv_state state;
 	char *reason;
@@ -147,6 +149,11 @@ int inv_node_unretire(struct inv *inv, const char *hostname, const char *reason,
  * BR_E_EXISTS returns with that reason in err. */
 int inv_store_hw(struct inv *inv, const char *hostname, const struct br_hw *hw, enum inv_state from,
 		 enum inv_state to, const char *reason, struct br_err *err);
+/* inv_store_hw with the failure kind a move to failed records: a node
+ * whose discovery failed keeps what names the machine (its serial, model,
+ * BMC MAC) for tickets and status, failed as kind. */
+int inv_store_hw_kind(struct inv *inv, const char *hostname, const struct br_hw *hw, enum inv_state from,
+		      enum inv_state to, enum br_fail_kind kind, const char *reason, struct br_err *err);
 
 /* Per-node leases: a stage holds the nodes it works so that two stages
  * (two operators, or configure beside enlist) never work one node at once.
@@ -200,6 +207,9 @@ int inv_load_hw(struct inv *inv, const char *hostname, struct br_hw *hw, struct 
  * source and firmware inventory (what configure judges). */
 int inv_load_hw_disks(struct inv *inv, const char *hostname, struct br_hw *hw, struct br_err *err);
 int inv_load_hw_firmware(struct inv *inv, const char *hostname, struct br_hw *hw, struct br_err *err);
+/* Every MAC with its role and source, and the resources the BMC could not
+ * give (what status shows beside the host MACs). */
+int inv_load_hw_nics(struct inv *inv, const char *hostname, struct br_hw *hw, struct br_err *err);
 /* Where the node's stored facts came from ("redfish", "ipmi"; *ret_source
  * NULL when none are stored; caller frees), without reading the document:
  * what a stage needs to pick the protocol before its workers start. */

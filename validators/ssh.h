@@ -47,6 +47,9 @@ struct val_ssh_target {
 	const char *name;    /* for messages: the node's hostname */
 	const char *address; /* IP address or name to connect to */
 	int port;	     /* 0: 22 */
+	/* ProxyJump as ssh_config says it ("[user@]host[:port][,...]"): the
+	 * session runs through `ssh -W` to the last hop; NULL: direct. */
+	const char *proxy_jump;
 };
 
 /* Nodes worked at once unless told otherwise (ssh.c says why). */
@@ -70,6 +73,7 @@ struct val_ssh_options {
 	int64_t
 	    run_timeout_ms; /* checking and copying the file, then the command itself, each; default 120 s */
 	int max_parallel;   /* sessions at once; default 32 */
+	const char *ssh_config; /* the file a jump host's ssh is given (-F); NULL: ssh's own */
 };
 void val_ssh_options_init(struct val_ssh_options *o);
 /* Mistakes in o that would fail every node alike, found before any node is
@@ -139,22 +143,32 @@ void val_shell_quote(struct br_buf *b, const char *s);
 
 /* ---- ssh_config.c: where a node is reached --------------------------------- */
 
-/* The subset of OpenSSH's ssh_config(5) a validator needs: Host blocks
- * (patterns with * and ?, negation with !) giving HostName, Port, User,
- * IdentityFile and UserKnownHostsFile. As in OpenSSH, the first value
- * found for a keyword wins. Other keywords are ignored. */
+/* Each node's settings as OpenSSH resolves them from an ssh_config file
+ * (`ssh -G`: Include, Match, Host patterns, tokens). The runner takes
+ * HostName, Port and User; it logs in with its own key and checks its own
+ * known_hosts (--ssh-key, --known-hosts win over IdentityFile and
+ * UserKnownHostsFile, as one key serves every node) and goes through a
+ * ProxyJump; a ProxyCommand, which it cannot honour, is an error naming the
+ * keyword. */
 struct val_ssh_host {
-	char *hostname; /* where to connect; NULL: not given */
-	int port;	/* 0: not given */
+	char *hostname; /* where to connect; NULL: the file sets none */
+	int port;	/* 0: the file sets none */
 	char *user, *identity_file, *known_hosts;
+	char *proxy_jump, *proxy_command; /* NULL: none */
 };
 void val_ssh_host_release(struct val_ssh_host *h);
+/* Read the "keyword value" lines `ssh -G` prints (first value of a keyword
+ * wins; the first of UserKnownHostsFile's files). 0 or BR_E_PROTO. */
+int val_ssh_g_parse(const char *text, size_t len, struct val_ssh_host *ret, struct br_err *err);
 
 struct val_ssh_config;
-/* Parse path; problems are "PATH:LINE: keyword: message" (BR_E_INVAL). */
+/* Check that ssh reads path (its own message on a syntax error, BR_E_INVAL;
+ * BR_E_NOTFOUND without the file or without ssh). */
 int val_ssh_config_load(const char *path, struct val_ssh_config **ret, struct br_err *err);
 void val_ssh_config_free(struct val_ssh_config *cfg);
-/* What the file says for host (fields the file does not set stay NULL/0). */
-void val_ssh_config_lookup(const struct val_ssh_config *cfg, const char *host, struct val_ssh_host *ret);
+/* What the file sets for host (fields it does not set stay NULL/0); a NULL
+ * cfg sets nothing. BR_E_UNSUPPORTED for a proxy command. */
+int val_ssh_config_lookup(const struct val_ssh_config *cfg, const char *host, struct val_ssh_host *ret,
+			  struct br_err *err);
 
 #endif

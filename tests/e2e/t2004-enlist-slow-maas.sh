@@ -4,7 +4,7 @@
 # taken once per machine: one create, one set_boot_disk, one layout, one
 # deploy, and no 409 from acting twice on the same machine. Catches a poll
 # that re-reads machines whose previous poll is still in flight.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 
 # Polls read 50 machines a request (ENLIST_POLL_IDS_MAX): 120 waiting take

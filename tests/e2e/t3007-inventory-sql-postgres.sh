@@ -4,7 +4,7 @@
 # rack, then has a scratch PostgreSQL cluster (its own, started as the
 # postgres user on a Unix socket and stopped after) prepare each statement
 # against the current schema. Skipped, saying so, without a PostgreSQL server.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 out=$("$BR_TOP/scripts/pg-check-sql" "$BIN" 2>&1) || fail "$(printf '%s\n' "$out" | tail -n 20)"
 printf '%s\n' "$out" | tail -n 1

@@ -5,7 +5,7 @@
 # from the workers' lines (tags and status included: a second run sends
 # nothing that changes MAAS), every quarantined machine tagged and marked
 # broken.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 bringup sim --nodes 60 --seed 14 --dir rack --no-hosts --maas-commission-ms 100 --maas-deploy-ms 100 \
 	--daemon >/dev/null

@@ -107,10 +107,41 @@ static void test_unknown_column_lists_serial(void **state)
 	(void)state;
 	assert_int_equal(br_manifest_load(path, NULL, &m, &problems, &err), BR_E_INVAL);
 	assert_true(has_problem(&problems, ":1: serial_number: unknown column"));
-	assert_true(has_problem(&problems, "notes, serial)"));
+	assert_true(has_problem(&problems, "notes, serial, system)"));
 	br_strlist_release(&problems);
 	unlink(path);
 	free(path);
+}
+
+/* The system column names a Redfish System by Id or @odata.id; a value
+ * with a blank or a comma is refused naming the row. */
+static void test_system_column(void **state)
+{
+	char *path = write_tmp("hostname,rack,unit,bmc,bmc_user,bmc_password,profile,system\n"
+			       "gpu-a,r01,1,10.0.0.1,root,env:PW,xe9680,System.Embedded.2\n"
+			       "gpu-b,r01,2,10.0.0.1:444,root,env:PW,xe9680,/redfish/v1/Systems/Node_2\n"
+			       "gpu-c,r01,3,10.0.0.3,root,env:PW,xe9680,\n");
+	char *bad = write_tmp("hostname,rack,unit,bmc,bmc_user,bmc_password,profile,system\n"
+			      "gpu-a,r01,1,10.0.0.1,root,env:PW,xe9680,\"node 2\"\n");
+	struct br_manifest m;
+	struct br_strlist problems = { 0 };
+	struct br_err err = { 0 };
+
+	(void)state;
+	assert_int_equal(br_manifest_load(path, NULL, &m, &problems, &err), 0);
+	assert_int_equal(m.n, 3);
+	assert_string_equal(m.rows[0].system, "System.Embedded.2");
+	assert_string_equal(m.rows[1].system, "/redfish/v1/Systems/Node_2");
+	assert_string_equal(m.rows[2].system, "");
+	br_manifest_release(&m);
+	br_strlist_release(&problems);
+	assert_int_equal(br_manifest_load(bad, NULL, &m, &problems, &err), BR_E_INVAL);
+	assert_true(has_problem(&problems, ":2: system: 'node 2' is not a Redfish System"));
+	br_strlist_release(&problems);
+	unlink(path);
+	unlink(bad);
+	free(path);
+	free(bad);
 }
 
 int main(void)
@@ -119,6 +150,7 @@ int main(void)
 		cmocka_unit_test(test_duplicate_column_no_leak),
 		cmocka_unit_test(test_serial_column),
 		cmocka_unit_test(test_unknown_column_lists_serial),
+		cmocka_unit_test(test_system_column),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

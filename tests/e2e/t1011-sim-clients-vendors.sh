@@ -18,7 +18,7 @@
 #    attributes from the settings object, where iLO keeps every one; the
 #    other families have no such section and it treats them as generic
 #    Redfish, as on their hardware.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 command -v redfishtool >/dev/null || fail "redfishtool is not installed (scripts/deps)"
 command -v ilorest >/dev/null || fail "ilorest is not installed (scripts/deps)"
 
