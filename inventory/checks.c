@@ -37,30 +37,33 @@ void inv_checks_free(struct inv_check *checks, size_t n)
 int inv_checks_write(struct inv *inv, int64_t id, const char *stage, const struct inv_check *checks, size_t n,
 		     struct br_err *err)
 {
-	sqlite3_stmt *del = NULL, *ins = NULL;
+	struct invb_stmt *del = NULL, *ins = NULL;
 	int rc = inv_prepare(inv, "DELETE FROM check_results WHERE node_id=? AND stage=?", &del, err);
 
 	if (!rc) {
-		sqlite3_bind_int64(del, 1, id);
+		invb_bind_int64(del, 1, id);
 		inv_bind_text(del, 2, stage);
-		if (sqlite3_step(del) != SQLITE_DONE)
+		if (invb_step(del) != INVB_DONE)
 			rc = inv_dberr(inv, err, "clear check results");
 	}
 	if (!rc)
-		rc = inv_prepare(inv,
-				 "INSERT OR REPLACE INTO check_results(node_id, stage, name, result, detail, "
-				 "component, at)"
-				 " VALUES (?,?,?,?,?,?,strftime('%Y-%m-%dT%H:%M:%fZ','now'))",
-				 &ins, err);
+		rc = inv_prepare(
+		    inv,
+		    "INSERT INTO check_results(node_id, stage, name, result, detail, component, at)"
+		    " VALUES (?,?,?,?,?,?,?) ON CONFLICT (node_id, name) DO UPDATE SET"
+		    " stage=excluded.stage, result=excluded.result, detail=excluded.detail,"
+		    " component=excluded.component, at=excluded.at",
+		    &ins, err);
 	for (size_t i = 0; i < n && !rc; i++) {
-		sqlite3_reset(ins);
-		sqlite3_bind_int64(ins, 1, id);
+		invb_reset(ins);
+		invb_bind_int64(ins, 1, id);
 		inv_bind_text(ins, 2, stage);
 		inv_bind_text(ins, 3, checks[i].name);
 		inv_bind_text(ins, 4, inv_check_result_name(checks[i].result));
 		inv_bind_text(ins, 5, checks[i].detail);
 		inv_bind_text(ins, 6, checks[i].component);
-		if (sqlite3_step(ins) != SQLITE_DONE)
+		inv_bind_now(ins, 7);
+		if (invb_step(ins) != INVB_DONE)
 			rc = inv_dberr(inv, err, "store check result");
 	}
 	inv_finalize(inv, del);
@@ -92,7 +95,7 @@ int inv_node_checks(struct inv *inv, int64_t node_id, struct inv_check **ret_che
 {
 	struct inv_check *c = NULL;
 	size_t n = 0;
-	sqlite3_stmt *st;
+	struct invb_stmt *st;
 	int rc;
 
 	rc = inv_prepare(
@@ -101,17 +104,17 @@ int inv_node_checks(struct inv *inv, int64_t node_id, struct inv_check **ret_che
 	    &st, err);
 	if (rc)
 		return rc;
-	sqlite3_bind_int64(st, 1, node_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	invb_bind_int64(st, 1, node_id);
+	while ((rc = invb_step(st)) == INVB_ROW) {
 		c = br_xrealloc(c, (n + 1) * sizeof(*c));
 		c[n].name = inv_col_dup(st, 0);
-		c[n].result = result_parse((const char *)sqlite3_column_text(st, 1));
+		c[n].result = result_parse(invb_column_text(st, 1));
 		c[n].detail = inv_col_dup(st, 2);
 		c[n].at = inv_col_dup(st, 3);
 		c[n].component = inv_col_dup(st, 4);
 		n++;
 	}
-	rc = rc == SQLITE_DONE ? 0 : inv_dberr(inv, err, "read check results");
+	rc = rc == INVB_DONE ? 0 : inv_dberr(inv, err, "read check results");
 	inv_finalize(inv, st);
 	if (rc) {
 		inv_checks_free(c, n);

@@ -36,7 +36,7 @@ static int read_claims(struct inv *inv, int64_t id, struct claim **ret, size_t *
 {
 	struct claim *c = NULL;
 	size_t n = 0;
-	sqlite3_stmt *st;
+	struct invb_stmt *st;
 	int rc;
 
 	rc = inv_prepare(
@@ -47,14 +47,13 @@ static int read_claims(struct inv *inv, int64_t id, struct claim **ret, size_t *
 	    &st, err);
 	if (rc)
 		return rc;
-	sqlite3_bind_int64(st, 1, id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	invb_bind_int64(st, 1, id);
+	while ((rc = invb_step(st)) == INVB_ROW) {
 		c = br_xrealloc(c, (n + 1) * sizeof(*c));
-		c[n++] =
-		    (struct claim){ inv_col_dup(st, 0), sqlite3_column_int64(st, 1), inv_col_dup(st, 2),
-				    inv_col_dup(st, 3), inv_col_dup(st, 4),	     inv_col_dup(st, 5) };
+		c[n++] = (struct claim){ inv_col_dup(st, 0), invb_column_int64(st, 1), inv_col_dup(st, 2),
+					 inv_col_dup(st, 3), inv_col_dup(st, 4),       inv_col_dup(st, 5) };
 	}
-	rc = rc == SQLITE_DONE ? 0 : inv_dberr(inv, err, "read MAC claims");
+	rc = rc == INVB_DONE ? 0 : inv_dberr(inv, err, "read MAC claims");
 	inv_finalize(inv, st);
 	if (rc) {
 		claims_free(c, n);
@@ -68,7 +67,7 @@ static int read_claims(struct inv *inv, int64_t id, struct claim **ret, size_t *
 /* 1 when node id's stored facts show the manifest's boot disk serial. */
 static int matches_manifest(struct inv *inv, int64_t id, struct br_err *err)
 {
-	sqlite3_stmt *st;
+	struct invb_stmt *st;
 	int rc;
 
 	rc = inv_prepare(
@@ -79,8 +78,8 @@ static int matches_manifest(struct inv *inv, int64_t id, struct br_err *err)
 	    &st, err);
 	if (rc)
 		return rc;
-	sqlite3_bind_int64(st, 1, id);
-	rc = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : inv_dberr(inv, err, "read drives");
+	invb_bind_int64(st, 1, id);
+	rc = invb_step(st) == INVB_ROW ? invb_column_int(st, 0) : inv_dberr(inv, err, "read drives");
 	inv_finalize(inv, st);
 	return rc;
 }

@@ -1,28 +1,31 @@
-/* Opening the inventory: pragmas, transactions, statement helpers. */
+/* Opening the inventory: the backend, transactions, statement helpers,
+ * migrations. */
+#define _DEFAULT_SOURCE
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "inv_private.h"
 
+const struct invb_ops *invb_for(const char *where)
+{
+	(void)where; /* one backend so far: a postgresql:// URI is issue 25's */
+	return &invb_sqlite_ops;
+}
+
 int inv_dberr(struct inv *inv, struct br_err *err, const char *what)
 {
-	return br_errf(err, BR_E_DB, "inventory %s: %s: %s", inv->path, what, sqlite3_errmsg(inv->db));
+	return br_errf(err, BR_E_DB, "inventory %s: %s: %s", inv->path, what, invb_errmsg(inv->db));
 }
 
 int inv_exec(struct inv *inv, const char *sql, struct br_err *err)
 {
-	char *msg = NULL;
-
-	if (sqlite3_exec(inv->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		br_errf(err, BR_E_DB, "inventory %s: %s", inv->path, msg ? msg : sqlite3_errmsg(inv->db));
-		sqlite3_free(msg);
-		return BR_E_DB;
-	}
+	if (invb_exec(inv->db, sql))
+		return br_errf(err, BR_E_DB, "inventory %s: %s", inv->path, invb_errmsg(inv->db));
 	return 0;
 }
 
-int inv_prepare(struct inv *inv, const char *sql, sqlite3_stmt **ret_stmt, struct br_err *err)
+int inv_prepare(struct inv *inv, const char *sql, struct invb_stmt **ret_stmt, struct br_err *err)
 {
 	int cache = inv->n_stmts < INV_STMT_CACHE_MAX;
 
@@ -35,14 +38,16 @@ int inv_prepare(struct inv *inv, const char *sql, sqlite3_stmt **ret_stmt, struc
 			cache = 0;
 			break;
 		}
-		sqlite3_reset(s->st);
-		sqlite3_clear_bindings(s->st);
+		invb_reset(s->st);
+		invb_clear_bindings(s->st);
 		s->in_use = 1;
 		*ret_stmt = s->st;
 		return 0;
 	}
-	if (sqlite3_prepare_v3(inv->db, sql, -1, cache ? SQLITE_PREPARE_PERSISTENT : 0, ret_stmt, NULL) !=
-	    SQLITE_OK)
+	/* Every statement text once per connection, for scripts/pg-check-sql
+	 * (-vv): the statements a run sends, checked against PostgreSQL. */
+	br_debug("inventory", "prepare: %s", sql);
+	if (invb_prepare(inv->db, sql, cache, ret_stmt))
 		return inv_dberr(inv, err, "prepare");
 	if (cache) {
 		inv->stmts = br_xrealloc(inv->stmts, (inv->n_stmts + 1) * sizeof(*inv->stmts));
@@ -51,58 +56,66 @@ int inv_prepare(struct inv *inv, const char *sql, sqlite3_stmt **ret_stmt, struc
 	return 0;
 }
 
-void inv_finalize(struct inv *inv, sqlite3_stmt *st)
+void inv_finalize(struct inv *inv, struct invb_stmt *st)
 {
 	if (!st)
 		return;
 	for (size_t i = 0; i < inv->n_stmts; i++)
 		if (inv->stmts[i].st == st) {
-			sqlite3_reset(st);
+			invb_reset(st);
 			inv->stmts[i].in_use = 0;
 			return;
 		}
-	sqlite3_finalize(st);
-}
-
-/* Another connection holds the write lock. SQLite's own busy timeout sleeps
- * in steps of up to 100 ms; a stage whose workers each store a node in a
- * millisecond would spend its time asleep. Poll every 0.2-2 ms instead,
- * up to INV_BUSY_TIMEOUT_MS in all. */
-static int busy_wait(void *ctx, int count)
-{
-	struct inv *inv = ctx;
-	int64_t now = br_now_ms();
-	long us = count < 10 ? 200L * (count + 1) : 2000L;
-
-	if (count == 0)
-		inv->busy_deadline_ms = now + INV_BUSY_TIMEOUT_MS;
-	if (now >= inv->busy_deadline_ms)
-		return 0;
-	nanosleep(&(struct timespec){ 0, us * 1000L }, NULL);
-	return 1;
+	invb_finalize(st);
 }
 
 int inv_tx_begin(struct inv *inv, struct br_err *err)
 {
-	return inv_exec(inv, "BEGIN IMMEDIATE", err);
+	if (invb_begin_write(inv->db))
+		return br_errf(err, BR_E_DB, "inventory %s: %s", inv->path, invb_errmsg(inv->db));
+	return 0;
 }
 
 int inv_tx_commit(struct inv *inv, struct br_err *err)
 {
-	return inv_exec(inv, "COMMIT", err);
+	if (invb_commit(inv->db))
+		return br_errf(err, BR_E_DB, "inventory %s: %s", inv->path, invb_errmsg(inv->db));
+	return 0;
 }
 
 void inv_tx_rollback(struct inv *inv)
 {
-	if (!sqlite3_get_autocommit(inv->db))
-		sqlite3_exec(inv->db, "ROLLBACK", NULL, NULL, NULL);
+	invb_rollback(inv->db);
 }
 
-char *inv_col_dup(sqlite3_stmt *st, int col)
+void inv_now(char out[INV_TIME_LEN])
 {
-	const unsigned char *s = sqlite3_column_text(st, col);
+	struct timespec ts;
+	struct tm tm;
+	size_t len;
 
-	return s ? br_xstrdup((const char *)s) : NULL;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	len = gmtime_r(&ts.tv_sec, &tm) ? strftime(out, INV_TIME_LEN, "%Y-%m-%dT%H:%M:%S", &tm) : 0;
+	if (!len) {
+		snprintf(out, INV_TIME_LEN, "1970-01-01T00:00:00.000Z");
+		return;
+	}
+	snprintf(out + len, INV_TIME_LEN - len, ".%03dZ", (int)(ts.tv_nsec / 1000000L));
+}
+
+int inv_bind_now(struct invb_stmt *st, int idx)
+{
+	char now[INV_TIME_LEN];
+
+	inv_now(now);
+	return invb_bind_text(st, idx, now);
+}
+
+char *inv_col_dup(struct invb_stmt *st, int col)
+{
+	const char *s = invb_column_text(st, col);
+
+	return s ? br_xstrdup(s) : NULL;
 }
 
 char *inv_reason_as_stored(const char *reason)
@@ -113,20 +126,18 @@ char *inv_reason_as_stored(const char *reason)
 	return capped;
 }
 
-int inv_bind_reason(sqlite3_stmt *st, int idx, const char *reason)
+int inv_bind_reason(struct invb_stmt *st, int idx, const char *reason)
 {
 	char *capped = inv_reason_as_stored(reason);
+	int rc = invb_bind_text(st, idx, capped);
 
-	if (!capped)
-		return sqlite3_bind_null(st, idx);
-	return sqlite3_bind_text(st, idx, capped, -1, free);
+	free(capped);
+	return rc;
 }
 
-int inv_bind_text(sqlite3_stmt *st, int idx, const char *s)
+int inv_bind_text(struct invb_stmt *st, int idx, const char *s)
 {
-	if (!s)
-		return sqlite3_bind_null(st, idx);
-	return sqlite3_bind_text(st, idx, s, -1, SQLITE_TRANSIENT);
+	return invb_bind_text(st, idx, s);
 }
 
 int inv_open(const char *path, struct inv **ret_inv, struct br_err *err)
@@ -135,17 +146,7 @@ int inv_open(const char *path, struct inv **ret_inv, struct br_err *err)
 	int rc;
 
 	inv->path = br_xstrdup(path);
-	if (sqlite3_open_v2(path, &inv->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-			    NULL) != SQLITE_OK) {
-		rc = br_errf(err, BR_E_DB, "inventory %s: cannot open: %s", path,
-			     inv->db ? sqlite3_errmsg(inv->db) : "out of memory");
-		goto fail;
-	}
-	sqlite3_busy_handler(inv->db, busy_wait, inv);
-	sqlite3_extended_result_codes(inv->db, 1);
-	/* WAL: readers (bringup status) never block a running stage. */
-	rc =
-	    inv_exec(inv, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;", err);
+	rc = invb_for(path)->open(path, &inv->db, err);
 	if (rc)
 		goto fail;
 	rc = inv_migrate(inv, err);
@@ -163,11 +164,12 @@ void inv_close(struct inv *inv)
 	if (!inv)
 		return;
 	for (size_t i = 0; i < inv->n_stmts; i++) {
-		sqlite3_finalize(inv->stmts[i].st);
+		invb_finalize(inv->stmts[i].st);
 		free(inv->stmts[i].sql);
 	}
 	free(inv->stmts);
-	sqlite3_close_v2(inv->db);
+	if (inv->db)
+		inv->db->ops->close(inv->db);
 	free(inv->path);
 	free(inv);
 }
@@ -179,36 +181,28 @@ const char *inv_path(const struct inv *inv)
 
 int inv_schema_version(struct inv *inv)
 {
-	sqlite3_stmt *st;
-	int v = -1;
-
-	if (sqlite3_prepare_v2(inv->db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
-		return -1;
-	if (sqlite3_step(st) == SQLITE_ROW)
-		v = sqlite3_column_int(st, 0);
-	sqlite3_finalize(st);
-	return v;
+	return inv->db->ops->schema_version(inv->db);
 }
 
 int inv_node_lookup(struct inv *inv, const char *hostname, int64_t *ret_id, enum inv_state *ret_state,
 		    char **ret_reason, struct br_err *err)
 {
-	sqlite3_stmt *st;
+	struct invb_stmt *st;
 	int rc;
 
 	rc = inv_prepare(inv, "SELECT id, state, reason FROM nodes WHERE hostname = ?", &st, err);
 	if (rc)
 		return rc;
 	inv_bind_text(st, 1, hostname);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		*ret_id = sqlite3_column_int64(st, 0);
-		if (ret_state && inv_state_parse((const char *)sqlite3_column_text(st, 1), ret_state))
+	rc = invb_step(st);
+	if (rc == INVB_ROW) {
+		*ret_id = invb_column_int64(st, 0);
+		if (ret_state && inv_state_parse(invb_column_text(st, 1), ret_state))
 			*ret_state = INV_FAILED;
 		if (ret_reason)
 			*ret_reason = inv_col_dup(st, 2);
 		rc = 0;
-	} else if (rc == SQLITE_DONE) {
+	} else if (rc == INVB_DONE) {
 		rc = br_errf(err, BR_E_NOTFOUND, "no node named '%s' in the inventory", hostname);
 	} else {
 		rc = inv_dberr(inv, err, "look up node");
@@ -254,22 +248,23 @@ int inv_event_add(struct inv *inv, int64_t node_id, const char *from_state, cons
 		  const char *reason, struct br_err *err)
 {
 	char *noted = NULL;
-	sqlite3_stmt *st;
+	struct invb_stmt *st;
 	int rc;
 
 	rc = inv_prepare(inv,
 			 "INSERT INTO events(node_id, from_state, to_state, reason, at) "
-			 "VALUES (?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%fZ','now'))",
+			 "VALUES (?, ?, ?, ?, ?)",
 			 &st, err);
 	if (rc)
 		return rc;
-	sqlite3_bind_int64(st, 1, node_id);
+	invb_bind_int64(st, 1, node_id);
 	inv_bind_text(st, 2, from_state);
 	inv_bind_text(st, 3, to_state);
 	if (forced(node_id))
 		noted = reason ? br_xasprintf("%s: %s", INV_FORCED, reason) : br_xstrdup(INV_FORCED);
 	inv_bind_reason(st, 4, noted ? noted : reason);
-	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : inv_dberr(inv, err, "record event");
+	inv_bind_now(st, 5);
+	rc = invb_step(st) == INVB_DONE ? 0 : inv_dberr(inv, err, "record event");
 	inv_finalize(inv, st);
 	free(noted);
 	return rc;
@@ -279,14 +274,54 @@ int inv_event_add(struct inv *inv, int64_t node_id, const char *from_state, cons
 
 int inv_checkpoint(struct inv *inv, struct br_err *err)
 {
-	if (sqlite3_wal_checkpoint_v2(inv->db, NULL, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL) != SQLITE_OK)
+	if (inv->db->ops->checkpoint(inv->db))
 		return inv_dberr(inv, err, "checkpoint");
 	return 0;
 }
 
 int inv_set_autocheckpoint(struct inv *inv, int pages, struct br_err *err)
 {
-	if (sqlite3_wal_autocheckpoint(inv->db, pages) != SQLITE_OK)
+	if (inv->db->ops->set_autocheckpoint(inv->db, pages))
 		return inv_dberr(inv, err, "set the automatic checkpoint");
+	return 0;
+}
+
+/* ---- migrations ------------------------------------------------------------- */
+
+/* Every step after the database's version, each in its own transaction. */
+int inv_migrate(struct inv *inv, struct br_err *err)
+{
+	const struct invb_ops *ops = inv->db->ops;
+	int version = inv_schema_version(inv);
+	int rc;
+
+	if (version < 0)
+		return inv_dberr(inv, err, "read schema version");
+	if (version > INV_SCHEMA_VERSION)
+		return br_errf(
+		    err, BR_E_DB,
+		    "inventory %s: schema version %d is newer than this bringup (%d); upgrade bringup",
+		    inv->path, version, INV_SCHEMA_VERSION);
+	for (int v = version; v < INV_SCHEMA_VERSION; v++) {
+		rc = inv_tx_begin(inv, err);
+		if (rc)
+			return rc;
+		/* Re-read under the write lock: another process may have migrated. */
+		if (inv_schema_version(inv) > v) {
+			inv_tx_rollback(inv);
+			continue;
+		}
+		rc = inv_exec(inv, ops->migrations[v], err);
+		if (!rc && ops->set_schema_version(inv->db, v + 1))
+			rc = inv_dberr(inv, err, "set schema version");
+		if (!rc)
+			rc = inv_tx_commit(inv, err);
+		if (rc) {
+			inv_tx_rollback(inv);
+			return br_err_prefix(err, "migration to schema version %d", v + 1);
+		}
+		if (v > 0)
+			br_info("inventory", "%s: migrated schema to version %d", inv->path, v + 1);
+	}
 	return 0;
 }

@@ -54,7 +54,7 @@ static void savepoint_undo(struct inv *inv, const char *name)
 	char sql[64];
 
 	snprintf(sql, sizeof(sql), "ROLLBACK TO %s; RELEASE %s", name, name);
-	sqlite3_exec(inv->db, sql, NULL, NULL, NULL);
+	invb_exec(inv->db, sql);
 }
 
 /* One verdict, inside the caller's transaction. */

@@ -11,7 +11,7 @@
 
 int inv_load_hw(struct inv *inv, const char *hostname, struct br_hw *hw, struct br_err *err)
 {
-	sqlite3_stmt *st;
+	struct invb_stmt *st;
 	int64_t id;
 	int rc;
 
@@ -22,18 +22,18 @@ int inv_load_hw(struct inv *inv, const char *hostname, struct br_hw *hw, struct 
 	rc = inv_prepare(inv, "SELECT facts FROM hw_facts WHERE node_id=?", &st, err);
 	if (rc)
 		return rc;
-	sqlite3_bind_int64(st, 1, id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		const char *text = (const char *)sqlite3_column_text(st, 0);
+	invb_bind_int64(st, 1, id);
+	rc = invb_step(st);
+	if (rc == INVB_ROW) {
+		const char *text = invb_column_text(st, 0);
 		json_t *doc =
-		    br_json_parse(text ? text : "", (size_t)sqlite3_column_bytes(st, 0), INV_FACTS_MAX, err);
+		    br_json_parse(text ? text : "", (size_t)invb_column_bytes(st, 0), INV_FACTS_MAX, err);
 
 		rc = doc ? br_hw_from_json(doc, hw, err) : err->code;
 		json_decref(doc);
 		if (rc)
 			br_err_prefix(err, "inventory %s: stored facts of %s", inv->path, hostname);
-	} else if (rc == SQLITE_DONE) {
+	} else if (rc == INVB_DONE) {
 		rc = 0; /* never discovered: nothing known */
 	} else {
 		rc = inv_dberr(inv, err, "read stored facts");
@@ -45,24 +45,21 @@ int inv_load_hw(struct inv *inv, const char *hostname, struct br_hw *hw, struct 
 int inv_node_set_maas(struct inv *inv, const char *hostname, const char *system_id, const char *ip,
 		      struct br_err *err)
 {
-	sqlite3_stmt *st;
+	struct invb_stmt *st;
 	int64_t id;
 	int rc;
 
 	rc = inv_node_id(inv, hostname, &id, NULL, err);
 	if (rc)
 		return rc;
-	rc = inv_prepare(
-	    inv,
-	    "UPDATE nodes SET maas_system_id=?, ip=?, updated_at=strftime('%Y-%m-%dT%H:%M:%fZ','now')"
-	    " WHERE id=?",
-	    &st, err);
+	rc = inv_prepare(inv, "UPDATE nodes SET maas_system_id=?, ip=?, updated_at=? WHERE id=?", &st, err);
 	if (rc)
 		return rc;
 	inv_bind_text(st, 1, system_id);
 	inv_bind_text(st, 2, ip);
-	sqlite3_bind_int64(st, 3, id);
-	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : inv_dberr(inv, err, "store MAAS identity");
+	inv_bind_now(st, 3);
+	invb_bind_int64(st, 4, id);
+	rc = invb_step(st) == INVB_DONE ? 0 : inv_dberr(inv, err, "store MAAS identity");
 	inv_finalize(inv, st);
 	return rc;
 }

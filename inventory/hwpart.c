@@ -3,10 +3,9 @@
  * of KiB (BIOS attributes, sensors, SEL entries); configure needs only the
  * source and firmware, enlist only the drives and volumes, and parsing the
  * whole document for them cost a 512-node rack most of a second before
- * the first request. SQLite's json_each picks the named top-level members
- * out of the stored text in one read of it (every mention of the column in
- * a statement copies its overflow pages out again), and only they are
- * parsed, by the same br_hw_from_json as a whole document: the same
+ * the first request. The backend's statement (invb_ops.sql_facts_members:
+ * SQLite's json_each) picks the named top-level members out of the stored
+ * text in one read of it, and only they are parsed, by the same br_hw_from_json as a whole document: the same
  * results and the same errors as inv_load_hw, for those members.
  */
 #include <stdlib.h>
@@ -19,31 +18,23 @@
  * is damage, not a server. */
 #define INV_PART_JSON_MAX (64u * 1024 * 1024)
 
-/* The names are bound one by one: with them as a JSON array unpacked by a
- * second json_each (IN (SELECT value FROM json_each(?))) the statement cost
- * twenty times as much per node (SQLite 3.40: 1.1 ms against 0.06 for a
- * 32 KiB document), most of configure's wait before its first request. */
-#define PART_SQL                                                                                             \
-	"SELECT j.key, j.type, j.value FROM hw_facts f, json_each(f.facts) j"                                \
-	" WHERE f.node_id = ?1 AND j.key IN (?2, ?3)"
-
-/* One json_each row (key, type, value) as a jansson value. */
-static json_t *member_value(sqlite3_stmt *st, struct br_err *err)
+/* One member row (key, type, value) as a jansson value. */
+static json_t *member_value(struct invb_stmt *st, struct br_err *err)
 {
-	const char *type = (const char *)sqlite3_column_text(st, 1);
-	const char *text = (const char *)sqlite3_column_text(st, 2);
+	const char *type = invb_column_text(st, 1);
+	const char *text = invb_column_text(st, 2);
 
 	if (!type)
 		return json_null();
 	if (!strcmp(type, "object") || !strcmp(type, "array"))
-		return br_json_parse(text ? text : "", (size_t)sqlite3_column_bytes(st, 2), INV_PART_JSON_MAX,
+		return br_json_parse(text ? text : "", (size_t)invb_column_bytes(st, 2), INV_PART_JSON_MAX,
 				     err);
 	if (!strcmp(type, "text"))
 		return json_string(text ? text : "");
 	if (!strcmp(type, "integer"))
-		return json_integer(sqlite3_column_int64(st, 2));
+		return json_integer(invb_column_int64(st, 2));
 	if (!strcmp(type, "real"))
-		return json_real(sqlite3_column_double(st, 2));
+		return json_real(invb_column_double(st, 2));
 	if (!strcmp(type, "true"))
 		return json_true();
 	if (!strcmp(type, "false"))
@@ -57,20 +48,20 @@ static int load_part(struct inv *inv, const char *hostname, const char *name, co
 		     struct br_hw *hw, struct br_err *err)
 {
 	json_t *doc = json_object();
-	sqlite3_stmt *st = NULL;
+	struct invb_stmt *st = NULL;
 	int64_t id;
-	int rc, step = SQLITE_DONE;
+	int rc, step = INVB_DONE;
 
 	br_hw_init(hw);
 	rc = inv_node_id(inv, hostname, &id, NULL, err);
 	if (!rc)
-		rc = inv_prepare(inv, PART_SQL, &st, err);
+		rc = inv_prepare(inv, inv->db->ops->sql_facts_members, &st, err);
 	if (!rc) {
-		sqlite3_bind_int64(st, 1, id);
+		invb_bind_int64(st, 1, id);
 		inv_bind_text(st, 2, name);
 		inv_bind_text(st, 3, other_name);
-		while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
-			const char *key = (const char *)sqlite3_column_text(st, 0);
+		while (!rc && (step = invb_step(st)) == INVB_ROW) {
+			const char *key = invb_column_text(st, 0);
 			json_t *v = member_value(st, err);
 
 			if (!v)
@@ -78,7 +69,7 @@ static int load_part(struct inv *inv, const char *hostname, const char *name, co
 			else
 				json_object_set_new(doc, key ? key : "", v);
 		}
-		if (!rc && step != SQLITE_DONE)
+		if (!rc && step != INVB_DONE)
 			rc = inv_dberr(inv, err, "read stored facts");
 		inv_finalize(inv, st);
 	}
@@ -116,18 +107,18 @@ int inv_load_hw_nics(struct inv *inv, const char *hostname, struct br_hw *hw, st
  * reading the document. */
 int inv_hw_source(struct inv *inv, const char *hostname, char **ret_source, struct br_err *err)
 {
-	sqlite3_stmt *st;
+	struct invb_stmt *st;
 	int rc;
 
 	rc = inv_prepare(inv, "SELECT hw_source FROM nodes WHERE hostname = ?", &st, err);
 	if (rc)
 		return rc;
 	inv_bind_text(st, 1, hostname);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
+	rc = invb_step(st);
+	if (rc == INVB_ROW) {
 		*ret_source = inv_col_dup(st, 0);
 		rc = 0;
-	} else if (rc == SQLITE_DONE) {
+	} else if (rc == INVB_DONE) {
 		rc = br_errf(err, BR_E_NOTFOUND, "no node named '%s' in the inventory", hostname);
 	} else {
 		rc = inv_dberr(inv, err, "read the facts' source");

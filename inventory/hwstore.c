@@ -7,17 +7,17 @@
 #include "hwjson.h"
 #include "inv_private.h"
 
-static void bind_int_or_null(sqlite3_stmt *st, int idx, int64_t v)
+static void bind_int_or_null(struct invb_stmt *st, int idx, int64_t v)
 {
 	if (v < 0)
-		sqlite3_bind_null(st, idx);
+		invb_bind_null(st, idx);
 	else
-		sqlite3_bind_int64(st, idx, v);
+		invb_bind_int64(st, idx, v);
 }
 
 static int insert_nics(struct inv *inv, int64_t id, const struct br_hw *hw, struct br_err *err)
 {
-	sqlite3_stmt *st = NULL;
+	struct invb_stmt *st = NULL;
 	int rc;
 
 	rc = inv_prepare(
@@ -30,14 +30,14 @@ static int insert_nics(struct inv *inv, int64_t id, const struct br_hw *hw, stru
 		 * never register them, nor may two nodes' claims clash on them. */
 		if (!br_nic_is_host(x))
 			continue;
-		sqlite3_reset(st);
-		sqlite3_bind_int64(st, 1, id);
+		invb_reset(st);
+		invb_bind_int64(st, 1, id);
 		inv_bind_text(st, 2, x->mac);
 		inv_bind_text(st, 3, x->name);
 		inv_bind_text(st, 4, x->source);
 		inv_bind_text(st, 5, x->link_status);
-		sqlite3_bind_int(st, 6, x->permanent);
-		if (sqlite3_step(st) != SQLITE_DONE)
+		invb_bind_int64(st, 6, x->permanent);
+		if (invb_step(st) != INVB_DONE)
 			rc = inv_dberr(inv, err, "store MACs");
 	}
 	inv_finalize(inv, st);
@@ -46,7 +46,7 @@ static int insert_nics(struct inv *inv, int64_t id, const struct br_hw *hw, stru
 
 static int update_node(struct inv *inv, int64_t id, const struct br_hw *hw, struct br_err *err)
 {
-	sqlite3_stmt *st;
+	struct invb_stmt *st;
 	int rc;
 
 	rc = inv_prepare(
@@ -54,11 +54,11 @@ static int update_node(struct inv *inv, int64_t id, const struct br_hw *hw, stru
 	    "UPDATE nodes SET hw_source=?2, manufacturer=?3, model=?4, system_serial=?5, service_tag=?6,"
 	    " uuid=?7, bios_version=?8, bmc_firmware=?9, bmc_mac=?10, power_state=?11, cpu_model=?12,"
 	    " cpu_count=?13, cpu_max_mhz=?14, memory_gib=?15, boot_mode=?16, boot_override_target=?17,"
-	    " boot_override_enabled=?18, discovered_at=strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id=?1",
+	    " boot_override_enabled=?18, discovered_at=?19 WHERE id=?1",
 	    &st, err);
 	if (rc)
 		return rc;
-	sqlite3_bind_int64(st, 1, id);
+	invb_bind_int64(st, 1, id);
 	inv_bind_text(st, 2, hw->source);
 	inv_bind_text(st, 3, hw->manufacturer);
 	inv_bind_text(st, 4, hw->model);
@@ -76,22 +76,26 @@ static int update_node(struct inv *inv, int64_t id, const struct br_hw *hw, stru
 	inv_bind_text(st, 16, hw->boot_mode);
 	inv_bind_text(st, 17, hw->boot_override_target);
 	inv_bind_text(st, 18, hw->boot_override_enabled);
-	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : inv_dberr(inv, err, "store node facts");
+	inv_bind_now(st, 19);
+	rc = invb_step(st) == INVB_DONE ? 0 : inv_dberr(inv, err, "store node facts");
 	inv_finalize(inv, st);
 	return rc;
 }
 
 static int put_facts(struct inv *inv, int64_t id, const char *facts, struct br_err *err)
 {
-	sqlite3_stmt *st;
+	struct invb_stmt *st;
 	int rc;
 
-	rc = inv_prepare(inv, "INSERT OR REPLACE INTO hw_facts(node_id, facts) VALUES (?, ?)", &st, err);
+	rc = inv_prepare(inv,
+			 "INSERT INTO hw_facts(node_id, facts) VALUES (?, ?)"
+			 " ON CONFLICT (node_id) DO UPDATE SET facts=excluded.facts",
+			 &st, err);
 	if (rc)
 		return rc;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_text(st, 2, facts, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : inv_dberr(inv, err, "store facts");
+	invb_bind_int64(st, 1, id);
+	invb_bind_text_borrowed(st, 2, facts);
+	rc = invb_step(st) == INVB_DONE ? 0 : inv_dberr(inv, err, "store facts");
 	inv_finalize(inv, st);
 	return rc;
 }
@@ -100,13 +104,13 @@ static int put_facts(struct inv *inv, int64_t id, const char *facts, struct br_e
  * when none), for judging what its BMC reported. */
 static void node_identity(struct inv *inv, int64_t id, char **ret_bmc, char **ret_expected)
 {
-	sqlite3_stmt *st;
+	struct invb_stmt *st;
 
 	*ret_bmc = *ret_expected = NULL;
 	if (inv_prepare(inv, "SELECT bmc, expected_serial FROM nodes WHERE id=?", &st, NULL))
 		return;
-	sqlite3_bind_int64(st, 1, id);
-	if (sqlite3_step(st) == SQLITE_ROW) {
+	invb_bind_int64(st, 1, id);
+	if (invb_step(st) == INVB_ROW) {
 		*ret_bmc = inv_col_dup(st, 0);
 		*ret_expected = inv_col_dup(st, 1);
 	}
@@ -188,7 +192,7 @@ int inv_store_hw_kind(struct inv *inv, const char *hostname, const struct br_hw 
 	 * the writes. */
 	char *facts = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
 	enum inv_state from;
-	sqlite3_stmt *st;
+	struct invb_stmt *st;
 	int64_t id;
 	int rc;
 
@@ -205,8 +209,8 @@ int inv_store_hw_kind(struct inv *inv, const char *hostname, const struct br_hw 
 	if (!rc)
 		rc = inv_prepare(inv, "DELETE FROM nics WHERE node_id=?", &st, err);
 	if (!rc) {
-		sqlite3_bind_int64(st, 1, id);
-		if (sqlite3_step(st) != SQLITE_DONE)
+		invb_bind_int64(st, 1, id);
+		if (invb_step(st) != INVB_DONE)
 			rc = inv_dberr(inv, err, "replace MACs");
 		inv_finalize(inv, st);
 	}

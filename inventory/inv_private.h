@@ -1,9 +1,9 @@
-/* Private to inventory/: the handle and statement helpers. */
+/* Private to inventory/: the handle and statement helpers, over the
+ * backend interface (backend.h). */
 #ifndef BRINGUP_INV_PRIVATE_H
 #define BRINGUP_INV_PRIVATE_H
 
-#include <sqlite3.h>
-
+#include "backend.h"
 #include "inventory.h"
 
 #define INV_STMT_CACHE_MAX 64
@@ -11,33 +11,32 @@
 /* A prepared statement kept for reuse (inv_prepare/inv_finalize). */
 struct inv_stmt {
 	char *sql;
-	sqlite3_stmt *st;
+	struct invb_stmt *st;
 	int in_use;
 };
 
 struct inv {
-	sqlite3 *db;
+	struct invb_conn *db;
 	char *path;
 	struct inv_stmt *stmts; /* statement cache, by SQL text */
 	size_t n_stmts;
-	int64_t busy_deadline_ms; /* while waiting for another writer */
 };
 
-/* Record a database error naming what was being done and SQLite's message. */
+/* Record a database error naming what was being done and the backend's message. */
 int inv_dberr(struct inv *inv, struct br_err *err, const char *what);
 int inv_exec(struct inv *inv, const char *sql, struct br_err *err);
 /* A statement for sql, reset and with no bindings. Statements are cached
  * by their text and prepared once per connection: a stage that stores
- * hundreds of nodes would otherwise spend most of its time in SQLite's
- * parser. Give every statement back with inv_finalize, never
- * sqlite3_finalize. A statement still in use when the same text is asked
+ * hundreds of nodes would otherwise spend most of its time in the
+ * database's parser. Give every statement back with inv_finalize, never
+ * invb_finalize. A statement still in use when the same text is asked
  * for again (nested queries) gets a private copy. */
-int inv_prepare(struct inv *inv, const char *sql, sqlite3_stmt **ret_stmt, struct br_err *err);
+int inv_prepare(struct inv *inv, const char *sql, struct invb_stmt **ret_stmt, struct br_err *err);
 /* Give back a statement from inv_prepare (NULL is fine): reset, so it
  * holds no read transaction, and kept for the next inv_prepare. */
-void inv_finalize(struct inv *inv, sqlite3_stmt *st);
-/* BEGIN IMMEDIATE, so a writer waits for the busy timeout at the start
- * rather than failing half way through. */
+void inv_finalize(struct inv *inv, struct invb_stmt *st);
+/* A write transaction (invb_ops.begin_write): a writer waits for the busy
+ * timeout at the start rather than failing half way through. */
 int inv_tx_begin(struct inv *inv, struct br_err *err);
 int inv_tx_commit(struct inv *inv, struct br_err *err);
 void inv_tx_rollback(struct inv *inv);
@@ -45,15 +44,22 @@ void inv_tx_rollback(struct inv *inv);
  * caller's transaction (checks.c; inv_checks_put and the verdict batch). */
 int inv_checks_write(struct inv *inv, int64_t id, const char *stage, const struct inv_check *checks, size_t n,
 		     struct br_err *err);
+/* Now as the inventory stores times, UTC to the millisecond
+ * ("2026-01-31T23:59:59.123Z"), into out. Computed here, not by the
+ * database, so that every backend writes the same text. */
+#define INV_TIME_LEN 32
+void inv_now(char out[INV_TIME_LEN]);
+/* Bind now (inv_now) to parameter idx. */
+int inv_bind_now(struct invb_stmt *st, int idx);
 /* Column as a malloc'd string or NULL. */
-char *inv_col_dup(sqlite3_stmt *st, int col);
+char *inv_col_dup(struct invb_stmt *st, int col);
 /* A reason as it is kept: secrets redacted, cut to INV_REASON_MAX bytes.
  * Caller frees; NULL for NULL. */
 char *inv_reason_as_stored(const char *reason);
 /* Bind a reason as it is kept, or NULL. */
-int inv_bind_reason(sqlite3_stmt *st, int idx, const char *reason);
+int inv_bind_reason(struct invb_stmt *st, int idx, const char *reason);
 /* Bind text, or NULL when s is NULL. */
-int inv_bind_text(sqlite3_stmt *st, int idx, const char *s);
+int inv_bind_text(struct invb_stmt *st, int idx, const char *s);
 /* Node id (and state, and stored reason: caller frees, NULL for none,
  * each when asked for) by hostname: 0 ok, BR_E_NOTFOUND, or a db error. */
 int inv_node_lookup(struct inv *inv, const char *hostname, int64_t *ret_id, enum inv_state *ret_state,

@@ -1,6 +1,7 @@
 /*
- * inventory — the one SQLite database every stage reads and writes, and the
- * only code in bringup that speaks SQL. Opening runs the schema migrations;
+ * inventory — the one database every stage reads and writes, and the only
+ * code in bringup that speaks SQL (SQLite, behind the backend interface of
+ * inventory/backend.h). Opening runs the schema migrations;
  * every multi-row change is one transaction; every state change of a node
  * appends to the events table, which nothing updates or deletes.
  *

@@ -102,26 +102,26 @@ static void describe(const struct inv_lease *h, char out[32])
 /* The current lease of node id, if any: 1 with *h filled, 0 when none. */
 static int read_lease(struct inv *inv, int64_t id, struct inv_lease *h, struct br_err *err)
 {
-	sqlite3_stmt *st;
+	struct invb_stmt *st;
 	int rc;
 
 	rc = inv_prepare(inv, "SELECT stage, pid, host, expires_at, pid_start FROM leases WHERE node_id=?",
 			 &st, err);
 	if (rc)
 		return rc;
-	sqlite3_bind_int64(st, 1, id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
+	invb_bind_int64(st, 1, id);
+	rc = invb_step(st);
+	if (rc == INVB_ROW) {
 		h->stage = inv_col_dup(st, 0);
-		h->pid = (long)sqlite3_column_int64(st, 1);
+		h->pid = (long)invb_column_int64(st, 1);
 		h->host = inv_col_dup(st, 2);
-		h->expires_at = sqlite3_column_int64(st, 3);
-		h->pid_start = sqlite3_column_int64(st, 4);
+		h->expires_at = invb_column_int64(st, 3);
+		h->pid_start = invb_column_int64(st, 4);
 		rc = h->stage && h->host ? 1 : 0;
 		if (!rc)
 			inv_lease_release(h);
 	} else {
-		rc = rc == SQLITE_DONE ? 0 : inv_dberr(inv, err, "read lease");
+		rc = rc == INVB_DONE ? 0 : inv_dberr(inv, err, "read lease");
 	}
 	inv_finalize(inv, st);
 	return rc;
@@ -130,22 +130,24 @@ static int read_lease(struct inv *inv, int64_t id, struct inv_lease *h, struct b
 static int write_lease(struct inv *inv, int64_t id, const char *stage, const char *host, int64_t expires_at,
 		       struct br_err *err)
 {
-	sqlite3_stmt *st;
+	struct invb_stmt *st;
 	int rc;
 
 	rc = inv_prepare(inv,
-			 "INSERT OR REPLACE INTO leases(node_id, stage, pid, host, expires_at, pid_start)"
-			 " VALUES (?,?,?,?,?,?)",
+			 "INSERT INTO leases(node_id, stage, pid, host, expires_at, pid_start)"
+			 " VALUES (?,?,?,?,?,?) ON CONFLICT (node_id) DO UPDATE SET stage=excluded.stage,"
+			 " pid=excluded.pid, host=excluded.host, expires_at=excluded.expires_at,"
+			 " pid_start=excluded.pid_start",
 			 &st, err);
 	if (rc)
 		return rc;
-	sqlite3_bind_int64(st, 1, id);
+	invb_bind_int64(st, 1, id);
 	inv_bind_text(st, 2, stage);
-	sqlite3_bind_int64(st, 3, (int64_t)getpid());
+	invb_bind_int64(st, 3, (int64_t)getpid());
 	inv_bind_text(st, 4, host);
-	sqlite3_bind_int64(st, 5, expires_at);
-	sqlite3_bind_int64(st, 6, self_start());
-	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : inv_dberr(inv, err, "write lease");
+	invb_bind_int64(st, 5, expires_at);
+	invb_bind_int64(st, 6, self_start());
+	rc = invb_step(st) == INVB_DONE ? 0 : inv_dberr(inv, err, "write lease");
 	inv_finalize(inv, st);
 	return rc;
 }
@@ -259,16 +261,16 @@ int inv_leases_take(struct inv *inv, const char *const *hostnames, size_t n, con
 int inv_leases_give_back(struct inv *inv, struct br_err *err)
 {
 	char host[LEASE_HOST_MAX];
-	sqlite3_stmt *st;
+	struct invb_stmt *st;
 	int rc;
 
 	this_host(host);
 	rc = inv_prepare(inv, "DELETE FROM leases WHERE pid=? AND host=?", &st, err);
 	if (rc)
 		return rc;
-	sqlite3_bind_int64(st, 1, (int64_t)getpid());
+	invb_bind_int64(st, 1, (int64_t)getpid());
 	inv_bind_text(st, 2, host);
-	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : inv_dberr(inv, err, "give back leases");
+	rc = invb_step(st) == INVB_DONE ? 0 : inv_dberr(inv, err, "give back leases");
 	inv_finalize(inv, st);
 	return rc;
 }

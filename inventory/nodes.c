@@ -70,12 +70,12 @@ static int same(const char *a, const char *b)
 /* Compare a stored row with the manifest row; describe the changes. The
  * password reference is named but its value is shown as it is a reference,
  * never a secret. */
-static int diff_row(sqlite3_stmt *cur, const char *const v[MF_COUNT], struct br_buf *changes)
+static int diff_row(struct invb_stmt *cur, const char *const v[MF_COUNT], struct br_buf *changes)
 {
 	int changed = 0;
 
 	for (int i = 0; i < MF_COUNT; i++) {
-		const char *old = (const char *)sqlite3_column_text(cur, i + 2);
+		const char *old = invb_column_text(cur, i + 2);
 
 		if (same(old, v[i]))
 			continue;
@@ -92,7 +92,7 @@ static int diff_row(sqlite3_stmt *cur, const char *const v[MF_COUNT], struct br_
 static int check_bmc_owner(struct inv *inv, const struct inv_manifest_row *r, const char *source,
 			   struct br_err *err)
 {
-	sqlite3_stmt *st;
+	struct invb_stmt *st;
 	int rc;
 
 	rc = inv_prepare(inv, "SELECT hostname FROM nodes WHERE bmc = ? AND hostname <> ?", &st, err);
@@ -100,16 +100,15 @@ static int check_bmc_owner(struct inv *inv, const struct inv_manifest_row *r, co
 		return rc;
 	inv_bind_text(st, 1, r->bmc);
 	inv_bind_text(st, 2, r->hostname);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
+	rc = invb_step(st);
+	if (rc == INVB_ROW)
 		rc = br_errf(
 		    err, BR_E_INVAL,
 		    "%s:%d: bmc: %s belongs to %s in the inventory; a host cannot be renamed, nor a BMC "
 		    "moved to another host, by an import: keep the name %s, or give %s its own BMC first",
-		    source, r->line, r->bmc, (const char *)sqlite3_column_text(st, 0),
-		    (const char *)sqlite3_column_text(st, 0), r->hostname);
+		    source, r->line, r->bmc, invb_column_text(st, 0), invb_column_text(st, 0), r->hostname);
 	else
-		rc = rc == SQLITE_DONE ? 0 : inv_dberr(inv, err, r->hostname);
+		rc = rc == INVB_DONE ? 0 : inv_dberr(inv, err, r->hostname);
 	inv_finalize(inv, st);
 	return rc;
 }
@@ -117,7 +116,7 @@ static int check_bmc_owner(struct inv *inv, const struct inv_manifest_row *r, co
 static int import_one(struct inv *inv, const struct inv_manifest_row *r, const char *source,
 		      struct inv_import_stats *stats, struct br_err *err)
 {
-	sqlite3_stmt *cur = NULL, *st = NULL;
+	struct invb_stmt *cur = NULL, *st = NULL;
 	const char *v[MF_COUNT];
 	char unit[16];
 	struct br_buf changes;
@@ -136,32 +135,32 @@ static int import_one(struct inv *inv, const struct inv_manifest_row *r, const c
 	if (rc)
 		goto out;
 	inv_bind_text(cur, 1, r->hostname);
-	rc = sqlite3_step(cur);
-	if (rc == SQLITE_DONE) {
+	rc = invb_step(cur);
+	if (rc == INVB_DONE) {
 		rc = inv_prepare(
 		    inv,
 		    "INSERT INTO nodes(hostname, rack, unit, bmc, bmc_user, bmc_password_ref, profile,"
-		    " bmc_type, boot_disk_serial, notes, expected_serial, bmc_system, state)"
-		    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,'new')",
+		    " bmc_type, boot_disk_serial, notes, expected_serial, bmc_system, state, created_at,"
+		    " updated_at) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,'new',?13,?13) RETURNING id",
 		    &st, err);
 		if (rc)
 			goto out;
 		inv_bind_text(st, 1, r->hostname);
 		for (int i = 0; i < MF_COUNT; i++)
 			inv_bind_text(st, i + 2, v[i]);
-		sqlite3_bind_int(st, 3, r->unit);
-		if (sqlite3_step(st) != SQLITE_DONE) {
+		invb_bind_int64(st, 3, r->unit);
+		inv_bind_now(st, MF_COUNT + 2);
+		if (invb_step(st) != INVB_ROW) {
 			rc = inv_dberr(inv, err, r->hostname);
 			goto out;
 		}
 		br_buf_addf(&changes, "imported from %s", source);
-		rc = inv_event_add(inv, sqlite3_last_insert_rowid(inv->db), NULL, "new", br_buf_str(&changes),
-				   err);
+		rc = inv_event_add(inv, invb_column_int64(st, 0), NULL, "new", br_buf_str(&changes), err);
 		if (!rc)
 			stats->added++;
 		goto out;
 	}
-	if (rc != SQLITE_ROW) {
+	if (rc != INVB_ROW) {
 		rc = inv_dberr(inv, err, r->hostname);
 		goto out;
 	}
@@ -170,27 +169,28 @@ static int import_one(struct inv *inv, const struct inv_manifest_row *r, const c
 		rc = 0;
 		goto out;
 	}
-	rc = inv_prepare(inv,
-			 "UPDATE nodes SET rack=?, unit=?, bmc=?, bmc_user=?, bmc_password_ref=?, profile=?,"
-			 " bmc_type=?, boot_disk_serial=?, notes=?, expected_serial=?, bmc_system=?,"
-			 " updated_at=strftime('%Y-%m-%dT%H:%M:%fZ','now')"
-			 " WHERE id=?",
-			 &st, err);
+	rc = inv_prepare(
+	    inv,
+	    "UPDATE nodes SET rack=?, unit=?, bmc=?, bmc_user=?, bmc_password_ref=?, profile=?,"
+	    " bmc_type=?, boot_disk_serial=?, notes=?, expected_serial=?, bmc_system=?, updated_at=?"
+	    " WHERE id=?",
+	    &st, err);
 	if (rc)
 		goto out;
 	for (int i = 0; i < MF_COUNT; i++)
 		inv_bind_text(st, i + 1, v[i]);
-	sqlite3_bind_int(st, 2, r->unit);
-	sqlite3_bind_int64(st, MF_COUNT + 1, sqlite3_column_int64(cur, 0));
-	if (sqlite3_step(st) != SQLITE_DONE) {
+	invb_bind_int64(st, 2, r->unit);
+	inv_bind_now(st, MF_COUNT + 1);
+	invb_bind_int64(st, MF_COUNT + 2, invb_column_int64(cur, 0));
+	if (invb_step(st) != INVB_DONE) {
 		rc = inv_dberr(inv, err, r->hostname);
 		goto out;
 	}
 	{
 		char *reason = br_xasprintf("%s: %s", source, br_buf_str(&changes));
-		const char *state = (const char *)sqlite3_column_text(cur, 1);
+		const char *state = invb_column_text(cur, 1);
 
-		rc = inv_event_add(inv, sqlite3_column_int64(cur, 0), state, state, reason, err);
+		rc = inv_event_add(inv, invb_column_int64(cur, 0), state, state, reason, err);
 		free(reason);
 	}
 	if (!rc)
@@ -206,7 +206,7 @@ int inv_import(struct inv *inv, const struct inv_manifest_row *rows, size_t n, c
 	       struct inv_import_stats *ret_stats, struct br_err *err)
 {
 	struct inv_import_stats stats = { 0 };
-	sqlite3_stmt *st = NULL;
+	struct invb_stmt *st = NULL;
 	int rc;
 
 	rc = inv_tx_begin(inv, err);
@@ -216,9 +216,9 @@ int inv_import(struct inv *inv, const struct inv_manifest_row *rows, size_t n, c
 		rc = import_one(inv, &rows[i], source, &stats, err);
 	if (!rc)
 		rc = inv_prepare(inv, "SELECT count(*) FROM nodes", &st, err);
-	if (!rc && sqlite3_step(st) == SQLITE_ROW)
+	if (!rc && invb_step(st) == INVB_ROW)
 		stats.not_in_manifest =
-		    (size_t)sqlite3_column_int64(st, 0) - stats.added - stats.updated - stats.unchanged;
+		    (size_t)invb_column_int64(st, 0) - stats.added - stats.updated - stats.unchanged;
 	inv_finalize(inv, st);
 	if (!rc)
 		rc = inv_tx_commit(inv, err);
@@ -236,13 +236,13 @@ int inv_import(struct inv *inv, const struct inv_manifest_row *rows, size_t n, c
 	" notes, state, reason, system_serial, service_tag, model, bios_version, bmc_firmware, power_state," \
 	" maas_system_id, ip, created_at, updated_at, failure_kind, attempts, expected_serial, bmc_system"
 
-static void node_from_row(sqlite3_stmt *st, struct inv_node *n)
+static void node_from_row(struct invb_stmt *st, struct inv_node *n)
 {
 	memset(n, 0, sizeof(*n));
-	n->id = sqlite3_column_int64(st, 0);
+	n->id = invb_column_int64(st, 0);
 	n->hostname = inv_col_dup(st, 1);
 	n->rack = inv_col_dup(st, 2);
-	n->unit = sqlite3_column_int(st, 3);
+	n->unit = invb_column_int(st, 3);
 	n->bmc = inv_col_dup(st, 4);
 	n->bmc_user = inv_col_dup(st, 5);
 	n->bmc_password_ref = inv_col_dup(st, 6);
@@ -250,7 +250,7 @@ static void node_from_row(sqlite3_stmt *st, struct inv_node *n)
 	n->profile = inv_col_dup(st, 8);
 	n->boot_disk_serial = inv_col_dup(st, 9);
 	n->notes = inv_col_dup(st, 10);
-	if (inv_state_parse((const char *)sqlite3_column_text(st, 11), &n->state))
+	if (inv_state_parse(invb_column_text(st, 11), &n->state))
 		n->state = INV_FAILED;
 	n->reason = inv_col_dup(st, 12);
 	n->system_serial = inv_col_dup(st, 13);
@@ -264,10 +264,9 @@ static void node_from_row(sqlite3_stmt *st, struct inv_node *n)
 	n->created_at = inv_col_dup(st, 21);
 	n->updated_at = inv_col_dup(st, 22);
 	n->failure_kind = BR_FAIL_NONE;
-	if (n->state == INV_FAILED &&
-	    br_fail_kind_parse((const char *)sqlite3_column_text(st, 23), &n->failure_kind))
+	if (n->state == INV_FAILED && br_fail_kind_parse(invb_column_text(st, 23), &n->failure_kind))
 		n->failure_kind = BR_FAIL_STAGE;
-	n->attempts = sqlite3_column_int(st, 24);
+	n->attempts = invb_column_int(st, 24);
 	n->expected_serial = inv_col_dup(st, 25);
 	n->bmc_system = inv_col_dup(st, 26);
 }
@@ -312,17 +311,17 @@ int inv_nodes_list(struct inv *inv, struct inv_node **ret_nodes, size_t *ret_n, 
 {
 	struct inv_node *nodes = NULL;
 	size_t n = 0;
-	sqlite3_stmt *st;
+	struct invb_stmt *st;
 	int rc;
 
 	rc = inv_prepare(inv, "SELECT " NODE_COLS " FROM nodes ORDER BY rack, unit, hostname", &st, err);
 	if (rc)
 		return rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = invb_step(st)) == INVB_ROW) {
 		nodes = br_xrealloc(nodes, (n + 1) * sizeof(*nodes));
 		node_from_row(st, &nodes[n++]);
 	}
-	if (rc != SQLITE_DONE) {
+	if (rc != INVB_DONE) {
 		rc = inv_dberr(inv, err, "list nodes");
 		inv_finalize(inv, st);
 		inv_nodes_free(nodes, n);
@@ -336,18 +335,18 @@ int inv_nodes_list(struct inv *inv, struct inv_node **ret_nodes, size_t *ret_n, 
 
 int inv_node_get(struct inv *inv, const char *hostname, struct inv_node *ret_node, struct br_err *err)
 {
-	sqlite3_stmt *st;
+	struct invb_stmt *st;
 	int rc;
 
 	rc = inv_prepare(inv, "SELECT " NODE_COLS " FROM nodes WHERE hostname = ?", &st, err);
 	if (rc)
 		return rc;
 	inv_bind_text(st, 1, hostname);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
+	rc = invb_step(st);
+	if (rc == INVB_ROW) {
 		node_from_row(st, ret_node);
 		rc = 0;
-	} else if (rc == SQLITE_DONE) {
+	} else if (rc == INVB_DONE) {
 		rc = br_errf(err, BR_E_NOTFOUND, "no node named '%s' in the inventory", hostname);
 	} else {
 		rc = inv_dberr(inv, err, "read node");
@@ -373,23 +372,24 @@ int inv_transition(struct inv *inv, int64_t id, enum inv_state from, enum inv_st
 int inv_transition_kind(struct inv *inv, int64_t id, enum inv_state from, enum inv_state to,
 			enum br_fail_kind kind, const char *reason, struct br_err *err)
 {
-	sqlite3_stmt *st;
+	struct invb_stmt *st;
 	int rc;
 
 	if (to == INV_FAILED && kind == BR_FAIL_NONE)
 		kind = BR_FAIL_STAGE;
 	rc = inv_prepare(inv,
 			 "UPDATE nodes SET state=?, reason=?, failure_kind=?, attempts=attempts+?,"
-			 " updated_at=strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id=?",
+			 " updated_at=? WHERE id=?",
 			 &st, err);
 	if (rc)
 		return rc;
 	inv_bind_text(st, 1, inv_state_name(to));
 	inv_bind_reason(st, 2, reason);
 	inv_bind_text(st, 3, to == INV_FAILED ? br_fail_kind_name(kind) : NULL);
-	sqlite3_bind_int(st, 4, inv_transition_is_attempt(from, to));
-	sqlite3_bind_int64(st, 5, id);
-	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : inv_dberr(inv, err, "set state");
+	invb_bind_int64(st, 4, inv_transition_is_attempt(from, to));
+	inv_bind_now(st, 5);
+	invb_bind_int64(st, 6, id);
+	rc = invb_step(st) == INVB_DONE ? 0 : inv_dberr(inv, err, "set state");
 	inv_finalize(inv, st);
 	if (!rc)
 		rc = inv_event_add(inv, id, inv_state_name(from), inv_state_name(to), reason, err);
@@ -459,7 +459,7 @@ int inv_node_unretire(struct inv *inv, const char *hostname, const char *reason,
 		      struct br_err *err)
 {
 	enum inv_state state;
-	sqlite3_stmt *st;
+	struct invb_stmt *st;
 	size_t closed = 0;
 	int64_t id;
 	int rc;
@@ -476,8 +476,8 @@ int inv_node_unretire(struct inv *inv, const char *hostname, const char *reason,
 	if (!rc)
 		rc = inv_prepare(inv, "UPDATE nodes SET attempts=0 WHERE id=?", &st, err);
 	if (!rc) {
-		sqlite3_bind_int64(st, 1, id);
-		rc = sqlite3_step(st) == SQLITE_DONE ? 0 : inv_dberr(inv, err, "reset attempts");
+		invb_bind_int64(st, 1, id);
+		rc = invb_step(st) == INVB_DONE ? 0 : inv_dberr(inv, err, "reset attempts");
 		inv_finalize(inv, st);
 	}
 	if (!rc)
@@ -509,7 +509,7 @@ int inv_node_events(struct inv *inv, const char *hostname, struct inv_event **re
 {
 	struct inv_event *ev = NULL;
 	size_t n = 0;
-	sqlite3_stmt *st;
+	struct invb_stmt *st;
 	int64_t id;
 	int rc;
 
@@ -521,17 +521,17 @@ int inv_node_events(struct inv *inv, const char *hostname, struct inv_event **re
 	    err);
 	if (rc)
 		return rc;
-	sqlite3_bind_int64(st, 1, id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	invb_bind_int64(st, 1, id);
+	while ((rc = invb_step(st)) == INVB_ROW) {
 		ev = br_xrealloc(ev, (n + 1) * sizeof(*ev));
-		ev[n].id = sqlite3_column_int64(st, 0);
+		ev[n].id = invb_column_int64(st, 0);
 		ev[n].from_state = inv_col_dup(st, 1);
 		ev[n].to_state = inv_col_dup(st, 2);
 		ev[n].reason = inv_col_dup(st, 3);
 		ev[n].at = inv_col_dup(st, 4);
 		n++;
 	}
-	rc = rc == SQLITE_DONE ? 0 : inv_dberr(inv, err, "read events");
+	rc = rc == INVB_DONE ? 0 : inv_dberr(inv, err, "read events");
 	inv_finalize(inv, st);
 	if (rc) {
 		inv_events_free(ev, n);
@@ -549,22 +549,22 @@ int inv_node_failed_from(struct inv *inv, const char *hostname, enum inv_state *
 	 * failed -> failed one (a stage that took the failed node failed it
 	 * again) came after it. */
 	static const char sql[] =
-	    "SELECT e.from_state, EXISTS (SELECT 1 FROM events a WHERE a.node_id = e.node_id AND a.id > e.id"
-	    "  AND a.from_state = 'failed' AND a.to_state = 'failed')"
+	    "SELECT e.from_state, CASE WHEN EXISTS (SELECT 1 FROM events a WHERE a.node_id = e.node_id"
+	    "  AND a.id > e.id AND a.from_state = 'failed' AND a.to_state = 'failed') THEN 1 ELSE 0 END"
 	    " FROM events e WHERE e.node_id = ? AND e.to_state = 'failed' AND e.from_state IS NOT NULL"
 	    " AND e.from_state <> 'failed' ORDER BY e.id DESC LIMIT 1";
-	sqlite3_stmt *st;
+	struct invb_stmt *st;
 	int64_t id;
 	int rc = inv_node_id(inv, hostname, &id, NULL, err);
 
 	if (rc || (rc = inv_prepare(inv, sql, &st, err)))
 		return rc;
-	sqlite3_bind_int64(st, 1, id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW && !inv_state_parse((const char *)sqlite3_column_text(st, 0), ret_from)) {
-		*ret_again = sqlite3_column_int(st, 1);
+	invb_bind_int64(st, 1, id);
+	rc = invb_step(st);
+	if (rc == INVB_ROW && !inv_state_parse(invb_column_text(st, 0), ret_from)) {
+		*ret_again = invb_column_int(st, 1);
 		rc = 0;
-	} else if (rc == SQLITE_ROW || rc == SQLITE_DONE) {
+	} else if (rc == INVB_ROW || rc == INVB_DONE) {
 		rc = br_errf(err, BR_E_NOTFOUND, "%s: no event says what state it was failed from", hostname);
 	} else {
 		rc = inv_dberr(inv, err, "read events");
@@ -576,16 +576,16 @@ int inv_node_failed_from(struct inv *inv, const char *hostname, enum inv_state *
 int inv_node_macs(struct inv *inv, int64_t node_id, struct br_strlist *ret_macs, struct br_err *err)
 {
 	struct br_strlist macs = { 0 };
-	sqlite3_stmt *st;
+	struct invb_stmt *st;
 	int rc;
 
 	rc = inv_prepare(inv, "SELECT mac FROM nics WHERE node_id=? ORDER BY mac", &st, err);
 	if (rc)
 		return rc;
-	sqlite3_bind_int64(st, 1, node_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		br_strlist_add(&macs, (const char *)sqlite3_column_text(st, 0));
-	rc = rc == SQLITE_DONE ? 0 : inv_dberr(inv, err, "read MACs");
+	invb_bind_int64(st, 1, node_id);
+	while ((rc = invb_step(st)) == INVB_ROW)
+		br_strlist_add(&macs, invb_column_text(st, 0));
+	rc = rc == INVB_DONE ? 0 : inv_dberr(inv, err, "read MACs");
 	inv_finalize(inv, st);
 	if (rc) {
 		br_strlist_release(&macs);

@@ -5,21 +5,22 @@
 
 int inv_store_probe(struct inv *inv, const char *hostname, const char *doc, struct br_err *err)
 {
-	sqlite3_stmt *st = NULL;
+	struct invb_stmt *st = NULL;
 	int64_t id;
 	int rc = inv_node_id(inv, hostname, &id, NULL, err);
 
 	if (!rc)
 		rc = inv_prepare(inv,
 				 "INSERT INTO probe_facts(node_id, doc, collected_at)"
-				 " VALUES (?1, ?2, strftime('%Y-%m-%dT%H:%M:%fZ','now'))"
+				 " VALUES (?1, ?2, ?3)"
 				 " ON CONFLICT(node_id) DO UPDATE SET doc=excluded.doc, "
 				 "collected_at=excluded.collected_at",
 				 &st, err);
 	if (!rc) {
-		sqlite3_bind_int64(st, 1, id);
+		invb_bind_int64(st, 1, id);
 		inv_bind_text(st, 2, doc);
-		if (sqlite3_step(st) != SQLITE_DONE)
+		inv_bind_now(st, 3);
+		if (invb_step(st) != INVB_DONE)
 			rc = inv_dberr(inv, err, "store probe facts");
 	}
 	inv_finalize(inv, st);
@@ -28,19 +29,19 @@ int inv_store_probe(struct inv *inv, const char *hostname, const char *doc, stru
 
 int inv_load_probe(struct inv *inv, const char *hostname, char **ret_doc, struct br_err *err)
 {
-	sqlite3_stmt *st = NULL;
+	struct invb_stmt *st = NULL;
 	int64_t id;
 	int rc = inv_node_id(inv, hostname, &id, NULL, err);
 
 	if (!rc)
 		rc = inv_prepare(inv, "SELECT doc FROM probe_facts WHERE node_id=?", &st, err);
 	if (!rc) {
-		sqlite3_bind_int64(st, 1, id);
-		switch (sqlite3_step(st)) {
-		case SQLITE_ROW:
+		invb_bind_int64(st, 1, id);
+		switch (invb_step(st)) {
+		case INVB_ROW:
 			*ret_doc = inv_col_dup(st, 0);
 			break;
-		case SQLITE_DONE:
+		case INVB_DONE:
 			rc = br_errf(err, BR_E_NOTFOUND, "%s: no probe facts stored", hostname);
 			break;
 		default:
@@ -53,15 +54,15 @@ int inv_load_probe(struct inv *inv, const char *hostname, char **ret_doc, struct
 
 int inv_node_set_installed_disk(struct inv *inv, const char *hostname, const char *serial, struct br_err *err)
 {
-	sqlite3_stmt *st = NULL;
+	struct invb_stmt *st = NULL;
 	int rc = inv_prepare(inv, "UPDATE nodes SET installed_disk_serial=?2 WHERE hostname=?1", &st, err);
 
 	if (!rc) {
 		inv_bind_text(st, 1, hostname);
 		inv_bind_text(st, 2, serial);
-		if (sqlite3_step(st) != SQLITE_DONE)
+		if (invb_step(st) != INVB_DONE)
 			rc = inv_dberr(inv, err, "record the installed disk");
-		else if (!sqlite3_changes(inv->db))
+		else if (!invb_changes(inv->db))
 			rc = br_errf(err, BR_E_NOTFOUND, "no node '%s' in the inventory", hostname);
 	}
 	inv_finalize(inv, st);
@@ -70,16 +71,16 @@ int inv_node_set_installed_disk(struct inv *inv, const char *hostname, const cha
 
 int inv_node_installed_disk(struct inv *inv, const char *hostname, char **ret_serial, struct br_err *err)
 {
-	sqlite3_stmt *st = NULL;
+	struct invb_stmt *st = NULL;
 	int rc = inv_prepare(inv, "SELECT installed_disk_serial FROM nodes WHERE hostname=?", &st, err);
 
 	if (!rc) {
 		inv_bind_text(st, 1, hostname);
-		switch (sqlite3_step(st)) {
-		case SQLITE_ROW:
+		switch (invb_step(st)) {
+		case INVB_ROW:
 			*ret_serial = inv_col_dup(st, 0);
 			break;
-		case SQLITE_DONE:
+		case INVB_DONE:
 			rc = br_errf(err, BR_E_NOTFOUND, "no node '%s' in the inventory", hostname);
 			break;
 		default:

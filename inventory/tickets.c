@@ -8,8 +8,6 @@
 
 #include "inv_private.h"
 
-#define NOW_SQL "strftime('%Y-%m-%dT%H:%M:%fZ','now')"
-
 void inv_tickets_free(struct inv_ticket *tickets, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -76,7 +74,7 @@ static int same_but_digits(const char *a, const char *b)
 static int sync_one(struct inv *inv, int64_t node_id, const char *key, const struct inv_fault *f,
 		    struct inv_ticket_stats *stats, struct br_err *err)
 {
-	sqlite3_stmt *sel = NULL, *st = NULL;
+	struct invb_stmt *sel = NULL, *st = NULL;
 	char *evidence = inv_reason_as_stored(f->evidence);
 	int rc, step;
 
@@ -85,31 +83,31 @@ static int sync_one(struct inv *inv, int64_t node_id, const char *key, const str
 	if (rc)
 		goto out;
 	inv_bind_text(sel, 1, key);
-	step = sqlite3_step(sel);
-	if (step == SQLITE_DONE) {
+	step = invb_step(sel);
+	if (step == INVB_DONE) {
 		rc = inv_prepare(
 		    inv,
 		    "INSERT INTO tickets(node_id, dedup_key, fault, evidence, action, status, created_at,"
-		    " updated_at, opened_at, version) VALUES (?,?,?,?,?,'open'," NOW_SQL "," NOW_SQL
-		    "," NOW_SQL ",1)",
+		    " updated_at, opened_at, version) VALUES (?1,?2,?3,?4,?5,'open',?6,?6,?6,1)",
 		    &st, err);
 		if (rc)
 			goto out;
-		sqlite3_bind_int64(st, 1, node_id);
+		invb_bind_int64(st, 1, node_id);
 		inv_bind_text(st, 2, key);
 		inv_bind_text(st, 3, f->fault);
 		inv_bind_text(st, 4, evidence);
 		inv_bind_text(st, 5, f->action);
+		inv_bind_now(st, 6);
 		stats->opened++;
-	} else if (step == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(sel, 0);
-		int closed = !same_text((const char *)sqlite3_column_text(sel, 1), "open");
+	} else if (step == INVB_ROW) {
+		int64_t id = invb_column_int64(sel, 0);
+		int closed = !same_text(invb_column_text(sel, 1), "open");
 
-		const char *was = (const char *)sqlite3_column_text(sel, 2);
+		const char *was = invb_column_text(sel, 2);
 
 		if (!closed &&
 		    (f->evidence_loose ? same_but_digits(was, evidence) : same_text(was, evidence)) &&
-		    same_text((const char *)sqlite3_column_text(sel, 3), f->action)) {
+		    same_text(invb_column_text(sel, 3), f->action)) {
 			stats->unchanged++;
 			goto out;
 		}
@@ -117,16 +115,17 @@ static int sync_one(struct inv *inv, int64_t node_id, const char *key, const str
 		 * key stays one ticket, its opened_at says since when. */
 		rc = inv_prepare(
 		    inv,
-		    closed ? "UPDATE tickets SET evidence=?, action=?, status='open', closed_at=NULL,"
-			     " opened_at=" NOW_SQL ", updated_at=" NOW_SQL ", version=version+1 WHERE id=?"
-			   : "UPDATE tickets SET evidence=?, action=?, updated_at=" NOW_SQL
-			     ", version=version+1 WHERE id=?",
+		    closed ? "UPDATE tickets SET evidence=?1, action=?2, status='open', closed_at=NULL,"
+			     " opened_at=?4, updated_at=?4, version=version+1 WHERE id=?3"
+			   : "UPDATE tickets SET evidence=?1, action=?2, updated_at=?4, version=version+1"
+			     " WHERE id=?3",
 		    &st, err);
 		if (rc)
 			goto out;
 		inv_bind_text(st, 1, evidence);
 		inv_bind_text(st, 2, f->action);
-		sqlite3_bind_int64(st, 3, id);
+		invb_bind_int64(st, 3, id);
+		inv_bind_now(st, 4);
 		if (closed)
 			stats->opened++;
 		else
@@ -135,7 +134,7 @@ static int sync_one(struct inv *inv, int64_t node_id, const char *key, const str
 		rc = inv_dberr(inv, err, "read ticket");
 		goto out;
 	}
-	if (sqlite3_step(st) != SQLITE_DONE)
+	if (invb_step(st) != INVB_DONE)
 		rc = inv_dberr(inv, err, "store ticket");
 out:
 	inv_finalize(inv, sel);
@@ -148,7 +147,7 @@ out:
 static int close_others(struct inv *inv, int64_t node_id, const struct inv_fault *faults, size_t n,
 			size_t *ret_closed, struct br_err *err)
 {
-	sqlite3_stmt *sel = NULL, *upd = NULL;
+	struct invb_stmt *sel = NULL, *upd = NULL;
 	int64_t *ids = NULL;
 	size_t n_ids = 0;
 	int rc, step;
@@ -156,30 +155,31 @@ static int close_others(struct inv *inv, int64_t node_id, const struct inv_fault
 	rc = inv_prepare(inv, "SELECT id, fault FROM tickets WHERE node_id=? AND status='open'", &sel, err);
 	if (rc)
 		return rc;
-	sqlite3_bind_int64(sel, 1, node_id);
-	while ((step = sqlite3_step(sel)) == SQLITE_ROW) {
-		const char *fault = (const char *)sqlite3_column_text(sel, 1);
+	invb_bind_int64(sel, 1, node_id);
+	while ((step = invb_step(sel)) == INVB_ROW) {
+		const char *fault = invb_column_text(sel, 1);
 		int present = 0;
 
 		for (size_t i = 0; i < n && !present; i++)
 			present = same_text(faults[i].fault, fault);
 		if (!present) {
 			ids = br_xrealloc(ids, (n_ids + 1) * sizeof(*ids));
-			ids[n_ids++] = sqlite3_column_int64(sel, 0);
+			ids[n_ids++] = invb_column_int64(sel, 0);
 		}
 	}
-	if (step != SQLITE_DONE)
+	if (step != INVB_DONE)
 		rc = inv_dberr(inv, err, "read tickets");
 	inv_finalize(inv, sel);
 	if (!rc && n_ids)
 		rc = inv_prepare(inv,
-				 "UPDATE tickets SET status='closed', closed_at=" NOW_SQL
-				 ", updated_at=" NOW_SQL ", version=version+1 WHERE id=?",
+				 "UPDATE tickets SET status='closed', closed_at=?2, updated_at=?2,"
+				 " version=version+1 WHERE id=?1",
 				 &upd, err);
 	for (size_t i = 0; i < n_ids && !rc; i++) {
-		sqlite3_reset(upd);
-		sqlite3_bind_int64(upd, 1, ids[i]);
-		if (sqlite3_step(upd) != SQLITE_DONE)
+		invb_reset(upd);
+		invb_bind_int64(upd, 1, ids[i]);
+		inv_bind_now(upd, 2);
+		if (invb_step(upd) != INVB_DONE)
 			rc = inv_dberr(inv, err, "close ticket");
 	}
 	inv_finalize(inv, upd);
@@ -247,38 +247,38 @@ int inv_tickets_list(struct inv *inv, int include_closed, struct inv_ticket **re
 {
 	struct inv_ticket *t = NULL;
 	size_t n = 0;
-	sqlite3_stmt *st;
+	struct invb_stmt *st;
 	int rc;
 
 	rc = inv_prepare(inv,
 			 "SELECT t.id, n.hostname, n.rack, n.unit, t.fault, t.evidence, t.action, t.status,"
 			 " t.opened_at, t.closed_at, t.updated_at, t.version, t.posted_version"
-			 " FROM tickets t JOIN nodes n ON n.id = t.node_id WHERE ? OR t.status = 'open'"
+			 " FROM tickets t JOIN nodes n ON n.id = t.node_id WHERE ? = 1 OR t.status = 'open'"
 			 " ORDER BY n.rack, n.unit, n.hostname, t.fault",
 			 &st, err);
 	if (rc)
 		return rc;
-	sqlite3_bind_int(st, 1, include_closed != 0);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	invb_bind_int64(st, 1, include_closed != 0);
+	while ((rc = invb_step(st)) == INVB_ROW) {
 		t = br_xrealloc(t, (n + 1) * sizeof(*t));
 		t[n] = (struct inv_ticket){
-			.id = sqlite3_column_int64(st, 0),
+			.id = invb_column_int64(st, 0),
 			.hostname = inv_col_dup(st, 1),
 			.rack = inv_col_dup(st, 2),
-			.unit = sqlite3_column_int(st, 3),
+			.unit = invb_column_int(st, 3),
 			.fault = inv_col_dup(st, 4),
 			.evidence = inv_col_dup(st, 5),
 			.action = inv_col_dup(st, 6),
-			.closed = !same_text((const char *)sqlite3_column_text(st, 7), "open"),
+			.closed = !same_text(invb_column_text(st, 7), "open"),
 			.opened_at = inv_col_dup(st, 8),
 			.closed_at = inv_col_dup(st, 9),
 			.updated_at = inv_col_dup(st, 10),
-			.version = sqlite3_column_int64(st, 11),
-			.posted_version = sqlite3_column_int64(st, 12),
+			.version = invb_column_int64(st, 11),
+			.posted_version = invb_column_int64(st, 12),
 		};
 		n++;
 	}
-	rc = rc == SQLITE_DONE ? 0 : inv_dberr(inv, err, "read tickets");
+	rc = rc == INVB_DONE ? 0 : inv_dberr(inv, err, "read tickets");
 	inv_finalize(inv, st);
 	if (rc) {
 		inv_tickets_free(t, n);
@@ -291,17 +291,17 @@ int inv_tickets_list(struct inv *inv, int include_closed, struct inv_ticket **re
 
 int inv_ticket_posted(struct inv *inv, int64_t id, int64_t version, struct br_err *err)
 {
-	sqlite3_stmt *st;
+	struct invb_stmt *st;
 	int rc;
 
 	rc =
 	    inv_prepare(inv, "UPDATE tickets SET posted_version=? WHERE id=? AND posted_version<?", &st, err);
 	if (rc)
 		return rc;
-	sqlite3_bind_int64(st, 1, version);
-	sqlite3_bind_int64(st, 2, id);
-	sqlite3_bind_int64(st, 3, version);
-	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : inv_dberr(inv, err, "record ticket delivery");
+	invb_bind_int64(st, 1, version);
+	invb_bind_int64(st, 2, id);
+	invb_bind_int64(st, 3, version);
+	rc = invb_step(st) == INVB_DONE ? 0 : inv_dberr(inv, err, "record ticket delivery");
 	inv_finalize(inv, st);
 	return rc;
 }

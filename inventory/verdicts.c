@@ -67,7 +67,7 @@ static int put_batch(struct inv *inv, const char *stage, const struct inv_verdic
 			continue;
 		/* a node left out, its transaction still open (an I/O error or
 		 * a full disk may have ended it: then the batch is lost) */
-		if (node_only && !sqlite3_get_autocommit(inv->db)) {
+		if (node_only && invb_in_transaction(inv->db)) {
 			out[i].why = br_xstrdup(why.msg);
 			continue;
 		}

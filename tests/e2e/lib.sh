@@ -4,7 +4,8 @@
 # Gives: $T (a scratch dir removed at exit), $BIN (built executables),
 # fail MSG, assert_eq GOT WANT MSG, assert_contains HAYSTACK NEEDLE MSG,
 # at_exit CMD (run at exit, last registered first), need_root, maas_auth [KEY],
-# maas_req METHOD PATH, inventory_state DB.
+# maas_req METHOD PATH, inventory_state DB, node_field DB HOST FIELD, nodes_in DB STATE,
+# inv_sql DB SQL (the one way to the inventory that status does not show).
 set -eu
 # The tree is the one this file is in (tests/run sets BR_TOP and BR_BIN);
 # the executables are its build/bin unless BR_BIN names another build.
@@ -50,6 +51,32 @@ maas_req() { curl -sf -X "$1" -H "$(maas_auth)" "${MAAS_URL}api/2.0/$2"; }
 # DB: its events and tickets counted and every node's state, one line
 # each: what a stage that stopped before touching any node leaves as it was.
 inventory_state() {
-	sqlite3 "$1" "select count(*) from events; select count(*) from tickets;
-		select group_concat(hostname || '=' || state, ' ') from (select hostname, state from nodes order by hostname);"
+	inv_sql "$1" "select count(*) from events; select count(*) from tickets;"
+	inv_sql "$1" "select hostname || '=' || state from nodes order by hostname" | paste -sd ' ' -
+}
+# DB HOST FIELD: one field of a node as `bringup status --json` shows it
+# (state, reason, maas_system_id, ip, system_serial, ...); nothing for null.
+node_field() {
+	bringup status --db "$1" --json | jq -r --arg h "$2" ".nodes[] | select(.hostname == \$h) | .$3 // empty"
+}
+# DB STATE: how many nodes `bringup status --json` shows in STATE.
+nodes_in() {
+	bringup status --db "$1" --json | jq --arg s "$2" '[.nodes[] | select(.state == $s)] | length'
+}
+# The one place a test reads or writes the inventory behind bringup's back
+# (what `bringup status --json` does not show), so that another backend
+# changes only this function:
+#   inv_sql DB "SQL"   run SQL; rows one a line, columns joined by '|',
+#                      NULL as nothing
+#   inv_sql DB --dump  every table's rows as SQL text (to compare, or grep)
+#   inv_sql DB < FILE  run the SQL script on stdin (a fixture)
+# DB is the path given to --db. Fails when the database does.
+inv_sql() {
+	case $# in
+	1) sqlite3 -batch -bail "$1" ;;
+	*) case $2 in
+	   --dump) sqlite3 -batch "$1" .dump ;;
+	   *) sqlite3 -batch -bail "$1" "$2" ;;
+	   esac ;;
+	esac
 }

@@ -29,7 +29,7 @@ assert_contains "$(st "$auth" .reason)" "credentials" "bmc_auth reason"
 assert_contains "$(st "$auth" .reason)" "HTTP 401" "bmc_auth reason carries the status"
 # The password never reaches the output, the logs or the inventory.
 ! grep -q "$BRINGUP_BMC_PASSWORD" err disc.json st.json || fail "password in output"
-! sqlite3 inv.db .dump | grep -q "$BRINGUP_BMC_PASSWORD" || fail "password in the inventory"
+! inv_sql inv.db --dump | grep -q "$BRINGUP_BMC_PASSWORD" || fail "password in the inventory"
 
 # Every other node is discovered, flaky ones included (retries win).
 for h in $(jq -r '.nodes[] | select((.faults | index("bmc_down") or index("bmc_auth")) | not) | .hostname' $truth); do
@@ -39,7 +39,7 @@ for h in $(jq -r '.nodes[] | select((.faults | index("bmc_down") or index("bmc_a
 	assert_eq "$(st "$h" .system_serial)" \
 		"$(jq -r --arg h "$h" '.nodes[] | select(.hostname==$h) | .system_serial' $truth)" "serial of $h"
 	# Drive serials stored by discovery are exactly the BMC-visible ones.
-	assert_eq "$(sqlite3 inv.db "select group_concat(serial, ',') from (select d.serial from drives d join nodes n on n.id=d.node_id where n.hostname='$h' order by 1)")" \
+	assert_eq "$(inv_sql inv.db "select group_concat(serial, ',') from (select d.serial from drives d join nodes n on n.id=d.node_id where n.hostname='$h' order by 1)")" \
 		"$(jq -r --arg h "$h" '.nodes[] | select(.hostname==$h) | .drive_serials | sort | join(",")' $truth)" "drives of $h"
 done
 for h in $(jq -r '.nodes[] | select(.faults | index("bmc_flaky")) | .hostname' $truth); do
@@ -51,7 +51,7 @@ assert_eq "$(st "$nm" '.macs | length')" 9 "nic_missing MACs"
 
 # Facts beyond MACs reached the inventory.
 h=$(jq -r '.nodes[] | select(.faults == []) | .hostname' $truth | head -1)
-q() { sqlite3 inv.db "select $1 from nodes n where n.hostname='$h'"; }
+q() { inv_sql inv.db "select $1 from nodes n where n.hostname='$h'"; }
 assert_eq "$(q model)" "PowerEdge XE9680" "model"
 assert_eq "$(q service_tag)" "$(jq -r --arg h "$h" '.nodes[] | select(.hostname==$h) | .service_tag' $truth)" "service tag"
 [ "$(q '(select count(*) from bios_attributes b where b.node_id=n.id)')" -gt 10 ] || fail "BIOS attributes"

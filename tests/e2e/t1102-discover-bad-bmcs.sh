@@ -26,7 +26,7 @@ assert_contains "$(reason huge_body)" "exceeds" "huge body reason"
 # Thermal listed among its unreadable facts with no status and the reason.
 h=$(jq -r '.nodes[] | select(.faults | index("hang")) | .hostname' rack/truth.json)
 assert_eq "$(jq -r --arg h "$h" '.nodes[] | select(.hostname==$h) | .result' d.json)" discovered "hang result"
-u=$(sqlite3 inv.db "select facts from hw_facts f join nodes n on n.id = f.node_id where n.hostname = '$h'" |
+u=$(inv_sql inv.db "select facts from hw_facts f join nodes n on n.id = f.node_id where n.hostname = '$h'" |
 	jq -r '.unreadable[] | select(.url | endswith("/Thermal")) | "\(.status) \(.reason)"')
 assert_contains "$u" "null after 2 attempts: GET " "hang: Thermal unreadable, no status"
 assert_contains "$u" "timed out" "hang: unreadable reason"

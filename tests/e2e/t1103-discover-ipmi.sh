@@ -29,7 +29,7 @@ assert_eq "$(r ipmi-b .result)" failed "wrong password"
 assert_contains "$(r ipmi-b .reason)" "credentials" "wrong password reason"
 redfish=$(jq -r '.nodes[0].hostname' rack/truth.json)
 assert_eq "$(r "$redfish" .result)/$(r "$redfish" .via)" "discovered/Redfish" "Redfish node in the same run"
-q() { sqlite3 inv.db "select $1 from nodes n where hostname='ipmi-a'"; }
+q() { inv_sql inv.db "select $1 from nodes n where hostname='ipmi-a'"; }
 assert_eq "$(q system_serial)" SN-IPMI-0001 "serial from FRU"
 assert_eq "$(q hw_source)" ipmi "source"
 assert_eq "$(q bmc_mac)" 52:54:00:ab:cd:ef "BMC MAC"

@@ -36,8 +36,8 @@ assert_eq "$(jq '[.[] | select(.state == "discovered")] | length' three.view)" 1
 assert_eq "$(jq -S '.nodes | sort_by(.hostname) | map({hostname, result, via, macs})' three.json)" \
 	"$(jq -S '.nodes | sort_by(.hostname) | map({hostname, result, via, macs})' one.json)" "discover --json"
 for db in one three; do
-	sqlite3 $db.db "select n.hostname, d.serial from drives d join nodes n on n.id = d.node_id order by 1, 2" > $db.drives
-	sqlite3 $db.db "select n.hostname, b.name, b.value from bios_attributes b join nodes n on n.id = b.node_id order by 1, 2" > $db.bios
+	inv_sql $db.db "select n.hostname, d.serial from drives d join nodes n on n.id = d.node_id order by 1, 2" > $db.drives
+	inv_sql $db.db "select n.hostname, b.name, b.value from bios_attributes b join nodes n on n.id = b.node_id order by 1, 2" > $db.bios
 done
 [ -s three.drives ] || fail "no drives stored"
 cmp -s one.drives three.drives || fail "drive serials differ"

@@ -30,6 +30,6 @@ killed=$(bringup status --db inv.db --json | jq '[.nodes[] | select(.reason // "
 discovered=$(bringup status --db inv.db --json | jq '[.nodes[] | select(.state == "discovered")] | length')
 assert_eq "$((killed + discovered))" 16 "every other node discovered past its hung Thermal"
 assert_eq "$(jq '.failed' out.json)" "$killed" "--json failed count"
-assert_eq "$(sqlite3 inv.db 'pragma integrity_check')" ok "inventory integrity"
-assert_eq "$(sqlite3 inv.db "select count(*) from nodes where state = 'failed'")" "$killed" "failed nodes stored"
+assert_eq "$(inv_sql inv.db 'pragma integrity_check')" ok "inventory integrity"
+assert_eq "$(nodes_in inv.db failed)" "$killed" "failed nodes stored"
 

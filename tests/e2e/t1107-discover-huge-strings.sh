@@ -24,13 +24,13 @@ assert_eq "$rc" 0 "discover exit code: every node discovered"
 bringup status --json > st.json
 assert_eq "$(jq -r '[.nodes[] | select(.state != "discovered") | .hostname] | join(",")' st.json)" "" "nodes not discovered"
 ! grep -q "worker exited" err.txt st.json || fail "a worker died: $(grep "worker" err.txt | head -3)"
-serial=$(sqlite3 inv.db "select system_serial from nodes where hostname = '$huge'")
+serial=$(node_field inv.db "$huge" system_serial)
 len=$(printf '%s' "$serial" | wc -c)
 [ "$len" -le 1024 ] || fail "stored serial is $len bytes, over the 1024 cap"
 [ "$len" -ge 512 ] || fail "stored serial is $len bytes: cut too short"
 assert_contains "$serial" "HUGE-" "the serial keeps its start"
 printf '%s' "$serial" | iconv -f UTF-8 -t UTF-8 >/dev/null || fail "the cut serial is not valid UTF-8"
-maxr=$(sqlite3 inv.db "select max(length(reason)) from events")
+maxr=$(inv_sql inv.db "select max(length(reason)) from events")
 [ "$maxr" -le 4096 ] || fail "an event reason of $maxr characters"
 [ "$(jq -r --arg h "$huge" '.nodes[] | select(.hostname == $h) | .reason | length' out.json)" -le 4096 ] ||
 	fail "the --json reason is not capped"

@@ -17,7 +17,7 @@ bringup discover --db full/inv.db --workers 1 > out 2> err &
 pid=$!
 # Once the stage holds its nodes (leases written), fill the disk.
 i=0
-while [ "$(sqlite3 full/inv.db 'select count(*) from leases' 2>/dev/null || echo 0)" -lt 6 ] && [ $i -lt 100 ]; do
+while [ "$(inv_sql full/inv.db 'select count(*) from leases' 2>/dev/null || echo 0)" -lt 6 ] && [ $i -lt 100 ]; do
 	sleep 0.05; i=$((i + 1))
 done
 dd if=/dev/zero of=full/filler bs=64k 2>/dev/null || true

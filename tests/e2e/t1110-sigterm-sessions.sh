@@ -43,7 +43,7 @@ for workers in 1 2; do
 	assert_eq "$(open_sessions hang)" 0 "sessions left open after SIGTERM of discover ($workers workers)"
 	assert_eq "$(grep -c '"session":"deleted"' hang/requests.log)" 6 "session DELETEs ($workers workers)"
 	assert_contains "$(cat err.txt)" "interrupted by SIGTERM"
-	assert_eq "$(sqlite3 inv.db "select count(*) from nodes where state = 'new'")" 6 \
+	assert_eq "$(nodes_in inv.db new)" 6 \
 		"interrupted nodes keep their state ($workers workers)"
 done
 
@@ -70,7 +70,7 @@ assert_eq "$rc" 130 "configure exit code after SIGINT"
 assert_eq "$(open_sessions cfg)" 0 "sessions left open after SIGINT of configure"
 sleep 0.5
 assert_eq "$(resets)" 3 "no reset (ForceRestart) after SIGINT"
-assert_eq "$(sqlite3 inv.db "select count(*) from nodes where state = 'discovered'")" 3 \
+assert_eq "$(nodes_in inv.db discovered)" 3 \
 	"interrupted configure leaves nodes discovered"
 
 # bringup run: SIGTERM to the driver alone (not its process group, as a
@@ -91,5 +91,5 @@ assert_eq "$rc" 143 "run exit code after SIGTERM"
 assert_eq "$(open_sessions hang)" 0 "sessions left open after SIGTERM of run"
 assert_contains "$(cat err.txt)" "interrupted by SIGTERM"
 assert_eq "$(pgrep -f "bringup-discover --db $T/inv.db" | wc -l)" 0 "no stage left running after run's SIGTERM"
-assert_eq "$(sqlite3 inv.db "select count(*) from nodes where state = 'new'")" 6 \
+assert_eq "$(nodes_in inv.db new)" 6 \
 	"nodes interrupted under run keep their state"

@@ -23,7 +23,7 @@ shape() { case $1 in hpe) echo 17 16 Gen4 ;; lenovo) echo 9 8 Gen5 ;; openbmc) e
 for h in $(jq -r '.nodes[].hostname' $truth); do
 	tq() { jq -r --arg h "$h" ".nodes[] | select(.hostname==\$h) | $1" $truth; }
 	sq() { jq -r --arg h "$h" ".nodes[] | select(.hostname==\$h) | $1" st.json; }
-	nq() { sqlite3 inv.db "select $1 from nodes n where n.hostname='$h'"; }
+	nq() { inv_sql inv.db "select $1 from nodes n where n.hostname='$h'"; }
 	v=$(tq .vendor)
 	assert_eq "$(sq .state)" discovered "$v: $h state ($(sq .reason))"
 	macs=$(sq '.macs | join(",")')
@@ -32,7 +32,7 @@ for h in $(jq -r '.nodes[].hostname' $truth); do
 		case ",$macs," in *",$m,"*) fail "$v: BMC MAC $m among $h's NICs" ;; esac
 	done
 	assert_eq "$(nq system_serial)" "$(tq .system_serial)" "$v: serial of $h"
-	assert_eq "$(sqlite3 inv.db "select group_concat(serial, ',') from (select d.serial from drives d join nodes n on n.id=d.node_id where n.hostname='$h' order by 1)")" \
+	assert_eq "$(inv_sql inv.db "select group_concat(serial, ',') from (select d.serial from drives d join nodes n on n.id=d.node_id where n.hostname='$h' order by 1)")" \
 		"$(tq '.drive_serials | sort | join(",")')" "$v: drives of $h"
 	# Each family's machine (sim/vendor.c's shape): GPUs and fabric NICs at
 	# x16 and the family's generation, and the LOM.
@@ -47,7 +47,7 @@ for h in $(jq -r '.nodes[].hostname' $truth); do
 	# (bmc) too; past those only the Manager's end of the USB link (the
 	# DGX's usb0, the X13's ToHost), as the BMC's; every MAC says where it
 	# came from.
-	sqlite3 inv.db "select facts from hw_facts f join nodes n on n.id=f.node_id where n.hostname='$h'" > facts.json
+	inv_sql inv.db "select facts from hw_facts f join nodes n on n.id=f.node_id where n.hostname='$h'" > facts.json
 	tq '.mac_roles' > roles.json
 	assert_eq "$(jq -r --slurpfile t roles.json '[.nics[] | select($t[0][.mac]) | "\(.mac)=\(.role)"] | sort | join(",")' facts.json)" \
 		"$(tq '[.mac_roles | to_entries[] | "\(.key)=\(.value)"] | sort | join(",")')" "$v: MAC roles of $h"
@@ -103,4 +103,4 @@ assert_eq "$(rf "$smc_bmc" /redfish/v1/Systems/1/EthernetInterfaces | jq -r '.Me
 	/redfish/v1/Systems/1/EthernetInterfaces/ToManager "supermicro USB link's host end"
 # The GPU baseboard System beside the host was not taken for it.
 assert_eq "$(jq -r '.nodes[] | select(.vendor=="openbmc") | .system_serial' $truth)" \
-	"$(sqlite3 inv.db "select system_serial from nodes where hostname=(select hostname from nodes order by id limit 1 offset 4)")" "openbmc host System"
+	"$(inv_sql inv.db "select system_serial from nodes where hostname=(select hostname from nodes order by id limit 1 offset 4)")" "openbmc host System"

@@ -27,7 +27,7 @@ for h in $(jq -r '.nodes[] | select(.faults | index("no_host_mac")) | .hostname'
 	assert_contains "$reason" "EthernetInterfaces" "$v: reason names what the BMC showed"
 	usb=$(jq -r --arg h "$h" '.nodes[] | select(.hostname==$h) | .mac_roles | to_entries[] | select(.value=="bmc_usb") | .key' $truth)
 	[ -z "$usb" ] || assert_contains "$reason" "$usb is the BMC's USB link" "$v: reason names the USB link"
-	assert_eq "$(sqlite3 inv.db "select count(*) from nics c join nodes n on n.id=c.node_id where n.hostname='$h'")" 0 "$v: no MACs stored for $h"
+	assert_eq "$(inv_sql inv.db "select count(*) from nics c join nodes n on n.id=c.node_id where n.hostname='$h'")" 0 "$v: no MACs stored for $h"
 	# What names the machine is kept all the same (issue 23): its serial and
 	# the BMC's MAC, shown by status, the failure typed no_host_mac; every
 	# MAC it did show is listed with its role, none of them host.
@@ -35,7 +35,7 @@ for h in $(jq -r '.nodes[] | select(.faults | index("no_host_mac")) | .hostname'
 	assert_eq "$(sq "$h" .system_serial)" "$(jq -r --arg h "$h" '.nodes[] | select(.hostname==$h) | .system_serial' $truth)" \
 		"$v: serial of $h kept"
 	bmc_mac=$(jq -r --arg h "$h" '.nodes[] | select(.hostname==$h) | .mac_roles | to_entries[] | select(.value=="bmc") | .key' $truth)
-	assert_eq "$(sqlite3 inv.db "select bmc_mac from nodes where hostname='$h'")" "$bmc_mac" "$v: BMC MAC of $h kept"
+	assert_eq "$(inv_sql inv.db "select bmc_mac from nodes where hostname='$h'")" "$bmc_mac" "$v: BMC MAC of $h kept"
 	assert_eq "$(sq "$h" '[.nics[] | select(.role == "host")] | length')" 0 "$v: no host role among $h's MACs"
 	assert_eq "$(sq "$h" "[.nics[] | select(.mac == \"$bmc_mac\") | .role] | join(\",\")")" bmc "$v: the BMC's port shown as bmc"
 done

@@ -18,10 +18,10 @@ truth=sim/truth.json
 bringup import --manifest sim/rack.csv >/dev/null
 
 host_of() { jq -r --arg f "$1" '.nodes[] | select(.faults | index($f)) | .hostname' $truth; }
-state_of() { sqlite3 inv.db "select state from nodes where hostname = '$1'"; }
-reason_of() { sqlite3 inv.db "select reason from nodes where hostname = '$1'"; }
+state_of() { node_field inv.db "$1" state; }
+reason_of() { node_field inv.db "$1" reason; }
 macs_of() {
-	sqlite3 inv.db "select mac from nics join nodes on nodes.id = nics.node_id where hostname = '$1' order by mac" |
+	inv_sql inv.db "select mac from nics join nodes on nodes.id = nics.node_id where hostname = '$1' order by mac" |
 		tr '\n' ' '
 }
 true_macs() { jq -r --arg h "$1" '.nodes[] | select(.hostname == $h) | .macs[]' $truth | tr 'A-F' 'a-f' | sort | tr '\n' ' '; }
@@ -86,6 +86,6 @@ for bmc in $(tail -n +2 sim/rack.csv | cut -d, -f4); do
 		jq '.Members | length')
 	assert_eq "$n" 0 "sessions left open on $bmc"
 done
-assert_eq "$(sqlite3 inv.db "select count(*) from nodes where state = 'failed' and coalesce(reason, '') = ''")" 0 \
+assert_eq "$(inv_sql inv.db "select count(*) from nodes where state = 'failed' and coalesce(reason, '') = ''")" 0 \
 	"every failed node has a reason"
 echo "10 BMCs, 6 hostile, in $took s: hostile nodes end with their reasons, good ones as alone, no session left"

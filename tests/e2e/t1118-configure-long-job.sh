@@ -20,9 +20,9 @@ bringup discover -q || fail "discover"
 rc=0
 bringup configure --poll-ms 1 --json >c.json 2>err.txt || rc=$?
 h=$(jq -r '.nodes[0].hostname' sim/truth.json)
-reason=$(sqlite3 inv.db "select reason from nodes where hostname = '$h'")
+reason=$(node_field inv.db "$h" reason)
 assert_eq "$rc" 0 "configure exit code ($reason)"
-assert_eq "$(sqlite3 inv.db "select state from nodes where hostname = '$h'")" configured "state of $h ($reason)"
+assert_eq "$(node_field inv.db "$h" state)" configured "state of $h ($reason)"
 assert_contains "$reason" "applied by job" "reason of $h"
 got=$(jq -r 'select(.method == "GET" and (.path | test("/Jobs/JID_"))) | .path' sim/requests.log | wc -l)
 [ "$got" -gt $polls ] || fail "only $got job polls: the job cannot have needed $polls"

@@ -38,7 +38,7 @@ assert_eq "$(inventory_state t.db)" "$before" "inventory after the refused disco
 # Made good: discover runs, every node discovered.
 echo "$BRINGUP_BMC_PASSWORD" > bmc-pass
 bringup discover --db t.db -q
-assert_eq "$(sqlite3 t.db "select count(*) from nodes where state = 'discovered'")" 4 "discovered once the references resolve"
+assert_eq "$(nodes_in t.db discovered)" 4 "discovered once the references resolve"
 
 # configure: the same check, before any BMC is written.
 chmod 000 bmc-pass

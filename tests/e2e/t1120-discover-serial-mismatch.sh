@@ -81,7 +81,7 @@ awk -F, -v OFS=, -v a="$a" -v b="$b" -v sa="$(truth_of "$a" .system_serial | tr 
 	'$1 == a { $NF = sa } $1 == b { $NF = sb } { print }' rack/rack.csv > fixed.csv
 bringup import --json --manifest fixed.csv > imp.json
 assert_eq "$(jq -r .updated imp.json)" 2 "re-import updates the two rows"
-assert_contains "$(sqlite3 inv.db "select e.reason from events e join nodes n on n.id = e.node_id where n.hostname = '$a' order by e.id desc limit 1")" \
+assert_contains "$(inv_sql inv.db "select e.reason from events e join nodes n on n.id = e.node_id where n.hostname = '$a' order by e.id desc limit 1")" \
 	"serial $(col "$a") -> $(truth_of "$a" .system_serial | tr A-Z a-z)" "the change event names the serial"
 bringup discover --json --timeout 2 --retries 0 > disc2.json 2>err2 || true
 bringup status --json > st.json

@@ -15,7 +15,7 @@ bringup import --manifest rack/rack.csv >/dev/null
 bringup discover --json --timeout 5 > disc.json 2>err || fail "discover: $(cat err)"
 bringup status --json > st.json
 truth=rack/truth.json
-facts() { sqlite3 inv.db "select facts from hw_facts f join nodes n on n.id = f.node_id where n.hostname = '$1'"; }
+facts() { inv_sql inv.db "select facts from hw_facts f join nodes n on n.id = f.node_id where n.hostname = '$1'"; }
 
 for h in $(jq -r '.nodes[] | .hostname' $truth); do
 	assert_eq "$(jq -r --arg h "$h" '.nodes[] | select(.hostname==$h) | .state' st.json)" discovered "$h discovered"
@@ -46,7 +46,7 @@ for h in $(jq -r '.nodes[] | select(.faults | index("usb_boot_option")) | .hostn
 	[ -n "$usb" ] || fail "$h: no USB link in the truth"
 	assert_eq "$(jq -r --arg h "$h" --arg m "$usb" '.nodes[] | select(.hostname==$h) | [.nics[] | select(.mac==$m) | .role] | join(",")' st.json)" \
 		bmc_usb "$h: the USB link's MAC is the BMC's"
-	assert_eq "$(sqlite3 inv.db "select count(*) from nics where mac = '$usb'")" 0 "$h: the USB link's MAC is no host NIC"
+	assert_eq "$(inv_sql inv.db "select count(*) from nics where mac = '$usb'")" 0 "$h: the USB link's MAC is no host NIC"
 	# the BootOption was read: the request log shows it
 	[ "$(jq -r --arg b "$(jq -r --arg h "$h" '.nodes[] | select(.hostname==$h) | .bmc' $truth)" 'select(.bmc==$b and (.path | test("/BootOptions/"))) | .path' rack/requests.log | wc -l)" -gt 0 ] ||
 		fail "$h: no BootOption read"

@@ -35,7 +35,7 @@ assert_contains "$(sq "$blank" .reason)" "the BMC manages 2 hosts; name one in t
 	"$blank: reason names both Systems"
 assert_eq "$(sq "$blank" '.macs | length')" 0 "$blank: no MAC taken from either"
 assert_eq "$(sq "$blank" .system_serial)" null "$blank: no System's serial taken"
-assert_eq "$(sqlite3 inv.db "select bmc_mac from nodes where hostname='$blank'")" \
+assert_eq "$(inv_sql inv.db "select bmc_mac from nodes where hostname='$blank'")" \
 	"$(tr_ "$blank" '.mac_roles | to_entries[] | select(.value=="bmc") | .key')" "$blank: its BMC's MAC kept"
 
 assert_eq "$(sq "$wrong" .state)" failed "$wrong (a System the BMC lacks) failed"

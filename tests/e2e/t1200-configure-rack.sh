@@ -29,7 +29,7 @@ sleep 0.3
 lines() { wc -l < $log; }
 
 # ---- dry run: the diff, and nothing written anywhere ----------------------
-sqlite3 inv.db .dump > before.sql
+inv_sql inv.db --dump > before.sql
 start=$(lines)
 bringup configure --dry-run --json > dry.json
 sleep 0.3
@@ -37,7 +37,7 @@ tail -n +$((start + 1)) $log > dry.log
 writes=$(jq -r 'select(.method != "GET" and (.path | startswith("/redfish/v1/SessionService/Sessions") | not)) | "\(.method) \(.path)"' dry.log)
 [ -z "$writes" ] || fail "dry run sent: $writes"
 [ "$(wc -l < dry.log)" -gt 0 ] || fail "dry run read nothing"
-sqlite3 inv.db .dump > after.sql
+inv_sql inv.db --dump > after.sql
 cmp -s before.sql after.sql || fail "dry run changed the inventory"
 for h in $drift; do
 	assert_eq "$(jq -r --arg h "$h" '.nodes[] | select(.hostname == $h) | [.bios_changes[].name] | sort | join(",")' dry.json)" \
@@ -73,7 +73,7 @@ assert_eq "$rc" 2 "exit code on an unknown profile"
 assert_contains "$(cat err)" "profile 'xe9680'" "unknown profile named"
 sleep 0.3
 assert_eq "$(lines)" "$start" "no request after a template error"
-sqlite3 inv.db .dump > after.sql
+inv_sql inv.db --dump > after.sql
 cmp -s before.sql after.sql || fail "a template error changed the inventory"
 
 # ---- apply ----------------------------------------------------------------

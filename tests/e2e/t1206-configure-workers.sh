@@ -45,7 +45,7 @@ grep -q "12 Redfish BMCs over 3 worker processes" three.err || fail "--workers 3
 noport() { sed 's/127\.0\.0\.1:[0-9]*/BMC/g'; }
 view() { # the inventory's view of each node after configure
 	bringup status --db "$1.db" --json | jq -S '[.nodes[] | {hostname, state, reason}] | sort_by(.hostname)'
-	sqlite3 "$1.db" "select n.hostname, c.name, c.result, c.detail from check_results c
+	inv_sql "$1.db" "select n.hostname, c.name, c.result, c.detail from check_results c
 		join nodes n on n.id = c.node_id where c.stage = 'configure' order by 1, 2"
 }
 view one | noport > one.view
@@ -73,8 +73,8 @@ diff one.req three.req || fail "the requests of --workers 3 differ from --worker
 # with the inventory's reason and its BMC sees no request; the others are
 # configured, their firmware judged by their workers as by this process.
 rack facts 4
-bad=$(sqlite3 facts.db "select hostname from nodes order by hostname limit 1 offset 1")
-sqlite3 facts.db "update hw_facts set facts = '{\"firmware\": {\"id\": \"x\"}}'
+bad=$(inv_sql facts.db "select hostname from nodes order by hostname limit 1 offset 1")
+inv_sql facts.db "update hw_facts set facts = '{\"firmware\": {\"id\": \"x\"}}'
 	where node_id = (select id from nodes where hostname = '$bad')"
 rc=0
 configure facts --workers 2 --json > facts.json 2> facts.err || rc=$?
@@ -117,7 +117,7 @@ assert_eq "$(echo "$st" | jq --arg r "$reason" '[.nodes[] | select(.state == "fa
 assert_eq "$(echo "$st" | jq '[.nodes[] | select(.state == "configured")] | length')" 4 "the other workers' nodes"
 assert_eq "$(jq '.failed' kill.json)" 2 "--json failed count"
 assert_eq "$(jq --arg r "$reason" '[.nodes[] | select(.reason == $r)] | length' kill.json)" 2 "--json reasons"
-assert_eq "$(sqlite3 kill.db 'pragma integrity_check')" ok "inventory integrity"
+assert_eq "$(inv_sql kill.db 'pragma integrity_check')" ok "inventory integrity"
 
 # ---- SIGTERM to the stage ------------------------------------------------------
 # Each worker is told, logs out of its BMCs and reports its nodes
@@ -128,8 +128,8 @@ kill -TERM $pid
 rc=0
 wait $pid || rc=$?
 assert_eq "$rc" 143 "configure exit code after SIGTERM"
-assert_eq "$(sqlite3 term.db "select count(*) from nodes where state = 'discovered'")" 6 "nodes left discovered"
-assert_eq "$(sqlite3 term.db "select count(*) from check_results where stage = 'configure'")" 0 "checks recorded"
+assert_eq "$(nodes_in term.db discovered)" 6 "nodes left discovered"
+assert_eq "$(inv_sql term.db "select count(*) from check_results where stage = 'configure'")" 0 "checks recorded"
 assert_eq "$(jq '[.nodes[] | select(.reason | test("interrupted by SIGTERM"))] | length' term.json)" 6 \
 	"--json: every node interrupted"
 sleep 0.3

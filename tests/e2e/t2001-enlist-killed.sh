@@ -38,7 +38,7 @@ check() { # trial name
 	assert_eq "$dup" 0 "$1: MACs created twice"
 	twice=$(jq -r 'select(.op == "deploy" and .status == 200) | .system_id' sim/maas-requests.log | sort | uniq -d)
 	assert_eq "$twice" "" "$1: machines deployed twice"
-	sqlite3 -separator ' ' t.db "select hostname, state, maas_system_id from nodes order by hostname" > inv.txt
+	inv_sql t.db "select hostname, state, maas_system_id from nodes order by hostname" | tr '|' ' ' > inv.txt
 	bad=$(jq -r --slurpfile t sim/truth.json --rawfile inv inv.txt '
 		($inv | split("\n") | map(select(. != "") | split(" ") | {(.[0]): {state: .[1], id: .[2]}}) | add) as $db
 		| ($t[0].nodes | map({(.hostname): .}) | add) as $truth

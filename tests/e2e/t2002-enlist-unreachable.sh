@@ -11,7 +11,7 @@ at_exit "stop_sim $T/sim"
 set -a; . ./sim/env; set +a
 bringup import --db t.db --manifest sim/rack.csv >/dev/null
 bringup discover --db t.db -q
-snapshot() { sqlite3 t.db "select hostname, state, reason, maas_system_id from nodes order by hostname; select count(*) from events"; }
+snapshot() { inv_sql t.db "select hostname, state, reason, maas_system_id from nodes order by hostname; select count(*) from events"; }
 before=$(snapshot)
 
 rc=0
@@ -51,4 +51,4 @@ assert_eq "$(jq -r 'select(.status == 401) | .op' sim/maas-requests.log | sort -
 
 # The same rack with the right key goes through.
 bringup enlist --no-ssh-key --db t.db --skip-configure --poll-ms 50 -q
-assert_eq "$(sqlite3 t.db "select count(*) from nodes where state = 'deployed'")" 4 "deployed with the right key"
+assert_eq "$(nodes_in t.db deployed)" 4 "deployed with the right key"

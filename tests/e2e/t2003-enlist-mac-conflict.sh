@@ -24,11 +24,11 @@ bringup discover --db t.db -q
 rc=0
 bringup enlist --no-ssh-key --db t.db --skip-configure --poll-ms 50 --json > run.json 2>/dev/null || rc=$?
 assert_eq "$rc" 1 "exit with one conflicting node"
-reason=$(sqlite3 t.db "select reason from nodes where hostname = '$victim'")
-assert_eq "$(sqlite3 t.db "select state from nodes where hostname = '$victim'")" failed "conflicting node state"
+reason=$(node_field t.db "$victim" reason)
+assert_eq "$(node_field t.db "$victim" state)" failed "conflicting node state"
 assert_contains "$reason" "MAC conflict: $mac is registered in MAAS on 'intruder' (system_id $intruder)" "reason"
-assert_eq "$(sqlite3 t.db "select maas_system_id is null from nodes where hostname = '$victim'")" 1 \
+assert_eq "$(inv_sql t.db "select maas_system_id is null from nodes where hostname = '$victim'")" 1 \
 	"the intruder's id was not recorded for the node"
-assert_eq "$(sqlite3 t.db "select count(*) from nodes where state = 'deployed'")" 3 "other nodes deployed"
+assert_eq "$(nodes_in t.db deployed)" 3 "other nodes deployed"
 touched=$(jq -r --arg id "$intruder" 'select(.system_id == $id and .method == "POST") | .path' sim/maas-requests.log | wc -l)
 assert_eq "$touched" 1 "requests changing the intruder (its own create only)"

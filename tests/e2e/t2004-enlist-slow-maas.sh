@@ -21,7 +21,7 @@ set -a; . ./sim/env; set +a
 bringup import --db t.db --manifest sim/rack.csv >/dev/null
 bringup discover --db t.db -q
 bringup enlist --no-ssh-key --db t.db --skip-configure --poll-ms 20 --workers 1 -q
-assert_eq "$(sqlite3 t.db "select count(*) from nodes where state = 'deployed'")" $nodes "deployed"
+assert_eq "$(nodes_in t.db deployed)" $nodes "deployed"
 for op in set_boot_disk set_storage_layout deploy; do
 	assert_eq "$(jq -r --arg op $op 'select(.op == $op) | .system_id' sim/maas-requests.log | sort | uniq -d)" "" \
 		"machines sent $op more than once"

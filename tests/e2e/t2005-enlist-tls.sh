@@ -25,8 +25,8 @@ assert_eq "$(curl -s -m 5 -o /dev/null -w '%{http_code}' "${plain}api/2.0/versio
 
 bringup import --db t.db --manifest sim/rack.csv >/dev/null
 bringup discover --db t.db -q
-assert_eq "$(sqlite3 t.db "select count(*) from nodes where state = 'discovered'")" 3 "discovered"
-snapshot() { sqlite3 t.db "select hostname, state, reason, maas_system_id, ip from nodes order by hostname;
+assert_eq "$(nodes_in t.db discovered)" 3 "discovered"
+snapshot() { inv_sql t.db "select hostname, state, reason, maas_system_id, ip from nodes order by hostname;
 	select node_id, from_state, to_state, reason from events order by id"; }
 before=$(snapshot)
 logged=$(wc -l < sim/maas-requests.log)
@@ -54,15 +54,15 @@ assert_eq "$rc" 3 "unrelated CA exit"
 refused "unrelated CA" other-ca.err
 
 # (b) --insecure, still without the CA, enlists the one node asked for.
-first=$(sqlite3 t.db "select hostname from nodes order by hostname limit 1")
+first=$(inv_sql t.db "select hostname from nodes order by hostname limit 1")
 env -u BRINGUP_CA_FILE bringup enlist --no-ssh-key --db t.db --skip-configure --poll-ms 50 -q --insecure "$first"
-assert_eq "$(sqlite3 t.db "select hostname || ' ' || state from nodes where state != 'discovered'")" \
+assert_eq "$(inv_sql t.db "select hostname || ' ' || state from nodes where state != 'discovered'")" \
 	"$first deployed" "after --insecure"
 [ "$(wc -l < sim/maas-requests.log)" -gt "$logged" ] || fail "--insecure sent no requests"
 
 # (c) With $BRINGUP_CA_FILE, verified: the other two follow.
 bringup enlist --no-ssh-key --db t.db --skip-configure --poll-ms 50 -q
-assert_eq "$(sqlite3 t.db "select count(*) from nodes where state = 'deployed'")" 3 "deployed with the CA"
+assert_eq "$(nodes_in t.db deployed)" 3 "deployed with the CA"
 assert_eq "$(jq -r 'select(.op == "deploy" and .status == 200) | .system_id' sim/maas-requests.log | wc -l)" 3 \
 	"deploys MAAS saw"
 

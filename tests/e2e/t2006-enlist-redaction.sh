@@ -23,7 +23,7 @@ jq -r 'select(.status == 400) | .path' sim/maas-requests.log | grep -q machines 
 	fail "the emulator refused no create"
 bringup status --json > st.json
 bringup history --json "$h" > hist.json
-sqlite3 inv.db .dump > dump.sql
+inv_sql inv.db --dump > dump.sql
 assert_eq "$(jq -r --arg h "$h" '.nodes[] | select(.hostname == $h) | .state' st.json)" failed "the echoed node"
 reason=$(jq -r --arg h "$h" '.nodes[] | select(.hostname == $h) | .reason' st.json)
 assert_contains "$reason" "Invalid power parameters" "MAAS's words are kept"

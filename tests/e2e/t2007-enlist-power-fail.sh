@@ -17,8 +17,8 @@ BRINGUP_BMC_PASSWORD=not-the-password timeout 60 bringup enlist --db t.db --skip
 assert_eq "$rc" 1 "exit (not 124: the run ends on its own)"
 assert_eq "$(jq .failed run.json)" 2 "failed nodes"
 for h in $(jq -r '.nodes[].hostname' sim/truth.json); do
-	assert_eq "$(sqlite3 t.db "select state from nodes where hostname = '$h'")" failed "$h state"
-	assert_contains "$(sqlite3 t.db "select reason from nodes where hostname = '$h'")" \
+	assert_eq "$(node_field t.db "$h" state)" failed "$h state"
+	assert_contains "$(node_field t.db "$h" reason)" \
 		"Aborting COMMISSIONING and reverting to NEW. Unable to power control the node" "$h reason quotes MAAS"
 done
 # What MAAS itself shows: New, with the event.

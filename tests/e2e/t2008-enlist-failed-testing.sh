@@ -18,17 +18,17 @@ rc=0
 timeout 60 bringup enlist --db t.db --skip-configure --poll-ms 50 --json > run1.json 2>/dev/null || rc=$?
 assert_eq "$rc" 1 "first run exit"
 assert_eq "$(jq .deployed run1.json) $(jq .failed run1.json)" "1 1" "first run deployed, failed"
-assert_contains "$(sqlite3 t.db "select reason from nodes where hostname = '$bad'")" "smartctl-validate" \
+assert_contains "$(node_field t.db "$bad" reason)" "smartctl-validate" \
 	"reason quotes MAAS's test failure"
 # Every machine went Commissioning -> Testing before Ready.
-id=$(sqlite3 t.db "select maas_system_id from nodes where hostname = '$bad'")
+id=$(node_field t.db "$bad" maas_system_id)
 [ -n "$id" ] || fail "no system_id recorded"
 
 rc=0
 timeout 60 bringup enlist --db t.db --skip-configure --poll-ms 50 --json > run2.json 2>/dev/null || rc=$?
 assert_eq "$rc" 0 "second run exit"
 assert_eq "$(jq .deployed run2.json)" 1 "retested node deployed"
-assert_eq "$(sqlite3 t.db "select state from nodes where hostname = '$bad'")" deployed "$bad state"
+assert_eq "$(node_field t.db "$bad" state)" deployed "$bad state"
 assert_eq "$(jq -r --arg id "$id" 'select(.system_id == $id and .op == "test") | .status' sim/maas-requests.log)" 200 \
 	"op=test sent once, accepted"
 assert_eq "$(jq -r 'select(.op == "commission" and .status != 200) | .status' sim/maas-requests.log)" "" \

@@ -38,8 +38,8 @@ assert_eq "$rc" 0 "exit"
 assert_eq "$(jq .deployed run.json)" 2 "deployed"
 swapped=$(jq -r '.nodes[] | select(.faults | index("nvme_order")) | .hostname' sim/truth.json)
 plain=$(jq -r '.nodes[] | select((.faults | index("nvme_order")) == null) | .hostname' sim/truth.json)
-sid=$(sqlite3 t.db "select maas_system_id from nodes where hostname = '$swapped'")
-pid=$(sqlite3 t.db "select maas_system_id from nodes where hostname = '$plain'")
+sid=$(node_field t.db "$swapped" maas_system_id)
+pid=$(node_field t.db "$plain" maas_system_id)
 assert_eq "$(jq -r --arg id "$sid" 'select(.system_id == $id and .op == "release") | .status' sim/maas-requests.log)" \
 	200 "the nvme_order machine released once"
 assert_eq "$(jq -r --arg id "$pid" 'select(.system_id == $id and (.op == "release" or .op == "set_boot_disk")) | .op' \

@@ -16,8 +16,8 @@ bringup discover --db t.db -q
 ipmi=$(jq -r '.nodes[0].hostname' sim/truth.json)
 rf=$(jq -r '.nodes[1].hostname' sim/truth.json)
 # The first node's BMC is known as an IPMI one (as a manifest's bmc_type says).
-sqlite3 t.db "update nodes set bmc_type = 'ipmi' where hostname = '$ipmi'"
-bmc=$(sqlite3 t.db "select bmc from nodes where hostname = '$ipmi'")
+inv_sql t.db "update nodes set bmc_type = 'ipmi' where hostname = '$ipmi'"
+bmc=$(inv_sql t.db "select bmc from nodes where hostname = '$ipmi'")
 rc=0
 timeout 60 bringup enlist --db t.db --skip-configure --poll-ms 50 --json > run.json 2>/dev/null || rc=$?
 assert_eq "$rc" 0 "exit"

@@ -29,7 +29,7 @@ bringup discover --db t.db -q
 rc=0
 timeout 60 bringup enlist --db t.db --skip-configure --poll-ms 50 --json > run.json 2>run.err || rc=$?
 assert_eq "$rc" 0 "exit"
-assert_eq "$(sqlite3 t.db "select state from nodes where hostname = '$fqdn'")" deployed "state"
-assert_eq "$(sqlite3 t.db "select maas_system_id from nodes where hostname = '$fqdn'")" "$(jq -r .system_id created.json)" \
+assert_eq "$(node_field t.db "$fqdn" state)" deployed "state"
+assert_eq "$(node_field t.db "$fqdn" maas_system_id)" "$(jq -r .system_id created.json)" \
 	"adopted the registered machine"
 ! grep -q "MAC conflict" run.err run.json || fail "a false MAC conflict"

@@ -23,17 +23,17 @@ plain=$(jq -r '.nodes[] | select(.faults | length == 0) | .hostname' sim/truth.j
 
 bringup import --db t.db --manifest sim/rack.csv >/dev/null
 bringup discover --db t.db -q
-vol() { sqlite3 t.db "select v.$2 from volumes v join nodes n on n.id = v.node_id where n.hostname = '$1'"; }
+vol() { inv_sql t.db "select v.$2 from volumes v join nodes n on n.id = v.node_id where n.hostname = '$1'"; }
 assert_eq "$(vol "$boss" "volume_id || ' ' || raid_type || ' ' || durable_name_format || ' ' || durable_name")" \
 	"$(truth "$boss" '.boot_volume | "\(.id) RAID1 NAA \(.durable_name)"')" "discovered volume"
 assert_eq "$(vol "$boss" "member_drives ->> '\$[1]'")" "Disk.Direct.1-1:BOSS.SL.14-1" "volume's members"
-assert_eq "$(sqlite3 t.db "select count(*) from volumes v join nodes n on n.id = v.node_id where n.hostname = '$plain'")" 0 \
+assert_eq "$(inv_sql t.db "select count(*) from volumes v join nodes n on n.id = v.node_id where n.hostname = '$plain'")" 0 \
 	"no volume on the plain node"
 
 rc=0
 timeout 60 bringup enlist --no-ssh-key --db t.db --skip-configure --poll-ms 50 --json > run.json 2>err.log || rc=$?
 assert_eq "$rc" 1 "exit (one node failed)"
-state() { sqlite3 t.db "select $2 from nodes where hostname = '$1'"; }
+state() { inv_sql t.db "select $2 from nodes where hostname = '$1'"; }
 os_serial=$(truth "$boss" .boot_volume.os_serial)
 assert_eq "$(state "$boss" state)" deployed "BOSS node state"
 assert_eq "$(state "$boss" installed_disk_serial)" "$os_serial" "BOSS node: OS on the volume as the OS names it"

@@ -27,7 +27,7 @@ done
 bringup import --manifest sim/rack.csv >/dev/null
 bringup discover -q
 bringup enlist --skip-configure --poll-ms 50 -q
-assert_eq "$(sqlite3 t.db "select state || ' ' || installed_disk_serial from nodes")" "deployed $os_serial" "enlisted"
+assert_eq "$(inv_sql t.db "select state || ' ' || installed_disk_serial from nodes")" "deployed $os_serial" "enlisted"
 rc=0
 bringup validate --json > v.json 2> v.err || rc=$?
 check() { jq -r --arg n "$1" ".nodes[0].checks[] | select(.name == \$n) | $2" v.json; }

@@ -28,7 +28,7 @@ host=$(jq -r '.nodes[0].hostname' rack/truth.json)
 bringup import --manifest rack/rack.csv >/dev/null
 bringup discover -q
 bringup enlist --no-ssh-key --skip-configure --poll-ms 50 -q
-id=$(sqlite3 inv.db "select maas_system_id from nodes where hostname = '$host'")
+id=$(node_field inv.db "$host" maas_system_id)
 assert_eq "$(maas_as "$MAAS_API_KEY" GET "machines/$id/" | sed 's/ [0-9]*$//' | jq -r '"\(.status_name) \(.owner)"')" \
 	"Deployed admin" "deployed, owned by the admin"
 # The fixture's probe document has no LLDP neighbours: cabling unknown.

@@ -27,7 +27,7 @@ rack() { # DIR [sim options]: N machines enlisted against the emulator in DIR
 		bringup discover --db "$d.db" -q
 		bringup enlist --no-ssh-key --db "$d.db" --skip-configure --poll-ms 50 -q
 	)
-	assert_eq "$(sqlite3 "$d.db" "select count(*) from nodes where state = 'deployed'")" $N "$d: deployed"
+	assert_eq "$(nodes_in "$d.db" deployed)" $N "$d: deployed"
 }
 reads() { # DIR STATUS: how many machine documents list reads gave in STATUS
 	jq -s --arg st "$2" '[.[] | select(.method == "GET" and .path == "machines/") | .statuses[]?

@@ -51,14 +51,14 @@ bad=$(jq -r --slurpfile t sim/truth.json '
 	| .nodes[] | select(.result == "deployed")
 	| select(.system_id == null or (.ip // "") == "" or .installed_serial != $want[.hostname]) | .hostname' run1.json)
 assert_eq "$bad" "" "deployed nodes without system_id, address or the truth's boot disk in --json"
-assert_eq "$(sqlite3 t.db 'pragma integrity_check')" ok "inventory integrity"
+assert_eq "$(inv_sql t.db 'pragma integrity_check')" ok "inventory integrity"
 
 # The second run resumes the killed slice: every node but the
 # commission_fail one deployed, each machine created once.
 rc=0
 bringup-enlist --no-ssh-key --db t.db --skip-configure --poll-ms 50 --workers 3 --json > run2.json 2> run2.err || rc=$?
 assert_eq "$rc" 1 "second run exit (the commission_fail node stays failed)"
-assert_eq "$(sqlite3 t.db "select count(*) from nodes where state = 'deployed'")" 17 "deployed after the second run"
+assert_eq "$(nodes_in t.db deployed)" 17 "deployed after the second run"
 assert_eq "$(jq -r 'select(.op == null and .method == "POST" and .path == "machines/") | .hostname' sim/maas-requests.log | sort | uniq -d)" \
 	"" "machines created twice"
 assert_eq "$(jq -r 'select(.op == "deploy") | .system_id' sim/maas-requests.log | sort | uniq -d)" "" "machines deployed twice"

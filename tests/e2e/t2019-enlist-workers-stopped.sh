@@ -32,10 +32,10 @@ while [ $i -lt 30 ]; do
 	sleep 0.1; i=$((i + 1))
 done
 assert_eq "$alive" "" "workers still running after their stage was stopped"
-assert_eq "$(sqlite3 t.db 'pragma integrity_check')" ok "inventory integrity"
-assert_eq "$(sqlite3 t.db "select count(*) from nodes where state = 'deployed'")" 0 "deployed before the stop"
+assert_eq "$(inv_sql t.db 'pragma integrity_check')" ok "inventory integrity"
+assert_eq "$(nodes_in t.db deployed)" 0 "deployed before the stop"
 
 bringup-enlist --no-ssh-key --db t.db --skip-configure --poll-ms 50 --workers 2 -q
-assert_eq "$(sqlite3 t.db "select count(*) from nodes where state = 'deployed'")" 12 "deployed after the second run"
+assert_eq "$(nodes_in t.db deployed)" 12 "deployed after the second run"
 assert_eq "$(jq -r 'select(.op == null and .method == "POST" and .path == "machines/") | .hostname' sim/maas-requests.log | sort | uniq -d)" \
 	"" "machines created twice"

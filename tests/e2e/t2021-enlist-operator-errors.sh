@@ -37,5 +37,5 @@ NOT_A_KEY=just-a-secret enlist "consumer_key:token_key:token_secret" --api-key-r
 
 # /MAAS without the slash is the same root: accepted, and the run works.
 bringup enlist --db t.db --skip-configure --ssh-pubkey id.pub --poll-ms 50 --maas-url "$root/MAAS" -q
-assert_eq "$(sqlite3 t.db "select count(*) from nodes where state = 'deployed'")" 3 "deployed with .../MAAS"
+assert_eq "$(nodes_in t.db deployed)" 3 "deployed with .../MAAS"
 echo "bad MAAS URL, key reference, key, BMC password reference: exit 2, nothing touched"

@@ -12,12 +12,12 @@ gpu-c,r01,5,[fd00::5]:443,root,env:PW,xe9680,ipmi,,
 EOF2
 out=$(bringup import --db inv.db --manifest rack.csv --json)
 assert_eq "$(echo "$out" | jq -c '[.added,.updated,.unchanged]')" "[3,0,0]" "first import"
-sqlite3 inv.db 'select count(*) from events' > ev1
+inv_sql inv.db 'select count(*) from events' > ev1
 out=$(bringup import --db inv.db --manifest rack.csv --json)
 assert_eq "$(echo "$out" | jq -c '[.added,.updated,.unchanged]')" "[0,0,3]" "identical re-import"
-sqlite3 inv.db 'select count(*) from events' > ev2
+inv_sql inv.db 'select count(*) from events' > ev2
 assert_eq "$(cat ev2)" "$(cat ev1)" "events after identical re-import"
-sqlite3 inv.db 'select hostname,updated_at from nodes order by 1' > before
+inv_sql inv.db 'select hostname,updated_at from nodes order by 1' > before
 
 sed -i 's/^gpu-b,r01,3,10.0.0.2:8443/gpu-b,r02,7,10.0.0.22:8443/' rack.csv
 out=$(bringup import --db inv.db --manifest rack.csv --json)
@@ -30,8 +30,8 @@ assert_eq "$(echo "$hist" | jq -r '.events[1].from + ">" + .events[1].to')" "new
 assert_eq "$(bringup history --db inv.db --json gpu-a | jq '.events | length')" 1 "gpu-a untouched"
 
 # The password reference is stored, never a secret; nothing else changed.
-assert_eq "$(sqlite3 inv.db "select bmc_password_ref from nodes where hostname='gpu-b'")" "file:/etc/bringup/pw" "ref"
-assert_eq "$(sqlite3 inv.db "select boot_disk_serial||'|'||notes from nodes where hostname='gpu-b'")" \
+assert_eq "$(inv_sql inv.db "select bmc_password_ref from nodes where hostname='gpu-b'")" "file:/etc/bringup/pw" "ref"
+assert_eq "$(inv_sql inv.db "select boot_disk_serial||'|'||notes from nodes where hostname='gpu-b'")" \
 	"S3EVNX0T123|spare, row 4" "optional columns"
 
 # status --json: the document man/bringup-status.1 gives.

@@ -16,7 +16,7 @@ awk -v n=$N 'BEGIN {
 start=$(date +%s%N)
 bringup import --db full.db --manifest big.csv >/dev/null
 ms=$(( ($(date +%s%N) - start) / 1000000 ))
-assert_eq "$(sqlite3 full.db 'select count(*) from nodes')" $N "undisturbed import"
+assert_eq "$(inv_sql full.db 'select count(*) from nodes')" $N "undisturbed import"
 echo "undisturbed import of $N rows: ${ms} ms"
 
 killed=0
@@ -29,14 +29,14 @@ for pct in 15 35 55 75 90; do
 	kill -KILL $pid 2>/dev/null && killed=$((killed + 1))
 	wait $pid 2>/dev/null || true
 	[ -f k.db ] || continue
-	assert_eq "$(sqlite3 k.db 'pragma integrity_check')" ok "integrity after kill at ${pct}%"
-	count=$(sqlite3 k.db 'select count(*) from nodes' 2>/dev/null || echo 0)
-	events=$(sqlite3 k.db 'select count(*) from events' 2>/dev/null || echo 0)
+	assert_eq "$(inv_sql k.db 'pragma integrity_check')" ok "integrity after kill at ${pct}%"
+	count=$(inv_sql k.db 'select count(*) from nodes' 2>/dev/null || echo 0)
+	events=$(inv_sql k.db 'select count(*) from events' 2>/dev/null || echo 0)
 	[ "$count" -eq 0 ] || [ "$count" -eq $N ] || fail "partial import after kill at ${pct}%: $count nodes"
 	assert_eq "$events" "$count" "one event per imported node after kill at ${pct}%"
 	# The killed database is usable: importing again completes it.
 	bringup import --db k.db --manifest big.csv >/dev/null
-	assert_eq "$(sqlite3 k.db 'select count(*) from nodes')" $N "re-import after kill at ${pct}%"
+	assert_eq "$(inv_sql k.db 'select count(*) from nodes')" $N "re-import after kill at ${pct}%"
 done
 [ $killed -gt 0 ] || fail "no import was killed; the test proved nothing"
 echo "killed $killed imports"

@@ -6,13 +6,13 @@
 # no facts gets none.
 . "$(dirname "$0")/lib.sh"
 cd "$T"
-sqlite3 inv.db < "$BR_TOP/tests/fixtures/inventory/schema-v3.sql"
-assert_eq "$(sqlite3 inv.db 'pragma user_version')" 3 "fixture version"
+inv_sql inv.db < "$BR_TOP/tests/fixtures/inventory/schema-v3.sql"
+assert_eq "$(inv_sql inv.db 'pragma user_version')" 3 "fixture version"
 
 # What version 3 holds, table by table (rows in insertion order).
 q() { # table, columns, order
 	cols=$(echo "$2" | sed 's/\([a-z_]*\)/t.\1/g')
-	sqlite3 -separator '|' inv.db "select n.hostname, $cols from $1 t join nodes n on n.id = t.node_id order by n.hostname, t.$3"
+	inv_sql inv.db "select n.hostname, $cols from $1 t join nodes n on n.id = t.node_id order by n.hostname, t.$3"
 }
 kinds="boot_order:position,entry:position
 bios_attributes:name,value:name
@@ -29,21 +29,21 @@ dump() { # suffix, the order column of v3 tables ("id") or of the views ("positi
 	done
 }
 dump before id
-sqlite3 inv.db "select hostname, state, system_serial from nodes order by hostname" > nodes.before
+inv_sql inv.db "select hostname, state, system_serial from nodes order by hostname" > nodes.before
 
 bringup status --db inv.db --json > st.json
-assert_eq "$(sqlite3 inv.db 'pragma user_version')" 14 "version after open"
+assert_eq "$(inv_sql inv.db 'pragma user_version')" 14 "version after open"
 dump after position
 echo "$kinds" | while IFS=: read -r table cols order; do
 	cmp -s "$table.before" "$table.after" || { diff "$table.before" "$table.after" | head; fail "$table differs after migration"; }
 done
-sqlite3 inv.db "select hostname, state, system_serial from nodes order by hostname" > nodes.after
+inv_sql inv.db "select hostname, state, system_serial from nodes order by hostname" > nodes.after
 cmp -s nodes.before nodes.after || fail "nodes changed"
-assert_eq "$(sqlite3 inv.db "select count(*) from hw_facts")" 1 "documents: only the discovered node"
-assert_eq "$(sqlite3 inv.db "select count(*) from drives d join nodes n on n.id = d.node_id where n.state = 'new'")" 0 \
+assert_eq "$(inv_sql inv.db "select count(*) from hw_facts")" 1 "documents: only the discovered node"
+assert_eq "$(inv_sql inv.db "select count(*) from drives d join nodes n on n.id = d.node_id where n.state = 'new'")" 0 \
 	"the new node has no facts"
 assert_eq "$(jq -r '.nodes[] | select(.hostname == "gpu-r01-u03") | .macs | length' st.json)" 10 "MACs kept"
-assert_eq "$(sqlite3 inv.db "select count(*) from volumes")" 0 \
+assert_eq "$(inv_sql inv.db "select count(*) from volumes")" 0 \
 	"step 9: documents from before volumes were read show none (and still load)"
-assert_eq "$(sqlite3 inv.db 'pragma integrity_check')" ok "integrity"
-assert_eq "$(sqlite3 inv.db 'pragma foreign_key_check' | wc -l)" 0 "foreign keys"
+assert_eq "$(inv_sql inv.db 'pragma integrity_check')" ok "integrity"
+assert_eq "$(inv_sql inv.db 'pragma foreign_key_check' | wc -l)" 0 "foreign keys"

@@ -15,12 +15,12 @@ H=hostname,rack,unit,bmc,bmc_user,bmc_password,profile,bmc_type,boot_disk_serial
 rc=0; bringup import --db inv.db --manifest nul.csv >out 2>err || rc=$?
 assert_eq "$rc" 2 "exit code for a NUL in a field"
 grep -qF "nul.csv:3: boot_disk_serial: contains a NUL byte" err || fail "NUL not reported: $(cat err)"
-[ ! -f inv.db ] || assert_eq "$(sqlite3 inv.db 'select count(*) from nodes')" 0 "nothing imported"
+[ ! -f inv.db ] || assert_eq "$(inv_sql inv.db 'select count(*) from nodes')" 0 "nothing imported"
 
 # ---- a byte order mark --------------------------------------------------------
 { printf '\357\273\277'; echo "$H"; echo "gpu-a,r01,1,10.0.0.1,root,env:PW,xe9680,,,"; } > bom.csv
 bringup import --db inv.db --manifest bom.csv > out 2> err || fail "BOM refused: $(cat err)"
-assert_eq "$(sqlite3 inv.db "select hostname from nodes")" gpu-a "imported with a BOM"
+assert_eq "$(inv_sql inv.db "select hostname from nodes")" gpu-a "imported with a BOM"
 
 # ---- a renamed host that keeps its BMC ---------------------------------------
 { echo "$H"; echo "gpu-z,r01,1,10.0.0.1,root,env:PW,xe9680,,,"; } > renamed.csv
@@ -28,7 +28,7 @@ rc=0; bringup import --db inv.db --manifest renamed.csv > out 2> err || rc=$?
 assert_eq "$rc" 2 "exit code for a renamed host"
 grep -qF "renamed.csv:2: bmc: 10.0.0.1 belongs to gpu-a in the inventory" err || fail "no FILE:LINE: $(cat err)"
 ! grep -qi "constraint\|sqlite" err || fail "raw SQLite message: $(cat err)"
-assert_eq "$(sqlite3 inv.db "select group_concat(hostname) from nodes")" gpu-a "nothing changed"
+assert_eq "$(inv_sql inv.db "select group_concat(hostname) from nodes")" gpu-a "nothing changed"
 # Moving a BMC to a host that exists, while its old owner keeps it: the same.
 { echo "$H"; echo "gpu-a,r01,1,10.0.0.1,root,env:PW,xe9680,,,"; echo "gpu-b,r01,2,10.0.0.2,root,env:PW,xe9680,,,"; } > two.csv
 bringup import --db inv.db --manifest two.csv >/dev/null
@@ -44,7 +44,7 @@ awk -v h="$H" 'BEGIN { print h; for (i = 0; i < 100000; i++)
 start=$(date +%s)
 bringup import --db big.db --manifest big.csv > out 2> err || fail "100,000 rows: $(head -3 err)"
 took=$(($(date +%s) - start))
-assert_eq "$(sqlite3 big.db 'select count(*) from nodes')" 100000 "rows imported"
+assert_eq "$(inv_sql big.db 'select count(*) from nodes')" 100000 "rows imported"
 echo "100,000 rows imported in ${took}s"
 [ "$took" -le 300 ] || fail "100,000 rows took ${took}s"
 # The same file again: every row compared, nothing written.

@@ -48,8 +48,8 @@ assert_eq "$(jq -r --arg h "$host" '.nodes[] | select(.hostname == $h) | .state'
 assert_eq "$(jq -r --arg h "$host" '.nodes[] | select(.hostname == $h) | .checks[] | select(.name == "cabling") | .result' st.json)" \
 	unknown "cabling check stored"
 # The document is stored as the node's probe facts, whole.
-assert_eq "$(sqlite3 inv.db "select json_extract(doc, '$.probe_version') from probe_facts")" 1 "facts stored"
-assert_eq "$(sqlite3 inv.db "select count(*) from probe_facts")" 1 "one document"
+assert_eq "$(inv_sql inv.db "select json_extract(doc, '$.probe_version') from probe_facts")" 1 "facts stored"
+assert_eq "$(inv_sql inv.db "select count(*) from probe_facts")" 1 "one document"
 
 # A malformed wiring list: FILE:LINE: field, exit 2, nothing changed.
 printf 'hostname,host_port,switch,switch_port\n%s,,leaf1,swp1\n' "$host" > bad-wiring.csv

@@ -20,9 +20,9 @@ export BRINGUP_DB=$T/one.db
 bringup import --manifest rack/rack.csv >/dev/null
 bringup discover -q
 bringup enlist --skip-configure --poll-ms 50 -q
-sqlite3 one.db ".backup $T/six.db"
+inv_sql one.db ".backup $T/six.db"
 refused=$(jq -r '.nodes[] | select(.faults | index("thermal_bogus")) | .hostname' rack/truth.json)
-sqlite3 six.db "CREATE TRIGGER refuse BEFORE INSERT ON probe_facts
+inv_sql six.db "CREATE TRIGGER refuse BEFORE INSERT ON probe_facts
 	WHEN NEW.node_id = (SELECT id FROM nodes WHERE hostname = '$refused')
 	BEGIN SELECT RAISE(ABORT, 'refused by the test'); END;"
 
@@ -71,8 +71,8 @@ assert_eq "$(jq -r --arg h "$h" '.nodes[] | select(.hostname == $h) | .checks[] 
 
 # Stored by the workers as the one process stores: compact documents, one
 # per validated node, and the states recorded.
-assert_eq "$(sqlite3 six.db 'SELECT count(*) FROM probe_facts')" 5 "stored probe documents"
-assert_eq "$(sqlite3 six.db "SELECT count(*) FROM probe_facts WHERE json_valid(doc) AND doc NOT LIKE '%
+assert_eq "$(inv_sql six.db 'SELECT count(*) FROM probe_facts')" 5 "stored probe documents"
+assert_eq "$(inv_sql six.db "SELECT count(*) FROM probe_facts WHERE json_valid(doc) AND doc NOT LIKE '%
 %'")" 5 "compact stored documents"
 assert_eq "$(BRINGUP_DB=$T/six.db bringup status --json | jq '[.nodes[] | select(.state == "validated")] | length')" \
 	5 "stored states"

@@ -18,7 +18,7 @@ set -a; . ./sim/env; set +a
 bringup import --db t.db --manifest sim/rack.csv >/dev/null
 bringup discover --db t.db -q
 bringup enlist --db t.db --skip-configure --poll-ms 50 --no-ssh-key -q
-assert_eq "$(sqlite3 t.db "select count(*) from nodes where state = 'deployed'")" 2 "deployed"
+assert_eq "$(nodes_in t.db deployed)" 2 "deployed"
 
 ssh-keygen -q -t ed25519 -N '' -C validator@bringup -f id >/dev/null
 ssh-keygen -q -t ed25519 -N 'a passphrase' -f locked >/dev/null
@@ -70,5 +70,5 @@ rc=0
 bringup validate --db t.db --timeout 5 --host-key-policy accept-new --known-hosts "$T/new_known_hosts" \
 	> out 2> err || rc=$?
 assert_eq "$rc" 1 "validate tried the nodes"
-assert_eq "$(sqlite3 t.db "select count(*) from nodes where state = 'failed'")" 2 "failed on their own"
+assert_eq "$(nodes_in t.db failed)" 2 "failed on their own"
 echo "unreadable/public/passphrase key, missing/empty known_hosts, bad user, proxy command, bad ssh_config: exit 2, nothing touched"

@@ -104,12 +104,12 @@ assert_eq "$(cat golden.maas)" "$(cat golden.inv)" "golden tag on exactly the go
 machines=$(maas_req GET machines/ | jq length)
 
 # Again: nothing changes, nothing new is filed.
-sqlite3 inv.db 'select hostname, state, reason from nodes order by hostname' > nodes1
-sqlite3 inv.db 'select node_id, fault, version, status from tickets order by node_id, fault' > tickets1
+inv_sql inv.db 'select hostname, state, reason from nodes order by hostname' > nodes1
+inv_sql inv.db 'select node_id, fault, version, status from tickets order by node_id, fault' > tickets1
 rc=0; bringup run --json -q > run2.json 2> run2.err || rc=$?
 assert_eq "$rc" 1 "second run exit"
-sqlite3 inv.db 'select hostname, state, reason from nodes order by hostname' > nodes2
-sqlite3 inv.db 'select node_id, fault, version, status from tickets order by node_id, fault' > tickets2
+inv_sql inv.db 'select hostname, state, reason from nodes order by hostname' > nodes2
+inv_sql inv.db 'select node_id, fault, version, status from tickets order by node_id, fault' > tickets2
 cmp -s nodes1 nodes2 || fail "second run changed nodes: $(diff nodes1 nodes2 | head -5)"
 cmp -s tickets1 tickets2 || fail "second run changed tickets: $(diff tickets1 tickets2 | head -5)"
 assert_eq "$(maas_req GET machines/ | jq length)" "$machines" "no new MAAS machine"

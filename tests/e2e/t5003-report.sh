@@ -25,7 +25,7 @@ clean=$(jq -r '.nodes[] | select(.faults == []) | .hostname' rack/truth.json | h
 # What a hostile BMC or MAAS could put in a reason (the failed node's
 # ticket carries it as evidence), and a manifest note re-imported.
 evil='<script>document.title="PWNED"</script><img src=x onerror=alert(1)>'
-sqlite3 inv.db "update nodes set reason = reason || ' $evil' where hostname = '$failed'"
+inv_sql inv.db "update nodes set reason = reason || ' $evil' where hostname = '$failed'"
 awk -F, -v OFS=, -v h="$clean" '$1 == h { $10 = "<script>alert(2)</script> & <b>bold</b>" } 1' rack/rack.csv > rack2.csv
 bringup import --manifest rack2.csv >/dev/null
 bringup tickets --format json > tickets.json || true

@@ -48,7 +48,7 @@ assert_eq "$(bringup status --json | jq -r --arg h "$bad" '.nodes[] | select(.ho
 # the same MAAS machine, the same ticket.
 events=$(bringup history "$bad" | wc -l)
 tickets=$(bringup tickets --json | jq '.tickets | length')
-golden_events=$(sqlite3 inv.db "select count(*) from events e join nodes n on n.id = e.node_id where n.hostname = '$good'")
+golden_events=$(inv_sql inv.db "select count(*) from events e join nodes n on n.id = e.node_id where n.hostname = '$good'")
 rc=0; bringup reprovision -q "$bad" > repro.txt 2>&1 || rc=$?
 assert_eq "$rc" 1 "reprovision exit (quarantined again): $(tail -3 repro.txt)"
 grep -q '"op":"release"' rack/maas-requests.log || fail "no release sent to MAAS"
@@ -58,7 +58,7 @@ assert_eq "$(bringup status --json | jq -r --arg h "$bad" '.nodes[] | select(.ho
 	"quarantined again after the pipeline"
 assert_contains "$(cat repro.txt)" "states: quarantined 1" "the run covered that node alone"
 assert_eq "$(bringup tickets --json | jq '.tickets | length')" "$tickets" "no new ticket"
-assert_eq "$(sqlite3 inv.db "select count(*) from events e join nodes n on n.id = e.node_id where n.hostname = '$good'")" \
+assert_eq "$(inv_sql inv.db "select count(*) from events e join nodes n on n.id = e.node_id where n.hostname = '$good'")" \
 	"$golden_events" "other nodes untouched"
 rc=0; bringup reprovision -q --no-run --rediscover "$bad" || rc=$?
 assert_eq "$(bringup status --json | jq -r --arg h "$bad" '.nodes[] | select(.hostname == $h) | .state')" new "--rediscover: new"

@@ -26,7 +26,7 @@ bringup discover -q >/dev/null
 bringup configure -q >/dev/null
 bringup enlist -q --poll-ms 100 >/dev/null
 assert_eq "$(bringup status --json | jq -r '[.nodes[].state] | unique | join(",")')" deployed "both deployed first"
-id=$(sqlite3 inv.db "select maas_system_id from nodes where hostname = '$h'")
+id=$(node_field inv.db "$h" maas_system_id)
 machines=$(grep -c '"method":"POST","path":"/MAAS/api/2.0/machines/"' rack/maas-requests.log || true)
 
 rc=0; bringup reprovision -q --no-run --poll-ms 100 "$h" > repro.txt 2>&1 || rc=$?
@@ -42,7 +42,7 @@ assert_eq "$(bringup status --json | jq -r --arg h "$other" '.nodes[] | select(.
 # Deployed again on the same machine: nothing created in MAAS.
 bringup enlist -q --poll-ms 100 >/dev/null
 assert_eq "$(bringup status --json | jq -r --arg h "$h" '.nodes[] | select(.hostname == $h) | .state')" deployed "redeployed"
-assert_eq "$(sqlite3 inv.db "select maas_system_id from nodes where hostname = '$h'")" "$id" "the same machine"
+assert_eq "$(node_field inv.db "$h" maas_system_id)" "$id" "the same machine"
 assert_eq "$(grep -c '"method":"POST","path":"/MAAS/api/2.0/machines/"' rack/maas-requests.log || true)" "$machines" \
 	"no machine created"
 

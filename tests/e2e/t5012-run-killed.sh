@@ -55,8 +55,8 @@ oauth_nonce=\"$(date +%s%N)\", oauth_timestamp=\"$(date +%s)\"" "${MAAS_URL}api/
 }
 # The result compared: each node's state, and each ticket's node, fault and status.
 result() { # DB
-	sqlite3 "$1" "select 'node', hostname, state from nodes order by hostname"
-	sqlite3 "$1" "select 'ticket', n.hostname, t.fault, t.status from tickets t join nodes n on n.id = t.node_id
+	inv_sql "$1" "select 'node', hostname, state from nodes order by hostname"
+	inv_sql "$1" "select 'ticket', n.hostname, t.fault, t.status from tickets t join nodes n on n.id = t.node_id
 		order by n.hostname, t.fault"
 }
 # DIR, command...: exec it with that rack's environment; call it in a
@@ -97,14 +97,14 @@ done < delays
 echo "kills at $(tr '\n' ' ' < delays)ms: $killed of $KILLS runs were still running"
 (in_rack kill bringup run -q >/dev/null 2>&1) || true
 
-assert_eq "$(sqlite3 kill.db 'pragma integrity_check')" ok "integrity_check"
+assert_eq "$(inv_sql kill.db 'pragma integrity_check')" ok "integrity_check"
 result ref.db > ref.txt
 result kill.db > kill.txt
 cmp -s ref.txt kill.txt || fail "killed runs did not converge (seed $seed): $(diff ref.txt kill.txt | head -10)"
 maas_machines kill > machines.txt
 assert_eq "$(wc -l < machines.txt)" "$(maas_machines ref | wc -l)" "machines in MAAS"
 assert_eq "$(uniq -d machines.txt)" "" "a machine registered twice"
-assert_eq "$(sqlite3 kill.db 'select count(*) from (select node_id, fault from tickets group by 1, 2 having count(*) > 1)')" 0 \
+assert_eq "$(inv_sql kill.db 'select count(*) from (select node_id, fault from tickets group by 1, 2 having count(*) > 1)')" 0 \
 	"a (node, fault) ticket twice"
 # Runs after the work is done are short, so later kills often find none
 # running; a quarter of them must have struck a live run.

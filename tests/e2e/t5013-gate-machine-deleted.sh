@@ -24,7 +24,7 @@ maas_get() { # PATH: the answer, or the HTTP status when it is not 200
 	if [ "$(cat code)" = 200 ]; then cat body; else cat code; fi
 }
 state() { bringup status --json | jq -r --arg h "$1" '.nodes[] | select(.hostname == $h) | .state'; }
-sysid() { sqlite3 inv.db "select maas_system_id from nodes where hostname='$1'"; }
+sysid() { node_field inv.db "$1" maas_system_id; }
 
 ssh-keygen -q -t ed25519 -N '' -f id
 bringup import --manifest rack/rack.csv >/dev/null

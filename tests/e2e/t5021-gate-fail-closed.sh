@@ -39,14 +39,14 @@ assert_eq "$(st "$a" '.checks[] | select(.name == "cabling") | .result')" unknow
 
 # 1. A profile that states nothing to prove: refused, nothing touched.
 mv "$conf" hardware.conf.saved
-events=$(sqlite3 inv.db 'select count(*) from events')
+events=$(inv_sql inv.db 'select count(*) from events')
 posts=$(grep -c '"method":"POST"' rack/maas-requests.log || true)
 rc=0; bringup gate --json > g1.json 2> g1.err || rc=$?
 assert_eq "$rc" 2 "gate exit with a profile that states no hardware expectations"
 assert_contains "$(cat g1.err)" "profiles/xl675d/hardware.conf: no such file: [gpu] count, [nic] fabric or ethernet, [nvme] count, [psu] count, [clock] max_skew not stated" \
 	"the refusal names the file and what is missing"
-assert_eq "$(sqlite3 inv.db 'select count(*) from events')" "$events" "no event recorded"
-assert_eq "$(sqlite3 inv.db "select count(*) from nodes where state != 'validated'")" 0 "no node moved"
+assert_eq "$(inv_sql inv.db 'select count(*) from events')" "$events" "no event recorded"
+assert_eq "$(inv_sql inv.db "select count(*) from nodes where state != 'validated'")" 0 "no node moved"
 assert_eq "$(grep -c '"method":"POST"' rack/maas-requests.log || true)" "$posts" "nothing sent to MAAS"
 # A hardware.conf that states only some of it names the rest.
 printf '[gpu]\ncount = 8\n[psu]\ncount = 4\n' > "$conf"

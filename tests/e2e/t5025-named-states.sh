@@ -16,7 +16,7 @@ set -- $(jq -r '.nodes[] | select(.faults == []) | .hostname' rack/truth.json)
 a=$1 b=$2 c=$3
 bringup import --manifest rack/rack.csv >/dev/null
 state_of() { bringup status --json | jq -r --arg h "$1" '.nodes[] | select(.hostname == $h) | .state'; }
-events_to() { sqlite3 inv.db "select count(*) from events e join nodes n on n.id = e.node_id
+events_to() { inv_sql inv.db "select count(*) from events e join nodes n on n.id = e.node_id
 	where n.hostname = '$1' and e.to_state = '$2' and e.from_state is not e.to_state"; }
 
 # validate of a node only imported: refused before any node, named with the
@@ -68,7 +68,7 @@ assert_eq "$(state_of "$bad")" failed "bmc_auth node failed"
 kinds() { bringup tickets --json | jq -r --arg h "$bad" '[.tickets[] | select(.hostname == $h) | .fault] | sort | join(",")'; }
 open_before=$(kinds)
 assert_contains "$open_before" bmc_auth "its bmc_auth ticket"
-all_before=$(sqlite3 inv.db "select count(*) from tickets")
+all_before=$(inv_sql inv.db "select count(*) from tickets")
 rc=0; bringup validate "$bad" 2> vb.err || rc=$?
 assert_eq "$rc" 2 "validate of a node failed in discover"
 assert_contains "$(cat vb.err)" "$bad is 'failed' (in discover): run bringup discover" "names where it failed"
@@ -83,7 +83,7 @@ for s in configured enlisted deployed validated golden quarantined; do
 	assert_eq "$(events_to "$bad" $s)" 0 "never $s"
 done
 assert_eq "$(kinds)" "$open_before" "its bmc_auth ticket kept open, no other opened"
-assert_eq "$(sqlite3 inv.db "select count(*) from tickets")" "$all_before" "no ticket filed or closed"
-assert_eq "$(sqlite3 inv.db "select count(*) from tickets t join nodes n on n.id = t.node_id
+assert_eq "$(inv_sql inv.db "select count(*) from tickets")" "$all_before" "no ticket filed or closed"
+assert_eq "$(inv_sql inv.db "select count(*) from tickets t join nodes n on n.id = t.node_id
 	where n.hostname = '$bad' and t.status <> 'open'")" 0 "none closed"
 echo "named nodes: refused out of turn (exit 2) unless --force; run --only and reprovision start each at its stage"

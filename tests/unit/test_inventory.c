@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
-#include <sqlite3.h>
 
+#include "inventory/backend.h"
 #include "inventory/inventory.h"
 
 struct fixture {
@@ -159,19 +159,19 @@ static void test_lease(void **state)
 
 static void set_facts(const char *path, const char *facts)
 {
-	sqlite3 *db;
-	sqlite3_stmt *st;
+	struct invb_conn *db;
+	struct invb_stmt *st;
 
-	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-	assert_int_equal(sqlite3_prepare_v2(db,
-					    "UPDATE hw_facts SET facts = ? WHERE node_id ="
-					    " (SELECT id FROM nodes WHERE hostname = 'node-a')",
-					    -1, &st, NULL),
-			 SQLITE_OK);
-	sqlite3_bind_text(st, 1, facts, -1, SQLITE_STATIC);
-	assert_int_equal(sqlite3_step(st), SQLITE_DONE);
-	sqlite3_finalize(st);
-	sqlite3_close(db);
+	assert_int_equal(invb_for(path)->open(path, &db, NULL), 0);
+	assert_int_equal(invb_prepare(db,
+				      "UPDATE hw_facts SET facts = ? WHERE node_id ="
+				      " (SELECT id FROM nodes WHERE hostname = 'node-a')",
+				      0, &st),
+			 0);
+	invb_bind_text(st, 1, facts);
+	assert_int_equal(invb_step(st), INVB_DONE);
+	invb_finalize(st);
+	db->ops->close(db);
 }
 
 /* configure's reading of the source and of the firmware alone gives what
@@ -566,6 +566,149 @@ static void test_expected_serial(void **state)
 	br_hw_release(&hw);
 }
 
+/* ---- times, upserts and RETURNING, as the backends share them -------------- */
+
+/* "2026-01-31T23:59:59.123Z": what SQLite's strftime('%Y-%m-%dT%H:%M:%fZ')
+ * stored before times were computed in C, and what they are now. */
+static void assert_time(const char *at)
+{
+	static const char shape[] = "dddd-dd-ddTdd:dd:dd.dddZ";
+
+	assert_non_null(at);
+	assert_int_equal(strlen(at), strlen(shape));
+	for (size_t i = 0; shape[i]; i++)
+		if (shape[i] == 'd')
+			assert_true(at[i] >= '0' && at[i] <= '9');
+		else
+			assert_int_equal(at[i], shape[i]);
+}
+
+/* Rows written with portable SQL (ON CONFLICT ... DO UPDATE, RETURNING,
+ * bound times) read back as the SQLite-only forms left them: one check
+ * result per name, a node's first event on its own id, every time in the
+ * stored shape, closed tickets listed only when asked for. */
+static void test_portable_writes(void **state)
+{
+	struct fixture *f = *state;
+	struct br_err err = { 0 };
+	struct inv_check first[] = { { "psu", INV_CHECK_PASS, "ok", NULL, NULL },
+				     { "thermal", INV_CHECK_FAIL, "hot", NULL, "sensor:1" } };
+	struct inv_check again[] = { { "psu", INV_CHECK_FAIL, "PSU 2 Critical", NULL, "psu:2" } };
+	struct inv_fault fault = { "psu", "PSU 2 Critical", "replace PSU 2", 0 };
+	struct inv_ticket_stats stats = { 0 };
+	struct inv_ticket *t;
+	struct inv_check *c;
+	struct inv_event *ev;
+	struct inv_node n;
+	enum inv_state from;
+	size_t count, closed = 0;
+	int again_flag = -1;
+
+	assert_int_equal(inv_node_get(f->inv, "node-b", &n, &err), 0);
+	assert_time(n.created_at);
+	assert_time(n.updated_at);
+	assert_int_equal(inv_node_events(f->inv, "node-b", &ev, &count, &err), 0);
+	assert_int_equal(count, 1);
+	assert_string_equal(ev[0].to_state, "new");
+	assert_time(ev[0].at);
+	inv_events_free(ev, count);
+
+	assert_int_equal(inv_checks_put(f->inv, "node-b", "validate", first, 2, &err), 0);
+	assert_int_equal(inv_checks_put(f->inv, "node-b", "gate", again, 1, &err), 0);
+	assert_int_equal(inv_node_checks(f->inv, n.id, &c, &count, &err), 0);
+	assert_int_equal(count, 2);
+	assert_string_equal(c[0].name, "psu");
+	assert_int_equal(c[0].result, INV_CHECK_FAIL);
+	assert_string_equal(c[0].detail, "PSU 2 Critical");
+	assert_string_equal(c[0].component, "psu:2");
+	assert_time(c[0].at);
+	assert_string_equal(c[1].name, "thermal");
+	assert_string_equal(c[1].component, "sensor:1");
+	inv_checks_free(c, count);
+
+	assert_int_equal(inv_tickets_sync(f->inv, "node-b", &fault, 1, &stats, &err), 0);
+	assert_int_equal(stats.opened, 1);
+	assert_int_equal(inv_tickets_close_node(f->inv, "node-b", &closed, &err), 0);
+	assert_int_equal(closed, 1);
+	assert_int_equal(inv_tickets_list(f->inv, 0, &t, &count, &err), 0);
+	assert_int_equal(count, 0);
+	inv_tickets_free(t, count);
+	assert_int_equal(inv_tickets_list(f->inv, 1, &t, &count, &err), 0);
+	assert_int_equal(count, 1);
+	assert_true(t[0].closed);
+	assert_int_equal(t[0].version, 2);
+	assert_time(t[0].opened_at);
+	assert_time(t[0].closed_at);
+	assert_string_equal(t[0].closed_at, t[0].updated_at);
+	inv_tickets_free(t, count);
+
+	assert_int_equal(inv_node_set_state(f->inv, "node-b", INV_NEW, INV_FAILED, "one", &err), 0);
+	assert_int_equal(inv_node_failed_from(f->inv, "node-b", &from, &again_flag, &err), 0);
+	assert_int_equal(from, INV_NEW);
+	assert_int_equal(again_flag, 0);
+	assert_int_equal(inv_node_set_state(f->inv, "node-b", INV_FAILED, INV_FAILED, "two", &err), 0);
+	assert_int_equal(inv_node_failed_from(f->inv, "node-b", &from, &again_flag, &err), 0);
+	assert_int_equal(again_flag, 1);
+	inv_node_release(&n);
+}
+
+/* ---- the backend interface itself ------------------------------------------ */
+
+/* What a step answered is classified (a refused row is a constraint, not
+ * a bare error), RETURNING gives the new id, changes counts rows, and a
+ * write transaction rolls back to nothing. */
+static void test_backend(void **state)
+{
+	struct fixture *f = *state;
+	const struct invb_ops *ops = invb_for(f->path);
+	struct invb_conn *db;
+	struct invb_stmt *st;
+	int64_t first;
+
+	assert_int_equal(ops->open(f->path, &db, NULL), 0);
+	assert_int_equal(ops->schema_version(db), INV_SCHEMA_VERSION);
+	assert_false(invb_in_transaction(db));
+	assert_int_equal(invb_begin_write(db), 0);
+	assert_true(invb_in_transaction(db));
+	assert_int_equal(invb_prepare(db,
+				      "INSERT INTO events(node_id, from_state, to_state, reason, at)"
+				      " VALUES (?, NULL, ?, ?, ?) RETURNING id",
+				      0, &st),
+			 0);
+	invb_bind_int64(st, 1, 1);
+	invb_bind_text(st, 2, "new");
+	invb_bind_null(st, 3);
+	invb_bind_text(st, 4, "2026-01-01T00:00:00.000Z");
+	assert_int_equal(invb_step(st), INVB_ROW);
+	first = invb_column_int64(st, 0);
+	assert_true(first > 0);
+	assert_int_equal(invb_step(st), INVB_DONE);
+	invb_reset(st);
+	assert_int_equal(invb_step(st), INVB_ROW);
+	assert_int_equal(invb_column_int64(st, 0), first + 1);
+	invb_finalize(st);
+	assert_int_equal(
+	    invb_prepare(db,
+			 "INSERT INTO nodes(hostname, rack, unit, bmc, bmc_user,"
+			 " bmc_password_ref, profile) VALUES ('node-a', 'r', 1, 'x', 'u', 'p', 'q')",
+			 0, &st),
+	    0);
+	assert_int_equal(invb_step(st), INVB_CONSTRAINT);
+	invb_finalize(st);
+	assert_int_equal(invb_prepare(db, "UPDATE nodes SET notes = 'n' WHERE rack = 'r01'", 0, &st), 0);
+	assert_int_equal(invb_step(st), INVB_DONE);
+	assert_int_equal(invb_changes(db), 2);
+	invb_finalize(st);
+	invb_rollback(db);
+	assert_false(invb_in_transaction(db));
+	assert_int_equal(invb_prepare(db, "SELECT count(*) FROM nodes WHERE notes IS NOT NULL", 0, &st), 0);
+	assert_int_equal(invb_step(st), INVB_ROW);
+	assert_int_equal(invb_column_int64(st, 0), 0);
+	assert_false(invb_column_is_null(st, 0));
+	invb_finalize(st);
+	db->ops->close(db);
+}
+
 /* A node whose discovery failed keeps what names the machine, failed
  * with the kind the client gave, and no MAC claim. */
 static void test_store_failed_facts(void **state)
@@ -603,6 +746,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_failure_kind, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_attempts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_expected_serial, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_portable_writes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_backend, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

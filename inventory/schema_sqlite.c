@@ -1,16 +1,19 @@
 /*
- * The schema as a list of migrations. PRAGMA user_version holds the version
- * a database is at; opening applies every later step, each in its own
- * transaction. Steps are append-only: a released step is never edited, a
- * change is a new step.
+ * SQLite's schema as a list of migrations (backend.h: invb_ops.migrations);
+ * db.c applies them. The schema is the backend's own because its DDL is
+ * SQLite's: INTEGER PRIMARY KEY as the row id, triggers in SQLite's
+ * RAISE form, views that read the facts documents with json_each and
+ * ->>, and step 4 building those documents with json_group_array. A
+ * PostgreSQL schema states the same tables in its own types (BIGINT
+ * GENERATED ... AS IDENTITY, jsonb) and starts at the current version.
+ * Steps are append-only: a released step is never edited, a change is a
+ * new step.
  */
-#include <stdio.h>
-
-#include "inv_private.h"
+#include "backend.h"
 
 #define NOW "strftime('%Y-%m-%dT%H:%M:%fZ','now')"
 
-static const char *const migrations[] = {
+const char *const invb_sqlite_migrations[] = {
 	/* 1: nodes, their MACs, and the event history. */
 	"CREATE TABLE nodes ("
 	"  id INTEGER PRIMARY KEY,"
@@ -305,44 +308,5 @@ static const char *const migrations[] = {
 	"ALTER TABLE nodes ADD COLUMN bmc_system TEXT;",
 };
 
-_Static_assert(sizeof(migrations) / sizeof(migrations[0]) == INV_SCHEMA_VERSION,
+_Static_assert(sizeof(invb_sqlite_migrations) / sizeof(invb_sqlite_migrations[0]) == INV_SCHEMA_VERSION,
 	       "INV_SCHEMA_VERSION must equal the number of migrations");
-
-int inv_migrate(struct inv *inv, struct br_err *err)
-{
-	int version = inv_schema_version(inv);
-	char pragma[64];
-	int rc;
-
-	if (version < 0)
-		return inv_dberr(inv, err, "read schema version");
-	if (version > INV_SCHEMA_VERSION)
-		return br_errf(
-		    err, BR_E_DB,
-		    "inventory %s: schema version %d is newer than this bringup (%d); upgrade bringup",
-		    inv->path, version, INV_SCHEMA_VERSION);
-	for (int v = version; v < INV_SCHEMA_VERSION; v++) {
-		rc = inv_tx_begin(inv, err);
-		if (rc)
-			return rc;
-		/* Re-read under the write lock: another process may have migrated. */
-		if (inv_schema_version(inv) > v) {
-			inv_tx_rollback(inv);
-			continue;
-		}
-		rc = inv_exec(inv, migrations[v], err);
-		if (!rc) {
-			snprintf(pragma, sizeof(pragma), "PRAGMA user_version=%d", v + 1);
-			rc = inv_exec(inv, pragma, err);
-		}
-		if (!rc)
-			rc = inv_tx_commit(inv, err);
-		if (rc) {
-			inv_tx_rollback(inv);
-			return br_err_prefix(err, "migration to schema version %d", v + 1);
-		}
-		if (v > 0)
-			br_info("inventory", "%s: migrated schema to version %d", inv->path, v + 1);
-	}
-	return 0;
-}

@@ -1,0 +1,213 @@
+/*
+ * Private to inventory/: the one interface between the inventory's SQL and
+ * the database that runs it. A backend is a table of operations
+ * (struct invb_ops) over a connection and its prepared statements; the
+ * inventory's other files call only the invb_* wrappers below, so a second
+ * database (PostgreSQL, issue 25) is a new backend_*.c beside
+ * backend_sqlite.c, not an edit of every file.
+ *
+ * The SQL handed to a backend is what SQLite (3.40) and PostgreSQL (15)
+ * both accept, with two exceptions the backend owns: its schema migrations
+ * (invb_ops.migrations: column types, views over JSON documents and
+ * triggers differ) and the few statements whose portable form would cost
+ * what they exist to save (invb_ops.sql_*). Parameters are written `?`
+ * (in order) or `?N` (numbered); a backend whose driver wants another form
+ * ($N) renumbers them. Times are bound by the caller (inv_now), never
+ * computed by the database, and ids come back through RETURNING.
+ *
+ * Ownership: a connection belongs to its inv (invb_close); a statement to
+ * whoever prepared it (invb_finalize). Text read from a row is the
+ * statement's until its next step, reset or finalize.
+ */
+#ifndef BRINGUP_INV_BACKEND_H
+#define BRINGUP_INV_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "inventory.h"
+
+/* What invb_step says; every other answer is an error (invb_errmsg). */
+enum invb_step {
+	INVB_ROW = 1,
+	INVB_DONE,
+	/* Another connection held the lock past INV_BUSY_TIMEOUT_MS. */
+	INVB_BUSY,
+	/* A UNIQUE, NOT NULL, CHECK or foreign key refused the row. */
+	INVB_CONSTRAINT,
+	INVB_ERROR,
+};
+
+/* A backend's connection and statement begin with these, so the wrappers
+ * find the operations from either. */
+struct invb_conn {
+	const struct invb_ops *ops;
+};
+struct invb_stmt {
+	const struct invb_ops *ops;
+};
+
+struct invb_ops {
+	const char *name;
+	/* Open (creating if needed) where: a file, ":memory:". On failure
+	 * *ret_conn is NULL and err names where and why. */
+	int (*open)(const char *where, struct invb_conn **ret_conn, struct br_err *err);
+	void (*close)(struct invb_conn *conn);
+	/* The last error on conn, for messages; never NULL. */
+	const char *(*errmsg)(struct invb_conn *conn);
+	/* One or more statements without parameters or rows: 0 or -1. */
+	int (*exec)(struct invb_conn *conn, const char *sql);
+	/* Start a transaction that holds the write lock from its first
+	 * statement, waiting for another writer up to INV_BUSY_TIMEOUT_MS,
+	 * so a writer never fails half way through: 0 or -1. */
+	int (*begin_write)(struct invb_conn *conn);
+	int (*commit)(struct invb_conn *conn);
+	/* Roll back the open transaction, if there is one. */
+	void (*rollback)(struct invb_conn *conn);
+	int (*in_transaction)(struct invb_conn *conn);
+	/* keep: the statement will be reused many times (a cached one). */
+	int (*prepare)(struct invb_conn *conn, const char *sql, int keep, struct invb_stmt **ret_stmt);
+	/* Back to before its first step, bindings kept; holds no lock. */
+	void (*reset)(struct invb_stmt *st);
+	void (*clear_bindings)(struct invb_stmt *st);
+	void (*finalize)(struct invb_stmt *st);
+	/* Parameters count from 1. Text is copied unless borrow, when it
+	 * must stay as it is until the statement's next step has run. 0 or
+	 * -1. */
+	int (*bind_null)(struct invb_stmt *st, int idx);
+	int (*bind_int64)(struct invb_stmt *st, int idx, int64_t v);
+	int (*bind_double)(struct invb_stmt *st, int idx, double v);
+	int (*bind_text)(struct invb_stmt *st, int idx, const char *s, int borrow);
+	int (*bind_blob)(struct invb_stmt *st, int idx, const void *data, size_t len);
+	enum invb_step (*step)(struct invb_stmt *st);
+	/* Columns count from 0. NULL reads as NULL text and 0. */
+	int (*column_is_null)(struct invb_stmt *st, int col);
+	const char *(*column_text)(struct invb_stmt *st, int col);
+	size_t (*column_bytes)(struct invb_stmt *st, int col);
+	int64_t (*column_int64)(struct invb_stmt *st, int col);
+	double (*column_double)(struct invb_stmt *st, int col);
+	/* Rows the last INSERT, UPDATE or DELETE changed. */
+	int64_t (*changes)(struct invb_conn *conn);
+	/* The schema version stored in the database (0 for a new one), or
+	 * -1; and setting it inside the migration's transaction. */
+	int (*schema_version)(struct invb_conn *conn);
+	int (*set_schema_version)(struct invb_conn *conn, int version);
+	/* Write-ahead log upkeep (inventory.h's inv_checkpoint and
+	 * inv_set_autocheckpoint); a backend without one does nothing. */
+	int (*checkpoint)(struct invb_conn *conn);
+	int (*set_autocheckpoint)(struct invb_conn *conn, int pages);
+	/* The schema, INV_SCHEMA_VERSION migrations: migrations[v] takes a
+	 * database from version v to v + 1 (schema_sqlite.c). */
+	const char *const *migrations;
+	/* The top-level members named ?2 and ?3 of node ?1's facts
+	 * document, one row each: (name, JSON type as SQLite's json_each
+	 * names it: null, true, false, integer, real, text, array, object,
+	 * value: JSON text for arrays and objects, the value itself else).
+	 * In SQL because reading the whole document to parse two members
+	 * cost configure most of its start (hwpart.c). */
+	const char *sql_facts_members;
+};
+
+/* The backend for where (a path or a database URI). */
+const struct invb_ops *invb_for(const char *where);
+
+extern const struct invb_ops invb_sqlite_ops;
+/* SQLite's schema, schema_sqlite.c. */
+extern const char *const invb_sqlite_migrations[INV_SCHEMA_VERSION];
+
+static inline const char *invb_errmsg(struct invb_conn *c)
+{
+	return c->ops->errmsg(c);
+}
+static inline int invb_exec(struct invb_conn *c, const char *sql)
+{
+	return c->ops->exec(c, sql);
+}
+static inline int invb_begin_write(struct invb_conn *c)
+{
+	return c->ops->begin_write(c);
+}
+static inline int invb_commit(struct invb_conn *c)
+{
+	return c->ops->commit(c);
+}
+static inline void invb_rollback(struct invb_conn *c)
+{
+	c->ops->rollback(c);
+}
+static inline int invb_in_transaction(struct invb_conn *c)
+{
+	return c->ops->in_transaction(c);
+}
+static inline int invb_prepare(struct invb_conn *c, const char *sql, int keep, struct invb_stmt **ret)
+{
+	return c->ops->prepare(c, sql, keep, ret);
+}
+static inline void invb_reset(struct invb_stmt *st)
+{
+	st->ops->reset(st);
+}
+static inline void invb_clear_bindings(struct invb_stmt *st)
+{
+	st->ops->clear_bindings(st);
+}
+static inline void invb_finalize(struct invb_stmt *st)
+{
+	if (st)
+		st->ops->finalize(st);
+}
+static inline int invb_bind_null(struct invb_stmt *st, int idx)
+{
+	return st->ops->bind_null(st, idx);
+}
+static inline int invb_bind_int64(struct invb_stmt *st, int idx, int64_t v)
+{
+	return st->ops->bind_int64(st, idx, v);
+}
+static inline int invb_bind_double(struct invb_stmt *st, int idx, double v)
+{
+	return st->ops->bind_double(st, idx, v);
+}
+static inline int invb_bind_text(struct invb_stmt *st, int idx, const char *s)
+{
+	return s ? st->ops->bind_text(st, idx, s, 0) : st->ops->bind_null(st, idx);
+}
+/* The same without a copy: s must outlive the statement's next step. */
+static inline int invb_bind_text_borrowed(struct invb_stmt *st, int idx, const char *s)
+{
+	return s ? st->ops->bind_text(st, idx, s, 1) : st->ops->bind_null(st, idx);
+}
+static inline enum invb_step invb_step(struct invb_stmt *st)
+{
+	return st->ops->step(st);
+}
+static inline int invb_column_is_null(struct invb_stmt *st, int col)
+{
+	return st->ops->column_is_null(st, col);
+}
+static inline const char *invb_column_text(struct invb_stmt *st, int col)
+{
+	return st->ops->column_text(st, col);
+}
+static inline size_t invb_column_bytes(struct invb_stmt *st, int col)
+{
+	return st->ops->column_bytes(st, col);
+}
+static inline int64_t invb_column_int64(struct invb_stmt *st, int col)
+{
+	return st->ops->column_int64(st, col);
+}
+static inline int invb_column_int(struct invb_stmt *st, int col)
+{
+	return (int)st->ops->column_int64(st, col);
+}
+static inline double invb_column_double(struct invb_stmt *st, int col)
+{
+	return st->ops->column_double(st, col);
+}
+static inline int64_t invb_changes(struct invb_conn *c)
+{
+	return c->ops->changes(c);
+}
+
+#endif
