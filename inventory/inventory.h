@@ -338,8 +338,8 @@ int inv_tickets_sync(struct inv *inv, const char *hostname, const struct inv_fau
 /* Close every open ticket of the node (it was repaired and promoted). */
 int inv_tickets_close_node(struct inv *inv, const char *hostname, size_t *ret_closed, struct br_err *err);
 
-/* ---- gate's batched writes (gatebatch.c) ----------------------------------
- * The gate judges a whole rack at once; one transaction (and one fsync-free
+/* ---- batched writes of many nodes (batch.c) --------------------------
+ * A stage that judges a whole rack at once (gate) writes one transaction (one fsync-free
  * WAL commit) per batch of nodes instead of two or three per node. Each
  * node keeps its own outcome: a node another run moved meanwhile fails
  * alone (a savepoint per node), as with inv_node_set_state. */
@@ -347,13 +347,13 @@ int inv_tickets_close_node(struct inv *inv, const char *hostname, size_t *ret_cl
 /* Every listed node's latest check results (as inv_node_checks), read in
  * one read transaction: ret_checks[i] and ret_n[i] for ids[i]. On error
  * nothing is returned. */
-int inv_gate_read_checks(struct inv *inv, const int64_t *ids, size_t n, struct inv_check **ret_checks,
+int inv_checks_read_many(struct inv *inv, const int64_t *ids, size_t n, struct inv_check **ret_checks,
 			 size_t *ret_n, struct br_err *err);
 
 /* One node's verdict to record: the compare-and-set from -> to with its
  * reason (inv_node_set_state's rules), and, when close_tickets, every open
  * ticket of the node closed (inv_tickets_close_node's). */
-struct inv_gate_verdict {
+struct inv_state_change {
 	const char *hostname;
 	enum inv_state from, to;
 	const char *reason;
@@ -368,13 +368,13 @@ struct inv_gate_verdict {
 /* Record n verdicts in one transaction. Returns non-zero only when the
  * transaction itself failed (then no verdict was recorded and each has
  * rc set); a single node's failure is in its own rc. */
-int inv_gate_record(struct inv *inv, struct inv_gate_verdict *v, size_t n, struct br_err *err);
+int inv_state_changes_record(struct inv *inv, struct inv_state_change *v, size_t n, struct br_err *err);
 
 /* inv_node_note for n nodes in one transaction: hostnames[i] gets the
  * event whats[i]; rcs[i] (may be NULL) is each node's outcome. Returns
  * non-zero when the transaction itself failed. */
-int inv_gate_notes(struct inv *inv, const char *const *hostnames, const char *const *whats, size_t n,
-		   int *rcs, struct br_err *err);
+int inv_notes_add(struct inv *inv, const char *const *hostnames, const char *const *whats, size_t n, int *rcs,
+		  struct br_err *err);
 
 struct inv_ticket {
 	int64_t id;

@@ -83,7 +83,7 @@ static void judge_batch(struct stg_gate_run *run, size_t from, size_t to)
 	int64_t *ids = br_xcalloc(n, sizeof(*ids));
 	size_t *which = br_xcalloc(n, sizeof(*which)), *n_checks = br_xcalloc(n, sizeof(*n_checks));
 	struct inv_check **checks = br_xcalloc(n, sizeof(*checks));
-	struct inv_gate_verdict *v = br_xcalloc(n, sizeof(*v));
+	struct inv_state_change *v = br_xcalloc(n, sizeof(*v));
 	struct br_err err = { 0 };
 	size_t n_v = 0;
 
@@ -96,7 +96,7 @@ static void judge_batch(struct stg_gate_run *run, size_t from, size_t to)
 		which[k] = i;
 		ids[k++] = job->node->id;
 	}
-	if (k && inv_gate_read_checks(run->inv, ids, k, checks, n_checks, &err)) {
+	if (k && inv_checks_read_many(run->inv, ids, k, checks, n_checks, &err)) {
 		for (size_t j = 0; j < k; j++)
 			job_error(run, &run->jobs[which[j]], "inventory", err.msg);
 		k = 0;
@@ -109,14 +109,14 @@ static void judge_batch(struct stg_gate_run *run, size_t from, size_t to)
 		if (job->target == INV_VALIDATED)
 			continue;
 		which[n_v] = which[j];
-		v[n_v++] = (struct inv_gate_verdict){ .hostname = job->node->hostname,
+		v[n_v++] = (struct inv_state_change){ .hostname = job->node->hostname,
 						      .from = INV_VALIDATED,
 						      .to = job->target,
 						      .reason = job->reason,
 						      .close_tickets = job->target == INV_GOLDEN };
 	}
 	if (n_v)
-		inv_gate_record(run->inv, v, n_v, NULL);
+		inv_state_changes_record(run->inv, v, n_v, NULL);
 	for (size_t j = 0; j < n_v; j++) {
 		struct stg_gate_job *job = &run->jobs[which[j]];
 
@@ -644,7 +644,7 @@ static void record_maas(struct stg_gate_run *run, int warn)
 		}
 		if (!n || (job && n < STG_GATE_INV_BATCH))
 			continue;
-		if (inv_gate_notes(run->inv, hosts, (const char *const *)whats, n, rcs, &err))
+		if (inv_notes_add(run->inv, hosts, (const char *const *)whats, n, rcs, &err))
 			br_warn("gate", "MAAS events of %zu nodes not recorded: %s", n, err.msg);
 		for (size_t k = 0; k < n; k++) {
 			if (rcs[k] && !err.msg[0])

@@ -297,7 +297,7 @@ static void test_gate_batch(void **state)
 	size_t n_ev = 0;
 	const char *hosts[] = { "node-a", "node-b" }, *whats[] = { "MAAS: tagged golden", "MAAS: noted" };
 	int rcs[2] = { -1, -1 };
-	struct inv_gate_verdict v[2] = {
+	struct inv_state_change v[2] = {
 		{ .hostname = "node-a",
 		  .from = INV_VALIDATED,
 		  .to = INV_GOLDEN,
@@ -318,14 +318,14 @@ static void test_gate_batch(void **state)
 	assert_int_equal(inv_node_set_state(f->inv, "node-b", INV_VALIDATED, INV_FAILED, "another run", &err),
 			 0);
 
-	assert_int_equal(inv_gate_read_checks(f->inv, ids, 2, checks, n_checks, &err), 0);
+	assert_int_equal(inv_checks_read_many(f->inv, ids, 2, checks, n_checks, &err), 0);
 	assert_int_equal(n_checks[0], 2);
 	assert_string_equal(checks[0][1].name, "firmware:bios");
 	assert_int_equal(n_checks[1], 0);
 	inv_checks_free(checks[0], n_checks[0]);
 	inv_checks_free(checks[1], n_checks[1]);
 
-	assert_int_equal(inv_gate_record(f->inv, v, 2, &err), 0);
+	assert_int_equal(inv_state_changes_record(f->inv, v, 2, &err), 0);
 	assert_int_equal(v[0].rc, 0);
 	assert_true(v[0].moved);
 	assert_int_equal(v[0].tickets_closed, 1);
@@ -335,7 +335,7 @@ static void test_gate_batch(void **state)
 	assert_int_equal(state_of(f->inv, "node-a"), INV_GOLDEN);
 	assert_int_equal(state_of(f->inv, "node-b"), INV_FAILED);
 
-	assert_int_equal(inv_gate_notes(f->inv, hosts, whats, 2, rcs, &err), 0);
+	assert_int_equal(inv_notes_add(f->inv, hosts, whats, 2, rcs, &err), 0);
 	assert_int_equal(rcs[0], 0);
 	assert_int_equal(rcs[1], 0);
 	assert_int_equal(inv_node_events(f->inv, "node-a", &ev, &n_ev, &err), 0);
@@ -479,7 +479,7 @@ static void test_attempts(void **state)
 {
 	struct fixture *f = *state;
 	struct br_err err = { 0 };
-	struct inv_gate_verdict gv = { .hostname = "node-a",
+	struct inv_state_change gv = { .hostname = "node-a",
 				       .from = INV_VALIDATED,
 				       .to = INV_QUARANTINED,
 				       .reason = "failed checks: psu" };
@@ -495,12 +495,12 @@ static void test_attempts(void **state)
 	assert_int_equal(inv_node_fail(f->inv, "node-a", INV_FAILED, BR_FAIL_BMC_AUTH, "HTTP 403", &err), 0);
 	assert_int_equal(attempts_of(f->inv, "node-a"), 1);
 	assert_int_equal(inv_node_set_state(f->inv, "node-a", INV_FAILED, INV_VALIDATED, "ok", &err), 0);
-	assert_int_equal(inv_gate_record(f->inv, &gv, 1, &err), 0);
+	assert_int_equal(inv_state_changes_record(f->inv, &gv, 1, &err), 0);
 	assert_int_equal(gv.rc, 0);
 	assert_int_equal(attempts_of(f->inv, "node-a"), 2);
 	gv.from = INV_QUARANTINED;
 	gv.reason = "failed checks: psu; pcie";
-	assert_int_equal(inv_gate_record(f->inv, &gv, 1, &err), 0);
+	assert_int_equal(inv_state_changes_record(f->inv, &gv, 1, &err), 0);
 	assert_int_equal(attempts_of(f->inv, "node-a"), 2);
 	assert_int_equal(inv_node_set_state(f->inv, "node-a", INV_QUARANTINED, INV_DEPLOYED, "again", &err),
 			 0);

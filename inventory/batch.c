@@ -10,7 +10,7 @@
 
 #include "inv_private.h"
 
-int inv_gate_read_checks(struct inv *inv, const int64_t *ids, size_t n, struct inv_check **ret_checks,
+int inv_checks_read_many(struct inv *inv, const int64_t *ids, size_t n, struct inv_check **ret_checks,
 			 size_t *ret_n, struct br_err *err)
 {
 	size_t done = 0;
@@ -58,17 +58,17 @@ static void savepoint_undo(struct inv *inv, const char *name)
 }
 
 /* One verdict, inside the caller's transaction. */
-static void record_one(struct inv *inv, struct inv_gate_verdict *v)
+static void record_one(struct inv *inv, struct inv_state_change *v)
 {
 	struct inv_node cur;
 	char *capped;
 
-	v->rc = inv_exec(inv, "SAVEPOINT gate_node", &v->err);
+	v->rc = inv_exec(inv, "SAVEPOINT batch_node", &v->err);
 	if (v->rc)
 		return;
 	v->rc = inv_node_get(inv, v->hostname, &cur, &v->err);
 	if (v->rc) {
-		savepoint_undo(inv, "gate_node");
+		savepoint_undo(inv, "batch_node");
 		return;
 	}
 	v->rc = inv_state_expect(v->hostname, cur.state, v->from, &v->err);
@@ -80,28 +80,28 @@ static void record_one(struct inv *inv, struct inv_gate_verdict *v)
 		free(capped);
 	}
 	if (!v->rc)
-		v->rc = inv_exec(inv, "RELEASE gate_node", &v->err);
+		v->rc = inv_exec(inv, "RELEASE batch_node", &v->err);
 	if (v->rc) {
-		savepoint_undo(inv, "gate_node");
+		savepoint_undo(inv, "batch_node");
 		inv_node_release(&cur);
 		return;
 	}
 	v->moved = 1;
 	if (v->close_tickets) {
-		v->rc = inv_exec(inv, "SAVEPOINT gate_tickets", &v->err);
+		v->rc = inv_exec(inv, "SAVEPOINT batch_tickets", &v->err);
 		if (!v->rc)
 			v->rc = inv_tickets_close_open(inv, cur.id, &v->tickets_closed, &v->err);
 		if (!v->rc)
-			v->rc = inv_exec(inv, "RELEASE gate_tickets", &v->err);
+			v->rc = inv_exec(inv, "RELEASE batch_tickets", &v->err);
 		if (v->rc) {
 			v->tickets_closed = 0;
-			savepoint_undo(inv, "gate_tickets");
+			savepoint_undo(inv, "batch_tickets");
 		}
 	}
 	inv_node_release(&cur);
 }
 
-int inv_gate_record(struct inv *inv, struct inv_gate_verdict *v, size_t n, struct br_err *err)
+int inv_state_changes_record(struct inv *inv, struct inv_state_change *v, size_t n, struct br_err *err)
 {
 	int rc;
 
@@ -128,8 +128,8 @@ int inv_gate_record(struct inv *inv, struct inv_gate_verdict *v, size_t n, struc
 	return rc;
 }
 
-int inv_gate_notes(struct inv *inv, const char *const *hostnames, const char *const *whats, size_t n,
-		   int *rcs, struct br_err *err)
+int inv_notes_add(struct inv *inv, const char *const *hostnames, const char *const *whats, size_t n, int *rcs,
+		  struct br_err *err)
 {
 	int rc = inv_tx_begin(inv, err);
 
