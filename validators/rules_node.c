@@ -266,6 +266,7 @@ void val_judge_node(const struct prof_profile *p, const struct val_node_facts *f
 	val_rule_psu(&c);
 	val_rule_dmesg(&c);
 	val_rule_gpu_health(&c);
+	val_rule_ib_ports(&c);
 	free(why);
 }
 
@@ -288,6 +289,7 @@ void val_checks_expected(const struct prof_profile *p, struct br_strlist *out)
 		{ "psu", 1 },
 		{ "dmesg", 1 },
 		{ "gpu_health", hw->gpus != 0 },
+		{ "ib_ports", hw->ib_ports >= 0 },
 		{ "firmware:*", p->n_firmware > 0 },
 	};
 

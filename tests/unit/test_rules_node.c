@@ -41,6 +41,10 @@ struct node_case {
 #define HW_CPU "[cpu]\nrated_mhz = 3800\ngovernors = performance\n"
 #define HW_PSU "[psu]\ncount = 6\n"
 #define HW_GPU_700W "[gpu]\ncount = 1\npower_limit_w = 700\n"
+#define HW_IB_QDR                                                                                            \
+	"[ib]\nports = 2\nrate_gbps = 40\nlink_layer = InfiniBand\nlink_downed_max = 0\n"                    \
+	"link_error_recovery_max = 0\nsymbol_error_max = 10\n"
+#define HW_IB_NDR "[ib]\nports = 2\nrate_gbps = 400\n"
 
 /* ---- mutators: one fault each ------------------------------------------- */
 
@@ -339,6 +343,53 @@ static json_t *smi_gpu(json_t *doc)
 	return json_array_get(json_object_get(json_object_get(doc, "gpus"), "gpus"), 0);
 }
 
+/* ib-counters.json: mlx4_0's two ports, ACTIVE / LinkUp at 40 Gb/sec. */
+static json_t *ib_port_n(json_t *doc, size_t i)
+{
+	json_t *port = json_array_get(json_object_get(json_object_get(doc, "infiniband"), "ports"), i);
+
+	if (!port)
+		fail_msg("no InfiniBand port %zu in the fixture", i);
+	return port;
+}
+
+static void ib_port2_polling(json_t *doc)
+{
+	json_object_set_new(ib_port_n(doc, 1), "state", json_string("DOWN"));
+	json_object_set_new(ib_port_n(doc, 1), "phys_state", json_string("Polling"));
+}
+
+static void ib_port1_no_sm(json_t *doc)
+{
+	json_object_set_new(ib_port_n(doc, 0), "state", json_string("INIT"));
+}
+
+static void ib_port1_sdr(json_t *doc)
+{
+	json_object_set_new(ib_port_n(doc, 0), "rate", json_string("10 Gb/sec (4X SDR)"));
+	json_object_set_new(ib_port_n(doc, 0), "rate_gbps", json_real(10));
+}
+
+static void ib_port1_flapped(json_t *doc)
+{
+	json_t *c = json_object_get(ib_port_n(doc, 0), "counters");
+
+	json_object_set_new(c, "link_downed", json_integer(3));
+	json_object_set_new(c, "symbol_error", json_integer(65535));
+}
+
+/* ib-ports.json's mlx5_1 brought up, as its neighbour mlx5_0 is. */
+static void ib_mlx5_1_up(json_t *doc)
+{
+	json_object_set_new(ib_port_n(doc, 1), "state", json_string("ACTIVE"));
+	json_object_set_new(ib_port_n(doc, 1), "phys_state", json_string("LinkUp"));
+}
+
+static void ib_port2_ethernet(json_t *doc)
+{
+	json_object_set_new(ib_port_n(doc, 1), "link_layer", json_string("Ethernet"));
+}
+
 static void ecc_disabled(json_t *doc)
 {
 	json_object_set_new(json_object_get(smi_gpu(doc), "ecc_mode"), "current", json_string("Disabled"));
@@ -408,8 +459,126 @@ static void ecc_unreported(json_t *doc)
 #define CPUFREQ "rules/cpufreq-capped.json"
 #define HWMON "rules/hwmon-bogus.json"
 #define KERNLOG "rules/dmesg-kern-log.json"
+#define IB_COUNTERS "rules/ib-counters.json"
+#define IB_PORTS "rules/ib-ports.json"
 
 static const struct node_case cases[] = {
+	/* ib_ports (/sys/class/infiniband) */
+	{ "ib_ports: two QDR ports with clean counters",
+	  IB_COUNTERS,
+	  NULL,
+	  HW_IB_QDR,
+	  NULL,
+	  NULL,
+	  0,
+	  "ib_ports",
+	  VAL_PASS,
+	  { "2 ports ACTIVE / LinkUp at 40 Gb/s or more", "link_downed at most 0",
+	    "symbol_error at most 10" } },
+	{ "ib_ports: a port polling with no link",
+	  IB_COUNTERS,
+	  ib_port2_polling,
+	  HW_IB_QDR,
+	  NULL,
+	  NULL,
+	  0,
+	  "ib_ports",
+	  VAL_FAIL,
+	  { "mlx4_0 port 2 (0000:04:00.0): DOWN / Polling, expected ACTIVE / LinkUp",
+	    "check the cable is seated at both ends" } },
+	{ "ib_ports: link up but no subnet manager",
+	  IB_COUNTERS,
+	  ib_port1_no_sm,
+	  HW_IB_QDR,
+	  NULL,
+	  NULL,
+	  0,
+	  "ib_ports",
+	  VAL_FAIL,
+	  { "mlx4_0 port 1 (0000:04:00.0): INIT / LinkUp", "no subnet manager configured the port" } },
+	{ "ib_ports: a port trained slow",
+	  IB_COUNTERS,
+	  ib_port1_sdr,
+	  HW_IB_QDR,
+	  NULL,
+	  NULL,
+	  0,
+	  "ib_ports",
+	  VAL_FAIL,
+	  { "mlx4_0 port 1 (0000:04:00.0): 10 Gb/sec (4X SDR), expected 40 Gb/s" } },
+	{ "ib_ports: a link that went down and counts symbol errors",
+	  IB_COUNTERS,
+	  ib_port1_flapped,
+	  HW_IB_QDR,
+	  NULL,
+	  NULL,
+	  0,
+	  "ib_ports",
+	  VAL_FAIL,
+	  { "mlx4_0 port 1 (0000:04:00.0): link_downed 3, at most 0 expected",
+	    "symbol_error 65535, at most 10 expected" } },
+	{ "ib_ports: counters not kept are not judged as clean",
+	  IB_PORTS,
+	  NULL,
+	  "[ib]\nports = 1\nlink_downed_max = 0\n",
+	  NULL,
+	  NULL,
+	  0,
+	  "ib_ports",
+	  VAL_FAIL,
+	  { "mlx5_0 port 1 (0000:a1:00.0, GUID a088:c203:0045:6f30): counters/link_downed not readable",
+	    "mlx5_1 port 1 (0000:a1:00.1", "DOWN / Disabled", "the port is disabled" } },
+	{ "ib_ports: counters not kept leave an otherwise healthy port unknown",
+	  IB_PORTS,
+	  ib_mlx5_1_up,
+	  "[ib]\nports = 2\nlink_downed_max = 0\n",
+	  NULL,
+	  NULL,
+	  0,
+	  "ib_ports",
+	  VAL_UNKNOWN,
+	  { "counters/link_downed not readable: cannot judge" } },
+	{ "ib_ports: the real mlx5 port 400 Gb/s NDR, its neighbour down",
+	  IB_PORTS,
+	  NULL,
+	  HW_IB_NDR,
+	  NULL,
+	  NULL,
+	  0,
+	  "ib_ports",
+	  VAL_FAIL,
+	  { "mlx5_1 port 1 (0000:a1:00.1", "DOWN / Disabled" } },
+	{ "ib_ports: an Ethernet (RoCE) port is not an InfiniBand fabric port",
+	  IB_COUNTERS,
+	  ib_port2_ethernet,
+	  HW_IB_QDR,
+	  NULL,
+	  NULL,
+	  0,
+	  "ib_ports",
+	  VAL_FAIL,
+	  { "1 InfiniBand port in /sys/class/infiniband, expected 2",
+	    "not judged: 1 port of link layer Ethernet" } },
+	{ "ib_ports: left out where the profile states no [ib] ports",
+	  IB_COUNTERS,
+	  ib_port2_polling,
+	  HW_H200_VM,
+	  NULL,
+	  NULL,
+	  0,
+	  "ib_ports",
+	  -1,
+	  { NULL } },
+	{ "ib_ports: no probe document",
+	  NULL,
+	  NULL,
+	  HW_IB_QDR,
+	  NULL,
+	  NULL,
+	  NO_CLOCK,
+	  "ib_ports",
+	  VAL_UNKNOWN,
+	  { NULL } },
 	/* gpu_health (nvidia-smi's own view of each GPU) */
 	{ "gpu_health: the real H200 is healthy",
 	  H200,
@@ -1366,9 +1535,9 @@ static void test_clock_window(void **state)
 
 static void test_all_checks_named(void **state)
 {
-	static const char *const names[] = { "pcie",	  "gpu_count", "nic_count", "nvme_count",
-					     "boot_disk", "thermal",   "cpufreq",   "clock",
-					     "psu",	  "dmesg",     "gpu_health" };
+	static const char *const names[] = { "pcie",	  "gpu_count", "nic_count",  "nvme_count",
+					     "boot_disk", "thermal",   "cpufreq",    "clock",
+					     "psu",	  "dmesg",     "gpu_health", "ib_ports" };
 	const char *top = getenv("BR_TOP");
 	char *dir = br_xasprintf("%s/templates", top ? top : ".");
 	struct prof_profile p;
@@ -1580,13 +1749,46 @@ static void test_gpu_health_blames_gpu(void **state)
 	prof_release(&p);
 }
 
+/* A failing port blames its HCA's PCIe function (the probe's pci_bdf, from
+ * the kernel's device link), so tickets put it with the HCA's other checks. */
+static void test_ib_ports_blame_hca(void **state)
+{
+	struct prof_profile p;
+	struct br_err err = { 0 };
+	struct val_node_facts f = { 0 };
+	struct val_check *checks = NULL;
+	size_t n = 0;
+	const struct val_check *c;
+
+	(void)state;
+	prof_init(&p);
+	assert_int_equal(prof_parse_text("hardware.conf", HW_IB_QDR, PROF_FILE_HARDWARE, &p, &err), 0);
+	f.probe = load_probe(IB_COUNTERS);
+	ib_port2_polling(f.probe);
+	ib_port1_flapped(f.probe);
+	val_judge_node(&p, &f, &checks, &n);
+	c = find(checks, n, "ib_ports");
+	assert_non_null(c);
+	assert_int_equal(c->result, VAL_FAIL);
+	assert_non_null(c->component);
+	assert_string_equal(c->component, "pci:0000:04:00.0");
+	val_checks_free(checks, n);
+	json_decref(f.probe);
+	prof_release(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_blamed_part),  cmocka_unit_test(test_blamed_part_recorded),
-		cmocka_unit_test(test_table),	     cmocka_unit_test(test_all_checks_named),
-		cmocka_unit_test(test_clock_window), cmocka_unit_test(test_detail_bounded),
-		cmocka_unit_test(test_not_a_probe),  cmocka_unit_test(test_gpu_health_blames_gpu),
+		cmocka_unit_test(test_blamed_part),
+		cmocka_unit_test(test_blamed_part_recorded),
+		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_all_checks_named),
+		cmocka_unit_test(test_clock_window),
+		cmocka_unit_test(test_detail_bounded),
+		cmocka_unit_test(test_not_a_probe),
+		cmocka_unit_test(test_gpu_health_blames_gpu),
+		cmocka_unit_test(test_ib_ports_blame_hca),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
