@@ -583,11 +583,13 @@ static void views_release(struct views *v)
 	free(v->hosts);
 }
 
+/* nic_count, and ib_ports short of a port, cannot tell which NIC is gone;
+ * the silent cabling port can. */
 static void blame_nic_count(struct val_check *checks, size_t n, const char *component)
 {
 	for (size_t k = 0; k < n; k++)
-		if (!strcmp(checks[k].name, "nic_count") && checks[k].result == VAL_FAIL &&
-		    !checks[k].component)
+		if ((!strcmp(checks[k].name, "nic_count") || !strcmp(checks[k].name, "ib_ports")) &&
+		    checks[k].result == VAL_FAIL && !checks[k].component)
 			checks[k].component = br_xstrdup(component);
 }
 
@@ -619,8 +621,13 @@ static void blame_missing_nic(struct vstage_job *job, const struct val_cabling_r
 	{
 		const char *bdf = br_json_str(d, "bdf");
 
-		if (bdf && !strncasecmp(bdf, dev, strlen(dev)) && bdf[strlen(dev)] == '.')
-			return; /* it is there: the cable it is */
+		/* It is there: the cable it is. Blamed on the NIC's function all
+		 * the same, so the port's own checks of the same cable (ib_ports:
+		 * the HCA port down) join this ticket. */
+		if (bdf && !strncasecmp(bdf, dev, strlen(dev)) && bdf[strlen(dev)] == '.') {
+			cabling->component = br_xasprintf("pci:%s", bdf);
+			return;
+		}
 	}
 	cabling->component = br_xasprintf("pci:%s", dev);
 	free(job->missing_nic);
