@@ -59,6 +59,8 @@ static const char *const fault_names[SIM_F_COUNT] = {
 	[SIM_F_BOSS_UNMATCHED] = "boss_unmatched",
 	[SIM_F_MAAS_DELETED_AT_TAG] = "maas_deleted_at_tag",
 	[SIM_F_SERIAL_MISMATCH] = "serial_mismatch",
+	[SIM_F_IB_PORT_DOWN] = "ib_port_down",
+	[SIM_F_IB_RATE] = "ib_rate",
 };
 
 /* BIOS attributes bios_drift may change, and the value a drifted node has. */
@@ -277,6 +279,16 @@ static void apply(struct sim_node *n, enum sim_fault f, uint64_t *rng)
 		detail(n, f,
 		       json_pack("{s:s, s:s, s:s}", "ifname", n->nics[k].ifname, "switch", n->nics[k].sw,
 				 "switch_port", n->nics[k].sw_port));
+		break;
+	case SIM_F_IB_PORT_DOWN:
+	case SIM_F_IB_RATE:
+		if (f == SIM_F_IB_PORT_DOWN)
+			n->nics[k].ib_down = 1;
+		else
+			n->nics[k].ib_rate_gbps = 200;
+		detail(n, f,
+		       json_pack("{s:s, s:s, s:i}", "nic", n->nics[k].fqdd, "ifname", n->nics[k].ifname,
+				 "bus", n->nics[k].bus));
 		break;
 	case SIM_F_THERMAL_BOGUS:
 		n->bogus_sensor = (int)sim_rng_below(rng, (uint64_t)sim_node_temps(n));

@@ -165,6 +165,13 @@ enum sim_fault {
 	 * machine): discover must fail both, kind serial_mismatch, each
 	 * reason naming the BMC's serial and the manifest's. */
 	SIM_F_SERIAL_MISMATCH,
+	/* Host-side fabric faults (FIELD-NOTES: ports down, at the wrong rate).
+	 * Listed here, after the design's, so --fault-rate's picks for a seed
+	 * stay what they were; named with --faults. One fabric NIC's RDMA port
+	 * is DOWN / Polling though cabled (a bad transceiver) ... */
+	SIM_F_IB_PORT_DOWN,
+	/* ... or trained at 200 Gb/s (4X HDR) instead of 400 (4X NDR). */
+	SIM_F_IB_RATE,
 	SIM_F_COUNT
 };
 
@@ -225,6 +232,10 @@ struct sim_nic {
 	int fitted;  /* the family's machine has it (sim_node_shape); present implies fitted */
 	char sw[32]; /* switch and port this NIC is cabled to by design */
 	char sw_port[16];
+	/* Its RDMA port: ib_port_down leaves it DOWN / Polling with the cable
+	 * in, ib_rate trains it at 200 Gb/s (a 4X HDR cable in a 400G port). */
+	int ib_down;
+	int ib_rate_gbps; /* 0: the ConnectX-7's 400 */
 };
 
 struct sim_gpu {
