@@ -960,12 +960,12 @@ int vstage_fabric(const char *ibnet_path, const char *wiring, const char *expect
 			json_array_append_new(findings, json_pack("{s:s, s:s}", "kind",
 								  val_cable_kind_name(r.findings[i].kind),
 								  "detail", r.findings[i].text));
-		doc = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:o, s:s}", "result",
+		doc = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:s}", "result",
 				val_result_name(r.result), "form", w.form, "design_links",
 				(json_int_t)r.design_links, "seen_links", (json_int_t)r.seen_links, "matched",
 				(json_int_t)r.matched, "design_components", (json_int_t)r.design_components,
-				"unreachable", (json_int_t)r.unreachable, "findings", findings, "detail",
-				r.detail);
+				"seen_components", (json_int_t)r.seen_components, "unreachable",
+				(json_int_t)r.unreachable, "findings", findings, "detail", r.detail);
 		br_json_print(stdout, doc);
 		json_decref(doc);
 	} else {
