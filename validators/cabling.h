@@ -149,6 +149,8 @@ void val_ibnet_release(struct val_ibnet *net);
 struct val_fabric_finding {
 	enum val_cable_kind kind;
 	char *text;
+	struct br_strlist devices; /* the devices it is about, as named in the text */
+	int whole_fabric;	   /* about every device: the design itself is split */
 };
 
 struct val_fabric_result {
@@ -168,5 +170,13 @@ struct val_fabric_result {
 void val_fabric_judge(const struct val_wiring *w, const struct val_ibnet *net, const char *expected_rate,
 		      struct val_fabric_result *ret);
 void val_fabric_result_release(struct val_fabric_result *r);
+
+/* The fabric as one node sees it: the findings of r about the node's own
+ * cables and adapters, and those about the whole fabric (a split design),
+ * as one check "fabric": fail with them, else pass naming the node's
+ * designed cables. BR_E_NOTFOUND (no check) when w cables nothing of
+ * hostname. *ret_detail is the caller's. */
+int val_fabric_node_check(const struct val_wiring *w, const struct val_fabric_result *r, const char *hostname,
+			  enum val_result *ret_result, char **ret_detail);
 
 #endif

@@ -321,10 +321,20 @@ static struct cable *find_cable(struct cable *set, size_t n, const char *key)
 	return bsearch(&probe, set, n, sizeof(*set), cable_cmp);
 }
 
-static void add_finding(struct val_fabric_result *r, enum val_cable_kind kind, char *text_take)
+/* Add a finding about dev_a and dev_b (either may be NULL). */
+static struct val_fabric_finding *add_finding(struct val_fabric_result *r, enum val_cable_kind kind,
+					      char *text_take, const char *dev_a, const char *dev_b)
 {
+	struct val_fabric_finding *f;
+
 	r->findings = br_xrealloc(r->findings, (r->n + 1) * sizeof(*r->findings));
-	r->findings[r->n++] = (struct val_fabric_finding){ kind, text_take };
+	f = &r->findings[r->n++];
+	*f = (struct val_fabric_finding){ kind, text_take, { 0 }, 0 };
+	if (dev_a)
+		br_strlist_add(&f->devices, dev_a);
+	if (dev_b)
+		br_strlist_add(&f->devices, dev_b);
+	return f;
 }
 
 static int str_cmp(const void *a, const void *b)
@@ -590,6 +600,7 @@ void val_fabric_judge(const struct val_wiring *w, const struct val_ibnet *net, c
 	struct cable *seen = br_xcalloc(net->n ? net->n : 1, sizeof(*seen));
 	char **devices = seen_devices(net);
 	struct sw_graph seen_sw, seen_ca, design_sw;
+	struct br_strlist unreached = { 0 };
 	struct br_buf b;
 
 	for (size_t i = 0; i < w->n; i++) {
@@ -639,7 +650,8 @@ void val_fabric_judge(const struct val_wiring *w, const struct val_ibnet *net, c
 				"%s %s - %s %s (wiring line %u) trained at %s, expected %s: reseat or "
 				"replace the cable",
 				d->dev_a, d->port_a, d->dev_b, d->port_b, d->line, seen[i].rate,
-				expected_rate));
+				expected_rate),
+			    d->dev_a, d->dev_b);
 	}
 	/* Exchanged pairs first, so each is told once, as a swap. */
 	for (size_t i = 0; i < net->n; i++)
@@ -653,14 +665,18 @@ void val_fabric_judge(const struct val_wiring *w, const struct val_ibnet *net, c
 					"%s): swap them",
 					seen[i].dev_a, seen[i].port_a, seen[j].dev_a, seen[j].port_a,
 					seen[i].dev_a, seen[i].port_a, seen[i].dev_b, seen[i].port_b,
-					seen[j].dev_a, seen[j].port_a, seen[j].dev_b, seen[j].port_b));
+					seen[j].dev_a, seen[j].port_a, seen[j].dev_b, seen[j].port_b),
+				    seen[i].dev_a, seen[i].dev_b);
+				br_strlist_add(&r.findings[r.n - 1].devices, seen[j].dev_a);
+				br_strlist_add(&r.findings[r.n - 1].devices, seen[j].dev_b);
 			}
 	for (size_t i = 0; i < net->n; i++)
 		if (!seen[i].used)
 			add_finding(&r, VAL_CABLE_UNEXPECTED,
 				    br_xasprintf("%s %s - %s %s is cabled but not in the wiring list",
 						 seen[i].dev_a, seen[i].port_a, seen[i].dev_b,
-						 seen[i].port_b));
+						 seen[i].port_b),
+				    seen[i].dev_a, seen[i].dev_b);
 	for (size_t i = 0; i < w->n; i++) {
 		if (design[i].used)
 			continue;
@@ -673,7 +689,8 @@ void val_fabric_judge(const struct val_wiring *w, const struct val_ibnet *net, c
 			    br_xasprintf(
 				"%s %s - %s %s (wiring line %u) not seen: check the cable at both ends",
 				design[i].dev_a, design[i].port_a, design[i].dev_b, design[i].port_b,
-				design[i].line));
+				design[i].line),
+			    design[i].dev_a, design[i].dev_b);
 	}
 	/* Designed devices never reached: behind a missing cable, powered off,
 	 * or on a network of their own. */
@@ -688,29 +705,38 @@ void val_fabric_judge(const struct val_wiring *w, const struct val_ibnet *net, c
 			continue;
 		r.unreachable++;
 		br_buf_addf(&b, "%s%s", b.len ? ", " : "", dev);
+		br_strlist_add(&unreached, dev);
 	}
+	if (r.unreachable)
+		add_finding(&r, VAL_CABLE_UNREACHABLE,
+			    br_xasprintf("%zu designed device%s not reached by discovery: %s", r.unreachable,
+					 r.unreachable == 1 ? "" : "s", br_buf_str(&b)),
+			    NULL, NULL)
+		    ->devices = unreached;
+	else
+		br_strlist_release(&unreached);
+	br_buf_release(&b);
 	if (design_sw.n && r.design_components > 1) {
 		br_buf_init(&b, 0);
 		graph_describe(&design_sw, &b);
 		add_finding(&r, VAL_CABLE_UNREACHABLE,
 			    br_xasprintf("the wiring list makes %zu separate fabrics, switch groups no cable "
 					 "joins (hosts do not forward between them): %s: fix the design",
-					 r.design_components, br_buf_str(&b)));
+					 r.design_components, br_buf_str(&b)),
+			    NULL, NULL)
+		    ->whole_fabric = 1;
 		br_buf_release(&b);
 	}
 	if (r.seen_components > 1) {
 		br_buf_init(&b, 0);
 		graph_describe(&seen_sw, &b);
-		add_finding(&r, VAL_CABLE_UNREACHABLE,
-			    br_xasprintf("discovery saw %zu separate fabrics: %s", r.seen_components,
-					 br_buf_str(&b)));
+		add_finding(
+		    &r, VAL_CABLE_UNREACHABLE,
+		    br_xasprintf("discovery saw %zu separate fabrics: %s", r.seen_components, br_buf_str(&b)),
+		    NULL, NULL)
+		    ->whole_fabric = 1;
 		br_buf_release(&b);
 	}
-	if (r.unreachable)
-		add_finding(&r, VAL_CABLE_UNREACHABLE,
-			    br_xasprintf("%zu designed device%s not reached by discovery: %s", r.unreachable,
-					 r.unreachable == 1 ? "" : "s", br_buf_str(&b)));
-	br_buf_release(&b);
 	br_buf_init(&b, 0);
 	br_buf_addf(&b,
 		    "%zu of %zu designed cables seen, %zu seen in all; the wiring list makes %zu fabric%s",
@@ -737,9 +763,71 @@ void val_fabric_judge(const struct val_wiring *w, const struct val_ibnet *net, c
 
 void val_fabric_result_release(struct val_fabric_result *r)
 {
-	for (size_t i = 0; i < r->n; i++)
+	for (size_t i = 0; i < r->n; i++) {
 		free(r->findings[i].text);
+		br_strlist_release(&r->findings[i].devices);
+	}
 	free(r->findings);
 	free(r->detail);
 	memset(r, 0, sizeof(*r));
+}
+
+static int same_device(const char *a, const char *b)
+{
+	char *ka = device_key(a), *kb = device_key(b);
+	int same = !strcmp(ka, kb);
+
+	free(ka);
+	free(kb);
+	return same;
+}
+
+static int names(const struct val_fabric_finding *f, const char *dev)
+{
+	for (size_t k = 0; k < f->devices.n; k++)
+		if (same_device(f->devices.items[k], dev))
+			return 1;
+	return 0;
+}
+
+int val_fabric_node_check(const struct val_wiring *w, const struct val_fabric_result *r, const char *hostname,
+			  enum val_result *ret_result, char **ret_detail)
+{
+	size_t cables = 0, told = 0;
+	const struct br_strlist *island = NULL;
+	struct br_buf b;
+
+	for (size_t i = 0; i < w->n; i++)
+		cables +=
+		    same_device(w->links[i].dev_a, hostname) || same_device(w->links[i].dev_b, hostname);
+	if (!cables)
+		return BR_E_NOTFOUND;
+	/* A node discovery never reached is cut off by the missing cables of
+	 * the devices it is cut off with: those are its findings too. */
+	for (size_t i = 0; i < r->n && !island; i++)
+		if (r->findings[i].kind == VAL_CABLE_UNREACHABLE && names(&r->findings[i], hostname))
+			island = &r->findings[i].devices;
+	br_buf_init(&b, 0);
+	for (size_t i = 0; i < r->n; i++) {
+		const struct val_fabric_finding *f = &r->findings[i];
+		int mine = f->whole_fabric || names(f, hostname);
+
+		for (size_t k = 0; island && f->kind == VAL_CABLE_MISSING && k < island->n && !mine; k++)
+			mine = names(f, island->items[k]);
+		if (!mine)
+			continue;
+		if (told++ == VAL_DETAIL_ITEMS_MAX) {
+			br_buf_adds(&b, "; and more (validate --fabric shows them all)");
+			break;
+		}
+		br_buf_addf(&b, "%s%s", b.len ? "; " : "", f->text);
+	}
+	if (!told)
+		br_buf_addf(&b,
+			    "its %zu designed fabric cable%s seen as designed, on a fabric of %zu designed "
+			    "cables that is one network",
+			    cables, cables == 1 ? "" : "s", r->design_links);
+	*ret_result = told ? VAL_FAIL : VAL_PASS;
+	*ret_detail = br_buf_detach(&b);
+	return 0;
 }

@@ -307,6 +307,15 @@ static void test_fabric_factory_names(void **state)
 	val_fabric_result_release(&r);
 	val_fabric_judge(&w, &net, NULL, &r);
 	assert_int_equal(r.result, VAL_PASS);
+	{
+		enum val_result res;
+		char *detail;
+
+		assert_int_equal(val_fabric_node_check(&w, &r, "0x0008f10403960558", &res, &detail), 0);
+		assert_int_equal(res, VAL_PASS);
+		assert_non_null(strstr(detail, "its 2 designed fabric cables seen as designed"));
+		free(detail);
+	}
 	val_fabric_result_release(&r);
 	val_ibnet_release(&net);
 	val_wiring_release(&w);
@@ -337,6 +346,17 @@ static void test_fabric_rails_meet_in_hosts(void **state)
 	assert_non_null(strstr(r.detail, "the wiring list makes 2 fabrics"));
 	assert_non_null(strstr(r.detail, "the wiring list makes 2 separate fabrics, switch groups no cable "
 					 "joins (hosts do not forward between them): {leaf01}; {leaf02}"));
+	{
+		enum val_result res;
+		char *detail;
+
+		/* gpu03's cables are not even in the capture's part; gpu01's are,
+		 * and the split fails it all the same */
+		assert_int_equal(val_fabric_node_check(&w, &r, "gpu01", &res, &detail), 0);
+		assert_int_equal(res, VAL_FAIL);
+		assert_non_null(strstr(detail, "the wiring list makes 2 separate fabrics"));
+		free(detail);
+	}
 	val_fabric_result_release(&r);
 	val_ibnet_release(&net);
 	val_wiring_release(&w);
@@ -391,6 +411,26 @@ static void test_fabric(void **state)
 	assert_non_null(strstr(r.detail, "leaf02 31 - spine01 2 (wiring line 7) not seen"));
 	assert_non_null(
 	    strstr(r.detail, "3 designed devices not reached by discovery: gpu03, gpu04, leaf02"));
+	/* Each node's own part of it ("fabric" in validate). */
+	{
+		enum val_result res;
+		char *detail;
+
+		assert_int_equal(val_fabric_node_check(&w, &r, "gpu01", &res, &detail), 0);
+		assert_int_equal(res, VAL_FAIL);
+		assert_non_null(strstr(detail, "gpu01 mlx5_0/1 and gpu02 mlx5_0/1 are exchanged"));
+		assert_null(strstr(detail, "not reached"));
+		free(detail);
+		assert_int_equal(val_fabric_node_check(&w, &r, "gpu03.example.net", &res, &detail), 0);
+		assert_int_equal(res, VAL_FAIL);
+		assert_non_null(
+		    strstr(detail, "3 designed devices not reached by discovery: gpu03, gpu04, leaf02"));
+		/* the cable that would join its island */
+		assert_non_null(strstr(detail, "leaf02 31 - spine01 2 (wiring line 7) not seen"));
+		assert_null(strstr(detail, "exchanged"));
+		free(detail);
+		assert_int_equal(val_fabric_node_check(&w, &r, "gpu09", &res, &detail), BR_E_NOTFOUND);
+	}
 	val_fabric_result_release(&r);
 	/* The same fabric judged for a faster design: the matched cable is slow. */
 	val_fabric_judge(&w, &net, "4xNDR", &r);
