@@ -661,6 +661,16 @@ static void judge_cabling(struct vstage_run *run)
 	}
 	if (run->have_wiring)
 		views_release(&v);
+	for (size_t i = 0; run->have_fabric && i < run->n; i++) {
+		struct vstage_job *job = &run->jobs[i];
+		enum val_result result;
+		char *detail;
+
+		if (job->probe && !val_fabric_node_check(&run->ib_wiring, &run->fabric, job->node->hostname,
+							 &result, &detail))
+			val_check_add_take(&job->checks, &job->n_checks, br_xstrdup("fabric"), result,
+					   detail);
+	}
 }
 
 /* Move verdicts onto the job's list; frees the array. */
@@ -797,6 +807,31 @@ static void record(struct vstage_run *run)
 
 /* ---- the run ------------------------------------------------------------------------ */
 
+/* The fabric, judged once for the rack: a bad capture or design stops the
+ * stage (exit 2) before any node, as a bad wiring list does. */
+static int judge_fabric(struct br_stage *st, const struct vstage_options *o, struct vstage_run *run)
+{
+	struct br_strlist problems = { 0 };
+	struct br_err err = { 0 };
+	struct val_ibnet net;
+	int rc;
+
+	if (val_wiring_load(o->ib_wiring, &run->ib_wiring, &problems, &err) == 0) {
+		if (val_ibnet_load(o->ib_topology, &net, &problems, &err) == 0) {
+			val_fabric_judge(&run->ib_wiring, &net, o->ib_rate, &run->fabric);
+			val_ibnet_release(&net);
+			run->have_fabric = 1;
+			return 0;
+		}
+		val_wiring_release(&run->ib_wiring);
+	}
+	for (size_t i = 0; i < problems.n; i++)
+		fprintf(stderr, "%s\n", problems.items[i]);
+	br_strlist_release(&problems);
+	rc = br_stage_usage(st, "%s", err.msg);
+	return rc;
+}
+
 static int prepare(struct br_stage *st, const struct vstage_options *o, struct vstage_run *run)
 {
 	struct br_err err = { 0 };
@@ -823,7 +858,7 @@ static int prepare(struct br_stage *st, const struct vstage_options *o, struct v
 		}
 		run->have_wiring = 1;
 	}
-	return 0;
+	return o->ib_topology ? judge_fabric(st, o, run) : 0;
 }
 
 int vstage_run(struct br_stage *st, const struct vstage_options *o, struct vstage_run *run)
@@ -921,6 +956,10 @@ void vstage_run_release(struct vstage_run *run)
 	br_profiles_release(&run->profiles);
 	if (run->have_wiring)
 		val_wiring_release(&run->wiring);
+	if (run->have_fabric) {
+		val_wiring_release(&run->ib_wiring);
+		val_fabric_result_release(&run->fabric);
+	}
 	memset(run, 0, sizeof(*run));
 }
 
