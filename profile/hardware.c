@@ -79,6 +79,7 @@ enum kind {
 	K_ERASE,
 	K_ATTEMPTS,
 	K_GBPS,
+	K_GBS,
 	K_ERRORS,
 	K_LINK_LAYER
 };
@@ -96,6 +97,8 @@ static const struct setting settings[] = {
 	{ "gpu", "link_width", K_WIDTH, AT(gpu_link.width) },
 	{ "gpu", "link_speed", K_SPEED, AT(gpu_link.speed) },
 	{ "gpu", "power_limit_w", K_WATTS, AT(gpu_power_limit_w) },
+	{ "gpu", "nvlinks", K_COUNT, AT(gpu_nvlinks) },
+	{ "gpu", "nvlink_gbs", K_GBS, AT(gpu_nvlink_gbs) },
 	{ "nic", "fabric", K_COUNT, AT(fabric_nics) },
 	{ "nic", "fabric_link_width", K_WIDTH, AT(fabric_link.width) },
 	{ "nic", "fabric_link_speed", K_SPEED, AT(fabric_link.speed) },
@@ -255,6 +258,12 @@ static int set_value(struct prof_parse *ps, const struct setting *s, const char 
 		if (parse_int(value, 1, PROF_IB_RATE_MAX, &v))
 			return prof_problem(ps, field, "'%s' is not a port rate in whole Gb/s (1-%d)", value,
 					    PROF_IB_RATE_MAX);
+		*(int *)(void *)at = (int)v;
+		return 1;
+	case K_GBS:
+		if (parse_int(value, 1, 1000, &v))
+			return prof_problem(ps, field, "'%s' is not a link speed in whole GB/s (1-1000)",
+					    value);
 		*(int *)(void *)at = (int)v;
 		return 1;
 	case K_ERRORS: {

@@ -107,11 +107,13 @@ struct prof_time_limits {
 /* What a healthy node has (hardware.conf). A count of -1 is "not stated":
  * validators leave that check out rather than guess. */
 struct prof_hardware {
-	char *model;		      /* [system] model, as the BMC names it */
-	int gpus;		      /* [gpu] count */
-	struct prof_link gpu_link;    /* [gpu] link_width, link_speed */
-	int gpu_power_limit_w;	      /* [gpu] power_limit_w: the least power limit a GPU may run at; -1 */
-	int fabric_nics;	      /* [nic] fabric */
+	char *model;		   /* [system] model, as the BMC names it */
+	int gpus;		   /* [gpu] count */
+	struct prof_link gpu_link; /* [gpu] link_width, link_speed */
+	int gpu_power_limit_w;	   /* [gpu] power_limit_w: the least power limit a GPU may run at; -1 */
+	int gpu_nvlinks;	   /* [gpu] nvlinks: NVLinks up on each GPU (18 on an H100/H200 SXM); -1 */
+	int gpu_nvlink_gbs; /* [gpu] nvlink_gbs: the least speed of one, in GB/s as nvidia-smi says; -1 */
+	int fabric_nics;    /* [nic] fabric */
 	struct prof_link fabric_link; /* [nic] fabric_link_width, fabric_link_speed */
 	int ethernet_nics;	      /* [nic] ethernet */
 	/* [ib]: the HCA ports (/sys/class/infiniband/DEV/ports/N) a healthy node

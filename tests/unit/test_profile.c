@@ -114,7 +114,8 @@ static void test_firmware_parse(void **state)
 
 static const char hw_good[] =
     "[system]\nmodel = PowerEdge XE9680\n"
-    "[gpu]\ncount = 8\nlink_width = 16\nlink_speed = Gen5\npower_limit_w = 700\n"
+    "[gpu]\ncount = 8\nlink_width = 16\nlink_speed = Gen5\npower_limit_w = 700\nnvlinks = 18\nnvlink_gbs = "
+    "26\n"
     "[nic]\nfabric = 8\nfabric_link_width = 16\nfabric_link_speed = Gen5\nethernet = 2\n"
     "[nvme]\ncount = 9\n[fans]\ncount = 12\n[psu]\ncount = 6\n"
     "[cpu]\nrated_mhz = 4000\ngovernors = performance, schedutil\n"
@@ -183,6 +184,8 @@ static void test_hardware_ok(void **state)
 	assert_int_equal(p.hw.cpu_rated_mhz, -1);
 	assert_int_equal(p.hw.gpu_power_limit_w, -1);
 	assert_int_equal(p.hw.ib_ports, -1);
+	assert_int_equal(p.hw.gpu_nvlinks, -1);
+	assert_int_equal(p.hw.gpu_nvlink_gbs, -1);
 	assert_int_equal(p.hw.ib_rate_gbps, -1);
 	assert_null(p.hw.ib_link_layer);
 	assert_int_equal(p.hw.ib_symbol_error_max, -1);
@@ -208,10 +211,13 @@ static void test_hardware_errors(void **state)
 		  "t.conf:2: gpu.link_speed: 'PCIe5' is not a PCIe generation" },
 		{ "[gpu]\nlink_speed = Gen9\n", "t.conf:2: gpu.link_speed: 'Gen9' is not a PCIe generation" },
 		{ "[gpu]\nlanes = 16\n", "t.conf:2: gpu.lanes: unknown setting in [gpu] (count, link_width, "
-					 "link_speed, power_limit_w)" },
+					 "link_speed, power_limit_w, nvlinks, nvlink_gbs)" },
 		{ "[gpu]\npower_limit_w = 700W\n",
 		  "t.conf:2: gpu.power_limit_w: '700W' is not a power in whole watts (1-100000)" },
 		{ "[gpu]\npower_limit_w = 0\n", "t.conf:2: gpu.power_limit_w: '0' is not a power" },
+		{ "[gpu]\nnvlink_gbs = 26.562\n",
+		  "t.conf:2: gpu.nvlink_gbs: '26.562' is not a link speed in whole GB/s" },
+		{ "[gpu]\nnvlinks = many\n", "t.conf:2: gpu.nvlinks: 'many' is not a count" },
 		{ "[ib]\nrate_gbps = 400G\n",
 		  "t.conf:2: ib.rate_gbps: '400G' is not a port rate in whole Gb/s" },
 		{ "[ib]\nrate_gbps = 0\n", "t.conf:2: ib.rate_gbps: '0' is not a port rate" },

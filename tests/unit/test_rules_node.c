@@ -378,6 +378,48 @@ static void ib_port1_flapped(json_t *doc)
 	json_object_set_new(c, "symbol_error", json_integer(65535));
 }
 
+/* nvlink-h100.json: one H100 with its 18 NVLinks at 26.562 GB/s. */
+static json_t *nvlink_n(json_t *doc, size_t i)
+{
+	json_t *l = json_array_get(
+	    json_object_get(json_array_get(json_object_get(json_object_get(doc, "nvlink"), "gpus"), 0),
+			    "links"),
+	    i);
+
+	if (!l)
+		fail_msg("no NVLink %zu in the fixture", i);
+	return l;
+}
+
+static void nvlink4_inactive(json_t *doc)
+{
+	json_object_set_new(nvlink_n(doc, 4), "active", json_false());
+	json_object_set_new(nvlink_n(doc, 4), "gbs", json_null());
+	json_object_set_new(nvlink_n(doc, 4), "text", json_string("<inactive>"));
+}
+
+static void nvlink2_slow(json_t *doc)
+{
+	json_object_set_new(nvlink_n(doc, 2), "gbs", json_real(1.562));
+	json_object_set_new(nvlink_n(doc, 2), "text", json_string("1.562 GB/s"));
+}
+
+/* The GPU as nvidia-smi -q -x names it, so a link's fault blames its PCIe function. */
+static void nvlink_gpu_known(json_t *doc)
+{
+	json_object_set_new(doc, "gpus",
+			    json_pack("{s:s, s:[{s:s, s:s}]}", "status", "ok", "gpus", "uuid",
+				      "GPU-abcdefab-cdef-abdc-abcd-abababababab", "bdf", "0000:1b:00.0"));
+	nvlink4_inactive(doc);
+}
+
+static void nvlink_tool_absent(json_t *doc)
+{
+	json_object_set_new(doc, "nvlink",
+			    json_pack("{s:s, s:s, s:s}", "status", "absent", "source", "nvidia-smi", "error",
+				      "nvidia-smi: not installed"));
+}
+
 /* ib-ports.json's mlx5_1 brought up, as its neighbour mlx5_0 is. */
 static void ib_mlx5_1_up(json_t *doc)
 {
@@ -461,8 +503,83 @@ static void ecc_unreported(json_t *doc)
 #define KERNLOG "rules/dmesg-kern-log.json"
 #define IB_COUNTERS "rules/ib-counters.json"
 #define IB_PORTS "rules/ib-ports.json"
+#define NVLINK_H100 "rules/nvlink-h100.json"
+#define NVLINK_H200_VM "rules/nvlink-h200-vm.json"
+#define HW_NVLINK "[gpu]\ncount = 1\nnvlinks = 18\nnvlink_gbs = 26\n"
 
 static const struct node_case cases[] = {
+	/* nvlink (nvidia-smi nvlink -s) */
+	{ "nvlink: an H100's 18 links at 26.562 GB/s",
+	  NVLINK_H100,
+	  NULL,
+	  HW_NVLINK,
+	  NULL,
+	  NULL,
+	  0,
+	  "nvlink",
+	  VAL_PASS,
+	  { "1 GPU with 18 NVLinks up each at 26 GB/s or more (18 links)" } },
+	{ "nvlink: a link inactive",
+	  NVLINK_H100,
+	  nvlink4_inactive,
+	  HW_NVLINK,
+	  NULL,
+	  NULL,
+	  0,
+	  "nvlink",
+	  VAL_FAIL,
+	  { "GPU 0 (GPU-abcdefab-cdef-abdc-abcd-abababababab) at an unknown PCI address: NVLink 4 inactive",
+	    "17 NVLinks up, expected 18" } },
+	{ "nvlink: a link trained slow",
+	  NVLINK_H100,
+	  nvlink2_slow,
+	  HW_NVLINK,
+	  NULL,
+	  NULL,
+	  0,
+	  "nvlink",
+	  VAL_FAIL,
+	  { "NVLink 2 at 1.562 GB/s, expected 26 GB/s or more" } },
+	{ "nvlink: the GPU's PCIe function named from nvidia-smi -q -x",
+	  NVLINK_H100,
+	  nvlink_gpu_known,
+	  HW_NVLINK,
+	  NULL,
+	  NULL,
+	  0,
+	  "nvlink",
+	  VAL_FAIL,
+	  { "GPU 0 (GPU-abcdefab-cdef-abdc-abcd-abababababab) at 0000:1b:00.0: NVLink 4 inactive" } },
+	{ "nvlink: a GPU passed through without its NVLinks (the real H200 VM) cannot be judged",
+	  NVLINK_H200_VM,
+	  NULL,
+	  HW_NVLINK,
+	  NULL,
+	  NULL,
+	  0,
+	  "nvlink",
+	  VAL_UNKNOWN,
+	  { "nvidia-smi nvlink -s shows no GPU's NVLinks", "cannot judge 18 per GPU" } },
+	{ "nvlink: nvidia-smi missing",
+	  NVLINK_H100,
+	  nvlink_tool_absent,
+	  HW_NVLINK,
+	  NULL,
+	  NULL,
+	  0,
+	  "nvlink",
+	  VAL_UNKNOWN,
+	  { "the probe could not read nvlink: absent: nvidia-smi: not installed" } },
+	{ "nvlink: left out where the profile states no [gpu] nvlinks",
+	  NVLINK_H100,
+	  nvlink4_inactive,
+	  HW_GPU_700W,
+	  NULL,
+	  NULL,
+	  0,
+	  "nvlink",
+	  -1,
+	  { NULL } },
 	/* ib_ports (/sys/class/infiniband) */
 	{ "ib_ports: two QDR ports with clean counters",
 	  IB_COUNTERS,
@@ -1537,7 +1654,8 @@ static void test_all_checks_named(void **state)
 {
 	static const char *const names[] = { "pcie",	  "gpu_count", "nic_count",  "nvme_count",
 					     "boot_disk", "thermal",   "cpufreq",    "clock",
-					     "psu",	  "dmesg",     "gpu_health", "ib_ports" };
+					     "psu",	  "dmesg",     "gpu_health", "ib_ports",
+					     "nvlink" };
 	const char *top = getenv("BR_TOP");
 	char *dir = br_xasprintf("%s/templates", top ? top : ".");
 	struct prof_profile p;
@@ -1749,6 +1867,33 @@ static void test_gpu_health_blames_gpu(void **state)
 	prof_release(&p);
 }
 
+/* An inactive NVLink blames its GPU's PCIe function (by UUID from
+ * nvidia-smi -q -x), so it is one ticket with the GPU's other checks. */
+static void test_nvlink_blames_gpu(void **state)
+{
+	struct prof_profile p;
+	struct br_err err = { 0 };
+	struct val_node_facts f = { 0 };
+	struct val_check *checks = NULL;
+	size_t n = 0;
+	const struct val_check *c;
+
+	(void)state;
+	prof_init(&p);
+	assert_int_equal(prof_parse_text("hardware.conf", HW_NVLINK, PROF_FILE_HARDWARE, &p, &err), 0);
+	f.probe = load_probe(NVLINK_H100);
+	nvlink_gpu_known(f.probe);
+	val_judge_node(&p, &f, &checks, &n);
+	c = find(checks, n, "nvlink");
+	assert_non_null(c);
+	assert_int_equal(c->result, VAL_FAIL);
+	assert_non_null(c->component);
+	assert_string_equal(c->component, "pci:0000:1b:00.0");
+	val_checks_free(checks, n);
+	json_decref(f.probe);
+	prof_release(&p);
+}
+
 /* A failing port blames its HCA's PCIe function (the probe's pci_bdf, from
  * the kernel's device link), so tickets put it with the HCA's other checks. */
 static void test_ib_ports_blame_hca(void **state)
@@ -1789,6 +1934,7 @@ int main(void)
 		cmocka_unit_test(test_not_a_probe),
 		cmocka_unit_test(test_gpu_health_blames_gpu),
 		cmocka_unit_test(test_ib_ports_blame_hca),
+		cmocka_unit_test(test_nvlink_blames_gpu),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
