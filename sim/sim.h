@@ -32,6 +32,7 @@
 /* The most of each part any family fits (the XE9680's): arrays are this
  * big; a family's node fits the first sim_node_shape() ones of each. */
 #define SIM_GPUS 8
+#define SIM_NVLINKS 18	  /* per H200 SXM */
 #define SIM_FABRIC_NICS 8 /* ConnectX-7 400G, one port each, NIC.Slot.31-38 */
 #define SIM_ETH_NICS 2	  /* Broadcom LOM, NIC.Embedded.1-2 */
 #define SIM_NICS (SIM_FABRIC_NICS + SIM_ETH_NICS)
@@ -172,6 +173,8 @@ enum sim_fault {
 	SIM_F_IB_PORT_DOWN,
 	/* ... or trained at 200 Gb/s (4X HDR) instead of 400 (4X NDR). */
 	SIM_F_IB_RATE,
+	/* One GPU's NVLink inactive in nvidia-smi nvlink -s. */
+	SIM_F_NVLINK_DOWN,
 	SIM_F_COUNT
 };
 
