@@ -427,7 +427,8 @@ static void graph_seal(struct sw_graph *g)
 {
 	size_t u = 0;
 
-	qsort(g->keys, g->n, sizeof(*g->keys), str_cmp);
+	if (g->n)
+		qsort(g->keys, g->n, sizeof(*g->keys), str_cmp);
 	for (size_t i = 0; i < g->n; i++) {
 		if (u && !strcmp(g->keys[i], g->keys[u - 1])) {
 			free(g->keys[i]);
@@ -443,8 +444,12 @@ static void graph_seal(struct sw_graph *g)
 
 static long graph_find(const struct sw_graph *g, const char *dev)
 {
-	char *key = device_key(dev);
-	char **hit = bsearch(&key, g->keys, g->n, sizeof(*g->keys), str_cmp);
+	char *key, **hit;
+
+	if (!g->n)
+		return -1;
+	key = device_key(dev);
+	hit = bsearch(&key, g->keys, g->n, sizeof(*g->keys), str_cmp);
 
 	free(key);
 	return hit ? (long)(hit - g->keys) : -1;
