@@ -80,6 +80,7 @@ enum kind {
 	K_ATTEMPTS,
 	K_GBPS,
 	K_GBS,
+	K_YESNO,
 	K_ERRORS,
 	K_LINK_LAYER
 };
@@ -99,6 +100,7 @@ static const struct setting settings[] = {
 	{ "gpu", "power_limit_w", K_WATTS, AT(gpu_power_limit_w) },
 	{ "gpu", "nvlinks", K_COUNT, AT(gpu_nvlinks) },
 	{ "gpu", "nvlink_gbs", K_GBS, AT(gpu_nvlink_gbs) },
+	{ "gpu", "gpudirect_rdma", K_YESNO, AT(gpu_gpudirect_rdma) },
 	{ "nic", "fabric", K_COUNT, AT(fabric_nics) },
 	{ "nic", "fabric_link_width", K_WIDTH, AT(fabric_link.width) },
 	{ "nic", "fabric_link_speed", K_SPEED, AT(fabric_link.speed) },
@@ -259,6 +261,11 @@ static int set_value(struct prof_parse *ps, const struct setting *s, const char 
 			return prof_problem(ps, field, "'%s' is not a port rate in whole Gb/s (1-%d)", value,
 					    PROF_IB_RATE_MAX);
 		*(int *)(void *)at = (int)v;
+		return 1;
+	case K_YESNO:
+		if (strcmp(value, "yes") && strcmp(value, "no"))
+			return prof_problem(ps, field, "'%s' is not yes or no", value);
+		*(int *)(void *)at = !strcmp(value, "yes");
 		return 1;
 	case K_GBS:
 		if (parse_int(value, 1, 1000, &v))

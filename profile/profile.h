@@ -113,7 +113,11 @@ struct prof_hardware {
 	int gpu_power_limit_w;	   /* [gpu] power_limit_w: the least power limit a GPU may run at; -1 */
 	int gpu_nvlinks;	   /* [gpu] nvlinks: NVLinks up on each GPU (18 on an H100/H200 SXM); -1 */
 	int gpu_nvlink_gbs; /* [gpu] nvlink_gbs: the least speed of one, in GB/s as nvidia-smi says; -1 */
-	int fabric_nics;    /* [nic] fabric */
+	/* [gpu] gpudirect_rdma = yes: the GPUs must reach the fabric NICs
+	 * directly (the peer-memory client nvidia_peermem or nv_peer_mem
+	 * loaded); 0: not judged. */
+	int gpu_gpudirect_rdma;
+	int fabric_nics;	      /* [nic] fabric */
 	struct prof_link fabric_link; /* [nic] fabric_link_width, fabric_link_speed */
 	int ethernet_nics;	      /* [nic] ethernet */
 	/* [ib]: the HCA ports (/sys/class/infiniband/DEV/ports/N) a healthy node

@@ -62,6 +62,7 @@ static const char *const fault_names[SIM_F_COUNT] = {
 	[SIM_F_IB_PORT_DOWN] = "ib_port_down",
 	[SIM_F_IB_RATE] = "ib_rate",
 	[SIM_F_NVLINK_DOWN] = "nvlink_down",
+	[SIM_F_PEERMEM_MISSING] = "peermem_missing",
 };
 
 /* BIOS attributes bios_drift may change, and the value a drifted node has. */

@@ -32,10 +32,31 @@ long sim_host_skew_s(const struct sim_node *n)
 		   : 0;
 }
 
+/* /proc/modules as the kernel prints it: the NVIDIA driver with its
+ * peer-memory client (GPUDirect RDMA), which peermem_missing leaves out,
+ * and the mlx5 RDMA stack. */
+static void modules(struct sim_hw *w, const struct sim_node *n)
+{
+	int peermem = !(n->faults & SIM_FAULT_BIT(SIM_F_PEERMEM_MISSING));
+
+	sim_hw_put(w, "proc/modules",
+		   "%s"
+		   "nvidia_uvm 4956160 4 - Live 0x0000000000000000 (OE)\n"
+		   "nvidia 54173696 95 %snvidia_uvm, Live 0x0000000000000000 (OE)\n"
+		   "mlx5_ib 483328 0 - Live 0x0000000000000000\n"
+		   "ib_uverbs 184320 %d %smlx5_ib, Live 0x0000000000000000\n"
+		   "ib_core 454656 2 ib_uverbs,mlx5_ib, Live 0x0000000000000000\n"
+		   "mlx5_core 2080768 1 mlx5_ib, Live 0x0000000000000000\n"
+		   "nvme 53248 3 - Live 0x0000000000000000\n",
+		   peermem ? "nvidia_peermem 16384 0 - Live 0x0000000000000000 (OE)\n" : "",
+		   peermem ? "nvidia_peermem," : "", peermem ? 2 : 1, peermem ? "nvidia_peermem," : "");
+}
+
 static void identity(struct sim_hw *w, const struct sim_node *n)
 {
 	sim_hw_put(w, "proc/sys/kernel/hostname", "%s", n->hostname);
 	sim_hw_put(w, "proc/sys/kernel/osrelease", "6.8.0-49-generic");
+	modules(w, n);
 	sim_hw_put(w, "sys/class/dmi/id/product_name", "PowerEdge XE9680");
 	sim_hw_put(w, "sys/class/dmi/id/sys_vendor", "Dell Inc.");
 	sim_hw_put(w, "sys/class/dmi/id/board_vendor", "Dell Inc.");

@@ -175,6 +175,8 @@ enum sim_fault {
 	SIM_F_IB_RATE,
 	/* One GPU's NVLink inactive in nvidia-smi nvlink -s. */
 	SIM_F_NVLINK_DOWN,
+	/* GPUDirect RDMA's peer-memory client (nvidia_peermem) not loaded. */
+	SIM_F_PEERMEM_MISSING,
 	SIM_F_COUNT
 };
 

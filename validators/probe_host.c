@@ -368,3 +368,28 @@ json_t *val_probe_infiniband(struct val_probe *p)
 	}
 	return json_pack("{s:o, s:o}", "devices", devices, "ports", ports);
 }
+
+/* /proc/modules, one line per loaded module as the kernel prints it
+ * ("nvidia_peermem 16384 0 - Live 0xffffffffc1500000 (OE)"): the names,
+ * which say whether GPUDirect RDMA's peer-memory client is in. */
+json_t *val_probe_modules(struct val_probe *p)
+{
+	json_t *loaded = json_array();
+	char *text = NULL;
+	size_t len = 0;
+
+	if (val_read_whole(p, "/proc/modules", VAL_PROCFILE_MAX, &text, &len)) {
+		json_decref(loaded);
+		return val_section_error("unreadable", "/proc/modules", "cannot read /proc/modules");
+	}
+	for (char *line = text; line && *line;) {
+		char *nl = strchr(line, '\n');
+		size_t n = strcspn(line, " \n");
+
+		if (n && json_array_size(loaded) < VAL_DIR_ENTRIES_MAX)
+			json_array_append_new(loaded, json_stringn(line, n));
+		line = nl ? nl + 1 : NULL;
+	}
+	free(text);
+	return json_pack("{s:s, s:s, s:o}", "status", "ok", "source", "/proc/modules", "loaded", loaded);
+}

@@ -64,6 +64,7 @@ json_t *val_probe_thermal(struct val_probe *p);
 json_t *val_probe_infiniband(struct val_probe *p);
 json_t *val_probe_lldp(struct val_probe *p);
 json_t *val_probe_nvlink(struct val_probe *p);
+json_t *val_probe_modules(struct val_probe *p);
 /* `nvidia-smi nvlink -s` text into [{"index","name","uuid","links":[{"link",
  * "active","gbs","text"}]}] (new reference). BR_E_PROTO for a link line
  * before any GPU line. */

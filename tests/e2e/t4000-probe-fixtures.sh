@@ -42,9 +42,9 @@ assert_eq "$(jq -c '[.pcie.devices[] | [.bdf, .upstream]]' "$T/bridge.json")" \
 # The document the real H200 host printed has the shape this build prints,
 # and says Gen5 x16 with libpci and sysfs agreeing.
 H=$F/hw/h200-probe/probe-root.json
-# (nvlink came after that capture; the host's own `nvidia-smi nvlink -s`
-# is tests/fixtures/probe/nvlink/h200-vm-nvlink-s.txt, judged below.)
-assert_eq "$(jq -c 'keys' "$H")" "$(jq -c 'keys - ["nvlink"]' "$T/h200.json")" "document shape"
+# (nvlink and modules came after that capture; the host's own `nvidia-smi
+# nvlink -s` is tests/fixtures/probe/nvlink/h200-vm-nvlink-s.txt, judged below.)
+assert_eq "$(jq -c 'keys' "$H")" "$(jq -c 'keys - ["nvlink", "modules"]' "$T/h200.json")" "document shape"
 assert_eq "$(jq -c '.pcie.devices[] | select(.vendor == "0x10de") | [.link.width_current, .link.speed_current_gts, .link.sysfs_agrees, .express.link_cap.width]' "$H")" \
 	'[16,32,true,16]' "real H200 output"
 
@@ -83,6 +83,11 @@ assert_eq "$(jq -c '[.infiniband.ports[] | [.port, .pci_bdf, .counters.link_down
 	'[["1","0000:04:00.0",0,0],["2","0000:04:00.0",0,0]]' "IB port counters and PCIe function"
 assert_eq "$(jq -c '[.infiniband.ports[] | .pci_bdf]' "$T/ib.json")" '["0000:a1:00.0","0000:a1:00.1"]' \
 	"IB PCIe function from the class entry's path"
+
+# Loaded modules from /proc/modules.
+bringup-probe --root "$P/modules" >"$T/mod.json"
+assert_eq "$(jq -c '.modules | [.status, .loaded[0], (.loaded | length)]' "$T/mod.json")" '["ok","nvidia_peermem",10]' \
+	"modules"
 
 # NVLinks: an H100's 18, and the real H200 VM's none.
 bringup-probe --root "$T" --nvidia-smi-nvlink "$P/nvlink/h100-nvlink-s.txt" >"$T/nvl.json"

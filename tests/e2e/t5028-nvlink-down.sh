@@ -2,10 +2,12 @@
 # bringup run on a simulated rack where one GPU shows an NVLink inactive in
 # `nvidia-smi nvlink -s` (nvlink_down): that node ends quarantined with one
 # nvlink ticket naming the GPU (its UUID and PCIe function) and the link;
-# the clean nodes pass nvlink (8 GPUs x 18 links at 26.562 GB/s) and go golden.
+# another without GPUDirect RDMA's peer-memory client (peermem_missing) ends
+# quarantined with one gpudirect_rdma ticket; the clean nodes pass nvlink
+# (8 GPUs x 18 links at 26.562 GB/s) and gpudirect_rdma and go golden.
 . "$BR_TOP/tests/e2e/lib.sh"
 cd "$T"
-bringup sim --nodes 4 --seed 28 --dir rack --faults nvlink_down --maas-commission-ms 100 --maas-deploy-ms 100 \
+bringup sim --nodes 4 --seed 28 --dir rack --faults nvlink_down,peermem_missing --maas-commission-ms 100 --maas-deploy-ms 100 \
 	--daemon >/dev/null
 at_exit "stop_sim $T/rack"
 set -a; . rack/env; set +a
@@ -32,10 +34,19 @@ case "$(jq -r --arg h "$h" '.tickets[] | select(.hostname == $h) | .action' t.js
 "An NVLink of GPU "*) ;;
 *) fail "$h: not the nvlink action: $(jq -r --arg h "$h" '.tickets[] | select(.hostname == $h) | .action' t.json)" ;;
 esac
+p=$(jq -r '.nodes[] | select(.faults | index("peermem_missing")) | .hostname' rack/truth.json)
+[ -n "$p" ] || fail "the simulator put no peermem_missing fault"
+assert_eq "$(state "$p")" quarantined "$p (peermem_missing) quarantined"
+assert_eq "$(jq -r --arg h "$p" '[.tickets[] | select(.hostname == $h) | .fault] | join(",")' t.json)" gpudirect_rdma \
+	"$p: one gpudirect_rdma ticket"
+assert_contains "$(jq -r --arg h "$p" '.tickets[] | select(.hostname == $h) | .evidence' t.json)" \
+	"neither nvidia_peermem nor nv_peer_mem is loaded" "$p: what was seen"
 for c in $(jq -r '.nodes[] | select(.faults == []) | .hostname' rack/truth.json); do
+	assert_eq "$(jq -r --arg h "$c" '.nodes[] | select(.hostname == $h) | .checks[] | select(.name == "gpudirect_rdma") | .detail' status.json)" \
+		"nvidia_peermem loaded (of 8 modules)" "clean $c: gpudirect_rdma"
 	assert_eq "$(state "$c")" golden "clean $c golden"
 	assert_eq "$(check "$c" result)" pass "clean $c: nvlink"
 	assert_contains "$(check "$c" detail)" "8 GPUs with 18 NVLinks up each at 26 GB/s or more (144 links)" \
 		"clean $c: what was proven"
 done
-echo "nvlink_down quarantined with one nvlink ticket; clean nodes golden"
+echo "nvlink_down and peermem_missing quarantined with one ticket each; clean nodes golden"

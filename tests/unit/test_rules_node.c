@@ -420,6 +420,38 @@ static void nvlink_tool_absent(json_t *doc)
 				      "nvidia-smi: not installed"));
 }
 
+/* modules-peermem.json: /proc/modules of a node with nvidia_peermem. */
+static void modules_set(json_t *doc, const char *drop, const char *add)
+{
+	json_t *loaded = json_object_get(json_object_get(doc, "modules"), "loaded"), *m;
+	size_t i;
+
+	json_array_foreach(loaded, i, m) if (drop && !strcmp(json_string_value(m), drop))
+	{
+		json_array_remove(loaded, i);
+		break;
+	}
+	if (add)
+		json_array_append_new(loaded, json_string(add));
+}
+
+static void peermem_missing(json_t *doc)
+{
+	modules_set(doc, "nvidia_peermem", NULL);
+}
+
+static void nv_peer_mem_instead(json_t *doc)
+{
+	modules_set(doc, "nvidia_peermem", "nv_peer_mem");
+}
+
+static void modules_unreadable(json_t *doc)
+{
+	json_object_set_new(doc, "modules",
+			    json_pack("{s:s, s:s, s:s}", "status", "unreadable", "source", "/proc/modules",
+				      "error", "cannot read /proc/modules"));
+}
+
 /* ib-ports.json's mlx5_1 brought up, as its neighbour mlx5_0 is. */
 static void ib_mlx5_1_up(json_t *doc)
 {
@@ -505,9 +537,63 @@ static void ecc_unreported(json_t *doc)
 #define IB_PORTS "rules/ib-ports.json"
 #define NVLINK_H100 "rules/nvlink-h100.json"
 #define NVLINK_H200_VM "rules/nvlink-h200-vm.json"
+#define MODULES "rules/modules-peermem.json"
+#define HW_GDR "[gpu]\ncount = 1\ngpudirect_rdma = yes\n"
 #define HW_NVLINK "[gpu]\ncount = 1\nnvlinks = 18\nnvlink_gbs = 26\n"
 
 static const struct node_case cases[] = {
+	/* gpudirect_rdma (/proc/modules) */
+	{ "gpudirect_rdma: nvidia_peermem loaded",
+	  MODULES,
+	  NULL,
+	  HW_GDR,
+	  NULL,
+	  NULL,
+	  0,
+	  "gpudirect_rdma",
+	  VAL_PASS,
+	  { "nvidia_peermem loaded (of 10 modules)" } },
+	{ "gpudirect_rdma: the older nv_peer_mem loaded",
+	  MODULES,
+	  nv_peer_mem_instead,
+	  HW_GDR,
+	  NULL,
+	  NULL,
+	  0,
+	  "gpudirect_rdma",
+	  VAL_PASS,
+	  { "nv_peer_mem loaded" } },
+	{ "gpudirect_rdma: the peer-memory client did not load",
+	  MODULES,
+	  peermem_missing,
+	  HW_GDR,
+	  NULL,
+	  NULL,
+	  0,
+	  "gpudirect_rdma",
+	  VAL_FAIL,
+	  { "neither nvidia_peermem nor nv_peer_mem is loaded (9 modules in /proc/modules)",
+	    "modprobe nvidia_peermem" } },
+	{ "gpudirect_rdma: /proc/modules unreadable",
+	  MODULES,
+	  modules_unreadable,
+	  HW_GDR,
+	  NULL,
+	  NULL,
+	  0,
+	  "gpudirect_rdma",
+	  VAL_UNKNOWN,
+	  { "the probe could not read modules: unreadable" } },
+	{ "gpudirect_rdma: left out where the profile does not ask for it",
+	  MODULES,
+	  peermem_missing,
+	  HW_GPU_700W,
+	  NULL,
+	  NULL,
+	  0,
+	  "gpudirect_rdma",
+	  -1,
+	  { NULL } },
 	/* nvlink (nvidia-smi nvlink -s) */
 	{ "nvlink: an H100's 18 links at 26.562 GB/s",
 	  NVLINK_H100,
@@ -1652,10 +1738,10 @@ static void test_clock_window(void **state)
 
 static void test_all_checks_named(void **state)
 {
-	static const char *const names[] = { "pcie",	  "gpu_count", "nic_count",  "nvme_count",
-					     "boot_disk", "thermal",   "cpufreq",    "clock",
-					     "psu",	  "dmesg",     "gpu_health", "ib_ports",
-					     "nvlink" };
+	static const char *const names[] = { "pcie",	  "gpu_count",	   "nic_count",	 "nvme_count",
+					     "boot_disk", "thermal",	   "cpufreq",	 "clock",
+					     "psu",	  "dmesg",	   "gpu_health", "ib_ports",
+					     "nvlink",	  "gpudirect_rdma" };
 	const char *top = getenv("BR_TOP");
 	char *dir = br_xasprintf("%s/templates", top ? top : ".");
 	struct prof_profile p;
