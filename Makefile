@@ -6,8 +6,11 @@
 #   make demo       the whole pipeline on a simulated 32-node rack
 #   make bench      benchmarks into build/bench/*.json (not part of test)
 #   make fuzz       every libFuzzer target (fuzz/) for FUZZ_SECONDS (600) each
-#   make install    PREFIX=/usr/local DESTDIR=
-#   make format / lint / clean
+#   make install    PREFIX=/usr/local DESTDIR= (executables, templates,
+#                   man pages)
+#   make lint       clang-format check, man pages (mandoc -T lint), the
+#                   layering check (scripts/layers), cppcheck
+#   make format / clean
 
 BUILD   ?= build
 PREFIX  ?= /usr/local
@@ -30,7 +33,7 @@ LDFLAGS += -fsanitize=address,undefined
 endif
 ALL_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) $(CFLAGS) -I. -Icommon $(PKG_CFLAGS) -MMD -MP
 
-MODULES := common inventory profile redfish maas validators sim bringup
+MODULES := common inventory profile redfish maas validators sim stages bringup
 # Files named cmd-NAME.c are executables (build/bin/NAME); the rest of a
 # module's .c files form build/lib/libMODULE.a.
 lib_srcs = $(filter-out $(1)/cmd-%.c,$(wildcard $(1)/*.c))
@@ -41,13 +44,13 @@ PROBE_SRC := validators/cmd-bringup-probe.c
 BINS    := $(foreach s,$(CMD_SRCS),$(BUILD)/bin/$(patsubst cmd-%.c,%,$(notdir $(s))))
 # Link order: stages first, common last (ARCHITECTURE.md). sim links only
 # itself and common.
-STAGE_LIBS := $(foreach m,bringup redfish maas validators profile inventory common,$(if $(call lib_srcs,$(m)),$(BUILD)/lib/lib$(m).a))
+STAGE_LIBS := $(foreach m,bringup stages redfish maas validators profile inventory common,$(if $(call lib_srcs,$(m)),$(BUILD)/lib/lib$(m).a))
 SIM_LIBS   := $(foreach m,sim common,$(if $(call lib_srcs,$(m)),$(BUILD)/lib/lib$(m).a))
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all tests test demo bench install format format-check lint clean deps fuzz fuzz-build fuzz-bins
+.PHONY: all tests test demo bench install install-man format format-check man-check lint clean deps fuzz fuzz-build fuzz-bins
 all: $(BINS)
 
 tests: all $(UNIT_BINS)
@@ -151,10 +154,19 @@ $(BUILD)/fuzz/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz.h $(STAGE_LIBS)
 fuzz: deps fuzz-build
 	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/fuzz $(FUZZ_BUILD)
 
-install: all
+MAN1 := $(wildcard man/*.1)
+MAN5 := $(wildcard man/*.5)
+MANDIR = $(DESTDIR)$(PREFIX)/share/man
+
+install: all install-man
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/bringup/templates
 	install -m 0755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
 	cp -R templates/. $(DESTDIR)$(PREFIX)/share/bringup/templates/
+
+install-man:
+	install -d $(MANDIR)/man1 $(MANDIR)/man5
+	install -m 0644 $(MAN1) $(MANDIR)/man1/
+	install -m 0644 $(MAN5) $(MANDIR)/man5/
 
 # Every C file but the generated BIOS registry tables (scripts/gen-idrac-bios-registry,
 # scripts/gen-vendor-bios-registry).
@@ -166,7 +178,19 @@ format:
 format-check:
 	@clang-format --dry-run --Werror $(FORMAT_SRCS)
 
-lint: format-check
+# Every man page, by mandoc: any warning (or error) fails. Each executable
+# has its page, and every page a page refers to exists.
+man-check:
+	mandoc -T lint -W warning $(MAN1) $(MAN5)
+	@for p in $(notdir $(BINS)) $$(sed -n 's/^\.BR \([a-z.\\-]*\) (\([15]\)).*/\1.\2/p' $(MAN1) $(MAN5) | \
+		sed 's/\\-/-/g' | sort -u); do \
+		case $$p in *.[15]) ;; *) p=$$p.1 ;; esac; \
+		[ -f man/$$p ] || { echo "man-check: no man/$$p" >&2; exit 1; }; \
+	done
+
+# The layering check reads the module archives, so lint builds them first.
+lint: format-check man-check $(LIBS)
+	scripts/layers $(BUILD)/lib
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability --inline-suppr \
 		--suppress=missingIncludeSystem --library=.cppcheck-jansson.cfg -I common $(MODULES)
 

@@ -10,9 +10,8 @@
 #include <string.h>
 
 #include "hwjson.h"
-#include "manifest.h"
+#include "stages/stages.h"
 #include "redfish/redfish.h"
-#include "stage.h"
 
 /* What one read gave back. */
 struct bmc_result {
@@ -50,18 +49,18 @@ static int read_ipmi(const char *addr, const char *user, const char *password, i
 	char *host = NULL;
 	int port = 0, rc;
 
-	if (br_bmc_address_parse(addr, &host, &port)) {
+	if (stg_bmc_address_parse(addr, &host, &port)) {
 		fprintf(stderr, "bringup-bmc: --ipmi: '%s' is not HOST[:PORT]\n", addr);
-		return BR_EXIT_USAGE;
+		return STG_EXIT_USAGE;
 	}
 	t = (struct rf_ipmi_target){ addr, host, port ? port : 623, user, password, NULL };
 	rc = rf_ipmi_discover_all(&t, 1, 1, timeout_s, on_ipmi, res, &res->err);
 	free(host);
 	if (rc) {
 		res->rc = rc;
-		return BR_EXIT_UNREACHABLE;
+		return STG_EXIT_UNREACHABLE;
 	}
-	return BR_EXIT_OK;
+	return STG_EXIT_OK;
 }
 
 static void print_field(const char *label, const char *value)
@@ -154,7 +153,7 @@ int main(int argc, char **argv)
 	br_log_init("bringup-bmc", BR_LOG_WARN);
 	rc = br_opt_parse(&cmd, argc, argv, &argi);
 	if (rc)
-		return rc == BR_OPT_EXIT_OK ? BR_EXIT_OK : BR_EXIT_USAGE;
+		return rc == BR_OPT_EXIT_OK ? STG_EXIT_OK : STG_EXIT_USAGE;
 	br_log_set_level(quiet	       ? BR_LOG_ERROR
 			 : verbose > 1 ? BR_LOG_DEBUG
 			 : verbose     ? BR_LOG_INFO
@@ -162,15 +161,15 @@ int main(int argc, char **argv)
 	if (argi < argc || !ipmi || !user || !password_ref || timeout_s < 1) {
 		fprintf(stderr, "bringup-bmc: need --ipmi, --user, --password-ref and a --timeout >= 1\n"
 				"bringup-bmc: try 'bringup-bmc --help'\n");
-		return BR_EXIT_USAGE;
+		return STG_EXIT_USAGE;
 	}
 	if (br_secret_resolve(password_ref, &password, &res.err)) {
 		fprintf(stderr, "bringup-bmc: --password-ref: %s\n", res.err.msg);
-		return BR_EXIT_USAGE;
+		return STG_EXIT_USAGE;
 	}
 	res.json = json;
 	rc = read_ipmi(ipmi, user, password, timeout_s, &res);
-	if (rc == BR_EXIT_USAGE)
+	if (rc == STG_EXIT_USAGE)
 		goto out;
 	if (res.rc) {
 		char *msg = br_escape(res.err.msg); /* may hold the BMC's own words */
@@ -179,11 +178,11 @@ int main(int argc, char **argv)
 		free(msg);
 		rc = res.rc == BR_E_AUTH || res.rc == BR_E_UNREACHABLE || res.rc == BR_E_TIMEOUT ||
 			     res.rc == BR_E_NOTFOUND
-			 ? BR_EXIT_UNREACHABLE
-			 : BR_EXIT_NODES;
+			 ? STG_EXIT_UNREACHABLE
+			 : STG_EXIT_NODES;
 		goto out;
 	}
-	rc = BR_EXIT_OK;
+	rc = STG_EXIT_OK;
 out:
 	br_secret_free(password);
 	return rc;

@@ -1,9 +1,9 @@
 /* bringup history HOST: a node's state transitions, oldest first. */
-#include "stage.h"
+#include "stages/stages.h"
 
 int main(int argc, char **argv)
 {
-	struct br_stage st = { 0 };
+	struct stg_stage st = { 0 };
 	const struct br_option options[] = { { 0 } };
 	const struct br_command cmd = {
 		"bringup-history",
@@ -16,15 +16,15 @@ int main(int argc, char **argv)
 	struct br_err err = { 0 };
 	size_t n = 0;
 
-	if (br_stage_parse(&st, &cmd, argc, argv))
-		return br_stage_close(&st);
+	if (stg_stage_parse(&st, &cmd, argc, argv))
+		return stg_stage_close(&st);
 	if (argc - st.argi != 1)
-		return br_stage_usage(&st, "exactly one HOST is required");
-	if (br_stage_open(&st, NULL))
-		return br_stage_close(&st);
+		return stg_stage_usage(&st, "exactly one HOST is required");
+	if (stg_stage_open(&st, NULL))
+		return stg_stage_close(&st);
 	if (inv_node_events(st.inv, argv[st.argi], &ev, &n, &err)) {
-		br_stage_fail(&st, err.code == BR_E_NOTFOUND ? BR_EXIT_USAGE : BR_EXIT_UNREACHABLE, "%s",
-			      err.msg);
+		stg_stage_fail(&st, err.code == BR_E_NOTFOUND ? STG_EXIT_USAGE : STG_EXIT_UNREACHABLE, "%s",
+			       err.msg);
 		goto out;
 	}
 	if (st.common.json) {
@@ -51,5 +51,5 @@ int main(int argc, char **argv)
 	}
 out:
 	inv_events_free(ev, n);
-	return br_stage_close(&st);
+	return stg_stage_close(&st);
 }

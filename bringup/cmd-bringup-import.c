@@ -2,12 +2,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "manifest.h"
-#include "stage.h"
+#include "stages/stages.h"
 
 int main(int argc, char **argv)
 {
-	struct br_stage st = { 0 };
+	struct stg_stage st = { 0 };
 	const char *manifest_path = NULL, *templates_opt = NULL;
 	const struct br_option options[] = {
 		{ "manifest", 'm', BR_OPT_STRING, &manifest_path, "PATH",
@@ -25,44 +24,45 @@ int main(int argc, char **argv)
 		options,
 		&st.common,
 	};
-	struct br_manifest m = { 0 };
+	struct stg_manifest m = { 0 };
 	struct br_strlist problems = { 0 };
 	struct inv_manifest_row *rows = NULL;
 	struct inv_import_stats stats = { 0 };
 	struct br_err err = { 0 };
 	char *templates = NULL;
 
-	if (br_stage_parse(&st, &cmd, argc, argv))
-		return br_stage_close(&st);
+	if (stg_stage_parse(&st, &cmd, argc, argv))
+		return stg_stage_close(&st);
 	if (!manifest_path || st.argi != argc)
-		return br_stage_usage(&st, "%s",
-				      manifest_path ? "unexpected operand" : "--manifest is required");
-	templates = templates_opt ? br_xstrdup(templates_opt) : br_templates_dir();
+		return stg_stage_usage(&st, "%s",
+				       manifest_path ? "unexpected operand" : "--manifest is required");
+	templates = templates_opt ? br_xstrdup(templates_opt) : stg_templates_dir();
 	if (!templates)
 		br_warn("import", "no templates directory found; hardware profiles are not checked");
-	if (br_manifest_load(manifest_path, templates, &m, &problems, &err)) {
+	if (stg_manifest_load(manifest_path, templates, &m, &problems, &err)) {
 		for (size_t i = 0; i < problems.n; i++)
 			fprintf(stderr, "%s\n", problems.items[i]);
-		br_stage_usage(&st, "%s; nothing imported", err.msg);
+		stg_stage_usage(&st, "%s; nothing imported", err.msg);
 		goto out;
 	}
 	rows = br_xcalloc(m.n, sizeof(*rows));
 	for (size_t i = 0; i < m.n; i++) {
-		const struct br_manifest_row *r = &m.rows[i];
+		const struct stg_manifest_row *r = &m.rows[i];
 
 		rows[i] = (struct inv_manifest_row){
 			r->hostname,	     r->rack,	      r->unit,	  r->bmc,
 			r->bmc_user,	     r->bmc_password, r->profile, r->bmc_type,
 			r->boot_disk_serial, r->notes,	      r->line,	  r->serial,
+			r->system,
 		};
 	}
-	if (br_stage_open(&st, NULL))
+	if (stg_stage_open(&st, NULL))
 		goto out;
 	if (inv_import(st.inv, rows, m.n, manifest_path, &stats, &err)) {
 		if (err.code == BR_E_INVAL) /* the manifest against the inventory: FILE:LINE */
-			br_stage_usage(&st, "%s; nothing imported", err.msg);
+			stg_stage_usage(&st, "%s; nothing imported", err.msg);
 		else
-			br_stage_fail(&st, BR_EXIT_UNREACHABLE, "%s", err.msg);
+			stg_stage_fail(&st, STG_EXIT_UNREACHABLE, "%s", err.msg);
 		goto out;
 	}
 	if (st.common.json) {
@@ -81,11 +81,11 @@ int main(int argc, char **argv)
 			       "they are\n",
 			       stats.not_in_manifest);
 	}
-	st.exit = BR_EXIT_OK;
+	st.exit = STG_EXIT_OK;
 out:
 	free(rows);
 	free(templates);
-	br_manifest_release(&m);
+	stg_manifest_release(&m);
 	br_strlist_release(&problems);
-	return br_stage_close(&st);
+	return stg_stage_close(&st);
 }

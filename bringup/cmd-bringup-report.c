@@ -5,11 +5,11 @@
  */
 #include <stdlib.h>
 
-#include "report.h"
+#include "stages/stages.h"
 
 struct report_run {
 	const char *path;
-	struct rpt_stats stats;
+	struct stg_report_stats stats;
 };
 
 static json_t *report_json(const void *ctx)
@@ -37,7 +37,7 @@ static void report_print(const void *ctx)
 
 int main(int argc, char **argv)
 {
-	struct br_stage st = { 0 };
+	struct stg_stage st = { 0 };
 	struct report_run run = { 0 };
 	const char *out = NULL;
 	char *default_out = NULL;
@@ -60,18 +60,18 @@ int main(int argc, char **argv)
 	/* A report only reads: it holds no node against a running stage. */
 	st.no_lease = 1;
 	st.allow_retired = 1;
-	if (br_stage_parse(&st, &cmd, argc, argv))
-		return br_stage_close(&st);
-	if (!out && !(out = default_out = rpt_default_path(st.common.db)))
-		return br_stage_usage(&st, "--out PATH is needed for an in-memory inventory");
+	if (stg_stage_parse(&st, &cmd, argc, argv))
+		return stg_stage_close(&st);
+	if (!out && !(out = default_out = stg_report_default_path(st.common.db)))
+		return stg_stage_usage(&st, "--out PATH is needed for an in-memory inventory");
 	run.path = out;
-	if (!br_stage_open(&st, br_all_states)) {
-		if (rpt_write(st.inv, st.nodes, st.n, out, &run.stats, &err))
-			br_stage_fail(&st, err.code == BR_E_DB ? BR_EXIT_UNREACHABLE : BR_EXIT_USAGE, "%s",
-				      err.msg);
+	if (!stg_stage_open(&st, stg_all_states)) {
+		if (stg_report_write(st.inv, st.nodes, st.n, out, &run.stats, &err))
+			stg_stage_fail(&st, err.code == BR_E_DB ? STG_EXIT_UNREACHABLE : STG_EXIT_USAGE, "%s",
+				       err.msg);
 		else
-			br_stage_report(&st, report_json, report_print, &run, 0);
+			stg_stage_report(&st, report_json, report_print, &run, 0);
 	}
 	free(default_out);
-	return br_stage_close(&st);
+	return stg_stage_close(&st);
 }

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "reprovision.h"
+#include "stages/stages.h"
 
 static const char *nonempty(const char *s)
 {
@@ -18,21 +18,18 @@ static const char *nonempty(const char *s)
 
 int main(int argc, char **argv)
 {
-	struct br_stage st = { 0 };
-	struct repro_options o;
-	struct repro_run run = { 0 };
-	const char *url = getenv("MAAS_URL"), *ca_file = getenv("BRINGUP_CA_FILE");
-	int insecure = 0, no_run = 0, poll_ms = 1000, wait_timeout_s = 3600;
+	struct stg_stage st = { 0 };
+	struct stg_reprovision_options o;
+	struct stg_reprovision_run run = { 0 };
+	struct stg_maas_opts maas;
+	struct br_err err = { 0 };
+	int no_run = 0, poll_ms = 1000, wait_timeout_s = 3600;
 	const struct br_option options[] = {
 		{ "rediscover", 0, BR_OPT_FLAG, &o.rediscover, NULL,
 		  "reset to 'new' and read the BMC again" },
 		{ "no-run", 0, BR_OPT_FLAG, &no_run, NULL,
 		  "release and reset only; do not run the pipeline" },
-		{ "maas-url", 0, BR_OPT_STRING, &url, "URL",
-		  "MAAS URL ending in /MAAS/ (default $MAAS_URL)" },
-		{ "ca-file", 0, BR_OPT_STRING, &ca_file, "PATH",
-		  "CA bundle for MAAS's certificate (default $BRINGUP_CA_FILE)" },
-		{ "insecure", 'k', BR_OPT_FLAG, &insecure, NULL, "do not verify MAAS's TLS certificate" },
+		STG_MAAS_OPTIONS(&maas),
 		{ "no-maas", 0, BR_OPT_FLAG, &o.no_maas, NULL,
 		  "reset in the inventory only; leave MAAS alone" },
 		{ "poll-ms", 0, BR_OPT_INT, &poll_ms, "MS",
@@ -52,30 +49,34 @@ int main(int argc, char **argv)
 		options,
 		&st.common,
 	};
-	const char *key = getenv("MAAS_API_KEY");
-
-	repro_options_init(&o);
-	if (br_stage_parse(&st, &cmd, argc, argv))
-		return br_stage_close(&st);
+	stg_reprovision_options_init(&o);
+	stg_maas_opts_init(&maas);
+	if (stg_stage_parse(&st, &cmd, argc, argv))
+		return stg_stage_close(&st);
 	if (st.argi >= argc)
-		br_stage_usage(&st, "name the hosts to reprovision");
+		stg_stage_usage(&st, "name the hosts to reprovision");
 	else if (poll_ms < 10 || wait_timeout_s < 1)
-		br_stage_usage(&st, "--poll-ms at least 10, --wait-timeout positive");
-	else if (!o.no_maas && (!nonempty(url) || !nonempty(key)))
-		br_stage_usage(&st, "MAAS: set MAAS_URL and MAAS_API_KEY (or pass --no-maas)");
+		stg_stage_usage(&st, "--poll-ms at least 10, --wait-timeout positive");
+	else if (maas.timeout_s < 1)
+		stg_stage_usage(&st, "--timeout must be positive");
+	else if (!o.no_maas && (!nonempty(maas.url) || (!maas.key_ref && !nonempty(getenv("MAAS_API_KEY")))))
+		stg_stage_usage(&st, "MAAS: set MAAS_URL and MAAS_API_KEY (or pass --no-maas)");
+	else if (!o.no_maas && stg_maas_opts_key(&maas, &err))
+		stg_stage_usage(&st, "MAAS API key: %s", err.msg);
 	o.poll_ms = poll_ms;
 	o.wait_timeout_ms = wait_timeout_s * 1000LL;
-	o.maas.url = url;
-	o.maas.api_key = key;
-	o.maas.ca_file = nonempty(ca_file);
-	o.maas.insecure = insecure;
-	if (!st.exit && !br_stage_open(&st, br_all_states) && !repro_run(&st, &o, &run) && !st.common.quiet)
+	stg_maas_opts_apply(&maas, &o.maas);
+	if (!st.exit && !stg_stage_open(&st, stg_all_states) && !stg_reprovision_run(&st, &o, &run) &&
+	    !st.common.quiet)
 		fprintf(stderr, "reprovision: %zu reset, %zu released in MAAS (%zu erased), %zu errors\n",
 			run.reset, run.released, run.erased, run.errors);
 	if (!st.exit && run.errors)
-		st.exit = BR_EXIT_NODES;
-	if (st.exit || no_run)
-		return br_stage_close(&st);
+		st.exit = STG_EXIT_NODES;
+	if (st.exit || no_run) {
+		stg_maas_opts_release(&maas);
+		return stg_stage_close(&st);
+	}
+	stg_maas_opts_release(&maas);
 	{
 		/* bringup run --only HOST... [--db PATH] [--json] [-q]: the hosts
 		 * that were named, now that their leases are given back. */
@@ -83,7 +84,7 @@ int main(int argc, char **argv)
 		char **args = br_xcalloc((size_t)(argc - st.argi) + 8, sizeof(*args));
 		char run_s[] = "run", only[] = "--only", db[] = "--db", json[] = "--json", quiet[] = "-q";
 		size_t k = 0;
-		int rc = br_stage_close(&st);
+		int rc = stg_stage_close(&st);
 
 		args[k++] = driver;
 		args[k++] = run_s;
@@ -99,12 +100,12 @@ int main(int argc, char **argv)
 		for (int i = st.argi; i < argc; i++)
 			args[k++] = argv[i];
 		free(self);
-		if (driver && rc == BR_EXIT_OK)
+		if (driver && rc == STG_EXIT_OK)
 			execv(driver, args);
-		if (rc == BR_EXIT_OK)
+		if (rc == STG_EXIT_OK)
 			fprintf(stderr, "bringup-reprovision: cannot run bringup run: %s\n", strerror(errno));
 		free(args);
 		free(driver);
-		return rc ? rc : BR_EXIT_UNREACHABLE;
+		return rc ? rc : STG_EXIT_UNREACHABLE;
 	}
 }

@@ -1,7 +1,7 @@
 /* bringup retire HOST... [--reason TEXT]: take nodes out of the flow (lifecycle.h). */
-#include "lifecycle.h"
+#include "stages/stages.h"
 
 int main(int argc, char **argv)
 {
-	return br_lifecycle_main(BR_LIFECYCLE_RETIRE, argc, argv);
+	return stg_lifecycle_main(STG_LIFECYCLE_RETIRE, argc, argv);
 }

@@ -1,8 +1,28 @@
-/* bringup status: the node table, or the DESIGN.md status document. */
+/* bringup status: the node table, or the status document (man/bringup-status.1). */
 #include <stdlib.h>
 #include <string.h>
 
-#include "stage.h"
+#include "stages/stages.h"
+
+/* Every MAC the BMC showed with whose it is (only the host's are in
+ * "macs", what MAAS gets), and what it could not show: a node's facts as
+ * far as a person judging it needs them. Empty before discovery. */
+static json_t *nics_json(struct inv *inv, const char *hostname)
+{
+	json_t *out = json_array();
+	struct br_hw hw;
+
+	if (inv_load_hw_nics(inv, hostname, &hw, NULL))
+		return out;
+	for (size_t i = 0; i < hw.n_nics; i++)
+		json_array_append_new(out, json_pack("{s:s, s:s, s:o, s:o}", "mac",
+						     hw.nics[i].mac ? hw.nics[i].mac : "", "role",
+						     hw.nics[i].role ? hw.nics[i].role : BR_NIC_ROLE_HOST,
+						     "source", br_json_string_or_null(hw.nics[i].source),
+						     "name", br_json_string_or_null(hw.nics[i].name)));
+	br_hw_release(&hw);
+	return out;
+}
 
 static json_t *node_json(struct inv *inv, const struct inv_node *n, struct br_err *err)
 {
@@ -40,6 +60,7 @@ static json_t *node_json(struct inv *inv, const struct inv_node *n, struct br_er
 			    n->state == INV_FAILED ? json_string(br_fail_kind_name(
 							 n->failure_kind ? n->failure_kind : BR_FAIL_STAGE))
 						   : json_null());
+	json_object_set_new(o, "nics", nics_json(inv, n->hostname));
 	br_strlist_release(&macs);
 	inv_checks_free(checks, n_checks);
 	return o;
@@ -76,7 +97,7 @@ static void print_table(struct inv *inv, const struct inv_node *nodes, size_t n)
 
 int main(int argc, char **argv)
 {
-	struct br_stage st = { 0 };
+	struct stg_stage st = { 0 };
 	const char *state_filter = NULL;
 	const struct br_option options[] = {
 		{ "state", 's', BR_OPT_STRING, &state_filter, "STATE", "only nodes in this state" },
@@ -86,7 +107,11 @@ int main(int argc, char **argv)
 		"bringup-status",
 		"[options] [HOST...]",
 		"Show every node (or the named ones): state, last reason, serial, MACs, check results.\n"
-		"--json prints {\"nodes\":[{hostname, state, reason, macs, system_serial, checks}]}.",
+		"--json prints {\"nodes\":[{hostname, state, reason, macs, system_serial, checks, nics}]}: "
+		"macs the host's\n"
+		"(what MAAS gets), nics every MAC the BMC showed with its role (host, bmc, bmc_usb, "
+		"disabled,\n"
+		"other_system) and source.",
 		options,
 		&st.common,
 	};
@@ -96,14 +121,14 @@ int main(int argc, char **argv)
 	int rc = 0;
 
 	st.allow_retired = 1;
-	if (br_stage_parse(&st, &cmd, argc, argv))
-		return br_stage_close(&st);
+	if (stg_stage_parse(&st, &cmd, argc, argv))
+		return stg_stage_close(&st);
 	if (state_filter && inv_state_parse(state_filter, &s))
-		return br_stage_usage(&st, "--state: unknown state '%s'", state_filter);
+		return stg_stage_usage(&st, "--state: unknown state '%s'", state_filter);
 	if (state_filter)
 		one_state[0] = (int)s;
-	if (br_stage_open(&st, state_filter ? one_state : br_all_states))
-		return br_stage_close(&st);
+	if (stg_stage_open(&st, state_filter ? one_state : stg_all_states))
+		return stg_stage_close(&st);
 	if (st.common.json) {
 		json_t *doc = json_object(), *arr = json_array();
 
@@ -112,7 +137,7 @@ int main(int argc, char **argv)
 			json_t *o = node_json(st.inv, &st.nodes[i], &err);
 
 			if (!o) {
-				rc = br_stage_fail(&st, BR_EXIT_UNREACHABLE, "%s", err.msg);
+				rc = stg_stage_fail(&st, STG_EXIT_UNREACHABLE, "%s", err.msg);
 				break;
 			}
 			json_array_append_new(arr, o);
@@ -123,5 +148,5 @@ int main(int argc, char **argv)
 	} else {
 		print_table(st.inv, st.nodes, st.n);
 	}
-	return br_stage_close(&st);
+	return stg_stage_close(&st);
 }

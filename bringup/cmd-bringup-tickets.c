@@ -5,13 +5,13 @@
  */
 #include <string.h>
 
-#include "tickets.h"
+#include "stages/stages.h"
 
 int main(int argc, char **argv)
 {
-	struct br_stage st = { 0 };
+	struct stg_stage st = { 0 };
 	const char *format = "md", *state = "open";
-	struct wh_options post;
+	struct stg_webhook_options post;
 	int timeout_s = 10;
 	const struct br_option options[] = {
 		{ "format", 'f', BR_OPT_STRING, &format, "md|json|csv",
@@ -42,32 +42,32 @@ int main(int argc, char **argv)
 		options,
 		&st.common,
 	};
-	struct tkt_run run = { 0 };
+	struct stg_tickets_run run = { 0 };
 
-	wh_options_init(&post);
+	stg_webhook_options_init(&post);
 	st.allow_retired = 1;
-	if (br_stage_parse(&st, &cmd, argc, argv))
-		return br_stage_close(&st);
+	if (stg_stage_parse(&st, &cmd, argc, argv))
+		return stg_stage_close(&st);
 	if (!strcmp(format, "json"))
 		st.common.json = 1;
 	else if (!strcmp(format, "csv"))
-		run.format = TKT_CSV;
+		run.format = STG_TICKETS_CSV;
 	else if (strcmp(format, "md"))
-		br_stage_usage(&st, "--format: '%s' (want md, json or csv)", format);
+		stg_stage_usage(&st, "--format: '%s' (want md, json or csv)", format);
 	if (!strcmp(state, "closed"))
-		run.list = TKT_LIST_CLOSED;
+		run.list = STG_TICKETS_LIST_CLOSED;
 	else if (!strcmp(state, "all"))
-		run.list = TKT_LIST_ALL;
+		run.list = STG_TICKETS_LIST_ALL;
 	else if (strcmp(state, "open"))
-		br_stage_usage(&st, "--state: '%s' (want open, closed or all)", state);
+		stg_stage_usage(&st, "--state: '%s' (want open, closed or all)", state);
 	if (!st.exit && (post.retries < 0 || timeout_s < 1))
-		br_stage_usage(&st, "--retries must be 0 or more, --timeout positive");
+		stg_stage_usage(&st, "--retries must be 0 or more, --timeout positive");
 	post.timeout_ms = timeout_s * 1000L;
 	/* Tickets are the stage's own rows: no node is worked, so no lease
 	 * keeps another stage off them. */
 	st.no_lease = 1;
-	if (!st.exit && !br_stage_open(&st, br_all_states) && !tkt_run(&st, &run, &post))
-		br_stage_report(&st, tkt_json, tkt_print, &run, 0);
-	tkt_run_release(&run);
-	return br_stage_close(&st);
+	if (!st.exit && !stg_stage_open(&st, stg_all_states) && !stg_tickets_run(&st, &run, &post))
+		stg_stage_report(&st, stg_tickets_json, stg_tickets_print, &run, 0);
+	stg_tickets_run_release(&run);
+	return stg_stage_close(&st);
 }

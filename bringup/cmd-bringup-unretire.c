@@ -1,7 +1,7 @@
 /* bringup unretire HOST...: bring retired nodes back to 'new' (lifecycle.h). */
-#include "lifecycle.h"
+#include "stages/stages.h"
 
 int main(int argc, char **argv)
 {
-	return br_lifecycle_main(BR_LIFECYCLE_UNRETIRE, argc, argv);
+	return stg_lifecycle_main(STG_LIFECYCLE_UNRETIRE, argc, argv);
 }

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "validate.h"
+#include "stages/stages.h"
 
 static const char *env_or(const char *value, const char *var, const char *fallback)
 {
@@ -34,14 +34,14 @@ static int env_count(const char *var, int fallback)
 }
 
 struct args {
-	struct vstage_options o;
+	struct stg_validate_options o;
 	const char *fabric, *fabric_rate;
 	const char *policy;
 	int timeout_s;
 	char *default_probe, *default_known_hosts;
 };
 
-static int check_args(struct br_stage *st, struct args *a)
+static int check_args(struct stg_stage *st, struct args *a)
 {
 	const char *home = getenv("HOME");
 	char *self = br_self_dir();
@@ -58,34 +58,34 @@ static int check_args(struct br_stage *st, struct args *a)
 	a->o.ib_wiring = env_or(a->o.ib_wiring, "BRINGUP_IB_WIRING", a->o.wiring);
 	a->o.ib_rate = a->fabric_rate;
 	if (a->o.ib_topology && !a->o.ib_wiring)
-		return br_stage_usage(st, "--ib-topology needs the fabric's design: --ib-wiring FILE, "
-					  "$BRINGUP_IB_WIRING or the wiring list");
+		return stg_stage_usage(st, "--ib-topology needs the fabric's design: --ib-wiring FILE, "
+					   "$BRINGUP_IB_WIRING or the wiring list");
 	a->o.probe = env_or(a->o.probe, "BRINGUP_PROBE", a->default_probe);
 	if (!strcmp(a->policy, "strict"))
 		a->o.host_keys = VAL_SSH_STRICT;
 	else if (!strcmp(a->policy, "accept-new"))
 		a->o.host_keys = VAL_SSH_ACCEPT_NEW;
 	else
-		return br_stage_usage(st, "--host-key-policy: '%s' (want strict or accept-new)", a->policy);
+		return stg_stage_usage(st, "--host-key-policy: '%s' (want strict or accept-new)", a->policy);
 	if (a->o.parallel < 1 || a->timeout_s < 0)
-		return br_stage_usage(st, "--parallel must be positive, --timeout not negative");
+		return stg_stage_usage(st, "--parallel must be positive, --timeout not negative");
 	if (a->o.workers < 0 || a->o.workers > VAL_SSH_WORKERS_MAX)
-		return br_stage_usage(st, "--workers must be 0-%d", VAL_SSH_WORKERS_MAX);
+		return stg_stage_usage(st, "--workers must be 0-%d", VAL_SSH_WORKERS_MAX);
 	a->o.timeout_ms = a->timeout_s * 1000LL;
 	if (!a->o.facts_file && !a->o.ssh_key)
-		return br_stage_usage(
+		return stg_stage_usage(
 		    st, "the validators' private key is needed: --ssh-key PATH or $BRINGUP_SSH_KEY "
 			"(its public half is what enlist put in the nodes' authorized_keys)");
 	if (!a->o.facts_file && !a->o.known_hosts)
-		return br_stage_usage(st, "no known_hosts file: --known-hosts PATH or $BRINGUP_KNOWN_HOSTS");
+		return stg_stage_usage(st, "no known_hosts file: --known-hosts PATH or $BRINGUP_KNOWN_HOSTS");
 	if (!a->o.facts_file && !a->o.probe)
-		return br_stage_usage(st, "cannot find bringup-probe beside this program: --probe PATH");
+		return stg_stage_usage(st, "cannot find bringup-probe beside this program: --probe PATH");
 	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	struct br_stage st = { 0 };
+	struct stg_stage st = { 0 };
 	struct args a = { .policy = "strict",
 			  .timeout_s = 0,
 			  .o = { .parallel =
@@ -136,24 +136,24 @@ int main(int argc, char **argv)
 		options,
 		&st.common,
 	};
-	const int *states = br_stage_states("validate", 0);
-	struct vstage_run run = { 0 };
+	const int *states = stg_stage_states("validate", 0);
+	struct stg_validate_run run = { 0 };
 
-	if (br_stage_parse(&st, &cmd, argc, argv))
-		return br_stage_close(&st);
+	if (stg_stage_parse(&st, &cmd, argc, argv))
+		return stg_stage_close(&st);
 	if (a.fabric) {
 		const char *wiring = env_or(a.o.wiring, "BRINGUP_WIRING", NULL);
 
 		st.exit = wiring
-			      ? vstage_fabric(a.fabric, wiring, a.fabric_rate, st.common.json)
-			      : br_stage_usage(
+			      ? stg_validate_fabric(a.fabric, wiring, a.fabric_rate, st.common.json)
+			      : stg_stage_usage(
 				    &st, "--fabric needs the wiring list: --wiring FILE or $BRINGUP_WIRING");
-		return br_stage_close(&st);
+		return stg_stage_close(&st);
 	}
-	if (!check_args(&st, &a) && !br_stage_open(&st, states) && !vstage_run(&st, &a.o, &run))
-		br_stage_report(&st, vstage_json, vstage_print, &run, run.failed);
-	vstage_run_release(&run);
+	if (!check_args(&st, &a) && !stg_stage_open(&st, states) && !stg_validate_run(&st, &a.o, &run))
+		stg_stage_report(&st, stg_validate_json, stg_validate_print, &run, run.failed);
+	stg_validate_run_release(&run);
 	free(a.default_probe);
 	free(a.default_known_hosts);
-	return br_stage_close(&st);
+	return stg_stage_close(&st);
 }

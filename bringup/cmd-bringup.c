@@ -6,10 +6,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "run.h"
+#include "subproc.h"
 
 static const struct {
 	const char *name;
@@ -82,22 +82,15 @@ static void usage(FILE *f)
 static int run_stage(char *path, int argc, char **argv)
 {
 	char **args = br_xcalloc((size_t)argc + 2, sizeof(*args));
-	int status;
-	pid_t pid;
+	const struct br_spawn_opts so = { "bringup", 0, NULL, NULL };
+	int rc;
 
 	args[0] = path;
 	for (int i = 0; i < argc; i++)
 		args[i + 1] = argv[i];
-	pid = fork();
-	if (pid == 0) {
-		execv(path, args);
-		fprintf(stderr, "bringup: cannot run %s: %s\n", path, strerror(errno));
-		_exit(127);
-	}
+	rc = br_spawn_wait(path, args, &so, NULL);
 	free(args);
-	if (pid < 0 || waitpid(pid, &status, 0) < 0)
-		return BR_EXIT_UNREACHABLE;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	return rc < 0 ? STG_EXIT_UNREACHABLE : rc;
 }
 
 int main(int argc, char **argv)
@@ -108,21 +101,21 @@ int main(int argc, char **argv)
 	br_log_init(argv[0], BR_LOG_WARN);
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		usage(stdout);
-		return argc < 2 ? BR_EXIT_USAGE : BR_EXIT_OK;
+		return argc < 2 ? STG_EXIT_USAGE : STG_EXIT_OK;
 	}
 	if (!strcmp(argv[1], "--version")) {
 		printf("bringup %s\n", BR_VERSION);
-		return BR_EXIT_OK;
+		return STG_EXIT_OK;
 	}
 	if (!strcmp(argv[1], "help")) {
 		if (argc < 3) {
 			usage(stdout);
-			return BR_EXIT_OK;
+			return STG_EXIT_OK;
 		}
 		path = find_stage(argv[2]);
 		if (!path) {
 			fprintf(stderr, "bringup: no command '%s'\n", argv[2]);
-			return BR_EXIT_USAGE;
+			return STG_EXIT_USAGE;
 		}
 		{
 			char help[] = "--help";
@@ -133,12 +126,12 @@ int main(int argc, char **argv)
 		return rc;
 	}
 	if (!strcmp(argv[1], "run"))
-		return run_pipeline(pipeline, sizeof(pipeline) / sizeof(pipeline[0]), find_stage, argc - 2,
-				    argv + 2);
+		return drv_run_pipeline(pipeline, sizeof(pipeline) / sizeof(pipeline[0]), find_stage,
+					argc - 2, argv + 2);
 	path = find_stage(argv[1]);
 	if (!path) {
 		fprintf(stderr, "bringup: '%s' is not a bringup command; see 'bringup --help'\n", argv[1]);
-		return BR_EXIT_USAGE;
+		return STG_EXIT_USAGE;
 	}
 	/* Become the stage, so signals (Ctrl-C, a supervisor's SIGKILL) and the
 	 * exit status reach it directly. */
@@ -146,5 +139,5 @@ int main(int argc, char **argv)
 	execv(path, argv + 1);
 	fprintf(stderr, "bringup: cannot run %s: %s\n", path, strerror(errno));
 	free(path);
-	return BR_EXIT_UNREACHABLE;
+	return STG_EXIT_UNREACHABLE;
 }

@@ -7,11 +7,11 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "profile/profile.h"
+#include "subproc.h"
 #include "run.h"
 
 struct run_args {
@@ -103,7 +103,7 @@ static const char *db_path(const struct run_args *a)
  * passed on for the stage to refuse. */
 static size_t hosts_for(const char *stage, const struct run_args *a, char **hosts)
 {
-	const int *states = br_stage_states(stage, a->skip_configure);
+	const int *states = stg_stage_states(stage, a->skip_configure);
 	struct inv *inv = NULL;
 	size_t n = 0;
 
@@ -118,7 +118,7 @@ static size_t hosts_for(const char *stage, const struct run_args *a, char **host
 			hosts[n++] = a->only[i];
 			continue;
 		}
-		if (br_stage_takes(inv, stage, states, &node))
+		if (stg_stage_takes(inv, stage, states, &node))
 			hosts[n++] = a->only[i];
 		inv_node_release(&node);
 	}
@@ -126,14 +126,23 @@ static size_t hosts_for(const char *stage, const struct run_args *a, char **host
 	return n;
 }
 
+/* The stage now running, for the signal handler; a signal that came
+ * between the fork and now is passed on at once. */
+static void stage_started(pid_t pid, void *ctx)
+{
+	stage_pid = pid;
+	if (pid > 0 && caught_signal)
+		kill(pid, caught_signal);
+}
+
 /* One stage: path, the shared options, then the hosts. With --json the
  * stage's stdout goes to stderr, so stdout holds one document. */
 static int run_one(char *path, const struct run_args *a, char **hosts, size_t nhosts)
 {
 	char **args = br_xcalloc(a->npass + nhosts + 2, sizeof(*args));
+	const struct br_spawn_opts so = { "bringup", a->json, stage_started, NULL };
 	size_t k = 0;
-	int status;
-	pid_t pid;
+	int rc;
 
 	args[k++] = path;
 	for (size_t i = 0; i < a->npass; i++)
@@ -141,27 +150,9 @@ static int run_one(char *path, const struct run_args *a, char **hosts, size_t nh
 	for (size_t i = 0; i < nhosts; i++)
 		args[k++] = hosts[i];
 	fflush(stdout);
-	pid = fork();
-	if (pid == 0) {
-		if (a->json && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
-			_exit(127);
-		execv(path, args);
-		fprintf(stderr, "bringup: cannot run %s: %s\n", path, strerror(errno));
-		_exit(127);
-	}
+	rc = br_spawn_wait(path, args, &so, NULL);
 	free(args);
-	if (pid < 0)
-		return BR_EXIT_UNREACHABLE;
-	stage_pid = pid;
-	if (caught_signal) /* it came between fork and now */
-		kill(pid, caught_signal);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR) {
-			stage_pid = 0;
-			return BR_EXIT_UNREACHABLE;
-		}
-	stage_pid = 0;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	return rc < 0 ? STG_EXIT_UNREACHABLE : rc;
 }
 
 static int picked(const struct run_args *a, const char *hostname)
@@ -305,12 +296,12 @@ static void print_summary(json_t *doc)
 	printf("\n");
 }
 
-int run_pipeline(const char *const *stages, size_t n, run_find_fn find, int argc, char **argv)
+int drv_run_pipeline(const char *const *stages, size_t n, drv_find_fn find, int argc, char **argv)
 {
 	struct run_args a = { 0 };
 	json_t *doc = json_object(), *times = json_array();
 	double start = now_s();
-	int worst = BR_EXIT_OK;
+	int worst = STG_EXIT_OK;
 	char **hosts = br_xcalloc((size_t)argc + 1, sizeof(*hosts));
 
 	parse(argc, argv, &a);
@@ -338,7 +329,7 @@ int run_pipeline(const char *const *stages, size_t n, run_find_fn find, int argc
 		json_object_set_new(t, "exit", json_integer(rc));
 		if (rc > worst)
 			worst = rc;
-		if (rc >= BR_EXIT_USAGE || caught_signal) {
+		if (rc >= STG_EXIT_USAGE || caught_signal) {
 			fprintf(stderr, "bringup run: stage %s exited %d; stopping\n", stages[i], rc);
 			break;
 		}
@@ -347,8 +338,8 @@ int run_pipeline(const char *const *stages, size_t n, run_find_fn find, int argc
 		worst = 128 + caught_signal;
 	json_object_set_new(doc, "stages", times);
 	json_object_set_new(doc, "seconds", json_real(now_s() - start));
-	if (worst < BR_EXIT_USAGE && summarize(&a, doc) && worst < BR_EXIT_UNREACHABLE)
-		worst = BR_EXIT_UNREACHABLE;
+	if (worst < STG_EXIT_USAGE && summarize(&a, doc) && worst < STG_EXIT_UNREACHABLE)
+		worst = STG_EXIT_UNREACHABLE;
 	json_object_set_new(doc, "exit", json_integer(worst));
 	if (a.json) {
 		char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
@@ -356,7 +347,7 @@ int run_pipeline(const char *const *stages, size_t n, run_find_fn find, int argc
 		if (text)
 			printf("%s\n", text);
 		free(text);
-	} else if (worst < BR_EXIT_USAGE) {
+	} else if (worst < STG_EXIT_USAGE) {
 		print_summary(doc);
 	}
 	json_decref(doc);

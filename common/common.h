@@ -201,11 +201,15 @@ int br_secret_ref_valid(const char *ref);
  * cut out of server text before it is kept or shown: the log, the table
  * printer (br_escape), br_json_print and the inventory's reasons do it.
  * Shorter secrets are not redacted: a 3-byte pattern would cut words. */
-#define BR_REDACT_SECRETS_MAX 2048 /* a password per BMC of a 512-node rack, and its encodings */
 #define BR_REDACT_MIN 4
 #define BR_REDACTED "<redacted>"
-/* Register a secret (and its percent-encoded forms). */
+/* Register a secret (and its percent-encoded forms). The table has no limit:
+ * a rack of any size keeps every password it registers. */
 void br_redact_add(const char *secret);
+/* Undo one br_redact_add of the same secret (registrations are counted). */
+void br_redact_remove(const char *secret);
+/* How many strings (secrets and their encodings) are registered. */
+size_t br_redact_count(void);
 /* 1 when text holds a registered secret. */
 int br_redact_needed(const char *text);
 /* text with every registered secret replaced by BR_REDACTED (caller frees;
@@ -226,6 +230,12 @@ char *br_self_dir(void);
  * limit is far deeper than anything a BMC legitimately sends). */
 json_t *br_json_parse(const char *data, size_t len, size_t max, struct br_err *err);
 json_t *br_json_load_file(const char *path, size_t max, struct br_err *err);
+/* br_json_parse for text from outside (a server's answer, a node's
+ * document): the text's shape is counted first (br_json_shape below) and
+ * refused, BR_E_TOOBIG, when it holds more than max_values values or nests
+ * deeper than BR_JSON_DEPTH_MAX, before jansson spends memory on it. */
+json_t *br_json_parse_bounded(const char *data, size_t len, size_t max_bytes, size_t max_values,
+			      struct br_err *err);
 /* What a JSON text would cost before it is parsed (jansson spends some 200
  * bytes per value: 8 MiB of "[{},{},...]" became 654 MB). A bounded scan
  * that only counts, never parses a value: values (commas and openings

@@ -1,5 +1,6 @@
 /* The hardware-facts record: growth and release. */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -102,6 +103,20 @@ void br_hw_add_boot(struct br_hw *hw, const char *entry)
 	hw->boot_order[hw->n_boot_order++] = br_hw_strdup(entry);
 }
 
+void br_hw_add_unreadable(struct br_hw *hw, const char *url, long status, const char *reason)
+{
+	struct br_unreadable *u;
+
+	if (hw->n_unreadable >= BR_HW_UNREADABLE_MAX) {
+		hw->unreadable_dropped++;
+		return;
+	}
+	u = HW_ADD(hw, unreadable, n_unreadable);
+	u->url = br_hw_strdup(url);
+	u->status = status;
+	u->reason = br_hw_strdup(reason);
+}
+
 struct br_nic *br_hw_find_nic(struct br_hw *hw, const char *mac)
 {
 	for (size_t i = 0; i < hw->n_nics; i++)
@@ -130,108 +145,230 @@ int br_sensor_kind_parse(const char *name, enum br_sensor_kind *ret_kind)
 	return BR_E_INVAL;
 }
 
+#define F(T, m, t)                                                                                           \
+	{                                                                                                    \
+#m, t, offsetof(T, m), NULL                                                                  \
+	}
+#define RECORD(a)                                                                                            \
+	{                                                                                                    \
+		a, sizeof(a) / sizeof(a[0])                                                                  \
+	}
+
+static const struct br_field hw_fields[] = {
+	F(struct br_hw, source, BR_FT_STR),
+	F(struct br_hw, manufacturer, BR_FT_STR),
+	F(struct br_hw, model, BR_FT_STR),
+	F(struct br_hw, system_serial, BR_FT_STR),
+	F(struct br_hw, service_tag, BR_FT_STR),
+	F(struct br_hw, uuid, BR_FT_STR),
+	F(struct br_hw, bios_version, BR_FT_STR),
+	F(struct br_hw, bmc_firmware, BR_FT_STR),
+	F(struct br_hw, bmc_mac, BR_FT_STR),
+	F(struct br_hw, power_state, BR_FT_STR),
+	F(struct br_hw, cpu_model, BR_FT_STR),
+	F(struct br_hw, cpu_count, BR_FT_INT),
+	F(struct br_hw, cpu_max_mhz, BR_FT_INT),
+	F(struct br_hw, memory_gib, BR_FT_INT),
+	F(struct br_hw, boot_mode, BR_FT_STR),
+	F(struct br_hw, boot_override_target, BR_FT_STR),
+	F(struct br_hw, boot_override_enabled, BR_FT_STR),
+};
+static const struct br_field nic_fields[] = {
+	F(struct br_nic, mac, BR_FT_STR),
+	F(struct br_nic, name, BR_FT_STR),
+	F(struct br_nic, source, BR_FT_STR),
+	F(struct br_nic, link_status, BR_FT_STR),
+	/* facts stored before roles have none: a host NIC's */
+	{ "role", BR_FT_STR, offsetof(struct br_nic, role), BR_NIC_ROLE_HOST },
+	F(struct br_nic, permanent, BR_FT_BOOL),
+};
+static const struct br_field firmware_fields[] = {
+	F(struct br_firmware, id, BR_FT_STR),
+	F(struct br_firmware, name, BR_FT_STR),
+	F(struct br_firmware, version, BR_FT_STR),
+	F(struct br_firmware, updateable, BR_FT_BOOL),
+};
+static const struct br_field pcie_fields[] = {
+	F(struct br_pcie, id, BR_FT_STR),
+	F(struct br_pcie, address, BR_FT_STR),
+	F(struct br_pcie, name, BR_FT_STR),
+	F(struct br_pcie, manufacturer, BR_FT_STR),
+	F(struct br_pcie, device_class, BR_FT_STR),
+	F(struct br_pcie, slot, BR_FT_STR),
+	F(struct br_pcie, serial, BR_FT_STR),
+	F(struct br_pcie, lanes_in_use, BR_FT_INT),
+	F(struct br_pcie, max_lanes, BR_FT_INT),
+	F(struct br_pcie, pcie_type, BR_FT_STR),
+	F(struct br_pcie, max_pcie_type, BR_FT_STR),
+	F(struct br_pcie, health, BR_FT_STR),
+};
+static const struct br_field drive_fields[] = {
+	F(struct br_drive, id, BR_FT_STR),
+	F(struct br_drive, name, BR_FT_STR),
+	F(struct br_drive, serial, BR_FT_STR),
+	F(struct br_drive, model, BR_FT_STR),
+	F(struct br_drive, protocol, BR_FT_STR),
+	F(struct br_drive, media, BR_FT_STR),
+	F(struct br_drive, location, BR_FT_STR),
+	F(struct br_drive, health, BR_FT_STR),
+	F(struct br_drive, capacity_bytes, BR_FT_U64),
+};
+/* and "drives", the member drive Ids (hwjson.c) */
+static const struct br_field volume_fields[] = {
+	F(struct br_volume, id, BR_FT_STR),	      F(struct br_volume, name, BR_FT_STR),
+	F(struct br_volume, controller, BR_FT_STR),   F(struct br_volume, raid_type, BR_FT_STR),
+	F(struct br_volume, durable_name, BR_FT_STR), F(struct br_volume, durable_name_format, BR_FT_STR),
+	F(struct br_volume, health, BR_FT_STR),	      F(struct br_volume, capacity_bytes, BR_FT_U64),
+};
+/* and "kind", by name (hwjson.c) */
+static const struct br_field sensor_fields[] = {
+	F(struct br_sensor, name, BR_FT_STR),		F(struct br_sensor, units, BR_FT_STR),
+	F(struct br_sensor, health, BR_FT_STR),		F(struct br_sensor, state, BR_FT_STR),
+	F(struct br_sensor, serial, BR_FT_STR),		F(struct br_sensor, reading, BR_FT_NUM),
+	F(struct br_sensor, upper_critical, BR_FT_NUM), F(struct br_sensor, lower_critical, BR_FT_NUM),
+};
+static const struct br_field sel_fields[] = {
+	F(struct br_sel_entry, id, BR_FT_STR),	       F(struct br_sel_entry, created, BR_FT_STR),
+	F(struct br_sel_entry, severity, BR_FT_STR),   F(struct br_sel_entry, message, BR_FT_STR),
+	F(struct br_sel_entry, message_id, BR_FT_STR),
+};
+static const struct br_field unreadable_fields[] = {
+	F(struct br_unreadable, url, BR_FT_STR),
+	F(struct br_unreadable, status, BR_FT_LONG),
+	F(struct br_unreadable, reason, BR_FT_STR),
+};
+
+static const struct br_record nic_record = RECORD(nic_fields), firmware_record = RECORD(firmware_fields),
+			      pcie_record = RECORD(pcie_fields), drive_record = RECORD(drive_fields),
+			      volume_record = RECORD(volume_fields), sensor_record = RECORD(sensor_fields),
+			      sel_record = RECORD(sel_fields), unreadable_record = RECORD(unreadable_fields);
+const struct br_record br_hw_scalars = RECORD(hw_fields);
+
+#define LIST(name, rec)                                                                                      \
+	{                                                                                                    \
+#name, offsetof(struct br_hw, name), offsetof(struct br_hw, n_##name),                       \
+		    sizeof(*((struct br_hw *)0)->name), &rec                                                 \
+	}
+const struct br_hw_list br_hw_lists[] = {
+	LIST(nics, nic_record),	    LIST(firmware, firmware_record),	 LIST(pcie, pcie_record),
+	LIST(drives, drive_record), LIST(volumes, volume_record),	 LIST(sensors, sensor_record),
+	LIST(sel, sel_record),	    LIST(unreadable, unreadable_record),
+};
+const size_t br_hw_n_lists = sizeof(br_hw_lists) / sizeof(br_hw_lists[0]);
+
+void br_record_release(const struct br_record *r, void *item)
+{
+	for (size_t i = 0; i < r->n_fields; i++)
+		if (r->fields[i].type == BR_FT_STR)
+			free(*(char **)((char *)item + r->fields[i].offset));
+}
+
+void *br_hw_list_add(struct br_hw *hw, const struct br_hw_list *l)
+{
+	void **items = (void **)((char *)hw + l->items);
+	size_t *count = (size_t *)((char *)hw + l->count);
+	char *item;
+
+	*items = grow(*items, count, l->size);
+	item = (char *)*items + (*count - 1) * l->size;
+	for (size_t i = 0; i < l->record->n_fields; i++) {
+		const struct br_field *f = &l->record->fields[i];
+
+		if (f->type == BR_FT_INT)
+			*(int *)(item + f->offset) = -1;
+		else if (f->type == BR_FT_NUM) {
+			double unknown = NAN;
+
+			memcpy(item + f->offset, &unknown, sizeof(unknown));
+		}
+	}
+	return item;
+}
+
 void br_hw_release(struct br_hw *hw)
 {
-	free(hw->source);
-	free(hw->manufacturer);
-	free(hw->model);
-	free(hw->system_serial);
-	free(hw->service_tag);
-	free(hw->uuid);
-	free(hw->bios_version);
-	free(hw->bmc_firmware);
-	free(hw->bmc_mac);
-	free(hw->power_state);
-	free(hw->cpu_model);
-	free(hw->boot_mode);
-	free(hw->boot_override_target);
-	free(hw->boot_override_enabled);
+	br_record_release(&br_hw_scalars, hw);
 	for (size_t i = 0; i < hw->n_boot_order; i++)
 		free(hw->boot_order[i]);
 	free(hw->boot_order);
-	for (size_t i = 0; i < hw->n_nics; i++) {
-		free(hw->nics[i].mac);
-		free(hw->nics[i].name);
-		free(hw->nics[i].source);
-		free(hw->nics[i].link_status);
-		free(hw->nics[i].role);
-	}
-	free(hw->nics);
 	for (size_t i = 0; i < hw->n_bios; i++) {
 		free(hw->bios[i].key);
 		free(hw->bios[i].value);
 	}
 	free(hw->bios);
-	for (size_t i = 0; i < hw->n_firmware; i++) {
-		free(hw->firmware[i].id);
-		free(hw->firmware[i].name);
-		free(hw->firmware[i].version);
-	}
-	free(hw->firmware);
-	for (size_t i = 0; i < hw->n_pcie; i++) {
-		struct br_pcie *p = &hw->pcie[i];
-
-		free(p->id);
-		free(p->address);
-		free(p->name);
-		free(p->manufacturer);
-		free(p->device_class);
-		free(p->slot);
-		free(p->serial);
-		free(p->pcie_type);
-		free(p->max_pcie_type);
-		free(p->health);
-	}
-	free(hw->pcie);
-	for (size_t i = 0; i < hw->n_drives; i++) {
-		struct br_drive *d = &hw->drives[i];
-
-		free(d->id);
-		free(d->name);
-		free(d->serial);
-		free(d->model);
-		free(d->protocol);
-		free(d->media);
-		free(d->location);
-		free(d->health);
-	}
-	free(hw->drives);
 	for (size_t i = 0; i < hw->n_volumes; i++) {
-		struct br_volume *v = &hw->volumes[i];
-
-		free(v->id);
-		free(v->name);
-		free(v->controller);
-		free(v->raid_type);
-		free(v->durable_name);
-		free(v->durable_name_format);
-		free(v->health);
-		for (size_t k = 0; k < v->n_drive_ids; k++)
-			free(v->drive_ids[k]);
-		free(v->drive_ids);
+		for (size_t k = 0; k < hw->volumes[i].n_drive_ids; k++)
+			free(hw->volumes[i].drive_ids[k]);
+		free(hw->volumes[i].drive_ids);
 	}
-	free(hw->volumes);
-	for (size_t i = 0; i < hw->n_sensors; i++) {
-		struct br_sensor *s = &hw->sensors[i];
+	for (size_t l = 0; l < br_hw_n_lists; l++) {
+		const struct br_hw_list *list = &br_hw_lists[l];
+		char *items = *(char **)((char *)hw + list->items);
+		size_t count = *(size_t *)((char *)hw + list->count);
 
-		free(s->name);
-		free(s->units);
-		free(s->health);
-		free(s->state);
-		free(s->serial);
+		for (size_t i = 0; i < count; i++)
+			br_record_release(list->record, items + i * list->size);
+		free(items);
 	}
-	free(hw->sensors);
-	for (size_t i = 0; i < hw->n_sel; i++) {
-		struct br_sel_entry *e = &hw->sel[i];
-
-		free(e->id);
-		free(e->created);
-		free(e->severity);
-		free(e->message);
-		free(e->message_id);
-	}
-	free(hw->sel);
 	br_hw_init(hw);
+}
+
+int br_hw_has_identity(const struct br_hw *hw)
+{
+	return hw->system_serial || hw->service_tag || hw->model || hw->bmc_mac;
+}
+
+void br_hw_keep_identity(struct br_hw *hw)
+{
+	struct br_hw keep;
+
+	br_hw_init(&keep);
+	keep.source = hw->source;
+	keep.manufacturer = hw->manufacturer;
+	keep.model = hw->model;
+	keep.system_serial = hw->system_serial;
+	keep.service_tag = hw->service_tag;
+	keep.uuid = hw->uuid;
+	keep.bios_version = hw->bios_version;
+	keep.bmc_firmware = hw->bmc_firmware;
+	keep.bmc_mac = hw->bmc_mac;
+	keep.unreadable = hw->unreadable;
+	keep.n_unreadable = hw->n_unreadable;
+	keep.unreadable_dropped = hw->unreadable_dropped;
+	hw->source = hw->manufacturer = hw->model = hw->system_serial = hw->service_tag = NULL;
+	hw->uuid = hw->bios_version = hw->bmc_firmware = hw->bmc_mac = NULL;
+	hw->unreadable = NULL;
+	hw->n_unreadable = 0;
+	/* the BMC's links and disabled ports: evidence, never a MAAS interface */
+	for (size_t i = 0; i < hw->n_nics; i++) {
+		struct br_nic *from = &hw->nics[i], *to;
+
+		if (br_nic_is_host(from))
+			continue;
+		to = br_hw_add_nic(&keep);
+		*to = *from;
+		memset(from, 0, sizeof(*from));
+	}
+	br_hw_release(hw);
+	*hw = keep;
+}
+
+/* Stronger first: a MAC any view shows disabled or as the BMC's is not a
+ * host NIC, whatever a boot entry says. */
+static int role_rank(const char *role)
+{
+	static const char *const order[] = { BR_NIC_ROLE_DISABLED, BR_NIC_ROLE_BMC_USB, BR_NIC_ROLE_BMC,
+					     BR_NIC_ROLE_OTHER_SYSTEM };
+
+	for (size_t i = 0; role && i < sizeof(order) / sizeof(order[0]); i++)
+		if (!strcmp(role, order[i]))
+			return (int)(sizeof(order) / sizeof(order[0]) - i);
+	return 0;
+}
+
+const char *br_nic_role_stronger(const char *a, const char *b)
+{
+	return role_rank(b) > role_rank(a) ? b : a;
 }
 
 int br_nic_is_host(const struct br_nic *nic)

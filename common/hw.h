@@ -13,8 +13,11 @@
 /* Whose a MAC is. Only host NICs go to the inventory's nics table (what
  * MAAS registers and duplicate claims are judged on); the facts document
  * keeps them all. */
-#define BR_NIC_ROLE_HOST "host"	      /* a host NIC: a provisioning candidate */
-#define BR_NIC_ROLE_BMC_USB "bmc_usb" /* the host end of the BMC's USB network link */
+#define BR_NIC_ROLE_HOST "host"			/* a host NIC: a provisioning candidate */
+#define BR_NIC_ROLE_BMC "bmc"			/* the BMC's own port (Manager EthernetInterfaces) */
+#define BR_NIC_ROLE_BMC_USB "bmc_usb"		/* the host end of the BMC's USB network link */
+#define BR_NIC_ROLE_DISABLED "disabled"		/* a disabled function or NIC partition */
+#define BR_NIC_ROLE_OTHER_SYSTEM "other_system" /* another System's (a second host, a DPU) */
 
 /* Where a MAC was seen; discovery reports every Redfish view. */
 struct br_nic {
@@ -26,6 +29,18 @@ struct br_nic {
 	char *role;    /* BR_NIC_ROLE_*; NULL read as host (facts stored before roles) */
 	int permanent; /* 1 if from PermanentMACAddress */
 };
+
+/* A resource the BMC links but that could not be read (HTTP error, timeout,
+ * a body that does not parse). Only identity (the service root, the host
+ * System) fails a node; anything else is listed here and the node keeps
+ * what was read. */
+struct br_unreadable {
+	char *url;
+	long status;  /* HTTP status; 0 when no answer came (timeout, reset) */
+	char *reason; /* the error as the client saw it */
+};
+/* Unreadable resources kept per node; past it they are only counted. */
+#define BR_HW_UNREADABLE_MAX 64
 
 struct br_kv {
 	char *key;
@@ -142,7 +157,49 @@ struct br_hw {
 	size_t n_sensors;
 	struct br_sel_entry *sel;
 	size_t n_sel;
+	struct br_unreadable *unreadable;
+	size_t n_unreadable;
+	size_t unreadable_dropped; /* past BR_HW_UNREADABLE_MAX */
 };
+
+/* ---- the field table ---------------------------------------------------
+ * One list of br_hw's members and of its records' drives releasing them
+ * (hw.c) and the JSON document in and out (hwjson.c): a field added here
+ * is freed, stored and read back; the keys are the C names. What a table
+ * cannot say is written beside it: boot_order (strings), bios (an object
+ * of attributes), a volume's member drives, a sensor's kind. */
+enum br_field_type {
+	BR_FT_STR,  /* char *, owned; NULL is JSON null */
+	BR_FT_INT,  /* int, -1 unknown (null) */
+	BR_FT_LONG, /* long, 0 none (null) */
+	BR_FT_NUM,  /* double, NAN unknown (null) */
+	BR_FT_BOOL, /* int, 0 or 1 */
+	BR_FT_U64,  /* uint64_t, written capped at INT64_MAX */
+};
+struct br_field {
+	const char *name;
+	enum br_field_type type;
+	size_t offset;
+	const char *dflt; /* BR_FT_STR: written for NULL (a NIC's role), else NULL */
+};
+struct br_record {
+	const struct br_field *fields;
+	size_t n_fields;
+};
+/* An array member of br_hw: its pointer and count, one element's size and
+ * fields. */
+struct br_hw_list {
+	const char *name;
+	size_t items, count, size;
+	const struct br_record *record;
+};
+extern const struct br_record br_hw_scalars;
+extern const struct br_hw_list br_hw_lists[];
+extern const size_t br_hw_n_lists;
+/* Free the strings of one record (the fields of r) in item. */
+void br_record_release(const struct br_record *r, void *item);
+/* Append a zeroed element to list l of hw, numeric fields "unknown". */
+void *br_hw_list_add(struct br_hw *hw, const struct br_hw_list *l);
 
 /* Longest string kept from a BMC (serial, name, SEL message, BIOS value):
  * a longer one is cut where it enters (br_hw_strdup). Real ones are far
@@ -171,6 +228,19 @@ const struct br_volume *br_hw_volume_of_drive(const struct br_hw *hw, const char
 struct br_sensor *br_hw_add_sensor(struct br_hw *hw);
 struct br_sel_entry *br_hw_add_sel(struct br_hw *hw);
 void br_hw_add_boot(struct br_hw *hw, const char *entry);
+/* Record an unreadable resource (strings copied, capped); past
+ * BR_HW_UNREADABLE_MAX only unreadable_dropped grows. */
+void br_hw_add_unreadable(struct br_hw *hw, const char *url, long status, const char *reason);
+/* Keep only what names the machine (manufacturer, model, serials, UUID,
+ * BIOS and BMC firmware, the BMC's MAC, the MACs that are not the host's,
+ * unreadable resources): what a node that failed discovery stores, so
+ * tickets and status name it without offering MAAS a partial picture. */
+void br_hw_keep_identity(struct br_hw *hw);
+/* 1 when hw names the machine at all (a serial, model or BMC MAC). */
+int br_hw_has_identity(const struct br_hw *hw);
+/* A MAC's role as the stronger of two views: disabled over the BMC's
+ * links over another System's over host. */
+const char *br_nic_role_stronger(const char *a, const char *b);
 /* 1 when the NIC is a host NIC (role host or unset). */
 int br_nic_is_host(const struct br_nic *nic);
 size_t br_hw_host_nics(const struct br_hw *hw);

@@ -1,5 +1,6 @@
 /* struct br_hw ↔ JSON, field for field (keys are the C field names). */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,145 +35,130 @@ static json_t *num(double v)
 	return isnan(v) || isinf(v) ? json_null() : json_real(v);
 }
 
-static json_t *nic_json(const struct br_nic *n)
+/* One record as an object, by its field table. */
+static json_t *record_json(const struct br_record *r, const void *item)
 {
-	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:b}", "mac", str(n->mac), "name", str(n->name), "source",
-			 str(n->source), "link_status", str(n->link_status), "role",
-			 str(n->role ? n->role : BR_NIC_ROLE_HOST), "permanent", n->permanent);
+	json_t *o = json_object();
+
+	for (size_t i = 0; i < r->n_fields; i++) {
+		const struct br_field *f = &r->fields[i];
+		const char *p = (const char *)item + f->offset;
+		json_t *v = NULL;
+		uint64_t u;
+		double d;
+
+		switch (f->type) {
+		case BR_FT_STR:
+			v = str(*(char *const *)p ? *(char *const *)p : f->dflt);
+			break;
+		case BR_FT_INT:
+			v = count(*(const int *)p);
+			break;
+		case BR_FT_LONG:
+			v = *(const long *)p > 0 ? json_integer(*(const long *)p) : json_null();
+			break;
+		case BR_FT_NUM:
+			memcpy(&d, p, sizeof(d));
+			v = num(d);
+			break;
+		case BR_FT_BOOL:
+			v = json_boolean(*(const int *)p);
+			break;
+		case BR_FT_U64:
+			u = *(const uint64_t *)p;
+			v = json_integer((json_int_t)(u > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)u));
+			break;
+		}
+		json_object_set_new(o, f->name, v);
+	}
+	return o;
 }
 
-static json_t *firmware_json(const struct br_firmware *f)
+/* What a list's table cannot say: a sensor's kind, a volume's members. */
+static void list_extras_json(const struct br_hw_list *l, const void *item, json_t *o)
 {
-	return json_pack("{s:o, s:o, s:o, s:b}", "id", str(f->id), "name", str(f->name), "version",
-			 str(f->version), "updateable", f->updateable);
-}
+	if (!strcmp(l->name, "sensors")) {
+		json_object_set_new(o, "kind",
+				    json_string(br_sensor_kind_name(((const struct br_sensor *)item)->kind)));
+	} else if (!strcmp(l->name, "volumes")) {
+		const struct br_volume *v = item;
+		json_t *members = json_array();
 
-static json_t *pcie_json(const struct br_pcie *p)
-{
-	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "id", str(p->id),
-			 "address", str(p->address), "name", str(p->name), "manufacturer",
-			 str(p->manufacturer), "device_class", str(p->device_class), "slot", str(p->slot),
-			 "serial", str(p->serial), "lanes_in_use", count(p->lanes_in_use), "max_lanes",
-			 count(p->max_lanes), "pcie_type", str(p->pcie_type), "max_pcie_type",
-			 str(p->max_pcie_type), "health", str(p->health));
-}
-
-static json_t *drive_json(const struct br_drive *d)
-{
-	return json_pack(
-	    "{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I}", "id", str(d->id), "name", str(d->name), "serial",
-	    str(d->serial), "model", str(d->model), "protocol", str(d->protocol), "media", str(d->media),
-	    "location", str(d->location), "health", str(d->health), "capacity_bytes",
-	    (json_int_t)(d->capacity_bytes > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)d->capacity_bytes));
-}
-
-static json_t *volume_json(const struct br_volume *v)
-{
-	json_t *members = json_array();
-
-	for (size_t i = 0; i < v->n_drive_ids; i++)
-		json_array_append_new(members, str(v->drive_ids[i]));
-	return json_pack(
-	    "{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:I}", "id", str(v->id), "name", str(v->name),
-	    "controller", str(v->controller), "raid_type", str(v->raid_type), "durable_name",
-	    str(v->durable_name), "durable_name_format", str(v->durable_name_format), "health",
-	    str(v->health), "drives", members, "capacity_bytes",
-	    (json_int_t)(v->capacity_bytes > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v->capacity_bytes));
-}
-
-static json_t *sensor_json(const struct br_sensor *s)
-{
-	return json_pack("{s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "kind",
-			 br_sensor_kind_name(s->kind), "name", str(s->name), "units", str(s->units), "health",
-			 str(s->health), "state", str(s->state), "serial", str(s->serial), "reading",
-			 num(s->reading), "upper_critical", num(s->upper_critical), "lower_critical",
-			 num(s->lower_critical));
-}
-
-static json_t *sel_json(const struct br_sel_entry *e)
-{
-	return json_pack("{s:o, s:o, s:o, s:o, s:o}", "id", str(e->id), "created", str(e->created),
-			 "severity", str(e->severity), "message", str(e->message), "message_id",
-			 str(e->message_id));
+		for (size_t i = 0; i < v->n_drive_ids; i++)
+			json_array_append_new(members, str(v->drive_ids[i]));
+		json_object_set_new(o, "drives", members);
+	}
 }
 
 json_t *br_hw_to_json(const struct br_hw *hw)
 {
-	json_t *doc, *boot = json_array(), *bios = json_object();
-	json_t *nics = json_array(), *fw = json_array(), *pcie = json_array();
-	json_t *drives = json_array(), *sensors = json_array(), *sel = json_array();
-	json_t *volumes = json_array();
+	json_t *doc = record_json(&br_hw_scalars, hw), *boot = json_array(), *bios = json_object();
 
 	for (size_t i = 0; i < hw->n_boot_order; i++)
 		json_array_append_new(boot, str(hw->boot_order[i]));
-	for (size_t i = 0; i < hw->n_nics; i++)
-		json_array_append_new(nics, nic_json(&hw->nics[i]));
+	json_object_set_new(doc, "boot_order", boot);
 	for (size_t i = 0; i < hw->n_bios; i++)
 		if (hw->bios[i].key)
 			json_object_set_new(bios, hw->bios[i].key, str(hw->bios[i].value));
-	for (size_t i = 0; i < hw->n_firmware; i++)
-		json_array_append_new(fw, firmware_json(&hw->firmware[i]));
-	for (size_t i = 0; i < hw->n_pcie; i++)
-		json_array_append_new(pcie, pcie_json(&hw->pcie[i]));
-	for (size_t i = 0; i < hw->n_drives; i++)
-		json_array_append_new(drives, drive_json(&hw->drives[i]));
-	for (size_t i = 0; i < hw->n_volumes; i++)
-		json_array_append_new(volumes, volume_json(&hw->volumes[i]));
-	for (size_t i = 0; i < hw->n_sensors; i++)
-		json_array_append_new(sensors, sensor_json(&hw->sensors[i]));
-	for (size_t i = 0; i < hw->n_sel; i++)
-		json_array_append_new(sel, sel_json(&hw->sel[i]));
-	doc = json_pack(
-	    "{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "source",
-	    str(hw->source), "manufacturer", str(hw->manufacturer), "model", str(hw->model), "system_serial",
-	    str(hw->system_serial), "service_tag", str(hw->service_tag), "uuid", str(hw->uuid),
-	    "bios_version", str(hw->bios_version), "bmc_firmware", str(hw->bmc_firmware), "bmc_mac",
-	    str(hw->bmc_mac), "power_state", str(hw->power_state), "cpu_model", str(hw->cpu_model),
-	    "cpu_count", count(hw->cpu_count), "cpu_max_mhz", count(hw->cpu_max_mhz), "memory_gib",
-	    count(hw->memory_gib), "boot_mode", str(hw->boot_mode), "boot_override_target",
-	    str(hw->boot_override_target), "boot_override_enabled", str(hw->boot_override_enabled));
-	json_object_set_new(doc, "boot_order", boot);
-	json_object_set_new(doc, "nics", nics);
 	json_object_set_new(doc, "bios", bios);
-	json_object_set_new(doc, "firmware", fw);
-	json_object_set_new(doc, "pcie", pcie);
-	json_object_set_new(doc, "drives", drives);
-	json_object_set_new(doc, "volumes", volumes);
-	json_object_set_new(doc, "sensors", sensors);
-	json_object_set_new(doc, "sel", sel);
+	for (size_t l = 0; l < br_hw_n_lists; l++) {
+		const struct br_hw_list *list = &br_hw_lists[l];
+		const char *items = *(char *const *)((const char *)hw + list->items);
+		size_t n = *(const size_t *)((const char *)hw + list->count);
+		json_t *a = json_array();
+
+		for (size_t i = 0; i < n; i++) {
+			json_t *o = record_json(list->record, items + i * list->size);
+
+			list_extras_json(list, items + i * list->size, o);
+			json_array_append_new(a, o);
+		}
+		json_object_set_new(doc, list->name, a);
+	}
+	if (hw->unreadable_dropped)
+		json_object_set_new(doc, "unreadable_dropped",
+				    json_integer((json_int_t)hw->unreadable_dropped));
 	return doc;
 }
 
 /* ---- JSON → struct br_hw ---------------------------------------------- */
 
-static char *get_str(json_t *obj, const char *key)
+static void record_from(const struct br_record *r, void *item, json_t *o)
 {
-	const char *s = json_string_value(json_object_get(obj, key));
+	for (size_t i = 0; i < r->n_fields; i++) {
+		const struct br_field *f = &r->fields[i];
+		char *p = (char *)item + f->offset;
+		json_t *v = json_object_get(o, f->name);
+		double d;
 
-	return s ? br_xstrdup(s) : NULL;
-}
-
-static int get_count(json_t *obj, const char *key)
-{
-	json_t *v = json_object_get(obj, key);
-
-	return json_is_integer(v) ? (int)json_integer_value(v) : -1;
-}
-
-static double get_num(json_t *obj, const char *key)
-{
-	json_t *v = json_object_get(obj, key);
-
-	return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-static int get_bool(json_t *obj, const char *key)
-{
-	return json_is_true(json_object_get(obj, key));
+		switch (f->type) {
+		case BR_FT_STR:
+			*(char **)p = json_is_string(v) ? br_xstrdup(json_string_value(v)) : NULL;
+			break;
+		case BR_FT_INT:
+			*(int *)p = json_is_integer(v) ? (int)json_integer_value(v) : -1;
+			break;
+		case BR_FT_LONG:
+			*(long *)p = json_is_integer(v) ? (long)json_integer_value(v) : 0;
+			break;
+		case BR_FT_NUM:
+			d = json_is_number(v) ? json_number_value(v) : NAN;
+			memcpy(p, &d, sizeof(d));
+			break;
+		case BR_FT_BOOL:
+			*(int *)p = json_is_true(v);
+			break;
+		case BR_FT_U64:
+			*(uint64_t *)p = json_is_integer(v) && json_integer_value(v) > 0
+					     ? (uint64_t)json_integer_value(v)
+					     : 0;
+			break;
+		}
+	}
 }
 
 /* Each array member must be an object; the caller names the field. */
-static int check_array(json_t *doc, const char *key, struct br_err *err)
+static int check_array(json_t *doc, const char *key, int of_objects, struct br_err *err)
 {
 	json_t *a = json_object_get(doc, key);
 	size_t i;
@@ -182,136 +168,52 @@ static int check_array(json_t *doc, const char *key, struct br_err *err)
 		return 0;
 	if (!json_is_array(a))
 		return br_errf(err, BR_E_INVAL, "hw JSON: '%s' is not an array", key);
-	json_array_foreach(a, i, v) if (!json_is_object(v) && strcmp(key, "boot_order")) return br_errf(
+	json_array_foreach(a, i, v) if (of_objects && !json_is_object(v)) return br_errf(
 	    err, BR_E_INVAL, "hw JSON: %s[%zu] is not an object", key, i);
 	return 0;
 }
 
-static void nic_from(struct br_hw *hw, json_t *o)
+static int list_from(struct br_hw *hw, const struct br_hw_list *l, json_t *a, struct br_err *err)
 {
-	struct br_nic *n = br_hw_add_nic(hw);
+	json_t *o, *m;
+	size_t i, k;
 
-	n->mac = get_str(o, "mac");
-	n->name = get_str(o, "name");
-	n->source = get_str(o, "source");
-	n->link_status = get_str(o, "link_status");
-	n->role = get_str(o, "role");
-	n->permanent = get_bool(o, "permanent");
-}
+	json_array_foreach(a, i, o)
+	{
+		const char *kind_name = json_string_value(json_object_get(o, "kind"));
+		enum br_sensor_kind kind = BR_SENSOR_OTHER;
+		void *item;
 
-static void firmware_from(struct br_hw *hw, json_t *o)
-{
-	struct br_firmware *f = br_hw_add_firmware(hw);
-
-	f->id = get_str(o, "id");
-	f->name = get_str(o, "name");
-	f->version = get_str(o, "version");
-	f->updateable = get_bool(o, "updateable");
-}
-
-static void pcie_from(struct br_hw *hw, json_t *o)
-{
-	struct br_pcie *p = br_hw_add_pcie(hw);
-
-	p->id = get_str(o, "id");
-	p->address = get_str(o, "address");
-	p->name = get_str(o, "name");
-	p->manufacturer = get_str(o, "manufacturer");
-	p->device_class = get_str(o, "device_class");
-	p->slot = get_str(o, "slot");
-	p->serial = get_str(o, "serial");
-	p->lanes_in_use = get_count(o, "lanes_in_use");
-	p->max_lanes = get_count(o, "max_lanes");
-	p->pcie_type = get_str(o, "pcie_type");
-	p->max_pcie_type = get_str(o, "max_pcie_type");
-	p->health = get_str(o, "health");
-}
-
-static void drive_from(struct br_hw *hw, json_t *o)
-{
-	struct br_drive *d = br_hw_add_drive(hw);
-	json_int_t capacity = json_integer_value(json_object_get(o, "capacity_bytes"));
-
-	d->id = get_str(o, "id");
-	d->name = get_str(o, "name");
-	d->serial = get_str(o, "serial");
-	d->model = get_str(o, "model");
-	d->protocol = get_str(o, "protocol");
-	d->media = get_str(o, "media");
-	d->location = get_str(o, "location");
-	d->health = get_str(o, "health");
-	d->capacity_bytes = capacity > 0 ? (uint64_t)capacity : 0;
-}
-
-/* Documents stored before volumes were read have no "volumes": none. */
-static void volume_from(struct br_hw *hw, json_t *o)
-{
-	struct br_volume *v = br_hw_add_volume(hw);
-	json_int_t capacity = json_integer_value(json_object_get(o, "capacity_bytes"));
-	json_t *m;
-	size_t i;
-
-	v->id = get_str(o, "id");
-	v->name = get_str(o, "name");
-	v->controller = get_str(o, "controller");
-	v->raid_type = get_str(o, "raid_type");
-	v->durable_name = get_str(o, "durable_name");
-	v->durable_name_format = get_str(o, "durable_name_format");
-	v->health = get_str(o, "health");
-	json_array_foreach(json_object_get(o, "drives"), i, m) if (json_is_string(m))
-	    br_volume_add_drive(v, json_string_value(m));
-	v->capacity_bytes = capacity > 0 ? (uint64_t)capacity : 0;
-}
-
-static int sensor_from(struct br_hw *hw, json_t *o, size_t i, struct br_err *err)
-{
-	const char *kind_name = json_string_value(json_object_get(o, "kind"));
-	enum br_sensor_kind kind;
-	struct br_sensor *s;
-
-	if (!kind_name || br_sensor_kind_parse(kind_name, &kind))
-		return br_errf(err, BR_E_INVAL, "hw JSON: sensors[%zu]: unknown kind '%s'", i,
-			       kind_name ? kind_name : "(none)");
-	s = br_hw_add_sensor(hw);
-	s->kind = kind;
-	s->name = get_str(o, "name");
-	s->units = get_str(o, "units");
-	s->health = get_str(o, "health");
-	s->state = get_str(o, "state");
-	s->serial = get_str(o, "serial");
-	s->reading = get_num(o, "reading");
-	s->upper_critical = get_num(o, "upper_critical");
-	s->lower_critical = get_num(o, "lower_critical");
+		if (!strcmp(l->name, "sensors") && (!kind_name || br_sensor_kind_parse(kind_name, &kind)))
+			return br_errf(err, BR_E_INVAL, "hw JSON: sensors[%zu]: unknown kind '%s'", i,
+				       kind_name ? kind_name : "(none)");
+		item = br_hw_list_add(hw, l);
+		record_from(l->record, item, o);
+		if (!strcmp(l->name, "sensors"))
+			((struct br_sensor *)item)->kind = kind;
+		/* documents stored before volumes were read have none */
+		if (!strcmp(l->name, "volumes"))
+			json_array_foreach(json_object_get(o, "drives"), k, m) if (json_is_string(m))
+			    br_volume_add_drive(item, json_string_value(m));
+	}
 	return 0;
-}
-
-static void sel_from(struct br_hw *hw, json_t *o)
-{
-	struct br_sel_entry *e = br_hw_add_sel(hw);
-
-	e->id = get_str(o, "id");
-	e->created = get_str(o, "created");
-	e->severity = get_str(o, "severity");
-	e->message = get_str(o, "message");
-	e->message_id = get_str(o, "message_id");
 }
 
 static int arrays_from(struct br_hw *hw, json_t *doc, struct br_err *err)
 {
-	static const char *const arrays[] = { "boot_order", "nics",    "firmware", "pcie",
-					      "drives",	    "sensors", "sel",	   "volumes" };
 	json_t *bios = json_object_get(doc, "bios"), *v;
 	const char *key;
 	size_t i;
 
-	for (i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
-		if (check_array(doc, arrays[i], err))
+	if (check_array(doc, "boot_order", 0, err))
+		return BR_E_INVAL;
+	for (i = 0; i < br_hw_n_lists; i++)
+		if (check_array(doc, br_hw_lists[i].name, 1, err))
 			return BR_E_INVAL;
 	if (bios && !json_is_object(bios))
 		return br_errf(err, BR_E_INVAL, "hw JSON: 'bios' is not an object");
 	json_array_foreach(json_object_get(doc, "boot_order"), i, v) if (json_is_string(v))
 	    br_hw_add_boot(hw, json_string_value(v));
-	json_array_foreach(json_object_get(doc, "nics"), i, v) nic_from(hw, v);
 	json_object_foreach(bios, key, v)
 	{
 		struct br_kv *kv = br_hw_add_bios(hw);
@@ -319,13 +221,12 @@ static int arrays_from(struct br_hw *hw, json_t *doc, struct br_err *err)
 		kv->key = br_xstrdup(key);
 		kv->value = json_is_string(v) ? br_xstrdup(json_string_value(v)) : NULL;
 	}
-	json_array_foreach(json_object_get(doc, "firmware"), i, v) firmware_from(hw, v);
-	json_array_foreach(json_object_get(doc, "pcie"), i, v) pcie_from(hw, v);
-	json_array_foreach(json_object_get(doc, "drives"), i, v) drive_from(hw, v);
-	json_array_foreach(json_object_get(doc, "volumes"), i, v) volume_from(hw, v);
-	json_array_foreach(json_object_get(doc, "sensors"), i,
-			   v) if (sensor_from(hw, v, i, err)) return BR_E_INVAL;
-	json_array_foreach(json_object_get(doc, "sel"), i, v) sel_from(hw, v);
+	for (i = 0; i < br_hw_n_lists; i++)
+		if (list_from(hw, &br_hw_lists[i], json_object_get(doc, br_hw_lists[i].name), err))
+			return BR_E_INVAL;
+	v = json_object_get(doc, "unreadable_dropped");
+	hw->unreadable_dropped =
+	    json_is_integer(v) && json_integer_value(v) > 0 ? (size_t)json_integer_value(v) : 0;
 	return 0;
 }
 
@@ -336,23 +237,7 @@ int br_hw_from_json(json_t *doc, struct br_hw *ret_hw, struct br_err *err)
 	if (!json_is_object(doc))
 		return br_errf(err, BR_E_INVAL, "hw JSON: not an object");
 	br_hw_init(&hw);
-	hw.source = get_str(doc, "source");
-	hw.manufacturer = get_str(doc, "manufacturer");
-	hw.model = get_str(doc, "model");
-	hw.system_serial = get_str(doc, "system_serial");
-	hw.service_tag = get_str(doc, "service_tag");
-	hw.uuid = get_str(doc, "uuid");
-	hw.bios_version = get_str(doc, "bios_version");
-	hw.bmc_firmware = get_str(doc, "bmc_firmware");
-	hw.bmc_mac = get_str(doc, "bmc_mac");
-	hw.power_state = get_str(doc, "power_state");
-	hw.cpu_model = get_str(doc, "cpu_model");
-	hw.cpu_count = get_count(doc, "cpu_count");
-	hw.cpu_max_mhz = get_count(doc, "cpu_max_mhz");
-	hw.memory_gib = get_count(doc, "memory_gib");
-	hw.boot_mode = get_str(doc, "boot_mode");
-	hw.boot_override_target = get_str(doc, "boot_override_target");
-	hw.boot_override_enabled = get_str(doc, "boot_override_enabled");
+	record_from(&br_hw_scalars, &hw, doc);
 	if (arrays_from(&hw, doc, err)) {
 		br_hw_release(&hw);
 		return BR_E_INVAL;

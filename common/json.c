@@ -60,6 +60,28 @@ json_t *br_json_parse(const char *data, size_t len, size_t max, struct br_err *e
 	return doc;
 }
 
+json_t *br_json_parse_bounded(const char *data, size_t len, size_t max_bytes, size_t max_values,
+			      struct br_err *err)
+{
+	struct br_json_shape shape;
+
+	if (max_bytes && len > max_bytes) {
+		br_errf(err, BR_E_TOOBIG, "JSON document of %zu bytes exceeds the %zu-byte cap", len,
+			max_bytes);
+		return NULL;
+	}
+	br_json_shape(data, len, NULL, &shape);
+	if (shape.values > max_values) {
+		br_errf(err, BR_E_TOOBIG, "JSON document holds more than %zu values", max_values);
+		return NULL;
+	}
+	if (shape.depth > BR_JSON_DEPTH_MAX) {
+		br_errf(err, BR_E_TOOBIG, "JSON nested deeper than %d levels", BR_JSON_DEPTH_MAX);
+		return NULL;
+	}
+	return br_json_parse(data, len, max_bytes, err);
+}
+
 /* The scan's place in the top-level object's key of interest. */
 enum shape_key { KEY_NONE, KEY_NAMED, KEY_ARRAY };
 

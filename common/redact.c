@@ -11,24 +11,93 @@
 
 #include "common.h"
 
+/*
+ * The table grows with the secrets (a password per BMC of a rack of any size,
+ * and its encodings): nothing registered is ever dropped. Each secret is
+ * counted, so one that is registered again and removed once (a MAAS key
+ * parsed twice) stays. To keep redaction linear in the text whatever the
+ * table holds, secrets are chained by their first two bytes: a position is
+ * compared only with the secrets that start as it does.
+ */
+struct secret {
+	char *text;
+	size_t len;
+	unsigned refs;
+	size_t next; /* index + 1 of the next secret of this bucket, 0 ends */
+};
+
+#define BUCKETS 65536
+
 static struct {
-	char *items[BR_REDACT_SECRETS_MAX];
-	size_t n;
+	struct secret *items;
+	size_t n, cap;
+	size_t *head; /* BUCKETS heads, index + 1, 0 empty */
 } secrets;
+
+static unsigned bucket_of(const char *s)
+{
+	return (unsigned)(unsigned char)s[0] << 8 | (unsigned char)s[1];
+}
+
+static struct secret *find(const char *s)
+{
+	if (!secrets.head)
+		return NULL;
+	for (size_t i = secrets.head[bucket_of(s)]; i; i = secrets.items[i - 1].next)
+		if (!strcmp(secrets.items[i - 1].text, s))
+			return &secrets.items[i - 1];
+	return NULL;
+}
 
 static void add_one(const char *s)
 {
-	if (strlen(s) < BR_REDACT_MIN || secrets.n == BR_REDACT_SECRETS_MAX)
+	struct secret *e;
+	unsigned b;
+
+	if (strlen(s) < BR_REDACT_MIN)
 		return;
-	for (size_t i = 0; i < secrets.n; i++)
-		if (!strcmp(secrets.items[i], s))
-			return;
-	secrets.items[secrets.n++] = br_xstrdup(s);
+	e = find(s);
+	if (e) {
+		e->refs++;
+		return;
+	}
+	if (!secrets.head)
+		secrets.head = br_xcalloc(BUCKETS, sizeof(*secrets.head));
+	if (secrets.n == secrets.cap) {
+		secrets.cap = secrets.cap ? 2 * secrets.cap : 64;
+		secrets.items = br_xrealloc(secrets.items, secrets.cap * sizeof(*secrets.items));
+	}
+	b = bucket_of(s);
+	secrets.items[secrets.n] =
+	    (struct secret){ .text = br_xstrdup(s), .len = strlen(s), .refs = 1, .next = secrets.head[b] };
+	secrets.head[b] = ++secrets.n;
+}
+
+/* One reference fewer; the last one takes the secret out of the table (the
+ * last item moves into its slot, and the chains are relinked). */
+static void remove_one(const char *s)
+{
+	struct secret *e = strlen(s) >= BR_REDACT_MIN ? find(s) : NULL;
+	size_t at;
+
+	if (!e || --e->refs)
+		return;
+	at = (size_t)(e - secrets.items);
+	br_secret_free(e->text);
+	secrets.items[at] = secrets.items[--secrets.n];
+	/* Rebuild the chains: removal is rare (a key released), lookups are not. */
+	memset(secrets.head, 0, BUCKETS * sizeof(*secrets.head));
+	for (size_t i = 0; i < secrets.n; i++) {
+		unsigned b = bucket_of(secrets.items[i].text);
+
+		secrets.items[i].next = secrets.head[b];
+		secrets.head[b] = i + 1;
+	}
 }
 
 /* The secret as a form or a URL carries it: unreserved characters kept,
  * every other byte as %XX (upper and lower case hex both seen). */
-static void add_percent_encoded(const char *s, int upper)
+static void percent_encoded(const char *s, int upper, void (*apply)(const char *))
 {
 	const char *hex = upper ? "0123456789ABCDEF" : "0123456789abcdef";
 	struct br_buf b;
@@ -44,7 +113,7 @@ static void add_percent_encoded(const char *s, int upper)
 			br_buf_add(&b, enc, 3);
 		}
 	}
-	add_one(br_buf_str(&b));
+	apply(br_buf_str(&b));
 	br_buf_release(&b);
 }
 
@@ -53,8 +122,17 @@ void br_redact_add(const char *secret)
 	if (!secret || !*secret)
 		return;
 	add_one(secret);
-	add_percent_encoded(secret, 1);
-	add_percent_encoded(secret, 0);
+	percent_encoded(secret, 1, add_one);
+	percent_encoded(secret, 0, add_one);
+}
+
+void br_redact_remove(const char *secret)
+{
+	if (!secret || !*secret)
+		return;
+	remove_one(secret);
+	percent_encoded(secret, 1, remove_one);
+	percent_encoded(secret, 0, remove_one);
 }
 
 /* Longest registered secret at s, or 0. */
@@ -62,21 +140,28 @@ static size_t match_at(const char *s)
 {
 	size_t best = 0;
 
-	for (size_t i = 0; i < secrets.n; i++) {
-		size_t len = strlen(secrets.items[i]);
+	if (!secrets.n || !s[0] || !s[1])
+		return 0;
+	for (size_t i = secrets.head[bucket_of(s)]; i; i = secrets.items[i - 1].next) {
+		const struct secret *e = &secrets.items[i - 1];
 
-		if (len > best && !strncmp(s, secrets.items[i], len))
-			best = len;
+		if (e->len > best && !strncmp(s, e->text, e->len))
+			best = e->len;
 	}
 	return best;
 }
 
 int br_redact_needed(const char *text)
 {
-	for (size_t i = 0; text && i < secrets.n; i++)
-		if (strstr(text, secrets.items[i]))
+	for (const char *p = text; p && secrets.n && *p; p++)
+		if (match_at(p))
 			return 1;
 	return 0;
+}
+
+size_t br_redact_count(void)
+{
+	return secrets.n;
 }
 
 char *br_redact(const char *text)

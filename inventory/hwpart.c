@@ -103,6 +103,11 @@ int inv_load_hw_firmware(struct inv *inv, const char *hostname, struct br_hw *hw
 	return load_part(inv, hostname, "source", "firmware", hw, err);
 }
 
+int inv_load_hw_nics(struct inv *inv, const char *hostname, struct br_hw *hw, struct br_err *err)
+{
+	return load_part(inv, hostname, "nics", "unreadable", hw, err);
+}
+
 /* ---- the facts' source alone ---------------------------------------------- */
 
 /* nodes.hw_source is written in the same transaction as the facts document

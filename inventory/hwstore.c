@@ -137,7 +137,8 @@ static char *serial_mismatch(const struct br_hw *hw, const char *bmc, const char
  * too, and move the node to `to`, or to failed when its serial is another
  * machine's or it lost a claim (BR_E_EXISTS with the reason in err). */
 static int settle_state(struct inv *inv, int64_t id, const char *hostname, const struct br_hw *hw,
-			enum inv_state from, enum inv_state to, const char *reason, struct br_err *err)
+			enum inv_state from, enum inv_state to, enum br_fail_kind kind, const char *reason,
+			struct br_err *err)
 {
 	char *bmc, *expected, *lost = NULL, *note = NULL;
 	int rc;
@@ -158,10 +159,10 @@ static int settle_state(struct inv *inv, int64_t id, const char *hostname, const
 	} else if (!rc && note) {
 		char *full = br_xasprintf("%s%s", reason ? reason : "", note);
 
-		rc = inv_transition(inv, id, from, to, full, err);
+		rc = inv_transition_kind(inv, id, from, to, kind, full, err);
 		free(full);
 	} else if (!rc) {
-		rc = inv_transition(inv, id, from, to, reason, err);
+		rc = inv_transition_kind(inv, id, from, to, kind, reason, err);
 	}
 out:
 	if (rc == BR_E_EXISTS)
@@ -175,6 +176,12 @@ out:
 
 int inv_store_hw(struct inv *inv, const char *hostname, const struct br_hw *hw, enum inv_state read,
 		 enum inv_state to, const char *reason, struct br_err *err)
+{
+	return inv_store_hw_kind(inv, hostname, hw, read, to, BR_FAIL_NONE, reason, err);
+}
+
+int inv_store_hw_kind(struct inv *inv, const char *hostname, const struct br_hw *hw, enum inv_state read,
+		      enum inv_state to, enum br_fail_kind kind, const char *reason, struct br_err *err)
 {
 	json_t *doc = br_hw_to_json(hw);
 	/* Encoded before the transaction: the write lock is held only for
@@ -210,7 +217,7 @@ int inv_store_hw(struct inv *inv, const char *hostname, const struct br_hw *hw, 
 	if (!rc)
 		rc = put_facts(inv, id, facts, err);
 	if (!rc)
-		rc = settle_state(inv, id, hostname, hw, from, to, reason, err);
+		rc = settle_state(inv, id, hostname, hw, from, to, kind, reason, err);
 	/* A lost MAC claim or another machine's serial is stored too: the
 	 * node's facts and its claim are the evidence the next run judges by. */
 	if (!rc || rc == BR_E_EXISTS) {

@@ -15,7 +15,7 @@
 
 #include "common.h"
 
-#define INV_SCHEMA_VERSION 13
+#define INV_SCHEMA_VERSION 14
 #define INV_BUSY_TIMEOUT_MS 10000
 /* Longest reason kept with a node or an event; a longer one is cut
  * (br_xstrdup_capped). Reasons carry text from BMCs and MAAS. */
@@ -73,6 +73,7 @@ struct inv_manifest_row {
 	const char *notes;	      /* may be NULL */
 	int line;		      /* in the manifest, for messages; 0 if unknown */
 	const char *expected_serial;  /* the manifest's serial: system serial or service tag; may be NULL */
+	const char *bmc_system; /* the manifest's system: which Redfish System is this host; may be NULL */
 };
 
 struct inv_import_stats {
@@ -92,6 +93,7 @@ struct inv_node {
 	char *hostname, *rack, *bmc, *bmc_user, *bmc_password_ref, *bmc_type, *profile;
 	char *boot_disk_serial, *notes;
 	char *expected_serial; /* the manifest's serial column; NULL when it has none */
+	char *bmc_system;      /* the manifest's system column (Id or @odata.id); NULL when it has none */
 	int unit;
 	enum inv_state state;
 	char *reason;
@@ -146,6 +148,11 @@ int inv_node_unretire(struct inv *inv, const char *hostname, const char *reason,
  * BR_E_EXISTS returns with that reason in err. */
 int inv_store_hw(struct inv *inv, const char *hostname, const struct br_hw *hw, enum inv_state from,
 		 enum inv_state to, const char *reason, struct br_err *err);
+/* inv_store_hw with the failure kind a move to failed records: a node
+ * whose discovery failed keeps what names the machine (its serial, model,
+ * BMC MAC) for tickets and status, failed as kind. */
+int inv_store_hw_kind(struct inv *inv, const char *hostname, const struct br_hw *hw, enum inv_state from,
+		      enum inv_state to, enum br_fail_kind kind, const char *reason, struct br_err *err);
 
 /* Per-node leases: a stage holds the nodes it works so that two stages
  * (two operators, or configure beside enlist) never work one node at once.
@@ -199,6 +206,9 @@ int inv_load_hw(struct inv *inv, const char *hostname, struct br_hw *hw, struct 
  * source and firmware inventory (what configure judges). */
 int inv_load_hw_disks(struct inv *inv, const char *hostname, struct br_hw *hw, struct br_err *err);
 int inv_load_hw_firmware(struct inv *inv, const char *hostname, struct br_hw *hw, struct br_err *err);
+/* Every MAC with its role and source, and the resources the BMC could not
+ * give (what status shows beside the host MACs). */
+int inv_load_hw_nics(struct inv *inv, const char *hostname, struct br_hw *hw, struct br_err *err);
 /* Where the node's stored facts came from ("redfish", "ipmi"; *ret_source
  * NULL when none are stored; caller frees), without reading the document:
  * what a stage needs to pick the protocol before its workers start. */
@@ -381,5 +391,37 @@ int inv_tickets_list(struct inv *inv, int include_closed, struct inv_ticket **re
 		     struct br_err *err);
 /* Record that the ticket's version reached the webhook. */
 int inv_ticket_posted(struct inv *inv, int64_t id, int64_t version, struct br_err *err);
+
+/* ---- fork.c: the inventory across a worker pool's fork (common/pool.h) --- */
+
+/* SQLite must not see a connection cross fork(): the caller's connection is
+ * closed before the workers start and opened again once they run, and each
+ * worker opens its own, which never checkpoints (an fsync on a worker's
+ * loop held its BMCs). The parent checkpoints instead, each time
+ * INV_FORK_CHECKPOINT_TARGETS more targets have reported and once all
+ * have (every store is committed then), while the workers end, so the
+ * caller's last close has little left to copy. With one worker the work
+ * runs on the caller's connection, which checkpoints as it always does. */
+
+/* ~31 KB of facts a target from discovery: ~4 MB of log, as often as
+ * SQLite's own 1000 pages would. Left to the end, a 512-node discovery's
+ * whole 16 MB would be copied while the last logouts are out, and past
+ * them on a slow disk. */
+#define INV_FORK_CHECKPOINT_TARGETS 128
+
+struct br_pool_fork_hooks;
+
+struct inv_fork {
+	struct inv **inv; /* the caller's connection (borrowed); may change */
+	char *path;	  /* its file, kept across the fork */
+};
+/* Set up f for the caller's *inv (open). */
+void inv_fork_init(struct inv_fork *f, struct inv **inv);
+void inv_fork_release(struct inv_fork *f);
+/* The pool hooks doing the above, ctx f (borrowed for the pool's run): a
+ * worker's data (br_pool_worker_data) is its connection, the caller's
+ * with one worker. A failed reopen here stops the run and leaves *inv
+ * NULL. */
+void inv_fork_hooks(struct inv_fork *f, struct br_pool_fork_hooks *ret_hooks);
 
 #endif

@@ -38,11 +38,12 @@ enum {
 	MF_BOOTDISK,
 	MF_NOTES,
 	MF_SERIAL,
+	MF_SYSTEM,
 	MF_COUNT
 };
 static const char *const mf_names[MF_COUNT] = {
-	"rack",	 "unit",   "bmc", "bmc_user", "bmc_password", "profile", "bmc_type", "boot_disk_serial",
-	"notes", "serial",
+	"rack",	 "unit",   "bmc",    "bmc_user", "bmc_password", "profile", "bmc_type", "boot_disk_serial",
+	"notes", "serial", "system",
 };
 
 static void row_values(const struct inv_manifest_row *r, char unit[16], const char *v[MF_COUNT])
@@ -58,6 +59,7 @@ static void row_values(const struct inv_manifest_row *r, char unit[16], const ch
 	v[MF_BOOTDISK] = r->boot_disk_serial && *r->boot_disk_serial ? r->boot_disk_serial : NULL;
 	v[MF_NOTES] = r->notes && *r->notes ? r->notes : NULL;
 	v[MF_SERIAL] = r->expected_serial && *r->expected_serial ? r->expected_serial : NULL;
+	v[MF_SYSTEM] = r->bmc_system && *r->bmc_system ? r->bmc_system : NULL;
 }
 
 static int same(const char *a, const char *b)
@@ -126,10 +128,11 @@ static int import_one(struct inv *inv, const struct inv_manifest_row *r, const c
 	rc = check_bmc_owner(inv, r, source, err);
 	if (rc)
 		goto out;
-	rc = inv_prepare(inv,
-			 "SELECT id, state, rack, unit, bmc, bmc_user, bmc_password_ref, profile, bmc_type,"
-			 " boot_disk_serial, notes, expected_serial FROM nodes WHERE hostname = ?",
-			 &cur, err);
+	rc =
+	    inv_prepare(inv,
+			"SELECT id, state, rack, unit, bmc, bmc_user, bmc_password_ref, profile, bmc_type,"
+			" boot_disk_serial, notes, expected_serial, bmc_system FROM nodes WHERE hostname = ?",
+			&cur, err);
 	if (rc)
 		goto out;
 	inv_bind_text(cur, 1, r->hostname);
@@ -138,8 +141,8 @@ static int import_one(struct inv *inv, const struct inv_manifest_row *r, const c
 		rc = inv_prepare(
 		    inv,
 		    "INSERT INTO nodes(hostname, rack, unit, bmc, bmc_user, bmc_password_ref, profile,"
-		    " bmc_type, boot_disk_serial, notes, expected_serial, state)"
-		    " VALUES (?,?,?,?,?,?,?,?,?,?,?,'new')",
+		    " bmc_type, boot_disk_serial, notes, expected_serial, bmc_system, state)"
+		    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,'new')",
 		    &st, err);
 		if (rc)
 			goto out;
@@ -169,7 +172,7 @@ static int import_one(struct inv *inv, const struct inv_manifest_row *r, const c
 	}
 	rc = inv_prepare(inv,
 			 "UPDATE nodes SET rack=?, unit=?, bmc=?, bmc_user=?, bmc_password_ref=?, profile=?,"
-			 " bmc_type=?, boot_disk_serial=?, notes=?, expected_serial=?,"
+			 " bmc_type=?, boot_disk_serial=?, notes=?, expected_serial=?, bmc_system=?,"
 			 " updated_at=strftime('%Y-%m-%dT%H:%M:%fZ','now')"
 			 " WHERE id=?",
 			 &st, err);
@@ -231,7 +234,7 @@ int inv_import(struct inv *inv, const struct inv_manifest_row *rows, size_t n, c
 #define NODE_COLS                                                                                            \
 	"id, hostname, rack, unit, bmc, bmc_user, bmc_password_ref, bmc_type, profile, boot_disk_serial,"    \
 	" notes, state, reason, system_serial, service_tag, model, bios_version, bmc_firmware, power_state," \
-	" maas_system_id, ip, created_at, updated_at, failure_kind, attempts, expected_serial"
+	" maas_system_id, ip, created_at, updated_at, failure_kind, attempts, expected_serial, bmc_system"
 
 static void node_from_row(sqlite3_stmt *st, struct inv_node *n)
 {
@@ -266,6 +269,7 @@ static void node_from_row(sqlite3_stmt *st, struct inv_node *n)
 		n->failure_kind = BR_FAIL_STAGE;
 	n->attempts = sqlite3_column_int(st, 24);
 	n->expected_serial = inv_col_dup(st, 25);
+	n->bmc_system = inv_col_dup(st, 26);
 }
 
 void inv_node_release(struct inv_node *n)
@@ -282,6 +286,7 @@ void inv_node_release(struct inv_node *n)
 	free(n->boot_disk_serial);
 	free(n->notes);
 	free(n->expected_serial);
+	free(n->bmc_system);
 	free(n->reason);
 	free(n->system_serial);
 	free(n->service_tag);

@@ -297,6 +297,12 @@ static const char *const migrations[] = {
 	 * and a ticket names it when the BMC never answered. NULL: the
 	 * manifest gives none (nodes imported before keep NULL). */
 	"ALTER TABLE nodes ADD COLUMN expected_serial TEXT;",
+
+	/* 14: the manifest's system column: which Redfish System of the BMC
+	 * is this host, where one BMC manages several (an Id or an
+	 * @odata.id); discover takes only that System's facts. NULL: the BMC
+	 * shows one host. */
+	"ALTER TABLE nodes ADD COLUMN bmc_system TEXT;",
 };
 
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == INV_SCHEMA_VERSION,

@@ -42,6 +42,10 @@ const char *maas_status_name(int status)
 
 void maas_key_release(struct maas_key *key)
 {
+	/* Registered by maas_key_parse: a key released is no longer sent. */
+	br_redact_remove(key->consumer_key);
+	br_redact_remove(key->token_key);
+	br_redact_remove(key->token_secret);
 	free(key->consumer_key);
 	free(key->token_key);
 	br_secret_free(key->token_secret);

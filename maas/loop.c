@@ -108,9 +108,11 @@ static void on_done(struct br_http_req *hr)
 		return;
 	}
 	if (hr->body.len && (hr->body.data[0] == '{' || hr->body.data[0] == '[')) {
-		json = br_json_parse(hr->body.data, hr->body.len, MAAS_BODY_MAX, &err);
+		json = br_json_parse_bounded(hr->body.data, hr->body.len, MAAS_BODY_MAX, MAAS_JSON_VALUES_MAX,
+					     &err);
 		if (!json) {
-			br_err_prefix(&err, "MAAS %s: answer is not JSON", what);
+			br_err_prefix(&err, "MAAS %s: %s", what,
+				      err.code == BR_E_TOOBIG ? "answer refused" : "answer is not JSON");
 			deliver(r, BR_E_PROTO, status, NULL, &err);
 			return;
 		}

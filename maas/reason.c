@@ -4,23 +4,29 @@
 
 #include "maas_private.h"
 
-/* Plain text on one line, capped: MAAS sometimes answers an HTML page. */
+/* Plain text on one line, capped: MAAS sometimes answers an HTML page. The
+ * text is redacted before it is cut, so that a secret the server echoed
+ * cannot leave its first characters at the cut. */
 static void add_text(struct br_buf *out, const char *s, size_t len)
 {
-	size_t start = out->len;
+	char *line, *clean;
+	size_t n;
 
 	while (len && (*s == ' ' || *s == '\n' || *s == '\r' || *s == '\t'))
 		s++, len--;
 	while (len && (s[len - 1] == ' ' || s[len - 1] == '\n' || s[len - 1] == '\r' || s[len - 1] == '\t'))
 		len--;
-	for (size_t i = 0; i < len && out->len - start < MAAS_REASON_MAX; i++) {
-		char c = s[i] == '\n' || s[i] == '\r' || s[i] == '\t' ? ' ' : s[i];
-
-		if (br_buf_add(out, &c, 1))
-			return;
-	}
-	if (len > MAAS_REASON_MAX)
+	line = br_xstrndup(s, len);
+	for (char *p = line; *p; p++)
+		if (*p == '\n' || *p == '\r' || *p == '\t')
+			*p = ' ';
+	clean = br_redact(line);
+	n = strlen(clean);
+	br_buf_add(out, clean, n < MAAS_REASON_MAX ? n : MAAS_REASON_MAX);
+	if (n > MAAS_REASON_MAX)
 		br_buf_adds(out, "...");
+	free(clean);
+	free(line);
 }
 
 /* {"field": ["msg", ...], "__all__": [...]} as "field: msg msg; msg". */
@@ -83,13 +89,13 @@ int maas_error_from_response(long status, const char *body, size_t len, const ch
 	}
 	br_buf_init(&text, 4 * MAAS_REASON_MAX);
 	if (body && len && (body[0] == '{'))
-		doc = br_json_parse(body, len, MAAS_BODY_MAX, NULL);
+		doc = br_json_parse_bounded(body, len, MAAS_BODY_MAX, MAAS_JSON_VALUES_MAX, NULL);
 	if (json_is_object(doc))
 		add_fields(&text, doc);
 	else if (body)
 		add_text(&text, body, len);
 	json_decref(doc);
-	if (br_redact_needed(br_buf_str(&text))) { /* a server that echoes the request */
+	if (br_redact_needed(br_buf_str(&text))) { /* a field name that echoes the request */
 		char *clean = br_redact(br_buf_str(&text));
 
 		br_buf_reset(&text);

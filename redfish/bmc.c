@@ -106,7 +106,7 @@ static int too_costly(const struct rf_req *req, struct br_err *perr)
 	return 0;
 }
 
-json_t *rf_req_json(struct rf_req *req)
+json_t *rf_req_parse(struct rf_req *req, struct br_err *err)
 {
 	struct br_err perr;
 	json_t *doc = too_costly(req, &perr)
@@ -120,8 +120,19 @@ json_t *rf_req_json(struct rf_req *req)
 	}
 	if (!doc) {
 		br_err_prefix(&perr, "GET %s", req->url);
-		rf_bmc_fail(req->bmc, &perr);
+		if (err)
+			*err = perr;
 	}
+	return doc;
+}
+
+json_t *rf_req_json(struct rf_req *req)
+{
+	struct br_err perr;
+	json_t *doc = rf_req_parse(req, &perr);
+
+	if (!doc)
+		rf_bmc_fail(req->bmc, &perr);
 	return doc;
 }
 
@@ -201,6 +212,8 @@ void rf_bmc_release(struct rf_bmc *bmc)
 	rf_urlset_release(&bmc->seen);
 	json_decref(bmc->root);
 	bmc->root = NULL;
+	json_decref(bmc->systems);
+	bmc->systems = NULL;
 	json_decref(bmc->pcie_hints);
 	bmc->pcie_hints = NULL;
 	free(bmc->expand);

@@ -14,9 +14,25 @@ static void report(struct rf_bmc *bmc)
 {
 	struct rf_http *h = bmc->http;
 
+	/* A node that failed keeps what names the machine (tickets and
+	 * status need it), never a partial set of host MACs. */
+	if (bmc->failed)
+		br_hw_keep_identity(&bmc->hw);
+
 	h->done(bmc->target, bmc->failed ? bmc->err.code : 0, &bmc->hw, bmc->failed ? &bmc->err : NULL,
 		h->done_ctx);
 	br_hw_release(&bmc->hw);
+}
+
+static const char *role_words(const char *role)
+{
+	if (!strcmp(role, BR_NIC_ROLE_BMC_USB))
+		return "the BMC's USB link";
+	if (!strcmp(role, BR_NIC_ROLE_DISABLED))
+		return "disabled";
+	if (!strcmp(role, BR_NIC_ROLE_OTHER_SYSTEM))
+		return "another System's";
+	return role;
 }
 
 /* What the BMC did show where host MACs live, for a node without one. */
@@ -37,9 +53,16 @@ static void no_host_mac(struct rf_bmc *bmc)
 	for (size_t i = 0; i < sizeof(views) / sizeof(views[0]); i++)
 		br_buf_addf(&b, "%s %d %s", i ? "," : "", bmc->shown[views[i].kind], views[i].name);
 	br_buf_adds(&b, ", none with a host MAC");
-	for (size_t i = 0; i < bmc->hw.n_nics; i++)
-		br_buf_addf(&b, "; %s %s is the BMC's USB link",
-			    bmc->hw.nics[i].name ? bmc->hw.nics[i].name : "?", bmc->hw.nics[i].mac);
+	for (size_t i = 0; i < bmc->hw.n_nics; i++) {
+		const struct br_nic *n = &bmc->hw.nics[i];
+
+		if (!strcmp(n->role, BR_NIC_ROLE_BMC))
+			continue; /* the BMC's own port: no host MAC was expected there */
+		br_buf_addf(&b, "; %s %s is %s", n->name ? n->name : "?", n->mac, role_words(n->role));
+	}
+	/* the views that might have held one but could not be read */
+	for (size_t i = 0; i < bmc->hw.n_unreadable; i++)
+		br_buf_addf(&b, "; unreadable: %s", bmc->hw.unreadable[i].reason);
 	rf_bmc_failf(bmc, RF_E_NO_HOST_MAC, "%s", br_buf_str(&b));
 	br_buf_release(&b);
 }
@@ -47,6 +70,9 @@ static void no_host_mac(struct rf_bmc *bmc)
 static void on_idle(struct rf_bmc *bmc)
 {
 	rf_pcie_hints_merge(bmc);
+	rf_macs_settle(&bmc->hw);
+	if (!bmc->failed && bmc->host_failed)
+		rf_bmc_fail(bmc, &bmc->host_error);
 	/* enlist cannot register a machine without its PXE MAC */
 	if (!bmc->failed && !br_hw_host_nics(&bmc->hw))
 		no_host_mac(bmc);

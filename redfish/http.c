@@ -236,7 +236,7 @@ static int classify(struct rf_req *req, int *ret_retry, long *ret_hint_ms, struc
 		return 0;
 	mid = rf_error_message_id(r->body.data, r->body.len);
 	*ret_retry = (r->status >= 500 && r->status != 501) || r->status == 429;
-	if (mid && rf_vendor_retry_hint(mid, ret_hint_ms))
+	if (mid && rf_retry_hint(mid, ret_hint_ms))
 		*ret_retry = 1;
 	free(mid);
 	/* iDRAC's RAC0218 comes as a 503, but no slot frees up in seconds:

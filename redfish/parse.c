@@ -83,6 +83,10 @@ int rf_add_mac_role(struct br_hw *hw, const char *mac, const char *name, const c
 		nic->permanent |= permanent;
 		if (!nic->link_status)
 			nic->link_status = br_hw_strdup(link_status);
+		if (role && br_nic_role_stronger(nic->role, role) != nic->role) {
+			free(nic->role);
+			nic->role = br_hw_strdup(role);
+		}
 		/* Views arrive in any order: the standard resource's name and
 		 * source win over a boot entry's, whichever came first. */
 		if (source_rank(source) > source_rank(nic->source)) {
@@ -212,10 +216,37 @@ void rf_parse_ethernet_interface(struct br_hw *hw, json_t *doc)
 		     rf_eth_is_bmc_usb(doc) ? BR_NIC_ROLE_BMC_USB : BR_NIC_ROLE_HOST);
 }
 
+int rf_ndf_is_disabled(json_t *doc)
+{
+	/* A NIC partition (NPAR) or function switched off: iDRAC and bmcweb
+	 * keep listing it, with its MAC, as NetDevFuncType "Disabled" or
+	 * DeviceEnabled false (DSP0268 NetworkDeviceFunction). MAAS would
+	 * create an interface for each; a 4-port card came out with 18. */
+	const char *type = br_json_str(doc, "NetDevFuncType");
+	json_t *caps = json_object_get(doc, "NetDevFuncCapabilities"), *c;
+	size_t i;
+
+	if (json_is_false(json_object_get(doc, "DeviceEnabled")))
+		return 1;
+	if (!type || strcmp(type, "Disabled"))
+		return 0;
+	/* iDRAC gives a port it cannot set a personality on (a Mellanox
+	 * ConnectX or BlueField: an R750's capture,
+	 * tests/fixtures/redfish/dell/libredfish/ndf_slot_5_1.json) type
+	 * "Disabled" with "Disabled" its only capability, though the port is
+	 * the host's and PXE-boots. Switched off is a function that could be
+	 * something else. */
+	if (!json_is_array(caps))
+		return 1;
+	json_array_foreach(caps, i,
+			   c) if (json_is_string(c) && strcmp(json_string_value(c), "Disabled")) return 1;
+	return 0;
+}
+
 void rf_parse_network_device_function(struct br_hw *hw, json_t *doc)
 {
 	add_mac_pair(hw, br_json_path(doc, "Ethernet"), id_or_name(doc), "NetworkDeviceFunctions", NULL,
-		     BR_NIC_ROLE_HOST);
+		     rf_ndf_is_disabled(doc) ? BR_NIC_ROLE_DISABLED : BR_NIC_ROLE_HOST);
 }
 
 /* The 12 hex digits after marker in s (UEFI's MAC() device path node,
@@ -251,9 +282,58 @@ void rf_parse_boot_option(struct br_hw *hw, json_t *doc)
 
 	for (size_t i = 0; i < sizeof(where) / sizeof(where[0]); i++)
 		if (!mac_after(br_json_str(doc, where[i][0]), where[i][1], mac)) {
-			rf_add_mac_role(hw, mac, id_or_name(doc), "BootOptions", 0, NULL, BR_NIC_ROLE_HOST);
+			rf_add_mac_role(hw, mac, id_or_name(doc), "BootOptions", 0, NULL,
+					rf_boot_path_is_usb(doc) ? BR_NIC_ROLE_BMC_USB : BR_NIC_ROLE_HOST);
 			return;
 		}
+}
+
+int rf_boot_path_is_usb(json_t *doc)
+{
+	/* UEFI device path text (UEFI 2.10, 10.6): a network boot entry of
+	 * the BMC's LAN-over-USB runs through USB() (or UsbClass(), UsbWwid())
+	 * nodes before its MAC() node; a host NIC's runs through Pci() only.
+	 * Firmware offers PXE over that link on every machine of a family,
+	 * often with one locally administered MAC they all share. */
+	static const char *const usb_nodes[] = { "/USB(", "/Usb", NULL };
+	const char *path = br_json_str(doc, "UefiDevicePath");
+	const char *mac = path ? strstr(path, "MAC(") : NULL;
+
+	for (size_t i = 0; mac && usb_nodes[i]; i++) {
+		const char *usb = strstr(path, usb_nodes[i]);
+
+		if (usb && usb < mac)
+			return 1;
+	}
+	return 0;
+}
+
+/* The U/L bit of the first octet (IEEE 802, bit 1): set by whoever made
+ * the address up (a BMC's USB gadget, a VM, a DPU's representor), never in
+ * a vendor's burned-in address. mac is in lowercase colon form. */
+static int locally_administered(const char *mac)
+{
+	char c = mac[0] ? mac[1] : '\0';
+	int low = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : 0;
+
+	return (low & 0x2) != 0;
+}
+
+void rf_macs_settle(struct br_hw *hw)
+{
+	/* A locally administered MAC seen only in a boot entry, a BIOS
+	 * attribute or an OEM view is the host end of the BMC's USB link as
+	 * far as anything standard says (real host NICs with one are listed
+	 * by a standard NIC resource, as the BlueField's Arm ports are). */
+	for (size_t i = 0; i < hw->n_nics; i++) {
+		struct br_nic *n = &hw->nics[i];
+
+		if (br_nic_is_host(n) && n->mac && locally_administered(n->mac) &&
+		    source_rank(n->source) < 3) {
+			free(n->role);
+			n->role = br_hw_strdup(BR_NIC_ROLE_BMC_USB);
+		}
+	}
 }
 
 void rf_parse_manager(struct br_hw *hw, json_t *doc)
@@ -264,7 +344,7 @@ void rf_parse_manager(struct br_hw *hw, json_t *doc)
 		set_once(&hw->bmc_firmware, doc, "FirmwareVersion");
 }
 
-void rf_parse_manager_ethernet(struct br_hw *hw, json_t *doc)
+static void bmc_mac_of(struct br_hw *hw, json_t *doc)
 {
 	const char *paths[] = { "PermanentMACAddress", "MACAddress", NULL };
 	char norm[18];
@@ -287,6 +367,16 @@ void rf_parse_manager_ethernet(struct br_hw *hw, json_t *doc)
 		if (mac && !br_mac_normalize(mac, norm) && strcmp(norm, "00:00:00:00:00:00"))
 			hw->bmc_mac = br_hw_strdup(norm);
 	}
+}
+
+void rf_parse_manager_ethernet(struct br_hw *hw, json_t *doc)
+{
+	/* Every MAC the Manager shows is the BMC's: kept with its role, so a
+	 * host view listing it too (a shared LOM port) never offers it to
+	 * MAAS as the host's. */
+	add_mac_pair(hw, doc, id_or_name(doc), "ManagerEthernetInterfaces", br_json_str(doc, "LinkStatus"),
+		     rf_eth_is_bmc_usb(doc) ? BR_NIC_ROLE_BMC_USB : BR_NIC_ROLE_BMC);
+	bmc_mac_of(hw, doc);
 }
 
 /* A PCIeType of the DMTF enum ("Gen1".."Gen6"), or NULL. Supermicro fills

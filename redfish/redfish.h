@@ -43,6 +43,10 @@ struct rf_target {
 	const char *password; /* never logged */
 	void *user_data;
 	long deadline_ms; /* this BMC, first request to logout; 0: opts' bmc_deadline_ms */
+	/* Which System is this host where one BMC manages several (the
+	 * manifest's `system`): its Id or @odata.id. NULL: the one host the
+	 * BMC shows; several without it fail the node naming them. */
+	const char *system;
 };
 
 struct br_loop;
@@ -77,7 +81,11 @@ void rf_options_init(struct rf_options *opts);
  * rc is 0 or an error code; on error err names the BMC and the cause
  * ("bmc 10.0.0.5: HTTP 401 on https://10.0.0.5/redfish/v1/SessionService/Sessions:
  * Base.1.12.InsufficientPrivilege"). hw is never NULL; on error it holds
- * what was read before the failure (partial: do not store it as facts).
+ * only what names the machine (br_hw_keep_identity: serials, model,
+ * firmware, the BMC's MAC, no host MAC), which a stage may store so
+ * tickets and status can name the machine. Resources other than the
+ * service root and the host System that could not be read do not fail a
+ * target: they are listed in hw->unreadable.
  * The callback runs as soon as the walk ends; the session DELETE follows,
  * and rf_discover_all returns only after every DELETE has finished. */
 typedef void (*rf_done_fn)(const struct rf_target *target, int rc, struct br_hw *hw, const struct br_err *err,

@@ -6,7 +6,10 @@
  *   transport     http.c: requests on the HTTP core (common/http.h), one
  *                 host per BMC: Redfish's headers and credentials, which
  *                 answers are retried, the per-BMC request budget;
- *                 reason.c: error reasons; bmc.c: the BMC record (set up,
+ *                 reason.c: error reasons; classify.c: what an error
+ *                 answer means for the next attempt (a vendor's "busy"
+ *                 MessageId, a full session table), a leaf both the
+ *                 transport and the session layer ask; bmc.c: the BMC record (set up,
  *                 fail, resolve links, a body as JSON) and the hand-over
  *                 to the run's driver (struct rf_driver).
  *   session       session.c: service root, X-Auth-Token session or basic
@@ -14,7 +17,9 @@
  *   walk          walk.c: the link walker, a dependency-driven pipeline that
  *                 issues a child request as soon as its parent's body has
  *                 arrived; parse.c one function per resource type (JSON ->
- *                 br_hw); vendor.c, vendor_dell.c, vendor_hpe.c the quirks;
+ *                 br_hw); vendor.c, vendor_dell.c, vendor_hpe.c the quirks
+ *                 as data and parse hooks (links to follow are named, the
+ *                 walk follows them);
  *                 urlset.c URLs already requested on one BMC.
  *   run           run.c: options, the loop over every BMC, winding a BMC
  *                 down (report, logout, release).
@@ -126,6 +131,14 @@ struct rf_bmc {
 	json_t *pcie_hints;	 /* PCIe links from OEM or slot resources (vendor_pcie.c) */
 	int shown[RF_KINDS_MAX]; /* documents the walk handled, by enum rf_kind (a failure's reason) */
 	int other_systems;	 /* Systems skipped as not the host (a GPU baseboard, a DPU) */
+	/* Host choice (walk.c): every System is read before any is walked;
+	 * systems holds their documents until the last has come. */
+	json_t *systems;
+	int systems_pending; /* System GETs issued, not yet answered */
+	int systems_listed;  /* the collection's last page has been read */
+	int host_chosen;
+	int host_failed; /* no host System to take: fail at the walk's end with host_error */
+	struct br_err host_error;
 
 	/* configure (config*.c); NULL for a discovery walk */
 	struct rf_cfg_node *cfg;
@@ -209,6 +222,9 @@ char *rf_resolve(struct rf_bmc *bmc, const char *link);
 /* The body of a finished GET as a JSON object (new reference), or NULL
  * after failing the BMC with "GET URL: invalid JSON at line ...". */
 json_t *rf_req_json(struct rf_req *req);
+/* The same without failing the BMC: NULL with err ("GET URL: ..."; code
+ * BR_E_TOOBIG for a cap) for the caller to judge. */
+json_t *rf_req_parse(struct rf_req *req, struct br_err *err);
 /* Start the BMC's deadline timer (rf_run_bmcs, as the BMC starts). */
 void rf_bmc_deadline_start(struct rf_bmc *bmc);
 /* Hand the BMC to the run's driver: logged in, or nothing pending. */
@@ -297,25 +313,39 @@ void rf_cfg_release_reset(struct rf_bmc *bmc);
  * — the MessageId and, unlike a GET's reason, the Message too. */
 void rf_cfg_fail_request(struct rf_bmc *bmc, struct rf_req *req, const char *what, const struct br_err *err);
 
-/* session.c */
-void rf_session_start(struct rf_bmc *bmc);
-/* Called by the walker when the BMC is otherwise done: DELETE the session
- * if one exists. Returns 1 if a logout request was queued. */
-int rf_session_logout(struct rf_bmc *bmc);
+/* classify.c: what an error answer means for the next attempt (a leaf) */
+/* 1 when a BMC's MessageId means "busy, retry"; *ret_delay_ms the wait it
+ * implies (0 if none). */
+int rf_retry_hint(const char *message_id, long *ret_delay_ms);
 /* 1 when an error answer says the BMC has no session to spare (iDRAC's
  * RAC0218, Redfish Base's SessionLimitExceeded, or those words): a login
  * not worth repeating, and a reason to use basic auth instead. */
 int rf_session_limit_reached(long status, const char *body, size_t len);
 
+/* session.c */
+void rf_session_start(struct rf_bmc *bmc);
+/* Called by the walker when the BMC is otherwise done: DELETE the session
+ * if one exists. Returns 1 if a logout request was queued. */
+int rf_session_logout(struct rf_bmc *bmc);
 /* walk.c */
 /* The discovery walk of a logged-in BMC (discover.c's driver starts it). */
 void rf_walk_start(struct rf_bmc *bmc);
 /* Follow the link (or array of links) at path in doc as resources of kind,
  * or, when collection is set, as a collection of member_kind. */
 void rf_follow(struct rf_bmc *bmc, json_t *doc, const char *path, int kind, int collection, long parent);
-/* 1 when a ComputerSystem is the host (it boots or has network interfaces),
- * not a GPU baseboard or a DPU listed beside it. */
+/* Follow the collections a vendor names under the System (system_links). */
+void rf_follow_vendor_links(struct rf_bmc *bmc, json_t *system);
+/* 1 when a ComputerSystem can be the host, not a GPU baseboard, a DPU or
+ * an enclosure controller listed beside it. */
 int rf_system_is_host(json_t *doc);
+/* Why a ComputerSystem is not a host ("a DPU (SystemType DPU)"), or NULL
+ * when it can be one. */
+const char *rf_system_not_host(json_t *doc);
+/* Of the Systems a BMC lists (an array of documents), the one to take as
+ * the host: the one named by `want` (Id or @odata.id) if set, else the one
+ * that can be a host. NULL with the reason in err (naming every System
+ * seen, and what each is) when there is none, or several and no name. */
+json_t *rf_choose_host(json_t *systems, const char *want, struct br_err *err);
 
 /* Resource kinds the walker knows. */
 enum rf_kind {
@@ -368,6 +398,15 @@ int rf_add_mac_role(struct br_hw *hw, const char *mac, const char *name, const c
 /* 1 when a System EthernetInterface is the host end of the BMC's USB
  * network link (by its name, or its link to the Host Interface). */
 int rf_eth_is_bmc_usb(json_t *doc);
+/* 1 when a BootOption's UEFI device path reaches its MAC() through USB
+ * nodes: the BMC's LAN-over-USB, not a host NIC. */
+int rf_boot_path_is_usb(json_t *doc);
+/* 1 when a NetworkDeviceFunction is switched off (NetDevFuncType
+ * "Disabled", DeviceEnabled false). */
+int rf_ndf_is_disabled(json_t *doc);
+/* Once the walk is over: a locally administered MAC no standard NIC
+ * resource lists is not a host MAC (role bmc_usb). */
+void rf_macs_settle(struct br_hw *hw);
 /* Host MACs in a BootOption: UefiDevicePath "MAC(3CECEF123456,0x1)", or
  * "MAC:…" in its display name. */
 void rf_parse_boot_option(struct br_hw *hw, json_t *doc);
@@ -402,24 +441,29 @@ char *rf_dup_trimmed(json_t *doc, const char *path);
 
 /* ---- vendors (vendor.c, vendor_*.c) -------------------------------------- */
 
+/* A collection under the System's Oem links that the walk reads for a
+ * vendor: the link, or an array holding collection links (iLO 5 2.x). */
+struct rf_vendor_link {
+	const char *path;
+	int kind; /* enum rf_kind of its members */
+};
+
 struct rf_vendor {
 	const char *name;
 	/* ServiceRoot "Vendor" value or Oem key, and System Manufacturer prefix. */
 	const char *root_key;
 	const char *manufacturer;
-	/* After the generic System parse: vendor fields and extra links. */
-	void (*on_system)(struct rf_bmc *bmc, json_t *system);
-	/* A MessageId this vendor sends for "busy, retry": 1 when retryable,
-	 * *ret_delay_ms set when it implies a delay (0 otherwise). */
-	int (*retry_hint)(const char *message_id, long *ret_delay_ms);
+	/* After the generic System parse: the vendor's fields (may be NULL). */
+	void (*on_system)(struct br_hw *hw, json_t *system);
+	/* Collections the walk follows from the System, { NULL } ended; the
+	 * vendor files name them and never call the walk (may be NULL). */
+	const struct rf_vendor_link *system_links;
 };
 
 extern const struct rf_vendor rf_vendor_dell;
 extern const struct rf_vendor rf_vendor_hpe;
 const struct rf_vendor *rf_vendor_from_root(json_t *root);
 const struct rf_vendor *rf_vendor_from_manufacturer(const char *manufacturer);
-/* Ask every vendor whether message_id means "retry". */
-int rf_vendor_retry_hint(const char *message_id, long *ret_delay_ms);
 /* vendor_pcie.c: PCIe link width and speed from HPE's PCIDevices and the
  * Chassis' PCIeSlots, kept until the walk ends, then given to the PCIe
  * devices that lack them (standard values win). */

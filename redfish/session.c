@@ -12,29 +12,6 @@
 
 #include "rf_private.h"
 
-int rf_session_limit_reached(long status, const char *body, size_t len)
-{
-	char *mid, *text;
-	int full = 0;
-
-	if (status < 400 || !body || !len)
-		return 0;
-	if ((mid = rf_error_message_id(body, len))) {
-		full = strstr(mid, "RAC0218") || strstr(mid, "SessionLimitExceeded");
-		free(mid);
-	}
-	if (!full) {
-		/* other BMCs say it only in words; the body is capped already */
-		text = br_xstrndup(body, len);
-		for (char *p = text; *p; p++)
-			if (*p >= 'A' && *p <= 'Z')
-				*p = (char)(*p - 'A' + 'a');
-		full = strstr(text, "maximum number of") && strstr(text, "session");
-		free(text);
-	}
-	return full;
-}
-
 static void use_basic_auth(struct rf_bmc *bmc)
 {
 	bmc->auth = RF_AUTH_BASIC;
@@ -170,7 +147,6 @@ static void on_root(struct rf_req *req, int rc, const struct br_err *err)
 	}
 	if (!(bmc->root = rf_req_json(req)))
 		return;
-	bmc->vendor = rf_vendor_from_root(bmc->root);
 	if (o->use_expand)
 		bmc->expand = expand_query(bmc->root);
 	if (!o->use_sessions) {

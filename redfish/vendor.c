@@ -35,11 +35,3 @@ const struct rf_vendor *rf_vendor_from_manufacturer(const char *manufacturer)
 			return vendors[i];
 	return NULL;
 }
-
-int rf_vendor_retry_hint(const char *message_id, long *ret_delay_ms)
-{
-	for (size_t i = 0; message_id && i < N_VENDORS; i++)
-		if (vendors[i]->retry_hint && vendors[i]->retry_hint(message_id, ret_delay_ms))
-			return 1;
-	return 0;
-}

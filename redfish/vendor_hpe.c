@@ -9,30 +9,14 @@
 
 #include "rf_private.h"
 
-/* The collection at path in the System's Oem links. iLO 5 2.x lists
- * PCIDevices as an array that holds the collection's link (a DL385 Gen10
- * Plus v2's capture, tests/fixtures/redfish/hpe/libredfish/system.json),
- * where older iLO 5 has the link itself: each element is then a collection,
- * not a member, or the PCI devices would never be read. */
-static void follow_collection(struct rf_bmc *bmc, json_t *system, const char *path, int kind)
-{
-	json_t *v = br_json_path(system, path), *item;
-	size_t i;
-
-	if (!json_is_array(v)) {
-		rf_follow(bmc, system, path, kind, 1, -1);
-		return;
-	}
-	json_array_foreach(v, i, item) rf_follow(bmc, item, "", kind, 1, -1);
-}
-
-static void hpe_on_system(struct rf_bmc *bmc, json_t *system)
-{
-	follow_collection(bmc, system, "Oem/Hpe/Links/NetworkAdapters", RF_K_HPE_ADAPTER);
-	follow_collection(bmc, system, "Oem/Hp/Links/NetworkAdapters", RF_K_HPE_ADAPTER);
-	/* PCIe link width and speed, where iLO's PCIeDevices have none */
-	follow_collection(bmc, system, "Oem/Hpe/Links/PCIDevices", RF_K_HPE_PCI_DEVICE);
-}
+/* iLO 4 says "Hp" where iLO 5 says "Hpe"; PCIDevices give the PCIe link
+ * width and speed where iLO's PCIeDevices have none. */
+static const struct rf_vendor_link hpe_links[] = {
+	{ "Oem/Hpe/Links/NetworkAdapters", RF_K_HPE_ADAPTER },
+	{ "Oem/Hp/Links/NetworkAdapters", RF_K_HPE_ADAPTER },
+	{ "Oem/Hpe/Links/PCIDevices", RF_K_HPE_PCI_DEVICE },
+	{ NULL, 0 },
+};
 
 void rf_hpe_parse_network_adapter(struct br_hw *hw, json_t *doc)
 {
@@ -56,6 +40,6 @@ const struct rf_vendor rf_vendor_hpe = {
 	.name = "hpe",
 	.root_key = "Hpe",
 	.manufacturer = "HPE",
-	.on_system = hpe_on_system,
-	.retry_hint = NULL,
+	.on_system = NULL,
+	.system_links = hpe_links,
 };

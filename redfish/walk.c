@@ -15,6 +15,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "rf_private.h"
 
@@ -27,27 +28,127 @@ struct kind_info {
 };
 
 /* A BMC may list more than one System: the host beside a GPU baseboard
- * (NVIDIA's HGX_Baseboard_0) or DPUs. The host is the one that boots and
- * has network interfaces; the others are parts of it, and their serials,
- * boot orders and MACs must not become the node's. */
-int rf_system_is_host(json_t *doc)
+ * (NVIDIA's HGX_Baseboard_0, tests/fixtures/redfish/ami/libredfish/
+ * systems.json) or DPUs; or several hosts (a multi-node chassis under one
+ * BMC). The parts' serials, boot orders and MACs must not become the
+ * node's, and two hosts are never merged into one node. Judged on what
+ * the System says it is, not on Boot alone: an HGX baseboard's System has
+ * a Boot object too. */
+static int contains_nocase(const char *s, const char *word)
 {
-	return br_json_path(doc, "Boot") || br_json_path(doc, "EthernetInterfaces");
+	size_t n = strlen(word);
+
+	for (; *s; s++)
+		if (!strncasecmp(s, word, n))
+			return 1;
+	return 0;
 }
 
-static void on_system(struct rf_bmc *bmc, json_t *doc, long parent)
+const char *rf_system_not_host(json_t *doc)
 {
-	if (!rf_system_is_host(doc)) {
-		bmc->other_systems++;
-		br_debug("redfish", "%s: %s is not the host (no Boot, no EthernetInterfaces)", bmc->base,
-			 br_json_str(doc, "@odata.id") ? br_json_str(doc, "@odata.id") : "a System");
-		return;
+	static const char *const part_words[] = { "baseboard", "hgx_", NULL };
+	const char *type = br_json_str(doc, "SystemType");
+	const char *id = br_json_str(doc, "Id");
+	json_t *chassis = br_json_path(doc, "Links/Chassis"), *l;
+	size_t i;
+
+	if (type && !strcmp(type, "DPU"))
+		return "a DPU (SystemType DPU)";
+	/* ProcessorSummary says nothing here: a BlueField's own BMC reports
+	 * Count 0 for the Arm host it is (openbmc/libredfish/system.json). */
+	for (size_t w = 0; id && part_words[w]; w++)
+		if (contains_nocase(id, part_words[w]))
+			return "a GPU baseboard (by its Id)";
+	/* the Chassis it sits in: an HGX baseboard's System links the
+	 * baseboard's Chassis (HGX_Chassis_0, HGX_Baseboard_0) */
+	json_array_foreach(chassis, i, l)
+	{
+		const char *link = br_json_str(l, "@odata.id");
+
+		for (size_t w = 0; link && part_words[w]; w++)
+			if (contains_nocase(link, part_words[w]))
+				return "a GPU baseboard (by the Chassis it sits in)";
 	}
+	if (!br_json_path(doc, "Boot") && !br_json_path(doc, "EthernetInterfaces"))
+		return "neither boots nor has network interfaces";
+	return NULL;
+}
+
+int rf_system_is_host(json_t *doc)
+{
+	return rf_system_not_host(doc) == NULL;
+}
+
+static int names_system(json_t *doc, const char *want)
+{
+	const char *id = br_json_str(doc, "Id"), *odata = br_json_str(doc, "@odata.id");
+	size_t n;
+
+	if (!want)
+		return 0;
+	if ((id && !strcmp(id, want)) || (odata && !strcmp(odata, want)))
+		return 1;
+	/* an @odata.id written with a trailing slash */
+	n = strlen(want);
+	return odata && n > 1 && want[n - 1] == '/' && strlen(odata) == n - 1 && !strncmp(odata, want, n - 1);
+}
+
+static void list_systems(struct br_buf *b, json_t *systems)
+{
+	size_t i;
+	json_t *doc;
+
+	json_array_foreach(systems, i, doc)
+	{
+		const char *id =
+		    br_json_str(doc, "Id") ? br_json_str(doc, "Id") : br_json_str(doc, "@odata.id");
+		const char *why = rf_system_not_host(doc);
+
+		br_buf_addf(b, "%s%s (%s)", i ? ", " : "", id ? id : "?", why ? why : "a host");
+	}
+}
+
+json_t *rf_choose_host(json_t *systems, const char *want, struct br_err *err)
+{
+	json_t *doc, *host = NULL;
+	struct br_buf b;
+	size_t i, hosts = 0;
+	int rc;
+
+	json_array_foreach(systems, i, doc)
+	{
+		if (want ? names_system(doc, want) : rf_system_is_host(doc)) {
+			host = doc;
+			hosts++;
+		}
+	}
+	if (hosts == 1)
+		return host;
+	br_buf_init(&b, 0);
+	if (want)
+		br_buf_addf(&b, "the manifest's system '%s' is not among the BMC's Systems: ", want);
+	else if (hosts)
+		br_buf_addf(&b,
+			    "the BMC manages %zu hosts; name one in the manifest's system column: ", hosts);
+	else
+		br_buf_adds(&b, "no host System: ");
+	list_systems(&b, systems);
+	if (!json_array_size(systems))
+		br_buf_adds(&b, "the BMC lists none");
+	rc = hosts && !want ? BR_E_INVAL : BR_E_NOTFOUND;
+	br_errf(err, rc, "%s", br_buf_str(&b));
+	br_buf_release(&b);
+	return NULL;
+}
+
+static void walk_host(struct rf_bmc *bmc, json_t *doc)
+{
 	rf_parse_system(&bmc->hw, doc);
 	if (!bmc->vendor)
 		bmc->vendor = rf_vendor_from_manufacturer(br_json_str(doc, "Manufacturer"));
 	if (bmc->vendor && bmc->vendor->on_system)
-		bmc->vendor->on_system(bmc, doc);
+		bmc->vendor->on_system(&bmc->hw, doc);
+	rf_follow_vendor_links(bmc, doc);
 	rf_follow(bmc, doc, "Storage", RF_K_STORAGE, 1, -1);
 	rf_follow(bmc, doc, "PCIeDevices", RF_K_PCIE_DEVICE, 1, -1);
 	rf_follow(bmc, doc, "LogServices", RF_K_LOG_SERVICE, 1, -1);
@@ -56,6 +157,44 @@ static void on_system(struct rf_bmc *bmc, json_t *doc, long parent)
 	rf_follow(bmc, doc, "Bios", RF_K_BIOS, 0, -1);
 	/* Where NIC resources show no MAC, the boot entries still do. */
 	rf_follow(bmc, doc, "Boot/BootOptions", RF_K_BOOT_OPTION, 1, -1);
+}
+
+/* Every System read: take the host and walk it, or fail naming them. */
+static void choose_host(struct rf_bmc *bmc)
+{
+	struct br_err err = { 0 };
+	json_t *host;
+	size_t i;
+	json_t *doc;
+
+	if (bmc->host_chosen || bmc->host_failed || bmc->systems_pending || !bmc->systems_listed ||
+	    bmc->failed)
+		return;
+	bmc->host_chosen = 1;
+	if (!bmc->systems)
+		bmc->systems = json_array();
+	host = rf_choose_host(bmc->systems, bmc->target->system, &err);
+	if (!host) {
+		/* failed once the rest is read: the BMC's MAC and firmware
+		 * still name the machine in the ticket */
+		bmc->host_error = err;
+		bmc->host_failed = 1;
+		return;
+	}
+	json_array_foreach(bmc->systems, i, doc) if (doc != host) bmc->other_systems++;
+	walk_host(bmc, host);
+}
+
+static void on_system(struct rf_bmc *bmc, json_t *doc, long parent)
+{
+	if (!bmc->systems)
+		bmc->systems = json_array();
+	if (bmc->host_chosen) {
+		/* a System linked again after the choice (from a Chassis) */
+		bmc->other_systems++;
+		return;
+	}
+	json_array_append(bmc->systems, doc);
 }
 
 static void on_storage(struct rf_bmc *bmc, json_t *doc, long parent)
@@ -75,8 +214,37 @@ static void on_pcie_device(struct rf_bmc *bmc, json_t *doc, long parent)
 	rf_follow(bmc, doc, "Links/PCIeFunctions", RF_K_PCIE_FUNCTION, 1, index);
 }
 
+/* Where the manifest names the System (one BMC, several hosts), a
+ * Chassis that links Systems but not that one holds another host's NICs
+ * and drives: not walked. Links name Systems by @odata.id; the manifest
+ * by that or by Id. */
+static int chassis_of_other_host(struct rf_bmc *bmc, json_t *doc)
+{
+	const char *want = bmc->target->system;
+	json_t *links = br_json_path(doc, "Links/ComputerSystems"), *l;
+	size_t i, n = want ? strlen(want) : 0;
+
+	if (!want || !json_array_size(links))
+		return 0;
+	json_array_foreach(links, i, l)
+	{
+		const char *id = br_json_str(l, "@odata.id");
+		size_t len = id ? strlen(id) : 0;
+
+		if (id &&
+		    (!strcmp(id, want) || (len > n && id[len - n - 1] == '/' && !strcmp(id + len - n, want))))
+			return 0;
+	}
+	return 1;
+}
+
 static void on_chassis(struct rf_bmc *bmc, json_t *doc, long parent)
 {
+	if (chassis_of_other_host(bmc, doc)) {
+		br_debug("redfish", "%s: %s belongs to another System", bmc->base,
+			 br_json_str(doc, "@odata.id") ? br_json_str(doc, "@odata.id") : "a Chassis");
+		return;
+	}
 	rf_follow(bmc, doc, "NetworkAdapters", RF_K_NET_ADAPTER, 1, -1);
 	rf_follow(bmc, doc, "PCIeDevices", RF_K_PCIE_DEVICE, 1, -1);
 	/* link widths where PCIeDevice has none (Supermicro) */
@@ -235,6 +403,8 @@ static void get_link(struct rf_bmc *bmc, const char *link, int kind, int collect
 			issue(bmc, url, RF_K_COLLECTION, kind, parent, 0, 0, 1);
 		else
 			issue(bmc, url, kind, kind, parent, 0, 0, 0);
+		if (kind == RF_K_SYSTEM && !collection)
+			bmc->systems_pending++;
 	}
 	free(url);
 }
@@ -303,6 +473,10 @@ static void on_collection(struct rf_bmc *bmc, struct rf_req *req, json_t *doc)
 		if (fresh)
 			handle(bmc, req->member_kind, m, req->parent);
 	}
+	if (req->member_kind == RF_K_SYSTEM && !next) {
+		bmc->systems_listed = 1;
+		choose_host(bmc);
+	}
 	if (!next || bmc->failed)
 		return;
 	if (req->pages + 1 >= RF_PAGES_MAX) {
@@ -327,13 +501,55 @@ static char *plain_url(const struct rf_req *req)
 	return br_xstrndup(req->url, n);
 }
 
+/* What a node's identity rests on: its Systems (the collection and each
+ * member; the service root is the session layer's). */
+static int is_identity(const struct rf_req *req)
+{
+	return req->kind == RF_K_SYSTEM || (req->kind == RF_K_COLLECTION && req->member_kind == RF_K_SYSTEM);
+}
+
+/* A resource that could not be read fails the node only when identity
+ * needs it, or when the error says the rest cannot be trusted either: a
+ * session refused mid-walk, a cap hit (a hostile or broken BMC), an
+ * untrusted certificate. Anything else (a log service a BMC does not
+ * have, an OEM resource that times out, a body cut short) is listed
+ * under the node's unreadable facts, and the node keeps what was read:
+ * a 404 on one log service used to throw away the serial and every MAC. */
+static void unreadable_or_fail(struct rf_req *req, const struct br_err *err)
+{
+	struct rf_bmc *bmc = req->bmc;
+	char *url;
+
+	if (req->http.status == 401 || err->code == BR_E_TOOBIG || err->code == BR_E_NOMEM ||
+	    err->code == RF_E_TLS) {
+		rf_bmc_fail(bmc, err);
+		return;
+	}
+	/* No host System: the node fails, once the rest (the BMC's MAC and
+	 * firmware) is read to name the machine. */
+	if (is_identity(req)) {
+		if (!bmc->host_failed)
+			bmc->host_error = *err;
+		bmc->host_failed = 1;
+		return;
+	}
+	url = plain_url(req);
+	br_debug("redfish", "%s: unreadable, walking on: %s", bmc->base, err->msg);
+	br_hw_add_unreadable(&bmc->hw, url, req->http.result == CURLE_OK ? req->http.status : 0, err->msg);
+	free(url);
+}
+
 static void on_get(struct rf_req *req, int rc, const struct br_err *err)
 {
 	struct rf_bmc *bmc = req->bmc;
+	struct br_err perr;
 	json_t *doc;
 
+	/* 404: the resource is not there, whatever the query (a BMC without
+	 * the log service it links); dropping $expand for it would read every
+	 * collection after it link by link. */
 	if (rc && req->expanded && req->http.status >= 400 && req->http.status < 500 &&
-	    req->http.status != 401 && req->http.status != 403) {
+	    req->http.status != 401 && req->http.status != 403 && req->http.status != 404) {
 		char *url = plain_url(req);
 
 		br_debug("redfish", "%s: $expand refused (HTTP %ld), reading links one by one", bmc->base,
@@ -345,21 +561,49 @@ static void on_get(struct rf_req *req, int rc, const struct br_err *err)
 		return;
 	}
 	if (rc) {
-		rf_bmc_fail(bmc, err);
+		unreadable_or_fail(req, err);
 		return;
 	}
-	if (!(doc = rf_req_json(req)))
+	if (!(doc = rf_req_parse(req, &perr))) {
+		unreadable_or_fail(req, &perr);
 		return;
+	}
 	if (req->kind == RF_K_COLLECTION)
 		on_collection(bmc, req, doc);
 	else
 		handle(bmc, req->kind, doc, req->parent);
 	json_decref(doc);
+	if (req->kind == RF_K_SYSTEM) {
+		bmc->systems_pending--;
+		choose_host(bmc);
+	}
+}
+
+/* iLO 5 2.x lists PCIDevices as an array that holds the collection's
+ * link (a DL385 Gen10 Plus v2's capture,
+ * tests/fixtures/redfish/hpe/libredfish/system.json), where older iLO 5 has
+ * the link itself: each element is then a collection, not a member. */
+void rf_follow_vendor_links(struct rf_bmc *bmc, json_t *system)
+{
+	const struct rf_vendor_link *l = bmc->vendor ? bmc->vendor->system_links : NULL;
+
+	for (; l && l->path; l++) {
+		json_t *v = br_json_path(system, l->path), *item;
+		size_t i;
+
+		if (!json_is_array(v)) {
+			rf_follow(bmc, system, l->path, l->kind, 1, -1);
+			continue;
+		}
+		json_array_foreach(v, i, item) rf_follow(bmc, item, "", l->kind, 1, -1);
+	}
 }
 
 void rf_walk_start(struct rf_bmc *bmc)
 {
 	json_t *root = bmc->root;
+
+	bmc->vendor = rf_vendor_from_root(root);
 
 	/* the three long chains first: their heights put them ahead anyway */
 	rf_follow(bmc, root, "Chassis", RF_K_CHASSIS, 1, -1);

@@ -1,5 +1,5 @@
 /*
- * Faults: their names (DESIGN.md's, stable: truth.json and tickets use
+ * Faults: their names (docs/simulator.md's, stable: truth.json and tickets use
  * them), --faults parsing, and putting them on nodes chosen by the seed.
  * A fault changes the node model here; the BMC code shows whatever the
  * model says, and host-side faults only leave a record for truth.json.
@@ -59,6 +59,9 @@ static const char *const fault_names[SIM_F_COUNT] = {
 	[SIM_F_BOSS_UNMATCHED] = "boss_unmatched",
 	[SIM_F_MAAS_DELETED_AT_TAG] = "maas_deleted_at_tag",
 	[SIM_F_SERIAL_MISMATCH] = "serial_mismatch",
+	[SIM_F_LOGS_MISSING] = "logs_missing",
+	[SIM_F_USB_BOOT_OPTION] = "usb_boot_option",
+	[SIM_F_TWO_HOSTS] = "two_hosts",
 	[SIM_F_IB_PORT_DOWN] = "ib_port_down",
 	[SIM_F_IB_RATE] = "ib_rate",
 	[SIM_F_NVLINK_DOWN] = "nvlink_down",

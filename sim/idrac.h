@@ -21,6 +21,7 @@
 
 #define SIM_R_ROOT "/redfish/v1"
 #define SIM_R_SYS "/redfish/v1/Systems/System.Embedded.1"
+#define SIM_R_SYS2 "/redfish/v1/Systems/System.Embedded.2" /* two_hosts */
 #define SIM_R_CHASSIS "/redfish/v1/Chassis/System.Embedded.1"
 #define SIM_R_MGR "/redfish/v1/Managers/iDRAC.Embedded.1"
 #define SIM_ENCLOSURE "Enclosure.Internal.0-1"
@@ -130,6 +131,11 @@ json_t *sim_r_root(struct sim_ctx *c);
 json_t *sim_r_odata(struct sim_ctx *c);
 json_t *sim_r_systems(struct sim_ctx *c);
 json_t *sim_r_system(struct sim_ctx *c);
+/* two_hosts: the second host's System, its interfaces (NULL otherwise). */
+json_t *sim_r_system2(struct sim_ctx *c);
+json_t *sim_r_system2_eth_coll(struct sim_ctx *c);
+json_t *sim_r_system2_eth(struct sim_ctx *c);
+void sim_second_host_mac(const struct sim_node *n, char out[18]);
 json_t *sim_r_eth_coll(struct sim_ctx *c);
 json_t *sim_r_eth(struct sim_ctx *c);
 json_t *sim_r_procs(struct sim_ctx *c);

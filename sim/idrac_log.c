@@ -42,8 +42,12 @@ static size_t sel_collect(const struct sim_node *n, struct sel_entry *out)
 
 json_t *sim_r_log_services(struct sim_ctx *c)
 {
-	json_t *coll = sim_coll("#LogServiceCollection.LogServiceCollection", "Log Service Collection",
-				SIM_R_MGR "/LogServices");
+	json_t *coll;
+
+	if (c->node->faults & SIM_FAULT_BIT(SIM_F_LOGS_MISSING))
+		return NULL; /* linked from the Manager, answered 404 */
+	coll = sim_coll("#LogServiceCollection.LogServiceCollection", "Log Service Collection",
+			SIM_R_MGR "/LogServices");
 
 	sim_coll_add(coll, SIM_R_MGR "/LogServices/Sel");
 	return coll;

@@ -66,7 +66,73 @@ json_t *sim_r_systems(struct sim_ctx *c)
 				"Computer System Collection", "/redfish/v1/Systems");
 
 	sim_coll_add(coll, SIM_R_SYS);
+	if (c->node->faults & SIM_FAULT_BIT(SIM_F_TWO_HOSTS))
+		sim_coll_add(coll, SIM_R_SYS2);
 	return coll;
+}
+
+/* two_hosts: the second host behind the same BMC, a System of its own
+ * (not a part of the first: it boots, has CPUs and a NIC). Its serial and
+ * its NIC's MAC are derived from the node's so that a merge shows. */
+static int second_host(const struct sim_ctx *c)
+{
+	return (c->node->faults & SIM_FAULT_BIT(SIM_F_TWO_HOSTS)) != 0;
+}
+
+void sim_second_host_mac(const struct sim_node *n, char out[18])
+{
+	snprintf(out, 18, "c8:4b:d7%.9s", n->bmc_mac + 8);
+}
+
+json_t *sim_r_system2(struct sim_ctx *c)
+{
+	json_t *s;
+	char *serial;
+
+	if (!second_host(c))
+		return NULL;
+	s = sim_res("#ComputerSystem.v1_20_0.ComputerSystem", "System.Embedded.2", "System", SIM_R_SYS2);
+	serial = br_xasprintf("%s2", c->node->system_serial);
+	json_object_set_new(s, "Manufacturer", json_string("Dell Inc."));
+	json_object_set_new(s, "Model", json_string("PowerEdge XE9680"));
+	json_object_set_new(s, "SerialNumber", json_string(serial));
+	json_object_set_new(s, "SystemType", json_string("Physical"));
+	json_object_set_new(s, "ProcessorSummary",
+			    json_pack("{s:i, s:s}", "Count", 2, "Model", "Intel(R) Xeon(R)"));
+	json_object_set_new(
+	    s, "Boot",
+	    json_pack("{s:[s], s:s}", "BootOrder", "NIC.Embedded.1-1-1", "BootSourceOverrideTarget", "None"));
+	json_object_set_new(s, "EthernetInterfaces", sim_link(SIM_R_SYS2 "/EthernetInterfaces"));
+	free(serial);
+	return s;
+}
+
+json_t *sim_r_system2_eth_coll(struct sim_ctx *c)
+{
+	json_t *coll;
+
+	if (!second_host(c))
+		return NULL;
+	coll = sim_coll("#EthernetInterfaceCollection.EthernetInterfaceCollection",
+			"System Ethernet Interface Collection", SIM_R_SYS2 "/EthernetInterfaces");
+	sim_coll_add(coll, SIM_R_SYS2 "/EthernetInterfaces/NIC.Embedded.1-1-1");
+	return coll;
+}
+
+json_t *sim_r_system2_eth(struct sim_ctx *c)
+{
+	json_t *e;
+	char mac[18];
+
+	if (!second_host(c))
+		return NULL;
+	sim_second_host_mac(c->node, mac);
+	e = sim_res("#EthernetInterface.v1_6_0.EthernetInterface", "NIC.Embedded.1-1-1",
+		    "System Ethernet Interface", SIM_R_SYS2 "/EthernetInterfaces/NIC.Embedded.1-1-1");
+	json_object_set_new(e, "MACAddress", json_string(mac));
+	json_object_set_new(e, "PermanentMACAddress", json_string(mac));
+	json_object_set_new(e, "LinkStatus", json_string("LinkUp"));
+	return e;
 }
 
 static json_t *boot(struct sim_ctx *c)

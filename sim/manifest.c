@@ -8,8 +8,8 @@
 
 #include "sim.h"
 
-#define MANIFEST_HEADER                                                                                      \
-	"hostname,rack,unit,bmc,bmc_user,bmc_password,profile,bmc_type,boot_disk_serial,notes,serial\n"
+#define MANIFEST_HEADER_FIELDS                                                                               \
+	"hostname,rack,unit,bmc,bmc_user,bmc_password,profile,bmc_type,boot_disk_serial,notes,serial"
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -125,14 +125,24 @@ static int write_rack_csv(const struct sim_rack *rack, const char *dir, struct b
 {
 	struct br_buf b;
 
+	int systems = 0;
+
+	/* The system column only where a BMC manages two hosts (two_hosts):
+	 * the manifest names which one each node is, as an operator would. */
+	for (size_t i = 0; i < rack->n; i++)
+		systems |= (rack->nodes[i].faults & SIM_FAULT_BIT(SIM_F_TWO_HOSTS)) != 0;
 	br_buf_init(&b, 0);
-	br_buf_adds(&b, MANIFEST_HEADER);
+	br_buf_adds(&b, systems ? MANIFEST_HEADER_FIELDS ",system\n" : MANIFEST_HEADER_FIELDS "\n");
 	for (size_t i = 0; i < rack->n; i++) {
 		const struct sim_node *n = &rack->nodes[i];
 
 		/* Each node names its own family's profile: its machine's shape. */
-		br_buf_addf(&b, "%s,%s,%d,%s,root,env:BRINGUP_BMC_PASSWORD,%s,redfish,,,%s\n", n->hostname,
+		br_buf_addf(&b, "%s,%s,%d,%s,root,env:BRINGUP_BMC_PASSWORD,%s,redfish,,,%s", n->hostname,
 			    n->rack, n->unit, n->bmc, sim_vendor_profile(n->vendor), manifest_serial(n));
+		if (systems)
+			br_buf_adds(&b,
+				    n->faults & SIM_FAULT_BIT(SIM_F_TWO_HOSTS) ? ",System.Embedded.1" : ",");
+		br_buf_adds(&b, "\n");
 	}
 	return write_buf(dir, "rack.csv", &b, err);
 }

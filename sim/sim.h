@@ -3,7 +3,7 @@
  * XE9680 GPU servers, one port each on 127.0.0.1 (HTTP or HTTPS), served by
  * one event loop per serving process (--procs splits the BMCs among them);
  * the manifest, wiring list and ground truth they imply;
- * and the faults (DESIGN.md's names) injected into them.
+ * and the faults (docs/simulator.md names them) injected into them.
  *
  * sim/ shares nothing with redfish/ or maas/ but common/: a simulator built
  * on the client's own code would agree with every bug in it.
@@ -74,7 +74,7 @@ enum sim_fault {
 	SIM_F_CPUFREQ_CAPPED,
 	SIM_F_CLOCK_SKEW,
 	SIM_F_COMMISSION_FAIL,
-	SIM_F_DESIGN_COUNT, /* the faults above are DESIGN.md's; --fault-rate picks among them */
+	SIM_F_DESIGN_COUNT, /* the field's faults (docs/simulator.md); --fault-rate picks among them */
 	/* Test-only faults, for client robustness; never picked by --fault-rate. */
 	SIM_F_BAD_JSON = SIM_F_DESIGN_COUNT, /* System resource body truncated */
 	SIM_F_BAD_TYPES,		     /* SerialNumber a number, Members an object, ... */
@@ -166,6 +166,23 @@ enum sim_fault {
 	 * machine): discover must fail both, kind serial_mismatch, each
 	 * reason naming the BMC's serial and the manifest's. */
 	SIM_F_SERIAL_MISMATCH,
+	/* The Manager links LogServices but answers 404 there, as BMCs do for
+	 * a service their licence or generation lacks: discover must keep
+	 * the node (the 404 listed among its unreadable facts). */
+	SIM_F_LOGS_MISSING,
+	/* BootOptions carry one more entry: PXE over the BMC's LAN-over-USB
+	 * (a UEFI device path through USB() nodes to the host end of that
+	 * link), as XCC and bmcweb machines offer it; that MAC is the BMC's
+	 * (bmc_usb), never a host NIC for MAAS. Families with BootOptions and
+	 * a USB link (lenovo, openbmc). */
+	SIM_F_USB_BOOT_OPTION,
+	/* The BMC manages a second host (System.Embedded.2, its own serial
+	 * and NIC), as a multi-node chassis under one BMC does; rack.csv
+	 * gains the system column naming System.Embedded.1 for the node.
+	 * discover must take that System alone, never merge the two, and
+	 * fail the node naming both where the manifest names neither. Dell
+	 * family. */
+	SIM_F_TWO_HOSTS,
 	/* Host-side fabric faults (FIELD-NOTES: ports down, at the wrong rate).
 	 * Listed here, after the design's, so --fault-rate's picks for a seed
 	 * stay what they were; named with --faults. One fabric NIC's RDMA port

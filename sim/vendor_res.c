@@ -167,14 +167,49 @@ static int boot_nic(const struct sim_node *n, int i)
 	return -1;
 }
 
+static int usb_boot_option(const struct sim_node *n)
+{
+	return (n->faults & SIM_FAULT_BIT(SIM_F_USB_BOOT_OPTION)) && n->usb_mac[0] && sim_vendor_host_macs(n);
+}
+
 json_t *sim_v_boot_options(struct sim_ctx *c)
 {
 	json_t *coll =
 	    sim_coll("#BootOptionCollection.BootOptionCollection", "Boot Options", SIM_R_SYS "/BootOptions");
 
-	for (int i = 0; sim_vendor_host_macs(c->node) && boot_nic(c->node, i) >= 0; i++)
+	int i;
+
+	for (i = 0; sim_vendor_host_macs(c->node) && boot_nic(c->node, i) >= 0; i++)
+		sim_coll_add(coll, SIM_R_SYS "/BootOptions/%04X", i + 1);
+	if (usb_boot_option(c->node))
 		sim_coll_add(coll, SIM_R_SYS "/BootOptions/%04X", i + 1);
 	return coll;
+}
+
+/* The BootOption of PXE over the BMC's USB link (usb_boot_option): the
+ * device path an XCC or a bmcweb host's firmware writes for the CDC
+ * Ethernet gadget, USB() nodes before MAC(). */
+static json_t *usb_boot_entry(struct sim_ctx *c, const char *id)
+{
+	char hex[13], *path, *name;
+	json_t *o;
+
+	for (int i = 0, j = 0; i < 17; i++)
+		if (c->node->usb_mac[i] != ':')
+			hex[j++] = (char)(c->node->usb_mac[i] >= 'a' ? c->node->usb_mac[i] - 'a' + 'A'
+								     : c->node->usb_mac[i]);
+	hex[12] = '\0';
+	o = sim_res("#BootOption.v1_0_4.BootOption", id, "Boot Option", SIM_R_SYS "/BootOptions/%s", id);
+	json_object_set_new(o, "BootOptionReference", json_string(id));
+	json_object_set_new(o, "BootOptionEnabled", json_true());
+	name = br_xasprintf("UEFI: PXE IPv4 USB Network Device (MAC:%s)", hex);
+	path = br_xasprintf("PciRoot(0x0)/Pci(0x14,0x0)/USB(0x3,0x0)/USB(0x2,0x0)/MAC(%s,0x0)/IPv4(0.0.0.0)",
+			    hex);
+	json_object_set_new(o, "DisplayName", json_string(name));
+	json_object_set_new(o, "UefiDevicePath", json_string(path));
+	free(name);
+	free(path);
+	return o;
 }
 
 /* Half the options name the MAC in the device path, the other half only in
@@ -191,6 +226,9 @@ json_t *sim_v_boot_option(struct sim_ctx *c, const char *id)
 	if (!sim_vendor_host_macs(c->node) || strlen(id) != 4 || strspn(id, "0123456789ABCDEF") != 4)
 		return NULL;
 	num = strtol(id, &end, 16);
+	if (!*end && usb_boot_option(c->node) && boot_nic(c->node, (int)num - 1) < 0 &&
+	    boot_nic(c->node, (int)num - 2) >= 0)
+		return usb_boot_entry(c, id);
 	if (*end || (k = boot_nic(c->node, (int)num - 1)) < 0)
 		return NULL;
 	mac = c->node->nics[k].mac;

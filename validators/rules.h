@@ -108,4 +108,25 @@ void val_checks_expected(const struct prof_profile *p, struct br_strlist *out);
 void val_judge_node(const struct prof_profile *p, const struct val_node_facts *f,
 		    struct val_check **ret_checks, size_t *ret_n);
 
+/* ---- rules_gate.c: the gate's judgement -------------------------------------- */
+
+/* Whether the check named name is required by the profile (NULL: all). */
+int val_gate_is_required(const struct prof_profile *profile, const char *name);
+/* Whether the profile's [gate] optional excuses an unknown name. */
+int val_gate_is_optional(const struct prof_profile *profile, const char *name);
+/* The names and patterns that must have a result (appended to *out): the
+ * profile's [gate] required, else val_checks_expected. */
+void val_gate_required_set(const struct prof_profile *profile, struct br_strlist *out);
+/* Flag in failing[] (n entries, set to 0 or 1) each required check that
+ * did not pass (an unknown the profile marks optional is excused); returns
+ * how many, plus one when something is missing: a required name or pattern
+ * with no result at all, or no checks at all ("no check results"), is
+ * reported through *ret_missing (caller frees; NULL when none), as it is as
+ * unproven as an unknown. */
+size_t val_gate_failing(const struct prof_profile *profile, const struct val_check *checks, size_t n,
+			int *failing, char **ret_missing);
+/* The optional checks that stayed unknown, ", "-separated, or NULL when
+ * none. Caller frees. */
+char *val_gate_optional_unknown(const struct prof_profile *profile, const struct val_check *checks, size_t n);
+
 #endif

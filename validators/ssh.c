@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <signal.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <libssh2.h>
@@ -93,6 +95,7 @@ struct conn {
 	enum step step;
 	struct exec ex;
 	int64_t start_ms;
+	pid_t proxy; /* the ssh -W carrying the session through a jump host; 0: none */
 };
 
 struct run {
@@ -175,6 +178,12 @@ static void conn_close(struct conn *c)
 	br_loop_fd_del(c->watch);
 	if (c->fd >= 0)
 		close(c->fd);
+	if (c->proxy > 0) {
+		kill(c->proxy, SIGKILL);
+		while (waitpid(c->proxy, NULL, 0) < 0 && errno == EINTR)
+			;
+		c->proxy = 0;
+	}
 	br_loop_timer_stop(c->run->loop, &c->deadline);
 	br_loop_timer_stop(c->run->loop, &c->retry);
 	br_loop_timer_stop(c->run->loop, &c->pace);
@@ -247,7 +256,8 @@ static void conn_fail(struct conn *c, const char *fmt, ...)
 	va_list ap;
 
 	br_buf_init(&b, 0);
-	br_buf_addf(&b, "ssh %s (%s:%d): %s: ", t->name, t->address, t->port ? t->port : 22, step_name(c));
+	br_buf_addf(&b, "ssh %s (%s:%d%s%s): %s: ", t->name, t->address, t->port ? t->port : 22,
+		    t->proxy_jump ? " through " : "", t->proxy_jump ? t->proxy_jump : "", step_name(c));
 	va_start(ap, fmt);
 	br_buf_vaddf(&b, fmt, ap);
 	va_end(ap);
@@ -986,7 +996,88 @@ static void on_deadline(struct br_loop_timer *t, void *ctx)
 
 /* ---- starting ------------------------------------------------------------------- */
 
-/* TCP connect, then the steps from the handshake on. */
+/* ProxyJump "[user@]host[:port][,...]" as ssh's own arguments: the hops
+ * before the last as -J, the last one as the destination (an ssh:// URI, so
+ * a port may ride along). */
+static char *last_hop(const char *jump, char **ret_before)
+{
+	const char *comma = strrchr(jump, ',');
+	const char *hop = comma ? comma + 1 : jump;
+
+	*ret_before = comma ? br_xstrndup(jump, (size_t)(comma - jump)) : NULL;
+	return br_xasprintf("ssh://%s", hop);
+}
+
+/* The session's socket is one end of a socketpair whose other end is the
+ * stdin and stdout of `ssh -W address:port JUMP`: OpenSSH's own client
+ * reaches the jump host (its config, agent, keys and known_hosts), and the
+ * node's host key and login are still checked here. 0, or -1 with *why. */
+static int proxy_spawn(struct conn *c, const struct val_ssh_target *t, char **why)
+{
+	const struct val_ssh_options *o = c->run->o;
+	int sv[2];
+	char *dest, *before, *forward;
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
+		*why = br_xasprintf("socketpair: %s", strerror(errno));
+		return -1;
+	}
+	dest = last_hop(t->proxy_jump, &before);
+	forward = br_xasprintf("%s:%d", t->address, t->port ? t->port : 22);
+	pid = fork();
+	if (pid == 0) {
+		char *argv[16];
+		int n = 0, null = open("/dev/null", O_RDWR);
+
+		dup2(sv[1], 0);
+		dup2(sv[1], 1);
+		if (null >= 0)
+			dup2(null, 2);
+		argv[n++] = "ssh";
+		if (o->ssh_config) {
+			argv[n++] = "-F";
+			argv[n++] = br_xstrdup(o->ssh_config); /* exec'd or _exit next */
+		}
+		argv[n++] = "-o";
+		argv[n++] = "BatchMode=yes";
+		argv[n++] = "-o";
+		argv[n++] = "ClearAllForwardings=yes";
+		if (before) {
+			argv[n++] = "-J";
+			argv[n++] = before;
+		}
+		argv[n++] = "-W";
+		argv[n++] = forward;
+		argv[n++] = "--";
+		argv[n++] = dest;
+		argv[n] = NULL;
+		execvp("ssh", argv);
+		_exit(127);
+	}
+	free(dest);
+	free(before);
+	free(forward);
+	close(sv[1]);
+	if (pid < 0) {
+		close(sv[0]);
+		*why = br_xasprintf("fork: %s", strerror(errno));
+		return -1;
+	}
+	if (fcntl(sv[0], F_SETFL, fcntl(sv[0], F_GETFL) | O_NONBLOCK)) {
+		close(sv[0]);
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+		*why = br_xasprintf("fcntl: %s", strerror(errno));
+		return -1;
+	}
+	c->fd = sv[0];
+	c->proxy = pid;
+	return 0;
+}
+
+/* TCP connect (or a jump host's forward), then the steps from the
+ * handshake on. */
 static void conn_connect(struct conn *c)
 {
 	struct run *run = c->run;
@@ -1001,19 +1092,30 @@ static void conn_connect(struct conn *c)
 
 	c->step = S_CONNECT;
 	br_loop_timer_start(run->loop, &c->deadline, run->o->connect_timeout_ms);
-	snprintf(port, sizeof(port), "%d", t->port ? t->port : 22);
-	gai = getaddrinfo(t->address, port, &hints, &ai);
-	if (gai) {
-		conn_fail(c, "cannot resolve: %s", gai_strerror(gai));
-		return;
-	}
-	c->fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
-	if (c->fd < 0 || (connect(c->fd, ai->ai_addr, ai->ai_addrlen) && errno != EINPROGRESS)) {
+	if (t->proxy_jump) {
+		char *why = NULL;
+
+		if (proxy_spawn(c, t, &why)) {
+			conn_fail(c, "through %s: %s", t->proxy_jump, why);
+			free(why);
+			return;
+		}
+	} else {
+		snprintf(port, sizeof(port), "%d", t->port ? t->port : 22);
+		gai = getaddrinfo(t->address, port, &hints, &ai);
+		if (gai) {
+			conn_fail(c, "cannot resolve: %s", gai_strerror(gai));
+			return;
+		}
+		c->fd =
+		    socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
+		if (c->fd < 0 || (connect(c->fd, ai->ai_addr, ai->ai_addrlen) && errno != EINPROGRESS)) {
+			freeaddrinfo(ai);
+			conn_fail(c, "%s", strerror(errno));
+			return;
+		}
 		freeaddrinfo(ai);
-		conn_fail(c, "%s", strerror(errno));
-		return;
 	}
-	freeaddrinfo(ai);
 	c->s = libssh2_session_init();
 	if (!c->s) {
 		conn_fail(c, "cannot set up an SSH session");

@@ -47,6 +47,9 @@ struct val_ssh_target {
 	const char *name;    /* for messages: the node's hostname */
 	const char *address; /* IP address or name to connect to */
 	int port;	     /* 0: 22 */
+	/* ProxyJump as ssh_config says it ("[user@]host[:port][,...]"): the
+	 * session runs through `ssh -W` to the last hop; NULL: direct. */
+	const char *proxy_jump;
 };
 
 /* Nodes worked at once unless told otherwise (ssh.c says why). */
@@ -70,6 +73,7 @@ struct val_ssh_options {
 	int64_t
 	    run_timeout_ms; /* checking and copying the file, then the command itself, each; default 120 s */
 	int max_parallel;   /* sessions at once; default 32 */
+	const char *ssh_config; /* the file a jump host's ssh is given (-F); NULL: ssh's own */
 };
 void val_ssh_options_init(struct val_ssh_options *o);
 /* Mistakes in o that would fail every node alike, found before any node is
@@ -103,13 +107,14 @@ int val_ssh_run(struct br_loop *loop, const struct val_ssh_target *targets, size
 		const struct val_ssh_options *opts, struct val_ssh_result *results, val_ssh_done_fn done,
 		void *ctx, struct br_err *err);
 
-/* ---- ssh_pool.c: the same over forked workers ------------------------------ */
+/* ---- ssh_pool.c: the same over forked workers (common/pool.h) -------------- */
 
 #define VAL_SSH_WORKER_TARGETS 8 /* nodes a worker is worth forking for */
 #define VAL_SSH_WORKERS_MAX 64
 
-/* Workers for a rack of n_targets: one per CPU, at most one per
- * VAL_SSH_WORKER_TARGETS nodes, at least 1. */
+/* Workers for a rack of n_targets, by the pool's one rule
+ * (br_pool_workers_auto): one per CPU, at most one per
+ * VAL_SSH_WORKER_TARGETS nodes, at most VAL_SSH_WORKERS_MAX, at least 1. */
 int val_ssh_workers_auto(size_t n_targets);
 
 /* Run in a worker on each of its results before it is sent, so that work
@@ -125,9 +130,10 @@ typedef int (*val_ssh_worker_fn)(void *ctx, size_t index, const struct val_ssh_r
 				 struct br_buf *reply);
 
 /* val_ssh_run with the targets split in n_workers contiguous slices, each
- * run by a forked worker on its own loop, opts->max_parallel shared among
- * them; in_worker (may be NULL) runs in the worker on each result, done in
- * this process, on a loop of its own, as results arrive. A worker that
+ * run by a forked worker of the pool on its own loop, opts->max_parallel
+ * shared among them (br_pool_share); in_worker (may be NULL) runs in the
+ * worker on each result, done in this process, on a loop of its own, as
+ * results arrive. A worker that
  * dies fails the targets it had not reported, with the reason.
  * n_workers <= 1: val_ssh_run here, in_worker not called. */
 int val_ssh_run_workers(const struct val_ssh_target *targets, size_t n, const struct val_ssh_options *opts,
@@ -139,22 +145,32 @@ void val_shell_quote(struct br_buf *b, const char *s);
 
 /* ---- ssh_config.c: where a node is reached --------------------------------- */
 
-/* The subset of OpenSSH's ssh_config(5) a validator needs: Host blocks
- * (patterns with * and ?, negation with !) giving HostName, Port, User,
- * IdentityFile and UserKnownHostsFile. As in OpenSSH, the first value
- * found for a keyword wins. Other keywords are ignored. */
+/* Each node's settings as OpenSSH resolves them from an ssh_config file
+ * (`ssh -G`: Include, Match, Host patterns, tokens). The runner takes
+ * HostName, Port and User; it logs in with its own key and checks its own
+ * known_hosts (--ssh-key, --known-hosts win over IdentityFile and
+ * UserKnownHostsFile, as one key serves every node) and goes through a
+ * ProxyJump; a ProxyCommand, which it cannot honour, is an error naming the
+ * keyword. */
 struct val_ssh_host {
-	char *hostname; /* where to connect; NULL: not given */
-	int port;	/* 0: not given */
+	char *hostname; /* where to connect; NULL: the file sets none */
+	int port;	/* 0: the file sets none */
 	char *user, *identity_file, *known_hosts;
+	char *proxy_jump, *proxy_command; /* NULL: none */
 };
 void val_ssh_host_release(struct val_ssh_host *h);
+/* Read the "keyword value" lines `ssh -G` prints (first value of a keyword
+ * wins; the first of UserKnownHostsFile's files). 0 or BR_E_PROTO. */
+int val_ssh_g_parse(const char *text, size_t len, struct val_ssh_host *ret, struct br_err *err);
 
 struct val_ssh_config;
-/* Parse path; problems are "PATH:LINE: keyword: message" (BR_E_INVAL). */
+/* Check that ssh reads path (its own message on a syntax error, BR_E_INVAL;
+ * BR_E_NOTFOUND without the file or without ssh). */
 int val_ssh_config_load(const char *path, struct val_ssh_config **ret, struct br_err *err);
 void val_ssh_config_free(struct val_ssh_config *cfg);
-/* What the file says for host (fields the file does not set stay NULL/0). */
-void val_ssh_config_lookup(const struct val_ssh_config *cfg, const char *host, struct val_ssh_host *ret);
+/* What the file sets for host (fields it does not set stay NULL/0); a NULL
+ * cfg sets nothing. BR_E_UNSUPPORTED for a proxy command. */
+int val_ssh_config_lookup(const struct val_ssh_config *cfg, const char *host, struct val_ssh_host *ret,
+			  struct br_err *err);
 
 #endif

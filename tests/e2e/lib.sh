@@ -1,11 +1,19 @@
-# Shared helpers for end-to-end tests. Source it: . "$BR_TOP/tests/e2e/lib.sh"
+# Shared helpers for end-to-end tests. A test's first line sources it from
+# beside itself, so that tests/run and the script run alone
+# (sh tests/e2e/tNNNN-NAME.sh) both work: . "$(dirname "$0")/lib.sh"
 # Gives: $T (a scratch dir removed at exit), $BIN (built executables),
 # fail MSG, assert_eq GOT WANT MSG, assert_contains HAYSTACK NEEDLE MSG,
 # at_exit CMD (run at exit, last registered first), need_root, maas_auth [KEY],
 # maas_req METHOD PATH, inventory_state DB.
 set -eu
+# The tree is the one this file is in (tests/run sets BR_TOP and BR_BIN);
+# the executables are its build/bin unless BR_BIN names another build.
 BR_TOP=${BR_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
 BIN=${BR_BIN:-$BR_TOP/build/bin}
+if [ ! -x "$BIN/bringup" ]; then
+	echo "$0: no build in $BIN (run make, or set BR_BIN to a build's bin/)" >&2
+	exit 2
+fi
 PATH=$BIN:$PATH
 export PATH
 # Scratch space in memory when there is some: simulated hosts are thousands

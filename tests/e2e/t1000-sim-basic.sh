@@ -2,7 +2,7 @@
 # bringup-sim: the files it writes, the iDRAC tree reached only through
 # links from /redfish/v1, paging and $expand, sessions, errors, the request
 # log, and a clean stop on SIGTERM.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 R=$T/rack
 bringup-sim --no-hosts --nodes 4 --seed 7 --dir "$R" --daemon --json >"$T/summary.json"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # bringup-sim faults: every BMC-visible fault shows through Redfish the way
 # truth.json says, host-side ones are recorded, sessions are capped at 8.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 R=$T/rack
 bringup-sim --no-hosts --nodes 16 --seed 3 --dir "$R" --daemon --flaky-stall-ms 1500 \
@@ -132,7 +132,7 @@ loc=$(sed -n 's/^Location: *\([^\r]*\).*/\1/ip' "$T/sh3")
 assert_eq "$(curl -s -o /dev/null -w '%{http_code}' -X DELETE $A "http://$healthy$loc")" 200 "logout with basic auth"
 assert_eq "$(curl -s -o /dev/null -w '%{http_code}' -d "$body" "http://$healthy$sess")" 201 "a slot is free again"
 
-# --fault-rate picks only DESIGN.md faults; test-only ones need asking for.
+# --fault-rate picks only the field's faults (docs/simulator.md); test-only ones need asking for.
 bringup-sim --no-hosts --nodes 64 --seed 11 --fault-rate 0.5 --dir "$T/rate" --daemon >/dev/null
 at_exit "stop_sim $T/rate"
 n=$(jq '[.nodes[] | select(.faults | length > 0)] | length' "$T/rate/truth.json")

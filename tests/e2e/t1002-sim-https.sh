@@ -1,7 +1,7 @@
 #!/bin/sh
 # bringup-sim --https: a CA in DIR/ca.pem, a server certificate for
 # 127.0.0.1 signed by it; clients that trust the CA connect, others refuse.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 R=$T/rack
 bringup-sim --no-hosts --nodes 3 --seed 5 --dir "$R" --daemon --https >/dev/null

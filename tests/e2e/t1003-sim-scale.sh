@@ -2,7 +2,7 @@
 # bringup-sim at rack scale: 512 BMCs with 1 s of latency each answer four
 # concurrent requests at once; latency suspends, it never serialises.
 # test: alone (2048 requests must overlap within 1 s: a CPU burst)
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 R=$T/rack
 bringup-sim --no-hosts --nodes 512 --seed 1 --dir "$R" --daemon --latency-ms 1000 >/dev/null

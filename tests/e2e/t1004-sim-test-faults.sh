@@ -2,7 +2,7 @@
 # bringup-sim test-only faults, for client robustness: a truncated body,
 # wrong JSON types, a 100,000-member collection, a 50 MB body, a resource
 # that never answers. The simulator itself stays clean through them all.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 R=$T/rack
 bringup-sim --no-hosts --nodes 6 --seed 9 --dir "$R" --daemon --faults bad_json,bad_types,huge_collection,huge_body,hang >/dev/null

@@ -2,7 +2,7 @@
 # bringup-sim as a configure stage sees it: BIOS attributes PATCHed into
 # Bios/Settings (If-Match checked and logged), a config job, applied at the
 # next reset; the boot override PATCHed on the System.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 R=$T/rack
 bringup-sim --no-hosts --nodes 2 --seed 4 --dir "$R" --daemon --faults bios_drift --bios-job-ms 5000 >/dev/null

@@ -3,7 +3,7 @@
 # answered by one of them, one request log of whole JSON lines from all,
 # BMC state kept by the process serving it, and one kill of the pid file
 # stopping them all.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 R=$T/rack
 bringup-sim --no-hosts --nodes 96 --procs 3 --seed 2 --dir "$R" --daemon --latency-ms 20 >/dev/null

@@ -4,7 +4,7 @@
 # log line), and any change to the node (a PATCH, a reset, a config job
 # ending in simulated time) shows at once with a new ETag, so no stale copy
 # is ever served. Answers a test-only fault altered are rendered every time.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 R=$T/rack
 bringup-sim --no-hosts --nodes 2 --seed 5 --dir "$R" --daemon --faults bad_json --bios-job-ms 5000 >/dev/null

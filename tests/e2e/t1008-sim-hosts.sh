@@ -4,7 +4,7 @@
 # each injected fault shows in the facts the probe prints on its node, a
 # clean node shows none, and the facts agree with truth.json and with what
 # the node's BMC says. Stopping the simulator stops its sshds.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 [ -x /usr/sbin/sshd ] || fail "needs OpenSSH's sshd (scripts/deps installs openssh-server)"
 
 R=$T/rack

@@ -5,7 +5,7 @@
 # sent. Also the service-level rules those clients rely on: $metadata
 # without authentication, JsonSchemas and Registries in the service root,
 # the BIOS attribute registry matching the attributes.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 command -v redfishtool >/dev/null || fail "redfishtool is not installed (scripts/deps)"
 command -v ilorest >/dev/null || fail "ilorest is not installed (scripts/deps)"
 

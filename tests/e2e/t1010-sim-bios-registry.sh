@@ -6,7 +6,7 @@
 # every value one the registry allows; each family's profile baseline
 # names only attributes of that registry, with allowed values; the BMC
 # refuses a name or value its registry does not have.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 bringup sim --no-hosts --nodes 6 --seed 5 --vendor mixed --dir rack --daemon >/dev/null
 at_exit "stop_sim $T/rack"

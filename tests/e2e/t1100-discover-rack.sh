@@ -1,8 +1,8 @@
 #!/bin/sh
 # discover on a simulated rack with faults: every MAC and serial of
 # truth.json is in the inventory and nothing else; faulty BMCs end as
-# DESIGN.md says; sessions are created and deleted; the per-BMC cap holds.
-. "$BR_TOP/tests/e2e/lib.sh"
+# docs/simulator.md says; sessions are created and deleted; the per-BMC cap holds.
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 bringup sim --no-hosts --nodes 16 --seed 7 --fault-rate 0.3 --faults bmc_down,bmc_auth,bmc_flaky:2,nic_missing \
 	--flaky-stall-ms 2500 --dir rack --daemon >/dev/null

@@ -2,7 +2,7 @@
 # Discovery over HTTPS with the simulator's generated CA: works with
 # --ca-file, is refused without it (verification is on by default), works
 # with --insecure.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 bringup sim --no-hosts --nodes 3 --seed 11 --https --dir rack --daemon >/dev/null
 at_exit "stop_sim $T/rack"

@@ -3,7 +3,7 @@
 # 100,000, a 50 MB body, a resource that never answers — fail that node with
 # a reason; the healthy node in the same run is discovered; no crash (and,
 # in the ASan build, no leak).
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 bringup sim --no-hosts --nodes 6 --seed 5 --faults bad_json,bad_types,huge_collection,huge_body,hang --dir rack --daemon >/dev/null
 at_exit "stop_sim $T/rack"
@@ -21,7 +21,15 @@ reason() {
 assert_contains "$(reason bad_json)" "invalid JSON" "truncated JSON reason"
 assert_contains "$(reason huge_collection)" "members" "huge collection reason names the member cap"
 assert_contains "$(reason huge_body)" "exceeds" "huge body reason"
-assert_contains "$(reason hang)" "timed out" "hang reason"
+# A Thermal that never answers is not the node's identity (issue 23's
+# failure isolation): the node is discovered on what it showed, the
+# Thermal listed among its unreadable facts with no status and the reason.
+h=$(jq -r '.nodes[] | select(.faults | index("hang")) | .hostname' rack/truth.json)
+assert_eq "$(jq -r --arg h "$h" '.nodes[] | select(.hostname==$h) | .result' d.json)" discovered "hang result"
+u=$(sqlite3 inv.db "select facts from hw_facts f join nodes n on n.id = f.node_id where n.hostname = '$h'" |
+	jq -r '.unreadable[] | select(.url | endswith("/Thermal")) | "\(.status) \(.reason)"')
+assert_contains "$u" "null after 2 attempts: GET " "hang: Thermal unreadable, no status"
+assert_contains "$u" "timed out" "hang: unreadable reason"
 # Wrong types must not crash; the node either fails with a reason or is
 # discovered without the fields that had the wrong type.
 h=$(jq -r '.nodes[] | select(.faults | index("bad_types")) | .hostname' rack/truth.json)

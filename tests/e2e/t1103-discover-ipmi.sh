@@ -3,7 +3,7 @@
 # ipmi is read with ipmitool from a real ipmi_sim; its facts reach the
 # inventory; a wrong password fails that node with a credentials reason,
 # while a Redfish node in the same run is discovered.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 . "$BR_TOP/tests/fixtures/ipmi/sim.sh"
 cd "$T"
 start_ipmi_sim bmc1 "$T/ipmi1"

@@ -3,7 +3,7 @@
 # by the parent) ends every node of a faulty rack exactly as --workers 1 (one
 # process) does: same states, MACs, serials, drives and reasons. Two
 # inventories, one simulated rack.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 bringup sim --no-hosts --nodes 16 --seed 7 --fault-rate 0.3 --faults bmc_down,bmc_auth,bmc_flaky:2,nic_missing \
 	--flaky-stall-ms 2500 --dir rack --daemon >/dev/null

@@ -3,8 +3,8 @@
 # had not reported, with a reason naming the signal; the other workers'
 # nodes end on their own terms, the run finishes, the inventory is intact.
 # Every BMC hangs on Thermal, so each worker is still waiting when it is
-# killed.
-. "$BR_TOP/tests/e2e/lib.sh"
+# killed (and the others' nodes are discovered once it times out).
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 bringup sim --no-hosts --nodes 16 --seed 3 --faults hang:16 --dir rack --daemon >/dev/null
 at_exit "stop_sim $T/rack"
@@ -25,9 +25,11 @@ assert_eq "$rc" 1 "discover exit code with failed nodes"
 
 killed=$(bringup status --db inv.db --json | jq '[.nodes[] | select(.reason // "" | contains("discovery worker exited with status 137 (signal 9)"))] | length')
 [ "$killed" -ge 5 ] && [ "$killed" -le 6 ] || fail "nodes failed by the killed worker: $killed, want its slice (5 or 6)"
-timed_out=$(bringup status --db inv.db --json | jq '[.nodes[] | select(.state == "failed" and (.reason // "" | contains("worker") | not))] | length')
-assert_eq "$((killed + timed_out))" 16 "every other node failed on its own (hung) BMC"
-assert_eq "$(jq '.failed' out.json)" 16 "--json failed count"
+# The other workers' nodes end on their own terms: a Thermal that never
+# answers is listed as unreadable, not a reason to fail (issue 23).
+discovered=$(bringup status --db inv.db --json | jq '[.nodes[] | select(.state == "discovered")] | length')
+assert_eq "$((killed + discovered))" 16 "every other node discovered past its hung Thermal"
+assert_eq "$(jq '.failed' out.json)" "$killed" "--json failed count"
 assert_eq "$(sqlite3 inv.db 'pragma integrity_check')" ok "inventory integrity"
-assert_eq "$(sqlite3 inv.db "select count(*) from nodes where state = 'failed'")" 16 "failed nodes stored"
+assert_eq "$(sqlite3 inv.db "select count(*) from nodes where state = 'failed'")" "$killed" "failed nodes stored"
 

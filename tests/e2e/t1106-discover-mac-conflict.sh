@@ -4,7 +4,7 @@
 # BMCs, whichever answered first. When the manifest's boot disk serial is
 # among the drives one BMC reports, that node wins, in either order, and
 # the other fails naming it.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 bringup-sim --no-hosts --nodes 4 --seed 3 --faults mac_clone --dir sim --daemon >/dev/null
 at_exit "stop_sim $T/sim"

@@ -4,7 +4,7 @@
 # node is discovered, the discovery worker that read it goes on with its
 # other nodes, and every session is deleted. The worker's result line to
 # the parent stays under its cap, and no reason or event holds a megabyte.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 bringup sim --no-hosts --nodes 6 --seed 4 --faults huge_serial --dir rack --daemon >/dev/null
 at_exit "stop_sim $T/rack"

@@ -3,7 +3,7 @@
 # C0 bytes) reaches no terminal raw: status, history and the logs show each
 # as \xNN, while the inventory and --json keep the real value (JSON escapes
 # it its own way).
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 bringup sim --no-hosts --nodes 2 --seed 2 --faults control_chars --dir rack --daemon >/dev/null
 at_exit "stop_sim $T/rack"

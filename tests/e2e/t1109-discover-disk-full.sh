@@ -2,7 +2,7 @@
 # The inventory's disk fills up while discover runs: the stage exits 3 (a
 # required service, the inventory, is unusable), not 1 as if some BMCs had
 # failed, and says so.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 need_root
 cd "$T"
 bringup sim --no-hosts --nodes 6 --seed 8 --latency-ms 150 --dir rack --daemon >/dev/null

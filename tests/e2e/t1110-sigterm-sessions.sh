@@ -3,7 +3,7 @@
 # every Redfish session before the stage exits (128 + 15), in one process
 # and across discovery workers: the simulator then lists no open session on
 # any BMC, and the interrupted nodes keep the state they had.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 
 # Open sessions on every BMC of the rack in DIR, as each BMC lists them.

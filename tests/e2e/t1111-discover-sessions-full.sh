@@ -2,7 +2,7 @@
 # A BMC whose session table is full (iDRAC's RAC0218: sessions leaked by
 # others, or by killed runs) is read with HTTP basic auth instead of failing
 # the node; the refused login is not retried. Its neighbours keep sessions.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 bringup sim --no-hosts --nodes 3 --seed 7 --faults sessions_full:1 --dir rack --daemon >/dev/null
 at_exit "stop_sim $T/rack"

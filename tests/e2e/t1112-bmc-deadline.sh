@@ -5,7 +5,7 @@
 # BMCs beside it end as they would alone. The deadline comes from
 # --bmc-deadline, else from the profile's [time_limits] discover.
 # test: alone (its run time is the assertion; 4 s of margin)
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 bringup sim --no-hosts --nodes 4 --seed 8 --faults tarpit:1 --dir rack --daemon >/dev/null
 at_exit "stop_sim $T/rack"

@@ -3,7 +3,7 @@
 # 2.8 million of them) is refused by counting before parsing: the node
 # fails with the member cap as its reason, its neighbour is discovered,
 # and the process stays small (parsing it first took 654 MB).
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 bringup sim --no-hosts --nodes 2 --seed 10 --faults members_flood:1 --dir rack --daemon >/dev/null
 at_exit "stop_sim $T/rack"

@@ -5,7 +5,7 @@
 # stays out of the NICs MAAS gets and is in the facts with its role), the
 # serial is trimmed, drives and PCIe devices are each counted once, and each
 # MAC's source is recorded (standard resources preferred).
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 bringup sim --no-hosts --nodes 6 --seed 11 --vendor mixed --dir rack --daemon >/dev/null
 at_exit "stop_sim $T/rack"
@@ -43,11 +43,16 @@ for h in $(jq -r '.nodes[].hostname' $truth); do
 	# HPE (Oem PCIDevices) and Supermicro (Chassis PCIeSlots) show the link
 	# only there; the standard PCIeDevice wins where both exist.
 	assert_eq "$(nq "(select count(*) from pcie_devices p where p.node_id=n.id and p.pcie_type='$3')")" "$2" "$v: $3 links of $h"
-	# Each MAC's role in the facts is the truth's (the BMC's own port is
-	# bmc_mac, not a NIC); every MAC says where it came from.
+	# Each MAC's role in the facts is the truth's, the BMC's own port's
+	# (bmc) too; past those only the Manager's end of the USB link (the
+	# DGX's usb0, the X13's ToHost), as the BMC's; every MAC says where it
+	# came from.
 	sqlite3 inv.db "select facts from hw_facts f join nodes n on n.id=f.node_id where n.hostname='$h'" > facts.json
-	assert_eq "$(jq -r '[.nics[] | "\(.mac)=\(.role)"] | sort | join(",")' facts.json)" \
-		"$(tq '[.mac_roles | to_entries[] | select(.value != "bmc") | "\(.key)=\(.value)"] | sort | join(",")')" "$v: MAC roles of $h"
+	tq '.mac_roles' > roles.json
+	assert_eq "$(jq -r --slurpfile t roles.json '[.nics[] | select($t[0][.mac]) | "\(.mac)=\(.role)"] | sort | join(",")' facts.json)" \
+		"$(tq '[.mac_roles | to_entries[] | "\(.key)=\(.value)"] | sort | join(",")')" "$v: MAC roles of $h"
+	assert_eq "$(jq -r --slurpfile t roles.json '[.nics[] | select($t[0][.mac] | not) | select(.source != "ManagerEthernetInterfaces" or .role != "bmc_usb")] | length' facts.json)" \
+		0 "$v: MACs outside the truth other than the BMC's end of its USB link"
 	assert_eq "$(jq -r '[.nics[] | select(.source == null)] | length' facts.json)" 0 "$v: MACs without a source"
 	# The BMC's own MAC is its port's, never its end of the USB link (which
 	# the DGX and the X13 list among the Manager's interfaces, first), and

@@ -3,7 +3,7 @@
 # saying so and naming what it did show, on any family; AMI's repeating
 # pagination (every remaining member on each page, no count) reads each
 # member once.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 bringup sim --no-hosts --nodes 6 --seed 3 --vendor mixed --faults no_host_mac:3,nic_missing:2 --dir rack --daemon >/dev/null
 at_exit "stop_sim $T/rack"
@@ -28,6 +28,16 @@ for h in $(jq -r '.nodes[] | select(.faults | index("no_host_mac")) | .hostname'
 	usb=$(jq -r --arg h "$h" '.nodes[] | select(.hostname==$h) | .mac_roles | to_entries[] | select(.value=="bmc_usb") | .key' $truth)
 	[ -z "$usb" ] || assert_contains "$reason" "$usb is the BMC's USB link" "$v: reason names the USB link"
 	assert_eq "$(sqlite3 inv.db "select count(*) from nics c join nodes n on n.id=c.node_id where n.hostname='$h'")" 0 "$v: no MACs stored for $h"
+	# What names the machine is kept all the same (issue 23): its serial and
+	# the BMC's MAC, shown by status, the failure typed no_host_mac; every
+	# MAC it did show is listed with its role, none of them host.
+	assert_eq "$(sq "$h" .failure_kind)" no_host_mac "$v: failure kind of $h"
+	assert_eq "$(sq "$h" .system_serial)" "$(jq -r --arg h "$h" '.nodes[] | select(.hostname==$h) | .system_serial' $truth)" \
+		"$v: serial of $h kept"
+	bmc_mac=$(jq -r --arg h "$h" '.nodes[] | select(.hostname==$h) | .mac_roles | to_entries[] | select(.value=="bmc") | .key' $truth)
+	assert_eq "$(sqlite3 inv.db "select bmc_mac from nodes where hostname='$h'")" "$bmc_mac" "$v: BMC MAC of $h kept"
+	assert_eq "$(sq "$h" '[.nics[] | select(.role == "host")] | length')" 0 "$v: no host role among $h's MACs"
+	assert_eq "$(sq "$h" "[.nics[] | select(.mac == \"$bmc_mac\") | .role] | join(\",\")")" bmc "$v: the BMC's port shown as bmc"
 done
 assert_eq "$n" 3 "MAC-less nodes"
 # The other nodes, nic_missing ones included (a NIC absent from every view,

@@ -8,7 +8,7 @@
 # it would alone: discovered, with exactly its true host MACs and serial.
 # Every hostile node ends with a state and a reason; none takes the run
 # down, and the run ends within the per-BMC deadline.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 hostile=bad_json,bad_types,huge_collection,huge_body,members_flood,huge_serial,control_chars,hang,tarpit
 hostile=$hostile,sessions_full,bmc_auth,bmc_down,mac_clone,no_host_mac,bad_links
@@ -51,10 +51,16 @@ assert_eq "$(sqlite3 inv.db "select count(*) from nodes where state not in ('dis
 	"every node ended discovered or failed"
 assert_eq "$(sqlite3 inv.db "select count(*) from nodes where state = 'failed' and coalesce(reason, '') = ''")" 0 \
 	"every failed node has a reason"
-for f in bmc_down bmc_auth hang tarpit no_host_mac members_flood; do
+for f in bmc_down bmc_auth tarpit no_host_mac members_flood; do
 	h=$(jq -r --arg f "$f" '.nodes[] | select(.faults | index($f)) | .hostname' $truth)
 	assert_eq "$(sqlite3 inv.db "select state from nodes where hostname = '$h'")" failed "$f node $h"
 done
+# A Thermal that hangs is no reason to fail either (issue 23): the node is
+# discovered, the Thermal listed as unreadable.
+h=$(jq -r '.nodes[] | select(.faults | index("hang")) | .hostname' $truth)
+assert_eq "$(sqlite3 inv.db "select state from nodes where hostname = '$h'")" discovered "hang node $h"
+assert_eq "$(sqlite3 inv.db "select json_extract(facts, '\$.unreadable[0].url') like '%/Thermal' from hw_facts join nodes on nodes.id = hw_facts.node_id where hostname = '$h'")" 1 \
+	"hang node $h: Thermal unreadable"
 # A full session table is no reason to fail: basic auth reads it.
 h=$(jq -r '.nodes[] | select(.faults | index("sessions_full")) | .hostname' $truth)
 assert_eq "$(sqlite3 inv.db "select state from nodes where hostname = '$h'")" discovered "sessions_full node $h"

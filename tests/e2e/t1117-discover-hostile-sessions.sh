@@ -7,7 +7,7 @@
 # Each hostile node ends as its behaviour deserves, with a reason that
 # names it; every good node ends as it would alone; no redirect is
 # followed, nobody logs in twice, and no session is left open on any BMC.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 hostile=endless_body,redirect,token_revoked,session_no_token,session_no_location,deep_expand
 bringup-sim --no-hosts --nodes 10 --seed 11 --faults "$hostile" --dir sim --daemon >/dev/null

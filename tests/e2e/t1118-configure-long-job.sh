@@ -5,7 +5,7 @@
 # Configure must still converge: polls are bounded by the job timeout and
 # the BMC's deadline, never by the request cap (issue 13, finding 6: a
 # short --poll-ms failed long jobs with "more than 2000 requests needed").
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 polls=2200
 bringup-sim --no-hosts --nodes 1 --seed 4 --faults bios_drift --bios-job-ms 0 --bios-job-polls $polls \

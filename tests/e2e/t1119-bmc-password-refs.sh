@@ -4,7 +4,7 @@
 # any node is touched: exit 2, each distinct reference listed once with how
 # many nodes name it, no state changed, no event, no ticket. (Each node used
 # to fail on its own, one "credentials" failure after another.)
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 
 bringup-sim --no-hosts --nodes 4 --dir sim --seed 5 --daemon >/dev/null

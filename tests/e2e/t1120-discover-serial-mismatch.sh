@@ -6,7 +6,7 @@
 # the other nodes discover; a node whose BMC never answered (bmc_down) gets
 # the manifest's serial on its ticket. A manifest serial compares in any
 # case; a bad one is refused at import (FILE:LINE: serial: ..., exit 2).
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 bringup sim --no-hosts --nodes 4 --seed 3 --faults serial_mismatch,bmc_down --dir rack --daemon >/dev/null
 at_exit "stop_sim $T/rack"

@@ -6,7 +6,7 @@
 # slots each took the whole run's ~5 s, and a 4 s deadline failed every one
 # of them (10,000 BMCs behind a cap of 2,048 did the same at the 600 s
 # default: none discovered).
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 bringup sim --no-hosts --nodes 12 --seed 3 --latency-ms 25 --dir rack --daemon >/dev/null
 at_exit "stop_sim $T/rack"

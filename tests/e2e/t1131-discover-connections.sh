@@ -7,7 +7,7 @@
 # each request ended (1,024 BMCs behind 256 requests in flight opened 50
 # connections each, not 4). Here 260 BMCs (five multis) behind 16 requests
 # in flight, 8 BMCs at work at a time: before, 6,419 connections (25 a BMC).
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 n=260
 bringup sim --no-hosts --nodes $n --seed 5 --latency-ms 2 --dir rack --daemon >/dev/null

@@ -6,7 +6,7 @@
 # failing job fails its node with the job's message; resets are rationed
 # by --max-resets; fw_outdated shows as a failed firmware check; a re-run
 # changes nothing.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 bringup sim --no-hosts --nodes 8 --seed 11 --faults bios_drift:3,bios_job_fail,fw_outdated --dir rack --daemon >/dev/null
 at_exit "stop_sim $T/rack"

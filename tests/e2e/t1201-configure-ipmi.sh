@@ -5,7 +5,7 @@
 # reported as unsupported (an unknown "bios" check with the reason), not
 # skipped; a Redfish node in the same run is configured as usual; the
 # password stays out of argv.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 . "$BR_TOP/tests/fixtures/ipmi/sim.sh"
 cd "$T"
 start_ipmi_sim bmc1 "$T/ipmi1" chassis

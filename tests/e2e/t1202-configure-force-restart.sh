@@ -2,7 +2,7 @@
 # A system that acknowledges GracefulRestart and never performs it (a hung
 # OS): configure escalates to ForceRestart after --graceful-timeout, the job
 # runs, and the node ends on the baseline.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 bringup sim --no-hosts --nodes 2 --seed 4 --faults graceful_ignored --dir rack --daemon >/dev/null
 at_exit "stop_sim $T/rack"

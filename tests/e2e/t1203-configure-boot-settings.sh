@@ -6,7 +6,7 @@
 # the System once it shows PXE first; a node with BIOS drift too has its
 # boot order PATCHed before the BIOS job, so that job's single reset
 # applies both. A re-run changes nothing.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 bringup sim --no-hosts --nodes 4 --seed 11 --faults boot_settings:1,boot_settings_drift:1 --dir rack --daemon >/dev/null
 at_exit "stop_sim $T/rack"

@@ -5,7 +5,7 @@
 # running (a reset would cut into its POST). Job polls are outside the
 # per-BMC request cap (RF_REQUESTS_MAX, 2000): the slow job is polled every
 # 2 ms, hundreds of times, and only time bounds that.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 bringup sim --no-hosts --nodes 2 --seed 9 --faults slow_job:1,graceful_ignored:1 --dir rack --daemon >/dev/null
 at_exit "stop_sim $T/rack"

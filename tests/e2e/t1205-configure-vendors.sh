@@ -9,7 +9,7 @@
 # the System lists (the simulator refuses others), the baseline then visible
 # in the Bios, PXE as the next boot; OpenBMC's host System only, never the
 # GPU baseboard beside it. A re-run writes nothing.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 bringup sim --no-hosts --nodes 6 --seed 11 --vendor mixed --dir rack --daemon >/dev/null
 at_exit "stop_sim $T/rack"

@@ -8,7 +8,7 @@
 # rack from one seed. Then a worker killed mid-run fails exactly its own
 # nodes, with the reason; the other workers' nodes end configured, and the
 # inventory stays intact. A SIGTERM stops every worker cleanly.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 faults=bios_drift:4,bios_job_fail:1,boot_settings:1,fw_outdated:1
 rack() { # NAME NODES SIM-OPTIONS...: a simulated rack, imported and discovered into NAME.db

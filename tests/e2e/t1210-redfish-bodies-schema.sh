@@ -8,7 +8,7 @@
 # the System, the override on the System or on its settings object as
 # iDRAC10 has it) and ComputerSystem.Reset. Each kind is seen at least once,
 # so the check cannot pass on an empty log; crafted bad bodies are refused.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 check() { /usr/bin/python3 "$BR_TOP/tests/check-redfish-bodies.py" "$@"; }
 profile_of() {

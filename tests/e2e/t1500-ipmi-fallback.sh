@@ -3,7 +3,7 @@
 # FRU serial and model, sensors, SEL, BMC MAC, power; a wrong password exits
 # 3 naming authentication and never shows the password; a dead port exits 3
 # within --timeout.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 . "$BR_TOP/tests/fixtures/ipmi/sim.sh"
 
 command -v jq >/dev/null || fail "jq is needed"

@@ -4,7 +4,7 @@
 # their FRU serial, the dead one fails with a reason naming it, and the run
 # takes about one BMC's time, not the sum.
 # test: alone (its run time is the assertion)
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 . "$BR_TOP/tests/fixtures/ipmi/sim.sh"
 command -v jq >/dev/null || fail "jq is needed"
 cd "$T"

@@ -5,7 +5,7 @@
 # enlist printed), including the nvme_order nodes; the commission_fail node
 # ends `failed` with MAAS's message; a second run creates nothing and deploys
 # nothing again; no secret reaches a log.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 
 bringup-sim --no-hosts --nodes 16 --dir sim --seed 7 --faults nvme_order:2,commission_fail:1 \

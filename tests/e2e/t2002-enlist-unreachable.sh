@@ -3,7 +3,7 @@
 # the environment or --api-key-ref) or an unreachable MAAS exits 3 with a
 # clear message and changes nothing, in the inventory or in MAAS; a missing
 # URL or key is bad usage (exit 2).
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 
 bringup-sim --no-hosts --nodes 4 --dir sim --maas-commission-ms 200 --maas-deploy-ms 200 --daemon >/dev/null

@@ -2,7 +2,7 @@
 # A MAC already registered in MAAS under another hostname is a conflict the
 # node fails with, naming the other machine; enlist never adopts, changes or
 # deploys that machine, and the other nodes go on.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 
 bringup-sim --no-hosts --nodes 4 --dir sim --maas-commission-ms 200 --maas-deploy-ms 200 --daemon >/dev/null

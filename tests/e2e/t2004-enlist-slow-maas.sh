@@ -4,10 +4,10 @@
 # taken once per machine: one create, one set_boot_disk, one layout, one
 # deploy, and no 409 from acting twice on the same machine. Catches a poll
 # that re-reads machines whose previous poll is still in flight.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 
-# Polls read 50 machines a request (ENLIST_POLL_IDS_MAX): 120 waiting take
+# Polls read 50 machines a request (STG_ENLIST_POLL_IDS_MAX): 120 waiting take
 # three requests. Under the sanitizers (build/asan) 60 take two, enough for
 # the memory checks at half the cost; the plain tree shows the 120. One
 # process (--workers 1), so all of them wait in one flow (t2018 covers the

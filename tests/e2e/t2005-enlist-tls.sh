@@ -5,7 +5,7 @@
 # exits 3 quoting curl and changes nothing (the handshake fails before any
 # request reaches MAAS); --insecure goes through without the CA; with
 # $BRINGUP_CA_FILE it goes through verified.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 
 bringup-sim --no-hosts --nodes 3 --https --dir sim --maas-commission-ms 200 --maas-deploy-ms 200 --daemon >/dev/null

@@ -3,7 +3,7 @@
 # with MAAS's words, but the BMC power password and the parts of the MAAS
 # API key the client sent are gone from the reason, the events, --json,
 # stderr and the inventory.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 bringup-sim --no-hosts --nodes 3 --seed 6 --faults maas_echo --maas-commission-ms 100 --maas-deploy-ms 100 \
 	--dir sim --daemon >/dev/null

@@ -3,7 +3,7 @@
 # password) cannot power the machine: it reverts Commissioning to New and
 # logs why. enlist fails the node with MAAS's own event text in bounded
 # time, instead of commissioning it again and again.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 
 bringup-sim --nodes 2 --dir sim --maas-commission-ms 200 --maas-deploy-ms 200 --daemon >/dev/null

@@ -3,7 +3,7 @@
 # fail ends Failed testing and enlist fails it with MAAS's text. Re-run, it
 # is tested again with op=test (MAAS refuses commission from Failed
 # testing: "Commission is not available...") and deploys.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 
 bringup-sim --nodes 2 --dir sim --faults maas_test_fail:1 --maas-commission-ms 200 --maas-deploy-ms 200 \

@@ -3,7 +3,7 @@
 # only (409 "...not Ready."). The one whose boot disk is already the wanted
 # one deploys as it is; the nvme_order one (MAAS's boot disk is a data
 # drive) is released, waited to Ready, pinned, then deployed.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 
 bringup-sim --nodes 2 --dir sim --faults nvme_order:1 --maas-commission-ms 200 --maas-deploy-ms 200 \

@@ -5,7 +5,7 @@
 # Both commission through their BMC (the emulator checks the parameters
 # against each node's simulated BMC) and deploy. The emulator refuses a
 # Redfish machine without its required parameters.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 
 bringup-sim --nodes 2 --dir sim --maas-commission-ms 200 --maas-deploy-ms 200 --daemon >/dev/null

@@ -3,7 +3,7 @@
 # hostname and the whole as fqdn. A node named by FQDN whose machine is
 # already in MAAS (registered under that FQDN) is adopted, not reported as
 # a MAC conflict, and deploys.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 
 bringup-sim --nodes 1 --dir sim --maas-commission-ms 200 --maas-deploy-ms 200 --daemon >/dev/null

@@ -6,7 +6,7 @@
 # state they pass through), allocates, sets owner data, deploys and
 # releases. scripts/deps installs both packages; without Go the test says
 # so and skips.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 
 if ! command -v go >/dev/null 2>&1 || [ ! -d /usr/share/gocode/src/github.com/juju/gomaasapi ]; then

@@ -6,7 +6,7 @@
 # through Disk erasing and Releasing, a release MAAS cannot power off ends
 # "Releasing failed" (13), events after= are the oldest after it, a state
 # conflict is a plain 409 without Retry-After.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 
 bringup-sim --nodes 1 --no-hosts --dir sim --maas-commission-ms 300 --maas-deploy-ms 200 --maas-latency-ms 0 \

@@ -7,7 +7,7 @@
 # carries that identity. A node whose volume MAAS knows by another serial
 # fails with a reason naming both sides. A plain node beside them still
 # goes on its BOSS drive by serial.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 
 bringup-sim --nodes 3 --dir sim --no-hosts --faults boss_raid1,boss_unmatched \

@@ -4,7 +4,7 @@
 # validate on its simulated host. The host shows one NVMe disk for the
 # volume, with the volume's serial, and / on it; the boot_disk check
 # passes on that serial, which is neither M.2 drive's.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 
 bringup-sim --nodes 1 --dir sim --faults boss_raid1 --maas-commission-ms 100 --maas-deploy-ms 100 \

@@ -7,7 +7,7 @@
 # admin deployed: MAAS refuses to mark it broken, and the gate says so for
 # that node (who owns it, that only the owner may) and carries on; with the
 # owner's key the same gate marks it broken.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 bringup-sim --nodes 1 --dir rack --no-hosts --maas-commission-ms 100 --maas-deploy-ms 100 --daemon >/dev/null
 at_exit "stop_sim $T/rack"

@@ -7,7 +7,7 @@
 # seen here through the events API. Against a server that writes none
 # (--maas-no-status-events) enlist reads a machine on any news, as before,
 # and still deploys every one.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 
 N=6

@@ -7,7 +7,7 @@
 # summary carries what the workers learned (system_id, address, the disk
 # the OS went on); a second run resumes the killed slice and deploys it
 # with no machine created twice.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 
 bringup-sim --no-hosts --nodes 18 --dir sim --seed 7 --faults nvme_order:2,commission_fail:1 \

@@ -3,7 +3,7 @@
 # stage catches no signal, so it ends at once, and its workers end with it
 # (none drives machines on unseen); a later run takes every machine up
 # where MAAS has it and deploys it, creating none twice.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 
 bringup-sim --no-hosts --nodes 12 --dir sim --seed 9 --maas-commission-ms 3000 --maas-deploy-ms 200 \

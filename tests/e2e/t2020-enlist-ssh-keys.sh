@@ -6,7 +6,7 @@
 # key given as the public one is refused too. Each user-data variant that is
 # sent passes `cloud-init schema`: one key, several keys, --no-ssh-key (the
 # key list left out).
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 
 bringup-sim --no-hosts --nodes 3 --dir sim --seed 3 --maas-commission-ms 100 --maas-deploy-ms 100 \

@@ -5,7 +5,7 @@
 # --api-key-ref naming an unset variable, a key that is not
 # consumer:token:secret, a BMC password reference (MAAS's power driver
 # needs it) that does not resolve: each node used to fail on its own.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 
 bringup-sim --no-hosts --nodes 3 --dir sim --seed 9 --maas-commission-ms 100 --maas-deploy-ms 100 \

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Every class of manifest error is reported as FILE:LINE: field: message,
 # all at once, with exit 2, and nothing reaches the inventory.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 H=hostname,rack,unit,bmc,bmc_user,bmc_password,profile,bmc_type,boot_disk_serial,notes
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Re-importing the same manifest changes nothing; an edited one updates the
-# node and records what changed as an event; status --json matches DESIGN.md.
-. "$BR_TOP/tests/e2e/lib.sh"
+# node and records what changed as an event; status --json matches man/bringup-status.1.
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 cat > rack.csv <<'EOF2'
 hostname,rack,unit,bmc,bmc_user,bmc_password,profile,bmc_type,boot_disk_serial,notes
@@ -34,7 +34,7 @@ assert_eq "$(sqlite3 inv.db "select bmc_password_ref from nodes where hostname='
 assert_eq "$(sqlite3 inv.db "select boot_disk_serial||'|'||notes from nodes where hostname='gpu-b'")" \
 	"S3EVNX0T123|spare, row 4" "optional columns"
 
-# status --json: the DESIGN.md document.
+# status --json: the document man/bringup-status.1 gives.
 bringup status --db inv.db --json > st.json
 jq -e '.nodes | length == 3' st.json >/dev/null || fail "status node count"
 jq -e 'all(.nodes[]; has("hostname") and has("state") and has("reason") and (.macs|type=="array")

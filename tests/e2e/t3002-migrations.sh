@@ -1,13 +1,13 @@
 #!/bin/sh
 # An inventory at an older schema version is migrated on open, keeping
 # every node, MAC and event; a newer one is refused; events are append-only.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 sqlite3 inv.db < "$BR_TOP/tests/fixtures/inventory/schema-v1.sql"
 assert_eq "$(sqlite3 inv.db 'pragma user_version')" 1 "fixture version"
 
 bringup status --db inv.db --json > st.json
-assert_eq "$(sqlite3 inv.db 'pragma user_version')" 13 "version after open"
+assert_eq "$(sqlite3 inv.db 'pragma user_version')" 14 "version after open"
 assert_eq "$(jq -r '[.nodes[] | .hostname + ":" + .state] | join(",")' st.json)" "old-a:discovered,old-b:failed" "nodes kept"
 assert_eq "$(jq -r '.nodes[0].macs | join(",")' st.json)" "b0:7b:25:00:00:01,b0:7b:25:00:00:02" "MACs kept"
 assert_eq "$(jq -r '.nodes[0].system_serial' st.json)" "CN7792S1" "serial kept"

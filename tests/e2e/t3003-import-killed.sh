@@ -2,7 +2,7 @@
 # A process killed with SIGKILL in the middle of an import leaves the
 # inventory consistent: integrity_check ok and either all of the import or
 # none of it.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 N=5000
 awk -v n=$N 'BEGIN {

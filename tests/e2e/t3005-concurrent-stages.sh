@@ -7,7 +7,7 @@
 # later (state changes are compare-and-set on the state the stage read).
 # A lease left by a process that is gone is taken over; a live holder is
 # named.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 # Slow BMCs, a fast MAAS: configure ends well after enlist has deployed.
 bringup-sim --no-hosts --nodes 6 --seed 5 --latency-ms 150 --maas-latency-ms 0 --maas-commission-ms 100 \

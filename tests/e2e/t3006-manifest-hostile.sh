@@ -6,7 +6,7 @@
 # 100,000 rows (the row cap) import in minutes at worst (ASan, a loaded
 # machine), not half an hour: rows grow in amortized
 # constant time.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 H=hostname,rack,unit,bmc,bmc_user,bmc_password,profile,bmc_type,boot_disk_serial,notes
 

@@ -2,7 +2,7 @@
 # bringup-probe over fixture trees (--root) and captures: the real H200's link,
 # the root disk's controller serial, a capped core, a bogus sensor, IB ports,
 # LLDP neighbours from real lldpd output, dmesg signatures.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 F=$BR_TOP/tests/fixtures
 P=$F/probe
 

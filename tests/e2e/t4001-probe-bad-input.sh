@@ -2,7 +2,7 @@
 # bringup-probe on bad input: an unreadable sysfs file, garbage XML, a
 # malformed or missing dump, bad usage. Each is reported with its path and
 # reason; nothing crashes. And the node's tools are run without a shell.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 F=$BR_TOP/tests/fixtures
 P=$F/probe
 

@@ -4,7 +4,7 @@
 # stage's name, the node validated; a cabling check from the wiring list;
 # bad documents refused with the file named and nothing changed. The node is
 # only discovered, so it is judged with --force (validate takes deployed nodes).
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 bringup sim --nodes 2 --seed 3 --dir rack --daemon >/dev/null
 at_exit "stop_sim $T/rack"

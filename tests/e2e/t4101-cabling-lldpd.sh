@@ -5,7 +5,7 @@
 # lldpd runs in each namespace, bringup-probe reads each host's real
 # `lldpctl -f xml`, and validate finds exactly the swap and the missing
 # link.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 need_root
 cd "$T"
 command -v lldpd >/dev/null || fail "lldpd is not installed (scripts/deps)"

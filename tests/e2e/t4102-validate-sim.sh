@@ -4,7 +4,7 @@
 # there; every injected fault is reported by a failing check of the right
 # name, and no check fails on a clean node; the same with the rack split
 # over SSH worker processes.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 faults=pcie_degraded,nvme_order,nvme_missing,gpu_missing,nic_missing,cable_swap,cable_unplugged,thermal_bogus
 faults=$faults,cpufreq_capped,clock_skew,psu_failed,fw_outdated,ib_port_down,ib_rate,nvlink_down

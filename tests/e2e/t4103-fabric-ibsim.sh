@@ -4,7 +4,7 @@
 # ibsim's umad shim. Cabled as designed, the fabric passes; cabled as
 # tests/fixtures/ibnet/ibsim.net (two hosts exchanged, an uplink missing,
 # so a leaf and its hosts are an island), exactly those faults are told.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 command -v ibsim >/dev/null && command -v ibnetdiscover >/dev/null ||
 	fail "ibsim or ibnetdiscover missing (scripts/deps: ibsim-utils infiniband-diags)"

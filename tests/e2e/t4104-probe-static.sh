@@ -4,7 +4,7 @@
 # interpreter, no shared library and so no glibc symbol version to need, and
 # it runs in a root that holds nothing but itself. Its copy travels to every
 # node: no DWARF in it.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 probe=$BIN/bringup-probe
 
 if readelf -d "$probe" 2>/dev/null | grep -q 'NEEDED.*libasan'; then

@@ -5,7 +5,7 @@
 # on it is killed: that node fails naming the worker and the signal, the
 # other three are validated with their facts stored, and accept-new records
 # each host's key once though two processes write the known_hosts file.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 bringup-sim --nodes 4 --seed 2 --maas-commission-ms 100 --maas-deploy-ms 100 --dir rack --daemon >/dev/null
 at_exit "stop_sim $T/rack"

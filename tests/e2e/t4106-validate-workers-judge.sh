@@ -10,7 +10,7 @@
 # worker, and every validated node's document is stored. A node whose
 # document its worker cannot store (a trigger refuses it) is failed with
 # the database's reason.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 bringup-sim --nodes 6 --seed 3 --faults cable_swap:2,psu_failed:1,thermal_bogus:1 --maas-commission-ms 100 \
 	--maas-deploy-ms 100 --dir rack --daemon >/dev/null

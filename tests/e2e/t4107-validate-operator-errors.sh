@@ -8,7 +8,7 @@
 # that is no user name. What a node alone can answer (its host key, its
 # authorized_keys, whether that user is the one holding the key) stays per
 # node.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 
 bringup-sim --no-hosts --nodes 2 --dir sim --seed 4 --maas-commission-ms 100 --maas-deploy-ms 100 \
@@ -53,6 +53,14 @@ if [ "$(id -u)" -ne 0 ]; then
 	refused "$T/id"
 	chmod 600 id
 fi
+# An ssh_config whose proxy command the runner cannot run (read as ssh
+# reads it, through Include) stops the stage naming the keyword: connecting
+# directly would go around the site's bastion. One ssh cannot read either.
+printf 'Host *\n\tProxyCommand nc -X connect -x proxy.example:3128 %%h %%p\n' > proxy.conf
+printf 'Include %s/proxy.conf\n' "$T" > site.conf
+printf 'Host gpu-*\n\tNoSuchOption yes\n' > broken.conf
+refused "ssh config sets ProxyCommand nc -X connect" --ssh-config "$T/site.conf"
+refused "line 2: Bad configuration option" --ssh-config "$T/broken.conf"
 # The same through the environment, as `bringup run` hands it on.
 BRINGUP_SSH_KEY=$T/id.pub refused "is a public key"
 
@@ -63,4 +71,4 @@ bringup validate --db t.db --timeout 5 --host-key-policy accept-new --known-host
 	> out 2> err || rc=$?
 assert_eq "$rc" 1 "validate tried the nodes"
 assert_eq "$(sqlite3 t.db "select count(*) from nodes where state = 'failed'")" 2 "failed on their own"
-echo "unreadable/public/passphrase key, missing/empty known_hosts, bad user: exit 2, nothing touched"
+echo "unreadable/public/passphrase key, missing/empty known_hosts, bad user, proxy command, bad ssh_config: exit 2, nothing touched"

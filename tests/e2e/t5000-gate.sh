@@ -6,7 +6,7 @@
 # match, quarantined machines marked broken with the reason; a second gate
 # sends nothing that changes MAAS; a repaired node re-validated is promoted,
 # marked fixed and its tickets closed; every change is an event.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 bringup sim --nodes 5 --seed 11 --dir rack --faults fw_outdated --daemon >/dev/null
 at_exit "stop_sim $T/rack"

@@ -7,7 +7,7 @@
 # fixed fault closes its ticket and a recurring one reopens the same one;
 # --post delivers each ticket version exactly once over verified TLS to a
 # receiver that fails requests (500s and dropped connections), retrying.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 bringup sim --nodes 6 --seed 5 --dir rack --faults bmc_down,bmc_auth,commission_fail,fw_outdated --daemon >/dev/null
 at_exit "stop_sim $T/rack"

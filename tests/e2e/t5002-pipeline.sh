@@ -5,7 +5,7 @@
 # does not end golden has a ticket and no golden node has one, no (node,
 # fault) ticket twice, every golden node tagged golden in the MAAS emulator;
 # a second bringup run changes no node and files or updates no ticket.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 faults=bmc_down,bmc_auth,bmc_flaky,psu_failed,bios_drift,fw_outdated,nic_missing,gpu_missing,pcie_degraded
 faults=$faults,nvme_order,nvme_missing,cable_swap,cable_unplugged,thermal_bogus,cpufreq_capped,clock_skew,commission_fail

@@ -6,7 +6,7 @@
 # coloured by its state, one row per open ticket and one section per node;
 # hostile text (a BMC's or MAAS's <script> in a reason, a manifest note) is
 # shown as text, never becomes an element.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 command -v chromium >/dev/null || fail "chromium is not installed (scripts/deps installs it)"
 bringup sim --nodes 6 --seed 5 --faults psu_failed,pcie_degraded,bmc_auth --maas-commission-ms 100 \

@@ -2,7 +2,7 @@
 # bringup run on a small simulated rack through every stage: the summary
 # (nodes per state, open faults by kind, tickets, time per stage) as text
 # and as --json; --only limits every stage to the named hosts.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 bringup sim --nodes 4 --seed 7 --dir rack --faults pcie_degraded --maas-commission-ms 100 --maas-deploy-ms 100 \
 	--daemon >/dev/null

@@ -3,7 +3,7 @@
 # deployment or validation limit is failed naming the stage, and `bringup
 # run` names it in its summary. The emulator commissions and deploys slower
 # than the limits; one node's SSH port is a listener that never answers.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 bringup sim --nodes 2 --seed 3 --dir rack --maas-commission-ms 3000 --maas-deploy-ms 3000 --daemon >/dev/null
 at_exit "stop_sim $T/rack"

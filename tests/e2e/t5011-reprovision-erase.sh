@@ -3,7 +3,7 @@
 # release asks MAAS to erase the disks, reprovision waits until MAAS has the
 # machine Ready (straight away, or through Releasing and Disk erasing, as
 # real MAAS does), and enlist then deploys the same machine again.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 bringup sim --nodes 2 --seed 5 --dir rack --no-hosts --maas-commission-ms 100 --maas-deploy-ms 100 --daemon >/dev/null
 at_exit "stop_sim $T/rack"

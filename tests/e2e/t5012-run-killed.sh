@@ -10,7 +10,7 @@
 # every node's address refusing connections, a failure as deterministic as
 # the rest, so a run takes seconds; HOSTS=1 gives every node its sshd.
 # test: alone (the kill times are drawn from an uninterrupted run's length)
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 NODES=${NODES:-8}
 hosts_opt=--no-hosts

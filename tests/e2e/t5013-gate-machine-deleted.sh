@@ -8,7 +8,7 @@
 # by machine: the others end tagged, the deleted one fails naming its
 # system_id, and the run goes on (the quarantined node is still tagged and
 # marked broken, every node keeps its verdict).
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 bringup sim --nodes 4 --seed 13 --dir rack --no-hosts --faults maas_deleted_at_tag:1 \
 	--maas-commission-ms 100 --maas-deploy-ms 100 --daemon >/dev/null

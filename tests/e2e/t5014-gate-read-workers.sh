@@ -1,11 +1,11 @@
 #!/bin/sh
 # bringup gate reading MAAS from worker processes (--workers 2, more than
-# one read batch of GATE_READ_BATCH): the same requests as one process
+# one read batch of STG_GATE_READ_BATCH): the same requests as one process
 # makes (two reads, 50 and 10 machines), every machine matched to its node
 # from the workers' lines (tags and status included: a second run sends
 # nothing that changes MAAS), every quarantined machine tagged and marked
 # broken.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 bringup sim --nodes 60 --seed 14 --dir rack --no-hosts --maas-commission-ms 100 --maas-deploy-ms 100 \
 	--daemon >/dev/null

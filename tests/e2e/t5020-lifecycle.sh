@@ -5,7 +5,7 @@
 # (fault retired) listing that history and the psu ticket closed into it;
 # gate and run leave it alone and naming it to a stage is refused; bringup
 # unretire brings it back to new, and reprovisioning takes it through again.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 bringup sim --nodes 2 --seed 7 --dir rack --faults psu_failed --maas-commission-ms 50 --maas-deploy-ms 50 \
 	--daemon >/dev/null

@@ -10,7 +10,7 @@
 # - with [gate] optional = cabling, the same unknown is excused, the node is
 #   golden and its reason says which optional check stayed unknown; a
 #   failed check is never excused (the gpu_missing node stays quarantined).
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 bringup sim --nodes 4 --seed 21 --vendor hpe --dir rack --faults gpu_missing \
 	--maas-commission-ms 100 --maas-deploy-ms 100 --bios-job-ms 200 --daemon >/dev/null

@@ -4,7 +4,7 @@
 # `bringup run --only` takes each node from the stage it stands at; and
 # `bringup reprovision` of a node that failed BMC login goes back through
 # discover alone, its bmc_auth ticket kept open and no other opened.
-. "$BR_TOP/tests/e2e/lib.sh"
+. "$(dirname "$0")/lib.sh"
 cd "$T"
 bringup sim --nodes 4 --seed 7 --dir rack --faults bmc_auth --maas-commission-ms 100 --maas-deploy-ms 100 \
 	--daemon >/dev/null

@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "bringup/manifest.h"
+#include "stages/manifest.h"
 #include "common.h"
 
 static void test_mac_normalize(void **state)
@@ -133,6 +133,14 @@ static void test_json_caps(void **state)
 	json_decref(doc);
 	assert_null(br_json_parse("{\"a\":", 5, 1024, &err));
 	assert_int_equal(err.code, BR_E_PROTO);
+	/* Counted before parsing: values and depth. */
+	doc = br_json_parse_bounded("[1,2,3]", 7, 1024, 4, &err);
+	assert_non_null(doc);
+	json_decref(doc);
+	assert_null(br_json_parse_bounded("[1,2,3,4]", 9, 1024, 4, &err));
+	assert_int_equal(err.code, BR_E_TOOBIG);
+	assert_null(br_json_parse_bounded("[1,2,3]", 7, 4, 100, &err));
+	assert_int_equal(err.code, BR_E_TOOBIG);
 	assert_null(br_json_parse("[1,2,3]", 7, 4, &err));
 	assert_int_equal(err.code, BR_E_TOOBIG);
 	br_buf_init(&deep, 0);
@@ -151,23 +159,23 @@ static void test_bmc_address(void **state)
 	int port = -1;
 
 	(void)state;
-	assert_int_equal(br_bmc_address_parse("10.0.0.1", &host, &port), 0);
+	assert_int_equal(stg_bmc_address_parse("10.0.0.1", &host, &port), 0);
 	assert_string_equal(host, "10.0.0.1");
 	assert_int_equal(port, 0);
 	free(host);
-	assert_int_equal(br_bmc_address_parse("idrac-r01-u03.mgmt:8443", &host, &port), 0);
+	assert_int_equal(stg_bmc_address_parse("idrac-r01-u03.mgmt:8443", &host, &port), 0);
 	assert_string_equal(host, "idrac-r01-u03.mgmt");
 	assert_int_equal(port, 8443);
 	free(host);
-	assert_int_equal(br_bmc_address_parse("[fd00::5]:443", &host, &port), 0);
+	assert_int_equal(stg_bmc_address_parse("[fd00::5]:443", &host, &port), 0);
 	assert_string_equal(host, "fd00::5");
 	assert_int_equal(port, 443);
 	free(host);
-	assert_int_equal(br_bmc_address_parse("fd00::5", &host, &port), BR_E_INVAL);
-	assert_int_equal(br_bmc_address_parse("10.0.0.256", &host, &port), BR_E_INVAL);
-	assert_int_equal(br_bmc_address_parse("10.0.0.1:0", &host, &port), BR_E_INVAL);
-	assert_int_equal(br_bmc_address_parse("10.0.0.1:", &host, &port), BR_E_INVAL);
-	assert_int_equal(br_bmc_address_parse("-x-:80", &host, &port), BR_E_INVAL);
+	assert_int_equal(stg_bmc_address_parse("fd00::5", &host, &port), BR_E_INVAL);
+	assert_int_equal(stg_bmc_address_parse("10.0.0.256", &host, &port), BR_E_INVAL);
+	assert_int_equal(stg_bmc_address_parse("10.0.0.1:0", &host, &port), BR_E_INVAL);
+	assert_int_equal(stg_bmc_address_parse("10.0.0.1:", &host, &port), BR_E_INVAL);
+	assert_int_equal(stg_bmc_address_parse("-x-:80", &host, &port), BR_E_INVAL);
 }
 
 static void test_errf(void **state)
@@ -261,6 +269,47 @@ static void test_redact(void **state)
 	free(p);
 }
 
+/* Issue 29: the table held 2,048 strings and dropped the rest silently, so
+ * on a large rack the later BMCs' passwords were stored in clear. Every one
+ * of 5,000 distinct passwords (15,000 strings with their encodings) is
+ * redacted, and a registration is undone only as often as it was made. */
+static void test_redact_unbounded(void **state)
+{
+	size_t before = br_redact_count();
+	char pw[32], text[96], *p;
+
+	(void)state;
+	for (int i = 0; i < 5000; i++) {
+		snprintf(pw, sizeof(pw), "Bmc-pw/%05d", i);
+		br_redact_add(pw);
+	}
+	assert_true(br_redact_count() >= before + 15000);
+	for (int i = 0; i < 5000; i += 499) {
+		snprintf(pw, sizeof(pw), "Bmc-pw/%05d", i);
+		snprintf(text, sizeof(text), "power_pass=%s&x=Bmc-pw%%2F%05d", pw, i);
+		p = br_redact(text);
+		assert_string_equal(p, "power_pass=<redacted>&x=<redacted>");
+		free(p);
+	}
+	/* The last one registered, twice: one removal keeps it. */
+	br_redact_add("Bmc-pw/04999");
+	br_redact_remove("Bmc-pw/04999");
+	p = br_redact("Bmc-pw/04999");
+	assert_string_equal(p, "<redacted>");
+	free(p);
+	br_redact_remove("Bmc-pw/04999");
+	p = br_redact("Bmc-pw/04999 Bmc-pw/04998");
+	assert_string_equal(p, "Bmc-pw/04999 <redacted>");
+	free(p);
+	assert_false(br_redact_needed("Bmc-pw%2F04999"));
+	for (int i = 0; i < 4999; i++) {
+		snprintf(pw, sizeof(pw), "Bmc-pw/%05d", i);
+		br_redact_remove(pw);
+	}
+	assert_int_equal(br_redact_count(), before);
+	assert_false(br_redact_needed("Bmc-pw/00000"));
+}
+
 /* The manifest's serial against a BMC's: either of its identities,
  * padding and case ignored; nothing to compare is not a mismatch. */
 static void test_serial_matches(void **state)
@@ -294,12 +343,13 @@ static void test_serial_matches(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_mac_normalize), cmocka_unit_test(test_buf_cap),
-		cmocka_unit_test(test_parse_long),    cmocka_unit_test(test_secret_refs),
-		cmocka_unit_test(test_json_caps),     cmocka_unit_test(test_json_shape),
-		cmocka_unit_test(test_bmc_address),   cmocka_unit_test(test_errf),
-		cmocka_unit_test(test_strdup_capped), cmocka_unit_test(test_escape),
-		cmocka_unit_test(test_redact),	      cmocka_unit_test(test_serial_matches),
+		cmocka_unit_test(test_mac_normalize),  cmocka_unit_test(test_buf_cap),
+		cmocka_unit_test(test_parse_long),     cmocka_unit_test(test_secret_refs),
+		cmocka_unit_test(test_json_caps),      cmocka_unit_test(test_json_shape),
+		cmocka_unit_test(test_bmc_address),    cmocka_unit_test(test_errf),
+		cmocka_unit_test(test_strdup_capped),  cmocka_unit_test(test_escape),
+		cmocka_unit_test(test_redact),	       cmocka_unit_test(test_redact_unbounded),
+		cmocka_unit_test(test_serial_matches),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

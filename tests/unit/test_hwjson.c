@@ -121,6 +121,11 @@ static void fill(struct br_hw *hw)
 	e->severity = br_xstrdup("Warning");
 	e->message = br_xstrdup("The system inlet temperature is greater than the upper warning threshold.");
 	e->message_id = br_xstrdup("TMP0118");
+	br_hw_add_unreadable(
+	    hw, "https://10.0.0.5/redfish/v1/Managers/iDRAC.Embedded.1/LogServices", 404,
+	    "GET https://10.0.0.5/redfish/v1/Managers/iDRAC.Embedded.1/LogServices: HTTP 404");
+	br_hw_add_unreadable(hw, "https://10.0.0.5/redfish/v1/Chassis/System.Embedded.1/Thermal", 0,
+			     "after 2 attempts: GET .../Thermal: timed out");
 }
 
 static void assert_str(const char *a, const char *b)
@@ -260,6 +265,13 @@ static void compare(const struct br_hw *a, const struct br_hw *b)
 	assert_str(a->boot_override_enabled, b->boot_override_enabled);
 	compare_lists(a, b);
 	compare_devices(a, b);
+	assert_int_equal(a->n_unreadable, b->n_unreadable);
+	for (size_t i = 0; i < a->n_unreadable; i++) {
+		assert_str(a->unreadable[i].url, b->unreadable[i].url);
+		assert_int_equal(a->unreadable[i].status, b->unreadable[i].status);
+		assert_str(a->unreadable[i].reason, b->unreadable[i].reason);
+	}
+	assert_int_equal(a->unreadable_dropped, b->unreadable_dropped);
 }
 
 /* Through text, as the pipe carries it. */

@@ -25,9 +25,9 @@ static int setup(void **state)
 {
 	static const struct inv_manifest_row rows[] = {
 		{ "node-a", "r01", 1, "127.0.0.1:1", "root", "env:PW", "xe9680", "redfish", NULL, NULL, 0,
-		  NULL },
+		  NULL, NULL },
 		{ "node-b", "r01", 2, "127.0.0.1:2", "root", "env:PW", "xe9680", "redfish", NULL, NULL, 0,
-		  NULL },
+		  NULL, NULL },
 	};
 	struct fixture *f = calloc(1, sizeof(*f));
 	struct br_err err = { 0 };
@@ -530,8 +530,9 @@ static void test_expected_serial(void **state)
 	struct fixture *f = *state;
 	struct br_err err = { 0 };
 	struct inv_import_stats stats;
-	struct inv_manifest_row row = { "node-a", "r01",     1,	   "127.0.0.1:1", "root", "env:PW",
-					"xe9680", "redfish", NULL, NULL,	  0,	  "CN-A" };
+	struct inv_manifest_row row = { "node-a", "r01",    1,	       "127.0.0.1:1", "root",
+					"env:PW", "xe9680", "redfish", NULL,	      NULL,
+					0,	  "CN-A",   NULL };
 	struct inv_node n;
 	struct br_hw hw;
 
@@ -565,10 +566,36 @@ static void test_expected_serial(void **state)
 	br_hw_release(&hw);
 }
 
+/* A node whose discovery failed keeps what names the machine, failed
+ * with the kind the client gave, and no MAC claim. */
+static void test_store_failed_facts(void **state)
+{
+	struct fixture *f = *state;
+	struct br_err err = { 0 };
+	struct inv_node n;
+	struct br_hw hw;
+
+	br_hw_init(&hw);
+	hw.system_serial = br_xstrdup("CN-FAIL");
+	hw.bmc_mac = br_xstrdup("c8:4b:d6:00:00:01");
+	assert_int_equal(inv_store_hw_kind(f->inv, "node-a", &hw, INV_NEW, INV_FAILED, BR_FAIL_NO_HOST_MAC,
+					   "no host NIC MAC", &err),
+			 0);
+	assert_int_equal(inv_node_get(f->inv, "node-a", &n, &err), 0);
+	assert_int_equal(n.state, INV_FAILED);
+	assert_int_equal(n.failure_kind, BR_FAIL_NO_HOST_MAC);
+	assert_int_equal(n.attempts, 1);
+	assert_string_equal(n.system_serial, "CN-FAIL");
+	assert_string_equal(n.reason, "no host NIC MAC");
+	inv_node_release(&n);
+	br_hw_release(&hw);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_state_compare_and_set, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_store_failed_facts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lease, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_load_hw_firmware, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_gate_batch, setup, teardown),

@@ -1,5 +1,5 @@
 /*
- * The retirement rules (bringup/lifecycle.c): which events are attempts,
+ * The retirement rules (stages/lifecycle.c): which events are attempts,
  * the short cause of each, the summary a retired node keeps as its reason
  * and the history its ticket lists, counted since it was last unretired.
  */
@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "bringup/lifecycle.h"
+#include "stages/lifecycle.h"
 
 static void test_cause(void **state)
 {
@@ -31,7 +31,7 @@ static void test_cause(void **state)
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char *c = br_lifecycle_cause(cases[i].reason);
+		char *c = stg_lifecycle_cause(cases[i].reason);
 
 		assert_string_equal(c, cases[i].cause);
 		free(c);
@@ -64,8 +64,8 @@ static void test_summary_history(void **state)
 		   "2026-02-09T12:00:00.000Z"),
 	};
 	size_t n = sizeof(ev) / sizeof(ev[0]);
-	char *s = br_lifecycle_summary(ev, n, 3);
-	char *h = br_lifecycle_history(ev, n);
+	char *s = stg_lifecycle_summary(ev, n, 3);
+	char *h = stg_lifecycle_history(ev, n);
 
 	assert_string_equal(s, "3rd failure in 9 days (psu; psu; psu)");
 	assert_string_equal(h, "2026-02-01 quarantined (psu); 2026-02-05 quarantined (psu); "
@@ -73,13 +73,13 @@ static void test_summary_history(void **state)
 	free(s);
 	free(h);
 	/* one attempt on one day; none at all */
-	s = br_lifecycle_summary(ev, 2, 1);
+	s = stg_lifecycle_summary(ev, 2, 1);
 	assert_string_equal(s, "1st failure in 1 day (BMC down)");
 	free(s);
-	s = br_lifecycle_summary(ev, 1, 12);
+	s = stg_lifecycle_summary(ev, 1, 12);
 	assert_string_equal(s, "12th failure in 1 day");
 	free(s);
-	assert_null(br_lifecycle_history(ev, 1));
+	assert_null(stg_lifecycle_history(ev, 1));
 }
 
 static void test_due(void **state)
@@ -88,16 +88,16 @@ static void test_due(void **state)
 
 	node.state = INV_QUARANTINED;
 	node.attempts = 2;
-	assert_false(br_lifecycle_due(&node, 3));
+	assert_false(stg_lifecycle_due(&node, 3));
 	node.attempts = 3;
-	assert_true(br_lifecycle_due(&node, 3));
+	assert_true(stg_lifecycle_due(&node, 3));
 	node.state = INV_FAILED;
-	assert_true(br_lifecycle_due(&node, 2));
+	assert_true(stg_lifecycle_due(&node, 2));
 	/* only a node that ended this attempt badly: a golden or retired one is not */
 	node.state = INV_GOLDEN;
-	assert_false(br_lifecycle_due(&node, 3));
+	assert_false(stg_lifecycle_due(&node, 3));
 	node.state = INV_RETIRED;
-	assert_false(br_lifecycle_due(&node, 3));
+	assert_false(stg_lifecycle_due(&node, 3));
 }
 
 int main(void)

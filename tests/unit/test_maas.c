@@ -132,6 +132,26 @@ static void test_error_mapping(void **state)
 	assert_int_equal(maas_error_from_response(500, "boom", 4, "GET x/", &err), MAAS_E_HTTP);
 	assert_int_equal(maas_error_from_response(418, NULL, 0, "GET x/", &err), MAAS_E_HTTP);
 	assert_string_equal(err.msg, "MAAS GET x/: HTTP 418");
+	/* Issue 29: the text was cut at MAAS_REASON_MAX before it was redacted,
+	 * so a password the server echoed across the cut left its first bytes. */
+	{
+		struct br_buf body;
+		const char *pw = "Cut-Across-0123456789";
+
+		br_redact_add(pw);
+		br_buf_init(&body, 0);
+		br_buf_adds(&body, "{\"power_parameters\": [\"");
+		for (int k = 0; k < MAAS_REASON_MAX - 5; k++)
+			br_buf_adds(&body, "x");
+		br_buf_addf(&body, "%s rejected\"]}", pw);
+		assert_int_equal(
+		    maas_error_from_response(400, br_buf_str(&body), body.len, "POST machines/", &err),
+		    BR_E_INVAL);
+		assert_null(strstr(err.msg, "Cut-A"));
+		assert_non_null(strstr(err.msg, "xxxxx<reda"));
+		br_buf_release(&body);
+		br_redact_remove(pw);
+	}
 }
 
 static void test_error_cap(void **state)

@@ -96,6 +96,19 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
 	} else if (!strcmp(url, "/MAAS/api/2.0/slow/")) {
 		usleep(50 * 1000);
 		ret = reply(conn, 200, "[]", NULL);
+	} else if (!strcmp(url, "/MAAS/api/2.0/flood/")) {
+		/* 3 MiB of "[{},{},...]": over a million values in a body far under
+		 * MAAS_BODY_MAX. */
+		size_t n = 3u << 20;
+		char *big = malloc(n + 1);
+
+		for (size_t i = 0; i < n; i += 3)
+			memcpy(big + i, "{},", 3);
+		big[0] = '[';
+		big[n - 1] = ']';
+		big[n] = '\0';
+		ret = reply(conn, 200, big, NULL);
+		free(big);
 	} else if (!strcmp(url, "/MAAS/api/2.0/form/") && !strcmp(method, "POST")) {
 		ret = reply(conn, 200, "{}", NULL);
 	} else {
@@ -185,6 +198,21 @@ static void test_conflict_and_state(void **state)
 	maas_client_free(c);
 }
 
+/* Issue 29: an 8 MiB answer of empty objects cost 708 MB and 8.6 s of CPU in
+ * jansson; the values are counted first and the answer refused. */
+static void test_value_cap(void **state)
+{
+	struct maas_client *c = client_for(peer.port, 4);
+	struct br_err err = { 0 };
+	json_t *doc = NULL;
+
+	(void)state;
+	assert_int_equal(maas_call(c, "GET", "flood/", NULL, &doc, &err), BR_E_PROTO);
+	assert_null(doc);
+	assert_non_null(strstr(err.msg, "more than 1048576 values"));
+	maas_client_free(c);
+}
+
 static void test_form_sent(void **state)
 {
 	struct maas_client *c = client_for(peer.port, 4);
@@ -256,6 +284,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_retry_503, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_conflict_and_state, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_value_cap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_form_sent, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unreachable, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cap_and_timers, setup, teardown),

@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "bringup/enlist.h"
+#include "stages/enlist.h"
 #include "maas/maas.h"
 
 #define KEY "ck:tk:s3cr3t"
@@ -442,15 +442,15 @@ static void test_busy_maas(void **state)
 	busy_percent = 0;
 }
 
-/* ---- enlist (bringup/enlist_flow.c) on the emulator's events ------------- */
+/* ---- enlist (stages/enlist_flow.c) on the emulator's events ------------- */
 
-static void en_system_id(void *ctx, struct enlist_job *job)
+static void en_system_id(void *ctx, struct stg_enlist_job *job)
 {
 	(void)ctx;
 	(void)job;
 }
 
-static void en_done(void *ctx, struct enlist_job *job, enum br_fail_kind kind, const char *reason)
+static void en_done(void *ctx, struct stg_enlist_job *job, enum br_fail_kind kind, const char *reason)
 {
 	int *deployed = ctx;
 
@@ -475,11 +475,11 @@ static int setup_enlist(void **state)
  * waits through. */
 static void test_enlist_events_paged(void **state)
 {
-	const struct enlist_callbacks cb = { en_system_id, en_system_id, en_done };
-	struct enlist_job jobs[2];
+	const struct stg_enlist_callbacks cb = { en_system_id, en_system_id, en_done };
+	struct stg_enlist_job jobs[2];
 	struct br_strlist macs[2];
 	char names[2][16], serials[2][16], mac[18];
-	struct enlist_options o;
+	struct stg_enlist_options o;
 	int deployed = 0, waiting_reads = 0, ready_reads = 0, paged = 0;
 	char *log = NULL, *line, *save = NULL;
 	size_t len;
@@ -491,17 +491,17 @@ static void test_enlist_events_paged(void **state)
 		snprintf(serials[i], sizeof(serials[i]), "SER-%02d-0", 2 * i + 1);
 		snprintf(mac, sizeof(mac), "b0:7b:25:00:%02x:01", 2 * i + 1);
 		br_strlist_add(&macs[i], mac);
-		jobs[i] = (struct enlist_job){ .hostname = names[i],
-					       .macs = &macs[i],
-					       .power_address = "127.0.0.1:1",
-					       .power_user = "root",
-					       .power_pass = "pw",
-					       .boot_disk_serial = serials[i] };
+		jobs[i] = (struct stg_enlist_job){ .hostname = names[i],
+						   .macs = &macs[i],
+						   .power_address = "127.0.0.1:1",
+						   .power_user = "root",
+						   .power_pass = "pw",
+						   .boot_disk_serial = serials[i] };
 	}
-	enlist_options_init(&o);
+	stg_enlist_options_init(&o);
 	o.poll_ms = 20;
 	o.events_max = 2;
-	assert_int_equal(enlist_run(cli, jobs, 2, &o, &cb, &deployed, NULL), 0);
+	assert_int_equal(stg_enlist_run(cli, jobs, 2, &o, &cb, &deployed, NULL), 0);
 	assert_int_equal(deployed, 2);
 	assert_int_equal(br_read_file(log_path, 1 << 22, &log, &len, NULL), 0);
 	for (line = strtok_r(log, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
@@ -525,7 +525,7 @@ static void test_enlist_events_paged(void **state)
 	assert_true(paged > 3);
 	free(log);
 	for (int i = 0; i < 2; i++) {
-		enlist_job_release(&jobs[i]);
+		stg_enlist_job_release(&jobs[i]);
 		br_strlist_release(&macs[i]);
 	}
 }

@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "bringup/enlist.h"
+#include "stages/enlist.h"
 #include "inventory/inventory.h"
 #include "common.h"
 
@@ -28,7 +28,7 @@ static void test_render_userdata(void **state)
 {
 	char *tpl = tree_path("templates/cloud-init/user-data"), *text = NULL;
 	struct br_strlist ntp = { 0 }, pkgs = { 0 }, keys = { 0 }, none = { 0 };
-	struct enlist_userdata_vars v = { "gpu-r01-u03", &keys, &ntp, &pkgs };
+	struct stg_enlist_userdata_vars v = { "gpu-r01-u03", &keys, &ntp, &pkgs };
 	struct br_err err = { 0 };
 
 	(void)state;
@@ -38,7 +38,7 @@ static void test_render_userdata(void **state)
 	br_strlist_add(&pkgs, "lldpd");
 	br_strlist_add(&pkgs, "chrony");
 	br_strlist_add(&pkgs, "nvme-cli");
-	assert_int_equal(enlist_render_userdata(tpl, &v, &text, &err), 0);
+	assert_int_equal(stg_enlist_render_userdata(tpl, &v, &text, &err), 0);
 	assert_int_equal(strncmp(text, "#cloud-config\n", 14), 0);
 	assert_non_null(strstr(text, "hostname: gpu-r01-u03\n"));
 	/* List items keep the placeholder's indentation; values are quoted. */
@@ -55,14 +55,14 @@ static void test_render_userdata(void **state)
 	free(text);
 	/* Several keys: one item each. */
 	br_strlist_add(&keys, "ssh-rsa AAAAsecond other@bringup");
-	assert_int_equal(enlist_render_userdata(tpl, &v, &text, &err), 0);
+	assert_int_equal(stg_enlist_render_userdata(tpl, &v, &text, &err), 0);
 	assert_non_null(strstr(text, "ssh_authorized_keys:\n  - \"ssh-ed25519 AAAAkey validator@bringup\"\n"
 				     "  - \"ssh-rsa AAAAsecond other@bringup\"\npackage_update: true\n"));
 	free(text);
 	/* No key (--no-ssh-key): the key is left out, not an empty list, which
 	 * cloud-init's schema refuses (ssh_authorized_keys: minItems 1). */
 	v.ssh_pubkeys = &none;
-	assert_int_equal(enlist_render_userdata(tpl, &v, &text, &err), 0);
+	assert_int_equal(stg_enlist_render_userdata(tpl, &v, &text, &err), 0);
 	assert_null(strstr(text, "ssh_authorized_keys"));
 	assert_null(strstr(text, "[]"));
 	assert_non_null(strstr(text, "bringup-ntp, \"10.0.0.1\"]\npackage_update: true\n"));
@@ -86,7 +86,7 @@ static void test_render_userdata_refuses_bad_yaml(void **state)
 	};
 	char path[] = "/tmp/br-ud-XXXXXX";
 	struct br_strlist ntp = { 0 }, pkgs = { 0 }, keys = { 0 };
-	struct enlist_userdata_vars v = { "n1", &keys, &ntp, &pkgs };
+	struct stg_enlist_userdata_vars v = { "n1", &keys, &ntp, &pkgs };
 	/* Placeholders in comments stay as written: expanded there, a list's
 	 * second item landed outside the comment and broke the document. */
 	static const char commented[] = "#cloud-config\n  # lists: @PACKAGES@\npackages:\n  @PACKAGES@\n";
@@ -100,7 +100,7 @@ static void test_render_userdata_refuses_bad_yaml(void **state)
 	close(fd0);
 	br_strlist_add(&pkgs, "a");
 	br_strlist_add(&pkgs, "b");
-	assert_int_equal(enlist_render_userdata(path, &v, &out, &err0), 0);
+	assert_int_equal(stg_enlist_render_userdata(path, &v, &out, &err0), 0);
 	assert_string_equal(out, "#cloud-config\n  # lists: @PACKAGES@\npackages:\n  - \"a\"\n  - \"b\"\n");
 	free(out);
 	br_strlist_release(&pkgs);
@@ -114,7 +114,7 @@ static void test_render_userdata_refuses_bad_yaml(void **state)
 		assert_true(fd >= 0);
 		assert_int_equal(write(fd, bad[i][0], strlen(bad[i][0])), (ssize_t)strlen(bad[i][0]));
 		close(fd);
-		assert_int_equal(enlist_render_userdata(path, &v, &text, &err), BR_E_INVAL);
+		assert_int_equal(stg_enlist_render_userdata(path, &v, &text, &err), BR_E_INVAL);
 		assert_null(text);
 		assert_non_null(strstr(err.msg, bad[i][1]));
 		unlink(path);
@@ -127,19 +127,19 @@ static void test_render_userdata_refuses_bad_yaml(void **state)
 static void test_ntp_server_names(void **state)
 {
 	struct br_strlist ntp = { 0 }, pkgs = { 0 };
-	struct enlist_inputs in;
+	struct stg_enlist_inputs in;
 	struct br_err err = { 0 };
 
 	(void)state;
 	br_strlist_add(&ntp, "10.0.0.1, ntp.example.net fd00::1");
-	assert_int_equal(enlist_inputs_load(&in, "/nonexistent", NULL, &ntp, &pkgs, &err), 0);
+	assert_int_equal(stg_enlist_inputs_load(&in, "/nonexistent", NULL, &ntp, &pkgs, &err), 0);
 	assert_int_equal(in.ntp.n, 3);
-	enlist_inputs_release(&in);
+	stg_enlist_inputs_release(&in);
 	br_strlist_release(&ntp);
 	br_strlist_add(&ntp, "ntp\"';reboot;'");
-	assert_int_equal(enlist_inputs_load(&in, "/nonexistent", NULL, &ntp, &pkgs, &err), BR_E_INVAL);
+	assert_int_equal(stg_enlist_inputs_load(&in, "/nonexistent", NULL, &ntp, &pkgs, &err), BR_E_INVAL);
 	assert_non_null(strstr(err.msg, "not a host name or IP address"));
-	enlist_inputs_release(&in);
+	stg_enlist_inputs_release(&in);
 	br_strlist_release(&ntp);
 }
 
@@ -147,10 +147,10 @@ static void test_ntp_server_names(void **state)
  * the operator must supply and how, not "run discover first". */
 static void test_ipmi_node_without_macs(void **state)
 {
-	const struct inv_manifest_row row = { "n1",	"r01",	3,    "10.0.0.9", "root", "env:PW",
-					      "xe9680", "ipmi", NULL, NULL,	  2,	  NULL };
-	struct enlist_inputs in = { 0 };
-	struct enlist_node_inputs ni = { 0 };
+	const struct inv_manifest_row row = { "n1",   "r01", 3,	   "10.0.0.9", "root", "env:PW", "xe9680",
+					      "ipmi", NULL,  NULL, 2,	       NULL,   NULL };
+	struct stg_enlist_inputs in = { 0 };
+	struct stg_enlist_node_inputs ni = { 0 };
 	struct br_err err = { 0 };
 	struct inv_node node;
 	struct inv *inv = NULL;
@@ -160,9 +160,9 @@ static void test_ipmi_node_without_macs(void **state)
 	assert_int_equal(inv_open(":memory:", &inv, &err), 0);
 	assert_int_equal(inv_import(inv, &row, 1, "rack.csv", NULL, &err), 0);
 	assert_int_equal(inv_node_get(inv, "n1", &node, &err), 0);
-	assert_int_equal(enlist_node_prepare(inv, &node, &in, &ni, &err), BR_E_NOTFOUND);
+	assert_int_equal(stg_enlist_node_prepare(inv, &node, &in, &ni, &err), BR_E_NOTFOUND);
 	assert_non_null(strstr(err.msg, "run bringup discover first")); /* not discovered yet */
-	enlist_node_inputs_release(&ni);
+	stg_enlist_node_inputs_release(&ni);
 
 	br_hw_init(&hw);
 	hw.source = br_xstrdup("ipmi");
@@ -170,11 +170,11 @@ static void test_ipmi_node_without_macs(void **state)
 	assert_int_equal(inv_store_hw(inv, "n1", &hw, INV_NEW, INV_DISCOVERED, "discovered over IPMI", &err),
 			 0);
 	br_hw_release(&hw);
-	assert_int_equal(enlist_node_prepare(inv, &node, &in, &ni, &err), BR_E_NOTFOUND);
+	assert_int_equal(stg_enlist_node_prepare(inv, &node, &in, &ni, &err), BR_E_NOTFOUND);
 	assert_non_null(strstr(err.msg, "answers IPMI only"));
 	assert_non_null(strstr(err.msg, "52:54:00:ab:cd:ef"));
 	assert_non_null(strstr(err.msg, "MAC of the NIC the node PXE-boots from"));
-	enlist_node_inputs_release(&ni);
+	stg_enlist_node_inputs_release(&ni);
 	inv_node_release(&node);
 	inv_close(inv);
 }
@@ -193,7 +193,7 @@ static void test_base64(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(vectors) / sizeof(vectors[0]); i++) {
-		char *b = enlist_base64(vectors[i][0], strlen(vectors[i][0]));
+		char *b = stg_enlist_base64(vectors[i][0], strlen(vectors[i][0]));
 
 		assert_string_equal(b, vectors[i][1]);
 		free(b);

@@ -1,4 +1,4 @@
-/* The rack manifest parser (bringup/manifest.c): inputs the fuzzer
+/* The rack manifest parser (stages/manifest.c): inputs the fuzzer
  * (fuzz/fuzz_manifest.c) found mishandled. Leaks show under the ASan
  * suite (build/asan), where LeakSanitizer fails the test. */
 #include <setjmp.h>
@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "common.h"
-#include "bringup/manifest.h"
+#include "stages/manifest.h"
 
 static char *write_tmp(const char *text)
 {
@@ -41,12 +41,12 @@ static void test_duplicate_column_no_leak(void **state)
 {
 	char *path = write_tmp("hostname,rack,unit,rack,bmc,bmc_user,bmc_password,profile\n"
 			       "gpu-a,r01,1,r02,10.0.0.1,root,env:PW,xe9680\n");
-	struct br_manifest m;
+	struct stg_manifest m;
 	struct br_strlist problems = { 0 };
 	struct br_err err = { 0 };
 
 	(void)state;
-	assert_int_equal(br_manifest_load(path, NULL, &m, &problems, &err), BR_E_INVAL);
+	assert_int_equal(stg_manifest_load(path, NULL, &m, &problems, &err), BR_E_INVAL);
 	assert_true(has_problem(&problems, "column appears twice in the header"));
 	br_strlist_release(&problems);
 	unlink(path);
@@ -66,20 +66,20 @@ static void test_serial_column(void **state)
 			      "X12345678901234567890123456789012345678901234567890123456789012345\n"
 			      "gpu-c,r01,3,10.0.0.3,root,env:PW,xe9680,ok-1/2.3_4\n"
 			      "gpu-d,r01,4,10.0.0.4,root,env:PW,xe9680,tag \x1b[2J\n");
-	struct br_manifest m;
+	struct stg_manifest m;
 	struct br_strlist problems = { 0 };
 	struct br_err err = { 0 };
 	char want[128];
 
 	(void)state;
-	assert_int_equal(br_manifest_load(path, NULL, &m, &problems, &err), 0);
+	assert_int_equal(stg_manifest_load(path, NULL, &m, &problems, &err), 0);
 	assert_int_equal(m.n, 2);
 	assert_string_equal(m.rows[0].serial, "CNIVC0001234567");
 	assert_string_equal(m.rows[1].serial, "");
-	br_manifest_release(&m);
+	stg_manifest_release(&m);
 	br_strlist_release(&problems);
 
-	assert_int_equal(br_manifest_load(bad, NULL, &m, &problems, &err), BR_E_INVAL);
+	assert_int_equal(stg_manifest_load(bad, NULL, &m, &problems, &err), BR_E_INVAL);
 	assert_int_equal(problems.n, 3);
 	snprintf(want, sizeof(want), "%s:2: serial: 'ABC,123' is not a serial", bad);
 	assert_non_null(strstr(problems.items[0], want));
@@ -100,17 +100,48 @@ static void test_unknown_column_lists_serial(void **state)
 {
 	char *path = write_tmp("hostname,rack,unit,bmc,bmc_user,bmc_password,profile,serial_number\n"
 			       "gpu-a,r01,1,10.0.0.1,root,env:PW,xe9680,X\n");
-	struct br_manifest m;
+	struct stg_manifest m;
 	struct br_strlist problems = { 0 };
 	struct br_err err = { 0 };
 
 	(void)state;
-	assert_int_equal(br_manifest_load(path, NULL, &m, &problems, &err), BR_E_INVAL);
+	assert_int_equal(stg_manifest_load(path, NULL, &m, &problems, &err), BR_E_INVAL);
 	assert_true(has_problem(&problems, ":1: serial_number: unknown column"));
-	assert_true(has_problem(&problems, "notes, serial)"));
+	assert_true(has_problem(&problems, "notes, serial, system)"));
 	br_strlist_release(&problems);
 	unlink(path);
 	free(path);
+}
+
+/* The system column names a Redfish System by Id or @odata.id; a value
+ * with a blank or a comma is refused naming the row. */
+static void test_system_column(void **state)
+{
+	char *path = write_tmp("hostname,rack,unit,bmc,bmc_user,bmc_password,profile,system\n"
+			       "gpu-a,r01,1,10.0.0.1,root,env:PW,xe9680,System.Embedded.2\n"
+			       "gpu-b,r01,2,10.0.0.1:444,root,env:PW,xe9680,/redfish/v1/Systems/Node_2\n"
+			       "gpu-c,r01,3,10.0.0.3,root,env:PW,xe9680,\n");
+	char *bad = write_tmp("hostname,rack,unit,bmc,bmc_user,bmc_password,profile,system\n"
+			      "gpu-a,r01,1,10.0.0.1,root,env:PW,xe9680,\"node 2\"\n");
+	struct stg_manifest m;
+	struct br_strlist problems = { 0 };
+	struct br_err err = { 0 };
+
+	(void)state;
+	assert_int_equal(stg_manifest_load(path, NULL, &m, &problems, &err), 0);
+	assert_int_equal(m.n, 3);
+	assert_string_equal(m.rows[0].system, "System.Embedded.2");
+	assert_string_equal(m.rows[1].system, "/redfish/v1/Systems/Node_2");
+	assert_string_equal(m.rows[2].system, "");
+	stg_manifest_release(&m);
+	br_strlist_release(&problems);
+	assert_int_equal(stg_manifest_load(bad, NULL, &m, &problems, &err), BR_E_INVAL);
+	assert_true(has_problem(&problems, ":2: system: 'node 2' is not a Redfish System"));
+	br_strlist_release(&problems);
+	unlink(path);
+	unlink(bad);
+	free(path);
+	free(bad);
 }
 
 int main(void)
@@ -119,6 +150,7 @@ int main(void)
 		cmocka_unit_test(test_duplicate_column_no_leak),
 		cmocka_unit_test(test_serial_column),
 		cmocka_unit_test(test_unknown_column_lists_serial),
+		cmocka_unit_test(test_system_column),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

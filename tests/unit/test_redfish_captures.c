@@ -1,5 +1,6 @@
 /* Unit tests on real BMC answers: captures of HPE iLO 5, Lenovo XCC,
- * Supermicro, NVIDIA DGX H100 (AMI firmware) and NVIDIA BlueField (OpenBMC)
+ * Supermicro, NVIDIA DGX H100 (AMI firmware), NVIDIA BlueField and GB200
+ * (OpenBMC) and Dell iDRAC9 (PowerEdge R750)
  * under tests/fixtures/redfish/{family}/{source}/ (README.md there says
  * where each came from, its licence and what was trimmed) fed to the parse
  * layer. Each test asserts what discovery must take from that BMC: host
@@ -385,6 +386,105 @@ static void test_openbmc_bluefield(void **state)
 	br_hw_release(&hw);
 }
 
+/* Dell iDRAC9, PowerEdge R750 (15G): serial and service tag; the
+ * integrated port's MAC from EthernetInterfaces; the BlueField-2 port in
+ * slot 5, which iDRAC lists with NetDevFuncType "Disabled" (no
+ * personality it can set) and InterfaceEnabled false, is a host port all
+ * the same (its UefiDevicePath PXE-boots through it); the iDRAC's own
+ * port is kept as the BMC's; a disk boot entry adds no MAC. */
+static void test_dell_idrac9_r750(void **state)
+{
+	struct br_hw hw;
+	const struct br_nic *n;
+	json_t *ndf = capture("dell/libredfish/ndf_slot_5_1.json");
+
+	br_hw_init(&hw);
+	FEED(rf_parse_system, &hw, "dell/libredfish/system.json");
+	assert_string_equal(hw.manufacturer, "Dell Inc.");
+	assert_string_equal(hw.model, "PowerEdge R750");
+	assert_string_equal(hw.system_serial, "CNIVC0014R0076");
+	assert_int_equal(hw.memory_gib, 512);
+	assert_int_equal(hw.cpu_count, 2);
+	assert_host_system("dell/libredfish/system.json");
+	assert_false(rf_ndf_is_disabled(ndf));
+	FEED(rf_parse_ethernet_interface, &hw, "dell/libredfish/eth_integrated_1_1_1.json");
+	FEED(rf_parse_ethernet_interface, &hw, "dell/libredfish/eth_slot_5_1.json");
+	rf_parse_network_device_function(&hw, ndf);
+	FEED(rf_parse_boot_option, &hw, "dell/libredfish/boot_option_0004.json");
+	FEED(rf_parse_manager_ethernet, &hw, "dell/libredfish/manager_eth_nic1.json");
+	rf_macs_settle(&hw);
+	assert_int_equal(hw.n_nics, 3);
+	assert_int_equal(br_hw_host_nics(&hw), 2);
+	n = nic(&hw, "e4:3d:1a:6e:21:60");
+	assert_string_equal(n->role, BR_NIC_ROLE_HOST);
+	assert_string_equal(n->name, "NIC.Integrated.1-1-1");
+	n = nic(&hw, "b8:3f:d2:90:95:d4");
+	assert_string_equal(n->role, BR_NIC_ROLE_HOST);
+	assert_int_equal(n->permanent, 1);
+	n = nic(&hw, "b0:7b:25:d6:ea:fa");
+	assert_string_equal(n->role, BR_NIC_ROLE_BMC);
+	assert_string_equal(hw.bmc_mac, "b0:7b:25:d6:ea:fa");
+	json_decref(ndf);
+	br_hw_release(&hw);
+}
+
+/* NVIDIA GB200 NVL (OpenBMC): System_0 has no SerialNumber, no
+ * Manufacturer and links no EthernetInterfaces; it is the host (it boots,
+ * two Grace CPUs); the only MAC is the BMC's eth0. Discovery shows no
+ * host MAC, and what names the machine (its BMC's MAC, the UUID) is what
+ * a failed node keeps. */
+static void test_nvidia_gb200_openbmc(void **state)
+{
+	struct br_hw hw;
+
+	br_hw_init(&hw);
+	FEED(rf_parse_system, &hw, "openbmc/libredfish/gb200_system.json");
+	assert_null(hw.system_serial);
+	assert_null(hw.manufacturer);
+	assert_string_equal(hw.uuid, "501f2928-84ea-8579-cf52-dc2dbd2e4656");
+	assert_int_equal(hw.cpu_count, 2);
+	assert_int_equal(hw.memory_gib, 960);
+	assert_int_equal(hw.n_boot_order, 16);
+	assert_host_system("openbmc/libredfish/gb200_system.json");
+	FEED(rf_parse_manager_ethernet, &hw, "openbmc/libredfish/gb200_manager_eth0.json");
+	rf_macs_settle(&hw);
+	assert_string_equal(hw.bmc_mac, "3c:6d:66:0e:db:dc");
+	assert_int_equal(br_hw_host_nics(&hw), 0);
+	br_hw_keep_identity(&hw);
+	assert_true(br_hw_has_identity(&hw));
+	assert_string_equal(hw.bmc_mac, "3c:6d:66:0e:db:dc");
+	assert_string_equal(hw.uuid, "501f2928-84ea-8579-cf52-dc2dbd2e4656");
+	assert_int_equal(hw.n_nics, 1); /* the BMC's port, as the BMC's */
+	assert_int_equal(hw.n_boot_order, 0);
+	br_hw_release(&hw);
+}
+
+/* The DGX H100's BMC lists HGX_Baseboard_0 beside the host (systems.json):
+ * a System with a Boot object of its own, which the host choice must not
+ * take (hand-written after that member's name and DSP0268's
+ * ComputerSystem; the real document is not in the capture). */
+static void test_ami_dgx_host_choice(void **state)
+{
+	json_t *systems = json_array(), *host;
+	struct br_err err = { 0 };
+
+	json_array_append_new(systems, capture("ami/libredfish/system_dgx.json"));
+	json_array_append_new(systems, capture("ami/system_hgx_baseboard.json"));
+	assert_string_equal(rf_system_not_host(json_array_get(systems, 1)), "a GPU baseboard (by its Id)");
+	host = rf_choose_host(systems, NULL, &err);
+	assert_non_null(host);
+	assert_string_equal(br_json_str(host, "Id"), "DGX");
+	/* named by @odata.id, the baseboard is what the operator asked for */
+	host = rf_choose_host(systems, "/redfish/v1/Systems/HGX_Baseboard_0", &err);
+	assert_non_null(host);
+	assert_string_equal(br_json_str(host, "Id"), "HGX_Baseboard_0");
+	assert_null(rf_choose_host(systems, "Node_9", &err));
+	assert_string_equal(err.msg,
+			    "the manifest's system 'Node_9' is not among the BMC's Systems: DGX (a host), "
+			    "HGX_Baseboard_0 (a GPU baseboard (by its Id))");
+	json_decref(systems);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -400,6 +500,9 @@ int main(void)
 		cmocka_unit_test(test_ami_dgx_drives),
 		cmocka_unit_test(test_bmc_mac_not_usb_link),
 		cmocka_unit_test(test_openbmc_bluefield),
+		cmocka_unit_test(test_dell_idrac9_r750),
+		cmocka_unit_test(test_nvidia_gb200_openbmc),
+		cmocka_unit_test(test_ami_dgx_host_choice),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -300,7 +300,9 @@ struct result {
 	int called, rc;
 	char msg[BR_ERR_MSG_MAX];
 	char serial[64], tag[32], bmc_fw[32];
-	size_t nics, sel, nics_permanent;
+	size_t nics, host_nics, sel, nics_permanent, unreadable;
+	long unreadable_status;
+	char unreadable_url[256], unreadable_reason[BR_ERR_MSG_MAX];
 	int64_t at_ms;
 };
 
@@ -323,7 +325,14 @@ static void on_done(const struct rf_target *t, int rc, struct br_hw *hw, const s
 	snprintf(r->tag, sizeof(r->tag), "%s", hw->service_tag ? hw->service_tag : "");
 	snprintf(r->bmc_fw, sizeof(r->bmc_fw), "%s", hw->bmc_firmware ? hw->bmc_firmware : "");
 	r->nics = hw->n_nics;
+	r->host_nics = br_hw_host_nics(hw);
 	r->sel = hw->n_sel;
+	r->unreadable = hw->n_unreadable;
+	if (hw->n_unreadable) {
+		r->unreadable_status = hw->unreadable[0].status;
+		snprintf(r->unreadable_url, sizeof(r->unreadable_url), "%s", hw->unreadable[0].url);
+		snprintf(r->unreadable_reason, sizeof(r->unreadable_reason), "%s", hw->unreadable[0].reason);
+	}
 	for (size_t i = 0; i < hw->n_nics; i++)
 		r->nics_permanent += hw->nics[i].permanent;
 }
@@ -465,11 +474,20 @@ static void test_failures_still_log_out(void **state)
 	fast_options(&o);
 	assert_int_equal(discover(bases, 3, &o, &run), 0);
 
-	assert_int_equal(run.res[0].rc, BR_E_PROTO);
-	snprintf(want, sizeof(want), "bmc 127.0.0.1:%d: GET %s/redfish/v1/Chassis/C0: invalid JSON",
-		 b[0].port, b[0].base);
-	assert_memory_equal(run.res[0].msg, want, strlen(want));
+	/* A Chassis cut short is not the node's identity: listed as
+	 * unreadable, the node keeps its serial and MACs. */
+	assert_int_equal(run.res[0].rc, 0);
+	snprintf(want, sizeof(want), "SN-%d", b[0].port);
+	assert_string_equal(run.res[0].serial, want);
+	assert_int_equal(run.res[0].host_nics, 2);
+	assert_int_equal(run.res[0].unreadable, 1);
+	assert_int_equal(run.res[0].unreadable_status, 200);
+	snprintf(want, sizeof(want), "%s/redfish/v1/Chassis/C0", b[0].base);
+	assert_string_equal(run.res[0].unreadable_url, want);
+	snprintf(want, sizeof(want), "GET %s/redfish/v1/Chassis/C0: invalid JSON", b[0].base);
+	assert_memory_equal(run.res[0].unreadable_reason, want, strlen(want));
 
+	/* a cap hit is no isolated resource: the BMC is not to be trusted */
 	assert_int_equal(run.res[1].rc, BR_E_TOOBIG);
 	snprintf(want, sizeof(want),
 		 "bmc 127.0.0.1:%d: GET %s/redfish/v1/Managers/M0: response body exceeds %u bytes", b[1].port,
@@ -482,6 +500,111 @@ static void test_failures_still_log_out(void **state)
 		assert_int_equal(b[i].deletes, 1);
 		fake_stop(&b[i]);
 	}
+}
+
+/* A BMC without the log service it links (a 404, as iDRACs and iLOs
+ * answer for services their licence or generation lacks): the node is
+ * discovered on what it did show, the 404 listed; a 404 on the System
+ * still fails it, naming the URL. */
+static void test_missing_log_service(void **state)
+{
+	struct fake_bmc b[2] = { { 0 }, { 0 } };
+	const char *bases[2];
+	struct rf_options o;
+	struct run run;
+	char want[256];
+
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		fake_start(&b[i], 2);
+		bases[i] = b[i].base;
+	}
+	json_object_del(b[0].tree, "/redfish/v1/Managers/M0/LogServices/Sel");
+	json_object_del(b[1].tree, "/redfish/v1/Systems/System.Embedded.0");
+	fast_options(&o);
+	assert_int_equal(discover(bases, 2, &o, &run), 0);
+
+	assert_int_equal(run.res[0].rc, 0);
+	assert_int_equal(run.res[0].host_nics, 3);
+	assert_string_equal(run.res[0].bmc_fw, "7.00.00.171");
+	assert_int_equal(run.res[0].unreadable, 1);
+	assert_int_equal(run.res[0].unreadable_status, 404);
+	snprintf(want, sizeof(want), "%s/redfish/v1/Managers/M0/LogServices/Sel", b[0].base);
+	assert_string_equal(run.res[0].unreadable_url, want);
+
+	assert_int_equal(run.res[1].rc, RF_E_HTTP);
+	assert_non_null(strstr(run.res[1].msg, "HTTP 404"));
+	assert_non_null(strstr(run.res[1].msg, "/redfish/v1/Systems/System.Embedded.0"));
+	/* what names the machine is kept on failure; no host MAC is */
+	assert_string_equal(run.res[1].bmc_fw, "7.00.00.171");
+	assert_int_equal(run.res[1].host_nics, 0);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(b[i].deletes, 1);
+		fake_stop(&b[i]);
+	}
+}
+
+/* Two hosts behind one BMC, each System with its own NIC: without a name
+ * the node fails listing both; named, only that System's serial and MACs
+ * are taken, never the other's. */
+static void test_two_hosts(void **state)
+{
+	struct fake_bmc b = { 0 };
+	const char *base;
+	struct rf_target t[3];
+	struct run run;
+	struct rf_options o;
+	struct br_err err = { 0 };
+	const char *names[3] = { NULL, "System.Embedded.1", "/redfish/v1/Systems/System.Embedded.0" };
+
+	(void)state;
+	fake_start(&b, 1);
+	base = b.base;
+	put(&b, "/redfish/v1/Systems", collection(2, "/redfish/v1/Systems/System.Embedded."));
+	put(&b, "/redfish/v1/Systems/System.Embedded.1",
+	    json_pack("{s:s, s:s, s:s, s:s, s:o}", "@odata.id", "/redfish/v1/Systems/System.Embedded.1", "Id",
+		      "System.Embedded.1", "Manufacturer", "Dell Inc.", "SerialNumber", "SN-SECOND",
+		      "EthernetInterfaces",
+		      link_to("/redfish/v1/Systems/System.Embedded.1/EthernetInterfaces")));
+	put(&b, "/redfish/v1/Systems/System.Embedded.1/EthernetInterfaces",
+	    collection(1, "/redfish/v1/Systems/System.Embedded.1/EthernetInterfaces/NIC."));
+	put(&b, "/redfish/v1/Systems/System.Embedded.1/EthernetInterfaces/NIC.0",
+	    json_pack("{s:s, s:s}", "@odata.id",
+		      "/redfish/v1/Systems/System.Embedded.1/EthernetInterfaces/NIC.0", "PermanentMACAddress",
+		      "b0:7b:25:00:00:01"));
+	json_object_set_new(json_object_get(b.tree, "/redfish/v1/Systems/System.Embedded.0"), "Id",
+			    json_string("System.Embedded.0"));
+	/* the Chassis' NICs are System.Embedded.0's */
+	json_object_set_new(json_object_get(b.tree, "/redfish/v1/Chassis/C0"), "Links",
+			    json_pack("{s:[{s:s}]}", "ComputerSystems", "@odata.id",
+				      "/redfish/v1/Systems/System.Embedded.0"));
+	fast_options(&o);
+	memset(&run, 0, sizeof(run));
+	for (int i = 0; i < 3; i++)
+		t[i] = (struct rf_target){ .name = base,
+					   .base_url = base,
+					   .user = "root",
+					   .password = "calvin",
+					   .user_data = (void *)(intptr_t)i,
+					   .system = names[i] };
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(rf_discover_all(&t[i], 1, &o, on_done, &run, &err), 0);
+
+	assert_int_equal(run.res[0].rc, BR_E_INVAL);
+	assert_non_null(strstr(run.res[0].msg,
+			       "the BMC manages 2 hosts; name one in the manifest's system column: "
+			       "System.Embedded.0 (a host), System.Embedded.1 (a host)"));
+	assert_int_equal(run.res[0].host_nics, 0);
+
+	assert_int_equal(run.res[1].rc, 0);
+	assert_string_equal(run.res[1].serial, "SN-SECOND");
+	assert_int_equal(run.res[1].host_nics, 1); /* not the Chassis' NICs of the other host */
+
+	assert_int_equal(run.res[2].rc, 0);
+	snprintf(err.msg, sizeof(err.msg), "SN-%d", b.port);
+	assert_string_equal(run.res[2].serial, err.msg);
+	assert_int_equal(run.res[2].host_nics, 2); /* its own NIC, and the Chassis' extra one */
+	fake_stop(&b);
 }
 
 static void test_busy_then_ok(void **state)
@@ -600,10 +723,11 @@ static void test_bad_options(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_walk_three_bmcs),	 cmocka_unit_test(test_inflight_cap),
-		cmocka_unit_test(test_login_401),	 cmocka_unit_test(test_failures_still_log_out),
-		cmocka_unit_test(test_busy_then_ok),	 cmocka_unit_test(test_basic_auth_fallback),
-		cmocka_unit_test(test_dead_bmc_bounded), cmocka_unit_test(test_bad_options),
+		cmocka_unit_test(test_walk_three_bmcs),	    cmocka_unit_test(test_inflight_cap),
+		cmocka_unit_test(test_login_401),	    cmocka_unit_test(test_failures_still_log_out),
+		cmocka_unit_test(test_missing_log_service), cmocka_unit_test(test_two_hosts),
+		cmocka_unit_test(test_busy_then_ok),	    cmocka_unit_test(test_basic_auth_fallback),
+		cmocka_unit_test(test_dead_bmc_bounded),    cmocka_unit_test(test_bad_options),
 	};
 	int rc;
 

@@ -85,7 +85,8 @@ static void test_system_dell(void **state)
 		rf_parse_system(&f.bmc.hw, doc);
 		f.bmc.vendor = rf_vendor_from_manufacturer(br_json_str(doc, "Manufacturer"));
 		assert_ptr_equal(f.bmc.vendor, &rf_vendor_dell);
-		f.bmc.vendor->on_system(&f.bmc, doc);
+		f.bmc.vendor->on_system(&f.bmc.hw, doc);
+		rf_follow_vendor_links(&f.bmc, doc);
 	});
 	struct br_hw *hw = &f.bmc.hw;
 
@@ -368,7 +369,11 @@ static void test_bios_firmware_manager_sel(void **state)
 	WITH_FIXTURE(doc, "dell_manager_ethernet.json", rf_parse_manager_ethernet(&hw, doc));
 	assert_string_equal(hw.bmc_firmware, "7.00.00.171");
 	assert_string_equal(hw.bmc_mac, "c8:4b:d6:00:aa:01");
-	assert_int_equal(hw.n_nics, 0); /* the BMC's port is not a host NIC */
+	/* the BMC's port, kept as the BMC's: never a host NIC */
+	assert_int_equal(hw.n_nics, 1);
+	assert_string_equal(hw.nics[0].role, BR_NIC_ROLE_BMC);
+	assert_string_equal(hw.nics[0].source, "ManagerEthernetInterfaces");
+	assert_int_equal(br_hw_host_nics(&hw), 0);
 
 	WITH_FIXTURE(doc, "dell_log_service_sel.json", assert_true(rf_log_service_is_sel(doc)));
 	WITH_FIXTURE(doc, "dell_manager.json", assert_false(rf_log_service_is_sel(doc)));
@@ -399,7 +404,8 @@ static void test_hpe_oem_macs(void **state)
 		rf_parse_system(&f.bmc.hw, doc);
 		f.bmc.vendor = rf_vendor_from_manufacturer(f.bmc.hw.manufacturer);
 		assert_ptr_equal(f.bmc.vendor, &rf_vendor_hpe);
-		f.bmc.vendor->on_system(&f.bmc, doc);
+		assert_null(f.bmc.vendor->on_system);
+		rf_follow_vendor_links(&f.bmc, doc);
 	});
 	assert_null(f.bmc.hw.service_tag); /* SKU is a part number on HPE */
 	assert_int_equal(queued(&f, "https://10.0.0.9/redfish/v1/Systems/1/BaseNetworkAdapters/"), 1);
@@ -460,8 +466,9 @@ static void test_wrong_types(void **state)
 		rf_parse_sel_entry(hw, doc);
 		rf_parse_firmware(hw, doc);
 		rf_hpe_parse_network_adapter(hw, doc);
-		rf_vendor_dell.on_system(&f.bmc, doc);
-		rf_vendor_hpe.on_system(&f.bmc, doc);
+		rf_vendor_dell.on_system(&f.bmc.hw, doc);
+		f.bmc.vendor = &rf_vendor_hpe;
+		rf_follow_vendor_links(&f.bmc, doc);
 		assert_false(rf_log_service_is_sel(doc));
 		rf_follow(&f.bmc, doc, "Members", RF_K_SYSTEM, 1, -1);
 		rf_follow(&f.bmc, doc, "Id", RF_K_SYSTEM, 1, -1);
@@ -547,13 +554,13 @@ static void test_retry_hints(void **state)
 	long delay = -1;
 
 	(void)state;
-	assert_true(rf_vendor_retry_hint("RAC0218", &delay));
+	assert_true(rf_retry_hint("RAC0218", &delay));
 	assert_int_equal(delay, 0);
-	assert_true(rf_vendor_retry_hint("IDRAC.2.8.SYS518", &delay));
+	assert_true(rf_retry_hint("IDRAC.2.8.SYS518", &delay));
 	assert_int_equal(delay, 30000);
-	assert_false(rf_vendor_retry_hint("IDRAC.2.8.XSYS518", &delay));
-	assert_false(rf_vendor_retry_hint("Base.1.12.InsufficientPrivilege", &delay));
-	assert_false(rf_vendor_retry_hint(NULL, &delay));
+	assert_false(rf_retry_hint("IDRAC.2.8.XSYS518", &delay));
+	assert_false(rf_retry_hint("Base.1.12.InsufficientPrivilege", &delay));
+	assert_false(rf_retry_hint(NULL, &delay));
 }
 
 static void test_backoff(void **state)

@@ -248,6 +248,66 @@ static void test_pcie_link_hints(void **state)
 	json_decref(slots);
 }
 
+/* A NIC partition switched off (NPAR partition 2 of 4 that could be
+ * Ethernet, iSCSI or FCoE): disabled, never a host MAC; DeviceEnabled
+ * false the same. */
+static void test_ndf_disabled_partition(void **state)
+{
+	struct br_hw hw;
+	json_t *doc = fixture("dell_ndf_partition_disabled.json");
+
+	br_hw_init(&hw);
+	assert_true(rf_ndf_is_disabled(doc));
+	rf_parse_network_device_function(&hw, doc);
+	assert_int_equal(hw.n_nics, 1);
+	assert_string_equal(hw.nics[0].role, BR_NIC_ROLE_DISABLED);
+	assert_int_equal(br_hw_host_nics(&hw), 0);
+	json_object_set_new(doc, "NetDevFuncType", json_string("Ethernet"));
+	assert_false(rf_ndf_is_disabled(doc));
+	json_object_set_new(doc, "DeviceEnabled", json_false());
+	assert_true(rf_ndf_is_disabled(doc));
+	json_decref(doc);
+	br_hw_release(&hw);
+}
+
+/* PXE over the BMC's LAN-over-USB: the device path runs through USB()
+ * nodes; its MAC (universally administered here, on purpose) is the
+ * BMC's whatever else lists it. A boot entry's locally administered MAC
+ * that no NIC resource lists is the BMC's too; the same MAC in a host
+ * EthernetInterface stays a host MAC. */
+static void test_boot_option_bmc_link(void **state)
+{
+	struct br_hw hw, hw2;
+	json_t *usb = fixture("lenovo/boot_option_usb_lan.json");
+	json_t *laa = fixture("lenovo/boot_option_laa.json");
+
+	br_hw_init(&hw);
+	assert_true(rf_boot_path_is_usb(usb));
+	assert_false(rf_boot_path_is_usb(laa));
+	rf_parse_boot_option(&hw, usb);
+	rf_parse_boot_option(&hw, laa);
+	assert_int_equal(hw.n_nics, 2);
+	assert_string_equal(hw.nics[0].mac, "3c:ec:ef:00:11:22");
+	assert_string_equal(hw.nics[0].role, BR_NIC_ROLE_BMC_USB);
+	assert_string_equal(hw.nics[1].role, BR_NIC_ROLE_HOST);
+	/* a standard view of the USB link's MAC naming it a host port loses */
+	rf_add_mac(&hw, "3c:ec:ef:00:11:22", "eth9", "EthernetInterfaces", 1, NULL);
+	assert_string_equal(hw.nics[0].role, BR_NIC_ROLE_BMC_USB);
+	rf_macs_settle(&hw);
+	assert_string_equal(hw.nics[1].role, BR_NIC_ROLE_BMC_USB);
+	assert_int_equal(br_hw_host_nics(&hw), 0);
+
+	br_hw_init(&hw2);
+	rf_parse_boot_option(&hw2, laa);
+	rf_add_mac(&hw2, "0a:1b:2c:3d:4e:5f", "eth0", "EthernetInterfaces", 1, NULL);
+	rf_macs_settle(&hw2);
+	assert_string_equal(hw2.nics[0].role, BR_NIC_ROLE_HOST);
+	json_decref(usb);
+	json_decref(laa);
+	br_hw_release(&hw);
+	br_hw_release(&hw2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -259,6 +319,8 @@ int main(void)
 		cmocka_unit_test(test_padded_serial_and_twice_seen_drive),
 		cmocka_unit_test(test_urlset_redfish_ids),
 		cmocka_unit_test(test_pcie_link_hints),
+		cmocka_unit_test(test_ndf_disabled_partition),
+		cmocka_unit_test(test_boot_option_bmc_link),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,4 +1,4 @@
-/* The HTML report (bringup/report.c): inventory text escaped for HTML
+/* The HTML report (stages/report.c): inventory text escaped for HTML
  * after the terminal escaping, the default path beside the database, and
  * a page rendered from an in-memory inventory whose reasons hold markup. */
 #include <setjmp.h>
@@ -10,15 +10,15 @@
 
 #include <cmocka.h>
 
-#include "bringup/report.h"
+#include "stages/report.h"
 
 static char *escaped(const char *text, const char *fallback)
 {
 	struct br_buf b;
-	struct rpt_page p = { &b, 0 };
+	struct stg_report_page p = { &b, 0 };
 
 	br_buf_init(&b, 0);
-	rpt_text(&p, text, fallback);
+	stg_report_text(&p, text, fallback);
 	assert_int_equal(p.rc, 0);
 	return br_buf_detach(&b);
 }
@@ -50,31 +50,31 @@ static void test_default_path(void **state)
 	char *s;
 
 	(void)state;
-	s = rpt_default_path("/var/lib/bringup/bringup.db");
+	s = stg_report_default_path("/var/lib/bringup/bringup.db");
 	assert_string_equal(s, "/var/lib/bringup/bringup.html");
 	free(s);
-	s = rpt_default_path("inventory");
+	s = stg_report_default_path("inventory");
 	assert_string_equal(s, "inventory.html");
 	free(s);
-	assert_null(rpt_default_path(":memory:"));
-	assert_null(rpt_default_path(""));
+	assert_null(stg_report_default_path(":memory:"));
+	assert_null(stg_report_default_path(""));
 }
 
 static void test_render(void **state)
 {
 	const struct inv_manifest_row rows[] = {
 		{ "gpu-r01-u03", "r01", 3, "10.0.0.3", "root", "env:P", "xe9680", "redfish", NULL,
-		  "<b>note</b>", 2, NULL },
+		  "<b>note</b>", 2, NULL, NULL },
 		{ "gpu-r01-u10", "r01", 10, "10.0.0.10", "root", "env:P", "xe9680", "redfish", NULL, NULL, 3,
-		  NULL },
+		  NULL, NULL },
 		{ "gpu-r02-u03", "r02\"><script>", 3, "10.0.0.4", "root", "env:P", "xe9680", "redfish", NULL,
-		  NULL, 4, NULL },
+		  NULL, 4, NULL, NULL },
 	};
 	struct inv *inv;
 	struct inv_node *nodes;
 	struct inv_import_stats stats;
 	struct br_err err = { 0 };
-	struct rpt_stats rs;
+	struct stg_report_stats rs;
 	struct br_buf html;
 	size_t n;
 	const char *s;
@@ -86,8 +86,8 @@ static void test_render(void **state)
 					    "MAAS: <img src=x onerror=alert(1)>", &err),
 			 0);
 	assert_int_equal(inv_nodes_list(inv, &nodes, &n, &err), 0);
-	br_buf_init(&html, RPT_HTML_MAX);
-	assert_int_equal(rpt_render(inv, nodes, n, &html, &rs, &err), 0);
+	br_buf_init(&html, STG_REPORT_HTML_MAX);
+	assert_int_equal(stg_report_render(inv, nodes, n, &html, &rs, &err), 0);
 	s = br_buf_str(&html);
 	assert_int_equal(rs.nodes, 3);
 	assert_int_equal(rs.per_state[INV_FAILED], 1);

@@ -309,10 +309,77 @@ static void test_disk_identity(void **state)
 	assert_false(val_disk_identity_eq("x", NULL, NULL));
 }
 
+/* The gate (rules_gate.c): [gate] optional excuses an unknown, never a failure; a required pattern
+ * needs at least one check of it. */
+static void test_gate_optional(void **state)
+{
+	struct val_check checks[] = {
+		{ "cabling", VAL_PASS, "ok", NULL },
+		{ "clock", VAL_UNKNOWN, "no RTC", NULL },
+		{ "thermal", VAL_FAIL, "Inlet: 900 C", NULL },
+	};
+	struct prof_profile p;
+	int failing[3];
+	char *missing, *excused;
+
+	(void)state;
+	prof_init(&p);
+	br_strlist_add(&p.hw.gate_required, "cabling");
+	br_strlist_add(&p.hw.gate_required, "clock");
+	br_strlist_add(&p.hw.gate_required, "thermal");
+	br_strlist_add(&p.hw.gate_required, "firmware:*");
+	assert_int_equal(val_gate_failing(&p, checks, 3, failing, &missing), 3);
+	assert_int_equal(failing[1], 1);
+	assert_string_equal(missing, "firmware:*");
+	free(missing);
+	br_strlist_add(&p.hw.gate_optional, "clock");
+	br_strlist_add(&p.hw.gate_optional, "thermal");
+	br_strlist_add(&p.hw.gate_optional, "firmware:*");
+	assert_int_equal(val_gate_failing(&p, checks, 3, failing, &missing), 1);
+	assert_int_equal(failing[0], 0);
+	assert_int_equal(failing[1], 0);
+	assert_int_equal(failing[2], 1);
+	assert_null(missing);
+	excused = val_gate_optional_unknown(&p, checks, 3);
+	assert_string_equal(excused, "clock");
+	free(excused);
+	prof_release(&p);
+}
+
+/* The gate with no [gate] required: every check counts, and every check
+ * the profile's expectations give must have run (fail closed); no checks
+ * at all prove nothing. */
+static void test_gate_expected(void **state)
+{
+	struct val_check checks[] = {
+		{ "pcie", VAL_PASS, "ok", NULL },
+		{ "thermal", VAL_UNKNOWN, "no sensors", NULL },
+	};
+	struct prof_profile p;
+	int failing[2];
+	char *missing;
+
+	(void)state;
+	prof_init(&p);
+	assert_true(val_gate_is_required(&p, "anything"));
+	assert_false(val_gate_is_optional(&p, "thermal"));
+	assert_int_equal(val_gate_failing(&p, checks, 2, failing, &missing), 2);
+	assert_int_equal(failing[0], 0);
+	assert_int_equal(failing[1], 1);
+	assert_string_equal(missing, "cabling, boot_disk, cpufreq, psu, dmesg, gpu_health");
+	free(missing);
+	assert_int_equal(val_gate_failing(NULL, NULL, 0, failing, &missing), 1);
+	assert_string_equal(missing, "no check results");
+	free(missing);
+	assert_null(val_gate_optional_unknown(&p, checks, 2));
+	prof_release(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_version_cmp),	 cmocka_unit_test(test_firmware_judge),
+		cmocka_unit_test(test_version_cmp),	 cmocka_unit_test(test_gate_optional),
+		cmocka_unit_test(test_gate_expected),	 cmocka_unit_test(test_firmware_judge),
 		cmocka_unit_test(test_firmware_ipmi),	 cmocka_unit_test(test_boot_disk_rule),
 		cmocka_unit_test(test_boot_disk_volume), cmocka_unit_test(test_disk_identity),
 	};

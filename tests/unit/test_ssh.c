@@ -195,7 +195,7 @@ static int run1(const struct val_ssh_options *o, int target_port, struct val_ssh
 {
 	struct br_loop *loop = NULL;
 	struct br_err err = { 0 };
-	struct val_ssh_target t = { "node1", "127.0.0.1", target_port };
+	struct val_ssh_target t = { "node1", "127.0.0.1", target_port, NULL };
 	int rc;
 
 	assert_int_equal(br_loop_new(&loop, &err), 0);
@@ -624,6 +624,96 @@ static void on_done(void *ctx, size_t index, const struct val_ssh_result *r)
 	c->finished++;
 }
 
+/* Issue 28: the file is read as OpenSSH reads it (`ssh -G`). Include and
+ * Match used to be ignored or refused, and a ProxyJump dropped silently, so
+ * validate connected around the site's bastion. */
+static void test_ssh_config_as_ssh_reads_it(void **state)
+{
+	char tmp[] = "/tmp/test_ssh_config.XXXXXX", *main_conf, *inc, *bad;
+	struct val_ssh_config *cfg = NULL;
+	struct val_ssh_host h;
+	struct br_err err = { 0 };
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(tmp));
+	main_conf = br_xasprintf("%s/config", tmp);
+	inc = br_xasprintf("%s/nodes.conf", tmp);
+	bad = br_xasprintf("%s/bad.conf", tmp);
+	f = fopen(inc, "w");
+	fprintf(f, "Host gpu-r01-*\n\tHostName %%h.mgmt.example\n\tPort 2201\n");
+	fclose(f);
+	f = fopen(main_conf, "w");
+	fprintf(f,
+		"Include %s\n"
+		"Match host gpu-r02-u01\n\tHostName 10.2.0.1\n\tUser ops\n"
+		"Host gpu-r03-*\n\tProxyJump bastion.example\n"
+		"Host gpu-r04-*\n\tProxyCommand nc -X connect %%h %%p\n",
+		inc);
+	fclose(f);
+	f = fopen(bad, "w");
+	fprintf(f, "Host x\n\tNoSuchKeyword yes\n");
+	fclose(f);
+
+	assert_int_equal(val_ssh_config_load(main_conf, &cfg, &err), 0);
+	/* Include, with the %h token (the name asked for). */
+	assert_int_equal(val_ssh_config_lookup(cfg, "gpu-r01-u03", &h, &err), 0);
+	assert_string_equal(h.hostname, "gpu-r01-u03.mgmt.example");
+	assert_int_equal(h.port, 2201);
+	assert_null(h.user);
+	val_ssh_host_release(&h);
+	/* Match. */
+	assert_int_equal(val_ssh_config_lookup(cfg, "gpu-r02-u01", &h, &err), 0);
+	assert_string_equal(h.hostname, "10.2.0.1");
+	assert_string_equal(h.user, "ops");
+	assert_int_equal(h.port, 0);
+	val_ssh_host_release(&h);
+	/* A name the file does not know: nothing set. */
+	assert_int_equal(val_ssh_config_lookup(cfg, "Other-Node", &h, &err), 0);
+	assert_null(h.hostname);
+	assert_null(h.user);
+	assert_null(h.identity_file);
+	assert_int_equal(h.port, 0);
+	val_ssh_host_release(&h);
+	/* A jump host is taken; a proxy command the runner cannot run is named. */
+	assert_int_equal(val_ssh_config_lookup(cfg, "gpu-r03-u01", &h, &err), 0);
+	assert_string_equal(h.proxy_jump, "bastion.example");
+	assert_null(h.hostname);
+	val_ssh_host_release(&h);
+	assert_int_equal(val_ssh_config_lookup(cfg, "gpu-r04-u01", &h, &err), BR_E_UNSUPPORTED);
+	assert_non_null(strstr(err.msg, "ProxyCommand nc -X connect"));
+	val_ssh_config_free(cfg);
+	/* ssh's own message for a file it cannot read. */
+	assert_int_equal(val_ssh_config_load(bad, &cfg, &err), BR_E_INVAL);
+	assert_non_null(strstr(err.msg, "line 2: Bad configuration option: nosuchkeyword"));
+	assert_int_equal(val_ssh_config_load("/nonexistent/ssh_config", &cfg, &err), BR_E_NOTFOUND);
+
+	/* The parser on what OpenSSH 9.2p1 (Debian 12) printed for a host. */
+	{
+		static const char printed[] =
+		    "host n1\nuser ops\nhostname 10.0.0.5\nport 2222\n"
+		    "identityfile ~/.ssh/id_rsa\nidentityfile ~/.ssh/id_ed25519\n"
+		    "userknownhostsfile /root/.ssh/known_hosts /root/.ssh/known_hosts2\n"
+		    "proxyjump bastion\nproxycommand none\n";
+
+		assert_int_equal(val_ssh_g_parse(printed, sizeof(printed) - 1, &h, &err), 0);
+		assert_string_equal(h.identity_file, "~/.ssh/id_rsa");
+		assert_string_equal(h.known_hosts, "/root/.ssh/known_hosts");
+		assert_string_equal(h.proxy_jump, "bastion");
+		assert_null(h.proxy_command);
+		val_ssh_host_release(&h);
+		assert_int_equal(val_ssh_g_parse("port 70000\nhostname x\n", 22, &h, &err), BR_E_PROTO);
+		assert_int_equal(val_ssh_g_parse("user x\n", 7, &h, &err), BR_E_PROTO);
+	}
+	unlink(main_conf);
+	unlink(inc);
+	unlink(bad);
+	rmdir(tmp);
+	free(main_conf);
+	free(inc);
+	free(bad);
+}
+
 static void test_many_at_once(void **state)
 {
 	static const char *const cmd[] = { "sh", "-c", "echo $$; sleep 0.3", NULL };
@@ -641,7 +731,7 @@ static void test_many_at_once(void **state)
 	fx.o.args = cmd;
 	fx.o.max_parallel = 4;
 	for (int i = 0; i < 12; i++)
-		t[i] = (struct val_ssh_target){ "node", "127.0.0.1", port };
+		t[i] = (struct val_ssh_target){ "node", "127.0.0.1", port, NULL };
 	assert_int_equal(br_loop_new(&loop, &err), 0);
 	t0 = br_now_ms();
 	assert_int_equal(val_ssh_run(loop, t, 12, &fx.o, r, on_done, &count, &err), 0);
@@ -658,6 +748,82 @@ static void test_many_at_once(void **state)
 	fixture_release(&fx);
 }
 
+/* In a worker, even nodes are answered by the hook instead of the output. */
+static int reply_even(void *ctx, size_t index, const struct val_ssh_result *r, struct br_buf *reply)
+{
+	int *ends = ctx;
+
+	if (!r) {
+		(*ends)++; /* the worker's copy: never seen here */
+		return 0;
+	}
+	if (index % 2 || !r->ok)
+		return 0;
+	return br_buf_addf(reply, "reply %zu", index) == 0;
+}
+
+/* val_ssh_run_workers (ssh_pool.c on common/pool.h): every node's result
+ * crosses the pool's line byte for byte (output that is not UTF-8, NUL
+ * included), as it is with no workers, and a hook's reply travels in its
+ * place; a node that cannot be reached keeps its reason and kind. */
+static void test_workers_bytes_intact(void **state)
+{
+	static const char *const cmd[] = { "sh", "-c",
+					   "printf '\\377\\000\\376 out'; printf '\\200 err' >&2; exit 3",
+					   NULL };
+	static const char out[] = "\377\000\376 out", err_text[] = "\200 err";
+	struct fixture fx;
+	struct val_ssh_target t[7];
+	struct val_ssh_result one[7], three[7];
+	struct br_err err = { 0 };
+	int ends = 0;
+
+	(void)state;
+	fixture_init(&fx);
+	fx.o.host_keys = VAL_SSH_ACCEPT_NEW;
+	fx.o.args = cmd;
+	for (int i = 0; i < 6; i++)
+		t[i] = (struct val_ssh_target){ "node", "127.0.0.1", port, NULL };
+	t[6] = (struct val_ssh_target){ "gone", "127.0.0.1", 1, NULL };
+	assert_int_equal(val_ssh_run_workers(t, 7, &fx.o, 1, one, reply_even, NULL, &ends, &err), 0);
+	assert_int_equal(val_ssh_run_workers(t, 7, &fx.o, 3, three, reply_even, NULL, &ends, &err), 0);
+	assert_int_equal(ends, 0);
+	for (int i = 0; i < 6; i++) {
+		char want[32];
+
+		if (!three[i].ok)
+			fail_msg("%d: %s", i, three[i].error);
+		assert_int_equal(one[i].ok, 1);
+		assert_int_equal(three[i].exit_status, 3);
+		assert_int_equal(one[i].exit_status, 3);
+		assert_int_equal(one[i].replied, 0); /* the hook runs only in workers */
+		assert_int_equal(three[i].replied, i % 2 == 0);
+		snprintf(want, sizeof(want), "reply %d", i);
+		if (i % 2 == 0) {
+			assert_int_equal(three[i].out.len, strlen(want));
+			assert_memory_equal(three[i].out.data, want, strlen(want));
+		} else {
+			assert_int_equal(three[i].out.len, sizeof(out) - 1);
+			assert_memory_equal(three[i].out.data, out, sizeof(out) - 1);
+		}
+		assert_int_equal(one[i].out.len, sizeof(out) - 1);
+		assert_memory_equal(one[i].out.data, out, sizeof(out) - 1);
+		assert_int_equal(three[i].err.len, sizeof(err_text) - 1);
+		assert_memory_equal(three[i].err.data, err_text, sizeof(err_text) - 1);
+		assert_true(three[i].ms >= 0 && three[i].run_end_ms >= three[i].run_start_ms);
+	}
+	assert_int_equal(three[6].ok, 0);
+	assert_int_equal(one[6].ok, 0);
+	assert_string_equal(three[6].error, one[6].error);
+	assert_int_equal(three[6].failure, one[6].failure);
+	assert_int_not_equal(three[6].failure, BR_FAIL_NONE);
+	for (int i = 0; i < 7; i++) {
+		val_ssh_result_release(&one[i]);
+		val_ssh_result_release(&three[i]);
+	}
+	fixture_release(&fx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -668,8 +834,10 @@ int main(void)
 		cmocka_unit_test(test_refusals_and_limits),
 		cmocka_unit_test(test_handshake_retried_once),
 		cmocka_unit_test(test_many_at_once),
+		cmocka_unit_test(test_ssh_config_as_ssh_reads_it),
 		cmocka_unit_test(test_answer_read_by_the_other_stream),
 		cmocka_unit_test(test_known_key_type_asked_for),
+		cmocka_unit_test(test_workers_bytes_intact),
 	};
 
 	return cmocka_run_group_tests(tests, start_sshd, stop_sshd);

@@ -1,4 +1,4 @@
-/* Ticket text (bringup/tickets.c) and the gate's verdict (bringup/gate.c):
+/* Ticket text (stages/tickets.c) and the gate's verdict (stages/gate.c):
  * actions.conf parsing and its messages, placeholders filled from the
  * node and the evidence, patterns and the default, failed-stage causes
  * named from the stages' own reasons, required checks from the profile. */
@@ -11,8 +11,8 @@
 
 #include <cmocka.h>
 
-#include "bringup/gate.h"
-#include "bringup/tickets.h"
+#include "stages/gate.h"
+#include "stages/tickets.h"
 #include "validators/rules.h"
 
 static const char actions_text[] =
@@ -23,73 +23,73 @@ static const char actions_text[] =
     "cabling = Swap the cables: {evidence} {nosuch}\n"
     "default = Inspect {hostname} for {fault}; serial {serial}, tag {service_tag}, BMC {bmc}\n";
 
-static struct tkt_vars vars(const char *fault, const char *evidence)
+static struct stg_tickets_vars vars(const char *fault, const char *evidence)
 {
-	return (
-	    struct tkt_vars){ "gpu-r01-u17", "r01", "10.0.0.17:443", "CN123", "XPX1", fault, evidence, 17 };
+	return (struct stg_tickets_vars){ "gpu-r01-u17", "r01", "10.0.0.17:443", "CN123",
+					  "XPX1",	 fault, evidence,	 17 };
 }
 
 static void test_render(void **state)
 {
-	struct tkt_actions a;
+	struct stg_tickets_actions a;
 	struct br_err err = { 0 };
-	struct tkt_vars v;
+	struct stg_tickets_vars v;
 	char *s;
 
 	(void)state;
-	assert_int_equal(tkt_actions_parse("actions.conf", actions_text, &a, &err), 0);
+	assert_int_equal(stg_tickets_actions_parse("actions.conf", actions_text, &a, &err), 0);
 	assert_int_equal(a.n, 4);
 	v = vars("psu", "PSU.Slot.2: health Critical, expected OK");
-	s = tkt_render(&a, &v);
+	s = stg_tickets_render(&a, &v);
 	assert_string_equal(s, "Replace PSU.Slot.2 in gpu-r01-u17 (rack r01 U17)");
 	free(s);
 	v = vars("firmware:NIC.Slot.31-1-1", "NIC.Slot.31-1-1: 28.1 < 28.39.1002 — update firmware");
-	s = tkt_render(&a, &v);
+	s = stg_tickets_render(&a, &v);
 	assert_string_equal(
 	    s, "Update NIC.Slot.31-1-1 on gpu-r01-u17: NIC.Slot.31-1-1: 28.1 < 28.39.1002 — update firmware");
 	free(s);
 	/* An unknown placeholder is kept as written, for the author to see. */
 	v = vars("cabling", "swp1 and swp2");
-	s = tkt_render(&a, &v);
+	s = stg_tickets_render(&a, &v);
 	assert_string_equal(s, "Swap the cables: swp1 and swp2 {nosuch}");
 	free(s);
 	v = vars("clock", "off by 300 s");
-	s = tkt_render(&a, &v);
+	s = stg_tickets_render(&a, &v);
 	assert_string_equal(s, "Inspect gpu-r01-u17 for clock; serial CN123, tag XPX1, BMC 10.0.0.17:443");
 	free(s);
 	/* Nothing known about the node: "?" rather than "(null)". */
-	v = (struct tkt_vars){ NULL, NULL, NULL, NULL, NULL, "clock", NULL, 0 };
-	s = tkt_render(&a, &v);
+	v = (struct stg_tickets_vars){ NULL, NULL, NULL, NULL, NULL, "clock", NULL, 0 };
+	s = stg_tickets_render(&a, &v);
 	assert_string_equal(s, "Inspect ? for clock; serial ?, tag ?, BMC ?");
 	free(s);
-	tkt_actions_release(&a);
+	stg_tickets_actions_release(&a);
 }
 
 static void test_render_no_default(void **state)
 {
-	struct tkt_actions a;
-	struct tkt_vars v = vars("thermal", "Fan 3: 0 RPM");
+	struct stg_tickets_actions a;
+	struct stg_tickets_vars v = vars("thermal", "Fan 3: 0 RPM");
 	char *s;
 
 	(void)state;
-	assert_int_equal(tkt_actions_parse("a", "psu = x\n", &a, NULL), 0);
-	s = tkt_render(&a, &v);
+	assert_int_equal(stg_tickets_actions_parse("a", "psu = x\n", &a, NULL), 0);
+	s = stg_tickets_render(&a, &v);
 	assert_string_equal(s, "inspect gpu-r01-u17 for thermal");
 	free(s);
-	tkt_actions_release(&a);
+	stg_tickets_actions_release(&a);
 }
 
 static void test_parse_errors(void **state)
 {
-	struct tkt_actions a;
+	struct stg_tickets_actions a;
 	struct br_err err = { 0 };
 
 	(void)state;
-	assert_int_equal(tkt_actions_parse("actions.conf", "psu = ok\nno equals sign\n", &a, &err),
+	assert_int_equal(stg_tickets_actions_parse("actions.conf", "psu = ok\nno equals sign\n", &a, &err),
 			 BR_E_INVAL);
 	assert_string_equal(err.msg, "actions.conf:2: want 'fault = action text'");
-	assert_int_equal(tkt_actions_parse("actions.conf", " = text\n", &a, &err), BR_E_INVAL);
-	assert_int_equal(tkt_actions_parse("actions.conf", "psu =\n", &a, &err), BR_E_INVAL);
+	assert_int_equal(stg_tickets_actions_parse("actions.conf", " = text\n", &a, &err), BR_E_INVAL);
+	assert_int_equal(stg_tickets_actions_parse("actions.conf", "psu =\n", &a, &err), BR_E_INVAL);
 }
 
 /* The shipped actions.conf names every fault kind a technician meets. */
@@ -101,20 +101,20 @@ static void test_shipped_actions(void **state)
 		"default"
 	};
 	char *dir = br_xasprintf("%s/templates", getenv("BR_TOP") ? getenv("BR_TOP") : ".");
-	struct tkt_actions a;
+	struct stg_tickets_actions a;
 	struct br_err err = { 0 };
 
 	(void)state;
-	assert_int_equal(tkt_actions_load(dir, &a, &err), 0);
+	assert_int_equal(stg_tickets_actions_load(dir, &a, &err), 0);
 	for (size_t i = 0; i < sizeof(faults) / sizeof(faults[0]); i++) {
-		struct tkt_vars v = vars(faults[i], "E: x");
-		char *s = tkt_render(&a, &v);
+		struct stg_tickets_vars v = vars(faults[i], "E: x");
+		char *s = stg_tickets_render(&a, &v);
 
 		assert_null(strstr(s, "{"));
 		assert_non_null(strstr(s, "gpu-r01-u17"));
 		free(s);
 	}
-	tkt_actions_release(&a);
+	stg_tickets_actions_release(&a);
 	free(dir);
 }
 
@@ -126,12 +126,12 @@ static void test_failure_fault(void **state)
 {
 	const char *top = getenv("BR_TOP");
 	char *dir = br_xasprintf("%s/templates", top ? top : ".");
-	struct tkt_actions a = { 0 };
+	struct stg_tickets_actions a = { 0 };
 	struct br_err err = { 0 };
 	struct inv_node node = { 0 };
 
 	(void)state;
-	assert_int_equal(tkt_actions_load(dir, &a, &err), 0);
+	assert_int_equal(stg_tickets_actions_load(dir, &a, &err), 0);
 	for (int k = BR_FAIL_STAGE; k < BR_FAIL_COUNT; k++) {
 		const char *name = br_fail_kind_name((enum br_fail_kind)k);
 		enum br_fail_kind back = BR_FAIL_NONE;
@@ -144,12 +144,12 @@ static void test_failure_fault(void **state)
 		if (!found)
 			fail_msg("no line for failure kind %s in actions.conf", name);
 		node.failure_kind = (enum br_fail_kind)k;
-		assert_string_equal(tkt_failure_fault(&node), name);
+		assert_string_equal(stg_tickets_failure_fault(&node), name);
 	}
 	node.failure_kind = BR_FAIL_NONE;
-	assert_string_equal(tkt_failure_fault(&node), "stage_failed");
+	assert_string_equal(stg_tickets_failure_fault(&node), "stage_failed");
 	assert_int_equal(br_fail_kind_parse("bmc_down", &node.failure_kind), BR_E_INVAL);
-	tkt_actions_release(&a);
+	stg_tickets_actions_release(&a);
 	free(dir);
 }
 
@@ -161,6 +161,7 @@ static void test_gate_failing(void **state)
 		{ "pcie", INV_CHECK_PASS, "ok", NULL, NULL },
 		{ "thermal", INV_CHECK_FAIL, "Inlet: 900 C", NULL, NULL },
 	};
+	struct val_check *view = stg_checks_view_val(checks, 4);
 	struct prof_profile p;
 	int failing[4];
 	char *missing, *reason;
@@ -169,9 +170,9 @@ static void test_gate_failing(void **state)
 	prof_init(&p);
 	/* Empty required set: every check counts, and every check the
 	 * profile's expectations give must have run (fail closed). */
-	assert_int_equal(gate_failing(&p, checks, 4, failing, &missing), 4);
+	assert_int_equal(val_gate_failing(&p, view, 4, failing, &missing), 4);
 	assert_string_equal(missing, "boot_disk, cpufreq, psu, dmesg, gpu_health");
-	reason = gate_reason(checks, 4, failing, missing);
+	reason = stg_gate_reason(checks, 4, failing, missing);
 	assert_string_equal(
 	    reason,
 	    "failed checks: cabling unknown: no LLDP neighbours; firmware:NIC.Slot.31-1-1: "
@@ -180,19 +181,19 @@ static void test_gate_failing(void **state)
 	free(missing);
 	/* A stated count makes its check required: gpu_count never ran. */
 	p.hw.gpus = 8;
-	assert_int_equal(gate_failing(&p, checks, 4, failing, &missing), 4);
+	assert_int_equal(val_gate_failing(&p, view, 4, failing, &missing), 4);
 	assert_string_equal(missing, "gpu_count, boot_disk, cpufreq, psu, dmesg, gpu_health");
 	free(missing);
 	p.hw.gpus = -1;
 	/* Only what the profile requires; a required check never run is named. */
 	br_strlist_add(&p.hw.gate_required, "firmware:*");
 	br_strlist_add(&p.hw.gate_required, "psu");
-	assert_int_equal(gate_failing(&p, checks, 4, failing, &missing), 2);
+	assert_int_equal(val_gate_failing(&p, view, 4, failing, &missing), 2);
 	assert_int_equal(failing[0], 0);
 	assert_int_equal(failing[1], 1);
 	assert_int_equal(failing[3], 0);
 	assert_string_equal(missing, "psu");
-	reason = gate_reason(checks, 4, failing, missing);
+	reason = stg_gate_reason(checks, 4, failing, missing);
 	assert_string_equal(reason,
 			    "failed checks: firmware:NIC.Slot.31-1-1: 28.1 < 28.39; not checked: psu");
 	free(reason);
@@ -200,57 +201,21 @@ static void test_gate_failing(void **state)
 	prof_release(&p);
 	/* No verdicts at all prove nothing. */
 	prof_init(&p);
-	assert_int_equal(gate_failing(&p, NULL, 0, failing, &missing), 1);
+	assert_int_equal(val_gate_failing(&p, NULL, 0, failing, &missing), 1);
 	assert_string_equal(missing, "cabling, pcie, boot_disk, thermal, cpufreq, psu, dmesg, gpu_health");
 	free(missing);
-	assert_int_equal(gate_failing(NULL, NULL, 0, failing, &missing), 1);
+	assert_int_equal(val_gate_failing(NULL, NULL, 0, failing, &missing), 1);
 	assert_string_equal(missing, "no check results");
 	free(missing);
 	prof_release(&p);
-}
-
-/* [gate] optional excuses an unknown, never a failure; a required pattern
- * needs at least one check of it. */
-static void test_gate_optional(void **state)
-{
-	struct inv_check checks[] = {
-		{ "cabling", INV_CHECK_PASS, "ok", NULL, NULL },
-		{ "clock", INV_CHECK_UNKNOWN, "no RTC", NULL, NULL },
-		{ "thermal", INV_CHECK_FAIL, "Inlet: 900 C", NULL, NULL },
-	};
-	struct prof_profile p;
-	int failing[3];
-	char *missing, *excused;
-
-	(void)state;
-	prof_init(&p);
-	br_strlist_add(&p.hw.gate_required, "cabling");
-	br_strlist_add(&p.hw.gate_required, "clock");
-	br_strlist_add(&p.hw.gate_required, "thermal");
-	br_strlist_add(&p.hw.gate_required, "firmware:*");
-	assert_int_equal(gate_failing(&p, checks, 3, failing, &missing), 3);
-	assert_int_equal(failing[1], 1);
-	assert_string_equal(missing, "firmware:*");
-	free(missing);
-	br_strlist_add(&p.hw.gate_optional, "clock");
-	br_strlist_add(&p.hw.gate_optional, "thermal");
-	br_strlist_add(&p.hw.gate_optional, "firmware:*");
-	assert_int_equal(gate_failing(&p, checks, 3, failing, &missing), 1);
-	assert_int_equal(failing[0], 0);
-	assert_int_equal(failing[1], 0);
-	assert_int_equal(failing[2], 1);
-	assert_null(missing);
-	excused = gate_optional_unknown(&p, checks, 3);
-	assert_string_equal(excused, "clock");
-	free(excused);
-	prof_release(&p);
+	free(view);
 }
 
 /* The inventory keeps one ticket per (node, fault) across runs. */
 static void test_ticket_store(void **state)
 {
-	const struct inv_manifest_row row = { "gpu-01", "r01",	   3,	 "10.0.0.3", "root", "env:X",
-					      "xe9680", "redfish", NULL, NULL,	     0,	     NULL };
+	const struct inv_manifest_row row = { "gpu-01",	 "r01", 3,    "10.0.0.3", "root", "env:X", "xe9680",
+					      "redfish", NULL,	NULL, 0,	  NULL,	  NULL };
 	struct inv_fault faults[2] = {
 		{ "bmc_unreachable", "timed out after 15001 ms", "check the cable", 1 },
 		{ "psu", "PSU.Slot.2: Critical", "replace PSU.Slot.2", 0 },
@@ -310,17 +275,17 @@ static void test_node_serial(void **state)
 	char bmc[] = "CN-BMC", manifest[] = "CN-MANIFEST", empty[] = "";
 
 	(void)state;
-	assert_null(tkt_node_serial(NULL));
-	assert_null(tkt_node_serial(&node));
+	assert_null(stg_tickets_node_serial(NULL));
+	assert_null(stg_tickets_node_serial(&node));
 	node.expected_serial = manifest;
-	assert_string_equal(tkt_node_serial(&node), "CN-MANIFEST");
+	assert_string_equal(stg_tickets_node_serial(&node), "CN-MANIFEST");
 	node.system_serial = empty;
-	assert_string_equal(tkt_node_serial(&node), "CN-MANIFEST");
+	assert_string_equal(stg_tickets_node_serial(&node), "CN-MANIFEST");
 	node.system_serial = bmc;
-	assert_string_equal(tkt_node_serial(&node), "CN-BMC");
+	assert_string_equal(stg_tickets_node_serial(&node), "CN-BMC");
 	node.expected_serial = empty;
 	node.system_serial = NULL;
-	assert_null(tkt_node_serial(&node));
+	assert_null(stg_tickets_node_serial(&node));
 }
 
 /* Every shipped profile can prove a node (prof_check_provable), and its
@@ -346,7 +311,7 @@ static void test_shipped_profiles_closed(void **state)
 			fail_msg("%s", err.msg);
 		val_checks_expected(&p, &expected);
 		for (size_t k = 0; k < expected.n; k++)
-			if (!gate_is_required(&p, expected.items[k]))
+			if (!val_gate_is_required(&p, expected.items[k]))
 				fail_msg("profile %s: [gate] required leaves out %s", names[i],
 					 expected.items[k]);
 		br_strlist_release(&expected);
@@ -358,11 +323,15 @@ static void test_shipped_profiles_closed(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_render),	      cmocka_unit_test(test_render_no_default),
-		cmocka_unit_test(test_parse_errors),  cmocka_unit_test(test_shipped_actions),
-		cmocka_unit_test(test_failure_fault), cmocka_unit_test(test_gate_failing),
-		cmocka_unit_test(test_gate_optional), cmocka_unit_test(test_shipped_profiles_closed),
-		cmocka_unit_test(test_ticket_store),  cmocka_unit_test(test_node_serial),
+		cmocka_unit_test(test_render),
+		cmocka_unit_test(test_render_no_default),
+		cmocka_unit_test(test_parse_errors),
+		cmocka_unit_test(test_shipped_actions),
+		cmocka_unit_test(test_failure_fault),
+		cmocka_unit_test(test_gate_failing),
+		cmocka_unit_test(test_shipped_profiles_closed),
+		cmocka_unit_test(test_ticket_store),
+		cmocka_unit_test(test_node_serial),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

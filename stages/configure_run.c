@@ -1,0 +1,433 @@
+/*
+ * configure_run — the configure stage's run (configure.h): every profile
+ * loaded first, Redfish config jobs over the configure workers
+ * (stages/workers.h), IPMI boot settings for the rest, and the report.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "stages/workers.h"
+#include "configure.h"
+#include "loop.h"
+
+static void counted(struct stg_configure_run *run, const struct stg_configure_job *job)
+{
+	run->done++;
+	run->failed += !job->ok;
+	br_progress_update(&run->progress, run->done, run->failed);
+}
+
+static void logged(const struct stg_configure_job *job)
+{
+	if (job->interrupted)
+		return;
+	if (job->ok)
+		br_info("configure", "%s: %s", job->node->hostname, job->reason);
+	else
+		br_warn("configure", "%s: %s", job->node->hostname, job->reason);
+}
+
+/* A node ended here (its credentials, its IPMI run, its worker's end):
+ * recorded through this process's connection. */
+static void finish(struct stg_configure_run *run, struct stg_configure_job *job, enum br_fail_kind kind,
+		   char *reason_take)
+{
+	struct br_err err = { 0 };
+
+	job->done = 1;
+	job->ok = kind == BR_FAIL_NONE;
+	job->fail_kind = kind;
+	free(job->reason);
+	job->reason = reason_take;
+	logged(job);
+	if (stg_configure_job_record(run->st->inv, job, run->dry_run, &err))
+		br_error("configure", "%s: %s", job->node->hostname, err.msg);
+	counted(run, job);
+}
+
+static char *configured_reason(const struct stg_configure_job *job, int dry_run)
+{
+	const char *pxe = job->spec.pxe_nic ? job->spec.pxe_nic : "(boot order left alone)";
+
+	if (dry_run)
+		return br_xasprintf("%zu BIOS attributes and %s boot settings to change", job->n_changes,
+				    job->boot_wanted ? "the" : "no");
+	if (!job->bios_patched && !job->boot_patched)
+		return br_xasprintf("already on the %s BIOS baseline; PXE first on %s", job->profile->name,
+				    pxe);
+	if (!job->bios_patched)
+		return br_xasprintf("on the %s BIOS baseline; boot order set and verified: PXE first on %s",
+				    job->profile->name, pxe);
+	/* no job: the BMC's settings object, applied by the reset (not iDRAC) */
+	return br_xasprintf("%s BIOS baseline applied by %s%s (%zu attributes, %d reset%s) and verified; PXE "
+			    "first on %s",
+			    job->profile->name, job->job ? "job " : "the reset", job->job ? job->job : "",
+			    job->n_changes, job->resets, job->resets == 1 ? "" : "s", pxe);
+}
+
+/* ---- in a configure worker (or this process) ------------------------------ */
+
+struct child {
+	struct br_pool_worker *w;
+	struct stg_configure_run *run;
+	/* the slice's targets whose facts could be read, and each one's
+	 * index in run->rf (the pool's numbering) */
+	const struct rf_config_target *live;
+	const size_t *index;
+};
+
+/* The node's outcome, recorded through the worker's own connection (not
+ * when a signal stopped it: the node stays as it was, and a rerun finds
+ * its BIOS job, if one was made, and waits for it), then sent on. */
+static void on_redfish(const struct rf_config_target *t, int rc, const struct rf_config_result *res,
+		       const struct br_err *err, void *ctx)
+{
+	const struct child *c = ctx;
+	struct stg_configure_job *job = t->target.user_data;
+	const char *msg = err && err->msg[0] ? err->msg : br_strerror(rc);
+	struct br_err rec = { 0 };
+	const char *record_error = NULL;
+
+	stg_configure_job_take_result(job, res);
+	free(job->reason);
+	job->ok = rc == 0;
+	job->fail_kind = rc ? stg_bmc_failure_kind(rc) : BR_FAIL_NONE;
+	job->interrupted = rc == BR_E_INTERRUPTED;
+	if (rc == 0)
+		job->reason = configured_reason(job, c->run->dry_run);
+	else if (job->interrupted)
+		job->reason = br_xstrdup(msg);
+	else
+		job->reason = stg_configure_failure_reason(rc, msg);
+	if (!job->interrupted && stg_configure_job_record(stg_pool_inv(c->w), job, c->run->dry_run, &rec))
+		record_error = rec.msg;
+	/* t points into c->live: rf_configure_all hands back its own targets */
+	br_pool_send(c->w, c->index[t - c->live], stg_configure_job_outcome(job, record_error));
+}
+
+/* The node's firmware against its profile's policy, from its stored facts:
+ * the firmware and the facts' source are all configure judges, and the
+ * whole document would cost a millisecond a node. */
+static int judge_firmware(struct inv *inv, struct stg_configure_job *job, struct br_err *err)
+{
+	struct val_check *verdicts = NULL;
+	struct br_hw hw;
+
+	if (inv_load_hw_firmware(inv, job->node->hostname, &hw, err))
+		return err && err->code ? err->code : BR_E_DB;
+	val_firmware_judge(job->profile, &hw, &verdicts, &job->n_fw);
+	job->fw = stg_checks_from_val(verdicts, job->n_fw);
+	val_checks_free(verdicts, job->n_fw);
+	br_hw_release(&hw);
+	return 0;
+}
+
+static char *facts_unreadable(const struct br_err *err)
+{
+	return br_xasprintf("reading its discovered facts: %s", err->msg);
+}
+
+/* Each worker judges its own nodes' firmware, so a rack's judging is
+ * spread over the workers rather than done by this process before any of
+ * them starts (a tenth of a second for 512 nodes on a fast host). A node
+ * whose stored facts cannot be read fails here, its BMC untouched, as it
+ * always has. */
+static int work(struct br_pool_worker *w, size_t first, size_t count, void *ctx, struct br_err *err)
+{
+	struct stg_configure_run *run = ctx;
+	struct rf_config_target *live = br_xcalloc(count ? count : 1, sizeof(*live));
+	size_t *index = br_xcalloc(count ? count : 1, sizeof(*index));
+	struct child c = { w, run, live, index };
+	struct rf_options ro = *run->ro;
+	struct rf_config_options copts = run->copts;
+	size_t n_live = 0;
+	int rc = 0;
+
+	for (size_t i = first; i < first + count; i++) {
+		struct stg_configure_job *job = run->rf[i].target.user_data;
+		struct br_err facts = { 0 }, rec = { 0 };
+
+		if (!judge_firmware(stg_pool_inv(w), job, &facts)) {
+			live[n_live] = run->rf[i];
+			index[n_live++] = i;
+			continue;
+		}
+		job->ok = 0;
+		job->fail_kind = BR_FAIL_STAGE;
+		free(job->reason);
+		job->reason = facts_unreadable(&facts);
+		br_pool_send(w, i,
+			     stg_configure_job_outcome(
+				 job, stg_configure_job_record(stg_pool_inv(w), job, run->dry_run, &rec)
+					  ? rec.msg
+					  : NULL));
+	}
+	/* the rack's caps, shared out: requests in flight, and systems
+	 * between their reset and their job's end (at most one worker per
+	 * reset slot, so the parts add up to --max-resets) */
+	ro.total_inflight = (int)br_pool_share(w, run->ro->total_inflight);
+	copts.max_resets = (int)br_pool_share(w, run->copts.max_resets);
+	if (n_live)
+		rc = rf_configure_all(live, n_live, &ro, &copts, on_redfish, &c, err);
+	free(live);
+	free(index);
+	return rc;
+}
+
+/* ---- in this process ------------------------------------------------------ */
+
+static void on_outcome(size_t i, json_t *line, int rc, const char *why, void *ctx)
+{
+	struct stg_configure_run *run = ctx;
+	struct stg_configure_job *job = run->rf[i].target.user_data;
+	const char *record_error = NULL;
+
+	if (!line && rc != BR_E_INTERRUPTED) { /* its worker died: the node fails, the run goes on */
+		finish(run, job, BR_FAIL_WORKER, br_xstrdup(why));
+		return;
+	}
+	if (line) {
+		stg_configure_job_take_outcome(job, line, &record_error);
+	} else {
+		job->ok = 0;
+		job->interrupted = 1;
+		free(job->reason);
+		job->reason = br_xstrdup(why);
+	}
+	job->done = 1;
+	logged(job);
+	if (record_error)
+		br_error("configure", "%s: %s", job->node->hostname, record_error);
+	counted(run, job);
+}
+
+static void on_ipmi(const struct rf_ipmi_target *t, int rc, struct br_hw *hw, const struct br_err *err,
+		    void *ctx)
+{
+	struct stg_configure_job *job = t->user_data;
+
+	if (rc == 0) {
+		job->resets = 1;
+		job->boot_patched = 1;
+		finish(ctx, job, BR_FAIL_NONE,
+		       br_xasprintf(
+			   "PXE boot (persistent, EFI) set and power cycled over IPMI; BIOS baseline of %s "
+			   "not applied: IPMI cannot set BIOS attributes",
+			   job->profile->name));
+	} else {
+		finish(ctx, job, stg_bmc_failure_kind(rc),
+		       br_xstrdup(err && err->msg[0] ? err->msg : br_strerror(rc)));
+	}
+}
+
+/* Load every profile the nodes name, once. Any problem ends the run. */
+static int load_profiles(struct stg_configure_run *run, struct stg_configure_profiles *ps)
+{
+	char *dir = stg_templates_dir();
+	struct br_err err = { 0 };
+	int rc = 0;
+
+	if (!dir) {
+		fprintf(stderr, "bringup-configure: no templates directory (set BRINGUP_TEMPLATES)\n");
+		return STG_EXIT_USAGE;
+	}
+	ps->items = br_xcalloc(run->n_jobs ? run->n_jobs : 1, sizeof(*ps->items));
+	for (size_t i = 0; i < run->n_jobs && !rc; i++) {
+		struct stg_configure_job *job = &run->jobs[i];
+		const char *name = job->node->profile;
+		size_t k;
+
+		for (k = 0; k < ps->n && strcmp(ps->items[k].name, name); k++)
+			;
+		if (k == ps->n && prof_load(dir, name, &ps->items[ps->n], &err)) {
+			fprintf(stderr, "bringup-configure: %s (node %s)\n", err.msg, job->node->hostname);
+			rc = STG_EXIT_USAGE;
+			break;
+		}
+		if (k == ps->n)
+			ps->n++;
+		job->profile = &ps->items[k];
+	}
+	free(dir);
+	return rc;
+}
+
+static void make_spec(struct stg_configure_job *job)
+{
+	const struct prof_profile *p = job->profile;
+
+	job->spec =
+	    (struct rf_config_spec){ p->bios, p->n_bios, p->pxe_nic,
+				     p->boot_mode == PROF_BOOT_ONCE ? RF_BOOT_ONCE : RF_BOOT_PERSISTENT };
+}
+
+/* Credentials, address and the protocol of a node (its facts' source);
+ * an IPMI node's firmware verdict too (a Redfish node's is its worker's).
+ * A node that cannot even start is finished as failed here, its facts'
+ * reason first, as when every node's facts were read here. */
+static int prepare(struct stg_configure_run *run, struct stg_configure_job *job, const char *scheme)
+{
+	struct br_err err = { 0 };
+	char *source = NULL, *why = NULL;
+
+	make_spec(job);
+	if (inv_hw_source(run->st->inv, job->node->hostname, &source, &err)) {
+		finish(run, job, BR_FAIL_STAGE, facts_unreadable(&err));
+		return -1;
+	}
+	job->ipmi = source && !strcmp(source, "ipmi");
+	free(source);
+	if (stg_bmc_endpoint(job->node, scheme, &job->password, &job->host, &job->port, &job->base_url,
+			     &why)) {
+		if (judge_firmware(run->st->inv, job, &err)) {
+			free(why);
+			why = facts_unreadable(&err);
+			job->ipmi = 0; /* as when the source came from the facts */
+		}
+		finish(run, job, BR_FAIL_STAGE, why);
+		return -1;
+	}
+	if (job->ipmi && judge_firmware(run->st->inv, job, &err)) {
+		job->ipmi = 0;
+		finish(run, job, BR_FAIL_STAGE, facts_unreadable(&err));
+		return -1;
+	}
+	return 0;
+}
+
+int stg_configure_options_check(struct stg_stage *st, struct stg_configure_options *a)
+{
+	if (stg_bmc_opts_finish(&a->bmc, st->cmd->name, &a->rf))
+		return st->exit = STG_EXIT_USAGE;
+	if (a->max_resets < 1 || a->poll_ms < 1 || a->graceful_s < 0 || a->job_timeout_s < 1)
+		return stg_stage_usage(st, "counts, intervals and timeouts must be positive");
+	if (a->workers < 0 || a->workers > STG_WORKERS_MAX)
+		return stg_stage_usage(st, "--workers must be 0-%d", STG_WORKERS_MAX);
+	a->rf.use_expand = 0;	   /* configure reads single resources */
+	st->no_lease = a->dry_run; /* a dry run changes nothing: it needs no lease */
+	return 0;
+}
+
+/* How many worker processes run the Redfish BMCs: --workers, else one per
+ * CPU and 64 BMCs; never more than the reset slots (each worker holds a
+ * share of them), nor than the BMCs. */
+int stg_configure_workers(const struct stg_configure_options *a, size_t n_rf)
+{
+	int n = a->workers ? a->workers : stg_workers_auto(n_rf);
+
+	if (!a->dry_run && n > a->max_resets)
+		n = a->max_resets;
+	if ((size_t)n > n_rf)
+		n = (int)n_rf;
+	return n > 0 ? n : 1;
+}
+
+/* Profiles first (a bad one stops the run before anything is touched),
+ * then Redfish config jobs, over worker processes when the rack is large,
+ * then IPMI boot settings. */
+int stg_configure_run(struct stg_stage *st, const struct stg_configure_options *a,
+		      struct stg_configure_run *run)
+{
+	struct rf_config_target *rf = br_xcalloc(st->n ? st->n : 1, sizeof(*rf));
+	struct rf_ipmi_target *ipmi = br_xcalloc(st->n ? st->n : 1, sizeof(*ipmi));
+	struct rf_ipmi_options io;
+	struct br_err err = { 0 };
+	size_t n_rf = 0, n_ipmi = 0;
+	int rc, workers;
+
+	run->st = st;
+	run->dry_run = a->dry_run;
+	run->jobs = br_xcalloc(st->n ? st->n : 1, sizeof(*run->jobs));
+	run->n_jobs = st->n;
+	for (size_t i = 0; i < st->n; i++)
+		run->jobs[i].node = &st->nodes[i];
+	rc = load_profiles(run, &run->profiles);
+	if (rc) {
+		st->exit = rc;
+		goto out;
+	}
+	br_progress_init(&run->progress, a->dry_run ? "configure (dry run)" : "configure", st->n);
+	for (size_t i = 0; i < st->n; i++) {
+		struct stg_configure_job *job = &run->jobs[i];
+
+		if (prepare(run, job, a->bmc.scheme))
+			continue;
+		if (job->ipmi && !a->dry_run)
+			ipmi[n_ipmi++] = (struct rf_ipmi_target){
+				job->node->hostname, job->host,	    job->port ? job->port : 623,
+				job->node->bmc_user, job->password, job
+			};
+		else if (job->ipmi)
+			finish(
+			    run, job, BR_FAIL_NONE,
+			    br_xstrdup("would set bootdev pxe (persistent, EFI) and power cycle over IPMI"));
+		else
+			rf[n_rf++] = (struct rf_config_target){
+				{ job->node->hostname, job->base_url, job->node->bmc_user, job->password, job,
+				  stg_bmc_deadline_ms(&a->bmc, job->profile->hw.limits.configure_s,
+						      STG_CONFIGURE_DEADLINE_S),
+				  NULL },
+				&job->spec
+			};
+	}
+	rf_config_options_init(&run->copts);
+	run->copts.dry_run = a->dry_run;
+	run->copts.max_resets = a->max_resets;
+	run->copts.poll_ms = a->poll_ms;
+	run->copts.graceful_ms = a->graceful_s * 1000L;
+	run->copts.node_timeout_ms = a->job_timeout_s * 1000L;
+	run->rf = rf;
+	run->ro = &a->rf;
+	/* Workers fork here, before any network I/O; each runs its BMCs on
+	 * its own loop and records their nodes through its own connection. */
+	workers = stg_configure_workers(a, n_rf);
+	if (n_rf && workers > 1)
+		br_info("configure", "%zu Redfish BMCs over %d worker processes", n_rf, workers);
+	if (n_rf &&
+	    stg_pool_run(&st->inv,
+			 &(const struct br_pool){ "configure", "configure", n_rf, workers,
+						  STG_CONFIGURE_WORKER_LINE_MAX, work, on_outcome, run },
+			 &err)) {
+		rc = stg_stage_fail(st, STG_EXIT_USAGE, "%s", err.msg);
+		goto out;
+	}
+	/* a power cycle per ipmitool slot: the slots are the reset ration too */
+	io = (struct rf_ipmi_options){ a->bmc.ipmi_parallel, a->bmc.timeout_s, NULL };
+	if (a->max_resets < io.max_parallel)
+		io.max_parallel = a->max_resets;
+	if (n_ipmi && !br_signal_caught() && rf_ipmi_pxe_opts(ipmi, n_ipmi, &io, on_ipmi, run, &err)) {
+		rc = stg_stage_fail(st, STG_EXIT_USAGE, "%s", err.msg);
+		goto out;
+	}
+	br_progress_finish(&run->progress);
+out:
+	free(rf);
+	free(ipmi);
+	return rc;
+}
+
+json_t *stg_configure_json(const void *ctx)
+{
+	const struct stg_configure_run *run = ctx;
+
+	return stg_configure_jobs_json(run->jobs, run->n_jobs, run->dry_run);
+}
+
+void stg_configure_print(const void *ctx)
+{
+	const struct stg_configure_run *run = ctx;
+
+	stg_configure_jobs_print(run->jobs, run->n_jobs, run->dry_run, stdout);
+}
+
+void stg_configure_run_release(struct stg_configure_run *run)
+{
+	struct stg_configure_profiles *ps = &run->profiles;
+
+	for (size_t i = 0; i < run->n_jobs; i++)
+		stg_configure_job_release(&run->jobs[i]);
+	for (size_t i = 0; i < ps->n; i++)
+		prof_release(&ps->items[i]);
+	free(ps->items);
+	free(run->jobs);
+}

@@ -1,0 +1,44 @@
+/*
+ * manifest — the rack manifest (rack.csv) an engineer writes: one row per
+ * server with its place, its BMC, a reference to the BMC password and its
+ * hardware profile. Parsed with libcsv; validated as a whole, so a bad file
+ * yields every problem at once as "FILE:LINE: field: message".
+ *
+ * Ownership: struct stg_manifest owns its rows (stg_manifest_release).
+ */
+#ifndef STAGES_MANIFEST_H
+#define STAGES_MANIFEST_H
+
+#include "common.h"
+
+#define STG_MANIFEST_MAX_BYTES (16u * 1024 * 1024)
+#define STG_MANIFEST_MAX_ROWS 100000
+#define STG_MANIFEST_SERIAL_MAX 64  /* longer than any system serial or service tag */
+#define STG_MANIFEST_SYSTEM_MAX 256 /* a System's @odata.id */
+
+struct stg_manifest_row {
+	int line;
+	char *hostname, *rack, *bmc, *bmc_user, *bmc_password, *profile, *bmc_type, *boot_disk_serial, *notes;
+	char *serial; /* the expected system serial or service tag; NULL or "" when absent */
+	char *system; /* which Redfish System is this host (Id or @odata.id); NULL or "" when absent */
+	int unit;
+};
+
+struct stg_manifest {
+	char *path;
+	struct stg_manifest_row *rows;
+	size_t n;
+};
+
+/* Parse and validate path. Profiles are checked against
+ * templates_dir/profiles/NAME/ when templates_dir is not NULL. On a bad
+ * manifest returns BR_E_INVAL with every problem in ret_problems (which the
+ * caller releases either way); *ret is filled only on success. */
+int stg_manifest_load(const char *path, const char *templates_dir, struct stg_manifest *ret,
+		      struct br_strlist *ret_problems, struct br_err *err);
+void stg_manifest_release(struct stg_manifest *m);
+
+/* Split "host[:port]" / "[v6]:port"; port 0 when absent. Caller frees host. */
+int stg_bmc_address_parse(const char *bmc, char **ret_host, int *ret_port);
+
+#endif

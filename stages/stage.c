@@ -1,0 +1,549 @@
+/* Helpers every stage executable shares, and the stage skeleton. */
+#define _DEFAULT_SOURCE
+#include <stdlib.h>
+#include <string.h>
+#include <stdarg.h>
+#include <sys/stat.h>
+
+#include "lifecycle.h"
+#include "loop.h"
+#include "stage.h"
+
+char *stg_templates_dir(void)
+{
+	/* Relative to the executable: installed (PREFIX/bin), build/bin,
+	 * build/asan/bin. */
+	static const char *const rel[] = { "../share/bringup/templates", "../../templates",
+					   "../../../templates" };
+	const char *env = getenv("BRINGUP_TEMPLATES");
+	char *self, *found = NULL;
+
+	if (env && *env)
+		return br_xstrdup(env);
+	self = br_self_dir();
+	if (!self)
+		return NULL;
+	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]) && !found; i++) {
+		char *p = br_xasprintf("%s/%s", self, rel[i]);
+
+		char *real = br_is_dir(p) ? realpath(p, NULL) : NULL;
+
+		free(p);
+		found = real;
+	}
+	free(self);
+	return found;
+}
+
+int stg_stage_open_inventory(const char *path, struct inv **ret_inv)
+{
+	struct br_err err = { 0 };
+
+	if (inv_open(path, ret_inv, &err)) {
+		br_error("inventory", "%s", err.msg);
+		return STG_EXIT_UNREACHABLE;
+	}
+	return 0;
+}
+
+int stg_stage_select(struct inv *inv, int argc, char **argv, int argi, const int *states,
+		     struct inv_node **ret_nodes, size_t *ret_n)
+{
+	struct br_err err = { 0 };
+	struct inv_node *all = NULL, *pick;
+	size_t n_all = 0, n = 0;
+
+	if (inv_nodes_list(inv, &all, &n_all, &err)) {
+		br_error("inventory", "%s", err.msg);
+		return STG_EXIT_UNREACHABLE;
+	}
+	pick = br_xcalloc(n_all ? n_all : 1, sizeof(*pick));
+	if (argi < argc) {
+		for (int a = argi; a < argc; a++) {
+			size_t i;
+
+			for (i = 0; i < n_all; i++)
+				if (all[i].hostname && !strcmp(all[i].hostname, argv[a]))
+					break;
+			if (i == n_all) {
+				br_error("select", "no node named '%s' in the inventory", argv[a]);
+				inv_nodes_free(all, n_all);
+				inv_nodes_free(pick, n);
+				return STG_EXIT_USAGE;
+			}
+			if (all[i].hostname) {
+				pick[n++] = all[i];
+				memset(&all[i], 0, sizeof(all[i]));
+			}
+		}
+	} else {
+		for (size_t i = 0; i < n_all; i++)
+			for (const int *s = states; *s >= 0; s++)
+				if ((int)all[i].state == *s) {
+					pick[n++] = all[i];
+					memset(&all[i], 0, sizeof(all[i]));
+					break;
+				}
+	}
+	inv_nodes_free(all, n_all);
+	*ret_nodes = pick;
+	*ret_n = n;
+	return 0;
+}
+
+struct inv_check *stg_checks_from_val(const struct val_check *checks, size_t n)
+{
+	static const enum inv_check_result result[] = {
+		[VAL_PASS] = INV_CHECK_PASS, [VAL_FAIL] = INV_CHECK_FAIL, [VAL_UNKNOWN] = INV_CHECK_UNKNOWN
+	};
+	struct inv_check *out = br_xcalloc(n ? n : 1, sizeof(*out));
+
+	for (size_t i = 0; i < n; i++)
+		out[i] = (struct inv_check){ br_xstrdup(checks[i].name), result[checks[i].result],
+					     checks[i].detail ? br_xstrdup(checks[i].detail) : NULL, NULL,
+					     checks[i].component ? br_xstrdup(checks[i].component) : NULL };
+	return out;
+}
+
+struct val_check *stg_checks_view_val(const struct inv_check *checks, size_t n)
+{
+	static const enum val_result result[] = {
+		[INV_CHECK_PASS] = VAL_PASS, [INV_CHECK_FAIL] = VAL_FAIL, [INV_CHECK_UNKNOWN] = VAL_UNKNOWN
+	};
+	struct val_check *out = br_xcalloc(n ? n : 1, sizeof(*out));
+
+	for (size_t i = 0; i < n; i++)
+		out[i] = (struct val_check){ checks[i].name, result[checks[i].result], checks[i].detail,
+					     checks[i].component };
+	return out;
+}
+
+/* ---- the stage skeleton ------------------------------------------------------ */
+
+int stg_stage_parse(struct stg_stage *st, const struct br_command *cmd, int argc, char **argv)
+{
+	int rc;
+
+	st->cmd = cmd;
+	st->argc = argc;
+	st->argv = argv;
+	br_log_init(argv[0], BR_LOG_WARN);
+	rc = br_opt_parse(cmd, argc, argv, &st->argi);
+	if (rc)
+		st->exit = rc == BR_OPT_EXIT_OK ? STG_EXIT_OK : STG_EXIT_USAGE;
+	return rc;
+}
+
+/* ---- which stage takes which node -------------------------------------------- */
+
+static const int discover_states[] = { INV_NEW, INV_FAILED, -1 };
+static const int configure_states[] = { INV_DISCOVERED, -1 };
+static const int enlist_states[] = { INV_CONFIGURED, INV_ENLISTED, INV_FAILED, -1 };
+static const int enlist_skip_states[] = { INV_CONFIGURED, INV_ENLISTED, INV_FAILED, INV_DISCOVERED, -1 };
+static const int validate_states[] = { INV_DEPLOYED, -1 };
+static const int gate_states[] = { INV_VALIDATED, INV_GOLDEN, INV_QUARANTINED, -1 };
+/* Named, a node may also be run again where that converges: configure
+ * over a configured node, validate over one validated or judged (a
+ * repaired node re-checked); a failed one by the stage it failed in. */
+static const int configure_named[] = { INV_DISCOVERED, INV_CONFIGURED, INV_FAILED, -1 };
+static const int validate_named[] = {
+	INV_DEPLOYED, INV_VALIDATED, INV_GOLDEN, INV_QUARANTINED, INV_FAILED, -1
+};
+const int stg_all_states[] = {
+	INV_NEW,    INV_DISCOVERED, INV_CONFIGURED,  INV_ENLISTED, INV_DEPLOYED, INV_VALIDATED,
+	INV_GOLDEN, INV_FAILED,	    INV_QUARANTINED, INV_RETIRED,  -1,
+};
+
+static const struct {
+	const char *name;
+	const int *states, *skip_states; /* skip_states: with --skip-configure */
+	const int *named;		 /* NULL: states (skip_states) */
+} pipeline[] = {
+	{ "discover", discover_states, discover_states, NULL },
+	{ "configure", configure_states, configure_states, configure_named },
+	{ "enlist", enlist_states, enlist_skip_states, NULL },
+	{ "validate", validate_states, validate_states, validate_named },
+	{ "gate", gate_states, gate_states, NULL },
+};
+#define N_PIPELINE (sizeof(pipeline) / sizeof(pipeline[0]))
+
+static int state_in(enum inv_state state, const int *states);
+
+static size_t stage_index(const char *stage)
+{
+	size_t i;
+
+	for (i = 0; i < N_PIPELINE && strcmp(pipeline[i].name, stage); i++)
+		;
+	return i;
+}
+
+const int *stg_stage_states(const char *stage, int skip_configure)
+{
+	size_t i = stage_index(stage);
+
+	if (i == N_PIPELINE)
+		return stg_all_states;
+	return skip_configure ? pipeline[i].skip_states : pipeline[i].states;
+}
+
+const int *stg_stage_named_states(const char *stage, int skip_configure)
+{
+	size_t i = stage_index(stage);
+
+	if (i < N_PIPELINE && pipeline[i].named)
+		return pipeline[i].named;
+	return stg_stage_states(stage, skip_configure);
+}
+
+/* The stage that fails nodes with this kind; NULL for the kinds any stage
+ * gives (stage_failed, time_limit, worker_died). */
+static const char *kind_stage(enum br_fail_kind kind)
+{
+	switch (kind) {
+	case BR_FAIL_BMC_UNREACHABLE:
+	case BR_FAIL_BMC_AUTH:
+	case BR_FAIL_BMC_DEADLINE:
+	case BR_FAIL_BMC_TLS:
+	case BR_FAIL_BMC_PROTOCOL:
+	case BR_FAIL_NO_HOST_MAC:
+	case BR_FAIL_MAC_CONFLICT:
+	case BR_FAIL_SERIAL_MISMATCH:
+		return "discover";
+	case BR_FAIL_BIOS_UNSUPPORTED:
+	case BR_FAIL_BIOS_NOT_APPLIED:
+		return "configure";
+	case BR_FAIL_MAAS_REFUSED:
+	case BR_FAIL_BOOT_DISK:
+	case BR_FAIL_POWER:
+	case BR_FAIL_COMMISSION:
+	case BR_FAIL_DEPLOY:
+		return "enlist";
+	case BR_FAIL_SSH_UNREACHABLE:
+	case BR_FAIL_SSH_AUTH:
+	case BR_FAIL_SSH_HOST_KEY:
+	case BR_FAIL_PROBE:
+		return "validate";
+	case BR_FAIL_NONE:
+	case BR_FAIL_STAGE:
+	case BR_FAIL_TIME_LIMIT:
+	case BR_FAIL_WORKER:
+		return NULL;
+	}
+	return NULL;
+}
+
+/* The stage that takes a node in `state` onward (a failed one: discover). */
+static const char *next_stage(enum inv_state state, int skip_configure)
+{
+	for (size_t i = 0; i < N_PIPELINE; i++)
+		if (state != INV_FAILED &&
+		    state_in(state, stg_stage_states(pipeline[i].name, skip_configure)))
+			return pipeline[i].name;
+	return "discover";
+}
+
+const char *stg_failed_in(struct inv *inv, const struct inv_node *node, int skip_configure)
+{
+	const char *by_kind = kind_stage(node->failure_kind);
+	enum inv_state from;
+	int again = 0;
+
+	if (node->state != INV_FAILED)
+		return NULL;
+	if (inv_node_failed_from(inv, node->hostname, &from, &again, NULL))
+		return by_kind;
+	/* The state it was failed from names the stage exactly, unless a
+	 * stage that took the failed node failed it again since, or it was
+	 * 'discovered' (configure's, or enlist's with --skip-configure): then
+	 * the kind, typed where the failure happened, says. */
+	if (by_kind && (again || from == INV_DISCOVERED))
+		return by_kind;
+	return next_stage(from, skip_configure);
+}
+
+/* Enlist taking discovered nodes: configure is skipped. */
+static int skip_configure(const char *stage, const int *states)
+{
+	return !strcmp(stage, "enlist") && state_in(INV_DISCOVERED, states);
+}
+
+static int every_state(const int *states)
+{
+	for (int s = 0; s < INV_STATE_COUNT; s++)
+		if (!state_in((enum inv_state)s, states))
+			return 0;
+	return 1;
+}
+
+int stg_stage_takes(struct inv *inv, const char *stage, const int *states, const struct inv_node *node)
+{
+	const char *failed_in;
+
+	if (!state_in(node->state, states))
+		return 0;
+	/* A command over every state (tickets, status, reprovision) takes any
+	 * node; a stage takes a failed node back only where it failed. */
+	if (node->state != INV_FAILED || every_state(states))
+		return 1;
+	failed_in = stg_failed_in(inv, node, skip_configure(stage, states));
+	return !failed_in || !strcmp(failed_in, stage);
+}
+
+/* Named nodes a stage does not take stop it before any node is touched,
+ * each named with the stage that would take it; with --force they are
+ * taken, their history saying so. */
+static int refuse_out_of_turn(struct stg_stage *st, const int *states)
+{
+	const char *stage = st->cmd->name;
+	size_t refused = 0;
+	int skip;
+
+	if (!strncmp(stage, "bringup-", 8))
+		stage += 8;
+	skip = skip_configure(stage, states);
+	if (stage_index(stage) < N_PIPELINE)
+		states = stg_stage_named_states(stage, skip);
+	for (size_t i = 0; i < st->n; i++) {
+		const struct inv_node *node = &st->nodes[i];
+		const char *failed_in, *next;
+		struct br_err err = { 0 };
+
+		if (stg_stage_takes(st->inv, stage, states, node))
+			continue;
+		if (st->common.force) {
+			if (inv_node_forced(st->inv, node->hostname, &err)) {
+				br_error("inventory", "%s", err.msg);
+				return STG_EXIT_UNREACHABLE;
+			}
+			br_warn(stage, "%s is '%s': taken all the same (--force)", node->hostname,
+				inv_state_name(node->state));
+			continue;
+		}
+		failed_in = stg_failed_in(st->inv, node, skip);
+		next = failed_in ? failed_in : next_stage(node->state, skip);
+		if (failed_in)
+			br_error(stage, "%s is 'failed' (in %s): run bringup %s, or --force", node->hostname,
+				 failed_in, failed_in);
+		else if (stage_index(next) < stage_index(stage))
+			br_error(stage, "%s is '%s': run bringup %s first, or --force", node->hostname,
+				 inv_state_name(node->state), next);
+		else
+			br_error(stage,
+				 "%s is '%s': bringup %s takes it now (bringup reprovision starts it over), "
+				 "or --force",
+				 node->hostname, inv_state_name(node->state), next);
+		refused++;
+	}
+	return refused ? STG_EXIT_USAGE : 0;
+}
+
+int stg_stage_open(struct stg_stage *st, const int *states)
+{
+	int rc = stg_stage_open_inventory(st->common.db, &st->inv);
+
+	if (!rc && states)
+		rc = stg_stage_select(st->inv, st->argc, st->argv, st->argi, states, &st->nodes, &st->n);
+	/* A retired node is out of the flow until a person says otherwise:
+	 * naming one to a stage is a mistake, not a request. */
+	for (size_t i = 0; !rc && !st->allow_retired && i < st->n; i++)
+		if (st->nodes[i].state == INV_RETIRED) {
+			br_error("select", "%s: retired: bringup unretire %s first", st->nodes[i].hostname,
+				 st->nodes[i].hostname);
+			rc = STG_EXIT_USAGE;
+		}
+	if (!rc && states && st->argi < st->argc)
+		rc = refuse_out_of_turn(st, states);
+	/* Named nodes, once taken, are worked whatever their state; nodes
+	 * picked by state must still be in one of them under the lease. */
+	if (!rc && states && !st->no_lease)
+		rc = stg_stage_lease(st->inv, st->cmd->name, st->argi < st->argc ? NULL : states, st->nodes,
+				     &st->n);
+	st->exit = rc;
+	return rc;
+}
+
+int stg_stage_usage(struct stg_stage *st, const char *fmt, ...)
+{
+	struct br_buf msg;
+	char *safe;
+	va_list ap;
+
+	/* Messages may quote a server (MAAS's own words): shown escaped. */
+	br_buf_init(&msg, 0);
+	va_start(ap, fmt);
+	br_buf_vaddf(&msg, fmt, ap);
+	va_end(ap);
+	safe = br_escape(br_buf_str(&msg));
+	fprintf(stderr, "%s: %s\n", st->cmd->name, safe);
+	free(safe);
+	br_buf_release(&msg);
+	st->exit = STG_EXIT_USAGE;
+	return st->exit;
+}
+
+int stg_stage_fail(struct stg_stage *st, int exit_code, const char *fmt, ...)
+{
+	const char *name = st->cmd->name;
+	va_list ap;
+
+	/* "bringup-configure" logs as "configure", as the stage's own lines do */
+	if (!strncmp(name, "bringup-", 8))
+		name += 8;
+	va_start(ap, fmt);
+	br_vlog(BR_LOG_ERROR, name, fmt, ap);
+	va_end(ap);
+	st->exit = exit_code;
+	return exit_code;
+}
+
+void stg_stage_report(struct stg_stage *st, json_t *(*to_json)(const void *run),
+		      void (*print)(const void *run), const void *run, size_t failed)
+{
+	if (st->common.json) {
+		json_t *doc = to_json(run);
+
+		br_json_print(stdout, doc);
+		json_decref(doc);
+	} else if (!st->common.quiet) {
+		print(run);
+	}
+	st->exit = failed ? STG_EXIT_NODES : STG_EXIT_OK;
+}
+
+int stg_stage_catch_signals(struct stg_stage *st)
+{
+	struct br_err err = { 0 };
+
+	if (br_signals_catch(&err))
+		return stg_stage_fail(st, STG_EXIT_USAGE, "%s", err.msg);
+	return 0;
+}
+
+void stg_stage_interrupted(struct stg_stage *st)
+{
+	int signo = br_signal_caught();
+
+	if (!signo)
+		return;
+	stg_stage_fail(st, 128 + signo,
+		       "interrupted by %s: BMC sessions logged out, unfinished nodes left as they were",
+		       br_signal_name(signo));
+}
+
+int stg_stage_close(struct stg_stage *st)
+{
+	/* Retirement is judged here, once for every stage, after the stage
+	 * recorded its outcomes: the inventory counts attempts, the profile
+	 * (which the inventory does not know) says how many are too many. A
+	 * stage stopped for an operator's mistake touched no node: nor does
+	 * this. */
+	if (st->inv && st->n && !st->no_lease && !st->allow_retired && st->exit != STG_EXIT_USAGE) {
+		struct stg_profiles profiles = { 0 };
+
+		stg_lifecycle_retire_due(st->inv, &profiles, st->nodes, st->n);
+		stg_profiles_release(&profiles);
+	}
+	inv_nodes_free(st->nodes, st->n);
+	stg_stage_release(st->inv);
+	inv_close(st->inv);
+	st->nodes = NULL;
+	st->n = 0;
+	st->inv = NULL;
+	return st->exit;
+}
+
+const struct prof_profile *stg_profiles_get(struct stg_profiles *ps, const char *name, struct br_err *err)
+{
+	struct prof_profile *p;
+
+	for (size_t i = 0; i < ps->n; i++)
+		if (!strcmp(ps->items[i]->name, name))
+			return ps->items[i];
+	if (!ps->templates && !(ps->templates = stg_templates_dir())) {
+		br_errf(err, BR_E_NOTFOUND, "no templates directory (set BRINGUP_TEMPLATES)");
+		return NULL;
+	}
+	p = br_xmalloc(sizeof(*p));
+	if (prof_load(ps->templates, name, p, err)) {
+		free(p);
+		return NULL;
+	}
+	ps->items = br_xrealloc(ps->items, (ps->n + 1) * sizeof(*ps->items));
+	ps->items[ps->n++] = p;
+	return p;
+}
+
+void stg_profiles_release(struct stg_profiles *ps)
+{
+	for (size_t i = 0; i < ps->n; i++) {
+		prof_release(ps->items[i]);
+		free(ps->items[i]);
+	}
+	free(ps->items);
+	free(ps->templates);
+	memset(ps, 0, sizeof(*ps));
+}
+
+static int state_in(enum inv_state state, const int *states)
+{
+	for (const int *s = states; *s >= 0; s++)
+		if ((int)state == *s)
+			return 1;
+	return 0;
+}
+
+struct lease_pass {
+	const int *states;
+	struct inv_node *nodes;
+	size_t kept, seen;
+};
+
+static void on_lease(void *ctx, size_t i, int rc, struct inv_node *fresh, const struct br_err *why)
+{
+	struct lease_pass *lp = ctx;
+
+	lp->seen = i + 1;
+	if (rc) {
+		br_warn("lease", "%s; skipped", why->msg);
+	} else if (lp->states && !state_in(fresh->state, lp->states)) {
+		br_info("lease", "%s: now '%s' (another run moved it); skipped", fresh->hostname,
+			inv_state_name(fresh->state));
+		inv_node_release(fresh);
+	} else {
+		/* kept <= i: the slot written was read already */
+		inv_node_release(&lp->nodes[i]);
+		lp->nodes[lp->kept++] = *fresh;
+		return;
+	}
+	inv_node_release(&lp->nodes[i]);
+}
+
+int stg_stage_lease(struct inv *inv, const char *stage, const int *states, struct inv_node *nodes, size_t *n)
+{
+	const char **names = br_xcalloc(*n ? *n : 1, sizeof(*names));
+	struct lease_pass lp = { states, nodes, 0, 0 };
+	struct br_err err = { 0 };
+	int rc = 0;
+
+	for (size_t i = 0; i < *n; i++)
+		names[i] = nodes[i].hostname;
+	if (inv_leases_take(inv, names, *n, stage, INV_LEASE_TTL_S, on_lease, &lp, &err)) {
+		br_error("inventory", "%s", err.msg);
+		rc = STG_EXIT_UNREACHABLE;
+	}
+	free(names);
+	/* nodes past the last batch taken (an error stopped it) are dropped */
+	for (size_t i = lp.seen; i < *n; i++)
+		inv_node_release(&nodes[i]);
+	*n = lp.kept;
+	return rc;
+}
+
+void stg_stage_release(struct inv *inv)
+{
+	struct br_err err = { 0 };
+
+	if (inv && inv_leases_give_back(inv, &err))
+		br_error("inventory", "%s", err.msg);
+}

@@ -1,0 +1,161 @@
+/*
+ * stage — what every stage executable shares: exit codes, finding the
+ * templates, opening the inventory with a clear error, selecting nodes, and
+ * the skeleton each stage's main() follows:
+ *
+ *     struct stg_stage st = { 0 };
+ *     const struct br_command cmd = { ..., options, &st.common };
+ *
+ *     if (stg_stage_parse(&st, &cmd, argc, argv) || check(&st, ...) || stg_stage_open(&st, states))
+ *             return stg_stage_close(&st);
+ *     if (!run(&st, &run))
+ *             stg_stage_report(&st, run_json, run_print, &run, run.failed);
+ *     run_release(&run);
+ *     return stg_stage_close(&st);
+ *
+ * Every step that can stop the stage returns nonzero with st.exit set to
+ * the exit code, and stg_stage_close returns it.
+ */
+#ifndef STAGES_STAGE_H
+#define STAGES_STAGE_H
+
+#include "common.h"
+#include "inventory/inventory.h"
+#include "validators/rules.h"
+
+/* Exit codes (README.md, man/bringup.1). */
+enum stg_exit {
+	STG_EXIT_OK = 0,	  /* all done */
+	STG_EXIT_NODES = 1,	  /* some nodes failed or were quarantined */
+	STG_EXIT_USAGE = 2,	  /* bad usage or input */
+	STG_EXIT_UNREACHABLE = 3, /* a required service cannot be reached */
+};
+
+/* The templates directory: $BRINGUP_TEMPLATES, else the installed
+ * share/bringup/templates beside the executable, else the source tree's
+ * templates/. Caller frees; NULL if none is found. */
+char *stg_templates_dir(void);
+
+/* Open the inventory named by --db; logs the error. */
+int stg_stage_open_inventory(const char *path, struct inv **ret_inv);
+
+/* Pick nodes for a stage: those named in argv[argi..] (all must exist), or
+ * every node whose state is in `states` (terminated by -1). Caller frees
+ * with inv_nodes_free. Returns 0 or an exit code (STG_EXIT_USAGE for an
+ * unknown host name). */
+int stg_stage_select(struct inv *inv, int argc, char **argv, int argi, const int *states,
+		     struct inv_node **ret_nodes, size_t *ret_n);
+
+/* ---- which stage takes which node ------------------------------------------
+ * Each pipeline stage advances nodes in some states (discover: new and
+ * failed; configure: discovered; enlist: configured, enlisted and failed,
+ * with --skip-configure discovered too; validate: deployed; gate:
+ * validated, golden, quarantined); a failed node goes back to the stage it
+ * failed in. Named on its command line, configure and validate also take
+ * a node they already passed (stg_stage_named_states). Commands that read
+ * (tickets, status, report, history) take every state. */
+
+/* Every state, terminated by -1: for commands over the whole inventory
+ * (status, report, tickets, retire, unretire). */
+extern const int stg_all_states[];
+/* The states `stage` ("discover", ...) takes, terminated by -1 (static);
+ * stg_all_states for any other command. */
+const int *stg_stage_states(const char *stage, int skip_configure);
+/* The states a node named on `stage`'s command line may be in: its states,
+ * and for configure and validate those it converges over when run again
+ * (configured; validated, golden, quarantined) and failed (in that stage). */
+const int *stg_stage_named_states(const char *stage, int skip_configure);
+/* The pipeline stage a failed node failed in ("discover", "configure",
+ * "enlist", "validate"; static), from the state its events say it was
+ * failed from, else its failure kind; NULL when the node is not failed or
+ * nothing says. */
+const char *stg_failed_in(struct inv *inv, const struct inv_node *node, int skip_configure);
+/* Whether stage, taking `states`, advances node: its state is one of them,
+ * and a failed node is taken only by the stage it failed in (or by any
+ * when nothing says where). */
+int stg_stage_takes(struct inv *inv, const char *stage, const int *states, const struct inv_node *node);
+
+/* ---- the stage skeleton ------------------------------------------------------ */
+
+struct stg_stage {
+	struct br_common_opts common; /* --db, --json, -v, -q: the command's common */
+	const struct br_command *cmd;
+	int argc;
+	char **argv;
+	int argi;		/* first operand (host names) */
+	struct inv *inv;	/* open after stg_stage_open */
+	struct inv_node *nodes; /* selected by stg_stage_open */
+	size_t n;
+	int exit;     /* enum stg_exit once the stage stops or reports */
+	int no_lease; /* read-only run (a dry run): take no per-node leases */
+	/* Not a pipeline stage (status, retire, unretire): a retired node may
+	 * be named on the command line (otherwise that stops the stage with
+	 * STG_EXIT_USAGE), and closing retires nobody. */
+	int allow_retired;
+};
+
+/* Logging and options (cmd->common must be &st->common). Nonzero: stop
+ * (--help: exit 0; a bad option: STG_EXIT_USAGE). */
+int stg_stage_parse(struct stg_stage *st, const struct br_command *cmd, int argc, char **argv);
+/* Open the inventory (--db), select the nodes (those named on the command
+ * line, else those in states, terminated by -1) and take their leases
+ * (stg_stage_lease) unless st->no_lease. NULL states: open only. A retired
+ * node named stops it (STG_EXIT_USAGE) unless st->allow_retired. A named
+ * node the stage does not take (stg_stage_takes; the stage is cmd->name
+ * less "bringup-") stops it before any node is touched, each such node
+ * logged with the stage that would take it, unless --force: then its
+ * events say so (inv_node_forced). Nonzero: stop (STG_EXIT_UNREACHABLE, or
+ * STG_EXIT_USAGE for an unknown host name or a node out of turn). */
+int stg_stage_open(struct stg_stage *st, const int *states);
+/* "NAME: message" on stderr and stop with STG_EXIT_USAGE; returns it. */
+int stg_stage_usage(struct stg_stage *st, const char *fmt, ...) BR_PRINTF(2, 3);
+/* Log the error and stop with exit_code; returns it. */
+int stg_stage_fail(struct stg_stage *st, int exit_code, const char *fmt, ...) BR_PRINTF(3, 4);
+/* Print the outcome: with --json the document to_json(run) gives, else
+ * (unless -q) print(run). Sets the exit code: STG_EXIT_NODES when any node
+ * failed, else STG_EXIT_OK. */
+void stg_stage_report(struct stg_stage *st, json_t *(*to_json)(const void *run),
+		      void (*print)(const void *run), const void *run, size_t failed);
+/* For stages that hold BMC sessions: catch SIGTERM and SIGINT (loop.h),
+ * so their run can log out before the stage ends. Nonzero: stop. */
+int stg_stage_catch_signals(struct stg_stage *st);
+/* After the run: when a signal was caught, say so and stop with 128 + its
+ * number, as a shell reports a process killed by it. */
+void stg_stage_interrupted(struct stg_stage *st);
+/* Retire the stage's nodes that it failed or quarantined once too often
+ * (lifecycle.h; not for a run that took no leases nor one that allows
+ * retired nodes), free the nodes, give
+ * back the leases, close the inventory; returns st->exit. */
+int stg_stage_close(struct stg_stage *st);
+
+/* The inventory's form of rule verdicts: a new array (inv_checks_free),
+ * strings copied. */
+struct inv_check *stg_checks_from_val(const struct val_check *checks, size_t n);
+/* The rules' form of the inventory's checks, to judge them (rules_gate.c):
+ * a new array the caller frees with free(), its strings borrowed from
+ * checks (never val_checks_free it). */
+struct val_check *stg_checks_view_val(const struct inv_check *checks, size_t n);
+/* Take the per-node lease (inventory.h) on each picked node for `stage`,
+ * so no other stage works it meanwhile, and re-read it under the lease. A
+ * node another live stage holds is dropped with a warning naming the
+ * holder; with `states` (nodes picked by state, not named), a node whose
+ * state moved out of them meanwhile is dropped too. nodes is compacted in
+ * place and *n lowered. 0, or STG_EXIT_UNREACHABLE when the inventory
+ * fails. */
+int stg_stage_lease(struct inv *inv, const char *stage, const int *states, struct inv_node *nodes, size_t *n);
+/* Give back the leases of stg_stage_lease (inv may be NULL); logs a failure. */
+void stg_stage_release(struct inv *inv);
+
+/* ---- profiles, each loaded once per run --------------------------------- */
+
+struct stg_profiles {
+	char *templates;	     /* stg_templates_dir() */
+	struct prof_profile **items; /* stable addresses */
+	size_t n;
+};
+/* The profile called name, loaded on first use. NULL with err (FILE:LINE
+ * for a bad file, BR_E_NOTFOUND for an unknown profile or no templates). */
+const struct prof_profile *stg_profiles_get(struct stg_profiles *ps, const char *name, struct br_err *err);
+void stg_profiles_release(struct stg_profiles *ps);
+
+#endif

@@ -1,0 +1,40 @@
+/*
+ * stages — each pipeline stage's logic as options -> run -> result, and the
+ * skeleton every stage executable follows (open the inventory, select and
+ * lease the nodes, report, close). The executables in bringup/ only parse
+ * options, call in here and print; the unit tests link the same code.
+ *
+ * One prefix, stg_. The parts, each with its own ownership notes:
+ *   stage.h        the skeleton, exit codes, which stage takes which node
+ *   manifest.h     import: reading rack.csv
+ *   bmcopts.h      the options and failure reasons of stages that talk to BMCs
+ *   discover.h     discover: read every BMC, store its facts
+ *   configure.h    configure's jobs and their outcomes
+ *   maasopts.h     the options of stages that talk to MAAS
+ *   enlist.h       enlist's MAAS flow
+ *   validate.h     validate: probe over SSH, judge, store
+ *   gate.h         gate: promote or quarantine, mirrored in MAAS
+ *   tickets.h      tickets and their webhook (webhook.h)
+ *   report.h       the HTML rack report
+ *   reprovision.h  a node back to its stage
+ *   lifecycle.h    retiring and unretiring
+ */
+#ifndef STAGES_STAGES_H
+#define STAGES_STAGES_H
+
+#include "stages/bmcopts.h"
+#include "stages/configure.h"
+#include "stages/discover.h"
+#include "stages/enlist.h"
+#include "stages/maasopts.h"
+#include "stages/gate.h"
+#include "stages/lifecycle.h"
+#include "stages/manifest.h"
+#include "stages/report.h"
+#include "stages/reprovision.h"
+#include "stages/stage.h"
+#include "stages/tickets.h"
+#include "stages/validate.h"
+#include "stages/webhook.h"
+
+#endif

@@ -1,0 +1,85 @@
+/*
+ * validate — the stage that proves a deployed machine is physically right:
+ * bringup-probe run on each node over SSH (or a saved probe document), its
+ * facts stored, and judged with the BMC's facts against the node's profile
+ * and the wiring list. A node whose checks all ran becomes `validated`
+ * (gate decides golden or quarantined from the checks); one whose facts
+ * could not be collected becomes `failed` with the reason.
+ *
+ * Ownership: struct stg_validate_run owns its jobs and what they hold
+ * (stg_validate_run_release); nodes are borrowed from the stage.
+ */
+#ifndef STAGES_VALIDATE_H
+#define STAGES_VALIDATE_H
+
+#include "stage.h"
+#include "validators/cabling.h"
+#include "validators/rules.h"
+#include "validators/ssh.h"
+#include "validators/validators.h"
+
+struct stg_validate_options {
+	const char *facts_file; /* judge this saved probe document (one node), no SSH */
+	const char *wiring;	/* wiring list; NULL: cabling unknown */
+	/* The InfiniBand fabric as ibnetdiscover printed it, judged once
+	 * against ib_wiring (NULL: the wiring list) and given to each node it
+	 * cables as check "fabric"; NULL: no such check. */
+	const char *ib_topology, *ib_wiring, *ib_rate;
+	const char *ssh_key, *known_hosts, *ssh_config, *ssh_user;
+	enum val_ssh_host_keys host_keys;
+	const char *probe; /* the bringup-probe executable to copy over */
+	int parallel;
+	int workers;	    /* SSH worker processes; 0: val_ssh_workers_auto */
+	int64_t timeout_ms; /* 0: each node's profile's [time_limits] validation */
+};
+
+struct stg_validate_job {
+	struct inv_node *node; /* borrowed */
+	const struct prof_profile *profile;
+	json_t *probe;		 /* the node's facts (owned); judged in a worker: its LLDP part only */
+	char *probe_text;	 /* the probe's compact output as stored, or NULL: dumped from probe */
+	int64_t probe_ms;	 /* controller clock while the probe ran */
+	int64_t probe_window_ms; /* half the exec's length: probe_ms is known within it */
+	struct val_check *checks;
+	size_t n_checks, fails, unknowns;
+	/* Judged in an SSH worker: the node rules' checks it sent (put after
+	 * cabling's), the document already stored there. */
+	int judged;
+	struct val_check *node_checks;
+	size_t n_node_checks;
+	int done, ok;
+	enum br_fail_kind fail_kind; /* why, when not ok */
+	char *missing_nic;	     /* the PCIe device of a NIC its silent ports say is gone, or NULL */
+	char *reason;
+};
+
+struct stg_validate_run {
+	struct inv *inv;
+	struct stg_validate_job *jobs;
+	size_t n, done, failed;
+	struct stg_profiles profiles;
+	struct val_wiring wiring;
+	int have_wiring;
+	struct val_wiring ib_wiring; /* have_fabric: the fabric's design and its judgement */
+	struct val_fabric_result fabric;
+	int have_fabric;
+	struct br_progress progress;
+};
+
+/* Collect, judge and record every node; 0, or an exit code for a problem
+ * that stops the whole run (bad options or input: STG_EXIT_USAGE). */
+int stg_validate_run(struct stg_stage *st, const struct stg_validate_options *o,
+		     struct stg_validate_run *run);
+json_t *stg_validate_json(const void *run);
+void stg_validate_print(const void *run);
+void stg_validate_run_release(struct stg_validate_run *run);
+
+/* Fabric mode: an InfiniBand fabric as ibnetdiscover printed it, judged
+ * against the wiring list (exchanged, missing and unexpected cables,
+ * devices never reached, links below expected_rate when given). Prints the
+ * verdict (json: one document) and returns the exit code: 0 as designed,
+ * 1 not, STG_EXIT_USAGE for unusable input (problems on stderr as
+ * FILE:LINE). */
+int stg_validate_fabric(const char *ibnet_path, const char *wiring, const char *expected_rate, int json);
+
+#endif

@@ -1,0 +1,232 @@
+/*
+ * The stages' runs (stages/discover.c, configure_run.c, enlist_stage.c):
+ * their option checks and plans, and runs that end before any network
+ * request, over an in-memory inventory.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "stages/stages.h"
+
+struct fixture {
+	struct stg_stage st;
+	struct br_command cmd;
+};
+
+/* One node, gpu-a, in state new, its password behind an unset variable. */
+static int setup(void **state)
+{
+	const struct inv_manifest_row row = { "gpu-a",
+					      "r01",
+					      1,
+					      "127.0.0.1:1",
+					      "root",
+					      "env:STG_TEST_UNSET_PASSWORD",
+					      "no-such-profile",
+					      "redfish",
+					      NULL,
+					      NULL,
+					      2,
+					      NULL,
+					      NULL };
+	struct fixture *f = br_xcalloc(1, sizeof(*f));
+	struct br_err err = { 0 };
+
+	unsetenv("STG_TEST_UNSET_PASSWORD");
+	f->cmd = (struct br_command){ "bringup-test", "", "", NULL, NULL };
+	f->st.cmd = &f->cmd;
+	assert_int_equal(inv_open(":memory:", &f->st.inv, &err), 0);
+	assert_int_equal(inv_import(f->st.inv, &row, 1, "rack.csv", NULL, &err), 0);
+	assert_int_equal(inv_nodes_list(f->st.inv, &f->st.nodes, &f->st.n, &err), 0);
+	assert_int_equal(f->st.n, 1);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	inv_nodes_free(f->st.nodes, f->st.n);
+	inv_close(f->st.inv);
+	free(f);
+	return 0;
+}
+
+static enum inv_state state_of(struct inv *inv, const char *hostname)
+{
+	struct inv_node node;
+	enum inv_state s;
+
+	assert_int_equal(inv_node_get(inv, hostname, &node, NULL), 0);
+	s = node.state;
+	inv_node_release(&node);
+	return s;
+}
+
+static void test_discover_options(void **state)
+{
+	struct fixture *f = *state;
+	struct stg_discover_options o = { 0 };
+
+	assert_int_equal(stg_bmc_opts_init(&o.bmc, "bringup-test"), 0);
+	o.workers = -1;
+	assert_int_not_equal(stg_discover_options_check(&f->st, &o), 0);
+	assert_int_equal(f->st.exit, STG_EXIT_USAGE);
+	f->st.exit = 0;
+	o.workers = 4;
+	assert_int_equal(stg_discover_options_check(&f->st, &o), 0);
+}
+
+/* A node whose password reference does not resolve fails before any
+ * request, with the reason naming the variable; the run's document says so. */
+static void test_discover_unresolved_password(void **state)
+{
+	struct fixture *f = *state;
+	struct stg_discover_options o = { 0 };
+	struct stg_discover_run run = { 0 };
+	json_t *doc;
+
+	assert_int_equal(stg_bmc_opts_init(&o.bmc, "bringup-test"), 0);
+	assert_int_equal(stg_discover_options_check(&f->st, &o), 0);
+	assert_int_equal(stg_discover_run(&f->st, &o, &run), 0);
+	assert_int_equal(run.n_jobs, 1);
+	assert_int_equal(run.failed, 1);
+	assert_false(run.jobs[0].ok);
+	assert_non_null(strstr(run.jobs[0].reason, "STG_TEST_UNSET_PASSWORD"));
+	assert_int_equal(state_of(f->st.inv, "gpu-a"), INV_FAILED);
+	doc = stg_discover_json(&run);
+	assert_int_equal(json_integer_value(json_object_get(doc, "failed")), 1);
+	assert_int_equal(json_integer_value(json_object_get(doc, "discovered")), 0);
+	assert_string_equal(
+	    json_string_value(json_object_get(json_array_get(json_object_get(doc, "nodes"), 0), "result")),
+	    "failed");
+	json_decref(doc);
+	stg_discover_run_release(&run);
+}
+
+/* Worker processes: --workers, capped by the reset slots (not in a dry
+ * run) and by the BMCs, at least one. */
+static void test_configure_workers(void **state)
+{
+	struct stg_configure_options o = { .workers = 5, .max_resets = 3 };
+
+	assert_int_equal(stg_configure_workers(&o, 100), 3);
+	o.dry_run = 1;
+	assert_int_equal(stg_configure_workers(&o, 100), 5);
+	assert_int_equal(stg_configure_workers(&o, 2), 2);
+	o.workers = 0;
+	assert_int_equal(stg_configure_workers(&o, 0), 1);
+}
+
+static void test_configure_options(void **state)
+{
+	struct fixture *f = *state;
+	struct stg_configure_options o = { .max_resets = 8, .poll_ms = 5000, .job_timeout_s = 1800 };
+
+	assert_int_equal(stg_bmc_opts_init(&o.bmc, "bringup-test"), 0);
+	o.max_resets = 0;
+	assert_int_not_equal(stg_configure_options_check(&f->st, &o), 0);
+	assert_int_equal(f->st.exit, STG_EXIT_USAGE);
+	f->st.exit = 0;
+	o.max_resets = 8;
+	o.dry_run = 1;
+	assert_int_equal(stg_configure_options_check(&f->st, &o), 0);
+	assert_true(f->st.no_lease); /* a dry run changes nothing */
+	assert_false(o.rf.use_expand);
+}
+
+/* A profile that does not load stops the run (exit 2) before any node is
+ * touched. */
+static void test_configure_bad_profile(void **state)
+{
+	struct fixture *f = *state;
+	struct stg_configure_options o = { .max_resets = 8, .poll_ms = 5000, .job_timeout_s = 1800 };
+	struct stg_configure_run run = { 0 };
+	char *templates = br_xasprintf("%s/templates", getenv("BR_TOP") ? getenv("BR_TOP") : ".");
+
+	setenv("BRINGUP_TEMPLATES", templates, 1);
+	assert_int_equal(stg_bmc_opts_init(&o.bmc, "bringup-test"), 0);
+	assert_int_equal(stg_configure_options_check(&f->st, &o), 0);
+	assert_int_not_equal(stg_configure_run(&f->st, &o, &run), 0);
+	assert_int_equal(f->st.exit, STG_EXIT_USAGE);
+	assert_int_equal(run.done, 0);
+	assert_int_equal(state_of(f->st.inv, "gpu-a"), INV_NEW);
+	stg_configure_run_release(&run);
+	unsetenv("BRINGUP_TEMPLATES");
+	free(templates);
+}
+
+static void test_maas_url(void **state)
+{
+	assert_true(stg_maas_url_is_api_root("http://maas:5240/MAAS/"));
+	assert_true(stg_maas_url_is_api_root("http://maas:5240/MAAS"));
+	assert_true(stg_maas_url_is_api_root("https://10.0.0.1/MAAS/"));
+	assert_false(stg_maas_url_is_api_root("http://maas:5240/"));
+	assert_false(stg_maas_url_is_api_root("http://maas:5240/MAAS/api/2.0/"));
+	assert_false(stg_maas_url_is_api_root("maas/MAAS/"));
+	assert_false(stg_maas_url_is_api_root(""));
+}
+
+/* Picked by state, a node that failed before MAAS saw it is not enlist's;
+ * named, it is. */
+static void test_enlist_takes(void **state)
+{
+	struct stg_stage st = { 0 };
+	struct inv_node node = { .state = INV_FAILED };
+	char *argv[] = { "bringup-enlist", "gpu-a" };
+
+	st.argc = 2;
+	st.argv = argv;
+	st.argi = 2;
+	assert_false(stg_enlist_stage_takes(&st, &node));
+	node.maas_system_id = "abc123";
+	assert_true(stg_enlist_stage_takes(&st, &node));
+	node.maas_system_id = NULL;
+	node.state = INV_CONFIGURED;
+	assert_true(stg_enlist_stage_takes(&st, &node));
+	node.state = INV_FAILED;
+	st.argi = 1;
+	assert_true(stg_enlist_stage_takes(&st, &node));
+}
+
+static void test_enlist_options(void **state)
+{
+	struct fixture *f = *state;
+	struct stg_enlist_stage_options o = {
+		.maas.timeout_s = 30, .max_parallel = 64, .max_inflight = 32, .poll_ms = 1000, .retries = 5
+	};
+	struct stg_enlist_stage run = { 0 };
+
+	o.poll_ms = 5;
+	assert_int_not_equal(stg_enlist_stage_check(&f->st, &o), 0);
+	assert_int_equal(f->st.exit, STG_EXIT_USAGE);
+	f->st.exit = 0;
+	o.poll_ms = 1000; /* no SSH key and no --no-ssh-key: nobody could validate the nodes */
+	assert_int_not_equal(stg_enlist_stage_check(&f->st, &o), 0);
+	assert_int_equal(f->st.exit, STG_EXIT_USAGE);
+	stg_enlist_stage_release(&run, &o);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_discover_options, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_discover_unresolved_password, setup, teardown),
+		cmocka_unit_test(test_configure_workers),
+		cmocka_unit_test_setup_teardown(test_configure_options, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_configure_bad_profile, setup, teardown),
+		cmocka_unit_test(test_maas_url),
+		cmocka_unit_test(test_enlist_takes),
+		cmocka_unit_test_setup_teardown(test_enlist_options, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
