@@ -54,6 +54,12 @@ static int check_args(struct stg_stage *st, struct args *a)
 	a->o.ssh_config = env_or(a->o.ssh_config, "BRINGUP_SSH_CONFIG", NULL);
 	a->o.ssh_user = env_or(a->o.ssh_user, "BRINGUP_SSH_USER", NULL);
 	a->o.wiring = env_or(a->o.wiring, "BRINGUP_WIRING", NULL);
+	a->o.ib_topology = env_or(a->o.ib_topology, "BRINGUP_IB_TOPOLOGY", NULL);
+	a->o.ib_wiring = env_or(a->o.ib_wiring, "BRINGUP_IB_WIRING", a->o.wiring);
+	a->o.ib_rate = a->fabric_rate;
+	if (a->o.ib_topology && !a->o.ib_wiring)
+		return stg_stage_usage(st, "--ib-topology needs the fabric's design: --ib-wiring FILE, "
+					   "$BRINGUP_IB_WIRING or the wiring list");
 	a->o.probe = env_or(a->o.probe, "BRINGUP_PROBE", a->default_probe);
 	if (!strcmp(a->policy, "strict"))
 		a->o.host_keys = VAL_SSH_STRICT;
@@ -90,7 +96,12 @@ int main(int argc, char **argv)
 		{ "fabric", 0, BR_OPT_STRING, &a.fabric, "FILE",
 		  "fabric mode: judge this ibnetdiscover output against --wiring (no nodes, no inventory)" },
 		{ "fabric-rate", 0, BR_OPT_STRING, &a.fabric_rate, "RATE",
-		  "fabric mode: the rate every link must train at, as ibnetdiscover prints it (4xNDR)" },
+		  "the rate every fabric link must train at, as ibnetdiscover prints it (4xNDR)" },
+		{ "ib-topology", 0, BR_OPT_STRING, &a.o.ib_topology, "FILE",
+		  "ibnetdiscover output of the fabric: each node it cables gets check 'fabric' (default "
+		  "$BRINGUP_IB_TOPOLOGY)" },
+		{ "ib-wiring", 0, BR_OPT_STRING, &a.o.ib_wiring, "FILE",
+		  "the fabric's cables by design (default $BRINGUP_IB_WIRING, else --wiring)" },
 		{ "wiring", 0, BR_OPT_STRING, &a.o.wiring, "FILE",
 		  "wiring list (bringup's or NetBox's cable CSV; default $BRINGUP_WIRING)" },
 		{ "ssh-key", 'i', BR_OPT_STRING, &a.o.ssh_key, "PATH",

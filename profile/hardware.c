@@ -9,14 +9,14 @@
 
 #include "prof_private.h"
 
-const char prof_hw_sections[] =
-    "[system] [gpu] [nic] [nvme] [fans] [psu] [cpu] [clock] [time_limits] [gate] [reprovision] [lifecycle]";
+const char prof_hw_sections[] = "[system] [gpu] [nic] [ib] [nvme] [fans] [psu] [cpu] [clock] [time_limits] "
+				"[gate] [reprovision] [lifecycle]";
 
 int prof_hw_section_known(const char *section, size_t len)
 {
-	static const char *const names[] = { "system",	    "gpu",  "nic",	   "nvme",
-					     "fans",	    "psu",  "cpu",	   "clock",
-					     "time_limits", "gate", "reprovision", "lifecycle" };
+	static const char *const names[] = { "system", "gpu",	      "nic",	  "ib",	   "nvme",
+					     "fans",   "psu",	      "cpu",	  "clock", "time_limits",
+					     "gate",   "reprovision", "lifecycle" };
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (len == strlen(names[i]) && !memcmp(section, names[i], len))
@@ -77,7 +77,12 @@ enum kind {
 	K_TEXT,
 	K_CHECKS,
 	K_ERASE,
-	K_ATTEMPTS
+	K_ATTEMPTS,
+	K_GBPS,
+	K_GBS,
+	K_YESNO,
+	K_ERRORS,
+	K_LINK_LAYER
 };
 
 struct setting {
@@ -93,10 +98,19 @@ static const struct setting settings[] = {
 	{ "gpu", "link_width", K_WIDTH, AT(gpu_link.width) },
 	{ "gpu", "link_speed", K_SPEED, AT(gpu_link.speed) },
 	{ "gpu", "power_limit_w", K_WATTS, AT(gpu_power_limit_w) },
+	{ "gpu", "nvlinks", K_COUNT, AT(gpu_nvlinks) },
+	{ "gpu", "nvlink_gbs", K_GBS, AT(gpu_nvlink_gbs) },
+	{ "gpu", "gpudirect_rdma", K_YESNO, AT(gpu_gpudirect_rdma) },
 	{ "nic", "fabric", K_COUNT, AT(fabric_nics) },
 	{ "nic", "fabric_link_width", K_WIDTH, AT(fabric_link.width) },
 	{ "nic", "fabric_link_speed", K_SPEED, AT(fabric_link.speed) },
 	{ "nic", "ethernet", K_COUNT, AT(ethernet_nics) },
+	{ "ib", "ports", K_COUNT, AT(ib_ports) },
+	{ "ib", "rate_gbps", K_GBPS, AT(ib_rate_gbps) },
+	{ "ib", "link_layer", K_LINK_LAYER, AT(ib_link_layer) },
+	{ "ib", "link_downed_max", K_ERRORS, AT(ib_link_downed_max) },
+	{ "ib", "link_error_recovery_max", K_ERRORS, AT(ib_link_error_recovery_max) },
+	{ "ib", "symbol_error_max", K_ERRORS, AT(ib_symbol_error_max) },
 	{ "nvme", "count", K_COUNT, AT(nvme) },
 	{ "fans", "count", K_COUNT, AT(fans) },
 	{ "psu", "count", K_COUNT, AT(psus) },
@@ -241,6 +255,41 @@ static int set_value(struct prof_parse *ps, const struct setting *s, const char 
 			return prof_problem(ps, field, "'%s' is not a number of attempts of 1-%d", value,
 					    PROF_ATTEMPTS_MAX);
 		*(int *)(void *)at = (int)v;
+		return 1;
+	case K_GBPS:
+		if (parse_int(value, 1, PROF_IB_RATE_MAX, &v))
+			return prof_problem(ps, field, "'%s' is not a port rate in whole Gb/s (1-%d)", value,
+					    PROF_IB_RATE_MAX);
+		*(int *)(void *)at = (int)v;
+		return 1;
+	case K_YESNO:
+		if (strcmp(value, "yes") && strcmp(value, "no"))
+			return prof_problem(ps, field, "'%s' is not yes or no", value);
+		*(int *)(void *)at = !strcmp(value, "yes");
+		return 1;
+	case K_GBS:
+		if (parse_int(value, 1, 1000, &v))
+			return prof_problem(ps, field, "'%s' is not a link speed in whole GB/s (1-1000)",
+					    value);
+		*(int *)(void *)at = (int)v;
+		return 1;
+	case K_ERRORS: {
+		char *end;
+		long long n;
+
+		errno = 0;
+		n = *value >= '0' && *value <= '9' ? strtoll(value, &end, 10) : -1;
+		if (n < 0 || errno || *end || n > PROF_IB_ERRORS_MAX)
+			return prof_problem(ps, field, "'%s' is not a count of errors (0-%lld)", value,
+					    PROF_IB_ERRORS_MAX);
+		*(int64_t *)(void *)at = n;
+		return 1;
+	}
+	case K_LINK_LAYER:
+		/* as ports/N/link_layer says it */
+		if (strcmp(value, "InfiniBand") && strcmp(value, "Ethernet"))
+			return prof_problem(ps, field, "'%s' is not InfiniBand or Ethernet (RoCE)", value);
+		*(char **)(void *)at = br_xstrdup(value);
 		return 1;
 	case K_TEXT:
 		if (!*value)

@@ -19,6 +19,9 @@ void prof_init(struct prof_profile *p)
 	p->hw.nvme = p->hw.fans = p->hw.psus = -1;
 	p->hw.cpu_rated_mhz = -1;
 	p->hw.gpu_power_limit_w = -1;
+	p->hw.gpu_nvlinks = p->hw.gpu_nvlink_gbs = -1;
+	p->hw.ib_ports = p->hw.ib_rate_gbps = -1;
+	p->hw.ib_link_downed_max = p->hw.ib_link_error_recovery_max = p->hw.ib_symbol_error_max = -1;
 	p->hw.clock_skew_max_ms = -1;
 	p->hw.rtc_skew_max_ms = -1;
 	p->hw.max_attempts = PROF_ATTEMPTS_DEFAULT;
@@ -48,6 +51,7 @@ void prof_release(struct prof_profile *p)
 	free(p->pxe_nic);
 	free(p->name);
 	free(p->hw.model);
+	free(p->hw.ib_link_layer);
 	free(p->hw.gpu_link.speed);
 	free(p->hw.fabric_link.speed);
 	br_strlist_release(&p->hw.governors);

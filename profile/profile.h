@@ -40,6 +40,8 @@
 #define PROF_LINE_MAX 198		    /* characters on one line (libinih's INI_MAX_LINE less 2) */
 #define PROF_ENTRIES_MAX 1024		    /* attributes, firmware rules or clauses in one file */
 #define PROF_COUNT_MAX 4096		    /* a device count in hardware.conf */
+#define PROF_IB_RATE_MAX 3200		    /* [ib] rate_gbps: an XDR 8X port is 1600 */
+#define PROF_IB_ERRORS_MAX 4294967295LL	    /* [ib] *_max: the counters are at most 32 bits */
 #define PROF_LINK_WIDTH_MAX 32		    /* PCIe lanes */
 #define PROF_GOVERNORS_MAX 16		    /* allowed cpufreq governors */
 #define PROF_GATE_CHECKS_MAX 256	    /* names in [gate] required */
@@ -105,13 +107,27 @@ struct prof_time_limits {
 /* What a healthy node has (hardware.conf). A count of -1 is "not stated":
  * validators leave that check out rather than guess. */
 struct prof_hardware {
-	char *model;			/* [system] model, as the BMC names it */
-	int gpus;			/* [gpu] count */
-	struct prof_link gpu_link;	/* [gpu] link_width, link_speed */
-	int gpu_power_limit_w;		/* [gpu] power_limit_w: the least power limit a GPU may run at; -1 */
-	int fabric_nics;		/* [nic] fabric */
-	struct prof_link fabric_link;	/* [nic] fabric_link_width, fabric_link_speed */
-	int ethernet_nics;		/* [nic] ethernet */
+	char *model;		   /* [system] model, as the BMC names it */
+	int gpus;		   /* [gpu] count */
+	struct prof_link gpu_link; /* [gpu] link_width, link_speed */
+	int gpu_power_limit_w;	   /* [gpu] power_limit_w: the least power limit a GPU may run at; -1 */
+	int gpu_nvlinks;	   /* [gpu] nvlinks: NVLinks up on each GPU (18 on an H100/H200 SXM); -1 */
+	int gpu_nvlink_gbs; /* [gpu] nvlink_gbs: the least speed of one, in GB/s as nvidia-smi says; -1 */
+	/* [gpu] gpudirect_rdma = yes: the GPUs must reach the fabric NICs
+	 * directly (the peer-memory client nvidia_peermem or nv_peer_mem
+	 * loaded); 0: not judged. */
+	int gpu_gpudirect_rdma;
+	int fabric_nics;	      /* [nic] fabric */
+	struct prof_link fabric_link; /* [nic] fabric_link_width, fabric_link_speed */
+	int ethernet_nics;	      /* [nic] ethernet */
+	/* [ib]: the HCA ports (/sys/class/infiniband/DEV/ports/N) a healthy node
+	 * has, each ACTIVE and LinkUp: how many, at what rate, on which link
+	 * layer (NULL: either), and how many of each error counter a port may
+	 * show since its driver loaded (-1: not judged). */
+	int ib_ports;
+	int ib_rate_gbps;
+	char *ib_link_layer; /* "InfiniBand" or "Ethernet" (RoCE) */
+	int64_t ib_link_downed_max, ib_link_error_recovery_max, ib_symbol_error_max;
 	int nvme;			/* [nvme] count */
 	int fans;			/* [fans] count */
 	int psus;			/* [psu] count */

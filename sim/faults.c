@@ -62,6 +62,10 @@ static const char *const fault_names[SIM_F_COUNT] = {
 	[SIM_F_LOGS_MISSING] = "logs_missing",
 	[SIM_F_USB_BOOT_OPTION] = "usb_boot_option",
 	[SIM_F_TWO_HOSTS] = "two_hosts",
+	[SIM_F_IB_PORT_DOWN] = "ib_port_down",
+	[SIM_F_IB_RATE] = "ib_rate",
+	[SIM_F_NVLINK_DOWN] = "nvlink_down",
+	[SIM_F_PEERMEM_MISSING] = "peermem_missing",
 };
 
 /* BIOS attributes bios_drift may change, and the value a drifted node has. */
@@ -280,6 +284,21 @@ static void apply(struct sim_node *n, enum sim_fault f, uint64_t *rng)
 		detail(n, f,
 		       json_pack("{s:s, s:s, s:s}", "ifname", n->nics[k].ifname, "switch", n->nics[k].sw,
 				 "switch_port", n->nics[k].sw_port));
+		break;
+	case SIM_F_IB_PORT_DOWN:
+	case SIM_F_IB_RATE:
+		if (f == SIM_F_IB_PORT_DOWN)
+			n->nics[k].ib_down = 1;
+		else
+			n->nics[k].ib_rate_gbps = 200;
+		detail(n, f,
+		       json_pack("{s:s, s:s, s:i}", "nic", n->nics[k].fqdd, "ifname", n->nics[k].ifname,
+				 "bus", n->nics[k].bus));
+		break;
+	case SIM_F_NVLINK_DOWN:
+		detail(n, f,
+		       json_pack("{s:i, s:s, s:i, s:i}", "gpu", g + 1, "serial", n->gpus[g].serial, "bus",
+				 n->gpus[g].bus, "link", (int)sim_rng_below(rng, SIM_NVLINKS)));
 		break;
 	case SIM_F_THERMAL_BOGUS:
 		n->bogus_sensor = (int)sim_rng_below(rng, (uint64_t)sim_node_temps(n));

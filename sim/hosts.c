@@ -32,10 +32,31 @@ long sim_host_skew_s(const struct sim_node *n)
 		   : 0;
 }
 
+/* /proc/modules as the kernel prints it: the NVIDIA driver with its
+ * peer-memory client (GPUDirect RDMA), which peermem_missing leaves out,
+ * and the mlx5 RDMA stack. */
+static void modules(struct sim_hw *w, const struct sim_node *n)
+{
+	int peermem = !(n->faults & SIM_FAULT_BIT(SIM_F_PEERMEM_MISSING));
+
+	sim_hw_put(w, "proc/modules",
+		   "%s"
+		   "nvidia_uvm 4956160 4 - Live 0x0000000000000000 (OE)\n"
+		   "nvidia 54173696 95 %snvidia_uvm, Live 0x0000000000000000 (OE)\n"
+		   "mlx5_ib 483328 0 - Live 0x0000000000000000\n"
+		   "ib_uverbs 184320 %d %smlx5_ib, Live 0x0000000000000000\n"
+		   "ib_core 454656 2 ib_uverbs,mlx5_ib, Live 0x0000000000000000\n"
+		   "mlx5_core 2080768 1 mlx5_ib, Live 0x0000000000000000\n"
+		   "nvme 53248 3 - Live 0x0000000000000000\n",
+		   peermem ? "nvidia_peermem 16384 0 - Live 0x0000000000000000 (OE)\n" : "",
+		   peermem ? "nvidia_peermem," : "", peermem ? 2 : 1, peermem ? "nvidia_peermem," : "");
+}
+
 static void identity(struct sim_hw *w, const struct sim_node *n)
 {
 	sim_hw_put(w, "proc/sys/kernel/hostname", "%s", n->hostname);
 	sim_hw_put(w, "proc/sys/kernel/osrelease", "6.8.0-49-generic");
+	modules(w, n);
 	sim_hw_put(w, "sys/class/dmi/id/product_name", "PowerEdge XE9680");
 	sim_hw_put(w, "sys/class/dmi/id/sys_vendor", "Dell Inc.");
 	sim_hw_put(w, "sys/class/dmi/id/board_vendor", "Dell Inc.");
@@ -224,7 +245,8 @@ static int unplugged(const struct sim_node *n, const struct sim_nic *nic)
 }
 
 /* Net interfaces for every present NIC; an RDMA device per ConnectX-7,
- * whose port is down when its cable is unplugged. */
+ * whose port is down when its cable is unplugged or it has ib_port_down,
+ * at 200 Gb/s with ib_rate. Its error counters are a clean link's. */
 static void network(struct sim_hw *w, const struct sim_node *n)
 {
 	int ib = 0;
@@ -232,7 +254,9 @@ static void network(struct sim_hw *w, const struct sim_node *n)
 	for (int k = 0; k < SIM_NICS; k++) {
 		const struct sim_nic *nic = &n->nics[k];
 		char bdf[16], port[16], guid[20], *rel, *dir, *target;
-		int down = unplugged(n, nic);
+		int down = unplugged(n, nic), ib_down = down || nic->ib_down;
+		static const char *const counters[] = { "link_downed", "link_error_recovery", "symbol_error",
+							"port_rcv_errors" };
 
 		if (!nic->present)
 			continue;
@@ -263,9 +287,23 @@ static void network(struct sim_hw *w, const struct sim_node *n)
 		ATTR("fw_ver", "%s", nic->firmware);
 		ATTR("board_id", "DEL0000000031");
 		ATTR("hca_type", "MT4129");
-		ATTR("ports/1/state", "%s", down ? "1: DOWN" : "4: ACTIVE");
-		ATTR("ports/1/phys_state", "%s", down ? "3: Disabled" : "5: LinkUp");
-		ATTR("ports/1/rate", "%s", down ? "10 Gb/sec (4X SDR)" : "400 Gb/sec (4X NDR)");
+		ATTR("ports/1/state", "%s", ib_down ? "1: DOWN" : "4: ACTIVE");
+		/* With the cable in, a port that cannot train keeps polling. */
+		ATTR("ports/1/phys_state", "%s", down ? "3: Disabled" : ib_down ? "2: Polling" : "5: LinkUp");
+		ATTR("ports/1/rate", "%s",
+		     ib_down			? "10 Gb/sec (4X SDR)"
+		     : nic->ib_rate_gbps == 200 ? "200 Gb/sec (4X HDR)"
+						: "400 Gb/sec (4X NDR)");
+		for (size_t c = 0; c < sizeof(counters) / sizeof(counters[0]); c++) {
+			rel = br_xasprintf("%s/ports/1/counters/%s", dir, counters[c]);
+			sim_hw_put(w, rel, "0");
+			free(rel);
+		}
+		rel = br_xasprintf("%s/device", dir);
+		target = br_xasprintf("../../../bus/pci/devices/%s", bdf);
+		sim_hw_link(w, rel, target);
+		free(target);
+		free(rel);
 		ATTR("ports/1/lid", "0x0");
 		ATTR("ports/1/sm_lid", "0x0");
 		ATTR("ports/1/link_layer", "Ethernet");

@@ -1,5 +1,5 @@
 /* What a simulated host's tools print, kept in DIR/hosts/HOSTNAME/.captures/
- * (nvidia-smi.xml, lldpctl.xml, dmesg.txt) in the shapes the real tools
+ * (nvidia-smi.xml, nvidia-smi-nvlink.txt, lldpctl.xml, dmesg.txt) in the shapes the real tools
  * have (nvidia-smi -q -x of an H200, lldpctl -f xml of lldpd 1.0), and the
  * same kernel messages in the tree's var/log/kern.log. LLDP neighbours are
  * the wiring list's, except the cable a fault moved: under cable_swap the
@@ -16,13 +16,22 @@
 #define NVSMI_DRIVER "550.127.05"
 #define NVSMI_CUDA "12.4"
 
+/* GPU g's UUID, the same in nvidia-smi -q -x and nvidia-smi nvlink -s. */
+static void gpu_uuid(const struct sim_node *n, int g, char out[48])
+{
+	snprintf(out, 48, "GPU-%08x-%04x-%04x-%04x-%012llx", (unsigned)(0x5a000000u + (unsigned)n->index),
+		 (unsigned)(0x1000 + g), 0x4000u, 0x8000u,
+		 (unsigned long long)(0x10de00000000ULL + (unsigned long long)n->index * 16 + (unsigned)g));
+}
+
 static void nvsmi_gpu(struct br_buf *b, const struct sim_node *n, int g, int minor)
 {
 	const struct sim_gpu *gpu = &n->gpus[g];
-	char bdf[16], port[16], name[32];
+	char bdf[16], port[16], name[32], uuid[48];
 	int celsius, gen = sim_node_shape(n)->pcie_gen;
 
 	sim_host_gpu_bdf(n, g, bdf, port);
+	gpu_uuid(n, g, uuid);
 	sim_temp_sensor(4 + g, name, sizeof(name), &celsius);
 	br_buf_addf(b,
 		    "\t<gpu id=\"0000%.12s\">\n"
@@ -31,7 +40,7 @@ static void nvsmi_gpu(struct br_buf *b, const struct sim_node *n, int g, int min
 		    "\t\t<product_architecture>Hopper</product_architecture>\n"
 		    "\t\t<persistence_mode>Enabled</persistence_mode>\n"
 		    "\t\t<serial>%s</serial>\n"
-		    "\t\t<uuid>GPU-%08x-%04x-%04x-%04x-%012llx</uuid>\n"
+		    "\t\t<uuid>%s</uuid>\n"
 		    "\t\t<minor_number>%d</minor_number>\n"
 		    "\t\t<vbios_version>%s</vbios_version>\n"
 		    "\t\t<board_part_number>692-2G520-0280-000</board_part_number>\n"
@@ -63,10 +72,7 @@ static void nvsmi_gpu(struct br_buf *b, const struct sim_node *n, int g, int min
 		    "\t\t\t<remapped_row_unc>0</remapped_row_unc>\n"
 		    "\t\t\t<remapped_row_pending>No</remapped_row_pending>\n"
 		    "\t\t\t<remapped_row_failure>No</remapped_row_failure>\n\t\t</remapped_rows>\n",
-		    bdf, gpu->serial, (unsigned)(0x5a000000u + (unsigned)n->index), (unsigned)(0x1000 + g),
-		    0x4000u, 0x8000u,
-		    (unsigned long long)(0x10de00000000ULL + (unsigned long long)n->index * 16 + (unsigned)g),
-		    minor, SIM_FW_GPU);
+		    bdf, gpu->serial, uuid, minor, SIM_FW_GPU);
 	br_buf_addf(b,
 		    "\t\t<pci>\n"
 		    "\t\t\t<pci_bus>%02X</pci_bus>\n\t\t\t<pci_device>00</pci_device>\n"
@@ -146,6 +152,32 @@ static void nvidia_smi(struct sim_hw *w, const struct sim_node *n, const char *s
 }
 
 /* A switch's chassis id: a locally administered MAC from its name. */
+/* nvidia-smi nvlink -s of the node's H200 SXMs: 18 NVLinks each at
+ * 26.562 GB/s; nvlink_down leaves one GPU's link inactive. */
+static void nvlink_status(struct sim_hw *w, const struct sim_node *n)
+{
+	const json_t *down = json_object_get(n->details, "nvlink_down");
+	int down_gpu = (n->faults & SIM_FAULT_BIT(SIM_F_NVLINK_DOWN))
+			   ? (int)json_integer_value(json_object_get(down, "gpu")) - 1
+			   : -1;
+	int down_link = (int)json_integer_value(json_object_get(down, "link"));
+	struct br_buf b;
+	char uuid[48];
+
+	br_buf_init(&b, 0);
+	for (int g = 0, index = 0; g < SIM_GPUS; g++) {
+		if (!n->gpus[g].present)
+			continue;
+		gpu_uuid(n, g, uuid);
+		br_buf_addf(&b, "GPU %d: NVIDIA H200 (UUID: %s)\n", index++, uuid);
+		for (int l = 0; l < SIM_NVLINKS; l++)
+			br_buf_addf(&b, "\t Link %d: %s\n", l,
+				    g == down_gpu && l == down_link ? "<inactive>" : "26.562 GB/s");
+	}
+	sim_hw_data(w, ".captures/nvidia-smi-nvlink.txt", br_buf_str(&b), b.len);
+	br_buf_release(&b);
+}
+
 static void switch_mac(const char *name, char out[18])
 {
 	uint32_t h = 2166136261u;
@@ -286,6 +318,7 @@ void sim_host_captures(struct sim_hw *w, const struct sim_node *n)
 	strftime(stamp, sizeof(stamp), "%a %b %e %H:%M:%S %Y", &tm);
 	strftime(syslog_stamp, sizeof(syslog_stamp), "%b %e %H:%M:%S", &tm);
 	nvidia_smi(w, n, stamp);
+	nvlink_status(w, n);
 	lldpctl(w, n);
 	kernel_log(w, n, syslog_stamp);
 }

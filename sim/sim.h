@@ -32,6 +32,7 @@
 /* The most of each part any family fits (the XE9680's): arrays are this
  * big; a family's node fits the first sim_node_shape() ones of each. */
 #define SIM_GPUS 8
+#define SIM_NVLINKS 18	  /* per H200 SXM */
 #define SIM_FABRIC_NICS 8 /* ConnectX-7 400G, one port each, NIC.Slot.31-38 */
 #define SIM_ETH_NICS 2	  /* Broadcom LOM, NIC.Embedded.1-2 */
 #define SIM_NICS (SIM_FABRIC_NICS + SIM_ETH_NICS)
@@ -182,6 +183,17 @@ enum sim_fault {
 	 * fail the node naming both where the manifest names neither. Dell
 	 * family. */
 	SIM_F_TWO_HOSTS,
+	/* Host-side fabric faults (FIELD-NOTES: ports down, at the wrong rate).
+	 * Listed here, after the design's, so --fault-rate's picks for a seed
+	 * stay what they were; named with --faults. One fabric NIC's RDMA port
+	 * is DOWN / Polling though cabled (a bad transceiver) ... */
+	SIM_F_IB_PORT_DOWN,
+	/* ... or trained at 200 Gb/s (4X HDR) instead of 400 (4X NDR). */
+	SIM_F_IB_RATE,
+	/* One GPU's NVLink inactive in nvidia-smi nvlink -s. */
+	SIM_F_NVLINK_DOWN,
+	/* GPUDirect RDMA's peer-memory client (nvidia_peermem) not loaded. */
+	SIM_F_PEERMEM_MISSING,
 	SIM_F_COUNT
 };
 
@@ -242,6 +254,10 @@ struct sim_nic {
 	int fitted;  /* the family's machine has it (sim_node_shape); present implies fitted */
 	char sw[32]; /* switch and port this NIC is cabled to by design */
 	char sw_port[16];
+	/* Its RDMA port: ib_port_down leaves it DOWN / Polling with the cable
+	 * in, ib_rate trains it at 200 Gb/s (a 4X HDR cable in a 400G port). */
+	int ib_down;
+	int ib_rate_gbps; /* 0: the ConnectX-7's 400 */
 };
 
 struct sim_gpu {

@@ -56,7 +56,9 @@ static int symptom_rank(const char *check)
 		return 0;
 	if (!strcmp(check, "cabling"))
 		return 2;
-	if (!strcmp(check, "dmesg"))
+	/* A port down is what an unplugged cable or a missing NIC look like
+	 * from the HCA: the cabling or count check names the cause. */
+	if (!strcmp(check, "dmesg") || !strcmp(check, "ib_ports"))
 		return 3;
 	return 1;
 }

@@ -593,11 +593,13 @@ static void views_release(struct views *v)
 	free(v->hosts);
 }
 
+/* nic_count, and ib_ports short of a port, cannot tell which NIC is gone;
+ * the silent cabling port can. */
 static void blame_nic_count(struct val_check *checks, size_t n, const char *component)
 {
 	for (size_t k = 0; k < n; k++)
-		if (!strcmp(checks[k].name, "nic_count") && checks[k].result == VAL_FAIL &&
-		    !checks[k].component)
+		if ((!strcmp(checks[k].name, "nic_count") || !strcmp(checks[k].name, "ib_ports")) &&
+		    checks[k].result == VAL_FAIL && !checks[k].component)
 			checks[k].component = br_xstrdup(component);
 }
 
@@ -629,8 +631,13 @@ static void blame_missing_nic(struct stg_validate_job *job, const struct val_cab
 	{
 		const char *bdf = br_json_str(d, "bdf");
 
-		if (bdf && !strncasecmp(bdf, dev, strlen(dev)) && bdf[strlen(dev)] == '.')
-			return; /* it is there: the cable it is */
+		/* It is there: the cable it is. Blamed on the NIC's function all
+		 * the same, so the port's own checks of the same cable (ib_ports:
+		 * the HCA port down) join this ticket. */
+		if (bdf && !strncasecmp(bdf, dev, strlen(dev)) && bdf[strlen(dev)] == '.') {
+			cabling->component = br_xasprintf("pci:%s", bdf);
+			return;
+		}
 	}
 	cabling->component = br_xasprintf("pci:%s", dev);
 	free(job->missing_nic);
@@ -664,6 +671,16 @@ static void judge_cabling(struct stg_validate_run *run)
 	}
 	if (run->have_wiring)
 		views_release(&v);
+	for (size_t i = 0; run->have_fabric && i < run->n; i++) {
+		struct stg_validate_job *job = &run->jobs[i];
+		enum val_result result;
+		char *detail;
+
+		if (job->probe && !val_fabric_node_check(&run->ib_wiring, &run->fabric, job->node->hostname,
+							 &result, &detail))
+			val_check_add_take(&job->checks, &job->n_checks, br_xstrdup("fabric"), result,
+					   detail);
+	}
 }
 
 /* Move verdicts onto the job's list; frees the array. */
@@ -800,6 +817,32 @@ static void record(struct stg_validate_run *run)
 
 /* ---- the run ------------------------------------------------------------------------ */
 
+/* The fabric, judged once for the rack: a bad capture or design stops the
+ * stage (exit 2) before any node, as a bad wiring list does. */
+static int judge_fabric(struct stg_stage *st, const struct stg_validate_options *o,
+			struct stg_validate_run *run)
+{
+	struct br_strlist problems = { 0 };
+	struct br_err err = { 0 };
+	struct val_ibnet net;
+	int rc;
+
+	if (val_wiring_load(o->ib_wiring, &run->ib_wiring, &problems, &err) == 0) {
+		if (val_ibnet_load(o->ib_topology, &net, &problems, &err) == 0) {
+			val_fabric_judge(&run->ib_wiring, &net, o->ib_rate, &run->fabric);
+			val_ibnet_release(&net);
+			run->have_fabric = 1;
+			return 0;
+		}
+		val_wiring_release(&run->ib_wiring);
+	}
+	for (size_t i = 0; i < problems.n; i++)
+		fprintf(stderr, "%s\n", problems.items[i]);
+	br_strlist_release(&problems);
+	rc = stg_stage_usage(st, "%s", err.msg);
+	return rc;
+}
+
 static int prepare(struct stg_stage *st, const struct stg_validate_options *o, struct stg_validate_run *run)
 {
 	struct br_err err = { 0 };
@@ -826,7 +869,7 @@ static int prepare(struct stg_stage *st, const struct stg_validate_options *o, s
 		}
 		run->have_wiring = 1;
 	}
-	return 0;
+	return o->ib_topology ? judge_fabric(st, o, run) : 0;
 }
 
 int stg_validate_run(struct stg_stage *st, const struct stg_validate_options *o, struct stg_validate_run *run)
@@ -924,6 +967,10 @@ void stg_validate_run_release(struct stg_validate_run *run)
 	stg_profiles_release(&run->profiles);
 	if (run->have_wiring)
 		val_wiring_release(&run->wiring);
+	if (run->have_fabric) {
+		val_wiring_release(&run->ib_wiring);
+		val_fabric_result_release(&run->fabric);
+	}
 	memset(run, 0, sizeof(*run));
 }
 
@@ -963,12 +1010,12 @@ int stg_validate_fabric(const char *ibnet_path, const char *wiring, const char *
 			json_array_append_new(findings, json_pack("{s:s, s:s}", "kind",
 								  val_cable_kind_name(r.findings[i].kind),
 								  "detail", r.findings[i].text));
-		doc = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:o, s:s}", "result",
+		doc = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:s}", "result",
 				val_result_name(r.result), "form", w.form, "design_links",
 				(json_int_t)r.design_links, "seen_links", (json_int_t)r.seen_links, "matched",
 				(json_int_t)r.matched, "design_components", (json_int_t)r.design_components,
-				"unreachable", (json_int_t)r.unreachable, "findings", findings, "detail",
-				r.detail);
+				"seen_components", (json_int_t)r.seen_components, "unreachable",
+				(json_int_t)r.unreachable, "findings", findings, "detail", r.detail);
 		br_json_print(stdout, doc);
 		json_decref(doc);
 	} else {

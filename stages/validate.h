@@ -21,6 +21,10 @@
 struct stg_validate_options {
 	const char *facts_file; /* judge this saved probe document (one node), no SSH */
 	const char *wiring;	/* wiring list; NULL: cabling unknown */
+	/* The InfiniBand fabric as ibnetdiscover printed it, judged once
+	 * against ib_wiring (NULL: the wiring list) and given to each node it
+	 * cables as check "fabric"; NULL: no such check. */
+	const char *ib_topology, *ib_wiring, *ib_rate;
 	const char *ssh_key, *known_hosts, *ssh_config, *ssh_user;
 	enum val_ssh_host_keys host_keys;
 	const char *probe; /* the bringup-probe executable to copy over */
@@ -56,6 +60,9 @@ struct stg_validate_run {
 	struct stg_profiles profiles;
 	struct val_wiring wiring;
 	int have_wiring;
+	struct val_wiring ib_wiring; /* have_fabric: the fabric's design and its judgement */
+	struct val_fabric_result fabric;
+	int have_fabric;
 	struct br_progress progress;
 };
 

@@ -125,10 +125,14 @@ const char *val_cable_kind_name(enum val_cable_kind k);
 
 /* A node is named as the wiring list names it: a switch's NodeDescription
  * "MF0;leaf01:MQM9700/U1" is leaf01; a host adapter's "gpu01 mlx5_0" is
- * device gpu01, port mlx5_0/N. Switch ports are their numbers. */
+ * device gpu01, port mlx5_0/N; a one-word description (a node-name-map's)
+ * is the device; factory text ("MT4129 ConnectX7   Mellanox Technologies")
+ * names no device, which is then its GUID, "0x0008f10403960558", port N.
+ * Switch ports are their numbers. */
 struct val_ibnet_link {
 	char *dev_a, *port_a, *dev_b, *port_b;
-	char *rate; /* "4xNDR", as ibnetdiscover prints it */
+	int switch_a, switch_b; /* the end is a switch (else an adapter or router) */
+	char *rate;		/* "4xNDR", as ibnetdiscover prints it */
 	unsigned line;
 };
 
@@ -145,13 +149,18 @@ void val_ibnet_release(struct val_ibnet *net);
 struct val_fabric_finding {
 	enum val_cable_kind kind;
 	char *text;
+	struct br_strlist devices; /* the devices it is about, as named in the text */
+	int whole_fabric;	   /* about every device: the design itself is split */
 };
 
 struct val_fabric_result {
 	enum val_result result;
 	size_t design_links, seen_links, matched;
-	size_t design_components; /* of the wiring list: more than 1 means the design itself is split */
-	size_t unreachable;	  /* designed devices discovery never saw */
+	/* Separate fabrics: connected components of the switch graph (adapters
+	 * do not forward, so two rails that meet only in hosts are two), of the
+	 * wiring list and of what discovery saw. */
+	size_t design_components, seen_components;
+	size_t unreachable; /* designed devices discovery never saw */
 	struct val_fabric_finding *findings;
 	size_t n;
 	char *detail;
@@ -161,5 +170,13 @@ struct val_fabric_result {
 void val_fabric_judge(const struct val_wiring *w, const struct val_ibnet *net, const char *expected_rate,
 		      struct val_fabric_result *ret);
 void val_fabric_result_release(struct val_fabric_result *r);
+
+/* The fabric as one node sees it: the findings of r about the node's own
+ * cables and adapters, and those about the whole fabric (a split design),
+ * as one check "fabric": fail with them, else pass naming the node's
+ * designed cables. BR_E_NOTFOUND (no check) when w cables nothing of
+ * hostname. *ret_detail is the caller's. */
+int val_fabric_node_check(const struct val_wiring *w, const struct val_fabric_result *r, const char *hostname,
+			  enum val_result *ret_result, char **ret_detail);
 
 #endif

@@ -34,7 +34,7 @@ static void start_time_limit(int seconds)
 
 int main(int argc, char **argv)
 {
-	const char *root = NULL, *pci_dump = NULL, *nvsmi = NULL, *lldp = NULL, *dmesg = NULL,
+	const char *root = NULL, *pci_dump = NULL, *nvsmi = NULL, *nvlink = NULL, *lldp = NULL, *dmesg = NULL,
 		   *captures = NULL;
 	int json = 0, compact = 0, verbose = 0, quiet = 0, time_limit = 0;
 	const struct br_option options[] = {
@@ -44,6 +44,8 @@ int main(int argc, char **argv)
 		{ "pci-dump", 0, BR_OPT_STRING, &pci_dump, "FILE",
 		  "read PCI config space from an `lspci -xxxx` capture instead of sysfs" },
 		{ "nvidia-smi-xml", 0, BR_OPT_STRING, &nvsmi, "FILE", "an `nvidia-smi -q -x` capture" },
+		{ "nvidia-smi-nvlink", 0, BR_OPT_STRING, &nvlink, "FILE",
+		  "an `nvidia-smi nvlink -s` capture" },
 		{ "lldp-xml", 0, BR_OPT_STRING, &lldp, "FILE", "an `lldpctl -f xml` capture" },
 		{ "dmesg", 0, BR_OPT_STRING, &dmesg, "FILE", "a `dmesg` capture or kern.log" },
 		{ "captures", 0, BR_OPT_STRING, &captures, "DIR",
@@ -65,7 +67,8 @@ int main(int argc, char **argv)
 		"bringup-probe",
 		"[options]",
 		"Observe this node and print its facts as one JSON document: PCIe links (libpci), GPUs\n"
-		"(nvidia-smi), NVMe and the root device, cpufreq, hwmon and thermal zones, LLDP neighbours\n"
+		"(nvidia-smi, its NVLinks), NVMe and the root device, cpufreq, hwmon and thermal zones, LLDP "
+		"neighbours\n"
 		"(lldpctl), InfiniBand ports, clock and dmesg signatures. Nothing is changed. What cannot\n"
 		"be read is listed under \"unreadable\" with its path. Exit 0, or 2 on bad usage.\n"
 		"To judge a node captured whole, offline: --root TREE --captures DIR (or the environment\n"
@@ -102,6 +105,7 @@ int main(int argc, char **argv)
 	opts.captures_dir = captures;
 	opts.pci_dump = pci_dump;
 	opts.nvidia_smi_xml = nvsmi;
+	opts.nvidia_smi_nvlink = nvlink;
 	opts.lldp_xml = lldp;
 	opts.dmesg_file = dmesg;
 	opts.run_commands = !root || !root[0] || strcmp(root, "/") == 0;

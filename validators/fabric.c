@@ -102,31 +102,62 @@ bad:
 	return -1;
 }
 
-/* Device and port as the wiring list names them. */
-static void name_end(const char *desc, int is_ca, long port, char **ret_dev, char **ret_port)
+/* A kernel RDMA device name as rdma-ndd's default NodeDescription "%h %d"
+ * ends with it ("mlx5_0", "hfi1_0", "irdma0"), or OFED's older "HCA-1". */
+static int rdma_device_name(const char *s, size_t n)
+{
+	size_t i = 0;
+
+	if (n > 4 && !strncmp(s, "HCA-", 4)) {
+		for (i = 4; i < n && isdigit((unsigned char)s[i]); i++)
+			;
+		return i == n;
+	}
+	while (i < n && islower((unsigned char)s[i]))
+		i++;
+	if (!i || i == n)
+		return 0;
+	for (; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && s[i] != '_')
+			return 0;
+	return isdigit((unsigned char)s[n - 1]);
+}
+
+/* The node's GUID from its id ("H-0008f10403960558"), as node-name-map
+ * files write it: "0x0008f10403960558". */
+static char *guid_name(const char *id)
+{
+	const char *dash = id ? strchr(id, '-') : NULL;
+
+	return br_xasprintf("0x%s", dash ? dash + 1 : (id ? id : "?"));
+}
+
+/* Device and port as the wiring list names them. A NodeDescription names
+ * a device only where a person or a tool set it: a switch's
+ * "MF0;<hostname>:<model>/U1" (NVIDIA's switch OS), a name of one word (a
+ * node-name-map, which ibnetdiscover applies itself), a host adapter's
+ * "<host> <rdma device>". Anything else is the factory's text ("MT4129
+ * ConnectX7   Mellanox Technologies", "SwitchIB Mellanox Technologies"),
+ * the same on every device of a model, so the device is its GUID. */
+static void name_end(const char *id, const char *desc, int is_ca, long port, char **ret_dev, char **ret_port)
 {
 	const char *semi = desc ? strchr(desc, ';') : NULL, *colon = semi ? strchr(semi, ':') : NULL;
-	size_t n;
+	size_t n = desc ? strcspn(desc, " \t") : 0;
+	const char *rest = desc ? desc + n + strspn(desc + n, " \t") : NULL;
 
-	if (!desc || !*desc) {
-		*ret_dev = br_xstrdup("?");
-		*ret_port = br_xasprintf("%ld", port);
-		return;
-	}
-	/* Mellanox/NVIDIA switches: "MF0;<hostname>:<model>/U1". */
-	if (semi && colon) {
+	if (!is_ca && semi && colon && colon > semi + 1) {
 		*ret_dev = br_xstrndup(semi + 1, (size_t)(colon - semi - 1));
 		*ret_port = br_xasprintf("%ld", port);
-		return;
-	}
-	n = strcspn(desc, " \t");
-	*ret_dev = br_xstrndup(desc, n);
-	desc += n;
-	desc += strspn(desc, " \t");
-	if (is_ca && *desc)
-		*ret_port = br_xasprintf("%.*s/%ld", (int)strcspn(desc, " \t"), desc, port);
-	else
+	} else if (desc && n && !*rest) {
+		*ret_dev = br_xstrndup(desc, n);
 		*ret_port = br_xasprintf("%ld", port);
+	} else if (is_ca && desc && n && rdma_device_name(rest, strlen(rest))) {
+		*ret_dev = br_xstrndup(desc, n);
+		*ret_port = br_xasprintf("%s/%ld", rest, port);
+	} else {
+		*ret_dev = guid_name(id);
+		*ret_port = br_xasprintf("%ld", port);
+	}
 }
 
 static const struct ib_node *node_by_id(const struct ib_parse *ps, const char *id)
@@ -155,9 +186,11 @@ static void build_links(const struct ib_parse *ps, struct val_ibnet *net)
 		}
 		l = &net->links[net->n++];
 		memset(l, 0, sizeof(*l));
-		name_end(me->desc, me->is_ca, h->port, &l->dev_a, &l->port_a);
-		name_end(peer ? peer->desc : h->remote_desc, peer ? peer->is_ca : h->remote_id[0] == 'H',
-			 h->remote_port, &l->dev_b, &l->port_b);
+		name_end(me->id, me->desc, me->is_ca, h->port, &l->dev_a, &l->port_a);
+		l->switch_a = !me->is_ca;
+		l->switch_b = peer ? !peer->is_ca : h->remote_id[0] == 'S';
+		name_end(h->remote_id, peer ? peer->desc : h->remote_desc, !l->switch_b, h->remote_port,
+			 &l->dev_b, &l->port_b);
 		l->rate = h->rate ? br_xstrdup(h->rate) : NULL;
 		l->line = h->line;
 	}
@@ -199,6 +232,9 @@ int val_ibnet_load(const char *path, struct val_ibnet *ret, struct br_strlist *p
 		if (!*line || *line == '#' || *line == '\r' ||
 		    strchr(line, '=') == line + strcspn(line, " \t="))
 			continue; /* comments, vendid=, devid=, sysimgguid=, switchguid=, caguid= */
+		/* ibnetdiscover -g's headers; its node and port lines are the same */
+		if (!strncmp(line, "Non-Chassis Nodes", 17) || !strncmp(line, "Chassis ", 8))
+			continue;
 		if (!strncmp(line, "Switch", 6) || !strncmp(line, "Ca", 2) || !strncmp(line, "Rt", 2))
 			parse_node(&ps, line, lineno);
 		else if (*line == '[')
@@ -285,10 +321,20 @@ static struct cable *find_cable(struct cable *set, size_t n, const char *key)
 	return bsearch(&probe, set, n, sizeof(*set), cable_cmp);
 }
 
-static void add_finding(struct val_fabric_result *r, enum val_cable_kind kind, char *text_take)
+/* Add a finding about dev_a and dev_b (either may be NULL). */
+static struct val_fabric_finding *add_finding(struct val_fabric_result *r, enum val_cable_kind kind,
+					      char *text_take, const char *dev_a, const char *dev_b)
 {
+	struct val_fabric_finding *f;
+
 	r->findings = br_xrealloc(r->findings, (r->n + 1) * sizeof(*r->findings));
-	r->findings[r->n++] = (struct val_fabric_finding){ kind, text_take };
+	f = &r->findings[r->n++];
+	*f = (struct val_fabric_finding){ kind, text_take, { 0 }, 0 };
+	if (dev_a)
+		br_strlist_add(&f->devices, dev_a);
+	if (dev_b)
+		br_strlist_add(&f->devices, dev_b);
+	return f;
 }
 
 static int str_cmp(const void *a, const void *b)
@@ -349,6 +395,208 @@ static int exchanged(struct cable *design, size_t nd, const struct cable *u, con
 	return 0;
 }
 
+/* ---- separate fabrics: components of the switch graph ------------------------- */
+
+struct sw_graph {
+	char **keys; /* switch device keys, sorted, unique */
+	size_t n;
+	size_t *parent;
+};
+
+static char *device_key(const char *dev)
+{
+	struct br_buf b;
+	char *key;
+
+	br_buf_init(&b, 0);
+	val_add_device_key(&b, dev);
+	key = br_buf_detach(&b);
+	return key ? key : br_xstrdup("");
+}
+
+static void graph_add_key(char ***keys, size_t *n, size_t *cap, const char *dev)
+{
+	if (*n == *cap) {
+		*cap = *cap ? *cap * 2 : 64;
+		*keys = br_xrealloc(*keys, *cap * sizeof(**keys));
+	}
+	(*keys)[(*n)++] = device_key(dev);
+}
+
+static void graph_seal(struct sw_graph *g)
+{
+	size_t u = 0;
+
+	if (g->n)
+		qsort(g->keys, g->n, sizeof(*g->keys), str_cmp);
+	for (size_t i = 0; i < g->n; i++) {
+		if (u && !strcmp(g->keys[i], g->keys[u - 1])) {
+			free(g->keys[i]);
+			continue;
+		}
+		g->keys[u++] = g->keys[i];
+	}
+	g->n = u;
+	g->parent = br_xmalloc((g->n ? g->n : 1) * sizeof(*g->parent));
+	for (size_t i = 0; i < g->n; i++)
+		g->parent[i] = i;
+}
+
+static long graph_find(const struct sw_graph *g, const char *dev)
+{
+	char *key, **hit;
+
+	if (!g->n)
+		return -1;
+	key = device_key(dev);
+	hit = bsearch(&key, g->keys, g->n, sizeof(*g->keys), str_cmp);
+
+	free(key);
+	return hit ? (long)(hit - g->keys) : -1;
+}
+
+static size_t graph_root(const struct sw_graph *g, size_t i)
+{
+	while (g->parent[i] != i) {
+		g->parent[i] = g->parent[g->parent[i]];
+		i = g->parent[i];
+	}
+	return i;
+}
+
+static void graph_join(struct sw_graph *g, const char *a, const char *b)
+{
+	long x = graph_find(g, a), y = graph_find(g, b);
+
+	if (x >= 0 && y >= 0 && graph_root(g, (size_t)x) != graph_root(g, (size_t)y))
+		g->parent[graph_root(g, (size_t)x)] = graph_root(g, (size_t)y);
+}
+
+static size_t graph_components(const struct sw_graph *g)
+{
+	size_t c = 0;
+
+	for (size_t i = 0; i < g->n; i++)
+		c += graph_root(g, i) == i;
+	return c;
+}
+
+/* "{leaf01, spine01}; {leaf02, spine02}": each component's switches. */
+static void graph_describe(const struct sw_graph *g, struct br_buf *out)
+{
+	size_t shown = 0;
+
+	for (size_t r = 0; r < g->n; r++) {
+		size_t listed = 0;
+
+		if (graph_root(g, r) != r)
+			continue;
+		if (shown++ == VAL_DETAIL_ITEMS_MAX) {
+			br_buf_adds(out, "; and more");
+			return;
+		}
+		br_buf_adds(out, shown > 1 ? "; {" : "{");
+		for (size_t i = 0; i < g->n; i++) {
+			if (graph_root(g, i) != r)
+				continue;
+			if (listed++ == VAL_DETAIL_ITEMS_MAX) {
+				br_buf_adds(out, ", ...");
+				break;
+			}
+			br_buf_addf(out, "%s%s", listed > 1 ? ", " : "", g->keys[i]);
+		}
+		br_buf_adds(out, "}");
+	}
+}
+
+static void graph_release(struct sw_graph *g)
+{
+	for (size_t i = 0; i < g->n; i++)
+		free(g->keys[i]);
+	free(g->keys);
+	free(g->parent);
+}
+
+static int all_digits(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (!isdigit((unsigned char)*s))
+			return 0;
+	return 1;
+}
+
+/* The switches discovery saw: type known from its own node lines. */
+static void seen_graph(const struct val_ibnet *net, struct sw_graph *g, struct sw_graph *cas)
+{
+	size_t cap = 0, ccap = 0;
+
+	memset(g, 0, sizeof(*g));
+	memset(cas, 0, sizeof(*cas));
+	for (size_t i = 0; i < net->n; i++) {
+		const struct val_ibnet_link *l = &net->links[i];
+
+		if (l->switch_a)
+			graph_add_key(&g->keys, &g->n, &cap, l->dev_a);
+		else
+			graph_add_key(&cas->keys, &cas->n, &ccap, l->dev_a);
+		if (l->switch_b)
+			graph_add_key(&g->keys, &g->n, &cap, l->dev_b);
+		else
+			graph_add_key(&cas->keys, &cas->n, &ccap, l->dev_b);
+	}
+	graph_seal(g);
+	graph_seal(cas);
+	for (size_t i = 0; i < net->n; i++)
+		if (net->links[i].switch_a && net->links[i].switch_b)
+			graph_join(g, net->links[i].dev_a, net->links[i].dev_b);
+}
+
+/* A design device is a switch when discovery saw it as one; one it did
+ * not see, when every port the wiring list gives it is a number (an
+ * InfiniBand switch's ports are; an adapter's are "mlx5_0/1"). */
+static int design_switch(const struct sw_graph *seen_sw, const struct sw_graph *seen_ca,
+			 const struct sw_graph *named_ports, const char *dev)
+{
+	if (graph_find(seen_sw, dev) >= 0)
+		return 1;
+	return graph_find(seen_ca, dev) < 0 && graph_find(named_ports, dev) < 0;
+}
+
+static void design_graph(const struct val_wiring *w, const struct sw_graph *seen_sw,
+			 const struct sw_graph *seen_ca, struct sw_graph *g)
+{
+	size_t cap = 0, ncap = 0;
+	int *sw_a = br_xcalloc(w->n ? w->n : 1, sizeof(*sw_a)),
+	    *sw_b = br_xcalloc(w->n ? w->n : 1, sizeof(*sw_b));
+	struct sw_graph named = { 0 };
+
+	for (size_t i = 0; i < w->n; i++) {
+		if (!all_digits(w->links[i].port_a))
+			graph_add_key(&named.keys, &named.n, &ncap, w->links[i].dev_a);
+		if (!all_digits(w->links[i].port_b))
+			graph_add_key(&named.keys, &named.n, &ncap, w->links[i].dev_b);
+	}
+	graph_seal(&named);
+	memset(g, 0, sizeof(*g));
+	for (size_t i = 0; i < w->n; i++) {
+		sw_a[i] = design_switch(seen_sw, seen_ca, &named, w->links[i].dev_a);
+		sw_b[i] = design_switch(seen_sw, seen_ca, &named, w->links[i].dev_b);
+		if (sw_a[i])
+			graph_add_key(&g->keys, &g->n, &cap, w->links[i].dev_a);
+		if (sw_b[i])
+			graph_add_key(&g->keys, &g->n, &cap, w->links[i].dev_b);
+	}
+	graph_seal(g);
+	for (size_t i = 0; i < w->n; i++)
+		if (sw_a[i] && sw_b[i])
+			graph_join(g, w->links[i].dev_a, w->links[i].dev_b);
+	graph_release(&named);
+	free(sw_a);
+	free(sw_b);
+}
+
 void val_fabric_judge(const struct val_wiring *w, const struct val_ibnet *net, const char *expected_rate,
 		      struct val_fabric_result *ret)
 {
@@ -356,6 +604,8 @@ void val_fabric_judge(const struct val_wiring *w, const struct val_ibnet *net, c
 	struct cable *design = br_xcalloc(w->n ? w->n : 1, sizeof(*design));
 	struct cable *seen = br_xcalloc(net->n ? net->n : 1, sizeof(*seen));
 	char **devices = seen_devices(net);
+	struct sw_graph seen_sw, seen_ca, design_sw;
+	struct br_strlist unreached = { 0 };
 	struct br_buf b;
 
 	for (size_t i = 0; i < w->n; i++) {
@@ -386,7 +636,11 @@ void val_fabric_judge(const struct val_wiring *w, const struct val_ibnet *net, c
 	qsort(seen, net->n, sizeof(*seen), cable_cmp);
 	r.design_links = w->n;
 	r.seen_links = net->n;
-	r.design_components = val_wiring_components(w);
+	seen_graph(net, &seen_sw, &seen_ca);
+	design_graph(w, &seen_sw, &seen_ca, &design_sw);
+	/* No switch at all (hosts cabled back to back): the devices' graph. */
+	r.design_components = design_sw.n ? graph_components(&design_sw) : val_wiring_components(w);
+	r.seen_components = graph_components(&seen_sw);
 	for (size_t i = 0; i < net->n; i++) {
 		struct cable *d = find_cable(design, w->n, seen[i].key);
 
@@ -401,7 +655,8 @@ void val_fabric_judge(const struct val_wiring *w, const struct val_ibnet *net, c
 				"%s %s - %s %s (wiring line %u) trained at %s, expected %s: reseat or "
 				"replace the cable",
 				d->dev_a, d->port_a, d->dev_b, d->port_b, d->line, seen[i].rate,
-				expected_rate));
+				expected_rate),
+			    d->dev_a, d->dev_b);
 	}
 	/* Exchanged pairs first, so each is told once, as a swap. */
 	for (size_t i = 0; i < net->n; i++)
@@ -415,14 +670,18 @@ void val_fabric_judge(const struct val_wiring *w, const struct val_ibnet *net, c
 					"%s): swap them",
 					seen[i].dev_a, seen[i].port_a, seen[j].dev_a, seen[j].port_a,
 					seen[i].dev_a, seen[i].port_a, seen[i].dev_b, seen[i].port_b,
-					seen[j].dev_a, seen[j].port_a, seen[j].dev_b, seen[j].port_b));
+					seen[j].dev_a, seen[j].port_a, seen[j].dev_b, seen[j].port_b),
+				    seen[i].dev_a, seen[i].dev_b);
+				br_strlist_add(&r.findings[r.n - 1].devices, seen[j].dev_a);
+				br_strlist_add(&r.findings[r.n - 1].devices, seen[j].dev_b);
 			}
 	for (size_t i = 0; i < net->n; i++)
 		if (!seen[i].used)
 			add_finding(&r, VAL_CABLE_UNEXPECTED,
 				    br_xasprintf("%s %s - %s %s is cabled but not in the wiring list",
 						 seen[i].dev_a, seen[i].port_a, seen[i].dev_b,
-						 seen[i].port_b));
+						 seen[i].port_b),
+				    seen[i].dev_a, seen[i].dev_b);
 	for (size_t i = 0; i < w->n; i++) {
 		if (design[i].used)
 			continue;
@@ -435,7 +694,8 @@ void val_fabric_judge(const struct val_wiring *w, const struct val_ibnet *net, c
 			    br_xasprintf(
 				"%s %s - %s %s (wiring line %u) not seen: check the cable at both ends",
 				design[i].dev_a, design[i].port_a, design[i].dev_b, design[i].port_b,
-				design[i].line));
+				design[i].line),
+			    design[i].dev_a, design[i].dev_b);
 	}
 	/* Designed devices never reached: behind a missing cable, powered off,
 	 * or on a network of their own. */
@@ -450,21 +710,50 @@ void val_fabric_judge(const struct val_wiring *w, const struct val_ibnet *net, c
 			continue;
 		r.unreachable++;
 		br_buf_addf(&b, "%s%s", b.len ? ", " : "", dev);
+		br_strlist_add(&unreached, dev);
 	}
 	if (r.unreachable)
 		add_finding(&r, VAL_CABLE_UNREACHABLE,
 			    br_xasprintf("%zu designed device%s not reached by discovery: %s", r.unreachable,
-					 r.unreachable == 1 ? "" : "s", br_buf_str(&b)));
+					 r.unreachable == 1 ? "" : "s", br_buf_str(&b)),
+			    NULL, NULL)
+		    ->devices = unreached;
+	else
+		br_strlist_release(&unreached);
 	br_buf_release(&b);
+	if (design_sw.n && r.design_components > 1) {
+		br_buf_init(&b, 0);
+		graph_describe(&design_sw, &b);
+		add_finding(&r, VAL_CABLE_UNREACHABLE,
+			    br_xasprintf("the wiring list makes %zu separate fabrics, switch groups no cable "
+					 "joins (hosts do not forward between them): %s: fix the design",
+					 r.design_components, br_buf_str(&b)),
+			    NULL, NULL)
+		    ->whole_fabric = 1;
+		br_buf_release(&b);
+	}
+	if (r.seen_components > 1) {
+		br_buf_init(&b, 0);
+		graph_describe(&seen_sw, &b);
+		add_finding(
+		    &r, VAL_CABLE_UNREACHABLE,
+		    br_xasprintf("discovery saw %zu separate fabrics: %s", r.seen_components, br_buf_str(&b)),
+		    NULL, NULL)
+		    ->whole_fabric = 1;
+		br_buf_release(&b);
+	}
 	br_buf_init(&b, 0);
 	br_buf_addf(&b,
-		    "%zu of %zu designed cables seen, %zu seen in all; the wiring list makes %zu network%s",
+		    "%zu of %zu designed cables seen, %zu seen in all; the wiring list makes %zu fabric%s",
 		    r.matched, r.design_links, r.seen_links, r.design_components,
 		    r.design_components == 1 ? "" : "s");
 	for (size_t i = 0; i < r.n; i++)
 		br_buf_addf(&b, "; %s", r.findings[i].text);
 	r.detail = br_buf_detach(&b);
 	r.result = r.n || r.design_components > 1 ? VAL_FAIL : VAL_PASS;
+	graph_release(&seen_sw);
+	graph_release(&seen_ca);
+	graph_release(&design_sw);
 	for (size_t i = 0; i < w->n; i++)
 		free(design[i].key);
 	for (size_t i = 0; i < net->n; i++)
@@ -479,9 +768,71 @@ void val_fabric_judge(const struct val_wiring *w, const struct val_ibnet *net, c
 
 void val_fabric_result_release(struct val_fabric_result *r)
 {
-	for (size_t i = 0; i < r->n; i++)
+	for (size_t i = 0; i < r->n; i++) {
 		free(r->findings[i].text);
+		br_strlist_release(&r->findings[i].devices);
+	}
 	free(r->findings);
 	free(r->detail);
 	memset(r, 0, sizeof(*r));
+}
+
+static int same_device(const char *a, const char *b)
+{
+	char *ka = device_key(a), *kb = device_key(b);
+	int same = !strcmp(ka, kb);
+
+	free(ka);
+	free(kb);
+	return same;
+}
+
+static int names(const struct val_fabric_finding *f, const char *dev)
+{
+	for (size_t k = 0; k < f->devices.n; k++)
+		if (same_device(f->devices.items[k], dev))
+			return 1;
+	return 0;
+}
+
+int val_fabric_node_check(const struct val_wiring *w, const struct val_fabric_result *r, const char *hostname,
+			  enum val_result *ret_result, char **ret_detail)
+{
+	size_t cables = 0, told = 0;
+	const struct br_strlist *island = NULL;
+	struct br_buf b;
+
+	for (size_t i = 0; i < w->n; i++)
+		cables +=
+		    same_device(w->links[i].dev_a, hostname) || same_device(w->links[i].dev_b, hostname);
+	if (!cables)
+		return BR_E_NOTFOUND;
+	/* A node discovery never reached is cut off by the missing cables of
+	 * the devices it is cut off with: those are its findings too. */
+	for (size_t i = 0; i < r->n && !island; i++)
+		if (r->findings[i].kind == VAL_CABLE_UNREACHABLE && names(&r->findings[i], hostname))
+			island = &r->findings[i].devices;
+	br_buf_init(&b, 0);
+	for (size_t i = 0; i < r->n; i++) {
+		const struct val_fabric_finding *f = &r->findings[i];
+		int mine = f->whole_fabric || names(f, hostname);
+
+		for (size_t k = 0; island && f->kind == VAL_CABLE_MISSING && k < island->n && !mine; k++)
+			mine = names(f, island->items[k]);
+		if (!mine)
+			continue;
+		if (told++ == VAL_DETAIL_ITEMS_MAX) {
+			br_buf_adds(&b, "; and more (validate --fabric shows them all)");
+			break;
+		}
+		br_buf_addf(&b, "%s%s", b.len ? "; " : "", f->text);
+	}
+	if (!told)
+		br_buf_addf(&b,
+			    "its %zu designed fabric cable%s seen as designed, on a fabric of %zu designed "
+			    "cables that is one network",
+			    cables, cables == 1 ? "" : "s", r->design_links);
+	*ret_result = told ? VAL_FAIL : VAL_PASS;
+	*ret_detail = br_buf_detach(&b);
+	return 0;
 }

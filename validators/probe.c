@@ -357,6 +357,8 @@ int val_probe_run(const struct val_probe_opts *opts, json_t **ret_doc, struct br
 			clock_section(&p), "host", host_section(&p));
 	json_object_set_new(doc, "pcie", val_probe_pci(&p));
 	json_object_set_new(doc, "gpus", val_probe_gpus(&p));
+	json_object_set_new(doc, "nvlink", val_probe_nvlink(&p));
+	json_object_set_new(doc, "modules", val_probe_modules(&p));
 	json_object_set_new(doc, "storage", val_probe_storage(&p));
 	json_object_set_new(doc, "cpu", val_probe_cpu(&p));
 	json_object_set_new(doc, "thermal", val_probe_thermal(&p));

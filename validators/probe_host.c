@@ -2,6 +2,7 @@
  * all plain sysfs attributes, read as the kernel prints them. */
 #define _GNU_SOURCE
 #include <ctype.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -253,6 +254,51 @@ static void split_state(json_t *port, const char *key, const char *code_key)
 	free(num);
 }
 
+/* The port error counters a flapping or marginal link raises (IBA
+ * PortCounters, as ib_core prints them under ports/N/counters); absent on
+ * a driver that keeps none, which the rule reports as not judged. */
+static const char *const ib_counters[] = {
+	"link_downed",	   "link_error_recovery",	  "symbol_error",
+	"port_rcv_errors", "local_link_integrity_errors", "excessive_buffer_overrun_errors",
+};
+
+static json_t *ib_port_counters(struct val_probe *p, const char *dir)
+{
+	char *cdir = br_xasprintf("%s/counters", dir);
+	json_t *c = json_object();
+
+	for (size_t i = 0; i < sizeof(ib_counters) / sizeof(ib_counters[0]); i++)
+		set_attr(p, c, ib_counters[i], cdir, ib_counters[i], 1, 1);
+	free(cdir);
+	return c;
+}
+
+/* The HCA's PCIe function: the kernel's device link (".../0000:a1:00.0"),
+ * else the directory above infiniband/ in the class entry's real path. */
+static json_t *ib_pci_function(struct val_probe *p, const char *dir)
+{
+	char *rel = br_xasprintf("%s/device", dir), target[PATH_MAX], *real, *cut, *base;
+	ssize_t n = val_readlink(p, rel, target, sizeof(target) - 1);
+	json_t *bdf = json_null();
+
+	free(rel);
+	if (n > 0) {
+		target[n] = '\0';
+		base = strrchr(target, '/');
+		return json_string(base ? base + 1 : target);
+	}
+	real = val_realpath(p, dir);
+	cut = real ? strstr(real, "/infiniband/") : NULL;
+	if (cut) {
+		*cut = '\0';
+		base = strrchr(real, '/');
+		if (base && strchr(base, ':'))
+			bdf = json_string(base + 1);
+	}
+	free(real);
+	return bdf;
+}
+
 static json_t *ib_port(struct val_probe *p, const char *dev, const char *port)
 {
 	char *dir = br_xasprintf("/sys/class/infiniband/%s/ports/%s", dev, port);
@@ -266,6 +312,7 @@ static json_t *ib_port(struct val_probe *p, const char *dev, const char *port)
 	set_attr(p, o, "sm_lid", dir, "sm_lid", 0, 1);
 	set_attr(p, o, "link_layer", dir, "link_layer", 0, 1);
 	set_attr(p, o, "gid0", dir, "gids/0", 0, 1);
+	json_object_set_new(o, "counters", ib_port_counters(p, dir));
 	split_state(o, "state", "state_code");
 	split_state(o, "phys_state", "phys_state_code");
 	{
@@ -302,12 +349,14 @@ json_t *val_probe_infiniband(struct val_probe *p)
 			set_attr(p, d, "fw_ver", dir, "fw_ver", 0, 1);
 			set_attr(p, d, "board_id", dir, "board_id", 0, 1);
 			set_attr(p, d, "hca_type", dir, "hca_type", 0, 1);
+			json_object_set_new(d, "pci_bdf", ib_pci_function(p, dir));
 			json_array_append_new(devices, d);
 			if (val_list_dir(p, pdir, NULL, &pn, &np) == 0) {
 				for (size_t j = 0; j < np; j++) {
 					json_t *port = ib_port(p, names[i], pn[j]);
 
 					json_object_set(port, "node_guid", json_object_get(d, "node_guid"));
+					json_object_set(port, "pci_bdf", json_object_get(d, "pci_bdf"));
 					json_array_append_new(ports, port);
 				}
 				val_names_free(pn, np);
@@ -318,4 +367,29 @@ json_t *val_probe_infiniband(struct val_probe *p)
 		val_names_free(names, n);
 	}
 	return json_pack("{s:o, s:o}", "devices", devices, "ports", ports);
+}
+
+/* /proc/modules, one line per loaded module as the kernel prints it
+ * ("nvidia_peermem 16384 0 - Live 0xffffffffc1500000 (OE)"): the names,
+ * which say whether GPUDirect RDMA's peer-memory client is in. */
+json_t *val_probe_modules(struct val_probe *p)
+{
+	json_t *loaded = json_array();
+	char *text = NULL;
+	size_t len = 0;
+
+	if (val_read_whole(p, "/proc/modules", VAL_PROCFILE_MAX, &text, &len)) {
+		json_decref(loaded);
+		return val_section_error("unreadable", "/proc/modules", "cannot read /proc/modules");
+	}
+	for (char *line = text; line && *line;) {
+		char *nl = strchr(line, '\n');
+		size_t n = strcspn(line, " \n");
+
+		if (n && json_array_size(loaded) < VAL_DIR_ENTRIES_MAX)
+			json_array_append_new(loaded, json_stringn(line, n));
+		line = nl ? nl + 1 : NULL;
+	}
+	free(text);
+	return json_pack("{s:s, s:s, s:o}", "status", "ok", "source", "/proc/modules", "loaded", loaded);
 }

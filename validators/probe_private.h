@@ -63,6 +63,12 @@ json_t *val_probe_cpu(struct val_probe *p);
 json_t *val_probe_thermal(struct val_probe *p);
 json_t *val_probe_infiniband(struct val_probe *p);
 json_t *val_probe_lldp(struct val_probe *p);
+json_t *val_probe_nvlink(struct val_probe *p);
+json_t *val_probe_modules(struct val_probe *p);
+/* `nvidia-smi nvlink -s` text into [{"index","name","uuid","links":[{"link",
+ * "active","gbs","text"}]}] (new reference). BR_E_PROTO for a link line
+ * before any GPU line. */
+int val_nvlink_parse(const char *text, json_t **ret_gpus, struct br_err *err);
 json_t *val_probe_dmesg(struct val_probe *p);
 
 /* A section that could not be read: {"status":status, "source":source,

@@ -88,6 +88,27 @@ json_t *val_probe_gpus(struct val_probe *p)
 	return section;
 }
 
+json_t *val_probe_nvlink(struct val_probe *p)
+{
+	static const char *const argv[] = { "nvidia-smi", "nvlink", "-s", NULL };
+	struct br_err err = { 0 };
+	json_t *source = NULL, *fail = NULL, *gpus = NULL, *section;
+	char *text = NULL, *file = capture_file(p, p->opts->nvidia_smi_nvlink, "nvidia-smi-nvlink.txt");
+	size_t len = 0;
+	int rc = tool_text(p, file, "nvidia-smi-nvlink", argv, VAL_XML_MAX, &text, &len, &source, &fail);
+
+	free(file);
+	if (rc)
+		return fail;
+	if (val_nvlink_parse(text, &gpus, &err))
+		section = val_section_error("malformed", json_string_value(source), err.msg);
+	else
+		section = json_pack("{s:s, s:O, s:o}", "status", "ok", "source", source, "gpus", gpus);
+	json_decref(source);
+	free(text);
+	return section;
+}
+
 json_t *val_probe_lldp(struct val_probe *p)
 {
 	static const char *const argv[] = { "lldpctl", "-f", "xml", NULL };

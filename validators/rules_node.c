@@ -266,6 +266,9 @@ void val_judge_node(const struct prof_profile *p, const struct val_node_facts *f
 	val_rule_psu(&c);
 	val_rule_dmesg(&c);
 	val_rule_gpu_health(&c);
+	val_rule_ib_ports(&c);
+	val_rule_nvlink(&c);
+	val_rule_gpudirect(&c);
 	free(why);
 }
 
@@ -288,6 +291,9 @@ void val_checks_expected(const struct prof_profile *p, struct br_strlist *out)
 		{ "psu", 1 },
 		{ "dmesg", 1 },
 		{ "gpu_health", hw->gpus != 0 },
+		{ "ib_ports", hw->ib_ports >= 0 },
+		{ "nvlink", hw->gpu_nvlinks >= 0 && hw->gpus != 0 },
+		{ "gpudirect_rdma", hw->gpu_gpudirect_rdma && hw->gpus != 0 },
 		{ "firmware:*", p->n_firmware > 0 },
 	};
 

@@ -75,5 +75,8 @@ void val_rule_clock(struct val_node_ctx *c);
 void val_rule_psu(struct val_node_ctx *c);
 void val_rule_dmesg(struct val_node_ctx *c);
 void val_rule_gpu_health(struct val_node_ctx *c);
+void val_rule_ib_ports(struct val_node_ctx *c);
+void val_rule_nvlink(struct val_node_ctx *c);
+void val_rule_gpudirect(struct val_node_ctx *c);
 
 #endif

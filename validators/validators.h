@@ -30,14 +30,17 @@
 #define VAL_PCI_DEVICES_MAX 4096
 #define VAL_DMESG_MATCHES_MAX 512 /* per document; the count goes on */
 #define VAL_DMESG_LINE_MAX 512	  /* a matched line is cut here */
+#define VAL_NVLINKS_MAX 64	  /* NVLinks kept per GPU (an H100 has 18) */
 
 struct val_probe_opts {
-	const char *root;	    /* sysroot; NULL or "" means "/" */
-	const char *pci_dump;	    /* lspci -xxxx capture instead of sysfs */
-	const char *nvidia_smi_xml; /* nvidia-smi -q -x capture */
-	const char *lldp_xml;	    /* lldpctl -f xml capture */
-	const char *dmesg_file;	    /* dmesg capture or kern.log */
-	/* A directory of captures (nvidia-smi.xml, lldpctl.xml, dmesg.txt), each
+	const char *root;	       /* sysroot; NULL or "" means "/" */
+	const char *pci_dump;	       /* lspci -xxxx capture instead of sysfs */
+	const char *nvidia_smi_xml;    /* nvidia-smi -q -x capture */
+	const char *nvidia_smi_nvlink; /* nvidia-smi nvlink -s capture */
+	const char *lldp_xml;	       /* lldpctl -f xml capture */
+	const char *dmesg_file;	       /* dmesg capture or kern.log */
+	/* A directory of captures (nvidia-smi.xml, nvidia-smi-nvlink.txt, lldpctl.xml,
+	 * dmesg.txt), each
 	 * used when present and its own option above is not given: how a node
 	 * captured whole (or a simulated host) is judged offline. */
 	const char *captures_dir;

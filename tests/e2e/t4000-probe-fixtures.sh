@@ -42,7 +42,9 @@ assert_eq "$(jq -c '[.pcie.devices[] | [.bdf, .upstream]]' "$T/bridge.json")" \
 # The document the real H200 host printed has the shape this build prints,
 # and says Gen5 x16 with libpci and sysfs agreeing.
 H=$F/hw/h200-probe/probe-root.json
-assert_eq "$(jq -c 'keys' "$H")" "$(jq -c 'keys' "$T/h200.json")" "document shape"
+# (nvlink and modules came after that capture; the host's own `nvidia-smi
+# nvlink -s` is tests/fixtures/probe/nvlink/h200-vm-nvlink-s.txt, judged below.)
+assert_eq "$(jq -c 'keys' "$H")" "$(jq -c 'keys - ["nvlink", "modules"]' "$T/h200.json")" "document shape"
 assert_eq "$(jq -c '.pcie.devices[] | select(.vendor == "0x10de") | [.link.width_current, .link.speed_current_gts, .link.sysfs_agrees, .express.link_cap.width]' "$H")" \
 	'[16,32,true,16]' "real H200 output"
 
@@ -74,6 +76,25 @@ assert_eq "$(jq -c '.clock.rtc_since_epoch_s' "$T/hwmon.json")" 'null' "no rtc"
 bringup-probe --root "$P/ib-ports" >"$T/ib.json"
 assert_eq "$(jq -c '[.infiniband.ports[] | [.device, .state, .phys_state, .rate_gbps, .lid, .port_guid]]' "$T/ib.json")" \
 	'[["mlx5_0","ACTIVE","LinkUp",400,"0x12","a088:c203:0045:6f30"],["mlx5_1","DOWN","Disabled",10,"0x0","a088:c203:0045:6f31"]]' "IB ports"
+
+# The HCA's PCIe function and its port counters (procfs' real values).
+bringup-probe --root "$P/ib-counters" >"$T/ibc.json"
+assert_eq "$(jq -c '[.infiniband.ports[] | [.port, .pci_bdf, .counters.link_downed, .counters.symbol_error]]' "$T/ibc.json")" \
+	'[["1","0000:04:00.0",0,0],["2","0000:04:00.0",0,0]]' "IB port counters and PCIe function"
+assert_eq "$(jq -c '[.infiniband.ports[] | .pci_bdf]' "$T/ib.json")" '["0000:a1:00.0","0000:a1:00.1"]' \
+	"IB PCIe function from the class entry's path"
+
+# Loaded modules from /proc/modules.
+bringup-probe --root "$P/modules" >"$T/mod.json"
+assert_eq "$(jq -c '.modules | [.status, .loaded[0], (.loaded | length)]' "$T/mod.json")" '["ok","nvidia_peermem",10]' \
+	"modules"
+
+# NVLinks: an H100's 18, and the real H200 VM's none.
+bringup-probe --root "$T" --nvidia-smi-nvlink "$P/nvlink/h100-nvlink-s.txt" >"$T/nvl.json"
+assert_eq "$(jq -c '.nvlink | [.status, (.gpus[] | [.index, .uuid, (.links | length), .links[17].gbs, .links[17].active])]' "$T/nvl.json")" \
+	'["ok",[0,"GPU-abcdefab-cdef-abdc-abcd-abababababab",18,26.562,true]]' "NVLinks"
+bringup-probe --root "$T" --nvidia-smi-nvlink "$P/nvlink/h200-vm-nvlink-s.txt" >"$T/nvl0.json"
+assert_eq "$(jq -c '.nvlink | [.status, .gpus]' "$T/nvl0.json")" '["ok",[]]' "no NVLinks shown"
 
 # LLDP from real lldpd; dmesg signatures.
 bringup-probe --root "$T" --lldp-xml "$P/lldp/lldpctl-two-ports.xml" --dmesg "$P/dmesg/kern.log" >"$T/lldp.json"

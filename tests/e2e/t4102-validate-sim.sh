@@ -7,13 +7,14 @@
 . "$(dirname "$0")/lib.sh"
 cd "$T"
 faults=pcie_degraded,nvme_order,nvme_missing,gpu_missing,nic_missing,cable_swap,cable_unplugged,thermal_bogus
-faults=$faults,cpufreq_capped,clock_skew,psu_failed,fw_outdated
+faults=$faults,cpufreq_capped,clock_skew,psu_failed,fw_outdated,ib_port_down,ib_rate,nvlink_down
 # The check each fault must fail (nvme_order: none; the OS is on the right disk).
 check_of() {
 	case $1 in
 	pcie_degraded) echo pcie ;; gpu_missing) echo gpu_count ;; nic_missing) echo nic_count ;;
 	nvme_missing) echo nvme_count ;; cable_swap | cable_unplugged) echo cabling ;; thermal_bogus) echo thermal ;;
 	cpufreq_capped) echo cpufreq ;; clock_skew) echo clock ;; psu_failed) echo psu ;; fw_outdated) echo firmware ;;
+	ib_port_down | ib_rate) echo ib_ports ;; nvlink_down) echo nvlink ;;
 	*) echo "" ;;
 	esac
 }
@@ -52,6 +53,10 @@ for seed in $seeds; do
 			[ -z "$failing" ] || fail "seed $seed: clean node $h ($fs) fails: $(jq -c --arg h "$h" '.nodes[] | select(.hostname == $h) | [.checks[] | select(.result == "fail")]' "$v")"
 			gh=$(jq -r --arg h "$h" '.nodes[] | select(.hostname == $h) | .checks[] | select(.name == "gpu_health") | .result' "$v")
 			assert_eq "$gh" pass "seed $seed: clean node $h gpu_health"
+			ib=$(jq -r --arg h "$h" '.nodes[] | select(.hostname == $h) | .checks[] | select(.name == "ib_ports") | .result' "$v")
+			assert_eq "$ib" pass "seed $seed: clean node $h ib_ports"
+			nv=$(jq -r --arg h "$h" '.nodes[] | select(.hostname == $h) | .checks[] | select(.name == "nvlink") | .result' "$v")
+			assert_eq "$nv" pass "seed $seed: clean node $h nvlink"
 		fi
 		for c in $want; do
 			case " $failing " in *" $c "*) ;; *) fail "seed $seed: $h ($fs): no failing $c check (failing: $failing)" ;; esac

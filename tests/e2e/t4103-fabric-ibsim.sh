@@ -66,6 +66,25 @@ assert_contains "$(jq -r '.findings[] | select(.kind == "missing") | .detail' ba
 	"the missing uplink"
 assert_eq "$(jq -r .unreachable bad.json)" 3 "the island: leaf02, gpu03, gpu04"
 
+# rdma-core's own example of the output: adapters with the factory
+# NodeDescription are their GUIDs, so a design by GUID matches cable for
+# cable; the two links the capture shows at 1xSDR are slow.
+F=$BR_TOP/tests/fixtures/ibnet
+rc=0; bringup validate --fabric "$F/rdma-core-topology-example.txt" --wiring "$F/rdma-core-wiring.csv" \
+	--fabric-rate 4xSDR --json > factory.json || rc=$?
+assert_eq "$rc" 1 "factory names, two slow links: exit"
+assert_eq "$(jq -r '(.matched|tostring) + "/" + (.design_links|tostring) + " " + ([.findings[].kind] | join(","))' factory.json)" \
+	"7/7 slow,slow" "factory names: every cable matched by GUID"
+rc=0; bringup validate --fabric "$F/rdma-core-topology-example.txt" --wiring "$F/rdma-core-wiring.csv" --json \
+	> factory-any.json || rc=$?
+assert_eq "$rc" 0 "factory names, no rate asked: exit"
+
+# Two rails that meet only in hosts are two fabrics, whatever the hosts' cables.
+rc=0; bringup validate --fabric good.txt --wiring "$F/two-rails-wiring.csv" --json > rails.json || rc=$?
+assert_eq "$rc" 1 "two rails: exit"
+assert_eq "$(jq -r '.design_components' rails.json)" 2 "two rails: two fabrics"
+assert_contains "$(jq -r '.detail' rails.json)" "{leaf01}; {leaf02}" "two rails: the switches of each"
+
 # Not ibnetdiscover's output: FILE:LINE and exit 2.
 echo "hello" > junk.txt
 rc=0; bringup validate --fabric junk.txt --wiring "$design" 2> err || rc=$?

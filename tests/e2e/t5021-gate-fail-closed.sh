@@ -63,8 +63,8 @@ assert_eq "$(st "$a" .state)" quarantined "unknown cabling blocks promotion"
 assert_contains "$(st "$a" .reason)" "cabling unknown" "the reason says unknown"
 
 # 3. optional excuses an unknown, never a failure.
-sed -i 's/^\[gate\]$/[gate]\noptional = cabling, gpu_count/' "$conf"
-grep -q '^optional = cabling, gpu_count' "$conf" || fail "no [gate] section to add optional to"
+sed -i 's/^optional = \(.*\)$/optional = cabling, gpu_count, \1/' "$conf"
+grep -q '^optional = cabling, gpu_count' "$conf" || fail "no [gate] optional line to add to"
 rc=0; bringup gate --json > g3.json || rc=$?
 assert_eq "$rc" 1 "gate exit (the gpu_missing node)"
 assert_eq "$(st "$b" .state)" golden "optional unknown cabling excused; reason $(st "$b" .reason)"

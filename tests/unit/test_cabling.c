@@ -251,6 +251,119 @@ static char *tree_path(const char *rel)
 	return br_xasprintf("%s/%s", top ? top : ".", rel);
 }
 
+/* rdma-core's own example of ibnetdiscover's output (its topology-file
+ * man page; tests/fixtures/ibnet/README.md): every adapter carries the
+ * factory NodeDescription "MT23108 InfiniHost Mellanox Technologies", so
+ * adapters are their GUIDs, each port its own end (one adapter has two
+ * cables to one switch), and the switches, whose text is factory too, are
+ * GUIDs as well. Against a wiring list by GUID: every cable matches; the
+ * two the capture shows at 1xSDR are slow. */
+static int is_switch_guid(const char *dev)
+{
+	return !strcmp(dev, "0x005442ba00003080") || !strcmp(dev, "0x0008f10400410015");
+}
+
+static void test_fabric_factory_names(void **state)
+{
+	char *wpath = tree_path("tests/fixtures/ibnet/rdma-core-wiring.csv"),
+	     *npath = tree_path("tests/fixtures/ibnet/rdma-core-topology-example.txt");
+	struct br_strlist problems = { 0 };
+	struct br_err err = { 0 };
+	struct val_wiring w;
+	struct val_ibnet net;
+	struct val_fabric_result r;
+	size_t slow = 0, other = 0, ends_558 = 0;
+
+	(void)state;
+	assert_int_equal(val_wiring_load(wpath, &w, &problems, &err), 0);
+	assert_int_equal(val_ibnet_load(npath, &net, &problems, &err), 0);
+	assert_int_equal(problems.n, 0);
+	assert_int_equal(net.n, 7);
+	for (size_t i = 0; i < net.n; i++) {
+		const struct val_ibnet_link *l = &net.links[i];
+
+		assert_null(strstr(l->dev_a, "MT23108"));
+		assert_null(strstr(l->dev_b, "MT23108"));
+		assert_int_equal(l->switch_a, is_switch_guid(l->dev_a));
+		assert_int_equal(l->switch_b, is_switch_guid(l->dev_b));
+		if (!strcmp(l->dev_a, "0x0008f10403960558")) {
+			ends_558++;
+			assert_true(!strcmp(l->port_a, "1") || !strcmp(l->port_a, "2"));
+			assert_string_equal(l->dev_b, "0x005442ba00003080");
+		}
+	}
+	assert_int_equal(ends_558, 2);
+	val_fabric_judge(&w, &net, "4xSDR", &r);
+	assert_int_equal(r.matched, 7);
+	assert_int_equal(r.design_components, 1);
+	assert_int_equal(r.seen_components, 1);
+	for (size_t i = 0; i < r.n; i++)
+		r.findings[i].kind == VAL_CABLE_SLOW ? slow++ : other++;
+	assert_int_equal(slow, 2);
+	assert_int_equal(other, 0);
+	assert_non_null(strstr(r.detail,
+			       "0x0008f10403960558 1 - 0x005442ba00003080 12 (wiring line 4) trained "
+			       "at 1xSDR, expected 4xSDR"));
+	val_fabric_result_release(&r);
+	val_fabric_judge(&w, &net, NULL, &r);
+	assert_int_equal(r.result, VAL_PASS);
+	{
+		enum val_result res;
+		char *detail;
+
+		assert_int_equal(val_fabric_node_check(&w, &r, "0x0008f10403960558", &res, &detail), 0);
+		assert_int_equal(res, VAL_PASS);
+		assert_non_null(strstr(detail, "its 2 designed fabric cables seen as designed"));
+		free(detail);
+	}
+	val_fabric_result_release(&r);
+	val_ibnet_release(&net);
+	val_wiring_release(&w);
+	free(wpath);
+	free(npath);
+}
+
+/* Rail-optimised cabling with no spine: every host has a port on leaf01
+ * and one on leaf02, but an adapter forwards nothing, so the design is two
+ * fabrics, not one (before, the hosts joined the rails into "1 network"). */
+static void test_fabric_rails_meet_in_hosts(void **state)
+{
+	char *wpath = tree_path("tests/fixtures/ibnet/two-rails-wiring.csv"),
+	     *npath = tree_path("tests/fixtures/ibnet/ibnetdiscover.txt");
+	struct br_strlist problems = { 0 };
+	struct br_err err = { 0 };
+	struct val_wiring w;
+	struct val_ibnet net;
+	struct val_fabric_result r;
+
+	(void)state;
+	assert_int_equal(val_wiring_load(wpath, &w, &problems, &err), 0);
+	assert_int_equal(val_ibnet_load(npath, &net, &problems, &err), 0);
+	assert_int_equal(val_wiring_components(&w), 1); /* hosts and switches alike: one graph */
+	val_fabric_judge(&w, &net, NULL, &r);
+	assert_int_equal(r.result, VAL_FAIL);
+	assert_int_equal(r.design_components, 2);
+	assert_non_null(strstr(r.detail, "the wiring list makes 2 fabrics"));
+	assert_non_null(strstr(r.detail, "the wiring list makes 2 separate fabrics, switch groups no cable "
+					 "joins (hosts do not forward between them): {leaf01}; {leaf02}"));
+	{
+		enum val_result res;
+		char *detail;
+
+		/* gpu03's cables are not even in the capture's part; gpu01's are,
+		 * and the split fails it all the same */
+		assert_int_equal(val_fabric_node_check(&w, &r, "gpu01", &res, &detail), 0);
+		assert_int_equal(res, VAL_FAIL);
+		assert_non_null(strstr(detail, "the wiring list makes 2 separate fabrics"));
+		free(detail);
+	}
+	val_fabric_result_release(&r);
+	val_ibnet_release(&net);
+	val_wiring_release(&w);
+	free(wpath);
+	free(npath);
+}
+
 /* Real ibnetdiscover output (tests/fixtures/ibnet/README.md): gpu01 and
  * gpu02 exchanged, leaf02's uplink missing, so leaf02 and its hosts are an
  * island discovery never reached. */
@@ -298,6 +411,26 @@ static void test_fabric(void **state)
 	assert_non_null(strstr(r.detail, "leaf02 31 - spine01 2 (wiring line 7) not seen"));
 	assert_non_null(
 	    strstr(r.detail, "3 designed devices not reached by discovery: gpu03, gpu04, leaf02"));
+	/* Each node's own part of it ("fabric" in validate). */
+	{
+		enum val_result res;
+		char *detail;
+
+		assert_int_equal(val_fabric_node_check(&w, &r, "gpu01", &res, &detail), 0);
+		assert_int_equal(res, VAL_FAIL);
+		assert_non_null(strstr(detail, "gpu01 mlx5_0/1 and gpu02 mlx5_0/1 are exchanged"));
+		assert_null(strstr(detail, "not reached"));
+		free(detail);
+		assert_int_equal(val_fabric_node_check(&w, &r, "gpu03.example.net", &res, &detail), 0);
+		assert_int_equal(res, VAL_FAIL);
+		assert_non_null(
+		    strstr(detail, "3 designed devices not reached by discovery: gpu03, gpu04, leaf02"));
+		/* the cable that would join its island */
+		assert_non_null(strstr(detail, "leaf02 31 - spine01 2 (wiring line 7) not seen"));
+		assert_null(strstr(detail, "exchanged"));
+		free(detail);
+		assert_int_equal(val_fabric_node_check(&w, &r, "gpu09", &res, &detail), BR_E_NOTFOUND);
+	}
 	val_fabric_result_release(&r);
 	/* The same fabric judged for a faster design: the matched cable is slow. */
 	val_fabric_judge(&w, &net, "4xNDR", &r);
@@ -385,10 +518,15 @@ static void test_ifname_pci(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ifname_pci),	 cmocka_unit_test(test_forms),
-		cmocka_unit_test(test_bad_lists),	 cmocka_unit_test(test_judge),
-		cmocka_unit_test(test_all_good),	 cmocka_unit_test(test_fabric),
+		cmocka_unit_test(test_ifname_pci),
+		cmocka_unit_test(test_forms),
+		cmocka_unit_test(test_bad_lists),
+		cmocka_unit_test(test_judge),
+		cmocka_unit_test(test_all_good),
+		cmocka_unit_test(test_fabric),
 		cmocka_unit_test(test_fabric_bad_input),
+		cmocka_unit_test(test_fabric_factory_names),
+		cmocka_unit_test(test_fabric_rails_meet_in_hosts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

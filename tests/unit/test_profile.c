@@ -114,11 +114,14 @@ static void test_firmware_parse(void **state)
 
 static const char hw_good[] =
     "[system]\nmodel = PowerEdge XE9680\n"
-    "[gpu]\ncount = 8\nlink_width = 16\nlink_speed = Gen5\npower_limit_w = 700\n"
+    "[gpu]\ncount = 8\nlink_width = 16\nlink_speed = Gen5\npower_limit_w = 700\nnvlinks = 18\nnvlink_gbs = "
+    "26\n"
     "[nic]\nfabric = 8\nfabric_link_width = 16\nfabric_link_speed = Gen5\nethernet = 2\n"
     "[nvme]\ncount = 9\n[fans]\ncount = 12\n[psu]\ncount = 6\n"
     "[cpu]\nrated_mhz = 4000\ngovernors = performance, schedutil\n"
     "[clock]\nmax_skew = 500ms\n"
+    "[ib]\nports = 8\nrate_gbps = 400\nlink_layer = InfiniBand\nlink_downed_max = 0\n"
+    "symbol_error_max = 4294967295\n"
     "[time_limits]\ndiscover = 10m\nconfigure = 1h\nenlist = 5400\nvalidate = 90s\n";
 
 static void test_hardware_ok(void **state)
@@ -180,6 +183,12 @@ static void test_hardware_ok(void **state)
 	assert_int_equal(p.hw.psus, -1);
 	assert_int_equal(p.hw.cpu_rated_mhz, -1);
 	assert_int_equal(p.hw.gpu_power_limit_w, -1);
+	assert_int_equal(p.hw.ib_ports, -1);
+	assert_int_equal(p.hw.gpu_nvlinks, -1);
+	assert_int_equal(p.hw.gpu_nvlink_gbs, -1);
+	assert_int_equal(p.hw.ib_rate_gbps, -1);
+	assert_null(p.hw.ib_link_layer);
+	assert_int_equal(p.hw.ib_symbol_error_max, -1);
 	assert_int_equal(p.hw.clock_skew_max_ms, -1);
 	assert_int_equal(p.hw.gpu_link.width, 0);
 	assert_null(p.hw.gpu_link.speed);
@@ -202,10 +211,24 @@ static void test_hardware_errors(void **state)
 		  "t.conf:2: gpu.link_speed: 'PCIe5' is not a PCIe generation" },
 		{ "[gpu]\nlink_speed = Gen9\n", "t.conf:2: gpu.link_speed: 'Gen9' is not a PCIe generation" },
 		{ "[gpu]\nlanes = 16\n", "t.conf:2: gpu.lanes: unknown setting in [gpu] (count, link_width, "
-					 "link_speed, power_limit_w)" },
+					 "link_speed, power_limit_w, nvlinks, nvlink_gbs, gpudirect_rdma)" },
 		{ "[gpu]\npower_limit_w = 700W\n",
 		  "t.conf:2: gpu.power_limit_w: '700W' is not a power in whole watts (1-100000)" },
 		{ "[gpu]\npower_limit_w = 0\n", "t.conf:2: gpu.power_limit_w: '0' is not a power" },
+		{ "[gpu]\nnvlink_gbs = 26.562\n",
+		  "t.conf:2: gpu.nvlink_gbs: '26.562' is not a link speed in whole GB/s" },
+		{ "[gpu]\ngpudirect_rdma = on\n", "t.conf:2: gpu.gpudirect_rdma: 'on' is not yes or no" },
+		{ "[gpu]\nnvlinks = many\n", "t.conf:2: gpu.nvlinks: 'many' is not a count" },
+		{ "[ib]\nrate_gbps = 400G\n",
+		  "t.conf:2: ib.rate_gbps: '400G' is not a port rate in whole Gb/s" },
+		{ "[ib]\nrate_gbps = 0\n", "t.conf:2: ib.rate_gbps: '0' is not a port rate" },
+		{ "[ib]\nlink_layer = IB\n", "t.conf:2: ib.link_layer: 'IB' is not InfiniBand or Ethernet" },
+		{ "[ib]\nlink_downed_max = -1\n",
+		  "t.conf:2: ib.link_downed_max: '-1' is not a count of errors" },
+		{ "[ib]\nsymbol_error_max = 4294967296\n",
+		  "t.conf:2: ib.symbol_error_max: '4294967296' is not a count of errors (0-4294967295)" },
+		{ "[ib]\nspeed = NDR\n",
+		  "t.conf:2: ib.speed: unknown setting in [ib] (ports, rate_gbps, link_layer" },
 		{ "[gpu]\npower_limit_w = 700\npower_limit_w = 600\n",
 		  "t.conf:3: gpu.power_limit_w: set twice" },
 		{ "[nic]\nfabric = 8\nfabric_link_width = x16\n",

@@ -41,6 +41,10 @@ struct node_case {
 #define HW_CPU "[cpu]\nrated_mhz = 3800\ngovernors = performance\n"
 #define HW_PSU "[psu]\ncount = 6\n"
 #define HW_GPU_700W "[gpu]\ncount = 1\npower_limit_w = 700\n"
+#define HW_IB_QDR                                                                                            \
+	"[ib]\nports = 2\nrate_gbps = 40\nlink_layer = InfiniBand\nlink_downed_max = 0\n"                    \
+	"link_error_recovery_max = 0\nsymbol_error_max = 10\n"
+#define HW_IB_NDR "[ib]\nports = 2\nrate_gbps = 400\n"
 
 /* ---- mutators: one fault each ------------------------------------------- */
 
@@ -339,6 +343,127 @@ static json_t *smi_gpu(json_t *doc)
 	return json_array_get(json_object_get(json_object_get(doc, "gpus"), "gpus"), 0);
 }
 
+/* ib-counters.json: mlx4_0's two ports, ACTIVE / LinkUp at 40 Gb/sec. */
+static json_t *ib_port_n(json_t *doc, size_t i)
+{
+	json_t *port = json_array_get(json_object_get(json_object_get(doc, "infiniband"), "ports"), i);
+
+	if (!port)
+		fail_msg("no InfiniBand port %zu in the fixture", i);
+	return port;
+}
+
+static void ib_port2_polling(json_t *doc)
+{
+	json_object_set_new(ib_port_n(doc, 1), "state", json_string("DOWN"));
+	json_object_set_new(ib_port_n(doc, 1), "phys_state", json_string("Polling"));
+}
+
+static void ib_port1_no_sm(json_t *doc)
+{
+	json_object_set_new(ib_port_n(doc, 0), "state", json_string("INIT"));
+}
+
+static void ib_port1_sdr(json_t *doc)
+{
+	json_object_set_new(ib_port_n(doc, 0), "rate", json_string("10 Gb/sec (4X SDR)"));
+	json_object_set_new(ib_port_n(doc, 0), "rate_gbps", json_real(10));
+}
+
+static void ib_port1_flapped(json_t *doc)
+{
+	json_t *c = json_object_get(ib_port_n(doc, 0), "counters");
+
+	json_object_set_new(c, "link_downed", json_integer(3));
+	json_object_set_new(c, "symbol_error", json_integer(65535));
+}
+
+/* nvlink-h100.json: one H100 with its 18 NVLinks at 26.562 GB/s. */
+static json_t *nvlink_n(json_t *doc, size_t i)
+{
+	json_t *l = json_array_get(
+	    json_object_get(json_array_get(json_object_get(json_object_get(doc, "nvlink"), "gpus"), 0),
+			    "links"),
+	    i);
+
+	if (!l)
+		fail_msg("no NVLink %zu in the fixture", i);
+	return l;
+}
+
+static void nvlink4_inactive(json_t *doc)
+{
+	json_object_set_new(nvlink_n(doc, 4), "active", json_false());
+	json_object_set_new(nvlink_n(doc, 4), "gbs", json_null());
+	json_object_set_new(nvlink_n(doc, 4), "text", json_string("<inactive>"));
+}
+
+static void nvlink2_slow(json_t *doc)
+{
+	json_object_set_new(nvlink_n(doc, 2), "gbs", json_real(1.562));
+	json_object_set_new(nvlink_n(doc, 2), "text", json_string("1.562 GB/s"));
+}
+
+/* The GPU as nvidia-smi -q -x names it, so a link's fault blames its PCIe function. */
+static void nvlink_gpu_known(json_t *doc)
+{
+	json_object_set_new(doc, "gpus",
+			    json_pack("{s:s, s:[{s:s, s:s}]}", "status", "ok", "gpus", "uuid",
+				      "GPU-abcdefab-cdef-abdc-abcd-abababababab", "bdf", "0000:1b:00.0"));
+	nvlink4_inactive(doc);
+}
+
+static void nvlink_tool_absent(json_t *doc)
+{
+	json_object_set_new(doc, "nvlink",
+			    json_pack("{s:s, s:s, s:s}", "status", "absent", "source", "nvidia-smi", "error",
+				      "nvidia-smi: not installed"));
+}
+
+/* modules-peermem.json: /proc/modules of a node with nvidia_peermem. */
+static void modules_set(json_t *doc, const char *drop, const char *add)
+{
+	json_t *loaded = json_object_get(json_object_get(doc, "modules"), "loaded"), *m;
+	size_t i;
+
+	json_array_foreach(loaded, i, m) if (drop && !strcmp(json_string_value(m), drop))
+	{
+		json_array_remove(loaded, i);
+		break;
+	}
+	if (add)
+		json_array_append_new(loaded, json_string(add));
+}
+
+static void peermem_missing(json_t *doc)
+{
+	modules_set(doc, "nvidia_peermem", NULL);
+}
+
+static void nv_peer_mem_instead(json_t *doc)
+{
+	modules_set(doc, "nvidia_peermem", "nv_peer_mem");
+}
+
+static void modules_unreadable(json_t *doc)
+{
+	json_object_set_new(doc, "modules",
+			    json_pack("{s:s, s:s, s:s}", "status", "unreadable", "source", "/proc/modules",
+				      "error", "cannot read /proc/modules"));
+}
+
+/* ib-ports.json's mlx5_1 brought up, as its neighbour mlx5_0 is. */
+static void ib_mlx5_1_up(json_t *doc)
+{
+	json_object_set_new(ib_port_n(doc, 1), "state", json_string("ACTIVE"));
+	json_object_set_new(ib_port_n(doc, 1), "phys_state", json_string("LinkUp"));
+}
+
+static void ib_port2_ethernet(json_t *doc)
+{
+	json_object_set_new(ib_port_n(doc, 1), "link_layer", json_string("Ethernet"));
+}
+
 static void ecc_disabled(json_t *doc)
 {
 	json_object_set_new(json_object_get(smi_gpu(doc), "ecc_mode"), "current", json_string("Disabled"));
@@ -408,8 +533,255 @@ static void ecc_unreported(json_t *doc)
 #define CPUFREQ "rules/cpufreq-capped.json"
 #define HWMON "rules/hwmon-bogus.json"
 #define KERNLOG "rules/dmesg-kern-log.json"
+#define IB_COUNTERS "rules/ib-counters.json"
+#define IB_PORTS "rules/ib-ports.json"
+#define NVLINK_H100 "rules/nvlink-h100.json"
+#define NVLINK_H200_VM "rules/nvlink-h200-vm.json"
+#define MODULES "rules/modules-peermem.json"
+#define HW_GDR "[gpu]\ncount = 1\ngpudirect_rdma = yes\n"
+#define HW_NVLINK "[gpu]\ncount = 1\nnvlinks = 18\nnvlink_gbs = 26\n"
 
 static const struct node_case cases[] = {
+	/* gpudirect_rdma (/proc/modules) */
+	{ "gpudirect_rdma: nvidia_peermem loaded",
+	  MODULES,
+	  NULL,
+	  HW_GDR,
+	  NULL,
+	  NULL,
+	  0,
+	  "gpudirect_rdma",
+	  VAL_PASS,
+	  { "nvidia_peermem loaded (of 10 modules)" } },
+	{ "gpudirect_rdma: the older nv_peer_mem loaded",
+	  MODULES,
+	  nv_peer_mem_instead,
+	  HW_GDR,
+	  NULL,
+	  NULL,
+	  0,
+	  "gpudirect_rdma",
+	  VAL_PASS,
+	  { "nv_peer_mem loaded" } },
+	{ "gpudirect_rdma: the peer-memory client did not load",
+	  MODULES,
+	  peermem_missing,
+	  HW_GDR,
+	  NULL,
+	  NULL,
+	  0,
+	  "gpudirect_rdma",
+	  VAL_FAIL,
+	  { "neither nvidia_peermem nor nv_peer_mem is loaded (9 modules in /proc/modules)",
+	    "modprobe nvidia_peermem" } },
+	{ "gpudirect_rdma: /proc/modules unreadable",
+	  MODULES,
+	  modules_unreadable,
+	  HW_GDR,
+	  NULL,
+	  NULL,
+	  0,
+	  "gpudirect_rdma",
+	  VAL_UNKNOWN,
+	  { "the probe could not read modules: unreadable" } },
+	{ "gpudirect_rdma: left out where the profile does not ask for it",
+	  MODULES,
+	  peermem_missing,
+	  HW_GPU_700W,
+	  NULL,
+	  NULL,
+	  0,
+	  "gpudirect_rdma",
+	  -1,
+	  { NULL } },
+	/* nvlink (nvidia-smi nvlink -s) */
+	{ "nvlink: an H100's 18 links at 26.562 GB/s",
+	  NVLINK_H100,
+	  NULL,
+	  HW_NVLINK,
+	  NULL,
+	  NULL,
+	  0,
+	  "nvlink",
+	  VAL_PASS,
+	  { "1 GPU with 18 NVLinks up each at 26 GB/s or more (18 links)" } },
+	{ "nvlink: a link inactive",
+	  NVLINK_H100,
+	  nvlink4_inactive,
+	  HW_NVLINK,
+	  NULL,
+	  NULL,
+	  0,
+	  "nvlink",
+	  VAL_FAIL,
+	  { "GPU 0 (GPU-abcdefab-cdef-abdc-abcd-abababababab) at an unknown PCI address: NVLink 4 inactive",
+	    "17 NVLinks up, expected 18" } },
+	{ "nvlink: a link trained slow",
+	  NVLINK_H100,
+	  nvlink2_slow,
+	  HW_NVLINK,
+	  NULL,
+	  NULL,
+	  0,
+	  "nvlink",
+	  VAL_FAIL,
+	  { "NVLink 2 at 1.562 GB/s, expected 26 GB/s or more" } },
+	{ "nvlink: the GPU's PCIe function named from nvidia-smi -q -x",
+	  NVLINK_H100,
+	  nvlink_gpu_known,
+	  HW_NVLINK,
+	  NULL,
+	  NULL,
+	  0,
+	  "nvlink",
+	  VAL_FAIL,
+	  { "GPU 0 (GPU-abcdefab-cdef-abdc-abcd-abababababab) at 0000:1b:00.0: NVLink 4 inactive" } },
+	{ "nvlink: a GPU passed through without its NVLinks (the real H200 VM) cannot be judged",
+	  NVLINK_H200_VM,
+	  NULL,
+	  HW_NVLINK,
+	  NULL,
+	  NULL,
+	  0,
+	  "nvlink",
+	  VAL_UNKNOWN,
+	  { "nvidia-smi nvlink -s shows no GPU's NVLinks", "cannot judge 18 per GPU" } },
+	{ "nvlink: nvidia-smi missing",
+	  NVLINK_H100,
+	  nvlink_tool_absent,
+	  HW_NVLINK,
+	  NULL,
+	  NULL,
+	  0,
+	  "nvlink",
+	  VAL_UNKNOWN,
+	  { "the probe could not read nvlink: absent: nvidia-smi: not installed" } },
+	{ "nvlink: left out where the profile states no [gpu] nvlinks",
+	  NVLINK_H100,
+	  nvlink4_inactive,
+	  HW_GPU_700W,
+	  NULL,
+	  NULL,
+	  0,
+	  "nvlink",
+	  -1,
+	  { NULL } },
+	/* ib_ports (/sys/class/infiniband) */
+	{ "ib_ports: two QDR ports with clean counters",
+	  IB_COUNTERS,
+	  NULL,
+	  HW_IB_QDR,
+	  NULL,
+	  NULL,
+	  0,
+	  "ib_ports",
+	  VAL_PASS,
+	  { "2 ports ACTIVE / LinkUp at 40 Gb/s or more", "link_downed at most 0",
+	    "symbol_error at most 10" } },
+	{ "ib_ports: a port polling with no link",
+	  IB_COUNTERS,
+	  ib_port2_polling,
+	  HW_IB_QDR,
+	  NULL,
+	  NULL,
+	  0,
+	  "ib_ports",
+	  VAL_FAIL,
+	  { "mlx4_0 port 2 (0000:04:00.0): DOWN / Polling, expected ACTIVE / LinkUp",
+	    "check the cable is seated at both ends" } },
+	{ "ib_ports: link up but no subnet manager",
+	  IB_COUNTERS,
+	  ib_port1_no_sm,
+	  HW_IB_QDR,
+	  NULL,
+	  NULL,
+	  0,
+	  "ib_ports",
+	  VAL_FAIL,
+	  { "mlx4_0 port 1 (0000:04:00.0): INIT / LinkUp", "no subnet manager configured the port" } },
+	{ "ib_ports: a port trained slow",
+	  IB_COUNTERS,
+	  ib_port1_sdr,
+	  HW_IB_QDR,
+	  NULL,
+	  NULL,
+	  0,
+	  "ib_ports",
+	  VAL_FAIL,
+	  { "mlx4_0 port 1 (0000:04:00.0): 10 Gb/sec (4X SDR), expected 40 Gb/s" } },
+	{ "ib_ports: a link that went down and counts symbol errors",
+	  IB_COUNTERS,
+	  ib_port1_flapped,
+	  HW_IB_QDR,
+	  NULL,
+	  NULL,
+	  0,
+	  "ib_ports",
+	  VAL_FAIL,
+	  { "mlx4_0 port 1 (0000:04:00.0): link_downed 3, at most 0 expected",
+	    "symbol_error 65535, at most 10 expected" } },
+	{ "ib_ports: counters not kept are not judged as clean",
+	  IB_PORTS,
+	  NULL,
+	  "[ib]\nports = 1\nlink_downed_max = 0\n",
+	  NULL,
+	  NULL,
+	  0,
+	  "ib_ports",
+	  VAL_FAIL,
+	  { "mlx5_0 port 1 (0000:a1:00.0, GUID a088:c203:0045:6f30): counters/link_downed not readable",
+	    "mlx5_1 port 1 (0000:a1:00.1", "DOWN / Disabled", "the port is disabled" } },
+	{ "ib_ports: counters not kept leave an otherwise healthy port unknown",
+	  IB_PORTS,
+	  ib_mlx5_1_up,
+	  "[ib]\nports = 2\nlink_downed_max = 0\n",
+	  NULL,
+	  NULL,
+	  0,
+	  "ib_ports",
+	  VAL_UNKNOWN,
+	  { "counters/link_downed not readable: cannot judge" } },
+	{ "ib_ports: the real mlx5 port 400 Gb/s NDR, its neighbour down",
+	  IB_PORTS,
+	  NULL,
+	  HW_IB_NDR,
+	  NULL,
+	  NULL,
+	  0,
+	  "ib_ports",
+	  VAL_FAIL,
+	  { "mlx5_1 port 1 (0000:a1:00.1", "DOWN / Disabled" } },
+	{ "ib_ports: an Ethernet (RoCE) port is not an InfiniBand fabric port",
+	  IB_COUNTERS,
+	  ib_port2_ethernet,
+	  HW_IB_QDR,
+	  NULL,
+	  NULL,
+	  0,
+	  "ib_ports",
+	  VAL_FAIL,
+	  { "1 InfiniBand port in /sys/class/infiniband, expected 2",
+	    "not judged: 1 port of link layer Ethernet" } },
+	{ "ib_ports: left out where the profile states no [ib] ports",
+	  IB_COUNTERS,
+	  ib_port2_polling,
+	  HW_H200_VM,
+	  NULL,
+	  NULL,
+	  0,
+	  "ib_ports",
+	  -1,
+	  { NULL } },
+	{ "ib_ports: no probe document",
+	  NULL,
+	  NULL,
+	  HW_IB_QDR,
+	  NULL,
+	  NULL,
+	  NO_CLOCK,
+	  "ib_ports",
+	  VAL_UNKNOWN,
+	  { NULL } },
 	/* gpu_health (nvidia-smi's own view of each GPU) */
 	{ "gpu_health: the real H200 is healthy",
 	  H200,
@@ -1366,9 +1738,10 @@ static void test_clock_window(void **state)
 
 static void test_all_checks_named(void **state)
 {
-	static const char *const names[] = { "pcie",	  "gpu_count", "nic_count", "nvme_count",
-					     "boot_disk", "thermal",   "cpufreq",   "clock",
-					     "psu",	  "dmesg",     "gpu_health" };
+	static const char *const names[] = { "pcie",	  "gpu_count",	   "nic_count",	 "nvme_count",
+					     "boot_disk", "thermal",	   "cpufreq",	 "clock",
+					     "psu",	  "dmesg",	   "gpu_health", "ib_ports",
+					     "nvlink",	  "gpudirect_rdma" };
 	const char *top = getenv("BR_TOP");
 	char *dir = br_xasprintf("%s/templates", top ? top : ".");
 	struct prof_profile p;
@@ -1580,13 +1953,74 @@ static void test_gpu_health_blames_gpu(void **state)
 	prof_release(&p);
 }
 
+/* An inactive NVLink blames its GPU's PCIe function (by UUID from
+ * nvidia-smi -q -x), so it is one ticket with the GPU's other checks. */
+static void test_nvlink_blames_gpu(void **state)
+{
+	struct prof_profile p;
+	struct br_err err = { 0 };
+	struct val_node_facts f = { 0 };
+	struct val_check *checks = NULL;
+	size_t n = 0;
+	const struct val_check *c;
+
+	(void)state;
+	prof_init(&p);
+	assert_int_equal(prof_parse_text("hardware.conf", HW_NVLINK, PROF_FILE_HARDWARE, &p, &err), 0);
+	f.probe = load_probe(NVLINK_H100);
+	nvlink_gpu_known(f.probe);
+	val_judge_node(&p, &f, &checks, &n);
+	c = find(checks, n, "nvlink");
+	assert_non_null(c);
+	assert_int_equal(c->result, VAL_FAIL);
+	assert_non_null(c->component);
+	assert_string_equal(c->component, "pci:0000:1b:00.0");
+	val_checks_free(checks, n);
+	json_decref(f.probe);
+	prof_release(&p);
+}
+
+/* A failing port blames its HCA's PCIe function (the probe's pci_bdf, from
+ * the kernel's device link), so tickets put it with the HCA's other checks. */
+static void test_ib_ports_blame_hca(void **state)
+{
+	struct prof_profile p;
+	struct br_err err = { 0 };
+	struct val_node_facts f = { 0 };
+	struct val_check *checks = NULL;
+	size_t n = 0;
+	const struct val_check *c;
+
+	(void)state;
+	prof_init(&p);
+	assert_int_equal(prof_parse_text("hardware.conf", HW_IB_QDR, PROF_FILE_HARDWARE, &p, &err), 0);
+	f.probe = load_probe(IB_COUNTERS);
+	ib_port2_polling(f.probe);
+	ib_port1_flapped(f.probe);
+	val_judge_node(&p, &f, &checks, &n);
+	c = find(checks, n, "ib_ports");
+	assert_non_null(c);
+	assert_int_equal(c->result, VAL_FAIL);
+	assert_non_null(c->component);
+	assert_string_equal(c->component, "pci:0000:04:00.0");
+	val_checks_free(checks, n);
+	json_decref(f.probe);
+	prof_release(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_blamed_part),  cmocka_unit_test(test_blamed_part_recorded),
-		cmocka_unit_test(test_table),	     cmocka_unit_test(test_all_checks_named),
-		cmocka_unit_test(test_clock_window), cmocka_unit_test(test_detail_bounded),
-		cmocka_unit_test(test_not_a_probe),  cmocka_unit_test(test_gpu_health_blames_gpu),
+		cmocka_unit_test(test_blamed_part),
+		cmocka_unit_test(test_blamed_part_recorded),
+		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_all_checks_named),
+		cmocka_unit_test(test_clock_window),
+		cmocka_unit_test(test_detail_bounded),
+		cmocka_unit_test(test_not_a_probe),
+		cmocka_unit_test(test_gpu_health_blames_gpu),
+		cmocka_unit_test(test_ib_ports_blame_hca),
+		cmocka_unit_test(test_nvlink_blames_gpu),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
