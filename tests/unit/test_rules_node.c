@@ -1925,9 +1925,10 @@ static void test_blamed_part_recorded(void **state)
 			    "pci:0000:01:00.0");
 }
 
-/* Each failing gpu_health item blames the GPU's PCIe function, so its
- * problems join its other checks in one ticket. */
-static void test_gpu_health_blames_gpu(void **state)
+/* Judge the probe document at probe_path, changed by mutate, against conf:
+ * the check named check fails and blames component. */
+static void assert_blames(const char *conf, const char *probe_path, void (*mutate)(json_t *),
+			  const char *check, const char *component)
 {
 	struct prof_profile p;
 	struct br_err err = { 0 };
@@ -1936,76 +1937,55 @@ static void test_gpu_health_blames_gpu(void **state)
 	size_t n = 0;
 	const struct val_check *c;
 
-	(void)state;
 	prof_init(&p);
-	assert_int_equal(prof_parse_text("hardware.conf", HW_GPU_700W, PROF_FILE_HARDWARE, &p, &err), 0);
-	f.probe = load_probe(H200);
-	ecc_uncorrectable(f.probe);
-	power_capped(f.probe);
+	assert_int_equal(prof_parse_text("hardware.conf", conf, PROF_FILE_HARDWARE, &p, &err), 0);
+	f.probe = load_probe(probe_path);
+	mutate(f.probe);
 	val_judge_node(&p, &f, &checks, &n);
-	c = find(checks, n, "gpu_health");
+	c = find(checks, n, check);
 	assert_non_null(c);
 	assert_int_equal(c->result, VAL_FAIL);
 	assert_non_null(c->component);
-	assert_string_equal(c->component, "pci:0000:00:06.0");
+	assert_string_equal(c->component, component);
 	val_checks_free(checks, n);
 	json_decref(f.probe);
 	prof_release(&p);
+}
+
+static void gpu_unhealthy(json_t *doc)
+{
+	ecc_uncorrectable(doc);
+	power_capped(doc);
+}
+
+static void ib_port_bad(json_t *doc)
+{
+	ib_port2_polling(doc);
+	ib_port1_flapped(doc);
+}
+
+/* Each failing gpu_health item blames the GPU's PCIe function, so its
+ * problems join its other checks in one ticket. */
+static void test_gpu_health_blames_gpu(void **state)
+{
+	(void)state;
+	assert_blames(HW_GPU_700W, H200, gpu_unhealthy, "gpu_health", "pci:0000:00:06.0");
 }
 
 /* An inactive NVLink blames its GPU's PCIe function (by UUID from
  * nvidia-smi -q -x), so it is one ticket with the GPU's other checks. */
 static void test_nvlink_blames_gpu(void **state)
 {
-	struct prof_profile p;
-	struct br_err err = { 0 };
-	struct val_node_facts f = { 0 };
-	struct val_check *checks = NULL;
-	size_t n = 0;
-	const struct val_check *c;
-
 	(void)state;
-	prof_init(&p);
-	assert_int_equal(prof_parse_text("hardware.conf", HW_NVLINK, PROF_FILE_HARDWARE, &p, &err), 0);
-	f.probe = load_probe(NVLINK_H100);
-	nvlink_gpu_known(f.probe);
-	val_judge_node(&p, &f, &checks, &n);
-	c = find(checks, n, "nvlink");
-	assert_non_null(c);
-	assert_int_equal(c->result, VAL_FAIL);
-	assert_non_null(c->component);
-	assert_string_equal(c->component, "pci:0000:1b:00.0");
-	val_checks_free(checks, n);
-	json_decref(f.probe);
-	prof_release(&p);
+	assert_blames(HW_NVLINK, NVLINK_H100, nvlink_gpu_known, "nvlink", "pci:0000:1b:00.0");
 }
 
 /* A failing port blames its HCA's PCIe function (the probe's pci_bdf, from
  * the kernel's device link), so tickets put it with the HCA's other checks. */
 static void test_ib_ports_blame_hca(void **state)
 {
-	struct prof_profile p;
-	struct br_err err = { 0 };
-	struct val_node_facts f = { 0 };
-	struct val_check *checks = NULL;
-	size_t n = 0;
-	const struct val_check *c;
-
 	(void)state;
-	prof_init(&p);
-	assert_int_equal(prof_parse_text("hardware.conf", HW_IB_QDR, PROF_FILE_HARDWARE, &p, &err), 0);
-	f.probe = load_probe(IB_COUNTERS);
-	ib_port2_polling(f.probe);
-	ib_port1_flapped(f.probe);
-	val_judge_node(&p, &f, &checks, &n);
-	c = find(checks, n, "ib_ports");
-	assert_non_null(c);
-	assert_int_equal(c->result, VAL_FAIL);
-	assert_non_null(c->component);
-	assert_string_equal(c->component, "pci:0000:04:00.0");
-	val_checks_free(checks, n);
-	json_decref(f.probe);
-	prof_release(&p);
+	assert_blames(HW_IB_QDR, IB_COUNTERS, ib_port_bad, "ib_ports", "pci:0000:04:00.0");
 }
 
 int main(void)
