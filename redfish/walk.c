@@ -14,6 +14,7 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -93,8 +94,16 @@ static int names_system(json_t *doc, const char *want)
 	return odata && n > 1 && want[n - 1] == '/' && strlen(odata) == n - 1 && !strncmp(odata, want, n - 1);
 }
 
+static int by_text(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The Systems named in sorted order: they arrive in whatever order the
+ * BMC answered, and the same BMC must give the same reason every time. */
 static void list_systems(struct br_buf *b, json_t *systems)
 {
+	struct br_strlist names = { 0 };
 	size_t i;
 	json_t *doc;
 
@@ -103,9 +112,16 @@ static void list_systems(struct br_buf *b, json_t *systems)
 		const char *id =
 		    br_json_str(doc, "Id") ? br_json_str(doc, "Id") : br_json_str(doc, "@odata.id");
 		const char *why = rf_system_not_host(doc);
+		char *item = br_xasprintf("%s (%s)", id ? id : "?", why ? why : "a host");
 
-		br_buf_addf(b, "%s%s (%s)", i ? ", " : "", id ? id : "?", why ? why : "a host");
+		br_strlist_add(&names, item);
+		free(item);
 	}
+	if (names.n)
+		qsort(names.items, names.n, sizeof(*names.items), by_text);
+	for (i = 0; i < names.n; i++)
+		br_buf_addf(b, "%s%s", i ? ", " : "", names.items[i]);
+	br_strlist_release(&names);
 }
 
 json_t *rf_choose_host(json_t *systems, const char *want, struct br_err *err)

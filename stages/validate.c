@@ -350,6 +350,9 @@ static int collect_ssh(struct stg_stage *st, const struct stg_validate_options *
 	struct val_ssh_config *cfg = NULL;
 	struct val_ssh_target *targets = br_xcalloc(run->n ? run->n : 1, sizeof(*targets));
 	struct val_ssh_host *hosts = br_xcalloc(run->n ? run->n : 1, sizeof(*hosts));
+	struct val_ssh_host *found = br_xcalloc(run->n ? run->n : 1, sizeof(*found));
+	const char **names = br_xcalloc(run->n ? run->n : 1, sizeof(*names));
+	size_t n_names = 0;
 	struct val_ssh_result *results = br_xcalloc(run->n ? run->n : 1, sizeof(*results));
 	struct stg_validate_job **jobs = br_xcalloc(run->n ? run->n : 1, sizeof(*jobs));
 	struct val_ssh_options so;
@@ -364,19 +367,26 @@ static int collect_ssh(struct stg_stage *st, const struct stg_validate_options *
 		rc = stg_stage_usage(st, "%s", err.msg);
 		goto out;
 	}
-	for (size_t i = 0; i < run->n; i++) {
+	/* Every node's settings at once (ssh -G side by side); a proxy command
+	 * the runner cannot take is the operator's file: stop before any node
+	 * is touched. */
+	for (size_t i = 0; i < run->n; i++)
+		if (!run->jobs[i].done)
+			names[n_names++] = run->jobs[i].node->hostname;
+	if (val_ssh_config_lookup_all(cfg, names, n_names, found, &err)) {
+		rc = stg_stage_usage(st, "%s", err.msg);
+		goto out;
+	}
+	for (size_t i = 0, k = 0; i < run->n; i++) {
 		struct stg_validate_job *job = &run->jobs[i];
 		struct val_ssh_host *h = &hosts[n];
 
 		if (job->done)
 			continue;
-		/* A proxy command the runner cannot take is the operator's file:
-		 * stop before any node is touched. */
-		if (val_ssh_config_lookup(cfg, job->node->hostname, h, &err)) {
-			rc = stg_stage_usage(st, "%s", err.msg);
-			goto out;
-		}
+		*h = found[k];
+		memset(&found[k++], 0, sizeof(found[0]));
 		if (!h->hostname && !(job->node->ip && *job->node->ip)) {
+			val_ssh_host_release(h);
 			finish(run, job, BR_FAIL_SSH_UNREACHABLE,
 			       br_xstrdup("no address to reach it: MAAS gave none at deploy, and no ssh "
 					  "config entry names it"));
@@ -452,6 +462,8 @@ out:
 	free(db_path);
 	free(targets);
 	free(hosts);
+	free(found);
+	free(names);
 	free(results);
 	free(jobs);
 	return rc;

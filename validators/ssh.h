@@ -172,5 +172,9 @@ void val_ssh_config_free(struct val_ssh_config *cfg);
  * cfg sets nothing. BR_E_UNSUPPORTED for a proxy command. */
 int val_ssh_config_lookup(const struct val_ssh_config *cfg, const char *host, struct val_ssh_host *ret,
 			  struct br_err *err);
+/* The same for n hosts, their `ssh -G` run side by side (rets[i] for
+ * hosts[i]); on an error, naming the host, every ret is released. */
+int val_ssh_config_lookup_all(const struct val_ssh_config *cfg, const char *const *hosts, size_t n,
+			      struct val_ssh_host *rets, struct br_err *err);
 
 #endif

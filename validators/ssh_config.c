@@ -19,6 +19,7 @@
 
 #define SSH_G_OUTPUT_MAX (256u * 1024) /* ssh -G prints some 3 KiB */
 #define SSH_G_TIMEOUT_MS 10000	       /* a Match exec that hangs */
+#define SSH_G_PARALLEL 32	       /* ssh -G at once */
 /* A name no site uses, to read what ssh gives a host no entry names. */
 #define DEFAULTS_HOST "bringup-defaults.invalid"
 
@@ -104,24 +105,33 @@ int val_ssh_g_parse(const char *text, size_t len, struct val_ssh_host *ret, stru
 	return rc;
 }
 
-/* Run `ssh -G -F file -- host` and read what it prints (stdout, and stderr
- * for the error). 0, or an error quoting ssh's own message. */
-static int ssh_g(const char *file, const char *host, struct val_ssh_host *ret, struct br_err *err)
-{
-	int out[2], status = 0, rc = 0;
-	struct br_buf text;
-	int64_t deadline = br_now_ms() + SSH_G_TIMEOUT_MS;
+/* One `ssh -G -F file -- host` in flight: its pid, the read end of its
+ * stdout and stderr, what it printed so far. */
+struct ssh_g_job {
 	pid_t pid;
+	int fd;
+	int64_t deadline;
+	struct br_buf text;
+	int rc; /* an error met while reading (with err) */
+	struct br_err err;
+};
 
+static int ssh_g_start(struct ssh_g_job *j, const char *file, const char *host)
+{
+	int out[2];
+
+	memset(j, 0, sizeof(*j));
+	j->fd = -1;
+	br_buf_init(&j->text, SSH_G_OUTPUT_MAX);
 	if (pipe(out))
-		return br_errf(err, BR_E_IO, "ssh -G: pipe: %s", strerror(errno));
-	pid = fork();
-	if (pid < 0) {
+		return br_errf(&j->err, BR_E_IO, "ssh -G: pipe: %s", strerror(errno));
+	j->pid = fork();
+	if (j->pid < 0) {
 		close(out[0]);
 		close(out[1]);
-		return br_errf(err, BR_E_IO, "ssh -G: fork: %s", strerror(errno));
+		return br_errf(&j->err, BR_E_IO, "ssh -G: fork: %s", strerror(errno));
 	}
-	if (pid == 0) {
+	if (j->pid == 0) {
 		int null = open("/dev/null", O_RDONLY);
 
 		if (null >= 0)
@@ -134,44 +144,50 @@ static int ssh_g(const char *file, const char *host, struct val_ssh_host *ret, s
 		_exit(127);
 	}
 	close(out[1]);
-	br_buf_init(&text, SSH_G_OUTPUT_MAX);
-	for (;;) {
-		struct pollfd pfd = { .fd = out[0], .events = POLLIN };
-		int64_t left = deadline - br_now_ms();
-		char chunk[4096];
-		ssize_t n;
+	j->fd = out[0];
+	j->deadline = br_now_ms() + SSH_G_TIMEOUT_MS;
+	return 0;
+}
 
-		if (left <= 0) {
-			rc = br_errf(err, BR_E_TIMEOUT, "ssh -G %s: no answer in %d s", host,
-				     SSH_G_TIMEOUT_MS / 1000);
-			kill(pid, SIGKILL);
-			break;
-		}
-		if (poll(&pfd, 1, (int)left) < 0 && errno != EINTR) {
-			rc = br_errf(err, BR_E_IO, "ssh -G: poll: %s", strerror(errno));
-			kill(pid, SIGKILL);
-			break;
-		}
-		n = read(out[0], chunk, sizeof(chunk));
-		if (n < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (n <= 0)
-			break;
-		if (br_buf_add(&text, chunk, (size_t)n)) {
-			rc = br_errf(err, BR_E_TOOBIG, "ssh -G %s: more than %u bytes of output", host,
-				     SSH_G_OUTPUT_MAX);
-			kill(pid, SIGKILL);
-			break;
-		}
+/* Read what is there; 1 at the end of its output (or an error), else 0. */
+static int ssh_g_read(struct ssh_g_job *j, const char *host)
+{
+	char chunk[4096];
+	ssize_t n = read(j->fd, chunk, sizeof(chunk));
+
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return 0;
+	if (n <= 0)
+		return 1;
+	if (br_buf_add(&j->text, chunk, (size_t)n)) {
+		j->rc = br_errf(&j->err, BR_E_TOOBIG, "ssh -G %s: more than %u bytes of output", host,
+				SSH_G_OUTPUT_MAX);
+		kill(j->pid, SIGKILL);
+		return 1;
 	}
-	close(out[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (!rc && WIFEXITED(status) && WEXITSTATUS(status) == 127)
+	return 0;
+}
+
+/* Reap it and read its answer into ret: 0, or an error quoting ssh's own
+ * message ("FILE line N: Bad configuration option: x"). */
+static int ssh_g_finish(struct ssh_g_job *j, struct val_ssh_host *ret, struct br_err *err)
+{
+	int status = 0, rc = j->rc;
+
+	if (j->fd >= 0)
+		close(j->fd);
+	if (j->pid > 0)
+		while (waitpid(j->pid, &status, 0) < 0 && errno == EINTR)
+			;
+	if (rc) {
+		*err = j->err;
+	} else if (j->pid <= 0) {
+		*err = j->err;
+		rc = err->code ? err->code : BR_E_IO;
+	} else if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
 		rc = br_errf(err, BR_E_NOTFOUND, "ssh config: cannot run ssh (the OpenSSH client reads it)");
-	else if (!rc && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
-		/* ssh says "FILE line N: Bad configuration option: x": quote it. */
-		char *msg = br_xstrdup(br_buf_str(&text));
+	} else if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+		char *msg = br_xstrdup(br_buf_str(&j->text));
 		size_t l = strlen(msg);
 
 		while (l && (msg[l - 1] == '\n' || msg[l - 1] == '\r'))
@@ -181,11 +197,115 @@ static int ssh_g(const char *file, const char *host, struct val_ssh_host *ret, s
 				*p = ' '; /* one line: ssh says it in two */
 		rc = br_errf(err, BR_E_INVAL, "ssh config: %s", *msg ? msg : "ssh -G failed");
 		free(msg);
+	} else {
+		rc = val_ssh_g_parse(j->text.data ? j->text.data : "", j->text.len, ret, err);
 	}
-	if (!rc)
-		rc = val_ssh_g_parse(text.data ? text.data : "", text.len, ret, err);
-	br_buf_release(&text);
+	br_buf_release(&j->text);
 	return rc;
+}
+
+/* A node's error names it; the file's own check (DEFAULTS_HOST) does not. */
+static int name_error(int rc, const char *host, struct br_err *err)
+{
+	if (rc && strcmp(host, DEFAULTS_HOST))
+		br_err_prefix(err, "%s", host);
+	return rc;
+}
+
+/* `ssh -G -F file -- hosts[i]` for every host, up to SSH_G_PARALLEL at
+ * once (each is some 5 ms of ssh's start; 512 one after another were most
+ * of a rack's validate). rets[i] for hosts[i]; on the first error (named
+ * by host) every ret is released and the rest are not asked. */
+static int ssh_g_all(const char *file, const char *const *hosts, size_t n, struct val_ssh_host *rets,
+		     struct br_err *err)
+{
+	struct ssh_g_job *jobs = br_xcalloc(n ? n : 1, sizeof(*jobs));
+	struct pollfd *pfds = br_xcalloc(SSH_G_PARALLEL, sizeof(*pfds));
+	size_t *slot = br_xcalloc(SSH_G_PARALLEL, sizeof(*slot));
+	size_t next = 0, active = 0, done = 0;
+	int rc = 0;
+
+	memset(rets, 0, n * sizeof(*rets));
+	while (done < n && !rc) {
+		int64_t now = br_now_ms(), wait = SSH_G_TIMEOUT_MS;
+		size_t np = 0;
+
+		while (next < n && active < SSH_G_PARALLEL) {
+			if (ssh_g_start(&jobs[next], file, hosts[next])) {
+				jobs[next].rc = jobs[next].err.code ? jobs[next].err.code : BR_E_IO;
+				jobs[next].fd = -2; /* finished before it began */
+			} else {
+				active++;
+			}
+			next++;
+		}
+		for (size_t i = 0; i < next; i++) {
+			struct ssh_g_job *j = &jobs[i];
+
+			if (j->fd == -2) {
+				rc = name_error(ssh_g_finish(j, &rets[i], err), hosts[i], err);
+				j->fd = -1;
+				j->pid = -1;
+				done++;
+				if (rc)
+					break;
+				continue;
+			}
+			if (j->fd < 0)
+				continue;
+			if (now >= j->deadline) {
+				j->rc = br_errf(&j->err, BR_E_TIMEOUT, "ssh -G %s: no answer in %d s",
+						hosts[i], SSH_G_TIMEOUT_MS / 1000);
+				kill(j->pid, SIGKILL);
+			}
+			if (j->deadline - now < wait)
+				wait = j->deadline - now > 0 ? j->deadline - now : 0;
+			pfds[np] = (struct pollfd){ .fd = j->fd, .events = POLLIN };
+			slot[np++] = i;
+		}
+		if (rc || !np)
+			continue;
+		if (poll(pfds, np, (int)wait) < 0 && errno != EINTR) {
+			rc = br_errf(err, BR_E_IO, "ssh -G: poll: %s", strerror(errno));
+			break;
+		}
+		for (size_t k = 0; k < np && !rc; k++) {
+			struct ssh_g_job *j = &jobs[slot[k]];
+
+			if (!j->rc && !(pfds[k].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			if (!j->rc && !ssh_g_read(j, hosts[slot[k]]))
+				continue;
+			rc = name_error(ssh_g_finish(j, &rets[slot[k]], err), hosts[slot[k]], err);
+			j->fd = -1;
+			j->pid = -1;
+			active--;
+			done++;
+		}
+	}
+	for (size_t i = 0; i < next; i++) /* on an error: reap the others */
+		if (jobs[i].fd >= 0 || jobs[i].fd == -2) {
+			struct val_ssh_host scratch;
+			struct br_err ignored;
+
+			if (jobs[i].pid > 0)
+				kill(jobs[i].pid, SIGKILL);
+			if (!ssh_g_finish(&jobs[i], &scratch, &ignored))
+				val_ssh_host_release(&scratch);
+		}
+	if (rc) {
+		for (size_t i = 0; i < n; i++)
+			val_ssh_host_release(&rets[i]);
+	}
+	free(jobs);
+	free(pfds);
+	free(slot);
+	return rc;
+}
+
+static int ssh_g(const char *file, const char *host, struct val_ssh_host *ret, struct br_err *err)
+{
+	return ssh_g_all(file, &host, 1, ret, err);
 }
 
 int val_ssh_config_load(const char *path, struct val_ssh_config **ret, struct br_err *err)
@@ -220,33 +340,27 @@ static char *if_set(char **value, const char *dflt)
 	return v;
 }
 
-int val_ssh_config_lookup(const struct val_ssh_config *cfg, const char *host, struct val_ssh_host *ret,
-			  struct br_err *err)
+/* What ssh printed for host (g, emptied) as what the file sets (ret). */
+static int settings_of(const struct val_ssh_config *cfg, const char *host, struct val_ssh_host *g,
+		       struct val_ssh_host *ret, struct br_err *err)
 {
-	struct val_ssh_host g;
-	char *lower;
-	int rc;
+	char *lower = br_xstrdup(host);
+	int rc = 0;
 
-	memset(ret, 0, sizeof(*ret));
-	if (!cfg)
-		return 0;
-	rc = ssh_g(cfg->path, host, &g, err);
-	if (rc)
-		return br_err_prefix(err, "%s", host);
 	/* ssh prints the name lowercased when no HostName is set. */
-	lower = br_xstrdup(host);
 	for (char *p = lower; *p; p++)
 		if (*p >= 'A' && *p <= 'Z')
 			*p = (char)(*p - 'A' + 'a');
-	ret->hostname = if_set(&g.hostname, lower);
+	memset(ret, 0, sizeof(*ret));
+	ret->hostname = if_set(&g->hostname, lower);
 	free(lower);
-	ret->port = g.port != cfg->defaults.port ? g.port : 0;
-	ret->user = if_set(&g.user, cfg->defaults.user);
-	ret->identity_file = if_set(&g.identity_file, cfg->defaults.identity_file);
-	ret->known_hosts = if_set(&g.known_hosts, cfg->defaults.known_hosts);
-	ret->proxy_jump = if_set(&g.proxy_jump, NULL);
-	ret->proxy_command = if_set(&g.proxy_command, NULL);
-	val_ssh_host_release(&g);
+	ret->port = g->port != cfg->defaults.port ? g->port : 0;
+	ret->user = if_set(&g->user, cfg->defaults.user);
+	ret->identity_file = if_set(&g->identity_file, cfg->defaults.identity_file);
+	ret->known_hosts = if_set(&g->known_hosts, cfg->defaults.known_hosts);
+	ret->proxy_jump = if_set(&g->proxy_jump, NULL);
+	ret->proxy_command = if_set(&g->proxy_command, NULL);
+	val_ssh_host_release(g);
 	if (ret->proxy_command) {
 		rc = br_errf(err, BR_E_UNSUPPORTED,
 			     "%s: ssh config sets ProxyCommand %s: the SSH runner goes through jump hosts "
@@ -256,4 +370,32 @@ int val_ssh_config_lookup(const struct val_ssh_config *cfg, const char *host, st
 		val_ssh_host_release(ret);
 	}
 	return rc;
+}
+
+int val_ssh_config_lookup_all(const struct val_ssh_config *cfg, const char *const *hosts, size_t n,
+			      struct val_ssh_host *rets, struct br_err *err)
+{
+	struct val_ssh_host *g;
+	int rc = 0;
+
+	memset(rets, 0, n * sizeof(*rets));
+	if (!cfg || !n)
+		return 0;
+	g = br_xcalloc(n, sizeof(*g));
+	rc = ssh_g_all(cfg->path, hosts, n, g, err);
+	for (size_t i = 0; i < n && !rc; i++)
+		rc = settings_of(cfg, hosts[i], &g[i], &rets[i], err);
+	for (size_t i = 0; i < n; i++) {
+		val_ssh_host_release(&g[i]);
+		if (rc)
+			val_ssh_host_release(&rets[i]);
+	}
+	free(g);
+	return rc;
+}
+
+int val_ssh_config_lookup(const struct val_ssh_config *cfg, const char *host, struct val_ssh_host *ret,
+			  struct br_err *err)
+{
+	return val_ssh_config_lookup_all(cfg, &host, 1, ret, err);
 }

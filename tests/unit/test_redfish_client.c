@@ -228,11 +228,21 @@ static enum MHD_Result serve(struct fake_bmc *b, struct MHD_Connection *c, const
 		return reply(c, 200, "{\"Members\": [ {\"@odata.id\": \"/redf", NULL, NULL, NULL, NULL);
 	if (b->huge && !strcmp(url, b->huge))
 		return reply(c, 200, huge_body, NULL, NULL, NULL, NULL);
+	/* One connection thread at a time in the tree: shaping an answer takes
+	 * references to its members, and MHD serves each connection on its own
+	 * thread (a reference count raced from two threads left the tree
+	 * unfreed under ASan). */
+	pthread_mutex_lock(&b->mu);
 	doc = json_object_get(b->tree, url);
-	if (!doc)
+	if (!doc) {
+		pthread_mutex_unlock(&b->mu);
 		return reply(c, 404, "{}", NULL, NULL, NULL, NULL);
+	}
 	out = shape(b, url, doc, b->expand && exp, skip ? strtol(skip, NULL, 10) : 0);
 	text = json_dumps(out, JSON_COMPACT);
+	json_decref(out);
+	out = NULL;
+	pthread_mutex_unlock(&b->mu);
 	ret = reply(c, 200, text, NULL, NULL, NULL, NULL);
 	free(text);
 	json_decref(out);
