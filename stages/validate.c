@@ -29,11 +29,11 @@ static void finish(struct stg_validate_run *run, struct stg_validate_job *job, e
 static int take_document(struct stg_validate_job *job, const char *text, size_t len, const char *from,
 			 char **ret_why)
 {
-	json_error_t jerr;
-	json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr), *v;
+	struct br_err err = { 0 };
+	json_t *doc = br_json_parse_bounded(text, len, 0, VAL_PROBE_VALUES_MAX, &err), *v;
 
 	if (!doc) {
-		*ret_why = br_xasprintf("%s: not a probe document: line %d: %s", from, jerr.line, jerr.text);
+		*ret_why = br_xasprintf("%s: not a probe document: %s", from, err.msg);
 		return -1;
 	}
 	v = json_object_get(doc, "probe_version");

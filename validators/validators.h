@@ -19,6 +19,10 @@
 
 /* Bumped whenever a field changes meaning or moves; adding fields keeps it. */
 #define VAL_PROBE_VERSION 1
+/* JSON values a probe document may hold, counted before it is parsed: a
+ * real 8-GPU node's document is some 10,000; 16 MiB of "{}" in its place
+ * cost 1.43 GB of jansson for one node, times the nodes in flight. */
+#define VAL_PROBE_VALUES_MAX (1u << 18)
 
 /* Caps on everything read from the node. */
 #define VAL_ATTR_MAX (64 * 1024)	   /* one sysfs/procfs attribute */

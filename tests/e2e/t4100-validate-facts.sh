@@ -24,6 +24,13 @@ echo '{"probe_version": 99}' > newer.json
 rc=0; bringup validate --force --facts newer.json "$host" 2>err || rc=$?
 assert_eq "$rc" 2 "newer facts exit"
 assert_contains "$(cat err)" "version 99 is newer" "newer facts message"
+# A document of 300,000 empty objects (2 MiB) is refused by counting, before
+# jansson spends some 200 bytes on each (issue 29: 16 MiB of them cost 1.43 GB).
+/usr/bin/python3 -c 'import sys; sys.stdout.write("{\"probe_version\": 1, \"x\": [" + ",".join(["{}"] * 300000) + "]}")' > flood.json
+rc=0; bringup validate --force --facts flood.json "$host" 2>err || rc=$?
+assert_eq "$rc" 2 "flood facts exit"
+assert_contains "$(cat err)" "flood.json: not a probe document: JSON document holds more than 262144 values" \
+	"flood facts message"
 rc=0; bringup validate --force --facts "$doc" 2>err || rc=$?
 assert_eq "$rc" 2 "--facts without a host"
 assert_eq "$(bringup status --json | jq -r --arg h "$host" '.nodes[] | select(.hostname == $h) | .state')" discovered \
