@@ -73,26 +73,35 @@ static void add_one(const char *s)
 	secrets.head[b] = ++secrets.n;
 }
 
-/* One reference fewer; the last one takes the secret out of the table (the
- * last item moves into its slot, and the chains are relinked). */
+/* The link (a bucket's head or an item's next) that holds index + 1 of
+ * item i in its bucket's chain. */
+static size_t *link_to(size_t i)
+{
+	size_t *link = &secrets.head[bucket_of(secrets.items[i].text)];
+
+	while (*link != i + 1)
+		link = &secrets.items[*link - 1].next;
+	return link;
+}
+
+/* One reference fewer; the last one takes the secret out of the table: it
+ * is unlinked from its chain and the last item moves into its slot. */
 static void remove_one(const char *s)
 {
 	struct secret *e = strlen(s) >= BR_REDACT_MIN ? find(s) : NULL;
-	size_t at;
+	size_t at, last;
 
 	if (!e || --e->refs)
 		return;
 	at = (size_t)(e - secrets.items);
+	last = secrets.n - 1;
+	*link_to(at) = e->next;
 	br_secret_free(e->text);
-	secrets.items[at] = secrets.items[--secrets.n];
-	/* Rebuild the chains: removal is rare (a key released), lookups are not. */
-	memset(secrets.head, 0, BUCKETS * sizeof(*secrets.head));
-	for (size_t i = 0; i < secrets.n; i++) {
-		unsigned b = bucket_of(secrets.items[i].text);
-
-		secrets.items[i].next = secrets.head[b];
-		secrets.head[b] = i + 1;
+	if (at != last) {
+		*link_to(last) = at + 1;
+		secrets.items[at] = secrets.items[last];
 	}
+	secrets.n--;
 }
 
 /* The secret as a form or a URL carries it: unreserved characters kept,
