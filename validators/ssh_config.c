@@ -181,9 +181,6 @@ static int ssh_g_finish(struct ssh_g_job *j, struct val_ssh_host *ret, struct br
 			;
 	if (rc) {
 		*err = j->err;
-	} else if (j->pid <= 0) {
-		*err = j->err;
-		rc = err->code ? err->code : BR_E_IO;
 	} else if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
 		rc = br_errf(err, BR_E_NOTFOUND, "ssh config: cannot run ssh (the OpenSSH client reads it)");
 	} else if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
@@ -230,27 +227,21 @@ static int ssh_g_all(const char *file, const char *const *hosts, size_t n, struc
 		int64_t now = br_now_ms(), wait = SSH_G_TIMEOUT_MS;
 		size_t np = 0;
 
-		while (next < n && active < SSH_G_PARALLEL) {
+		while (next < n && active < SSH_G_PARALLEL && !rc) {
 			if (ssh_g_start(&jobs[next], file, hosts[next])) {
-				jobs[next].rc = jobs[next].err.code ? jobs[next].err.code : BR_E_IO;
-				jobs[next].fd = -2; /* finished before it began */
+				*err = jobs[next].err;
+				rc = name_error(err->code ? err->code : BR_E_IO, hosts[next], err);
+				br_buf_release(&jobs[next].text);
 			} else {
 				active++;
 			}
 			next++;
 		}
+		if (rc)
+			break;
 		for (size_t i = 0; i < next; i++) {
 			struct ssh_g_job *j = &jobs[i];
 
-			if (j->fd == -2) {
-				rc = name_error(ssh_g_finish(j, &rets[i], err), hosts[i], err);
-				j->fd = -1;
-				j->pid = -1;
-				done++;
-				if (rc)
-					break;
-				continue;
-			}
 			if (j->fd < 0)
 				continue;
 			if (now >= j->deadline) {
@@ -284,7 +275,7 @@ static int ssh_g_all(const char *file, const char *const *hosts, size_t n, struc
 		}
 	}
 	for (size_t i = 0; i < next; i++) /* on an error: reap the others */
-		if (jobs[i].fd >= 0 || jobs[i].fd == -2) {
+		if (jobs[i].fd >= 0) {
 			struct val_ssh_host scratch;
 			struct br_err ignored;
 
