@@ -110,15 +110,19 @@ void val_judge_node(const struct prof_profile *p, const struct val_node_facts *f
 
 /* ---- rules_gate.c: the gate's judgement -------------------------------------- */
 
-/* Whether the check named name is required by the profile (NULL: all). */
+/* Whether the check named name is required by the profile (NULL: all):
+ * every check when [gate] required is left out, else the names and
+ * patterns it lists and every check the profile's expectations give
+ * (val_checks_expected; a list adds checks, it cannot drop one). */
 int val_gate_is_required(const struct prof_profile *profile, const char *name);
 /* Whether the profile's [gate] optional excuses an unknown name. */
 int val_gate_is_optional(const struct prof_profile *profile, const char *name);
-/* The names and patterns that must have a result (appended to *out): the
- * profile's [gate] required, else val_checks_expected. */
+/* The names and patterns that must have a result (appended to *out):
+ * val_checks_expected, then what the profile's [gate] required adds. */
 void val_gate_required_set(const struct prof_profile *profile, struct br_strlist *out);
-/* Flag in failing[] (n entries, set to 0 or 1) each required check that
- * did not pass (an unknown the profile marks optional is excused); returns
+/* Flag in failing[] (n entries, set to 0 or 1) each check that failed,
+ * required or not, and each required check that is unknown unless the
+ * profile marks it optional; returns
  * how many, plus one when something is missing: a required name or pattern
  * with no result at all, or no checks at all ("no check results"), is
  * reported through *ret_missing (caller frees; NULL when none), as it is as

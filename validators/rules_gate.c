@@ -18,9 +18,28 @@ static int matches_any(const struct br_strlist *patterns, const char *name)
 	return 0;
 }
 
+static int has_exact(const struct br_strlist *l, const char *s)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->items[i], s))
+			return 1;
+	return 0;
+}
+
 int val_gate_is_required(const struct prof_profile *profile, const char *name)
 {
-	return !profile || !profile->hw.gate_required.n || matches_any(&profile->hw.gate_required, name);
+	struct br_strlist expected = { 0 };
+	int required;
+
+	if (!profile || !profile->hw.gate_required.n || matches_any(&profile->hw.gate_required, name))
+		return 1;
+	/* A [gate] required list adds to what the profile's expectations
+	 * give; it cannot take one away: a profile that says [gpu] count = 8
+	 * and lists only cabling still has its GPUs judged. */
+	val_checks_expected(profile, &expected);
+	required = matches_any(&expected, name);
+	br_strlist_release(&expected);
+	return required;
 }
 
 int val_gate_is_optional(const struct prof_profile *profile, const char *name)
@@ -30,14 +49,17 @@ int val_gate_is_optional(const struct prof_profile *profile, const char *name)
 
 void val_gate_required_set(const struct prof_profile *profile, struct br_strlist *out)
 {
+	struct br_strlist expected = { 0 };
+
 	if (!profile)
 		return;
-	if (!profile->hw.gate_required.n) {
-		val_checks_expected(profile, out);
-		return;
-	}
+	val_checks_expected(profile, &expected);
+	for (size_t i = 0; i < expected.n; i++)
+		br_strlist_add(out, expected.items[i]);
 	for (size_t i = 0; i < profile->hw.gate_required.n; i++)
-		br_strlist_add(out, profile->hw.gate_required.items[i]);
+		if (!has_exact(&expected, profile->hw.gate_required.items[i]))
+			br_strlist_add(out, profile->hw.gate_required.items[i]);
+	br_strlist_release(&expected);
 }
 
 size_t val_gate_failing(const struct prof_profile *profile, const struct val_check *checks, size_t n,
@@ -49,11 +71,13 @@ size_t val_gate_failing(const struct prof_profile *profile, const struct val_che
 
 	br_buf_init(&missing, 0);
 	for (size_t i = 0; i < n; i++) {
-		/* A failure is evidence of a fault even where the check is
-		 * optional; only an unknown may be excused. */
+		/* A failure is evidence of a fault wherever it was found,
+		 * required, optional or neither; only an unknown may be
+		 * excused, by being optional or not required. */
 		failing[i] =
-		    checks[i].result != VAL_PASS && val_gate_is_required(profile, checks[i].name) &&
-		    !(checks[i].result == VAL_UNKNOWN && val_gate_is_optional(profile, checks[i].name));
+		    checks[i].result == VAL_FAIL ||
+		    (checks[i].result != VAL_PASS && val_gate_is_required(profile, checks[i].name) &&
+		     !(checks[i].result == VAL_UNKNOWN && val_gate_is_optional(profile, checks[i].name)));
 		count += (size_t)failing[i];
 	}
 	/* Every check the profile requires (by name, or at least one of a

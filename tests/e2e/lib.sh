@@ -59,6 +59,15 @@ inventory_state() {
 node_field() {
 	bringup status --db "$1" --json | jq -r --arg h "$2" ".nodes[] | select(.hostname == \$h) | .$3 // empty"
 }
+# RACK HOST [JQ]: the probe's document of a simulated host, from the tree
+# bringup sim wrote for it (its LLDP neighbours are the wiring list's), as
+# validate --facts reads it; JQ, when given, edits it first.
+sim_probe_doc() {
+	BRINGUP_PROBE_ROOT=$1/hosts/$2 BRINGUP_PROBE_CAPTURES=$1/hosts/$2/.captures bringup-probe |
+		jq "${3:-.}"
+}
+# The edit for sim_probe_doc that leaves a document with no LLDP read.
+NO_LLDP='.lldp = {status: "missing", source: "none", neighbors: []}'
 # DB STATE: how many nodes `bringup status --json` shows in STATE.
 nodes_in() {
 	bringup status --db "$1" --json | jq --arg s "$2" '[.nodes[] | select(.state == $s)] | length'

@@ -14,9 +14,6 @@ at_exit "stop_sim $T/rack"
 set -a; . rack/env; set +a
 export BRINGUP_DB=$T/inv.db
 [ -n "${MAAS_OPERATOR_API_KEY:-}" ] || fail "the simulator's env gives no second MAAS user"
-cp -r "$BR_TOP/templates" tpl
-sed -i 's/^required = .*/required = cabling/' tpl/profiles/xe9680/hardware.conf
-export BRINGUP_TEMPLATES=$T/tpl
 
 maas_as() { # KEY METHOD PATH: prints the body, then the HTTP status
 	curl -s -X "$2" -w ' %{http_code}' -H "$(maas_auth "$1")" "${MAAS_URL}api/2.0/$3"

@@ -330,11 +330,18 @@ static void test_gate_optional(void **state)
 	br_strlist_add(&p.hw.gate_required, "firmware:*");
 	assert_int_equal(val_gate_failing(&p, checks, 3, failing, &missing), 3);
 	assert_int_equal(failing[1], 1);
-	assert_string_equal(missing, "firmware:*");
+	/* what the list names and what the expectations give */
+	assert_string_equal(missing, "pcie, boot_disk, cpufreq, psu, dmesg, gpu_health, firmware:*");
 	free(missing);
 	br_strlist_add(&p.hw.gate_optional, "clock");
 	br_strlist_add(&p.hw.gate_optional, "thermal");
 	br_strlist_add(&p.hw.gate_optional, "firmware:*");
+	br_strlist_add(&p.hw.gate_optional, "pcie");
+	br_strlist_add(&p.hw.gate_optional, "boot_disk");
+	br_strlist_add(&p.hw.gate_optional, "cpufreq");
+	br_strlist_add(&p.hw.gate_optional, "psu");
+	br_strlist_add(&p.hw.gate_optional, "dmesg");
+	br_strlist_add(&p.hw.gate_optional, "gpu_health");
 	assert_int_equal(val_gate_failing(&p, checks, 3, failing, &missing), 1);
 	assert_int_equal(failing[0], 0);
 	assert_int_equal(failing[1], 0);
@@ -375,13 +382,52 @@ static void test_gate_expected(void **state)
 	prof_release(&p);
 }
 
+/* A [gate] required list adds checks but cannot drop one the profile's
+ * expectations give: with [gpu] count = 8 and only "cabling" listed, a
+ * failed gpu_count still blocks and a missing one is not checked; a
+ * failure blocks even where no list names it. */
+static void test_gate_required_adds(void **state)
+{
+	struct val_check checks[] = {
+		{ "cabling", VAL_PASS, "ok", NULL },
+		{ "gpu_count", VAL_FAIL, "7 of 8 GPUs", NULL },
+		{ "extra", VAL_UNKNOWN, "not read", NULL },
+		{ "other", VAL_FAIL, "broken", NULL },
+	};
+	struct prof_profile p;
+	int failing[4];
+	char *missing;
+
+	(void)state;
+	prof_init(&p);
+	p.hw.gpus = 8;
+	br_strlist_add(&p.hw.gate_required, "cabling");
+	assert_true(val_gate_is_required(&p, "gpu_count"));
+	assert_true(val_gate_is_required(&p, "psu"));
+	assert_false(val_gate_is_required(&p, "extra"));
+	assert_int_equal(val_gate_failing(&p, checks, 4, failing, &missing), 3);
+	assert_int_equal(failing[0], 0);
+	assert_int_equal(failing[1], 1);
+	assert_int_equal(failing[2], 0);
+	assert_int_equal(failing[3], 1);
+	assert_non_null(strstr(missing, "boot_disk"));
+	assert_null(strstr(missing, "gpu_count"));
+	assert_null(strstr(missing, "cabling"));
+	free(missing);
+	assert_int_equal(val_gate_failing(&p, checks, 1, failing, &missing), 1);
+	assert_non_null(strstr(missing, "gpu_count"));
+	free(missing);
+	prof_release(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_version_cmp),	 cmocka_unit_test(test_gate_optional),
-		cmocka_unit_test(test_gate_expected),	 cmocka_unit_test(test_firmware_judge),
-		cmocka_unit_test(test_firmware_ipmi),	 cmocka_unit_test(test_boot_disk_rule),
-		cmocka_unit_test(test_boot_disk_volume), cmocka_unit_test(test_disk_identity),
+		cmocka_unit_test(test_version_cmp),    cmocka_unit_test(test_gate_optional),
+		cmocka_unit_test(test_gate_expected),  cmocka_unit_test(test_gate_required_adds),
+		cmocka_unit_test(test_firmware_judge), cmocka_unit_test(test_firmware_ipmi),
+		cmocka_unit_test(test_boot_disk_rule), cmocka_unit_test(test_boot_disk_volume),
+		cmocka_unit_test(test_disk_identity),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
