@@ -66,6 +66,7 @@ static const char *const fault_names[SIM_F_COUNT] = {
 	[SIM_F_IB_RATE] = "ib_rate",
 	[SIM_F_NVLINK_DOWN] = "nvlink_down",
 	[SIM_F_PEERMEM_MISSING] = "peermem_missing",
+	[SIM_F_FAN_FAILED] = "fan_failed",
 };
 
 /* BIOS attributes bios_drift may change, and the value a drifted node has. */
@@ -299,6 +300,12 @@ static void apply(struct sim_node *n, enum sim_fault f, uint64_t *rng)
 		detail(n, f,
 		       json_pack("{s:i, s:s, s:i, s:i}", "gpu", g + 1, "serial", n->gpus[g].serial, "bus",
 				 n->gpus[g].bus, "link", (int)sim_rng_below(rng, SIM_NVLINKS)));
+		break;
+	case SIM_F_FAN_FAILED:
+		n->failed_fan = 1 + (int)sim_rng_below(rng, (uint64_t)sh->fans);
+		snprintf(name, sizeof(name), "System Board Fan%d%c", (n->failed_fan - 1) / 2 + 1,
+			 'A' + (n->failed_fan - 1) % 2);
+		detail(n, f, json_pack("{s:s}", "fan", name));
 		break;
 	case SIM_F_THERMAL_BOGUS:
 		n->bogus_sensor = (int)sim_rng_below(rng, (uint64_t)sim_node_temps(n));

@@ -214,7 +214,10 @@ static void thermal(struct sim_hw *w, const struct sim_node *n)
 		sim_hw_put(w, rel, "System Board Fan%d%c", i / 2 + 1, 'A' + i % 2);
 		free(rel);
 		rel = br_xasprintf("sys/devices/%s/hwmon/hwmon2/fan%d_input", board, i + 1);
-		sim_hw_put(w, rel, "%d", bogus ? HOST_FAN_RPM_MAX : 7800 + 120 * ((n->index + i) % 7));
+		sim_hw_put(w, rel, "%d",
+			   n->failed_fan == i + 1 ? 0
+			   : bogus		  ? HOST_FAN_RPM_MAX
+						  : 7800 + 120 * ((n->index + i) % 7));
 		free(rel);
 		rel = br_xasprintf("sys/devices/%s/hwmon/hwmon2/fan%d_max", board, i + 1);
 		sim_hw_put(w, rel, "%d", HOST_FAN_RPM_MAX);

@@ -16,7 +16,8 @@ json_t *sim_r_thermal(struct sim_ctx *c)
 
 	for (int i = 0; i < sim_node_shape(n)->fans; i++) {
 		/* A bogus sensor drives the fan table to full speed. */
-		int rpm = bogus ? FAN_RPM_MAX : 7800 + 120 * ((n->index + i) % 7);
+		int stopped = n->failed_fan == i + 1;
+		int rpm = stopped ? 0 : bogus ? FAN_RPM_MAX : 7800 + 120 * ((n->index + i) % 7);
 		char *id = br_xasprintf(SIM_R_CHASSIS "/Thermal#/Fans/%d", i);
 
 		/* MemberId is the array index, as the Thermal schema requires and
@@ -24,11 +25,12 @@ json_t *sim_r_thermal(struct sim_ctx *c)
 		 * "MemberId ... the last segment of the JSON pointer"). */
 		snprintf(member, sizeof(member), "%d", i);
 		snprintf(name, sizeof(name), "System Board Fan%d%c", i / 2 + 1, 'A' + i % 2);
-		json_array_append_new(
-		    fans, json_pack("{s:s, s:s, s:s, s:i, s:s, s:i, s:i, s:s, s:o}", "@odata.id", id,
-				    "MemberId", member, "Name", name, "Reading", rpm, "ReadingUnits", "RPM",
-				    "LowerThresholdCritical", 480, "MaxReadingRange", FAN_RPM_MAX,
-				    "PhysicalContext", "SystemBoard", "Status", sim_status("OK")));
+		json_array_append_new(fans, json_pack("{s:s, s:s, s:s, s:i, s:s, s:i, s:i, s:s, s:o}",
+						      "@odata.id", id, "MemberId", member, "Name", name,
+						      "Reading", rpm, "ReadingUnits", "RPM",
+						      "LowerThresholdCritical", 480, "MaxReadingRange",
+						      FAN_RPM_MAX, "PhysicalContext", "SystemBoard", "Status",
+						      sim_status(stopped ? "Critical" : "OK")));
 		free(id);
 	}
 	for (int i = 0; i < sim_node_temps(n); i++) {

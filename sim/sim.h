@@ -194,6 +194,9 @@ enum sim_fault {
 	SIM_F_NVLINK_DOWN,
 	/* GPUDirect RDMA's peer-memory client (nvidia_peermem) not loaded. */
 	SIM_F_PEERMEM_MISSING,
+	/* One fan stopped: 0 RPM and Critical at the BMC, 0 RPM in the host's
+	 * hwmon (a seized rotor or an unplugged fan cable). */
+	SIM_F_FAN_FAILED,
 	SIM_F_COUNT
 };
 
@@ -348,6 +351,7 @@ struct sim_node {
 	struct sim_drive drives[SIM_DATA_DRIVES];
 	struct sim_psu psus[SIM_PSUS];
 	int bogus_sensor; /* thermal_bogus: index of the temperature reading nonsense */
+	int failed_fan;	  /* fan_failed: index + 1 of the stopped fan (0: none) */
 	uint64_t faults;  /* SIM_FAULT_BIT()s */
 	json_t *details;  /* per-fault specifics for truth.json (owned) */
 	struct sim_bmc_state st;

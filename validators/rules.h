@@ -97,14 +97,14 @@ void val_checks_expected(const struct prof_profile *p, struct br_strlist *out);
 
 /* Judge one node against p: one check each, in this order and with these
  * stable names, "pcie", "gpu_count", "nic_count", "nvme_count",
- * "boot_disk", "thermal", "cpufreq", "clock", "psu", "dmesg",
+ * "boot_disk", "thermal", "cpufreq", "clock", "psu", "fans", "dmesg",
  * "gpu_health", "ib_ports", "nvlink", "gpudirect_rdma". A check whose facts are missing is unknown with the
  * reason; a count or limit the profile leaves out (-1) leaves its check
- * out, "gpu_health" is left out where the profile says [gpu] count = 0 ,
- * "ib_ports" where it states no [ib] ports and "nvlink" where it states no
- * [gpu] nvlinks, "gpudirect_rdma" unless it says [gpu] gpudirect_rdma = yes. A probe document of
- * another probe_version is not read (its checks are unknown). The checks
- * are appended to *ret_checks (*ret_n elements; both may start empty). */
+ * out ("fans" where the profile states no [fans] count), "gpu_health" is left out where the profile says
+ * [gpu] count = 0 , "ib_ports" where it states no [ib] ports and "nvlink" where it states no [gpu] nvlinks,
+ * "gpudirect_rdma" unless it says [gpu] gpudirect_rdma = yes. A probe document of another probe_version is
+ * not read (its checks are unknown). The checks are appended to *ret_checks (*ret_n elements; both may start
+ * empty). */
 void val_judge_node(const struct prof_profile *p, const struct val_node_facts *f,
 		    struct val_check **ret_checks, size_t *ret_n);
 

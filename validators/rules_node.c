@@ -264,6 +264,7 @@ void val_judge_node(const struct prof_profile *p, const struct val_node_facts *f
 	val_rule_cpufreq(&c);
 	val_rule_clock(&c);
 	val_rule_psu(&c);
+	val_rule_fans(&c);
 	val_rule_dmesg(&c);
 	val_rule_gpu_health(&c);
 	val_rule_ib_ports(&c);
@@ -289,6 +290,7 @@ void val_checks_expected(const struct prof_profile *p, struct br_strlist *out)
 		{ "cpufreq", 1 },
 		{ "clock", hw->clock_skew_max_ms >= 0 },
 		{ "psu", 1 },
+		{ "fans", hw->fans >= 0 },
 		{ "dmesg", 1 },
 		{ "gpu_health", hw->gpus != 0 },
 		{ "ib_ports", hw->ib_ports >= 0 },

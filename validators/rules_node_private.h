@@ -73,6 +73,7 @@ void val_rule_thermal(struct val_node_ctx *c);
 void val_rule_cpufreq(struct val_node_ctx *c);
 void val_rule_clock(struct val_node_ctx *c);
 void val_rule_psu(struct val_node_ctx *c);
+void val_rule_fans(struct val_node_ctx *c);
 void val_rule_dmesg(struct val_node_ctx *c);
 void val_rule_gpu_health(struct val_node_ctx *c);
 void val_rule_ib_ports(struct val_node_ctx *c);

@@ -2,9 +2,9 @@
 # simulator's node shaped like the family's machine, the family's own
 # profile (hardware.conf) judging it. Source lib.sh first, then call
 #   family_pipeline VENDOR PROFILE
-# A 4-node rack: gpu_missing, clock_skew and psu_failed each on a node of
-# its own, one node clean. The faulty nodes end quarantined naming their
-# failed check (gpu_count, clock, psu); the clean one ends golden with
+# A 5-node rack: gpu_missing, clock_skew, psu_failed and fan_failed each on
+# a node of its own, one node clean. The faulty nodes end quarantined
+# naming their failed check (gpu_count, clock, psu, fans); the clean one ends golden with
 # every check its profile's [gate] required names present and passing, and
 # gpu_count's detail giving the family's own GPU count.
 
@@ -19,7 +19,7 @@ family_pipeline() { # VENDOR PROFILE
 	vendor=$1 profile=$2
 	gpus=$(family_conf "$profile" gpu count)
 	[ -n "$gpus" ] || fail "$profile: hardware.conf states no [gpu] count"
-	bringup sim --nodes 4 --seed 15 --vendor "$vendor" --dir rack --faults gpu_missing,clock_skew,psu_failed \
+	bringup sim --nodes 5 --seed 15 --vendor "$vendor" --dir rack --faults gpu_missing,clock_skew,psu_failed,fan_failed \
 		--maas-commission-ms 100 --maas-deploy-ms 100 --bios-job-ms 200 --daemon >/dev/null
 	at_exit "stop_sim $T/rack"
 	set -a; . rack/env; set +a
@@ -36,7 +36,7 @@ family_pipeline() { # VENDOR PROFILE
 	assert_eq "$rc" 1 "run exit (quarantined nodes): $(tail -3 run.err)"
 	bringup status --json > status.json
 	st() { jq -r --arg h "$1" ".nodes[] | select(.hostname == \$h) | $2" status.json; }
-	for pair in gpu_missing:gpu_count clock_skew:clock psu_failed:psu; do
+	for pair in gpu_missing:gpu_count clock_skew:clock psu_failed:psu fan_failed:fans; do
 		f=${pair%%:*} check=${pair#*:}
 		h=$(jq -r --arg f "$f" '.nodes[] | select(.faults == [$f]) | .hostname' rack/truth.json)
 		[ -n "$h" ] || fail "no node carries $f alone"
@@ -50,12 +50,15 @@ family_pipeline() { # VENDOR PROFILE
 	required=$(family_conf "$profile" gate required | tr -d ' ' | tr , ' ')
 	[ -n "$required" ] || fail "$profile: no [gate] required"
 	optional=" $(family_conf "$profile" gate optional | tr -d ' ' | tr , ' ') "
+	set -f # the names may be shell patterns (firmware:*): each must match a check
 	for check in $required; do
-		got=$(st "$h" "[.checks[] | select(.name == \"$check\") | .result] | join(\",\")")
+		re="^$(printf '%s' "$check" | sed 's/\*/.*/g')\$"
+		got=$(st "$h" "[.checks[] | select(.name | test(\"$re\")) | .result] | unique | join(\",\")")
 		# an optional check may be absent (fabric: no capture given), never failing
 		case "$optional" in *" $check "*) [ -z "$got" ] && continue ;; esac
 		assert_eq "$got" pass "clean $h: required check $check"
 	done
+	set +f
 	# The counts are the family's own, on every side that sees them.
 	detail() { st "$1" ".checks[] | select(.name == \"$2\") | .detail"; }
 	assert_contains "$(detail "$h" gpu_count)" "nvidia-smi: $gpus GPU" "clean $h: gpu_count detail"
@@ -66,10 +69,12 @@ family_pipeline() { # VENDOR PROFILE
 		"clean $h: nvme_count detail"
 	assert_contains "$(detail "$h" psu)" "$(family_conf "$profile" psu count) power supplies present" \
 		"clean $h: psu detail"
+	assert_contains "$(detail "$h" fans)" "$(family_conf "$profile" fans count) fans present" \
+		"clean $h: fans detail"
 	assert_contains "$(detail "$h" cpufreq)" "rated $(family_conf "$profile" cpu rated_mhz) MHz" \
 		"clean $h: cpufreq detail"
 	# gpu_missing took one of the machine's own GPUs (a GH200's only one).
 	hg=$(jq -r '.nodes[] | select(.faults == ["gpu_missing"]) | .hostname' rack/truth.json)
 	assert_contains "$(detail "$hg" gpu_count)" "BMC: $((gpus - 1)) GPUs, expected $gpus" "$hg: gpu_count detail"
-	echo "$vendor: 4 ${profile} nodes, gpu_missing/clock_skew/psu_failed quarantined by name, the clean one golden on $required"
+	echo "$vendor: 5 ${profile} nodes, gpu_missing/clock_skew/psu_failed/fan_failed quarantined by name, the clean one golden on $required"
 }

@@ -15,6 +15,8 @@
 
 #include <cmocka.h>
 
+#include "redfish/ipmi_private.h"
+#include "redfish/rf_private.h"
 #include "validators/rules.h"
 
 #define NO_CLOCK INT64_MIN /* controller_ms left 0 */
@@ -1738,10 +1740,10 @@ static void test_clock_window(void **state)
 
 static void test_all_checks_named(void **state)
 {
-	static const char *const names[] = { "pcie",	  "gpu_count",	   "nic_count",	 "nvme_count",
-					     "boot_disk", "thermal",	   "cpufreq",	 "clock",
-					     "psu",	  "dmesg",	   "gpu_health", "ib_ports",
-					     "nvlink",	  "gpudirect_rdma" };
+	static const char *const names[] = { "pcie",	  "gpu_count", "nic_count",	"nvme_count",
+					     "boot_disk", "thermal",   "cpufreq",	"clock",
+					     "psu",	  "fans",      "dmesg",		"gpu_health",
+					     "ib_ports",  "nvlink",    "gpudirect_rdma" };
 	const char *top = getenv("BR_TOP");
 	char *dir = br_xasprintf("%s/templates", top ? top : ".");
 	struct prof_profile p;
@@ -1988,6 +1990,136 @@ static void test_ib_ports_blame_hca(void **state)
 	assert_blames(HW_IB_QDR, IB_COUNTERS, ib_port_bad, "ib_ports", "pci:0000:04:00.0");
 }
 
+/* ---- fans, on the BMCs' own formats ------------------------------------------ */
+
+/* Judge only the BMC facts hw against a profile expecting `want` fans;
+ * returns the fans check (kept in *ret for the caller to free). */
+static const struct val_check *judge_fans(struct br_hw *hw, int want, struct val_check **ret, size_t *n)
+{
+	struct prof_profile p;
+	struct val_node_facts f = { 0 };
+
+	prof_init(&p);
+	p.hw.fans = want;
+	f.bmc = hw;
+	*ret = NULL;
+	*n = 0;
+	val_judge_node(&p, &f, ret, n);
+	prof_release(&p);
+	return find(*ret, *n, "fans");
+}
+
+static char *fixture_text(const char *rel)
+{
+	const char *top = getenv("BR_TOP");
+	char *path = br_xasprintf("%s/tests/fixtures/%s", top ? top : ".", rel), *data = NULL;
+	struct br_err err = { 0 };
+	size_t len;
+
+	if (br_read_file(path, 1 << 20, &data, &len, &err))
+		fail_msg("%s: %s", path, err.msg);
+	free(path);
+	return data;
+}
+
+/* ipmitool's `sensor list` (the fixture is its real output): Fan1A and
+ * Fan1B turning, an empty slot ("ns", no reading) is no fan, a fan the
+ * SDR rates "cr" fails by name, one short of the profile fails the count,
+ * and a profile with no [fans] count has no fans check. */
+static void test_fans_ipmi(void **state)
+{
+	char *out = fixture_text("ipmi/sensor-list.out"), *more;
+	struct val_check *checks;
+	size_t n;
+	const struct val_check *c;
+	struct br_hw hw;
+
+	(void)state;
+	br_hw_init(&hw);
+	assert_int_equal(ipmi_parse_sensor_list(out, &hw), 0);
+	c = judge_fans(&hw, 2, &checks, &n);
+	assert_non_null(c);
+	assert_int_equal(c->result, VAL_PASS);
+	assert_non_null(strstr(c->detail, "2 fans present"));
+	val_checks_free(checks, n);
+	c = judge_fans(&hw, 3, &checks, &n);
+	assert_int_equal(c->result, VAL_FAIL);
+	assert_non_null(strstr(c->detail, "2 fans present, expected 3"));
+	val_checks_free(checks, n);
+	assert_null(judge_fans(&hw, -1, &checks, &n));
+	val_checks_free(checks, n);
+	br_hw_release(&hw);
+
+	more = br_xasprintf("%s%s%s", out,
+			    "Fan2A            | na         | RPM        | ns    | na        | 600.000   | "
+			    "800.000   | na        | na        | na        \n",
+			    "Fan2B            | 0.000      | RPM        | cr    | na        | 600.000   | "
+			    "800.000   | na        | na        | na        \n");
+	br_hw_init(&hw);
+	assert_int_equal(ipmi_parse_sensor_list(more, &hw), 0);
+	c = judge_fans(&hw, 3, &checks, &n);
+	assert_int_equal(c->result, VAL_FAIL);
+	assert_non_null(strstr(c->detail, "Fan2B at 0 RPM: health Critical"));
+	assert_null(strstr(c->detail, "Fan2A"));
+	assert_null(strstr(c->detail, "expected"));
+	val_checks_free(checks, n);
+	br_hw_release(&hw);
+	free(more);
+	free(out);
+}
+
+/* Redfish Thermal.Fans[] (Reading + ReadingUnits, and the older
+ * ReadingRPM): a fan stopped with health OK still fails, as does one below
+ * its LowerThresholdCritical; no BMC facts is unknown. */
+static void test_fans_redfish(void **state)
+{
+	json_t *doc = load_probe("redfish/dell_thermal.json"), *fan;
+	struct val_check *checks;
+	size_t n;
+	const struct val_check *c;
+	struct br_hw hw;
+	struct val_node_facts none = { 0 };
+	struct prof_profile p;
+
+	(void)state;
+	br_hw_init(&hw);
+	rf_parse_thermal(&hw, doc);
+	c = judge_fans(&hw, 2, &checks, &n);
+	assert_int_equal(c->result, VAL_PASS);
+	val_checks_free(checks, n);
+	br_hw_release(&hw);
+
+	fan = json_array_get(json_object_get(doc, "Fans"), 0);
+	json_object_set_new(fan, "Reading", json_integer(0));
+	br_hw_init(&hw);
+	rf_parse_thermal(&hw, doc);
+	c = judge_fans(&hw, 2, &checks, &n);
+	assert_int_equal(c->result, VAL_FAIL);
+	assert_non_null(strstr(c->detail, "System Board Fan1A at 0 RPM: stopped"));
+	val_checks_free(checks, n);
+	br_hw_release(&hw);
+
+	json_object_set_new(fan, "Reading", json_integer(300));
+	json_object_set_new(fan, "LowerThresholdCritical", json_integer(480));
+	br_hw_init(&hw);
+	rf_parse_thermal(&hw, doc);
+	c = judge_fans(&hw, 2, &checks, &n);
+	assert_int_equal(c->result, VAL_FAIL);
+	assert_non_null(strstr(c->detail, "below its critical 480 RPM"));
+	val_checks_free(checks, n);
+	br_hw_release(&hw);
+	json_decref(doc);
+
+	prof_init(&p);
+	p.hw.fans = 4;
+	checks = NULL;
+	n = 0;
+	val_judge_node(&p, &none, &checks, &n);
+	assert_int_equal(find(checks, n, "fans")->result, VAL_UNKNOWN);
+	val_checks_free(checks, n);
+	prof_release(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2001,6 +2133,8 @@ int main(void)
 		cmocka_unit_test(test_gpu_health_blames_gpu),
 		cmocka_unit_test(test_ib_ports_blame_hca),
 		cmocka_unit_test(test_nvlink_blames_gpu),
+		cmocka_unit_test(test_fans_ipmi),
+		cmocka_unit_test(test_fans_redfish),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
