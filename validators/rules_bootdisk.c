@@ -41,6 +41,7 @@ void val_rule_boot_disk(struct val_node_ctx *c)
 	char *why = NULL;
 	json_t *storage = val_probe_section(c, "storage", &why), *root;
 	const char *status, *dev, *disk, *ctl;
+	struct val_evidence e;
 
 	if (!want || !*want) {
 		val_node_check(c, "boot_disk", VAL_UNKNOWN,
@@ -78,12 +79,21 @@ void val_rule_boot_disk(struct val_node_ctx *c)
 		goto out;
 	}
 	other = disk_with_serial(storage, want);
-	val_node_check(
-	    c, "boot_disk", VAL_FAIL,
-	    "/ is on %s (disk %s, controller %s, serial %s), but the node was deployed to serial %s (%s%s): "
-	    "the OS is on the wrong disk; redeploy with the boot disk pinned by serial",
-	    dev ? dev : "?", disk ? disk : "?", ctl ? ctl : "?", serial, want,
-	    other ? "seen as " : "not seen", other ? other : " by the OS");
+	val_ev_init(&e);
+	val_ev_add(&e, VAL_FAIL,
+		   "/ is on %s (disk %s, controller %s, serial %s), but the node was deployed to serial %s "
+		   "(%s%s): the OS is on the wrong disk; redeploy with the boot disk pinned by serial",
+		   dev ? dev : "?", disk ? disk : "?", ctl ? ctl : "?", serial, want,
+		   other ? "seen as " : "not seen", other ? other : " by the OS");
+	/* The disk it was deployed to is gone from the OS: that drive is the
+	 * fault, as nvme_count says of it too (one ticket for the drive). */
+	if (!other) {
+		char *part = br_xasprintf("drive:%s", want);
+
+		val_ev_blame(&e, part);
+		free(part);
+	}
+	val_ev_emit(c, "boot_disk", &e);
 out:
 	free(why);
 }

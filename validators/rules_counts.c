@@ -209,11 +209,17 @@ void val_rule_nvme_count(struct val_node_ctx *c)
 			continue;
 		json_array_foreach(ctrls, j, ctl) if (val_serial_eq(br_json_str(ctl, "serial"), d->serial))
 		    found = 1;
-		if (!found)
+		if (!found) {
+			char *part = br_xasprintf("drive:%s", d->serial);
+
 			val_ev_add(&e, VAL_FAIL,
 				   "NVMe serial %s (%s, bay %s per the BMC) is not seen by the OS", d->serial,
 				   d->model ? d->model : "model unknown",
 				   d->location ? d->location : "unknown");
+			/* the boot disk's check names the same drive when it is this one */
+			val_ev_blame(&e, part);
+			free(part);
+		}
 	}
 	if (!sources)
 		val_ev_add(&e, VAL_UNKNOWN, "no NVMe count from any source: %s; no drives from the BMC", why);

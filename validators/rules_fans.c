@@ -6,6 +6,7 @@
  * SDR fan with no reading: "ns") is not a fan. */
 #define _DEFAULT_SOURCE
 #include <math.h>
+#include <stdlib.h>
 #include <strings.h>
 
 #include "rules_node_private.h"
@@ -18,6 +19,15 @@ static int absent(const struct br_sensor *s)
 static int rpm(const struct br_sensor *s)
 {
 	return s->units && !strcasecmp(s->units, "RPM") && !isnan(s->reading);
+}
+
+/* The fan a failing item is about, by the BMC's name for it. */
+static void blame_fan(struct val_evidence *e, const struct br_sensor *s)
+{
+	char *part = br_xasprintf("fan:%s", s->name ? s->name : "?");
+
+	val_ev_blame(e, part);
+	free(part);
 }
 
 void val_rule_fans(struct val_node_ctx *c)
@@ -43,6 +53,7 @@ void val_rule_fans(struct val_node_ctx *c)
 			continue;
 		present++;
 		if (s->health && strcasecmp(s->health, "OK")) {
+			blame_fan(&e, s);
 			if (rpm(s))
 				val_ev_add(&e, VAL_FAIL, "%s at %.0f RPM: health %s: replace the fan", name,
 					   s->reading, s->health);
@@ -50,6 +61,7 @@ void val_rule_fans(struct val_node_ctx *c)
 				val_ev_add(&e, VAL_FAIL, "%s: health %s: replace the fan", name, s->health);
 		} else if (rpm(s) && s->reading <= 0) {
 			val_ev_add(&e, VAL_FAIL, "%s at 0 RPM: stopped: replace the fan", name);
+			blame_fan(&e, s);
 		} else if (rpm(s) && !isnan(s->lower_critical) && s->reading < s->lower_critical) {
 			val_ev_add(&e, VAL_FAIL,
 				   "%s at %.0f RPM, below its critical %.0f RPM: replace the fan", name,

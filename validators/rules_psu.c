@@ -10,6 +10,15 @@ static int absent(const struct br_sensor *s)
 	return s->state && (!strcasecmp(s->state, "Absent") || !strcasecmp(s->state, "UnavailableOffline"));
 }
 
+/* The supply a failing item is about, by serial (else by the BMC's name). */
+static void blame_psu(struct val_evidence *e, const struct br_sensor *s)
+{
+	char *part = br_xasprintf("psu:%s", s->serial && *s->serial ? s->serial : s->name ? s->name : "?");
+
+	val_ev_blame(e, part);
+	free(part);
+}
+
 void val_rule_psu(struct val_node_ctx *c)
 {
 	const struct br_hw *hw = c->f->bmc;
@@ -32,6 +41,7 @@ void val_rule_psu(struct val_node_ctx *c)
 		if (absent(s)) {
 			val_ev_add(&e, VAL_FAIL, "%s (serial %s): %s: reseat or replace it", name, serial,
 				   s->state);
+			blame_psu(&e, s);
 			continue;
 		}
 		present++;
@@ -39,10 +49,12 @@ void val_rule_psu(struct val_node_ctx *c)
 			unrated++;
 		else if (!strcasecmp(s->health, "OK"))
 			healthy++;
-		else
+		else {
 			val_ev_add(&e, VAL_FAIL,
 				   "%s (serial %s): health %s: check its power cord, then replace it", name,
 				   serial, s->health);
+			blame_psu(&e, s);
+		}
 	}
 	/* No supply at all is a BMC that does not say (IPMI without the SDR
 	 * records), not a node running on none. */

@@ -1990,6 +1990,46 @@ static void test_ib_ports_blame_hca(void **state)
 	assert_blames(HW_IB_QDR, IB_COUNTERS, ib_port_bad, "ib_ports", "pci:0000:04:00.0");
 }
 
+/* The drive the node was deployed to, gone from the OS: nvme_count and
+ * boot_disk both blame it by serial (one ticket for the drive); a supply
+ * the BMC rates Critical is blamed by its serial. */
+static void test_drive_and_psu_blamed(void **state)
+{
+	struct prof_profile p;
+	struct br_err err = { 0 };
+	struct val_node_facts f = { 0 };
+	struct val_check *checks = NULL;
+	size_t n = 0;
+	struct br_hw hw;
+	struct br_sensor *psu;
+
+	(void)state;
+	prof_init(&p);
+	assert_int_equal(prof_parse_text("hardware.conf", "[nvme]\ncount = 3\n[psu]\ncount = 1\n",
+					 PROF_FILE_HARDWARE, &p, &err),
+			 0);
+	br_hw_init(&hw);
+	bmc_three_nvme(&hw);
+	psu = sensor(&hw, BR_SENSOR_PSU, "PSU.Slot.1", 2800, "W");
+	free(psu->health);
+	psu->health = strdup("Critical");
+	psu->serial = strdup("CNDED0012345");
+	f.bmc = &hw;
+	f.probe = load_probe(NVME);
+	f.deployed_disk_serial = "S6CKNE0W700555";
+	val_judge_node(&p, &f, &checks, &n);
+	assert_int_equal(find(checks, n, "nvme_count")->result, VAL_FAIL);
+	assert_string_equal(find(checks, n, "nvme_count")->component, "drive:S6CKNE0W700555");
+	assert_int_equal(find(checks, n, "boot_disk")->result, VAL_FAIL);
+	assert_string_equal(find(checks, n, "boot_disk")->component, "drive:S6CKNE0W700555");
+	assert_int_equal(find(checks, n, "psu")->result, VAL_FAIL);
+	assert_string_equal(find(checks, n, "psu")->component, "psu:CNDED0012345");
+	val_checks_free(checks, n);
+	json_decref(f.probe);
+	br_hw_release(&hw);
+	prof_release(&p);
+}
+
 /* ---- fans, on the BMCs' own formats ------------------------------------------ */
 
 /* Judge only the BMC facts hw against a profile expecting `want` fans;
@@ -2060,6 +2100,7 @@ static void test_fans_ipmi(void **state)
 	c = judge_fans(&hw, 3, &checks, &n);
 	assert_int_equal(c->result, VAL_FAIL);
 	assert_non_null(strstr(c->detail, "Fan2B at 0 RPM: health Critical"));
+	assert_string_equal(c->component, "fan:Fan2B");
 	assert_null(strstr(c->detail, "Fan2A"));
 	assert_null(strstr(c->detail, "expected"));
 	val_checks_free(checks, n);
@@ -2133,6 +2174,7 @@ int main(void)
 		cmocka_unit_test(test_gpu_health_blames_gpu),
 		cmocka_unit_test(test_ib_ports_blame_hca),
 		cmocka_unit_test(test_nvlink_blames_gpu),
+		cmocka_unit_test(test_drive_and_psu_blamed),
 		cmocka_unit_test(test_fans_ipmi),
 		cmocka_unit_test(test_fans_redfish),
 	};
