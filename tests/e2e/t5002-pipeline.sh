@@ -9,6 +9,7 @@
 cd "$T"
 faults=bmc_down,bmc_auth,bmc_flaky,psu_failed,bios_drift,fw_outdated,nic_missing,gpu_missing,pcie_degraded
 faults=$faults,nvme_order,nvme_missing,cable_swap,cable_unplugged,thermal_bogus,cpufreq_capped,clock_skew,commission_fail
+faults=$faults,fan_failed
 # Under the sanitizers (build/asan) a 24-node rack still carries every
 # fault kind with clean nodes beside them, in half the time.
 nodes=48
@@ -84,6 +85,13 @@ for h in $(jq -r '.nodes[].hostname' rack/truth.json); do
 		assert_eq "$(jq -r --arg h "$h" '[.tickets[] | select(.hostname == $h) | .fault] | join(",")' t1.json)" cabling \
 			"$h (cable_unplugged): a cabling ticket"
 	fi
+	# A stopped fan is a fan ticket naming it, with its own action.
+	if [ "$fs" = fan_failed ]; then
+		assert_eq "$(jq -r --arg h "$h" '[.tickets[] | select(.hostname == $h) | .fault] | join(",")' t1.json)" fans \
+			"$h (fan_failed): one fans ticket"
+		assert_contains "$(jq -r --arg h "$h" '.tickets[] | select(.hostname == $h) | .action' t1.json)" \
+			"Replace the fan System Board Fan" "$h (fan_failed): the fan named in the action"
+	fi
 	if [ -n "$kind" ]; then
 		assert_eq "$(jq -r --arg h "$h" '.nodes[] | select(.hostname == $h) | .failure_kind' status1.json)" "$kind" \
 			"$h ($fs): failure kind"
@@ -94,6 +102,19 @@ for h in $(jq -r '.nodes[].hostname' rack/truth.json); do
 		esac
 	fi
 done
+# Every ticket names where the machine is and which one it is: rack and U
+# from the manifest, the serial from the BMC, else from the manifest (a
+# dead BMC's node has only that one), and it is the machine's own.
+assert_eq "$(jq -r '[.tickets[] | select((.location | test("^rack [^ ?]+ U[0-9]+$")) | not)] | length' t1.json)" 0 \
+	"every ticket has rack and U: $(jq -c '[.tickets[].location] | unique' t1.json)"
+assert_eq "$(jq -r '[.tickets[] | select(.serial == null or .serial == "")] | length' t1.json)" 0 \
+	"every ticket has a serial"
+jq -r '.tickets[] | "\(.hostname) \(.serial)"' t1.json | sort -u > ticket-serials
+jq -r '.nodes[] | "\(.hostname) \(.system_serial)"' rack/truth.json | sort > truth-serials
+assert_eq "$(comm -23 ticket-serials truth-serials)" "" "each ticket's serial is its machine's"
+dead=$(jq -r '.nodes[] | select(.faults | index("bmc_down")) | .hostname' rack/truth.json | head -1)
+[ -n "$(jq -r --arg h "$dead" '.tickets[] | select(.hostname == $h) | .serial' t1.json)" ] ||
+	fail "the dead BMC's node ($dead) has no serial in its ticket"
 assert_eq "$(jq -r '[.tickets[] | "\(.hostname)/\(.fault)"] | length' t1.json)" \
 	"$(jq -r '[.tickets[] | "\(.hostname)/\(.fault)"] | unique | length' t1.json)" "no (node, fault) ticket twice"
 assert_eq "$(jq -r '.tickets_open' run1.json)" "$(jq '.tickets | length' t1.json)" "summary's ticket count"
@@ -114,3 +135,10 @@ cmp -s nodes1 nodes2 || fail "second run changed nodes: $(diff nodes1 nodes2 | h
 cmp -s tickets1 tickets2 || fail "second run changed tickets: $(diff tickets1 tickets2 | head -5)"
 assert_eq "$(maas_req GET machines/ | jq length)" "$machines" "no new MAAS machine"
 echo "pipeline: 48 nodes, every fault kind, final states as designed, tickets once, second run a no-op"
+# The table the closing notes quote: each injected fault kind, what its
+# node ended as, its tickets and the first words of their action.
+jq -r --slurpfile st status1.json --slurpfile tk t1.json '
+	.nodes[] | select(.faults | length == 1) | .hostname as $h | .faults[0] as $f
+	| ($st[0].nodes[] | select(.hostname == $h) | .state) as $s
+	| [$tk[0].tickets[] | select(.hostname == $h) | "\(.fault) (\(.action | split(" ")[0:6] | join(" ")))"] as $t
+	| "\($f)\t\($s)\t\($t | join("; "))"' rack/truth.json | sort -u -t "$(printf '\t')" -k1,1
