@@ -185,17 +185,22 @@ static void test_gate_failing(void **state)
 	assert_string_equal(missing, "gpu_count, boot_disk, cpufreq, psu, dmesg, gpu_health");
 	free(missing);
 	p.hw.gpus = -1;
-	/* Only what the profile requires; a required check never run is named. */
+	/* A [gate] required list adds to the expected checks and cannot drop
+	 * one: cabling (unknown) and thermal (failed) still block, and what
+	 * never ran is named. */
 	br_strlist_add(&p.hw.gate_required, "firmware:*");
-	br_strlist_add(&p.hw.gate_required, "psu");
-	assert_int_equal(val_gate_failing(&p, view, 4, failing, &missing), 2);
-	assert_int_equal(failing[0], 0);
+	br_strlist_add(&p.hw.gate_required, "nvlink");
+	assert_int_equal(val_gate_failing(&p, view, 4, failing, &missing), 4);
+	assert_int_equal(failing[0], 1);
 	assert_int_equal(failing[1], 1);
-	assert_int_equal(failing[3], 0);
-	assert_string_equal(missing, "psu");
+	assert_int_equal(failing[2], 0);
+	assert_int_equal(failing[3], 1);
+	assert_string_equal(missing, "boot_disk, cpufreq, psu, dmesg, gpu_health, nvlink");
 	reason = stg_gate_reason(checks, 4, failing, missing);
 	assert_string_equal(reason,
-			    "failed checks: firmware:NIC.Slot.31-1-1: 28.1 < 28.39; not checked: psu");
+			    "failed checks: cabling unknown: no LLDP neighbours; firmware:NIC.Slot.31-1-1: "
+			    "28.1 < 28.39; thermal: Inlet: 900 C; not checked: boot_disk, cpufreq, psu, "
+			    "dmesg, gpu_health, nvlink");
 	free(reason);
 	free(missing);
 	prof_release(&p);
