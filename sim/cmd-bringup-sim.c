@@ -149,7 +149,7 @@ static int start_bmcs(struct run *r, struct br_err *err)
 	r->bmcs = br_xcalloc(r->rack.n, sizeof(*r->bmcs));
 	for (size_t i = 0; i < r->rack.n; i++) {
 		struct sim_node *n = &r->rack.nodes[i];
-		int down = n->faults & SIM_FAULT_BIT(SIM_F_BMC_DOWN), port, rc;
+		int down = sim_fault_has(&n->faults, SIM_F_BMC_DOWN), port, rc;
 
 		r->bmcs[i].node = n;
 		r->bmcs[i].cfg = &r->bmc_cfg;
@@ -345,7 +345,7 @@ static char *summary(struct run *r)
 
 	for (size_t i = 0; i < r->rack.n; i++)
 		for (int f = 0; f < SIM_F_COUNT; f++)
-			if (r->rack.nodes[i].faults & SIM_FAULT_BIT(f)) {
+			if (sim_fault_has(&r->rack.nodes[i].faults, f)) {
 				const char *name = sim_fault_name((enum sim_fault)f);
 
 				json_object_set_new(

@@ -180,8 +180,8 @@ static void apply_cable_swap(struct sim_node *a, struct sim_node *b, uint64_t *r
 	detail(b, SIM_F_CABLE_SWAP,
 	       json_pack("{s:s, s:s, s:s, s:s}", "ifname", b->nics[k].ifname, "peer", a->hostname, "switch",
 			 a->nics[k].sw, "switch_port", a->nics[k].sw_port));
-	a->faults |= SIM_FAULT_BIT(SIM_F_CABLE_SWAP);
-	b->faults |= SIM_FAULT_BIT(SIM_F_CABLE_SWAP);
+	sim_fault_set(&a->faults, SIM_F_CABLE_SWAP);
+	sim_fault_set(&b->faults, SIM_F_CABLE_SWAP);
 }
 
 /* a reports one of b's MACs in place of its own; both carry the fault in
@@ -200,8 +200,8 @@ static void apply_mac_clone(struct sim_node *a, struct sim_node *b, uint64_t *rn
 	       json_pack("{s:s, s:s, s:s}", "mac", b->nics[k].mac, "role", "impostor", "peer", b->hostname));
 	detail(b, SIM_F_MAC_CLONE,
 	       json_pack("{s:s, s:s, s:s}", "mac", b->nics[k].mac, "role", "genuine", "peer", a->hostname));
-	a->faults |= SIM_FAULT_BIT(SIM_F_MAC_CLONE);
-	b->faults |= SIM_FAULT_BIT(SIM_F_MAC_CLONE);
+	sim_fault_set(&a->faults, SIM_F_MAC_CLONE);
+	sim_fault_set(&b->faults, SIM_F_MAC_CLONE);
 }
 
 /* The manifest gives a the serial of b and b the serial of a; the BMCs
@@ -216,8 +216,8 @@ static void apply_serial_mismatch(struct sim_node *a, struct sim_node *b)
 	detail(b, SIM_F_SERIAL_MISMATCH,
 	       json_pack("{s:s, s:s, s:s}", "manifest_serial", b->manifest_serial, "bmc_serial",
 			 b->system_serial, "peer", a->hostname));
-	a->faults |= SIM_FAULT_BIT(SIM_F_SERIAL_MISMATCH);
-	b->faults |= SIM_FAULT_BIT(SIM_F_SERIAL_MISMATCH);
+	sim_fault_set(&a->faults, SIM_F_SERIAL_MISMATCH);
+	sim_fault_set(&b->faults, SIM_F_SERIAL_MISMATCH);
 }
 
 /* Put fault f on n; cable_swap, mac_clone and serial_mismatch, which take
@@ -233,7 +233,7 @@ static void apply(struct sim_node *n, enum sim_fault f, uint64_t *rng)
 	char name[32];
 	int celsius;
 
-	n->faults |= SIM_FAULT_BIT(f);
+	sim_fault_set(&n->faults, f);
 	switch (f) {
 	case SIM_F_PSU_FAILED:
 		n->psus[p].failed = 1;
@@ -391,12 +391,13 @@ static void assign_random(struct sim_rack *rack, double rate, uint64_t *rng)
 		struct sim_node *partner = NULL;
 		enum sim_fault f;
 
-		if (rack->nodes[i].faults || (double)sim_rng_next(rng) / 18446744073709551616.0 >= rate)
+		if (sim_fault_any(&rack->nodes[i].faults) ||
+		    (double)sim_rng_next(rng) / 18446744073709551616.0 >= rate)
 			continue;
 		f = (enum sim_fault)sim_rng_below(rng, SIM_F_DESIGN_COUNT);
 		if (f == SIM_F_CABLE_SWAP) {
 			for (size_t j = i + 1; j < rack->n && !partner; j++)
-				if (!rack->nodes[j].faults)
+				if (!sim_fault_any(&rack->nodes[j].faults))
 					partner = &rack->nodes[j];
 			if (!partner) /* no free node left to swap with */
 				f = SIM_F_CABLE_UNPLUGGED;

@@ -27,7 +27,7 @@ long sim_host_skew_s(const struct sim_node *n)
 {
 	json_t *skew = json_object_get(json_object_get(n->details, "clock_skew"), "offset_s");
 
-	return (n->faults & SIM_FAULT_BIT(SIM_F_CLOCK_SKEW)) && json_is_integer(skew)
+	return (sim_fault_has(&n->faults, SIM_F_CLOCK_SKEW)) && json_is_integer(skew)
 		   ? (long)json_integer_value(skew)
 		   : 0;
 }
@@ -37,7 +37,7 @@ long sim_host_skew_s(const struct sim_node *n)
  * and the mlx5 RDMA stack. */
 static void modules(struct sim_hw *w, const struct sim_node *n)
 {
-	int peermem = !(n->faults & SIM_FAULT_BIT(SIM_F_PEERMEM_MISSING));
+	int peermem = !(sim_fault_has(&n->faults, SIM_F_PEERMEM_MISSING));
 
 	sim_hw_put(w, "proc/modules",
 		   "%s"
@@ -115,7 +115,7 @@ int sim_hosts_rtc_tick(const struct sim_rack *rack, const char *dir, struct br_e
  * the field; the rest run to the rated turbo. */
 static void cpus(struct sim_hw *w, const struct sim_node *n)
 {
-	int capped = (n->faults & SIM_FAULT_BIT(SIM_F_CPUFREQ_CAPPED)) != 0;
+	int capped = (sim_fault_has(&n->faults, SIM_F_CPUFREQ_CAPPED)) != 0;
 	struct br_buf info;
 
 	br_buf_init(&info, 0);
@@ -168,7 +168,7 @@ static void hwmon_link(struct sim_hw *w, int index, const char *device)
  * bogus is bogus here too, and the fans run at their maximum. */
 static void thermal(struct sim_hw *w, const struct sim_node *n)
 {
-	int bogus = (n->faults & SIM_FAULT_BIT(SIM_F_THERMAL_BOGUS)) != 0;
+	int bogus = (sim_fault_has(&n->faults, SIM_F_THERMAL_BOGUS)) != 0;
 	const char *board = "platform/dell_smm_hwmon";
 	char name[32], *rel;
 	int celsius;
@@ -244,7 +244,7 @@ static int unplugged(const struct sim_node *n, const struct sim_nic *nic)
 	const char *ifname =
 	    json_string_value(json_object_get(json_object_get(n->details, "cable_unplugged"), "ifname"));
 
-	return (n->faults & SIM_FAULT_BIT(SIM_F_CABLE_UNPLUGGED)) && ifname && !strcmp(ifname, nic->ifname);
+	return (sim_fault_has(&n->faults, SIM_F_CABLE_UNPLUGGED)) && ifname && !strcmp(ifname, nic->ifname);
 }
 
 /* Net interfaces for every present NIC; an RDMA device per ConnectX-7,
@@ -399,7 +399,7 @@ static void storage(struct sim_hw *w, const struct sim_node *n)
 	for (int d = 0; d < SIM_DATA_DRIVES; d++)
 		if (n->drives[d].present)
 			order[count++] = d;
-	if ((n->faults & SIM_FAULT_BIT(SIM_F_NVME_ORDER)) && count > 1) {
+	if ((sim_fault_has(&n->faults, SIM_F_NVME_ORDER)) && count > 1) {
 		order[0] = order[1];
 		order[1] = -1;
 	}

@@ -157,7 +157,7 @@ static void nvidia_smi(struct sim_hw *w, const struct sim_node *n, const char *s
 static void nvlink_status(struct sim_hw *w, const struct sim_node *n)
 {
 	const json_t *down = json_object_get(n->details, "nvlink_down");
-	int down_gpu = (n->faults & SIM_FAULT_BIT(SIM_F_NVLINK_DOWN))
+	int down_gpu = (sim_fault_has(&n->faults, SIM_F_NVLINK_DOWN))
 			   ? (int)json_integer_value(json_object_get(down, "gpu")) - 1
 			   : -1;
 	int down_link = (int)json_integer_value(json_object_get(down, "link"));
@@ -225,10 +225,10 @@ static void lldpctl(struct sim_hw *w, const struct sim_node *n)
 
 		if (!nic->present)
 			continue;
-		if ((n->faults & SIM_FAULT_BIT(SIM_F_CABLE_UNPLUGGED)) &&
+		if ((sim_fault_has(&n->faults, SIM_F_CABLE_UNPLUGGED)) &&
 		    !strcmp(nic->ifname, br_json_str(unplug, "ifname") ? br_json_str(unplug, "ifname") : ""))
 			continue;
-		if ((n->faults & SIM_FAULT_BIT(SIM_F_CABLE_SWAP)) &&
+		if ((sim_fault_has(&n->faults, SIM_F_CABLE_SWAP)) &&
 		    !strcmp(nic->ifname, br_json_str(swap, "ifname") ? br_json_str(swap, "ifname") : "") &&
 		    br_json_str(swap, "switch") && br_json_str(swap, "switch_port")) {
 			sw = br_json_str(swap, "switch");
@@ -282,7 +282,7 @@ static void kernel_log(struct sim_hw *w, const struct sim_node *n, const char *s
 				    200000 + k * 1313, n->nics[k].bus, n->nics[k].firmware);
 	/* / is on the boot drive, which nvme_order names second (hosts.c). */
 	for (int d = 0; d < SIM_DATA_DRIVES; d++)
-		boot_index |= (n->faults & SIM_FAULT_BIT(SIM_F_NVME_ORDER)) && n->drives[d].present;
+		boot_index |= (sim_fault_has(&n->faults, SIM_F_NVME_ORDER)) && n->drives[d].present;
 	br_buf_addf(&msgs,
 		    "[    6.402311] EXT4-fs (nvme%dn1p2): mounted filesystem with ordered data mode.\n",
 		    boot_index);

@@ -169,7 +169,7 @@ static int guess_depth(const char *path)
  * an altered answer is not the resource, so it stays out of the cache. */
 static int alters(struct sim_ctx *c, enum sim_fault f)
 {
-	if (!(c->node->faults & SIM_FAULT_BIT(f)))
+	if (!(sim_fault_has(&c->node->faults, f)))
 		return 0;
 	c->uncacheable = 1;
 	return 1;
@@ -301,7 +301,7 @@ static int flaky(struct sim_ctx *c)
 {
 	struct sim_node *n = c->node;
 
-	if (!(n->faults & SIM_FAULT_BIT(SIM_F_BMC_FLAKY)) ||
+	if (!(sim_fault_has(&n->faults, SIM_F_BMC_FLAKY)) ||
 	    sim_rng_below(&n->st.rng, 100) >= SIM_FLAKY_PERCENT)
 		return 0;
 	switch (sim_rng_below(&n->st.rng, 3)) {
@@ -499,7 +499,7 @@ static void do_get(struct sim_ctx *c, const struct route *r)
 	int holds_system = r->tag == T_SYSTEM;
 
 	c->uncacheable = (r->flags & R_NO_CACHE) != 0;
-	if ((c->node->faults & SIM_FAULT_BIT(SIM_F_REDIRECT)) && redirect(c, r))
+	if ((sim_fault_has(&c->node->faults, SIM_F_REDIRECT)) && redirect(c, r))
 		return;
 	if (!c->uncacheable && sim_cache_answer(c))
 		return;
@@ -651,7 +651,7 @@ void sim_idrac_handle(void *ctx, const struct sim_request *req, struct sim_respo
 	c.etag_in_body = (r->flags & R_ETAG) != 0;
 	dispatch(&c, r);
 out:
-	if (bmc->node->faults & SIM_FAULT_BIT(SIM_F_TARPIT)) {
+	if (sim_fault_has(&bmc->node->faults, SIM_F_TARPIT)) {
 		resp->stall_ms += SIM_TARPIT_STALL_MS;
 		if (!resp->note)
 			resp->note = "tarpit";

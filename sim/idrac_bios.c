@@ -69,7 +69,7 @@ void sim_jobs_advance(struct sim_node *n)
 
 	if (!st->job_running || br_now_ms() < st->job_done_ms || st->job_reads_left > 0)
 		return;
-	if (n->faults & SIM_FAULT_BIT(SIM_F_BIOS_JOB_FAIL)) {
+	if (sim_fault_has(&n->faults, SIM_F_BIOS_JOB_FAIL)) {
 		if (st->job_running <= 64)
 			st->jobs_failed |= 1ull << (st->job_running - 1);
 	} else {
@@ -405,7 +405,7 @@ void sim_w_reset(struct sim_ctx *c)
 	}
 	/* A host whose OS is hung (or not installed yet) acknowledges a graceful
 	 * restart and never performs it: the client must escalate. */
-	if ((c->node->faults & SIM_FAULT_BIT(SIM_F_GRACEFUL_IGNORED)) && !strcmp(type, "GracefulRestart")) {
+	if ((sim_fault_has(&c->node->faults, SIM_F_GRACEFUL_IGNORED)) && !strcmp(type, "GracefulRestart")) {
 		c->resp->note = "graceful_ignored";
 		reply_success(c, 204, NULL);
 		return;
@@ -418,7 +418,7 @@ void sim_w_reset(struct sim_ctx *c)
 		st->job_running = st->bios_job;
 		st->job_done_ms =
 		    br_now_ms() +
-		    (c->node->faults & SIM_FAULT_BIT(SIM_F_SLOW_JOB) ? SIM_SLOW_JOB_MS : c->cfg->bios_job_ms);
+		    (sim_fault_has(&c->node->faults, SIM_F_SLOW_JOB) ? SIM_SLOW_JOB_MS : c->cfg->bios_job_ms);
 		st->job_reads_left = c->cfg->bios_job_polls;
 		st->bios_job = 0;
 	}

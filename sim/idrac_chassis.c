@@ -92,7 +92,7 @@ json_t *sim_r_chassis(struct sim_ctx *c)
 	json_object_set_new(ch, "SKU", json_string(n->service_tag));
 	json_object_set_new(ch, "PowerState", json_string(n->st.powered ? "On" : "Off"));
 	json_object_set_new(ch, "Status",
-			    sim_status(n->faults & SIM_FAULT_BIT(SIM_F_PSU_FAILED) ? "Critical" : "OK"));
+			    sim_status(sim_fault_has(&n->faults, SIM_F_PSU_FAILED) ? "Critical" : "OK"));
 	json_object_set_new(ch, "NetworkAdapters", sim_link(SIM_R_CHASSIS "/NetworkAdapters"));
 	json_object_set_new(ch, "PCIeDevices", sim_link(SIM_R_CHASSIS "/PCIeDevices"));
 	json_object_set_new(ch, "Thermal", sim_link(SIM_R_CHASSIS "/Thermal"));

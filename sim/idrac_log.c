@@ -44,7 +44,7 @@ json_t *sim_r_log_services(struct sim_ctx *c)
 {
 	json_t *coll;
 
-	if (c->node->faults & SIM_FAULT_BIT(SIM_F_LOGS_MISSING))
+	if (sim_fault_has(&c->node->faults, SIM_F_LOGS_MISSING))
 		return NULL; /* linked from the Manager, answered 404 */
 	coll = sim_coll("#LogServiceCollection.LogServiceCollection", "Log Service Collection",
 			SIM_R_MGR "/LogServices");

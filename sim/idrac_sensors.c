@@ -9,7 +9,7 @@
 json_t *sim_r_thermal(struct sim_ctx *c)
 {
 	const struct sim_node *n = c->node;
-	int bogus = n->faults & SIM_FAULT_BIT(SIM_F_THERMAL_BOGUS);
+	int bogus = sim_fault_has(&n->faults, SIM_F_THERMAL_BOGUS);
 	json_t *t = sim_res("#Thermal.v1_7_0.Thermal", "Thermal", "Thermal", SIM_R_CHASSIS "/Thermal");
 	json_t *fans = json_array(), *temps = json_array();
 	char name[32], member[64];

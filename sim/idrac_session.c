@@ -27,7 +27,7 @@ static void reply_unauthorized(struct sim_ctx *c)
 
 static int credentials_ok(struct sim_ctx *c, const char *user, const char *password)
 {
-	if (c->node->faults & SIM_FAULT_BIT(SIM_F_BMC_AUTH))
+	if (sim_fault_has(&c->node->faults, SIM_F_BMC_AUTH))
 		return 0; /* the BMC has other credentials than the manifest says */
 	return user && password && !strcmp(user, c->cfg->user) && !strcmp(password, c->cfg->password);
 }
@@ -47,13 +47,13 @@ int sim_session_check(struct sim_ctx *c)
 	int ok = 0;
 
 	expire_sessions(st, c->req->start_ms);
-	if (token && !(c->node->faults & SIM_FAULT_BIT(SIM_F_BMC_AUTH))) {
+	if (token && !(sim_fault_has(&c->node->faults, SIM_F_BMC_AUTH))) {
 		for (int i = 0; i < SIM_SESSIONS_MAX && !ok; i++)
 			if (st->sessions[i].id && !strcmp(st->sessions[i].token, token)) {
 				st->sessions[i].last_ms = c->req->start_ms;
 				ok = 1;
 				/* token_revoked: the BMC forgets the session mid-walk */
-				if ((c->node->faults & SIM_FAULT_BIT(SIM_F_TOKEN_REVOKED)) &&
+				if ((sim_fault_has(&c->node->faults, SIM_F_TOKEN_REVOKED)) &&
 				    ++st->sessions[i].uses > SIM_REVOKE_AFTER) {
 					memset(&st->sessions[i], 0, sizeof(st->sessions[i]));
 					c->resp->note = "token_revoked";
@@ -151,7 +151,7 @@ void sim_w_session_create(struct sim_ctx *c)
 	}
 	expire_sessions(st, c->req->start_ms);
 	for (int i = 0;
-	     i < SIM_SESSIONS_MAX && !slot && !(c->node->faults & SIM_FAULT_BIT(SIM_F_SESSIONS_FULL)); i++)
+	     i < SIM_SESSIONS_MAX && !slot && !(sim_fault_has(&c->node->faults, SIM_F_SESSIONS_FULL)); i++)
 		if (!st->sessions[i].id)
 			slot = &st->sessions[i];
 	if (!slot) {
@@ -169,9 +169,9 @@ void sim_w_session_create(struct sim_ctx *c)
 	sim_reply(c, 201, session_doc(slot->id));
 	/* session_no_location, session_no_token: the session exists all the
 	 * same, its @odata.id in the body */
-	if (!(c->node->faults & SIM_FAULT_BIT(SIM_F_SESSION_NO_LOCATION)))
+	if (!(sim_fault_has(&c->node->faults, SIM_F_SESSION_NO_LOCATION)))
 		sim_response_header(c->resp, "Location", location);
-	if (!(c->node->faults & SIM_FAULT_BIT(SIM_F_SESSION_NO_TOKEN)))
+	if (!(sim_fault_has(&c->node->faults, SIM_F_SESSION_NO_TOKEN)))
 		sim_response_header(c->resp, "X-Auth-Token", slot->token);
 	c->resp->session = "created";
 }

@@ -66,7 +66,7 @@ json_t *sim_r_systems(struct sim_ctx *c)
 				"Computer System Collection", "/redfish/v1/Systems");
 
 	sim_coll_add(coll, SIM_R_SYS);
-	if (c->node->faults & SIM_FAULT_BIT(SIM_F_TWO_HOSTS))
+	if (sim_fault_has(&c->node->faults, SIM_F_TWO_HOSTS))
 		sim_coll_add(coll, SIM_R_SYS2);
 	return coll;
 }
@@ -76,7 +76,7 @@ json_t *sim_r_systems(struct sim_ctx *c)
  * its NIC's MAC are derived from the node's so that a merge shows. */
 static int second_host(const struct sim_ctx *c)
 {
-	return (c->node->faults & SIM_FAULT_BIT(SIM_F_TWO_HOSTS)) != 0;
+	return (sim_fault_has(&c->node->faults, SIM_F_TWO_HOSTS)) != 0;
 }
 
 void sim_second_host_mac(const struct sim_node *n, char out[18])
@@ -149,8 +149,8 @@ static json_t *boot(struct sim_ctx *c)
 
 int sim_boot_via_settings(const struct sim_node *n)
 {
-	return !!(n->faults &
-		  (SIM_FAULT_BIT(SIM_F_BOOT_SETTINGS) | SIM_FAULT_BIT(SIM_F_BOOT_SETTINGS_DRIFT)));
+	return sim_fault_has(&n->faults, SIM_F_BOOT_SETTINGS) ||
+	       sim_fault_has(&n->faults, SIM_F_BOOT_SETTINGS_DRIFT);
 }
 
 /* The pending boot order (the current one when nothing is pending). */
@@ -190,7 +190,7 @@ json_t *sim_r_system(struct sim_ctx *c)
 	json_object_set_new(s, "BiosVersion", json_string(SIM_FW_BIOS));
 	json_object_set_new(s, "PowerState", json_string(n->st.powered ? "On" : "Off"));
 	json_object_set_new(s, "Status",
-			    sim_status(n->faults & SIM_FAULT_BIT(SIM_F_PSU_FAILED) ? "Critical" : "OK"));
+			    sim_status(sim_fault_has(&n->faults, SIM_F_PSU_FAILED) ? "Critical" : "OK"));
 	json_object_set_new(s, "Boot", boot(c));
 	if (sim_boot_via_settings(n))
 		json_object_set_new(s, "@Redfish.Settings",

@@ -40,7 +40,7 @@ static void host_from(struct sim_maas_host *h, const struct sim_node *n, const c
 			order[n_order++] = &n->drives[d];
 	/* The field failure: the kernel probed a data drive first, so MAAS's
 	 * lowest-id disk is not the BOSS card. */
-	if ((n->faults & SIM_FAULT_BIT(SIM_F_NVME_ORDER)) && n_order > 1) {
+	if ((sim_fault_has(&n->faults, SIM_F_NVME_ORDER)) && n_order > 1) {
 		const struct sim_drive *first = order[0];
 
 		order[0] = order[1];
@@ -48,10 +48,10 @@ static void host_from(struct sim_maas_host *h, const struct sim_node *n, const c
 	}
 	for (size_t i = 0; i < n_order && i < SIM_MAAS_DISKS_MAX; i++)
 		disk_from(&h->disks[h->n_disks++], order[i], (int)i);
-	h->commission_fail = (n->faults & SIM_FAULT_BIT(SIM_F_COMMISSION_FAIL)) != 0;
-	h->echo_request = (n->faults & SIM_FAULT_BIT(SIM_F_MAAS_ECHO)) != 0;
-	h->test_fail_once = (n->faults & SIM_FAULT_BIT(SIM_F_MAAS_TEST_FAIL)) != 0;
-	h->deleted_at_tag = (n->faults & SIM_FAULT_BIT(SIM_F_MAAS_DELETED_AT_TAG)) != 0;
+	h->commission_fail = (sim_fault_has(&n->faults, SIM_F_COMMISSION_FAIL)) != 0;
+	h->echo_request = (sim_fault_has(&n->faults, SIM_F_MAAS_ECHO)) != 0;
+	h->test_fail_once = (sim_fault_has(&n->faults, SIM_F_MAAS_TEST_FAIL)) != 0;
+	h->deleted_at_tag = (sim_fault_has(&n->faults, SIM_F_MAAS_DELETED_AT_TAG)) != 0;
 	snprintf(h->ip, sizeof(h->ip), "127.100.%d.%d", n->index / 250, n->index % 250 + 1);
 	/* The iDRAC MAAS powers it through: the rack's account (cmd-bringup-sim.c
 	 * start_bmcs) and the System id the iDRAC serves. */

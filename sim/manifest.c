@@ -25,7 +25,7 @@ static json_t *truth_macs(const struct sim_node *n)
 	size_t count = 0;
 	json_t *arr = json_array();
 
-	for (int k = 0; k < SIM_NICS && !(n->faults & SIM_FAULT_BIT(SIM_F_NO_HOST_MAC)); k++)
+	for (int k = 0; k < SIM_NICS && !(sim_fault_has(&n->faults, SIM_F_NO_HOST_MAC)); k++)
 		if (n->nics[k].present)
 			macs[count++] = n->nics[k].mac;
 	qsort(macs, count, sizeof(macs[0]), cmp_str);
@@ -41,7 +41,7 @@ static json_t *mac_roles(const struct sim_node *n)
 {
 	json_t *roles = json_object();
 
-	for (int k = 0; k < SIM_NICS && !(n->faults & SIM_FAULT_BIT(SIM_F_NO_HOST_MAC)); k++)
+	for (int k = 0; k < SIM_NICS && !(sim_fault_has(&n->faults, SIM_F_NO_HOST_MAC)); k++)
 		if (n->nics[k].present)
 			json_object_set_new(roles, n->nics[k].mac, json_string("host"));
 	json_object_set_new(roles, n->bmc_mac, json_string("bmc"));
@@ -63,7 +63,7 @@ static json_t *truth_node(const struct sim_node *n)
 		if (n->drives[d].present)
 			json_array_append_new(drives, json_string(n->drives[d].serial));
 	for (int f = 0; f < SIM_F_COUNT; f++)
-		if (n->faults & SIM_FAULT_BIT(f))
+		if (sim_fault_has(&n->faults, f))
 			json_array_append_new(faults, json_string(sim_fault_name((enum sim_fault)f)));
 	json_t *bmc_macs = json_pack("[s]", n->bmc_mac), *doc;
 
@@ -115,8 +115,8 @@ static int write_buf(const char *dir, const char *name, struct br_buf *b, struct
  * a cross-check would fail them on the serial first. */
 static const char *manifest_serial(const struct sim_node *n)
 {
-	if (n->faults & (SIM_FAULT_BIT(SIM_F_BAD_TYPES) | SIM_FAULT_BIT(SIM_F_HUGE_SERIAL) |
-			 SIM_FAULT_BIT(SIM_F_CONTROL_CHARS)))
+	if (sim_fault_has(&n->faults, SIM_F_BAD_TYPES) || sim_fault_has(&n->faults, SIM_F_HUGE_SERIAL) ||
+	    sim_fault_has(&n->faults, SIM_F_CONTROL_CHARS))
 		return "";
 	return n->manifest_serial[0] ? n->manifest_serial : n->system_serial;
 }
@@ -130,7 +130,7 @@ static int write_rack_csv(const struct sim_rack *rack, const char *dir, struct b
 	/* The system column only where a BMC manages two hosts (two_hosts):
 	 * the manifest names which one each node is, as an operator would. */
 	for (size_t i = 0; i < rack->n; i++)
-		systems |= (rack->nodes[i].faults & SIM_FAULT_BIT(SIM_F_TWO_HOSTS)) != 0;
+		systems |= (sim_fault_has(&rack->nodes[i].faults, SIM_F_TWO_HOSTS)) != 0;
 	br_buf_init(&b, 0);
 	br_buf_adds(&b, systems ? MANIFEST_HEADER_FIELDS ",system\n" : MANIFEST_HEADER_FIELDS "\n");
 	for (size_t i = 0; i < rack->n; i++) {
@@ -141,7 +141,7 @@ static int write_rack_csv(const struct sim_rack *rack, const char *dir, struct b
 			    n->rack, n->unit, n->bmc, sim_vendor_profile(n->vendor), manifest_serial(n));
 		if (systems)
 			br_buf_adds(&b,
-				    n->faults & SIM_FAULT_BIT(SIM_F_TWO_HOSTS) ? ",System.Embedded.1" : ",");
+				    sim_fault_has(&n->faults, SIM_F_TWO_HOSTS) ? ",System.Embedded.1" : ",");
 		br_buf_adds(&b, "\n");
 	}
 	return write_buf(dir, "rack.csv", &b, err);

@@ -206,7 +206,7 @@ static void make_node(struct sim_node *n, int index, uint64_t seed)
 
 int sim_node_boss_raid1(const struct sim_node *n)
 {
-	return (n->faults & (SIM_FAULT_BIT(SIM_F_BOSS_RAID1) | SIM_FAULT_BIT(SIM_F_BOSS_UNMATCHED))) != 0;
+	return sim_fault_has(&n->faults, SIM_F_BOSS_RAID1) || sim_fault_has(&n->faults, SIM_F_BOSS_UNMATCHED);
 }
 
 /* What the OS sees of a BOSS-N1 RAID1 volume: one NVMe controller, model
@@ -231,7 +231,7 @@ void sim_node_os_boot_disk(const struct sim_node *n, struct sim_drive *ret_disk)
 	for (size_t i = 0; i < len; i++)
 		if (d->serial[i] >= 'A' && d->serial[i] <= 'F')
 			d->serial[i] = (char)(d->serial[i] - 'A' + 'a');
-	if ((n->faults & SIM_FAULT_BIT(SIM_F_BOSS_UNMATCHED)) && len >= 4) {
+	if ((sim_fault_has(&n->faults, SIM_F_BOSS_UNMATCHED)) && len >= 4) {
 		unsigned long tail = strtoul(d->serial + len - 4, NULL, 16);
 
 		snprintf(d->serial + len - 4, 5, "%04lx", tail ^ 0x5a5aUL);

@@ -206,8 +206,29 @@ enum sim_fault {
 #define SIM_TARPIT_STALL_MS 1500
 #define SIM_SLOW_JOB_MS 10000
 
-#define SIM_FAULT_BIT(f) (UINT64_C(1) << (f))
-_Static_assert(SIM_F_COUNT <= 64, "faults are bits of a uint64_t");
+/* The faults of a node: one bit per enum sim_fault. */
+#define SIM_FAULT_WORDS 2
+struct sim_faultset {
+	uint64_t w[SIM_FAULT_WORDS];
+};
+_Static_assert(SIM_F_COUNT <= 64 * SIM_FAULT_WORDS, "faults are bits of sim_faultset's words");
+
+static inline int sim_fault_has(const struct sim_faultset *s, enum sim_fault f)
+{
+	return (s->w[(unsigned)f / 64] >> ((unsigned)f % 64)) & 1;
+}
+static inline void sim_fault_set(struct sim_faultset *s, enum sim_fault f)
+{
+	s->w[(unsigned)f / 64] |= UINT64_C(1) << ((unsigned)f % 64);
+}
+/* Whether the node carries any fault at all. */
+static inline int sim_fault_any(const struct sim_faultset *s)
+{
+	for (int i = 0; i < SIM_FAULT_WORDS; i++)
+		if (s->w[i])
+			return 1;
+	return 0;
+}
 
 const char *sim_fault_name(enum sim_fault f);
 int sim_fault_parse(const char *name, enum sim_fault *ret_fault);
@@ -350,10 +371,10 @@ struct sim_node {
 	char boss_os_serial[24];    /* the serial the OS reports for the volume */
 	struct sim_drive drives[SIM_DATA_DRIVES];
 	struct sim_psu psus[SIM_PSUS];
-	int bogus_sensor; /* thermal_bogus: index of the temperature reading nonsense */
-	int failed_fan;	  /* fan_failed: index + 1 of the stopped fan (0: none) */
-	uint64_t faults;  /* SIM_FAULT_BIT()s */
-	json_t *details;  /* per-fault specifics for truth.json (owned) */
+	int bogus_sensor;	    /* thermal_bogus: index of the temperature reading nonsense */
+	int failed_fan;		    /* fan_failed: index + 1 of the stopped fan (0: none) */
+	struct sim_faultset faults; /* sim_fault_has() */
+	json_t *details;	    /* per-fault specifics for truth.json (owned) */
 	struct sim_bmc_state st;
 };
 

@@ -312,7 +312,7 @@ void sim_vendor_assign(struct sim_rack *rack, enum sim_vendor vendor)
 
 int sim_vendor_host_macs(const struct sim_node *n)
 {
-	return !(n->faults & SIM_FAULT_BIT(SIM_F_NO_HOST_MAC));
+	return !(sim_fault_has(&n->faults, SIM_F_NO_HOST_MAC));
 }
 
 void sim_vendor_mac(const struct sim_vendor_info *vi, const char *mac, char out[18])

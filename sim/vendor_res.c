@@ -169,7 +169,7 @@ static int boot_nic(const struct sim_node *n, int i)
 
 static int usb_boot_option(const struct sim_node *n)
 {
-	return (n->faults & SIM_FAULT_BIT(SIM_F_USB_BOOT_OPTION)) && n->usb_mac[0] && sim_vendor_host_macs(n);
+	return (sim_fault_has(&n->faults, SIM_F_USB_BOOT_OPTION)) && n->usb_mac[0] && sim_vendor_host_macs(n);
 }
 
 json_t *sim_v_boot_options(struct sim_ctx *c)

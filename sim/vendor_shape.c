@@ -492,7 +492,7 @@ static json_t *reshape(const struct sim_vreq *v, json_t *doc)
 		json_array_clear(json_object_get(doc, "Members"));
 		json_object_set_new(doc, "Members@odata.count", json_integer(0));
 	} else if (ends_with(v->dpath, "/NetworkAdapters") && vi->repeat_pages &&
-		   (v->c.node->faults & SIM_FAULT_BIT(SIM_F_BAD_TYPES))) {
+		   (sim_fault_has(&v->c.node->faults, SIM_F_BAD_TYPES))) {
 		/* AMI firmware seen answering 200 with an error document where a
 		 * resource it links should be. Only under the test-only bad_types
 		 * fault: a resource without @odata.type fails DMTF's schema
