@@ -67,6 +67,10 @@ static const char *const fault_names[SIM_F_COUNT] = {
 	[SIM_F_NVLINK_DOWN] = "nvlink_down",
 	[SIM_F_PEERMEM_MISSING] = "peermem_missing",
 	[SIM_F_FAN_FAILED] = "fan_failed",
+	[SIM_F_GPU_ECC] = "gpu_ecc",
+	[SIM_F_GPU_ROW_REMAP] = "gpu_row_remap",
+	[SIM_F_GPU_SLOWDOWN] = "gpu_slowdown",
+	[SIM_F_GPU_SRAM_THRESHOLD] = "gpu_sram_threshold",
 };
 
 /* BIOS attributes bios_drift may change, and the value a drifted node has. */
@@ -300,6 +304,18 @@ static void apply(struct sim_node *n, enum sim_fault f, uint64_t *rng)
 		detail(n, f,
 		       json_pack("{s:i, s:s, s:i, s:i}", "gpu", g + 1, "serial", n->gpus[g].serial, "bus",
 				 n->gpus[g].bus, "link", (int)sim_rng_below(rng, SIM_NVLINKS)));
+		break;
+	case SIM_F_GPU_ECC:
+	case SIM_F_GPU_ROW_REMAP:
+	case SIM_F_GPU_SLOWDOWN:
+	case SIM_F_GPU_SRAM_THRESHOLD:
+		*(f == SIM_F_GPU_ECC	     ? &n->gpu_ecc
+		  : f == SIM_F_GPU_ROW_REMAP ? &n->gpu_remap
+		  : f == SIM_F_GPU_SLOWDOWN  ? &n->gpu_slowdown
+					     : &n->gpu_sram) = g + 1;
+		detail(n, f,
+		       json_pack("{s:i, s:s, s:i}", "gpu", g + 1, "serial", n->gpus[g].serial, "bus",
+				 n->gpus[g].bus));
 		break;
 	case SIM_F_FAN_FAILED:
 		n->failed_fan = 1 + (int)sim_rng_below(rng, (uint64_t)sh->fans);

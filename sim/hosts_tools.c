@@ -29,6 +29,9 @@ static void nvsmi_gpu(struct br_buf *b, const struct sim_node *n, int g, int min
 	const struct sim_gpu *gpu = &n->gpus[g];
 	char bdf[16], port[16], name[32], uuid[48];
 	int celsius, gen = sim_node_shape(n)->pcie_gen;
+	/* the gpu_* faults, on the GPU each picked */
+	int ecc = n->gpu_ecc == g + 1 ? 12 : 0, remap = n->gpu_remap == g + 1, sram = n->gpu_sram == g + 1;
+	const char *slow = n->gpu_slowdown == g + 1 ? "Active" : "Not Active";
 
 	sim_host_gpu_bdf(n, g, bdf, port);
 	gpu_uuid(n, g, uuid);
@@ -51,14 +54,14 @@ static void nvsmi_gpu(struct br_buf *b, const struct sim_node *n, int g, int min
 		    "\t\t\t\t<sram_uncorrectable_parity>0</sram_uncorrectable_parity>\n"
 		    "\t\t\t\t<sram_uncorrectable_secded>0</sram_uncorrectable_secded>\n"
 		    "\t\t\t\t<dram_correctable>0</dram_correctable>\n"
-		    "\t\t\t\t<dram_uncorrectable>0</dram_uncorrectable>\n"
+		    "\t\t\t\t<dram_uncorrectable>%d</dram_uncorrectable>\n"
 		    "\t\t\t</volatile>\n\t\t\t<aggregate>\n"
 		    "\t\t\t\t<sram_correctable>0</sram_correctable>\n"
 		    "\t\t\t\t<sram_uncorrectable_parity>0</sram_uncorrectable_parity>\n"
 		    "\t\t\t\t<sram_uncorrectable_secded>0</sram_uncorrectable_secded>\n"
 		    "\t\t\t\t<dram_correctable>0</dram_correctable>\n"
-		    "\t\t\t\t<dram_uncorrectable>0</dram_uncorrectable>\n"
-		    "\t\t\t\t<sram_threshold_exceeded>No</sram_threshold_exceeded>\n"
+		    "\t\t\t\t<dram_uncorrectable>%d</dram_uncorrectable>\n"
+		    "\t\t\t\t<sram_threshold_exceeded>%s</sram_threshold_exceeded>\n"
 		    "\t\t\t</aggregate>\n\t\t</ecc_errors>\n"
 		    "\t\t<retired_pages>\n"
 		    "\t\t\t<multiple_single_bit_retirement>\n\t\t\t\t<retired_count>N/A</retired_count>\n"
@@ -69,10 +72,11 @@ static void nvsmi_gpu(struct br_buf *b, const struct sim_node *n, int g, int min
 		    "\t\t\t<pending_retirement>N/A</pending_retirement>\n"
 		    "\t\t</retired_pages>\n"
 		    "\t\t<remapped_rows>\n\t\t\t<remapped_row_corr>0</remapped_row_corr>\n"
-		    "\t\t\t<remapped_row_unc>0</remapped_row_unc>\n"
+		    "\t\t\t<remapped_row_unc>%d</remapped_row_unc>\n"
 		    "\t\t\t<remapped_row_pending>No</remapped_row_pending>\n"
-		    "\t\t\t<remapped_row_failure>No</remapped_row_failure>\n\t\t</remapped_rows>\n",
-		    bdf, gpu->serial, uuid, minor, SIM_FW_GPU);
+		    "\t\t\t<remapped_row_failure>%s</remapped_row_failure>\n\t\t</remapped_rows>\n",
+		    bdf, gpu->serial, uuid, minor, SIM_FW_GPU, ecc, ecc, sram ? "Yes" : "No", remap,
+		    remap ? "Yes" : "No");
 	br_buf_addf(b,
 		    "\t\t<pci>\n"
 		    "\t\t\t<pci_bus>%02X</pci_bus>\n\t\t\t<pci_device>00</pci_device>\n"
@@ -99,9 +103,9 @@ static void nvsmi_gpu(struct br_buf *b, const struct sim_node *n, int g, int min
 		    "</clocks_event_reason_applications_clocks_setting>\n"
 		    "\t\t\t<clocks_event_reason_sw_power_cap>Not Active"
 		    "</clocks_event_reason_sw_power_cap>\n"
-		    "\t\t\t<clocks_event_reason_hw_slowdown>Not Active"
+		    "\t\t\t<clocks_event_reason_hw_slowdown>%s"
 		    "</clocks_event_reason_hw_slowdown>\n"
-		    "\t\t\t<clocks_event_reason_hw_thermal_slowdown>Not Active"
+		    "\t\t\t<clocks_event_reason_hw_thermal_slowdown>%s"
 		    "</clocks_event_reason_hw_thermal_slowdown>\n"
 		    "\t\t\t<clocks_event_reason_hw_power_brake_slowdown>Not Active"
 		    "</clocks_event_reason_hw_power_brake_slowdown>\n"
@@ -122,8 +126,8 @@ static void nvsmi_gpu(struct br_buf *b, const struct sim_node *n, int g, int min
 		    "\t\t\t<default_power_limit>700.00 W</default_power_limit>\n"
 		    "\t\t</gpu_power_readings>\n"
 		    "\t</gpu>\n",
-		    gpu->bus, "0000:", gpu->bus, gen, gen, gen, gen, gen, gpu->lanes, celsius, 87 - celsius,
-		    celsius + 1);
+		    gpu->bus, "0000:", gpu->bus, gen, gen, gen, gen, gen, gpu->lanes, slow, slow, celsius,
+		    87 - celsius, celsius + 1);
 }
 
 static void nvidia_smi(struct sim_hw *w, const struct sim_node *n, const char *stamp)

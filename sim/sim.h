@@ -197,6 +197,16 @@ enum sim_fault {
 	/* One fan stopped: 0 RPM and Critical at the BMC, 0 RPM in the host's
 	 * hwmon (a seized rotor or an unplugged fan cable). */
 	SIM_F_FAN_FAILED,
+	/* One GPU's health in nvidia-smi -q -x (FIELD-NOTES: GPUs that pass
+	 * burn-in counts and still fail): 12 uncorrectable DRAM ECC errors,
+	 * volatile and aggregate ... */
+	SIM_F_GPU_ECC,
+	/* ... a failed row remap (remapped_row_failure Yes) ... */
+	SIM_F_GPU_ROW_REMAP,
+	/* ... HW and HW thermal slowdown active on the idle GPU ... */
+	SIM_F_GPU_SLOWDOWN,
+	/* ... aggregate SRAM errors past the retirement threshold. */
+	SIM_F_GPU_SRAM_THRESHOLD,
 	SIM_F_COUNT
 };
 
@@ -371,8 +381,11 @@ struct sim_node {
 	char boss_os_serial[24];    /* the serial the OS reports for the volume */
 	struct sim_drive drives[SIM_DATA_DRIVES];
 	struct sim_psu psus[SIM_PSUS];
-	int bogus_sensor;	    /* thermal_bogus: index of the temperature reading nonsense */
-	int failed_fan;		    /* fan_failed: index + 1 of the stopped fan (0: none) */
+	int bogus_sensor; /* thermal_bogus: index of the temperature reading nonsense */
+	int failed_fan;	  /* fan_failed: index + 1 of the stopped fan (0: none) */
+	/* gpu_ecc, gpu_row_remap, gpu_slowdown, gpu_sram_threshold: index + 1
+	 * of the GPU each touches (0: none). */
+	int gpu_ecc, gpu_remap, gpu_slowdown, gpu_sram;
 	struct sim_faultset faults; /* sim_fault_has() */
 	json_t *details;	    /* per-fault specifics for truth.json (owned) */
 	struct sim_bmc_state st;

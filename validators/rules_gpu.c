@@ -93,6 +93,16 @@ static int ecc_errors(struct val_evidence *e, const char *who, const char *bdf, 
 			free(name);
 		}
 	}
+	/* Since driver 535 the aggregate counters say when the SRAM's
+	 * uncorrectable errors passed NVIDIA's threshold for replacing the
+	 * board (nvidia-smi -q: "SRAM Threshold Exceeded"). */
+	if (yes(br_json_str(json_object_get(errs, "aggregate"), "sram_threshold_exceeded"))) {
+		val_ev_add(
+		    e, VAL_FAIL,
+		    "%s: SRAM ECC errors past the threshold (sram_threshold_exceeded Yes): replace the GPU",
+		    who);
+		val_blame_pci(e, bdf);
+	}
 	return seen;
 }
 

@@ -485,6 +485,12 @@ static void ecc_uncorrectable(json_t *doc)
 	json_object_set_new(json_object_get(errs, "volatile"), "sram_uncorrectable_secded", json_integer(2));
 }
 
+static void sram_threshold(json_t *doc)
+{
+	json_object_set_new(json_object_get(json_object_get(smi_gpu(doc), "ecc_errors"), "aggregate"),
+			    "sram_threshold_exceeded", json_string("Yes"));
+}
+
 static void remap_failed(json_t *doc)
 {
 	json_object_set_new(json_object_get(smi_gpu(doc), "remapped_rows"), "remapped_row_failure",
@@ -828,6 +834,17 @@ static const struct node_case cases[] = {
 	  { "GPU 1 (serial 1653724054962) at 0000:00:06.0: 12 uncorrectable DRAM ECC errors (aggregate): "
 	    "replace the GPU",
 	    "2 uncorrectable SRAM secded ECC errors (volatile)" } },
+	{ "gpu_health: SRAM errors past the threshold",
+	  H200,
+	  sram_threshold,
+	  HW_GPU_700W,
+	  NULL,
+	  NULL,
+	  0,
+	  "gpu_health",
+	  VAL_FAIL,
+	  { "GPU 1 (serial 1653724054962) at 0000:00:06.0: SRAM ECC errors past the threshold "
+	    "(sram_threshold_exceeded Yes): replace the GPU" } },
 	{ "gpu_health: a row remap failed",
 	  H200,
 	  remap_failed,
