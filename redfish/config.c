@@ -105,7 +105,7 @@ static void node_release(struct rf_cfg_node *cn)
 	free(cn->boot_url);
 	free(cn->job_url);
 	free(cn->system_etag);
-	free(cn->host_url);
+	json_decref(cn->candidates);
 	json_decref(cn->system);
 	json_decref(cn->attrs);
 	rf_cfg_changes_free(cn->res.bios, cn->res.n_bios);

@@ -799,28 +799,34 @@ static void on_system(struct rf_req *req, int rc, const struct br_err *err)
  * beside it); a BMC listing more manages a chassis of hosts. */
 #define CFG_SYSTEMS_MAX 8
 
-/* One of several Systems: the host is the one with a BIOS to configure
- * (NVIDIA's HGX_Baseboard_0 beside an OpenBMC host has none). */
+/* One of several Systems. The host is chosen as discovery chose it
+ * (rf_choose_host): the System the manifest names where one BMC manages
+ * several hosts, else the one that can be a host (NVIDIA's
+ * HGX_Baseboard_0 beside an OpenBMC host cannot), so configure sets the
+ * BIOS of the machine whose MACs and serial discovery stored. */
 static void on_candidate(struct rf_req *req, int rc, const struct br_err *err)
 {
 	struct rf_bmc *bmc = req->bmc;
 	struct rf_cfg_node *cn = bmc->cfg;
-	json_t *doc = answer(req, rc, err, "reading a System");
+	json_t *doc = answer(req, rc, err, "reading a System"), *host;
+	struct br_err why = { 0 };
+	char *url;
 
 	cn->systems_to_read--;
-	if (doc && br_json_str(doc, "Bios/@odata.id") && cn->host_systems++ == 0)
-		cn->host_url = br_xstrdup(req->url);
-	json_decref(doc);
+	if (doc) {
+		json_array_append_new(cn->candidates, doc);
+	}
 	if (cn->systems_to_read > 0 || bmc->failed)
 		return;
-	if (cn->host_systems == 1)
-		get(bmc, cn->host_url, "reading the System", on_system);
-	else
-		rf_bmc_failf(
-		    bmc, BR_E_UNSUPPORTED,
-		    "unsupported on this BMC: %d of its Systems have a BIOS, configure needs one host "
-		    "System",
-		    cn->host_systems);
+	host = rf_choose_host(cn->candidates, bmc->target->system, &why);
+	if (!host) {
+		rf_bmc_failf(bmc, why.code ? why.code : BR_E_UNSUPPORTED, "%s", why.msg);
+		return;
+	}
+	if ((url = need_link(bmc, host, "@odata.id", "System"))) {
+		get(bmc, url, "reading the System", on_system);
+		free(url);
+	}
 }
 
 static void on_systems(struct rf_req *req, int rc, const struct br_err *err)
@@ -844,6 +850,7 @@ static void on_systems(struct rf_req *req, int rc, const struct br_err *err)
 			free(url);
 		}
 	} else {
+		bmc->cfg->candidates = json_array();
 		for (size_t i = 0; i < n && !bmc->failed; i++)
 			if ((url = need_link(bmc, json_array_get(members, i), "@odata.id", "System"))) {
 				bmc->cfg->systems_to_read++;

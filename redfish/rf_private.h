@@ -296,8 +296,7 @@ struct rf_cfg_node {
 	int apply_on_reset;	  /* the Bios advertises SupportedApplyTimes OnReset */
 	int settings_apply;	  /* no job: the reset applies the settings object (DSP0266) */
 	int systems_to_read;	  /* several Systems: members still being read */
-	int host_systems;	  /* of those, with a Bios */
-	char *host_url;		  /* the first of them */
+	json_t *candidates;	  /* ... and those read (owned), for rf_choose_host */
 	int64_t reset_ms, deadline_ms;
 	struct rf_config_result res;
 };

@@ -46,6 +46,7 @@ static const struct route routes[] = {
 	{ SIM_R_ROOT "/Systems", 2, T_NONE, 0, sim_r_systems, NULL, NULL, NULL },
 	{ SIM_R_SYS2, 3, T_NONE, 0, sim_r_system2, NULL, NULL, NULL },
 	{ SIM_R_SYS2 "/EthernetInterfaces", 4, T_NONE, 0, sim_r_system2_eth_coll, NULL, NULL, NULL },
+	{ SIM_R_SYS2 "/Bios", 4, T_NONE, 0, sim_r_system2_bios, NULL, NULL, NULL },
 	{ SIM_R_SYS2 "/EthernetInterfaces/*", 5, T_NONE, 0, sim_r_system2_eth, NULL, NULL, NULL },
 	{ SIM_R_SYS, 3, T_SYSTEM, R_ETAG, sim_r_system, sim_w_system, NULL, NULL },
 	{ SIM_R_SYS "/EthernetInterfaces", 4, T_ETH_COLL, 0, sim_r_eth_coll, NULL, NULL, NULL },

@@ -133,6 +133,7 @@ json_t *sim_r_systems(struct sim_ctx *c);
 json_t *sim_r_system(struct sim_ctx *c);
 /* two_hosts: the second host's System, its interfaces (NULL otherwise). */
 json_t *sim_r_system2(struct sim_ctx *c);
+json_t *sim_r_system2_bios(struct sim_ctx *c);
 json_t *sim_r_system2_eth_coll(struct sim_ctx *c);
 json_t *sim_r_system2_eth(struct sim_ctx *c);
 void sim_second_host_mac(const struct sim_node *n, char out[18]);

@@ -103,8 +103,22 @@ json_t *sim_r_system2(struct sim_ctx *c)
 	    s, "Boot",
 	    json_pack("{s:[s], s:s}", "BootOrder", "NIC.Embedded.1-1-1", "BootSourceOverrideTarget", "None"));
 	json_object_set_new(s, "EthernetInterfaces", sim_link(SIM_R_SYS2 "/EthernetInterfaces"));
+	/* the second host has a BIOS of its own, as each node of a multi-node
+	 * chassis does: only the manifest's system column says which to set */
+	json_object_set_new(s, "Bios", sim_link(SIM_R_SYS2 "/Bios"));
 	free(serial);
 	return s;
+}
+
+json_t *sim_r_system2_bios(struct sim_ctx *c)
+{
+	json_t *b;
+
+	if (!second_host(c))
+		return NULL;
+	b = sim_res("#Bios.v1_2_0.Bios", "Bios", "BIOS Configuration Current Settings", SIM_R_SYS2 "/Bios");
+	json_object_set_new(b, "Attributes", json_pack("{s:s}", "SysProfile", "PerfOptimized"));
+	return b;
 }
 
 json_t *sim_r_system2_eth_coll(struct sim_ctx *c)

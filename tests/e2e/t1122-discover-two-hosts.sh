@@ -7,7 +7,7 @@
 # not list fails naming what it does list.
 . "$(dirname "$0")/lib.sh"
 cd "$T"
-bringup sim --no-hosts --nodes 4 --seed 11 --faults two_hosts:3 --dir rack --daemon >/dev/null
+bringup sim --no-hosts --nodes 4 --seed 11 --faults two_hosts:3 --bios-job-ms 200 --dir rack --daemon >/dev/null
 at_exit "stop_sim $T/rack"
 set -a; . rack/env; set +a
 export BRINGUP_DB=$T/inv.db
@@ -48,3 +48,18 @@ done
 # the second host's System was read, its interfaces only where nothing was named
 assert_eq "$(jq -r --arg b "$(tr_ "$named" .bmc)" 'select(.bmc==$b and (.path | test("System.Embedded.2/EthernetInterfaces"))) | .path' rack/requests.log | wc -l)" 0 \
 	"$named: the other host's interfaces never read"
+
+# Configure takes the host discovery took: the named System's BIOS and
+# boot order, nothing of the other host's (both have a BIOS).
+bmc=$(tr_ "$named" .bmc)
+: > rack/requests.log
+rc=0; bringup configure -q "$named" 2> cfg.err || rc=$?
+bringup status --json > st.json
+assert_eq "$(sq "$named" .state)" configured "$named configured ($(sq "$named" .reason); $(tail -2 cfg.err))"
+assert_eq "$(jq -r --arg b "$bmc" 'select(.bmc==$b and .method != "GET" and (.path | test("System.Embedded.1"))) | .method' rack/requests.log | grep -c .)" \
+	"$(jq -r --arg b "$bmc" 'select(.bmc==$b and .method != "GET" and (.path | test("Systems/"))) | .method' rack/requests.log | grep -c .)" \
+	"$named: every change went to System.Embedded.1"
+[ "$(jq -r --arg b "$bmc" 'select(.bmc==$b and (.path | test("System.Embedded.1/Bios$")))' rack/requests.log | grep -c .)" -gt 0 ] ||
+	fail "$named: its System's BIOS never read"
+assert_eq "$(jq -r --arg b "$bmc" 'select(.bmc==$b and (.path | test("System.Embedded.2/Bios")))' rack/requests.log | grep -c .)" 0 \
+	"$named: the other host's BIOS never touched"
