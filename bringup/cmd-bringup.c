@@ -79,6 +79,28 @@ static void usage(FILE *f)
 		"failed or were quarantined, 2 bad usage or input, 3 a required service is unreachable.\n");
 }
 
+/* `bringup run` is the driver's own, so its help is here: the stages'
+ * options reach it unparsed, and a --help among them must stop it before
+ * any stage runs (it ran the whole pipeline). */
+static void run_help(FILE *f)
+{
+	fprintf(f,
+		"usage: bringup run [--json] [--only HOST...] [stage-options]\n\n"
+		"Run discover, configure, enlist, validate, gate and tickets in order over one "
+		"inventory,\n"
+		"then sum up: nodes per state, open faults by kind, tickets, and each stage's time and\n"
+		"exit status. A stage that exits 2 or more stops the run there.\n\n"
+		"options:\n"
+		"  %-28s %s\n  %-28s %s\n  %-28s %s\n  %-28s %s\n  %-28s %s\n\n"
+		"Every other option goes to every stage unchanged, so it must be one each accepts\n"
+		"(--db, --force, --skip-configure, -q); give stage settings through the environment\n"
+		"(BRINGUP_CA_FILE, MAAS_URL, BRINGUP_SSH_KEY, ...). See bringup-run(1).\n",
+		"    --json", "the summary as one JSON document on stdout (the stages' output on stderr)",
+		"    --only HOST...", "those nodes only, each from the stage it stands at", "    --db PATH",
+		"inventory database (default $BRINGUP_DB or ./bringup.db)", "-h, --help",
+		"show this help and exit", "    --version", "print the version and exit");
+}
+
 static int run_stage(char *path, int argc, char **argv)
 {
 	char **args = br_xcalloc((size_t)argc + 2, sizeof(*args));
@@ -93,10 +115,57 @@ static int run_stage(char *path, int argc, char **argv)
 	return rc < 0 ? STG_EXIT_UNREACHABLE : rc;
 }
 
-int main(int argc, char **argv)
+/* "'statsu' is not a bringup command; did you mean 'status'?" */
+static int no_such_command(const char *name)
+{
+	const char *names[sizeof(commands) / sizeof(commands[0]) + 1], *near;
+	size_t n = 0;
+
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		names[n++] = commands[i].name;
+	names[n++] = "help";
+	near = br_did_you_mean(name, names, n);
+	fprintf(stderr, "bringup: '%s' is not a bringup command", name);
+	if (near)
+		fprintf(stderr, "; did you mean '%s'?", near);
+	fprintf(stderr, "\nbringup: see 'bringup --help'\n");
+	return STG_EXIT_USAGE;
+}
+
+/* --help, -h or --version among run's arguments, before any "--". */
+static const char *run_info_flag(int argc, char **argv)
+{
+	for (int i = 0; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h") || !strcmp(argv[i], "--version"))
+			return argv[i];
+	return NULL;
+}
+
+static int help_for(const char *name)
 {
 	char *path;
 	int rc;
+
+	if (!strcmp(name, "run")) {
+		run_help(stdout);
+		return STG_EXIT_OK;
+	}
+	path = find_stage(name);
+	if (!path)
+		return no_such_command(name);
+	{
+		char help[] = "--help";
+
+		rc = run_stage(path, 1, (char *[]){ help });
+	}
+	free(path);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	const char *flag;
+	char *path;
 
 	br_log_init(argv[0], BR_LOG_WARN);
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
@@ -104,7 +173,7 @@ int main(int argc, char **argv)
 		return argc < 2 ? STG_EXIT_USAGE : STG_EXIT_OK;
 	}
 	if (!strcmp(argv[1], "--version")) {
-		printf("bringup %s\n", BR_VERSION);
+		printf("bringup %s\n", br_version());
 		return STG_EXIT_OK;
 	}
 	if (!strcmp(argv[1], "help")) {
@@ -112,27 +181,28 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return STG_EXIT_OK;
 		}
-		path = find_stage(argv[2]);
-		if (!path) {
-			fprintf(stderr, "bringup: no command '%s'\n", argv[2]);
-			return STG_EXIT_USAGE;
-		}
-		{
-			char help[] = "--help";
-
-			rc = run_stage(path, 1, (char *[]){ help });
-		}
-		free(path);
-		return rc;
+		return help_for(argv[2]);
 	}
-	if (!strcmp(argv[1], "run"))
+	if (!strcmp(argv[1], "run")) {
+		flag = run_info_flag(argc - 2, argv + 2);
+		if (flag && !strcmp(flag, "--version")) {
+			printf("bringup %s\n", br_version());
+			return STG_EXIT_OK;
+		}
+		if (flag) {
+			run_help(stdout);
+			return STG_EXIT_OK;
+		}
 		return drv_run_pipeline(pipeline, sizeof(pipeline) / sizeof(pipeline[0]), find_stage,
 					argc - 2, argv + 2);
-	path = find_stage(argv[1]);
-	if (!path) {
-		fprintf(stderr, "bringup: '%s' is not a bringup command; see 'bringup --help'\n", argv[1]);
+	}
+	if (argv[1][0] == '-') {
+		fprintf(stderr, "bringup: '%s' before a command; see 'bringup --help'\n", argv[1]);
 		return STG_EXIT_USAGE;
 	}
+	path = find_stage(argv[1]);
+	if (!path)
+		return no_such_command(argv[1]);
 	/* Become the stage, so signals (Ctrl-C, a supervisor's SIGKILL) and the
 	 * exit status reach it directly. */
 	argv[1] = path;

@@ -18,7 +18,8 @@
 
 #include <jansson.h>
 
-#define BR_VERSION "0.1.0"
+/* The version this tree was built as (Makefile: git describe); static. */
+const char *br_version(void);
 
 #define BR_PRINTF(a, b) __attribute__((format(printf, a, b)))
 
@@ -300,12 +301,19 @@ struct br_command {
 
 enum br_opt_result { BR_OPT_OK = 0, BR_OPT_EXIT_OK = 1, BR_OPT_EXIT_USAGE = 2 };
 
-/* Parse argv; sets logging from -v/-q. On BR_OPT_OK, *ret_argi is the index
- * of the first operand. --help prints help to stdout and returns
- * BR_OPT_EXIT_OK; a bad option prints an error to stderr and returns
+/* Parse argv; sets logging from -v/-q. Options and operands come in any
+ * order ("status HOST --json"); "--" ends the options. On BR_OPT_OK the
+ * operands, in their order, are argv[*ret_argi..argc-1] (argv's slots are
+ * rearranged; the strings are not touched). --help and --version print to
+ * stdout and return BR_OPT_EXIT_OK; a bad option prints an error (with
+ * the option meant, where one is near) to stderr and returns
  * BR_OPT_EXIT_USAGE (the exit code for bad usage). */
 enum br_opt_result br_opt_parse(const struct br_command *cmd, int argc, char **argv, int *ret_argi);
 void br_opt_help(const struct br_command *cmd, FILE *f);
+/* The candidate closest to word by edit distance, when near enough to be
+ * a slip of the fingers (at most 2 edits, and fewer than half of word's
+ * letters), else NULL. Borrowed from candidates. */
+const char *br_did_you_mean(const char *word, const char *const *candidates, size_t n);
 
 /* ---- progress display ------------------------------------------------- */
 
