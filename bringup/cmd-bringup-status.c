@@ -7,13 +7,18 @@
 /* Every MAC the BMC showed with whose it is (only the host's are in
  * "macs", what MAAS gets), and what it could not show: a node's facts as
  * far as a person judging it needs them. Empty before discovery. */
-static json_t *nics_json(struct inv *inv, const char *hostname)
+static json_t *nics_json(struct inv *inv, const char *hostname, struct br_err *err)
 {
-	json_t *out = json_array();
+	json_t *out;
 	struct br_hw hw;
 
-	if (inv_load_hw_nics(inv, hostname, &hw, NULL))
-		return out;
+	/* A stored document that cannot be read is damage to report, not
+	 * a node without NICs. */
+	if (inv_load_hw_nics(inv, hostname, &hw, err)) {
+		br_err_prefix(err, "node '%s': field nics", hostname);
+		return NULL;
+	}
+	out = json_array();
 	for (size_t i = 0; i < hw.n_nics; i++)
 		json_array_append_new(out, json_pack("{s:s, s:s, s:o, s:o}", "mac",
 						     hw.nics[i].mac ? hw.nics[i].mac : "", "role",
@@ -29,7 +34,7 @@ static json_t *node_json(struct inv *inv, const struct inv_node *n, struct br_er
 	struct br_strlist macs = { 0 };
 	struct inv_check *checks = NULL;
 	size_t n_checks = 0;
-	json_t *o, *jm, *jc;
+	json_t *o, *jm, *jc, *jn;
 
 	if (inv_node_macs(inv, n->id, &macs, err) || inv_node_checks(inv, n->id, &checks, &n_checks, err)) {
 		br_strlist_release(&macs);
@@ -60,9 +65,14 @@ static json_t *node_json(struct inv *inv, const struct inv_node *n, struct br_er
 			    n->state == INV_FAILED ? json_string(br_fail_kind_name(
 							 n->failure_kind ? n->failure_kind : BR_FAIL_STAGE))
 						   : json_null());
-	json_object_set_new(o, "nics", nics_json(inv, n->hostname));
 	br_strlist_release(&macs);
 	inv_checks_free(checks, n_checks);
+	jn = nics_json(inv, n->hostname, err);
+	if (!jn) {
+		json_decref(o);
+		return NULL;
+	}
+	json_object_set_new(o, "nics", jn);
 	return o;
 }
 
@@ -121,6 +131,7 @@ int main(int argc, char **argv)
 	int rc = 0;
 
 	st.allow_retired = 1;
+	st.readonly = 1;
 	if (stg_stage_parse(&st, &cmd, argc, argv))
 		return stg_stage_close(&st);
 	if (state_filter && inv_state_parse(state_filter, &s))

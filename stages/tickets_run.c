@@ -315,7 +315,9 @@ int stg_tickets_run(struct stg_stage *st, struct stg_tickets_run *run,
 	free(templates);
 	if (rc)
 		return stg_stage_fail(st, STG_EXIT_USAGE, "%s", err.msg);
-	for (size_t i = 0; i < st->n && !rc; i++) {
+	/* A viewer's inventory (st->readonly: --list, or one this user
+	 * cannot write) lists the tickets as last filed. */
+	for (size_t i = 0; i < st->n && !rc && !st->readonly; i++) {
 		struct node_faults f = { 0 };
 		struct inv_check *checks;
 		size_t n_checks;

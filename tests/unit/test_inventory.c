@@ -162,7 +162,7 @@ static void set_facts(const char *path, const char *facts)
 	struct invb_conn *db;
 	struct invb_stmt *st;
 
-	assert_int_equal(invb_for(path)->open(path, &db, NULL), 0);
+	assert_int_equal(invb_for(path)->open(path, 0, &db, NULL), 0);
 	assert_int_equal(invb_prepare(db,
 				      "UPDATE hw_facts SET facts = ? WHERE node_id ="
 				      " (SELECT id FROM nodes WHERE hostname = 'node-a')",
@@ -665,7 +665,7 @@ static void test_backend(void **state)
 	struct invb_stmt *st;
 	int64_t first;
 
-	assert_int_equal(ops->open(f->path, &db, NULL), 0);
+	assert_int_equal(ops->open(f->path, 0, &db, NULL), 0);
 	assert_int_equal(ops->schema_version(db), INV_SCHEMA_VERSION);
 	assert_false(invb_in_transaction(db));
 	assert_int_equal(invb_begin_write(db), 0);
