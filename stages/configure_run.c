@@ -14,7 +14,7 @@ static void counted(struct stg_configure_run *run, const struct stg_configure_jo
 {
 	run->done++;
 	run->failed += !job->ok;
-	br_progress_update(&run->progress, run->done, run->failed);
+	br_progress_item_done(&run->progress, (size_t)(job - run->jobs), job->ok);
 }
 
 static void logged(const struct stg_configure_job *job)
@@ -350,6 +350,7 @@ int stg_configure_run(struct stg_stage *st, const struct stg_configure_options *
 	for (size_t i = 0; i < st->n; i++) {
 		struct stg_configure_job *job = &run->jobs[i];
 
+		br_progress_item(&run->progress, i, job->node->hostname);
 		if (prepare(run, job, a->bmc.scheme))
 			continue;
 		if (job->ipmi && !a->dry_run)
@@ -422,6 +423,7 @@ void stg_configure_print(const void *ctx)
 
 void stg_configure_run_release(struct stg_configure_run *run)
 {
+	br_progress_release(&run->progress);
 	struct stg_configure_profiles *ps = &run->profiles;
 
 	for (size_t i = 0; i < run->n_jobs; i++)
