@@ -293,6 +293,7 @@ int main(int argc, char **argv)
 	if (st.common.json) {
 		json_t *doc = json_object(), *arr = json_array();
 
+		json_object_set_new(doc, "schema_version", json_integer(STG_SCHEMA_STATUS));
 		json_object_set_new(doc, "nodes", arr);
 		for (size_t i = 0; i < st.n && !rc; i++) {
 			json_t *o = node_json(st.inv, &st.nodes[i], &err);

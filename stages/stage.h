@@ -31,6 +31,14 @@ enum stg_exit {
 	STG_EXIT_UNREACHABLE = 3, /* a required service cannot be reached */
 };
 
+/* The version of each --json document's schema, its "schema_version" key
+ * (docs/schema/NAME.schema.json, whose "$id" ends in it): raised when a
+ * key goes away or changes meaning; a key added is documented in the
+ * schema without a new version. */
+#define STG_SCHEMA_STATUS 1
+#define STG_SCHEMA_TICKETS 1
+#define STG_SCHEMA_RUN 1
+
 /* The templates directory: $BRINGUP_TEMPLATES, else the installed
  * share/bringup/templates beside the executable, else the source tree's
  * templates/. Caller frees; NULL if none is found. */
