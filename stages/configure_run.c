@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h"
 #include "stages/workers.h"
 #include "configure.h"
 #include "loop.h"
@@ -239,7 +240,7 @@ static int load_profiles(struct stg_configure_run *run, struct stg_configure_pro
 
 		for (k = 0; k < ps->n && strcmp(ps->items[k].name, name); k++)
 			;
-		if (k == ps->n && prof_load(dir, name, &ps->items[ps->n], &err)) {
+		if (k == ps->n && stg_profile_load(dir, name, &ps->items[ps->n], &err)) {
 			fprintf(stderr, "bringup-configure: %s (node %s)\n", err.msg, job->node->hostname);
 			rc = STG_EXIT_USAGE;
 			break;

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "lifecycle.h"
 #include "loop.h"
 #include "stage.h"
@@ -161,13 +162,21 @@ struct val_check *stg_checks_view_val(const struct inv_check *checks, size_t n)
 
 int stg_stage_parse(struct stg_stage *st, const struct br_command *cmd, int argc, char **argv)
 {
-	int rc;
+	struct br_err err = { 0 };
+	int rc, config_rc;
 
 	st->cmd = cmd;
 	st->argc = argc;
 	st->argv = argv;
 	br_log_init(argv[0], BR_LOG_WARN);
+	/* Before the options: bringup.conf's settings become the
+	 * environment's defaults, which --db and the rest then beat. */
+	config_rc = stg_config_apply(&err);
 	rc = br_opt_parse(cmd, argc, argv, &st->argi);
+	if (!rc && config_rc) {
+		fprintf(stderr, "%s\n%s: bringup.conf: nothing done\n", err.msg, cmd->name);
+		rc = BR_OPT_EXIT_USAGE;
+	}
 	if (rc)
 		st->exit = rc == BR_OPT_EXIT_OK ? STG_EXIT_OK : STG_EXIT_USAGE;
 	return rc;
@@ -506,7 +515,7 @@ const struct prof_profile *stg_profiles_get(struct stg_profiles *ps, const char 
 		return NULL;
 	}
 	p = br_xmalloc(sizeof(*p));
-	if (prof_load(ps->templates, name, p, err)) {
+	if (stg_profile_load(ps->templates, name, p, err)) {
 		free(p);
 		return NULL;
 	}
