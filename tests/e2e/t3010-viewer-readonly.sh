@@ -81,6 +81,22 @@ assert_eq "$(echo "$out" | jq -r '.nodes[0].reason')" "held by a writer" "viewer
 exec 3>&-
 wait "$writer" || true
 
+# A read-only file system (where this machine lets root mount one): even
+# root's status and report read it.
+mkdir rofs
+if mount -t tmpfs -o size=16m tmpfs rofs 2>/dev/null; then
+	at_exit "umount $T/rofs 2>/dev/null"
+	cp inv/inv.db rofs/inv.db
+	mount -o remount,ro rofs || fail "cannot remount the tmpfs read-only"
+	out=$(bringup status --db rofs/inv.db --json) || fail "status on a read-only file system"
+	assert_eq "$(echo "$out" | jq '.nodes | length')" 2 "status on a read-only file system"
+	bringup report --db rofs/inv.db --out rofs-report.html >/dev/null || fail "report on a read-only file system"
+	bringup tickets --db rofs/inv.db --json >/dev/null 2>&1 || fail "tickets on a read-only file system"
+	umount rofs
+else
+	echo "note: cannot mount a tmpfs here; the read-only file system case is not run" >&2
+fi
+
 # An older schema: the viewer who cannot write is told who migrates it, and
 # it stays as it was; its owner's status migrates it (t3002).
 mkdir old && inv_sql old/inv.db < "$BR_TOP/tests/fixtures/inventory/schema-v1.sql" && chmod 0755 old
