@@ -97,6 +97,7 @@ static void test_progress_eta_only_when_meaningful(void **state)
 	s = line_at(&p, 500, 0);
 	assert_null(strstr(s, "ETA")); /* nothing done: no rate to go by */
 	free(s);
+	br_progress_release(&p);
 	/* Finished, nothing left: no ETA and nobody named. */
 	rack_of_64(&p, 64);
 	s = line_at(&p, 4000, 0);
