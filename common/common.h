@@ -333,6 +333,7 @@ struct br_progress {
 	const char *label;
 	size_t total, done, failed;
 	int64_t start_ms, last_draw_ms, last_done_ms;
+	size_t drawn_done; /* done as last drawn, +1 (0: never drawn) */
 	int enabled;
 	/* Per item, once named (br_progress_item): its name (borrowed) and
 	 * when it started, or -1 once finished. */

@@ -133,6 +133,7 @@ static void draw(struct br_progress *p)
 	br_buf_release(&line);
 	progress_line_live = 1;
 	p->last_draw_ms = br_now_ms();
+	p->drawn_done = p->done + 1;
 }
 
 static void maybe_draw(struct br_progress *p)
@@ -169,7 +170,10 @@ void br_progress_item_done(struct br_progress *p, size_t i, int ok)
 void br_progress_finish(struct br_progress *p)
 {
 	if (p->enabled) {
-		draw(p);
+		/* The last item's draw already said it all, unless a log
+		 * line cleared it since. */
+		if (p->drawn_done != p->done + 1 || !progress_line_live)
+			draw(p);
 		fputc('\n', stderr);
 		progress_line_live = 0;
 	}
