@@ -31,7 +31,16 @@ ifeq ($(SAN),1)
 CFLAGS  := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 LDFLAGS += -fsanitize=address,undefined
 endif
-ALL_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) $(CFLAGS) -I. -Icommon $(PKG_CFLAGS) -MMD -MP
+ALL_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) $(CFLAGS) -I. -Icommon -I$(BUILD)/gen $(PKG_CFLAGS) -MMD -MP
+
+# The version every command's --version prints: `git describe` of the tree
+# it was built from (a tag, else BASE_VERSION and the commit), or
+# BASE_VERSION alone outside git. build/gen/version.h is rewritten only
+# when that changes, so a commit rebuilds common/version.o, not the tree.
+BASE_VERSION := 0.1.0
+GIT_VERSION := $(shell git describe --tags --dirty 2>/dev/null || \
+	{ c=$$(git describe --always --dirty 2>/dev/null) && echo "$(BASE_VERSION)-g$$c"; })
+VERSION := $(if $(GIT_VERSION),$(GIT_VERSION),$(BASE_VERSION))
 
 MODULES := common inventory profile redfish maas validators sim stages bringup
 # Files named cmd-NAME.c are executables (build/bin/NAME); the rest of a
@@ -50,10 +59,16 @@ SIM_LIBS   := $(foreach m,sim common,$(if $(call lib_srcs,$(m)),$(BUILD)/lib/lib
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: all tests test demo bench install install-man format format-check man-check lint clean deps fuzz fuzz-build fuzz-bins
+.PHONY: FORCE all tests test demo bench install install-man format format-check man-check lint clean deps fuzz fuzz-build fuzz-bins
 all: $(BINS)
 
 tests: all $(UNIT_BINS)
+
+$(BUILD)/gen/version.h: FORCE
+	@mkdir -p $(dir $@)
+	@echo '#define BR_VERSION "$(VERSION)"' > $@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+$(BUILD)/obj/common/version.o: $(BUILD)/gen/version.h
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)

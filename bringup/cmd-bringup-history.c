@@ -1,4 +1,6 @@
 /* bringup history HOST: a node's state transitions, oldest first. */
+#include <unistd.h>
+
 #include "stages/stages.h"
 
 int main(int argc, char **argv)
@@ -16,6 +18,7 @@ int main(int argc, char **argv)
 	struct br_err err = { 0 };
 	size_t n = 0;
 
+	st.readonly = 1;
 	if (stg_stage_parse(&st, &cmd, argc, argv))
 		return stg_stage_close(&st);
 	if (argc - st.argi != 1)
@@ -46,7 +49,7 @@ int main(int argc, char **argv)
 		for (size_t i = 0; i < n; i++)
 			br_table_add(&t, (const char *const[]){ ev[i].at, ev[i].from_state, ev[i].to_state,
 								ev[i].reason });
-		br_table_print(&t, stdout);
+		br_table_print_fit(&t, br_term_columns(STDOUT_FILENO), stdout);
 		br_table_release(&t);
 	}
 out:

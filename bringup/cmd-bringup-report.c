@@ -60,6 +60,7 @@ int main(int argc, char **argv)
 	/* A report only reads: it holds no node against a running stage. */
 	st.no_lease = 1;
 	st.allow_retired = 1;
+	st.readonly = 1;
 	if (stg_stage_parse(&st, &cmd, argc, argv))
 		return stg_stage_close(&st);
 	if (!out && !(out = default_out = stg_report_default_path(st.common.db)))

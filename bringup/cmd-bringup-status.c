@@ -1,19 +1,26 @@
 /* bringup status: the node table, or the status document (man/bringup-status.1). */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <unistd.h>
 
 #include "stages/stages.h"
 
 /* Every MAC the BMC showed with whose it is (only the host's are in
  * "macs", what MAAS gets), and what it could not show: a node's facts as
  * far as a person judging it needs them. Empty before discovery. */
-static json_t *nics_json(struct inv *inv, const char *hostname)
+static json_t *nics_json(struct inv *inv, const char *hostname, struct br_err *err)
 {
-	json_t *out = json_array();
+	json_t *out;
 	struct br_hw hw;
 
-	if (inv_load_hw_nics(inv, hostname, &hw, NULL))
-		return out;
+	/* A stored document that cannot be read is damage to report, not
+	 * a node without NICs. */
+	if (inv_load_hw_nics(inv, hostname, &hw, err)) {
+		br_err_prefix(err, "node '%s': field nics", hostname);
+		return NULL;
+	}
+	out = json_array();
 	for (size_t i = 0; i < hw.n_nics; i++)
 		json_array_append_new(out, json_pack("{s:s, s:s, s:o, s:o}", "mac",
 						     hw.nics[i].mac ? hw.nics[i].mac : "", "role",
@@ -29,7 +36,7 @@ static json_t *node_json(struct inv *inv, const struct inv_node *n, struct br_er
 	struct br_strlist macs = { 0 };
 	struct inv_check *checks = NULL;
 	size_t n_checks = 0;
-	json_t *o, *jm, *jc;
+	json_t *o, *jm, *jc, *jn;
 
 	if (inv_node_macs(inv, n->id, &macs, err) || inv_node_checks(inv, n->id, &checks, &n_checks, err)) {
 		br_strlist_release(&macs);
@@ -60,47 +67,187 @@ static json_t *node_json(struct inv *inv, const struct inv_node *n, struct br_er
 			    n->state == INV_FAILED ? json_string(br_fail_kind_name(
 							 n->failure_kind ? n->failure_kind : BR_FAIL_STAGE))
 						   : json_null());
-	json_object_set_new(o, "nics", nics_json(inv, n->hostname));
 	br_strlist_release(&macs);
 	inv_checks_free(checks, n_checks);
+	jn = nics_json(inv, n->hostname, err);
+	if (!jn) {
+		json_decref(o);
+		return NULL;
+	}
+	json_object_set_new(o, "nics", jn);
 	return o;
 }
 
-static void print_table(struct inv *inv, const struct inv_node *nodes, size_t n)
+/* The columns -o picks from, in the table's words. */
+enum status_col {
+	COL_HOSTNAME,
+	COL_RACK,
+	COL_UNIT,
+	COL_STATE,
+	COL_SERIAL,
+	COL_MACS,
+	COL_REASON,
+	COL_BMC,
+	COL_PROFILE,
+	COL_MODEL,
+	COL_SERVICE_TAG,
+	COL_IP,
+	COL_SYSTEM_ID,
+	COL_ATTEMPTS,
+	COL_FAILURE_KIND,
+	COL_UPDATED,
+	COL_COUNT
+};
+static const char *const col_names[COL_COUNT] = {
+	"hostname", "rack",  "unit",	    "state", "serial",	  "macs",     "reason",	      "bmc",
+	"profile",  "model", "service_tag", "ip",    "system_id", "attempts", "failure_kind", "updated_at",
+};
+static const char *const col_headers[COL_COUNT] = {
+	"HOSTNAME", "RACK",  "U",	    "STATE", "SERIAL",	  "MACS",     "REASON",	      "BMC",
+	"PROFILE",  "MODEL", "SERVICE_TAG", "IP",    "SYSTEM_ID", "ATTEMPTS", "FAILURE_KIND", "UPDATED_AT",
+};
+#define DEFAULT_COLUMNS "hostname,rack,unit,state,serial,macs,reason"
+
+/* "-o hostname,state,reason" into cols; 0, or a usage message printed. */
+static int parse_columns(struct stg_stage *st, const char *spec, enum status_col *cols, size_t *ret_n)
 {
-	static const char *const headers[] = { "HOSTNAME", "RACK", "U", "STATE", "SERIAL", "MACS", "REASON" };
-	size_t per_state[INV_STATE_COUNT] = { 0 };
-	struct br_table t;
+	size_t n = 0;
+	int rc = 0;
 
-	br_table_init(&t, 7, headers);
-	for (size_t i = 0; i < n; i++) {
-		struct br_strlist macs = { 0 };
-		char unit[16], nmacs[16];
+	for (const char *p = spec; *p && !rc; p += *p == ',') {
+		size_t len = strcspn(p, ","), c;
+		char *w = br_xasprintf("%.*s", (int)len, p);
 
-		inv_node_macs(inv, nodes[i].id, &macs, NULL);
-		snprintf(unit, sizeof(unit), "%d", nodes[i].unit);
-		snprintf(nmacs, sizeof(nmacs), "%zu", macs.n);
-		br_table_add(&t, (const char *const[]){ nodes[i].hostname, nodes[i].rack, unit,
-							inv_state_name(nodes[i].state),
-							nodes[i].system_serial, nmacs, nodes[i].reason });
-		br_strlist_release(&macs);
-		per_state[nodes[i].state]++;
+		p += len;
+		for (c = 0; c < COL_COUNT && strcasecmp(w, col_names[c]); c++)
+			;
+		if (!*w) {
+			/* ",," or a trailing comma: nothing to pick */
+		} else if (c == COL_COUNT) {
+			const char *near = br_did_you_mean(w, col_names, COL_COUNT);
+
+			rc = stg_stage_usage(st, "-o: no column '%s'%s%s%s (columns: %s, %s, %s, %s, %s)", w,
+					     near ? "; did you mean '" : "", near ? near : "",
+					     near ? "'?" : "", DEFAULT_COLUMNS, "bmc,profile,model",
+					     "service_tag,ip", "system_id,attempts",
+					     "failure_kind,updated_at");
+		} else if (n == BR_TABLE_COLS_MAX) {
+			rc = stg_stage_usage(st, "-o: at most %d columns", BR_TABLE_COLS_MAX);
+		} else {
+			cols[n++] = (enum status_col)c;
+		}
+		free(w);
 	}
-	br_table_print(&t, stdout);
+	if (!rc && !n)
+		rc = stg_stage_usage(st, "-o: no columns named");
+	*ret_n = n;
+	return rc;
+}
+
+static const char *cell(const struct inv_node *n, enum status_col c, size_t n_macs, char *num, size_t num_len)
+{
+	switch (c) {
+	case COL_HOSTNAME:
+		return n->hostname;
+	case COL_RACK:
+		return n->rack;
+	case COL_UNIT:
+		snprintf(num, num_len, "%d", n->unit);
+		return num;
+	case COL_STATE:
+		return inv_state_name(n->state);
+	case COL_SERIAL:
+		return n->system_serial;
+	case COL_MACS:
+		snprintf(num, num_len, "%zu", n_macs);
+		return num;
+	case COL_REASON:
+		return n->reason;
+	case COL_BMC:
+		return n->bmc;
+	case COL_PROFILE:
+		return n->profile;
+	case COL_MODEL:
+		return n->model;
+	case COL_SERVICE_TAG:
+		return n->service_tag;
+	case COL_IP:
+		return n->ip;
+	case COL_SYSTEM_ID:
+		return n->maas_system_id;
+	case COL_ATTEMPTS:
+		snprintf(num, num_len, "%d", n->attempts);
+		return num;
+	case COL_FAILURE_KIND:
+		return n->state == INV_FAILED
+			   ? br_fail_kind_name(n->failure_kind ? n->failure_kind : BR_FAIL_STAGE)
+			   : NULL;
+	case COL_UPDATED:
+		return n->updated_at;
+	case COL_COUNT:
+		break;
+	}
+	return NULL;
+}
+
+/* The table (sized to the terminal: br_term_columns) or CSV. */
+static int print_table(struct stg_stage *st, const enum status_col *cols, size_t ncols, int csv)
+{
+	const char *headers[BR_TABLE_COLS_MAX];
+	size_t per_state[INV_STATE_COUNT] = { 0 };
+	struct br_err err = { 0 };
+	struct br_table t;
+	int rc = 0;
+
+	for (size_t c = 0; c < ncols; c++)
+		headers[c] = csv ? col_names[cols[c]] : col_headers[cols[c]];
+	br_table_init(&t, ncols, headers);
+	for (size_t i = 0; i < st->n && !rc; i++) {
+		struct br_strlist macs = { 0 };
+		const char *cells[BR_TABLE_COLS_MAX];
+		char nums[BR_TABLE_COLS_MAX][24];
+
+		if (inv_node_macs(st->inv, st->nodes[i].id, &macs, &err)) {
+			rc = stg_stage_fail(st, STG_EXIT_UNREACHABLE, "node '%s': field macs: %s",
+					    st->nodes[i].hostname, err.msg);
+			break;
+		}
+		for (size_t c = 0; c < ncols; c++) {
+			cells[c] = cell(&st->nodes[i], cols[c], macs.n, nums[c], sizeof(nums[c]));
+			if (!cells[c] && csv)
+				cells[c] = ""; /* the table's "-" is for eyes */
+		}
+		br_table_add(&t, cells);
+		br_strlist_release(&macs);
+		per_state[st->nodes[i].state]++;
+	}
+	if (!rc && csv)
+		br_table_print_csv(&t, stdout);
+	else if (!rc)
+		br_table_print_fit(&t, br_term_columns(STDOUT_FILENO), stdout);
 	br_table_release(&t);
-	printf("\n%zu node%s:", n, n == 1 ? "" : "s");
+	if (rc || csv)
+		return rc;
+	printf("\n%zu node%s:", st->n, st->n == 1 ? "" : "s");
 	for (int s = 0; s < INV_STATE_COUNT; s++)
 		if (per_state[s])
 			printf(" %zu %s", per_state[s], inv_state_name((enum inv_state)s));
 	printf("\n");
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
 	struct stg_stage st = { 0 };
-	const char *state_filter = NULL;
+	const char *state_filter = NULL, *columns = NULL, *format = NULL;
 	const struct br_option options[] = {
 		{ "state", 's', BR_OPT_STRING, &state_filter, "STATE", "only nodes in this state" },
+		{ "output", 'o', BR_OPT_STRING, &columns, "COLUMNS",
+		  "the table's (or CSV's) columns, comma-separated (default " DEFAULT_COLUMNS
+		  "; also bmc, profile, model, service_tag, ip, system_id, attempts, failure_kind, "
+		  "updated_at)" },
+		{ "format", 'f', BR_OPT_STRING, &format, "table|csv|json",
+		  "a table sized to the terminal (default; $COLUMNS), CSV, or the JSON document (--json)" },
 		{ 0 },
 	};
 	const struct br_command cmd = {
@@ -115,16 +262,30 @@ int main(int argc, char **argv)
 		options,
 		&st.common,
 	};
-	int one_state[2] = { -1, -1 };
+	enum status_col cols[BR_TABLE_COLS_MAX];
+	size_t ncols = 0;
+	int one_state[2] = { -1, -1 }, csv = 0;
 	struct br_err err = { 0 };
 	enum inv_state s;
 	int rc = 0;
 
 	st.allow_retired = 1;
+	st.readonly = 1;
 	if (stg_stage_parse(&st, &cmd, argc, argv))
 		return stg_stage_close(&st);
 	if (state_filter && inv_state_parse(state_filter, &s))
 		return stg_stage_usage(&st, "--state: unknown state '%s'", state_filter);
+	if (format && !strcmp(format, "json"))
+		st.common.json = 1;
+	else if (format && !strcmp(format, "csv"))
+		csv = 1;
+	else if (format && strcmp(format, "table"))
+		return stg_stage_usage(&st, "--format: '%s' (want table, csv or json)", format);
+	if (columns && st.common.json)
+		return stg_stage_usage(
+		    &st, "-o picks the table's or CSV's columns; the JSON document has every field");
+	if (!st.common.json && parse_columns(&st, columns ? columns : DEFAULT_COLUMNS, cols, &ncols))
+		return stg_stage_close(&st);
 	if (state_filter)
 		one_state[0] = (int)s;
 	if (stg_stage_open(&st, state_filter ? one_state : stg_all_states))
@@ -132,6 +293,7 @@ int main(int argc, char **argv)
 	if (st.common.json) {
 		json_t *doc = json_object(), *arr = json_array();
 
+		json_object_set_new(doc, "schema_version", json_integer(STG_SCHEMA_STATUS));
 		json_object_set_new(doc, "nodes", arr);
 		for (size_t i = 0; i < st.n && !rc; i++) {
 			json_t *o = node_json(st.inv, &st.nodes[i], &err);
@@ -146,7 +308,7 @@ int main(int argc, char **argv)
 			br_json_print(stdout, doc);
 		json_decref(doc);
 	} else {
-		print_table(st.inv, st.nodes, st.n);
+		print_table(&st, cols, ncols, csv);
 	}
 	return stg_stage_close(&st);
 }

@@ -4,6 +4,7 @@
  * as Markdown for the aisle (by rack, then U), JSON or CSV.
  */
 #include <string.h>
+#include <unistd.h>
 
 #include "stages/stages.h"
 
@@ -12,7 +13,7 @@ int main(int argc, char **argv)
 	struct stg_stage st = { 0 };
 	const char *format = "md", *state = "open";
 	struct stg_webhook_options post;
-	int timeout_s = 10;
+	int timeout_s = 10, list_only = 0;
 	const struct br_option options[] = {
 		{ "format", 'f', BR_OPT_STRING, &format, "md|json|csv",
 		  "Markdown table to print (default), the JSON document (--json), or CSV" },
@@ -28,6 +29,9 @@ int main(int argc, char **argv)
 		{ "retries", 0, BR_OPT_INT, &post.retries, "N",
 		  "retries per ticket on errors, 5xx, 429 (default 5)" },
 		{ "timeout", 't', BR_OPT_INT, &timeout_s, "SECONDS", "one webhook request (default 10)" },
+		{ "list", 0, BR_OPT_FLAG, &list_only, NULL,
+		  "only list the tickets as last filed: the inventory is opened read-only (as it is for "
+		  "a user who cannot write it)" },
 		{ 0 },
 	};
 	const struct br_command cmd = {
@@ -66,6 +70,14 @@ int main(int argc, char **argv)
 	/* Tickets are the stage's own rows: no node is worked, so no lease
 	 * keeps another stage off them. */
 	st.no_lease = 1;
+	st.readonly = list_only || stg_inventory_readonly_here(st.common.db);
+	if (!st.exit && st.readonly && post.url)
+		stg_stage_usage(&st, "--post records what it delivered in the inventory: %s",
+				list_only ? "not with --list" : "this user cannot write it");
+	else if (!st.exit && st.readonly && !list_only && !access(st.common.db, F_OK))
+		br_warn("tickets",
+			"inventory %s is read-only to this user: listing the tickets as last filed",
+			st.common.db);
 	if (!st.exit && !stg_stage_open(&st, stg_all_states) && !stg_tickets_run(&st, &run, &post))
 		stg_stage_report(&st, stg_tickets_json, stg_tickets_print, &run, 0);
 	stg_tickets_run_release(&run);

@@ -304,6 +304,7 @@ int drv_run_pipeline(const char *const *stages, size_t n, drv_find_fn find, int 
 	int worst = STG_EXIT_OK;
 	char **hosts = br_xcalloc((size_t)argc + 1, sizeof(*hosts));
 
+	json_object_set_new(doc, "schema_version", json_integer(STG_SCHEMA_RUN));
 	parse(argc, argv, &a);
 	forward_signals();
 	for (size_t i = 0; i < n && !caught_signal; i++) {

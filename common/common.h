@@ -18,7 +18,8 @@
 
 #include <jansson.h>
 
-#define BR_VERSION "0.1.0"
+/* The version this tree was built as (Makefile: git describe); static. */
+const char *br_version(void);
 
 #define BR_PRINTF(a, b) __attribute__((format(printf, a, b)))
 
@@ -300,28 +301,77 @@ struct br_command {
 
 enum br_opt_result { BR_OPT_OK = 0, BR_OPT_EXIT_OK = 1, BR_OPT_EXIT_USAGE = 2 };
 
-/* Parse argv; sets logging from -v/-q. On BR_OPT_OK, *ret_argi is the index
- * of the first operand. --help prints help to stdout and returns
- * BR_OPT_EXIT_OK; a bad option prints an error to stderr and returns
+/* Parse argv; sets logging from -v/-q. Options and operands come in any
+ * order ("status HOST --json"); "--" ends the options. On BR_OPT_OK the
+ * operands, in their order, are argv[*ret_argi..argc-1] (argv's slots are
+ * rearranged; the strings are not touched). --help and --version print to
+ * stdout and return BR_OPT_EXIT_OK; a bad option prints an error (with
+ * the option meant, where one is near) to stderr and returns
  * BR_OPT_EXIT_USAGE (the exit code for bad usage). */
 enum br_opt_result br_opt_parse(const struct br_command *cmd, int argc, char **argv, int *ret_argi);
 void br_opt_help(const struct br_command *cmd, FILE *f);
+/* The candidate closest to word by edit distance, when near enough to be
+ * a slip of the fingers (at most 2 edits, and fewer than half of word's
+ * letters), else NULL. Borrowed from candidates. */
+const char *br_did_you_mean(const char *word, const char *const *candidates, size_t n);
 
 /* ---- progress display ------------------------------------------------- */
 
-/* On a TTY (stderr) and not quiet: a redrawn line "label  done/total  N
- * failed  ETA 12s". Off a TTY: prints nothing. */
+/* On a TTY (stderr) and not quiet: a redrawn line, sized to the terminal:
+ * "discover  60/64 done  2 failed  2 left: gpu-r06-u24 (61s), gpu-r02-u10
+ * (58s)  ETA 4s". The nodes still out are named, those out longest first
+ * (BR_PROGRESS_NAMED at most), when the caller names its items. The ETA
+ * is shown only when it means something: once an item has finished, and
+ * not while the rest are stuck (nothing finished for BR_PROGRESS_STUCK_FACTOR
+ * times the average time between finishes, and at least
+ * BR_PROGRESS_STUCK_MIN_MS): then "nothing finished for 57s" instead.
+ * Off a TTY: prints nothing. */
+#define BR_PROGRESS_NAMED 3
+#define BR_PROGRESS_STUCK_FACTOR 4
+#define BR_PROGRESS_STUCK_MIN_MS 3000
 struct br_progress {
 	const char *label;
 	size_t total, done, failed;
-	int64_t start_ms, last_draw_ms;
+	int64_t start_ms, last_draw_ms, last_done_ms;
+	size_t drawn_done; /* done as last drawn, +1 (0: never drawn) */
 	int enabled;
+	/* Per item, once named (br_progress_item): its name (borrowed) and
+	 * when it started, or -1 once finished. */
+	const char **names;
+	int64_t *started_ms;
 };
 void br_progress_init(struct br_progress *p, const char *label, size_t total);
+/* Item i (below total) is name (borrowed: it must outlive p), started
+ * now (br_progress_init's time until br_progress_item_start). */
+void br_progress_item(struct br_progress *p, size_t i, const char *name);
+void br_progress_item_start(struct br_progress *p, size_t i);
+/* Item i finished; counts it (done, and failed unless ok) and redraws. */
+void br_progress_item_done(struct br_progress *p, size_t i, int ok);
+/* Counts alone, for a caller that does not name its items. */
 void br_progress_update(struct br_progress *p, size_t done, size_t failed);
 void br_progress_finish(struct br_progress *p);
+/* Frees what br_progress_item allocated (br_progress_finish does too). */
+void br_progress_release(struct br_progress *p);
+/* The line as drawn at now_ms on a terminal of `columns` (0: no limit),
+ * into out (appended). */
+void br_progress_format(const struct br_progress *p, int64_t now_ms, size_t columns, struct br_buf *out);
 /* Log lines call this to clear a live progress line first. */
 void br_progress_clear_line(void);
+
+/* ---- the terminal (term.c) ---------------------------------------------- */
+
+#define BR_TERM_COLUMNS_MAX 10000
+/* The width output to fd should fit: $COLUMNS when set (1 to
+ * BR_TERM_COLUMNS_MAX), else the terminal's (TIOCGWINSZ), else 0: no
+ * limit (a pipe, a file). */
+size_t br_term_columns(int fd);
+/* "…" where the locale's character set is UTF-8, else "...". Static. */
+const char *br_ellipsis(void);
+/* Columns text takes: its characters (UTF-8 sequences count one). */
+size_t br_text_columns(const char *s);
+/* A copy of s cut to cols columns, ending in br_ellipsis() when cut; whole
+ * characters only. Caller frees. */
+char *br_text_cut(const char *s, size_t cols);
 
 /* ---- table printer ---------------------------------------------------- */
 
@@ -337,6 +387,12 @@ void br_table_init(struct br_table *t, size_t ncols, const char *const *headers)
 /* Copies the strings; NULL cells print as "-". */
 void br_table_add(struct br_table *t, const char *const *cells);
 void br_table_print(const struct br_table *t, FILE *f);
+/* The same on lines of at most `columns` (br_term_columns; 0: no limit):
+ * the widest columns narrowed, their cells cut with br_ellipsis(). */
+void br_table_print_fit(const struct br_table *t, size_t columns, FILE *f);
+/* The table as CSV (RFC 4180 quoting, libcsv), header row first; cells as
+ * added (escaped, "-" for none). */
+void br_table_print_csv(const struct br_table *t, FILE *f);
 void br_table_release(struct br_table *t);
 
 #include "hw.h"

@@ -76,18 +76,119 @@ void br_opt_help(const struct br_command *cmd, FILE *f)
 		fprintf(f, "  %-28s %s\n", left, all[i].help);
 	}
 	fprintf(f, "  %-28s %s\n", "-h, --help", "show this help and exit");
+	fprintf(f, "  %-28s %s\n", "    --version", "print the version and exit");
+	fprintf(f, "\nOptions and operands may come in any order; '--' ends the options.\n");
+}
+
+/* Edit distance with a swap of two neighbours as one edit ("--jsno"),
+ * capped: names are short (an option, a command). */
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), d[65][65];
+
+	if (la > 64 || lb > 64)
+		return (size_t)-1;
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = i;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (size_t i = 1; i <= la; i++)
+		for (size_t j = 1; j <= lb; j++) {
+			size_t del = d[i - 1][j] + 1, ins = d[i][j - 1] + 1;
+			size_t sub = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+
+			d[i][j] = del < ins ? del : ins;
+			if (sub < d[i][j])
+				d[i][j] = sub;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < d[i][j])
+				d[i][j] = d[i - 2][j - 2] + 1;
+		}
+	return d[la][lb];
+}
+
+const char *br_did_you_mean(const char *word, const char *const *candidates, size_t n)
+{
+	const char *best = NULL;
+	size_t best_d = (size_t)-1, len = strlen(word);
+
+	for (size_t i = 0; i < n; i++) {
+		size_t d = edit_distance(word, candidates[i]);
+
+		if (d < best_d) {
+			best_d = d;
+			best = candidates[i];
+		}
+	}
+	return best && best_d <= 2 && 2 * best_d < len ? best : NULL;
+}
+
+/* "unknown option '--jsno'; did you mean '--json'?" */
+static void unknown_option(const struct br_command *cmd, const struct br_option *all, size_t n,
+			   const char *bad)
+{
+	const char *names[OPT_MAX + 2], *near = NULL;
+	size_t k = 0, len;
+
+	if (!strncmp(bad, "--", 2)) {
+		for (size_t i = 0; i < n; i++)
+			names[k++] = all[i].name;
+		names[k++] = "help";
+		names[k++] = "version";
+		len = strcspn(bad + 2, "=");
+		{
+			char *word = br_xasprintf("%.*s", (int)len, bad + 2);
+
+			near = br_did_you_mean(word, names, k);
+			free(word);
+		}
+	}
+	fprintf(stderr, "%s: unknown option '%s'", cmd->name, bad);
+	if (near)
+		fprintf(stderr, "; did you mean '--%s'?", near);
+	fprintf(stderr, "\n%s: try '%s --help'\n", cmd->name, cmd->name);
+}
+
+static int set_value(const struct br_command *cmd, const struct br_option *o, const char *arg)
+{
+	switch (o->type) {
+	case BR_OPT_FLAG:
+		(*(int *)o->value)++;
+		break;
+	case BR_OPT_STRING:
+		*(const char **)o->value = arg;
+		break;
+	case BR_OPT_INT: {
+		long v;
+
+		if (br_parse_long(arg, -2147483647L, 2147483647L, &v)) {
+			fprintf(stderr, "%s: --%s: '%s' is not an integer\n", cmd->name, o->name, arg);
+			return -1;
+		}
+		*(int *)o->value = (int)v;
+		break;
+	}
+	case BR_OPT_LIST:
+		br_strlist_add(o->value, arg);
+		break;
+	}
+	return 0;
 }
 
 enum br_opt_result br_opt_parse(const struct br_command *cmd, int argc, char **argv, int *ret_argi)
 {
 	struct br_option all[OPT_MAX];
-	struct option lopts[OPT_MAX + 1];
+	struct option lopts[OPT_MAX + 2];
 	char shorts[OPT_MAX * 2 + 4];
-	size_t n = collect(cmd, all), ns = 0;
+	size_t n = collect(cmd, all), ns = 0, n_operands = 0;
+	char **operands = br_xcalloc((size_t)argc + 1, sizeof(*operands));
+	enum br_opt_result rc = BR_OPT_OK;
 	int c, idx;
 
 	memset(lopts, 0, sizeof(lopts));
-	shorts[ns++] = '+'; /* stop at the first operand */
+	/* '-': every operand comes back in its place (as 1), so options after
+	 * a hostname are options whatever POSIXLY_CORRECT says. */
+	shorts[ns++] = '-';
 	shorts[ns++] = ':';
 	shorts[ns++] = 'h';
 	for (size_t i = 0; i < n; i++) {
@@ -102,6 +203,8 @@ enum br_opt_result br_opt_parse(const struct br_command *cmd, int argc, char **a
 	}
 	lopts[n].name = "help";
 	lopts[n].val = 'h';
+	lopts[n + 1].name = "version";
+	lopts[n + 1].val = 2; /* no short option */
 	shorts[ns] = '\0';
 	if (cmd->common && !cmd->common->db) {
 		const char *env = getenv("BRINGUP_DB");
@@ -110,20 +213,33 @@ enum br_opt_result br_opt_parse(const struct br_command *cmd, int argc, char **a
 	}
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, shorts, lopts, &idx)) != -1) {
-		struct br_option *o = NULL;
+	while (rc == BR_OPT_OK && (c = getopt_long(argc, argv, shorts, lopts, &idx)) != -1) {
+		const struct br_option *o = NULL;
 
+		if (c == 1) {
+			operands[n_operands++] = optarg;
+			continue;
+		}
 		if (c == 'h') {
 			br_opt_help(cmd, stdout);
-			return BR_OPT_EXIT_OK;
+			rc = BR_OPT_EXIT_OK;
+			break;
+		}
+		if (c == 2) {
+			printf("%s %s\n", cmd->name, br_version());
+			rc = BR_OPT_EXIT_OK;
+			break;
 		}
 		if (c == '?' || c == ':') {
 			const char *bad = argv[optind - 1];
 
-			fprintf(stderr, "%s: %s '%s'\n%s: try '%s --help'\n", cmd->name,
-				c == ':' ? "missing argument for" : "unknown option", bad, cmd->name,
-				cmd->name);
-			return BR_OPT_EXIT_USAGE;
+			if (c == ':')
+				fprintf(stderr, "%s: missing argument for '%s'\n%s: try '%s --help'\n",
+					cmd->name, bad, cmd->name, cmd->name);
+			else
+				unknown_option(cmd, all, n, bad);
+			rc = BR_OPT_EXIT_USAGE;
+			break;
 		}
 		if (c >= 256)
 			o = &all[c - 256];
@@ -131,31 +247,19 @@ enum br_opt_result br_opt_parse(const struct br_command *cmd, int argc, char **a
 			for (size_t i = 0; i < n; i++)
 				if (all[i].short_name == c)
 					o = &all[i];
-		if (!o)
-			return BR_OPT_EXIT_USAGE;
-		switch (o->type) {
-		case BR_OPT_FLAG:
-			(*(int *)o->value)++;
-			break;
-		case BR_OPT_STRING:
-			*(const char **)o->value = optarg;
-			break;
-		case BR_OPT_INT: {
-			long v;
-
-			if (br_parse_long(optarg, -2147483647L, 2147483647L, &v)) {
-				fprintf(stderr, "%s: --%s: '%s' is not an integer\n", cmd->name, o->name,
-					optarg);
-				return BR_OPT_EXIT_USAGE;
-			}
-			*(int *)o->value = (int)v;
-			break;
-		}
-		case BR_OPT_LIST:
-			br_strlist_add(o->value, optarg);
-			break;
-		}
+		if (!o || set_value(cmd, o, optarg))
+			rc = BR_OPT_EXIT_USAGE;
 	}
+	if (rc != BR_OPT_OK) {
+		free(operands);
+		return rc;
+	}
+	/* After "--", the rest are operands as they stand. */
+	for (int i = optind; i < argc; i++)
+		operands[n_operands++] = argv[i];
+	for (size_t i = 0; i < n_operands; i++)
+		argv[(size_t)argc - n_operands + i] = operands[i];
+	free(operands);
 	if (cmd->common) {
 		enum br_log_level lvl = BR_LOG_WARN;
 
@@ -167,6 +271,6 @@ enum br_opt_result br_opt_parse(const struct br_command *cmd, int argc, char **a
 			lvl = BR_LOG_ERROR;
 		br_log_set_level(lvl);
 	}
-	*ret_argi = optind;
+	*ret_argi = argc - (int)n_operands;
 	return BR_OPT_OK;
 }

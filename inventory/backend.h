@@ -49,9 +49,12 @@ struct invb_stmt {
 
 struct invb_ops {
 	const char *name;
-	/* Open (creating if needed) where: a file, ":memory:". On failure
-	 * *ret_conn is NULL and err names where and why. */
-	int (*open)(const char *where, struct invb_conn **ret_conn, struct br_err *err);
+	/* Open (creating if needed) where: a file, ":memory:". flags are
+	 * inventory.h's INV_OPEN_*: with INV_OPEN_READONLY nothing is
+	 * created or written, not even the backend's own settings (journal
+	 * mode), and a database that is not there is BR_E_NOTFOUND. On
+	 * failure *ret_conn is NULL and err names where and why. */
+	int (*open)(const char *where, unsigned flags, struct invb_conn **ret_conn, struct br_err *err);
 	void (*close)(struct invb_conn *conn);
 	/* The last error on conn, for messages; never NULL. */
 	const char *(*errmsg)(struct invb_conn *conn);

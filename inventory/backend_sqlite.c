@@ -3,9 +3,12 @@
  * SQLite. A connection runs in WAL mode, so readers (bringup status) never
  * block a running stage, and waits for another writer by polling (busy_wait).
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
@@ -69,12 +72,90 @@ static int sq_exec(struct invb_conn *conn, const char *sql)
 	return sqlite3_exec(db_of(conn), sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
 }
 
-static int sq_open(const char *where, struct invb_conn **ret_conn, struct br_err *err)
+/* "file:" URI of path with immutable=1: every byte outside the
+ * unreserved set percent-encoded (RFC 3986), so a '?' or '#' in a path
+ * stays part of it. Caller frees. */
+static char *immutable_uri(const char *path)
+{
+	struct br_buf b;
+	char *out;
+
+	br_buf_init(&b, 0);
+	br_buf_adds(&b, "file:");
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++)
+		if ((*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') ||
+		    strchr("/-._~", *p))
+			br_buf_addf(&b, "%c", *p);
+		else
+			br_buf_addf(&b, "%%%02X", *p);
+	br_buf_adds(&b, "?immutable=1");
+	out = br_xstrdup(br_buf_str(&b));
+	br_buf_release(&b);
+	return out;
+}
+
+/* Read-only: nothing created, no journal mode set. A WAL database needs
+ * its -shm file, which SQLite creates beside it; in a directory this user
+ * cannot write, with no -wal file there (no writer at work, none left
+ * unfinished), the file is read as it stands (immutable). */
+static int sq_open_readonly(struct sq_conn *c, const char *where, struct br_err *err)
+{
+	struct stat sb;
+	char *wal, *uri;
+	int wal_there, rc;
+
+	if (strcmp(where, ":memory:") && stat(where, &sb))
+		return br_errf(err, errno == ENOENT ? BR_E_NOTFOUND : BR_E_DB,
+			       "inventory %s: cannot open: %s%s", where, strerror(errno),
+			       errno == ENOENT ? " (a command that only reads creates no inventory: check "
+						 "--db and BRINGUP_DB, or import a manifest first)"
+					       : "");
+	if (sqlite3_open_v2(where, &c->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
+		return br_errf(err, BR_E_DB, "inventory %s: cannot open: %s", where,
+			       c->db ? sqlite3_errmsg(c->db) : "out of memory");
+	rc = sqlite3_exec(c->db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL);
+	if (rc == SQLITE_OK)
+		return 0;
+	if ((rc & 0xff) != SQLITE_READONLY && (rc & 0xff) != SQLITE_CANTOPEN)
+		return br_errf(err, BR_E_DB, "inventory %s: cannot read: %s", where, sqlite3_errmsg(c->db));
+	wal = br_xasprintf("%s-wal", where);
+	wal_there = !access(wal, F_OK);
+	free(wal);
+	if (wal_there)
+		return br_errf(err, BR_E_DB,
+			       "inventory %s: cannot read: a writer's log (%s-wal) is there and this user "
+			       "cannot create %s-shm beside it (read it as its owner, or let this user "
+			       "write the directory)",
+			       where, where, where);
+	sqlite3_close_v2(c->db);
+	c->db = NULL;
+	uri = immutable_uri(where);
+	rc = sqlite3_open_v2(uri, &c->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI, NULL);
+	free(uri);
+	if (rc != SQLITE_OK)
+		return br_errf(err, BR_E_DB, "inventory %s: cannot open: %s", where,
+			       c->db ? sqlite3_errmsg(c->db) : "out of memory");
+	return 0;
+}
+
+static int sq_open(const char *where, unsigned flags, struct invb_conn **ret_conn, struct br_err *err)
 {
 	struct sq_conn *c = br_xcalloc(1, sizeof(*c));
 
 	*ret_conn = NULL;
 	c->base.ops = ops();
+	if (flags & INV_OPEN_READONLY) {
+		int rc = sq_open_readonly(c, where, err);
+
+		if (rc) {
+			sq_close(&c->base);
+			return rc;
+		}
+		sqlite3_busy_handler(c->db, busy_wait, c);
+		sqlite3_extended_result_codes(c->db, 1);
+		*ret_conn = &c->base;
+		return 0;
+	}
 	if (sqlite3_open_v2(where, &c->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
 			    NULL) != SQLITE_OK) {
 		br_errf(err, BR_E_DB, "inventory %s: cannot open: %s", where,

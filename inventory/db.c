@@ -140,16 +140,40 @@ int inv_bind_text(struct invb_stmt *st, int idx, const char *s)
 	return invb_bind_text(st, idx, s);
 }
 
-int inv_open(const char *path, struct inv **ret_inv, struct br_err *err)
+/* A read-only open migrates nothing: a database behind this bringup's
+ * schema is one a writing command has to bring forward first. */
+static int check_version(struct inv *inv, struct br_err *err)
+{
+	int version = inv_schema_version(inv);
+
+	if (version < 0)
+		return inv_dberr(inv, err, "read schema version");
+	if (version == 0)
+		return br_errf(err, BR_E_DB, "inventory %s: not a bringup inventory (no schema)", inv->path);
+	if (version > INV_SCHEMA_VERSION)
+		return br_errf(
+		    err, BR_E_DB,
+		    "inventory %s: schema version %d is newer than this bringup (%d); upgrade bringup",
+		    inv->path, version, INV_SCHEMA_VERSION);
+	if (version < INV_SCHEMA_VERSION)
+		return br_errf(err, BR_E_STATE,
+			       "inventory %s: schema version %d, this bringup reads %d: a command that "
+			       "writes (bringup import, any stage) migrates it; a read-only one cannot",
+			       inv->path, version, INV_SCHEMA_VERSION);
+	return 0;
+}
+
+int inv_open_with(const char *path, unsigned flags, struct inv **ret_inv, struct br_err *err)
 {
 	struct inv *inv = br_xcalloc(1, sizeof(*inv));
 	int rc;
 
 	inv->path = br_xstrdup(path);
-	rc = invb_for(path)->open(path, &inv->db, err);
+	inv->flags = flags;
+	rc = invb_for(path)->open(path, flags, &inv->db, err);
 	if (rc)
 		goto fail;
-	rc = inv_migrate(inv, err);
+	rc = flags & INV_OPEN_READONLY ? check_version(inv, err) : inv_migrate(inv, err);
 	if (rc)
 		goto fail;
 	*ret_inv = inv;
@@ -157,6 +181,16 @@ int inv_open(const char *path, struct inv **ret_inv, struct br_err *err)
 fail:
 	inv_close(inv);
 	return rc;
+}
+
+int inv_open(const char *path, struct inv **ret_inv, struct br_err *err)
+{
+	return inv_open_with(path, 0, ret_inv, err);
+}
+
+int inv_readonly(const struct inv *inv)
+{
+	return !!(inv->flags & INV_OPEN_READONLY);
 }
 
 void inv_close(struct inv *inv)
@@ -196,12 +230,16 @@ int inv_node_lookup(struct inv *inv, const char *hostname, int64_t *ret_id, enum
 	inv_bind_text(st, 1, hostname);
 	rc = invb_step(st);
 	if (rc == INVB_ROW) {
-		*ret_id = invb_column_int64(st, 0);
-		if (ret_state && inv_state_parse(invb_column_text(st, 1), ret_state))
-			*ret_state = INV_FAILED;
-		if (ret_reason)
-			*ret_reason = inv_col_dup(st, 2);
+		const char *state = invb_column_text(st, 1);
+
 		rc = 0;
+		if (ret_state && inv_state_parse(state, ret_state))
+			rc = br_errf(err, BR_E_INVAL,
+				     "inventory %s: node '%s': state: '%s' is not a state (a corrupted row)",
+				     inv->path, hostname, state ? state : "NULL");
+		*ret_id = invb_column_int64(st, 0);
+		if (!rc && ret_reason)
+			*ret_reason = inv_col_dup(st, 2);
 	} else if (rc == INVB_DONE) {
 		rc = br_errf(err, BR_E_NOTFOUND, "no node named '%s' in the inventory", hostname);
 	} else {

@@ -18,6 +18,7 @@ struct inv_stmt {
 struct inv {
 	struct invb_conn *db;
 	char *path;
+	unsigned flags;		/* INV_OPEN_* it was opened with */
 	struct inv_stmt *stmts; /* statement cache, by SQL text */
 	size_t n_stmts;
 };

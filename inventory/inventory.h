@@ -46,6 +46,18 @@ int inv_state_parse(const char *name, enum inv_state *ret_state);
 /* Open (creating if needed) and migrate to INV_SCHEMA_VERSION. path may be
  * ":memory:". A database newer than this program is refused. */
 int inv_open(const char *path, struct inv **ret_inv, struct br_err *err);
+
+/* inv_open_with's flags. INV_OPEN_READONLY: for a command that only reads
+ * (status, history, report, tickets without filing): nothing is created,
+ * migrated or written, so a viewer without write access to the database
+ * (or its directory) can read it. A database that is not there is
+ * BR_E_NOTFOUND naming it; one at an older schema version is BR_E_STATE
+ * (a writing open migrates it). Every backend implements it
+ * (invb_ops.open). */
+#define INV_OPEN_READONLY 0x1u
+int inv_open_with(const char *path, unsigned flags, struct inv **ret_inv, struct br_err *err);
+/* Whether inv was opened INV_OPEN_READONLY. */
+int inv_readonly(const struct inv *inv);
 void inv_close(struct inv *inv);
 /* The file the inventory was opened from. */
 const char *inv_path(const struct inv *inv);

@@ -236,8 +236,13 @@ int inv_import(struct inv *inv, const struct inv_manifest_row *rows, size_t n, c
 	" notes, state, reason, system_serial, service_tag, model, bios_version, bmc_firmware, power_state," \
 	" maas_system_id, ip, created_at, updated_at, failure_kind, attempts, expected_serial, bmc_system"
 
-static void node_from_row(struct invb_stmt *st, struct inv_node *n)
+/* A row the inventory's own code cannot have written (a state or failure
+ * kind no bringup knows: an edit by hand, a newer bringup's row) is an
+ * error naming the node and the column, never read as something else. */
+static int node_from_row(struct inv *inv, struct invb_stmt *st, struct inv_node *n, struct br_err *err)
 {
+	const char *state = invb_column_text(st, 11), *kind = invb_column_text(st, 23);
+
 	memset(n, 0, sizeof(*n));
 	n->id = invb_column_int64(st, 0);
 	n->hostname = inv_col_dup(st, 1);
@@ -250,8 +255,6 @@ static void node_from_row(struct invb_stmt *st, struct inv_node *n)
 	n->profile = inv_col_dup(st, 8);
 	n->boot_disk_serial = inv_col_dup(st, 9);
 	n->notes = inv_col_dup(st, 10);
-	if (inv_state_parse(invb_column_text(st, 11), &n->state))
-		n->state = INV_FAILED;
 	n->reason = inv_col_dup(st, 12);
 	n->system_serial = inv_col_dup(st, 13);
 	n->service_tag = inv_col_dup(st, 14);
@@ -263,12 +266,22 @@ static void node_from_row(struct invb_stmt *st, struct inv_node *n)
 	n->ip = inv_col_dup(st, 20);
 	n->created_at = inv_col_dup(st, 21);
 	n->updated_at = inv_col_dup(st, 22);
+	if (inv_state_parse(state, &n->state))
+		return br_errf(err, BR_E_INVAL,
+			       "inventory %s: node '%s': state: '%s' is not a state (a corrupted row)",
+			       inv->path, n->hostname ? n->hostname : "?", state ? state : "NULL");
 	n->failure_kind = BR_FAIL_NONE;
-	if (n->state == INV_FAILED && br_fail_kind_parse(invb_column_text(st, 23), &n->failure_kind))
+	if (n->state == INV_FAILED && kind && br_fail_kind_parse(kind, &n->failure_kind))
+		return br_errf(
+		    err, BR_E_INVAL,
+		    "inventory %s: node '%s': failure_kind: '%s' is not one bringup knows (a corrupted row)",
+		    inv->path, n->hostname ? n->hostname : "?", kind);
+	if (n->state == INV_FAILED && !kind)
 		n->failure_kind = BR_FAIL_STAGE;
 	n->attempts = invb_column_int(st, 24);
 	n->expected_serial = inv_col_dup(st, 25);
 	n->bmc_system = inv_col_dup(st, 26);
+	return 0;
 }
 
 void inv_node_release(struct inv_node *n)
@@ -319,10 +332,14 @@ int inv_nodes_list(struct inv *inv, struct inv_node **ret_nodes, size_t *ret_n, 
 		return rc;
 	while ((rc = invb_step(st)) == INVB_ROW) {
 		nodes = br_xrealloc(nodes, (n + 1) * sizeof(*nodes));
-		node_from_row(st, &nodes[n++]);
+		if (node_from_row(inv, st, &nodes[n++], err)) {
+			rc = BR_E_INVAL;
+			break;
+		}
 	}
 	if (rc != INVB_DONE) {
-		rc = inv_dberr(inv, err, "list nodes");
+		if (rc != BR_E_INVAL)
+			rc = inv_dberr(inv, err, "list nodes");
 		inv_finalize(inv, st);
 		inv_nodes_free(nodes, n);
 		return rc;
@@ -344,8 +361,9 @@ int inv_node_get(struct inv *inv, const char *hostname, struct inv_node *ret_nod
 	inv_bind_text(st, 1, hostname);
 	rc = invb_step(st);
 	if (rc == INVB_ROW) {
-		node_from_row(st, ret_node);
-		rc = 0;
+		rc = node_from_row(inv, st, ret_node, err);
+		if (rc)
+			inv_node_release(ret_node);
 	} else if (rc == INVB_DONE) {
 		rc = br_errf(err, BR_E_NOTFOUND, "no node named '%s' in the inventory", hostname);
 	} else {

@@ -357,6 +357,19 @@ static int parse_optional(const char *dir, const char *file, enum prof_file kind
 
 int prof_load(const char *templates_dir, const char *name, struct prof_profile *ret, struct br_err *err)
 {
+	char *dir;
+	int rc;
+
+	if (!name || !*name || strchr(name, '/') || name[0] == '.')
+		return br_errf(err, BR_E_INVAL, "profile '%s' is not a profile name", name ? name : "");
+	dir = br_xasprintf("%s/profiles/%s", templates_dir, name);
+	rc = prof_load_dir(dir, name, ret, err);
+	free(dir);
+	return rc;
+}
+
+int prof_load_dir(const char *profile_dir, const char *name, struct prof_profile *ret, struct br_err *err)
+{
 	struct prof_profile p;
 	char *dir = NULL, *bios = NULL;
 	int rc = 0;
@@ -366,7 +379,7 @@ int prof_load(const char *templates_dir, const char *name, struct prof_profile *
 		rc = br_errf(err, BR_E_INVAL, "profile '%s' is not a profile name", name ? name : "");
 		goto out;
 	}
-	dir = br_xasprintf("%s/profiles/%s", templates_dir, name);
+	dir = br_xstrdup(profile_dir);
 	bios = br_xasprintf("%s/bios.conf", dir);
 	if (!exists(bios)) {
 		rc = br_errf(err, BR_E_NOTFOUND,

@@ -179,6 +179,9 @@ void prof_release(struct prof_profile *p);
  * unknown profile or a missing bios.conf is BR_E_NOTFOUND; the other files
  * are optional. */
 int prof_load(const char *templates_dir, const char *name, struct prof_profile *ret, struct br_err *err);
+/* The same from a profile's own directory (profile_dir/bios.conf, ...),
+ * named name. */
+int prof_load_dir(const char *profile_dir, const char *name, struct prof_profile *ret, struct br_err *err);
 
 /* Parse one file's text into p (added to what p holds; p set up by
  * prof_init). file names it in messages. */

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "bmcopts.h"
+#include "config.h"
 #include "manifest.h"
 #include "stage.h"
 
@@ -23,6 +24,9 @@ static int env_int(const char *prog, const char *name, long max, int *value)
 
 int stg_bmc_opts_init(struct stg_bmc_opts *o, const char *prog)
 {
+	/* bringup.conf first: its settings are the environment's defaults
+	 * (a wrong file is reported by stg_stage_parse). */
+	stg_config_apply(NULL);
 	*o = (struct stg_bmc_opts){
 		.scheme = getenv("BRINGUP_BMC_SCHEME"),
 		.ca_file = getenv("BRINGUP_CA_FILE"),

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h"
 #include "stages/workers.h"
 #include "configure.h"
 #include "loop.h"
@@ -14,7 +15,7 @@ static void counted(struct stg_configure_run *run, const struct stg_configure_jo
 {
 	run->done++;
 	run->failed += !job->ok;
-	br_progress_update(&run->progress, run->done, run->failed);
+	br_progress_item_done(&run->progress, (size_t)(job - run->jobs), job->ok);
 }
 
 static void logged(const struct stg_configure_job *job)
@@ -239,7 +240,7 @@ static int load_profiles(struct stg_configure_run *run, struct stg_configure_pro
 
 		for (k = 0; k < ps->n && strcmp(ps->items[k].name, name); k++)
 			;
-		if (k == ps->n && prof_load(dir, name, &ps->items[ps->n], &err)) {
+		if (k == ps->n && stg_profile_load(dir, name, &ps->items[ps->n], &err)) {
 			fprintf(stderr, "bringup-configure: %s (node %s)\n", err.msg, job->node->hostname);
 			rc = STG_EXIT_USAGE;
 			break;
@@ -350,6 +351,7 @@ int stg_configure_run(struct stg_stage *st, const struct stg_configure_options *
 	for (size_t i = 0; i < st->n; i++) {
 		struct stg_configure_job *job = &run->jobs[i];
 
+		br_progress_item(&run->progress, i, job->node->hostname);
 		if (prepare(run, job, a->bmc.scheme))
 			continue;
 		if (job->ipmi && !a->dry_run)
@@ -422,6 +424,7 @@ void stg_configure_print(const void *ctx)
 
 void stg_configure_run_release(struct stg_configure_run *run)
 {
+	br_progress_release(&run->progress);
 	struct stg_configure_profiles *ps = &run->profiles;
 
 	for (size_t i = 0; i < run->n_jobs; i++)

@@ -24,7 +24,7 @@ static void finish(struct stg_discover_run *run, struct stg_discover_job *job, i
 	run->done++;
 	if (!ok)
 		run->failed++;
-	br_progress_update(&run->progress, run->done, run->failed);
+	br_progress_item_done(&run->progress, (size_t)(job - run->jobs), ok);
 }
 
 static void inventory_failed(struct stg_discover_run *run, const char *msg)
@@ -274,6 +274,7 @@ int stg_discover_run(struct stg_stage *st, const struct stg_discover_options *a,
 		struct stg_discover_job *job = &run->jobs[i];
 
 		job->node = &st->nodes[i];
+		br_progress_item(&run->progress, i, job->node->hostname);
 		if (prepare(run, job, a->bmc.scheme) || !strcmp(job->node->bmc_type, "ipmi"))
 			continue;
 		rf[n_rf++] = (struct rf_target){
@@ -318,6 +319,7 @@ int stg_discover_run(struct stg_stage *st, const struct stg_discover_options *a,
 
 void stg_discover_run_release(struct stg_discover_run *run)
 {
+	br_progress_release(&run->progress);
 	for (size_t i = 0; i < run->n_jobs; i++) {
 		br_secret_free(run->jobs[i].password);
 		free(run->jobs[i].base_url);

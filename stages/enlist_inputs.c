@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h"
 #include "enlist.h"
 #include "validators/rules.h"
 
@@ -115,7 +116,7 @@ static int profile_of(struct stg_enlist_inputs *in, const char *name, const stru
 			*ret = &in->profiles[i];
 			return 0;
 		}
-	rc = prof_load(in->templates, name, &p, err);
+	rc = stg_profile_load(in->templates, name, &p, err);
 	if (rc)
 		return rc;
 	in->profiles = br_xrealloc(in->profiles, (in->n_profiles + 1) * sizeof(*in->profiles));

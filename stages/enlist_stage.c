@@ -42,7 +42,7 @@ static void finish(struct stg_enlist_stage *run, struct stg_enlist_node *c, int 
 	c->result = ok ? "deployed" : "failed";
 	run->done++;
 	run->failed += !ok;
-	br_progress_update(&run->progress, run->done, run->failed);
+	br_progress_item_done(&run->progress, (size_t)(c - run->ctx), ok);
 }
 
 static void on_system_id(void *ctx, struct stg_enlist_job *job)
@@ -340,6 +340,7 @@ int stg_enlist_stage_run(struct stg_stage *st, struct stg_enlist_stage_options *
 		if (!stg_enlist_stage_takes(st, &st->nodes[i]))
 			continue;
 		run->ctx[run->n].node = &st->nodes[i];
+		br_progress_item(&run->progress, run->n, st->nodes[i].hostname);
 		/* A node that cannot be prepared is finished already. */
 		if (prepare(run, run->n, &a->in))
 			run->jobs[run->n].done = 1;
@@ -383,6 +384,7 @@ int stg_enlist_stage_run(struct stg_stage *st, struct stg_enlist_stage_options *
 
 void stg_enlist_stage_release(struct stg_enlist_stage *run, struct stg_enlist_stage_options *a)
 {
+	br_progress_release(&run->progress);
 	for (size_t i = 0; i < run->n; i++) {
 		stg_enlist_job_release(&run->jobs[i]);
 		stg_enlist_node_inputs_release(&run->ctx[i].in);

@@ -2,12 +2,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "config.h"
 #include "maasopts.h"
 
 void stg_maas_opts_init(struct stg_maas_opts *o)
 {
+	const char *ref;
+
+	stg_config_apply(NULL); /* reported by stg_stage_parse */
+	ref = getenv("MAAS_API_KEY_REF");
+	/* A key in MAAS_API_KEY beats a reference in MAAS_API_KEY_REF (or
+	 * bringup.conf's maas.api_key); --api-key-ref beats both. */
 	*o = (struct stg_maas_opts){ .url = getenv("MAAS_URL"),
 				     .ca_file = getenv("BRINGUP_CA_FILE"),
+				     .key_ref = ref && *ref && !getenv("MAAS_API_KEY") ? ref : NULL,
 				     .timeout_s = 30 };
 }
 

@@ -6,6 +6,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "config.h"
 #include "manifest.h"
 
 enum col {
@@ -314,7 +315,7 @@ static void validate_row(struct parse_state *ps, const struct stg_manifest_row *
 	} else if (!valid_label_chars(r->profile, "._-") || r->profile[0] == '.') {
 		problem(ps, r->line, "profile", "'%s' is not a profile name", r->profile);
 	} else if (templates_dir) {
-		char *dir = br_xasprintf("%s/profiles/%s", templates_dir, r->profile);
+		char *dir = stg_profile_dir(templates_dir, r->profile);
 		struct stat sb;
 
 		if (stat(dir, &sb) || !S_ISDIR(sb.st_mode))

@@ -1,10 +1,14 @@
 /* Helpers every stage executable shares, and the stage skeleton. */
 #define _DEFAULT_SOURCE
+#include <errno.h>
+#include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdarg.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "config.h"
 #include "lifecycle.h"
 #include "loop.h"
 #include "stage.h"
@@ -37,11 +41,47 @@ char *stg_templates_dir(void)
 
 int stg_stage_open_inventory(const char *path, struct inv **ret_inv)
 {
-	struct br_err err = { 0 };
+	return stg_stage_open_inventory_with(path, 0, ret_inv);
+}
 
-	if (inv_open(path, ret_inv, &err)) {
+int stg_inventory_readonly_here(const char *path)
+{
+	struct stat sb;
+	char *dir;
+	int ro;
+
+	if (!path || strstr(path, "://") || !strcmp(path, ":memory:"))
+		return 0;
+	if (stat(path, &sb))
+		return errno == ENOENT;
+	if (!S_ISREG(sb.st_mode))
+		return 0;
+	if (access(path, W_OK))
+		return 1;
+	dir = br_xstrdup(path);
+	ro = access(dirname(dir), W_OK) != 0;
+	free(dir);
+	return ro;
+}
+
+int stg_stage_open_inventory_with(const char *path, unsigned flags, struct inv **ret_inv)
+{
+	struct br_err err = { 0 };
+	int rc = inv_open_with(path, flags, ret_inv, &err);
+
+	/* A viewer that may write brings an older inventory forward, as
+	 * every command did before viewers opened it read-only; one that
+	 * may not is told which command does. */
+	if (rc == BR_E_STATE && (flags & INV_OPEN_READONLY) && !stg_inventory_readonly_here(path)) {
+		br_info("inventory", "%s: an older schema: opened to migrate it", path);
+		err = (struct br_err){ 0 };
+		rc = inv_open(path, ret_inv, &err);
+	}
+	if (rc) {
 		br_error("inventory", "%s", err.msg);
-		return STG_EXIT_UNREACHABLE;
+		/* A path that names no database is the operator's slip (a
+		 * typo in --db), not an inventory down. */
+		return err.code == BR_E_NOTFOUND ? STG_EXIT_USAGE : STG_EXIT_UNREACHABLE;
 	}
 	return 0;
 }
@@ -122,13 +162,21 @@ struct val_check *stg_checks_view_val(const struct inv_check *checks, size_t n)
 
 int stg_stage_parse(struct stg_stage *st, const struct br_command *cmd, int argc, char **argv)
 {
-	int rc;
+	struct br_err err = { 0 };
+	int rc, config_rc;
 
 	st->cmd = cmd;
 	st->argc = argc;
 	st->argv = argv;
 	br_log_init(argv[0], BR_LOG_WARN);
+	/* Before the options: bringup.conf's settings become the
+	 * environment's defaults, which --db and the rest then beat. */
+	config_rc = stg_config_apply(&err);
 	rc = br_opt_parse(cmd, argc, argv, &st->argi);
+	if (!rc && config_rc) {
+		fprintf(stderr, "%s\n%s: bringup.conf: nothing done\n", err.msg, cmd->name);
+		rc = BR_OPT_EXIT_USAGE;
+	}
 	if (rc)
 		st->exit = rc == BR_OPT_EXIT_OK ? STG_EXIT_OK : STG_EXIT_USAGE;
 	return rc;
@@ -340,7 +388,7 @@ static int refuse_out_of_turn(struct stg_stage *st, const int *states)
 
 int stg_stage_open(struct stg_stage *st, const int *states)
 {
-	int rc = stg_stage_open_inventory(st->common.db, &st->inv);
+	int rc = stg_stage_open_inventory_with(st->common.db, st->readonly ? INV_OPEN_READONLY : 0, &st->inv);
 
 	if (!rc && states)
 		rc = stg_stage_select(st->inv, st->argc, st->argv, st->argi, states, &st->nodes, &st->n);
@@ -356,7 +404,7 @@ int stg_stage_open(struct stg_stage *st, const int *states)
 		rc = refuse_out_of_turn(st, states);
 	/* Named nodes, once taken, are worked whatever their state; nodes
 	 * picked by state must still be in one of them under the lease. */
-	if (!rc && states && !st->no_lease)
+	if (!rc && states && !st->no_lease && !st->readonly)
 		rc = stg_stage_lease(st->inv, st->cmd->name, st->argi < st->argc ? NULL : states, st->nodes,
 				     &st->n);
 	st->exit = rc;
@@ -438,14 +486,16 @@ int stg_stage_close(struct stg_stage *st)
 	 * (which the inventory does not know) says how many are too many. A
 	 * stage stopped for an operator's mistake touched no node: nor does
 	 * this. */
-	if (st->inv && st->n && !st->no_lease && !st->allow_retired && st->exit != STG_EXIT_USAGE) {
+	if (st->inv && st->n && !st->no_lease && !st->readonly && !st->allow_retired &&
+	    st->exit != STG_EXIT_USAGE) {
 		struct stg_profiles profiles = { 0 };
 
 		stg_lifecycle_retire_due(st->inv, &profiles, st->nodes, st->n);
 		stg_profiles_release(&profiles);
 	}
 	inv_nodes_free(st->nodes, st->n);
-	stg_stage_release(st->inv);
+	if (!st->readonly)
+		stg_stage_release(st->inv);
 	inv_close(st->inv);
 	st->nodes = NULL;
 	st->n = 0;
@@ -465,7 +515,7 @@ const struct prof_profile *stg_profiles_get(struct stg_profiles *ps, const char 
 		return NULL;
 	}
 	p = br_xmalloc(sizeof(*p));
-	if (prof_load(ps->templates, name, p, err)) {
+	if (stg_profile_load(ps->templates, name, p, err)) {
 		free(p);
 		return NULL;
 	}

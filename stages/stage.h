@@ -31,13 +31,32 @@ enum stg_exit {
 	STG_EXIT_UNREACHABLE = 3, /* a required service cannot be reached */
 };
 
+/* The version of each --json document's schema, its "schema_version" key
+ * (docs/schema/NAME.schema.json, whose "$id" ends in it): raised when a
+ * key goes away or changes meaning; a key added is documented in the
+ * schema without a new version. */
+#define STG_SCHEMA_STATUS 1
+#define STG_SCHEMA_TICKETS 1
+#define STG_SCHEMA_RUN 1
+
 /* The templates directory: $BRINGUP_TEMPLATES, else the installed
  * share/bringup/templates beside the executable, else the source tree's
  * templates/. Caller frees; NULL if none is found. */
 char *stg_templates_dir(void);
 
-/* Open the inventory named by --db; logs the error. */
+/* Open the inventory named by --db; logs the error. Returns 0 or an exit
+ * code: STG_EXIT_USAGE for a database that is not there (read-only opens
+ * create none), else STG_EXIT_UNREACHABLE. */
 int stg_stage_open_inventory(const char *path, struct inv **ret_inv);
+/* Whether path is an inventory file that this user cannot write (or
+ * whose directory it cannot: the journal goes beside it), or one that is
+ * not there at all, which only a viewer's open names (a command that
+ * lists must not make an empty inventory). A database URI is not. */
+int stg_inventory_readonly_here(const char *path);
+/* The same with inv_open_with's flags (INV_OPEN_READONLY). A read-only
+ * open of an inventory at an older schema that this user may write
+ * migrates it (a read-write open) instead of refusing it. */
+int stg_stage_open_inventory_with(const char *path, unsigned flags, struct inv **ret_inv);
 
 /* Pick nodes for a stage: those named in argv[argi..] (all must exist), or
  * every node whose state is in `states` (terminated by -1). Caller frees
@@ -92,6 +111,10 @@ struct stg_stage {
 	 * be named on the command line (otherwise that stops the stage with
 	 * STG_EXIT_USAGE), and closing retires nobody. */
 	int allow_retired;
+	/* A viewer (status, history, report, tickets listing): the inventory
+	 * opened INV_OPEN_READONLY and no leases taken, so a user who may
+	 * only read the database sees it; a missing one is STG_EXIT_USAGE. */
+	int readonly;
 };
 
 /* Logging and options (cmd->common must be &st->common). Nonzero: stop

@@ -6,6 +6,7 @@
  *
  * One prefix, stg_. The parts, each with its own ownership notes:
  *   stage.h        the skeleton, exit codes, which stage takes which node
+ *   config.h       bringup.conf: settings into the environment; site profiles
  *   manifest.h     import: reading rack.csv
  *   bmcopts.h      the options and failure reasons of stages that talk to BMCs
  *   discover.h     discover: read every BMC, store its facts
@@ -23,6 +24,7 @@
 #define STAGES_STAGES_H
 
 #include "stages/bmcopts.h"
+#include "stages/config.h"
 #include "stages/configure.h"
 #include "stages/discover.h"
 #include "stages/enlist.h"

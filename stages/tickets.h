@@ -80,8 +80,8 @@ struct stg_tickets_run {
 	size_t posted, post_failed; /* --post deliveries */
 };
 
-/* Work out every node's faults, store them as tickets, list those run->list
- * asks for;
+/* Work out every node's faults, store them as tickets (not when
+ * st->readonly: the tickets as last filed), list those run->list asks for;
  * with post (its url set), deliver every ticket version not delivered yet
  * (STG_EXIT_UNREACHABLE when some could not be). */
 int stg_tickets_run(struct stg_stage *st, struct stg_tickets_run *run,

@@ -205,11 +205,11 @@ json_t *stg_tickets_json(const void *ctx)
 	for (size_t i = 0; i < run->n; i++)
 		json_array_append_new(tickets,
 				      ticket_json(node_of(run, run->tickets[i].hostname), &run->tickets[i]));
-	return json_pack("{s:o, s:I, s:I, s:I, s:I, s:I, s:I}", "tickets", tickets, "opened",
-			 (json_int_t)run->stats.opened, "changed", (json_int_t)run->stats.changed,
-			 "unchanged", (json_int_t)run->stats.unchanged, "closed",
-			 (json_int_t)run->stats.closed, "posted", (json_int_t)run->posted, "post_failed",
-			 (json_int_t)run->post_failed);
+	return json_pack("{s:i, s:o, s:I, s:I, s:I, s:I, s:I, s:I}", "schema_version", STG_SCHEMA_TICKETS,
+			 "tickets", tickets, "opened", (json_int_t)run->stats.opened, "changed",
+			 (json_int_t)run->stats.changed, "unchanged", (json_int_t)run->stats.unchanged,
+			 "closed", (json_int_t)run->stats.closed, "posted", (json_int_t)run->posted,
+			 "post_failed", (json_int_t)run->post_failed);
 }
 
 /* ---- --post ------------------------------------------------------------------ */
@@ -315,7 +315,9 @@ int stg_tickets_run(struct stg_stage *st, struct stg_tickets_run *run,
 	free(templates);
 	if (rc)
 		return stg_stage_fail(st, STG_EXIT_USAGE, "%s", err.msg);
-	for (size_t i = 0; i < st->n && !rc; i++) {
+	/* A viewer's inventory (st->readonly: --list, or one this user
+	 * cannot write) lists the tickets as last filed. */
+	for (size_t i = 0; i < st->n && !rc && !st->readonly; i++) {
 		struct node_faults f = { 0 };
 		struct inv_check *checks;
 		size_t n_checks;

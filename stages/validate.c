@@ -22,7 +22,7 @@ static void finish(struct stg_validate_run *run, struct stg_validate_job *job, e
 	run->failed += !ok;
 	if (!ok)
 		br_warn("validate", "%s: %s", job->node->hostname, job->reason);
-	br_progress_update(&run->progress, run->done, run->failed);
+	br_progress_item_done(&run->progress, (size_t)(job - run->jobs), ok);
 }
 
 /* A probe document: a JSON object from a probe this bringup understands. */
@@ -891,6 +891,8 @@ int stg_validate_run(struct stg_stage *st, const struct stg_validate_options *o,
 	if (rc)
 		return rc;
 	br_progress_init(&run->progress, "validate", run->n);
+	for (size_t i = 0; i < run->n; i++)
+		br_progress_item(&run->progress, i, run->jobs[i].node->hostname);
 	rc = o->facts_file ? collect_file(st, o, run) : collect_ssh(st, o, run);
 	if (rc)
 		return rc;
@@ -967,6 +969,7 @@ void stg_validate_print(const void *ctx)
 
 void stg_validate_run_release(struct stg_validate_run *run)
 {
+	br_progress_release(&run->progress);
 	for (size_t i = 0; i < run->n && run->jobs; i++) {
 		json_decref(run->jobs[i].probe);
 		val_checks_free(run->jobs[i].checks, run->jobs[i].n_checks);

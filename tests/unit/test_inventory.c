@@ -162,7 +162,7 @@ static void set_facts(const char *path, const char *facts)
 	struct invb_conn *db;
 	struct invb_stmt *st;
 
-	assert_int_equal(invb_for(path)->open(path, &db, NULL), 0);
+	assert_int_equal(invb_for(path)->open(path, 0, &db, NULL), 0);
 	assert_int_equal(invb_prepare(db,
 				      "UPDATE hw_facts SET facts = ? WHERE node_id ="
 				      " (SELECT id FROM nodes WHERE hostname = 'node-a')",
@@ -652,6 +652,49 @@ static void test_portable_writes(void **state)
 	inv_node_release(&n);
 }
 
+/* ---- read-only opens (the viewers) ------------------------------------------ */
+
+/* INV_OPEN_READONLY through the backend seam: a path that names no
+ * database is BR_E_NOTFOUND and is not created; an inventory opened so
+ * reads, and refuses every write; a corrupted row is an error naming the
+ * node and the field. */
+static void test_open_readonly(void **state)
+{
+	struct fixture *f = *state;
+	struct inv *ro = NULL;
+	struct inv_node *nodes = NULL;
+	struct br_err err = { 0 };
+	size_t n = 0;
+	char missing[96];
+
+	snprintf(missing, sizeof(missing), "%s.not-there", f->path);
+	assert_int_equal(inv_open_with(missing, INV_OPEN_READONLY, &ro, &err), BR_E_NOTFOUND);
+	assert_non_null(strstr(err.msg, missing));
+	assert_int_equal(access(missing, F_OK), -1);
+
+	err = (struct br_err){ 0 };
+	assert_int_equal(inv_open_with(f->path, INV_OPEN_READONLY, &ro, &err), 0);
+	assert_true(inv_readonly(ro));
+	assert_int_equal(inv_nodes_list(ro, &nodes, &n, &err), 0);
+	assert_int_equal(n, 2);
+	inv_nodes_free(nodes, n);
+	assert_int_not_equal(inv_node_set_state(ro, "node-a", INV_NEW, INV_DISCOVERED, "x", &err), 0);
+	inv_close(ro);
+
+	/* An unknown state: named, not read as failed. */
+	{
+		struct invb_conn *db;
+
+		assert_int_equal(invb_for(f->path)->open(f->path, 0, &db, NULL), 0);
+		assert_int_equal(invb_exec(db, "UPDATE nodes SET state = 'bogus' WHERE hostname = 'node-b'"),
+				 0);
+		db->ops->close(db);
+	}
+	err = (struct br_err){ 0 };
+	assert_int_not_equal(inv_nodes_list(f->inv, &nodes, &n, &err), 0);
+	assert_non_null(strstr(err.msg, "node 'node-b': state: 'bogus' is not a state"));
+}
+
 /* ---- the backend interface itself ------------------------------------------ */
 
 /* What a step answered is classified (a refused row is a constraint, not
@@ -665,7 +708,7 @@ static void test_backend(void **state)
 	struct invb_stmt *st;
 	int64_t first;
 
-	assert_int_equal(ops->open(f->path, &db, NULL), 0);
+	assert_int_equal(ops->open(f->path, 0, &db, NULL), 0);
 	assert_int_equal(ops->schema_version(db), INV_SCHEMA_VERSION);
 	assert_false(invb_in_transaction(db));
 	assert_int_equal(invb_begin_write(db), 0);
@@ -748,6 +791,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_expected_serial, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_portable_writes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_backend, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_open_readonly, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "profile/profile.h"
+#include "stages/config.h"
 #include "sim/sim.h" /* the counts the simulated rack serves */
 
 static int parse(const char *text, enum prof_file kind, struct prof_profile *p, struct br_err *err)
@@ -336,6 +337,46 @@ static void test_boot_disk_parse(void **state)
 	}
 }
 
+/* A site profile of the same name is the one loaded (bringup.conf's
+ * [templates] site_profiles); a name the site lacks is the shipped one. */
+static void test_site_profile_first(void **state)
+{
+	const char *top = getenv("BR_TOP");
+	char site[] = "/tmp/br-unit-site.XXXXXX", *dir, *shipped, *file;
+	struct prof_profile p;
+	struct br_err err = { 0 };
+	FILE *f;
+
+	(void)state;
+	if (!top)
+		top = ".";
+	shipped = br_xasprintf("%s/templates", top);
+	assert_non_null(mkdtemp(site));
+	dir = br_xasprintf("%s/xe9680", site);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	file = br_xasprintf("%s/bios.conf", dir);
+	f = fopen(file, "w");
+	assert_non_null(f);
+	fputs("[bios]\nSiteOnlyAttribute = Enabled\n", f);
+	fclose(f);
+	setenv("BRINGUP_SITE_PROFILES", site, 1);
+	assert_int_equal(stg_profile_load(shipped, "xe9680", &p, &err), 0);
+	assert_int_equal(p.n_bios, 1);
+	assert_string_equal(p.bios[0].key, "SiteOnlyAttribute");
+	prof_release(&p);
+	free(stg_profile_dir(shipped, "xe9680")); /* no leak either way */
+	assert_int_equal(stg_profile_load(shipped, "sr675v3", &p, &err), 0);
+	assert_true(p.n_bios > 1); /* the shipped one */
+	prof_release(&p);
+	unsetenv("BRINGUP_SITE_PROFILES");
+	unlink(file);
+	rmdir(dir);
+	rmdir(site);
+	free(file);
+	free(dir);
+	free(shipped);
+}
+
 /* The shipped xe9680 profile loads, and an unknown one is refused. */
 static void test_profile_load(void **state)
 {
@@ -460,11 +501,17 @@ static void test_profile_load_errors(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_bios_ok),	     cmocka_unit_test(test_bios_errors),
-		cmocka_unit_test(test_long_line),    cmocka_unit_test(test_firmware_parse),
-		cmocka_unit_test(test_hardware_ok),  cmocka_unit_test(test_hardware_errors),
-		cmocka_unit_test(test_duration),     cmocka_unit_test(test_boot_disk_parse),
-		cmocka_unit_test(test_profile_load), cmocka_unit_test(test_profile_load_errors),
+		cmocka_unit_test(test_bios_ok),
+		cmocka_unit_test(test_bios_errors),
+		cmocka_unit_test(test_long_line),
+		cmocka_unit_test(test_firmware_parse),
+		cmocka_unit_test(test_hardware_ok),
+		cmocka_unit_test(test_hardware_errors),
+		cmocka_unit_test(test_duration),
+		cmocka_unit_test(test_boot_disk_parse),
+		cmocka_unit_test(test_profile_load),
+		cmocka_unit_test(test_profile_load_errors),
+		cmocka_unit_test(test_site_profile_first),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
