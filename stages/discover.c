@@ -145,6 +145,23 @@ static void on_ipmi(const struct rf_ipmi_target *t, int rc, struct br_hw *hw, co
 	char *summary = NULL;
 	size_t n_macs = 0;
 
+	if (rc && hw && (hw->system_serial || hw->bmc_mac) && rc != BR_E_INTERRUPTED) {
+		/* What ipmitool read before the command that failed (the FRU's
+		 * serial and model, the BMC's MAC) stays, so the ticket names
+		 * the machine, as a Redfish BMC's does (store_failed_hw). */
+		const char *msg = err && err->msg[0] ? err->msg : br_strerror(rc);
+		char *reason = stg_bmc_failure_reason(rc, msg);
+		int src = inv_store_hw_kind(run->st->inv, job->node->hostname, hw, job->node->state,
+					    INV_FAILED, stg_bmc_failure_kind(rc), reason, &store_err);
+
+		if (!src || src == BR_E_EXISTS) {
+			br_warn("discover", "%s: %s", job->node->hostname, src ? store_err.msg : reason);
+			finish(run, job, 0, NULL, src ? store_err.msg : reason, 0);
+			free(reason);
+			return;
+		}
+		free(reason);
+	}
 	if (rc) {
 		fail_bmc(run, job, rc, err ? err->msg : NULL);
 		return;
