@@ -64,12 +64,41 @@ static const char *advice(const char *kind)
 	return "kernel report";
 }
 
+/* What a "limited by" line is about, by the probe's PCI list: the kernel
+ * prints it for any device whose link is below what it could do, and many
+ * are so by design (a BMC's VGA at x1, an onboard NIC behind a narrow
+ * hop). Only a device whose bandwidth the node is for is a fault: a GPU, a
+ * fabric NIC (what the profile calls one), an NVMe drive. A device the
+ * probe did not list is judged as one of those (it may be the one that
+ * dropped off the bus). NULL: a fault; else what the device is. */
+static const char *limited_not_judged(struct val_node_ctx *c, const char *bdf)
+{
+	json_t *pcie = c->probe ? json_object_get(c->probe, "pcie") : NULL,
+	       *devs = json_object_get(pcie, "devices"), *d;
+	size_t i;
+
+	json_array_foreach(devs, i, d)
+	{
+		const char *at = br_json_str(d, "bdf"), *cls = br_json_str(d, "class");
+
+		if (!at || strcasecmp(at, bdf))
+			continue;
+		if (val_pci_kind(c->p, d) == VAL_PCI_GPU || val_pci_kind(c->p, d) == VAL_PCI_FABRIC)
+			return NULL;
+		/* class 01 08: non-volatile memory controller (NVMe) */
+		if (cls && strtol(cls, NULL, 16) >> 8 == 0x0108)
+			return NULL;
+		return val_pci_kind(c->p, d) == VAL_PCI_ETHERNET ? "an Ethernet NIC" : "a device";
+	}
+	return NULL;
+}
+
 void val_rule_dmesg(struct val_node_ctx *c)
 {
 	struct val_evidence e;
 	char *why = NULL;
 	json_t *dmesg = val_probe_section(c, "dmesg", &why), *matches, *m;
-	size_t corrected = 0, i;
+	size_t corrected = 0, not_judged = 0, i;
 
 	val_ev_init(&e);
 	if (!dmesg) {
@@ -86,6 +115,11 @@ void val_rule_dmesg(struct val_node_ctx *c)
 			continue;
 		if (!strcmp(kind, "pcie_aer") && !aer_uncorrectable(line)) {
 			corrected++;
+			continue;
+		}
+		if (!strcmp(kind, "pcie_link_limited") && !line_function(line, bdf) &&
+		    limited_not_judged(c, bdf)) {
+			not_judged++;
 			continue;
 		}
 		if (!strcmp(kind, "nvidia_xid"))
@@ -107,6 +141,11 @@ void val_rule_dmesg(struct val_node_ctx *c)
 		    "%lld kernel log lines: no Xid, uncorrectable AER, NVMe timeout, limited link or thermal "
 		    "throttling (%zu corrected AER messages)",
 		    (long long)br_json_int(dmesg, "lines", 0), corrected);
+	if (not_judged)
+		val_ev_add(
+		    &e, VAL_PASS,
+		    "%zu PCIe links limited on devices that are not GPUs, fabric NICs or NVMe (not judged)",
+		    not_judged);
 out:
 	val_ev_emit(c, "dmesg", &e);
 	free(why);

@@ -2047,6 +2047,57 @@ static void test_drive_and_psu_blamed(void **state)
 	prof_release(&p);
 }
 
+/* A "limited by" line is a fault for a GPU, a fabric NIC or an NVMe
+ * drive (or a device the probe did not list), not for the rest: the
+ * kernel's line (its format from the kern.log fixture) about the real
+ * H200 VM's GPU fails, about its virtio Ethernet NIC is counted and left. */
+static void limited_line(json_t *doc, const char *bdf)
+{
+	json_t *d = json_object_get(doc, "dmesg");
+	char *line =
+	    br_xasprintf("Nov 30 02:31:58 h kernel: [    1.934567] pci %s: 63.008 Gb/s available PCIe "
+			 "bandwidth, limited by 16.0 GT/s PCIe x4 link at 0000:00:00.0 (capable of "
+			 "504.112 Gb/s with 32.0 GT/s PCIe x16 link)",
+			 bdf);
+
+	json_array_append_new(json_object_get(d, "matches"),
+			      json_pack("{s:s, s:s}", "kind", "pcie_link_limited", "line", line));
+	free(line);
+}
+
+static void test_limited_by_role(void **state)
+{
+	const char *bdfs[] = { "0000:00:06.0", "0000:00:03.0", "0000:5d:00.0" };
+	const enum val_result want[] = { VAL_FAIL, VAL_PASS, VAL_FAIL };
+	struct prof_profile p;
+	struct br_err err = { 0 };
+
+	(void)state;
+	for (size_t i = 0; i < 3; i++) {
+		struct val_node_facts f = { 0 };
+		struct val_check *checks = NULL;
+		size_t n = 0;
+		const struct val_check *c;
+
+		prof_init(&p);
+		assert_int_equal(prof_parse_text("hardware.conf", HW_H200_VM, PROF_FILE_HARDWARE, &p, &err),
+				 0);
+		f.probe = load_probe(H200);
+		limited_line(f.probe, bdfs[i]);
+		val_judge_node(&p, &f, &checks, &n);
+		c = find(checks, n, "dmesg");
+		assert_int_equal(c->result, want[i]);
+		if (want[i] == VAL_PASS)
+			assert_non_null(
+			    strstr(c->detail, "1 PCIe links limited on devices that are not GPUs"));
+		else
+			assert_non_null(strstr(c->detail, bdfs[i]));
+		val_checks_free(checks, n);
+		json_decref(f.probe);
+		prof_release(&p);
+	}
+}
+
 /* ---- fans, on the BMCs' own formats ------------------------------------------ */
 
 /* Judge only the BMC facts hw against a profile expecting `want` fans;
@@ -2192,6 +2243,7 @@ int main(void)
 		cmocka_unit_test(test_ib_ports_blame_hca),
 		cmocka_unit_test(test_nvlink_blames_gpu),
 		cmocka_unit_test(test_drive_and_psu_blamed),
+		cmocka_unit_test(test_limited_by_role),
 		cmocka_unit_test(test_fans_ipmi),
 		cmocka_unit_test(test_fans_redfish),
 	};
