@@ -152,6 +152,7 @@ struct stg_enlist_node {
 	struct stg_enlist_node_inputs in;
 	const char *result; /* "deployed", "failed" (static); NULL: not reached */
 	char *reason;
+	char *unrecorded; /* what the inventory refused of its outcome (owned), or NULL */
 };
 
 struct stg_enlist_stage {
@@ -159,6 +160,8 @@ struct stg_enlist_stage {
 	struct stg_enlist_job *jobs;
 	struct stg_enlist_node *ctx;
 	size_t n, done, failed;
+	size_t unrecorded;     /* nodes whose outcome the inventory refused */
+	char *inventory_error; /* the first refusal (owned) */
 	struct br_progress progress;
 	/* What each worker's MAAS client and flow are made of. */
 	struct maas_options mo;

@@ -411,6 +411,35 @@ void stg_stage_report(struct stg_stage *st, json_t *(*to_json)(const void *run),
 	st->exit = failed ? STG_EXIT_NODES : STG_EXIT_OK;
 }
 
+void stg_stage_unwritable(struct stg_stage *st, size_t n, const char *msg)
+{
+	st->unrecorded += n;
+	if (!st->inventory_error)
+		st->inventory_error = br_xstrdup(msg && *msg ? msg : "a write failed");
+}
+
+int stg_inventory_refused(const struct br_err *err)
+{
+	return err && (err->code == BR_E_DB || err->code == BR_E_IO || err->code == BR_E_NOMEM);
+}
+
+/* Exit 3, as for an inventory that cannot be opened: what the stage
+ * printed is not what the inventory holds. */
+static void report_unwritable(struct stg_stage *st)
+{
+	if (!st->inventory_error)
+		return;
+	if (st->unrecorded)
+		stg_stage_fail(st, STG_EXIT_UNREACHABLE,
+			       "the inventory cannot be written: %s; %zu node%s' outcome not recorded",
+			       st->inventory_error, st->unrecorded, st->unrecorded == 1 ? "" : "s");
+	else
+		stg_stage_fail(st, STG_EXIT_UNREACHABLE, "the inventory cannot be written: %s",
+			       st->inventory_error);
+	free(st->inventory_error);
+	st->inventory_error = NULL;
+}
+
 int stg_stage_catch_signals(struct stg_stage *st)
 {
 	struct br_err err = { 0 };
@@ -433,6 +462,10 @@ void stg_stage_interrupted(struct stg_stage *st)
 
 int stg_stage_close(struct stg_stage *st)
 {
+	if (st->exit < STG_EXIT_USAGE)
+		report_unwritable(st);
+	free(st->inventory_error);
+	st->inventory_error = NULL;
 	/* Retirement is judged here, once for every stage, after the stage
 	 * recorded its outcomes: the inventory counts attempts, the profile
 	 * (which the inventory does not know) says how many are too many. A

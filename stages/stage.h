@@ -92,6 +92,11 @@ struct stg_stage {
 	 * be named on the command line (otherwise that stops the stage with
 	 * STG_EXIT_USAGE), and closing retires nobody. */
 	int allow_retired;
+	/* The first write the inventory refused (a full disk, an I/O error):
+	 * what the stage did is not all recorded, so it ends with
+	 * STG_EXIT_UNREACHABLE (stg_stage_unwritable); owned. */
+	char *inventory_error;
+	size_t unrecorded; /* nodes whose outcome was not recorded */
 };
 
 /* Logging and options (cmd->common must be &st->common). Nonzero: stop
@@ -116,6 +121,16 @@ int stg_stage_fail(struct stg_stage *st, int exit_code, const char *fmt, ...) BR
  * failed, else STG_EXIT_OK. */
 void stg_stage_report(struct stg_stage *st, json_t *(*to_json)(const void *run),
 		      void (*print)(const void *run), const void *run, size_t failed);
+/* A write the inventory refused for n nodes (n may be 0: a note, an
+ * event): logged, the first message kept, and the stage's exit becomes
+ * STG_EXIT_UNREACHABLE once it reports (stg_stage_report,
+ * stg_stage_close). A refusal that is a node's own (another run moved it:
+ * BR_E_STATE) is not the inventory's: callers pass only BR_E_DB and I/O
+ * errors (stg_inventory_refused). */
+void stg_stage_unwritable(struct stg_stage *st, size_t n, const char *msg);
+/* Whether err is the inventory's own failure (a full disk, I/O, a broken
+ * database), not a refusal of one node. */
+int stg_inventory_refused(const struct br_err *err);
 /* For stages that hold BMC sessions: catch SIGTERM and SIGINT (loop.h),
  * so their run can log out before the stage ends. Nonzero: stop. */
 int stg_stage_catch_signals(struct stg_stage *st);

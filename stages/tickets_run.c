@@ -218,6 +218,7 @@ struct post_ctx {
 	struct stg_tickets_run *run;
 	struct inv *inv;
 	struct inv_ticket *tickets; /* the ones sent, by delivery index */
+	struct stg_stage *st;	    /* told of what the inventory refused */
 };
 
 static void on_posted(void *ctx, size_t index, int ok, const char *message)
@@ -233,8 +234,12 @@ static void on_posted(void *ctx, size_t index, int ok, const char *message)
 		return;
 	}
 	pc->run->posted++;
-	if (inv_ticket_posted(pc->inv, t->id, t->version, &err))
+	if (inv_ticket_posted(pc->inv, t->id, t->version, &err)) {
+		/* delivered, but not recorded as such: sent again next run */
 		br_warn("tickets", "%s/%s: %s", t->hostname, t->fault, err.msg);
+		if (stg_inventory_refused(&err))
+			stg_stage_unwritable(pc->st, 0, err.msg);
+	}
 }
 
 /* Every ticket version (closing is one) the webhook has not taken yet. */
@@ -242,7 +247,7 @@ static int post(struct stg_stage *st, struct stg_tickets_run *run, const struct 
 {
 	struct inv_ticket *all = NULL;
 	struct stg_webhook_delivery *d;
-	struct post_ctx pc = { run, st->inv, NULL };
+	struct post_ctx pc = { run, st->inv, NULL, st };
 	struct br_err err = { 0 };
 	size_t n_all = 0, n = 0;
 	char **owned;
@@ -322,10 +327,12 @@ int stg_tickets_run(struct stg_stage *st, struct stg_tickets_run *run,
 
 		/* A node whose faults cannot be worked out keeps its tickets
 		 * as they are: closing them would say it was repaired. */
-		if (find_faults(st->inv, &profiles, &actions, &st->nodes[i], &f, &checks, &n_checks, &err))
+		if (find_faults(st->inv, &profiles, &actions, &st->nodes[i], &f, &checks, &n_checks, &err)) {
 			br_warn("tickets", "%s: tickets left as they were: %s", st->nodes[i].hostname,
 				err.msg);
-		else
+			if (stg_inventory_refused(&err))
+				stg_stage_unwritable(st, 1, err.msg);
+		} else
 			rc =
 			    inv_tickets_sync(st->inv, st->nodes[i].hostname, f.items, f.n, &run->stats, &err);
 		inv_checks_free(checks, n_checks);
