@@ -357,8 +357,7 @@ int stg_stage_open(struct stg_stage *st, const int *states)
 	/* Named nodes, once taken, are worked whatever their state; nodes
 	 * picked by state must still be in one of them under the lease. */
 	if (!rc && states && !st->no_lease)
-		rc = stg_stage_lease(st->inv, st->cmd->name, st->argi < st->argc ? NULL : states, st->nodes,
-				     &st->n);
+		rc = stg_stage_lease_for(st, st->cmd->name, st->argi < st->argc ? NULL : states);
 	st->exit = rc;
 	return rc;
 }
@@ -403,6 +402,13 @@ void stg_stage_report(struct stg_stage *st, json_t *(*to_json)(const void *run),
 	if (st->common.json) {
 		json_t *doc = to_json(run);
 
+		if (st->held.n && json_is_object(doc)) {
+			json_t *held = json_array();
+
+			for (size_t i = 0; i < st->held.n; i++)
+				json_array_append_new(held, json_string(st->held.items[i]));
+			json_object_set_new(doc, "held_elsewhere", held);
+		}
 		br_json_print(stdout, doc);
 		json_decref(doc);
 	} else if (!st->common.quiet) {
@@ -466,6 +472,21 @@ int stg_stage_close(struct stg_stage *st)
 		report_unwritable(st);
 	free(st->inventory_error);
 	st->inventory_error = NULL;
+	/* "all done" is not true of nodes another run holds: a second run
+	 * over a rack the first one is working skipped them all. */
+	if (st->held.n) {
+		int exit_code = st->exit == STG_EXIT_OK ? STG_EXIT_NODES : st->exit;
+
+		stg_stage_fail(st, exit_code,
+			       "%zu node%s left as %s: another run holds %s (%s); run this again once it "
+			       "ends",
+			       st->held.n, st->held.n == 1 ? "" : "s",
+			       st->held.n == 1 ? "it was" : "they were", st->held.n == 1 ? "it" : "them",
+			       st->held_by);
+	}
+	br_strlist_release(&st->held);
+	free(st->held_by);
+	st->held_by = NULL;
 	/* Retirement is judged here, once for every stage, after the stage
 	 * recorded its outcomes: the inventory counts attempts, the profile
 	 * (which the inventory does not know) says how many are too many. A
@@ -530,6 +551,7 @@ struct lease_pass {
 	const int *states;
 	struct inv_node *nodes;
 	size_t kept, seen;
+	struct stg_stage *st; /* or NULL: told of nodes held elsewhere */
 };
 
 static void on_lease(void *ctx, size_t i, int rc, struct inv_node *fresh, const struct br_err *why)
@@ -539,6 +561,11 @@ static void on_lease(void *ctx, size_t i, int rc, struct inv_node *fresh, const 
 	lp->seen = i + 1;
 	if (rc) {
 		br_warn("lease", "%s; skipped", why->msg);
+		if (lp->st && rc == BR_E_EXISTS) {
+			br_strlist_add(&lp->st->held, lp->nodes[i].hostname);
+			if (!lp->st->held_by)
+				lp->st->held_by = br_xstrdup(why->msg);
+		}
 	} else if (lp->states && !state_in(fresh->state, lp->states)) {
 		br_info("lease", "%s: now '%s' (another run moved it); skipped", fresh->hostname,
 			inv_state_name(fresh->state));
@@ -552,10 +579,11 @@ static void on_lease(void *ctx, size_t i, int rc, struct inv_node *fresh, const 
 	inv_node_release(&lp->nodes[i]);
 }
 
-int stg_stage_lease(struct inv *inv, const char *stage, const int *states, struct inv_node *nodes, size_t *n)
+static int lease(struct inv *inv, const char *stage, const int *states, struct inv_node *nodes, size_t *n,
+		 struct stg_stage *st)
 {
 	const char **names = br_xcalloc(*n ? *n : 1, sizeof(*names));
-	struct lease_pass lp = { states, nodes, 0, 0 };
+	struct lease_pass lp = { states, nodes, 0, 0, st };
 	struct br_err err = { 0 };
 	int rc = 0;
 
@@ -571,6 +599,16 @@ int stg_stage_lease(struct inv *inv, const char *stage, const int *states, struc
 		inv_node_release(&nodes[i]);
 	*n = lp.kept;
 	return rc;
+}
+
+int stg_stage_lease(struct inv *inv, const char *stage, const int *states, struct inv_node *nodes, size_t *n)
+{
+	return lease(inv, stage, states, nodes, n, NULL);
+}
+
+int stg_stage_lease_for(struct stg_stage *st, const char *stage, const int *states)
+{
+	return lease(st->inv, stage, states, st->nodes, &st->n, st);
 }
 
 void stg_stage_release(struct inv *inv)
