@@ -368,28 +368,64 @@ const char *stg_tickets_list_name(enum stg_tickets_list list)
 	return "?";
 }
 
-/* A table cell: no '|' or line break may end it early. */
+/* A Markdown table cell of text that came from BMCs, nodes and MAAS (a
+ * serial, an LLDP system name): shown escaped as on a terminal first
+ * (br_escape: control bytes as \xNN, so no ESC[2J or OSC sequence reaches
+ * the terminal that prints the table, secrets redacted), then nothing may
+ * end the cell early ('|', a line break: gone already) nor render as
+ * markup in a page: HTML is entity-escaped (CommonMark passes raw HTML
+ * through, <script> included), and the characters that open links, images
+ * and code spans ([ ] `) are backslash-escaped (any ASCII punctuation may be,
+ * CommonMark 0.30 section 2.4). */
 static void md_cell(const char *s)
 {
-	for (; s && *s; s++)
-		if (*s == '|')
-			fputs("\\|", stdout);
-		else if (*s == '\n' || *s == '\r')
-			fputc(' ', stdout);
-		else
-			fputc(*s, stdout);
+	char *clean = br_escape(s ? s : "");
+
+	for (const char *p = clean; *p; p++)
+		switch (*p) {
+		case '|':
+		case '\\':
+		case '`':
+		case '[':
+		case ']':
+			fputc('\\', stdout);
+			fputc(*p, stdout);
+			break;
+		case '<':
+			fputs("&lt;", stdout);
+			break;
+		case '>':
+			fputs("&gt;", stdout);
+			break;
+		case '&':
+			fputs("&amp;", stdout);
+			break;
+		default:
+			fputc(*p, stdout);
+		}
+	free(clean);
 	fputs(" | ", stdout);
 }
 
+/* A CSV field as RFC 4180 has it: quoted, a double quote doubled, records
+ * ended by CRLF. Its text is shown escaped as on a terminal (br_escape), so
+ * `cat tickets.csv` cannot drive the terminal; a field that would start
+ * with = + - @ gets a leading apostrophe, so a spreadsheet opening the file
+ * does not take a BMC's string for a formula (OWASP, CSV injection). */
 static void csv_cell(const char *s, int last)
 {
+	char *clean = br_escape(s ? s : "");
+
 	fputc('"', stdout);
-	for (; s && *s; s++) {
-		if (*s == '"')
+	if (strchr("=+-@", clean[0]) && clean[0])
+		fputc('\'', stdout);
+	for (const char *p = clean; *p; p++) {
+		if (*p == '"')
 			fputc('"', stdout);
-		fputc(*s, stdout);
+		fputc(*p, stdout);
 	}
-	fputs(last ? "\"\n" : "\",", stdout);
+	free(clean);
+	fputs(last ? "\"\r\n" : "\",", stdout);
 }
 
 void stg_tickets_print(const void *ctx)
@@ -397,7 +433,7 @@ void stg_tickets_print(const void *ctx)
 	const struct stg_tickets_run *run = ctx;
 
 	if (run->format == STG_TICKETS_CSV)
-		fputs("hostname,location,serial,service_tag,fault,evidence,action\n", stdout);
+		fputs("hostname,location,serial,service_tag,fault,evidence,action\r\n", stdout);
 	else
 		printf("# Datacenter tickets (%zu %s)\n\nSorted by rack, then U: one walk covers them.\n\n"
 		       "| Location | Host | Serial / service tag | Fault | Evidence | Action |\n"
