@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "gate.h"
+#include "http.h"
 #include "lifecycle.h"
 #include "tickets.h"
 #include "webhook.h"
@@ -283,10 +284,15 @@ static int post(struct stg_stage *st, struct stg_tickets_run *run, const struct 
 	inv_tickets_free(all, n_all);
 	if (rc)
 		return stg_stage_fail(st, STG_EXIT_USAGE, "%s", err.msg);
-	if (run->post_failed)
-		return stg_stage_fail(st, STG_EXIT_UNREACHABLE,
-				      "%zu ticket versions not delivered to %s (%zu were)", run->post_failed,
-				      o->url, run->posted);
+	if (run->post_failed) {
+		char *shown = br_url_masked(o->url);
+
+		rc = stg_stage_fail(st, STG_EXIT_UNREACHABLE,
+				    "%zu ticket versions not delivered to %s (%zu were)", run->post_failed,
+				    shown, run->posted);
+		free(shown);
+		return rc;
+	}
 	return 0;
 }
 
