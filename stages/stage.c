@@ -223,6 +223,7 @@ static const char *kind_stage(enum br_fail_kind kind)
 	case BR_FAIL_SSH_AUTH:
 	case BR_FAIL_SSH_HOST_KEY:
 	case BR_FAIL_PROBE:
+	case BR_FAIL_WRONG_NODE:
 		return "validate";
 	case BR_FAIL_NONE:
 	case BR_FAIL_STAGE:

@@ -53,6 +53,34 @@ static int take_document(struct stg_validate_job *job, const char *text, size_t 
 	return 0;
 }
 
+/* Why the job's document is another machine's (val_identity_mismatch,
+ * against the BMC's facts), or NULL: it is the node's, or nothing tells.
+ * Checked before anything is judged or stored of it. */
+static char *wrong_node(struct inv *inv, struct stg_validate_job *job)
+{
+	struct br_hw hw;
+	struct br_err err = { 0 };
+	char *why = NULL;
+	int have_hw = inv_load_hw(inv, job->node->hostname, &hw, &err) == 0;
+
+	if (!have_hw)
+		br_hw_init(&hw);
+	val_identity_mismatch(job->probe, job->node->hostname, have_hw ? &hw : NULL, &why);
+	br_hw_release(&hw);
+	return why;
+}
+
+/* The job fails as wrong_node: its document is dropped, so nothing
+ * (cabling over the rack included) is judged on it. */
+static void fail_wrong_node(struct stg_validate_run *run, struct stg_validate_job *job, char *why_take)
+{
+	json_decref(job->probe);
+	job->probe = NULL;
+	free(job->probe_text);
+	job->probe_text = NULL;
+	finish(run, job, BR_FAIL_WRONG_NODE, why_take);
+}
+
 /* ---- collecting over SSH ------------------------------------------------------- */
 
 struct collect {
@@ -166,7 +194,7 @@ static json_t *lldp_part(json_t *probe)
 
 /* Judge and store one node here; the reply document, or NULL with *why. */
 static json_t *judge_in_worker(struct collect *c, struct stg_validate_job *job,
-			       const struct val_ssh_result *r, char **why, int *inventory)
+			       const struct val_ssh_result *r, char **why, int *inventory, int *wrong)
 {
 	struct br_err err = { 0 };
 	json_t *checks, *reply;
@@ -180,6 +208,10 @@ static json_t *judge_in_worker(struct collect *c, struct stg_validate_job *job,
 	if (!c->worker_inv) {
 		*why = br_xasprintf("validation worker: %s", c->worker_inv_error);
 		*inventory = 1;
+		return NULL;
+	}
+	if ((*why = wrong_node(c->worker_inv, job))) {
+		*wrong = 1;
 		return NULL;
 	}
 	/* stored compact: the probe's own line, else the document dumped */
@@ -215,7 +247,7 @@ static int in_worker(void *ctx, size_t index, const struct val_ssh_result *r, st
 	struct stg_validate_job *job;
 	json_t *doc;
 	char *why = NULL, *text;
-	int sent, inventory = 0;
+	int sent, inventory = 0, wrong = 0;
 
 	if (!r) {
 		inv_close(c->worker_inv);
@@ -229,9 +261,10 @@ static int in_worker(void *ctx, size_t index, const struct val_ssh_result *r, st
 	if (r->ms >= c->limit_ms || !r->ok || r->exit_status != 0)
 		return 0;
 	job = c->jobs[index];
-	doc = judge_in_worker(c, job, r, &why, &inventory);
+	doc = judge_in_worker(c, job, r, &why, &inventory, &wrong);
 	if (!doc)
-		doc = json_pack("{s:b, s:s, s:b}", "ok", 0, "reason", why, "inventory", inventory);
+		doc = json_pack("{s:b, s:s, s:b, s:b}", "ok", 0, "reason", why, "inventory", inventory,
+				"wrong_node", wrong);
 	free(why);
 	json_decref(job->probe); /* this worker's copy; the parent gets the reply */
 	job->probe = NULL;
@@ -244,7 +277,8 @@ static int in_worker(void *ctx, size_t index, const struct val_ssh_result *r, st
 }
 
 /* A worker's reply (above) onto the job. */
-static int take_reply(struct stg_validate_job *job, const char *text, size_t len, char **ret_why)
+static int take_reply(struct stg_validate_job *job, const char *text, size_t len, char **ret_why,
+		      enum br_fail_kind *ret_kind)
 {
 	json_t *doc = json_loadb(text, len, 0, NULL), *checks = json_object_get(doc, "checks"), *ch,
 	       *lldp = json_object_get(doc, "lldp");
@@ -256,6 +290,8 @@ static int take_reply(struct stg_validate_job *job, const char *text, size_t len
 		*ret_why = br_xstrdup(reason ? reason : "validation worker: a reply that cannot be read");
 		if (json_is_true(json_object_get(doc, "inventory")))
 			job->unrecorded = br_xstrdup(*ret_why);
+		if (json_is_true(json_object_get(doc, "wrong_node")))
+			*ret_kind = BR_FAIL_WRONG_NODE;
 		json_decref(doc);
 		return -1;
 	}
@@ -287,6 +323,7 @@ static void on_collected(void *ctx, size_t index, const struct val_ssh_result *r
 {
 	struct collect *c = ctx;
 	struct stg_validate_job *job = c->jobs[index];
+	enum br_fail_kind kind = BR_FAIL_PROBE;
 	char *why = NULL;
 
 	/* The runner bounds each step by the limit; the node's whole time is
@@ -312,10 +349,10 @@ static void on_collected(void *ctx, size_t index, const struct val_ssh_result *r
 		free(line);
 		return;
 	}
-	if (r->replied ? take_reply(job, r->out.data ? r->out.data : "", r->out.len, &why)
+	if (r->replied ? take_reply(job, r->out.data ? r->out.data : "", r->out.len, &why, &kind)
 		       : take_document(job, r->out.data ? r->out.data : "", r->out.len,
 				       "bringup-probe's output", &why)) {
-		finish(c->run, job, BR_FAIL_PROBE, why);
+		finish(c->run, job, kind, why);
 		return;
 	}
 	if (!r->replied) {
@@ -925,6 +962,25 @@ int stg_validate_run(struct stg_stage *st, const struct stg_validate_options *o,
 	rc = o->facts_file ? collect_file(st, o, run) : collect_ssh(st, o, run);
 	if (rc)
 		return rc;
+	/* A document another machine gave is no evidence about this node:
+	 * one wrong_node failure, nothing judged on it (those judged in a
+	 * worker were checked there). A saved document (--facts) is judged
+	 * as the node the operator named for it, saying so when it looks
+	 * like another machine's (a capture of a reference machine). */
+	for (size_t i = 0; i < run->n; i++) {
+		struct stg_validate_job *job = &run->jobs[i];
+		char *why;
+
+		if (job->done || job->judged || !job->probe || !(why = wrong_node(run->inv, job)))
+			continue;
+		if (o->facts_file) {
+			br_warn("validate", "%s: %s: %s; judged as %s's, as --facts names it",
+				job->node->hostname, o->facts_file, why, job->node->hostname);
+			free(why);
+		} else {
+			fail_wrong_node(run, job, why);
+		}
+	}
 	/* Every node's facts are in before any is judged: a swapped cable is
 	 * told by the two hosts' views together. */
 	judge_cabling(run);
