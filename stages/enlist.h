@@ -183,7 +183,8 @@ struct stg_enlist_stage_options {
  * (st->exit is STG_EXIT_USAGE). */
 int stg_enlist_stage_check(struct stg_stage *st, struct stg_enlist_stage_options *o);
 /* Whether the run works node: named, or picked by state but for a failed
- * node MAAS never saw (one that failed discovery keeps its reason). */
+ * node MAAS never saw that failed elsewhere than in enlist (one that
+ * failed discovery keeps its reason). */
 int stg_enlist_stage_takes(const struct stg_stage *st, const struct inv_node *node);
 /* MAAS checked first (a wrong URL or key is exit 3, every node as it was),
  * then every node prepared and driven to Deployed or a reason, into run

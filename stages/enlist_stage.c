@@ -260,11 +260,18 @@ void stg_enlist_stage_print(const void *ctx)
 }
 
 /* The nodes this run works: those named, or those picked by state but for
- * failed nodes MAAS never saw (one that failed discovery keeps its
- * reason). */
+ * failed nodes MAAS never saw that did not fail in enlist (one that failed
+ * discovery keeps its reason). One enlist failed before its machine existed
+ * (MAAS refused or was down when it was created: issue 29, finding 8) is
+ * enlist's to take up again, or a rerun of enlist left it stranded. */
 int stg_enlist_stage_takes(const struct stg_stage *st, const struct inv_node *node)
 {
-	return st->argi < st->argc || node->state != INV_FAILED || node->maas_system_id;
+	const char *failed_in;
+
+	if (st->argi < st->argc || node->state != INV_FAILED || node->maas_system_id)
+		return 1;
+	failed_in = st->inv ? stg_failed_in(st->inv, node, 0) : NULL;
+	return failed_in && !strcmp(failed_in, "enlist");
 }
 
 /* The key resolved into *ret_key (kept for the workers' clients: the
