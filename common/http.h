@@ -201,6 +201,8 @@ int br_url_has_credentials(const char *url);
  * bytes or more) with the log's redaction (br_redact_add), so that no line
  * quoting them (a server's error, curl's) shows them. */
 void br_url_redact(const char *url);
+/* Undo br_url_redact(url). */
+void br_url_unredact(const char *url);
 
 /* The standard reason phrase of an HTTP status a BMC or MAAS answers with, or
  * NULL for one without a phrase here (the server's own, when it sent one,

@@ -102,7 +102,8 @@ int br_url_has_credentials(const char *url)
 	return has;
 }
 
-void br_url_redact(const char *url)
+/* Each userinfo part and query value of url, to fn. */
+static void each_secret(const char *url, void (*fn)(const char *secret))
 {
 	CURLU *u = url ? parsed(url) : NULL;
 	char *v;
@@ -111,7 +112,7 @@ void br_url_redact(const char *url)
 		return;
 	for (size_t i = 0; i < sizeof(userinfo) / sizeof(userinfo[0]); i++)
 		if ((v = part(u, userinfo[i]))) {
-			br_redact_add(v);
+			fn(v);
 			curl_free(v);
 		}
 	if ((v = part(u, CURLUPART_QUERY))) {
@@ -121,7 +122,7 @@ void br_url_redact(const char *url)
 			if (name < len) {
 				char *value = br_xstrndup(s + name + 1, len - name - 1);
 
-				br_redact_add(value);
+				fn(value);
 				free(value);
 			}
 			s += len;
@@ -131,4 +132,14 @@ void br_url_redact(const char *url)
 		curl_free(v);
 	}
 	curl_url_cleanup(u);
+}
+
+void br_url_redact(const char *url)
+{
+	each_secret(url, br_redact_add);
+}
+
+void br_url_unredact(const char *url)
+{
+	each_secret(url, br_redact_remove);
 }
