@@ -36,8 +36,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		const uint8_t *cap = sep + 3;
 
 		br_strlist_release(&problems);
-		if (val_ibnet_load(fuzz_file(cap, size - (size_t)(cap - data), ".txt"), &net, &problems, &err) ==
-		    0) {
+		if (val_ibnet_load(fuzz_file(cap, size - (size_t)(cap - data), ".txt"), &net, &problems,
+				   &err) == 0) {
 			val_fabric_judge(&w, &net, "4xNDR", &r);
 			for (size_t i = 0; i < w.n; i++) {
 				enum val_result res;

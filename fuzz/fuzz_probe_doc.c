@@ -27,7 +27,8 @@ static void load(void)
 		fprintf(stderr, "fuzz_probe_doc: %s (set BR_TOP)\n", err.msg);
 		abort();
 	}
-	if (val_wiring_load(fuzz_file((const uint8_t *)csv, sizeof(csv) - 1, ".csv"), &wiring, &problems, &err)) {
+	if (val_wiring_load(fuzz_file((const uint8_t *)csv, sizeof(csv) - 1, ".csv"), &wiring, &problems,
+			    &err)) {
 		fprintf(stderr, "fuzz_probe_doc: wiring: %s\n", err.msg);
 		abort();
 	}
@@ -45,15 +46,15 @@ static void cabling(json_t *doc)
 	json_t *lldp = json_object_get(doc, "lldp"), *nbs = json_object_get(lldp, "neighbors"), *nb;
 	size_t n = json_array_size(nbs), i;
 	struct val_lldp_neighbor *v = calloc(n ? n : 1, sizeof(*v));
-	struct val_cabling_host h = { "gpu-r01-u03", jstr(lldp, "status") && !strcmp(jstr(lldp, "status"), "ok"),
-				      v, n };
+	struct val_cabling_host h = { "gpu-r01-u03",
+				      jstr(lldp, "status") && !strcmp(jstr(lldp, "status"), "ok"), v, n };
 	struct val_cabling_result r;
 
 	if (!v)
 		abort();
-	json_array_foreach(nbs, i, nb)
-		v[i] = (struct val_lldp_neighbor){ jstr(nb, "local_port"), jstr(nb, "system_name"),
-						   jstr(nb, "port_id"), jstr(nb, "port_description") };
+	json_array_foreach(nbs, i, nb) v[i] =
+	    (struct val_lldp_neighbor){ jstr(nb, "local_port"), jstr(nb, "system_name"), jstr(nb, "port_id"),
+					jstr(nb, "port_description") };
 	val_cabling_judge(&wiring, &h, &h, 1, &r);
 	val_cabling_result_release(&r);
 	free(v);

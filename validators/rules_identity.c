@@ -27,6 +27,13 @@ int val_identity_mismatch(json_t *probe, const char *hostname, const struct br_h
 	*ret_why = NULL;
 	if (serial == 1)
 		return 0;
+	/* The node's own hostname, as MAAS deployed it: not a wrong machine,
+	 * whatever its serial says (vendors put the chassis, board or system
+	 * serial in one place or the other, some a placeholder such as "To
+	 * Be Filled By O.E.M."). */
+	if (seen_name && *seen_name && hostname && short_len(seen_name) == short_len(hostname) &&
+	    !strncasecmp(seen_name, hostname, short_len(hostname)))
+		return 0;
 	if (serial == 0) {
 		*ret_why = br_xasprintf(
 		    "the wrong machine answered: its system serial is %s (hostname %s), this node's BMC "
@@ -38,9 +45,6 @@ int val_identity_mismatch(json_t *probe, const char *hostname, const struct br_h
 		return 1;
 	}
 	if (!seen_name || !*seen_name || !hostname)
-		return 0;
-	if (short_len(seen_name) == short_len(hostname) &&
-	    !strncasecmp(seen_name, hostname, short_len(hostname)))
 		return 0;
 	*ret_why = br_xasprintf("the wrong machine answered: its hostname is %s, not %s (no system serial to "
 				"compare): check the address this node is reached at (ssh_config, MAAS)",

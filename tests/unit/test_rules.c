@@ -392,6 +392,9 @@ static void test_identity_mismatch(void **state)
 	assert_non_null(strstr(why, "its system serial is TAG2 (hostname gpu-b.lab)"));
 	assert_non_null(strstr(why, "CN000001, service tag TAG1"));
 	free(why);
+	/* its own hostname: the serial in another field, or a placeholder */
+	assert_int_equal(val_identity_mismatch(doc, "gpu-b", &hw, &why), 0);
+	assert_null(why);
 	/* the serial is the node's: a hostname set otherwise is not a wrong node */
 	free(hw.service_tag);
 	hw.service_tag = strdup("tag2");
