@@ -18,7 +18,7 @@ static int loaded;
 
 static void load(void)
 {
-	static const char csv[] = "host,port,switch,switch_port\n"
+	static const char csv[] = "hostname,host_port,switch,switch_port\n"
 				  "gpu-r01-u03,enp61s0f0np0,leaf-r01-a,Ethernet1/3\n";
 	struct br_err err = { 0 };
 	struct br_strlist problems = { 0 };
@@ -29,7 +29,8 @@ static void load(void)
 	}
 	if (val_wiring_load(fuzz_file((const uint8_t *)csv, sizeof(csv) - 1, ".csv"), &wiring, &problems,
 			    &err)) {
-		fprintf(stderr, "fuzz_probe_doc: wiring: %s\n", err.msg);
+		fprintf(stderr, "fuzz_probe_doc: wiring: %s: %s\n", err.msg,
+			problems.n ? problems.items[0] : "");
 		abort();
 	}
 	br_strlist_release(&problems);
