@@ -42,8 +42,7 @@ int main(int argc, char **argv)
 		stg_stage_report(&st, stg_discover_json, stg_discover_print, &run, run.failed);
 	stg_stage_interrupted(&st);
 	if (run.inventory_error) /* exit 3, as for an inventory that cannot be opened */
-		stg_stage_fail(&st, STG_EXIT_UNREACHABLE, "the inventory cannot be written: %s",
-			       run.inventory_error);
+		stg_stage_unwritable(&st, 0, run.inventory_error);
 	stg_discover_run_release(&run);
 	return stg_stage_close(&st);
 }

@@ -3,25 +3,86 @@
  * inventory across runs (a re-run updates, a fixed fault closes), printed
  * as Markdown for the aisle (by rack, then U), JSON or CSV.
  */
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "http.h"
+
 #include "stages/stages.h"
+
+/* Where tickets are posted: --post (no credentials: argv is every local
+ * user's to read, and the shell's history keeps it), or --post-ref, and
+ * the Authorization header by reference. Secrets are resolved here, before
+ * any node or ticket is touched; a mistake stops the stage (exit 2). */
+static void webhook_target(struct stg_stage *st, struct stg_webhook_options *post, const char *url,
+			   const char *url_ref, const char *auth_ref, char **url_secret, char **auth_secret)
+{
+	struct br_err err = { 0 };
+
+	if (url && url_ref && *url_ref) {
+		stg_stage_usage(st, "--post and --post-ref (or $BRINGUP_TICKETS_POST_REF): give one");
+		return;
+	}
+	if (url && br_url_has_credentials(url)) {
+		char *shown = br_url_masked(url);
+
+		stg_stage_usage(st,
+				"--post '%s': the URL carries credentials (a user, a password or a query), "
+				"which the command line shows to every user of this machine: give it by "
+				"reference, --post-ref env:VAR|file:PATH",
+				shown);
+		free(shown);
+		return;
+	}
+	post->url = url;
+	if (url_ref && *url_ref) {
+		if (br_secret_resolve(url_ref, url_secret, &err)) {
+			stg_stage_usage(st, "--post-ref: %s", err.msg);
+			return;
+		}
+		post->url = *url_secret;
+	}
+	if (auth_ref && *auth_ref) {
+		if (!post->url) {
+			stg_stage_usage(st, "--post-auth-ref without a webhook: --post or --post-ref");
+			return;
+		}
+		if (br_secret_resolve(auth_ref, auth_secret, &err)) {
+			stg_stage_usage(st, "--post-auth-ref: %s", err.msg);
+			return;
+		}
+		if (strpbrk(*auth_secret, "\r\n")) {
+			stg_stage_usage(st, "--post-auth-ref: the header value holds a line break");
+			return;
+		}
+		post->authorization = *auth_secret;
+	}
+}
 
 int main(int argc, char **argv)
 {
 	struct stg_stage st = { 0 };
 	const char *format = "md", *state = "open";
 	struct stg_webhook_options post;
+	const char *post_url = NULL, *post_ref = getenv("BRINGUP_TICKETS_POST_REF"),
+		   *auth_ref = getenv("BRINGUP_TICKETS_POST_AUTH_REF");
+	char *url_secret = NULL, *auth_secret = NULL;
 	int timeout_s = 10, list_only = 0;
 	const struct br_option options[] = {
 		{ "format", 'f', BR_OPT_STRING, &format, "md|json|csv",
 		  "Markdown table to print (default), the JSON document (--json), or CSV" },
 		{ "state", 0, BR_OPT_STRING, &state, "open|closed|all",
 		  "which tickets to list (default open); JSON gives each one's status" },
-		{ "post", 0, BR_OPT_STRING, &post.url, "URL",
+		{ "post", 0, BR_OPT_STRING, &post_url, "URL",
 		  "POST each new or changed ticket as JSON to this webhook (Idempotency-Key per ticket "
-		  "version)" },
+		  "version); one with credentials (user, password, a query) only by --post-ref" },
+		{ "post-ref", 0, BR_OPT_STRING, &post_ref, "env:VAR|file:PATH",
+		  "the webhook's URL by reference (default $BRINGUP_TICKETS_POST_REF): it may carry "
+		  "credentials, shown masked" },
+		{ "post-auth-ref", 0, BR_OPT_STRING, &auth_ref, "env:VAR|file:PATH",
+		  "the webhook's Authorization header value by reference (\"Bearer TOKEN\"; default "
+		  "$BRINGUP_TICKETS_POST_AUTH_REF)" },
 		{ "ca-file", 0, BR_OPT_STRING, &post.ca_file, "PATH",
 		  "CA bundle for the webhook's certificate" },
 		{ "insecure", 'k', BR_OPT_FLAG, &post.insecure, NULL,
@@ -67,6 +128,8 @@ int main(int argc, char **argv)
 	if (!st.exit && (post.retries < 0 || timeout_s < 1))
 		stg_stage_usage(&st, "--retries must be 0 or more, --timeout positive");
 	post.timeout_ms = timeout_s * 1000L;
+	if (!st.exit)
+		webhook_target(&st, &post, post_url, post_ref, auth_ref, &url_secret, &auth_secret);
 	/* Tickets are the stage's own rows: no node is worked, so no lease
 	 * keeps another stage off them. */
 	st.no_lease = 1;
@@ -81,5 +144,7 @@ int main(int argc, char **argv)
 	if (!st.exit && !stg_stage_open(&st, stg_all_states) && !stg_tickets_run(&st, &run, &post))
 		stg_stage_report(&st, stg_tickets_json, stg_tickets_print, &run, 0);
 	stg_tickets_run_release(&run);
+	free(url_secret);
+	free(auth_secret);
 	return stg_stage_close(&st);
 }

@@ -42,6 +42,9 @@ enum br_errcode {
 	BR_E_STATE = -12, /* wrong state for the operation */
 	BR_E_UNSUPPORTED = -13,
 	BR_E_INTERRUPTED = -14, /* SIGTERM/SIGINT: stopped, nothing to record */
+	/* the database refused one write by a constraint or trigger: the
+	 * data's doing, the database itself still usable (not BR_E_DB) */
+	BR_E_REFUSED = -15,
 };
 
 #define BR_ERR_MSG_MAX 1024
@@ -92,6 +95,7 @@ enum br_fail_kind {
 	BR_FAIL_SSH_AUTH,	  /* ssh_auth: the node refused the validators' key */
 	BR_FAIL_SSH_HOST_KEY,	  /* ssh_host_key: host key unknown or changed */
 	BR_FAIL_PROBE,		  /* probe_failed: the probe did not run or gave no document */
+	BR_FAIL_WRONG_NODE,	  /* wrong_node: another machine answered at the node's address */
 	BR_FAIL_TIME_LIMIT,	  /* time_limit: past a stage's time limit for one node */
 	BR_FAIL_WORKER,		  /* worker_died: the process driving it died */
 };

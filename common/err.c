@@ -87,6 +87,8 @@ const char *br_strerror(int code)
 		return "unsupported";
 	case BR_E_INTERRUPTED:
 		return "interrupted";
+	case BR_E_REFUSED:
+		return "refused by the database";
 	}
 	return "unknown error";
 }
@@ -189,6 +191,8 @@ const char *br_fail_kind_name(enum br_fail_kind kind)
 		return "ssh_host_key";
 	case BR_FAIL_PROBE:
 		return "probe_failed";
+	case BR_FAIL_WRONG_NODE:
+		return "wrong_node";
 	case BR_FAIL_TIME_LIMIT:
 		return "time_limit";
 	case BR_FAIL_WORKER:

@@ -188,6 +188,22 @@ uint64_t br_http_random(struct br_http *h);
 /* curl errors worth another attempt: the connection or the transfer broke. */
 int br_http_transient(CURLcode c);
 
+/* ---- URLs that carry credentials ------------------------------------------- */
+
+/* url as it may be shown: the user and password of its userinfo and the
+ * value of each query parameter replaced by BR_REDACTED, the rest kept
+ * (parsed by libcurl's URL API). A URL libcurl cannot parse is shown as
+ * "(a URL that cannot be parsed)". Caller frees. */
+char *br_url_masked(const char *url);
+/* Whether url carries a password or user in its userinfo, or a query. */
+int br_url_has_credentials(const char *url);
+/* Register url's userinfo parts and query values (each of BR_REDACT_MIN
+ * bytes or more) with the log's redaction (br_redact_add), so that no line
+ * quoting them (a server's error, curl's) shows them. */
+void br_url_redact(const char *url);
+/* Undo br_url_redact(url). */
+void br_url_unredact(const char *url);
+
 /* The standard reason phrase of an HTTP status a BMC or MAAS answers with, or
  * NULL for one without a phrase here (the server's own, when it sent one,
  * is in br_http_req.status_text). */

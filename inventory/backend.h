@@ -91,6 +91,10 @@ struct invb_ops {
 	double (*column_double)(struct invb_stmt *st, int col);
 	/* Rows the last INSERT, UPDATE or DELETE changed. */
 	int64_t (*changes)(struct invb_conn *conn);
+	/* Whether the last error was a constraint or trigger refusing the
+	 * statement (the database still usable: BR_E_REFUSED), not the
+	 * database failing (a full disk, I/O: BR_E_DB). NULL: never. */
+	int (*refused)(struct invb_conn *conn);
 	/* The schema version stored in the database (0 for a new one), or
 	 * -1; and setting it inside the migration's transaction. */
 	int (*schema_version)(struct invb_conn *conn);
@@ -121,6 +125,10 @@ extern const char *const invb_sqlite_migrations[INV_SCHEMA_VERSION];
 static inline const char *invb_errmsg(struct invb_conn *c)
 {
 	return c->ops->errmsg(c);
+}
+static inline int invb_refused(struct invb_conn *c)
+{
+	return c->ops->refused ? c->ops->refused(c) : 0;
 }
 static inline int invb_exec(struct invb_conn *c, const char *sql)
 {

@@ -309,6 +309,11 @@ static double sq_column_double(struct invb_stmt *st, int col)
 	return sqlite3_column_double(st_of(st), col);
 }
 
+static int sq_refused(struct invb_conn *conn)
+{
+	return (sqlite3_errcode(db_of(conn)) & 0xff) == SQLITE_CONSTRAINT;
+}
+
 static int64_t sq_changes(struct invb_conn *conn)
 {
 	return sqlite3_changes64(db_of(conn));
@@ -383,6 +388,7 @@ const struct invb_ops invb_sqlite_ops = {
 	.column_int64 = sq_column_int64,
 	.column_double = sq_column_double,
 	.changes = sq_changes,
+	.refused = sq_refused,
 	.schema_version = sq_schema_version,
 	.set_schema_version = sq_set_schema_version,
 	.checkpoint = sq_checkpoint,

@@ -1,7 +1,8 @@
 /* Judging a MAC two nodes' BMCs claim (inventory.h, inv_store_hw). A BMC
  * that answers faster must not win a MAC by being first: a mis-cabled or
  * mis-addressed BMC would take a real node's MAC and the real node would
- * fail. The only evidence the inventory has of which BMC is the manifest's
+ * fail. A node past discovery keeps its MACs: the newcomer loses. The
+ * only evidence the inventory has of which BMC is the manifest's
  * machine is a serial the manifest gives: its boot_disk_serial among the
  * drives that BMC reports. */
 #include <stdlib.h>
@@ -84,6 +85,45 @@ static int matches_manifest(struct inv *inv, int64_t id, struct br_err *err)
 	return rc;
 }
 
+/* A node past discovery (configured onwards, or failed there): its MACs
+ * were judged when it was discovered and it has moved on since, so a BMC
+ * met later that reports one of them (a manifest row with a production
+ * BMC's address, a BMC answering on another's) loses, whatever it shows:
+ * a golden node is never failed by a machine nobody named it for. A node
+ * new, discovered or failed in discovery (no further event) is judged on
+ * the evidence as before. */
+static int past_discovery(struct inv *inv, const struct claim *c, struct br_err *err)
+{
+	enum inv_state s;
+	struct invb_stmt *st;
+	int rc;
+
+	if (inv_state_parse(c->state, &s))
+		return 0;
+	if (s == INV_NEW || s == INV_DISCOVERED)
+		return 0;
+	if (s != INV_FAILED)
+		return 1;
+	/* failed: past discovery when it was failed from a later state */
+	rc = inv_prepare(inv,
+			 "SELECT from_state FROM events WHERE node_id = ? AND to_state = 'failed'"
+			 " AND from_state <> 'failed' ORDER BY id DESC LIMIT 1",
+			 &st, err);
+	if (rc)
+		return rc;
+	invb_bind_int64(st, 1, c->id);
+	rc = invb_step(st);
+	if (rc == INVB_ROW) {
+		const char *from = invb_column_text(st, 0);
+
+		rc = from && strcmp(from, "new") && strcmp(from, "discovered");
+	} else {
+		rc = rc == INVB_DONE ? 0 : inv_dberr(inv, err, "read events");
+	}
+	inv_finalize(inv, st);
+	return rc;
+}
+
 static int fail_other(struct inv *inv, const struct claim *c, const char *reason, struct br_err *err)
 {
 	enum inv_state from;
@@ -113,12 +153,29 @@ int inv_judge_mac_claims(struct inv *inv, int64_t id, const char *hostname, cons
 	mine = matches_manifest(inv, id, err);
 	rc = mine < 0 ? mine : 0;
 	for (size_t i = 0; i < n && !rc; i++) {
-		int theirs = matches_manifest(inv, c[i].id, err);
+		int theirs = matches_manifest(inv, c[i].id, err), settled;
 		char *why;
 
 		if (theirs < 0) {
 			rc = theirs;
 			break;
+		}
+		settled = past_discovery(inv, &c[i], err);
+		if (settled < 0) {
+			rc = settled;
+			break;
+		}
+		if (settled) {
+			why = br_xasprintf(
+			    "MAC %s is claimed by this node's BMC (%s) and is already %s's (BMC "
+			    "%s), which is %s: check this node's BMC address in the manifest and "
+			    "its cabling",
+			    c[i].mac, bmc, c[i].hostname, c[i].bmc, c[i].state);
+			if (n_lost < CLAIMS_NAMED_MAX)
+				br_buf_addf(&lost, "%s%s", n_lost ? "; " : "", why);
+			n_lost++;
+			free(why);
+			continue;
 		}
 		if (mine && !theirs) {
 			why = br_xasprintf(

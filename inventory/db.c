@@ -15,13 +15,15 @@ const struct invb_ops *invb_for(const char *where)
 
 int inv_dberr(struct inv *inv, struct br_err *err, const char *what)
 {
-	return br_errf(err, BR_E_DB, "inventory %s: %s: %s", inv->path, what, invb_errmsg(inv->db));
+	return br_errf(err, invb_refused(inv->db) ? BR_E_REFUSED : BR_E_DB, "inventory %s: %s: %s", inv->path,
+		       what, invb_errmsg(inv->db));
 }
 
 int inv_exec(struct inv *inv, const char *sql, struct br_err *err)
 {
 	if (invb_exec(inv->db, sql))
-		return br_errf(err, BR_E_DB, "inventory %s: %s", inv->path, invb_errmsg(inv->db));
+		return br_errf(err, invb_refused(inv->db) ? BR_E_REFUSED : BR_E_DB, "inventory %s: %s",
+			       inv->path, invb_errmsg(inv->db));
 	return 0;
 }
 

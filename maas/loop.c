@@ -1,5 +1,6 @@
 /* MAAS requests on the HTTP core: OAuth per attempt, what is retried
- * (connection errors, 503, 409 with Retry-After), the errors' words, and
+ * (connection errors, 503, 409 with Retry-After, and for a GET 500, 502
+ * and 504), the errors' words, and
  * the run loop. */
 #define _DEFAULT_SOURCE
 #include <stdlib.h>
@@ -37,6 +38,16 @@ static int on_start(struct br_http_req *hr, CURL *easy, struct curl_slist **head
 	return *headers ? 0 : BR_E_NOMEM;
 }
 
+/* A request that can be sent again with no effect of its own (RFC 9110
+ * 9.2.2): a read. MAAS answers 500 for a transient fault behind it (a
+ * database connection dropped, a region worker restarted: Django's
+ * handler500) and a proxy in front 502 or 504; a read retried is harmless
+ * where a POST might have been done once already. */
+static int idempotent(const char *method)
+{
+	return !strcmp(method, "GET") || !strcmp(method, "HEAD");
+}
+
 static int on_judge(struct br_http_req *hr, long *delay)
 {
 	struct req *r = req_of(hr);
@@ -48,7 +59,9 @@ static int on_judge(struct br_http_req *hr, long *delay)
 	if (hr->result != CURLE_OK)
 		retry = br_http_transient(hr->result);
 	else
-		retry = hr->status == 503 || (hr->status == 409 && hr->retry_after_ms >= 0);
+		retry =
+		    hr->status == 503 || (hr->status == 409 && hr->retry_after_ms >= 0) ||
+		    (idempotent(r->method) && (hr->status == 500 || hr->status == 502 || hr->status == 504));
 	if (!retry || hr->attempt >= c->opts.retries)
 		return 0;
 	if (hr->retry_after_ms > *delay)

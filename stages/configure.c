@@ -97,6 +97,8 @@ json_t *stg_configure_job_outcome(const struct stg_configure_job *job, const cha
 		      "job", job->job, "bios_patched", job->bios_patched, "resets", job->resets,
 		      "boot_patched", job->boot_patched, "record_error", record_error, "fw", fw_json(job));
 	free(reason);
+	if (line && job->record_refused)
+		json_object_set_new(line, "record_refused", json_true());
 	if (!line) /* a text that is not UTF-8: the outcome without its words */
 		line = json_pack("{s:i, s:i, s:s, s:i, s:i, s:i}", "ok", job->ok, "interrupted",
 				 job->interrupted, "reason", "(reason not encodable)", "bios_patched",
@@ -180,6 +182,7 @@ void stg_configure_job_take_outcome(struct stg_configure_job *job, json_t *line,
 	job->boot_patched = member_int(line, "boot_patched");
 	take_fw(job, line);
 	*ret_record_error = json_string_value(json_object_get(line, "record_error"));
+	job->record_refused = json_is_true(json_object_get(line, "record_refused"));
 }
 
 static const char *boot_mode_name(const struct stg_configure_job *job)

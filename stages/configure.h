@@ -27,7 +27,8 @@ struct stg_configure_job {
 	size_t n_fw;
 	/* outcome */
 	int done, ok;
-	int interrupted; /* a signal stopped it: nothing recorded, the node as it was */
+	int interrupted;    /* a signal stopped it: nothing recorded, the node as it was */
+	int record_refused; /* the inventory refused its outcome (a full disk): exit 3 */
 	char *reason;
 	enum br_fail_kind fail_kind; /* why, when not ok */
 	struct rf_config_change *changes;

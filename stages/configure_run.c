@@ -41,8 +41,11 @@ static void finish(struct stg_configure_run *run, struct stg_configure_job *job,
 	free(job->reason);
 	job->reason = reason_take;
 	logged(job);
-	if (stg_configure_job_record(run->st->inv, job, run->dry_run, &err))
+	if (stg_configure_job_record(run->st->inv, job, run->dry_run, &err)) {
 		br_error("configure", "%s: %s", job->node->hostname, err.msg);
+		if (stg_inventory_refused(&err))
+			stg_stage_unwritable(run->st, 1, err.msg);
+	}
 	counted(run, job);
 }
 
@@ -100,8 +103,10 @@ static void on_redfish(const struct rf_config_target *t, int rc, const struct rf
 		job->reason = br_xstrdup(msg);
 	else
 		job->reason = stg_configure_failure_reason(rc, msg);
-	if (!job->interrupted && stg_configure_job_record(stg_pool_inv(c->w), job, c->run->dry_run, &rec))
+	if (!job->interrupted && stg_configure_job_record(stg_pool_inv(c->w), job, c->run->dry_run, &rec)) {
 		record_error = rec.msg;
+		job->record_refused = stg_inventory_refused(&rec);
+	}
 	/* t points into c->live: rf_configure_all hands back its own targets */
 	br_pool_send(c->w, c->index[t - c->live], stg_configure_job_outcome(job, record_error));
 }
@@ -199,6 +204,8 @@ static void on_outcome(size_t i, json_t *line, int rc, const char *why, void *ct
 	logged(job);
 	if (record_error)
 		br_error("configure", "%s: %s", job->node->hostname, record_error);
+	if (record_error && job->record_refused)
+		stg_stage_unwritable(run->st, 1, record_error);
 	counted(run, job);
 }
 

@@ -152,6 +152,7 @@ struct stg_enlist_node {
 	struct stg_enlist_node_inputs in;
 	const char *result; /* "deployed", "failed" (static); NULL: not reached */
 	char *reason;
+	char *unrecorded; /* what the inventory refused of its outcome (owned), or NULL */
 };
 
 struct stg_enlist_stage {
@@ -159,6 +160,8 @@ struct stg_enlist_stage {
 	struct stg_enlist_job *jobs;
 	struct stg_enlist_node *ctx;
 	size_t n, done, failed;
+	size_t unrecorded;     /* nodes whose outcome the inventory refused */
+	char *inventory_error; /* the first refusal (owned) */
 	struct br_progress progress;
 	/* What each worker's MAAS client and flow are made of. */
 	struct maas_options mo;
@@ -180,7 +183,8 @@ struct stg_enlist_stage_options {
  * (st->exit is STG_EXIT_USAGE). */
 int stg_enlist_stage_check(struct stg_stage *st, struct stg_enlist_stage_options *o);
 /* Whether the run works node: named, or picked by state but for a failed
- * node MAAS never saw (one that failed discovery keeps its reason). */
+ * node MAAS never saw that failed elsewhere than in enlist (one that
+ * failed discovery keeps its reason). */
 int stg_enlist_stage_takes(const struct stg_stage *st, const struct inv_node *node);
 /* MAAS checked first (a wrong URL or key is exit 3, every node as it was),
  * then every node prepared and driven to Deployed or a reason, into run

@@ -20,6 +20,15 @@ struct worker {
 	struct inv *inv;
 };
 
+/* A write of c's that failed: logged; kept for the parent when it is the
+ * inventory's own failure (a full disk), not the node's. */
+static void unwritten(struct stg_enlist_node *c, const struct br_err *err)
+{
+	br_error("enlist", "%s: %s", c->node->hostname, err->msg);
+	if (stg_inventory_refused(err) && !c->unrecorded)
+		c->unrecorded = br_xstrdup(err->msg);
+}
+
 static void record(struct inv *inv, struct stg_enlist_node *c, enum inv_state to, enum br_fail_kind kind,
 		   const char *reason)
 {
@@ -29,7 +38,7 @@ static void record(struct inv *inv, struct stg_enlist_node *c, enum inv_state to
 		     : inv_node_set_state(inv, c->node->hostname, c->node->state, to, reason, &err);
 
 	if (rc)
-		br_error("enlist", "%s: %s", c->node->hostname, err.msg);
+		unwritten(c, &err);
 	else
 		c->node->state = to; /* the state the next change compares with */
 }
@@ -52,7 +61,7 @@ static void on_system_id(void *ctx, struct stg_enlist_job *job)
 	struct br_err err = { 0 };
 
 	if (inv_node_set_maas(wk->inv, c->node->hostname, job->system_id, NULL, &err))
-		br_error("enlist", "%s: %s", c->node->hostname, err.msg);
+		unwritten(c, &err);
 }
 
 static void on_ready(void *ctx, struct stg_enlist_job *job)
@@ -77,7 +86,7 @@ static void on_done(void *ctx, struct stg_enlist_job *job, enum br_fail_kind kin
 
 	if (ok && (inv_node_set_maas(wk->inv, c->node->hostname, job->system_id, job->ip, &err) ||
 		   inv_node_set_installed_disk(wk->inv, c->node->hostname, job->installed_serial, &err)))
-		br_error("enlist", "%s: %s", c->node->hostname, err.msg);
+		unwritten(c, &err);
 	if (!ok)
 		br_warn("enlist", "%s: %s", c->node->hostname, reason);
 	record(wk->inv, c, ok ? INV_DEPLOYED : INV_FAILED, kind, reason);
@@ -86,6 +95,8 @@ static void on_done(void *ctx, struct stg_enlist_job *job, enum br_fail_kind kin
 			 "installed_serial", br_json_string_or_null(job->installed_serial));
 	if (!line) /* not UTF-8: keep the outcome, lose the words */
 		line = json_pack("{s:b, s:s}", "ok", ok, "text", "(reason not encodable)");
+	if (c->unrecorded)
+		json_object_set_new(line, "unrecorded", json_string(c->unrecorded));
 	free(text);
 	br_pool_send(wk->w, (size_t)(job - wk->run->jobs), line);
 }
@@ -144,6 +155,10 @@ static void done(size_t i, json_t *line, int rc, const char *why, void *ctx)
 
 	if (json_is_false(json_object_get(line, "prepared")))
 		return;
+	if (line && json_is_string(json_object_get(line, "unrecorded"))) {
+		free(c->unrecorded);
+		c->unrecorded = br_xstrdup(json_string_value(json_object_get(line, "unrecorded")));
+	}
 	if (line && json_is_boolean(ok)) {
 		take_field(&j->system_id, line, "system_id");
 		take_field(&j->ip, line, "ip");
@@ -213,8 +228,9 @@ json_t *stg_enlist_stage_json(const void *ctx)
 				   "installed_serial", br_json_string_or_null(j->installed_serial), "reason",
 				   br_json_string_or_null(c->reason)));
 	}
-	return json_pack("{s:o, s:I, s:I}", "nodes", arr, "deployed", (json_int_t)(run->done - run->failed),
-			 "failed", (json_int_t)run->failed);
+	return json_pack("{s:o, s:I, s:I, s:I}", "nodes", arr, "deployed",
+			 (json_int_t)(run->done - run->failed), "failed", (json_int_t)run->failed,
+			 "not_recorded", (json_int_t)run->unrecorded);
 }
 
 void stg_enlist_stage_print(const void *ctx)
@@ -236,15 +252,26 @@ void stg_enlist_stage_print(const void *ctx)
 	}
 	br_table_print(&t, stdout);
 	br_table_release(&t);
-	printf("\n%zu deployed, %zu failed\n", run->done - run->failed, run->failed);
+	printf("\n%zu deployed, %zu failed", run->done - run->failed, run->failed);
+	if (run->unrecorded)
+		printf("; %zu of them not recorded (the inventory refused them: %s)", run->unrecorded,
+		       run->inventory_error);
+	printf("\n");
 }
 
 /* The nodes this run works: those named, or those picked by state but for
- * failed nodes MAAS never saw (one that failed discovery keeps its
- * reason). */
+ * failed nodes MAAS never saw that did not fail in enlist (one that failed
+ * discovery keeps its reason). One enlist failed before its machine existed
+ * (MAAS refused or was down when it was created: issue 29, finding 8) is
+ * enlist's to take up again, or a rerun of enlist left it stranded. */
 int stg_enlist_stage_takes(const struct stg_stage *st, const struct inv_node *node)
 {
-	return st->argi < st->argc || node->state != INV_FAILED || node->maas_system_id;
+	const char *failed_in;
+
+	if (st->argi < st->argc || node->state != INV_FAILED || node->maas_system_id)
+		return 1;
+	failed_in = st->inv ? stg_failed_in(st->inv, node, 0) : NULL;
+	return failed_in && !strcmp(failed_in, "enlist");
 }
 
 /* The key resolved into *ret_key (kept for the workers' clients: the
@@ -379,6 +406,15 @@ int stg_enlist_stage_run(struct stg_stage *st, struct stg_enlist_stage_options *
 		rc = stg_stage_fail(st, STG_EXIT_UNREACHABLE, "%s", err.msg);
 	else
 		br_progress_finish(&run->progress);
+	for (size_t i = 0; i < run->n; i++) {
+		if (!run->ctx[i].unrecorded)
+			continue;
+		run->unrecorded++;
+		if (!run->inventory_error)
+			run->inventory_error = br_xstrdup(run->ctx[i].unrecorded);
+	}
+	if (run->inventory_error)
+		stg_stage_unwritable(st, run->unrecorded, run->inventory_error);
 	return rc;
 }
 
@@ -389,7 +425,9 @@ void stg_enlist_stage_release(struct stg_enlist_stage *run, struct stg_enlist_st
 		stg_enlist_job_release(&run->jobs[i]);
 		stg_enlist_node_inputs_release(&run->ctx[i].in);
 		free(run->ctx[i].reason);
+		free(run->ctx[i].unrecorded);
 	}
+	free(run->inventory_error);
 	free(run->jobs);
 	free(run->ctx);
 	stg_enlist_inputs_release(&a->in);

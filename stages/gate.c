@@ -28,6 +28,16 @@ char *stg_gate_reason(const struct inv_check *checks, size_t n, const int *faili
 
 /* ---- the inventory side ------------------------------------------------------- */
 
+static void job_error(struct stg_gate_run *run, struct stg_gate_job *job, const char *what, const char *msg);
+
+/* What the inventory refused of a job: a job error, and the stage's exit 3. */
+static void inventory_error(struct stg_gate_run *run, struct stg_gate_job *job, const struct br_err *err)
+{
+	if (stg_inventory_refused(err))
+		stg_stage_unwritable(run->st, 1, err->msg);
+	job_error(run, job, "inventory", err->msg);
+}
+
 static void job_error(struct stg_gate_run *run, struct stg_gate_job *job, const char *what, const char *msg)
 {
 	if (!job->error)
@@ -98,7 +108,7 @@ static void judge_batch(struct stg_gate_run *run, size_t from, size_t to)
 	}
 	if (k && inv_checks_read_many(run->inv, ids, k, checks, n_checks, &err)) {
 		for (size_t j = 0; j < k; j++)
-			job_error(run, &run->jobs[which[j]], "inventory", err.msg);
+			inventory_error(run, &run->jobs[which[j]], &err);
 		k = 0;
 	}
 	for (size_t j = 0; j < k; j++) {
@@ -115,8 +125,9 @@ static void judge_batch(struct stg_gate_run *run, size_t from, size_t to)
 						      .reason = job->reason,
 						      .close_tickets = job->target == INV_GOLDEN };
 	}
+	/* a transaction that could not commit gives each node its error */
 	if (n_v)
-		inv_state_changes_record(run->inv, v, n_v, NULL);
+		inv_state_changes_record(run->inv, v, n_v, &err);
 	for (size_t j = 0; j < n_v; j++) {
 		struct stg_gate_job *job = &run->jobs[which[j]];
 
@@ -128,7 +139,7 @@ static void judge_batch(struct stg_gate_run *run, size_t from, size_t to)
 			job->target = INV_VALIDATED;
 		}
 		if (v[j].rc)
-			job_error(run, job, "inventory", v[j].err.msg);
+			inventory_error(run, job, &v[j].err);
 	}
 	free(v);
 	free(checks);
@@ -644,8 +655,11 @@ static void record_maas(struct stg_gate_run *run, int warn)
 		}
 		if (!n || (job && n < STG_GATE_INV_BATCH))
 			continue;
-		if (inv_notes_add(run->inv, hosts, (const char *const *)whats, n, rcs, &err))
+		if (inv_notes_add(run->inv, hosts, (const char *const *)whats, n, rcs, &err)) {
 			br_warn("gate", "MAAS events of %zu nodes not recorded: %s", n, err.msg);
+			if (stg_inventory_refused(&err))
+				stg_stage_unwritable(run->st, 0, err.msg);
+		}
 		for (size_t k = 0; k < n; k++) {
 			if (rcs[k] && !err.msg[0])
 				br_warn("gate", "%s: MAAS event not recorded", hosts[k]);
@@ -777,6 +791,7 @@ int stg_gate_run(struct stg_stage *st, const struct stg_gate_options *o, struct 
 
 	if (rc)
 		return rc;
+	run->st = st;
 	run->inv = st->inv;
 	run->jobs = br_xcalloc(st->n ? st->n : 1, sizeof(*run->jobs));
 	for (size_t i = 0; i < st->n; i++) {

@@ -95,6 +95,7 @@ struct stg_gate_batch {
 };
 
 struct stg_gate_run {
+	struct stg_stage *st; /* borrowed: told of what the inventory refused */
 	struct inv *inv;
 	struct maas_client *client; /* while mirroring; borrowed */
 	struct stg_gate_batch **batches;

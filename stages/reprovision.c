@@ -217,6 +217,8 @@ int stg_reprovision_run(struct stg_stage *st, const struct stg_reprovision_optio
 		if (n->state != to && inv_node_set_state(st->inv, n->hostname, n->state, to, reason, &err)) {
 			br_error("reprovision", "%s: %s", n->hostname, err.msg);
 			run->errors++;
+			if (stg_inventory_refused(&err))
+				stg_stage_unwritable(st, 1, err.msg);
 		} else {
 			run->reset++;
 		}

@@ -271,6 +271,7 @@ static const char *kind_stage(enum br_fail_kind kind)
 	case BR_FAIL_SSH_AUTH:
 	case BR_FAIL_SSH_HOST_KEY:
 	case BR_FAIL_PROBE:
+	case BR_FAIL_WRONG_NODE:
 		return "validate";
 	case BR_FAIL_NONE:
 	case BR_FAIL_STAGE:
@@ -405,8 +406,7 @@ int stg_stage_open(struct stg_stage *st, const int *states)
 	/* Named nodes, once taken, are worked whatever their state; nodes
 	 * picked by state must still be in one of them under the lease. */
 	if (!rc && states && !st->no_lease && !st->readonly)
-		rc = stg_stage_lease(st->inv, st->cmd->name, st->argi < st->argc ? NULL : states, st->nodes,
-				     &st->n);
+		rc = stg_stage_lease_for(st, st->cmd->name, st->argi < st->argc ? NULL : states);
 	st->exit = rc;
 	return rc;
 }
@@ -451,12 +451,48 @@ void stg_stage_report(struct stg_stage *st, json_t *(*to_json)(const void *run),
 	if (st->common.json) {
 		json_t *doc = to_json(run);
 
+		if (st->held.n && json_is_object(doc)) {
+			json_t *held = json_array();
+
+			for (size_t i = 0; i < st->held.n; i++)
+				json_array_append_new(held, json_string(st->held.items[i]));
+			json_object_set_new(doc, "held_elsewhere", held);
+		}
 		br_json_print(stdout, doc);
 		json_decref(doc);
 	} else if (!st->common.quiet) {
 		print(run);
 	}
 	st->exit = failed ? STG_EXIT_NODES : STG_EXIT_OK;
+}
+
+void stg_stage_unwritable(struct stg_stage *st, size_t n, const char *msg)
+{
+	st->unrecorded += n;
+	if (!st->inventory_error)
+		st->inventory_error = br_xstrdup(msg && *msg ? msg : "a write failed");
+}
+
+int stg_inventory_refused(const struct br_err *err)
+{
+	return err && (err->code == BR_E_DB || err->code == BR_E_IO || err->code == BR_E_NOMEM);
+}
+
+/* Exit 3, as for an inventory that cannot be opened: what the stage
+ * printed is not what the inventory holds. */
+static void report_unwritable(struct stg_stage *st)
+{
+	if (!st->inventory_error)
+		return;
+	if (st->unrecorded)
+		stg_stage_fail(st, STG_EXIT_UNREACHABLE,
+			       "the inventory cannot be written: %s; %zu node%s' outcome not recorded",
+			       st->inventory_error, st->unrecorded, st->unrecorded == 1 ? "" : "s");
+	else
+		stg_stage_fail(st, STG_EXIT_UNREACHABLE, "the inventory cannot be written: %s",
+			       st->inventory_error);
+	free(st->inventory_error);
+	st->inventory_error = NULL;
 }
 
 int stg_stage_catch_signals(struct stg_stage *st)
@@ -481,6 +517,25 @@ void stg_stage_interrupted(struct stg_stage *st)
 
 int stg_stage_close(struct stg_stage *st)
 {
+	if (st->exit < STG_EXIT_USAGE)
+		report_unwritable(st);
+	free(st->inventory_error);
+	st->inventory_error = NULL;
+	/* "all done" is not true of nodes another run holds: a second run
+	 * over a rack the first one is working skipped them all. */
+	if (st->held.n) {
+		int exit_code = st->exit == STG_EXIT_OK ? STG_EXIT_NODES : st->exit;
+
+		stg_stage_fail(st, exit_code,
+			       "%zu node%s left as %s: another run holds %s (%s); run this again once it "
+			       "ends",
+			       st->held.n, st->held.n == 1 ? "" : "s",
+			       st->held.n == 1 ? "it was" : "they were", st->held.n == 1 ? "it" : "them",
+			       st->held_by);
+	}
+	br_strlist_release(&st->held);
+	free(st->held_by);
+	st->held_by = NULL;
 	/* Retirement is judged here, once for every stage, after the stage
 	 * recorded its outcomes: the inventory counts attempts, the profile
 	 * (which the inventory does not know) says how many are too many. A
@@ -547,6 +602,7 @@ struct lease_pass {
 	const int *states;
 	struct inv_node *nodes;
 	size_t kept, seen;
+	struct stg_stage *st; /* or NULL: told of nodes held elsewhere */
 };
 
 static void on_lease(void *ctx, size_t i, int rc, struct inv_node *fresh, const struct br_err *why)
@@ -556,6 +612,11 @@ static void on_lease(void *ctx, size_t i, int rc, struct inv_node *fresh, const 
 	lp->seen = i + 1;
 	if (rc) {
 		br_warn("lease", "%s; skipped", why->msg);
+		if (lp->st && rc == BR_E_EXISTS) {
+			br_strlist_add(&lp->st->held, lp->nodes[i].hostname);
+			if (!lp->st->held_by)
+				lp->st->held_by = br_xstrdup(why->msg);
+		}
 	} else if (lp->states && !state_in(fresh->state, lp->states)) {
 		br_info("lease", "%s: now '%s' (another run moved it); skipped", fresh->hostname,
 			inv_state_name(fresh->state));
@@ -569,10 +630,11 @@ static void on_lease(void *ctx, size_t i, int rc, struct inv_node *fresh, const 
 	inv_node_release(&lp->nodes[i]);
 }
 
-int stg_stage_lease(struct inv *inv, const char *stage, const int *states, struct inv_node *nodes, size_t *n)
+static int lease(struct inv *inv, const char *stage, const int *states, struct inv_node *nodes, size_t *n,
+		 struct stg_stage *st)
 {
 	const char **names = br_xcalloc(*n ? *n : 1, sizeof(*names));
-	struct lease_pass lp = { states, nodes, 0, 0 };
+	struct lease_pass lp = { states, nodes, 0, 0, st };
 	struct br_err err = { 0 };
 	int rc = 0;
 
@@ -588,6 +650,16 @@ int stg_stage_lease(struct inv *inv, const char *stage, const int *states, struc
 		inv_node_release(&nodes[i]);
 	*n = lp.kept;
 	return rc;
+}
+
+int stg_stage_lease(struct inv *inv, const char *stage, const int *states, struct inv_node *nodes, size_t *n)
+{
+	return lease(inv, stage, states, nodes, n, NULL);
+}
+
+int stg_stage_lease_for(struct stg_stage *st, const char *stage, const int *states)
+{
+	return lease(st->inv, stage, states, st->nodes, &st->n, st);
 }
 
 void stg_stage_release(struct inv *inv)

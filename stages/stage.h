@@ -115,6 +115,16 @@ struct stg_stage {
 	 * opened INV_OPEN_READONLY and no leases taken, so a user who may
 	 * only read the database sees it; a missing one is STG_EXIT_USAGE. */
 	int readonly;
+	/* The first write the inventory refused (a full disk, an I/O error):
+	 * what the stage did is not all recorded, so it ends with
+	 * STG_EXIT_UNREACHABLE (stg_stage_unwritable); owned. */
+	char *inventory_error;
+	size_t unrecorded; /* nodes whose outcome was not recorded */
+	/* Nodes left out because another live run holds them (their lease):
+	 * this run did not do what it was asked, so it does not exit 0
+	 * (stg_stage_close), and its --json says which (stg_stage_report). */
+	struct br_strlist held;
+	char *held_by; /* the first holder, as the inventory describes it (owned) */
 };
 
 /* Logging and options (cmd->common must be &st->common). Nonzero: stop
@@ -134,11 +144,23 @@ int stg_stage_open(struct stg_stage *st, const int *states);
 int stg_stage_usage(struct stg_stage *st, const char *fmt, ...) BR_PRINTF(2, 3);
 /* Log the error and stop with exit_code; returns it. */
 int stg_stage_fail(struct stg_stage *st, int exit_code, const char *fmt, ...) BR_PRINTF(3, 4);
-/* Print the outcome: with --json the document to_json(run) gives, else
+/* Print the outcome: with --json the document to_json(run) gives (with
+ * "held_elsewhere": the nodes another run holds, when there are any), else
  * (unless -q) print(run). Sets the exit code: STG_EXIT_NODES when any node
- * failed, else STG_EXIT_OK. */
+ * failed, else STG_EXIT_OK; stg_stage_close makes an exit 0 STG_EXIT_NODES
+ * when nodes were held elsewhere. */
 void stg_stage_report(struct stg_stage *st, json_t *(*to_json)(const void *run),
 		      void (*print)(const void *run), const void *run, size_t failed);
+/* A write the inventory refused for n nodes (n may be 0: a note, an
+ * event): logged, the first message kept, and the stage's exit becomes
+ * STG_EXIT_UNREACHABLE once it reports (stg_stage_report,
+ * stg_stage_close). A refusal that is a node's own (another run moved it:
+ * BR_E_STATE) is not the inventory's: callers pass only BR_E_DB and I/O
+ * errors (stg_inventory_refused). */
+void stg_stage_unwritable(struct stg_stage *st, size_t n, const char *msg);
+/* Whether err is the inventory's own failure (a full disk, I/O, a broken
+ * database), not a refusal of one node. */
+int stg_inventory_refused(const struct br_err *err);
 /* For stages that hold BMC sessions: catch SIGTERM and SIGINT (loop.h),
  * so their run can log out before the stage ends. Nonzero: stop. */
 int stg_stage_catch_signals(struct stg_stage *st);
@@ -166,6 +188,8 @@ struct val_check *stg_checks_view_val(const struct inv_check *checks, size_t n);
  * place and *n lowered. 0, or STG_EXIT_UNREACHABLE when the inventory
  * fails. */
 int stg_stage_lease(struct inv *inv, const char *stage, const int *states, struct inv_node *nodes, size_t *n);
+/* The same, telling st of each node another live run holds (st->held). */
+int stg_stage_lease_for(struct stg_stage *st, const char *stage, const int *states);
 /* Give back the leases of stg_stage_lease (inv may be NULL); logs a failure. */
 void stg_stage_release(struct inv *inv);
 

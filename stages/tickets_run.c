@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "gate.h"
+#include "http.h"
 #include "lifecycle.h"
 #include "tickets.h"
 #include "webhook.h"
@@ -218,6 +219,7 @@ struct post_ctx {
 	struct stg_tickets_run *run;
 	struct inv *inv;
 	struct inv_ticket *tickets; /* the ones sent, by delivery index */
+	struct stg_stage *st;	    /* told of what the inventory refused */
 };
 
 static void on_posted(void *ctx, size_t index, int ok, const char *message)
@@ -233,8 +235,12 @@ static void on_posted(void *ctx, size_t index, int ok, const char *message)
 		return;
 	}
 	pc->run->posted++;
-	if (inv_ticket_posted(pc->inv, t->id, t->version, &err))
+	if (inv_ticket_posted(pc->inv, t->id, t->version, &err)) {
+		/* delivered, but not recorded as such: sent again next run */
 		br_warn("tickets", "%s/%s: %s", t->hostname, t->fault, err.msg);
+		if (stg_inventory_refused(&err))
+			stg_stage_unwritable(pc->st, 0, err.msg);
+	}
 }
 
 /* Every ticket version (closing is one) the webhook has not taken yet. */
@@ -242,7 +248,7 @@ static int post(struct stg_stage *st, struct stg_tickets_run *run, const struct 
 {
 	struct inv_ticket *all = NULL;
 	struct stg_webhook_delivery *d;
-	struct post_ctx pc = { run, st->inv, NULL };
+	struct post_ctx pc = { run, st->inv, NULL, st };
 	struct br_err err = { 0 };
 	size_t n_all = 0, n = 0;
 	char **owned;
@@ -278,10 +284,15 @@ static int post(struct stg_stage *st, struct stg_tickets_run *run, const struct 
 	inv_tickets_free(all, n_all);
 	if (rc)
 		return stg_stage_fail(st, STG_EXIT_USAGE, "%s", err.msg);
-	if (run->post_failed)
-		return stg_stage_fail(st, STG_EXIT_UNREACHABLE,
-				      "%zu ticket versions not delivered to %s (%zu were)", run->post_failed,
-				      o->url, run->posted);
+	if (run->post_failed) {
+		char *shown = br_url_masked(o->url);
+
+		rc = stg_stage_fail(st, STG_EXIT_UNREACHABLE,
+				    "%zu ticket versions not delivered to %s (%zu were)", run->post_failed,
+				    shown, run->posted);
+		free(shown);
+		return rc;
+	}
 	return 0;
 }
 
@@ -324,10 +335,12 @@ int stg_tickets_run(struct stg_stage *st, struct stg_tickets_run *run,
 
 		/* A node whose faults cannot be worked out keeps its tickets
 		 * as they are: closing them would say it was repaired. */
-		if (find_faults(st->inv, &profiles, &actions, &st->nodes[i], &f, &checks, &n_checks, &err))
+		if (find_faults(st->inv, &profiles, &actions, &st->nodes[i], &f, &checks, &n_checks, &err)) {
 			br_warn("tickets", "%s: tickets left as they were: %s", st->nodes[i].hostname,
 				err.msg);
-		else
+			if (stg_inventory_refused(&err))
+				stg_stage_unwritable(st, 1, err.msg);
+		} else
 			rc =
 			    inv_tickets_sync(st->inv, st->nodes[i].hostname, f.items, f.n, &run->stats, &err);
 		inv_checks_free(checks, n_checks);
@@ -363,28 +376,64 @@ const char *stg_tickets_list_name(enum stg_tickets_list list)
 	return "?";
 }
 
-/* A table cell: no '|' or line break may end it early. */
+/* A Markdown table cell of text that came from BMCs, nodes and MAAS (a
+ * serial, an LLDP system name): shown escaped as on a terminal first
+ * (br_escape: control bytes as \xNN, so no ESC[2J or OSC sequence reaches
+ * the terminal that prints the table, secrets redacted), then nothing may
+ * end the cell early ('|', a line break: gone already) nor render as
+ * markup in a page: HTML is entity-escaped (CommonMark passes raw HTML
+ * through, <script> included), and the characters that open links, images
+ * and code spans ([ ] `) are backslash-escaped (any ASCII punctuation may be,
+ * CommonMark 0.30 section 2.4). */
 static void md_cell(const char *s)
 {
-	for (; s && *s; s++)
-		if (*s == '|')
-			fputs("\\|", stdout);
-		else if (*s == '\n' || *s == '\r')
-			fputc(' ', stdout);
-		else
-			fputc(*s, stdout);
+	char *clean = br_escape(s ? s : "");
+
+	for (const char *p = clean; *p; p++)
+		switch (*p) {
+		case '|':
+		case '\\':
+		case '`':
+		case '[':
+		case ']':
+			fputc('\\', stdout);
+			fputc(*p, stdout);
+			break;
+		case '<':
+			fputs("&lt;", stdout);
+			break;
+		case '>':
+			fputs("&gt;", stdout);
+			break;
+		case '&':
+			fputs("&amp;", stdout);
+			break;
+		default:
+			fputc(*p, stdout);
+		}
+	free(clean);
 	fputs(" | ", stdout);
 }
 
+/* A CSV field as RFC 4180 has it: quoted, a double quote doubled, records
+ * ended by CRLF. Its text is shown escaped as on a terminal (br_escape), so
+ * `cat tickets.csv` cannot drive the terminal; a field that would start
+ * with = + - @ gets a leading apostrophe, so a spreadsheet opening the file
+ * does not take a BMC's string for a formula (OWASP, CSV injection). */
 static void csv_cell(const char *s, int last)
 {
+	char *clean = br_escape(s ? s : "");
+
 	fputc('"', stdout);
-	for (; s && *s; s++) {
-		if (*s == '"')
+	if (strchr("=+-@", clean[0]) && clean[0])
+		fputc('\'', stdout);
+	for (const char *p = clean; *p; p++) {
+		if (*p == '"')
 			fputc('"', stdout);
-		fputc(*s, stdout);
+		fputc(*p, stdout);
 	}
-	fputs(last ? "\"\n" : "\",", stdout);
+	free(clean);
+	fputs(last ? "\"\r\n" : "\",", stdout);
 }
 
 void stg_tickets_print(const void *ctx)
@@ -392,7 +441,7 @@ void stg_tickets_print(const void *ctx)
 	const struct stg_tickets_run *run = ctx;
 
 	if (run->format == STG_TICKETS_CSV)
-		fputs("hostname,location,serial,service_tag,fault,evidence,action\n", stdout);
+		fputs("hostname,location,serial,service_tag,fault,evidence,action\r\n", stdout);
 	else
 		printf("# Datacenter tickets (%zu %s)\n\nSorted by rack, then U: one walk covers them.\n\n"
 		       "| Location | Host | Serial / service tag | Fault | Evidence | Action |\n"

@@ -53,6 +53,34 @@ static int take_document(struct stg_validate_job *job, const char *text, size_t 
 	return 0;
 }
 
+/* Why the job's document is another machine's (val_identity_mismatch,
+ * against the BMC's facts), or NULL: it is the node's, or nothing tells.
+ * Checked before anything is judged or stored of it. */
+static char *wrong_node(struct inv *inv, struct stg_validate_job *job)
+{
+	struct br_hw hw;
+	struct br_err err = { 0 };
+	char *why = NULL;
+	int have_hw = inv_load_hw(inv, job->node->hostname, &hw, &err) == 0;
+
+	if (!have_hw)
+		br_hw_init(&hw);
+	val_identity_mismatch(job->probe, job->node->hostname, have_hw ? &hw : NULL, &why);
+	br_hw_release(&hw);
+	return why;
+}
+
+/* The job fails as wrong_node: its document is dropped, so nothing
+ * (cabling over the rack included) is judged on it. */
+static void fail_wrong_node(struct stg_validate_run *run, struct stg_validate_job *job, char *why_take)
+{
+	json_decref(job->probe);
+	job->probe = NULL;
+	free(job->probe_text);
+	job->probe_text = NULL;
+	finish(run, job, BR_FAIL_WRONG_NODE, why_take);
+}
+
 /* ---- collecting over SSH ------------------------------------------------------- */
 
 struct collect {
@@ -166,7 +194,7 @@ static json_t *lldp_part(json_t *probe)
 
 /* Judge and store one node here; the reply document, or NULL with *why. */
 static json_t *judge_in_worker(struct collect *c, struct stg_validate_job *job,
-			       const struct val_ssh_result *r, char **why)
+			       const struct val_ssh_result *r, char **why, int *inventory, int *wrong)
 {
 	struct br_err err = { 0 };
 	json_t *checks, *reply;
@@ -179,6 +207,11 @@ static json_t *judge_in_worker(struct collect *c, struct stg_validate_job *job,
 		c->worker_inv_error = br_xstrdup(err.msg);
 	if (!c->worker_inv) {
 		*why = br_xasprintf("validation worker: %s", c->worker_inv_error);
+		*inventory = 1;
+		return NULL;
+	}
+	if ((*why = wrong_node(c->worker_inv, job))) {
+		*wrong = 1;
 		return NULL;
 	}
 	/* stored compact: the probe's own line, else the document dumped */
@@ -187,6 +220,7 @@ static json_t *judge_in_worker(struct collect *c, struct stg_validate_job *job,
 		text = json_dumps(job->probe, JSON_COMPACT);
 	if (!text || inv_store_probe(c->worker_inv, job->node->hostname, text, &err)) {
 		*why = br_xasprintf("cannot store its facts: %s", text ? err.msg : "out of memory");
+		*inventory = !text || stg_inventory_refused(&err);
 		free(text);
 		return NULL;
 	}
@@ -213,7 +247,7 @@ static int in_worker(void *ctx, size_t index, const struct val_ssh_result *r, st
 	struct stg_validate_job *job;
 	json_t *doc;
 	char *why = NULL, *text;
-	int sent;
+	int sent, inventory = 0, wrong = 0;
 
 	if (!r) {
 		inv_close(c->worker_inv);
@@ -227,9 +261,10 @@ static int in_worker(void *ctx, size_t index, const struct val_ssh_result *r, st
 	if (r->ms >= c->limit_ms || !r->ok || r->exit_status != 0)
 		return 0;
 	job = c->jobs[index];
-	doc = judge_in_worker(c, job, r, &why);
+	doc = judge_in_worker(c, job, r, &why, &inventory, &wrong);
 	if (!doc)
-		doc = json_pack("{s:b, s:s}", "ok", 0, "reason", why);
+		doc = json_pack("{s:b, s:s, s:b, s:b}", "ok", 0, "reason", why, "inventory", inventory,
+				"wrong_node", wrong);
 	free(why);
 	json_decref(job->probe); /* this worker's copy; the parent gets the reply */
 	job->probe = NULL;
@@ -242,7 +277,8 @@ static int in_worker(void *ctx, size_t index, const struct val_ssh_result *r, st
 }
 
 /* A worker's reply (above) onto the job. */
-static int take_reply(struct stg_validate_job *job, const char *text, size_t len, char **ret_why)
+static int take_reply(struct stg_validate_job *job, const char *text, size_t len, char **ret_why,
+		      enum br_fail_kind *ret_kind)
 {
 	json_t *doc = json_loadb(text, len, 0, NULL), *checks = json_object_get(doc, "checks"), *ch,
 	       *lldp = json_object_get(doc, "lldp");
@@ -252,6 +288,10 @@ static int take_reply(struct stg_validate_job *job, const char *text, size_t len
 		const char *reason = json_string_value(json_object_get(doc, "reason"));
 
 		*ret_why = br_xstrdup(reason ? reason : "validation worker: a reply that cannot be read");
+		if (json_is_true(json_object_get(doc, "inventory")))
+			job->unrecorded = br_xstrdup(*ret_why);
+		if (json_is_true(json_object_get(doc, "wrong_node")))
+			*ret_kind = BR_FAIL_WRONG_NODE;
 		json_decref(doc);
 		return -1;
 	}
@@ -283,6 +323,7 @@ static void on_collected(void *ctx, size_t index, const struct val_ssh_result *r
 {
 	struct collect *c = ctx;
 	struct stg_validate_job *job = c->jobs[index];
+	enum br_fail_kind kind = BR_FAIL_PROBE;
 	char *why = NULL;
 
 	/* The runner bounds each step by the limit; the node's whole time is
@@ -308,10 +349,10 @@ static void on_collected(void *ctx, size_t index, const struct val_ssh_result *r
 		free(line);
 		return;
 	}
-	if (r->replied ? take_reply(job, r->out.data ? r->out.data : "", r->out.len, &why)
+	if (r->replied ? take_reply(job, r->out.data ? r->out.data : "", r->out.len, &why, &kind)
 		       : take_document(job, r->out.data ? r->out.data : "", r->out.len,
 				       "bringup-probe's output", &why)) {
-		finish(c->run, job, BR_FAIL_PROBE, why);
+		finish(c->run, job, kind, why);
 		return;
 	}
 	if (!r->replied) {
@@ -770,14 +811,28 @@ static char *verdict(struct stg_validate_job *job)
 struct recording {
 	struct stg_validate_run *run;
 	size_t *job_of;
+	char *heard; /* by verdict: its batch was committed */
 };
+
+static void unrecorded(struct stg_validate_run *run, struct stg_validate_job *job, const char *msg)
+{
+	if (!job->unrecorded)
+		job->unrecorded = br_xstrdup(msg);
+	if (!run->inventory_error)
+		run->inventory_error = br_xstrdup(msg);
+}
 
 static void on_recorded(void *ctx, size_t index, int rc, const struct br_err *why)
 {
 	struct recording *r = ctx;
+	struct stg_validate_job *job = &r->run->jobs[r->job_of[index]];
 
-	if (rc)
-		br_error("validate", "%s: %s", r->run->jobs[r->job_of[index]].node->hostname, why->msg);
+	r->heard[index] = 1;
+	if (!rc)
+		return;
+	br_error("validate", "%s: %s", job->node->hostname, why->msg);
+	if (stg_inventory_refused(why))
+		unrecorded(r->run, job, why->msg);
 }
 
 /* Every node's verdict, many to a transaction: a node's facts (when they
@@ -788,7 +843,7 @@ static void record(struct stg_validate_run *run)
 	struct inv_verdict *v = br_xcalloc(cap, sizeof(*v));
 	struct inv_check **checks = br_xcalloc(cap, sizeof(*checks));
 	char **texts = br_xcalloc(cap, sizeof(*texts));
-	struct recording r = { run, br_xcalloc(cap, sizeof(*r.job_of)) };
+	struct recording r = { run, br_xcalloc(cap, sizeof(*r.job_of)), br_xcalloc(cap, 1) };
 	struct br_err err = { 0 };
 
 	for (size_t i = 0; i < run->n; i++) {
@@ -805,6 +860,7 @@ static void record(struct stg_validate_run *run)
 			if (!v[n].probe_doc) {
 				br_error("validate", "%s: cannot store its facts: out of memory",
 					 job->node->hostname);
+				unrecorded(run, job, "cannot store its facts: out of memory");
 				continue;
 			}
 		}
@@ -817,11 +873,23 @@ static void record(struct stg_validate_run *run)
 	}
 	if (inv_verdicts_put(run->inv, "validate", v, n, on_recorded, &r, &err))
 		br_error("validate", "cannot record the verdicts: %s", err.msg);
+	/* a batch rolled back: none of its nodes was recorded */
+	for (size_t i = 0; i < n; i++)
+		if (!r.heard[i])
+			unrecorded(run, &run->jobs[r.job_of[i]], err.msg[0] ? err.msg : "not recorded");
+	for (size_t i = 0; i < run->n; i++) {
+		if (!run->jobs[i].unrecorded)
+			continue;
+		run->unrecorded++;
+		if (!run->inventory_error)
+			run->inventory_error = br_xstrdup(run->jobs[i].unrecorded);
+	}
 	for (size_t i = 0; i < n; i++) {
 		inv_checks_free(checks[i], v[i].n_checks);
 		free(texts[i]);
 	}
 	free(r.job_of);
+	free(r.heard);
 	free(checks);
 	free(texts);
 	free(v);
@@ -896,6 +964,25 @@ int stg_validate_run(struct stg_stage *st, const struct stg_validate_options *o,
 	rc = o->facts_file ? collect_file(st, o, run) : collect_ssh(st, o, run);
 	if (rc)
 		return rc;
+	/* A document another machine gave is no evidence about this node:
+	 * one wrong_node failure, nothing judged on it (those judged in a
+	 * worker were checked there). A saved document (--facts) is judged
+	 * as the node the operator named for it, saying so when it looks
+	 * like another machine's (a capture of a reference machine). */
+	for (size_t i = 0; i < run->n; i++) {
+		struct stg_validate_job *job = &run->jobs[i];
+		char *why;
+
+		if (job->done || job->judged || !job->probe || !(why = wrong_node(run->inv, job)))
+			continue;
+		if (o->facts_file) {
+			br_warn("validate", "%s: %s: %s; judged as %s's, as --facts names it",
+				job->node->hostname, o->facts_file, why, job->node->hostname);
+			free(why);
+		} else {
+			fail_wrong_node(run, job, why);
+		}
+	}
 	/* Every node's facts are in before any is judged: a swapped cable is
 	 * told by the two hosts' views together. */
 	judge_cabling(run);
@@ -917,7 +1004,19 @@ int stg_validate_run(struct stg_stage *st, const struct stg_validate_options *o,
 	}
 	br_progress_finish(&run->progress);
 	record(run);
+	if (run->inventory_error)
+		stg_stage_unwritable(st, run->unrecorded, run->inventory_error);
 	return 0;
+}
+
+/* The nodes validated (ok) or failed whose outcome the inventory holds. */
+static size_t count_recorded(const struct stg_validate_run *run, int ok)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < run->n; i++)
+		n += run->jobs[i].done && !run->jobs[i].ok == !ok && !run->jobs[i].unrecorded;
+	return n;
 }
 
 json_t *stg_validate_json(const void *ctx)
@@ -934,13 +1033,15 @@ json_t *stg_validate_json(const void *ctx)
 			    checks, json_pack("{s:s, s:s, s:s}", "name", job->checks[k].name, "result",
 					      val_result_name(job->checks[k].result), "detail",
 					      job->checks[k].detail ? job->checks[k].detail : ""));
-		json_array_append_new(nodes,
-				      json_pack("{s:s, s:s, s:o, s:o}", "hostname", job->node->hostname,
-						"state", job->ok ? "validated" : "failed", "reason",
-						br_json_string_or_null(job->reason), "checks", checks));
+		json_array_append_new(
+		    nodes, json_pack("{s:s, s:s, s:o, s:o, s:b, s:o}", "hostname", job->node->hostname,
+				     "state", job->ok ? "validated" : "failed", "reason",
+				     br_json_string_or_null(job->reason), "checks", checks, "recorded",
+				     !job->unrecorded, "error", br_json_string_or_null(job->unrecorded)));
 	}
-	return json_pack("{s:o, s:I, s:I}", "nodes", nodes, "validated",
-			 (json_int_t)(run->done - run->failed), "failed", (json_int_t)run->failed);
+	return json_pack("{s:o, s:I, s:I, s:I}", "nodes", nodes, "validated",
+			 (json_int_t)count_recorded(run, 1), "failed", (json_int_t)count_recorded(run, 0),
+			 "not_recorded", (json_int_t)run->unrecorded);
 }
 
 void stg_validate_print(const void *ctx)
@@ -958,13 +1059,21 @@ void stg_validate_print(const void *ctx)
 		for (size_t k = 0; k < job->n_checks; k++)
 			if (job->checks[k].result == VAL_FAIL)
 				br_buf_addf(&failing, "%s%s", failing.len ? "," : "", job->checks[k].name);
-		br_table_add(&t, (const char *const[]){ job->node->hostname, job->ok ? "validated" : "failed",
-							br_buf_str(&failing), job->reason });
+		br_table_add(&t, (const char *const[]){ job->node->hostname,
+							job->unrecorded ? "not recorded"
+							: job->ok	? "validated"
+									: "failed",
+							br_buf_str(&failing),
+							job->unrecorded ? job->unrecorded : job->reason });
 		br_buf_release(&failing);
 	}
 	br_table_print(&t, stdout);
 	br_table_release(&t);
-	printf("\n%zu validated, %zu failed\n", run->done - run->failed, run->failed);
+	printf("\n%zu validated, %zu failed", count_recorded(run, 1), count_recorded(run, 0));
+	if (run->unrecorded)
+		printf(", %zu not recorded (the inventory refused them: %s)", run->unrecorded,
+		       run->inventory_error);
+	printf("\n");
 }
 
 void stg_validate_run_release(struct stg_validate_run *run)
@@ -977,8 +1086,10 @@ void stg_validate_run_release(struct stg_validate_run *run)
 		free(run->jobs[i].missing_nic);
 		free(run->jobs[i].reason);
 		free(run->jobs[i].probe_text);
+		free(run->jobs[i].unrecorded);
 	}
 	free(run->jobs);
+	free(run->inventory_error);
 	stg_profiles_release(&run->profiles);
 	if (run->have_wiring)
 		val_wiring_release(&run->wiring);

@@ -51,6 +51,9 @@ struct stg_validate_job {
 	enum br_fail_kind fail_kind; /* why, when not ok */
 	char *missing_nic;	     /* the PCIe device of a NIC its silent ports say is gone, or NULL */
 	char *reason;
+	/* The inventory refused this node's outcome (its facts in a worker,
+	 * or its verdict): the node stays as it was; why (owned). */
+	char *unrecorded;
 };
 
 struct stg_validate_run {
@@ -64,6 +67,8 @@ struct stg_validate_run {
 	struct val_fabric_result fabric;
 	int have_fabric;
 	struct br_progress progress;
+	size_t unrecorded;     /* nodes whose outcome the inventory refused */
+	char *inventory_error; /* the first such refusal (owned) */
 };
 
 /* Collect, judge and record every node; 0, or an exit code for a problem

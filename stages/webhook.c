@@ -17,7 +17,8 @@ struct wh_ctx {
 	stg_webhook_done_fn done;
 	void *ctx;
 	int retries;
-	const char *url;
+	const char *url; /* as shown: credentials masked */
+	char *auth_header;
 };
 
 void stg_webhook_options_init(struct stg_webhook_options *o)
@@ -35,6 +36,8 @@ static int on_start(struct br_http_req *hr, CURL *easy, struct curl_slist **head
 
 	*headers = curl_slist_append(*headers, "Content-Type: application/json");
 	*headers = curl_slist_append(*headers, r->key_header);
+	if (*headers && r->ctx->auth_header)
+		*headers = curl_slist_append(*headers, r->ctx->auth_header);
 	return *headers ? 0 : BR_E_NOMEM;
 }
 
@@ -106,17 +109,29 @@ static const struct br_http_ops wh_ops = {
 int stg_webhook_run(const struct stg_webhook_options *o, const struct stg_webhook_delivery *d, size_t n,
 		    stg_webhook_done_fn done, void *ctx, struct br_err *err)
 {
-	struct wh_ctx c = { done, ctx, o->retries, o->url };
+	struct wh_ctx c = { done, ctx, o->retries, NULL, NULL };
 	struct br_http_options ho;
 	struct br_http http = { 0 };
 	struct br_http_host host;
 	struct br_loop *loop = NULL;
+	char *shown;
 	int rc;
 
-	if (!o->url || (strncmp(o->url, "http://", 7) && strncmp(o->url, "https://", 8)))
-		return br_errf(err, BR_E_INVAL, "--post '%s': not an http(s) URL", o->url ? o->url : "");
+	if (!o->url || (strncmp(o->url, "http://", 7) && strncmp(o->url, "https://", 8))) {
+		shown = o->url ? br_url_masked(o->url) : br_xstrdup("");
+		rc = br_errf(err, BR_E_INVAL, "webhook '%s': not an http(s) URL", shown);
+		free(shown);
+		return rc;
+	}
 	if (!n)
 		return 0;
+	br_url_redact(o->url);
+	shown = br_url_masked(o->url);
+	c.url = shown;
+	if (o->authorization) {
+		br_redact_add(o->authorization);
+		c.auth_header = br_xasprintf("Authorization: %s", o->authorization);
+	}
 	br_http_options_init(&ho);
 	ho.timeout_ms = o->timeout_ms;
 	ho.retries = o->retries;
@@ -131,6 +146,8 @@ int stg_webhook_run(const struct stg_webhook_options *o, const struct stg_webhoo
 		rc = br_http_init(&http, loop, &ho, err);
 	if (rc) {
 		br_loop_free(loop);
+		free(shown);
+		free(c.auth_header);
 		return rc;
 	}
 	br_http_host_init(&host, &http, &wh_ops, o->max_inflight, &c);
@@ -149,5 +166,7 @@ int stg_webhook_run(const struct stg_webhook_options *o, const struct stg_webhoo
 	br_http_host_cancel(&host);
 	br_http_release(&http);
 	br_loop_free(loop);
+	free(shown);
+	free(c.auth_header);
 	return rc;
 }

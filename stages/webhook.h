@@ -16,8 +16,11 @@
 #define STG_WEBHOOK_BODY_MAX (64u * 1024) /* the answer we read (and ignore) */
 
 struct stg_webhook_options {
+	/* The webhook; it may carry credentials (userinfo, a token in its
+	 * query): every message shows it masked (br_url_masked). */
 	const char *url;
-	const char *ca_file; /* NULL: system store */
+	const char *authorization; /* the Authorization header's value (a secret), or NULL */
+	const char *ca_file;	   /* NULL: system store */
 	int insecure;
 	int retries;	  /* per ticket after the first attempt; default 5 */
 	long timeout_ms;  /* one attempt; default 10000 */

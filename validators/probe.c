@@ -329,6 +329,10 @@ static json_t *host_section(struct val_probe *p)
 	json_object_set_new(host, "kernel", val_attr_json(p, "/proc/sys/kernel/osrelease", 0));
 	json_object_set_new(host, "product_name", val_attr_json(p, "/sys/class/dmi/id/product_name", 1));
 	json_object_set_new(host, "board_vendor", val_attr_json(p, "/sys/class/dmi/id/board_vendor", 1));
+	/* Who answered, compared with the node it was asked as (validate):
+	 * the system serial (root only, as the probe runs) and machine-id. */
+	json_object_set_new(host, "product_serial", val_attr_json(p, "/sys/class/dmi/id/product_serial", 1));
+	json_object_set_new(host, "machine_id", val_attr_json(p, "/etc/machine-id", 1));
 	/* The probe's own machine, which is the node only without --root. */
 	if (!p->root[0] && uname(&u) == 0)
 		json_object_set_new(host, "machine", json_string(u.machine));

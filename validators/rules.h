@@ -48,6 +48,16 @@ int val_version_cmp(const char *a, const char *b);
  * on, and an unknown check "firmware:<rule>" for a rule nothing matched.
  * Facts read over IPMI carry no firmware inventory: one unknown check
  * "firmware" then. No policy: no checks. */
+/* Whether a probe document is this node's (issue 29, finding 10): the
+ * probe's own identity against the node's. The system serial from DMI
+ * ("host"/"product_serial") equal to the BMC's serial or service tag
+ * (br_hw_serial_matches), or the probe's hostname equal to the node's (the
+ * short names: MAAS deploys the node under its hostname), says it is; a
+ * serial that differs, or with none a hostname that differs, says not.
+ * 1 with *ret_why (caller frees) naming both sides when the document is
+ * another machine's; 0 when it is this node's or nothing tells. bmc may
+ * be NULL. */
+int val_identity_mismatch(json_t *probe, const char *hostname, const struct br_hw *bmc, char **ret_why);
 void val_firmware_judge(const struct prof_profile *p, const struct br_hw *hw, struct val_check **ret_checks,
 			size_t *ret_n);
 

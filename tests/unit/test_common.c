@@ -10,6 +10,7 @@
 
 #include "stages/manifest.h"
 #include "common.h"
+#include "http.h"
 
 static void test_mac_normalize(void **state)
 {
@@ -340,6 +341,31 @@ static void test_serial_matches(void **state)
 	br_hw_release(&hw);
 }
 
+/* A webhook URL as shown: userinfo and query values masked, the rest as
+ * given (issue 29, finding 4). */
+static void test_url_masked(void **state)
+{
+	static const char *const cases[][2] = {
+		{ "https://hooks.example.com/tickets", "https://hooks.example.com/tickets" },
+		{ "http://user:pw@127.0.0.1:8080/hook?token=abc&x",
+		  "http://<redacted>:<redacted>@127.0.0.1:8080/hook?token=<redacted>&x" },
+		{ "https://bot@[::1]:443/h?a=1&b=2",
+		  "https://<redacted>@[::1]:443/h?a=<redacted>&b=<redacted>" },
+		{ "http://h/p?k=%41%26", "http://h/p?k=<redacted>" },
+		{ "not a url", "(a URL that cannot be parsed)" },
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *m = br_url_masked(cases[i][0]);
+
+		assert_string_equal(m, cases[i][1]);
+		free(m);
+	}
+	assert_false(br_url_has_credentials("https://hooks.example.com/tickets"));
+	assert_true(br_url_has_credentials("https://u@h/"));
+	assert_true(br_url_has_credentials("https://h/?t=1"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -349,7 +375,7 @@ int main(void)
 		cmocka_unit_test(test_bmc_address),    cmocka_unit_test(test_errf),
 		cmocka_unit_test(test_strdup_capped),  cmocka_unit_test(test_escape),
 		cmocka_unit_test(test_redact),	       cmocka_unit_test(test_redact_unbounded),
-		cmocka_unit_test(test_serial_matches),
+		cmocka_unit_test(test_serial_matches), cmocka_unit_test(test_url_masked),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

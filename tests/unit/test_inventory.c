@@ -777,12 +777,70 @@ static void test_store_failed_facts(void **state)
 	br_hw_release(&hw);
 }
 
+/* A BMC whose report holds one host NIC MAC (mac), as a discover stores it. */
+static void store_with_mac(struct inv *inv, const char *host, const char *mac, enum inv_state from,
+			   int want_rc, struct br_err *err)
+{
+	struct br_hw hw;
+	struct br_nic *nic;
+
+	br_hw_init(&hw);
+	hw.system_serial = strdup(host);
+	nic = br_hw_add_nic(&hw);
+	nic->mac = strdup(mac);
+	nic->name = strdup("NIC.Slot.1-1-1");
+	nic->source = strdup("EthernetInterfaces");
+	assert_int_equal(inv_store_hw(inv, host, &hw, from, INV_DISCOVERED, "read", err), want_rc);
+	br_hw_release(&hw);
+}
+
+/* Issue 29, finding 6: a BMC met later that reports a MAC of a node past
+ * discovery (golden here, or failed in validate) fails itself, naming that
+ * node, which keeps its state; between two nodes still at discovery the
+ * claim is judged on evidence as before (neither shows the manifest's
+ * boot disk: both fail). */
+static void test_claim_never_moves_settled_node(void **state)
+{
+	struct fixture *f = *state;
+	struct br_err err = { 0 };
+	struct inv_node b;
+
+	store_with_mac(f->inv, "node-a", "aa:bb:cc:00:00:01", INV_NEW, 0, &err);
+	assert_int_equal(inv_node_set_state(f->inv, "node-a", INV_DISCOVERED, INV_GOLDEN, "proven", &err), 0);
+	store_with_mac(f->inv, "node-b", "aa:bb:cc:00:00:01", INV_NEW, BR_E_EXISTS, &err);
+	assert_non_null(strstr(err.msg, "already node-a's (BMC 127.0.0.1:1), which is golden"));
+	assert_int_equal(state_of(f->inv, "node-a"), INV_GOLDEN);
+	assert_int_equal(inv_node_get(f->inv, "node-b", &b, NULL), 0);
+	assert_int_equal(b.state, INV_FAILED);
+	assert_non_null(strstr(b.reason, "node-a"));
+	inv_node_release(&b);
+
+	/* failed in validate: past discovery too */
+	assert_int_equal(inv_node_set_state(f->inv, "node-a", INV_GOLDEN, INV_DEPLOYED, "again", &err), 0);
+	assert_int_equal(inv_node_set_state(f->inv, "node-a", INV_DEPLOYED, INV_FAILED, "probe", &err), 0);
+	br_err_clear(&err);
+	store_with_mac(f->inv, "node-b", "aa:bb:cc:00:00:01", INV_FAILED, BR_E_EXISTS, &err);
+	assert_non_null(strstr(err.msg, "which is failed"));
+	assert_int_equal(inv_node_get(f->inv, "node-a", &b, NULL), 0);
+	assert_string_equal(b.reason, "probe");
+	inv_node_release(&b);
+
+	/* both at discovery, no evidence either way: both fail */
+	assert_int_equal(inv_node_set_state(f->inv, "node-a", INV_FAILED, INV_DISCOVERED, "reset", &err), 0);
+	assert_int_equal(inv_node_set_state(f->inv, "node-a", INV_DISCOVERED, INV_NEW, "reset", &err), 0);
+	assert_int_equal(inv_node_set_state(f->inv, "node-a", INV_NEW, INV_DISCOVERED, "reset", &err), 0);
+	br_err_clear(&err);
+	store_with_mac(f->inv, "node-b", "aa:bb:cc:00:00:01", INV_FAILED, BR_E_EXISTS, &err);
+	assert_int_equal(state_of(f->inv, "node-a"), INV_FAILED);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_state_compare_and_set, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_failed_facts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lease, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_claim_never_moves_settled_node, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_load_hw_firmware, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_gate_batch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_verdicts, setup, teardown),

@@ -24,7 +24,7 @@ struct peer {
 	struct MHD_Daemon *d;
 	int port;
 	pthread_mutex_t lock;
-	int hits_retry, hits_conflict, inflight, max_inflight;
+	int hits_retry, hits_conflict, hits_internal, inflight, max_inflight;
 	char nonces[8][64];
 	int n_nonces;
 	char body[1024];
@@ -86,6 +86,13 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *conn, const cha
 		hit = ++peer.hits_retry;
 		pthread_mutex_unlock(&peer.lock);
 		ret = hit < 3 ? reply(conn, 503, "busy", "0") : reply(conn, 200, "{\"ok\": 1}", NULL);
+	} else if (!strcmp(url, "/MAAS/api/2.0/internal/")) {
+		pthread_mutex_lock(&peer.lock);
+		hit = ++peer.hits_internal;
+		pthread_mutex_unlock(&peer.lock);
+		ret = hit == 1	 ? reply(conn, 500, "Internal Server Error", NULL)
+		      : hit == 2 ? reply(conn, 502, "Bad Gateway", NULL)
+				 : reply(conn, 200, "{\"ok\": 2}", NULL);
 	} else if (!strcmp(url, "/MAAS/api/2.0/conflict/")) {
 		pthread_mutex_lock(&peer.lock);
 		hit = ++peer.hits_conflict;
@@ -175,6 +182,27 @@ static void test_retry_503(void **state)
 	assert_string_not_equal(peer.nonces[1], peer.nonces[2]);
 	assert_non_null(strstr(peer.auth, "oauth_signature=\"%26sekrit\""));
 	json_decref(doc);
+	maas_client_free(c);
+}
+
+/* Issue 29, finding 8: a GET answered 500 or 502 (a transient fault in
+ * MAAS or before it) is retried; a POST answered 500 is not: it may have
+ * been done. */
+static void test_retry_500_get_only(void **state)
+{
+	struct maas_client *c = client_for(peer.port, 4);
+	struct br_err err = { 0 };
+	json_t *doc = NULL;
+
+	(void)state;
+	assert_int_equal(maas_call(c, "GET", "internal/", NULL, &doc, &err), 0);
+	assert_int_equal(json_integer_value(json_object_get(doc, "ok")), 2);
+	assert_int_equal(peer.hits_internal, 3);
+	json_decref(doc);
+	doc = NULL;
+	peer.hits_internal = 0;
+	assert_int_not_equal(maas_call(c, "POST", "internal/", "", &doc, &err), 0);
+	assert_int_equal(peer.hits_internal, 1);
 	maas_client_free(c);
 }
 
@@ -283,6 +311,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_retry_503, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_retry_500_get_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_conflict_and_state, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_value_cap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_form_sent, setup, teardown),

@@ -420,6 +420,43 @@ static void test_gate_required_adds(void **state)
 	prof_release(&p);
 }
 
+/* Whose document it is (issue 29, finding 10): the DMI serial decides
+ * against the BMC's serial or service tag; without one, the short
+ * hostname; nothing to compare tells nothing. */
+static void test_identity_mismatch(void **state)
+{
+	struct br_hw hw;
+	char *why = NULL;
+	json_t *doc = json_pack("{s:{s:s, s:s}}", "host", "hostname", "gpu-b.lab", "product_serial", "TAG2");
+
+	(void)state;
+	br_hw_init(&hw);
+	hw.system_serial = strdup("CN000001");
+	hw.service_tag = strdup("TAG1");
+	assert_int_equal(val_identity_mismatch(doc, "gpu-a", &hw, &why), 1);
+	assert_non_null(strstr(why, "its system serial is TAG2 (hostname gpu-b.lab)"));
+	assert_non_null(strstr(why, "CN000001, service tag TAG1"));
+	free(why);
+	/* its own hostname: the serial in another field, or a placeholder */
+	assert_int_equal(val_identity_mismatch(doc, "gpu-b", &hw, &why), 0);
+	assert_null(why);
+	/* the serial is the node's: a hostname set otherwise is not a wrong node */
+	free(hw.service_tag);
+	hw.service_tag = strdup("tag2");
+	assert_int_equal(val_identity_mismatch(doc, "gpu-a", &hw, &why), 0);
+	assert_null(why);
+	/* no BMC facts: the hostname, short names compared */
+	assert_int_equal(val_identity_mismatch(doc, "gpu-b", NULL, &why), 0);
+	assert_int_equal(val_identity_mismatch(doc, "gpu-a", NULL, &why), 1);
+	assert_non_null(strstr(why, "its hostname is gpu-b.lab, not gpu-a"));
+	free(why);
+	json_decref(doc);
+	doc = json_pack("{s:{}}", "host");
+	assert_int_equal(val_identity_mismatch(doc, "gpu-a", &hw, &why), 0);
+	json_decref(doc);
+	br_hw_release(&hw);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -427,7 +464,7 @@ int main(void)
 		cmocka_unit_test(test_gate_expected),  cmocka_unit_test(test_gate_required_adds),
 		cmocka_unit_test(test_firmware_judge), cmocka_unit_test(test_firmware_ipmi),
 		cmocka_unit_test(test_boot_disk_rule), cmocka_unit_test(test_boot_disk_volume),
-		cmocka_unit_test(test_disk_identity),
+		cmocka_unit_test(test_disk_identity),  cmocka_unit_test(test_identity_mismatch),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

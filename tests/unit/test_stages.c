@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "stages/stages.h"
+#include "inventory/inv_private.h" /* the connection, to cap its pages */
 
 struct fixture {
 	struct stg_stage st;
@@ -215,6 +216,70 @@ static void test_enlist_options(void **state)
 	stg_enlist_stage_release(&run, &o);
 }
 
+/* Issue 29, finding 1: a gate whose verdicts the inventory refuses (its
+ * database cannot grow: SQLite's max_page_count, as a full disk) says so
+ * per node with the inventory's message, and the stage ends with exit 3,
+ * not 1 with empty "inventory: " lines. */
+static void test_gate_inventory_full(void **state)
+{
+	enum { N = 24 };
+	struct stg_stage st = { 0 };
+	struct br_command cmd = { "bringup-gate", "", "", NULL, NULL };
+	struct inv_manifest_row rows[N];
+	char names[N][16], bmcs[N][24];
+	struct stg_gate_options o = { .no_maas = 1 };
+	struct stg_gate_run run = { 0 };
+	struct br_err err = { 0 };
+	char *templates = br_xasprintf("%s/templates", getenv("BR_TOP") ? getenv("BR_TOP") : ".");
+	char detail[300];
+
+	(void)state;
+	setenv("BRINGUP_TEMPLATES", templates, 1);
+	memset(detail, 'x', sizeof(detail) - 1);
+	detail[sizeof(detail) - 1] = 0;
+	for (int i = 0; i < N; i++) {
+		snprintf(names[i], sizeof(names[i]), "gpu-%02d", i);
+		snprintf(bmcs[i], sizeof(bmcs[i]), "127.0.0.1:%d", 1000 + i);
+		rows[i] = (struct inv_manifest_row){ .hostname = names[i],
+						     .rack = "r01",
+						     .unit = i + 1,
+						     .bmc = bmcs[i],
+						     .bmc_user = "root",
+						     .bmc_password_ref = "env:X",
+						     .profile = "xe9680",
+						     .bmc_type = "redfish",
+						     .line = i + 2 };
+	}
+	st.cmd = &cmd;
+	assert_int_equal(inv_open(":memory:", &st.inv, &err), 0);
+	if (inv_import(st.inv, rows, N, "rack.csv", NULL, &err))
+		fail_msg("%s", err.msg);
+	for (int i = 0; i < N; i++) {
+		struct inv_check check = { "pcie", INV_CHECK_FAIL, detail, NULL, NULL };
+
+		assert_int_equal(inv_node_set_state(st.inv, names[i], INV_NEW, INV_VALIDATED, "test", &err),
+				 0);
+		assert_int_equal(inv_checks_put(st.inv, names[i], "validate", &check, 1, &err), 0);
+	}
+	assert_int_equal(inv_nodes_list(st.inv, &st.nodes, &st.n, &err), 0);
+	/* no page more than it has now */
+	assert_int_equal(invb_exec(st.inv->db, "PRAGMA max_page_count = 1"), 0);
+	assert_int_equal(stg_gate_run(&st, &o, &run), 0);
+	stg_stage_report(&st, stg_gate_json, stg_gate_print, &run, run.errors);
+	assert_int_equal(run.quarantined, 0);
+	assert_int_equal(run.errors, N);
+	for (size_t i = 0; i < run.n; i++) {
+		assert_int_equal(run.jobs[i].target, INV_VALIDATED);
+		assert_non_null(strstr(br_buf_str(&run.jobs[i].maas_error), "inventory: inventory :memory:"));
+	}
+	assert_non_null(st.inventory_error);
+	assert_int_equal(st.unrecorded, N);
+	assert_int_equal(stg_stage_close(&st), STG_EXIT_UNREACHABLE);
+	stg_gate_run_release(&run);
+	unsetenv("BRINGUP_TEMPLATES");
+	free(templates);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -224,6 +289,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_configure_options, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_configure_bad_profile, setup, teardown),
 		cmocka_unit_test(test_maas_url),
+		cmocka_unit_test(test_gate_inventory_full),
 		cmocka_unit_test(test_enlist_takes),
 		cmocka_unit_test_setup_teardown(test_enlist_options, setup, teardown),
 	};
