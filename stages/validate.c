@@ -414,6 +414,8 @@ static int collect_ssh(struct stg_stage *st, const struct stg_validate_options *
 	 * agree, since the runner logs in as one account everywhere. */
 	if (n && hosts[0].user && !o->ssh_user)
 		so.user = hosts[0].user;
+	free(run->ssh_user);
+	run->ssh_user = br_xstrdup(so.user);
 	/* A key, known_hosts or user that cannot work stops the stage here,
 	 * every node as it was: one failure and one ticket per node sent a
 	 * technician to the network for the operator's mistake. */
@@ -683,16 +685,7 @@ static void judge_cabling(struct stg_validate_run *run)
 	}
 	if (run->have_wiring)
 		views_release(&v);
-	for (size_t i = 0; run->have_fabric && i < run->n; i++) {
-		struct stg_validate_job *job = &run->jobs[i];
-		enum val_result result;
-		char *detail;
-
-		if (job->probe && !val_fabric_node_check(&run->ib_wiring, &run->fabric, job->node->hostname,
-							 &result, &detail))
-			val_check_add_take(&job->checks, &job->n_checks, br_xstrdup("fabric"), result,
-					   detail);
-	}
+	stg_validate_fabric_checks(run);
 }
 
 /* Move verdicts onto the job's list; frees the array. */
@@ -843,7 +836,8 @@ static int judge_fabric(struct stg_stage *st, const struct stg_validate_options 
 		if (val_ibnet_load(o->ib_topology, &net, &problems, &err) == 0) {
 			val_fabric_judge(&run->ib_wiring, &net, o->ib_rate, &run->fabric);
 			val_ibnet_release(&net);
-			run->have_fabric = 1;
+			run->have_fabric = run->have_ib_wiring = 1;
+			run->fabric_source = br_xasprintf("ibnetdiscover output %s", o->ib_topology);
 			return 0;
 		}
 		val_wiring_release(&run->ib_wiring);
@@ -881,7 +875,28 @@ static int prepare(struct stg_stage *st, const struct stg_validate_options *o, s
 		}
 		run->have_wiring = 1;
 	}
-	return o->ib_topology ? judge_fabric(st, o, run) : 0;
+	/* A fabric host the inventory does not know is the operator's slip. */
+	for (size_t i = 0; i < o->fabric_hosts.n; i++) {
+		struct inv_node node;
+
+		if (inv_node_get(run->inv, o->fabric_hosts.items[i], &node, &err))
+			return stg_stage_usage(st, "--fabric-host %s: %s", o->fabric_hosts.items[i], err.msg);
+		inv_node_release(&node);
+	}
+	if (o->ib_topology)
+		return judge_fabric(st, o, run);
+	if (o->ib_wiring) {
+		struct br_strlist problems = { 0 };
+
+		if (val_wiring_load(o->ib_wiring, &run->ib_wiring, &problems, &err)) {
+			for (size_t i = 0; i < problems.n; i++)
+				fprintf(stderr, "%s\n", problems.items[i]);
+			br_strlist_release(&problems);
+			return stg_stage_usage(st, "%s", err.msg);
+		}
+		run->have_ib_wiring = 1;
+	}
+	return 0;
 }
 
 int stg_validate_run(struct stg_stage *st, const struct stg_validate_options *o, struct stg_validate_run *run)
@@ -894,6 +909,8 @@ int stg_validate_run(struct stg_stage *st, const struct stg_validate_options *o,
 	rc = o->facts_file ? collect_file(st, o, run) : collect_ssh(st, o, run);
 	if (rc)
 		return rc;
+	/* The subnet once, from a fabric host whose facts are in. */
+	stg_validate_fabric_collect(o, run);
 	/* Every node's facts are in before any is judged: a swapped cable is
 	 * told by the two hosts' views together. */
 	judge_cabling(run);
@@ -979,10 +996,13 @@ void stg_validate_run_release(struct stg_validate_run *run)
 	stg_profiles_release(&run->profiles);
 	if (run->have_wiring)
 		val_wiring_release(&run->wiring);
-	if (run->have_fabric) {
+	if (run->have_ib_wiring)
 		val_wiring_release(&run->ib_wiring);
+	if (run->have_fabric)
 		val_fabric_result_release(&run->fabric);
-	}
+	free(run->fabric_source);
+	free(run->fabric_unjudged);
+	free(run->ssh_user);
 	memset(run, 0, sizeof(*run));
 }
 

@@ -311,7 +311,7 @@ static void test_fabric_factory_names(void **state)
 		enum val_result res;
 		char *detail;
 
-		assert_int_equal(val_fabric_node_check(&w, &r, "0x0008f10403960558", &res, &detail), 0);
+		assert_int_equal(val_fabric_node_check(&w, &r, "0x0008f10403960558", &res, &detail, NULL), 0);
 		assert_int_equal(res, VAL_PASS);
 		assert_non_null(strstr(detail, "its 2 designed fabric cables seen as designed"));
 		free(detail);
@@ -352,7 +352,7 @@ static void test_fabric_rails_meet_in_hosts(void **state)
 
 		/* gpu03's cables are not even in the capture's part; gpu01's are,
 		 * and the split fails it all the same */
-		assert_int_equal(val_fabric_node_check(&w, &r, "gpu01", &res, &detail), 0);
+		assert_int_equal(val_fabric_node_check(&w, &r, "gpu01", &res, &detail, NULL), 0);
 		assert_int_equal(res, VAL_FAIL);
 		assert_non_null(strstr(detail, "the wiring list makes 2 separate fabrics"));
 		free(detail);
@@ -416,12 +416,12 @@ static void test_fabric(void **state)
 		enum val_result res;
 		char *detail;
 
-		assert_int_equal(val_fabric_node_check(&w, &r, "gpu01", &res, &detail), 0);
+		assert_int_equal(val_fabric_node_check(&w, &r, "gpu01", &res, &detail, NULL), 0);
 		assert_int_equal(res, VAL_FAIL);
 		assert_non_null(strstr(detail, "gpu01 mlx5_0/1 and gpu02 mlx5_0/1 are exchanged"));
 		assert_null(strstr(detail, "not reached"));
 		free(detail);
-		assert_int_equal(val_fabric_node_check(&w, &r, "gpu03.example.net", &res, &detail), 0);
+		assert_int_equal(val_fabric_node_check(&w, &r, "gpu03.example.net", &res, &detail, NULL), 0);
 		assert_int_equal(res, VAL_FAIL);
 		assert_non_null(
 		    strstr(detail, "3 designed devices not reached by discovery: gpu03, gpu04, leaf02"));
@@ -429,7 +429,7 @@ static void test_fabric(void **state)
 		assert_non_null(strstr(detail, "leaf02 31 - spine01 2 (wiring line 7) not seen"));
 		assert_null(strstr(detail, "exchanged"));
 		free(detail);
-		assert_int_equal(val_fabric_node_check(&w, &r, "gpu09", &res, &detail), BR_E_NOTFOUND);
+		assert_int_equal(val_fabric_node_check(&w, &r, "gpu09", &res, &detail, NULL), BR_E_NOTFOUND);
 	}
 	val_fabric_result_release(&r);
 	/* The same fabric judged for a faster design: the matched cable is slow. */
