@@ -223,8 +223,8 @@ static void lldpctl(struct sim_hw *w, const struct sim_node *n)
 		const struct sim_nic *nic = &n->nics[k];
 		const char *sw = nic->sw, *sw_port = nic->sw_port;
 
-		if (!nic->present)
-			continue;
+		if (!nic->present || (k < SIM_FABRIC_NICS && sim_node_infiniband(n)))
+			continue; /* LLDP does not run on InfiniBand */
 		if ((n->faults & SIM_FAULT_BIT(SIM_F_CABLE_UNPLUGGED)) &&
 		    !strcmp(nic->ifname, br_json_str(unplug, "ifname") ? br_json_str(unplug, "ifname") : ""))
 			continue;
