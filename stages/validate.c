@@ -121,7 +121,8 @@ static char *compact_text(const struct br_buf *out)
  * window, and the LLDP part cabling needs (which needs the whole rack, so
  * is judged by the collecting process). A node it cannot take or store is
  * failed with the reason. Reply: {"ok":true, "probe_ms", "window_ms",
- * "checks":[[name, result, detail, component], ...], "lldp":{...}} or {"ok":false,
+ * "checks":[[name, result, detail, component], ...], "lldp":{...}, "pcie":{...},
+ * "infiniband":{"ports":[...]}} or {"ok":false,
  * "reason"}. */
 
 /* o's string member key, a string or null. */
@@ -146,6 +147,25 @@ static json_t *pcie_part(json_t *probe)
 			json_array_append_new(devs, json_pack("{s:s}", "bdf", bdf));
 	}
 	return json_pack("{s:s, s:o}", "status", "ok", "devices", devs);
+}
+
+/* The probe's InfiniBand ports as the fabric step reads them (which ports
+ * ibnetdiscover runs on, whose fabric must be proven). */
+static json_t *ib_part(json_t *probe)
+{
+	json_t *ports = json_array(), *p;
+	size_t i;
+
+	json_array_foreach(br_json_path(probe, "infiniband/ports"), i, p)
+	{
+		json_array_append_new(
+		    ports, json_pack("{s:o, s:o, s:o, s:O}", "device", string_member(p, "device"), "port",
+				     string_member(p, "port"), "link_layer", string_member(p, "link_layer"),
+				     "state_code",
+				     json_object_get(p, "state_code") ? json_object_get(p, "state_code")
+								      : json_null()));
+	}
+	return json_pack("{s:o}", "ports", ports);
 }
 
 static json_t *lldp_part(json_t *probe)
@@ -198,9 +218,10 @@ static json_t *judge_in_worker(struct collect *c, struct stg_validate_job *job,
 							(int)job->checks[i].result,
 							br_json_string_or_null(job->checks[i].detail),
 							br_json_string_or_null(job->checks[i].component)));
-	reply = json_pack("{s:b, s:I, s:I, s:o, s:o, s:o}", "ok", 1, "probe_ms", (json_int_t)job->probe_ms,
-			  "window_ms", (json_int_t)job->probe_window_ms, "checks", checks, "lldp",
-			  lldp_part(job->probe), "pcie", pcie_part(job->probe));
+	reply = json_pack("{s:b, s:I, s:I, s:o, s:o, s:o, s:o}", "ok", 1, "probe_ms",
+			  (json_int_t)job->probe_ms, "window_ms", (json_int_t)job->probe_window_ms, "checks",
+			  checks, "lldp", lldp_part(job->probe), "pcie", pcie_part(job->probe), "infiniband",
+			  ib_part(job->probe));
 	val_checks_free(job->checks, job->n_checks);
 	job->checks = NULL;
 	job->n_checks = 0;
@@ -270,8 +291,10 @@ static int take_reply(struct stg_validate_job *job, const char *text, size_t len
 			    br_xstrdup(json_string_value(component));
 	}
 	json_decref(job->probe);
-	job->probe = json_pack("{s:O, s:O}", "lldp", lldp ? lldp : json_null(), "pcie",
-			       json_object_get(doc, "pcie") ? json_object_get(doc, "pcie") : json_null());
+	job->probe =
+	    json_pack("{s:O, s:O, s:O}", "lldp", lldp ? lldp : json_null(), "pcie",
+		      json_object_get(doc, "pcie") ? json_object_get(doc, "pcie") : json_null(), "infiniband",
+		      json_object_get(doc, "infiniband") ? json_object_get(doc, "infiniband") : json_null());
 	job->probe_ms = json_integer_value(json_object_get(doc, "probe_ms"));
 	job->probe_window_ms = json_integer_value(json_object_get(doc, "window_ms"));
 	job->judged = 1;
@@ -1038,10 +1061,18 @@ int stg_validate_fabric(const char *ibnet_path, const char *wiring, const char *
 		json_t *findings = json_array();
 		json_t *doc;
 
-		for (size_t i = 0; i < r.n; i++)
-			json_array_append_new(findings, json_pack("{s:s, s:s}", "kind",
-								  val_cable_kind_name(r.findings[i].kind),
-								  "detail", r.findings[i].text));
+		for (size_t i = 0; i < r.n; i++) {
+			json_t *one = json_pack("{s:s, s:s}", "kind", val_cable_kind_name(r.findings[i].kind),
+						"detail", r.findings[i].text);
+
+			/* a separate fabric: which, and the host its ticket goes on */
+			if (r.findings[i].kind == VAL_CABLE_SPLIT)
+				json_object_set_new(one, "fabric",
+						    json_integer((json_int_t)r.findings[i].part));
+			if (r.findings[i].owner)
+				json_object_set_new(one, "owner", json_string(r.findings[i].owner));
+			json_array_append_new(findings, one);
+		}
 		doc = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:s}", "result",
 				val_result_name(r.result), "form", w.form, "design_links",
 				(json_int_t)r.design_links, "seen_links", (json_int_t)r.seen_links, "matched",

@@ -1016,19 +1016,23 @@ int val_fabric_node_check(const struct val_wiring *w, const struct val_fabric_re
 		if (r->findings[i].kind == VAL_CABLE_UNREACHABLE && names(&r->findings[i], hostname))
 			island = &r->findings[i].devices;
 	br_buf_init(&b, 0);
-	for (size_t i = 0; i < r->n; i++) {
+	/* The separate fabric it owns first: its ticket's evidence leads with
+	 * it. Pass 0 takes those, pass 1 the rest. */
+	for (size_t pass_i = 0; pass_i < 2 * r->n; pass_i++) {
+		size_t i = pass_i % r->n;
 		const struct val_fabric_finding *f = &r->findings[i];
+		int owns = f->kind == VAL_CABLE_SPLIT && f->owner && same_device(f->owner, hostname);
 		int mine = f->whole_fabric || names(f, hostname);
 		const char *text = f->text;
 		char *brief = NULL;
 
 		for (size_t k = 0; island && f->kind == VAL_CABLE_MISSING && k < island->n && !mine; k++)
 			mine = names(f, island->items[k]);
-		if (!mine)
+		if (!mine || (pass_i < r->n) != owns)
 			continue;
 		/* A separate fabric is told whole on its owner's check; the
 		 * others on it say where. */
-		if (f->kind == VAL_CABLE_SPLIT && f->owner && same_device(f->owner, hostname)) {
+		if (owns) {
 			if (!owned++ && ret_component)
 				*ret_component = br_xasprintf("ib-fabric:%zu", f->part);
 		} else if (f->kind == VAL_CABLE_SPLIT && f->owner) {
