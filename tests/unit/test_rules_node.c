@@ -333,6 +333,36 @@ static void bmc_psu_absent(struct br_hw *hw)
 	hw->sensors[1].state = strdup("Absent");
 }
 
+/* Redundancy as the DGX-1's BMC reports it (tests/fixtures/ipmi/README):
+ * a sensor of its own, beside the supplies. */
+static void redundancy(struct br_hw *hw, const char *state, const char *health)
+{
+	struct br_sensor *s = sensor(hw, BR_SENSOR_PSU_REDUNDANCY, "PSU Redundancy", NAN, "");
+
+	free(s->state);
+	s->state = strdup(state);
+	free(s->health);
+	s->health = strdup(health);
+}
+
+static void bmc_psus_redundant(struct br_hw *hw)
+{
+	psus(hw, 6, 0);
+	redundancy(hw, "Fully Redundant", "OK");
+}
+
+static void bmc_psus_redundancy_lost(struct br_hw *hw)
+{
+	psus(hw, 6, 0);
+	redundancy(hw, "Non-Redundant: Insufficient Resources", "Critical");
+}
+
+static void bmc_five_psus_and_redundancy(struct br_hw *hw)
+{
+	psus(hw, 5, 0);
+	redundancy(hw, "Fully Redundant", "OK");
+}
+
 static void bmc_no_sensors(struct br_hw *hw)
 {
 	hw->source = strdup("ipmi");
@@ -1538,6 +1568,37 @@ static const struct node_case cases[] = {
 	  "psu",
 	  VAL_FAIL,
 	  { "PS2 Status (serial CNLOD001234502): Absent", "5 power supplies present, expected 6" } },
+	{ "psu: redundancy reported and holding",
+	  NULL,
+	  NULL,
+	  HW_PSU,
+	  bmc_psus_redundant,
+	  NULL,
+	  0,
+	  "psu",
+	  VAL_PASS,
+	  { "6 power supplies present and healthy as the profile expects, redundancy holding" } },
+	{ "psu: redundancy lost is a fault",
+	  NULL,
+	  NULL,
+	  HW_PSU,
+	  bmc_psus_redundancy_lost,
+	  NULL,
+	  0,
+	  "psu",
+	  VAL_FAIL,
+	  { "PSU Redundancy: Non-Redundant: Insufficient Resources (health Critical): the supplies are "
+	    "not redundant" } },
+	{ "psu: a redundancy sensor is no supply",
+	  NULL,
+	  NULL,
+	  HW_PSU,
+	  bmc_five_psus_and_redundancy,
+	  NULL,
+	  0,
+	  "psu",
+	  VAL_FAIL,
+	  { "5 power supplies present, expected 6" } },
 	{ "psu: a BMC that reports none",
 	  NULL,
 	  NULL,
