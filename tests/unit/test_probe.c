@@ -130,6 +130,55 @@ static void test_lldp(void **state)
 	free(xml);
 }
 
+/* lldpctl's three outputs of the same neighbours, captured together
+ * (tests/fixtures/probe/README.md): -f json and -f json0 give exactly what
+ * -f xml gives (their age aside: each read its own second); one neighbour
+ * is -f json's single-object shape. */
+static void test_lldp_json(void **state)
+{
+	static const char *const files[] = { "probe/lldp/lldpctl-two-ports.json",
+					     "probe/lldp/lldpctl-two-ports.json0" };
+	struct br_err err = { 0 };
+	json_t *want = NULL, *got = NULL;
+	size_t len, i;
+	char *text = fixture("probe/lldp/lldpctl-two-ports-netns.xml", &len);
+	json_t *v;
+
+	(void)state;
+	assert_int_equal(val_lldp_parse(text, len, &want, &err), 0);
+	free(text);
+	assert_int_equal(json_array_size(want), 2);
+	json_array_foreach(want, i, v) json_object_del(v, "age");
+	assert_string_equal(br_json_str(json_array_get(want, 1), "local_port"), "enp60s0np0");
+	assert_string_equal(br_json_str(json_array_get(want, 1), "system_name"), "leaf-su01-rail1");
+	assert_string_equal(br_json_str(json_array_get(want, 1), "port_id"), "swp2");
+	for (size_t f = 0; f < 2; f++) {
+		text = fixture(files[f], &len);
+		assert_int_equal(val_lldp_parse_json(text, len, &got, &err), 0);
+		free(text);
+		json_array_foreach(got, i, v) json_object_del(v, "age");
+		if (!json_equal(got, want)) {
+			char *a = json_dumps(got, JSON_COMPACT), *b = json_dumps(want, JSON_COMPACT);
+
+			fail_msg("%s: %s\nwant %s", files[f], a, b);
+		}
+		json_decref(got);
+	}
+	text = fixture("probe/lldp/lldpctl-one-port.json", &len);
+	assert_int_equal(val_lldp_parse_json(text, len, &got, &err), 0);
+	free(text);
+	assert_int_equal(json_array_size(got), 1);
+	json_object_del(json_array_get(got, 0), "age");
+	assert_true(json_equal(json_array_get(got, 0), json_array_get(want, 0)));
+	json_decref(got);
+	json_decref(want);
+	got = NULL;
+	assert_int_equal(val_lldp_parse_json("{\"lldp\": 3}", strlen("{\"lldp\": 3}"), &got, &err),
+			 BR_E_PROTO);
+	assert_non_null(strstr(err.msg, "no \"lldp\" member"));
+	assert_null(got);
+}
+
 static void test_dmesg(void **state)
 {
 	size_t len;
@@ -244,9 +293,13 @@ static void test_exec(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_nvsmi_h200),  cmocka_unit_test(test_nvsmi_bad),
-		cmocka_unit_test(test_lldp),	    cmocka_unit_test(test_dmesg),
-		cmocka_unit_test(test_speed_codes), cmocka_unit_test(test_probe_h200_tree),
+		cmocka_unit_test(test_nvsmi_h200),
+		cmocka_unit_test(test_nvsmi_bad),
+		cmocka_unit_test(test_lldp),
+		cmocka_unit_test(test_lldp_json),
+		cmocka_unit_test(test_dmesg),
+		cmocka_unit_test(test_speed_codes),
+		cmocka_unit_test(test_probe_h200_tree),
 		cmocka_unit_test(test_exec),
 	};
 
