@@ -111,6 +111,7 @@ static const struct setting settings[] = {
 	{ "ib", "link_downed_max", K_ERRORS, AT(ib_link_downed_max) },
 	{ "ib", "link_error_recovery_max", K_ERRORS, AT(ib_link_error_recovery_max) },
 	{ "ib", "symbol_error_max", K_ERRORS, AT(ib_symbol_error_max) },
+	{ "ib", "link_down_time_max", K_ERRORS, AT(ib_link_down_time_max) },
 	{ "nvme", "count", K_COUNT, AT(nvme) },
 	{ "fans", "count", K_COUNT, AT(fans) },
 	{ "psu", "count", K_COUNT, AT(psus) },
