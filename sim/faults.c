@@ -67,6 +67,7 @@ static const char *const fault_names[SIM_F_COUNT] = {
 	[SIM_F_NVLINK_DOWN] = "nvlink_down",
 	[SIM_F_PEERMEM_MISSING] = "peermem_missing",
 	[SIM_F_IB_FABRIC_SPLIT] = "ib_fabric_split",
+	[SIM_F_IB_LINK_FLAP] = "ib_link_flap",
 };
 
 /* BIOS attributes bios_drift may change, and the value a drifted node has. */
@@ -285,6 +286,11 @@ static void apply(struct sim_node *n, enum sim_fault f, uint64_t *rng)
 		detail(n, f,
 		       json_pack("{s:s, s:s, s:s}", "ifname", n->nics[k].ifname, "switch", n->nics[k].sw,
 				 "switch_port", n->nics[k].sw_port));
+		break;
+	case SIM_F_IB_LINK_FLAP:
+		detail(n, f,
+		       json_pack("{s:s, s:s, s:i, s:i, s:f}", "nic", n->nics[k].fqdd, "ifname",
+				 n->nics[k].ifname, "bus", n->nics[k].bus, "downs", 2, "down_s", 46.5));
 		break;
 	case SIM_F_IB_PORT_DOWN:
 	case SIM_F_IB_RATE:

@@ -200,6 +200,10 @@ enum sim_fault {
 	 * but leaf L goes up only to the spines j with j % COUNT == L % COUNT.
 	 * Rack-wide: every InfiniBand node carries it in truth.json. */
 	SIM_F_IB_FABRIC_SPLIT,
+	/* One fabric NIC's link flapped after boot: the kernel log shows its
+	 * interface down twice, 46.5 s in all (mlx5e's "Link down" / "Link
+	 * up" lines), its counters and state clean again by validation. */
+	SIM_F_IB_LINK_FLAP,
 	SIM_F_COUNT
 };
 
