@@ -147,7 +147,8 @@ int main(int argc, char **argv)
 		"and\n"
 		"judge them with the BMC's against the node's profile and the wiring list: cabling, PCIe\n"
 		"width/speed, boot disk, thermal, cpufreq, clock, GPU/NIC/NVMe counts, PSUs, firmware, "
-		"dmesg.\n"
+		"dmesg;\n"
+		"read the InfiniBand subnet (ibnetdiscover over SSH on a fabric host) and judge the fabric.\n"
 		"Nodes whose checks ran become 'validated'; 'bringup gate' promotes or quarantines them.",
 		options,
 		&st.common,
