@@ -35,7 +35,7 @@ static int env_count(const char *var, int fallback)
 
 struct args {
 	struct stg_validate_options o;
-	const char *fabric, *fabric_rate;
+	const char *fabric, *fabric_rate, *fabric_hosts;
 	const char *policy;
 	int timeout_s;
 	char *default_probe, *default_known_hosts;
@@ -56,7 +56,19 @@ static int check_args(struct stg_stage *st, struct args *a)
 	a->o.wiring = env_or(a->o.wiring, "BRINGUP_WIRING", NULL);
 	a->o.ib_topology = env_or(a->o.ib_topology, "BRINGUP_IB_TOPOLOGY", NULL);
 	a->o.ib_wiring = env_or(a->o.ib_wiring, "BRINGUP_IB_WIRING", a->o.wiring);
-	a->o.ib_rate = a->fabric_rate;
+	a->o.ib_rate = a->fabric_rate = env_or(a->fabric_rate, "BRINGUP_FABRIC_RATE", NULL);
+	a->fabric_hosts = env_or(a->fabric_hosts, "BRINGUP_FABRIC_HOST", NULL);
+	for (const char *h = a->fabric_hosts; h && *h;) {
+		size_t len = strcspn(h, ", ");
+
+		if (len) {
+			char *one = br_xstrndup(h, len);
+
+			br_strlist_add(&a->o.fabric_hosts, one);
+			free(one);
+		}
+		h += len + strspn(h + len, ", ");
+	}
 	if (a->o.ib_topology && !a->o.ib_wiring)
 		return stg_stage_usage(st, "--ib-topology needs the fabric's design: --ib-wiring FILE, "
 					   "$BRINGUP_IB_WIRING or the wiring list");
@@ -96,10 +108,14 @@ int main(int argc, char **argv)
 		{ "fabric", 0, BR_OPT_STRING, &a.fabric, "FILE",
 		  "fabric mode: judge this ibnetdiscover output against --wiring (no nodes, no inventory)" },
 		{ "fabric-rate", 0, BR_OPT_STRING, &a.fabric_rate, "RATE",
-		  "the rate every fabric link must train at, as ibnetdiscover prints it (4xNDR)" },
+		  "the rate every fabric link must train at, as ibnetdiscover prints it (4xNDR; default "
+		  "$BRINGUP_FABRIC_RATE)" },
 		{ "ib-topology", 0, BR_OPT_STRING, &a.o.ib_topology, "FILE",
 		  "ibnetdiscover output of the fabric: each node it cables gets check 'fabric' (default "
 		  "$BRINGUP_IB_TOPOLOGY)" },
+		{ "fabric-host", 0, BR_OPT_STRING, &a.fabric_hosts, "HOST[,HOST...]",
+		  "nodes to run ibnetdiscover on over SSH, tried in order (default $BRINGUP_FABRIC_HOST, "
+		  "else the run's nodes with an active InfiniBand port)" },
 		{ "ib-wiring", 0, BR_OPT_STRING, &a.o.ib_wiring, "FILE",
 		  "the fabric's cables by design (default $BRINGUP_IB_WIRING, else --wiring)" },
 		{ "wiring", 0, BR_OPT_STRING, &a.o.wiring, "FILE",
@@ -131,7 +147,8 @@ int main(int argc, char **argv)
 		"and\n"
 		"judge them with the BMC's against the node's profile and the wiring list: cabling, PCIe\n"
 		"width/speed, boot disk, thermal, cpufreq, clock, GPU/NIC/NVMe counts, PSUs, firmware, "
-		"dmesg.\n"
+		"dmesg;\n"
+		"read the InfiniBand subnet (ibnetdiscover over SSH on a fabric host) and judge the fabric.\n"
 		"Nodes whose checks ran become 'validated'; 'bringup gate' promotes or quarantines them.",
 		options,
 		&st.common,
@@ -145,7 +162,9 @@ int main(int argc, char **argv)
 		const char *wiring = env_or(a.o.wiring, "BRINGUP_WIRING", NULL);
 
 		st.exit = wiring
-			      ? stg_validate_fabric(a.fabric, wiring, a.fabric_rate, st.common.json)
+			      ? stg_validate_fabric(a.fabric, wiring,
+						    env_or(a.fabric_rate, "BRINGUP_FABRIC_RATE", NULL),
+						    st.common.json)
 			      : stg_stage_usage(
 				    &st, "--fabric needs the wiring list: --wiring FILE or $BRINGUP_WIRING");
 		return stg_stage_close(&st);
@@ -153,6 +172,7 @@ int main(int argc, char **argv)
 	if (!check_args(&st, &a) && !stg_stage_open(&st, states) && !stg_validate_run(&st, &a.o, &run))
 		stg_stage_report(&st, stg_validate_json, stg_validate_print, &run, run.failed);
 	stg_validate_run_release(&run);
+	br_strlist_release(&a.o.fabric_hosts);
 	free(a.default_probe);
 	free(a.default_known_hosts);
 	return stg_stage_close(&st);

@@ -126,8 +126,12 @@ struct br_nic *br_hw_find_nic(struct br_hw *hw, const char *mac)
 }
 
 static const char *const sensor_kind_names[] = {
-	[BR_SENSOR_FAN] = "fan",	 [BR_SENSOR_TEMP] = "temperature", [BR_SENSOR_PSU] = "psu",
-	[BR_SENSOR_VOLTAGE] = "voltage", [BR_SENSOR_OTHER] = "other",
+	[BR_SENSOR_FAN] = "fan",
+	[BR_SENSOR_TEMP] = "temperature",
+	[BR_SENSOR_PSU] = "psu",
+	[BR_SENSOR_VOLTAGE] = "voltage",
+	[BR_SENSOR_PSU_REDUNDANCY] = "psu_redundancy",
+	[BR_SENSOR_OTHER] = "other",
 };
 
 const char *br_sensor_kind_name(enum br_sensor_kind kind)

@@ -98,7 +98,17 @@ struct br_volume {
 	uint64_t capacity_bytes;
 };
 
-enum br_sensor_kind { BR_SENSOR_FAN, BR_SENSOR_TEMP, BR_SENSOR_PSU, BR_SENSOR_VOLTAGE, BR_SENSOR_OTHER };
+/* BR_SENSOR_PSU_REDUNDANCY: the supplies' redundancy as one sensor (IPMI's
+ * "PS Redundancy", Redfish Power.Redundancy), never a supply itself; its
+ * state is the BMC's text ("Fully Redundant", "Redundancy Lost"). */
+enum br_sensor_kind {
+	BR_SENSOR_FAN,
+	BR_SENSOR_TEMP,
+	BR_SENSOR_PSU,
+	BR_SENSOR_VOLTAGE,
+	BR_SENSOR_PSU_REDUNDANCY,
+	BR_SENSOR_OTHER
+};
 
 struct br_sensor {
 	enum br_sensor_kind kind;

@@ -3,9 +3,11 @@
  * validators. Every value is checked here, so a rule never meets a count of
  * "eight" or a link of x17.
  */
+#include <fnmatch.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "prof_private.h"
 
@@ -111,6 +113,7 @@ static const struct setting settings[] = {
 	{ "ib", "link_downed_max", K_ERRORS, AT(ib_link_downed_max) },
 	{ "ib", "link_error_recovery_max", K_ERRORS, AT(ib_link_error_recovery_max) },
 	{ "ib", "symbol_error_max", K_ERRORS, AT(ib_symbol_error_max) },
+	{ "ib", "link_down_time_max", K_ERRORS, AT(ib_link_down_time_max) },
 	{ "nvme", "count", K_COUNT, AT(nvme) },
 	{ "fans", "count", K_COUNT, AT(fans) },
 	{ "psu", "count", K_COUNT, AT(psus) },
@@ -355,5 +358,17 @@ int prof_check_provable(const struct prof_profile *p, struct br_err *err)
 			     p->hardware_found ? "" : "no such file: ", br_buf_str(&missing),
 			     p->name ? p->name : "?");
 	br_buf_release(&missing);
+	/* An InfiniBand fabric whose judgement may stay unknown would let a
+	 * node whose subnet nobody read into the golden pool. */
+	for (size_t i = 0; !rc && hw->ib_link_layer && !strcasecmp(hw->ib_link_layer, "InfiniBand") &&
+			   i < hw->gate_optional.n;
+	     i++)
+		if (!fnmatch(hw->gate_optional.items[i], "fabric", 0))
+			rc = br_errf(err, BR_E_INVAL,
+				     "%s: [gate] optional = %s with [ib] link_layer = InfiniBand: the fabric "
+				     "of an InfiniBand node must be proven, so fabric cannot be optional "
+				     "(remove it from [gate] optional)",
+				     p->hardware_file ? p->hardware_file : "hardware.conf",
+				     hw->gate_optional.items[i]);
 	return rc;
 }

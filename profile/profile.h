@@ -128,6 +128,9 @@ struct prof_hardware {
 	int ib_rate_gbps;
 	char *ib_link_layer; /* "InfiniBand" or "Ethernet" (RoCE) */
 	int64_t ib_link_downed_max, ib_link_error_recovery_max, ib_symbol_error_max;
+	/* seconds a port's interface may have been down since boot, summed
+	 * over the kernel log's "Link down" .. "Link up" (flaps); -1 unstated */
+	int64_t ib_link_down_time_max;
 	int nvme;			/* [nvme] count */
 	int fans;			/* [fans] count */
 	int psus;			/* [psu] count */

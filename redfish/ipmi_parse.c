@@ -380,13 +380,50 @@ int ipmi_parse_sensor_list(const char *out, struct br_hw *hw)
 	return found ? 0 : BR_E_PROTO;
 }
 
+/* The IPMI generic redundancy states (event/reading type 0Bh) as
+ * ipmitool prints them (its generic_event_types table), with how bad
+ * each is for the supplies' redundancy: NULL healthy. */
+static const char *redundancy_health(struct span states)
+{
+	static const struct {
+		const char *text, *health;
+	} table[] = {
+		/* longest first: "Redundancy Degraded from ..." before "Redundancy Degraded" */
+		{ "Redundancy Degraded from Fully Redundant", "Warning" },
+		{ "Redundancy Degraded from Non-Redundant", "Warning" },
+		{ "Non-Redundant: Sufficient from Redundant", "Critical" },
+		{ "Non-Redundant: Sufficient from Insufficient", "Critical" },
+		{ "Non-Redundant: Insufficient Resources", "Critical" },
+		{ "Redundancy Degraded", "Warning" },
+		{ "Redundancy Lost", "Critical" },
+		{ "Fully Redundant", "OK" },
+	};
+
+	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
+		if (span_has(states, table[i].text))
+			return table[i].health;
+	return NULL;
+}
+
+/* A sensor of the supplies' redundancy, not a supply: named so ("PS
+ * Redundancy", "PSU Redundancy"), or reading a redundancy state. */
+static int is_redundancy(struct span name, struct span states)
+{
+	return span_has(name, "Redundancy") || redundancy_health(states) != NULL;
+}
+
 /* name | number | status | entity | states, e.g.
- * "PS2 Status | 06h | ok | 10.1 | Presence detected, Failure detected". */
+ * "PS2 Status | 06h | ok | 10.1 | Presence detected, Failure detected".
+ * Dell names every supply's sensor "Status", told apart by the entity
+ * instance (10.1, 10.2): a name with no number gets " (entity 10.2)". A
+ * redundancy sensor ("PS Redundancy | 77h | ok | 7.1 | Fully Redundant")
+ * is kept as such, and an event-only one ("PSU Alert | ... | Event-Only")
+ * is no supply at all. */
 int ipmi_parse_sdr_psu(const char *out, struct br_hw *hw)
 {
 	const char *cur = out;
 	struct span line, f[FIELDS_MAX];
-	int found = 0;
+	int found = 0, generic;
 
 	while ((line = next_line(&cur)).p) {
 		struct br_sensor *s;
@@ -394,12 +431,33 @@ int ipmi_parse_sdr_psu(const char *out, struct br_hw *hw)
 
 		if (split_fields(line, f, FIELDS_MAX) < 5 || !f[0].n)
 			continue;
-		s = find_sensor(hw, f[0]);
+		if (span_has(f[4], "Event-Only"))
+			continue;
+		if (is_redundancy(f[0], f[4])) {
+			if (hw->n_sensors >= IPMI_SENSORS_MAX)
+				break;
+			s = br_hw_add_sensor(hw);
+			s->kind = BR_SENSOR_PSU_REDUNDANCY;
+			s->name = br_hw_strndup(f[0].p, f[0].n);
+			health = span_eq(f[2], "ns") ? NULL : redundancy_health(f[4]);
+			if (!health && !span_eq(f[2], "ns"))
+				health = health_of(f[2]);
+			s->health = health ? br_xstrdup(health) : NULL;
+			s->state = span_eq(f[2], "ns") ? br_xstrdup("Absent") : br_hw_strndup(f[4].p, f[4].n);
+			found = 1;
+			continue;
+		}
+		generic = 1;
+		for (size_t k = 0; k < f[0].n && generic; k++)
+			generic = !isdigit((unsigned char)f[0].p[k]);
+		s = generic ? NULL : find_sensor(hw, f[0]);
 		if (!s) {
 			if (hw->n_sensors >= IPMI_SENSORS_MAX)
 				break;
 			s = br_hw_add_sensor(hw);
-			s->name = br_hw_strndup(f[0].p, f[0].n);
+			s->name = generic ? br_xasprintf("%.*s (entity %.*s)", (int)f[0].n, f[0].p,
+							 (int)f[3].n, f[3].p)
+					  : br_hw_strndup(f[0].p, f[0].n);
 		}
 		s->kind = BR_SENSOR_PSU;
 		/* The SDR status column stays "ok" on many BMCs while the state

@@ -724,6 +724,26 @@ static void add_psu(struct br_hw *hw, json_t *doc)
 	s->units = br_hw_strdup("W");
 }
 
+/* The supplies' redundancy groups (DMTF Redundancy schema: Power's
+ * Redundancy[], PowerSubsystem's PowerSupplyRedundancy[]): one sensor
+ * each, never a supply; its Status says whether redundancy holds. */
+static void add_redundancy(struct br_hw *hw, json_t *groups)
+{
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(groups, i, v)
+	{
+		struct br_sensor *s;
+
+		if (!json_is_object(v))
+			continue;
+		s = add_sensor(hw, BR_SENSOR_PSU_REDUNDANCY, v, "Name");
+		if (!s->name)
+			s->name = br_hw_strdup("power supply redundancy");
+	}
+}
+
 void rf_parse_power(struct br_hw *hw, json_t *doc)
 {
 	json_t *psus = br_json_path(doc, "PowerSupplies"), *volts = br_json_path(doc, "Voltages");
@@ -733,6 +753,12 @@ void rf_parse_power(struct br_hw *hw, json_t *doc)
 	if (json_is_array(psus))
 		json_array_foreach(psus, i, v) if (json_is_object(v)) add_psu(hw, v);
 	add_readings(hw, volts, BR_SENSOR_VOLTAGE, "ReadingVolts", "V");
+	add_redundancy(hw, br_json_path(doc, "Redundancy"));
+}
+
+void rf_parse_power_subsystem(struct br_hw *hw, json_t *doc)
+{
+	add_redundancy(hw, br_json_path(doc, "PowerSupplyRedundancy"));
 }
 
 void rf_parse_power_supply(struct br_hw *hw, json_t *doc)

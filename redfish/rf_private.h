@@ -426,6 +426,8 @@ void rf_parse_bios(struct br_hw *hw, json_t *doc);
 void rf_parse_thermal(struct br_hw *hw, json_t *doc);
 void rf_parse_fan(struct br_hw *hw, json_t *doc);
 void rf_parse_power(struct br_hw *hw, json_t *doc);
+/* PowerSubsystem: its PowerSupplyRedundancy groups (the supplies are members). */
+void rf_parse_power_subsystem(struct br_hw *hw, json_t *doc);
 void rf_parse_power_supply(struct br_hw *hw, json_t *doc);
 void rf_parse_manager(struct br_hw *hw, json_t *doc);
 void rf_parse_manager_ethernet(struct br_hw *hw, json_t *doc);

@@ -291,6 +291,7 @@ static void on_thermal_subsystem(struct rf_bmc *bmc, json_t *doc, long parent)
 
 static void on_power_subsystem(struct rf_bmc *bmc, json_t *doc, long parent)
 {
+	rf_parse_power_subsystem(&bmc->hw, doc);
 	rf_follow(bmc, doc, "PowerSupplies", RF_K_PSU, 1, -1);
 }
 

@@ -316,6 +316,8 @@ static int start(struct run *r, struct br_err *err)
 		rc = sim_write_manifest(&r->rack, r->dir, err);
 	if (!rc && hosts)
 		rc = sim_hosts_write(&r->rack, r->dir, err);
+	if (!rc && hosts && sim_rack_infiniband(&r->rack))
+		rc = sim_ib_write_subnets(&r->rack, r->dir, err);
 	if (!rc && hosts) {
 		rc = sim_hosts_rtc_tick(&r->rack, r->dir, err);
 		if (!rc)
@@ -328,6 +330,10 @@ static int start(struct run *r, struct br_err *err)
 	if (rc)
 		goto out;
 	br_buf_addf(&r->env, "BRINGUP_WIRING=%s/wiring.csv\n", r->dir);
+	/* The InfiniBand fabric's design, and the rate its NDR links train at. */
+	if (sim_rack_infiniband(&r->rack))
+		br_buf_addf(&r->env, "BRINGUP_IB_WIRING=%s/ib-wiring.csv\nBRINGUP_FABRIC_RATE=4xNDR\n",
+			    r->dir);
 	br_buf_addf(&r->env, "BRINGUP_SIM_DIR=%s\n", r->dir);
 	rc = write_file_in(r->dir, "env", br_buf_str(&r->env), 0600, err);
 	snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());

@@ -71,6 +71,8 @@ static const char *const fault_names[SIM_F_COUNT] = {
 	[SIM_F_GPU_ROW_REMAP] = "gpu_row_remap",
 	[SIM_F_GPU_SLOWDOWN] = "gpu_slowdown",
 	[SIM_F_GPU_SRAM_THRESHOLD] = "gpu_sram_threshold",
+	[SIM_F_IB_FABRIC_SPLIT] = "ib_fabric_split",
+	[SIM_F_IB_LINK_FLAP] = "ib_link_flap",
 };
 
 /* BIOS attributes bios_drift may change, and the value a drifted node has. */
@@ -290,6 +292,11 @@ static void apply(struct sim_node *n, enum sim_fault f, uint64_t *rng)
 		       json_pack("{s:s, s:s, s:s}", "ifname", n->nics[k].ifname, "switch", n->nics[k].sw,
 				 "switch_port", n->nics[k].sw_port));
 		break;
+	case SIM_F_IB_LINK_FLAP:
+		detail(n, f,
+		       json_pack("{s:s, s:s, s:i, s:i, s:f}", "nic", n->nics[k].fqdd, "ifname",
+				 n->nics[k].ifname, "bus", n->nics[k].bus, "downs", 2, "down_s", 46.5));
+		break;
 	case SIM_F_IB_PORT_DOWN:
 	case SIM_F_IB_RATE:
 		if (f == SIM_F_IB_PORT_DOWN)
@@ -364,6 +371,42 @@ static size_t *shuffled(size_t n, uint64_t *rng)
 	return order;
 }
 
+/* The whole InfiniBand fabric cabled as count separate networks: every
+ * node on it carries the fault. Leaves and spines are grouped by index
+ * modulo count, so each network needs a leaf and a spine of its own. */
+static int apply_fabric_split(struct sim_rack *rack, int count, struct br_err *err)
+{
+	size_t leaves = 0;
+	int su_max = 0;
+
+	if (count < 2)
+		count = 2;
+	for (size_t i = 0; i < rack->n; i++)
+		if (sim_node_infiniband(&rack->nodes[i]) && (int)(i / 32) + 1 > su_max)
+			su_max = (int)(i / 32) + 1;
+	leaves = (size_t)su_max * SIM_FABRIC_NICS;
+	if (!su_max)
+		return br_errf(err, BR_E_INVAL,
+			       "--faults ib_fabric_split: no node of this rack has an InfiniBand fabric "
+			       "(--vendor ami)");
+	if (count > SIM_IB_SPINES || (size_t)count > leaves)
+		return br_errf(
+		    err, BR_E_INVAL,
+		    "--faults ib_fabric_split:%d: 2 to %d separate networks (%d spines, %zu leaves)", count,
+		    SIM_IB_SPINES < (int)leaves ? SIM_IB_SPINES : (int)leaves, SIM_IB_SPINES, leaves);
+	rack->ib_fabrics = count;
+	for (size_t i = 0; i < rack->n; i++) {
+		struct sim_node *n = &rack->nodes[i];
+
+		if (!sim_node_infiniband(n))
+			continue;
+		sim_fault_set(&n->faults, SIM_F_IB_FABRIC_SPLIT);
+		detail(n, SIM_F_IB_FABRIC_SPLIT,
+		       json_pack("{s:i, s:i}", "separate_fabrics", count, "design", 1));
+	}
+	return 0;
+}
+
 static int assign_requested(struct sim_rack *rack, const struct sim_config *cfg, uint64_t *rng,
 			    struct br_err *err)
 {
@@ -374,6 +417,11 @@ static int assign_requested(struct sim_rack *rack, const struct sim_config *cfg,
 		enum sim_fault f = cfg->faults[r].fault;
 		size_t take =
 		    f == SIM_F_CABLE_SWAP || f == SIM_F_MAC_CLONE || f == SIM_F_SERIAL_MISMATCH ? 2 : 1;
+
+		if (f == SIM_F_IB_FABRIC_SPLIT) { /* the rack's, not one node's: COUNT networks */
+			rc = apply_fabric_split(rack, cfg->faults[r].count, err);
+			continue;
+		}
 
 		for (int c = 0; c < cfg->faults[r].count; c++) {
 			if (next + take > rack->n) {

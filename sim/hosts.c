@@ -252,7 +252,7 @@ static int unplugged(const struct sim_node *n, const struct sim_nic *nic)
  * at 200 Gb/s with ib_rate. Its error counters are a clean link's. */
 static void network(struct sim_hw *w, const struct sim_node *n)
 {
-	int ib = 0;
+	int ib = 0, infiniband = sim_node_infiniband(n);
 
 	for (int k = 0; k < SIM_NICS; k++) {
 		const struct sim_nic *nic = &n->nics[k];
@@ -307,9 +307,12 @@ static void network(struct sim_hw *w, const struct sim_node *n)
 		sim_hw_link(w, rel, target);
 		free(target);
 		free(rel);
-		ATTR("ports/1/lid", "0x0");
-		ATTR("ports/1/sm_lid", "0x0");
-		ATTR("ports/1/link_layer", "Ethernet");
+		/* On InfiniBand the subnet manager gives the port a LID (the
+		 * SM's own is 1); RoCE ports have none. */
+		ATTR("ports/1/lid", "0x%x",
+		     infiniband && !ib_down ? 0x100 + n->index * SIM_FABRIC_NICS + k : 0);
+		ATTR("ports/1/sm_lid", "0x%x", infiniband && !ib_down ? 1 : 0);
+		ATTR("ports/1/link_layer", "%s", infiniband ? "InfiniBand" : "Ethernet");
 		ATTR("ports/1/gids/0", "fe80:0000:0000:0000:%s", guid);
 #undef ATTR
 		free(dir);

@@ -222,9 +222,10 @@ static char *sshd_config(const struct sim_rack *rack, const int *ports, size_t f
 	for (size_t i = first; i < first + count; i++)
 		br_buf_addf(&b,
 			    "Match LocalPort %d\n\tSetEnv HOME=%s/hosts/%s BRINGUP_PROBE_ROOT=%s/hosts/%s "
-			    "BRINGUP_PROBE_CAPTURES=%s/hosts/%s/.captures\n",
+			    "BRINGUP_PROBE_CAPTURES=%s/hosts/%s/.captures "
+			    "PATH=%s/bin:/usr/local/bin:/usr/bin:/bin\n",
 			    ports[i], dir, rack->nodes[i].hostname, dir, rack->nodes[i].hostname, dir,
-			    rack->nodes[i].hostname);
+			    rack->nodes[i].hostname, dir);
 	return br_buf_detach(&b);
 }
 

@@ -227,9 +227,9 @@ static void lldpctl(struct sim_hw *w, const struct sim_node *n)
 		const struct sim_nic *nic = &n->nics[k];
 		const char *sw = nic->sw, *sw_port = nic->sw_port;
 
-		if (!nic->present)
-			continue;
-		if ((sim_fault_has(&n->faults, SIM_F_CABLE_UNPLUGGED)) &&
+		if (!nic->present || (k < SIM_FABRIC_NICS && sim_node_infiniband(n)))
+			continue; /* LLDP does not run on InfiniBand */
+		if (sim_fault_has(&n->faults, SIM_F_CABLE_UNPLUGGED) &&
 		    !strcmp(nic->ifname, br_json_str(unplug, "ifname") ? br_json_str(unplug, "ifname") : ""))
 			continue;
 		if ((sim_fault_has(&n->faults, SIM_F_CABLE_SWAP)) &&
@@ -247,13 +247,21 @@ static void lldpctl(struct sim_hw *w, const struct sim_node *n)
 
 /* Kernel messages of a clean boot, and pcie_degraded's bandwidth notice
  * (pcie_print_link_status's wording) naming the port that limits it. */
+static int unplugged_nic(const struct sim_node *n, const struct sim_nic *nic)
+{
+	const char *ifname = br_json_str(json_object_get(n->details, "cable_unplugged"), "ifname");
+
+	return (sim_fault_has(&n->faults, SIM_F_CABLE_UNPLUGGED)) && ifname && !strcmp(ifname, nic->ifname);
+}
+
 static void kernel_log(struct sim_hw *w, const struct sim_node *n, const char *syslog_stamp)
 {
-	struct br_buf msgs, dmesg, kern;
+	struct br_buf msgs, dmesg, kern, later;
 	const char *line;
 	int boot_index = 0;
 
 	br_buf_init(&msgs, 0);
+	br_buf_init(&later, 0); /* what the kernel logged after boot */
 	br_buf_adds(&msgs,
 		    "[    0.000000] Linux version 6.8.0-49-generic (buildd@lcy02-amd64-103) "
 		    "(x86_64-linux-gnu-gcc-13 (Ubuntu 13.2.0-23ubuntu4) 13.2.0) #49-Ubuntu SMP "
@@ -294,6 +302,28 @@ static void kernel_log(struct sim_hw *w, const struct sim_node *n, const char *s
 	    &msgs,
 	    "[   12.880412] nvidia-nvlink: Nvlink Core is being initialized, major device number 511\n"
 	    "[   13.104233] NVRM: loading NVIDIA UNIX Open Kernel Module for x86_64  " NVSMI_DRIVER "\n");
+	/* mlx5e's carrier changes (netdev_info: "mlx5_core BUS IFNAME: Link
+	 * up"): each cabled port trains once at boot; ib_link_flap's drops
+	 * twice later, 45.5 s and 1 s. */
+	for (int k = 0; k < SIM_FABRIC_NICS; k++) {
+		const char *flap = br_json_str(json_object_get(n->details, "ib_link_flap"), "ifname");
+
+		if (!n->nics[k].present || n->nics[k].ib_down || unplugged_nic(n, &n->nics[k]))
+			continue;
+		br_buf_addf(&msgs, "[   14.%06d] mlx5_core 0000:%02x:00.0 %s: Link up\n", 400000 + k * 1717,
+			    n->nics[k].bus, n->nics[k].ifname);
+		if (flap && !strcmp(flap, n->nics[k].ifname))
+			br_buf_addf(&later,
+				    "[  600.%06d] mlx5_core 0000:%02x:00.0 %s: Link down\n"
+				    "[  645.%06d] mlx5_core 0000:%02x:00.0 %s: Link up\n"
+				    "[  900.%06d] mlx5_core 0000:%02x:00.0 %s: Link down\n"
+				    "[  901.%06d] mlx5_core 0000:%02x:00.0 %s: Link up\n",
+				    0, n->nics[k].bus, n->nics[k].ifname, 500000, n->nics[k].bus,
+				    n->nics[k].ifname, 0, n->nics[k].bus, n->nics[k].ifname, 0,
+				    n->nics[k].bus, n->nics[k].ifname);
+	}
+	br_buf_adds(&msgs, br_buf_str(&later));
+	br_buf_release(&later);
 	br_buf_init(&dmesg, 0);
 	br_buf_init(&kern, 0);
 	line = br_buf_str(&msgs);

@@ -156,8 +156,9 @@ static int write_wiring_csv(const struct sim_rack *rack, const char *dir, struct
 	for (size_t i = 0; i < rack->n; i++) {
 		const struct sim_node *n = &rack->nodes[i];
 
+		/* An InfiniBand port has no LLDP: its cable is ib-wiring.csv's. */
 		for (int k = 0; k < SIM_NICS; k++)
-			if (n->nics[k].fitted)
+			if (n->nics[k].fitted && !(k < SIM_FABRIC_NICS && sim_node_infiniband(n)))
 				br_buf_addf(&b, "%s,%s,%s,%s\n", n->hostname, n->nics[k].ifname,
 					    n->nics[k].sw, n->nics[k].sw_port);
 	}
@@ -174,6 +175,8 @@ int sim_write_manifest(const struct sim_rack *rack, const char *dir, struct br_e
 	rc = write_rack_csv(rack, dir, err);
 	if (!rc)
 		rc = write_wiring_csv(rack, dir, err);
+	if (!rc && sim_rack_infiniband(rack))
+		rc = sim_ib_write_wiring(rack, dir, err);
 	if (rc)
 		return rc;
 	truth = sim_truth(rack);

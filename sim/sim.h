@@ -207,6 +207,16 @@ enum sim_fault {
 	SIM_F_GPU_SLOWDOWN,
 	/* ... aggregate SRAM errors past the retirement threshold. */
 	SIM_F_GPU_SRAM_THRESHOLD,
+	/* The InfiniBand fabric (racks whose machines' fabric is InfiniBand,
+	 * sim_node_infiniband) cabled as COUNT separate networks (2 to 8; the
+	 * field story's upper fabric was 8): the wiring list is one fabric,
+	 * but leaf L goes up only to the spines j with j % COUNT == L % COUNT.
+	 * Rack-wide: every InfiniBand node carries it in truth.json. */
+	SIM_F_IB_FABRIC_SPLIT,
+	/* One fabric NIC's link flapped after boot: the kernel log shows its
+	 * interface down twice, 46.5 s in all (mlx5e's "Link down" / "Link
+	 * up" lines), its counters and state clean again by validation. */
+	SIM_F_IB_LINK_FLAP,
 	SIM_F_COUNT
 };
 
@@ -271,6 +281,7 @@ struct sim_shape {
 	int pcie_gen;	  /* GPUs' and fabric NICs' PCIe generation (4, 5) */
 	int cpu_mhz;	  /* the CPU's rated maximum, Redfish MaxSpeedMHz */
 	int cpu_host_khz; /* cpuinfo_max_freq the host shows */
+	int infiniband;	  /* its fabric NICs are InfiniBand ports (else RoCE, LLDP-cabled) */
 };
 /* "dell" ... "ami" or "mixed"; BR_E_INVAL for anything else. */
 int sim_vendor_parse(const char *name, enum sim_vendor *ret_vendor);
@@ -411,7 +422,31 @@ struct sim_rack {
 	size_t n;
 	uint64_t seed;
 	char password[25]; /* the BMC password of this run (random, not seeded) */
+	int ib_fabrics;	   /* ib_fabric_split: the separate networks as cabled; 0: one */
 };
+
+/* ---- the InfiniBand fabric (fabric.c) ---------------------------------------
+ *
+ * Nodes whose machine's fabric is InfiniBand (the shape's infiniband) have
+ * their fabric NICs on rail leaves ("leaf-su01-rail1", ports 1-32, one per
+ * node of the scalable unit), every leaf up to each of SIM_IB_SPINES
+ * spines (leaf port 33 + j to spine j's port L + 1, L the leaf's index).
+ * Their cables are not in wiring.csv (LLDP does not run on InfiniBand) but
+ * in ib-wiring.csv; each host serves the subnet its ports see through
+ * ibnetdiscover (DIR/bin/ibnetdiscover, on the sessions' PATH). */
+#define SIM_IB_SPINES 8
+#define SIM_IB_LEAF_UPLINK 33 /* a leaf's first uplink port */
+int sim_node_infiniband(const struct sim_node *n);
+int sim_rack_infiniband(const struct sim_rack *rack);
+/* The RDMA device index fabric NIC k has on its host (mlx5_N): the kernel
+ * numbers the devices it finds, so a missing one shifts the rest. */
+int sim_node_rdma_index(const struct sim_node *n, int k);
+/* DIR/ib-wiring.csv: the fabric by design. */
+int sim_ib_write_wiring(const struct sim_rack *rack, const char *dir, struct br_err *err);
+/* DIR/fabric/subnet-K.txt (ibnetdiscover's text of each separate network
+ * as cabled, faults included), DIR/bin/ibnetdiscover, and each host's
+ * .captures/ibnetdiscover.ports (which of its ports sees which). */
+int sim_ib_write_subnets(const struct sim_rack *rack, const char *dir, struct br_err *err);
 
 /* ---- rack.c --------------------------------------------------------------- */
 

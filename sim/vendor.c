@@ -221,7 +221,9 @@ static const struct sim_shape shapes[SIM_V_COUNT] = {
 	[SIM_V_LENOVO] = { 4, 4, 2, 4, 4, 5, 5, 3750, 3750000 },
 	[SIM_V_SUPERMICRO] = { 8, 8, 2, 8, 6, 10, 5, 3800, 3800000 },
 	[SIM_V_OPENBMC] = { 1, 1, 2, 4, 2, 8, 5, 3440, 3440000 },
-	[SIM_V_AMI] = { 8, 8, 2, 8, 6, 12, 5, 3800, 3800000 },
+	/* The DGX H100's compute fabric is InfiniBand NDR: its 8 ConnectX-7
+	 * ports on the SuperPOD's rail leaves (DGX H100 User Guide). */
+	[SIM_V_AMI] = { 8, 8, 2, 8, 6, 12, 5, 3800, 3800000, 1 },
 };
 _Static_assert(SIM_GPUS == 8 && SIM_FABRIC_NICS == 8 && SIM_ETH_NICS == 2 && SIM_DATA_DRIVES == 8 &&
 		   SIM_PSUS == 6 && SIM_FANS == 12,
@@ -262,6 +264,34 @@ static void fit(struct sim_node *n)
 		n->drives[d].present = n->drives[d].fitted = d < sh->data_drives;
 	for (int p = 0; p < SIM_PSUS; p++)
 		n->psus[p].fitted = p < sh->psus;
+	/* An InfiniBand port's net interface is IPoIB's (systemd names it ib
+	 * plus the PCI path), and a leaf's ports are numbers. */
+	for (int k = 0; sh->infiniband && k < SIM_FABRIC_NICS; k++) {
+		snprintf(n->nics[k].ifname, sizeof(n->nics[k].ifname), "ibp%ds0", n->nics[k].bus);
+		snprintf(n->nics[k].sw_port, sizeof(n->nics[k].sw_port), "%d", n->index % 32 + 1);
+	}
+}
+
+int sim_node_infiniband(const struct sim_node *n)
+{
+	return sim_node_shape(n)->infiniband;
+}
+
+int sim_rack_infiniband(const struct sim_rack *rack)
+{
+	for (size_t i = 0; i < rack->n; i++)
+		if (sim_node_infiniband(&rack->nodes[i]))
+			return 1;
+	return 0;
+}
+
+int sim_node_rdma_index(const struct sim_node *n, int k)
+{
+	int index = 0;
+
+	for (int i = 0; i < k && i < SIM_FABRIC_NICS; i++)
+		index += n->nics[i].present;
+	return index;
 }
 
 const struct sim_vendor_info *sim_vendor_info(enum sim_vendor v)

@@ -6,6 +6,7 @@
 #include "http.h"
 #include "lifecycle.h"
 #include "tickets.h"
+#include "validators/cabling.h"
 #include "webhook.h"
 
 struct node_faults {
@@ -155,9 +156,15 @@ static int find_faults(struct inv *inv, struct stg_profiles *profiles,
 	view = stg_checks_view_val(*ret_checks, *ret_n);
 	val_gate_failing(profile, view, *ret_n, failing, &missing);
 	free(view);
-	for (size_t i = 0; i < *ret_n; i++)
+	for (size_t i = 0; i < *ret_n; i++) {
+		/* A separate fabric is one ticket, on the node that owns it
+		 * (validators/cabling.h): the others on it file none for it. */
+		if (failing[i] == 1 && (*ret_checks)[i].component &&
+		    !strcmp((*ret_checks)[i].component, VAL_FABRIC_TOLD_ELSEWHERE))
+			failing[i] = 2;
 		if (failing[i] == 1)
 			add_root_cause(f, actions, node, *ret_checks, *ret_n, failing, i);
+	}
 	if (missing)
 		add_fault(f, actions, node, "not_checked",
 			  keep(f, br_xasprintf("no result for: %s", missing)));

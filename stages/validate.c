@@ -149,7 +149,8 @@ static char *compact_text(const struct br_buf *out)
  * window, and the LLDP part cabling needs (which needs the whole rack, so
  * is judged by the collecting process). A node it cannot take or store is
  * failed with the reason. Reply: {"ok":true, "probe_ms", "window_ms",
- * "checks":[[name, result, detail, component], ...], "lldp":{...}} or {"ok":false,
+ * "checks":[[name, result, detail, component], ...], "lldp":{...}, "pcie":{...},
+ * "infiniband":{"ports":[...]}} or {"ok":false,
  * "reason"}. */
 
 /* o's string member key, a string or null. */
@@ -174,6 +175,25 @@ static json_t *pcie_part(json_t *probe)
 			json_array_append_new(devs, json_pack("{s:s}", "bdf", bdf));
 	}
 	return json_pack("{s:s, s:o}", "status", "ok", "devices", devs);
+}
+
+/* The probe's InfiniBand ports as the fabric step reads them (which ports
+ * ibnetdiscover runs on, whose fabric must be proven). */
+static json_t *ib_part(json_t *probe)
+{
+	json_t *ports = json_array(), *p;
+	size_t i;
+
+	json_array_foreach(br_json_path(probe, "infiniband/ports"), i, p)
+	{
+		json_array_append_new(
+		    ports, json_pack("{s:o, s:o, s:o, s:O}", "device", string_member(p, "device"), "port",
+				     string_member(p, "port"), "link_layer", string_member(p, "link_layer"),
+				     "state_code",
+				     json_object_get(p, "state_code") ? json_object_get(p, "state_code")
+								      : json_null()));
+	}
+	return json_pack("{s:o}", "ports", ports);
 }
 
 static json_t *lldp_part(json_t *probe)
@@ -232,9 +252,10 @@ static json_t *judge_in_worker(struct collect *c, struct stg_validate_job *job,
 							(int)job->checks[i].result,
 							br_json_string_or_null(job->checks[i].detail),
 							br_json_string_or_null(job->checks[i].component)));
-	reply = json_pack("{s:b, s:I, s:I, s:o, s:o, s:o}", "ok", 1, "probe_ms", (json_int_t)job->probe_ms,
-			  "window_ms", (json_int_t)job->probe_window_ms, "checks", checks, "lldp",
-			  lldp_part(job->probe), "pcie", pcie_part(job->probe));
+	reply = json_pack("{s:b, s:I, s:I, s:o, s:o, s:o, s:o}", "ok", 1, "probe_ms",
+			  (json_int_t)job->probe_ms, "window_ms", (json_int_t)job->probe_window_ms, "checks",
+			  checks, "lldp", lldp_part(job->probe), "pcie", pcie_part(job->probe), "infiniband",
+			  ib_part(job->probe));
 	val_checks_free(job->checks, job->n_checks);
 	job->checks = NULL;
 	job->n_checks = 0;
@@ -310,8 +331,10 @@ static int take_reply(struct stg_validate_job *job, const char *text, size_t len
 			    br_xstrdup(json_string_value(component));
 	}
 	json_decref(job->probe);
-	job->probe = json_pack("{s:O, s:O}", "lldp", lldp ? lldp : json_null(), "pcie",
-			       json_object_get(doc, "pcie") ? json_object_get(doc, "pcie") : json_null());
+	job->probe =
+	    json_pack("{s:O, s:O, s:O}", "lldp", lldp ? lldp : json_null(), "pcie",
+		      json_object_get(doc, "pcie") ? json_object_get(doc, "pcie") : json_null(), "infiniband",
+		      json_object_get(doc, "infiniband") ? json_object_get(doc, "infiniband") : json_null());
 	job->probe_ms = json_integer_value(json_object_get(doc, "probe_ms"));
 	job->probe_window_ms = json_integer_value(json_object_get(doc, "window_ms"));
 	job->judged = 1;
@@ -455,6 +478,8 @@ static int collect_ssh(struct stg_stage *st, const struct stg_validate_options *
 	 * agree, since the runner logs in as one account everywhere. */
 	if (n && hosts[0].user && !o->ssh_user)
 		so.user = hosts[0].user;
+	free(run->ssh_user);
+	run->ssh_user = br_xstrdup(so.user);
 	/* A key, known_hosts or user that cannot work stops the stage here,
 	 * every node as it was: one failure and one ticket per node sent a
 	 * technician to the network for the operator's mistake. */
@@ -724,16 +749,7 @@ static void judge_cabling(struct stg_validate_run *run)
 	}
 	if (run->have_wiring)
 		views_release(&v);
-	for (size_t i = 0; run->have_fabric && i < run->n; i++) {
-		struct stg_validate_job *job = &run->jobs[i];
-		enum val_result result;
-		char *detail;
-
-		if (job->probe && !val_fabric_node_check(&run->ib_wiring, &run->fabric, job->node->hostname,
-							 &result, &detail))
-			val_check_add_take(&job->checks, &job->n_checks, br_xstrdup("fabric"), result,
-					   detail);
-	}
+	stg_validate_fabric_checks(run);
 }
 
 /* Move verdicts onto the job's list; frees the array. */
@@ -911,7 +927,8 @@ static int judge_fabric(struct stg_stage *st, const struct stg_validate_options 
 		if (val_ibnet_load(o->ib_topology, &net, &problems, &err) == 0) {
 			val_fabric_judge(&run->ib_wiring, &net, o->ib_rate, &run->fabric);
 			val_ibnet_release(&net);
-			run->have_fabric = 1;
+			run->have_fabric = run->have_ib_wiring = 1;
+			run->fabric_source = br_xasprintf("ibnetdiscover output %s", o->ib_topology);
 			return 0;
 		}
 		val_wiring_release(&run->ib_wiring);
@@ -949,7 +966,28 @@ static int prepare(struct stg_stage *st, const struct stg_validate_options *o, s
 		}
 		run->have_wiring = 1;
 	}
-	return o->ib_topology ? judge_fabric(st, o, run) : 0;
+	/* A fabric host the inventory does not know is the operator's slip. */
+	for (size_t i = 0; i < o->fabric_hosts.n; i++) {
+		struct inv_node node;
+
+		if (inv_node_get(run->inv, o->fabric_hosts.items[i], &node, &err))
+			return stg_stage_usage(st, "--fabric-host %s: %s", o->fabric_hosts.items[i], err.msg);
+		inv_node_release(&node);
+	}
+	if (o->ib_topology)
+		return judge_fabric(st, o, run);
+	if (o->ib_wiring) {
+		struct br_strlist problems = { 0 };
+
+		if (val_wiring_load(o->ib_wiring, &run->ib_wiring, &problems, &err)) {
+			for (size_t i = 0; i < problems.n; i++)
+				fprintf(stderr, "%s\n", problems.items[i]);
+			br_strlist_release(&problems);
+			return stg_stage_usage(st, "%s", err.msg);
+		}
+		run->have_ib_wiring = 1;
+	}
+	return 0;
 }
 
 int stg_validate_run(struct stg_stage *st, const struct stg_validate_options *o, struct stg_validate_run *run)
@@ -983,6 +1021,8 @@ int stg_validate_run(struct stg_stage *st, const struct stg_validate_options *o,
 			fail_wrong_node(run, job, why);
 		}
 	}
+	/* The subnet once, from a fabric host whose facts are in. */
+	stg_validate_fabric_collect(o, run);
 	/* Every node's facts are in before any is judged: a swapped cable is
 	 * told by the two hosts' views together. */
 	judge_cabling(run);
@@ -1093,10 +1133,13 @@ void stg_validate_run_release(struct stg_validate_run *run)
 	stg_profiles_release(&run->profiles);
 	if (run->have_wiring)
 		val_wiring_release(&run->wiring);
-	if (run->have_fabric) {
+	if (run->have_ib_wiring)
 		val_wiring_release(&run->ib_wiring);
+	if (run->have_fabric)
 		val_fabric_result_release(&run->fabric);
-	}
+	free(run->fabric_source);
+	free(run->fabric_unjudged);
+	free(run->ssh_user);
 	memset(run, 0, sizeof(*run));
 }
 
@@ -1132,10 +1175,18 @@ int stg_validate_fabric(const char *ibnet_path, const char *wiring, const char *
 		json_t *findings = json_array();
 		json_t *doc;
 
-		for (size_t i = 0; i < r.n; i++)
-			json_array_append_new(findings, json_pack("{s:s, s:s}", "kind",
-								  val_cable_kind_name(r.findings[i].kind),
-								  "detail", r.findings[i].text));
+		for (size_t i = 0; i < r.n; i++) {
+			json_t *one = json_pack("{s:s, s:s}", "kind", val_cable_kind_name(r.findings[i].kind),
+						"detail", r.findings[i].text);
+
+			/* a separate fabric: which, and the host its ticket goes on */
+			if (r.findings[i].kind == VAL_CABLE_SPLIT)
+				json_object_set_new(one, "fabric",
+						    json_integer((json_int_t)r.findings[i].part));
+			if (r.findings[i].owner)
+				json_object_set_new(one, "owner", json_string(r.findings[i].owner));
+			json_array_append_new(findings, one);
+		}
 		doc = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:o, s:s}", "result",
 				val_result_name(r.result), "form", w.form, "design_links",
 				(json_int_t)r.design_links, "seen_links", (json_int_t)r.seen_links, "matched",

@@ -25,6 +25,10 @@ struct stg_validate_options {
 	 * against ib_wiring (NULL: the wiring list) and given to each node it
 	 * cables as check "fabric"; NULL: no such check. */
 	const char *ib_topology, *ib_wiring, *ib_rate;
+	/* Without ib_topology: the nodes ibnetdiscover is run on over SSH
+	 * (each in the inventory), tried in order; none: the run's nodes
+	 * with an active InfiniBand port (stages/validate_fabric.c). */
+	struct br_strlist fabric_hosts;
 	const char *ssh_key, *known_hosts, *ssh_config, *ssh_user;
 	enum val_ssh_host_keys host_keys;
 	const char *probe; /* the bringup-probe executable to copy over */
@@ -63,9 +67,13 @@ struct stg_validate_run {
 	struct stg_profiles profiles;
 	struct val_wiring wiring;
 	int have_wiring;
-	struct val_wiring ib_wiring; /* have_fabric: the fabric's design and its judgement */
-	struct val_fabric_result fabric;
+	struct val_wiring ib_wiring; /* have_ib_wiring: the fabric's design */
+	int have_ib_wiring;
+	struct val_fabric_result fabric; /* have_fabric: its judgement */
 	int have_fabric;
+	char *fabric_source;   /* where the topology came from ("ibnetdiscover on HOST, ports ...") */
+	char *fabric_unjudged; /* why the fabric was not judged, for the nodes it must prove */
+	char *ssh_user;	       /* the user the probe's sessions logged in as */
 	struct br_progress progress;
 	size_t unrecorded;     /* nodes whose outcome the inventory refused */
 	char *inventory_error; /* the first such refusal (owned) */
@@ -78,6 +86,12 @@ int stg_validate_run(struct stg_stage *st, const struct stg_validate_options *o,
 json_t *stg_validate_json(const void *run);
 void stg_validate_print(const void *run);
 void stg_validate_run_release(struct stg_validate_run *run);
+
+/* validate_fabric.c: read the subnet over SSH (when the run has nodes
+ * whose fabric must be proven and no capture was given) and judge it;
+ * then give every node its check "fabric". */
+void stg_validate_fabric_collect(const struct stg_validate_options *o, struct stg_validate_run *run);
+void stg_validate_fabric_checks(struct stg_validate_run *run);
 
 /* Fabric mode: an InfiniBand fabric as ibnetdiscover printed it, judged
  * against the wiring list (exchanged, missing and unexpected cables,

@@ -204,6 +204,8 @@ const char *val_cable_kind_name(enum val_cable_kind k)
 		return "unreachable";
 	case VAL_CABLE_SLOW:
 		return "slow";
+	case VAL_CABLE_SPLIT:
+		return "split";
 	}
 	return "?";
 }
@@ -244,6 +246,7 @@ static void describe(const struct val_cabling_result *r, struct br_buf *b)
 		case VAL_CABLE_OK:
 		case VAL_CABLE_UNREACHABLE:
 		case VAL_CABLE_SLOW:
+		case VAL_CABLE_SPLIT:
 			break;
 		}
 	}

@@ -82,6 +82,7 @@ enum val_cable_kind {
 	VAL_CABLE_UNEXPECTED,  /* a neighbour on a port the wiring list does not cable */
 	VAL_CABLE_UNREACHABLE, /* fabric: a designed device discovery never reached */
 	VAL_CABLE_SLOW,	       /* fabric: a link trained below the expected rate */
+	VAL_CABLE_SPLIT,       /* fabric: one of the separate fabrics discovery saw */
 };
 
 struct val_cable_finding {
@@ -115,7 +116,7 @@ void val_cabling_result_release(struct val_cabling_result *r);
  * another form (eth0, ens1f0: a hotplug slot index, not a bus). */
 int val_ifname_pci_device(const char *ifname, char out[16]);
 /* "ok", "missing", "wrong port", "swapped", "unexpected", "unreachable",
- * "slow". */
+ * "slow", "split". */
 const char *val_cable_kind_name(enum val_cable_kind k);
 
 /* ---- fabric.c: an InfiniBand fabric as ibnetdiscover saw it --------------- */
@@ -142,15 +143,33 @@ struct val_ibnet {
 	char *path;
 };
 
-/* Parse ibnetdiscover's default output. Problems as for the wiring list. */
+/* Parse ibnetdiscover's default output (text of len bytes, named name in
+ * problems: a file, or "HOST: ibnetdiscover -C mlx5_0 -P 1"). Problems as
+ * for the wiring list. val_ibnet_load reads it from path. */
+int val_ibnet_parse(const char *text, size_t len, const char *name, struct val_ibnet *ret,
+		    struct br_strlist *problems, struct br_err *err);
 int val_ibnet_load(const char *path, struct val_ibnet *ret, struct br_strlist *problems, struct br_err *err);
 void val_ibnet_release(struct val_ibnet *net);
+/* Add to into the cables of from it does not have (the views of one host's
+ * several ports: each port sees only the subnet it is on, so a fabric
+ * built as separate networks shows whole only in all of them together).
+ * from is emptied. */
+void val_ibnet_merge(struct val_ibnet *into, struct val_ibnet *from);
+
+/* Hosts and joining cables named in one separate fabric's finding, then
+ * "and N more". */
+#define VAL_FABRIC_LIST_MAX 64
 
 struct val_fabric_finding {
 	enum val_cable_kind kind;
 	char *text;
 	struct br_strlist devices; /* the devices it is about, as named in the text */
 	int whole_fabric;	   /* about every device: the design itself is split */
+	/* VAL_CABLE_SPLIT: which of the separate fabrics (1..), told whole
+	 * once, on its owner's check (one ticket per separate fabric); the
+	 * other hosts on it are given brief. */
+	size_t part;
+	char *owner, *brief;
 };
 
 struct val_fabric_result {
@@ -166,17 +185,34 @@ struct val_fabric_result {
 	char *detail;
 };
 
-/* Compare the fabric with the design. expected_rate ("4xNDR") may be NULL. */
+/* Compare the fabric with the design. expected_rate ("4xNDR") may be NULL.
+ * Each separate fabric discovery saw is a VAL_CABLE_SPLIT finding naming
+ * its switches, its hosts and the designed cables, not seen, that would
+ * join it to the others; its owner is the first of its hosts (by name)
+ * that owns no other. */
 void val_fabric_judge(const struct val_wiring *w, const struct val_ibnet *net, const char *expected_rate,
 		      struct val_fabric_result *ret);
+/* Choose each separate fabric's owner among hosts (n names, in the order
+ * preferred: the nodes being validated), as val_fabric_judge does among
+ * all: the first on it that owns no other, else the first on it; none
+ * when no host of it is among them. */
+void val_fabric_owners(struct val_fabric_result *r, const char *const *hosts, size_t n);
 void val_fabric_result_release(struct val_fabric_result *r);
 
+/* The part a node's fabric check blames (val_fabric_node_check): the
+ * owner of a separate fabric blames it, "ib-fabric:N", and files its one
+ * ticket; a node whose findings are all separate fabrics others own blames
+ * VAL_FABRIC_TOLD_ELSEWHERE, and files none (tickets skip that part). */
+#define VAL_FABRIC_TOLD_ELSEWHERE "ib-fabric"
+
 /* The fabric as one node sees it: the findings of r about the node's own
- * cables and adapters, and those about the whole fabric (a split design),
- * as one check "fabric": fail with them, else pass naming the node's
- * designed cables. BR_E_NOTFOUND (no check) when w cables nothing of
- * hostname. *ret_detail is the caller's. */
+ * cables and adapters, those about the whole fabric (a split design), and
+ * the separate fabrics its ports are on, as one check "fabric": fail with
+ * them, else pass naming the node's designed cables. BR_E_NOTFOUND (no
+ * check) when w cables nothing of hostname. *ret_detail and
+ * *ret_component (the part blamed, NULL for none; ret_component may be
+ * NULL) are the caller's. */
 int val_fabric_node_check(const struct val_wiring *w, const struct val_fabric_result *r, const char *hostname,
-			  enum val_result *ret_result, char **ret_detail);
+			  enum val_result *ret_result, char **ret_detail, char **ret_component);
 
 #endif

@@ -46,10 +46,12 @@ int main(int argc, char **argv)
 		{ "nvidia-smi-xml", 0, BR_OPT_STRING, &nvsmi, "FILE", "an `nvidia-smi -q -x` capture" },
 		{ "nvidia-smi-nvlink", 0, BR_OPT_STRING, &nvlink, "FILE",
 		  "an `nvidia-smi nvlink -s` capture" },
-		{ "lldp-xml", 0, BR_OPT_STRING, &lldp, "FILE", "an `lldpctl -f xml` capture" },
+		{ "lldp-xml", 0, BR_OPT_STRING, &lldp, "FILE",
+		  "an `lldpctl -f xml` capture (or -f json, -f json0)" },
 		{ "dmesg", 0, BR_OPT_STRING, &dmesg, "FILE", "a `dmesg` capture or kern.log" },
 		{ "captures", 0, BR_OPT_STRING, &captures, "DIR",
-		  "captures of a node's tools: DIR/nvidia-smi.xml, lldpctl.xml, dmesg.txt, each used when "
+		  "captures of a node's tools: DIR/nvidia-smi.xml, lldpctl.xml (or .json), dmesg.txt, each "
+		  "used when "
 		  "present; default $BRINGUP_PROBE_CAPTURES" },
 		{ "json", 0, BR_OPT_FLAG, &json, NULL,
 		  "print JSON (the only format; accepted for symmetry)" },

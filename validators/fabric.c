@@ -211,19 +211,17 @@ static void parse_release(struct ib_parse *ps)
 	free(ps->halves);
 }
 
-int val_ibnet_load(const char *path, struct val_ibnet *ret, struct br_strlist *problems, struct br_err *err)
+int val_ibnet_parse(const char *text, size_t len, const char *name, struct val_ibnet *ret,
+		    struct br_strlist *problems, struct br_err *err)
 {
-	struct ib_parse ps = { .path = path, .problems = problems };
+	struct ib_parse ps = { .path = name, .problems = problems };
 	struct val_ibnet net = { 0 };
-	size_t before = problems->n, len;
-	char *data = NULL, *line, *next;
+	size_t before = problems->n;
+	char *data = br_xstrndup(text, len), *line, *next;
 	unsigned lineno = 1;
-	int rc = br_read_file(path, VAL_IBNET_MAX_BYTES, &data, &len, err);
 
-	if (rc)
-		return br_err_prefix(err, "ibnetdiscover output");
 	if (strlen(data) != len)
-		br_csv_problem(problems, path, 1, NULL, "a NUL byte: not ibnetdiscover's text output");
+		br_csv_problem(problems, name, 1, NULL, "a NUL byte: not ibnetdiscover's text output");
 	for (line = data; problems->n == before && line && *line; line = next, lineno++) {
 		next = strchr(line, '\n');
 		if (next)
@@ -240,22 +238,35 @@ int val_ibnet_load(const char *path, struct val_ibnet *ret, struct br_strlist *p
 		else if (*line == '[')
 			parse_port(&ps, line, lineno);
 		else
-			br_csv_problem(problems, path, lineno, NULL,
+			br_csv_problem(problems, name, lineno, NULL,
 				       "not ibnetdiscover output (run it without -p/-g)");
 	}
 	if (problems->n == before && !ps.nnodes)
-		br_csv_problem(problems, path, 1, NULL, "no Switch or Ca line: not ibnetdiscover output");
+		br_csv_problem(problems, name, 1, NULL, "no Switch or Ca line: not ibnetdiscover output");
 	if (problems->n == before)
 		build_links(&ps, &net);
 	parse_release(&ps);
 	free(data);
 	if (problems->n > before) {
 		val_ibnet_release(&net);
-		return br_errf(err, BR_E_INVAL, "%s: not usable ibnetdiscover output", path);
+		return br_errf(err, BR_E_INVAL, "%s: not usable ibnetdiscover output", name);
 	}
-	net.path = br_xstrdup(path);
+	net.path = br_xstrdup(name);
 	*ret = net;
 	return 0;
+}
+
+int val_ibnet_load(const char *path, struct val_ibnet *ret, struct br_strlist *problems, struct br_err *err)
+{
+	char *data = NULL;
+	size_t len;
+	int rc = br_read_file(path, VAL_IBNET_MAX_BYTES, &data, &len, err);
+
+	if (rc)
+		return br_err_prefix(err, "ibnetdiscover output");
+	rc = val_ibnet_parse(data, len, path, ret, problems, err);
+	free(data);
+	return rc;
 }
 
 void val_ibnet_release(struct val_ibnet *net)
@@ -329,7 +340,7 @@ static struct val_fabric_finding *add_finding(struct val_fabric_result *r, enum 
 
 	r->findings = br_xrealloc(r->findings, (r->n + 1) * sizeof(*r->findings));
 	f = &r->findings[r->n++];
-	*f = (struct val_fabric_finding){ kind, text_take, { 0 }, 0 };
+	*f = (struct val_fabric_finding){ kind, text_take, { 0 }, 0, 0, NULL, NULL };
 	if (dev_a)
 		br_strlist_add(&f->devices, dev_a);
 	if (dev_b)
@@ -597,6 +608,136 @@ static void design_graph(const struct val_wiring *w, const struct sw_graph *seen
 	free(sw_b);
 }
 
+/* ---- separate fabrics seen: one finding each ---------------------------------- */
+
+static void sort_unique(struct br_strlist *l)
+{
+	size_t u = 0;
+
+	if (l->n)
+		qsort(l->items, l->n, sizeof(*l->items), str_cmp);
+	for (size_t i = 0; i < l->n; i++) {
+		if (u && !strcmp(l->items[i], l->items[u - 1])) {
+			free(l->items[i]);
+			continue;
+		}
+		l->items[u++] = l->items[i];
+	}
+	l->n = u;
+}
+
+static void add_list(struct br_buf *b, const struct br_strlist *l, const char *sep)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		if (i == VAL_FABRIC_LIST_MAX) {
+			br_buf_addf(b, "%sand %zu more", sep, l->n - i);
+			return;
+		}
+		br_buf_addf(b, "%s%s", i ? sep : "", l->items[i]);
+	}
+}
+
+/* One VAL_CABLE_SPLIT finding per component of the switch graph seen: its
+ * switches, the hosts cabled to them, and the designed cables not seen
+ * whose two switches are in different components (those would join it to
+ * the rest). Components are numbered in the order of their first switch. */
+static void split_findings(struct val_fabric_result *r, const struct val_ibnet *net,
+			   const struct sw_graph *sw, const struct cable *design, size_t nd)
+{
+	size_t *part_of_root = br_xmalloc((sw->n ? sw->n : 1) * sizeof(*part_of_root)), nparts = 0;
+	struct br_strlist *switches, *hosts, *joins;
+
+	for (size_t i = 0; i < sw->n; i++)
+		part_of_root[i] = SIZE_MAX;
+	for (size_t i = 0; i < sw->n; i++) {
+		size_t root = graph_root(sw, i);
+
+		if (part_of_root[root] == SIZE_MAX)
+			part_of_root[root] = nparts++;
+	}
+	switches = br_xcalloc(nparts, sizeof(*switches));
+	hosts = br_xcalloc(nparts, sizeof(*hosts));
+	joins = br_xcalloc(nparts, sizeof(*joins));
+	for (size_t i = 0; i < sw->n; i++)
+		br_strlist_add(&switches[part_of_root[graph_root(sw, i)]], sw->keys[i]);
+	for (size_t i = 0; i < net->n; i++) {
+		const struct val_ibnet_link *l = &net->links[i];
+		long at = l->switch_a && !l->switch_b	? graph_find(sw, l->dev_a)
+			  : !l->switch_a && l->switch_b ? graph_find(sw, l->dev_b)
+							: -1;
+
+		if (at >= 0)
+			br_strlist_add(&hosts[part_of_root[graph_root(sw, (size_t)at)]],
+				       l->switch_a ? l->dev_b : l->dev_a);
+	}
+	for (size_t i = 0; i < nd; i++) {
+		long a = design[i].used ? -1 : graph_find(sw, design[i].dev_a),
+		     b = design[i].used ? -1 : graph_find(sw, design[i].dev_b);
+		size_t pa, pb;
+		char *text;
+
+		if (a < 0 || b < 0)
+			continue;
+		pa = part_of_root[graph_root(sw, (size_t)a)];
+		pb = part_of_root[graph_root(sw, (size_t)b)];
+		if (pa == pb)
+			continue;
+		text = br_xasprintf("%s %s - %s %s (wiring line %u)", design[i].dev_a, design[i].port_a,
+				    design[i].dev_b, design[i].port_b, design[i].line);
+		br_strlist_add(&joins[pa], text);
+		br_strlist_add(&joins[pb], text);
+		free(text);
+	}
+	for (size_t k = 0; k < nparts; k++) {
+		struct val_fabric_finding *f;
+		struct br_buf b, brief;
+
+		sort_unique(&hosts[k]);
+		br_buf_init(&b, 0);
+		br_buf_init(&brief, 0);
+		br_buf_addf(&brief, "separate fabric %zu of %zu (switches ", k + 1, nparts);
+		add_list(&brief, &switches[k], ", ");
+		br_buf_adds(&brief, ")");
+		br_buf_addf(&b, "%s, the wiring list making %zu: %zu host%s on it: ", br_buf_str(&brief),
+			    r->design_components, hosts[k].n, hosts[k].n == 1 ? "" : "s");
+		add_list(&b, &hosts[k], ", ");
+		if (joins[k].n) {
+			br_buf_addf(&b, "; %zu designed cable%s that would join it to the others not seen: ",
+				    joins[k].n, joins[k].n == 1 ? "" : "s");
+			add_list(&b, &joins[k], "; ");
+			br_buf_adds(&b, ": cable them as the wiring list says");
+		} else {
+			br_buf_adds(&b, "; no designed cable joins it to the others: fix the design");
+		}
+		f = add_finding(r, VAL_CABLE_SPLIT, br_buf_detach(&b), NULL, NULL);
+		f->part = k + 1;
+		f->brief = br_buf_detach(&brief);
+		for (size_t i = 0; i < switches[k].n; i++)
+			br_strlist_add(&f->devices, switches[k].items[i]);
+		for (size_t i = 0; i < hosts[k].n; i++)
+			br_strlist_add(&f->devices, hosts[k].items[i]);
+		br_strlist_release(&switches[k]);
+		br_strlist_release(&joins[k]);
+	}
+	/* Owners among all the hosts seen, by name. */
+	{
+		struct br_strlist all = { 0 };
+
+		for (size_t k = 0; k < nparts; k++) {
+			for (size_t i = 0; i < hosts[k].n; i++)
+				br_strlist_add(&all, hosts[k].items[i]);
+			br_strlist_release(&hosts[k]);
+		}
+		sort_unique(&all);
+		val_fabric_owners(r, (const char *const *)all.items, all.n);
+		br_strlist_release(&all);
+	}
+	free(switches);
+	free(hosts);
+	free(joins);
+	free(part_of_root);
+}
+
 void val_fabric_judge(const struct val_wiring *w, const struct val_ibnet *net, const char *expected_rate,
 		      struct val_fabric_result *ret)
 {
@@ -732,16 +873,8 @@ void val_fabric_judge(const struct val_wiring *w, const struct val_ibnet *net, c
 		    ->whole_fabric = 1;
 		br_buf_release(&b);
 	}
-	if (r.seen_components > 1) {
-		br_buf_init(&b, 0);
-		graph_describe(&seen_sw, &b);
-		add_finding(
-		    &r, VAL_CABLE_UNREACHABLE,
-		    br_xasprintf("discovery saw %zu separate fabrics: %s", r.seen_components, br_buf_str(&b)),
-		    NULL, NULL)
-		    ->whole_fabric = 1;
-		br_buf_release(&b);
-	}
+	if (r.seen_components > 1)
+		split_findings(&r, net, &seen_sw, design, w->n);
 	br_buf_init(&b, 0);
 	br_buf_addf(&b,
 		    "%zu of %zu designed cables seen, %zu seen in all; the wiring list makes %zu fabric%s",
@@ -770,6 +903,8 @@ void val_fabric_result_release(struct val_fabric_result *r)
 {
 	for (size_t i = 0; i < r->n; i++) {
 		free(r->findings[i].text);
+		free(r->findings[i].owner);
+		free(r->findings[i].brief);
 		br_strlist_release(&r->findings[i].devices);
 	}
 	free(r->findings);
@@ -795,13 +930,81 @@ static int names(const struct val_fabric_finding *f, const char *dev)
 	return 0;
 }
 
-int val_fabric_node_check(const struct val_wiring *w, const struct val_fabric_result *r, const char *hostname,
-			  enum val_result *ret_result, char **ret_detail)
+void val_fabric_owners(struct val_fabric_result *r, const char *const *hosts, size_t n)
 {
-	size_t cables = 0, told = 0;
+	for (size_t i = 0; i < r->n; i++) {
+		struct val_fabric_finding *f = &r->findings[i];
+		const char *first = NULL, *free_one = NULL;
+
+		if (f->kind != VAL_CABLE_SPLIT)
+			continue;
+		free(f->owner);
+		f->owner = NULL;
+		for (size_t h = 0; h < n && !free_one; h++) {
+			int taken = 0;
+
+			if (!names(f, hosts[h]))
+				continue;
+			if (!first)
+				first = hosts[h];
+			for (size_t j = 0; j < i && !taken; j++)
+				taken = r->findings[j].kind == VAL_CABLE_SPLIT && r->findings[j].owner &&
+					same_device(r->findings[j].owner, hosts[h]);
+			if (!taken)
+				free_one = hosts[h];
+		}
+		if (free_one || first)
+			f->owner = br_xstrdup(free_one ? free_one : first);
+	}
+}
+
+void val_ibnet_merge(struct val_ibnet *into, struct val_ibnet *from)
+{
+	char **keys = br_xmalloc((into->n + from->n + 1) * sizeof(*keys));
+	size_t nkeys = into->n;
+
+	for (size_t i = 0; i < into->n; i++)
+		keys[i] = cable_key(into->links[i].dev_a, into->links[i].port_a, into->links[i].dev_b,
+				    into->links[i].port_b);
+	if (nkeys)
+		qsort(keys, nkeys, sizeof(*keys), str_cmp);
+	for (size_t i = 0; i < from->n; i++) {
+		struct val_ibnet_link *l = &from->links[i];
+		char *key = cable_key(l->dev_a, l->port_a, l->dev_b, l->port_b);
+
+		if (nkeys && bsearch(&key, keys, nkeys, sizeof(*keys), str_cmp)) {
+			free(key);
+			free(l->dev_a);
+			free(l->port_a);
+			free(l->dev_b);
+			free(l->port_b);
+			free(l->rate);
+			continue;
+		}
+		free(key);
+		if (into->n == into->cap) {
+			into->cap = into->cap ? into->cap * 2 : 64;
+			into->links = br_xrealloc(into->links, into->cap * sizeof(*into->links));
+		}
+		into->links[into->n++] = *l;
+	}
+	for (size_t i = 0; i < nkeys; i++)
+		free(keys[i]);
+	free(keys);
+	free(from->links);
+	free(from->path);
+	memset(from, 0, sizeof(*from));
+}
+
+int val_fabric_node_check(const struct val_wiring *w, const struct val_fabric_result *r, const char *hostname,
+			  enum val_result *ret_result, char **ret_detail, char **ret_component)
+{
+	size_t cables = 0, told = 0, elsewhere = 0, owned = 0;
 	const struct br_strlist *island = NULL;
 	struct br_buf b;
 
+	if (ret_component)
+		*ret_component = NULL;
 	for (size_t i = 0; i < w->n; i++)
 		cables +=
 		    same_device(w->links[i].dev_a, hostname) || same_device(w->links[i].dev_b, hostname);
@@ -813,25 +1016,45 @@ int val_fabric_node_check(const struct val_wiring *w, const struct val_fabric_re
 		if (r->findings[i].kind == VAL_CABLE_UNREACHABLE && names(&r->findings[i], hostname))
 			island = &r->findings[i].devices;
 	br_buf_init(&b, 0);
-	for (size_t i = 0; i < r->n; i++) {
+	/* The separate fabric it owns first: its ticket's evidence leads with
+	 * it. Pass 0 takes those, pass 1 the rest. */
+	for (size_t pass_i = 0; pass_i < 2 * r->n; pass_i++) {
+		size_t i = pass_i % r->n;
 		const struct val_fabric_finding *f = &r->findings[i];
+		int owns = f->kind == VAL_CABLE_SPLIT && f->owner && same_device(f->owner, hostname);
 		int mine = f->whole_fabric || names(f, hostname);
+		const char *text = f->text;
+		char *brief = NULL;
 
 		for (size_t k = 0; island && f->kind == VAL_CABLE_MISSING && k < island->n && !mine; k++)
 			mine = names(f, island->items[k]);
-		if (!mine)
+		if (!mine || (pass_i < r->n) != owns)
 			continue;
+		/* A separate fabric is told whole on its owner's check; the
+		 * others on it say where. */
+		if (owns) {
+			if (!owned++ && ret_component)
+				*ret_component = br_xasprintf("ib-fabric:%zu", f->part);
+		} else if (f->kind == VAL_CABLE_SPLIT && f->owner) {
+			elsewhere++;
+			text = brief =
+			    br_xasprintf("%s: on it; told whole on %s's fabric ticket", f->brief, f->owner);
+		}
 		if (told++ == VAL_DETAIL_ITEMS_MAX) {
 			br_buf_adds(&b, "; and more (validate --fabric shows them all)");
+			free(brief);
 			break;
 		}
-		br_buf_addf(&b, "%s%s", b.len ? "; " : "", f->text);
+		br_buf_addf(&b, "%s%s", b.len ? "; " : "", text);
+		free(brief);
 	}
 	if (!told)
 		br_buf_addf(&b,
 			    "its %zu designed fabric cable%s seen as designed, on a fabric of %zu designed "
 			    "cables that is one network",
 			    cables, cables == 1 ? "" : "s", r->design_links);
+	if (told && told == elsewhere && ret_component)
+		*ret_component = br_xstrdup(VAL_FABRIC_TOLD_ELSEWHERE);
 	*ret_result = told ? VAL_FAIL : VAL_PASS;
 	*ret_detail = br_buf_detach(&b);
 	return 0;

@@ -71,10 +71,128 @@ static json_t *xid_of(const char *line, size_t len)
 	return json_null();
 }
 
+/* The "[ 1234.567890]" stamp of a line (dmesg's, or kern.log's after its
+ * syslog prefix): seconds since boot, or -1. */
+static double stamp_of(const char *line, size_t len)
+{
+	const char *open = memchr(line, '[', len);
+	char buf[32];
+	size_t n = 0;
+	char *end;
+	double v;
+
+	if (!open)
+		return -1;
+	for (const char *p = open + 1; p < line + len && *p != ']' && n + 1 < sizeof(buf); p++)
+		buf[n++] = *p;
+	buf[n] = '\0';
+	if (!n || open + 1 + n >= line + len || open[1 + n] != ']')
+		return -1;
+	v = strtod(buf, &end);
+	return end != buf && *end == '\0' && v >= 0 ? v : -1;
+}
+
+/* A net driver's carrier change as netdev_info() prints it ("DRIVER BUS
+ * IFNAME: Link down"; mlx5e_update_carrier: "mlx5_core 0000:1a:00.0
+ * enp26s0np0: Link up"): into its interface's tally in flaps, keyed by
+ * "BUS IFNAME". Down time is summed from each down to the next up; a link
+ * still down at the end of the log counts until the log's last stamp. */
+static void link_change(json_t *flaps, const char *line, size_t len, double at, int allow_new)
+{
+	static const char *const words[] = { ": Link down", ": Link up" };
+	const char *tokens[3] = { NULL, NULL, NULL }, *w = NULL, *p;
+	size_t lens[3] = { 0, 0, 0 };
+	int down = -1;
+	char *key, *bdf, *ifname;
+	json_t *f;
+
+	for (int k = 0; k < 2 && down < 0; k++) {
+		size_t wl = strlen(words[k]);
+
+		for (size_t i = 0; i + wl <= len; i++)
+			if (!memcmp(line + i, words[k], wl) && (i + wl == len || line[i + wl] == '\r')) {
+				w = line + i;
+				down = k == 0;
+				break;
+			}
+	}
+	if (down < 0 || len > VAL_DMESG_LINE_MAX)
+		return;
+	/* the three words before it: driver, bus id, interface */
+	p = w;
+	for (int t = 2; t >= 0; t--) {
+		const char *e = p;
+
+		while (p > line && p[-1] != ' ')
+			p--;
+		tokens[t] = p;
+		lens[t] = (size_t)(e - p);
+		while (p > line && p[-1] == ' ')
+			p--;
+	}
+	if (!lens[1] || !lens[2] || !memchr(tokens[1], ':', lens[1]) || !memchr(tokens[1], '.', lens[1]))
+		return; /* not a PCI function's interface */
+	bdf = br_xstrndup(tokens[1], lens[1]);
+	ifname = br_xstrndup(tokens[2], lens[2]);
+	key = br_xasprintf("%s %s", bdf, ifname);
+	f = json_object_get(flaps, key);
+	if (!f && !allow_new) {
+		free(key);
+		free(bdf);
+		free(ifname);
+		return;
+	}
+	if (!f) {
+		f = json_pack("{s:s, s:s, s:i, s:f, s:b, s:n}", "pci_bdf", bdf, "ifname", ifname, "downs", 0,
+			      "down_s", 0.0, "down_at_end", 0, "down_since");
+		json_object_set_new(flaps, key, f);
+	}
+	if (down) {
+		json_object_set_new(f, "downs",
+				    json_integer(json_integer_value(json_object_get(f, "downs")) + 1));
+		if (at >= 0 && json_is_null(json_object_get(f, "down_since")))
+			json_object_set_new(f, "down_since", json_real(at));
+	} else if (at >= 0 && json_is_real(json_object_get(f, "down_since"))) {
+		double since = json_real_value(json_object_get(f, "down_since"));
+
+		json_object_set_new(f, "down_s",
+				    json_real(json_real_value(json_object_get(f, "down_s")) + (at - since)));
+		json_object_set_new(f, "down_since", json_null());
+	}
+	free(key);
+	free(bdf);
+	free(ifname);
+}
+
+/* Links still down when the log ends: down until its last stamp. */
+static json_t *flaps_close(json_t *flaps, double last)
+{
+	const char *key;
+	json_t *f, *list = json_array();
+
+	json_object_foreach(flaps, key, f)
+	{
+		json_t *since = json_object_get(f, "down_since");
+
+		if (json_is_real(since)) {
+			json_object_set_new(f, "down_at_end", json_true());
+			if (last >= json_real_value(since))
+				json_object_set_new(f, "down_s",
+						    json_real(json_real_value(json_object_get(f, "down_s")) +
+							      last - json_real_value(since)));
+		}
+		json_object_del(f, "down_since");
+		json_array_append(list, f);
+	}
+	json_decref(flaps);
+	return list;
+}
+
 json_t *val_dmesg_scan(const char *text, size_t len)
 {
-	json_t *counts = json_object(), *matches = json_array();
+	json_t *counts = json_object(), *matches = json_array(), *flaps = json_object();
 	size_t lines = 0, total = 0, pos = 0;
+	double last = -1;
 
 	for (size_t s = 0; s < NSIG; s++)
 		json_object_set_new(counts, signatures[s].kind, json_integer(0));
@@ -85,6 +203,13 @@ json_t *val_dmesg_scan(const char *text, size_t len)
 
 		pos += ll + 1;
 		lines++;
+		{
+			double at = stamp_of(line, ll);
+
+			if (at >= 0)
+				last = at;
+			link_change(flaps, line, ll, at, json_object_size(flaps) < VAL_DMESG_MATCHES_MAX);
+		}
 		for (size_t s = 0; s < NSIG; s++) {
 			const struct signature *sig = &signatures[s];
 			json_t *m;
@@ -104,6 +229,7 @@ json_t *val_dmesg_scan(const char *text, size_t len)
 			break; /* one kind per line */
 		}
 	}
-	return json_pack("{s:I, s:I, s:b, s:o, s:o}", "lines", (json_int_t)lines, "count", (json_int_t)total,
-			 "truncated", total > json_array_size(matches), "counts", counts, "matches", matches);
+	return json_pack("{s:I, s:I, s:b, s:o, s:o, s:o}", "lines", (json_int_t)lines, "count",
+			 (json_int_t)total, "truncated", total > json_array_size(matches), "counts", counts,
+			 "matches", matches, "link_flaps", flaps_close(flaps, last));
 }

@@ -115,13 +115,19 @@ json_t *val_probe_lldp(struct val_probe *p)
 	struct br_err err = { 0 };
 	json_t *source = NULL, *fail = NULL, *neighbors = NULL, *section;
 	char *xml = NULL, *file = capture_file(p, p->opts->lldp_xml, "lldpctl.xml");
-	size_t len = 0;
-	int rc = tool_text(p, file, "lldp-xml", argv, VAL_XML_MAX, &xml, &len, &source, &fail);
+	size_t len = 0, lead;
+	int rc;
 
+	if (!file)
+		file = capture_file(p, NULL, "lldpctl.json");
+	rc = tool_text(p, file, "lldp-xml", argv, VAL_XML_MAX, &xml, &len, &source, &fail);
 	free(file);
 	if (rc)
 		return fail;
-	if (val_lldp_parse(xml, len, &neighbors, &err))
+	/* A capture may be lldpctl's JSON (-f json or json0) as well as XML. */
+	lead = strspn(xml, " \t\r\n");
+	if (lead < len && xml[lead] == '{' ? val_lldp_parse_json(xml, len, &neighbors, &err)
+					   : val_lldp_parse(xml, len, &neighbors, &err))
 		section = val_section_error("malformed", json_string_value(source), err.msg);
 	else
 		section = json_pack("{s:s, s:O, s:I, s:o}", "status", "ok", "source", source, "count",

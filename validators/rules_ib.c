@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "rules_node_private.h"
 
@@ -55,6 +56,49 @@ struct ib_tally {
 	size_t judged, other_layer;
 	const char *other_layer_name;
 };
+
+/* Down time from the kernel log (the probe's dmesg link_flaps) of the
+ * interface on the port's PCI function: cumulative down time says more
+ * than how often it flapped (FIELD-NOTES: ports flapping under load). */
+static void down_time(struct val_node_ctx *c, struct val_evidence *e, const char *who, const char *bdf)
+{
+	int64_t limit = c->p->hw.ib_link_down_time_max;
+	char *why = NULL;
+	json_t *dmesg, *f;
+	size_t i;
+
+	if (limit < 0)
+		return;
+	dmesg = val_probe_section(c, "dmesg", &why);
+	if (!dmesg || !bdf) {
+		val_ev_add(e, VAL_UNKNOWN, "%s: down time not judged: %s", who,
+			   why ? why : "its PCI address is unknown");
+		free(why);
+		return;
+	}
+	json_array_foreach(json_object_get(dmesg, "link_flaps"), i, f)
+	{
+		const char *at = br_json_str(f, "pci_bdf");
+		double down_s = br_json_num(f, "down_s", 0);
+
+		if (!at || strcasecmp(at, bdf))
+			continue;
+		if (down_s > (double)limit || json_is_true(json_object_get(f, "down_at_end")))
+			val_ev_add(
+			    e, VAL_FAIL,
+			    "%s: %s went down %lld time%s, down %.1f s in all%s (kernel log), at most "
+			    "%lld s expected: a flapping link: reseat or replace the cable or transceiver",
+			    who, br_json_str(f, "ifname") ? br_json_str(f, "ifname") : "its interface",
+			    (long long)json_integer_value(json_object_get(f, "downs")),
+			    json_integer_value(json_object_get(f, "downs")) == 1 ? "" : "s", down_s,
+			    json_is_true(json_object_get(f, "down_at_end"))
+				? " and still down at the log's end"
+				: "",
+			    (long long)limit);
+		if (down_s > (double)limit || json_is_true(json_object_get(f, "down_at_end")))
+			val_blame_pci(e, bdf);
+	}
+}
 
 static void one_port(struct val_node_ctx *c, struct val_evidence *e, json_t *port, struct ib_tally *t)
 {
@@ -111,6 +155,7 @@ static void one_port(struct val_node_ctx *c, struct val_evidence *e, json_t *por
 			val_blame_pci(e, bdf);
 		}
 	}
+	down_time(c, e, who, bdf);
 	/* The profile asks for a limit this driver does not let us check. */
 	if (missing.len)
 		val_ev_add(e, VAL_UNKNOWN, "%s: counters/%s not readable: cannot judge the link's errors",
@@ -133,6 +178,9 @@ static void pass_summary(struct val_evidence *e, const struct prof_hardware *hw,
 		if (limit >= 0)
 			br_buf_addf(&ok, ", %s at most %lld", counter_rules[i].counter, (long long)limit);
 	}
+	if (hw->ib_link_down_time_max >= 0)
+		br_buf_addf(&ok, ", down at most %lld s in the kernel log",
+			    (long long)hw->ib_link_down_time_max);
 	val_ev_add(e, VAL_PASS, "%s", br_buf_str(&ok));
 	br_buf_release(&ok);
 }

@@ -1,5 +1,8 @@
 /* psu: every power supply the BMC reports healthy, and as many as the
- * profile says (psu_failed; the field lost machines to PSU failures). */
+ * profile says (psu_failed; the field lost machines to PSU failures), and
+ * their redundancy where the BMC reports it: a redundancy sensor is no
+ * supply, and redundancy lost or degraded is a fault (a supply without
+ * its feed leaves the node one failure from going down). */
 #define _DEFAULT_SOURCE
 #include <strings.h>
 
@@ -23,7 +26,7 @@ void val_rule_psu(struct val_node_ctx *c)
 {
 	const struct br_hw *hw = c->f->bmc;
 	struct val_evidence e;
-	size_t present = 0, healthy = 0, unrated = 0;
+	size_t present = 0, healthy = 0, unrated = 0, redundant = 0;
 	int want = c->p->hw.psus;
 
 	if (!hw) {
@@ -36,6 +39,18 @@ void val_rule_psu(struct val_node_ctx *c)
 		const struct br_sensor *s = &hw->sensors[i];
 		const char *name = s->name ? s->name : "?", *serial = s->serial ? s->serial : "unknown";
 
+		if (s->kind == BR_SENSOR_PSU_REDUNDANCY) {
+			if (absent(s) || !s->health)
+				continue; /* not reported, or no redundancy configured */
+			if (!strcasecmp(s->health, "OK"))
+				redundant++;
+			else
+				val_ev_add(&e, VAL_FAIL,
+					   "%s: %s (health %s): the supplies are not redundant: find the "
+					   "supply that lost its feed or failed, check its cord and PDU",
+					   name, s->state ? s->state : "?", s->health);
+			continue;
+		}
 		if (s->kind != BR_SENSOR_PSU)
 			continue;
 		if (absent(s)) {
@@ -67,7 +82,8 @@ void val_rule_psu(struct val_node_ctx *c)
 	if (unrated)
 		val_ev_add(&e, VAL_UNKNOWN, "%zu power supplies without a health from the BMC", unrated);
 	if (e.result == VAL_PASS)
-		val_ev_add(&e, VAL_PASS, "%zu power supplies present and healthy%s", healthy,
-			   want >= 0 ? " as the profile expects" : "");
+		val_ev_add(&e, VAL_PASS, "%zu power supplies present and healthy%s%s", healthy,
+			   want >= 0 ? " as the profile expects" : "",
+			   redundant ? ", redundancy holding" : "");
 	val_ev_emit(c, "psu", &e);
 }

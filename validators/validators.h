@@ -64,6 +64,8 @@ int val_probe_run(const struct val_probe_opts *opts, json_t **ret_doc, struct br
  * (libxml2's message and line) in err. */
 int val_nvsmi_parse(const char *xml, size_t len, json_t **ret_gpus, struct br_err *err);
 int val_lldp_parse(const char *xml, size_t len, json_t **ret_neighbors, struct br_err *err);
+/* The same neighbours from `lldpctl -f json` or `-f json0` (probe_lldp.c). */
+int val_lldp_parse_json(const char *text, size_t len, json_t **ret_neighbors, struct br_err *err);
 /* Signatures in kernel log text: {"lines":N, "matches":[{"kind","line"}],
  * "counts":{kind:N}}. Never fails. */
 json_t *val_dmesg_scan(const char *text, size_t len);

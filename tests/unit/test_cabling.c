@@ -311,7 +311,7 @@ static void test_fabric_factory_names(void **state)
 		enum val_result res;
 		char *detail;
 
-		assert_int_equal(val_fabric_node_check(&w, &r, "0x0008f10403960558", &res, &detail), 0);
+		assert_int_equal(val_fabric_node_check(&w, &r, "0x0008f10403960558", &res, &detail, NULL), 0);
 		assert_int_equal(res, VAL_PASS);
 		assert_non_null(strstr(detail, "its 2 designed fabric cables seen as designed"));
 		free(detail);
@@ -352,7 +352,7 @@ static void test_fabric_rails_meet_in_hosts(void **state)
 
 		/* gpu03's cables are not even in the capture's part; gpu01's are,
 		 * and the split fails it all the same */
-		assert_int_equal(val_fabric_node_check(&w, &r, "gpu01", &res, &detail), 0);
+		assert_int_equal(val_fabric_node_check(&w, &r, "gpu01", &res, &detail, NULL), 0);
 		assert_int_equal(res, VAL_FAIL);
 		assert_non_null(strstr(detail, "the wiring list makes 2 separate fabrics"));
 		free(detail);
@@ -362,6 +362,94 @@ static void test_fabric_rails_meet_in_hosts(void **state)
 	val_wiring_release(&w);
 	free(wpath);
 	free(npath);
+}
+
+/* A fabric built as two separate networks, read from one host's two ports
+ * by the real ibnetdiscover (tests/fixtures/ibnet/README.md, split*):
+ * each port sees only its own subnet; merged, the two are two separate
+ * fabrics of a design that is one, each told once, whole, on its owner,
+ * with its switches, its hosts and the designed cables that would join
+ * it to the other. */
+static void test_fabric_split(void **state)
+{
+	char *wpath = tree_path("tests/fixtures/ibnet/split-wiring.csv"),
+	     *p0 = tree_path("tests/fixtures/ibnet/split-mlx5_0.txt"),
+	     *p1 = tree_path("tests/fixtures/ibnet/split-mlx5_1.txt");
+	struct br_strlist problems = { 0 };
+	struct br_err err = { 0 };
+	struct val_wiring w;
+	struct val_ibnet net, other, again;
+	struct val_fabric_result r;
+	const struct val_fabric_finding *parts[2] = { NULL, NULL };
+	enum val_result res;
+	char *detail, *component;
+	const char *only_gpu02[] = { "gpu02" };
+
+	(void)state;
+	assert_int_equal(val_wiring_load(wpath, &w, &problems, &err), 0);
+	assert_int_equal(val_ibnet_load(p0, &net, &problems, &err), 0);
+	/* One port's view: the other rail is out of its sight. */
+	val_fabric_judge(&w, &net, NULL, &r);
+	assert_int_equal(r.seen_components, 1);
+	assert_non_null(strstr(r.detail, "not reached by discovery: "));
+	val_fabric_result_release(&r);
+	assert_int_equal(val_ibnet_load(p1, &other, &problems, &err), 0);
+	assert_int_equal(val_ibnet_load(p1, &again, &problems, &err), 0);
+	assert_int_equal(problems.n, 0);
+	val_ibnet_merge(&net, &other);
+	assert_int_equal(net.n, 6);
+	assert_int_equal(other.n, 0);
+	val_ibnet_merge(&net, &again); /* the same cables again: none added */
+	assert_int_equal(net.n, 6);
+	val_fabric_judge(&w, &net, NULL, &r);
+	assert_int_equal(r.result, VAL_FAIL);
+	assert_int_equal(r.design_components, 1);
+	assert_int_equal(r.seen_components, 2);
+	assert_int_equal(r.unreachable, 0);
+	for (size_t i = 0; i < r.n; i++)
+		if (r.findings[i].kind == VAL_CABLE_SPLIT) {
+			assert_true(r.findings[i].part >= 1 && r.findings[i].part <= 2);
+			assert_null(parts[r.findings[i].part - 1]);
+			parts[r.findings[i].part - 1] = &r.findings[i];
+		}
+	assert_non_null(parts[0]);
+	assert_non_null(parts[1]);
+	assert_non_null(strstr(parts[0]->text, "separate fabric 1 of 2 (switches leaf01, spine01)"));
+	assert_non_null(strstr(parts[0]->text, "2 hosts on it: gpu01, gpu02"));
+	assert_non_null(strstr(parts[0]->text, "2 designed cables that would join it to the others not "
+					       "seen: leaf01 32 - spine02 1 (wiring line 7); leaf02 31 - "
+					       "spine01 2 (wiring line 8)"));
+	assert_non_null(strstr(parts[1]->text, "separate fabric 2 of 2 (switches leaf02, spine02)"));
+	assert_string_equal(parts[0]->owner, "gpu01");
+	assert_string_equal(parts[1]->owner, "gpu02");
+	/* gpu01 owns fabric 1: told whole there, fabric 2 told brief. */
+	assert_int_equal(val_fabric_node_check(&w, &r, "gpu01", &res, &detail, &component), 0);
+	assert_int_equal(res, VAL_FAIL);
+	assert_string_equal(component, "ib-fabric:1");
+	assert_non_null(strstr(detail, "leaf01 32 - spine02 1 (wiring line 7)"));
+	assert_non_null(strstr(detail, "separate fabric 2 of 2 (switches leaf02, spine02): on it; told "
+				       "whole on gpu02's fabric ticket"));
+	free(detail);
+	free(component);
+	/* Only gpu02 validated now: it owns both, gpu01 files none. */
+	val_fabric_owners(&r, only_gpu02, 1);
+	assert_int_equal(val_fabric_node_check(&w, &r, "gpu01", &res, &detail, &component), 0);
+	assert_int_equal(res, VAL_FAIL);
+	assert_string_equal(component, VAL_FABRIC_TOLD_ELSEWHERE);
+	free(detail);
+	free(component);
+	assert_int_equal(val_fabric_node_check(&w, &r, "gpu02", &res, &detail, &component), 0);
+	assert_string_equal(component, "ib-fabric:1");
+	free(detail);
+	free(component);
+	val_fabric_result_release(&r);
+	val_ibnet_release(&net);
+	val_ibnet_release(&other);
+	val_ibnet_release(&again);
+	val_wiring_release(&w);
+	free(wpath);
+	free(p0);
+	free(p1);
 }
 
 /* Real ibnetdiscover output (tests/fixtures/ibnet/README.md): gpu01 and
@@ -416,12 +504,12 @@ static void test_fabric(void **state)
 		enum val_result res;
 		char *detail;
 
-		assert_int_equal(val_fabric_node_check(&w, &r, "gpu01", &res, &detail), 0);
+		assert_int_equal(val_fabric_node_check(&w, &r, "gpu01", &res, &detail, NULL), 0);
 		assert_int_equal(res, VAL_FAIL);
 		assert_non_null(strstr(detail, "gpu01 mlx5_0/1 and gpu02 mlx5_0/1 are exchanged"));
 		assert_null(strstr(detail, "not reached"));
 		free(detail);
-		assert_int_equal(val_fabric_node_check(&w, &r, "gpu03.example.net", &res, &detail), 0);
+		assert_int_equal(val_fabric_node_check(&w, &r, "gpu03.example.net", &res, &detail, NULL), 0);
 		assert_int_equal(res, VAL_FAIL);
 		assert_non_null(
 		    strstr(detail, "3 designed devices not reached by discovery: gpu03, gpu04, leaf02"));
@@ -429,7 +517,7 @@ static void test_fabric(void **state)
 		assert_non_null(strstr(detail, "leaf02 31 - spine01 2 (wiring line 7) not seen"));
 		assert_null(strstr(detail, "exchanged"));
 		free(detail);
-		assert_int_equal(val_fabric_node_check(&w, &r, "gpu09", &res, &detail), BR_E_NOTFOUND);
+		assert_int_equal(val_fabric_node_check(&w, &r, "gpu09", &res, &detail, NULL), BR_E_NOTFOUND);
 	}
 	val_fabric_result_release(&r);
 	/* The same fabric judged for a faster design: the matched cable is slow. */
@@ -524,6 +612,7 @@ int main(void)
 		cmocka_unit_test(test_judge),
 		cmocka_unit_test(test_all_good),
 		cmocka_unit_test(test_fabric),
+		cmocka_unit_test(test_fabric_split),
 		cmocka_unit_test(test_fabric_bad_input),
 		cmocka_unit_test(test_fabric_factory_names),
 		cmocka_unit_test(test_fabric_rails_meet_in_hosts),

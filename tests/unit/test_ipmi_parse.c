@@ -176,6 +176,46 @@ static void test_sensors(void **state)
 	br_hw_release(&hw);
 }
 
+/* Two real BMCs' SDR (tests/fixtures/ipmi/README): a redundancy sensor is
+ * kept as one, never a supply; Dell's two supplies both named "Status"
+ * stay two; the DGX-1's event-only "PSU Alert" is no supply. */
+static void test_sdr_psu_real(void **state)
+{
+	struct br_hw hw;
+	char *out;
+	size_t psus = 0;
+
+	(void)state;
+	br_hw_init(&hw);
+	out = fixture("sdr-psu-dell-r740xd.out");
+	assert_int_equal(ipmi_parse_sdr_psu(out, &hw), 0);
+	free(out);
+	assert_int_equal(hw.n_sensors, 3);
+	assert_int_equal(sensor(&hw, "PS Redundancy")->kind, BR_SENSOR_PSU_REDUNDANCY);
+	assert_string_equal(sensor(&hw, "PS Redundancy")->state, "Fully Redundant");
+	assert_string_equal(sensor(&hw, "PS Redundancy")->health, "OK");
+	assert_int_equal(sensor(&hw, "Status (entity 10.1)")->kind, BR_SENSOR_PSU);
+	assert_int_equal(sensor(&hw, "Status (entity 10.2)")->kind, BR_SENSOR_PSU);
+	assert_string_equal(sensor(&hw, "Status (entity 10.2)")->health, "OK");
+	br_hw_release(&hw);
+
+	br_hw_init(&hw);
+	out = fixture("sdr-psu-dgx1.out");
+	assert_int_equal(ipmi_parse_sdr_psu(out, &hw), 0);
+	free(out);
+	for (size_t i = 0; i < hw.n_sensors; i++) {
+		psus += hw.sensors[i].kind == BR_SENSOR_PSU;
+		assert_string_not_equal(hw.sensors[i].name, "PSU Alert");
+	}
+	assert_int_equal(psus, 4);
+	assert_int_equal(sensor(&hw, "PSU Redundancy")->kind, BR_SENSOR_PSU_REDUNDANCY);
+	assert_string_equal(sensor(&hw, "PSU Redundancy")->state, "Non-Redundant: Insufficient Resources");
+	assert_string_equal(sensor(&hw, "PSU Redundancy")->health, "Critical");
+	assert_string_equal(sensor(&hw, "PSU1 Status")->health, "Critical"); /* AC lost */
+	assert_string_equal(sensor(&hw, "PSU3 Status")->health, "OK");
+	br_hw_release(&hw);
+}
+
 static void test_sensor_oddities(void **state)
 {
 	struct br_hw hw;
@@ -296,11 +336,17 @@ static void test_kv(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_power),	    cmocka_unit_test(test_mc_info_guid),
-		cmocka_unit_test(test_fru),	    cmocka_unit_test(test_lan),
-		cmocka_unit_test(test_sensors),	    cmocka_unit_test(test_sensor_oddities),
-		cmocka_unit_test(test_sel_fixture), cmocka_unit_test(test_sel_dates_and_cap),
-		cmocka_unit_test(test_classify),    cmocka_unit_test(test_kv),
+		cmocka_unit_test(test_power),
+		cmocka_unit_test(test_mc_info_guid),
+		cmocka_unit_test(test_fru),
+		cmocka_unit_test(test_lan),
+		cmocka_unit_test(test_sensors),
+		cmocka_unit_test(test_sensor_oddities),
+		cmocka_unit_test(test_sdr_psu_real),
+		cmocka_unit_test(test_sel_fixture),
+		cmocka_unit_test(test_sel_dates_and_cap),
+		cmocka_unit_test(test_classify),
+		cmocka_unit_test(test_kv),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -130,6 +131,99 @@ static void test_lldp(void **state)
 	free(xml);
 }
 
+/* lldpctl's three outputs of the same neighbours, captured together
+ * (tests/fixtures/probe/README.md): -f json and -f json0 give exactly what
+ * -f xml gives (their age aside: each read its own second); one neighbour
+ * is -f json's single-object shape. */
+static void test_lldp_json(void **state)
+{
+	static const char *const files[] = { "probe/lldp/lldpctl-two-ports.json",
+					     "probe/lldp/lldpctl-two-ports.json0" };
+	struct br_err err = { 0 };
+	json_t *want = NULL, *got = NULL;
+	size_t len, i;
+	char *text = fixture("probe/lldp/lldpctl-two-ports-netns.xml", &len);
+	json_t *v;
+
+	(void)state;
+	assert_int_equal(val_lldp_parse(text, len, &want, &err), 0);
+	free(text);
+	assert_int_equal(json_array_size(want), 2);
+	json_array_foreach(want, i, v) json_object_del(v, "age");
+	assert_string_equal(br_json_str(json_array_get(want, 1), "local_port"), "enp60s0np0");
+	assert_string_equal(br_json_str(json_array_get(want, 1), "system_name"), "leaf-su01-rail1");
+	assert_string_equal(br_json_str(json_array_get(want, 1), "port_id"), "swp2");
+	for (size_t f = 0; f < 2; f++) {
+		text = fixture(files[f], &len);
+		assert_int_equal(val_lldp_parse_json(text, len, &got, &err), 0);
+		free(text);
+		json_array_foreach(got, i, v) json_object_del(v, "age");
+		if (!json_equal(got, want)) {
+			char *a = json_dumps(got, JSON_COMPACT), *b = json_dumps(want, JSON_COMPACT);
+
+			fail_msg("%s: %s\nwant %s", files[f], a, b);
+		}
+		json_decref(got);
+	}
+	text = fixture("probe/lldp/lldpctl-one-port.json", &len);
+	assert_int_equal(val_lldp_parse_json(text, len, &got, &err), 0);
+	free(text);
+	assert_int_equal(json_array_size(got), 1);
+	json_object_del(json_array_get(got, 0), "age");
+	assert_true(json_equal(json_array_get(got, 0), json_array_get(want, 0)));
+	json_decref(got);
+	json_decref(want);
+	got = NULL;
+	assert_int_equal(val_lldp_parse_json("{\"lldp\": 3}", strlen("{\"lldp\": 3}"), &got, &err),
+			 BR_E_PROTO);
+	assert_non_null(strstr(err.msg, "no \"lldp\" member"));
+	assert_null(got);
+}
+
+/* Carrier changes as mlx5e prints them (netdev_info: "DRIVER BUS IFNAME:
+ * Link down"), in dmesg's and in kern.log's form: down time is summed from
+ * each down to the next up, a link still down counts to the log's end. */
+static void test_dmesg_link_flaps(void **state)
+{
+	static const char log[] =
+	    "[    5.101000] mlx5_core 0000:1a:00.0 enp26s0np0: Link up\n"
+	    "[  100.000000] mlx5_core 0000:1a:00.0 enp26s0np0: Link down\n"
+	    "[  112.500000] mlx5_core 0000:1a:00.0 enp26s0np0: Link up\n"
+	    "Dec  2 04:00:00 gpu01 kernel: [  200.000000] mlx5_core 0000:3c:00.0 enp60s0np0: Link down\n"
+	    "Dec  2 04:00:30 gpu01 kernel: [  230.000000] mlx5_core 0000:3c:00.0 enp60s0np0: Link up\n"
+	    "[  250.000000] mlx5_core 0000:1a:00.0 enp26s0np0: Link down\n"
+	    "[  251.000000] mlx5_core 0000:1a:00.0 enp26s0np0: Link up\n"
+	    "[  300.000000] mlx5_core 0000:4d:00.0 enp77s0np0: Link down\n"
+	    "[  320.000000] systemd[1]: Started Daily apt upgrade and clean activities.\n";
+	json_t *scan = val_dmesg_scan(log, sizeof(log) - 1), *flaps = json_object_get(scan, "link_flaps"), *f;
+	size_t i;
+	int seen = 0;
+
+	(void)state;
+	assert_int_equal(json_array_size(flaps), 3);
+	json_array_foreach(flaps, i, f)
+	{
+		const char *bdf = br_json_str(f, "pci_bdf");
+
+		if (!strcmp(bdf, "0000:1a:00.0")) {
+			assert_string_equal(br_json_str(f, "ifname"), "enp26s0np0");
+			assert_int_equal(json_integer_value(json_object_get(f, "downs")), 2);
+			assert_true(fabs(br_json_num(f, "down_s", -1) - 13.5) < 1e-6);
+			assert_false(json_is_true(json_object_get(f, "down_at_end")));
+			seen |= 1;
+		} else if (!strcmp(bdf, "0000:3c:00.0")) {
+			assert_true(fabs(br_json_num(f, "down_s", -1) - 30.0) < 1e-6);
+			seen |= 2;
+		} else if (!strcmp(bdf, "0000:4d:00.0")) {
+			assert_true(json_is_true(json_object_get(f, "down_at_end")));
+			assert_true(fabs(br_json_num(f, "down_s", -1) - 20.0) < 1e-6);
+			seen |= 4;
+		}
+	}
+	assert_int_equal(seen, 7);
+	json_decref(scan);
+}
+
 static void test_dmesg(void **state)
 {
 	size_t len;
@@ -244,9 +338,14 @@ static void test_exec(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_nvsmi_h200),  cmocka_unit_test(test_nvsmi_bad),
-		cmocka_unit_test(test_lldp),	    cmocka_unit_test(test_dmesg),
-		cmocka_unit_test(test_speed_codes), cmocka_unit_test(test_probe_h200_tree),
+		cmocka_unit_test(test_nvsmi_h200),
+		cmocka_unit_test(test_nvsmi_bad),
+		cmocka_unit_test(test_lldp),
+		cmocka_unit_test(test_lldp_json),
+		cmocka_unit_test(test_dmesg_link_flaps),
+		cmocka_unit_test(test_dmesg),
+		cmocka_unit_test(test_speed_codes),
+		cmocka_unit_test(test_probe_h200_tree),
 		cmocka_unit_test(test_exec),
 	};
 

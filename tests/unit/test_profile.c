@@ -471,6 +471,18 @@ static void test_profile_load_errors(void **state)
 	assert_int_equal(prof_load(dir, "t", &p, &err), 0);
 	assert_int_equal(prof_check_provable(&p, &err), 0);
 	prof_release(&p);
+	/* An InfiniBand fabric cannot be optional: its judgement must block. */
+	f = fopen(path, "w");
+	fputs("[gpu]\ncount = 0\n[nic]\nethernet = 2\n[nvme]\ncount = 1\n[psu]\ncount = 2\n"
+	      "[clock]\nmax_skew = 1s\n[ib]\nports = 1\nlink_layer = InfiniBand\n[gate]\noptional = fab*\n",
+	      f);
+	fclose(f);
+	assert_int_equal(prof_load(dir, "t", &p, &err), 0);
+	assert_int_equal(prof_check_provable(&p, &err), BR_E_INVAL);
+	assert_non_null(strstr(err.msg,
+			       "/profiles/t/hardware.conf: [gate] optional = fab* with [ib] link_layer = "
+			       "InfiniBand: the fabric of an InfiniBand node must be proven"));
+	prof_release(&p);
 	f = fopen(path, "w");
 	fputs("[gpu]\ncount = 8\nlink_width = 12\n", f);
 	fclose(f);

@@ -285,6 +285,31 @@ static void test_volumes(void **state)
 	br_hw_release(&hw);
 }
 
+/* The supplies' redundancy groups are sensors of their own, never
+ * supplies (tests/fixtures/redfish/README.md). */
+static void test_power_redundancy(void **state)
+{
+	struct br_hw hw;
+	size_t psus = 0, groups = 0;
+
+	(void)state;
+	br_hw_init(&hw);
+	WITH_FIXTURE(doc, "dmtf_power_redundancy.json", rf_parse_power(&hw, doc));
+	WITH_FIXTURE(doc, "dmtf_power_subsystem.json", rf_parse_power_subsystem(&hw, doc));
+	for (size_t i = 0; i < hw.n_sensors; i++) {
+		psus += hw.sensors[i].kind == BR_SENSOR_PSU;
+		groups += hw.sensors[i].kind == BR_SENSOR_PSU_REDUNDANCY;
+	}
+	assert_int_equal(psus, 2);
+	assert_int_equal(groups, 2);
+	assert_int_equal(hw.sensors[2].kind, BR_SENSOR_PSU_REDUNDANCY);
+	assert_string_equal(hw.sensors[2].name, "PowerSupply Redundancy Group 1");
+	assert_string_equal(hw.sensors[2].health, "Critical");
+	assert_string_equal(hw.sensors[3].name, "power supply redundancy"); /* a group has no Name */
+	assert_string_equal(hw.sensors[3].health, "OK");
+	br_hw_release(&hw);
+}
+
 static void test_sensors(void **state)
 {
 	struct br_hw hw;
@@ -602,21 +627,14 @@ static void test_urlset(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_system_dell),
-		cmocka_unit_test(test_system_links_queued),
-		cmocka_unit_test(test_resolve),
-		cmocka_unit_test(test_macs_both_views),
-		cmocka_unit_test(test_pcie),
-		cmocka_unit_test(test_drives),
-		cmocka_unit_test(test_volumes),
-		cmocka_unit_test(test_sensors),
-		cmocka_unit_test(test_bios_firmware_manager_sel),
-		cmocka_unit_test(test_hpe_oem_macs),
-		cmocka_unit_test(test_vendor_from_root),
-		cmocka_unit_test(test_wrong_types),
-		cmocka_unit_test(test_error_reason),
-		cmocka_unit_test(test_retry_hints),
-		cmocka_unit_test(test_backoff),
+		cmocka_unit_test(test_system_dell),  cmocka_unit_test(test_system_links_queued),
+		cmocka_unit_test(test_resolve),	     cmocka_unit_test(test_macs_both_views),
+		cmocka_unit_test(test_pcie),	     cmocka_unit_test(test_drives),
+		cmocka_unit_test(test_volumes),	     cmocka_unit_test(test_power_redundancy),
+		cmocka_unit_test(test_sensors),	     cmocka_unit_test(test_bios_firmware_manager_sel),
+		cmocka_unit_test(test_hpe_oem_macs), cmocka_unit_test(test_vendor_from_root),
+		cmocka_unit_test(test_wrong_types),  cmocka_unit_test(test_error_reason),
+		cmocka_unit_test(test_retry_hints),  cmocka_unit_test(test_backoff),
 		cmocka_unit_test(test_urlset),
 	};
 

@@ -18,6 +18,7 @@
 #include "redfish/ipmi_private.h"
 #include "redfish/rf_private.h"
 #include "validators/rules.h"
+#include "validators/validators.h"
 
 #define NO_CLOCK INT64_MIN /* controller_ms left 0 */
 
@@ -47,6 +48,8 @@ struct node_case {
 	"[ib]\nports = 2\nrate_gbps = 40\nlink_layer = InfiniBand\nlink_downed_max = 0\n"                    \
 	"link_error_recovery_max = 0\nsymbol_error_max = 10\n"
 #define HW_IB_NDR "[ib]\nports = 2\nrate_gbps = 400\n"
+#define HW_IB_QDR_DOWN_10 HW_IB_QDR "link_down_time_max = 10\n"
+#define HW_IB_QDR_DOWN_60 HW_IB_QDR "link_down_time_max = 60\n"
 
 /* ---- mutators: one fault each ------------------------------------------- */
 
@@ -335,6 +338,36 @@ static void bmc_psu_absent(struct br_hw *hw)
 	hw->sensors[1].state = strdup("Absent");
 }
 
+/* Redundancy as the DGX-1's BMC reports it (tests/fixtures/ipmi/README):
+ * a sensor of its own, beside the supplies. */
+static void redundancy(struct br_hw *hw, const char *state, const char *health)
+{
+	struct br_sensor *s = sensor(hw, BR_SENSOR_PSU_REDUNDANCY, "PSU Redundancy", NAN, "");
+
+	free(s->state);
+	s->state = strdup(state);
+	free(s->health);
+	s->health = strdup(health);
+}
+
+static void bmc_psus_redundant(struct br_hw *hw)
+{
+	psus(hw, 6, 0);
+	redundancy(hw, "Fully Redundant", "OK");
+}
+
+static void bmc_psus_redundancy_lost(struct br_hw *hw)
+{
+	psus(hw, 6, 0);
+	redundancy(hw, "Non-Redundant: Insufficient Resources", "Critical");
+}
+
+static void bmc_five_psus_and_redundancy(struct br_hw *hw)
+{
+	psus(hw, 5, 0);
+	redundancy(hw, "Fully Redundant", "OK");
+}
+
 static void bmc_no_sensors(struct br_hw *hw)
 {
 	hw->source = strdup("ipmi");
@@ -459,6 +492,19 @@ static void ib_mlx5_1_up(json_t *doc)
 {
 	json_object_set_new(ib_port_n(doc, 1), "state", json_string("ACTIVE"));
 	json_object_set_new(ib_port_n(doc, 1), "phys_state", json_string("LinkUp"));
+}
+
+/* The kernel's log of the HCA's interface (mlx5e's netdev_info lines):
+ * down 12.5 s once. */
+static void ib_flapped(json_t *doc)
+{
+	static const char log[] = "[    5.101000] mlx5_core 0000:04:00.0 ibp4s0: Link up\n"
+				  "[  100.000000] mlx5_core 0000:04:00.0 ibp4s0: Link down\n"
+				  "[  112.500000] mlx5_core 0000:04:00.0 ibp4s0: Link up\n";
+	json_t *dmesg = val_dmesg_scan(log, sizeof(log) - 1);
+
+	json_object_set_new(dmesg, "status", json_string("ok"));
+	json_object_set_new(doc, "dmesg", dmesg);
 }
 
 static void ib_port2_ethernet(json_t *doc)
@@ -686,6 +732,37 @@ static const struct node_case cases[] = {
 	  VAL_PASS,
 	  { "2 ports ACTIVE / LinkUp at 40 Gb/s or more", "link_downed at most 0",
 	    "symbol_error at most 10" } },
+	{ "ib_ports: a link down 12.5 s in the kernel log, 10 s allowed",
+	  IB_COUNTERS,
+	  ib_flapped,
+	  HW_IB_QDR_DOWN_10,
+	  NULL,
+	  NULL,
+	  0,
+	  "ib_ports",
+	  VAL_FAIL,
+	  { "ibp4s0 went down 1 time, down 12.5 s in all (kernel log), at most 10 s expected: a flapping "
+	    "link" } },
+	{ "ib_ports: the same 12.5 s within 60",
+	  IB_COUNTERS,
+	  ib_flapped,
+	  HW_IB_QDR_DOWN_60,
+	  NULL,
+	  NULL,
+	  0,
+	  "ib_ports",
+	  VAL_PASS,
+	  { "down at most 60 s in the kernel log" } },
+	{ "ib_ports: down time asked for, no kernel log",
+	  IB_COUNTERS,
+	  NULL,
+	  HW_IB_QDR_DOWN_10,
+	  NULL,
+	  NULL,
+	  0,
+	  "ib_ports",
+	  VAL_UNKNOWN,
+	  { "down time not judged: " } },
 	{ "ib_ports: a port polling with no link",
 	  IB_COUNTERS,
 	  ib_port2_polling,
@@ -1557,6 +1634,37 @@ static const struct node_case cases[] = {
 	  "psu",
 	  VAL_FAIL,
 	  { "PS2 Status (serial CNLOD001234502): Absent", "5 power supplies present, expected 6" } },
+	{ "psu: redundancy reported and holding",
+	  NULL,
+	  NULL,
+	  HW_PSU,
+	  bmc_psus_redundant,
+	  NULL,
+	  0,
+	  "psu",
+	  VAL_PASS,
+	  { "6 power supplies present and healthy as the profile expects, redundancy holding" } },
+	{ "psu: redundancy lost is a fault",
+	  NULL,
+	  NULL,
+	  HW_PSU,
+	  bmc_psus_redundancy_lost,
+	  NULL,
+	  0,
+	  "psu",
+	  VAL_FAIL,
+	  { "PSU Redundancy: Non-Redundant: Insufficient Resources (health Critical): the supplies are "
+	    "not redundant" } },
+	{ "psu: a redundancy sensor is no supply",
+	  NULL,
+	  NULL,
+	  HW_PSU,
+	  bmc_five_psus_and_redundancy,
+	  NULL,
+	  0,
+	  "psu",
+	  VAL_FAIL,
+	  { "5 power supplies present, expected 6" } },
 	{ "psu: a BMC that reports none",
 	  NULL,
 	  NULL,
