@@ -66,6 +66,9 @@ static const char *const fault_names[SIM_F_COUNT] = {
 	[SIM_F_IB_RATE] = "ib_rate",
 	[SIM_F_NVLINK_DOWN] = "nvlink_down",
 	[SIM_F_PEERMEM_MISSING] = "peermem_missing",
+	[SIM_F_PXE_UNPLUGGED] = "pxe_unplugged",
+	[SIM_F_CABLE_WRONG_SWITCH] = "cable_wrong_switch",
+	[SIM_F_CONNVIEW_STALE] = "connview_stale",
 };
 
 /* BIOS attributes bios_drift may change, and the value a drifted node has. */
@@ -279,6 +282,26 @@ static void apply(struct sim_node *n, enum sim_fault f, uint64_t *rng)
 		n->drives[d].present = 0;
 		detail(n, f,
 		       json_pack("{s:s, s:s}", "drive", n->drives[d].id, "serial", n->drives[d].serial));
+		break;
+	case SIM_F_PXE_UNPLUGGED:
+		/* the provisioning port: the first Ethernet NIC, PXE device 1 */
+		k = SIM_FABRIC_NICS;
+		n->faults |= SIM_FAULT_BIT(SIM_F_CABLE_UNPLUGGED);
+		detail(n, SIM_F_CABLE_UNPLUGGED,
+		       json_pack("{s:s, s:s, s:s}", "ifname", n->nics[k].ifname, "switch", n->nics[k].sw,
+				 "switch_port", n->nics[k].sw_port));
+		detail(n, f,
+		       json_pack("{s:s, s:s, s:s, s:s}", "nic", n->nics[k].fqdd, "ifname", n->nics[k].ifname,
+				 "switch", n->nics[k].sw, "switch_port", n->nics[k].sw_port));
+		break;
+	case SIM_F_CABLE_WRONG_SWITCH:
+		k = SIM_FABRIC_NICS;
+		snprintf(name, sizeof(name), "mgmt-%s", n->rack);
+		detail(n, f,
+		       json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "nic", n->nics[k].fqdd, "ifname",
+				 n->nics[k].ifname, "switch", name, "switch_port", n->nics[k].sw_port,
+				 "expected_switch", n->nics[k].sw, "expected_switch_port",
+				 n->nics[k].sw_port));
 		break;
 	case SIM_F_CABLE_UNPLUGGED:
 		detail(n, f,

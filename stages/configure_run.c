@@ -366,7 +366,7 @@ int stg_configure_run(struct stg_stage *st, const struct stg_configure_options *
 				{ job->node->hostname, job->base_url, job->node->bmc_user, job->password, job,
 				  stg_bmc_deadline_ms(&a->bmc, job->profile->hw.limits.configure_s,
 						      STG_CONFIGURE_DEADLINE_S),
-				  NULL },
+				  NULL, 0 },
 				&job->spec
 			};
 	}
