@@ -116,6 +116,38 @@ static char *adapter_of(const char *odata_id)
 	return end ? br_hw_strndup(a, (size_t)(end - a)) : NULL;
 }
 
+/* DSP0268 has LLDPReceive's PortId "a colon-delimited string of
+ * hexadecimal octets"; an interface name sent so ("73:77:70:31" for swp1)
+ * is decoded to its text, a MAC (6 octets, subtype MacAddr) is kept as a
+ * MAC, anything else as sent. Caller frees. */
+static char *port_id_text(const char *id, const char *subtype)
+{
+	char mac[18];
+	struct br_buf b;
+	const char *p = id;
+
+	if (subtype && !strcasecmp(subtype, "MacAddr") && !br_mac_normalize(id, mac))
+		return br_xstrdup(mac);
+	br_buf_init(&b, 0);
+	while (isxdigit((unsigned char)p[0]) && isxdigit((unsigned char)p[1]) && (p[2] == ':' || !p[2])) {
+		unsigned v =
+		    (unsigned)((isdigit((unsigned char)p[0]) ? p[0] - '0'
+							     : tolower((unsigned char)p[0]) - 'a' + 10) *
+				   16 +
+			       (isdigit((unsigned char)p[1]) ? p[1] - '0'
+							     : tolower((unsigned char)p[1]) - 'a' + 10));
+
+		if (v < 0x20 || v > 0x7e)
+			break;
+		br_buf_add(&b, &(char){ (char)v }, 1);
+		p += p[2] ? 3 : 2;
+		if (!*p && b.len > 1) /* every octet printable: it was text */
+			return br_buf_detach(&b);
+	}
+	br_buf_release(&b);
+	return br_hw_strdup(id);
+}
+
 void rf_parse_port(struct br_hw *hw, json_t *doc)
 {
 	json_t *lldp = br_json_path(doc, "Ethernet/LLDPReceive"),
@@ -148,8 +180,9 @@ void rf_parse_port(struct br_hw *hw, json_t *doc)
 		nb->chassis_id = br_xstrdup(mac);
 	else
 		nb->chassis_id = br_hw_strdup(chassis);
-	nb->port_id = br_hw_strdup(br_json_str(lldp, "PortId"));
 	nb->port_id_subtype = br_hw_strdup(br_json_str(lldp, "PortIdSubtype"));
+	if (br_json_str(lldp, "PortId"))
+		nb->port_id = port_id_text(br_json_str(lldp, "PortId"), nb->port_id_subtype);
 	nb->system_name = br_hw_strdup(br_json_str(lldp, "SystemName"));
 	nb->mgmt_address = br_hw_strdup(br_json_str(lldp, "ManagementAddressIPv4"));
 	if (!nb->mgmt_address)

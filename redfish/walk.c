@@ -689,6 +689,15 @@ static void unreadable_or_fail(struct rf_req *req, const struct br_err *err)
 		bmc->host_failed = 1;
 		return;
 	}
+	/* A switch-neighbour view the firmware does not have (an iDRAC8, an
+	 * iDRAC9 before Connection View, a Port without LLDPReceive): the BMC
+	 * offers none, which the cabling check says; nothing is unreadable. */
+	if ((req->kind == RF_K_DELL_SWITCH_CONN || req->kind == RF_K_DELL_ATTRIBUTES ||
+	     (req->kind == RF_K_COLLECTION && req->member_kind == RF_K_PORT)) &&
+	    req->http.status == 404) {
+		br_debug("redfish", "%s: no Connection View (HTTP 404)", bmc->base);
+		return;
+	}
 	url = plain_url(req);
 	br_debug("redfish", "%s: unreadable, walking on: %s", bmc->base, err->msg);
 	br_hw_add_unreadable(&bmc->hw, url, req->http.result == CURLE_OK ? req->http.status : 0, err->msg);

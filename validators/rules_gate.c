@@ -40,27 +40,23 @@ void val_gate_required_set(const struct prof_profile *profile, struct br_strlist
 		br_strlist_add(out, profile->hw.gate_required.items[i]);
 }
 
-/* Checks judged before PXE from what the BMC saw, each with the check that
- * judges the same thing in band: where the BMC could not tell (unknown),
- * the in-band one, once it ran, decides. */
+/* Checks judged before PXE from what the BMC saw, each with the check
+ * that judges the same thing in band. Where the BMC could not tell
+ * (unknown: it shows no neighbours), the in-band check decides, held to
+ * the profile as it always was: the early unknown alone blocks nothing. */
 static const struct {
 	const char *early, *in_band;
 } decided_later[] = {
 	{ "cabling_bmc", "cabling" },
 };
 
-static int decided_in_band(const struct val_check *checks, size_t n, size_t i)
+static int decided_in_band(const struct val_check *checks, size_t i)
 {
 	if (checks[i].result != VAL_UNKNOWN)
 		return 0;
-	for (size_t d = 0; d < sizeof(decided_later) / sizeof(decided_later[0]); d++) {
-		if (strcmp(checks[i].name, decided_later[d].early))
-			continue;
-		for (size_t k = 0; k < n; k++)
-			if (!strcmp(checks[k].name, decided_later[d].in_band) &&
-			    checks[k].result != VAL_UNKNOWN)
-				return 1;
-	}
+	for (size_t d = 0; d < sizeof(decided_later) / sizeof(decided_later[0]); d++)
+		if (!strcmp(checks[i].name, decided_later[d].early))
+			return 1;
 	return 0;
 }
 
@@ -78,7 +74,7 @@ size_t val_gate_failing(const struct prof_profile *profile, const struct val_che
 		failing[i] =
 		    checks[i].result != VAL_PASS && val_gate_is_required(profile, checks[i].name) &&
 		    !(checks[i].result == VAL_UNKNOWN && val_gate_is_optional(profile, checks[i].name)) &&
-		    !decided_in_band(checks, n, i);
+		    !decided_in_band(checks, i);
 		count += (size_t)failing[i];
 	}
 	/* Every check the profile requires (by name, or at least one of a
