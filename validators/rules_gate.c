@@ -50,12 +50,18 @@ static const struct {
 	{ "cabling_bmc", "cabling" },
 };
 
-static int decided_in_band(const struct val_check *checks, size_t i)
+static int is_early(const char *name)
 {
-	if (checks[i].result != VAL_UNKNOWN)
-		return 0;
 	for (size_t d = 0; d < sizeof(decided_later) / sizeof(decided_later[0]); d++)
-		if (!strcmp(checks[i].name, decided_later[d].early))
+		if (!strcmp(name, decided_later[d].early))
+			return 1;
+	return 0;
+}
+
+int val_gate_early_failure(const struct val_check *checks, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (checks[i].result == VAL_FAIL && is_early(checks[i].name))
 			return 1;
 	return 0;
 }
@@ -71,15 +77,21 @@ size_t val_gate_failing(const struct prof_profile *profile, const struct val_che
 	for (size_t i = 0; i < n; i++) {
 		/* A failure is evidence of a fault even where the check is
 		 * optional; only an unknown may be excused. */
-		failing[i] =
-		    checks[i].result != VAL_PASS && val_gate_is_required(profile, checks[i].name) &&
-		    !(checks[i].result == VAL_UNKNOWN && val_gate_is_optional(profile, checks[i].name)) &&
-		    !decided_in_band(checks, i);
+		if (is_early(checks[i].name))
+			failing[i] = checks[i].result == VAL_FAIL;
+		else
+			failing[i] = checks[i].result != VAL_PASS &&
+				     val_gate_is_required(profile, checks[i].name) &&
+				     !(checks[i].result == VAL_UNKNOWN &&
+				       val_gate_is_optional(profile, checks[i].name));
 		count += (size_t)failing[i];
 	}
 	/* Every check the profile requires (by name, or at least one of a
 	 * pattern) must have run: what was not checked is not proven. */
 	val_gate_required_set(profile, &required);
+	/* stopped before PXE on a cable: the in-band checks never could run */
+	if (val_gate_early_failure(checks, n))
+		br_strlist_release(&required);
 	for (size_t r = 0; r < required.n; r++) {
 		const char *want = required.items[r];
 		int seen = 0;
