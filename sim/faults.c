@@ -69,6 +69,7 @@ static const char *const fault_names[SIM_F_COUNT] = {
 	[SIM_F_PXE_UNPLUGGED] = "pxe_unplugged",
 	[SIM_F_CABLE_WRONG_SWITCH] = "cable_wrong_switch",
 	[SIM_F_CONNVIEW_STALE] = "connview_stale",
+	[SIM_F_CONNVIEW_STUCK] = "connview_stuck",
 };
 
 /* BIOS attributes bios_drift may change, and the value a drifted node has. */
@@ -293,6 +294,13 @@ static void apply(struct sim_node *n, enum sim_fault f, uint64_t *rng)
 		detail(n, f,
 		       json_pack("{s:s, s:s, s:s, s:s}", "nic", n->nics[k].fqdd, "ifname", n->nics[k].ifname,
 				 "switch", n->nics[k].sw, "switch_port", n->nics[k].sw_port));
+		break;
+	case SIM_F_CONNVIEW_STUCK:
+		n->faults |= SIM_FAULT_BIT(SIM_F_CABLE_UNPLUGGED);
+		detail(n, SIM_F_CABLE_UNPLUGGED,
+		       json_pack("{s:s, s:s, s:s}", "ifname", n->nics[k].ifname, "switch", n->nics[k].sw,
+				 "switch_port", n->nics[k].sw_port));
+		detail(n, f, json_pack("{s:s, s:s}", "nic", n->nics[k].fqdd, "ifname", n->nics[k].ifname));
 		break;
 	case SIM_F_CABLE_WRONG_SWITCH:
 		k = SIM_FABRIC_NICS;

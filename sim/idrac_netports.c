@@ -56,7 +56,8 @@ json_t *sim_r_switch_connections(struct sim_ctx *c)
 	const struct sim_node *n = c->node;
 	/* connview_stale: what the ports saw before the rack was recabled
 	 * (the design), until a refresh is posted */
-	int stale = (n->faults & SIM_FAULT_BIT(SIM_F_CONNVIEW_STALE)) && !n->st.connview_refreshes;
+	int stale = ((n->faults & SIM_FAULT_BIT(SIM_F_CONNVIEW_STALE)) && !n->st.connview_refreshes) ||
+		    (n->faults & SIM_FAULT_BIT(SIM_F_CONNVIEW_STUCK));
 	json_t *coll, *members;
 	char mgmt[32], mgmt_port[16];
 

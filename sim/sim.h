@@ -207,6 +207,11 @@ enum sim_fault {
 	 * ServerPortConnectionRefresh action is posted; with another cable
 	 * fault the stale view hides it. */
 	SIM_F_CONNVIEW_STALE,
+	/* ... and stays so, the refresh accepted and changing nothing, while
+	 * one fabric cable was unplugged since (cable_unplugged too): a view a
+	 * client must not judge, that disagrees with the OS's LLDP after
+	 * deploy. */
+	SIM_F_CONNVIEW_STUCK,
 	SIM_F_COUNT
 };
 

@@ -21,6 +21,7 @@
 struct stg_validate_options {
 	const char *facts_file; /* judge this saved probe document (one node), no SSH */
 	const char *wiring;	/* wiring list; NULL: cabling unknown */
+	const char *switches;	/* switch,chassis_id: names the switches a BMC knows by MAC */
 	/* The InfiniBand fabric as ibnetdiscover printed it, judged once
 	 * against ib_wiring (NULL: the wiring list) and given to each node it
 	 * cables as check "fabric"; NULL: no such check. */
@@ -60,6 +61,8 @@ struct stg_validate_run {
 	struct stg_profiles profiles;
 	struct val_wiring wiring;
 	int have_wiring;
+	struct val_switches switches;
+	int have_switches;
 	struct val_wiring ib_wiring; /* have_fabric: the fabric's design and its judgement */
 	struct val_fabric_result fabric;
 	int have_fabric;

@@ -177,6 +177,7 @@ struct val_bmc_cabling {
 	struct val_lldp_neighbor *nbs;
 	struct br_strlist owned;    /* the strings nbs point at */
 	struct br_strlist port_map; /* "eno8303=NIC.Embedded.1-1-1" per mapped port */
+	struct br_strlist wired;    /* the wiring list's name of each: "eno8303" */
 	char *unknown;		    /* why the view cannot be judged; NULL: it can */
 	const char *source;
 };
@@ -193,6 +194,28 @@ void val_bmc_cabling_judge(const struct val_wiring *w, const struct val_bmc_cabl
 /* The BMC's name of the host port the wiring list calls local_port; NULL
  * when it could not be told. */
 const char *val_bmc_cabling_port(const struct val_bmc_cabling *c, const char *local_port);
+/* The other way: the wiring list's name of the BMC's port; NULL if none. */
+const char *val_bmc_cabling_port_wired(const struct val_bmc_cabling *c, const char *bmc_port);
+
+/* One LLDP neighbour as the OS saw it (bringup-probe's lldp section;
+ * strings borrowed). */
+struct val_os_neighbor {
+	const char *local_port, *chassis_id, *system_name, *port_id, *port_descr;
+};
+
+/* After deploy, the BMC's view against the OS's LLDP, port by port: each
+ * BMC port's switch end must be the one an OS interface sees, and each OS
+ * neighbour one a BMC port shows; the pairs say which OS interface each
+ * BMC port is. A BMC port whose end no OS interface sees is a stale view
+ * (or a cable moved since discovery); an OS interface whose end the BMC
+ * shows on no port, the other way round; a BMC port the wiring list names
+ * W (c, may be NULL: built by val_bmc_cabling_build) that the OS calls X
+ * is a NIC the OS names differently. BR_E_NOTFOUND (no check) when the BMC
+ * shows no neighbour or the OS none: nothing to compare. *ret_detail is
+ * the caller's. */
+int val_bmc_views_compare(const struct val_bmc_view *v, const struct val_bmc_cabling *c,
+			  const struct val_switches *sw, const struct val_os_neighbor *os, size_t n_os,
+			  enum val_result *ret_result, char **ret_detail);
 
 /* ---- fabric.c: an InfiniBand fabric as ibnetdiscover saw it --------------- */
 

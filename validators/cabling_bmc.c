@@ -277,6 +277,7 @@ void val_bmc_cabling_build(const struct val_wiring *w, const struct val_switches
 			char *pair = br_xasprintf("%s=%s", local[i], p->port);
 
 			br_strlist_add(&c.port_map, pair);
+			br_strlist_add(&c.wired, local[i]);
 			free(pair);
 		}
 		if (!p->link)
@@ -304,8 +305,20 @@ void val_bmc_cabling_release(struct val_bmc_cabling *c)
 	free(c->nbs);
 	br_strlist_release(&c->owned);
 	br_strlist_release(&c->port_map);
+	br_strlist_release(&c->wired);
 	free(c->unknown);
 	memset(c, 0, sizeof(*c));
+}
+
+const char *val_bmc_cabling_port_wired(const struct val_bmc_cabling *c, const char *bmc_port)
+{
+	for (size_t i = 0; bmc_port && i < c->port_map.n; i++) {
+		const char *eq = strchr(c->port_map.items[i], '=');
+
+		if (eq && !strcasecmp(eq + 1, bmc_port))
+			return c->wired.n > i ? c->wired.items[i] : NULL;
+	}
+	return NULL;
 }
 
 const char *val_bmc_cabling_port(const struct val_bmc_cabling *c, const char *local_port)
@@ -351,4 +364,104 @@ void val_bmc_cabling_judge(const struct val_wiring *w, const struct val_bmc_cabl
 	detail = br_buf_detach(&b);
 	free(ret->detail);
 	ret->detail = detail;
+}
+
+/* ---- after deploy: the BMC's view against the OS's ------------------------------ */
+
+/* Both name the same switch: chassis ids (MACs compared as MACs), else the
+ * names (the switches file's for a chassis id, LLDP's system name). */
+static int same_switch(const struct val_switches *sw, const struct br_neighbor *b,
+		       const struct val_os_neighbor *o)
+{
+	char x[18], y[18];
+	const char *bname;
+
+	if (b->chassis_id && o->chassis_id && !br_mac_normalize(b->chassis_id, x) &&
+	    !br_mac_normalize(o->chassis_id, y))
+		return !strcmp(x, y);
+	bname = switch_name(sw, b);
+	return o->system_name && same_key(bname, o->system_name);
+}
+
+static int same_end(const struct val_switches *sw, const struct br_neighbor *b,
+		    const struct val_os_neighbor *o)
+{
+	return b->port_id && same_switch(sw, b, o) &&
+	       ((o->port_id && !strcasecmp(o->port_id, b->port_id)) ||
+		(o->port_descr && !strcasecmp(o->port_descr, b->port_id)));
+}
+
+static const char *os_port(const struct val_os_neighbor *o)
+{
+	return o->port_descr && o->port_id && strchr(o->port_id, ':') ? o->port_descr
+	       : o->port_id					      ? o->port_id
+								      : "?";
+}
+
+int val_bmc_views_compare(const struct val_bmc_view *v, const struct val_bmc_cabling *c,
+			  const struct val_switches *sw, const struct val_os_neighbor *os, size_t n_os,
+			  enum val_result *ret_result, char **ret_detail)
+{
+	char *paired = br_xcalloc(n_os ? n_os : 1, 1);
+	struct br_buf findings, pairs;
+	size_t links = 0, agree = 0;
+
+	for (size_t i = 0; i < v->n; i++)
+		links += v->ports[i].link && is_host_port(&v->ports[i]);
+	if (!v->source || !links || !n_os) {
+		free(paired);
+		return BR_E_NOTFOUND;
+	}
+	br_buf_init(&findings, 0);
+	br_buf_init(&pairs, 0);
+	for (size_t i = 0; i < v->n; i++) {
+		const struct br_neighbor *b = &v->ports[i];
+		const struct val_os_neighbor *o = NULL;
+		const char *wired;
+
+		if (!b->link || !is_host_port(b))
+			continue;
+		for (size_t k = 0; k < n_os && !o; k++)
+			if (!paired[k] && same_end(sw, b, &os[k])) {
+				paired[k] = 1;
+				o = &os[k];
+			}
+		if (!o) {
+			br_buf_addf(
+			    &findings,
+			    "%sthe BMC's %s sees %s %s, which no OS interface sees: the BMC's %s is %s, or "
+			    "the cable moved since discovery",
+			    findings.len ? "; " : "", b->port, switch_name(sw, b),
+			    b->port_id ? b->port_id : "?", v->source, b->stale ? "stale" : "out of date");
+			continue;
+		}
+		agree++;
+		br_buf_addf(&pairs, "%s%s is %s", pairs.len ? ", " : "", b->port,
+			    o->local_port ? o->local_port : "?");
+		wired = c ? val_bmc_cabling_port_wired(c, b->port) : NULL;
+		if (wired && o->local_port && strcmp(wired, o->local_port))
+			br_buf_addf(
+			    &findings,
+			    "%sthe wiring list's %s (the BMC's %s, by the switch port it sees) is %s to the "
+			    "OS: a NIC the OS names differently",
+			    findings.len ? "; " : "", wired, b->port, o->local_port);
+	}
+	for (size_t k = 0; k < n_os; k++)
+		if (!paired[k] && os[k].local_port)
+			br_buf_addf(&findings, "%sthe OS's %s sees %s %s, which the BMC shows on no port",
+				    findings.len ? "; " : "", os[k].local_port,
+				    os[k].system_name  ? os[k].system_name
+				    : os[k].chassis_id ? os[k].chassis_id
+						       : "?",
+				    os_port(&os[k]));
+	free(paired);
+	*ret_result = findings.len ? VAL_FAIL : VAL_PASS;
+	if (findings.len)
+		*ret_detail = br_buf_detach(&findings);
+	else
+		*ret_detail = br_xasprintf("the BMC's %s and the OS's LLDP agree on %zu port%s (%s)",
+					   v->source, agree, agree == 1 ? "" : "s", br_buf_str(&pairs));
+	br_buf_release(&findings);
+	br_buf_release(&pairs);
+	return 0;
 }

@@ -656,6 +656,69 @@ static void test_bmc_view(void **state)
 	val_wiring_release(&w);
 }
 
+/* After deploy, the BMC's view against the OS's LLDP: agreeing ports are
+ * paired (which OS interface each BMC port is); a BMC port whose switch
+ * end no OS interface sees is a stale view; an OS neighbour the BMC shows
+ * on no port is named; a port the wiring list calls eth0 that the OS calls
+ * eno1 is a NIC the OS names differently; nothing to compare, no check. */
+static void test_bmc_views_compare(void **state)
+{
+	static const char wiring[] = "hostname,host_port,switch,switch_port\n"
+				     "h1,eth0,leaf01,swp1\n"
+				     "h1,eth1,leaf02,swp1\n";
+	struct val_wiring w;
+	char *text = NULL, *detail = NULL;
+	struct val_bmc_cabling mapped;
+	enum val_result result;
+	struct br_neighbor ports[] = { bmc_port("NIC.Embedded.1-1-1", "0c:42:a1:00:00:01", "swp1"),
+				       bmc_port("NIC.Embedded.2-1-1", "0C-42-A1-00-00-02", "swp1") };
+	/* the OS: leaf01 by chassis MAC, leaf02 by name only (its port id a MAC) */
+	struct val_os_neighbor os[] = { { "eth0", "0c:42:a1:00:00:01", "leaf01", "swp1", NULL },
+					{ "eth1", NULL, "leaf02.dc1", "0c:42:a1:00:00:99", "swp1" } };
+	struct val_os_neighbor moved[] = { { "eth0", "0c:42:a1:00:00:01", "leaf01", "swp1", NULL },
+					   { "eth1", NULL, "leaf02", "swp9", NULL } };
+	struct val_os_neighbor renamed[] = { { "eno1", "0c:42:a1:00:00:01", "leaf01", "swp1", NULL },
+					     { "eth1", NULL, "leaf02", "swp1", NULL } };
+	struct val_bmc_view v = { "h1", "DellSwitchConnections", ports, 2 }, none = { "h1", NULL, NULL, 0 };
+	struct val_switches sw = { 0 };
+	struct val_switch items[] = {
+		{ (char *)(uintptr_t) "leaf01", (char *)(uintptr_t) "0c:42:a1:00:00:01", 2 },
+		{ (char *)(uintptr_t) "leaf02", (char *)(uintptr_t) "0c:42:a1:00:00:02", 3 }
+	};
+
+	(void)state;
+	sw.items = items;
+	sw.n = 2;
+	assert_int_equal(load(wiring, strlen(wiring), &w, &text), 0);
+	free(text);
+	val_bmc_cabling_build(&w, &sw, &v, &mapped);
+
+	assert_int_equal(val_bmc_views_compare(&v, &mapped, &sw, os, 2, &result, &detail), 0);
+	assert_int_equal(result, VAL_PASS);
+	assert_string_equal(detail, "the BMC's DellSwitchConnections and the OS's LLDP agree on 2 ports "
+				    "(NIC.Embedded.1-1-1 is eth0, NIC.Embedded.2-1-1 is eth1)");
+	free(detail);
+
+	assert_int_equal(val_bmc_views_compare(&v, &mapped, &sw, moved, 2, &result, &detail), 0);
+	assert_int_equal(result, VAL_FAIL);
+	assert_non_null(
+	    strstr(detail, "the BMC's NIC.Embedded.2-1-1 sees leaf02 swp1, which no OS interface sees"));
+	assert_non_null(strstr(detail, "the OS's eth1 sees leaf02 swp9, which the BMC shows on no port"));
+	free(detail);
+
+	assert_int_equal(val_bmc_views_compare(&v, &mapped, &sw, renamed, 2, &result, &detail), 0);
+	assert_int_equal(result, VAL_FAIL);
+	assert_string_equal(detail,
+			    "the wiring list's eth0 (the BMC's NIC.Embedded.1-1-1, by the switch port it "
+			    "sees) is eno1 to the OS: a NIC the OS names differently");
+	free(detail);
+
+	assert_int_equal(val_bmc_views_compare(&none, NULL, &sw, os, 2, &result, &detail), BR_E_NOTFOUND);
+	assert_int_equal(val_bmc_views_compare(&v, NULL, &sw, os, 0, &result, &detail), BR_E_NOTFOUND);
+	val_bmc_cabling_release(&mapped);
+	val_wiring_release(&w);
+}
+
 /* A switches file that cannot name switches stops the stage: its header,
  * empty fields, one chassis id given to two switches. */
 static void test_switches_bad(void **state)
@@ -699,6 +762,7 @@ int main(void)
 		cmocka_unit_test(test_all_good),
 		cmocka_unit_test(test_bmc_view),
 		cmocka_unit_test(test_switches_bad),
+		cmocka_unit_test(test_bmc_views_compare),
 		cmocka_unit_test(test_fabric),
 		cmocka_unit_test(test_fabric_bad_input),
 		cmocka_unit_test(test_fabric_factory_names),
