@@ -90,6 +90,8 @@ static const struct route routes[] = {
 	  NULL },
 	{ SIM_R_CHASSIS "/NetworkAdapters/*/NetworkDeviceFunctions/*", 7, T_NONE, 0, sim_r_ndf, NULL, NULL,
 	  NULL },
+	{ SIM_R_CHASSIS "/NetworkAdapters/*/Ports", 6, T_NONE, 0, sim_r_ports, NULL, NULL, NULL },
+	{ SIM_R_CHASSIS "/NetworkAdapters/*/Ports/*", 7, T_NONE, 0, sim_r_port, NULL, NULL, NULL },
 	{ SIM_R_CHASSIS "/Thermal", 4, T_THERMAL, 0, sim_r_thermal, NULL, NULL, NULL },
 	{ SIM_R_CHASSIS "/Power", 4, T_NONE, 0, sim_r_power, NULL, NULL, NULL },
 	{ SIM_R_ROOT "/Managers", 2, T_NONE, 0, sim_r_managers, NULL, NULL, NULL },

@@ -151,6 +151,10 @@ json_t *sim_r_switch_connections(struct sim_ctx *c);
 json_t *sim_r_switch_connection_service(struct sim_ctx *c);
 void sim_w_switch_connection_refresh(struct sim_ctx *c);
 json_t *sim_r_idrac_attributes(struct sim_ctx *c);
+/* DMTF Port with Ethernet.LLDPReceive, for the families that document it (HPE) */
+json_t *sim_r_ports(struct sim_ctx *c);
+json_t *sim_r_port(struct sim_ctx *c);
+int sim_ports_lldp(const struct sim_node *n);
 void sim_w_idrac_attributes(struct sim_ctx *c);
 json_t *sim_r_volume(struct sim_ctx *c);
 json_t *sim_r_bios(struct sim_ctx *c);

@@ -9,6 +9,11 @@
  * for a port without a neighbour, StaleData "NotStale"; the refresh is
  * the DellSwitchConnectionService's ServerPortConnectionRefresh action
  * (iDRAC9 Redfish API guide). Other families have no such resource.
+ * HPE (iLO 5 2.73+, iLO 6, as its RESTful API reference documents) shows
+ * the same through the DMTF Port schema (DSP0268 Port v1.8:
+ * Ethernet.LLDPReceive with ChassisId, ChassisIdSubtype, PortId,
+ * PortIdSubtype, SystemName; Ethernet.AssociatedMACAddresses; LinkStatus)
+ * under Chassis/1/NetworkAdapters/{id}/Ports/1, one port per adapter here.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -167,4 +172,64 @@ void sim_w_idrac_attributes(struct sim_ctx *c)
 	sim_reply(c, 200,
 		  json_pack("{s:[{s:s, s:s}]}", "@Message.ExtendedInfo", "MessageId", "Base.1.12.Success",
 			    "Message", "Successfully Completed Request"));
+}
+
+int sim_ports_lldp(const struct sim_node *n)
+{
+	return n->vendor == SIM_V_HPE;
+}
+
+/* The NIC of adapter id ("NIC.Slot.31"): its one port here; -1 if none. */
+static int adapter_nic(const struct sim_node *n, const char *id)
+{
+	size_t len = strlen(id);
+
+	for (int k = 0; k < SIM_NICS; k++)
+		if (n->nics[k].present && !strncmp(n->nics[k].fqdd, id, len) &&
+		    !strcmp(n->nics[k].fqdd + len, "-1-1"))
+			return k;
+	return -1;
+}
+
+json_t *sim_r_ports(struct sim_ctx *c)
+{
+	json_t *coll;
+	char *path;
+
+	if (!sim_ports_lldp(c->node) || adapter_nic(c->node, c->args[0]) < 0)
+		return NULL;
+	path = br_xasprintf(SIM_R_CHASSIS "/NetworkAdapters/%s/Ports", c->args[0]);
+	coll = sim_coll("#PortCollection.PortCollection", "Port Collection", path);
+	sim_coll_add(coll, "%s/1", path);
+	free(path);
+	return coll;
+}
+
+json_t *sim_r_port(struct sim_ctx *c)
+{
+	int k = adapter_nic(c->node, c->args[0]);
+	const char *sw, *sw_port;
+	char mac[18], upper[18];
+	json_t *p, *lldp;
+
+	if (!sim_ports_lldp(c->node) || k < 0 || strcmp(c->args[1], "1"))
+		return NULL;
+	p = sim_res("#Port.v1_8_0.Port", "1", "Network Port 1", SIM_R_CHASSIS "/NetworkAdapters/%s/Ports/1",
+		    c->args[0]);
+	sim_mac_upper(c->node->nics[k].mac, upper);
+	lldp = json_object();
+	if (sim_nic_sees(c->node, k, &sw, &sw_port)) {
+		sim_switch_mac(sw, mac);
+		sim_mac_upper(mac, mac);
+		json_object_set_new(lldp, "ChassisId", json_string(mac));
+		json_object_set_new(lldp, "ChassisIdSubtype", json_string("MacAddr"));
+		json_object_set_new(lldp, "PortId", json_string(sw_port));
+		json_object_set_new(lldp, "PortIdSubtype", json_string("IfName"));
+		json_object_set_new(lldp, "SystemName", json_string(sw));
+	}
+	json_object_set_new(p, "LinkStatus", json_string(json_object_size(lldp) ? "LinkUp" : "LinkDown"));
+	json_object_set_new(p, "Ethernet",
+			    json_pack("{s:[s], s:o}", "AssociatedMACAddresses", upper, "LLDPReceive", lldp));
+	json_object_set_new(p, "Status", sim_status("OK"));
+	return p;
 }
