@@ -139,9 +139,10 @@ json_t *sim_r_idrac_attributes(struct sim_ctx *c)
 
 	if (c->node->vendor != SIM_V_DELL)
 		return NULL;
-	a = sim_res("#DellAttributes.v1_0_0.DellAttributes", "iDRAC.Embedded.1", "iDRAC Attribute",
+	a = sim_res("#DellAttributes.v1_0_0.DellAttributes", "iDRAC.Embedded.1", "OEMAttributeRegistry",
 		    SIM_R_MGR "/Oem/Dell/DellAttributes/iDRAC.Embedded.1");
 	json_object_set_new(a, "Description", json_string("This schema provides the oem attributes"));
+	json_object_set_new(a, "AttributeRegistry", json_string("ManagerAttributeRegistry.v1_0_0"));
 	json_object_set_new(
 	    a, "Attributes",
 	    json_pack("{s:s}", "SwitchConnectionView.1.Enable", view_enabled(c) ? "Enabled" : "Disabled"));
