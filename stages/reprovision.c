@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "discover.h"
 #include "reprovision.h"
 
 struct job {
@@ -149,17 +150,35 @@ static int release_all(struct stg_stage *st, const struct stg_reprovision_option
 	return rc;
 }
 
+/* A node discover quarantined on its cables (cabling_bmc failing): its
+ * cables are judged again only by discover, before MAAS hears of it. */
+static int quarantined_on_cables(struct inv *inv, const struct inv_node *node)
+{
+	struct inv_check *checks = NULL;
+	size_t n = 0;
+	int on = 0;
+
+	if (node->state != INV_QUARANTINED || inv_node_checks(inv, node->id, &checks, &n, NULL))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		on |= !strcmp(checks[i].name, STG_CHECK_CABLING_BMC) && checks[i].result == INV_CHECK_FAIL;
+	inv_checks_free(checks, n);
+	return on;
+}
+
 /* Where a node starts over: one that failed before it was deployed at the
  * stage it failed in (a BMC that refused the login is read again, not
- * pushed through validate), any other at enlist ('configured'), or with
- * --rediscover at discover ('new'). */
+ * pushed through validate), one quarantined on its cables before PXE at
+ * discover, any other at enlist ('configured'), or with --rediscover at
+ * discover ('new'). */
 static enum inv_state restart_state(struct inv *inv, const struct inv_node *node, int rediscover,
 				    const char **ret_failed_in)
 {
 	const char *failed_in = stg_failed_in(inv, node, 0);
 
 	*ret_failed_in = failed_in && strcmp(failed_in, "validate") ? failed_in : NULL;
-	if (rediscover || (*ret_failed_in && !strcmp(failed_in, "discover")))
+	if (rediscover || (*ret_failed_in && !strcmp(failed_in, "discover")) ||
+	    quarantined_on_cables(inv, node))
 		return INV_NEW;
 	if (*ret_failed_in && !strcmp(failed_in, "configure"))
 		return INV_DISCOVERED;

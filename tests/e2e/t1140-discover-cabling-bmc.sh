@@ -90,6 +90,20 @@ for h in $(jq -r '.nodes[] | select(.faults != []) | .hostname' rack/truth.json)
 	assert_eq "$(inv_sql inv.db "select e.from_state from events e join nodes n on n.id = e.node_id where n.hostname = '$h' order by e.id desc limit 1")" \
 		discovered "$h: quarantined from discovered"
 done
+# Reprovisioned (the cable said to be fixed), a node stopped on its cables
+# starts again at discover, whose judgement is the one that lets it on: here
+# the simulated cable is still out, so it is quarantined again, unenlisted.
+unplugged=$(jq -r '.nodes[] | select(.faults | index("pxe_unplugged")) | .hostname' rack/truth.json)
+(
+	set -a; . rack/env; set +a
+	export BRINGUP_DB=$T/inv.db
+	rc=0; bringup reprovision -q "$unplugged" > reprovision.out 2>&1 || rc=$?
+	assert_eq "$rc" 1 "reprovision exit (quarantined again): $(tail -3 reprovision.out)"
+	assert_eq "$(node_field inv.db "$unplugged" state)" quarantined "$unplugged: its cable judged again"
+	assert_eq "$(inv_sql inv.db "select group_concat(coalesce(e.from_state, '-') || '>' || e.to_state, ' ') from (select * from events where node_id = (select id from nodes where hostname = '$unplugged') order by id desc limit 3) e")" \
+		"discovered>quarantined new>discovered quarantined>new" "$unplugged: restarted at discover"
+)
+no_maas "$unplugged"
 stop_sim "$T/rack"
 
 # A family whose BMC shows no neighbours: unknown, judged in band.
