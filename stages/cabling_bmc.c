@@ -120,3 +120,18 @@ out:
 	free(hw);
 	free(job_of);
 }
+
+int stg_cabling_bmc_failed(struct inv *inv, int64_t node_id)
+{
+	struct inv_check *checks = NULL;
+	size_t n = 0;
+	int failed = 0;
+
+	if (inv_node_checks(inv, node_id, &checks, &n, NULL))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		failed |=
+		    !strcmp(checks[i].name, STG_CHECK_CABLING_BMC) && checks[i].result == INV_CHECK_FAIL;
+	inv_checks_free(checks, n);
+	return failed;
+}

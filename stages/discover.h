@@ -80,5 +80,9 @@ void stg_cabling_bmc_release(struct stg_cabling_bmc *c);
  * STG_CHECK_CABLING_BMC for each, quarantine those whose cables are not as
  * designed (job->quarantined, run->quarantined). */
 void stg_cabling_bmc_judge(struct stg_stage *st, struct stg_cabling_bmc *c, struct stg_discover_run *run);
+/* 1 when the node's latest cabling_bmc failed: its cables are to be fixed
+ * and judged again by discover before MAAS may hear of it (enlist skips
+ * it, reprovision restarts it at discover). */
+int stg_cabling_bmc_failed(struct inv *inv, int64_t node_id);
 
 #endif

@@ -154,16 +154,7 @@ static int release_all(struct stg_stage *st, const struct stg_reprovision_option
  * cables are judged again only by discover, before MAAS hears of it. */
 static int quarantined_on_cables(struct inv *inv, const struct inv_node *node)
 {
-	struct inv_check *checks = NULL;
-	size_t n = 0;
-	int on = 0;
-
-	if (node->state != INV_QUARANTINED || inv_node_checks(inv, node->id, &checks, &n, NULL))
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		on |= !strcmp(checks[i].name, STG_CHECK_CABLING_BMC) && checks[i].result == INV_CHECK_FAIL;
-	inv_checks_free(checks, n);
-	return on;
+	return node->state == INV_QUARANTINED && stg_cabling_bmc_failed(inv, node->id);
 }
 
 /* Where a node starts over: one that failed before it was deployed at the

@@ -90,6 +90,17 @@ for h in $(jq -r '.nodes[] | select(.faults != []) | .hostname' rack/truth.json)
 	assert_eq "$(inv_sql inv.db "select e.from_state from events e join nodes n on n.id = e.node_id where n.hostname = '$h' order by e.id desc limit 1")" \
 		discovered "$h: quarantined from discovered"
 done
+# Enlist never takes a node whose cables failed before PXE, even forced.
+wrong=$(jq -r '.nodes[] | select(.faults | index("cable_wrong_switch")) | .hostname' rack/truth.json)
+(
+	set -a; . rack/env; set +a
+	export BRINGUP_DB=$T/inv.db
+	bringup enlist --force "$wrong" > enlist.out 2>&1 || true
+	assert_contains "$(cat enlist.out)" "$wrong: skipped: its cables failed the check before PXE" "enlist says why"
+	assert_eq "$(node_field inv.db "$wrong" state)" quarantined "$wrong: left as it was"
+)
+no_maas "$wrong"
+
 # Reprovisioned (the cable said to be fixed), a node stopped on its cables
 # starts again at discover, whose judgement is the one that lets it on: here
 # the simulated cable is still out, so it is quarantined again, unenlisted.
