@@ -77,7 +77,8 @@ int val_switches_load(const char *path, struct val_switches *ret, struct br_strl
 	}
 	if (!sp.header_done)
 		br_csv_problem(problems, path, 1, NULL, "empty switches file: a header row is required");
-	qsort(s.items, s.n, sizeof(*s.items), by_chassis);
+	if (s.n)
+		qsort(s.items, s.n, sizeof(*s.items), by_chassis);
 	for (size_t i = 1; i < s.n; i++)
 		if (!strcasecmp(s.items[i].chassis_id, s.items[i - 1].chassis_id) &&
 		    strcmp(s.items[i].name, s.items[i - 1].name))
