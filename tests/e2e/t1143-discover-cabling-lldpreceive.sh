@@ -11,6 +11,17 @@ at_exit "stop_sim $T/rack"
 set -a; . rack/env; set +a
 export BRINGUP_DB=$T/inv.db
 bringup import --manifest rack/rack.csv >/dev/null
+# A switches file or wiring list with problems stops discover before any BMC.
+printf 'switch,chassis_id\nleaf01,0c:42:a1:00:00:01\nleaf02,0C-42-A1-00-00-01\n' > bad-switches.csv
+rc=0; bringup discover -q --switches bad-switches.csv 2> bad.err || rc=$?
+assert_eq "$rc" 2 "discover exit with a bad switches file"
+assert_contains "$(cat bad.err)" "bad-switches.csv:3: chassis_id: 0c:42:a1:00:00:01 is also leaf01's (line 2)" "the problem named"
+printf 'hostname,host_port,switch\n' > bad-wiring.csv
+rc=0; bringup discover -q --wiring bad-wiring.csv 2> bad.err || rc=$?
+assert_eq "$rc" 2 "discover exit with a bad wiring list"
+assert_contains "$(cat bad.err)" "bad-wiring.csv:1: header" "the wiring problem named"
+[ ! -s rack/requests.log ] || fail "a BMC was asked before the files were checked"
+assert_eq "$(bringup status --json | jq -r '[.nodes[].state] | unique | join(",")')" new "no node moved"
 rc=0; env -u BRINGUP_SWITCHES bringup discover -q || rc=$?
 assert_eq "$rc" 1 "discover exit (two nodes quarantined)"
 bringup status --json > status.json
