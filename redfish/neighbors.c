@@ -2,7 +2,8 @@
  * neighbors — the switch port behind each host NIC port, as the BMC knows
  * it before any OS runs (the cabling check before enlist judges it):
  *  - Dell iDRAC9 "Connection View": the DellSwitchConnection collection
- *    under Systems/{id}/NetworkPorts/Oem/Dell/DellSwitchConnections, its
+ *    under Systems/{id}/NetworkPorts/Oem/Dell/DellSwitchConnections
+ *    (iDRAC10: Systems/{id}/Oem/Dell/DellSwitchConnections), its
  *    members inline (the R7615 capture in tests/fixtures/redfish/dell/
  *    understack/, iDRAC 7.x). SwitchConnectionID is the switch's chassis
  *    MAC, sent unpadded ("c4:4d:4:48:61:80"); SwitchPortConnectionID its

@@ -143,6 +143,7 @@ struct rf_bmc {
 	 * how far its reading went (enabled, refreshed: each once). */
 	char *connview_system;
 	int connview_refreshed, connview_enable_tried, connview_attrs_read;
+	int connview_idrac10; /* read at iDRAC10's path, Systems/{id}/Oem/Dell/DellSwitchConnections */
 
 	/* configure (config*.c); NULL for a discovery walk */
 	struct rf_cfg_node *cfg;

@@ -311,7 +311,9 @@ static void on_net_adapter(struct rf_bmc *bmc, json_t *doc, long parent)
 
 static void connview_get(struct rf_bmc *bmc)
 {
-	char *link = br_xasprintf("%s/NetworkPorts/Oem/Dell/DellSwitchConnections", bmc->connview_system);
+	char *link = br_xasprintf(bmc->connview_idrac10 ? "%s/Oem/Dell/DellSwitchConnections"
+							: "%s/NetworkPorts/Oem/Dell/DellSwitchConnections",
+				  bmc->connview_system);
 	char *url = rf_resolve(bmc, link);
 
 	/* read again: past the seen set, which holds the first reading */
@@ -695,7 +697,15 @@ static void unreadable_or_fail(struct rf_req *req, const struct br_err *err)
 	if ((req->kind == RF_K_DELL_SWITCH_CONN || req->kind == RF_K_DELL_ATTRIBUTES ||
 	     (req->kind == RF_K_COLLECTION && req->member_kind == RF_K_PORT)) &&
 	    req->http.status == 404) {
-		br_debug("redfish", "%s: no Connection View (HTTP 404)", bmc->base);
+		br_debug("redfish", "%s: no switch neighbour view at %s (HTTP 404)", bmc->base, req->url);
+		/* iDRAC10 has the collection under the System's Oem itself */
+		if (req->kind == RF_K_DELL_SWITCH_CONN && !bmc->connview_idrac10 && bmc->connview_system) {
+			char *link = br_xasprintf("%s/Oem/Dell/DellSwitchConnections", bmc->connview_system);
+
+			bmc->connview_idrac10 = 1;
+			get_link(bmc, link, RF_K_DELL_SWITCH_CONN, 0, -1);
+			free(link);
+		}
 		return;
 	}
 	url = plain_url(req);
