@@ -29,6 +29,9 @@ int main(int argc, char **argv)
 		{ "workers", 0, BR_OPT_INT, &a.workers, "N",
 		  "processes configuring BMCs (default 0: min(CPUs, Redfish BMCs / 64, --max-resets); 1: "
 		  "this one)" },
+		{ "switches", 0, BR_OPT_STRING, &a.switches, "FILE",
+		  "switch,chassis_id of every switch: names the switch each port is cabled to, for the "
+		  "profile's [boot] pxe_switch (default $BRINGUP_SWITCHES)" },
 		STG_BMC_OPTIONS(&a.bmc),
 		{ 0 },
 	};
@@ -38,8 +41,9 @@ int main(int argc, char **argv)
 		"Bring nodes that are 'discovered' (or the named ones) to their profile's BIOS baseline\n"
 		"(templates/profiles/NAME/bios.conf) through iDRAC config jobs (other BMCs: the BIOS "
 		"settings\n"
-		"object and a reset), put PXE on the provisioning NIC\n"
-		"first, verify both, and judge firmware against firmware.conf. IPMI-only BMCs get bootdev "
+		"object and a reset), put PXE on the provisioning NIC (the one the BMC sees cabled to\n"
+		"the profile's [boot] pxe_switch, where it names one) first, verify both, and judge firmware "
+		"against firmware.conf. IPMI-only BMCs get bootdev "
 		"pxe\n"
 		"(persistent, EFI) and a power cycle. Nodes end 'configured' or 'failed'.",
 		options,
@@ -50,8 +54,12 @@ int main(int argc, char **argv)
 
 	if (stg_bmc_opts_init(&a.bmc, cmd.name))
 		return STG_EXIT_USAGE;
-	if (stg_stage_parse(&st, &cmd, argc, argv) || stg_configure_options_check(&st, &a) ||
-	    stg_stage_open(&st, states) || stg_bmc_secrets_check(&st, NULL))
+	if (stg_stage_parse(&st, &cmd, argc, argv))
+		return stg_stage_close(&st);
+	if (!a.switches)
+		a.switches = getenv("BRINGUP_SWITCHES");
+	if (stg_configure_options_check(&st, &a) || stg_stage_open(&st, states) ||
+	    stg_bmc_secrets_check(&st, NULL))
 		return stg_stage_close(&st);
 	if (stg_stage_catch_signals(&st))
 		return stg_stage_close(&st);

@@ -17,6 +17,12 @@ int main(int argc, char **argv)
 		STG_BMC_OPTIONS(&a.bmc),
 		{ "workers", 0, BR_OPT_INT, &a.workers, "N",
 		  "processes reading BMCs (default 0: min(CPUs, Redfish BMCs / 64); 1: this one)" },
+		{ "wiring", 0, BR_OPT_STRING, &a.wiring, "FILE",
+		  "the wiring list: judge each BMC's switch neighbours against it before PXE (default "
+		  "$BRINGUP_WIRING)" },
+		{ "switches", 0, BR_OPT_STRING, &a.switches, "FILE",
+		  "switch,chassis_id of every switch: names the switches a BMC knows by chassis MAC "
+		  "(default $BRINGUP_SWITCHES)" },
 		{ 0 },
 	};
 	const struct br_command cmd = {
@@ -24,7 +30,10 @@ int main(int argc, char **argv)
 		"[options] [HOST...]",
 		"Read every BMC of nodes that are 'new' or 'failed' (or the named ones): MACs, serials,\n"
 		"model, BIOS, boot order, firmware, PCIe, drives, PSUs, thermal, SEL. Redfish first; BMCs\n"
-		"with bmc_type ipmi, or without /redfish/v1, are read with ipmitool.",
+		"with bmc_type ipmi, or without /redfish/v1, are read with ipmitool. With a wiring list,\n"
+		"the switch port each BMC shows behind each host port (Dell Connection View, DMTF\n"
+		"LLDPReceive) is judged against it (check cabling_bmc): a node cabled otherwise is\n"
+		"quarantined before it is enlisted.",
 		options,
 		&st.common,
 	};
@@ -33,13 +42,20 @@ int main(int argc, char **argv)
 
 	if (stg_bmc_opts_init(&a.bmc, cmd.name))
 		return STG_EXIT_USAGE;
-	if (stg_stage_parse(&st, &cmd, argc, argv) || stg_discover_options_check(&st, &a) ||
-	    stg_stage_open(&st, states) || stg_bmc_secrets_check(&st, NULL))
+	if (stg_stage_parse(&st, &cmd, argc, argv))
+		return stg_stage_close(&st);
+	if (!a.wiring)
+		a.wiring = getenv("BRINGUP_WIRING");
+	if (!a.switches)
+		a.switches = getenv("BRINGUP_SWITCHES");
+	if (stg_discover_options_check(&st, &a) || stg_stage_open(&st, states) ||
+	    stg_bmc_secrets_check(&st, NULL))
 		return stg_stage_close(&st);
 	if (stg_stage_catch_signals(&st))
 		return stg_stage_close(&st);
 	if (!stg_discover_run(&st, &a, &run))
-		stg_stage_report(&st, stg_discover_json, stg_discover_print, &run, run.failed);
+		stg_stage_report(&st, stg_discover_json, stg_discover_print, &run,
+				 run.failed + run.quarantined);
 	stg_stage_interrupted(&st);
 	if (run.inventory_error) /* exit 3, as for an inventory that cannot be opened */
 		stg_stage_unwritable(&st, 0, run.inventory_error);

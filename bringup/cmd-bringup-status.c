@@ -31,6 +31,34 @@ static json_t *nics_json(struct inv *inv, const char *hostname, struct br_err *e
 	return out;
 }
 
+/* The switch port behind each host port as the BMC showed it before any
+ * OS ran: {"source": "DellSwitchConnections"|"LLDPReceive"|null,
+ * "ports": [{port, mac, chassis_id, system_name, port_id, link, stale,
+ * ...}]}. */
+static json_t *neighbors_json(struct inv *inv, const char *hostname)
+{
+	json_t *ports = json_array(), *out;
+	struct br_hw hw;
+
+	if (inv_load_hw_neighbors(inv, hostname, &hw, NULL))
+		return json_pack("{s:n, s:o}", "source", "ports", ports);
+	for (size_t i = 0; i < hw.n_neighbors; i++) {
+		const struct br_neighbor *nb = &hw.neighbors[i];
+
+		json_array_append_new(
+		    ports, json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:b, s:o}", "port",
+				     br_json_string_or_null(nb->port), "mac", br_json_string_or_null(nb->mac),
+				     "chassis_id", br_json_string_or_null(nb->chassis_id), "system_name",
+				     br_json_string_or_null(nb->system_name), "port_id",
+				     br_json_string_or_null(nb->port_id), "source",
+				     br_json_string_or_null(nb->source), "link", nb->link, "stale", nb->stale,
+				     "vlan", nb->vlan >= 0 ? json_integer(nb->vlan) : json_null()));
+	}
+	out = json_pack("{s:o, s:o}", "source", br_json_string_or_null(hw.neighbor_source), "ports", ports);
+	br_hw_release(&hw);
+	return out;
+}
+
 static json_t *node_json(struct inv *inv, const struct inv_node *n, struct br_err *err)
 {
 	struct br_strlist macs = { 0 };
@@ -75,6 +103,7 @@ static json_t *node_json(struct inv *inv, const struct inv_node *n, struct br_er
 		return NULL;
 	}
 	json_object_set_new(o, "nics", jn);
+	json_object_set_new(o, "neighbors", neighbors_json(inv, n->hostname));
 	return o;
 }
 
@@ -258,7 +287,8 @@ int main(int argc, char **argv)
 		"macs the host's\n"
 		"(what MAAS gets), nics every MAC the BMC showed with its role (host, bmc, bmc_usb, "
 		"disabled,\n"
-		"other_system) and source.",
+		"other_system) and source, neighbors the switch port behind each host port as the BMC\n"
+		"showed it ({source, ports:[{port, chassis_id, system_name, port_id, link, stale}]}).",
 		options,
 		&st.common,
 	};

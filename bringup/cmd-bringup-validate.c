@@ -54,6 +54,7 @@ static int check_args(struct stg_stage *st, struct args *a)
 	a->o.ssh_config = env_or(a->o.ssh_config, "BRINGUP_SSH_CONFIG", NULL);
 	a->o.ssh_user = env_or(a->o.ssh_user, "BRINGUP_SSH_USER", NULL);
 	a->o.wiring = env_or(a->o.wiring, "BRINGUP_WIRING", NULL);
+	a->o.switches = env_or(a->o.switches, "BRINGUP_SWITCHES", NULL);
 	a->o.ib_topology = env_or(a->o.ib_topology, "BRINGUP_IB_TOPOLOGY", NULL);
 	a->o.ib_wiring = env_or(a->o.ib_wiring, "BRINGUP_IB_WIRING", a->o.wiring);
 	a->o.ib_rate = a->fabric_rate = env_or(a->fabric_rate, "BRINGUP_FABRIC_RATE", NULL);
@@ -120,6 +121,9 @@ int main(int argc, char **argv)
 		  "the fabric's cables by design (default $BRINGUP_IB_WIRING, else --wiring)" },
 		{ "wiring", 0, BR_OPT_STRING, &a.o.wiring, "FILE",
 		  "wiring list (bringup's or NetBox's cable CSV; default $BRINGUP_WIRING)" },
+		{ "switches", 0, BR_OPT_STRING, &a.o.switches, "FILE",
+		  "switch,chassis_id of every switch, for comparing the BMC's switch neighbours with the "
+		  "OS's LLDP (check cabling_views; default $BRINGUP_SWITCHES)" },
 		{ "ssh-key", 'i', BR_OPT_STRING, &a.o.ssh_key, "PATH",
 		  "private key (default $BRINGUP_SSH_KEY)" },
 		{ "known-hosts", 0, BR_OPT_STRING, &a.o.known_hosts, "PATH",

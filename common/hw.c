@@ -58,6 +58,22 @@ struct br_volume *br_hw_add_volume(struct br_hw *hw)
 	return HW_ADD(hw, volumes, n_volumes);
 }
 
+struct br_neighbor *br_hw_add_neighbor(struct br_hw *hw)
+{
+	struct br_neighbor *nb = HW_ADD(hw, neighbors, n_neighbors);
+
+	nb->vlan = -1;
+	return nb;
+}
+
+const struct br_neighbor *br_hw_neighbor_of(const struct br_hw *hw, const char *port)
+{
+	for (size_t i = 0; port && i < hw->n_neighbors; i++)
+		if (hw->neighbors[i].port && !strcasecmp(hw->neighbors[i].port, port))
+			return &hw->neighbors[i];
+	return NULL;
+}
+
 void br_volume_add_drive(struct br_volume *v, const char *drive_id)
 {
 	v->drive_ids = br_xrealloc(v->drive_ids, (v->n_drive_ids + 1) * sizeof(char *));
@@ -176,6 +192,7 @@ static const struct br_field hw_fields[] = {
 	F(struct br_hw, boot_mode, BR_FT_STR),
 	F(struct br_hw, boot_override_target, BR_FT_STR),
 	F(struct br_hw, boot_override_enabled, BR_FT_STR),
+	F(struct br_hw, neighbor_source, BR_FT_STR),
 };
 static const struct br_field nic_fields[] = {
 	F(struct br_nic, mac, BR_FT_STR),
@@ -236,6 +253,20 @@ static const struct br_field sel_fields[] = {
 	F(struct br_sel_entry, severity, BR_FT_STR),   F(struct br_sel_entry, message, BR_FT_STR),
 	F(struct br_sel_entry, message_id, BR_FT_STR),
 };
+static const struct br_field neighbor_fields[] = {
+	F(struct br_neighbor, port, BR_FT_STR),
+	F(struct br_neighbor, mac, BR_FT_STR),
+	F(struct br_neighbor, chassis_id, BR_FT_STR),
+	F(struct br_neighbor, chassis_id_subtype, BR_FT_STR),
+	F(struct br_neighbor, system_name, BR_FT_STR),
+	F(struct br_neighbor, port_id, BR_FT_STR),
+	F(struct br_neighbor, port_id_subtype, BR_FT_STR),
+	F(struct br_neighbor, mgmt_address, BR_FT_STR),
+	F(struct br_neighbor, source, BR_FT_STR),
+	F(struct br_neighbor, vlan, BR_FT_INT),
+	F(struct br_neighbor, link, BR_FT_BOOL),
+	F(struct br_neighbor, stale, BR_FT_BOOL),
+};
 static const struct br_field unreadable_fields[] = {
 	F(struct br_unreadable, url, BR_FT_STR),
 	F(struct br_unreadable, status, BR_FT_LONG),
@@ -245,7 +276,8 @@ static const struct br_field unreadable_fields[] = {
 static const struct br_record nic_record = RECORD(nic_fields), firmware_record = RECORD(firmware_fields),
 			      pcie_record = RECORD(pcie_fields), drive_record = RECORD(drive_fields),
 			      volume_record = RECORD(volume_fields), sensor_record = RECORD(sensor_fields),
-			      sel_record = RECORD(sel_fields), unreadable_record = RECORD(unreadable_fields);
+			      sel_record = RECORD(sel_fields), unreadable_record = RECORD(unreadable_fields),
+			      neighbor_record = RECORD(neighbor_fields);
 const struct br_record br_hw_scalars = RECORD(hw_fields);
 
 #define LIST(name, rec)                                                                                      \
@@ -256,7 +288,7 @@ const struct br_record br_hw_scalars = RECORD(hw_fields);
 const struct br_hw_list br_hw_lists[] = {
 	LIST(nics, nic_record),	    LIST(firmware, firmware_record),	 LIST(pcie, pcie_record),
 	LIST(drives, drive_record), LIST(volumes, volume_record),	 LIST(sensors, sensor_record),
-	LIST(sel, sel_record),	    LIST(unreadable, unreadable_record),
+	LIST(sel, sel_record),	    LIST(unreadable, unreadable_record), LIST(neighbors, neighbor_record),
 };
 const size_t br_hw_n_lists = sizeof(br_hw_lists) / sizeof(br_hw_lists[0]);
 

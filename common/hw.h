@@ -122,6 +122,26 @@ struct br_sensor {
 	double lower_critical; /* NAN when absent */
 };
 
+/* The switch port a host NIC port is cabled to, as the BMC saw it before
+ * any OS ran: Dell's Connection View (DellSwitchConnection: SwitchConnectionID
+ * is the switch's chassis MAC, SwitchPortConnectionID its port name) or
+ * DMTF Port v1.4+ Ethernet.LLDPReceive. One per host port the BMC lists,
+ * those with no link included. */
+struct br_neighbor {
+	char *port;		  /* the BMC's name of the host port: "NIC.Embedded.1-1-1" */
+	char *mac;		  /* the host port's MAC, when the view gives it */
+	char *chassis_id;	  /* the switch's chassis id (a MAC: lowercase colon form) */
+	char *chassis_id_subtype; /* LLDP's subtype as Redfish names it: "MacAddr", ... */
+	char *system_name;	  /* the switch's LLDP system name (Port v1.8), when sent */
+	char *port_id;		  /* the switch port: "Ethernet1/5", "swp3" */
+	char *port_id_subtype;	  /* "IfName", "MacAddr", ... */
+	char *mgmt_address;	  /* the switch's management address, when sent */
+	char *source;		  /* "DellSwitchConnection" or "LLDPReceive" */
+	int vlan;		  /* -1 unknown */
+	int link;		  /* 1: a neighbour was seen; 0: "No Link" / nothing received */
+	int stale;		  /* 1: the BMC says the data is stale (not refreshed since a change) */
+};
+
 struct br_sel_entry {
 	char *id;
 	char *created;
@@ -148,6 +168,9 @@ struct br_hw {
 	char *boot_mode;
 	char *boot_override_target;
 	char *boot_override_enabled;
+	/* Where the BMC showed the host ports' switch neighbours
+	 * ("DellSwitchConnections", "LLDPReceive"); NULL: it offers none. */
+	char *neighbor_source;
 
 	char **boot_order;
 	size_t n_boot_order;
@@ -167,6 +190,8 @@ struct br_hw {
 	size_t n_sensors;
 	struct br_sel_entry *sel;
 	size_t n_sel;
+	struct br_neighbor *neighbors;
+	size_t n_neighbors;
 	struct br_unreadable *unreadable;
 	size_t n_unreadable;
 	size_t unreadable_dropped; /* past BR_HW_UNREADABLE_MAX */
@@ -237,6 +262,9 @@ void br_volume_add_drive(struct br_volume *v, const char *drive_id);
 const struct br_volume *br_hw_volume_of_drive(const struct br_hw *hw, const char *drive_id);
 struct br_sensor *br_hw_add_sensor(struct br_hw *hw);
 struct br_sel_entry *br_hw_add_sel(struct br_hw *hw);
+struct br_neighbor *br_hw_add_neighbor(struct br_hw *hw);
+/* The neighbour record of the host port with this BMC name; NULL if none. */
+const struct br_neighbor *br_hw_neighbor_of(const struct br_hw *hw, const char *port);
 void br_hw_add_boot(struct br_hw *hw, const char *entry);
 /* Record an unreadable resource (strings copied, capped); past
  * BR_HW_UNREADABLE_MAX only unreadable_dropped grows. */

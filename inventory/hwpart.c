@@ -126,3 +126,8 @@ int inv_hw_source(struct inv *inv, const char *hostname, char **ret_source, stru
 	inv_finalize(inv, st);
 	return rc;
 }
+
+int inv_load_hw_neighbors(struct inv *inv, const char *hostname, struct br_hw *hw, struct br_err *err)
+{
+	return load_part(inv, hostname, "neighbors", "neighbor_source", hw, err);
+}

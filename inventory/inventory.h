@@ -16,7 +16,7 @@
 
 #include "common.h"
 
-#define INV_SCHEMA_VERSION 14
+#define INV_SCHEMA_VERSION 15
 #define INV_BUSY_TIMEOUT_MS 10000
 /* Longest reason kept with a node or an event; a longer one is cut
  * (br_xstrdup_capped). Reasons carry text from BMCs and MAAS. */
@@ -222,6 +222,10 @@ int inv_load_hw_firmware(struct inv *inv, const char *hostname, struct br_hw *hw
 /* Every MAC with its role and source, and the resources the BMC could not
  * give (what status shows beside the host MACs). */
 int inv_load_hw_nics(struct inv *inv, const char *hostname, struct br_hw *hw, struct br_err *err);
+/* Only the switch neighbours the BMC showed of the host ports (neighbors,
+ * neighbor_source): the cabling check before enlist, configure's choice
+ * of the PXE port, validate's comparison with the OS's LLDP. */
+int inv_load_hw_neighbors(struct inv *inv, const char *hostname, struct br_hw *hw, struct br_err *err);
 /* Where the node's stored facts came from ("redfish", "ipmi"; *ret_source
  * NULL when none are stored; caller frees), without reading the document:
  * what a stage needs to pick the protocol before its workers start. */

@@ -306,6 +306,19 @@ const char *const invb_sqlite_migrations[] = {
 	 * @odata.id); discover takes only that System's facts. NULL: the BMC
 	 * shows one host. */
 	"ALTER TABLE nodes ADD COLUMN bmc_system TEXT;",
+
+	/* 15: the switch port behind each host NIC port as the BMC showed it
+	 * before any OS ran (Dell's Connection View, DMTF LLDPReceive),
+	 * stored in each node's facts document as "neighbors" since discovery
+	 * reads them; a view beside the MACs, one row per BMC port, as
+	 * volumes (step 9). Documents stored before have none. */
+	"CREATE VIEW port_neighbors AS SELECT f.node_id, CAST(j.key AS INTEGER) AS position,"
+	"  j.value ->> 'port' AS port, j.value ->> 'mac' AS mac, j.value ->> 'chassis_id' AS chassis_id,"
+	"  j.value ->> 'chassis_id_subtype' AS chassis_id_subtype, j.value ->> 'system_name' AS system_name,"
+	"  j.value ->> 'port_id' AS port_id, j.value ->> 'port_id_subtype' AS port_id_subtype,"
+	"  j.value ->> 'mgmt_address' AS mgmt_address, j.value ->> 'vlan' AS vlan,"
+	"  j.value ->> 'link' AS link, j.value ->> 'stale' AS stale, j.value ->> 'source' AS source"
+	"  FROM hw_facts f, json_each(f.facts, '$.neighbors') j;",
 };
 
 _Static_assert(sizeof(invb_sqlite_migrations) / sizeof(invb_sqlite_migrations[0]) == INV_SCHEMA_VERSION,

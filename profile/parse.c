@@ -50,6 +50,7 @@ void prof_release(struct prof_profile *p)
 	free(p->boot_disk);
 	free(p->boot_disk_file);
 	free(p->pxe_nic);
+	free(p->pxe_switch);
 	free(p->name);
 	free(p->hw.model);
 	free(p->hw.ib_link_layer);
@@ -208,8 +209,10 @@ static int on_boot(struct prof_parse *ps, const char *name, const char *value)
 {
 	struct prof_profile *p = ps->p;
 
-	if (strcmp(name, "pxe_nic") && strcmp(name, "mode"))
-		return prof_problem(ps, name, "unknown setting in [boot] (pxe_nic, mode)");
+	if (strcmp(name, "pxe_nic") && strcmp(name, "mode") && strcmp(name, "pxe_switch") &&
+	    strcmp(name, "connection_view"))
+		return prof_problem(ps, name,
+				    "unknown setting in [boot] (pxe_nic, mode, pxe_switch, connection_view)");
 	if (prof_seen_twice(ps, "boot", name))
 		return prof_problem(ps, name, "set twice");
 	if (!strcmp(name, "pxe_nic")) {
@@ -217,6 +220,15 @@ static int on_boot(struct prof_parse *ps, const char *name, const char *value)
 			return prof_problem(ps, name, "'%s' is not a NIC FQDD such as NIC.Embedded.1-1-1",
 					    value);
 		p->pxe_nic = br_xstrdup(value);
+	} else if (!strcmp(name, "pxe_switch")) {
+		if (!prof_valid_chars(value, ".-_:*?[]"))
+			return prof_problem(ps, name, "'%s' is not a switch name or a shell pattern of one",
+					    value);
+		p->pxe_switch = br_xstrdup(value);
+	} else if (!strcmp(name, "connection_view")) {
+		if (strcmp(value, "enable") && strcmp(value, "leave"))
+			return prof_problem(ps, name, "'%s': must be enable or leave", value);
+		p->connection_view_enable = !strcmp(value, "enable");
 	} else if (!strcmp(value, "persistent")) {
 		p->boot_mode = PROF_BOOT_PERSISTENT;
 	} else if (!strcmp(value, "once")) {

@@ -6,7 +6,11 @@
  *
  *   bios.conf      [bios]  iDRAC BIOS attribute = value (the baseline)
  *                  [boot]  pxe_nic = FQDD of the provisioning NIC,
- *                          mode = persistent | once
+ *                          mode = persistent | once,
+ *                          pxe_switch = the provisioning switch (a name or
+ *                          shell pattern: PXE on the port cabled to it),
+ *                          connection_view = enable | leave (Dell: let
+ *                          discover switch Connection View on)
  *   firmware.conf  [firmware]  component = minimum version, where component
  *                  is the FQDD iDRAC puts after "__" in a FirmwareInventory
  *                  Id ("Installed-104327-28.39.1002__NIC.Slot.31-1-1"), or
@@ -160,6 +164,10 @@ struct prof_profile {
 	struct br_kv *bios; /* baseline, in file order */
 	size_t n_bios;
 	char *pxe_nic; /* NULL: boot order is left alone */
+	/* The provisioning switch, a shell pattern of its name: configure sets
+	 * PXE on the host port the BMC sees cabled to it. NULL: pxe_nic. */
+	char *pxe_switch;
+	int connection_view_enable; /* discover may enable Dell's Connection View */
 	enum prof_boot_mode boot_mode;
 	/* firmware.conf */
 	struct prof_fw_rule *firmware;

@@ -217,6 +217,8 @@ void rf_bmc_release(struct rf_bmc *bmc)
 	json_decref(bmc->pcie_hints);
 	bmc->pcie_hints = NULL;
 	free(bmc->expand);
+	free(bmc->connview_system);
+	bmc->connview_system = NULL;
 	bmc->expand = NULL;
 	free(bmc->session_url);
 	bmc->session_url = NULL;

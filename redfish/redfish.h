@@ -47,6 +47,10 @@ struct rf_target {
 	 * manifest's `system`): its Id or @odata.id. NULL: the one host the
 	 * BMC shows; several without it fail the node naming them. */
 	const char *system;
+	/* Dell: enable Connection View (the iDRAC attribute
+	 * SwitchConnectionView.1.Enable) where it is off, so the BMC reads its
+	 * host ports' LLDP (the profile's [discover] connection_view). */
+	int enable_connection_view;
 };
 
 struct br_loop;

@@ -95,7 +95,7 @@ struct rf_req {
 
 struct rf_vendor;
 
-#define RF_KINDS_MAX 32 /* room for enum rf_kind, below */
+#define RF_KINDS_MAX 40 /* room for enum rf_kind, below */
 
 struct rf_bmc {
 	const struct rf_target *target;
@@ -139,6 +139,11 @@ struct rf_bmc {
 	int host_chosen;
 	int host_failed; /* no host System to take: fail at the walk's end with host_error */
 	struct br_err host_error;
+	/* Dell Connection View (walk.c): the host System's @odata.id, and
+	 * how far its reading went (enabled, refreshed: each once). */
+	char *connview_system;
+	int connview_refreshed, connview_enable_tried, connview_attrs_read;
+	int connview_idrac10; /* read at iDRAC10's path, Systems/{id}/Oem/Dell/DellSwitchConnections */
 
 	/* configure (config*.c); NULL for a discovery walk */
 	struct rf_cfg_node *cfg;
@@ -378,6 +383,9 @@ enum rf_kind {
 	RF_K_HPE_PCI_DEVICE,
 	RF_K_PCIE_SLOTS,
 	RF_K_VOLUME,
+	RF_K_DELL_SWITCH_CONN,
+	RF_K_PORT,
+	RF_K_DELL_ATTRIBUTES,
 	RF_K_COLLECTION,
 	RF_K_COUNT
 };
@@ -419,6 +427,17 @@ void rf_parse_pcie_function(struct br_hw *hw, long index, json_t *doc);
 void rf_parse_drive(struct br_hw *hw, json_t *doc);
 /* A Storage Volume (a RAID virtual disk): its identity and member drives. */
 void rf_parse_volume(struct br_hw *hw, json_t *doc);
+/* neighbors.c: the switch port behind each host port, before any OS runs:
+ * Dell's DellSwitchConnections collection (members inline) and a DMTF
+ * Port's Ethernet.LLDPReceive. At most RF_NEIGHBORS_MAX ports are kept. */
+#define RF_NEIGHBORS_MAX 256
+void rf_parse_dell_switch_connections(struct br_hw *hw, json_t *doc);
+void rf_parse_port(struct br_hw *hw, json_t *doc);
+/* Forget the neighbours read so far (a view read again after a refresh). */
+void rf_neighbors_clear(struct br_hw *hw);
+/* After a Connection View was parsed into hw: 1 when a host port's data
+ * is stale, and (ret_links) how many host ports see a neighbour. */
+int rf_neighbors_stale(const struct br_hw *hw, size_t *ret_links);
 /* Stores the attributes; the values of those named "...MACAddress" are
  * host NIC MACs (source "Bios"), RF_BIOS_MACS_MAX at most. */
 #define RF_BIOS_MACS_MAX 64 /* a node has a few add-in NIC ports, not hundreds */
@@ -459,6 +478,10 @@ struct rf_vendor {
 	/* Collections the walk follows from the System, { NULL } ended; the
 	 * vendor files name them and never call the walk (may be NULL). */
 	const struct rf_vendor_link *system_links;
+	/* The family documents its switch neighbours: Dell's Connection View
+	 * under the System, DMTF LLDPReceive on the NetworkAdapters' Ports. */
+	int dell_switch_connections;
+	int port_lldp;
 };
 
 extern const struct rf_vendor rf_vendor_dell;

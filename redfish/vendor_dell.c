@@ -26,4 +26,5 @@ const struct rf_vendor rf_vendor_dell = {
 	.manufacturer = "Dell",
 	.on_system = dell_on_system,
 	.system_links = NULL,
+	.dell_switch_connections = 1,
 };

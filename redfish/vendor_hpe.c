@@ -42,4 +42,7 @@ const struct rf_vendor rf_vendor_hpe = {
 	.manufacturer = "HPE",
 	.on_system = NULL,
 	.system_links = hpe_links,
+	/* iLO 5 2.73+ and iLO 6: Port Ethernet.LLDPReceive (HPE iLO RESTful API
+	 * reference, "LLDP" under Chassis/{id}/NetworkAdapters/{id}/Ports) */
+	.port_lldp = 1,
 };

@@ -157,6 +157,10 @@ json_t *rf_choose_host(json_t *systems, const char *want, struct br_err *err)
 	return NULL;
 }
 
+static void get_link(struct rf_bmc *bmc, const char *link, int kind, int collection, long parent);
+static void issue(struct rf_bmc *bmc, const char *url, int kind, int member_kind, long parent, int pages,
+		  int members, int expand);
+
 static void walk_host(struct rf_bmc *bmc, json_t *doc)
 {
 	rf_parse_system(&bmc->hw, doc);
@@ -173,6 +177,18 @@ static void walk_host(struct rf_bmc *bmc, json_t *doc)
 	rf_follow(bmc, doc, "Bios", RF_K_BIOS, 0, -1);
 	/* Where NIC resources show no MAC, the boot entries still do. */
 	rf_follow(bmc, doc, "Boot/BootOptions", RF_K_BOOT_OPTION, 1, -1);
+	/* iDRAC9 links no Connection View from the System: its path is
+	 * Dell's (Redfish API guide, DellSwitchConnectionCollection), one
+	 * request with every port's member inline. */
+	if (bmc->vendor && bmc->vendor->dell_switch_connections && br_json_str(doc, "@odata.id")) {
+		char *link;
+
+		free(bmc->connview_system);
+		bmc->connview_system = br_xstrdup(br_json_str(doc, "@odata.id"));
+		link = br_xasprintf("%s/NetworkPorts/Oem/Dell/DellSwitchConnections", bmc->connview_system);
+		get_link(bmc, link, RF_K_DELL_SWITCH_CONN, 0, -1);
+		free(link);
+	}
 }
 
 /* Every System read: take the host and walk it, or fail naming them. */
@@ -282,6 +298,129 @@ static void on_chassis(struct rf_bmc *bmc, json_t *doc, long parent)
 static void on_net_adapter(struct rf_bmc *bmc, json_t *doc, long parent)
 {
 	rf_follow(bmc, doc, "NetworkDeviceFunctions", RF_K_NDF, 1, -1);
+	/* Only where the family documents LLDPReceive: a Ports collection per
+	 * adapter is a request or more per NIC for nothing elsewhere. */
+	if (bmc->vendor && bmc->vendor->port_lldp)
+		rf_follow(bmc, doc, "Ports", RF_K_PORT, 1, -1);
+}
+
+/* ---- Dell Connection View: read, refreshed once when stale, enabled once
+ * where the profile allows it ------------------------------------------------ */
+
+#define DELL_ATTRIBUTES "/redfish/v1/Managers/iDRAC.Embedded.1/Oem/Dell/DellAttributes/iDRAC.Embedded.1"
+
+static void connview_get(struct rf_bmc *bmc)
+{
+	char *link = br_xasprintf(bmc->connview_idrac10 ? "%s/Oem/Dell/DellSwitchConnections"
+							: "%s/NetworkPorts/Oem/Dell/DellSwitchConnections",
+				  bmc->connview_system);
+	char *url = rf_resolve(bmc, link);
+
+	/* read again: past the seen set, which holds the first reading */
+	if (url)
+		issue(bmc, url, RF_K_DELL_SWITCH_CONN, RF_K_DELL_SWITCH_CONN, -1, 0, 0, 0);
+	free(url);
+	free(link);
+}
+
+static void connview_unreadable(struct rf_req *req, const struct br_err *err)
+{
+	br_hw_add_unreadable(&req->bmc->hw, req->url, req->http.result == CURLE_OK ? req->http.status : 0,
+			     err->msg);
+}
+
+static void on_connview_refreshed(struct rf_req *req, int rc, const struct br_err *err)
+{
+	if (rc) {
+		connview_unreadable(req, err);
+		return;
+	}
+	if (!req->bmc->failed)
+		connview_get(req->bmc);
+}
+
+/* The iDRAC re-reads LLDP on every port (DellSwitchConnectionService's
+ * ServerPortConnectionRefresh, Dell's iDRAC9 Redfish API guide). */
+static void connview_refresh(struct rf_bmc *bmc)
+{
+	char *link = br_xasprintf("%s/Oem/Dell/DellSwitchConnectionService/Actions/"
+				  "DellSwitchConnectionService.ServerPortConnectionRefresh",
+				  bmc->connview_system);
+	char *url = rf_resolve(bmc, link);
+	struct rf_req *req;
+
+	bmc->connview_refreshed = 1;
+	free(link);
+	if (!url)
+		return;
+	req = rf_req_new(bmc, RF_POST, url, 1, on_connview_refreshed);
+	req->post_body = br_xstrdup("{}");
+	rf_req_submit(req);
+	free(url);
+}
+
+static void on_connview_enabled(struct rf_req *req, int rc, const struct br_err *err)
+{
+	if (rc) {
+		connview_unreadable(req, err);
+		return;
+	}
+	if (!req->bmc->failed)
+		connview_refresh(req->bmc);
+}
+
+static void on_dell_attributes(struct rf_bmc *bmc, json_t *doc, long parent)
+{
+	const char *v = br_json_str(doc, "Attributes/SwitchConnectionView.1.Enable");
+	char *url;
+	struct rf_req *req;
+
+	if (!v || strcasecmp(v, "Disabled"))
+		return;
+	if (!bmc->target->enable_connection_view || bmc->connview_enable_tried) {
+		/* what the check will say: nothing was read, and why */
+		free(bmc->hw.neighbor_source);
+		bmc->hw.neighbor_source = br_xstrdup("DellSwitchConnections (disabled: iDRAC attribute "
+						     "SwitchConnectionView.1.Enable)");
+		return;
+	}
+	bmc->connview_enable_tried = 1;
+	if (!(url = rf_resolve(bmc, DELL_ATTRIBUTES)))
+		return;
+	req = rf_req_new(bmc, RF_PATCH, url, 1, on_connview_enabled);
+	req->post_body = br_xstrdup("{\"Attributes\":{\"SwitchConnectionView.1.Enable\":\"Enabled\"}}");
+	rf_req_submit(req);
+	free(url);
+}
+
+static void on_dell_switch_connections(struct rf_bmc *bmc, json_t *doc, long parent)
+{
+	size_t links;
+	int stale;
+
+	/* a reading after a refresh replaces the one before */
+	rf_neighbors_clear(&bmc->hw);
+	rf_parse_dell_switch_connections(&bmc->hw, doc);
+	if (!bmc->hw.n_neighbors || !bmc->connview_system)
+		return;
+	stale = rf_neighbors_stale(&bmc->hw, &links);
+	if (stale && !bmc->connview_refreshed) {
+		connview_refresh(bmc);
+	} else if (!links && !bmc->connview_attrs_read) {
+		/* every port "No Link": the view may be switched off; one read
+		 * of the attribute tells, and enabling it is the profile's call */
+		char *url = rf_resolve(bmc, DELL_ATTRIBUTES);
+
+		bmc->connview_attrs_read = 1;
+		if (url)
+			issue(bmc, url, RF_K_DELL_ATTRIBUTES, RF_K_DELL_ATTRIBUTES, -1, 0, 0, 0);
+		free(url);
+	}
+}
+
+static void on_port(struct rf_bmc *bmc, json_t *doc, long parent)
+{
+	rf_parse_port(&bmc->hw, doc);
 }
 
 static void on_thermal_subsystem(struct rf_bmc *bmc, json_t *doc, long parent)
@@ -385,6 +524,9 @@ static const struct kind_info kinds[RF_K_COUNT] = {
 	[RF_K_HPE_PCI_DEVICE] = { "HpeServerPciDevice", 1, on_hpe_pci_device },
 	[RF_K_PCIE_SLOTS] = { "PCIeSlots", 1, on_pcie_slots },
 	[RF_K_VOLUME] = { "Volume", 1, on_volume },
+	[RF_K_DELL_SWITCH_CONN] = { "DellSwitchConnectionCollection", 1, on_dell_switch_connections },
+	[RF_K_PORT] = { "Port", 1, on_port },
+	[RF_K_DELL_ATTRIBUTES] = { "DellAttributes", 1, on_dell_attributes },
 	[RF_K_COLLECTION] = { "Collection", 1, NULL },
 };
 
@@ -548,6 +690,23 @@ static void unreadable_or_fail(struct rf_req *req, const struct br_err *err)
 		if (!bmc->host_failed)
 			bmc->host_error = *err;
 		bmc->host_failed = 1;
+		return;
+	}
+	/* A switch-neighbour view the firmware does not have (an iDRAC8, an
+	 * iDRAC9 before Connection View, a Port without LLDPReceive): the BMC
+	 * offers none, which the cabling check says; nothing is unreadable. */
+	if ((req->kind == RF_K_DELL_SWITCH_CONN || req->kind == RF_K_DELL_ATTRIBUTES ||
+	     (req->kind == RF_K_COLLECTION && req->member_kind == RF_K_PORT)) &&
+	    req->http.status == 404) {
+		br_debug("redfish", "%s: no switch neighbour view at %s (HTTP 404)", bmc->base, req->url);
+		/* iDRAC10 has the collection under the System's Oem itself */
+		if (req->kind == RF_K_DELL_SWITCH_CONN && !bmc->connview_idrac10 && bmc->connview_system) {
+			char *link = br_xasprintf("%s/Oem/Dell/DellSwitchConnections", bmc->connview_system);
+
+			bmc->connview_idrac10 = 1;
+			get_link(bmc, link, RF_K_DELL_SWITCH_CONN, 0, -1);
+			free(link);
+		}
 		return;
 	}
 	url = plain_url(req);

@@ -44,6 +44,7 @@ struct opts {
 	    json, verbose, procs, no_ssh;
 	int hosts, no_hosts;
 	int maas_latency_ms, maas_commission_ms, maas_deploy_ms, maas_no_status_events;
+	int connection_view;
 	const char *dir, *fault_rate, *vendor;
 	struct br_strlist faults;
 };
@@ -146,6 +147,7 @@ static int start_bmcs(struct run *r, struct br_err *err)
 	r->bmc_cfg.flaky_stall_ms = r->o->flaky_stall_ms;
 	r->bmc_cfg.bios_job_ms = r->o->bios_job_ms;
 	r->bmc_cfg.bios_job_polls = r->o->bios_job_polls;
+	r->bmc_cfg.connection_view = r->o->connection_view;
 	r->bmcs = br_xcalloc(r->rack.n, sizeof(*r->bmcs));
 	for (size_t i = 0; i < r->rack.n; i++) {
 		struct sim_node *n = &r->rack.nodes[i];
@@ -334,6 +336,7 @@ static int start(struct run *r, struct br_err *err)
 	if (sim_rack_infiniband(&r->rack))
 		br_buf_addf(&r->env, "BRINGUP_IB_WIRING=%s/ib-wiring.csv\nBRINGUP_FABRIC_RATE=4xNDR\n",
 			    r->dir);
+	br_buf_addf(&r->env, "BRINGUP_SWITCHES=%s/switches.csv\n", r->dir);
 	br_buf_addf(&r->env, "BRINGUP_SIM_DIR=%s\n", r->dir);
 	rc = write_file_in(r->dir, "env", br_buf_str(&r->env), 0600, err);
 	snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
@@ -531,6 +534,11 @@ int main(int argc, char **argv)
 		{ "maas-no-status-events", 0, BR_OPT_FLAG, &o.maas_no_status_events, NULL,
 		  "write no 'Node changed status' events (every MAAS since 1.7 does: a MAAS-like server that "
 		  "does not)" },
+		{ "connection-view", 0, BR_OPT_FLAG, &o.connection_view, NULL,
+		  "Dell iDRACs start with Connection View enabled (SwitchConnectionView.1.Enable): each "
+		  "shows "
+		  "the switch port behind every host port before PXE (default: Disabled, every port 'No "
+		  "Link' until a client enables it)" },
 		{ "https", 0, BR_OPT_FLAG, &o.https, NULL,
 		  "serve the BMCs and MAAS over HTTPS with a generated CA (DIR/ca.pem)" },
 		{ "daemon", 0, BR_OPT_FLAG, &o.daemon, NULL,

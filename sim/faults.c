@@ -73,6 +73,10 @@ static const char *const fault_names[SIM_F_COUNT] = {
 	[SIM_F_GPU_SRAM_THRESHOLD] = "gpu_sram_threshold",
 	[SIM_F_IB_FABRIC_SPLIT] = "ib_fabric_split",
 	[SIM_F_IB_LINK_FLAP] = "ib_link_flap",
+	[SIM_F_PXE_UNPLUGGED] = "pxe_unplugged",
+	[SIM_F_CABLE_WRONG_SWITCH] = "cable_wrong_switch",
+	[SIM_F_CONNVIEW_STALE] = "connview_stale",
+	[SIM_F_CONNVIEW_STUCK] = "connview_stuck",
 };
 
 /* BIOS attributes bios_drift may change, and the value a drifted node has. */
@@ -286,6 +290,33 @@ static void apply(struct sim_node *n, enum sim_fault f, uint64_t *rng)
 		n->drives[d].present = 0;
 		detail(n, f,
 		       json_pack("{s:s, s:s}", "drive", n->drives[d].id, "serial", n->drives[d].serial));
+		break;
+	case SIM_F_PXE_UNPLUGGED:
+		/* the provisioning port: the first Ethernet NIC, PXE device 1 */
+		k = SIM_FABRIC_NICS;
+		sim_fault_set(&n->faults, SIM_F_CABLE_UNPLUGGED);
+		detail(n, SIM_F_CABLE_UNPLUGGED,
+		       json_pack("{s:s, s:s, s:s}", "ifname", n->nics[k].ifname, "switch", n->nics[k].sw,
+				 "switch_port", n->nics[k].sw_port));
+		detail(n, f,
+		       json_pack("{s:s, s:s, s:s, s:s}", "nic", n->nics[k].fqdd, "ifname", n->nics[k].ifname,
+				 "switch", n->nics[k].sw, "switch_port", n->nics[k].sw_port));
+		break;
+	case SIM_F_CONNVIEW_STUCK:
+		sim_fault_set(&n->faults, SIM_F_CABLE_UNPLUGGED);
+		detail(n, SIM_F_CABLE_UNPLUGGED,
+		       json_pack("{s:s, s:s, s:s}", "ifname", n->nics[k].ifname, "switch", n->nics[k].sw,
+				 "switch_port", n->nics[k].sw_port));
+		detail(n, f, json_pack("{s:s, s:s}", "nic", n->nics[k].fqdd, "ifname", n->nics[k].ifname));
+		break;
+	case SIM_F_CABLE_WRONG_SWITCH:
+		k = SIM_FABRIC_NICS;
+		snprintf(name, sizeof(name), "mgmt-%s", n->rack);
+		detail(n, f,
+		       json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "nic", n->nics[k].fqdd, "ifname",
+				 n->nics[k].ifname, "switch", name, "switch_port", n->nics[k].sw_port,
+				 "expected_switch", n->nics[k].sw, "expected_switch_port",
+				 n->nics[k].sw_port));
 		break;
 	case SIM_F_CABLE_UNPLUGGED:
 		detail(n, f,

@@ -182,20 +182,11 @@ static void nvlink_status(struct sim_hw *w, const struct sim_node *n)
 	br_buf_release(&b);
 }
 
-static void switch_mac(const char *name, char out[18])
-{
-	uint32_t h = 2166136261u;
-
-	for (const char *c = name; *c; c++)
-		h = (h ^ (unsigned char)*c) * 16777619u;
-	snprintf(out, 18, "02:1c:73:%02x:%02x:%02x", (h >> 16) & 0xff, (h >> 8) & 0xff, h & 0xff);
-}
-
 static void lldp_neighbor(struct br_buf *b, const char *ifname, const char *sw, const char *sw_port)
 {
 	char mac[18];
 
-	switch_mac(sw, mac);
+	sim_switch_mac(sw, mac);
 	br_buf_addf(
 	    b,
 	    " <interface label=\"Interface\" name=\"%s\" via=\"LLDP\" rid=\"1\" age=\"0 day, 02:11:40\">\n"
@@ -217,28 +208,17 @@ static void lldp_neighbor(struct br_buf *b, const char *ifname, const char *sw, 
 
 static void lldpctl(struct sim_hw *w, const struct sim_node *n)
 {
-	json_t *swap = json_object_get(n->details, "cable_swap");
-	json_t *unplug = json_object_get(n->details, "cable_unplugged");
 	struct br_buf b;
 
 	br_buf_init(&b, 0);
 	br_buf_adds(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<lldp label=\"LLDP neighbors\">\n");
 	for (int k = 0; k < SIM_NICS; k++) {
-		const struct sim_nic *nic = &n->nics[k];
-		const char *sw = nic->sw, *sw_port = nic->sw_port;
+		const char *sw, *sw_port;
 
-		if (!nic->present || (k < SIM_FABRIC_NICS && sim_node_infiniband(n)))
+		if (k < SIM_FABRIC_NICS && sim_node_infiniband(n))
 			continue; /* LLDP does not run on InfiniBand */
-		if (sim_fault_has(&n->faults, SIM_F_CABLE_UNPLUGGED) &&
-		    !strcmp(nic->ifname, br_json_str(unplug, "ifname") ? br_json_str(unplug, "ifname") : ""))
-			continue;
-		if ((sim_fault_has(&n->faults, SIM_F_CABLE_SWAP)) &&
-		    !strcmp(nic->ifname, br_json_str(swap, "ifname") ? br_json_str(swap, "ifname") : "") &&
-		    br_json_str(swap, "switch") && br_json_str(swap, "switch_port")) {
-			sw = br_json_str(swap, "switch");
-			sw_port = br_json_str(swap, "switch_port");
-		}
-		lldp_neighbor(&b, nic->ifname, sw, sw_port);
+		if (sim_nic_sees(n, k, &sw, &sw_port))
+			lldp_neighbor(&b, n->nics[k].ifname, sw, sw_port);
 	}
 	br_buf_adds(&b, "</lldp>\n");
 	sim_hw_data(w, ".captures/lldpctl.xml", br_buf_str(&b), b.len);

@@ -70,6 +70,16 @@ static const struct route routes[] = {
 	{ SIM_R_SYS "/SimpleStorage", 4, T_NONE, 0, sim_r_simple_storage_coll, NULL, NULL, NULL },
 	{ SIM_R_SYS "/SimpleStorage/*", 5, T_NONE, 0, sim_r_simple_storage, NULL, NULL, NULL },
 	{ SIM_R_SYS "/Actions/ComputerSystem.Reset", 4, T_NONE, 0, NULL, NULL, sim_w_reset, NULL },
+	/* depths are the chain of requests a client needs to get there: the
+	 * System links no Connection View, its path is Dell's (one after the
+	 * System); the attribute and the refresh come after a first reading */
+	{ SIM_R_SYS "/NetworkPorts/Oem/Dell/DellSwitchConnections", 4, T_NONE, 0, sim_r_switch_connections,
+	  NULL, NULL, NULL },
+	{ SIM_R_SYS "/Oem/Dell/DellSwitchConnectionService", 4, T_NONE, 0, sim_r_switch_connection_service,
+	  NULL, NULL, NULL },
+	{ SIM_R_SYS "/Oem/Dell/DellSwitchConnectionService/Actions/"
+		    "DellSwitchConnectionService.ServerPortConnectionRefresh",
+	  5, T_NONE, 0, NULL, NULL, sim_w_switch_connection_refresh, NULL },
 	{ SIM_R_ROOT "/Chassis", 2, T_NONE, 0, sim_r_chassis_coll, NULL, NULL, NULL },
 	{ SIM_R_CHASSIS, 3, T_CHASSIS, R_ETAG, sim_r_chassis, sim_w_chassis, NULL, NULL },
 	{ SIM_R_ENCLOSURE, 3, T_NONE, 0, sim_r_enclosure, NULL, NULL, NULL },
@@ -84,11 +94,15 @@ static const struct route routes[] = {
 	  NULL },
 	{ SIM_R_CHASSIS "/NetworkAdapters/*/NetworkDeviceFunctions/*", 7, T_NONE, 0, sim_r_ndf, NULL, NULL,
 	  NULL },
+	{ SIM_R_CHASSIS "/NetworkAdapters/*/Ports", 6, T_NONE, 0, sim_r_ports, NULL, NULL, NULL },
+	{ SIM_R_CHASSIS "/NetworkAdapters/*/Ports/*", 7, T_NONE, 0, sim_r_port, NULL, NULL, NULL },
 	{ SIM_R_CHASSIS "/Thermal", 4, T_THERMAL, 0, sim_r_thermal, NULL, NULL, NULL },
 	{ SIM_R_CHASSIS "/Power", 4, T_NONE, 0, sim_r_power, NULL, NULL, NULL },
 	{ SIM_R_ROOT "/Managers", 2, T_NONE, 0, sim_r_managers, NULL, NULL, NULL },
 	{ SIM_R_MGR, 3, T_NONE, R_ETAG, sim_r_manager, NULL, NULL, NULL },
 	{ SIM_R_MGR "/Actions/Manager.Reset", 4, T_NONE, 0, NULL, NULL, sim_w_manager_reset, NULL },
+	{ SIM_R_MGR "/Oem/Dell/DellAttributes/iDRAC.Embedded.1", 5, T_NONE, 0, sim_r_idrac_attributes,
+	  sim_w_idrac_attributes, NULL, NULL },
 	{ SIM_R_MGR "/NetworkProtocol", 4, T_NONE, 0, sim_r_network_protocol, NULL, NULL, NULL },
 	{ SIM_R_MGR "/VirtualMedia", 4, T_NONE, 0, sim_r_virtual_media_coll, NULL, NULL, NULL },
 	{ SIM_R_MGR "/VirtualMedia/*", 5, T_NONE, 0, sim_r_virtual_media, NULL, NULL, NULL },

@@ -61,8 +61,10 @@ struct sim_bmc_config {
 	const char *user;
 	const char *password;
 	int flaky_stall_ms;
-	int bios_job_ms;    /* how long a BIOS config job runs after the reset */
-	int bios_job_polls; /* ... and how many reads of it at least */
+	int bios_job_ms;     /* how long a BIOS config job runs after the reset */
+	int bios_job_polls;  /* ... and how many reads of it at least */
+	int connection_view; /* iDRAC attribute SwitchConnectionView.1.Enable starts Enabled (else Disabled)
+			      */
 };
 
 /* One BMC: the handler context handed to sim_loop_listen. */
@@ -145,6 +147,16 @@ json_t *sim_r_storages(struct sim_ctx *c);
 json_t *sim_r_storage(struct sim_ctx *c);
 json_t *sim_r_drive(struct sim_ctx *c);
 json_t *sim_r_volumes(struct sim_ctx *c);
+/* idrac_netports.c: Connection View (DellSwitchConnections) and its refresh */
+json_t *sim_r_switch_connections(struct sim_ctx *c);
+json_t *sim_r_switch_connection_service(struct sim_ctx *c);
+void sim_w_switch_connection_refresh(struct sim_ctx *c);
+json_t *sim_r_idrac_attributes(struct sim_ctx *c);
+/* DMTF Port with Ethernet.LLDPReceive, for the families that document it (HPE) */
+json_t *sim_r_ports(struct sim_ctx *c);
+json_t *sim_r_port(struct sim_ctx *c);
+int sim_ports_lldp(const struct sim_node *n);
+void sim_w_idrac_attributes(struct sim_ctx *c);
 json_t *sim_r_volume(struct sim_ctx *c);
 json_t *sim_r_bios(struct sim_ctx *c);
 json_t *sim_r_bios_settings(struct sim_ctx *c);

@@ -274,6 +274,9 @@ json_t *sim_r_adapter(struct sim_ctx *c)
 					       c->args[0], nic->fqdd)));
 	json_object_set_new(a, "NetworkDeviceFunctions",
 			    sim_link(SIM_R_CHASSIS "/NetworkAdapters/%s/NetworkDeviceFunctions", c->args[0]));
+	if (sim_ports_lldp(c->node))
+		json_object_set_new(a, "Ports",
+				    sim_link(SIM_R_CHASSIS "/NetworkAdapters/%s/Ports", c->args[0]));
 	json_object_set_new(a, "Status", sim_status("OK"));
 	return a;
 }

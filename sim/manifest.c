@@ -3,6 +3,7 @@
  * engineer would write (rack.csv), the wiring list by design (wiring.csv),
  * and the ground truth tests and benchmarks compare against (truth.json).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,6 +51,39 @@ static json_t *mac_roles(const struct sim_node *n)
 	return roles;
 }
 
+/* What each host port is cabled to now (sim_nic_sees): the switch end,
+ * its chassis MAC, null for none; and whether the BMC shows it before any
+ * OS runs (Dell's Connection View; "stale" when it shows the old view). */
+static json_t *truth_neighbors(const struct sim_node *n)
+{
+	json_t *ports = json_array();
+
+	for (int k = 0; k < SIM_NICS; k++) {
+		const char *sw, *sw_port;
+		char mac[18];
+		json_t *p;
+
+		if (!n->nics[k].present)
+			continue;
+		p = json_pack("{s:s, s:s, s:s}", "port", n->nics[k].fqdd, "ifname", n->nics[k].ifname, "mac",
+			      n->nics[k].mac);
+		if (sim_nic_sees(n, k, &sw, &sw_port)) {
+			sim_switch_mac(sw, mac);
+			json_object_set_new(p, "switch", json_string(sw));
+			json_object_set_new(p, "switch_port", json_string(sw_port));
+			json_object_set_new(p, "chassis_id", json_string(mac));
+		} else {
+			json_object_set_new(p, "switch", json_null());
+			json_object_set_new(p, "switch_port", json_null());
+			json_object_set_new(p, "chassis_id", json_null());
+		}
+		json_array_append_new(ports, p);
+	}
+	return json_pack("{s:s?, s:b, s:o}", "bmc_view",
+			 n->vendor == SIM_V_DELL ? "DellSwitchConnections" : NULL, "stale",
+			 (sim_fault_has(&n->faults, SIM_F_CONNVIEW_STALE)) != 0, "ports", ports);
+}
+
 static json_t *truth_node(const struct sim_node *n)
 {
 	json_t *drives = json_array(), *faults = json_array();
@@ -79,6 +113,7 @@ static json_t *truth_node(const struct sim_node *n)
 	json_object_set_new(doc, "vendor", json_string(sim_vendor_name(n->vendor)));
 	json_object_set_new(doc, "bmc_macs", bmc_macs);
 	json_object_set_new(doc, "mac_roles", mac_roles(n));
+	json_object_set_new(doc, "neighbors", truth_neighbors(n));
 	/* The BOSS RAID1 volume: the BMC's identity for it, the serial the
 	 * OS reports (boot_disk_serial), and the M.2 drives under it. */
 	if (sim_node_boss_raid1(n))
@@ -165,6 +200,42 @@ static int write_wiring_csv(const struct sim_rack *rack, const char *dir, struct
 	return write_buf(dir, "wiring.csv", &b, err);
 }
 
+/* Every switch the design or a fault names, with its chassis MAC: what a
+ * network team's inventory gives for the switches (switches.csv(5)), and
+ * what maps Dell's Connection View (a chassis MAC) onto the wiring list's
+ * names. */
+static int write_switches_csv(const struct sim_rack *rack, const char *dir, struct br_err *err)
+{
+	struct br_strlist names = { 0 };
+	struct br_buf b;
+	int rc;
+
+	for (size_t i = 0; i < rack->n; i++) {
+		const struct sim_node *n = &rack->nodes[i];
+		char mgmt[32];
+
+		for (int k = 0; k < SIM_NICS; k++)
+			if (n->nics[k].fitted)
+				br_strlist_add(&names, n->nics[k].sw);
+		snprintf(mgmt, sizeof(mgmt), "mgmt-%s", n->rack);
+		br_strlist_add(&names, mgmt);
+	}
+	qsort(names.items, names.n, sizeof(*names.items), cmp_str);
+	br_buf_init(&b, 0);
+	br_buf_adds(&b, "switch,chassis_id\n");
+	for (size_t i = 0; i < names.n; i++) {
+		char mac[18];
+
+		if (i && !strcmp(names.items[i], names.items[i - 1]))
+			continue;
+		sim_switch_mac(names.items[i], mac);
+		br_buf_addf(&b, "%s,%s\n", names.items[i], mac);
+	}
+	br_strlist_release(&names);
+	rc = write_buf(dir, "switches.csv", &b, err);
+	return rc;
+}
+
 int sim_write_manifest(const struct sim_rack *rack, const char *dir, struct br_err *err)
 {
 	json_t *truth;
@@ -177,6 +248,8 @@ int sim_write_manifest(const struct sim_rack *rack, const char *dir, struct br_e
 		rc = write_wiring_csv(rack, dir, err);
 	if (!rc && sim_rack_infiniband(rack))
 		rc = sim_ib_write_wiring(rack, dir, err);
+	if (!rc)
+		rc = write_switches_csv(rack, dir, err);
 	if (rc)
 		return rc;
 	truth = sim_truth(rack);

@@ -217,6 +217,24 @@ enum sim_fault {
 	 * interface down twice, 46.5 s in all (mlx5e's "Link down" / "Link
 	 * up" lines), its counters and state clean again by validation. */
 	SIM_F_IB_LINK_FLAP,
+	/* Cabling seen before the first PXE boot (the BMC's switch neighbours:
+	 * Dell's Connection View, DMTF LLDPReceive), host and BMC agreeing:
+	 * the provisioning cable (the first Ethernet port, NIC.Embedded.1)
+	 * unplugged, as cable_unplugged on that port (truth.json lists both) ... */
+	SIM_F_PXE_UNPLUGGED,
+	/* ... or in a port of the rack's management switch (mgmt-RACK) instead
+	 * of its top-of-rack switch: a switch the wiring list does not have. */
+	SIM_F_CABLE_WRONG_SWITCH,
+	/* Dell's Connection View reports StaleData "Stale" and the switch
+	 * ports of before the rack was recabled (the design's), until the
+	 * ServerPortConnectionRefresh action is posted; with another cable
+	 * fault the stale view hides it. */
+	SIM_F_CONNVIEW_STALE,
+	/* ... and stays so, the refresh accepted and changing nothing, while
+	 * one fabric cable was unplugged since (cable_unplugged too): a view a
+	 * client must not judge, that disagrees with the OS's LLDP after
+	 * deploy. */
+	SIM_F_CONNVIEW_STUCK,
 	SIM_F_COUNT
 };
 
@@ -364,6 +382,9 @@ struct sim_bmc_state {
 	uint64_t generation;
 	struct sim_answer_cache *answers; /* idrac_cache.c's (owned), NULL until used */
 	struct sim_fw_list *firmware;	  /* idrac_manager.c's (owned), built on first use */
+	int connview_refreshes;		  /* ServerPortConnectionRefresh actions posted */
+	int connview_set; /* SwitchConnectionView.1.Enable PATCHed: connview_enabled holds it */
+	int connview_enabled;
 };
 
 struct sim_node {
@@ -539,5 +560,13 @@ int sim_ssh_start(const struct sim_rack *rack, const char *dir, struct br_buf *e
 		  struct br_err *err);
 /* Stop every sshd (SIGTERM, waiting for each to go); accepts NULL. */
 void sim_ssh_stop(struct sim_ssh *s);
+
+/* What host NIC k of n is cabled to now (the design, or the switch port a
+ * cable fault moved it to): 1 with *sw and *sw_port set, 0 when no cable
+ * is in (unplugged, or the NIC is absent). Host LLDP and the BMC's
+ * neighbour views both read it. */
+int sim_nic_sees(const struct sim_node *n, int k, const char **sw, const char **sw_port);
+/* A switch's chassis MAC, made from its name: the same in every view. */
+void sim_switch_mac(const char *name, char out[18]);
 
 #endif

@@ -15,6 +15,13 @@ void stg_configure_job_release(struct stg_configure_job *job)
 	free(job->host);
 	inv_checks_free(job->fw, job->n_fw);
 	free(job->reason);
+	free(job->pxe_chosen);
+	free(job->pxe_note);
+	for (size_t i = 0; job->bios_pxe && i < job->spec.n_bios; i++) {
+		free(job->bios_pxe[i].key);
+		free(job->bios_pxe[i].value);
+	}
+	free(job->bios_pxe);
 	forget_result(job);
 	memset(job, 0, sizeof(*job));
 }

@@ -15,11 +15,18 @@
 #include "profile/profile.h"
 #include "bmcopts.h"
 #include "stage.h"
+#include "validators/cabling.h"
 
 struct stg_configure_job {
 	struct inv_node *node;
 	const struct prof_profile *profile;
 	struct rf_config_spec spec;
+	/* The PXE port chosen by its cable ([boot] pxe_switch): the BMC port
+	 * cabled to the provisioning switch, when the profile names another;
+	 * the baseline then names it in place of the profile's (bios_pxe,
+	 * owned). pxe_note says which port and why, for the reason. */
+	char *pxe_chosen, *pxe_note;
+	struct br_kv *bios_pxe;
 	char *password, *base_url, *host;
 	int port;
 	int ipmi;	      /* discovered over IPMI */
@@ -79,6 +86,9 @@ struct stg_configure_options {
 	int dry_run, max_resets, poll_ms, graceful_s, job_timeout_s;
 	int workers; /* 0: automatic (stg_configure_workers) */
 	struct rf_options rf;
+	/* switch,chassis_id of every switch (--switches, $BRINGUP_SWITCHES):
+	 * names the switch a BMC port is cabled to for [boot] pxe_switch */
+	const char *switches;
 };
 
 /* The profiles the nodes name, each loaded once. */
@@ -98,6 +108,8 @@ struct stg_configure_run {
 	const struct rf_options *ro;
 	struct rf_config_options copts;
 	struct stg_configure_profiles profiles;
+	struct val_switches switches;
+	int have_switches;
 };
 
 /* After option parsing: check the options, fill o->rf, and make a dry run

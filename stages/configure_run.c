@@ -3,8 +3,11 @@
  * loaded first, Redfish config jobs over the configure workers
  * (stages/workers.h), IPMI boot settings for the rest, and the report.
  */
+#include <fnmatch.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "config.h"
 #include "stages/workers.h"
@@ -49,7 +52,7 @@ static void finish(struct stg_configure_run *run, struct stg_configure_job *job,
 	counted(run, job);
 }
 
-static char *configured_reason(const struct stg_configure_job *job, int dry_run)
+static char *configured_text(const struct stg_configure_job *job, int dry_run)
 {
 	const char *pxe = job->spec.pxe_nic ? job->spec.pxe_nic : "(boot order left alone)";
 
@@ -67,6 +70,17 @@ static char *configured_reason(const struct stg_configure_job *job, int dry_run)
 			    "first on %s",
 			    job->profile->name, job->job ? "job " : "the reset", job->job ? job->job : "",
 			    job->n_changes, job->resets, job->resets == 1 ? "" : "s", pxe);
+}
+
+static char *configured_reason(const struct stg_configure_job *job, int dry_run)
+{
+	char *text = configured_text(job, dry_run), *with;
+
+	if (!job->pxe_note || dry_run)
+		return text;
+	with = br_xasprintf("%s (%s)", text, job->pxe_note);
+	free(text);
+	return with;
 }
 
 /* ---- in a configure worker (or this process) ------------------------------ */
@@ -260,13 +274,78 @@ static int load_profiles(struct stg_configure_run *run, struct stg_configure_pro
 	return rc;
 }
 
-static void make_spec(struct stg_configure_job *job)
+/* The switch a BMC port sees, as the wiring list and the profile name it. */
+static const char *seen_switch(const struct stg_configure_run *run, const struct br_neighbor *nb)
+{
+	const char *name = run->have_switches ? val_switch_by_chassis(&run->switches, nb->chassis_id) : NULL;
+
+	return name ? name : nb->system_name ? nb->system_name : nb->chassis_id;
+}
+
+/* [boot] pxe_switch: PXE on the host port the BMC sees cabled to the
+ * provisioning switch, whatever port the profile names (a profile written
+ * for another riser layout, a LOM port renamed by a firmware update). The
+ * profile's port wins where it is cabled there too, or where the BMC
+ * shows no such port; the reason says which it was. */
+static void choose_pxe(struct stg_configure_run *run, struct stg_configure_job *job)
+{
+	const struct prof_profile *p = job->profile;
+	const struct br_neighbor *pick = NULL;
+	struct br_hw hw;
+
+	if (!p->pxe_switch || !p->pxe_nic)
+		return;
+	if (inv_load_hw_neighbors(run->st->inv, job->node->hostname, &hw, NULL) || !hw.n_neighbors) {
+		job->pxe_note = br_xasprintf("the BMC shows no switch neighbours: PXE on the profile's port");
+		br_hw_release(&hw);
+		return;
+	}
+	for (size_t i = 0; i < hw.n_neighbors; i++) {
+		const struct br_neighbor *nb = &hw.neighbors[i];
+		const char *sw = nb->link ? seen_switch(run, nb) : NULL;
+
+		if (!sw || !nb->port || strncmp(nb->port, "NIC.", 4) || fnmatch(p->pxe_switch, sw, 0))
+			continue;
+		if (!pick || !strcasecmp(nb->port, p->pxe_nic))
+			pick = nb;
+	}
+	if (!pick) {
+		job->pxe_note =
+		    br_xasprintf("no host port the BMC shows is cabled to a switch matching %s: PXE "
+				 "on the profile's %s",
+				 p->pxe_switch, p->pxe_nic);
+	} else if (!strcasecmp(pick->port, p->pxe_nic)) {
+		job->pxe_note = br_xasprintf("cabled to %s %s, the provisioning switch",
+					     seen_switch(run, pick), pick->port_id ? pick->port_id : "?");
+	} else {
+		job->pxe_chosen = br_xstrdup(pick->port);
+		job->pxe_note =
+		    br_xasprintf("cabled to %s %s, the provisioning switch; the profile names %s, "
+				 "which is not",
+				 seen_switch(run, pick), pick->port_id ? pick->port_id : "?", p->pxe_nic);
+	}
+	br_hw_release(&hw);
+}
+
+static void make_spec(struct stg_configure_run *run, struct stg_configure_job *job)
 {
 	const struct prof_profile *p = job->profile;
 
+	choose_pxe(run, job);
 	job->spec =
-	    (struct rf_config_spec){ p->bios, p->n_bios, p->pxe_nic,
+	    (struct rf_config_spec){ p->bios, p->n_bios, job->pxe_chosen ? job->pxe_chosen : p->pxe_nic,
 				     p->boot_mode == PROF_BOOT_ONCE ? RF_BOOT_ONCE : RF_BOOT_PERSISTENT };
+	if (!job->pxe_chosen)
+		return;
+	/* the baseline's PXE device attributes name the port chosen */
+	job->bios_pxe = br_xcalloc(p->n_bios ? p->n_bios : 1, sizeof(*job->bios_pxe));
+	for (size_t i = 0; i < p->n_bios; i++) {
+		job->bios_pxe[i].key = br_xstrdup(p->bios[i].key);
+		job->bios_pxe[i].value = br_xstrdup(
+		    p->bios[i].value && !strcasecmp(p->bios[i].value, p->pxe_nic) ? job->pxe_chosen
+										  : p->bios[i].value);
+	}
+	job->spec.bios = job->bios_pxe;
 }
 
 /* Credentials, address and the protocol of a node (its facts' source);
@@ -278,7 +357,7 @@ static int prepare(struct stg_configure_run *run, struct stg_configure_job *job,
 	struct br_err err = { 0 };
 	char *source = NULL, *why = NULL;
 
-	make_spec(job);
+	make_spec(run, job);
 	if (inv_hw_source(run->st->inv, job->node->hostname, &source, &err)) {
 		finish(run, job, BR_FAIL_STAGE, facts_unreadable(&err));
 		return -1;
@@ -350,6 +429,19 @@ int stg_configure_run(struct stg_stage *st, const struct stg_configure_options *
 	for (size_t i = 0; i < st->n; i++)
 		run->jobs[i].node = &st->nodes[i];
 	rc = load_profiles(run, &run->profiles);
+	if (!rc && a->switches) {
+		struct br_strlist problems = { 0 };
+
+		if (val_switches_load(a->switches, &run->switches, &problems, &err)) {
+			for (size_t i = 0; i < problems.n; i++)
+				fprintf(stderr, "%s\n", problems.items[i]);
+			br_strlist_release(&problems);
+			fprintf(stderr, "bringup-configure: %s\n", err.msg);
+			rc = STG_EXIT_USAGE;
+		} else {
+			run->have_switches = 1;
+		}
+	}
 	if (rc) {
 		st->exit = rc;
 		goto out;
@@ -375,7 +467,7 @@ int stg_configure_run(struct stg_stage *st, const struct stg_configure_options *
 				{ job->node->hostname, job->base_url, job->node->bmc_user, job->password, job,
 				  stg_bmc_deadline_ms(&a->bmc, job->profile->hw.limits.configure_s,
 						      STG_CONFIGURE_DEADLINE_S),
-				  job->node->bmc_system },
+				  job->node->bmc_system, 0 },
 				&job->spec
 			};
 	}
@@ -440,4 +532,6 @@ void stg_configure_run_release(struct stg_configure_run *run)
 		prof_release(&ps->items[i]);
 	free(ps->items);
 	free(run->jobs);
+	if (run->have_switches)
+		val_switches_release(&run->switches);
 }

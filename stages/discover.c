@@ -219,13 +219,16 @@ json_t *stg_discover_json(const void *ctx)
 		const struct stg_discover_job *j = &run->jobs[i];
 
 		json_array_append_new(
-		    arr,
-		    json_pack("{s:s, s:s, s:o, s:o, s:I}", "hostname", j->node->hostname, "result",
-			      j->ok ? "discovered" : "failed", "via", br_json_string_or_null(j->via),
-			      "reason", br_json_string_or_null(j->reason), "macs", (json_int_t)j->n_macs));
+		    arr, json_pack("{s:s, s:s, s:o, s:o, s:I}", "hostname", j->node->hostname, "result",
+				   j->quarantined ? "quarantined"
+				   : j->ok	  ? "discovered"
+						  : "failed",
+				   "via", br_json_string_or_null(j->via), "reason",
+				   br_json_string_or_null(j->reason), "macs", (json_int_t)j->n_macs));
 	}
-	return json_pack("{s:o, s:I, s:I}", "nodes", arr, "discovered", (json_int_t)(run->done - run->failed),
-			 "failed", (json_int_t)run->failed);
+	return json_pack("{s:o, s:I, s:I, s:I}", "nodes", arr, "discovered",
+			 (json_int_t)(run->done - run->failed - run->quarantined), "failed",
+			 (json_int_t)run->failed, "quarantined", (json_int_t)run->quarantined);
 }
 
 void stg_discover_print(const void *ctx)
@@ -240,12 +243,17 @@ void stg_discover_print(const void *ctx)
 		char macs[16];
 
 		snprintf(macs, sizeof(macs), "%zu", j->n_macs);
-		br_table_add(&t, (const char *const[]){ j->node->hostname, j->ok ? "discovered" : "failed",
-							j->via, macs, j->ok ? NULL : j->reason });
+		br_table_add(&t, (const char *const[]){ j->node->hostname,
+							j->quarantined ? "quarantined"
+							: j->ok	       ? "discovered"
+								       : "failed",
+							j->via, macs,
+							j->ok && !j->quarantined ? NULL : j->reason });
 	}
 	br_table_print(&t, stdout);
 	br_table_release(&t);
-	printf("\n%zu discovered, %zu failed\n", run->done - run->failed, run->failed);
+	printf("\n%zu discovered, %zu failed, %zu quarantined\n", run->done - run->failed - run->quarantined,
+	       run->failed, run->quarantined);
 }
 
 int stg_discover_options_check(struct stg_stage *st, struct stg_discover_options *a)
@@ -272,6 +280,16 @@ static long deadline_ms(struct stg_profiles *profiles, const struct inv_node *no
 	return stg_bmc_deadline_ms(o, p ? p->hw.limits.discover_s : 0, STG_DISCOVER_DEADLINE_S);
 }
 
+/* Whether the node's profile lets discovery switch Dell's Connection View
+ * on ([boot] connection_view = enable). */
+static int connection_view(struct stg_profiles *profiles, const struct inv_node *node)
+{
+	const struct prof_profile *p =
+	    node->profile && *node->profile ? stg_profiles_get(profiles, node->profile, NULL) : NULL;
+
+	return p && p->connection_view_enable;
+}
+
 /* Redfish first, over worker processes when the rack is large; then IPMI
  * for nodes that asked for it and auto nodes without Redfish. */
 int stg_discover_run(struct stg_stage *st, const struct stg_discover_options *a, struct stg_discover_run *run)
@@ -280,9 +298,16 @@ int stg_discover_run(struct stg_stage *st, const struct stg_discover_options *a,
 	struct rf_ipmi_target *ipmi = br_xcalloc(st->n ? st->n : 1, sizeof(*ipmi));
 	struct br_err err = { 0 };
 	struct stg_profiles profiles = { 0 };
+	struct stg_cabling_bmc cabling;
 	size_t n_rf = 0, n_ipmi = 0;
 	int workers = a->workers, rc = 0;
 
+	/* before any node: a bad wiring list or switches file is the operator's */
+	if (stg_cabling_bmc_load(st, a->wiring, a->switches, &cabling)) {
+		free(rf);
+		free(ipmi);
+		return st->exit;
+	}
 	run->st = st;
 	run->jobs = br_xcalloc(st->n ? st->n : 1, sizeof(*run->jobs));
 	run->n_jobs = st->n;
@@ -294,11 +319,14 @@ int stg_discover_run(struct stg_stage *st, const struct stg_discover_options *a,
 		br_progress_item(&run->progress, i, job->node->hostname);
 		if (prepare(run, job, a->bmc.scheme) || !strcmp(job->node->bmc_type, "ipmi"))
 			continue;
-		rf[n_rf++] = (struct rf_target){
-			job->node->hostname,  job->base_url, job->node->bmc_user,
-			job->password,	      job,	     deadline_ms(&profiles, job->node, &a->bmc),
-			job->node->bmc_system
-		};
+		rf[n_rf++] = (struct rf_target){ job->node->hostname,
+						 job->base_url,
+						 job->node->bmc_user,
+						 job->password,
+						 job,
+						 deadline_ms(&profiles, job->node, &a->bmc),
+						 job->node->bmc_system,
+						 connection_view(&profiles, job->node) };
 	}
 	/* Workers fork here, before any network I/O; each stores what its
 	 * BMCs report through its own inventory connection. */
@@ -327,7 +355,10 @@ int stg_discover_run(struct stg_stage *st, const struct stg_discover_options *a,
 	if (!rc) {
 		br_progress_finish(&run->progress);
 		recheck_discovered(run);
+		if (!br_signal_caught())
+			stg_cabling_bmc_judge(st, &cabling, run);
 	}
+	stg_cabling_bmc_release(&cabling);
 	free(rf);
 	free(ipmi);
 	stg_profiles_release(&profiles);

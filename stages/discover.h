@@ -12,11 +12,25 @@
 
 #include "bmcopts.h"
 #include "stage.h"
+#include "validators/cabling.h"
 
 struct stg_discover_options {
 	struct stg_bmc_opts bmc;
 	int workers; /* 0: automatic (stg_discover_workers_auto); 1: this process */
 	struct rf_options rf;
+	/* The wiring list and the switches' chassis ids (--wiring, --switches,
+	 * $BRINGUP_WIRING, $BRINGUP_SWITCHES): cabling judged from the BMCs'
+	 * switch neighbours before PXE. NULL wiring: not judged. */
+	const char *wiring, *switches;
+};
+
+/* The check discover records from the BMC's switch neighbours. */
+#define STG_CHECK_CABLING_BMC "cabling_bmc"
+
+struct stg_cabling_bmc {
+	struct val_wiring wiring;
+	struct val_switches switches;
+	int have_wiring, have_switches;
 };
 
 struct stg_discover_job {
@@ -28,6 +42,7 @@ struct stg_discover_job {
 	int done;
 	int ok;
 	const char *via; /* "Redfish", "IPMI" (static) */
+	int quarantined; /* discovered, then quarantined on the BMC's view of its cables */
 	char *reason;
 	size_t n_macs;
 };
@@ -35,7 +50,7 @@ struct stg_discover_job {
 struct stg_discover_run {
 	struct stg_stage *st; /* st->inv: reopened around the discovery workers */
 	struct stg_discover_job *jobs;
-	size_t n_jobs, done, failed;
+	size_t n_jobs, done, failed, quarantined;
 	struct br_progress progress;
 	char *inventory_error; /* the first write the inventory refused (disk full, I/O): exit 3 */
 };
@@ -54,5 +69,20 @@ int stg_discover_run(struct stg_stage *st, const struct stg_discover_options *o,
 json_t *stg_discover_json(const void *run);
 void stg_discover_print(const void *run);
 void stg_discover_run_release(struct stg_discover_run *run);
+
+/* cabling_bmc.c. Load the wiring list and switches file (wiring NULL:
+ * nothing, 0); a problem prints "FILE:LINE: field: message" lines and
+ * stops the stage before any node (exit 2). */
+int stg_cabling_bmc_load(struct stg_stage *st, const char *wiring, const char *switches,
+			 struct stg_cabling_bmc *ret);
+void stg_cabling_bmc_release(struct stg_cabling_bmc *c);
+/* Judge the nodes run discovered by their BMCs' switch neighbours: record
+ * STG_CHECK_CABLING_BMC for each, quarantine those whose cables are not as
+ * designed (job->quarantined, run->quarantined). */
+void stg_cabling_bmc_judge(struct stg_stage *st, struct stg_cabling_bmc *c, struct stg_discover_run *run);
+/* 1 when the node's latest cabling_bmc failed: its cables are to be fixed
+ * and judged again by discover before MAAS may hear of it (enlist skips
+ * it, reprovision restarts it at discover). */
+int stg_cabling_bmc_failed(struct inv *inv, int64_t node_id);
 
 #endif

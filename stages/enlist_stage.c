@@ -9,6 +9,7 @@
 
 #include "stages/workers.h"
 #include "bmcopts.h"
+#include "discover.h"
 #include "enlist.h"
 
 /* One worker's side (this process's, with one worker): the flow's
@@ -366,6 +367,15 @@ int stg_enlist_stage_run(struct stg_stage *st, struct stg_enlist_stage_options *
 	for (size_t i = 0; i < st->n; i++) {
 		if (!stg_enlist_stage_takes(st, &st->nodes[i]))
 			continue;
+		/* never a node whose cables failed before PXE, --force or not:
+		 * discover judges them again once they are fixed */
+		if (stg_cabling_bmc_failed(st->inv, st->nodes[i].id)) {
+			br_warn("enlist",
+				"%s: skipped: its cables failed the check before PXE (cabling_bmc); "
+				"fix them and run discover again",
+				st->nodes[i].hostname);
+			continue;
+		}
 		run->ctx[run->n].node = &st->nodes[i];
 		br_progress_item(&run->progress, run->n, st->nodes[i].hostname);
 		/* A node that cannot be prepared is finished already. */

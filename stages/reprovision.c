@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "discover.h"
 #include "reprovision.h"
 
 struct job {
@@ -149,17 +150,26 @@ static int release_all(struct stg_stage *st, const struct stg_reprovision_option
 	return rc;
 }
 
+/* A node discover quarantined on its cables (cabling_bmc failing): its
+ * cables are judged again only by discover, before MAAS hears of it. */
+static int quarantined_on_cables(struct inv *inv, const struct inv_node *node)
+{
+	return node->state == INV_QUARANTINED && stg_cabling_bmc_failed(inv, node->id);
+}
+
 /* Where a node starts over: one that failed before it was deployed at the
  * stage it failed in (a BMC that refused the login is read again, not
- * pushed through validate), any other at enlist ('configured'), or with
- * --rediscover at discover ('new'). */
+ * pushed through validate), one quarantined on its cables before PXE at
+ * discover, any other at enlist ('configured'), or with --rediscover at
+ * discover ('new'). */
 static enum inv_state restart_state(struct inv *inv, const struct inv_node *node, int rediscover,
 				    const char **ret_failed_in)
 {
 	const char *failed_in = stg_failed_in(inv, node, 0);
 
 	*ret_failed_in = failed_in && strcmp(failed_in, "validate") ? failed_in : NULL;
-	if (rediscover || (*ret_failed_in && !strcmp(failed_in, "discover")))
+	if (rediscover || (*ret_failed_in && !strcmp(failed_in, "discover")) ||
+	    quarantined_on_cables(inv, node))
 		return INV_NEW;
 	if (*ret_failed_in && !strcmp(failed_in, "configure"))
 		return INV_DISCOVERED;

@@ -722,6 +722,38 @@ static void blame_missing_nic(struct stg_validate_job *job, const struct val_cab
 	job->missing_nic = br_xstrdup(cabling->component);
 }
 
+/* Check cabling_views: the BMC's switch neighbours (discovery's) against
+ * the OS's LLDP (the probe's), port by port; none where either shows
+ * nothing to compare (validators/cabling_bmc.c). */
+static void compare_views(struct stg_validate_run *run, struct stg_validate_job *job)
+{
+	json_t *lldp = json_object_get(job->probe, "lldp"), *nbs = json_object_get(lldp, "neighbors"), *nb;
+	struct val_os_neighbor *os;
+	struct val_bmc_cabling mapped = { 0 };
+	struct val_bmc_view v;
+	enum val_result result;
+	char *detail = NULL;
+	struct br_hw hw;
+	size_t i, n = 0;
+
+	if (!jstr(lldp, "status") || strcmp(jstr(lldp, "status"), "ok") ||
+	    inv_load_hw_neighbors(run->inv, job->node->hostname, &hw, NULL))
+		return;
+	os = br_xcalloc(json_array_size(nbs) ? json_array_size(nbs) : 1, sizeof(*os));
+	json_array_foreach(nbs, i, nb) os[n++] =
+	    (struct val_os_neighbor){ jstr(nb, "local_port"), jstr(nb, "chassis_id"), jstr(nb, "system_name"),
+				      jstr(nb, "port_id"), jstr(nb, "port_description") };
+	v = (struct val_bmc_view){ job->node->hostname, hw.neighbor_source, hw.neighbors, hw.n_neighbors };
+	if (run->have_wiring)
+		val_bmc_cabling_build(&run->wiring, run->have_switches ? &run->switches : NULL, &v, &mapped);
+	if (!val_bmc_views_compare(&v, run->have_wiring ? &mapped : NULL,
+				   run->have_switches ? &run->switches : NULL, os, n, &result, &detail))
+		val_check_add_take(&job->checks, &job->n_checks, br_xstrdup("cabling_views"), result, detail);
+	val_bmc_cabling_release(&mapped);
+	free(os);
+	br_hw_release(&hw);
+}
+
 static void judge_cabling(struct stg_validate_run *run)
 {
 	struct views v;
@@ -747,6 +779,9 @@ static void judge_cabling(struct stg_validate_run *run)
 		blame_missing_nic(job, &r, &job->checks[job->n_checks - 1]);
 		val_cabling_result_release(&r);
 	}
+	for (size_t i = 0; i < run->n; i++)
+		if (run->jobs[i].probe)
+			compare_views(run, &run->jobs[i]);
 	if (run->have_wiring)
 		views_release(&v);
 	stg_validate_fabric_checks(run);
@@ -966,6 +1001,17 @@ static int prepare(struct stg_stage *st, const struct stg_validate_options *o, s
 		}
 		run->have_wiring = 1;
 	}
+	if (o->switches) {
+		struct br_strlist problems = { 0 };
+
+		if (val_switches_load(o->switches, &run->switches, &problems, &err)) {
+			for (size_t i = 0; i < problems.n; i++)
+				fprintf(stderr, "%s\n", problems.items[i]);
+			br_strlist_release(&problems);
+			return stg_stage_usage(st, "%s", err.msg);
+		}
+		run->have_switches = 1;
+	}
 	/* A fabric host the inventory does not know is the operator's slip. */
 	for (size_t i = 0; i < o->fabric_hosts.n; i++) {
 		struct inv_node node;
@@ -1133,6 +1179,8 @@ void stg_validate_run_release(struct stg_validate_run *run)
 	stg_profiles_release(&run->profiles);
 	if (run->have_wiring)
 		val_wiring_release(&run->wiring);
+	if (run->have_switches)
+		val_switches_release(&run->switches);
 	if (run->have_ib_wiring)
 		val_wiring_release(&run->ib_wiring);
 	if (run->have_fabric)

@@ -21,6 +21,7 @@
 struct stg_validate_options {
 	const char *facts_file; /* judge this saved probe document (one node), no SSH */
 	const char *wiring;	/* wiring list; NULL: cabling unknown */
+	const char *switches;	/* switch,chassis_id: names the switches a BMC knows by MAC */
 	/* The InfiniBand fabric as ibnetdiscover printed it, judged once
 	 * against ib_wiring (NULL: the wiring list) and given to each node it
 	 * cables as check "fabric"; NULL: no such check. */
@@ -70,6 +71,8 @@ struct stg_validate_run {
 	struct val_wiring ib_wiring; /* have_ib_wiring: the fabric's design */
 	int have_ib_wiring;
 	struct val_fabric_result fabric; /* have_fabric: its judgement */
+	struct val_switches switches;
+	int have_switches;
 	int have_fabric;
 	char *fabric_source;   /* where the topology came from ("ibnetdiscover on HOST, ports ...") */
 	char *fabric_unjudged; /* why the fabric was not judged, for the nodes it must prove */

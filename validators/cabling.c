@@ -252,6 +252,53 @@ static void describe(const struct val_cabling_result *r, struct br_buf *b)
 	}
 }
 
+size_t val_wiring_host_first(const struct val_wiring *w, const char *host_key)
+{
+	size_t first = 0;
+
+	/* The host's own ends are a run of keys "host\n…": find where it starts. */
+	for (size_t step = w->n * 2; step;) {
+		size_t half = step / 2;
+
+		if (strcmp(w->ends[first + half].key, host_key) < 0) {
+			first += half + 1;
+			step -= half + 1;
+		} else {
+			step = half;
+		}
+	}
+	return first;
+}
+
+void val_wiring_host_ends(const struct val_wiring *w, const char *host, val_wiring_end_fn fn, void *ctx)
+{
+	char *key = end_key(host, "");
+	size_t len = strlen(key);
+
+	for (size_t i = val_wiring_host_first(w, key); i < w->n * 2 && !strncmp(w->ends[i].key, key, len);
+	     i++) {
+		const struct val_link *l = &w->links[w->ends[i].link];
+		const char *dev, *port;
+
+		far_end(w, &w->ends[i], &dev, &port);
+		fn(ctx, w->ends[i].side ? l->port_b : l->port_a, dev, port, l->line);
+	}
+	free(key);
+}
+
+const char *val_wiring_far_end(const struct val_wiring *w, const char *dev, const char *port,
+			       const char **ret_far_port)
+{
+	const struct val_wiring_end *e = find_end(w, dev, port);
+	const char *fdev, *fport;
+
+	if (!e)
+		return NULL;
+	far_end(w, e, &fdev, &fport);
+	*ret_far_port = fport;
+	return fdev;
+}
+
 void val_cabling_judge(const struct val_wiring *w, const struct val_cabling_host *self,
 		       const struct val_cabling_host *others, size_t nothers, struct val_cabling_result *ret)
 {
@@ -261,18 +308,7 @@ void val_cabling_judge(const struct val_wiring *w, const struct val_cabling_host
 	size_t first;
 
 	br_buf_init(&b, 0);
-	/* The host's own ends are a run of keys "host\n…": find where it starts. */
-	first = 0;
-	for (size_t step = w->n * 2; step;) {
-		size_t half = step / 2;
-
-		if (strcmp(w->ends[first + half].key, lo.key) < 0) {
-			first += half + 1;
-			step -= half + 1;
-		} else {
-			step = half;
-		}
-	}
+	first = val_wiring_host_first(w, lo.key);
 	if (!self->lldp_seen) {
 		r.result = VAL_UNKNOWN;
 		br_buf_adds(&b, "no LLDP neighbours reported (is lldpd running on the node?)");

@@ -53,6 +53,16 @@ void val_wiring_release(struct val_wiring *w);
 /* Build w->ends (val_wiring_load does; for a wiring built by hand). */
 void val_wiring_index(struct val_wiring *w);
 
+/* Each designed cable of host: its local port, the far end and the line
+ * it is on, in the index's order. */
+typedef void (*val_wiring_end_fn)(void *ctx, const char *local_port, const char *dev, const char *port,
+				  unsigned line);
+void val_wiring_host_ends(const struct val_wiring *w, const char *host, val_wiring_end_fn fn, void *ctx);
+/* The far end of the designed cable at (dev, port): its device (NULL if no
+ * cable there), its port in *ret_far_port. Borrowed from w. */
+const char *val_wiring_far_end(const struct val_wiring *w, const char *dev, const char *port,
+			       const char **ret_far_port);
+
 /* The number of connected components of the graph the links make (a
  * fabric that should be one network and is really eight says 8). */
 size_t val_wiring_components(const struct val_wiring *w);
@@ -118,6 +128,95 @@ int val_ifname_pci_device(const char *ifname, char out[16]);
 /* "ok", "missing", "wrong port", "swapped", "unexpected", "unreachable",
  * "slow", "split". */
 const char *val_cable_kind_name(enum val_cable_kind k);
+
+/* ---- cabling_bmc.c: cabling as the BMC saw it, before the first PXE boot --
+ *
+ * A BMC names a host port its own way (Dell's FQDD "NIC.Embedded.1-1-1",
+ * a Port's adapter/Id) and the switch by its chassis id where LLDP's
+ * system name is not passed on (Dell's Connection View). The switches
+ * file names each switch's chassis id; each BMC port is given the wiring
+ * list's name of the host port it is: the one the list names so, else
+ * the one designed to the switch port it sees, else, when exactly one
+ * designed port and one BMC port are left over, each other. The view is
+ * then judged by val_cabling_judge, the rules LLDP in band is judged by. */
+
+#define VAL_SWITCHES_MAX_BYTES (8u << 20)
+#define VAL_SWITCHES_MAX 100000
+
+/* switches.csv: "switch,chassis_id" (a header row; the chassis id a MAC in
+ * any of its usual forms, or another LLDP chassis id as sent). */
+struct val_switch {
+	char *name;
+	char *chassis_id; /* MACs in lowercase colon form */
+	unsigned line;
+};
+struct val_switches {
+	struct val_switch *items; /* sorted by chassis_id */
+	size_t n;
+	char *path;
+};
+/* Problems as for the wiring list ("PATH:LINE: field: message"). */
+int val_switches_load(const char *path, struct val_switches *ret, struct br_strlist *problems,
+		      struct br_err *err);
+void val_switches_release(struct val_switches *s);
+/* The switch with this chassis id (any MAC form); NULL if none. */
+const char *val_switch_by_chassis(const struct val_switches *s, const char *chassis_id);
+
+/* One node's host ports as the BMC showed them (borrowed). source NULL:
+ * the BMC offers no neighbour view. */
+struct val_bmc_view {
+	const char *hostname;
+	const char *source;
+	const struct br_neighbor *ports;
+	size_t n;
+};
+
+/* A BMC view in the in-band shape, ports under the wiring list's names.
+ * host borrows from this record; release with val_bmc_cabling_release. */
+struct val_bmc_cabling {
+	struct val_cabling_host host;
+	struct val_lldp_neighbor *nbs;
+	struct br_strlist owned;    /* the strings nbs point at */
+	struct br_strlist port_map; /* "eno8303=NIC.Embedded.1-1-1" per mapped port */
+	struct br_strlist wired;    /* the wiring list's name of each: "eno8303" */
+	char *unknown;		    /* why the view cannot be judged; NULL: it can */
+	const char *source;
+};
+/* sw may be NULL (then only LLDP system names match). */
+void val_bmc_cabling_build(const struct val_wiring *w, const struct val_switches *sw,
+			   const struct val_bmc_view *v, struct val_bmc_cabling *ret);
+void val_bmc_cabling_release(struct val_bmc_cabling *c);
+/* Judge self among the rack's views (all may include self): unknown with
+ * the reason where the BMC shows nothing to judge, else val_cabling_judge,
+ * the detail saying it is the BMC's view and which BMC port each finding's
+ * host port is. */
+void val_bmc_cabling_judge(const struct val_wiring *w, const struct val_bmc_cabling *self,
+			   const struct val_bmc_cabling *all, size_t n, struct val_cabling_result *ret);
+/* The BMC's name of the host port the wiring list calls local_port; NULL
+ * when it could not be told. */
+const char *val_bmc_cabling_port(const struct val_bmc_cabling *c, const char *local_port);
+/* The other way: the wiring list's name of the BMC's port; NULL if none. */
+const char *val_bmc_cabling_port_wired(const struct val_bmc_cabling *c, const char *bmc_port);
+
+/* One LLDP neighbour as the OS saw it (bringup-probe's lldp section;
+ * strings borrowed). */
+struct val_os_neighbor {
+	const char *local_port, *chassis_id, *system_name, *port_id, *port_descr;
+};
+
+/* After deploy, the BMC's view against the OS's LLDP, port by port: each
+ * BMC port's switch end must be the one an OS interface sees, and each OS
+ * neighbour one a BMC port shows; the pairs say which OS interface each
+ * BMC port is. A BMC port whose end no OS interface sees is a stale view
+ * (or a cable moved since discovery); an OS interface whose end the BMC
+ * shows on no port, the other way round; a BMC port the wiring list names
+ * W (c, may be NULL: built by val_bmc_cabling_build) that the OS calls X
+ * is a NIC the OS names differently. BR_E_NOTFOUND (no check) when the BMC
+ * shows no neighbour or the OS none: nothing to compare. *ret_detail is
+ * the caller's. */
+int val_bmc_views_compare(const struct val_bmc_view *v, const struct val_bmc_cabling *c,
+			  const struct val_switches *sw, const struct val_os_neighbor *os, size_t n_os,
+			  enum val_result *ret_result, char **ret_detail);
 
 /* ---- fabric.c: an InfiniBand fabric as ibnetdiscover saw it --------------- */
 

@@ -8,4 +8,7 @@
  * address stays whole). */
 void val_add_device_key(struct br_buf *b, const char *dev);
 
+/* Where host_key's ends ("host\n", as the index keys them) start in w->ends. */
+size_t val_wiring_host_first(const struct val_wiring *w, const char *host_key);
+
 #endif

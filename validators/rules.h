@@ -139,6 +139,13 @@ void val_gate_required_set(const struct prof_profile *profile, struct br_strlist
  * unproven as an unknown. */
 size_t val_gate_failing(const struct prof_profile *profile, const struct val_check *checks, size_t n,
 			int *failing, char **ret_missing);
+/* Checks judged before PXE from the BMC's view ("cabling_bmc"): a
+ * failure is a fault whatever the profile's [gate] required says (the
+ * node was stopped on it before MAAS); an unknown blocks nothing, the
+ * in-band check of the same thing ("cabling") deciding. 1 when checks has
+ * such a failure: the node never deployed, so the in-band checks missing
+ * are its consequence, not a fault of their own. */
+int val_gate_early_failure(const struct val_check *checks, size_t n);
 /* The optional checks that stayed unknown, ", "-separated, or NULL when
  * none. Caller frees. */
 char *val_gate_optional_unknown(const struct prof_profile *profile, const struct val_check *checks, size_t n);

@@ -62,6 +62,32 @@ void val_gate_required_set(const struct prof_profile *profile, struct br_strlist
 	br_strlist_release(&expected);
 }
 
+/* Checks judged before PXE from what the BMC saw, each with the check
+ * that judges the same thing in band. Where the BMC could not tell
+ * (unknown: it shows no neighbours), the in-band check decides, held to
+ * the profile as it always was: the early unknown alone blocks nothing. */
+static const struct {
+	const char *early, *in_band;
+} decided_later[] = {
+	{ "cabling_bmc", "cabling" },
+};
+
+static int is_early(const char *name)
+{
+	for (size_t d = 0; d < sizeof(decided_later) / sizeof(decided_later[0]); d++)
+		if (!strcmp(name, decided_later[d].early))
+			return 1;
+	return 0;
+}
+
+int val_gate_early_failure(const struct val_check *checks, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (checks[i].result == VAL_FAIL && is_early(checks[i].name))
+			return 1;
+	return 0;
+}
+
 size_t val_gate_failing(const struct prof_profile *profile, const struct val_check *checks, size_t n,
 			int *failing, char **ret_missing)
 {
@@ -73,16 +99,20 @@ size_t val_gate_failing(const struct prof_profile *profile, const struct val_che
 	for (size_t i = 0; i < n; i++) {
 		/* A failure is evidence of a fault wherever it was found,
 		 * required, optional or neither; only an unknown may be
-		 * excused, by being optional or not required. */
-		failing[i] =
-		    checks[i].result == VAL_FAIL ||
-		    (checks[i].result != VAL_PASS && val_gate_is_required(profile, checks[i].name) &&
-		     !(checks[i].result == VAL_UNKNOWN && val_gate_is_optional(profile, checks[i].name)));
+		 * excused, by being optional or not required, or, for a check
+		 * judged before PXE, by the in-band check deciding. */
+		failing[i] = checks[i].result == VAL_FAIL ||
+			     (!is_early(checks[i].name) && checks[i].result != VAL_PASS &&
+			      val_gate_is_required(profile, checks[i].name) &&
+			      !(checks[i].result == VAL_UNKNOWN && val_gate_is_optional(profile, checks[i].name)));
 		count += (size_t)failing[i];
 	}
 	/* Every check the profile requires (by name, or at least one of a
 	 * pattern) must have run: what was not checked is not proven. */
 	val_gate_required_set(profile, &required);
+	/* stopped before PXE on a cable: the in-band checks never could run */
+	if (val_gate_early_failure(checks, n))
+		br_strlist_release(&required);
 	for (size_t r = 0; r < required.n; r++) {
 		const char *want = required.items[r];
 		int seen = 0;

@@ -603,6 +603,243 @@ static void test_ifname_pci(void **state)
 	assert_int_equal(val_ifname_pci_device(NULL, out), -1);
 }
 
+/* A BMC port seeing switch sw port swp (chassis id from the switches
+ * file), or nothing. */
+static struct br_neighbor bmc_port(const char *port, const char *chassis, const char *swp)
+{
+	struct br_neighbor nb = { 0 };
+
+	nb.port = (char *)(uintptr_t)port;
+	nb.chassis_id = (char *)(uintptr_t)chassis;
+	nb.port_id = (char *)(uintptr_t)swp;
+	nb.link = chassis != NULL;
+	nb.vlan = -1;
+	return nb;
+}
+
+/* The BMC's view (Connection View: ports by FQDD, switches by chassis
+ * MAC) judged by the in-band rules: each BMC port put on the wiring
+ * list's host port, a swap between two hosts, an unplugged cable and one
+ * on a switch the design does not have, each with the BMC's port name;
+ * no view, a view with no link anywhere and a stale view are unknown. */
+static void test_bmc_view(void **state)
+{
+	static const char switches_csv[] = "switch,chassis_id\n"
+					   "leaf01,0C-42-A1-00-00-01\n"
+					   "leaf02,0c:42:a1:00:00:02\n"
+					   "mgmt01,0c:42:a1:00:00:09\n";
+	struct val_wiring w;
+	struct val_switches sw;
+	struct br_strlist problems = { 0 };
+	struct br_err err = { 0 };
+	char *text = NULL, *path;
+	struct val_bmc_cabling views[7];
+	struct val_cabling_result r;
+	/* h1, h2: eth1's cables exchanged; h3: eth0 unplugged; h4: no view at
+	 * all; h5: every port No Link; h6: eth1 in the management switch; h7:
+	 * both (which BMC port is which designed one cannot be told then) */
+	struct br_neighbor p1[] = { bmc_port("NIC.Embedded.1-1-1", "0c:42:a1:00:00:01", "swp1"),
+				    bmc_port("NIC.Embedded.2-1-1", "0c:42:a1:00:00:02", "swp2") };
+	struct br_neighbor p2[] = { bmc_port("NIC.Embedded.1-1-1", "0c:42:a1:00:00:01", "swp2"),
+				    bmc_port("NIC.Embedded.2-1-1", "0c:42:a1:00:00:02", "swp1") };
+	struct br_neighbor p3[] = { bmc_port("NIC.Embedded.1-1-1", NULL, NULL),
+				    bmc_port("NIC.Embedded.2-1-1", "0c:42:a1:00:00:02", "swp3") };
+	struct br_neighbor p6[] = { bmc_port("NIC.Embedded.1-1-1", "0c:42:a1:00:00:01", "swp6"),
+				    bmc_port("NIC.Embedded.2-1-1", "0c:42:a1:00:00:09", "swp6") };
+	struct br_neighbor p7[] = { bmc_port("NIC.Embedded.1-1-1", NULL, NULL),
+				    bmc_port("NIC.Embedded.2-1-1", "0c:42:a1:00:00:09", "swp7") };
+	struct br_neighbor p5[] = { bmc_port("NIC.Embedded.1-1-1", NULL, NULL) };
+	static const char wiring[] = "hostname,host_port,switch,switch_port\n"
+				     "h1,eth0,leaf01,swp1\n"
+				     "h1,eth1,leaf02,swp1\n"
+				     "h2,eth0,leaf01,swp2\n"
+				     "h2,eth1,leaf02,swp2\n"
+				     "h3,eth0,leaf01,swp3\n"
+				     "h3,eth1,leaf02,swp3\n"
+				     "h4,eth0,leaf01,swp4\n"
+				     "h5,eth0,leaf01,swp5\n"
+				     "h6,eth0,leaf01,swp6\n"
+				     "h6,eth1,leaf02,swp6\n"
+				     "h7,eth0,leaf01,swp7\n"
+				     "h7,eth1,leaf02,swp7\n";
+	const struct val_bmc_view v[] = {
+		{ "h1", "DellSwitchConnections", p1, 2 }, { "h2", "DellSwitchConnections", p2, 2 },
+		{ "h3", "DellSwitchConnections", p3, 2 }, { "h4", NULL, NULL, 0 },
+		{ "h5", "DellSwitchConnections", p5, 1 }, { "h6", "DellSwitchConnections", p6, 2 },
+		{ "h7", "DellSwitchConnections", p7, 2 },
+	};
+
+	(void)state;
+	assert_int_equal(load(wiring, strlen(wiring), &w, &text), 0);
+	free(text);
+	path = write_tmp(switches_csv, strlen(switches_csv));
+	assert_int_equal(val_switches_load(path, &sw, &problems, &err), 0);
+	unlink(path);
+	free(path);
+	assert_string_equal(val_switch_by_chassis(&sw, "0C:42:A1:00:00:01"), "leaf01");
+	assert_null(val_switch_by_chassis(&sw, "0c:42:a1:00:00:03"));
+	for (size_t i = 0; i < 7; i++)
+		val_bmc_cabling_build(&w, &sw, &v[i], &views[i]);
+
+	val_bmc_cabling_judge(&w, &views[0], views, 7, &r);
+	assert_int_equal(r.result, VAL_FAIL);
+	assert_int_equal(r.n, 1);
+	assert_int_equal(r.findings[0].kind, VAL_CABLE_SWAPPED);
+	assert_string_equal(r.findings[0].local_port, "eth1");
+	assert_string_equal(r.findings[0].other_host, "h2");
+	assert_string_equal(val_bmc_cabling_port(&views[0], "eth1"), "NIC.Embedded.2-1-1");
+	assert_non_null(strstr(r.detail, "by the BMC's DellSwitchConnections"));
+	assert_non_null(strstr(r.detail, "eth1 is the BMC's NIC.Embedded.2-1-1"));
+	val_cabling_result_release(&r);
+
+	val_bmc_cabling_judge(&w, &views[2], views, 7, &r);
+	assert_int_equal(r.result, VAL_FAIL);
+	assert_int_equal(r.n, 1);
+	assert_int_equal(r.findings[0].kind, VAL_CABLE_MISSING);
+	assert_string_equal(r.findings[0].local_port, "eth0");
+	assert_string_equal(r.findings[0].expected, "leaf01 swp3");
+	assert_non_null(strstr(r.detail, "eth0 is the BMC's NIC.Embedded.1-1-1"));
+	val_cabling_result_release(&r);
+
+	val_bmc_cabling_judge(&w, &views[5], views, 7, &r);
+	assert_int_equal(r.result, VAL_FAIL);
+	assert_int_equal(r.n, 1);
+	assert_int_equal(r.findings[0].kind, VAL_CABLE_WRONG);
+	assert_string_equal(r.findings[0].local_port, "eth1");
+	assert_string_equal(r.findings[0].seen, "mgmt01 swp6");
+	assert_string_equal(r.findings[0].expected, "leaf02 swp6");
+	val_cabling_result_release(&r);
+
+	/* two faults on one host: both designed cables missing, and the BMC
+	 * port on the foreign switch named as the BMC names it */
+	val_bmc_cabling_judge(&w, &views[6], views, 7, &r);
+	assert_int_equal(r.result, VAL_FAIL);
+	assert_int_equal(r.n, 3);
+	assert_int_equal(r.findings[2].kind, VAL_CABLE_UNEXPECTED);
+	assert_string_equal(r.findings[2].local_port, "NIC.Embedded.2-1-1");
+	assert_string_equal(r.findings[2].seen, "mgmt01 swp7");
+	val_cabling_result_release(&r);
+
+	val_bmc_cabling_judge(&w, &views[3], views, 7, &r);
+	assert_int_equal(r.result, VAL_UNKNOWN);
+	assert_non_null(strstr(r.detail, "judged in band"));
+	val_cabling_result_release(&r);
+	val_bmc_cabling_judge(&w, &views[4], views, 7, &r);
+	assert_int_equal(r.result, VAL_UNKNOWN);
+	assert_non_null(strstr(r.detail, "no link on any host port"));
+	val_cabling_result_release(&r);
+
+	/* a stale view is not judged */
+	p1[0].stale = 1;
+	val_bmc_cabling_release(&views[0]);
+	val_bmc_cabling_build(&w, &sw, &v[0], &views[0]);
+	val_bmc_cabling_judge(&w, &views[0], views, 7, &r);
+	assert_int_equal(r.result, VAL_UNKNOWN);
+	assert_non_null(strstr(r.detail, "stale"));
+	val_cabling_result_release(&r);
+
+	for (size_t i = 0; i < 7; i++)
+		val_bmc_cabling_release(&views[i]);
+	val_switches_release(&sw);
+	val_wiring_release(&w);
+}
+
+/* After deploy, the BMC's view against the OS's LLDP: agreeing ports are
+ * paired (which OS interface each BMC port is); a BMC port whose switch
+ * end no OS interface sees is a stale view; an OS neighbour the BMC shows
+ * on no port is named; a port the wiring list calls eth0 that the OS calls
+ * eno1 is a NIC the OS names differently; nothing to compare, no check. */
+static void test_bmc_views_compare(void **state)
+{
+	static const char wiring[] = "hostname,host_port,switch,switch_port\n"
+				     "h1,eth0,leaf01,swp1\n"
+				     "h1,eth1,leaf02,swp1\n";
+	struct val_wiring w;
+	char *text = NULL, *detail = NULL;
+	struct val_bmc_cabling mapped;
+	enum val_result result;
+	struct br_neighbor ports[] = { bmc_port("NIC.Embedded.1-1-1", "0c:42:a1:00:00:01", "swp1"),
+				       bmc_port("NIC.Embedded.2-1-1", "0C-42-A1-00-00-02", "swp1") };
+	/* the OS: leaf01 by chassis MAC, leaf02 by name only (its port id a MAC) */
+	struct val_os_neighbor os[] = { { "eth0", "0c:42:a1:00:00:01", "leaf01", "swp1", NULL },
+					{ "eth1", NULL, "leaf02.dc1", "0c:42:a1:00:00:99", "swp1" } };
+	struct val_os_neighbor moved[] = { { "eth0", "0c:42:a1:00:00:01", "leaf01", "swp1", NULL },
+					   { "eth1", NULL, "leaf02", "swp9", NULL } };
+	struct val_os_neighbor renamed[] = { { "eno1", "0c:42:a1:00:00:01", "leaf01", "swp1", NULL },
+					     { "eth1", NULL, "leaf02", "swp1", NULL } };
+	struct val_bmc_view v = { "h1", "DellSwitchConnections", ports, 2 }, none = { "h1", NULL, NULL, 0 };
+	struct val_switches sw = { 0 };
+	struct val_switch items[] = {
+		{ (char *)(uintptr_t) "leaf01", (char *)(uintptr_t) "0c:42:a1:00:00:01", 2 },
+		{ (char *)(uintptr_t) "leaf02", (char *)(uintptr_t) "0c:42:a1:00:00:02", 3 }
+	};
+
+	(void)state;
+	sw.items = items;
+	sw.n = 2;
+	assert_int_equal(load(wiring, strlen(wiring), &w, &text), 0);
+	free(text);
+	val_bmc_cabling_build(&w, &sw, &v, &mapped);
+
+	assert_int_equal(val_bmc_views_compare(&v, &mapped, &sw, os, 2, &result, &detail), 0);
+	assert_int_equal(result, VAL_PASS);
+	assert_string_equal(detail, "the BMC's DellSwitchConnections and the OS's LLDP agree on 2 ports "
+				    "(NIC.Embedded.1-1-1 is eth0, NIC.Embedded.2-1-1 is eth1)");
+	free(detail);
+
+	assert_int_equal(val_bmc_views_compare(&v, &mapped, &sw, moved, 2, &result, &detail), 0);
+	assert_int_equal(result, VAL_FAIL);
+	assert_non_null(
+	    strstr(detail, "the BMC's NIC.Embedded.2-1-1 sees leaf02 swp1, which no OS interface sees"));
+	assert_non_null(strstr(detail, "the OS's eth1 sees leaf02 swp9, which the BMC shows on no port"));
+	free(detail);
+
+	assert_int_equal(val_bmc_views_compare(&v, &mapped, &sw, renamed, 2, &result, &detail), 0);
+	assert_int_equal(result, VAL_FAIL);
+	assert_string_equal(detail,
+			    "the wiring list's eth0 (the BMC's NIC.Embedded.1-1-1, by the switch port it "
+			    "sees) is eno1 to the OS: a NIC the OS names differently");
+	free(detail);
+
+	assert_int_equal(val_bmc_views_compare(&none, NULL, &sw, os, 2, &result, &detail), BR_E_NOTFOUND);
+	assert_int_equal(val_bmc_views_compare(&v, NULL, &sw, os, 0, &result, &detail), BR_E_NOTFOUND);
+	val_bmc_cabling_release(&mapped);
+	val_wiring_release(&w);
+}
+
+/* A switches file that cannot name switches stops the stage: its header,
+ * empty fields, one chassis id given to two switches. */
+static void test_switches_bad(void **state)
+{
+	static const char bad[] = "switch,chassis_id\n"
+				  "leaf01,0c:42:a1:00:00:01\n"
+				  ",0c:42:a1:00:00:02\n"
+				  "leaf03,\n"
+				  "leaf04,0C-42-A1-00-00-01\n";
+	static const char no_header[] = "name,mac\nleaf01,0c:42:a1:00:00:01\n";
+	struct val_switches sw;
+	struct br_strlist problems = { 0 };
+	struct br_err err = { 0 };
+	char *path = write_tmp(bad, strlen(bad));
+
+	(void)state;
+	assert_int_equal(val_switches_load(path, &sw, &problems, &err), BR_E_INVAL);
+	assert_int_equal(problems.n, 3);
+	assert_non_null(strstr(problems.items[0], ":3: switch: empty"));
+	assert_non_null(strstr(problems.items[1], ":4: chassis_id: empty"));
+	assert_non_null(
+	    strstr(problems.items[2], ":5: chassis_id: 0c:42:a1:00:00:01 is also leaf01's (line 2)"));
+	br_strlist_release(&problems);
+	unlink(path);
+	free(path);
+	path = write_tmp(no_header, strlen(no_header));
+	assert_int_equal(val_switches_load(path, &sw, &problems, &err), BR_E_INVAL);
+	assert_non_null(strstr(problems.items[0], ":1: header: want 'switch,chassis_id'"));
+	br_strlist_release(&problems);
+	unlink(path);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -611,6 +848,9 @@ int main(void)
 		cmocka_unit_test(test_bad_lists),
 		cmocka_unit_test(test_judge),
 		cmocka_unit_test(test_all_good),
+		cmocka_unit_test(test_bmc_view),
+		cmocka_unit_test(test_switches_bad),
+		cmocka_unit_test(test_bmc_views_compare),
 		cmocka_unit_test(test_fabric),
 		cmocka_unit_test(test_fabric_split),
 		cmocka_unit_test(test_fabric_bad_input),

@@ -399,7 +399,7 @@ static void test_clients_one_loop(void **state)
 	ro.total_inflight = 3;
 	for (int b = 0; b < BMCS; b++) {
 		urls[b] = br_xasprintf("http://127.0.0.1:%d", peers[PEER_BMC + b].port);
-		targets[b] = (struct rf_target){ "bmc", urls[b], "u", "p", &routs[b], 0, NULL };
+		targets[b] = (struct rf_target){ "bmc", urls[b], "u", "p", &routs[b], 0, NULL, 0 };
 	}
 
 	t0 = br_now_ms();

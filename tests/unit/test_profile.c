@@ -40,6 +40,16 @@ static void test_bios_ok(void **state)
 	assert_string_equal(p.bios[2].value, "0");
 	assert_string_equal(p.pxe_nic, "NIC.Embedded.1-1-1");
 	assert_int_equal(p.boot_mode, PROF_BOOT_ONCE);
+	assert_null(p.pxe_switch);
+	assert_int_equal(p.connection_view_enable, 0);
+	prof_release(&p);
+	/* the provisioning switch by name pattern, Connection View switched on */
+	assert_int_equal(
+	    parse("[boot]\npxe_nic = NIC.Embedded.1-1-1\npxe_switch = tor-*-a\nconnection_view = enable\n",
+		  PROF_FILE_BIOS, &p, &err),
+	    0);
+	assert_string_equal(p.pxe_switch, "tor-*-a");
+	assert_int_equal(p.connection_view_enable, 1);
 	prof_release(&p);
 }
 
@@ -60,6 +70,10 @@ static void test_bios_errors(void **state)
 		{ "[boot]\nmode = sometimes\n", "t.conf:2: mode: 'sometimes': must be persistent or once" },
 		{ "[boot]\npxe_nic = eth0\n", "t.conf:2: pxe_nic: 'eth0' is not a NIC FQDD" },
 		{ "[boot]\npxe = NIC.Embedded.1-1-1\n", "t.conf:2: pxe: unknown setting in [boot]" },
+		{ "[boot]\npxe_switch = tor a\n", "t.conf:2: pxe_switch: 'tor a' is not a switch name" },
+		{ "[boot]\nconnection_view = on\n",
+		  "t.conf:2: connection_view: 'on': must be enable or leave" },
+		{ "[boot]\npxe_switch = a\npxe_switch = b\n", "t.conf:3: pxe_switch: set twice" },
 		/* our own problem on line 2 comes after inih's on line ... none: order kept */
 		{ "[bios]\nA = 1\nB = 2\nnot a pair\nA = 3\n", "t.conf:4: expected" },
 		{ "[bios]\nA = 1\nA = 3\nnot a pair\n", "t.conf:3: A: set twice" },

@@ -392,6 +392,47 @@ static void test_openbmc_bluefield(void **state)
  * personality it can set) and InterfaceEnabled false, is a host port all
  * the same (its UefiDevicePath PXE-boots through it); the iDRAC's own
  * port is kept as the BMC's; a disk boot entry adds no MAC. */
+/* Dell iDRAC 9, PowerEdge R7615 (understack): Connection View. Every host
+ * port is kept with its switch end; the iDRAC's own port is not a host
+ * port; "No Link" is a port without a neighbour, never a switch named
+ * "No Link"; the chassis MACs come out in the form the switches file and
+ * LLDP use. */
+static void test_dell_connection_view_r7615(void **state)
+{
+	struct br_hw hw;
+	const struct br_neighbor *nb;
+	json_t *attrs = capture("dell/understack/dell_attributes.json");
+
+	(void)state;
+	br_hw_init(&hw);
+	FEED(rf_parse_dell_switch_connections, &hw, "dell/understack/switch_connections.json");
+	assert_string_equal(hw.neighbor_source, "DellSwitchConnections");
+	assert_int_equal(hw.n_neighbors, 8);
+	assert_null(br_hw_neighbor_of(&hw, "iDRAC.Embedded.1"));
+	nb = br_hw_neighbor_of(&hw, "NIC.Embedded.1-1-1");
+	assert_non_null(nb);
+	assert_int_equal(nb->link, 0);
+	assert_null(nb->chassis_id);
+	assert_null(nb->port_id);
+	nb = br_hw_neighbor_of(&hw, "NIC.Integrated.1-1-1");
+	assert_int_equal(nb->link, 1);
+	assert_int_equal(nb->stale, 0);
+	assert_string_equal(nb->chassis_id, "c4:7e:e0:e4:10:7f");
+	assert_string_equal(nb->chassis_id_subtype, "MacAddr");
+	assert_string_equal(nb->port_id, "Ethernet1/5");
+	assert_string_equal(nb->source, "DellSwitchConnection");
+	/* the two ports of one card go to the two switches of a pair */
+	nb = br_hw_neighbor_of(&hw, "NIC.Integrated.1-2-1");
+	assert_string_equal(nb->chassis_id, "c4:7e:e0:e4:32:df");
+	assert_string_equal(nb->port_id, "Ethernet1/5");
+	nb = br_hw_neighbor_of(&hw, "NIC.Slot.2-2-1");
+	assert_string_equal(nb->port_id, "Ethernet1/7");
+	/* the attribute a disabled view is switched on by, as the iDRAC names it */
+	assert_string_equal(br_json_str(attrs, "Attributes/SwitchConnectionView.1.Enable"), "Enabled");
+	json_decref(attrs);
+	br_hw_release(&hw);
+}
+
 static void test_dell_idrac9_r750(void **state)
 {
 	struct br_hw hw;
@@ -501,6 +542,7 @@ int main(void)
 		cmocka_unit_test(test_bmc_mac_not_usb_link),
 		cmocka_unit_test(test_openbmc_bluefield),
 		cmocka_unit_test(test_dell_idrac9_r750),
+		cmocka_unit_test(test_dell_connection_view_r7615),
 		cmocka_unit_test(test_nvidia_gb200_openbmc),
 		cmocka_unit_test(test_ami_dgx_host_choice),
 	};

@@ -310,7 +310,8 @@ struct result {
 	int called, rc;
 	char msg[BR_ERR_MSG_MAX];
 	char serial[64], tag[32], bmc_fw[32];
-	size_t nics, host_nics, sel, nics_permanent, unreadable;
+	size_t nics, host_nics, sel, nics_permanent, unreadable, neighbors;
+	char neighbor_port[64], neighbor_switch[32];
 	long unreadable_status;
 	char unreadable_url[256], unreadable_reason[BR_ERR_MSG_MAX];
 	int64_t at_ms;
@@ -345,6 +346,12 @@ static void on_done(const struct rf_target *t, int rc, struct br_hw *hw, const s
 	}
 	for (size_t i = 0; i < hw->n_nics; i++)
 		r->nics_permanent += hw->nics[i].permanent;
+	r->neighbors = hw->n_neighbors;
+	if (hw->n_neighbors) {
+		snprintf(r->neighbor_port, sizeof(r->neighbor_port), "%s", hw->neighbors[0].port);
+		snprintf(r->neighbor_switch, sizeof(r->neighbor_switch), "%s",
+			 hw->neighbors[0].chassis_id ? hw->neighbors[0].chassis_id : "");
+	}
 }
 
 static int discover(const char *const *bases, size_t n, const struct rf_options *o, struct run *run)
@@ -510,6 +517,41 @@ static void test_failures_still_log_out(void **state)
 		assert_int_equal(b[i].deletes, 1);
 		fake_stop(&b[i]);
 	}
+}
+
+/* Connection View where iDRAC10 has it (Systems/{id}/Oem/Dell/
+ * DellSwitchConnections): the iDRAC9 path's 404 is no unreadable resource,
+ * the other path is read; a BMC with neither shows no neighbours, and
+ * nothing is unreadable either. */
+static void test_connection_view_idrac10(void **state)
+{
+	struct fake_bmc b[2] = { { 0 }, { 0 } };
+	const char *bases[2];
+	struct rf_options o;
+	struct run run;
+
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		fake_start(&b[i], 2);
+		bases[i] = b[i].base;
+	}
+	put(&b[0], "/redfish/v1/Systems/System.Embedded.0/Oem/Dell/DellSwitchConnections",
+	    json_pack("{s:s, s:[{s:s, s:s, s:s, s:s}]}", "@odata.id",
+		      "/redfish/v1/Systems/System.Embedded.0/Oem/Dell/DellSwitchConnections", "Members",
+		      "FQDD", "NIC.Integrated.1-1-1", "StaleData", "NotStale", "SwitchConnectionID",
+		      "c4:7e:e0:e4:10:7f", "SwitchPortConnectionID", "Ethernet1/5"));
+	fast_options(&o);
+	assert_int_equal(discover(bases, 2, &o, &run), 0);
+	assert_int_equal(run.res[0].rc, 0);
+	assert_int_equal(run.res[0].neighbors, 1);
+	assert_string_equal(run.res[0].neighbor_port, "NIC.Integrated.1-1-1");
+	assert_string_equal(run.res[0].neighbor_switch, "c4:7e:e0:e4:10:7f");
+	assert_int_equal(run.res[0].unreadable, 0);
+	assert_int_equal(run.res[1].rc, 0);
+	assert_int_equal(run.res[1].neighbors, 0);
+	assert_int_equal(run.res[1].unreadable, 0);
+	for (int i = 0; i < 2; i++)
+		fake_stop(&b[i]);
 }
 
 /* A BMC without the log service it links (a 404, as iDRACs and iLOs
@@ -735,9 +777,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_walk_three_bmcs),	    cmocka_unit_test(test_inflight_cap),
 		cmocka_unit_test(test_login_401),	    cmocka_unit_test(test_failures_still_log_out),
-		cmocka_unit_test(test_missing_log_service), cmocka_unit_test(test_two_hosts),
-		cmocka_unit_test(test_busy_then_ok),	    cmocka_unit_test(test_basic_auth_fallback),
-		cmocka_unit_test(test_dead_bmc_bounded),    cmocka_unit_test(test_bad_options),
+		cmocka_unit_test(test_missing_log_service), cmocka_unit_test(test_connection_view_idrac10),
+		cmocka_unit_test(test_two_hosts),	    cmocka_unit_test(test_busy_then_ok),
+		cmocka_unit_test(test_basic_auth_fallback), cmocka_unit_test(test_dead_bmc_bounded),
+		cmocka_unit_test(test_bad_options),
 	};
 	int rc;
 

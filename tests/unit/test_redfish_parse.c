@@ -624,10 +624,59 @@ static void test_urlset(void **state)
 	rf_urlset_release(&s);
 }
 
+/* Connection View's edge cases: a stale member with an unpadded chassis
+ * MAC, a SwitchConnectionID that is no MAC (kept as sent), members of the
+ * wrong types skipped. A Port's LLDPReceive: the chassis MAC normalised,
+ * a PortId sent as hex octets read as the name it spells, the system name,
+ * management address and VLAN; a port that is down has no neighbour. */
+static void test_neighbors(void **state)
+{
+	struct br_hw hw;
+	const struct br_neighbor *nb;
+	size_t links;
+
+	(void)state;
+	br_hw_init(&hw);
+	WITH_FIXTURE(doc, "dell_switch_connections_stale.json", rf_parse_dell_switch_connections(&hw, doc));
+	assert_int_equal(hw.n_neighbors, 2);
+	nb = br_hw_neighbor_of(&hw, "NIC.Embedded.1-1-1");
+	assert_int_equal(nb->stale, 1);
+	assert_string_equal(nb->chassis_id, "02:1c:73:f1:03:c8");
+	nb = br_hw_neighbor_of(&hw, "NIC.Slot.31-1-1");
+	assert_string_equal(nb->chassis_id, "not-a-mac");
+	assert_null(nb->chassis_id_subtype);
+	assert_int_equal(rf_neighbors_stale(&hw, &links), 1);
+	assert_int_equal(links, 2);
+	rf_neighbors_clear(&hw);
+	assert_int_equal(hw.n_neighbors, 0);
+	br_hw_release(&hw);
+
+	br_hw_init(&hw);
+	WITH_FIXTURE(doc, "dmtf_port_lldp.json", rf_parse_port(&hw, doc));
+	WITH_FIXTURE(doc, "dmtf_port_lldp_down.json", rf_parse_port(&hw, doc));
+	assert_string_equal(hw.neighbor_source, "LLDPReceive");
+	assert_int_equal(hw.n_neighbors, 2);
+	nb = br_hw_neighbor_of(&hw, "DE083000/1");
+	assert_non_null(nb);
+	assert_int_equal(nb->link, 1);
+	assert_string_equal(nb->mac, "b8:83:03:4a:12:90");
+	assert_string_equal(nb->chassis_id, "0c:42:a1:11:22:33");
+	assert_string_equal(nb->port_id, "swp12");
+	assert_string_equal(nb->port_id_subtype, "IfName");
+	assert_string_equal(nb->system_name, "leaf01");
+	assert_string_equal(nb->mgmt_address, "10.0.0.11");
+	assert_int_equal(nb->vlan, 4094);
+	nb = br_hw_neighbor_of(&hw, "DE083000/2");
+	assert_int_equal(nb->link, 0);
+	assert_null(nb->chassis_id);
+	assert_int_equal(nb->vlan, -1);
+	br_hw_release(&hw);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_system_dell),  cmocka_unit_test(test_system_links_queued),
+		cmocka_unit_test(test_system_dell), cmocka_unit_test(test_neighbors),  cmocka_unit_test(test_system_links_queued),
 		cmocka_unit_test(test_resolve),	     cmocka_unit_test(test_macs_both_views),
 		cmocka_unit_test(test_pcie),	     cmocka_unit_test(test_drives),
 		cmocka_unit_test(test_volumes),	     cmocka_unit_test(test_power_redundancy),

@@ -457,6 +457,46 @@ static void test_identity_mismatch(void **state)
 	br_hw_release(&hw);
 }
 
+/* cabling_bmc, judged before PXE: its failure counts though [gate]
+ * required does not list it, and the in-band checks the node never reached
+ * are not missing; its unknown alone blocks nothing (cabling decides). */
+static void test_gate_cabling_bmc(void **state)
+{
+	struct val_check failed[] = { { "cabling_bmc", VAL_FAIL, "eno8303: no LLDP neighbour", NULL } };
+	struct val_check unknown[] = {
+		{ "cabling", VAL_PASS, "10 of 10", NULL },
+		{ "cabling_bmc", VAL_UNKNOWN, "the BMC shows no switch neighbours", NULL },
+		{ "thermal", VAL_PASS, "ok", NULL },
+	};
+	struct prof_profile p;
+	int failing[3];
+	char *missing;
+
+	(void)state;
+	prof_init(&p);
+	br_strlist_add(&p.hw.gate_required, "cabling");
+	br_strlist_add(&p.hw.gate_required, "thermal");
+	assert_int_equal(val_gate_failing(&p, failed, 1, failing, &missing), 1);
+	assert_int_equal(failing[0], 1);
+	assert_null(missing);
+	assert_true(val_gate_early_failure(failed, 1));
+	/* the early unknown is not failing; what never ran still is missing */
+	val_gate_failing(&p, unknown, 3, failing, &missing);
+	assert_int_equal(failing[0], 0);
+	assert_int_equal(failing[1], 0);
+	assert_int_equal(failing[2], 0);
+	assert_null(strstr(missing, "cabling"));
+	free(missing);
+	assert_false(val_gate_early_failure(unknown, 3));
+	prof_release(&p);
+	/* with no [gate] required every check counts, but not an early unknown */
+	prof_init(&p);
+	val_gate_failing(&p, unknown, 3, failing, &missing);
+	assert_int_equal(failing[1], 0);
+	free(missing);
+	prof_release(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -465,6 +505,7 @@ int main(void)
 		cmocka_unit_test(test_firmware_judge), cmocka_unit_test(test_firmware_ipmi),
 		cmocka_unit_test(test_boot_disk_rule), cmocka_unit_test(test_boot_disk_volume),
 		cmocka_unit_test(test_disk_identity),  cmocka_unit_test(test_identity_mismatch),
+		cmocka_unit_test(test_gate_cabling_bmc),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
