@@ -1,0 +1,730 @@
+/*
+ * firmware_steps — one machine's updates, as a chain of response callbacks:
+ *
+ *   UpdateService -> FirmwareInventory (every member) -> the running Tasks
+ *   -> for each update, in order: already there? a task running for it?
+ *      else push the image (multipart) or SimpleUpdate -> the Task to its
+ *      end -> (the BMC's own: wait for it to come back) -> FirmwareInventory
+ *      again, the new version read back -> next
+ *
+ * Every URL comes from a link the BMC sent. A step that fails fails only
+ * this machine (rf_bmc_fail), and stops its remaining updates.
+ */
+#include <string.h>
+
+#include "rf_firmware.h"
+
+#define PRIO 10
+#define FW_MESSAGE_MAX 1024 /* a task's Messages, joined, as kept */
+
+static void get(struct rf_bmc *bmc, const char *url, const char *step, rf_req_fn fn)
+{
+	struct rf_req *req = rf_req_new(bmc, RF_GET, url, PRIO, fn);
+
+	bmc->fw->step = step;
+	req->kind = bmc->fw->read_gen;
+	rf_req_submit(req);
+}
+
+static void get_at(struct rf_bmc *bmc, const char *url, const char *step, rf_req_fn fn, int64_t due_ms)
+{
+	struct rf_req *req = rf_req_new(bmc, RF_GET, url, PRIO, fn);
+
+	bmc->fw->step = step;
+	req->kind = bmc->fw->read_gen;
+	rf_req_submit_at(req, due_ms);
+}
+
+static json_t *answer(struct rf_req *req, int rc, const struct br_err *err, const char *what)
+{
+	if (rc) {
+		rf_cfg_fail_request(req->bmc, req, what, err);
+		return NULL;
+	}
+	return rf_req_json(req);
+}
+
+static const struct rf_fw_update *update_of(struct rf_bmc *bmc)
+{
+	return &bmc->fw->t->updates[bmc->fw->cur];
+}
+
+static void set_text(char **field, const char *value)
+{
+	free(*field);
+	*field = value ? br_xstrdup_capped(value, FW_MESSAGE_MAX) : NULL;
+}
+
+/* The inventory member that is component: iDRAC's "Installed-ID-VERSION__FQDD"
+ * (never its "Previous-" or "Available-" ones), or a member whose Id is it. */
+static json_t *member_of(json_t *members, const char *component)
+{
+	size_t i, clen = strlen(component);
+	json_t *m;
+
+	json_array_foreach(members, i, m)
+	{
+		const char *id = br_json_str(m, "Id");
+		size_t len = id ? strlen(id) : 0;
+
+		if (!id)
+			continue;
+		if (!strcmp(id, component))
+			return m;
+		if (!strncmp(id, "Installed-", 10) && len > clen + 2 && !strcmp(id + len - clen, component) &&
+		    !strncmp(id + len - clen - 2, "__", 2))
+			return m;
+	}
+	return NULL;
+}
+
+static const char *version_of(json_t *members, const char *component)
+{
+	return br_json_str(member_of(members, component), "Version");
+}
+
+static void next_update(struct rf_bmc *bmc);
+static void read_inventory(struct rf_bmc *bmc);
+
+/* ---- the BMC coming back -------------------------------------------------------- */
+
+static void poll_root(struct rf_bmc *bmc, int64_t due_ms);
+
+static void on_task_after_return(struct rf_req *req, int rc, const struct br_err *err);
+
+static void on_root(struct rf_req *req, int rc, const struct br_err *err)
+{
+	struct rf_bmc *bmc = req->bmc;
+	struct rf_fw_node *fn = bmc->fw;
+	int64_t now = br_now_ms();
+
+	if (rc) {
+		if (now >= fn->return_deadline_ms) {
+			rf_bmc_failf(bmc, BR_E_TIMEOUT, "%s: the BMC did not come back within %ld s of its update: %s",
+				     update_of(bmc)->component, fn->run->o->bmc_return_ms / 1000, err->msg);
+			return;
+		}
+		poll_root(bmc, now + fn->run->o->poll_ms);
+		return;
+	}
+	/* what the task said in the end, if the BMC kept it across its restart */
+	get(bmc, fn->task_url, "reading the task after the BMC's restart", on_task_after_return);
+}
+
+static void poll_root(struct rf_bmc *bmc, int64_t due_ms)
+{
+	char *url = br_xasprintf("%s/redfish/v1", bmc->base);
+
+	get_at(bmc, url, "waiting for the BMC to come back", on_root, due_ms);
+	free(url);
+}
+
+/* The BMC's own firmware restarts it, and the restart ends the session:
+ * what follows goes over basic auth (the session is gone with the BMC). */
+static void to_returning(struct rf_bmc *bmc)
+{
+	struct rf_fw_node *fn = bmc->fw;
+
+	br_secret_free(bmc->token);
+	bmc->token = NULL;
+	free(bmc->session_url);
+	bmc->session_url = NULL;
+	bmc->auth = RF_AUTH_BASIC;
+	if (fn->phase != RF_FW_RETURNING)
+		fn->return_deadline_ms = br_now_ms() + fn->run->o->bmc_return_ms;
+	fn->phase = RF_FW_RETURNING;
+	fn->read_gen++;
+	poll_root(bmc, br_now_ms() + fn->run->o->poll_ms);
+}
+
+/* ---- the task --------------------------------------------------------------------- */
+
+static void poll_task(struct rf_bmc *bmc, int64_t due_ms);
+
+static int task_running(const char *state)
+{
+	static const char *const ended[] = { "Completed", "Killed", "Exception", "Cancelled" };
+
+	if (!state)
+		return 0;
+	for (size_t i = 0; i < sizeof(ended) / sizeof(ended[0]); i++)
+		if (!strcmp(state, ended[i]))
+			return 0;
+	return 1;
+}
+
+/* Messages[].Message of a Task (its MessageId when it has no text). */
+static char *task_messages(json_t *doc)
+{
+	json_t *msgs = json_object_get(doc, "Messages"), *m;
+	struct br_buf b;
+	size_t i;
+
+	br_buf_init(&b, 0);
+	json_array_foreach(msgs, i, m)
+	{
+		const char *text = br_json_str(m, "Message"), *id = br_json_str(m, "MessageId");
+
+		if (!text && !id)
+			continue;
+		br_buf_addf(&b, "%s%s%s%s%s", b.len ? "; " : "", id ? id : "", id && text ? ": " : "",
+			    text ? text : "", "");
+		if (b.len > FW_MESSAGE_MAX)
+			break;
+	}
+	return b.len ? br_buf_detach(&b) : (br_buf_release(&b), NULL);
+}
+
+/* 1 when the task is over and judged (the machine failed, or the next step
+ * started); 0 while it runs. */
+static int task_judged(struct rf_bmc *bmc, json_t *doc)
+{
+	struct rf_fw_node *fn = bmc->fw;
+	const struct rf_fw_update *u = update_of(bmc);
+	struct rf_fw_step *s = &fn->res.steps[fn->cur];
+	const char *state = br_json_str(doc, "TaskState"), *status = br_json_str(doc, "TaskStatus");
+	char *msgs = task_messages(doc);
+
+	set_text(&s->task_state, state);
+	if (msgs)
+		set_text(&s->message, msgs);
+	free(msgs);
+	if (task_running(state))
+		return 0;
+	if (!state || strcmp(state, "Completed") || (status && !strcmp(status, "Critical"))) {
+		rf_bmc_failf(bmc, BR_E_STATE, "%s: update to %s failed: task %s %s%s%s", u->component, u->version,
+			     s->task, state ? state : "(no TaskState)", s->message ? ": " : "",
+			     s->message ? s->message : "");
+		return 1;
+	}
+	if (u->restarts_bmc && fn->phase != RF_FW_RETURNING) {
+		to_returning(bmc);
+		return 1;
+	}
+	fn->phase = RF_FW_VERIFYING;
+	read_inventory(bmc);
+	return 1;
+}
+
+static void on_task(struct rf_req *req, int rc, const struct br_err *err)
+{
+	struct rf_bmc *bmc = req->bmc;
+	struct rf_fw_node *fn = bmc->fw;
+	int64_t now = br_now_ms();
+	json_t *doc;
+
+	if (rc && update_of(bmc)->restarts_bmc) {
+		/* the BMC flashing itself stops answering: wait for it */
+		to_returning(bmc);
+		return;
+	}
+	if (!(doc = answer(req, rc, err, "polling the update's task")))
+		return;
+	if (!task_judged(bmc, doc)) {
+		if (now >= fn->task_deadline_ms)
+			rf_bmc_failf(bmc, BR_E_TIMEOUT, "%s: task %s still %s after %ld s", update_of(bmc)->component,
+				     fn->task_url, fn->res.steps[fn->cur].task_state,
+				     fn->run->o->task_timeout_ms / 1000);
+		else
+			poll_task(bmc, now + fn->run->o->poll_ms);
+	}
+	json_decref(doc);
+}
+
+static void on_task_after_return(struct rf_req *req, int rc, const struct br_err *err)
+{
+	struct rf_bmc *bmc = req->bmc;
+	struct rf_fw_node *fn = bmc->fw;
+	json_t *doc = rc ? NULL : rf_req_parse(req, NULL);
+
+	if (req->kind != fn->read_gen)
+		goto out;
+	if (!doc) {
+		/* the restart took its task list with it: the inventory says */
+		read_inventory(bmc);
+	} else if (task_running(br_json_str(doc, "TaskState"))) {
+		fn->phase = RF_FW_TASK;
+		poll_task(bmc, br_now_ms() + fn->run->o->poll_ms);
+	} else if (!task_judged(bmc, doc)) {
+		read_inventory(bmc);
+	}
+out:
+	json_decref(doc);
+}
+
+static void poll_task(struct rf_bmc *bmc, int64_t due_ms)
+{
+	get_at(bmc, bmc->fw->task_url, "waiting for the update's task", on_task, due_ms);
+}
+
+static void follow_task(struct rf_bmc *bmc, const char *link)
+{
+	struct rf_fw_node *fn = bmc->fw;
+	struct rf_fw_step *s = &fn->res.steps[fn->cur];
+	char *url = rf_resolve(bmc, link);
+
+	if (!url) {
+		rf_bmc_failf(bmc, BR_E_PROTO, "%s: the task link '%s' is not on this BMC", update_of(bmc)->component,
+			     link);
+		return;
+	}
+	free(fn->task_url);
+	fn->task_url = url;
+	set_text(&s->task, link);
+	fn->phase = RF_FW_TASK;
+	fn->task_deadline_ms = br_now_ms() + fn->run->o->task_timeout_ms;
+	poll_task(bmc, br_now_ms() + fn->run->o->poll_ms);
+}
+
+/* ---- sending the image -------------------------------------------------------------- */
+
+static void on_sent(struct rf_req *req, int rc, const struct br_err *err)
+{
+	struct rf_bmc *bmc = req->bmc;
+	const struct rf_fw_update *u = update_of(bmc);
+	json_t *doc = NULL;
+	const char *link = req->location;
+	char *what;
+
+	if (rc) {
+		what = br_xasprintf("%s: update to %s refused", u->component, u->version);
+		rf_cfg_fail_request(bmc, req, what, err);
+		free(what);
+		return;
+	}
+	if (!link && req->http.body.len) {
+		doc = br_json_parse(req->http.body.data, req->http.body.len, RF_BODY_MAX, NULL);
+		if (br_json_str(doc, "TaskState"))
+			link = br_json_str(doc, "@odata.id");
+	}
+	if (link)
+		follow_task(bmc, link);
+	else
+		rf_bmc_failf(bmc, BR_E_PROTO, "%s: the BMC took the image (HTTP %ld) but named no task to follow",
+			     u->component, req->http.status);
+	json_decref(doc);
+}
+
+/* 1 when the service allows the apply time we ask for (or says nothing). */
+static int apply_time_ok(struct rf_bmc *bmc, const char *supported, const char *form)
+{
+	const char *want = bmc->fw->run->o->apply_time;
+
+	if (!supported)
+		return 1;
+	for (const char *p = supported; *p;) {
+		size_t n = strcspn(p, ",");
+
+		if (n == strlen(want) && !strncmp(p, want, n))
+			return 1;
+		p += n + (p[n] == ',');
+	}
+	rf_bmc_failf(bmc, BR_E_UNSUPPORTED,
+		     "unsupported on this BMC: %s applies updates only at %s, not %s (nothing sent)", form, supported,
+		     want);
+	return 0;
+}
+
+static json_t *update_parameters(struct rf_bmc *bmc, json_t *member)
+{
+	const char *target = br_json_str(member, "@odata.id");
+	json_t *p = json_object();
+
+	if (target)
+		json_object_set_new(p, "Targets", json_pack("[s]", target));
+	json_object_set_new(p, "@Redfish.OperationApplyTime", json_string(bmc->fw->run->o->apply_time));
+	return p;
+}
+
+static void send_image(struct rf_bmc *bmc)
+{
+	struct rf_fw_node *fn = bmc->fw;
+	const struct rf_fw_update *u = update_of(bmc);
+	struct rf_fw_step *s = &fn->res.steps[fn->cur];
+	json_t *params = update_parameters(bmc, member_of(fn->members, u->component));
+	struct rf_req *req;
+
+	if (fn->multipart_url) {
+		if (!apply_time_ok(bmc, fn->apply_multipart, "MultipartHttpPushUri"))
+			goto out;
+		free(fn->params);
+		fn->params = json_dumps(params, JSON_COMPACT);
+		fn->form = (struct rf_multipart){ "UpdateParameters", fn->params, "UpdateFile", u->file_name,
+						  u->image, u->image_len };
+		req = rf_req_new(bmc, RF_POST, fn->multipart_url, PRIO, on_sent);
+		req->multipart = &fn->form;
+		s->method = "multipart";
+	} else if (fn->simple_url && u->image_uri) {
+		if (!apply_time_ok(bmc, fn->apply_simple, "SimpleUpdate"))
+			goto out;
+		json_object_set_new(params, "ImageURI", json_string(u->image_uri));
+		req = rf_req_new(bmc, RF_POST, fn->simple_url, PRIO, on_sent);
+		req->post_body = json_dumps(params, JSON_COMPACT);
+		s->method = "simple";
+	} else if (fn->simple_url) {
+		rf_bmc_failf(bmc, BR_E_UNSUPPORTED,
+			     "unsupported on this BMC: it takes images only by SimpleUpdate from an image server, "
+			     "and no --image-base-url was given (%s not sent)",
+			     u->component);
+		goto out;
+	} else {
+		rf_bmc_failf(bmc, BR_E_UNSUPPORTED,
+			     "unsupported on this BMC: its UpdateService offers neither MultipartHttpPushUri nor "
+			     "SimpleUpdate (%s not sent)",
+			     u->component);
+		goto out;
+	}
+	/* an image the BMC may have taken although the answer was lost is
+	 * never sent again blindly: a rerun finds its task instead */
+	req->no_retry_transport = 1;
+	fn->step = "sending the image";
+	s->sent = 1;
+	if (fn->run->sending)
+		fn->run->sending(fn->t, u, s->method, fn->run->ctx);
+	rf_req_submit(req);
+out:
+	json_decref(params);
+}
+
+/* ---- the running tasks (an earlier run's) --------------------------------------------- */
+
+/* A task still running whose request was an update of component: its
+ * Payload's TargetUri is one of the UpdateService's, and its JsonBody's
+ * Targets name the component's inventory member (or its ImageURI the
+ * image's file). */
+static json_t *task_for(struct rf_bmc *bmc, const struct rf_fw_update *u)
+{
+	struct rf_fw_node *fn = bmc->fw;
+	const char *member = br_json_str(member_of(fn->members, u->component), "@odata.id");
+	size_t i;
+	json_t *t;
+
+	json_array_foreach(fn->tasks, i, t)
+	{
+		const char *target = br_json_str(t, "Payload/TargetUri"), *body = br_json_str(t, "Payload/JsonBody");
+		char *turl = target ? rf_resolve(bmc, target) : NULL;
+		int ours = turl && ((fn->multipart_url && !strcmp(turl, fn->multipart_url)) ||
+				    (fn->simple_url && !strcmp(turl, fn->simple_url)));
+		json_t *jb = ours && body ? br_json_parse(body, strlen(body), 64 * 1024, NULL) : NULL;
+		json_t *targets = json_object_get(jb, "Targets"), *x;
+		const char *image = br_json_str(jb, "ImageURI");
+		size_t k, flen = strlen(u->file_name);
+		int match = 0;
+
+		json_array_foreach(targets, k, x) match |= member && json_is_string(x) && !strcmp(json_string_value(x), member);
+		if (image && strlen(image) > flen && !strcmp(image + strlen(image) - flen, u->file_name) &&
+		    image[strlen(image) - flen - 1] == '/')
+			match = 1;
+		json_decref(jb);
+		free(turl);
+		if (match)
+			return t;
+	}
+	return NULL;
+}
+
+static void on_task_member(struct rf_req *req, int rc, const struct br_err *err)
+{
+	struct rf_bmc *bmc = req->bmc;
+	struct rf_fw_node *fn = bmc->fw;
+	json_t *doc = rc ? NULL : rf_req_parse(req, NULL);
+
+	/* a task that vanished meanwhile (it ended and was reaped) is no
+	 * task to follow */
+	if (doc && task_running(br_json_str(doc, "TaskState")))
+		json_array_append(fn->tasks, doc);
+	json_decref(doc);
+	if (--fn->to_read == 0)
+		next_update(bmc);
+}
+
+static void on_tasks(struct rf_req *req, int rc, const struct br_err *err)
+{
+	struct rf_bmc *bmc = req->bmc;
+	struct rf_fw_node *fn = bmc->fw;
+	json_t *doc = answer(req, rc, err, "reading the running tasks"), *members, *m;
+	size_t i;
+	char *url;
+
+	if (!doc)
+		return;
+	members = json_object_get(doc, "Members");
+	fn->to_read = 1;
+	json_array_foreach(members, i, m)
+	{
+		if (br_json_str(m, "TaskState")) {
+			if (task_running(br_json_str(m, "TaskState")))
+				json_array_append(fn->tasks, m);
+		} else if ((url = rf_resolve(bmc, br_json_str(m, "@odata.id") ? br_json_str(m, "@odata.id") : ""))) {
+			fn->to_read++;
+			get(bmc, url, "reading the running tasks", on_task_member);
+			free(url);
+		}
+	}
+	json_decref(doc);
+	if (--fn->to_read == 0)
+		next_update(bmc);
+}
+
+static void on_task_service(struct rf_req *req, int rc, const struct br_err *err)
+{
+	struct rf_bmc *bmc = req->bmc;
+	json_t *doc = answer(req, rc, err, "reading the TaskService");
+	const char *link = br_json_str(doc, "Tasks/@odata.id");
+	char *url = link ? rf_resolve(bmc, link) : NULL;
+
+	if (!doc)
+		return;
+	if (url) {
+		char *full = bmc->expand ? br_xasprintf("%s?%s", url, bmc->expand) : NULL;
+
+		get(bmc, full ? full : url, "reading the running tasks", on_tasks);
+		free(full);
+	} else {
+		next_update(bmc);
+	}
+	free(url);
+	json_decref(doc);
+}
+
+/* ---- the updates in order --------------------------------------------------------------- */
+
+static void finish(struct rf_bmc *bmc)
+{
+	bmc->fw->finished = 1;
+	bmc->fw->step = "done";
+}
+
+static void next_update(struct rf_bmc *bmc)
+{
+	struct rf_fw_node *fn = bmc->fw;
+	json_t *task;
+
+	for (; fn->cur < fn->t->n_updates; fn->cur++) {
+		const struct rf_fw_update *u = update_of(bmc);
+		struct rf_fw_step *s = &fn->res.steps[fn->cur];
+		const char *v = version_of(fn->members, u->component);
+
+		if (!v || strcmp(v, u->version))
+			break;
+		set_text(&s->version, v);
+		s->done = 1;
+	}
+	if (fn->cur == fn->t->n_updates) {
+		finish(bmc);
+		return;
+	}
+	if ((task = task_for(bmc, update_of(bmc)))) {
+		fn->res.steps[fn->cur].method = "resumed";
+		br_info("firmware", "%s: %s: following the running task %s", bmc->base, update_of(bmc)->component,
+			br_json_str(task, "@odata.id") ? br_json_str(task, "@odata.id") : "?");
+		follow_task(bmc, br_json_str(task, "@odata.id") ? br_json_str(task, "@odata.id") : "");
+		return;
+	}
+	send_image(bmc);
+}
+
+/* The whole inventory is in fn->members: what it means for the phase. */
+static void inventory_read(struct rf_bmc *bmc)
+{
+	struct rf_fw_node *fn = bmc->fw;
+	size_t i;
+	json_t *m;
+
+	br_hw_release(&fn->res.inventory);
+	br_hw_init(&fn->res.inventory);
+	json_array_foreach(fn->members, i, m) rf_parse_firmware(&fn->res.inventory, m);
+	if (fn->phase == RF_FW_LOOKING) {
+		int pending = 0;
+
+		for (size_t u = 0; u < fn->t->n_updates; u++) {
+			const struct rf_fw_update *up = &fn->t->updates[u];
+			const char *v = version_of(fn->members, up->component);
+
+			if (!member_of(fn->members, up->component)) {
+				rf_bmc_failf(bmc, BR_E_UNSUPPORTED,
+					     "refused: the BMC lists no firmware component %s (nothing sent)",
+					     up->component);
+				return;
+			}
+			set_text(&fn->res.steps[u].from_version, v);
+			pending |= !v || strcmp(v, up->version);
+		}
+		if (pending && fn->tasks_url) {
+			get(bmc, fn->tasks_url, "reading the TaskService", on_task_service);
+			return;
+		}
+		next_update(bmc);
+		return;
+	}
+	/* after an update: it must show now (a restarted BMC may show its old
+	 * version a while, until its inventory is rebuilt) */
+	{
+		const struct rf_fw_update *u = update_of(bmc);
+		const char *v = version_of(fn->members, u->component);
+
+		if (v && !strcmp(v, u->version)) {
+			fn->phase = RF_FW_VERIFYING;
+			next_update(bmc);
+		} else if (fn->phase == RF_FW_RETURNING && br_now_ms() < fn->return_deadline_ms) {
+			poll_root(bmc, br_now_ms() + fn->run->o->poll_ms);
+		} else {
+			rf_bmc_failf(bmc, RF_E_NOT_APPLIED, "%s: task %s completed, but the BMC reports %s, not %s",
+				     u->component, fn->res.steps[fn->cur].task ? fn->res.steps[fn->cur].task : "?",
+				     v ? v : "no version", u->version);
+		}
+	}
+}
+
+/* A failed read while the BMC comes back is the restart, not the machine. */
+static int read_failed(struct rf_req *req, int rc, const struct br_err *err)
+{
+	struct rf_bmc *bmc = req->bmc;
+	struct rf_fw_node *fn = bmc->fw;
+
+	if (!rc)
+		return 0;
+	if (fn->phase == RF_FW_RETURNING && br_now_ms() < fn->return_deadline_ms) {
+		fn->read_gen++;
+		poll_root(bmc, br_now_ms() + fn->run->o->poll_ms);
+		return 1;
+	}
+	rf_cfg_fail_request(bmc, req, "reading the FirmwareInventory", err);
+	return 1;
+}
+
+static void on_member(struct rf_req *req, int rc, const struct br_err *err)
+{
+	struct rf_bmc *bmc = req->bmc;
+	struct rf_fw_node *fn = bmc->fw;
+	json_t *doc;
+
+	if (req->kind != fn->read_gen || read_failed(req, rc, err))
+		return;
+	if (!(doc = rf_req_json(req)))
+		return;
+	json_array_append_new(fn->members, doc);
+	if (--fn->to_read == 0)
+		inventory_read(bmc);
+}
+
+static void on_inventory_page(struct rf_req *req, int rc, const struct br_err *err)
+{
+	struct rf_bmc *bmc = req->bmc;
+	struct rf_fw_node *fn = bmc->fw;
+	json_t *doc, *members, *m;
+	const char *next;
+	size_t i;
+	char *url;
+
+	if (req->kind != fn->read_gen || read_failed(req, rc, err))
+		return;
+	if (!(doc = rf_req_json(req)))
+		return;
+	members = json_object_get(doc, "Members");
+	if (json_array_size(members) > RF_MEMBERS_MAX) {
+		rf_bmc_failf(bmc, BR_E_TOOBIG, "FirmwareInventory lists more than %d members", RF_MEMBERS_MAX);
+		json_decref(doc);
+		return;
+	}
+	json_array_foreach(members, i, m)
+	{
+		if (br_json_str(m, "Version") || br_json_str(m, "Id")) {
+			json_array_append(fn->members, m); /* inline ($expand) */
+		} else if (br_json_str(m, "@odata.id") && (url = rf_resolve(bmc, br_json_str(m, "@odata.id")))) {
+			fn->to_read++;
+			get(bmc, url, "reading the FirmwareInventory", on_member);
+			free(url);
+		}
+	}
+	if ((next = br_json_str(doc, "Members@odata.nextLink")) && (url = rf_resolve(bmc, next))) {
+		fn->to_read++;
+		get(bmc, url, "reading the FirmwareInventory", on_inventory_page);
+		free(url);
+	}
+	json_decref(doc);
+	if (--fn->to_read == 0)
+		inventory_read(bmc);
+}
+
+static void read_inventory(struct rf_bmc *bmc)
+{
+	struct rf_fw_node *fn = bmc->fw;
+	char *url = bmc->expand ? br_xasprintf("%s?%s", fn->inventory_url, bmc->expand) : NULL;
+
+	json_decref(fn->members);
+	fn->members = json_array();
+	fn->read_gen++;
+	fn->to_read = 1;
+	get(bmc, url ? url : fn->inventory_url, "reading the FirmwareInventory", on_inventory_page);
+	free(url);
+}
+
+/* ---- the UpdateService ------------------------------------------------------------------- */
+
+/* "Immediate,OnReset" from an @Redfish.OperationApplyTimeSupport object;
+ * NULL when it says nothing. */
+static char *apply_times(json_t *support)
+{
+	json_t *values = json_object_get(support, "SupportedValues"), *v;
+	struct br_buf b;
+	size_t i;
+
+	if (!json_is_array(values))
+		return NULL;
+	br_buf_init(&b, 0);
+	json_array_foreach(values, i, v) if (json_is_string(v)) br_buf_addf(&b, "%s%s", b.len ? "," : "", json_string_value(v));
+	return br_buf_detach(&b);
+}
+
+static void on_update_service(struct rf_req *req, int rc, const struct br_err *err)
+{
+	struct rf_bmc *bmc = req->bmc;
+	struct rf_fw_node *fn = bmc->fw;
+	json_t *doc = answer(req, rc, err, "reading the UpdateService");
+	json_t *simple = br_json_path(doc, "Actions/#UpdateService.SimpleUpdate");
+	const char *link;
+
+	if (!doc)
+		return;
+	if ((link = br_json_str(doc, "MultipartHttpPushUri")))
+		fn->multipart_url = rf_resolve(bmc, link);
+	if ((link = br_json_str(simple, "target")))
+		fn->simple_url = rf_resolve(bmc, link);
+	/* DSP0266 "Operation apply time": the annotation on the action, and
+	 * on the push URI property for multipart */
+	fn->apply_multipart = apply_times(json_object_get(doc, "MultipartHttpPushUri@Redfish.OperationApplyTimeSupport"));
+	fn->apply_simple = apply_times(json_object_get(simple, "@Redfish.OperationApplyTimeSupport"));
+	link = br_json_str(doc, "FirmwareInventory/@odata.id");
+	if (!link || !(fn->inventory_url = rf_resolve(bmc, link))) {
+		rf_bmc_failf(bmc, BR_E_UNSUPPORTED, "unsupported on this BMC: its UpdateService has no FirmwareInventory");
+	} else {
+		fn->phase = RF_FW_LOOKING;
+		read_inventory(bmc);
+	}
+	json_decref(doc);
+}
+
+void rf_fw_begin(struct rf_bmc *bmc)
+{
+	struct rf_fw_node *fn = bmc->fw;
+	const char *link = br_json_str(bmc->root, "UpdateService/@odata.id");
+	const char *tasks = br_json_str(bmc->root, "Tasks/@odata.id");
+	char *url = link ? rf_resolve(bmc, link) : NULL;
+
+	fn->res.n_steps = fn->t->n_updates;
+	fn->res.steps = br_xcalloc(fn->t->n_updates ? fn->t->n_updates : 1, sizeof(*fn->res.steps));
+	for (size_t i = 0; i < fn->t->n_updates; i++) {
+		fn->res.steps[i].component = fn->t->updates[i].component;
+		fn->res.steps[i].method = "none";
+	}
+	br_hw_init(&fn->res.inventory);
+	fn->tasks = json_array();
+	fn->tasks_url = tasks ? rf_resolve(bmc, tasks) : NULL;
+	if (!url) {
+		rf_bmc_failf(bmc, BR_E_UNSUPPORTED, "unsupported on this BMC: its service root links no UpdateService");
+		return;
+	}
+	get(bmc, url, "reading the UpdateService", on_update_service);
+	free(url);
+}
