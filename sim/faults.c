@@ -66,6 +66,11 @@ static const char *const fault_names[SIM_F_COUNT] = {
 	[SIM_F_IB_RATE] = "ib_rate",
 	[SIM_F_NVLINK_DOWN] = "nvlink_down",
 	[SIM_F_PEERMEM_MISSING] = "peermem_missing",
+	[SIM_F_FW_STALE] = "fw_stale",
+	[SIM_F_FW_UPDATE_FAIL] = "fw_update_fail",
+	[SIM_F_FW_IMAGE_REFUSED] = "fw_image_refused",
+	[SIM_F_FW_BMC_SLOW] = "fw_bmc_slow",
+	[SIM_F_FW_NO_MULTIPART] = "fw_no_multipart",
 };
 
 /* BIOS attributes bios_drift may change, and the value a drifted node has. */
@@ -251,6 +256,20 @@ static void apply(struct sim_node *n, enum sim_fault f, uint64_t *rng)
 		detail(n, f,
 		       json_pack("{s:[s, s, s]}", "boot_order", n->st.boot_order[0], n->st.boot_order[1],
 				 n->st.boot_order[2]));
+		break;
+	case SIM_F_FW_STALE:
+	case SIM_F_FW_UPDATE_FAIL:
+	case SIM_F_FW_IMAGE_REFUSED:
+	case SIM_F_FW_BMC_SLOW:
+	case SIM_F_FW_NO_MULTIPART:
+		snprintf(n->st.fw_idrac, sizeof(n->st.fw_idrac), "%s", SIM_FW_STALE_IDRAC);
+		snprintf(n->st.fw_bios, sizeof(n->st.fw_bios), "%s", SIM_FW_STALE_BIOS);
+		snprintf(n->nics[0].firmware, sizeof(n->nics[0].firmware), "%s", SIM_FW_NIC_OUTDATED);
+		detail(n, f,
+		       json_pack("{s:{s:s, s:s, s:s}, s:{s:s, s:s, s:s}}", "before", "iDRAC.Embedded.1-1",
+				 SIM_FW_STALE_IDRAC, "BIOS.Setup.1-1", SIM_FW_STALE_BIOS, n->nics[0].fqdd,
+				 SIM_FW_NIC_OUTDATED, "after", "iDRAC.Embedded.1-1", SIM_FW_IDRAC, "BIOS.Setup.1-1",
+				 SIM_FW_BIOS, n->nics[0].fqdd, SIM_FW_NIC));
 		break;
 	case SIM_F_FW_OUTDATED:
 		snprintf(n->firmware_nic_outdated, sizeof(n->firmware_nic_outdated), "%s", n->nics[k].fqdd);

@@ -194,10 +194,38 @@ enum sim_fault {
 	SIM_F_NVLINK_DOWN,
 	/* GPUDirect RDMA's peer-memory client (nvidia_peermem) not loaded. */
 	SIM_F_PEERMEM_MISSING,
+	/* Firmware updates (bringup firmware; sim/idrac_update.c). The
+	 * iDRAC, the BIOS and the first fabric NIC below the baseline (the
+	 * versions each had before): an update brings them back. */
+	SIM_F_FW_STALE,
+	/* fw_stale, and every update task ends in Exception with the BMC's message. */
+	SIM_F_FW_UPDATE_FAIL,
+	/* fw_stale, and every image pushed is refused (400, the package's signature). */
+	SIM_F_FW_IMAGE_REFUSED,
+	/* fw_stale, and the iDRAC takes SIM_FW_SLOW_REBOOT_MS to come back after its own update. */
+	SIM_F_FW_BMC_SLOW,
+	/* fw_stale, and the UpdateService has no MultipartHttpPushUri: SimpleUpdate only. */
+	SIM_F_FW_NO_MULTIPART,
 	SIM_F_COUNT
 };
 
 #define SIM_REVOKE_AFTER 3
+#define SIM_FW_TASKS_MAX 32	     /* update tasks one simulated iDRAC keeps */
+#define SIM_FW_SLOW_REBOOT_MS 6000   /* fw_bmc_slow: the iDRAC's restart after its update */
+#define SIM_FW_STALE_IDRAC "7.00.60.00" /* fw_stale's versions: each component's previous one */
+#define SIM_FW_STALE_BIOS "2.2.7"
+
+enum sim_fw_task_state { SIM_FW_TASK_RUNNING, SIM_FW_TASK_COMPLETED, SIM_FW_TASK_FAILED };
+
+/* One firmware update the BMC took (idrac_update.c). */
+struct sim_fw_task {
+	enum sim_fw_task_state state;
+	char component[48], version[32];
+	char target_uri[96]; /* the URI the image came to */
+	char json_body[512]; /* the request's JSON (UpdateParameters or the action's body) */
+	int64_t done_ms;
+	char message_id[32], message[192];
+};
 #define SIM_DEEP_EXPAND_LEVELS 5000
 
 #define SIM_TARPIT_STALL_MS 1500
@@ -319,6 +347,13 @@ struct sim_bmc_state {
 	uint64_t generation;
 	struct sim_answer_cache *answers; /* idrac_cache.c's (owned), NULL until used */
 	struct sim_fw_list *firmware;	  /* idrac_manager.c's (owned), built on first use */
+	/* firmware updates (idrac_update.c): versions changed by an update
+	 * ("": the healthy rack's), its tasks, and when a restarting iDRAC
+	 * answers again */
+	char fw_idrac[24], fw_bios[24];
+	struct sim_fw_task fw_tasks[SIM_FW_TASKS_MAX];
+	int n_fw_tasks;
+	int64_t down_until_ms;
 };
 
 struct sim_node {
