@@ -94,7 +94,7 @@ struct prof_fw_image {
 	char *version;		  /* what the component reports once it is applied */
 	char *file;		  /* absolute path (relative ones are the profile directory's) */
 	char *sha256;		  /* 64 lowercase hex digits */
-	int line;		  /* where its section starts, for messages */
+	int line;		  /* its first setting's line, for messages */
 };
 
 enum prof_disk_clause_kind {
