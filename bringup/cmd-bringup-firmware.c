@@ -17,7 +17,8 @@ int main(int argc, char **argv)
 		{ "dry-run", 'n', BR_OPT_FLAG, &a.dry_run, NULL, "print the plan per node; change nothing" },
 		{ "report", 0, BR_OPT_FLAG, &a.report, NULL,
 		  "show, per model and component, the versions across the rack and the nodes that differ" },
-		{ "all", 0, BR_OPT_FLAG, &a.all, NULL, "with --report: every component, also those that agree" },
+		{ "all", 0, BR_OPT_FLAG, &a.all, NULL,
+		  "with --report: every component, also those that agree" },
 		{ "max-updates", 0, BR_OPT_INT, &a.max_updates, "N",
 		  "machines updating at once (default $BRINGUP_MAX_UPDATES or 4)" },
 		{ "image-base-url", 0, BR_OPT_STRING, &a.image_base_url, "URL",
@@ -51,8 +52,8 @@ int main(int argc, char **argv)
 	if (stg_stage_open(&st, a.report ? NULL : stg_stage_states("firmware", 0)) ||
 	    (!a.report && !a.dry_run && stg_bmc_secrets_check(&st, NULL)) || stg_stage_catch_signals(&st))
 		return stg_stage_close(&st);
-	if (a.report && st.argi < st.argc && stg_stage_select(st.inv, st.argc, st.argv, st.argi, stg_all_states,
-							       &st.nodes, &st.n))
+	if (a.report && st.argi < st.argc &&
+	    stg_stage_select(st.inv, st.argc, st.argv, st.argi, stg_all_states, &st.nodes, &st.n))
 		return stg_stage_close(&st);
 	if (!stg_firmware_run(&st, &a, &run))
 		stg_stage_report(&st, stg_firmware_json, stg_firmware_print, &run, run.failed);

@@ -35,7 +35,8 @@ static const struct {
 		 "             (--json: as a document; --only HOST...: just those nodes)" },
 };
 
-static const char *const pipeline[] = { "discover", "firmware", "configure", "enlist", "validate", "gate", "tickets" };
+static const char *const pipeline[] = { "discover", "firmware", "configure", "enlist",
+					"validate", "gate",	"tickets" };
 
 /* Path of bringup-NAME: beside this executable first, then PATH. */
 static char *find_stage(const char *name)

@@ -93,7 +93,7 @@ enum br_fail_kind {
 	BR_FAIL_PROBE,		  /* probe_failed: the probe did not run or gave no document */
 	BR_FAIL_TIME_LIMIT,	  /* time_limit: past a stage's time limit for one node */
 	BR_FAIL_WORKER,		  /* worker_died: the process driving it died */
-	BR_FAIL_FIRMWARE,	  /* firmware_update_failed: an update the BMC refused, failed or did not apply */
+	BR_FAIL_FIRMWARE, /* firmware_update_failed: an update the BMC refused, failed or did not apply */
 };
 #define BR_FAIL_COUNT (BR_FAIL_FIRMWARE + 1)
 

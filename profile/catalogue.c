@@ -13,7 +13,7 @@
 #include "prof_private.h"
 
 static const char *const class_names[] = {
-	[PROF_FW_BMC] = "bmc",	   [PROF_FW_BIOS] = "bios", [PROF_FW_NIC] = "nic",	 [PROF_FW_GPU] = "gpu",
+	[PROF_FW_BMC] = "bmc",	   [PROF_FW_BIOS] = "bios", [PROF_FW_NIC] = "nic",     [PROF_FW_GPU] = "gpu",
 	[PROF_FW_DRIVE] = "drive", [PROF_FW_CPLD] = "cpld", [PROF_FW_OTHER] = "other",
 };
 
@@ -76,7 +76,8 @@ static struct prof_fw_image *image_of(struct prof_parse *ps, const char *name)
 		return &p->images[p->n_images - 1];
 	for (size_t i = 0; i < p->n_images; i++)
 		if (!strcmp(p->images[i].name, name)) {
-			prof_problem(ps, NULL, "[image %s] given twice (first on line %d)", name, p->images[i].line);
+			prof_problem(ps, NULL, "[image %s] given twice (first on line %d)", name,
+				     p->images[i].line);
 			return NULL;
 		}
 	if (p->n_images >= PROF_ENTRIES_MAX) {
@@ -140,7 +141,8 @@ int prof_images_entry(struct prof_parse *ps, const char *section, const char *na
 		if (strcmp(name, "max_per_rack"))
 			return prof_problem(ps, name, "unknown setting of [update] (max_per_rack)");
 		if (br_parse_long(value, 1, PROF_COUNT_MAX, &v))
-			return prof_problem(ps, name, "'%s' is not a count from 1 to %d", value, PROF_COUNT_MAX);
+			return prof_problem(ps, name, "'%s' is not a count from 1 to %d", value,
+					    PROF_COUNT_MAX);
 		if (prof_seen_twice(ps, section, name))
 			return prof_problem(ps, name, "set twice");
 		p->fw_max_per_rack = (int)v;
@@ -181,7 +183,8 @@ int prof_images_entry(struct prof_parse *ps, const char *section, const char *na
 			return prof_problem(ps, name, "not 64 lowercase hexadecimal digits");
 		return set_once(ps, section, name, &im->sha256, value);
 	}
-	return prof_problem(ps, name, "unknown setting of an image (component, class, models, version, file, sha256)");
+	return prof_problem(ps, name,
+			    "unknown setting of an image (component, class, models, version, file, sha256)");
 }
 
 int prof_images_finish(const char *file, struct prof_profile *p, struct br_err *err)
@@ -191,16 +194,16 @@ int prof_images_finish(const char *file, struct prof_profile *p, struct br_err *
 
 	for (size_t i = 0; i < p->n_images; i++) {
 		struct prof_fw_image *im = &p->images[i];
-		const char *missing = !im->component	? "component"
-				      : !im->models.n	? "models"
-				      : !im->version	? "version"
-				      : !im->file	? "file"
-				      : !im->sha256	? "sha256"
-							: NULL;
+		const char *missing = !im->component  ? "component"
+				      : !im->models.n ? "models"
+				      : !im->version  ? "version"
+				      : !im->file     ? "file"
+				      : !im->sha256   ? "sha256"
+						      : NULL;
 
 		if (missing)
-			return br_errf(err, BR_E_INVAL, "%s:%d: [image %s]: %s: not set", file, im->line, im->name,
-				       missing);
+			return br_errf(err, BR_E_INVAL, "%s:%d: [image %s]: %s: not set", file, im->line,
+				       im->name, missing);
 		if (im->file[0] != '/') {
 			char *abs = br_xasprintf("%.*s/%s", (int)dir_len, slash ? file : ".", im->file);
 

@@ -53,7 +53,13 @@
 #define PROF_DURATION_MAX_S (7 * 24 * 3600) /* a time limit or clock skew */
 
 /* Which file a text is (what sections and names it may hold). */
-enum prof_file { PROF_FILE_BIOS, PROF_FILE_FIRMWARE, PROF_FILE_BOOT_DISK, PROF_FILE_HARDWARE, PROF_FILE_IMAGES };
+enum prof_file {
+	PROF_FILE_BIOS,
+	PROF_FILE_FIRMWARE,
+	PROF_FILE_BOOT_DISK,
+	PROF_FILE_HARDWARE,
+	PROF_FILE_IMAGES
+};
 
 /* [reprovision] erase: how MAAS wipes a node's disks when it is released. */
 enum prof_erase { PROF_ERASE_NO, PROF_ERASE_FULL, PROF_ERASE_QUICK, PROF_ERASE_SECURE };

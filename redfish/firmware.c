@@ -139,15 +139,16 @@ static int check(const struct rf_fw_target *targets, size_t n, const struct rf_f
 		for (size_t u = 0; u < targets[i].n_updates; u++)
 			if (!targets[i].updates[u].component || !targets[i].updates[u].version ||
 			    !targets[i].updates[u].file_name || !targets[i].updates[u].image)
-				return br_errf(err, BR_E_INVAL, "firmware: target %s: update %zu is incomplete",
+				return br_errf(err, BR_E_INVAL,
+					       "firmware: target %s: update %zu is incomplete",
 					       targets[i].target.name ? targets[i].target.name : "?", u);
 	}
 	return 0;
 }
 
 int rf_firmware_all(const struct rf_fw_target *targets, size_t n, const struct rf_options *opts,
-		    const struct rf_fw_options *fopts, rf_fw_done_fn done, rf_fw_sending_fn sending, void *ctx,
-		    struct br_err *err)
+		    const struct rf_fw_options *fopts, rf_fw_done_fn done, rf_fw_sending_fn sending,
+		    void *ctx, struct br_err *err)
 {
 	struct rf_options defaults;
 	struct rf_fw_options fdefaults;

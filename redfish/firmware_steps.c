@@ -100,7 +100,8 @@ static void on_root(struct rf_req *req, int rc, const struct br_err *err)
 
 	if (rc) {
 		if (now >= fn->return_deadline_ms) {
-			rf_bmc_failf(bmc, BR_E_TIMEOUT, "%s: the BMC did not come back within %ld s of its update: %s",
+			rf_bmc_failf(bmc, BR_E_TIMEOUT,
+				     "%s: the BMC did not come back within %ld s of its update: %s",
 				     update_of(bmc)->component, fn->run->o->bmc_return_ms / 1000, err->msg);
 			return;
 		}
@@ -192,8 +193,8 @@ static int task_judged(struct rf_bmc *bmc, json_t *doc)
 	if (task_running(state))
 		return 0;
 	if (!state || strcmp(state, "Completed") || (status && !strcmp(status, "Critical"))) {
-		rf_bmc_failf(bmc, BR_E_STATE, "%s: update to %s failed: task %s %s%s%s", u->component, u->version,
-			     s->task, state ? state : "(no TaskState)", s->message ? ": " : "",
+		rf_bmc_failf(bmc, BR_E_STATE, "%s: update to %s failed: task %s %s%s%s", u->component,
+			     u->version, s->task, state ? state : "(no TaskState)", s->message ? ": " : "",
 			     s->message ? s->message : "");
 		return 1;
 	}
@@ -222,9 +223,9 @@ static void on_task(struct rf_req *req, int rc, const struct br_err *err)
 		return;
 	if (!task_judged(bmc, doc)) {
 		if (now >= fn->task_deadline_ms)
-			rf_bmc_failf(bmc, BR_E_TIMEOUT, "%s: task %s still %s after %ld s", update_of(bmc)->component,
-				     fn->task_url, fn->res.steps[fn->cur].task_state,
-				     fn->run->o->task_timeout_ms / 1000);
+			rf_bmc_failf(bmc, BR_E_TIMEOUT, "%s: task %s still %s after %ld s",
+				     update_of(bmc)->component, fn->task_url,
+				     fn->res.steps[fn->cur].task_state, fn->run->o->task_timeout_ms / 1000);
 		else
 			poll_task(bmc, now + fn->run->o->poll_ms);
 	}
@@ -264,8 +265,8 @@ static void follow_task(struct rf_bmc *bmc, const char *link)
 	char *url = rf_resolve(bmc, link);
 
 	if (!url) {
-		rf_bmc_failf(bmc, BR_E_PROTO, "%s: the task link '%s' is not on this BMC", update_of(bmc)->component,
-			     link);
+		rf_bmc_failf(bmc, BR_E_PROTO, "%s: the task link '%s' is not on this BMC",
+			     update_of(bmc)->component, link);
 		return;
 	}
 	free(fn->task_url);
@@ -300,7 +301,8 @@ static void on_sent(struct rf_req *req, int rc, const struct br_err *err)
 	if (link)
 		follow_task(bmc, link);
 	else
-		rf_bmc_failf(bmc, BR_E_PROTO, "%s: the BMC took the image (HTTP %ld) but named no task to follow",
+		rf_bmc_failf(bmc, BR_E_PROTO,
+			     "%s: the BMC took the image (HTTP %ld) but named no task to follow",
 			     u->component, req->http.status);
 	json_decref(doc);
 }
@@ -320,8 +322,8 @@ static int apply_time_ok(struct rf_bmc *bmc, const char *supported, const char *
 		p += n + (p[n] == ',');
 	}
 	rf_bmc_failf(bmc, BR_E_UNSUPPORTED,
-		     "unsupported on this BMC: %s applies updates only at %s, not %s (nothing sent)", form, supported,
-		     want);
+		     "unsupported on this BMC: %s applies updates only at %s, not %s (nothing sent)", form,
+		     supported, want);
 	return 0;
 }
 
@@ -349,8 +351,8 @@ static void send_image(struct rf_bmc *bmc)
 			goto out;
 		free(fn->params);
 		fn->params = json_dumps(params, JSON_COMPACT);
-		fn->form = (struct rf_multipart){ "UpdateParameters", fn->params, "UpdateFile", u->file_name,
-						  u->image, u->image_len };
+		fn->form = (struct rf_multipart){ "UpdateParameters", fn->params, "UpdateFile",
+						  u->file_name,	      u->image,	  u->image_len };
 		req = rf_req_new(bmc, RF_POST, fn->multipart_url, PRIO, on_sent);
 		req->multipart = &fn->form;
 		s->method = "multipart";
@@ -362,16 +364,18 @@ static void send_image(struct rf_bmc *bmc)
 		req->post_body = json_dumps(params, JSON_COMPACT);
 		s->method = "simple";
 	} else if (fn->simple_url) {
-		rf_bmc_failf(bmc, BR_E_UNSUPPORTED,
-			     "unsupported on this BMC: it takes images only by SimpleUpdate from an image server, "
-			     "and no --image-base-url was given (%s not sent)",
-			     u->component);
+		rf_bmc_failf(
+		    bmc, BR_E_UNSUPPORTED,
+		    "unsupported on this BMC: it takes images only by SimpleUpdate from an image server, "
+		    "and no --image-base-url was given (%s not sent)",
+		    u->component);
 		goto out;
 	} else {
-		rf_bmc_failf(bmc, BR_E_UNSUPPORTED,
-			     "unsupported on this BMC: its UpdateService offers neither MultipartHttpPushUri nor "
-			     "SimpleUpdate (%s not sent)",
-			     u->component);
+		rf_bmc_failf(
+		    bmc, BR_E_UNSUPPORTED,
+		    "unsupported on this BMC: its UpdateService offers neither MultipartHttpPushUri nor "
+		    "SimpleUpdate (%s not sent)",
+		    u->component);
 		goto out;
 	}
 	/* an image the BMC may have taken although the answer was lost is
@@ -401,7 +405,8 @@ static json_t *task_for(struct rf_bmc *bmc, const struct rf_fw_update *u)
 
 	json_array_foreach(fn->tasks, i, t)
 	{
-		const char *target = br_json_str(t, "Payload/TargetUri"), *body = br_json_str(t, "Payload/JsonBody");
+		const char *target = br_json_str(t, "Payload/TargetUri"),
+			   *body = br_json_str(t, "Payload/JsonBody");
 		char *turl = target ? rf_resolve(bmc, target) : NULL;
 		int ours = turl && ((fn->multipart_url && !strcmp(turl, fn->multipart_url)) ||
 				    (fn->simple_url && !strcmp(turl, fn->simple_url)));
@@ -411,7 +416,8 @@ static json_t *task_for(struct rf_bmc *bmc, const struct rf_fw_update *u)
 		size_t k, flen = strlen(u->file_name);
 		int match = 0;
 
-		json_array_foreach(targets, k, x) match |= member && json_is_string(x) && !strcmp(json_string_value(x), member);
+		json_array_foreach(targets, k, x) match |=
+		    member && json_is_string(x) && !strcmp(json_string_value(x), member);
 		if (image && strlen(image) > flen && !strcmp(image + strlen(image) - flen, u->file_name) &&
 		    image[strlen(image) - flen - 1] == '/')
 			match = 1;
@@ -455,7 +461,8 @@ static void on_tasks(struct rf_req *req, int rc, const struct br_err *err)
 		if (br_json_str(m, "TaskState")) {
 			if (task_running(br_json_str(m, "TaskState")))
 				json_array_append(fn->tasks, m);
-		} else if ((url = rf_resolve(bmc, br_json_str(m, "@odata.id") ? br_json_str(m, "@odata.id") : ""))) {
+		} else if ((url = rf_resolve(bmc, br_json_str(m, "@odata.id") ? br_json_str(m, "@odata.id")
+									      : ""))) {
 			fn->to_read++;
 			get(bmc, url, "reading the running tasks", on_task_member);
 			free(url);
@@ -516,7 +523,8 @@ static void next_update(struct rf_bmc *bmc)
 	}
 	if ((task = task_for(bmc, update_of(bmc)))) {
 		fn->res.steps[fn->cur].method = "resumed";
-		br_info("firmware", "%s: %s: following the running task %s", bmc->base, update_of(bmc)->component,
+		br_info("firmware", "%s: %s: following the running task %s", bmc->base,
+			update_of(bmc)->component,
 			br_json_str(task, "@odata.id") ? br_json_str(task, "@odata.id") : "?");
 		follow_task(bmc, br_json_str(task, "@odata.id") ? br_json_str(task, "@odata.id") : "");
 		return;
@@ -569,8 +577,9 @@ static void inventory_read(struct rf_bmc *bmc)
 		} else if (fn->phase == RF_FW_RETURNING && br_now_ms() < fn->return_deadline_ms) {
 			poll_root(bmc, br_now_ms() + fn->run->o->poll_ms);
 		} else {
-			rf_bmc_failf(bmc, RF_E_NOT_APPLIED, "%s: task %s completed, but the BMC reports %s, not %s",
-				     u->component, fn->res.steps[fn->cur].task ? fn->res.steps[fn->cur].task : "?",
+			rf_bmc_failf(bmc, RF_E_NOT_APPLIED,
+				     "%s: task %s completed, but the BMC reports %s, not %s", u->component,
+				     fn->res.steps[fn->cur].task ? fn->res.steps[fn->cur].task : "?",
 				     v ? v : "no version", u->version);
 		}
 	}
@@ -623,7 +632,8 @@ static void on_inventory_page(struct rf_req *req, int rc, const struct br_err *e
 		return;
 	members = json_object_get(doc, "Members");
 	if (json_array_size(members) > RF_MEMBERS_MAX) {
-		rf_bmc_failf(bmc, BR_E_TOOBIG, "FirmwareInventory lists more than %d members", RF_MEMBERS_MAX);
+		rf_bmc_failf(bmc, BR_E_TOOBIG, "FirmwareInventory lists more than %d members",
+			     RF_MEMBERS_MAX);
 		json_decref(doc);
 		return;
 	}
@@ -631,7 +641,8 @@ static void on_inventory_page(struct rf_req *req, int rc, const struct br_err *e
 	{
 		if (br_json_str(m, "Version") || br_json_str(m, "Id")) {
 			json_array_append(fn->members, m); /* inline ($expand) */
-		} else if (br_json_str(m, "@odata.id") && (url = rf_resolve(bmc, br_json_str(m, "@odata.id")))) {
+		} else if (br_json_str(m, "@odata.id") &&
+			   (url = rf_resolve(bmc, br_json_str(m, "@odata.id")))) {
 			fn->to_read++;
 			get(bmc, url, "reading the FirmwareInventory", on_member);
 			free(url);
@@ -673,7 +684,8 @@ static char *apply_times(json_t *support)
 	if (!json_is_array(values))
 		return NULL;
 	br_buf_init(&b, 0);
-	json_array_foreach(values, i, v) if (json_is_string(v)) br_buf_addf(&b, "%s%s", b.len ? "," : "", json_string_value(v));
+	json_array_foreach(values, i, v) if (json_is_string(v))
+	    br_buf_addf(&b, "%s%s", b.len ? "," : "", json_string_value(v));
 	return br_buf_detach(&b);
 }
 
@@ -693,11 +705,13 @@ static void on_update_service(struct rf_req *req, int rc, const struct br_err *e
 		fn->simple_url = rf_resolve(bmc, link);
 	/* DSP0266 "Operation apply time": the annotation on the action, and
 	 * on the push URI property for multipart */
-	fn->apply_multipart = apply_times(json_object_get(doc, "MultipartHttpPushUri@Redfish.OperationApplyTimeSupport"));
+	fn->apply_multipart =
+	    apply_times(json_object_get(doc, "MultipartHttpPushUri@Redfish.OperationApplyTimeSupport"));
 	fn->apply_simple = apply_times(json_object_get(simple, "@Redfish.OperationApplyTimeSupport"));
 	link = br_json_str(doc, "FirmwareInventory/@odata.id");
 	if (!link || !(fn->inventory_url = rf_resolve(bmc, link))) {
-		rf_bmc_failf(bmc, BR_E_UNSUPPORTED, "unsupported on this BMC: its UpdateService has no FirmwareInventory");
+		rf_bmc_failf(bmc, BR_E_UNSUPPORTED,
+			     "unsupported on this BMC: its UpdateService has no FirmwareInventory");
 	} else {
 		fn->phase = RF_FW_LOOKING;
 		read_inventory(bmc);
@@ -722,7 +736,8 @@ void rf_fw_begin(struct rf_bmc *bmc)
 	fn->tasks = json_array();
 	fn->tasks_url = tasks ? rf_resolve(bmc, tasks) : NULL;
 	if (!url) {
-		rf_bmc_failf(bmc, BR_E_UNSUPPORTED, "unsupported on this BMC: its service root links no UpdateService");
+		rf_bmc_failf(bmc, BR_E_UNSUPPORTED,
+			     "unsupported on this BMC: its service root links no UpdateService");
 		return;
 	}
 	get(bmc, url, "reading the UpdateService", on_update_service);

@@ -203,10 +203,11 @@ int rf_configure_all(const struct rf_config_target *targets, size_t n, const str
 
 /* One update (borrowed for the run). */
 struct rf_fw_update {
-	const char *component; /* FQDD: a FirmwareInventory member "Installed-…__FQDD", or one whose Id is it */
-	const char *version;   /* what the component reports once the image is applied */
-	int restarts_bmc;      /* the BMC's own firmware: wait for it to come back */
-	const char *file_name; /* the image's file name (multipart filename) */
+	const char
+	    *component; /* FQDD: a FirmwareInventory member "Installed-…__FQDD", or one whose Id is it */
+	const char *version;	    /* what the component reports once the image is applied */
+	int restarts_bmc;	    /* the BMC's own firmware: wait for it to come back */
+	const char *file_name;	    /* the image's file name (multipart filename) */
 	const unsigned char *image; /* its bytes, already checked against the catalogue's SHA-256 */
 	size_t image_len;
 	const char *image_uri; /* on the site's image server, for SimpleUpdate; NULL: none */
@@ -221,10 +222,10 @@ struct rf_fw_target {
 };
 
 struct rf_fw_options {
-	int max_updates;     /* machines updating at once; default 4 */
-	long poll_ms;	     /* task polling interval; default 5000 */
-	long task_timeout_ms; /* one task, sent to its end; default 3600000 */
-	long bmc_return_ms;   /* a restarted BMC back with its new version; default 900000 */
+	int max_updates;	/* machines updating at once; default 4 */
+	long poll_ms;		/* task polling interval; default 5000 */
+	long task_timeout_ms;	/* one task, sent to its end; default 3600000 */
+	long bmc_return_ms;	/* a restarted BMC back with its new version; default 900000 */
 	const char *apply_time; /* @Redfish.OperationApplyTime asked for; default "Immediate" */
 };
 
@@ -235,12 +236,13 @@ struct rf_fw_step {
 	const char *component;
 	char *from_version; /* as the BMC listed it before; NULL if it did not list it */
 	char *version;	    /* as read back at the end */
-	const char *method; /* "multipart", "simple", "none" (already there), "resumed" (a running task followed) */
-	char *task;	    /* the task's URI */
-	char *task_state;   /* its last TaskState */
-	char *message;	    /* its Messages, joined */
-	int sent;	    /* the image was sent (POSTed) in this run */
-	int done;	    /* at its version, read back */
+	const char
+	    *method; /* "multipart", "simple", "none" (already there), "resumed" (a running task followed) */
+	char *task;  /* the task's URI */
+	char *task_state; /* its last TaskState */
+	char *message;	  /* its Messages, joined */
+	int sent;	  /* the image was sent (POSTed) in this run */
+	int done;	  /* at its version, read back */
 };
 
 struct rf_fw_result {
@@ -262,8 +264,8 @@ typedef void (*rf_fw_sending_fn)(const struct rf_fw_target *target, const struct
  * others are not even logged in meanwhile. Returns 0 when the run itself
  * worked, as rf_discover_all. */
 int rf_firmware_all(const struct rf_fw_target *targets, size_t n, const struct rf_options *opts,
-		    const struct rf_fw_options *fopts, rf_fw_done_fn done, rf_fw_sending_fn sending, void *ctx,
-		    struct br_err *err);
+		    const struct rf_fw_options *fopts, rf_fw_done_fn done, rf_fw_sending_fn sending,
+		    void *ctx, struct br_err *err);
 
 /* ---- IPMI fallback (redfish/ipmi.c), through ipmitool -I lanplus ---------- */
 

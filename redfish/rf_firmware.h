@@ -35,7 +35,8 @@ struct rf_fw_node {
 	int holds_slot, finished;
 	size_t group; /* index in run->groups; run->n_groups: none */
 	char *multipart_url, *simple_url, *inventory_url, *tasks_url;
-	char *apply_multipart, *apply_simple; /* the apply times each form advertises, "a, b"; NULL: none said */
+	char *apply_multipart,
+	    *apply_simple; /* the apply times each form advertises, "a, b"; NULL: none said */
 	enum rf_fw_phase phase;
 	json_t *members; /* the inventory read so far (documents) */
 	int to_read;	 /* inventory members (or tasks) still being read */

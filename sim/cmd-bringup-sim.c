@@ -128,8 +128,7 @@ static int parse_config(struct run *r, struct br_err *err)
 		o->image_dir = abs; /* lives as long as the process */
 	}
 	if (o->latency_ms < 0 || o->flaky_stall_ms < 0 || o->bios_job_ms < 0 || o->bios_job_polls < 0 ||
-	    o->fw_task_ms < 0 || o->bmc_reboot_ms < 0 ||
-	    o->base_port < 0 || o->base_port + o->nodes > 65536)
+	    o->fw_task_ms < 0 || o->bmc_reboot_ms < 0 || o->base_port < 0 || o->base_port + o->nodes > 65536)
 		return br_errf(
 		    err, BR_E_INVAL,
 		    "--latency-ms, --flaky-stall-ms, --bios-job-ms, --bios-job-polls and --base-port "

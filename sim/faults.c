@@ -268,8 +268,8 @@ static void apply(struct sim_node *n, enum sim_fault f, uint64_t *rng)
 		detail(n, f,
 		       json_pack("{s:{s:s, s:s, s:s}, s:{s:s, s:s, s:s}}", "before", "iDRAC.Embedded.1-1",
 				 SIM_FW_STALE_IDRAC, "BIOS.Setup.1-1", SIM_FW_STALE_BIOS, n->nics[0].fqdd,
-				 SIM_FW_NIC_OUTDATED, "after", "iDRAC.Embedded.1-1", SIM_FW_IDRAC, "BIOS.Setup.1-1",
-				 SIM_FW_BIOS, n->nics[0].fqdd, SIM_FW_NIC));
+				 SIM_FW_NIC_OUTDATED, "after", "iDRAC.Embedded.1-1", SIM_FW_IDRAC,
+				 "BIOS.Setup.1-1", SIM_FW_BIOS, n->nics[0].fqdd, SIM_FW_NIC));
 		break;
 	case SIM_F_FW_OUTDATED:
 		snprintf(n->firmware_nic_outdated, sizeof(n->firmware_nic_outdated), "%s", n->nics[k].fqdd);

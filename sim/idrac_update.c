@@ -45,12 +45,13 @@ json_t *sim_r_update_service(struct sim_ctx *c)
 	json_object_set_new(u, "HttpPushUri", json_string(SIM_R_FW));
 	if (!(c->node->faults & SIM_FAULT_BIT(SIM_F_FW_NO_MULTIPART)))
 		json_object_set_new(u, "MultipartHttpPushUri", json_string(SIM_R_UPDATE_MULTIPART));
-	json_object_set_new(
-	    u, "Actions",
-	    json_pack("{s:{s:s, s:[s, s], s:{s:s, s:[s, s]}}}", "#UpdateService.SimpleUpdate", "target",
-		      SIM_R_UPDATE_SIMPLE, "TransferProtocol@Redfish.AllowableValues", "HTTP", "HTTPS",
-		      "@Redfish.OperationApplyTimeSupport", "@odata.type", "#Settings.v1_3_5.OperationApplyTimeSupport",
-		      "SupportedValues", "Immediate", "OnReset"));
+	json_object_set_new(u, "Actions",
+			    json_pack("{s:{s:s, s:[s, s], s:{s:s, s:[s, s]}}}", "#UpdateService.SimpleUpdate",
+				      "target", SIM_R_UPDATE_SIMPLE,
+				      "TransferProtocol@Redfish.AllowableValues", "HTTP", "HTTPS",
+				      "@Redfish.OperationApplyTimeSupport", "@odata.type",
+				      "#Settings.v1_3_5.OperationApplyTimeSupport", "SupportedValues",
+				      "Immediate", "OnReset"));
 	return u;
 }
 
@@ -106,7 +107,8 @@ void sim_fw_tasks_advance(struct sim_node *n, const struct sim_bmc_config *cfg)
 			t->state = SIM_FW_TASK_FAILED;
 			snprintf(t->message_id, sizeof(t->message_id), "IDRAC.2.9.SUP0518");
 			snprintf(t->message, sizeof(t->message),
-				 "Unable to complete the firmware update operation because the package could not be "
+				 "Unable to complete the firmware update operation because the package could "
+				 "not be "
 				 "applied to %s.",
 				 t->component);
 			continue;
@@ -120,7 +122,8 @@ void sim_fw_tasks_advance(struct sim_node *n, const struct sim_bmc_config *cfg)
 			 * and it answers nothing until it is back */
 			memset(n->st.sessions, 0, sizeof(n->st.sessions));
 			n->st.down_until_ms =
-			    now + (n->faults & SIM_FAULT_BIT(SIM_F_FW_BMC_SLOW) ? SIM_FW_SLOW_REBOOT_MS : cfg->bmc_reboot_ms);
+			    now + (n->faults & SIM_FAULT_BIT(SIM_F_FW_BMC_SLOW) ? SIM_FW_SLOW_REBOOT_MS
+										: cfg->bmc_reboot_ms);
 		}
 	}
 }
@@ -156,14 +159,16 @@ json_t *sim_fw_task_render(struct sim_ctx *c, const char *jid)
 		return NULL;
 	doc = sim_res("#Task.v1_6_1.Task", jid, "Firmware Update", SIM_R_ROOT "/TaskService/Tasks/%s", jid);
 	json_object_set_new(doc, "TaskState", json_string(states[t->state]));
-	json_object_set_new(doc, "TaskStatus", json_string(t->state == SIM_FW_TASK_FAILED ? "Critical" : "OK"));
+	json_object_set_new(doc, "TaskStatus",
+			    json_string(t->state == SIM_FW_TASK_FAILED ? "Critical" : "OK"));
 	json_object_set_new(doc, "PercentComplete", json_integer(t->state == SIM_FW_TASK_RUNNING ? 50 : 100));
 	json_object_set_new(doc, "Messages",
-			    t->message[0] ? json_pack("[{s:s, s:s}]", "MessageId", t->message_id, "Message", t->message)
-					  : json_array());
+			    t->message[0]
+				? json_pack("[{s:s, s:s}]", "MessageId", t->message_id, "Message", t->message)
+				: json_array());
 	json_object_set_new(doc, "Payload",
-			    json_pack("{s:s, s:s, s:s}", "HttpOperation", "POST", "TargetUri", t->target_uri, "JsonBody",
-				      t->json_body));
+			    json_pack("{s:s, s:s, s:s}", "HttpOperation", "POST", "TargetUri", t->target_uri,
+				      "JsonBody", t->json_body));
 	return doc;
 }
 
@@ -209,7 +214,8 @@ static void start_task(struct sim_ctx *c, const struct image_info *im, const cha
 	char jid[32], *body, *where;
 
 	if (!sim_fw_version(n, im->component)) {
-		refuse(c, "Unable to update the firmware because the package is not applicable to this system.");
+		refuse(c,
+		       "Unable to update the firmware because the package is not applicable to this system.");
 		return;
 	}
 	if (n->st.n_fw_tasks == SIM_FW_TASKS_MAX) {
@@ -242,11 +248,13 @@ struct parts {
 };
 
 static enum MHD_Result on_part(void *cls, enum MHD_ValueKind kind, const char *key, const char *filename,
-			       const char *content_type, const char *transfer_encoding, const char *data, uint64_t off,
-			       size_t size)
+			       const char *content_type, const char *transfer_encoding, const char *data,
+			       uint64_t off, size_t size)
 {
 	struct parts *p = cls;
-	struct br_buf *b = !strcmp(key, "UpdateParameters") ? &p->params : !strcmp(key, "UpdateFile") ? &p->file : NULL;
+	struct br_buf *b = !strcmp(key, "UpdateParameters") ? &p->params
+			   : !strcmp(key, "UpdateFile")	    ? &p->file
+							    : NULL;
 
 	if (!b)
 		return MHD_YES;
@@ -279,14 +287,14 @@ void sim_w_update_multipart(struct sim_ctx *c)
 	}
 	MHD_destroy_post_processor(pp);
 	params = p.params.len ? json_loadb(p.params.data, p.params.len, 0, NULL) : json_object();
-	c->resp->log_parts =
-	    json_pack("{s:O?, s:{s:s?, s:I}}", "UpdateParameters", params, "UpdateFile", "filename", p.file_name,
-		      "bytes", (json_int_t)p.file.len);
+	c->resp->log_parts = json_pack("{s:O?, s:{s:s?, s:I}}", "UpdateParameters", params, "UpdateFile",
+				       "filename", p.file_name, "bytes", (json_int_t)p.file.len);
 	if (!json_is_object(params)) {
 		refuse(c, "UpdateParameters is not a JSON object.");
 		goto out;
 	}
-	if ((c->node->faults & SIM_FAULT_BIT(SIM_F_FW_IMAGE_REFUSED)) || image_parse(p.file.data, p.file.len, &im)) {
+	if ((c->node->faults & SIM_FAULT_BIT(SIM_F_FW_IMAGE_REFUSED)) ||
+	    image_parse(p.file.data, p.file.len, &im)) {
 		refuse(c, "Unable to verify Update Package signature.");
 		goto out;
 	}
@@ -307,12 +315,13 @@ void sim_w_update_simple(struct sim_ctx *c)
 	size_t len = 0;
 
 	if (!uri) {
-		sim_reply_error(c, 400,
-				sim_msg(SIM_BASE "ActionParameterMissing", "Critical",
-					"The action UpdateService.SimpleUpdate requires the parameter ImageURI to be "
-					"present in the request body.",
-					"Supply the action with the required parameter in the request body."),
-				NULL);
+		sim_reply_error(
+		    c, 400,
+		    sim_msg(SIM_BASE "ActionParameterMissing", "Critical",
+			    "The action UpdateService.SimpleUpdate requires the parameter ImageURI to be "
+			    "present in the request body.",
+			    "Supply the action with the required parameter in the request body."),
+		    NULL);
 		return;
 	}
 	base = strrchr(uri, '/') ? strrchr(uri, '/') + 1 : uri;

@@ -210,8 +210,8 @@ enum sim_fault {
 };
 
 #define SIM_REVOKE_AFTER 3
-#define SIM_FW_TASKS_MAX 32	     /* update tasks one simulated iDRAC keeps */
-#define SIM_FW_SLOW_REBOOT_MS 6000   /* fw_bmc_slow: the iDRAC's restart after its update */
+#define SIM_FW_TASKS_MAX 32		/* update tasks one simulated iDRAC keeps */
+#define SIM_FW_SLOW_REBOOT_MS 6000	/* fw_bmc_slow: the iDRAC's restart after its update */
 #define SIM_FW_STALE_IDRAC "7.00.60.00" /* fw_stale's versions: each component's previous one */
 #define SIM_FW_STALE_BIOS "2.2.7"
 

@@ -23,7 +23,8 @@ int stg_firmware_options_check(struct stg_stage *st, struct stg_firmware_options
 		return st->exit = STG_EXIT_USAGE;
 	if (!o->max_updates && env && *env) {
 		if (br_parse_long(env, 1, 4096, &v))
-			return stg_stage_usage(st, "BRINGUP_MAX_UPDATES: '%s' is not a count from 1 to 4096", env);
+			return stg_stage_usage(st, "BRINGUP_MAX_UPDATES: '%s' is not a count from 1 to 4096",
+					       env);
 		o->max_updates = (int)v;
 	}
 	if (!o->max_updates)
@@ -36,8 +37,10 @@ int stg_firmware_options_check(struct stg_stage *st, struct stg_firmware_options
 		o->image_base_url = getenv("BRINGUP_IMAGE_BASE_URL");
 	if (o->image_base_url && !*o->image_base_url)
 		o->image_base_url = NULL;
-	if (o->image_base_url && strncmp(o->image_base_url, "http://", 7) && strncmp(o->image_base_url, "https://", 8))
-		return stg_stage_usage(st, "--image-base-url '%s': not an http:// or https:// URL", o->image_base_url);
+	if (o->image_base_url && strncmp(o->image_base_url, "http://", 7) &&
+	    strncmp(o->image_base_url, "https://", 8))
+		return stg_stage_usage(st, "--image-base-url '%s': not an http:// or https:// URL",
+				       o->image_base_url);
 	o->rf.use_expand = 1;
 	st->no_lease = o->dry_run || o->report;
 	return 0;
@@ -60,8 +63,9 @@ static char *sha256_hex(const unsigned char *data, size_t len)
 
 /* The image read once, held for every node it goes to, and checked: what
  * is sent is exactly the bytes whose hash was checked. */
-static const struct stg_firmware_image *image_get(struct stg_firmware_run *run, const struct prof_fw_image *im,
-						  const char *profile_file, struct br_err *err)
+static const struct stg_firmware_image *image_get(struct stg_firmware_run *run,
+						  const struct prof_fw_image *im, const char *profile_file,
+						  struct br_err *err)
 {
 	struct stg_firmware_image *got;
 	char *data = NULL, *hex;
@@ -76,8 +80,8 @@ static const struct stg_firmware_image *image_get(struct stg_firmware_run *run, 
 	}
 	hex = sha256_hex((unsigned char *)data, len);
 	if (strcmp(hex, im->sha256)) {
-		br_errf(err, BR_E_INVAL, "%s:%d: [image %s]: sha256: %s has %s, not %s (nothing sent)", profile_file,
-			im->line, im->name, im->file, hex, im->sha256);
+		br_errf(err, BR_E_INVAL, "%s:%d: [image %s]: sha256: %s has %s, not %s (nothing sent)",
+			profile_file, im->line, im->name, im->file, hex, im->sha256);
 		free(hex);
 		free(data);
 		return NULL;
@@ -146,13 +150,14 @@ static char *updated_reason(const struct stg_firmware_job *job)
 	br_buf_init(&b, 0);
 	br_buf_adds(&b, "firmware updated and read back:");
 	for (size_t i = 0; i < job->plan.n; i++)
-		br_buf_addf(&b, "%s %s %s -> %s", i ? ";" : "", job->plan.items[i].component, job->plan.items[i].from,
+		br_buf_addf(&b, "%s %s %s -> %s", i ? ";" : "", job->plan.items[i].component,
+			    job->plan.items[i].from,
 			    job->versions[i] ? job->versions[i] : job->plan.items[i].image->version);
 	return br_buf_detach(&b);
 }
 
-static void on_done(const struct rf_fw_target *t, int rc, const struct rf_fw_result *res, const struct br_err *err,
-		    void *ctx)
+static void on_done(const struct rf_fw_target *t, int rc, const struct rf_fw_result *res,
+		    const struct br_err *err, void *ctx)
 {
 	struct stg_firmware_run *run = ctx;
 	struct stg_firmware_job *job = t->target.user_data;
@@ -175,15 +180,17 @@ static void on_done(const struct rf_fw_target *t, int rc, const struct rf_fw_res
 	job->ok = rc == 0;
 	if (rc) {
 		enum br_fail_kind kind = rc == BR_E_AUTH || rc == BR_E_UNREACHABLE || rc == RF_E_TLS
-						 ? stg_bmc_failure_kind(rc)
-						 : BR_FAIL_FIRMWARE;
+					     ? stg_bmc_failure_kind(rc)
+					     : BR_FAIL_FIRMWARE;
 
 		run->failed++;
-		set_reason(job, "failed", br_xasprintf("firmware: %s", err && err->msg[0] ? err->msg : br_strerror(rc)));
+		set_reason(job, "failed",
+			   br_xasprintf("firmware: %s", err && err->msg[0] ? err->msg : br_strerror(rc)));
 		br_warn("firmware", "%s: %s", job->node->hostname, job->reason);
 		rrc = res->inventory.n_firmware
 			  ? store_inventory(run->st->inv, job, &res->inventory, INV_FAILED, kind, &rec)
-			  : inv_node_fail(run->st->inv, job->node->hostname, job->node->state, kind, job->reason, &rec);
+			  : inv_node_fail(run->st->inv, job->node->hostname, job->node->state, kind,
+					  job->reason, &rec);
 	} else {
 		run->updated++;
 		set_reason(job, "updated", updated_reason(job));
@@ -222,10 +229,12 @@ static int prepare_updates(struct stg_firmware_run *run, struct stg_firmware_job
 	job->updates = br_xcalloc(job->plan.n ? job->plan.n : 1, sizeof(*job->updates));
 	for (size_t i = 0; i < job->plan.n; i++) {
 		const struct stg_fw_item *it = &job->plan.items[i];
-		const struct stg_firmware_image *im = image_get(run, it->image, job->profile->images_file, &err);
+		const struct stg_firmware_image *im =
+		    image_get(run, it->image, job->profile->images_file, &err);
 
 		if (!im) {
-			fprintf(stderr, "%s: %s (node %s)\n", run->st->cmd->name, err.msg, job->node->hostname);
+			fprintf(stderr, "%s: %s (node %s)\n", run->st->cmd->name, err.msg,
+				job->node->hostname);
 			return STG_EXIT_USAGE;
 		}
 		job->updates[job->n_updates++] = (struct rf_fw_update){
@@ -251,16 +260,19 @@ static int make_jobs(struct stg_stage *st, struct stg_firmware_run *run)
 
 		job->node = &st->nodes[i];
 		if (!(job->profile = stg_profiles_get(&run->profiles, job->node->profile, &err)))
-			return stg_stage_fail(st, STG_EXIT_USAGE, "%s (node %s)", err.msg, job->node->hostname);
+			return stg_stage_fail(st, STG_EXIT_USAGE, "%s (node %s)", err.msg,
+					      job->node->hostname);
 		if (plan_job(run, job, &err))
 			return stg_stage_fail(st, STG_EXIT_UNREACHABLE, "%s", err.msg);
 		if (!job->plan.n)
 			set_reason(job, "current", br_xstrdup("no component below the firmware policy"));
 		else if (job->plan.refused)
-			set_reason(job, "refused",
-				   br_xasprintf("no update: %zu of %zu components have no image (left for configure to "
-						"judge)",
-						job->plan.refused, job->plan.n));
+			set_reason(
+			    job, "refused",
+			    br_xasprintf(
+				"no update: %zu of %zu components have no image (left for configure to "
+				"judge)",
+				job->plan.refused, job->plan.n));
 		else if (run->o->dry_run)
 			set_reason(job, "planned", br_xasprintf("%zu components to update", job->plan.n));
 		else if (prepare_updates(run, job))
@@ -308,11 +320,12 @@ static int update(struct stg_stage *st, struct stg_firmware_run *run)
 
 		if (job->result)
 			continue;
-		if (stg_bmc_endpoint(job->node, o->bmc.scheme, &job->password, &job->host, &job->port, &job->base_url,
-				     &why)) {
+		if (stg_bmc_endpoint(job->node, o->bmc.scheme, &job->password, &job->host, &job->port,
+				     &job->base_url, &why)) {
 			set_reason(job, "failed", why);
 			run->failed++;
-			if (inv_node_fail(st->inv, job->node->hostname, job->node->state, BR_FAIL_STAGE, job->reason, &err))
+			if (inv_node_fail(st->inv, job->node->hostname, job->node->state, BR_FAIL_STAGE,
+					  job->reason, &err))
 				br_error("firmware", "%s: %s", job->node->hostname, err.msg);
 			continue;
 		}
@@ -397,7 +410,8 @@ static json_t *job_json(const struct stg_firmware_job *job)
 
 	for (size_t i = 0; i < job->plan.n; i++) {
 		const struct stg_fw_item *it = &job->plan.items[i];
-		json_t *o = json_pack("{s:s, s:s, s:s}", "component", it->component, "from", it->from, "minimum", it->min);
+		json_t *o = json_pack("{s:s, s:s, s:s}", "component", it->component, "from", it->from,
+				      "minimum", it->min);
 
 		if (it->image) {
 			json_object_set_new(o, "to", json_string(it->image->version));
@@ -413,8 +427,8 @@ static json_t *job_json(const struct stg_firmware_job *job)
 		json_array_append_new(items, o);
 	}
 	return json_pack("{s:s, s:s, s:s?, s:s?, s:o}", "hostname", job->node->hostname, "result",
-			 job->result ? job->result : "skipped", "model", job->node->model, "reason", job->reason,
-			 "updates", items);
+			 job->result ? job->result : "skipped", "model", job->node->model, "reason",
+			 job->reason, "updates", items);
 }
 
 json_t *stg_firmware_json(const void *arg)
@@ -428,8 +442,8 @@ json_t *stg_firmware_json(const void *arg)
 	for (size_t i = 0; i < run->n_jobs; i++)
 		json_array_append_new(nodes, job_json(&run->jobs[i]));
 	return json_pack("{s:b, s:i, s:o, s:{s:I, s:I, s:I}}", "dry_run", run->o->dry_run, "max_updates",
-			 run->o->max_updates, "nodes", nodes, "summary", "updated", (json_int_t)run->updated, "failed",
-			 (json_int_t)run->failed, "images_sent", (json_int_t)run->sent);
+			 run->o->max_updates, "nodes", nodes, "summary", "updated", (json_int_t)run->updated,
+			 "failed", (json_int_t)run->failed, "images_sent", (json_int_t)run->sent);
 }
 
 static void print_report(const json_t *report)
@@ -451,12 +465,14 @@ static void print_report(const json_t *report)
 		json_array_foreach(json_object_get(c, "versions"), k, x)
 		{
 			nodes = json_object_get(x, "nodes");
-			br_buf_addf(&v, "%s%s (%zu)", k ? ", " : "", br_json_str(x, "version"), json_array_size(nodes));
+			br_buf_addf(&v, "%s%s (%zu)", k ? ", " : "", br_json_str(x, "version"),
+				    json_array_size(nodes));
 		}
-		json_array_foreach(json_object_get(c, "differ"), k, x) br_buf_addf(&d, "%s%s", k ? " " : "", json_string_value(x));
+		json_array_foreach(json_object_get(c, "differ"), k, x)
+		    br_buf_addf(&d, "%s%s", k ? " " : "", json_string_value(x));
 		{
-			const char *cells[] = { br_json_str(c, "model"), br_json_str(c, "component"), br_buf_str(&v),
-						d.len ? br_buf_str(&d) : NULL };
+			const char *cells[] = { br_json_str(c, "model"), br_json_str(c, "component"),
+						br_buf_str(&v), d.len ? br_buf_str(&d) : NULL };
 
 			br_table_add(&t, cells);
 		}
@@ -482,19 +498,25 @@ void stg_firmware_print(const void *arg)
 		const struct stg_firmware_job *job = &run->jobs[i];
 
 		if (!job->plan.n) {
-			const char *cells[] = { job->node->hostname, NULL, NULL, NULL, NULL, NULL, job->result };
+			const char *cells[] = {
+				job->node->hostname, NULL, NULL, NULL, NULL, NULL, job->result
+			};
 
 			br_table_add(&t, cells);
 		}
 		for (size_t k = 0; k < job->plan.n; k++) {
 			const struct stg_fw_item *it = &job->plan.items[k];
 			char order[24];
-			const char *cells[] = { job->node->hostname, order, it->component, it->from,
+			const char *cells[] = { job->node->hostname,
+						order,
+						it->component,
+						it->from,
 						it->image ? it->image->version : NULL,
 						it->image ? job->methods[k] : NULL,
 						it->refused ? it->refused : job->result };
 
-			snprintf(order, sizeof(order), "%zu %s", k + 1, it->image ? prof_fw_class_name(it->image->fw_class) : "-");
+			snprintf(order, sizeof(order), "%zu %s", k + 1,
+				 it->image ? prof_fw_class_name(it->image->fw_class) : "-");
 			br_table_add(&t, cells);
 		}
 	}
@@ -504,6 +526,6 @@ void stg_firmware_print(const void *arg)
 		if (run->jobs[i].result && !strcmp(run->jobs[i].result, "failed"))
 			printf("%s: %s\n", run->jobs[i].node->hostname, run->jobs[i].reason);
 	if (!run->o->dry_run)
-		printf("%zu updated, %zu failed, %zu images sent (at most %d machines at once)\n", run->updated,
-		       run->failed, run->sent, run->o->max_updates);
+		printf("%zu updated, %zu failed, %zu images sent (at most %d machines at once)\n",
+		       run->updated, run->failed, run->sent, run->o->max_updates);
 }

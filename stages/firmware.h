@@ -116,7 +116,8 @@ struct stg_firmware_run {
 };
 
 int stg_firmware_options_check(struct stg_stage *st, struct stg_firmware_options *o);
-int stg_firmware_run(struct stg_stage *st, const struct stg_firmware_options *o, struct stg_firmware_run *run);
+int stg_firmware_run(struct stg_stage *st, const struct stg_firmware_options *o,
+		     struct stg_firmware_run *run);
 json_t *stg_firmware_json(const void *run);
 void stg_firmware_print(const void *run);
 void stg_firmware_run_release(struct stg_firmware_run *run);

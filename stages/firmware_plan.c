@@ -113,10 +113,13 @@ void stg_fw_plan_node(const struct prof_profile *p, const struct br_hw *hw, cons
 		it->image = image_for(p, component, model, rule->min_version, &other);
 		if (!it->image) {
 			plan.refused++;
-			it->refused = other ? br_xasprintf("refused: the catalogue has no image of %s for model '%s' at "
-							   "or above %s",
-							   component, model ? model : "(none reported)", rule->min_version)
-					    : br_xasprintf("refused: the catalogue has no image of %s", component);
+			it->refused =
+			    other
+				? br_xasprintf("refused: the catalogue has no image of %s for model '%s' at "
+					       "or above %s",
+					       component, model ? model : "(none reported)",
+					       rule->min_version)
+				: br_xasprintf("refused: the catalogue has no image of %s", component);
 		}
 	}
 	qsort(plan.items, plan.n, sizeof(*plan.items), item_order);
@@ -142,7 +145,8 @@ static int seen_order(const void *a, const void *b)
 static int by_count(const void *a, const void *b)
 {
 	json_t *const *x = a, *const *y = b;
-	size_t nx = json_array_size(json_object_get(*x, "nodes")), ny = json_array_size(json_object_get(*y, "nodes"));
+	size_t nx = json_array_size(json_object_get(*x, "nodes")),
+	       ny = json_array_size(json_object_get(*y, "nodes"));
 
 	if (nx != ny)
 		return nx > ny ? -1 : 1;
@@ -167,8 +171,8 @@ static json_t *component_entry(const struct stg_fw_seen *s, size_t n)
 		json_array_append_new(arr, versions[v]);
 	}
 	free(versions);
-	return json_pack("{s:s, s:s, s:o, s:o}", "model", s[0].model, "component", s[0].component, "versions", arr,
-			 "differ", differ);
+	return json_pack("{s:s, s:s, s:o, s:o}", "model", s[0].model, "component", s[0].component, "versions",
+			 arr, "differ", differ);
 }
 
 json_t *stg_fw_consistency(const struct stg_fw_seen *seen, size_t n, int differing_only)
@@ -220,9 +224,10 @@ json_t *stg_fw_consistency_read(struct inv *inv, const struct inv_node *nodes, s
 				cap = cap ? 2 * cap : 256;
 				seen = br_xrealloc(seen, cap * sizeof(*seen));
 			}
-			seen[n_seen++] = (struct stg_fw_seen){ br_xstrdup(nodes[i].model ? nodes[i].model : "(unknown)"),
-							       br_xstrdup(c), br_xstrdup(hw.firmware[f].version),
-							       br_xstrdup(nodes[i].hostname) };
+			seen[n_seen++] =
+			    (struct stg_fw_seen){ br_xstrdup(nodes[i].model ? nodes[i].model : "(unknown)"),
+						  br_xstrdup(c), br_xstrdup(hw.firmware[f].version),
+						  br_xstrdup(nodes[i].hostname) };
 		}
 		br_hw_release(&hw);
 	}
