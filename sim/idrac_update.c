@@ -99,9 +99,13 @@ void sim_fw_tasks_advance(struct sim_node *n, const struct sim_bmc_config *cfg)
 
 	for (int i = 0; i < n->st.n_fw_tasks; i++) {
 		struct sim_fw_task *t = &n->st.fw_tasks[i];
+		/* copies: what is written below lives in the same node */
+		char component[sizeof(t->component)], version[sizeof(t->version)];
 
 		if (t->state != SIM_FW_TASK_RUNNING || now < t->done_ms)
 			continue;
+		memcpy(component, t->component, sizeof(component));
+		memcpy(version, t->version, sizeof(version));
 		n->st.generation++;
 		if (n->faults & SIM_FAULT_BIT(SIM_F_FW_UPDATE_FAIL)) {
 			t->state = SIM_FW_TASK_FAILED;
@@ -110,14 +114,14 @@ void sim_fw_tasks_advance(struct sim_node *n, const struct sim_bmc_config *cfg)
 				 "Unable to complete the firmware update operation because the package could "
 				 "not be "
 				 "applied to %s.",
-				 t->component);
+				 component);
 			continue;
 		}
 		t->state = SIM_FW_TASK_COMPLETED;
 		snprintf(t->message_id, sizeof(t->message_id), "IDRAC.2.9.SUP018");
 		snprintf(t->message, sizeof(t->message), "Job completed successfully.");
-		set_version(n, t->component, t->version);
-		if (!strcmp(t->component, idrac_fqdd)) {
+		set_version(n, component, version);
+		if (!strcmp(component, idrac_fqdd)) {
 			/* the iDRAC restarts into its new firmware: its sessions end
 			 * and it answers nothing until it is back */
 			memset(n->st.sessions, 0, sizeof(n->st.sessions));
