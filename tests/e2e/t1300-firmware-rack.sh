@@ -30,6 +30,13 @@ assert_eq "$(jq -r '[.components[] | select(.component == "iDRAC.Embedded.1-1") 
 assert_eq "$(jq -r '.components[] | select(.component == "BIOS.Setup.1-1") | .versions[0].version' before.json)" 2.3.5 \
 	"the BIOS most nodes run"
 
+# ... and so does the HTML report, its firmware section linking each one.
+bringup report --out before.html >/dev/null || fail "HTML report before"
+for h in $stale; do
+	grep -q "<tr class=\"fwdiff\"><td>PowerEdge XE9680</td><td>iDRAC.Embedded.1-1</td>.*>$h</a>" before.html ||
+		fail "$h not among the iDRAC's differing nodes in the HTML report"
+done
+
 # The dry run: the plan in order, nothing sent.
 : > rack/requests.log
 bringup firmware --dry-run --json > plan.json || fail "dry run"
@@ -67,6 +74,17 @@ per_rack=$(fw_overlap run.log rack)
 bringup firmware --report --json > after.json
 assert_eq "$(jq -r '[.components[] | select(.component | test("iDRAC|BIOS|NIC.Slot.31-1-1"))] | length' after.json)" 0 \
 	"components differing after"
+bringup report --out after.html >/dev/null || fail "HTML report after"
+assert_eq "$(grep -c 'class="fwdiff"' after.html)" 0 "differing components in the HTML report after"
+grep -q "Every model runs one version of each component" after.html || fail "the HTML report's firmware section after"
+# The versions truth.json says a correct run ends with, node by node.
+bringup firmware --report --all --json > all.json
+for h in $stale; do
+	want=$(jq -c --arg h "$h" '.nodes[] | select(.hostname == $h) | .fault_details.fw_stale.after | to_entries | sort_by(.key)' rack/truth.json)
+	got=$(jq -c --arg h "$h" --argjson w "$want" '[$w[] as $e | .components[] | select(.component == $e.key)
+		| {key: .component, value: (.versions[] | select(.nodes | index($h)) | .version)}] | sort_by(.key)' all.json)
+	assert_eq "$got" "$want" "$h: versions against truth.json"
+done
 h1=$(echo "$stale" | cut -d' ' -f1)
 assert_contains "$(bringup history "$h1")" "firmware updated and read back: iDRAC.Embedded.1-1 7.00.60.00 -> 7.10.50.00" "history"
 assert_eq "$(bringup status --json | jq -r '[.nodes[].state] | unique | join(",")')" discovered "states after firmware"
