@@ -73,9 +73,9 @@ const char *sim_fw_version(const struct sim_node *n, const char *fqdd)
 static int set_version(struct sim_node *n, const char *fqdd, const char *version)
 {
 	if (!strcmp(fqdd, idrac_fqdd)) {
-		snprintf(n->st.fw_idrac, sizeof(n->st.fw_idrac), "%s", version);
+		snprintf(n->st.fw_idrac, sizeof(n->st.fw_idrac), "%.23s", version);
 	} else if (!strcmp(fqdd, "BIOS.Setup.1-1")) {
-		snprintf(n->st.fw_bios, sizeof(n->st.fw_bios), "%s", version);
+		snprintf(n->st.fw_bios, sizeof(n->st.fw_bios), "%.23s", version);
 	} else {
 		int k;
 
@@ -83,7 +83,8 @@ static int set_version(struct sim_node *n, const char *fqdd, const char *version
 			;
 		if (k == SIM_NICS)
 			return 0;
-		snprintf(n->nics[k].firmware, sizeof(n->nics[k].firmware), "%s", version);
+		/* a longer version than the NIC record holds is cut, as the BMC would show it */
+		snprintf(n->nics[k].firmware, sizeof(n->nics[k].firmware), "%.15s", version);
 	}
 	sim_fw_list_free(n->st.firmware); /* rebuilt with the new version */
 	n->st.firmware = NULL;
