@@ -90,6 +90,7 @@ static void node_release(struct rf_fw_node *fn)
 	free(fn->apply_simple);
 	json_decref(fn->members);
 	json_decref(fn->tasks);
+	rf_urlset_release(&fn->seen);
 	memset(fn, 0, sizeof(*fn));
 }
 

@@ -392,6 +392,18 @@ out:
 
 /* ---- the running tasks (an earlier run's) --------------------------------------------- */
 
+/* a and b the same URI, a trailing '/' aside (iLO writes its links with one) */
+static int same_uri(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+
+	while (la > 1 && a[la - 1] == '/')
+		la--;
+	while (lb > 1 && b[lb - 1] == '/')
+		lb--;
+	return la == lb && !strncmp(a, b, la);
+}
+
 /* A task still running whose request was an update of component: its
  * Payload's TargetUri is one of the UpdateService's, and its JsonBody's
  * Targets name the component's inventory member (or its ImageURI the
@@ -408,8 +420,8 @@ static json_t *task_for(struct rf_bmc *bmc, const struct rf_fw_update *u)
 		const char *target = br_json_str(t, "Payload/TargetUri"),
 			   *body = br_json_str(t, "Payload/JsonBody");
 		char *turl = target ? rf_resolve(bmc, target) : NULL;
-		int ours = turl && ((fn->multipart_url && !strcmp(turl, fn->multipart_url)) ||
-				    (fn->simple_url && !strcmp(turl, fn->simple_url)));
+		int ours = turl && ((fn->multipart_url && same_uri(turl, fn->multipart_url)) ||
+				    (fn->simple_url && same_uri(turl, fn->simple_url)));
 		json_t *jb = ours && body ? br_json_parse(body, strlen(body), 64 * 1024, NULL) : NULL;
 		json_t *targets = json_object_get(jb, "Targets"), *x;
 		const char *image = br_json_str(jb, "ImageURI");
@@ -417,7 +429,7 @@ static json_t *task_for(struct rf_bmc *bmc, const struct rf_fw_update *u)
 		int match = 0;
 
 		json_array_foreach(targets, k, x) match |=
-		    member && json_is_string(x) && !strcmp(json_string_value(x), member);
+		    member && json_is_string(x) && same_uri(json_string_value(x), member);
 		if (image && strlen(image) > flen && !strcmp(image + strlen(image) - flen, u->file_name) &&
 		    image[strlen(image) - flen - 1] == '/')
 			match = 1;
@@ -643,14 +655,24 @@ static void on_inventory_page(struct rf_req *req, int rc, const struct br_err *e
 			json_array_append(fn->members, m); /* inline ($expand) */
 		} else if (br_json_str(m, "@odata.id") &&
 			   (url = rf_resolve(bmc, br_json_str(m, "@odata.id")))) {
-			fn->to_read++;
-			get(bmc, url, "reading the FirmwareInventory", on_member);
+			if (rf_urlset_add(&fn->seen, url)) {
+				fn->to_read++;
+				get(bmc, url, "reading the FirmwareInventory", on_member);
+			}
 			free(url);
 		}
 	}
 	if ((next = br_json_str(doc, "Members@odata.nextLink")) && (url = rf_resolve(bmc, next))) {
-		fn->to_read++;
-		get(bmc, url, "reading the FirmwareInventory", on_inventory_page);
+		if (++fn->pages > RF_PAGES_MAX) {
+			rf_bmc_failf(bmc, BR_E_TOOBIG, "FirmwareInventory runs past %d pages", RF_PAGES_MAX);
+			free(url);
+			json_decref(doc);
+			return;
+		}
+		if (rf_urlset_add(&fn->seen, url)) {
+			fn->to_read++;
+			get(bmc, url, "reading the FirmwareInventory", on_inventory_page);
+		}
 		free(url);
 	}
 	json_decref(doc);
@@ -665,6 +687,8 @@ static void read_inventory(struct rf_bmc *bmc)
 
 	json_decref(fn->members);
 	fn->members = json_array();
+	rf_urlset_release(&fn->seen);
+	fn->pages = 0;
 	fn->read_gen++;
 	fn->to_read = 1;
 	get(bmc, url ? url : fn->inventory_url, "reading the FirmwareInventory", on_inventory_page);

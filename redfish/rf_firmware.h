@@ -38,10 +38,12 @@ struct rf_fw_node {
 	char *apply_multipart,
 	    *apply_simple; /* the apply times each form advertises, "a, b"; NULL: none said */
 	enum rf_fw_phase phase;
-	json_t *members; /* the inventory read so far (documents) */
-	int to_read;	 /* inventory members (or tasks) still being read */
-	json_t *tasks;	 /* the UpdateService's tasks still running, documents */
-	size_t cur;	 /* the update under way */
+	json_t *members;       /* the inventory read so far (documents) */
+	int to_read;	       /* inventory members (or tasks) still being read */
+	struct rf_urlset seen; /* this read's member and page URLs: a BMC's paging may repeat or loop */
+	int pages;	       /* this read's collection pages */
+	json_t *tasks;	       /* the UpdateService's tasks still running, documents */
+	size_t cur;	       /* the update under way */
 	char *task_url;
 	char *params; /* the UpdateParameters of the multipart push under way */
 	struct rf_multipart form;

@@ -210,7 +210,10 @@ static int plan_job(struct stg_firmware_run *run, struct stg_firmware_job *job, 
 
 	if ((rc = inv_load_hw_firmware(run->st->inv, job->node->hostname, &hw, err)))
 		return rc;
-	stg_fw_plan_node(job->profile, &hw, job->node->model, &job->plan);
+	/* read over IPMI: no firmware inventory, no UpdateService */
+	job->ipmi = hw.source && !strcmp(hw.source, "ipmi");
+	if (!job->ipmi)
+		stg_fw_plan_node(job->profile, &hw, job->node->model, &job->plan);
 	br_hw_release(&hw);
 	job->versions = br_xcalloc(job->plan.n ? job->plan.n : 1, sizeof(*job->versions));
 	job->methods = br_xcalloc(job->plan.n ? job->plan.n : 1, sizeof(*job->methods));
@@ -264,7 +267,10 @@ static int make_jobs(struct stg_stage *st, struct stg_firmware_run *run)
 					      job->node->hostname);
 		if (plan_job(run, job, &err))
 			return stg_stage_fail(st, STG_EXIT_UNREACHABLE, "%s", err.msg);
-		if (!job->plan.n)
+		if (job->ipmi)
+			set_reason(job, "skipped",
+				   br_xstrdup("read over IPMI: no firmware inventory to update from"));
+		else if (!job->plan.n)
 			set_reason(job, "current", br_xstrdup("no component below the firmware policy"));
 		else if (job->plan.refused)
 			set_reason(

@@ -94,6 +94,7 @@ struct stg_firmware_job {
 	size_t n_updates;
 	char *password, *base_url, *host;
 	int port;
+	int ipmi; /* discovered over IPMI: nothing to update through */
 	/* outcome */
 	int done, ok, interrupted;
 	char *result; /* "updated", "current", "refused", "planned", "failed", "skipped" */
