@@ -119,7 +119,12 @@ void stg_fw_plan_node(const struct prof_profile *p, const struct br_hw *hw, cons
 					       "or above %s",
 					       component, model ? model : "(none reported)",
 					       rule->min_version)
-				: br_xasprintf("refused: the catalogue has no image of %s", component);
+			    : p->n_images
+				? br_xasprintf("refused: the catalogue has no image of %s", component)
+				: br_xasprintf(
+				      "refused: %s is below %s, and profile %s has no catalogue of images "
+				      "(firmware-images.conf)",
+				      component, rule->min_version, p->name ? p->name : "?");
 		}
 	}
 	qsort(plan.items, plan.n, sizeof(*plan.items), item_order);

@@ -158,6 +158,17 @@ static void test_plan_refused(void **state)
 	assert_string_equal(plan.items[0].refused, "refused: the catalogue has no image of GPU.SXM.1");
 	assert_non_null(strstr(plan.items[1].refused, "at or above 28.41.0000"));
 	stg_fw_plan_release(&plan);
+	prof_release(&p);
+
+	/* no catalogue at all: said so, naming the profile */
+	load(&p, "", "[firmware]\nNIC.Slot.* = 28.41.0000\n");
+	p.name = br_xstrdup("xe9680");
+	stg_fw_plan_node(&p, &hw, "PowerEdge XE9680", &plan);
+	assert_int_equal(plan.refused, 1);
+	assert_string_equal(plan.items[0].refused,
+			    "refused: NIC.Slot.31-1-1 is below 28.41.0000, and profile xe9680 "
+			    "has no catalogue of images (firmware-images.conf)");
+	stg_fw_plan_release(&plan);
 	br_hw_release(&hw);
 	prof_release(&p);
 }
