@@ -155,6 +155,23 @@ static int task_running(const char *state)
 }
 
 /* Messages[].Message of a Task (its MessageId when it has no text). */
+/* A Task's TaskState, or a Dell job's JobState in the Task's terms, should
+ * a BMC's Location name its Lifecycle Controller job (Managers/.../Jobs/JID_…)
+ * rather than the Task (Dell's DellJob: Scheduled, Running, Downloading, …,
+ * Completed, CompletedWithErrors, Failed). */
+static const char *task_state(json_t *doc)
+{
+	const char *state = br_json_str(doc, "TaskState"), *job = br_json_str(doc, "JobState");
+
+	if (state || !job)
+		return state;
+	if (!strcmp(job, "Completed"))
+		return "Completed";
+	if (!strcmp(job, "Failed") || !strcmp(job, "CompletedWithErrors"))
+		return "Exception";
+	return "Running";
+}
+
 static char *task_messages(json_t *doc)
 {
 	json_t *msgs = json_object_get(doc, "Messages"), *m;
@@ -173,6 +190,9 @@ static char *task_messages(json_t *doc)
 		if (b.len > FW_MESSAGE_MAX)
 			break;
 	}
+	if (!b.len && br_json_str(doc, "Message")) /* a Dell job's one Message (and MessageId) */
+		br_buf_addf(&b, "%s%s%s", br_json_str(doc, "MessageId") ? br_json_str(doc, "MessageId") : "",
+			    br_json_str(doc, "MessageId") ? ": " : "", br_json_str(doc, "Message"));
 	return b.len ? br_buf_detach(&b) : (br_buf_release(&b), NULL);
 }
 
@@ -183,7 +203,7 @@ static int task_judged(struct rf_bmc *bmc, json_t *doc)
 	struct rf_fw_node *fn = bmc->fw;
 	const struct rf_fw_update *u = update_of(bmc);
 	struct rf_fw_step *s = &fn->res.steps[fn->cur];
-	const char *state = br_json_str(doc, "TaskState"), *status = br_json_str(doc, "TaskStatus");
+	const char *state = task_state(doc), *status = br_json_str(doc, "TaskStatus");
 	char *msgs = task_messages(doc);
 
 	set_text(&s->task_state, state);
@@ -243,7 +263,7 @@ static void on_task_after_return(struct rf_req *req, int rc, const struct br_err
 	if (!doc) {
 		/* the restart took its task list with it: the inventory says */
 		read_inventory(bmc);
-	} else if (task_running(br_json_str(doc, "TaskState"))) {
+	} else if (task_running(task_state(doc))) {
 		fn->phase = RF_FW_TASK;
 		poll_task(bmc, br_now_ms() + fn->run->o->poll_ms);
 	} else if (!task_judged(bmc, doc)) {
@@ -295,7 +315,7 @@ static void on_sent(struct rf_req *req, int rc, const struct br_err *err)
 	}
 	if (!link && req->http.body.len) {
 		doc = br_json_parse(req->http.body.data, req->http.body.len, RF_BODY_MAX, NULL);
-		if (br_json_str(doc, "TaskState"))
+		if (task_state(doc))
 			link = br_json_str(doc, "@odata.id");
 	}
 	if (link)
@@ -449,7 +469,7 @@ static void on_task_member(struct rf_req *req, int rc, const struct br_err *err)
 
 	/* a task that vanished meanwhile (it ended and was reaped) is no
 	 * task to follow */
-	if (doc && task_running(br_json_str(doc, "TaskState")))
+	if (doc && task_running(task_state(doc)))
 		json_array_append(fn->tasks, doc);
 	json_decref(doc);
 	if (--fn->to_read == 0)
@@ -470,8 +490,8 @@ static void on_tasks(struct rf_req *req, int rc, const struct br_err *err)
 	fn->to_read = 1;
 	json_array_foreach(members, i, m)
 	{
-		if (br_json_str(m, "TaskState")) {
-			if (task_running(br_json_str(m, "TaskState")))
+		if (task_state(m)) {
+			if (task_running(task_state(m)))
 				json_array_append(fn->tasks, m);
 		} else if ((url = rf_resolve(bmc, br_json_str(m, "@odata.id") ? br_json_str(m, "@odata.id")
 									      : ""))) {

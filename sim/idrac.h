@@ -204,6 +204,7 @@ const char *sim_fw_version(const struct sim_node *n, const char *fqdd);
 void sim_fw_tasks_advance(struct sim_node *n, const struct sim_bmc_config *cfg);
 void sim_fw_task_ids(const struct sim_node *n, json_t *coll, const char *prefix);
 json_t *sim_fw_task_render(struct sim_ctx *c, const char *jid);
+json_t *sim_fw_job_render(struct sim_ctx *c, const char *jid);
 json_t *sim_r_fw_coll(struct sim_ctx *c);
 json_t *sim_r_fw(struct sim_ctx *c);
 json_t *sim_r_accounts_service(struct sim_ctx *c);

@@ -177,6 +177,24 @@ json_t *sim_fw_task_render(struct sim_ctx *c, const char *jid)
 	return doc;
 }
 
+/* The update as iDRAC's DellJob shows it (JobState, Message, MessageId). */
+json_t *sim_fw_job_render(struct sim_ctx *c, const char *jid)
+{
+	static const char *const states[] = { "Running", "Completed", "Failed" };
+	struct sim_fw_task *t = task_find(c->node, jid);
+	json_t *j;
+
+	if (!t)
+		return NULL;
+	j = sim_res("#DellJob.v1_5_0.DellJob", jid, "Firmware Update", SIM_R_MGR "/Jobs/%s", jid);
+	json_object_set_new(j, "JobType", json_string("FirmwareUpdate"));
+	json_object_set_new(j, "JobState", json_string(states[t->state]));
+	json_object_set_new(j, "PercentComplete", json_integer(t->state == SIM_FW_TASK_RUNNING ? 50 : 100));
+	json_object_set_new(j, "Message", json_string(t->message[0] ? t->message : "Job in progress."));
+	json_object_set_new(j, "MessageId", json_string(t->message_id[0] ? t->message_id : "IDRAC.2.9.PR20"));
+	return j;
+}
+
 /* ---- taking an image ------------------------------------------------------------- */
 
 struct image_info {
@@ -240,7 +258,9 @@ static void start_task(struct sim_ctx *c, const struct image_info *im, const cha
 	free(body);
 	t->done_ms = br_now_ms() + c->cfg->fw_task_ms;
 	snprintf(jid, sizeof(jid), "JID_%lld", FW_JOB_BASE + n->st.n_fw_tasks);
-	where = br_xasprintf(SIM_R_ROOT "/TaskService/Tasks/%s", jid);
+	where = n->faults & SIM_FAULT_BIT(SIM_F_FW_DELL_JOB)
+		    ? br_xasprintf(SIM_R_MGR "/Jobs/%s", jid)
+		    : br_xasprintf(SIM_R_ROOT "/TaskService/Tasks/%s", jid);
 	sim_reply(c, 202, sim_fw_task_render(c, jid));
 	sim_response_header(c->resp, "Location", where);
 	free(where);

@@ -206,6 +206,10 @@ enum sim_fault {
 	SIM_F_FW_BMC_SLOW,
 	/* fw_stale, and the UpdateService has no MultipartHttpPushUri: SimpleUpdate only. */
 	SIM_F_FW_NO_MULTIPART,
+	/* fw_stale, and an accepted image's Location names its Lifecycle
+	 * Controller job (Managers/iDRAC.Embedded.1/Jobs/JID_…, a DellJob)
+	 * instead of the Task. */
+	SIM_F_FW_DELL_JOB,
 	SIM_F_COUNT
 };
 

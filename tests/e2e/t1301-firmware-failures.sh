@@ -6,15 +6,16 @@
 # update. A BMC offering only SimpleUpdate fails without --image-base-url
 # and nothing is sent; given one, the rerun takes the failed nodes again
 # and sends SimpleUpdate with the ImageURI on it (held to DMTF's schema).
-# A slow iDRAC is waited for. An image whose SHA-256 is not the
+# A slow iDRAC is waited for; a Location naming the Dell job, not the
+# Task, is followed as the job (JobState). An image whose SHA-256 is not the
 # catalogue's, or a missing one, stops the stage (exit 2, FILE:LINE) before
 # any BMC is touched; a model the catalogue does not name gets no update.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/firmware.sh"
 cd "$T"
 fw_images "$T/images"
-bringup sim --no-hosts --nodes 6 --seed 7 \
-	--faults fw_update_fail:1,fw_image_refused:1,fw_no_multipart:2,fw_bmc_slow:1,fw_stale:1 \
+bringup sim --no-hosts --nodes 7 --seed 7 \
+	--faults fw_update_fail:1,fw_image_refused:1,fw_no_multipart:2,fw_bmc_slow:1,fw_stale:1,fw_dell_job:1 \
 	--fw-task-ms 200 --bmc-reboot-ms 300 --image-dir "$T/images" --dir rack --daemon >/dev/null
 at_exit "stop_sim $T/rack"
 set -a; . rack/env; set +a
@@ -23,7 +24,7 @@ bringup import --manifest rack/rack.csv >/dev/null
 bringup discover -q >/dev/null
 with() { jq -r --arg f "$1" '[.nodes[] | select(.faults | index($f)) | .hostname] | sort | join(" ")' rack/truth.json; }
 failing=$(with fw_update_fail) refused=$(with fw_image_refused) simple=$(with fw_no_multipart)
-slow=$(with fw_bmc_slow) plain=$(with fw_stale)
+slow=$(with fw_bmc_slow) plain=$(with fw_stale) dell_job=$(with fw_dell_job)
 
 # Operator mistakes first: nothing may reach a BMC.
 cp "$T/tpl/profiles/xe9680/firmware-images.conf" good.conf
@@ -64,6 +65,9 @@ result() { jq -r --arg h "$1" '.nodes[] | select(.hostname == $h) | .result' run
 reason() { jq -r --arg h "$1" '.nodes[] | select(.hostname == $h) | .reason' run.json; }
 assert_eq "$(result "$plain")" updated "$plain"
 assert_eq "$(result "$slow")" updated "$slow (slow iDRAC)"
+assert_eq "$(result "$dell_job")" updated "$dell_job (its updates' Location a Dell job)"
+[ "$(jq -s --arg h "$dell_job" '[.[] | select(.node == $h and (.path | test("/Managers/iDRAC.Embedded.1/Jobs/JID_905")))] | length' run.log)" -gt 0 ] ||
+	fail "$dell_job: its Dell jobs were not followed"
 assert_eq "$(result "$failing")" failed "$failing"
 assert_contains "$(reason "$failing")" "iDRAC.Embedded.1-1: update to 7.10.50.00 failed: task /redfish/v1/TaskService/Tasks/JID_" "the task named"
 assert_contains "$(reason "$failing")" "Exception: IDRAC.2.9.SUP0518: Unable to complete the firmware update operation" "the BMC's message"
