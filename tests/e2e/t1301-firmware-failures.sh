@@ -55,6 +55,18 @@ assert_contains "$(jq -r '.nodes[0].updates[] | select(.component == "NIC.Slot.3
 assert_eq "$(grep -c . rack/requests.log || true)" 0 "requests for a refused node"
 assert_contains "$(bringup history "$plain")" "firmware: nothing updated" "the refusal in the node's history"
 cp good.conf "$T/tpl/profiles/xe9680/firmware-images.conf"
+# Facts that name a component the BMC does not list (stored before a NIC
+# was moved, say): refused when the live inventory is read, nothing sent.
+inv_sql inv.db ".backup inv-saved.db"
+inv_sql inv.db "UPDATE hw_facts SET facts = replace(facts, '__NIC.Slot.31-1-1', '__NIC.Slot.39-1-1')
+	WHERE node_id = (SELECT id FROM nodes WHERE hostname = '$plain')"
+rc=0
+bringup firmware --json $plain > unlisted.json 2>/dev/null || rc=$?
+assert_eq "$rc" 1 "exit code with a component the BMC does not list"
+assert_contains "$(jq -r '.nodes[0].reason' unlisted.json)" "refused: the BMC lists no firmware component NIC.Slot.39-1-1 (nothing sent)" \
+	"the unlisted component refused"
+assert_eq "$(fw_posts rack/requests.log | wc -l)" 0 "images sent for an unlisted component"
+inv_sql inv.db ".restore inv-saved.db"
 
 # The run.
 rc=0
