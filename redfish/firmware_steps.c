@@ -748,7 +748,8 @@ static void on_update_service(struct rf_req *req, int rc, const struct br_err *e
 	if ((link = br_json_str(simple, "target")))
 		fn->simple_url = rf_resolve(bmc, link);
 	/* DSP0266 "Operation apply time": the annotation on the action, and
-	 * on the push URI property for multipart */
+	 * on the push URI property for multipart (as bmcweb, OpenBMC's Redfish
+	 * server, writes it: MultipartHttpPushUri@Redfish.OperationApplyTimeSupport) */
 	fn->apply_multipart =
 	    apply_times(json_object_get(doc, "MultipartHttpPushUri@Redfish.OperationApplyTimeSupport"));
 	fn->apply_simple = apply_times(json_object_get(simple, "@Redfish.OperationApplyTimeSupport"));

@@ -72,6 +72,7 @@ static const char *const fault_names[SIM_F_COUNT] = {
 	[SIM_F_FW_BMC_SLOW] = "fw_bmc_slow",
 	[SIM_F_FW_NO_MULTIPART] = "fw_no_multipart",
 	[SIM_F_FW_DELL_JOB] = "fw_dell_job",
+	[SIM_F_FW_APPLY_ON_RESET] = "fw_apply_on_reset",
 };
 
 /* BIOS attributes bios_drift may change, and the value a drifted node has. */
@@ -264,6 +265,7 @@ static void apply(struct sim_node *n, enum sim_fault f, uint64_t *rng)
 	case SIM_F_FW_BMC_SLOW:
 	case SIM_F_FW_NO_MULTIPART:
 	case SIM_F_FW_DELL_JOB:
+	case SIM_F_FW_APPLY_ON_RESET:
 		snprintf(n->st.fw_idrac, sizeof(n->st.fw_idrac), "%s", SIM_FW_STALE_IDRAC);
 		snprintf(n->st.fw_bios, sizeof(n->st.fw_bios), "%s", SIM_FW_STALE_BIOS);
 		snprintf(n->nics[0].firmware, sizeof(n->nics[0].firmware), "%s", SIM_FW_NIC_OUTDATED);

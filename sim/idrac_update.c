@@ -38,20 +38,28 @@ json_t *sim_r_update_service(struct sim_ctx *c)
 {
 	json_t *u = sim_res("#UpdateService.v1_11_0.UpdateService", "UpdateService", "Update Service",
 			    "/redfish/v1/UpdateService");
+	int on_reset = (c->node->faults & SIM_FAULT_BIT(SIM_F_FW_APPLY_ON_RESET)) != 0;
+	json_t *times = on_reset ? json_pack("[s]", "OnReset") : json_pack("[s, s]", "Immediate", "OnReset");
 
 	json_object_set_new(u, "ServiceEnabled", json_true());
 	json_object_set_new(u, "FirmwareInventory", sim_link(SIM_R_FW));
 	json_object_set_new(u, "Status", sim_status("OK"));
 	json_object_set_new(u, "HttpPushUri", json_string(SIM_R_FW));
-	if (!(c->node->faults & SIM_FAULT_BIT(SIM_F_FW_NO_MULTIPART)))
+	if (!(c->node->faults & SIM_FAULT_BIT(SIM_F_FW_NO_MULTIPART))) {
 		json_object_set_new(u, "MultipartHttpPushUri", json_string(SIM_R_UPDATE_MULTIPART));
-	json_object_set_new(u, "Actions",
-			    json_pack("{s:{s:s, s:[s, s], s:{s:s, s:[s, s]}}}", "#UpdateService.SimpleUpdate",
-				      "target", SIM_R_UPDATE_SIMPLE,
-				      "TransferProtocol@Redfish.AllowableValues", "HTTP", "HTTPS",
-				      "@Redfish.OperationApplyTimeSupport", "@odata.type",
-				      "#Settings.v1_3_5.OperationApplyTimeSupport", "SupportedValues",
-				      "Immediate", "OnReset"));
+		/* the property's apply times, as bmcweb (OpenBMC) annotates it */
+		json_object_set_new(u, "MultipartHttpPushUri@Redfish.OperationApplyTimeSupport",
+				    json_pack("{s:s, s:O}", "@odata.type",
+					      "#Settings.v1_3_5.OperationApplyTimeSupport", "SupportedValues",
+					      times));
+	}
+	json_object_set_new(
+	    u, "Actions",
+	    json_pack("{s:{s:s, s:[s, s], s:{s:s, s:O}}}", "#UpdateService.SimpleUpdate", "target",
+		      SIM_R_UPDATE_SIMPLE, "TransferProtocol@Redfish.AllowableValues", "HTTP", "HTTPS",
+		      "@Redfish.OperationApplyTimeSupport", "@odata.type",
+		      "#Settings.v1_3_5.OperationApplyTimeSupport", "SupportedValues", times));
+	json_decref(times);
 	return u;
 }
 

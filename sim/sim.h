@@ -210,6 +210,10 @@ enum sim_fault {
 	 * Controller job (Managers/iDRAC.Embedded.1/Jobs/JID_…, a DellJob)
 	 * instead of the Task. */
 	SIM_F_FW_DELL_JOB,
+	/* fw_stale, and both transfer forms advertise only OnReset as their
+	 * @Redfish.OperationApplyTimeSupport (an update staged for the next
+	 * reset): a client asking for Immediate must send nothing. */
+	SIM_F_FW_APPLY_ON_RESET,
 	SIM_F_COUNT
 };
 

@@ -6,7 +6,8 @@
 # update. A BMC offering only SimpleUpdate fails without --image-base-url
 # and nothing is sent; given one, the rerun takes the failed nodes again
 # and sends SimpleUpdate with the ImageURI on it (held to DMTF's schema).
-# A slow iDRAC is waited for; a Location naming the Dell job, not the
+# A BMC that applies updates only OnReset is refused, nothing sent
+# (Immediate asked for, never a surprise). A slow iDRAC is waited for; a Location naming the Dell job, not the
 # Task, is followed as the job (JobState). An image whose SHA-256 is not the
 # catalogue's, or a missing one, stops the stage (exit 2, FILE:LINE) before
 # any BMC is touched; a model the catalogue does not name gets no update.
@@ -14,8 +15,8 @@
 . "$(dirname "$0")/firmware.sh"
 cd "$T"
 fw_images "$T/images"
-bringup sim --no-hosts --nodes 7 --seed 7 \
-	--faults fw_update_fail:1,fw_image_refused:1,fw_no_multipart:2,fw_bmc_slow:1,fw_stale:1,fw_dell_job:1 \
+bringup sim --no-hosts --nodes 8 --seed 7 \
+	--faults fw_update_fail:1,fw_image_refused:1,fw_no_multipart:2,fw_bmc_slow:1,fw_stale:1,fw_dell_job:1,fw_apply_on_reset:1 \
 	--fw-task-ms 200 --bmc-reboot-ms 300 --image-dir "$T/images" --dir rack --daemon >/dev/null
 at_exit "stop_sim $T/rack"
 set -a; . rack/env; set +a
@@ -24,7 +25,7 @@ bringup import --manifest rack/rack.csv >/dev/null
 bringup discover -q >/dev/null
 with() { jq -r --arg f "$1" '[.nodes[] | select(.faults | index($f)) | .hostname] | sort | join(" ")' rack/truth.json; }
 failing=$(with fw_update_fail) refused=$(with fw_image_refused) simple=$(with fw_no_multipart)
-slow=$(with fw_bmc_slow) plain=$(with fw_stale) dell_job=$(with fw_dell_job)
+slow=$(with fw_bmc_slow) plain=$(with fw_stale) dell_job=$(with fw_dell_job) on_reset=$(with fw_apply_on_reset)
 
 # Operator mistakes first: nothing may reach a BMC.
 cp "$T/tpl/profiles/xe9680/firmware-images.conf" good.conf
@@ -77,6 +78,10 @@ result() { jq -r --arg h "$1" '.nodes[] | select(.hostname == $h) | .result' run
 reason() { jq -r --arg h "$1" '.nodes[] | select(.hostname == $h) | .reason' run.json; }
 assert_eq "$(result "$plain")" updated "$plain"
 assert_eq "$(result "$slow")" updated "$slow (slow iDRAC)"
+assert_eq "$(result "$on_reset")" failed "$on_reset (updates applied only OnReset)"
+assert_contains "$(reason "$on_reset")" "unsupported on this BMC: MultipartHttpPushUri applies updates only at OnReset, not Immediate (nothing sent)" \
+	"$on_reset: why"
+assert_eq "$(fw_posts run.log | awk -v h="$on_reset" '$1 == h' | wc -l)" 0 "$on_reset: images sent"
 assert_eq "$(result "$dell_job")" updated "$dell_job (its updates' Location a Dell job)"
 [ "$(jq -s --arg h "$dell_job" '[.[] | select(.node == $h and (.path | test("/Managers/iDRAC.Embedded.1/Jobs/JID_905")))] | length' run.log)" -gt 0 ] ||
 	fail "$dell_job: its Dell jobs were not followed"
