@@ -55,40 +55,7 @@ static void set_text(char **field, const char *value)
 	*field = value ? br_xstrdup_capped(value, FW_MESSAGE_MAX) : NULL;
 }
 
-/* The inventory member that is component: iDRAC's "Installed-ID-VERSION__FQDD"
- * (never its "Previous-" or "Available-" ones), or a member whose Id is it. */
-static json_t *member_of(json_t *members, const char *component)
-{
-	size_t i, clen = strlen(component);
-	json_t *m;
-
-	json_array_foreach(members, i, m)
-	{
-		const char *id = br_json_str(m, "Id");
-		size_t len = id ? strlen(id) : 0;
-
-		if (!id)
-			continue;
-		if (!strcmp(id, component))
-			return m;
-		if (!strncmp(id, "Installed-", 10) && len > clen + 2 && !strcmp(id + len - clen, component) &&
-		    !strncmp(id + len - clen - 2, "__", 2))
-			return m;
-	}
-	return NULL;
-}
-
-static const char *version_of(json_t *members, const char *component)
-{
-	return br_json_str(member_of(members, component), "Version");
-}
-
-static void next_update(struct rf_bmc *bmc);
-static void read_inventory(struct rf_bmc *bmc);
-
 /* ---- the BMC coming back -------------------------------------------------------- */
-
-static void poll_root(struct rf_bmc *bmc, int64_t due_ms);
 
 static void on_task_after_return(struct rf_req *req, int rc, const struct br_err *err);
 
@@ -105,14 +72,14 @@ static void on_root(struct rf_req *req, int rc, const struct br_err *err)
 				     update_of(bmc)->component, fn->run->o->bmc_return_ms / 1000, err->msg);
 			return;
 		}
-		poll_root(bmc, now + fn->run->o->poll_ms);
+		rf_fw_poll_root(bmc, now + fn->run->o->poll_ms);
 		return;
 	}
 	/* what the task said in the end, if the BMC kept it across its restart */
 	get(bmc, fn->task_url, "reading the task after the BMC's restart", on_task_after_return);
 }
 
-static void poll_root(struct rf_bmc *bmc, int64_t due_ms)
+void rf_fw_poll_root(struct rf_bmc *bmc, int64_t due_ms)
 {
 	char *url = br_xasprintf("%s/redfish/v1", bmc->base);
 
@@ -135,14 +102,14 @@ static void to_returning(struct rf_bmc *bmc)
 		fn->return_deadline_ms = br_now_ms() + fn->run->o->bmc_return_ms;
 	fn->phase = RF_FW_RETURNING;
 	fn->read_gen++;
-	poll_root(bmc, br_now_ms() + fn->run->o->poll_ms);
+	rf_fw_poll_root(bmc, br_now_ms() + fn->run->o->poll_ms);
 }
 
 /* ---- the task --------------------------------------------------------------------- */
 
 static void poll_task(struct rf_bmc *bmc, int64_t due_ms);
 
-static int task_running(const char *state)
+int rf_fw_task_running(const char *state)
 {
 	static const char *const ended[] = { "Completed", "Killed", "Exception", "Cancelled" };
 
@@ -159,7 +126,7 @@ static int task_running(const char *state)
  * a BMC's Location name its Lifecycle Controller job (Managers/.../Jobs/JID_…)
  * rather than the Task (Dell's DellJob: Scheduled, Running, Downloading, …,
  * Completed, CompletedWithErrors, Failed). */
-static const char *task_state(json_t *doc)
+const char *rf_fw_task_state(json_t *doc)
 {
 	const char *state = br_json_str(doc, "TaskState"), *job = br_json_str(doc, "JobState");
 
@@ -203,14 +170,14 @@ static int task_judged(struct rf_bmc *bmc, json_t *doc)
 	struct rf_fw_node *fn = bmc->fw;
 	const struct rf_fw_update *u = update_of(bmc);
 	struct rf_fw_step *s = &fn->res.steps[fn->cur];
-	const char *state = task_state(doc), *status = br_json_str(doc, "TaskStatus");
+	const char *state = rf_fw_task_state(doc), *status = br_json_str(doc, "TaskStatus");
 	char *msgs = task_messages(doc);
 
 	set_text(&s->task_state, state);
 	if (msgs)
 		set_text(&s->message, msgs);
 	free(msgs);
-	if (task_running(state))
+	if (rf_fw_task_running(state))
 		return 0;
 	if (!state || strcmp(state, "Completed") || (status && !strcmp(status, "Critical"))) {
 		rf_bmc_failf(bmc, BR_E_STATE, "%s: update to %s failed: task %s %s%s%s", u->component,
@@ -223,7 +190,7 @@ static int task_judged(struct rf_bmc *bmc, json_t *doc)
 		return 1;
 	}
 	fn->phase = RF_FW_VERIFYING;
-	read_inventory(bmc);
+	rf_fw_read_inventory(bmc);
 	return 1;
 }
 
@@ -262,12 +229,12 @@ static void on_task_after_return(struct rf_req *req, int rc, const struct br_err
 		goto out;
 	if (!doc) {
 		/* the restart took its task list with it: the inventory says */
-		read_inventory(bmc);
-	} else if (task_running(task_state(doc))) {
+		rf_fw_read_inventory(bmc);
+	} else if (rf_fw_task_running(rf_fw_task_state(doc))) {
 		fn->phase = RF_FW_TASK;
 		poll_task(bmc, br_now_ms() + fn->run->o->poll_ms);
 	} else if (!task_judged(bmc, doc)) {
-		read_inventory(bmc);
+		rf_fw_read_inventory(bmc);
 	}
 out:
 	json_decref(doc);
@@ -315,7 +282,7 @@ static void on_sent(struct rf_req *req, int rc, const struct br_err *err)
 	}
 	if (!link && req->http.body.len) {
 		doc = br_json_parse(req->http.body.data, req->http.body.len, RF_BODY_MAX, NULL);
-		if (task_state(doc))
+		if (rf_fw_task_state(doc))
 			link = br_json_str(doc, "@odata.id");
 	}
 	if (link)
@@ -363,7 +330,7 @@ static void send_image(struct rf_bmc *bmc)
 	struct rf_fw_node *fn = bmc->fw;
 	const struct rf_fw_update *u = update_of(bmc);
 	struct rf_fw_step *s = &fn->res.steps[fn->cur];
-	json_t *params = update_parameters(bmc, member_of(fn->members, u->component));
+	json_t *params = update_parameters(bmc, rf_fw_member(fn->members, u->component));
 	struct rf_req *req;
 
 	if (fn->multipart_url) {
@@ -412,120 +379,6 @@ out:
 
 /* ---- the running tasks (an earlier run's) --------------------------------------------- */
 
-/* a and b the same URI, a trailing '/' aside (iLO writes its links with one) */
-static int same_uri(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-
-	while (la > 1 && a[la - 1] == '/')
-		la--;
-	while (lb > 1 && b[lb - 1] == '/')
-		lb--;
-	return la == lb && !strncmp(a, b, la);
-}
-
-/* A task still running whose request was an update of component: its
- * Payload's TargetUri is one of the UpdateService's, and its JsonBody's
- * Targets name the component's inventory member (or its ImageURI the
- * image's file). */
-static json_t *task_for(struct rf_bmc *bmc, const struct rf_fw_update *u)
-{
-	struct rf_fw_node *fn = bmc->fw;
-	const char *member = br_json_str(member_of(fn->members, u->component), "@odata.id");
-	size_t i;
-	json_t *t;
-
-	json_array_foreach(fn->tasks, i, t)
-	{
-		const char *target = br_json_str(t, "Payload/TargetUri"),
-			   *body = br_json_str(t, "Payload/JsonBody");
-		char *turl = target ? rf_resolve(bmc, target) : NULL;
-		int ours = turl && ((fn->multipart_url && same_uri(turl, fn->multipart_url)) ||
-				    (fn->simple_url && same_uri(turl, fn->simple_url)));
-		json_t *jb = ours && body ? br_json_parse(body, strlen(body), 64 * 1024, NULL) : NULL;
-		json_t *targets = json_object_get(jb, "Targets"), *x;
-		const char *image = br_json_str(jb, "ImageURI");
-		size_t k, flen = strlen(u->file_name);
-		int match = 0;
-
-		json_array_foreach(targets, k, x) match |=
-		    member && json_is_string(x) && same_uri(json_string_value(x), member);
-		if (image && strlen(image) > flen && !strcmp(image + strlen(image) - flen, u->file_name) &&
-		    image[strlen(image) - flen - 1] == '/')
-			match = 1;
-		json_decref(jb);
-		free(turl);
-		if (match)
-			return t;
-	}
-	return NULL;
-}
-
-static void on_task_member(struct rf_req *req, int rc, const struct br_err *err)
-{
-	struct rf_bmc *bmc = req->bmc;
-	struct rf_fw_node *fn = bmc->fw;
-	json_t *doc = rc ? NULL : rf_req_parse(req, NULL);
-
-	/* a task that vanished meanwhile (it ended and was reaped) is no
-	 * task to follow */
-	if (doc && task_running(task_state(doc)))
-		json_array_append(fn->tasks, doc);
-	json_decref(doc);
-	if (--fn->to_read == 0)
-		next_update(bmc);
-}
-
-static void on_tasks(struct rf_req *req, int rc, const struct br_err *err)
-{
-	struct rf_bmc *bmc = req->bmc;
-	struct rf_fw_node *fn = bmc->fw;
-	json_t *doc = answer(req, rc, err, "reading the running tasks"), *members, *m;
-	size_t i;
-	char *url;
-
-	if (!doc)
-		return;
-	members = json_object_get(doc, "Members");
-	fn->to_read = 1;
-	json_array_foreach(members, i, m)
-	{
-		if (task_state(m)) {
-			if (task_running(task_state(m)))
-				json_array_append(fn->tasks, m);
-		} else if ((url = rf_resolve(bmc, br_json_str(m, "@odata.id") ? br_json_str(m, "@odata.id")
-									      : ""))) {
-			fn->to_read++;
-			get(bmc, url, "reading the running tasks", on_task_member);
-			free(url);
-		}
-	}
-	json_decref(doc);
-	if (--fn->to_read == 0)
-		next_update(bmc);
-}
-
-static void on_task_service(struct rf_req *req, int rc, const struct br_err *err)
-{
-	struct rf_bmc *bmc = req->bmc;
-	json_t *doc = answer(req, rc, err, "reading the TaskService");
-	const char *link = br_json_str(doc, "Tasks/@odata.id");
-	char *url = link ? rf_resolve(bmc, link) : NULL;
-
-	if (!doc)
-		return;
-	if (url) {
-		char *full = bmc->expand ? br_xasprintf("%s?%s", url, bmc->expand) : NULL;
-
-		get(bmc, full ? full : url, "reading the running tasks", on_tasks);
-		free(full);
-	} else {
-		next_update(bmc);
-	}
-	free(url);
-	json_decref(doc);
-}
-
 /* ---- the updates in order --------------------------------------------------------------- */
 
 static void finish(struct rf_bmc *bmc)
@@ -534,7 +387,7 @@ static void finish(struct rf_bmc *bmc)
 	bmc->fw->step = "done";
 }
 
-static void next_update(struct rf_bmc *bmc)
+void rf_fw_next_update(struct rf_bmc *bmc)
 {
 	struct rf_fw_node *fn = bmc->fw;
 	json_t *task;
@@ -542,7 +395,7 @@ static void next_update(struct rf_bmc *bmc)
 	for (; fn->cur < fn->t->n_updates; fn->cur++) {
 		const struct rf_fw_update *u = update_of(bmc);
 		struct rf_fw_step *s = &fn->res.steps[fn->cur];
-		const char *v = version_of(fn->members, u->component);
+		const char *v = rf_fw_version(fn->members, u->component);
 
 		if (!v || strcmp(v, u->version))
 			break;
@@ -553,7 +406,7 @@ static void next_update(struct rf_bmc *bmc)
 		finish(bmc);
 		return;
 	}
-	if ((task = task_for(bmc, update_of(bmc)))) {
+	if ((task = rf_fw_task_for(bmc, update_of(bmc)))) {
 		fn->res.steps[fn->cur].method = "resumed";
 		br_info("firmware", "%s: %s: following the running task %s", bmc->base,
 			update_of(bmc)->component,
@@ -565,7 +418,7 @@ static void next_update(struct rf_bmc *bmc)
 }
 
 /* The whole inventory is in fn->members: what it means for the phase. */
-static void inventory_read(struct rf_bmc *bmc)
+void rf_fw_inventory_read(struct rf_bmc *bmc)
 {
 	struct rf_fw_node *fn = bmc->fw;
 	size_t i;
@@ -579,9 +432,9 @@ static void inventory_read(struct rf_bmc *bmc)
 
 		for (size_t u = 0; u < fn->t->n_updates; u++) {
 			const struct rf_fw_update *up = &fn->t->updates[u];
-			const char *v = version_of(fn->members, up->component);
+			const char *v = rf_fw_version(fn->members, up->component);
 
-			if (!member_of(fn->members, up->component)) {
+			if (!rf_fw_member(fn->members, up->component)) {
 				rf_bmc_failf(bmc, BR_E_UNSUPPORTED,
 					     "refused: the BMC lists no firmware component %s (nothing sent)",
 					     up->component);
@@ -591,23 +444,23 @@ static void inventory_read(struct rf_bmc *bmc)
 			pending |= !v || strcmp(v, up->version);
 		}
 		if (pending && fn->tasks_url) {
-			get(bmc, fn->tasks_url, "reading the TaskService", on_task_service);
+			rf_fw_read_tasks(bmc);
 			return;
 		}
-		next_update(bmc);
+		rf_fw_next_update(bmc);
 		return;
 	}
 	/* after an update: it must show now (a restarted BMC may show its old
 	 * version a while, until its inventory is rebuilt) */
 	{
 		const struct rf_fw_update *u = update_of(bmc);
-		const char *v = version_of(fn->members, u->component);
+		const char *v = rf_fw_version(fn->members, u->component);
 
 		if (v && !strcmp(v, u->version)) {
 			fn->phase = RF_FW_VERIFYING;
-			next_update(bmc);
+			rf_fw_next_update(bmc);
 		} else if (fn->phase == RF_FW_RETURNING && br_now_ms() < fn->return_deadline_ms) {
-			poll_root(bmc, br_now_ms() + fn->run->o->poll_ms);
+			rf_fw_poll_root(bmc, br_now_ms() + fn->run->o->poll_ms);
 		} else {
 			rf_bmc_failf(bmc, RF_E_NOT_APPLIED,
 				     "%s: task %s completed, but the BMC reports %s, not %s", u->component,
@@ -615,104 +468,6 @@ static void inventory_read(struct rf_bmc *bmc)
 				     v ? v : "no version", u->version);
 		}
 	}
-}
-
-/* A failed read while the BMC comes back is the restart, not the machine. */
-static int read_failed(struct rf_req *req, int rc, const struct br_err *err)
-{
-	struct rf_bmc *bmc = req->bmc;
-	struct rf_fw_node *fn = bmc->fw;
-
-	if (!rc)
-		return 0;
-	if (fn->phase == RF_FW_RETURNING && br_now_ms() < fn->return_deadline_ms) {
-		fn->read_gen++;
-		poll_root(bmc, br_now_ms() + fn->run->o->poll_ms);
-		return 1;
-	}
-	rf_cfg_fail_request(bmc, req, "reading the FirmwareInventory", err);
-	return 1;
-}
-
-static void on_member(struct rf_req *req, int rc, const struct br_err *err)
-{
-	struct rf_bmc *bmc = req->bmc;
-	struct rf_fw_node *fn = bmc->fw;
-	json_t *doc;
-
-	if (req->kind != fn->read_gen || read_failed(req, rc, err))
-		return;
-	if (!(doc = rf_req_json(req)))
-		return;
-	json_array_append_new(fn->members, doc);
-	if (--fn->to_read == 0)
-		inventory_read(bmc);
-}
-
-static void on_inventory_page(struct rf_req *req, int rc, const struct br_err *err)
-{
-	struct rf_bmc *bmc = req->bmc;
-	struct rf_fw_node *fn = bmc->fw;
-	json_t *doc, *members, *m;
-	const char *next;
-	size_t i;
-	char *url;
-
-	if (req->kind != fn->read_gen || read_failed(req, rc, err))
-		return;
-	if (!(doc = rf_req_json(req)))
-		return;
-	members = json_object_get(doc, "Members");
-	if (json_array_size(members) > RF_MEMBERS_MAX) {
-		rf_bmc_failf(bmc, BR_E_TOOBIG, "FirmwareInventory lists more than %d members",
-			     RF_MEMBERS_MAX);
-		json_decref(doc);
-		return;
-	}
-	json_array_foreach(members, i, m)
-	{
-		if (br_json_str(m, "Version") || br_json_str(m, "Id")) {
-			json_array_append(fn->members, m); /* inline ($expand) */
-		} else if (br_json_str(m, "@odata.id") &&
-			   (url = rf_resolve(bmc, br_json_str(m, "@odata.id")))) {
-			if (rf_urlset_add(&fn->seen, url)) {
-				fn->to_read++;
-				get(bmc, url, "reading the FirmwareInventory", on_member);
-			}
-			free(url);
-		}
-	}
-	if ((next = br_json_str(doc, "Members@odata.nextLink")) && (url = rf_resolve(bmc, next))) {
-		if (++fn->pages > RF_PAGES_MAX) {
-			rf_bmc_failf(bmc, BR_E_TOOBIG, "FirmwareInventory runs past %d pages", RF_PAGES_MAX);
-			free(url);
-			json_decref(doc);
-			return;
-		}
-		if (rf_urlset_add(&fn->seen, url)) {
-			fn->to_read++;
-			get(bmc, url, "reading the FirmwareInventory", on_inventory_page);
-		}
-		free(url);
-	}
-	json_decref(doc);
-	if (--fn->to_read == 0)
-		inventory_read(bmc);
-}
-
-static void read_inventory(struct rf_bmc *bmc)
-{
-	struct rf_fw_node *fn = bmc->fw;
-	char *url = bmc->expand ? br_xasprintf("%s?%s", fn->inventory_url, bmc->expand) : NULL;
-
-	json_decref(fn->members);
-	fn->members = json_array();
-	rf_urlset_release(&fn->seen);
-	fn->pages = 0;
-	fn->read_gen++;
-	fn->to_read = 1;
-	get(bmc, url ? url : fn->inventory_url, "reading the FirmwareInventory", on_inventory_page);
-	free(url);
 }
 
 /* ---- the UpdateService ------------------------------------------------------------------- */
@@ -759,7 +514,7 @@ static void on_update_service(struct rf_req *req, int rc, const struct br_err *e
 			     "unsupported on this BMC: its UpdateService has no FirmwareInventory");
 	} else {
 		fn->phase = RF_FW_LOOKING;
-		read_inventory(bmc);
+		rf_fw_read_inventory(bmc);
 	}
 	json_decref(doc);
 }

@@ -52,7 +52,26 @@ struct rf_fw_node {
 	struct rf_fw_result res;
 };
 
-/* firmware_steps.c: a logged-in machine's updates (the driver's ready). */
+/* firmware_steps.c: a logged-in machine's updates (the driver's ready);
+ * the next update (or the end) once the inventory and tasks are read; what
+ * a whole inventory read means for the phase; waiting for a restarting
+ * BMC; a Task's state (a Dell job's JobState in the Task's terms). */
 void rf_fw_begin(struct rf_bmc *bmc);
+void rf_fw_next_update(struct rf_bmc *bmc);
+void rf_fw_inventory_read(struct rf_bmc *bmc);
+void rf_fw_poll_root(struct rf_bmc *bmc, int64_t due_ms);
+int rf_fw_task_running(const char *state);
+const char *rf_fw_task_state(json_t *doc);
+
+/* firmware_read.c: the inventory member that is component (iDRAC's
+ * "Installed-…__FQDD", or one whose Id is it; borrowed), and its Version;
+ * the whole inventory read anew into fn->members (then
+ * rf_fw_inventory_read); the running tasks read into fn->tasks (then
+ * rf_fw_next_update), and the one whose request was an update of u. */
+json_t *rf_fw_member(json_t *members, const char *component);
+const char *rf_fw_version(json_t *members, const char *component);
+void rf_fw_read_inventory(struct rf_bmc *bmc);
+void rf_fw_read_tasks(struct rf_bmc *bmc);
+json_t *rf_fw_task_for(struct rf_bmc *bmc, const struct rf_fw_update *u);
 
 #endif
