@@ -185,7 +185,8 @@ json_t *stg_fw_consistency(const struct stg_fw_seen *seen, size_t n, int differi
 	struct stg_fw_seen *s = br_xcalloc(n ? n : 1, sizeof(*s));
 	json_t *components = json_array();
 
-	memcpy(s, seen, n * sizeof(*s));
+	if (n)
+		memcpy(s, seen, n * sizeof(*s));
 	qsort(s, n, sizeof(*s), seen_order);
 	for (size_t i = 0; i < n;) {
 		size_t j = i;

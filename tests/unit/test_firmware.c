@@ -194,6 +194,10 @@ static void test_consistency(void **state)
 	free(text);
 	json_decref(all);
 	json_decref(diff);
+	/* a rack with no firmware facts at all (nothing discovered yet) */
+	all = stg_fw_consistency(NULL, 0, 1);
+	assert_int_equal(json_array_size(json_object_get(all, "components")), 0);
+	json_decref(all);
 }
 
 int main(void)
