@@ -269,11 +269,24 @@ static void apply(struct sim_node *n, enum sim_fault f, uint64_t *rng)
 		snprintf(n->st.fw_idrac, sizeof(n->st.fw_idrac), "%s", SIM_FW_STALE_IDRAC);
 		snprintf(n->st.fw_bios, sizeof(n->st.fw_bios), "%s", SIM_FW_STALE_BIOS);
 		snprintf(n->nics[0].firmware, sizeof(n->nics[0].firmware), "%s", SIM_FW_NIC_OUTDATED);
+		/* what a correct run ends with: the baseline ("after"), or the
+		 * node failed (firmware_update_failed) with nothing past the
+		 * first image sent; SimpleUpdate only: the baseline when an image
+		 * server is given, else failed with nothing sent */
 		detail(n, f,
-		       json_pack("{s:{s:s, s:s, s:s}, s:{s:s, s:s, s:s}}", "before", "iDRAC.Embedded.1-1",
-				 SIM_FW_STALE_IDRAC, "BIOS.Setup.1-1", SIM_FW_STALE_BIOS, n->nics[0].fqdd,
-				 SIM_FW_NIC_OUTDATED, "after", "iDRAC.Embedded.1-1", SIM_FW_IDRAC,
-				 "BIOS.Setup.1-1", SIM_FW_BIOS, n->nics[0].fqdd, SIM_FW_NIC));
+		       json_pack("{s:{s:s, s:s, s:s}, s:{s:s, s:s, s:s}, s:s}", "before",
+				 "iDRAC.Embedded.1-1", SIM_FW_STALE_IDRAC, "BIOS.Setup.1-1",
+				 SIM_FW_STALE_BIOS, n->nics[0].fqdd, SIM_FW_NIC_OUTDATED, "after",
+				 "iDRAC.Embedded.1-1", SIM_FW_IDRAC, "BIOS.Setup.1-1", SIM_FW_BIOS,
+				 n->nics[0].fqdd, SIM_FW_NIC, "ends",
+				 f == SIM_F_FW_UPDATE_FAIL || f == SIM_F_FW_IMAGE_REFUSED ||
+					 f == SIM_F_FW_APPLY_ON_RESET
+				     ? "failed"
+				 : f == SIM_F_FW_NO_MULTIPART ? "updated_given_image_server"
+							      : "updated"));
+		if (f == SIM_F_FW_UPDATE_FAIL || f == SIM_F_FW_IMAGE_REFUSED || f == SIM_F_FW_APPLY_ON_RESET)
+			json_object_set_new(json_object_get(n->details, sim_fault_name(f)), "failure_kind",
+					    json_string("firmware_update_failed"));
 		break;
 	case SIM_F_FW_OUTDATED:
 		snprintf(n->firmware_nic_outdated, sizeof(n->firmware_nic_outdated), "%s", n->nics[k].fqdd);

@@ -96,6 +96,17 @@ for h in $simple; do
 	assert_contains "$(reason "$h")" "only by SimpleUpdate from an image server, and no --image-base-url" "$h: why"
 	assert_eq "$(fw_posts run.log | awk -v h="$h" '$1 == h' | wc -l)" 0 "$h: images sent"
 done
+# As truth.json says a correct run ends (before an image server is given).
+jq -r '.nodes[] | "\(.hostname) \(.fault_details | to_entries[0].value.ends)"' rack/truth.json |
+while read -r h ends; do
+	case $ends in updated) want=updated ;; *) want=failed ;; esac # updated_given_image_server: not yet
+	assert_eq "$(result "$h")" "$want" "$h against truth.json ($ends)"
+	if [ "$want" = failed ] && [ "$ends" = failed ]; then
+		assert_eq "$(bringup status --json | jq -r --arg h "$h" '.nodes[] | select(.hostname == $h) | .failure_kind')" \
+			"$(jq -r --arg h "$h" '.nodes[] | select(.hostname == $h) | .fault_details | to_entries[0].value.failure_kind' rack/truth.json)" \
+			"$h: failure kind against truth.json"
+	fi
+done
 # Nothing past the failed update was sent: the first image only.
 assert_eq "$(fw_posts run.log | awk -v h="$failing" '$1 == h' | wc -l)" 1 "images sent to $failing"
 assert_eq "$(bringup status --json | jq -r --arg h "$failing" '.nodes[] | select(.hostname == $h) | .failure_kind')" \
