@@ -1,4 +1,4 @@
-# Firmware tests' shared set-up (t1300..t1302 source it after lib.sh):
+# Firmware tests' shared set-up (t1300..t1304 and scripts/bench-firmware source it after lib.sh):
 #   fw_images DIR     the simulator's images of the healthy rack's versions
 #                     (iDRAC, BIOS, ConnectX-7 firmware) in DIR, and a copy
 #                     of the templates with xe9680's catalogue naming them
