@@ -17,6 +17,7 @@ static const struct {
 } commands[] = {
 	{ "import", "load a rack manifest (rack.csv) into the inventory" },
 	{ "discover", "read every BMC (Redfish, IPMI fallback): MACs, serials, firmware, sensors" },
+	{ "firmware", "update firmware below policy from the catalogue, BMC first (--report: the versions)" },
 	{ "configure", "bring BIOS to the baseline, set PXE boot, check firmware policy" },
 	{ "enlist", "register with MAAS by MAC, commission, pick the boot disk by serial, deploy" },
 	{ "validate", "probe each deployed node over SSH and judge it against its profile" },
@@ -30,12 +31,13 @@ static const struct {
 	{ "unretire", "bring retired nodes back to 'new', attempts reset" },
 	{ "sim", "serve a simulated rack of iDRACs (and MAAS) for trials and tests" },
 	{ "bmc", "read one BMC without the inventory" },
-	{ "run", "discover, configure, enlist, validate, gate, tickets in order, then a summary\n"
+	{ "run", "discover, firmware, configure, enlist, validate, gate, tickets in order, then a summary\n"
 		 "             (--json: as a document; --only HOST...: just those nodes)" },
 	{ "config", "show the settings from bringup.conf and the environment, and where each is from" },
 };
 
-static const char *const pipeline[] = { "discover", "configure", "enlist", "validate", "gate", "tickets" };
+static const char *const pipeline[] = { "discover", "firmware", "configure", "enlist",
+					"validate", "gate",	"tickets" };
 
 /* Path of bringup-NAME: beside this executable first, then PATH. */
 static char *find_stage(const char *name)

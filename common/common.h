@@ -98,8 +98,9 @@ enum br_fail_kind {
 	BR_FAIL_WRONG_NODE,	  /* wrong_node: another machine answered at the node's address */
 	BR_FAIL_TIME_LIMIT,	  /* time_limit: past a stage's time limit for one node */
 	BR_FAIL_WORKER,		  /* worker_died: the process driving it died */
+	BR_FAIL_FIRMWARE, /* firmware_update_failed: an update the BMC refused, failed or did not apply */
 };
-#define BR_FAIL_COUNT (BR_FAIL_WORKER + 1)
+#define BR_FAIL_COUNT (BR_FAIL_FIRMWARE + 1)
 
 /* "bmc_auth", ...; "none" for BR_FAIL_NONE. */
 const char *br_fail_kind_name(enum br_fail_kind kind);

@@ -197,6 +197,8 @@ const char *br_fail_kind_name(enum br_fail_kind kind)
 		return "time_limit";
 	case BR_FAIL_WORKER:
 		return "worker_died";
+	case BR_FAIL_FIRMWARE:
+		return "firmware_update_failed";
 	}
 	return "stage_failed";
 }

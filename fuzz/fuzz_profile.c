@@ -1,5 +1,5 @@
-/* Profile files (profile/parse.c): one text read as each of the four
- * files a profile directory holds. */
+/* Profile files (profile/parse.c, catalogue.c): one text read as each of
+ * the five files a profile directory holds. */
 #include "fuzz/fuzz.h"
 
 #include "common.h"
@@ -8,7 +8,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const enum prof_file kinds[] = { PROF_FILE_BIOS, PROF_FILE_FIRMWARE, PROF_FILE_BOOT_DISK,
-						PROF_FILE_HARDWARE };
+						PROF_FILE_HARDWARE, PROF_FILE_IMAGES };
 	char *text = fuzz_cstr(data, size);
 	size_t i;
 

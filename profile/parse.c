@@ -48,6 +48,7 @@ void prof_release(struct prof_profile *p)
 	free(p->bios);
 	free(p->firmware);
 	free(p->boot_disk);
+	prof_images_release(p);
 	free(p->boot_disk_file);
 	free(p->pxe_nic);
 	free(p->pxe_switch);
@@ -117,6 +118,8 @@ static const char *sections_of(enum prof_file kind)
 		return "none: clauses only";
 	case PROF_FILE_HARDWARE:
 		return prof_hw_sections;
+	case PROF_FILE_IMAGES:
+		return "[update] or [image NAME]";
 	}
 	return "";
 }
@@ -137,6 +140,8 @@ static int section_known(enum prof_file kind, const char *s, size_t len)
 		return 0;
 	case PROF_FILE_HARDWARE:
 		return prof_hw_section_known(s, len);
+	case PROF_FILE_IMAGES:
+		return prof_images_section_known(s, len);
 	}
 	return 0;
 }
@@ -301,6 +306,8 @@ static int on_entry(void *user, const char *section, const char *name, const cha
 		return on_boot(ps, name, value);
 	if (ps->kind == PROF_FILE_FIRMWARE && !strcmp(section, "firmware"))
 		return on_firmware(ps, name, value);
+	if (ps->kind == PROF_FILE_IMAGES && prof_images_section_known(section, strlen(section)))
+		return prof_images_entry(ps, section, name, value);
 	if (ps->kind == PROF_FILE_HARDWARE && prof_hw_section_known(section, strlen(section)))
 		return prof_hw_entry(ps, section, name, value);
 	return prof_problem(ps, NULL, "unknown section [%s] (%s)", section, sections_of(ps->kind));
@@ -320,6 +327,8 @@ int prof_parse_text(const char *file, const char *text, enum prof_file kind, str
 		return br_errf(err, BR_E_INVAL, "%s:%d: expected '[section]' or 'name = value'", file, rc);
 	if (ps.err_line)
 		return br_errf(err, BR_E_INVAL, "%s:%d: %s", file, ps.err_line, ps.err_msg);
+	if (kind == PROF_FILE_IMAGES)
+		return prof_images_finish(file, p, err);
 	return 0;
 }
 
@@ -361,6 +370,9 @@ static int parse_optional(const char *dir, const char *file, enum prof_file kind
 		rc = parse_file(path, kind, p, err);
 		if (!rc && kind == PROF_FILE_BOOT_DISK) {
 			p->boot_disk_file = path;
+			path = NULL;
+		} else if (!rc && kind == PROF_FILE_IMAGES) {
+			p->images_file = path;
 			path = NULL;
 		}
 	}
@@ -405,6 +417,8 @@ int prof_load_dir(const char *profile_dir, const char *name, struct prof_profile
 		rc = br_errf(err, BR_E_INVAL, "%s: no [bios] attributes", bios);
 	if (!rc)
 		rc = parse_optional(dir, "firmware.conf", PROF_FILE_FIRMWARE, &p, err);
+	if (!rc)
+		rc = parse_optional(dir, "firmware-images.conf", PROF_FILE_IMAGES, &p, err);
 	if (!rc)
 		rc = parse_optional(dir, "boot-disk", PROF_FILE_BOOT_DISK, &p, err);
 	if (!rc) {

@@ -32,4 +32,12 @@ int prof_hw_section_known(const char *section, size_t len);
 extern const char prof_hw_sections[];
 int prof_hw_entry(struct prof_parse *ps, const char *section, const char *name, const char *value);
 
+/* firmware-images.conf (catalogue.c): its sections ([update], [image
+ * NAME]), one entry, the checks once the file is read (every image
+ * complete, relative files made the profile directory's), and freeing. */
+int prof_images_section_known(const char *section, size_t len);
+int prof_images_entry(struct prof_parse *ps, const char *section, const char *name, const char *value);
+int prof_images_finish(const char *file, struct prof_profile *p, struct br_err *err);
+void prof_images_release(struct prof_profile *p);
+
 #endif

@@ -15,6 +15,11 @@
  *                  is the FQDD iDRAC puts after "__" in a FirmwareInventory
  *                  Id ("Installed-104327-28.39.1002__NIC.Slot.31-1-1"), or
  *                  a shell pattern of it ("NIC.Slot.*")          (optional)
+ *   firmware-images.conf  the catalogue `bringup firmware` updates from:
+ *                  [update] max_per_rack = N; [image NAME] component =
+ *                  FQDD or pattern, class = bmc|bios|nic|gpu|drive|cpld|
+ *                  other, models = Model, Model..., version = V, file =
+ *                  PATH, sha256 = HEX                         (optional)
  *   boot-disk      model_contains = TEXT | smallest = PROTOCOL|any |
  *                  volume = RAIDTYPE|any, tried in order, outside any
  *                  section                                       (optional)
@@ -52,7 +57,13 @@
 #define PROF_DURATION_MAX_S (7 * 24 * 3600) /* a time limit or clock skew */
 
 /* Which file a text is (what sections and names it may hold). */
-enum prof_file { PROF_FILE_BIOS, PROF_FILE_FIRMWARE, PROF_FILE_BOOT_DISK, PROF_FILE_HARDWARE };
+enum prof_file {
+	PROF_FILE_BIOS,
+	PROF_FILE_FIRMWARE,
+	PROF_FILE_BOOT_DISK,
+	PROF_FILE_HARDWARE,
+	PROF_FILE_IMAGES
+};
 
 /* [reprovision] erase: how MAAS wipes a node's disks when it is released. */
 enum prof_erase { PROF_ERASE_NO, PROF_ERASE_FULL, PROF_ERASE_QUICK, PROF_ERASE_SECURE };
@@ -65,6 +76,35 @@ enum prof_boot_mode {
 struct prof_fw_rule {
 	char *component; /* FQDD or shell pattern */
 	char *min_version;
+};
+
+/* What a firmware image updates, in the order a node's updates go (Dell's
+ * "iDRAC9 Lifecycle Controller: update sequence": the iDRAC first, then the
+ * BIOS, then the devices; the CPLD last, as it takes effect at the next
+ * power cycle). */
+enum prof_fw_class {
+	PROF_FW_BMC,
+	PROF_FW_BIOS,
+	PROF_FW_NIC,
+	PROF_FW_GPU,
+	PROF_FW_DRIVE,
+	PROF_FW_CPLD,
+	PROF_FW_OTHER,
+};
+/* "bmc", "bios", ...; prof_fw_class_parse: 0 or BR_E_INVAL. */
+const char *prof_fw_class_name(enum prof_fw_class c);
+int prof_fw_class_parse(const char *name, enum prof_fw_class *ret);
+
+/* One image of firmware-images.conf (the catalogue): [image NAME]. */
+struct prof_fw_image {
+	char *name;	 /* the section's NAME */
+	char *component; /* FQDD or shell pattern of the components it updates */
+	enum prof_fw_class fw_class;
+	struct br_strlist models; /* System Model values it applies to (exact, any case) */
+	char *version;		  /* what the component reports once it is applied */
+	char *file;		  /* absolute path (relative ones are the profile directory's) */
+	char *sha256;		  /* 64 lowercase hex digits */
+	int line;		  /* its first setting's line, for messages */
 };
 
 enum prof_disk_clause_kind {
@@ -172,6 +212,12 @@ struct prof_profile {
 	/* firmware.conf */
 	struct prof_fw_rule *firmware;
 	size_t n_firmware;
+	/* firmware-images.conf: the catalogue (images, in file order) and
+	 * [update] max_per_rack (0: not stated) */
+	char *images_file; /* NULL: the profile has none */
+	struct prof_fw_image *images;
+	size_t n_images;
+	int fw_max_per_rack;
 	/* boot-disk */
 	char *boot_disk_file; /* path it was read from; NULL: the profile has none */
 	struct prof_disk_clause *boot_disk;

@@ -57,6 +57,7 @@ static void reset_answer(struct rf_req *req)
 
 static void req_free(struct rf_req *req)
 {
+	curl_mime_free(req->mime);
 	br_http_req_release(&req->http);
 	br_buf_release(&req->http.body);
 	reset_answer(req);
@@ -68,7 +69,7 @@ static void req_free(struct rf_req *req)
 
 static void set_send_body(struct rf_req *req)
 {
-	if (req->method == RF_POST || req->method == RF_PATCH)
+	if ((req->method == RF_POST || req->method == RF_PATCH) && !req->multipart)
 		req->http.send_body = req->post_body ? req->post_body : "";
 }
 
@@ -155,13 +156,59 @@ static int apply_auth(struct rf_bmc *bmc, CURL *easy, struct curl_slist **header
 	return 0;
 }
 
+/* The file part's bytes, from memory (curl_mime_data would copy an image
+ * of hundreds of megabytes per machine updating). */
+static size_t mime_read(char *buf, size_t size, size_t nitems, void *arg)
+{
+	struct rf_req *req = arg;
+	size_t left = req->multipart->len - req->mime_pos, n = size * nitems;
+
+	if (n > left)
+		n = left;
+	memcpy(buf, req->multipart->data + req->mime_pos, n);
+	req->mime_pos += n;
+	return n;
+}
+
+static int mime_seek(void *arg, curl_off_t offset, int origin)
+{
+	struct rf_req *req = arg;
+
+	if (origin != SEEK_SET || offset < 0 || (size_t)offset > req->multipart->len)
+		return CURL_SEEKFUNC_FAIL;
+	req->mime_pos = (size_t)offset;
+	return CURL_SEEKFUNC_OK;
+}
+
+/* A fresh form for this attempt (the last one's is done with). */
+static int set_multipart(struct rf_req *req, CURL *e)
+{
+	const struct rf_multipart *m = req->multipart;
+	curl_mimepart *part;
+
+	curl_mime_free(req->mime);
+	req->mime_pos = 0;
+	if (!(req->mime = curl_mime_init(e)) || !(part = curl_mime_addpart(req->mime)) ||
+	    curl_mime_name(part, m->json_name) || curl_mime_type(part, "application/json") ||
+	    curl_mime_data(part, m->json, CURL_ZERO_TERMINATED) || !(part = curl_mime_addpart(req->mime)) ||
+	    curl_mime_name(part, m->file_part) || curl_mime_filename(part, m->file_name) ||
+	    curl_mime_type(part, "application/octet-stream") ||
+	    curl_mime_data_cb(part, (curl_off_t)m->len, mime_read, mime_seek, NULL, req))
+		return BR_E_NOMEM;
+	curl_easy_setopt(e, CURLOPT_MIMEPOST, req->mime);
+	return 0;
+}
+
 static int on_start(struct br_http_req *r, CURL *e, struct curl_slist **headers)
 {
 	struct rf_req *req = req_of(r);
 
 	*headers = curl_slist_append(*headers, "Accept: application/json");
 	*headers = curl_slist_append(*headers, "OData-Version: 4.0");
-	if (req->method == RF_POST || req->method == RF_PATCH) {
+	if (req->multipart) {
+		if (set_multipart(req, e))
+			return BR_E_NOMEM;
+	} else if (req->method == RF_POST || req->method == RF_PATCH) {
 		*headers = curl_slist_append(*headers, "Content-Type: application/json");
 		if (req->if_match) {
 			char *line = br_xasprintf("If-Match: %s", req->if_match);

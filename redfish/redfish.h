@@ -180,6 +180,97 @@ int rf_configure_all(const struct rf_config_target *targets, size_t n, const str
 		     const struct rf_config_options *copts, rf_config_done_fn done, void *ctx,
 		     struct br_err *err);
 
+/* ---- firmware updates (redfish/firmware*.c) ---------------------------------
+ *
+ * Update components of each BMC's machine, one after another in the order
+ * given, the way its UpdateService offers (DMTF DSP0266 "Software update";
+ * UpdateService v1_11_0): the image pushed as multipart/form-data to
+ * MultipartHttpPushUri (parts UpdateParameters, application/json, and
+ * UpdateFile) when the service has one, which needs nothing else on the
+ * network; else #UpdateService.SimpleUpdate with an ImageURI on the site's
+ * image server. Either asks for @Redfish.OperationApplyTime Immediate, and a
+ * service that advertises (@Redfish.OperationApplyTimeSupport) only other
+ * times is refused, never surprised. The Task the answer's Location names
+ * (iDRAC9: TaskService/Tasks/JID_..., the Lifecycle Controller job of the
+ * same id) is followed to its end; an Exception fails the machine with the
+ * task's Messages. A BMC update restarts the BMC: its session ends with it,
+ * so the rest goes over basic auth, and the BMC is waited for (bmc_return_ms)
+ * until its FirmwareInventory shows the new version. Every other update is
+ * read back from FirmwareInventory too.
+ *
+ * Never twice: before anything is sent the live FirmwareInventory is read
+ * (a component it does not list is refused: nothing is sent for it), a
+ * component already at its version is skipped, and a running Task of the
+ * UpdateService whose Payload targets the component (an earlier, killed
+ * run's) is followed instead of sending the image again.
+ */
+
+/* One update (borrowed for the run). */
+struct rf_fw_update {
+	const char
+	    *component; /* FQDD: a FirmwareInventory member "Installed-…__FQDD", or one whose Id is it */
+	const char *version;	    /* what the component reports once the image is applied */
+	int restarts_bmc;	    /* the BMC's own firmware: wait for it to come back */
+	const char *file_name;	    /* the image's file name (multipart filename) */
+	const unsigned char *image; /* its bytes, already checked against the catalogue's SHA-256 */
+	size_t image_len;
+	const char *image_uri; /* on the site's image server, for SimpleUpdate; NULL: none */
+};
+
+struct rf_fw_target {
+	struct rf_target target; /* first member: callbacks hand the whole struct back */
+	const struct rf_fw_update *updates;
+	size_t n_updates;
+	const char *group; /* nodes of one group (a rack) update at most max_per_group at once; NULL: none */
+	int max_per_group; /* 0: no limit */
+};
+
+struct rf_fw_options {
+	int max_updates;	/* machines updating at once; default 4 */
+	long poll_ms;		/* task polling interval; default 5000 */
+	long task_timeout_ms;	/* one task, sent to its end; default 3600000 */
+	long bmc_return_ms;	/* a restarted BMC back with its new version; default 900000 */
+	const char *apply_time; /* @Redfish.OperationApplyTime asked for; default "Immediate" */
+};
+
+void rf_fw_options_init(struct rf_fw_options *o);
+
+/* What became of one update (library-owned, valid during the callback). */
+struct rf_fw_step {
+	const char *component;
+	char *from_version; /* as the BMC listed it before; NULL if it did not list it */
+	char *version;	    /* as read back at the end */
+	const char
+	    *method; /* "multipart", "simple", "none" (already there), "resumed" (a running task followed) */
+	char *task;  /* the task's URI */
+	char *task_state; /* its last TaskState */
+	char *message;	  /* its Messages, joined */
+	int sent;	  /* the image was sent (POSTed) in this run */
+	int done;	  /* at its version, read back */
+};
+
+struct rf_fw_result {
+	struct rf_fw_step *steps; /* one per update, in order */
+	size_t n_steps;
+	struct br_hw inventory; /* the last FirmwareInventory read (hw.firmware only) */
+};
+
+/* rc 0: every update is at its version, read back. Otherwise err says
+ * why, naming the component and the BMC's or the task's message. */
+typedef void (*rf_fw_done_fn)(const struct rf_fw_target *target, int rc, const struct rf_fw_result *res,
+			      const struct br_err *err, void *ctx);
+/* Called as an image is about to be sent (a journal, a progress line). */
+typedef void (*rf_fw_sending_fn)(const struct rf_fw_target *target, const struct rf_fw_update *update,
+				 const char *method, void *ctx);
+
+/* Update every target, at most max_updates machines at once (and per
+ * group, max_per_group), each admitted in order as a slot frees up; the
+ * others are not even logged in meanwhile. Returns 0 when the run itself
+ * worked, as rf_discover_all. */
+int rf_firmware_all(const struct rf_fw_target *targets, size_t n, const struct rf_options *opts,
+		    const struct rf_fw_options *fopts, rf_fw_done_fn done, rf_fw_sending_fn sending,
+		    void *ctx, struct br_err *err);
+
 /* ---- IPMI fallback (redfish/ipmi.c), through ipmitool -I lanplus ---------- */
 
 struct rf_ipmi_target {

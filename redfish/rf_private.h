@@ -87,10 +87,27 @@ struct rf_req {
 	int members;  /* collection members seen so far */
 	int expanded; /* url carries $expand */
 
+	/* multipart/form-data instead of a JSON body (firmware pushes):
+	 * borrowed, outliving the request; mime and cursor are per attempt */
+	const struct rf_multipart *multipart;
+	curl_mime *mime;
+	size_t mime_pos;
+
 	/* filled by http.c from the answer */
 	char *location;	  /* Location header */
 	char *etag;	  /* ETag header */
 	char *auth_token; /* X-Auth-Token header (secret) */
+};
+
+/* A multipart POST (DSP0266 "Multipart HTTP push updates"): a JSON part
+ * and a file part, named as the spec names them. */
+struct rf_multipart {
+	const char *json_name; /* "UpdateParameters" */
+	const char *json;
+	const char *file_part; /* "UpdateFile" */
+	const char *file_name;
+	const unsigned char *data;
+	size_t len;
 };
 
 struct rf_vendor;
@@ -147,6 +164,8 @@ struct rf_bmc {
 
 	/* configure (config*.c); NULL for a discovery walk */
 	struct rf_cfg_node *cfg;
+	/* firmware (firmware*.c); NULL otherwise */
+	struct rf_fw_node *fw;
 };
 
 /* What a run does with each BMC (discover.c, config.c). */
@@ -158,6 +177,10 @@ struct rf_driver {
 	 * discovery walk keeps its slots busy. 0: every BMC at once, for
 	 * work that mostly waits (configure's BIOS jobs). */
 	int windowed;
+	/* When set, BMCs start only as it agrees (firmware's update slots):
+	 * 1 to start bmc now, taking its slot; 0 to pass it over for now.
+	 * Those passed over are asked again on every turn. */
+	int (*admit)(struct rf_bmc *bmc);
 };
 
 struct rf_http {

@@ -117,19 +117,50 @@ static size_t admission_window(const struct rf_http *h)
 
 /* Start BMCs, in order, while the window has room: the deadline first,
  * then the service root (login follows it). */
+static void start_bmc(struct rf_http *h, struct rf_bmc *bmc)
+{
+	bmc->started = 1;
+	h->running++;
+	rf_bmc_deadline_start(bmc);
+	rf_session_start(bmc);
+}
+
+/* A driver that admits BMCs itself: every one not yet started is asked,
+ * in order, each turn (a few hundred at most are waiting). */
+static void admit_more(struct rf_http *h)
+{
+	int started = 0;
+
+	for (size_t i = h->next_start; i < h->n_bmcs && !h->interrupted; i++) {
+		struct rf_bmc *bmc = &h->bmcs[i];
+
+		if (bmc->started || bmc->phase != RF_BMC_WALKING || !h->driver->admit(bmc))
+			continue;
+		start_bmc(h, bmc);
+		started = 1;
+	}
+	while (h->next_start < h->n_bmcs &&
+	       (h->bmcs[h->next_start].started || h->bmcs[h->next_start].phase != RF_BMC_WALKING))
+		h->next_start++;
+	if (started)
+		br_loop_wake(h->loop);
+}
+
 static void start_more(struct rf_http *h)
 {
 	size_t before = h->next_start, window = admission_window(h);
+
+	if (h->driver->admit) {
+		admit_more(h);
+		return;
+	}
 
 	while (h->next_start < h->n_bmcs && !h->interrupted && (!window || h->running < window)) {
 		struct rf_bmc *bmc = &h->bmcs[h->next_start++];
 
 		if (bmc->phase != RF_BMC_WALKING)
 			continue;
-		bmc->started = 1;
-		h->running++;
-		rf_bmc_deadline_start(bmc);
-		rf_session_start(bmc);
+		start_bmc(h, bmc);
 	}
 	/* from the turn's hook, after the core's dispatch: start them now */
 	if (h->next_start != before)

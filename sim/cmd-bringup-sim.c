@@ -43,6 +43,8 @@ struct opts {
 	int nodes, seed, latency_ms, flaky_stall_ms, bios_job_ms, bios_job_polls, https, daemon, base_port,
 	    json, verbose, procs, no_ssh;
 	int hosts, no_hosts;
+	int fw_task_ms, bmc_reboot_ms;
+	const char *image_dir;
 	int maas_latency_ms, maas_commission_ms, maas_deploy_ms, maas_no_status_events;
 	int connection_view;
 	const char *dir, *fault_rate, *vendor;
@@ -118,8 +120,16 @@ static int parse_config(struct run *r, struct br_err *err)
 		if (errno || !end || *end || end == o->fault_rate)
 			return br_errf(err, BR_E_INVAL, "--fault-rate '%s' is not a number", o->fault_rate);
 	}
+	if (o->image_dir && *o->image_dir != '/') {
+		/* a daemon leaves the directory it was started in */
+		char *abs = realpath(o->image_dir, NULL);
+
+		if (!abs)
+			return br_errf(err, BR_E_INVAL, "--image-dir %s: not found", o->image_dir);
+		o->image_dir = abs; /* lives as long as the process */
+	}
 	if (o->latency_ms < 0 || o->flaky_stall_ms < 0 || o->bios_job_ms < 0 || o->bios_job_polls < 0 ||
-	    o->base_port < 0 || o->base_port + o->nodes > 65536)
+	    o->fw_task_ms < 0 || o->bmc_reboot_ms < 0 || o->base_port < 0 || o->base_port + o->nodes > 65536)
 		return br_errf(
 		    err, BR_E_INVAL,
 		    "--latency-ms, --flaky-stall-ms, --bios-job-ms, --bios-job-polls and --base-port "
@@ -148,6 +158,9 @@ static int start_bmcs(struct run *r, struct br_err *err)
 	r->bmc_cfg.bios_job_ms = r->o->bios_job_ms;
 	r->bmc_cfg.bios_job_polls = r->o->bios_job_polls;
 	r->bmc_cfg.connection_view = r->o->connection_view;
+	r->bmc_cfg.fw_task_ms = r->o->fw_task_ms;
+	r->bmc_cfg.bmc_reboot_ms = r->o->bmc_reboot_ms;
+	r->bmc_cfg.image_dir = r->o->image_dir;
 	r->bmcs = br_xcalloc(r->rack.n, sizeof(*r->bmcs));
 	for (size_t i = 0; i < r->rack.n; i++) {
 		struct sim_node *n = &r->rack.nodes[i];
@@ -504,6 +517,8 @@ int main(int argc, char **argv)
 	struct opts o = { .nodes = 4,
 			  .flaky_stall_ms = SIM_FLAKY_STALL_MS,
 			  .bios_job_ms = SIM_JOB_RUN_MS,
+			  .fw_task_ms = 2000,
+			  .bmc_reboot_ms = 1000,
 			  .maas_latency_ms = -1 };
 	const struct br_option options[] = {
 		{ "nodes", 'n', BR_OPT_INT, &o.nodes, "N", "number of simulated servers (default 4)" },
@@ -525,6 +540,12 @@ int main(int argc, char **argv)
 		  "how long a BIOS config job runs after the reset (default 1000)" },
 		{ "bios-job-polls", 0, BR_OPT_INT, &o.bios_job_polls, "N",
 		  "a BIOS config job also stays Running until read N times (default 0)" },
+		{ "fw-task-ms", 0, BR_OPT_INT, &o.fw_task_ms, "MS",
+		  "how long a firmware update's task runs (default 2000)" },
+		{ "bmc-reboot-ms", 0, BR_OPT_INT, &o.bmc_reboot_ms, "MS",
+		  "how long an iDRAC is away after its own update (default 1000)" },
+		{ "image-dir", 0, BR_OPT_STRING, &o.image_dir, "DIR",
+		  "where SimpleUpdate's ImageURI file names are read (the image server's files)" },
 		{ "maas-latency-ms", 0, BR_OPT_INT, &o.maas_latency_ms, "L",
 		  "delay every MAAS answer by L ms (default: --latency-ms)" },
 		{ "maas-commission-ms", 0, BR_OPT_INT, &o.maas_commission_ms, "MS",

@@ -77,6 +77,13 @@ static const char *const fault_names[SIM_F_COUNT] = {
 	[SIM_F_CABLE_WRONG_SWITCH] = "cable_wrong_switch",
 	[SIM_F_CONNVIEW_STALE] = "connview_stale",
 	[SIM_F_CONNVIEW_STUCK] = "connview_stuck",
+	[SIM_F_FW_STALE] = "fw_stale",
+	[SIM_F_FW_UPDATE_FAIL] = "fw_update_fail",
+	[SIM_F_FW_IMAGE_REFUSED] = "fw_image_refused",
+	[SIM_F_FW_BMC_SLOW] = "fw_bmc_slow",
+	[SIM_F_FW_NO_MULTIPART] = "fw_no_multipart",
+	[SIM_F_FW_DELL_JOB] = "fw_dell_job",
+	[SIM_F_FW_APPLY_ON_RESET] = "fw_apply_on_reset",
 };
 
 /* BIOS attributes bios_drift may change, and the value a drifted node has. */
@@ -262,6 +269,35 @@ static void apply(struct sim_node *n, enum sim_fault f, uint64_t *rng)
 		detail(n, f,
 		       json_pack("{s:[s, s, s]}", "boot_order", n->st.boot_order[0], n->st.boot_order[1],
 				 n->st.boot_order[2]));
+		break;
+	case SIM_F_FW_STALE:
+	case SIM_F_FW_UPDATE_FAIL:
+	case SIM_F_FW_IMAGE_REFUSED:
+	case SIM_F_FW_BMC_SLOW:
+	case SIM_F_FW_NO_MULTIPART:
+	case SIM_F_FW_DELL_JOB:
+	case SIM_F_FW_APPLY_ON_RESET:
+		snprintf(n->st.fw_idrac, sizeof(n->st.fw_idrac), "%s", SIM_FW_STALE_IDRAC);
+		snprintf(n->st.fw_bios, sizeof(n->st.fw_bios), "%s", SIM_FW_STALE_BIOS);
+		snprintf(n->nics[0].firmware, sizeof(n->nics[0].firmware), "%s", SIM_FW_NIC_OUTDATED);
+		/* what a correct run ends with: the baseline ("after"), or the
+		 * node failed (firmware_update_failed) with nothing past the
+		 * first image sent; SimpleUpdate only: the baseline when an image
+		 * server is given, else failed with nothing sent */
+		detail(n, f,
+		       json_pack("{s:{s:s, s:s, s:s}, s:{s:s, s:s, s:s}, s:s}", "before",
+				 "iDRAC.Embedded.1-1", SIM_FW_STALE_IDRAC, "BIOS.Setup.1-1",
+				 SIM_FW_STALE_BIOS, n->nics[0].fqdd, SIM_FW_NIC_OUTDATED, "after",
+				 "iDRAC.Embedded.1-1", SIM_FW_IDRAC, "BIOS.Setup.1-1", SIM_FW_BIOS,
+				 n->nics[0].fqdd, SIM_FW_NIC, "ends",
+				 f == SIM_F_FW_UPDATE_FAIL || f == SIM_F_FW_IMAGE_REFUSED ||
+					 f == SIM_F_FW_APPLY_ON_RESET
+				     ? "failed"
+				 : f == SIM_F_FW_NO_MULTIPART ? "updated_given_image_server"
+							      : "updated"));
+		if (f == SIM_F_FW_UPDATE_FAIL || f == SIM_F_FW_IMAGE_REFUSED || f == SIM_F_FW_APPLY_ON_RESET)
+			json_object_set_new(json_object_get(n->details, sim_fault_name(f)), "failure_kind",
+					    json_string("firmware_update_failed"));
 		break;
 	case SIM_F_FW_OUTDATED:
 		snprintf(n->firmware_nic_outdated, sizeof(n->firmware_nic_outdated), "%s", n->nics[k].fqdd);

@@ -156,8 +156,17 @@ static void log_request(struct req *q, int status)
 		log_field(loop, ",\"session\":", q->resp.session);
 	if (q->resp.note)
 		log_field(loop, ",\"fault\":", q->resp.note);
-	if (q->body.len)
+	if (q->resp.log_parts) {
+		char *parts = json_dumps(q->resp.log_parts, JSON_COMPACT);
+
+		if (parts) {
+			log_puts(loop, ",\"parts\":");
+			log_puts(loop, parts);
+		}
+		free(parts);
+	} else if (q->body.len) {
 		log_body(loop, q);
+	}
 	log_puts(loop, "}\n");
 	loop->log_dirty = 1;
 	if (loop->logbuf.len >= LOG_BUF_SIZE)
@@ -261,6 +270,7 @@ void sim_http_on_completed(void *cls, struct MHD_Connection *conn, void **con_cl
 	free(q->if_match);
 	br_buf_release(&q->body);
 	free(q->resp.body);
+	json_decref(q->resp.log_parts);
 	br_buf_release(&q->resp.headers);
 	free(q);
 	*con_cls = NULL;

@@ -57,6 +57,7 @@ struct sim_response {
 	const char *auth;    /* "session", "basic", "none" */
 	const char *session; /* "created", "deleted" or NULL */
 	const char *note;    /* fault behaviour shown, or NULL */
+	json_t *log_parts;   /* a multipart body's parts as the log shows them (taken), or NULL */
 };
 
 void sim_response_header(struct sim_response *resp, const char *name, const char *value);

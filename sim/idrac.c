@@ -23,6 +23,7 @@ enum route_flag {
 	/* Writes here change sessions only, which no cached answer shows: a
 	 * client logging in and out around its reads keeps the node's cache. */
 	R_SESSION_WRITES = 4,
+	R_MULTIPART = 8, /* takes multipart/form-data, not JSON */
 };
 
 struct route {
@@ -114,7 +115,9 @@ static const struct route routes[] = {
 	{ SIM_R_MGR "/LogServices/Sel/Entries/*", 7, T_NONE, 0, sim_r_sel_entry, NULL, NULL, NULL },
 	{ SIM_R_MGR "/Jobs", 4, T_NONE, R_NO_CACHE, sim_r_jobs, NULL, sim_w_jobs, NULL },
 	{ SIM_R_MGR "/Jobs/*", 5, T_NONE, R_NO_CACHE, sim_r_job, NULL, NULL, NULL },
-	{ SIM_R_ROOT "/UpdateService", 2, T_NONE, 0, sim_r_update_service, NULL, NULL, NULL },
+	{ SIM_R_ROOT "/UpdateService", 2, T_NONE, R_NO_CACHE, sim_r_update_service, NULL, NULL, NULL },
+	{ SIM_R_UPDATE_MULTIPART, 3, T_NONE, R_MULTIPART, NULL, NULL, sim_w_update_multipart, NULL },
+	{ SIM_R_UPDATE_SIMPLE, 3, T_NONE, 0, NULL, NULL, sim_w_update_simple, NULL },
 	{ SIM_R_FW, 3, T_NONE, 0, sim_r_fw_coll, NULL, NULL, NULL },
 	{ SIM_R_FW "/*", 4, T_NONE, 0, sim_r_fw, NULL, NULL, NULL },
 	{ SIM_R_ROOT "/SessionService", 2, T_NONE, 0, sim_r_session_service, NULL, NULL, NULL },
@@ -608,7 +611,7 @@ static void dispatch(struct sim_ctx *c, const struct route *r)
 	 * re-render than to be wrong about which ones did. */
 	if (!(r->flags & R_SESSION_WRITES))
 		c->node->st.generation++;
-	if (c->req->body_len) {
+	if (c->req->body_len && !(r->flags & R_MULTIPART)) {
 		c->body = json_loadb(c->req->body, c->req->body_len, 0, NULL);
 		if (!json_is_object(c->body)) {
 			sim_reply_error(
@@ -645,6 +648,13 @@ void sim_idrac_handle(void *ctx, const struct sim_request *req, struct sim_respo
 	resp->depth = r ? r->depth : guess_depth(path);
 	resp->auth = "none";
 	sim_jobs_advance(bmc->node);
+	sim_fw_tasks_advance(bmc->node, bmc->cfg);
+	if (br_now_ms() < bmc->node->st.down_until_ms) {
+		/* restarting into new firmware: connections are refused */
+		resp->action = SIM_ACT_CLOSE;
+		resp->note = "bmc_restarting";
+		goto out;
+	}
 	if (flaky(&c))
 		goto out;
 	/* $metadata is XML, and readable without authentication (DSP0266 §

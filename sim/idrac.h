@@ -65,6 +65,9 @@ struct sim_bmc_config {
 	int bios_job_polls;  /* ... and how many reads of it at least */
 	int connection_view; /* iDRAC attribute SwitchConnectionView.1.Enable starts Enabled (else Disabled)
 			      */
+	int fw_task_ms;	       /* how long a firmware update's task runs */
+	int bmc_reboot_ms;     /* how long the iDRAC is away after its own update */
+	const char *image_dir; /* where a SimpleUpdate's ImageURI file names are read; NULL: none */
 };
 
 /* One BMC: the handler context handed to sim_loop_listen. */
@@ -202,6 +205,19 @@ json_t *sim_r_sel(struct sim_ctx *c);
 json_t *sim_r_sel_entries(struct sim_ctx *c);
 json_t *sim_r_sel_entry(struct sim_ctx *c);
 json_t *sim_r_update_service(struct sim_ctx *c);
+/* idrac_update.c */
+#define SIM_R_UPDATE_MULTIPART "/redfish/v1/UpdateService/MultipartUpload"
+#define SIM_R_UPDATE_SIMPLE "/redfish/v1/UpdateService/Actions/UpdateService.SimpleUpdate"
+void sim_w_update_multipart(struct sim_ctx *c);
+void sim_w_update_simple(struct sim_ctx *c);
+/* The version the node's component runs now (iDRAC, BIOS, NICs), NULL when
+ * it has none that an update can change. */
+const char *sim_fw_version(const struct sim_node *n, const char *fqdd);
+/* End update tasks whose time has come (versions change, the iDRAC restarts). */
+void sim_fw_tasks_advance(struct sim_node *n, const struct sim_bmc_config *cfg);
+void sim_fw_task_ids(const struct sim_node *n, json_t *coll, const char *prefix);
+json_t *sim_fw_task_render(struct sim_ctx *c, const char *jid);
+json_t *sim_fw_job_render(struct sim_ctx *c, const char *jid);
 json_t *sim_r_fw_coll(struct sim_ctx *c);
 json_t *sim_r_fw(struct sim_ctx *c);
 json_t *sim_r_accounts_service(struct sim_ctx *c);

@@ -466,6 +466,7 @@ json_t *sim_r_jobs(struct sim_ctx *c)
 	json_t *coll = sim_coll("#DellJobCollection.DellJobCollection", "JobQueue", SIM_R_MGR "/Jobs");
 
 	sim_job_ids(c->node, coll, SIM_R_MGR "/Jobs");
+	sim_fw_task_ids(c->node, coll, SIM_R_MGR "/Jobs");
 	return coll;
 }
 
@@ -475,7 +476,7 @@ json_t *sim_r_job(struct sim_ctx *c)
 	json_t *j;
 
 	if (!sim_job_find(c->node, c->args[0], &job))
-		return NULL;
+		return sim_fw_job_render(c, c->args[0]);
 	/* --bios-job-polls: a job that needs that many polls whatever the
 	 * clock (a client's request cap must not count them) */
 	if (!strcmp(job.state, "Running") && c->node->st.job_reads_left > 0)

@@ -67,9 +67,10 @@ static void fw_build(struct sim_fw_list *l, const struct sim_node *n)
 	char name[96], mac[18];
 
 	l->n = 0;
-	fw_add(l, 0, 159, SIM_FW_BIOS, "BIOS.Setup.1-1", "BIOS");
+	fw_add(l, 0, 159, sim_fw_version(n, "BIOS.Setup.1-1"), "BIOS.Setup.1-1", "BIOS");
 	fw_add(l, 1, 159, "2.2.7", "BIOS.Setup.1-1", "BIOS");
-	fw_add(l, 0, 25227, SIM_FW_IDRAC, "iDRAC.Embedded.1-1", "Integrated Dell Remote Access Controller");
+	fw_add(l, 0, 25227, sim_fw_version(n, "iDRAC.Embedded.1-1"), "iDRAC.Embedded.1-1",
+	       "Integrated Dell Remote Access Controller");
 	fw_add(l, 1, 25227, "7.00.60.00", "iDRAC.Embedded.1-1", "Integrated Dell Remote Access Controller");
 	fw_add(l, 0, 27763, "1.1.4", "CPLD.Embedded.1", "System CPLD");
 	fw_add(l, 0, 101734, "11.0", "OSCollector.Embedded.1", "OS COLLECTOR");
@@ -153,17 +154,6 @@ json_t *sim_r_fw(struct sim_ctx *c)
 	return doc;
 }
 
-json_t *sim_r_update_service(struct sim_ctx *c)
-{
-	json_t *u = sim_res("#UpdateService.v1_11_0.UpdateService", "UpdateService", "Update Service",
-			    "/redfish/v1/UpdateService");
-
-	json_object_set_new(u, "ServiceEnabled", json_true());
-	json_object_set_new(u, "FirmwareInventory", sim_link(SIM_R_FW));
-	json_object_set_new(u, "Status", sim_status("OK"));
-	return u;
-}
-
 json_t *sim_r_managers(struct sim_ctx *c)
 {
 	json_t *coll =
@@ -180,7 +170,7 @@ json_t *sim_r_manager(struct sim_ctx *c)
 	json_object_set_new(m, "Description", json_string("BMC"));
 	json_object_set_new(m, "ManagerType", json_string("BMC"));
 	json_object_set_new(m, "Model", json_string("16G Monolithic"));
-	json_object_set_new(m, "FirmwareVersion", json_string(SIM_FW_IDRAC));
+	json_object_set_new(m, "FirmwareVersion", json_string(sim_fw_version(c->node, "iDRAC.Embedded.1-1")));
 	json_object_set_new(m, "UUID", json_string(c->node->uuid));
 	json_object_set_new(m, "PowerState", json_string("On"));
 	json_object_set_new(m, "Status", sim_status("OK"));

@@ -256,6 +256,7 @@ json_t *sim_r_tasks(struct sim_ctx *c)
 	    sim_coll("#TaskCollection.TaskCollection", "Task Collection", SIM_R_ROOT "/TaskService/Tasks");
 
 	sim_job_ids(c->node, coll, SIM_R_ROOT "/TaskService/Tasks");
+	sim_fw_task_ids(c->node, coll, SIM_R_ROOT "/TaskService/Tasks");
 	return coll;
 }
 
@@ -266,7 +267,7 @@ json_t *sim_r_task(struct sim_ctx *c)
 	json_t *t;
 
 	if (!sim_job_find(c->node, c->args[0], &job))
-		return NULL;
+		return sim_fw_task_render(c, c->args[0]);
 	/* DellJob JobState → Task TaskState (Task schema's enum). */
 	if (!strcmp(job.state, "Scheduled"))
 		state = "Pending", health = "OK";

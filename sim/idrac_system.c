@@ -201,7 +201,7 @@ json_t *sim_r_system(struct sim_ctx *c)
 	json_object_set_new(s, "UUID", json_string(n->uuid));
 	json_object_set_new(s, "HostName", json_string(""));
 	json_object_set_new(s, "SystemType", json_string("Physical"));
-	json_object_set_new(s, "BiosVersion", json_string(SIM_FW_BIOS));
+	json_object_set_new(s, "BiosVersion", json_string(sim_fw_version(c->node, "BIOS.Setup.1-1")));
 	json_object_set_new(s, "PowerState", json_string(n->st.powered ? "On" : "Off"));
 	json_object_set_new(s, "Status",
 			    sim_status(sim_fault_has(&n->faults, SIM_F_PSU_FAILED) ? "Critical" : "OK"));

@@ -235,10 +235,46 @@ enum sim_fault {
 	 * client must not judge, that disagrees with the OS's LLDP after
 	 * deploy. */
 	SIM_F_CONNVIEW_STUCK,
+	/* Firmware updates (bringup firmware; sim/idrac_update.c). The
+	 * iDRAC, the BIOS and the first fabric NIC below the baseline (the
+	 * versions each had before): an update brings them back. */
+	SIM_F_FW_STALE,
+	/* fw_stale, and every update task ends in Exception with the BMC's message. */
+	SIM_F_FW_UPDATE_FAIL,
+	/* fw_stale, and every image pushed is refused (400, the package's signature). */
+	SIM_F_FW_IMAGE_REFUSED,
+	/* fw_stale, and the iDRAC takes SIM_FW_SLOW_REBOOT_MS to come back after its own update. */
+	SIM_F_FW_BMC_SLOW,
+	/* fw_stale, and the UpdateService has no MultipartHttpPushUri: SimpleUpdate only. */
+	SIM_F_FW_NO_MULTIPART,
+	/* fw_stale, and an accepted image's Location names its Lifecycle
+	 * Controller job (Managers/iDRAC.Embedded.1/Jobs/JID_…, a DellJob)
+	 * instead of the Task. */
+	SIM_F_FW_DELL_JOB,
+	/* fw_stale, and both transfer forms advertise only OnReset as their
+	 * @Redfish.OperationApplyTimeSupport (an update staged for the next
+	 * reset): a client asking for Immediate must send nothing. */
+	SIM_F_FW_APPLY_ON_RESET,
 	SIM_F_COUNT
 };
 
 #define SIM_REVOKE_AFTER 3
+#define SIM_FW_TASKS_MAX 32		/* update tasks one simulated iDRAC keeps */
+#define SIM_FW_SLOW_REBOOT_MS 6000	/* fw_bmc_slow: the iDRAC's restart after its update */
+#define SIM_FW_STALE_IDRAC "7.00.60.00" /* fw_stale's versions: each component's previous one */
+#define SIM_FW_STALE_BIOS "2.2.7"
+
+enum sim_fw_task_state { SIM_FW_TASK_RUNNING, SIM_FW_TASK_COMPLETED, SIM_FW_TASK_FAILED };
+
+/* One firmware update the BMC took (idrac_update.c). */
+struct sim_fw_task {
+	enum sim_fw_task_state state;
+	char component[48], version[32];
+	char target_uri[96]; /* the URI the image came to */
+	char json_body[512]; /* the request's JSON (UpdateParameters or the action's body) */
+	int64_t done_ms;
+	char message_id[32], message[192];
+};
 #define SIM_DEEP_EXPAND_LEVELS 5000
 
 #define SIM_TARPIT_STALL_MS 1500
@@ -385,6 +421,13 @@ struct sim_bmc_state {
 	int connview_refreshes;		  /* ServerPortConnectionRefresh actions posted */
 	int connview_set; /* SwitchConnectionView.1.Enable PATCHed: connview_enabled holds it */
 	int connview_enabled;
+	/* firmware updates (idrac_update.c): versions changed by an update
+	 * ("": the healthy rack's), its tasks, and when a restarting iDRAC
+	 * answers again */
+	char fw_idrac[24], fw_bios[24];
+	struct sim_fw_task fw_tasks[SIM_FW_TASKS_MAX];
+	int n_fw_tasks;
+	int64_t down_until_ms;
 };
 
 struct sim_node {

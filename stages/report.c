@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "firmware.h"
 #include "report.h"
 #include "tickets.h"
 
@@ -190,6 +191,57 @@ static int faults(struct stg_report_page *p, struct inv *inv, const struct inv_n
 	return 0;
 }
 
+/* Mixed firmware is a fault source of its own: per model and component,
+ * the versions across the nodes shown where they differ, and who differs
+ * from the most common one (bringup firmware --report's view). */
+static int firmware(struct stg_report_page *p, struct inv *inv, const struct inv_node *nodes, size_t n,
+		    struct br_err *err)
+{
+	json_t *view = stg_fw_consistency_read(inv, nodes, n, 1, err), *c, *v, *h;
+	json_t *components = json_object_get(view, "components");
+	size_t i, k, j;
+
+	if (!view)
+		return -1;
+	stg_report_add(p, "<h2 id=\"firmware\">Firmware versions</h2>\n");
+	if (!json_array_size(components))
+		stg_report_add(p, "<p class=\"none\">Every model runs one version of each component.</p>\n");
+	else
+		stg_report_add(p, "<table class=\"firmware\"><thead><tr><th>Model</th><th>Component</th>"
+				  "<th>Versions (nodes)</th><th>Differ</th></tr></thead><tbody>\n");
+	json_array_foreach(components, i, c)
+	{
+		stg_report_add(p, "<tr class=\"fwdiff\"><td>");
+		stg_report_text(p, br_json_str(c, "model"), NULL);
+		stg_report_add(p, "</td><td>");
+		stg_report_text(p, br_json_str(c, "component"), NULL);
+		stg_report_add(p, "</td><td>");
+		json_array_foreach(json_object_get(c, "versions"), k, v)
+		{
+			stg_report_add(p, k ? "<br>" : "");
+			stg_report_text(p, br_json_str(v, "version"), NULL);
+			stg_report_addf(p, " (%zu)", json_array_size(json_object_get(v, "nodes")));
+		}
+		stg_report_add(p, "</td><td>");
+		json_array_foreach(json_object_get(c, "differ"), j, h)
+		{
+			const struct inv_node *node = node_named(nodes, n, json_string_value(h));
+
+			stg_report_add(p, j ? " " : "");
+			if (node)
+				stg_report_addf(p, "<a href=\"#" STG_REPORT_ANCHOR_FMT "\">",
+						(long long)node->id);
+			stg_report_text(p, json_string_value(h), NULL);
+			stg_report_add(p, node ? "</a>" : "");
+		}
+		stg_report_add(p, "</td></tr>\n");
+	}
+	if (json_array_size(components))
+		stg_report_add(p, "</tbody></table>\n");
+	json_decref(view);
+	return 0;
+}
+
 int stg_report_render(struct inv *inv, const struct inv_node *nodes, size_t n, struct br_buf *out,
 		      struct stg_report_stats *ret_stats, struct br_err *err)
 {
@@ -205,6 +257,8 @@ int stg_report_render(struct inv *inv, const struct inv_node *nodes, size_t n, s
 	stg_report_add(&p, "<h2 id=\"racks\">Racks</h2>\n");
 	stg_report_elevation(&p, nodes, n);
 	rc = faults(&p, inv, nodes, n, &s, err);
+	if (!rc)
+		rc = firmware(&p, inv, nodes, n, err);
 	if (!rc)
 		stg_report_add(&p, "<h2 id=\"nodes\">Nodes</h2>\n");
 	for (size_t i = 0; i < n && !rc && !p.rc; i++)

@@ -185,6 +185,7 @@ int stg_stage_parse(struct stg_stage *st, const struct br_command *cmd, int argc
 /* ---- which stage takes which node -------------------------------------------- */
 
 static const int discover_states[] = { INV_NEW, INV_FAILED, -1 };
+static const int firmware_states[] = { INV_DISCOVERED, INV_FAILED, -1 };
 static const int configure_states[] = { INV_DISCOVERED, -1 };
 static const int enlist_states[] = { INV_CONFIGURED, INV_ENLISTED, INV_FAILED, -1 };
 static const int enlist_skip_states[] = { INV_CONFIGURED, INV_ENLISTED, INV_FAILED, INV_DISCOVERED, -1 };
@@ -208,6 +209,7 @@ static const struct {
 	const int *named;		 /* NULL: states (skip_states) */
 } pipeline[] = {
 	{ "discover", discover_states, discover_states, NULL },
+	{ "firmware", firmware_states, firmware_states, NULL },
 	{ "configure", configure_states, configure_states, configure_named },
 	{ "enlist", enlist_states, enlist_skip_states, NULL },
 	{ "validate", validate_states, validate_states, validate_named },
@@ -261,6 +263,8 @@ static const char *kind_stage(enum br_fail_kind kind)
 	case BR_FAIL_BIOS_UNSUPPORTED:
 	case BR_FAIL_BIOS_NOT_APPLIED:
 		return "configure";
+	case BR_FAIL_FIRMWARE:
+		return "firmware";
 	case BR_FAIL_MAAS_REFUSED:
 	case BR_FAIL_BOOT_DISK:
 	case BR_FAIL_POWER:

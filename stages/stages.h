@@ -28,6 +28,7 @@
 #include "stages/configure.h"
 #include "stages/discover.h"
 #include "stages/enlist.h"
+#include "stages/firmware.h"
 #include "stages/maasopts.h"
 #include "stages/gate.h"
 #include "stages/lifecycle.h"

@@ -26,6 +26,12 @@ the vendored files only; nothing is fetched from anywhere else.
             publishes its schema but not under a licence that lets it be
             copied here, so the body is held to the facts that schema
             states (TargetSettingsURI required on create, a string).
+  multipart  a POST whose log line has "parts" (the simulator's form of a
+            multipart/form-data body): its UpdateParameters part held to
+            UpdateParameters in the versioned UpdateService schema the
+            service root's UpdateService claims (DSP0266 "Multipart HTTP
+            push updates"), and an UpdateFile part with a file name and
+            bytes required.
   annotations  every "@Redfish.X" / "@odata.X" term in any body is checked
             against DMTF's redfish-payload-annotations schema.
 
@@ -281,6 +287,23 @@ class Run:
         return "%s create" % member, validate(self.schemas, name, {"$ref": "#/definitions/" + member}, "create",
                                               body)
 
+    def check_multipart(self, line, parts):
+        ns, version, _ = self.target(line["bmc"], "/redfish/v1/UpdateService")
+        if ns != "UpdateService" or version is None:
+            raise Unusable("the UpdateService claims #%s.%s" % (ns, version))
+        name = self.versioned(ns, version)
+        errors = []
+        params = parts.get("UpdateParameters")
+        if not isinstance(params, dict):
+            errors.append("UpdateParameters: the part is missing or not a JSON object")
+        else:
+            errors += validate(self.schemas, name, {"$ref": "#/definitions/UpdateParameters"}, "action", params)
+            errors += self.check_annotations(params, "action")
+        f = parts.get("UpdateFile")
+        if not isinstance(f, dict) or not f.get("filename") or not f.get("bytes"):
+            errors.append("UpdateFile: the part is missing, has no file name or no bytes")
+        return "UpdateService multipart", errors
+
     def check_annotations(self, body, mode):
         name = self.schemas.newest("redfish-payload-annotations")
         doc = self.schemas.raw.get(PREFIX + name, {}) if name else {}
@@ -299,6 +322,12 @@ class Run:
 
     def check(self, log, number, line):
         method = line.get("method")
+        if "parts" in line:
+            try:
+                kind, errors = self.check_multipart(line, line["parts"])
+            except Unusable as e:
+                kind, errors = "unknown", [str(e)]
+            return self.record(log, number, line, kind, errors)
         if "body_len" in line:
             return self.record(log, number, line, "unparsed", ["the body is not JSON (%d bytes)" % line["body_len"]])
         body = line["body"]
@@ -343,7 +372,7 @@ def main(argv):
             with open(log) as f:
                 lines = [(n, json.loads(text)) for n, text in enumerate(f, 1) if text.strip()]
             for number, line in lines:
-                if "body" in line or "body_len" in line:
+                if "body" in line or "body_len" in line or "parts" in line:
                     run.check(log, number, line)
     except (OSError, ValueError, Unusable) as e:
         print("check-redfish-bodies: %s" % e, file=sys.stderr)

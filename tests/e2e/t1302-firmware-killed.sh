@@ -1,0 +1,52 @@
+#!/bin/sh
+# bringup firmware killed (SIGKILL) while images are being applied, then
+# run again: the rerun converges on the baseline without sending any image
+# twice. The kill point is an event, not a time: the first image the
+# simulated iDRACs have accepted (a 202 in their request log). The node
+# whose task was running when the first run died has its task followed by
+# the rerun (method "resumed"), found from the BMC's TaskService (the
+# Task's Payload names the UpdateService and the component), not sent again.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/firmware.sh"
+cd "$T"
+fw_images "$T/images"
+bringup sim --no-hosts --nodes 8 --seed 11 --faults fw_stale:8 --fw-task-ms 1500 --bmc-reboot-ms 300 \
+	--image-dir "$T/images" --dir rack --daemon >/dev/null
+at_exit "stop_sim $T/rack"
+set -a; . rack/env; set +a
+export BRINGUP_DB=$T/inv.db
+bringup import --manifest rack/rack.csv >/dev/null
+bringup discover -q >/dev/null
+: > rack/requests.log
+bringup firmware --max-updates 2 --poll-ms 50 > first.out 2> first.err &
+pid=$!
+at_exit "kill -9 $pid 2>/dev/null || true"
+i=0
+until [ "$(fw_posts rack/requests.log | wc -l)" -ge 1 ]; do
+	kill -0 $pid 2>/dev/null || fail "firmware ended before any image was accepted: $(cat first.err)"
+	[ $i -lt 600 ] || fail "no image accepted in 60 s"
+	sleep 0.1; i=$((i + 1))
+done
+kill -9 $pid
+rc=0; wait $pid || rc=$?
+assert_eq "$rc" 137 "the first run killed"
+cp rack/requests.log first.log
+first=$(fw_posts first.log | head -n 1 | cut -d' ' -f1)
+assert_eq "$(jq -r --arg h "$first" '.nodes[] | select(.hostname == $h) | .state' "$(bringup status --json > st.json; echo st.json)")" \
+	discovered "the killed run's node keeps its state"
+
+: > rack/requests.log
+rc=0
+bringup firmware --json --max-updates 2 --poll-ms 50 > rerun.json 2> rerun.err || rc=$?
+assert_eq "$rc" 0 "rerun exit code ($(cat rerun.err))"
+cp rack/requests.log rerun.log
+assert_eq "$(jq -r '[.nodes[].result] | unique | join(",")' rerun.json)" updated "every node updated"
+assert_eq "$(jq -r --arg h "$first" '.nodes[] | select(.hostname == $h) | .updates[0].method' rerun.json)" resumed \
+	"$first: the running task followed"
+# Over both runs: every image once per node, and all 24 sent.
+cat first.log rerun.log > both.log
+assert_eq "$(fw_posts both.log | sort | uniq -d | tr '\n' ' ')" "" "images sent twice"
+assert_eq "$(fw_posts both.log | wc -l)" 24 "images sent over both runs"
+bringup firmware --report --json > report.json
+assert_eq "$(jq -r '[.components[] | select(.component | test("iDRAC|BIOS|NIC.Slot.31-1-1"))] | length' report.json)" 0 \
+	"components differing after the rerun"
