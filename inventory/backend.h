@@ -111,9 +111,27 @@ struct invb_ops {
 /* The backend for where (a path or a database URI). */
 const struct invb_ops *invb_for(const char *where);
 
+/* Whether where names a PostgreSQL database: a URI (postgresql://,
+ * postgres://) or a libpq keyword string ("service=NAME",
+ * "host=... dbname=..."); anything else is a SQLite file. */
+int invb_is_pg(const char *where);
+
 extern const struct invb_ops invb_sqlite_ops;
 /* SQLite's schema, schema_sqlite.c. */
 extern const char *const invb_sqlite_migrations[INV_SCHEMA_VERSION];
+
+extern const struct invb_ops invb_pg_ops;
+/* PostgreSQL's schema, schema_pg.c: the same steps in its types. */
+extern const char *const invb_pg_migrations[INV_SCHEMA_VERSION];
+/* Refuse a connection string libpq cannot read or that holds a password
+ * (BR_E_INVAL naming --db; the message never quotes the string). */
+int invb_pg_check_conninfo(const char *where, struct br_err *err);
+/* sql with SQLite's parameters (? and ?N) as libpq's ($N), a bare ?
+ * numbered one past the largest so far as SQLite numbers it; text in
+ * quotes and -- comments kept as they are. *ret_sql is the caller's
+ * (free); *ret_nparams the largest number. 0, or -1 for a number out of
+ * range. */
+int invb_pg_renumber(const char *sql, char **ret_sql, int *ret_nparams);
 
 static inline const char *invb_errmsg(struct invb_conn *c)
 {

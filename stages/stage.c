@@ -41,7 +41,9 @@ int stg_stage_open_inventory(const char *path, struct inv **ret_inv)
 
 	if (inv_open(path, ret_inv, &err)) {
 		br_error("inventory", "%s", err.msg);
-		return STG_EXIT_UNREACHABLE;
+		/* A --db the operator wrote wrong (a password in it) is their
+		 * mistake, not an inventory out of reach. */
+		return err.code == BR_E_INVAL ? STG_EXIT_USAGE : STG_EXIT_UNREACHABLE;
 	}
 	return 0;
 }
