@@ -472,14 +472,72 @@ static int changes_rows(const char *status)
 	       !strncmp(status, "DELETE ", 7);
 }
 
+/* Every result of the pipeline up to its sync, the statement's kept in
+ * *ret_res; whether the savepoint and its release went through. */
+static int drain_pipeline(PGconn *pg, PGresult **ret_res)
+{
+	int query = 0, ok = 1;
+	PGresult *res;
+
+	*ret_res = NULL;
+	for (;;) {
+		res = PQgetResult(pg);
+		if (!res) {
+			query++;
+			continue;
+		}
+		if (PQresultStatus(res) == PGRES_PIPELINE_SYNC) {
+			PQclear(res);
+			return ok;
+		}
+		if (query == 1 && !*ret_res) {
+			*ret_res = res;
+			continue;
+		}
+		if (PQresultStatus(res) != PGRES_COMMAND_OK)
+			ok = 0;
+		PQclear(res);
+	}
+}
+
+/* Run the statement. Inside a transaction SQLite undoes a failed
+ * statement alone and the transaction goes on (a caller may meet a
+ * constraint and carry on); PostgreSQL fails the whole transaction. So
+ * there the statement runs inside a savepoint, sent with it in one
+ * pipeline (one round trip), and rolled back to on failure. */
+static PGresult *run_prepared(struct pg_stmt *st)
+{
+	PGconn *pg = st->c->pg;
+	const char *const *values = (const char *const *)st->values;
+	PGresult *res = NULL;
+	int sent;
+
+	if (PQtransactionStatus(pg) != PQTRANS_INTRANS)
+		return PQexecPrepared(pg, st->name, st->nparams, values, st->lengths, st->formats, 0);
+	if (!PQenterPipelineMode(pg))
+		return NULL;
+	sent = PQsendQueryParams(pg, "SAVEPOINT invb_step", 0, NULL, NULL, NULL, NULL, 0) &&
+	       PQsendQueryPrepared(pg, st->name, st->nparams, values, st->lengths, st->formats, 0) &&
+	       PQsendQueryParams(pg, "RELEASE SAVEPOINT invb_step", 0, NULL, NULL, NULL, NULL, 0) &&
+	       PQpipelineSync(pg);
+	if (sent)
+		drain_pipeline(pg, &res);
+	PQexitPipelineMode(pg);
+	if (PQtransactionStatus(pg) == PQTRANS_INERROR) {
+		PGresult *undo = PQexec(pg, "ROLLBACK TO SAVEPOINT invb_step; RELEASE SAVEPOINT invb_step");
+
+		PQclear(undo);
+	}
+	return res;
+}
+
 static enum invb_step pg_step(struct invb_stmt *stmt)
 {
 	struct pg_stmt *st = stmt_of(stmt);
 	ExecStatusType status;
 
 	if (!st->res) {
-		st->res = PQexecPrepared(st->c->pg, st->name, st->nparams, (const char *const *)st->values,
-					 st->lengths, st->formats, 0);
+		st->res = run_prepared(st);
 		status = PQresultStatus(st->res);
 		if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
 			enum invb_step why = failure_of(st->c, st->res);
