@@ -121,6 +121,9 @@ int main(int argc, char **argv)
 	int rc = 0;
 
 	st.allow_retired = 1;
+	/* Status only reads: it holds no node from a stage at work, and a
+	 * role that may only SELECT (PostgreSQL) runs it. */
+	st.no_lease = 1;
 	if (stg_stage_parse(&st, &cmd, argc, argv))
 		return stg_stage_close(&st);
 	if (state_filter && inv_state_parse(state_filter, &s))

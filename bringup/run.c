@@ -305,6 +305,20 @@ int drv_run_pipeline(const char *const *stages, size_t n, drv_find_fn find, int 
 	char **hosts = br_xcalloc((size_t)argc + 1, sizeof(*hosts));
 
 	parse(argc, argv, &a);
+	/* A --db refused before any stage runs (and is handed it in argv). */
+	{
+		struct br_err err = { 0 };
+
+		if (inv_check_where(db_path(&a), &err)) {
+			fprintf(stderr, "bringup run: %s\n", err.msg);
+			json_decref(doc);
+			json_decref(times);
+			free(a.pass);
+			free(a.only);
+			free(hosts);
+			return STG_EXIT_USAGE;
+		}
+	}
 	forward_signals();
 	for (size_t i = 0; i < n && !caught_signal; i++) {
 		char *path = find(stages[i]);

@@ -25,6 +25,11 @@ const struct invb_ops *invb_for(const char *where)
 	return invb_is_pg(where) ? &invb_pg_ops : &invb_sqlite_ops;
 }
 
+int inv_check_where(const char *path, struct br_err *err)
+{
+	return invb_is_pg(path) ? invb_pg_check_conninfo(path, err) : 0;
+}
+
 int inv_dberr(struct inv *inv, struct br_err *err, const char *what)
 {
 	return br_errf(err, BR_E_DB, "inventory %s: %s: %s", inv->path, what, invb_errmsg(inv->db));

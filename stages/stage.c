@@ -447,7 +447,10 @@ int stg_stage_close(struct stg_stage *st)
 		stg_profiles_release(&profiles);
 	}
 	inv_nodes_free(st->nodes, st->n);
-	stg_stage_release(st->inv);
+	/* A run that took no leases has none to give back, and may hold no
+	 * right to write (a read-only PostgreSQL role running status). */
+	if (!st->no_lease)
+		stg_stage_release(st->inv);
 	inv_close(st->inv);
 	st->nodes = NULL;
 	st->n = 0;

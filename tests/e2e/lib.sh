@@ -99,7 +99,7 @@ pg_start() {
 	PG_URI="postgresql:///postgres?host=$PG_DIR&user=postgres"
 	export PG_DIR PG_URI PG_BIN
 }
-pg_as() { if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+pg_as() { (cd "${PG_DIR:-/}" && if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi); }
 pg_stop() {
 	[ -n "${PG_DIR:-}" ] || return 0
 	[ -f "$PG_DIR/data/postmaster.pid" ] && pg_as "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -m immediate stop >/dev/null 2>&1
