@@ -2,9 +2,9 @@
  * Private to inventory/: the one interface between the inventory's SQL and
  * the database that runs it. A backend is a table of operations
  * (struct invb_ops) over a connection and its prepared statements; the
- * inventory's other files call only the invb_* wrappers below, so a second
- * database (PostgreSQL, issue 25) is a new backend_*.c beside
- * backend_sqlite.c, not an edit of every file.
+ * inventory's other files call only the invb_* wrappers below. Two so far:
+ * SQLite (backend_sqlite.c, schema_sqlite.c) and PostgreSQL (backend_pg.c,
+ * schema_pg.c); invb_for picks one by the form of --db.
  *
  * The SQL handed to a backend is what SQLite (3.40) and PostgreSQL (15)
  * both accept, with two exceptions the backend owns: its schema migrations
@@ -49,8 +49,10 @@ struct invb_stmt {
 
 struct invb_ops {
 	const char *name;
-	/* Open (creating if needed) where: a file, ":memory:". On failure
-	 * *ret_conn is NULL and err names where and why. */
+	/* Open (creating if needed) where: a file, ":memory:", a PostgreSQL
+	 * URI or keyword string (an existing database). On failure *ret_conn
+	 * is NULL and err names where and why (BR_E_INVAL: where is refused
+	 * as written, BR_E_DB: it cannot be reached). */
 	int (*open)(const char *where, struct invb_conn **ret_conn, struct br_err *err);
 	void (*close)(struct invb_conn *conn);
 	/* The last error on conn, for messages; never NULL. */
@@ -97,7 +99,7 @@ struct invb_ops {
 	int (*checkpoint)(struct invb_conn *conn);
 	int (*set_autocheckpoint)(struct invb_conn *conn, int pages);
 	/* The schema, INV_SCHEMA_VERSION migrations: migrations[v] takes a
-	 * database from version v to v + 1 (schema_sqlite.c). */
+	 * database from version v to v + 1 (schema_sqlite.c, schema_pg.c). */
 	const char *const *migrations;
 	/* The top-level members named ?2 and ?3 of node ?1's facts
 	 * document, one row each: (name, JSON type as SQLite's json_each
