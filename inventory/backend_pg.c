@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <libpq-fe.h>
 
@@ -49,6 +50,7 @@ struct pg_stmt {
 	unsigned char *owned;
 	PGresult *res;
 	int row;
+	int reads; /* a SELECT: needs no savepoint (run_prepared) */
 };
 
 static const struct invb_ops *ops(void)
@@ -348,6 +350,7 @@ static int pg_prepare(struct invb_conn *conn, const char *sql, int keep, struct 
 		st->owned = br_xcalloc((size_t)nparams, sizeof(*st->owned));
 	}
 	st->row = -1;
+	st->reads = !strncasecmp(sql + strspn(sql, " \t\n"), "SELECT", 6);
 	*ret_stmt = &st->base;
 	return 0;
 }
@@ -503,8 +506,11 @@ static int drain_pipeline(PGconn *pg, PGresult **ret_res)
 /* Run the statement. Inside a transaction SQLite undoes a failed
  * statement alone and the transaction goes on (a caller may meet a
  * constraint and carry on); PostgreSQL fails the whole transaction. So
- * there the statement runs inside a savepoint, sent with it in one
- * pipeline (one round trip), and rolled back to on failure. */
+ * there a statement that writes runs inside a savepoint, sent with it in
+ * one pipeline (one round trip), and rolled back to on failure. A SELECT
+ * runs bare: it fails only on a real error (no constraint is checked on a
+ * read), which every caller answers by rolling back, and each savepoint
+ * is a subtransaction the server keeps until the commit. */
 static PGresult *run_prepared(struct pg_stmt *st)
 {
 	PGconn *pg = st->c->pg;
@@ -512,7 +518,7 @@ static PGresult *run_prepared(struct pg_stmt *st)
 	PGresult *res = NULL;
 	int sent;
 
-	if (PQtransactionStatus(pg) != PQTRANS_INTRANS)
+	if (st->reads || PQtransactionStatus(pg) != PQTRANS_INTRANS)
 		return PQexecPrepared(pg, st->name, st->nparams, values, st->lengths, st->formats, 0);
 	if (!PQenterPipelineMode(pg))
 		return NULL;
