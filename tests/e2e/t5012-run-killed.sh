@@ -104,7 +104,7 @@ cmp -s ref.txt kill.txt || fail "killed runs did not converge (seed $seed): $(di
 maas_machines kill > machines.txt
 assert_eq "$(wc -l < machines.txt)" "$(maas_machines ref | wc -l)" "machines in MAAS"
 assert_eq "$(uniq -d machines.txt)" "" "a machine registered twice"
-assert_eq "$(inv_sql "$(db_for kill)" 'select count(*) from (select node_id, fault from tickets group by 1, 2 having count(*) > 1)')" 0 \
+assert_eq "$(inv_sql "$(db_for kill)" 'select count(*) from (select node_id, fault from tickets group by 1, 2 having count(*) > 1) as twice')" 0 \
 	"a (node, fault) ticket twice"
 # Runs after the work is done are short, so later kills often find none
 # running; a quarter of them must have struck a live run.

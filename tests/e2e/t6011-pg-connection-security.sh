@@ -10,6 +10,7 @@
 #   the name, not only the CA);
 # - sslmode=disable in the URI, or PGSSLMODE=require: the operator's
 #   choice stands;
+# - a service file's sslmode stands; one that sets none is verified;
 # - the password from PGPASSFILE, or a service file (--db service=NAME):
 #   connects; without it: refused by the server;
 # - a password written into --db (URI, query or keyword form, or
@@ -76,6 +77,11 @@ chmod 600 pgpass
 assert_eq "$(status_rc "$op" PGPASSFILE="$T/pgpass")" 0 "the password file: $(cat status.err)"
 printf '[inv]\nhost=localhost\nport=%s\ndbname=inv\nuser=operator\nsslrootcert=%s\n' "$port" "$T/ca.pem" > services
 assert_eq "$(status_rc service=inv PGSERVICEFILE="$T/services" PGPASSFILE="$T/pgpass")" 0 "a service: $(cat status.err)"
+# a service file's sslmode stands too
+printf '[plain]\nhost=127.0.0.1\nport=%s\ndbname=inv\nuser=postgres\nsslmode=disable\n' "$port" >> services
+assert_eq "$(status_rc service=plain PGSERVICEFILE="$T/services")" 0 "a service with sslmode=disable: $(cat status.err)"
+printf '[strict]\nhost=127.0.0.1\nport=%s\ndbname=inv\nuser=postgres\n' "$port" >> services
+assert_eq "$(status_rc service=strict PGSERVICEFILE="$T/services")" 3 "a service that says nothing: verified"
 env PGSERVICEFILE="$T/services" PGPASSFILE="$T/pgpass" bringup history --db service=inv -vv --json nosuch > hist.out 2>&1 || true
 env PGSERVICEFILE="$T/services" PGPASSFILE="$T/pgpass" bringup status --db service=inv -vv > verbose.out 2>&1
 grep -q 'op-Secret' verbose.out hist.out && fail "the password in bringup's output"
