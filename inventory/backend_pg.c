@@ -475,83 +475,114 @@ static int changes_rows(const char *status)
 	       !strncmp(status, "DELETE ", 7);
 }
 
-/* Every result of the pipeline up to its sync, the statement's kept in
- * *ret_res; whether the savepoint and its release went through. */
-static int drain_pipeline(PGconn *pg, PGresult **ret_res)
+/* The results of a pipeline of n queries up to its sync: the one of query
+ * keep is the statement's, kept in *ret_res when it succeeded. The first
+ * failure (a query before it, its own, or one after it) is recorded on c
+ * and returned as a step answer, *ret_res then NULL; 0: none. */
+static enum invb_step drain_pipeline(struct pg_conn *c, int n, int keep, PGresult **ret_res)
 {
-	int query = 0, ok = 1;
-	PGresult *res;
+	enum invb_step why = 0;
+	int query = 0;
 
 	*ret_res = NULL;
 	for (;;) {
-		res = PQgetResult(pg);
+		PGresult *res = PQgetResult(c->pg);
+		ExecStatusType status;
+
 		if (!res) {
-			query++;
+			/* one NULL ends each query's results, then the sync */
+			if (++query > n) {
+				if (!why) {
+					set_error(c, PQerrorMessage(c->pg));
+					why = INVB_ERROR;
+				}
+				break;
+			}
 			continue;
 		}
-		if (PQresultStatus(res) == PGRES_PIPELINE_SYNC) {
+		status = PQresultStatus(res);
+		if (status == PGRES_PIPELINE_SYNC) {
 			PQclear(res);
-			return ok;
+			break;
 		}
-		if (query == 1 && !*ret_res) {
+		if (status == PGRES_FATAL_ERROR && !why)
+			why = failure_of(c, res);
+		if (query == keep && !*ret_res && (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK))
 			*ret_res = res;
-			continue;
-		}
-		if (PQresultStatus(res) != PGRES_COMMAND_OK)
-			ok = 0;
-		PQclear(res);
+		else
+			PQclear(res);
 	}
+	if (why) {
+		PQclear(*ret_res);
+		*ret_res = NULL;
+	}
+	return why;
 }
 
-/* Run the statement. Inside a transaction SQLite undoes a failed
- * statement alone and the transaction goes on (a caller may meet a
- * constraint and carry on); PostgreSQL fails the whole transaction. So
- * there a statement that writes runs inside a savepoint, sent with it in
- * one pipeline (one round trip), and rolled back to on failure. A SELECT
- * runs bare: it fails only on a real error (no constraint is checked on a
- * read), which every caller answers by rolling back, and each savepoint
- * is a subtransaction the server keeps until the commit. */
-static PGresult *run_prepared(struct pg_stmt *st)
+/* Run the statement; its result, or NULL with *ret_why (the error kept on
+ * the connection). A statement that writes is sent in one pipeline (one
+ * round trip) with what gives it SQLite's semantics:
+ * - inside a transaction, in a savepoint, rolled back to on failure:
+ *   SQLite undoes a failed statement alone and the transaction goes on
+ *   (a caller may meet a constraint and carry on), where PostgreSQL would
+ *   fail the whole transaction;
+ * - outside one, in a transaction of its own under the writers' advisory
+ *   lock (pg_begin_write): on SQLite a lone write too waits for the
+ *   database's one write lock, so it never lands between another
+ *   writer's reads and writes.
+ * A SELECT runs bare: it fails only on a real error (a read meets no
+ * constraint), which every caller answers by rolling back, and each
+ * savepoint is a subtransaction the server keeps until the commit. */
+static PGresult *run_prepared(struct pg_stmt *st, enum invb_step *ret_why)
 {
-	PGconn *pg = st->c->pg;
+	static const char *const in_tx[] = { "SAVEPOINT invb_step", "RELEASE SAVEPOINT invb_step" };
+	static const char *const alone[] = { "BEGIN", "SELECT pg_advisory_xact_lock(" PG_WRITE_LOCK_KEY ")",
+					     "COMMIT" };
+	struct pg_conn *c = st->c;
+	PGconn *pg = c->pg;
 	const char *const *values = (const char *const *)st->values;
-	PGresult *res = NULL;
-	int sent;
+	PGTransactionStatusType tx = PQtransactionStatus(pg);
+	const char *const *around = tx == PQTRANS_INTRANS ? in_tx : alone;
+	int before = tx == PQTRANS_INTRANS ? 1 : 2, sent = 1;
+	PGresult *res;
 
-	if (st->reads || PQtransactionStatus(pg) != PQTRANS_INTRANS)
-		return PQexecPrepared(pg, st->name, st->nparams, values, st->lengths, st->formats, 0);
-	if (!PQenterPipelineMode(pg))
+	if (st->reads || (tx != PQTRANS_INTRANS && tx != PQTRANS_IDLE)) {
+		res = PQexecPrepared(pg, st->name, st->nparams, values, st->lengths, st->formats, 0);
+		if (PQresultStatus(res) == PGRES_COMMAND_OK || PQresultStatus(res) == PGRES_TUPLES_OK)
+			return res;
+		*ret_why = failure_of(c, res);
+		PQclear(res);
 		return NULL;
-	sent = PQsendQueryParams(pg, "SAVEPOINT invb_step", 0, NULL, NULL, NULL, NULL, 0) &&
-	       PQsendQueryPrepared(pg, st->name, st->nparams, values, st->lengths, st->formats, 0) &&
-	       PQsendQueryParams(pg, "RELEASE SAVEPOINT invb_step", 0, NULL, NULL, NULL, NULL, 0) &&
-	       PQpipelineSync(pg);
-	if (sent)
-		drain_pipeline(pg, &res);
-	PQexitPipelineMode(pg);
-	if (PQtransactionStatus(pg) == PQTRANS_INERROR) {
-		PGresult *undo = PQexec(pg, "ROLLBACK TO SAVEPOINT invb_step; RELEASE SAVEPOINT invb_step");
-
-		PQclear(undo);
 	}
+	if (!PQenterPipelineMode(pg)) {
+		*ret_why = failure_of(c, NULL);
+		return NULL;
+	}
+	for (int i = 0; sent && i < before; i++)
+		sent = PQsendQueryParams(pg, around[i], 0, NULL, NULL, NULL, NULL, 0);
+	sent = sent && PQsendQueryPrepared(pg, st->name, st->nparams, values, st->lengths, st->formats, 0) &&
+	       PQsendQueryParams(pg, around[before], 0, NULL, NULL, NULL, NULL, 0) && PQpipelineSync(pg);
+	*ret_why = sent ? drain_pipeline(c, before + 2, before, &res) : failure_of(c, NULL);
+	if (!sent)
+		res = NULL;
+	PQexitPipelineMode(pg);
+	if (PQtransactionStatus(pg) != tx) /* the statement failed: undo it alone */
+		PQclear(PQexec(pg, tx == PQTRANS_INTRANS
+				       ? "ROLLBACK TO SAVEPOINT invb_step; RELEASE SAVEPOINT invb_step"
+				       : "ROLLBACK"));
 	return res;
 }
 
 static enum invb_step pg_step(struct invb_stmt *stmt)
 {
 	struct pg_stmt *st = stmt_of(stmt);
-	ExecStatusType status;
 
 	if (!st->res) {
-		st->res = run_prepared(st);
-		status = PQresultStatus(st->res);
-		if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
-			enum invb_step why = failure_of(st->c, st->res);
+		enum invb_step why = INVB_ERROR;
 
-			PQclear(st->res);
-			st->res = NULL;
+		st->res = run_prepared(st, &why);
+		if (!st->res)
 			return why;
-		}
 		if (changes_rows(PQcmdStatus(st->res)))
 			st->c->changes = strtoll(PQcmdTuples(st->res), NULL, 10);
 	}

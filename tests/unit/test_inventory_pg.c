@@ -255,7 +255,8 @@ static void test_constraint_and_returning(void **state)
  * and, at lock_timeout, answers -1; a row another transaction holds is
  * INVB_BUSY. The holder holds until this test lets go, so nothing depends
  * on how fast anything runs; the waiter's timeout is cut to 50 ms so the
- * test does not wait INV_BUSY_TIMEOUT_MS. */
+ * test does not wait INV_BUSY_TIMEOUT_MS. Once the holder commits, the
+ * waiter's lone write goes through and is there. */
 static void test_busy(void **state)
 {
 	struct fixture *f = *state;
@@ -271,6 +272,13 @@ static void test_busy(void **state)
 	assert_int_equal(invb_begin_write(waiter), -1);
 	assert_non_null(strstr(invb_errmsg(waiter), "lock timeout"));
 	assert_false(invb_in_transaction(waiter));
+	/* a lone write waits for the writer too, as on SQLite, even on a
+	 * row the writer has not touched */
+	assert_int_equal(
+	    invb_prepare(waiter, "UPDATE nodes SET notes = 'alone' WHERE hostname = 'node-b'", 0, &st), 0);
+	assert_int_equal(invb_step(st), INVB_BUSY);
+	assert_false(invb_in_transaction(waiter));
+	invb_finalize(st);
 	assert_int_equal(invb_prepare(waiter, "UPDATE nodes SET notes = ? WHERE hostname = ?", 0, &st), 0);
 	invb_bind_text(st, 1, "late");
 	invb_bind_text(st, 2, "node-a");
@@ -284,6 +292,13 @@ static void test_busy(void **state)
 	invb_finalize(st);
 
 	assert_int_equal(invb_commit(holder), 0);
+	assert_int_equal(invb_exec(waiter, "UPDATE nodes SET notes = 'after' WHERE hostname = 'node-b'"), 0);
+	assert_int_equal(
+	    invb_prepare(waiter, "UPDATE nodes SET notes = 'alone' WHERE hostname = 'node-b'", 0, &st), 0);
+	assert_int_equal(invb_step(st), INVB_DONE);
+	assert_int_equal(invb_changes(waiter), 1);
+	assert_false(invb_in_transaction(waiter));
+	invb_finalize(st);
 	assert_int_equal(invb_begin_write(waiter), 0);
 	assert_int_equal(invb_commit(waiter), 0);
 	holder->ops->close(holder);
