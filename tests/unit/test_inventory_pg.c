@@ -402,6 +402,54 @@ static void test_facts_members(void **state)
 	fixture_drop_sqlite(lite.path);
 }
 
+/* Every table's and view's columns, "table.column" sorted, one a line. */
+static char *schema_columns(const char *where, const char *sql)
+{
+	const struct invb_ops *ops = invb_for(where);
+	struct invb_conn *db;
+	struct invb_stmt *st;
+	struct br_buf out;
+	int rc;
+
+	br_buf_init(&out, 0);
+	assert_int_equal(ops->open(where, &db, NULL), 0);
+	assert_int_equal(invb_prepare(db, sql, 0, &st), 0);
+	while ((rc = invb_step(st)) == INVB_ROW)
+		br_buf_addf(&out, "%s.%s\n", invb_column_text(st, 0), invb_column_text(st, 1));
+	assert_int_equal(rc, INVB_DONE);
+	invb_finalize(st);
+	db->ops->close(db);
+	return br_buf_detach(&out);
+}
+
+/* One schema on both backends: after the migrations, the same tables and
+ * views with the same columns (schema_sqlite.c and schema_pg.c are kept
+ * step for step; a step added to one alone fails here). */
+static void test_same_schema(void **state)
+{
+	struct fixture *f = *state;
+	char lite[192];
+	struct inv *inv;
+	char *pg_cols, *sqlite_cols;
+
+	fixture_where_sqlite(lite, sizeof(lite));
+	assert_int_equal(inv_open(lite, &inv, NULL), 0);
+	inv_close(inv);
+	sqlite_cols =
+	    schema_columns(lite, "SELECT m.name, p.name FROM sqlite_master m, pragma_table_info(m.name) p"
+				 " WHERE m.type IN ('table', 'view') AND m.name NOT LIKE 'sqlite_%'"
+				 " ORDER BY m.name COLLATE BINARY, p.name COLLATE BINARY");
+	pg_cols = schema_columns(f->path, "SELECT table_name, column_name FROM information_schema.columns"
+					  " WHERE table_schema = 'public' AND table_name <> 'bringup_schema'"
+					  " ORDER BY table_name COLLATE \"C\", column_name COLLATE \"C\"");
+	assert_non_null(strstr(pg_cols, "nodes.bmc_system\n"));
+	assert_non_null(strstr(pg_cols, "drives.capacity_bytes\n"));
+	assert_string_equal(pg_cols, sqlite_cols);
+	free(pg_cols);
+	free(sqlite_cols);
+	fixture_drop_sqlite(lite);
+}
+
 static void test_schema_version(void **state)
 {
 	struct fixture *f = *state;
@@ -422,6 +470,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_constraint_and_returning, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_busy, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_facts_members, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_same_schema, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_schema_version, setup, teardown),
 	};
 	int started = pg_cluster_start(), rc;
