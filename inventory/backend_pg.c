@@ -117,6 +117,14 @@ static int pg_run(struct pg_conn *c, const char *sql)
 
 static int pg_exec(struct invb_conn *conn, const char *sql)
 {
+	/* A plain BEGIN is a reader's (inventory/batch.c reads a rack's checks
+	 * in one): on SQLite its first read takes a snapshot the whole
+	 * transaction sees, which is PostgreSQL's REPEATABLE READ, not its
+	 * default READ COMMITTED (a snapshot per statement). A write after
+	 * another writer committed fails on both (SQLITE_BUSY_SNAPSHOT,
+	 * SQLSTATE 40001: busy). */
+	if (!strcasecmp(sql, "BEGIN"))
+		sql = "BEGIN ISOLATION LEVEL REPEATABLE READ";
 	return pg_run(conn_of(conn), sql);
 }
 

@@ -4,8 +4,10 @@
  * $N, which --db strings are PostgreSQL, a password in one refused
  * without quoting it, SQLSTATE class 23 as a constraint (the events
  * table's trigger included, as SQLite's RAISE(ABORT)), a held lock as
- * busy, RETURNING ids, and the facts-document member pick answering as
- * SQLite's json_each does on the same document.
+ * busy (a lone write waiting for a writer as on SQLite), RETURNING ids,
+ * a reader's snapshot, the facts-document member pick answering as
+ * SQLite's json_each does on the same document, and the same tables and
+ * columns on both backends.
  *
  * The cluster is this program's own: initdb in a scratch directory and a
  * server on a Unix socket there (no TCP), run as the postgres user when
@@ -402,6 +404,42 @@ static void test_facts_members(void **state)
 	fixture_drop_sqlite(lite.path);
 }
 
+static int64_t count_events(struct invb_conn *db)
+{
+	struct invb_stmt *st;
+	int64_t n;
+
+	assert_int_equal(invb_prepare(db, "SELECT count(*) FROM events", 0, &st), 0);
+	assert_int_equal(invb_step(st), INVB_ROW);
+	n = invb_column_int64(st, 0);
+	invb_finalize(st);
+	return n;
+}
+
+/* A reader's BEGIN sees one snapshot to its end, as SQLite's does (gate
+ * reads a rack's checks in one): a write committed meanwhile is not in
+ * it, and is there after. */
+static void test_read_snapshot(void **state)
+{
+	struct fixture *f = *state;
+	struct invb_conn *reader, *writer;
+	int64_t before;
+
+	assert_int_equal(invb_pg_ops.open(f->path, &reader, NULL), 0);
+	assert_int_equal(invb_pg_ops.open(f->path, &writer, NULL), 0);
+	assert_int_equal(invb_exec(reader, "BEGIN"), 0);
+	before = count_events(reader);
+	assert_true(before > 0);
+	assert_int_equal(
+	    invb_exec(writer, "INSERT INTO events(node_id, to_state, at) VALUES (1, 'new', 'now')"), 0);
+	assert_int_equal(count_events(writer), before + 1);
+	assert_int_equal(count_events(reader), before);
+	assert_int_equal(invb_commit(reader), 0);
+	assert_int_equal(count_events(reader), before + 1);
+	reader->ops->close(reader);
+	writer->ops->close(writer);
+}
+
 /* Every table's and view's columns, "table.column" sorted, one a line. */
 static char *schema_columns(const char *where, const char *sql)
 {
@@ -470,6 +508,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_constraint_and_returning, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_busy, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_facts_members, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_read_snapshot, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_same_schema, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_schema_version, setup, teardown),
 	};
