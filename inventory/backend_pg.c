@@ -143,10 +143,12 @@ int invb_pg_check_conninfo(const char *where, struct br_err *err)
 	int rc = 0;
 
 	if (!opts) {
-		/* libpq's message names the part it could not read, never a
-		 * value that came after it. */
-		rc = br_errf(err, BR_E_INVAL, "--db: not a PostgreSQL connection string: %s",
-			     perr ? perr : "out of memory");
+		/* libpq's own message quotes the part it could not read, which
+		 * may be a password written without its keyword: not shown. */
+		rc = br_errf(err, BR_E_INVAL,
+			     "--db: libpq cannot read it as a PostgreSQL connection string "
+			     "(a postgresql:// URI, or keyword=value pairs such as service=NAME)%s",
+			     perr ? "" : ": out of memory");
 		PQfreemem(perr);
 		return rc;
 	}
@@ -165,17 +167,20 @@ int invb_pg_check_conninfo(const char *where, struct br_err *err)
 	return rc;
 }
 
-/* The server's certificate and name are verified unless someone chose
- * otherwise: libpq's own default (prefer) takes any server, unencrypted
- * or not. Set through PGSSLMODE, where libpq ranks it below the
- * connection string and a service file's sslmode, so either still wins;
- * libpq uses no TLS on a Unix socket whatever the mode. */
-static void default_verify_full(void)
+/* Defaults of bringup's own, given as libpq's environment variables,
+ * which libpq ranks below the connection string and a service file, so
+ * either still wins:
+ * - the server's certificate and name are verified: libpq's default
+ *   (prefer) takes any server, unencrypted or not; libpq uses no TLS on
+ *   a Unix socket whatever the mode;
+ * - a connection attempt ends after 10 s: libpq's default is to wait
+ *   for ever, and a server that drops packets held a stage with it. */
+static void set_default(const char *name, const char *value)
 {
-	const char *mode = getenv("PGSSLMODE");
+	const char *now = getenv(name);
 
-	if (!mode || !*mode)
-		setenv("PGSSLMODE", "verify-full", 1);
+	if (!now || !*now)
+		setenv(name, value, 1);
 }
 
 static int pg_open(const char *where, struct invb_conn **ret_conn, struct br_err *err)
@@ -188,7 +193,8 @@ static int pg_open(const char *where, struct invb_conn **ret_conn, struct br_err
 	rc = invb_pg_check_conninfo(where, err);
 	if (rc)
 		return rc;
-	default_verify_full();
+	set_default("PGSSLMODE", "verify-full");
+	set_default("PGCONNECT_TIMEOUT", "10");
 	c = br_xcalloc(1, sizeof(*c));
 	c->base.ops = ops();
 	c->pg = PQconnectdb(where);

@@ -181,6 +181,10 @@ static void test_password_refused(void **state)
 	assert_int_equal(invb_pg_check_conninfo("service=inventory", &err), 0);
 	assert_int_equal(invb_pg_check_conninfo("postgresql://bringup@db.example/inv", &err), 0);
 	assert_int_equal(invb_pg_check_conninfo("host=db dbname", &err), BR_E_INVAL);
+	/* a string libpq cannot read is not quoted either: it may hold one */
+	assert_int_equal(invb_pg_check_conninfo("host=db user=u hunter2", &err), BR_E_INVAL);
+	assert_null(strstr(err.msg, "hunter2"));
+	assert_non_null(strstr(err.msg, "--db"));
 	/* and the inventory's own open says the same */
 	memset(&err, 0, sizeof(err));
 	pg_uri(admin, sizeof(admin), "postgres");
