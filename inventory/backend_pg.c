@@ -183,6 +183,18 @@ static void set_default(const char *name, const char *value)
 		setenv(name, value, 1);
 }
 
+/* The server's warnings go to bringup's log, not straight to stderr as
+ * libpq's own processor would print them. */
+static void on_notice(void *ctx, const char *message)
+{
+	size_t len = strlen(message);
+
+	(void)ctx;
+	while (len && message[len - 1] == '\n')
+		len--;
+	br_warn("inventory", "PostgreSQL: %.*s", (int)len, message);
+}
+
 static int pg_open(const char *where, struct invb_conn **ret_conn, struct br_err *err)
 {
 	struct pg_conn *c;
@@ -204,6 +216,7 @@ static int pg_open(const char *where, struct invb_conn **ret_conn, struct br_err
 		pg_close(&c->base);
 		return BR_E_DB;
 	}
+	PQsetNoticeProcessor(c->pg, on_notice, NULL);
 	/* Every wait on a lock, the writers' one included (pg_begin_write),
 	 * ends after the busy timeout as SQLite's busy handler does; notices
 	 * (an IF NOT EXISTS that found it) are not the operator's business. */
