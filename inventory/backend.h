@@ -3,7 +3,8 @@
  * the database that runs it. A backend is a table of operations
  * (struct invb_ops) over a connection and its prepared statements; the
  * inventory's other files call only the invb_* wrappers below. Two so far:
- * SQLite (backend_sqlite.c, schema_sqlite.c) and PostgreSQL (backend_pg.c,
+ * SQLite (backend_sqlite.c, schema_sqlite.c) and PostgreSQL (backend_pg.c and
+ * backend_pg_stmt.c over backend_pg.h,
  * schema_pg.c); invb_for picks one by the form of --db.
  *
  * The SQL handed to a backend is what SQLite (3.40) and PostgreSQL (15)

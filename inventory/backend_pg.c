@@ -1,10 +1,9 @@
 /*
- * The PostgreSQL backend (backend.h): the only file in bringup that calls
- * libpq. Statements are prepared on the server (PQprepare) under a name of
- * their own, their ?/?N parameters renumbered to $N, and run with text
- * parameters and text results (PQexecPrepared); a statement's rows are the
- * whole result, read one by one by step. The schema version is a row of
- * its own table (bringup_schema), since PostgreSQL has no user_version.
+ * The PostgreSQL backend (backend.h), with backend_pg_stmt.c the only
+ * files in bringup that call libpq (backend_pg.h). Statements are prepared on the server (PQprepare) under a
+ * name of their own, their ?/?N parameters renumbered to $N, and run with text parameters and text results
+ * (PQexecPrepared); a statement's rows are the whole result, read one by one by step. The schema version is a
+ * row of its own table (bringup_schema), since PostgreSQL has no user_version.
  *
  * Who may connect how is libpq's: a URI (postgresql://, postgres://) or a
  * keyword string ("service=inventory"), with libpq's environment,
@@ -21,55 +20,15 @@
 #include <string.h>
 #include <strings.h>
 
-#include <libpq-fe.h>
-
-#include "backend.h"
+#include "backend_pg.h"
 #include "inventory.h"
-
-/* The one advisory lock every writer takes ("bringup" in ASCII). */
-#define PG_WRITE_LOCK_KEY "27710089590494576"
-#define PG_ERRMSG_MAX 1024
-
-struct pg_conn {
-	struct invb_conn base;
-	PGconn *pg;
-	int64_t changes;
-	unsigned next_stmt; /* names the next prepared statement */
-	char errmsg[PG_ERRMSG_MAX];
-};
-
-struct pg_stmt {
-	struct invb_stmt base;
-	struct pg_conn *c;
-	char name[32];
-	int nparams;
-	/* Each parameter's text (or bytes, for a blob), and whether it is a
-	 * copy this statement frees. */
-	char **values;
-	int *lengths, *formats;
-	unsigned char *owned;
-	PGresult *res;
-	int row;
-	int reads; /* a SELECT: needs no savepoint (run_prepared) */
-};
 
 static const struct invb_ops *ops(void)
 {
 	return &invb_pg_ops;
 }
 
-static struct pg_conn *conn_of(struct invb_conn *c)
-{
-	return (struct pg_conn *)c;
-}
-
-static struct pg_stmt *stmt_of(struct invb_stmt *st)
-{
-	return (struct pg_stmt *)st;
-}
-
-/* Keep msg (libpq's, ending in a newline) as the connection's last error. */
-static void set_error(struct pg_conn *c, const char *msg)
+void invb_pg_set_error(struct pg_conn *c, const char *msg)
 {
 	size_t len;
 
@@ -84,11 +43,11 @@ static void set_error(struct pg_conn *c, const char *msg)
  * is a constraint; a lock not had within lock_timeout (55P03), a
  * serialization failure (40001), a deadlock (40P01) or a cancelled
  * statement (57014) is another connection in the way. */
-static enum invb_step failure_of(struct pg_conn *c, const PGresult *res)
+enum invb_step invb_pg_failure(struct pg_conn *c, const PGresult *res)
 {
 	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
 
-	set_error(c, res ? PQresultErrorMessage(res) : PQerrorMessage(c->pg));
+	invb_pg_set_error(c, res ? PQresultErrorMessage(res) : PQerrorMessage(c->pg));
 	if (!state)
 		return INVB_ERROR;
 	if (!strncmp(state, "23", 2))
@@ -108,7 +67,7 @@ static int pg_run(struct pg_conn *c, const char *sql)
 	int rc = 0;
 
 	if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK && status != PGRES_EMPTY_QUERY) {
-		failure_of(c, res);
+		invb_pg_failure(c, res);
 		rc = -1;
 	}
 	PQclear(res);
@@ -211,7 +170,7 @@ static int pg_open(const char *where, struct invb_conn **ret_conn, struct br_err
 	c->base.ops = ops();
 	c->pg = PQconnectdb(where);
 	if (!c->pg || PQstatus(c->pg) != CONNECTION_OK) {
-		set_error(c, c->pg ? PQerrorMessage(c->pg) : "out of memory");
+		invb_pg_set_error(c, c->pg ? PQerrorMessage(c->pg) : "out of memory");
 		br_errf(err, BR_E_DB, "inventory %s: cannot connect: %s", where, c->errmsg);
 		pg_close(&c->base);
 		return BR_E_DB;
@@ -280,394 +239,6 @@ static void pg_rollback(struct invb_conn *conn)
 		pg_run(conn_of(conn), "ROLLBACK");
 }
 
-int invb_pg_renumber(const char *sql, char **ret_sql, int *ret_nparams)
-{
-	struct br_buf out;
-	int max = 0, rc = 0;
-	const char *p = sql;
-
-	br_buf_init(&out, 0);
-	while (*p && !rc) {
-		if (*p == '\'' || *p == '"') {
-			/* A literal or a quoted name, its doubled quotes included:
-			 * a '?' inside is text, not a parameter. */
-			char q = *p;
-			const char *end = p + 1;
-
-			while (*end && !(*end == q && end[1] != q))
-				end += *end == q ? 2 : 1;
-			if (*end)
-				end++;
-			rc = br_buf_add(&out, p, (size_t)(end - p));
-			p = end;
-		} else if (p[0] == '-' && p[1] == '-') {
-			size_t len = strcspn(p, "\n");
-
-			rc = br_buf_add(&out, p, len);
-			p += len;
-		} else if (*p == '?') {
-			long n;
-
-			p++;
-			if (*p >= '0' && *p <= '9') {
-				char *end;
-
-				errno = 0;
-				n = strtol(p, &end, 10);
-				if (errno || n < 1 || n > 32766)
-					rc = -1;
-				p = end;
-			} else {
-				/* SQLite gives a bare ? one more than the largest
-				 * number used so far. */
-				n = max + 1;
-			}
-			if (!rc) {
-				if (n > max)
-					max = (int)n;
-				rc = br_buf_addf(&out, "$%ld", n);
-			}
-		} else {
-			size_t len = strcspn(p, "'\"-?");
-
-			rc = br_buf_add(&out, p, len ? len : 1);
-			p += len ? len : 1;
-		}
-	}
-	if (rc) {
-		br_buf_release(&out);
-		return -1;
-	}
-	*ret_sql = br_buf_detach(&out);
-	*ret_nparams = max;
-	return 0;
-}
-
-static int pg_prepare(struct invb_conn *conn, const char *sql, int keep, struct invb_stmt **ret_stmt)
-{
-	struct pg_conn *c = conn_of(conn);
-	struct pg_stmt *st;
-	char *text;
-	int nparams;
-	PGresult *res;
-
-	(void)keep; /* every statement is prepared on the server alike */
-	if (invb_pg_renumber(sql, &text, &nparams)) {
-		set_error(c, "bad parameter number in statement");
-		return -1;
-	}
-	st = br_xcalloc(1, sizeof(*st));
-	st->base.ops = ops();
-	st->c = c;
-	snprintf(st->name, sizeof(st->name), "br%u", c->next_stmt++);
-	res = PQprepare(c->pg, st->name, text, 0, NULL);
-	free(text);
-	if (PQresultStatus(res) != PGRES_COMMAND_OK) {
-		failure_of(c, res);
-		PQclear(res);
-		free(st);
-		return -1;
-	}
-	PQclear(res);
-	st->nparams = nparams;
-	if (nparams) {
-		st->values = br_xcalloc((size_t)nparams, sizeof(*st->values));
-		st->lengths = br_xcalloc((size_t)nparams, sizeof(*st->lengths));
-		st->formats = br_xcalloc((size_t)nparams, sizeof(*st->formats));
-		st->owned = br_xcalloc((size_t)nparams, sizeof(*st->owned));
-	}
-	st->row = -1;
-	st->reads = !strncasecmp(sql + strspn(sql, " \t\n"), "SELECT", 6);
-	*ret_stmt = &st->base;
-	return 0;
-}
-
-static void pg_reset(struct invb_stmt *stmt)
-{
-	struct pg_stmt *st = stmt_of(stmt);
-
-	PQclear(st->res);
-	st->res = NULL;
-	st->row = -1;
-}
-
-static void unbind(struct pg_stmt *st, int i)
-{
-	if (st->owned[i])
-		free(st->values[i]);
-	st->values[i] = NULL;
-	st->owned[i] = 0;
-	st->lengths[i] = 0;
-	st->formats[i] = 0;
-}
-
-static void pg_clear_bindings(struct invb_stmt *stmt)
-{
-	struct pg_stmt *st = stmt_of(stmt);
-
-	for (int i = 0; i < st->nparams; i++)
-		unbind(st, i);
-}
-
-static void pg_finalize(struct invb_stmt *stmt)
-{
-	struct pg_stmt *st = stmt_of(stmt);
-	char sql[64];
-
-	pg_reset(stmt);
-	pg_clear_bindings(stmt);
-	/* A statement lives as long as the session; one that is not kept
-	 * would pile up in the server's memory. Inside a transaction that
-	 * already failed the server refuses even this, and forgets nothing
-	 * until the session ends: harmless. */
-	if (PQstatus(st->c->pg) == CONNECTION_OK && PQtransactionStatus(st->c->pg) != PQTRANS_INERROR) {
-		snprintf(sql, sizeof(sql), "DEALLOCATE %s", st->name);
-		PQclear(PQexec(st->c->pg, sql));
-	}
-	free(st->values);
-	free(st->lengths);
-	free(st->formats);
-	free(st->owned);
-	free(st);
-}
-
-static int bind_slot(struct pg_stmt *st, int idx)
-{
-	if (idx < 1 || idx > st->nparams)
-		return -1;
-	unbind(st, idx - 1);
-	return idx - 1;
-}
-
-static int pg_bind_null(struct invb_stmt *stmt, int idx)
-{
-	return bind_slot(stmt_of(stmt), idx) < 0 ? -1 : 0;
-}
-
-static int bind_copy(struct pg_stmt *st, int idx, const char *data, size_t len, int binary)
-{
-	int i = bind_slot(st, idx);
-
-	if (i < 0 || len > (size_t)INT32_MAX)
-		return -1;
-	st->values[i] = br_xmalloc(len + 1);
-	memcpy(st->values[i], data, len);
-	st->values[i][len] = '\0';
-	st->owned[i] = 1;
-	st->lengths[i] = (int)len;
-	st->formats[i] = binary;
-	return 0;
-}
-
-static int pg_bind_int64(struct invb_stmt *stmt, int idx, int64_t v)
-{
-	char text[32];
-	int len = snprintf(text, sizeof(text), "%lld", (long long)v);
-
-	return bind_copy(stmt_of(stmt), idx, text, (size_t)len, 0);
-}
-
-static int pg_bind_double(struct invb_stmt *stmt, int idx, double v)
-{
-	char text[40];
-	int len = snprintf(text, sizeof(text), "%.17g", v);
-
-	return bind_copy(stmt_of(stmt), idx, text, (size_t)len, 0);
-}
-
-static int pg_bind_text(struct invb_stmt *stmt, int idx, const char *s, int borrow)
-{
-	struct pg_stmt *st = stmt_of(stmt);
-	int i;
-
-	if (!borrow)
-		return bind_copy(st, idx, s, strlen(s), 0);
-	i = bind_slot(st, idx);
-	if (i < 0)
-		return -1;
-	st->values[i] = (char *)(uintptr_t)s;
-	return 0;
-}
-
-static int pg_bind_blob(struct invb_stmt *stmt, int idx, const void *data, size_t len)
-{
-	return bind_copy(stmt_of(stmt), idx, data, len, 1);
-}
-
-/* Whether a command's status names a statement that changes rows:
- * SQLite's changes() counts only INSERT, UPDATE and DELETE. */
-static int changes_rows(const char *status)
-{
-	return !strncmp(status, "INSERT ", 7) || !strncmp(status, "UPDATE ", 7) ||
-	       !strncmp(status, "DELETE ", 7);
-}
-
-/* The results of a pipeline of n queries up to its sync: the one of query
- * keep is the statement's, kept in *ret_res when it succeeded. The first
- * failure (a query before it, its own, or one after it) is recorded on c
- * and returned as a step answer, *ret_res then NULL; 0: none. */
-static enum invb_step drain_pipeline(struct pg_conn *c, int n, int keep, PGresult **ret_res)
-{
-	enum invb_step why = 0;
-	int query = 0;
-
-	*ret_res = NULL;
-	for (;;) {
-		PGresult *res = PQgetResult(c->pg);
-		ExecStatusType status;
-
-		if (!res) {
-			/* one NULL ends each query's results, then the sync */
-			if (++query > n) {
-				if (!why) {
-					set_error(c, PQerrorMessage(c->pg));
-					why = INVB_ERROR;
-				}
-				break;
-			}
-			continue;
-		}
-		status = PQresultStatus(res);
-		if (status == PGRES_PIPELINE_SYNC) {
-			PQclear(res);
-			break;
-		}
-		if (status == PGRES_FATAL_ERROR && !why)
-			why = failure_of(c, res);
-		if (query == keep && !*ret_res && (status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK))
-			*ret_res = res;
-		else
-			PQclear(res);
-	}
-	if (why) {
-		PQclear(*ret_res);
-		*ret_res = NULL;
-	}
-	return why;
-}
-
-/* Run the statement; its result, or NULL with *ret_why (the error kept on
- * the connection). A statement that writes is sent in one pipeline (one
- * round trip) with what gives it SQLite's semantics:
- * - inside a transaction, in a savepoint, rolled back to on failure:
- *   SQLite undoes a failed statement alone and the transaction goes on
- *   (a caller may meet a constraint and carry on), where PostgreSQL would
- *   fail the whole transaction;
- * - outside one, in a transaction of its own under the writers' advisory
- *   lock (pg_begin_write): on SQLite a lone write too waits for the
- *   database's one write lock, so it never lands between another
- *   writer's reads and writes.
- * A SELECT runs bare: it fails only on a real error (a read meets no
- * constraint), which every caller answers by rolling back, and each
- * savepoint is a subtransaction the server keeps until the commit. */
-static PGresult *run_prepared(struct pg_stmt *st, enum invb_step *ret_why)
-{
-	static const char *const in_tx[] = { "SAVEPOINT invb_step", "RELEASE SAVEPOINT invb_step" };
-	static const char *const alone[] = { "BEGIN", "SELECT pg_advisory_xact_lock(" PG_WRITE_LOCK_KEY ")",
-					     "COMMIT" };
-	struct pg_conn *c = st->c;
-	PGconn *pg = c->pg;
-	const char *const *values = (const char *const *)st->values;
-	PGTransactionStatusType tx = PQtransactionStatus(pg);
-	const char *const *around = tx == PQTRANS_INTRANS ? in_tx : alone;
-	int before = tx == PQTRANS_INTRANS ? 1 : 2, sent = 1;
-	PGresult *res;
-
-	if (st->reads || (tx != PQTRANS_INTRANS && tx != PQTRANS_IDLE)) {
-		res = PQexecPrepared(pg, st->name, st->nparams, values, st->lengths, st->formats, 0);
-		if (PQresultStatus(res) == PGRES_COMMAND_OK || PQresultStatus(res) == PGRES_TUPLES_OK)
-			return res;
-		*ret_why = failure_of(c, res);
-		PQclear(res);
-		return NULL;
-	}
-	if (!PQenterPipelineMode(pg)) {
-		*ret_why = failure_of(c, NULL);
-		return NULL;
-	}
-	for (int i = 0; sent && i < before; i++)
-		sent = PQsendQueryParams(pg, around[i], 0, NULL, NULL, NULL, NULL, 0);
-	sent = sent && PQsendQueryPrepared(pg, st->name, st->nparams, values, st->lengths, st->formats, 0) &&
-	       PQsendQueryParams(pg, around[before], 0, NULL, NULL, NULL, NULL, 0) && PQpipelineSync(pg);
-	*ret_why = sent ? drain_pipeline(c, before + 2, before, &res) : failure_of(c, NULL);
-	if (!sent)
-		res = NULL;
-	PQexitPipelineMode(pg);
-	if (PQtransactionStatus(pg) != tx) /* the statement failed: undo it alone */
-		PQclear(PQexec(pg, tx == PQTRANS_INTRANS
-				       ? "ROLLBACK TO SAVEPOINT invb_step; RELEASE SAVEPOINT invb_step"
-				       : "ROLLBACK"));
-	return res;
-}
-
-static enum invb_step pg_step(struct invb_stmt *stmt)
-{
-	struct pg_stmt *st = stmt_of(stmt);
-
-	if (!st->res) {
-		enum invb_step why = INVB_ERROR;
-
-		st->res = run_prepared(st, &why);
-		if (!st->res)
-			return why;
-		if (changes_rows(PQcmdStatus(st->res)))
-			st->c->changes = strtoll(PQcmdTuples(st->res), NULL, 10);
-	}
-	if (st->row + 1 < PQntuples(st->res)) {
-		st->row++;
-		return INVB_ROW;
-	}
-	st->row = PQntuples(st->res);
-	return INVB_DONE;
-}
-
-static int on_row(struct pg_stmt *st, int col)
-{
-	return st->res && st->row >= 0 && st->row < PQntuples(st->res) && col >= 0 &&
-	       col < PQnfields(st->res);
-}
-
-static int pg_column_is_null(struct invb_stmt *stmt, int col)
-{
-	struct pg_stmt *st = stmt_of(stmt);
-
-	return !on_row(st, col) || PQgetisnull(st->res, st->row, col);
-}
-
-static const char *pg_column_text(struct invb_stmt *stmt, int col)
-{
-	struct pg_stmt *st = stmt_of(stmt);
-
-	return pg_column_is_null(stmt, col) ? NULL : PQgetvalue(st->res, st->row, col);
-}
-
-static size_t pg_column_bytes(struct invb_stmt *stmt, int col)
-{
-	struct pg_stmt *st = stmt_of(stmt);
-
-	return pg_column_is_null(stmt, col) ? 0 : (size_t)PQgetlength(st->res, st->row, col);
-}
-
-/* Numbers come as text; a boolean (t or f) reads as 1 or 0, as SQLite's
- * integers do. */
-static int64_t pg_column_int64(struct invb_stmt *stmt, int col)
-{
-	const char *s = pg_column_text(stmt, col);
-
-	if (!s)
-		return 0;
-	if (!strcmp(s, "t"))
-		return 1;
-	return strtoll(s, NULL, 10);
-}
-
-static double pg_column_double(struct invb_stmt *stmt, int col)
-{
-	const char *s = pg_column_text(stmt, col);
-
-	return s ? strtod(s, NULL) : 0;
-}
-
 static int64_t pg_changes(struct invb_conn *conn)
 {
 	return conn_of(conn)->changes;
@@ -694,7 +265,7 @@ static int pg_schema_version(struct invb_conn *conn)
 	if (PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1)
 		v = atoi(PQgetvalue(res, 0, 0));
 	else
-		failure_of(c, res);
+		invb_pg_failure(c, res);
 	PQclear(res);
 	return v;
 }
@@ -743,21 +314,21 @@ const struct invb_ops invb_pg_ops = {
 	.commit = pg_commit,
 	.rollback = pg_rollback,
 	.in_transaction = pg_in_transaction,
-	.prepare = pg_prepare,
-	.reset = pg_reset,
-	.clear_bindings = pg_clear_bindings,
-	.finalize = pg_finalize,
-	.bind_null = pg_bind_null,
-	.bind_int64 = pg_bind_int64,
-	.bind_double = pg_bind_double,
-	.bind_text = pg_bind_text,
-	.bind_blob = pg_bind_blob,
-	.step = pg_step,
-	.column_is_null = pg_column_is_null,
-	.column_text = pg_column_text,
-	.column_bytes = pg_column_bytes,
-	.column_int64 = pg_column_int64,
-	.column_double = pg_column_double,
+	.prepare = invb_pg_prepare,
+	.reset = invb_pg_reset,
+	.clear_bindings = invb_pg_clear_bindings,
+	.finalize = invb_pg_finalize,
+	.bind_null = invb_pg_bind_null,
+	.bind_int64 = invb_pg_bind_int64,
+	.bind_double = invb_pg_bind_double,
+	.bind_text = invb_pg_bind_text,
+	.bind_blob = invb_pg_bind_blob,
+	.step = invb_pg_step,
+	.column_is_null = invb_pg_column_is_null,
+	.column_text = invb_pg_column_text,
+	.column_bytes = invb_pg_column_bytes,
+	.column_int64 = invb_pg_column_int64,
+	.column_double = invb_pg_column_double,
 	.changes = pg_changes,
 	.schema_version = pg_schema_version,
 	.set_schema_version = pg_set_schema_version,
