@@ -114,7 +114,9 @@ db_for() {
 		echo "$T/$1.db"
 		return
 	fi
-	pg_start >/dev/null
+	# Started by the test itself (lib.sh does, with BR_TEST_DB=pg): a
+	# cluster started here, in the $(db_for ...) subshell, would outlive it.
+	[ -n "${PG_DIR:-}" ] || fail "db_for $1: no PostgreSQL cluster (call pg_start first)"
 	if [ ! -e "$PG_DIR/db-$1" ]; then
 		psql -X -q -d "$PG_URI" -v ON_ERROR_STOP=1 -c "CREATE DATABASE \"$1\"" >/dev/null || fail "createdb $1"
 		: >"$PG_DIR/db-$1"
