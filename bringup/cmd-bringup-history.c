@@ -19,6 +19,7 @@ int main(int argc, char **argv)
 	size_t n = 0;
 
 	st.readonly = 1;
+	st.no_lease = 1; /* only reads: a SELECT-only role runs it */
 	if (stg_stage_parse(&st, &cmd, argc, argv))
 		return stg_stage_close(&st);
 	if (argc - st.argi != 1)

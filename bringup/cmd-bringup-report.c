@@ -64,7 +64,8 @@ int main(int argc, char **argv)
 	if (stg_stage_parse(&st, &cmd, argc, argv))
 		return stg_stage_close(&st);
 	if (!out && !(out = default_out = stg_report_default_path(st.common.db)))
-		return stg_stage_usage(&st, "--out PATH is needed for an in-memory inventory");
+		return stg_stage_usage(
+		    &st, "--out PATH is needed for an inventory that is no file (in memory, PostgreSQL)");
 	run.path = out;
 	if (!stg_stage_open(&st, stg_all_states)) {
 		if (stg_report_write(st.inv, st.nodes, st.n, out, &run.stats, &err))

@@ -301,8 +301,9 @@ int main(int argc, char **argv)
 
 	st.allow_retired = 1;
 	st.readonly = 1;
-	/* status only reads: taking leases hid every node a running stage
-	 * holds, the ones being worked on while an operator looks */
+	/* Status only reads: it holds no node from a stage at work (taking
+	 * leases hid every node a running stage holds), and a role that may
+	 * only SELECT (PostgreSQL) runs it. */
 	st.no_lease = 1;
 	if (stg_stage_parse(&st, &cmd, argc, argv))
 		return stg_stage_close(&st);

@@ -306,6 +306,20 @@ int drv_run_pipeline(const char *const *stages, size_t n, drv_find_fn find, int 
 
 	json_object_set_new(doc, "schema_version", json_integer(STG_SCHEMA_RUN));
 	parse(argc, argv, &a);
+	/* A --db refused before any stage runs (and is handed it in argv). */
+	{
+		struct br_err err = { 0 };
+
+		if (inv_check_where(db_path(&a), &err)) {
+			fprintf(stderr, "bringup run: %s\n", err.msg);
+			json_decref(doc);
+			json_decref(times);
+			free(a.pass);
+			free(a.only);
+			free(hosts);
+			return STG_EXIT_USAGE;
+		}
+	}
 	forward_signals();
 	for (size_t i = 0; i < n && !caught_signal; i++) {
 		char *path = find(stages[i]);

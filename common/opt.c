@@ -30,8 +30,9 @@ void br_strlist_release(struct br_strlist *l)
 static size_t common_table(struct br_common_opts *c, struct br_option *out)
 {
 	const struct br_option tbl[] = {
-		{ "db", 0, BR_OPT_STRING, &c->db, "PATH",
-		  "inventory database (default $BRINGUP_DB or ./bringup.db)" },
+		{ "db", 0, BR_OPT_STRING, &c->db, "PATH|URI",
+		  "inventory: a SQLite file or a PostgreSQL URI (postgresql://...) or service=NAME "
+		  "(default $BRINGUP_DB or ./bringup.db)" },
 		{ "json", 0, BR_OPT_FLAG, &c->json, NULL, "machine-readable output on stdout" },
 		{ "verbose", 'v', BR_OPT_FLAG, &c->verbose, NULL, "more log detail (repeat for debug)" },
 		{ "quiet", 'q', BR_OPT_FLAG, &c->quiet, NULL, "only errors on stderr, no progress" },

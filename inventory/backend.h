@@ -2,9 +2,10 @@
  * Private to inventory/: the one interface between the inventory's SQL and
  * the database that runs it. A backend is a table of operations
  * (struct invb_ops) over a connection and its prepared statements; the
- * inventory's other files call only the invb_* wrappers below, so a second
- * database (PostgreSQL, issue 25) is a new backend_*.c beside
- * backend_sqlite.c, not an edit of every file.
+ * inventory's other files call only the invb_* wrappers below. Two so far:
+ * SQLite (backend_sqlite.c, schema_sqlite.c) and PostgreSQL (backend_pg.c and
+ * backend_pg_stmt.c over backend_pg.h,
+ * schema_pg.c); invb_for picks one by the form of --db.
  *
  * The SQL handed to a backend is what SQLite (3.40) and PostgreSQL (15)
  * both accept, with two exceptions the backend owns: its schema migrations
@@ -49,11 +50,13 @@ struct invb_stmt {
 
 struct invb_ops {
 	const char *name;
-	/* Open (creating if needed) where: a file, ":memory:". flags are
+	/* Open where: a file, ":memory:" (created if needed), a PostgreSQL
+	 * URI or keyword string (an existing database). flags are
 	 * inventory.h's INV_OPEN_*: with INV_OPEN_READONLY nothing is
 	 * created or written, not even the backend's own settings (journal
 	 * mode), and a database that is not there is BR_E_NOTFOUND. On
-	 * failure *ret_conn is NULL and err names where and why. */
+	 * failure *ret_conn is NULL and err names where and why (BR_E_INVAL:
+	 * where is refused as written, BR_E_DB: it cannot be reached). */
 	int (*open)(const char *where, unsigned flags, struct invb_conn **ret_conn, struct br_err *err);
 	void (*close)(struct invb_conn *conn);
 	/* The last error on conn, for messages; never NULL. */
@@ -104,7 +107,7 @@ struct invb_ops {
 	int (*checkpoint)(struct invb_conn *conn);
 	int (*set_autocheckpoint)(struct invb_conn *conn, int pages);
 	/* The schema, INV_SCHEMA_VERSION migrations: migrations[v] takes a
-	 * database from version v to v + 1 (schema_sqlite.c). */
+	 * database from version v to v + 1 (schema_sqlite.c, schema_pg.c). */
 	const char *const *migrations;
 	/* The top-level members named ?2 and ?3 of node ?1's facts
 	 * document, one row each: (name, JSON type as SQLite's json_each
@@ -118,9 +121,27 @@ struct invb_ops {
 /* The backend for where (a path or a database URI). */
 const struct invb_ops *invb_for(const char *where);
 
+/* Whether where names a PostgreSQL database: a URI (postgresql://,
+ * postgres://) or a libpq keyword string ("service=NAME",
+ * "host=... dbname=..."); anything else is a SQLite file. */
+int invb_is_pg(const char *where);
+
 extern const struct invb_ops invb_sqlite_ops;
 /* SQLite's schema, schema_sqlite.c. */
 extern const char *const invb_sqlite_migrations[INV_SCHEMA_VERSION];
+
+extern const struct invb_ops invb_pg_ops;
+/* PostgreSQL's schema, schema_pg.c: the same steps in its types. */
+extern const char *const invb_pg_migrations[INV_SCHEMA_VERSION];
+/* Refuse a connection string libpq cannot read or that holds a password
+ * (BR_E_INVAL naming --db; the message never quotes the string). */
+int invb_pg_check_conninfo(const char *where, struct br_err *err);
+/* sql with SQLite's parameters (? and ?N) as libpq's ($N), a bare ?
+ * numbered one past the largest so far as SQLite numbers it; text in
+ * quotes and -- comments kept as they are. *ret_sql is the caller's
+ * (free); *ret_nparams the largest number. 0, or -1 for a number out of
+ * range. */
+int invb_pg_renumber(const char *sql, char **ret_sql, int *ret_nparams);
 
 static inline const char *invb_errmsg(struct invb_conn *c)
 {

@@ -7,10 +7,27 @@
 
 #include "inv_private.h"
 
+int invb_is_pg(const char *where)
+{
+	size_t key;
+
+	if (!strncmp(where, "postgresql://", 13) || !strncmp(where, "postgres://", 11))
+		return 1;
+	/* libpq's keyword form: it begins with a keyword and '='. */
+	key = strspn(where, "abcdefghijklmnopqrstuvwxyz_");
+	while (key && where[key] == ' ')
+		key++;
+	return key && where[key] == '=';
+}
+
 const struct invb_ops *invb_for(const char *where)
 {
-	(void)where; /* one backend so far: a postgresql:// URI is issue 25's */
-	return &invb_sqlite_ops;
+	return invb_is_pg(where) ? &invb_pg_ops : &invb_sqlite_ops;
+}
+
+int inv_check_where(const char *path, struct br_err *err)
+{
+	return invb_is_pg(path) ? invb_pg_check_conninfo(path, err) : 0;
 }
 
 int inv_dberr(struct inv *inv, struct br_err *err, const char *what)

@@ -44,7 +44,10 @@ const char *inv_state_name(enum inv_state state);
 int inv_state_parse(const char *name, enum inv_state *ret_state);
 
 /* Open (creating if needed) and migrate to INV_SCHEMA_VERSION. path may be
- * ":memory:". A database newer than this program is refused. */
+ * ":memory:", or a PostgreSQL URI (postgresql://, postgres://) or libpq
+ * keyword string ("service=NAME"). A database newer than this program is
+ * refused; a PostgreSQL string holding a password is refused (BR_E_INVAL,
+ * as inv_check_where) before anything connects. */
 int inv_open(const char *path, struct inv **ret_inv, struct br_err *err);
 
 /* inv_open_with's flags. INV_OPEN_READONLY: for a command that only reads
@@ -59,6 +62,10 @@ int inv_open_with(const char *path, unsigned flags, struct inv **ret_inv, struct
 /* Whether inv was opened INV_OPEN_READONLY. */
 int inv_readonly(const struct inv *inv);
 void inv_close(struct inv *inv);
+/* Whether path is a --db this program would take, without opening it: 0,
+ * or BR_E_INVAL naming --db (a password written into a PostgreSQL
+ * connection string; libpq cannot read it). */
+int inv_check_where(const char *path, struct br_err *err);
 /* The file the inventory was opened from. */
 const char *inv_path(const struct inv *inv);
 /* Copy what the write-ahead log holds into the database now, without

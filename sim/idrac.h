@@ -61,10 +61,10 @@ struct sim_bmc_config {
 	const char *user;
 	const char *password;
 	int flaky_stall_ms;
-	int bios_job_ms;     /* how long a BIOS config job runs after the reset */
-	int bios_job_polls;  /* ... and how many reads of it at least */
-	int connection_view; /* iDRAC attribute SwitchConnectionView.1.Enable starts Enabled (else Disabled)
-			      */
+	int bios_job_ms;       /* how long a BIOS config job runs after the reset */
+	int bios_job_polls;    /* ... and how many reads of it at least */
+	int connection_view;   /* iDRAC attribute SwitchConnectionView.1.Enable starts Enabled (else Disabled)
+				*/
 	int fw_task_ms;	       /* how long a firmware update's task runs */
 	int bmc_reboot_ms;     /* how long the iDRAC is away after its own update */
 	const char *image_dir; /* where a SimpleUpdate's ImageURI file names are read; NULL: none */

@@ -291,7 +291,10 @@ char *stg_report_default_path(const char *db_path)
 {
 	size_t len;
 
-	if (!db_path || !*db_path || !strcmp(db_path, ":memory:") || !strncmp(db_path, "file:", 5))
+	/* A database that is no file (SQLite's :memory: and file: URIs, a
+	 * PostgreSQL URI or keyword string) has no place beside it. */
+	if (!db_path || !*db_path || !strcmp(db_path, ":memory:") || !strncmp(db_path, "file:", 5) ||
+	    strstr(db_path, "://") || strchr(db_path, '='))
 		return NULL;
 	len = strlen(db_path);
 	if (len > 3 && !strcmp(db_path + len - 3, ".db"))

@@ -79,9 +79,11 @@ int stg_stage_open_inventory_with(const char *path, unsigned flags, struct inv *
 	}
 	if (rc) {
 		br_error("inventory", "%s", err.msg);
-		/* A path that names no database is the operator's slip (a
-		 * typo in --db), not an inventory down. */
-		return err.code == BR_E_NOTFOUND ? STG_EXIT_USAGE : STG_EXIT_UNREACHABLE;
+		/* A path that names no database (a typo in --db), or a --db
+		 * written wrong (a password in it), is the operator's slip,
+		 * not an inventory out of reach. */
+		return err.code == BR_E_NOTFOUND || err.code == BR_E_INVAL ? STG_EXIT_USAGE
+									   : STG_EXIT_UNREACHABLE;
 	}
 	return 0;
 }
@@ -553,7 +555,9 @@ int stg_stage_close(struct stg_stage *st)
 		stg_profiles_release(&profiles);
 	}
 	inv_nodes_free(st->nodes, st->n);
-	if (!st->readonly)
+	/* A run that took no leases has none to give back, and may hold no
+	 * right to write (a viewer; a read-only PostgreSQL role). */
+	if (!st->readonly && !st->no_lease)
 		stg_stage_release(st->inv);
 	inv_close(st->inv);
 	st->nodes = NULL;

@@ -101,10 +101,11 @@ size_t val_gate_failing(const struct prof_profile *profile, const struct val_che
 		 * required, optional or neither; only an unknown may be
 		 * excused, by being optional or not required, or, for a check
 		 * judged before PXE, by the in-band check deciding. */
-		failing[i] = checks[i].result == VAL_FAIL ||
-			     (!is_early(checks[i].name) && checks[i].result != VAL_PASS &&
-			      val_gate_is_required(profile, checks[i].name) &&
-			      !(checks[i].result == VAL_UNKNOWN && val_gate_is_optional(profile, checks[i].name)));
+		failing[i] =
+		    checks[i].result == VAL_FAIL ||
+		    (!is_early(checks[i].name) && checks[i].result != VAL_PASS &&
+		     val_gate_is_required(profile, checks[i].name) &&
+		     !(checks[i].result == VAL_UNKNOWN && val_gate_is_optional(profile, checks[i].name)));
 		count += (size_t)failing[i];
 	}
 	/* Every check the profile requires (by name, or at least one of a

@@ -5,7 +5,9 @@
 # fail MSG, assert_eq GOT WANT MSG, assert_contains HAYSTACK NEEDLE MSG,
 # at_exit CMD (run at exit, last registered first), need_root, maas_auth [KEY],
 # maas_req METHOD PATH, inventory_state DB, node_field DB HOST FIELD, nodes_in DB STATE,
-# inv_sql DB SQL (the one way to the inventory that status does not show).
+# inv_sql DB SQL (the one way to the inventory that status does not show),
+# db_for NAME (the --db of an inventory: a SQLite file, or with
+# BR_TEST_DB=pg a database in this test's own PostgreSQL), pg_start, pg_stop.
 set -eu
 # The tree is the one this file is in (tests/run sets BR_TOP and BR_BIN);
 # the executables are its build/bin unless BR_BIN names another build.
@@ -72,6 +74,65 @@ NO_LLDP='.lldp = {status: "missing", source: "none", neighbors: []}'
 nodes_in() {
 	bringup status --db "$1" --json | jq --arg s "$2" '[.nodes[] | select(.state == $s)] | length'
 }
+# The backend a test's inventories live in: BR_TEST_DB=pg runs the same
+# script against PostgreSQL (t6000 and on do), sqlite (the default) as ever.
+BR_TEST_DB=${BR_TEST_DB:-sqlite}
+# pg_start: a PostgreSQL cluster of this test's own, made with initdb in a
+# scratch directory and started on a Unix socket there (no TCP port), as
+# the postgres user when run as root (PostgreSQL refuses to run as root);
+# stopped at exit (pg_stop). Exports PG_DIR (the socket's directory) and
+# PG_URI (its database "postgres", as the superuser postgres). With no
+# PostgreSQL server installed the test ends at once, passing, saying
+# "skipped" (CI installs one: scripts/deps).
+pg_start() {
+	[ -n "${PG_DIR:-}" ] && return 0
+	_pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+	if [ -z "$_pgbin" ] || [ ! -x "$_pgbin/postgres" ]; then
+		echo "skipped: no PostgreSQL server (Debian: apt-get install postgresql)"
+		exit 0
+	fi
+	if [ "$(id -u)" -eq 0 ] && ! id postgres >/dev/null 2>&1; then
+		echo "skipped: no postgres user to run PostgreSQL as"
+		exit 0
+	fi
+	PG_BIN=$_pgbin
+	PG_DIR=$(mktemp -d "${BR_TEST_TMP:-/dev/shm}/br-pg.XXXXXX" 2>/dev/null || mktemp -d /tmp/br-pg.XXXXXX)
+	chmod 755 "$PG_DIR"
+	[ "$(id -u)" -eq 0 ] && chown postgres "$PG_DIR"
+	at_exit "pg_stop"
+	pg_as "$PG_BIN/initdb" -D "$PG_DIR/data" -A trust -U postgres -E UTF8 --no-sync >"$PG_DIR/initdb.log" 2>&1 ||
+		fail "initdb: $(tail -n 5 "$PG_DIR/initdb.log")"
+	pg_as "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -l "$PG_DIR/log" -w \
+		-o "-c listen_addresses= -k $PG_DIR -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
+		start >/dev/null || fail "PostgreSQL did not start: $(tail -n 5 "$PG_DIR/log")"
+	PG_URI="postgresql:///postgres?host=$PG_DIR&user=postgres"
+	export PG_DIR PG_URI PG_BIN
+}
+pg_as() { (cd "${PG_DIR:-/}" && if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi); }
+pg_stop() {
+	[ -n "${PG_DIR:-}" ] || return 0
+	[ -f "$PG_DIR/data/postmaster.pid" ] && pg_as "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -m immediate stop >/dev/null 2>&1
+	rm -rf "$PG_DIR"
+	PG_DIR=
+}
+# NAME: the --db of the test's inventory NAME: $T/NAME.db, or with
+# BR_TEST_DB=pg the URI of database NAME in the test's cluster (made the
+# first time it is asked for).
+db_for() {
+	if [ "$BR_TEST_DB" != pg ]; then
+		echo "$T/$1.db"
+		return
+	fi
+	# Started by the test itself (lib.sh does, with BR_TEST_DB=pg): a
+	# cluster started here, in the $(db_for ...) subshell, would outlive it.
+	[ -n "${PG_DIR:-}" ] || fail "db_for $1: no PostgreSQL cluster (call pg_start first)"
+	if [ ! -e "$PG_DIR/db-$1" ]; then
+		psql -X -q -d "$PG_URI" -v ON_ERROR_STOP=1 -c "CREATE DATABASE \"$1\"" >/dev/null || fail "createdb $1"
+		: >"$PG_DIR/db-$1"
+	fi
+	echo "postgresql:///$1?host=$PG_DIR&user=postgres"
+}
+[ "$BR_TEST_DB" = pg ] && pg_start
 # The one place a test reads or writes the inventory behind bringup's back
 # (what `bringup status --json` does not show), so that another backend
 # changes only this function:
@@ -79,13 +140,31 @@ nodes_in() {
 #                      NULL as nothing
 #   inv_sql DB --dump  every table's rows as SQL text (to compare, or grep)
 #   inv_sql DB < FILE  run the SQL script on stdin (a fixture)
-# DB is the path given to --db. Fails when the database does.
+# DB is the path or URI given to --db: a PostgreSQL one (postgresql://,
+# postgres://, or key=value) goes to psql, anything else to sqlite3.
 inv_sql() {
+	case $1 in
+	postgresql://* | postgres://* | *=*) _inv_psql "$@" ;;
+	*) _inv_sqlite "$@" ;;
+	esac
+}
+_inv_sqlite() {
 	case $# in
 	1) sqlite3 -batch -bail "$1" ;;
 	*) case $2 in
 	   --dump) sqlite3 -batch "$1" .dump ;;
 	   *) sqlite3 -batch -bail "$1" "$2" ;;
+	   esac ;;
+	esac
+}
+# psql reads the statements from stdin, so that each one's rows are
+# printed (-c prints only the last's).
+_inv_psql() {
+	case $# in
+	1) psql -X -q -A -t -F '|' -v ON_ERROR_STOP=1 -d "$1" ;;
+	*) case $2 in
+	   --dump) pg_dump --data-only --inserts --no-owner -d "$1" ;;
+	   *) printf '%s\n' "$2" | psql -X -q -A -t -F '|' -v ON_ERROR_STOP=1 -d "$1" ;;
 	   esac ;;
 	esac
 }

@@ -5,6 +5,7 @@
 # inventory) and out of the simulator (sim to redfish), each added to a
 # scratch copy of the archives. A module with no archive (one being
 # created) counts as empty; an archive of a module the diagram lacks fails.
+# SQLite and libpq are called from their backends' files only.
 . "$(dirname "$0")/lib.sh"
 cd "$T"
 lib=$BIN/../lib
@@ -52,6 +53,23 @@ rc=0
 "$layers" lib >out 2>&1 || rc=$?
 assert_eq "$rc" 1 "maas calling redfish, no libbringup.a"
 assert_contains "$(cat out)" "maas calls redfish (sideways)" "maas calling redfish"
+
+# Each database's library only from its backend's file: SQLite from
+# inventory/backend_sqlite.o, libpq from inventory/backend_pg.o and
+# backend_pg_stmt.o, not from another file of inventory/ nor from a stage.
+nm -A "$lib/libinventory.a" 2>/dev/null | grep -q 'backend_pg_stmt.o:.* U PQexecPrepared$' ||
+	fail "backend_pg_stmt.o does not call libpq's PQexecPrepared"
+nm -A "$lib/libinventory.a" 2>/dev/null | grep -q 'backend_pg.o:.* U PQconnectdb$' ||
+	fail "backend_pg.o does not call libpq's PQconnectdb"
+for pair in inventory:PQexec stages:PQexec inventory:sqlite3_exec stages:sqlite3_step; do
+	m=${pair%%:*} sym=${pair#*:}
+	scratch "$m" "$sym"
+	rc=0
+	"$layers" lib >out 2>&1 || rc=$?
+	assert_eq "$rc" 1 "$m's extra.o calling $sym fails"
+	case $sym in PQ*) want="only inventory/backend_pg.o and backend_pg_stmt.o call libpq" ;; *) want="only inventory/backend_sqlite.o calls SQLite" ;; esac
+	assert_eq "$(cat out)" "layers: $m/extra.o: $sym: $want" "$m calling $sym"
+done
 
 # A module the diagram lacks is refused, not left unchecked.
 scratch validators "$common_fn"

@@ -2,7 +2,8 @@
 # discover --workers 3 (forked workers, results over pipes, inventory written
 # by the parent) ends every node of a faulty rack exactly as --workers 1 (one
 # process) does: same states, MACs, serials, drives and reasons. Two
-# inventories, one simulated rack.
+# inventories (db_for: BR_TEST_DB=pg puts them in PostgreSQL, t6007), one
+# simulated rack.
 . "$(dirname "$0")/lib.sh"
 cd "$T"
 bringup sim --no-hosts --nodes 16 --seed 7 --fault-rate 0.3 --faults bmc_down,bmc_auth,bmc_flaky:2,nic_missing \
@@ -10,15 +11,15 @@ bringup sim --no-hosts --nodes 16 --seed 7 --fault-rate 0.3 --faults bmc_down,bm
 at_exit "stop_sim $T/rack"
 set -a; . rack/env; set +a
 for db in one three; do
-	bringup import --db $db.db --manifest rack/rack.csv >/dev/null
+	bringup import --db "$(db_for $db)" --manifest rack/rack.csv >/dev/null
 done
 
 rc=0
-bringup discover --db three.db --workers 3 -v --json --timeout 2 --retries 4 > three.json 2>three.err || rc=$?
+bringup discover --db "$(db_for three)" --workers 3 -v --json --timeout 2 --retries 4 > three.json 2>three.err || rc=$?
 assert_eq "$rc" 1 "discover --workers 3 exit code with failed nodes"
 grep -q "16 Redfish BMCs over 3 worker processes" three.err || fail "--workers 3 did not fork workers"
 rc=0
-bringup discover --db one.db --workers 1 -v --json --timeout 2 --retries 4 > one.json 2>one.err || rc=$?
+bringup discover --db "$(db_for one)" --workers 1 -v --json --timeout 2 --retries 4 > one.json 2>one.err || rc=$?
 assert_eq "$rc" 1 "discover --workers 1 exit code with failed nodes"
 ! grep -q "worker processes" one.err || fail "--workers 1 forked"
 
@@ -29,15 +30,15 @@ view() {
 		reason: ((.reason // "") | sub(": (Failed|Could not|Connection|Operation|Timeout|connect).*"; ""))}]
 		| sort_by(.hostname)'
 }
-view one.db > one.view
-view three.db > three.view
+view "$(db_for one)" > one.view
+view "$(db_for three)" > three.view
 diff one.view three.view || fail "status after --workers 3 differs from --workers 1"
 assert_eq "$(jq '[.[] | select(.state == "discovered")] | length' three.view)" 14 "discovered nodes"
 assert_eq "$(jq -S '.nodes | sort_by(.hostname) | map({hostname, result, via, macs})' three.json)" \
 	"$(jq -S '.nodes | sort_by(.hostname) | map({hostname, result, via, macs})' one.json)" "discover --json"
 for db in one three; do
-	inv_sql $db.db "select n.hostname, d.serial from drives d join nodes n on n.id = d.node_id order by 1, 2" > $db.drives
-	inv_sql $db.db "select n.hostname, b.name, b.value from bios_attributes b join nodes n on n.id = b.node_id order by 1, 2" > $db.bios
+	inv_sql "$(db_for $db)" "select n.hostname, d.serial from drives d join nodes n on n.id = d.node_id order by 1, 2" > $db.drives
+	inv_sql "$(db_for $db)" "select n.hostname, b.name, b.value from bios_attributes b join nodes n on n.id = b.node_id order by 1, 2" > $db.bios
 done
 [ -s three.drives ] || fail "no drives stored"
 cmp -s one.drives three.drives || fail "drive serials differ"
@@ -48,5 +49,5 @@ assert_contains "$(jq -r --arg h "$auth" '.[] | select(.hostname == $h) | .reaso
 
 # Bad values are refused.
 rc=0
-bringup discover --db three.db --workers -1 >/dev/null 2>&1 || rc=$?
+bringup discover --db "$(db_for three)" --workers -1 >/dev/null 2>&1 || rc=$?
 assert_eq "$rc" 2 "--workers -1"

@@ -14,7 +14,8 @@ bringup-sim --no-hosts --nodes 6 --seed 5 --latency-ms 150 --maas-latency-ms 0 -
 	--maas-deploy-ms 100 --dir sim --daemon >/dev/null
 at_exit "stop_sim $T/sim"
 set -a; . ./sim/env; set +a
-export BRINGUP_DB=$T/inv.db
+DB=$(db_for inv)
+export BRINGUP_DB=$DB
 echo "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBringupTestKeyOnly validator@bringup" > id.pub
 bringup import --manifest sim/rack.csv >/dev/null
 log=sim/requests.log
@@ -52,7 +53,7 @@ wait $pc || true
 wait $pe || true
 # A transition backwards along new -> discovered -> configured -> enlisted
 # -> deployed is a regression.
-back=$(inv_sql inv.db "
+back=$(inv_sql "$DB" "
 	with r(s, k) as (values ('new',0),('discovered',1),('configured',2),('enlisted',3),('deployed',4))
 	select n.hostname || ': ' || e.from_state || ' -> ' || e.to_state
 	from events e join nodes n on n.id = e.node_id join r a on a.s = e.from_state join r b on b.s = e.to_state
@@ -64,12 +65,13 @@ assert_eq "$(jq -r '[.nodes[].state] | map(select(. != "configured" and . != "de
 
 # ---- leases: a live holder is named, a dead one taken over -----------------
 h=$(jq -r '.nodes[0].hostname' $truth)
-inv_sql inv.db "update nodes set state = 'failed' where hostname = '$h'"
+inv_sql "$DB" "update nodes set state = 'failed' where hostname = '$h'"
 sleep 300 &
 holder=$!
 at_exit "kill $holder 2>/dev/null"
-inv_sql inv.db "insert or replace into leases(node_id, stage, pid, host, expires_at)
-	select id, 'bringup-configure', $holder, '$(hostname)', strftime('%s','now') + 3600 from nodes where hostname = '$h'"
+inv_sql "$DB" "delete from leases where node_id = (select id from nodes where hostname = '$h');
+	insert into leases(node_id, stage, pid, host, expires_at)
+	select id, 'bringup-configure', $holder, '$(hostname)', $(($(date +%s) + 3600)) from nodes where hostname = '$h'"
 start=$(wc -l < $log)
 rc=0
 bringup discover --json "$h" > held.json 2> held.err || rc=$?
@@ -85,24 +87,27 @@ assert_eq "$(jq -r '.nodes[0].result' taken.json)" discovered "a dead holder's l
 sleep 300 &
 other=$!
 at_exit "kill $other 2>/dev/null"
-inv_sql inv.db "update nodes set state = 'failed' where hostname = '$h';
-	insert or replace into leases(node_id, stage, pid, host, expires_at, pid_start)
-	select id, 'bringup-configure', $other, '$(hostname)', strftime('%s','now') + 3600, 1 from nodes where hostname = '$h'"
+inv_sql "$DB" "update nodes set state = 'failed' where hostname = '$h';
+	delete from leases where node_id = (select id from nodes where hostname = '$h');
+	insert into leases(node_id, stage, pid, host, expires_at, pid_start)
+	select id, 'bringup-configure', $other, '$(hostname)', $(($(date +%s) + 3600)), 1 from nodes where hostname = '$h'"
 bringup discover --json "$h" > reused.json 2>/dev/null || true
 assert_eq "$(jq -r '.nodes[0].result' reused.json)" discovered "a reused pid does not hold the lease"
 kill $other
 # Expired on another host: taken over too; live and unexpired elsewhere: held.
-inv_sql inv.db "update nodes set state = 'failed' where hostname = '$h';
-	insert or replace into leases(node_id, stage, pid, host, expires_at)
-	select id, 'bringup-enlist', 1, 'elsewhere', strftime('%s','now') - 1 from nodes where hostname = '$h'"
+inv_sql "$DB" "update nodes set state = 'failed' where hostname = '$h';
+	delete from leases where node_id = (select id from nodes where hostname = '$h');
+	insert into leases(node_id, stage, pid, host, expires_at)
+	select id, 'bringup-enlist', 1, 'elsewhere', $(($(date +%s) - 1)) from nodes where hostname = '$h'"
 bringup discover --json "$h" > exp.json 2>/dev/null || true
 assert_eq "$(jq -r '.nodes[0].result' exp.json)" discovered "an expired lease is taken over"
-inv_sql inv.db "update nodes set state = 'failed' where hostname = '$h';
-	insert or replace into leases(node_id, stage, pid, host, expires_at)
-	select id, 'bringup-enlist', 1, 'elsewhere', strftime('%s','now') + 3600 from nodes where hostname = '$h'"
+inv_sql "$DB" "update nodes set state = 'failed' where hostname = '$h';
+	delete from leases where node_id = (select id from nodes where hostname = '$h');
+	insert into leases(node_id, stage, pid, host, expires_at)
+	select id, 'bringup-enlist', 1, 'elsewhere', $(($(date +%s) + 3600)) from nodes where hostname = '$h'"
 bringup discover --json "$h" > other.json 2> other.err || true
 assert_eq "$(jq '.nodes | length' other.json)" 0 "a lease held on another host is respected"
 assert_contains "$(cat other.err)" "bringup-enlist (pid 1 on elsewhere)" "the remote holder is named"
-assert_eq "$(inv_sql inv.db "select count(*) from leases l join nodes n on n.id = l.node_id where n.hostname <> '$h'")" 0 \
+assert_eq "$(inv_sql "$DB" "select count(*) from leases l join nodes n on n.id = l.node_id where n.hostname <> '$h'")" 0 \
 	"stages give their leases back when they end"
 exit 0

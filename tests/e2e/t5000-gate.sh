@@ -11,7 +11,8 @@ cd "$T"
 bringup sim --nodes 5 --seed 11 --dir rack --faults fw_outdated --daemon >/dev/null
 at_exit "stop_sim $T/rack"
 set -a; . rack/env; set +a
-export BRINGUP_DB=$T/inv.db
+DB=$(db_for inv)
+export BRINGUP_DB=$DB
 # validate --facts reads no controller clock, so the clock check is
 # unknown on every node: the profile here excuses that (the shipped one
 # does not), and requires everything else it states (a [gate] required
@@ -24,7 +25,7 @@ export BRINGUP_TEMPLATES=$T/tpl
 posts() { grep -c '"method":"POST"' rack/maas-requests.log || true; }
 state() { bringup status --json | jq -r --arg h "$1" '.nodes[] | select(.hostname == $h) | .state'; }
 reason() { bringup status --json | jq -r --arg h "$1" '.nodes[] | select(.hostname == $h) | .reason'; }
-sysid() { node_field inv.db "$1" maas_system_id; }
+sysid() { node_field "$DB" "$1" maas_system_id; }
 
 ssh-keygen -q -t ed25519 -N '' -f id
 bringup import --manifest rack/rack.csv >/dev/null
@@ -74,13 +75,13 @@ assert_eq "$(jq -s -c '[.[] | select(.op == "update_nodes" and (.path | startswi
 assert_eq "$(jq -s '[.[] | select(.op == "mark_broken")] | length' rack/maas-requests.log)" 2 "mark_broken per machine"
 
 # Idempotent: nothing changes, nothing that changes MAAS is sent.
-events=$(inv_sql inv.db 'select count(*) from events')
+events=$(inv_sql "$DB" 'select count(*) from events')
 before=$(posts)
 rc=0; bringup gate --json > g2.json || rc=$?
 assert_eq "$rc" 1 "second gate exit"
 assert_eq "$(posts)" "$before" "second gate sent no POST to MAAS"
 assert_eq "$(jq '[.nodes[] | select(.changed or .maas != null)] | length' g2.json)" 0 "second gate changed nothing"
-assert_eq "$(inv_sql inv.db 'select count(*) from events')" "$events" "second gate recorded no event"
+assert_eq "$(inv_sql "$DB" 'select count(*) from events')" "$events" "second gate recorded no event"
 
 # Tickets for the quarantined; the repaired node re-validated and gated is
 # promoted, marked fixed, untagged, its tickets closed.
@@ -95,7 +96,7 @@ assert_eq "$(jq -r --arg h "$unproven" '.nodes[] | select(.hostname == $h) | .ti
 m=$(maas_req GET "machines/$(sysid "$unproven")/")
 assert_eq "$(echo "$m" | jq -r .status_name)" Deployed "marked fixed: back to Deployed"
 assert_eq "$(echo "$m" | jq -r '.tag_names | sort | join(",")')" golden "quarantine tag removed, golden added"
-assert_eq "$(inv_sql inv.db "select status from tickets t join nodes n on n.id=t.node_id where n.hostname='$unproven'")" closed "ticket closed in the inventory"
+assert_eq "$(inv_sql "$DB" "select status from tickets t join nodes n on n.id=t.node_id where n.hostname='$unproven'")" closed "ticket closed in the inventory"
 assert_contains "$(bringup history "$unproven")" "marked fixed" "MAAS promotion is an event"
 
 # --no-mark-broken: tagged, not marked broken.

@@ -12,7 +12,8 @@ cd "$T"
 bringup sim --nodes 6 --seed 5 --dir rack --faults bmc_down,bmc_auth,commission_fail,fw_outdated --daemon >/dev/null
 at_exit "stop_sim $T/rack"
 set -a; . rack/env; set +a
-export BRINGUP_DB=$T/inv.db
+DB=$(db_for inv)
+export BRINGUP_DB=$DB
 cp -r "$BR_TOP/templates" tpl
 # validate --facts reads no controller clock: clock is unknown everywhere.
 sed -i 's/^optional = .*/optional = fabric, clock/' tpl/profiles/xe9680/hardware.conf
@@ -90,7 +91,7 @@ assert_eq "$(($(wc -l < t.csv) - 1))" "$n" "csv rows"
 bringup tickets --json > t2.json
 assert_eq "$(jq .opened t2.json)" 0 "re-run opens nothing"
 assert_eq "$(jq .unchanged t2.json)" "$n" "re-run leaves every ticket"
-assert_eq "$(inv_sql inv.db 'select count(*) from tickets')" "$n" "no duplicate rows"
+assert_eq "$(inv_sql "$DB" 'select count(*) from tickets')" "$n" "no duplicate rows"
 # Discovery retried on the dead BMC fails the same way (its timings aside):
 # the ticket stays as it was, same version.
 down=$(of bmc_down)
@@ -102,18 +103,18 @@ assert_eq "$(jq -r '.tickets[] | select(.fault == "bmc_unreachable") | .version'
 
 # The cables fixed: re-validated, its ticket closes; crossed again: the
 # same ticket reopens, one version on.
-id=$(inv_sql inv.db "select t.id from tickets t join nodes n on n.id=t.node_id where n.hostname='$swapped'")
+id=$(inv_sql "$DB" "select t.id from tickets t join nodes n on n.id=t.node_id where n.hostname='$swapped'")
 make_doc "$swapped" good
 bringup validate --facts "good-$swapped.json" --wiring rack/wiring.csv -q "$swapped"
 bringup tickets --json > t3.json
 assert_eq "$(jq .closed t3.json)" 1 "fixed fault closes its ticket"
 assert_eq "$(jq '.tickets | length' t3.json)" "$((n - 1))" "one ticket fewer open"
-assert_eq "$(inv_sql inv.db "select status, closed_at is not null from tickets where id=$id")" "closed|1" "closed_at set"
+assert_eq "$(inv_sql "$DB" "select status, case when closed_at is null then 0 else 1 end from tickets where id=$id")" "closed|1" "closed_at set"
 bringup validate --facts "swap-$swapped.json" --wiring rack/wiring.csv -q "$swapped"
 bringup gate -q "$swapped" || true
 bringup tickets --json > t4.json
 assert_eq "$(jq .opened t4.json)" 1 "recurring fault reopens"
-assert_eq "$(inv_sql inv.db "select count(*), max(t.id), max(t.version) from tickets t join nodes n on n.id=t.node_id where n.hostname='$swapped'")" \
+assert_eq "$(inv_sql "$DB" "select count(*), max(t.id), max(t.version) from tickets t join nodes n on n.id=t.node_id where n.hostname='$swapped'")" \
 	"1|$id|3" "the same ticket, version 3"
 
 # --post to an HTTPS receiver that fails the first attempt of every ticket
@@ -156,13 +157,13 @@ rc=0; bringup tickets --post "$url" >/dev/null 2>err || rc=$?
 assert_eq "$rc" 3 "untrusted certificate: exit 3"
 assert_contains "$(cat err)" "not trusted" "TLS verified by default"
 [ ! -s accepted.log ] || fail "nothing may be delivered over an untrusted connection"
-total=$(inv_sql inv.db 'select count(*) from tickets')
+total=$(inv_sql "$DB" 'select count(*) from tickets')
 bringup tickets --post "$url" --ca-file cert.pem --json > p1.json
 assert_eq "$(jq .posted p1.json)" "$total" "every ticket version posted"
 assert_eq "$(wc -l < accepted.log)" "$total" "each arrived once"
 assert_eq "$(sort -u accepted.log | wc -l)" "$total" "no version twice"
 [ "$(wc -l < attempts.log)" -gt "$total" ] || fail "no retries happened"
-assert_eq "$(inv_sql inv.db 'select count(*) from tickets where posted_version < version')" 0 "delivery recorded"
+assert_eq "$(inv_sql "$DB" 'select count(*) from tickets where posted_version < version')" 0 "delivery recorded"
 before=$(wc -l < attempts.log)
 bringup tickets --post "$url" --ca-file cert.pem -q
 assert_eq "$(wc -l < attempts.log)" "$before" "nothing changed: nothing posted"

@@ -18,7 +18,8 @@ bringup sim --nodes "$nodes" --seed 48 --dir rack --faults "$faults" --flaky-sta
 	--maas-commission-ms 100 --maas-deploy-ms 100 --daemon >/dev/null
 at_exit "stop_sim $T/rack"
 set -a; . rack/env; set +a
-export BRINGUP_DB=$T/inv.db BRINGUP_SSH_PUBKEY=$BRINGUP_SSH_KEY.pub
+DB=$(db_for inv)
+export BRINGUP_DB=$DB BRINGUP_SSH_PUBKEY=$BRINGUP_SSH_KEY.pub
 # A dead BMC costs timeout x (retries + 1); a flaky one needs the retries.
 export BRINGUP_BMC_TIMEOUT=3 BRINGUP_BMC_RETRIES=3
 # Probing shares the test machine's cores with sshd: a few at a time.
@@ -125,12 +126,12 @@ assert_eq "$(cat golden.maas)" "$(cat golden.inv)" "golden tag on exactly the go
 machines=$(maas_req GET machines/ | jq length)
 
 # Again: nothing changes, nothing new is filed.
-inv_sql inv.db 'select hostname, state, reason from nodes order by hostname' > nodes1
-inv_sql inv.db 'select node_id, fault, version, status from tickets order by node_id, fault' > tickets1
+inv_sql "$DB" 'select hostname, state, reason from nodes order by hostname' > nodes1
+inv_sql "$DB" 'select node_id, fault, version, status from tickets order by node_id, fault' > tickets1
 rc=0; bringup run --json -q > run2.json 2> run2.err || rc=$?
 assert_eq "$rc" 1 "second run exit"
-inv_sql inv.db 'select hostname, state, reason from nodes order by hostname' > nodes2
-inv_sql inv.db 'select node_id, fault, version, status from tickets order by node_id, fault' > tickets2
+inv_sql "$DB" 'select hostname, state, reason from nodes order by hostname' > nodes2
+inv_sql "$DB" 'select node_id, fault, version, status from tickets order by node_id, fault' > tickets2
 cmp -s nodes1 nodes2 || fail "second run changed nodes: $(diff nodes1 nodes2 | head -5)"
 cmp -s tickets1 tickets2 || fail "second run changed tickets: $(diff tickets1 tickets2 | head -5)"
 assert_eq "$(maas_req GET machines/ | jq length)" "$machines" "no new MAAS machine"

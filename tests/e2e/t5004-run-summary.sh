@@ -8,7 +8,8 @@ bringup sim --nodes 4 --seed 7 --dir rack --faults pcie_degraded --maas-commissi
 	--daemon >/dev/null
 at_exit "stop_sim $T/rack"
 set -a; . rack/env; set +a
-export BRINGUP_DB=$T/inv.db BRINGUP_SSH_PUBKEY=$BRINGUP_SSH_KEY.pub
+DB=$(db_for inv)
+export BRINGUP_DB=$DB BRINGUP_SSH_PUBKEY=$BRINGUP_SSH_KEY.pub
 bad=$(jq -r '.nodes[] | select(.faults | index("pcie_degraded")) | .hostname' rack/truth.json)
 good=$(jq -r '.nodes[] | select(.faults == []) | .hostname' rack/truth.json | head -1)
 bringup import --manifest rack/rack.csv >/dev/null
@@ -48,7 +49,7 @@ assert_eq "$(bringup status --json | jq -r --arg h "$bad" '.nodes[] | select(.ho
 # the same MAAS machine, the same ticket.
 events=$(bringup history "$bad" | wc -l)
 tickets=$(bringup tickets --json | jq '.tickets | length')
-golden_events=$(inv_sql inv.db "select count(*) from events e join nodes n on n.id = e.node_id where n.hostname = '$good'")
+golden_events=$(inv_sql "$DB" "select count(*) from events e join nodes n on n.id = e.node_id where n.hostname = '$good'")
 rc=0; bringup reprovision -q "$bad" > repro.txt 2>&1 || rc=$?
 assert_eq "$rc" 1 "reprovision exit (quarantined again): $(tail -3 repro.txt)"
 grep -q '"op":"release"' rack/maas-requests.log || fail "no release sent to MAAS"
@@ -58,7 +59,7 @@ assert_eq "$(bringup status --json | jq -r --arg h "$bad" '.nodes[] | select(.ho
 	"quarantined again after the pipeline"
 assert_contains "$(cat repro.txt)" "states: quarantined 1" "the run covered that node alone"
 assert_eq "$(bringup tickets --json | jq '.tickets | length')" "$tickets" "no new ticket"
-assert_eq "$(inv_sql inv.db "select count(*) from events e join nodes n on n.id = e.node_id where n.hostname = '$good'")" \
+assert_eq "$(inv_sql "$DB" "select count(*) from events e join nodes n on n.id = e.node_id where n.hostname = '$good'")" \
 	"$golden_events" "other nodes untouched"
 rc=0; bringup reprovision -q --no-run --rediscover "$bad" || rc=$?
 assert_eq "$(bringup status --json | jq -r --arg h "$bad" '.nodes[] | select(.hostname == $h) | .state')" new "--rediscover: new"

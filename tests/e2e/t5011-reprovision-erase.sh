@@ -8,7 +8,8 @@ cd "$T"
 bringup sim --nodes 2 --seed 5 --dir rack --no-hosts --maas-commission-ms 100 --maas-deploy-ms 100 --daemon >/dev/null
 at_exit "stop_sim $T/rack"
 set -a; . rack/env; set +a
-export BRINGUP_DB=$T/inv.db BRINGUP_TEMPLATES=$T/tpl BRINGUP_SSH_PUBKEY=$T/key.pub
+DB=$(db_for inv)
+export BRINGUP_DB=$DB BRINGUP_TEMPLATES=$T/tpl BRINGUP_SSH_PUBKEY=$T/key.pub
 echo "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBq2G2kT0rHqRk1F3jS3w3yQbq6v6hwqL9F1d1vH0Vvh test" > key.pub
 cp -r "$BR_TOP/templates" tpl
 printf '\n[reprovision]\nerase = yes\n' >> tpl/profiles/xe9680/hardware.conf
@@ -26,7 +27,7 @@ bringup discover -q >/dev/null
 bringup configure -q >/dev/null
 bringup enlist -q --poll-ms 100 >/dev/null
 assert_eq "$(bringup status --json | jq -r '[.nodes[].state] | unique | join(",")')" deployed "both deployed first"
-id=$(node_field inv.db "$h" maas_system_id)
+id=$(node_field "$DB" "$h" maas_system_id)
 machines=$(grep -c '"method":"POST","path":"/MAAS/api/2.0/machines/"' rack/maas-requests.log || true)
 
 rc=0; bringup reprovision -q --no-run --poll-ms 100 "$h" > repro.txt 2>&1 || rc=$?
@@ -42,7 +43,7 @@ assert_eq "$(bringup status --json | jq -r --arg h "$other" '.nodes[] | select(.
 # Deployed again on the same machine: nothing created in MAAS.
 bringup enlist -q --poll-ms 100 >/dev/null
 assert_eq "$(bringup status --json | jq -r --arg h "$h" '.nodes[] | select(.hostname == $h) | .state')" deployed "redeployed"
-assert_eq "$(node_field inv.db "$h" maas_system_id)" "$id" "the same machine"
+assert_eq "$(node_field "$DB" "$h" maas_system_id)" "$id" "the same machine"
 assert_eq "$(grep -c '"method":"POST","path":"/MAAS/api/2.0/machines/"' rack/maas-requests.log || true)" "$machines" \
 	"no machine created"
 

@@ -4,7 +4,7 @@
 # run once to the end: the inventory converges to what an uninterrupted run
 # on an identical rack gives (every node's state, the tickets), with no
 # machine registered twice in MAAS, no (node, fault) ticket twice, and
-# SQLite's integrity_check ok. The seed is printed: BR_KILL_SEED=N repeats
+# SQLite's integrity_check ok (on SQLite). The seed is printed: BR_KILL_SEED=N repeats
 # a run's kill times; KILLS=N sets how many (make bench runs more).
 # In the suite the rack has no simulated hosts (--no-hosts): validate finds
 # every node's address refusing connections, a failure as deterministic as
@@ -64,7 +64,7 @@ result() { # DB
 in_rack() {
 	d=$1; shift
 	set -a; . "$T/$d/env"; set +a
-	export BRINGUP_DB=$T/$d.db BRINGUP_SSH_KEY=${BRINGUP_SSH_KEY:-$T/key} BRINGUP_BMC_TIMEOUT=3 BRINGUP_BMC_RETRIES=2
+	export BRINGUP_DB="$(db_for "$d")" BRINGUP_SSH_KEY=${BRINGUP_SSH_KEY:-$T/key} BRINGUP_BMC_TIMEOUT=3 BRINGUP_BMC_RETRIES=2
 	export BRINGUP_KNOWN_HOSTS=${BRINGUP_KNOWN_HOSTS:-$T/known_hosts} BRINGUP_SSH_PUBKEY=${BRINGUP_SSH_KEY:-$T/key}.pub
 	exec "$@"
 }
@@ -97,14 +97,14 @@ done < delays
 echo "kills at $(tr '\n' ' ' < delays)ms: $killed of $KILLS runs were still running"
 (in_rack kill bringup run -q >/dev/null 2>&1) || true
 
-assert_eq "$(inv_sql kill.db 'pragma integrity_check')" ok "integrity_check"
-result ref.db > ref.txt
-result kill.db > kill.txt
+[ "$BR_TEST_DB" = pg ] || assert_eq "$(inv_sql "$(db_for kill)" 'pragma integrity_check')" ok "integrity_check"
+result "$(db_for ref)" > ref.txt
+result "$(db_for kill)" > kill.txt
 cmp -s ref.txt kill.txt || fail "killed runs did not converge (seed $seed): $(diff ref.txt kill.txt | head -10)"
 maas_machines kill > machines.txt
 assert_eq "$(wc -l < machines.txt)" "$(maas_machines ref | wc -l)" "machines in MAAS"
 assert_eq "$(uniq -d machines.txt)" "" "a machine registered twice"
-assert_eq "$(inv_sql kill.db 'select count(*) from (select node_id, fault from tickets group by 1, 2 having count(*) > 1)')" 0 \
+assert_eq "$(inv_sql "$(db_for kill)" 'select count(*) from (select node_id, fault from tickets group by 1, 2 having count(*) > 1) as twice')" 0 \
 	"a (node, fault) ticket twice"
 # Runs after the work is done are short, so later kills often find none
 # running; a quarter of them must have struck a live run.

@@ -11,7 +11,8 @@ bringup sim --nodes 60 --seed 14 --dir rack --no-hosts --maas-commission-ms 100 
 	--daemon >/dev/null
 at_exit "stop_sim $T/rack"
 set -a; . rack/env; set +a
-export BRINGUP_DB=$T/inv.db
+DB=$(db_for inv)
+export BRINGUP_DB=$DB
 
 posts() { grep -c '"method":"POST"' rack/maas-requests.log || true; }
 
@@ -19,9 +20,9 @@ ssh-keygen -q -t ed25519 -N '' -f id
 bringup import --manifest rack/rack.csv >/dev/null
 bringup discover -q
 bringup enlist --skip-configure --poll-ms 100 --ssh-pubkey id.pub -q
-assert_eq "$(nodes_in inv.db deployed)" 60 "60 deployed"
+assert_eq "$(nodes_in "$DB" deployed)" 60 "60 deployed"
 # Validated without checks: each is quarantined with "no check results".
-inv_sql inv.db "update nodes set state = 'validated'"
+inv_sql "$DB" "update nodes set state = 'validated'"
 : > rack/maas-requests.log
 
 rc=0; bringup gate --workers 2 --json > g1.json || rc=$?

@@ -11,7 +11,8 @@ bringup sim --nodes 2 --seed 7 --dir rack --faults psu_failed --maas-commission-
 	--daemon >/dev/null
 at_exit "stop_sim $T/rack"
 set -a; . rack/env; set +a
-export BRINGUP_DB=$T/inv.db BRINGUP_SSH_PUBKEY=$BRINGUP_SSH_KEY.pub
+DB=$(db_for inv)
+export BRINGUP_DB=$DB BRINGUP_SSH_PUBKEY=$BRINGUP_SSH_KEY.pub
 bad=$(jq -r '.nodes[] | select(.faults | index("psu_failed")) | .hostname' rack/truth.json | head -1)
 [ -n "$bad" ] || fail "no node with psu_failed in truth.json"
 bringup import --manifest rack/rack.csv >/dev/null

@@ -676,14 +676,23 @@ static void test_neighbors(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_system_dell), cmocka_unit_test(test_neighbors),  cmocka_unit_test(test_system_links_queued),
-		cmocka_unit_test(test_resolve),	     cmocka_unit_test(test_macs_both_views),
-		cmocka_unit_test(test_pcie),	     cmocka_unit_test(test_drives),
-		cmocka_unit_test(test_volumes),	     cmocka_unit_test(test_power_redundancy),
-		cmocka_unit_test(test_sensors),	     cmocka_unit_test(test_bios_firmware_manager_sel),
-		cmocka_unit_test(test_hpe_oem_macs), cmocka_unit_test(test_vendor_from_root),
-		cmocka_unit_test(test_wrong_types),  cmocka_unit_test(test_error_reason),
-		cmocka_unit_test(test_retry_hints),  cmocka_unit_test(test_backoff),
+		cmocka_unit_test(test_system_dell),
+		cmocka_unit_test(test_neighbors),
+		cmocka_unit_test(test_system_links_queued),
+		cmocka_unit_test(test_resolve),
+		cmocka_unit_test(test_macs_both_views),
+		cmocka_unit_test(test_pcie),
+		cmocka_unit_test(test_drives),
+		cmocka_unit_test(test_volumes),
+		cmocka_unit_test(test_power_redundancy),
+		cmocka_unit_test(test_sensors),
+		cmocka_unit_test(test_bios_firmware_manager_sel),
+		cmocka_unit_test(test_hpe_oem_macs),
+		cmocka_unit_test(test_vendor_from_root),
+		cmocka_unit_test(test_wrong_types),
+		cmocka_unit_test(test_error_reason),
+		cmocka_unit_test(test_retry_hints),
+		cmocka_unit_test(test_backoff),
 		cmocka_unit_test(test_urlset),
 	};
 

@@ -500,11 +500,11 @@ static void test_gate_cabling_bmc(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_version_cmp),    cmocka_unit_test(test_gate_optional),
-		cmocka_unit_test(test_gate_expected),  cmocka_unit_test(test_gate_required_adds),
-		cmocka_unit_test(test_firmware_judge), cmocka_unit_test(test_firmware_ipmi),
-		cmocka_unit_test(test_boot_disk_rule), cmocka_unit_test(test_boot_disk_volume),
-		cmocka_unit_test(test_disk_identity),  cmocka_unit_test(test_identity_mismatch),
+		cmocka_unit_test(test_version_cmp),	 cmocka_unit_test(test_gate_optional),
+		cmocka_unit_test(test_gate_expected),	 cmocka_unit_test(test_gate_required_adds),
+		cmocka_unit_test(test_firmware_judge),	 cmocka_unit_test(test_firmware_ipmi),
+		cmocka_unit_test(test_boot_disk_rule),	 cmocka_unit_test(test_boot_disk_volume),
+		cmocka_unit_test(test_disk_identity),	 cmocka_unit_test(test_identity_mismatch),
 		cmocka_unit_test(test_gate_cabling_bmc),
 	};
 

@@ -1,0 +1,351 @@
+/*
+ * The PostgreSQL backend (backend.h), with backend_pg_stmt.c the only
+ * files in bringup that call libpq (backend_pg.h). Statements are prepared on the server (PQprepare) under a
+ * name of their own, their ?/?N parameters renumbered to $N, and run with text parameters and text results
+ * (PQexecPrepared); a statement's rows are the whole result, read one by one by step. The schema version is a
+ * row of its own table (bringup_schema), since PostgreSQL has no user_version.
+ *
+ * Who may connect how is libpq's: a URI (postgresql://, postgres://) or a
+ * keyword string ("service=inventory"), with libpq's environment,
+ * service file and password file. This file adds two rules on top
+ * (invb_pg_check_conninfo): a password written into the connection string
+ * is refused, since the string travels in argv and logs, and a TCP
+ * connection verifies the server's certificate and name (sslmode
+ * verify-full) unless the connection string, a service file or
+ * PGSSLMODE says otherwise.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "backend_pg.h"
+#include "inventory.h"
+
+static const struct invb_ops *ops(void)
+{
+	return &invb_pg_ops;
+}
+
+void invb_pg_set_error(struct pg_conn *c, const char *msg)
+{
+	size_t len;
+
+	snprintf(c->errmsg, sizeof(c->errmsg), "%s", msg && *msg ? msg : "unknown PostgreSQL error");
+	len = strlen(c->errmsg);
+	while (len && (c->errmsg[len - 1] == '\n' || c->errmsg[len - 1] == ' '))
+		c->errmsg[--len] = '\0';
+}
+
+/* What a failed result means to the callers, by its SQLSTATE: class 23
+ * (integrity constraint violation: unique, not null, check, foreign key)
+ * is a constraint; a lock not had within lock_timeout (55P03), a
+ * serialization failure (40001), a deadlock (40P01) or a cancelled
+ * statement (57014) is another connection in the way. */
+enum invb_step invb_pg_failure(struct pg_conn *c, const PGresult *res)
+{
+	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+
+	invb_pg_set_error(c, res ? PQresultErrorMessage(res) : PQerrorMessage(c->pg));
+	c->refused = state && !strncmp(state, "23", 2);
+	if (!state)
+		return INVB_ERROR;
+	if (c->refused)
+		return INVB_CONSTRAINT;
+	if (!strcmp(state, "55P03") || !strcmp(state, "40001") || !strcmp(state, "40P01") ||
+	    !strcmp(state, "57014"))
+		return INVB_BUSY;
+	return INVB_ERROR;
+}
+
+/* Run sql (no parameters, any number of statements); 0 or -1 with the
+ * error kept. */
+static int pg_run(struct pg_conn *c, const char *sql)
+{
+	PGresult *res = PQexec(c->pg, sql);
+	ExecStatusType status = PQresultStatus(res);
+	int rc = 0;
+
+	if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK && status != PGRES_EMPTY_QUERY) {
+		invb_pg_failure(c, res);
+		rc = -1;
+	}
+	PQclear(res);
+	return rc;
+}
+
+static int pg_exec(struct invb_conn *conn, const char *sql)
+{
+	/* A plain BEGIN is a reader's (inventory/batch.c reads a rack's checks
+	 * in one): on SQLite its first read takes a snapshot the whole
+	 * transaction sees, which is PostgreSQL's REPEATABLE READ, not its
+	 * default READ COMMITTED (a snapshot per statement). A write after
+	 * another writer committed fails on both (SQLITE_BUSY_SNAPSHOT,
+	 * SQLSTATE 40001: busy). */
+	if (!strcasecmp(sql, "BEGIN"))
+		sql = "BEGIN ISOLATION LEVEL REPEATABLE READ";
+	return pg_run(conn_of(conn), sql);
+}
+
+static void pg_close(struct invb_conn *conn)
+{
+	if (!conn)
+		return;
+	PQfinish(conn_of(conn)->pg);
+	free(conn);
+}
+
+int invb_pg_check_conninfo(const char *where, struct br_err *err)
+{
+	char *perr = NULL;
+	PQconninfoOption *opts = PQconninfoParse(where, &perr);
+	int rc = 0;
+
+	if (!opts) {
+		/* libpq's own message quotes the part it could not read, which
+		 * may be a password written without its keyword: not shown. */
+		rc = br_errf(err, BR_E_INVAL,
+			     "--db: libpq cannot read it as a PostgreSQL connection string "
+			     "(a postgresql:// URI, or keyword=value pairs such as service=NAME)%s",
+			     perr ? "" : ": out of memory");
+		PQfreemem(perr);
+		return rc;
+	}
+	for (PQconninfoOption *o = opts; o->keyword; o++) {
+		if (!o->val || !*o->val)
+			continue;
+		if (!strcmp(o->keyword, "password")) {
+			rc = br_errf(err, BR_E_INVAL,
+				     "--db: the connection string holds a password (the 'password' option); "
+				     "give it in a password file (PGPASSFILE, ~/.pgpass) or a service file "
+				     "(PGSERVICEFILE), never on the command line");
+			break;
+		}
+	}
+	PQconninfoFree(opts);
+	return rc;
+}
+
+/* Defaults of bringup's own, given as libpq's environment variables,
+ * which libpq ranks below the connection string and a service file, so
+ * either still wins:
+ * - the server's certificate and name are verified: libpq's default
+ *   (prefer) takes any server, unencrypted or not; libpq uses no TLS on
+ *   a Unix socket whatever the mode;
+ * - a connection attempt ends after 10 s: libpq's default is to wait
+ *   for ever, and a server that drops packets held a stage with it. */
+static void set_default(const char *name, const char *value)
+{
+	const char *now = getenv(name);
+
+	if (!now || !*now)
+		setenv(name, value, 1);
+}
+
+/* The server's warnings go to bringup's log, not straight to stderr as
+ * libpq's own processor would print them. */
+static void on_notice(void *ctx, const char *message)
+{
+	size_t len = strlen(message);
+
+	(void)ctx;
+	while (len && message[len - 1] == '\n')
+		len--;
+	br_warn("inventory", "PostgreSQL: %.*s", (int)len, message);
+}
+
+static int pg_open(const char *where, unsigned flags, struct invb_conn **ret_conn, struct br_err *err)
+{
+	struct pg_conn *c;
+	char set[160];
+	int rc;
+
+	*ret_conn = NULL;
+	rc = invb_pg_check_conninfo(where, err);
+	if (rc)
+		return rc;
+	set_default("PGSSLMODE", "verify-full");
+	set_default("PGCONNECT_TIMEOUT", "10");
+	c = br_xcalloc(1, sizeof(*c));
+	c->base.ops = ops();
+	c->pg = PQconnectdb(where);
+	if (!c->pg || PQstatus(c->pg) != CONNECTION_OK) {
+		invb_pg_set_error(c, c->pg ? PQerrorMessage(c->pg) : "out of memory");
+		br_errf(err, BR_E_DB, "inventory %s: cannot connect: %s", where, c->errmsg);
+		pg_close(&c->base);
+		return BR_E_DB;
+	}
+	PQsetNoticeProcessor(c->pg, on_notice, NULL);
+	/* Every wait on a lock, the writers' one included (pg_begin_write),
+	 * ends after the busy timeout as SQLite's busy handler does; notices
+	 * (an IF NOT EXISTS that found it) are not the operator's business. */
+	/* A viewer (INV_OPEN_READONLY) writes nothing: the server refuses any
+	 * write its transactions try, whatever the role may do. PostgreSQL
+	 * never creates the database itself, so a missing one is an error
+	 * either way. */
+	snprintf(set, sizeof(set), "SET lock_timeout = %d; SET client_min_messages = warning%s",
+		 INV_BUSY_TIMEOUT_MS,
+		 flags & INV_OPEN_READONLY ? "; SET default_transaction_read_only = on" : "");
+	if (pg_run(c, set)) {
+		br_errf(err, BR_E_DB, "inventory %s: %s", where, c->errmsg);
+		pg_close(&c->base);
+		return BR_E_DB;
+	}
+	*ret_conn = &c->base;
+	return 0;
+}
+
+static int pg_refused(struct invb_conn *conn)
+{
+	return conn_of(conn)->refused;
+}
+
+static const char *pg_errmsg(struct invb_conn *conn)
+{
+	struct pg_conn *c = conn_of(conn);
+
+	return c->errmsg[0] ? c->errmsg : "no error";
+}
+
+/* SQLite's BEGIN IMMEDIATE takes the database's one write lock before the
+ * first statement, so a writer that starts never meets another half way
+ * (its reads then writes see no one else's writes between them, and no
+ * unique key two writers both found free fails the second at its
+ * insert). PostgreSQL's row locks come statement by statement, under
+ * READ COMMITTED: two writers could both read a node's lease as free and
+ * the second fail at its INSERT. One transaction-scoped advisory lock,
+ * the same key for every writer, gives back SQLite's guarantee: writers
+ * run one at a time, readers never wait, and the lock goes with COMMIT or
+ * ROLLBACK (a killed writer's too). Waiting for it is bounded by
+ * lock_timeout (INV_BUSY_TIMEOUT_MS, set at open). */
+static int pg_begin_write(struct invb_conn *conn)
+{
+	struct pg_conn *c = conn_of(conn);
+
+	if (pg_run(c, "BEGIN; SELECT pg_advisory_xact_lock(" PG_WRITE_LOCK_KEY ")")) {
+		char kept[PG_ERRMSG_MAX];
+
+		memcpy(kept, c->errmsg, sizeof(kept));
+		pg_run(c, "ROLLBACK");
+		memcpy(c->errmsg, kept, sizeof(kept));
+		return -1;
+	}
+	return 0;
+}
+
+static int pg_in_transaction(struct invb_conn *conn)
+{
+	return PQtransactionStatus(conn_of(conn)->pg) != PQTRANS_IDLE;
+}
+
+static int pg_commit(struct invb_conn *conn)
+{
+	return pg_run(conn_of(conn), "COMMIT");
+}
+
+static void pg_rollback(struct invb_conn *conn)
+{
+	if (pg_in_transaction(conn))
+		pg_run(conn_of(conn), "ROLLBACK");
+}
+
+static int64_t pg_changes(struct invb_conn *conn)
+{
+	return conn_of(conn)->changes;
+}
+
+/* bringup_schema holds one row; a database without the table is new.
+ * Two queries: a statement naming a table that is not there fails at
+ * parse time, whatever guards it. */
+static int pg_schema_version(struct invb_conn *conn)
+{
+	struct pg_conn *c = conn_of(conn);
+	PGresult *res = PQexec(c->pg, "SELECT to_regclass('bringup_schema') IS NOT NULL");
+	int v = -1;
+
+	if (PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1 &&
+	    strcmp(PQgetvalue(res, 0, 0), "t")) {
+		PQclear(res);
+		return 0;
+	}
+	if (PQresultStatus(res) == PGRES_TUPLES_OK) {
+		PQclear(res);
+		res = PQexec(c->pg, "SELECT COALESCE(max(version), 0) FROM bringup_schema");
+	}
+	if (PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1)
+		v = atoi(PQgetvalue(res, 0, 0));
+	else
+		invb_pg_failure(c, res);
+	PQclear(res);
+	return v;
+}
+
+static int pg_set_schema_version(struct invb_conn *conn, int version)
+{
+	char sql[160];
+
+	snprintf(sql, sizeof(sql),
+		 "CREATE TABLE IF NOT EXISTS bringup_schema (version INTEGER NOT NULL);"
+		 "DELETE FROM bringup_schema; INSERT INTO bringup_schema VALUES (%d)",
+		 version);
+	return pg_exec(conn, sql);
+}
+
+/* PostgreSQL keeps its own write-ahead log. */
+static int pg_checkpoint(struct invb_conn *conn)
+{
+	return 0;
+}
+
+static int pg_set_autocheckpoint(struct invb_conn *conn, int pages)
+{
+	return 0;
+}
+
+/* SQLite's json_each, as hwpart.c reads it: the type names of SQLite's
+ * json_each (integer and real apart, true and false as types) and the
+ * value as JSON text for containers, the scalar itself else. */
+#define FACTS_MEMBERS_SQL                                                                                    \
+	"SELECT j.key, CASE jsonb_typeof(j.value)"                                                           \
+	"  WHEN 'boolean' THEN j.value #>> '{}'"                                                             \
+	"  WHEN 'number' THEN CASE WHEN j.value #>> '{}' ~ '^-?[0-9]+$' THEN 'integer' ELSE 'real' END"      \
+	"  WHEN 'string' THEN 'text' ELSE jsonb_typeof(j.value) END,"                                        \
+	"  CASE WHEN jsonb_typeof(j.value) IN ('object', 'array') THEN j.value::text"                        \
+	"  ELSE j.value #>> '{}' END"                                                                        \
+	" FROM hw_facts f, jsonb_each(f.facts) j WHERE f.node_id = ?1 AND j.key IN (?2, ?3)"
+
+const struct invb_ops invb_pg_ops = {
+	.name = "postgresql",
+	.open = pg_open,
+	.refused = pg_refused,
+	.close = pg_close,
+	.errmsg = pg_errmsg,
+	.exec = pg_exec,
+	.begin_write = pg_begin_write,
+	.commit = pg_commit,
+	.rollback = pg_rollback,
+	.in_transaction = pg_in_transaction,
+	.prepare = invb_pg_prepare,
+	.reset = invb_pg_reset,
+	.clear_bindings = invb_pg_clear_bindings,
+	.finalize = invb_pg_finalize,
+	.bind_null = invb_pg_bind_null,
+	.bind_int64 = invb_pg_bind_int64,
+	.bind_double = invb_pg_bind_double,
+	.bind_text = invb_pg_bind_text,
+	.bind_blob = invb_pg_bind_blob,
+	.step = invb_pg_step,
+	.column_is_null = invb_pg_column_is_null,
+	.column_text = invb_pg_column_text,
+	.column_bytes = invb_pg_column_bytes,
+	.column_int64 = invb_pg_column_int64,
+	.column_double = invb_pg_column_double,
+	.changes = pg_changes,
+	.schema_version = pg_schema_version,
+	.set_schema_version = pg_set_schema_version,
+	.checkpoint = pg_checkpoint,
+	.set_autocheckpoint = pg_set_autocheckpoint,
+	.migrations = invb_pg_migrations,
+	.sql_facts_members = FACTS_MEMBERS_SQL,
+};
