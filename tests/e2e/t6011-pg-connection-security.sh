@@ -21,7 +21,7 @@
 cd "$T"
 pg_start
 BR_TEST_DB=pg DB=$(db_for inv)
-bringup status --db "$DB" --json >/dev/null # the schema, made by the owner
+bringup gate --db "$DB" --no-maas --json >/dev/null # the schema, made by the owner (a writer; status only reads)
 inv_sql "$DB" "CREATE ROLE operator LOGIN PASSWORD 'op-Secret-7731';
 GRANT ALL ON ALL TABLES IN SCHEMA public TO operator;" >/dev/null
 
