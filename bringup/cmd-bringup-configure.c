@@ -30,6 +30,7 @@ int main(int argc, char **argv)
 		  "processes configuring BMCs (default 0: min(CPUs, Redfish BMCs / 64, --max-resets); 1: "
 		  "this one)" },
 		STG_BMC_OPTIONS(&a.bmc),
+		STG_FOLLOW_OPTION(&st),
 		{ 0 },
 	};
 	const struct br_command cmd = {
@@ -46,18 +47,21 @@ int main(int argc, char **argv)
 		&st.common,
 	};
 	const int *states = stg_stage_states("configure", 0);
-	struct stg_configure_run run = { 0 };
 
 	if (stg_bmc_opts_init(&a.bmc, cmd.name))
 		return STG_EXIT_USAGE;
 	if (stg_stage_parse(&st, &cmd, argc, argv) || stg_configure_options_check(&st, &a) ||
-	    stg_stage_open(&st, states) || stg_bmc_secrets_check(&st, NULL))
+	    stg_stage_open(&st, states))
 		return stg_stage_close(&st);
 	if (stg_stage_catch_signals(&st))
 		return stg_stage_close(&st);
-	if (!stg_configure_run(&st, &a, &run))
-		stg_stage_report(&st, stg_configure_json, stg_configure_print, &run, run.failed);
-	stg_stage_interrupted(&st);
-	stg_configure_run_release(&run);
+	while (stg_stage_round(&st, states) && !stg_bmc_secrets_check(&st, NULL)) {
+		struct stg_configure_run run = { 0 };
+
+		if (!stg_configure_run(&st, &a, &run))
+			stg_stage_report(&st, stg_configure_json, stg_configure_print, &run, run.failed);
+		stg_stage_interrupted(&st);
+		stg_configure_run_release(&run);
+	}
 	return stg_stage_close(&st);
 }

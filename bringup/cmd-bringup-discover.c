@@ -17,6 +17,7 @@ int main(int argc, char **argv)
 		STG_BMC_OPTIONS(&a.bmc),
 		{ "workers", 0, BR_OPT_INT, &a.workers, "N",
 		  "processes reading BMCs (default 0: min(CPUs, Redfish BMCs / 64); 1: this one)" },
+		STG_FOLLOW_OPTION(&st),
 		{ 0 },
 	};
 	const struct br_command cmd = {
@@ -29,21 +30,25 @@ int main(int argc, char **argv)
 		&st.common,
 	};
 	const int *states = stg_stage_states("discover", 0);
-	struct stg_discover_run run = { 0 };
 
 	if (stg_bmc_opts_init(&a.bmc, cmd.name))
 		return STG_EXIT_USAGE;
 	if (stg_stage_parse(&st, &cmd, argc, argv) || stg_discover_options_check(&st, &a) ||
-	    stg_stage_open(&st, states) || stg_bmc_secrets_check(&st, NULL))
+	    stg_stage_open(&st, states))
 		return stg_stage_close(&st);
 	if (stg_stage_catch_signals(&st))
 		return stg_stage_close(&st);
-	if (!stg_discover_run(&st, &a, &run))
-		stg_stage_report(&st, stg_discover_json, stg_discover_print, &run, run.failed);
-	stg_stage_interrupted(&st);
-	if (run.inventory_error) /* exit 3, as for an inventory that cannot be opened */
-		stg_stage_fail(&st, STG_EXIT_UNREACHABLE, "the inventory cannot be written: %s",
-			       run.inventory_error);
-	stg_discover_run_release(&run);
+	/* One round, or with --follow-fd one per batch of nodes as they come. */
+	while (stg_stage_round(&st, states) && !stg_bmc_secrets_check(&st, NULL)) {
+		struct stg_discover_run run = { 0 };
+
+		if (!stg_discover_run(&st, &a, &run))
+			stg_stage_report(&st, stg_discover_json, stg_discover_print, &run, run.failed);
+		stg_stage_interrupted(&st);
+		if (run.inventory_error) /* exit 3, as for an inventory that cannot be opened */
+			stg_stage_fail(&st, STG_EXIT_UNREACHABLE, "the inventory cannot be written: %s",
+				       run.inventory_error);
+		stg_discover_run_release(&run);
+	}
 	return stg_stage_close(&st);
 }

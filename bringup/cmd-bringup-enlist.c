@@ -53,6 +53,7 @@ int main(int argc, char **argv)
 		  "NTP server for the nodes, repeatable (default $BRINGUP_NTP_SERVERS or ntp.ubuntu.com)" },
 		{ "package", 0, BR_OPT_LIST, &a.packages, "NAME",
 		  "package to install, repeatable (default chrony lldpd nvme-cli pciutils)" },
+		STG_FOLLOW_OPTION(&st),
 		{ 0 },
 	};
 	const struct br_command cmd = {
@@ -74,9 +75,13 @@ int main(int argc, char **argv)
 
 	if (stg_stage_parse(&st, &cmd, argc, argv) || stg_enlist_stage_check(&st, &a))
 		goto out;
-	if (!stg_stage_open(&st, stg_stage_states("enlist", a.skip_configure)) &&
-	    !stg_enlist_stage_run(&st, &a, &run))
-		stg_stage_report(&st, stg_enlist_stage_json, stg_enlist_stage_print, &run, run.failed);
+	if (!stg_stage_open(&st, stg_stage_states("enlist", a.skip_configure)))
+		while (stg_stage_round(&st, stg_stage_states("enlist", a.skip_configure))) {
+			if (!stg_enlist_stage_run(&st, &a, &run))
+				stg_stage_report(&st, stg_enlist_stage_json, stg_enlist_stage_print, &run,
+						 run.failed);
+			stg_enlist_stage_run_release(&run);
+		}
 out:
 	stg_enlist_stage_release(&run, &a);
 	return stg_stage_close(&st);

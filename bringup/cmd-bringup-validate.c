@@ -122,6 +122,7 @@ int main(int argc, char **argv)
 		  "SSH worker processes (default 0: one per CPU, at most one per 8 nodes; 1: none)" },
 		{ "timeout", 0, BR_OPT_INT, &a.timeout_s, "SECONDS",
 		  "time limit on one node (default: its profile's [time_limits] validation, else 600)" },
+		STG_FOLLOW_OPTION(&st),
 		{ 0 },
 	};
 	const struct br_command cmd = {
@@ -137,7 +138,6 @@ int main(int argc, char **argv)
 		&st.common,
 	};
 	const int *states = stg_stage_states("validate", 0);
-	struct stg_validate_run run = { 0 };
 
 	if (stg_stage_parse(&st, &cmd, argc, argv))
 		return stg_stage_close(&st);
@@ -150,9 +150,15 @@ int main(int argc, char **argv)
 				    &st, "--fabric needs the wiring list: --wiring FILE or $BRINGUP_WIRING");
 		return stg_stage_close(&st);
 	}
-	if (!check_args(&st, &a) && !stg_stage_open(&st, states) && !stg_validate_run(&st, &a.o, &run))
-		stg_stage_report(&st, stg_validate_json, stg_validate_print, &run, run.failed);
-	stg_validate_run_release(&run);
+	if (!check_args(&st, &a) && !stg_stage_open(&st, states))
+		while (stg_stage_round(&st, states)) {
+			struct stg_validate_run run = { 0 };
+
+			if (!stg_validate_run(&st, &a.o, &run))
+				stg_stage_report(&st, stg_validate_json, stg_validate_print, &run,
+						 run.failed);
+			stg_validate_run_release(&run);
+		}
 	free(a.default_probe);
 	free(a.default_known_hosts);
 	return stg_stage_close(&st);

@@ -306,6 +306,11 @@ enum br_opt_result { BR_OPT_OK = 0, BR_OPT_EXIT_OK = 1, BR_OPT_EXIT_USAGE = 2 };
  * BR_OPT_EXIT_USAGE (the exit code for bad usage). */
 enum br_opt_result br_opt_parse(const struct br_command *cmd, int argc, char **argv, int *ret_argi);
 void br_opt_help(const struct br_command *cmd, FILE *f);
+/* The options cmd parses (its own, then the common ones) as a document:
+ * {"command": NAME, "options": [{"name", "short" (or null), "argument":
+ * whether it takes a value}]}, for `bringup run` to hand each stage only
+ * the options it knows (stg_stage_parse prints it for --options-json). */
+json_t *br_opt_table_json(const struct br_command *cmd);
 
 /* ---- progress display ------------------------------------------------- */
 

@@ -20,6 +20,8 @@ struct inv {
 	char *path;
 	struct inv_stmt *stmts; /* statement cache, by SQL text */
 	size_t n_stmts;
+	inv_lease_yield_fn lease_yield; /* inv_lease_set_yield; NULL: a live holder keeps its lease */
+	void *lease_yield_ctx;
 };
 
 /* Record a database error naming what was being done and the backend's message. */

@@ -1,9 +1,13 @@
 /* Helpers every stage executable shares, and the stage skeleton. */
 #define _DEFAULT_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdarg.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "lifecycle.h"
 #include "loop.h"
@@ -128,10 +132,26 @@ int stg_stage_parse(struct stg_stage *st, const struct br_command *cmd, int argc
 	st->argc = argc;
 	st->argv = argv;
 	br_log_init(argv[0], BR_LOG_WARN);
+	if (argc == 2 && !strcmp(argv[1], "--options-json")) {
+		json_t *doc = br_opt_table_json(cmd);
+
+		br_json_print(stdout, doc);
+		json_decref(doc);
+		st->exit = STG_EXIT_OK;
+		return 1;
+	}
 	rc = br_opt_parse(cmd, argc, argv, &st->argi);
-	if (rc)
+	if (rc) {
 		st->exit = rc == BR_OPT_EXIT_OK ? STG_EXIT_OK : STG_EXIT_USAGE;
-	return rc;
+		return rc;
+	}
+	if (st->follow_fd && (st->follow_fd < 3 || fcntl(st->follow_fd, F_GETFD) < 0))
+		return stg_stage_usage(st, "--follow-fd %d: not an open descriptor of bringup run's",
+				       st->follow_fd);
+	if (st->follow_fd && st->argi < argc)
+		return stg_stage_usage(
+		    st, "--follow-fd takes no host names (bringup run --only runs stage by stage)");
+	return 0;
 }
 
 /* ---- which stage takes which node -------------------------------------------- */
@@ -447,6 +467,10 @@ int stg_stage_close(struct stg_stage *st)
 	inv_nodes_free(st->nodes, st->n);
 	stg_stage_release(st->inv);
 	inv_close(st->inv);
+	br_strlist_release(&st->taken);
+	if (st->follow_fd > 0)
+		close(st->follow_fd);
+	st->follow_fd = 0;
 	st->nodes = NULL;
 	st->n = 0;
 	st->inv = NULL;
@@ -546,4 +570,167 @@ void stg_stage_release(struct inv *inv)
 
 	if (inv && inv_leases_give_back(inv, &err))
 		br_error("inventory", "%s", err.msg);
+}
+
+/* ---- follow mode (bringup run's flow) ------------------------------------------ */
+
+/* The parent pid of process pid (/proc/PID/stat field 4); -1 when unknown. */
+static long parent_of(long pid)
+{
+	char path[64], *data = NULL, *p;
+	size_t len;
+	long ppid = -1;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	if (br_read_file(path, 4096, &data, &len, NULL))
+		return -1;
+	/* after the command name's last ')': " STATE PPID" */
+	p = data ? strrchr(data, ')') : NULL;
+	if (p && p[1] == ' ' && p[2] && p[3] == ' ')
+		ppid = strtol(p + 4, NULL, 10);
+	free(data);
+	return ppid;
+}
+
+/* A stage of the same bringup run (a child of the same driver) yields a
+ * node it has moved out of every state it takes: it is done with it, and
+ * the next stage need not wait for the end of that stage's round. */
+static int sibling_yields(void *ctx, const struct inv_lease *holder, const struct inv_node *node)
+{
+	const char *stage = holder->stage;
+
+	(void)ctx;
+	if (holder->pid == (long)getpid() || parent_of(holder->pid) != (long)getppid())
+		return 0;
+	if (!strncmp(stage, "bringup-", 8))
+		stage += 8;
+	if (stage_index(stage) == N_PIPELINE)
+		return 0;
+	return !state_in(node->state, stg_stage_states(stage, 0)) &&
+	       !state_in(node->state, stg_stage_states(stage, 1));
+}
+
+/* Read what the driver sent: 1 once FD has ended (kept in follow_fd < 0). */
+static int follow_poll(struct stg_stage *st, int timeout_ms)
+{
+	struct pollfd p = { st->follow_fd, POLLIN, 0 };
+	char buf[64];
+	ssize_t got;
+
+	if (st->follow_fd < 0)
+		return 1;
+	if (poll(&p, 1, timeout_ms) <= 0)
+		return 0;
+	got = read(st->follow_fd, buf, sizeof(buf));
+	if (got > 0 || (got < 0 && errno == EINTR))
+		return 0;
+	close(st->follow_fd);
+	st->follow_fd = -1;
+	return 1;
+}
+
+int stg_stage_wait(struct stg_stage *st)
+{
+	return follow_poll(st, STG_FOLLOW_POLL_MS);
+}
+
+/* "ready" to the driver, then its go ahead (a byte); 0 to go on. */
+static int follow_start(struct stg_stage *st)
+{
+	char go;
+	ssize_t got;
+
+	if (write(st->follow_fd, "ready\n", 6) != 6)
+		return -1;
+	while ((got = read(st->follow_fd, &go, 1)) < 0 && errno == EINTR && !br_signal_caught())
+		;
+	return got == 1 ? 0 : -1;
+}
+
+static int was_taken(const struct stg_stage *st, const char *hostname)
+{
+	for (size_t i = 0; i < st->taken.n; i++)
+		if (!strcmp(st->taken.items[i], hostname))
+			return 1;
+	return 0;
+}
+
+/* The round done: what stg_stage_close does for it, its nodes remembered. */
+static void close_round(struct stg_stage *st)
+{
+	if (st->n && !st->no_lease && !st->allow_retired && st->exit != STG_EXIT_USAGE) {
+		struct stg_profiles profiles = { 0 };
+
+		stg_lifecycle_retire_due(st->inv, &profiles, st->nodes, st->n);
+		stg_profiles_release(&profiles);
+	}
+	for (size_t i = 0; i < st->n; i++)
+		br_strlist_add(&st->taken, st->nodes[i].hostname);
+	inv_nodes_free(st->nodes, st->n);
+	st->nodes = NULL;
+	st->n = 0;
+	stg_stage_release(st->inv);
+}
+
+/* The nodes ready for this stage that it has not taken, leased. */
+static int pick(struct stg_stage *st, const int *states)
+{
+	const char *stage = st->cmd->name;
+	struct inv_node *all = NULL;
+	size_t n_all = 0, n = 0;
+	int rc;
+
+	if (!strncmp(stage, "bringup-", 8))
+		stage += 8;
+	rc = stg_stage_select(st->inv, 0, NULL, 0, states, &all, &n_all);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < n_all; i++) {
+		if (!was_taken(st, all[i].hostname) && stg_stage_takes(st->inv, stage, states, &all[i])) {
+			all[n++] = all[i];
+			continue;
+		}
+		inv_node_release(&all[i]);
+	}
+	rc = n ? stg_stage_lease(st->inv, st->cmd->name, states, all, &n) : 0;
+	st->nodes = all;
+	st->n = n;
+	return rc;
+}
+
+int stg_stage_round(struct stg_stage *st, const int *states)
+{
+	int ended;
+
+	if (!st->follow_fd)
+		return st->rounds++ == 0 && !st->exit;
+	if (st->rounds++ == 0) {
+		if (follow_start(st))
+			return 0;
+		inv_lease_set_yield(st->inv, sibling_yields, st);
+		if (st->n)
+			return 1;
+	} else {
+		if (st->exit > st->worst)
+			st->worst = st->exit;
+		if (st->exit >= STG_EXIT_USAGE || br_signal_caught())
+			return 0;
+		close_round(st);
+	}
+	for (;;) {
+		inv_nodes_free(st->nodes, st->n);
+		st->nodes = NULL;
+		st->n = 0;
+		ended = follow_poll(st, 0);
+		st->exit = pick(st, states);
+		if (st->exit)
+			return 0;
+		if (st->n)
+			return 1;
+		if (ended || br_signal_caught())
+			break;
+		stg_stage_wait(st);
+	}
+	st->exit = st->worst;
+	return 0;
 }
