@@ -19,8 +19,8 @@ static const char *env_or(const char *value, const char *var, const char *fallba
 	return env && *env ? env : fallback;
 }
 
-/* A positive count from the environment (so `bringup run`, which hands
- * every stage the same options, can still size this one), else fallback. */
+/* A positive count from the environment (a run sized without a flag), else
+ * fallback. */
 static int env_count(const char *var, int fallback)
 {
 	const char *env = getenv(var);
