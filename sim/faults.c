@@ -66,6 +66,7 @@ static const char *const fault_names[SIM_F_COUNT] = {
 	[SIM_F_IB_RATE] = "ib_rate",
 	[SIM_F_NVLINK_DOWN] = "nvlink_down",
 	[SIM_F_PEERMEM_MISSING] = "peermem_missing",
+	[SIM_F_COMMISSION_HANG] = "commission_hang",
 };
 
 /* BIOS attributes bios_drift may change, and the value a drifted node has. */

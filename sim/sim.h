@@ -194,6 +194,11 @@ enum sim_fault {
 	SIM_F_NVLINK_DOWN,
 	/* GPUDirect RDMA's peer-memory client (nvidia_peermem) not loaded. */
 	SIM_F_PEERMEM_MISSING,
+	/* MAAS commissioning of the node never ends (a machine that never
+	 * PXE boots, with no MAAS timeout): Commissioning for good. enlist
+	 * fails it at its commissioning time limit; bringup run's other nodes
+	 * must not wait for that (issue 25). */
+	SIM_F_COMMISSION_HANG,
 	SIM_F_COUNT
 };
 

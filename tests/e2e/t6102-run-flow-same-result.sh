@@ -4,11 +4,15 @@
 # over the whole rack do: on two identical simulated racks (same seed, the
 # same faults: dead and refusing BMCs, BIOS drift, a failed PSU, a degraded
 # link, a cable swap between two nodes, a failed commissioning, disks in
-# another order), every node's state, failure kind and check results, and
-# every ticket's node, fault and status, are the same.
+# another order, commissioning that never ends, cut by a 3 s commissioning
+# limit), every node's state, failure kind and check results, and every
+# ticket's node, fault and status, are the same.
 . "$(dirname "$0")/lib.sh"
 cd "$T"
-faults=bmc_down,bmc_auth,bios_drift,psu_failed,pcie_degraded,cable_swap,commission_fail,nvme_order
+faults=bmc_down,bmc_auth,bios_drift,psu_failed,pcie_degraded,cable_swap,commission_fail,nvme_order,commission_hang
+cp -R "$BR_TOP/templates" tpl
+sed -i 's/^commissioning = .*/commissioning = 3s/' tpl/profiles/*/hardware.conf
+export BRINGUP_TEMPLATES=$T/tpl
 for r in flow seq; do
 	bringup sim --nodes 10 --seed 21 --dir $r --faults "$faults" --maas-commission-ms 100 --maas-deploy-ms 100 \
 		--daemon >/dev/null &
@@ -42,6 +46,7 @@ done
 result flow.db > flow-result.txt
 result seq.db > seq-result.txt
 cmp -s flow-result.txt seq-result.txt || fail "the flow ended otherwise: $(diff seq-result.txt flow-result.txt | head -20)"
+grep -q "|failed|time_limit$" flow-result.txt || fail "the hung commissioning did not end at its limit"
 for s in golden quarantined failed; do
 	grep -q "|$s|" flow-result.txt || fail "no node ended $s: the comparison proves little ($(cat flow-result.txt | head -12))"
 done
