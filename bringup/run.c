@@ -54,6 +54,7 @@ struct run_args {
 	struct br_strlist made; /* "-x" words split from clusters */
 	const char *db;
 	int json;
+	int help;	    /* --help went to every stage: each prints its own, in order */
 	int skip_configure; /* --skip-configure went to enlist: configure is not run */
 	int force;	    /* --force is passed on: every stage takes every host */
 };
@@ -194,6 +195,7 @@ static int parse(int argc, char **argv, struct run_args *a)
 			while (i + 1 < argc && argv[i + 1][0] != '-')
 				a->only[a->nonly++] = argv[++i];
 		} else if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+			a->help = 1;
 			for (size_t k = 0; k < a->n; k++)
 				add_arg(&a->st[k], arg);
 		} else if (!strcmp(arg, "--")) {
@@ -743,7 +745,7 @@ int drv_run_pipeline(const char *const *stages, size_t n, drv_find_fn find, int 
 		return worst;
 	}
 	forward_signals();
-	if (a.nonly || a.noperands)
+	if (a.nonly || a.noperands || a.help)
 		worst = run_in_order(&a, hosts, times);
 	else
 		worst = run_flow(&a, times);
