@@ -75,8 +75,18 @@ int main(int argc, char **argv)
 
 	if (stg_stage_parse(&st, &cmd, argc, argv) || stg_enlist_stage_check(&st, &a))
 		goto out;
+	/* Following, rounds run side by side: a machine whose commissioning
+	 * never ends holds its own slot of --max-parallel, not the machines
+	 * that come after it. */
+	st.round_slots = a.max_parallel;
 	if (!stg_stage_open(&st, stg_stage_states("enlist", a.skip_configure)))
 		while (stg_stage_round(&st, stg_stage_states("enlist", a.skip_configure))) {
+			if (st.in_round_child) { /* this round's share of the caps */
+				long inflight = (long)a.max_inflight * st.round_share / a.max_parallel;
+
+				a.max_inflight = inflight > 0 ? (int)inflight : 1;
+				a.max_parallel = st.round_share;
+			}
 			if (!stg_enlist_stage_run(&st, &a, &run))
 				stg_stage_report(&st, stg_enlist_stage_json, stg_enlist_stage_print, &run,
 						 run.failed);

@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stdarg.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "lifecycle.h"
@@ -188,6 +190,7 @@ static const struct {
 #define N_PIPELINE (sizeof(pipeline) / sizeof(pipeline[0]))
 
 static int state_in(enum inv_state state, const int *states);
+static void rounds_release(struct stg_stage *st);
 
 static size_t stage_index(const char *stage)
 {
@@ -468,6 +471,7 @@ int stg_stage_close(struct stg_stage *st)
 	stg_stage_release(st->inv);
 	inv_close(st->inv);
 	br_strlist_release(&st->taken);
+	rounds_release(st);
 	if (st->follow_fd > 0)
 		close(st->follow_fd);
 	st->follow_fd = 0;
@@ -698,12 +702,169 @@ static int pick(struct stg_stage *st, const int *states)
 	return rc;
 }
 
+/* A round running in a child process (round_slots). */
+struct stg_round_child {
+	pid_t pid;
+	char **hosts; /* its nodes (owned) */
+	size_t n;
+};
+
+static void child_free(struct stg_round_child *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		free(c->hosts[i]);
+	free(c->hosts);
+}
+
+static void rounds_release(struct stg_stage *st)
+{
+	for (size_t i = 0; i < st->n_children; i++)
+		child_free(&st->children[i]);
+	free(st->children);
+	st->children = NULL;
+	st->n_children = 0;
+}
+
+/* Reap the round children that ended (all of them, waiting, with block). */
+static void reap_rounds(struct stg_stage *st, int block)
+{
+	size_t i = 0;
+
+	while (i < st->n_children) {
+		int status, rc;
+		pid_t got = waitpid(st->children[i].pid, &status, block ? 0 : WNOHANG);
+
+		if (got == 0 || (got < 0 && errno == EINTR)) {
+			if (!block || br_signal_caught())
+				i++;
+			continue;
+		}
+		rc = got < 0		 ? STG_EXIT_UNREACHABLE
+		     : WIFEXITED(status) ? WEXITSTATUS(status)
+					 : 128 + WTERMSIG(status);
+		if (rc > st->worst)
+			st->worst = rc;
+		child_free(&st->children[i]);
+		st->children[i] = st->children[--st->n_children];
+	}
+}
+
+/* Nodes of the running rounds still in the stage's states: in flight. */
+static size_t rounds_in_flight(struct stg_stage *st, const int *states)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < st->n_children; i++)
+		for (size_t k = 0; k < st->children[i].n; k++) {
+			struct inv_node node;
+
+			if (inv_node_get(st->inv, st->children[i].hosts[k], &node, NULL))
+				continue;
+			n += state_in(node.state, states) && node.state != INV_FAILED;
+			inv_node_release(&node);
+		}
+	return n;
+}
+
+/* Start the picked nodes' round in a child process with share of the
+ * cap; this process keeps their leases and goes on. 1 in the child. */
+static int fork_round(struct stg_stage *st, int share)
+{
+	struct stg_round_child c = { 0 };
+	pid_t pid;
+
+	c.hosts = br_xcalloc(st->n ? st->n : 1, sizeof(*c.hosts));
+	for (size_t i = 0; i < st->n; i++) {
+		c.hosts[c.n++] = br_xstrdup(st->nodes[i].hostname);
+		br_strlist_add(&st->taken, st->nodes[i].hostname);
+	}
+	/* SQLite must not see a connection cross fork() (inventory/fork.c) */
+	inv_close(st->inv);
+	st->inv = NULL;
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (stg_stage_open_inventory(st->common.db, &st->inv)) {
+		st->exit = STG_EXIT_UNREACHABLE;
+		if (pid == 0)
+			_exit(STG_EXIT_UNREACHABLE);
+	}
+	if (pid == 0) {
+		/* the round ends with this process's parent, as a stage's workers do */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		close(st->follow_fd);
+		st->follow_fd = 0;
+		st->in_round_child = 1;
+		st->round_share = share;
+		child_free(&c);
+		for (size_t i = 0; i < st->n_children; i++)
+			child_free(&st->children[i]);
+		st->n_children = 0;
+		return 1;
+	}
+	if (st->inv)
+		inv_lease_set_yield(st->inv, sibling_yields, st);
+	inv_nodes_free(st->nodes, st->n);
+	st->nodes = NULL;
+	st->n = 0;
+	if (pid < 0) {
+		br_error("stage", "fork: %s", strerror(errno));
+		child_free(&c);
+		st->exit = STG_EXIT_UNREACHABLE;
+		return 0;
+	}
+	c.pid = pid;
+	st->children = br_xrealloc(st->children, (st->n_children + 1) * sizeof(*st->children));
+	st->children[st->n_children++] = c;
+	return 0;
+}
+
+/* Follow mode with rounds side by side: this process picks and forks, the
+ * children work. 1 in a child with its round; 0 here once every round has
+ * ended and nothing more is ready. */
+static int rounds_side_by_side(struct stg_stage *st, const int *states)
+{
+	for (;;) {
+		int ended = follow_poll(st, 0), free_slots;
+
+		reap_rounds(st, 0);
+		if (br_signal_caught() || st->exit)
+			break;
+		free_slots = st->round_slots - (int)rounds_in_flight(st, states);
+		if (free_slots > 0 && !st->n) {
+			st->exit = pick(st, states);
+			if (st->exit)
+				break;
+		}
+		if (st->n && free_slots > 0) {
+			if (fork_round(st, free_slots < (int)st->n ? free_slots : (int)st->n))
+				return 1;
+			continue;
+		}
+		if (ended && !st->n && !st->n_children)
+			break;
+		stg_stage_wait(st);
+	}
+	reap_rounds(st, 1);
+	if (st->worst > st->exit)
+		st->exit = st->worst;
+	return 0;
+}
+
 int stg_stage_round(struct stg_stage *st, const int *states)
 {
 	int ended;
 
+	if (st->in_round_child)
+		return 0;
 	if (!st->follow_fd)
 		return st->rounds++ == 0 && !st->exit;
+	if (st->round_slots && st->rounds++ == 0) {
+		if (follow_start(st))
+			return 0;
+		inv_lease_set_yield(st->inv, sibling_yields, st);
+		return rounds_side_by_side(st, states);
+	}
 	if (st->rounds++ == 0) {
 		if (follow_start(st))
 			return 0;

@@ -98,6 +98,17 @@ struct stg_stage {
 	int rounds;
 	struct br_strlist taken;
 	int worst;
+	/* Rounds side by side (follow mode, set by the stage before its first
+	 * round): the stage's cap on nodes in flight (enlist: --max-parallel).
+	 * Each round then runs in a child process of its own, while this one
+	 * takes the next; a round is given round_share of the cap, what the
+	 * rounds still running leave, so a node stuck in one round holds only
+	 * its own slot. 0: one round after another. */
+	int round_slots;
+	int round_share;
+	int in_round_child;
+	struct stg_round_child *children;
+	size_t n_children;
 };
 
 /* Follow mode, for bringup run's flow (docs/operating.md): a table entry
