@@ -832,6 +832,8 @@ static int rounds_side_by_side(struct stg_stage *st, const int *states)
 			break;
 		free_slots = st->round_slots - (int)rounds_in_flight(st, states);
 		if (free_slots > 0 && !st->n) {
+			inv_nodes_free(st->nodes, 0); /* the last pick's empty array */
+			st->nodes = NULL;
 			st->exit = pick(st, states);
 			if (st->exit)
 				break;
