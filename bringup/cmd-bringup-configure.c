@@ -33,6 +33,7 @@ int main(int argc, char **argv)
 		  "switch,chassis_id of every switch: names the switch each port is cabled to, for the "
 		  "profile's [boot] pxe_switch (default $BRINGUP_SWITCHES)" },
 		STG_BMC_OPTIONS(&a.bmc),
+		STG_FOLLOW_OPTION(&st),
 		{ 0 },
 	};
 	const struct br_command cmd = {
@@ -50,7 +51,6 @@ int main(int argc, char **argv)
 		&st.common,
 	};
 	const int *states = stg_stage_states("configure", 0);
-	struct stg_configure_run run = { 0 };
 
 	if (stg_bmc_opts_init(&a.bmc, cmd.name))
 		return STG_EXIT_USAGE;
@@ -58,14 +58,17 @@ int main(int argc, char **argv)
 		return stg_stage_close(&st);
 	if (!a.switches)
 		a.switches = getenv("BRINGUP_SWITCHES");
-	if (stg_configure_options_check(&st, &a) || stg_stage_open(&st, states) ||
-	    stg_bmc_secrets_check(&st, NULL))
+	if (stg_configure_options_check(&st, &a) || stg_stage_open(&st, states))
 		return stg_stage_close(&st);
 	if (stg_stage_catch_signals(&st))
 		return stg_stage_close(&st);
-	if (!stg_configure_run(&st, &a, &run))
-		stg_stage_report(&st, stg_configure_json, stg_configure_print, &run, run.failed);
-	stg_stage_interrupted(&st);
-	stg_configure_run_release(&run);
+	while (stg_stage_round(&st, states) && !stg_bmc_secrets_check(&st, NULL)) {
+		struct stg_configure_run run = { 0 };
+
+		if (!stg_configure_run(&st, &a, &run))
+			stg_stage_report(&st, stg_configure_json, stg_configure_print, &run, run.failed);
+		stg_stage_interrupted(&st);
+		stg_configure_run_release(&run);
+	}
 	return stg_stage_close(&st);
 }

@@ -23,6 +23,7 @@ int main(int argc, char **argv)
 		{ "switches", 0, BR_OPT_STRING, &a.switches, "FILE",
 		  "switch,chassis_id of every switch: names the switches a BMC knows by chassis MAC "
 		  "(default $BRINGUP_SWITCHES)" },
+		STG_FOLLOW_OPTION(&st),
 		{ 0 },
 	};
 	const struct br_command cmd = {
@@ -38,7 +39,6 @@ int main(int argc, char **argv)
 		&st.common,
 	};
 	const int *states = stg_stage_states("discover", 0);
-	struct stg_discover_run run = { 0 };
 
 	if (stg_bmc_opts_init(&a.bmc, cmd.name))
 		return STG_EXIT_USAGE;
@@ -48,17 +48,21 @@ int main(int argc, char **argv)
 		a.wiring = getenv("BRINGUP_WIRING");
 	if (!a.switches)
 		a.switches = getenv("BRINGUP_SWITCHES");
-	if (stg_discover_options_check(&st, &a) || stg_stage_open(&st, states) ||
-	    stg_bmc_secrets_check(&st, NULL))
+	if (stg_discover_options_check(&st, &a) || stg_stage_open(&st, states))
 		return stg_stage_close(&st);
 	if (stg_stage_catch_signals(&st))
 		return stg_stage_close(&st);
-	if (!stg_discover_run(&st, &a, &run))
-		stg_stage_report(&st, stg_discover_json, stg_discover_print, &run,
-				 run.failed + run.quarantined);
-	stg_stage_interrupted(&st);
-	if (run.inventory_error) /* exit 3, as for an inventory that cannot be opened */
-		stg_stage_unwritable(&st, 0, run.inventory_error);
-	stg_discover_run_release(&run);
+	/* One round, or with --follow-fd one per batch of nodes as they come. */
+	while (stg_stage_round(&st, states) && !stg_bmc_secrets_check(&st, NULL)) {
+		struct stg_discover_run run = { 0 };
+
+		if (!stg_discover_run(&st, &a, &run))
+			stg_stage_report(&st, stg_discover_json, stg_discover_print, &run,
+					 run.failed + run.quarantined);
+		stg_stage_interrupted(&st);
+		if (run.inventory_error) /* exit 3, as for an inventory that cannot be opened */
+			stg_stage_unwritable(&st, 0, run.inventory_error);
+		stg_discover_run_release(&run);
+	}
 	return stg_stage_close(&st);
 }

@@ -53,6 +53,7 @@ int main(int argc, char **argv)
 		  "NTP server for the nodes, repeatable (default $BRINGUP_NTP_SERVERS or ntp.ubuntu.com)" },
 		{ "package", 0, BR_OPT_LIST, &a.packages, "NAME",
 		  "package to install, repeatable (default chrony lldpd nvme-cli pciutils)" },
+		STG_FOLLOW_OPTION(&st),
 		{ 0 },
 	};
 	const struct br_command cmd = {
@@ -74,9 +75,23 @@ int main(int argc, char **argv)
 
 	if (stg_stage_parse(&st, &cmd, argc, argv) || stg_enlist_stage_check(&st, &a))
 		goto out;
-	if (!stg_stage_open(&st, stg_stage_states("enlist", a.skip_configure)) &&
-	    !stg_enlist_stage_run(&st, &a, &run))
-		stg_stage_report(&st, stg_enlist_stage_json, stg_enlist_stage_print, &run, run.failed);
+	/* Following, rounds run side by side: a machine whose commissioning
+	 * never ends holds its own slot of --max-parallel, not the machines
+	 * that come after it. */
+	st.round_slots = a.max_parallel;
+	if (!stg_stage_open(&st, stg_stage_states("enlist", a.skip_configure)))
+		while (stg_stage_round(&st, stg_stage_states("enlist", a.skip_configure))) {
+			if (st.in_round_child) { /* this round's share of the caps */
+				long inflight = (long)a.max_inflight * st.round_share / a.max_parallel;
+
+				a.max_inflight = inflight > 0 ? (int)inflight : 1;
+				a.max_parallel = st.round_share;
+			}
+			if (!stg_enlist_stage_run(&st, &a, &run))
+				stg_stage_report(&st, stg_enlist_stage_json, stg_enlist_stage_print, &run,
+						 run.failed);
+			stg_enlist_stage_run_release(&run);
+		}
 out:
 	stg_enlist_stage_release(&run, &a);
 	return stg_stage_close(&st);

@@ -48,6 +48,7 @@ int main(int argc, char **argv)
 		{ "workers", 0, BR_OPT_INT, &a.o.workers, "N",
 		  "processes reading machines from MAAS (default 0: one per 50 machines, at most one per "
 		  "CPU, with 4 CPUs or more; 1: this one)" },
+		STG_FOLLOW_OPTION(&st),
 		{ 0 },
 	};
 	const struct br_command cmd = {
@@ -64,13 +65,17 @@ int main(int argc, char **argv)
 		&st.common,
 	};
 	const int *states = stg_stage_states("gate", 0);
-	struct stg_gate_run run = { 0 };
 
 	stg_maas_opts_init(&a.maas);
-	if (!stg_stage_parse(&st, &cmd, argc, argv) && !check_args(&st, &a) && !stg_stage_open(&st, states) &&
-	    !stg_gate_run(&st, &a.o, &run))
-		stg_stage_report(&st, stg_gate_json, stg_gate_print, &run, run.quarantined + run.errors);
-	stg_gate_run_release(&run);
+	if (!stg_stage_parse(&st, &cmd, argc, argv) && !check_args(&st, &a) && !stg_stage_open(&st, states))
+		while (stg_stage_round(&st, states)) {
+			struct stg_gate_run run = { 0 };
+
+			if (!stg_gate_run(&st, &a.o, &run))
+				stg_stage_report(&st, stg_gate_json, stg_gate_print, &run,
+						 run.quarantined + run.errors);
+			stg_gate_run_release(&run);
+		}
 	stg_maas_opts_release(&a.maas);
 	return stg_stage_close(&st);
 }

@@ -19,8 +19,8 @@ static const char *env_or(const char *value, const char *var, const char *fallba
 	return env && *env ? env : fallback;
 }
 
-/* A positive count from the environment (so `bringup run`, which hands
- * every stage the same options, can still size this one), else fallback. */
+/* A positive count from the environment (a run sized without a flag), else
+ * fallback. */
 static int env_count(const char *var, int fallback)
 {
 	const char *env = getenv(var);
@@ -142,6 +142,7 @@ int main(int argc, char **argv)
 		  "SSH worker processes (default 0: one per CPU, at most one per 8 nodes; 1: none)" },
 		{ "timeout", 0, BR_OPT_INT, &a.timeout_s, "SECONDS",
 		  "time limit on one node (default: its profile's [time_limits] validation, else 600)" },
+		STG_FOLLOW_OPTION(&st),
 		{ 0 },
 	};
 	const struct br_command cmd = {
@@ -158,7 +159,6 @@ int main(int argc, char **argv)
 		&st.common,
 	};
 	const int *states = stg_stage_states("validate", 0);
-	struct stg_validate_run run = { 0 };
 
 	if (stg_stage_parse(&st, &cmd, argc, argv))
 		return stg_stage_close(&st);
@@ -173,9 +173,15 @@ int main(int argc, char **argv)
 				    &st, "--fabric needs the wiring list: --wiring FILE or $BRINGUP_WIRING");
 		return stg_stage_close(&st);
 	}
-	if (!check_args(&st, &a) && !stg_stage_open(&st, states) && !stg_validate_run(&st, &a.o, &run))
-		stg_stage_report(&st, stg_validate_json, stg_validate_print, &run, run.failed);
-	stg_validate_run_release(&run);
+	if (!check_args(&st, &a) && !stg_stage_open(&st, states))
+		while (stg_stage_round(&st, states)) {
+			struct stg_validate_run run = { 0 };
+
+			if (!stg_validate_run(&st, &a.o, &run))
+				stg_stage_report(&st, stg_validate_json, stg_validate_print, &run,
+						 run.failed);
+			stg_validate_run_release(&run);
+		}
 	br_strlist_release(&a.o.fabric_hosts);
 	free(a.default_probe);
 	free(a.default_known_hosts);

@@ -1,7 +1,7 @@
 /*
  * bringup: the driver. `bringup STAGE [args]` runs bringup-STAGE from the
  * driver's own directory or PATH, git-style; `bringup run` runs the pipeline
- * stages in order.
+ * stages (bringup/run.c).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -31,8 +31,9 @@ static const struct {
 	{ "unretire", "bring retired nodes back to 'new', attempts reset" },
 	{ "sim", "serve a simulated rack of iDRACs (and MAAS) for trials and tests" },
 	{ "bmc", "read one BMC without the inventory" },
-	{ "run", "discover, firmware, configure, enlist, validate, gate, tickets in order, then a summary\n"
-		 "             (--json: as a document; --only HOST...: just those nodes)" },
+	{ "run", "every stage at once, each node moving on as it is done, then tickets and a summary\n"
+		 "             (--json: as a document; --only HOST...: just those nodes, stage by stage;\n"
+		 "             --firmware: stage by stage with firmware updates after discover)" },
 	{ "config", "show the settings from bringup.conf and the environment, and where each is from" },
 };
 

@@ -1,12 +1,19 @@
 /*
- * bringup run: the stages in order, timed, and what the inventory says at
- * the end. The driver knows no stage's options: everything but --json and
- * --only goes to every stage unchanged.
+ * bringup run: the pipeline stages over one inventory, timed, and what the
+ * inventory says at the end. Each stage is asked for its option table
+ * (--options-json) and given only the options it takes; an option no stage
+ * takes stops the run (exit 2) before any node is touched. Without --only
+ * the stages run at once, each in follow mode (--follow-fd): a node moves
+ * to its next stage as soon as it is done with one (docs/operating.md);
+ * with --only, stage after stage over the named nodes.
  */
+#define _DEFAULT_SOURCE
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -14,14 +21,42 @@
 #include "subproc.h"
 #include "run.h"
 
+#define RUN_STAGES_MAX 8
+#define RUN_OPTIONS_JSON_MAX (1 << 20)
+
+struct stage_opt {
+	const char *name; /* borrowed from the table document */
+	int short_name;
+	int argument;
+};
+
+struct stage {
+	const char *name;
+	char *path; /* NULL: not installed */
+	json_t *table;
+	struct stage_opt *opts;
+	size_t nopts;
+	char **args; /* the options routed to it (borrowed) */
+	size_t nargs;
+	pid_t pid;
+	int fd; /* follow mode: the driver's end of the stage's socket; -1 closed */
+	int rc, done, ready;
+	double t0, t1;
+};
+
 struct run_args {
-	char **pass; /* options for every stage (borrowed) */
-	size_t npass;
+	struct stage st[RUN_STAGES_MAX];
+	size_t n;
+	char **operands; /* host names given to every stage (borrowed) */
+	size_t noperands;
 	char **only; /* --only hosts (borrowed) */
 	size_t nonly;
+	struct br_strlist made; /* "-x" words split from clusters */
 	const char *db;
 	int json;
-	int skip_configure; /* --skip-configure is passed on: enlist takes discovered nodes */
+	int help;	    /* --help went to every stage: each prints its own, in order */
+	int skip_configure; /* --skip-configure went to enlist: configure is not run */
+	int firmware;	    /* --firmware: stage by stage, firmware between discover and configure */
 	int force;	    /* --force is passed on: every stage takes every host */
 };
 
@@ -33,38 +68,187 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Split run's own options from the stages'. --only takes every following
- * word up to the next option. */
-static void parse(int argc, char **argv, struct run_args *a)
+/* The stage's option table, from the stage itself. */
+static int load_table(struct stage *s)
 {
-	a->pass = br_xcalloc((size_t)argc + 1, sizeof(*a->pass));
-	a->only = br_xcalloc((size_t)argc + 1, sizeof(*a->only));
-	for (int i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--json")) {
-			a->json = 1;
+	char flag[] = "--options-json";
+	char *args[] = { s->path, flag, NULL };
+	struct br_buf out;
+	struct br_err err = { 0 };
+	json_t *list, *o;
+	size_t i;
+	int rc = br_spawn_read(s->path, args, RUN_OPTIONS_JSON_MAX, &out, &err);
+
+	if (rc > 0)
+		br_errf(&err, BR_E_INVAL, "%s --options-json exited %d", s->path, rc);
+	if (!rc)
+		s->table = br_json_parse(out.data ? out.data : "", out.len, RUN_OPTIONS_JSON_MAX, &err);
+	br_buf_release(&out);
+	list = s->table ? json_object_get(s->table, "options") : NULL;
+	if (!json_is_array(list)) {
+		fprintf(stderr, "bringup run: cannot read the options of %s: %s\n", s->path,
+			err.msg[0] ? err.msg : "no \"options\" list");
+		return STG_EXIT_UNREACHABLE;
+	}
+	s->opts = br_xcalloc(json_array_size(list) + 1, sizeof(*s->opts));
+	json_array_foreach(list, i, o)
+	{
+		const char *name = json_string_value(json_object_get(o, "name"));
+		const char *short_name = json_string_value(json_object_get(o, "short"));
+
+		if (!name)
 			continue;
+		s->opts[s->nopts++] = (struct stage_opt){ name, short_name ? short_name[0] : 0,
+							  json_is_true(json_object_get(o, "argument")) };
+	}
+	return 0;
+}
+
+static const struct stage_opt *find_opt(const struct stage *s, const char *name, size_t len, int short_name)
+{
+	for (size_t i = 0; i < s->nopts; i++) {
+		const struct stage_opt *o = &s->opts[i];
+
+		if (short_name ? o->short_name == short_name
+			       : strlen(o->name) == len && !strncmp(o->name, name, len))
+			return o;
+	}
+	return NULL;
+}
+
+static void add_arg(struct stage *s, char *arg)
+{
+	s->args[s->nargs++] = arg;
+}
+
+/* One option (--name, --name=value or -c; value NULL when none was joined
+ * to it) to every stage that takes it; *i moves past a separate value.
+ * 0, or STG_EXIT_USAGE after naming what is wrong. */
+static int route(struct run_args *a, int argc, char **argv, int *i, char *word, const char *name, size_t len,
+		 int short_name, char *joined)
+{
+	const struct stage_opt *first = NULL;
+	char *value = NULL;
+
+	for (size_t k = 0; k < a->n; k++) {
+		const struct stage_opt *o = a->st[k].path ? find_opt(&a->st[k], name, len, short_name) : NULL;
+
+		if (o && first && o->argument != first->argument) {
+			fprintf(stderr, "bringup run: %s takes a value in one stage and not in another\n",
+				word);
+			return STG_EXIT_USAGE;
 		}
-		if (!strcmp(argv[i], "--only")) {
+		if (o)
+			first = o;
+	}
+	if (!first) {
+		if (short_name)
+			fprintf(stderr, "bringup run: unknown option '-%c': no stage takes it\n", short_name);
+		else
+			fprintf(stderr, "bringup run: unknown option '--%.*s': no stage takes it\n", (int)len,
+				name);
+		fprintf(stderr, "bringup run: try 'bringup STAGE --help' for a stage's options\n");
+		return STG_EXIT_USAGE;
+	}
+	if (first->argument && !joined) {
+		if (*i + 1 >= argc) {
+			fprintf(stderr, "bringup run: missing argument for '%s'\n", word);
+			return STG_EXIT_USAGE;
+		}
+		value = argv[++*i];
+	}
+	if (!first->argument && joined && !short_name) {
+		fprintf(stderr, "bringup run: '%s' takes no value\n", word);
+		return STG_EXIT_USAGE;
+	}
+	if (!strcmp(first->name, "skip-configure"))
+		a->skip_configure = 1;
+	if (!strcmp(first->name, "force"))
+		a->force = 1;
+	if (!strcmp(first->name, "db"))
+		a->db = joined ? joined : value;
+	for (size_t k = 0; k < a->n; k++) {
+		if (!a->st[k].path || !find_opt(&a->st[k], name, len, short_name))
+			continue;
+		add_arg(&a->st[k], word);
+		if (value)
+			add_arg(&a->st[k], value);
+	}
+	return 0;
+}
+
+/* Split run's own options (--json, --only HOST...) from the stages', each
+ * stage's to it alone. --only takes every following word up to the next
+ * option. 0 or STG_EXIT_USAGE. */
+static int parse(int argc, char **argv, struct run_args *a)
+{
+	a->only = br_xcalloc((size_t)argc + 1, sizeof(*a->only));
+	a->operands = br_xcalloc((size_t)argc + 1, sizeof(*a->operands));
+	for (size_t k = 0; k < a->n; k++)
+		a->st[k].args = br_xcalloc(2 * (size_t)argc + 8, sizeof(*a->st[k].args));
+	for (int i = 0; i < argc; i++) {
+		char *arg = argv[i];
+		int rc = 0;
+
+		if (!strcmp(arg, "--json")) {
+			a->json = 1;
+		} else if (!strcmp(arg, "--firmware")) {
+			a->firmware = 1;
+		} else if (!strcmp(arg, "--only")) {
 			while (i + 1 < argc && argv[i + 1][0] != '-')
 				a->only[a->nonly++] = argv[++i];
-			continue;
+		} else if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+			a->help = 1;
+			for (size_t k = 0; k < a->n; k++)
+				add_arg(&a->st[k], arg);
+		} else if (!strcmp(arg, "--")) {
+			while (i + 1 < argc)
+				a->operands[a->noperands++] = argv[++i];
+		} else if (arg[0] != '-' || !arg[1]) {
+			a->operands[a->noperands++] = arg;
+		} else if (arg[1] == '-') {
+			char *eq = strchr(arg + 2, '=');
+
+			rc = route(a, argc, argv, &i, arg, arg + 2,
+				   eq ? (size_t)(eq - arg - 2) : strlen(arg + 2), 0, eq ? eq + 1 : NULL);
+		} else {
+			/* -kv, -t5: one word per option, a value joined to the last */
+			for (char *c = arg + 1; *c && !rc; c++) {
+				char *word, *joined = NULL;
+				int takes = 0;
+
+				for (size_t k = 0; k < a->n; k++) {
+					const struct stage_opt *o =
+					    a->st[k].path ? find_opt(&a->st[k], "", 0, *c) : NULL;
+
+					takes |= o && o->argument;
+				}
+				if (takes && c[1]) {
+					word = br_xasprintf("-%c%s", *c, c + 1);
+					joined = word + 2;
+				} else {
+					word = br_xasprintf("-%c", *c);
+				}
+				br_strlist_add(&a->made, word);
+				free(word);
+				word = a->made.items[a->made.n - 1];
+				rc = route(a, argc, argv, &i, word, "", 0, *c, joined ? word + 2 : NULL);
+				if (takes)
+					break;
+			}
 		}
-		a->skip_configure |= !strcmp(argv[i], "--skip-configure");
-		a->force |= !strcmp(argv[i], "--force");
-		if (!strcmp(argv[i], "--db") && i + 1 < argc)
-			a->db = argv[i + 1];
-		else if (!strncmp(argv[i], "--db=", 5))
-			a->db = argv[i] + 5;
-		a->pass[a->npass++] = argv[i];
+		if (rc)
+			return rc;
 	}
+	return 0;
 }
 
 /* SIGTERM, SIGINT or SIGHUP sent to the driver alone (a service manager, a
- * kill from another shell) would leave the stage it runs going on without
- * it: pass the signal on, so the stage winds down (logs out of its BMCs,
- * exits 128 + signal) and the loop below stops there. kill() is
- * async-signal-safe; the pid is set only while a stage runs. */
-static volatile sig_atomic_t stage_pid;
+ * kill from another shell) would leave the stages it runs going on without
+ * it: pass the signal on, so each winds down (logs out of its BMCs, exits
+ * 128 + signal) and the run stops there. kill() is async-signal-safe; a
+ * slot holds a pid only while its stage runs. */
+static volatile sig_atomic_t stage_pids[RUN_STAGES_MAX];
 static volatile sig_atomic_t caught_signal;
 
 static void forward_signal(int signo)
@@ -72,8 +256,9 @@ static void forward_signal(int signo)
 	int saved = errno;
 
 	caught_signal = signo;
-	if (stage_pid > 0)
-		kill((pid_t)stage_pid, signo);
+	for (size_t i = 0; i < RUN_STAGES_MAX; i++)
+		if (stage_pids[i] > 0)
+			kill((pid_t)stage_pids[i], signo);
 	errno = saved;
 }
 
@@ -126,31 +311,48 @@ static size_t hosts_for(const char *stage, const struct run_args *a, char **host
 	return n;
 }
 
-/* The stage now running, for the signal handler; a signal that came
- * between the fork and now is passed on at once. */
+/* A stage now running (slot ctx), for the signal handler; a signal that
+ * came between the fork and now is passed on at once. */
 static void stage_started(pid_t pid, void *ctx)
 {
-	stage_pid = pid;
+	size_t slot = (size_t)(*(const size_t *)ctx);
+
+	stage_pids[slot] = pid;
 	if (pid > 0 && caught_signal)
 		kill(pid, caught_signal);
 }
 
-/* One stage: path, the shared options, then the hosts. With --json the
- * stage's stdout goes to stderr, so stdout holds one document. */
-static int run_one(char *path, const struct run_args *a, char **hosts, size_t nhosts)
+/* The stage's argument vector: path, its options, extra (NULL-ended),
+ * then the hosts. */
+static char **stage_argv(struct stage *s, char **extra, char **hosts, size_t nhosts)
 {
-	char **args = br_xcalloc(a->npass + nhosts + 2, sizeof(*args));
-	const struct br_spawn_opts so = { "bringup", a->json, stage_started, NULL };
-	size_t k = 0;
-	int rc;
+	size_t nextra = 0, k = 0;
+	char **args;
 
-	args[k++] = path;
-	for (size_t i = 0; i < a->npass; i++)
-		args[k++] = a->pass[i];
+	while (extra && extra[nextra])
+		nextra++;
+	args = br_xcalloc(s->nargs + nextra + nhosts + 2, sizeof(*args));
+	args[k++] = s->path;
+	for (size_t i = 0; i < s->nargs; i++)
+		args[k++] = s->args[i];
+	for (size_t i = 0; i < nextra; i++)
+		args[k++] = extra[i];
 	for (size_t i = 0; i < nhosts; i++)
 		args[k++] = hosts[i];
+	return args;
+}
+
+/* One stage to its end: its options, then the hosts. With --json the
+ * stage's stdout goes to stderr, so stdout holds one document. */
+static int run_one(struct run_args *a, size_t slot, char **hosts, size_t nhosts)
+{
+	char **args = stage_argv(&a->st[slot], NULL, hosts, nhosts);
+	const struct br_spawn_opts so = { "bringup", a->json, stage_started, &slot };
+	int rc;
+
 	fflush(stdout);
-	rc = br_spawn_wait(path, args, &so, NULL);
+	rc = br_spawn_wait(a->st[slot].path, args, &so, NULL);
+	stage_pids[slot] = 0;
 	free(args);
 	return rc < 0 ? STG_EXIT_UNREACHABLE : rc;
 }
@@ -296,6 +498,238 @@ static void print_summary(json_t *doc)
 	printf("\n");
 }
 
+static size_t slots[RUN_STAGES_MAX] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+
+static int is_follower(const char *name)
+{
+	return strcmp(name, "tickets") != 0;
+}
+
+/* Stage after stage (--only, host names): each given the named nodes it
+ * takes as the inventory stands when it starts. */
+static int run_in_order(struct run_args *a, char **hosts, json_t *times)
+{
+	int worst = STG_EXIT_OK;
+
+	for (size_t i = 0; i < a->n && !caught_signal; i++) {
+		struct stage *s = &a->st[i];
+		json_t *t = json_pack("{s:s}", "name", s->name);
+		double t0 = now_s();
+		size_t nhosts = a->noperands;
+		int rc;
+
+		json_array_append_new(times, t);
+		if (a->nonly)
+			nhosts = hosts_for(s->name, a, hosts);
+		else
+			memcpy(hosts, a->operands, a->noperands * sizeof(*hosts));
+		if (!s->path || (a->nonly && !nhosts) ||
+		    (a->skip_configure && !strcmp(s->name, "configure")) ||
+		    (!a->firmware && !strcmp(s->name, "firmware"))) {
+			if (!s->path)
+				br_info("run", "stage %s is not installed; skipped", s->name);
+			else if (!strcmp(s->name, "firmware"))
+				br_info("run", "firmware updates only with bringup run --firmware; skipped");
+			else if (a->nonly && !nhosts)
+				br_info("run", "stage %s takes none of the named nodes; skipped", s->name);
+			json_object_set_new(t, "skipped", json_true());
+			continue;
+		}
+		rc = run_one(a, i, hosts, nhosts);
+		json_object_set_new(t, "seconds", json_real(now_s() - t0));
+		json_object_set_new(t, "exit", json_integer(rc));
+		if (rc > worst)
+			worst = rc;
+		if (rc >= STG_EXIT_USAGE || caught_signal) {
+			fprintf(stderr, "bringup run: stage %s exited %d; stopping\n", s->name, rc);
+			break;
+		}
+	}
+	return worst;
+}
+
+/* Whether stage i is running in the flow. */
+static int flowing(const struct run_args *a, size_t i)
+{
+	const struct stage *s = &a->st[i];
+
+	return s->path && is_follower(s->name) && !(a->skip_configure && !strcmp(s->name, "configure")) &&
+	       strcmp(s->name, "firmware") != 0;
+}
+
+/* Start stage i in follow mode, its end of a socket pair as --follow-fd. */
+static int start_follower(struct run_args *a, size_t i)
+{
+	struct stage *s = &a->st[i];
+	const struct br_spawn_opts so = { "bringup", a->json, stage_started, &slots[i] };
+	struct br_err err = { 0 };
+	char flag[] = "--follow-fd", fdarg[16];
+	char *extra[] = { flag, fdarg, NULL };
+	char **args;
+	int sv[2];
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
+		fprintf(stderr, "bringup run: socketpair: %s\n", strerror(errno));
+		return -1;
+	}
+	snprintf(fdarg, sizeof(fdarg), "%d", sv[1]);
+	args = stage_argv(s, extra, NULL, 0);
+	fflush(stdout);
+	s->t0 = now_s();
+	s->pid = br_spawn_start(s->path, args, &so, sv[1], &err);
+	free(args);
+	close(sv[1]);
+	if (s->pid < 0) {
+		fprintf(stderr, "bringup run: %s\n", err.msg);
+		close(sv[0]);
+		return -1;
+	}
+	s->fd = sv[0];
+	return 0;
+}
+
+/* Its "ready" line: the stage checked its options and opened the
+ * inventory. 0 when it came, -1 when the stage ended first. */
+static int await_ready(struct stage *s)
+{
+	char c;
+	ssize_t got;
+
+	for (;;) {
+		got = read(s->fd, &c, 1);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			return -1;
+		if (c == '\n')
+			return 0;
+	}
+}
+
+static void close_fd(struct stage *s)
+{
+	if (s->fd >= 0)
+		close(s->fd);
+	s->fd = -1;
+}
+
+/* Each stage whose upstream stages have all ended is told so: its socket
+ * closed (the first stage's at once). */
+static void tell_upstream_ended(struct run_args *a)
+{
+	int upstream_live = 0;
+
+	for (size_t j = 0; j < a->n; j++) {
+		if (!flowing(a, j))
+			continue;
+		if (!upstream_live && a->st[j].fd >= 0 && !a->st[j].done)
+			close_fd(&a->st[j]);
+		upstream_live |= !a->st[j].done;
+	}
+}
+
+/* Every pipeline stage at once, each in follow mode: a stage whose
+ * upstream stages have all ended is told so (its socket closed), and ends
+ * once nothing more is ready for it. First every stage says it is ready
+ * (its options checked): one that stops there stops the run before any
+ * node is touched. Then tickets, over what the flow left. */
+static int run_flow(struct run_args *a, json_t *times)
+{
+	int worst = STG_EXIT_OK, all_ready = 1;
+	size_t live = 0;
+
+	for (size_t i = 0; i < a->n; i++) {
+		a->st[i].fd = -1;
+		if (!flowing(a, i))
+			continue;
+		if (start_follower(a, i)) {
+			worst = STG_EXIT_UNREACHABLE;
+			all_ready = 0;
+			break;
+		}
+		live++;
+	}
+	for (size_t i = 0; i < a->n; i++)
+		if (a->st[i].fd >= 0 && !(a->st[i].ready = !await_ready(&a->st[i])))
+			all_ready = 0;
+	for (size_t i = 0; i < a->n; i++) {
+		struct stage *s = &a->st[i];
+
+		if (s->fd < 0)
+			continue;
+		if (!all_ready || caught_signal)
+			close_fd(s); /* each one waiting for the go ahead ends untouched */
+		else if (write(s->fd, "g", 1) != 1)
+			close_fd(s);
+	}
+	tell_upstream_ended(a);
+	while (live) {
+		int status;
+		pid_t pid = waitpid(-1, &status, 0);
+		size_t i;
+
+		if (pid < 0 && errno == EINTR)
+			continue;
+		if (pid < 0)
+			break;
+		for (i = 0; i < a->n && !(a->st[i].pid == pid && !a->st[i].done); i++)
+			;
+		if (i == a->n)
+			continue;
+		stage_pids[i] = 0;
+		a->st[i].done = 1;
+		a->st[i].t1 = now_s();
+		a->st[i].rc = br_spawn_status(status);
+		close_fd(&a->st[i]);
+		live--;
+		if (a->st[i].rc > worst)
+			worst = a->st[i].rc;
+		if (a->st[i].rc >= STG_EXIT_USAGE && a->st[i].ready)
+			fprintf(stderr, "bringup run: stage %s exited %d\n", a->st[i].name, a->st[i].rc);
+		tell_upstream_ended(a);
+	}
+	for (size_t i = 0; i < a->n; i++) {
+		struct stage *s = &a->st[i];
+		json_t *t = json_pack("{s:s}", "name", s->name);
+
+		if (!is_follower(s->name) && strcmp(s->name, "firmware") && s->path && all_ready &&
+		    worst < STG_EXIT_USAGE && !caught_signal) {
+			s->t0 = now_s();
+			s->rc = run_one(a, i, NULL, 0);
+			s->t1 = now_s();
+			s->done = 1;
+			if (s->rc > worst)
+				worst = s->rc;
+		}
+		json_array_append_new(times, t);
+		if (!s->done) {
+			if (!s->path)
+				br_info("run", "stage %s is not installed; skipped", s->name);
+			else if (!strcmp(s->name, "firmware"))
+				br_info("run", "firmware updates are not part of the flow: bringup run --firmware "
+					       "runs the stages one after another with them, or run bringup firmware");
+			json_object_set_new(t, "skipped", json_true());
+			continue;
+		}
+		json_object_set_new(t, "seconds", json_real(s->t1 - s->t0));
+		json_object_set_new(t, "exit", json_integer(s->rc));
+	}
+	return worst;
+}
+
+static void release_args(struct run_args *a)
+{
+	for (size_t i = 0; i < a->n; i++) {
+		free(a->st[i].path);
+		free(a->st[i].opts);
+		free(a->st[i].args);
+		json_decref(a->st[i].table);
+	}
+	br_strlist_release(&a->made);
+	free(a->only);
+	free(a->operands);
+}
+
 int drv_run_pipeline(const char *const *stages, size_t n, drv_find_fn find, int argc, char **argv)
 {
 	struct run_args a = { 0 };
@@ -304,8 +738,23 @@ int drv_run_pipeline(const char *const *stages, size_t n, drv_find_fn find, int 
 	int worst = STG_EXIT_OK;
 	char **hosts = br_xcalloc((size_t)argc + 1, sizeof(*hosts));
 
+	for (size_t i = 0; i < n && i < RUN_STAGES_MAX && !worst; i++) {
+		a.st[a.n].name = stages[i];
+		a.st[a.n].path = find(stages[i]);
+		if (a.st[a.n].path)
+			worst = load_table(&a.st[a.n]);
+		a.n++;
+	}
+	if (!worst)
+		worst = parse(argc, argv, &a);
+	if (worst) {
+		json_decref(doc);
+		json_decref(times);
+		release_args(&a);
+		free(hosts);
+		return worst;
+	}
 	json_object_set_new(doc, "schema_version", json_integer(STG_SCHEMA_RUN));
-	parse(argc, argv, &a);
 	/* A --db refused before any stage runs (and is handed it in argv). */
 	{
 		struct br_err err = { 0 };
@@ -314,41 +763,20 @@ int drv_run_pipeline(const char *const *stages, size_t n, drv_find_fn find, int 
 			fprintf(stderr, "bringup run: %s\n", err.msg);
 			json_decref(doc);
 			json_decref(times);
-			free(a.pass);
-			free(a.only);
+			release_args(&a);
 			free(hosts);
 			return STG_EXIT_USAGE;
 		}
 	}
 	forward_signals();
-	for (size_t i = 0; i < n && !caught_signal; i++) {
-		char *path = find(stages[i]);
-		json_t *t = json_pack("{s:s}", "name", stages[i]);
-		double t0 = now_s();
-		size_t nhosts = a.nonly ? hosts_for(stages[i], &a, hosts) : 0;
-		int rc;
-
-		json_array_append_new(times, t);
-		if (!path || (a.nonly && !nhosts)) {
-			if (path)
-				br_info("run", "stage %s takes none of the named nodes; skipped", stages[i]);
-			else
-				br_info("run", "stage %s is not installed; skipped", stages[i]);
-			json_object_set_new(t, "skipped", json_true());
-			free(path);
-			continue;
-		}
-		rc = run_one(path, &a, hosts, nhosts);
-		free(path);
-		json_object_set_new(t, "seconds", json_real(now_s() - t0));
-		json_object_set_new(t, "exit", json_integer(rc));
-		if (rc > worst)
-			worst = rc;
-		if (rc >= STG_EXIT_USAGE || caught_signal) {
-			fprintf(stderr, "bringup run: stage %s exited %d; stopping\n", stages[i], rc);
-			break;
-		}
-	}
+	/* Firmware updates change what every later stage reads (a BMC that
+	 * restarts, a BIOS that resets): with --firmware the stages run one
+	 * after another, firmware between discover and configure, as the flow
+	 * cannot yet keep configure off a node firmware still updates. */
+	if (a.nonly || a.noperands || a.help || a.firmware)
+		worst = run_in_order(&a, hosts, times);
+	else
+		worst = run_flow(&a, times);
 	if (caught_signal && worst < 128 + caught_signal)
 		worst = 128 + caught_signal;
 	json_object_set_new(doc, "stages", times);
@@ -366,8 +794,7 @@ int drv_run_pipeline(const char *const *stages, size_t n, drv_find_fn find, int 
 		print_summary(doc);
 	}
 	json_decref(doc);
-	free(a.pass);
-	free(a.only);
+	release_args(&a);
 	free(hosts);
 	return worst;
 }

@@ -319,6 +319,11 @@ void br_opt_help(const struct br_command *cmd, FILE *f);
  * a slip of the fingers (at most 2 edits, and fewer than half of word's
  * letters), else NULL. Borrowed from candidates. */
 const char *br_did_you_mean(const char *word, const char *const *candidates, size_t n);
+/* The options cmd parses (its own, then the common ones) as a document:
+ * {"command": NAME, "options": [{"name", "short" (or null), "argument":
+ * whether it takes a value}]}, for `bringup run` to hand each stage only
+ * the options it knows (stg_stage_parse prints it for --options-json). */
+json_t *br_opt_table_json(const struct br_command *cmd);
 
 /* ---- progress display ------------------------------------------------- */
 

@@ -176,6 +176,22 @@ static int set_value(const struct br_command *cmd, const struct br_option *o, co
 	return 0;
 }
 
+json_t *br_opt_table_json(const struct br_command *cmd)
+{
+	struct br_option all[OPT_MAX];
+	size_t n = collect(cmd, all);
+	json_t *list = json_array();
+
+	for (size_t i = 0; i < n; i++) {
+		char short_name[2] = { (char)all[i].short_name, '\0' };
+
+		json_array_append_new(list, json_pack("{s:s, s:s?, s:b}", "name", all[i].name, "short",
+						      all[i].short_name ? short_name : NULL, "argument",
+						      all[i].type != BR_OPT_FLAG));
+	}
+	return json_pack("{s:s, s:o}", "command", cmd->name, "options", list);
+}
+
 enum br_opt_result br_opt_parse(const struct br_command *cmd, int argc, char **argv, int *ret_argi)
 {
 	struct br_option all[OPT_MAX];

@@ -28,4 +28,16 @@ struct br_spawn_opts {
  * waited for. Flush stdio first. */
 int br_spawn_wait(const char *path, char *const args[], const struct br_spawn_opts *opts, struct br_err *err);
 
+/* Start path with args and return at once: its pid, or -1 with err (BR_E_IO).
+ * keep_fd, when not -1, is left open in the child (a descriptor made
+ * close-on-exec here); every other descriptor is as the caller made it. */
+pid_t br_spawn_start(const char *path, char *const args[], const struct br_spawn_opts *opts, int keep_fd,
+		     struct br_err *err);
+/* A waitpid status as a shell reports it: the exit code, or 128 + the signal. */
+int br_spawn_status(int status);
+/* Run path with args, its stdout read into out (at most max bytes; more is
+ * BR_E_TOOBIG), stderr as this process's; returns its exit status as
+ * br_spawn_wait does, or a negative code with err. */
+int br_spawn_read(const char *path, char *const args[], size_t max, struct br_buf *out, struct br_err *err);
+
 #endif

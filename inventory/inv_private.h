@@ -21,6 +21,8 @@ struct inv {
 	unsigned flags;		/* INV_OPEN_* it was opened with */
 	struct inv_stmt *stmts; /* statement cache, by SQL text */
 	size_t n_stmts;
+	inv_lease_yield_fn lease_yield; /* inv_lease_set_yield; NULL: a live holder keeps its lease */
+	void *lease_yield_ctx;
 };
 
 /* Record a database error naming what was being done and the backend's message. */

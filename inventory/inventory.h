@@ -216,6 +216,12 @@ int inv_leases_take(struct inv *inv, const char *const *hostnames, size_t n, con
 		    inv_lease_fn fn, void *ctx, struct br_err *err);
 /* Give back every lease this process holds. */
 int inv_leases_give_back(struct inv *inv, struct br_err *err);
+/* Whether a live holder on this host yields its lease on node to this
+ * process all the same (stages/stage.c: a stage of the same `bringup run`
+ * that has moved the node on). Nonzero: it is taken over, logged. */
+typedef int (*inv_lease_yield_fn)(void *ctx, const struct inv_lease *holder, const struct inv_node *node);
+/* Set (fn NULL: clear) the yield rule of this connection's lease takes. */
+void inv_lease_set_yield(struct inv *inv, inv_lease_yield_fn fn, void *ctx);
 
 /* Read back a node's stored BMC facts into hw (initialised here; the caller
  * releases it with br_hw_release). */

@@ -175,6 +175,22 @@ static int may_take(struct inv *inv, const char *hostname, int64_t id, const cha
 			hostname, h->stage, h->pid, h->host);
 		return 0;
 	}
+	if (inv->lease_yield && !strcmp(h->host, host)) {
+		struct inv_node node;
+		int yields;
+
+		rc = inv_node_get(inv, hostname, &node, err);
+		if (rc)
+			return rc;
+		yields = inv->lease_yield(inv->lease_yield_ctx, h, &node);
+		inv_node_release(&node);
+		if (yields) {
+			br_info("inventory",
+				"%s: taking over the lease of %s (pid %ld): it moved the node on", hostname,
+				h->stage, h->pid);
+			return 0;
+		}
+	}
 	return br_errf(err, BR_E_EXISTS, "%s: %s (pid %ld on %s) is working on it (lease until %s)", hostname,
 		       h->stage, h->pid, h->host, until);
 }
@@ -256,6 +272,12 @@ int inv_leases_take(struct inv *inv, const char *const *hostnames, size_t n, con
 	free(why);
 	free(rcs);
 	return rc;
+}
+
+void inv_lease_set_yield(struct inv *inv, inv_lease_yield_fn fn, void *ctx)
+{
+	inv->lease_yield = fn;
+	inv->lease_yield_ctx = ctx;
 }
 
 int inv_leases_give_back(struct inv *inv, struct br_err *err)

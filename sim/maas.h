@@ -57,6 +57,7 @@ struct sim_maas_host {
 	struct sim_maas_disk disks[SIM_MAAS_DISKS_MAX]; /* in kernel order: disks[0] gets the lowest id */
 	size_t n_disks;
 	int commission_fail; /* commissioning fails with a script result */
+	int commission_hang; /* commissioning never ends */
 	int echo_request;    /* test fault maas_echo: a create is refused, echoing the request */
 	char ip[46];	     /* address once deployed */
 	/* Its BMC, as MAAS would reach it; bmc_address "": no BMC simulated,

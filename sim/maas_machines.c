@@ -140,7 +140,8 @@ void sim_maas_advance(struct sim_maas *m, struct sim_maas_machine *mc, int64_t n
 		    enum_name(ST_COMMISSIONING), enum_name(mc->before_action));
 		return;
 	}
-	if (mc->status == ST_COMMISSIONING && now_ms - mc->since_ms >= m->cfg.commission_ms - testing_ms(m)) {
+	if (mc->status == ST_COMMISSIONING && !(h && h->commission_hang) &&
+	    now_ms - mc->since_ms >= m->cfg.commission_ms - testing_ms(m)) {
 		snprintf(mc->power_state, sizeof(mc->power_state), "off");
 		if (!h)
 			sim_maas_set_status(m, mc, ST_FAILED_COMMISSIONING, "Failed commissioning", "ERROR",

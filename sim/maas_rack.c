@@ -49,6 +49,7 @@ static void host_from(struct sim_maas_host *h, const struct sim_node *n, const c
 	for (size_t i = 0; i < n_order && i < SIM_MAAS_DISKS_MAX; i++)
 		disk_from(&h->disks[h->n_disks++], order[i], (int)i);
 	h->commission_fail = (sim_fault_has(&n->faults, SIM_F_COMMISSION_FAIL)) != 0;
+	h->commission_hang = (sim_fault_has(&n->faults, SIM_F_COMMISSION_HANG)) != 0;
 	h->echo_request = (sim_fault_has(&n->faults, SIM_F_MAAS_ECHO)) != 0;
 	h->test_fail_once = (sim_fault_has(&n->faults, SIM_F_MAAS_TEST_FAIL)) != 0;
 	h->deleted_at_tag = (sim_fault_has(&n->faults, SIM_F_MAAS_DELETED_AT_TAG)) != 0;

@@ -255,6 +255,11 @@ enum sim_fault {
 	 * @Redfish.OperationApplyTimeSupport (an update staged for the next
 	 * reset): a client asking for Immediate must send nothing. */
 	SIM_F_FW_APPLY_ON_RESET,
+	/* MAAS commissioning of the node never ends (a machine that never
+	 * PXE boots, with no MAAS timeout): Commissioning for good. enlist
+	 * fails it at its commissioning time limit; bringup run's other nodes
+	 * must not wait for that (issue 25). */
+	SIM_F_COMMISSION_HANG,
 	SIM_F_COUNT
 };
 

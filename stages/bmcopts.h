@@ -57,7 +57,7 @@ struct stg_bmc_opts {
 
 /* Defaults, then the environment (BRINGUP_BMC_SCHEME, BRINGUP_CA_FILE,
  * BRINGUP_BMC_TIMEOUT, BRINGUP_BMC_RETRIES: `bringup run` passes them to
- * every stage without flags the other stages do not know). Returns 0, or
+ * every stage that takes them, as it does the flags). Returns 0, or
  * STG_EXIT_USAGE after saying what is wrong. */
 int stg_bmc_opts_init(struct stg_bmc_opts *o, const char *prog);
 /* After option parsing: check the values and fill the client options.

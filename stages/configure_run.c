@@ -386,8 +386,13 @@ int stg_configure_options_check(struct stg_stage *st, struct stg_configure_optio
 {
 	if (stg_bmc_opts_finish(&a->bmc, st->cmd->name, &a->rf))
 		return st->exit = STG_EXIT_USAGE;
-	if (a->max_resets < 1 || a->poll_ms < 1 || a->graceful_s < 0 || a->job_timeout_s < 1)
-		return stg_stage_usage(st, "counts, intervals and timeouts must be positive");
+	if (a->max_resets < 1)
+		return stg_stage_usage(st, "--max-resets %d: at least 1 system must be allowed to reset",
+				       a->max_resets);
+	if (a->poll_ms < 1 || a->graceful_s < 0 || a->job_timeout_s < 1)
+		return stg_stage_usage(st,
+				       "--poll-ms and --job-timeout must be positive, --graceful-timeout not "
+				       "negative");
 	if (a->workers < 0 || a->workers > STG_WORKERS_MAX)
 		return stg_stage_usage(st, "--workers must be 0-%d", STG_WORKERS_MAX);
 	a->rf.use_expand = 0;	   /* configure reads single resources */

@@ -195,6 +195,8 @@ int stg_enlist_stage_run(struct stg_stage *st, struct stg_enlist_stage_options *
 /* The run as `--json` prints it (new reference) and as a table on stdout. */
 json_t *stg_enlist_stage_json(const void *run);
 void stg_enlist_stage_print(const void *run);
+/* Frees run's contents (one round's), leaving it empty for the next. */
+void stg_enlist_stage_run_release(struct stg_enlist_stage *run);
 /* Frees run's contents and what o holds (inputs, key, lists). */
 void stg_enlist_stage_release(struct stg_enlist_stage *run, struct stg_enlist_stage_options *o);
 

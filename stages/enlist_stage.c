@@ -428,7 +428,7 @@ int stg_enlist_stage_run(struct stg_stage *st, struct stg_enlist_stage_options *
 	return rc;
 }
 
-void stg_enlist_stage_release(struct stg_enlist_stage *run, struct stg_enlist_stage_options *a)
+void stg_enlist_stage_run_release(struct stg_enlist_stage *run)
 {
 	br_progress_release(&run->progress);
 	for (size_t i = 0; i < run->n; i++) {
@@ -440,6 +440,12 @@ void stg_enlist_stage_release(struct stg_enlist_stage *run, struct stg_enlist_st
 	free(run->inventory_error);
 	free(run->jobs);
 	free(run->ctx);
+	memset(run, 0, sizeof(*run));
+}
+
+void stg_enlist_stage_release(struct stg_enlist_stage *run, struct stg_enlist_stage_options *a)
+{
+	stg_enlist_stage_run_release(run);
 	stg_enlist_inputs_release(&a->in);
 	stg_maas_opts_release(&a->maas);
 	br_strlist_release(&a->ntp);

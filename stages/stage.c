@@ -2,10 +2,14 @@
 #define _DEFAULT_SOURCE
 #include <errno.h>
 #include <libgen.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdarg.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -171,6 +175,14 @@ int stg_stage_parse(struct stg_stage *st, const struct br_command *cmd, int argc
 	st->argc = argc;
 	st->argv = argv;
 	br_log_init(argv[0], BR_LOG_WARN);
+	if (argc == 2 && !strcmp(argv[1], "--options-json")) {
+		json_t *doc = br_opt_table_json(cmd);
+
+		br_json_print(stdout, doc);
+		json_decref(doc);
+		st->exit = STG_EXIT_OK;
+		return 1;
+	}
 	/* Before the options: bringup.conf's settings become the
 	 * environment's defaults, which --db and the rest then beat. */
 	config_rc = stg_config_apply(&err);
@@ -179,9 +191,17 @@ int stg_stage_parse(struct stg_stage *st, const struct br_command *cmd, int argc
 		fprintf(stderr, "%s\n%s: bringup.conf: nothing done\n", err.msg, cmd->name);
 		rc = BR_OPT_EXIT_USAGE;
 	}
-	if (rc)
+	if (rc) {
 		st->exit = rc == BR_OPT_EXIT_OK ? STG_EXIT_OK : STG_EXIT_USAGE;
-	return rc;
+		return rc;
+	}
+	if (st->follow_fd && (st->follow_fd < 3 || fcntl(st->follow_fd, F_GETFD) < 0))
+		return stg_stage_usage(st, "--follow-fd %d: not an open descriptor of bringup run's",
+				       st->follow_fd);
+	if (st->follow_fd && st->argi < argc)
+		return stg_stage_usage(
+		    st, "--follow-fd takes no host names (bringup run --only runs stage by stage)");
+	return 0;
 }
 
 /* ---- which stage takes which node -------------------------------------------- */
@@ -220,6 +240,7 @@ static const struct {
 #define N_PIPELINE (sizeof(pipeline) / sizeof(pipeline[0]))
 
 static int state_in(enum inv_state state, const int *states);
+static void rounds_release(struct stg_stage *st);
 
 static size_t stage_index(const char *stage)
 {
@@ -560,6 +581,11 @@ int stg_stage_close(struct stg_stage *st)
 	if (!st->readonly && !st->no_lease)
 		stg_stage_release(st->inv);
 	inv_close(st->inv);
+	br_strlist_release(&st->taken);
+	rounds_release(st);
+	if (st->follow_fd > 0)
+		close(st->follow_fd);
+	st->follow_fd = 0;
 	st->nodes = NULL;
 	st->n = 0;
 	st->inv = NULL;
@@ -676,4 +702,326 @@ void stg_stage_release(struct inv *inv)
 
 	if (inv && inv_leases_give_back(inv, &err))
 		br_error("inventory", "%s", err.msg);
+}
+
+/* ---- follow mode (bringup run's flow) ------------------------------------------ */
+
+/* The parent pid of process pid (/proc/PID/stat field 4); -1 when unknown. */
+static long parent_of(long pid)
+{
+	char path[64], *data = NULL, *p;
+	size_t len;
+	long ppid = -1;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	if (br_read_file(path, 4096, &data, &len, NULL))
+		return -1;
+	/* after the command name's last ')': " STATE PPID" */
+	p = data ? strrchr(data, ')') : NULL;
+	if (p && p[1] == ' ' && p[2] && p[3] == ' ')
+		ppid = strtol(p + 4, NULL, 10);
+	free(data);
+	return ppid;
+}
+
+/* A stage of the same bringup run (a child of the same driver) yields a
+ * node it has moved out of every state it takes: it is done with it, and
+ * the next stage need not wait for the end of that stage's round. */
+static int sibling_yields(void *ctx, const struct inv_lease *holder, const struct inv_node *node)
+{
+	const char *stage = holder->stage;
+
+	(void)ctx;
+	if (holder->pid == (long)getpid() || parent_of(holder->pid) != (long)getppid())
+		return 0;
+	if (!strncmp(stage, "bringup-", 8))
+		stage += 8;
+	if (stage_index(stage) == N_PIPELINE)
+		return 0;
+	return !state_in(node->state, stg_stage_states(stage, 0)) &&
+	       !state_in(node->state, stg_stage_states(stage, 1));
+}
+
+/* Read what the driver sent: 1 once FD has ended (kept in follow_fd < 0). */
+static int follow_poll(struct stg_stage *st, int timeout_ms)
+{
+	struct pollfd p = { st->follow_fd, POLLIN, 0 };
+	char buf[64];
+	ssize_t got;
+
+	if (st->follow_fd < 0)
+		return 1;
+	if (poll(&p, 1, timeout_ms) <= 0)
+		return 0;
+	got = read(st->follow_fd, buf, sizeof(buf));
+	if (got > 0 || (got < 0 && errno == EINTR))
+		return 0;
+	close(st->follow_fd);
+	st->follow_fd = -1;
+	return 1;
+}
+
+int stg_stage_wait(struct stg_stage *st)
+{
+	return follow_poll(st, STG_FOLLOW_POLL_MS);
+}
+
+/* "ready" to the driver, then its go ahead (a byte); 0 to go on. */
+static int follow_start(struct stg_stage *st)
+{
+	char go;
+	ssize_t got;
+
+	if (write(st->follow_fd, "ready\n", 6) != 6)
+		return -1;
+	while ((got = read(st->follow_fd, &go, 1)) < 0 && errno == EINTR && !br_signal_caught())
+		;
+	return got == 1 ? 0 : -1;
+}
+
+static int was_taken(const struct stg_stage *st, const char *hostname)
+{
+	for (size_t i = 0; i < st->taken.n; i++)
+		if (!strcmp(st->taken.items[i], hostname))
+			return 1;
+	return 0;
+}
+
+/* The round done: what stg_stage_close does for it, its nodes remembered. */
+static void close_round(struct stg_stage *st)
+{
+	if (st->n && !st->no_lease && !st->allow_retired && st->exit != STG_EXIT_USAGE) {
+		struct stg_profiles profiles = { 0 };
+
+		stg_lifecycle_retire_due(st->inv, &profiles, st->nodes, st->n);
+		stg_profiles_release(&profiles);
+	}
+	for (size_t i = 0; i < st->n; i++)
+		br_strlist_add(&st->taken, st->nodes[i].hostname);
+	inv_nodes_free(st->nodes, st->n);
+	st->nodes = NULL;
+	st->n = 0;
+	stg_stage_release(st->inv);
+}
+
+/* The nodes ready for this stage that it has not taken, leased. */
+static int pick(struct stg_stage *st, const int *states)
+{
+	const char *stage = st->cmd->name;
+	struct inv_node *all = NULL;
+	size_t n_all = 0, n = 0;
+	int rc;
+
+	if (!strncmp(stage, "bringup-", 8))
+		stage += 8;
+	rc = stg_stage_select(st->inv, 0, NULL, 0, states, &all, &n_all);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < n_all; i++) {
+		if (!was_taken(st, all[i].hostname) && stg_stage_takes(st->inv, stage, states, &all[i])) {
+			all[n++] = all[i];
+			continue;
+		}
+		inv_node_release(&all[i]);
+	}
+	rc = n ? stg_stage_lease(st->inv, st->cmd->name, states, all, &n) : 0;
+	st->nodes = all;
+	st->n = n;
+	return rc;
+}
+
+/* A round running in a child process (round_slots). */
+struct stg_round_child {
+	pid_t pid;
+	char **hosts; /* its nodes (owned) */
+	size_t n;
+};
+
+static void child_free(struct stg_round_child *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		free(c->hosts[i]);
+	free(c->hosts);
+}
+
+static void rounds_release(struct stg_stage *st)
+{
+	for (size_t i = 0; i < st->n_children; i++)
+		child_free(&st->children[i]);
+	free(st->children);
+	st->children = NULL;
+	st->n_children = 0;
+}
+
+/* Reap the round children that ended (all of them, waiting, with block). */
+static void reap_rounds(struct stg_stage *st, int block)
+{
+	size_t i = 0;
+
+	while (i < st->n_children) {
+		int status, rc;
+		pid_t got = waitpid(st->children[i].pid, &status, block ? 0 : WNOHANG);
+
+		if (got == 0 || (got < 0 && errno == EINTR)) {
+			if (!block || br_signal_caught())
+				i++;
+			continue;
+		}
+		rc = got < 0		 ? STG_EXIT_UNREACHABLE
+		     : WIFEXITED(status) ? WEXITSTATUS(status)
+					 : 128 + WTERMSIG(status);
+		if (rc > st->worst)
+			st->worst = rc;
+		child_free(&st->children[i]);
+		st->children[i] = st->children[--st->n_children];
+	}
+}
+
+/* Nodes of the running rounds still in the stage's states: in flight. */
+static size_t rounds_in_flight(struct stg_stage *st, const int *states)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < st->n_children; i++)
+		for (size_t k = 0; k < st->children[i].n; k++) {
+			struct inv_node node;
+
+			if (inv_node_get(st->inv, st->children[i].hosts[k], &node, NULL))
+				continue;
+			n += state_in(node.state, states) && node.state != INV_FAILED;
+			inv_node_release(&node);
+		}
+	return n;
+}
+
+/* Start the picked nodes' round in a child process with share of the
+ * cap; this process keeps their leases and goes on. 1 in the child. */
+static int fork_round(struct stg_stage *st, int share)
+{
+	struct stg_round_child c = { 0 };
+	pid_t pid;
+
+	c.hosts = br_xcalloc(st->n ? st->n : 1, sizeof(*c.hosts));
+	for (size_t i = 0; i < st->n; i++) {
+		c.hosts[c.n++] = br_xstrdup(st->nodes[i].hostname);
+		br_strlist_add(&st->taken, st->nodes[i].hostname);
+	}
+	/* SQLite must not see a connection cross fork() (inventory/fork.c) */
+	inv_close(st->inv);
+	st->inv = NULL;
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (stg_stage_open_inventory(st->common.db, &st->inv)) {
+		st->exit = STG_EXIT_UNREACHABLE;
+		if (pid == 0)
+			_exit(STG_EXIT_UNREACHABLE);
+	}
+	if (pid == 0) {
+		/* the round ends with this process's parent, as a stage's workers do */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		close(st->follow_fd);
+		st->follow_fd = 0;
+		st->in_round_child = 1;
+		st->round_share = share;
+		child_free(&c);
+		for (size_t i = 0; i < st->n_children; i++)
+			child_free(&st->children[i]);
+		st->n_children = 0;
+		return 1;
+	}
+	if (st->inv)
+		inv_lease_set_yield(st->inv, sibling_yields, st);
+	inv_nodes_free(st->nodes, st->n);
+	st->nodes = NULL;
+	st->n = 0;
+	if (pid < 0) {
+		br_error("stage", "fork: %s", strerror(errno));
+		child_free(&c);
+		st->exit = STG_EXIT_UNREACHABLE;
+		return 0;
+	}
+	c.pid = pid;
+	st->children = br_xrealloc(st->children, (st->n_children + 1) * sizeof(*st->children));
+	st->children[st->n_children++] = c;
+	return 0;
+}
+
+/* Follow mode with rounds side by side: this process picks and forks, the
+ * children work. 1 in a child with its round; 0 here once every round has
+ * ended and nothing more is ready. */
+static int rounds_side_by_side(struct stg_stage *st, const int *states)
+{
+	for (;;) {
+		int ended = follow_poll(st, 0), free_slots;
+
+		reap_rounds(st, 0);
+		if (br_signal_caught() || st->exit)
+			break;
+		free_slots = st->round_slots - (int)rounds_in_flight(st, states);
+		if (free_slots > 0 && !st->n) {
+			inv_nodes_free(st->nodes, 0); /* the last pick's empty array */
+			st->nodes = NULL;
+			st->exit = pick(st, states);
+			if (st->exit)
+				break;
+		}
+		if (st->n && free_slots > 0) {
+			if (fork_round(st, free_slots < (int)st->n ? free_slots : (int)st->n))
+				return 1;
+			continue;
+		}
+		if (ended && !st->n && !st->n_children)
+			break;
+		stg_stage_wait(st);
+	}
+	reap_rounds(st, 1);
+	if (st->worst > st->exit)
+		st->exit = st->worst;
+	return 0;
+}
+
+int stg_stage_round(struct stg_stage *st, const int *states)
+{
+	int ended;
+
+	if (st->in_round_child)
+		return 0;
+	if (!st->follow_fd)
+		return st->rounds++ == 0 && !st->exit;
+	if (st->round_slots && st->rounds++ == 0) {
+		if (follow_start(st))
+			return 0;
+		inv_lease_set_yield(st->inv, sibling_yields, st);
+		return rounds_side_by_side(st, states);
+	}
+	if (st->rounds++ == 0) {
+		if (follow_start(st))
+			return 0;
+		inv_lease_set_yield(st->inv, sibling_yields, st);
+		if (st->n)
+			return 1;
+	} else {
+		if (st->exit > st->worst)
+			st->worst = st->exit;
+		if (st->exit >= STG_EXIT_USAGE || br_signal_caught())
+			return 0;
+		close_round(st);
+	}
+	for (;;) {
+		inv_nodes_free(st->nodes, st->n);
+		st->nodes = NULL;
+		st->n = 0;
+		ended = follow_poll(st, 0);
+		st->exit = pick(st, states);
+		if (st->exit)
+			return 0;
+		if (st->n)
+			return 1;
+		if (ended || br_signal_caught())
+			break;
+		stg_stage_wait(st);
+	}
+	st->exit = st->worst;
+	return 0;
 }

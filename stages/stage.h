@@ -125,10 +125,39 @@ struct stg_stage {
 	 * (stg_stage_close), and its --json says which (stg_stage_report). */
 	struct br_strlist held;
 	char *held_by; /* the first holder, as the inventory describes it (owned) */
+	/* Follow mode (--follow-fd FD, bringup run): the rounds stg_stage_round
+	 * gives, the nodes already taken, the worst round's exit code. */
+	int follow_fd;
+	int rounds;
+	struct br_strlist taken;
+	int worst;
+	/* Rounds side by side (follow mode, set by the stage before its first
+	 * round): the stage's cap on nodes in flight (enlist: --max-parallel).
+	 * Each round then runs in a child process of its own, while this one
+	 * takes the next; a round is given round_share of the cap, what the
+	 * rounds still running leave, so a node stuck in one round holds only
+	 * its own slot. 0: one round after another. */
+	int round_slots;
+	int round_share;
+	int in_round_child;
+	struct stg_round_child *children;
+	size_t n_children;
 };
 
+/* Follow mode, for bringup run's flow (docs/operating.md): a table entry
+ * for the pipeline stages (discover, configure, enlist, validate, gate). */
+#define STG_FOLLOW_OPTION(st)                                                                                \
+	{                                                                                                    \
+		"follow-fd", 0, BR_OPT_INT, &(st)->follow_fd, "FD",                                          \
+		    "for bringup run: keep taking nodes as they become ready until FD reads end of file"     \
+	}
+/* How often a following stage with nothing to do reads the inventory again. */
+#define STG_FOLLOW_POLL_MS 200
+
 /* Logging and options (cmd->common must be &st->common). Nonzero: stop
- * (--help: exit 0; a bad option: STG_EXIT_USAGE). */
+ * (--help: exit 0; a bad option: STG_EXIT_USAGE). Alone, --options-json
+ * prints the option table (br_opt_table_json) and stops with exit 0: how
+ * bringup run learns which options the stage takes. */
 int stg_stage_parse(struct stg_stage *st, const struct br_command *cmd, int argc, char **argv);
 /* Open the inventory (--db), select the nodes (those named on the command
  * line, else those in states, terminated by -1) and take their leases
@@ -140,6 +169,22 @@ int stg_stage_parse(struct stg_stage *st, const struct br_command *cmd, int argc
  * events say so (inv_node_forced). Nonzero: stop (STG_EXIT_UNREACHABLE, or
  * STG_EXIT_USAGE for an unknown host name or a node out of turn). */
 int stg_stage_open(struct stg_stage *st, const int *states);
+/* The stage's rounds: call it before each; nonzero: work st->nodes. The
+ * first call gives what stg_stage_open picked. Without --follow-fd (or with
+ * hosts named) that is the only round. In follow mode each later call
+ * closes the round before (retirement as stg_stage_close, leases given
+ * back, its nodes remembered: a node is taken once per run), then waits
+ * (stg_stage_wait) until nodes this stage takes and has not taken appear,
+ * leased, or the driver closes FD (every stage upstream ended) and none
+ * are ready: then 0. A round that stopped the stage (exit 2 or more, a
+ * signal caught) ends it. The first call in follow mode writes "ready" on
+ * FD and waits for the driver's go ahead, so that every stage's operator
+ * errors stop the run before any of them touches a node. */
+int stg_stage_round(struct stg_stage *st, const int *states);
+/* Wait until nodes may have become ready for a following stage, or FD
+ * ends: the one wake-up (an inventory read every STG_FOLLOW_POLL_MS for
+ * now). 1 when FD has ended, else 0. */
+int stg_stage_wait(struct stg_stage *st);
 /* "NAME: message" on stderr and stop with STG_EXIT_USAGE; returns it. */
 int stg_stage_usage(struct stg_stage *st, const char *fmt, ...) BR_PRINTF(2, 3);
 /* Log the error and stop with exit_code; returns it. */

@@ -184,6 +184,73 @@ static void test_lease(void **state)
 	assert_int_equal(inv_leases_give_back(f->inv, &err), 0);
 }
 
+/* inv_lease_set_yield: a live holder's lease is taken over exactly when
+ * the rule says so, the rule shown the holder and the node. */
+struct yield_seen {
+	int answer, calls;
+	char stage[32];
+	long pid;
+};
+
+static int yield_rule(void *ctx, const struct inv_lease *holder, const struct inv_node *node)
+{
+	struct yield_seen *y = ctx;
+
+	y->calls++;
+	snprintf(y->stage, sizeof(y->stage), "%s", holder->stage);
+	y->pid = holder->pid;
+	assert_string_equal(node->hostname, "node-b");
+	return y->answer;
+}
+
+static void test_lease_yield(void **state)
+{
+	struct fixture *f = *state;
+	struct br_err err = { 0 };
+	struct yield_seen y = { 0 };
+	struct inv_node n;
+	int ready[2], status;
+	pid_t child;
+	char c;
+
+	assert_int_equal(pipe(ready), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		struct inv *own;
+
+		close(ready[0]);
+		if (inv_open(f->path, &own, NULL) ||
+		    inv_lease_take(own, "node-b", "bringup-discover", 60, &n, NULL, NULL))
+			_exit(1);
+		inv_node_release(&n);
+		if (write(ready[1], "x", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(ready[1]);
+	assert_int_equal(read(ready[0], &c, 1), 1);
+	close(ready[0]);
+	inv_lease_set_yield(f->inv, yield_rule, &y);
+	assert_int_equal(inv_lease_take(f->inv, "node-b", "bringup-configure", 60, &n, NULL, &err),
+			 BR_E_EXISTS);
+	assert_int_equal(y.calls, 1);
+	assert_string_equal(y.stage, "bringup-discover");
+	assert_int_equal(y.pid, (long)child);
+	y.answer = 1;
+	assert_int_equal(inv_lease_take(f->inv, "node-b", "bringup-configure", 60, &n, NULL, &err), 0);
+	inv_node_release(&n);
+	/* Ours now: the rule is not asked about our own lease. */
+	assert_int_equal(inv_lease_take(f->inv, "node-b", "bringup-configure", 60, &n, NULL, &err), 0);
+	inv_node_release(&n);
+	assert_int_equal(y.calls, 2);
+	inv_lease_set_yield(f->inv, NULL, NULL);
+	assert_int_equal(inv_leases_give_back(f->inv, &err), 0);
+	kill(child, SIGKILL);
+	assert_int_equal(waitpid(child, &status, 0), child);
+}
+
 /* ---- inv_load_hw_firmware, inv_load_hw_disks ------------------------------ */
 
 static void set_facts(const char *path, const char *facts)
@@ -876,6 +943,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_store_failed_facts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lease, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_claim_never_moves_settled_node, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lease_yield, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_load_hw_firmware, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_gate_batch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_verdicts, setup, teardown),
