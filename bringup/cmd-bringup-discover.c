@@ -13,6 +13,7 @@ int main(int argc, char **argv)
 {
 	struct stg_stage st = { 0 };
 	struct stg_discover_options a = { 0 };
+	int no_bmc_cabling = 0;
 	const struct br_option options[] = {
 		STG_BMC_OPTIONS(&a.bmc),
 		{ "workers", 0, BR_OPT_INT, &a.workers, "N",
@@ -20,6 +21,10 @@ int main(int argc, char **argv)
 		{ "wiring", 0, BR_OPT_STRING, &a.wiring, "FILE",
 		  "the wiring list: judge each BMC's switch neighbours against it before PXE (default "
 		  "$BRINGUP_WIRING)" },
+		{ "no-bmc-cabling", 0, BR_OPT_FLAG, &no_bmc_cabling, NULL,
+		  "do not judge the BMCs' switch neighbours before PXE (cabling is judged in band after "
+		  "deploy); in bringup run's flow each node then goes on to configure as soon as it is "
+		  "read, where with a wiring list it waits for the end of discover's round" },
 		{ "switches", 0, BR_OPT_STRING, &a.switches, "FILE",
 		  "switch,chassis_id of every switch: names the switches a BMC knows by chassis MAC "
 		  "(default $BRINGUP_SWITCHES)" },
@@ -46,8 +51,14 @@ int main(int argc, char **argv)
 		return stg_stage_close(&st);
 	if (!a.wiring)
 		a.wiring = getenv("BRINGUP_WIRING");
+	if (no_bmc_cabling)
+		a.wiring = NULL;
 	if (!a.switches)
 		a.switches = getenv("BRINGUP_SWITCHES");
+	/* The round's cabling is judged at its end: no node is handed to
+	 * configure (bringup run's flow) before that. */
+	if (a.wiring && *a.wiring)
+		st.lease_as = "bringup-discover (judging cabling)";
 	if (stg_discover_options_check(&st, &a) || stg_stage_open(&st, states))
 		return stg_stage_close(&st);
 	if (stg_stage_catch_signals(&st))

@@ -706,8 +706,10 @@ static int run_flow(struct run_args *a, json_t *times)
 			if (!s->path)
 				br_info("run", "stage %s is not installed; skipped", s->name);
 			else if (!strcmp(s->name, "firmware"))
-				br_info("run", "firmware updates are not part of the flow: bringup run --firmware "
-					       "runs the stages one after another with them, or run bringup firmware");
+				br_info(
+				    "run",
+				    "firmware updates are not part of the flow: bringup run --firmware "
+				    "runs the stages one after another with them, or run bringup firmware");
 			json_object_set_new(t, "skipped", json_true());
 			continue;
 		}

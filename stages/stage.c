@@ -433,7 +433,8 @@ int stg_stage_open(struct stg_stage *st, const int *states)
 	/* Named nodes, once taken, are worked whatever their state; nodes
 	 * picked by state must still be in one of them under the lease. */
 	if (!rc && states && !st->no_lease && !st->readonly)
-		rc = stg_stage_lease_for(st, st->cmd->name, st->argi < st->argc ? NULL : states);
+		rc = stg_stage_lease_for(st, st->lease_as ? st->lease_as : st->cmd->name,
+					 st->argi < st->argc ? NULL : states);
 	st->exit = rc;
 	return rc;
 }
@@ -824,7 +825,7 @@ static int pick(struct stg_stage *st, const int *states)
 		}
 		inv_node_release(&all[i]);
 	}
-	rc = n ? stg_stage_lease(st->inv, st->cmd->name, states, all, &n) : 0;
+	rc = n ? stg_stage_lease(st->inv, st->lease_as ? st->lease_as : st->cmd->name, states, all, &n) : 0;
 	st->nodes = all;
 	st->n = n;
 	return rc;

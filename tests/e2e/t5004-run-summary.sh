@@ -18,7 +18,9 @@ rc=0; bringup run --json -q > run.json 2> run.err || rc=$?
 assert_eq "$rc" 1 "run exit with a quarantined node ($(tail -3 run.err))"
 jq . run.json >/dev/null || fail "--json output is not one JSON document: $(head -c 300 run.json)"
 assert_eq "$(jq -r '[.stages[].name] | join(",")' run.json)" discover,firmware,configure,enlist,validate,gate,tickets "stages in order"
-assert_eq "$(jq '[.stages[] | select(.seconds >= 0)] | length' run.json)" 7 "every stage timed"
+assert_eq "$(jq '[.stages[] | select(.seconds >= 0)] | length' run.json)" 6 "every stage timed"
+# firmware updates only with run --firmware (stage by stage)
+assert_eq "$(jq -r '.stages[] | select(.name == "firmware") | .skipped' run.json)" true "firmware skipped in the flow"
 assert_eq "$(jq -r '.states.golden' run.json)" 3 "three golden"
 assert_eq "$(jq -r '.states.quarantined' run.json)" 1 "one quarantined"
 assert_eq "$(jq -r '.nodes' run.json)" 4 "four nodes"
