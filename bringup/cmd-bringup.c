@@ -316,6 +316,12 @@ int main(int argc, char **argv)
 				fprintf(stderr, "%s\nbringup run: bringup.conf: nothing done\n", err.msg);
 				return STG_EXIT_USAGE;
 			}
+			/* --log-format goes on to every stage (a common option);
+			 * run's own lines follow it too */
+			for (int i = 2; i + 1 < argc && strcmp(argv[i], "--"); i++)
+				if (!strcmp(argv[i], "--log-format"))
+					setenv("BRINGUP_LOG_FORMAT", argv[i + 1], 1);
+			br_log_init(argv[0], BR_LOG_WARN);
 			argc -= 2;
 			if (stg_metrics_take_option(&argc, argv + 2, &err)) {
 				fprintf(stderr, "bringup run: %s\n", err.msg);
