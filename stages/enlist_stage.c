@@ -29,7 +29,7 @@ static void record(struct inv *inv, struct stg_enlist_node *c, enum inv_state to
 		     : inv_node_set_state(inv, c->node->hostname, c->node->state, to, reason, &err);
 
 	if (rc)
-		br_error("enlist", "%s: %s", c->node->hostname, err.msg);
+		br_log_node(BR_LOG_ERROR, "enlist", c->node->hostname, c->node->bmc, "%s", err.msg);
 	else
 		c->node->state = to; /* the state the next change compares with */
 }
@@ -52,7 +52,7 @@ static void on_system_id(void *ctx, struct stg_enlist_job *job)
 	struct br_err err = { 0 };
 
 	if (inv_node_set_maas(wk->inv, c->node->hostname, job->system_id, NULL, &err))
-		br_error("enlist", "%s: %s", c->node->hostname, err.msg);
+		br_log_node(BR_LOG_ERROR, "enlist", c->node->hostname, c->node->bmc, "%s", err.msg);
 }
 
 static void on_ready(void *ctx, struct stg_enlist_job *job)
@@ -77,9 +77,9 @@ static void on_done(void *ctx, struct stg_enlist_job *job, enum br_fail_kind kin
 
 	if (ok && (inv_node_set_maas(wk->inv, c->node->hostname, job->system_id, job->ip, &err) ||
 		   inv_node_set_installed_disk(wk->inv, c->node->hostname, job->installed_serial, &err)))
-		br_error("enlist", "%s: %s", c->node->hostname, err.msg);
+		br_log_node(BR_LOG_ERROR, "enlist", c->node->hostname, c->node->bmc, "%s", err.msg);
 	if (!ok)
-		br_warn("enlist", "%s: %s", c->node->hostname, reason);
+		br_log_node(BR_LOG_WARN, "enlist", c->node->hostname, c->node->bmc, "%s", reason);
 	record(wk->inv, c, ok ? INV_DEPLOYED : INV_FAILED, kind, reason);
 	line = json_pack("{s:b, s:s, s:o, s:o, s:o}", "ok", ok, "text", text, "system_id",
 			 br_json_string_or_null(job->system_id), "ip", br_json_string_or_null(job->ip),
@@ -155,7 +155,7 @@ static void done(size_t i, json_t *line, int rc, const char *why, void *ctx)
 		why = why ? why : br_strerror(rc);
 	else
 		why = "the enlist worker sent a result without its outcome";
-	br_warn("enlist", "%s: %s", c->node->hostname, why);
+	br_log_node(BR_LOG_WARN, "enlist", c->node->hostname, c->node->bmc, "%s", why);
 	if (!inv_node_get(*run->inv, c->node->hostname, &now, &err)) {
 		c->node->state = now.state;
 		inv_node_release(&now);
@@ -172,13 +172,13 @@ static int prepare(struct stg_enlist_stage *run, size_t i, struct stg_enlist_inp
 	struct br_err err = { 0 };
 
 	if (stg_enlist_node_prepare(*run->inv, c->node, in, &c->in, &err)) {
-		br_warn("enlist", "%s: %s", c->node->hostname, err.msg);
+		br_log_node(BR_LOG_WARN, "enlist", c->node->hostname, c->node->bmc, "%s", err.msg);
 		record(*run->inv, c, INV_FAILED, c->in.fail_kind, err.msg);
 		finish(run, c, 0, err.msg);
 		return -1;
 	}
-	br_info("enlist", "%s: boot disk %s, by %s", c->node->hostname, c->in.boot_disk_serial,
-		c->in.boot_disk_why);
+	br_log_node(BR_LOG_INFO, "enlist", c->node->hostname, c->node->bmc, "boot disk %s, by %s",
+		    c->in.boot_disk_serial, c->in.boot_disk_why);
 	*j = (struct stg_enlist_job){ .hostname = c->node->hostname,
 				      .macs = &c->in.macs,
 				      .power_address = c->node->bmc,
