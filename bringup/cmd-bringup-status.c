@@ -268,7 +268,7 @@ static int print_table(struct stg_stage *st, const enum status_col *cols, size_t
 int main(int argc, char **argv)
 {
 	struct stg_stage st = { 0 };
-	const char *state_filter = NULL, *columns = NULL, *format = NULL;
+	const char *state_filter = NULL, *columns = NULL, *format = NULL, *metrics_file = NULL;
 	const struct br_option options[] = {
 		{ "state", 's', BR_OPT_STRING, &state_filter, "STATE", "only nodes in this state" },
 		{ "output", 'o', BR_OPT_STRING, &columns, "COLUMNS",
@@ -277,6 +277,9 @@ int main(int argc, char **argv)
 		  "updated_at)" },
 		{ "format", 'f', BR_OPT_STRING, &format, "table|csv|json",
 		  "a table sized to the terminal (default; $COLUMNS), CSV, or the JSON document (--json)" },
+		{ "metrics-file", 0, BR_OPT_STRING, &metrics_file, "PATH",
+		  "also write the whole inventory's Prometheus metrics there, atomically (default "
+		  "$BRINGUP_METRICS_FILE)" },
 		{ 0 },
 	};
 	const struct br_command cmd = {
@@ -307,6 +310,10 @@ int main(int argc, char **argv)
 	st.no_lease = 1;
 	if (stg_stage_parse(&st, &cmd, argc, argv))
 		return stg_stage_close(&st);
+	if (!metrics_file)
+		metrics_file = stg_metrics_path();
+	if (metrics_file && stg_metrics_path_check(metrics_file, &err))
+		return stg_stage_usage(&st, "--metrics-file: %s", err.msg);
 	if (state_filter && inv_state_parse(state_filter, &s))
 		return stg_stage_usage(&st, "--state: unknown state '%s'", state_filter);
 	if (format && !strcmp(format, "json"))
@@ -342,7 +349,9 @@ int main(int argc, char **argv)
 			br_json_print(stdout, doc);
 		json_decref(doc);
 	} else {
-		print_table(&st, cols, ncols, csv);
+		rc = print_table(&st, cols, ncols, csv);
 	}
+	if (!rc && metrics_file && stg_metrics_write(st.inv, NULL, metrics_file, &err))
+		stg_stage_fail(&st, STG_EXIT_UNREACHABLE, "%s", err.msg);
 	return stg_stage_close(&st);
 }

@@ -30,7 +30,7 @@ static const struct {
 	{ "retire", "take named nodes out of the flow (a machine to return); --reason TEXT" },
 	{ "unretire", "bring retired nodes back to 'new', attempts reset" },
 	{ "sim", "serve a simulated rack of iDRACs (and MAAS) for trials and tests" },
-	{ "bmc", "read one BMC without the inventory" },
+	{ "bmc", "read one BMC (Redfish or IPMI) and change nothing: identity, MACs, sensors, SEL" },
 	{ "run", "every stage at once, each node moving on as it is done, then tickets and a summary\n"
 		 "             (--json: as a document; --only HOST...: just those nodes, stage by stage;\n"
 		 "             --firmware: stage by stage with firmware updates after discover)" },
@@ -92,18 +92,20 @@ static void usage(FILE *f)
 static void run_help(FILE *f)
 {
 	fprintf(f,
-		"usage: bringup run [--json] [--only HOST...] [stage-options]\n\n"
+		"usage: bringup run [--json] [--only HOST...] [--metrics-file PATH] [stage-options]\n\n"
 		"Run discover, configure, enlist, validate, gate and tickets in order over one "
 		"inventory,\n"
 		"then sum up: nodes per state, open faults by kind, tickets, and each stage's time and\n"
 		"exit status. A stage that exits 2 or more stops the run there.\n\n"
 		"options:\n"
-		"  %-28s %s\n  %-28s %s\n  %-28s %s\n  %-28s %s\n  %-28s %s\n\n"
+		"  %-28s %s\n  %-28s %s\n  %-28s %s\n  %-28s %s\n  %-28s %s\n  %-28s %s\n\n"
 		"Every other option goes to every stage unchanged, so it must be one each accepts\n"
 		"(--db, --force, --skip-configure, -q); give stage settings through the environment\n"
 		"(BRINGUP_CA_FILE, MAAS_URL, BRINGUP_SSH_KEY, ...). See bringup-run(1).\n",
 		"    --json", "the summary as one JSON document on stdout (the stages' output on stderr)",
-		"    --only HOST...", "those nodes only, each from the stage it stands at", "    --db PATH",
+		"    --only HOST...", "those nodes only, each from the stage it stands at",
+		"    --metrics-file PATH",
+		"write Prometheus metrics there at the end (default $BRINGUP_METRICS_FILE)", "    --db PATH",
 		"inventory database (default $BRINGUP_DB or ./bringup.db)", "-h, --help",
 		"show this help and exit", "    --version", "print the version and exit");
 }
@@ -317,6 +319,18 @@ int main(int argc, char **argv)
 				fprintf(stderr, "%s\nbringup run: bringup.conf: nothing done\n", err.msg);
 				return STG_EXIT_USAGE;
 			}
+			/* --log-format goes on to every stage (a common option);
+			 * run's own lines follow it too */
+			for (int i = 2; i + 1 < argc && strcmp(argv[i], "--"); i++)
+				if (!strcmp(argv[i], "--log-format"))
+					setenv("BRINGUP_LOG_FORMAT", argv[i + 1], 1);
+			br_log_init(argv[0], BR_LOG_WARN);
+			argc -= 2;
+			if (stg_metrics_take_option(&argc, argv + 2, &err)) {
+				fprintf(stderr, "bringup run: %s\n", err.msg);
+				return STG_EXIT_USAGE;
+			}
+			argc += 2;
 		}
 		return drv_run_pipeline(pipeline, sizeof(pipeline) / sizeof(pipeline[0]), find_stage,
 					argc - 2, argv + 2);

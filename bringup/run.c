@@ -786,6 +786,7 @@ int drv_run_pipeline(const char *const *stages, size_t n, drv_find_fn find, int 
 	if (worst < STG_EXIT_USAGE && summarize(&a, doc) && worst < STG_EXIT_UNREACHABLE)
 		worst = STG_EXIT_UNREACHABLE;
 	json_object_set_new(doc, "exit", json_integer(worst));
+	worst = stg_metrics_after_run(db_path(&a), doc, worst);
 	if (a.json) {
 		char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 

@@ -117,6 +117,22 @@ void br_log_set_level(enum br_log_level level);
 enum br_log_level br_log_get_level(void);
 void br_log(enum br_log_level level, const char *subsys, const char *fmt, ...) BR_PRINTF(3, 4);
 void br_vlog(enum br_log_level level, const char *subsys, const char *fmt, va_list ap) BR_PRINTF(3, 0);
+/* A line about one node: node (its hostname) and bmc (its BMC's address)
+ * are fields of their own in JSON; in text "NODE: " comes before the
+ * message, as every stage has always written it. Either may be NULL. */
+void br_log_node(enum br_log_level level, const char *subsys, const char *node, const char *bmc,
+		 const char *fmt, ...) BR_PRINTF(5, 6);
+
+/* How a log line is written: text ("TIME PROG: LEVEL[SUBSYS] message"),
+ * or one JSON object a line ({"time", "prog", "level", "stage", "subsys",
+ * "node", "bmc", "msg"}: stage is the program's, "discover" for
+ * bringup-discover; node and bmc null when the line is about none) for a
+ * log collector. br_log_init takes $BRINGUP_LOG_FORMAT's; --log-format
+ * beats it. */
+enum br_log_format { BR_LOG_TEXT, BR_LOG_JSON };
+void br_log_set_format(enum br_log_format format);
+/* "text" or "json"; 0, or BR_E_INVAL (*ret untouched). */
+int br_log_format_parse(const char *name, enum br_log_format *ret_format);
 #define br_error(sub, ...) br_log(BR_LOG_ERROR, sub, __VA_ARGS__)
 #define br_warn(sub, ...) br_log(BR_LOG_WARN, sub, __VA_ARGS__)
 #define br_info(sub, ...) br_log(BR_LOG_INFO, sub, __VA_ARGS__)
@@ -289,11 +305,12 @@ void br_strlist_release(struct br_strlist *l);
 
 /* Options every stage takes. */
 struct br_common_opts {
-	const char *db; /* --db, default $BRINGUP_DB or ./bringup.db */
-	int json;	/* --json */
-	int verbose;	/* -v, repeatable */
-	int quiet;	/* -q */
-	int force;	/* --force: take named nodes whatever their state */
+	const char *db;		/* --db, default $BRINGUP_DB or ./bringup.db */
+	int json;		/* --json */
+	int verbose;		/* -v, repeatable */
+	int quiet;		/* -q */
+	int force;		/* --force: take named nodes whatever their state */
+	const char *log_format; /* --log-format text|json; NULL: $BRINGUP_LOG_FORMAT, else text */
 };
 
 struct br_command {

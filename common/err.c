@@ -1,6 +1,7 @@
 /* Error values with messages, and the log. */
 #define _GNU_SOURCE
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -97,13 +98,18 @@ const char *br_strerror(int code)
 
 static const char *log_progname = "bringup";
 static enum br_log_level log_level = BR_LOG_WARN;
+static enum br_log_format log_format = BR_LOG_TEXT;
 
 void br_log_init(const char *progname, enum br_log_level level)
 {
 	const char *slash = strrchr(progname, '/');
+	const char *env = getenv("BRINGUP_LOG_FORMAT");
 
 	log_progname = slash ? slash + 1 : progname;
 	log_level = level;
+	/* a wrong value is the option parser's to report (opt.c) */
+	if (env && *env)
+		br_log_format_parse(env, &log_format);
 }
 
 void br_log_set_level(enum br_log_level level)
@@ -115,12 +121,49 @@ enum br_log_level br_log_get_level(void)
 	return log_level;
 }
 
-void br_vlog(enum br_log_level level, const char *subsys, const char *fmt, va_list ap)
+void br_log_set_format(enum br_log_format format)
+{
+	log_format = format;
+}
+
+int br_log_format_parse(const char *name, enum br_log_format *ret_format)
+{
+	if (!strcmp(name, "text"))
+		*ret_format = BR_LOG_TEXT;
+	else if (!strcmp(name, "json"))
+		*ret_format = BR_LOG_JSON;
+	else
+		return BR_E_INVAL;
+	return 0;
+}
+
+/* One JSON object a line; the strings already escaped (valid UTF-8, no
+ * controls, secrets redacted), so jansson takes each. */
+static void write_json_line(const char *ts, const char *level, const char *subsys, const char *node,
+			    const char *bmc, const char *msg)
+{
+	const char *stage = !strncmp(log_progname, "bringup-", 8) ? log_progname + 8 : NULL;
+	json_t *o =
+	    json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:s}", "time", ts, "prog", log_progname, "level",
+		      level, "stage", br_json_string_or_null(stage), "subsys", br_json_string_or_null(subsys),
+		      "node", br_json_string_or_null(node), "bmc", br_json_string_or_null(bmc), "msg", msg);
+	char *text = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+
+	if (text)
+		fprintf(stderr, "%s\n", text);
+	free(text);
+	json_decref(o);
+}
+
+static void log_line(enum br_log_level level, const char *subsys, const char *node, const char *bmc,
+		     const char *fmt, va_list ap) BR_PRINTF(5, 0);
+static void log_line(enum br_log_level level, const char *subsys, const char *node, const char *bmc,
+		     const char *fmt, va_list ap)
 {
 	static const char *const names[] = { "error", "warning", "info", "debug" };
 	char msg[BR_LOG_LINE_MAX];
 	char ts[21];
-	struct br_buf line;
+	struct br_buf line, field;
 
 	if (level > log_level)
 		return;
@@ -128,13 +171,42 @@ void br_vlog(enum br_log_level level, const char *subsys, const char *fmt, va_li
 	if (vsnprintf(msg, sizeof(msg), fmt, ap) < 0)
 		return;
 	br_buf_init(&line, 0);
+	br_progress_clear_line();
+	if (log_format == BR_LOG_JSON) {
+		struct br_buf n, b;
+
+		br_buf_init(&n, 0);
+		br_buf_init(&b, 0);
+		br_buf_add_escaped(&line, msg);
+		if (node)
+			br_buf_add_escaped(&n, node);
+		if (bmc)
+			br_buf_add_escaped(&b, bmc);
+		write_json_line(ts, names[level], subsys, node ? br_buf_str(&n) : NULL,
+				bmc ? br_buf_str(&b) : NULL, br_buf_str(&line));
+		br_buf_release(&n);
+		br_buf_release(&b);
+		br_buf_release(&line);
+		return;
+	}
 	br_buf_addf(&line, "%s %s: %s[%s] ", ts, log_progname, names[level], subsys ? subsys : "-");
 	/* Messages carry BMC and MAAS text: one line, no terminal controls,
 	 * no secret a server echoed. */
-	br_buf_add_escaped(&line, msg);
-	br_progress_clear_line();
+	br_buf_init(&field, 0);
+	if (node) {
+		br_buf_adds(&field, node);
+		br_buf_adds(&field, ": ");
+	}
+	br_buf_adds(&field, msg);
+	br_buf_add_escaped(&line, br_buf_str(&field));
+	br_buf_release(&field);
 	fprintf(stderr, "%s\n", br_buf_str(&line));
 	br_buf_release(&line);
+}
+
+void br_vlog(enum br_log_level level, const char *subsys, const char *fmt, va_list ap)
+{
+	log_line(level, subsys, NULL, NULL, fmt, ap);
 }
 
 void br_log(enum br_log_level level, const char *subsys, const char *fmt, ...)
@@ -142,7 +214,17 @@ void br_log(enum br_log_level level, const char *subsys, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	br_vlog(level, subsys, fmt, ap);
+	log_line(level, subsys, NULL, NULL, fmt, ap);
+	va_end(ap);
+}
+
+void br_log_node(enum br_log_level level, const char *subsys, const char *node, const char *bmc,
+		 const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	log_line(level, subsys, node, bmc, fmt, ap);
 	va_end(ap);
 }
 

@@ -185,6 +185,7 @@ static const struct br_field hw_fields[] = {
 	F(struct br_hw, bmc_firmware, BR_FT_STR),
 	F(struct br_hw, bmc_mac, BR_FT_STR),
 	F(struct br_hw, power_state, BR_FT_STR),
+	F(struct br_hw, health, BR_FT_STR),
 	F(struct br_hw, cpu_model, BR_FT_STR),
 	F(struct br_hw, cpu_count, BR_FT_INT),
 	F(struct br_hw, cpu_max_mhz, BR_FT_INT),

@@ -161,6 +161,7 @@ struct br_hw {
 	char *bmc_firmware;
 	char *bmc_mac;
 	char *power_state;
+	char *health; /* the System's Status.Health ("OK", "Warning", "Critical"), rolled up by the BMC */
 	char *cpu_model;
 	int cpu_count;
 	int cpu_max_mhz;

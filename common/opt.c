@@ -38,6 +38,8 @@ static size_t common_table(struct br_common_opts *c, struct br_option *out)
 		{ "quiet", 'q', BR_OPT_FLAG, &c->quiet, NULL, "only errors on stderr, no progress" },
 		{ "force", 0, BR_OPT_FLAG, &c->force, NULL,
 		  "take the named nodes whatever their state (their history says forced)" },
+		{ "log-format", 0, BR_OPT_STRING, &c->log_format, "text|json",
+		  "log lines as text or one JSON object each (default $BRINGUP_LOG_FORMAT or text)" },
 	};
 
 	memcpy(out, tbl, sizeof(tbl));
@@ -192,6 +194,23 @@ json_t *br_opt_table_json(const struct br_command *cmd)
 	return json_pack("{s:s, s:o}", "command", cmd->name, "options", list);
 }
 
+/* --log-format, else $BRINGUP_LOG_FORMAT (bringup.conf's [log] format):
+ * a value neither text nor json is the operator's to fix. */
+static int log_format_set(const struct br_command *cmd)
+{
+	const char *env = getenv("BRINGUP_LOG_FORMAT");
+	const char *name = cmd->common->log_format ? cmd->common->log_format : env && *env ? env : "text";
+	enum br_log_format format;
+
+	if (br_log_format_parse(name, &format)) {
+		fprintf(stderr, "%s: %s '%s': want text or json\n", cmd->name,
+			cmd->common->log_format ? "--log-format" : "BRINGUP_LOG_FORMAT", name);
+		return -1;
+	}
+	br_log_set_format(format);
+	return 0;
+}
+
 enum br_opt_result br_opt_parse(const struct br_command *cmd, int argc, char **argv, int *ret_argi)
 {
 	struct br_option all[OPT_MAX];
@@ -287,6 +306,8 @@ enum br_opt_result br_opt_parse(const struct br_command *cmd, int argc, char **a
 		if (cmd->common->quiet)
 			lvl = BR_LOG_ERROR;
 		br_log_set_level(lvl);
+		if (log_format_set(cmd))
+			return BR_OPT_EXIT_USAGE;
 	}
 	*ret_argi = argc - (int)n_operands;
 	return BR_OPT_OK;

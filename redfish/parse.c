@@ -142,6 +142,7 @@ void rf_parse_system(struct br_hw *hw, json_t *doc)
 	set_once(&hw->uuid, doc, "UUID");
 	set_once(&hw->bios_version, doc, "BiosVersion");
 	set_once(&hw->power_state, doc, "PowerState");
+	set_once(&hw->health, doc, "Status/Health");
 	/* iLO pads the CPU model to the SMBIOS field's width (a DL385 Gen10
 	 * Plus v2's capture, tests/fixtures/redfish/hpe/libredfish/). */
 	if (!hw->cpu_model)

@@ -36,6 +36,8 @@ static struct stg_config_setting settings[] = {
 	{ "validate", "probe", "BRINGUP_PROBE", 0, NULL, NULL },
 	{ "validate", "parallel", "BRINGUP_VALIDATE_PARALLEL", 0, NULL, NULL },
 	{ "enlist", "ntp_servers", "BRINGUP_NTP_SERVERS", 0, NULL, NULL },
+	{ "metrics", "file", "BRINGUP_METRICS_FILE", 0, NULL, NULL },
+	{ "log", "format", "BRINGUP_LOG_FORMAT", 0, NULL, NULL },
 };
 #define N_SETTINGS (sizeof(settings) / sizeof(settings[0]))
 
@@ -107,7 +109,7 @@ static char *read_line(char *str, int num, void *stream)
 			if (!known_section(r->section_buf))
 				problem(r, NULL,
 					"unknown section [%s] (inventory, templates, maas, tls, bmc, ssh, "
-					"validate, enlist)",
+					"validate, enlist, metrics, log)",
 					r->section_buf);
 		}
 	}

@@ -26,9 +26,9 @@ static void logged(const struct stg_configure_job *job)
 	if (job->interrupted)
 		return;
 	if (job->ok)
-		br_info("configure", "%s: %s", job->node->hostname, job->reason);
+		br_log_node(BR_LOG_INFO, "configure", job->node->hostname, job->node->bmc, "%s", job->reason);
 	else
-		br_warn("configure", "%s: %s", job->node->hostname, job->reason);
+		br_log_node(BR_LOG_WARN, "configure", job->node->hostname, job->node->bmc, "%s", job->reason);
 }
 
 /* A node ended here (its credentials, its IPMI run, its worker's end):
@@ -45,7 +45,7 @@ static void finish(struct stg_configure_run *run, struct stg_configure_job *job,
 	job->reason = reason_take;
 	logged(job);
 	if (stg_configure_job_record(run->st->inv, job, run->dry_run, &err)) {
-		br_error("configure", "%s: %s", job->node->hostname, err.msg);
+		br_log_node(BR_LOG_ERROR, "configure", job->node->hostname, job->node->bmc, "%s", err.msg);
 		if (stg_inventory_refused(&err))
 			stg_stage_unwritable(run->st, 1, err.msg);
 	}
@@ -217,7 +217,8 @@ static void on_outcome(size_t i, json_t *line, int rc, const char *why, void *ct
 	job->done = 1;
 	logged(job);
 	if (record_error)
-		br_error("configure", "%s: %s", job->node->hostname, record_error);
+		br_log_node(BR_LOG_ERROR, "configure", job->node->hostname, job->node->bmc, "%s",
+			    record_error);
 	if (record_error && job->record_refused)
 		stg_stage_unwritable(run->st, 1, record_error);
 	counted(run, job);

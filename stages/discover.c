@@ -38,9 +38,9 @@ static void fail_node(struct stg_discover_run *run, struct stg_discover_job *job
 {
 	struct br_err err = { 0 };
 
-	br_warn("discover", "%s: %s", job->node->hostname, reason);
+	br_log_node(BR_LOG_WARN, "discover", job->node->hostname, job->node->bmc, "%s", reason);
 	if (inv_node_fail(run->st->inv, job->node->hostname, job->node->state, kind, reason, &err)) {
-		br_error("discover", "%s: %s", job->node->hostname, err.msg);
+		br_log_node(BR_LOG_ERROR, "discover", job->node->hostname, job->node->bmc, "%s", err.msg);
 		if (err.code == BR_E_DB)
 			inventory_failed(run, err.msg);
 	}
@@ -98,7 +98,7 @@ static int store_failed_hw(struct inv *inv, const struct rf_target *t, const str
 static void stored(struct stg_discover_run *run, struct stg_discover_job *job, const char *via,
 		   const char *summary, size_t n_macs)
 {
-	br_info("discover", "%s: %s", job->node->hostname, summary);
+	br_log_node(BR_LOG_INFO, "discover", job->node->hostname, job->node->bmc, "%s", summary);
 	finish(run, job, 1, via, summary, n_macs);
 }
 
@@ -110,7 +110,7 @@ static void fail_bmc(struct stg_discover_run *run, struct stg_discover_job *job,
 	char *reason = stg_bmc_failure_reason(rc, msg);
 
 	if (rc == BR_E_EXISTS) { /* a MAC claim lost: the store recorded the node failed */
-		br_warn("discover", "%s: %s", job->node->hostname, reason);
+		br_log_node(BR_LOG_WARN, "discover", job->node->hostname, job->node->bmc, "%s", reason);
 		finish(run, job, 0, NULL, reason, 0);
 		free(reason);
 		return;
@@ -130,8 +130,8 @@ static void on_redfish(const struct rf_target *t, int rc, const char *text, size
 	else if (rc == BR_E_INTERRUPTED) /* logged out; the node stays as it was for the next run */
 		finish(ctx, job, 0, NULL, text ? text : "interrupted", 0);
 	else if (rc == RF_E_NO_REDFISH && strcmp(job->node->bmc_type, "redfish"))
-		br_info("discover", "%s: no Redfish service; trying IPMI",
-			job->node->hostname); /* second pass */
+		br_log_node(BR_LOG_INFO, "discover", job->node->hostname, job->node->bmc,
+			    "no Redfish service; trying IPMI"); /* second pass */
 	else
 		fail_bmc(ctx, job, rc, text);
 }

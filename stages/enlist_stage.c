@@ -89,7 +89,7 @@ static void on_done(void *ctx, struct stg_enlist_job *job, enum br_fail_kind kin
 		   inv_node_set_installed_disk(wk->inv, c->node->hostname, job->installed_serial, &err)))
 		unwritten(c, &err);
 	if (!ok)
-		br_warn("enlist", "%s: %s", c->node->hostname, reason);
+		br_log_node(BR_LOG_WARN, "enlist", c->node->hostname, c->node->bmc, "%s", reason);
 	record(wk->inv, c, ok ? INV_DEPLOYED : INV_FAILED, kind, reason);
 	line = json_pack("{s:b, s:s, s:o, s:o, s:o}", "ok", ok, "text", text, "system_id",
 			 br_json_string_or_null(job->system_id), "ip", br_json_string_or_null(job->ip),
@@ -171,7 +171,7 @@ static void done(size_t i, json_t *line, int rc, const char *why, void *ctx)
 		why = why ? why : br_strerror(rc);
 	else
 		why = "the enlist worker sent a result without its outcome";
-	br_warn("enlist", "%s: %s", c->node->hostname, why);
+	br_log_node(BR_LOG_WARN, "enlist", c->node->hostname, c->node->bmc, "%s", why);
 	if (!inv_node_get(*run->inv, c->node->hostname, &now, &err)) {
 		c->node->state = now.state;
 		inv_node_release(&now);
@@ -188,13 +188,13 @@ static int prepare(struct stg_enlist_stage *run, size_t i, struct stg_enlist_inp
 	struct br_err err = { 0 };
 
 	if (stg_enlist_node_prepare(*run->inv, c->node, in, &c->in, &err)) {
-		br_warn("enlist", "%s: %s", c->node->hostname, err.msg);
+		br_log_node(BR_LOG_WARN, "enlist", c->node->hostname, c->node->bmc, "%s", err.msg);
 		record(*run->inv, c, INV_FAILED, c->in.fail_kind, err.msg);
 		finish(run, c, 0, err.msg);
 		return -1;
 	}
-	br_info("enlist", "%s: boot disk %s, by %s", c->node->hostname, c->in.boot_disk_serial,
-		c->in.boot_disk_why);
+	br_log_node(BR_LOG_INFO, "enlist", c->node->hostname, c->node->bmc, "boot disk %s, by %s",
+		    c->in.boot_disk_serial, c->in.boot_disk_why);
 	*j = (struct stg_enlist_job){ .hostname = c->node->hostname,
 				      .macs = &c->in.macs,
 				      .power_address = c->node->bmc,

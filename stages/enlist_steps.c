@@ -78,7 +78,8 @@ static void on_create(void *ctx, const struct maas_result *res)
 		stg_enlist_finish(s, BR_FAIL_MAAS_REFUSED, "creating the machine in MAAS: %s", err.msg);
 		return;
 	}
-	br_info("enlist", "%s: created in MAAS as %s", s->job->hostname, m.system_id);
+	br_log_node(BR_LOG_INFO, "enlist", s->job->hostname, s->job->power_address, "created in MAAS as %s",
+		    m.system_id);
 	if (!take_machine(s, &m))
 		stg_enlist_dispatch(s, &m);
 	maas_machine_release(&m);
@@ -160,8 +161,8 @@ static void on_lookup(void *ctx, const struct maas_result *res)
 			maas_machine_release(&m);
 			return;
 		}
-		br_info("enlist", "%s: adopting MAAS machine %s (%s)", s->job->hostname, m.system_id,
-			maas_status_name(m.status));
+		br_log_node(BR_LOG_INFO, "enlist", s->job->hostname, s->job->power_address,
+			    "adopting MAAS machine %s (%s)", m.system_id, maas_status_name(m.status));
 		if (!take_machine(s, &m))
 			stg_enlist_dispatch(s, &m);
 		maas_machine_release(&m);
@@ -314,8 +315,9 @@ static void on_blockdevices(void *ctx, const struct maas_result *res)
 		if (is_chosen_disk(s->job, devs[i].serial, devs[i].id_path))
 			break;
 	if (i < n) {
-		br_info("enlist", "%s: boot disk %s is %s (id %lld) in MAAS", s->job->hostname,
-			s->job->boot_disk_serial, devs[i].name ? devs[i].name : "?", (long long)devs[i].id);
+		br_log_node(BR_LOG_INFO, "enlist", s->job->hostname, s->job->power_address,
+			    "boot disk %s is %s (id %lld) in MAAS", s->job->boot_disk_serial,
+			    devs[i].name ? devs[i].name : "?", (long long)devs[i].id);
 		stg_enlist_sent(
 		    s, maas_set_boot_disk(s->flow->client, s->job->system_id, devs[i].id, on_set_boot, s),
 		    "setting the boot disk");

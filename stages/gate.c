@@ -44,7 +44,7 @@ static void job_error(struct stg_gate_run *run, struct stg_gate_job *job, const 
 		run->errors++;
 	job->error = 1;
 	br_buf_addf(&job->maas_error, "%s%s: %s", job->maas_error.len ? "; " : "", what, msg);
-	br_warn("gate", "%s: %s: %s", job->node->hostname, what, msg);
+	br_log_node(BR_LOG_WARN, "gate", job->node->hostname, job->node->bmc, "%s: %s", what, msg);
 }
 
 /* A verdict for a validated node from its checks: the target state and
@@ -645,7 +645,8 @@ static void record_maas(struct stg_gate_run *run, int warn)
 		if (warn && job && job->maas_error.len && !job->error) {
 			job->error = 1;
 			run->errors++;
-			br_warn("gate", "%s: MAAS: %s", job->node->hostname, br_buf_str(&job->maas_error));
+			br_log_node(BR_LOG_WARN, "gate", job->node->hostname, job->node->bmc, "MAAS: %s",
+				    br_buf_str(&job->maas_error));
 		}
 		if (job && job->maas_done.len) {
 			hosts[n] = job->node->hostname;
@@ -809,8 +810,8 @@ int stg_gate_run(struct stg_stage *st, const struct stg_gate_options *o, struct 
 		run->golden += job->target == INV_GOLDEN;
 		run->quarantined += job->target == INV_QUARANTINED;
 		if (job->moved)
-			br_info("gate", "%s: %s: %s", job->node->hostname, inv_state_name(job->target),
-				job->reason);
+			br_log_node(BR_LOG_INFO, "gate", job->node->hostname, job->node->bmc, "%s: %s",
+				    inv_state_name(job->target), job->reason);
 	}
 	return mirror(st, o, run);
 }

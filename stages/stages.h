@@ -19,6 +19,7 @@
  *   report.h       the HTML rack report
  *   reprovision.h  a node back to its stage
  *   lifecycle.h    retiring and unretiring
+ *   metrics.h      the Prometheus text file of the inventory and the last run
  */
 #ifndef STAGES_STAGES_H
 #define STAGES_STAGES_H
@@ -33,6 +34,7 @@
 #include "stages/gate.h"
 #include "stages/lifecycle.h"
 #include "stages/manifest.h"
+#include "stages/metrics.h"
 #include "stages/report.h"
 #include "stages/reprovision.h"
 #include "stages/stage.h"

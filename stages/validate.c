@@ -21,7 +21,7 @@ static void finish(struct stg_validate_run *run, struct stg_validate_job *job, e
 	run->done++;
 	run->failed += !ok;
 	if (!ok)
-		br_warn("validate", "%s: %s", job->node->hostname, job->reason);
+		br_log_node(BR_LOG_WARN, "validate", job->node->hostname, job->node->bmc, "%s", job->reason);
 	br_progress_item_done(&run->progress, (size_t)(job - run->jobs), ok);
 }
 
@@ -383,8 +383,9 @@ static void on_collected(void *ctx, size_t index, const struct val_ssh_result *r
 		free(job->probe_text);
 		job->probe_text = compact_text(&r->out);
 	}
-	br_info("validate", "%s: facts collected in %lld ms%s", job->node->hostname, (long long)r->ms,
-		r->uploaded ? " (probe copied over)" : "");
+	br_log_node(BR_LOG_INFO, "validate", job->node->hostname, job->node->bmc,
+		    "facts collected in %lld ms%s", (long long)r->ms,
+		    r->uploaded ? " (probe copied over)" : "");
 }
 
 /* Nodes of one limit together (stable: the rack's order within each), so
@@ -457,7 +458,8 @@ static int collect_ssh(struct stg_stage *st, const struct stg_validate_options *
 			continue;
 		}
 		if (h->user && o->ssh_user && strcmp(h->user, o->ssh_user))
-			br_debug("validate", "%s: user %s from the ssh config", job->node->hostname, h->user);
+			br_log_node(BR_LOG_DEBUG, "validate", job->node->hostname, job->node->bmc,
+				    "user %s from the ssh config", h->user);
 		targets[n] =
 		    (struct val_ssh_target){ job->node->hostname, h->hostname ? h->hostname : job->node->ip,
 					     h->port, h->proxy_jump };
@@ -812,7 +814,8 @@ static void judge_node(struct inv *inv, struct stg_validate_job *job)
 	int have_hw = 1;
 
 	if (inv_load_hw(inv, job->node->hostname, &hw, &err)) {
-		br_warn("validate", "%s: no BMC facts: %s", job->node->hostname, err.msg);
+		br_log_node(BR_LOG_WARN, "validate", job->node->hostname, job->node->bmc, "no BMC facts: %s",
+			    err.msg);
 		br_hw_init(&hw);
 		have_hw = 0;
 	}
@@ -909,8 +912,8 @@ static void record(struct stg_validate_run *run)
 			texts[n] = job->probe_text ? NULL : json_dumps(job->probe, JSON_COMPACT);
 			v[n].probe_doc = job->probe_text ? job->probe_text : texts[n];
 			if (!v[n].probe_doc) {
-				br_error("validate", "%s: cannot store its facts: out of memory",
-					 job->node->hostname);
+				br_log_node(BR_LOG_ERROR, "validate", job->node->hostname, job->node->bmc,
+					    "cannot store its facts: out of memory");
 				unrecorded(run, job, "cannot store its facts: out of memory");
 				continue;
 			}

@@ -70,6 +70,7 @@ static void test_hpe_ilo5(void **state)
 	assert_string_equal(hw.manufacturer, "HPE");
 	assert_string_equal(hw.model, "ProLiant DL385 Gen10 Plus v2");
 	assert_string_equal(hw.system_serial, "MXQ302099Z");
+	assert_string_equal(hw.health, "OK");
 	assert_string_equal(hw.cpu_model, "AMD EPYC 7763 64-Core Processor");
 	assert_int_equal(hw.cpu_count, 2);
 	assert_int_equal(hw.memory_gib, 1024);

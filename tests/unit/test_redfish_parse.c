@@ -97,6 +97,7 @@ static void test_system_dell(void **state)
 	assert_string_equal(hw->uuid, "4c4c4544-0058-4b10-8032-b7c04f5a5a33");
 	assert_string_equal(hw->bios_version, "1.6.9");
 	assert_string_equal(hw->power_state, "On");
+	assert_string_equal(hw->health, "OK"); /* Status.Health, not HealthRollup */
 	assert_string_equal(hw->cpu_model, "Intel(R) Xeon(R) Platinum 8480+");
 	assert_int_equal(hw->cpu_count, 2);
 	assert_int_equal(hw->memory_gib, 2048);

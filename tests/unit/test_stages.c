@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -280,6 +281,48 @@ static void test_gate_inventory_full(void **state)
 	free(templates);
 }
 
+/* The metrics file (stages/metrics.c): a check name the exposition format
+ * must escape (backslash, double quote, newline), written by a rename
+ * that leaves no temporary file, and a directory that is not there named
+ * in the error. */
+static void test_metrics_file(void **state)
+{
+	struct fixture *f = *state;
+	const struct inv_check checks[] = {
+		{ "we\"ird\\na\nme", INV_CHECK_FAIL, "detail", NULL, NULL },
+		{ "pcie", INV_CHECK_PASS, NULL, NULL, NULL },
+	};
+	char dir[] = "/tmp/test_metrics.XXXXXX";
+	struct br_err err = { 0 };
+	char *path, *text = NULL, *missing;
+	size_t len = 0;
+	FILE *fp;
+
+	assert_non_null(mkdtemp(dir));
+	path = br_xasprintf("%s/bringup.prom", dir);
+	assert_int_equal(inv_checks_put(f->st.inv, "gpu-a", "validate", checks, 2, &err), 0);
+	assert_int_equal(stg_metrics_write(f->st.inv, NULL, path, &err), 0);
+	fp = fopen(path, "r");
+	assert_non_null(fp);
+	assert_true(getdelim(&text, &len, '\0', fp) > 0);
+	fclose(fp);
+	assert_non_null(strstr(text, "# TYPE bringup_nodes gauge\n"));
+	assert_non_null(strstr(text, "\nbringup_nodes{state=\"new\"} 1\n"));
+	assert_non_null(strstr(text, "\nbringup_checks_failed{check=\"we\\\"ird\\\\na\\nme\"} 1\n"));
+	assert_null(strstr(text, "check=\"pcie\""));
+	assert_null(strstr(text, "bringup_stage_duration_seconds")); /* no run given */
+	free(text);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(rmdir(dir), 0); /* empty: no temporary file left */
+	missing = br_xasprintf("%s/no/such/dir/bringup.prom", dir);
+	assert_int_not_equal(stg_metrics_write(f->st.inv, NULL, missing, &err), 0);
+	assert_non_null(strstr(err.msg, missing));
+	assert_int_not_equal(stg_metrics_path_check(missing, &err), 0);
+	assert_non_null(strstr(err.msg, "no directory"));
+	free(missing);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -292,6 +335,7 @@ int main(void)
 		cmocka_unit_test(test_gate_inventory_full),
 		cmocka_unit_test(test_enlist_takes),
 		cmocka_unit_test_setup_teardown(test_enlist_options, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_metrics_file, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
