@@ -71,6 +71,8 @@ static const char *const fault_names[SIM_F_COUNT] = {
 	[SIM_F_GPU_ROW_REMAP] = "gpu_row_remap",
 	[SIM_F_GPU_SLOWDOWN] = "gpu_slowdown",
 	[SIM_F_GPU_SRAM_THRESHOLD] = "gpu_sram_threshold",
+	[SIM_F_PASSWORD_CHANGE_REQUIRED] = "password_change_required",
+	[SIM_F_PASSWORD_REFUSED] = "password_refused",
 };
 
 /* BIOS attributes bios_drift may change, and the value a drifted node has. */
