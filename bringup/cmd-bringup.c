@@ -30,6 +30,7 @@ static const struct {
 	{ "unretire", "bring retired nodes back to 'new', attempts reset" },
 	{ "sim", "serve a simulated rack of iDRACs (and MAAS) for trials and tests" },
 	{ "bmc", "read one BMC without the inventory" },
+	{ "credentials", "rotate: move BMCs from factory passwords to site ones (two-phase, resumable)" },
 	{ "run", "discover, configure, enlist, validate, gate, tickets in order, then a summary\n"
 		 "             (--json: as a document; --only HOST...: just those nodes)" },
 	{ "config", "show the settings from bringup.conf and the environment, and where each is from" },
