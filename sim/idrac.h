@@ -7,7 +7,8 @@
  * render resources, idrac_service.c the service-level ones ($metadata,
  * schemas, registries, roles, tasks), idrac_bios_registry.c is Dell's BIOS
  * attribute registry (generated), idrac_cache.c keeps rendered GET answers
- * for the next identical GET. Held to DMTF's Redfish-Service-Validator
+ * for the next identical GET, idrac_accounts.c the AccountService whose
+ * accounts the logins are checked against. Held to DMTF's Redfish-Service-Validator
  * (0 failures) and to redfishtool and ilorest (t1009).
  *
  * Ownership: render functions return a new JSON reference (NULL: no such
