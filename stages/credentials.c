@@ -19,11 +19,13 @@ struct job {
 	char *pending; /* the new one, once known (a stored or site one, or generated) */
 	char *new_ref; /* where the new one is kept */
 	char *base_url;
-	int recorded;	     /* the inventory already references new_ref */
-	int set_ok;	     /* the BMC took the new password */
-	int try_pending;     /* the factory password was refused: the new one may be on it already */
-	int verified;	     /* a login with the new password worked */
-	int change_required; /* the login said PasswordChangeRequired */
+	int recorded;		  /* the inventory already references new_ref */
+	int set_ok;		  /* the BMC took the new password */
+	int try_pending;	  /* the factory password was refused: the new one may be on it already */
+	int verified;		  /* a login with the new password worked */
+	int change_required;	  /* the login said PasswordChangeRequired */
+	const char *user;	  /* the account the new password is for: --site-user, else bmc_user */
+	const char *factory_user; /* --site-user: the account to retire once the new one is recorded */
 };
 
 struct ctx {
@@ -151,6 +153,10 @@ int stg_credentials_options_check(struct stg_stage *st, struct stg_credentials_o
 		return stg_stage_usage(st,
 				       "give one of --store file:DIR (a password per BMC) or --site-password "
 				       "env:VAR|file:PATH (one for all)");
+	if (o->factory_user && !o->site_user)
+		return stg_stage_usage(st, "--factory-user goes with --site-user");
+	if (o->site_user && (!*o->site_user || strlen(o->site_user) > 64))
+		return stg_stage_usage(st, "--site-user must be a user name of 1-64 characters");
 	if (o->length && (o->length < 8 || o->length > STG_PASSWORD_LENGTH_MAX))
 		return stg_stage_usage(st, "--length must be 8-%d", STG_PASSWORD_LENGTH_MAX);
 	if (o->site_password) {
@@ -225,7 +231,19 @@ static void prepare(struct ctx *cx, struct stg_stage *st, struct stg_credentials
 			j->new_ref = br_xasprintf("file:%s", path);
 			free(path);
 		}
-		j->recorded = node->bmc_password_ref && !strcmp(node->bmc_password_ref, j->new_ref);
+		j->user = cx->o->site_user ? cx->o->site_user : node->bmc_user;
+		j->recorded = node->bmc_password_ref && !strcmp(node->bmc_password_ref, j->new_ref) &&
+			      node->bmc_user && !strcmp(node->bmc_user, j->user);
+		/* the factory account is the one the inventory named before the
+		 * site account was recorded; after that, only the operator knows it */
+		if (cx->o->site_user)
+			j->factory_user = cx->o->factory_user ? cx->o->factory_user
+					  : !j->recorded      ? node->bmc_user
+							      : NULL;
+		if (j->factory_user && !strcmp(j->factory_user, j->user)) {
+			fail_job(j, "the site account is the factory account '%s'", j->user);
+			continue;
+		}
 		if (node->bmc_type && !strcmp(node->bmc_type, "ipmi")) {
 			fail_job(
 			    j, "IPMI-only BMC: rotation through ipmitool's user commands is not implemented; "
@@ -259,12 +277,12 @@ static int live(const struct job *j)
 }
 
 static void set_target(struct rf_account_target *t, struct job *j, const struct stg_bmc_opts *b,
-		       enum rf_account_op op, const char *password)
+		       enum rf_account_op op, const char *user, const char *password)
 {
 	*t = (struct rf_account_target){
 		.target = { .name = j->node->hostname,
 			    .base_url = j->base_url,
-			    .user = j->node->bmc_user,
+			    .user = user,
 			    .password = password,
 			    .user_data = j,
 			    .deadline_ms = stg_bmc_deadline_ms(b, 0, STG_DISCOVER_DEADLINE_S) },
@@ -358,6 +376,21 @@ static void on_check(const struct rf_account_target *t, int rc, const struct rf_
 	free(why);
 }
 
+static void on_retired(const struct rf_account_target *t, int rc, const struct rf_account_result *res,
+		       const struct br_err *err, void *arg)
+{
+	struct job *j = t->target.user_data;
+	char *why;
+
+	if (!rc)
+		return;
+	why = stg_bmc_failure_reason(rc, err ? err->msg : "failed");
+	/* the site account is recorded and works: only the retirement failed */
+	fail_job(j, "the site account %s is recorded (%s), but the factory account %s is still enabled: %s",
+		 j->user, j->new_ref, j->factory_user, why);
+	free(why);
+}
+
 static int run_pass(struct ctx *cx, struct rf_account_target *targets, size_t n, rf_account_done_fn done)
 {
 	struct br_err err = { 0 };
@@ -383,7 +416,7 @@ static void record(struct stg_stage *st, struct job *j, struct stg_credentials_r
 		j->out->result = STG_CRED_ALREADY;
 		return;
 	}
-	if (inv_node_set_bmc_credentials(st->inv, j->node->hostname, j->node->bmc_user, j->new_ref, &err)) {
+	if (inv_node_set_bmc_credentials(st->inv, j->node->hostname, j->user, j->new_ref, &err)) {
 		fail_job(j, "the BMC is on the new password (%s) but the inventory refused it: %s",
 			 j->new_ref, err.msg);
 		return;
@@ -408,10 +441,16 @@ int stg_credentials_rotate(struct stg_stage *st, struct stg_credentials_options 
 
 	/* Phase one: recorded nodes prove their password; the others take
 	 * the new one, logged in with the referenced one. */
-	for (size_t i = 0; i < cx.n; i++)
-		if (live(&cx.jobs[i]) && !cx.jobs[i].recorded)
-			set_target(&targets[k++], &cx.jobs[i], &o->bmc, RF_ACCOUNT_SET_PASSWORD,
-				   cx.jobs[i].factory);
+	for (size_t i = 0; i < cx.n; i++) {
+		struct job *j = &cx.jobs[i];
+
+		if (!live(j) || j->recorded)
+			continue;
+		set_target(&targets[k], j, &o->bmc,
+			   o->site_user ? RF_ACCOUNT_CREATE : RF_ACCOUNT_SET_PASSWORD, j->node->bmc_user,
+			   j->factory);
+		targets[k++].account_user = o->site_user;
+	}
 	rc = run_pass(&cx, targets, k, on_set);
 	/* Phase two: a login with the new password, wherever it may be on the
 	 * BMC: just set, recorded before, or set by a run that stopped. */
@@ -420,7 +459,7 @@ int stg_credentials_rotate(struct stg_stage *st, struct stg_credentials_options 
 		struct job *j = &cx.jobs[i];
 
 		if (live(j) && (j->recorded || j->set_ok || j->try_pending))
-			set_target(&targets[k++], j, &o->bmc, RF_ACCOUNT_CHECK, j->pending);
+			set_target(&targets[k++], j, &o->bmc, RF_ACCOUNT_CHECK, j->user, j->pending);
 	}
 	if (!rc)
 		rc = run_pass(&cx, targets, k, on_check);
@@ -431,6 +470,24 @@ int stg_credentials_rotate(struct stg_stage *st, struct stg_credentials_options 
 		if (live(j))
 			record(st, j, run);
 	}
+	/* Phase three, a site account only: with it recorded, the factory
+	 * account is disabled, logged in as the site account. */
+	k = 0;
+	for (size_t i = 0; !rc && o->site_user && i < cx.n; i++) {
+		struct job *j = &cx.jobs[i];
+
+		if (!live(j))
+			continue;
+		if (!j->factory_user) {
+			j->out->reason = br_xstrdup(
+			    "factory account not retired by this run: name it with --factory-user");
+			continue;
+		}
+		set_target(&targets[k], j, &o->bmc, RF_ACCOUNT_DISABLE, j->user, j->pending);
+		targets[k++].account_user = j->factory_user;
+	}
+	if (!rc)
+		rc = run_pass(&cx, targets, k, on_retired);
 	for (size_t i = 0; i < cx.n; i++) {
 		run->rotated += cx.jobs[i].out->result == STG_CRED_ROTATED;
 		run->already += cx.jobs[i].out->result == STG_CRED_ALREADY;

@@ -31,7 +31,13 @@ struct stg_credentials_options {
 	const char *store;	   /* file:DIR: one generated password per BMC in DIR/HOSTNAME */
 	const char *site_password; /* env:VAR or file:PATH: one password for every BMC */
 	int length;		   /* generated length wanted; 0: STG_PASSWORD_LENGTH */
-	char *store_dir;	   /* the store's directory (stg_credentials_options_check) */
+	/* A site account instead of a new password on the factory one:
+	 * created with the Administrator role, logged in with, recorded
+	 * (bmc_user and bmc_password), and only then the factory account
+	 * (factory_user, else the bmc_user the inventory had) disabled. */
+	const char *site_user;
+	const char *factory_user;
+	char *store_dir; /* the store's directory (stg_credentials_options_check) */
 	struct rf_options rf;
 };
 
