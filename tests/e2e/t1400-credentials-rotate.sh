@@ -21,8 +21,12 @@ bmc_of() { jq -r --arg h "$1" '.nodes[] | select(.hostname == $h) | .bmc' sim/tr
 # HTTP status of a read of the Systems collection with basic auth.
 answer() { curl -s -o /dev/null -w '%{http_code}' -u "root:$2" "http://$(bmc_of "$1")/redfish/v1/Systems"; }
 
-# Before: the change-required BMC logs in but may read nothing.
+# Before: the change-required BMC logs in but may read nothing; discover
+# says what to do about it.
 assert_eq "$(answer "$changer" "$factory")" 403 "$changer before rotation (PasswordChangeRequired)"
+bringup discover -q "$changer" 2>/dev/null || true
+assert_contains "$(node_field t.db "$changer" reason)" \
+	"the BMC requires its password to be changed first (bringup credentials rotate)" "$changer: discover's reason"
 
 rc=0
 bringup credentials rotate -v --store "file:$T/store" --json > out.json 2> log || rc=$?
