@@ -26,6 +26,7 @@ struct job {
 	int change_required;	  /* the login said PasswordChangeRequired */
 	const char *user;	  /* the account the new password is for: --site-user, else bmc_user */
 	const char *factory_user; /* --site-user: the account to retire once the new one is recorded */
+	char *previous_user;	  /* ... the bmc_user before an earlier run recorded the site account */
 };
 
 struct ctx {
@@ -188,6 +189,7 @@ static void job_release(struct job *j)
 	br_secret_free(j->pending);
 	free(j->new_ref);
 	free(j->base_url);
+	free(j->previous_user);
 }
 
 /* Fail the node's rotation with reason (taken); the first reason stays. */
@@ -235,11 +237,17 @@ static void prepare(struct ctx *cx, struct stg_stage *st, struct stg_credentials
 		j->recorded = node->bmc_password_ref && !strcmp(node->bmc_password_ref, j->new_ref) &&
 			      node->bmc_user && !strcmp(node->bmc_user, j->user);
 		/* the factory account is the one the inventory named before the
-		 * site account was recorded; after that, only the operator knows it */
-		if (cx->o->site_user)
-			j->factory_user = cx->o->factory_user ? cx->o->factory_user
-					  : !j->recorded      ? node->bmc_user
-							      : NULL;
+		 * site account was recorded: its bmc_user now, or the one the
+		 * event of an earlier run's record names */
+		if (cx->o->site_user && cx->o->factory_user)
+			j->factory_user = cx->o->factory_user;
+		else if (cx->o->site_user && !j->recorded)
+			j->factory_user = node->bmc_user;
+		else if (cx->o->site_user &&
+			 inv_node_bmc_user_before(st->inv, node->hostname, j->user, &j->previous_user, &err))
+			fail_job(j, "%s", err.msg);
+		else
+			j->factory_user = j->previous_user;
 		if (j->factory_user && !strcmp(j->factory_user, j->user)) {
 			fail_job(j, "the site account is the factory account '%s'", j->user);
 			continue;
