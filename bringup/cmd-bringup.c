@@ -31,6 +31,7 @@ static const struct {
 	{ "unretire", "bring retired nodes back to 'new', attempts reset" },
 	{ "sim", "serve a simulated rack of iDRACs (and MAAS) for trials and tests" },
 	{ "bmc", "read one BMC (Redfish or IPMI) and change nothing: identity, MACs, sensors, SEL" },
+	{ "credentials", "rotate: move BMCs from factory passwords to site ones (two-phase, resumable)" },
 	{ "run", "every stage at once, each node moving on as it is done, then tickets and a summary\n"
 		 "             (--json: as a document; --only HOST...: just those nodes, stage by stage;\n"
 		 "             --firmware: stage by stage with firmware updates after discover)" },

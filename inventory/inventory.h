@@ -245,6 +245,17 @@ int inv_load_hw_neighbors(struct inv *inv, const char *hostname, struct br_hw *h
 int inv_hw_source(struct inv *inv, const char *hostname, char **ret_source, struct br_err *err);
 
 /* Record the node's MAAS system_id and address (either may be NULL). */
+/* The BMC credentials a node is reached with from now on: its user and
+ * its password's reference (env:VAR or file:PATH; anything else is
+ * BR_E_INVAL, so no secret can land here), with an event naming both the
+ * old and the new. Unchanged values record nothing. */
+int inv_node_set_bmc_credentials(struct inv *inv, const char *hostname, const char *user,
+				 const char *password_ref, struct br_err *err);
+/* The BMC user the node had before its credentials last became `user`
+ * (from the event inv_node_set_bmc_credentials wrote): *ret_user (caller
+ * frees), NULL when no such change is recorded. 0 or an error. */
+int inv_node_bmc_user_before(struct inv *inv, const char *hostname, const char *user, char **ret_user,
+			     struct br_err *err);
 int inv_node_set_maas(struct inv *inv, const char *hostname, const char *system_id, const char *ip,
 		      struct br_err *err);
 

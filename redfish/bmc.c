@@ -222,6 +222,8 @@ void rf_bmc_release(struct rf_bmc *bmc)
 	bmc->expand = NULL;
 	free(bmc->session_url);
 	bmc->session_url = NULL;
+	free(bmc->password_change_url);
+	bmc->password_change_url = NULL;
 	br_secret_free(bmc->token);
 	bmc->token = NULL;
 	free(bmc->base);

@@ -32,6 +32,40 @@ char *rf_error_message_id(const char *body, size_t len)
 	return ret;
 }
 
+/* One ExtendedInfo array: the first PasswordChangeRequired's URI. */
+static char *change_uri_in(json_t *info)
+{
+	size_t i;
+	json_t *m;
+
+	json_array_foreach(info, i, m)
+	{
+		const char *id = br_json_str(m, "MessageId");
+		const char *dot = id ? strrchr(id, '.') : NULL;
+		json_t *args = json_object_get(m, "MessageArgs");
+
+		if (dot && !strcmp(dot + 1, "PasswordChangeRequired") &&
+		    json_is_string(json_array_get(args, 0)))
+			return br_xstrdup(json_string_value(json_array_get(args, 0)));
+	}
+	return NULL;
+}
+
+char *rf_password_change_uri(const char *body, size_t len)
+{
+	json_t *doc;
+	char *ret;
+
+	if (!body || !len || len > RF_ERROR_BODY_MAX)
+		return NULL;
+	doc = br_json_parse(body, len, RF_ERROR_BODY_MAX, NULL);
+	ret = change_uri_in(json_object_get(doc, "@Message.ExtendedInfo"));
+	if (!ret)
+		ret = change_uri_in(br_json_path(doc, "error/@Message.ExtendedInfo"));
+	json_decref(doc);
+	return ret;
+}
+
 void rf_http_error_reason(struct br_buf *out, long status, const char *url, const char *body, size_t body_len,
 			  const char *status_text)
 {

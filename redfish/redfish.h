@@ -271,6 +271,59 @@ int rf_firmware_all(const struct rf_fw_target *targets, size_t n, const struct r
 		    const struct rf_fw_options *fopts, rf_fw_done_fn done, rf_fw_sending_fn sending,
 		    void *ctx, struct br_err *err);
 
+/* ---- BMC accounts (redfish/accounts.c) -------------------------------------
+ *
+ * Log in with the target's credentials and work on one ManagerAccount of
+ * the AccountService (DMTF ManagerAccount): the account is found in the
+ * Accounts collection by UserName. A login whose answer carries Base's
+ * PasswordChangeRequired (DSP0266; Lenovo XCC's factory account) names the
+ * account itself; that session may only PATCH its Password, and the
+ * AccountService's policy cannot be read first.
+ */
+
+#define RF_ACCOUNTS_MAX 64 /* members of the Accounts collection read */
+
+enum rf_account_op {
+	RF_ACCOUNT_CHECK,	 /* the credentials log in and read the AccountService */
+	RF_ACCOUNT_SET_PASSWORD, /* PATCH Password of account_user (default target.user) */
+	RF_ACCOUNT_CREATE,	 /* POST account_user with role (default Administrator); PATCH it if there */
+	RF_ACCOUNT_DISABLE,	 /* PATCH Enabled false on account_user */
+};
+
+/* The AccountService's password policy; 0 where it states none. */
+struct rf_account_policy {
+	int min_length, max_length;
+};
+
+struct rf_account_target {
+	struct rf_target target; /* first member; logs in with its user and password */
+	enum rf_account_op op;
+	const char *account_user; /* the account worked on; NULL: target.user */
+	const char *role;	  /* RF_ACCOUNT_CREATE: RoleId; NULL: Administrator */
+};
+
+/* What one BMC showed; the library's, valid during the callback only. */
+struct rf_account_result {
+	struct rf_account_policy policy; /* as read (zeros when unread) */
+	int password_change_required;	 /* the login said so */
+	char *account_url;		 /* the account worked on, when found */
+	int changed;			 /* the PATCH or POST was accepted */
+};
+
+/* Asked once per SET_PASSWORD or CREATE target, after the policy was read
+ * and just before the change is sent: the new password into *ret_password
+ * (the caller's, valid until done is called for the target). Nonzero, with
+ * err set, fails the target with nothing changed. */
+typedef int (*rf_account_password_fn)(const struct rf_account_target *target,
+				      const struct rf_account_policy *policy, const char **ret_password,
+				      struct br_err *err, void *ctx);
+typedef void (*rf_account_done_fn)(const struct rf_account_target *target, int rc,
+				   const struct rf_account_result *res, const struct br_err *err, void *ctx);
+
+/* Run every target concurrently on one loop (opts' caps), as rf_discover_all. */
+int rf_accounts_all(const struct rf_account_target *targets, size_t n, const struct rf_options *opts,
+		    rf_account_password_fn password, rf_account_done_fn done, void *ctx, struct br_err *err);
+
 /* ---- IPMI fallback (redfish/ipmi.c), through ipmitool -I lanplus ---------- */
 
 struct rf_ipmi_target {

@@ -166,6 +166,11 @@ struct rf_bmc {
 	struct rf_cfg_node *cfg;
 	/* firmware (firmware*.c); NULL otherwise */
 	struct rf_fw_node *fw;
+	/* credentials (accounts.c); NULL otherwise */
+	struct rf_acct_node *acct;
+	/* The login's answer said PasswordChangeRequired (DSP0266): the
+	 * account's URL it named, the one thing this session may change. */
+	char *password_change_url;
 };
 
 /* What a run does with each BMC (discover.c, config.c). */
@@ -234,6 +239,10 @@ void rf_http_error_reason(struct br_buf *out, long status, const char *url, cons
 			  const char *status_text);
 /* The MessageId (or error.code) of a Redfish error body; caller frees. */
 char *rf_error_message_id(const char *body, size_t len);
+/* The account URI a Base PasswordChangeRequired message names, from a
+ * login's answer (@Message.ExtendedInfo) or an error body; NULL when the
+ * body carries none. Caller frees. */
+char *rf_password_change_uri(const char *body, size_t len);
 
 /* bmc.c */
 /* Set up bmcs[i] for targets[i] on h (base URL trimmed, hw initialised);

@@ -50,6 +50,18 @@ static void on_login(struct rf_req *req, int rc, const struct br_err *err)
 	}
 	bmc->session_url = where ? rf_resolve(bmc, where) : NULL;
 	json_decref(doc);
+	{
+		char *uri = rf_password_change_uri(req->http.body.data, req->http.body.len);
+
+		if (uri) {
+			/* Lenovo XCC's factory account, and any BMC that wants
+			 * its default password changed (DSP0266): the session
+			 * may only PATCH that account's Password. */
+			bmc->password_change_url = rf_resolve(bmc, uri);
+			br_info("redfish", "%s: the BMC requires a password change for %s", bmc->base, uri);
+			free(uri);
+		}
+	}
 	if (!bmc->session_url)
 		br_warn("redfish", "%s: session has no Location; it will expire by itself", bmc->base);
 	if (!req->auth_token) {

@@ -85,6 +85,8 @@ static const char *const fault_names[SIM_F_COUNT] = {
 	[SIM_F_FW_DELL_JOB] = "fw_dell_job",
 	[SIM_F_FW_APPLY_ON_RESET] = "fw_apply_on_reset",
 	[SIM_F_COMMISSION_HANG] = "commission_hang",
+	[SIM_F_PASSWORD_CHANGE_REQUIRED] = "password_change_required",
+	[SIM_F_PASSWORD_REFUSED] = "password_refused",
 };
 
 /* BIOS attributes bios_drift may change, and the value a drifted node has. */

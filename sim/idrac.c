@@ -127,8 +127,9 @@ static const struct route routes[] = {
 	{ SIM_R_SESSIONS "/*", 3, T_NONE, R_NO_CACHE | R_SESSION_WRITES, sim_r_session, NULL, NULL,
 	  sim_w_session_delete },
 	{ SIM_R_ROOT "/AccountService", 2, T_NONE, 0, sim_r_accounts_service, NULL, NULL, NULL },
-	{ SIM_R_ROOT "/AccountService/Accounts", 3, T_NONE, 0, sim_r_accounts, NULL, NULL, NULL },
-	{ SIM_R_ROOT "/AccountService/Accounts/*", 4, T_NONE, 0, sim_r_account, NULL, NULL, NULL },
+	{ SIM_R_ROOT "/AccountService/Accounts", 3, T_NONE, 0, sim_r_accounts, NULL, sim_w_account_create,
+	  NULL },
+	{ SIM_R_ROOT "/AccountService/Accounts/*", 4, T_NONE, 0, sim_r_account, sim_w_account, NULL, NULL },
 	{ SIM_R_ROOT "/AccountService/Roles", 3, T_NONE, 0, sim_r_roles, NULL, NULL, NULL },
 	{ SIM_R_ROOT "/AccountService/Roles/*", 4, T_NONE, 0, sim_r_role, NULL, NULL, NULL },
 	{ SIM_R_ROOT "/JsonSchemas", 2, T_NONE, 0, sim_r_json_schemas, NULL, NULL, NULL },
@@ -633,7 +634,7 @@ void sim_idrac_handle(void *ctx, const struct sim_request *req, struct sim_respo
 {
 	struct sim_bmc *bmc = ctx;
 	char args[3][ARG_MAX];
-	struct sim_ctx c = { .node = bmc->node, .cfg = bmc->cfg, .req = req, .resp = resp };
+	struct sim_ctx c = { .node = bmc->node, .cfg = bmc->cfg, .req = req, .resp = resp, .account = -1 };
 	char *path = br_xstrdup(req->path);
 	size_t len = strlen(path);
 	const struct route *r;
@@ -668,6 +669,8 @@ void sim_idrac_handle(void *ctx, const struct sim_request *req, struct sim_respo
 	public =
 	    r && (r->tag == T_PUBLIC || (r->post == sim_w_session_create && !strcmp(req->method, "POST")));
 	if (!public && sim_session_check(&c))
+		goto out;
+	if (!public && sim_account_change_pending(&c))
 		goto out;
 	if (!r) {
 		sim_reply_not_found(&c);

@@ -7,7 +7,8 @@
  * render resources, idrac_service.c the service-level ones ($metadata,
  * schemas, registries, roles, tasks), idrac_bios_registry.c is Dell's BIOS
  * attribute registry (generated), idrac_cache.c keeps rendered GET answers
- * for the next identical GET. Held to DMTF's Redfish-Service-Validator
+ * for the next identical GET, idrac_accounts.c the AccountService whose
+ * accounts the logins are checked against. Held to DMTF's Redfish-Service-Validator
  * (0 failures) and to redfishtool and ilorest (t1009).
  *
  * Ownership: render functions return a new JSON reference (NULL: no such
@@ -84,6 +85,7 @@ struct sim_ctx {
 	struct sim_response *resp;
 	const char *args[3];	 /* the '*' segments of the matched route */
 	json_t *body;		 /* parsed request body of PATCH/POST, or NULL */
+	int account;		 /* the authenticated account's slot, -1 before or without one */
 	int etag_in_body;	 /* the resource carries @odata.etag, as iDRAC's do */
 	int uncacheable;	 /* the answer is not the resource as it stands: a test-only fault
 				    altered it, or it inlines a resource that changes by itself */
@@ -220,9 +222,22 @@ json_t *sim_fw_task_render(struct sim_ctx *c, const char *jid);
 json_t *sim_fw_job_render(struct sim_ctx *c, const char *jid);
 json_t *sim_r_fw_coll(struct sim_ctx *c);
 json_t *sim_r_fw(struct sim_ctx *c);
+/* AccountService (idrac_accounts.c): the policy, the Accounts collection,
+ * account creation (POST) and changes (PATCH of Password, Enabled, RoleId). */
 json_t *sim_r_accounts_service(struct sim_ctx *c);
 json_t *sim_r_accounts(struct sim_ctx *c);
 json_t *sim_r_account(struct sim_ctx *c);
+void sim_w_account_create(struct sim_ctx *c);
+void sim_w_account(struct sim_ctx *c);
+/* The enabled account with these credentials: its slot, else -1. */
+int sim_account_login(struct sim_ctx *c, const char *user, const char *password);
+/* An account that must change its password asks for anything else but
+ * reading itself, PATCHing itself or logging out: answer 403
+ * PasswordChangeRequired and return 1. */
+int sim_account_change_pending(struct sim_ctx *c);
+/* The login's ExtendedInfo for an account that must change its password
+ * (new reference), or NULL. */
+json_t *sim_account_login_info(struct sim_ctx *c, int account);
 /* A Dell job as its DellJob resource and its Task show it. */
 struct sim_job {
 	const char *state; /* DellJob JobState: Scheduled, Running, Completed, Failed */

@@ -1,5 +1,4 @@
-/* The iDRAC's System Event Log, with the entries a fault leaves, and the
- * account service that owns the root user. */
+/* The iDRAC's System Event Log, with the entries a fault leaves. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -108,49 +107,4 @@ json_t *sim_r_sel_entry(struct sim_ctx *c)
 	if (br_parse_long(c->args[0], 1, (long)n, &id))
 		return NULL;
 	return entry_doc(&entries[id - 1], (size_t)id - 1);
-}
-
-json_t *sim_r_accounts_service(struct sim_ctx *c)
-{
-	json_t *a = sim_res("#AccountService.v1_12_0.AccountService", "AccountService", "Account Service",
-			    "/redfish/v1/AccountService");
-
-	json_object_set_new(a, "ServiceEnabled", json_true());
-	json_object_set_new(a, "MaxPasswordLength", json_integer(40));
-	json_object_set_new(a, "MinPasswordLength", json_integer(0));
-	json_object_set_new(a, "Accounts", sim_link("/redfish/v1/AccountService/Accounts"));
-	json_object_set_new(a, "Roles", sim_link("/redfish/v1/AccountService/Roles"));
-	return a;
-}
-
-json_t *sim_r_accounts(struct sim_ctx *c)
-{
-	json_t *coll = sim_coll("#ManagerAccountCollection.ManagerAccountCollection", "Accounts Collection",
-				"/redfish/v1/AccountService/Accounts");
-
-	sim_coll_add(coll, "/redfish/v1/AccountService/Accounts/2");
-	return coll;
-}
-
-json_t *sim_r_account(struct sim_ctx *c)
-{
-	json_t *a;
-
-	if (strcmp(c->args[0], "2"))
-		return NULL;
-	a = sim_res("#ManagerAccount.v1_10_0.ManagerAccount", "2", "User Account",
-		    "/redfish/v1/AccountService/Accounts/2");
-	json_object_set_new(a, "UserName", json_string(c->cfg->user));
-	json_object_set_new(a, "RoleId", json_string("Administrator"));
-	json_object_set_new(a, "Enabled", json_true());
-	json_object_set_new(a, "Locked", json_false());
-	json_object_set_new(a, "Password", json_null());
-	/* AccountTypes is required (ManagerAccount v1_4+); iDRAC9's users
-	 * reach Redfish, IPMI and the web UI (Dell iDRAC9 Redfish API Guide). */
-	json_object_set_new(a, "AccountTypes", json_pack("[s, s]", "Redfish", "OEM"));
-	json_object_set_new(a, "OEMAccountTypes", json_pack("[s, s, s]", "IPMI", "SOL", "WebUI"));
-	json_object_set_new(
-	    a, "Links",
-	    json_pack("{s:o}", "Role", sim_link("/redfish/v1/AccountService/Roles/Administrator")));
-	return a;
 }

@@ -25,11 +25,12 @@ static void reply_unauthorized(struct sim_ctx *c)
 	sim_response_header(c->resp, "WWW-Authenticate", "Basic realm=\"RedfishService\"");
 }
 
+/* The account these credentials log in as, else -1. */
 static int credentials_ok(struct sim_ctx *c, const char *user, const char *password)
 {
 	if (sim_fault_has(&c->node->faults, SIM_F_BMC_AUTH))
-		return 0; /* the BMC has other credentials than the manifest says */
-	return user && password && !strcmp(user, c->cfg->user) && !strcmp(password, c->cfg->password);
+		return -1; /* the BMC has other credentials than the manifest says */
+	return sim_account_login(c, user, password);
 }
 
 static void expire_sessions(struct sim_bmc_state *st, int64_t now)
@@ -51,6 +52,7 @@ int sim_session_check(struct sim_ctx *c)
 		for (int i = 0; i < SIM_SESSIONS_MAX && !ok; i++)
 			if (st->sessions[i].id && !strcmp(st->sessions[i].token, token)) {
 				st->sessions[i].last_ms = c->req->start_ms;
+				c->account = st->sessions[i].account;
 				ok = 1;
 				/* token_revoked: the BMC forgets the session mid-walk */
 				if ((sim_fault_has(&c->node->faults, SIM_F_TOKEN_REVOKED)) &&
@@ -62,7 +64,8 @@ int sim_session_check(struct sim_ctx *c)
 			}
 		c->resp->auth = "session";
 	} else if (sim_request_basic_auth(c->req, &user, &password) == 0) {
-		ok = credentials_ok(c, user, password);
+		c->account = credentials_ok(c, user, password);
+		ok = c->account >= 0;
 		c->resp->auth = "basic";
 	}
 	free(user);
@@ -74,7 +77,7 @@ int sim_session_check(struct sim_ctx *c)
 	return BR_E_AUTH;
 }
 
-static json_t *session_doc(int id)
+static json_t *session_doc(struct sim_ctx *c, int id, int account)
 {
 	char sid[16];
 	json_t *s;
@@ -82,7 +85,8 @@ static json_t *session_doc(int id)
 	snprintf(sid, sizeof(sid), "%d", id);
 	s = sim_res("#Session.v1_6_0.Session", sid, "User Session", SIM_R_SESSIONS "/%d", id);
 	json_object_set_new(s, "Description", json_string("User Session"));
-	json_object_set_new(s, "UserName", json_string("root"));
+	json_object_set_new(s, "UserName",
+			    json_string(account >= 0 ? c->node->st.accounts[account].user : ""));
 	json_object_set_new(s, "SessionType", json_string("Redfish"));
 	json_object_set_new(s, "Password", json_null());
 	return s;
@@ -127,7 +131,7 @@ json_t *sim_r_session(struct sim_ctx *c)
 {
 	struct sim_session *s = find_session(c);
 
-	return s ? session_doc(s->id) : NULL;
+	return s ? session_doc(c, s->id, s->account) : NULL;
 }
 
 static void new_token(char out[33])
@@ -144,8 +148,10 @@ void sim_w_session_create(struct sim_ctx *c)
 	struct sim_bmc_state *st = &c->node->st;
 	struct sim_session *slot = NULL;
 	char location[64];
+	json_t *doc, *info;
+	int account = credentials_ok(c, br_json_str(c->body, "UserName"), br_json_str(c->body, "Password"));
 
-	if (!credentials_ok(c, br_json_str(c->body, "UserName"), br_json_str(c->body, "Password"))) {
+	if (account < 0) {
 		reply_unauthorized(c);
 		return;
 	}
@@ -164,9 +170,15 @@ void sim_w_session_create(struct sim_ctx *c)
 	}
 	slot->id = ++st->next_session;
 	slot->last_ms = c->req->start_ms;
+	slot->account = account;
 	new_token(slot->token);
 	snprintf(location, sizeof(location), SIM_R_SESSIONS "/%d", slot->id);
-	sim_reply(c, 201, session_doc(slot->id));
+	doc = session_doc(c, slot->id, account);
+	/* DSP0266: a session is made for an account that must change its
+	 * password, and its answer says so, naming the account */
+	if ((info = sim_account_login_info(c, account)))
+		json_object_set_new(doc, "@Message.ExtendedInfo", info);
+	sim_reply(c, 201, doc);
 	/* session_no_location, session_no_token: the session exists all the
 	 * same, its @odata.id in the body */
 	if (!(sim_fault_has(&c->node->faults, SIM_F_SESSION_NO_LOCATION)))

@@ -41,8 +41,11 @@
 #define SIM_FANS 12
 #define SIM_TEMPS (4 + SIM_GPUS) /* inlet, exhaust, 2 CPUs, GPUs */
 #define SIM_SESSIONS_MAX 8	 /* iDRAC9 answers RAC0218 to the 9th */
-#define SIM_NODES_PER_RACK 4	 /* 6U XE9680s at ~10 kW each: four per 42U rack */
-#define SIM_PAGE_SIZE 50	 /* Members per page before Members@odata.nextLink */
+#define SIM_ACCOUNTS_MAX 16	 /* iDRAC9's user slots, Ids 1-16 (1 reserved) */
+#define SIM_ACCOUNT_USER_MAX 16
+#define SIM_ACCOUNT_PASSWORD_MAX 64 /* stored; the policy's MaxPasswordLength is below */
+#define SIM_NODES_PER_RACK 4	    /* 6U XE9680s at ~10 kW each: four per 42U rack */
+#define SIM_PAGE_SIZE 50	    /* Members per page before Members@odata.nextLink */
 #define SIM_FLAKY_PERCENT 30
 #define SIM_JOB_RUN_MS 1000 /* a BIOS config job runs this long after the reset (POST) */
 #define SIM_BOOT_ENTRIES 3
@@ -260,6 +263,16 @@ enum sim_fault {
 	 * fails it at its commissioning time limit; bringup run's other nodes
 	 * must not wait for that (issue 25). */
 	SIM_F_COMMISSION_HANG,
+	/* The factory account must change its password at first login (as
+	 * Lenovo XCC ships): the login's 201 carries Base's
+	 * PasswordChangeRequired naming the account, and that account may do
+	 * nothing but read itself, PATCH its Password and log out (DSP0266
+	 * "Password change required handling"); anything else is 403. */
+	SIM_F_PASSWORD_CHANGE_REQUIRED,
+	/* The BMC refuses every new password (400 PropertyValueError on
+	 * Password), whatever its policy says: a rotation must leave the
+	 * factory credentials working and fail the node. */
+	SIM_F_PASSWORD_REFUSED,
 	SIM_F_COUNT
 };
 
@@ -389,15 +402,27 @@ struct sim_psu {
 };
 
 struct sim_session {
-	int id; /* 0: slot free */
+	int id;	     /* 0: slot free */
+	int account; /* index in sim_bmc_state.accounts of who logged in */
 	char token[33];
 	int64_t last_ms;
 	int uses; /* requests authenticated by it (token_revoked) */
 };
 
+/* One ManagerAccount slot (idrac_accounts.c); an empty user: slot free. */
+struct sim_account {
+	char user[SIM_ACCOUNT_USER_MAX + 1];
+	char password[SIM_ACCOUNT_PASSWORD_MAX + 1];
+	char role[16];
+	int enabled;
+	int change_required; /* PasswordChangeRequired: only its own Password may be PATCHed */
+};
+
 /* What a BMC changes at run time. */
 struct sim_bmc_state {
 	struct sim_session sessions[SIM_SESSIONS_MAX];
+	struct sim_account accounts[SIM_ACCOUNTS_MAX];
+	int accounts_ready; /* accounts set up from the rack's credentials */
 	int next_session;
 	json_t *bios;	      /* current attributes (owned) */
 	json_t *bios_pending; /* Bios/Settings (owned) */

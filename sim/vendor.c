@@ -478,7 +478,9 @@ static json_t *render_own(struct sim_vreq *v, int *ret_mine)
 
 static void handle_vendor(struct sim_bmc *bmc, const struct sim_request *req, struct sim_response *resp)
 {
-	struct sim_vreq v = { .c = { .node = bmc->node, .cfg = bmc->cfg, .req = req, .resp = resp } };
+	struct sim_vreq v = {
+		.c = { .node = bmc->node, .cfg = bmc->cfg, .req = req, .resp = resp, .account = -1 }
+	};
 	char *dpath, *drive = NULL;
 	json_t *doc;
 	int mine;

@@ -103,6 +103,13 @@ long stg_bmc_deadline_ms(const struct stg_bmc_opts *o, int64_t profile_s, int de
 
 char *stg_bmc_failure_reason(int rc, const char *msg)
 {
+	/* Base's PasswordChangeRequired (DSP0266): the password is right, and
+	 * the BMC (a Lenovo XCC's factory account) takes nothing else until
+	 * it is changed */
+	if (msg && strstr(msg, "PasswordChangeRequired"))
+		return br_xasprintf("the BMC requires its password to be changed first (bringup credentials "
+				    "rotate): %s",
+				    msg);
 	if (rc == BR_E_AUTH)
 		return br_xasprintf("credentials refused (check bmc_user/bmc_password): %s", msg);
 	if (rc == RF_E_TLS) /* curl: the peer certificate or the CA file */

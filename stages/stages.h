@@ -9,6 +9,7 @@
  *   config.h       bringup.conf: settings into the environment; site profiles
  *   manifest.h     import: reading rack.csv
  *   bmcopts.h      the options and failure reasons of stages that talk to BMCs
+ *   credentials.h  credentials rotate: factory BMC passwords to site ones
  *   discover.h     discover: read every BMC, store its facts
  *   configure.h    configure's jobs and their outcomes
  *   maasopts.h     the options of stages that talk to MAAS
@@ -27,6 +28,7 @@
 #include "stages/bmcopts.h"
 #include "stages/config.h"
 #include "stages/configure.h"
+#include "stages/credentials.h"
 #include "stages/discover.h"
 #include "stages/enlist.h"
 #include "stages/firmware.h"
