@@ -281,18 +281,30 @@ void stg_validate_fabric_collect(const struct stg_validate_options *o, struct st
  * unknown (with why) where the node's fabric must be proven. */
 void stg_validate_fabric_checks(struct stg_validate_run *run)
 {
-	/* One ticket per separate fabric, on one of this run's nodes. */
+	/* One ticket per separate fabric, on one node. The owner is chosen
+	 * among every node of the inventory, not this run's: bringup run's
+	 * flow validates the rack in rounds, each reading the whole subnet,
+	 * and owners picked per round gave one ticket per fabric per round.
+	 * Where the inventory cannot be listed, this run's nodes. */
 	if (run->have_fabric) {
-		const char **names = br_xcalloc(run->n ? run->n : 1, sizeof(*names));
-		size_t k = 0;
+		struct inv_node *all = NULL;
+		size_t n_all = 0, k = 0;
+		struct br_err err = { 0 };
+		const char **names;
 
-		for (size_t i = 0; i < run->n; i++)
+		if (inv_nodes_list(run->inv, &all, &n_all, &err))
+			n_all = 0;
+		names = br_xcalloc((n_all ? n_all : run->n) + 1, sizeof(*names));
+		for (size_t i = 0; i < n_all; i++)
+			names[k++] = all[i].hostname;
+		for (size_t i = 0; !n_all && i < run->n; i++)
 			if (run->jobs[i].probe)
 				names[k++] = run->jobs[i].node->hostname;
 		if (k)
 			qsort(names, k, sizeof(*names), str_cmp);
 		val_fabric_owners(&run->fabric, names, k);
 		free(names);
+		inv_nodes_free(all, n_all);
 	}
 	for (size_t i = 0; i < run->n; i++) {
 		struct stg_validate_job *job = &run->jobs[i];
