@@ -41,10 +41,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			val_fabric_judge(&w, &net, "4xNDR", &r);
 			for (size_t i = 0; i < w.n; i++) {
 				enum val_result res;
-				char *detail = NULL;
+				char *detail = NULL, *component = NULL;
 
-				if (val_fabric_node_check(&w, &r, w.links[i].dev_a, &res, &detail) == 0)
+				if (val_fabric_node_check(&w, &r, w.links[i].dev_a, &res, &detail,
+							  &component) == 0) {
 					free(detail);
+					free(component);
+				}
 			}
 			val_fabric_result_release(&r);
 			val_ibnet_release(&net);
