@@ -53,7 +53,8 @@ int main(int argc, char **argv)
 	    (!a.report && !a.dry_run && stg_bmc_secrets_check(&st, NULL)) || stg_stage_catch_signals(&st))
 		return stg_stage_close(&st);
 	if (a.report && st.argi < st.argc &&
-	    (st.exit = stg_stage_select(st.inv, st.argc, st.argv, st.argi, stg_all_states, &st.nodes, &st.n)))
+	    (st.exit = stg_stage_select(st.inv, st.argc, st.argv, st.argi, stg_all_states, st.common.zone,
+					&st.nodes, &st.n)))
 		return stg_stage_close(&st);
 	if (!stg_firmware_run(&st, &a, &run))
 		stg_stage_report(&st, stg_firmware_json, stg_firmware_print, &run, run.failed);

@@ -53,7 +53,7 @@ int main(int argc, char **argv)
 			r->hostname,	     r->rack,	      r->unit,	  r->bmc,
 			r->bmc_user,	     r->bmc_password, r->profile, r->bmc_type,
 			r->boot_disk_serial, r->notes,	      r->line,	  r->serial,
-			r->system,
+			r->system,	     r->zone,
 		};
 	}
 	if (stg_stage_open(&st, NULL))

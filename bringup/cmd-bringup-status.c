@@ -90,6 +90,8 @@ static json_t *node_json(struct inv *inv, const struct inv_node *n, struct br_er
 	json_object_set_new(o, "attempts", json_integer(n->attempts));
 	/* the manifest's serial: what discover checks the BMC's against */
 	json_object_set_new(o, "expected_serial", br_json_string_or_null(n->expected_serial));
+	/* the manifest's zone: which controller's management network */
+	json_object_set_new(o, "zone", br_json_string_or_null(n->zone));
 	/* why a failed node failed, as its stage typed it (common.h) */
 	json_object_set_new(o, "failure_kind",
 			    n->state == INV_FAILED ? json_string(br_fail_kind_name(
@@ -125,15 +127,18 @@ enum status_col {
 	COL_ATTEMPTS,
 	COL_FAILURE_KIND,
 	COL_UPDATED,
+	COL_ZONE,
 	COL_COUNT
 };
 static const char *const col_names[COL_COUNT] = {
-	"hostname", "rack",  "unit",	    "state", "serial",	  "macs",     "reason",	      "bmc",
-	"profile",  "model", "service_tag", "ip",    "system_id", "attempts", "failure_kind", "updated_at",
+	"hostname",  "rack",	 "unit",	 "state",      "serial",      "macs",
+	"reason",    "bmc",	 "profile",	 "model",      "service_tag", "ip",
+	"system_id", "attempts", "failure_kind", "updated_at", "zone",
 };
 static const char *const col_headers[COL_COUNT] = {
-	"HOSTNAME", "RACK",  "U",	    "STATE", "SERIAL",	  "MACS",     "REASON",	      "BMC",
-	"PROFILE",  "MODEL", "SERVICE_TAG", "IP",    "SYSTEM_ID", "ATTEMPTS", "FAILURE_KIND", "UPDATED_AT",
+	"HOSTNAME",	"RACK",	      "U",     "STATE",	      "SERIAL", "MACS",	     "REASON",
+	"BMC",		"PROFILE",    "MODEL", "SERVICE_TAG", "IP",	"SYSTEM_ID", "ATTEMPTS",
+	"FAILURE_KIND", "UPDATED_AT", "ZONE",
 };
 #define DEFAULT_COLUMNS "hostname,rack,unit,state,serial,macs,reason"
 
@@ -159,7 +164,7 @@ static int parse_columns(struct stg_stage *st, const char *spec, enum status_col
 					     near ? "; did you mean '" : "", near ? near : "",
 					     near ? "'?" : "", DEFAULT_COLUMNS, "bmc,profile,model",
 					     "service_tag,ip", "system_id,attempts",
-					     "failure_kind,updated_at");
+					     "failure_kind,updated_at,zone");
 		} else if (n == BR_TABLE_COLS_MAX) {
 			rc = stg_stage_usage(st, "-o: at most %d columns", BR_TABLE_COLS_MAX);
 		} else {
@@ -213,6 +218,8 @@ static const char *cell(const struct inv_node *n, enum status_col c, size_t n_ma
 			   : NULL;
 	case COL_UPDATED:
 		return n->updated_at;
+	case COL_ZONE:
+		return n->zone;
 	case COL_COUNT:
 		break;
 	}

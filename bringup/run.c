@@ -53,6 +53,7 @@ struct run_args {
 	size_t nonly;
 	struct br_strlist made; /* "-x" words split from clusters */
 	const char *db;
+	const char *zone; /* --zone, passed on: the run's summary counts that zone's nodes */
 	int json;
 	int help;	    /* --help went to every stage: each prints its own, in order */
 	int skip_configure; /* --skip-configure went to enlist: configure is not run */
@@ -167,6 +168,8 @@ static int route(struct run_args *a, int argc, char **argv, int *i, char *word, 
 		a->force = 1;
 	if (!strcmp(first->name, "db"))
 		a->db = joined ? joined : value;
+	if (!strcmp(first->name, "zone"))
+		a->zone = joined ? joined : value;
 	for (size_t k = 0; k < a->n; k++) {
 		if (!a->st[k].path || !find_opt(&a->st[k], name, len, short_name))
 			continue;
@@ -367,6 +370,48 @@ static int picked(const struct run_args *a, const char *hostname)
 	return 0;
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The run's zone (--zone, else $BRINGUP_ZONE); NULL: every zone. */
+static const char *run_zone(const struct run_args *a)
+{
+	const char *env = getenv("BRINGUP_ZONE");
+
+	return a->zone ? a->zone : env && *env ? env : NULL;
+}
+
+/* The host names of the run's zone among nodes, sorted for bsearch
+ * (borrowed from nodes); NULL when the run has no zone. */
+static const char **zone_hosts(const struct run_args *a, const struct inv_node *nodes, size_t nn,
+			       size_t *ret_n)
+{
+	const char *zone = run_zone(a), **hosts;
+	size_t n = 0;
+
+	*ret_n = 0;
+	if (!zone)
+		return NULL;
+	hosts = br_xcalloc(nn ? nn : 1, sizeof(*hosts));
+	for (size_t i = 0; i < nn; i++)
+		if (nodes[i].zone && !strcmp(nodes[i].zone, zone))
+			hosts[n++] = nodes[i].hostname;
+	qsort(hosts, n, sizeof(*hosts), cmp_str);
+	*ret_n = n;
+	return hosts;
+}
+
+/* Whether hostname counts in this run's summary: one of --only's (if
+ * given) and of the run's zone (if any). */
+static int counted(const struct run_args *a, const char **zone, size_t nzone, const char *hostname)
+{
+	if (!picked(a, hostname))
+		return 0;
+	return !run_zone(a) || bsearch(&hostname, zone, nzone, sizeof(*zone), cmp_str);
+}
+
 /* A ticket's kind: its fault up to the first ':' (firmware:BIOS is a
  * firmware fault). */
 static void count_kind(json_t *faults, const char *fault)
@@ -423,6 +468,8 @@ static int summarize(const struct run_args *a, json_t *doc)
 	size_t count[INV_STATE_COUNT] = { 0 }, count_all[INV_STATE_COUNT] = { 0 };
 	int rc = inv_open(path, &inv, &err) || inv_nodes_list(inv, &nodes, &nn, &err) ||
 		 inv_tickets_list(inv, 0, &tickets, &nt, &err);
+	size_t nzone = 0, ncounted = 0;
+	const char **zone = rc ? NULL : zone_hosts(a, nodes, nn, &nzone);
 
 	if (rc)
 		br_error("run", "summary: %s: %s", path, err.msg);
@@ -430,7 +477,8 @@ static int summarize(const struct run_args *a, json_t *doc)
 		if (nodes[i].state >= INV_STATE_COUNT)
 			continue;
 		count_all[nodes[i].state]++;
-		if (picked(a, nodes[i].hostname)) {
+		if (counted(a, zone, nzone, nodes[i].hostname)) {
+			ncounted++;
 			count[nodes[i].state]++;
 			add_timed_out(timed_out, &nodes[i]);
 		}
@@ -439,12 +487,12 @@ static int summarize(const struct run_args *a, json_t *doc)
 		if (tickets[i].closed)
 			continue;
 		open_all++;
-		if (!picked(a, tickets[i].hostname))
+		if (!counted(a, zone, nzone, tickets[i].hostname))
 			continue;
 		open++;
 		count_kind(faults, tickets[i].fault);
 	}
-	json_object_set_new(doc, "nodes", json_integer((json_int_t)(a->nonly ? a->nonly : nn)));
+	json_object_set_new(doc, "nodes", json_integer((json_int_t)(a->nonly ? a->nonly : ncounted)));
 	json_object_set_new(doc, "states", states_json(count));
 	json_object_set_new(doc, "faults", faults);
 	json_object_set_new(doc, "timed_out", timed_out);
@@ -452,6 +500,7 @@ static int summarize(const struct run_args *a, json_t *doc)
 	json_object_set_new(doc, "inventory",
 			    json_pack("{s:I, s:o, s:I}", "nodes", (json_int_t)nn, "states",
 				      states_json(count_all), "tickets_open", (json_int_t)open_all));
+	free(zone);
 	inv_tickets_free(tickets, nt);
 	inv_nodes_free(nodes, nn);
 	if (inv)

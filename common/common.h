@@ -311,6 +311,7 @@ struct br_common_opts {
 	int quiet;		/* -q */
 	int force;		/* --force: take named nodes whatever their state */
 	const char *log_format; /* --log-format text|json; NULL: $BRINGUP_LOG_FORMAT, else text */
+	const char *zone;	/* --zone, default $BRINGUP_ZONE; NULL: every zone */
 };
 
 struct br_command {

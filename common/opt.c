@@ -40,6 +40,9 @@ static size_t common_table(struct br_common_opts *c, struct br_option *out)
 		  "take the named nodes whatever their state (their history says forced)" },
 		{ "log-format", 0, BR_OPT_STRING, &c->log_format, "text|json",
 		  "log lines as text or one JSON object each (default $BRINGUP_LOG_FORMAT or text)" },
+		{ "zone", 0, BR_OPT_STRING, &c->zone, "ZONE",
+		  "only the nodes of this zone, the manifest's zone column (default $BRINGUP_ZONE: "
+		  "every zone)" },
 	};
 
 	memcpy(out, tbl, sizeof(tbl));
@@ -246,6 +249,11 @@ enum br_opt_result br_opt_parse(const struct br_command *cmd, int argc, char **a
 		const char *env = getenv("BRINGUP_DB");
 
 		cmd->common->db = env && *env ? env : "bringup.db";
+	}
+	if (cmd->common && !cmd->common->zone) {
+		const char *env = getenv("BRINGUP_ZONE");
+
+		cmd->common->zone = env && *env ? env : NULL;
 	}
 	optind = 1;
 	opterr = 0;

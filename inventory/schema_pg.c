@@ -230,6 +230,9 @@ const char *const invb_pg_migrations[] = {
 	"  j.value ->> 'mgmt_address' AS mgmt_address, j.value ->> 'vlan' AS vlan,"
 	"  j.value ->> 'link' AS link, j.value ->> 'stale' AS stale,"
 	"  j.value ->> 'source' AS source" FACTS_LIST("neighbors") ";",
+
+	/* 16: the manifest's zone column. */
+	"ALTER TABLE nodes ADD COLUMN zone TEXT;",
 };
 
 _Static_assert(sizeof(invb_pg_migrations) / sizeof(invb_pg_migrations[0]) == INV_SCHEMA_VERSION,

@@ -319,6 +319,12 @@ const char *const invb_sqlite_migrations[] = {
 	"  j.value ->> 'mgmt_address' AS mgmt_address, j.value ->> 'vlan' AS vlan,"
 	"  j.value ->> 'link' AS link, j.value ->> 'stale' AS stale, j.value ->> 'source' AS source"
 	"  FROM hw_facts f, json_each(f.facts, '$.neighbors') j;",
+
+	/* 16: the manifest's zone column: the management network or hall a
+	 * node's BMC sits in; a stage given --zone takes only that zone's
+	 * nodes, so BMC traffic stays on the controller that can reach it.
+	 * NULL: the manifest gives none (such nodes are in no zone). */
+	"ALTER TABLE nodes ADD COLUMN zone TEXT;",
 };
 
 _Static_assert(sizeof(invb_sqlite_migrations) / sizeof(invb_sqlite_migrations[0]) == INV_SCHEMA_VERSION,

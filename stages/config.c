@@ -16,6 +16,7 @@
  * (README, docs/operating.md). */
 static struct stg_config_setting settings[] = {
 	{ "inventory", "db", "BRINGUP_DB", 0, NULL, NULL },
+	{ "inventory", "zone", "BRINGUP_ZONE", 0, NULL, NULL },
 	{ "templates", "dir", "BRINGUP_TEMPLATES", 0, NULL, NULL },
 	{ "templates", "site_profiles", "BRINGUP_SITE_PROFILES", 0, NULL, NULL },
 	{ "maas", "url", "MAAS_URL", 0, NULL, NULL },

@@ -22,6 +22,7 @@ enum col {
 	C_NOTES,
 	C_SERIAL,
 	C_SYSTEM,
+	C_ZONE,
 	C_COUNT
 };
 
@@ -41,6 +42,7 @@ static const struct {
 	[C_NOTES] = { "notes", 0 },
 	[C_SERIAL] = { "serial", 0 },
 	[C_SYSTEM] = { "system", 0 },
+	[C_ZONE] = { "zone", 0 },
 };
 
 /* libcsv hands fields and row ends to callbacks; this is their state. */
@@ -116,7 +118,8 @@ static void on_header(struct parse_state *ps)
 		if (col < 0) {
 			problem(ps, ps->line, name,
 				"unknown column (known: hostname, rack, unit, bmc, bmc_user,"
-				" bmc_password, profile, bmc_type, boot_disk_serial, notes, serial, system)");
+				" bmc_password, profile, bmc_type, boot_disk_serial, notes, serial, system, "
+				"zone)");
 			continue;
 		}
 		if (seen[col]++) {
@@ -179,6 +182,7 @@ static void on_row(int term, void *ctx)
 			[C_NOTES] = &r->notes,
 			[C_SERIAL] = &r->serial,
 			[C_SYSTEM] = &r->system,
+			[C_ZONE] = &r->zone,
 		};
 		int col = ps->colmap[i];
 		long unit;
@@ -210,6 +214,11 @@ static int valid_label_chars(const char *s, const char *extra)
 		      strchr(extra, *s)))
 			return 0;
 	return 1;
+}
+
+int stg_zone_valid(const char *zone)
+{
+	return zone && *zone && strlen(zone) <= STG_MANIFEST_ZONE_MAX && valid_label_chars(zone, "._-");
 }
 
 /* RFC 1123 host name: dot-separated labels of letters, digits and hyphens,
@@ -340,6 +349,10 @@ static void validate_row(struct parse_state *ps, const struct stg_manifest_row *
 			"'%s' is not a Redfish System Id or @odata.id (at most %d letters, digits, '.', '_', "
 			"'-', '/', ':')",
 			r->system, STG_MANIFEST_SYSTEM_MAX);
+	if (r->zone && *r->zone && !stg_zone_valid(r->zone))
+		problem(ps, r->line, "zone",
+			"'%s' is not a zone name (at most %d letters, digits, '.', '_', '-')", r->zone,
+			STG_MANIFEST_ZONE_MAX);
 	if (r->bmc_type && *r->bmc_type && strcmp(r->bmc_type, "redfish") && strcmp(r->bmc_type, "ipmi") &&
 	    strcmp(r->bmc_type, "auto"))
 		problem(ps, r->line, "bmc_type", "'%s' is not one of redfish, ipmi, auto", r->bmc_type);
@@ -483,6 +496,7 @@ void stg_manifest_release(struct stg_manifest *m)
 		free(r->notes);
 		free(r->serial);
 		free(r->system);
+		free(r->zone);
 	}
 	free(m->rows);
 	free(m->path);

@@ -15,12 +15,14 @@
 #define STG_MANIFEST_MAX_ROWS 100000
 #define STG_MANIFEST_SERIAL_MAX 64  /* longer than any system serial or service tag */
 #define STG_MANIFEST_SYSTEM_MAX 256 /* a System's @odata.id */
+#define STG_MANIFEST_ZONE_MAX 64    /* a zone's name: a hall, a row, a management network */
 
 struct stg_manifest_row {
 	int line;
 	char *hostname, *rack, *bmc, *bmc_user, *bmc_password, *profile, *bmc_type, *boot_disk_serial, *notes;
 	char *serial; /* the expected system serial or service tag; NULL or "" when absent */
 	char *system; /* which Redfish System is this host (Id or @odata.id); NULL or "" when absent */
+	char *zone;   /* the management network or hall its BMC is in; NULL or "" when absent */
 	int unit;
 };
 
@@ -37,6 +39,10 @@ struct stg_manifest {
 int stg_manifest_load(const char *path, const char *templates_dir, struct stg_manifest *ret,
 		      struct br_strlist *ret_problems, struct br_err *err);
 void stg_manifest_release(struct stg_manifest *m);
+
+/* Whether zone is a zone's name as the manifest's zone column and --zone
+ * take it: 1 to STG_MANIFEST_ZONE_MAX letters, digits, '.', '_', '-'. */
+int stg_zone_valid(const char *zone);
 
 /* Split "host[:port]" / "[v6]:port"; port 0 when absent. Caller frees host. */
 int stg_bmc_address_parse(const char *bmc, char **ret_host, int *ret_port);

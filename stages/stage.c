@@ -15,6 +15,7 @@
 #include "config.h"
 #include "lifecycle.h"
 #include "loop.h"
+#include "manifest.h"
 #include "stage.h"
 
 char *stg_templates_dir(void)
@@ -92,7 +93,12 @@ int stg_stage_open_inventory_with(const char *path, unsigned flags, struct inv *
 	return 0;
 }
 
-int stg_stage_select(struct inv *inv, int argc, char **argv, int argi, const int *states,
+static int in_zone(const struct inv_node *node, const char *zone)
+{
+	return !zone || (node->zone && !strcmp(node->zone, zone));
+}
+
+int stg_stage_select(struct inv *inv, int argc, char **argv, int argi, const int *states, const char *zone,
 		     struct inv_node **ret_nodes, size_t *ret_n)
 {
 	struct br_err err = { 0 };
@@ -117,6 +123,17 @@ int stg_stage_select(struct inv *inv, int argc, char **argv, int argi, const int
 				inv_nodes_free(pick, n);
 				return STG_EXIT_USAGE;
 			}
+			/* A node of another zone is another controller's: naming
+			 * it here is a slip (a BMC this one may not reach). */
+			if (all[i].hostname && !in_zone(&all[i], zone)) {
+				br_error("select", "%s is in %s%s, not in zone %s: run it with --zone %s",
+					 argv[a], all[i].zone ? "zone " : "no zone",
+					 all[i].zone ? all[i].zone : "", zone,
+					 all[i].zone ? all[i].zone : "''");
+				inv_nodes_free(all, n_all);
+				inv_nodes_free(pick, n);
+				return STG_EXIT_USAGE;
+			}
 			if (all[i].hostname) {
 				pick[n++] = all[i];
 				memset(&all[i], 0, sizeof(all[i]));
@@ -124,7 +141,7 @@ int stg_stage_select(struct inv *inv, int argc, char **argv, int argi, const int
 		}
 	} else {
 		for (size_t i = 0; i < n_all; i++)
-			for (const int *s = states; *s >= 0; s++)
+			for (const int *s = states; *s >= 0 && in_zone(&all[i], zone); s++)
 				if ((int)all[i].state == *s) {
 					pick[n++] = all[i];
 					memset(&all[i], 0, sizeof(all[i]));
@@ -416,10 +433,19 @@ static int refuse_out_of_turn(struct stg_stage *st, const int *states)
 
 int stg_stage_open(struct stg_stage *st, const int *states)
 {
-	int rc = stg_stage_open_inventory_with(st->common.db, st->readonly ? INV_OPEN_READONLY : 0, &st->inv);
+	int rc;
+
+	if (st->common.zone && !stg_zone_valid(st->common.zone)) {
+		br_error("select",
+			 "--zone: '%s' is not a zone name (at most %d letters, digits, '.', '_', '-')",
+			 st->common.zone, STG_MANIFEST_ZONE_MAX);
+		return st->exit = STG_EXIT_USAGE;
+	}
+	rc = stg_stage_open_inventory_with(st->common.db, st->readonly ? INV_OPEN_READONLY : 0, &st->inv);
 
 	if (!rc && states)
-		rc = stg_stage_select(st->inv, st->argc, st->argv, st->argi, states, &st->nodes, &st->n);
+		rc = stg_stage_select(st->inv, st->argc, st->argv, st->argi, states, st->common.zone,
+				      &st->nodes, &st->n);
 	/* A retired node is out of the flow until a person says otherwise:
 	 * naming one to a stage is a mistake, not a request. */
 	for (size_t i = 0; !rc && !st->allow_retired && i < st->n; i++)
@@ -815,7 +841,7 @@ static int pick(struct stg_stage *st, const int *states)
 
 	if (!strncmp(stage, "bringup-", 8))
 		stage += 8;
-	rc = stg_stage_select(st->inv, 0, NULL, 0, states, &all, &n_all);
+	rc = stg_stage_select(st->inv, 0, NULL, 0, states, st->common.zone, &all, &n_all);
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < n_all; i++) {

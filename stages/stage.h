@@ -59,10 +59,11 @@ int stg_inventory_readonly_here(const char *path);
 int stg_stage_open_inventory_with(const char *path, unsigned flags, struct inv **ret_inv);
 
 /* Pick nodes for a stage: those named in argv[argi..] (all must exist), or
- * every node whose state is in `states` (terminated by -1). Caller frees
- * with inv_nodes_free. Returns 0 or an exit code (STG_EXIT_USAGE for an
- * unknown host name). */
-int stg_stage_select(struct inv *inv, int argc, char **argv, int argi, const int *states,
+ * every node whose state is in `states` (terminated by -1); with a zone
+ * (NULL: every zone) only that zone's nodes, and naming a node of another
+ * zone is a mistake. Caller frees with inv_nodes_free. Returns 0 or an exit
+ * code (STG_EXIT_USAGE for an unknown host name or one of another zone). */
+int stg_stage_select(struct inv *inv, int argc, char **argv, int argi, const int *states, const char *zone,
 		     struct inv_node **ret_nodes, size_t *ret_n);
 
 /* ---- which stage takes which node ------------------------------------------

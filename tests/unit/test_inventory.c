@@ -63,9 +63,9 @@ static int setup(void **state)
 {
 	static const struct inv_manifest_row rows[] = {
 		{ "node-a", "r01", 1, "127.0.0.1:1", "root", "env:PW", "xe9680", "redfish", NULL, NULL, 0,
-		  NULL, NULL },
+		  NULL, NULL, NULL },
 		{ "node-b", "r01", 2, "127.0.0.1:2", "root", "env:PW", "xe9680", "redfish", NULL, NULL, 0,
-		  NULL, NULL },
+		  NULL, NULL, NULL },
 	};
 	struct fixture *f = calloc(1, sizeof(*f));
 	struct br_err err = { 0 };
@@ -630,7 +630,7 @@ static void test_expected_serial(void **state)
 	struct inv_import_stats stats;
 	struct inv_manifest_row row = { "node-a", "r01",    1,	       "127.0.0.1:1", "root",
 					"env:PW", "xe9680", "redfish", NULL,	      NULL,
-					0,	  "CN-A",   NULL };
+					0,	  "CN-A",   NULL,      NULL };
 	struct inv_node n;
 	struct br_hw hw;
 

@@ -107,7 +107,7 @@ static void test_unknown_column_lists_serial(void **state)
 	(void)state;
 	assert_int_equal(stg_manifest_load(path, NULL, &m, &problems, &err), BR_E_INVAL);
 	assert_true(has_problem(&problems, ":1: serial_number: unknown column"));
-	assert_true(has_problem(&problems, "notes, serial, system)"));
+	assert_true(has_problem(&problems, "notes, serial, system, zone)"));
 	br_strlist_release(&problems);
 	unlink(path);
 	free(path);
@@ -144,6 +144,42 @@ static void test_system_column(void **state)
 	free(bad);
 }
 
+/* The zone column names a management network or hall: letters, digits,
+ * '.', '_', '-', at most 64; anything else is refused naming the row. */
+static void test_zone_column(void **state)
+{
+	char *path = write_tmp("hostname,rack,unit,bmc,bmc_user,bmc_password,profile,zone\n"
+			       "gpu-a,r01,1,10.0.0.1,root,env:PW,xe9680,hall-1.row_b\n"
+			       "gpu-b,r01,2,10.0.0.2,root,env:PW,xe9680,\n");
+	char *bad = write_tmp("hostname,rack,unit,bmc,bmc_user,bmc_password,profile,zone\n"
+			      "gpu-a,r01,1,10.0.0.1,root,env:PW,xe9680,hall/1\n"
+			      "gpu-b,r01,2,10.0.0.2,root,env:PW,xe9680,"
+			      "z1234567890123456789012345678901234567890123456789012345678901234\n");
+	struct stg_manifest m;
+	struct br_strlist problems = { 0 };
+	struct br_err err = { 0 };
+
+	(void)state;
+	assert_int_equal(stg_manifest_load(path, NULL, &m, &problems, &err), 0);
+	assert_int_equal(m.n, 2);
+	assert_string_equal(m.rows[0].zone, "hall-1.row_b");
+	assert_string_equal(m.rows[1].zone, "");
+	stg_manifest_release(&m);
+	br_strlist_release(&problems);
+	assert_int_equal(stg_manifest_load(bad, NULL, &m, &problems, &err), BR_E_INVAL);
+	assert_int_equal(problems.n, 2);
+	assert_true(has_problem(&problems, ":2: zone: 'hall/1' is not a zone name"));
+	assert_true(has_problem(&problems, ":3: zone: 'z1234"));
+	assert_true(stg_zone_valid("a"));
+	assert_false(stg_zone_valid(""));
+	assert_false(stg_zone_valid("a b"));
+	br_strlist_release(&problems);
+	unlink(path);
+	unlink(bad);
+	free(path);
+	free(bad);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -151,6 +187,7 @@ int main(void)
 		cmocka_unit_test(test_serial_column),
 		cmocka_unit_test(test_unknown_column_lists_serial),
 		cmocka_unit_test(test_system_column),
+		cmocka_unit_test(test_zone_column),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -37,6 +37,7 @@ static int setup(void **state)
 					      NULL,
 					      2,
 					      NULL,
+					      NULL,
 					      NULL };
 	struct fixture *f = br_xcalloc(1, sizeof(*f));
 	struct br_err err = { 0 };
