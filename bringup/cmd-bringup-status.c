@@ -276,6 +276,7 @@ int main(int argc, char **argv)
 {
 	struct stg_stage st = { 0 };
 	const char *state_filter = NULL, *columns = NULL, *format = NULL, *metrics_file = NULL;
+	int follow = 0;
 	const struct br_option options[] = {
 		{ "state", 's', BR_OPT_STRING, &state_filter, "STATE", "only nodes in this state" },
 		{ "output", 'o', BR_OPT_STRING, &columns, "COLUMNS",
@@ -284,6 +285,9 @@ int main(int argc, char **argv)
 		  "updated_at)" },
 		{ "format", 'f', BR_OPT_STRING, &format, "table|csv|json",
 		  "a table sized to the terminal (default; $COLUMNS), CSV, or the JSON document (--json)" },
+		{ "follow", 'F', BR_OPT_FLAG, &follow, NULL,
+		  "then print every transition of the site (or of the named nodes, or --zone's) as it is "
+		  "recorded, from any machine, one line each (--json: a JSON object), until interrupted" },
 		{ "metrics-file", 0, BR_OPT_STRING, &metrics_file, "PATH",
 		  "also write the whole inventory's Prometheus metrics there, atomically (default "
 		  "$BRINGUP_METRICS_FILE)" },
@@ -329,6 +333,9 @@ int main(int argc, char **argv)
 		csv = 1;
 	else if (format && strcmp(format, "table"))
 		return stg_stage_usage(&st, "--format: '%s' (want table, csv or json)", format);
+	if (follow && (state_filter || columns || csv || metrics_file))
+		return stg_stage_usage(&st, "--follow streams transitions: --state, -o, --format csv and "
+					    "--metrics-file are for the listing");
 	if (columns && st.common.json)
 		return stg_stage_usage(
 		    &st, "-o picks the table's or CSV's columns; the JSON document has every field");
@@ -338,6 +345,10 @@ int main(int argc, char **argv)
 		one_state[0] = (int)s;
 	if (stg_stage_open(&st, state_filter ? one_state : stg_all_states))
 		return stg_stage_close(&st);
+	if (follow) {
+		st.exit = stg_follow(&st, st.argv + st.argi, (size_t)(st.argc - st.argi));
+		return stg_stage_close(&st);
+	}
 	if (st.common.json) {
 		json_t *doc = json_object(), *arr = json_array();
 

@@ -116,6 +116,11 @@ struct invb_ops {
 	 * In SQL because reading the whole document to parse two members
 	 * cost configure most of its start (hwpart.c). */
 	const char *sql_facts_members;
+	/* Wait up to timeout_ms (0: do not wait) to be told that another
+	 * connection recorded an event: 1 when told, 0 when the time ran out,
+	 * -1 on error. The first call subscribes. NULL: this backend cannot be
+	 * told (SQLite): its followers read again after each wait. */
+	int (*wait_event)(struct invb_conn *conn, int timeout_ms);
 };
 
 /* The backend for where (a path or a database URI). */

@@ -15,6 +15,7 @@
  * PGSSLMODE says otherwise.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -303,6 +304,57 @@ static int pg_set_autocheckpoint(struct invb_conn *conn, int pages)
 	return 0;
 }
 
+/* The events table's trigger (schema_pg.c step 17) sends NOTIFY
+ * bringup_events once per statement that records events; a follower
+ * LISTENs on its own connection and sleeps on the socket until one comes.
+ * Notifications already read off the socket are drained first. */
+static int drain_notifies(struct pg_conn *c)
+{
+	PGnotify *n;
+	int got = 0;
+
+	while ((n = PQnotifies(c->pg))) {
+		got = 1;
+		PQfreemem(n);
+	}
+	return got;
+}
+
+static int pg_wait_event(struct invb_conn *conn, int timeout_ms)
+{
+	struct pg_conn *c = conn_of(conn);
+	struct pollfd p = { 0 };
+	int rc;
+
+	if (!c->listening) {
+		if (pg_run(c, "LISTEN bringup_events"))
+			return -1;
+		c->listening = 1;
+	}
+	if (!PQconsumeInput(c->pg)) {
+		invb_pg_set_error(c, PQerrorMessage(c->pg));
+		return -1;
+	}
+	if (drain_notifies(c))
+		return 1;
+	if (timeout_ms <= 0)
+		return 0;
+	p.fd = PQsocket(c->pg);
+	p.events = POLLIN;
+	rc = poll(&p, 1, timeout_ms);
+	if (rc < 0 && errno != EINTR) {
+		invb_pg_set_error(c, strerror(errno));
+		return -1;
+	}
+	if (rc <= 0)
+		return 0;
+	if (!PQconsumeInput(c->pg)) {
+		invb_pg_set_error(c, PQerrorMessage(c->pg));
+		return -1;
+	}
+	return drain_notifies(c);
+}
+
 /* SQLite's json_each, as hwpart.c reads it: the type names of SQLite's
  * json_each (integer and real apart, true and false as types) and the
  * value as JSON text for containers, the scalar itself else. */
@@ -348,4 +400,5 @@ const struct invb_ops invb_pg_ops = {
 	.set_autocheckpoint = pg_set_autocheckpoint,
 	.migrations = invb_pg_migrations,
 	.sql_facts_members = FACTS_MEMBERS_SQL,
+	.wait_event = pg_wait_event,
 };

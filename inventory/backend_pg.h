@@ -22,7 +22,8 @@ struct pg_conn {
 	int64_t changes;
 	unsigned next_stmt; /* names the next prepared statement */
 	char errmsg[PG_ERRMSG_MAX];
-	int refused; /* the last error was SQLSTATE class 23 (a constraint, a trigger) */
+	int refused;   /* the last error was SQLSTATE class 23 (a constraint, a trigger) */
+	int listening; /* LISTEN bringup_events sent (pg_wait_event) */
 };
 
 struct pg_stmt {

@@ -16,7 +16,7 @@
 
 #include "common.h"
 
-#define INV_SCHEMA_VERSION 16
+#define INV_SCHEMA_VERSION 17
 #define INV_BUSY_TIMEOUT_MS 10000
 /* Longest reason kept with a node or an event; a longer one is cut
  * (br_xstrdup_capped). Reasons carry text from BMCs and MAAS. */
@@ -270,10 +270,26 @@ struct inv_event {
 	char *to_state;
 	char *reason;
 	char *at;
+	char *hostname; /* inv_events_after: the node's; NULL from inv_node_events */
 };
 void inv_events_free(struct inv_event *events, size_t n);
 int inv_node_events(struct inv *inv, const char *hostname, struct inv_event **ret_events, size_t *ret_n,
 		    struct br_err *err);
+
+/* ---- the site's events, as they are recorded (status --follow) ----------
+ * Events with an id above after_id, oldest first, at most max, of zone's
+ * nodes (NULL: every node's), with each node's hostname. Caller frees with
+ * inv_events_free. */
+int inv_events_after(struct inv *inv, int64_t after_id, const char *zone, size_t max,
+		     struct inv_event **ret_events, size_t *ret_n, struct br_err *err);
+/* The newest event's id (0 when there is none). */
+int inv_events_last(struct inv *inv, int64_t *ret_id, struct br_err *err);
+/* Wait up to timeout_ms for another connection to record events: 1 when
+ * told (PostgreSQL: the events trigger's NOTIFY), 0 when the time ran out
+ * or this backend cannot be told (SQLite: the caller reads again after
+ * each wait). The first call subscribes: call it with 0 before
+ * inv_events_last, so that nothing recorded in between is missed. */
+int inv_events_wait(struct inv *inv, int timeout_ms, struct br_err *err);
 
 /* The state a failed node was failed from: the from_state of its latest
  * transition into `failed` from another state (it tells which stage failed

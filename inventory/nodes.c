@@ -525,6 +525,7 @@ void inv_events_free(struct inv_event *events, size_t n)
 		free(events[i].to_state);
 		free(events[i].reason);
 		free(events[i].at);
+		free(events[i].hostname);
 	}
 	free(events);
 }
@@ -554,6 +555,7 @@ int inv_node_events(struct inv *inv, const char *hostname, struct inv_event **re
 		ev[n].to_state = inv_col_dup(st, 2);
 		ev[n].reason = inv_col_dup(st, 3);
 		ev[n].at = inv_col_dup(st, 4);
+		ev[n].hostname = NULL;
 		n++;
 	}
 	rc = rc == INVB_DONE ? 0 : inv_dberr(inv, err, "read events");

@@ -233,6 +233,17 @@ const char *const invb_pg_migrations[] = {
 
 	/* 16: the manifest's zone column. */
 	"ALTER TABLE nodes ADD COLUMN zone TEXT;",
+
+	/* 17: the zone index (schema_sqlite.c's step 17), and NOTIFY
+	 * bringup_events once per statement that records events, so a
+	 * follower (status --follow, on any machine) wakes when they are
+	 * recorded rather than polling; within one transaction PostgreSQL
+	 * sends it once (equal payloads are folded). */
+	"CREATE INDEX nodes_zone ON nodes(zone);"
+	"CREATE FUNCTION bringup_events_notify() RETURNS trigger LANGUAGE plpgsql AS"
+	"  $$BEGIN PERFORM pg_notify('bringup_events', ''); RETURN NULL; END$$;"
+	"CREATE TRIGGER events_notify AFTER INSERT ON events"
+	"  FOR EACH STATEMENT EXECUTE FUNCTION bringup_events_notify();",
 };
 
 _Static_assert(sizeof(invb_pg_migrations) / sizeof(invb_pg_migrations[0]) == INV_SCHEMA_VERSION,

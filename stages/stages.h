@@ -21,6 +21,7 @@
  *   reprovision.h  a node back to its stage
  *   lifecycle.h    retiring and unretiring
  *   metrics.h      the Prometheus text file of the inventory and the last run
+ *   follow.h       status --follow: the site's transitions as they are recorded
  */
 #ifndef STAGES_STAGES_H
 #define STAGES_STAGES_H
@@ -32,6 +33,7 @@
 #include "stages/discover.h"
 #include "stages/enlist.h"
 #include "stages/firmware.h"
+#include "stages/follow.h"
 #include "stages/maasopts.h"
 #include "stages/gate.h"
 #include "stages/lifecycle.h"

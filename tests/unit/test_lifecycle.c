@@ -40,7 +40,7 @@ static void test_cause(void **state)
 
 #define EV(from, to, reason, at)                                                                             \
 	{                                                                                                    \
-		0, (char *)(from), (char *)(to), (char *)(reason), (char *)(at)                              \
+		0, (char *)(from), (char *)(to), (char *)(reason), (char *)(at), NULL                        \
 	}
 
 /* Two attempts before an unretire (not counted), then three over nine
