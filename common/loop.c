@@ -544,7 +544,7 @@ int br_loop_spawn(struct br_loop *loop, const struct br_loop_proc_spec *spec, br
 		  struct br_err *err)
 {
 	posix_spawn_file_actions_t fa;
-	int out[2] = { -1, -1 }, errp[2] = { -1, -1 };
+	int out[2] = { -1, -1 }, errp[2] = { -1, -1 }, in[2] = { -1, -1 };
 	struct proc *p = br_xcalloc(1, sizeof(*p));
 	int rc = 0, sprc;
 
@@ -556,12 +556,20 @@ int br_loop_spawn(struct br_loop *loop, const struct br_loop_proc_spec *spec, br
 	br_buf_init(&p->err, spec->err_max);
 	br_loop_timer_init(&p->deadline, on_deadline, p);
 	br_loop_timer_init(&p->recheck, on_recheck, p);
-	if (pipe2(out, O_CLOEXEC) || pipe2(errp, O_CLOEXEC)) {
+	if (spec->in && spec->in_len > BR_LOOP_STDIN_MAX) {
+		rc = br_errf(err, BR_E_INVAL, "%s: %zu bytes for stdin, more than %d", spec->path,
+			     spec->in_len, BR_LOOP_STDIN_MAX);
+		goto out;
+	}
+	if (pipe2(out, O_CLOEXEC) || pipe2(errp, O_CLOEXEC) || (spec->in && pipe2(in, O_CLOEXEC))) {
 		rc = br_errf(err, BR_E_IO, "pipe: %s", strerror(errno));
 		goto out;
 	}
 	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	if (spec->in)
+		posix_spawn_file_actions_adddup2(&fa, in[0], 0);
+	else
+		posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
 	posix_spawn_file_actions_adddup2(&fa, errp[1], 2);
 	sprc = posix_spawn(&p->pid, spec->path, &fa, NULL, spec->argv, spec->envp ? spec->envp : environ);
@@ -573,6 +581,13 @@ int br_loop_spawn(struct br_loop *loop, const struct br_loop_proc_spec *spec, br
 	p->fd[0] = out[0];
 	p->fd[1] = errp[0];
 	out[0] = errp[0] = -1;
+	/* an empty pipe takes PIPE_BUF bytes whole; its read end is still
+	 * open here, so a child that exits at once costs no SIGPIPE */
+	if (spec->in && spec->in_len && write(in[1], spec->in, spec->in_len) != (ssize_t)spec->in_len) {
+		rc = br_errf(err, BR_E_IO, "%s: stdin: %s", spec->path, strerror(errno));
+		proc_kill(p);
+		goto out;
+	}
 	for (int i = 0; i < 2; i++) {
 		fcntl(p->fd[i], F_SETFL, O_NONBLOCK);
 		p->watch[i] = br_loop_fd_add(loop, p->fd[i], BR_LOOP_IN, on_pipe, p, err);
@@ -593,6 +608,8 @@ out:
 			close(out[i]);
 		if (errp[i] >= 0)
 			close(errp[i]);
+		if (in[i] >= 0)
+			close(in[i]);
 	}
 	if (rc)
 		proc_free(loop, p);

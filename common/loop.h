@@ -115,7 +115,14 @@ struct br_loop_proc_spec {
 	size_t out_max;	    /* stdout kept; past it the child is killed, truncated set */
 	size_t err_max;	    /* stderr kept; the rest is read and dropped */
 	int64_t timeout_ms; /* SIGKILL after this; 0: no limit */
+	/* Given on stdin, then end of file (NULL: /dev/null): a secret a
+	 * program must not see in its argv. At most BR_LOOP_STDIN_MAX bytes,
+	 * written whole to the pipe before the call returns. */
+	const char *in;
+	size_t in_len;
 };
+/* What a pipe takes at once without a reader (PIPE_BUF, POSIX's least). */
+#define BR_LOOP_STDIN_MAX 4096
 
 struct br_loop_proc_result {
 	pid_t pid;
@@ -127,7 +134,7 @@ struct br_loop_proc_result {
 
 typedef void (*br_loop_proc_fn)(const struct br_loop_proc_result *res, void *ctx);
 
-/* Start a child with stdin from /dev/null and its stdout and stderr read
+/* Start a child with stdin from /dev/null (or spec->in) and its stdout and stderr read
  * by the loop; fn runs once it has exited and both pipes are drained.
  * 0, or an error (pipe, spawn) with err filled and fn never called. */
 int br_loop_spawn(struct br_loop *loop, const struct br_loop_proc_spec *spec, br_loop_proc_fn fn, void *ctx,

@@ -1,6 +1,6 @@
 /*
  * accounts — the credentials driver and rf_accounts_all: one rf_bmc per
- * BMC on one rf_http loop (run.c), as discovery runs. A BMC's life:
+ * BMC, run by drive.c as every driver is. A BMC's life:
  * service root -> login -> AccountService (policy) -> Accounts -> every
  * member (find the account by UserName) -> the PATCH or POST -> report ->
  * logout. A login that says PasswordChangeRequired goes straight to the
@@ -33,33 +33,6 @@ static const char *wanted_user(const struct rf_account_target *t)
 	return t->account_user ? t->account_user : t->target.user;
 }
 
-/* The first ExtendedInfo Message of an error answer, else NULL. */
-static char *error_message(const struct rf_req *req)
-{
-	json_t *doc = req->http.status >= 400 && req->http.body.len
-			  ? br_json_parse(req->http.body.data, req->http.body.len, 64 * 1024, NULL)
-			  : NULL;
-	json_t *info = br_json_path(doc, "error/@Message.ExtendedInfo");
-	const char *m = json_is_array(info) ? br_json_str(json_array_get(info, 0), "Message") : NULL;
-	char *ret = m && *m ? br_xstrdup(m) : NULL;
-
-	json_decref(doc);
-	return ret;
-}
-
-static void fail_request(struct rf_bmc *bmc, struct rf_req *req, const char *what, const struct br_err *err)
-{
-	char *message = error_message(req);
-	struct br_err e;
-
-	if (message)
-		br_errf(&e, err->code, "%s: %s: %s", what, err->msg, message);
-	else
-		br_errf(&e, err->code, "%s: %s", what, err->msg);
-	free(message);
-	rf_bmc_fail(bmc, &e);
-}
-
 static void finish(struct rf_bmc *bmc)
 {
 	bmc->acct->finished = 1;
@@ -70,7 +43,7 @@ static void on_changed(struct rf_req *req, int rc, const struct br_err *err)
 	struct rf_bmc *bmc = req->bmc;
 
 	if (rc) {
-		fail_request(bmc, req, bmc->acct->step, err);
+		rf_bmc_fail_request(bmc, req, bmc->acct->step, err);
 		return;
 	}
 	bmc->acct->res.changed = 1;
@@ -144,7 +117,7 @@ static void on_member(struct rf_req *req, int rc, const struct br_err *err)
 
 	an->members_pending--;
 	if (rc) {
-		fail_request(bmc, req, "read an account", err);
+		rf_bmc_fail_request(bmc, req, "read an account", err);
 		return;
 	}
 	if (!(doc = rf_req_json(req)))
@@ -170,7 +143,7 @@ static void on_accounts(struct rf_req *req, int rc, const struct br_err *err)
 	size_t i;
 
 	if (rc) {
-		fail_request(bmc, req, "read the Accounts collection", err);
+		rf_bmc_fail_request(bmc, req, "read the Accounts collection", err);
 		return;
 	}
 	if (!(doc = rf_req_json(req)))
@@ -247,7 +220,7 @@ static void on_service(struct rf_req *req, int rc, const struct br_err *err)
 		}
 	}
 	if (rc) {
-		fail_request(bmc, req, "read the AccountService", err);
+		rf_bmc_fail_request(bmc, req, "read the AccountService", err);
 		return;
 	}
 	if (!(doc = rf_req_json(req)))
@@ -304,73 +277,50 @@ static void on_idle(struct rf_bmc *bmc)
 	rf_bmc_wind_down(bmc, report);
 }
 
-static const struct rf_driver accounts_driver = {
-	.ready = on_ready,
-	.idle = on_idle,
-	.abort = report,
-};
-
-static void node_release(struct rf_acct_node *an)
+static void node_release(void *node)
 {
+	struct rf_acct_node *an = node;
+
 	free(an->res.account_url);
 	free(an->accounts_url);
 	free(an->etag);
 	memset(an, 0, sizeof(*an));
 }
 
+static int check_target(const void *run, const struct rf_target *target, struct br_err *err)
+{
+	const struct rf_account_target *t = (const struct rf_account_target *)target;
+	const struct rf_acct_run *r = run;
+
+	if (!wanted_user(t) || (t->op != RF_ACCOUNT_CHECK && t->op != RF_ACCOUNT_DISABLE && !r->password))
+		return br_errf(err, BR_E_INVAL, "redfish: target %s: no account or no password source",
+			       target->name ? target->name : "?");
+	return 0;
+}
+
+static void bind_node(struct rf_bmc *bmc, void *node, void *run)
+{
+	struct rf_acct_node *an = node;
+
+	an->run = run;
+	an->t = (const struct rf_account_target *)bmc->target;
+	bmc->acct = an;
+}
+
+static const struct rf_driver accounts_driver = {
+	.ready = on_ready,
+	.idle = on_idle,
+	.abort = report,
+	.node_size = sizeof(struct rf_acct_node),
+	.check_target = check_target,
+	.bind = bind_node,
+	.node_release = node_release,
+};
+
 int rf_accounts_all(const struct rf_account_target *targets, size_t n, const struct rf_options *opts,
 		    rf_account_password_fn password, rf_account_done_fn done, void *ctx, struct br_err *err)
 {
 	struct rf_acct_run run = { .password = password, .done = done, .ctx = ctx };
-	struct rf_options defaults;
-	struct rf_acct_node *nodes;
-	struct rf_bmc *bmcs;
-	struct rf_http h;
-	int rc;
 
-	if (!opts) {
-		rf_options_init(&defaults);
-		opts = &defaults;
-	}
-	if ((rc = rf_options_check(opts, err)))
-		return rc;
-	for (size_t i = 0; i < n; i++) {
-		const struct rf_account_target *t = &targets[i];
-
-		if (!t->target.base_url || strncmp(t->target.base_url, "http", 4))
-			return br_errf(err, BR_E_INVAL, "redfish: target %s: base URL must be http(s)://",
-				       t->target.name ? t->target.name : "?");
-		if (!wanted_user(t) ||
-		    (t->op != RF_ACCOUNT_CHECK && t->op != RF_ACCOUNT_DISABLE && !password))
-			return br_errf(err, BR_E_INVAL,
-				       "redfish: target %s: no account or no password source",
-				       t->target.name ? t->target.name : "?");
-	}
-	if (n == 0)
-		return 0;
-	if (curl_global_init(CURL_GLOBAL_DEFAULT))
-		return br_errf(err, BR_E_NOMEM, "redfish: curl_global_init failed");
-	if ((rc = rf_http_init(&h, opts, n, err))) {
-		curl_global_cleanup();
-		return rc;
-	}
-	bmcs = br_xcalloc(n, sizeof(*bmcs));
-	nodes = br_xcalloc(n, sizeof(*nodes));
-	h.bmcs = bmcs;
-	h.n_bmcs = n;
-	h.driver = &accounts_driver;
-	for (size_t i = 0; i < n; i++) {
-		rf_bmc_setup(&h, &bmcs[i], &targets[i].target);
-		nodes[i].run = &run;
-		nodes[i].t = &targets[i];
-		bmcs[i].acct = &nodes[i];
-	}
-	rc = rf_run_bmcs(&h, err);
-	for (size_t i = 0; i < n; i++)
-		node_release(&nodes[i]);
-	free(nodes);
-	free(bmcs);
-	rf_http_release(&h);
-	curl_global_cleanup();
-	return rc;
+	return rf_drive_all(&accounts_driver, targets, n, sizeof(*targets), &run, opts, err);
 }

@@ -1,13 +1,15 @@
 /*
  * bmc — the BMC record every layer of redfish/ shares, part of the
  * transport: setting it up and releasing it, failing it (record the
- * reason once, cancel its requests), resolving a link on it, reading a
+ * reason once, cancel its requests; a refused request's reason with the
+ * BMC's own Message), resolving a link on it, reading a
  * finished request's body as JSON, and handing it to its driver (ready,
  * idle) through the run's struct rf_driver, so no layer below names a
  * driver's functions.
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -87,6 +89,32 @@ void rf_bmc_failf(struct rf_bmc *bmc, int code, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(e.msg, sizeof(e.msg), fmt, ap);
 	va_end(ap);
+	rf_bmc_fail(bmc, &e);
+}
+
+/* The first ExtendedInfo Message of a Redfish error body, or NULL. */
+static char *error_message(const char *body, size_t len)
+{
+	json_t *doc = body && len ? br_json_parse(body, len, 64 * 1024, NULL) : NULL;
+	json_t *info = br_json_path(doc, "error/@Message.ExtendedInfo");
+	const char *m = json_is_array(info) ? br_json_str(json_array_get(info, 0), "Message") : NULL;
+	char *ret = m && *m ? br_xstrdup(m) : NULL;
+
+	json_decref(doc);
+	return ret;
+}
+
+void rf_bmc_fail_request(struct rf_bmc *bmc, struct rf_req *req, const char *what, const struct br_err *err)
+{
+	char *message =
+	    req && req->http.status >= 400 ? error_message(req->http.body.data, req->http.body.len) : NULL;
+	struct br_err e;
+
+	if (message)
+		br_errf(&e, err->code, "%s: %s: %s", what, err->msg, message);
+	else
+		br_errf(&e, err->code, "%s: %s", what, err->msg);
+	free(message);
 	rf_bmc_fail(bmc, &e);
 }
 

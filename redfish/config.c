@@ -1,8 +1,8 @@
 /*
  * config — the configure driver and rf_configure_all: one rf_bmc per
- * system on one rf_http loop (run.c), as discovery runs, with configure's
- * steps (config_steps.c) instead of the walker. A system's life: service root -> login -> steps -> (nothing
- * pending) -> report -> logout -> done. Resets are rationed here: at most
+ * system, run by drive.c as every driver is, with configure's steps
+ * (config_steps.c) instead of the walker. A system's life: service root
+ * -> login -> steps -> (nothing pending) -> report -> logout -> done. Resets are rationed here: at most
  * max_resets systems are between their reset and their job's end at once,
  * the rest wait in arrival order, so a rack is never power-cycled at the
  * same instant (inrush current; DHCP/PXE storms seen in the field).
@@ -64,38 +64,12 @@ void rf_cfg_release_reset(struct rf_bmc *bmc)
 	}
 }
 
-/* ---- errors ------------------------------------------------------------- */
-
-/* The first ExtendedInfo Message of a Redfish error body, or NULL. */
-static char *error_message(const char *body, size_t len)
-{
-	json_t *doc = body && len ? br_json_parse(body, len, 64 * 1024, NULL) : NULL;
-	json_t *info = br_json_path(doc, "error/@Message.ExtendedInfo");
-	const char *m = json_is_array(info) ? br_json_str(json_array_get(info, 0), "Message") : NULL;
-	char *ret = m && *m ? br_xstrdup(m) : NULL;
-
-	json_decref(doc);
-	return ret;
-}
-
-void rf_cfg_fail_request(struct rf_bmc *bmc, struct rf_req *req, const char *what, const struct br_err *err)
-{
-	char *message =
-	    req && req->http.status >= 400 ? error_message(req->http.body.data, req->http.body.len) : NULL;
-	struct br_err e;
-
-	if (message)
-		br_errf(&e, err->code, "%s: %s: %s", what, err->msg, message);
-	else
-		br_errf(&e, err->code, "%s: %s", what, err->msg);
-	free(message);
-	rf_bmc_fail(bmc, &e);
-}
-
 /* ---- a system's life ------------------------------------------------------ */
 
-static void node_release(struct rf_cfg_node *cn)
+static void node_release(void *node)
 {
+	struct rf_cfg_node *cn = node;
+
 	free(cn->system_url);
 	free(cn->bios_url);
 	free(cn->settings_url);
@@ -148,80 +122,59 @@ static void on_idle(struct rf_bmc *bmc)
 	rf_bmc_wind_down(bmc, report); /* the node's record goes when the run ends */
 }
 
+static int check_run(const void *run, struct br_err *err)
+{
+	const struct rf_config_options *o = ((const struct rf_cfg_run *)run)->o;
+
+	if (o->max_resets < 1 || o->poll_ms < 1 || o->graceful_ms < 0 || o->node_timeout_ms < 1)
+		return br_errf(err, BR_E_INVAL, "configure: max_resets, poll and timeouts must be positive");
+	return 0;
+}
+
+static int check_target(const void *run, const struct rf_target *target, struct br_err *err)
+{
+	(void)run;
+	if (!((const struct rf_config_target *)target)->spec)
+		return br_errf(err, BR_E_INVAL, "configure: target %s has no spec",
+			       target->name ? target->name : "?");
+	return 0;
+}
+
+static void bind_node(struct rf_bmc *bmc, void *node, void *run)
+{
+	struct rf_cfg_node *cn = node;
+
+	cn->run = run;
+	cn->spec = ((const struct rf_config_target *)bmc->target)->spec;
+	bmc->cfg = cn;
+}
+
 static const struct rf_driver configure_driver = {
 	.ready = rf_cfg_begin,
 	.idle = on_idle,
 	.abort = on_abort,
+	.node_size = sizeof(struct rf_cfg_node),
+	.check_run = check_run,
+	.check_target = check_target,
+	.bind = bind_node,
+	.node_release = node_release,
 };
-
-static int check(const struct rf_config_target *targets, size_t n, const struct rf_config_options *o,
-		 struct br_err *err)
-{
-	if (o->max_resets < 1 || o->poll_ms < 1 || o->graceful_ms < 0 || o->node_timeout_ms < 1)
-		return br_errf(err, BR_E_INVAL, "configure: max_resets, poll and timeouts must be positive");
-	for (size_t i = 0; i < n; i++) {
-		const char *url = targets[i].target.base_url;
-
-		if (!url || strncmp(url, "http", 4))
-			return br_errf(err, BR_E_INVAL, "redfish: target %s: base URL must be http(s)://",
-				       targets[i].target.name ? targets[i].target.name : "?");
-		if (!targets[i].spec)
-			return br_errf(err, BR_E_INVAL, "configure: target %s has no spec",
-				       targets[i].target.name ? targets[i].target.name : "?");
-	}
-	return 0;
-}
 
 int rf_configure_all(const struct rf_config_target *targets, size_t n, const struct rf_options *opts,
 		     const struct rf_config_options *copts, rf_config_done_fn done, void *ctx,
 		     struct br_err *err)
 {
-	struct rf_options defaults;
 	struct rf_config_options cdefaults;
 	struct rf_cfg_run run = { 0 };
-	struct rf_cfg_node *nodes;
-	struct rf_bmc *bmcs;
-	struct rf_http h;
 	int rc;
 
-	if (!opts) {
-		rf_options_init(&defaults);
-		opts = &defaults;
-	}
 	if (!copts) {
 		rf_config_options_init(&cdefaults);
 		copts = &cdefaults;
 	}
-	if ((rc = rf_options_check(opts, err)) || (rc = check(targets, n, copts, err)))
-		return rc;
-	if (n == 0)
-		return 0;
-	if (curl_global_init(CURL_GLOBAL_DEFAULT))
-		return br_errf(err, BR_E_NOMEM, "redfish: curl_global_init failed");
-	if ((rc = rf_http_init(&h, opts, n, err))) {
-		curl_global_cleanup();
-		return rc;
-	}
 	run = (struct rf_cfg_run){ .o = copts, .done = done, .ctx = ctx };
 	run.waiting = br_xcalloc(n, sizeof(*run.waiting));
-	bmcs = br_xcalloc(n, sizeof(*bmcs));
-	nodes = br_xcalloc(n, sizeof(*nodes));
-	h.bmcs = bmcs;
-	h.n_bmcs = n;
-	h.driver = &configure_driver;
-	for (size_t i = 0; i < n; i++) {
-		rf_bmc_setup(&h, &bmcs[i], &targets[i].target);
-		nodes[i].run = &run;
-		nodes[i].spec = targets[i].spec;
-		bmcs[i].cfg = &nodes[i];
-	}
-	rc = rf_run_bmcs(&h, err);
-	for (size_t i = 0; i < n; i++)
-		node_release(&nodes[i]); /* those the loop left behind; done ones are empty */
-	free(nodes);
-	free(bmcs);
+	rc = rf_drive_all(&configure_driver, targets, n, sizeof(*targets), &run, opts, err);
 	free(run.waiting);
-	rf_http_release(&h);
-	curl_global_cleanup();
 	return rc;
 }

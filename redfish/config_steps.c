@@ -61,7 +61,7 @@ static char *need_link(struct rf_bmc *bmc, json_t *doc, const char *path, const 
 static json_t *answer(struct rf_req *req, int rc, const struct br_err *err, const char *what)
 {
 	if (rc) {
-		rf_cfg_fail_request(req->bmc, req, what, err);
+		rf_bmc_fail_request(req->bmc, req, what, err);
 		return NULL;
 	}
 	return rf_req_json(req);
@@ -92,7 +92,7 @@ static void on_boot_patch(struct rf_req *req, int rc, const struct br_err *err)
 	struct rf_cfg_node *cn = bmc->cfg;
 
 	if (rc) {
-		rf_cfg_fail_request(bmc, req, "boot order PATCH", err);
+		rf_bmc_fail_request(bmc, req, "boot order PATCH", err);
 		return;
 	}
 	cn->res.boot_patched++;
@@ -188,7 +188,7 @@ static void on_reset(struct rf_req *req, int rc, const struct br_err *err)
 	struct rf_cfg_node *cn = bmc->cfg;
 
 	if (rc) {
-		rf_cfg_fail_request(bmc, req, "reset", err);
+		rf_bmc_fail_request(bmc, req, "reset", err);
 		return;
 	}
 	cn->res.resets++;
@@ -433,7 +433,7 @@ static void on_job_created(struct rf_req *req, int rc, const struct br_err *err)
 	const char *link = req->location;
 
 	if (rc) {
-		rf_cfg_fail_request(req->bmc, req, "creating the config job", err);
+		rf_bmc_fail_request(req->bmc, req, "creating the config job", err);
 		return;
 	}
 	if (!link) {
@@ -490,7 +490,7 @@ static void on_patch(struct rf_req *req, int rc, const struct br_err *err)
 		return;
 	}
 	if (rc) {
-		rf_cfg_fail_request(bmc, req, "BIOS settings PATCH", err);
+		rf_bmc_fail_request(bmc, req, "BIOS settings PATCH", err);
 		return;
 	}
 	cn->res.bios_patched++;

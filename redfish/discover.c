@@ -1,6 +1,6 @@
 /*
  * discover — the discovery driver and rf_discover_all: one rf_bmc per
- * target on one rf_http loop (run.c), started in order as the overall
+ * target, run by drive.c, started in order as the overall
  * in-flight cap can serve them. A BMC's life:
  * service root -> login -> walk (walk.c) -> (nothing left pending) ->
  * report to the caller -> logout -> done. A failure anywhere cancels the
@@ -10,17 +10,22 @@
 
 #include "rf_private.h"
 
+struct discover_run {
+	rf_done_fn done;
+	void *ctx;
+};
+
 static void report(struct rf_bmc *bmc)
 {
-	struct rf_http *h = bmc->http;
+	struct discover_run *run = bmc->http->run;
 
 	/* A node that failed keeps what names the machine (tickets and
 	 * status need it), never a partial set of host MACs. */
 	if (bmc->failed)
 		br_hw_keep_identity(&bmc->hw);
 
-	h->done(bmc->target, bmc->failed ? bmc->err.code : 0, &bmc->hw, bmc->failed ? &bmc->err : NULL,
-		h->done_ctx);
+	run->done(bmc->target, bmc->failed ? bmc->err.code : 0, &bmc->hw, bmc->failed ? &bmc->err : NULL,
+		  run->ctx);
 	br_hw_release(&bmc->hw);
 }
 
@@ -89,40 +94,6 @@ static const struct rf_driver discover_driver = {
 int rf_discover_all(const struct rf_target *targets, size_t n, const struct rf_options *opts, rf_done_fn done,
 		    void *ctx, struct br_err *err)
 {
-	struct rf_options defaults;
-	struct rf_http h;
-	struct rf_bmc *bmcs;
-	int rc;
-
-	if (!opts) {
-		rf_options_init(&defaults);
-		opts = &defaults;
-	}
-	if ((rc = rf_options_check(opts, err)))
-		return rc;
-	if (n == 0)
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (!targets[i].base_url || strncmp(targets[i].base_url, "http", 4))
-			return br_errf(err, BR_E_INVAL, "redfish: target %s: base URL must be http(s)://",
-				       targets[i].name ? targets[i].name : "?");
-	if (curl_global_init(CURL_GLOBAL_DEFAULT))
-		return br_errf(err, BR_E_NOMEM, "redfish: curl_global_init failed");
-	if ((rc = rf_http_init(&h, opts, n, err))) {
-		curl_global_cleanup();
-		return rc;
-	}
-	bmcs = br_xcalloc(n, sizeof(*bmcs));
-	h.bmcs = bmcs;
-	h.n_bmcs = n;
-	h.done = done;
-	h.done_ctx = ctx;
-	h.driver = &discover_driver;
-	for (size_t i = 0; i < n; i++)
-		rf_bmc_setup(&h, &bmcs[i], &targets[i]);
-	rc = rf_run_bmcs(&h, err);
-	free(bmcs);
-	rf_http_release(&h);
-	curl_global_cleanup();
-	return rc;
+	struct discover_run run = { .done = done, .ctx = ctx };
+	return rf_drive_all(&discover_driver, targets, n, sizeof(*targets), &run, opts, err);
 }

@@ -1,6 +1,6 @@
 /*
  * firmware — the firmware driver and rf_firmware_all: one rf_bmc per
- * machine on one rf_http loop (run.c), admitted only as an update slot
+ * machine, run by drive.c as every driver is, admitted only as an update slot
  * frees up (max_updates over all, max_per_group within a rack), with the
  * steps of firmware_steps.c. A machine's life: admitted -> service root ->
  * login -> steps -> (nothing pending) -> report, slot given back -> logout.
@@ -67,8 +67,10 @@ static void release_slot(struct rf_bmc *bmc)
 
 /* ---- a machine's life ---------------------------------------------------------- */
 
-static void node_release(struct rf_fw_node *fn)
+static void node_release(void *node)
 {
+	struct rf_fw_node *fn = node;
+
 	for (size_t i = 0; i < fn->res.n_steps; i++) {
 		struct rf_fw_step *s = &fn->res.steps[i];
 
@@ -117,91 +119,72 @@ static void on_idle(struct rf_bmc *bmc)
 	rf_bmc_wind_down(bmc, report);
 }
 
+static int check_run(const void *run, struct br_err *err)
+{
+	const struct rf_fw_options *o = ((const struct rf_fw_run *)run)->o;
+
+	if (o->max_updates < 1 || o->poll_ms < 1 || o->task_timeout_ms < 1 || o->bmc_return_ms < 1)
+		return br_errf(err, BR_E_INVAL, "firmware: max_updates, poll and timeouts must be positive");
+	if (!o->apply_time || !*o->apply_time)
+		return br_errf(err, BR_E_INVAL, "firmware: no apply time");
+	return 0;
+}
+
+static int check_target(const void *run, const struct rf_target *target, struct br_err *err)
+{
+	(void)run;
+	const struct rf_fw_target *t = (const struct rf_fw_target *)target;
+
+	for (size_t u = 0; u < t->n_updates; u++)
+		if (!t->updates[u].component || !t->updates[u].version || !t->updates[u].file_name ||
+		    !t->updates[u].image)
+			return br_errf(err, BR_E_INVAL, "firmware: target %s: update %zu is incomplete",
+				       target->name ? target->name : "?", u);
+	return 0;
+}
+
+static void bind_node(struct rf_bmc *bmc, void *node, void *run)
+{
+	struct rf_fw_node *fn = node;
+
+	fn->run = run;
+	fn->t = (const struct rf_fw_target *)bmc->target;
+	fn->group = fn->run->n_groups;
+	bmc->fw = fn;
+}
+
 static const struct rf_driver firmware_driver = {
 	.ready = rf_fw_begin,
 	.idle = on_idle,
 	.abort = on_abort,
 	.admit = admit,
+	.node_size = sizeof(struct rf_fw_node),
+	.check_run = check_run,
+	.check_target = check_target,
+	.bind = bind_node,
+	.node_release = node_release,
 };
-
-static int check(const struct rf_fw_target *targets, size_t n, const struct rf_fw_options *o,
-		 struct br_err *err)
-{
-	if (o->max_updates < 1 || o->poll_ms < 1 || o->task_timeout_ms < 1 || o->bmc_return_ms < 1)
-		return br_errf(err, BR_E_INVAL, "firmware: max_updates, poll and timeouts must be positive");
-	if (!o->apply_time || !*o->apply_time)
-		return br_errf(err, BR_E_INVAL, "firmware: no apply time");
-	for (size_t i = 0; i < n; i++) {
-		const char *url = targets[i].target.base_url;
-
-		if (!url || strncmp(url, "http", 4))
-			return br_errf(err, BR_E_INVAL, "redfish: target %s: base URL must be http(s)://",
-				       targets[i].target.name ? targets[i].target.name : "?");
-		for (size_t u = 0; u < targets[i].n_updates; u++)
-			if (!targets[i].updates[u].component || !targets[i].updates[u].version ||
-			    !targets[i].updates[u].file_name || !targets[i].updates[u].image)
-				return br_errf(err, BR_E_INVAL,
-					       "firmware: target %s: update %zu is incomplete",
-					       targets[i].target.name ? targets[i].target.name : "?", u);
-	}
-	return 0;
-}
 
 int rf_firmware_all(const struct rf_fw_target *targets, size_t n, const struct rf_options *opts,
 		    const struct rf_fw_options *fopts, rf_fw_done_fn done, rf_fw_sending_fn sending,
 		    void *ctx, struct br_err *err)
 {
-	struct rf_options defaults;
 	struct rf_fw_options fdefaults;
 	struct rf_fw_run run = { 0 };
-	struct rf_fw_node *nodes;
-	struct rf_bmc *bmcs;
-	struct rf_http h;
 	int rc;
 
-	if (!opts) {
-		rf_options_init(&defaults);
-		opts = &defaults;
-	}
 	if (!fopts) {
 		rf_fw_options_init(&fdefaults);
 		fopts = &fdefaults;
-	}
-	if ((rc = rf_options_check(opts, err)) || (rc = check(targets, n, fopts, err)))
-		return rc;
-	if (n == 0)
-		return 0;
-	if (curl_global_init(CURL_GLOBAL_DEFAULT))
-		return br_errf(err, BR_E_NOMEM, "redfish: curl_global_init failed");
-	if ((rc = rf_http_init(&h, opts, n, err))) {
-		curl_global_cleanup();
-		return rc;
 	}
 	run = (struct rf_fw_run){ .o = fopts, .done = done, .sending = sending, .ctx = ctx };
 	run.groups = br_xcalloc(n, sizeof(*run.groups));
 	for (size_t i = 0; i < n; i++)
 		if (targets[i].group && group_index(&run, targets[i].group) == run.n_groups)
 			run.groups[run.n_groups++].name = targets[i].group;
-	bmcs = br_xcalloc(n, sizeof(*bmcs));
-	nodes = br_xcalloc(n, sizeof(*nodes));
-	h.bmcs = bmcs;
-	h.n_bmcs = n;
-	h.driver = &firmware_driver;
-	for (size_t i = 0; i < n; i++) {
-		rf_bmc_setup(&h, &bmcs[i], &targets[i].target);
-		nodes[i].run = &run;
-		nodes[i].t = &targets[i];
-		nodes[i].group = run.n_groups;
-		bmcs[i].fw = &nodes[i];
-	}
-	rc = rf_run_bmcs(&h, err);
-	br_debug("firmware", "at most %d machines updated at once", run.peak);
-	for (size_t i = 0; i < n; i++)
-		node_release(&nodes[i]);
-	free(nodes);
-	free(bmcs);
+	rc = rf_drive_all(&firmware_driver, targets, n, sizeof(*targets), &run, opts, err);
+	if (n)
+		br_debug("firmware", "at most %d machines updated at once", run.peak);
 	free(run.groups);
-	rf_http_release(&h);
-	curl_global_cleanup();
 	return rc;
 }

@@ -22,7 +22,7 @@ static void get(struct rf_bmc *bmc, const char *url, const char *step, rf_req_fn
 static json_t *answer(struct rf_req *req, int rc, const struct br_err *err, const char *what)
 {
 	if (rc) {
-		rf_cfg_fail_request(req->bmc, req, what, err);
+		rf_bmc_fail_request(req->bmc, req, what, err);
 		return NULL;
 	}
 	return rf_req_json(req);
@@ -183,7 +183,7 @@ static int read_failed(struct rf_req *req, int rc, const struct br_err *err)
 		rf_fw_poll_root(bmc, br_now_ms() + fn->run->o->poll_ms);
 		return 1;
 	}
-	rf_cfg_fail_request(bmc, req, "reading the FirmwareInventory", err);
+	rf_bmc_fail_request(bmc, req, "reading the FirmwareInventory", err);
 	return 1;
 }
 

@@ -38,7 +38,7 @@ static void get_at(struct rf_bmc *bmc, const char *url, const char *step, rf_req
 static json_t *answer(struct rf_req *req, int rc, const struct br_err *err, const char *what)
 {
 	if (rc) {
-		rf_cfg_fail_request(req->bmc, req, what, err);
+		rf_bmc_fail_request(req->bmc, req, what, err);
 		return NULL;
 	}
 	return rf_req_json(req);
@@ -276,7 +276,7 @@ static void on_sent(struct rf_req *req, int rc, const struct br_err *err)
 
 	if (rc) {
 		what = br_xasprintf("%s: update to %s refused", u->component, u->version);
-		rf_cfg_fail_request(bmc, req, what, err);
+		rf_bmc_fail_request(bmc, req, what, err);
 		free(what);
 		return;
 	}

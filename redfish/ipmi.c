@@ -19,7 +19,7 @@
 #include "loop.h"
 #include "redfish.h"
 
-extern char **environ;
+struct ipmi_node;
 
 struct ipmi_command {
 	const char *what; /* for logs and reasons */
@@ -27,6 +27,12 @@ struct ipmi_command {
 	int (*parse)(const char *out, struct br_hw *hw);
 	int required;		 /* a failure or an unexpected answer fails the node */
 	const char *args_off[4]; /* instead of args when the chassis is off */
+	/* Instead of parse, for what the node's next command needs (may fail
+	 * the node with its own reason). */
+	int (*parse_node)(const char *out, struct ipmi_node *node);
+	/* What the call reads on stdin (a secret: freed with br_secret_free),
+	 * or NULL with err to fail the node before it runs. */
+	char *(*input)(const struct ipmi_node *node, struct br_err *err);
 };
 
 static int parse_sel(const char *out, struct br_hw *hw)
@@ -40,18 +46,26 @@ static int parse_sel(const char *out, struct br_hw *hw)
  * Capabilities means nobody answered), and -v leaves this command's stdout
  * alone (it does not for sensor list or sel elist). */
 static const struct ipmi_command commands[] = {
-	{ "chassis power status", { "chassis", "power", "status", NULL }, ipmi_parse_power, 0, { NULL } },
-	{ "mc info", { "mc", "info", NULL }, ipmi_parse_mc_info, 0, { NULL } },
-	{ "mc guid", { "mc", "guid", NULL }, ipmi_parse_mc_guid, 0, { NULL } },
-	{ "fru print 0", { "fru", "print", "0", NULL }, ipmi_parse_fru, 0, { NULL } },
-	{ "lan print 1", { "lan", "print", "1", NULL }, ipmi_parse_lan, 0, { NULL } },
-	{ "sensor list", { "sensor", "list", NULL }, ipmi_parse_sensor_list, 0, { NULL } },
+	{ "chassis power status",
+	  { "chassis", "power", "status", NULL },
+	  ipmi_parse_power,
+	  0,
+	  { NULL },
+	  NULL,
+	  NULL },
+	{ "mc info", { "mc", "info", NULL }, ipmi_parse_mc_info, 0, { NULL }, NULL, NULL },
+	{ "mc guid", { "mc", "guid", NULL }, ipmi_parse_mc_guid, 0, { NULL }, NULL, NULL },
+	{ "fru print 0", { "fru", "print", "0", NULL }, ipmi_parse_fru, 0, { NULL }, NULL, NULL },
+	{ "lan print 1", { "lan", "print", "1", NULL }, ipmi_parse_lan, 0, { NULL }, NULL, NULL },
+	{ "sensor list", { "sensor", "list", NULL }, ipmi_parse_sensor_list, 0, { NULL }, NULL, NULL },
 	{ "sdr type \"Power Supply\"",
 	  { "sdr", "type", "Power Supply", NULL },
 	  ipmi_parse_sdr_psu,
 	  0,
-	  { NULL } },
-	{ "sel elist", { "sel", "elist", NULL }, parse_sel, 0, { NULL } },
+	  { NULL },
+	  NULL,
+	  NULL },
+	{ "sel elist", { "sel", "elist", NULL }, parse_sel, 0, { NULL }, NULL, NULL },
 };
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -60,24 +74,57 @@ static const struct ipmi_command commands[] = {
  * exits 0 even when the BMC refused the boot flags, so each answer is read
  * and the flags are read back. */
 static const struct ipmi_command pxe_commands[] = {
-	{ "chassis power status", { "chassis", "power", "status", NULL }, ipmi_parse_power, 1, { NULL } },
+	{ "chassis power status",
+	  { "chassis", "power", "status", NULL },
+	  ipmi_parse_power,
+	  1,
+	  { NULL },
+	  NULL,
+	  NULL },
 	{ "chassis bootdev pxe options=persistent,efiboot",
 	  { "chassis", "bootdev", "pxe", "options=persistent,efiboot" },
 	  ipmi_parse_bootdev_set,
 	  1,
-	  { NULL } },
+	  { NULL },
+	  NULL,
+	  NULL },
 	{ "chassis bootparam get 5",
 	  { "chassis", "bootparam", "get", "5" },
 	  ipmi_parse_bootdev_pxe,
 	  1,
-	  { NULL } },
+	  { NULL },
+	  NULL,
+	  NULL },
 	{ "chassis power cycle",
 	  { "chassis", "power", "cycle", NULL },
 	  ipmi_parse_power_control,
 	  1,
-	  { "chassis", "power", "on", NULL } },
+	  { "chassis", "power", "on", NULL },
+	  NULL,
+	  NULL },
 };
 #define N_PXE_COMMANDS (sizeof(pxe_commands) / sizeof(pxe_commands[0]))
+
+static int parse_user_list(const char *out, struct ipmi_node *node);
+static char *password_script(const struct ipmi_node *node, struct br_err *err);
+
+/* credentials: the account is the session's own user, found by name in
+ * the user list of the channel the session came in on (no channel
+ * argument: the current one), then given its new password on stdin. A
+ * login check is the list alone. */
+static const struct ipmi_command user_set_commands[] = {
+	{ "user list", { "-c", "user", "list", NULL }, NULL, 1, { NULL }, parse_user_list, NULL },
+	{ "user set password",
+	  { "exec", "/dev/stdin", NULL },
+	  ipmi_parse_set_password,
+	  1,
+	  { NULL },
+	  NULL,
+	  password_script },
+};
+static const struct ipmi_command user_check_commands[] = {
+	{ "user list", { "-c", "user", "list", NULL }, NULL, 1, { NULL }, parse_user_list, NULL },
+};
 
 struct ipmi_node {
 	const struct rf_ipmi_target *target;
@@ -91,6 +138,10 @@ struct ipmi_node {
 	int rc;
 	struct br_err err;
 	struct ipmi_run *run;
+	/* account work (rf_ipmi_users_opts): what to do, and the BMC's
+	 * user ID of the account, once the user list has named it */
+	const struct rf_ipmi_user_target *user;
+	int user_id;
 };
 
 struct ipmi_run {
@@ -102,6 +153,7 @@ struct ipmi_run {
 	rf_ipmi_done_fn done;
 	void *ctx;
 	const struct rf_ipmi_target *targets;
+	const struct rf_ipmi_user_target *users; /* beside targets, for account work */
 	struct ipmi_node *nodes;
 	size_t n, started;
 	size_t slots, running; /* nodes at once: the cap, and now */
@@ -119,25 +171,12 @@ static int run_finished(void *ctx)
 
 static void node_init(struct ipmi_node *node, const struct rf_ipmi_target *t)
 {
-	size_t n = 0, k = 0;
-	int port = t->port > 0 ? t->port : 623;
-
 	memset(node, 0, sizeof(*node));
 	node->target = t;
-	node->where = strchr(t->host, ':') ? br_xasprintf("[%s]:%d", t->host, port)
-					   : br_xasprintf("%s:%d", t->host, port);
+	node->where = ipmi_where(t);
 	br_hw_init(&node->hw);
 	node->hw.source = br_xstrdup("ipmi");
-	while (environ && environ[n])
-		n++;
-	node->envp = br_xcalloc(n + 2, sizeof(char *));
-	for (size_t i = 0; i < n; i++)
-		if (strncmp(environ[i], "IPMI_PASSWORD=", 14))
-			node->envp[k++] = environ[i];
-	if (t->password) {
-		node->pw_env = br_xasprintf("IPMI_PASSWORD=%s", t->password);
-		node->envp[k++] = node->pw_env;
-	}
+	node->envp = ipmi_envp(t->password, &node->pw_env);
 }
 
 static void node_release(struct ipmi_node *node)
@@ -163,51 +202,34 @@ static void node_finish(struct ipmi_run *run, struct ipmi_node *node)
 	node_release(node);
 }
 
+/* ---- accounts ---------------------------------------------------------- */
+
+static int parse_user_list(const char *out, struct ipmi_node *node)
+{
+	const char *name = node->target->user ? node->target->user : "";
+	int rc = ipmi_parse_user_id(out, name, &node->user_id);
+
+	if (rc == BR_E_NOTFOUND)
+		node->rc = br_errf(&node->err, BR_E_NOTFOUND,
+				   "bmc %s: no IPMI user '%s' in the BMC's user list", node->where, name);
+	return rc;
+}
+
+static char *password_script(const struct ipmi_node *node, struct br_err *err)
+{
+	return ipmi_user_password_script(node->user_id, node->user ? node->user->new_password : NULL, err);
+}
+
 /* ---- one ipmitool call ------------------------------------------------- */
 
 static char **build_argv(const struct ipmi_run *run, const struct ipmi_node *node,
 			 const struct ipmi_command *cmd)
 {
-	const struct rf_ipmi_target *t = node->target;
-	struct br_strlist a = { 0 };
-	char port[16];
-
-	snprintf(port, sizeof(port), "%d", t->port > 0 ? t->port : 623);
-	br_strlist_add(&a, run->tool);
-	br_strlist_add(&a, "-I");
-	br_strlist_add(&a, "lanplus");
-	br_strlist_add(&a, "-H");
-	br_strlist_add(&a, t->host);
-	br_strlist_add(&a, "-p");
-	br_strlist_add(&a, port);
-	if (t->user && *t->user) {
-		br_strlist_add(&a, "-U");
-		br_strlist_add(&a, t->user);
-	}
-	if (t->password)
-		br_strlist_add(&a, "-E");
-	if (node->cipher3) {
-		br_strlist_add(&a, "-C");
-		br_strlist_add(&a, "3");
-	}
 	const char *const *args =
 	    cmd->args_off[0] && node->hw.power_state && !strcmp(node->hw.power_state, "Off") ? cmd->args_off
 											     : cmd->args;
 
-	if (cmd == &run->cmds[0])
-		br_strlist_add(&a, "-v");
-	for (size_t i = 0; i < 4 && args[i]; i++)
-		br_strlist_add(&a, args[i]);
-	a.items = br_xrealloc(a.items, (a.n + 1) * sizeof(char *));
-	a.items[a.n] = NULL;
-	return a.items;
-}
-
-static void free_argv(char **argv)
-{
-	for (size_t i = 0; argv && argv[i]; i++)
-		free(argv[i]);
-	free(argv);
+	return ipmi_argv(run->tool, node->target, node->cipher3, cmd == &run->cmds[0] ? "-v" : NULL, args, 4);
 }
 
 static void on_call_exit(const struct br_loop_proc_result *res, void *ctx);
@@ -215,33 +237,27 @@ static void on_call_exit(const struct br_loop_proc_result *res, void *ctx);
 static int proc_start(struct ipmi_run *run, struct ipmi_node *node, struct br_err *err)
 {
 	const struct ipmi_command *cmd = &run->cmds[node->next];
-	char **argv = build_argv(run, node, cmd);
+	char *in = NULL, **argv;
 	struct br_loop_proc_spec spec = { .path = run->tool,
-					  .argv = argv,
 					  .envp = node->envp,
 					  .out_max = IPMI_STDOUT_MAX,
 					  .err_max = IPMI_STDERR_MAX,
 					  .timeout_ms = (int64_t)run->timeout_s * 1000 };
-	int rc = br_loop_spawn(run->loop, &spec, on_call_exit, node, err);
+	int rc;
 
-	free_argv(argv);
+	if (cmd->input && !(in = cmd->input(node, err)))
+		return br_err_prefix(err, "bmc %s: %s", node->where, cmd->what);
+	argv = build_argv(run, node, cmd);
+	spec.argv = argv;
+	spec.in = in;
+	spec.in_len = in ? strlen(in) : 0;
+	rc = br_loop_spawn(run->loop, &spec, on_call_exit, node, err);
+	br_secret_free(in);
+	ipmi_argv_free(argv);
 	if (rc)
 		return br_err_prefix(err, "bmc %s", node->where);
 	br_debug("ipmi", "%s: ipmitool %s%s", node->target->name, cmd->what, node->cipher3 ? " (-C 3)" : "");
 	return 0;
-}
-
-/* The last non-empty line of ipmitool's complaint, for a reason. */
-static char *last_line(const char *text)
-{
-	const char *end = text + strlen(text), *start;
-
-	while (end > text && (end[-1] == '\n' || end[-1] == '\r' || end[-1] == ' '))
-		end--;
-	start = end;
-	while (start > text && start[-1] != '\n')
-		start--;
-	return br_xstrndup(start, (size_t)(end - start));
 }
 
 /* Judge a finished call: parse it, skip it, or fail the node. */
@@ -278,12 +294,14 @@ static void proc_judge(struct ipmi_run *run, struct ipmi_node *node, const struc
 			if (nl)
 				nl[1] = '\0';
 		}
-		parsed = cmd->parse(out, &node->hw);
+		parsed = cmd->parse_node ? cmd->parse_node(out, node) : cmd->parse(out, &node->hw);
 		free(out);
 		if (parsed == 0) {
 			node->answered++;
+		} else if (node->rc) {
+			return; /* parse_node said why */
 		} else if (cmd->required) {
-			why = last_line(br_buf_str(pr->err->len ? pr->err : pr->out));
+			why = ipmi_last_line(br_buf_str(pr->err->len ? pr->err : pr->out));
 			node->rc =
 			    br_errf(&node->err, BR_E_PROTO, "bmc %s: ipmitool %s: the BMC did not do it (%s)",
 				    node->where, cmd->what, *why ? why : "no answer");
@@ -296,7 +314,7 @@ static void proc_judge(struct ipmi_run *run, struct ipmi_node *node, const struc
 	/* Some refusals ("Device not present") go to stdout. */
 	br_buf_init(&text, 0);
 	br_buf_addf(&text, "%s\n%s", br_buf_str(pr->err), br_buf_str(pr->out));
-	why = last_line(br_buf_str(&text));
+	why = ipmi_last_line(br_buf_str(&text));
 	switch (ipmi_classify_failure(br_buf_str(&text))) {
 	case IPMI_FAIL_AUTH:
 		if (first) {
@@ -352,33 +370,15 @@ static void on_call_exit(const struct br_loop_proc_result *res, void *ctx)
 
 /* ---- the loop ---------------------------------------------------------- */
 
-/* An executable path for name: as given when it has a '/', else from $PATH. */
-static char *find_tool(const char *name)
-{
-	const char *path = getenv("PATH"), *p;
-
-	if (strchr(name, '/'))
-		return access(name, X_OK) ? NULL : br_xstrdup(name);
-	for (p = path ? path : "/usr/bin:/bin"; p && *p;) {
-		const char *colon = strchr(p, ':');
-		size_t n = colon ? (size_t)(colon - p) : strlen(p);
-		char *full = br_xasprintf("%.*s/%s", (int)n, n ? p : ".", name);
-
-		if (!access(full, X_OK))
-			return full;
-		free(full);
-		p = colon ? colon + 1 : NULL;
-	}
-	return NULL;
-}
-
 /* Start nodes while fewer than the cap are running. */
 static void start_nodes(struct ipmi_run *run)
 {
 	while (run->running < run->slots && run->started < run->n) {
 		struct ipmi_node *node = &run->nodes[run->started];
 
-		node_init(node, &run->targets[run->started++]);
+		node_init(node, &run->targets[run->started]);
+		node->user = run->users ? &run->users[run->started] : NULL;
+		run->started++;
 		node->run = run;
 		run->running++;
 		if (proc_start(run, node, &node->err)) {
@@ -389,8 +389,8 @@ static void start_nodes(struct ipmi_run *run)
 }
 
 static int run_all(const struct ipmi_command *cmds, size_t n_cmds, const struct rf_ipmi_target *targets,
-		   size_t n, const struct rf_ipmi_options *o, rf_ipmi_done_fn done, void *ctx,
-		   struct br_err *err)
+		   const struct rf_ipmi_user_target *users, size_t n, const struct rf_ipmi_options *o,
+		   rf_ipmi_done_fn done, void *ctx, struct br_err *err)
 {
 	struct ipmi_run run = { .cmds = cmds,
 				.n_cmds = n_cmds,
@@ -398,17 +398,15 @@ static int run_all(const struct ipmi_command *cmds, size_t n_cmds, const struct 
 				.done = done,
 				.ctx = ctx,
 				.targets = targets,
+				.users = users,
 				.n = n };
-	const char *tool = getenv("BR_IPMITOOL");
 	char *tool_path;
 	int rc;
 
 	if (!n)
 		return 0;
-	tool_path = find_tool(tool && *tool ? tool : "ipmitool");
-	if (!tool_path)
-		return br_errf(err, BR_E_NOTFOUND, "%s not found (install ipmitool, or set BR_IPMITOOL)",
-			       tool && *tool ? tool : "ipmitool");
+	if ((rc = ipmi_tool_find(&tool_path, err)))
+		return rc;
 	run.loop = o->loop;
 	if (!run.loop && (rc = br_loop_new(&run.loop, err))) {
 		free(tool_path);
@@ -432,13 +430,13 @@ static int run_all(const struct ipmi_command *cmds, size_t n_cmds, const struct 
 int rf_ipmi_discover_opts(const struct rf_ipmi_target *targets, size_t n, const struct rf_ipmi_options *o,
 			  rf_ipmi_done_fn done, void *ctx, struct br_err *err)
 {
-	return run_all(commands, N_COMMANDS, targets, n, o, done, ctx, err);
+	return run_all(commands, N_COMMANDS, targets, NULL, n, o, done, ctx, err);
 }
 
 int rf_ipmi_pxe_opts(const struct rf_ipmi_target *targets, size_t n, const struct rf_ipmi_options *o,
 		     rf_ipmi_done_fn done, void *ctx, struct br_err *err)
 {
-	return run_all(pxe_commands, N_PXE_COMMANDS, targets, n, o, done, ctx, err);
+	return run_all(pxe_commands, N_PXE_COMMANDS, targets, NULL, n, o, done, ctx, err);
 }
 
 int rf_ipmi_discover_all(const struct rf_ipmi_target *targets, size_t n, int max_parallel, int timeout_s,
@@ -455,4 +453,25 @@ int rf_ipmi_pxe_all(const struct rf_ipmi_target *targets, size_t n, int max_para
 	const struct rf_ipmi_options o = { max_parallel, timeout_s, NULL };
 
 	return rf_ipmi_pxe_opts(targets, n, &o, done, ctx, err);
+}
+
+int rf_ipmi_password_set(const struct rf_ipmi_user_target *users, size_t n, const struct rf_ipmi_options *o,
+			 rf_ipmi_done_fn done, void *ctx, struct br_err *err)
+{
+	struct rf_ipmi_target *targets = br_xcalloc(n, sizeof(*targets));
+	int rc;
+
+	for (size_t i = 0; i < n; i++)
+		targets[i] = users[i].target;
+	rc = run_all(user_set_commands, sizeof(user_set_commands) / sizeof(user_set_commands[0]), targets,
+		     users, n, o, done, ctx, err);
+	free(targets);
+	return rc;
+}
+
+int rf_ipmi_login_check(const struct rf_ipmi_target *targets, size_t n, const struct rf_ipmi_options *o,
+			rf_ipmi_done_fn done, void *ctx, struct br_err *err)
+{
+	return run_all(user_check_commands, sizeof(user_check_commands) / sizeof(user_check_commands[0]),
+		       targets, NULL, n, o, done, ctx, err);
 }

@@ -365,4 +365,23 @@ int rf_ipmi_pxe_all(const struct rf_ipmi_target *targets, size_t n, int max_para
 int rf_ipmi_pxe_opts(const struct rf_ipmi_target *targets, size_t n, const struct rf_ipmi_options *o,
 		     rf_ipmi_done_fn done, void *ctx, struct br_err *err);
 
+/* Credentials over IPMI (ipmitool's user commands), at most
+ * o->max_parallel BMCs at once. rf_ipmi_password_set logs in as each
+ * target's user, finds that user's ID in the BMC's user list (`-c user
+ * list`) and sets its password to new_password, which reaches ipmitool on
+ * stdin (`exec /dev/stdin`), never in argv; 1-16 printable characters
+ * without blanks, quotes, backslashes or '#'. rf_ipmi_login_check only
+ * logs in (and lists the users): rc BR_E_AUTH when the BMC refuses the
+ * password. The callback's target is a copy of targets[i].target (its
+ * user_data the caller's); its hw holds nothing. */
+#define RF_IPMI_PASSWORD_MAX 16 /* Set User Password's 16-byte form (redfish/ipmi_private.h says why) */
+struct rf_ipmi_user_target {
+	struct rf_ipmi_target target;
+	const char *new_password; /* borrowed; a secret */
+};
+int rf_ipmi_password_set(const struct rf_ipmi_user_target *targets, size_t n, const struct rf_ipmi_options *o,
+			 rf_ipmi_done_fn done, void *ctx, struct br_err *err);
+int rf_ipmi_login_check(const struct rf_ipmi_target *targets, size_t n, const struct rf_ipmi_options *o,
+			rf_ipmi_done_fn done, void *ctx, struct br_err *err);
+
 #endif

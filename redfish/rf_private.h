@@ -22,9 +22,14 @@
  *                 walk follows them);
  *                 urlset.c URLs already requested on one BMC.
  *   run           run.c: options, the loop over every BMC, winding a BMC
- *                 down (report, logout, release).
- *   drivers       discover.c (the walk, reported as br_hw) and config.c,
- *                 config_steps.c, config_diff.c (configure).
+ *                 down (report, logout, release); drive.c: a driver's
+ *                 whole run (options and targets checked, one rf_bmc and
+ *                 one driver node per target, the loop, the release).
+ *   drivers       discover.c (the walk, reported as br_hw), config.c,
+ *                 config_steps.c, config_diff.c (configure), firmware.c,
+ *                 firmware_steps.c, firmware_read.c (firmware updates)
+ *                 and accounts.c (BMC accounts), each a struct rf_driver
+ *                 and a struct rf_drive; none calls another's functions.
  *
  * Every request belongs to one BMC (struct rf_bmc). A request finishes
  * exactly once, through its callback, unless its BMC is cancelled first;
@@ -173,7 +178,7 @@ struct rf_bmc {
 	char *password_change_url;
 };
 
-/* What a run does with each BMC (discover.c, config.c). */
+/* What a run does with each BMC (each driver file fills one). */
 struct rf_driver {
 	void (*ready)(struct rf_bmc *bmc); /* logged in (or basic auth): start */
 	void (*idle)(struct rf_bmc *bmc);  /* nothing pending: next step or wind down */
@@ -186,6 +191,18 @@ struct rf_driver {
 	 * 1 to start bmc now, taking its slot; 0 to pass it over for now.
 	 * Those passed over are asked again on every turn. */
 	int (*admit)(struct rf_bmc *bmc);
+
+	/* The run's set-up and end (drive.c); each may be 0 or NULL. */
+	size_t node_size; /* the driver's state of one BMC, zeroed */
+	/* The driver's options (run: its state of the whole run, as
+	 * rf_drive_all got it), before any target; one target, after its
+	 * base URL. */
+	int (*check_run)(const void *run, struct br_err *err);
+	int (*check_target)(const void *run, const struct rf_target *target, struct br_err *err);
+	/* Tie node (NULL without node_size) to bmc, set up for its target. */
+	void (*bind)(struct rf_bmc *bmc, void *node, void *run);
+	/* Free what a node still holds when the run ends. */
+	void (*node_release)(void *node);
 };
 
 struct rf_http {
@@ -199,9 +216,8 @@ struct rf_http {
 	/* Admission (run.c): bmcs[0..next_start) have been started; running
 	 * of them are not done. */
 	size_t next_start, running;
-	int holding; /* holds the loop while BMCs are active */
-	rf_done_fn done;
-	void *done_ctx;
+	int holding;				/* holds the loop while BMCs are active */
+	void *run;				/* the driver's state of the whole run (rf_drive_all) */
 	struct rf_bmc *reports, **reports_tail; /* outcomes to hand on, FIFO */
 	const struct rf_driver *driver;
 	/* SIGTERM/SIGINT (common/loop.h): every BMC is stopped and logged out
@@ -253,6 +269,11 @@ void rf_bmc_release(struct rf_bmc *bmc);
 void rf_bmc_fail(struct rf_bmc *bmc, const struct br_err *err);
 /* rf_bmc_fail with a formatted message. */
 void rf_bmc_failf(struct rf_bmc *bmc, int code, const char *fmt, ...) BR_PRINTF(3, 4);
+/* Fail the BMC because req did not succeed: "WHAT: HTTP 400 on URL:
+ * Base.1.12.PropertyUnknown: The property X is not ..." — the MessageId
+ * and, unlike a GET's reason, the first ExtendedInfo Message too. req may
+ * be NULL. */
+void rf_bmc_fail_request(struct rf_bmc *bmc, struct rf_req *req, const char *what, const struct br_err *err);
 /* Resolve a link found in a BMC document into an absolute URL on the same
  * BMC; NULL for links elsewhere (never send credentials to another host). */
 char *rf_resolve(struct rf_bmc *bmc, const char *link);
@@ -284,6 +305,14 @@ void rf_run_flush_reports(struct rf_http *h);
 #define RF_REPORTS_PER_TURN 1
 /* The first max of them; how many were handed on. */
 size_t rf_run_flush_some_reports(struct rf_http *h, size_t max);
+
+/* drive.c: a driver's whole run. Check opts (NULL: defaults) and every
+ * target (n of target_size bytes, each starting with its struct
+ * rf_target), then run every BMC to its end on one rf_http with run as
+ * h->run (rf_run_bmcs), and release them: 0, or what a check or the run's
+ * loop said. A target refused is refused before any BMC is touched. */
+int rf_drive_all(const struct rf_driver *driver, const void *targets, size_t n, size_t target_size, void *run,
+		 const struct rf_options *opts, struct br_err *err);
 
 /* config_diff.c: what configure changes (pure, docs borrowed) */
 /* An attribute value as text: strings as they are, numbers and booleans in
@@ -345,9 +374,6 @@ void rf_cfg_reset_granted(struct rf_bmc *bmc);
  * when one frees up; giving one back hands it to the next waiting system. */
 void rf_cfg_want_reset(struct rf_bmc *bmc);
 void rf_cfg_release_reset(struct rf_bmc *bmc);
-/* "HTTP 400 on URL: Base.1.12.PropertyUnknown: The property X is not ..."
- * — the MessageId and, unlike a GET's reason, the Message too. */
-void rf_cfg_fail_request(struct rf_bmc *bmc, struct rf_req *req, const char *what, const struct br_err *err);
 
 /* classify.c: what an error answer means for the next attempt (a leaf) */
 /* 1 when a BMC's MessageId means "busy, retry"; *ret_delay_ms the wait it

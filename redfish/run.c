@@ -2,8 +2,9 @@
  * run — what discovery and configure share above the walk: options, one
  * rf_http loop over every BMC (service root and login first, then the
  * driver's ready), and the end of a BMC's life (report, log out, release).
- * A driver (discover.c, config.c) supplies a struct rf_driver; nothing
- * here or below knows which one runs.
+ * A driver (discover.c, config.c, firmware.c, accounts.c) supplies a
+ * struct rf_driver and drive.c sets the run up; nothing here or below
+ * knows which one runs.
  */
 #include <stdint.h>
 #include <string.h>

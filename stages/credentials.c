@@ -27,6 +27,9 @@ struct job {
 	const char *user;	  /* the account the new password is for: --site-user, else bmc_user */
 	const char *factory_user; /* --site-user: the account to retire once the new one is recorded */
 	char *previous_user;	  /* ... the bmc_user before an earlier run recorded the site account */
+	int ipmi;		  /* an IPMI-only BMC (bmc_type ipmi): ipmitool's user commands */
+	char *host;		  /* ... its address and UDP port */
+	int port;
 };
 
 struct ctx {
@@ -190,6 +193,7 @@ static void job_release(struct job *j)
 	free(j->new_ref);
 	free(j->base_url);
 	free(j->previous_user);
+	free(j->host);
 }
 
 /* Fail the node's rotation with reason (taken); the first reason stays. */
@@ -252,10 +256,10 @@ static void prepare(struct ctx *cx, struct stg_stage *st, struct stg_credentials
 			fail_job(j, "the site account is the factory account '%s'", j->user);
 			continue;
 		}
-		if (node->bmc_type && !strcmp(node->bmc_type, "ipmi")) {
-			fail_job(
-			    j, "IPMI-only BMC: rotation through ipmitool's user commands is not implemented; "
-			       "its password stays the one referenced");
+		j->ipmi = node->bmc_type && !strcmp(node->bmc_type, "ipmi");
+		if (j->ipmi && cx->o->site_user) {
+			fail_job(j, "IPMI-only BMC: a site account (--site-user) is not made over IPMI; "
+				    "rotate it without --site-user");
 			continue;
 		}
 		if (stg_bmc_endpoint(node, cx->o->bmc.scheme, &j->factory, &host, &port, &j->base_url,
@@ -264,7 +268,8 @@ static void prepare(struct ctx *cx, struct stg_stage *st, struct stg_credentials
 			free(reason);
 			continue;
 		}
-		free(host);
+		j->host = host;
+		j->port = port > 0 ? port : 623;
 		/* the new password, where an earlier run (or the site) already has it */
 		if (cx->o->site_password || !access(j->new_ref + 5, F_OK)) {
 			if (br_secret_resolve(j->new_ref, &j->pending, &err))
@@ -306,6 +311,22 @@ static int policy_length(const struct stg_credentials_options *o, const struct r
 	return change_required && !p->max_length ? STG_PASSWORD_LENGTH_UNKNOWN_POLICY : STG_PASSWORD_LENGTH;
 }
 
+/* A new password for j, written to the store before any BMC sees it. */
+static int generate(struct ctx *cx, struct job *j, int length, int min_length, int max_length,
+		    struct br_err *err)
+{
+	j->pending = stg_password_generate(length, min_length, max_length, err);
+	if (!j->pending)
+		return err->code;
+	br_redact_add(j->pending);
+	if (store_write(cx->o->store_dir, j->node->hostname, j->pending, err)) {
+		br_secret_free(j->pending);
+		j->pending = NULL;
+		return br_err_prefix(err, "store the new password");
+	}
+	return 0;
+}
+
 /* The new password, asked for just before the BMC gets it: a stored or
  * site one as it is, else a new one, written to the store first. */
 static int new_password(const struct rf_account_target *t, const struct rf_account_policy *p,
@@ -327,27 +348,17 @@ static int new_password(const struct rf_account_target *t, const struct rf_accou
 		*ret_password = j->pending;
 		return 0;
 	}
-	j->pending = stg_password_generate(policy_length(cx->o, p, change_required), p->min_length,
-					   p->max_length, err);
-	if (!j->pending)
+	if (generate(cx, j, policy_length(cx->o, p, change_required), p->min_length, p->max_length, err))
 		return err->code;
-	br_redact_add(j->pending);
-	if (store_write(cx->o->store_dir, j->node->hostname, j->pending, err)) {
-		br_secret_free(j->pending);
-		j->pending = NULL;
-		return br_err_prefix(err, "store the new password");
-	}
 	*ret_password = j->pending;
 	return 0;
 }
 
-static void on_set(const struct rf_account_target *t, int rc, const struct rf_account_result *res,
-		   const struct br_err *err, void *arg)
+/* Phase one's outcome for a job, over Redfish or IPMI. */
+static void set_done(struct job *j, int rc, const struct br_err *err)
 {
-	struct job *j = t->target.user_data;
 	char *why;
 
-	j->change_required |= res->password_change_required;
 	if (!rc) {
 		j->set_ok = 1;
 		return;
@@ -361,10 +372,9 @@ static void on_set(const struct rf_account_target *t, int rc, const struct rf_ac
 	free(why);
 }
 
-static void on_check(const struct rf_account_target *t, int rc, const struct rf_account_result *res,
-		     const struct br_err *err, void *arg)
+/* Phase two's: a login with the new password. */
+static void check_done(struct job *j, int rc, const struct br_err *err)
 {
-	struct job *j = t->target.user_data;
 	char *why;
 
 	if (!rc) {
@@ -382,6 +392,50 @@ static void on_check(const struct rf_account_target *t, int rc, const struct rf_
 		fail_job(j, "neither the referenced password (%s) nor the new one (%s) logs in: %s",
 			 j->node->bmc_password_ref, j->new_ref, why);
 	free(why);
+}
+
+/* An IPMI BMC states no policy: its new password is known (and stored)
+ * before ipmitool is run, within what Set User Password takes. */
+static int ipmi_new_password(struct ctx *cx, struct job *j, struct br_err *err)
+{
+	return j->pending ? 0 : generate(cx, j, cx->o->length, 0, RF_IPMI_PASSWORD_MAX, err);
+}
+
+static struct rf_ipmi_target ipmi_target(struct job *j, const char *user, const char *password)
+{
+	return (struct rf_ipmi_target){ .name = j->node->hostname,
+					.host = j->host,
+					.port = j->port,
+					.user = user,
+					.password = password,
+					.user_data = j };
+}
+
+static void on_set(const struct rf_account_target *t, int rc, const struct rf_account_result *res,
+		   const struct br_err *err, void *arg)
+{
+	struct job *j = t->target.user_data;
+
+	j->change_required |= res->password_change_required;
+	set_done(j, rc, err);
+}
+
+static void on_check(const struct rf_account_target *t, int rc, const struct rf_account_result *res,
+		     const struct br_err *err, void *arg)
+{
+	check_done(t->target.user_data, rc, err);
+}
+
+static void on_ipmi_set(const struct rf_ipmi_target *t, int rc, struct br_hw *hw, const struct br_err *err,
+			void *arg)
+{
+	set_done(t->user_data, rc, err);
+}
+
+static void on_ipmi_check(const struct rf_ipmi_target *t, int rc, struct br_hw *hw, const struct br_err *err,
+			  void *arg)
+{
+	check_done(t->user_data, rc, err);
 }
 
 static void on_retired(const struct rf_account_target *t, int rc, const struct rf_account_result *res,
@@ -406,6 +460,25 @@ static int run_pass(struct ctx *cx, struct rf_account_target *targets, size_t n,
 	if (!n)
 		return 0;
 	if (rf_accounts_all(targets, n, &cx->o->rf, new_password, done, cx, &err)) {
+		br_error("credentials", "%s", err.msg);
+		return STG_EXIT_UNREACHABLE;
+	}
+	return 0;
+}
+
+/* The IPMI-only BMCs' pass of a phase: set (targets given) or check. */
+static int run_ipmi_pass(struct ctx *cx, const struct rf_ipmi_user_target *set,
+			 const struct rf_ipmi_target *check, size_t n)
+{
+	const struct rf_ipmi_options io = { cx->o->bmc.ipmi_parallel, cx->o->bmc.timeout_s, NULL };
+	struct br_err err = { 0 };
+	int rc;
+
+	if (!n)
+		return 0;
+	rc = set ? rf_ipmi_password_set(set, n, &io, on_ipmi_set, cx, &err)
+		 : rf_ipmi_login_check(check, n, &io, on_ipmi_check, cx, &err);
+	if (rc) {
 		br_error("credentials", "%s", err.msg);
 		return STG_EXIT_UNREACHABLE;
 	}
@@ -439,38 +512,59 @@ int stg_credentials_rotate(struct stg_stage *st, struct stg_credentials_options 
 {
 	struct ctx cx = { .o = o };
 	struct rf_account_target *targets;
-	size_t k = 0;
+	struct rf_ipmi_user_target *ipmi_set;
+	struct rf_ipmi_target *ipmi_check;
+	size_t k = 0, m = 0;
 	int rc;
 
 	run->nodes = br_xcalloc(st->n ? st->n : 1, sizeof(*run->nodes));
 	cx.jobs = br_xcalloc(st->n ? st->n : 1, sizeof(*cx.jobs));
 	targets = br_xcalloc(st->n ? st->n : 1, sizeof(*targets));
+	ipmi_set = br_xcalloc(st->n ? st->n : 1, sizeof(*ipmi_set));
+	ipmi_check = br_xcalloc(st->n ? st->n : 1, sizeof(*ipmi_check));
 	prepare(&cx, st, run);
 
 	/* Phase one: recorded nodes prove their password; the others take
-	 * the new one, logged in with the referenced one. */
+	 * the new one, logged in with the referenced one (an IPMI BMC's known
+	 * and stored first: it states no policy). */
 	for (size_t i = 0; i < cx.n; i++) {
 		struct job *j = &cx.jobs[i];
+		struct br_err err = { 0 };
 
 		if (!live(j) || j->recorded)
 			continue;
-		set_target(&targets[k], j, &o->bmc,
-			   o->site_user ? RF_ACCOUNT_CREATE : RF_ACCOUNT_SET_PASSWORD, j->node->bmc_user,
-			   j->factory);
-		targets[k++].account_user = o->site_user;
+		if (j->ipmi && ipmi_new_password(&cx, j, &err)) {
+			fail_job(j, "%s", err.msg);
+		} else if (j->ipmi) {
+			ipmi_set[m].target = ipmi_target(j, j->node->bmc_user, j->factory);
+			ipmi_set[m++].new_password = j->pending;
+		} else {
+			set_target(&targets[k], j, &o->bmc,
+				   o->site_user ? RF_ACCOUNT_CREATE : RF_ACCOUNT_SET_PASSWORD,
+				   j->node->bmc_user, j->factory);
+			targets[k++].account_user = o->site_user;
+		}
 	}
 	rc = run_pass(&cx, targets, k, on_set);
+	if (!rc)
+		rc = run_ipmi_pass(&cx, ipmi_set, NULL, m);
 	/* Phase two: a login with the new password, wherever it may be on the
 	 * BMC: just set, recorded before, or set by a run that stopped. */
-	k = 0;
+	k = m = 0;
 	for (size_t i = 0; !rc && i < cx.n; i++) {
 		struct job *j = &cx.jobs[i];
 
-		if (live(j) && (j->recorded || j->set_ok || j->try_pending))
+		if (!live(j) || !(j->recorded || j->set_ok || j->try_pending))
+			continue;
+		if (j->ipmi)
+			ipmi_check[m++] = ipmi_target(j, j->user, j->pending);
+		else
 			set_target(&targets[k++], j, &o->bmc, RF_ACCOUNT_CHECK, j->user, j->pending);
 	}
 	if (!rc)
 		rc = run_pass(&cx, targets, k, on_check);
+	if (!rc)
+		rc = run_ipmi_pass(&cx, NULL, ipmi_check, m);
 	for (size_t i = 0; !rc && i < cx.n; i++) {
 		struct job *j = &cx.jobs[i];
 
@@ -504,6 +598,8 @@ int stg_credentials_rotate(struct stg_stage *st, struct stg_credentials_options 
 	}
 	free(cx.jobs);
 	free(targets);
+	free(ipmi_set);
+	free(ipmi_check);
 	if (rc)
 		st->exit = rc;
 	return rc;

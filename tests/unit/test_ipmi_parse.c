@@ -333,6 +333,56 @@ static void test_kv(void **state)
 	assert_null(ipmi_kv_get("", "A"));
 }
 
+/* The account commands credentials rotation runs (redfish/ipmi_user.c). */
+static void test_user_list(void **state)
+{
+	char *list = fixture("user-list.out"), *set = fixture("user-set-password.out");
+	char *bad_id = fixture("user-set-password-bad-id.err");
+	int id = -1;
+
+	(void)state;
+	assert_int_equal(ipmi_parse_user_id(list, "admin", &id), 0);
+	assert_int_equal(id, 2);
+	/* an empty slot is no user named "", a prefix no match */
+	id = -1;
+	assert_int_equal(ipmi_parse_user_id(list, "", &id), BR_E_NOTFOUND);
+	assert_int_equal(ipmi_parse_user_id(list, "adm", &id), BR_E_NOTFOUND);
+	assert_int_equal(ipmi_parse_user_id(list, "root", &id), BR_E_NOTFOUND);
+	assert_int_equal(id, -1);
+	/* not a user list at all: a refusal's text, nothing */
+	assert_int_equal(ipmi_parse_user_id(bad_id, "admin", &id), BR_E_PROTO);
+	assert_int_equal(ipmi_parse_user_id("", "admin", &id), BR_E_PROTO);
+	assert_int_equal(ipmi_parse_user_id("70,admin,true,false,true,ADMINISTRATOR\n", "admin", &id),
+			 BR_E_PROTO);
+	assert_int_equal(ipmi_parse_set_password(set, NULL), 0);
+	assert_int_equal(ipmi_parse_set_password(bad_id, NULL), BR_E_PROTO);
+	free(list);
+	free(set);
+	free(bad_id);
+}
+
+static void test_user_password_script(void **state)
+{
+	struct br_err err = { 0 };
+	char *line;
+
+	(void)state;
+	line = ipmi_user_password_script(2, "Abc123def456GHI7", &err);
+	assert_non_null(line);
+	assert_string_equal(line, "user set password 2 Abc123def456GHI7\n");
+	br_secret_free(line);
+	/* what ipmitool's exec would split or read as a comment, too long, no ID */
+	assert_null(ipmi_user_password_script(2, "two words", &err));
+	assert_non_null(strstr(err.msg, "blank"));
+	assert_null(ipmi_user_password_script(2, "pass#word", &err));
+	assert_null(ipmi_user_password_script(2, "quo\"te", &err));
+	assert_null(ipmi_user_password_script(2, "Abc123def456GHI78", &err));
+	assert_non_null(strstr(err.msg, "1-16"));
+	assert_null(ipmi_user_password_script(2, "", &err));
+	assert_null(ipmi_user_password_script(0, "Abc123", &err));
+	assert_null(ipmi_user_password_script(64, "Abc123", &err));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -347,6 +397,8 @@ int main(void)
 		cmocka_unit_test(test_sel_dates_and_cap),
 		cmocka_unit_test(test_classify),
 		cmocka_unit_test(test_kv),
+		cmocka_unit_test(test_user_list),
+		cmocka_unit_test(test_user_password_script),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -517,6 +517,36 @@ static void test_spawn_missing(void **state)
 	br_loop_free(loop);
 }
 
+/* What a child must not see in argv goes on its stdin (ipmitool's exec of
+ * a new password): it reads exactly that, then end of file; more than a
+ * pipe takes at once is refused before anything runs. */
+static void test_spawn_stdin(void **state)
+{
+	struct br_loop *loop;
+	struct br_err err = { 0 };
+	struct proc_out o = { 0 };
+	char *argv[] = { (char *)(uintptr_t) "sh", (char *)(uintptr_t) "-c",
+			 (char *)(uintptr_t) "read a b; echo \"$b:$a\"; cat; echo end", NULL };
+	struct br_loop_proc_spec spec = {
+		.path = "/bin/sh", .argv = argv, .out_max = 64, .err_max = 64, .in = "one two\n", .in_len = 8
+	};
+	char *big = br_xcalloc(BR_LOOP_STDIN_MAX + 2, 1);
+
+	(void)state;
+	assert_int_equal(br_loop_new(&loop, NULL), 0);
+	assert_int_equal(br_loop_spawn(loop, &spec, on_proc, &o, NULL), 0);
+	assert_int_equal(br_loop_run(loop, NULL), 0);
+	assert_true(o.done);
+	assert_string_equal(o.out, "two:one\nend\n");
+	memset(big, 'x', BR_LOOP_STDIN_MAX + 1);
+	spec.in = big;
+	spec.in_len = BR_LOOP_STDIN_MAX + 1;
+	assert_int_equal(br_loop_spawn(loop, &spec, on_proc, &o, &err), BR_E_INVAL);
+	assert_non_null(strstr(err.msg, "stdin"));
+	free(big);
+	br_loop_free(loop);
+}
+
 /* ---- timers ----------------------------------------------------------------------- */
 
 struct order {
@@ -694,6 +724,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_body_cap, setup, teardown),
 		cmocka_unit_test(test_child_limits),
 		cmocka_unit_test(test_spawn_missing),
+		cmocka_unit_test(test_spawn_stdin),
 		cmocka_unit_test(test_timer_heap),
 		cmocka_unit_test(test_alive),
 		cmocka_unit_test(test_fd_del_in_batch),
