@@ -10,7 +10,9 @@
  * Collections are read with $expand where the service root advertised it;
  * a member that arrives inline (more than an @odata.id) is handled in
  * place, one that is only a link is fetched, so servers that ignore
- * $expand work too. A server that rejects it gets the plain URL again.
+ * $expand work too. A server that rejects it (400, or 501 for a query it
+ * does not implement) gets the plain URL again. Resources are read with
+ * $expand too where that saves GETs (see "$expand beyond collections").
  */
 #include <stdarg.h>
 #include <stdio.h>
