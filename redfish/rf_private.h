@@ -531,6 +531,9 @@ struct rf_vendor {
 extern const struct rf_vendor rf_vendor_dell;
 extern const struct rf_vendor rf_vendor_hpe;
 const struct rf_vendor *rf_vendor_from_root(json_t *root);
+/* The $expand query the service root's ProtocolFeaturesSupported allows
+ * ("$expand=.($levels=1)", "$expand=*"), or NULL; the caller frees it. */
+char *rf_expand_query(json_t *root);
 const struct rf_vendor *rf_vendor_from_manufacturer(const char *manufacturer);
 /* vendor_pcie.c: PCIe link width and speed from HPE's PCIDevices and the
  * Chassis' PCIeSlots, kept until the walk ends, then given to the PCIe

@@ -329,12 +329,10 @@ static void walk_host(struct rf_bmc *bmc, json_t *doc)
 	rf_follow(bmc, doc, "PCIeDevices", RF_K_PCIE_DEVICE, 1, -1);
 	rf_follow(bmc, doc, "LogServices", RF_K_LOG_SERVICE, 1, -1);
 	rf_follow(bmc, doc, "EthernetInterfaces", RF_K_ETH, 1, -1);
-	/* ProcessorSummary gives the model and count (what the inventory and
-	 * the profile use); the collection only adds MaxSpeedMHz, which no
-	 * check reads: a request per BMC for nothing where the summary is there. */
-	if (!br_json_str(doc, "ProcessorSummary/Model") ||
-	    !json_is_integer(br_json_path(doc, "ProcessorSummary/Count")))
-		rf_follow(bmc, doc, "Processors", RF_K_PROCESSOR, 1, -1);
+	/* Always: ProcessorSummary has no clock (MaxSpeedMHz, stored and shown
+	 * as cpu_max_mhz), and its Model is often only the family where the
+	 * Processor names the part. One expanded GET where $expand works. */
+	rf_follow(bmc, doc, "Processors", RF_K_PROCESSOR, 1, -1);
 	rf_follow(bmc, doc, "Bios", RF_K_BIOS, 0, -1);
 	/* Where NIC resources show no MAC, the boot entries still do. */
 	rf_follow(bmc, doc, "Boot/BootOptions", RF_K_BOOT_OPTION, 1, -1);

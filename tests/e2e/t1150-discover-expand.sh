@@ -1,7 +1,7 @@
 #!/bin/sh
 # discover's request count with $expand (issue 23): an iDRAC9, whose service
 # root says ExpandQuery NoLinks/Levels with MaxLevels 1 as a real one does,
-# is read in at most 30 requests: its collections expanded, and the host
+# is read in at most 31 requests: its collections expanded, and the host
 # System, each Storage and the host Chassis read with $expand themselves
 # (their Bios, PCIe devices and functions, drives, Thermal and Power
 # inline), with every fact the link-by-link walk had. The AMI personality
@@ -48,14 +48,22 @@ inv_sql dell.db "select facts from hw_facts f join nodes n on n.id=f.node_id whe
 # The count, per BMC, from the simulator's request log.
 per_bmc() { jq -s -r 'group_by(.bmc) | map(length) | max' "$1/requests.log"; }
 n=$(per_bmc dell)
-[ "$n" -le 30 ] || fail "dell: $n requests for one iDRAC9 (at most 30)"
+# 30 and the Processors collection: ProcessorSummary has no clock, and
+# cpu_max_mhz is stored and shown (the sim's iDRACs start with Connection
+# View disabled, so each also reads the attribute that says so).
+[ "$n" -le 31 ] || fail "dell: $n requests for one iDRAC9 (at most 31)"
 [ "$n" -ge 20 ] || fail "dell: $n requests: fewer than the walk needs, something was not read"
 # (the log's path carries the query)
 assert_eq "$(jq -s -r 'map(select(.path == "/redfish/v1/Systems/System.Embedded.1?$expand=.($levels=1)")) | length' dell/requests.log)" 2 \
 	"dell: the host System read with \$expand, once per BMC"
-# No drive, PCIe function collection or Bios read one by one.
-assert_eq "$(jq -s -r 'map(select(.path | test("/Drives/|/PCIeFunctions|/Bios$|/Thermal$|/Power$|/Processors"))) | length' dell/requests.log)" 0 \
+# No drive, PCIe function collection, Bios or processor read one by one.
+assert_eq "$(jq -s -r 'map(select(.path | test("/Drives/|/PCIeFunctions|/Bios$|/Thermal$|/Power$|/Processors/|/Processors$"))) | length' dell/requests.log)" 0 \
 	"dell: resources read one by one that came inline"
+# The processors: one expanded GET per BMC, their clock stored.
+assert_eq "$(jq -s -r 'map(select(.path == "/redfish/v1/Systems/System.Embedded.1/Processors?$expand=.($levels=1)")) | length' dell/requests.log)" 2 \
+	"dell: the Processors collection read expanded, once per BMC"
+assert_eq "$(inv_sql dell.db "select group_concat(cpu_max_mhz || ' ' || cpu_model, ',') from nodes")" \
+	"4000 Intel(R) Xeon(R) Platinum 8480+,4000 Intel(R) Xeon(R) Platinum 8480+" "dell: the CPUs' clock and model"
 
 # AMI: no ExpandQuery in its root, so none sent; asked anyway, 501.
 assert_eq "$(jq -s -r 'map(select(.path | test("expand"))) | length' ami/requests.log)" 0 "ami: \$expand sent"
