@@ -163,6 +163,7 @@ struct br_hw {
 	char *power_state;
 	char *health; /* the System's Status.Health ("OK", "Warning", "Critical"), rolled up by the BMC */
 	char *cpu_model;
+	int cpu_model_from_processor; /* cpu_model is a Processor's Model, not ProcessorSummary's */
 	int cpu_count;
 	int cpu_max_mhz;
 	int memory_gib;

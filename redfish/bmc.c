@@ -238,6 +238,15 @@ void rf_bmc_release(struct rf_bmc *bmc)
 		br_http_host_release(&bmc->host);
 	br_hw_release(&bmc->hw);
 	rf_urlset_release(&bmc->seen);
+	rf_urlset_release(&bmc->reread);
+	json_decref(bmc->host_doc);
+	bmc->host_doc = NULL;
+	json_decref(bmc->inline_functions);
+	bmc->inline_functions = NULL;
+	json_decref(bmc->deferred_pcie);
+	bmc->deferred_pcie = NULL;
+	free(bmc->host_odata);
+	bmc->host_odata = NULL;
 	json_decref(bmc->root);
 	bmc->root = NULL;
 	json_decref(bmc->systems);

@@ -164,11 +164,21 @@ void rf_parse_processor(struct br_hw *hw, json_t *doc)
 	const char *type = br_json_str(doc, "ProcessorType");
 	const char *state = br_json_str(doc, "Status/State");
 	int mhz = int_or(doc, "MaxSpeedMHz", -1);
+	char *model;
 
 	if ((type && strcmp(type, "CPU")) || (state && !strcmp(state, "Absent")))
 		return;
-	if (!hw->cpu_model)
-		hw->cpu_model = rf_dup_trimmed(doc, "Model");
+	/* The Processor's Model is the part; ProcessorSummary's is often only
+	 * the family: "Intel(R) Xeon(R) processor" on a Supermicro X13 whose
+	 * Processors say "Intel(R) Xeon(R) Platinum 8462Y+", "Central
+	 * Processor" on an Intel S2600BPB (captures under
+	 * tests/fixtures/redfish/{supermicro/libredfish,intel/cray_rie}/). The
+	 * first Processor with a model gives it. */
+	if (!hw->cpu_model_from_processor && (model = rf_dup_trimmed(doc, "Model"))) {
+		free(hw->cpu_model);
+		hw->cpu_model = model;
+		hw->cpu_model_from_processor = 1;
+	}
 	if (mhz > hw->cpu_max_mhz)
 		hw->cpu_max_mhz = mhz;
 }

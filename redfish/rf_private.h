@@ -148,6 +148,17 @@ struct rf_bmc {
 	struct br_hw hw;
 	struct rf_urlset seen;
 	char *expand; /* "$expand=.($levels=1)" or NULL */
+	/* A resource read again with $expand so that what it links comes in
+	 * the one answer (walk.c): the URLs so read, and 1 once a BMC showed
+	 * it expands collections only (it answered one with links). */
+	struct rf_urlset reread;
+	int reread_useless;
+	json_t *host_doc;	  /* the host System as the collection gave it, while its re-read is out */
+	json_t *inline_functions; /* PCIe functions the host System carried inline, by device URL */
+	json_t *deferred_pcie;	  /* Chassis held until the host System is walked, for their PCIeDevices */
+	int host_walked;
+	int host_lists_pcie; /* the host System listed its PCIe devices itself (iDRAC) */
+	char *host_odata;    /* the host System's @odata.id */
 	const struct rf_vendor *vendor;
 	json_t *root;		 /* the service root, kept for the walk */
 	json_t *pcie_hints;	 /* PCIe links from OEM or slot resources (vendor_pcie.c) */
@@ -444,6 +455,7 @@ enum rf_kind {
 	RF_K_DELL_SWITCH_CONN,
 	RF_K_PORT,
 	RF_K_DELL_ATTRIBUTES,
+	RF_K_HOST_SYSTEM, /* the chosen host System read again with $expand */
 	RF_K_COLLECTION,
 	RF_K_COUNT
 };
@@ -545,6 +557,9 @@ struct rf_vendor {
 extern const struct rf_vendor rf_vendor_dell;
 extern const struct rf_vendor rf_vendor_hpe;
 const struct rf_vendor *rf_vendor_from_root(json_t *root);
+/* The $expand query the service root's ProtocolFeaturesSupported allows
+ * ("$expand=.($levels=1)", "$expand=*"), or NULL; the caller frees it. */
+char *rf_expand_query(json_t *root);
 const struct rf_vendor *rf_vendor_from_manufacturer(const char *manufacturer);
 /* vendor_pcie.c: PCIe link width and speed from HPE's PCIDevices and the
  * Chassis' PCIeSlots, kept until the walk ends, then given to the PCIe

@@ -123,7 +123,7 @@ static void on_session_service(struct rf_req *req, int rc, const struct br_err *
 /* "$expand=.($levels=1)" when ProtocolFeaturesSupported.ExpandQuery says
  * the server can (NoLinks "." expands what is not under Links; ExpandAll
  * "*" expands everything), else NULL. */
-static char *expand_query(json_t *root)
+char *rf_expand_query(json_t *root)
 {
 	json_t *q = br_json_path(root, "ProtocolFeaturesSupported/ExpandQuery");
 	const char *what = NULL;
@@ -160,7 +160,7 @@ static void on_root(struct rf_req *req, int rc, const struct br_err *err)
 	if (!(bmc->root = rf_req_json(req)))
 		return;
 	if (o->use_expand)
-		bmc->expand = expand_query(bmc->root);
+		bmc->expand = rf_expand_query(bmc->root);
 	if (!o->use_sessions) {
 		use_basic_auth(bmc);
 		return;

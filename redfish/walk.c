@@ -10,7 +10,9 @@
  * Collections are read with $expand where the service root advertised it;
  * a member that arrives inline (more than an @odata.id) is handled in
  * place, one that is only a link is fetched, so servers that ignore
- * $expand work too. A server that rejects it gets the plain URL again.
+ * $expand work too. A server that rejects it (400, or 501 for a query it
+ * does not implement) gets the plain URL again. Resources are read with
+ * $expand too where that saves GETs (see "$expand beyond collections").
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -158,11 +160,165 @@ json_t *rf_choose_host(json_t *systems, const char *want, struct br_err *err)
 }
 
 static void get_link(struct rf_bmc *bmc, const char *link, int kind, int collection, long parent);
+static void follow_inline(struct rf_bmc *bmc, json_t *v, int kind, int collection, long parent);
 static void issue(struct rf_bmc *bmc, const char *url, int kind, int member_kind, long parent, int pages,
 		  int members, int expand);
 
+/* ---- $expand beyond collections ----------------------------------------------
+ * With MaxLevels 1 (a real iDRAC9's service root says so), a collection
+ * read with $expand brings its members but not what they link. Reading a
+ * member itself with $expand brings those: the host System's Bios, its
+ * PCIe devices and functions (iDRAC lists them all on the System), a
+ * Storage's drives, a Chassis's Thermal and Power, one request for what
+ * was one each. Done where it saves requests; a BMC that answers such a
+ * read with links still (one that expands collections only) is not asked
+ * again. */
+
+static int is_link_only(json_t *v)
+{
+	return json_is_object(v) && json_object_size(v) == 1 &&
+	       json_is_string(json_object_get(v, "@odata.id"));
+}
+
+/* A document the BMC put in place of a link: more than the link. */
+static int is_inline(json_t *v)
+{
+	return json_is_object(v) && json_is_string(json_object_get(v, "@odata.id")) &&
+	       (json_object_get(v, "@odata.type") || json_object_get(v, "Id") ||
+		json_object_get(v, "Members"));
+}
+
+/* How many GETs of single resources doc's paths would cost, each a link
+ * or an array of links. */
+static size_t singles_linked(json_t *doc, const char *const paths[])
+{
+	size_t n = 0, i;
+	json_t *v, *item;
+
+	for (; *paths; paths++) {
+		v = br_json_path(doc, *paths);
+		if (is_link_only(v))
+			n++;
+		json_array_foreach(v, i, item) n += (size_t)is_link_only(item);
+	}
+	return n;
+}
+
+/* Read doc's resource again with $expand where two or more GETs would
+ * follow it otherwise; 1 when that read was issued (the caller walks its
+ * answer instead of doc). */
+static int reread_expanded(struct rf_bmc *bmc, json_t *doc, int kind, long parent, const char *const paths[])
+{
+	const char *link = br_json_str(doc, "@odata.id");
+	size_t singles;
+	char *url;
+	int issued = 0;
+
+	if (!bmc->expand || bmc->reread_useless || !link || (singles = singles_linked(doc, paths)) < 2)
+		return 0;
+	if (!(url = rf_resolve(bmc, link)))
+		return 0;
+	if (rf_urlset_add(&bmc->reread, url)) {
+		issue(bmc, url, kind, kind, parent, 0, 0, 1);
+		issued = 1;
+	} else {
+		/* this is the answer, and it still links them */
+		br_debug("redfish", "%s: %s expanded nothing: resources read link by link", bmc->base, url);
+		bmc->reread_useless = 1;
+	}
+	free(url);
+	return issued;
+}
+
+/* The host System's inline PCIe functions, by the device each names, for
+ * on_pcie_device: a device whose functions came with the System needs no
+ * PCIeFunctions GET. */
+static void collect_inline_functions(struct rf_bmc *bmc, json_t *system)
+{
+	json_t *fns = json_object_get(system, "PCIeFunctions"), *f;
+	size_t i;
+
+	json_array_foreach(fns, i, f)
+	{
+		char *dev, *url;
+		json_t *list;
+
+		if (!is_inline(f) || !(dev = rf_resolve(bmc, br_json_str(f, "Links/PCIeDevice/@odata.id"))))
+			continue;
+		if ((url = rf_resolve(bmc, br_json_str(f, "@odata.id"))))
+			rf_urlset_add(&bmc->seen, url);
+		free(url);
+		if (!bmc->inline_functions)
+			bmc->inline_functions = json_object();
+		if (!(list = json_object_get(bmc->inline_functions, dev))) {
+			list = json_array();
+			json_object_set_new(bmc->inline_functions, dev, list);
+		}
+		json_array_append(list, f);
+		free(dev);
+	}
+}
+
+/* A Chassis of the host's whose PCIe devices the host System listed
+ * already (iDRAC lists every one on the System): its collection is one
+ * request for documents already read. */
+static int pcie_listed_by_host(struct rf_bmc *bmc, json_t *chassis)
+{
+	json_t *links = br_json_path(chassis, "Links/ComputerSystems"), *l;
+	size_t i;
+
+	if (!bmc->host_lists_pcie || !bmc->host_odata)
+		return 0;
+	json_array_foreach(links, i, l)
+	{
+		const char *id = br_json_str(l, "@odata.id");
+
+		if (id && !strcmp(id, bmc->host_odata))
+			return 1;
+	}
+	return 0;
+}
+
+static void follow_chassis_pcie(struct rf_bmc *bmc, json_t *chassis)
+{
+	if (pcie_listed_by_host(bmc, chassis))
+		return;
+	rf_follow(bmc, chassis, "PCIeDevices", RF_K_PCIE_DEVICE, 1, -1);
+}
+
+/* The host is known (walked, or none will be): the Chassis held back. */
+static void flush_deferred_pcie(struct rf_bmc *bmc)
+{
+	json_t *held = bmc->deferred_pcie, *chassis;
+	size_t i;
+
+	bmc->deferred_pcie = NULL;
+	json_array_foreach(held, i, chassis) follow_chassis_pcie(bmc, chassis);
+	json_decref(held);
+}
+
+static const char *const host_singles[] = { "Bios", "PCIeDevices", "PCIeFunctions", NULL };
+
 static void walk_host(struct rf_bmc *bmc, json_t *doc)
 {
+	json_t *pcie = json_object_get(doc, "PCIeDevices");
+
+	if (reread_expanded(bmc, doc, RF_K_HOST_SYSTEM, -1, host_singles)) {
+		/* walked as it is if the re-read fails */
+		json_decref(bmc->host_doc);
+		bmc->host_doc = json_incref(doc);
+		return;
+	}
+	json_decref(bmc->host_doc);
+	bmc->host_doc = NULL;
+	bmc->host_walked = 1;
+	/* only what came inline: links would each be a GET, where the
+	 * Chassis's collection is one */
+	bmc->host_lists_pcie = json_array_size(pcie) > 0 && is_inline(json_array_get(pcie, 0));
+	free(bmc->host_odata);
+	bmc->host_odata = br_json_str(doc, "@odata.id") ? br_xstrdup(br_json_str(doc, "@odata.id")) : NULL;
+	collect_inline_functions(bmc, doc);
+	flush_deferred_pcie(bmc);
 	rf_parse_system(&bmc->hw, doc);
 	if (!bmc->vendor)
 		bmc->vendor = rf_vendor_from_manufacturer(br_json_str(doc, "Manufacturer"));
@@ -173,6 +329,9 @@ static void walk_host(struct rf_bmc *bmc, json_t *doc)
 	rf_follow(bmc, doc, "PCIeDevices", RF_K_PCIE_DEVICE, 1, -1);
 	rf_follow(bmc, doc, "LogServices", RF_K_LOG_SERVICE, 1, -1);
 	rf_follow(bmc, doc, "EthernetInterfaces", RF_K_ETH, 1, -1);
+	/* Always: ProcessorSummary has no clock (MaxSpeedMHz, stored and shown
+	 * as cpu_max_mhz), and its Model is often only the family where the
+	 * Processor names the part. One expanded GET where $expand works. */
 	rf_follow(bmc, doc, "Processors", RF_K_PROCESSOR, 1, -1);
 	rf_follow(bmc, doc, "Bios", RF_K_BIOS, 0, -1);
 	/* Where NIC resources show no MAC, the boot entries still do. */
@@ -211,6 +370,7 @@ static void choose_host(struct rf_bmc *bmc)
 		 * still name the machine in the ticket */
 		bmc->host_error = err;
 		bmc->host_failed = 1;
+		flush_deferred_pcie(bmc);
 		return;
 	}
 	json_array_foreach(bmc->systems, i, doc) if (doc != host) bmc->other_systems++;
@@ -229,8 +389,17 @@ static void on_system(struct rf_bmc *bmc, json_t *doc, long parent)
 	json_array_append(bmc->systems, doc);
 }
 
+static void on_host_system(struct rf_bmc *bmc, json_t *doc, long parent)
+{
+	walk_host(bmc, doc);
+}
+
 static void on_storage(struct rf_bmc *bmc, json_t *doc, long parent)
 {
+	static const char *const singles[] = { "Drives", NULL };
+
+	if (reread_expanded(bmc, doc, RF_K_STORAGE, parent, singles))
+		return;
 	rf_follow(bmc, doc, "Drives", RF_K_DRIVE, 1, -1);
 	/* A RAID controller's virtual disks (a BOSS card's RAID1 of two M.2
 	 * drives): what the OS sees in place of the member drives. */
@@ -240,6 +409,15 @@ static void on_storage(struct rf_bmc *bmc, json_t *doc, long parent)
 static void on_pcie_device(struct rf_bmc *bmc, json_t *doc, long parent)
 {
 	long index = rf_parse_pcie_device(&bmc->hw, doc);
+	char *url = bmc->inline_functions ? rf_resolve(bmc, br_json_str(doc, "@odata.id")) : NULL;
+	json_t *fns = url ? json_object_get(bmc->inline_functions, url) : NULL, *f;
+	size_t i;
+
+	free(url);
+	if (json_array_size(fns)) {
+		json_array_foreach(fns, i, f) rf_parse_pcie_function(&bmc->hw, index, f);
+		return;
+	}
 
 	/* a collection since Redfish 2019.1, an array of links before */
 	rf_follow(bmc, doc, "PCIeFunctions", RF_K_PCIE_FUNCTION, 1, index);
@@ -272,13 +450,26 @@ static int chassis_of_other_host(struct rf_bmc *bmc, json_t *doc)
 
 static void on_chassis(struct rf_bmc *bmc, json_t *doc, long parent)
 {
+	static const char *const chassis_singles[] = { "Thermal",	 "Power",     "ThermalSubsystem",
+						       "PowerSubsystem", "PCIeSlots", NULL };
+
 	if (chassis_of_other_host(bmc, doc)) {
 		br_debug("redfish", "%s: %s belongs to another System", bmc->base,
 			 br_json_str(doc, "@odata.id") ? br_json_str(doc, "@odata.id") : "a Chassis");
 		return;
 	}
+	if (reread_expanded(bmc, doc, RF_K_CHASSIS, parent, chassis_singles))
+		return;
 	rf_follow(bmc, doc, "NetworkAdapters", RF_K_NET_ADAPTER, 1, -1);
-	rf_follow(bmc, doc, "PCIeDevices", RF_K_PCIE_DEVICE, 1, -1);
+	/* held until the host System is walked: it may list them all */
+	if (!bmc->host_walked && !bmc->host_failed && bmc->expand && !bmc->reread_useless &&
+	    br_json_path(doc, "PCIeDevices")) {
+		if (!bmc->deferred_pcie)
+			bmc->deferred_pcie = json_array();
+		json_array_append(bmc->deferred_pcie, doc);
+	} else {
+		follow_chassis_pcie(bmc, doc);
+	}
 	/* link widths where PCIeDevice has none (Supermicro) */
 	rf_follow(bmc, doc, "PCIeSlots", RF_K_PCIE_SLOTS, 0, -1);
 	/* Chassis.v1_14+: Supermicro and AMI hang drives here (too). */
@@ -527,6 +718,7 @@ static const struct kind_info kinds[RF_K_COUNT] = {
 	[RF_K_DELL_SWITCH_CONN] = { "DellSwitchConnectionCollection", 1, on_dell_switch_connections },
 	[RF_K_PORT] = { "Port", 1, on_port },
 	[RF_K_DELL_ATTRIBUTES] = { "DellAttributes", 1, on_dell_attributes },
+	[RF_K_HOST_SYSTEM] = { "ComputerSystem", 4, on_host_system },
 	[RF_K_COLLECTION] = { "Collection", 1, NULL },
 };
 
@@ -568,6 +760,52 @@ static void get_link(struct rf_bmc *bmc, const char *link, int kind, int collect
 	free(url);
 }
 
+static void collection_members(struct rf_bmc *bmc, const char *url, json_t *doc, int member_kind, long parent,
+			       int pages, int members_before);
+static void handle(struct rf_bmc *bmc, int kind, json_t *doc, long parent);
+
+/* Kinds whose members are best read one by one with $expand (each brings
+ * what it links) rather than as an expanded collection. */
+static int expands_itself(int kind)
+{
+	return kind == RF_K_STORAGE;
+}
+
+/* A collection the BMC put inline (a resource read with $expand): its
+ * members are links. Two or more are one GET of the collection with
+ * $expand, not one each. */
+static void inline_collection(struct rf_bmc *bmc, const char *url, json_t *doc, int member_kind, long parent)
+{
+	json_t *members = json_object_get(doc, "Members"), *m;
+	size_t links = 0, i;
+
+	json_array_foreach(members, i, m) links += (size_t)is_link_only(m);
+	if (bmc->expand && links >= 2 && !expands_itself(member_kind) &&
+	    !br_json_str(doc, "Members@odata.nextLink")) {
+		issue(bmc, url, RF_K_COLLECTION, member_kind, parent, 0, 0, 1);
+		return;
+	}
+	collection_members(bmc, url, doc, member_kind, parent, 0, 0);
+}
+
+/* A document in place of a link: handled here, as if fetched. */
+static void follow_inline(struct rf_bmc *bmc, json_t *v, int kind, int collection, long parent)
+{
+	char *url = rf_resolve(bmc, br_json_str(v, "@odata.id"));
+	int fresh;
+
+	if (!url)
+		return;
+	fresh = rf_urlset_add(&bmc->seen, url) || rf_http_unqueue(bmc, url);
+	if (fresh && collection && json_is_array(json_object_get(v, "Members")))
+		inline_collection(bmc, url, v, kind, parent);
+	else if (fresh && !collection)
+		handle(bmc, kind, v, parent);
+	else if (fresh)
+		issue(bmc, url, RF_K_COLLECTION, kind, parent, 0, 0, 1);
+	free(url);
+}
+
 void rf_follow(struct rf_bmc *bmc, json_t *doc, const char *path, int kind, int collection, long parent)
 {
 	json_t *v = br_json_path(doc, path), *item;
@@ -582,7 +820,15 @@ void rf_follow(struct rf_bmc *bmc, json_t *doc, const char *path, int kind, int 
 				     RF_MEMBERS_MAX);
 			return;
 		}
-		json_array_foreach(v, i, item) get_link(bmc, br_json_str(item, "@odata.id"), kind, 0, parent);
+		json_array_foreach(v, i, item)
+		{
+			if (is_inline(item))
+				follow_inline(bmc, item, kind, 0, parent);
+			else
+				get_link(bmc, br_json_str(item, "@odata.id"), kind, 0, parent);
+		}
+	} else if (is_inline(v)) {
+		follow_inline(bmc, v, kind, collection, parent);
 	} else {
 		get_link(bmc, br_json_str(v, "@odata.id"), kind, collection, parent);
 	}
@@ -602,14 +848,27 @@ static void handle(struct rf_bmc *bmc, int kind, json_t *doc, long parent)
 		kinds[kind].handle(bmc, doc, parent);
 }
 
-static void on_collection(struct rf_bmc *bmc, struct rf_req *req, json_t *doc)
+/* A member link of a kind that expands itself: read with $expand, once. */
+static void get_member_expanded(struct rf_bmc *bmc, const char *link, int kind, long parent)
+{
+	char *url = link ? rf_resolve(bmc, link) : NULL;
+
+	if (url && rf_urlset_add(&bmc->seen, url)) {
+		rf_urlset_add(&bmc->reread, url);
+		issue(bmc, url, kind, kind, parent, 0, 0, 1);
+	}
+	free(url);
+}
+
+static void collection_members(struct rf_bmc *bmc, const char *req_url, json_t *doc, int member_kind,
+			       long parent, int pages, int members_before)
 {
 	json_t *members = json_object_get(doc, "Members"), *m;
 	size_t n = json_is_array(members) ? json_array_size(members) : 0, i;
 	const char *next = br_json_str(doc, "Members@odata.nextLink");
 
-	if (n > RF_MEMBERS_MAX - (size_t)req->members) {
-		rf_bmc_failf(bmc, BR_E_TOOBIG, "GET %s: collection has more than %d members", req->url,
+	if (n > RF_MEMBERS_MAX - (size_t)members_before) {
+		rf_bmc_failf(bmc, BR_E_TOOBIG, "GET %s: collection has more than %d members", req_url,
 			     RF_MEMBERS_MAX);
 		return;
 	}
@@ -619,8 +878,13 @@ static void on_collection(struct rf_bmc *bmc, struct rf_req *req, json_t *doc)
 
 		if (!json_is_object(m))
 			continue;
+		if (json_object_size(m) <= 1 && expands_itself(member_kind) && bmc->expand &&
+		    !bmc->reread_useless) {
+			get_member_expanded(bmc, link, member_kind, parent);
+			continue;
+		}
 		if (json_object_size(m) <= 1) {
-			get_link(bmc, link, req->member_kind, 0, req->parent);
+			get_link(bmc, link, member_kind, 0, parent);
 			continue;
 		}
 		/* Dell links each PCIe device from the System too: if that GET has
@@ -630,25 +894,29 @@ static void on_collection(struct rf_bmc *bmc, struct rf_req *req, json_t *doc)
 
 		free(url);
 		if (fresh)
-			handle(bmc, req->member_kind, m, req->parent);
+			handle(bmc, member_kind, m, parent);
 	}
-	if (req->member_kind == RF_K_SYSTEM && !next) {
+	if (member_kind == RF_K_SYSTEM && !next) {
 		bmc->systems_listed = 1;
 		choose_host(bmc);
 	}
 	if (!next || bmc->failed)
 		return;
-	if (req->pages + 1 >= RF_PAGES_MAX) {
-		rf_bmc_failf(bmc, BR_E_TOOBIG, "GET %s: collection has more than %d pages", req->url,
+	if (pages + 1 >= RF_PAGES_MAX) {
+		rf_bmc_failf(bmc, BR_E_TOOBIG, "GET %s: collection has more than %d pages", req_url,
 			     RF_PAGES_MAX);
 		return;
 	}
 	char *url = rf_resolve(bmc, next);
 
 	if (url && rf_urlset_add(&bmc->seen, url))
-		issue(bmc, url, RF_K_COLLECTION, req->member_kind, req->parent, req->pages + 1,
-		      req->members + (int)n, 0);
+		issue(bmc, url, RF_K_COLLECTION, member_kind, parent, pages + 1, members_before + (int)n, 0);
 	free(url);
+}
+
+static void on_collection(struct rf_bmc *bmc, struct rf_req *req, json_t *doc)
+{
+	collection_members(bmc, req->url, doc, req->member_kind, req->parent, req->pages, req->members);
 }
 
 /* The URL a request was issued for, before $expand was added. */
@@ -690,6 +958,7 @@ static void unreadable_or_fail(struct rf_req *req, const struct br_err *err)
 		if (!bmc->host_failed)
 			bmc->host_error = *err;
 		bmc->host_failed = 1;
+		flush_deferred_pcie(bmc);
 		return;
 	}
 	/* A switch-neighbour view the firmware does not have (an iDRAC8, an
@@ -724,8 +993,11 @@ static void on_get(struct rf_req *req, int rc, const struct br_err *err)
 	/* 404: the resource is not there, whatever the query (a BMC without
 	 * the log service it links); dropping $expand for it would read every
 	 * collection after it link by link. */
-	if (rc && req->expanded && req->http.status >= 400 && req->http.status < 500 &&
-	    req->http.status != 401 && req->http.status != 403 && req->http.status != 404) {
+	/* DSP0266 clause 7.3: a query parameter out of range or malformed is
+	 * 400, an unsupported one starting with $ is 501. */
+	if (rc && req->expanded && req->http.status >= 400 &&
+	    (req->http.status < 500 || req->http.status == 501) && req->http.status != 401 &&
+	    req->http.status != 403 && req->http.status != 404) {
 		char *url = plain_url(req);
 
 		br_debug("redfish", "%s: $expand refused (HTTP %ld), reading links one by one", bmc->base,
@@ -736,12 +1008,16 @@ static void on_get(struct rf_req *req, int rc, const struct br_err *err)
 		free(url);
 		return;
 	}
-	if (rc) {
-		unreadable_or_fail(req, err);
-		return;
-	}
-	if (!(doc = rf_req_parse(req, &perr))) {
-		unreadable_or_fail(req, &perr);
+	if (rc || !(doc = rf_req_parse(req, &perr))) {
+		/* the host System read again failed: walk it as first read */
+		if (req->kind == RF_K_HOST_SYSTEM && bmc->host_doc && req->http.status != 401) {
+			json_t *first = json_incref(bmc->host_doc);
+
+			walk_host(bmc, first);
+			json_decref(first);
+			return;
+		}
+		unreadable_or_fail(req, rc ? err : &perr);
 		return;
 	}
 	if (req->kind == RF_K_COLLECTION)

@@ -5,6 +5,7 @@
  * each route so the request log can say how deep a client had to walk.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -241,15 +242,26 @@ static void alter_system(struct sim_ctx *c, json_t *system)
 		control_serial(c->node, system);
 }
 
-/* A resource other than the one requested, for $expand; *ret_tag is its route's tag. */
+/* A resource other than the one requested, for $expand; *ret_tag is its
+ * route's tag. NULL leaves the link as it is: no such resource, or one a
+ * test-only fault must keep a client's own GET for (a hanging Thermal, a
+ * huge Bios, a flooded collection), so $expand is no way around them. */
 static json_t *render_path(struct sim_ctx *c, const char *path, enum route_tag *ret_tag)
 {
 	char args[3][ARG_MAX];
 	const struct route *r = find_route(path, args);
+	const struct sim_faultset *f = &c->node->faults;
 	const char *saved[3];
 	json_t *doc;
 
-	if (!r || !r->get || r->tag == T_THERMAL)
+	if (!r || !r->get)
+		return NULL;
+	if ((r->tag == T_THERMAL && sim_fault_has(f, SIM_F_HANG)) ||
+	    (r->tag == T_BIOS &&
+	     (sim_fault_has(f, SIM_F_HUGE_BODY) || sim_fault_has(f, SIM_F_ENDLESS_BODY))) ||
+	    (r->tag == T_ETH_COLL &&
+	     (sim_fault_has(f, SIM_F_MEMBERS_FLOOD) || sim_fault_has(f, SIM_F_HUGE_COLLECTION) ||
+	      sim_fault_has(f, SIM_F_BAD_LINKS) || sim_fault_has(f, SIM_F_BAD_TYPES))))
 		return NULL;
 	if (r->flags & R_NO_CACHE)
 		c->uncacheable = 1;
@@ -262,30 +274,138 @@ static json_t *render_path(struct sim_ctx *c, const char *path, enum route_tag *
 	return doc;
 }
 
-/* $expand=.($levels=1), * or ~ on a collection: members inline. Deeper
- * levels are answered as one, as iDRAC's MaxLevels says. The System's
- * test-only faults travel with it, so $expand is no way around them.
- * 1 when the System is among the members. */
-static int expand_members(struct sim_ctx *c, json_t *members)
+/* $expand as DSP0266 (Redfish Specification 1.15, clause 7.3 "Query
+ * parameters") defines it: "." expands every hyperlink not under a Links
+ * property (payload annotations such as @Redfish.Settings included), "*"
+ * every hyperlink, "~" only those under Links; $levels=N how many levels
+ * of references, each the references of the level above (a collection's
+ * Members are its first). No $levels is one level. */
+struct expand_query {
+	char what; /* '.', '*' or '~' */
+	long levels;
+};
+
+/* 0 when q is one of ".", "*", "~", each optionally "($levels=N)". */
+static int parse_expand(const char *q, struct expand_query *ret)
+{
+	static const char lv[] = "($levels=";
+	const char *p = q + 1;
+	char *end;
+	long n = 1;
+
+	if (!q[0] || !strchr(".*~", q[0]))
+		return -1;
+	if (*p) {
+		if (strncmp(p, lv, sizeof(lv) - 1))
+			return -1;
+		errno = 0;
+		n = strtol(p + sizeof(lv) - 1, &end, 10);
+		if (errno || end == p + sizeof(lv) - 1 || strcmp(end, ")"))
+			return -1;
+	}
+	ret->what = q[0];
+	ret->levels = n;
+	return 0;
+}
+
+static int is_reference(json_t *v)
+{
+	return json_is_object(v) && json_object_size(v) == 1 &&
+	       json_is_string(json_object_get(v, "@odata.id"));
+}
+
+/* Expand the references in v (a part of one resource) that the query
+ * takes; in_links: v lies under a Links property. 1 when a System was
+ * put inline. */
+static int expand_refs(struct sim_ctx *c, json_t *v, const struct expand_query *q, long levels, int in_links)
 {
 	int holds_system = 0;
+	const char *key;
+	json_t *item;
 	size_t i;
-	json_t *m;
 
-	json_array_foreach(members, i, m)
-	{
-		const char *path = br_json_str(m, "@odata.id");
-		enum route_tag tag = T_NONE;
-		json_t *full = path ? render_path(c, path, &tag) : NULL;
+	if (json_is_object(v)) {
+		void *tmp;
 
-		if (!full)
-			continue;
-		if (tag == T_SYSTEM)
-			alter_system(c, full);
-		holds_system |= tag == T_SYSTEM;
-		json_array_set_new(members, i, full);
+		json_object_foreach_safe(v, tmp, key, item)
+		{
+			int links = in_links || !strcmp(key, "Links");
+
+			/* The other families' personalities (vendor*.c) reshape
+			 * a document path by path: they expand a collection's
+			 * Members, and leave a resource's own references links,
+			 * as a BMC that expands collections only does. */
+			if (c->node->vendor != SIM_V_DELL && strcmp(key, "Members"))
+				continue;
+			if (is_reference(item)) {
+				json_t *full = NULL;
+				enum route_tag tag = T_NONE;
+
+				if (q->what == '*' || (q->what == '.') != links)
+					full = render_path(c, br_json_str(item, "@odata.id"), &tag);
+				if (!full)
+					continue;
+				if (tag == T_SYSTEM)
+					alter_system(c, full);
+				holds_system |= tag == T_SYSTEM;
+				if (levels > 1)
+					holds_system |= expand_refs(c, full, q, levels - 1, 0);
+				json_object_set_new(v, key, full);
+			} else if (json_is_object(item) || json_is_array(item)) {
+				holds_system |= expand_refs(c, item, q, levels, links);
+			}
+		}
+	} else if (json_is_array(v)) {
+		json_array_foreach(v, i, item)
+		{
+			if (is_reference(item)) {
+				json_t *full = NULL;
+				enum route_tag tag = T_NONE;
+
+				if (q->what == '*' || (q->what == '.') != in_links)
+					full = render_path(c, br_json_str(item, "@odata.id"), &tag);
+				if (!full)
+					continue;
+				if (tag == T_SYSTEM)
+					alter_system(c, full);
+				holds_system |= tag == T_SYSTEM;
+				if (levels > 1)
+					holds_system |= expand_refs(c, full, q, levels - 1, 0);
+				json_array_set_new(v, i, full);
+			} else if (json_is_object(item) || json_is_array(item)) {
+				holds_system |= expand_refs(c, item, q, levels, in_links);
+			}
+		}
 	}
 	return holds_system;
+}
+
+/* A $expand the family cannot answer: 400 with Base's message, as DSP0266
+ * clause 7.3 asks for a value out of range or badly formed. 1 when refused. */
+static int expand_refused(struct sim_ctx *c, const char *query, struct expand_query *ret)
+{
+	if (parse_expand(query, ret)) {
+		sim_reply_error(
+		    c, 400,
+		    sim_msg(SIM_BASE "QueryParameterValueFormatError", "Warning",
+			    "The value for the parameter $expand is of a different format than the "
+			    "parameter can accept.",
+			    "Correct the value for the query parameter in the request and resubmit "
+			    "the request if the operation failed."),
+		    NULL);
+		return 1;
+	}
+	if (ret->levels < 1 || ret->levels > SIM_EXPAND_MAX_LEVELS) {
+		sim_reply_error(
+		    c, 400,
+		    sim_msg(SIM_BASE "QueryParameterOutOfRange", "Warning",
+			    "The value for the query parameter $levels is out of range (MaxLevels in "
+			    "the service root's ProtocolFeaturesSupported.ExpandQuery).",
+			    "Reduce the value for the query parameter to a value that is within range."),
+		    NULL);
+		return 1;
+	}
+	return 0;
 }
 
 /* Members@odata.nextLink paging, $skip=N. */
@@ -514,6 +634,8 @@ static int test_faults(struct sim_ctx *c, const struct route *r, json_t *doc)
 
 static void do_get(struct sim_ctx *c, const struct route *r)
 {
+	const char *expand = sim_request_query(c->req, "$expand");
+	struct expand_query q = { 0 };
 	json_t *doc, *members;
 	int holds_system = r->tag == T_SYSTEM;
 
@@ -534,17 +656,19 @@ static void do_get(struct sim_ctx *c, const struct route *r)
 		return;
 	}
 	members = json_object_get(doc, "Members");
-	if (json_array_size(members) && sim_request_query(c->req, "$expand") &&
-	    alters(c, SIM_F_DEEP_EXPAND)) {
+	if (expand && expand_refused(c, expand, &q)) {
+		json_decref(doc);
+		return;
+	}
+	if (json_array_size(members) && expand && alters(c, SIM_F_DEEP_EXPAND)) {
 		deep_expand(c);
 		json_decref(doc);
 		return;
 	}
-	if (json_is_array(members)) {
+	if (json_is_array(members))
 		page_members(c, doc, members);
-		if (sim_request_query(c->req, "$expand"))
-			holds_system |= expand_members(c, json_object_get(doc, "Members"));
-	}
+	if (expand)
+		holds_system |= expand_refs(c, doc, &q, q.levels, 0);
 	if (test_faults(c, r, doc))
 		return;
 	sim_reply(c, 200, doc);

@@ -190,6 +190,8 @@ void sim_w_chassis(struct sim_ctx *c);
 json_t *sim_r_pcie_coll(struct sim_ctx *c);
 json_t *sim_r_pcie(struct sim_ctx *c);
 json_t *sim_r_pcie_funcs(struct sim_ctx *c);
+/* Append links to device_id's PCIe functions to out (the System lists them as iDRAC9 does). */
+void sim_pcie_function_links(const struct sim_node *n, const char *device_id, json_t *out);
 json_t *sim_r_pcie_func(struct sim_ctx *c);
 json_t *sim_r_adapters(struct sim_ctx *c);
 json_t *sim_r_adapter(struct sim_ctx *c);

@@ -182,6 +182,17 @@ json_t *sim_r_pcie_funcs(struct sim_ctx *c)
 	return coll;
 }
 
+void sim_pcie_function_links(const struct sim_node *n, const char *device_id, json_t *out)
+{
+	struct pcie_dev d;
+
+	if (!find_pcie(n, device_id, &d))
+		return;
+	for (int f = 0; f < d.functions; f++)
+		json_array_append_new(out, sim_link(SIM_R_CHASSIS "/PCIeDevices/%s/PCIeFunctions/%d-0-%d",
+						    device_id, d.bus, f));
+}
+
 json_t *sim_r_pcie_func(struct sim_ctx *c)
 {
 	struct pcie_dev d;

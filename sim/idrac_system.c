@@ -29,9 +29,9 @@ json_t *sim_r_root(struct sim_ctx *c)
 	json_object_set_new(r, "ProtocolFeaturesSupported",
 			    json_pack("{s:{s:b, s:b}, s:b, s:{s:b, s:b, s:b, s:i, s:b}, s:b, s:b, s:b}",
 				      "DeepOperations", "DeepPATCH", 0, "DeepPOST", 0, "ExcerptQuery", 0,
-				      "ExpandQuery", "ExpandAll", 1, "Levels", 1, "Links", 1, "MaxLevels", 1,
-				      "NoLinks", 1, "FilterQuery", 0, "OnlyMemberQuery", 0, "SelectQuery",
-				      0));
+				      "ExpandQuery", "ExpandAll", 1, "Levels", 1, "Links", 1, "MaxLevels",
+				      SIM_EXPAND_MAX_LEVELS, "NoLinks", 1, "FilterQuery", 0,
+				      "OnlyMemberQuery", 0, "SelectQuery", 0));
 	/* iDRAC shows these without authentication. */
 	json_object_set_new(r, "Oem",
 			    json_pack("{s:{s:s, s:i, s:s, s:s}}", "Dell", "@odata.type",
@@ -187,7 +187,8 @@ json_t *sim_r_system(struct sim_ctx *c)
 	const struct sim_node *n = c->node;
 	json_t *s =
 	    sim_res("#ComputerSystem.v1_20_0.ComputerSystem", "System.Embedded.1", "System", SIM_R_SYS);
-	json_t *pcie = json_array();
+	json_t *pcie = json_array(), *functions = json_array(), *dev;
+	size_t i;
 
 	json_object_set_new(s, "Description",
 			    json_string("Computer System which represents a machine (physical "
@@ -241,6 +242,17 @@ json_t *sim_r_system(struct sim_ctx *c)
 	json_array_append_new(pcie,
 			      sim_link(SIM_R_CHASSIS "/PCIeDevices/%d-0", n->nics[SIM_FABRIC_NICS].bus));
 	json_object_set_new(s, "PCIeDevices@odata.count", json_integer((json_int_t)json_array_size(pcie)));
+	/* and each device's functions, as a PowerEdge R750's iDRAC9 does
+	 * (tests/fixtures/redfish/dell/libredfish/system.json keeps the count) */
+	json_array_foreach(pcie, i, dev)
+	{
+		const char *id = strrchr(br_json_str(dev, "@odata.id"), '/') + 1;
+
+		sim_pcie_function_links(n, id, functions);
+	}
+	json_object_set_new(s, "PCIeFunctions@odata.count",
+			    json_integer((json_int_t)json_array_size(functions)));
+	json_object_set_new(s, "PCIeFunctions", functions);
 	json_object_set_new(s, "PCIeDevices", pcie);
 	json_object_set_new(s, "Links",
 			    json_pack("{s:[o], s:[o]}", "Chassis", sim_link(SIM_R_CHASSIS), "ManagedBy",

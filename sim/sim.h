@@ -46,6 +46,9 @@
 #define SIM_ACCOUNT_PASSWORD_MAX 64 /* stored; the policy's MaxPasswordLength is below */
 #define SIM_NODES_PER_RACK 4	    /* 6U XE9680s at ~10 kW each: four per 42U rack */
 #define SIM_PAGE_SIZE 50	    /* Members per page before Members@odata.nextLink */
+/* $expand's deepest $levels, ProtocolFeaturesSupported.ExpandQuery.MaxLevels:
+ * 1, as a real iDRAC9 says (tests/fixtures/redfish/dell/libredfish/service_root.json) */
+#define SIM_EXPAND_MAX_LEVELS 1
 #define SIM_FLAKY_PERCENT 30
 #define SIM_JOB_RUN_MS 1000 /* a BIOS config job runs this long after the reset (POST) */
 #define SIM_BOOT_ENTRIES 3

@@ -495,6 +495,19 @@ static void handle_vendor(struct sim_bmc *bmc, const struct sim_request *req, st
 		sim_reply_not_found(&v.c);
 		goto out;
 	}
+	/* A family whose service root advertises no ExpandQuery (the AMI
+	 * firmware this personality copies) refuses it: DSP0266 clause 7.3,
+	 * an unsupported query parameter starting with $ is 501. */
+	if (v.vi->repeat_pages && sim_request_query(req, "$expand")) {
+		sim_reply_error(
+		    &v.c, 501,
+		    sim_msg(SIM_BASE "QueryNotSupported", "Warning",
+			    "Querying is not supported by the implementation.",
+			    "Remove the query parameters and resubmit the request if the operation "
+			    "failed."),
+		    NULL);
+		goto out;
+	}
 	if (v.vi->chassis_drives && sim_vreq_under(&v, SIM_R_CHASSIS "/Drives"))
 		drive = sim_v_drive_path(bmc->node, strrchr(dpath, '/') + 1);
 	if (!drive && strcmp(dpath, "/redfish") && strcmp(dpath, SIM_R_ROOT) &&

@@ -1,6 +1,7 @@
 /* Unit tests on real BMC answers: captures of HPE iLO 5, Lenovo XCC,
  * Supermicro, NVIDIA DGX H100 (AMI firmware), NVIDIA BlueField and GB200
- * (OpenBMC) and Dell iDRAC9 (PowerEdge R750)
+ * (OpenBMC), Dell iDRAC9 (PowerEdge R750), Gigabyte H262-Z63 (AMI
+ * MegaRAC) and Intel S2600BPB (Intel's BMC firmware)
  * under tests/fixtures/redfish/{family}/{source}/ (README.md there says
  * where each came from, its licence and what was trimmed) fed to the parse
  * layer. Each test asserts what discovery must take from that BMC: host
@@ -180,6 +181,12 @@ static void test_supermicro_macs(void **state)
 	assert_string_equal(hw.manufacturer, "Supermicro");
 	assert_int_equal(hw.memory_gib, 2048);
 	assert_host_system("supermicro/libredfish/system.json");
+	/* ProcessorSummary names the family only; the Processor the part */
+	assert_string_equal(hw.cpu_model, "Intel(R) Xeon(R) processor");
+	assert_int_equal(hw.cpu_max_mhz, -1);
+	FEED(rf_parse_processor, &hw, "supermicro/libredfish/processor_1.json");
+	assert_string_equal(hw.cpu_model, "Intel(R) Xeon(R) Platinum 8462Y+");
+	assert_int_equal(hw.cpu_max_mhz, 2800);
 	FEED(rf_parse_ethernet_interface, &hw, "supermicro/libredfish/eth_tomanager.json");
 	FEED(rf_parse_network_device_function, &hw, "supermicro/libredfish/ndf_1_1.json");
 	FEED(rf_parse_ethernet_interface, &hw, "supermicro/libredfish/eth_1.json");
@@ -527,6 +534,132 @@ static void test_ami_dgx_host_choice(void **state)
 	json_decref(systems);
 }
 
+/* Gigabyte H262-Z63-00 (AMD EPYC 7702) on AMI MegaRAC ("AMI Redfish
+ * Server", System and Manager "Self"), recorded in a Cray lab. Its root
+ * offers $expand up to 5 levels. Three EthernetInterfaces for two ports:
+ * Lan3 repeats Lan2's MAC; the boot entries PXE-boot through the same two
+ * (the I350's functions 0 and 1). The Manager's usb0 is its end of the
+ * Host Interface (a locally administered MAC), bond0 its own port. */
+static void test_gigabyte_ami(void **state)
+{
+	struct br_hw hw;
+	json_t *root = capture("gigabyte/cray_rie/service_root.json");
+	json_t *adapters = capture("gigabyte/cray_rie/network_adapters.json");
+	char *expand = rf_expand_query(root);
+	const struct br_nic *n;
+	char name[64];
+
+	assert_string_equal(expand, "$expand=.($levels=1)");
+	free(expand);
+	assert_null(rf_vendor_from_root(root));
+	br_hw_init(&hw);
+	FEED(rf_parse_system, &hw, "gigabyte/cray_rie/system.json");
+	assert_string_equal(hw.manufacturer, "GIGABYTE");
+	assert_null(rf_vendor_from_manufacturer(hw.manufacturer));
+	assert_string_equal(hw.model, "H262-Z63-00");
+	assert_string_equal(hw.system_serial, "GJG9NF512A000302");
+	assert_string_equal(hw.uuid, "e9184000-7983-11ec-8000-b42e99bade15");
+	assert_string_equal(hw.cpu_model, "AMD EPYC 7702 64-Core Processor");
+	assert_int_equal(hw.cpu_count, 2);
+	assert_int_equal(hw.memory_gib, 244);
+	assert_int_equal(hw.n_boot_order, 7);
+	assert_host_system("gigabyte/cray_rie/system.json");
+	FEED(rf_parse_processor, &hw, "gigabyte/cray_rie/processor_1.json");
+	assert_string_equal(hw.cpu_model, "AMD EPYC 7702 64-Core Processor");
+	assert_int_equal(hw.cpu_max_mhz, 3350);
+	/* in the collection's order: 3, 2, 1 */
+	FEED(rf_parse_ethernet_interface, &hw, "gigabyte/cray_rie/eth_3.json");
+	FEED(rf_parse_ethernet_interface, &hw, "gigabyte/cray_rie/eth_2.json");
+	FEED(rf_parse_ethernet_interface, &hw, "gigabyte/cray_rie/eth_1.json");
+	for (int i = 2; i <= 7; i++) {
+		snprintf(name, sizeof(name), "gigabyte/cray_rie/boot_option_%04d.json", i);
+		FEED(rf_parse_boot_option, &hw, name);
+	}
+	assert_int_equal(json_array_size(json_object_get(adapters, "Members")), 0);
+	FEED(rf_parse_manager_ethernet, &hw, "gigabyte/cray_rie/manager_eth_usb0.json");
+	assert_null(hw.bmc_mac);
+	FEED(rf_parse_manager_ethernet, &hw, "gigabyte/cray_rie/manager_eth_bond0.json");
+	rf_macs_settle(&hw);
+	assert_int_equal(br_hw_host_nics(&hw), 2);
+	n = nic(&hw, "b4:2e:99:ba:de:15");
+	assert_string_equal(n->role, BR_NIC_ROLE_HOST);
+	assert_string_equal(n->source, "EthernetInterfaces");
+	assert_string_equal(n->name, "1");
+	n = nic(&hw, "b4:2e:99:ba:de:16");
+	assert_string_equal(n->role, BR_NIC_ROLE_HOST);
+	assert_string_equal(n->source, "EthernetInterfaces");
+	assert_string_equal(hw.bmc_mac, "b4:2e:99:ba:de:17");
+	assert_string_equal(nic(&hw, "b4:2e:99:ba:de:17")->role, BR_NIC_ROLE_BMC);
+	assert_string_equal(nic(&hw, "46:d5:fa:9a:bf:1a")->role, BR_NIC_ROLE_BMC_USB);
+	assert_int_equal(hw.n_nics, 4);
+	json_decref(adapters);
+	json_decref(root);
+	br_hw_release(&hw);
+}
+
+/* Intel S2600BPB (Xeon Silver 4112) under Intel's own BMC firmware,
+ * Redfish 1.1, recorded in a Cray lab (SMBIOS says "Cray Inc."): no
+ * ProtocolFeaturesSupported, an empty EthernetInterfaces collection and no
+ * BootOptions, so no host MAC at all; its first two Manager ports are
+ * disabled ("State": "Disabled", InterfaceEnabled false) and the third,
+ * on DHCP, is the BMC's; the Chassis the System names answers an error
+ * document. ProcessorSummary's model is "Central Processor" and the
+ * Processor's "Intel Xeon processor": placeholders both; the part (Xeon
+ * Silver 4112) is only in ProcessorId.VendorId, where DSP0268 puts the
+ * CPUID vendor ("GenuineIntel"), so it is not taken from there. */
+static void test_intel_s2600bpb(void **state)
+{
+	struct br_hw hw;
+	json_t *root = capture("intel/cray_rie/service_root.json");
+	json_t *eths = capture("intel/cray_rie/eth_collection.json");
+	json_t *chassis = capture("intel/cray_rie/chassis_rackmount_error.json");
+	struct br_buf reason;
+	char *body;
+
+	assert_null(rf_expand_query(root));
+	assert_null(rf_vendor_from_root(root));
+	br_hw_init(&hw);
+	FEED(rf_parse_system, &hw, "intel/cray_rie/system.json");
+	assert_string_equal(hw.system_serial, "QSBP74100021");
+	assert_string_equal(hw.model, "S2600BPB");
+	assert_string_equal(hw.manufacturer, "Cray Inc.");
+	assert_string_equal(hw.uuid, "3504bf7d-ae5b-11e7-ab21-a4bf012890a8");
+	assert_int_equal(hw.cpu_count, 2);
+	assert_int_equal(hw.memory_gib, 48);
+	assert_host_system("intel/cray_rie/system.json");
+	/* the Processor's placeholder is still the Processor's; its clock is
+	 * what the BMC says (4000 for a part rated 2.6 GHz, 3.0 turbo) */
+	FEED(rf_parse_processor, &hw, "intel/cray_rie/processor_cpu1.json");
+	assert_string_equal(hw.cpu_model, "Intel Xeon processor");
+	assert_int_equal(hw.cpu_max_mhz, 4000);
+	assert_int_equal(json_array_size(json_object_get(eths, "Members")), 0);
+	/* what the node's unreadable facts say of that Chassis */
+	body = json_dumps(chassis, 0);
+	br_buf_init(&reason, 0);
+	rf_http_error_reason(&reason, 404, "https://bmc/redfish/v1/Chassis/RackMount", body, strlen(body),
+			     NULL);
+	assert_string_equal(
+	    br_buf_str(&reason),
+	    "HTTP 404 on https://bmc/redfish/v1/Chassis/RackMount: Base.1.1.0.ResourceMissingAtURI");
+	br_buf_release(&reason);
+	free(body);
+	FEED(rf_parse_manager_ethernet, &hw, "intel/cray_rie/manager_eth_1.json");
+	FEED(rf_parse_manager_ethernet, &hw, "intel/cray_rie/manager_eth_2.json");
+	assert_null(hw.bmc_mac);
+	FEED(rf_parse_manager_ethernet, &hw, "intel/cray_rie/manager_eth_3.json");
+	assert_string_equal(hw.bmc_mac, "a4:bf:01:28:90:ac");
+	rf_macs_settle(&hw);
+	assert_int_equal(br_hw_host_nics(&hw), 0);
+	br_hw_keep_identity(&hw);
+	assert_true(br_hw_has_identity(&hw));
+	assert_string_equal(hw.system_serial, "QSBP74100021");
+	assert_string_equal(hw.bmc_mac, "a4:bf:01:28:90:ac");
+	json_decref(chassis);
+	json_decref(eths);
+	json_decref(root);
+	br_hw_release(&hw);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -546,6 +679,8 @@ int main(void)
 		cmocka_unit_test(test_dell_connection_view_r7615),
 		cmocka_unit_test(test_nvidia_gb200_openbmc),
 		cmocka_unit_test(test_ami_dgx_host_choice),
+		cmocka_unit_test(test_gigabyte_ami),
+		cmocka_unit_test(test_intel_s2600bpb),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
