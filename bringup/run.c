@@ -404,12 +404,12 @@ static const char **zone_hosts(const struct run_args *a, const struct inv_node *
 }
 
 /* Whether hostname counts in this run's summary: one of --only's (if
- * given) and of the run's zone (if any). */
+ * given) and of the run's zone (zone_hosts' list; NULL: no zone). */
 static int counted(const struct run_args *a, const char **zone, size_t nzone, const char *hostname)
 {
 	if (!picked(a, hostname))
 		return 0;
-	return !run_zone(a) || bsearch(&hostname, zone, nzone, sizeof(*zone), cmp_str);
+	return !zone || bsearch(&hostname, zone, nzone, sizeof(*zone), cmp_str);
 }
 
 /* A ticket's kind: its fault up to the first ':' (firmware:BIOS is a
