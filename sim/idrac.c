@@ -804,7 +804,13 @@ void sim_idrac_handle(void *ctx, const struct sim_request *req, struct sim_respo
 	dispatch(&c, r);
 out:
 	if (sim_fault_has(&bmc->node->faults, SIM_F_TARPIT)) {
-		resp->stall_ms += SIM_TARPIT_STALL_MS;
+		int late = SIM_TARPIT_STALL_MS + SIM_TARPIT_STEP_MS * bmc->node->st.tarpit_answers;
+
+		if (late < SIM_TARPIT_STALL_MAX_MS)
+			bmc->node->st.tarpit_answers++;
+		else
+			late = SIM_TARPIT_STALL_MAX_MS;
+		resp->stall_ms += late;
 		if (!resp->note)
 			resp->note = "tarpit";
 	}

@@ -112,8 +112,11 @@ enum sim_fault {
 	/* The BMC's session table is full (of other clients' sessions): every
 	 * login gets iDRAC's RAC0218; basic auth still works. */
 	SIM_F_SESSIONS_FULL,
-	/* A tarpit: every answer comes SIM_TARPIT_STALL_MS late, each within
-	 * any sane request timeout, so only a deadline on the whole BMC ends it. */
+	/* A tarpit: every answer comes late, SIM_TARPIT_STALL_MS for the first
+	 * and SIM_TARPIT_STEP_MS more for each one after, up to
+	 * SIM_TARPIT_STALL_MAX_MS: each within any sane request timeout, and a
+	 * whole walk far longer than any BMC deadline a test gives, however few
+	 * requests discovery needs, so only a deadline on the whole BMC ends it. */
 	SIM_F_TARPIT,
 	/* BIOS off baseline (as bios_drift), and its config job runs
 	 * SIM_SLOW_JOB_MS of POST (10 s): long enough to stop a configure between
@@ -299,6 +302,8 @@ struct sim_fw_task {
 #define SIM_DEEP_EXPAND_LEVELS 5000
 
 #define SIM_TARPIT_STALL_MS 1500
+#define SIM_TARPIT_STEP_MS 250
+#define SIM_TARPIT_STALL_MAX_MS 3500
 #define SIM_SLOW_JOB_MS 10000
 
 /* The faults of a node: one bit per enum sim_fault. */
@@ -461,6 +466,7 @@ struct sim_bmc_state {
 	struct sim_fw_task fw_tasks[SIM_FW_TASKS_MAX];
 	int n_fw_tasks;
 	int64_t down_until_ms;
+	int tarpit_answers; /* answers a tarpit gave so far */
 };
 
 struct sim_node {

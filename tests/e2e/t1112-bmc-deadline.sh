@@ -1,5 +1,5 @@
 #!/bin/sh
-# A tarpit BMC (every answer 1.5 s late, each inside the request timeout)
+# A tarpit BMC (every answer 1.5-3.5 s late, each inside the request timeout)
 # would hold discovery for a minute here and for hours on a real walk; the
 # per-BMC deadline fails it with "deadline of N s passed" while the good
 # BMCs beside it end as they would alone. The deadline comes from
