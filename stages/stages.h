@@ -8,6 +8,7 @@
  *   stage.h        the skeleton, exit codes, which stage takes which node
  *   config.h       bringup.conf: settings into the environment; site profiles
  *   manifest.h     import: reading rack.csv
+ *   netbox.h       import: a rack from NetBox's REST API (devices, cables)
  *   bmcopts.h      the options and failure reasons of stages that talk to BMCs
  *   credentials.h  credentials rotate: factory BMC passwords to site ones
  *   discover.h     discover: read every BMC, store its facts
@@ -37,6 +38,7 @@
 #include "stages/lifecycle.h"
 #include "stages/manifest.h"
 #include "stages/metrics.h"
+#include "stages/netbox.h"
 #include "stages/report.h"
 #include "stages/reprovision.h"
 #include "stages/stage.h"
