@@ -413,6 +413,41 @@ static int cable_one(const void *obj, const void *nb, const char *key, const cha
 	return cable_filter(nb, obj, key, value);
 }
 
+/* "scheme://host" of the request, as NetBox builds its links
+ * (request.build_absolute_uri). Caller frees. */
+static char *origin_of(const struct sim_netbox *nb, const struct sim_request *req)
+{
+	const char *host = sim_request_header(req, "Host");
+
+	return br_xasprintf("%s://%s", nb->cfg.https ? "https" : "http", host ? host : "127.0.0.1");
+}
+
+/* Every "url" and "display_url" made absolute, as NetBox serialises its
+ * hyperlinks. */
+static void absolutize(json_t *v, const char *origin)
+{
+	const char *key;
+	json_t *member;
+	size_t i;
+
+	if (json_is_array(v))
+		json_array_foreach(v, i, member) absolutize(member, origin);
+	if (!json_is_object(v))
+		return;
+	json_object_foreach(v, key, member)
+	{
+		if ((!strcmp(key, "url") || !strcmp(key, "display_url")) && json_is_string(member) &&
+		    json_string_value(member)[0] == '/') {
+			char *abs = br_xasprintf("%s%s", origin, json_string_value(member));
+
+			json_string_set(member, abs);
+			free(abs);
+		} else {
+			absolutize(member, origin);
+		}
+	}
+}
+
 /* The page's link: the request's URL with limit and offset replaced. */
 static json_t *page_link(const struct sim_netbox *nb, const struct sim_request *req, const struct query *q,
 			 long limit, long offset)
@@ -468,7 +503,13 @@ static void list(struct sim_netbox *nb, const struct sim_request *req, struct si
 			return;
 		}
 		if (m && count++ >= offset && count <= offset + limit)
-			json_array_append(results, o);
+			json_array_append_new(results, json_deep_copy(o));
+	}
+	{
+		char *origin = origin_of(nb, req);
+
+		absolutize(results, origin);
+		free(origin);
 	}
 	doc = json_pack(
 	    "{s:I, s:o, s:o, s:o}", "count", (json_int_t)count, "next",
