@@ -5,72 +5,12 @@
 
 #include "http.h"
 #include "netbox.h"
-
-#define NB_RETRIES 3
+#include "rest.h"
 
 struct nb_client {
 	const struct stg_netbox_options *o;
 	char *base; /* the URL, ending in '/' */
-	char *auth_header;
-	struct br_loop *loop;
-	struct br_http http;
-	struct br_http_host host;
-};
-
-struct nb_req {
-	struct br_http_req http; /* first member */
-	struct nb_client *c;
-	int done;
-	long status;
-	CURLcode result;
-	char curl_err[CURL_ERROR_SIZE];
-	struct br_buf body;
-};
-
-static int on_start(struct br_http_req *hr, CURL *easy, struct curl_slist **headers)
-{
-	struct nb_req *r = (struct nb_req *)hr;
-
-	(void)easy;
-	*headers = curl_slist_append(*headers, "Accept: application/json");
-	if (*headers)
-		*headers = curl_slist_append(*headers, r->c->auth_header);
-	return *headers ? 0 : BR_E_NOMEM;
-}
-
-/* A dropped connection, a 5xx or a 429 may pass; a GET is safe to repeat. */
-static int on_judge(struct br_http_req *hr, long *delay)
-{
-	int retry =
-	    hr->result != CURLE_OK ? br_http_transient(hr->result) : hr->status >= 500 || hr->status == 429;
-
-	if (!retry || hr->attempt >= NB_RETRIES)
-		return 0;
-	if (hr->retry_after_ms > *delay)
-		*delay = hr->retry_after_ms;
-	return 1;
-}
-
-static void on_done(struct br_http_req *hr)
-{
-	struct nb_req *r = (struct nb_req *)hr;
-
-	r->done = 1;
-	r->status = hr->start_failed ? 0 : hr->status;
-	r->result = hr->start_failed ? CURLE_FAILED_INIT : hr->result;
-	memcpy(r->curl_err, hr->curl_err, sizeof(r->curl_err));
-	r->body = hr->body; /* taken */
-	br_buf_init(&hr->body, 0);
-	br_http_req_release(hr);
-}
-
-static void on_drop(struct br_http_req *hr)
-{
-	br_http_req_release(hr);
-}
-
-static const struct br_http_ops nb_ops = {
-	.start = on_start, .judge = on_judge, .done = on_done, .drop = on_drop
+	struct stg_rest rest;
 };
 
 /* Whether two URLs have the same scheme, host and port: a "next" link
@@ -119,43 +59,35 @@ static char *netbox_words(const struct br_buf *body)
 
 static int get_page(struct nb_client *c, const char *url, json_t **ret_doc, struct br_err *err)
 {
-	struct nb_req r = { .c = c };
+	struct br_err call_err = { 0 };
+	struct br_buf body;
+	long status = 0;
 	char *words;
 	int rc;
 
-	br_http_req_init(&r.http, &c->host, "GET", url, 0);
-	br_http_submit(&r.http);
-	rc = br_loop_run(c->loop, err);
+	br_buf_init(&body, 0);
+	rc = stg_rest_call(&c->rest, "GET", url, NULL, &status, &body, &call_err);
 	if (rc) {
-		br_http_host_cancel(&c->host); /* r is this frame's */
-		br_buf_release(&r.body);
-		return rc;
-	}
-	if (!r.done)
-		return br_errf(err, BR_E_IO, "NetBox GET %s: no answer", url);
-	if (r.result != CURLE_OK) {
-		rc = br_errf(err, BR_E_UNREACHABLE, "NetBox GET %s: %s", url,
-			     r.curl_err[0] ? r.curl_err : curl_easy_strerror(r.result));
+		rc = br_errf(err, rc, "NetBox %s", call_err.msg);
 		goto out;
 	}
-	if (r.status != 200) {
-		words = netbox_words(&r.body);
+	if (status != 200) {
+		words = netbox_words(&body);
 		/* A filter NetBox refuses is the operator's to fix; a refused
 		 * token or a NetBox that is down is the site's. */
 		rc = br_errf(err,
-			     r.status == 400			  ? BR_E_INVAL
-			     : r.status == 401 || r.status == 403 ? BR_E_AUTH
-								  : BR_E_IO,
-			     "NetBox GET %s: HTTP %ld: %s", url, r.status, words);
+			     status == 400		      ? BR_E_INVAL
+			     : status == 401 || status == 403 ? BR_E_AUTH
+							      : BR_E_IO,
+			     "NetBox GET %s: HTTP %ld: %s", url, status, words);
 		free(words);
 		goto out;
 	}
-	*ret_doc = br_json_parse_bounded(r.body.data ? r.body.data : "", r.body.len, STG_NETBOX_BODY_MAX,
-					 STG_NETBOX_BODY_MAX / 4, err);
+	*ret_doc = stg_rest_json(url, &body, STG_NETBOX_BODY_MAX, &call_err);
 	if (!*ret_doc)
-		rc = br_errf(err, BR_E_PROTO, "NetBox GET %s: %s", url, err ? err->msg : "not JSON");
+		rc = br_errf(err, BR_E_PROTO, "NetBox GET %s", call_err.msg);
 out:
-	br_buf_release(&r.body);
+	br_buf_release(&body);
 	return rc;
 }
 
@@ -195,8 +127,9 @@ static int get_all(struct nb_client *c, const char *first_url, json_t *objects, 
 
 static int client_init(struct nb_client *c, const struct stg_netbox_options *o, struct br_err *err)
 {
-	struct br_http_options ho;
+	struct stg_rest_options ro = { 0 };
 	size_t len;
+	char *auth;
 	int rc;
 
 	memset(c, 0, sizeof(*c));
@@ -214,37 +147,23 @@ static int client_init(struct nb_client *c, const struct stg_netbox_options *o, 
 	br_redact_add(o->token);
 	/* NetBox 4.5's v2 tokens are "nbt_KEY.SECRET" after "Bearer"; v1
 	 * tokens are bare after "Token" (docs/integrations/rest-api.md). */
-	c->auth_header =
-	    br_xasprintf("Authorization: %s %s", strncmp(o->token, "nbt_", 4) ? "Token" : "Bearer", o->token);
-	br_http_options_init(&ho);
-	ho.timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : 30000;
-	ho.retries = NB_RETRIES;
-	ho.backoff_ms = 500;
-	ho.backoff_max_ms = 10000;
-	ho.ca_file = o->ca_file;
-	ho.insecure = o->insecure;
-	ho.total_inflight = 1;
-	ho.body_max = STG_NETBOX_BODY_MAX;
-	rc = br_loop_new(&c->loop, err);
-	if (!rc)
-		rc = br_http_init(&c->http, c->loop, &ho, err);
-	if (!rc)
-		br_http_host_init(&c->host, &c->http, &nb_ops, 1, c);
+	auth = br_xasprintf("%s %s", strncmp(o->token, "nbt_", 4) ? "Token" : "Bearer", o->token);
+	ro.authorization = auth;
+	ro.ca_file = o->ca_file;
+	ro.insecure = o->insecure;
+	ro.timeout_ms = o->timeout_ms;
+	ro.body_max = STG_NETBOX_BODY_MAX;
+	rc = stg_rest_init(&c->rest, &ro, err);
+	memset(auth, 0, strlen(auth));
+	free(auth);
 	return rc;
 }
 
 static void client_release(struct nb_client *c)
 {
-	if (c->http.multi) {
-		br_http_host_cancel(&c->host);
-		br_http_release(&c->http);
-	}
-	br_loop_free(c->loop);
-	if (c->auth_header) {
+	stg_rest_release(&c->rest);
+	if (c->base)
 		br_redact_remove(c->o->token);
-		memset(c->auth_header, 0, strlen(c->auth_header));
-	}
-	free(c->auth_header);
 	free(c->base);
 }
 

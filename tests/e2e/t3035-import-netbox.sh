@@ -92,4 +92,8 @@ rc=0; bringup import --db "$T/bad.db" --netbox "$NETBOX_URL" --netbox-token env:
 assert_eq "$rc" 3 "exit with a refused token"
 assert_contains "$(cat err)" "HTTP 403: Invalid v1 token" "refused token"
 [ -e "$T/bad.db" ] && fail "a refused token made an inventory"
+# No NetBox there: exit 3 naming the URL.
+rc=0; bringup import --db "$T/bad.db" --netbox http://127.0.0.1:1/ > /dev/null 2> err || rc=$?
+assert_eq "$rc" 3 "exit with NetBox unreachable"
+assert_contains "$(cat err)" "NetBox GET http://127.0.0.1:1/api/dcim/devices/" "unreachable NetBox"
 exit 0
