@@ -19,11 +19,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <openssl/evp.h>
+
 #include "http.h"
 #include "idrac.h"
 #include "maas.h"
 #include "netbox.h"
 #include "sim.h"
+#include "tickets.h"
 #include "vendor.h"
 
 #define SIM_FLAKY_STALL_MS 20000
@@ -64,6 +67,8 @@ struct run {
 	struct sim_loop *loop;
 	struct sim_maas *maas;
 	struct sim_netbox *netbox;
+	struct sim_jira *jira;
+	struct sim_servicenow *servicenow;
 	struct sim_ssh *ssh; /* the simulated hosts' sshds, or NULL */
 	char *tls_key, *tls_cert;
 	struct br_buf env; /* DIR/env, one line per variable */
@@ -211,6 +216,57 @@ static int start_netbox(struct run *r, struct br_err *err)
 	return rc;
 }
 
+static int random_hex(char *out, size_t n, struct br_err *err)
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned char raw[64];
+
+	if (n > sizeof(raw) || getrandom(raw, n, 0) != (ssize_t)n)
+		return br_errf(err, BR_E_IO, "getrandom: %s", strerror(errno));
+	for (size_t i = 0; i < n; i++)
+		out[i] = hex[raw[i] % 16];
+	out[n] = '\0';
+	return 0;
+}
+
+/* The ticket systems tickets are filed in: Jira (a Data Center personal
+ * access token, "Bearer") and ServiceNow (a user's basic credentials). */
+static int start_ticket_systems(struct run *r, struct br_err *err)
+{
+	char secret[33], *jira_auth = NULL, *sn_auth = NULL, *pair;
+	unsigned char b64[96];
+	int rc, port;
+
+	rc = random_hex(secret, 32, err);
+	if (rc)
+		return rc;
+	jira_auth = br_xasprintf("Bearer %s", secret);
+	r->jira = sim_jira_new("DC", jira_auth);
+	rc = sim_loop_listen(r->loop, "jira", 0, sim_jira_handle, r->jira, &port, err);
+	if (!rc)
+		br_buf_addf(&r->env,
+			    "JIRA_URL=%s://127.0.0.1:%d/\nJIRA_PROJECT=DC\nJIRA_AUTHORIZATION='%s'\n",
+			    r->o->https ? "https" : "http", port, jira_auth);
+	if (!rc)
+		rc = random_hex(secret, 32, err);
+	if (!rc) {
+		pair = br_xasprintf("bringup:%s", secret);
+		EVP_EncodeBlock(b64, (const unsigned char *)pair, (int)strlen(pair));
+		free(pair);
+		sn_auth = br_xasprintf("Basic %s", (char *)b64);
+		r->servicenow = sim_servicenow_new(sn_auth);
+		rc = sim_loop_listen(r->loop, "servicenow", 0, sim_servicenow_handle, r->servicenow, &port,
+				     err);
+	}
+	if (!rc)
+		br_buf_addf(&r->env, "SERVICENOW_URL=%s://127.0.0.1:%d/\nSERVICENOW_AUTHORIZATION='%s'\n",
+			    r->o->https ? "https" : "http", port, sn_auth);
+	free(jira_auth);
+	free(sn_auth);
+	memset(secret, 0, sizeof(secret));
+	return rc;
+}
+
 /* The MAAS emulator, on its own threads, knowing every node by its MACs. */
 static int start_maas(struct run *r, struct br_err *err)
 {
@@ -345,6 +401,8 @@ static int start(struct run *r, struct br_err *err)
 		rc = start_bmcs(r, err);
 	if (!rc)
 		rc = start_netbox(r, err);
+	if (!rc)
+		rc = start_ticket_systems(r, err);
 	/* Every port listens before the fork, so each process holds them all
 	 * and the handshake below still means "every port answers". */
 	if (!rc)
@@ -504,6 +562,8 @@ static void run_release(struct run *r)
 	sim_maas_stop(r->maas);
 	sim_loop_free(r->loop);
 	sim_netbox_free(r->netbox);
+	sim_jira_free(r->jira);
+	sim_servicenow_free(r->servicenow);
 	if (r->dir && r->loop && !r->proc) {
 		pid_path = br_xasprintf("%s/sim.pid", r->dir);
 		unlink(pid_path);

@@ -70,6 +70,8 @@ static const char *field_label(const struct parse_state *ps, const char *field)
 }
 
 static void vproblem(struct parse_state *ps, const struct stg_manifest_row *r, int line, const char *field,
+		     const char *fmt, va_list ap) BR_PRINTF(5, 0);
+static void vproblem(struct parse_state *ps, const struct stg_manifest_row *r, int line, const char *field,
 		     const char *fmt, va_list ap)
 {
 	struct br_buf b;

@@ -17,7 +17,8 @@
  *   enlist.h       enlist's MAAS flow
  *   validate.h     validate: probe over SSH, judge, store
  *   gate.h         gate: promote or quarantine, mirrored in MAAS
- *   tickets.h      tickets and their webhook (webhook.h)
+ *   tickets.h      tickets and their webhook (webhook.h), or Jira and
+ *                  ServiceNow by their APIs (ticketsys.h, on rest.h)
  *   report.h       the HTML rack report
  *   reprovision.h  a node back to its stage
  *   lifecycle.h    retiring and unretiring
@@ -42,7 +43,9 @@
 #include "stages/report.h"
 #include "stages/reprovision.h"
 #include "stages/stage.h"
+#include "stages/rest.h"
 #include "stages/tickets.h"
+#include "stages/ticketsys.h"
 #include "stages/validate.h"
 #include "stages/webhook.h"
 
