@@ -227,6 +227,7 @@ struct post_ctx {
 	struct inv *inv;
 	struct inv_ticket *tickets; /* the ones sent, by delivery index */
 	struct stg_stage *st;	    /* told of what the inventory refused */
+	char *first_failure;	    /* the ticket system's words, for the stage's error */
 };
 
 static void on_posted(void *ctx, size_t index, int ok, const char *message)
@@ -255,7 +256,7 @@ static int post(struct stg_stage *st, struct stg_tickets_run *run, const struct 
 {
 	struct inv_ticket *all = NULL;
 	struct stg_webhook_delivery *d;
-	struct post_ctx pc = { run, st->inv, NULL, st };
+	struct post_ctx pc = { run, st->inv, NULL, st, NULL };
 	struct br_err err = { 0 };
 	size_t n_all = 0, n = 0;
 	char **owned;
@@ -313,6 +314,8 @@ static void on_filed(void *ctx, size_t index, int ok, const char *text)
 	if (ok)
 		br_info("tickets", "%s/%s v%lld: %s", t->hostname, t->fault, (long long)t->version,
 			text ? text : "nothing open to close");
+	else if (!pc->first_failure)
+		pc->first_failure = br_xstrdup(text ? text : "");
 	on_posted(ctx, index, ok, text);
 }
 
@@ -339,7 +342,7 @@ static int post_sys(struct stg_stage *st, struct stg_tickets_run *run)
 {
 	struct inv_ticket *all = NULL;
 	struct stg_ticketsys_item *items;
-	struct post_ctx pc = { run, st->inv, NULL, st };
+	struct post_ctx pc = { run, st->inv, NULL, st, NULL };
 	struct br_err err = { 0 };
 	size_t n_all = 0, n = 0;
 	char **owned;
@@ -375,12 +378,13 @@ static int post_sys(struct stg_stage *st, struct stg_tickets_run *run)
 	free(pc.tickets);
 	inv_tickets_free(all, n_all);
 	if (rc)
-		return stg_stage_fail(st, STG_EXIT_USAGE, "%s", err.msg);
-	if (run->post_failed)
-		return stg_stage_fail(st, STG_EXIT_UNREACHABLE,
-				      "%zu ticket versions not filed in %s (%zu were)", run->post_failed,
-				      run->sys->url, run->posted);
-	return 0;
+		rc = stg_stage_fail(st, STG_EXIT_USAGE, "%s", err.msg);
+	else if (run->post_failed)
+		rc = stg_stage_fail(st, STG_EXIT_UNREACHABLE,
+				    "%zu ticket versions not filed in %s (%zu were): %s", run->post_failed,
+				    run->sys->url, run->posted, pc.first_failure ? pc.first_failure : "");
+	free(pc.first_failure);
+	return rc;
 }
 
 /* Of the listed tickets, only the closed ones. */
