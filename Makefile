@@ -195,6 +195,9 @@ install-bin:
 	sed 's|@BINDIR@|$(PREFIX)/bin|g' dist/systemd/bringup-run.service.in > $(DESTDIR)$(UNITDIR)/bringup-run.service
 	install -m 0644 dist/systemd/bringup-run.timer $(DESTDIR)$(UNITDIR)/
 
+deb: all
+	scripts/deb $(BUILD)
+
 install-man:
 	install -d $(MANDIR)/man1 $(MANDIR)/man5
 	install -m 0644 $(MAN1) $(MANDIR)/man1/
