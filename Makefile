@@ -6,8 +6,11 @@
 #   make demo       the whole pipeline on a simulated 32-node rack
 #   make bench      benchmarks into build/bench/*.json (not part of test)
 #   make fuzz       every libFuzzer target (fuzz/) for FUZZ_SECONDS (600) each
-#   make install    PREFIX=/usr/local DESTDIR= (executables, templates,
-#                   man pages)
+#   make install    PREFIX=/usr/local DESTDIR= (bringup in bin/, the stages
+#                   in libexec/bringup/, templates, man pages, bash
+#                   completion, the systemd service and timer)
+#   make deb        a Debian package in build/deb/ (dpkg-deb; lintian when
+#                   installed)
 #   make lint       clang-format check, man pages (mandoc -T lint), the
 #                   layering check (scripts/layers), cppcheck
 #   make format / clean
@@ -59,7 +62,7 @@ SIM_LIBS   := $(foreach m,sim common,$(if $(call lib_srcs,$(m)),$(BUILD)/lib/lib
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(UNIT_SRCS))
 
-.PHONY: FORCE all tests test demo bench install install-man format format-check man-check lint clean deps fuzz fuzz-build fuzz-bins
+.PHONY: FORCE all tests test demo bench install install-bin install-man deb format format-check man-check lint clean deps fuzz fuzz-build fuzz-bins
 all: $(BINS)
 
 tests: all $(UNIT_BINS)
@@ -173,10 +176,27 @@ MAN1 := $(wildcard man/*.1)
 MAN5 := $(wildcard man/*.5)
 MANDIR = $(DESTDIR)$(PREFIX)/share/man
 
-install: all install-man
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/bringup/templates
-	install -m 0755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
+# The driver in bin/, what it runs (every stage, the probe, the simulator)
+# in libexec/bringup/ (the driver looks there), bash completion, the
+# systemd service and timer (UNITDIR; Debian's /lib/systemd/system for
+# PREFIX=/usr).
+LIBEXECDIR = $(PREFIX)/libexec/bringup
+UNITDIR ?= $(if $(filter /usr,$(PREFIX)),/lib/systemd/system,$(PREFIX)/lib/systemd/system)
+install: all install-bin install-man
+
+# What install copies, without building first (tests install a tree built before).
+install-bin:
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(PREFIX)/share/bringup/templates \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(UNITDIR)
+	install -m 0755 $(BUILD)/bin/bringup $(DESTDIR)$(PREFIX)/bin/
+	install -m 0755 $(filter-out $(BUILD)/bin/bringup,$(BINS)) $(DESTDIR)$(LIBEXECDIR)/
 	cp -R templates/. $(DESTDIR)$(PREFIX)/share/bringup/templates/
+	install -m 0644 dist/bash-completion/bringup $(DESTDIR)$(PREFIX)/share/bash-completion/completions/bringup
+	sed 's|@BINDIR@|$(PREFIX)/bin|g' dist/systemd/bringup-run.service.in > $(DESTDIR)$(UNITDIR)/bringup-run.service
+	install -m 0644 dist/systemd/bringup-run.timer $(DESTDIR)$(UNITDIR)/
+
+deb: all
+	scripts/deb $(BUILD)
 
 install-man:
 	install -d $(MANDIR)/man1 $(MANDIR)/man5

@@ -81,6 +81,13 @@ int main(int argc, char **argv)
 		/* bringup run --only HOST... [--db PATH] [--json] [-q]: the hosts
 		 * that were named, now that their leases are given back. */
 		char *self = br_self_dir(), *driver = self ? br_xasprintf("%s/bringup", self) : NULL;
+
+		/* Installed, the stages are in PREFIX/libexec/bringup and the
+		 * driver in PREFIX/bin. */
+		if (driver && access(driver, X_OK)) {
+			free(driver);
+			driver = br_xasprintf("%s/../../bin/bringup", self);
+		}
 		char **args = br_xcalloc((size_t)(argc - st.argi) + 8, sizeof(*args));
 		char run_s[] = "run", only[] = "--only", db[] = "--db", json[] = "--json", quiet[] = "-q";
 		size_t k = 0;

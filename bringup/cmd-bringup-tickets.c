@@ -16,7 +16,8 @@
  * the Authorization header by reference. Secrets are resolved here, before
  * any node or ticket is touched; a mistake stops the stage (exit 2). */
 static void webhook_target(struct stg_stage *st, struct stg_webhook_options *post, const char *url,
-			   const char *url_ref, const char *auth_ref, char **url_secret, char **auth_secret)
+			   const char *url_ref, const char *auth_ref, int sys, char **url_secret,
+			   char **auth_secret)
 {
 	struct br_err err = { 0 };
 
@@ -44,8 +45,9 @@ static void webhook_target(struct stg_stage *st, struct stg_webhook_options *pos
 		post->url = *url_secret;
 	}
 	if (auth_ref && *auth_ref) {
-		if (!post->url) {
-			stg_stage_usage(st, "--post-auth-ref without a webhook: --post or --post-ref");
+		if (!post->url && !sys) {
+			stg_stage_usage(st, "--post-auth-ref without a webhook (--post or --post-ref), "
+					    "--jira or --servicenow");
 			return;
 		}
 		if (br_secret_resolve(auth_ref, auth_secret, &err)) {
@@ -69,6 +71,8 @@ int main(int argc, char **argv)
 		   *auth_ref = getenv("BRINGUP_TICKETS_POST_AUTH_REF");
 	char *url_secret = NULL, *auth_secret = NULL;
 	int timeout_s = 10, list_only = 0;
+	struct stg_ticketsys_options sys = { .jira_api = 2 };
+	const char *jira_url = NULL, *servicenow_url = NULL;
 	const struct br_option options[] = {
 		{ "format", 'f', BR_OPT_STRING, &format, "md|json|csv",
 		  "Markdown table to print (default), the JSON document (--json), or CSV" },
@@ -83,8 +87,22 @@ int main(int argc, char **argv)
 		{ "post-auth-ref", 0, BR_OPT_STRING, &auth_ref, "env:VAR|file:PATH",
 		  "the webhook's Authorization header value by reference (\"Bearer TOKEN\"; default "
 		  "$BRINGUP_TICKETS_POST_AUTH_REF)" },
+		{ "jira", 0, BR_OPT_STRING, &jira_url, "URL",
+		  "file the tickets in Jira at URL (its base) by its REST API instead of a webhook: "
+		  "searched by label first, so a ticket is never filed twice" },
+		{ "jira-project", 0, BR_OPT_STRING, &sys.jira_project, "KEY",
+		  "the Jira project the issues go in (required with --jira)" },
+		{ "jira-issuetype", 0, BR_OPT_STRING, &sys.jira_issuetype, "NAME",
+		  "the issue type (default Task)" },
+		{ "jira-api", 0, BR_OPT_INT, &sys.jira_api, "2|3",
+		  "Jira's REST API version: 2 (Server, Data Center; default) or 3 (Cloud)" },
+		{ "servicenow", 0, BR_OPT_STRING, &servicenow_url, "URL",
+		  "file the tickets as ServiceNow incidents at URL (the instance) by its Table API, "
+		  "searched by correlation_id first" },
+		{ "servicenow-close-code", 0, BR_OPT_STRING, &sys.servicenow_close_code, "TEXT",
+		  "the close code of an incident whose fault is gone (default \"Solution provided\")" },
 		{ "ca-file", 0, BR_OPT_STRING, &post.ca_file, "PATH",
-		  "CA bundle for the webhook's certificate" },
+		  "CA bundle for the webhook's (or Jira's, ServiceNow's) certificate" },
 		{ "insecure", 'k', BR_OPT_FLAG, &post.insecure, NULL,
 		  "do not verify the webhook's TLS certificate" },
 		{ "retries", 0, BR_OPT_INT, &post.retries, "N",
@@ -128,13 +146,32 @@ int main(int argc, char **argv)
 	if (!st.exit && (post.retries < 0 || timeout_s < 1))
 		stg_stage_usage(&st, "--retries must be 0 or more, --timeout positive");
 	post.timeout_ms = timeout_s * 1000L;
+	/* $BRINGUP_TICKETS_POST_REF is only the webhook's default. */
+	if (!st.exit && (!!jira_url + !!servicenow_url + !!post_url) > 1)
+		stg_stage_usage(&st, "--post, --jira and --servicenow: give one");
+	sys.kind = jira_url	    ? STG_TICKETSYS_JIRA
+		   : servicenow_url ? STG_TICKETSYS_SERVICENOW
+				    : STG_TICKETSYS_NONE;
+	sys.url = jira_url ? jira_url : servicenow_url;
 	if (!st.exit)
-		webhook_target(&st, &post, post_url, post_ref, auth_ref, &url_secret, &auth_secret);
+		webhook_target(&st, &post, post_url, sys.kind ? NULL : post_ref, auth_ref, sys.kind != 0,
+			       &url_secret, &auth_secret);
+	if (!st.exit && sys.kind) {
+		struct br_err err = { 0 };
+
+		sys.authorization = auth_secret;
+		sys.ca_file = post.ca_file;
+		sys.insecure = post.insecure;
+		sys.timeout_ms = post.timeout_ms;
+		if (stg_ticketsys_options_check(&sys, &err))
+			stg_stage_usage(&st, "%s", err.msg);
+		run.sys = &sys;
+	}
 	/* Tickets are the stage's own rows: no node is worked, so no lease
 	 * keeps another stage off them. */
 	st.no_lease = 1;
 	st.readonly = list_only || stg_inventory_readonly_here(st.common.db);
-	if (!st.exit && st.readonly && post.url)
+	if (!st.exit && st.readonly && (post.url || sys.kind))
 		stg_stage_usage(&st, "--post records what it delivered in the inventory: %s",
 				list_only ? "not with --list" : "this user cannot write it");
 	else if (!st.exit && st.readonly && !list_only && !access(st.common.db, F_OK))

@@ -41,19 +41,24 @@ static const struct {
 static const char *const pipeline[] = { "discover", "firmware", "configure", "enlist",
 					"validate", "gate",	"tickets" };
 
-/* Path of bringup-NAME: beside this executable first, then PATH. */
+/* Path of bringup-NAME: beside this executable first (the build tree),
+ * then where make install puts the stages (PREFIX/libexec/bringup, beside
+ * PREFIX/bin), then PATH. */
 static char *find_stage(const char *name)
 {
+	static const char *const rel[] = { "", "/../libexec/bringup" };
 	char *dir = br_self_dir(), *path = NULL;
 	const char *env = getenv("PATH");
 
-	if (dir) {
-		path = br_xasprintf("%s/bringup-%s", dir, name);
-		free(dir);
-		if (!access(path, X_OK))
+	for (size_t i = 0; dir && i < sizeof(rel) / sizeof(rel[0]); i++) {
+		path = br_xasprintf("%s%s/bringup-%s", dir, rel[i], name);
+		if (!access(path, X_OK)) {
+			free(dir);
 			return path;
+		}
 		free(path);
 	}
+	free(dir);
 	while (env && *env) {
 		const char *colon = strchr(env, ':');
 		size_t len = colon ? (size_t)(colon - env) : strlen(env);

@@ -14,14 +14,19 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <openssl/evp.h>
+
 #include "http.h"
 #include "idrac.h"
 #include "maas.h"
+#include "netbox.h"
 #include "sim.h"
+#include "tickets.h"
 #include "vendor.h"
 
 #define SIM_FLAKY_STALL_MS 20000
@@ -47,6 +52,7 @@ struct opts {
 	const char *image_dir;
 	int maas_latency_ms, maas_commission_ms, maas_deploy_ms, maas_no_status_events;
 	int connection_view;
+	int netbox_max_page;
 	const char *dir, *fault_rate, *vendor;
 	struct br_strlist faults;
 };
@@ -60,6 +66,9 @@ struct run {
 	struct sim_bmc *bmcs;
 	struct sim_loop *loop;
 	struct sim_maas *maas;
+	struct sim_netbox *netbox;
+	struct sim_jira *jira;
+	struct sim_servicenow *servicenow;
 	struct sim_ssh *ssh; /* the simulated hosts' sshds, or NULL */
 	char *tls_key, *tls_cert;
 	struct br_buf env; /* DIR/env, one line per variable */
@@ -179,6 +188,83 @@ static int start_bmcs(struct run *r, struct br_err *err)
 	if (r->o->https)
 		br_buf_addf(&r->env, "BRINGUP_CA_FILE=%s/ca.pem\n", r->dir);
 	return 0;
+}
+
+/* The NetBox stand-in on the BMCs' loop: the rack as a site's NetBox
+ * holds it (servers, switches, the cables of wiring.csv), under a random
+ * v1 token in DIR/env. */
+static int start_netbox(struct run *r, struct br_err *err)
+{
+	static const char hex[] = "0123456789abcdef";
+	struct sim_netbox_config nc = { .max_page_size = r->o->netbox_max_page, .https = r->o->https };
+	char token[SIM_NETBOX_TOKEN_LEN + 1];
+	unsigned char raw[SIM_NETBOX_TOKEN_LEN];
+	int rc, port;
+
+	if (getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw))
+		return br_errf(err, BR_E_IO, "NetBox token: getrandom: %s", strerror(errno));
+	for (size_t i = 0; i < SIM_NETBOX_TOKEN_LEN; i++)
+		token[i] = hex[raw[i] % 16];
+	token[SIM_NETBOX_TOKEN_LEN] = '\0';
+	r->netbox = sim_netbox_new(&r->rack, &nc, token);
+	rc = sim_loop_listen(r->loop, "netbox", 0, sim_netbox_handle, r->netbox, &port, err);
+	if (!rc) {
+		br_buf_addf(&r->env, "NETBOX_URL=%s://127.0.0.1:%d/\n", r->o->https ? "https" : "http", port);
+		br_buf_addf(&r->env, "NETBOX_TOKEN=%s\n", token);
+	}
+	memset(token, 0, sizeof(token));
+	return rc;
+}
+
+static int random_hex(char *out, size_t n, struct br_err *err)
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned char raw[64];
+
+	if (n > sizeof(raw) || getrandom(raw, n, 0) != (ssize_t)n)
+		return br_errf(err, BR_E_IO, "getrandom: %s", strerror(errno));
+	for (size_t i = 0; i < n; i++)
+		out[i] = hex[raw[i] % 16];
+	out[n] = '\0';
+	return 0;
+}
+
+/* The ticket systems tickets are filed in: Jira (a Data Center personal
+ * access token, "Bearer") and ServiceNow (a user's basic credentials). */
+static int start_ticket_systems(struct run *r, struct br_err *err)
+{
+	char secret[33], *jira_auth = NULL, *sn_auth = NULL, *pair;
+	unsigned char b64[96];
+	int rc, port;
+
+	rc = random_hex(secret, 32, err);
+	if (rc)
+		return rc;
+	jira_auth = br_xasprintf("Bearer %s", secret);
+	r->jira = sim_jira_new("DC", jira_auth);
+	rc = sim_loop_listen(r->loop, "jira", 0, sim_jira_handle, r->jira, &port, err);
+	if (!rc)
+		br_buf_addf(&r->env,
+			    "JIRA_URL=%s://127.0.0.1:%d/\nJIRA_PROJECT=DC\nJIRA_AUTHORIZATION='%s'\n",
+			    r->o->https ? "https" : "http", port, jira_auth);
+	if (!rc)
+		rc = random_hex(secret, 32, err);
+	if (!rc) {
+		pair = br_xasprintf("bringup:%s", secret);
+		EVP_EncodeBlock(b64, (const unsigned char *)pair, (int)strlen(pair));
+		free(pair);
+		sn_auth = br_xasprintf("Basic %s", (char *)b64);
+		r->servicenow = sim_servicenow_new(sn_auth);
+		rc = sim_loop_listen(r->loop, "servicenow", 0, sim_servicenow_handle, r->servicenow, &port,
+				     err);
+	}
+	if (!rc)
+		br_buf_addf(&r->env, "SERVICENOW_URL=%s://127.0.0.1:%d/\nSERVICENOW_AUTHORIZATION='%s'\n",
+			    r->o->https ? "https" : "http", port, sn_auth);
+	free(jira_auth);
+	free(sn_auth);
+	memset(secret, 0, sizeof(secret));
+	return rc;
 }
 
 /* The MAAS emulator, on its own threads, knowing every node by its MACs. */
@@ -313,6 +399,10 @@ static int start(struct run *r, struct br_err *err)
 	rc = sim_loop_new(&lc, &r->loop, err);
 	if (!rc)
 		rc = start_bmcs(r, err);
+	if (!rc)
+		rc = start_netbox(r, err);
+	if (!rc)
+		rc = start_ticket_systems(r, err);
 	/* Every port listens before the fork, so each process holds them all
 	 * and the handshake below still means "every port answers". */
 	if (!rc)
@@ -471,6 +561,9 @@ static void run_release(struct run *r)
 	sim_ssh_stop(r->ssh);
 	sim_maas_stop(r->maas);
 	sim_loop_free(r->loop);
+	sim_netbox_free(r->netbox);
+	sim_jira_free(r->jira);
+	sim_servicenow_free(r->servicenow);
 	if (r->dir && r->loop && !r->proc) {
 		pid_path = br_xasprintf("%s/sim.pid", r->dir);
 		unlink(pid_path);
@@ -560,6 +653,8 @@ int main(int argc, char **argv)
 		  "shows "
 		  "the switch port behind every host port before PXE (default: Disabled, every port 'No "
 		  "Link' until a client enables it)" },
+		{ "netbox-max-page", 0, BR_OPT_INT, &o.netbox_max_page, "N",
+		  "the NetBox stand-in's MAX_PAGE_SIZE: no page holds more (default 1000)" },
 		{ "https", 0, BR_OPT_FLAG, &o.https, NULL,
 		  "serve the BMCs and MAAS over HTTPS with a generated CA (DIR/ca.pem)" },
 		{ "daemon", 0, BR_OPT_FLAG, &o.daemon, NULL,
@@ -581,7 +676,8 @@ int main(int argc, char **argv)
 	char *help = help_text(
 	    "Serve a simulated rack of Dell iDRAC9 Redfish BMCs on 127.0.0.1, one port each, and a MAAS "
 	    "API\n"
-	    "emulator (MAAS_URL, MAAS_API_KEY in DIR/env; its log in DIR/maas-requests.log), and write\n"
+	    "emulator (MAAS_URL, MAAS_API_KEY in DIR/env; its log in DIR/maas-requests.log), a NetBox\n"
+	    "API stand-in holding the rack's devices and cables (NETBOX_URL, NETBOX_TOKEN), and write\n"
 	    "DIR/rack.csv, wiring.csv, truth.json, env, sim.pid and requests.log. Each node is also a\n"
 	    "simulated host: DIR/hosts/HOSTNAME/ holds the sysfs/procfs tree and tool captures\n"
 	    "bringup-probe reads, served by real sshd on 127.0.0.1 (one port per node; DIR/ssh_config,\n"

@@ -148,7 +148,7 @@ static int write_buf(const char *dir, const char *name, struct br_buf *b, struct
  * whose test-only fault garbles its SerialNumber (a number, 1 MiB, terminal
  * controls): those faults test how discovery survives what it reads, and
  * a cross-check would fail them on the serial first. */
-static const char *manifest_serial(const struct sim_node *n)
+const char *sim_manifest_serial(const struct sim_node *n)
 {
 	if (sim_fault_has(&n->faults, SIM_F_BAD_TYPES) || sim_fault_has(&n->faults, SIM_F_HUGE_SERIAL) ||
 	    sim_fault_has(&n->faults, SIM_F_CONTROL_CHARS))
@@ -173,7 +173,7 @@ static int write_rack_csv(const struct sim_rack *rack, const char *dir, struct b
 
 		/* Each node names its own family's profile: its machine's shape. */
 		br_buf_addf(&b, "%s,%s,%d,%s,root,env:BRINGUP_BMC_PASSWORD,%s,redfish,,,%s", n->hostname,
-			    n->rack, n->unit, n->bmc, sim_vendor_profile(n->vendor), manifest_serial(n));
+			    n->rack, n->unit, n->bmc, sim_vendor_profile(n->vendor), sim_manifest_serial(n));
 		if (systems)
 			br_buf_adds(&b,
 				    sim_fault_has(&n->faults, SIM_F_TWO_HOSTS) ? ",System.Embedded.1" : ",");

@@ -609,6 +609,9 @@ int sim_faults_assign(struct sim_rack *rack, const struct sim_config *cfg, struc
 int sim_write_manifest(const struct sim_rack *rack, const char *dir, struct br_err *err);
 /* truth.json's document; new reference. */
 json_t *sim_truth(const struct sim_rack *rack);
+/* The serial rack.csv (and the NetBox stand-in) gives n: what an engineer
+ * copies from the asset list, "" where a test-only fault garbles it. */
+const char *sim_manifest_serial(const struct sim_node *n);
 
 /* ---- tls.c ---------------------------------------------------------------- */
 

@@ -48,7 +48,8 @@ static const struct {
 /* libcsv hands fields and row ends to callbacks; this is their state. */
 struct parse_state {
 	const char *path;
-	int line; /* line being fed to the parser */
+	const struct stg_manifest_labels *labels; /* rows not from a file: their own names */
+	int line;				  /* line being fed to the parser */
 	struct br_strlist fields;
 	struct br_strlist *problems;
 	int header_done;
@@ -59,22 +60,64 @@ struct parse_state {
 	int too_many;
 };
 
+/* A field as the source calls it: the manifest's column, or the name the
+ * rows' source gave it (NetBox's "position" for "unit"). */
+static const char *field_label(const struct parse_state *ps, const char *field)
+{
+	if (field && ps->labels)
+		for (size_t i = 0; i < ps->labels->n; i++)
+			if (!strcmp(ps->labels->map[i].column, field))
+				return ps->labels->map[i].label;
+	return field;
+}
+
+static void vproblem(struct parse_state *ps, const struct stg_manifest_row *r, int line, const char *field,
+		     const char *fmt, va_list ap) BR_PRINTF(5, 0);
+static void vproblem(struct parse_state *ps, const struct stg_manifest_row *r, int line, const char *field,
+		     const char *fmt, va_list ap)
+{
+	struct br_buf b;
+
+	br_buf_init(&b, 0);
+	if (r && r->origin)
+		br_buf_addf(&b, "%s: ", r->origin);
+	else
+		br_buf_addf(&b, "%s:%d: ", ps->path, line);
+	if (field)
+		br_buf_addf(&b, "%s: ", field_label(ps, field));
+	br_buf_vaddf(&b, fmt, ap);
+	br_strlist_add(ps->problems, br_buf_str(&b));
+	br_buf_release(&b);
+}
+
 static void problem(struct parse_state *ps, int line, const char *field, const char *fmt, ...)
     BR_PRINTF(4, 5);
 static void problem(struct parse_state *ps, int line, const char *field, const char *fmt, ...)
 {
-	struct br_buf b;
 	va_list ap;
 
-	br_buf_init(&b, 0);
-	br_buf_addf(&b, "%s:%d: ", ps->path, line);
-	if (field)
-		br_buf_addf(&b, "%s: ", field);
 	va_start(ap, fmt);
-	br_buf_vaddf(&b, fmt, ap);
+	vproblem(ps, NULL, line, field, fmt, ap);
 	va_end(ap);
-	br_strlist_add(ps->problems, br_buf_str(&b));
-	br_buf_release(&b);
+}
+
+/* A problem of one row, named by its origin when it has one. */
+static void row_problem(struct parse_state *ps, const struct stg_manifest_row *r, const char *field,
+			const char *fmt, ...) BR_PRINTF(4, 5);
+static void row_problem(struct parse_state *ps, const struct stg_manifest_row *r, const char *field,
+			const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vproblem(ps, r, r->line, field, fmt, ap);
+	va_end(ap);
+}
+
+/* Where another row is, for "duplicate" messages: its line, or its origin. */
+static char *row_ref(const struct stg_manifest_row *r)
+{
+	return r->origin ? br_xstrdup(r->origin) : br_xasprintf("line %d", r->line);
 }
 
 /* The column a field of the current row is in, by name, for messages. */
@@ -292,44 +335,44 @@ static void validate_row(struct parse_state *ps, const struct stg_manifest_row *
 	int port;
 
 	if (!r->hostname || !*r->hostname)
-		problem(ps, r->line, "hostname", "missing");
+		row_problem(ps, r, "hostname", "missing");
 	else if (!valid_hostname(r->hostname))
-		problem(ps, r->line, "hostname", "'%s' is not a valid host name (letters, digits, '-', '.')",
-			r->hostname);
+		row_problem(ps, r, "hostname", "'%s' is not a valid host name (letters, digits, '-', '.')",
+			    r->hostname);
 	if (!r->rack || !*r->rack)
-		problem(ps, r->line, "rack", "missing");
+		row_problem(ps, r, "rack", "missing");
 	else if (strlen(r->rack) > 64 || !valid_label_chars(r->rack, "._-"))
-		problem(ps, r->line, "rack", "'%s' is not a rack name (letters, digits, '.', '_', '-')",
-			r->rack);
+		row_problem(ps, r, "rack", "'%s' is not a rack name (letters, digits, '.', '_', '-')",
+			    r->rack);
 	if (r->unit == 0)
-		problem(ps, r->line, "unit", "missing");
+		row_problem(ps, r, "unit", "missing");
 	if (!r->bmc || !*r->bmc)
-		problem(ps, r->line, "bmc", "missing");
+		row_problem(ps, r, "bmc", "missing");
 	else if (stg_bmc_address_parse(r->bmc, &host, &port))
-		problem(ps, r->line, "bmc",
-			"'%s' is not an address (host, IPv4, or [IPv6], with optional :port 1-65535)",
-			r->bmc);
+		row_problem(ps, r, "bmc",
+			    "'%s' is not an address (host, IPv4, or [IPv6], with optional :port 1-65535)",
+			    r->bmc);
 	free(host);
 	if (!r->bmc_user || !*r->bmc_user)
-		problem(ps, r->line, "bmc_user", "missing");
+		row_problem(ps, r, "bmc_user", "missing");
 	if (!r->bmc_password || !*r->bmc_password)
-		problem(ps, r->line, "bmc_password", "missing");
+		row_problem(ps, r, "bmc_password", "missing");
 	else if (!br_secret_ref_valid(r->bmc_password))
-		problem(
-		    ps, r->line, "bmc_password",
+		row_problem(
+		    ps, r, "bmc_password",
 		    "a literal password is refused: write env:VARIABLE or file:PATH so the secret stays out"
 		    " of the manifest, the inventory and the logs");
 	if (!r->profile || !*r->profile) {
-		problem(ps, r->line, "profile", "missing");
+		row_problem(ps, r, "profile", "missing");
 	} else if (!valid_label_chars(r->profile, "._-") || r->profile[0] == '.') {
-		problem(ps, r->line, "profile", "'%s' is not a profile name", r->profile);
+		row_problem(ps, r, "profile", "'%s' is not a profile name", r->profile);
 	} else if (templates_dir) {
 		char *dir = stg_profile_dir(templates_dir, r->profile);
 		struct stat sb;
 
 		if (stat(dir, &sb) || !S_ISDIR(sb.st_mode))
-			problem(ps, r->line, "profile", "unknown hardware profile '%s' (no %s)", r->profile,
-				dir);
+			row_problem(ps, r, "profile", "unknown hardware profile '%s' (no %s)", r->profile,
+				    dir);
 		free(dir);
 	}
 	/* Discovery compares it with what the BMC reports: a value no BMC
@@ -337,25 +380,25 @@ static void validate_row(struct parse_state *ps, const struct stg_manifest_row *
 	 * rather than a mismatch found at discover. */
 	if (r->serial && *r->serial &&
 	    (strlen(r->serial) > STG_MANIFEST_SERIAL_MAX || !valid_label_chars(r->serial, "._-/")))
-		problem(
-		    ps, r->line, "serial",
+		row_problem(
+		    ps, r, "serial",
 		    "'%s' is not a serial or service tag (at most %d letters, digits, '.', '_', '-', '/')",
 		    r->serial, STG_MANIFEST_SERIAL_MAX);
 	/* A Redfish System's Id or @odata.id: a value with a blank, a quote
 	 * or a comma is a typo, not a System any BMC lists. */
 	if (r->system && *r->system &&
 	    (strlen(r->system) > STG_MANIFEST_SYSTEM_MAX || !valid_label_chars(r->system, "._-/:")))
-		problem(ps, r->line, "system",
-			"'%s' is not a Redfish System Id or @odata.id (at most %d letters, digits, '.', '_', "
-			"'-', '/', ':')",
-			r->system, STG_MANIFEST_SYSTEM_MAX);
+		row_problem(
+		    ps, r, "system",
+		    "'%s' is not a Redfish System Id or @odata.id (at most %d letters, digits, '.', '_', "
+		    "'-', '/', ':')",
+		    r->system, STG_MANIFEST_SYSTEM_MAX);
 	if (r->zone && *r->zone && !stg_zone_valid(r->zone))
-		problem(ps, r->line, "zone",
-			"'%s' is not a zone name (at most %d letters, digits, '.', '_', '-')", r->zone,
-			STG_MANIFEST_ZONE_MAX);
+		row_problem(ps, r, "zone", "'%s' is not a zone name (at most %d letters, digits, '.', '_', '-')",
+			    r->zone, STG_MANIFEST_ZONE_MAX);
 	if (r->bmc_type && *r->bmc_type && strcmp(r->bmc_type, "redfish") && strcmp(r->bmc_type, "ipmi") &&
 	    strcmp(r->bmc_type, "auto"))
-		problem(ps, r->line, "bmc_type", "'%s' is not one of redfish, ipmi, auto", r->bmc_type);
+		row_problem(ps, r, "bmc_type", "'%s' is not one of redfish, ipmi, auto", r->bmc_type);
 }
 
 enum dup_key { DUP_HOSTNAME, DUP_BMC, DUP_UNIT };
@@ -426,16 +469,18 @@ static void check_duplicates(struct parse_state *ps)
 				first = i;
 				continue;
 			}
+			char *first_ref = row_ref(b);
+
 			if (key == DUP_HOSTNAME)
-				problem(ps, a->line, "hostname", "duplicate '%s' (first on line %d)",
-					a->hostname, b->line);
+				row_problem(ps, a, "hostname", "duplicate '%s' (first on %s)", a->hostname,
+					    first_ref);
 			else if (key == DUP_BMC)
-				problem(ps, a->line, "bmc", "duplicate '%s' (also %s on line %d)", a->bmc,
-					b->hostname, b->line);
+				row_problem(ps, a, "bmc", "duplicate '%s' (also %s on %s)", a->bmc,
+					    b->hostname, first_ref);
 			else
-				problem(ps, a->line, "unit",
-					"rack %s unit %d is already taken by %s (line %d)", a->rack, a->unit,
-					b->hostname, b->line);
+				row_problem(ps, a, "unit", "rack %s unit %d is already taken by %s (%s)",
+					    a->rack, a->unit, b->hostname, first_ref);
+			free(first_ref);
 		}
 	}
 	free(v);
@@ -497,6 +542,7 @@ void stg_manifest_release(struct stg_manifest *m)
 		free(r->serial);
 		free(r->system);
 		free(r->zone);
+		free(r->origin);
 	}
 	free(m->rows);
 	free(m->path);
@@ -559,5 +605,24 @@ int stg_manifest_load(const char *path, const char *templates_dir, struct stg_ma
 	}
 	m.path = br_xstrdup(path);
 	*ret = m;
+	return 0;
+}
+
+int stg_manifest_check(struct stg_manifest *m, const char *templates_dir,
+		       const struct stg_manifest_labels *labels, struct br_strlist *ret_problems,
+		       struct br_err *err)
+{
+	struct parse_state ps = { 0 };
+
+	ps.path = m->path ? m->path : "manifest";
+	ps.labels = labels;
+	ps.problems = ret_problems;
+	ps.m = m;
+	for (size_t i = 0; i < m->n; i++)
+		validate_row(&ps, &m->rows[i], templates_dir);
+	check_duplicates(&ps);
+	if (ret_problems->n)
+		return br_errf(err, BR_E_INVAL, "%s: %zu problem%s", ps.path, ret_problems->n,
+			       ret_problems->n == 1 ? "" : "s");
 	return 0;
 }

@@ -23,6 +23,9 @@ struct stg_manifest_row {
 	char *serial; /* the expected system serial or service tag; NULL or "" when absent */
 	char *system; /* which Redfish System is this host (Id or @odata.id); NULL or "" when absent */
 	char *zone;   /* the management network or hall its BMC is in; NULL or "" when absent */
+	/* What names the row in messages when it came from no file ("netbox
+	 * device 'gpu-r01-u03' (id 7)"); NULL: FILE:LINE. */
+	char *origin;
 	int unit;
 };
 
@@ -43,6 +46,23 @@ void stg_manifest_release(struct stg_manifest *m);
 /* Whether zone is a zone's name as the manifest's zone column and --zone
  * take it: 1 to STG_MANIFEST_ZONE_MAX letters, digits, '.', '_', '-'. */
 int stg_zone_valid(const char *zone);
+
+/* The names a source other than rack.csv gives the manifest's columns
+ * (NetBox: unit is "position"), for messages. */
+struct stg_manifest_labels {
+	const struct {
+		const char *column, *label;
+	} * map;
+	size_t n;
+};
+
+/* The checks stg_manifest_load makes of a file's rows (every field, the
+ * duplicates), for rows built from another source: each problem names the
+ * row by its origin and the field by its label. BR_E_INVAL with every
+ * problem in ret_problems (the caller releases it either way). */
+int stg_manifest_check(struct stg_manifest *m, const char *templates_dir,
+		       const struct stg_manifest_labels *labels, struct br_strlist *ret_problems,
+		       struct br_err *err);
 
 /* Split "host[:port]" / "[v6]:port"; port 0 when absent. Caller frees host. */
 int stg_bmc_address_parse(const char *bmc, char **ret_host, int *ret_port);

@@ -20,10 +20,10 @@
 
 char *stg_templates_dir(void)
 {
-	/* Relative to the executable: installed (PREFIX/bin), build/bin,
-	 * build/asan/bin. */
-	static const char *const rel[] = { "../share/bringup/templates", "../../templates",
-					   "../../../templates" };
+	/* Relative to the executable: installed (PREFIX/bin, or a stage in
+	 * PREFIX/libexec/bringup), build/bin, build/asan/bin. */
+	static const char *const rel[] = { "../share/bringup/templates", "../../share/bringup/templates",
+					   "../../templates", "../../../templates" };
 	const char *env = getenv("BRINGUP_TEMPLATES");
 	char *self, *found = NULL;
 

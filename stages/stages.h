@@ -8,6 +8,7 @@
  *   stage.h        the skeleton, exit codes, which stage takes which node
  *   config.h       bringup.conf: settings into the environment; site profiles
  *   manifest.h     import: reading rack.csv
+ *   netbox.h       import: a rack from NetBox's REST API (devices, cables)
  *   bmcopts.h      the options and failure reasons of stages that talk to BMCs
  *   credentials.h  credentials rotate: factory BMC passwords to site ones
  *   discover.h     discover: read every BMC, store its facts
@@ -16,7 +17,8 @@
  *   enlist.h       enlist's MAAS flow
  *   validate.h     validate: probe over SSH, judge, store
  *   gate.h         gate: promote or quarantine, mirrored in MAAS
- *   tickets.h      tickets and their webhook (webhook.h)
+ *   tickets.h      tickets and their webhook (webhook.h), or Jira and
+ *                  ServiceNow by their APIs (ticketsys.h, on rest.h)
  *   report.h       the HTML rack report
  *   reprovision.h  a node back to its stage
  *   lifecycle.h    retiring and unretiring
@@ -39,10 +41,13 @@
 #include "stages/lifecycle.h"
 #include "stages/manifest.h"
 #include "stages/metrics.h"
+#include "stages/netbox.h"
 #include "stages/report.h"
 #include "stages/reprovision.h"
 #include "stages/stage.h"
+#include "stages/rest.h"
 #include "stages/tickets.h"
+#include "stages/ticketsys.h"
 #include "stages/validate.h"
 #include "stages/webhook.h"
 

@@ -14,6 +14,7 @@
 #define STAGES_TICKETS_H
 
 #include "stage.h"
+#include "ticketsys.h"
 #include "webhook.h"
 
 #define STG_TICKETS_ACTIONS_FILE_MAX (256u * 1024) /* actions.conf */
@@ -77,13 +78,15 @@ struct stg_tickets_run {
 	struct inv_node *nodes;
 	size_t n_nodes;
 	enum stg_tickets_format format;
-	size_t posted, post_failed; /* --post deliveries */
+	size_t posted, post_failed; /* --post deliveries, or to the ticket system */
+	/* Jira or ServiceNow instead of the webhook (kind set), borrowed. */
+	const struct stg_ticketsys_options *sys;
 };
 
 /* Work out every node's faults, store them as tickets (not when
  * st->readonly: the tickets as last filed), list those run->list asks for;
- * with post (its url set), deliver every ticket version not delivered yet
- * (STG_EXIT_UNREACHABLE when some could not be). */
+ * with post (its url set), or run->sys, deliver every ticket version not
+ * delivered yet (STG_EXIT_UNREACHABLE when some could not be). */
 int stg_tickets_run(struct stg_stage *st, struct stg_tickets_run *run,
 		    const struct stg_webhook_options *post);
 json_t *stg_tickets_json(const void *run);

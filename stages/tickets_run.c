@@ -227,6 +227,7 @@ struct post_ctx {
 	struct inv *inv;
 	struct inv_ticket *tickets; /* the ones sent, by delivery index */
 	struct stg_stage *st;	    /* told of what the inventory refused */
+	char *first_failure;	    /* the ticket system's words, for the stage's error */
 };
 
 static void on_posted(void *ctx, size_t index, int ok, const char *message)
@@ -255,7 +256,7 @@ static int post(struct stg_stage *st, struct stg_tickets_run *run, const struct 
 {
 	struct inv_ticket *all = NULL;
 	struct stg_webhook_delivery *d;
-	struct post_ctx pc = { run, st->inv, NULL, st };
+	struct post_ctx pc = { run, st->inv, NULL, st, NULL };
 	struct br_err err = { 0 };
 	size_t n_all = 0, n = 0;
 	char **owned;
@@ -301,6 +302,89 @@ static int post(struct stg_stage *st, struct stg_tickets_run *run, const struct 
 		return rc;
 	}
 	return 0;
+}
+
+/* ---- Jira, ServiceNow ------------------------------------------------------------ */
+
+static void on_filed(void *ctx, size_t index, int ok, const char *text)
+{
+	struct post_ctx *pc = ctx;
+	const struct inv_ticket *t = &pc->tickets[index];
+
+	if (ok)
+		br_info("tickets", "%s/%s v%lld: %s", t->hostname, t->fault, (long long)t->version,
+			text ? text : "nothing open to close");
+	else if (!pc->first_failure)
+		pc->first_failure = br_xstrdup(text ? text : "");
+	on_posted(ctx, index, ok, text);
+}
+
+/* What a technician reads in the ticket: where, which machine, what is
+ * wrong, what to do. */
+static char *ticket_text(const struct inv_node *node, const struct inv_ticket *t, const char *location)
+{
+	const char *serial = stg_tickets_node_serial(node);
+
+	if (t->closed)
+		return br_xasprintf("The fault %s on %s (%s) is gone: bringup no longer finds it (%s).",
+				    t->fault, t->hostname, location, t->closed_at ? t->closed_at : "now");
+	return br_xasprintf("Machine: %s, %s, serial %s%s%s\nFault: %s\nEvidence: %s\nAction: %s\n"
+			    "Filed by bringup (ticket version %lld).",
+			    t->hostname, location, serial ? serial : "unknown",
+			    node && node->service_tag ? ", service tag " : "",
+			    node && node->service_tag ? node->service_tag : "", t->fault,
+			    t->evidence ? t->evidence : "", t->action ? t->action : "",
+			    (long long)t->version);
+}
+
+/* Every ticket version the ticket system has not taken yet. */
+static int post_sys(struct stg_stage *st, struct stg_tickets_run *run)
+{
+	struct inv_ticket *all = NULL;
+	struct stg_ticketsys_item *items;
+	struct post_ctx pc = { run, st->inv, NULL, st, NULL };
+	struct br_err err = { 0 };
+	size_t n_all = 0, n = 0;
+	char **owned;
+	int rc;
+
+	if (inv_tickets_list(st->inv, 1, &all, &n_all, &err))
+		return stg_stage_fail(st, STG_EXIT_UNREACHABLE, "%s", err.msg);
+	items = br_xcalloc(n_all ? n_all : 1, sizeof(*items));
+	owned = br_xcalloc(3 * (n_all ? n_all : 1), sizeof(*owned));
+	pc.tickets = br_xcalloc(n_all ? n_all : 1, sizeof(*pc.tickets));
+	for (size_t i = 0; i < n_all; i++) {
+		const struct inv_node *node = node_of(run, all[i].hostname);
+		char *location;
+
+		if (all[i].version <= all[i].posted_version)
+			continue;
+		location = stg_tickets_location(all[i].rack, all[i].unit);
+		owned[3 * n] = stg_ticketsys_correlation(all[i].hostname, all[i].fault);
+		/* ServiceNow's short_description holds 160 characters. */
+		owned[3 * n + 1] =
+		    br_xasprintf("%.60s %.30s: %.60s", location, all[i].hostname, all[i].fault);
+		owned[3 * n + 2] = ticket_text(node, &all[i], location);
+		free(location);
+		items[n] = (struct stg_ticketsys_item){ owned[3 * n], owned[3 * n + 1], owned[3 * n + 2],
+							all[i].closed };
+		pc.tickets[n++] = all[i];
+	}
+	rc = stg_ticketsys_run(run->sys, items, n, on_filed, &pc, &err);
+	for (size_t i = 0; i < 3 * n; i++)
+		free(owned[i]);
+	free(owned);
+	free(items);
+	free(pc.tickets);
+	inv_tickets_free(all, n_all);
+	if (rc)
+		rc = stg_stage_fail(st, STG_EXIT_USAGE, "%s", err.msg);
+	else if (run->post_failed)
+		rc = stg_stage_fail(st, STG_EXIT_UNREACHABLE,
+				    "%zu ticket versions not filed in %s (%zu were): %s", run->post_failed,
+				    run->sys->url, run->posted, pc.first_failure ? pc.first_failure : "");
+	free(pc.first_failure);
+	return rc;
 }
 
 /* Of the listed tickets, only the closed ones. */
@@ -367,6 +451,8 @@ int stg_tickets_run(struct stg_stage *st, struct stg_tickets_run *run,
 	if (rc)
 		return stg_stage_fail(st, STG_EXIT_UNREACHABLE, "%s", err.msg);
 	qsort(run->nodes, run->n_nodes, sizeof(*run->nodes), node_cmp);
+	if (run->sys && run->sys->kind != STG_TICKETSYS_NONE)
+		return post_sys(st, run);
 	return post_opts && post_opts->url ? post(st, run, post_opts) : 0;
 }
 

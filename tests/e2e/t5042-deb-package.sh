@@ -1,0 +1,76 @@
+#!/bin/sh
+# The Debian package (scripts/deb, what make deb runs; lintian is make
+# deb's, not this test's: it takes half a minute): its files (bringup alone
+# in /usr/bin, the rest in /usr/libexec/bringup, man pages compressed,
+# completion, units, copyright), Depends that apt can satisfy here, and the
+# package installed with dpkg into a scratch root (its own admindir, so the
+# host's libraries stand in for the dependencies): from there, with a
+# configuration file and no environment but PATH and HOME, bringup sim
+# serves a 2-node rack and bringup run takes it to golden; man reads the
+# installed page; dpkg -r removes every file.
+. "$(dirname "$0")/lib.sh"
+cd "$T"
+tree=${BIN%/bin}
+deb=$(cd "$BR_TOP" && BRINGUP_DEB_LINTIAN=0 scripts/deb "$tree" 2> "$T/err") || fail "scripts/deb: $(cat err)"
+[ -f "$deb" ] || fail "no package at '$deb'"
+dpkg-deb -c "$deb" | awk '{print $6}' | sed 's|^\./|/|' > files
+assert_eq "$(grep '^/usr/bin/.' files)" /usr/bin/bringup "/usr/bin"
+for n in discover validate probe sim tickets import; do
+	grep -qx "/usr/libexec/bringup/bringup-$n" files || fail "bringup-$n not in /usr/libexec/bringup"
+done
+for f in /usr/share/man/man1/bringup.1.gz /usr/share/man/man5/bringup.conf.5.gz \
+	/usr/share/bash-completion/completions/bringup /lib/systemd/system/bringup-run.service \
+	/lib/systemd/system/bringup-run.timer /usr/share/doc/bringup/copyright \
+	/usr/share/bringup/templates/profiles/xe9680/hardware.conf; do
+	grep -qx "$f" files || fail "$f not in the package"
+done
+assert_contains "$(dpkg-deb -f "$deb" Depends)" "libcurl4" "Depends"
+if command -v apt-get >/dev/null; then
+	apt-get -s install "$deb" > apt.out 2>&1 || fail "apt-get -s install: $(tail -3 apt.out)"
+	grep -q "^Inst bringup " apt.out || fail "apt would not install it: $(tail -3 apt.out)"
+fi
+
+root=$T/root admin=$T/admin
+mkdir -p "$root" "$admin/info" "$admin/updates" "$admin/triggers"
+: > "$admin/status"
+: > "$admin/available"
+dpkg --instdir="$root" --admindir="$admin" --force-depends --force-not-root --force-script-chrootless \
+	-i "$deb" > dpkg.out 2>&1 || fail "dpkg -i: $(tail -3 dpkg.out)"
+bin=$root/usr/bin/bringup
+clean() { env -i PATH=/usr/bin:/bin HOME="$T" BRINGUP_SYSTEM_CONFIG=/dev/null "$bin" "$@"; }
+clean sim --nodes 2 --seed 3 --maas-commission-ms 200 --maas-deploy-ms 300 --dir rack --daemon >/dev/null ||
+	fail "the package's bringup sim"
+at_exit "stop_sim $T/rack"
+( set -a; . rack/env
+printf '%s\n' "$BRINGUP_BMC_PASSWORD" > bmc.pw
+printf '%s\n' "$MAAS_API_KEY" > maas.key
+cat > bringup.conf <<CONF
+[inventory]
+db = $T/inv.db
+[maas]
+url = $MAAS_URL
+api_key = file:$T/maas.key
+[bmc]
+scheme = $BRINGUP_BMC_SCHEME
+[ssh]
+key = $BRINGUP_SSH_KEY
+pubkey = $BRINGUP_SSH_PUBKEY
+known_hosts = $BRINGUP_KNOWN_HOSTS
+config = $BRINGUP_SSH_CONFIG
+user = $BRINGUP_SSH_USER
+[validate]
+wiring = $BRINGUP_WIRING
+CONF
+)
+sed "s|env:BRINGUP_BMC_PASSWORD|file:$T/bmc.pw|" rack/rack.csv > rack.csv
+clean --config "$T/bringup.conf" import --manifest rack.csv > out 2> err || fail "import: $(cat err)"
+clean --config "$T/bringup.conf" run > out 2> err || fail "run exit $?: $(tail -5 err)"
+assert_eq "$(clean --config "$T/bringup.conf" status --json | jq -r '[.nodes[].state] | unique | join(",")')" golden \
+	"states after the package's run"
+page=$(MANPATH="$root/usr/share/man" man -P cat bringup 2>&1) || fail "man bringup: $page"
+assert_contains "$page" "take racks of new GPU servers" "the installed bringup(1)"
+
+dpkg --instdir="$root" --admindir="$admin" --force-not-root --force-script-chrootless -r bringup > dpkg.out 2>&1 ||
+	fail "dpkg -r: $(tail -3 dpkg.out)"
+[ -z "$(find "$root" -type f)" ] || fail "files left after dpkg -r: $(find "$root" -type f | head -3)"
+exit 0
