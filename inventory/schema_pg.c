@@ -230,6 +230,13 @@ const char *const invb_pg_migrations[] = {
 	"  j.value ->> 'mgmt_address' AS mgmt_address, j.value ->> 'vlan' AS vlan,"
 	"  j.value ->> 'link' AS link, j.value ->> 'stale' AS stale,"
 	"  j.value ->> 'source' AS source" FACTS_LIST("neighbors") ";",
+
+	/* 16: the Redfish sessions stages hold on BMCs (schema_sqlite.c's
+	 * step 16 says why). */
+	"CREATE TABLE bmc_sessions (id " ID ", node_id " NODE_REF ","
+	"  uri TEXT NOT NULL, pid BIGINT NOT NULL, host TEXT NOT NULL,"
+	"  pid_start BIGINT NOT NULL DEFAULT 0, opened_at BIGINT NOT NULL,"
+	"  UNIQUE (node_id, uri));",
 };
 
 _Static_assert(sizeof(invb_pg_migrations) / sizeof(invb_pg_migrations[0]) == INV_SCHEMA_VERSION,

@@ -168,6 +168,8 @@ struct rf_bmc {
 	struct rf_fw_node *fw;
 	/* credentials (accounts.c); NULL otherwise */
 	struct rf_acct_node *acct;
+	/* reclaiming sessions (reclaim.c): the target's; NULL otherwise */
+	const struct rf_session_target *reclaim;
 	/* The login's answer said PasswordChangeRequired (DSP0266): the
 	 * account's URL it named, the one thing this session may change. */
 	char *password_change_url;
@@ -186,6 +188,9 @@ struct rf_driver {
 	 * 1 to start bmc now, taking its slot; 0 to pass it over for now.
 	 * Those passed over are asked again on every turn. */
 	int (*admit)(struct rf_bmc *bmc);
+	/* How a BMC starts once admitted; NULL: service root and login
+	 * (rf_session_start). */
+	void (*start)(struct rf_bmc *bmc);
 };
 
 struct rf_http {

@@ -115,6 +115,9 @@ struct stg_stage {
 	 * opened INV_OPEN_READONLY and no leases taken, so a user who may
 	 * only read the database sees it; a missing one is STG_EXIT_USAGE. */
 	int readonly;
+	/* The Redfish sessions earlier, killed runs left have been deleted
+	 * (stg_bmc_sessions_reclaim: once per stage, not per round). */
+	int sessions_reclaimed;
 	/* The first write the inventory refused (a full disk, an I/O error):
 	 * what the stage did is not all recorded, so it ends with
 	 * STG_EXIT_UNREACHABLE (stg_stage_unwritable); owned. */
