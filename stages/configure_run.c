@@ -488,8 +488,6 @@ int stg_configure_run(struct stg_stage *st, const struct stg_configure_options *
 	run->ro = &a->rf;
 	/* Workers fork here, before any network I/O; each runs its BMCs on
 	 * its own loop and records their nodes through its own connection. */
-	if (n_rf && !a->dry_run)
-		stg_bmc_sessions_reclaim(st, &a->bmc, &a->rf);
 	workers = stg_configure_workers(a, n_rf);
 	if (n_rf && workers > 1)
 		br_info("configure", "%zu Redfish BMCs over %d worker processes", n_rf, workers);

@@ -328,8 +328,6 @@ int stg_discover_run(struct stg_stage *st, const struct stg_discover_options *a,
 						 job->node->bmc_system,
 						 connection_view(&profiles, job->node) };
 	}
-	if (n_rf)
-		stg_bmc_sessions_reclaim(st, &a->bmc, &a->rf);
 	/* Workers fork here, before any network I/O; each stores what its
 	 * BMCs report through its own inventory connection. */
 	if (!workers)
