@@ -62,6 +62,10 @@ int main(int argc, char **argv)
 		return stg_stage_close(&st);
 	if (stg_stage_catch_signals(&st))
 		return stg_stage_close(&st);
+	if (!a.dry_run) {
+		st.reclaim_bmc = &a.bmc;
+		st.reclaim_rf = &a.rf;
+	}
 	while (stg_stage_round(&st, states) && !stg_bmc_secrets_check(&st, NULL)) {
 		struct stg_configure_run run = { 0 };
 

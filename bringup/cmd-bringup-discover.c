@@ -63,6 +63,8 @@ int main(int argc, char **argv)
 		return stg_stage_close(&st);
 	if (stg_stage_catch_signals(&st))
 		return stg_stage_close(&st);
+	st.reclaim_bmc = &a.bmc;
+	st.reclaim_rf = &a.rf;
 	/* One round, or with --follow-fd one per batch of nodes as they come. */
 	while (stg_stage_round(&st, states) && !stg_bmc_secrets_check(&st, NULL)) {
 		struct stg_discover_run run = { 0 };

@@ -63,6 +63,15 @@ char *inv_reason_as_stored(const char *reason);
 int inv_bind_reason(struct invb_stmt *st, int idx, const char *reason);
 /* Bind text, or NULL when s is NULL. */
 int inv_bind_text(struct invb_stmt *st, int idx, const char *s);
+/* Who a lease or a recorded BMC session names (lease.c): this host's
+ * name, this process's start time (clock ticks after boot, read once per
+ * process), and whether a holder is alive: one on this host while its pid
+ * runs as the process that started at started_at; one on another host
+ * cannot be asked, and counts as alive. */
+#define INV_HOST_MAX 256
+void inv_this_host(char host[INV_HOST_MAX]);
+int64_t inv_self_start(void);
+int inv_holder_alive(long pid, int64_t started_at, const char *holder_host, const char *host);
 /* Node id (and state, and stored reason: caller frees, NULL for none,
  * each when asked for) by hostname: 0 ok, BR_E_NOTFOUND, or a db error. */
 int inv_node_lookup(struct inv *inv, const char *hostname, int64_t *ret_id, enum inv_state *ret_state,

@@ -16,7 +16,7 @@
 
 #include "common.h"
 
-#define INV_SCHEMA_VERSION 17
+#define INV_SCHEMA_VERSION 18
 #define INV_BUSY_TIMEOUT_MS 10000
 /* Longest reason kept with a node or an event; a longer one is cut
  * (br_xstrdup_capped). Reasons carry text from BMCs and MAAS. */
@@ -224,6 +224,33 @@ int inv_leases_give_back(struct inv *inv, struct br_err *err);
 typedef int (*inv_lease_yield_fn)(void *ctx, const struct inv_lease *holder, const struct inv_node *node);
 /* Set (fn NULL: clear) the yield rule of this connection's lease takes. */
 void inv_lease_set_yield(struct inv *inv, inv_lease_yield_fn fn, void *ctx);
+
+/* Redfish sessions held on nodes' BMCs (inventory/sessions.c): each
+ * recorded by URI (the login's Location, never its token) before it is
+ * used, removed once its DELETE was answered, so that the sessions of a
+ * killed stage are known to the next one, which DELETEs them. A row names
+ * the process that made it (pid, host, start time), as a lease does. */
+struct inv_bmc_session {
+	int64_t id;
+	char *hostname;
+	char *uri;
+	int64_t opened_at; /* unix seconds */
+};
+/* Rows older than this are dropped unasked: DMTF's SessionService caps
+ * SessionTimeout at 86400 s, so no BMC keeps an unused session longer. */
+#define INV_BMC_SESSION_MAX_AGE_S 86400
+/* Record (or, for a URI already recorded, take over) hostname's session uri
+ * as this process's. */
+int inv_bmc_session_add(struct inv *inv, const char *hostname, const char *uri, struct br_err *err);
+/* Forget hostname's session uri (deleted on the BMC, or gone from it). */
+int inv_bmc_session_remove(struct inv *inv, const char *hostname, const char *uri, struct br_err *err);
+/* Sessions whose recording process is gone (on this host: rows of other
+ * hosts are theirs to reclaim), in *ret (n in *ret_n; the caller frees with
+ * inv_bmc_sessions_free); rows older than INV_BMC_SESSION_MAX_AGE_S are
+ * deleted instead of returned. */
+int inv_bmc_sessions_orphaned(struct inv *inv, struct inv_bmc_session **ret, size_t *ret_n,
+			      struct br_err *err);
+void inv_bmc_sessions_free(struct inv_bmc_session *s, size_t n);
 
 /* Read back a node's stored BMC facts into hw (initialised here; the caller
  * releases it with br_hw_release). */

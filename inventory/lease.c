@@ -9,9 +9,9 @@
 
 #include "inv_private.h"
 
-#define LEASE_HOST_MAX 256
+#define LEASE_HOST_MAX INV_HOST_MAX
 
-static void this_host(char host[LEASE_HOST_MAX])
+void inv_this_host(char host[INV_HOST_MAX])
 {
 	if (gethostname(host, LEASE_HOST_MAX - 1))
 		snprintf(host, LEASE_HOST_MAX, "localhost");
@@ -52,7 +52,7 @@ static int64_t pid_start(long pid, int *exited)
 
 /* This process's start time, read once per process (a forked child reads
  * its own): a batch of leases would otherwise read /proc once per node. */
-static int64_t self_start(void)
+int64_t inv_self_start(void)
 {
 	static long pid;
 	static int64_t start;
@@ -75,19 +75,24 @@ void inv_lease_release(struct inv_lease *lease)
 
 /* A holder on this host is alive while its pid is; one elsewhere cannot be
  * asked, and only its expiry ends it. */
-static int holder_alive(const struct inv_lease *h, const char *host)
+int inv_holder_alive(long pid, int64_t started_at, const char *holder_host, const char *host)
 {
 	int64_t started;
 	int exited;
 
-	if (strcmp(h->host, host))
+	if (strcmp(holder_host, host))
 		return 1;
-	if (h->pid <= 0 || (kill((pid_t)h->pid, 0) && errno == ESRCH))
+	if (pid <= 0 || (kill((pid_t)pid, 0) && errno == ESRCH))
 		return 0;
-	started = pid_start(h->pid, &exited);
+	started = pid_start(pid, &exited);
 	if (exited)
 		return 0;
-	return !h->pid_start || !started || started == h->pid_start;
+	return !started_at || !started || started == started_at;
+}
+
+static int holder_alive(const struct inv_lease *h, const char *host)
+{
+	return inv_holder_alive(h->pid, h->pid_start, h->host, host);
 }
 
 static void describe(const struct inv_lease *h, char out[32])
@@ -146,7 +151,7 @@ static int write_lease(struct inv *inv, int64_t id, const char *stage, const cha
 	invb_bind_int64(st, 3, (int64_t)getpid());
 	inv_bind_text(st, 4, host);
 	invb_bind_int64(st, 5, expires_at);
-	invb_bind_int64(st, 6, self_start());
+	invb_bind_int64(st, 6, inv_self_start());
 	rc = invb_step(st) == INVB_DONE ? 0 : inv_dberr(inv, err, "write lease");
 	inv_finalize(inv, st);
 	return rc;
@@ -204,7 +209,7 @@ static int take_in_tx(struct inv *inv, const char *hostname, const char *stage, 
 	int64_t now = (int64_t)time(NULL), id;
 	int rc;
 
-	this_host(host);
+	inv_this_host(host);
 	rc = inv_node_id(inv, hostname, &id, NULL, err);
 	if (!rc)
 		rc = may_take(inv, hostname, id, host, now, &holder, err);
@@ -286,7 +291,7 @@ int inv_leases_give_back(struct inv *inv, struct br_err *err)
 	struct invb_stmt *st;
 	int rc;
 
-	this_host(host);
+	inv_this_host(host);
 	rc = inv_prepare(inv, "DELETE FROM leases WHERE pid=? AND host=?", &st, err);
 	if (rc)
 		return rc;

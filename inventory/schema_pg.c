@@ -244,6 +244,13 @@ const char *const invb_pg_migrations[] = {
 	"  $$BEGIN PERFORM pg_notify('bringup_events', ''); RETURN NULL; END$$;"
 	"CREATE TRIGGER events_notify AFTER INSERT ON events"
 	"  FOR EACH STATEMENT EXECUTE FUNCTION bringup_events_notify();",
+
+	/* 18: the Redfish sessions stages hold on BMCs (schema_sqlite.c's
+	 * step 18 says why). */
+	"CREATE TABLE bmc_sessions (id " ID ", node_id " NODE_REF ","
+	"  uri TEXT NOT NULL, pid BIGINT NOT NULL, host TEXT NOT NULL,"
+	"  pid_start BIGINT NOT NULL DEFAULT 0, opened_at BIGINT NOT NULL,"
+	"  UNIQUE (node_id, uri));",
 };
 
 _Static_assert(sizeof(invb_pg_migrations) / sizeof(invb_pg_migrations[0]) == INV_SCHEMA_VERSION,

@@ -331,6 +331,20 @@ const char *const invb_sqlite_migrations[] = {
 	 * events (status --follow) when some are recorded; SQLite's read
 	 * again after each wait. */
 	"CREATE INDEX nodes_zone ON nodes(zone);",
+
+	/* 18: the Redfish sessions a stage holds on a node's BMC, each
+	 * recorded (its URI, the login's Location: never its token) before it
+	 * is used and removed once its DELETE is answered. A stage killed in
+	 * between (SIGKILL, a power cut) leaves the row, and the next stage to
+	 * start on this host DELETEs the session: an iDRAC keeps an unused
+	 * session for 30 minutes and refuses the ninth. pid, host and
+	 * pid_start name the process that made it, as in leases. */
+	"CREATE TABLE bmc_sessions ("
+	"  id INTEGER PRIMARY KEY,"
+	"  node_id INTEGER NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,"
+	"  uri TEXT NOT NULL, pid INTEGER NOT NULL, host TEXT NOT NULL,"
+	"  pid_start INTEGER NOT NULL DEFAULT 0, opened_at INTEGER NOT NULL,"
+	"  UNIQUE (node_id, uri));",
 };
 
 _Static_assert(sizeof(invb_sqlite_migrations) / sizeof(invb_sqlite_migrations[0]) == INV_SCHEMA_VERSION,

@@ -92,7 +92,10 @@ void rf_fw_poll_root(struct rf_bmc *bmc, int64_t due_ms)
 static void to_returning(struct rf_bmc *bmc)
 {
 	struct rf_fw_node *fn = bmc->fw;
+	const struct rf_options *o = bmc->http->opts;
 
+	if (bmc->session_url && o->session_closed)
+		o->session_closed(bmc->target, bmc->session_url, o->session_ctx);
 	br_secret_free(bmc->token);
 	bmc->token = NULL;
 	free(bmc->session_url);

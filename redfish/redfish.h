@@ -77,6 +77,17 @@ struct rf_options {
 	 * until its own BMCs are done, other work on it progressing meanwhile.
 	 * NULL: the call makes a loop of its own (default). */
 	struct br_loop *loop;
+	/* Sessions as they are made and ended, so that the caller can record
+	 * them and a later run DELETE those a killed one left
+	 * (rf_sessions_delete_all): session_opened gets the session's URI
+	 * (never its token) after the login, before the session is used;
+	 * session_closed once its DELETE was answered, or the BMC said it has
+	 * no such session (404). A session_opened that fails is logged, and
+	 * the session is used and deleted at the end all the same. NULL:
+	 * nobody is told. */
+	int (*session_opened)(const struct rf_target *t, const char *uri, void *ctx, struct br_err *err);
+	void (*session_closed)(const struct rf_target *t, const char *uri, void *ctx);
+	void *session_ctx;
 };
 
 void rf_options_init(struct rf_options *opts);
@@ -100,6 +111,34 @@ typedef void (*rf_done_fn)(const struct rf_target *target, int rc, struct br_hw 
  * could not start (curl init, bad CA file). */
 int rf_discover_all(const struct rf_target *targets, size_t n, const struct rf_options *opts, rf_done_fn done,
 		    void *ctx, struct br_err *err);
+
+/* ---- sessions an earlier run left (redfish/reclaim.c) -----------------------
+ *
+ * DELETE each session URI on its BMC (DSP0266: a session ends with a
+ * DELETE of its URI, which an Administrator may send for any session),
+ * with HTTP basic auth, so reclaiming takes no session slot of its own:
+ * the BMC may be at its limit (iDRAC9: eight, the ninth login answered 503
+ * RAC0218) with the very sessions being reclaimed. No service root, no
+ * login, nothing else sent. A URI that does not lead to the target's own
+ * BMC is refused unsent (its credentials go nowhere else).
+ */
+struct rf_session_target {
+	struct rf_target target; /* first member: callbacks hand the whole struct back */
+	const char *const *uris; /* absolute, as the login's Location resolved */
+	size_t n_uris;
+};
+
+/* Once per URI answered: rc 0 when the session is gone (deleted now, or
+ * 404: it expired or someone deleted it), else err says why (the BMC
+ * unreachable, 401 for credentials changed since). A URI of a BMC that
+ * passed its deadline first gets no call. */
+typedef void (*rf_session_deleted_fn)(const struct rf_session_target *t, const char *uri, int rc,
+				      const struct br_err *err, void *ctx);
+
+/* Delete the sessions of every target concurrently (opts' caps, retries
+ * and deadline). Returns 0 when the run itself worked, as rf_discover_all. */
+int rf_sessions_delete_all(const struct rf_session_target *targets, size_t n, const struct rf_options *opts,
+			   rf_session_deleted_fn done, void *ctx, struct br_err *err);
 
 /* ---- configure (redfish/config*.c) ------------------------------------------
  *

@@ -214,6 +214,9 @@ struct rf_driver {
 	void (*bind)(struct rf_bmc *bmc, void *node, void *run);
 	/* Free what a node still holds when the run ends. */
 	void (*node_release)(void *node);
+	/* How a BMC starts once admitted; NULL: service root and login
+	 * (rf_session_start). */
+	void (*start)(struct rf_bmc *bmc);
 };
 
 struct rf_http {

@@ -123,7 +123,10 @@ static void start_bmc(struct rf_http *h, struct rf_bmc *bmc)
 	bmc->started = 1;
 	h->running++;
 	rf_bmc_deadline_start(bmc);
-	rf_session_start(bmc);
+	if (h->driver->start)
+		h->driver->start(bmc);
+	else
+		rf_session_start(bmc);
 }
 
 /* A driver that admits BMCs itself: every one not yet started is asked,

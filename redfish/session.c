@@ -18,6 +18,20 @@ static void use_basic_auth(struct rf_bmc *bmc)
 	rf_bmc_ready(bmc);
 }
 
+/* Tell the caller the session's URI before its first use: a run killed
+ * from now on leaves a session the caller knows of. */
+static void session_opened(struct rf_bmc *bmc)
+{
+	const struct rf_options *o = bmc->http->opts;
+	struct br_err e = { 0 };
+
+	if (!bmc->session_url || !o->session_opened)
+		return;
+	if (o->session_opened(bmc->target, bmc->session_url, o->session_ctx, &e))
+		br_warn("redfish", "%s: session %s not recorded (a kill now would leave it open): %s",
+			bmc->base, bmc->session_url, e.msg);
+}
+
 static void on_login(struct rf_req *req, int rc, const struct br_err *err)
 {
 	struct rf_bmc *bmc = req->bmc;
@@ -50,6 +64,7 @@ static void on_login(struct rf_req *req, int rc, const struct br_err *err)
 	}
 	bmc->session_url = where ? rf_resolve(bmc, where) : NULL;
 	json_decref(doc);
+	session_opened(bmc);
 	{
 		char *uri = rf_password_change_uri(req->http.body.data, req->http.body.len);
 
@@ -191,8 +206,12 @@ void rf_session_start(struct rf_bmc *bmc)
 
 static void on_logout(struct rf_req *req, int rc, const struct br_err *err)
 {
-	if (rc)
+	const struct rf_options *o = req->bmc->http->opts;
+
+	if (rc && req->http.status != 404)
 		br_warn("redfish", "%s: logout failed: %s", req->bmc->base, err->msg);
+	else if (o->session_closed)
+		o->session_closed(req->bmc->target, req->bmc->session_url, o->session_ctx);
 	br_secret_free(req->bmc->token);
 	req->bmc->token = NULL;
 	req->bmc->auth = RF_AUTH_NONE;

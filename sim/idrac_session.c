@@ -161,10 +161,14 @@ void sim_w_session_create(struct sim_ctx *c)
 		if (!st->sessions[i].id)
 			slot = &st->sessions[i];
 	if (!slot) {
+		/* As iDRACs answer it: 503, code Base GeneralError, the
+		 * ExtendedInfo RAC0218 at Severity Informational (captures in
+		 * public issue reports: stmcginnis/gofish#75, IDRAC.2.1, and
+		 * bb-Ricardo/check_redfish#89, IDRAC.2.4) */
 		sim_reply_error(c, 503,
-				sim_msg(SIM_MSG "RAC0218", "Critical",
+				sim_msg(SIM_MSG "RAC0218", "Informational",
 					"The maximum number of user sessions is reached.",
-					"Close one or more sessions and retry the operation."),
+					"Close one or more sessions before opening another session."),
 				NULL);
 		return;
 	}

@@ -85,6 +85,22 @@ int stg_bmc_endpoint(const struct inv_node *node, const char *scheme, char **ret
 		     int *ret_port, char **ret_base_url, char **ret_reason);
 
 struct stg_stage;
+
+/* Redfish sessions kept in the inventory (stages/bmcsessions.c): ro's
+ * session hooks record each session's URI in inv before it is used and
+ * forget it once deleted (a worker process passes its own connection). */
+void stg_bmc_sessions_record(struct rf_options *ro, struct inv *inv);
+/* Sessions reclaimed per BMC per stage, and how long one BMC may take. */
+#define STG_BMC_RECLAIM_PER_BMC 64
+#define STG_BMC_RECLAIM_DEADLINE_MS 10000
+/* Once per stage, before its first BMC: DELETE the sessions that earlier
+ * runs on this host left recorded (their process is gone: a SIGKILL, a
+ * power cut), on every node of the inventory, over basic auth; forget
+ * those deleted or gone. A BMC that does not answer keeps its rows for the
+ * next run; nothing here fails the stage. Not for viewers or dry runs. */
+void stg_bmc_sessions_reclaim(struct stg_stage *st, const struct stg_bmc_opts *o,
+			      const struct rf_options *ro);
+
 /* Every distinct BMC password reference of the stage's nodes (those
  * `wanted` keeps; all when it is NULL) resolved once, before any node is
  * touched: an unset variable or an unreadable file is the operator's to

@@ -186,6 +186,7 @@ static int work(struct br_pool_worker *w, size_t first, size_t count, void *ctx,
 	 * between their reset and their job's end (at most one worker per
 	 * reset slot, so the parts add up to --max-resets) */
 	ro.total_inflight = (int)br_pool_share(w, run->ro->total_inflight);
+	stg_bmc_sessions_record(&ro, stg_pool_inv(w));
 	copts.max_resets = (int)br_pool_share(w, run->copts.max_resets);
 	if (n_live)
 		rc = rf_configure_all(live, n_live, &ro, &copts, on_redfish, &c, err);

@@ -34,6 +34,7 @@ struct job {
 
 struct ctx {
 	struct stg_credentials_options *o;
+	struct inv *inv; /* where each Redfish session is recorded */
 	struct job *jobs;
 	size_t n;
 };
@@ -455,11 +456,13 @@ static void on_retired(const struct rf_account_target *t, int rc, const struct r
 
 static int run_pass(struct ctx *cx, struct rf_account_target *targets, size_t n, rf_account_done_fn done)
 {
+	struct rf_options ro = cx->o->rf;
 	struct br_err err = { 0 };
 
 	if (!n)
 		return 0;
-	if (rf_accounts_all(targets, n, &cx->o->rf, new_password, done, cx, &err)) {
+	stg_bmc_sessions_record(&ro, cx->inv);
+	if (rf_accounts_all(targets, n, &ro, new_password, done, cx, &err)) {
 		br_error("credentials", "%s", err.msg);
 		return STG_EXIT_UNREACHABLE;
 	}
@@ -510,7 +513,7 @@ static void record(struct stg_stage *st, struct job *j, struct stg_credentials_r
 int stg_credentials_rotate(struct stg_stage *st, struct stg_credentials_options *o,
 			   struct stg_credentials_run *run)
 {
-	struct ctx cx = { .o = o };
+	struct ctx cx = { .o = o, .inv = st->inv };
 	struct rf_account_target *targets;
 	struct rf_ipmi_user_target *ipmi_set;
 	struct rf_ipmi_target *ipmi_check;
@@ -523,6 +526,7 @@ int stg_credentials_rotate(struct stg_stage *st, struct stg_credentials_options 
 	ipmi_set = br_xcalloc(st->n ? st->n : 1, sizeof(*ipmi_set));
 	ipmi_check = br_xcalloc(st->n ? st->n : 1, sizeof(*ipmi_check));
 	prepare(&cx, st, run);
+	stg_bmc_sessions_reclaim(st, &o->bmc, &o->rf);
 
 	/* Phase one: recorded nodes prove their password; the others take
 	 * the new one, logged in with the referenced one (an IPMI BMC's known

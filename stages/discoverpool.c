@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bmcopts.h"
 #include "discoverpool.h"
 
 struct disc {
@@ -74,6 +75,7 @@ static int work(struct br_pool_worker *w, size_t first, size_t count, void *ctx,
 		slice[i].user_data = (void *)(uintptr_t)(first + i);
 	}
 	wopts.total_inflight = (int)br_pool_share(w, d->opts->total_inflight);
+	stg_bmc_sessions_record(&wopts, stg_pool_inv(w));
 	rc = rf_discover_all(slice, count, &wopts, child_done, &c, err);
 	free(slice);
 	return rc;

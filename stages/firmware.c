@@ -344,6 +344,8 @@ static int update(struct stg_stage *st, struct stg_firmware_run *run)
 			job->profile->fw_max_per_rack,
 		};
 	}
+	stg_bmc_sessions_record(&ro, st->inv);
+	stg_bmc_sessions_reclaim(st, &o->bmc, &o->rf);
 	if (n && (rc = rf_firmware_all(targets, n, &ro, &fo, on_done, NULL, run, &err)))
 		stg_stage_fail(st, STG_EXIT_USAGE, "%s", err.msg);
 	free(targets);

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bmcopts.h"
 #include "config.h"
 #include "lifecycle.h"
 #include "loop.h"
@@ -1008,14 +1009,27 @@ static int rounds_side_by_side(struct stg_stage *st, const int *states)
 	return 0;
 }
 
+/* The sessions killed runs left, deleted as the stage may start touching
+ * BMCs: before the first node is looked at, so a node past this stage
+ * (configured, golden) has its leaked session deleted all the same. */
+static void reclaim_sessions(struct stg_stage *st)
+{
+	if (st->reclaim_bmc && st->reclaim_rf)
+		stg_bmc_sessions_reclaim(st, st->reclaim_bmc, st->reclaim_rf);
+}
+
 int stg_stage_round(struct stg_stage *st, const int *states)
 {
 	int ended;
 
 	if (st->in_round_child)
 		return 0;
-	if (!st->follow_fd)
-		return st->rounds++ == 0 && !st->exit;
+	if (!st->follow_fd) {
+		if (st->rounds++ || st->exit)
+			return 0;
+		reclaim_sessions(st);
+		return 1;
+	}
 	if (st->round_slots && st->rounds++ == 0) {
 		if (follow_start(st))
 			return 0;
@@ -1026,6 +1040,7 @@ int stg_stage_round(struct stg_stage *st, const int *states)
 		if (follow_start(st))
 			return 0;
 		inv_lease_set_yield(st->inv, sibling_yields, st);
+		reclaim_sessions(st);
 		if (st->n)
 			return 1;
 	} else {

@@ -97,6 +97,9 @@ int stg_stage_takes(struct inv *inv, const char *stage, const int *states, const
 
 /* ---- the stage skeleton ------------------------------------------------------ */
 
+struct stg_bmc_opts;
+struct rf_options;
+
 struct stg_stage {
 	struct br_common_opts common; /* --db, --json, -v, -q: the command's common */
 	const struct br_command *cmd;
@@ -116,6 +119,15 @@ struct stg_stage {
 	 * opened INV_OPEN_READONLY and no leases taken, so a user who may
 	 * only read the database sees it; a missing one is STG_EXIT_USAGE. */
 	int readonly;
+	/* The Redfish sessions earlier, killed runs left have been deleted
+	 * (stg_bmc_sessions_reclaim: once per stage, not per round). */
+	int sessions_reclaimed;
+	/* Set by a stage that talks to BMCs in rounds (discover, configure):
+	 * its first round, once it may touch nodes (in follow mode after the
+	 * driver's go), reclaims them with these options, whether or not any
+	 * node is ever ready for it. NULL: not done. */
+	const struct stg_bmc_opts *reclaim_bmc;
+	const struct rf_options *reclaim_rf;
 	/* The first write the inventory refused (a full disk, an I/O error):
 	 * what the stage did is not all recorded, so it ends with
 	 * STG_EXIT_UNREACHABLE (stg_stage_unwritable); owned. */

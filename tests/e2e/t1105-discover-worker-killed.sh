@@ -11,12 +11,16 @@ at_exit "stop_sim $T/rack"
 set -a; . rack/env; set +a
 bringup import --db inv.db --manifest rack/rack.csv >/dev/null
 
-bringup discover --db inv.db --workers 3 --timeout 4 --retries 0 --json > out.json 2>err.txt &
+bringup discover --db inv.db --workers 3 --timeout 6 --retries 0 --json > out.json 2>err.txt &
 pid=$!
-# Wait until all three workers are up and every BMC is being read.
+# Wait until all three workers are up and every BMC is being read: logged
+# in (the simulator's log), so no worker can report a node before its
+# Thermal times out. An event, not a time: a loaded machine only delays it.
 i=0
-while [ "$(pgrep -c -P $pid)" -lt 3 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-sleep 1.5
+while [ "$(pgrep -c -P $pid)" -lt 3 ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+i=0
+while [ "$(grep -c '"session":"created"' rack/requests.log)" -lt 16 ] && [ $i -lt 300 ]; do sleep 0.05; i=$((i + 1)); done
+assert_eq "$(grep -c '"session":"created"' rack/requests.log)" 16 "every BMC logged in before the kill"
 victim=$(pgrep -P $pid | sort -n | sed -n 2p)
 [ -n "$victim" ] || fail "no worker process to kill"
 kill -KILL "$victim"

@@ -9,9 +9,11 @@
 . "$(dirname "$0")/lib.sh"
 cd "$T"
 N=12
-# 50 ms a request: the kill, taken at the first PATCH, lands while the other
-# BMCs are anywhere between their login and their record.
-bringup-sim --no-hosts --nodes $N --dir sim --seed 9 --latency-ms 50 --daemon >/dev/null
+# 150 ms a request: the kill, taken at the first PATCH, lands while the other
+# BMCs are anywhere between their login and their record, and the rotation
+# still has a second of requests to go when the PATCH is logged (at 50 ms
+# it had ended before a test starved of CPU by a loaded machine saw it).
+bringup-sim --no-hosts --nodes $N --dir sim --seed 9 --latency-ms 150 --daemon >/dev/null
 at_exit "stop_sim $T/sim"
 set -a; . ./sim/env; set +a
 export BRINGUP_DB=$T/t.db
@@ -21,7 +23,7 @@ answer() { curl -s -o /dev/null -w '%{http_code}' -u "root:$2" "http://$1/redfis
 patches() { grep -c '"method":"PATCH","path":"/redfish/v1/AccountService/Accounts/' sim/requests.log 2>/dev/null || true; }
 
 : > sim/requests.log
-bringup credentials rotate --store "file:$T/store" -q 2>/dev/null &
+bringup credentials rotate --store "file:$T/store" -q 2>rotate.err &
 pid=$!
 polls=0
 while [ "$(patches)" -lt 1 ] && [ $polls -lt 12000 ]; do

@@ -4,5 +4,4 @@
 # tests/e2e/lib.sh starts it with initdb on a Unix socket and stops it at
 # exit); every assertion of that script holds on PostgreSQL. Skipped,
 # saying so, without a PostgreSQL server.
-# test: alone (t5012's kill times are drawn from an uninterrupted run's length)
 BR_TEST_DB=pg exec sh "$(dirname "$0")/t5012-run-killed.sh" "$@"

@@ -184,6 +184,95 @@ static void test_lease(void **state)
 	assert_int_equal(inv_leases_give_back(f->inv, &err), 0);
 }
 
+/* Raw SQL on the fixture's file, as another writer would change it. */
+static void raw_sql(const struct fixture *f, const char *sql)
+{
+	struct invb_conn *db;
+
+	assert_int_equal(invb_for(f->path)->open(f->path, 0, &db, NULL), 0);
+	assert_int_equal(invb_exec(db, sql), 0);
+	db->ops->close(db);
+}
+
+/* bmc_sessions: a session recorded by a process that is gone (SIGKILLed,
+ * still a zombie) is orphaned, one of a live process (this one) is not, a
+ * removed one is no more, one of another host is that host's, and one past
+ * INV_BMC_SESSION_MAX_AGE_S is dropped without being returned. */
+static void test_bmc_sessions(void **state)
+{
+	struct fixture *f = *state;
+	struct inv_bmc_session *s = NULL;
+	struct br_err err = { 0 };
+	size_t n = 0;
+	int ready[2], status;
+	siginfo_t info;
+	pid_t child;
+	char c;
+
+	assert_int_equal(pipe(ready), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		struct inv *own;
+
+		close(ready[0]);
+		if (inv_open(f->path, &own, NULL) ||
+		    inv_bmc_session_add(own, "node-a", "http://a/redfish/v1/SessionService/Sessions/1",
+					NULL) ||
+		    inv_bmc_session_add(own, "node-a", "http://a/redfish/v1/SessionService/Sessions/2",
+					NULL) ||
+		    inv_bmc_session_add(own, "node-b", "http://b/redfish/v1/SessionService/Sessions/7", NULL))
+			_exit(1);
+		if (write(ready[1], "x", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(ready[1]);
+	assert_int_equal(read(ready[0], &c, 1), 1);
+	close(ready[0]);
+	assert_int_equal(
+	    inv_bmc_session_add(f->inv, "node-b", "http://b/redfish/v1/SessionService/Sessions/8", &err), 0);
+	assert_int_not_equal(inv_bmc_session_add(f->inv, "no-such-node", "http://x/redfish/v1/S/1", &err), 0);
+	assert_int_equal(inv_bmc_sessions_orphaned(f->inv, &s, &n, &err), 0);
+	assert_int_equal(n, 0); /* both holders alive */
+	inv_bmc_sessions_free(s, n);
+
+	kill(child, SIGKILL);
+	memset(&info, 0, sizeof(info));
+	assert_int_equal(waitid(P_PID, (id_t)child, &info, WEXITED | WNOWAIT), 0);
+	assert_int_equal(inv_bmc_sessions_orphaned(f->inv, &s, &n, &err), 0);
+	assert_int_equal(n, 3);
+	assert_string_equal(s[0].hostname, "node-a");
+	assert_string_equal(s[0].uri, "http://a/redfish/v1/SessionService/Sessions/1");
+	assert_string_equal(s[1].uri, "http://a/redfish/v1/SessionService/Sessions/2");
+	assert_string_equal(s[2].hostname, "node-b");
+	assert_string_equal(s[2].uri, "http://b/redfish/v1/SessionService/Sessions/7");
+	inv_bmc_sessions_free(s, n);
+	assert_int_equal(waitpid(child, &status, 0), child);
+
+	assert_int_equal(
+	    inv_bmc_session_remove(f->inv, "node-a", "http://a/redfish/v1/SessionService/Sessions/1", &err),
+	    0);
+	raw_sql(f, "UPDATE bmc_sessions SET host = 'another-host' WHERE uri LIKE '%/Sessions/2'");
+	raw_sql(f, "UPDATE bmc_sessions SET opened_at = 1000 WHERE uri LIKE '%/Sessions/7'");
+	assert_int_equal(inv_bmc_sessions_orphaned(f->inv, &s, &n, &err), 0);
+	assert_int_equal(n, 0);
+	inv_bmc_sessions_free(s, n);
+	/* the old one dropped; another host's and this process's kept */
+	{
+		struct invb_conn *db;
+		struct invb_stmt *st;
+
+		assert_int_equal(invb_for(f->path)->open(f->path, 0, &db, NULL), 0);
+		assert_int_equal(invb_prepare(db, "SELECT count(*) FROM bmc_sessions", 0, &st), 0);
+		assert_int_equal(invb_step(st), INVB_ROW);
+		assert_int_equal(invb_column_int64(st, 0), 2);
+		invb_finalize(st);
+		db->ops->close(db);
+	}
+}
+
 /* inv_lease_set_yield: a live holder's lease is taken over exactly when
  * the rule says so, the rule shown the holder and the node. */
 struct yield_seen {
@@ -942,6 +1031,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_state_compare_and_set, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_failed_facts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lease, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bmc_sessions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_claim_never_moves_settled_node, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lease_yield, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_load_hw_firmware, setup, teardown),
