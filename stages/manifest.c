@@ -394,8 +394,9 @@ static void validate_row(struct parse_state *ps, const struct stg_manifest_row *
 		    "'-', '/', ':')",
 		    r->system, STG_MANIFEST_SYSTEM_MAX);
 	if (r->zone && *r->zone && !stg_zone_valid(r->zone))
-		row_problem(ps, r, "zone", "'%s' is not a zone name (at most %d letters, digits, '.', '_', '-')",
-			    r->zone, STG_MANIFEST_ZONE_MAX);
+		row_problem(ps, r, "zone",
+			    "'%s' is not a zone name (at most %d letters, digits, '.', '_', '-')", r->zone,
+			    STG_MANIFEST_ZONE_MAX);
 	if (r->bmc_type && *r->bmc_type && strcmp(r->bmc_type, "redfish") && strcmp(r->bmc_type, "ipmi") &&
 	    strcmp(r->bmc_type, "auto"))
 		row_problem(ps, r, "bmc_type", "'%s' is not one of redfish, ipmi, auto", r->bmc_type);
