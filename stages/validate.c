@@ -54,18 +54,27 @@ static int take_document(struct stg_validate_job *job, const char *text, size_t 
 }
 
 /* Why the job's document is another machine's (val_identity_mismatch,
- * against the BMC's facts), or NULL: it is the node's, or nothing tells.
- * Checked before anything is judged or stored of it. */
+ * against the BMC's facts hw, NULL when none are stored), or NULL: it is
+ * the node's, or nothing tells. Checked before anything is judged or
+ * stored of it. */
+static char *wrong_node_of(struct stg_validate_job *job, const struct br_hw *hw)
+{
+	char *why = NULL;
+
+	val_identity_mismatch(job->probe, job->node->hostname, hw, &why);
+	return why;
+}
+
 static char *wrong_node(struct inv *inv, struct stg_validate_job *job)
 {
 	struct br_hw hw;
 	struct br_err err = { 0 };
-	char *why = NULL;
 	int have_hw = inv_load_hw(inv, job->node->hostname, &hw, &err) == 0;
+	char *why;
 
 	if (!have_hw)
 		br_hw_init(&hw);
-	val_identity_mismatch(job->probe, job->node->hostname, have_hw ? &hw : NULL, &why);
+	why = wrong_node_of(job, have_hw ? &hw : NULL);
 	br_hw_release(&hw);
 	return why;
 }
@@ -96,6 +105,8 @@ struct collect {
 };
 
 static void judge_node(struct inv *inv, struct stg_validate_job *job);
+static void judge_node_hw(struct inv *inv, struct stg_validate_job *job, struct br_hw *hw, int have_hw,
+			  const char *no_hw);
 static void take_checks(struct stg_validate_job *job, struct val_check *checks, size_t n);
 
 /* The node's limit: --timeout, else its profile's [time_limits] validation. */
@@ -218,7 +229,9 @@ static json_t *judge_in_worker(struct collect *c, struct stg_validate_job *job,
 {
 	struct br_err err = { 0 };
 	json_t *checks, *reply;
-	char *text;
+	struct br_hw hw;
+	char *text, *no_hw = NULL;
+	int have_hw;
 
 	if (take_document(job, r->out.data ? r->out.data : "", r->out.len, "bringup-probe's output", why))
 		return NULL;
@@ -230,8 +243,16 @@ static json_t *judge_in_worker(struct collect *c, struct stg_validate_job *job,
 		*inventory = 1;
 		return NULL;
 	}
-	if ((*why = wrong_node(c->worker_inv, job))) {
+	/* The BMC's facts, read once for the identity check and the rules. */
+	have_hw = inv_load_hw(c->worker_inv, job->node->hostname, &hw, &err) == 0;
+	if (!have_hw) {
+		br_hw_init(&hw);
+		no_hw = br_xstrdup(err.msg);
+	}
+	if ((*why = wrong_node_of(job, have_hw ? &hw : NULL))) {
 		*wrong = 1;
+		br_hw_release(&hw);
+		free(no_hw);
 		return NULL;
 	}
 	/* stored compact: the probe's own line, else the document dumped */
@@ -242,10 +263,14 @@ static json_t *judge_in_worker(struct collect *c, struct stg_validate_job *job,
 		*why = br_xasprintf("cannot store its facts: %s", text ? err.msg : "out of memory");
 		*inventory = !text || stg_inventory_refused(&err);
 		free(text);
+		br_hw_release(&hw);
+		free(no_hw);
 		return NULL;
 	}
 	free(text);
-	judge_node(c->worker_inv, job);
+	judge_node_hw(c->worker_inv, job, &hw, have_hw, no_hw);
+	br_hw_release(&hw);
+	free(no_hw);
 	checks = json_array();
 	for (size_t i = 0; i < job->n_checks; i++)
 		json_array_append_new(checks, json_pack("[s, i, o, o]", job->checks[i].name,
@@ -805,24 +830,34 @@ static void take_checks(struct stg_validate_job *job, struct val_check *checks, 
  * policy over the BMC's inventory. */
 static void judge_node(struct inv *inv, struct stg_validate_job *job)
 {
+	struct br_hw hw;
+	struct br_err err = { 0 };
+	int have_hw = inv_load_hw(inv, job->node->hostname, &hw, &err) == 0;
+
+	if (!have_hw)
+		br_hw_init(&hw);
+	judge_node_hw(inv, job, &hw, have_hw, err.msg);
+	br_hw_release(&hw);
+}
+
+/* The node rules and firmware on the BMC's facts hw (have_hw 0: none
+ * could be read, no_hw says why; hw is empty). hw stays the caller's. */
+static void judge_node_hw(struct inv *inv, struct stg_validate_job *job, struct br_hw *hw, int have_hw,
+			  const char *no_hw)
+{
 	struct val_check *more = NULL;
 	size_t n_more = 0;
 	struct val_node_facts facts = { 0 };
-	struct br_hw hw;
 	struct br_err err = { 0 };
 	char *installed = NULL;
-	int have_hw = 1;
 
-	if (inv_load_hw(inv, job->node->hostname, &hw, &err)) {
+	if (!have_hw)
 		br_log_node(BR_LOG_WARN, "validate", job->node->hostname, job->node->bmc, "no BMC facts: %s",
-			    err.msg);
-		br_hw_init(&hw);
-		have_hw = 0;
-	}
+			    no_hw ? no_hw : "");
 	if (inv_node_installed_disk(inv, job->node->hostname, &installed, &err))
 		installed = NULL;
 	facts.probe = job->probe;
-	facts.bmc = have_hw ? &hw : NULL;
+	facts.bmc = have_hw ? hw : NULL;
 	/* The disk MAAS says it installed on; a manifest pin when MAAS was
 	 * never asked (nodes validated without enlist). */
 	facts.deployed_disk_serial = installed ? installed : job->node->boot_disk_serial;
@@ -832,10 +867,9 @@ static void judge_node(struct inv *inv, struct stg_validate_job *job)
 	take_checks(job, more, n_more);
 	more = NULL;
 	n_more = 0;
-	val_firmware_judge(job->profile, &hw, &more, &n_more);
+	val_firmware_judge(job->profile, hw, &more, &n_more);
 	take_checks(job, more, n_more);
 	free(installed);
-	br_hw_release(&hw);
 }
 
 /* ---- recording ---------------------------------------------------------------------- */

@@ -5,10 +5,12 @@
  * honour (a proxy command) stops the stage naming the keyword; it is never
  * dropped, which would send the connection around the bastion. A jump host
  * (ProxyJump) is taken: the runner goes through it with `ssh -W` (ssh.c). */
+#define _GNU_SOURCE /* pipe2 */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -16,6 +18,8 @@
 #include <unistd.h>
 
 #include "ssh.h"
+
+extern char **environ;
 
 #define SSH_G_OUTPUT_MAX (256u * 1024) /* ssh -G prints some 3 KiB */
 #define SSH_G_TIMEOUT_MS 10000	       /* a Match exec that hangs */
@@ -118,32 +122,41 @@ struct ssh_g_job {
 
 static int ssh_g_start(struct ssh_g_job *j, const char *file, const char *host)
 {
-	int out[2];
+	char *file_arg = br_xstrdup(file), *host_arg = br_xstrdup(host);
+	char ssh[] = "ssh", g[] = "-G", f[] = "-F", end[] = "--";
+	char *argv[] = { ssh, g, f, file_arg, end, host_arg, NULL };
+	posix_spawn_file_actions_t fa;
+	int out[2], sprc;
 
 	memset(j, 0, sizeof(*j));
 	j->fd = -1;
 	br_buf_init(&j->text, SSH_G_OUTPUT_MAX);
-	if (pipe(out))
+	/* close-on-exec: no other ssh -G holds this one's pipe open */
+	if (pipe2(out, O_CLOEXEC)) {
+		free(file_arg);
+		free(host_arg);
 		return br_errf(&j->err, BR_E_IO, "ssh -G: pipe: %s", strerror(errno));
-	j->pid = fork();
-	if (j->pid < 0) {
-		close(out[0]);
-		close(out[1]);
-		return br_errf(&j->err, BR_E_IO, "ssh -G: fork: %s", strerror(errno));
 	}
-	if (j->pid == 0) {
-		int null = open("/dev/null", O_RDONLY);
-
-		if (null >= 0)
-			dup2(null, 0);
-		dup2(out[1], 1);
-		dup2(out[1], 2);
-		close(out[0]);
-		close(out[1]);
-		execlp("ssh", "ssh", "-G", "-F", file, "--", host, (char *)NULL);
-		_exit(127);
-	}
+	/* posix_spawn, not fork: a rack's lookups are hundreds of processes,
+	 * and copying this process's page tables for each (then exec) was
+	 * most of the time the collecting process spent on them. */
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+	posix_spawn_file_actions_adddup2(&fa, out[1], 2);
+	sprc = posix_spawnp(&j->pid, "ssh", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	free(file_arg);
+	free(host_arg);
 	close(out[1]);
+	if (sprc) {
+		close(out[0]);
+		j->pid = -1;
+		if (sprc == ENOENT || sprc == EACCES)
+			return br_errf(&j->err, BR_E_NOTFOUND,
+				       "ssh config: cannot run ssh (the OpenSSH client reads it)");
+		return br_errf(&j->err, BR_E_IO, "ssh -G: cannot run ssh: %s", strerror(sprc));
+	}
 	j->fd = out[0];
 	j->deadline = br_now_ms() + SSH_G_TIMEOUT_MS;
 	return 0;
@@ -212,20 +225,21 @@ static int name_error(int rc, const char *host, struct br_err *err)
 /* `ssh -G -F file -- hosts[i]` for every host, up to SSH_G_PARALLEL at
  * once (each is some 5 ms of ssh's start; 512 one after another were most
  * of a rack's validate). rets[i] for hosts[i]; on the first error (named
- * by host) every ret is released and the rest are not asked. */
+ * by host) every ret is released and the rest are not asked. Each pass
+ * looks at the ones in flight only, so a lookup costs the same in a rack of
+ * any size. */
 static int ssh_g_all(const char *file, const char *const *hosts, size_t n, struct val_ssh_host *rets,
 		     struct br_err *err)
 {
 	struct ssh_g_job *jobs = br_xcalloc(n ? n : 1, sizeof(*jobs));
-	struct pollfd *pfds = br_xcalloc(SSH_G_PARALLEL, sizeof(*pfds));
-	size_t *slot = br_xcalloc(SSH_G_PARALLEL, sizeof(*slot));
+	struct pollfd pfds[SSH_G_PARALLEL];
+	size_t flight[SSH_G_PARALLEL]; /* indices of the jobs in flight */
 	size_t next = 0, active = 0, done = 0;
 	int rc = 0;
 
 	memset(rets, 0, n * sizeof(*rets));
 	while (done < n && !rc) {
 		int64_t now = br_now_ms(), wait = SSH_G_TIMEOUT_MS;
-		size_t np = 0;
 
 		while (next < n && active < SSH_G_PARALLEL && !rc) {
 			if (ssh_g_start(&jobs[next], file, hosts[next])) {
@@ -233,64 +247,61 @@ static int ssh_g_all(const char *file, const char *const *hosts, size_t n, struc
 				rc = name_error(err->code ? err->code : BR_E_IO, hosts[next], err);
 				br_buf_release(&jobs[next].text);
 			} else {
-				active++;
+				flight[active++] = next;
 			}
 			next++;
 		}
-		if (rc)
+		if (rc || !active)
 			break;
-		for (size_t i = 0; i < next; i++) {
-			struct ssh_g_job *j = &jobs[i];
+		for (size_t k = 0; k < active; k++) {
+			struct ssh_g_job *j = &jobs[flight[k]];
 
-			if (j->fd < 0)
-				continue;
-			if (now >= j->deadline) {
+			if (now >= j->deadline && !j->rc) {
 				j->rc = br_errf(&j->err, BR_E_TIMEOUT, "ssh -G %s: no answer in %d s",
-						hosts[i], SSH_G_TIMEOUT_MS / 1000);
+						hosts[flight[k]], SSH_G_TIMEOUT_MS / 1000);
 				kill(j->pid, SIGKILL);
 			}
 			if (j->deadline - now < wait)
 				wait = j->deadline - now > 0 ? j->deadline - now : 0;
-			pfds[np] = (struct pollfd){ .fd = j->fd, .events = POLLIN };
-			slot[np++] = i;
+			pfds[k] = (struct pollfd){ .fd = j->fd, .events = POLLIN };
 		}
-		if (rc || !np)
-			continue;
-		if (poll(pfds, np, (int)wait) < 0 && errno != EINTR) {
+		if (poll(pfds, active, (int)wait) < 0 && errno != EINTR) {
 			rc = br_errf(err, BR_E_IO, "ssh -G: poll: %s", strerror(errno));
 			break;
 		}
-		for (size_t k = 0; k < np && !rc; k++) {
-			struct ssh_g_job *j = &jobs[slot[k]];
+		/* from the end, so that a finished one's slot takes the last's */
+		for (size_t k = active; k-- > 0 && !rc;) {
+			size_t i = flight[k];
+			struct ssh_g_job *j = &jobs[i];
 
 			if (!j->rc && !(pfds[k].revents & (POLLIN | POLLHUP | POLLERR)))
 				continue;
-			if (!j->rc && !ssh_g_read(j, hosts[slot[k]]))
+			if (!j->rc && !ssh_g_read(j, hosts[i]))
 				continue;
-			rc = name_error(ssh_g_finish(j, &rets[slot[k]], err), hosts[slot[k]], err);
+			rc = name_error(ssh_g_finish(j, &rets[i], err), hosts[i], err);
 			j->fd = -1;
 			j->pid = -1;
-			active--;
+			flight[k] = flight[--active];
 			done++;
 		}
 	}
-	for (size_t i = 0; i < next; i++) /* on an error: reap the others */
-		if (jobs[i].fd >= 0) {
-			struct val_ssh_host scratch;
-			struct br_err ignored;
+	for (size_t k = 0; k < active; k++) { /* on an error: reap the others */
+		struct ssh_g_job *j = &jobs[flight[k]];
+		struct val_ssh_host scratch;
+		struct br_err ignored;
 
-			if (jobs[i].pid > 0)
-				kill(jobs[i].pid, SIGKILL);
-			if (!ssh_g_finish(&jobs[i], &scratch, &ignored))
-				val_ssh_host_release(&scratch);
-		}
+		if (j->fd < 0)
+			continue;
+		if (j->pid > 0)
+			kill(j->pid, SIGKILL);
+		if (!ssh_g_finish(j, &scratch, &ignored))
+			val_ssh_host_release(&scratch);
+	}
 	if (rc) {
 		for (size_t i = 0; i < n; i++)
 			val_ssh_host_release(&rets[i]);
 	}
 	free(jobs);
-	free(pfds);
-	free(slot);
 	return rc;
 }
 
