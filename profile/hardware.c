@@ -103,6 +103,8 @@ static const struct setting settings[] = {
 	{ "gpu", "nvlinks", K_COUNT, AT(gpu_nvlinks) },
 	{ "gpu", "nvlink_gbs", K_GBS, AT(gpu_nvlink_gbs) },
 	{ "gpu", "gpudirect_rdma", K_YESNO, AT(gpu_gpudirect_rdma) },
+	{ "gpu", "gpudirect_switch", K_YESNO, AT(gpu_gpudirect_switch) },
+	{ "gpu", "nvlink_fabric", K_YESNO, AT(gpu_nvlink_fabric) },
 	{ "nic", "fabric", K_COUNT, AT(fabric_nics) },
 	{ "nic", "fabric_link_width", K_WIDTH, AT(fabric_link.width) },
 	{ "nic", "fabric_link_speed", K_SPEED, AT(fabric_link.speed) },

@@ -161,6 +161,15 @@ struct prof_hardware {
 	 * directly (the peer-memory client nvidia_peermem or nv_peer_mem
 	 * loaded); 0: not judged. */
 	int gpu_gpudirect_rdma;
+	/* [gpu] gpudirect_switch = yes: each GPU shares a PCIe switch with
+	 * its own fabric NIC (one each, as on an HGX baseboard), so GPUDirect
+	 * RDMA traffic stays off the CPU's root complex; 0: not judged. */
+	int gpu_gpudirect_switch;
+	/* [gpu] nvlink_fabric = yes: an NVSwitch system (HGX), where the
+	 * fabric manager must have registered every GPU with the NVLink
+	 * fabric (nvidia-smi -q: Fabric State Completed, Status Success);
+	 * 0: not judged. */
+	int gpu_nvlink_fabric;
 	int fabric_nics;	      /* [nic] fabric */
 	struct prof_link fabric_link; /* [nic] fabric_link_width, fabric_link_speed */
 	int ethernet_nics;	      /* [nic] ethernet */
