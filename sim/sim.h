@@ -273,6 +273,13 @@ enum sim_fault {
 	 * Password), whatever its policy says: a rotation must leave the
 	 * factory credentials working and fail the node. */
 	SIM_F_PASSWORD_REFUSED,
+	/* One GPU the fabric manager could not register with the NVLink
+	 * fabric: nvidia-smi -q -x shows its fabric state "In Progress" (as
+	 * a GPU whose NVLinks did not train stays), the others Completed. */
+	SIM_F_NVLINK_FABRIC_DOWN,
+	/* A fatal NVSwitch SXid in the kernel log (12028, egress non-posted
+	 * PRIV error, in the driver's format) after boot. */
+	SIM_F_NVSWITCH_SXID,
 	SIM_F_COUNT
 };
 
@@ -491,6 +498,7 @@ struct sim_node {
 	/* gpu_ecc, gpu_row_remap, gpu_slowdown, gpu_sram_threshold: index + 1
 	 * of the GPU each touches (0: none). */
 	int gpu_ecc, gpu_remap, gpu_slowdown, gpu_sram;
+	int gpu_fabric_down;	    /* nvlink_fabric_down: index + 1 of the GPU (0: none) */
 	struct sim_faultset faults; /* sim_fault_has() */
 	json_t *details;	    /* per-fault specifics for truth.json (owned) */
 	struct sim_bmc_state st;
