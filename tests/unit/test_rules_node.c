@@ -2134,10 +2134,10 @@ static void test_clock_window(void **state)
 
 static void test_all_checks_named(void **state)
 {
-	static const char *const names[] = { "pcie",	  "gpu_count", "nic_count",	"nvme_count",
-					     "boot_disk", "thermal",   "cpufreq",	"clock",
-					     "psu",	  "fans",      "dmesg",		"gpu_health",
-					     "ib_ports",  "nvlink",    "gpudirect_rdma" };
+	static const char *const names[] = { "pcie",	  "gpu_count", "nic_count",	 "nvme_count",
+					     "boot_disk", "thermal",   "cpufreq",	 "clock",
+					     "psu",	  "fans",      "dmesg",		 "gpu_health",
+					     "ib_ports",  "nvlink",    "gpudirect_rdma", "nvlink_fabric" };
 	const char *top = getenv("BR_TOP");
 	char *dir = br_xasprintf("%s/templates", top ? top : ".");
 	struct prof_profile p;
