@@ -298,6 +298,8 @@ void val_checks_expected(const struct prof_profile *p, struct br_strlist *out)
 		{ "nvlink", hw->gpu_nvlinks >= 0 && hw->gpus != 0 },
 		{ "gpudirect_rdma", (hw->gpu_gpudirect_rdma || hw->gpu_gpudirect_switch) && hw->gpus != 0 },
 		{ "nvlink_fabric", hw->gpu_nvlink_fabric && hw->gpus != 0 },
+		{ "dcgm_diag", hw->dcgm_diag_level > 0 },
+		{ "rdma_bw", hw->rdma_bw_gbps > 0 },
 		{ "firmware:*", p->n_firmware > 0 },
 	};
 
