@@ -353,4 +353,5 @@ void sim_host_captures(struct sim_hw *w, const struct sim_node *n)
 	nvlink_status(w, n);
 	lldpctl(w, n);
 	kernel_log(w, n, syslog_stamp);
+	sim_host_active_captures(w, n);
 }

@@ -280,6 +280,13 @@ enum sim_fault {
 	/* A fatal NVSwitch SXid in the kernel log (12028, egress non-posted
 	 * PRIV error, in the driver's format) after boot. */
 	SIM_F_NVSWITCH_SXID,
+	/* The active checks' tools (sim/hosts_active.c): one GPU's memory
+	 * test fails in dcgmi diag's JSON ... */
+	SIM_F_DCGM_DIAG_FAIL,
+	/* ... dcgmi is not installed on the node ... */
+	SIM_F_DCGMI_MISSING,
+	/* ... ib_write_bw's loopback measures 180 Gb/s, not 392. */
+	SIM_F_RDMA_BW_LOW,
 	SIM_F_COUNT
 };
 
@@ -549,6 +556,9 @@ int sim_ib_write_wiring(const struct sim_rack *rack, const char *dir, struct br_
  * as cabled, faults included), DIR/bin/ibnetdiscover, and each host's
  * .captures/ibnetdiscover.ports (which of its ports sees which). */
 int sim_ib_write_subnets(const struct sim_rack *rack, const char *dir, struct br_err *err);
+/* DIR/bin/dcgmi and DIR/bin/ib_write_bw: the active checks' tools, printing
+ * each host's .captures (sim/hosts_active.c). */
+int sim_active_write_tools(const char *dir, struct br_err *err);
 
 /* ---- rack.c --------------------------------------------------------------- */
 

@@ -58,5 +58,7 @@ for c in $(jq -r '.nodes[] | select(.faults == []) | .hostname' rack/truth.json)
 		"8 GPUs registered with the NVLink fabric (state Completed, status Success)" "clean $c: nvlink_fabric"
 	assert_contains "$(check "$c" gpudirect_rdma detail)" \
 		"each of 8 GPUs shares a PCIe switch with a fabric NIC of its own" "clean $c: GPU/NIC switches"
+	assert_eq "$(check "$c" dcgm_diag result)$(check "$c" rdma_bw result)" "" \
+		"clean $c: no active check where the profile asks for none"
 done
 echo "nvlink_fabric_down and nvswitch_sxid quarantined with one ticket each; clean nodes golden"
