@@ -153,7 +153,8 @@ int main(int argc, char **argv)
 		"judge them with the BMC's against the node's profile and the wiring list: cabling, PCIe\n"
 		"width/speed, boot disk, thermal, cpufreq, clock, GPU/NIC/NVMe counts, PSUs, firmware, "
 		"dmesg;\n"
-		"read the InfiniBand subnet (ibnetdiscover over SSH on a fabric host) and judge the fabric.\n"
+		"read the InfiniBand subnet (ibnetdiscover over SSH on a fabric host) and judge the fabric;\n"
+		"run the active checks the profile opts into ([active]: dcgmi diag, ib_write_bw loopback).\n"
 		"Nodes whose checks ran become 'validated'; 'bringup gate' promotes or quarantines them.",
 		options,
 		&st.common,

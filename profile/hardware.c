@@ -12,13 +12,13 @@
 #include "prof_private.h"
 
 const char prof_hw_sections[] = "[system] [gpu] [nic] [ib] [nvme] [fans] [psu] [cpu] [clock] [time_limits] "
-				"[gate] [reprovision] [lifecycle]";
+				"[gate] [reprovision] [lifecycle] [active]";
 
 int prof_hw_section_known(const char *section, size_t len)
 {
-	static const char *const names[] = { "system", "gpu",	      "nic",	  "ib",	   "nvme",
-					     "fans",   "psu",	      "cpu",	  "clock", "time_limits",
-					     "gate",   "reprovision", "lifecycle" };
+	static const char *const names[] = { "system", "gpu",	      "nic",	   "ib",    "nvme",
+					     "fans",   "psu",	      "cpu",	   "clock", "time_limits",
+					     "gate",   "reprovision", "lifecycle", "active" };
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (len == strlen(names[i]) && !memcmp(section, names[i], len))
@@ -84,7 +84,8 @@ enum kind {
 	K_GBS,
 	K_YESNO,
 	K_ERRORS,
-	K_LINK_LAYER
+	K_LINK_LAYER,
+	K_DIAG_LEVEL
 };
 
 struct setting {
@@ -103,6 +104,8 @@ static const struct setting settings[] = {
 	{ "gpu", "nvlinks", K_COUNT, AT(gpu_nvlinks) },
 	{ "gpu", "nvlink_gbs", K_GBS, AT(gpu_nvlink_gbs) },
 	{ "gpu", "gpudirect_rdma", K_YESNO, AT(gpu_gpudirect_rdma) },
+	{ "gpu", "gpudirect_switch", K_YESNO, AT(gpu_gpudirect_switch) },
+	{ "gpu", "nvlink_fabric", K_YESNO, AT(gpu_nvlink_fabric) },
 	{ "nic", "fabric", K_COUNT, AT(fabric_nics) },
 	{ "nic", "fabric_link_width", K_WIDTH, AT(fabric_link.width) },
 	{ "nic", "fabric_link_speed", K_SPEED, AT(fabric_link.speed) },
@@ -132,6 +135,10 @@ static const struct setting settings[] = {
 	{ "gate", "optional", K_CHECKS, AT(gate_optional) },
 	{ "reprovision", "erase", K_ERASE, AT(erase) },
 	{ "lifecycle", "max_attempts", K_ATTEMPTS, AT(max_attempts) },
+	{ "active", "dcgm_diag", K_DIAG_LEVEL, AT(dcgm_diag_level) },
+	{ "active", "dcgm_diag_time_limit", K_DURATION, AT(dcgm_diag_limit_s) },
+	{ "active", "rdma_bw_gbps", K_GBPS, AT(rdma_bw_gbps) },
+	{ "active", "rdma_bw_time_limit", K_DURATION, AT(rdma_bw_limit_s) },
 };
 #undef AT
 #define AT_VALIDATION offsetof(struct prof_hardware, limits.validation_s)
@@ -237,7 +244,7 @@ static int set_value(struct prof_parse *ps, const struct setting *s, const char 
 			    ps, field, "'%s' is not a duration (such as 500ms, 30s, 10m, 2h; at most 7 days)",
 			    value);
 		/* A stage limit of 0 would fail every node at once: surely a typo. */
-		if (!ms && !strcmp(s->section, "time_limits"))
+		if (!ms && (!strcmp(s->section, "time_limits") || !strcmp(s->section, "active")))
 			return prof_problem(ps, field, "a time limit of 0: give one of at least 1s");
 		/* clock skew is kept in ms, stage limits in s */
 		*(int64_t *)(void *)at = strcmp(s->section, "clock") ? (ms + 999) / 1000 : ms;
@@ -293,6 +300,13 @@ static int set_value(struct prof_parse *ps, const struct setting *s, const char 
 		if (strcmp(value, "InfiniBand") && strcmp(value, "Ethernet"))
 			return prof_problem(ps, field, "'%s' is not InfiniBand or Ethernet (RoCE)", value);
 		*(char **)(void *)at = br_xstrdup(value);
+		return 1;
+	case K_DIAG_LEVEL:
+		/* dcgmi diag's run levels: 1 quick (seconds), 2 medium
+		 * (minutes), 3 long, 4 extended (an hour or more). */
+		if (parse_int(value, 1, 4, &v))
+			return prof_problem(ps, field, "'%s' is not a dcgmi diag run level (1-4)", value);
+		*(int *)(void *)at = (int)v;
 		return 1;
 	case K_TEXT:
 		if (!*value)

@@ -23,6 +23,7 @@ void prof_init(struct prof_profile *p)
 	p->hw.ib_ports = p->hw.ib_rate_gbps = -1;
 	p->hw.ib_link_downed_max = p->hw.ib_link_error_recovery_max = p->hw.ib_symbol_error_max = -1;
 	p->hw.ib_link_down_time_max = -1;
+	p->hw.rdma_bw_gbps = -1;
 	p->hw.clock_skew_max_ms = -1;
 	p->hw.rtc_skew_max_ms = -1;
 	p->hw.max_attempts = PROF_ATTEMPTS_DEFAULT;

@@ -25,7 +25,7 @@
  *                  section                                       (optional)
  *   hardware.conf  what a healthy node has: [system] [gpu] [nic] [nvme]
  *                  [fans] [psu] [cpu] [clock] [time_limits] [gate]
- *                  [reprovision] [lifecycle]                   (optional)
+ *                  [reprovision] [lifecycle] [active]          (optional)
  *
  * INI syntax (libinih): '#' or ';' starts a comment line, ';' an inline
  * comment; leading blanks are ignored (no continuation lines). Every problem
@@ -140,6 +140,7 @@ struct prof_time_limits {
 #define PROF_COMMISSIONING_DEFAULT_S (30 * 60)
 #define PROF_DEPLOYMENT_DEFAULT_S (60 * 60)
 #define PROF_VALIDATION_DEFAULT_S (10 * 60)
+#define PROF_ACTIVE_LIMIT_DEFAULT_S (15 * 60)
 /* [lifecycle] max_attempts: its default and its largest value. */
 #define PROF_ATTEMPTS_DEFAULT 3
 #define PROF_ATTEMPTS_MAX 100
@@ -161,6 +162,25 @@ struct prof_hardware {
 	 * directly (the peer-memory client nvidia_peermem or nv_peer_mem
 	 * loaded); 0: not judged. */
 	int gpu_gpudirect_rdma;
+	/* [gpu] gpudirect_switch = yes: each GPU shares a PCIe switch with
+	 * its own fabric NIC (one each, as on an HGX baseboard), so GPUDirect
+	 * RDMA traffic stays off the CPU's root complex; 0: not judged. */
+	int gpu_gpudirect_switch;
+	/* [gpu] nvlink_fabric = yes: an NVSwitch system (HGX), where the
+	 * fabric manager must have registered every GPU with the NVLink
+	 * fabric (nvidia-smi -q: Fabric State Completed, Status Success);
+	 * 0: not judged. */
+	int gpu_nvlink_fabric;
+	/* [active]: checks that load the node, each opted into by the
+	 * profile and run after the probe under its own time limit: `dcgmi
+	 * diag -r dcgm_diag_level -j` (0: not run), judged test by test, and
+	 * RDMA loopback bandwidth between the node's first two HCAs with
+	 * perftest's ib_write_bw against rdma_bw_gbps (-1: not run). A time
+	 * limit of 0 takes PROF_ACTIVE_LIMIT_DEFAULT_S. */
+	int dcgm_diag_level;
+	int64_t dcgm_diag_limit_s;
+	int rdma_bw_gbps;
+	int64_t rdma_bw_limit_s;
 	int fabric_nics;	      /* [nic] fabric */
 	struct prof_link fabric_link; /* [nic] fabric_link_width, fabric_link_speed */
 	int ethernet_nics;	      /* [nic] ethernet */

@@ -423,6 +423,8 @@ static int start(struct run *r, struct br_err *err)
 		rc = sim_hosts_write(&r->rack, r->dir, err);
 	if (!rc && hosts && sim_rack_infiniband(&r->rack))
 		rc = sim_ib_write_subnets(&r->rack, r->dir, err);
+	if (!rc && hosts)
+		rc = sim_active_write_tools(r->dir, err);
 	if (!rc && hosts) {
 		rc = sim_hosts_rtc_tick(&r->rack, r->dir, err);
 		if (!rc)

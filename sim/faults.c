@@ -87,6 +87,11 @@ static const char *const fault_names[SIM_F_COUNT] = {
 	[SIM_F_COMMISSION_HANG] = "commission_hang",
 	[SIM_F_PASSWORD_CHANGE_REQUIRED] = "password_change_required",
 	[SIM_F_PASSWORD_REFUSED] = "password_refused",
+	[SIM_F_NVLINK_FABRIC_DOWN] = "nvlink_fabric_down",
+	[SIM_F_NVSWITCH_SXID] = "nvswitch_sxid",
+	[SIM_F_DCGM_DIAG_FAIL] = "dcgm_diag_fail",
+	[SIM_F_DCGMI_MISSING] = "dcgmi_missing",
+	[SIM_F_RDMA_BW_LOW] = "rdma_bw_low",
 };
 
 /* BIOS attributes bios_drift may change, and the value a drifted node has. */
@@ -381,6 +386,25 @@ static void apply(struct sim_node *n, enum sim_fault f, uint64_t *rng)
 		detail(n, f,
 		       json_pack("{s:i, s:s, s:i, s:i}", "gpu", g + 1, "serial", n->gpus[g].serial, "bus",
 				 n->gpus[g].bus, "link", (int)sim_rng_below(rng, SIM_NVLINKS)));
+		break;
+	case SIM_F_NVLINK_FABRIC_DOWN:
+		n->gpu_fabric_down = g + 1;
+		detail(n, f,
+		       json_pack("{s:i, s:s, s:i}", "gpu", g + 1, "serial", n->gpus[g].serial, "bus",
+				 n->gpus[g].bus));
+		break;
+	case SIM_F_DCGM_DIAG_FAIL:
+		detail(n, f,
+		       json_pack("{s:i, s:s, s:i, s:s}", "gpu", g + 1, "serial", n->gpus[g].serial, "bus",
+				 n->gpus[g].bus, "test", "memory"));
+		break;
+	case SIM_F_RDMA_BW_LOW:
+		detail(n, f, json_pack("{s:f}", "gbps", 180.12));
+		break;
+	case SIM_F_NVSWITCH_SXID:
+		/* An HGX H100/H200 baseboard's four NVSwitches sit at their own
+		 * PCIe functions; the fault picks one. */
+		detail(n, f, json_pack("{s:s, s:i}", "nvswitch", "0000:84:00.0", "sxid", 12028));
 		break;
 	case SIM_F_GPU_ECC:
 	case SIM_F_GPU_ROW_REMAP:

@@ -54,5 +54,7 @@ void sim_host_pci(struct sim_hw *w, const struct sim_node *n);
 char *sim_host_drive_dir(int d);
 /* hosts_tools.c: .captures/ (nvidia-smi, lldpctl, dmesg) and var/log/kern.log. */
 void sim_host_captures(struct sim_hw *w, const struct sim_node *n);
+/* hosts_active.c: what the active checks' tools print for this node. */
+void sim_host_active_captures(struct sim_hw *w, const struct sim_node *n);
 
 #endif

@@ -124,10 +124,22 @@ static void nvsmi_gpu(struct br_buf *b, const struct sim_node *n, int g, int min
 		    "\t\t\t<instant_power_draw>118.35 W</instant_power_draw>\n"
 		    "\t\t\t<current_power_limit>700.00 W</current_power_limit>\n"
 		    "\t\t\t<default_power_limit>700.00 W</default_power_limit>\n"
-		    "\t\t</gpu_power_readings>\n"
-		    "\t</gpu>\n",
+		    "\t\t</gpu_power_readings>\n",
 		    gpu->bus, "0000:", gpu->bus, gen, gen, gen, gen, gen, gpu->lanes, slow, slow, celsius,
 		    87 - celsius, celsius + 1);
+	/* <fabric> as R550 prints it on an HGX baseboard once the fabric
+	 * manager has registered the GPU; nvlink_fabric_down's GPU stays
+	 * "In Progress" with the rest N/A (NVIDIA/gpu-operator issue 2511
+	 * shows one). */
+	br_buf_addf(b,
+		    "\t\t<fabric>\n\t\t\t<state>%s</state>\n\t\t\t<status>%s</status>\n"
+		    "\t\t\t<cliqueId>%s</cliqueId>\n\t\t\t<clusterUuid>%s</clusterUuid>\n"
+		    "\t\t\t<health>\n\t\t\t\t<bandwidth>N/A</bandwidth>\n\t\t\t</health>\n"
+		    "\t\t</fabric>\n\t</gpu>\n",
+		    n->gpu_fabric_down == g + 1 ? "In Progress" : "Completed",
+		    n->gpu_fabric_down == g + 1 ? "N/A" : "Success",
+		    n->gpu_fabric_down == g + 1 ? "N/A" : "0",
+		    n->gpu_fabric_down == g + 1 ? "N/A" : "00000000-0000-0000-0000-000000000000");
 }
 
 static void nvidia_smi(struct sim_hw *w, const struct sim_node *n, const char *stamp)
@@ -302,6 +314,12 @@ static void kernel_log(struct sim_hw *w, const struct sim_node *n, const char *s
 				    n->nics[k].ifname, 0, n->nics[k].bus, n->nics[k].ifname, 0,
 				    n->nics[k].bus, n->nics[k].ifname);
 	}
+	if (sim_fault_has(&n->faults, SIM_F_NVSWITCH_SXID))
+		br_buf_adds(&later,
+			    "[  733.118201] nvidia-nvswitch1: SXid (PCI:0000:84:00.0): 12028, Fatal, "
+			    "Link 32 egress non-posted PRIV error (First)\n"
+			    "[  733.118230] nvidia-nvswitch1: SXid (PCI:0000:84:00.0): 12028, Severity 1 "
+			    "Engine instance 32 Sub-engine instance 00\n");
 	br_buf_adds(&msgs, br_buf_str(&later));
 	br_buf_release(&later);
 	br_buf_init(&dmesg, 0);
@@ -335,4 +353,5 @@ void sim_host_captures(struct sim_hw *w, const struct sim_node *n)
 	nvlink_status(w, n);
 	lldpctl(w, n);
 	kernel_log(w, n, syslog_stamp);
+	sim_host_active_captures(w, n);
 }

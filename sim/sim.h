@@ -279,6 +279,20 @@ enum sim_fault {
 	 * Password), whatever its policy says: a rotation must leave the
 	 * factory credentials working and fail the node. */
 	SIM_F_PASSWORD_REFUSED,
+	/* One GPU the fabric manager could not register with the NVLink
+	 * fabric: nvidia-smi -q -x shows its fabric state "In Progress" (as
+	 * a GPU whose NVLinks did not train stays), the others Completed. */
+	SIM_F_NVLINK_FABRIC_DOWN,
+	/* A fatal NVSwitch SXid in the kernel log (12028, egress non-posted
+	 * PRIV error, in the driver's format) after boot. */
+	SIM_F_NVSWITCH_SXID,
+	/* The active checks' tools (sim/hosts_active.c): one GPU's memory
+	 * test fails in dcgmi diag's JSON ... */
+	SIM_F_DCGM_DIAG_FAIL,
+	/* ... dcgmi is not installed on the node ... */
+	SIM_F_DCGMI_MISSING,
+	/* ... ib_write_bw's loopback measures 180 Gb/s, not 392. */
+	SIM_F_RDMA_BW_LOW,
 	SIM_F_COUNT
 };
 
@@ -500,6 +514,7 @@ struct sim_node {
 	/* gpu_ecc, gpu_row_remap, gpu_slowdown, gpu_sram_threshold: index + 1
 	 * of the GPU each touches (0: none). */
 	int gpu_ecc, gpu_remap, gpu_slowdown, gpu_sram;
+	int gpu_fabric_down;	    /* nvlink_fabric_down: index + 1 of the GPU (0: none) */
 	struct sim_faultset faults; /* sim_fault_has() */
 	json_t *details;	    /* per-fault specifics for truth.json (owned) */
 	struct sim_bmc_state st;
@@ -550,6 +565,9 @@ int sim_ib_write_wiring(const struct sim_rack *rack, const char *dir, struct br_
  * as cabled, faults included), DIR/bin/ibnetdiscover, and each host's
  * .captures/ibnetdiscover.ports (which of its ports sees which). */
 int sim_ib_write_subnets(const struct sim_rack *rack, const char *dir, struct br_err *err);
+/* DIR/bin/dcgmi and DIR/bin/ib_write_bw: the active checks' tools, printing
+ * each host's .captures (sim/hosts_active.c). */
+int sim_active_write_tools(const char *dir, struct br_err *err);
 
 /* ---- rack.c --------------------------------------------------------------- */
 

@@ -1106,6 +1106,9 @@ int stg_validate_run(struct stg_stage *st, const struct stg_validate_options *o,
 	}
 	/* The subnet once, from a fabric host whose facts are in. */
 	stg_validate_fabric_collect(o, run);
+	/* The checks that load the node, where its profile asks, each under
+	 * its own time limit. */
+	stg_validate_active(o, run);
 	/* Every node's facts are in before any is judged: a swapped cable is
 	 * told by the two hosts' views together. */
 	judge_cabling(run);
@@ -1121,6 +1124,9 @@ int stg_validate_run(struct stg_stage *st, const struct stg_validate_options *o,
 		} else {
 			judge_node(run->inv, job);
 		}
+		take_checks(job, job->active_checks, job->n_active_checks);
+		job->active_checks = NULL;
+		job->n_active_checks = 0;
 		if (job->missing_nic)
 			blame_nic_count(job->checks, job->n_checks, job->missing_nic);
 		finish(run, job, BR_FAIL_NONE, verdict(job));
@@ -1206,6 +1212,7 @@ void stg_validate_run_release(struct stg_validate_run *run)
 		json_decref(run->jobs[i].probe);
 		val_checks_free(run->jobs[i].checks, run->jobs[i].n_checks);
 		val_checks_free(run->jobs[i].node_checks, run->jobs[i].n_node_checks);
+		val_checks_free(run->jobs[i].active_checks, run->jobs[i].n_active_checks);
 		free(run->jobs[i].missing_nic);
 		free(run->jobs[i].reason);
 		free(run->jobs[i].probe_text);

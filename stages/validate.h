@@ -52,6 +52,10 @@ struct stg_validate_job {
 	int judged;
 	struct val_check *node_checks;
 	size_t n_node_checks;
+	/* The active checks' verdicts ([active]: dcgm_diag, rdma_bw), put
+	 * after the node rules'. */
+	struct val_check *active_checks;
+	size_t n_active_checks;
 	int done, ok;
 	enum br_fail_kind fail_kind; /* why, when not ok */
 	char *missing_nic;	     /* the PCIe device of a NIC its silent ports say is gone, or NULL */
@@ -95,6 +99,12 @@ void stg_validate_run_release(struct stg_validate_run *run);
  * then give every node its check "fabric". */
 void stg_validate_fabric_collect(const struct stg_validate_options *o, struct stg_validate_run *run);
 void stg_validate_fabric_checks(struct stg_validate_run *run);
+
+/* validate_active.c: the checks the node's profile opts into ([active]),
+ * each tool run over SSH on every node that asks for it under that
+ * check's own time limit, judged into the job's active_checks. Not with
+ * --facts (nothing is run on a node judged offline). */
+void stg_validate_active(const struct stg_validate_options *o, struct stg_validate_run *run);
 
 /* Fabric mode: an InfiniBand fabric as ibnetdiscover printed it, judged
  * against the wiring list (exchanged, missing and unexpected cables,

@@ -1,6 +1,6 @@
 /* Kernel log signatures of the faults seen in GPU rack bring-ups: PCIe AER
  * errors, links trained narrower or slower than capable, NVMe command
- * timeouts, NVIDIA Xid events and thermal throttling. Each match is kept
+ * timeouts, NVIDIA Xid and NVSwitch SXid events and thermal throttling. Each match is kept
  * with its line so a technician reads what the kernel said. */
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +22,10 @@ static const struct signature signatures[] = {
 	{ "pcie_link_limited", "limited width", NULL },
 	{ "nvme_timeout", "nvme", "timeout" },
 	{ "nvidia_xid", "NVRM: Xid", NULL },
+	/* The NVSwitch driver's: "nvidia-nvswitch3: SXid (PCI:0000:04:00.0):
+	 * 22013, Non-fatal, Link 44 Minion Link DLREQ interrupt", each event
+	 * followed by its "Data {…}" and "Severity …" lines under one code. */
+	{ "nvswitch_sxid", "SXid (PCI:", NULL },
 	{ "thermal_throttle", "temperature above threshold", NULL },
 	{ "thermal_throttle", "clock throttled", NULL },
 };
@@ -66,6 +70,26 @@ static json_t *xid_of(const char *line, size_t len)
 			while (j < len && line[j] >= '0' && line[j] <= '9' && v < 100000)
 				v = v * 10 + (line[j++] - '0');
 			return json_integer(v);
+		}
+	}
+	return json_null();
+}
+
+/* An SXid line's severity: the word after its code ("22013, Non-fatal,
+ * Link 44 …", "12028, Fatal, …"), or null on the event's other lines. */
+static json_t *sxid_severity(const char *line, size_t len)
+{
+	for (size_t i = 0; i + 3 < len; i++) {
+		if (memcmp(line + i, "): ", 3) == 0) {
+			size_t j = i + 3;
+
+			while (j < len && line[j] >= '0' && line[j] <= '9')
+				j++;
+			if (len - j >= 8 && !memcmp(line + j, ", Fatal,", 8))
+				return json_string("fatal");
+			if (len - j >= 12 && !memcmp(line + j, ", Non-fatal,", 12))
+				return json_string("non-fatal");
+			return json_null();
 		}
 	}
 	return json_null();
@@ -224,6 +248,10 @@ json_t *val_dmesg_scan(const char *text, size_t len)
 				m = json_pack("{s:s, s:o}", "kind", sig->kind, "line", line_json(line, ll));
 				if (strcmp(sig->kind, "nvidia_xid") == 0)
 					json_object_set_new(m, "xid", xid_of(line, ll));
+				if (strcmp(sig->kind, "nvswitch_sxid") == 0) {
+					json_object_set_new(m, "sxid", xid_of(line, ll));
+					json_object_set_new(m, "severity", sxid_severity(line, ll));
+				}
 				json_array_append_new(matches, m);
 			}
 			break; /* one kind per line */

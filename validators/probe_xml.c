@@ -172,6 +172,36 @@ static json_t *children_object(xmlNodePtr n)
 	return obj;
 }
 
+/* One scope of <ecc_errors> (volatile or aggregate). From R450 the
+ * counters are flat (dram_uncorrectable, sram_uncorrectable_parity, …);
+ * older drivers group them by kind, <single_bit> (corrected) and
+ * <double_bit> (uncorrectable), each with device_memory, register_file,
+ * the caches and a total: those groups are kept as objects of their own. */
+static json_t *ecc_scope(xmlNodePtr n)
+{
+	json_t *obj = children_object(n);
+	static const char *const groups[] = { "single_bit", "double_bit" };
+
+	for (size_t i = 0; n && i < sizeof(groups) / sizeof(groups[0]); i++)
+		if (child(n, groups[i]))
+			json_object_set_new(obj, groups[i], children_object(child(n, groups[i])));
+	return obj;
+}
+
+/* <fabric> (R530 and later): where the fabric manager has registered the
+ * GPU with the NVSwitch fabric of an HGX baseboard. State goes "Not
+ * Started", "In Progress", "Completed" ("Not Supported" off NVSwitch
+ * systems), status is NVML's return text ("Success" once done); newer
+ * drivers add a health summary. Absent from older drivers: null. */
+static json_t *fabric_of(xmlNodePtr f)
+{
+	if (!f)
+		return json_null();
+	return json_pack("{s:o, s:o, s:o, s:o, s:o}", "state", str_at(f, "state"), "status",
+			 str_at(f, "status"), "clique_id", str_at(f, "cliqueId"), "cluster_uuid",
+			 str_at(f, "clusterUuid"), "health_summary", str_at(f, "health/summary"));
+}
+
 static json_t *nvsmi_gpu(xmlNodePtr g)
 {
 	xmlNodePtr link = at(g, "pci/pci_gpu_link_info");
@@ -216,8 +246,8 @@ static json_t *nvsmi_gpu(xmlNodePtr g)
 			    json_pack("{s:o, s:o}", "current", str_at(g, "ecc_mode/current_ecc"), "pending",
 				      str_at(g, "ecc_mode/pending_ecc")));
 	json_object_set_new(gpu, "ecc_errors",
-			    json_pack("{s:o, s:o}", "volatile", children_object(at(g, "ecc_errors/volatile")),
-				      "aggregate", children_object(at(g, "ecc_errors/aggregate"))));
+			    json_pack("{s:o, s:o}", "volatile", ecc_scope(at(g, "ecc_errors/volatile")),
+				      "aggregate", ecc_scope(at(g, "ecc_errors/aggregate"))));
 	json_object_set_new(gpu, "retired_pages",
 			    json_pack("{s:o, s:o, s:o}", "single_bit",
 				      num_at(g, "retired_pages/multiple_single_bit_retirement/retired_count"),
@@ -225,6 +255,7 @@ static json_t *nvsmi_gpu(xmlNodePtr g)
 				      num_at(g, "retired_pages/double_bit_retirement/retired_count"),
 				      "pending", str_at(g, "retired_pages/pending_retirement")));
 	json_object_set_new(gpu, "remapped_rows", children_object(at(g, "remapped_rows")));
+	json_object_set_new(gpu, "fabric", fabric_of(at(g, "fabric")));
 	json_object_set_new(
 	    gpu, "clocks_event_reasons",
 	    children_object(

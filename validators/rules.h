@@ -118,6 +118,41 @@ void val_checks_expected(const struct prof_profile *p, struct br_strlist *out);
 void val_judge_node(const struct prof_profile *p, const struct val_node_facts *f,
 		    struct val_check **ret_checks, size_t *ret_n);
 
+/* ---- rules_active.c: checks that load the node ([active]) -------------------- */
+
+#define VAL_ACTIVE_OUT_MAX (4 * 1024 * 1024) /* one active tool's output */
+
+/* What one active tool's run over SSH gave. Borrowed. */
+struct val_active_run {
+	int ran;	       /* it ran and exited (whatever its status) */
+	int past_limit;	       /* it did not end within limit_s */
+	const char *error;     /* why it did not run (SSH), when !ran */
+	int exit_status;       /* 127: the shell found no such command */
+	const char *out, *err; /* its stdout and stderr */
+	size_t out_len;
+	int64_t limit_s; /* the time limit it ran under */
+};
+
+/* "dcgm_diag": `dcgmi diag -r N -j` judged test by test, in either shape
+ * DCGM prints ("DCGM GPU Diagnostic" of 3.x, results by gpu_ids; "DCGM
+ * Diagnostic" of 4.x, results by entity_id with entity_groups naming each
+ * GPU's serial): any result Fail fails, naming the test, the GPU (serial
+ * and, from the probe's nvidia-smi -q -x in index order, its PCIe
+ * function, which it blames) and DCGM's warning; Warn and Skip are
+ * listed. A tool absent (exit 127), a run past its limit, output that is
+ * not DCGM's or a runtime_error is unknown with the reason. probe may be
+ * NULL. Appends one check. */
+void val_judge_dcgm_diag(const struct prof_profile *p, json_t *probe, const struct val_active_run *r,
+			 struct val_check **ret_checks, size_t *ret_n);
+
+/* "rdma_bw": perftest's ib_write_bw loopback between two of the node's
+ * HCAs (its client's report, --report_gbits: the "BW average[Gb/sec]"
+ * column) at least [active] rdma_bw_gbps. Absent tool, limit, no result
+ * line: unknown with the reason. hcas names the pair ("mlx5_0 to
+ * mlx5_1"), or NULL. Appends one check. */
+void val_judge_rdma_bw(const struct prof_profile *p, const char *hcas, const struct val_active_run *r,
+		       struct val_check **ret_checks, size_t *ret_n);
+
 /* ---- rules_gate.c: the gate's judgement -------------------------------------- */
 
 /* Whether the check named name is required by the profile (NULL: all):

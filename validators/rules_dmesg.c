@@ -1,6 +1,7 @@
 /* dmesg: the kernel's own reports of failing hardware, from the probe's
- * signature scan: NVIDIA Xid, uncorrectable PCIe AER, NVMe timeouts, links
- * "limited by" a narrow or slow hop, thermal throttling. */
+ * signature scan: NVIDIA Xid, fatal NVSwitch SXid, uncorrectable PCIe AER,
+ * NVMe timeouts, links "limited by" a narrow or slow hop, thermal
+ * throttling. */
 #define _DEFAULT_SOURCE
 #include <ctype.h>
 #include <stdlib.h>
@@ -98,7 +99,7 @@ void val_rule_dmesg(struct val_node_ctx *c)
 	struct val_evidence e;
 	char *why = NULL;
 	json_t *dmesg = val_probe_section(c, "dmesg", &why), *matches, *m;
-	size_t corrected = 0, not_judged = 0, i;
+	size_t corrected = 0, not_judged = 0, sxid_nonfatal = 0, i;
 
 	val_ev_init(&e);
 	if (!dmesg) {
@@ -122,9 +123,26 @@ void val_rule_dmesg(struct val_node_ctx *c)
 			not_judged++;
 			continue;
 		}
+		/* NVIDIA's Fabric Manager guide: a non-fatal SXid is an error the
+		 * NVSwitch recovered from (links training at boot print them); a
+		 * fatal one stalls the NVLink traffic through that switch until
+		 * the GPUs and switches are reset. Lines without a severity are
+		 * the same event's data. */
+		if (!strcmp(kind, "nvswitch_sxid") && !br_json_str(m, "severity"))
+			continue;
+		if (!strcmp(kind, "nvswitch_sxid") && strcmp(br_json_str(m, "severity"), "fatal")) {
+			sxid_nonfatal++;
+			continue;
+		}
 		if (!strcmp(kind, "nvidia_xid"))
 			val_ev_add(&e, VAL_FAIL, "NVIDIA Xid %lld: '%s'",
 				   (long long)br_json_int(m, "xid", -1), line);
+		else if (!strcmp(kind, "nvswitch_sxid"))
+			val_ev_add(&e, VAL_FAIL,
+				   "fatal NVSwitch SXid %lld: '%s': NVLink traffic through that NVSwitch "
+				   "stalls; reset the GPUs and NVSwitches (reboot), and if it returns, have "
+				   "the baseboard replaced",
+				   (long long)br_json_int(m, "sxid", -1), line);
 		else
 			val_ev_add(&e, VAL_FAIL, "%s: '%s'", advice(kind), line);
 		val_blame_pci(&e, line_function(line, bdf) ? NULL : bdf);
@@ -136,11 +154,14 @@ void val_rule_dmesg(struct val_node_ctx *c)
 			   "the probe listed %zu of %lld matching lines; the rest are not judged",
 			   json_array_size(matches), (long long)br_json_int(dmesg, "count", -1));
 	if (e.result == VAL_PASS)
-		val_ev_add(
-		    &e, VAL_PASS,
-		    "%lld kernel log lines: no Xid, uncorrectable AER, NVMe timeout, limited link or thermal "
-		    "throttling (%zu corrected AER messages)",
-		    (long long)br_json_int(dmesg, "lines", 0), corrected);
+		val_ev_add(&e, VAL_PASS,
+			   "%lld kernel log lines: no Xid, fatal SXid, uncorrectable AER, NVMe timeout, "
+			   "limited link "
+			   "or thermal throttling (%zu corrected AER messages)",
+			   (long long)br_json_int(dmesg, "lines", 0), corrected);
+	if (sxid_nonfatal)
+		val_ev_add(&e, VAL_PASS, "%zu non-fatal NVSwitch SXid events (recovered; not judged)",
+			   sxid_nonfatal);
 	if (not_judged)
 		val_ev_add(
 		    &e, VAL_PASS,

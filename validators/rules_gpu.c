@@ -93,6 +93,35 @@ static int ecc_errors(struct val_evidence *e, const char *who, const char *bdf, 
 			free(name);
 		}
 	}
+	/* Drivers before R450 group the counters: <double_bit> holds the
+	 * uncorrectable ones per memory (device_memory, register_file, the
+	 * caches) and their total. */
+	for (size_t s = 0; s < 2; s++) {
+		json_t *dbe = json_object_get(json_object_get(errs, scopes[s]), "double_bit"), *v;
+		const char *key;
+		int parts = 0;
+
+		json_object_foreach(dbe, key, v)
+		{
+			if (!json_is_integer(v))
+				continue;
+			seen = 1;
+			if (json_integer_value(v) <= 0 || !strcmp(key, "total"))
+				continue;
+			parts++;
+			val_ev_add(
+			    e, VAL_FAIL,
+			    "%s: %lld double-bit (uncorrectable) ECC errors in %s (%s): replace the GPU", who,
+			    (long long)json_integer_value(v), key, scopes[s]);
+			val_blame_pci(e, bdf);
+		}
+		if (!parts && br_json_int(dbe, "total", 0) > 0) {
+			val_ev_add(e, VAL_FAIL,
+				   "%s: %lld double-bit (uncorrectable) ECC errors (%s): replace the GPU",
+				   who, (long long)br_json_int(dbe, "total", 0), scopes[s]);
+			val_blame_pci(e, bdf);
+		}
+	}
 	/* Since driver 535 the aggregate counters say when the SRAM's
 	 * uncorrectable errors passed NVIDIA's threshold for replacing the
 	 * board (nvidia-smi -q: "SRAM Threshold Exceeded"). */

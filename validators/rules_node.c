@@ -270,6 +270,7 @@ void val_judge_node(const struct prof_profile *p, const struct val_node_facts *f
 	val_rule_ib_ports(&c);
 	val_rule_nvlink(&c);
 	val_rule_gpudirect(&c);
+	val_rule_nvlink_fabric(&c);
 	free(why);
 }
 
@@ -295,7 +296,10 @@ void val_checks_expected(const struct prof_profile *p, struct br_strlist *out)
 		{ "gpu_health", hw->gpus != 0 },
 		{ "ib_ports", hw->ib_ports >= 0 },
 		{ "nvlink", hw->gpu_nvlinks >= 0 && hw->gpus != 0 },
-		{ "gpudirect_rdma", hw->gpu_gpudirect_rdma && hw->gpus != 0 },
+		{ "gpudirect_rdma", (hw->gpu_gpudirect_rdma || hw->gpu_gpudirect_switch) && hw->gpus != 0 },
+		{ "nvlink_fabric", hw->gpu_nvlink_fabric && hw->gpus != 0 },
+		{ "dcgm_diag", hw->dcgm_diag_level > 0 },
+		{ "rdma_bw", hw->rdma_bw_gbps > 0 },
 		{ "firmware:*", p->n_firmware > 0 },
 	};
 

@@ -79,5 +79,6 @@ void val_rule_gpu_health(struct val_node_ctx *c);
 void val_rule_ib_ports(struct val_node_ctx *c);
 void val_rule_nvlink(struct val_node_ctx *c);
 void val_rule_gpudirect(struct val_node_ctx *c);
+void val_rule_nvlink_fabric(struct val_node_ctx *c);
 
 #endif

@@ -226,7 +226,8 @@ static void test_hardware_errors(void **state)
 		  "t.conf:2: gpu.link_speed: 'PCIe5' is not a PCIe generation" },
 		{ "[gpu]\nlink_speed = Gen9\n", "t.conf:2: gpu.link_speed: 'Gen9' is not a PCIe generation" },
 		{ "[gpu]\nlanes = 16\n", "t.conf:2: gpu.lanes: unknown setting in [gpu] (count, link_width, "
-					 "link_speed, power_limit_w, nvlinks, nvlink_gbs, gpudirect_rdma)" },
+					 "link_speed, power_limit_w, nvlinks, nvlink_gbs, gpudirect_rdma, "
+					 "gpudirect_switch, nvlink_fabric)" },
 		{ "[gpu]\npower_limit_w = 700W\n",
 		  "t.conf:2: gpu.power_limit_w: '700W' is not a power in whole watts (1-100000)" },
 		{ "[gpu]\npower_limit_w = 0\n", "t.conf:2: gpu.power_limit_w: '0' is not a power" },

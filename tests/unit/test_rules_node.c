@@ -579,6 +579,128 @@ static void ecc_unreported(json_t *doc)
 
 /* ---- the table ------------------------------------------------------------ */
 
+/* ---- NVSwitch, the NVLink fabric, older drivers, GPU/NIC switches -------- */
+
+static char *fixture_bytes(const char *rel, size_t *ret_len)
+{
+	const char *top = getenv("BR_TOP");
+	char *path = br_xasprintf("%s/tests/fixtures/%s", top ? top : ".", rel), *text = NULL;
+	struct br_err err = { 0 };
+
+	if (br_read_file(path, 16 * 1024 * 1024, &text, ret_len, &err))
+		fail_msg("%s: %s", path, err.msg);
+	free(path);
+	return text;
+}
+
+static void dmesg_from(json_t *doc, const char *rel, const char *more)
+{
+	size_t len = 0;
+	char *text = fixture_bytes(rel, &len), *all = br_xasprintf("%.*s%s", (int)len, text, more);
+	json_t *dmesg = val_dmesg_scan(all, strlen(all));
+
+	json_object_set_new(dmesg, "status", json_string("ok"));
+	json_object_set_new(doc, "dmesg", dmesg);
+	free(text);
+	free(all);
+}
+
+/* probe/dmesg/sxid.log: a real HGX boot's non-fatal SXid 22013 events. */
+static void sxid_boot(json_t *doc)
+{
+	dmesg_from(doc, "probe/dmesg/sxid.log", "");
+}
+
+/* A fatal SXid in the driver's format ("SXid (PCI:%s): %u, %s"). */
+static void sxid_fatal(json_t *doc)
+{
+	dmesg_from(doc, "probe/dmesg/sxid.log",
+		   "[  412.000001] nvidia-nvswitch1: SXid (PCI:0000:84:00.0): 12028, Fatal, Link 32 "
+		   "egress non-posted PRIV error (First)\n");
+}
+
+/* The GPUs section as the probe parses a real nvidia-smi -q -x. */
+static void gpus_from(json_t *doc, const char *rel)
+{
+	size_t len = 0;
+	char *xml = fixture_bytes(rel, &len);
+	json_t *section = NULL;
+	struct br_err err = { 0 };
+
+	if (val_nvsmi_parse(xml, len, &section, &err))
+		fail_msg("%s: %s", rel, err.msg);
+	json_object_set_new(section, "status", json_string("ok"));
+	json_object_set_new(doc, "gpus", section);
+	free(xml);
+}
+
+static json_t *first_gpu(json_t *doc)
+{
+	return json_array_get(json_object_get(json_object_get(doc, "gpus"), "gpus"), 0);
+}
+
+/* hw/h200-vm: the real H200's <fabric>, every field N/A (no NVSwitch in a VM). */
+static void fabric_h200_vm(json_t *doc)
+{
+	gpus_from(doc, "hw/h200-vm/nvidia-smi-q.xml");
+}
+
+static void fabric_set(json_t *doc, const char *state, const char *status, const char *health)
+{
+	gpus_from(doc, "hw/h200-vm/nvidia-smi-q.xml");
+	json_object_set_new(
+	    first_gpu(doc), "fabric",
+	    json_pack("{s:s?, s:s?, s:s?}", "state", state, "status", status, "health_summary", health));
+}
+
+static void fabric_completed(json_t *doc)
+{
+	fabric_set(doc, "Completed", "Success", NULL);
+}
+
+static void fabric_in_progress(json_t *doc)
+{
+	fabric_set(doc, "In Progress", NULL, NULL);
+}
+
+static void fabric_not_started(json_t *doc)
+{
+	fabric_set(doc, "Not Started", NULL, NULL);
+}
+
+static void fabric_failed(json_t *doc)
+{
+	fabric_set(doc, "Completed", "Insufficient Resources", NULL);
+}
+
+static void fabric_unhealthy(json_t *doc)
+{
+	fabric_set(doc, "Completed", "Success", "Unhealthy");
+}
+
+/* probe/nvsmi/p100-r375.xml: driver 375's grouped single_bit/double_bit counters. */
+static void ecc_r375(json_t *doc)
+{
+	gpus_from(doc, "probe/nvsmi/p100-r375.xml");
+}
+
+static void ecc_r375_dbe(json_t *doc)
+{
+	json_t *dbe;
+
+	gpus_from(doc, "probe/nvsmi/p100-r375.xml");
+	dbe = json_object_get(json_object_get(json_object_get(first_gpu(doc), "ecc_errors"), "aggregate"),
+			      "double_bit");
+	json_object_set_new(dbe, "device_memory", json_integer(3));
+	json_object_set_new(dbe, "total", json_integer(3));
+}
+
+/* pcie-switch.json with the ConnectX-7 moved onto the root port. */
+static void nic_off_switch(json_t *doc)
+{
+	json_object_set_new(dev(doc, "0000:1a:00.0"), "upstream", json_string("0000:16:02.0"));
+}
+
 #define VM "rules/h200-vm.json"
 #define H200 "hw/h200-probe/probe-root.json"
 #define H200_NONROOT "hw/h200-probe/probe-nonroot.json"
@@ -593,6 +715,8 @@ static void ecc_unreported(json_t *doc)
 #define NVLINK_H200_VM "rules/nvlink-h200-vm.json"
 #define MODULES "rules/modules-peermem.json"
 #define HW_GDR "[gpu]\ncount = 1\ngpudirect_rdma = yes\n"
+#define HW_GDR_SWITCH "[gpu]\ncount = 1\ngpudirect_switch = yes\n"
+#define HW_FABRIC "[gpu]\ncount = 1\nnvlink_fabric = yes\n"
 #define HW_NVLINK "[gpu]\ncount = 1\nnvlinks = 18\nnvlink_gbs = 26\n"
 
 static const struct node_case cases[] = {
@@ -1677,6 +1801,151 @@ static const struct node_case cases[] = {
 	  { "the BMC (ipmi) reports no power supplies" } },
 	{ "psu: no BMC facts", VM, NULL, HW_PSU, NULL, NULL, 0, "psu", VAL_UNKNOWN, { "no BMC facts" } },
 
+	/* gpudirect_rdma: GPU and fabric NIC behind one PCIe switch */
+	{ "gpudirect_rdma: the GPU and the ConnectX-7 share a PCIe switch",
+	  SWITCH,
+	  NULL,
+	  HW_GDR_SWITCH,
+	  NULL,
+	  NULL,
+	  0,
+	  "gpudirect_rdma",
+	  VAL_PASS,
+	  { "each of 1 GPU shares a PCIe switch with a fabric NIC of its own" } },
+	{ "gpudirect_rdma: the NIC on another root port",
+	  SWITCH,
+	  nic_off_switch,
+	  HW_GDR_SWITCH,
+	  NULL,
+	  NULL,
+	  0,
+	  "gpudirect_rdma",
+	  VAL_FAIL,
+	  { "GPU at 0000:19:00.0 shares no PCIe switch with a fabric NIC", "root port 0000:16:02.0" } },
+	/* dmesg: NVSwitch SXid */
+	{ "dmesg: non-fatal SXid events of a real boot pass, counted",
+	  VM,
+	  sxid_boot,
+	  "",
+	  NULL,
+	  NULL,
+	  0,
+	  "dmesg",
+	  VAL_PASS,
+	  { "no Xid, fatal SXid", "2 non-fatal NVSwitch SXid events" } },
+	{ "dmesg: a fatal SXid fails",
+	  VM,
+	  sxid_fatal,
+	  "",
+	  NULL,
+	  NULL,
+	  0,
+	  "dmesg",
+	  VAL_FAIL,
+	  { "fatal NVSwitch SXid 12028", "egress non-posted PRIV error", "reset the GPUs and NVSwitches" } },
+	/* nvlink_fabric */
+	{ "nvlink_fabric: the real H200 VM's N/A state is unknown",
+	  VM,
+	  fabric_h200_vm,
+	  HW_FABRIC,
+	  NULL,
+	  NULL,
+	  0,
+	  "nvlink_fabric",
+	  VAL_UNKNOWN,
+	  { "fabric state N/A", "not an NVSwitch system" } },
+	{ "nvlink_fabric: a document without <fabric> (older driver) is unknown",
+	  VM,
+	  NULL,
+	  HW_FABRIC,
+	  NULL,
+	  NULL,
+	  0,
+	  "nvlink_fabric",
+	  VAL_UNKNOWN,
+	  { "shows no fabric state" } },
+	{ "nvlink_fabric: Completed / Success passes",
+	  VM,
+	  fabric_completed,
+	  HW_FABRIC,
+	  NULL,
+	  NULL,
+	  0,
+	  "nvlink_fabric",
+	  VAL_PASS,
+	  { "1 GPU registered with the NVLink fabric" } },
+	{ "nvlink_fabric: In Progress fails naming the GPU's serial",
+	  VM,
+	  fabric_in_progress,
+	  HW_FABRIC,
+	  NULL,
+	  NULL,
+	  0,
+	  "nvlink_fabric",
+	  VAL_FAIL,
+	  { "GPU 1 (serial ", "fabric state In Progress", "fabricmanager.log" } },
+	{ "nvlink_fabric: Not Started fails",
+	  VM,
+	  fabric_not_started,
+	  HW_FABRIC,
+	  NULL,
+	  NULL,
+	  0,
+	  "nvlink_fabric",
+	  VAL_FAIL,
+	  { "Not Started", "start nvidia-fabricmanager" } },
+	{ "nvlink_fabric: Completed with a failed status fails",
+	  VM,
+	  fabric_failed,
+	  HW_FABRIC,
+	  NULL,
+	  NULL,
+	  0,
+	  "nvlink_fabric",
+	  VAL_FAIL,
+	  { "status 'Insufficient Resources', expected Success" } },
+	{ "nvlink_fabric: an unhealthy summary fails",
+	  VM,
+	  fabric_unhealthy,
+	  HW_FABRIC,
+	  NULL,
+	  NULL,
+	  0,
+	  "nvlink_fabric",
+	  VAL_FAIL,
+	  { "health summary 'Unhealthy'" } },
+	{ "nvlink_fabric: not asked, not judged",
+	  VM,
+	  fabric_in_progress,
+	  "[gpu]\ncount = 1\n",
+	  NULL,
+	  NULL,
+	  0,
+	  "nvlink_fabric",
+	  -1,
+	  { NULL } },
+	/* gpu_health on driver 375's grouped ECC counters */
+	{ "gpu_health: driver 375's double_bit counters at zero pass",
+	  VM,
+	  ecc_r375,
+	  "[gpu]\ncount = 1\n",
+	  NULL,
+	  NULL,
+	  0,
+	  "gpu_health",
+	  VAL_PASS,
+	  { "no uncorrectable ECC errors" } },
+	{ "gpu_health: driver 375's double_bit device_memory errors fail",
+	  VM,
+	  ecc_r375_dbe,
+	  "[gpu]\ncount = 1\n",
+	  NULL,
+	  NULL,
+	  0,
+	  "gpu_health",
+	  VAL_FAIL,
+	  { "GPU 1 (serial 0320717030197) at 0000:04:00.0",
+	    "3 double-bit (uncorrectable) ECC errors in device_memory (aggregate)" } },
 	/* dmesg */
 	{ "dmesg: the H200's clean boot",
 	  VM,
@@ -1865,10 +2134,10 @@ static void test_clock_window(void **state)
 
 static void test_all_checks_named(void **state)
 {
-	static const char *const names[] = { "pcie",	  "gpu_count", "nic_count",	"nvme_count",
-					     "boot_disk", "thermal",   "cpufreq",	"clock",
-					     "psu",	  "fans",      "dmesg",		"gpu_health",
-					     "ib_ports",  "nvlink",    "gpudirect_rdma" };
+	static const char *const names[] = { "pcie",	  "gpu_count", "nic_count",	 "nvme_count",
+					     "boot_disk", "thermal",   "cpufreq",	 "clock",
+					     "psu",	  "fans",      "dmesg",		 "gpu_health",
+					     "ib_ports",  "nvlink",    "gpudirect_rdma", "nvlink_fabric" };
 	const char *top = getenv("BR_TOP");
 	char *dir = br_xasprintf("%s/templates", top ? top : ".");
 	struct prof_profile p;
