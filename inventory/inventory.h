@@ -216,6 +216,9 @@ int inv_leases_take(struct inv *inv, const char *const *hostnames, size_t n, con
 		    inv_lease_fn fn, void *ctx, struct br_err *err);
 /* Give back every lease this process holds. */
 int inv_leases_give_back(struct inv *inv, struct br_err *err);
+/* Give back this process's lease on one node (none held: 0), so that the
+ * next stage may take it before this one is done with the rest. */
+int inv_lease_give_back_node(struct inv *inv, const char *hostname, struct br_err *err);
 /* Whether a live holder on this host yields its lease on node to this
  * process all the same (stages/stage.c: a stage of the same `bringup run`
  * that has moved the node on). Nonzero: it is taken over, logged. */
