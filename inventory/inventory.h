@@ -306,6 +306,11 @@ void inv_checks_free(struct inv_check *checks, size_t n);
  * re-run supersedes its own earlier results only), in one transaction. */
 int inv_checks_put(struct inv *inv, const char *hostname, const char *stage, const struct inv_check *checks,
 		   size_t n, struct br_err *err);
+/* One check of the node for stage, replacing its earlier result of that
+ * name and leaving the stage's other checks as they are (a check judged
+ * again when another node's facts came in). */
+int inv_check_replace(struct inv *inv, const char *hostname, const char *stage, const struct inv_check *check,
+		      struct br_err *err);
 /* The node's latest check results, ordered by name. */
 int inv_node_checks(struct inv *inv, int64_t node_id, struct inv_check **ret_checks, size_t *ret_n,
 		    struct br_err *err);
