@@ -23,8 +23,7 @@ int main(int argc, char **argv)
 		  "$BRINGUP_WIRING)" },
 		{ "no-bmc-cabling", 0, BR_OPT_FLAG, &no_bmc_cabling, NULL,
 		  "do not judge the BMCs' switch neighbours before PXE (cabling is judged in band after "
-		  "deploy); in bringup run's flow each node then goes on to configure as soon as it is "
-		  "read, where with a wiring list it waits for the end of discover's round" },
+		  "deploy)" },
 		{ "switches", 0, BR_OPT_STRING, &a.switches, "FILE",
 		  "switch,chassis_id of every switch: names the switches a BMC knows by chassis MAC "
 		  "(default $BRINGUP_SWITCHES)" },
@@ -55,8 +54,9 @@ int main(int argc, char **argv)
 		a.wiring = NULL;
 	if (!a.switches)
 		a.switches = getenv("BRINGUP_SWITCHES");
-	/* The round's cabling is judged at its end: no node is handed to
-	 * configure (bringup run's flow) before that. */
+	/* Each node's cabling is judged as soon as its BMC is read, and its
+	 * lease given back then: until then no node is handed to configure
+	 * (bringup run's flow), which takes over no lease of this name. */
 	if (a.wiring && *a.wiring)
 		st.lease_as = "bringup-discover (judging cabling)";
 	if (stg_discover_options_check(&st, &a) || stg_stage_open(&st, states))

@@ -34,26 +34,16 @@ void inv_checks_free(struct inv_check *checks, size_t n)
 	free(checks);
 }
 
-int inv_checks_write(struct inv *inv, int64_t id, const char *stage, const struct inv_check *checks, size_t n,
-		     struct br_err *err)
+static int checks_insert(struct inv *inv, int64_t id, const char *stage, const struct inv_check *checks,
+			 size_t n, struct br_err *err)
 {
-	struct invb_stmt *del = NULL, *ins = NULL;
-	int rc = inv_prepare(inv, "DELETE FROM check_results WHERE node_id=? AND stage=?", &del, err);
-
-	if (!rc) {
-		invb_bind_int64(del, 1, id);
-		inv_bind_text(del, 2, stage);
-		if (invb_step(del) != INVB_DONE)
-			rc = inv_dberr(inv, err, "clear check results");
-	}
-	if (!rc)
-		rc = inv_prepare(
-		    inv,
-		    "INSERT INTO check_results(node_id, stage, name, result, detail, component, at)"
-		    " VALUES (?,?,?,?,?,?,?) ON CONFLICT (node_id, name) DO UPDATE SET"
-		    " stage=excluded.stage, result=excluded.result, detail=excluded.detail,"
-		    " component=excluded.component, at=excluded.at",
-		    &ins, err);
+	struct invb_stmt *ins = NULL;
+	int rc = inv_prepare(inv,
+			     "INSERT INTO check_results(node_id, stage, name, result, detail, component, at)"
+			     " VALUES (?,?,?,?,?,?,?) ON CONFLICT (node_id, name) DO UPDATE SET"
+			     " stage=excluded.stage, result=excluded.result, detail=excluded.detail,"
+			     " component=excluded.component, at=excluded.at",
+			     &ins, err);
 	for (size_t i = 0; i < n && !rc; i++) {
 		invb_reset(ins);
 		invb_bind_int64(ins, 1, id);
@@ -66,8 +56,41 @@ int inv_checks_write(struct inv *inv, int64_t id, const char *stage, const struc
 		if (invb_step(ins) != INVB_DONE)
 			rc = inv_dberr(inv, err, "store check result");
 	}
-	inv_finalize(inv, del);
 	inv_finalize(inv, ins);
+	return rc;
+}
+
+int inv_checks_write(struct inv *inv, int64_t id, const char *stage, const struct inv_check *checks, size_t n,
+		     struct br_err *err)
+{
+	struct invb_stmt *del = NULL;
+	int rc = inv_prepare(inv, "DELETE FROM check_results WHERE node_id=? AND stage=?", &del, err);
+
+	if (!rc) {
+		invb_bind_int64(del, 1, id);
+		inv_bind_text(del, 2, stage);
+		if (invb_step(del) != INVB_DONE)
+			rc = inv_dberr(inv, err, "clear check results");
+	}
+	inv_finalize(inv, del);
+	return rc ? rc : checks_insert(inv, id, stage, checks, n, err);
+}
+
+int inv_check_replace(struct inv *inv, const char *hostname, const char *stage, const struct inv_check *check,
+		      struct br_err *err)
+{
+	int64_t id;
+	int rc = inv_tx_begin(inv, err);
+
+	if (rc)
+		return rc;
+	rc = inv_node_id(inv, hostname, &id, NULL, err);
+	if (!rc)
+		rc = checks_insert(inv, id, stage, check, 1, err);
+	if (!rc)
+		rc = inv_tx_commit(inv, err);
+	if (rc)
+		inv_tx_rollback(inv);
 	return rc;
 }
 

@@ -218,6 +218,9 @@ int inv_leases_take(struct inv *inv, const char *const *hostnames, size_t n, con
 		    inv_lease_fn fn, void *ctx, struct br_err *err);
 /* Give back every lease this process holds. */
 int inv_leases_give_back(struct inv *inv, struct br_err *err);
+/* Give back this process's lease on one node (none held: 0), so that the
+ * next stage may take it before this one is done with the rest. */
+int inv_lease_give_back_node(struct inv *inv, const char *hostname, struct br_err *err);
 /* Whether a live holder on this host yields its lease on node to this
  * process all the same (stages/stage.c: a stage of the same `bringup run`
  * that has moved the node on). Nonzero: it is taken over, logged. */
@@ -348,6 +351,11 @@ void inv_checks_free(struct inv_check *checks, size_t n);
  * re-run supersedes its own earlier results only), in one transaction. */
 int inv_checks_put(struct inv *inv, const char *hostname, const char *stage, const struct inv_check *checks,
 		   size_t n, struct br_err *err);
+/* One check of the node for stage, replacing its earlier result of that
+ * name and leaving the stage's other checks as they are (a check judged
+ * again when another node's facts came in). */
+int inv_check_replace(struct inv *inv, const char *hostname, const char *stage, const struct inv_check *check,
+		      struct br_err *err);
 /* The node's latest check results, ordered by name. */
 int inv_node_checks(struct inv *inv, int64_t node_id, struct inv_check **ret_checks, size_t *ret_n,
 		    struct br_err *err);

@@ -301,3 +301,25 @@ int inv_leases_give_back(struct inv *inv, struct br_err *err)
 	inv_finalize(inv, st);
 	return rc;
 }
+
+int inv_lease_give_back_node(struct inv *inv, const char *hostname, struct br_err *err)
+{
+	char host[LEASE_HOST_MAX];
+	struct invb_stmt *st;
+	int rc;
+
+	this_host(host);
+	rc = inv_prepare(
+	    inv,
+	    "DELETE FROM leases WHERE node_id=(SELECT id FROM nodes WHERE hostname=?) AND pid=? AND"
+	    " host=?",
+	    &st, err);
+	if (rc)
+		return rc;
+	inv_bind_text(st, 1, hostname);
+	invb_bind_int64(st, 2, (int64_t)getpid());
+	inv_bind_text(st, 3, host);
+	rc = invb_step(st) == INVB_DONE ? 0 : inv_dberr(inv, err, "give back lease");
+	inv_finalize(inv, st);
+	return rc;
+}

@@ -25,6 +25,8 @@ static void finish(struct stg_discover_run *run, struct stg_discover_job *job, i
 	if (!ok)
 		run->failed++;
 	br_progress_item_done(&run->progress, (size_t)(job - run->jobs), ok);
+	if (run->cabling) /* a node waiting for this one's view */
+		stg_cabling_bmc_flush(run->st, run->cabling, run, 0);
 }
 
 static void inventory_failed(struct stg_discover_run *run, const char *msg)
@@ -95,11 +97,19 @@ static int store_failed_hw(struct inv *inv, const struct rf_target *t, const str
 	return src == BR_E_EXISTS ? 0 : src;
 }
 
+/* A node stored discovered is judged on its cables at once and handed
+ * on: with a wiring list its lease is held under a name the flow's next
+ * stage does not take over (bringup/cmd-bringup-discover.c), so configure
+ * cannot take it between its store (in a worker) and its judgement here;
+ * given back once judged, configure may take it while the other BMCs of
+ * the round are still read (a dead one held to its deadline). */
 static void stored(struct stg_discover_run *run, struct stg_discover_job *job, const char *via,
 		   const char *summary, size_t n_macs)
 {
 	br_log_node(BR_LOG_INFO, "discover", job->node->hostname, job->node->bmc, "%s", summary);
 	finish(run, job, 1, via, summary, n_macs);
+	if (run->cabling)
+		stg_cabling_bmc_judge_node(run->st, run->cabling, run, job, 0);
 }
 
 /* A BMC that refused the credentials says so first: that is what the
@@ -309,6 +319,7 @@ int stg_discover_run(struct stg_stage *st, const struct stg_discover_options *a,
 		return st->exit;
 	}
 	run->st = st;
+	run->cabling = cabling.have_wiring ? &cabling : NULL;
 	run->jobs = br_xcalloc(st->n ? st->n : 1, sizeof(*run->jobs));
 	run->n_jobs = st->n;
 	br_progress_init(&run->progress, "discover", st->n);
@@ -355,9 +366,10 @@ int stg_discover_run(struct stg_stage *st, const struct stg_discover_options *a,
 	if (!rc) {
 		br_progress_finish(&run->progress);
 		recheck_discovered(run);
-		if (!br_signal_caught())
-			stg_cabling_bmc_judge(st, &cabling, run);
 	}
+	if (run->cabling)
+		stg_cabling_bmc_flush(st, run->cabling, run, 1);
+	run->cabling = NULL;
 	stg_cabling_bmc_release(&cabling);
 	free(rf);
 	free(ipmi);

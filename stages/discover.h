@@ -41,8 +41,9 @@ struct stg_discover_job {
 	int port;
 	int done;
 	int ok;
-	const char *via; /* "Redfish", "IPMI" (static) */
-	int quarantined; /* discovered, then quarantined on the BMC's view of its cables */
+	const char *via;     /* "Redfish", "IPMI" (static) */
+	int quarantined;     /* discovered, then quarantined on the BMC's view of its cables */
+	int cabling_pending; /* its cables failed; judged once its partner's BMC is read */
 	char *reason;
 	size_t n_macs;
 };
@@ -53,6 +54,7 @@ struct stg_discover_run {
 	size_t n_jobs, done, failed, quarantined;
 	struct br_progress progress;
 	char *inventory_error; /* the first write the inventory refused (disk full, I/O): exit 3 */
+	const struct stg_cabling_bmc *cabling; /* each node judged as it is stored */
 };
 
 /* After option parsing: check the options and fill o->rf. Nonzero: stop
@@ -76,10 +78,20 @@ void stg_discover_run_release(struct stg_discover_run *run);
 int stg_cabling_bmc_load(struct stg_stage *st, const char *wiring, const char *switches,
 			 struct stg_cabling_bmc *ret);
 void stg_cabling_bmc_release(struct stg_cabling_bmc *c);
-/* Judge the nodes run discovered by their BMCs' switch neighbours: record
- * STG_CHECK_CABLING_BMC for each, quarantine those whose cables are not as
- * designed (job->quarantined, run->quarantined). */
-void stg_cabling_bmc_judge(struct stg_stage *st, struct stg_cabling_bmc *c, struct stg_discover_run *run);
+/* Judge one node discover just stored by its BMC's switch neighbours,
+ * at once: record STG_CHECK_CABLING_BMC, quarantine it when its cables
+ * are not as designed (job->quarantined, run->quarantined), and give its
+ * lease back. Its own ports against its wiring lines decide; the partners
+ * its findings name are read from the inventory to tell a swap, and one
+ * quarantined before this node's view was in is judged again with it. A
+ * failing node whose partner of this round is still being read waits for
+ * it (job->cabling_pending; final: wait no more). Nothing without a
+ * wiring list. */
+void stg_cabling_bmc_judge_node(struct stg_stage *st, const struct stg_cabling_bmc *c,
+				struct stg_discover_run *run, struct stg_discover_job *job, int final);
+/* Judge again each node waiting for a partner (final: the round is over). */
+void stg_cabling_bmc_flush(struct stg_stage *st, const struct stg_cabling_bmc *c,
+			   struct stg_discover_run *run, int final);
 /* 1 when the node's latest cabling_bmc failed: its cables are to be fixed
  * and judged again by discover before MAAS may hear of it (enlist skips
  * it, reprovision restarts it at discover). */

@@ -142,10 +142,10 @@ struct stg_stage {
 	 * gives, the nodes already taken, the worst round's exit code. */
 	int follow_fd;
 	/* The name the stage's leases are held under, when not its own: one
-	 * no stage of the flow knows is never yielded to the next stage before
-	 * this stage's round ends (discover with a wiring list: its cabling
-	 * judgement before PXE runs over the round's nodes at its end, and
-	 * configure must not take a node before that). NULL: cmd->name. */
+	 * no stage of the flow knows is never yielded to the next stage; the
+	 * stage gives each node's back when it is done with it (discover with
+	 * a wiring list: a node stored discovered is not configure's before
+	 * its cabling judgement before PXE). NULL: cmd->name. */
 	const char *lease_as;
 	int rounds;
 	struct br_strlist taken;

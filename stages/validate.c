@@ -781,8 +781,86 @@ static void compare_views(struct stg_validate_run *run, struct stg_validate_job 
 	br_hw_release(&hw);
 }
 
+/* The node's stored check name, if any (*ret the caller's). */
+static int stored_check(struct inv *inv, const char *hostname, const char *name, struct inv_check *ret)
+{
+	struct inv_check *checks = NULL;
+	struct inv_node node;
+	size_t n = 0;
+	int found = 0;
+
+	if (inv_node_get(inv, hostname, &node, NULL))
+		return 0;
+	if (!inv_node_checks(inv, node.id, &checks, &n, NULL))
+		for (size_t i = 0; i < n && !found; i++)
+			if (!strcmp(checks[i].name, name)) {
+				*ret = checks[i];
+				memset(&checks[i], 0, sizeof(checks[i]));
+				found = 1;
+			}
+	inv_checks_free(checks, n);
+	inv_node_release(&node);
+	return found;
+}
+
+/* A node validated in an earlier round (bringup run's flow) or run was
+ * judged without the views of nodes not yet deployed: a port that landed
+ * on such a node's designed port was a wrong port then, and is one half of
+ * a swap once that node's view is in. Each partner a finding of this
+ * round names, judged before, is judged again among every view now and
+ * its failing cabling check replaced where it says more. */
+static void rejudge_partners(struct stg_validate_run *run, struct views *v, const struct br_strlist *partners)
+{
+	for (size_t i = 0; i < partners->n; i++) {
+		const char *host = partners->items[i];
+		struct inv_check stored = { 0 };
+		struct val_cabling_result r;
+		size_t k;
+
+		for (k = 0; k < v->n && strcasecmp(v->hosts[k].hostname, host); k++)
+			;
+		if (k >= v->n || !stored_check(run->inv, host, "cabling", &stored))
+			continue;
+		val_cabling_judge(&run->wiring, &v->hosts[k], v->hosts, v->n, &r);
+		if (stored.result == INV_CHECK_FAIL && r.result == VAL_FAIL &&
+		    strcmp(stored.detail ? stored.detail : "", r.detail)) {
+			struct inv_check check = stored;
+			struct br_err err = { 0 };
+
+			check.detail = r.detail;
+			if (inv_check_replace(run->inv, host, "validate", &check, &err))
+				br_error("validate", "%s: %s", host, err.msg);
+			else
+				br_info("validate", "%s: cabling judged again with this round's views: %s",
+					host, r.detail);
+		}
+		val_cabling_result_release(&r);
+		free(stored.name);
+		free(stored.detail);
+		free(stored.at);
+		free(stored.component);
+	}
+}
+
+static void add_partners(struct stg_validate_run *run, const struct val_cabling_result *r,
+			 struct br_strlist *partners)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		const char *other = r->findings[i].other_host;
+		int have = 0;
+
+		if (!other || in_run(run, other))
+			continue;
+		for (size_t k = 0; k < partners->n && !have; k++)
+			have = !strcasecmp(partners->items[k], other);
+		if (!have)
+			br_strlist_add(partners, other);
+	}
+}
+
 static void judge_cabling(struct stg_validate_run *run)
 {
+	struct br_strlist partners = { 0 };
 	struct views v;
 
 	if (run->have_wiring)
@@ -804,13 +882,17 @@ static void judge_cabling(struct stg_validate_run *run)
 		val_check_add_take(&job->checks, &job->n_checks, br_xstrdup("cabling"), r.result, r.detail);
 		r.detail = NULL;
 		blame_missing_nic(job, &r, &job->checks[job->n_checks - 1]);
+		add_partners(run, &r, &partners);
 		val_cabling_result_release(&r);
 	}
 	for (size_t i = 0; i < run->n; i++)
 		if (run->jobs[i].probe)
 			compare_views(run, &run->jobs[i]);
-	if (run->have_wiring)
+	if (run->have_wiring) {
+		rejudge_partners(run, &v, &partners);
 		views_release(&v);
+	}
+	br_strlist_release(&partners);
 	stg_validate_fabric_checks(run);
 }
 

@@ -279,33 +279,87 @@ void stg_validate_fabric_collect(const struct stg_validate_options *o, struct st
 
 /* The check "fabric" for every node: judged where the fabric was, else
  * unknown (with why) where the node's fabric must be proven. */
+static int in_round(const struct stg_validate_run *run, const char *hostname)
+{
+	for (size_t i = 0; i < run->n; i++)
+		if (run->jobs[i].probe && !strcmp(run->jobs[i].node->hostname, hostname))
+			return 1;
+	return 0;
+}
+
+/* One ticket per separate fabric, on one node, its owner. bringup run's
+ * flow validates the rack in rounds, each reading the whole subnet, so the
+ * owner is not chosen among one round's nodes alone (one ticket per fabric
+ * per round), nor among every node of the inventory (a node never
+ * validated, its BMC dead, owned a fabric whose ticket nobody then filed):
+ * among the nodes this round judges and those an earlier one did (a
+ * stored fabric check), and an owner told before keeps its fabric. Where
+ * the inventory cannot be read, this round's nodes. */
+static void choose_owners(struct stg_validate_run *run)
+{
+	struct inv_node *all = NULL;
+	struct inv_check **checks = NULL;
+	size_t n_all = 0, k = 0, n_kept = 0, *n_checks = NULL, *kept_part;
+	int64_t *ids;
+	const char **names, **kept;
+	struct br_err err = { 0 };
+
+	if (inv_nodes_list(run->inv, &all, &n_all, &err))
+		n_all = 0;
+	ids = br_xcalloc(n_all + 1, sizeof(*ids));
+	checks = br_xcalloc(n_all + 1, sizeof(*checks));
+	n_checks = br_xcalloc(n_all + 1, sizeof(*n_checks));
+	for (size_t i = 0; i < n_all; i++)
+		ids[i] = all[i].id;
+	if (n_all && inv_checks_read_many(run->inv, ids, n_all, checks, n_checks, &err)) {
+		br_warn("validate", "reading the fabric checks of earlier rounds: %s", err.msg);
+		memset(n_checks, 0, (n_all + 1) * sizeof(*n_checks));
+		memset(checks, 0, (n_all + 1) * sizeof(*checks));
+	}
+	names = br_xcalloc(n_all + run->n + 1, sizeof(*names));
+	kept = br_xcalloc(n_all + 1, sizeof(*kept));
+	kept_part = br_xcalloc(n_all + 1, sizeof(*kept_part));
+	for (size_t i = 0; i < run->n; i++)
+		if (run->jobs[i].probe)
+			names[k++] = run->jobs[i].node->hostname;
+	for (size_t i = 0; i < n_all; i++) {
+		const struct inv_check *fabric = NULL;
+
+		for (size_t c = 0; c < n_checks[i] && !fabric; c++)
+			if (!strcmp(checks[i][c].name, "fabric"))
+				fabric = &checks[i][c];
+		if (!fabric)
+			continue;
+		if (!in_round(run, all[i].hostname))
+			names[k++] = all[i].hostname;
+		if (fabric->component && !strncmp(fabric->component, "ib-fabric:", 10)) {
+			char *end = NULL;
+			unsigned long part = strtoul(fabric->component + 10, &end, 10);
+
+			if (end && !*end && part) {
+				kept[n_kept] = all[i].hostname;
+				kept_part[n_kept++] = part;
+			}
+		}
+	}
+	if (k)
+		qsort(names, k, sizeof(*names), str_cmp);
+	val_fabric_owners_keep(&run->fabric, names, k, kept, kept_part, n_kept);
+	for (size_t i = 0; i < n_all; i++)
+		inv_checks_free(checks[i], n_checks[i]);
+	free(checks);
+	free(n_checks);
+	free(ids);
+	free(names);
+	free(kept);
+	free(kept_part);
+	inv_nodes_free(all, n_all);
+}
+
 void stg_validate_fabric_checks(struct stg_validate_run *run)
 {
-	/* One ticket per separate fabric, on one node. The owner is chosen
-	 * among every node of the inventory, not this run's: bringup run's
-	 * flow validates the rack in rounds, each reading the whole subnet,
-	 * and owners picked per round gave one ticket per fabric per round.
-	 * Where the inventory cannot be listed, this run's nodes. */
-	if (run->have_fabric) {
-		struct inv_node *all = NULL;
-		size_t n_all = 0, k = 0;
-		struct br_err err = { 0 };
-		const char **names;
-
-		if (inv_nodes_list(run->inv, &all, &n_all, &err))
-			n_all = 0;
-		names = br_xcalloc((n_all ? n_all : run->n) + 1, sizeof(*names));
-		for (size_t i = 0; i < n_all; i++)
-			names[k++] = all[i].hostname;
-		for (size_t i = 0; !n_all && i < run->n; i++)
-			if (run->jobs[i].probe)
-				names[k++] = run->jobs[i].node->hostname;
-		if (k)
-			qsort(names, k, sizeof(*names), str_cmp);
-		val_fabric_owners(&run->fabric, names, k);
-		free(names);
-		inv_nodes_free(all, n_all);
-	}
+	if (run->have_fabric)
+		choose_owners(run);
 	for (size_t i = 0; i < run->n; i++) {
 		struct stg_validate_job *job = &run->jobs[i];
 		enum val_result result;

@@ -296,6 +296,12 @@ void val_fabric_judge(const struct val_wiring *w, const struct val_ibnet *net, c
  * all: the first on it that owns no other, else the first on it; none
  * when no host of it is among them. */
 void val_fabric_owners(struct val_fabric_result *r, const char *const *hosts, size_t n);
+/* As val_fabric_owners, an owner told before kept: kept[k] keeps the
+ * separate fabric numbered kept_part[k] where it is still on it (its
+ * ticket is filed; a second owner would file another), the others chosen
+ * among hosts. */
+void val_fabric_owners_keep(struct val_fabric_result *r, const char *const *hosts, size_t n,
+			    const char *const *kept, const size_t *kept_part, size_t n_kept);
 void val_fabric_result_release(struct val_fabric_result *r);
 
 /* The part a node's fabric check blames (val_fabric_node_check): the

@@ -930,32 +930,51 @@ static int names(const struct val_fabric_finding *f, const char *dev)
 	return 0;
 }
 
-void val_fabric_owners(struct val_fabric_result *r, const char *const *hosts, size_t n)
+static int owns_one(const struct val_fabric_result *r, const char *host)
 {
+	for (size_t j = 0; j < r->n; j++)
+		if (r->findings[j].kind == VAL_CABLE_SPLIT && r->findings[j].owner &&
+		    same_device(r->findings[j].owner, host))
+			return 1;
+	return 0;
+}
+
+void val_fabric_owners_keep(struct val_fabric_result *r, const char *const *hosts, size_t n,
+			    const char *const *kept, const size_t *kept_part, size_t n_kept)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		free(r->findings[i].owner);
+		r->findings[i].owner = NULL;
+	}
+	for (size_t i = 0; i < r->n; i++) {
+		struct val_fabric_finding *f = &r->findings[i];
+
+		for (size_t k = 0; f->kind == VAL_CABLE_SPLIT && k < n_kept && !f->owner; k++)
+			if (kept_part[k] == f->part && names(f, kept[k]) && !owns_one(r, kept[k]))
+				f->owner = br_xstrdup(kept[k]);
+	}
 	for (size_t i = 0; i < r->n; i++) {
 		struct val_fabric_finding *f = &r->findings[i];
 		const char *first = NULL, *free_one = NULL;
 
-		if (f->kind != VAL_CABLE_SPLIT)
+		if (f->kind != VAL_CABLE_SPLIT || f->owner)
 			continue;
-		free(f->owner);
-		f->owner = NULL;
 		for (size_t h = 0; h < n && !free_one; h++) {
-			int taken = 0;
-
 			if (!names(f, hosts[h]))
 				continue;
 			if (!first)
 				first = hosts[h];
-			for (size_t j = 0; j < i && !taken; j++)
-				taken = r->findings[j].kind == VAL_CABLE_SPLIT && r->findings[j].owner &&
-					same_device(r->findings[j].owner, hosts[h]);
-			if (!taken)
+			if (!owns_one(r, hosts[h]))
 				free_one = hosts[h];
 		}
 		if (free_one || first)
 			f->owner = br_xstrdup(free_one ? free_one : first);
 	}
+}
+
+void val_fabric_owners(struct val_fabric_result *r, const char *const *hosts, size_t n)
+{
+	val_fabric_owners_keep(r, hosts, n, NULL, NULL, 0);
 }
 
 void val_ibnet_merge(struct val_ibnet *into, struct val_ibnet *from)

@@ -8,11 +8,9 @@
 # in 'discovered' for the dead BMC. SIGTERM then stops every running stage:
 # exit 143, the stuck node left as it was; a run with short limits fails it
 # (bmc_unreachable) and leaves the golden ones golden.
-# The flow is run with --no-bmc-cabling: with a wiring list, discover
-# judges the BMCs' switch neighbours over its round's nodes at the round's
-# end and hands none of them on before that (a miswired node must not reach
-# configure or MAAS first), so there a dead BMC holds its round's nodes at
-# discover until its deadline.
+# The flow is run with --no-bmc-cabling (leases under discover's own name);
+# t6104 runs it with the wiring list, each node judged on its cables as its
+# BMC is read.
 . "$(dirname "$0")/lib.sh"
 cd "$T"
 bringup sim --nodes 4 --seed 9 --dir rack --faults bmc_down --maas-commission-ms 100 --maas-deploy-ms 100 \

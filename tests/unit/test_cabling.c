@@ -364,6 +364,16 @@ static void test_fabric_rails_meet_in_hosts(void **state)
 	free(npath);
 }
 
+static void kept_part_check(struct val_fabric_result *r, const struct val_fabric_finding *const *parts)
+{
+	const char *hosts[] = { "gpu02" }, *kept[] = { "gpu09" };
+	const size_t kept_part[] = { 1 };
+
+	val_fabric_owners_keep(r, hosts, 1, kept, kept_part, 1);
+	assert_string_equal(parts[0]->owner, "gpu02");
+	assert_string_equal(parts[1]->owner, "gpu02");
+}
+
 /* A fabric built as two separate networks, read from one host's two ports
  * by the real ibnetdiscover (tests/fixtures/ibnet/README.md, split*):
  * each port sees only its own subnet; merged, the two are two separate
@@ -442,6 +452,18 @@ static void test_fabric_split(void **state)
 	assert_string_equal(component, "ib-fabric:1");
 	free(detail);
 	free(component);
+	/* gpu02 told fabric 2 in an earlier round: it keeps it, and gpu01,
+	 * validated now, takes fabric 1 (not both on gpu01, by name first). */
+	{
+		const char *both[] = { "gpu01", "gpu02" }, *kept[] = { "gpu02" };
+		const size_t kept_part[] = { 2 };
+
+		val_fabric_owners_keep(&r, both, 2, kept, kept_part, 1);
+		assert_string_equal(parts[0]->owner, "gpu01");
+		assert_string_equal(parts[1]->owner, "gpu02");
+		/* kept where it is no longer on that fabric: chosen again */
+		kept_part_check(&r, parts);
+	}
 	val_fabric_result_release(&r);
 	val_ibnet_release(&net);
 	val_ibnet_release(&other);
