@@ -308,7 +308,7 @@ int inv_lease_give_back_node(struct inv *inv, const char *hostname, struct br_er
 	struct invb_stmt *st;
 	int rc;
 
-	this_host(host);
+	inv_this_host(host);
 	rc = inv_prepare(
 	    inv,
 	    "DELETE FROM leases WHERE node_id=(SELECT id FROM nodes WHERE hostname=?) AND pid=? AND"
