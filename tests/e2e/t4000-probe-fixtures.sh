@@ -101,7 +101,7 @@ bringup-probe --root "$T" --lldp-xml "$P/lldp/lldpctl-two-ports.xml" --dmesg "$P
 assert_eq "$(jq -c '[.lldp.status, .lldp.count, (.lldp.neighbors[] | [.local_port, .system_name, .port_id, .port_description])]' "$T/lldp.json")" \
 	'["ok",2,["veth-h1","switch01","swp1","uplink to node1"],["veth-h1b","switch01","swp2","swp2"]]' "LLDP neighbours"
 assert_eq "$(jq -c '.dmesg.counts' "$T/lldp.json")" \
-	'{"pcie_aer":2,"pcie_link_limited":1,"nvme_timeout":1,"nvidia_xid":1,"thermal_throttle":1}' "dmesg counts"
+	'{"pcie_aer":2,"pcie_link_limited":1,"nvme_timeout":1,"nvidia_xid":1,"nvswitch_sxid":0,"thermal_throttle":1}' "dmesg counts"
 assert_contains "$(jq -r '.dmesg.matches[] | select(.kind == "pcie_link_limited") | .line' "$T/lldp.json")" "PCIe x4 link at 0000:17:02.0" "limited line"
 assert_eq "$(jq -c '[.dmesg.matches[] | select(.kind == "nvidia_xid") | .xid]' "$T/lldp.json")" '[79]' "Xid number"
 bringup-probe --root "$T" --lldp-xml "$P/lldp/lldpctl-no-neighbors.xml" --dmesg "$F/hw/h200-vm/dmesg.txt" >"$T/none.json"
