@@ -109,6 +109,58 @@ static void test_forms(void **state)
 	val_wiring_release(&w);
 }
 
+/* The role column: a node's provisioning cable, found from either end
+ * (the switch first on a row too), its host port, switch port and line;
+ * two for one host counted; a role that is not a word refused by line. */
+static void test_roles(void **state)
+{
+	static const char list[] = "hostname,host_port,switch,switch_port,role\n"
+				   "h1,eth0,leaf01,swp1,\n"
+				   "h1,eth1,tor01.dc1,swp1, Provisioning \n"
+				   "tor01,swp2,h2,eno1,provisioning\n"
+				   "h3,eth0,tor01,swp3,provisioning\n"
+				   "h3,eth1,tor02,swp3,provisioning\n"
+				   "h4,eth0,leaf01,swp4,data\n";
+	static const char bad[] = "hostname,host_port,switch,switch_port,role\n"
+				  "h1,eth0,leaf01,swp1,pxe net\n"
+				  "h1,eth1,leaf01,swp2,pxe\n";
+	struct val_wiring w;
+	char *problems = NULL;
+	const char *hp = NULL, *fp = NULL, *dev;
+	unsigned line = 0;
+	size_t n = 0;
+
+	(void)state;
+	assert_int_equal(load(list, strlen(list), &w, &problems), 0);
+	free(problems);
+	assert_string_equal(w.links[1].role, "provisioning");
+	assert_null(w.links[0].role);
+	dev = val_wiring_host_role(&w, "H1", VAL_ROLE_PROVISIONING, &hp, &fp, &line, &n);
+	assert_string_equal(dev, "tor01.dc1");
+	assert_string_equal(hp, "eth1");
+	assert_string_equal(fp, "swp1");
+	assert_int_equal(line, 3);
+	assert_int_equal(n, 1);
+	assert_true(val_same_device(dev, "TOR01"));
+	assert_false(val_same_device(dev, "tor02"));
+	dev = val_wiring_host_role(&w, "h2", VAL_ROLE_PROVISIONING, &hp, &fp, &line, &n);
+	assert_string_equal(dev, "tor01");
+	assert_string_equal(hp, "eno1");
+	assert_string_equal(fp, "swp2");
+	assert_int_equal(line, 4);
+	val_wiring_host_role(&w, "h3", VAL_ROLE_PROVISIONING, &hp, &fp, &line, &n);
+	assert_int_equal(n, 2);
+	assert_null(val_wiring_host_role(&w, "h4", VAL_ROLE_PROVISIONING, &hp, &fp, &line, &n));
+	assert_int_equal(n, 0);
+	assert_null(val_wiring_host_role(&w, "h9", VAL_ROLE_PROVISIONING, &hp, &fp, &line, &n));
+	val_wiring_release(&w);
+
+	assert_int_equal(load(bad, strlen(bad), &w, &problems), BR_E_INVAL);
+	assert_non_null(strstr(problems, ":2: role: not a role"));
+	assert_null(strstr(problems, ":3:"));
+	free(problems);
+}
+
 static void test_bad_lists(void **state)
 {
 	static const char with_nul[] = "hostname,host_port,switch,switch_port\nh1,eth0,le\0af,swp1\n";
@@ -868,6 +920,7 @@ int main(void)
 		cmocka_unit_test(test_ifname_pci),
 		cmocka_unit_test(test_forms),
 		cmocka_unit_test(test_bad_lists),
+		cmocka_unit_test(test_roles),
 		cmocka_unit_test(test_judge),
 		cmocka_unit_test(test_all_good),
 		cmocka_unit_test(test_bmc_view),
