@@ -32,6 +32,9 @@ int main(int argc, char **argv)
 		{ "switches", 0, BR_OPT_STRING, &a.switches, "FILE",
 		  "switch,chassis_id of every switch: names the switch each port is cabled to, for the "
 		  "profile's [boot] pxe_switch (default $BRINGUP_SWITCHES)" },
+		{ "wiring", 0, BR_OPT_STRING, &a.wiring, "FILE",
+		  "the wiring list: a node's cable of role provisioning names the switch its PXE port is "
+		  "cabled to (default $BRINGUP_WIRING)" },
 		STG_BMC_OPTIONS(&a.bmc),
 		STG_FOLLOW_OPTION(&st),
 		{ 0 },
@@ -43,7 +46,8 @@ int main(int argc, char **argv)
 		"(templates/profiles/NAME/bios.conf) through iDRAC config jobs (other BMCs: the BIOS "
 		"settings\n"
 		"object and a reset), put PXE on the provisioning NIC (the one the BMC sees cabled to\n"
-		"the profile's [boot] pxe_switch, where it names one) first, verify both, and judge firmware "
+		"the wiring list's provisioning cable of the node, else the profile's [boot] pxe_switch,\n"
+		"where one names it) first, verify both, and judge firmware "
 		"against firmware.conf. IPMI-only BMCs get bootdev "
 		"pxe\n"
 		"(persistent, EFI) and a power cycle. Nodes end 'configured' or 'failed'.",
@@ -58,6 +62,10 @@ int main(int argc, char **argv)
 		return stg_stage_close(&st);
 	if (!a.switches)
 		a.switches = getenv("BRINGUP_SWITCHES");
+	if (!a.wiring)
+		a.wiring = getenv("BRINGUP_WIRING");
+	if (a.wiring && !*a.wiring)
+		a.wiring = NULL;
 	if (stg_configure_options_check(&st, &a) || stg_stage_open(&st, states))
 		return stg_stage_close(&st);
 	if (stg_stage_catch_signals(&st))

@@ -21,7 +21,8 @@ struct stg_configure_job {
 	struct inv_node *node;
 	const struct prof_profile *profile;
 	struct rf_config_spec spec;
-	/* The PXE port chosen by its cable ([boot] pxe_switch): the BMC port
+	/* The PXE port chosen by its cable (the wiring list's provisioning
+	 * cable of the node, else [boot] pxe_switch): the BMC port
 	 * cabled to the provisioning switch, when the profile names another;
 	 * the baseline then names it in place of the profile's (bios_pxe,
 	 * owned). pxe_note says which port and why, for the reason. */
@@ -89,6 +90,9 @@ struct stg_configure_options {
 	/* switch,chassis_id of every switch (--switches, $BRINGUP_SWITCHES):
 	 * names the switch a BMC port is cabled to for [boot] pxe_switch */
 	const char *switches;
+	/* the wiring list (--wiring, $BRINGUP_WIRING): a node's cable of role
+	 * provisioning names the switch its PXE port is cabled to */
+	const char *wiring;
 };
 
 /* The profiles the nodes name, each loaded once. */
@@ -110,6 +114,8 @@ struct stg_configure_run {
 	struct stg_configure_profiles profiles;
 	struct val_switches switches;
 	int have_switches;
+	struct val_wiring wiring;
+	int have_wiring;
 };
 
 /* After option parsing: check the options, fill o->rf, and make a dry run

@@ -284,49 +284,86 @@ static const char *seen_switch(const struct stg_configure_run *run, const struct
 	return name ? name : nb->system_name ? nb->system_name : nb->chassis_id;
 }
 
-/* [boot] pxe_switch: PXE on the host port the BMC sees cabled to the
- * provisioning switch, whatever port the profile names (a profile written
- * for another riser layout, a LOM port renamed by a firmware update). The
- * profile's port wins where it is cabled there too, or where the BMC
- * shows no such port; the reason says which it was. */
+/* PXE on the host port the BMC sees cabled to the provisioning switch,
+ * whatever port the profile names (a profile written for another riser
+ * layout, a LOM port renamed by a firmware update). The provisioning
+ * switch is the one the wiring list's cable of role provisioning of this
+ * node goes to (the switch port it names preferred), else the profile's
+ * [boot] pxe_switch (a name or pattern). The profile's port wins where it
+ * is cabled there too, or where the BMC shows no such port; the reason
+ * says which it was. */
 static void choose_pxe(struct stg_configure_run *run, struct stg_configure_job *job)
 {
 	const struct prof_profile *p = job->profile;
 	const struct br_neighbor *pick = NULL;
+	const char *wired = NULL, *wired_host_port = NULL, *wired_port = NULL;
+	char *want = NULL, *by = NULL;
+	unsigned line = 0;
+	size_t n_wired = 0;
+	int best = 0;
 	struct br_hw hw;
 
-	if (!p->pxe_switch || !p->pxe_nic)
+	if (!p->pxe_nic)
 		return;
+	if (run->have_wiring)
+		wired = val_wiring_host_role(&run->wiring, job->node->hostname, VAL_ROLE_PROVISIONING,
+					     &wired_host_port, &wired_port, &line, &n_wired);
+	if (n_wired > 1) {
+		job->pxe_note = br_xasprintf("the wiring list gives %zu provisioning cables (the first at "
+					     "line %u): PXE on the profile's port",
+					     n_wired, line);
+		return;
+	}
+	if (wired) {
+		want = br_xasprintf("%s %s", wired, wired_port);
+		by = br_xasprintf("by the wiring list's line %u (%s, role " VAL_ROLE_PROVISIONING ")", line,
+				  wired_host_port);
+	} else if (!p->pxe_switch) {
+		return;
+	}
 	if (inv_load_hw_neighbors(run->st->inv, job->node->hostname, &hw, NULL) || !hw.n_neighbors) {
 		job->pxe_note = br_xasprintf("the BMC shows no switch neighbours: PXE on the profile's port");
 		br_hw_release(&hw);
-		return;
+		goto out;
 	}
 	for (size_t i = 0; i < hw.n_neighbors; i++) {
 		const struct br_neighbor *nb = &hw.neighbors[i];
 		const char *sw = nb->link ? seen_switch(run, nb) : NULL;
+		int score;
 
-		if (!sw || !nb->port || strncmp(nb->port, "NIC.", 4) || fnmatch(p->pxe_switch, sw, 0))
+		if (!sw || !nb->port || strncmp(nb->port, "NIC.", 4))
 			continue;
-		if (!pick || !strcasecmp(nb->port, p->pxe_nic))
+		if (wired ? !val_same_device(sw, wired) : fnmatch(p->pxe_switch, sw, 0) != 0)
+			continue;
+		/* the designed switch port first, then the profile's port */
+		score = 1 + !strcasecmp(nb->port, p->pxe_nic) +
+			2 * (wired && nb->port_id && !strcasecmp(nb->port_id, wired_port));
+		if (score > best) {
 			pick = nb;
+			best = score;
+		}
 	}
 	if (!pick) {
-		job->pxe_note =
-		    br_xasprintf("no host port the BMC shows is cabled to a switch matching %s: PXE "
-				 "on the profile's %s",
-				 p->pxe_switch, p->pxe_nic);
+		job->pxe_note = br_xasprintf("no host port the BMC shows is cabled to %s %s: PXE on the "
+					     "profile's %s",
+					     wired ? "the provisioning switch" : "a switch matching",
+					     wired ? want : p->pxe_switch, p->pxe_nic);
 	} else if (!strcasecmp(pick->port, p->pxe_nic)) {
-		job->pxe_note = br_xasprintf("cabled to %s %s, the provisioning switch",
-					     seen_switch(run, pick), pick->port_id ? pick->port_id : "?");
+		job->pxe_note =
+		    br_xasprintf("cabled to %s %s, the provisioning switch%s%s", seen_switch(run, pick),
+				 pick->port_id ? pick->port_id : "?", by ? " " : "", by ? by : "");
 	} else {
 		job->pxe_chosen = br_xstrdup(pick->port);
 		job->pxe_note =
-		    br_xasprintf("cabled to %s %s, the provisioning switch; the profile names %s, "
-				 "which is not",
-				 seen_switch(run, pick), pick->port_id ? pick->port_id : "?", p->pxe_nic);
+		    br_xasprintf("cabled to %s %s, the provisioning switch%s%s; the profile names "
+				 "%s, which is not",
+				 seen_switch(run, pick), pick->port_id ? pick->port_id : "?", by ? " " : "",
+				 by ? by : "", p->pxe_nic);
 	}
 	br_hw_release(&hw);
+out:
+	free(want);
+	free(by);
 }
 
 static void make_spec(struct stg_configure_run *run, struct stg_configure_job *job)
@@ -449,6 +486,19 @@ int stg_configure_run(struct stg_stage *st, const struct stg_configure_options *
 			run->have_switches = 1;
 		}
 	}
+	if (!rc && a->wiring) {
+		struct br_strlist problems = { 0 };
+
+		if (val_wiring_load(a->wiring, &run->wiring, &problems, &err)) {
+			for (size_t i = 0; i < problems.n; i++)
+				fprintf(stderr, "%s\n", problems.items[i]);
+			br_strlist_release(&problems);
+			fprintf(stderr, "bringup-configure: %s\n", err.msg);
+			rc = STG_EXIT_USAGE;
+		} else {
+			run->have_wiring = 1;
+		}
+	}
 	if (rc) {
 		st->exit = rc;
 		goto out;
@@ -541,4 +591,6 @@ void stg_configure_run_release(struct stg_configure_run *run)
 	free(run->jobs);
 	if (run->have_switches)
 		val_switches_release(&run->switches);
+	if (run->have_wiring)
+		val_wiring_release(&run->wiring);
 }

@@ -26,6 +26,12 @@ the vendored files only; nothing is fetched from anywhere else.
             publishes its schema but not under a licence that lets it be
             copied here, so the body is held to the facts that schema
             states (TargetSettingsURI required on create, a string).
+  Dell OEM  the two Dell requests discover sends for Connection View, held
+            to Dell's facts the same way: the iDRAC attributes PATCH
+            (DellAttributes: an Attributes object of Group.Index.Name
+            attributes, SwitchConnectionView.1.Enable Enabled or Disabled)
+            and DellSwitchConnectionService.ServerPortConnectionRefresh (no
+            parameters).
   multipart  a POST whose log line has "parts" (the simulator's form of a
             multipart/form-data body): its UpdateParameters part held to
             UpdateParameters in the versioned UpdateService schema the
@@ -77,6 +83,44 @@ DELL_JOB_CREATE = {
         "EndTime": {"type": "string"},
     },
     "additionalProperties": False,
+}
+
+# The iDRAC's own attributes (Managers/iDRAC.Embedded.1/Oem/Dell/
+# DellAttributes/iDRAC.Embedded.1, #DellAttributes.v1_0_0, whose schema Dell
+# publishes "All Rights Reserved" too): a PATCH carries "Attributes", an
+# object of the attributes to set, each named Group.Index.Name as every
+# attribute of ManagerAttributeRegistry is (the R7615 capture in
+# tests/fixtures/redfish/dell/understack/dell_attributes.json), of a
+# registry type (enumeration, string, integer, boolean). The one bringup
+# writes, SwitchConnectionView.1.Enable, is an enumeration of Enabled and
+# Disabled in Dell's iDRAC9 attribute registry (and the capture's value).
+DELL_ATTRIBUTE_NAME = r"^[A-Za-z][A-Za-z0-9]*\.[0-9]+\.[A-Za-z][A-Za-z0-9_]*$"
+DELL_ATTRIBUTES_PATCH = {
+    "type": "object",
+    "required": ["Attributes"],
+    "properties": {
+        "Attributes": {
+            "type": "object",
+            "minProperties": 1,
+            "properties": {"SwitchConnectionView.1.Enable": {"enum": ["Enabled", "Disabled"]}},
+            "patternProperties": {DELL_ATTRIBUTE_NAME: {"type": ["string", "integer", "boolean"]}},
+            "additionalProperties": False,
+        },
+    },
+    "patternProperties": {r"^@(odata|Redfish|Message)\.": {}},
+    "additionalProperties": False,
+}
+# Dell's OEM actions bringup calls, by the resource's namespace and the
+# action: their parameters as Dell states them. ServerPortConnectionRefresh
+# (DellSwitchConnectionService, iDRAC9 Redfish API guide) takes none: the
+# service's Actions entry names only its target, with no ActionInfo or
+# @Redfish.AllowableValues (as iDRAC captures show it).
+DELL_ACTIONS = {
+    "DellSwitchConnectionService.ServerPortConnectionRefresh": {
+        "type": "object",
+        "patternProperties": {ANNOTATION.pattern: {}},
+        "additionalProperties": False,
+    },
 }
 
 
@@ -252,6 +296,8 @@ class Run:
 
     def check_patch(self, line, body):
         ns, version, typ = self.target(line["bmc"], line["path"])
+        if ns == "DellAttributes":
+            return "DellAttributes PATCH (Dell's facts)", messages(Checker(DELL_ATTRIBUTES_PATCH).iter_errors(body))
         if version is None:
             raise Unusable("%s claims the unversioned @odata.type #%s.%s" % (line["path"], ns, typ))
         name = self.versioned(ns, version)
@@ -260,6 +306,8 @@ class Run:
     def check_action(self, line, body, m):
         ns, version, _ = self.target(line["bmc"], m.group(1))
         kind = "%s.%s" % (m.group(2), m.group(3))
+        if kind in DELL_ACTIONS and ns == m.group(2):
+            return kind + " (Dell's facts)", messages(Checker(DELL_ACTIONS[kind]).iter_errors(body))
         if version is None or ns != m.group(2):
             raise Unusable("action %s on a %s resource" % (kind, ns))
         name = self.versioned(ns, version)

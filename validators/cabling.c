@@ -286,6 +286,36 @@ void val_wiring_host_ends(const struct val_wiring *w, const char *host, val_wiri
 	free(key);
 }
 
+const char *val_wiring_host_role(const struct val_wiring *w, const char *host, const char *role,
+				 const char **ret_host_port, const char **ret_far_port, unsigned *ret_line,
+				 size_t *ret_count)
+{
+	char *key = end_key(host, "");
+	size_t len = strlen(key), count = 0;
+	const char *dev = NULL;
+
+	for (size_t i = val_wiring_host_first(w, key); i < w->n * 2 && !strncmp(w->ends[i].key, key, len);
+	     i++) {
+		const struct val_link *l = &w->links[w->ends[i].link];
+
+		if (!l->role || strcmp(l->role, role))
+			continue;
+		if (!count++) {
+			far_end(w, &w->ends[i], &dev, ret_far_port);
+			*ret_host_port = w->ends[i].side ? l->port_b : l->port_a;
+			*ret_line = l->line;
+		}
+	}
+	free(key);
+	*ret_count = count;
+	return dev;
+}
+
+int val_same_device(const char *a, const char *b)
+{
+	return same_device(a, b);
+}
+
 const char *val_wiring_far_end(const struct val_wiring *w, const char *dev, const char *port,
 			       const char **ret_far_port)
 {

@@ -4,7 +4,7 @@
  * reading the wiring file.
  *
  * A wiring list comes in one of three forms, told apart by the header:
- *   the simulator's   hostname,host_port,switch,switch_port
+ *   the simulator's   hostname,host_port,switch,switch_port[,role]
  *   NetBox import     side_a_device,side_a_type,side_a_name,side_b_device,side_b_type,side_b_name[,…]
  *   NetBox export     Device A,Termination A,Device B,Termination B[,…]
  * Links are undirected: either end may be the host.
@@ -26,7 +26,14 @@
 struct val_link {
 	char *dev_a, *port_a, *dev_b, *port_b;
 	unsigned line; /* where it is in the wiring file */
+	/* what the cable is for (the bringup form's optional role column,
+	 * lowercase; NULL: none): VAL_ROLE_PROVISIONING names the switch the
+	 * host PXE boots from */
+	char *role;
 };
+
+#define VAL_ROLE_PROVISIONING "provisioning"
+#define VAL_ROLE_MAX 64
 
 /* A link's end by its matching key (device's first label and port, both
  * lowercase), sorted, for lookups that do not grow with the rack. */
@@ -62,6 +69,17 @@ void val_wiring_host_ends(const struct val_wiring *w, const char *host, val_wiri
  * cable there), its port in *ret_far_port. Borrowed from w. */
 const char *val_wiring_far_end(const struct val_wiring *w, const char *dev, const char *port,
 			       const char **ret_far_port);
+
+/* The host's cable of this role (VAL_ROLE_PROVISIONING): its far end's
+ * device (NULL if the host has none), its host port, switch port and line
+ * (borrowed from w). *ret_count is how many such cables the host has (the
+ * first, in the index's order, is returned). */
+const char *val_wiring_host_role(const struct val_wiring *w, const char *host, const char *role,
+				 const char **ret_host_port, const char **ret_far_port, unsigned *ret_line,
+				 size_t *ret_count);
+/* Do two device names stand for one device (case, and only the first DNS
+ * label, as the wiring list's names are matched)? */
+int val_same_device(const char *a, const char *b);
 
 /* The number of connected components of the graph the links make (a
  * fabric that should be one network and is really eight says 8). */

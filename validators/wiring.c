@@ -6,7 +6,7 @@
 
 #include "cabling.h"
 
-enum wcol { W_DEV_A, W_PORT_A, W_DEV_B, W_PORT_B, W_TYPE_A, W_TYPE_B, W_STATUS, W_COUNT };
+enum wcol { W_DEV_A, W_PORT_A, W_DEV_B, W_PORT_B, W_TYPE_A, W_TYPE_B, W_STATUS, W_ROLE, W_COUNT };
 
 /* Each form: its name and, per column, the header that carries it (NULL:
  * the form has none). The first four are required. */
@@ -14,15 +14,16 @@ static const struct wiring_form {
 	const char *name;
 	const char *col[W_COUNT];
 } forms[] = {
-	{ "bringup", { "hostname", "host_port", "switch", "switch_port", NULL, NULL, NULL } },
+	/* role: what the cable is for ("provisioning": the PXE network) */
+	{ "bringup", { "hostname", "host_port", "switch", "switch_port", NULL, NULL, NULL, "role" } },
 	/* NetBox's cable bulk import (dcim.cable CSV): terminations by device,
 	 * object type and name. */
 	{ "netbox-import",
 	  { "side_a_device", "side_a_name", "side_b_device", "side_b_name", "side_a_type", "side_b_type",
-	    "status" } },
+	    "status", NULL } },
 	/* NetBox's cable list export, column labels as its table shows them. */
 	{ "netbox-export",
-	  { "Device A", "Termination A", "Device B", "Termination B", NULL, NULL, "Status" } },
+	  { "Device A", "Termination A", "Device B", "Termination B", NULL, NULL, "Status", NULL } },
 };
 
 struct wiring_parse {
@@ -78,11 +79,41 @@ static char *trimmed(const char *s)
 	return br_xstrndup(s, n);
 }
 
+/* The role column: empty (none), or one word of letters, digits, '-' and
+ * '_', kept lowercase. NULL with *bad set when it is not such a word. */
+static char *role_of(struct wiring_parse *wp, unsigned line, const struct br_strlist *f, int *bad)
+{
+	const char *s = field(wp, f, W_ROLE);
+	char *r;
+
+	if (!s)
+		return NULL;
+	r = trimmed(s);
+	if (!*r) {
+		free(r);
+		return NULL;
+	}
+	if (strlen(r) > VAL_ROLE_MAX || r[strspn(r, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+						    "0123456789-_")]) {
+		br_csv_problem(wp->problems, wp->w->path, line, wp->form->col[W_ROLE],
+			       "not a role (one word of letters, digits, '-' and '_', at most %u; "
+			       "'" VAL_ROLE_PROVISIONING "' marks the PXE network's cable)",
+			       VAL_ROLE_MAX);
+		free(r);
+		*bad = 1;
+		return NULL;
+	}
+	for (char *p = r; *p; p++)
+		if (*p >= 'A' && *p <= 'Z')
+			*p = (char)(*p - 'A' + 'a');
+	return r;
+}
+
 static int on_row(void *ctx, unsigned line, const struct br_strlist *f)
 {
 	struct wiring_parse *wp = ctx;
 	struct val_wiring *w = wp->w;
-	char *v[4] = { 0 };
+	char *v[4] = { 0 }, *role;
 	const char *type_a, *type_b, *status;
 	int bad = 0;
 
@@ -114,6 +145,7 @@ static int on_row(void *ctx, unsigned line, const struct br_strlist *f)
 			bad = 1;
 		}
 	}
+	role = role_of(wp, line, f, &bad);
 	if (!bad && !strcmp(v[0], v[2]) && !strcmp(v[1], v[3])) {
 		br_csv_problem(wp->problems, w->path, line, wp->form->col[W_DEV_B],
 			       "a cable from %s %s to itself", v[0], v[1]);
@@ -126,13 +158,14 @@ static int on_row(void *ctx, unsigned line, const struct br_strlist *f)
 	if (bad) {
 		for (int c = 0; c < 4; c++)
 			free(v[c]);
+		free(role);
 		return 0;
 	}
 	if (w->n == w->cap) {
 		w->cap = w->cap ? w->cap * 2 : 64;
 		w->links = br_xrealloc(w->links, w->cap * sizeof(*w->links));
 	}
-	w->links[w->n++] = (struct val_link){ v[0], v[1], v[2], v[3], line };
+	w->links[w->n++] = (struct val_link){ v[0], v[1], v[2], v[3], line, role };
 	return 0;
 }
 
@@ -176,6 +209,7 @@ void val_wiring_release(struct val_wiring *w)
 		free(w->links[i].port_a);
 		free(w->links[i].dev_b);
 		free(w->links[i].port_b);
+		free(w->links[i].role);
 	}
 	for (size_t i = 0; w->ends && i < w->n * 2; i++)
 		free(w->ends[i].key);

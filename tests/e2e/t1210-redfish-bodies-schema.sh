@@ -6,7 +6,10 @@
 # Bios/Settings with @Redfish.SettingsApplyTime, the settings objects of
 # iLO, XCC, Supermicro, OpenBMC and AMI), the boot PATCHes (BootOrder on
 # the System, the override on the System or on its settings object as
-# iDRAC10 has it) and ComputerSystem.Reset. Each kind is seen at least once,
+# iDRAC10 has it), ComputerSystem.Reset, and discover's Dell OEM requests
+# for Connection View (the SwitchConnectionView.1.Enable attribute PATCH,
+# the ServerPortConnectionRefresh action), held to Dell's facts as the
+# checker states them. Each kind is seen at least once,
 # so the check cannot pass on an empty log; crafted bad bodies are refused.
 . "$(dirname "$0")/lib.sh"
 cd "$T"
@@ -46,16 +49,44 @@ for rack in mixed idrac10; do
 	)
 done
 
+# Connection View switched on and refreshed by discover: iDRACs whose view
+# is disabled (the simulator's default), under a profile that lets
+# discover enable it ([boot] connection_view = enable).
+bringup sim --no-hosts --nodes 2 --seed 5 --dir connview --daemon >/dev/null
+at_exit "stop_sim $T/connview"
+(
+	set -a; . connview/env; set +a
+	cp -r "$BR_TOP/templates" tpl
+	export BRINGUP_TEMPLATES=$T/tpl
+	cp -r tpl/profiles/xe9680 tpl/profiles/enable
+	sed -i 's/^mode = persistent$/mode = persistent\nconnection_view = enable/' tpl/profiles/enable/bios.conf
+	grep -q '^connection_view = enable$' tpl/profiles/enable/bios.conf || fail "no connection_view added"
+	awk -F, -v OFS=, 'FNR > 1 { $7 = "enable" } { print }' connview/rack.csv > connview.csv
+	export BRINGUP_DB=$T/connview.db
+	bringup import --manifest connview.csv >/dev/null
+	bringup discover -q --timeout 5 >/dev/null
+	cp connview/requests.log connview.log
+	rc=0
+	check --json connview.log > connview.check || rc=$?
+	[ "$rc" -eq 0 ] || fail "connview: bodies that break Dell's facts: $(jq -c '.violations' connview.check)"
+)
+
 # Nothing passed for want of bodies: each kind was checked.
-got() { jq -s --arg k "$1" '[.[].checked[$k] // 0] | add' mixed.check idrac10.check; }
-for kind in "Session create" "Bios PATCH" "ComputerSystem PATCH" "ComputerSystem.Reset"; do
+got() { jq -s --arg k "$1" '[.[].checked[$k] // 0] | add' mixed.check idrac10.check connview.check; }
+for kind in "Session create" "Bios PATCH" "ComputerSystem PATCH" "ComputerSystem.Reset" \
+	"DellAttributes PATCH (Dell's facts)" "DellSwitchConnectionService.ServerPortConnectionRefresh (Dell's facts)"; do
 	[ "$(got "$kind")" -gt 0 ] || fail "no '$kind' body checked: $(jq -c .checked mixed.check idrac10.check)"
 done
 # Every login, every BIOS PATCH, every reset and every boot PATCH.
-posts() { jq -r --arg m "$1" --arg p "$2" 'select(.method == $m and (.path | test($p))) | .path' mixed.log idrac10.log | grep -c .; }
+posts() { jq -r --arg m "$1" --arg p "$2" 'select(.method == $m and (.path | test($p))) | .path' mixed.log idrac10.log connview.log | grep -c .; }
 assert_eq "$(got "Session create")" "$(posts POST 'SessionService/Sessions/?$')" "logins checked"
 assert_eq "$(got "Bios PATCH")" "$(posts PATCH '/Bios/')" "BIOS PATCHes checked"
 assert_eq "$(got "ComputerSystem.Reset")" "$(posts POST 'ComputerSystem.Reset/?$')" "resets checked"
+# Each iDRAC's view enabled once and refreshed once, every such body checked.
+assert_eq "$(posts PATCH '/DellAttributes/iDRAC.Embedded.1$')" 2 "Connection View enabled on both iDRACs"
+assert_eq "$(got "DellAttributes PATCH (Dell's facts)")" 2 "attribute PATCHes checked"
+assert_eq "$(posts POST 'ServerPortConnectionRefresh$')" 2 "Connection View refreshed on both iDRACs"
+assert_eq "$(got "DellSwitchConnectionService.ServerPortConnectionRefresh (Dell's facts)")" 2 "refreshes checked"
 # One BIOS settings PATCH per family, each to the object its Bios names.
 assert_eq "$(jq -r 'select(.method == "PATCH" and (.path | test("/Bios/"))) | .node' mixed.log | sort -u | wc -l)" 6 \
 	"nodes of the mixed rack with a BIOS PATCH"
@@ -103,6 +134,28 @@ assert_eq "$rc" 1 "checker exit code on bad Dell job bodies"
 assert_eq "$(jq -r '[.violations[].message] | sort | join("; ")' badjob.check)" \
 	"(body): 'TargetSettingsURI' is a required property; (body): Additional properties are not allowed ('JobState' was unexpected); TargetSettingsURI: 5 is not of type 'string'" \
 	"bad Dell job bodies"
+# Dell's Connection View requests, crafted bad: each refused, by name.
+A=/redfish/v1/Managers/iDRAC.Embedded.1/Oem/Dell/DellAttributes/iDRAC.Embedded.1
+R=$S/Oem/Dell/DellSwitchConnectionService/Actions/DellSwitchConnectionService.ServerPortConnectionRefresh
+{
+	line POST "$R" '{"Ports":["NIC.Embedded.1-1-1"]}'
+	line PATCH "$A" '{"Attributes":{"SwitchConnectionView.1.Enable":"On"}}'
+	line PATCH "$A" '{"SwitchConnectionView.1.Enable":"Enabled"}'
+	line PATCH "$A" '{"Attributes":{"SwitchConnectionViewEnable":"Enabled"}}'
+	line PATCH "$A" '{"Attributes":{"NIC.1.SwitchConnection":["c4:4d:4:48:61:80"]}}'
+} > baddell.log
+rc=0
+check --json baddell.log > baddell.check || rc=$?
+assert_eq "$rc" 1 "checker exit code on bad Dell Connection View bodies"
+assert_eq "$(jq '[.violations[].line] | unique | length' baddell.check)" 5 "bad Dell bodies refused ($(jq -c .violations baddell.check))"
+whyd() { jq -r --argjson l "$1" '[.violations[] | select(.line == $l) | "\(.kind): \(.message)"] | join("; ")' baddell.check; }
+assert_contains "$(whyd 1)" "ServerPortConnectionRefresh (Dell's facts): (body): 'Ports' does not match any of the regexes" \
+	"a parameter the refresh does not take"
+assert_contains "$(whyd 2)" "Attributes/SwitchConnectionView.1.Enable: 'On' is not one of ['Enabled', 'Disabled']" "a value Dell does not list"
+assert_contains "$(whyd 3)" "'Attributes' is a required property" "an attribute outside Attributes"
+assert_contains "$(whyd 4)" "'SwitchConnectionViewEnable' does not match any of the regexes" "an attribute name not Group.Index.Name"
+assert_contains "$(whyd 5)" "Attributes/NIC.1.SwitchConnection: ['c4:4d:4:48:61:80'] is not of type" "an attribute of no registry type"
+
 # A body that is not JSON is logged by its length alone (and refused).
 curl -s -o /dev/null -X POST --data 'UserName=root&Password=x' "http://$dell/redfish/v1/SessionService/Sessions"
 sleep 0.3

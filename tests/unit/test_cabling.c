@@ -12,7 +12,9 @@
 
 #include <cmocka.h>
 
+#include "redfish/rf_private.h"
 #include "validators/cabling.h"
+#include "validators/validators.h"
 
 static char *write_tmp(const char *text, size_t len)
 {
@@ -107,6 +109,58 @@ static void test_forms(void **state)
 	assert_int_equal(w.n, 1);
 	assert_string_equal(w.links[0].port_b, "swp1");
 	val_wiring_release(&w);
+}
+
+/* The role column: a node's provisioning cable, found from either end
+ * (the switch first on a row too), its host port, switch port and line;
+ * two for one host counted; a role that is not a word refused by line. */
+static void test_roles(void **state)
+{
+	static const char list[] = "hostname,host_port,switch,switch_port,role\n"
+				   "h1,eth0,leaf01,swp1,\n"
+				   "h1,eth1,tor01.dc1,swp1, Provisioning \n"
+				   "tor01,swp2,h2,eno1,provisioning\n"
+				   "h3,eth0,tor01,swp3,provisioning\n"
+				   "h3,eth1,tor02,swp3,provisioning\n"
+				   "h4,eth0,leaf01,swp4,data\n";
+	static const char bad[] = "hostname,host_port,switch,switch_port,role\n"
+				  "h1,eth0,leaf01,swp1,pxe net\n"
+				  "h1,eth1,leaf01,swp2,pxe\n";
+	struct val_wiring w;
+	char *problems = NULL;
+	const char *hp = NULL, *fp = NULL, *dev;
+	unsigned line = 0;
+	size_t n = 0;
+
+	(void)state;
+	assert_int_equal(load(list, strlen(list), &w, &problems), 0);
+	free(problems);
+	assert_string_equal(w.links[1].role, "provisioning");
+	assert_null(w.links[0].role);
+	dev = val_wiring_host_role(&w, "H1", VAL_ROLE_PROVISIONING, &hp, &fp, &line, &n);
+	assert_string_equal(dev, "tor01.dc1");
+	assert_string_equal(hp, "eth1");
+	assert_string_equal(fp, "swp1");
+	assert_int_equal(line, 3);
+	assert_int_equal(n, 1);
+	assert_true(val_same_device(dev, "TOR01"));
+	assert_false(val_same_device(dev, "tor02"));
+	dev = val_wiring_host_role(&w, "h2", VAL_ROLE_PROVISIONING, &hp, &fp, &line, &n);
+	assert_string_equal(dev, "tor01");
+	assert_string_equal(hp, "eno1");
+	assert_string_equal(fp, "swp2");
+	assert_int_equal(line, 4);
+	val_wiring_host_role(&w, "h3", VAL_ROLE_PROVISIONING, &hp, &fp, &line, &n);
+	assert_int_equal(n, 2);
+	assert_null(val_wiring_host_role(&w, "h4", VAL_ROLE_PROVISIONING, &hp, &fp, &line, &n));
+	assert_int_equal(n, 0);
+	assert_null(val_wiring_host_role(&w, "h9", VAL_ROLE_PROVISIONING, &hp, &fp, &line, &n));
+	val_wiring_release(&w);
+
+	assert_int_equal(load(bad, strlen(bad), &w, &problems), BR_E_INVAL);
+	assert_non_null(strstr(problems, ":2: role: not a role"));
+	assert_null(strstr(problems, ":3:"));
+	free(problems);
 }
 
 static void test_bad_lists(void **state)
@@ -862,17 +916,109 @@ static void test_switches_bad(void **state)
 	free(path);
 }
 
+/* Both views in the formats they come in: the iDRAC's Connection View as
+ * the R7615 capture has it (tests/fixtures/redfish/dell/understack,
+ * Apache-2.0) read by discover's parser, and real lldpd 1.0.16's
+ * `lldpctl -f json` (tests/fixtures/probe/lldp) read by the probe's. They
+ * are two different machines: every linked BMC port and every OS
+ * neighbour is a disagreement, named. Then the OS's capture with each
+ * interface's neighbour rewritten to the switch end one BMC port shows (its
+ * chassis MAC unpadded as iDRAC prints it, its port): those two ports
+ * agree and only the four others are named; a host cabled on those two
+ * alone passes, each BMC port paired with its OS interface. */
+static void test_bmc_views_real_formats(void **state)
+{
+	char *cv = tree_path("tests/fixtures/redfish/dell/understack/switch_connections.json"),
+	     *lp = tree_path("tests/fixtures/probe/lldp/lldpctl-two-ports.json"), *text = NULL,
+	     *detail = NULL;
+	json_t *doc, *nbs = NULL, *nb;
+	struct br_err err = { 0 };
+	struct br_hw hw = { 0 };
+	struct val_os_neighbor os[8];
+	struct br_neighbor two[2];
+	struct val_bmc_view v;
+	enum val_result result;
+	size_t len, i, n = 0;
+
+	(void)state;
+	assert_non_null(doc = json_load_file(cv, 0, NULL));
+	rf_parse_dell_switch_connections(&hw, doc);
+	json_decref(doc);
+	assert_int_equal(br_read_file(lp, 1u << 20, &text, &len, &err), 0);
+	assert_int_equal(val_lldp_parse_json(text, len, &nbs, &err), 0);
+	assert_int_equal(json_array_size(nbs), 2);
+	json_array_foreach(nbs, i, nb) os[n++] =
+	    (struct val_os_neighbor){ br_json_str(nb, "local_port"), br_json_str(nb, "chassis_id"),
+				      br_json_str(nb, "system_name"), br_json_str(nb, "port_id"),
+				      br_json_str(nb, "port_description") };
+	v = (struct val_bmc_view){ "r7615", "DellSwitchConnections", hw.neighbors, hw.n_neighbors };
+
+	assert_int_equal(val_bmc_views_compare(&v, NULL, NULL, os, n, &result, &detail), 0);
+	assert_int_equal(result, VAL_FAIL);
+	assert_non_null(strstr(detail,
+			       "the BMC's NIC.Slot.1-1-1 sees c4:7e:e0:e4:32:df Ethernet1/6, which no OS "
+			       "interface sees"));
+	assert_non_null(strstr(detail,
+			       "the OS's enp26s0np0 sees leaf-su01-rail1 swp1, which the BMC shows on no "
+			       "port"));
+	/* the iDRAC's own port and the ports with no link are no host port to compare */
+	assert_null(strstr(detail, "iDRAC.Embedded.1"));
+	assert_null(strstr(detail, "NIC.Embedded.1-1-1"));
+	free(detail);
+
+	/* the OS sees what NIC.Slot.1-1-1 and NIC.Slot.2-1-1 see */
+	json_object_set_new(json_array_get(nbs, 0), "chassis_id", json_string("c4:7e:e0:e4:32:df"));
+	json_object_set_new(json_array_get(nbs, 0), "port_id", json_string("Ethernet1/6"));
+	json_object_set_new(json_array_get(nbs, 1), "chassis_id", json_string("c4:7e:e0:e4:10:7f"));
+	json_object_set_new(json_array_get(nbs, 1), "port_id", json_string("Ethernet1/8"));
+	n = 0;
+	json_array_foreach(nbs, i, nb) os[n++] =
+	    (struct val_os_neighbor){ br_json_str(nb, "local_port"), br_json_str(nb, "chassis_id"),
+				      br_json_str(nb, "system_name"), br_json_str(nb, "port_id"),
+				      br_json_str(nb, "port_description") };
+	/* six linked BMC ports, two OS interfaces: the four the OS does not
+	 * see are named, the two it sees are not */
+	assert_int_equal(val_bmc_views_compare(&v, NULL, NULL, os, n, &result, &detail), 0);
+	assert_int_equal(result, VAL_FAIL);
+	assert_non_null(strstr(detail, "the BMC's NIC.Slot.1-2-1 sees"));
+	assert_null(strstr(detail, "NIC.Slot.1-1-1 sees"));
+	assert_null(strstr(detail, "NIC.Slot.2-1-1 sees"));
+	assert_null(strstr(detail, "the OS's"));
+	free(detail);
+	/* a host cabled on those two ports alone: the views agree, paired */
+	for (i = n = 0; i < hw.n_neighbors; i++)
+		if (!strcmp(hw.neighbors[i].port, "NIC.Slot.1-1-1") ||
+		    !strcmp(hw.neighbors[i].port, "NIC.Slot.2-1-1"))
+			two[n++] = hw.neighbors[i];
+	assert_int_equal(n, 2);
+	v.ports = two;
+	v.n = 2;
+	assert_int_equal(val_bmc_views_compare(&v, NULL, NULL, os, 2, &result, &detail), 0);
+	assert_int_equal(result, VAL_PASS);
+	assert_non_null(strstr(detail, "NIC.Slot.1-1-1 is enp26s0np0"));
+	assert_non_null(strstr(detail, "NIC.Slot.2-1-1 is enp60s0np0"));
+	free(detail);
+
+	json_decref(nbs);
+	br_hw_release(&hw);
+	free(text);
+	free(cv);
+	free(lp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ifname_pci),
 		cmocka_unit_test(test_forms),
 		cmocka_unit_test(test_bad_lists),
+		cmocka_unit_test(test_roles),
 		cmocka_unit_test(test_judge),
 		cmocka_unit_test(test_all_good),
 		cmocka_unit_test(test_bmc_view),
 		cmocka_unit_test(test_switches_bad),
 		cmocka_unit_test(test_bmc_views_compare),
+		cmocka_unit_test(test_bmc_views_real_formats),
 		cmocka_unit_test(test_fabric),
 		cmocka_unit_test(test_fabric_split),
 		cmocka_unit_test(test_fabric_bad_input),
