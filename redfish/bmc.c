@@ -256,6 +256,8 @@ void rf_bmc_release(struct rf_bmc *bmc)
 	free(bmc->expand);
 	free(bmc->connview_system);
 	bmc->connview_system = NULL;
+	free(bmc->fw_by_pattern);
+	bmc->fw_by_pattern = NULL;
 	bmc->expand = NULL;
 	free(bmc->session_url);
 	bmc->session_url = NULL;
