@@ -137,9 +137,10 @@ static int too_costly(const struct rf_req *req, struct br_err *perr)
 json_t *rf_req_parse(struct rf_req *req, struct br_err *err)
 {
 	struct br_err perr;
+	/* too_costly's scan bounded the nesting: parsed once, not walked after */
 	json_t *doc = too_costly(req, &perr)
 			  ? NULL
-			  : br_json_parse(req->http.body.data, req->http.body.len, RF_BODY_MAX, &perr);
+			  : br_json_parse_shaped(req->http.body.data, req->http.body.len, RF_BODY_MAX, &perr);
 
 	if (doc && !json_is_object(doc)) {
 		json_decref(doc);
