@@ -251,6 +251,10 @@ char *br_self_dir(void);
 /* Parse a buffer with a size cap and a nesting-depth cap (jansson's own
  * limit is far deeper than anything a BMC legitimately sends). */
 json_t *br_json_parse(const char *data, size_t len, size_t max, struct br_err *err);
+/* br_json_parse for text whose nesting br_json_shape has bounded already
+ * (its depth at most BR_JSON_DEPTH_MAX): the parsed tree is not walked
+ * again to measure it, a pass over every value of every answer. */
+json_t *br_json_parse_shaped(const char *data, size_t len, size_t max, struct br_err *err);
 json_t *br_json_load_file(const char *path, size_t max, struct br_err *err);
 /* br_json_parse for text from outside (a server's answer, a node's
  * document): the text's shape is counted first (br_json_shape below) and

@@ -37,7 +37,7 @@ static size_t json_depth(json_t *v, size_t limit)
 	return 0;
 }
 
-json_t *br_json_parse(const char *data, size_t len, size_t max, struct br_err *err)
+json_t *br_json_parse_shaped(const char *data, size_t len, size_t max, struct br_err *err)
 {
 	json_error_t jerr;
 	json_t *doc;
@@ -47,11 +47,18 @@ json_t *br_json_parse(const char *data, size_t len, size_t max, struct br_err *e
 		return NULL;
 	}
 	doc = json_loadb(data, len, JSON_REJECT_DUPLICATES, &jerr);
-	if (!doc) {
+	if (!doc)
 		br_errf(err, BR_E_PROTO, "invalid JSON at line %d column %d: %s", jerr.line, jerr.column,
 			jerr.text);
+	return doc;
+}
+
+json_t *br_json_parse(const char *data, size_t len, size_t max, struct br_err *err)
+{
+	json_t *doc = br_json_parse_shaped(data, len, max, err);
+
+	if (!doc)
 		return NULL;
-	}
 	if (json_depth(doc, BR_JSON_DEPTH_MAX + 1) > BR_JSON_DEPTH_MAX) {
 		json_decref(doc);
 		br_errf(err, BR_E_TOOBIG, "JSON nested deeper than %d levels", BR_JSON_DEPTH_MAX);
@@ -79,7 +86,7 @@ json_t *br_json_parse_bounded(const char *data, size_t len, size_t max_bytes, si
 		br_errf(err, BR_E_TOOBIG, "JSON nested deeper than %d levels", BR_JSON_DEPTH_MAX);
 		return NULL;
 	}
-	return br_json_parse(data, len, max_bytes, err);
+	return br_json_parse_shaped(data, len, max_bytes, err);
 }
 
 /* The scan's place in the top-level object's key of interest. */

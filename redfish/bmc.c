@@ -137,9 +137,10 @@ static int too_costly(const struct rf_req *req, struct br_err *perr)
 json_t *rf_req_parse(struct rf_req *req, struct br_err *err)
 {
 	struct br_err perr;
+	/* too_costly's scan bounded the nesting: parsed once, not walked after */
 	json_t *doc = too_costly(req, &perr)
 			  ? NULL
-			  : br_json_parse(req->http.body.data, req->http.body.len, RF_BODY_MAX, &perr);
+			  : br_json_parse_shaped(req->http.body.data, req->http.body.len, RF_BODY_MAX, &perr);
 
 	if (doc && !json_is_object(doc)) {
 		json_decref(doc);
@@ -256,6 +257,8 @@ void rf_bmc_release(struct rf_bmc *bmc)
 	free(bmc->expand);
 	free(bmc->connview_system);
 	bmc->connview_system = NULL;
+	free(bmc->fw_by_pattern);
+	bmc->fw_by_pattern = NULL;
 	bmc->expand = NULL;
 	free(bmc->session_url);
 	bmc->session_url = NULL;

@@ -177,6 +177,10 @@ struct rf_bmc {
 	char *connview_system;
 	int connview_refreshed, connview_enable_tried, connview_attrs_read;
 	int connview_idrac10; /* read at iDRAC10's path, Systems/{id}/Oem/Dell/DellSwitchConnections */
+	/* The firmware inventory read at its schema-defined URI without the
+	 * UpdateService first (walk.c): that URI, until it answered; the
+	 * UpdateService is read only if it did not. */
+	char *fw_by_pattern;
 
 	/* configure (config*.c); NULL for a discovery walk */
 	struct rf_cfg_node *cfg;

@@ -137,7 +137,9 @@ static void on_session_service(struct rf_req *req, int rc, const struct br_err *
 
 /* "$expand=.($levels=1)" when ProtocolFeaturesSupported.ExpandQuery says
  * the server can (NoLinks "." expands what is not under Links; ExpandAll
- * "*" expands everything), else NULL. */
+ * "*" expands everything), else NULL. The query and its options are
+ * DSP0266's (clause 7.3, "Query parameters": $expand with ".", "*", "~"
+ * and $levels; the service root's ExpandQuery says which it serves). */
 char *rf_expand_query(json_t *root)
 {
 	json_t *q = br_json_path(root, "ProtocolFeaturesSupported/ExpandQuery");

@@ -723,6 +723,8 @@ static const struct kind_info kinds[RF_K_COUNT] = {
 };
 
 static void on_get(struct rf_req *req, int rc, const struct br_err *err);
+static int is_fw_by_pattern(const struct rf_req *req);
+static void on_fw_by_pattern(struct rf_req *req, int rc, const struct br_err *err);
 
 /* Queue a GET without looking at the seen set. */
 static void issue(struct rf_bmc *bmc, const char *url, int kind, int member_kind, long parent, int pages,
@@ -1008,6 +1010,10 @@ static void on_get(struct rf_req *req, int rc, const struct br_err *err)
 		free(url);
 		return;
 	}
+	if (is_fw_by_pattern(req)) {
+		on_fw_by_pattern(req, rc, err);
+		return;
+	}
 	if (rc || !(doc = rf_req_parse(req, &perr))) {
 		/* the host System read again failed: walk it as first read */
 		if (req->kind == RF_K_HOST_SYSTEM && bmc->host_doc && req->http.status != 401) {
@@ -1051,6 +1057,102 @@ void rf_follow_vendor_links(struct rf_bmc *bmc, json_t *system)
 	}
 }
 
+/* ---- The firmware inventory without its UpdateService --------------------
+ * The UpdateService is read for one thing, the link to its
+ * FirmwareInventory. DSP0266 v1.6.0 and later have a service build its
+ * URIs as the schemas' Redfish.Uris annotations list them, and the
+ * UpdateService schema (DSP8010) lists one FirmwareInventory:
+ * /redfish/v1/UpdateService/FirmwareInventory. A service that says it
+ * conforms (RedfishVersion 1.6.0 or later) and whose root links the
+ * UpdateService at its own listed URI is asked for the inventory there
+ * at once: one request fewer, one link less on the chain. Whatever that
+ * read answers other than a collection (404, an error document, a
+ * timeout) sends the walk the old way, through the UpdateService, which
+ * then reads what it links as before: the facts are the same either way. */
+
+static int redfish_version_at_least(json_t *root, long major, long minor)
+{
+	const char *v = br_json_str(root, "RedfishVersion");
+	char *end;
+	long ma, mi;
+
+	if (!v)
+		return 0;
+	ma = strtol(v, &end, 10);
+	if (end == v || *end != '.')
+		return 0;
+	v = end + 1;
+	mi = strtol(v, &end, 10);
+	if (end == v)
+		return 0;
+	return ma > major || (ma == major && mi >= minor);
+}
+
+static void follow_update_service(struct rf_bmc *bmc, json_t *root)
+{
+	static const char service[] = "/redfish/v1/UpdateService";
+	const char *link = br_json_str(root, "UpdateService/@odata.id");
+	size_t n = link ? strlen(link) : 0;
+
+	/* iLO writes its URIs with a trailing slash */
+	if (n && link[n - 1] == '/')
+		n--;
+	if (link && n == sizeof(service) - 1 && !strncmp(link, service, n) &&
+	    redfish_version_at_least(root, 1, 6) && !bmc->fw_by_pattern &&
+	    (bmc->fw_by_pattern = rf_resolve(bmc, "/redfish/v1/UpdateService/FirmwareInventory"))) {
+		/* in the seen set once it answered: a failure reads it again
+		 * through the UpdateService's own link */
+		issue(bmc, bmc->fw_by_pattern, RF_K_COLLECTION, RF_K_FIRMWARE, -1, 0, 0, 1);
+		return;
+	}
+	rf_follow(bmc, root, "UpdateService", RF_K_UPDATE_SERVICE, 0, -1);
+}
+
+/* req is the inventory's read at its listed URI (its first page) */
+static int is_fw_by_pattern(const struct rf_req *req)
+{
+	char *url;
+	int yes;
+
+	if (!req->bmc->fw_by_pattern || req->kind != RF_K_COLLECTION || req->member_kind != RF_K_FIRMWARE ||
+	    req->pages)
+		return 0;
+	url = plain_url(req);
+	yes = !strcmp(url, req->bmc->fw_by_pattern);
+	free(url);
+	return yes;
+}
+
+/* The answer to that read: walked as the collection it is, or the
+ * UpdateService read after all. */
+static void on_fw_by_pattern(struct rf_req *req, int rc, const struct br_err *err)
+{
+	struct rf_bmc *bmc = req->bmc;
+	struct br_err perr;
+	json_t *doc = rc ? NULL : rf_req_parse(req, &perr);
+
+	if (doc && json_is_array(json_object_get(doc, "Members"))) {
+		rf_urlset_add(&bmc->seen, bmc->fw_by_pattern);
+		free(bmc->fw_by_pattern);
+		bmc->fw_by_pattern = NULL;
+		on_collection(bmc, req, doc);
+		json_decref(doc);
+		return;
+	}
+	json_decref(doc);
+	free(bmc->fw_by_pattern);
+	bmc->fw_by_pattern = NULL;
+	/* what fails the node wherever it comes from still does */
+	if (rc && (req->http.status == 401 || err->code == BR_E_TOOBIG || err->code == BR_E_NOMEM ||
+		   err->code == RF_E_TLS)) {
+		unreadable_or_fail(req, err);
+		return;
+	}
+	br_debug("redfish", "%s: no firmware inventory at %s (HTTP %ld): reading the UpdateService",
+		 bmc->base, req->url, req->http.status);
+	rf_follow(bmc, bmc->root, "UpdateService", RF_K_UPDATE_SERVICE, 0, -1);
+}
+
 void rf_walk_start(struct rf_bmc *bmc)
 {
 	json_t *root = bmc->root;
@@ -1061,5 +1163,5 @@ void rf_walk_start(struct rf_bmc *bmc)
 	rf_follow(bmc, root, "Chassis", RF_K_CHASSIS, 1, -1);
 	rf_follow(bmc, root, "Managers", RF_K_MANAGER, 1, -1);
 	rf_follow(bmc, root, "Systems", RF_K_SYSTEM, 1, -1);
-	rf_follow(bmc, root, "UpdateService", RF_K_UPDATE_SERVICE, 0, -1);
+	follow_update_service(bmc, root);
 }

@@ -60,6 +60,7 @@ static const char *const fault_names[SIM_F_COUNT] = {
 	[SIM_F_MAAS_DELETED_AT_TAG] = "maas_deleted_at_tag",
 	[SIM_F_SERIAL_MISMATCH] = "serial_mismatch",
 	[SIM_F_LOGS_MISSING] = "logs_missing",
+	[SIM_F_FW_INVENTORY_MISSING] = "fw_inventory_missing",
 	[SIM_F_USB_BOOT_OPTION] = "usb_boot_option",
 	[SIM_F_TWO_HOSTS] = "two_hosts",
 	[SIM_F_IB_PORT_DOWN] = "ib_port_down",

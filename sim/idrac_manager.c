@@ -121,8 +121,12 @@ void sim_fw_list_free(struct sim_fw_list *l)
 
 json_t *sim_r_fw_coll(struct sim_ctx *c)
 {
-	json_t *coll = sim_coll("#SoftwareInventoryCollection.SoftwareInventoryCollection",
-				"Firmware Inventory Collection", SIM_R_FW);
+	json_t *coll;
+
+	if (sim_fault_has(&c->node->faults, SIM_F_FW_INVENTORY_MISSING))
+		return NULL; /* answered 404 */
+	coll = sim_coll("#SoftwareInventoryCollection.SoftwareInventoryCollection",
+			"Firmware Inventory Collection", SIM_R_FW);
 	const struct sim_fw_list *l = fw_collect(c->node);
 
 	for (size_t i = 0; i < l->n; i++)

@@ -42,7 +42,8 @@ json_t *sim_r_update_service(struct sim_ctx *c)
 	json_t *times = on_reset ? json_pack("[s]", "OnReset") : json_pack("[s, s]", "Immediate", "OnReset");
 
 	json_object_set_new(u, "ServiceEnabled", json_true());
-	json_object_set_new(u, "FirmwareInventory", sim_link(SIM_R_FW));
+	if (!sim_fault_has(&c->node->faults, SIM_F_FW_INVENTORY_MISSING))
+		json_object_set_new(u, "FirmwareInventory", sim_link(SIM_R_FW));
 	json_object_set_new(u, "Status", sim_status("OK"));
 	json_object_set_new(u, "HttpPushUri", json_string(SIM_R_FW));
 	if (!(sim_fault_has(&c->node->faults, SIM_F_FW_NO_MULTIPART))) {

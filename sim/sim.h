@@ -293,6 +293,11 @@ enum sim_fault {
 	SIM_F_DCGMI_MISSING,
 	/* ... ib_write_bw's loopback measures 180 Gb/s, not 392. */
 	SIM_F_RDMA_BW_LOW,
+	/* No firmware inventory: the UpdateService links none and
+	 * /redfish/v1/UpdateService/FirmwareInventory answers 404 (a BMC
+	 * that strays from DSP0266's URIs: discovery's direct read of the
+	 * inventory falls back to the UpdateService). */
+	SIM_F_FW_INVENTORY_MISSING,
 	SIM_F_COUNT
 };
 

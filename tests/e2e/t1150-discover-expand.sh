@@ -1,10 +1,13 @@
 #!/bin/sh
 # discover's request count with $expand (issue 23): an iDRAC9, whose service
 # root says ExpandQuery NoLinks/Levels with MaxLevels 1 as a real one does,
-# is read in at most 31 requests: its collections expanded, and the host
+# is read in at most 30 requests: its collections expanded, and the host
 # System, each Storage and the host Chassis read with $expand themselves
 # (their Bios, PCIe devices and functions, drives, Thermal and Power
-# inline), with every fact the link-by-link walk had. The AMI personality
+# inline), the firmware inventory at the URI DSP0266 (v1.6.0 on) gives it
+# without the UpdateService first, with every fact the link-by-link walk
+# had. A BMC with no inventory there (fw_inventory_missing: 404) is read
+# through its UpdateService as before and is discovered. The AMI personality
 # advertises no ExpandQuery: it is never sent one, and refuses one with
 # 501 (DSP0266 clause 7.3); a $levels past MaxLevels is 400.
 . "$(dirname "$0")/lib.sh"
@@ -13,6 +16,8 @@ bringup sim --no-hosts --nodes 2 --seed 5 --dir dell --daemon >/dev/null
 at_exit "stop_sim $T/dell"
 bringup sim --no-hosts --nodes 1 --seed 5 --vendor ami --dir ami --daemon >/dev/null
 at_exit "stop_sim $T/ami"
+bringup sim --no-hosts --nodes 1 --seed 5 --faults fw_inventory_missing:1 --dir nofw --daemon >/dev/null
+at_exit "stop_sim $T/nofw"
 
 run_discover() {
 	(set -a; . "$1/env"; set +a
@@ -22,9 +27,10 @@ run_discover() {
 }
 run_discover dell
 run_discover ami
+run_discover nofw
 
 # Every node: discovered, with the truth's host MACs, serial and drives.
-for r in dell ami; do
+for r in dell ami nofw; do
 	for h in $(jq -r '.nodes[].hostname' $r/truth.json); do
 		tq() { jq -r --arg h "$h" ".nodes[] | select(.hostname==\$h) | $1" $r/truth.json; }
 		sq() { jq -r --arg h "$h" ".nodes[] | select(.hostname==\$h) | $1" $r-st.json; }
@@ -48,10 +54,10 @@ inv_sql dell.db "select facts from hw_facts f join nodes n on n.id=f.node_id whe
 # The count, per BMC, from the simulator's request log.
 per_bmc() { jq -s -r 'group_by(.bmc) | map(length) | max' "$1/requests.log"; }
 n=$(per_bmc dell)
-# 30 and the Processors collection: ProcessorSummary has no clock, and
+# Of the 30, the Processors collection: ProcessorSummary has no clock, and
 # cpu_max_mhz is stored and shown (the sim's iDRACs start with Connection
 # View disabled, so each also reads the attribute that says so).
-[ "$n" -le 31 ] || fail "dell: $n requests for one iDRAC9 (at most 31)"
+[ "$n" -le 30 ] || fail "dell: $n requests for one iDRAC9 (at most 30)"
 [ "$n" -ge 20 ] || fail "dell: $n requests: fewer than the walk needs, something was not read"
 # (the log's path carries the query)
 assert_eq "$(jq -s -r 'map(select(.path == "/redfish/v1/Systems/System.Embedded.1?$expand=.($levels=1)")) | length' dell/requests.log)" 2 \
@@ -64,6 +70,26 @@ assert_eq "$(jq -s -r 'map(select(.path == "/redfish/v1/Systems/System.Embedded.
 	"dell: the Processors collection read expanded, once per BMC"
 assert_eq "$(inv_sql dell.db "select group_concat(cpu_max_mhz || ' ' || cpu_model, ',') from nodes")" \
 	"4000 Intel(R) Xeon(R) Platinum 8480+,4000 Intel(R) Xeon(R) Platinum 8480+" "dell: the CPUs' clock and model"
+
+# The firmware inventory: read at its URI, expanded, no UpdateService GET,
+# and every member the BMC lists is stored.
+assert_eq "$(jq -s -r 'map(select(.path == "/redfish/v1/UpdateService")) | length' dell/requests.log)" 0 \
+	"dell: the UpdateService read (its inventory's URI is DSP0266's)"
+assert_eq "$(jq -s -r 'map(select(.path == "/redfish/v1/UpdateService/FirmwareInventory?$expand=.($levels=1)" and .status == 200)) | length' dell/requests.log)" 2 \
+	"dell: the firmware inventory read at its URI, once per BMC"
+. dell/env
+bmc=$(jq -r '.nodes[0].bmc' dell/truth.json)
+fw=$(curl -s -g -u "root:$BRINGUP_BMC_PASSWORD" "http://$bmc/redfish/v1/UpdateService/FirmwareInventory" | jq -r '."Members@odata.count"')
+[ "$fw" -gt 50 ] || fail "dell: the sim lists $fw firmware components (want a second page)"
+assert_eq "$(jq '.firmware | length' facts.json)" "$fw" "dell: firmware components stored"
+# No inventory there: the 404 is not unreadable, the UpdateService is read
+# after it, and the node is discovered with no firmware.
+assert_eq "$(jq -s -r 'map(select(.path | startswith("/redfish/v1/UpdateService")) | "\(.path) \(.status)") | join(",")' nofw/requests.log)" \
+	"/redfish/v1/UpdateService/FirmwareInventory?\$expand=.(\$levels=1) 404,/redfish/v1/UpdateService 200" "nofw: the inventory's reads"
+inv_sql nofw.db "select facts from hw_facts" > nofw-facts.json
+assert_eq "$(jq -c '[(.firmware | length), .unreadable]' nofw-facts.json)" "[0,[]]" "nofw: firmware and unreadable"
+assert_eq "$(jq -s -r 'group_by(.bmc) | map(length) | max' nofw/requests.log)" "$n" \
+	"nofw: requests (one 404 and the UpdateService, where dell reads a second page)"
 
 # AMI: no ExpandQuery in its root, so none sent; asked anyway, 501.
 assert_eq "$(jq -s -r 'map(select(.path | test("expand"))) | length' ami/requests.log)" 0 "ami: \$expand sent"
