@@ -293,6 +293,9 @@ enum sim_fault {
 	SIM_F_DCGMI_MISSING,
 	/* ... ib_write_bw's loopback measures 180 Gb/s, not 392. */
 	SIM_F_RDMA_BW_LOW,
+	/* The MAAS emulator answers 500 to a PUT of the node's machine (a
+	 * power parameters update, as after a credentials rotation). */
+	SIM_F_MAAS_UPDATE_FAIL,
 	SIM_F_COUNT
 };
 

@@ -7,7 +7,9 @@
  * PasswordChangeRequired login demands); a login with it proves it; only
  * then does the inventory's bmc_password reference move to the store. A
  * run stopped anywhere is finished by the next one: a BMC that refuses the
- * factory password is tried with the stored one.
+ * factory password is tried with the stored one. A node MAAS has enlisted
+ * (it has a system_id) then gives MAAS its new power parameters, before a
+ * factory account is retired; a MAAS that refuses fails that node.
  *
  * Ownership: struct stg_credentials_run owns its nodes and their strings;
  * release it with stg_credentials_run_release. Secrets are never in it.
@@ -16,6 +18,7 @@
 #define STAGES_CREDENTIALS_H
 
 #include "bmcopts.h"
+#include "maasopts.h"
 #include "stage.h"
 
 /* The generated password's length when the BMC's policy allows it. */
@@ -38,6 +41,10 @@ struct stg_credentials_options {
 	const char *site_user;
 	const char *factory_user;
 	char *store_dir; /* the store's directory (stg_credentials_options_check) */
+	/* MAAS, for the nodes it has enlisted (a system_id): their power
+	 * parameters get the new credentials. no_maas: leave MAAS alone. */
+	struct stg_maas_opts maas;
+	int no_maas;
 	struct rf_options rf;
 };
 
@@ -53,7 +60,11 @@ struct stg_credentials_node {
 	char *reason;		      /* failed: why; else NULL */
 	char *password_ref;	      /* the reference recorded (the new one), or the old on failure */
 	int password_change_required; /* the BMC's login said so */
+	/* MAAS's power parameters: STG_MAAS_POWER_NONE (not enlisted, or
+	 * --no-maas), _UPDATED (it has the new credentials), _FAILED */
+	int maas_power;
 };
+enum { STG_MAAS_POWER_NONE, STG_MAAS_POWER_UPDATED, STG_MAAS_POWER_FAILED };
 
 struct stg_credentials_run {
 	struct stg_credentials_node *nodes;
