@@ -15,8 +15,9 @@ int main(int argc, char **argv)
 	struct stg_stage st = { 0 };
 	struct stg_credentials_options o = { 0 };
 	const struct br_option options[] = {
-		{ "store", 0, BR_OPT_STRING, &o.store, "file:DIR",
-		  "write a generated password per BMC to DIR/HOSTNAME (0600; DIR made 0700)" },
+		{ "store", 0, BR_OPT_STRING, &o.store, "file:DIR|exec:PROGRAM",
+		  "keep a generated password per BMC in DIR/HOSTNAME (0600; DIR made 0700), or give it to "
+		  "PROGRAM store HOSTNAME on its stdin (it prints the reference to record)" },
 		{ "site-password", 0, BR_OPT_STRING, &o.site_password, "env:VAR|file:PATH",
 		  "one site password for every BMC, by reference" },
 		{ "site-user", 0, BR_OPT_STRING, &o.site_user, "NAME",

@@ -155,9 +155,9 @@ int stg_credentials_options_check(struct stg_stage *st, struct stg_credentials_o
 	if (stg_bmc_opts_finish(&o->bmc, st->cmd->name, &o->rf))
 		return st->exit = STG_EXIT_USAGE;
 	if (!!o->store == !!o->site_password)
-		return stg_stage_usage(st,
-				       "give one of --store file:DIR (a password per BMC) or --site-password "
-				       "env:VAR|file:PATH (one for all)");
+		return stg_stage_usage(
+		    st, "give one of --store file:DIR|exec:PROGRAM (a password per BMC) or --site-password "
+			"env:VAR|file:PATH (one for all)");
 	if (o->factory_user && !o->site_user)
 		return stg_stage_usage(st, "--factory-user goes with --site-user");
 	if (o->site_user && (!*o->site_user || strlen(o->site_user) > 64))
@@ -173,8 +173,23 @@ int stg_credentials_options_check(struct stg_stage *st, struct stg_credentials_o
 		br_secret_free(secret);
 		return 0;
 	}
+	if (!strncmp(o->store, "exec:", 5)) {
+		const char *prog = o->store + 5;
+		const char *why = prog[0] != '/'	 ? "not an absolute path"
+				  : stat(prog, &sb)	 ? strerror(errno)
+				  : !S_ISREG(sb.st_mode) ? "not a file"
+				  : access(prog, X_OK)	 ? strerror(errno)
+							 : NULL;
+
+		if (why)
+			return stg_stage_usage(
+			    st, "--store exec:%s: the helper must be an executable absolute path: %s", prog,
+			    why);
+		o->store_exec = prog;
+		return 0;
+	}
 	if (strncmp(o->store, "file:", 5) || !o->store[5])
-		return stg_stage_usage(st, "--store '%s': only file:DIR stores are supported", o->store);
+		return stg_stage_usage(st, "--store '%s': give file:DIR or exec:PROGRAM", o->store);
 	dir = o->store + 5;
 	if (mkdir(dir, 0700) && errno != EEXIST)
 		return stg_stage_usage(st, "--store: cannot make %s: %s", dir, strerror(errno));
@@ -229,6 +244,15 @@ static void prepare(struct ctx *cx, struct stg_stage *st, struct stg_credentials
 		j->out->password_ref = br_xstrdup(node->bmc_password_ref ? node->bmc_password_ref : "");
 		if (cx->o->site_password) {
 			j->new_ref = br_xstrdup(cx->o->site_password);
+		} else if (cx->o->store_exec) {
+			/* NULL until the helper keeps one */
+			if (node->hostname[0] == '-' ||
+			    stg_store_exec_lookup(cx->o->store_exec, node->hostname, &j->new_ref, &err)) {
+				fail_job(j, "%s",
+					 node->hostname[0] == '-' ? "host name cannot be a helper's argument"
+								  : err.msg);
+				continue;
+			}
 		} else if (!(j->new_ref = store_path(cx->o->store_dir, node->hostname))) {
 			fail_job(j, "host name cannot name a file in the store");
 			continue;
@@ -239,8 +263,9 @@ static void prepare(struct ctx *cx, struct stg_stage *st, struct stg_credentials
 			free(path);
 		}
 		j->user = cx->o->site_user ? cx->o->site_user : node->bmc_user;
-		j->recorded = node->bmc_password_ref && !strcmp(node->bmc_password_ref, j->new_ref) &&
-			      node->bmc_user && !strcmp(node->bmc_user, j->user);
+		j->recorded = j->new_ref && node->bmc_password_ref &&
+			      !strcmp(node->bmc_password_ref, j->new_ref) && node->bmc_user &&
+			      !strcmp(node->bmc_user, j->user);
 		/* the factory account is the one the inventory named before the
 		 * site account was recorded: its bmc_user now, or the one the
 		 * event of an earlier run's record names */
@@ -272,7 +297,8 @@ static void prepare(struct ctx *cx, struct stg_stage *st, struct stg_credentials
 		j->host = host;
 		j->port = port > 0 ? port : 623;
 		/* the new password, where an earlier run (or the site) already has it */
-		if (cx->o->site_password || !access(j->new_ref + 5, F_OK)) {
+		if (cx->o->site_password ||
+		    (cx->o->store_exec ? j->new_ref != NULL : !access(j->new_ref + 5, F_OK))) {
 			if (br_secret_resolve(j->new_ref, &j->pending, &err))
 				fail_job(j, "%s", err.msg);
 		}
@@ -320,6 +346,18 @@ static int generate(struct ctx *cx, struct job *j, int length, int min_length, i
 	if (!j->pending)
 		return err->code;
 	br_redact_add(j->pending);
+	if (cx->o->store_exec) {
+		char *ref = NULL;
+
+		if (stg_store_exec_put(cx->o->store_exec, j->node->hostname, j->pending, &ref, err)) {
+			br_secret_free(j->pending);
+			j->pending = NULL;
+			return br_err_prefix(err, "store the new password");
+		}
+		free(j->new_ref);
+		j->new_ref = ref;
+		return 0;
+	}
 	if (store_write(cx->o->store_dir, j->node->hostname, j->pending, err)) {
 		br_secret_free(j->pending);
 		j->pending = NULL;
