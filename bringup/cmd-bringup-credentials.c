@@ -15,8 +15,9 @@ int main(int argc, char **argv)
 	struct stg_stage st = { 0 };
 	struct stg_credentials_options o = { 0 };
 	const struct br_option options[] = {
-		{ "store", 0, BR_OPT_STRING, &o.store, "file:DIR",
-		  "write a generated password per BMC to DIR/HOSTNAME (0600; DIR made 0700)" },
+		{ "store", 0, BR_OPT_STRING, &o.store, "file:DIR|exec:PROGRAM",
+		  "keep a generated password per BMC in DIR/HOSTNAME (0600; DIR made 0700), or give it to "
+		  "PROGRAM store HOSTNAME on its stdin (it prints the reference to record)" },
 		{ "site-password", 0, BR_OPT_STRING, &o.site_password, "env:VAR|file:PATH",
 		  "one site password for every BMC, by reference" },
 		{ "site-user", 0, BR_OPT_STRING, &o.site_user, "NAME",
@@ -26,6 +27,9 @@ int main(int argc, char **argv)
 		{ "length", 0, BR_OPT_INT, &o.length, "N",
 		  "generated password length (default 32, within the BMC's policy)" },
 		STG_BMC_OPTIONS(&o.bmc),
+		STG_MAAS_OPTIONS_BESIDE_BMC(&o.maas),
+		{ "no-maas", 0, BR_OPT_FLAG, &o.no_maas, NULL,
+		  "leave MAAS alone: machines it enlisted keep their old power parameters" },
 		{ 0 },
 	};
 	const struct br_command cmd = {
@@ -35,9 +39,11 @@ int main(int argc, char **argv)
 		"password the inventory references to a site password: the new password is written to\n"
 		"its store first, the BMC's account takes it (a PATCH of its Password, within the\n"
 		"AccountService's policy; also what a PasswordChangeRequired login asks for), a login\n"
-		"with it is proven, and only then does the inventory reference the store. A run stopped\n"
-		"anywhere is finished by the next. Passwords never reach argv, logs, --json or the\n"
-		"inventory, only references do.",
+		"with it is proven, and only then does the inventory reference the store. A node MAAS\n"
+		"has enlisted (it has a system_id) then gives MAAS its new power parameters (MAAS_URL\n"
+		"and MAAS_API_KEY as enlist takes them; --no-maas: not), before a factory account is\n"
+		"retired; a MAAS that refuses fails that node. A run stopped anywhere is finished by the\n"
+		"next. Passwords never reach argv, logs, --json or the inventory, only references do.",
 		options,
 		&st.common,
 	};
@@ -58,6 +64,7 @@ int main(int argc, char **argv)
 	}
 	if (stg_bmc_opts_init(&o.bmc, cmd.name))
 		return STG_EXIT_USAGE;
+	stg_maas_opts_init(&o.maas);
 	if (stg_stage_parse(&st, &cmd, argc, argv) || stg_credentials_options_check(&st, &o) ||
 	    stg_stage_open(&st, stg_all_states) || stg_bmc_secrets_check(&st, NULL))
 		goto out;
@@ -68,6 +75,7 @@ int main(int argc, char **argv)
 	stg_stage_interrupted(&st);
 out:
 	stg_credentials_run_release(&run);
+	stg_maas_opts_release(&o.maas);
 	free(o.store_dir);
 	return stg_stage_close(&st);
 }

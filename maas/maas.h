@@ -278,6 +278,14 @@ struct maas_machine_spec {
 int maas_machine_create(struct maas_client *client, const struct maas_machine_spec *spec, maas_done_fn done,
 			void *ctx);
 
+/* Give MAAS new power parameters for an enlisted machine (PUT
+ * machines/{system_id}/, as after the BMC's credentials changed): the
+ * power type and every parameter in power (address, user and password
+ * required, else BR_E_INVAL and nothing is sent); the password travels in
+ * the form alone, zeroed once sent. Answer: the machine. */
+int maas_machine_set_power(struct maas_client *client, const char *system_id, const struct maas_power *power,
+			   maas_done_fn done, void *ctx);
+
 int maas_commission(struct maas_client *client, const char *system_id, maas_done_fn done, void *ctx);
 /* Run the hardware tests again (Failed testing -> Testing -> Ready): MAAS
  * offers this, not commission, from Failed testing. */

@@ -78,6 +78,25 @@ int maas_machine_get(struct maas_client *client, const char *system_id, maas_don
 	return maas_requestf(client, "GET", NULL, done, ctx, "machines/%s/", system_id);
 }
 
+/* The power parameters as MachineForm takes them, power_parameters_NAME
+ * for each of the power type's settings (src/maasserver/forms/__init__.py,
+ * get_power_type_parameters_from_form): for redfish power_address,
+ * power_user, power_pass and node_id
+ * (src/provisioningserver/drivers/power/redfish.py, RedfishPowerDriver
+ * settings), for ipmi power_driver, power_address, power_user and
+ * power_pass (drivers/power/ipmi.py, IPMIPowerDriver settings). */
+static void power_form(struct br_buf *form, const struct maas_power *pw)
+{
+	maas_form_add(form, "power_type", pw->type ? pw->type : "redfish");
+	maas_form_add(form, "power_parameters_power_address", pw->address);
+	maas_form_add(form, "power_parameters_power_user", pw->user);
+	maas_form_add(form, "power_parameters_power_pass", pw->password);
+	if (pw->node_id)
+		maas_form_add(form, "power_parameters_node_id", pw->node_id);
+	if (pw->driver)
+		maas_form_add(form, "power_parameters_power_driver", pw->driver);
+}
+
 int maas_machine_create(struct maas_client *client, const struct maas_machine_spec *spec, maas_done_fn done,
 			void *ctx)
 {
@@ -90,17 +109,30 @@ int maas_machine_create(struct maas_client *client, const struct maas_machine_sp
 	maas_form_add(&form, "architecture", spec->architecture ? spec->architecture : "amd64/generic");
 	for (size_t i = 0; spec->macs && i < spec->macs->n; i++)
 		maas_form_add(&form, "mac_addresses", spec->macs->items[i]);
-	maas_form_add(&form, "power_type", pw->type ? pw->type : "redfish");
-	maas_form_add(&form, "power_parameters_power_address", pw->address);
-	maas_form_add(&form, "power_parameters_power_user", pw->user);
-	maas_form_add(&form, "power_parameters_power_pass", pw->password);
-	if (pw->node_id)
-		maas_form_add(&form, "power_parameters_node_id", pw->node_id);
-	if (pw->driver)
-		maas_form_add(&form, "power_parameters_power_driver", pw->driver);
+	power_form(&form, pw);
 	if (spec->commission)
 		maas_form_add(&form, "commission", "true");
 	rc = maas_request(client, "POST", "machines/", br_buf_str(&form), done, ctx);
+	/* the form carries the BMC password */
+	explicit_bzero(form.data, form.len);
+	br_buf_release(&form);
+	return rc;
+}
+
+int maas_machine_set_power(struct maas_client *client, const char *system_id, const struct maas_power *power,
+			   maas_done_fn done, void *ctx)
+{
+	struct br_buf form;
+	int rc;
+
+	if (!maas_system_id_valid(system_id) || !power->address || !power->user || !power->password)
+		return BR_E_INVAL;
+	br_buf_init(&form, MAAS_FORM_MAX);
+	power_form(&form, power);
+	/* PUT machines/{system_id}/ (src/maasserver/api/machines.py
+	 * MachineHandler.update): the parameters given replace those MAAS
+	 * has; the answer is the machine. */
+	rc = maas_requestf(client, "PUT", br_buf_str(&form), done, ctx, "machines/%s/", system_id);
 	/* the form carries the BMC password */
 	explicit_bzero(form.data, form.len);
 	br_buf_release(&form);

@@ -267,6 +267,15 @@ static int start_ticket_systems(struct run *r, struct br_err *err)
 	return rc;
 }
 
+/* Whether node host's BMC takes the login MAAS was given: its accounts as
+ * they are now (credentials rotation changes them). */
+static int bmc_takes(void *ctx, size_t host, const char *user, const char *password)
+{
+	struct run *r = ctx;
+
+	return host < r->rack.n && sim_account_takes(&r->rack.nodes[host], &r->bmc_cfg, user, password);
+}
+
 /* The MAAS emulator, on its own threads, knowing every node by its MACs. */
 static int start_maas(struct run *r, struct br_err *err)
 {
@@ -284,6 +293,8 @@ static int start_maas(struct run *r, struct br_err *err)
 	sim_maas_make_key(operator_key);
 	sim_maas_hosts_from_rack(&r->rack, &hosts, &mc.n_hosts);
 	mc.hosts = hosts;
+	mc.bmc_takes = bmc_takes;
+	mc.bmc_ctx = r;
 	mc.api_key = key;
 	mc.operator_api_key = operator_key;
 	unlink(log_path);

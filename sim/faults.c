@@ -93,6 +93,7 @@ static const char *const fault_names[SIM_F_COUNT] = {
 	[SIM_F_DCGM_DIAG_FAIL] = "dcgm_diag_fail",
 	[SIM_F_DCGMI_MISSING] = "dcgmi_missing",
 	[SIM_F_RDMA_BW_LOW] = "rdma_bw_low",
+	[SIM_F_MAAS_UPDATE_FAIL] = "maas_update_fail",
 };
 
 /* BIOS attributes bios_drift may change, and the value a drifted node has. */

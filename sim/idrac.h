@@ -233,6 +233,10 @@ void sim_w_account_create(struct sim_ctx *c);
 void sim_w_account(struct sim_ctx *c);
 /* The enabled account with these credentials: its slot, else -1. */
 int sim_account_login(struct sim_ctx *c, const char *user, const char *password);
+/* The same for node's BMC outside a request (the MAAS emulator's power
+ * check, from its own threads): 1 when it takes the login. */
+int sim_account_takes(struct sim_node *node, const struct sim_bmc_config *cfg, const char *user,
+		      const char *password);
 /* An account that must change its password asks for anything else but
  * reading itself, PATCHing itself or logging out: answer 403
  * PasswordChangeRequired and return 1. */

@@ -7,10 +7,16 @@
  * A BMC's accounts are what its logins are checked against: a changed
  * password is the only one that works afterwards.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "idrac.h"
+
+/* The BMCs change their accounts on the loop's thread; the MAAS emulator,
+ * on its own threads, asks whether a BMC takes the power credentials it
+ * was given (sim_account_takes): one lock between the writes and it. */
+static pthread_mutex_t accounts_lock = PTHREAD_MUTEX_INITIALIZER;
 
 #define ACCOUNTS "/redfish/v1/AccountService/Accounts"
 /* The policy: a client asking for more than MaxPasswordLength (its
@@ -18,33 +24,64 @@
 #define MIN_PASSWORD 8
 #define MAX_PASSWORD 20
 
-static void accounts_ready(struct sim_ctx *c)
+/* Called with accounts_lock held. */
+static void node_accounts_ready(struct sim_node *node, const struct sim_bmc_config *cfg)
 {
-	struct sim_bmc_state *st = &c->node->st;
+	struct sim_bmc_state *st = &node->st;
 	struct sim_account *a = &st->accounts[1];
 
 	if (st->accounts_ready)
 		return;
 	st->accounts_ready = 1;
-	snprintf(a->user, sizeof(a->user), "%s", c->cfg->user);
-	snprintf(a->password, sizeof(a->password), "%s", c->cfg->password);
+	snprintf(a->user, sizeof(a->user), "%s", cfg->user);
+	snprintf(a->password, sizeof(a->password), "%s", cfg->password);
 	snprintf(a->role, sizeof(a->role), "Administrator");
 	a->enabled = 1;
-	a->change_required = sim_fault_has(&c->node->faults, SIM_F_PASSWORD_CHANGE_REQUIRED);
+	a->change_required = sim_fault_has(&node->faults, SIM_F_PASSWORD_CHANGE_REQUIRED);
 }
 
-int sim_account_login(struct sim_ctx *c, const char *user, const char *password)
+static void accounts_ready(struct sim_ctx *c)
 {
-	accounts_ready(c);
+	pthread_mutex_lock(&accounts_lock);
+	node_accounts_ready(c->node, c->cfg);
+	pthread_mutex_unlock(&accounts_lock);
+}
+
+/* Called with accounts_lock held. */
+static int node_login(struct sim_node *node, const struct sim_bmc_config *cfg, const char *user,
+		      const char *password)
+{
+	node_accounts_ready(node, cfg);
 	if (!user || !password)
 		return -1;
 	for (int i = 0; i < SIM_ACCOUNTS_MAX; i++) {
-		const struct sim_account *a = &c->node->st.accounts[i];
+		const struct sim_account *a = &node->st.accounts[i];
 
 		if (a->user[0] && a->enabled && !strcmp(a->user, user) && !strcmp(a->password, password))
 			return i;
 	}
 	return -1;
+}
+
+int sim_account_login(struct sim_ctx *c, const char *user, const char *password)
+{
+	int slot;
+
+	pthread_mutex_lock(&accounts_lock);
+	slot = node_login(c->node, c->cfg, user, password);
+	pthread_mutex_unlock(&accounts_lock);
+	return slot;
+}
+
+int sim_account_takes(struct sim_node *node, const struct sim_bmc_config *cfg, const char *user,
+		      const char *password)
+{
+	int slot;
+
+	pthread_mutex_lock(&accounts_lock);
+	slot = node_login(node, cfg, user, password);
+	pthread_mutex_unlock(&accounts_lock);
+	return slot >= 0;
 }
 
 static json_t *change_required_msg(int account)
@@ -239,6 +276,7 @@ void sim_w_account(struct sim_ctx *c)
 		reply_bad_property(c, "RoleId");
 		return;
 	}
+	pthread_mutex_lock(&accounts_lock);
 	if ((v = json_object_get(c->body, "Password"))) {
 		snprintf(a->password, sizeof(a->password), "%s", json_string_value(v));
 		a->change_required = 0;
@@ -247,6 +285,7 @@ void sim_w_account(struct sim_ctx *c)
 		a->enabled = json_is_true(v);
 	if ((v = json_object_get(c->body, "RoleId")))
 		snprintf(a->role, sizeof(a->role), "%s", json_string_value(v));
+	pthread_mutex_unlock(&accounts_lock);
 	reply_success(c, 200, NULL);
 }
 
@@ -296,11 +335,13 @@ void sim_w_account_create(struct sim_ctx *c)
 		return;
 	}
 	a = &c->node->st.accounts[slot];
+	pthread_mutex_lock(&accounts_lock);
 	snprintf(a->user, sizeof(a->user), "%s", user);
 	snprintf(a->password, sizeof(a->password), "%s", password);
 	snprintf(a->role, sizeof(a->role), "%s", role);
 	a->enabled = !json_is_false(json_object_get(c->body, "Enabled"));
 	a->change_required = 0;
+	pthread_mutex_unlock(&accounts_lock);
 	snprintf(location, sizeof(location), ACCOUNTS "/%d", slot + 1);
 	reply_success(c, 201, account_doc(a, slot));
 	sim_response_header(c->resp, "Location", location);

@@ -70,6 +70,7 @@ struct sim_maas_host {
 	int test_fail_once;	 /* the first hardware testing fails */
 	int deleted_at_tag;	 /* test fault maas_deleted_at_tag: its machine is deleted as a
 				    tag update naming it arrives */
+	int update_fail;	 /* test fault maas_update_fail: a PUT of its machine gets 500 */
 };
 
 struct sim_maas_config {
@@ -89,6 +90,11 @@ struct sim_maas_config {
 	int no_status_events;
 	const struct sim_maas_host *hosts;
 	size_t n_hosts;
+	/* Whether hosts[host]'s BMC takes this login now (its accounts change
+	 * when its credentials rotate); called on the emulator's threads.
+	 * NULL: the host's bmc_user and bmc_password, as started. */
+	int (*bmc_takes)(void *ctx, size_t host, const char *user, const char *password);
+	void *bmc_ctx;
 	const char *tls_key_pem; /* both set: serve HTTPS; the key is a secret, never logged */
 	const char *tls_cert_pem;
 };

@@ -176,7 +176,7 @@ static void test(struct sim_maas *m, struct sim_maas_machine *mc, struct sim_maa
 				     "Test is not available because of the current state of the node.");
 		return;
 	}
-	if (!mc->power_works) {
+	if (!sim_maas_power_works(m, mc)) {
 		/* the same power-on as commissioning's (models/node.py
 		 * _start_bmc_unavailable) */
 		sim_maas_reply_text(r, 503,
@@ -339,6 +339,51 @@ static void simple_transition(struct sim_maas *m, struct sim_maas_machine *mc, c
 	sim_maas_reply_machine(m, mc, r);
 }
 
+/* GET machines/{id}/?op=query_power_state: src/maasserver/api/machines.py
+ * MachineHandler.query_power_state asks the rack controller's power
+ * driver, which logs in to the BMC with the power parameters MAAS has; a
+ * driver that fails raises PowerProblem (src/maasserver/exceptions.py, 503
+ * SERVICE_UNAVAILABLE) with its text. Judged against the BMC as it is now:
+ * after a credentials rotation, only the new password works. */
+static void query_power_state(struct sim_maas *m, struct sim_maas_machine *mc, struct sim_maas_reply *r)
+{
+	if (!sim_maas_power_works(m, mc)) {
+		sim_maas_log_field(r, "power_works", json_false());
+		sim_maas_reply_text(r, 503,
+				    "Unable to query power state: power driver failed to log in to the BMC "
+				    "with the power parameters given (check power_user and power_pass).");
+		return;
+	}
+	sim_maas_log_field(r, "power_works", json_true());
+	sim_maas_reply_json(r, 200, json_pack("{s:s}", "state", mc->power_state));
+}
+
+/* GET machines/{id}/?op=power_parameters: src/maasserver/api/machines.py
+ * MachineHandler.power_parameters, reserved for admin users (403 "This
+ * method is reserved for admin users." otherwise), answers the machine's
+ * power parameters as MAAS keeps them, the password in clear. Those of the
+ * power types the emulator takes: redfish (power_address, power_user,
+ * power_pass, node_id: src/provisioningserver/drivers/power/redfish.py)
+ * and ipmi (the same but node_id, and power_driver: drivers/power/ipmi.py). */
+static void power_parameters(const struct sim_maas_machine *mc, const struct sim_maas_req *req,
+			     struct sim_maas_reply *r)
+{
+	json_t *doc;
+
+	if (!req->user_is_admin) {
+		sim_maas_reply_text(r, 403, "This method is reserved for admin users.");
+		return;
+	}
+	doc = json_pack("{s:s, s:s, s:s}", "power_address", mc->power_address, "power_user", mc->power_user,
+			"power_pass", mc->power_pass_set ? mc->power_pass : "");
+	if (!strcmp(mc->power_type, "redfish"))
+		json_object_set_new(doc, "node_id", json_string(mc->node_id));
+	else if (!strcmp(mc->power_type, "ipmi"))
+		json_object_set_new(doc, "power_driver",
+				    json_string(*mc->power_driver ? mc->power_driver : "LAN_2_0"));
+	sim_maas_reply_json(r, 200, doc);
+}
+
 void sim_maas_machine_action(struct sim_maas *m, struct sim_maas_machine *mc, const struct sim_maas_req *req,
 			     struct sim_maas_reply *r)
 {
@@ -350,7 +395,9 @@ void sim_maas_machine_action(struct sim_maas *m, struct sim_maas_machine *mc, co
 		if (!op)
 			sim_maas_reply_machine(m, mc, r);
 		else if (!strcmp(op, "query_power_state"))
-			sim_maas_reply_json(r, 200, json_pack("{s:s}", "state", mc->power_state));
+			query_power_state(m, mc, r);
+		else if (!strcmp(op, "power_parameters"))
+			power_parameters(mc, req, r);
 		else
 			sim_maas_reply_bad_op(r, req);
 		return;

@@ -127,7 +127,7 @@ void sim_maas_advance(struct sim_maas *m, struct sim_maas_machine *mc, int64_t n
 {
 	const struct sim_maas_host *h = host_of(m, mc);
 
-	if (mc->status == ST_COMMISSIONING && !mc->power_works) {
+	if (mc->status == ST_COMMISSIONING && !sim_maas_power_works(m, mc)) {
 		/* src/maasserver/models/node.py Node._start_bmc_unavailable: the
 		 * power-on that starts commissioning failed on every rack
 		 * controller, so the node goes back to the status it had, with
@@ -198,7 +198,7 @@ void sim_maas_advance(struct sim_maas *m, struct sim_maas_machine *mc, int64_t n
 		/* src/maasserver/models/node.py Node.release: Releasing is the
 		 * power-off; MAAS cannot power it, the release fails (13,
 		 * "Releasing failed"), else it is Ready. */
-		if (!mc->power_works) {
+		if (!sim_maas_power_works(m, mc)) {
 			sim_maas_set_status(
 			    m, mc, ST_FAILED_RELEASING, "Failed releasing", "ERROR",
 			    "Releasing failed: unable to power off the node. Please check power "
@@ -384,16 +384,19 @@ static const char *redfish_host_port(const char *power_address, size_t *ret_len)
  * basic auth, node_id the System or, empty, the first of Systems;
  * drivers/power/ipmi.py: ipmitool -H power_address, no port, -U/-P). A host
  * with no simulated BMC takes any. */
-static int power_works(const struct sim_maas_host *h, const struct sim_maas_machine *mc)
+int sim_maas_power_works(struct sim_maas *m, const struct sim_maas_machine *mc)
 {
+	const struct sim_maas_host *h = host_of(m, mc);
 	const char *redfish_at;
 	size_t host_len;
 
 	if (!h || !*h->bmc_address)
 		return 1;
-	if (h->power_fail || !*mc->power_type || !*mc->power_address || !mc->power_pass_ok)
+	if (h->power_fail || !*mc->power_type || !*mc->power_address || !mc->power_pass_set)
 		return 0;
-	if (strcmp(mc->power_user, h->bmc_user))
+	if (m->cfg.bmc_takes
+		? !m->cfg.bmc_takes(m->cfg.bmc_ctx, (size_t)mc->host, mc->power_user, mc->power_pass)
+		: strcmp(mc->power_user, h->bmc_user) || strcmp(mc->power_pass, h->bmc_password))
 		return 0;
 	if (!strcmp(mc->power_type, "redfish")) {
 		redfish_at = redfish_host_port(mc->power_address, &host_len);
@@ -409,16 +412,15 @@ static int power_works(const struct sim_maas_host *h, const struct sim_maas_mach
 	return 0;
 }
 
-/* Take the power parameters a request gives (the rest stay as they were):
- * the password itself is not kept, only whether the host's BMC takes it. */
-static void power_apply(struct sim_maas *m, struct sim_maas_machine *mc, const struct sim_maas_req *req)
+/* Take the power parameters a request gives (the rest stay as they were). */
+static void power_apply(struct sim_maas_machine *mc, const struct sim_maas_req *req)
 {
-	const struct sim_maas_host *h = host_of(m, mc);
 	const char *type = sim_maas_param(&req->params, "power_type");
 	const char *addr = sim_maas_param(&req->params, "power_parameters_power_address");
 	const char *user = sim_maas_param(&req->params, "power_parameters_power_user");
 	const char *pass = sim_maas_param(&req->params, "power_parameters_power_pass");
 	const char *node_id = sim_maas_param(&req->params, "power_parameters_node_id");
+	const char *driver = sim_maas_param(&req->params, "power_parameters_power_driver");
 
 	if (type)
 		snprintf(mc->power_type, sizeof(mc->power_type), "%s", type);
@@ -428,11 +430,13 @@ static void power_apply(struct sim_maas *m, struct sim_maas_machine *mc, const s
 		snprintf(mc->power_user, sizeof(mc->power_user), "%s", user);
 	if (node_id)
 		snprintf(mc->node_id, sizeof(mc->node_id), "%s", node_id);
+	if (driver)
+		snprintf(mc->power_driver, sizeof(mc->power_driver), "%s", driver);
 	if (pass) {
 		mc->power_pass_set = 1;
-		mc->power_pass_ok = h && *h->bmc_address ? !strcmp(pass, h->bmc_password) : 1;
+		memset(mc->power_pass, 0, sizeof(mc->power_pass));
+		snprintf(mc->power_pass, sizeof(mc->power_pass), "%s", pass);
 	}
-	mc->power_works = power_works(h, mc);
 }
 
 /* PUT machines/{system_id}/: src/maasserver/api/machines.py
@@ -448,7 +452,14 @@ static void update(struct sim_maas *m, struct sim_maas_machine *mc, const struct
 	static const char *const redfish[] = { "power_address", "power_user", "power_pass", NULL };
 	static const char *const ipmi[] = { "power_address", NULL };
 	const char *const *need = !strcmp(eff, "redfish") ? redfish : !strcmp(eff, "ipmi") ? ipmi : NULL;
+	const struct sim_maas_host *h = host_of(m, mc);
 
+	if (h && h->update_fail) {
+		/* test fault maas_update_fail: the region's unhandled error, as
+		 * maasserver's APIErrorsMiddleware answers it (500, the text) */
+		sim_maas_reply_text(r, 500, "Internal server error: the machine could not be saved.");
+		return;
+	}
 	if (type && strcmp(type, "redfish") && strcmp(type, "ipmi") && strcmp(type, "manual") && *type) {
 		sim_maas_reply_field(r, "power_type",
 				     "Select a valid choice. %s is not one of the available choices.", type);
@@ -468,10 +479,10 @@ static void update(struct sim_maas *m, struct sim_maas_machine *mc, const struct
 			return;
 		}
 	}
-	power_apply(m, mc, req);
+	power_apply(mc, req);
 	sim_maas_log_field(r, "power_type", json_string(mc->power_type));
 	sim_maas_log_field(r, "power_address", json_string(mc->power_address));
-	sim_maas_log_field(r, "power_works", json_boolean(mc->power_works));
+	sim_maas_log_field(r, "power_works", json_boolean(sim_maas_power_works(m, mc)));
 	sim_maas_reply_machine(m, mc, r);
 }
 
@@ -559,7 +570,7 @@ static void create(struct sim_maas *m, const struct sim_maas_req *req, struct si
 		*dot = '\0';
 	}
 	param_copy(mc->architecture, sizeof(mc->architecture), req, "architecture", "amd64/generic");
-	power_apply(m, mc, req);
+	power_apply(mc, req);
 	snprintf(mc->power_state, sizeof(mc->power_state), "off");
 	mc->boot_disk = mc->root_disk = mc->installed_disk = -1;
 	mc->bd_base = m->next_bd_id;

@@ -96,10 +96,10 @@ struct sim_maas_machine {
 	char power_type[16];
 	char power_address[128];
 	char power_user[64];
-	char node_id[40];   /* power_parameters_node_id, "" none */
-	int power_pass_set; /* the password itself is not kept, */
-	int power_pass_ok;  /* only whether the host's BMC takes it */
-	int power_works;    /* the parameters drive the host's BMC (judged when set) */
+	char node_id[40];      /* power_parameters_node_id, "" none */
+	char power_driver[16]; /* power_parameters_power_driver (ipmi), "" none */
+	int power_pass_set;
+	char power_pass[128]; /* a secret: never logged, zeroed when replaced; MAAS keeps it too */
 	char power_state[4];
 	int status;	    /* as last advanced; see sim_maas_advance */
 	int before_action;  /* status to return to on abort */
@@ -236,5 +236,11 @@ json_t *sim_maas_pool_json(void);
 json_t *sim_maas_domain_json(const char *name, int id, int records);
 /* The id domains/ gives the domain of this name. */
 int sim_maas_domain_id(const struct sim_maas *m, const char *name);
+
+/* Whether MAAS could drive the machine's BMC with its power parameters
+ * now (sim_maas_machines.c): judged at each use against the BMC as it is,
+ * so a BMC whose password changed after enlisting stops answering MAAS
+ * until MAAS is given the new one. */
+int sim_maas_power_works(struct sim_maas *m, const struct sim_maas_machine *mc);
 
 #endif

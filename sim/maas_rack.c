@@ -53,6 +53,7 @@ static void host_from(struct sim_maas_host *h, const struct sim_node *n, const c
 	h->echo_request = (sim_fault_has(&n->faults, SIM_F_MAAS_ECHO)) != 0;
 	h->test_fail_once = (sim_fault_has(&n->faults, SIM_F_MAAS_TEST_FAIL)) != 0;
 	h->deleted_at_tag = (sim_fault_has(&n->faults, SIM_F_MAAS_DELETED_AT_TAG)) != 0;
+	h->update_fail = (sim_fault_has(&n->faults, SIM_F_MAAS_UPDATE_FAIL)) != 0;
 	snprintf(h->ip, sizeof(h->ip), "127.100.%d.%d", n->index / 250, n->index % 250 + 1);
 	/* The iDRAC MAAS powers it through: the rack's account (cmd-bringup-sim.c
 	 * start_bmcs) and the System id the iDRAC serves. */

@@ -494,6 +494,8 @@ void sim_maas_stop(struct sim_maas *m)
 		explicit_bzero(m->hosts, m->cfg.n_hosts * sizeof(*m->hosts)); /* BMC passwords */
 	free(m->hosts);
 	free(m->host_macs);
+	if (m->machines) /* power_pass: MAAS keeps it, the emulator wipes it */
+		explicit_bzero(m->machines, m->n_machines * sizeof(*m->machines));
 	free(m->machines);
 	free(m->consumer_key);
 	free(m->token_key);

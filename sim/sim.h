@@ -298,6 +298,9 @@ enum sim_fault {
 	 * that strays from DSP0266's URIs: discovery's direct read of the
 	 * inventory falls back to the UpdateService). */
 	SIM_F_FW_INVENTORY_MISSING,
+	/* The MAAS emulator answers 500 to a PUT of the node's machine (a
+	 * power parameters update, as after a credentials rotation). */
+	SIM_F_MAAS_UPDATE_FAIL,
 	SIM_F_COUNT
 };
 

@@ -155,9 +155,9 @@ int stg_credentials_options_check(struct stg_stage *st, struct stg_credentials_o
 	if (stg_bmc_opts_finish(&o->bmc, st->cmd->name, &o->rf))
 		return st->exit = STG_EXIT_USAGE;
 	if (!!o->store == !!o->site_password)
-		return stg_stage_usage(st,
-				       "give one of --store file:DIR (a password per BMC) or --site-password "
-				       "env:VAR|file:PATH (one for all)");
+		return stg_stage_usage(
+		    st, "give one of --store file:DIR|exec:PROGRAM (a password per BMC) or --site-password "
+			"env:VAR|file:PATH (one for all)");
 	if (o->factory_user && !o->site_user)
 		return stg_stage_usage(st, "--factory-user goes with --site-user");
 	if (o->site_user && (!*o->site_user || strlen(o->site_user) > 64))
@@ -173,8 +173,23 @@ int stg_credentials_options_check(struct stg_stage *st, struct stg_credentials_o
 		br_secret_free(secret);
 		return 0;
 	}
+	if (!strncmp(o->store, "exec:", 5)) {
+		const char *prog = o->store + 5;
+		const char *why = prog[0] != '/'	 ? "not an absolute path"
+				  : stat(prog, &sb)	 ? strerror(errno)
+				  : !S_ISREG(sb.st_mode) ? "not a file"
+				  : access(prog, X_OK)	 ? strerror(errno)
+							 : NULL;
+
+		if (why)
+			return stg_stage_usage(
+			    st, "--store exec:%s: the helper must be an executable absolute path: %s", prog,
+			    why);
+		o->store_exec = prog;
+		return 0;
+	}
 	if (strncmp(o->store, "file:", 5) || !o->store[5])
-		return stg_stage_usage(st, "--store '%s': only file:DIR stores are supported", o->store);
+		return stg_stage_usage(st, "--store '%s': give file:DIR or exec:PROGRAM", o->store);
 	dir = o->store + 5;
 	if (mkdir(dir, 0700) && errno != EEXIST)
 		return stg_stage_usage(st, "--store: cannot make %s: %s", dir, strerror(errno));
@@ -229,6 +244,15 @@ static void prepare(struct ctx *cx, struct stg_stage *st, struct stg_credentials
 		j->out->password_ref = br_xstrdup(node->bmc_password_ref ? node->bmc_password_ref : "");
 		if (cx->o->site_password) {
 			j->new_ref = br_xstrdup(cx->o->site_password);
+		} else if (cx->o->store_exec) {
+			/* NULL until the helper keeps one */
+			if (node->hostname[0] == '-' ||
+			    stg_store_exec_lookup(cx->o->store_exec, node->hostname, &j->new_ref, &err)) {
+				fail_job(j, "%s",
+					 node->hostname[0] == '-' ? "host name cannot be a helper's argument"
+								  : err.msg);
+				continue;
+			}
 		} else if (!(j->new_ref = store_path(cx->o->store_dir, node->hostname))) {
 			fail_job(j, "host name cannot name a file in the store");
 			continue;
@@ -239,8 +263,9 @@ static void prepare(struct ctx *cx, struct stg_stage *st, struct stg_credentials
 			free(path);
 		}
 		j->user = cx->o->site_user ? cx->o->site_user : node->bmc_user;
-		j->recorded = node->bmc_password_ref && !strcmp(node->bmc_password_ref, j->new_ref) &&
-			      node->bmc_user && !strcmp(node->bmc_user, j->user);
+		j->recorded = j->new_ref && node->bmc_password_ref &&
+			      !strcmp(node->bmc_password_ref, j->new_ref) && node->bmc_user &&
+			      !strcmp(node->bmc_user, j->user);
 		/* the factory account is the one the inventory named before the
 		 * site account was recorded: its bmc_user now, or the one the
 		 * event of an earlier run's record names */
@@ -272,7 +297,8 @@ static void prepare(struct ctx *cx, struct stg_stage *st, struct stg_credentials
 		j->host = host;
 		j->port = port > 0 ? port : 623;
 		/* the new password, where an earlier run (or the site) already has it */
-		if (cx->o->site_password || !access(j->new_ref + 5, F_OK)) {
+		if (cx->o->site_password ||
+		    (cx->o->store_exec ? j->new_ref != NULL : !access(j->new_ref + 5, F_OK))) {
 			if (br_secret_resolve(j->new_ref, &j->pending, &err))
 				fail_job(j, "%s", err.msg);
 		}
@@ -320,6 +346,18 @@ static int generate(struct ctx *cx, struct job *j, int length, int min_length, i
 	if (!j->pending)
 		return err->code;
 	br_redact_add(j->pending);
+	if (cx->o->store_exec) {
+		char *ref = NULL;
+
+		if (stg_store_exec_put(cx->o->store_exec, j->node->hostname, j->pending, &ref, err)) {
+			br_secret_free(j->pending);
+			j->pending = NULL;
+			return br_err_prefix(err, "store the new password");
+		}
+		free(j->new_ref);
+		j->new_ref = ref;
+		return 0;
+	}
 	if (store_write(cx->o->store_dir, j->node->hostname, j->pending, err)) {
 		br_secret_free(j->pending);
 		j->pending = NULL;
@@ -510,6 +548,116 @@ static void record(struct stg_stage *st, struct job *j, struct stg_credentials_r
 	j->out->result = STG_CRED_ROTATED;
 }
 
+/* Whether MAAS is to hear of the rotation: some node it has enlisted is
+ * selected and --no-maas is not given. Then MAAS must be named (URL and
+ * key, as enlist takes them) before any node is touched: 0, or
+ * STG_EXIT_USAGE after saying what is wrong. */
+static int maas_check(struct stg_stage *st, struct stg_credentials_options *o, int *ret_needed)
+{
+	struct br_err err = { 0 };
+	const char *enlisted = NULL;
+
+	*ret_needed = 0;
+	for (size_t i = 0; !o->no_maas && !enlisted && i < st->n; i++)
+		if (st->nodes[i].state != INV_RETIRED && st->nodes[i].maas_system_id &&
+		    *st->nodes[i].maas_system_id)
+			enlisted = st->nodes[i].hostname;
+	if (!enlisted)
+		return 0;
+	if (!o->maas.url || !*o->maas.url)
+		return stg_stage_usage(
+		    st,
+		    "%s is enlisted in MAAS: set MAAS_URL (or --maas-url) so that MAAS gets its "
+		    "new power parameters, or pass --no-maas",
+		    enlisted);
+	if (!stg_maas_url_is_api_root(o->maas.url))
+		return stg_stage_usage(st, "--maas-url '%s' is not MAAS's API root (http://HOST:5240/MAAS/)",
+				       o->maas.url);
+	if (o->maas.timeout_s < 1)
+		return stg_stage_usage(st, "--maas-timeout must be positive");
+	if (stg_maas_opts_key(&o->maas, &err))
+		return stg_stage_usage(st, "MAAS API key: %s", err.msg);
+	*ret_needed = 1;
+	return 0;
+}
+
+/* MAAS's answer to one node's new power parameters. */
+static void on_maas_power(void *arg, const struct maas_result *res)
+{
+	struct job *j = arg;
+
+	if (!res->rc) {
+		j->out->maas_power = STG_MAAS_POWER_UPDATED;
+		br_log_node(BR_LOG_INFO, "credentials", j->node->hostname, j->node->bmc,
+			    "MAAS machine %s has the new power parameters", j->node->maas_system_id);
+		return;
+	}
+	j->out->maas_power = STG_MAAS_POWER_FAILED;
+	fail_job(j,
+		 "the BMC is on the new password (%s, recorded), but MAAS refused the new power parameters "
+		 "of machine %s, so MAAS cannot power it until a rerun gives them: %s",
+		 j->new_ref, j->node->maas_system_id, res->err ? res->err->msg : "failed");
+}
+
+/* Give MAAS the new power parameters of every live node it has enlisted.
+ * Every run sends them, for nodes just rotated and for those recorded
+ * before: a run stopped between the record and this leaves MAAS with the
+ * old ones, and a PUT of the same parameters again changes nothing. A
+ * MAAS that refuses or cannot be reached fails that node alone. */
+static void maas_update(struct ctx *cx)
+{
+	struct maas_options mo;
+	struct maas_client *client = NULL;
+	struct br_err err = { 0 };
+	size_t queued = 0;
+
+	maas_options_init(&mo);
+	stg_maas_opts_apply(&cx->o->maas, &mo);
+	if (maas_client_new(&mo, &client, &err)) {
+		for (size_t i = 0; i < cx->n; i++)
+			if (live(&cx->jobs[i]) && cx->jobs[i].node->maas_system_id) {
+				cx->jobs[i].out->maas_power = STG_MAAS_POWER_FAILED;
+				fail_job(&cx->jobs[i], "MAAS: %s", err.msg);
+			}
+		return;
+	}
+	for (size_t i = 0; i < cx->n; i++) {
+		struct job *j = &cx->jobs[i];
+		char *address;
+		int rc;
+
+		if (!live(j) || !j->node->maas_system_id || !*j->node->maas_system_id)
+			continue;
+		/* the parameters enlist gave (stages/enlist_steps.c create), the
+		 * new credentials in them */
+		address = stg_maas_power_address(j->node->bmc, j->ipmi);
+		rc =
+		    maas_machine_set_power(client, j->node->maas_system_id,
+					   &(const struct maas_power){ .type = j->ipmi ? "ipmi" : "redfish",
+								       .address = address,
+								       .user = j->user,
+								       .password = j->pending,
+								       .driver = j->ipmi ? "LAN_2_0" : NULL },
+					   on_maas_power, j);
+		free(address);
+		if (rc) {
+			j->out->maas_power = STG_MAAS_POWER_FAILED;
+			fail_job(j, "MAAS power parameters of '%s' not sent: %s", j->node->maas_system_id,
+				 br_strerror(rc));
+		} else {
+			queued++;
+		}
+	}
+	if (queued && maas_client_run(client, &err))
+		for (size_t i = 0; i < cx->n; i++)
+			if (live(&cx->jobs[i]) && cx->jobs[i].node->maas_system_id &&
+			    cx->jobs[i].out->maas_power == STG_MAAS_POWER_NONE) {
+				cx->jobs[i].out->maas_power = STG_MAAS_POWER_FAILED;
+				fail_job(&cx->jobs[i], "MAAS: %s", err.msg);
+			}
+	maas_client_free(client);
+}
+
 int stg_credentials_rotate(struct stg_stage *st, struct stg_credentials_options *o,
 			   struct stg_credentials_run *run)
 {
@@ -518,8 +666,10 @@ int stg_credentials_rotate(struct stg_stage *st, struct stg_credentials_options 
 	struct rf_ipmi_user_target *ipmi_set;
 	struct rf_ipmi_target *ipmi_check;
 	size_t k = 0, m = 0;
-	int rc;
+	int rc, maas_needed;
 
+	if (maas_check(st, o, &maas_needed))
+		return st->exit;
 	run->nodes = br_xcalloc(st->n ? st->n : 1, sizeof(*run->nodes));
 	cx.jobs = br_xcalloc(st->n ? st->n : 1, sizeof(*cx.jobs));
 	targets = br_xcalloc(st->n ? st->n : 1, sizeof(*targets));
@@ -576,6 +726,17 @@ int stg_credentials_rotate(struct stg_stage *st, struct stg_credentials_options 
 		if (live(j))
 			record(st, j, run);
 	}
+	/* MAAS's power parameters, once the new credential is proven and
+	 * recorded and before the factory account is retired: with a site
+	 * account, MAAS logs in with the factory account until it has the
+	 * new one, so retiring it first would leave MAAS unable to power the
+	 * node; a MAAS that refuses fails the node here, which keeps its
+	 * factory account (and MAAS's power control) until a rerun, finding
+	 * the site account recorded, updates MAAS and then retires it. With a
+	 * new password on the factory account, MAAS's one stopped working in
+	 * phase one: this is the earliest it can be given the new one. */
+	if (!rc && maas_needed)
+		maas_update(&cx);
 	/* Phase three, a site account only: with it recorded, the factory
 	 * account is disabled, logged in as the site account. */
 	k = 0;
@@ -641,11 +802,13 @@ json_t *stg_credentials_json(const void *arg)
 	for (size_t i = 0; i < run->n; i++) {
 		const struct stg_credentials_node *n = &run->nodes[i];
 
-		json_array_append_new(nodes,
-				      json_pack("{s:s, s:s, s:s?, s:s, s:b}", "hostname", n->hostname,
-						"result", result_name(n->result), "reason", n->reason,
-						"password_ref", n->password_ref, "password_change_required",
-						n->password_change_required));
+		static const char *const maas_power[] = { NULL, "updated", "failed" };
+
+		json_array_append_new(
+		    nodes, json_pack("{s:s, s:s, s:s?, s:s, s:b, s:s?}", "hostname", n->hostname, "result",
+				     result_name(n->result), "reason", n->reason, "password_ref",
+				     n->password_ref, "password_change_required", n->password_change_required,
+				     "maas_power", maas_power[n->maas_power]));
 	}
 	return json_pack("{s:o, s:I, s:I, s:I}", "nodes", nodes, "rotated", (json_int_t)run->rotated,
 			 "already", (json_int_t)run->already, "failed", (json_int_t)run->failed);
@@ -659,8 +822,9 @@ void stg_credentials_print(const void *arg)
 		const struct stg_credentials_node *n = &run->nodes[i];
 		char *why = n->reason ? br_escape(n->reason) : NULL;
 
-		printf("%-20s %-8s %s%s%s\n", n->hostname, result_name(n->result), n->password_ref,
-		       why ? ": " : "", why ? why : "");
+		printf("%-20s %-8s %s%s%s%s\n", n->hostname, result_name(n->result), n->password_ref,
+		       n->maas_power == STG_MAAS_POWER_UPDATED ? " (MAAS updated)" : "", why ? ": " : "",
+		       why ? why : "");
 		free(why);
 	}
 	printf("rotated %zu, already %zu, failed %zu\n", run->rotated, run->already, run->failed);

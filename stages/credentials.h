@@ -7,7 +7,9 @@
  * PasswordChangeRequired login demands); a login with it proves it; only
  * then does the inventory's bmc_password reference move to the store. A
  * run stopped anywhere is finished by the next one: a BMC that refuses the
- * factory password is tried with the stored one.
+ * factory password is tried with the stored one. A node MAAS has enlisted
+ * (it has a system_id) then gives MAAS its new power parameters, before a
+ * factory account is retired; a MAAS that refuses fails that node.
  *
  * Ownership: struct stg_credentials_run owns its nodes and their strings;
  * release it with stg_credentials_run_release. Secrets are never in it.
@@ -16,6 +18,7 @@
 #define STAGES_CREDENTIALS_H
 
 #include "bmcopts.h"
+#include "maasopts.h"
 #include "stage.h"
 
 /* The generated password's length when the BMC's policy allows it. */
@@ -28,7 +31,9 @@
 
 struct stg_credentials_options {
 	struct stg_bmc_opts bmc;
-	const char *store;	   /* file:DIR: one generated password per BMC in DIR/HOSTNAME */
+	/* file:DIR: one generated password per BMC in DIR/HOSTNAME; exec:PROGRAM:
+	 * the site's helper keeps it (credentials_store.c) */
+	const char *store;
 	const char *site_password; /* env:VAR or file:PATH: one password for every BMC */
 	int length;		   /* generated length wanted; 0: STG_PASSWORD_LENGTH */
 	/* A site account instead of a new password on the factory one:
@@ -37,7 +42,12 @@ struct stg_credentials_options {
 	 * (factory_user, else the bmc_user the inventory had) disabled. */
 	const char *site_user;
 	const char *factory_user;
-	char *store_dir; /* the store's directory (stg_credentials_options_check) */
+	char *store_dir;	/* the file: store's directory (stg_credentials_options_check) */
+	const char *store_exec; /* the exec: store's helper program */
+	/* MAAS, for the nodes it has enlisted (a system_id): their power
+	 * parameters get the new credentials. no_maas: leave MAAS alone. */
+	struct stg_maas_opts maas;
+	int no_maas;
 	struct rf_options rf;
 };
 
@@ -53,7 +63,11 @@ struct stg_credentials_node {
 	char *reason;		      /* failed: why; else NULL */
 	char *password_ref;	      /* the reference recorded (the new one), or the old on failure */
 	int password_change_required; /* the BMC's login said so */
+	/* MAAS's power parameters: STG_MAAS_POWER_NONE (not enlisted, or
+	 * --no-maas), _UPDATED (it has the new credentials), _FAILED */
+	int maas_power;
 };
+enum { STG_MAAS_POWER_NONE, STG_MAAS_POWER_UPDATED, STG_MAAS_POWER_FAILED };
 
 struct stg_credentials_run {
 	struct stg_credentials_node *nodes;
@@ -70,6 +84,19 @@ int stg_credentials_rotate(struct stg_stage *st, struct stg_credentials_options 
 void stg_credentials_run_release(struct stg_credentials_run *run);
 json_t *stg_credentials_json(const void *run);
 void stg_credentials_print(const void *run);
+
+/* The exec: store (credentials_store.c). Its helper is run with a verb
+ * and the host name in argv, never a secret. `PROGRAM store HOST` gets the
+ * new password on standard input (one line), keeps it, and prints the
+ * reference every stage reads it back through (env:VAR or file:PATH);
+ * put checks that the reference gives the password back before returning
+ * it (caller frees). `PROGRAM lookup HOST` prints the reference of the
+ * password it keeps for HOST, or nothing (*ret_ref NULL): how a rerun
+ * finds the password a stopped run stored. A helper that exits nonzero or
+ * prints anything else is an error naming it. */
+int stg_store_exec_put(const char *program, const char *host, const char *secret, char **ret_ref,
+		       struct br_err *err);
+int stg_store_exec_lookup(const char *program, const char *host, char **ret_ref, struct br_err *err);
 
 /* A password of `length` letters and digits from the kernel's random
  * source (getrandom), at least one upper, one lower and one digit (the

@@ -85,30 +85,11 @@ static void on_create(void *ctx, const struct maas_result *res)
 	maas_machine_release(&m);
 }
 
-/* IPMI's power_address is an address alone (ipmitool -H, port 623 implied:
- * src/provisioningserver/drivers/power/ipmi.py): "h:p" -> "h", "[v6]:p" ->
- * "v6"; a bare IPv6 address is kept. Caller frees. */
-static char *address_without_port(const char *addr)
-{
-	const char *colon = strchr(addr, ':');
-
-	if (addr[0] == '[') {
-		size_t len = strcspn(addr + 1, "]");
-
-		return br_xstrndup(addr + 1, len);
-	}
-	if (colon && !strchr(colon + 1, ':'))
-		return br_xstrndup(addr, (size_t)(colon - addr));
-	return br_xstrdup(addr);
-}
-
 static void create(struct stg_enlist_slot *s)
 {
 	const struct stg_enlist_job *j = s->job;
 	int ipmi = j->bmc_type && !strcmp(j->bmc_type, "ipmi");
-	char *address = !j->power_address ? NULL
-			: ipmi		  ? address_without_port(j->power_address)
-					  : br_xstrdup(j->power_address);
+	char *address = j->power_address ? stg_maas_power_address(j->power_address, ipmi) : NULL;
 	/* IPMI: LAN_2_0, the driver every BMC of the last decade speaks. Redfish:
 	 * no node_id, so MAAS takes the BMC's own (first) System
 	 * (drivers/power/redfish.py) instead of a Dell-only fixed id. */

@@ -46,6 +46,22 @@ void stg_maas_opts_release(struct stg_maas_opts *o)
 	o->key = NULL;
 }
 
+char *stg_maas_power_address(const char *addr, int ipmi)
+{
+	const char *colon = strchr(addr, ':');
+
+	if (!ipmi)
+		return br_xstrdup(addr);
+	if (addr[0] == '[') {
+		size_t len = strcspn(addr + 1, "]");
+
+		return br_xstrndup(addr + 1, len);
+	}
+	if (colon && !strchr(colon + 1, ':'))
+		return br_xstrndup(addr, (size_t)(colon - addr));
+	return br_xstrdup(addr);
+}
+
 /* MAAS answers its API under .../MAAS/api/2.0/ (the region's Django
  * root is /MAAS/); a URL without it reaches the web server's 404 for every
  * call, which read as "MAAS unreachable". */

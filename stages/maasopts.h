@@ -34,6 +34,21 @@ struct stg_maas_opts {
 	{                                                                                                    \
 		"timeout", 't', BR_OPT_INT, &(o)->timeout_s, "SECONDS", "per-request timeout (default 30)"   \
 	}
+/* The same for a stage that also takes the BMC options (STG_BMC_OPTIONS
+ * has --ca-file, --insecure and --timeout): the TLS and timeout ones
+ * named for MAAS. */
+#define STG_MAAS_OPTIONS_BESIDE_BMC(o)                                                                         \
+	{ "maas-url", 0, BR_OPT_STRING, &(o)->url, "URL", "MAAS URL ending in /MAAS/ (default $MAAS_URL)" },   \
+	    { "api-key-ref",	   0,                                                                          \
+	      BR_OPT_STRING,	   &(o)->key_ref,                                                              \
+	      "env:VAR|file:PATH", "where the MAAS API key is (default $MAAS_API_KEY)" },                      \
+	    { "maas-ca-file", 0,      BR_OPT_STRING,                                                           \
+	      &(o)->ca_file,  "PATH", "CA bundle for MAAS's certificate (default $BRINGUP_CA_FILE)" },         \
+	    { "maas-insecure", 0, BR_OPT_FLAG, &(o)->insecure, NULL, "do not verify MAAS's TLS certificate" }, \
+	{                                                                                                      \
+		"maas-timeout", 0, BR_OPT_INT, &(o)->timeout_s, "SECONDS",                                     \
+		    "per-request timeout for MAAS (default 30)"                                                \
+	}
 /* clang-format on */
 
 /* The defaults: $MAAS_URL, $BRINGUP_CA_FILE, 30 s. */
@@ -46,6 +61,13 @@ int stg_maas_opts_key(struct stg_maas_opts *o, struct br_err *err);
  * timeout. */
 void stg_maas_opts_apply(const struct stg_maas_opts *o, struct maas_options *mo);
 void stg_maas_opts_release(struct stg_maas_opts *o);
+
+/* The power_address MAAS is given for a node's BMC (bmc: host[:port]):
+ * IPMI's is an address alone (ipmitool -H, port 623 implied:
+ * src/provisioningserver/drivers/power/ipmi.py): "h:p" -> "h", "[v6]:p"
+ * -> "v6", a bare IPv6 address kept; Redfish's is bmc as it is. Caller
+ * frees. */
+char *stg_maas_power_address(const char *bmc, int ipmi);
 
 /* Whether url is MAAS's API root, http://HOST:5240/MAAS/ (the trailing
  * slash optional): MAAS answers its API under .../MAAS/api/2.0/. */

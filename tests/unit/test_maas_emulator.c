@@ -608,6 +608,31 @@ static void test_typed_calls(void **state)
 	answer_release(&a);
 	last_request("\"method\":\"POST\",\"path\":\"machines/\"");
 	assert_int_equal(status_after(id, 400), MAAS_READY); /* the emulator commissions new machines */
+	/* new power parameters (after a credentials rotation): MAAS keeps
+	 * them, and shows them to an admin with op=power_parameters */
+	{
+		const struct maas_power pw = { "redfish",      "127.0.0.1:9443",    "site",
+					       "n3w-Passw0rd", "System.Embedded.1", NULL };
+		struct maas_power no_pass = pw;
+		char path[64];
+		json_t *doc;
+
+		no_pass.password = NULL;
+		assert_int_equal(maas_machine_set_power(cli, id, &no_pass, on_answer, &a), BR_E_INVAL);
+		assert_int_equal(maas_machine_set_power(cli, "not/one", &pw, on_answer, &a), BR_E_INVAL);
+		await(maas_machine_set_power(cli, id, &pw, on_answer, &a), &a);
+		assert_int_equal(a.rc, 0);
+		assert_string_equal(br_json_str(a.json, "system_id"), id);
+		answer_release(&a);
+		assert_null(strstr(last_request("\"method\":\"PUT\",\"path\":\"machines/"), "n3w-Passw0rd"));
+		snprintf(path, sizeof(path), "machines/%s/?op=power_parameters", id);
+		doc = call_ok("GET", path, NULL);
+		assert_string_equal(br_json_str(doc, "power_address"), "127.0.0.1:9443");
+		assert_string_equal(br_json_str(doc, "power_user"), "site");
+		assert_string_equal(br_json_str(doc, "power_pass"), "n3w-Passw0rd");
+		assert_string_equal(br_json_str(doc, "node_id"), "System.Embedded.1");
+		json_decref(doc);
+	}
 	/* the same MACs again: MAAS's own words */
 	await(maas_machine_create(cli, &spec, on_answer, &a), &a);
 	assert_int_equal(a.rc, BR_E_INVAL);
