@@ -48,6 +48,16 @@ struct invb_stmt {
 	const struct invb_ops *ops;
 };
 
+/* A write statement's SQL may begin with this: one statement whose
+ * correctness needs no other writer held off (an upsert or a delete by its
+ * own unique key, nothing read first). Outside a transaction PostgreSQL
+ * runs it bare, committed on its own, without waiting for the writers'
+ * advisory lock another process may hold for a whole transaction
+ * (backend_pg_stmt.c); SQLite reads it as a comment. For the records a
+ * kill must never find missing: a Redfish session is recorded the moment
+ * its login is answered (inventory/sessions.c). */
+#define INVB_SQL_UNLOCKED "/* unlocked */ "
+
 struct invb_ops {
 	const char *name;
 	/* Open where: a file, ":memory:" (created if needed), a PostgreSQL

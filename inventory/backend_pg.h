@@ -38,7 +38,8 @@ struct pg_stmt {
 	unsigned char *owned;
 	PGresult *res;
 	int row;
-	int reads; /* a SELECT: needs no savepoint (run_prepared) */
+	int reads;    /* a SELECT: needs no savepoint (run_prepared) */
+	int unlocked; /* INVB_SQL_UNLOCKED: alone, no advisory lock (run_prepared) */
 };
 
 static inline struct pg_conn *conn_of(struct invb_conn *c)

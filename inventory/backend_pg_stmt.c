@@ -112,6 +112,7 @@ int invb_pg_prepare(struct invb_conn *conn, const char *sql, int keep, struct in
 	}
 	st->row = -1;
 	st->reads = !strncasecmp(sql + strspn(sql, " \t\n"), "SELECT", 6);
+	st->unlocked = !strncmp(sql, INVB_SQL_UNLOCKED, strlen(INVB_SQL_UNLOCKED));
 	*ret_stmt = &st->base;
 	return 0;
 }
@@ -293,7 +294,10 @@ static enum invb_step drain_pipeline(struct pg_conn *c, int n, int keep, PGresul
  *   writer's reads and writes.
  * A SELECT runs bare: it fails only on a real error (a read meets no
  * constraint), which every caller answers by rolling back, and each
- * savepoint is a subtransaction the server keeps until the commit. */
+ * savepoint is a subtransaction the server keeps until the commit. So
+ * does an INVB_SQL_UNLOCKED write outside a transaction: one round trip,
+ * committed by the server on its own, never queued behind another
+ * process's transaction. */
 static PGresult *run_prepared(struct pg_stmt *st, enum invb_step *ret_why)
 {
 	static const char *const in_tx[] = { "SAVEPOINT invb_step", "RELEASE SAVEPOINT invb_step" };
@@ -307,7 +311,8 @@ static PGresult *run_prepared(struct pg_stmt *st, enum invb_step *ret_why)
 	int before = tx == PQTRANS_INTRANS ? 1 : 2, sent = 1;
 	PGresult *res;
 
-	if (st->reads || (tx != PQTRANS_INTRANS && tx != PQTRANS_IDLE)) {
+	if (st->reads || (st->unlocked && tx == PQTRANS_IDLE) ||
+	    (tx != PQTRANS_INTRANS && tx != PQTRANS_IDLE)) {
 		res = PQexecPrepared(pg, st->name, st->nparams, values, st->lengths, st->formats, 0);
 		if (PQresultStatus(res) == PGRES_COMMAND_OK || PQresultStatus(res) == PGRES_TUPLES_OK)
 			return res;

@@ -25,6 +25,9 @@ static void finish(struct stg_validate_run *run, struct stg_validate_job *job, e
 	br_progress_item_done(&run->progress, (size_t)(job - run->jobs), ok);
 }
 
+static const char *const probe_sections[] = { "host", "clock",	 "pcie",       "gpus", "storage",
+					      "cpu",  "thermal", "infiniband", "lldp", "dmesg" };
+
 /* A probe document: a JSON object from a probe this bringup understands. */
 static int take_document(struct stg_validate_job *job, const char *text, size_t len, const char *from,
 			 char **ret_why)
@@ -48,6 +51,18 @@ static int take_document(struct stg_validate_job *job, const char *text, size_t 
 		json_decref(doc);
 		return -1;
 	}
+	/* What every bringup-probe of version 1 on writes, each an object even
+	 * where it read nothing (validators/probe.c): a document without one
+	 * is not a probe's output, and judged, the rules that find no probe
+	 * section fell back on the BMC's facts, a node passing 24 checks on a
+	 * document holding only probe_version (issue 29). */
+	for (size_t i = 0; i < sizeof(probe_sections) / sizeof(probe_sections[0]); i++)
+		if (!json_is_object(json_object_get(doc, probe_sections[i]))) {
+			*ret_why = br_xasprintf("%s: not a probe document (no '%s' section)", from,
+						probe_sections[i]);
+			json_decref(doc);
+			return -1;
+		}
 	json_decref(job->probe);
 	job->probe = doc;
 	return 0;

@@ -24,6 +24,18 @@ echo '{"probe_version": 99}' > newer.json
 rc=0; bringup validate --force --facts newer.json "$host" 2>err || rc=$?
 assert_eq "$rc" 2 "newer facts exit"
 assert_contains "$(cat err)" "version 99 is newer" "newer facts message"
+# A document holding only probe_version (issue 29: stored whole, it passed
+# 24 checks on the BMC's word): not a probe's output, refused naming the
+# first section every probe writes that it lacks; a section of the wrong
+# type likewise.
+echo '{"probe_version": 1}' > junk.json
+rc=0; bringup validate --force --facts junk.json "$host" 2>err || rc=$?
+assert_eq "$rc" 2 "junk facts exit"
+assert_contains "$(cat err)" "junk.json: not a probe document (no 'host' section)" "junk facts message"
+jq '.pcie = "none"' "$doc" > typo.json
+rc=0; bringup validate --force --facts typo.json "$host" 2>err || rc=$?
+assert_eq "$rc" 2 "wrong-typed section exit"
+assert_contains "$(cat err)" "typo.json: not a probe document (no 'pcie' section)" "wrong-typed section message"
 # A document of 300,000 empty objects (2 MiB) is refused by counting, before
 # jansson spends some 200 bytes on each (issue 29: 16 MiB of them cost 1.43 GB).
 /usr/bin/python3 -c 'import sys; sys.stdout.write("{\"probe_version\": 1, \"x\": [" + ",".join(["{}"] * 300000) + "]}")' > flood.json

@@ -138,12 +138,8 @@ for bmc in $(tail -n +2 kill/rack.csv | cut -d, -f4); do
 done
 recorded=$(inv_sql "$(db_for kill)" 'select count(*) from bmc_sessions')
 echo "after the reruns: $open Redfish sessions open on the BMCs, $recorded recorded"
-# Not yet on PostgreSQL: t6005 (seed 18494 and others) left 4 sessions open
-# there; until that is understood the PostgreSQL run reports them only.
-if [ "$BR_TEST_DB" != pg ]; then
-	assert_eq "$open" 0 "Redfish sessions left open on the BMCs"
-	assert_eq "$recorded" 0 "Redfish sessions left recorded"
-fi
+assert_eq "$open" 0 "Redfish sessions left open on the BMCs"
+assert_eq "$recorded" 0 "Redfish sessions left recorded"
 # Runs after the work is done are short, so later kills often find none
 # running; a quarter of them must have struck a live run.
 [ "$killed" -ge $((KILLS / 4)) ] || fail "only $killed of $KILLS runs were still running when killed"
