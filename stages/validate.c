@@ -713,14 +713,22 @@ static void views_release(struct views *v)
 	free(v->hosts);
 }
 
-/* nic_count, and ib_ports short of a port, cannot tell which NIC is gone;
- * the silent cabling port can. */
+/* nic_count, ib_ports short of a port, and gpudirect_rdma's GPU left
+ * without its switch's NIC cannot tell which NIC is gone; the silent
+ * cabling port can. */
 static void blame_nic_count(struct val_check *checks, size_t n, const char *component)
 {
-	for (size_t k = 0; k < n; k++)
-		if ((!strcmp(checks[k].name, "nic_count") || !strcmp(checks[k].name, "ib_ports")) &&
-		    checks[k].result == VAL_FAIL && !checks[k].component)
+	for (size_t k = 0; k < n; k++) {
+		int unnamed = !checks[k].component || !strcmp(checks[k].component, VAL_PART_FABRIC_NICS);
+
+		if (checks[k].result != VAL_FAIL || !unnamed)
+			continue;
+		if (!strcmp(checks[k].name, "nic_count") || !strcmp(checks[k].name, "ib_ports") ||
+		    (!strcmp(checks[k].name, "gpudirect_rdma") && checks[k].component)) {
+			free(checks[k].component);
 			checks[k].component = br_xstrdup(component);
+		}
+	}
 }
 
 /* A fabric NIC that is not on PCIe leaves its wiring ports silent: the

@@ -28,6 +28,13 @@ struct val_check {
 	char *component;
 };
 
+/* The part a short count of fabric NICs blames (nic_count) where no one
+ * NIC can be named, and what a finding that follows from a NIC missing
+ * blames too (a GPU left without the NIC of its PCIe switch), so that the
+ * ticket names the cause once. Validate puts the missing NIC's own PCIe
+ * function in its place where the silent cabling ports name it. */
+#define VAL_PART_FABRIC_NICS "fabric-nics"
+
 /* "pass", "fail", "unknown". */
 const char *val_result_name(enum val_result r);
 /* Append a check to *checks (*n elements); takes name and detail. */

@@ -144,9 +144,13 @@ void val_rule_nic_count(struct val_node_ctx *c)
 	val_ev_init(&e);
 	if (json_is_array(devs)) {
 		sources++;
-		if (want_fabric >= 0)
-			judge_count(&e, "on PCIe", "fabric NIC", count_probe_pci(c, devs, VAL_PCI_FABRIC),
-				    want_fabric, NULL);
+		if (want_fabric >= 0) {
+			size_t seen = count_probe_pci(c, devs, VAL_PCI_FABRIC);
+
+			judge_count(&e, "on PCIe", "fabric NIC", seen, want_fabric, NULL);
+			if ((int64_t)seen != want_fabric)
+				val_ev_blame(&e, VAL_PART_FABRIC_NICS);
+		}
 		if (want_eth >= 0)
 			judge_count(&e, "on PCIe", "Ethernet NIC function",
 				    count_probe_pci(c, devs, VAL_PCI_ETHERNET), want_eth, NULL);
@@ -160,6 +164,8 @@ void val_rule_nic_count(struct val_node_ctx *c)
 		sources++;
 		n_bmc = count_bmc(c, VAL_PCI_FABRIC, &slots);
 		judge_count(&e, "BMC", "fabric NIC", n_bmc, want_fabric, br_buf_str(&slots));
+		if ((int64_t)n_bmc != want_fabric)
+			val_ev_blame(&e, VAL_PART_FABRIC_NICS);
 		br_buf_release(&slots);
 	}
 	if (!sources)

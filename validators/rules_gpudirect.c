@@ -57,13 +57,18 @@ static void switch_pairs(struct val_node_ctx *c, struct val_evidence *e)
 {
 	json_t *pcie = c->probe ? json_object_get(c->probe, "pcie") : NULL,
 	       *devs = json_object_get(pcie, "devices"), *g, *n;
-	size_t i, j, gpus = 0, paired = 0;
+	size_t i, j, gpus = 0, paired = 0, fabric = 0;
 	char taken[VAL_PCI_DEVICES_MAX] = { 0 };
+	int short_of_nics;
 
 	if (!json_array_size(devs)) {
 		val_ev_add(e, VAL_UNKNOWN, "the probe listed no PCIe devices: GPU/NIC switches not judged");
 		return;
 	}
+	json_array_foreach(devs, i, n) fabric += val_pci_kind(c->p, n) == VAL_PCI_FABRIC;
+	/* fewer fabric NICs than the profile has: an unpaired GPU is most
+	 * likely the one whose NIC is missing, which nic_count names */
+	short_of_nics = c->p->hw.fabric_nics >= 0 && (int64_t)fabric < c->p->hw.fabric_nics;
 	json_array_foreach(devs, i, g)
 	{
 		const char *nic = NULL, *root;
@@ -88,6 +93,16 @@ static void switch_pairs(struct val_node_ctx *c, struct val_evidence *e)
 		}
 		up = path_up(devs, g, path);
 		root = up ? path[up - 1] : NULL;
+		if (short_of_nics) {
+			val_ev_add(e, VAL_FAIL,
+				   "GPU at %s shares no PCIe switch with a fabric NIC of its own (its path "
+				   "ends at root port %s), and the probe sees %zu of %d fabric NICs: its NIC "
+				   "is most likely the missing one (nic_count)",
+				   br_json_str(g, "bdf") ? br_json_str(g, "bdf") : "?", root ? root : "none",
+				   fabric, c->p->hw.fabric_nics);
+			val_ev_blame(e, VAL_PART_FABRIC_NICS);
+			continue;
+		}
 		val_ev_add(e, VAL_FAIL,
 			   "GPU at %s shares no PCIe switch with a fabric NIC of its own (its path ends at "
 			   "root port %s): GPUDirect RDMA to the fabric crosses the CPU; check that the "

@@ -701,6 +701,20 @@ static void nic_off_switch(json_t *doc)
 	json_object_set_new(dev(doc, "0000:1a:00.0"), "upstream", json_string("0000:16:02.0"));
 }
 
+/* The ConnectX-7 gone from the bus (a NIC missing or dead). */
+static void nic_gone(json_t *doc)
+{
+	json_t *devs = json_object_get(json_object_get(doc, "pcie"), "devices"), *d;
+	size_t i;
+
+	json_array_foreach(devs, i, d) if (!strcmp(br_json_str(d, "bdf"), "0000:1a:00.0"))
+	{
+		json_array_remove(devs, i);
+		return;
+	}
+	fail_msg("no device 0000:1a:00.0 in the fixture");
+}
+
 #define VM "rules/h200-vm.json"
 #define H200 "hw/h200-probe/probe-root.json"
 #define H200_NONROOT "hw/h200-probe/probe-nonroot.json"
@@ -1822,6 +1836,19 @@ static const struct node_case cases[] = {
 	  "gpudirect_rdma",
 	  VAL_FAIL,
 	  { "GPU at 0000:19:00.0 shares no PCIe switch with a fabric NIC", "root port 0000:16:02.0" } },
+	/* ...and where the NIC is missing, the GPU's finding names that as the
+	 * likely cause (nic_count's part, so the ticket is the missing NIC's) */
+	{ "gpudirect_rdma: the NIC missing",
+	  SWITCH,
+	  nic_gone,
+	  HW_GDR_SWITCH "[nic]\nfabric = 1\n",
+	  NULL,
+	  NULL,
+	  0,
+	  "gpudirect_rdma",
+	  VAL_FAIL,
+	  { "GPU at 0000:19:00.0 shares no PCIe switch", "the probe sees 0 of 1 fabric NICs",
+	    "most likely the missing one (nic_count)" } },
 	/* dmesg: NVSwitch SXid */
 	{ "dmesg: non-fatal SXid events of a real boot pass, counted",
 	  VM,
