@@ -107,12 +107,14 @@ int main(int argc, char **argv)
 		{ "facts", 0, BR_OPT_STRING, &a.o.facts_file, "FILE",
 		  "judge this saved bringup-probe document for the one named HOST, without SSH" },
 		{ "fabric", 0, BR_OPT_STRING, &a.fabric, "FILE",
-		  "fabric mode: judge this ibnetdiscover output against --wiring (no nodes, no inventory)" },
+		  "fabric mode: judge this ibnetdiscover or iblinkinfo output against --wiring (no nodes, no "
+		  "inventory)" },
 		{ "fabric-rate", 0, BR_OPT_STRING, &a.fabric_rate, "RATE",
 		  "the rate every fabric link must train at, as ibnetdiscover prints it (4xNDR; default "
 		  "$BRINGUP_FABRIC_RATE)" },
 		{ "ib-topology", 0, BR_OPT_STRING, &a.o.ib_topology, "FILE",
-		  "ibnetdiscover output of the fabric: each node it cables gets check 'fabric' (default "
+		  "ibnetdiscover or iblinkinfo output of the fabric: each node it cables gets check 'fabric' "
+		  "(default "
 		  "$BRINGUP_IB_TOPOLOGY)" },
 		{ "fabric-host", 0, BR_OPT_STRING, &a.fabric_hosts, "HOST[,HOST...]",
 		  "nodes to run ibnetdiscover on over SSH, tried in order (default $BRINGUP_FABRIC_HOST, "

@@ -117,6 +117,7 @@ static const struct setting settings[] = {
 	{ "ib", "link_error_recovery_max", K_ERRORS, AT(ib_link_error_recovery_max) },
 	{ "ib", "symbol_error_max", K_ERRORS, AT(ib_symbol_error_max) },
 	{ "ib", "link_down_time_max", K_ERRORS, AT(ib_link_down_time_max) },
+	{ "ib", "firmware", K_TEXT, AT(ib_firmware) },
 	{ "nvme", "count", K_COUNT, AT(nvme) },
 	{ "fans", "count", K_COUNT, AT(fans) },
 	{ "psu", "count", K_COUNT, AT(psus) },

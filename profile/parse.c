@@ -56,6 +56,7 @@ void prof_release(struct prof_profile *p)
 	free(p->name);
 	free(p->hw.model);
 	free(p->hw.ib_link_layer);
+	free(p->hw.ib_firmware);
 	free(p->hw.gpu_link.speed);
 	free(p->hw.fabric_link.speed);
 	br_strlist_release(&p->hw.governors);
@@ -314,6 +315,14 @@ static int on_entry(void *user, const char *section, const char *name, const cha
 	return prof_problem(ps, NULL, "unknown section [%s] (%s)", section, sections_of(ps->kind));
 }
 
+const struct prof_fw_rule *prof_fw_rule(const struct prof_profile *p, const char *component)
+{
+	for (size_t i = 0; i < p->n_firmware; i++)
+		if (!strcmp(p->firmware[i].component, component))
+			return &p->firmware[i];
+	return NULL;
+}
+
 int prof_parse_text(const char *file, const char *text, enum prof_file kind, struct prof_profile *p,
 		    struct br_err *err)
 {
@@ -427,6 +436,12 @@ int prof_load_dir(const char *profile_dir, const char *name, struct prof_profile
 		p.hardware_found = exists(p.hardware_file);
 		rc = parse_optional(dir, "hardware.conf", PROF_FILE_HARDWARE, &p, err);
 	}
+	if (!rc && p.hw.ib_firmware && !prof_fw_rule(&p, p.hw.ib_firmware))
+		rc = br_errf(
+		    err, BR_E_INVAL,
+		    "%s: [ib] firmware: '%s' is no component of firmware.conf's [firmware] (the HCAs' "
+		    "minimum is the policy's)",
+		    p.hardware_file, p.hw.ib_firmware);
 out:
 	if (rc)
 		prof_release(&p);

@@ -195,6 +195,11 @@ struct prof_hardware {
 	/* seconds a port's interface may have been down since boot, summed
 	 * over the kernel log's "Link down" .. "Link up" (flaps); -1 unstated */
 	int64_t ib_link_down_time_max;
+	/* [ib] firmware: the firmware.conf component (FQDD or pattern, as its
+	 * [firmware] writes it) whose minimum each HCA's own fw_ver is held to,
+	 * and whose versions in the BMC's inventory it must agree with; NULL:
+	 * not judged */
+	char *ib_firmware;
 	int nvme;			/* [nvme] count */
 	int fans;			/* [fans] count */
 	int psus;			/* [psu] count */
@@ -262,6 +267,9 @@ int prof_load_dir(const char *profile_dir, const char *name, struct prof_profile
 
 /* Parse one file's text into p (added to what p holds; p set up by
  * prof_init). file names it in messages. */
+/* The [firmware] rule whose component is written exactly so; NULL: none. */
+const struct prof_fw_rule *prof_fw_rule(const struct prof_profile *p, const char *component);
+
 int prof_parse_text(const char *file, const char *text, enum prof_file kind, struct prof_profile *p,
 		    struct br_err *err);
 

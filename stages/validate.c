@@ -1105,7 +1105,7 @@ static int judge_fabric(struct stg_stage *st, const struct stg_validate_options 
 			val_fabric_judge(&run->ib_wiring, &net, o->ib_rate, &run->fabric);
 			val_ibnet_release(&net);
 			run->have_fabric = run->have_ib_wiring = 1;
-			run->fabric_source = br_xasprintf("ibnetdiscover output %s", o->ib_topology);
+			run->fabric_source = br_xasprintf("the capture %s", o->ib_topology);
 			return 0;
 		}
 		val_wiring_release(&run->ib_wiring);

@@ -260,9 +260,10 @@ struct val_ibnet {
 	char *path;
 };
 
-/* Parse ibnetdiscover's default output (text of len bytes, named name in
- * problems: a file, or "HOST: ibnetdiscover -C mlx5_0 -P 1"). Problems as
- * for the wiring list. val_ibnet_load reads it from path. */
+/* Parse ibnetdiscover's default output, or iblinkinfo's (iblinkinfo.c;
+ * told apart by the first line), text of len bytes named name in problems
+ * (a file, or "HOST: ibnetdiscover -C mlx5_0 -P 1"). Problems as for the
+ * wiring list. val_ibnet_load reads it from path. */
 int val_ibnet_parse(const char *text, size_t len, const char *name, struct val_ibnet *ret,
 		    struct br_strlist *problems, struct br_err *err);
 int val_ibnet_load(const char *path, struct val_ibnet *ret, struct br_strlist *problems, struct br_err *err);

@@ -10,28 +10,6 @@
 
 /* ---- parsing ----------------------------------------------------------------- */
 
-struct ib_node {
-	char *id;   /* "S-0002c90300a1b2c3" */
-	char *desc; /* NodeDescription */
-	int is_ca;
-};
-
-struct ib_half { /* a port line: one end's view of a cable */
-	size_t node;
-	long port, remote_port;
-	char *remote_id, *remote_desc, *rate;
-	unsigned line;
-};
-
-struct ib_parse {
-	struct ib_node *nodes;
-	size_t nnodes;
-	struct ib_half *halves;
-	size_t nhalves;
-	const char *path;
-	struct br_strlist *problems;
-};
-
 /* The text between the first pair of double quotes at or after s. */
 static char *quoted(const char *s, const char **ret_end)
 {
@@ -170,7 +148,7 @@ static const struct ib_node *node_by_id(const struct ib_parse *ps, const char *i
 
 /* Every cable appears twice, once from each end: keep the end whose node
  * id sorts first (or the only one when the other node was not listed). */
-static void build_links(const struct ib_parse *ps, struct val_ibnet *net)
+void val_ibparse_links(const struct ib_parse *ps, struct val_ibnet *net)
 {
 	for (size_t i = 0; i < ps->nhalves && net->n < VAL_IBNET_MAX_LINKS; i++) {
 		const struct ib_half *h = &ps->halves[i];
@@ -196,7 +174,7 @@ static void build_links(const struct ib_parse *ps, struct val_ibnet *net)
 	}
 }
 
-static void parse_release(struct ib_parse *ps)
+void val_ibparse_release(struct ib_parse *ps)
 {
 	for (size_t i = 0; i < ps->nnodes; i++) {
 		free(ps->nodes[i].id);
@@ -220,9 +198,15 @@ int val_ibnet_parse(const char *text, size_t len, const char *name, struct val_i
 	char *data = br_xstrndup(text, len), *line, *next;
 	unsigned lineno = 1;
 
+	/* iblinkinfo's output is accepted too: the same cables, read another way */
+	int linkinfo = val_iblinkinfo_is(data);
+	const char *tool = linkinfo ? "iblinkinfo" : "ibnetdiscover";
+
 	if (strlen(data) != len)
-		br_csv_problem(problems, name, 1, NULL, "a NUL byte: not ibnetdiscover's text output");
-	for (line = data; problems->n == before && line && *line; line = next, lineno++) {
+		br_csv_problem(problems, name, 1, NULL, "a NUL byte: not %s's text output", tool);
+	else if (linkinfo)
+		val_iblinkinfo_parse(&ps, data);
+	for (line = linkinfo ? NULL : data; problems->n == before && line && *line; line = next, lineno++) {
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = '\0';
@@ -242,14 +226,14 @@ int val_ibnet_parse(const char *text, size_t len, const char *name, struct val_i
 				       "not ibnetdiscover output (run it without -p/-g)");
 	}
 	if (problems->n == before && !ps.nnodes)
-		br_csv_problem(problems, name, 1, NULL, "no Switch or Ca line: not ibnetdiscover output");
+		br_csv_problem(problems, name, 1, NULL, "no Switch or Ca line: not %s output", tool);
 	if (problems->n == before)
-		build_links(&ps, &net);
-	parse_release(&ps);
+		val_ibparse_links(&ps, &net);
+	val_ibparse_release(&ps);
 	free(data);
 	if (problems->n > before) {
 		val_ibnet_release(&net);
-		return br_errf(err, BR_E_INVAL, "%s: not usable ibnetdiscover output", name);
+		return br_errf(err, BR_E_INVAL, "%s: not usable %s output", name, tool);
 	}
 	net.path = br_xstrdup(name);
 	*ret = net;

@@ -2,10 +2,13 @@
  * "infiniband" section) against the profile's [ib]: as many ports as it
  * says, each ACTIVE and LinkUp at its rate, and error counters a flapping
  * or marginal link raises (link_downed, link_error_recovery,
- * symbol_error) within its limits. A failing port blames its HCA's PCIe
+ * symbol_error) within its limits, and each HCA's own firmware against the
+ * firmware policy ([ib] firmware) and the BMC's inventory. A failing port
+ * blames its HCA's PCIe
  * function, so the port's faults are one ticket with the HCA's other
  * evidence. */
 #define _DEFAULT_SOURCE
+#include <fnmatch.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,7 +56,7 @@ static const char *down_fix(const char *state, const char *phys)
 }
 
 struct ib_tally {
-	size_t judged, other_layer;
+	size_t judged, other_layer, firmware_ok;
 	const char *other_layer_name;
 };
 
@@ -164,6 +167,101 @@ static void one_port(struct val_node_ctx *c, struct val_evidence *e, json_t *por
 	free(who);
 }
 
+/* Does an HCA have a port of the fabric's link layer? */
+static int fabric_device(const struct prof_hardware *hw, json_t *ports, const char *dev)
+{
+	json_t *port;
+	size_t i;
+
+	json_array_foreach(ports, i, port)
+	{
+		const char *layer = br_json_str(port, "link_layer"), *d = br_json_str(port, "device");
+
+		if (d && !strcmp(d, dev) &&
+		    (!hw->ib_link_layer || !layer || !strcmp(layer, hw->ib_link_layer)))
+			return 1;
+	}
+	return 0;
+}
+
+/* The versions the BMC's inventory shows for the rule's components
+ * (iDRAC's "Installed-<id>-<ver>__<FQDD>" entries), each once. */
+static void bmc_versions(const struct br_hw *bmc, const char *component, struct br_strlist *out)
+{
+	for (size_t i = 0; bmc && i < bmc->n_firmware; i++) {
+		const struct br_firmware *f = &bmc->firmware[i];
+		const char *sep = f->id && !strncmp(f->id, "Installed-", 10) ? strstr(f->id, "__") : NULL;
+		int seen = 0;
+
+		if (!sep || !f->version || !*f->version || fnmatch(component, sep + 2, 0))
+			continue;
+		for (size_t k = 0; k < out->n && !seen; k++)
+			seen = !strcmp(out->items[k], f->version);
+		if (!seen)
+			br_strlist_add(out, f->version);
+	}
+}
+
+/* Each HCA's own firmware (fw_ver: what the running adapter reports)
+ * against the minimum of the firmware policy's rule [ib] firmware names,
+ * and against the BMC's inventory of those components: the BMC shows what
+ * is flashed, the adapter what runs, and they differ when an update was
+ * flashed and the adapter not reset since. */
+static void hca_firmware(struct val_node_ctx *c, struct val_evidence *e, json_t *section, struct ib_tally *t)
+{
+	const struct prof_hardware *hw = &c->p->hw;
+	const struct prof_fw_rule *rule = prof_fw_rule(c->p, hw->ib_firmware);
+	json_t *devs = json_object_get(section, "devices"), *ports = json_object_get(section, "ports"), *d;
+	struct br_strlist bmc = { 0 };
+	size_t i;
+
+	if (!rule) {
+		val_ev_add(e, VAL_UNKNOWN, "HCA firmware not judged: firmware.conf has no rule %s",
+			   hw->ib_firmware);
+		return;
+	}
+	bmc_versions(c->f->bmc, rule->component, &bmc);
+	json_array_foreach(devs, i, d)
+	{
+		const char *dev = br_json_str(d, "device"), *fw = br_json_str(d, "fw_ver"),
+			   *bdf = br_json_str(d, "pci_bdf");
+		int agrees = !bmc.n;
+
+		if (!dev || !fabric_device(hw, ports, dev))
+			continue;
+		for (size_t k = 0; k < bmc.n && !agrees; k++)
+			agrees = fw && !strcmp(bmc.items[k], fw);
+		if (!fw || !*fw) {
+			val_ev_add(e, VAL_UNKNOWN, "%s (%s): fw_ver not readable: its firmware not judged",
+				   dev, bdf ? bdf : "PCI address unknown");
+		} else if (val_version_cmp(fw, rule->min_version) < 0) {
+			val_ev_add(
+			    e, VAL_FAIL,
+			    "%s (%s): firmware %s < %s (firmware policy %s): update it (bringup firmware) "
+			    "and power-cycle the node",
+			    dev, bdf ? bdf : "PCI address unknown", fw, rule->min_version, rule->component);
+			val_blame_pci(e, bdf);
+		} else if (!agrees) {
+			struct br_buf shown;
+
+			br_buf_init(&shown, 0);
+			for (size_t k = 0; k < bmc.n; k++)
+				br_buf_addf(&shown, "%s%s", k ? ", " : "", bmc.items[k]);
+
+			val_ev_add(
+			    e, VAL_FAIL,
+			    "%s (%s): runs firmware %s but the BMC's inventory shows %s for %s: an update "
+			    "flashed and the adapter not reset since: power-cycle the node (a warm reboot "
+			    "may not reload it)",
+			    dev, bdf ? bdf : "PCI address unknown", fw, br_buf_str(&shown), rule->component);
+			val_blame_pci(e, bdf);
+			br_buf_release(&shown);
+		} else
+			t->firmware_ok++;
+	}
+	br_strlist_release(&bmc);
+}
+
 static void pass_summary(struct val_evidence *e, const struct prof_hardware *hw, const struct ib_tally *t)
 {
 	struct br_buf ok;
@@ -181,6 +279,9 @@ static void pass_summary(struct val_evidence *e, const struct prof_hardware *hw,
 	if (hw->ib_link_down_time_max >= 0)
 		br_buf_addf(&ok, ", down at most %lld s in the kernel log",
 			    (long long)hw->ib_link_down_time_max);
+	if (t->firmware_ok)
+		br_buf_addf(&ok, ", %zu HCA%s' firmware at or above the policy's minimum for %s",
+			    t->firmware_ok, t->firmware_ok == 1 ? "" : "s", hw->ib_firmware);
 	val_ev_add(e, VAL_PASS, "%s", br_buf_str(&ok));
 	br_buf_release(&ok);
 }
@@ -225,6 +326,8 @@ void val_rule_ib_ports(struct val_node_ctx *c)
 			   t.judged == 1 ? "" : "s", hw->ib_ports);
 		val_ev_blame(&e, NULL);
 	}
+	if (hw->ib_firmware)
+		hca_firmware(c, &e, section, &t);
 	if (e.result == VAL_PASS)
 		pass_summary(&e, hw, &t);
 	if (t.other_layer)

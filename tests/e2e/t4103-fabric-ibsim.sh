@@ -10,17 +10,18 @@ command -v ibsim >/dev/null && command -v ibnetdiscover >/dev/null ||
 	fail "ibsim or ibnetdiscover missing (scripts/deps: ibsim-utils infiniband-diags)"
 design=$BR_TOP/tests/fixtures/ibnet/wiring.csv
 
-# discover NETFILE OUT: serve the fabric, walk it with ibnetdiscover, stop.
+# discover NETFILE OUT [TOOL]: serve the fabric, walk it with ibnetdiscover
+# (or TOOL: iblinkinfo), stop.
 discover() {
 	ibsim -s "$1" </dev/null >ibsim.log 2>&1 &
 	pid=$!
 	ok=0
 	for i in $(seq 1 50); do
-		if timeout 20 ibsim-run ibnetdiscover >"$2" 2>ibnd.err && grep -q '^Switch' "$2"; then ok=1; break; fi
+		if timeout 20 ibsim-run "${3:-ibnetdiscover}" >"$2" 2>ibnd.err && grep -q '^Switch' "$2"; then ok=1; break; fi
 		sleep 0.2
 	done
 	kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null || true
-	[ $ok = 1 ] || fail "ibnetdiscover over ibsim: $(cat ibnd.err ibsim.log)"
+	[ $ok = 1 ] || fail "${3:-ibnetdiscover} over ibsim: $(cat ibnd.err ibsim.log)"
 }
 
 # As designed: every cable of the wiring list, one network.
@@ -66,6 +67,24 @@ assert_contains "$(jq -r '.findings[] | select(.kind == "missing") | .detail' ba
 	"the missing uplink"
 assert_eq "$(jq -r .unreachable bad.json)" 3 "the island: leaf02, gpu03, gpu04"
 
+# iblinkinfo's output of the same fabrics is judged the same.
+command -v iblinkinfo >/dev/null || fail "iblinkinfo missing (scripts/deps: infiniband-diags)"
+discover good.net good-ibl.txt iblinkinfo
+grep -q '==( 4X' good-ibl.txt || fail "not iblinkinfo's output: $(head -3 good-ibl.txt)"
+rc=0; bringup validate --fabric good-ibl.txt --wiring "$design" --json > good-ibl.json || rc=$?
+assert_eq "$rc" 0 "iblinkinfo, as designed: exit"
+assert_eq "$(jq -r '.result + " " + (.matched|tostring) + "/" + (.design_links|tostring)' good-ibl.json)" "pass 6/6" \
+	"iblinkinfo, as designed"
+discover "$BR_TOP/tests/fixtures/ibnet/ibsim.net" bad-ibl.txt iblinkinfo
+rc=0; bringup validate --fabric bad-ibl.txt --wiring "$design" --json > bad-ibl.json || rc=$?
+assert_eq "$rc" 1 "iblinkinfo, miswired: exit"
+assert_eq "$(jq -c '[.findings[] | {kind, detail}]' bad-ibl.json)" "$(jq -c '[.findings[] | {kind, detail}]' bad.json)" \
+	"iblinkinfo, miswired: the same findings as ibnetdiscover's"
+assert_eq "$(jq -r .unreachable bad-ibl.json)" 3 "iblinkinfo: the island"
+rc=0; bringup validate --fabric good-ibl.txt --wiring "$design" --fabric-rate 4xNDR --json > slow-ibl.json || rc=$?
+assert_eq "$rc" 1 "iblinkinfo, a 4xNDR plan: exit"
+assert_contains "$(jq -r '.detail' slow-ibl.json)" "trained at 4xSDR, expected 4xNDR" "iblinkinfo: lane speed read as the rate"
+
 # rdma-core's own example of the output: adapters with the factory
 # NodeDescription are their GUIDs, so a design by GUID matches cable for
 # cable; the two links the capture shows at 1xSDR are slow.
@@ -90,4 +109,4 @@ echo "hello" > junk.txt
 rc=0; bringup validate --fabric junk.txt --wiring "$design" 2> err || rc=$?
 assert_eq "$rc" 2 "junk: exit"
 assert_contains "$(cat err)" "junk.txt:1: not ibnetdiscover output" "junk: message"
-echo "fabric mode: as designed passes; the swap, the missing uplink and the island found from real ibnetdiscover"
+echo "fabric mode: as designed passes; the swap, the missing uplink and the island found from real ibnetdiscover and iblinkinfo"

@@ -377,6 +377,203 @@ static void test_fabric_factory_names(void **state)
 	free(npath);
 }
 
+/* Each cable of a parse as one comparable line, its ends in order. */
+static char *links_text(const struct val_ibnet *net)
+{
+	char **lines = br_xcalloc(net->n ? net->n : 1, sizeof(*lines));
+	struct br_buf b = { 0 };
+
+	for (size_t i = 0; i < net->n; i++) {
+		const struct val_ibnet_link *l = &net->links[i];
+		char *a = br_xasprintf("%s %s%s", l->dev_a, l->port_a, l->switch_a ? " S" : ""),
+		     *z = br_xasprintf("%s %s%s", l->dev_b, l->port_b, l->switch_b ? " S" : "");
+		int order = strcmp(a, z) < 0;
+
+		lines[i] = br_xasprintf("%s - %s %s", order ? a : z, order ? z : a, l->rate ? l->rate : "-");
+		free(a);
+		free(z);
+	}
+	for (size_t i = 1; i < net->n; i++) /* insertion sort: a handful */
+		for (size_t k = i; k > 0 && strcmp(lines[k - 1], lines[k]) > 0; k--) {
+			char *t = lines[k];
+
+			lines[k] = lines[k - 1];
+			lines[k - 1] = t;
+		}
+	for (size_t i = 0; i < net->n; i++) {
+		br_buf_addf(&b, "%s\n", lines[i]);
+		free(lines[i]);
+	}
+	free(lines);
+	return br_buf_detach(&b);
+}
+
+static void load_both(const char *ibnd, const char *ibl, struct val_ibnet *a, struct val_ibnet *b)
+{
+	char *pa = tree_path(ibnd), *pb = tree_path(ibl);
+	struct br_strlist problems = { 0 };
+	struct br_err err = { 0 };
+
+	assert_int_equal(val_ibnet_load(pa, a, &problems, &err), 0);
+	assert_int_equal(val_ibnet_load(pb, b, &problems, &err), 0);
+	assert_int_equal(problems.n, 0);
+	free(pa);
+	free(pb);
+}
+
+static int parse_text(const char *text, struct val_ibnet *net, char **ret_problem)
+{
+	struct br_strlist problems = { 0 };
+	struct br_err err = { 0 };
+	int rc = val_ibnet_parse(text, strlen(text), "cap.txt", net, &problems, &err);
+
+	*ret_problem = problems.n ? br_xstrdup(problems.items[0]) : NULL;
+	br_strlist_release(&problems);
+	return rc;
+}
+
+/* iblinkinfo's output is a capture as ibnetdiscover's is: the real
+ * iblinkinfo and ibnetdiscover of one simulated fabric (ibsim.net, from
+ * spine01; the split fabric from gpu01's two ports) give the same cables,
+ * named and rated the same, so the same judgement. Far ends given by LID
+ * (a subnet manager ran) or, without LIDs, by their text and the line that
+ * names this end back; factory texts name devices by GUID. */
+static void test_fabric_iblinkinfo(void **state)
+{
+	struct val_ibnet a, b, a1, b1;
+	struct val_wiring w;
+	struct val_fabric_result ra, rb;
+	struct br_strlist problems = { 0 };
+	struct br_err err = { 0 };
+	char *ta, *tb, *wpath = tree_path("tests/fixtures/ibnet/wiring.csv"), *problem;
+
+	(void)state;
+	load_both("tests/fixtures/ibnet/ibnetdiscover.txt", "tests/fixtures/ibnet/iblinkinfo.txt", &a, &b);
+	assert_int_equal(b.n, 3);
+	ta = links_text(&a);
+	tb = links_text(&b);
+	assert_string_equal(tb, ta);
+	assert_non_null(strstr(tb, "gpu01 mlx5_0/1 - leaf01 2 S 4xSDR\n"));
+	free(ta);
+	free(tb);
+	assert_int_equal(val_wiring_load(wpath, &w, &problems, &err), 0);
+	val_fabric_judge(&w, &a, "4xNDR", &ra);
+	val_fabric_judge(&w, &b, "4xNDR", &rb);
+	assert_int_equal(rb.result, VAL_FAIL);
+	assert_int_equal(rb.n, ra.n);
+	assert_int_equal(rb.matched, ra.matched);
+	assert_int_equal(rb.unreachable, ra.unreachable);
+	for (size_t i = 0; i < rb.n; i++)
+		assert_int_equal(rb.findings[i].kind, ra.findings[i].kind);
+	assert_non_null(strstr(rb.detail, "trained at 4xSDR, expected 4xNDR"));
+	val_fabric_result_release(&ra);
+	val_fabric_result_release(&rb);
+	val_wiring_release(&w);
+	val_ibnet_release(&a);
+	val_ibnet_release(&b);
+
+	/* the split fabric, each port's view, merged */
+	load_both("tests/fixtures/ibnet/split-mlx5_0.txt", "tests/fixtures/ibnet/split-iblinkinfo-mlx5_0.txt",
+		  &a, &b);
+	load_both("tests/fixtures/ibnet/split-mlx5_1.txt", "tests/fixtures/ibnet/split-iblinkinfo-mlx5_1.txt",
+		  &a1, &b1);
+	val_ibnet_merge(&a, &a1);
+	val_ibnet_merge(&b, &b1);
+	assert_int_equal(b.n, 6);
+	ta = links_text(&a);
+	tb = links_text(&b);
+	assert_string_equal(tb, ta);
+	free(ta);
+	free(tb);
+	free(wpath);
+	wpath = tree_path("tests/fixtures/ibnet/split-wiring.csv");
+	assert_int_equal(val_wiring_load(wpath, &w, &problems, &err), 0);
+	val_fabric_judge(&w, &b, NULL, &rb);
+	assert_int_equal(rb.design_components, 1);
+	assert_int_equal(rb.seen_components, 2);
+	val_fabric_result_release(&rb);
+	val_wiring_release(&w);
+	val_ibnet_release(&a);
+	val_ibnet_release(&b);
+	val_ibnet_release(&a1);
+	val_ibnet_release(&b1);
+
+	/* Factory texts, the same on every adapter and every switch, no LIDs
+	 * (ibsim's capture, its texts as the factory's): found by the line
+	 * naming this end back, named by GUID. */
+	assert_int_equal(
+	    parse_text(
+		"CA: MT4129 ConnectX7   Mellanox Technologies:\n"
+		"      0x0000000000100001      0    1[  ] ==( 4X         53.125 Gbps Active/  "
+		"LinkUp)==>       0    2[  ] \"SwitchIB Mellanox Technologies\" ( )\n"
+		"CA: MT4129 ConnectX7   Mellanox Technologies:\n"
+		"      0x0000000000100003      0    1[  ] ==( 4X         106.25 Gbps Active/  "
+		"LinkUp)==>       0    1[  ] \"SwitchIB Mellanox Technologies\" ( )\n"
+		"Switch: 0x0000000000200001 SwitchIB Mellanox Technologies:\n"
+		"           0    1[  ] ==( 4X         106.25 Gbps Active/  LinkUp)==>       0    "
+		"1[  ] \"MT4129 ConnectX7   Mellanox Technologies\" ( )\n"
+		"           0    2[  ] ==( 4X          53.125 Gbps Active/  LinkUp)==>       0    "
+		"1[  ] \"MT4129 ConnectX7   Mellanox Technologies\" ( )\n"
+		"           0    3[  ] ==(                Down/ Polling)==>             [  ] \"\" ( )\n",
+		&b, &problem),
+	    0);
+	tb = links_text(&b);
+	assert_string_equal(tb, "0x0000000000100001 1 - 0x0000000000200001 2 S 4xHDR\n"
+				"0x0000000000100003 1 - 0x0000000000200001 1 S 4xNDR\n");
+	free(tb);
+	val_ibnet_release(&b);
+
+	/* Two adapters of one text, each on port 1 of a switch of one text:
+	 * only the LIDs tell which is which; without them, a clear refusal. */
+	{
+		const char *lids =
+		    "CA: MT4129 ConnectX7   Mellanox Technologies:\n"
+		    "      0x0000000000100001     11    1[  ] ==( 4X         106.25 Gbps Active/  "
+		    "LinkUp)==>       1    1[  ] \"SwitchIB Mellanox Technologies\" ( )\n"
+		    "CA: MT4129 ConnectX7   Mellanox Technologies:\n"
+		    "      0x0000000000100003     12    1[  ] ==( 4X         106.25 Gbps Active/  "
+		    "LinkUp)==>       2    1[  ] \"SwitchIB Mellanox Technologies\" ( )\n"
+		    "Switch: 0x0000000000200001 SwitchIB Mellanox Technologies:\n"
+		    "           1    1[  ] ==( 4X         106.25 Gbps Active/  LinkUp)==>      11    "
+		    "1[  ] \"MT4129 ConnectX7   Mellanox Technologies\" ( )\n"
+		    "Switch: 0x0000000000200002 SwitchIB Mellanox Technologies:\n"
+		    "           2    1[  ] ==( 4X         106.25 Gbps Active/  LinkUp)==>      12    "
+		    "1[  ] \"MT4129 ConnectX7   Mellanox Technologies\" ( )\n";
+		const char *nolids =
+		    "CA: MT4129 ConnectX7   Mellanox Technologies:\n"
+		    "      0x0000000000100001      0    1[  ] ==( 4X         106.25 Gbps Active/  "
+		    "LinkUp)==>       0    1[  ] \"SwitchIB Mellanox Technologies\" ( )\n"
+		    "CA: MT4129 ConnectX7   Mellanox Technologies:\n"
+		    "      0x0000000000100003      0    1[  ] ==( 4X         106.25 Gbps Active/  "
+		    "LinkUp)==>       0    1[  ] \"SwitchIB Mellanox Technologies\" ( )\n"
+		    "Switch: 0x0000000000200001 SwitchIB Mellanox Technologies:\n"
+		    "           0    1[  ] ==( 4X         106.25 Gbps Active/  LinkUp)==>       0    "
+		    "1[  ] \"MT4129 ConnectX7   Mellanox Technologies\" ( )\n"
+		    "Switch: 0x0000000000200002 SwitchIB Mellanox Technologies:\n"
+		    "           0    1[  ] ==( 4X         106.25 Gbps Active/  LinkUp)==>       0    "
+		    "1[  ] \"MT4129 ConnectX7   Mellanox Technologies\" ( )\n";
+
+		assert_int_equal(parse_text(lids, &b, &problem), 0);
+		tb = links_text(&b);
+		assert_string_equal(tb, "0x0000000000100001 1 - 0x0000000000200001 1 S 4xNDR\n"
+					"0x0000000000100003 1 - 0x0000000000200002 1 S 4xNDR\n");
+		free(tb);
+		val_ibnet_release(&b);
+		assert_int_equal(parse_text(nolids, &b, &problem), BR_E_INVAL);
+		assert_non_null(strstr(problem, "cap.txt:2: the far end (lid 0 port 1 \"SwitchIB Mellanox "
+						"Technologies\") is no one node of the capture"));
+		free(problem);
+	}
+	/* -l's one-line form is refused, naming the line */
+	assert_int_equal(
+	    parse_text("CA: gpu01 mlx5_0:\n0x0000000000100001 \"gpu01 mlx5_0\"  0 1[  ] ==( 4X 2.5 "
+		       "Gbps Active/ LinkUp)==>  0x0000000000200001 0 2[  ] \"leaf01\" ( )\n",
+		       &b, &problem),
+	    BR_E_INVAL);
+	assert_string_equal(problem, "cap.txt:2: iblinkinfo -l output: run it without -l");
+	free(problem);
+}
+
 /* Rail-optimised cabling with no spine: every host has a port on leaf01
  * and one on leaf02, but an adapter forwards nothing, so the design is two
  * fabrics, not one (before, the hosts joined the rails into "1 network"). */
@@ -1023,6 +1220,7 @@ int main(void)
 		cmocka_unit_test(test_fabric_split),
 		cmocka_unit_test(test_fabric_bad_input),
 		cmocka_unit_test(test_fabric_factory_names),
+		cmocka_unit_test(test_fabric_iblinkinfo),
 		cmocka_unit_test(test_fabric_rails_meet_in_hosts),
 	};
 

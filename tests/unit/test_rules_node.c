@@ -2584,6 +2584,77 @@ static void test_fans_ipmi(void **state)
 /* Redfish Thermal.Fans[] (Reading + ReadingUnits, and the older
  * ReadingRPM): a fan stopped with health OK still fails, as does one below
  * its LowerThresholdCritical; no BMC facts is unknown. */
+/* ib_ports with [ib] firmware: each HCA's own fw_ver (ib-ports.json, a
+ * real ConnectX-7 capture: 28.39.1002 on both functions) against the
+ * firmware policy's rule, and against the BMC's inventory of it (iDRAC's
+ * Installed-…__NIC.Slot.N-1-1 entries). */
+static void ib_fw(const char *policy, const char *mlx5_0_fw, const char *bmc_version, enum val_result want,
+		  const char *says, const char *blamed)
+{
+	struct prof_profile p;
+	struct br_hw hw;
+	struct br_err err = { 0 };
+	struct val_node_facts f = { 0 };
+	struct val_check *checks = NULL;
+	size_t n = 0;
+	const struct val_check *c;
+
+	prof_init(&p);
+	assert_int_equal(prof_parse_text("firmware.conf", policy, PROF_FILE_FIRMWARE, &p, &err), 0);
+	assert_int_equal(prof_parse_text("hardware.conf", "[ib]\nports = 2\nfirmware = NIC.Slot.*\n",
+					 PROF_FILE_HARDWARE, &p, &err),
+			 0);
+	br_hw_init(&hw);
+	if (bmc_version) {
+		struct br_firmware *fw = br_hw_add_firmware(&hw);
+
+		fw->id = br_xasprintf("Installed-104327-%s__NIC.Slot.31-1-1", bmc_version);
+		fw->version = br_xstrdup(bmc_version);
+		fw = br_hw_add_firmware(&hw); /* the version before the last update: not what is flashed */
+		fw->id = br_xstrdup("Previous-104327-22.31.1014__NIC.Slot.31-1-1");
+		fw->version = br_xstrdup("22.31.1014");
+		f.bmc = &hw;
+	}
+	f.probe = load_probe(IB_PORTS);
+	ib_mlx5_1_up(f.probe);
+	if (mlx5_0_fw)
+		json_object_set_new(
+		    json_array_get(json_object_get(json_object_get(f.probe, "infiniband"), "devices"), 0),
+		    "fw_ver", json_string(mlx5_0_fw));
+	val_judge_node(&p, &f, &checks, &n);
+	c = find(checks, n, "ib_ports");
+	assert_non_null(c);
+	if (c->result != want || !strstr(c->detail, says))
+		fail_msg("ib_ports %s: %s", val_result_name(c->result), c->detail);
+	if (blamed)
+		assert_string_equal(c->component ? c->component : "(none)", blamed);
+	val_checks_free(checks, n);
+	json_decref(f.probe);
+	br_hw_release(&hw);
+	prof_release(&p);
+}
+
+static void test_ib_firmware(void **state)
+{
+	const char *policy = "[firmware]\nNIC.Slot.* = 28.39.1002\n";
+
+	(void)state;
+	ib_fw(policy, NULL, NULL, VAL_PASS,
+	      "2 HCAs' firmware at or above the policy's minimum for NIC.Slot.*", NULL);
+	ib_fw(policy, "28.33.0800", NULL, VAL_FAIL,
+	      "mlx5_0 (0000:a1:00.0): firmware 28.33.0800 < 28.39.1002 (firmware policy NIC.Slot.*)",
+	      "pci:0000:a1:00.0");
+	ib_fw(policy, NULL, "28.39.1002", VAL_PASS, "2 HCAs' firmware", NULL);
+	/* flashed 28.40.1000, still running 28.39.1002: both adapters */
+	ib_fw(policy, NULL, "28.40.1000", VAL_FAIL,
+	      "mlx5_1 (0000:a1:00.1): runs firmware 28.39.1002 but the BMC's inventory shows 28.40.1000 for "
+	      "NIC.Slot.*",
+	      NULL);
+	ib_fw(policy, "", NULL, VAL_UNKNOWN, "mlx5_0 (0000:a1:00.0): fw_ver not readable", NULL);
+	ib_fw("[firmware]\nBIOS.Setup.1-1 = 2.3.5\n", NULL, NULL, VAL_UNKNOWN,
+	      "HCA firmware not judged: firmware.conf has no rule NIC.Slot.*", NULL);
+}
+
 static void test_fans_redfish(void **state)
 {
 	json_t *doc = load_probe("redfish/dell_thermal.json"), *fan;
@@ -2650,6 +2721,7 @@ int main(void)
 		cmocka_unit_test(test_limited_by_role),
 		cmocka_unit_test(test_fans_ipmi),
 		cmocka_unit_test(test_fans_redfish),
+		cmocka_unit_test(test_ib_firmware),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
