@@ -116,10 +116,12 @@ static int listed(json_t *issue, const char *state, const char *labels)
 static void list(struct sim_github *g, const struct sim_request *req, struct sim_response *resp)
 {
 	const char *state = sim_request_query(req, "state"), *per_s = sim_request_query(req, "per_page"),
-		   *page_s = sim_request_query(req, "page");
+		   *page_s = sim_request_query(req, "page"), *dir = sim_request_query(req, "direction");
 	long per = 30, page = 1, skip;
 	json_t *out = json_array(), *v;
-	size_t i;
+	size_t n = json_array_size(g->issues);
+	/* sort=created, direction desc by default: the newest first */
+	int asc = dir && !strcmp(dir, "asc");
 
 	if (!state)
 		state = "open";
@@ -133,8 +135,8 @@ static void list(struct sim_github *g, const struct sim_request *req, struct sim
 	if (page_s && br_parse_long(page_s, 1, 1000000, &page))
 		page = 1;
 	skip = (page - 1) * per;
-	json_array_foreach(g->issues, i, v)
-	{
+	for (size_t k = 0; k < n; k++) {
+		v = json_array_get(g->issues, asc ? k : n - 1 - k);
 		if (!listed(v, state, sim_request_query(req, "labels")))
 			continue;
 		if (skip > 0) {

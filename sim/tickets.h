@@ -28,7 +28,8 @@
  *   comments} with a Location header; 422 {"message": "Validation Failed",
  *   "errors": [{resource, field, code}]} without a title or with a label
  *   past 50 characters; GET /repos/O/R/issues?state=open|closed|all&labels=
- *   A,B&per_page (at most 100, default 30)&page; GET and PATCH
+ *   A,B&direction=asc|desc (by creation, default desc: the newest first)
+ *   &per_page (at most 100, default 30)&page; GET and PATCH
  *   /repos/O/R/issues/N {title, body, labels, state open|closed,
  *   state_reason completed|not_planned|reopened}; POST (201) and GET
  *   /repos/O/R/issues/N/comments {body}; 404 {"message": "Not Found"} for

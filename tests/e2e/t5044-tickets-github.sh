@@ -4,7 +4,8 @@
 # 2022-11-28): each ticket is looked for first among the open issues
 # labelled bringup by the id hidden in its body, and created only when none
 # is (POST /repos/O/R/issues with title, body, labels); an inventory that
-# forgot what it delivered files nothing twice (PATCH of title and body);
+# forgot what it delivered files nothing twice (PATCH of title and body),
+# even with 100 newer issues before them (the search reads page 2);
 # a fault that is gone is a comment, then the issue closed as completed.
 # --github-api moves the base (GitHub Enterprise's /api/v3/); the token
 # comes by reference and is in no log or output; a refused one is exit 3,
@@ -43,13 +44,22 @@ assert_eq "$(api 'issues?state=open&labels=bringup' | jq length)" 2 "open issues
 # Each ticket's issue, logged as OWNER/REPO#N.
 grep -q "info\[tickets\] $auth_node/bmc_auth v1: $GITHUB_REPO#[12]\$" err || fail "the issue logged: $(cat err)"
 
-# An inventory that never delivered: found by the id, updated, none filed.
+# An inventory that never delivered: found by the id, updated, none filed,
+# with 100 newer issues labelled bringup before them (GitHub lists the
+# newest first): the search reads the second page.
+for i in $(seq 100); do
+	printf '{"title":"decoy %s","body":"someone else'"'"'s","labels":["bringup"]}' $i |
+		curl -sf -A t5044 -H "Authorization: $GITHUB_AUTHORIZATION" -d @- "${GITHUB_API_URL}repos/$GITHUB_REPO/issues" > /dev/null ||
+		fail "decoy issue $i"
+done
 n=$(wc -l < $log)
 cp pristine.db gh2.db
 gh --db gh2.db -q 2> err || fail "github again exit $?: $(cat err)"
 assert_eq "$(tail -n +$((n + 1)) $log | grep '"node":"github"' | jq -r .method | sort | uniq -c | tr -s ' ' | tr '\n' ';')" \
-	" 2 GET; 2 PATCH;" "an inventory that forgot: found and updated"
-assert_eq "$(api 'issues?state=all' | jq length)" 2 "issues on GitHub after the second delivery"
+	" 4 GET; 2 PATCH;" "an inventory that forgot: found on page 2 and updated"
+assert_eq "$(tail -n +$((n + 1)) $log | grep '"node":"github"' | jq -r 'select(.method == "GET") | .path' | grep -c 'page=2$')" 2 \
+	"second pages read"
+assert_eq "$(api 'issues?state=all&per_page=100&page=2' | jq length)" 2 "issues on GitHub after the second delivery (100 decoys first)"
 # Delivered: nothing sent again.
 n=$(wc -l < $log)
 gh --db gh.db -q || fail "third run"
@@ -62,12 +72,14 @@ bringup tickets --db gh.db -q
 n=$(wc -l < $log)
 gh --db gh.db -q 2> err || fail "github after retire exit $?: $(cat err)"
 tail -n +$((n + 1)) $log | grep '"node":"github"' > g3.log
-num=$(api 'issues?state=all' | jq -r --arg id "bringup-$auth_node-bmc_auth" '.[] | select(.body | contains($id)) | .number')
+num=$(api 'issues?state=all&direction=asc&per_page=100' | jq -r --arg id "bringup-$auth_node-bmc_auth" '.[] | select(.body | contains($id)) | .number')
 assert_eq "$(jq -r 'select(.method != "GET") | "\(.method) \(.path) \(.status)"' g3.log | tr '\n' ';')" \
 	"POST /repos/$GITHUB_REPO/issues/$num/comments 201;PATCH /repos/$GITHUB_REPO/issues/$num 200;POST /repos/$GITHUB_REPO/issues 201;" \
 	"after the fault is gone"
 assert_eq "$(api "issues/$num" | jq -r '"\(.state) \(.state_reason) \(.comments)"')" "closed completed 1" "the issue closed"
-assert_eq "$(api 'issues?state=open&labels=bringup' | jq length)" 2 "open issues (the other node's, the retired one's)"
+assert_eq "$({ api 'issues?state=open&labels=bringup&per_page=100&page=1'; api 'issues?state=open&labels=bringup&per_page=100&page=2'; } |
+	jq -s '[add[] | select(.body | contains("bringup-id"))] | length')" 2 \
+	"open issues of bringup's (the other node's, the retired one's)"
 
 # GitHub Enterprise Server's base: /api/v3/.
 cp pristine.db ghe.db
@@ -75,7 +87,7 @@ n=$(wc -l < $log)
 bringup tickets --db ghe.db --github "$GITHUB_REPO" --github-api "${GITHUB_API_URL}api/v3/" \
 	--post-auth-ref env:GITHUB_AUTHORIZATION -q 2> err || fail "github enterprise exit $?: $(cat err)"
 assert_eq "$(tail -n +$((n + 1)) $log | grep '"node":"github"' | jq -r '"\(.method) \(.path | split("?")[0])"' | sort | uniq -c | tr -s ' ' | tr '\n' ';')" \
-	" 2 GET /api/v3/repos/$GITHUB_REPO/issues; 1 PATCH /api/v3/repos/$GITHUB_REPO/issues/2; 1 POST /api/v3/repos/$GITHUB_REPO/issues;" \
+	" 4 GET /api/v3/repos/$GITHUB_REPO/issues; 1 PATCH /api/v3/repos/$GITHUB_REPO/issues/2; 1 POST /api/v3/repos/$GITHUB_REPO/issues;" \
 	"paths under /api/v3 (the closed issue not found again: filed anew; the other updated)"
 
 # Credentials: never shown; refused is exit 3; none, literal or a wrong
