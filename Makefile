@@ -7,8 +7,8 @@
 #   make bench      benchmarks into build/bench/*.json (not part of test)
 #   make fuzz       every libFuzzer target (fuzz/) for FUZZ_SECONDS (600) each
 #   make install    PREFIX=/usr/local DESTDIR= (bringup in bin/, the stages
-#                   in libexec/bringup/, templates, man pages, bash
-#                   completion, the systemd service and timer)
+#                   in libexec/bringup/, templates, man pages, bash and
+#                   zsh completion, the systemd service and timer)
 #   make deb        a Debian package in build/deb/ (dpkg-deb; lintian when
 #                   installed)
 #   make lint       clang-format check, man pages (mandoc -T lint), the
@@ -177,21 +177,25 @@ MAN5 := $(wildcard man/*.5)
 MANDIR = $(DESTDIR)$(PREFIX)/share/man
 
 # The driver in bin/, what it runs (every stage, the probe, the simulator)
-# in libexec/bringup/ (the driver looks there), bash completion, the
+# in libexec/bringup/ (the driver looks there), bash and zsh completion, the
 # systemd service and timer (UNITDIR; Debian's /lib/systemd/system for
 # PREFIX=/usr).
 LIBEXECDIR = $(PREFIX)/libexec/bringup
 UNITDIR ?= $(if $(filter /usr,$(PREFIX)),/lib/systemd/system,$(PREFIX)/lib/systemd/system)
+# zsh completion: Debian's vendor-completions for PREFIX=/usr, zsh's own
+# site-functions elsewhere (both on zsh's default $fpath).
+ZSHCOMPDIR ?= $(if $(filter /usr,$(PREFIX)),$(PREFIX)/share/zsh/vendor-completions,$(PREFIX)/share/zsh/site-functions)
 install: all install-bin install-man
 
 # What install copies, without building first (tests install a tree built before).
 install-bin:
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(PREFIX)/share/bringup/templates \
-		$(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(UNITDIR)
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(UNITDIR)
 	install -m 0755 $(BUILD)/bin/bringup $(DESTDIR)$(PREFIX)/bin/
 	install -m 0755 $(filter-out $(BUILD)/bin/bringup,$(BINS)) $(DESTDIR)$(LIBEXECDIR)/
 	cp -R templates/. $(DESTDIR)$(PREFIX)/share/bringup/templates/
 	install -m 0644 dist/bash-completion/bringup $(DESTDIR)$(PREFIX)/share/bash-completion/completions/bringup
+	install -m 0644 dist/zsh-completion/_bringup $(DESTDIR)$(ZSHCOMPDIR)/_bringup
 	sed 's|@BINDIR@|$(PREFIX)/bin|g' dist/systemd/bringup-run.service.in > $(DESTDIR)$(UNITDIR)/bringup-run.service
 	install -m 0644 dist/systemd/bringup-run.timer $(DESTDIR)$(UNITDIR)/
 

@@ -47,7 +47,7 @@ static void webhook_target(struct stg_stage *st, struct stg_webhook_options *pos
 	if (auth_ref && *auth_ref) {
 		if (!post->url && !sys) {
 			stg_stage_usage(st, "--post-auth-ref without a webhook (--post or --post-ref), "
-					    "--jira or --servicenow");
+					    "--jira, --servicenow or --github");
 			return;
 		}
 		if (br_secret_resolve(auth_ref, auth_secret, &err)) {
@@ -72,7 +72,7 @@ int main(int argc, char **argv)
 	char *url_secret = NULL, *auth_secret = NULL;
 	int timeout_s = 10, list_only = 0;
 	struct stg_ticketsys_options sys = { .jira_api = 2 };
-	const char *jira_url = NULL, *servicenow_url = NULL;
+	const char *jira_url = NULL, *servicenow_url = NULL, *github_api = STG_TICKETSYS_GITHUB_API;
 	const struct br_option options[] = {
 		{ "format", 'f', BR_OPT_STRING, &format, "md|json|csv",
 		  "Markdown table to print (default), the JSON document (--json), or CSV" },
@@ -101,8 +101,14 @@ int main(int argc, char **argv)
 		  "searched by correlation_id first" },
 		{ "servicenow-close-code", 0, BR_OPT_STRING, &sys.servicenow_close_code, "TEXT",
 		  "the close code of an incident whose fault is gone (default \"Solution provided\")" },
+		{ "github", 0, BR_OPT_STRING, &sys.github_repo, "OWNER/REPO",
+		  "file the tickets as GitHub issues in OWNER/REPO by its REST API, labelled bringup, "
+		  "searched by the id in their body first; the token by --post-auth-ref (\"Bearer TOKEN\")" },
+		{ "github-api", 0, BR_OPT_STRING, &github_api, "URL",
+		  "GitHub's API base (default " STG_TICKETSYS_GITHUB_API "; GitHub Enterprise Server: "
+		  "https://HOST/api/v3/)" },
 		{ "ca-file", 0, BR_OPT_STRING, &post.ca_file, "PATH",
-		  "CA bundle for the webhook's (or Jira's, ServiceNow's) certificate" },
+		  "CA bundle for the webhook's (or Jira's, ServiceNow's, GitHub's) certificate" },
 		{ "insecure", 'k', BR_OPT_FLAG, &post.insecure, NULL,
 		  "do not verify the webhook's TLS certificate" },
 		{ "retries", 0, BR_OPT_INT, &post.retries, "N",
@@ -147,12 +153,13 @@ int main(int argc, char **argv)
 		stg_stage_usage(&st, "--retries must be 0 or more, --timeout positive");
 	post.timeout_ms = timeout_s * 1000L;
 	/* $BRINGUP_TICKETS_POST_REF is only the webhook's default. */
-	if (!st.exit && (!!jira_url + !!servicenow_url + !!post_url) > 1)
-		stg_stage_usage(&st, "--post, --jira and --servicenow: give one");
-	sys.kind = jira_url	    ? STG_TICKETSYS_JIRA
-		   : servicenow_url ? STG_TICKETSYS_SERVICENOW
-				    : STG_TICKETSYS_NONE;
-	sys.url = jira_url ? jira_url : servicenow_url;
+	if (!st.exit && (!!jira_url + !!servicenow_url + !!sys.github_repo + !!post_url) > 1)
+		stg_stage_usage(&st, "--post, --jira, --servicenow and --github: give one");
+	sys.kind = jira_url	     ? STG_TICKETSYS_JIRA
+		   : servicenow_url  ? STG_TICKETSYS_SERVICENOW
+		   : sys.github_repo ? STG_TICKETSYS_GITHUB
+				     : STG_TICKETSYS_NONE;
+	sys.url = jira_url ? jira_url : servicenow_url ? servicenow_url : github_api;
 	if (!st.exit)
 		webhook_target(&st, &post, post_url, sys.kind ? NULL : post_ref, auth_ref, sys.kind != 0,
 			       &url_secret, &auth_secret);

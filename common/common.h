@@ -123,16 +123,28 @@ void br_vlog(enum br_log_level level, const char *subsys, const char *fmt, va_li
 void br_log_node(enum br_log_level level, const char *subsys, const char *node, const char *bmc,
 		 const char *fmt, ...) BR_PRINTF(5, 6);
 
+struct br_buf;
 /* How a log line is written: text ("TIME PROG: LEVEL[SUBSYS] message"),
  * or one JSON object a line ({"time", "prog", "level", "stage", "subsys",
  * "node", "bmc", "msg"}: stage is the program's, "discover" for
  * bringup-discover; node and bmc null when the line is about none) for a
- * log collector. br_log_init takes $BRINGUP_LOG_FORMAT's; --log-format
- * beats it. */
-enum br_log_format { BR_LOG_TEXT, BR_LOG_JSON };
+ * log collector, or for journald's stream ("<PRIO>PROG: [SUBSYS] NODE
+ * (bmc BMC): message", PRIO the syslog priority: 3 error, 4 warning,
+ * 6 info, 7 debug; journald stamps the time). br_log_init takes
+ * $BRINGUP_LOG_FORMAT's, else journal when stderr is the journal's stream
+ * (br_log_stderr_is_journal); --log-format beats both. */
+enum br_log_format { BR_LOG_TEXT, BR_LOG_JSON, BR_LOG_JOURNAL };
 void br_log_set_format(enum br_log_format format);
-/* "text" or "json"; 0, or BR_E_INVAL (*ret untouched). */
+/* "text", "json" or "journal"; 0, or BR_E_INVAL (*ret untouched). */
 int br_log_format_parse(const char *name, enum br_log_format *ret_format);
+/* True when $JOURNAL_STREAM ("DEVICE:INODE", set by systemd) names the
+ * file fd 2 is (fstat). */
+int br_log_stderr_is_journal(void);
+/* One line as the log writes it (no newline), appended to out: msg, node
+ * and bmc escaped and redacted (br_buf_add_escaped); ts as br_iso_time. */
+void br_log_format_line(struct br_buf *out, enum br_log_format format, const char *prog, const char *ts,
+			enum br_log_level level, const char *subsys, const char *node, const char *bmc,
+			const char *msg);
 #define br_error(sub, ...) br_log(BR_LOG_ERROR, sub, __VA_ARGS__)
 #define br_warn(sub, ...) br_log(BR_LOG_WARN, sub, __VA_ARGS__)
 #define br_info(sub, ...) br_log(BR_LOG_INFO, sub, __VA_ARGS__)
@@ -314,7 +326,8 @@ struct br_common_opts {
 	int verbose;		/* -v, repeatable */
 	int quiet;		/* -q */
 	int force;		/* --force: take named nodes whatever their state */
-	const char *log_format; /* --log-format text|json; NULL: $BRINGUP_LOG_FORMAT, else text */
+	const char *log_format; /* --log-format text|json|journal; NULL: $BRINGUP_LOG_FORMAT, else journal on
+				   the journal's stream, else text */
 	const char *zone;	/* --zone, default $BRINGUP_ZONE; NULL: every zone */
 };
 

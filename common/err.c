@@ -1,10 +1,12 @@
 /* Error values with messages, and the log. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "common.h"
 
@@ -110,6 +112,33 @@ void br_log_init(const char *progname, enum br_log_level level)
 	/* a wrong value is the option parser's to report (opt.c) */
 	if (env && *env)
 		br_log_format_parse(env, &log_format);
+	else if (br_log_stderr_is_journal())
+		log_format = BR_LOG_JOURNAL;
+}
+
+int br_log_stderr_is_journal(void)
+{
+	/* systemd.exec(5): $JOURNAL_STREAM is "DEVICE:INODE" of the stream
+	 * it connected stdout/stderr to; a child whose stderr was redirected
+	 * since keeps the variable but not the stream. */
+	const char *env = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	char *end;
+	struct stat st;
+
+	if (!env || !*env)
+		return 0;
+	errno = 0;
+	dev = strtoull(env, &end, 10);
+	if (errno || end == env || *end != ':')
+		return 0;
+	env = end + 1;
+	ino = strtoull(env, &end, 10);
+	if (errno || end == env || *end)
+		return 0;
+	if (fstat(STDERR_FILENO, &st))
+		return 0;
+	return (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino;
 }
 
 void br_log_set_level(enum br_log_level level)
@@ -132,6 +161,8 @@ int br_log_format_parse(const char *name, enum br_log_format *ret_format)
 		*ret_format = BR_LOG_TEXT;
 	else if (!strcmp(name, "json"))
 		*ret_format = BR_LOG_JSON;
+	else if (!strcmp(name, "journal"))
+		*ret_format = BR_LOG_JOURNAL;
 	else
 		return BR_E_INVAL;
 	return 0;
@@ -139,20 +170,72 @@ int br_log_format_parse(const char *name, enum br_log_format *ret_format)
 
 /* One JSON object a line; the strings already escaped (valid UTF-8, no
  * controls, secrets redacted), so jansson takes each. */
-static void write_json_line(const char *ts, const char *level, const char *subsys, const char *node,
-			    const char *bmc, const char *msg)
+static void add_json_line(struct br_buf *out, const char *prog, const char *ts, const char *level,
+			  const char *subsys, const char *node, const char *bmc, const char *msg)
 {
-	const char *stage = !strncmp(log_progname, "bringup-", 8) ? log_progname + 8 : NULL;
+	const char *stage = !strncmp(prog, "bringup-", 8) ? prog + 8 : NULL;
 	json_t *o =
-	    json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:s}", "time", ts, "prog", log_progname, "level",
-		      level, "stage", br_json_string_or_null(stage), "subsys", br_json_string_or_null(subsys),
+	    json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:s}", "time", ts, "prog", prog, "level", level,
+		      "stage", br_json_string_or_null(stage), "subsys", br_json_string_or_null(subsys),
 		      "node", br_json_string_or_null(node), "bmc", br_json_string_or_null(bmc), "msg", msg);
 	char *text = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
 
 	if (text)
-		fprintf(stderr, "%s\n", text);
+		br_buf_adds(out, text);
 	free(text);
 	json_decref(o);
+}
+
+void br_log_format_line(struct br_buf *out, enum br_log_format format, const char *prog, const char *ts,
+			enum br_log_level level, const char *subsys, const char *node, const char *bmc,
+			const char *msg)
+{
+	static const char *const names[] = { "error", "warning", "info", "debug" };
+	/* syslog(3) priorities: LOG_ERR, LOG_WARNING, LOG_INFO, LOG_DEBUG */
+	static const int prios[] = { 3, 4, 6, 7 };
+	struct br_buf field;
+
+	br_buf_init(&field, 0);
+	if (format == BR_LOG_JSON) {
+		struct br_buf n, b;
+
+		br_buf_init(&n, 0);
+		br_buf_init(&b, 0);
+		br_buf_add_escaped(&field, msg);
+		if (node)
+			br_buf_add_escaped(&n, node);
+		if (bmc)
+			br_buf_add_escaped(&b, bmc);
+		add_json_line(out, prog, ts, names[level], subsys, node ? br_buf_str(&n) : NULL,
+			      bmc ? br_buf_str(&b) : NULL, br_buf_str(&field));
+		br_buf_release(&n);
+		br_buf_release(&b);
+		br_buf_release(&field);
+		return;
+	}
+	/* Messages carry BMC and MAAS text: one line, no terminal controls,
+	 * no secret a server echoed. */
+	if (format == BR_LOG_JOURNAL) {
+		/* journald reads "<N>" at the start of a stream line as the
+		 * line's priority (sd-daemon(3)) and stamps the time itself. */
+		br_buf_addf(out, "<%d>", prios[level]);
+		br_buf_addf(&field, "%s: [%s] ", prog, subsys ? subsys : "-");
+		if (node || bmc) {
+			br_buf_adds(&field, node ? node : "-");
+			if (bmc)
+				br_buf_addf(&field, " (bmc %s)", bmc);
+			br_buf_adds(&field, ": ");
+		}
+	} else {
+		br_buf_addf(out, "%s %s: %s[%s] ", ts, prog, names[level], subsys ? subsys : "-");
+		if (node) {
+			br_buf_adds(&field, node);
+			br_buf_adds(&field, ": ");
+		}
+	}
+	br_buf_adds(&field, msg);
+	br_buf_add_escaped(out, br_buf_str(&field));
+	br_buf_release(&field);
 }
 
 static void log_line(enum br_log_level level, const char *subsys, const char *node, const char *bmc,
@@ -160,10 +243,9 @@ static void log_line(enum br_log_level level, const char *subsys, const char *no
 static void log_line(enum br_log_level level, const char *subsys, const char *node, const char *bmc,
 		     const char *fmt, va_list ap)
 {
-	static const char *const names[] = { "error", "warning", "info", "debug" };
 	char msg[BR_LOG_LINE_MAX];
 	char ts[21];
-	struct br_buf line, field;
+	struct br_buf line;
 
 	if (level > log_level)
 		return;
@@ -172,34 +254,7 @@ static void log_line(enum br_log_level level, const char *subsys, const char *no
 		return;
 	br_buf_init(&line, 0);
 	br_progress_clear_line();
-	if (log_format == BR_LOG_JSON) {
-		struct br_buf n, b;
-
-		br_buf_init(&n, 0);
-		br_buf_init(&b, 0);
-		br_buf_add_escaped(&line, msg);
-		if (node)
-			br_buf_add_escaped(&n, node);
-		if (bmc)
-			br_buf_add_escaped(&b, bmc);
-		write_json_line(ts, names[level], subsys, node ? br_buf_str(&n) : NULL,
-				bmc ? br_buf_str(&b) : NULL, br_buf_str(&line));
-		br_buf_release(&n);
-		br_buf_release(&b);
-		br_buf_release(&line);
-		return;
-	}
-	br_buf_addf(&line, "%s %s: %s[%s] ", ts, log_progname, names[level], subsys ? subsys : "-");
-	/* Messages carry BMC and MAAS text: one line, no terminal controls,
-	 * no secret a server echoed. */
-	br_buf_init(&field, 0);
-	if (node) {
-		br_buf_adds(&field, node);
-		br_buf_adds(&field, ": ");
-	}
-	br_buf_adds(&field, msg);
-	br_buf_add_escaped(&line, br_buf_str(&field));
-	br_buf_release(&field);
+	br_log_format_line(&line, log_format, log_progname, ts, level, subsys, node, bmc, msg);
 	fprintf(stderr, "%s\n", br_buf_str(&line));
 	br_buf_release(&line);
 }

@@ -38,8 +38,9 @@ static size_t common_table(struct br_common_opts *c, struct br_option *out)
 		{ "quiet", 'q', BR_OPT_FLAG, &c->quiet, NULL, "only errors on stderr, no progress" },
 		{ "force", 0, BR_OPT_FLAG, &c->force, NULL,
 		  "take the named nodes whatever their state (their history says forced)" },
-		{ "log-format", 0, BR_OPT_STRING, &c->log_format, "text|json",
-		  "log lines as text or one JSON object each (default $BRINGUP_LOG_FORMAT or text)" },
+		{ "log-format", 0, BR_OPT_STRING, &c->log_format, "text|json|journal",
+		  "log lines as text, one JSON object each, or with journald priorities (default "
+		  "$BRINGUP_LOG_FORMAT, else journal when stderr is the journal, else text)" },
 		{ "zone", 0, BR_OPT_STRING, &c->zone, "ZONE",
 		  "only the nodes of this zone, the manifest's zone column (default $BRINGUP_ZONE: "
 		  "every zone)" },
@@ -197,16 +198,20 @@ json_t *br_opt_table_json(const struct br_command *cmd)
 	return json_pack("{s:s, s:o}", "command", cmd->name, "options", list);
 }
 
-/* --log-format, else $BRINGUP_LOG_FORMAT (bringup.conf's [log] format):
- * a value neither text nor json is the operator's to fix. */
+/* --log-format, else $BRINGUP_LOG_FORMAT (bringup.conf's [log] format),
+ * else journal when stderr is the journal's stream, else text: a value
+ * neither text, json nor journal is the operator's to fix. */
 static int log_format_set(const struct br_command *cmd)
 {
 	const char *env = getenv("BRINGUP_LOG_FORMAT");
-	const char *name = cmd->common->log_format ? cmd->common->log_format : env && *env ? env : "text";
+	const char *name = cmd->common->log_format	? cmd->common->log_format
+			   : env && *env		? env
+			   : br_log_stderr_is_journal() ? "journal"
+							: "text";
 	enum br_log_format format;
 
 	if (br_log_format_parse(name, &format)) {
-		fprintf(stderr, "%s: %s '%s': want text or json\n", cmd->name,
+		fprintf(stderr, "%s: %s '%s': want text, json or journal\n", cmd->name,
 			cmd->common->log_format ? "--log-format" : "BRINGUP_LOG_FORMAT", name);
 		return -1;
 	}

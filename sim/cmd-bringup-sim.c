@@ -69,6 +69,7 @@ struct run {
 	struct sim_netbox *netbox;
 	struct sim_jira *jira;
 	struct sim_servicenow *servicenow;
+	struct sim_github *github;
 	struct sim_ssh *ssh; /* the simulated hosts' sshds, or NULL */
 	char *tls_key, *tls_cert;
 	struct br_buf env; /* DIR/env, one line per variable */
@@ -230,10 +231,11 @@ static int random_hex(char *out, size_t n, struct br_err *err)
 }
 
 /* The ticket systems tickets are filed in: Jira (a Data Center personal
- * access token, "Bearer") and ServiceNow (a user's basic credentials). */
+ * access token, "Bearer"), ServiceNow (a user's basic credentials) and
+ * GitHub (a fine-grained personal access token, "Bearer"). */
 static int start_ticket_systems(struct run *r, struct br_err *err)
 {
-	char secret[33], *jira_auth = NULL, *sn_auth = NULL, *pair;
+	char secret[33], *jira_auth = NULL, *sn_auth = NULL, *gh_auth = NULL, *pair;
 	unsigned char b64[96];
 	int rc, port;
 
@@ -261,8 +263,22 @@ static int start_ticket_systems(struct run *r, struct br_err *err)
 	if (!rc)
 		br_buf_addf(&r->env, "SERVICENOW_URL=%s://127.0.0.1:%d/\nSERVICENOW_AUTHORIZATION='%s'\n",
 			    r->o->https ? "https" : "http", port, sn_auth);
+	if (!rc)
+		rc = random_hex(secret, 32, err);
+	if (!rc) {
+		/* a fine-grained token's shape, "github_pat_…" */
+		gh_auth = br_xasprintf("Bearer github_pat_%s", secret);
+		r->github = sim_github_new("dc-ops/hardware", gh_auth);
+		rc = sim_loop_listen(r->loop, "github", 0, sim_github_handle, r->github, &port, err);
+	}
+	if (!rc)
+		br_buf_addf(&r->env,
+			    "GITHUB_API_URL=%s://127.0.0.1:%d/\nGITHUB_REPO=dc-ops/"
+			    "hardware\nGITHUB_AUTHORIZATION='%s'\n",
+			    r->o->https ? "https" : "http", port, gh_auth);
 	free(jira_auth);
 	free(sn_auth);
+	free(gh_auth);
 	memset(secret, 0, sizeof(secret));
 	return rc;
 }
@@ -577,6 +593,7 @@ static void run_release(struct run *r)
 	sim_netbox_free(r->netbox);
 	sim_jira_free(r->jira);
 	sim_servicenow_free(r->servicenow);
+	sim_github_free(r->github);
 	if (r->dir && r->loop && !r->proc) {
 		pid_path = br_xasprintf("%s/sim.pid", r->dir);
 		unlink(pid_path);

@@ -20,9 +20,25 @@
  *   resolving (state 6) refused 403 by the data policy without close_code and
  *   close_notes; errors as {"error": {message, detail}, "status": "failure"}.
  *
- * Both check the Authorization header against the one they were given
- * (401 otherwise) and serve on the simulator's loop; requests are logged in
- * requests.log as nodes "jira" and "servicenow", bodies included.
+ *   GitHub issues (docs.github.com "REST API endpoints for issues", API
+ *   version 2022-11-28), one repository OWNER/REPO, at the root as
+ *   api.github.com or under /api/v3 as GitHub Enterprise Server: POST
+ *   /repos/O/R/issues {title, body, labels} → 201 the issue {id, number,
+ *   url, html_url, title, body, state "open", labels [{name}], state_reason,
+ *   comments} with a Location header; 422 {"message": "Validation Failed",
+ *   "errors": [{resource, field, code}]} without a title or with a label
+ *   past 50 characters; GET /repos/O/R/issues?state=open|closed|all&labels=
+ *   A,B&direction=asc|desc (by creation, default desc: the newest first)
+ *   &per_page (at most 100, default 30)&page; GET and PATCH
+ *   /repos/O/R/issues/N {title, body, labels, state open|closed,
+ *   state_reason completed|not_planned|reopened}; POST (201) and GET
+ *   /repos/O/R/issues/N/comments {body}; 404 {"message": "Not Found"} for
+ *   another repository, 401 "Bad credentials", 403 without a User-Agent.
+ *
+ * Each checks the Authorization header against the one it was given
+ * (401 otherwise; GitHub takes "token T" for "Bearer T" too) and serves on
+ * the simulator's loop; requests are logged in requests.log as nodes
+ * "jira", "servicenow" and "github", bodies included.
  *
  * Ownership: sim_*_new copy their arguments; sim_*_free after the loop.
  */
@@ -42,5 +58,10 @@ struct sim_servicenow;
 struct sim_servicenow *sim_servicenow_new(const char *authorization);
 void sim_servicenow_free(struct sim_servicenow *s);
 void sim_servicenow_handle(void *ctx, const struct sim_request *req, struct sim_response *resp);
+
+struct sim_github;
+struct sim_github *sim_github_new(const char *repo, const char *authorization);
+void sim_github_free(struct sim_github *g);
+void sim_github_handle(void *ctx, const struct sim_request *req, struct sim_response *resp);
 
 #endif

@@ -7,7 +7,8 @@
 
 struct stg_rest_client {
 	char *auth_header;
-	char *authorization; /* registered with the redaction */
+	struct br_strlist headers; /* stg_rest_options.headers */
+	char *authorization;	   /* registered with the redaction */
 	struct br_loop *loop;
 	struct br_http http;
 	struct br_http_host host;
@@ -34,6 +35,8 @@ static int on_start(struct br_http_req *hr, CURL *easy, struct curl_slist **head
 		*headers = curl_slist_append(*headers, "Content-Type: application/json");
 	if (*headers && r->c->auth_header)
 		*headers = curl_slist_append(*headers, r->c->auth_header);
+	for (size_t i = 0; *headers && i < r->c->headers.n; i++)
+		*headers = curl_slist_append(*headers, r->c->headers.items[i]);
 	return *headers ? 0 : BR_E_NOMEM;
 }
 
@@ -88,6 +91,8 @@ int stg_rest_init(struct stg_rest *r, const struct stg_rest_options *o, struct b
 		br_redact_add(c->authorization);
 		c->auth_header = br_xasprintf("Authorization: %s", o->authorization);
 	}
+	for (size_t i = 0; o->headers && o->headers[i]; i++)
+		br_strlist_add(&c->headers, o->headers[i]);
 	br_http_options_init(&ho);
 	ho.timeout_ms = o->timeout_ms > 0 ? o->timeout_ms : 30000;
 	ho.retries = STG_REST_RETRIES;
@@ -125,6 +130,7 @@ void stg_rest_release(struct stg_rest *r)
 	}
 	free(c->authorization);
 	free(c->auth_header);
+	br_strlist_release(&c->headers);
 	free(c);
 	r->c = NULL;
 }

@@ -29,6 +29,9 @@ struct stg_rest_options {
 	int insecure;
 	long timeout_ms; /* one attempt; 0: 30 s */
 	size_t body_max; /* one answer */
+	/* More header lines, "Name: value", NULL-ended (GitHub's Accept,
+	 * X-GitHub-Api-Version, User-Agent); copied. NULL: none. */
+	const char *const *headers;
 };
 
 int stg_rest_init(struct stg_rest *r, const struct stg_rest_options *o, struct br_err *err);

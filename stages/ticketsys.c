@@ -26,7 +26,9 @@ char *stg_ticketsys_correlation(const char *hostname, const char *fault)
 
 int stg_ticketsys_options_check(const struct stg_ticketsys_options *o, struct br_err *err)
 {
-	const char *what = o->kind == STG_TICKETSYS_JIRA ? "--jira" : "--servicenow";
+	const char *what = o->kind == STG_TICKETSYS_JIRA     ? "--jira"
+			   : o->kind == STG_TICKETSYS_GITHUB ? "--github-api"
+							     : "--servicenow";
 
 	if (!o->url || (strncmp(o->url, "http://", 7) && strncmp(o->url, "https://", 8)))
 		return br_errf(err, BR_E_INVAL, "%s '%s': not an http(s) URL", what, o->url ? o->url : "");
@@ -42,6 +44,18 @@ int stg_ticketsys_options_check(const struct stg_ticketsys_options *o, struct br
 		    "%s needs its Authorization header by reference: --post-auth-ref env:VAR|file:PATH "
 		    "(\"Basic BASE64(user:token)\" or \"Bearer TOKEN\")",
 		    what);
+	if (o->kind == STG_TICKETSYS_GITHUB) {
+		const char *r = o->github_repo ? o->github_repo : "", *slash = strchr(r, '/');
+		int ok = slash && slash > r && slash[1] && !strchr(slash + 1, '/');
+
+		/* GitHub's names: letters, digits, '-', '_', '.' */
+		for (const char *p = r; ok && *p; p++)
+			ok = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+			     (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' || *p == '.' || p == slash;
+		if (!ok)
+			return br_errf(err, BR_E_INVAL,
+				       "--github '%s': want OWNER/REPO (letters, digits, '-', '_', '.')", r);
+	}
 	if (o->kind == STG_TICKETSYS_JIRA) {
 		if (!o->jira_project || !*o->jira_project)
 			return br_errf(err, BR_E_INVAL, "--jira needs --jira-project KEY");
@@ -75,6 +89,11 @@ static char *words(const struct br_buf *body)
 	    br_buf_addf(&b, "%s%s", b.len ? "; " : "", json_string_value(v));
 	json_object_foreach(json_object_get(doc, "errors"), key, v) if (json_is_string(v))
 	    br_buf_addf(&b, "%s%s: %s", b.len ? "; " : "", key, json_string_value(v));
+	/* GitHub: {"message", "errors": [{"resource", "field", "code"}]} */
+	if (br_json_str(doc, "message"))
+		br_buf_addf(&b, "%s%s", b.len ? "; " : "", br_json_str(doc, "message"));
+	json_array_foreach(json_object_get(doc, "errors"), i, v) if (br_json_str(v, "code")) br_buf_addf(
+	    &b, " (%s %s)", br_json_str(v, "field") ? br_json_str(v, "field") : "-", br_json_str(v, "code"));
 	if (br_json_str(doc, "error/message"))
 		br_buf_addf(&b, "%s%s", b.len ? "; " : "", br_json_str(doc, "error/message"));
 	if (br_json_str(doc, "error/detail"))
@@ -285,11 +304,104 @@ out:
 	return rc;
 }
 
+/* ---- GitHub ------------------------------------------------------------------- */
+
+/* The hidden line that carries the correlation id in an issue's body. */
+static char *gh_marker(const char *correlation)
+{
+	return br_xasprintf("<!-- bringup-id: %s -->", correlation);
+}
+
+/* The open issue (not a pull request) labelled bringup whose body holds
+ * the marker: its number, or 0. */
+static int gh_find(struct sys *s, const char *marker, long *ret_number, struct br_err *err)
+{
+	int rc = 0;
+
+	*ret_number = 0;
+	for (int page = 1; !rc && !*ret_number && page <= STG_TICKETSYS_GITHUB_PAGES; page++) {
+		char *url = br_xasprintf("%srepos/%s/issues?state=open&labels=bringup&per_page=100&page=%d",
+					 s->base, s->o->github_repo, page);
+		json_t *doc = NULL, *v;
+		size_t i;
+
+		rc = call(s, "GET", url, NULL, &doc, err);
+		if (!rc && !json_is_array(doc))
+			rc = br_errf(err, BR_E_PROTO, "GET %s: the answer is not a list of issues", url);
+		json_array_foreach(rc ? NULL : doc, i, v)
+		{
+			const char *body = br_json_str(v, "body");
+
+			if (!json_object_get(v, "pull_request") && body && strstr(body, marker) &&
+			    json_is_integer(json_object_get(v, "number"))) {
+				*ret_number = (long)json_integer_value(json_object_get(v, "number"));
+				break;
+			}
+		}
+		if (!rc && json_array_size(doc) < 100)
+			page = STG_TICKETSYS_GITHUB_PAGES; /* the last page */
+		json_decref(doc);
+		free(url);
+	}
+	return rc;
+}
+
+static int gh_deliver(struct sys *s, const struct stg_ticketsys_item *it, char **ret_key, struct br_err *err)
+{
+	char *marker = gh_marker(it->correlation), *body_text = NULL, *url = NULL;
+	json_t *body = NULL, *doc = NULL;
+	long number = 0;
+	int rc = gh_find(s, marker, &number, err);
+
+	if (rc || (!number && it->closed))
+		goto out;
+	body_text = br_xasprintf("%s\n\n%s\n", it->description, marker);
+	if (!number) {
+		url = br_xasprintf("%srepos/%s/issues", s->base, s->o->github_repo);
+		body = json_pack("{s:s, s:s, s:[s]}", "title", it->summary, "body", body_text, "labels",
+				 "bringup");
+		rc = call(s, "POST", url, body, &doc, err);
+		if (!rc && !json_is_integer(json_object_get(doc, "number")))
+			rc = br_errf(err, BR_E_PROTO, "POST %s: no 'number' in the answer", url);
+		if (!rc)
+			number = (long)json_integer_value(json_object_get(doc, "number"));
+	} else if (it->closed) {
+		url = br_xasprintf("%srepos/%s/issues/%ld/comments", s->base, s->o->github_repo, number);
+		body = json_pack("{s:s}", "body", it->description);
+		rc = call(s, "POST", url, body, &doc, err);
+		json_decref(body);
+		json_decref(doc);
+		doc = NULL;
+		free(url);
+		url = br_xasprintf("%srepos/%s/issues/%ld", s->base, s->o->github_repo, number);
+		body = json_pack("{s:s, s:s}", "state", "closed", "state_reason", "completed");
+		if (!rc)
+			rc = call(s, "PATCH", url, body, &doc, err);
+	} else {
+		url = br_xasprintf("%srepos/%s/issues/%ld", s->base, s->o->github_repo, number);
+		body = json_pack("{s:s, s:s}", "title", it->summary, "body", body_text);
+		rc = call(s, "PATCH", url, body, &doc, err);
+	}
+out:
+	json_decref(body);
+	json_decref(doc);
+	free(url);
+	free(body_text);
+	free(marker);
+	if (!rc && number)
+		*ret_key = br_xasprintf("%s#%ld", s->o->github_repo, number);
+	return rc;
+}
+
 int stg_ticketsys_run(const struct stg_ticketsys_options *o, const struct stg_ticketsys_item *items, size_t n,
 		      stg_ticketsys_done_fn done, void *ctx, struct br_err *err)
 {
 	struct stg_rest_options ro = { 0 };
 	struct sys s = { o, { 0 }, NULL };
+	/* GitHub refuses a request without a User-Agent and pins its API
+	 * by a version header. */
+	char *ua = NULL;
+	const char *gh_headers[3] = { "X-GitHub-Api-Version: 2022-11-28", NULL, NULL };
 	size_t len;
 	int rc = stg_ticketsys_options_check(o, err);
 
@@ -302,17 +414,24 @@ int stg_ticketsys_run(const struct stg_ticketsys_options *o, const struct stg_ti
 	ro.insecure = o->insecure;
 	ro.timeout_ms = o->timeout_ms;
 	ro.body_max = STG_TICKETSYS_BODY_MAX;
+	if (o->kind == STG_TICKETSYS_GITHUB) {
+		ua = br_xasprintf("User-Agent: bringup/%s", br_version());
+		gh_headers[1] = ua;
+		ro.headers = gh_headers;
+	}
 	rc = stg_rest_init(&s.rest, &ro, err);
 	for (size_t i = 0; !rc && i < n; i++) {
 		struct br_err one = { 0 };
 		char *key = NULL;
-		int r = o->kind == STG_TICKETSYS_JIRA ? jira_deliver(&s, &items[i], &key, &one)
-						      : sn_deliver(&s, &items[i], &key, &one);
+		int r = o->kind == STG_TICKETSYS_JIRA	  ? jira_deliver(&s, &items[i], &key, &one)
+			: o->kind == STG_TICKETSYS_GITHUB ? gh_deliver(&s, &items[i], &key, &one)
+							  : sn_deliver(&s, &items[i], &key, &one);
 
 		done(ctx, i, r == 0, r ? one.msg : key);
 		free(key);
 	}
 	stg_rest_release(&s.rest);
+	free(ua);
 	free(s.base);
 	return rc;
 }

@@ -20,7 +20,7 @@ auth_bmc=$(jq -r --arg h "$auth" '.nodes[] | select(.hostname == $h) | .bmc' $tr
 lines=$(wc -l < rack/requests.log)
 rc=0; bringup discover --log-format xml 2> err || rc=$?
 assert_eq "$rc" 2 "--log-format xml"
-assert_contains "$(cat err)" "want text or json" "the values named"
+assert_contains "$(cat err)" "want text, json or journal" "the values named"
 rc=0; BRINGUP_LOG_FORMAT=yaml bringup discover 2> err || rc=$?
 assert_eq "$rc" 2 "BRINGUP_LOG_FORMAT=yaml"
 assert_eq "$(wc -l < rack/requests.log)" "$lines" "requests sent for a wrong log format"

@@ -19,7 +19,8 @@ for n in discover validate probe sim tickets import; do
 	grep -qx "/usr/libexec/bringup/bringup-$n" files || fail "bringup-$n not in /usr/libexec/bringup"
 done
 for f in /usr/share/man/man1/bringup.1.gz /usr/share/man/man5/bringup.conf.5.gz \
-	/usr/share/bash-completion/completions/bringup /lib/systemd/system/bringup-run.service \
+	/usr/share/bash-completion/completions/bringup /usr/share/zsh/vendor-completions/_bringup \
+	/lib/systemd/system/bringup-run.service \
 	/lib/systemd/system/bringup-run.timer /usr/share/doc/bringup/copyright \
 	/usr/share/bringup/templates/profiles/xe9680/hardware.conf; do
 	grep -qx "$f" files || fail "$f not in the package"

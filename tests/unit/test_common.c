@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -366,16 +368,112 @@ static void test_url_masked(void **state)
 	assert_true(br_url_has_credentials("https://h/?t=1"));
 }
 
+/* A log line in each format: text as every stage has written it, one
+ * JSON object with its fields, journald's "<PRIO>" prefix; the message,
+ * node and BMC escaped and a registered secret redacted in each. */
+static void test_log_format_line(void **state)
+{
+	const char *ts = "2026-01-02T03:04:05Z";
+	struct br_buf b;
+	json_t *doc;
+	enum br_log_format f = BR_LOG_TEXT;
+
+	(void)state;
+	br_redact_add("L0g-s3cret");
+	br_buf_init(&b, 0);
+	br_log_format_line(&b, BR_LOG_TEXT, "bringup-discover", ts, BR_LOG_WARN, "discover", "gpu-r01-u02",
+			   "10.0.0.7", "refused L0g-s3cret\n\x1b[2J");
+	assert_string_equal(br_buf_str(&b), "2026-01-02T03:04:05Z bringup-discover: warning[discover] "
+					    "gpu-r01-u02: refused <redacted>\\x0a\\x1b[2J");
+	br_buf_reset(&b);
+	br_log_format_line(&b, BR_LOG_JSON, "bringup-discover", ts, BR_LOG_INFO, "discover", "gpu-r01-u02",
+			   "10.0.0.7", "pw L0g-s3cret");
+	doc = json_loads(br_buf_str(&b), 0, NULL);
+	assert_non_null(doc);
+	assert_null(strchr(br_buf_str(&b), '\n'));
+	assert_string_equal(br_json_str(doc, "time"), ts);
+	assert_string_equal(br_json_str(doc, "level"), "info");
+	assert_string_equal(br_json_str(doc, "stage"), "discover");
+	assert_string_equal(br_json_str(doc, "node"), "gpu-r01-u02");
+	assert_string_equal(br_json_str(doc, "bmc"), "10.0.0.7");
+	assert_string_equal(br_json_str(doc, "msg"), "pw <redacted>");
+	json_decref(doc);
+	/* Not a node's line, not a stage's program: nulls. */
+	br_buf_reset(&b);
+	br_log_format_line(&b, BR_LOG_JSON, "bringup", ts, BR_LOG_ERROR, NULL, NULL, NULL, "x");
+	doc = json_loads(br_buf_str(&b), 0, NULL);
+	assert_non_null(doc);
+	assert_true(json_is_null(json_object_get(doc, "stage")));
+	assert_true(json_is_null(json_object_get(doc, "node")));
+	assert_true(json_is_null(json_object_get(doc, "bmc")));
+	json_decref(doc);
+	/* journald: the syslog priority of each level, no time of our own. */
+	{
+		static const struct {
+			enum br_log_level level;
+			const char *prefix;
+		} want[] = { { BR_LOG_ERROR, "<3>" },
+			     { BR_LOG_WARN, "<4>" },
+			     { BR_LOG_INFO, "<6>" },
+			     { BR_LOG_DEBUG, "<7>" } };
+
+		for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+			br_buf_reset(&b);
+			br_log_format_line(&b, BR_LOG_JOURNAL, "bringup-validate", ts, want[i].level, "ssh",
+					   NULL, NULL, "m");
+			assert_int_equal(strncmp(br_buf_str(&b), want[i].prefix, 3), 0);
+			assert_string_equal(br_buf_str(&b) + 3, "bringup-validate: [ssh] m");
+		}
+	}
+	br_buf_reset(&b);
+	br_log_format_line(&b, BR_LOG_JOURNAL, "bringup-discover", ts, BR_LOG_WARN, "discover", "gpu-r01-u02",
+			   "10.0.0.7", "refused L0g-s3cret\r");
+	assert_string_equal(
+	    br_buf_str(&b),
+	    "<4>bringup-discover: [discover] gpu-r01-u02 (bmc 10.0.0.7): refused <redacted>\\x0d");
+	br_buf_release(&b);
+	assert_int_equal(br_log_format_parse("journal", &f), 0);
+	assert_int_equal(f, BR_LOG_JOURNAL);
+	assert_int_equal(br_log_format_parse("syslog", &f), BR_E_INVAL);
+	assert_int_equal(f, BR_LOG_JOURNAL);
+	br_redact_remove("L0g-s3cret");
+}
+
+/* $JOURNAL_STREAM names fd 2's device and inode, or it is not the journal. */
+static void test_log_stderr_is_journal(void **state)
+{
+	struct stat st;
+	char v[64];
+
+	(void)state;
+	assert_int_equal(fstat(STDERR_FILENO, &st), 0);
+	unsetenv("JOURNAL_STREAM");
+	assert_false(br_log_stderr_is_journal());
+	snprintf(v, sizeof(v), "%llu:%llu", (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
+	setenv("JOURNAL_STREAM", v, 1);
+	assert_true(br_log_stderr_is_journal());
+	snprintf(v, sizeof(v), "%llu:%llu", (unsigned long long)st.st_dev, (unsigned long long)st.st_ino + 1);
+	setenv("JOURNAL_STREAM", v, 1);
+	assert_false(br_log_stderr_is_journal());
+	snprintf(v, sizeof(v), "%llu:%llux", (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
+	setenv("JOURNAL_STREAM", v, 1);
+	assert_false(br_log_stderr_is_journal());
+	setenv("JOURNAL_STREAM", "garbage", 1);
+	assert_false(br_log_stderr_is_journal());
+	unsetenv("JOURNAL_STREAM");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_mac_normalize),  cmocka_unit_test(test_buf_cap),
-		cmocka_unit_test(test_parse_long),     cmocka_unit_test(test_secret_refs),
-		cmocka_unit_test(test_json_caps),      cmocka_unit_test(test_json_shape),
-		cmocka_unit_test(test_bmc_address),    cmocka_unit_test(test_errf),
-		cmocka_unit_test(test_strdup_capped),  cmocka_unit_test(test_escape),
-		cmocka_unit_test(test_redact),	       cmocka_unit_test(test_redact_unbounded),
-		cmocka_unit_test(test_serial_matches), cmocka_unit_test(test_url_masked),
+		cmocka_unit_test(test_mac_normalize),	cmocka_unit_test(test_buf_cap),
+		cmocka_unit_test(test_parse_long),	cmocka_unit_test(test_secret_refs),
+		cmocka_unit_test(test_json_caps),	cmocka_unit_test(test_json_shape),
+		cmocka_unit_test(test_bmc_address),	cmocka_unit_test(test_errf),
+		cmocka_unit_test(test_strdup_capped),	cmocka_unit_test(test_escape),
+		cmocka_unit_test(test_redact),		cmocka_unit_test(test_redact_unbounded),
+		cmocka_unit_test(test_serial_matches),	cmocka_unit_test(test_url_masked),
+		cmocka_unit_test(test_log_format_line), cmocka_unit_test(test_log_stderr_is_journal),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
