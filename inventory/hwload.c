@@ -134,6 +134,8 @@ int inv_node_set_maas(struct inv *inv, const char *hostname, const char *system_
 	int rc;
 
 	rc = inv_node_id(inv, hostname, &id, NULL, err);
+	if (!rc)
+		rc = inv_lease_fence(inv, id, err);
 	if (rc)
 		return rc;
 	rc = inv_prepare(inv, "UPDATE nodes SET maas_system_id=?, ip=?, updated_at=? WHERE id=?", &st, err);

@@ -10,6 +10,8 @@ int inv_store_probe(struct inv *inv, const char *hostname, const char *doc, stru
 	int rc = inv_node_id(inv, hostname, &id, NULL, err);
 
 	if (!rc)
+		rc = inv_lease_fence(inv, id, err);
+	if (!rc)
 		rc = inv_prepare(inv,
 				 "INSERT INTO probe_facts(node_id, doc, collected_at)"
 				 " VALUES (?1, ?2, ?3)"
@@ -55,7 +57,13 @@ int inv_load_probe(struct inv *inv, const char *hostname, char **ret_doc, struct
 int inv_node_set_installed_disk(struct inv *inv, const char *hostname, const char *serial, struct br_err *err)
 {
 	struct invb_stmt *st = NULL;
-	int rc = inv_prepare(inv, "UPDATE nodes SET installed_disk_serial=?2 WHERE hostname=?1", &st, err);
+	int64_t id;
+	int rc = inv_node_id(inv, hostname, &id, NULL, err);
+
+	if (!rc)
+		rc = inv_lease_fence(inv, id, err);
+	if (!rc)
+		rc = inv_prepare(inv, "UPDATE nodes SET installed_disk_serial=?2 WHERE hostname=?1", &st, err);
 
 	if (!rc) {
 		inv_bind_text(st, 1, hostname);
