@@ -113,12 +113,13 @@ static void describe(const struct inv_lease *h, char out[32])
  * -1 a removed key. */
 static struct held_token {
 	int64_t id, token;
-} *held;
+} * held;
 static size_t held_cap, held_used;
 
 static size_t held_slot(int64_t id, int for_insert)
 {
-	size_t mask = held_cap - 1, i = (size_t)((uint64_t)id * 0x9E3779B97F4A7C15ull) & mask, tomb = SIZE_MAX;
+	size_t mask = held_cap - 1, i = (size_t)((uint64_t)id * 0x9E3779B97F4A7C15ull) & mask,
+	       tomb = SIZE_MAX;
 
 	for (;; i = (i + 1) & mask) {
 		if (held[i].id == id)
@@ -197,11 +198,12 @@ int inv_lease_fence(struct inv *inv, int64_t id, struct br_err *err)
 
 	if (!mine || inv->unfenced)
 		return 0;
-	rc = inv_prepare(inv,
-			 "SELECT l.token, t.token, t.pid, t.host, n.hostname FROM nodes n"
-			 " LEFT JOIN leases l ON l.node_id = n.id LEFT JOIN lease_tokens t ON t.node_id = n.id"
-			 " WHERE n.id = ?",
-			 &st, err);
+	rc =
+	    inv_prepare(inv,
+			"SELECT l.token, t.token, t.pid, t.host, n.hostname FROM nodes n"
+			" LEFT JOIN leases l ON l.node_id = n.id LEFT JOIN lease_tokens t ON t.node_id = n.id"
+			" WHERE n.id = ?",
+			&st, err);
 	if (rc)
 		return rc;
 	invb_bind_int64(st, 1, id);
@@ -221,11 +223,13 @@ int inv_lease_fence(struct inv *inv, int64_t id, struct br_err *err)
 	host = inv_col_dup(st, 3);
 	name = inv_col_dup(st, 4);
 	if (last != mine)
-		rc = br_errf(err, BR_E_STATE, "lease on %s lost to %ld@%s (token %lld); this write (token %lld) refused",
+		rc = br_errf(err, BR_E_STATE,
+			     "lease on %s lost to %ld@%s (token %lld); this write (token %lld) refused",
 			     name ? name : "?", pid, host ? host : "?", (long long)last, (long long)mine);
 	else
-		rc = br_errf(err, BR_E_STATE, "lease on %s lost: no longer held (token %lld%s); this write refused",
-			     name ? name : "?", (long long)mine, token ? ", the lease row names another" : "");
+		rc = br_errf(
+		    err, BR_E_STATE, "lease on %s lost: no longer held (token %lld%s); this write refused",
+		    name ? name : "?", (long long)mine, token ? ", the lease row names another" : "");
 	free(host);
 	free(name);
 	inv_finalize(inv, st);
@@ -275,7 +279,8 @@ int inv_lease_ttl(int *ret_ttl, struct br_err *err)
 	if (!v || !*v)
 		return 0;
 	if (br_parse_long(v, INV_LEASE_TTL_MIN_S, INV_LEASE_TTL_MAX_S, &ttl))
-		return br_errf(err, BR_E_INVAL, "BRINGUP_LEASE_TTL: '%s' is not a number of seconds from %d to %d", v,
+		return br_errf(err, BR_E_INVAL,
+			       "BRINGUP_LEASE_TTL: '%s' is not a number of seconds from %d to %d", v,
 			       INV_LEASE_TTL_MIN_S, INV_LEASE_TTL_MAX_S);
 	*ret_ttl = (int)ttl;
 	return 0;
@@ -294,7 +299,8 @@ static int read_lease(struct inv *inv, int64_t id, struct inv_lease *h, struct b
 	struct invb_stmt *st;
 	int rc;
 
-	rc = inv_prepare(inv, "SELECT stage, pid, host, expires_at, pid_start, token FROM leases WHERE node_id=?",
+	rc = inv_prepare(inv,
+			 "SELECT stage, pid, host, expires_at, pid_start, token FROM leases WHERE node_id=?",
 			 &st, err);
 	if (rc)
 		return rc;
@@ -382,8 +388,8 @@ static int next_token(struct inv *inv, int64_t id, const char *stage, const char
 static int note_takeover(struct inv *inv, int64_t id, enum inv_state state, const struct inv_lease *h,
 			 const char *why, struct br_err *err)
 {
-	char *what = br_xasprintf("lease taken over from stage %s pid %ld on host %s, %s (token %lld)", h->stage,
-				  h->pid, h->host, why, (long long)h->token);
+	char *what = br_xasprintf("lease taken over from stage %s pid %ld on host %s, %s (token %lld)",
+				  h->stage, h->pid, h->host, why, (long long)h->token);
 	int rc = inv_event_add(inv, id, inv_state_name(state), inv_state_name(state), what, err);
 
 	free(what);

@@ -63,7 +63,8 @@ int inv_node_set_installed_disk(struct inv *inv, const char *hostname, const cha
 	if (!rc)
 		rc = inv_lease_fence(inv, id, err);
 	if (!rc)
-		rc = inv_prepare(inv, "UPDATE nodes SET installed_disk_serial=?2 WHERE hostname=?1", &st, err);
+		rc =
+		    inv_prepare(inv, "UPDATE nodes SET installed_disk_serial=?2 WHERE hostname=?1", &st, err);
 
 	if (!rc) {
 		inv_bind_text(st, 1, hostname);

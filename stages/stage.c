@@ -714,7 +714,8 @@ static void keepalive(void *ctx)
 		keep.pid = getpid();
 	}
 	if (!keep.inv && stg_stage_open_inventory(keep.path, &keep.inv)) {
-		br_warn("lease", "cannot renew this stage's leases: the inventory %s cannot be opened", keep.path);
+		br_warn("lease", "cannot renew this stage's leases: the inventory %s cannot be opened",
+			keep.path);
 		return;
 	}
 	if (inv_leases_renew(keep.inv, keep.ttl_s, &n, &err))
