@@ -30,8 +30,8 @@ static void unwritten(struct stg_enlist_node *c, const struct br_err *err)
 		c->unrecorded = br_xstrdup(err->msg);
 }
 
-static void record(struct inv *inv, struct stg_enlist_node *c, enum inv_state to, enum br_fail_kind kind,
-		   const char *reason)
+static int record(struct inv *inv, struct stg_enlist_node *c, enum inv_state to, enum br_fail_kind kind,
+		  const char *reason)
 {
 	struct br_err err = { 0 };
 	int rc = to == INV_FAILED
@@ -42,6 +42,7 @@ static void record(struct inv *inv, struct stg_enlist_node *c, enum inv_state to
 		unwritten(c, &err);
 	else
 		c->node->state = to; /* the state the next change compares with */
+	return rc;
 }
 
 /* The outcome counted and shown, here; the worker has stored it. */
@@ -61,8 +62,11 @@ static void on_system_id(void *ctx, struct stg_enlist_job *job)
 	struct stg_enlist_node *c = job->user_data;
 	struct br_err err = { 0 };
 
-	if (inv_node_set_maas(wk->inv, c->node->hostname, job->system_id, NULL, &err))
+	if (inv_node_set_maas(wk->inv, c->node->hostname, job->system_id, NULL, &err)) {
 		unwritten(c, &err);
+		/* the lease lost (inventory.h, fencing): hands off the machine */
+		job->lost = err.code == BR_E_STATE;
+	}
 }
 
 static void on_ready(void *ctx, struct stg_enlist_job *job)
@@ -72,7 +76,8 @@ static void on_ready(void *ctx, struct stg_enlist_job *job)
 	char *reason =
 	    br_xasprintf("commissioned in MAAS as %s; boot disk %s", job->system_id, job->boot_disk_serial);
 
-	record(wk->inv, c, INV_ENLISTED, BR_FAIL_NONE, reason);
+	/* Refused (the lease lost, another run moved it): not deployed here. */
+	job->lost = record(wk->inv, c, INV_ENLISTED, BR_FAIL_NONE, reason) == BR_E_STATE;
 	free(reason);
 }
 
