@@ -111,6 +111,8 @@ int inv_judge_mac_claims(struct inv *inv, int64_t id, const char *hostname, cons
 /* Within the caller's transaction: close every open ticket of the node,
  * adding how many to *ret_closed (tickets.c). */
 int inv_tickets_close_open(struct inv *inv, int64_t node_id, size_t *ret_closed, struct br_err *err);
+/* inv_store_probe within the caller's transaction (verdicts.c). */
+int inv_probe_write(struct inv *inv, const char *hostname, const char *doc, struct br_err *err);
 int inv_migrate(struct inv *inv, struct br_err *err);
 
 #endif
