@@ -91,11 +91,23 @@ static void on_done(void *ctx, struct stg_enlist_job *job, enum br_fail_kind kin
 	json_t *line;
 
 	if (ok && (inv_node_set_maas(wk->inv, c->node->hostname, job->system_id, job->ip, &err) ||
-		   inv_node_set_installed_disk(wk->inv, c->node->hostname, job->installed_serial, &err)))
+		   inv_node_set_installed_disk(wk->inv, c->node->hostname, job->installed_serial, &err))) {
 		unwritten(c, &err);
+		/* The lease lost (inventory.h, fencing), or another run moved
+		 * the node: deployed, but not this stage's to report. */
+		if (err.code == BR_E_STATE) {
+			char *why = br_xasprintf("no longer this stage's node: %s", err.msg);
+
+			ok = 0;
+			free(text);
+			text = br_xstrdup_capped(why, STG_WORKER_TEXT_MAX);
+			free(why);
+		}
+	}
 	if (!ok)
 		br_log_node(BR_LOG_WARN, "enlist", c->node->hostname, c->node->bmc, "%s", reason);
-	record(wk->inv, c, ok ? INV_DEPLOYED : INV_FAILED, kind, reason);
+	if (err.code != BR_E_STATE) /* nothing more is this stage's to write */
+		record(wk->inv, c, ok ? INV_DEPLOYED : INV_FAILED, kind, reason);
 	line = json_pack("{s:b, s:s, s:o, s:o, s:o}", "ok", ok, "text", text, "system_id",
 			 br_json_string_or_null(job->system_id), "ip", br_json_string_or_null(job->ip),
 			 "installed_serial", br_json_string_or_null(job->installed_serial));
