@@ -323,9 +323,45 @@ static int alive(const struct br_loop *loop)
 	return !loop->stopped && (loop->holds || loop->strong_timers || loop->procs);
 }
 
+static struct {
+	void (*fn)(void *ctx);
+	void *ctx;
+	int64_t interval_ms, due_ms;
+	pid_t pid;
+} keepalive;
+
+void br_loop_keepalive_set(void (*fn)(void *ctx), void *ctx, int64_t interval_ms)
+{
+	keepalive.fn = fn;
+	keepalive.ctx = ctx;
+	keepalive.interval_ms = interval_ms > 0 ? interval_ms : 1;
+	keepalive.due_ms = br_now_ms() + keepalive.interval_ms;
+	keepalive.pid = getpid();
+}
+
+static int keepalive_ours(void)
+{
+	return keepalive.fn && keepalive.pid == getpid();
+}
+
+void br_loop_keepalive_due(void)
+{
+	if (!keepalive_ours() || br_now_ms() < keepalive.due_ms)
+		return;
+	keepalive.due_ms = br_now_ms() + keepalive.interval_ms;
+	keepalive.fn(keepalive.ctx);
+}
+
 static int wait_ms(struct br_loop *loop)
 {
 	int64_t ms = BR_LOOP_WAIT_MAX_MS;
+
+	if (keepalive_ours()) {
+		int64_t until = keepalive.due_ms - br_now_ms();
+
+		if (until < ms)
+			ms = until < 0 ? 0 : until;
+	}
 
 	if (loop->woken)
 		return 0;
@@ -382,6 +418,7 @@ int br_loop_run_until(struct br_loop *loop, int (*finished)(void *ctx), void *ct
 		free_dead(loop);
 		if (!loop->stopped)
 			fire_timers(loop);
+		br_loop_keepalive_due();
 	}
 	loop->running = 0;
 	rc = loop->stop_rc;

@@ -65,6 +65,15 @@ void br_loop_wake(struct br_loop *loop);
 int br_loop_prepare_add(struct br_loop *loop, void (*fn)(void *ctx), void *ctx);
 void br_loop_prepare_del(struct br_loop *loop, void (*fn)(void *ctx), void *ctx);
 
+/* ---- the process's keepalive ------------------------------------------------
+ * fn(ctx) runs every interval_ms while any loop of the process that set it
+ * runs (a wait is cut short to call it): what a stage renews its leases
+ * by (inventory.h). A process forked since does not call it: its parent's
+ * ctx is not its own; it sets its own. fn NULL: none. */
+void br_loop_keepalive_set(void (*fn)(void *ctx), void *ctx, int64_t interval_ms);
+/* Call it now if it is due (a wait outside any loop). */
+void br_loop_keepalive_due(void);
+
 /* ---- fd watches ----------------------------------------------------------- */
 
 enum { BR_LOOP_IN = 1u, BR_LOOP_OUT = 2u, BR_LOOP_ERR = 4u };

@@ -71,7 +71,9 @@ static void record_one(struct inv *inv, struct inv_state_change *v)
 		savepoint_undo(inv, "batch_node");
 		return;
 	}
-	v->rc = inv_state_expect(v->hostname, cur.state, v->from, &v->err);
+	v->rc = inv_lease_fence(inv, cur.id, &v->err);
+	if (!v->rc)
+		v->rc = inv_state_expect(v->hostname, cur.state, v->from, &v->err);
 	if (!v->rc) {
 		/* The same state and reason again records nothing. */
 		capped = inv_reason_as_stored(v->reason);

@@ -64,7 +64,11 @@ int inv_checks_write(struct inv *inv, int64_t id, const char *stage, const struc
 		     struct br_err *err)
 {
 	struct invb_stmt *del = NULL;
-	int rc = inv_prepare(inv, "DELETE FROM check_results WHERE node_id=? AND stage=?", &del, err);
+	int rc = inv_lease_fence(inv, id, err);
+
+	if (rc)
+		return rc;
+	rc = inv_prepare(inv, "DELETE FROM check_results WHERE node_id=? AND stage=?", &del, err);
 
 	if (!rc) {
 		invb_bind_int64(del, 1, id);
@@ -85,6 +89,8 @@ int inv_check_replace(struct inv *inv, const char *hostname, const char *stage, 
 	if (rc)
 		return rc;
 	rc = inv_node_id(inv, hostname, &id, NULL, err);
+	if (!rc)
+		rc = inv_lease_fence(inv, id, err);
 	if (!rc)
 		rc = checks_insert(inv, id, stage, check, 1, err);
 	if (!rc)

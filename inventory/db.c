@@ -308,6 +308,11 @@ int inv_event_add(struct inv *inv, int64_t node_id, const char *from_state, cons
 	struct invb_stmt *st;
 	int rc;
 
+	/* Every state change and note of a node comes here: the fence of a
+	 * stage's writes under its lease (lease.c). */
+	rc = inv_lease_fence(inv, node_id, err);
+	if (rc)
+		return rc;
 	rc = inv_prepare(inv,
 			 "INSERT INTO events(node_id, from_state, to_state, reason, at) "
 			 "VALUES (?, ?, ?, ?, ?)",

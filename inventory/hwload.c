@@ -129,21 +129,31 @@ out:
 int inv_node_set_maas(struct inv *inv, const char *hostname, const char *system_id, const char *ip,
 		      struct br_err *err)
 {
-	struct invb_stmt *st;
+	struct invb_stmt *st = NULL;
 	int64_t id;
 	int rc;
 
+	/* One transaction: the fence and the write see the same lease. */
+	rc = inv_tx_begin(inv, err);
+	if (rc)
+		return rc;
 	rc = inv_node_id(inv, hostname, &id, NULL, err);
+	if (!rc)
+		rc = inv_lease_fence(inv, id, err);
+	if (!rc)
+		rc = inv_prepare(inv, "UPDATE nodes SET maas_system_id=?, ip=?, updated_at=? WHERE id=?", &st,
+				 err);
+	if (!rc) {
+		inv_bind_text(st, 1, system_id);
+		inv_bind_text(st, 2, ip);
+		inv_bind_now(st, 3);
+		invb_bind_int64(st, 4, id);
+		rc = invb_step(st) == INVB_DONE ? 0 : inv_dberr(inv, err, "store MAAS identity");
+		inv_finalize(inv, st);
+	}
+	if (!rc)
+		rc = inv_tx_commit(inv, err);
 	if (rc)
-		return rc;
-	rc = inv_prepare(inv, "UPDATE nodes SET maas_system_id=?, ip=?, updated_at=? WHERE id=?", &st, err);
-	if (rc)
-		return rc;
-	inv_bind_text(st, 1, system_id);
-	inv_bind_text(st, 2, ip);
-	inv_bind_now(st, 3);
-	invb_bind_int64(st, 4, id);
-	rc = invb_step(st) == INVB_DONE ? 0 : inv_dberr(inv, err, "store MAAS identity");
-	inv_finalize(inv, st);
+		inv_tx_rollback(inv);
 	return rc;
 }

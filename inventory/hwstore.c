@@ -205,6 +205,8 @@ int inv_store_hw_kind(struct inv *inv, const char *hostname, const struct br_hw 
 		goto out;
 	rc = inv_node_id(inv, hostname, &id, &from, err);
 	if (!rc)
+		rc = inv_lease_fence(inv, id, err);
+	if (!rc)
 		rc = inv_state_expect(hostname, from, read, err);
 	if (!rc)
 		rc = inv_prepare(inv, "DELETE FROM nics WHERE node_id=?", &st, err);

@@ -23,6 +23,7 @@ struct inv {
 	size_t n_stmts;
 	inv_lease_yield_fn lease_yield; /* inv_lease_set_yield; NULL: a live holder keeps its lease */
 	void *lease_yield_ctx;
+	int unfenced; /* set while a lease is taken: its takeover event is not fenced */
 };
 
 /* Record a database error naming what was being done and the backend's message. */
@@ -72,6 +73,10 @@ int inv_bind_text(struct invb_stmt *st, int idx, const char *s);
 void inv_this_host(char host[INV_HOST_MAX]);
 int64_t inv_self_start(void);
 int inv_holder_alive(long pid, int64_t started_at, const char *holder_host, const char *host);
+/* Within the caller's write transaction, before a write to node id: 0
+ * when this process holds no token for it or the node's lease still
+ * carries that token; else BR_E_STATE naming who holds it now (lease.c). */
+int inv_lease_fence(struct inv *inv, int64_t id, struct br_err *err);
 /* Node id (and state, and stored reason: caller frees, NULL for none,
  * each when asked for) by hostname: 0 ok, BR_E_NOTFOUND, or a db error. */
 int inv_node_lookup(struct inv *inv, const char *hostname, int64_t *ret_id, enum inv_state *ret_state,
@@ -106,6 +111,8 @@ int inv_judge_mac_claims(struct inv *inv, int64_t id, const char *hostname, cons
 /* Within the caller's transaction: close every open ticket of the node,
  * adding how many to *ret_closed (tickets.c). */
 int inv_tickets_close_open(struct inv *inv, int64_t node_id, size_t *ret_closed, struct br_err *err);
+/* inv_store_probe within the caller's transaction (verdicts.c). */
+int inv_probe_write(struct inv *inv, const char *hostname, const char *doc, struct br_err *err);
 int inv_migrate(struct inv *inv, struct br_err *err);
 
 #endif

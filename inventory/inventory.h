@@ -16,7 +16,7 @@
 
 #include "common.h"
 
-#define INV_SCHEMA_VERSION 18
+#define INV_SCHEMA_VERSION 19
 #define INV_BUSY_TIMEOUT_MS 10000
 /* Longest reason kept with a node or an event; a longer one is cut
  * (br_xstrdup_capped). Reasons carry text from BMCs and MAAS. */
@@ -177,13 +177,30 @@ int inv_store_hw_kind(struct inv *inv, const char *hostname, const struct br_hw 
 		      enum inv_state to, enum br_fail_kind kind, const char *reason, struct br_err *err);
 
 /* Per-node leases: a stage holds the nodes it works so that two stages
- * (two operators, or configure beside enlist) never work one node at once.
- * A lease names its holder: stage, pid and host, and ends at expires_at.
- * A lease whose time is up, or whose holder on this host is no longer
- * running (its pid gone, or now another process's), is taken over. Expiry only matters for a holder on
- * another host that vanished (one here is seen dead at once), so the default is longer than any stage spends
- * on a node (enlist waits up to 1800 s commissioning plus 3600 s deploying). */
-#define INV_LEASE_TTL_S (12 * 3600)
+ * (two operators, or configure beside enlist, or two controllers) never
+ * work one node at once. A lease names its holder: stage, pid and host,
+ * and ends at expires_at; the holder renews it while it works
+ * (inv_leases_renew, every INV_LEASE_KEEPALIVE_S). A lease whose time is
+ * up, or whose holder on this host is no longer running (its pid gone, or
+ * now another process's), is taken over, and the node's history says so
+ * ("lease taken over from stage S pid P on host H, expired at T").
+ *
+ * Fencing: each take by a new holder issues the node's next token (one
+ * more than the last, kept across give-backs), which the lease carries.
+ * While this process (or a worker forked from it) holds a token for a
+ * node, every write to the node (state, facts, checks, events, probe,
+ * MAAS identity) is checked against the lease in the write's transaction:
+ * a lease no longer carrying the token is BR_E_STATE, "lease on HOST lost
+ * to PID@HOST (token N)", and nothing is written, so a holder paused past
+ * its expiry changes nothing its successor owns. */
+/* Default time to live: a stage renews every INV_LEASE_KEEPALIVE_S, so
+ * this is how long a holder on another host that vanished (one here is
+ * seen dead at once) keeps its nodes; BRINGUP_LEASE_TTL (seconds, from
+ * INV_LEASE_TTL_MIN_S to INV_LEASE_TTL_MAX_S) overrides it. */
+#define INV_LEASE_TTL_S 300
+#define INV_LEASE_TTL_MIN_S 2
+#define INV_LEASE_TTL_MAX_S (7 * 86400)
+#define INV_LEASE_KEEPALIVE_S 10
 
 struct inv_lease {
 	char *stage;
@@ -191,6 +208,7 @@ struct inv_lease {
 	char *host;
 	int64_t expires_at; /* unix seconds */
 	int64_t pid_start;  /* the holder's start time (clock ticks after boot), 0 if unknown */
+	int64_t token;	    /* its fencing token (0: a lease from before tokens) */
 };
 void inv_lease_release(struct inv_lease *lease);
 
@@ -227,6 +245,18 @@ int inv_lease_give_back_node(struct inv *inv, const char *hostname, struct br_er
 typedef int (*inv_lease_yield_fn)(void *ctx, const struct inv_lease *holder, const struct inv_node *node);
 /* Set (fn NULL: clear) the yield rule of this connection's lease takes. */
 void inv_lease_set_yield(struct inv *inv, inv_lease_yield_fn fn, void *ctx);
+/* The fencing token this process holds hostname's lease with (0: none). */
+int inv_lease_token(struct inv *inv, const char *hostname, int64_t *ret_token, struct br_err *err);
+/* Extend every lease this process (or the stage process it was forked
+ * from) holds to now + ttl_s: one statement. A lease another holder took
+ * is not touched. *ret_n (may be NULL): how many were renewed. */
+int inv_leases_renew(struct inv *inv, int ttl_s, size_t *ret_n, struct br_err *err);
+/* The lease time to live stages use: BRINGUP_LEASE_TTL or INV_LEASE_TTL_S;
+ * an unusable value is BR_E_INVAL naming it. */
+int inv_lease_ttl(int *ret_ttl, struct br_err *err);
+/* How often a holder with leases of ttl_s renews them: every
+ * INV_LEASE_KEEPALIVE_S, or a third of ttl_s when that is shorter. */
+int inv_lease_keepalive_ms(int ttl_s);
 
 /* Redfish sessions held on nodes' BMCs (inventory/sessions.c): each
  * recorded by URI (the login's Location, never its token) before it is

@@ -1,6 +1,7 @@
 /* Per-node leases (inventory.h): who works a node now. */
 #define _DEFAULT_SOURCE
 #include <errno.h>
+#include <stdint.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,13 +105,202 @@ static void describe(const struct inv_lease *h, char out[32])
 		snprintf(out, 32, "%lld", (long long)h->expires_at);
 }
 
+/* ---- the tokens this process holds -------------------------------------
+ * node id -> the fencing token this process took its lease with. Process
+ * wide, not per connection: a stage's workers and round children are
+ * forked from the process that took the leases and write under them with
+ * connections of their own. Open addressing on the node id; 0 is empty,
+ * -1 a removed key. */
+static struct held_token {
+	int64_t id, token;
+} * held;
+static size_t held_cap, held_used;
+
+static size_t held_slot(int64_t id, int for_insert)
+{
+	size_t mask = held_cap - 1, i = (size_t)((uint64_t)id * 0x9E3779B97F4A7C15ull) & mask,
+	       tomb = SIZE_MAX;
+
+	for (;; i = (i + 1) & mask) {
+		if (held[i].id == id)
+			return i;
+		if (held[i].id == -1 && tomb == SIZE_MAX)
+			tomb = i;
+		if (!held[i].id)
+			return for_insert && tomb != SIZE_MAX ? tomb : i;
+	}
+}
+
+static void held_put(int64_t id, int64_t token)
+{
+	size_t i;
+
+	if ((held_used + 1) * 2 > held_cap) {
+		struct held_token *old = held;
+		size_t old_cap = held_cap;
+
+		held_cap = held_cap ? held_cap * 2 : 64;
+		held = br_xcalloc(held_cap, sizeof(*held));
+		held_used = 0;
+		for (size_t k = 0; k < old_cap; k++)
+			if (old[k].id > 0) {
+				held[held_slot(old[k].id, 1)] = old[k];
+				held_used++;
+			}
+		free(old);
+	}
+	i = held_slot(id, 1);
+	if (held[i].id != id)
+		held_used++;
+	held[i].id = id;
+	held[i].token = token;
+}
+
+static int64_t held_get(int64_t id)
+{
+	size_t i;
+
+	if (!held_cap)
+		return 0;
+	i = held_slot(id, 0);
+	return held[i].id == id ? held[i].token : 0;
+}
+
+static void held_drop(int64_t id)
+{
+	size_t i;
+
+	if (!held_cap)
+		return;
+	i = held_slot(id, 0);
+	if (held[i].id == id)
+		held[i].id = -1;
+}
+
+static void held_clear(void)
+{
+	free(held);
+	held = NULL;
+	held_cap = held_used = 0;
+}
+
+/* The holder pid this process's leases name (its own, or, in a worker or
+ * round child forked from it, its parent's): what renewal renews. */
+static long holder_pid;
+
+int inv_lease_fence(struct inv *inv, int64_t id, struct br_err *err)
+{
+	int64_t mine = held_get(id), token, last;
+	struct invb_stmt *st;
+	char *name, *host;
+	long pid;
+	int rc;
+
+	if (!mine || inv->unfenced)
+		return 0;
+	rc =
+	    inv_prepare(inv,
+			"SELECT l.token, t.token, t.pid, t.host, n.hostname FROM nodes n"
+			" LEFT JOIN leases l ON l.node_id = n.id LEFT JOIN lease_tokens t ON t.node_id = n.id"
+			" WHERE n.id = ?",
+			&st, err);
+	if (rc)
+		return rc;
+	invb_bind_int64(st, 1, id);
+	rc = invb_step(st);
+	if (rc != INVB_ROW) {
+		rc = rc == INVB_DONE ? 0 : inv_dberr(inv, err, "check the lease");
+		inv_finalize(inv, st);
+		return rc;
+	}
+	if (!invb_column_is_null(st, 0) && invb_column_int64(st, 0) == mine) {
+		inv_finalize(inv, st);
+		return 0;
+	}
+	last = invb_column_is_null(st, 1) ? 0 : invb_column_int64(st, 1);
+	token = invb_column_is_null(st, 0) ? 0 : invb_column_int64(st, 0);
+	pid = (long)invb_column_int64(st, 2);
+	host = inv_col_dup(st, 3);
+	name = inv_col_dup(st, 4);
+	if (last != mine)
+		rc = br_errf(err, BR_E_STATE,
+			     "lease on %s lost to %ld@%s (token %lld); this write (token %lld) refused",
+			     name ? name : "?", pid, host ? host : "?", (long long)last, (long long)mine);
+	else
+		rc = br_errf(
+		    err, BR_E_STATE, "lease on %s lost: no longer held (token %lld%s); this write refused",
+		    name ? name : "?", (long long)mine, token ? ", the lease row names another" : "");
+	free(host);
+	free(name);
+	inv_finalize(inv, st);
+	return rc;
+}
+
+int inv_lease_token(struct inv *inv, const char *hostname, int64_t *ret_token, struct br_err *err)
+{
+	int64_t id;
+	int rc = inv_node_id(inv, hostname, &id, NULL, err);
+
+	*ret_token = rc ? 0 : held_get(id);
+	return rc;
+}
+
+int inv_leases_renew(struct inv *inv, int ttl_s, size_t *ret_n, struct br_err *err)
+{
+	char host[LEASE_HOST_MAX];
+	struct invb_stmt *st;
+	int rc;
+
+	if (ret_n)
+		*ret_n = 0;
+	if (!holder_pid || !held_cap)
+		return 0;
+	inv_this_host(host);
+	/* A lease another holder took names its pid now: not renewed. */
+	rc = inv_prepare(inv, "UPDATE leases SET expires_at=? WHERE pid=? AND host=?", &st, err);
+	if (rc)
+		return rc;
+	invb_bind_int64(st, 1, (int64_t)time(NULL) + ttl_s);
+	invb_bind_int64(st, 2, (int64_t)holder_pid);
+	inv_bind_text(st, 3, host);
+	rc = invb_step(st) == INVB_DONE ? 0 : inv_dberr(inv, err, "renew leases");
+	if (!rc && ret_n)
+		*ret_n = (size_t)invb_changes(inv->db);
+	inv_finalize(inv, st);
+	return rc;
+}
+
+int inv_lease_ttl(int *ret_ttl, struct br_err *err)
+{
+	const char *v = getenv("BRINGUP_LEASE_TTL");
+	long ttl;
+
+	*ret_ttl = INV_LEASE_TTL_S;
+	if (!v || !*v)
+		return 0;
+	if (br_parse_long(v, INV_LEASE_TTL_MIN_S, INV_LEASE_TTL_MAX_S, &ttl))
+		return br_errf(err, BR_E_INVAL,
+			       "BRINGUP_LEASE_TTL: '%s' is not a number of seconds from %d to %d", v,
+			       INV_LEASE_TTL_MIN_S, INV_LEASE_TTL_MAX_S);
+	*ret_ttl = (int)ttl;
+	return 0;
+}
+
+int inv_lease_keepalive_ms(int ttl_s)
+{
+	int ms = ttl_s * 1000 / 3;
+
+	return ms < INV_LEASE_KEEPALIVE_S * 1000 ? ms : INV_LEASE_KEEPALIVE_S * 1000;
+}
+
 /* The current lease of node id, if any: 1 with *h filled, 0 when none. */
 static int read_lease(struct inv *inv, int64_t id, struct inv_lease *h, struct br_err *err)
 {
 	struct invb_stmt *st;
 	int rc;
 
-	rc = inv_prepare(inv, "SELECT stage, pid, host, expires_at, pid_start FROM leases WHERE node_id=?",
+	rc = inv_prepare(inv,
+			 "SELECT stage, pid, host, expires_at, pid_start, token FROM leases WHERE node_id=?",
 			 &st, err);
 	if (rc)
 		return rc;
@@ -122,6 +312,7 @@ static int read_lease(struct inv *inv, int64_t id, struct inv_lease *h, struct b
 		h->host = inv_col_dup(st, 2);
 		h->expires_at = invb_column_int64(st, 3);
 		h->pid_start = invb_column_int64(st, 4);
+		h->token = invb_column_int64(st, 5);
 		rc = h->stage && h->host ? 1 : 0;
 		if (!rc)
 			inv_lease_release(h);
@@ -133,16 +324,16 @@ static int read_lease(struct inv *inv, int64_t id, struct inv_lease *h, struct b
 }
 
 static int write_lease(struct inv *inv, int64_t id, const char *stage, const char *host, int64_t expires_at,
-		       struct br_err *err)
+		       int64_t token, struct br_err *err)
 {
 	struct invb_stmt *st;
 	int rc;
 
 	rc = inv_prepare(inv,
-			 "INSERT INTO leases(node_id, stage, pid, host, expires_at, pid_start)"
-			 " VALUES (?,?,?,?,?,?) ON CONFLICT (node_id) DO UPDATE SET stage=excluded.stage,"
+			 "INSERT INTO leases(node_id, stage, pid, host, expires_at, pid_start, token)"
+			 " VALUES (?,?,?,?,?,?,?) ON CONFLICT (node_id) DO UPDATE SET stage=excluded.stage,"
 			 " pid=excluded.pid, host=excluded.host, expires_at=excluded.expires_at,"
-			 " pid_start=excluded.pid_start",
+			 " pid_start=excluded.pid_start, token=excluded.token",
 			 &st, err);
 	if (rc)
 		return rc;
@@ -152,33 +343,88 @@ static int write_lease(struct inv *inv, int64_t id, const char *stage, const cha
 	inv_bind_text(st, 4, host);
 	invb_bind_int64(st, 5, expires_at);
 	invb_bind_int64(st, 6, inv_self_start());
+	invb_bind_int64(st, 7, token);
 	rc = invb_step(st) == INVB_DONE ? 0 : inv_dberr(inv, err, "write lease");
 	inv_finalize(inv, st);
 	return rc;
 }
 
-/* Within the transaction: 0 when the lease is ours to take, BR_E_EXISTS
- * (holder in *h) when a live holder keeps it. */
-static int may_take(struct inv *inv, const char *hostname, int64_t id, const char *host, int64_t now,
-		    struct inv_lease *h, struct br_err *err)
+/* The node's next fencing token, issued to this process (within the
+ * transaction): one more than the last one issued, whoever holds it. */
+static int next_token(struct inv *inv, int64_t id, const char *stage, const char *host, int64_t *ret_token,
+		      struct br_err *err)
 {
-	char until[32];
+	struct invb_stmt *st;
+	int rc;
+
+	rc = inv_prepare(inv,
+			 "INSERT INTO lease_tokens(node_id, token, stage, pid, host) VALUES (?, 1, ?, ?, ?)"
+			 " ON CONFLICT (node_id) DO UPDATE SET token=lease_tokens.token + 1,"
+			 " stage=excluded.stage, pid=excluded.pid, host=excluded.host",
+			 &st, err);
+	if (rc)
+		return rc;
+	invb_bind_int64(st, 1, id);
+	inv_bind_text(st, 2, stage);
+	invb_bind_int64(st, 3, (int64_t)getpid());
+	inv_bind_text(st, 4, host);
+	rc = invb_step(st) == INVB_DONE ? 0 : inv_dberr(inv, err, "issue a lease token");
+	inv_finalize(inv, st);
+	if (rc)
+		return rc;
+	rc = inv_prepare(inv, "SELECT token FROM lease_tokens WHERE node_id=?", &st, err);
+	if (rc)
+		return rc;
+	invb_bind_int64(st, 1, id);
+	if (invb_step(st) == INVB_ROW)
+		*ret_token = invb_column_int64(st, 0);
+	else
+		rc = inv_dberr(inv, err, "read the lease token");
+	inv_finalize(inv, st);
+	return rc;
+}
+
+/* The node's history says who held it before a takeover. */
+static int note_takeover(struct inv *inv, int64_t id, enum inv_state state, const struct inv_lease *h,
+			 const char *why, struct br_err *err)
+{
+	char *what = br_xasprintf("lease taken over from stage %s pid %ld on host %s, %s (token %lld)",
+				  h->stage, h->pid, h->host, why, (long long)h->token);
+	int rc = inv_event_add(inv, id, inv_state_name(state), inv_state_name(state), what, err);
+
+	free(what);
+	return rc;
+}
+
+/* Within the transaction: 0 when the lease is ours to take (*renewed 1
+ * when it is ours already, *h its row), BR_E_EXISTS (holder in *h) when a
+ * live holder keeps it. */
+static int may_take(struct inv *inv, const char *hostname, int64_t id, enum inv_state state, const char *host,
+		    int64_t now, struct inv_lease *h, int *renewed, struct br_err *err)
+{
+	char until[32], *why;
 	int rc = read_lease(inv, id, h, err);
 
+	*renewed = 0;
 	if (rc <= 0)
 		return rc;
-	if (h->pid == (long)getpid() && !strcmp(h->host, host))
+	if (h->pid == (long)getpid() && !strcmp(h->host, host)) {
+		*renewed = 1;
 		return 0; /* ours: renewed */
+	}
 	describe(h, until);
 	if (h->expires_at <= now) {
 		br_info("inventory", "%s: taking over the lease of %s (pid %ld on %s): it expired at %s",
 			hostname, h->stage, h->pid, h->host, until);
-		return 0;
+		why = br_xasprintf("expired at %s", until);
+		rc = note_takeover(inv, id, state, h, why, err);
+		free(why);
+		return rc;
 	}
 	if (!holder_alive(h, host)) {
 		br_info("inventory", "%s: taking over the lease of %s (pid %ld on %s): that process is gone",
 			hostname, h->stage, h->pid, h->host);
-		return 0;
+		return note_takeover(inv, id, state, h, "that process is gone", err);
 	}
 	if (inv->lease_yield && !strcmp(h->host, host)) {
 		struct inv_node node;
@@ -206,17 +452,31 @@ static int take_in_tx(struct inv *inv, const char *hostname, const char *stage, 
 {
 	struct inv_lease holder = { 0 };
 	char host[LEASE_HOST_MAX];
-	int64_t now = (int64_t)time(NULL), id;
-	int rc;
+	int64_t now = (int64_t)time(NULL), id, token = 0;
+	enum inv_state state;
+	int rc, renewed = 0;
 
 	inv_this_host(host);
-	rc = inv_node_id(inv, hostname, &id, NULL, err);
+	/* The takeover's event is written before this process holds the
+	 * token: not fenced by a token it held before. */
+	inv->unfenced = 1;
+	rc = inv_node_id(inv, hostname, &id, &state, err);
 	if (!rc)
-		rc = may_take(inv, hostname, id, host, now, &holder, err);
+		rc = may_take(inv, hostname, id, state, host, now, &holder, &renewed, err);
+	inv->unfenced = 0;
+	if (!rc && renewed && holder.token && holder.token == held_get(id))
+		token = holder.token;
+	else if (!rc)
+		rc = next_token(inv, id, stage, host, &token, err);
 	if (!rc)
-		rc = write_lease(inv, id, stage, host, now + ttl_s, err);
-	if (!rc)
+		rc = write_lease(inv, id, stage, host, now + ttl_s, token, err);
+	if (!rc) {
+		/* Rolled back later, the entry names a token the node's lease
+		 * does not carry: this process's writes to it are refused. */
+		held_put(id, token);
+		holder_pid = (long)getpid();
 		rc = inv_node_get(inv, hostname, ret_node, err);
+	}
 	if (rc == BR_E_EXISTS && ret_holder) {
 		*ret_holder = holder;
 		return rc;
@@ -299,6 +559,8 @@ int inv_leases_give_back(struct inv *inv, struct br_err *err)
 	inv_bind_text(st, 2, host);
 	rc = invb_step(st) == INVB_DONE ? 0 : inv_dberr(inv, err, "give back leases");
 	inv_finalize(inv, st);
+	if (!rc && holder_pid == (long)getpid())
+		held_clear();
 	return rc;
 }
 
@@ -321,5 +583,11 @@ int inv_lease_give_back_node(struct inv *inv, const char *hostname, struct br_er
 	inv_bind_text(st, 3, host);
 	rc = invb_step(st) == INVB_DONE ? 0 : inv_dberr(inv, err, "give back lease");
 	inv_finalize(inv, st);
+	if (!rc) {
+		int64_t id;
+
+		if (!inv_node_id(inv, hostname, &id, NULL, NULL))
+			held_drop(id);
+	}
 	return rc;
 }

@@ -456,7 +456,10 @@ int inv_node_set_state_kind(struct inv *inv, const char *hostname, enum inv_stat
 	rc = inv_node_get(inv, hostname, &cur, err);
 	if (rc)
 		goto fail;
-	rc = inv_state_expect(hostname, cur.state, from, err);
+	/* A lost lease first: it says more than the state another holder set. */
+	rc = inv_lease_fence(inv, cur.id, err);
+	if (!rc)
+		rc = inv_state_expect(hostname, cur.state, from, err);
 	if (rc) {
 		inv_node_release(&cur);
 		goto fail;

@@ -3,12 +3,16 @@
 
 #include "inv_private.h"
 
-int inv_store_probe(struct inv *inv, const char *hostname, const char *doc, struct br_err *err)
+/* The probe document, within the caller's transaction (the fence and the
+ * write see the same lease: inventory.h, fencing). */
+int inv_probe_write(struct inv *inv, const char *hostname, const char *doc, struct br_err *err)
 {
 	struct invb_stmt *st = NULL;
 	int64_t id;
 	int rc = inv_node_id(inv, hostname, &id, NULL, err);
 
+	if (!rc)
+		rc = inv_lease_fence(inv, id, err);
 	if (!rc)
 		rc = inv_prepare(inv,
 				 "INSERT INTO probe_facts(node_id, doc, collected_at)"
@@ -24,6 +28,19 @@ int inv_store_probe(struct inv *inv, const char *hostname, const char *doc, stru
 			rc = inv_dberr(inv, err, "store probe facts");
 	}
 	inv_finalize(inv, st);
+	return rc;
+}
+
+int inv_store_probe(struct inv *inv, const char *hostname, const char *doc, struct br_err *err)
+{
+	int rc = inv_tx_begin(inv, err);
+
+	if (!rc)
+		rc = inv_probe_write(inv, hostname, doc, err);
+	if (!rc)
+		rc = inv_tx_commit(inv, err);
+	if (rc)
+		inv_tx_rollback(inv);
 	return rc;
 }
 
@@ -52,10 +69,17 @@ int inv_load_probe(struct inv *inv, const char *hostname, char **ret_doc, struct
 	return rc;
 }
 
-int inv_node_set_installed_disk(struct inv *inv, const char *hostname, const char *serial, struct br_err *err)
+static int set_installed_disk(struct inv *inv, const char *hostname, const char *serial, struct br_err *err)
 {
 	struct invb_stmt *st = NULL;
-	int rc = inv_prepare(inv, "UPDATE nodes SET installed_disk_serial=?2 WHERE hostname=?1", &st, err);
+	int64_t id;
+	int rc = inv_node_id(inv, hostname, &id, NULL, err);
+
+	if (!rc)
+		rc = inv_lease_fence(inv, id, err);
+	if (!rc)
+		rc =
+		    inv_prepare(inv, "UPDATE nodes SET installed_disk_serial=?2 WHERE hostname=?1", &st, err);
 
 	if (!rc) {
 		inv_bind_text(st, 1, hostname);
@@ -66,6 +90,19 @@ int inv_node_set_installed_disk(struct inv *inv, const char *hostname, const cha
 			rc = br_errf(err, BR_E_NOTFOUND, "no node '%s' in the inventory", hostname);
 	}
 	inv_finalize(inv, st);
+	return rc;
+}
+
+int inv_node_set_installed_disk(struct inv *inv, const char *hostname, const char *serial, struct br_err *err)
+{
+	int rc = inv_tx_begin(inv, err);
+
+	if (!rc)
+		rc = set_installed_disk(inv, hostname, serial, err);
+	if (!rc)
+		rc = inv_tx_commit(inv, err);
+	if (rc)
+		inv_tx_rollback(inv);
 	return rc;
 }
 

@@ -251,6 +251,11 @@ const char *const invb_pg_migrations[] = {
 	"  uri TEXT NOT NULL, pid BIGINT NOT NULL, host TEXT NOT NULL,"
 	"  pid_start BIGINT NOT NULL DEFAULT 0, opened_at BIGINT NOT NULL,"
 	"  UNIQUE (node_id, uri));",
+
+	/* 19: fencing tokens (schema_sqlite.c's step 19 says why). */
+	"ALTER TABLE leases ADD COLUMN token BIGINT NOT NULL DEFAULT 0;"
+	"CREATE TABLE lease_tokens (node_id BIGINT PRIMARY KEY REFERENCES nodes(id) ON DELETE CASCADE,"
+	"  token BIGINT NOT NULL, stage TEXT NOT NULL, pid BIGINT NOT NULL, host TEXT NOT NULL);",
 };
 
 _Static_assert(sizeof(invb_pg_migrations) / sizeof(invb_pg_migrations[0]) == INV_SCHEMA_VERSION,

@@ -345,6 +345,18 @@ const char *const invb_sqlite_migrations[] = {
 	"  uri TEXT NOT NULL, pid INTEGER NOT NULL, host TEXT NOT NULL,"
 	"  pid_start INTEGER NOT NULL DEFAULT 0, opened_at INTEGER NOT NULL,"
 	"  UNIQUE (node_id, uri));",
+
+	/* 19: fencing tokens. Each time a new holder takes a node's lease the
+	 * node's token goes up by one (lease_tokens keeps the last one issued,
+	 * and who took it, across give-backs); the lease row carries the token
+	 * it was taken with, and every write a stage makes under a lease is
+	 * refused unless the node's lease still carries its token, so a
+	 * holder that lost its lease (paused past its expiry, a controller
+	 * cut off) changes nothing another holder now owns. */
+	"ALTER TABLE leases ADD COLUMN token INTEGER NOT NULL DEFAULT 0;"
+	"CREATE TABLE lease_tokens ("
+	"  node_id INTEGER PRIMARY KEY REFERENCES nodes(id) ON DELETE CASCADE,"
+	"  token INTEGER NOT NULL, stage TEXT NOT NULL, pid INTEGER NOT NULL, host TEXT NOT NULL);",
 };
 
 _Static_assert(sizeof(invb_sqlite_migrations) / sizeof(invb_sqlite_migrations[0]) == INV_SCHEMA_VERSION,

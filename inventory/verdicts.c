@@ -34,9 +34,11 @@ static int put_one(struct inv *inv, const char *stage, const struct inv_verdict 
 	int rc = inv_node_lookup(inv, v->hostname, &id, &cur, &reason, err);
 
 	if (!rc)
+		rc = inv_lease_fence(inv, id, err);
+	if (!rc)
 		rc = inv_state_expect(v->hostname, cur, v->from, err);
 	if (!rc && v->probe_doc)
-		rc = inv_store_probe(inv, v->hostname, v->probe_doc, err);
+		rc = inv_probe_write(inv, v->hostname, v->probe_doc, err);
 	*ret_node_only = rc != 0;
 	if (!rc && v->checks)
 		rc = inv_checks_write(inv, id, stage, v->checks, v->n_checks, err);

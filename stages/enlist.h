@@ -51,6 +51,10 @@ struct stg_enlist_job {
 	char *system_id;
 	char *ip;
 	char *installed_serial; /* boot_disk.serial once deployed */
+	/* Set by on_system_id or on_ready: the node is no longer this stage's
+	 * (its write was refused: the lease lost, or another run moved it),
+	 * so the flow asks MAAS nothing more for it and finishes it. */
+	int lost;
 	/* Flow state (private). */
 	int lookups, commissioned_here, deploy_sent, waiting, changed, done;
 	int64_t wait_since_ms;

@@ -30,8 +30,8 @@ static void unwritten(struct stg_enlist_node *c, const struct br_err *err)
 		c->unrecorded = br_xstrdup(err->msg);
 }
 
-static void record(struct inv *inv, struct stg_enlist_node *c, enum inv_state to, enum br_fail_kind kind,
-		   const char *reason)
+static int record(struct inv *inv, struct stg_enlist_node *c, enum inv_state to, enum br_fail_kind kind,
+		  const char *reason)
 {
 	struct br_err err = { 0 };
 	int rc = to == INV_FAILED
@@ -42,6 +42,7 @@ static void record(struct inv *inv, struct stg_enlist_node *c, enum inv_state to
 		unwritten(c, &err);
 	else
 		c->node->state = to; /* the state the next change compares with */
+	return rc;
 }
 
 /* The outcome counted and shown, here; the worker has stored it. */
@@ -61,8 +62,11 @@ static void on_system_id(void *ctx, struct stg_enlist_job *job)
 	struct stg_enlist_node *c = job->user_data;
 	struct br_err err = { 0 };
 
-	if (inv_node_set_maas(wk->inv, c->node->hostname, job->system_id, NULL, &err))
+	if (inv_node_set_maas(wk->inv, c->node->hostname, job->system_id, NULL, &err)) {
 		unwritten(c, &err);
+		/* the lease lost (inventory.h, fencing): hands off the machine */
+		job->lost = err.code == BR_E_STATE;
+	}
 }
 
 static void on_ready(void *ctx, struct stg_enlist_job *job)
@@ -72,7 +76,8 @@ static void on_ready(void *ctx, struct stg_enlist_job *job)
 	char *reason =
 	    br_xasprintf("commissioned in MAAS as %s; boot disk %s", job->system_id, job->boot_disk_serial);
 
-	record(wk->inv, c, INV_ENLISTED, BR_FAIL_NONE, reason);
+	/* Refused (the lease lost, another run moved it): not deployed here. */
+	job->lost = record(wk->inv, c, INV_ENLISTED, BR_FAIL_NONE, reason) == BR_E_STATE;
 	free(reason);
 }
 
@@ -86,11 +91,23 @@ static void on_done(void *ctx, struct stg_enlist_job *job, enum br_fail_kind kin
 	json_t *line;
 
 	if (ok && (inv_node_set_maas(wk->inv, c->node->hostname, job->system_id, job->ip, &err) ||
-		   inv_node_set_installed_disk(wk->inv, c->node->hostname, job->installed_serial, &err)))
+		   inv_node_set_installed_disk(wk->inv, c->node->hostname, job->installed_serial, &err))) {
 		unwritten(c, &err);
+		/* The lease lost (inventory.h, fencing), or another run moved
+		 * the node: deployed, but not this stage's to report. */
+		if (err.code == BR_E_STATE) {
+			char *why = br_xasprintf("no longer this stage's node: %s", err.msg);
+
+			ok = 0;
+			free(text);
+			text = br_xstrdup_capped(why, STG_WORKER_TEXT_MAX);
+			free(why);
+		}
+	}
 	if (!ok)
 		br_log_node(BR_LOG_WARN, "enlist", c->node->hostname, c->node->bmc, "%s", reason);
-	record(wk->inv, c, ok ? INV_DEPLOYED : INV_FAILED, kind, reason);
+	if (err.code != BR_E_STATE) /* nothing more is this stage's to write */
+		record(wk->inv, c, ok ? INV_DEPLOYED : INV_FAILED, kind, reason);
 	line = json_pack("{s:b, s:s, s:o, s:o, s:o}", "ok", ok, "text", text, "system_id",
 			 br_json_string_or_null(job->system_id), "ip", br_json_string_or_null(job->ip),
 			 "installed_serial", br_json_string_or_null(job->installed_serial));

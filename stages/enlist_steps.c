@@ -53,6 +53,11 @@ static int take_machine(struct stg_enlist_slot *s, const struct maas_machine *m)
 		free(s->job->system_id);
 		s->job->system_id = br_xstrdup(m->system_id);
 		f->cb->on_system_id(f->ctx, s->job);
+		if (s->job->lost) {
+			stg_enlist_finish(s, BR_FAIL_STAGE,
+					  "no longer this stage's node: left as it is in MAAS");
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -429,7 +434,11 @@ void stg_enlist_dispatch(struct stg_enlist_slot *s, const struct maas_machine *m
 		if (is_chosen_disk(j, m->boot_disk_serial, m->boot_disk_id_path)) {
 			j->wait_since_ms = 0;
 			s->flow->cb->on_ready(s->flow->ctx, j);
-			deploy(s);
+			if (j->lost)
+				stg_enlist_finish(s, BR_FAIL_STAGE,
+						  "no longer this stage's node: not deployed");
+			else
+				deploy(s);
 		} else {
 			br_info("enlist",
 				"%s: %s is Allocated with boot disk %s, not %s: releasing it to pin the disk",
@@ -443,7 +452,10 @@ void stg_enlist_dispatch(struct stg_enlist_slot *s, const struct maas_machine *m
 	case MAAS_READY:
 		j->wait_since_ms = 0;
 		s->flow->cb->on_ready(s->flow->ctx, j);
-		boot_disk(s);
+		if (j->lost)
+			stg_enlist_finish(s, BR_FAIL_STAGE, "no longer this stage's node: not deployed");
+		else
+			boot_disk(s);
 		break;
 	case MAAS_DEPLOYING:
 		stg_enlist_wait(s, m, stg_enlist_wait_limit(s, m->status), "deployment", "Deployed");

@@ -692,6 +692,49 @@ static void on_lease(void *ctx, size_t i, int rc, struct inv_node *fresh, const 
 	inv_node_release(&lp->nodes[i]);
 }
 
+/* ---- lease keepalive: the process's leases renewed while it works ---------
+ * On a connection of its own, opened when first due in the process that
+ * took the leases (or a round child working them): the stage's own may be
+ * closed across a worker pool's fork when it is due. */
+static struct {
+	char *path;
+	struct inv *inv;
+	pid_t pid; /* the process inv was opened in */
+	int ttl_s;
+} keep;
+
+static void keepalive(void *ctx)
+{
+	struct br_err err = { 0 };
+	size_t n = 0;
+
+	(void)ctx;
+	if (keep.pid != getpid()) {
+		keep.inv = NULL; /* a parent's connection: never used here */
+		keep.pid = getpid();
+	}
+	if (!keep.inv && stg_stage_open_inventory(keep.path, &keep.inv)) {
+		br_warn("lease", "cannot renew this stage's leases: the inventory %s cannot be opened",
+			keep.path);
+		return;
+	}
+	if (inv_leases_renew(keep.inv, keep.ttl_s, &n, &err))
+		br_warn("lease", "renewing this stage's leases: %s", err.msg);
+	else
+		br_debug("lease", "%zu lease%s renewed for %d s", n, n == 1 ? "" : "s", keep.ttl_s);
+}
+
+/* Renew from now on in this process (a round child: its own). */
+static void keepalive_start(struct inv *inv, int ttl_s)
+{
+	if (!keep.path && inv)
+		keep.path = br_xstrdup(inv_path(inv));
+	if (!keep.path)
+		return;
+	keep.ttl_s = ttl_s;
+	br_loop_keepalive_set(keepalive, NULL, inv_lease_keepalive_ms(ttl_s));
+}
+
 static int lease(struct inv *inv, const char *stage, const int *states, struct inv_node *nodes, size_t *n,
 		 struct stg_stage *st)
 {
@@ -700,12 +743,20 @@ static int lease(struct inv *inv, const char *stage, const int *states, struct i
 	struct br_err err = { 0 };
 	int rc = 0;
 
+	int ttl_s;
+
 	for (size_t i = 0; i < *n; i++)
 		names[i] = nodes[i].hostname;
-	if (inv_leases_take(inv, names, *n, stage, INV_LEASE_TTL_S, on_lease, &lp, &err)) {
+	if (inv_lease_ttl(&ttl_s, &err)) {
+		br_error("lease", "%s", err.msg);
+		rc = STG_EXIT_USAGE;
+		lp.seen = 0;
+	} else if (inv_leases_take(inv, names, *n, stage, ttl_s, on_lease, &lp, &err)) {
 		br_error("inventory", "%s", err.msg);
 		rc = STG_EXIT_UNREACHABLE;
 	}
+	if (lp.kept)
+		keepalive_start(inv, ttl_s);
 	free(names);
 	/* nodes past the last batch taken (an error stopped it) are dropped */
 	for (size_t i = lp.seen; i < *n; i++)
@@ -791,6 +842,7 @@ static int follow_poll(struct stg_stage *st, int timeout_ms)
 
 int stg_stage_wait(struct stg_stage *st)
 {
+	br_loop_keepalive_due();
 	return follow_poll(st, STG_FOLLOW_POLL_MS);
 }
 
@@ -952,6 +1004,10 @@ static int fork_round(struct stg_stage *st, int share)
 		st->follow_fd = 0;
 		st->in_round_child = 1;
 		st->round_share = share;
+		/* this process works the round's nodes: it renews (its parent
+		 * may wait on it) */
+		if (keep.path)
+			keepalive_start(NULL, keep.ttl_s);
 		child_free(&c);
 		for (size_t i = 0; i < st->n_children; i++)
 			child_free(&st->children[i]);

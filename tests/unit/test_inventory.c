@@ -194,6 +194,144 @@ static void raw_sql(const struct fixture *f, const char *sql)
 	db->ops->close(db);
 }
 
+/* One integer a query on the fixture's inventory gives. */
+static int64_t raw_int(const struct fixture *f, const char *sql)
+{
+	struct invb_conn *db;
+	struct invb_stmt *st;
+	int64_t v = -1;
+
+	assert_int_equal(invb_for(f->path)->open(f->path, 0, &db, NULL), 0);
+	assert_int_equal(invb_prepare(db, sql, 0, &st), 0);
+	if (invb_step(st) == INVB_ROW)
+		v = invb_column_int64(st, 0);
+	invb_finalize(st);
+	db->ops->close(db);
+	return v;
+}
+
+/* Fencing (issue 25): a lease that expired is taken over by another
+ * process with the next token; every write this process then makes to the
+ * node is refused naming the new holder, the node left as the new holder
+ * has it, and renewal does not take it back. Taken again (the other holder
+ * gone), the next token, and writes pass; given back, writes outside a
+ * lease are not fenced. */
+static void test_lease_fence(void **state)
+{
+	struct fixture *f = *state;
+	struct br_err err = { 0 };
+	struct inv_check check = { "link", INV_CHECK_PASS, "up", NULL, NULL };
+	struct inv_event *ev = NULL;
+	struct inv_node n;
+	int64_t t1 = 0, t2 = 0, t3 = 0;
+	char host[256] = { 0 }, want[512];
+	size_t renewed = 9, n_ev = 0;
+	int status, ttl = 0, found = 0;
+	pid_t child;
+
+	gethostname(host, sizeof(host) - 1);
+	assert_int_equal(inv_lease_take(f->inv, "node-a", "bringup-configure", 60, &n, NULL, &err), 0);
+	inv_node_release(&n);
+	assert_int_equal(inv_lease_token(f->inv, "node-a", &t1, &err), 0);
+	assert_true(t1 > 0);
+	/* Taking it again is a renewal: the same token. */
+	assert_int_equal(inv_lease_take(f->inv, "node-a", "bringup-configure", 60, &n, NULL, &err), 0);
+	inv_node_release(&n);
+	assert_int_equal(inv_lease_token(f->inv, "node-a", &t2, &err), 0);
+	assert_int_equal(t2, t1);
+	assert_int_equal(inv_node_set_state(f->inv, "node-a", INV_NEW, INV_DISCOVERED, "ours", &err), 0);
+	assert_int_equal(inv_leases_renew(f->inv, 60, &renewed, &err), 0);
+	assert_int_equal(renewed, 1);
+
+	/* It expires (this process paused past it); another takes it over. */
+	raw_sql(f, "UPDATE leases SET expires_at = 1");
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		struct inv *own;
+		int64_t tok = 0;
+
+		if (inv_open(f->path, &own, NULL) ||
+		    inv_lease_take(own, "node-a", "bringup-enlist", 60, &n, NULL, NULL))
+			_exit(1);
+		inv_node_release(&n);
+		if (inv_lease_token(own, "node-a", &tok, NULL) || tok != t1 + 1 ||
+		    inv_node_set_state(own, "node-a", INV_DISCOVERED, INV_CONFIGURED, "theirs", NULL))
+			_exit(2);
+		inv_close(own);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(child, &status, 0), child);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	snprintf(want, sizeof(want), "lease on node-a lost to %ld@%s (token %lld)", (long)child, host,
+		 (long long)(t1 + 1));
+	/* Even a write whose compare-and-set would pass (configured, as it is now). */
+	assert_int_equal(inv_node_set_state(f->inv, "node-a", INV_CONFIGURED, INV_ENLISTED, "late", &err),
+			 BR_E_STATE);
+	assert_non_null(strstr(err.msg, want));
+	assert_int_equal(inv_node_note(f->inv, "node-a", "late note", &err), BR_E_STATE);
+	assert_non_null(strstr(err.msg, want));
+	assert_int_equal(inv_checks_put(f->inv, "node-a", "validate", &check, 1, &err), BR_E_STATE);
+	assert_int_equal(inv_store_probe(f->inv, "node-a", "{}", &err), BR_E_STATE);
+	assert_int_equal(inv_node_set_maas(f->inv, "node-a", "abc123", "10.0.0.1", &err), BR_E_STATE);
+	assert_int_equal(state_of(f->inv, "node-a"), INV_CONFIGURED);
+	assert_int_equal(raw_int(f, "SELECT count(*) FROM check_results"), 0);
+	assert_int_equal(raw_int(f, "SELECT count(*) FROM probe_facts"), 0);
+	assert_int_equal(raw_int(f, "SELECT count(*) FROM nodes WHERE maas_system_id IS NOT NULL"), 0);
+	/* Renewal leaves a lease another holder took alone. */
+	assert_int_equal(inv_leases_renew(f->inv, 60, &renewed, &err), 0);
+	assert_int_equal(renewed, 0);
+	/* Another node this process still holds is not fenced. */
+	assert_int_equal(inv_lease_take(f->inv, "node-b", "bringup-configure", 60, &n, NULL, &err), 0);
+	inv_node_release(&n);
+	assert_int_equal(inv_node_note(f->inv, "node-b", "fine", &err), 0);
+
+	/* The history says who lost the lease, and when it had expired. */
+	assert_int_equal(inv_node_events(f->inv, "node-a", &ev, &n_ev, &err), 0);
+	snprintf(want, sizeof(want),
+		 "lease taken over from stage bringup-configure pid %ld on host %s, expired at",
+		 (long)getpid(), host);
+	for (size_t i = 0; i < n_ev; i++)
+		found += ev[i].reason && strstr(ev[i].reason, want) != NULL;
+	assert_int_equal(found, 1);
+	inv_events_free(ev, n_ev);
+
+	/* The other holder is gone: taken again with the next token. */
+	assert_int_equal(inv_lease_take(f->inv, "node-a", "bringup-configure", 60, &n, NULL, &err), 0);
+	inv_node_release(&n);
+	assert_int_equal(inv_lease_token(f->inv, "node-a", &t3, &err), 0);
+	assert_int_equal(t3, t1 + 2);
+	assert_int_equal(
+	    inv_node_set_state(f->inv, "node-a", INV_CONFIGURED, INV_ENLISTED, "ours again", &err), 0);
+	assert_int_equal(inv_leases_renew(f->inv, 60, &renewed, &err), 0);
+	assert_int_equal(renewed, 2);
+	assert_true(raw_int(f, "SELECT min(expires_at) FROM leases") > 1);
+	assert_int_equal(inv_leases_give_back(f->inv, &err), 0);
+	/* Outside any lease (an operator's command): not fenced. */
+	assert_int_equal(inv_lease_token(f->inv, "node-a", &t3, &err), 0);
+	assert_int_equal(t3, 0);
+	assert_int_equal(inv_node_note(f->inv, "node-a", "by hand", &err), 0);
+	/* The token survives the give-back: the next take is one more. */
+	assert_int_equal(raw_int(f, "SELECT token FROM lease_tokens t JOIN nodes n ON n.id = t.node_id"
+				    " WHERE n.hostname = 'node-a'"),
+			 t1 + 2);
+
+	/* The time to live: BRINGUP_LEASE_TTL, checked. */
+	unsetenv("BRINGUP_LEASE_TTL");
+	assert_int_equal(inv_lease_ttl(&ttl, &err), 0);
+	assert_int_equal(ttl, INV_LEASE_TTL_S);
+	setenv("BRINGUP_LEASE_TTL", "1", 1);
+	assert_int_equal(inv_lease_ttl(&ttl, &err), BR_E_INVAL);
+	assert_non_null(strstr(err.msg, "BRINGUP_LEASE_TTL"));
+	setenv("BRINGUP_LEASE_TTL", "30", 1);
+	assert_int_equal(inv_lease_ttl(&ttl, &err), 0);
+	assert_int_equal(ttl, 30);
+	unsetenv("BRINGUP_LEASE_TTL");
+	assert_int_equal(inv_lease_keepalive_ms(INV_LEASE_TTL_S), INV_LEASE_KEEPALIVE_S * 1000);
+	assert_int_equal(inv_lease_keepalive_ms(3), 1000);
+}
+
 /* bmc_sessions: a session recorded by a process that is gone (SIGKILLed,
  * still a zombie) is orphaned, one of a live process (this one) is not, a
  * removed one is no more, one of another host is that host's, and one past
@@ -1031,6 +1169,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_state_compare_and_set, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_store_failed_facts, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lease, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lease_fence, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bmc_sessions, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_claim_never_moves_settled_node, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_lease_yield, setup, teardown),

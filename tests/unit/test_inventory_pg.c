@@ -234,7 +234,7 @@ static void test_constraint_and_returning(void **state)
 	assert_int_equal(invb_step(st), INVB_CONSTRAINT);
 	invb_finalize(st);
 	/* FOREIGN KEY */
-	assert_int_equal(invb_prepare(db, "INSERT INTO leases VALUES (999, 'gate', 1, 'h', 0, 0)", 0, &st),
+	assert_int_equal(invb_prepare(db, "INSERT INTO leases VALUES (999, 'gate', 1, 'h', 0, 0, 0)", 0, &st),
 			 0);
 	assert_int_equal(invb_step(st), INVB_CONSTRAINT);
 	invb_finalize(st);
