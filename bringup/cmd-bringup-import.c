@@ -185,6 +185,7 @@ int main(int argc, char **argv)
 
 		if (io.netbox)
 			json_object_set_new(doc, "netbox", netbox_json(&imp, io.wiring_out));
+		json_object_set_new(doc, "db", stg_db_json(st.inv));
 		br_json_print(stdout, doc);
 		json_decref(doc);
 	} else if (!st.common.quiet) {

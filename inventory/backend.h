@@ -25,6 +25,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "inventory.h"
 
@@ -46,6 +47,7 @@ struct invb_conn {
 };
 struct invb_stmt {
 	const struct invb_ops *ops;
+	int ran; /* stepped since its last reset: counted (invb_step) */
 };
 
 /* A write statement's SQL may begin with this: one statement whose
@@ -133,6 +135,23 @@ struct invb_ops {
 	int (*wait_event)(struct invb_conn *conn, int timeout_ms);
 };
 
+/* The counters behind inv_db_counts (counts.c): the wrappers below count
+ * statements, rows read and bytes bound; each backend its round trips,
+ * lone writes' commits and rows changed. invb_counts_init maps them
+ * shared (inv_open, before any fork), so forked workers add to the
+ * parent's. */
+enum invb_counter {
+	INVB_STATEMENTS,
+	INVB_ROUND_TRIPS,
+	INVB_COMMITS,
+	INVB_ROWS_CHANGED,
+	INVB_ROWS_READ,
+	INVB_BYTES_BOUND,
+	INVB_N_COUNTERS,
+};
+void invb_counts_init(void);
+void invb_count(enum invb_counter which, int64_t n);
+
 /* The backend for where (a path or a database URI). */
 const struct invb_ops *invb_for(const char *where);
 
@@ -168,18 +187,28 @@ static inline int invb_refused(struct invb_conn *c)
 }
 static inline int invb_exec(struct invb_conn *c, const char *sql)
 {
+	invb_count(INVB_STATEMENTS, 1);
 	return c->ops->exec(c, sql);
 }
 static inline int invb_begin_write(struct invb_conn *c)
 {
+	invb_count(INVB_STATEMENTS, 1);
 	return c->ops->begin_write(c);
 }
 static inline int invb_commit(struct invb_conn *c)
 {
-	return c->ops->commit(c);
+	int rc;
+
+	invb_count(INVB_STATEMENTS, 1);
+	rc = c->ops->commit(c);
+	if (!rc)
+		invb_count(INVB_COMMITS, 1);
+	return rc;
 }
 static inline void invb_rollback(struct invb_conn *c)
 {
+	if (c->ops->in_transaction(c))
+		invb_count(INVB_STATEMENTS, 1);
 	c->ops->rollback(c);
 }
 static inline int invb_in_transaction(struct invb_conn *c)
@@ -192,6 +221,7 @@ static inline int invb_prepare(struct invb_conn *c, const char *sql, int keep, s
 }
 static inline void invb_reset(struct invb_stmt *st)
 {
+	st->ran = 0;
 	st->ops->reset(st);
 }
 static inline void invb_clear_bindings(struct invb_stmt *st)
@@ -209,24 +239,41 @@ static inline int invb_bind_null(struct invb_stmt *st, int idx)
 }
 static inline int invb_bind_int64(struct invb_stmt *st, int idx, int64_t v)
 {
+	invb_count(INVB_BYTES_BOUND, 8);
 	return st->ops->bind_int64(st, idx, v);
 }
 static inline int invb_bind_double(struct invb_stmt *st, int idx, double v)
 {
+	invb_count(INVB_BYTES_BOUND, 8);
 	return st->ops->bind_double(st, idx, v);
 }
 static inline int invb_bind_text(struct invb_stmt *st, int idx, const char *s)
 {
-	return s ? st->ops->bind_text(st, idx, s, 0) : st->ops->bind_null(st, idx);
+	if (!s)
+		return st->ops->bind_null(st, idx);
+	invb_count(INVB_BYTES_BOUND, (int64_t)strlen(s));
+	return st->ops->bind_text(st, idx, s, 0);
 }
 /* The same without a copy: s must outlive the statement's next step. */
 static inline int invb_bind_text_borrowed(struct invb_stmt *st, int idx, const char *s)
 {
-	return s ? st->ops->bind_text(st, idx, s, 1) : st->ops->bind_null(st, idx);
+	if (!s)
+		return st->ops->bind_null(st, idx);
+	invb_count(INVB_BYTES_BOUND, (int64_t)strlen(s));
+	return st->ops->bind_text(st, idx, s, 1);
 }
 static inline enum invb_step invb_step(struct invb_stmt *st)
 {
-	return st->ops->step(st);
+	enum invb_step rc;
+
+	if (!st->ran) {
+		st->ran = 1;
+		invb_count(INVB_STATEMENTS, 1);
+	}
+	rc = st->ops->step(st);
+	if (rc == INVB_ROW)
+		invb_count(INVB_ROWS_READ, 1);
+	return rc;
 }
 static inline int invb_column_is_null(struct invb_stmt *st, int col)
 {

@@ -65,6 +65,8 @@ enum invb_step invb_pg_failure(struct pg_conn *c, const PGresult *res)
 static int pg_run(struct pg_conn *c, const char *sql)
 {
 	PGresult *res = PQexec(c->pg, sql);
+
+	invb_count(INVB_ROUND_TRIPS, 1);
 	ExecStatusType status = PQresultStatus(res);
 	int rc = 0;
 
@@ -265,6 +267,7 @@ static int pg_schema_version(struct invb_conn *conn)
 	PGresult *res = PQexec(c->pg, "SELECT to_regclass('bringup_schema') IS NOT NULL");
 	int v = -1;
 
+	invb_count(INVB_ROUND_TRIPS, 1);
 	if (PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1 &&
 	    strcmp(PQgetvalue(res, 0, 0), "t")) {
 		PQclear(res);
@@ -273,6 +276,7 @@ static int pg_schema_version(struct invb_conn *conn)
 	if (PQresultStatus(res) == PGRES_TUPLES_OK) {
 		PQclear(res);
 		res = PQexec(c->pg, "SELECT COALESCE(max(version), 0) FROM bringup_schema");
+		invb_count(INVB_ROUND_TRIPS, 1);
 	}
 	if (PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1)
 		v = atoi(PQgetvalue(res, 0, 0));

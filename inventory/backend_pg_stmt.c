@@ -95,6 +95,7 @@ int invb_pg_prepare(struct invb_conn *conn, const char *sql, int keep, struct in
 	st->c = c;
 	snprintf(st->name, sizeof(st->name), "br%u", c->next_stmt++);
 	res = PQprepare(c->pg, st->name, text, 0, NULL);
+	invb_count(INVB_ROUND_TRIPS, 1);
 	free(text);
 	if (PQresultStatus(res) != PGRES_COMMAND_OK) {
 		invb_pg_failure(c, res);
@@ -158,6 +159,7 @@ void invb_pg_finalize(struct invb_stmt *stmt)
 	if (PQstatus(st->c->pg) == CONNECTION_OK && PQtransactionStatus(st->c->pg) != PQTRANS_INERROR) {
 		snprintf(sql, sizeof(sql), "DEALLOCATE %s", st->name);
 		PQclear(PQexec(st->c->pg, sql));
+		invb_count(INVB_ROUND_TRIPS, 1);
 	}
 	free(st->values);
 	free(st->lengths);
@@ -314,6 +316,7 @@ static PGresult *run_prepared(struct pg_stmt *st, enum invb_step *ret_why)
 	if (st->reads || (st->unlocked && tx == PQTRANS_IDLE) ||
 	    (tx != PQTRANS_INTRANS && tx != PQTRANS_IDLE)) {
 		res = PQexecPrepared(pg, st->name, st->nparams, values, st->lengths, st->formats, 0);
+		invb_count(INVB_ROUND_TRIPS, 1);
 		if (PQresultStatus(res) == PGRES_COMMAND_OK || PQresultStatus(res) == PGRES_TUPLES_OK)
 			return res;
 		*ret_why = invb_pg_failure(c, res);
@@ -331,11 +334,16 @@ static PGresult *run_prepared(struct pg_stmt *st, enum invb_step *ret_why)
 	*ret_why = sent ? drain_pipeline(c, before + 2, before, &res) : invb_pg_failure(c, NULL);
 	if (!sent)
 		res = NULL;
+	invb_count(INVB_ROUND_TRIPS, 1); /* the pipeline: one wait for its sync */
 	PQexitPipelineMode(pg);
-	if (PQtransactionStatus(pg) != tx) /* the statement failed: undo it alone */
+	if (PQtransactionStatus(pg) != tx) { /* the statement failed: undo it alone */
 		PQclear(PQexec(pg, tx == PQTRANS_INTRANS
 				       ? "ROLLBACK TO SAVEPOINT invb_step; RELEASE SAVEPOINT invb_step"
 				       : "ROLLBACK"));
+		invb_count(INVB_ROUND_TRIPS, 1);
+	} else if (res && tx == PQTRANS_IDLE) {
+		invb_count(INVB_COMMITS, 1); /* a lone write, its own transaction */
+	}
 	return res;
 }
 
@@ -349,8 +357,10 @@ enum invb_step invb_pg_step(struct invb_stmt *stmt)
 		st->res = run_prepared(st, &why);
 		if (!st->res)
 			return why;
-		if (changes_rows(PQcmdStatus(st->res)))
+		if (changes_rows(PQcmdStatus(st->res))) {
 			st->c->changes = strtoll(PQcmdTuples(st->res), NULL, 10);
+			invb_count(INVB_ROWS_CHANGED, st->c->changes);
+		}
 	}
 	if (st->row + 1 < PQntuples(st->res)) {
 		st->row++;

@@ -19,11 +19,14 @@ struct sq_conn {
 	struct invb_conn base;
 	sqlite3 *db;
 	int64_t busy_deadline_ms; /* while waiting for another writer */
+	int64_t changes_counted;  /* of sqlite3_total_changes64, counted so far */
 };
 
 struct sq_stmt {
 	struct invb_stmt base;
 	sqlite3_stmt *st;
+	struct sq_conn *c;
+	int running; /* stepped since its last reset */
 };
 
 static sqlite3 *db_of(struct invb_conn *c)
@@ -59,6 +62,17 @@ static const struct invb_ops *ops(void)
 	return &invb_sqlite_ops;
 }
 
+/* Count the rows changed since the last count (backend.h's invb_count):
+ * the connection's total, triggers' rows included. */
+static void count_changes(struct sq_conn *c)
+{
+	int64_t total = sqlite3_total_changes64(c->db);
+
+	if (total > c->changes_counted)
+		invb_count(INVB_ROWS_CHANGED, total - c->changes_counted);
+	c->changes_counted = total;
+}
+
 static void sq_close(struct invb_conn *conn)
 {
 	if (!conn)
@@ -69,7 +83,11 @@ static void sq_close(struct invb_conn *conn)
 
 static int sq_exec(struct invb_conn *conn, const char *sql)
 {
-	return sqlite3_exec(db_of(conn), sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
+	int rc = sqlite3_exec(db_of(conn), sql, NULL, NULL, NULL);
+
+	invb_count(INVB_ROUND_TRIPS, 1);
+	count_changes((struct sq_conn *)conn);
+	return rc == SQLITE_OK ? 0 : -1;
 }
 
 /* "file:" URI of path with immutable=1: every byte outside the
@@ -209,19 +227,25 @@ static int sq_prepare(struct invb_conn *conn, const char *sql, int keep, struct 
 	sqlite3_stmt *raw;
 	struct sq_stmt *st;
 
+	invb_count(INVB_ROUND_TRIPS, 1);
 	if (sqlite3_prepare_v3(db_of(conn), sql, -1, keep ? SQLITE_PREPARE_PERSISTENT : 0, &raw, NULL) !=
 	    SQLITE_OK)
 		return -1;
 	st = br_xcalloc(1, sizeof(*st));
 	st->base.ops = ops();
 	st->st = raw;
+	st->c = (struct sq_conn *)conn;
 	*ret_stmt = &st->base;
 	return 0;
 }
 
 static void sq_reset(struct invb_stmt *st)
 {
-	sqlite3_reset(st_of(st));
+	struct sq_stmt *s = (struct sq_stmt *)st;
+
+	sqlite3_reset(s->st);
+	s->running = 0;
+	count_changes(s->c);
 }
 
 static void sq_clear_bindings(struct invb_stmt *st)
@@ -267,7 +291,19 @@ static int sq_bind_blob(struct invb_stmt *st, int idx, const void *data, size_t 
 
 static enum invb_step sq_step(struct invb_stmt *st)
 {
-	int rc = sqlite3_step(st_of(st));
+	struct sq_stmt *s = (struct sq_stmt *)st;
+	int lone_write = 0, rc;
+
+	if (!s->running) {
+		s->running = 1;
+		invb_count(INVB_ROUND_TRIPS, 1);
+		/* a write outside a transaction commits on its own */
+		lone_write = !sqlite3_stmt_readonly(s->st) && sqlite3_get_autocommit(s->c->db);
+	}
+	rc = sqlite3_step(s->st);
+	count_changes(s->c);
+	if (lone_write && ((rc & 0xff) == SQLITE_ROW || (rc & 0xff) == SQLITE_DONE))
+		invb_count(INVB_COMMITS, 1);
 
 	switch (rc & 0xff) {
 	case SQLITE_ROW:
@@ -326,6 +362,7 @@ static int sq_schema_version(struct invb_conn *conn)
 	sqlite3_stmt *st;
 	int v = -1;
 
+	invb_count(INVB_ROUND_TRIPS, 1);
 	if (sqlite3_prepare_v2(db_of(conn), "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
 		return -1;
 	if (sqlite3_step(st) == SQLITE_ROW)

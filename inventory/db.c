@@ -187,6 +187,7 @@ int inv_open_with(const char *path, unsigned flags, struct inv **ret_inv, struct
 	struct inv *inv = br_xcalloc(1, sizeof(*inv));
 	int rc;
 
+	invb_counts_init();
 	inv->path = br_xstrdup(path);
 	inv->flags = flags;
 	rc = invb_for(path)->open(path, flags, &inv->db, err);
@@ -230,6 +231,11 @@ void inv_close(struct inv *inv)
 const char *inv_path(const struct inv *inv)
 {
 	return inv->path;
+}
+
+const char *inv_backend_name(const struct inv *inv)
+{
+	return inv->db->ops->name;
 }
 
 int inv_schema_version(struct inv *inv)

@@ -68,6 +68,35 @@ void inv_close(struct inv *inv);
 int inv_check_where(const char *path, struct br_err *err);
 /* The file the inventory was opened from. */
 const char *inv_path(const struct inv *inv);
+/* What the database did for this process and every process it forked
+ * after its first inv_open (a stage's workers, its rounds in follow mode),
+ * summed over all their connections since then (counts.c). Always on: a
+ * count is an atomic add in memory the forked processes share.
+ * statements: SQL run, one per prepared statement executed (its first
+ *   step after a reset) and one per text run whole (transaction control
+ *   included);
+ * round_trips: PostgreSQL: requests waited on from the server (a pipelined
+ *   statement with its savepoint or lone transaction is one; preparing
+ *   and deallocating are one each); SQLite, which has no server: calls
+ *   into the library that compile or run SQL;
+ * commits: transactions committed: COMMITs, and writes run outside a
+ *   transaction (each its own);
+ * rows_changed: rows inserted, updated or deleted (SQLite counts rows its
+ *   triggers change too; PostgreSQL's inventory has no trigger that does);
+ * rows_read: rows statements returned;
+ * bytes_bound: the bytes of parameters bound (text and blobs by length,
+ *   a number as 8): what a statement carries into the database. */
+struct inv_db_counts {
+	int64_t statements;
+	int64_t round_trips;
+	int64_t commits;
+	int64_t rows_changed;
+	int64_t rows_read;
+	int64_t bytes_bound;
+};
+void inv_db_counts(struct inv_db_counts *ret);
+/* The backend of an open inventory: "sqlite" or "postgresql" (static). */
+const char *inv_backend_name(const struct inv *inv);
 /* Copy what the write-ahead log holds into the database now, without
  * waiting on any writer (a passive checkpoint), so that closing the last
  * connection has little left to copy. 0 or BR_E_DB. */

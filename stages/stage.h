@@ -215,6 +215,12 @@ int stg_stage_fail(struct stg_stage *st, int exit_code, const char *fmt, ...) BR
  * when nodes were held elsewhere. */
 void stg_stage_report(struct stg_stage *st, json_t *(*to_json)(const void *run),
 		      void (*print)(const void *run), const void *run, size_t failed);
+/* The database's work so far for this command and its workers
+ * (inv_db_counts), the "db" object of a pipeline stage's --json (and
+ * import's): {"backend", "statements", "round_trips", "commits",
+ * "rows_changed", "rows_read", "bytes_bound"}; a new reference. inv may
+ * be NULL (no backend named). */
+json_t *stg_db_json(const struct inv *inv);
 /* A write the inventory refused for n nodes (n may be 0: a note, an
  * event): logged, the first message kept, and the stage's exit becomes
  * STG_EXIT_UNREACHABLE once it reports (stg_stage_report,
