@@ -8,7 +8,7 @@
 #   make fuzz       every libFuzzer target (fuzz/) for FUZZ_SECONDS (600) each
 #   make install    PREFIX=/usr/local DESTDIR= (bringup in bin/, the stages
 #                   in libexec/bringup/, templates, man pages, bash
-#                   completion, the systemd service and timer)
+#                   completion, the systemd units, an example bringup.conf)
 #   make deb        a Debian package in build/deb/ (dpkg-deb; lintian when
 #                   installed)
 #   make lint       clang-format check, man pages (mandoc -T lint), the
@@ -178,10 +178,14 @@ MANDIR = $(DESTDIR)$(PREFIX)/share/man
 
 # The driver in bin/, what it runs (every stage, the probe, the simulator)
 # in libexec/bringup/ (the driver looks there), bash completion, the
-# systemd service and timer (UNITDIR; Debian's /lib/systemd/system for
-# PREFIX=/usr).
+# systemd units (UNITDIR; Debian's /lib/systemd/system for PREFIX=/usr):
+# bringup-run.service and .timer, bringup-controller.service and its
+# system user (sysusers.d), and the example bringup.conf in
+# share/doc/bringup/examples.
 LIBEXECDIR = $(PREFIX)/libexec/bringup
 UNITDIR ?= $(if $(filter /usr,$(PREFIX)),/lib/systemd/system,$(PREFIX)/lib/systemd/system)
+# The bringup system user the controller's unit runs as (sysusers.d).
+SYSUSERSDIR ?= $(if $(filter /usr,$(PREFIX)),/usr/lib/sysusers.d,$(PREFIX)/lib/sysusers.d)
 install: all install-bin install-man
 
 # What install copies, without building first (tests install a tree built before).
@@ -194,6 +198,11 @@ install-bin:
 	install -m 0644 dist/bash-completion/bringup $(DESTDIR)$(PREFIX)/share/bash-completion/completions/bringup
 	sed 's|@BINDIR@|$(PREFIX)/bin|g' dist/systemd/bringup-run.service.in > $(DESTDIR)$(UNITDIR)/bringup-run.service
 	install -m 0644 dist/systemd/bringup-run.timer $(DESTDIR)$(UNITDIR)/
+	sed 's|@BINDIR@|$(PREFIX)/bin|g' dist/systemd/bringup-controller.service.in \
+		> $(DESTDIR)$(UNITDIR)/bringup-controller.service
+	install -d $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(PREFIX)/share/doc/bringup/examples
+	install -m 0644 dist/systemd/bringup.sysusers $(DESTDIR)$(SYSUSERSDIR)/bringup.conf
+	install -m 0644 dist/bringup.conf $(DESTDIR)$(PREFIX)/share/doc/bringup/examples/bringup.conf
 
 deb: all
 	scripts/deb $(BUILD)
