@@ -362,6 +362,7 @@ int main(int argc, char **argv)
 		drv_run_close(r);
 		return STG_EXIT_USAGE;
 	}
+	drv_run_stages_to_stderr(r);
 	rc = serve(r, interval);
 	drv_run_close(r);
 	return rc;

@@ -100,7 +100,8 @@ struct drv_run {
 	int force;	    /* --force is passed on: every stage takes every host */
 	char *const *skip;  /* this pass: nodes no stage of the flow takes (borrowed) */
 	size_t nskip;
-	char **hosts; /* room for the hosts of a stage run in order */
+	char **hosts;	      /* room for the hosts of a stage run in order */
+	int stages_to_stderr; /* the stages' stdout goes to stderr, --json or not */
 };
 
 static double now_s(void)
@@ -392,7 +393,7 @@ static char **stage_argv(struct stage *s, char **extra, char **hosts, size_t nho
 static int run_one(struct drv_run *a, size_t slot, char **hosts, size_t nhosts)
 {
 	char **args = stage_argv(&a->st[slot], NULL, hosts, nhosts);
-	const struct br_spawn_opts so = { "bringup", a->json, stage_started, &slot };
+	const struct br_spawn_opts so = { "bringup", a->json || a->stages_to_stderr, stage_started, &slot };
 	int rc;
 
 	fflush(stdout);
@@ -681,7 +682,8 @@ static int send_skip(int fd, char *const *skip, size_t nskip)
 static int start_follower(struct drv_run *a, size_t i)
 {
 	struct stage *s = &a->st[i];
-	const struct br_spawn_opts so = { "bringup", a->json, stage_started, &slots[i] };
+	const struct br_spawn_opts so = { "bringup", a->json || a->stages_to_stderr, stage_started,
+					  &slots[i] };
 	struct br_err err = { 0 };
 	char flag[] = "--follow-fd", fdarg[16];
 	char *extra[] = { flag, fdarg, NULL };
@@ -914,6 +916,11 @@ int drv_run_json(const struct drv_run *a)
 int drv_run_skip_configure(const struct drv_run *a)
 {
 	return a->skip_configure;
+}
+
+void drv_run_stages_to_stderr(struct drv_run *a)
+{
+	a->stages_to_stderr = 1;
 }
 
 int drv_run_signal(void)

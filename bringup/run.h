@@ -49,6 +49,9 @@ const char *drv_run_db(const struct drv_run *r);
 const char *drv_run_zone(const struct drv_run *r);
 int drv_run_json(const struct drv_run *r);
 int drv_run_skip_configure(const struct drv_run *r);
+/* From now on the stages' stdout goes to stderr, with --json or without
+ * (bringup controller: its stdout holds its own lines only). */
+void drv_run_stages_to_stderr(struct drv_run *r);
 /* The first signal caught since drv_run_open (0: none). */
 int drv_run_signal(void);
 void drv_run_close(struct drv_run *r);

@@ -61,6 +61,21 @@ wait_settled() {
 }
 passes() { grep -c '"pass"' ctl.out || true; }
 
+# Operator mistakes: exit 2, naming what is wrong, before anything runs.
+usage() { # WANT ARGS...: exit 2 and WANT in stderr
+	want=$1; shift
+	rc=0; bringup controller "$@" > u.out 2> u.err || rc=$?
+	assert_eq "$rc" 2 "bringup controller $*: exit"
+	assert_contains "$(cat u.err)" "$want" "bringup controller $*: stderr"
+}
+usage "want whole seconds" --interval 0
+usage "want whole seconds" --interval=soon
+usage "no stage takes it" --no-such-option
+usage "are bringup run's" --only "$auth"
+usage "are bringup run's" --firmware
+BRINGUP_CONTROLLER_INTERVAL=-5 usage "BRINGUP_CONTROLLER_INTERVAL '-5'"
+bringup controller --help | grep -q -- "--interval SECONDS" || fail "controller --help"
+
 # The controller first, on an empty inventory; events (not the interval:
 # 600 s) must wake it.
 bringup controller --json --interval 600 > ctl.out 2> ctl.err &
