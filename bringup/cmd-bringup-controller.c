@@ -114,7 +114,8 @@ static int look_at(struct inv *inv, const char *zone, struct look *l, struct br_
 			free(word);
 		}
 	}
-	qsort(l->ready.items, l->ready.n, sizeof(*l->ready.items), cmp_str);
+	if (l->ready.n)
+		qsort(l->ready.items, l->ready.n, sizeof(*l->ready.items), cmp_str);
 	inv_nodes_free(nodes, n);
 	return 0;
 }
