@@ -7,7 +7,9 @@
 # failed node is not taken again pass after pass; SIGTERM in the middle of
 # a discover (a BMC that hangs, its session open) ends the controller with
 # exit 0 within seconds, no lease left in the inventory, no session left
-# open on any simulated BMC, no stage process left running.
+# open on any simulated BMC, no stage process left running; started again
+# it takes the node it left, prints nothing on stdout without --json, and
+# SIGINT twice ends it with exit 0 too.
 # BR_TEST_DB=pg runs it on PostgreSQL (LISTEN/NOTIFY wakes the controller).
 . "$(dirname "$0")/lib.sh"
 cd "$T"
@@ -155,6 +157,25 @@ assert_eq "$(inv_sql "$DB" "select count(*) from leases")" 0 "leases left after 
 assert_eq "$(pgrep -f "$BIN/bringup-(discover|configure|enlist|validate|gate|tickets)" | wc -l)" 0 "stage processes left after SIGTERM"
 assert_eq "$(state_of "$hang")" new "$hang keeps its state"
 assert_eq "$(tail -1 ctl.out | jq -r .signal)" SIGTERM "the last pass says what stopped it"
+
+# Started again: the node it left is taken at once; without --json and
+# off a terminal its stdout stays empty (the stages' output on stderr);
+# SIGINT twice (the second stops the stages at once): exit 0 all the same.
+bringup controller --interval 600 > plain.out 2> plain.err &
+ctl=$!
+i=0
+while [ "$(open_sessions)" -lt 1 ]; do
+	[ $i -ge 60 ] && fail "the restarted controller opened no session on $hang's BMC: $(tail -5 plain.err)"
+	sleep 0.5; i=$((i + 1))
+done
+kill -INT $ctl
+sleep 0.2
+kill -INT $ctl 2>/dev/null || true
+rc=0; wait $ctl || rc=$?
+assert_eq "$rc" 0 "controller exit after SIGINT twice: $(tail -5 plain.err)"
+assert_eq "$(cat plain.out)" "" "the controller's stdout without --json"
+assert_eq "$(pgrep -f "$BIN/bringup-(discover|configure|enlist|validate|gate|tickets)" | wc -l)" 0 \
+	"stage processes left after SIGINT twice"
 # Every line holds to docs/schema/controller.schema.json, and its run to
 # run.schema.json.
 check() { python3 "$BR_TOP/tests/e2e/schema-check.py" "$BR_TOP/docs/schema/$1.schema.json" "$2"; }
