@@ -8,7 +8,7 @@
 #   make fuzz       every libFuzzer target (fuzz/) for FUZZ_SECONDS (600) each
 #   make install    PREFIX=/usr/local DESTDIR= (bringup in bin/, the stages
 #                   in libexec/bringup/, templates, man pages, bash and
-#                   zsh completion, the systemd service and timer)
+#                   zsh completion, the systemd units, an example bringup.conf)
 #   make deb        a Debian package in build/deb/ (dpkg-deb; lintian when
 #                   installed)
 #   make lint       clang-format check, man pages (mandoc -T lint), the
@@ -178,13 +178,17 @@ MANDIR = $(DESTDIR)$(PREFIX)/share/man
 
 # The driver in bin/, what it runs (every stage, the probe, the simulator)
 # in libexec/bringup/ (the driver looks there), bash and zsh completion, the
-# systemd service and timer (UNITDIR; Debian's /lib/systemd/system for
-# PREFIX=/usr).
+# systemd units (UNITDIR; Debian's /lib/systemd/system for PREFIX=/usr):
+# bringup-run.service and .timer, bringup-controller.service and its
+# system user (sysusers.d), and the example bringup.conf in
+# share/doc/bringup/examples.
 LIBEXECDIR = $(PREFIX)/libexec/bringup
 UNITDIR ?= $(if $(filter /usr,$(PREFIX)),/lib/systemd/system,$(PREFIX)/lib/systemd/system)
 # zsh completion: Debian's vendor-completions for PREFIX=/usr, zsh's own
 # site-functions elsewhere (both on zsh's default $fpath).
 ZSHCOMPDIR ?= $(if $(filter /usr,$(PREFIX)),$(PREFIX)/share/zsh/vendor-completions,$(PREFIX)/share/zsh/site-functions)
+# The bringup system user the controller's unit runs as (sysusers.d).
+SYSUSERSDIR ?= $(if $(filter /usr,$(PREFIX)),/usr/lib/sysusers.d,$(PREFIX)/lib/sysusers.d)
 install: all install-bin install-man
 
 # What install copies, without building first (tests install a tree built before).
@@ -198,6 +202,11 @@ install-bin:
 	install -m 0644 dist/zsh-completion/_bringup $(DESTDIR)$(ZSHCOMPDIR)/_bringup
 	sed 's|@BINDIR@|$(PREFIX)/bin|g' dist/systemd/bringup-run.service.in > $(DESTDIR)$(UNITDIR)/bringup-run.service
 	install -m 0644 dist/systemd/bringup-run.timer $(DESTDIR)$(UNITDIR)/
+	sed 's|@BINDIR@|$(PREFIX)/bin|g' dist/systemd/bringup-controller.service.in \
+		> $(DESTDIR)$(UNITDIR)/bringup-controller.service
+	install -d $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(PREFIX)/share/doc/bringup/examples
+	install -m 0644 dist/systemd/bringup.sysusers $(DESTDIR)$(SYSUSERSDIR)/bringup.conf
+	install -m 0644 dist/bringup.conf $(DESTDIR)$(PREFIX)/share/doc/bringup/examples/bringup.conf
 
 deb: all
 	scripts/deb $(BUILD)

@@ -35,42 +35,10 @@ static const struct {
 	{ "run", "every stage at once, each node moving on as it is done, then tickets and a summary\n"
 		 "             (--json: as a document; --only HOST...: just those nodes, stage by stage;\n"
 		 "             --firmware: stage by stage with firmware updates after discover)" },
+	{ "controller",
+	  "the flow of run as a service: a pass whenever nodes become ready; SIGTERM stops it" },
 	{ "config", "show the settings from bringup.conf and the environment, and where each is from" },
 };
-
-static const char *const pipeline[] = { "discover", "firmware", "configure", "enlist",
-					"validate", "gate",	"tickets" };
-
-/* Path of bringup-NAME: beside this executable first (the build tree),
- * then where make install puts the stages (PREFIX/libexec/bringup, beside
- * PREFIX/bin), then PATH. */
-static char *find_stage(const char *name)
-{
-	static const char *const rel[] = { "", "/../libexec/bringup" };
-	char *dir = br_self_dir(), *path = NULL;
-	const char *env = getenv("PATH");
-
-	for (size_t i = 0; dir && i < sizeof(rel) / sizeof(rel[0]); i++) {
-		path = br_xasprintf("%s%s/bringup-%s", dir, rel[i], name);
-		if (!access(path, X_OK)) {
-			free(dir);
-			return path;
-		}
-		free(path);
-	}
-	free(dir);
-	while (env && *env) {
-		const char *colon = strchr(env, ':');
-		size_t len = colon ? (size_t)(colon - env) : strlen(env);
-
-		path = br_xasprintf("%.*s/bringup-%s", (int)len, env, name);
-		if (len && !access(path, X_OK))
-			return path;
-		free(path);
-		env = colon ? colon + 1 : NULL;
-	}
-	return NULL;
-}
 
 static void usage(FILE *f)
 {
@@ -79,7 +47,7 @@ static void usage(FILE *f)
 		   "quarantine with a ticket a datacenter technician can act on.\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		int own = !strcmp(commands[i].name, "run") || !strcmp(commands[i].name, "config");
-		char *path = own ? NULL : find_stage(commands[i].name);
+		char *path = own ? NULL : drv_find_stage(commands[i].name);
 
 		fprintf(f, "  %-10s %s%s\n", commands[i].name, commands[i].summary,
 			path || own ? "" : " (not installed)");
@@ -254,7 +222,7 @@ static int help_for(const char *name)
 		config_help(stdout);
 		return STG_EXIT_OK;
 	}
-	path = find_stage(name);
+	path = drv_find_stage(name);
 	if (!path)
 		return no_such_command(name);
 	{
@@ -338,8 +306,7 @@ int main(int argc, char **argv)
 			}
 			argc += 2;
 		}
-		return drv_run_pipeline(pipeline, sizeof(pipeline) / sizeof(pipeline[0]), find_stage,
-					argc - 2, argv + 2);
+		return drv_run_pipeline(drv_pipeline, drv_pipeline_n, drv_find_stage, argc - 2, argv + 2);
 	}
 	if (!strcmp(argv[1], "config"))
 		return config_show(argc - 2, argv + 2);
@@ -347,7 +314,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bringup: '%s' before a command; see 'bringup --help'\n", argv[1]);
 		return STG_EXIT_USAGE;
 	}
-	path = find_stage(argv[1]);
+	path = drv_find_stage(argv[1]);
 	if (!path)
 		return no_such_command(argv[1]);
 	/* Become the stage, so signals (Ctrl-C, a supervisor's SIGKILL) and the

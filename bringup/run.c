@@ -24,6 +24,44 @@
 #define RUN_STAGES_MAX 8
 #define RUN_OPTIONS_JSON_MAX (1 << 20)
 
+/* Names the command in its messages: bringup run, bringup controller. */
+static const char *run_who = "bringup run";
+
+const char *const drv_pipeline[] = { "discover", "firmware", "configure", "enlist",
+				     "validate", "gate",     "tickets" };
+const size_t drv_pipeline_n = sizeof(drv_pipeline) / sizeof(drv_pipeline[0]);
+
+/* Path of bringup-NAME: beside this executable first (the build tree),
+ * then where make install puts the stages (PREFIX/libexec/bringup, beside
+ * PREFIX/bin), then PATH. */
+char *drv_find_stage(const char *name)
+{
+	static const char *const rel[] = { "", "/../libexec/bringup" };
+	char *dir = br_self_dir(), *path = NULL;
+	const char *env = getenv("PATH");
+
+	for (size_t i = 0; dir && i < sizeof(rel) / sizeof(rel[0]); i++) {
+		path = br_xasprintf("%s%s/bringup-%s", dir, rel[i], name);
+		if (!access(path, X_OK)) {
+			free(dir);
+			return path;
+		}
+		free(path);
+	}
+	free(dir);
+	while (env && *env) {
+		const char *colon = strchr(env, ':');
+		size_t len = colon ? (size_t)(colon - env) : strlen(env);
+
+		path = br_xasprintf("%.*s/bringup-%s", (int)len, env, name);
+		if (len && !access(path, X_OK))
+			return path;
+		free(path);
+		env = colon ? colon + 1 : NULL;
+	}
+	return NULL;
+}
+
 struct stage_opt {
 	const char *name; /* borrowed from the table document */
 	int short_name;
@@ -44,7 +82,8 @@ struct stage {
 	double t0, t1;
 };
 
-struct run_args {
+struct drv_run {
+	const char *who; /* "bringup run", "bringup controller": names it in messages */
 	struct stage st[RUN_STAGES_MAX];
 	size_t n;
 	char **operands; /* host names given to every stage (borrowed) */
@@ -59,6 +98,10 @@ struct run_args {
 	int skip_configure; /* --skip-configure went to enlist: configure is not run */
 	int firmware;	    /* --firmware: stage by stage, firmware between discover and configure */
 	int force;	    /* --force is passed on: every stage takes every host */
+	char *const *skip;  /* this pass: nodes no stage of the flow takes (borrowed) */
+	size_t nskip;
+	char **hosts;	      /* room for the hosts of a stage run in order */
+	int stages_to_stderr; /* the stages' stdout goes to stderr, --json or not */
 };
 
 static double now_s(void)
@@ -87,7 +130,7 @@ static int load_table(struct stage *s)
 	br_buf_release(&out);
 	list = s->table ? json_object_get(s->table, "options") : NULL;
 	if (!json_is_array(list)) {
-		fprintf(stderr, "bringup run: cannot read the options of %s: %s\n", s->path,
+		fprintf(stderr, "%s: cannot read the options of %s: %s\n", run_who, s->path,
 			err.msg[0] ? err.msg : "no \"options\" list");
 		return STG_EXIT_UNREACHABLE;
 	}
@@ -125,7 +168,7 @@ static void add_arg(struct stage *s, char *arg)
 /* One option (--name, --name=value or -c; value NULL when none was joined
  * to it) to every stage that takes it; *i moves past a separate value.
  * 0, or STG_EXIT_USAGE after naming what is wrong. */
-static int route(struct run_args *a, int argc, char **argv, int *i, char *word, const char *name, size_t len,
+static int route(struct drv_run *a, int argc, char **argv, int *i, char *word, const char *name, size_t len,
 		 int short_name, char *joined)
 {
 	const struct stage_opt *first = NULL;
@@ -135,7 +178,7 @@ static int route(struct run_args *a, int argc, char **argv, int *i, char *word, 
 		const struct stage_opt *o = a->st[k].path ? find_opt(&a->st[k], name, len, short_name) : NULL;
 
 		if (o && first && o->argument != first->argument) {
-			fprintf(stderr, "bringup run: %s takes a value in one stage and not in another\n",
+			fprintf(stderr, "%s: %s takes a value in one stage and not in another\n", run_who,
 				word);
 			return STG_EXIT_USAGE;
 		}
@@ -144,22 +187,22 @@ static int route(struct run_args *a, int argc, char **argv, int *i, char *word, 
 	}
 	if (!first) {
 		if (short_name)
-			fprintf(stderr, "bringup run: unknown option '-%c': no stage takes it\n", short_name);
+			fprintf(stderr, "%s: unknown option '-%c': no stage takes it\n", run_who, short_name);
 		else
-			fprintf(stderr, "bringup run: unknown option '--%.*s': no stage takes it\n", (int)len,
+			fprintf(stderr, "%s: unknown option '--%.*s': no stage takes it\n", run_who, (int)len,
 				name);
-		fprintf(stderr, "bringup run: try 'bringup STAGE --help' for a stage's options\n");
+		fprintf(stderr, "%s: try 'bringup STAGE --help' for a stage's options\n", run_who);
 		return STG_EXIT_USAGE;
 	}
 	if (first->argument && !joined) {
 		if (*i + 1 >= argc) {
-			fprintf(stderr, "bringup run: missing argument for '%s'\n", word);
+			fprintf(stderr, "%s: missing argument for '%s'\n", run_who, word);
 			return STG_EXIT_USAGE;
 		}
 		value = argv[++*i];
 	}
 	if (!first->argument && joined && !short_name) {
-		fprintf(stderr, "bringup run: '%s' takes no value\n", word);
+		fprintf(stderr, "%s: '%s' takes no value\n", run_who, word);
 		return STG_EXIT_USAGE;
 	}
 	if (!strcmp(first->name, "skip-configure"))
@@ -183,7 +226,7 @@ static int route(struct run_args *a, int argc, char **argv, int *i, char *word, 
 /* Split run's own options (--json, --only HOST...) from the stages', each
  * stage's to it alone. --only takes every following word up to the next
  * option. 0 or STG_EXIT_USAGE. */
-static int parse(int argc, char **argv, struct run_args *a)
+static int parse(int argc, char **argv, struct drv_run *a)
 {
 	a->only = br_xcalloc((size_t)argc + 1, sizeof(*a->only));
 	a->operands = br_xcalloc((size_t)argc + 1, sizeof(*a->operands));
@@ -277,7 +320,7 @@ static void forward_signals(void)
 		sigaction(signals[i], &sa, NULL);
 }
 
-static const char *db_path(const struct run_args *a)
+static const char *db_path(const struct drv_run *a)
 {
 	const char *env = getenv("BRINGUP_DB");
 
@@ -289,7 +332,7 @@ static const char *db_path(const struct run_args *a)
  * a named node out of turn, so each node starts at the stage it stands
  * at. A host the inventory lacks, or an inventory that cannot be read, is
  * passed on for the stage to refuse. */
-static size_t hosts_for(const char *stage, const struct run_args *a, char **hosts)
+static size_t hosts_for(const char *stage, const struct drv_run *a, char **hosts)
 {
 	const int *states = stg_stage_states(stage, a->skip_configure);
 	struct inv *inv = NULL;
@@ -347,10 +390,10 @@ static char **stage_argv(struct stage *s, char **extra, char **hosts, size_t nho
 
 /* One stage to its end: its options, then the hosts. With --json the
  * stage's stdout goes to stderr, so stdout holds one document. */
-static int run_one(struct run_args *a, size_t slot, char **hosts, size_t nhosts)
+static int run_one(struct drv_run *a, size_t slot, char **hosts, size_t nhosts)
 {
 	char **args = stage_argv(&a->st[slot], NULL, hosts, nhosts);
-	const struct br_spawn_opts so = { "bringup", a->json, stage_started, &slot };
+	const struct br_spawn_opts so = { "bringup", a->json || a->stages_to_stderr, stage_started, &slot };
 	int rc;
 
 	fflush(stdout);
@@ -360,7 +403,7 @@ static int run_one(struct run_args *a, size_t slot, char **hosts, size_t nhosts)
 	return rc < 0 ? STG_EXIT_UNREACHABLE : rc;
 }
 
-static int picked(const struct run_args *a, const char *hostname)
+static int picked(const struct drv_run *a, const char *hostname)
 {
 	if (!a->nonly)
 		return 1;
@@ -376,7 +419,7 @@ static int cmp_str(const void *a, const void *b)
 }
 
 /* The run's zone (--zone, else $BRINGUP_ZONE); NULL: every zone. */
-static const char *run_zone(const struct run_args *a)
+static const char *run_zone(const struct drv_run *a)
 {
 	const char *env = getenv("BRINGUP_ZONE");
 
@@ -385,7 +428,7 @@ static const char *run_zone(const struct run_args *a)
 
 /* The host names of the run's zone among nodes, sorted for bsearch
  * (borrowed from nodes); NULL when the run has no zone. */
-static const char **zone_hosts(const struct run_args *a, const struct inv_node *nodes, size_t nn,
+static const char **zone_hosts(const struct drv_run *a, const struct inv_node *nodes, size_t nn,
 			       size_t *ret_n)
 {
 	const char *zone = run_zone(a), **hosts;
@@ -405,7 +448,7 @@ static const char **zone_hosts(const struct run_args *a, const struct inv_node *
 
 /* Whether hostname counts in this run's summary: one of --only's (if
  * given) and of the run's zone (zone_hosts' list; NULL: no zone). */
-static int counted(const struct run_args *a, const char **zone, size_t nzone, const char *hostname)
+static int counted(const struct drv_run *a, const char **zone, size_t nzone, const char *hostname)
 {
 	if (!picked(a, hostname))
 		return 0;
@@ -456,7 +499,7 @@ static json_t *states_json(const size_t *count)
  * doc; and under "inventory" the same counts over every node, so a run of
  * a few hosts never hides what is open elsewhere. Logs and returns nonzero
  * when the inventory cannot be read. */
-static int summarize(const struct run_args *a, json_t *doc)
+static int summarize(const struct drv_run *a, json_t *doc)
 {
 	const char *path = db_path(a);
 	struct br_err err = { 0 };
@@ -556,7 +599,7 @@ static int is_follower(const char *name)
 
 /* Stage after stage (--only, host names): each given the named nodes it
  * takes as the inventory stands when it starts. */
-static int run_in_order(struct run_args *a, char **hosts, json_t *times)
+static int run_in_order(struct drv_run *a, char **hosts, json_t *times)
 {
 	int worst = STG_EXIT_OK;
 
@@ -590,7 +633,7 @@ static int run_in_order(struct run_args *a, char **hosts, json_t *times)
 		if (rc > worst)
 			worst = rc;
 		if (rc >= STG_EXIT_USAGE || caught_signal) {
-			fprintf(stderr, "bringup run: stage %s exited %d; stopping\n", s->name, rc);
+			fprintf(stderr, "%s: stage %s exited %d; stopping\n", run_who, s->name, rc);
 			break;
 		}
 	}
@@ -598,7 +641,7 @@ static int run_in_order(struct run_args *a, char **hosts, json_t *times)
 }
 
 /* Whether stage i is running in the flow. */
-static int flowing(const struct run_args *a, size_t i)
+static int flowing(const struct drv_run *a, size_t i)
 {
 	const struct stage *s = &a->st[i];
 
@@ -606,11 +649,41 @@ static int flowing(const struct run_args *a, size_t i)
 	       strcmp(s->name, "firmware") != 0;
 }
 
+/* The nodes a stage of the flow is not to take in this run (bringup
+ * controller: the nodes at rest), sent as soon as it starts: a line
+ * "-HOST" each, then "." (stage.c reads it before it selects any node). The
+ * stage reads it first, so this blocks only while it starts; one that
+ * ended fails it (no SIGPIPE). 0 when sent. */
+static int send_skip(int fd, char *const *skip, size_t nskip)
+{
+	struct br_buf msg = { 0 };
+	size_t off = 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < nskip; i++)
+		br_buf_addf(&msg, "-%s\n", skip[i]);
+	br_buf_adds(&msg, ".\n");
+	while (off < msg.len) {
+		ssize_t put = send(fd, msg.data + off, msg.len - off, MSG_NOSIGNAL);
+
+		if (put < 0 && errno == EINTR)
+			continue;
+		if (put <= 0) {
+			rc = -1;
+			break;
+		}
+		off += (size_t)put;
+	}
+	br_buf_release(&msg);
+	return rc;
+}
+
 /* Start stage i in follow mode, its end of a socket pair as --follow-fd. */
-static int start_follower(struct run_args *a, size_t i)
+static int start_follower(struct drv_run *a, size_t i)
 {
 	struct stage *s = &a->st[i];
-	const struct br_spawn_opts so = { "bringup", a->json, stage_started, &slots[i] };
+	const struct br_spawn_opts so = { "bringup", a->json || a->stages_to_stderr, stage_started,
+					  &slots[i] };
 	struct br_err err = { 0 };
 	char flag[] = "--follow-fd", fdarg[16];
 	char *extra[] = { flag, fdarg, NULL };
@@ -618,7 +691,7 @@ static int start_follower(struct run_args *a, size_t i)
 	int sv[2];
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
-		fprintf(stderr, "bringup run: socketpair: %s\n", strerror(errno));
+		fprintf(stderr, "%s: socketpair: %s\n", run_who, strerror(errno));
 		return -1;
 	}
 	snprintf(fdarg, sizeof(fdarg), "%d", sv[1]);
@@ -629,11 +702,13 @@ static int start_follower(struct run_args *a, size_t i)
 	free(args);
 	close(sv[1]);
 	if (s->pid < 0) {
-		fprintf(stderr, "bringup run: %s\n", err.msg);
+		fprintf(stderr, "%s: %s\n", run_who, err.msg);
 		close(sv[0]);
 		return -1;
 	}
 	s->fd = sv[0];
+	/* a stage that ended at once fails it: await_ready then says so */
+	(void)send_skip(s->fd, a->skip, a->nskip);
 	return 0;
 }
 
@@ -664,7 +739,7 @@ static void close_fd(struct stage *s)
 
 /* Each stage whose upstream stages have all ended is told so: its socket
  * closed (the first stage's at once). */
-static void tell_upstream_ended(struct run_args *a)
+static void tell_upstream_ended(struct drv_run *a)
 {
 	int upstream_live = 0;
 
@@ -682,7 +757,7 @@ static void tell_upstream_ended(struct run_args *a)
  * once nothing more is ready for it. First every stage says it is ready
  * (its options checked): one that stops there stops the run before any
  * node is touched. Then tickets, over what the flow left. */
-static int run_flow(struct run_args *a, json_t *times)
+static int run_flow(struct drv_run *a, json_t *times)
 {
 	int worst = STG_EXIT_OK, all_ready = 1;
 	size_t live = 0;
@@ -734,7 +809,7 @@ static int run_flow(struct run_args *a, json_t *times)
 		if (a->st[i].rc > worst)
 			worst = a->st[i].rc;
 		if (a->st[i].rc >= STG_EXIT_USAGE && a->st[i].ready)
-			fprintf(stderr, "bringup run: stage %s exited %d\n", a->st[i].name, a->st[i].rc);
+			fprintf(stderr, "%s: stage %s exited %d\n", run_who, a->st[i].name, a->st[i].rc);
 		tell_upstream_ended(a);
 	}
 	for (size_t i = 0; i < a->n; i++) {
@@ -768,7 +843,7 @@ static int run_flow(struct run_args *a, json_t *times)
 	return worst;
 }
 
-static void release_args(struct run_args *a)
+static void release_args(struct drv_run *a)
 {
 	for (size_t i = 0; i < a->n; i++) {
 		free(a->st[i].path);
@@ -781,62 +856,136 @@ static void release_args(struct run_args *a)
 	free(a->operands);
 }
 
-int drv_run_pipeline(const char *const *stages, size_t n, drv_find_fn find, int argc, char **argv)
+int drv_run_open(const char *who, const char *const *stages, size_t n, drv_find_fn find, int argc,
+		 char **argv, struct drv_run **ret)
 {
-	struct run_args a = { 0 };
-	json_t *doc = json_object(), *times = json_array();
-	double start = now_s();
+	struct drv_run *a = br_xcalloc(1, sizeof(*a));
 	int worst = STG_EXIT_OK;
-	char **hosts = br_xcalloc((size_t)argc + 1, sizeof(*hosts));
 
+	*ret = NULL;
+	run_who = who;
+	a->who = who;
+	a->hosts = br_xcalloc((size_t)argc + 1, sizeof(*a->hosts));
 	for (size_t i = 0; i < n && i < RUN_STAGES_MAX && !worst; i++) {
-		a.st[a.n].name = stages[i];
-		a.st[a.n].path = find(stages[i]);
-		if (a.st[a.n].path)
-			worst = load_table(&a.st[a.n]);
-		a.n++;
+		a->st[a->n].name = stages[i];
+		a->st[a->n].path = find(stages[i]);
+		if (a->st[a->n].path)
+			worst = load_table(&a->st[a->n]);
+		a->n++;
 	}
 	if (!worst)
-		worst = parse(argc, argv, &a);
-	if (worst) {
-		json_decref(doc);
-		json_decref(times);
-		release_args(&a);
-		free(hosts);
-		return worst;
-	}
-	json_object_set_new(doc, "schema_version", json_integer(STG_SCHEMA_RUN));
-	/* A --db refused before any stage runs (and is handed it in argv). */
-	{
+		worst = parse(argc, argv, a);
+	if (!worst && !a->help) {
+		/* A --db refused before any stage runs (and is handed it in argv). */
 		struct br_err err = { 0 };
 
-		if (inv_check_where(db_path(&a), &err)) {
-			fprintf(stderr, "bringup run: %s\n", err.msg);
-			json_decref(doc);
-			json_decref(times);
-			release_args(&a);
-			free(hosts);
-			return STG_EXIT_USAGE;
+		if (inv_check_where(db_path(a), &err)) {
+			fprintf(stderr, "%s: %s\n", run_who, err.msg);
+			worst = STG_EXIT_USAGE;
 		}
 	}
+	if (worst) {
+		drv_run_close(a);
+		return worst;
+	}
 	forward_signals();
+	*ret = a;
+	return STG_EXIT_OK;
+}
+
+int drv_run_flows(const struct drv_run *a)
+{
+	return !(a->nonly || a->noperands || a->help || a->firmware);
+}
+
+const char *drv_run_db(const struct drv_run *a)
+{
+	return db_path(a);
+}
+
+const char *drv_run_zone(const struct drv_run *a)
+{
+	return run_zone(a);
+}
+
+int drv_run_json(const struct drv_run *a)
+{
+	return a->json;
+}
+
+int drv_run_skip_configure(const struct drv_run *a)
+{
+	return a->skip_configure;
+}
+
+void drv_run_stages_to_stderr(struct drv_run *a)
+{
+	a->stages_to_stderr = 1;
+}
+
+int drv_run_signal(void)
+{
+	return caught_signal;
+}
+
+int drv_run_pass(struct drv_run *a, char *const *skip, size_t nskip, json_t *doc)
+{
+	json_t *times = json_array();
+	double start = now_s();
+	int worst;
+
+	for (size_t i = 0; i < a->n; i++) {
+		struct stage *s = &a->st[i];
+
+		s->pid = 0;
+		s->fd = -1;
+		s->rc = s->done = s->ready = 0;
+		s->t0 = s->t1 = 0;
+	}
+	a->skip = skip;
+	a->nskip = nskip;
+	json_object_set_new(doc, "schema_version", json_integer(STG_SCHEMA_RUN));
 	/* Firmware updates change what every later stage reads (a BMC that
 	 * restarts, a BIOS that resets): with --firmware the stages run one
 	 * after another, firmware between discover and configure, as the flow
 	 * cannot yet keep configure off a node firmware still updates. */
-	if (a.nonly || a.noperands || a.help || a.firmware)
-		worst = run_in_order(&a, hosts, times);
+	if (!drv_run_flows(a))
+		worst = run_in_order(a, a->hosts, times);
 	else
-		worst = run_flow(&a, times);
+		worst = run_flow(a, times);
+	a->skip = NULL;
+	a->nskip = 0;
 	if (caught_signal && worst < 128 + caught_signal)
 		worst = 128 + caught_signal;
 	json_object_set_new(doc, "stages", times);
 	json_object_set_new(doc, "seconds", json_real(now_s() - start));
-	if (worst < STG_EXIT_USAGE && summarize(&a, doc) && worst < STG_EXIT_UNREACHABLE)
+	if (worst < STG_EXIT_USAGE && summarize(a, doc) && worst < STG_EXIT_UNREACHABLE)
 		worst = STG_EXIT_UNREACHABLE;
 	json_object_set_new(doc, "exit", json_integer(worst));
-	worst = stg_metrics_after_run(db_path(&a), doc, worst);
-	if (a.json) {
+	return worst;
+}
+
+void drv_run_close(struct drv_run *a)
+{
+	if (!a)
+		return;
+	release_args(a);
+	free(a->hosts);
+	free(a);
+}
+
+int drv_run_pipeline(const char *const *stages, size_t n, drv_find_fn find, int argc, char **argv)
+{
+	struct drv_run *a = NULL;
+	json_t *doc;
+	int worst = drv_run_open("bringup run", stages, n, find, argc, argv, &a);
+
+	if (worst)
+		return worst;
+	doc = json_object();
+	worst = drv_run_pass(a, NULL, 0, doc);
+	worst = stg_metrics_after_run(db_path(a), doc, worst);
+	if (a->json) {
 		char *text = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 
 		if (text)
@@ -846,7 +995,6 @@ int drv_run_pipeline(const char *const *stages, size_t n, drv_find_fn find, int 
 		print_summary(doc);
 	}
 	json_decref(doc);
-	release_args(&a);
-	free(hosts);
+	drv_run_close(a);
 	return worst;
 }

@@ -39,6 +39,7 @@ static struct stg_config_setting settings[] = {
 	{ "enlist", "ntp_servers", "BRINGUP_NTP_SERVERS", 0, NULL, NULL },
 	{ "metrics", "file", "BRINGUP_METRICS_FILE", 0, NULL, NULL },
 	{ "log", "format", "BRINGUP_LOG_FORMAT", 0, NULL, NULL },
+	{ "controller", "interval", "BRINGUP_CONTROLLER_INTERVAL", 0, NULL, NULL },
 };
 #define N_SETTINGS (sizeof(settings) / sizeof(settings[0]))
 

@@ -432,9 +432,70 @@ static int refuse_out_of_turn(struct stg_stage *st, const int *states)
 	return refused ? STG_EXIT_USAGE : 0;
 }
 
+/* The longest line of the driver's skip list: a host name and more. */
+#define FOLLOW_LINE_MAX 512
+
+/* Follow mode: first of all the driver sends a line "-HOST" for each node
+ * this run is not to take (bringup controller: the nodes at rest), then a
+ * line "."; each is counted as taken already. 0, or -1 when the driver
+ * ended or sent something else. */
+static int follow_skip_read(struct stg_stage *st)
+{
+	char buf[4096], line[FOLLOW_LINE_MAX];
+	size_t len = 0;
+
+	for (;;) {
+		ssize_t got = read(st->follow_fd, buf, sizeof(buf));
+
+		if (got < 0 && errno == EINTR && !br_signal_caught())
+			continue;
+		if (got <= 0)
+			return -1;
+		for (ssize_t i = 0; i < got; i++) {
+			if (buf[i] != '\n') {
+				if (len + 1 >= sizeof(line))
+					return -1;
+				line[len++] = buf[i];
+				continue;
+			}
+			line[len] = '\0';
+			len = 0;
+			if (!strcmp(line, "."))
+				return i + 1 == got ? 0 : -1; /* nothing comes before "ready" */
+			if (line[0] != '-' || !line[1])
+				return -1;
+			br_strlist_add(&st->taken, line + 1);
+		}
+	}
+}
+
+static int was_taken(const struct stg_stage *st, const char *hostname);
+
+/* The selected nodes the driver's skip list names, left out. */
+static void drop_taken(struct stg_stage *st)
+{
+	size_t k = 0;
+
+	if (!st->taken.n)
+		return;
+	for (size_t i = 0; i < st->n; i++) {
+		if (was_taken(st, st->nodes[i].hostname))
+			inv_node_release(&st->nodes[i]);
+		else
+			st->nodes[k++] = st->nodes[i];
+	}
+	st->n = k;
+}
+
 int stg_stage_open(struct stg_stage *st, const int *states)
 {
 	int rc;
+
+	if (st->follow_fd > 0 && follow_skip_read(st)) {
+		br_error("stage", "--follow-fd %d: no list of the nodes to skip from bringup run",
+			 st->follow_fd);
+		return st->exit = STG_EXIT_USAGE;
+	}
 
 	if (st->common.zone && !stg_zone_valid(st->common.zone)) {
 		br_error("select",
@@ -447,6 +508,8 @@ int stg_stage_open(struct stg_stage *st, const int *states)
 	if (!rc && states)
 		rc = stg_stage_select(st->inv, st->argc, st->argv, st->argi, states, st->common.zone,
 				      &st->nodes, &st->n);
+	if (!rc && states && st->argi >= st->argc)
+		drop_taken(st);
 	/* A retired node is out of the flow until a person says otherwise:
 	 * naming one to a stage is a mistake, not a request. */
 	for (size_t i = 0; !rc && !st->allow_retired && i < st->n; i++)

@@ -38,6 +38,7 @@ enum stg_exit {
 #define STG_SCHEMA_STATUS 1
 #define STG_SCHEMA_TICKETS 1
 #define STG_SCHEMA_RUN 1
+#define STG_SCHEMA_CONTROLLER 1 /* a pass line of bringup controller --json */
 
 /* The templates directory: $BRINGUP_TEMPLATES, else the installed
  * share/bringup/templates beside the executable, else the source tree's
@@ -185,8 +186,11 @@ int stg_stage_parse(struct stg_stage *st, const struct br_command *cmd, int argc
  * node the stage does not take (stg_stage_takes; the stage is cmd->name
  * less "bringup-") stops it before any node is touched, each such node
  * logged with the stage that would take it, unless --force: then its
- * events say so (inv_node_forced). Nonzero: stop (STG_EXIT_UNREACHABLE, or
- * STG_EXIT_USAGE for an unknown host name or a node out of turn). */
+ * events say so (inv_node_forced). In follow mode it first reads the
+ * driver's skip list from FD ("-HOST" lines, then "."): those nodes count as
+ * taken for the whole run, selected by no round (bringup controller: the
+ * nodes at rest). Nonzero: stop (STG_EXIT_UNREACHABLE, or STG_EXIT_USAGE for
+ * an unknown host name, a node out of turn or no skip list). */
 int stg_stage_open(struct stg_stage *st, const int *states);
 /* The stage's rounds: call it before each; nonzero: work st->nodes. The
  * first call gives what stg_stage_open picked. Without --follow-fd (or with

@@ -3,7 +3,8 @@
 # bringup, libexec/bringup/ every stage, the probe and the simulator (the
 # driver finds them there, a stage finds the templates from there); bash
 # completion completes commands, a command's options and the inventory's
-# hostnames; the systemd service and timer pass systemd-analyze verify
+# hostnames; the systemd units (run's service and timer, the controller's
+# service) pass systemd-analyze verify
 # (their ExecStart and man pages there); the installed import finds the
 # templates. (t5042 runs a rack from the Debian package.)
 . "$(dirname "$0")/lib.sh"
@@ -28,15 +29,29 @@ comp() { # WORDS... -> the completions of the last word
 		_ "$T/x/share/bash-completion/completions/bringup" "$@"
 }
 assert_eq "$(comp bringup disc)" discover "a command"
+assert_eq "$(comp bringup contr)" controller "a command named in 10 letters or more"
+assert_eq "$(comp bringup cred)" credentials "a command named in 11 letters"
+assert_contains "$(comp bringup controller --inter)" "--interval" "an option of controller"
 assert_contains "$(comp bringup import --netbox-)" "--netbox-query" "an option of import"
 assert_contains "$(comp bringup tickets --ji)" "--jira-project" "an option of tickets"
 
 # systemd's own check of the units (ExecStart executable, man pages found).
 if command -v systemd-analyze >/dev/null; then
 	MANPATH="$T/x/share/man" systemd-analyze verify "$T/x/lib/systemd/system/bringup-run.service" \
-		"$T/x/lib/systemd/system/bringup-run.timer" > verify.out 2>&1 || fail "systemd-analyze verify: $(cat verify.out)"
+		"$T/x/lib/systemd/system/bringup-run.timer" "$T/x/lib/systemd/system/bringup-controller.service" \
+		> verify.out 2>&1 || fail "systemd-analyze verify: $(cat verify.out)"
 	grep -q "^ExecStart=$T/x/bin/bringup run" "$T/x/lib/systemd/system/bringup-run.service" || fail "ExecStart"
+	grep -q "^ExecStart=$T/x/bin/bringup controller$" "$T/x/lib/systemd/system/bringup-controller.service" ||
+		fail "the controller's ExecStart"
 fi
+# The controller's user (sysusers.d) and the example bringup.conf, which
+# holds only settings bringup knows.
+grep -q '^u bringup ' "$T/x/lib/sysusers.d/bringup.conf" || fail "no sysusers.d line for the bringup user"
+grep -q '^User=bringup$' "$T/x/lib/systemd/system/bringup-controller.service" || fail "the controller's User="
+ex=$T/x/share/doc/bringup/examples/bringup.conf
+"$inst" --config "$ex" config show --json > conf.json 2> conf.err || fail "the example bringup.conf: $(cat conf.err)"
+assert_eq "$(jq -r '.settings[] | select(.setting == "controller.interval") | .value' conf.json)" 60 \
+	"controller.interval from the example"
 
 # The installed simulator and import.
 "$inst" sim --no-hosts --nodes 2 --seed 3 --dir rack --daemon >/dev/null || fail "installed bringup sim"

@@ -21,7 +21,10 @@ done
 for f in /usr/share/man/man1/bringup.1.gz /usr/share/man/man5/bringup.conf.5.gz \
 	/usr/share/bash-completion/completions/bringup /usr/share/zsh/vendor-completions/_bringup \
 	/lib/systemd/system/bringup-run.service \
-	/lib/systemd/system/bringup-run.timer /usr/share/doc/bringup/copyright \
+	/lib/systemd/system/bringup-run.timer /lib/systemd/system/bringup-controller.service \
+	/usr/lib/sysusers.d/bringup.conf /usr/share/doc/bringup/examples/bringup.conf \
+	/usr/libexec/bringup/bringup-controller /usr/share/man/man1/bringup-controller.1.gz \
+	/usr/share/doc/bringup/copyright \
 	/usr/share/bringup/templates/profiles/xe9680/hardware.conf; do
 	grep -qx "$f" files || fail "$f not in the package"
 done
@@ -32,11 +35,14 @@ if command -v apt-get >/dev/null; then
 fi
 
 root=$T/root admin=$T/admin
-mkdir -p "$root" "$admin/info" "$admin/updates" "$admin/triggers"
+mkdir -p "$root/etc" "$admin/info" "$admin/updates" "$admin/triggers"
 : > "$admin/status"
 : > "$admin/available"
 dpkg --instdir="$root" --admindir="$admin" --force-depends --force-not-root --force-script-chrootless \
 	-i "$deb" > dpkg.out 2>&1 || fail "dpkg -i: $(tail -3 dpkg.out)"
+# The controller's system user, made by the postinst (sysusers.d).
+grep -q '^bringup:.*:/var/lib/bringup:' "$root/etc/passwd" ||
+	fail "no system user bringup after the install: $(tail -3 dpkg.out)"
 bin=$root/usr/bin/bringup
 clean() { env -i PATH=/usr/bin:/bin HOME="$T" BRINGUP_SYSTEM_CONFIG=/dev/null "$bin" "$@"; }
 clean sim --nodes 2 --seed 3 --maas-commission-ms 200 --maas-deploy-ms 300 --dir rack --daemon >/dev/null ||
@@ -73,5 +79,7 @@ assert_contains "$page" "take racks of new GPU servers" "the installed bringup(1
 
 dpkg --instdir="$root" --admindir="$admin" --force-not-root --force-script-chrootless -r bringup > dpkg.out 2>&1 ||
 	fail "dpkg -r: $(tail -3 dpkg.out)"
-[ -z "$(find "$root" -type f)" ] || fail "files left after dpkg -r: $(find "$root" -type f | head -3)"
+# Only the system user stays (Debian removes no user a package made).
+left=$(find "$root" -type f ! -path "$root/etc/*")
+[ -z "$left" ] || fail "files left after dpkg -r: $(echo "$left" | head -3)"
 exit 0
