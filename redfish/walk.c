@@ -715,7 +715,8 @@ static const struct kind_info kinds[RF_K_COUNT] = {
 	[RF_K_HPE_PCI_DEVICE] = { "HpeServerPciDevice", 1, on_hpe_pci_device },
 	[RF_K_PCIE_SLOTS] = { "PCIeSlots", 1, on_pcie_slots },
 	[RF_K_VOLUME] = { "Volume", 1, on_volume },
-	[RF_K_DELL_SWITCH_CONN] = { "DellSwitchConnectionCollection", 1, on_dell_switch_connections },
+	/* 2: a disabled view is followed by the iDRAC attribute that says so */
+	[RF_K_DELL_SWITCH_CONN] = { "DellSwitchConnectionCollection", 2, on_dell_switch_connections },
 	[RF_K_PORT] = { "Port", 1, on_port },
 	[RF_K_DELL_ATTRIBUTES] = { "DellAttributes", 1, on_dell_attributes },
 	[RF_K_HOST_SYSTEM] = { "ComputerSystem", 4, on_host_system },
