@@ -99,8 +99,13 @@ enum br_fail_kind {
 	BR_FAIL_TIME_LIMIT,	  /* time_limit: past a stage's time limit for one node */
 	BR_FAIL_WORKER,		  /* worker_died: the process driving it died */
 	BR_FAIL_FIRMWARE, /* firmware_update_failed: an update the BMC refused, failed or did not apply */
+	/* credentials rotate: the BMC refused, did not take or does not log in
+	 * with the new password, or kept its factory account enabled */
+	BR_FAIL_BMC_CREDENTIALS,  /* bmc_credentials */
+	BR_FAIL_MAAS_POWER,	  /* maas_power: MAAS refused the new power parameters */
+	BR_FAIL_CREDENTIAL_STORE, /* credential_store: the new password's store failed */
 };
-#define BR_FAIL_COUNT (BR_FAIL_FIRMWARE + 1)
+#define BR_FAIL_COUNT (BR_FAIL_CREDENTIAL_STORE + 1)
 
 /* "bmc_auth", ...; "none" for BR_FAIL_NONE. */
 const char *br_fail_kind_name(enum br_fail_kind kind);

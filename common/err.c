@@ -336,6 +336,12 @@ const char *br_fail_kind_name(enum br_fail_kind kind)
 		return "worker_died";
 	case BR_FAIL_FIRMWARE:
 		return "firmware_update_failed";
+	case BR_FAIL_BMC_CREDENTIALS:
+		return "bmc_credentials";
+	case BR_FAIL_MAAS_POWER:
+		return "maas_power";
+	case BR_FAIL_CREDENTIAL_STORE:
+		return "credential_store";
 	}
 	return "stage_failed";
 }

@@ -28,6 +28,7 @@ struct job {
 	const char *factory_user; /* --site-user: the account to retire once the new one is recorded */
 	char *previous_user;	  /* ... the bmc_user before an earlier run recorded the site account */
 	int ipmi;		  /* an IPMI-only BMC (bmc_type ipmi): ipmitool's user commands */
+	int store_failed;	  /* the store refused or lost the new password (generate) */
 	char *host;		  /* ... its address and UDP port */
 	int port;
 };
@@ -212,8 +213,9 @@ static void job_release(struct job *j)
 	free(j->host);
 }
 
-/* Fail the node's rotation with reason (taken); the first reason stays. */
-static void fail_job_take(struct job *j, char *reason)
+/* Fail the node's rotation with kind (the ticket it files) and reason
+ * (taken); the first failure stays. */
+static void fail_job_take(struct job *j, enum br_fail_kind kind, char *reason)
 {
 	if (j->out->result == STG_CRED_FAILED) {
 		free(reason);
@@ -221,8 +223,18 @@ static void fail_job_take(struct job *j, char *reason)
 	}
 	j->out->reason = reason;
 	j->out->result = STG_CRED_FAILED;
+	j->out->fail_kind = kind;
 }
-#define fail_job(j, ...) fail_job_take((j), br_xasprintf(__VA_ARGS__))
+#define fail_job(j, kind, ...) fail_job_take((j), (kind), br_xasprintf(__VA_ARGS__))
+
+/* The kind of a failure seen while a BMC was asked to take or prove the
+ * new password: the store's if the store failed (generate), else the
+ * BMC's (refused, unreachable, not logging in: the reason says which).
+ * Only credentials rotate takes either back (stg_failed_in). */
+static enum br_fail_kind bmc_kind(const struct job *j)
+{
+	return j->store_failed ? BR_FAIL_CREDENTIAL_STORE : BR_FAIL_BMC_CREDENTIALS;
+}
 
 /* What each node's rotation starts from; a node that cannot start is failed. */
 static void prepare(struct ctx *cx, struct stg_stage *st, struct stg_credentials_run *run)
@@ -248,13 +260,13 @@ static void prepare(struct ctx *cx, struct stg_stage *st, struct stg_credentials
 			/* NULL until the helper keeps one */
 			if (node->hostname[0] == '-' ||
 			    stg_store_exec_lookup(cx->o->store_exec, node->hostname, &j->new_ref, &err)) {
-				fail_job(j, "%s",
+				fail_job(j, BR_FAIL_CREDENTIAL_STORE, "%s",
 					 node->hostname[0] == '-' ? "host name cannot be a helper's argument"
 								  : err.msg);
 				continue;
 			}
 		} else if (!(j->new_ref = store_path(cx->o->store_dir, node->hostname))) {
-			fail_job(j, "host name cannot name a file in the store");
+			fail_job(j, BR_FAIL_CREDENTIAL_STORE, "host name cannot name a file in the store");
 			continue;
 		} else {
 			char *path = j->new_ref;
@@ -275,22 +287,23 @@ static void prepare(struct ctx *cx, struct stg_stage *st, struct stg_credentials
 			j->factory_user = node->bmc_user;
 		else if (cx->o->site_user &&
 			 inv_node_bmc_user_before(st->inv, node->hostname, j->user, &j->previous_user, &err))
-			fail_job(j, "%s", err.msg);
+			fail_job(j, BR_FAIL_STAGE, "%s", err.msg);
 		else
 			j->factory_user = j->previous_user;
 		if (j->factory_user && !strcmp(j->factory_user, j->user)) {
-			fail_job(j, "the site account is the factory account '%s'", j->user);
+			fail_job(j, BR_FAIL_STAGE, "the site account is the factory account '%s'", j->user);
 			continue;
 		}
 		j->ipmi = node->bmc_type && !strcmp(node->bmc_type, "ipmi");
 		if (j->ipmi && cx->o->site_user) {
-			fail_job(j, "IPMI-only BMC: a site account (--site-user) is not made over IPMI; "
-				    "rotate it without --site-user");
+			fail_job(j, BR_FAIL_STAGE,
+				 "IPMI-only BMC: a site account (--site-user) is not made over IPMI; "
+				 "rotate it without --site-user");
 			continue;
 		}
 		if (stg_bmc_endpoint(node, cx->o->bmc.scheme, &j->factory, &host, &port, &j->base_url,
 				     &reason)) {
-			fail_job(j, "%s", reason);
+			fail_job(j, BR_FAIL_STAGE, "%s", reason);
 			free(reason);
 			continue;
 		}
@@ -300,7 +313,7 @@ static void prepare(struct ctx *cx, struct stg_stage *st, struct stg_credentials
 		if (cx->o->site_password ||
 		    (cx->o->store_exec ? j->new_ref != NULL : !access(j->new_ref + 5, F_OK))) {
 			if (br_secret_resolve(j->new_ref, &j->pending, &err))
-				fail_job(j, "%s", err.msg);
+				fail_job(j, BR_FAIL_CREDENTIAL_STORE, "%s", err.msg);
 		}
 		if (j->recorded) {
 			/* the inventory's reference is the new one: it is what to check */
@@ -350,6 +363,7 @@ static int generate(struct ctx *cx, struct job *j, int length, int min_length, i
 		char *ref = NULL;
 
 		if (stg_store_exec_put(cx->o->store_exec, j->node->hostname, j->pending, &ref, err)) {
+			j->store_failed = 1;
 			br_secret_free(j->pending);
 			j->pending = NULL;
 			return br_err_prefix(err, "store the new password");
@@ -359,6 +373,7 @@ static int generate(struct ctx *cx, struct job *j, int length, int min_length, i
 		return 0;
 	}
 	if (store_write(cx->o->store_dir, j->node->hostname, j->pending, err)) {
+		j->store_failed = 1;
 		br_secret_free(j->pending);
 		j->pending = NULL;
 		return br_err_prefix(err, "store the new password");
@@ -407,7 +422,8 @@ static void set_done(struct job *j, int rc, const struct br_err *err)
 		return;
 	}
 	why = stg_bmc_failure_reason(rc, err ? err->msg : "failed");
-	fail_job(j, "%s", why);
+	fail_job(j, bmc_kind(j), "%s%s",
+		 j->store_failed ? "" : "the BMC did not take the new password: ", why);
 	free(why);
 }
 
@@ -422,13 +438,14 @@ static void check_done(struct job *j, int rc, const struct br_err *err)
 	}
 	why = stg_bmc_failure_reason(rc, err ? err->msg : "failed");
 	if (j->recorded)
-		fail_job(j, "the recorded password (%s) does not log in: %s", j->new_ref, why);
+		fail_job(j, bmc_kind(j), "the recorded password (%s) does not log in: %s", j->new_ref, why);
 	else if (j->set_ok)
-		fail_job(j,
+		fail_job(j, bmc_kind(j),
 			 "the BMC took the new password but does not log in with it: %s (new password in %s)",
 			 why, j->new_ref);
 	else
-		fail_job(j, "neither the referenced password (%s) nor the new one (%s) logs in: %s",
+		fail_job(j, bmc_kind(j),
+			 "neither the referenced password (%s) nor the new one (%s) logs in: %s",
 			 j->node->bmc_password_ref, j->new_ref, why);
 	free(why);
 }
@@ -487,7 +504,8 @@ static void on_retired(const struct rf_account_target *t, int rc, const struct r
 		return;
 	why = stg_bmc_failure_reason(rc, err ? err->msg : "failed");
 	/* the site account is recorded and works: only the retirement failed */
-	fail_job(j, "the site account %s is recorded (%s), but the factory account %s is still enabled: %s",
+	fail_job(j, bmc_kind(j),
+		 "the site account %s is recorded (%s), but the factory account %s is still enabled: %s",
 		 j->user, j->new_ref, j->factory_user, why);
 	free(why);
 }
@@ -531,7 +549,7 @@ static void record(struct stg_stage *st, struct job *j, struct stg_credentials_r
 	struct br_err err = { 0 };
 
 	if (!j->verified) {
-		fail_job(j, "stopped before a login with the new password");
+		fail_job(j, BR_FAIL_STAGE, "stopped before a login with the new password");
 		return;
 	}
 	if (j->recorded) {
@@ -539,13 +557,68 @@ static void record(struct stg_stage *st, struct job *j, struct stg_credentials_r
 		return;
 	}
 	if (inv_node_set_bmc_credentials(st->inv, j->node->hostname, j->user, j->new_ref, &err)) {
-		fail_job(j, "the BMC is on the new password (%s) but the inventory refused it: %s",
-			 j->new_ref, err.msg);
+		fail_job(j, BR_FAIL_STAGE,
+			 "the BMC is on the new password (%s) but the inventory refused it: %s", j->new_ref,
+			 err.msg);
 		return;
 	}
 	free(j->out->password_ref);
 	j->out->password_ref = br_xstrdup(j->new_ref);
 	j->out->result = STG_CRED_ROTATED;
+}
+
+static int rotation_kind(enum br_fail_kind k)
+{
+	return k == BR_FAIL_BMC_CREDENTIALS || k == BR_FAIL_MAAS_POWER || k == BR_FAIL_CREDENTIAL_STORE;
+}
+
+/* An inventory write of the outcome refused: logged with the node, and a
+ * write the inventory itself could not make ends the stage with exit 3. */
+static void outcome_unrecorded(struct stg_stage *st, const struct job *j, const struct br_err *err)
+{
+	br_log_node(BR_LOG_ERROR, "inventory", j->node->hostname, j->node->bmc,
+		    "the rotation's outcome is not recorded: %s", err->msg);
+	if (stg_inventory_refused(err))
+		stg_stage_unwritable(st, 1, err->msg);
+}
+
+/* Each node's outcome into its state: a failed rotation fails the node
+ * with its kind, so that tickets files one and status shows it (a node a
+ * stage before failed keeps that failure: its stage takes it back); a node
+ * a rotation failed before, now rotated (and, for maas_power, MAAS told),
+ * goes back to the state it was failed from. */
+static void record_outcomes(struct stg_stage *st, struct ctx *cx)
+{
+	for (size_t i = 0; i < cx->n; i++) {
+		struct job *j = &cx->jobs[i];
+		struct inv_node *node = j->node;
+		struct br_err err = { 0 };
+		enum inv_state from = INV_NEW;
+		int again = 0;
+
+		if (j->out->result == STG_CRED_FAILED) {
+			/* one that never started (an operator's matter) or was
+			 * stopped is only reported */
+			if (!rotation_kind(j->out->fail_kind) ||
+			    (node->state == INV_FAILED && !rotation_kind(node->failure_kind)))
+				continue;
+			if (inv_node_fail(st->inv, node->hostname, node->state, j->out->fail_kind,
+					  j->out->reason, &err))
+				outcome_unrecorded(st, j, &err);
+			continue;
+		}
+		if (node->state != INV_FAILED || !rotation_kind(node->failure_kind) ||
+		    (node->failure_kind == BR_FAIL_MAAS_POWER &&
+		     j->out->maas_power != STG_MAAS_POWER_UPDATED))
+			continue;
+		if (inv_node_failed_from(st->inv, node->hostname, &from, &again, &err) || from == INV_FAILED)
+			from = INV_NEW; /* no event says: from the start */
+		err = (struct br_err){ 0 };
+		if (inv_node_set_state(st->inv, node->hostname, INV_FAILED, from,
+				       "BMC credentials rotated: back where the failed rotation left it",
+				       &err))
+			outcome_unrecorded(st, j, &err);
+	}
 }
 
 /* Whether MAAS is to hear of the rotation: some node it has enlisted is
@@ -593,7 +666,7 @@ static void on_maas_power(void *arg, const struct maas_result *res)
 		return;
 	}
 	j->out->maas_power = STG_MAAS_POWER_FAILED;
-	fail_job(j,
+	fail_job(j, BR_FAIL_MAAS_POWER,
 		 "the BMC is on the new password (%s, recorded), but MAAS refused the new power parameters "
 		 "of machine %s, so MAAS cannot power it until a rerun gives them: %s",
 		 j->new_ref, j->node->maas_system_id, res->err ? res->err->msg : "failed");
@@ -617,7 +690,7 @@ static void maas_update(struct ctx *cx)
 		for (size_t i = 0; i < cx->n; i++)
 			if (live(&cx->jobs[i]) && cx->jobs[i].node->maas_system_id) {
 				cx->jobs[i].out->maas_power = STG_MAAS_POWER_FAILED;
-				fail_job(&cx->jobs[i], "MAAS: %s", err.msg);
+				fail_job(&cx->jobs[i], BR_FAIL_MAAS_POWER, "MAAS: %s", err.msg);
 			}
 		return;
 	}
@@ -642,8 +715,8 @@ static void maas_update(struct ctx *cx)
 		free(address);
 		if (rc) {
 			j->out->maas_power = STG_MAAS_POWER_FAILED;
-			fail_job(j, "MAAS power parameters of '%s' not sent: %s", j->node->maas_system_id,
-				 br_strerror(rc));
+			fail_job(j, BR_FAIL_MAAS_POWER, "MAAS power parameters of '%s' not sent: %s",
+				 j->node->maas_system_id, br_strerror(rc));
 		} else {
 			queued++;
 		}
@@ -653,7 +726,7 @@ static void maas_update(struct ctx *cx)
 			if (live(&cx->jobs[i]) && cx->jobs[i].node->maas_system_id &&
 			    cx->jobs[i].out->maas_power == STG_MAAS_POWER_NONE) {
 				cx->jobs[i].out->maas_power = STG_MAAS_POWER_FAILED;
-				fail_job(&cx->jobs[i], "MAAS: %s", err.msg);
+				fail_job(&cx->jobs[i], BR_FAIL_MAAS_POWER, "MAAS: %s", err.msg);
 			}
 	maas_client_free(client);
 }
@@ -688,7 +761,7 @@ int stg_credentials_rotate(struct stg_stage *st, struct stg_credentials_options 
 		if (!live(j) || j->recorded)
 			continue;
 		if (j->ipmi && ipmi_new_password(&cx, j, &err)) {
-			fail_job(j, "%s", err.msg);
+			fail_job(j, bmc_kind(j), "%s", err.msg);
 		} else if (j->ipmi) {
 			ipmi_set[m].target = ipmi_target(j, j->node->bmc_user, j->factory);
 			ipmi_set[m++].new_password = j->pending;
@@ -755,6 +828,8 @@ int stg_credentials_rotate(struct stg_stage *st, struct stg_credentials_options 
 	}
 	if (!rc)
 		rc = run_pass(&cx, targets, k, on_retired);
+	if (!rc)
+		record_outcomes(st, &cx);
 	for (size_t i = 0; i < cx.n; i++) {
 		run->rotated += cx.jobs[i].out->result == STG_CRED_ROTATED;
 		run->already += cx.jobs[i].out->result == STG_CRED_ALREADY;
@@ -805,10 +880,11 @@ json_t *stg_credentials_json(const void *arg)
 		static const char *const maas_power[] = { NULL, "updated", "failed" };
 
 		json_array_append_new(
-		    nodes, json_pack("{s:s, s:s, s:s?, s:s, s:b, s:s?}", "hostname", n->hostname, "result",
-				     result_name(n->result), "reason", n->reason, "password_ref",
-				     n->password_ref, "password_change_required", n->password_change_required,
-				     "maas_power", maas_power[n->maas_power]));
+		    nodes, json_pack("{s:s, s:s, s:s?, s:s?, s:s, s:b, s:s?}", "hostname", n->hostname,
+				     "result", result_name(n->result), "reason", n->reason, "failure_kind",
+				     n->result == STG_CRED_FAILED ? br_fail_kind_name(n->fail_kind) : NULL,
+				     "password_ref", n->password_ref, "password_change_required",
+				     n->password_change_required, "maas_power", maas_power[n->maas_power]));
 	}
 	return json_pack("{s:o, s:I, s:I, s:I}", "nodes", nodes, "rotated", (json_int_t)run->rotated,
 			 "already", (json_int_t)run->already, "failed", (json_int_t)run->failed);
@@ -822,9 +898,10 @@ void stg_credentials_print(const void *arg)
 		const struct stg_credentials_node *n = &run->nodes[i];
 		char *why = n->reason ? br_escape(n->reason) : NULL;
 
-		printf("%-20s %-8s %s%s%s%s\n", n->hostname, result_name(n->result), n->password_ref,
+		printf("%-20s %-8s %s%s%s%s%s%s\n", n->hostname, result_name(n->result), n->password_ref,
 		       n->maas_power == STG_MAAS_POWER_UPDATED ? " (MAAS updated)" : "", why ? ": " : "",
-		       why ? why : "");
+		       n->result == STG_CRED_FAILED ? br_fail_kind_name(n->fail_kind) : "",
+		       n->result == STG_CRED_FAILED ? ": " : "", why ? why : "");
 		free(why);
 	}
 	printf("rotated %zu, already %zu, failed %zu\n", run->rotated, run->already, run->failed);

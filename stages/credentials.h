@@ -10,6 +10,9 @@
  * factory password is tried with the stored one. A node MAAS has enlisted
  * (it has a system_id) then gives MAAS its new power parameters, before a
  * factory account is retired; a MAAS that refuses fails that node.
+ * A node whose rotation failed is failed in the inventory with the kind
+ * typed where the failure was seen (its ticket's fault); only a later
+ * rotation that succeeds takes it back to the state it was in.
  *
  * Ownership: struct stg_credentials_run owns its nodes and their strings;
  * release it with stg_credentials_run_release. Secrets are never in it.
@@ -60,7 +63,11 @@ enum stg_credentials_result {
 struct stg_credentials_node {
 	char *hostname;
 	enum stg_credentials_result result;
-	char *reason;		      /* failed: why; else NULL */
+	char *reason; /* failed: why; else NULL */
+	/* failed: the kind the node is failed with in the inventory (its
+	 * ticket's fault): bmc_credentials, maas_power, credential_store, or
+	 * a BMC fault discover also names (bmc_auth, bmc_unreachable, ...) */
+	enum br_fail_kind fail_kind;
 	char *password_ref;	      /* the reference recorded (the new one), or the old on failure */
 	int password_change_required; /* the BMC's login said so */
 	/* MAAS's power parameters: STG_MAAS_POWER_NONE (not enlisted, or

@@ -306,6 +306,10 @@ static const char *kind_stage(enum br_fail_kind kind)
 		return "configure";
 	case BR_FAIL_FIRMWARE:
 		return "firmware";
+	case BR_FAIL_BMC_CREDENTIALS:
+	case BR_FAIL_MAAS_POWER:
+	case BR_FAIL_CREDENTIAL_STORE:
+		return "credentials";
 	case BR_FAIL_MAAS_REFUSED:
 	case BR_FAIL_BOOT_DISK:
 	case BR_FAIL_POWER:
@@ -345,6 +349,10 @@ const char *stg_failed_in(struct inv *inv, const struct inv_node *node, int skip
 
 	if (node->state != INV_FAILED)
 		return NULL;
+	/* a failed rotation is finished by credentials rotate alone, whatever
+	 * state the node was in (stages/credentials.c) */
+	if (by_kind && !strcmp(by_kind, "credentials"))
+		return by_kind;
 	if (inv_node_failed_from(inv, node->hostname, &from, &again, NULL))
 		return by_kind;
 	/* The state it was failed from names the stage exactly, unless a
@@ -487,6 +495,27 @@ static void drop_taken(struct stg_stage *st)
 	st->n = k;
 }
 
+/* Nodes picked by state that a failed rotation holds, left out of every
+ * stage but the ones over every state (credentials rotate, status, ...):
+ * only a rotation that succeeds takes such a node back (stg_failed_in). */
+static void drop_rotation_failed(struct stg_stage *st, const int *states)
+{
+	size_t k = 0;
+
+	if (every_state(states))
+		return;
+	for (size_t i = 0; i < st->n; i++) {
+		const char *by_kind =
+		    st->nodes[i].state == INV_FAILED ? kind_stage(st->nodes[i].failure_kind) : NULL;
+
+		if (by_kind && !strcmp(by_kind, "credentials"))
+			inv_node_release(&st->nodes[i]);
+		else
+			st->nodes[k++] = st->nodes[i];
+	}
+	st->n = k;
+}
+
 int stg_stage_open(struct stg_stage *st, const int *states)
 {
 	int rc;
@@ -508,8 +537,10 @@ int stg_stage_open(struct stg_stage *st, const int *states)
 	if (!rc && states)
 		rc = stg_stage_select(st->inv, st->argc, st->argv, st->argi, states, st->common.zone,
 				      &st->nodes, &st->n);
-	if (!rc && states && st->argi >= st->argc)
+	if (!rc && states && st->argi >= st->argc) {
 		drop_taken(st);
+		drop_rotation_failed(st, states);
+	}
 	/* A retired node is out of the flow until a person says otherwise:
 	 * naming one to a stage is a mistake, not a request. */
 	for (size_t i = 0; !rc && !st->allow_retired && i < st->n; i++)

@@ -5,7 +5,9 @@
 # (the emulator judges it against the simulated BMC's accounts as they are
 # now); the node whose machine MAAS answers 500 on the update (test fault
 # maas_update_fail) fails alone, with MAAS's text, its BMC on the new
-# (recorded) password and MAAS's power query failing. No password is in
+# (recorded) password and MAAS's power query failing; it is failed in the
+# inventory with the kind maas_power and its ticket tells a MAAS admin
+# that MAAS holds an old BMC password (--no-maas does not take it back). No password is in
 # --json, the log, the inventory, the emulators' request logs or any
 # process's argv. A second run updates MAAS again (idempotent); an
 # enlisted rack with no MAAS named is refused (exit 2) before any BMC is
@@ -73,6 +75,12 @@ for h in $(jq -r '.nodes[].hostname' sim/truth.json); do
 			"HTTP 500" "$h: reason quotes MAAS's answer"
 		assert_eq "$(power_pass "$h")" "$factory" "$h: MAAS keeps the factory password"
 		assert_eq "$(power_query "$h")" 503 "$h: MAAS can no longer power it"
+		assert_eq "$(jq -r --arg h "$h" '.nodes[] | select(.hostname == $h) | .failure_kind' out.json)" maas_power "$h: failure_kind in --json"
+		assert_eq "$(node_field t.db "$h" state),$(node_field t.db "$h" failure_kind)" failed,maas_power "$h: in the inventory"
+		bringup tickets --format json > tickets.json
+		assert_eq "$(jq -r '[.tickets[] | .hostname + "=" + .fault] | join(" ")' tickets.json)" "$h=maas_power" "tickets"
+		assert_contains "$(jq -r '.tickets[0].action' tickets.json)" "MAAS holds an old BMC password for $h" "the ticket's action"
+		assert_contains "$(jq -r '.tickets[0].evidence' tickets.json)" "HTTP 500" "the ticket's evidence: MAAS's answer"
 		continue
 	fi
 	assert_eq "$(jq -r --arg h "$h" '.nodes[] | select(.hostname == $h) | [.result, .maas_power] | join(",")' out.json)" \
@@ -116,4 +124,6 @@ env -u MAAS_URL bringup credentials rotate --no-maas --store "file:$T/store" --j
 assert_eq "$rc" 0 "rotate --no-maas exit"
 assert_eq "$(jq -c '[.rotated, .already, .failed, ([.nodes[] | .maas_power // "none"] | unique)]' nomaas.json)" '[0,3,0,["none"]]' "--no-maas run"
 assert_eq "$(grep -c '"method":"PUT"' sim/maas-requests.log)" "$puts" "no PUT with --no-maas"
+assert_eq "$(node_field t.db "$refused" failure_kind)" maas_power "--no-maas leaves $refused failed: MAAS still has the old password"
+assert_eq "$(nodes_in t.db deployed)" 2 "the others stay deployed"
 echo ok
