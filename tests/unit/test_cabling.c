@@ -572,6 +572,7 @@ static void test_fabric_iblinkinfo(void **state)
 	    BR_E_INVAL);
 	assert_string_equal(problem, "cap.txt:2: iblinkinfo -l output: run it without -l");
 	free(problem);
+	free(wpath);
 }
 
 /* Rail-optimised cabling with no spine: every host has a port on leaf01
