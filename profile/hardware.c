@@ -106,6 +106,7 @@ static const struct setting settings[] = {
 	{ "gpu", "gpudirect_rdma", K_YESNO, AT(gpu_gpudirect_rdma) },
 	{ "gpu", "gpudirect_switch", K_YESNO, AT(gpu_gpudirect_switch) },
 	{ "gpu", "nvlink_fabric", K_YESNO, AT(gpu_nvlink_fabric) },
+	{ "gpu", "firmware", K_TEXT, AT(gpu_firmware) },
 	{ "nic", "fabric", K_COUNT, AT(fabric_nics) },
 	{ "nic", "fabric_link_width", K_WIDTH, AT(fabric_link.width) },
 	{ "nic", "fabric_link_speed", K_SPEED, AT(fabric_link.speed) },

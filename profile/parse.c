@@ -57,6 +57,7 @@ void prof_release(struct prof_profile *p)
 	free(p->hw.model);
 	free(p->hw.ib_link_layer);
 	free(p->hw.ib_firmware);
+	free(p->hw.gpu_firmware);
 	free(p->hw.gpu_link.speed);
 	free(p->hw.fabric_link.speed);
 	br_strlist_release(&p->hw.governors);
@@ -323,6 +324,20 @@ const struct prof_fw_rule *prof_fw_rule(const struct prof_profile *p, const char
 	return NULL;
 }
 
+/* A hardware.conf [SECTION] firmware names a component of firmware.conf's
+ * [firmware], written exactly as there (the devices' minimum is the
+ * policy's): else the profile does not load. */
+static int fw_component_known(const struct prof_profile *p, const char *section, const char *component,
+			      const char *whose, struct br_err *err)
+{
+	if (!component || prof_fw_rule(p, component))
+		return 0;
+	return br_errf(err, BR_E_INVAL,
+		       "%s: [%s] firmware: '%s' is no component of firmware.conf's [firmware] (the %s "
+		       "minimum is the policy's)",
+		       p->hardware_file, section, component, whose);
+}
+
 int prof_parse_text(const char *file, const char *text, enum prof_file kind, struct prof_profile *p,
 		    struct br_err *err)
 {
@@ -436,12 +451,10 @@ int prof_load_dir(const char *profile_dir, const char *name, struct prof_profile
 		p.hardware_found = exists(p.hardware_file);
 		rc = parse_optional(dir, "hardware.conf", PROF_FILE_HARDWARE, &p, err);
 	}
-	if (!rc && p.hw.ib_firmware && !prof_fw_rule(&p, p.hw.ib_firmware))
-		rc = br_errf(
-		    err, BR_E_INVAL,
-		    "%s: [ib] firmware: '%s' is no component of firmware.conf's [firmware] (the HCAs' "
-		    "minimum is the policy's)",
-		    p.hardware_file, p.hw.ib_firmware);
+	if (!rc)
+		rc = fw_component_known(&p, "ib", p.hw.ib_firmware, "HCAs'", err);
+	if (!rc)
+		rc = fw_component_known(&p, "gpu", p.hw.gpu_firmware, "GPUs' VBIOS", err);
 out:
 	if (rc)
 		prof_release(&p);

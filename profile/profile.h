@@ -171,6 +171,11 @@ struct prof_hardware {
 	 * fabric (nvidia-smi -q: Fabric State Completed, Status Success);
 	 * 0: not judged. */
 	int gpu_nvlink_fabric;
+	/* [gpu] firmware: the firmware.conf component (FQDD or pattern) whose
+	 * minimum each GPU's own VBIOS (nvidia-smi's vbios_version) is held
+	 * to, and whose versions in the BMC's inventory it must agree with;
+	 * NULL: not judged */
+	char *gpu_firmware;
 	/* [active]: checks that load the node, each opted into by the
 	 * profile and run after the probe under its own time limit: `dcgmi
 	 * diag -r dcgm_diag_level -j` (0: not run), judged test by test, and

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "rules.h"
+#include "rules_node_private.h"
 
 /* One component of a version: up to '.', '-' or '_'. */
 static size_t component_len(const char *s)
@@ -70,6 +70,54 @@ static const char *installed_fqdd(const char *id)
 		return NULL;
 	sep = strstr(id, "__");
 	return sep && sep[2] ? sep + 2 : NULL;
+}
+
+void val_fw_bmc_versions(const struct br_hw *bmc, const char *component, struct br_strlist *out)
+{
+	for (size_t i = 0; bmc && i < bmc->n_firmware; i++) {
+		const struct br_firmware *f = &bmc->firmware[i];
+		const char *fqdd = installed_fqdd(f->id);
+		int seen = 0;
+
+		if (!fqdd || !f->version || !*f->version || fnmatch(component, fqdd, 0))
+			continue;
+		for (size_t k = 0; k < out->n && !seen; k++)
+			seen = !strcmp(out->items[k], f->version);
+		if (!seen)
+			br_strlist_add(out, f->version);
+	}
+}
+
+int val_fw_device(struct val_evidence *e, const struct prof_fw_rule *rule, const struct br_strlist *bmc,
+		  const char *who, const char *bdf, const char *what, const char *part, const char *running)
+{
+	struct br_buf shown;
+	int agrees = !bmc->n;
+
+	for (size_t k = 0; k < bmc->n && !agrees; k++)
+		agrees = !strcmp(bmc->items[k], running);
+	if (val_version_cmp(running, rule->min_version) < 0) {
+		val_ev_add(
+		    e, VAL_FAIL,
+		    "%s: %s %s < %s (firmware policy %s): update it (bringup firmware) and power-cycle "
+		    "the node",
+		    who, what, running, rule->min_version, rule->component);
+		val_blame_pci(e, bdf);
+		return 0;
+	}
+	if (agrees)
+		return 1;
+	br_buf_init(&shown, 0);
+	for (size_t k = 0; k < bmc->n; k++)
+		br_buf_addf(&shown, "%s%s", k ? ", " : "", bmc->items[k]);
+	val_ev_add(e, VAL_FAIL,
+		   "%s: runs %s %s but the BMC's inventory shows %s for %s: an update flashed and the %s "
+		   "not reset since (power-cycle the node: a warm reboot may not reload it), or the BMC "
+		   "reads another part",
+		   who, what, running, br_buf_str(&shown), rule->component, part);
+	val_blame_pci(e, bdf);
+	br_buf_release(&shown);
+	return 0;
 }
 
 static void add(struct val_check **checks, size_t *n, const char *name, enum val_result result,

@@ -2,8 +2,10 @@
  * -q -x` (the probe's "gpus" section): ECC on now and after the next reboot,
  * no uncorrectable ECC errors, no failed or pending row remap, no page
  * retirement pending, no hardware or thermal clock slowdown, and a power
- * limit no lower than the profile's [gpu] power_limit_w. A value the driver
- * prints as "N/A" (or does not print) is not judged. */
+ * limit no lower than the profile's [gpu] power_limit_w, and, where [gpu]
+ * firmware names a firmware policy component, each GPU's VBIOS at that
+ * rule's minimum and one of the versions the BMC's inventory shows for it.
+ * A value the driver prints as "N/A" (or does not print) is not judged. */
 #define _DEFAULT_SOURCE
 #include <math.h>
 #include <stdlib.h>
@@ -197,7 +199,36 @@ static int clocks(struct val_evidence *e, const char *who, const char *bdf, json
 	return seen;
 }
 
-static void one_gpu(struct val_node_ctx *c, struct val_evidence *e, size_t idx, json_t *g, size_t *unreported)
+/* [gpu] firmware: the policy's rule and what the BMC's inventory shows for
+ * its components (the HGX baseboard's GPUs, GPU.SXM.N on an XE9680's
+ * iDRAC), and how many GPUs passed. */
+struct gpu_fw {
+	const struct prof_fw_rule *rule; /* NULL: not judged */
+	struct br_strlist bmc;
+	size_t bmc_shown; /* versions the BMC showed, kept for the summary */
+	size_t ok;
+};
+
+/* The VBIOS the GPU runs (nvidia-smi's vbios_version, read from the GPU
+ * itself) against the policy's minimum and the BMC's inventory: the BMC
+ * reads the baseboard's flash, so the two differ when an update was
+ * flashed and the GPU not reset since (real formats agree: nvidia-smi's
+ * 96.00.A5.00.1A on a real H200, tests/fixtures/hw/h200-vm; a Supermicro HGX
+ * BMC's FirmwareVersion 96.00.61.00.01 for GPU1,
+ * tests/fixtures/redfish/supermicro/libredfish/pcie_gpu1.json). */
+static void gpu_firmware(struct val_evidence *e, struct gpu_fw *fw, const char *who, const char *bdf,
+			 json_t *g)
+{
+	const char *vbios = br_json_str(g, "vbios_version");
+
+	if (!vbios || !*vbios || !strcmp(vbios, "N/A"))
+		val_ev_add(e, VAL_UNKNOWN, "%s: vbios_version not readable: its VBIOS not judged", who);
+	else if (val_fw_device(e, fw->rule, &fw->bmc, who, bdf, "VBIOS", "GPU", vbios))
+		fw->ok++;
+}
+
+static void one_gpu(struct val_node_ctx *c, struct val_evidence *e, size_t idx, json_t *g, size_t *unreported,
+		    struct gpu_fw *fw)
 {
 	const char *serial = br_json_str(g, "serial"), *bdf = br_json_str(g, "bdf");
 	const char *pending = br_json_str(json_object_get(g, "retired_pages"), "pending");
@@ -231,6 +262,8 @@ static void one_gpu(struct val_node_ctx *c, struct val_evidence *e, size_t idx, 
 			val_blame_pci(e, bdf);
 		}
 	}
+	if (fw->rule)
+		gpu_firmware(e, fw, who, bdf, g);
 	free(who);
 }
 
@@ -241,6 +274,7 @@ void val_rule_gpu_health(struct val_node_ctx *c)
 	size_t i, unreported[I_N] = { 0 };
 	struct val_evidence e;
 	struct br_buf nr;
+	struct gpu_fw fw = { 0 };
 
 	if (c->p->hw.gpus == 0) { /* a node without GPUs: nothing to judge */
 		free(why);
@@ -257,7 +291,17 @@ void val_rule_gpu_health(struct val_node_ctx *c)
 		return;
 	}
 	val_ev_init(&e);
-	json_array_foreach(gpus, i, g) one_gpu(c, &e, i + 1, g, unreported);
+	if (c->p->hw.gpu_firmware) {
+		fw.rule = prof_fw_rule(c->p, c->p->hw.gpu_firmware);
+		if (fw.rule) {
+			val_fw_bmc_versions(c->f->bmc, fw.rule->component, &fw.bmc);
+			fw.bmc_shown = fw.bmc.n;
+		} else
+			val_ev_add(&e, VAL_UNKNOWN, "GPU VBIOS not judged: firmware.conf has no rule %s",
+				   c->p->hw.gpu_firmware);
+	}
+	json_array_foreach(gpus, i, g) one_gpu(c, &e, i + 1, g, unreported, &fw);
+	br_strlist_release(&fw.bmc);
 	br_buf_init(&nr, 0);
 	for (size_t k = 0; k < I_N; k++)
 		if (unreported[k])
@@ -277,6 +321,10 @@ void val_rule_gpu_health(struct val_node_ctx *c)
 			else
 				br_buf_adds(&ok, item_healthy[k]);
 		}
+		if (fw.ok)
+			br_buf_addf(&ok, "%sVBIOS at or above the policy's minimum for %s%s",
+				    ok.len ? ", " : "", fw.rule->component,
+				    fw.bmc_shown ? " and as the BMC's inventory shows" : "");
 		val_ev_add(&e, VAL_PASS, "%zu GPU%s healthy: %s", json_array_size(gpus),
 			   json_array_size(gpus) == 1 ? "" : "s",
 			   ok.len ? br_buf_str(&ok) : "nothing reported");

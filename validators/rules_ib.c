@@ -8,7 +8,6 @@
  * function, so the port's faults are one ticket with the HCA's other
  * evidence. */
 #define _DEFAULT_SOURCE
-#include <fnmatch.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,24 +183,6 @@ static int fabric_device(const struct prof_hardware *hw, json_t *ports, const ch
 	return 0;
 }
 
-/* The versions the BMC's inventory shows for the rule's components
- * (iDRAC's "Installed-<id>-<ver>__<FQDD>" entries), each once. */
-static void bmc_versions(const struct br_hw *bmc, const char *component, struct br_strlist *out)
-{
-	for (size_t i = 0; bmc && i < bmc->n_firmware; i++) {
-		const struct br_firmware *f = &bmc->firmware[i];
-		const char *sep = f->id && !strncmp(f->id, "Installed-", 10) ? strstr(f->id, "__") : NULL;
-		int seen = 0;
-
-		if (!sep || !f->version || !*f->version || fnmatch(component, sep + 2, 0))
-			continue;
-		for (size_t k = 0; k < out->n && !seen; k++)
-			seen = !strcmp(out->items[k], f->version);
-		if (!seen)
-			br_strlist_add(out, f->version);
-	}
-}
-
 /* Each HCA's own firmware (fw_ver: what the running adapter reports)
  * against the minimum of the firmware policy's rule [ib] firmware names,
  * and against the BMC's inventory of those components: the BMC shows what
@@ -220,44 +201,21 @@ static void hca_firmware(struct val_node_ctx *c, struct val_evidence *e, json_t 
 			   hw->ib_firmware);
 		return;
 	}
-	bmc_versions(c->f->bmc, rule->component, &bmc);
+	val_fw_bmc_versions(c->f->bmc, rule->component, &bmc);
 	json_array_foreach(devs, i, d)
 	{
 		const char *dev = br_json_str(d, "device"), *fw = br_json_str(d, "fw_ver"),
 			   *bdf = br_json_str(d, "pci_bdf");
-		int agrees = !bmc.n;
+		char *who;
 
 		if (!dev || !fabric_device(hw, ports, dev))
 			continue;
-		for (size_t k = 0; k < bmc.n && !agrees; k++)
-			agrees = fw && !strcmp(bmc.items[k], fw);
-		if (!fw || !*fw) {
-			val_ev_add(e, VAL_UNKNOWN, "%s (%s): fw_ver not readable: its firmware not judged",
-				   dev, bdf ? bdf : "PCI address unknown");
-		} else if (val_version_cmp(fw, rule->min_version) < 0) {
-			val_ev_add(
-			    e, VAL_FAIL,
-			    "%s (%s): firmware %s < %s (firmware policy %s): update it (bringup firmware) "
-			    "and power-cycle the node",
-			    dev, bdf ? bdf : "PCI address unknown", fw, rule->min_version, rule->component);
-			val_blame_pci(e, bdf);
-		} else if (!agrees) {
-			struct br_buf shown;
-
-			br_buf_init(&shown, 0);
-			for (size_t k = 0; k < bmc.n; k++)
-				br_buf_addf(&shown, "%s%s", k ? ", " : "", bmc.items[k]);
-
-			val_ev_add(
-			    e, VAL_FAIL,
-			    "%s (%s): runs firmware %s but the BMC's inventory shows %s for %s: an update "
-			    "flashed and the adapter not reset since: power-cycle the node (a warm reboot "
-			    "may not reload it)",
-			    dev, bdf ? bdf : "PCI address unknown", fw, br_buf_str(&shown), rule->component);
-			val_blame_pci(e, bdf);
-			br_buf_release(&shown);
-		} else
+		who = br_xasprintf("%s (%s)", dev, bdf ? bdf : "PCI address unknown");
+		if (!fw || !*fw)
+			val_ev_add(e, VAL_UNKNOWN, "%s: fw_ver not readable: its firmware not judged", who);
+		else if (val_fw_device(e, rule, &bmc, who, bdf, "firmware", "adapter", fw))
 			t->firmware_ok++;
+		free(who);
 	}
 	br_strlist_release(&bmc);
 }

@@ -63,6 +63,20 @@ const char *val_gts_gen(double gts);
  * same after trimming blanks, any case. */
 int val_serial_eq(const char *a, const char *b);
 
+/* The versions the BMC's inventory shows for the components a firmware
+ * policy rule names (iDRAC's "Installed-<id>-<ver>__<FQDD>" entries whose
+ * FQDD matches component; "Previous-" ones are not what is flashed), each
+ * once, added to out. */
+void val_fw_bmc_versions(const struct br_hw *bmc, const char *component, struct br_strlist *out);
+/* One device's own firmware (running: what the device itself reports)
+ * against the rule's minimum and, where bmc lists any, one of the versions
+ * the BMC's inventory shows for the rule's components (the BMC shows what
+ * is flashed, the device what runs). who names the device, what its
+ * firmware ("firmware", "VBIOS"), part what a reset reloads ("adapter",
+ * "GPU"); a failure blames the PCIe function bdf. 1: it passes. */
+int val_fw_device(struct val_evidence *e, const struct prof_fw_rule *rule, const struct br_strlist *bmc,
+		  const char *who, const char *bdf, const char *what, const char *part, const char *running);
+
 /* The rules, one check each (rules_*.c). */
 void val_rule_pcie(struct val_node_ctx *c);
 void val_rule_gpu_count(struct val_node_ctx *c);

@@ -227,7 +227,7 @@ static void test_hardware_errors(void **state)
 		{ "[gpu]\nlink_speed = Gen9\n", "t.conf:2: gpu.link_speed: 'Gen9' is not a PCIe generation" },
 		{ "[gpu]\nlanes = 16\n", "t.conf:2: gpu.lanes: unknown setting in [gpu] (count, link_width, "
 					 "link_speed, power_limit_w, nvlinks, nvlink_gbs, gpudirect_rdma, "
-					 "gpudirect_switch, nvlink_fabric)" },
+					 "gpudirect_switch, nvlink_fabric, firmware)" },
 		{ "[gpu]\npower_limit_w = 700W\n",
 		  "t.conf:2: gpu.power_limit_w: '700W' is not a power in whole watts (1-100000)" },
 		{ "[gpu]\npower_limit_w = 0\n", "t.conf:2: gpu.power_limit_w: '0' is not a power" },
@@ -417,6 +417,9 @@ static void test_profile_load(void **state)
 	assert_int_equal(p.hw.gpus, SIM_GPUS);
 	assert_int_equal(p.hw.gpu_link.width, 16);
 	assert_string_equal(p.hw.gpu_link.speed, "Gen5");
+	/* the GPUs' VBIOS held to the firmware policy's HGX GPU rule */
+	assert_string_equal(p.hw.gpu_firmware, "GPU.SXM.*");
+	assert_non_null(prof_fw_rule(&p, p.hw.gpu_firmware));
 	assert_int_equal(p.hw.fabric_nics, SIM_FABRIC_NICS);
 	assert_int_equal(p.hw.ethernet_nics, SIM_ETH_NICS);
 	assert_int_equal(p.hw.nvme, SIM_DATA_DRIVES + 1); /* and the BOSS card */
@@ -498,6 +501,13 @@ static void test_profile_load_errors(void **state)
 			       "/profiles/t/hardware.conf: [gate] optional = fab* with [ib] link_layer = "
 			       "InfiniBand: the fabric of an InfiniBand node must be proven"));
 	prof_release(&p);
+	/* [gpu] firmware names a component of a firmware.conf there is none of */
+	f = fopen(path, "w");
+	fputs("[gpu]\ncount = 8\nfirmware = GPU.SXM.*\n", f);
+	fclose(f);
+	assert_int_equal(prof_load(dir, "t", &p, &err), BR_E_INVAL);
+	assert_non_null(strstr(err.msg, "/profiles/t/hardware.conf: [gpu] firmware: 'GPU.SXM.*' is no "
+					"component of firmware.conf's [firmware] (the GPUs' VBIOS minimum"));
 	f = fopen(path, "w");
 	fputs("[gpu]\ncount = 8\nlink_width = 12\n", f);
 	fclose(f);

@@ -2655,6 +2655,86 @@ static void test_ib_firmware(void **state)
 	      "HCA firmware not judged: firmware.conf has no rule NIC.Slot.*", NULL);
 }
 
+/* gpu_health with [gpu] firmware: each GPU's VBIOS (the real H200's
+ * 96.00.A5.00.1A, which nvidia-smi -q -x printed and the probe read on that
+ * host: hw/h200-probe) against xe9680's policy rule GPU.SXM.*, and against
+ * the BMC's inventory of the HGX GPUs (an iDRAC's Installed-…__GPU.SXM.N
+ * entries; a real HGX BMC shows the same VBIOS format, 96.00.61.00.01 in
+ * redfish/supermicro/libredfish/pcie_gpu1.json). */
+static void gpu_fw(const char *policy, const char *vbios, const char *bmc_version, enum val_result want,
+		   const char *says, const char *blamed)
+{
+	struct prof_profile p;
+	struct br_hw hw;
+	struct br_err err = { 0 };
+	struct val_node_facts f = { 0 };
+	struct val_check *checks = NULL;
+	size_t n = 0;
+	const struct val_check *c;
+
+	prof_init(&p);
+	assert_int_equal(prof_parse_text("firmware.conf", policy, PROF_FILE_FIRMWARE, &p, &err), 0);
+	assert_int_equal(prof_parse_text("hardware.conf", "[gpu]\ncount = 1\nfirmware = GPU.SXM.*\n",
+					 PROF_FILE_HARDWARE, &p, &err),
+			 0);
+	br_hw_init(&hw);
+	if (bmc_version) {
+		struct br_firmware *fw = br_hw_add_firmware(&hw);
+
+		fw->id = br_xasprintf("Installed-0-%s__GPU.SXM.1", bmc_version);
+		fw->version = br_xstrdup(bmc_version);
+		fw = br_hw_add_firmware(&hw); /* the version before the last update: not what is flashed */
+		fw->id = br_xstrdup("Previous-0-96.00.74.00.01__GPU.SXM.1");
+		fw->version = br_xstrdup("96.00.74.00.01");
+		fw = br_hw_add_firmware(&hw); /* another HGX part: not a GPU */
+		fw->id = br_xstrdup("Installed-0-96.10.6D.00.01__HGX.NVSwitch.1");
+		fw->version = br_xstrdup("96.10.6D.00.01");
+		f.bmc = &hw;
+	}
+	f.probe = load_probe(H200);
+	if (vbios)
+		json_object_set_new(
+		    json_array_get(json_object_get(json_object_get(f.probe, "gpus"), "gpus"), 0),
+		    "vbios_version", json_string(vbios));
+	val_judge_node(&p, &f, &checks, &n);
+	c = find(checks, n, "gpu_health");
+	assert_non_null(c);
+	if (c->result != want || !strstr(c->detail, says))
+		fail_msg("gpu_health %s: %s", val_result_name(c->result), c->detail);
+	if (blamed)
+		assert_string_equal(c->component ? c->component : "(none)", blamed);
+	val_checks_free(checks, n);
+	json_decref(f.probe);
+	br_hw_release(&hw);
+	prof_release(&p);
+}
+
+static void test_gpu_firmware(void **state)
+{
+	const char *policy = "[firmware]\nGPU.SXM.* = 96.00.A5.00.01\n";
+
+	(void)state;
+	gpu_fw(policy, NULL, NULL, VAL_PASS, "VBIOS at or above the policy's minimum for GPU.SXM.*", NULL);
+	gpu_fw(policy, NULL, "96.00.A5.00.1A", VAL_PASS,
+	       "VBIOS at or above the policy's minimum for GPU.SXM.* and as the BMC's inventory shows", NULL);
+	gpu_fw(policy, "96.00.74.00.01", NULL, VAL_FAIL,
+	       "GPU 1 (serial 1653724054962) at 0000:00:06.0: VBIOS 96.00.74.00.01 < 96.00.A5.00.01 "
+	       "(firmware policy GPU.SXM.*)",
+	       "pci:0000:00:06.0");
+	/* below the policy and the BMC agreeing is still below it */
+	gpu_fw(policy, "96.00.74.00.01", "96.00.74.00.01", VAL_FAIL, "VBIOS 96.00.74.00.01 < 96.00.A5.00.01",
+	       "pci:0000:00:06.0");
+	/* the baseboard flashed 96.00.A5.00.2B, the GPU still runs 96.00.A5.00.1A */
+	gpu_fw(policy, NULL, "96.00.A5.00.2B", VAL_FAIL,
+	       "GPU 1 (serial 1653724054962) at 0000:00:06.0: runs VBIOS 96.00.A5.00.1A but the BMC's "
+	       "inventory shows 96.00.A5.00.2B for GPU.SXM.*: an update flashed and the GPU not reset since",
+	       "pci:0000:00:06.0");
+	gpu_fw(policy, "", NULL, VAL_UNKNOWN,
+	       "GPU 1 (serial 1653724054962) at 0000:00:06.0: vbios_version not readable", NULL);
+	gpu_fw("[firmware]\nBIOS.Setup.1-1 = 2.3.5\n", NULL, NULL, VAL_UNKNOWN,
+	       "GPU VBIOS not judged: firmware.conf has no rule GPU.SXM.*", NULL);
+}
+
 static void test_fans_redfish(void **state)
 {
 	json_t *doc = load_probe("redfish/dell_thermal.json"), *fan;
@@ -2722,6 +2802,7 @@ int main(void)
 		cmocka_unit_test(test_fans_ipmi),
 		cmocka_unit_test(test_fans_redfish),
 		cmocka_unit_test(test_ib_firmware),
+		cmocka_unit_test(test_gpu_firmware),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
