@@ -55,16 +55,27 @@ assert_eq "$out" '{"mac_address":["Invalid MAC address format: \"zz\""]}' "a MAC
 nb -f -X PATCH -d '{"serial": ""}' "${NETBOX_URL}api/dcim/devices/$id1/" > /dev/null || fail "blank h1's serial"
 id2=$(dev_id "$h2")
 nb -f -X PATCH -d '{"serial": "WRONG-1"}' "${NETBOX_URL}api/dcim/devices/$id2/" > /dev/null || fail "h2's serial"
+# One of h3's MACs already in NetBox, unassigned: a conflict, left alone.
+h3=$(echo "$hosts" | sed -n 3p)
+m3=$(jq -r --arg h "$h3" '.nodes[] | select(.hostname == $h) | .macs[0]' st.json)
+mac_id=$(nb -f -X POST -d "{\"mac_address\": \"$m3\"}" "${NETBOX_URL}api/dcim/mac-addresses/" | jq .id)
 before=$(writes)
 
 # --dry-run: what would change, nothing written.
-bringup export --netbox "$NETBOX_URL" --dry-run --json > dry.json 2> err || fail "dry run exit $?: $(cat err)"
+rc=0; bringup export --netbox "$NETBOX_URL" --dry-run --json > dry.json 2> err || rc=$?
+assert_eq "$rc" 1 "dry run exit (the conflict): $(cat err)"
 assert_eq "$(writes)" "$before" "writes of a dry run"
 [ "$(jq .writes dry.json)" -gt 12 ] || fail "a dry run plans $(jq .writes dry.json) writes"
 assert_eq "$(jq .written dry.json)" 0 "written by a dry run"
 
-# The export.
-bringup export --netbox "$NETBOX_URL" > out.txt 2> err || fail "export exit $?: $(cat err)"
+# The export: exit 1 for the conflict.
+rc=0; bringup export --netbox "$NETBOX_URL" > out.txt 2> err || rc=$?
+assert_eq "$rc" 1 "export exit with a MAC conflict: $(cat err)"
+assert_contains "$(cat out.txt)" "$h3: conflict: $m3: NetBox has it unassigned (MAC address #$mac_id): left as it is" \
+	"the conflict"
+assert_eq "$(nb_get "dcim/mac-addresses/?id=$mac_id" | jq -c '[.results[0].assigned_object_id, .count]')" "[null,1]" \
+	"the conflicting MAC in NetBox"
+assert_eq "$(nb_get "dcim/mac-addresses/?mac_address=$m3" | jq .count)" 1 "objects of the conflicting MAC"
 assert_contains "$(cat out.txt)" "$h1: set serial to $(want_serial "$h1") (NetBox had none)" "h1's serial"
 assert_contains "$(cat out.txt)" "$h2: set serial to $(want_serial "$h2") (NetBox had WRONG-1: another)" "h2's serial"
 for h in $hosts; do
@@ -82,7 +93,7 @@ for h in $hosts; do
 	nb_all "dcim/mac-addresses/?device_id=$id" |
 		jq -r 'select(.assigned_object.device.id == '"$id"') | .mac_address' |
 		tr 'A-F' 'a-f' | sort > got.macs
-	jq -r --arg h "$h" '.nodes[] | select(.hostname == $h) | .macs[]' st.json | sort > want.macs
+	jq -r --arg h "$h" '.nodes[] | select(.hostname == $h) | .macs[]' st.json | grep -vx "$m3" | sort > want.macs
 	[ -s want.macs ] || fail "$h: no MACs discovered"
 	diff want.macs got.macs > macs.diff || fail "$h's MACs in NetBox: $(cat macs.diff)"
 done
@@ -90,8 +101,10 @@ grep -q "$NETBOX_TOKEN" out.txt err $log && fail "the token is in the output or 
 
 # Again: nothing to change, no write sent.
 n=$(writes)
-bringup export --netbox "$NETBOX_URL" --json > again.json 2> err || fail "second export exit $?: $(cat err)"
+rc=0; bringup export --netbox "$NETBOX_URL" --json > again.json 2> err || rc=$?
+assert_eq "$rc" 1 "second export exit (the conflict stays): $(cat err)"
 assert_eq "$(writes)" "$n" "writes of a second export"
+assert_eq "$(jq .conflicts again.json)" 1 "conflicts of a second export"
 assert_eq "$(jq .writes again.json)" 0 "writes planned by a second export"
 assert_eq "$(jq .unchanged again.json)" 6 "nodes unchanged"
 
