@@ -116,7 +116,9 @@ struct stg_netbox_export {
 	/* Per node: {hostname, device_id (null: not in NetBox), status,
 	 * changes: [{field, from, to, interface?, written}], conflicts: [text],
 	 * problem}; status "unchanged", "updated", "would update" (--dry-run),
-	 * "not in netbox", "ambiguous", "refused". */
+	 * "not in netbox", "ambiguous", "refused" (its write refused), "not
+	 * sent" (changes planned, never sent after a refusal). A MAC two nodes
+	 * of the export claim is a conflict on the second. */
 	json_t *nodes;
 	size_t writes;	/* requests that write: sent (or, dry, that would be) */
 	size_t written; /* of those, the ones NetBox took */

@@ -107,6 +107,14 @@ static json_t *mac_in(json_t *list, const char *mac)
 	return NULL;
 }
 
+static int planned_has(const struct br_strlist *l, const char *mac)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcasecmp(l->items[i], mac))
+			return 1;
+	return 0;
+}
+
 static json_t *change(const char *field, const char *from, const char *to)
 {
 	return json_pack("{s:s, s:s?, s:s?, s:b}", "field", field, "from", from, "to", to, "written", 0);
@@ -122,7 +130,7 @@ struct plan {
 
 /* The device's changes: its PATCH and the MACs it lacks. */
 static void plan_node(const struct stg_netbox_node *nd, struct plan *p, json_t *dev_ifaces, json_t *dev_macs,
-		      json_t *elsewhere, struct stg_netbox_export *x)
+		      json_t *elsewhere, struct br_strlist *planned, struct stg_netbox_export *x)
 {
 	json_t *changes = json_object_get(p->node, "changes"),
 	       *conflicts = json_object_get(p->node, "conflicts");
@@ -156,6 +164,15 @@ static void plan_node(const struct stg_netbox_node *nd, struct plan *p, json_t *
 		if (mac_in(dev_macs, m->mac))
 			continue;
 		other = mac_in(elsewhere, m->mac);
+		if (!other && planned_has(planned, m->mac)) {
+			char *text =
+			    br_xasprintf("%s: another node of this export has it too: not written", m->mac);
+
+			json_array_append_new(conflicts, json_string(text));
+			free(text);
+			x->conflicts++;
+			continue;
+		}
 		if (other) {
 			const char *on = br_json_str(other, "assigned_object/device/name");
 			char *text =
@@ -175,6 +192,7 @@ static void plan_node(const struct stg_netbox_node *nd, struct plan *p, json_t *
 		}
 		json_array_foreach(dev_ifaces, i, c) if (m->name && br_json_str(c, "name") &&
 							 !strcmp(br_json_str(c, "name"), m->name)) iface = c;
+		br_strlist_add(planned, m->mac);
 		c = change("mac_address", NULL, m->mac);
 		json_object_set_new(c, "interface", json_string(m->name ? m->name : m->mac));
 		json_object_set_new(c, "interface_id", iface ? json_integer(id_of(iface)) : json_null());
@@ -270,7 +288,7 @@ int stg_netbox_export(const struct stg_netbox_options *o, const struct stg_netbo
 	const char **names = br_xcalloc(n ? n : 1, sizeof(*names));
 	const char **ids = br_xcalloc(n ? n : 1, sizeof(*ids));
 	struct plan *plans = br_xcalloc(n ? n : 1, sizeof(*plans));
-	struct br_strlist id_text = { 0 }, missing = { 0 };
+	struct br_strlist id_text = { 0 }, missing = { 0 }, planned = { 0 };
 	size_t n_ids = 0;
 	int rc;
 
@@ -346,7 +364,7 @@ int stg_netbox_export(const struct stg_netbox_options *o, const struct stg_netbo
 			continue;
 		di = of_device(ifaces, "device/id", id);
 		dm = of_device(macs, "assigned_object/device/id", id);
-		plan_node(&nodes[i], &plans[i], di, dm, elsewhere, ret);
+		plan_node(&nodes[i], &plans[i], di, dm, elsewhere, &planned, ret);
 		json_decref(di);
 		json_decref(dm);
 	}
@@ -366,6 +384,11 @@ int stg_netbox_export(const struct stg_netbox_options *o, const struct stg_netbo
 		if (rc)
 			json_object_set_new(plans[i].node, "problem", json_string(err->msg));
 	}
+	/* After a refusal: the nodes whose writes were never sent say so. */
+	for (size_t i = 0; rc && i < n; i++)
+		if (plans[i].device && json_array_size(json_object_get(plans[i].node, "changes")) &&
+		    !strcmp(br_json_str(plans[i].node, "status"), "unchanged"))
+			json_object_set_new(plans[i].node, "status", json_string("not sent"));
 	for (size_t i = 0; i < n; i++)
 		json_decref(plans[i].patch);
 	stg_netbox_client_release(&c);
@@ -375,6 +398,7 @@ int stg_netbox_export(const struct stg_netbox_options *o, const struct stg_netbo
 	json_decref(elsewhere);
 	br_strlist_release(&id_text);
 	br_strlist_release(&missing);
+	br_strlist_release(&planned);
 	free(names);
 	free(ids);
 	free(plans);

@@ -147,6 +147,7 @@ assert_contains "$(cat err)" "HTTP 400: {\"__all__\":[\"Unknown field name 'brin
 assert_eq "$(jq .written nofield.json)" 0 "written when the first write is refused"
 assert_eq "$(jq '[.nodes[] | select(.status == "refused")] | length' nofield.json)" 1 "nodes refused"
 assert_eq "$(jq '[.nodes[] | select(.status == "updated")] | length' nofield.json)" 0 "nodes reported updated"
+assert_eq "$(jq '[.nodes[] | select(.status == "not sent")] | length' nofield.json)" 1 "nodes never sent"
 assert_eq "$(grep '"node":"netbox"' rack2/requests.log | jq -r 'select(.method != "GET") | "\(.method) \(.status)"' | tr '\n' ' ')" \
 	"PATCH 400 " "writes sent to the NetBox without the field"
 exit 0
