@@ -16,6 +16,7 @@ static const struct {
 	const char *summary;
 } commands[] = {
 	{ "import", "load a rack manifest (rack.csv) into the inventory" },
+	{ "export", "write what bringup learned back to NetBox: serials, host MACs, state" },
 	{ "discover", "read every BMC (Redfish, IPMI fallback): MACs, serials, firmware, sensors" },
 	{ "firmware", "update firmware below policy from the catalogue, BMC first (--report: the versions)" },
 	{ "configure", "bring BIOS to the baseline, set PXE boot, check firmware policy" },

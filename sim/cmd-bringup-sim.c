@@ -52,7 +52,7 @@ struct opts {
 	const char *image_dir;
 	int maas_latency_ms, maas_commission_ms, maas_deploy_ms, maas_no_status_events;
 	int connection_view;
-	int netbox_max_page;
+	int netbox_max_page, netbox_no_state_field;
 	const char *dir, *fault_rate, *vendor;
 	struct br_strlist faults;
 };
@@ -193,27 +193,34 @@ static int start_bmcs(struct run *r, struct br_err *err)
 
 /* The NetBox stand-in on the BMCs' loop: the rack as a site's NetBox
  * holds it (servers, switches, the cables of wiring.csv), under a random
- * v1 token in DIR/env. */
+ * v1 token in DIR/env, and a second one without write permission
+ * (NETBOX_RO_TOKEN). */
 static int start_netbox(struct run *r, struct br_err *err)
 {
 	static const char hex[] = "0123456789abcdef";
-	struct sim_netbox_config nc = { .max_page_size = r->o->netbox_max_page, .https = r->o->https };
-	char token[SIM_NETBOX_TOKEN_LEN + 1];
-	unsigned char raw[SIM_NETBOX_TOKEN_LEN];
+	struct sim_netbox_config nc = { .max_page_size = r->o->netbox_max_page,
+					.https = r->o->https,
+					.no_state_field = r->o->netbox_no_state_field };
+	char token[SIM_NETBOX_TOKEN_LEN + 1], ro_token[SIM_NETBOX_TOKEN_LEN + 1];
+	unsigned char raw[2 * SIM_NETBOX_TOKEN_LEN];
 	int rc, port;
 
 	if (getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw))
 		return br_errf(err, BR_E_IO, "NetBox token: getrandom: %s", strerror(errno));
-	for (size_t i = 0; i < SIM_NETBOX_TOKEN_LEN; i++)
+	for (size_t i = 0; i < SIM_NETBOX_TOKEN_LEN; i++) {
 		token[i] = hex[raw[i] % 16];
-	token[SIM_NETBOX_TOKEN_LEN] = '\0';
-	r->netbox = sim_netbox_new(&r->rack, &nc, token);
+		ro_token[i] = hex[raw[SIM_NETBOX_TOKEN_LEN + i] % 16];
+	}
+	token[SIM_NETBOX_TOKEN_LEN] = ro_token[SIM_NETBOX_TOKEN_LEN] = '\0';
+	r->netbox = sim_netbox_new(&r->rack, &nc, token, ro_token);
 	rc = sim_loop_listen(r->loop, "netbox", 0, sim_netbox_handle, r->netbox, &port, err);
 	if (!rc) {
 		br_buf_addf(&r->env, "NETBOX_URL=%s://127.0.0.1:%d/\n", r->o->https ? "https" : "http", port);
 		br_buf_addf(&r->env, "NETBOX_TOKEN=%s\n", token);
+		br_buf_addf(&r->env, "NETBOX_RO_TOKEN=%s\n", ro_token);
 	}
 	memset(token, 0, sizeof(token));
+	memset(ro_token, 0, sizeof(ro_token));
 	return rc;
 }
 
@@ -685,6 +692,9 @@ int main(int argc, char **argv)
 		  "Link' until a client enables it)" },
 		{ "netbox-max-page", 0, BR_OPT_INT, &o.netbox_max_page, "N",
 		  "the NetBox stand-in's MAX_PAGE_SIZE: no page holds more (default 1000)" },
+		{ "netbox-no-state-field", 0, BR_OPT_FLAG, &o.netbox_no_state_field, NULL,
+		  "the NetBox stand-in's site defined no custom field bringup_state (bringup export's "
+		  "writes of it are refused, 400)" },
 		{ "https", 0, BR_OPT_FLAG, &o.https, NULL,
 		  "serve the BMCs and MAAS over HTTPS with a generated CA (DIR/ca.pem)" },
 		{ "daemon", 0, BR_OPT_FLAG, &o.daemon, NULL,

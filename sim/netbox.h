@@ -10,6 +10,23 @@
  * value no object has, and its token check (403 {"detail": …}, "Token" v1
  * or "Bearer nbt_…" v2 headers, netbox/netbox/api/authentication.py).
  *
+ * It takes the writes bringup export sends, validated as NetBox validates
+ * them (400 {"field": ["message"]}, a model's clean() under "__all__"):
+ * PATCH dcim/devices/ID/ (serial, a CharField of 50; custom_fields, each
+ * name one the site defined and each value of its type), POST
+ * dcim/interfaces/ (device, name, type required; a name unique per device)
+ * and POST dcim/mac-addresses/ (NetBox 4.2+'s MACAddress objects, stored
+ * and printed upper case, assigned to an interface by
+ * assigned_object_type "dcim.interface" and assigned_object_id). The
+ * interfaces and MACs are listed by dcim/interfaces/ and
+ * dcim/mac-addresses/ (filters device_id, name, mac_address). A second
+ * token without write permission is refused every write (403, DRF's
+ * "You do not have permission to perform this action."). Fields and types
+ * follow the request bodies of NetBox 4.6's OpenAPI document (/api/schema/)
+ * and its serializers (netbox/dcim/api/serializers_/devices.py,
+ * device_components.py, netbox/netbox/models/features.py for the custom
+ * field messages); NetBox is Apache-2.0, only facts are taken.
+ *
  * It serves on the simulator's loop like a BMC; requests are logged in
  * requests.log with "auth" saying which scheme the client sent, never the
  * token.
@@ -28,16 +45,17 @@
 #define SIM_NETBOX_TOKEN_LEN 40	      /* a v1 token: 40 hex characters */
 
 struct sim_netbox_config {
-	int max_page_size; /* 0: SIM_NETBOX_MAX_PAGE_SIZE */
-	int https;	   /* next/previous links say https */
+	int max_page_size;  /* 0: SIM_NETBOX_MAX_PAGE_SIZE */
+	int https;	    /* next/previous links say https */
+	int no_state_field; /* the site defined no custom field bringup_state */
 };
 
 struct sim_netbox;
 
-/* The NetBox of rack (its ports known: after the BMCs listen). token is
- * copied. */
+/* The NetBox of rack (its ports known: after the BMCs listen). token and
+ * ro_token (one without write permission; NULL: none) are copied. */
 struct sim_netbox *sim_netbox_new(const struct sim_rack *rack, const struct sim_netbox_config *cfg,
-				  const char *token);
+				  const char *token, const char *ro_token);
 void sim_netbox_free(struct sim_netbox *nb);
 /* The loop's handler; ctx is the struct sim_netbox. */
 void sim_netbox_handle(void *ctx, const struct sim_request *req, struct sim_response *resp);

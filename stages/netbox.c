@@ -5,13 +5,7 @@
 
 #include "http.h"
 #include "netbox.h"
-#include "rest.h"
-
-struct nb_client {
-	const struct stg_netbox_options *o;
-	char *base; /* the URL, ending in '/' */
-	struct stg_rest rest;
-};
+#include "netbox_client.h"
 
 /* Whether two URLs have the same scheme, host and port: a "next" link
  * elsewhere (a proxy's own name, another scheme) would take the token
@@ -42,7 +36,7 @@ static int same_origin(const char *a, const char *b)
 
 /* NetBox's words for a refusal: {"detail": …}, or a filter's
  * {"site": ["Select a valid choice. …"]} as compact JSON. */
-static char *netbox_words(const struct br_buf *body)
+char *stg_netbox_words(const struct br_buf *body)
 {
 	json_t *doc = br_json_parse(body->data ? body->data : "", body->len, 64 * 1024, NULL);
 	char *text;
@@ -57,7 +51,7 @@ static char *netbox_words(const struct br_buf *body)
 	return text;
 }
 
-static int get_page(struct nb_client *c, const char *url, json_t **ret_doc, struct br_err *err)
+static int get_page(struct stg_netbox_client *c, const char *url, json_t **ret_doc, struct br_err *err)
 {
 	struct br_err call_err = { 0 };
 	struct br_buf body;
@@ -72,7 +66,7 @@ static int get_page(struct nb_client *c, const char *url, json_t **ret_doc, stru
 		goto out;
 	}
 	if (status != 200) {
-		words = netbox_words(&body);
+		words = stg_netbox_words(&body);
 		/* A filter NetBox refuses is the operator's to fix; a refused
 		 * token or a NetBox that is down is the site's. */
 		rc = br_errf(err,
@@ -92,7 +86,8 @@ out:
 }
 
 /* Every object of a list, page by page. */
-static int get_all(struct nb_client *c, const char *first_url, json_t *objects, struct br_err *err)
+int stg_netbox_get_all(struct stg_netbox_client *c, const char *first_url, json_t *objects,
+		       struct br_err *err)
 {
 	char *url = br_xstrdup(first_url);
 	int rc = 0;
@@ -125,7 +120,8 @@ static int get_all(struct nb_client *c, const char *first_url, json_t *objects, 
 	return rc;
 }
 
-static int client_init(struct nb_client *c, const struct stg_netbox_options *o, struct br_err *err)
+int stg_netbox_client_init(struct stg_netbox_client *c, const struct stg_netbox_options *o,
+			   struct br_err *err)
 {
 	struct stg_rest_options ro = { 0 };
 	size_t len;
@@ -159,7 +155,7 @@ static int client_init(struct nb_client *c, const struct stg_netbox_options *o, 
 	return rc;
 }
 
-static void client_release(struct nb_client *c)
+void stg_netbox_client_release(struct stg_netbox_client *c)
 {
 	stg_rest_release(&c->rest);
 	if (c->base)
@@ -168,7 +164,7 @@ static void client_release(struct nb_client *c)
 }
 
 /* The devices' URL: the operator's filters, each value escaped. */
-static char *devices_url(const struct nb_client *c)
+static char *devices_url(const struct stg_netbox_client *c)
 {
 	struct br_buf b;
 	const char *p = c->o->query ? c->o->query : "";
@@ -192,7 +188,7 @@ static char *devices_url(const struct nb_client *c)
 }
 
 /* The cables on the imported devices, STG_NETBOX_IDS_PER_QUERY at a time. */
-static int get_cables(struct nb_client *c, json_t *devices, json_t *cables, struct br_err *err)
+static int get_cables(struct stg_netbox_client *c, json_t *devices, json_t *cables, struct br_err *err)
 {
 	size_t n = json_array_size(devices);
 	int rc = 0;
@@ -207,7 +203,7 @@ static int get_cables(struct nb_client *c, json_t *devices, json_t *cables, stru
 			    &b, "device_id=%lld&",
 			    (long long)json_integer_value(json_object_get(json_array_get(devices, k), "id")));
 		br_buf_addf(&b, "limit=%d", STG_NETBOX_PAGE_LIMIT);
-		rc = get_all(c, br_buf_str(&b), cables, err);
+		rc = stg_netbox_get_all(c, br_buf_str(&b), cables, err);
 		br_buf_release(&b);
 	}
 	return rc;
@@ -217,20 +213,20 @@ int stg_netbox_import(const struct stg_netbox_options *o, struct stg_netbox_impo
 		      struct br_strlist *ret_problems, struct br_err *err)
 {
 	struct stg_netbox_import imp = { 0 };
-	struct nb_client c;
+	struct stg_netbox_client c;
 	json_t *devices = json_array(), *cables = json_array();
 	char *url = NULL;
 	int rc;
 
 	rc = stg_netbox_query_check(o->query, err);
 	if (!rc)
-		rc = client_init(&c, o, err);
+		rc = stg_netbox_client_init(&c, o, err);
 	else
 		memset(&c, 0, sizeof(c));
 	if (rc)
 		goto out;
 	url = devices_url(&c);
-	rc = get_all(&c, url, devices, err);
+	rc = stg_netbox_get_all(&c, url, devices, err);
 	if (!rc && !json_array_size(devices))
 		rc = br_errf(err, BR_E_INVAL, "NetBox GET %s: no device matches%s%s", url,
 			     o->query ? " --netbox-query " : "", o->query ? o->query : "");
@@ -251,7 +247,7 @@ int stg_netbox_import(const struct stg_netbox_options *o, struct stg_netbox_impo
 	*ret = imp;
 	memset(&imp, 0, sizeof(imp));
 out:
-	client_release(&c);
+	stg_netbox_client_release(&c);
 	stg_netbox_import_release(&imp);
 	json_decref(devices);
 	json_decref(cables);

@@ -91,4 +91,53 @@ int stg_netbox_devices_map(json_t *devices, const struct stg_netbox_options *o, 
  * in m and the other on another device's interface. */
 void stg_netbox_cables_map(json_t *cables, const struct stg_manifest *m, struct stg_netbox_import *imp);
 
+/* ---- export (netbox_export.c): what bringup learned, back to NetBox ---- */
+
+/* A host MAC as discovery stored it: lowercase colon form, and the BMC's
+ * name of its port ("NIC.Slot.3-1-1"). */
+struct stg_netbox_mac {
+	const char *mac, *name;
+};
+
+/* One inventory node, borrowed. */
+struct stg_netbox_node {
+	const char *hostname; /* NetBox's device name */
+	/* The serial to write: the service tag where the BMC reports one (what
+	 * Dell's and a site's records name), else the system serial; NULL: none
+	 * known (NetBox's is never blanked). serial_alt: the other one the BMC
+	 * reported: NetBox holding either is no change. */
+	const char *serial, *serial_alt;
+	const char *state; /* custom field bringup_state */
+	const struct stg_netbox_mac *macs;
+	size_t n_macs;
+};
+
+struct stg_netbox_export {
+	/* Per node: {hostname, device_id (null: not in NetBox), status,
+	 * changes: [{field, from, to, interface?, written}], conflicts: [text],
+	 * problem}; status "unchanged", "updated", "would update" (--dry-run),
+	 * "not in netbox", "ambiguous", "refused" (its write refused), "not
+	 * sent" (changes planned, never sent after a refusal). A MAC two nodes
+	 * of the export claim is a conflict on the second. */
+	json_t *nodes;
+	size_t writes;	/* requests that write: sent (or, dry, that would be) */
+	size_t written; /* of those, the ones NetBox took */
+	size_t unchanged, missing, conflicts;
+};
+
+/* For each node NetBox has a device of that name (o->query narrowing the
+ * devices looked at): PATCH the device's serial where NetBox has none or
+ * another, and custom field bringup_state where it differs (one request);
+ * then each host MAC not yet a MAC address (dcim/mac-addresses/) of the
+ * device's interfaces gets one, on the interface of the BMC's port name,
+ * created (type "other") when the device has none of that name. A MAC
+ * NetBox holds elsewhere (another device, unassigned) is a conflict, left
+ * as NetBox has it. Nothing to change sends no write. dry_run: reads only.
+ * The first write NetBox refuses stops the export: BR_E_AUTH (401/403),
+ * BR_E_INVAL (400) or BR_E_IO, err with NetBox's words; *ret holds what
+ * was written before, whatever the result (stg_netbox_export_release). */
+int stg_netbox_export(const struct stg_netbox_options *o, const struct stg_netbox_node *nodes, size_t n,
+		      int dry_run, struct stg_netbox_export *ret, struct br_err *err);
+void stg_netbox_export_release(struct stg_netbox_export *x);
+
 #endif

@@ -1,0 +1,209 @@
+/* bringup export: what bringup learned, written back to NetBox. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "http.h"
+#include "stages/stages.h"
+
+struct export_opts {
+	const char *netbox, *netbox_token, *netbox_query, *netbox_ca_file;
+	int netbox_insecure, dry_run;
+};
+
+/* One node's host MACs (the BMC's names of their ports) and serials. */
+struct node_facts {
+	struct br_hw hw;
+	struct stg_netbox_mac *macs;
+	size_t n_macs;
+};
+
+static int is_host(const struct br_nic *nic)
+{
+	return !nic->role || !strcmp(nic->role, BR_NIC_ROLE_HOST);
+}
+
+/* The host MACs once each, named as the first view that names them. */
+static void host_macs(struct node_facts *f)
+{
+	f->macs = br_xcalloc(f->hw.n_nics ? f->hw.n_nics : 1, sizeof(*f->macs));
+	for (size_t i = 0; i < f->hw.n_nics; i++) {
+		const struct br_nic *nic = &f->hw.nics[i];
+		size_t k;
+
+		if (!nic->mac || !*nic->mac || !is_host(nic))
+			continue;
+		for (k = 0; k < f->n_macs && strcmp(f->macs[k].mac, nic->mac); k++)
+			;
+		if (k == f->n_macs)
+			f->macs[f->n_macs++] = (struct stg_netbox_mac){ nic->mac, nic->name };
+		else if (!f->macs[k].name)
+			f->macs[k].name = nic->name;
+	}
+}
+
+static const char *nonempty(const char *s)
+{
+	return s && *s ? s : NULL;
+}
+
+static void print_text(const struct stg_netbox_export *x, int dry_run)
+{
+	json_t *node;
+	size_t i;
+
+	json_array_foreach(x->nodes, i, node)
+	{
+		const char *host = br_json_str(node, "hostname"), *status = br_json_str(node, "status");
+		json_t *ch;
+		size_t k;
+
+		if (!strcmp(status, "not in netbox") || !strcmp(status, "ambiguous")) {
+			printf("%s: %s\n", host,
+			       br_json_str(node, "problem") ? br_json_str(node, "problem") : "not in NetBox");
+			continue;
+		}
+		json_array_foreach(json_object_get(node, "changes"), k, ch)
+		{
+			const char *field = br_json_str(ch, "field"), *from = br_json_str(ch, "from");
+			int written = json_is_true(json_object_get(ch, "written"));
+			const char *verb = dry_run ? "would set" : written ? "set" : "NOT set";
+
+			if (!strcmp(field, "mac_address"))
+				printf("%s: %s MAC %s on interface %s%s\n", host,
+				       dry_run	 ? "would add"
+				       : written ? "added"
+						 : "NOT added",
+				       br_json_str(ch, "to"), br_json_str(ch, "interface"),
+				       json_is_null(json_object_get(ch, "interface_id")) ||
+					       json_is_true(json_object_get(ch, "interface_created"))
+					   ? " (a new interface)"
+					   : "");
+			else
+				printf("%s: %s %s to %s (NetBox had %s%s)\n", host, verb, field,
+				       br_json_str(ch, "to"), from ? from : "none",
+				       from && !strcmp(field, "serial") ? ": another" : "");
+		}
+		json_array_foreach(json_object_get(node, "conflicts"), k, ch)
+		    printf("%s: conflict: %s\n", host, json_string_value(ch));
+	}
+	printf("netbox: %zu nodes, %zu unchanged, %zu not in NetBox, %zu conflicts; %zu writes %s\n",
+	       json_array_size(x->nodes), x->unchanged, x->missing, x->conflicts,
+	       dry_run ? x->writes : x->written, dry_run ? "would be sent (--dry-run)" : "made");
+}
+
+int main(int argc, char **argv)
+{
+	struct stg_stage st = { 0 };
+	struct export_opts eo = { 0 };
+	const struct br_option options[] = {
+		{ "netbox", 0, BR_OPT_STRING, &eo.netbox, "URL",
+		  "NetBox at URL (its base, e.g. https://netbox.example.com/): required" },
+		{ "netbox-token", 0, BR_OPT_STRING, &eo.netbox_token, "REF",
+		  "NetBox API token (with write permission) as env:VAR or file:PATH (default "
+		  "env:NETBOX_TOKEN)" },
+		{ "netbox-query", 0, BR_OPT_STRING, &eo.netbox_query, "FILTERS",
+		  "only NetBox's devices these filters select, e.g. 'site=dc1' (two devices of one name)" },
+		{ "netbox-ca-file", 0, BR_OPT_STRING, &eo.netbox_ca_file, "PATH",
+		  "CA certificates NetBox's TLS certificate is checked against (default: the system's)" },
+		{ "netbox-insecure", 0, BR_OPT_FLAG, &eo.netbox_insecure, NULL,
+		  "do not check NetBox's TLS certificate" },
+		{ "dry-run", 'n', BR_OPT_FLAG, &eo.dry_run, NULL,
+		  "read NetBox and print what would change; write nothing" },
+		{ 0 },
+	};
+	const struct br_command cmd = {
+		"bringup-export",
+		"--netbox URL [--netbox-token REF] [--dry-run] [HOST...]",
+		"Write what bringup learned back to NetBox, for every node (or those named) whose name is a\n"
+		"NetBox device's: the serial the BMC reported where NetBox has none or another (never\n"
+		"blanked), each host MAC as a MAC address (dcim/mac-addresses) of the device's interface\n"
+		"of the BMC's port name (created when missing), and the node's state as custom field\n"
+		"bringup_state. Only what differs is sent: a second export writes nothing. A MAC NetBox\n"
+		"holds elsewhere is a conflict, left as it is (exit 1, as is a node NetBox lacks). A write\n"
+		"NetBox refuses stops the export (exit 3) with NetBox's words; what was written before\n"
+		"it is listed as written, nothing else is.",
+		options,
+		&st.common,
+	};
+	struct stg_netbox_options no = { 0 };
+	struct stg_netbox_export x = { 0 };
+	struct stg_netbox_node *nodes = NULL;
+	struct node_facts *facts = NULL;
+	struct br_err err = { 0 };
+	char *token = NULL;
+	int rc;
+
+	st.allow_retired = 1;
+	st.readonly = 1;
+	st.no_lease = 1;
+	if (stg_stage_parse(&st, &cmd, argc, argv))
+		return stg_stage_close(&st);
+	if (!eo.netbox)
+		return stg_stage_usage(&st, "--netbox URL is required");
+	if (strncmp(eo.netbox, "http://", 7) && strncmp(eo.netbox, "https://", 8))
+		return stg_stage_usage(&st, "--netbox '%s': not an http(s) URL", eo.netbox);
+	if (br_url_has_credentials(eo.netbox))
+		return stg_stage_usage(
+		    &st, "--netbox: the URL carries a user, password or query; give NetBox's "
+			 "base URL and the token by reference (--netbox-token env:VAR or file:PATH)");
+	if (stg_netbox_query_check(eo.netbox_query, &err))
+		return stg_stage_usage(&st, "%s", err.msg);
+	if (br_secret_resolve(eo.netbox_token ? eo.netbox_token : "env:NETBOX_TOKEN", &token, &err))
+		return stg_stage_usage(&st, "--netbox-token: %s", err.msg);
+	if (stg_stage_open(&st, stg_all_states))
+		goto out;
+	nodes = br_xcalloc(st.n ? st.n : 1, sizeof(*nodes));
+	facts = br_xcalloc(st.n ? st.n : 1, sizeof(*facts));
+	for (size_t i = 0; i < st.n; i++) {
+		const struct inv_node *n = &st.nodes[i];
+
+		br_hw_init(&facts[i].hw);
+		if (inv_load_hw_nics(st.inv, n->hostname, &facts[i].hw, &err)) {
+			stg_stage_fail(&st, STG_EXIT_UNREACHABLE, "%s: %s", n->hostname, err.msg);
+			goto out;
+		}
+		host_macs(&facts[i]);
+		nodes[i].hostname = n->hostname;
+		nodes[i].serial = nonempty(n->service_tag) ? n->service_tag : nonempty(n->system_serial);
+		nodes[i].serial_alt = nonempty(n->service_tag) ? nonempty(n->system_serial) : NULL;
+		nodes[i].state = inv_state_name(n->state);
+		nodes[i].macs = facts[i].macs;
+		nodes[i].n_macs = facts[i].n_macs;
+	}
+	no.url = eo.netbox;
+	no.token = token;
+	no.query = eo.netbox_query;
+	no.ca_file = eo.netbox_ca_file;
+	no.insecure = eo.netbox_insecure;
+	rc = stg_netbox_export(&no, nodes, st.n, eo.dry_run, &x, &err);
+	if (st.common.json) {
+		json_t *doc =
+		    json_pack("{s:s, s:b, s:I, s:I, s:I, s:I, s:I, s:O}", "netbox", eo.netbox, "dry_run",
+			      eo.dry_run, "writes", (json_int_t)x.writes, "written", (json_int_t)x.written,
+			      "unchanged", (json_int_t)x.unchanged, "not_in_netbox", (json_int_t)x.missing,
+			      "conflicts", (json_int_t)x.conflicts, "nodes", x.nodes);
+
+		if (rc)
+			json_object_set_new(doc, "error", json_string(err.msg));
+		br_json_print(stdout, doc);
+		json_decref(doc);
+	} else if (!st.common.quiet || rc) {
+		print_text(&x, eo.dry_run);
+	}
+	if (rc)
+		/* NetBox unreachable or refusing a write: the site's to fix. */
+		stg_stage_fail(&st, STG_EXIT_UNREACHABLE, "%s; %zu write%s made before it", err.msg,
+			       x.written, x.written == 1 ? "" : "s");
+	else
+		st.exit = x.missing || x.conflicts ? STG_EXIT_NODES : STG_EXIT_OK;
+out:
+	for (size_t i = 0; facts && i < st.n; i++) {
+		br_hw_release(&facts[i].hw);
+		free(facts[i].macs);
+	}
+	free(facts);
+	free(nodes);
+	stg_netbox_export_release(&x);
+	br_secret_free(token);
+	return stg_stage_close(&st);
+}

@@ -1,0 +1,153 @@
+#!/bin/sh
+# bringup export --netbox: a rack imported from the simulator's NetBox
+# stand-in (NetBox 4.6's API) and discovered is written back: the serial
+# the BMC reported where NetBox has none or another (never blanked), every
+# host MAC as a MAC address (dcim/mac-addresses) of one of the device's
+# interfaces, and the state as custom field bringup_state; read back from
+# the stand-in. --dry-run writes nothing; a second export sends no write
+# (PATCH/POST counted in the stand-in's request log). The stand-in refuses
+# as NetBox does (400 {"serial": [...]}, an unknown custom field), and a
+# NetBox that refuses bringup's writes (a read-only token: 403; a site
+# without the custom field: 400) is exit 3 with NetBox's words, nothing
+# reported as written that was not.
+. "$(dirname "$0")/lib.sh"
+cd "$T"
+bringup sim --no-hosts --nodes 6 --seed 11 --vendor mixed --netbox-max-page 4 --dir rack --daemon >/dev/null
+at_exit "stop_sim $T/rack"
+set -a; . rack/env; set +a
+export BRINGUP_DB=$T/inv.db
+log=rack/requests.log
+writes() { grep '"node":"netbox"' $log | jq -r 'select(.method == "PATCH" or .method == "POST") | .method' | wc -l; }
+printf 'Authorization: Token %s\n' "$NETBOX_TOKEN" > auth.hdr
+nb() { curl -s -H @auth.hdr -H 'Content-Type: application/json' "$@"; }
+nb_get() { nb -f "${NETBOX_URL}api/$1"; }
+# Every object of a list, page by page (pages of 4 here).
+nb_all() {
+	url="${NETBOX_URL}api/$1"
+	while [ "$url" != null ]; do
+		nb -f "$url" > page.json || fail "GET $url"
+		jq -c '.results[]' page.json
+		url=$(jq -r .next page.json)
+	done
+}
+dev_id() { nb_get "dcim/devices/?name=$1" | jq '.results[0].id'; }
+
+bringup import --netbox "$NETBOX_URL" --netbox-query role=gpu-server -q 2> err || fail "import: $(cat err)"
+bringup discover --timeout 5 -q 2> err || fail "discover exit $?: $(cat err)"
+bringup status --json > st.json
+hosts=$(jq -r '.nodes[].hostname' st.json)
+h1=$(echo "$hosts" | sed -n 1p)
+h2=$(echo "$hosts" | sed -n 2p)
+# The serial export writes: the service tag where there is one, else the
+# system serial.
+want_serial() { jq -r --arg h "$1" '.nodes[] | select(.hostname == $h) |
+	if (.service_tag // "") != "" then .service_tag else .system_serial end' st.json; }
+
+# The stand-in validates writes as NetBox does.
+id1=$(dev_id "$h1")
+out=$(nb -X PATCH -d '{"serial": true}' "${NETBOX_URL}api/dcim/devices/$id1/")
+assert_eq "$out" '{"serial":["Not a valid string."]}' "a serial of the wrong type"
+out=$(nb -X PATCH -d '{"custom_fields": {"bringup_nope": "x"}}' "${NETBOX_URL}api/dcim/devices/$id1/")
+assert_eq "$out" '{"__all__":["Unknown field name '"'"'bringup_nope'"'"' in custom field data."]}' "an unknown custom field"
+out=$(nb -X POST -d '{"mac_address": "zz"}' "${NETBOX_URL}api/dcim/mac-addresses/")
+assert_eq "$out" '{"mac_address":["Invalid MAC address format: \"zz\""]}' "a MAC that is none"
+# NetBox with no serial for h1 and another one for h2.
+nb -f -X PATCH -d '{"serial": ""}' "${NETBOX_URL}api/dcim/devices/$id1/" > /dev/null || fail "blank h1's serial"
+id2=$(dev_id "$h2")
+nb -f -X PATCH -d '{"serial": "WRONG-1"}' "${NETBOX_URL}api/dcim/devices/$id2/" > /dev/null || fail "h2's serial"
+# One of h3's MACs already in NetBox, unassigned: a conflict, left alone.
+h3=$(echo "$hosts" | sed -n 3p)
+m3=$(jq -r --arg h "$h3" '.nodes[] | select(.hostname == $h) | .macs[0]' st.json)
+mac_id=$(nb -f -X POST -d "{\"mac_address\": \"$m3\"}" "${NETBOX_URL}api/dcim/mac-addresses/" | jq .id)
+before=$(writes)
+
+# --dry-run: what would change, nothing written.
+rc=0; bringup export --netbox "$NETBOX_URL" --dry-run --json > dry.json 2> err || rc=$?
+assert_eq "$rc" 1 "dry run exit (the conflict): $(cat err)"
+assert_eq "$(writes)" "$before" "writes of a dry run"
+[ "$(jq .writes dry.json)" -gt 12 ] || fail "a dry run plans $(jq .writes dry.json) writes"
+assert_eq "$(jq .written dry.json)" 0 "written by a dry run"
+
+# The export: exit 1 for the conflict.
+rc=0; bringup export --netbox "$NETBOX_URL" > out.txt 2> err || rc=$?
+assert_eq "$rc" 1 "export exit with a MAC conflict: $(cat err)"
+assert_contains "$(cat out.txt)" "$h3: conflict: $m3: NetBox has it unassigned (MAC address #$mac_id): left as it is" \
+	"the conflict"
+assert_eq "$(nb_get "dcim/mac-addresses/?id=$mac_id" | jq -c '[.results[0].assigned_object_id, .count]')" "[null,1]" \
+	"the conflicting MAC in NetBox"
+assert_eq "$(nb_get "dcim/mac-addresses/?mac_address=$m3" | jq .count)" 1 "objects of the conflicting MAC"
+assert_contains "$(cat out.txt)" "$h1: set serial to $(want_serial "$h1") (NetBox had none)" "h1's serial"
+assert_contains "$(cat out.txt)" "$h2: set serial to $(want_serial "$h2") (NetBox had WRONG-1: another)" "h2's serial"
+for h in $hosts; do
+	id=$(dev_id "$h")
+	dev=$(nb_get "dcim/devices/?id=$id" | jq '.results[0]')
+	assert_eq "$(echo "$dev" | jq -r .custom_fields.bringup_state)" \
+		"$(jq -r --arg h "$h" '.nodes[] | select(.hostname == $h) | .state' st.json)" "$h's bringup_state"
+	serial=$(echo "$dev" | jq -r .serial)
+	case $h in
+	"$h1" | "$h2") assert_eq "$serial" "$(want_serial "$h")" "$h's serial in NetBox" ;;
+	*) [ -n "$serial" ] || fail "$h's serial was blanked" ;;
+	esac
+	# Every host MAC discovery stored is a MAC address of this device's
+	# interfaces, and no other.
+	nb_all "dcim/mac-addresses/?device_id=$id" |
+		jq -r 'select(.assigned_object.device.id == '"$id"') | .mac_address' |
+		tr 'A-F' 'a-f' | sort > got.macs
+	jq -r --arg h "$h" '.nodes[] | select(.hostname == $h) | .macs[]' st.json | grep -vx "$m3" | sort > want.macs
+	[ -s want.macs ] || fail "$h: no MACs discovered"
+	diff want.macs got.macs > macs.diff || fail "$h's MACs in NetBox: $(cat macs.diff)"
+done
+grep -q "$NETBOX_TOKEN" out.txt err $log && fail "the token is in the output or the log"
+
+# Again: nothing to change, no write sent.
+n=$(writes)
+rc=0; bringup export --netbox "$NETBOX_URL" --json > again.json 2> err || rc=$?
+assert_eq "$rc" 1 "second export exit (the conflict stays): $(cat err)"
+assert_eq "$(writes)" "$n" "writes of a second export"
+assert_eq "$(jq .conflicts again.json)" 1 "conflicts of a second export"
+assert_eq "$(jq .writes again.json)" 0 "writes planned by a second export"
+assert_eq "$(jq .unchanged again.json)" 6 "nodes unchanged"
+
+# A token without write permission: NetBox's 403, exit 3, nothing reported
+# as written.
+nb -f -X PATCH -d '{"custom_fields": {"bringup_state": "stale"}}' "${NETBOX_URL}api/dcim/devices/$id1/" >/dev/null ||
+	fail "set h1's state aside"
+rc=0; bringup export --netbox "$NETBOX_URL" --netbox-token env:NETBOX_RO_TOKEN --json > ro.json 2> err || rc=$?
+assert_eq "$rc" 3 "exit with a read-only token"
+assert_contains "$(cat err)" "HTTP 403: You do not have permission to perform this action." "the refusal"
+assert_eq "$(jq -r --arg h "$h1" '.nodes[] | select(.hostname == $h) | .status' ro.json)" refused "h1's status"
+assert_eq "$(jq '[.nodes[].changes[] | select(.written)] | length' ro.json)" 0 "changes reported written"
+assert_eq "$(nb_get "dcim/devices/?id=$id1" | jq -r '.results[0].custom_fields.bringup_state')" stale \
+	"h1's state after a refused write"
+# A token NetBox does not know.
+export NB_BAD=0000000000000000000000000000000000000000
+rc=0; bringup export --netbox "$NETBOX_URL" --netbox-token env:NB_BAD > /dev/null 2> err || rc=$?
+assert_eq "$rc" 3 "exit with a refused token"
+assert_contains "$(cat err)" "HTTP 403: Invalid v1 token" "refused token"
+# Operator mistakes: exit 2, nothing sent.
+n=$(grep -c '"node":"netbox"' $log)
+rc=0; bringup export --netbox "$NETBOX_URL" --netbox-token "$NETBOX_TOKEN" > /dev/null 2> err || rc=$?
+assert_eq "$rc" 2 "exit with a literal token"
+rc=0; bringup export > /dev/null 2> err || rc=$?
+assert_eq "$rc" 2 "exit without --netbox"
+assert_eq "$(grep -c '"node":"netbox"' $log)" "$n" "requests sent for operator mistakes"
+
+# A site that defined no custom field bringup_state: NetBox's 400 for the
+# first device, which is not reported as written, and nothing after it.
+bringup sim --no-hosts --nodes 2 --seed 12 --netbox-no-state-field --dir rack2 --daemon >/dev/null
+at_exit "stop_sim $T/rack2"
+url2=$(sed -n 's/^NETBOX_URL=//p' rack2/env)
+export NB2=$(sed -n 's/^NETBOX_TOKEN=//p' rack2/env)
+export BRINGUP_DB=$T/inv2.db
+bringup import --netbox "$url2" --netbox-token env:NB2 --netbox-query role=gpu-server -q 2> err || fail "import 2: $(cat err)"
+rc=0; bringup export --netbox "$url2" --netbox-token env:NB2 --json > nofield.json 2> err || rc=$?
+assert_eq "$rc" 3 "exit when NetBox refuses the custom field"
+assert_contains "$(cat err)" "HTTP 400: {\"__all__\":[\"Unknown field name 'bringup_state' in custom field data.\"]}" \
+	"NetBox's words"
+assert_eq "$(jq .written nofield.json)" 0 "written when the first write is refused"
+assert_eq "$(jq '[.nodes[] | select(.status == "refused")] | length' nofield.json)" 1 "nodes refused"
+assert_eq "$(jq '[.nodes[] | select(.status == "updated")] | length' nofield.json)" 0 "nodes reported updated"
+assert_eq "$(jq '[.nodes[] | select(.status == "not sent")] | length' nofield.json)" 1 "nodes never sent"
+assert_eq "$(grep '"node":"netbox"' rack2/requests.log | jq -r 'select(.method != "GET") | "\(.method) \(.status)"' | tr '\n' ' ')" \
+	"PATCH 400 " "writes sent to the NetBox without the field"
+exit 0
