@@ -953,6 +953,9 @@ static void mac_post(struct sim_netbox *nb, const struct sim_request *req, struc
 			goto out;
 		}
 	}
+	v = json_object_get(doc, "description");
+	if (v && !char_field(resp, "description", v, 200))
+		goto out;
 	id = (int)nb->n_macs + 1;
 	o = json_pack("{s:i, s:s, s:s, s:s, s:s}", "id", id, "url", "", "display_url", "", "display", mac,
 		      "mac_address", mac);
@@ -976,10 +979,6 @@ static void mac_post(struct sim_netbox *nb, const struct sim_request *req, struc
 		json_object_set_new(o, "assigned_object", json_null());
 	}
 	v = json_object_get(doc, "description");
-	if (v && !char_field(resp, "description", v, 200)) {
-		json_decref(o);
-		goto out;
-	}
 	json_object_set_new(o, "description", json_string(json_is_string(v) ? json_string_value(v) : ""));
 	json_object_set_new(o, "comments", json_string(""));
 	json_object_set_new(o, "tags", json_array());
