@@ -1061,8 +1061,14 @@ void rf_follow_vendor_links(struct rf_bmc *bmc, json_t *system)
 /* ---- The firmware inventory without its UpdateService --------------------
  * The UpdateService is read for one thing, the link to its
  * FirmwareInventory. DSP0266 v1.6.0 and later have a service build its
- * URIs as the schemas' Redfish.Uris annotations list them, and the
- * UpdateService schema (DSP8010) lists one FirmwareInventory:
+ * URIs as the schemas' Redfish.Uris annotations list them (the clause
+ * "Redfish-defined URIs and relative reference rules": "All other Redfish
+ * service-supported URIs shall match the resource URI patterns
+ * definitions", bar the resources that @Redfish.Settings, ActionInfo and
+ * CollectionCapabilities reference; DMTF's own Redfish-Service-Validator
+ * applies that check to services at RedfishVersion 1.6.0 and above, its
+ * pull request 437), and the UpdateService schema (DSP8010) lists one
+ * FirmwareInventory:
  * /redfish/v1/UpdateService/FirmwareInventory. A service that says it
  * conforms (RedfishVersion 1.6.0 or later) and whose root links the
  * UpdateService at its own listed URI is asked for the inventory there
