@@ -262,6 +262,10 @@ void rf_bmc_release(struct rf_bmc *bmc)
 	bmc->expand = NULL;
 	free(bmc->session_url);
 	bmc->session_url = NULL;
+	free(bmc->session_pending);
+	bmc->session_pending = NULL;
+	free(bmc->reclaim_waiting);
+	bmc->reclaim_waiting = NULL;
 	free(bmc->password_change_url);
 	bmc->password_change_url = NULL;
 	br_secret_free(bmc->token);

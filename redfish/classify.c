@@ -65,3 +65,18 @@ int rf_session_limit_reached(long status, const char *body, size_t len)
 	}
 	return full;
 }
+
+int rf_context_refused(long status, const char *body, size_t len)
+{
+	char *text;
+	int named;
+
+	if (status != 400 || !body || !len)
+		return 0;
+	/* the property's name is in the Message or MessageArgs, whatever the
+	 * MessageId (Base's PropertyUnknown, or a vendor's own) */
+	text = br_xstrndup(body, len);
+	named = strstr(text, "Context") != NULL;
+	free(text);
+	return named;
+}

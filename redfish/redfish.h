@@ -85,10 +85,25 @@ struct rf_options {
 	 * no such session (404). A session_opened that fails is logged, and
 	 * the session is used and deleted at the end all the same. NULL:
 	 * nobody is told. */
-	int (*session_opened)(const struct rf_target *t, const char *uri, void *ctx, struct br_err *err);
+	int (*session_opened)(const struct rf_target *t, const char *uri, const char *pending, void *ctx,
+			      struct br_err *err);
 	void (*session_closed)(const struct rf_target *t, const char *uri, void *ctx);
+	/* Before the login is sent: the pending "URI" RF_SESSION_PENDING
+	 * followed by the Context (Session v1_5_0: "a client-supplied string
+	 * that is stored with the session") the login carries, so that a run
+	 * killed after the BMC made the session but before session_opened
+	 * leaves something a later rf_sessions_delete_all finds it by.
+	 * session_opened then gets the pending URI as well (to forget), and a
+	 * login the BMC refused gets session_closed with it. A BMC that
+	 * refuses the property (HTTP 400 naming it) is logged into again
+	 * without it. NULL: no Context is sent. */
+	int (*session_opening)(const struct rf_target *t, const char *pending, void *ctx, struct br_err *err);
 	void *session_ctx;
 };
+
+/* A recorded session "URI" that stands for a login whose answer was not
+ * yet seen: this prefix, then the Context the login carried. */
+#define RF_SESSION_PENDING "context:"
 
 void rf_options_init(struct rf_options *opts);
 
@@ -124,14 +139,18 @@ int rf_discover_all(const struct rf_target *targets, size_t n, const struct rf_o
  */
 struct rf_session_target {
 	struct rf_target target; /* first member: callbacks hand the whole struct back */
-	const char *const *uris; /* absolute, as the login's Location resolved */
+	const char *const *uris; /* absolute, as the login's Location resolved, or pending */
 	size_t n_uris;
 };
 
 /* Once per URI answered: rc 0 when the session is gone (deleted now, or
  * 404: it expired or someone deleted it), else err says why (the BMC
  * unreachable, 401 for credentials changed since). A URI of a BMC that
- * passed its deadline first gets no call. */
+ * passed its deadline first gets no call. A pending URI (RF_SESSION_PENDING)
+ * is looked for among the BMC's sessions (DSP0266's fixed
+ * /redfish/v1/SessionService/Sessions) by its Context and deleted: rc 0;
+ * BR_E_NOTFOUND when no session carries it (the login made none, or the
+ * BMC keeps no Context: what it made expires by itself). */
 typedef void (*rf_session_deleted_fn)(const struct rf_session_target *t, const char *uri, int rc,
 				      const struct br_err *err, void *ctx);
 

@@ -133,6 +133,9 @@ struct rf_bmc {
 	char *token;		       /* X-Auth-Token, secret */
 	char *session_url;	       /* to DELETE at the end */
 	int logging_in;		       /* the session POST is in flight */
+	char *session_pending;	       /* RF_SESSION_PENDING + the login's Context, until answered */
+	int no_context;		       /* the BMC refused the login's Context: sent without */
+	int *reclaim_waiting;	       /* reclaim.c: per pending URI, member GETs out; -1: found */
 	struct br_loop_timer deadline; /* target's deadline_ms, then the logout's grace */
 	int deadline_passed;
 	int logging_out;
@@ -401,6 +404,9 @@ int rf_retry_hint(const char *message_id, long *ret_delay_ms);
  * RAC0218, Redfish Base's SessionLimitExceeded, or those words): a login
  * not worth repeating, and a reason to use basic auth instead. */
 int rf_session_limit_reached(long status, const char *body, size_t len);
+/* 1 when a login's error answer is HTTP 400 naming the Context property
+ * (a BMC older than Session v1_5_0 that refuses what it does not know). */
+int rf_context_refused(long status, const char *body, size_t len);
 
 /* session.c */
 void rf_session_start(struct rf_bmc *bmc);

@@ -9,6 +9,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include "rf_private.h"
 
@@ -27,10 +28,38 @@ static void session_opened(struct rf_bmc *bmc)
 
 	if (!bmc->session_url || !o->session_opened)
 		return;
-	if (o->session_opened(bmc->target, bmc->session_url, o->session_ctx, &e))
+	if (o->session_opened(bmc->target, bmc->session_url, bmc->session_pending, o->session_ctx, &e))
 		br_warn("redfish", "%s: session %s not recorded (a kill now would leave it open): %s",
 			bmc->base, bmc->session_url, e.msg);
+	free(bmc->session_pending);
+	bmc->session_pending = NULL;
 }
+
+/* The login was answered and made no session: the pending record goes. */
+static void login_refused(struct rf_bmc *bmc)
+{
+	const struct rf_options *o = bmc->http->opts;
+
+	if (bmc->session_pending && o->session_closed)
+		o->session_closed(bmc->target, bmc->session_pending, o->session_ctx);
+	free(bmc->session_pending);
+	bmc->session_pending = NULL;
+}
+
+/* RF_SESSION_PENDING and a Context no other login has: 16 random bytes. */
+static char *pending_context(void)
+{
+	unsigned char raw[16];
+	char hex[2 * sizeof(raw) + 1];
+
+	if (getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw))
+		return NULL;
+	for (size_t i = 0; i < sizeof(raw); i++)
+		snprintf(hex + 2 * i, 3, "%02x", raw[i]);
+	return br_xasprintf("%sbringup-%s", RF_SESSION_PENDING, hex);
+}
+
+static void login(struct rf_bmc *bmc, const char *sessions_link);
 
 static void on_login(struct rf_req *req, int rc, const struct br_err *err)
 {
@@ -39,6 +68,19 @@ static void on_login(struct rf_req *req, int rc, const struct br_err *err)
 	json_t *doc = NULL;
 
 	bmc->logging_in = 0;
+	if (rc && bmc->session_pending &&
+	    rf_context_refused(req->http.status, req->http.body.data, req->http.body.len)) {
+		/* older than Session v1_5_0: log in as before, a kill between
+		 * its answer and session_opened leaves what the BMC expires */
+		br_info("redfish", "%s: the login's Context refused (%s); logging in without it", bmc->base,
+			err->msg);
+		login_refused(bmc);
+		bmc->no_context = 1;
+		login(bmc, req->url);
+		return;
+	}
+	if (rc && req->http.status >= 400)
+		login_refused(bmc); /* answered: the BMC made no session */
 	if (rc && rf_session_limit_reached(req->http.status, req->http.body.data, req->http.body.len)) {
 		/* Sessions leaked by others (or by a killed run of ours) fill
 		 * the BMC's table until they expire, 30 minutes on an iDRAC;
@@ -94,6 +136,7 @@ static void on_login(struct rf_req *req, int rc, const struct br_err *err)
 
 static void login(struct rf_bmc *bmc, const char *sessions_link)
 {
+	const struct rf_options *o = bmc->http->opts;
 	char *url = rf_resolve(bmc, sessions_link);
 	struct rf_req *req;
 	json_t *body;
@@ -105,6 +148,20 @@ static void login(struct rf_bmc *bmc, const char *sessions_link)
 	req = rf_req_new(bmc, RF_POST, url, 100, on_login);
 	body = json_pack("{s:s, s:s}", "UserName", bmc->target->user ? bmc->target->user : "", "Password",
 			 bmc->target->password ? bmc->target->password : "");
+	if (o->session_opening && !bmc->no_context && !bmc->session_pending &&
+	    (bmc->session_pending = pending_context())) {
+		struct br_err e = { 0 };
+
+		/* recorded before it is sent: whatever the BMC makes of it can
+		 * be found by a later run, however this one ends */
+		if (o->session_opening(bmc->target, bmc->session_pending, o->session_ctx, &e))
+			br_warn("redfish",
+				"%s: login not recorded (a kill before its answer would leave "
+				"its session open): %s",
+				bmc->base, e.msg);
+		json_object_set_new(body, "Context",
+				    json_string(bmc->session_pending + strlen(RF_SESSION_PENDING)));
+	}
 	req->post_body = body ? json_dumps(body, JSON_COMPACT) : NULL;
 	json_decref(body);
 	free(url);

@@ -54,6 +54,7 @@ static const char *const fault_names[SIM_F_COUNT] = {
 	[SIM_F_TOKEN_REVOKED] = "token_revoked",
 	[SIM_F_SESSION_NO_TOKEN] = "session_no_token",
 	[SIM_F_SESSION_NO_LOCATION] = "session_no_location",
+	[SIM_F_SESSION_CONTEXT_REFUSED] = "session_context_refused",
 	[SIM_F_DEEP_EXPAND] = "deep_expand",
 	[SIM_F_BOSS_RAID1] = "boss_raid1",
 	[SIM_F_BOSS_UNMATCHED] = "boss_unmatched",

@@ -77,7 +77,7 @@ int sim_session_check(struct sim_ctx *c)
 	return BR_E_AUTH;
 }
 
-static json_t *session_doc(struct sim_ctx *c, int id, int account)
+static json_t *session_doc(struct sim_ctx *c, int id, int account, const char *context)
 {
 	char sid[16];
 	json_t *s;
@@ -89,6 +89,8 @@ static json_t *session_doc(struct sim_ctx *c, int id, int account)
 			    json_string(account >= 0 ? c->node->st.accounts[account].user : ""));
 	json_object_set_new(s, "SessionType", json_string("Redfish"));
 	json_object_set_new(s, "Password", json_null());
+	if (context && *context)
+		json_object_set_new(s, "Context", json_string(context));
 	return s;
 }
 
@@ -131,7 +133,7 @@ json_t *sim_r_session(struct sim_ctx *c)
 {
 	struct sim_session *s = find_session(c);
 
-	return s ? session_doc(c, s->id, s->account) : NULL;
+	return s ? session_doc(c, s->id, s->account, s->context) : NULL;
 }
 
 static void new_token(char out[33])
@@ -150,7 +152,21 @@ void sim_w_session_create(struct sim_ctx *c)
 	char location[64];
 	json_t *doc, *info;
 	int account = credentials_ok(c, br_json_str(c->body, "UserName"), br_json_str(c->body, "Password"));
+	const char *context = br_json_str(c->body, "Context");
 
+	if (json_object_get(c->body, "Context") &&
+	    (sim_fault_has(&c->node->faults, SIM_F_SESSION_CONTEXT_REFUSED) || !context ||
+	     strlen(context) > SIM_SESSION_CONTEXT_MAX)) {
+		/* Base 1.x PropertyUnknown (its MessageArgs the property) */
+		sim_reply_error(c, 400,
+				sim_msg(SIM_BASE "PropertyUnknown", "Warning",
+					"The property Context is not in the list of valid properties for "
+					"the resource.",
+					"Remove the unknown property from the request body and resubmit "
+					"the request if the operation failed."),
+				NULL);
+		return;
+	}
 	if (account < 0) {
 		reply_unauthorized(c);
 		return;
@@ -176,8 +192,9 @@ void sim_w_session_create(struct sim_ctx *c)
 	slot->last_ms = c->req->start_ms;
 	slot->account = account;
 	new_token(slot->token);
+	snprintf(slot->context, sizeof(slot->context), "%s", context ? context : "");
 	snprintf(location, sizeof(location), SIM_R_SESSIONS "/%d", slot->id);
-	doc = session_doc(c, slot->id, account);
+	doc = session_doc(c, slot->id, account, slot->context);
 	/* DSP0266: a session is made for an account that must change its
 	 * password, and its answer says so, naming the account */
 	if ((info = sim_account_login_info(c, account)))

@@ -153,6 +153,10 @@ enum sim_fault {
 	/* The login's 201 carries X-Auth-Token but no Location header (the
 	 * session's @odata.id is only in the body). */
 	SIM_F_SESSION_NO_LOCATION,
+	/* A login carrying Context is answered 400 Base PropertyUnknown, as a
+	 * service older than Session v1_5_0 that refuses what it does not
+	 * know; one without it works. */
+	SIM_F_SESSION_CONTEXT_REFUSED,
 	/* A collection read with $expand answers its first member nested
 	 * SIM_DEEP_EXPAND_LEVELS levels deep, as a BMC following
 	 * $levels=N without a MaxLevels would; a plain GET is normal. */
@@ -431,12 +435,15 @@ struct sim_psu {
 	int fitted;
 };
 
+#define SIM_SESSION_CONTEXT_MAX 64
+
 struct sim_session {
 	int id;	     /* 0: slot free */
 	int account; /* index in sim_bmc_state.accounts of who logged in */
 	char token[33];
 	int64_t last_ms;
-	int uses; /* requests authenticated by it (token_revoked) */
+	int uses;				   /* requests authenticated by it (token_revoked) */
+	char context[SIM_SESSION_CONTEXT_MAX + 1]; /* the login's Context (Session v1_5_0) */
 };
 
 /* One ManagerAccount slot (idrac_accounts.c); an empty user: slot free. */

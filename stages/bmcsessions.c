@@ -1,10 +1,11 @@
 /*
  * bmcsessions — the Redfish sessions of the stages that talk to BMCs, kept
  * in the inventory (bmc_sessions) so that none outlives a killed run: each
- * is recorded by URI before it is used and forgotten once deleted, and a
- * stage that starts DELETEs the ones its earlier, killed runs on this host
- * left. An iDRAC keeps an unused session for 30 minutes and refuses the
- * ninth login (RAC0218): a few kills locked the people at its console out.
+ * login is recorded by the Context it carries before it is sent, each
+ * session by URI before it is used, and forgotten once deleted; a stage
+ * that starts DELETEs the ones its earlier, killed runs on this host left
+ * (those known only by a login's Context found among the BMC's sessions). An iDRAC keeps an unused session
+ * for 30 minutes and refuses the ninth login (RAC0218): a few kills locked the people at its console out.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -12,9 +13,25 @@
 #include "bmcopts.h"
 #include "stage.h"
 
-static int opened(const struct rf_target *t, const char *uri, void *ctx, struct br_err *err)
+/* A login about to be sent, by the Context it carries: a kill before its
+ * answer is recorded leaves this, by which the next run finds the session
+ * (rf_sessions_delete_all). */
+static int opening(const struct rf_target *t, const char *pending, void *ctx, struct br_err *err)
 {
-	return inv_bmc_session_add(ctx, t->name, uri, err);
+	return inv_bmc_session_add(ctx, t->name, pending, err);
+}
+
+static int opened(const struct rf_target *t, const char *uri, const char *pending, void *ctx,
+		  struct br_err *err)
+{
+	struct br_err e = { 0 };
+	int rc = inv_bmc_session_add(ctx, t->name, uri, err);
+
+	/* only once the session's own URI is kept: a kill between the two
+	 * leaves both, and the pending one then finds a session deleted */
+	if (!rc && pending && inv_bmc_session_remove(ctx, t->name, pending, &e))
+		br_warn("bmc", "%s: session %s recorded, its login still too: %s", t->name, uri, e.msg);
+	return rc;
 }
 
 static void closed(const struct rf_target *t, const char *uri, void *ctx)
@@ -27,6 +44,7 @@ static void closed(const struct rf_target *t, const char *uri, void *ctx)
 
 void stg_bmc_sessions_record(struct rf_options *ro, struct inv *inv)
 {
+	ro->session_opening = opening;
 	ro->session_opened = opened;
 	ro->session_closed = closed;
 	ro->session_ctx = inv;
@@ -51,6 +69,14 @@ static void on_deleted(const struct rf_session_target *t, const char *uri, int r
 	struct reclaim *r = ctx;
 	struct br_err e = { 0 };
 
+	if (rc == BR_E_NOTFOUND) {
+		/* a login cut short that made no session, or on a BMC that
+		 * keeps no Context (what it made expires by itself) */
+		br_log_node(BR_LOG_INFO, "bmc", t->target.name, NULL, "%s; forgotten", err->msg);
+		if (inv_bmc_session_remove(r->st->inv, t->target.name, uri, &e))
+			br_warn("bmc", "%s: login %s still recorded: %s", t->target.name, uri, e.msg);
+		return;
+	}
 	if (rc && rc != BR_E_INVAL) {
 		/* unreachable, or the credentials changed: the next run tries again */
 		r->kept++;
@@ -137,6 +163,7 @@ void stg_bmc_sessions_reclaim(struct stg_stage *st, const struct stg_bmc_opts *o
 	}
 	/* short: a dead BMC holding a leaked session must not hold the stage */
 	once.retries = ro->retries < 1 ? ro->retries : 1;
+	once.session_opening = NULL;
 	once.session_opened = NULL;
 	once.session_closed = NULL;
 	{

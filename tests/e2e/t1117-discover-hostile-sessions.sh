@@ -3,14 +3,15 @@
 # pass the suite's ~20 s for one test): a Bios body that never ends,
 # redirects (to another host, another port, a path of the same BMC), a
 # session token refused after login, a login answered without X-Auth-Token
-# or without Location, and a $expand answer nested thousands of levels.
+# or without Location, a login's Context refused (a service older than
+# Session v1_5_0), and a $expand answer nested thousands of levels.
 # Each hostile node ends as its behaviour deserves, with a reason that
 # names it; every good node ends as it would alone; no redirect is
 # followed, nobody logs in twice, and no session is left open on any BMC.
 . "$(dirname "$0")/lib.sh"
 cd "$T"
-hostile=endless_body,redirect,token_revoked,session_no_token,session_no_location,deep_expand
-bringup-sim --no-hosts --nodes 10 --seed 11 --faults "$hostile" --dir sim --daemon >/dev/null
+hostile=endless_body,redirect,token_revoked,session_no_token,session_no_location,session_context_refused,deep_expand
+bringup-sim --no-hosts --nodes 11 --seed 11 --faults "$hostile" --dir sim --daemon >/dev/null
 at_exit "stop_sim $T/sim"
 set -a; . ./sim/env; set +a
 export BRINGUP_DB=$T/inv.db
@@ -67,13 +68,18 @@ assert_eq "$(jq -r --arg h "$h" 'select(.node == $h and .session == "created") |
 
 # A login without token or without Location: discovered all the same
 # (basic auth; the body's @odata.id), and the session the BMC made deleted.
-for f in session_no_token session_no_location; do
+for f in session_no_token session_no_location session_context_refused; do
 	h=$(host_of $f)
 	assert_eq "$(state_of "$h")" discovered "$f node $h ($(reason_of "$h"))"
 	assert_eq "$(macs_of "$h")" "$(true_macs "$h")" "$f node $h: host MACs"
 	assert_eq "$(jq -r --arg h "$h" 'select(.node == $h and .session == "deleted") | .path' sim/requests.log | wc -l)" 1 \
 		"$f node $h: session deleted"
 done
+
+# The login's Context refused (400 PropertyUnknown): logged in again without it, once.
+h=$(host_of session_context_refused)
+assert_eq "$(jq -c -s --arg h "$h" '[.[] | select(.node == $h and .method == "POST" and (.path | endswith("/Sessions"))) | .status]' sim/requests.log)" \
+	"[400,201]" "session_context_refused node $h: the logins' answers"
 
 # $expand nested thousands of levels: refused by the depth cap.
 h=$(host_of deep_expand)
@@ -88,4 +94,4 @@ for bmc in $(tail -n +2 sim/rack.csv | cut -d, -f4); do
 done
 assert_eq "$(inv_sql inv.db "select count(*) from nodes where state = 'failed' and coalesce(reason, '') = ''")" 0 \
 	"every failed node has a reason"
-echo "10 BMCs, 6 hostile, in $took s: hostile nodes end with their reasons, good ones as alone, no session left"
+echo "11 BMCs, 7 hostile, in $took s: hostile nodes end with their reasons, good ones as alone, no session left"

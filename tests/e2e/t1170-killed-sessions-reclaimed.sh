@@ -34,7 +34,7 @@ recorded() { inv_sql "$db" "select count(*) from bmc_sessions"; }
 # Sessions recorded by processes still running (the stage, its workers).
 live_recorded() {
 	n=0
-	for p in $(inv_sql "$db" "select pid from bmc_sessions"); do
+	for p in $(inv_sql "$db" "select pid from bmc_sessions where uri not like 'context:%'"); do
 		if kill -0 "$p" 2>/dev/null; then n=$((n + 1)); fi
 	done
 	echo "$n"
@@ -72,6 +72,13 @@ for k in 2 3; do
 	assert_eq "$(recorded)" $N "after kill $k, only the last killed run's sessions are recorded"
 done
 assert_contains "$(cat err.txt)" "deleted session http://" "a reclaimed session is logged"
+# Each login carried a Context of its own (Session v1_5_0), kept by the BMC.
+uri=$(inv_sql "$db" "select uri from bmc_sessions order by id limit 1")
+ctx=$(curl -sf -u "root:$BRINGUP_BMC_PASSWORD" "$uri" | jq -r .Context)
+case $ctx in bringup-????????????????????????????????) ;; *) fail "the killed run's session carries Context '$ctx'" ;; esac
+assert_eq "$(inv_sql "$db" "select count(*) from bmc_sessions where uri like 'context:%'")" 0 \
+	"logins answered leave no pending record"
+this_host=$(inv_sql "$db" "select host from bmc_sessions limit 1")
 
 # The first BMC's table full: seven sessions from its console beside the
 # last killed run's.
@@ -94,3 +101,27 @@ assert_eq "$(nodes_in "$db" discovered)" $N "every node discovered"
 assert_eq "$(listed "$first_bmc")" 7 "the console's sessions stay"
 assert_eq "$(open_sessions)" 7 "sessions open after the final run (the console's)"
 assert_eq "$(recorded)" 0 "sessions recorded after the final run"
+
+# A run killed after the BMC answered its login but before the session was
+# recorded left only the login's Context: the next run finds the session by
+# it among the BMC's sessions and deletes it, and forgets a login that made
+# none; the console's sessions (no Context, or another) stay.
+ctx=bringup-0123456789abcdef0123456789abcdef
+curl -sf -o /dev/null -H 'Content-Type: application/json' \
+	-d "{\"UserName\":\"root\",\"Password\":\"$BRINGUP_BMC_PASSWORD\",\"Context\":\"$ctx\"}" \
+	"http://$first_bmc/redfish/v1/SessionService/Sessions" || fail "the killed run's login"
+assert_eq "$(listed "$first_bmc")" 8 "the first BMC holds the console's sessions and the killed login's"
+dead=$(sh -c 'echo $$')
+first=$(inv_sql "$db" "select id from nodes where bmc = '$first_bmc'")
+second=$(inv_sql "$db" "select id from nodes where bmc <> '$first_bmc' order by id limit 1")
+[ -n "$first" ] && [ -n "$second" ] || fail "the nodes of the BMCs: '$first' '$second'"
+now=$(date +%s)
+inv_sql "$db" "insert into bmc_sessions(node_id, uri, pid, host, pid_start, opened_at) values
+	($first, 'context:$ctx', $dead, '$this_host', 1, $now),
+	($second, 'context:bringup-ffffffffffffffffffffffffffffffff', $dead, '$this_host', 1, $now)" >/dev/null
+: > rack/requests.log
+bringup discover -v --db "$db" --timeout 2 --retries 0 > /dev/null 2> pending.txt || true
+assert_eq "$(listed "$first_bmc")" 7 "the killed login's session deleted, the console's kept"
+assert_contains "$(cat pending.txt)" "no session carries the Context of the login context:bringup-ffff" \
+	"a login that made no session is forgotten, saying so"
+assert_eq "$(recorded)" 0 "nothing recorded after the run"
