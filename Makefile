@@ -9,7 +9,8 @@
 #   make install    PREFIX=/usr/local DESTDIR= (bringup in bin/, the stages
 #                   in libexec/bringup/, templates, man pages, bash and
 #                   zsh completion, the systemd units, an example bringup.conf)
-#   make deb        a Debian package in build/deb/ (dpkg-deb; lintian when
+#   make deb        a Debian package in build/deb/ (dpkg-buildpackage from
+#                   debian/ in a clean copy of the tree; lintian when
 #                   installed)
 #   make lint       clang-format check, man pages (mandoc -T lint), the
 #                   layering check (scripts/layers), cppcheck
@@ -34,7 +35,7 @@ ifeq ($(SAN),1)
 CFLAGS  := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 LDFLAGS += -fsanitize=address,undefined
 endif
-ALL_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L $(WARN) $(CFLAGS) -I. -Icommon -I$(BUILD)/gen $(PKG_CFLAGS) -MMD -MP
+ALL_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L $(CPPFLAGS) $(WARN) $(CFLAGS) -I. -Icommon -I$(BUILD)/gen $(PKG_CFLAGS) -MMD -MP
 
 # The version every command's --version prints: `git describe` of the tree
 # it was built from (a tag, else BASE_VERSION and the commit), or
@@ -208,7 +209,8 @@ install-bin:
 	install -m 0644 dist/systemd/bringup.sysusers $(DESTDIR)$(SYSUSERSDIR)/bringup.conf
 	install -m 0644 dist/bringup.conf $(DESTDIR)$(PREFIX)/share/doc/bringup/examples/bringup.conf
 
-deb: all
+# The package builds its own copy of the tree (scripts/deb), not $(BUILD).
+deb:
 	scripts/deb $(BUILD)
 
 install-man:
