@@ -6,8 +6,8 @@
 #include "stages/stages.h"
 
 struct export_opts {
-	const char *netbox, *netbox_token, *netbox_query, *netbox_ca_file;
-	int netbox_insecure, dry_run;
+	struct stg_netbox_opts netbox;
+	int dry_run;
 };
 
 /* One node's host MACs (the BMC's names of their ports) and serials. */
@@ -96,17 +96,7 @@ int main(int argc, char **argv)
 	struct stg_stage st = { 0 };
 	struct export_opts eo = { 0 };
 	const struct br_option options[] = {
-		{ "netbox", 0, BR_OPT_STRING, &eo.netbox, "URL",
-		  "NetBox at URL (its base, e.g. https://netbox.example.com/): required" },
-		{ "netbox-token", 0, BR_OPT_STRING, &eo.netbox_token, "REF",
-		  "NetBox API token (with write permission) as env:VAR or file:PATH (default "
-		  "env:NETBOX_TOKEN)" },
-		{ "netbox-query", 0, BR_OPT_STRING, &eo.netbox_query, "FILTERS",
-		  "only NetBox's devices these filters select, e.g. 'site=dc1' (two devices of one name)" },
-		{ "netbox-ca-file", 0, BR_OPT_STRING, &eo.netbox_ca_file, "PATH",
-		  "CA certificates NetBox's TLS certificate is checked against (default: the system's)" },
-		{ "netbox-insecure", 0, BR_OPT_FLAG, &eo.netbox_insecure, NULL,
-		  "do not check NetBox's TLS certificate" },
+		STG_NETBOX_OPTIONS(&eo.netbox),
 		{ "dry-run", 'n', BR_OPT_FLAG, &eo.dry_run, NULL,
 		  "read NetBox and print what would change; write nothing" },
 		{ 0 },
@@ -130,7 +120,6 @@ int main(int argc, char **argv)
 	struct stg_netbox_node *nodes = NULL;
 	struct node_facts *facts = NULL;
 	struct br_err err = { 0 };
-	char *token = NULL;
 	int rc;
 
 	st.allow_retired = 1;
@@ -138,18 +127,16 @@ int main(int argc, char **argv)
 	st.no_lease = 1;
 	if (stg_stage_parse(&st, &cmd, argc, argv))
 		return stg_stage_close(&st);
-	if (!eo.netbox)
+	if (!eo.netbox.url)
 		return stg_stage_usage(&st, "--netbox URL is required");
-	if (strncmp(eo.netbox, "http://", 7) && strncmp(eo.netbox, "https://", 8))
-		return stg_stage_usage(&st, "--netbox '%s': not an http(s) URL", eo.netbox);
-	if (br_url_has_credentials(eo.netbox))
+	if (strncmp(eo.netbox.url, "http://", 7) && strncmp(eo.netbox.url, "https://", 8))
+		return stg_stage_usage(&st, "--netbox '%s': not an http(s) URL", eo.netbox.url);
+	if (br_url_has_credentials(eo.netbox.url))
 		return stg_stage_usage(
 		    &st, "--netbox: the URL carries a user, password or query; give NetBox's "
 			 "base URL and the token by reference (--netbox-token env:VAR or file:PATH)");
-	if (stg_netbox_query_check(eo.netbox_query, &err))
+	if (stg_netbox_opts_finish(&eo.netbox, &err))
 		return stg_stage_usage(&st, "%s", err.msg);
-	if (br_secret_resolve(eo.netbox_token ? eo.netbox_token : "env:NETBOX_TOKEN", &token, &err))
-		return stg_stage_usage(&st, "--netbox-token: %s", err.msg);
 	if (stg_stage_open(&st, stg_all_states))
 		goto out;
 	nodes = br_xcalloc(st.n ? st.n : 1, sizeof(*nodes));
@@ -170,15 +157,11 @@ int main(int argc, char **argv)
 		nodes[i].macs = facts[i].macs;
 		nodes[i].n_macs = facts[i].n_macs;
 	}
-	no.url = eo.netbox;
-	no.token = token;
-	no.query = eo.netbox_query;
-	no.ca_file = eo.netbox_ca_file;
-	no.insecure = eo.netbox_insecure;
+	stg_netbox_opts_apply(&eo.netbox, &no);
 	rc = stg_netbox_export(&no, nodes, st.n, eo.dry_run, &x, &err);
 	if (st.common.json) {
 		json_t *doc =
-		    json_pack("{s:s, s:b, s:I, s:I, s:I, s:I, s:I, s:O}", "netbox", eo.netbox, "dry_run",
+		    json_pack("{s:s, s:b, s:I, s:I, s:I, s:I, s:I, s:O}", "netbox", eo.netbox.url, "dry_run",
 			      eo.dry_run, "writes", (json_int_t)x.writes, "written", (json_int_t)x.written,
 			      "unchanged", (json_int_t)x.unchanged, "not_in_netbox", (json_int_t)x.missing,
 			      "conflicts", (json_int_t)x.conflicts, "nodes", x.nodes);
@@ -204,6 +187,6 @@ out:
 	free(facts);
 	free(nodes);
 	stg_netbox_export_release(&x);
-	br_secret_free(token);
+	stg_netbox_opts_release(&eo.netbox);
 	return stg_stage_close(&st);
 }

@@ -6,9 +6,9 @@
 
 struct import_opts {
 	const char *manifest_path, *templates;
-	const char *netbox, *netbox_token, *netbox_query, *netbox_bmc_ip, *netbox_ca_file, *wiring_out;
+	struct stg_netbox_opts netbox;
+	const char *netbox_bmc_ip, *wiring_out;
 	const char *profile, *bmc_user, *bmc_password, *bmc_type;
-	int netbox_insecure;
 };
 
 static void print_problems(const struct br_strlist *problems)
@@ -18,31 +18,24 @@ static void print_problems(const struct br_strlist *problems)
 }
 
 /* The rack from NetBox into imp; the stage's exit set on failure. */
-static int from_netbox(struct stg_stage *st, const struct import_opts *io, const char *templates,
+static int from_netbox(struct stg_stage *st, struct import_opts *io, const char *templates,
 		       struct stg_netbox_import *imp)
 {
 	struct stg_netbox_options no = { 0 };
 	struct br_strlist problems = { 0 };
 	struct br_err err = { 0 };
-	char *token = NULL;
 	int rc = -1;
 
 	if (io->netbox_bmc_ip && strcmp(io->netbox_bmc_ip, "oob") && strcmp(io->netbox_bmc_ip, "primary"))
 		return stg_stage_usage(st, "--netbox-bmc-ip '%s': oob or primary", io->netbox_bmc_ip);
-	if (stg_netbox_query_check(io->netbox_query, &err))
+	if (stg_netbox_opts_finish(&io->netbox, &err))
 		return stg_stage_usage(st, "%s", err.msg);
-	if (br_secret_resolve(io->netbox_token ? io->netbox_token : "env:NETBOX_TOKEN", &token, &err))
-		return stg_stage_usage(st, "--netbox-token: %s", err.msg);
-	no.url = io->netbox;
-	no.token = token;
-	no.query = io->netbox_query;
+	stg_netbox_opts_apply(&io->netbox, &no);
 	no.bmc_ip_primary = io->netbox_bmc_ip && !strcmp(io->netbox_bmc_ip, "primary");
 	no.profile = io->profile;
 	no.bmc_user = io->bmc_user;
 	no.bmc_password = io->bmc_password;
 	no.bmc_type = io->bmc_type;
-	no.ca_file = io->netbox_ca_file;
-	no.insecure = io->netbox_insecure;
 	rc = stg_netbox_import(&no, imp, &problems, &err);
 	if (!rc)
 		rc = stg_manifest_check(&imp->manifest, templates, &stg_netbox_labels, &problems, &err);
@@ -55,7 +48,6 @@ static int from_netbox(struct stg_stage *st, const struct import_opts *io, const
 	}
 	for (size_t i = 0; !rc && i < imp->warnings.n; i++)
 		br_warn("import", "%s", imp->warnings.items[i]);
-	br_secret_free(token);
 	br_strlist_release(&problems);
 	return rc;
 }
@@ -80,19 +72,9 @@ int main(int argc, char **argv)
 		  "rack manifest (CSV) to import (this or --netbox)" },
 		{ "templates", 0, BR_OPT_STRING, &io.templates, "DIR",
 		  "templates directory (profiles are checked there)" },
-		{ "netbox", 0, BR_OPT_STRING, &io.netbox, "URL",
-		  "import the devices of NetBox at URL (its base, e.g. https://netbox.example.com/) instead "
-		  "of a manifest" },
-		{ "netbox-token", 0, BR_OPT_STRING, &io.netbox_token, "REF",
-		  "NetBox API token as env:VAR or file:PATH (default env:NETBOX_TOKEN)" },
-		{ "netbox-query", 0, BR_OPT_STRING, &io.netbox_query, "FILTERS",
-		  "which devices: NetBox device filters, e.g. 'site=dc1&role=gpu-server&rack_id=4'" },
+		STG_NETBOX_OPTIONS(&io.netbox),
 		{ "netbox-bmc-ip", 0, BR_OPT_STRING, &io.netbox_bmc_ip, "oob|primary",
 		  "the device's address that is its BMC (default oob: its OOB IP)" },
-		{ "netbox-ca-file", 0, BR_OPT_STRING, &io.netbox_ca_file, "PATH",
-		  "CA certificates NetBox's TLS certificate is checked against (default: the system's)" },
-		{ "netbox-insecure", 0, BR_OPT_FLAG, &io.netbox_insecure, NULL,
-		  "do not check NetBox's TLS certificate" },
 		{ "wiring-out", 0, BR_OPT_STRING, &io.wiring_out, "PATH",
 		  "write the NetBox cables of the imported devices as a wiring list (wiring.csv(5))" },
 		{ "profile", 0, BR_OPT_STRING, &io.profile, "NAME",
@@ -128,15 +110,15 @@ int main(int argc, char **argv)
 
 	if (stg_stage_parse(&st, &cmd, argc, argv))
 		return stg_stage_close(&st);
-	if ((!io.manifest_path == !io.netbox) || st.argi != argc) {
+	if ((!io.manifest_path == !io.netbox.url) || st.argi != argc) {
 		stg_stage_usage(&st, "%s",
 				st.argi != argc ? "unexpected operand"
-				: io.netbox	? "--manifest and --netbox: give one"
+				: io.netbox.url ? "--manifest and --netbox: give one"
 						: "--manifest (or --netbox) is required");
 		goto out;
 	}
-	if (!io.netbox && (io.netbox_query || io.wiring_out || io.profile || io.bmc_user || io.bmc_password ||
-			   io.bmc_type || io.netbox_token)) {
+	if (!io.netbox.url && (io.netbox.query || io.wiring_out || io.profile || io.bmc_user ||
+			       io.bmc_password || io.bmc_type || io.netbox.token_ref)) {
 		stg_stage_usage(&st, "--netbox-query, --netbox-token, --wiring-out, --profile, --bmc-user, "
 				     "--bmc-password and --bmc-type are for --netbox");
 		goto out;
@@ -144,7 +126,7 @@ int main(int argc, char **argv)
 	templates = io.templates ? br_xstrdup(io.templates) : stg_templates_dir();
 	if (!templates)
 		br_warn("import", "no templates directory found; hardware profiles are not checked");
-	if (io.netbox) {
+	if (io.netbox.url) {
 		if (from_netbox(&st, &io, templates, &imp))
 			goto out;
 		m = &imp.manifest;
@@ -183,7 +165,7 @@ int main(int argc, char **argv)
 					"unchanged", (json_int_t)stats.unchanged, "not_in_manifest",
 					(json_int_t)stats.not_in_manifest);
 
-		if (io.netbox)
+		if (io.netbox.url)
 			json_object_set_new(doc, "netbox", netbox_json(&imp, io.wiring_out));
 		json_object_set_new(doc, "db", stg_db_json(st.inv));
 		br_json_print(stdout, doc);
@@ -191,7 +173,7 @@ int main(int argc, char **argv)
 	} else if (!st.common.quiet) {
 		printf("%s: %zu added, %zu updated, %zu unchanged\n", m->path, stats.added, stats.updated,
 		       stats.unchanged);
-		if (io.netbox)
+		if (io.netbox.url)
 			printf("netbox: %zu devices, %zu cables, %zu wiring rows%s%s\n", imp.devices,
 			       imp.cables, imp.n_wiring, io.wiring_out ? " written to " : "",
 			       io.wiring_out ? io.wiring_out : "");
@@ -206,6 +188,7 @@ out:
 	free(templates);
 	stg_manifest_release(&file_manifest);
 	stg_netbox_import_release(&imp);
+	stg_netbox_opts_release(&io.netbox);
 	br_strlist_release(&problems);
 	return stg_stage_close(&st);
 }

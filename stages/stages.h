@@ -14,6 +14,7 @@
  *   discover.h     discover: read every BMC, store its facts
  *   configure.h    configure's jobs and their outcomes
  *   maasopts.h     the options of stages that talk to MAAS
+ *   netboxopts.h   the options of import and export that talk to NetBox
  *   enlist.h       enlist's MAAS flow
  *   validate.h     validate: probe over SSH, judge, store
  *   gate.h         gate: promote or quarantine, mirrored in MAAS
@@ -42,6 +43,7 @@
 #include "stages/manifest.h"
 #include "stages/metrics.h"
 #include "stages/netbox.h"
+#include "stages/netboxopts.h"
 #include "stages/report.h"
 #include "stages/reprovision.h"
 #include "stages/stage.h"

@@ -226,9 +226,44 @@ struct post_ctx {
 	struct stg_tickets_run *run;
 	struct inv *inv;
 	struct inv_ticket *tickets; /* the ones sent, by delivery index */
-	struct stg_stage *st;	    /* told of what the inventory refused */
-	char *first_failure;	    /* the ticket system's words, for the stage's error */
+	size_t n;		    /* how many */
+	struct inv_ticket *all;	    /* as listed: owns the strings of tickets[] */
+	size_t n_all;
+	char **owned; /* strings the deliveries point at, n * per ticket */
+	size_t n_owned;
+	struct stg_stage *st; /* told of what the inventory refused */
+	char *first_failure;  /* the ticket system's words, for the stage's error */
 };
+
+/* Every ticket version (closing is one) not delivered yet into pc->tickets,
+ * with room in pc->owned for per_ticket strings each; nonzero (the stage's
+ * exit, set) when the inventory cannot list them. */
+static int post_ctx_init(struct post_ctx *pc, struct stg_stage *st, struct stg_tickets_run *run,
+			 size_t per_ticket)
+{
+	struct br_err err = { 0 };
+
+	*pc = (struct post_ctx){ .run = run, .inv = st->inv, .st = st };
+	if (inv_tickets_list(st->inv, 1, &pc->all, &pc->n_all, &err))
+		return stg_stage_fail(st, STG_EXIT_UNREACHABLE, "%s", err.msg);
+	pc->tickets = br_xcalloc(pc->n_all ? pc->n_all : 1, sizeof(*pc->tickets));
+	for (size_t i = 0; i < pc->n_all; i++)
+		if (pc->all[i].version > pc->all[i].posted_version)
+			pc->tickets[pc->n++] = pc->all[i];
+	pc->n_owned = per_ticket * pc->n;
+	pc->owned = br_xcalloc(pc->n_owned ? pc->n_owned : 1, sizeof(*pc->owned));
+	return 0;
+}
+
+static void post_ctx_release(struct post_ctx *pc)
+{
+	for (size_t i = 0; i < pc->n_owned; i++)
+		free(pc->owned[i]);
+	free(pc->owned);
+	free(pc->tickets);
+	inv_tickets_free(pc->all, pc->n_all);
+	free(pc->first_failure);
+}
 
 static void on_posted(void *ctx, size_t index, int ok, const char *message)
 {
@@ -254,42 +289,30 @@ static void on_posted(void *ctx, size_t index, int ok, const char *message)
 /* Every ticket version (closing is one) the webhook has not taken yet. */
 static int post(struct stg_stage *st, struct stg_tickets_run *run, const struct stg_webhook_options *o)
 {
-	struct inv_ticket *all = NULL;
+	struct post_ctx pc;
+	int rc = post_ctx_init(&pc, st, run, 2);
 	struct stg_webhook_delivery *d;
-	struct post_ctx pc = { run, st->inv, NULL, st, NULL };
 	struct br_err err = { 0 };
-	size_t n_all = 0, n = 0;
-	char **owned;
-	int rc;
 
-	if (inv_tickets_list(st->inv, 1, &all, &n_all, &err))
-		return stg_stage_fail(st, STG_EXIT_UNREACHABLE, "%s", err.msg);
-	d = br_xcalloc(n_all ? n_all : 1, sizeof(*d));
-	owned = br_xcalloc(2 * (n_all ? n_all : 1), sizeof(*owned));
-	pc.tickets = br_xcalloc(n_all ? n_all : 1, sizeof(*pc.tickets));
-	for (size_t i = 0; i < n_all; i++) {
-		json_t *o_json;
+	if (rc)
+		return rc;
+	d = br_xcalloc(pc.n ? pc.n : 1, sizeof(*d));
+	for (size_t i = 0; i < pc.n; i++) {
+		const struct inv_ticket *t = &pc.tickets[i];
+		json_t *o_json = ticket_json(node_of(run, t->hostname), t);
 
-		if (all[i].version <= all[i].posted_version)
-			continue;
-		o_json = ticket_json(node_of(run, all[i].hostname), &all[i]);
 		/* Stable per ticket version: the same version retried, or sent
 		 * again after a crash before it was recorded, has the same key. */
-		owned[2 * n] = br_xasprintf("bringup-%s/%s-v%lld", all[i].hostname, all[i].fault,
-					    (long long)all[i].version);
-		json_object_set_new(o_json, "idempotency_key", json_string(owned[2 * n]));
-		owned[2 * n + 1] = json_dumps(o_json, JSON_COMPACT | JSON_SORT_KEYS);
+		pc.owned[2 * i] =
+		    br_xasprintf("bringup-%s/%s-v%lld", t->hostname, t->fault, (long long)t->version);
+		json_object_set_new(o_json, "idempotency_key", json_string(pc.owned[2 * i]));
+		pc.owned[2 * i + 1] = json_dumps(o_json, JSON_COMPACT | JSON_SORT_KEYS);
 		json_decref(o_json);
-		d[n] = (struct stg_webhook_delivery){ owned[2 * n], owned[2 * n + 1] };
-		pc.tickets[n++] = all[i];
+		d[i] = (struct stg_webhook_delivery){ pc.owned[2 * i], pc.owned[2 * i + 1] };
 	}
-	rc = stg_webhook_run(o, d, n, on_posted, &pc, &err);
-	for (size_t i = 0; i < 2 * n; i++)
-		free(owned[i]);
-	free(owned);
+	rc = stg_webhook_run(o, d, pc.n, on_posted, &pc, &err);
 	free(d);
-	free(pc.tickets);
-	inv_tickets_free(all, n_all);
+	post_ctx_release(&pc);
 	if (rc)
 		return stg_stage_fail(st, STG_EXIT_USAGE, "%s", err.msg);
 	if (run->post_failed) {
@@ -340,50 +363,35 @@ static char *ticket_text(const struct inv_node *node, const struct inv_ticket *t
 /* Every ticket version the ticket system has not taken yet. */
 static int post_sys(struct stg_stage *st, struct stg_tickets_run *run)
 {
-	struct inv_ticket *all = NULL;
+	struct post_ctx pc;
+	int rc = post_ctx_init(&pc, st, run, 3);
 	struct stg_ticketsys_item *items;
-	struct post_ctx pc = { run, st->inv, NULL, st, NULL };
 	struct br_err err = { 0 };
-	size_t n_all = 0, n = 0;
-	char **owned;
-	int rc;
 
-	if (inv_tickets_list(st->inv, 1, &all, &n_all, &err))
-		return stg_stage_fail(st, STG_EXIT_UNREACHABLE, "%s", err.msg);
-	items = br_xcalloc(n_all ? n_all : 1, sizeof(*items));
-	owned = br_xcalloc(3 * (n_all ? n_all : 1), sizeof(*owned));
-	pc.tickets = br_xcalloc(n_all ? n_all : 1, sizeof(*pc.tickets));
-	for (size_t i = 0; i < n_all; i++) {
-		const struct inv_node *node = node_of(run, all[i].hostname);
-		char *location;
+	if (rc)
+		return rc;
+	items = br_xcalloc(pc.n ? pc.n : 1, sizeof(*items));
+	for (size_t i = 0; i < pc.n; i++) {
+		const struct inv_ticket *t = &pc.tickets[i];
+		char *location = stg_tickets_location(t->rack, t->unit);
 
-		if (all[i].version <= all[i].posted_version)
-			continue;
-		location = stg_tickets_location(all[i].rack, all[i].unit);
-		owned[3 * n] = stg_ticketsys_correlation(all[i].hostname, all[i].fault);
+		pc.owned[3 * i] = stg_ticketsys_correlation(t->hostname, t->fault);
 		/* ServiceNow's short_description holds 160 characters. */
-		owned[3 * n + 1] =
-		    br_xasprintf("%.60s %.30s: %.60s", location, all[i].hostname, all[i].fault);
-		owned[3 * n + 2] = ticket_text(node, &all[i], location);
+		pc.owned[3 * i + 1] = br_xasprintf("%.60s %.30s: %.60s", location, t->hostname, t->fault);
+		pc.owned[3 * i + 2] = ticket_text(node_of(run, t->hostname), t, location);
 		free(location);
-		items[n] = (struct stg_ticketsys_item){ owned[3 * n], owned[3 * n + 1], owned[3 * n + 2],
-							all[i].closed };
-		pc.tickets[n++] = all[i];
+		items[i] = (struct stg_ticketsys_item){ pc.owned[3 * i], pc.owned[3 * i + 1],
+							pc.owned[3 * i + 2], t->closed };
 	}
-	rc = stg_ticketsys_run(run->sys, items, n, on_filed, &pc, &err);
-	for (size_t i = 0; i < 3 * n; i++)
-		free(owned[i]);
-	free(owned);
+	rc = stg_ticketsys_run(run->sys, items, pc.n, on_filed, &pc, &err);
 	free(items);
-	free(pc.tickets);
-	inv_tickets_free(all, n_all);
 	if (rc)
 		rc = stg_stage_fail(st, STG_EXIT_USAGE, "%s", err.msg);
 	else if (run->post_failed)
 		rc = stg_stage_fail(st, STG_EXIT_UNREACHABLE,
 				    "%zu ticket versions not filed in %s (%zu were): %s", run->post_failed,
 				    run->sys->url, run->posted, pc.first_failure ? pc.first_failure : "");
-	free(pc.first_failure);
+	post_ctx_release(&pc);
 	return rc;
 }
 

@@ -13,6 +13,7 @@
 
 #include "common.h"
 #include "stages/netbox.h"
+#include "stages/netboxopts.h"
 
 static json_t *fixture(const char *name)
 {
@@ -178,13 +179,54 @@ static void test_query_check(void **state)
 	assert_int_equal(stg_netbox_query_check("site=", &err), BR_E_INVAL);
 }
 
+/* The option block import and export share (stages/netboxopts.h), parsed
+ * as their command lines are, into the client's options. */
+static void test_netbox_opts(void **state)
+{
+	struct stg_netbox_opts o = { 0 };
+	const struct br_option options[] = { STG_NETBOX_OPTIONS(&o), { 0 } };
+	const struct br_command cmd = { "test-netbox", "", "", options, NULL };
+	char *argv[] = { "test-netbox",	       "--netbox",	    "https://netbox.example.com/",
+			 "--netbox-token",     "env:TEST_NB_TOKEN", "--netbox-query",
+			 "site=dc1&rack_id=4", "--netbox-ca-file",  "/etc/nb-ca.pem",
+			 "--netbox-insecure" };
+	struct stg_netbox_options no = { .bmc_ip_primary = 1 };
+	struct br_err err = { 0 };
+	int argi = 0;
+
+	(void)state;
+	assert_int_equal(br_opt_parse(&cmd, 10, argv, &argi), BR_OPT_OK);
+	assert_int_equal(argi, 10);
+	unsetenv("TEST_NB_TOKEN");
+	assert_int_not_equal(stg_netbox_opts_finish(&o, &err), 0);
+	assert_non_null(strstr(err.msg, "--netbox-token: "));
+	assert_null(o.token);
+	setenv("TEST_NB_TOKEN", "nbt_key.secret", 1);
+	assert_int_equal(stg_netbox_opts_finish(&o, &err), 0);
+	assert_string_equal(o.token, "nbt_key.secret");
+	stg_netbox_opts_apply(&o, &no);
+	assert_string_equal(no.url, "https://netbox.example.com/");
+	assert_string_equal(no.token, "nbt_key.secret");
+	assert_string_equal(no.query, "site=dc1&rack_id=4");
+	assert_string_equal(no.ca_file, "/etc/nb-ca.pem");
+	assert_int_equal(no.insecure, 1);
+	assert_int_equal(no.bmc_ip_primary, 1); /* import's own, left as it was */
+	/* A filter NetBox would ignore is refused before the token is read. */
+	o.query = "site=dc1&rack=r07";
+	stg_netbox_opts_release(&o);
+	assert_int_equal(stg_netbox_opts_finish(&o, &err), BR_E_INVAL);
+	assert_non_null(strstr(err.msg, "'rack' is not a device filter"));
+	assert_null(o.token);
+	stg_netbox_opts_release(&o);
+	unsetenv("TEST_NB_TOKEN");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_devices_to_rows),
-		cmocka_unit_test(test_cables_to_wiring),
-		cmocka_unit_test(test_page_shape),
-		cmocka_unit_test(test_query_check),
+		cmocka_unit_test(test_devices_to_rows), cmocka_unit_test(test_cables_to_wiring),
+		cmocka_unit_test(test_page_shape),	cmocka_unit_test(test_query_check),
+		cmocka_unit_test(test_netbox_opts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
