@@ -85,7 +85,8 @@ enum kind {
 	K_YESNO,
 	K_ERRORS,
 	K_LINK_LAYER,
-	K_DIAG_LEVEL
+	K_DIAG_LEVEL,
+	K_FW_COMPONENT
 };
 
 struct setting {
@@ -106,7 +107,7 @@ static const struct setting settings[] = {
 	{ "gpu", "gpudirect_rdma", K_YESNO, AT(gpu_gpudirect_rdma) },
 	{ "gpu", "gpudirect_switch", K_YESNO, AT(gpu_gpudirect_switch) },
 	{ "gpu", "nvlink_fabric", K_YESNO, AT(gpu_nvlink_fabric) },
-	{ "gpu", "firmware", K_TEXT, AT(gpu_firmware) },
+	{ "gpu", "firmware", K_FW_COMPONENT, AT(gpu_firmware) },
 	{ "nic", "fabric", K_COUNT, AT(fabric_nics) },
 	{ "nic", "fabric_link_width", K_WIDTH, AT(fabric_link.width) },
 	{ "nic", "fabric_link_speed", K_SPEED, AT(fabric_link.speed) },
@@ -118,7 +119,7 @@ static const struct setting settings[] = {
 	{ "ib", "link_error_recovery_max", K_ERRORS, AT(ib_link_error_recovery_max) },
 	{ "ib", "symbol_error_max", K_ERRORS, AT(ib_symbol_error_max) },
 	{ "ib", "link_down_time_max", K_ERRORS, AT(ib_link_down_time_max) },
-	{ "ib", "firmware", K_TEXT, AT(ib_firmware) },
+	{ "ib", "firmware", K_FW_COMPONENT, AT(ib_firmware) },
 	{ "nvme", "count", K_COUNT, AT(nvme) },
 	{ "fans", "count", K_COUNT, AT(fans) },
 	{ "psu", "count", K_COUNT, AT(psus) },
@@ -314,6 +315,16 @@ static int set_value(struct prof_parse *ps, const struct setting *s, const char 
 		if (!*value)
 			return prof_problem(ps, field, "empty value");
 		*(char **)(void *)at = br_xstrdup(value);
+		return 1;
+	case K_FW_COMPONENT:
+		/* Whether firmware.conf has the component is known only once the
+		 * whole profile is read (prof_load): keep the line for its message. */
+		if (!prof_valid_chars(value, PROF_FW_COMPONENT_CHARS))
+			return prof_problem(ps, field, "'%s' is not a firmware.conf component (FQDD or pattern)",
+					    value);
+		*(char **)(void *)at = br_xstrdup(value);
+		*(!strcmp(s->section, "ib") ? &ps->p->hw.ib_firmware_line : &ps->p->hw.gpu_firmware_line) =
+		    ps->line;
 		return 1;
 	}
 	return 0;

@@ -254,7 +254,7 @@ static int on_firmware(struct prof_parse *ps, const char *name, const char *valu
 	struct prof_profile *p = ps->p;
 	struct prof_fw_rule *r;
 
-	if (!prof_valid_chars(name, ".-_:*?[]"))
+	if (!prof_valid_chars(name, PROF_FW_COMPONENT_CHARS))
 		return prof_problem(ps, name, "not a component FQDD or pattern");
 	if (!prof_valid_chars(value, ".-_") || !strpbrk(value, "0123456789"))
 		return prof_problem(ps, name, "'%s' is not a version", value);
@@ -328,14 +328,14 @@ const struct prof_fw_rule *prof_fw_rule(const struct prof_profile *p, const char
  * [firmware], written exactly as there (the devices' minimum is the
  * policy's): else the profile does not load. */
 static int fw_component_known(const struct prof_profile *p, const char *section, const char *component,
-			      const char *whose, struct br_err *err)
+			      int line, const char *whose, struct br_err *err)
 {
 	if (!component || prof_fw_rule(p, component))
 		return 0;
 	return br_errf(err, BR_E_INVAL,
-		       "%s: [%s] firmware: '%s' is no component of firmware.conf's [firmware] (the %s "
+		       "%s:%d: %s.firmware: '%s' is no component of firmware.conf's [firmware] (the %s "
 		       "minimum is the policy's)",
-		       p->hardware_file, section, component, whose);
+		       p->hardware_file, line, section, component, whose);
 }
 
 int prof_parse_text(const char *file, const char *text, enum prof_file kind, struct prof_profile *p,
@@ -452,9 +452,10 @@ int prof_load_dir(const char *profile_dir, const char *name, struct prof_profile
 		rc = parse_optional(dir, "hardware.conf", PROF_FILE_HARDWARE, &p, err);
 	}
 	if (!rc)
-		rc = fw_component_known(&p, "ib", p.hw.ib_firmware, "HCAs'", err);
+		rc = fw_component_known(&p, "ib", p.hw.ib_firmware, p.hw.ib_firmware_line, "HCAs'", err);
 	if (!rc)
-		rc = fw_component_known(&p, "gpu", p.hw.gpu_firmware, "GPUs' VBIOS", err);
+		rc = fw_component_known(&p, "gpu", p.hw.gpu_firmware, p.hw.gpu_firmware_line, "GPUs' VBIOS",
+					err);
 out:
 	if (rc)
 		prof_release(&p);

@@ -27,6 +27,10 @@ int prof_seen_twice(struct prof_parse *ps, const char *section, const char *name
 /* Letters and digits, plus the characters of extra; not empty. */
 int prof_valid_chars(const char *s, const char *extra);
 
+/* What a firmware.conf component may be written with beside letters and
+ * digits: an FQDD (NIC.Slot.31-1-1) or a shell pattern of them. */
+#define PROF_FW_COMPONENT_CHARS ".-_:*?[]"
+
 /* hardware.conf: the sections it allows, and one entry of it. */
 int prof_hw_section_known(const char *section, size_t len);
 extern const char prof_hw_sections[];

@@ -205,6 +205,9 @@ struct prof_hardware {
 	 * and whose versions in the BMC's inventory it must agree with; NULL:
 	 * not judged */
 	char *ib_firmware;
+	/* hardware.conf's lines of [gpu] firmware and [ib] firmware (0: not
+	 * set), for the load's refusal of a component firmware.conf lacks */
+	int gpu_firmware_line, ib_firmware_line;
 	int nvme;			/* [nvme] count */
 	int fans;			/* [fans] count */
 	int psus;			/* [psu] count */

@@ -95,6 +95,7 @@ static const char *const fault_names[SIM_F_COUNT] = {
 	[SIM_F_DCGMI_MISSING] = "dcgmi_missing",
 	[SIM_F_RDMA_BW_LOW] = "rdma_bw_low",
 	[SIM_F_MAAS_UPDATE_FAIL] = "maas_update_fail",
+	[SIM_F_GPU_VBIOS_MISMATCH] = "gpu_vbios_mismatch",
 };
 
 /* BIOS attributes bios_drift may change, and the value a drifted node has. */
@@ -420,6 +421,12 @@ static void apply(struct sim_node *n, enum sim_fault f, uint64_t *rng)
 		detail(n, f,
 		       json_pack("{s:i, s:s, s:i}", "gpu", g + 1, "serial", n->gpus[g].serial, "bus",
 				 n->gpus[g].bus));
+		break;
+	case SIM_F_GPU_VBIOS_MISMATCH:
+		n->gpu_vbios = g + 1;
+		detail(n, f,
+		       json_pack("{s:i, s:s, s:i, s:s, s:s}", "gpu", g + 1, "serial", n->gpus[g].serial,
+				 "bus", n->gpus[g].bus, "os_vbios", SIM_FW_GPU_OS, "bmc_vbios", SIM_FW_GPU));
 		break;
 	case SIM_F_FAN_FAILED:
 		n->failed_fan = 1 + (int)sim_rng_below(rng, (uint64_t)sh->fans);

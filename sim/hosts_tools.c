@@ -32,6 +32,7 @@ static void nvsmi_gpu(struct br_buf *b, const struct sim_node *n, int g, int min
 	/* the gpu_* faults, on the GPU each picked */
 	int ecc = n->gpu_ecc == g + 1 ? 12 : 0, remap = n->gpu_remap == g + 1, sram = n->gpu_sram == g + 1;
 	const char *slow = n->gpu_slowdown == g + 1 ? "Active" : "Not Active";
+	const char *vbios = n->gpu_vbios == g + 1 ? SIM_FW_GPU_OS : SIM_FW_GPU;
 
 	sim_host_gpu_bdf(n, g, bdf, port);
 	gpu_uuid(n, g, uuid);
@@ -75,7 +76,7 @@ static void nvsmi_gpu(struct br_buf *b, const struct sim_node *n, int g, int min
 		    "\t\t\t<remapped_row_unc>%d</remapped_row_unc>\n"
 		    "\t\t\t<remapped_row_pending>No</remapped_row_pending>\n"
 		    "\t\t\t<remapped_row_failure>%s</remapped_row_failure>\n\t\t</remapped_rows>\n",
-		    bdf, gpu->serial, uuid, minor, SIM_FW_GPU, ecc, ecc, sram ? "Yes" : "No", remap,
+		    bdf, gpu->serial, uuid, minor, vbios, ecc, ecc, sram ? "Yes" : "No", remap,
 		    remap ? "Yes" : "No");
 	br_buf_addf(b,
 		    "\t\t<pci>\n"

@@ -61,6 +61,9 @@
 #define SIM_FW_NIC "28.39.1002"
 #define SIM_FW_NIC_OUTDATED "28.33.0800"
 #define SIM_FW_GPU "96.00.A5.00.01"
+/* gpu_vbios_mismatch: what that GPU runs (a real H200's vbios_version,
+ * tests/fixtures/hw/h200-vm). */
+#define SIM_FW_GPU_OS "96.00.A5.00.1A"
 
 enum sim_fault {
 	SIM_F_BMC_DOWN,
@@ -305,6 +308,12 @@ enum sim_fault {
 	/* The MAAS emulator answers 500 to a PUT of the node's machine (a
 	 * power parameters update, as after a credentials rotation). */
 	SIM_F_MAAS_UPDATE_FAIL,
+	/* One GPU's VBIOS in nvidia-smi -q -x (SIM_FW_GPU_OS, read from the
+	 * GPU) differs from what the BMC's inventory shows for it (SIM_FW_GPU,
+	 * the baseboard's flash): an image flashed in-band with the GPU reset
+	 * since and the BMC's inventory not refreshed, or the BMC reading
+	 * another part. Both at or above the policy's minimum. */
+	SIM_F_GPU_VBIOS_MISMATCH,
 	SIM_F_COUNT
 };
 
@@ -529,6 +538,7 @@ struct sim_node {
 	/* gpu_ecc, gpu_row_remap, gpu_slowdown, gpu_sram_threshold: index + 1
 	 * of the GPU each touches (0: none). */
 	int gpu_ecc, gpu_remap, gpu_slowdown, gpu_sram;
+	int gpu_vbios;		    /* gpu_vbios_mismatch: index + 1 of the GPU (0: none) */
 	int gpu_fabric_down;	    /* nvlink_fabric_down: index + 1 of the GPU (0: none) */
 	struct sim_faultset faults; /* sim_fault_has() */
 	json_t *details;	    /* per-fault specifics for truth.json (owned) */

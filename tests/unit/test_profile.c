@@ -445,7 +445,7 @@ static void test_profile_load(void **state)
 static void test_profile_load_errors(void **state)
 {
 	char dir[] = "/tmp/br-prof-XXXXXX";
-	char *path;
+	char *path, *fw_path;
 	struct prof_profile p;
 	struct br_err err = { 0 };
 	FILE *f;
@@ -506,8 +506,30 @@ static void test_profile_load_errors(void **state)
 	fputs("[gpu]\ncount = 8\nfirmware = GPU.SXM.*\n", f);
 	fclose(f);
 	assert_int_equal(prof_load(dir, "t", &p, &err), BR_E_INVAL);
-	assert_non_null(strstr(err.msg, "/profiles/t/hardware.conf: [gpu] firmware: 'GPU.SXM.*' is no "
+	assert_non_null(strstr(err.msg, "/profiles/t/hardware.conf:3: gpu.firmware: 'GPU.SXM.*' is no "
 					"component of firmware.conf's [firmware] (the GPUs' VBIOS minimum"));
+	/* [ib] firmware names a component firmware.conf has no rule for (a
+	 * typo of NIC.Slot.*): refused with the file, its line and the field */
+	fw_path = br_xasprintf("%s/profiles/t/firmware.conf", dir);
+	f = fopen(fw_path, "w");
+	fputs("[firmware]\nNIC.Slot.* = 28.39.1002\n", f);
+	fclose(f);
+	f = fopen(path, "w");
+	fputs("[gpu]\ncount = 8\n[ib]\nports = 8\n\nfirmware = NIC.Slots.*\n", f);
+	fclose(f);
+	assert_int_equal(prof_load(dir, "t", &p, &err), BR_E_INVAL);
+	assert_non_null(strstr(err.msg, "/profiles/t/hardware.conf:6: ib.firmware: 'NIC.Slots.*' is no "
+					"component of firmware.conf's [firmware] (the HCAs' minimum"));
+	/* ... and loads once it names the policy's component */
+	f = fopen(path, "w");
+	fputs("[gpu]\ncount = 8\n[ib]\nports = 8\n\nfirmware = NIC.Slot.*\n", f);
+	fclose(f);
+	assert_int_equal(prof_load(dir, "t", &p, &err), 0);
+	assert_string_equal(p.hw.ib_firmware, "NIC.Slot.*");
+	assert_non_null(prof_fw_rule(&p, p.hw.ib_firmware));
+	prof_release(&p);
+	unlink(fw_path);
+	free(fw_path);
 	f = fopen(path, "w");
 	fputs("[gpu]\ncount = 8\nlink_width = 12\n", f);
 	fclose(f);
