@@ -160,11 +160,11 @@ int main(int argc, char **argv)
 	stg_netbox_opts_apply(&eo.netbox, &no);
 	rc = stg_netbox_export(&no, nodes, st.n, eo.dry_run, &x, &err);
 	if (st.common.json) {
-		json_t *doc =
-		    json_pack("{s:s, s:b, s:I, s:I, s:I, s:I, s:I, s:O}", "netbox", eo.netbox.url, "dry_run",
-			      eo.dry_run, "writes", (json_int_t)x.writes, "written", (json_int_t)x.written,
-			      "unchanged", (json_int_t)x.unchanged, "not_in_netbox", (json_int_t)x.missing,
-			      "conflicts", (json_int_t)x.conflicts, "nodes", x.nodes);
+		json_t *doc = json_pack(
+		    "{s:i, s:s, s:b, s:I, s:I, s:I, s:I, s:I, s:O}", "schema_version", STG_SCHEMA_EXPORT,
+		    "netbox", eo.netbox.url, "dry_run", eo.dry_run, "writes", (json_int_t)x.writes, "written",
+		    (json_int_t)x.written, "unchanged", (json_int_t)x.unchanged, "not_in_netbox",
+		    (json_int_t)x.missing, "conflicts", (json_int_t)x.conflicts, "nodes", x.nodes);
 
 		if (rc)
 			json_object_set_new(doc, "error", json_string(err.msg));

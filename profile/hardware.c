@@ -320,8 +320,8 @@ static int set_value(struct prof_parse *ps, const struct setting *s, const char 
 		/* Whether firmware.conf has the component is known only once the
 		 * whole profile is read (prof_load): keep the line for its message. */
 		if (!prof_valid_chars(value, PROF_FW_COMPONENT_CHARS))
-			return prof_problem(ps, field, "'%s' is not a firmware.conf component (FQDD or pattern)",
-					    value);
+			return prof_problem(ps, field,
+					    "'%s' is not a firmware.conf component (FQDD or pattern)", value);
 		*(char **)(void *)at = br_xstrdup(value);
 		*(!strcmp(s->section, "ib") ? &ps->p->hw.ib_firmware_line : &ps->p->hw.gpu_firmware_line) =
 		    ps->line;

@@ -38,6 +38,7 @@ enum stg_exit {
 #define STG_SCHEMA_STATUS 1
 #define STG_SCHEMA_TICKETS 1
 #define STG_SCHEMA_RUN 1
+#define STG_SCHEMA_EXPORT 1
 #define STG_SCHEMA_CONTROLLER 1 /* a pass line of bringup controller --json */
 
 /* The templates directory: $BRINGUP_TEMPLATES, else the installed

@@ -1,6 +1,6 @@
 #!/bin/sh
-# Output that fits (issue 28 point C): the --json documents of run, status
-# and tickets carry their schema_version and hold to docs/schema/*.json
+# Output that fits (issue 28 point C): the --json documents of run, status,
+# tickets and export (to the NetBox stand-in) carry their schema_version and hold to docs/schema/*.json
 # (every key documented there; one not there fails), checked with
 # python3-jsonschema on a simulated rack's real outputs; the status table
 # fits $COLUMNS, its long cells cut with an ellipsis; -o picks columns and
@@ -21,12 +21,27 @@ bringup status --json > status.json
 bringup tickets --json > tickets.json
 bringup tickets --json --state all > tickets-all.json
 bringup status --json --state failed > status-failed.json
+# export --netbox to the simulator's NetBox stand-in: one host MAC already
+# there unassigned (a conflict), a dry run, the writes, and a second run
+# with nothing left to write.
+m0=$(jq -r '[.nodes[] | select(.macs | length > 0)][0].macs[0]' status.json)
+curl -sf -H "Authorization: Token $NETBOX_TOKEN" -H 'Content-Type: application/json' \
+	-d "{\"mac_address\": \"$m0\"}" "${NETBOX_URL}api/dcim/mac-addresses/" > /dev/null || fail "POST $m0 to NetBox"
+for x in export-dry:--dry-run export: export-again:; do
+	rc=0; bringup export --netbox "$NETBOX_URL" ${x#*:} --json > "${x%%:*}.json" 2> export.err || rc=$?
+	assert_eq "$rc" 1 "${x%%:*} exit (the conflict): $(cat export.err)"
+done
+assert_eq "$(jq '[.nodes[].changes[] | select(.field == "mac_address" and .written)] | length > 0' export.json)" \
+	true "host MACs written"
+assert_eq "$(jq '[.nodes[].conflicts[]] | length' export.json)" 1 "the conflict listed"
+assert_eq "$(jq .writes export-again.json)" 0 "writes of a second export"
 # What the rack must have shown for the check to mean something.
 assert_eq "$(jq '[.nodes[] | select(.state == "failed" and .failure_kind != null)] | length' status.json)" 1 "a failed node with its kind"
 [ "$(jq '[.nodes[].checks[]] | length' status.json)" -gt 0 ] || fail "no checks in status"
 [ "$(jq '[.nodes[].nics[]] | length' status.json)" -gt 0 ] || fail "no nics in status"
 [ "$(jq '.tickets | length' tickets.json)" -ge 2 ] || fail "fewer than two tickets"
-for d in run:run.json status:status.json status:status-failed.json tickets:tickets.json tickets:tickets-all.json; do
+for d in run:run.json status:status.json status:status-failed.json tickets:tickets.json tickets:tickets-all.json \
+	export:export-dry.json export:export.json export:export-again.json; do
 	check "${d%%:*}" "${d#*:}" || fail "${d#*:} does not hold to docs/schema/${d%%:*}.schema.json"
 	assert_eq "$(jq .schema_version "${d#*:}")" \
 		"$(jq -r '.properties.schema_version.const' "$BR_TOP/docs/schema/${d%%:*}.schema.json")" "${d#*:} schema_version"
@@ -41,6 +56,13 @@ jq 'del(.schema_version)' tickets.json > noversion.json
 ! check tickets noversion.json >/dev/null || fail "a document without schema_version passed"
 jq '.states.broken = 1' run.json > badstate.json
 ! check run badstate.json >/dev/null || fail "an unknown state passed"
+# A key of export's renamed, at the top, in a node, in a change.
+jq '.not_in_netbox as $v | del(.not_in_netbox) | .missing = $v' export.json > renamed.json
+! check export renamed.json >/dev/null || fail "export's not_in_netbox renamed passed"
+jq '.nodes[0] |= (.device = .device_id | del(.device_id))' export.json > renamed.json
+! check export renamed.json >/dev/null || fail "a node's device_id renamed passed"
+jq '(.nodes[] | select(.changes | length > 0) | .changes[0]) |= (.value = .to | del(.to))' export.json > renamed.json
+! check export renamed.json >/dev/null || fail "a change's to renamed passed"
 
 # The table fits the terminal: every line within $COLUMNS, long cells cut.
 COLUMNS=60 LANG=C bringup status > narrow.txt
