@@ -128,6 +128,15 @@ class Unusable(Exception):
     """The checker cannot run (missing schemas, unreadable log)."""
 
 
+def client_supplied(prop, mode):
+    """A read-only property the schema says the client supplies: it can
+    be given only when the resource is made. Session v1_5_0's Context: "A
+    client-supplied string that is stored with the session", "a
+    client-supplied context that remains with the session through the
+    session's lifetime"."""
+    return mode == "create" and str(prop.get("description", "")).startswith("A client-supplied ")
+
+
 def transform(node, mode):
     """A schema as a client's request must satisfy it in mode (patch,
     create, action). DMTF writes "readonly" beside "$ref", where draft 7
@@ -143,7 +152,7 @@ def transform(node, mode):
             out[key] = {}
             for name, sub in value.items():
                 sub = transform(sub, mode)
-                if name in settable and isinstance(sub, dict):
+                if isinstance(sub, dict) and (name in settable or client_supplied(sub, mode)):
                     sub.pop("readonly", None)
                 out[key][name] = sub
         elif key in SCHEMA_LISTS and isinstance(value, list):
