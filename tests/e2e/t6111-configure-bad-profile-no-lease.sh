@@ -8,7 +8,7 @@
 # (bringup run) the same mistake ends the run before the stage says ready.
 . "$(dirname "$0")/lib.sh"
 cd "$T"
-bringup sim --no-hosts --nodes 4 --seed 5 --dir rack --daemon >/dev/null
+bringup sim --nodes 4 --seed 5 --maas-commission-ms 100 --maas-deploy-ms 100 --dir rack --daemon >/dev/null
 at_exit "stop_sim $T/rack"
 set -a; . rack/env; set +a
 DB=$(db_for inv)
@@ -75,4 +75,22 @@ assert_contains "$(cat run.err)" "$bios:$line: mode:" "bringup run names the mis
 snapshot run
 cmp -s before/tokens run/tokens || fail "bringup run leased nodes with a bad profile: $(diff before/tokens run/tokens)"
 cmp -s before/status.json run/status.json || fail "bringup run changed the nodes"
+
+# A later round of the flow: nodes that become discovered during the run
+# are checked before configure leases them, and the run stops there.
+bringup sim --nodes 2 --seed 6 --maas-commission-ms 100 --maas-deploy-ms 100 --dir rack2 --daemon >/dev/null
+at_exit "stop_sim $T/rack2"
+(
+	set -a; . "$T/rack2/env"; set +a
+	BRINGUP_DB=$(db_for inv2) && export BRINGUP_DB
+	bringup import --manifest "$T/rack2/rack.csv" >/dev/null
+	rc=0
+	BRINGUP_TEMPLATES=$T/tpl bringup run --poll-ms 100 2> run2.err > run2.out || rc=$?
+	assert_eq "$rc" 2 "bringup run's exit code, the nodes discovered in the run ($(tail -3 run2.err))"
+	assert_contains "$(cat run2.err)" "$bios:$line: mode:" "bringup run names the mistake in a later round"
+	assert_eq "$(inv_sql "$BRINGUP_DB" "select count(*) from nodes where state = 'discovered'")" 2 \
+		"nodes the run discovered, left there ($(inv_sql "$BRINGUP_DB" "select state from nodes" | tr "\n" " "); $(tail -4 run2.err))"
+	assert_eq "$(inv_sql "$BRINGUP_DB" "select count(*) from lease_tokens where stage like '%configure%'")" 0 \
+		"configure's leases in a later round with a bad profile"
+) || exit 1
 exit 0
