@@ -66,6 +66,8 @@ int main(int argc, char **argv)
 		a.wiring = getenv("BRINGUP_WIRING");
 	if (a.wiring && !*a.wiring)
 		a.wiring = NULL;
+	st.inputs_check = stg_configure_inputs_check;
+	st.inputs_ctx = &a;
 	if (stg_configure_options_check(&st, &a) || stg_stage_open(&st, states))
 		return stg_stage_close(&st);
 	if (stg_stage_catch_signals(&st))

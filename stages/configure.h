@@ -121,6 +121,11 @@ struct stg_configure_run {
 /* After option parsing: check the options, fill o->rf, and make a dry run
  * take no leases. Nonzero: stop (st->exit is STG_EXIT_USAGE). */
 int stg_configure_options_check(struct stg_stage *st, struct stg_configure_options *o);
+/* Every input configure reads, checked for the nodes it picked (the
+ * profiles they name, --switches, --wiring) before any is leased: the
+ * stage's inputs_check, ctx the options. STG_EXIT_USAGE, said on stderr
+ * with the file, line and field, when one is wrong. */
+int stg_configure_inputs_check(const struct inv_node *nodes, size_t n, void *ctx);
 /* How many worker processes run n_rf Redfish BMCs: --workers, else one per
  * CPU and 64 BMCs; never more than the reset slots (each worker holds a
  * share of them) unless in a dry run, nor than the BMCs; at least 1. */

@@ -244,8 +244,9 @@ static void on_ipmi(const struct rf_ipmi_target *t, int rc, struct br_hw *hw, co
 	}
 }
 
-/* Load every profile the nodes name, once. Any problem ends the run. */
-static int load_profiles(struct stg_configure_run *run, struct stg_configure_profiles *ps)
+/* Load every profile the nodes name, once, into ps (zeroed by the caller,
+ * released by it whatever the result). A problem: STG_EXIT_USAGE, said. */
+static int profiles_load(const struct inv_node *nodes, size_t n, struct stg_configure_profiles *ps)
 {
 	char *dir = stg_templates_dir();
 	struct br_err err = { 0 };
@@ -255,24 +256,92 @@ static int load_profiles(struct stg_configure_run *run, struct stg_configure_pro
 		fprintf(stderr, "bringup-configure: no templates directory (set BRINGUP_TEMPLATES)\n");
 		return STG_EXIT_USAGE;
 	}
-	ps->items = br_xcalloc(run->n_jobs ? run->n_jobs : 1, sizeof(*ps->items));
-	for (size_t i = 0; i < run->n_jobs && !rc; i++) {
-		struct stg_configure_job *job = &run->jobs[i];
-		const char *name = job->node->profile;
+	ps->items = br_xcalloc(n ? n : 1, sizeof(*ps->items));
+	for (size_t i = 0; i < n && !rc; i++) {
+		const char *name = nodes[i].profile;
 		size_t k;
 
 		for (k = 0; k < ps->n && strcmp(ps->items[k].name, name); k++)
 			;
-		if (k == ps->n && stg_profile_load(dir, name, &ps->items[ps->n], &err)) {
-			fprintf(stderr, "bringup-configure: %s (node %s)\n", err.msg, job->node->hostname);
+		if (k < ps->n)
+			continue;
+		if (stg_profile_load(dir, name, &ps->items[ps->n], &err)) {
+			fprintf(stderr, "bringup-configure: %s (node %s)\n", err.msg, nodes[i].hostname);
 			rc = STG_EXIT_USAGE;
 			break;
 		}
-		if (k == ps->n)
-			ps->n++;
-		job->profile = &ps->items[k];
+		ps->n++;
 	}
 	free(dir);
+	return rc;
+}
+
+static void profiles_release(struct stg_configure_profiles *ps)
+{
+	for (size_t i = 0; i < ps->n; i++)
+		prof_release(&ps->items[i]);
+	free(ps->items);
+	ps->items = NULL;
+	ps->n = 0;
+}
+
+/* The profiles of the run's nodes, each job pointed at its own. */
+static int load_profiles(struct stg_configure_run *run, struct stg_configure_profiles *ps)
+{
+	int rc = profiles_load(run->st->nodes, run->n_jobs, ps);
+
+	for (size_t i = 0; !rc && i < run->n_jobs; i++) {
+		struct stg_configure_job *job = &run->jobs[i];
+		size_t k;
+
+		for (k = 0; k < ps->n && strcmp(ps->items[k].name, job->node->profile); k++)
+			;
+		job->profile = &ps->items[k];
+	}
+	return rc;
+}
+
+static int switches_load(const char *path, struct val_switches *ret)
+{
+	struct br_strlist problems = { 0 };
+	struct br_err err = { 0 };
+
+	if (!val_switches_load(path, ret, &problems, &err))
+		return 0;
+	for (size_t i = 0; i < problems.n; i++)
+		fprintf(stderr, "%s\n", problems.items[i]);
+	br_strlist_release(&problems);
+	fprintf(stderr, "bringup-configure: %s\n", err.msg);
+	return STG_EXIT_USAGE;
+}
+
+static int wiring_load(const char *path, struct val_wiring *ret)
+{
+	struct br_strlist problems = { 0 };
+	struct br_err err = { 0 };
+
+	if (!val_wiring_load(path, ret, &problems, &err))
+		return 0;
+	for (size_t i = 0; i < problems.n; i++)
+		fprintf(stderr, "%s\n", problems.items[i]);
+	br_strlist_release(&problems);
+	fprintf(stderr, "bringup-configure: %s\n", err.msg);
+	return STG_EXIT_USAGE;
+}
+
+int stg_configure_inputs_check(const struct inv_node *nodes, size_t n, void *ctx)
+{
+	const struct stg_configure_options *a = ctx;
+	struct stg_configure_profiles ps = { 0 };
+	struct val_switches switches;
+	struct val_wiring wiring;
+	int rc = profiles_load(nodes, n, &ps);
+
+	profiles_release(&ps);
+	if (!rc && a->switches && !(rc = switches_load(a->switches, &switches)))
+		val_switches_release(&switches);
+	if (!rc && a->wiring && !(rc = wiring_load(a->wiring, &wiring)))
+		val_wiring_release(&wiring);
 	return rc;
 }
 
@@ -473,32 +542,10 @@ int stg_configure_run(struct stg_stage *st, const struct stg_configure_options *
 	for (size_t i = 0; i < st->n; i++)
 		run->jobs[i].node = &st->nodes[i];
 	rc = load_profiles(run, &run->profiles);
-	if (!rc && a->switches) {
-		struct br_strlist problems = { 0 };
-
-		if (val_switches_load(a->switches, &run->switches, &problems, &err)) {
-			for (size_t i = 0; i < problems.n; i++)
-				fprintf(stderr, "%s\n", problems.items[i]);
-			br_strlist_release(&problems);
-			fprintf(stderr, "bringup-configure: %s\n", err.msg);
-			rc = STG_EXIT_USAGE;
-		} else {
-			run->have_switches = 1;
-		}
-	}
-	if (!rc && a->wiring) {
-		struct br_strlist problems = { 0 };
-
-		if (val_wiring_load(a->wiring, &run->wiring, &problems, &err)) {
-			for (size_t i = 0; i < problems.n; i++)
-				fprintf(stderr, "%s\n", problems.items[i]);
-			br_strlist_release(&problems);
-			fprintf(stderr, "bringup-configure: %s\n", err.msg);
-			rc = STG_EXIT_USAGE;
-		} else {
-			run->have_wiring = 1;
-		}
-	}
+	if (!rc && a->switches && !(rc = switches_load(a->switches, &run->switches)))
+		run->have_switches = 1;
+	if (!rc && a->wiring && !(rc = wiring_load(a->wiring, &run->wiring)))
+		run->have_wiring = 1;
 	if (rc) {
 		st->exit = rc;
 		goto out;
@@ -585,9 +632,7 @@ void stg_configure_run_release(struct stg_configure_run *run)
 
 	for (size_t i = 0; i < run->n_jobs; i++)
 		stg_configure_job_release(&run->jobs[i]);
-	for (size_t i = 0; i < ps->n; i++)
-		prof_release(&ps->items[i]);
-	free(ps->items);
+	profiles_release(ps);
 	free(run->jobs);
 	if (run->have_switches)
 		val_switches_release(&run->switches);

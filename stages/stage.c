@@ -553,6 +553,8 @@ int stg_stage_open(struct stg_stage *st, const int *states)
 		rc = refuse_out_of_turn(st, states);
 	/* Named nodes, once taken, are worked whatever their state; nodes
 	 * picked by state must still be in one of them under the lease. */
+	if (!rc && st->n && st->inputs_check)
+		rc = st->inputs_check(st->nodes, st->n, st->inputs_ctx);
 	if (!rc && states && !st->no_lease && !st->readonly)
 		rc = stg_stage_lease_for(st, st->lease_as ? st->lease_as : st->cmd->name,
 					 st->argi < st->argc ? NULL : states);
@@ -1015,7 +1017,10 @@ static int pick(struct stg_stage *st, const int *states)
 		}
 		inv_node_release(&all[i]);
 	}
-	rc = n ? stg_stage_lease(st->inv, st->lease_as ? st->lease_as : st->cmd->name, states, all, &n) : 0;
+	if (n && st->inputs_check)
+		rc = st->inputs_check(all, n, st->inputs_ctx);
+	if (!rc && n)
+		rc = stg_stage_lease(st->inv, st->lease_as ? st->lease_as : st->cmd->name, states, all, &n);
 	st->nodes = all;
 	st->n = n;
 	return rc;

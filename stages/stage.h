@@ -149,6 +149,13 @@ struct stg_stage {
 	 * a wiring list: a node stored discovered is not configure's before
 	 * its cabling judgement before PXE). NULL: cmd->name. */
 	const char *lease_as;
+	/* Set by a stage whose inputs depend on the nodes it picked (configure:
+	 * the profiles they name): called with those nodes before any of them
+	 * is leased, in stg_stage_open and at each round of follow mode, so an
+	 * operator's mistake touches nothing. Nonzero (STG_EXIT_USAGE for a bad
+	 * input, having said why) stops the stage; inputs_ctx is passed on. */
+	int (*inputs_check)(const struct inv_node *nodes, size_t n, void *ctx);
+	void *inputs_ctx;
 	int rounds;
 	struct br_strlist taken;
 	int worst;
