@@ -6,11 +6,13 @@
 # the task the first left running instead of sending its image again, and
 # every node ends updated, with every image sent once over both runs. The
 # kill point is an event: the first image a simulated iDRAC accepted.
+# The task (8 s) outlasts the wait for the leases to expire (up to 3 s)
+# with room for a loaded machine: the rerun finds it still running.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/firmware.sh"
 cd "$T"
 fw_images "$T/images"
-bringup sim --no-hosts --nodes 4 --seed 11 --faults fw_stale:4 --fw-task-ms 5000 --bmc-reboot-ms 300 \
+bringup sim --no-hosts --nodes 4 --seed 11 --faults fw_stale:4 --fw-task-ms 8000 --bmc-reboot-ms 300 \
 	--image-dir "$T/images" --dir rack --daemon >/dev/null
 at_exit "stop_sim $T/rack"
 set -a; . rack/env; set +a
