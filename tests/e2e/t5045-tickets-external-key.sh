@@ -26,8 +26,11 @@ jira --json > filed.json 2> err || fail "jira exit $?: $(cat err)"
 assert_eq "$(jq .posted filed.json)" 2 "tickets filed in Jira"
 check filed.json || fail "filed tickets do not hold to the schema"
 # What Jira holds: each issue's key by the correlation label bringup gave it.
-curl -sf -H "Authorization: $JIRA_AUTHORIZATION" "${JIRA_URL}rest/api/2/search?jql=project%20%3D%20DC" |
-	jq -r '.issues[] | "\(.fields.labels | map(select(. != "bringup"))[0]) \(.key)"' | sort > jira.keys
+jira_get() { curl -sf -H "Authorization: $JIRA_AUTHORIZATION" "${JIRA_URL}rest/api/2/$1"; }
+jira_get "search?jql=project%20%3D%20DC" | jq -r '.issues[].key' > jira.list
+while read -r k; do
+	jira_get "issue/$k" | jq -r '"\(.fields.labels | map(select(. != "bringup"))[0]) \(.key)"'
+done < jira.list | sort > jira.keys
 assert_eq "$(wc -l < jira.keys)" 2 "issues in Jira"
 jq -r '.tickets[] | "bringup-\(.hostname)-\(.fault) \(.external_key)"' filed.json | sort > listed.keys
 assert_eq "$(cat listed.keys)" "$(cat jira.keys)" "the keys the filing run printed"
@@ -37,6 +40,7 @@ jq -r '.tickets[] | "bringup-\(.hostname)-\(.fault) \(.external_key)"' later.jso
 assert_eq "$(cat later.keys)" "$(cat jira.keys)" "the keys listed later"
 key=$(jq -r --arg h "$auth_node" '.tickets[] | select(.hostname == $h) | .external_key' later.json)
 assert_contains "$(bringup history --db "$db" "$auth_node")" "ticket bmc_auth filed as $key" "the node's history"
+assert_contains "$(bringup tickets --db "$db")" "bmc_auth ($key)" "the text listing"
 
 # The fault gone (retired): the bmc_auth ticket closes (a comment on the
 # same issue), a 'retired' ticket opens as a new issue with its own key;
