@@ -71,4 +71,18 @@ curl -sf -H "Authorization: $SERVICENOW_AUTHORIZATION" \
 	jq -r '.result[] | "\(.correlation_id) \(.number)"' | sort > sn.keys
 jq -r '.tickets[] | "bringup-\(.hostname)-\(.fault) \(.external_key)"' sn.json | sort > sn-listed.keys
 assert_eq "$(cat sn-listed.keys)" "$(cat sn.keys)" "ServiceNow's incident numbers"
+
+# GitHub: OWNER/REPO#N, N the issue whose body holds the ticket's id line.
+db3=$(db_for gh)
+bringup import --db "$db3" --manifest rack/rack.csv -q
+bringup discover --db "$db3" -q --bmc-deadline 5 || true
+bringup tickets --db "$db3" --github "$GITHUB_REPO" --github-api "$GITHUB_API_URL" \
+	--post-auth-ref env:GITHUB_AUTHORIZATION --json > gh.json 2> err || fail "github exit $?: $(cat err)"
+check gh.json || fail "GitHub's tickets do not hold to the schema"
+curl -sf -A t5045 -H "Authorization: $GITHUB_AUTHORIZATION" "${GITHUB_API_URL}repos/$GITHUB_REPO/issues?state=open" |
+	jq -r --arg r "$GITHUB_REPO" '.[] | "\(.body | capture("bringup-id: (?<id>[^ ]+) -->").id) \($r)#\(.number)"' |
+	sort > gh.keys
+jq -r '.tickets[] | "bringup-\(.hostname)-\(.fault) \(.external_key)"' gh.json | sort > gh-listed.keys
+assert_eq "$(wc -l < gh.keys)" 2 "issues in GitHub"
+assert_eq "$(cat gh-listed.keys)" "$(cat gh.keys)" "GitHub's issue numbers"
 echo "ok"
