@@ -16,7 +16,7 @@
 
 #include "common.h"
 
-#define INV_SCHEMA_VERSION 19
+#define INV_SCHEMA_VERSION 20
 #define INV_BUSY_TIMEOUT_MS 10000
 /* Longest reason kept with a node or an event; a longer one is cut
  * (br_xstrdup_capped). Reasons carry text from BMCs and MAAS. */
@@ -536,6 +536,10 @@ struct inv_ticket {
 	int closed;
 	char *opened_at, *closed_at, *updated_at;
 	int64_t version, posted_version;
+	/* What the ticket system called it when it was filed (Jira's issue
+	 * key, ServiceNow's incident number, GitHub's OWNER/REPO#N); NULL
+	 * until delivered, and with the webhook, which gives none back. */
+	char *external_key;
 };
 void inv_tickets_free(struct inv_ticket *tickets, size_t n);
 /* Tickets ordered by rack, unit, hostname, fault; closed ones only with
@@ -544,6 +548,12 @@ int inv_tickets_list(struct inv *inv, int include_closed, struct inv_ticket **re
 		     struct br_err *err);
 /* Record that the ticket's version reached the webhook. */
 int inv_ticket_posted(struct inv *inv, int64_t id, int64_t version, struct br_err *err);
+/* Record that t's version was filed in a ticket system, which calls it
+ * external_key, in one transaction: inv_ticket_posted's record, the key in
+ * the ticket's row and, when the row held another key or none, the node's
+ * event "ticket FAULT filed as KEY" (once per key, not per version). */
+int inv_ticket_filed(struct inv *inv, const struct inv_ticket *t, const char *external_key,
+		     struct br_err *err);
 
 /* ---- fork.c: the inventory across a worker pool's fork (common/pool.h) --- */
 

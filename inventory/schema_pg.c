@@ -256,6 +256,10 @@ const char *const invb_pg_migrations[] = {
 	"ALTER TABLE leases ADD COLUMN token BIGINT NOT NULL DEFAULT 0;"
 	"CREATE TABLE lease_tokens (node_id BIGINT PRIMARY KEY REFERENCES nodes(id) ON DELETE CASCADE,"
 	"  token BIGINT NOT NULL, stage TEXT NOT NULL, pid BIGINT NOT NULL, host TEXT NOT NULL);",
+
+	/* 20: the ticket system's key for a ticket (schema_sqlite.c's step
+	 * 20 says why). */
+	"ALTER TABLE tickets ADD COLUMN external_key TEXT;",
 };
 
 _Static_assert(sizeof(invb_pg_migrations) / sizeof(invb_pg_migrations[0]) == INV_SCHEMA_VERSION,

@@ -357,6 +357,13 @@ const char *const invb_sqlite_migrations[] = {
 	"CREATE TABLE lease_tokens ("
 	"  node_id INTEGER PRIMARY KEY REFERENCES nodes(id) ON DELETE CASCADE,"
 	"  token INTEGER NOT NULL, stage TEXT NOT NULL, pid INTEGER NOT NULL, host TEXT NOT NULL);",
+
+	/* 20: what the ticket system (Jira, ServiceNow, GitHub) calls a
+	 * ticket once it is filed: Jira's issue key, ServiceNow's incident
+	 * number, GitHub's OWNER/REPO#N, recorded with the delivery. NULL:
+	 * not delivered yet, or delivered by the webhook, which gives none
+	 * back (tickets filed before keep NULL until delivered again). */
+	"ALTER TABLE tickets ADD COLUMN external_key TEXT;",
 };
 
 _Static_assert(sizeof(invb_sqlite_migrations) / sizeof(invb_sqlite_migrations[0]) == INV_SCHEMA_VERSION,

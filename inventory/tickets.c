@@ -19,6 +19,7 @@ void inv_tickets_free(struct inv_ticket *tickets, size_t n)
 		free(tickets[i].opened_at);
 		free(tickets[i].closed_at);
 		free(tickets[i].updated_at);
+		free(tickets[i].external_key);
 	}
 	free(tickets);
 }
@@ -250,12 +251,13 @@ int inv_tickets_list(struct inv *inv, int include_closed, struct inv_ticket **re
 	struct invb_stmt *st;
 	int rc;
 
-	rc = inv_prepare(inv,
-			 "SELECT t.id, n.hostname, n.rack, n.unit, t.fault, t.evidence, t.action, t.status,"
-			 " t.opened_at, t.closed_at, t.updated_at, t.version, t.posted_version"
-			 " FROM tickets t JOIN nodes n ON n.id = t.node_id WHERE ? = 1 OR t.status = 'open'"
-			 " ORDER BY n.rack, n.unit, n.hostname, t.fault",
-			 &st, err);
+	rc = inv_prepare(
+	    inv,
+	    "SELECT t.id, n.hostname, n.rack, n.unit, t.fault, t.evidence, t.action, t.status,"
+	    " t.opened_at, t.closed_at, t.updated_at, t.version, t.posted_version,"
+	    " t.external_key FROM tickets t JOIN nodes n ON n.id = t.node_id WHERE ? = 1 OR t.status = 'open'"
+	    " ORDER BY n.rack, n.unit, n.hostname, t.fault",
+	    &st, err);
 	if (rc)
 		return rc;
 	invb_bind_int64(st, 1, include_closed != 0);
@@ -275,6 +277,7 @@ int inv_tickets_list(struct inv *inv, int include_closed, struct inv_ticket **re
 			.updated_at = inv_col_dup(st, 10),
 			.version = invb_column_int64(st, 11),
 			.posted_version = invb_column_int64(st, 12),
+			.external_key = inv_col_dup(st, 13),
 		};
 		n++;
 	}
@@ -303,5 +306,62 @@ int inv_ticket_posted(struct inv *inv, int64_t id, int64_t version, struct br_er
 	invb_bind_int64(st, 3, version);
 	rc = invb_step(st) == INVB_DONE ? 0 : inv_dberr(inv, err, "record ticket delivery");
 	inv_finalize(inv, st);
+	return rc;
+}
+
+/* The key the ticket's row holds now (NULL: none); caller frees. */
+static int stored_key(struct inv *inv, int64_t id, char **ret_key, struct br_err *err)
+{
+	struct invb_stmt *st;
+	int rc = inv_prepare(inv, "SELECT external_key FROM tickets WHERE id=?", &st, err);
+
+	if (rc)
+		return rc;
+	invb_bind_int64(st, 1, id);
+	*ret_key = NULL;
+	rc = invb_step(st);
+	if (rc == INVB_ROW)
+		*ret_key = inv_col_dup(st, 0);
+	rc = rc == INVB_ROW || rc == INVB_DONE ? 0 : inv_dberr(inv, err, "read a ticket's key");
+	inv_finalize(inv, st);
+	return rc;
+}
+
+int inv_ticket_filed(struct inv *inv, const struct inv_ticket *t, const char *external_key,
+		     struct br_err *err)
+{
+	struct invb_stmt *st = NULL;
+	enum inv_state state;
+	int64_t node_id;
+	char *old = NULL, *what = NULL;
+	int rc = inv_tx_begin(inv, err);
+
+	if (rc)
+		return rc;
+	rc = stored_key(inv, t->id, &old, err);
+	if (!rc)
+		rc = inv_ticket_posted(inv, t->id, t->version, err);
+	if (!rc && !same_text(old, external_key)) {
+		rc = inv_prepare(inv, "UPDATE tickets SET external_key=? WHERE id=?", &st, err);
+		if (!rc) {
+			invb_bind_text(st, 1, external_key);
+			invb_bind_int64(st, 2, t->id);
+			rc = invb_step(st) == INVB_DONE ? 0 : inv_dberr(inv, err, "record a ticket's key");
+			inv_finalize(inv, st);
+		}
+		if (!rc)
+			rc = inv_node_id(inv, t->hostname, &node_id, &state, err);
+		if (!rc) {
+			what = br_xasprintf("ticket %s filed as %s", t->fault, external_key);
+			rc = inv_event_add(inv, node_id, inv_state_name(state), inv_state_name(state), what,
+					   err);
+		}
+	}
+	if (!rc)
+		rc = inv_tx_commit(inv, err);
+	if (rc)
+		inv_tx_rollback(inv);
+	free(old);
+	free(what);
 	return rc;
 }

@@ -194,12 +194,13 @@ static json_t *ticket_json(const struct inv_node *node, const struct inv_ticket 
 {
 	char *location = stg_tickets_location(t->rack, t->unit);
 	json_t *o = json_pack(
-	    "{s:s, s:s, s:o, s:o, s:s, s:s, s:s, s:s, s:I, s:s, s:o}", "hostname", t->hostname, "location",
-	    location, "serial", br_json_string_or_null(stg_tickets_node_serial(node)), "service_tag",
-	    br_json_string_or_null(node ? node->service_tag : NULL), "fault", t->fault, "evidence",
-	    t->evidence ? t->evidence : "", "action", t->action ? t->action : "", "status",
+	    "{s:s, s:s, s:o, s:o, s:s, s:s, s:s, s:s, s:I, s:s, s:o, s:o}", "hostname", t->hostname,
+	    "location", location, "serial", br_json_string_or_null(stg_tickets_node_serial(node)),
+	    "service_tag", br_json_string_or_null(node ? node->service_tag : NULL), "fault", t->fault,
+	    "evidence", t->evidence ? t->evidence : "", "action", t->action ? t->action : "", "status",
 	    t->closed ? "closed" : "open", "version", (json_int_t)t->version, "opened_at",
-	    t->opened_at ? t->opened_at : "", "closed_at", br_json_string_or_null(t->closed_at));
+	    t->opened_at ? t->opened_at : "", "closed_at", br_json_string_or_null(t->closed_at),
+	    "external_key", br_json_string_or_null(t->external_key));
 
 	free(location);
 	return o;
@@ -265,11 +266,26 @@ static void post_ctx_release(struct post_ctx *pc)
 	free(pc->first_failure);
 }
 
-static void on_posted(void *ctx, size_t index, int ok, const char *message)
+/* The listing printed after the run (run->tickets) shows key as ticket
+ * id's external key. */
+static void listed_key(struct stg_tickets_run *run, int64_t id, const char *key)
 {
-	struct post_ctx *pc = ctx;
+	for (size_t i = 0; i < run->n; i++)
+		if (run->tickets[i].id == id) {
+			free(run->tickets[i].external_key);
+			run->tickets[i].external_key = br_xstrdup(key);
+		}
+}
+
+/* A delivery's outcome; external_key: what the ticket system calls the
+ * ticket (NULL: the webhook, or a close with nothing open to close), kept
+ * with the delivery's record in one transaction. */
+static void delivered(struct post_ctx *pc, size_t index, int ok, const char *message,
+		      const char *external_key)
+{
 	const struct inv_ticket *t = &pc->tickets[index];
 	struct br_err err = { 0 };
+	int rc;
 
 	if (!ok) {
 		pc->run->post_failed++;
@@ -278,12 +294,21 @@ static void on_posted(void *ctx, size_t index, int ok, const char *message)
 		return;
 	}
 	pc->run->posted++;
-	if (inv_ticket_posted(pc->inv, t->id, t->version, &err)) {
+	rc = external_key ? inv_ticket_filed(pc->inv, t, external_key, &err)
+			  : inv_ticket_posted(pc->inv, t->id, t->version, &err);
+	if (!rc && external_key)
+		listed_key(pc->run, t->id, external_key);
+	if (rc) {
 		/* delivered, but not recorded as such: sent again next run */
 		br_warn("tickets", "%s/%s: %s", t->hostname, t->fault, err.msg);
 		if (stg_inventory_refused(&err))
 			stg_stage_unwritable(pc->st, 0, err.msg);
 	}
+}
+
+static void on_posted(void *ctx, size_t index, int ok, const char *message)
+{
+	delivered(ctx, index, ok, message, NULL);
 }
 
 /* Every ticket version (closing is one) the webhook has not taken yet. */
@@ -300,6 +325,9 @@ static int post(struct stg_stage *st, struct stg_tickets_run *run, const struct 
 	for (size_t i = 0; i < pc.n; i++) {
 		const struct inv_ticket *t = &pc.tickets[i];
 		json_t *o_json = ticket_json(node_of(run, t->hostname), t);
+
+		/* the webhook gives no key back: its payload carries none */
+		json_object_del(o_json, "external_key");
 
 		/* Stable per ticket version: the same version retried, or sent
 		 * again after a crash before it was recorded, has the same key. */
@@ -339,7 +367,7 @@ static void on_filed(void *ctx, size_t index, int ok, const char *text)
 			text ? text : "nothing open to close");
 	else if (!pc->first_failure)
 		pc->first_failure = br_xstrdup(text ? text : "");
-	on_posted(ctx, index, ok, text);
+	delivered(pc, index, ok, text, ok ? text : NULL);
 }
 
 /* What a technician reads in the ticket: where, which machine, what is
@@ -569,7 +597,13 @@ void stg_tickets_print(const void *ctx)
 			md_cell(location);
 			md_cell(t->hostname);
 			md_cell(serial);
-			md_cell(t->fault);
+			if (t->external_key) {
+				char *filed = br_xasprintf("%s (%s)", t->fault, t->external_key);
+
+				md_cell(filed);
+				free(filed);
+			} else
+				md_cell(t->fault);
 			md_cell(t->evidence);
 			md_cell(t->action);
 			fputc('\n', stdout);

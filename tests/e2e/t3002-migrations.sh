@@ -7,7 +7,7 @@ inv_sql inv.db < "$BR_TOP/tests/fixtures/inventory/schema-v1.sql"
 assert_eq "$(inv_sql inv.db 'pragma user_version')" 1 "fixture version"
 
 bringup status --db inv.db --json > st.json
-assert_eq "$(inv_sql inv.db 'pragma user_version')" 19 "version after open"
+assert_eq "$(inv_sql inv.db 'pragma user_version')" 20 "version after open"
 assert_eq "$(jq -r '[.nodes[] | .hostname + ":" + .state] | join(",")' st.json)" "old-a:discovered,old-b:failed" "nodes kept"
 assert_eq "$(jq -r '.nodes[0].macs | join(",")' st.json)" "b0:7b:25:00:00:01,b0:7b:25:00:00:02" "MACs kept"
 assert_eq "$(jq -r '.nodes[0].system_serial' st.json)" "CN7792S1" "serial kept"
@@ -21,6 +21,8 @@ assert_eq "$(jq -r '.nodes[0].attempts' st.json)" 0 "v11: attempts start at 0"
 for t in bios_attributes firmware pcie_devices drives sensors sel_entries probe_runs check_results tickets; do
 	inv_sql inv.db "select count(*) from $t" >/dev/null || fail "table $t missing after migration"
 done
+assert_eq "$(inv_sql inv.db "select count(*) from pragma_table_info('tickets') where name = 'external_key'")" 1 \
+	"v20: tickets.external_key"
 assert_eq "$(inv_sql inv.db 'pragma integrity_check')" ok "integrity"
 assert_eq "$(inv_sql inv.db 'pragma foreign_key_check' | wc -l)" 0 "foreign keys"
 
