@@ -61,7 +61,13 @@ assert_eq "$(open_sessions)" $N "sessions left open by the first SIGKILL"
 assert_eq "$(recorded)" $N "the killed run's sessions stay recorded"
 assert_eq "$(inv_sql "$db" "select count(*) from bmc_sessions where uri like 'http://%/redfish/v1/SessionService/Sessions/%'")" $N \
 	"each recorded by its URI on its BMC"
-assert_eq "$(inv_sql "$db" "select group_concat(name, ',') from pragma_table_info('bmc_sessions')")" \
+# The table's columns, in order, on either backend.
+case $db in
+postgresql://* | postgres://* | *=*)
+	cols="select string_agg(column_name::text, ',' order by ordinal_position) from information_schema.columns where table_schema = current_schema() and table_name = 'bmc_sessions'" ;;
+*)	cols="select group_concat(name, ',') from pragma_table_info('bmc_sessions')" ;;
+esac
+assert_eq "$(inv_sql "$db" "$cols")" \
 	"id,node_id,uri,pid,host,pid_start,opened_at" "a session's row holds no token"
 
 for k in 2 3; do
