@@ -301,18 +301,22 @@ static int load_profiles(struct stg_configure_run *run, struct stg_configure_pro
 	return rc;
 }
 
+/* A wiring or switches file refused: its problems, then why, exit 2. */
+static int input_refused(struct br_strlist *problems, const struct br_err *err)
+{
+	for (size_t i = 0; i < problems->n; i++)
+		fprintf(stderr, "%s\n", problems->items[i]);
+	br_strlist_release(problems);
+	fprintf(stderr, "bringup-configure: %s\n", err->msg);
+	return STG_EXIT_USAGE;
+}
+
 static int switches_load(const char *path, struct val_switches *ret)
 {
 	struct br_strlist problems = { 0 };
 	struct br_err err = { 0 };
 
-	if (!val_switches_load(path, ret, &problems, &err))
-		return 0;
-	for (size_t i = 0; i < problems.n; i++)
-		fprintf(stderr, "%s\n", problems.items[i]);
-	br_strlist_release(&problems);
-	fprintf(stderr, "bringup-configure: %s\n", err.msg);
-	return STG_EXIT_USAGE;
+	return val_switches_load(path, ret, &problems, &err) ? input_refused(&problems, &err) : 0;
 }
 
 static int wiring_load(const char *path, struct val_wiring *ret)
@@ -320,13 +324,7 @@ static int wiring_load(const char *path, struct val_wiring *ret)
 	struct br_strlist problems = { 0 };
 	struct br_err err = { 0 };
 
-	if (!val_wiring_load(path, ret, &problems, &err))
-		return 0;
-	for (size_t i = 0; i < problems.n; i++)
-		fprintf(stderr, "%s\n", problems.items[i]);
-	br_strlist_release(&problems);
-	fprintf(stderr, "bringup-configure: %s\n", err.msg);
-	return STG_EXIT_USAGE;
+	return val_wiring_load(path, ret, &problems, &err) ? input_refused(&problems, &err) : 0;
 }
 
 int stg_configure_inputs_check(const struct inv_node *nodes, size_t n, void *ctx)
