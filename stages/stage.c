@@ -551,10 +551,10 @@ int stg_stage_open(struct stg_stage *st, const int *states)
 		}
 	if (!rc && states && st->argi < st->argc)
 		rc = refuse_out_of_turn(st, states);
-	/* Named nodes, once taken, are worked whatever their state; nodes
-	 * picked by state must still be in one of them under the lease. */
 	if (!rc && st->n && st->inputs_check)
 		rc = st->inputs_check(st->nodes, st->n, st->inputs_ctx);
+	/* Named nodes, once taken, are worked whatever their state; nodes
+	 * picked by state must still be in one of them under the lease. */
 	if (!rc && states && !st->no_lease && !st->readonly)
 		rc = stg_stage_lease_for(st, st->lease_as ? st->lease_as : st->cmd->name,
 					 st->argi < st->argc ? NULL : states);

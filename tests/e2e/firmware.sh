@@ -55,6 +55,41 @@ fw_posts() { # LOG
 		| "\(.node) \(.parts.UpdateFile.filename // (.body.ImageURI | split("/") | last))"' "$1"
 }
 
+# Start `bringup firmware` in the background on the rack in ./rack (its
+# output in first.out, first.err; its pid in $pid, killed at exit) and
+# return once a BMC accepted its first image: the kill point of the tests
+# that stop a run mid-update.
+fw_start_until_accepted() {
+	: > rack/requests.log
+	bringup firmware --max-updates 2 --poll-ms 50 > first.out 2> first.err &
+	pid=$!
+	at_exit "kill -9 $pid 2>/dev/null || true"
+	_i=0
+	until [ "$(fw_posts rack/requests.log | wc -l)" -ge 1 ]; do
+		kill -0 $pid 2>/dev/null || fail "firmware ended before any image was accepted: $(cat first.err)"
+		[ $_i -lt 600 ] || fail "no image accepted in 60 s"
+		sleep 0.1; _i=$((_i + 1))
+	done
+}
+
+# After a first run stopped mid-update (its requests in first.log): run
+# firmware again; it must end 0 with every node updated, follow the task
+# FIRST's update left running, and send each image once over both runs,
+# TOTAL in all.
+fw_rerun_resumed() { # FIRST TOTAL
+	: > rack/requests.log
+	_rc=0
+	bringup firmware --json --max-updates 2 --poll-ms 50 > rerun.json 2> rerun.err || _rc=$?
+	assert_eq "$_rc" 0 "rerun exit code ($(cat rerun.err))"
+	cp rack/requests.log rerun.log
+	assert_eq "$(jq -r '[.nodes[].result] | unique | join(",")' rerun.json)" updated "every node updated"
+	assert_eq "$(jq -r --arg h "$1" '.nodes[] | select(.hostname == $h) | .updates[0].method' rerun.json)" resumed \
+		"$1: the running task followed"
+	cat first.log rerun.log > both.log
+	assert_eq "$(fw_posts both.log | sort | uniq -d | tr '\n' ' ')" "" "images sent twice"
+	assert_eq "$(fw_posts both.log | wc -l)" "$2" "images sent over both runs"
+}
+
 fw_overlap() { # LOG [jq expression giving a node's group; default: one group]
 	jq -s -r --arg group "${2:-}" '
 		[group_by(.node)[] | . as $l

@@ -17,16 +17,7 @@ set -a; . rack/env; set +a
 export BRINGUP_DB=$T/inv.db
 bringup import --manifest rack/rack.csv >/dev/null
 bringup discover -q >/dev/null
-: > rack/requests.log
-bringup firmware --max-updates 2 --poll-ms 50 > first.out 2> first.err &
-pid=$!
-at_exit "kill -9 $pid 2>/dev/null || true"
-i=0
-until [ "$(fw_posts rack/requests.log | wc -l)" -ge 1 ]; do
-	kill -0 $pid 2>/dev/null || fail "firmware ended before any image was accepted: $(cat first.err)"
-	[ $i -lt 600 ] || fail "no image accepted in 60 s"
-	sleep 0.1; i=$((i + 1))
-done
+fw_start_until_accepted
 kill -9 $pid
 rc=0; wait $pid || rc=$?
 assert_eq "$rc" 137 "the first run killed"
@@ -35,18 +26,8 @@ first=$(fw_posts first.log | head -n 1 | cut -d' ' -f1)
 assert_eq "$(jq -r --arg h "$first" '.nodes[] | select(.hostname == $h) | .state' "$(bringup status --json > st.json; echo st.json)")" \
 	discovered "the killed run's node keeps its state"
 
-: > rack/requests.log
-rc=0
-bringup firmware --json --max-updates 2 --poll-ms 50 > rerun.json 2> rerun.err || rc=$?
-assert_eq "$rc" 0 "rerun exit code ($(cat rerun.err))"
-cp rack/requests.log rerun.log
-assert_eq "$(jq -r '[.nodes[].result] | unique | join(",")' rerun.json)" updated "every node updated"
-assert_eq "$(jq -r --arg h "$first" '.nodes[] | select(.hostname == $h) | .updates[0].method' rerun.json)" resumed \
-	"$first: the running task followed"
 # Over both runs: every image once per node, and all 24 sent.
-cat first.log rerun.log > both.log
-assert_eq "$(fw_posts both.log | sort | uniq -d | tr '\n' ' ')" "" "images sent twice"
-assert_eq "$(fw_posts both.log | wc -l)" 24 "images sent over both runs"
+fw_rerun_resumed "$first" 24
 bringup firmware --report --json > report.json
 assert_eq "$(jq -r '[.components[] | select(.component | test("iDRAC|BIOS|NIC.Slot.31-1-1"))] | length' report.json)" 0 \
 	"components differing after the rerun"

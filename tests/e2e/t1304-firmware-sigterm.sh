@@ -15,16 +15,7 @@ set -a; . rack/env; set +a
 export BRINGUP_DB=$T/inv.db
 bringup import --manifest rack/rack.csv >/dev/null
 bringup discover -q >/dev/null
-: > rack/requests.log
-bringup firmware --max-updates 2 --poll-ms 50 > first.out 2> first.err &
-pid=$!
-at_exit "kill -9 $pid 2>/dev/null || true"
-i=0
-until [ "$(fw_posts rack/requests.log | wc -l)" -ge 1 ]; do
-	kill -0 $pid 2>/dev/null || fail "firmware ended before any image was accepted: $(cat first.err)"
-	[ $i -lt 600 ] || fail "no image accepted in 60 s"
-	sleep 0.1; i=$((i + 1))
-done
+fw_start_until_accepted
 kill -TERM $pid
 rc=0; wait $pid || rc=$?
 assert_eq "$rc" 143 "firmware stopped by SIGTERM"

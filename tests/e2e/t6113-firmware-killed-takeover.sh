@@ -20,16 +20,9 @@ DB=$(db_for inv)
 export BRINGUP_DB=$DB
 bringup import --manifest rack/rack.csv >/dev/null
 bringup discover -q >/dev/null
-: > rack/requests.log
-BRINGUP_LEASE_TTL=2 bringup firmware --max-updates 2 --poll-ms 50 > first.out 2> first.err &
-pid=$!
-at_exit "kill -9 $pid 2>/dev/null || true"
-i=0
-until [ "$(fw_posts rack/requests.log | wc -l)" -ge 1 ]; do
-	kill -0 $pid 2>/dev/null || fail "firmware ended before any image was accepted: $(cat first.err)"
-	[ $i -lt 600 ] || fail "no image accepted in 60 s"
-	sleep 0.1; i=$((i + 1))
-done
+export BRINGUP_LEASE_TTL=2
+fw_start_until_accepted
+unset BRINGUP_LEASE_TTL
 kill -9 $pid
 for c in $(pgrep -P $pid); do kill -9 "$c" 2>/dev/null || true; done
 rc=0; wait $pid || rc=$?
@@ -46,17 +39,7 @@ until [ "$(inv_sql "$DB" "select count(*) from leases where expires_at > $(date 
 	i=$((i + 1)); [ $i -lt 100 ] || fail "the dead firmware's leases never expired"
 	sleep 0.1
 done
-: > rack/requests.log
-rc=0
-bringup firmware --json --max-updates 2 --poll-ms 50 > rerun.json 2> rerun.err || rc=$?
-assert_eq "$rc" 0 "rerun exit code ($(cat rerun.err))"
-cp rack/requests.log rerun.log
-assert_eq "$(jq -r '[.nodes[].result] | unique | join(",")' rerun.json)" updated "every node updated"
-assert_eq "$(jq -r --arg h "$first" '.nodes[] | select(.hostname == $h) | .updates[0].method' rerun.json)" resumed \
-	"$first: the running task followed"
-cat first.log rerun.log > both.log
-assert_eq "$(fw_posts both.log | sort | uniq -d | tr '\n' ' ')" "" "images sent twice"
-assert_eq "$(fw_posts both.log | wc -l)" 12 "images sent over both runs"
+fw_rerun_resumed "$first" 12
 assert_eq "$(inv_sql "$DB" "select count(*) from leases")" 0 "leases left after the rerun"
 for h in $held; do
 	hist=$(inv_sql "$DB" "select e.reason from events e join nodes n on n.id = e.node_id where n.hostname = '$h' order by e.id")
