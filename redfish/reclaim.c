@@ -93,6 +93,17 @@ static void on_sessions(struct rf_req *req, int rc, const struct br_err *err)
 	json_t *doc, *m;
 	size_t j;
 
+	if (rc && req->http.status == 401) {
+		/* The credentials the login carried (the node's, then and now)
+		 * are refused: so was that login, and it made no session. One
+		 * that basic auth alone is refused for ends by the BMC's own
+		 * SessionTimeout (SessionService v1_0_0: 30 to 86400 s). */
+		br_errf(&e, BR_E_NOTFOUND,
+			"bmc %s: refuses the credentials of the login %s (HTTP 401): it made no session",
+			bmc->base, t->uris[req->kind]);
+		run->done(t, t->uris[req->kind], BR_E_NOTFOUND, &e, run->ctx);
+		return;
+	}
 	if (rc) {
 		run->done(t, t->uris[req->kind], rc, err, run->ctx);
 		return;

@@ -150,7 +150,8 @@ struct rf_session_target {
  * is looked for among the BMC's sessions (DSP0266's fixed
  * /redfish/v1/SessionService/Sessions) by its Context and deleted: rc 0;
  * BR_E_NOTFOUND when no session carries it (the login made none, or the
- * BMC keeps no Context: what it made expires by itself). */
+ * BMC keeps no Context: what it made expires by itself), or when the
+ * BMC refuses the credentials (401) the login carried too. */
 typedef void (*rf_session_deleted_fn)(const struct rf_session_target *t, const char *uri, int rc,
 				      const struct br_err *err, void *ctx);
 
