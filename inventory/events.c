@@ -7,28 +7,33 @@
 
 #include "inv_private.h"
 
-int inv_events_after(struct inv *inv, int64_t after_id, const char *zone, size_t max,
+int inv_events_after(struct inv *inv, int64_t after_id, char *const *zones, size_t n_zones, size_t max,
 		     struct inv_event **ret_events, size_t *ret_n, struct br_err *err)
 {
-	/* Two texts rather than "? IS NULL OR n.zone = ?": PostgreSQL cannot
-	 * type a parameter that is only ever compared with NULL. */
-	static const char all[] = "SELECT e.id, e.from_state, e.to_state, e.reason, e.at, n.hostname"
-				  " FROM events e JOIN nodes n ON n.id = e.node_id"
-				  " WHERE e.id > ? ORDER BY e.id LIMIT ?";
-	static const char one_zone[] = "SELECT e.id, e.from_state, e.to_state, e.reason, e.at, n.hostname"
-				       " FROM events e JOIN nodes n ON n.id = e.node_id"
-				       " WHERE e.id > ? AND n.zone = ? ORDER BY e.id LIMIT ?";
+	/* One placeholder a zone ("? IS NULL OR ..." would leave PostgreSQL a
+	 * parameter it cannot type). */
+	char sql[512], in[2 * INV_EVENTS_ZONES_MAX + 1] = "";
 	struct inv_event *ev = NULL;
 	struct invb_stmt *st;
 	size_t n = 0;
 	int rc, p = 1;
 
-	rc = inv_prepare(inv, zone ? one_zone : all, &st, err);
+	if (n_zones > INV_EVENTS_ZONES_MAX)
+		return br_errf(err, BR_E_INVAL, "events of %zu zones asked for: at most %d", n_zones,
+			       INV_EVENTS_ZONES_MAX);
+	for (size_t i = 0; i < n_zones; i++)
+		strcat(in, i ? ",?" : "?");
+	snprintf(sql, sizeof(sql),
+		 "SELECT e.id, e.from_state, e.to_state, e.reason, e.at, n.hostname"
+		 " FROM events e JOIN nodes n ON n.id = e.node_id"
+		 " WHERE e.id > ?%s%s%s ORDER BY e.id LIMIT ?",
+		 n_zones ? " AND n.zone IN (" : "", in, n_zones ? ")" : "");
+	rc = inv_prepare(inv, sql, &st, err);
 	if (rc)
 		return rc;
 	invb_bind_int64(st, p++, after_id);
-	if (zone)
-		inv_bind_text(st, p++, zone);
+	for (size_t i = 0; i < n_zones; i++)
+		inv_bind_text(st, p++, zones[i]);
 	invb_bind_int64(st, p, (int64_t)max);
 	ev = br_xcalloc(max ? max : 1, sizeof(*ev));
 	while (n < max && (rc = invb_step(st)) == INVB_ROW) {

@@ -366,10 +366,11 @@ int inv_node_events(struct inv *inv, const char *hostname, struct inv_event **re
 		    struct br_err *err);
 
 /* ---- the site's events, as they are recorded (status --follow) ----------
- * Events with an id above after_id, oldest first, at most max, of zone's
- * nodes (NULL: every node's), with each node's hostname. Caller frees with
- * inv_events_free. */
-int inv_events_after(struct inv *inv, int64_t after_id, const char *zone, size_t max,
+ * Events with an id above after_id, oldest first, at most max, of the
+ * nodes in one of the n_zones zones (none: every node's), with each node's
+ * hostname. Caller frees with inv_events_free. */
+#define INV_EVENTS_ZONES_MAX 16
+int inv_events_after(struct inv *inv, int64_t after_id, char *const *zones, size_t n_zones, size_t max,
 		     struct inv_event **ret_events, size_t *ret_n, struct br_err *err);
 /* The newest event's id (0 when there is none). */
 int inv_events_last(struct inv *inv, int64_t *ret_id, struct br_err *err);

@@ -4,6 +4,9 @@
 
 #include "follow.h"
 #include "loop.h"
+#include "manifest.h"
+
+_Static_assert(STG_ZONES_MAX <= INV_EVENTS_ZONES_MAX, "status --follow reads the events of every --zone");
 
 static int wanted(const struct inv_event *e, char *const *hosts, size_t nhosts)
 {
@@ -44,6 +47,8 @@ int stg_follow(struct stg_stage *st, char *const *hosts, size_t nhosts)
 {
 	struct br_err err = { 0 };
 	int64_t last = 0;
+	char **zones = NULL;
+	size_t n_zones = 0;
 	int rc;
 
 	if (stg_stage_catch_signals(st))
@@ -57,12 +62,16 @@ int stg_follow(struct stg_stage *st, char *const *hosts, size_t nhosts)
 		return stg_stage_fail(st, STG_EXIT_UNREACHABLE, "%s", err.msg);
 	br_info("status", "following the events after #%lld%s%s", (long long)last,
 		st->common.zone ? " of zone " : "", st->common.zone ? st->common.zone : "");
-	while (!br_signal_caught()) {
+	n_zones = stg_zones_split(st->common.zone, &zones);
+	rc = 0;
+	while (!rc && !br_signal_caught()) {
 		struct inv_event *ev = NULL;
 		size_t n = 0;
 
-		if (inv_events_after(st->inv, last, st->common.zone, STG_EVENTS_PAGE, &ev, &n, &err))
-			return stg_stage_fail(st, STG_EXIT_UNREACHABLE, "%s", err.msg);
+		if (inv_events_after(st->inv, last, zones, n_zones, STG_EVENTS_PAGE, &ev, &n, &err)) {
+			rc = stg_stage_fail(st, STG_EXIT_UNREACHABLE, "%s", err.msg);
+			break;
+		}
 		for (size_t i = 0; i < n; i++) {
 			if (wanted(&ev[i], hosts, nhosts))
 				print_event(&ev[i], st->common.json);
@@ -72,7 +81,10 @@ int stg_follow(struct stg_stage *st, char *const *hosts, size_t nhosts)
 		if (n == STG_EVENTS_PAGE)
 			continue; /* more of a burst waiting */
 		if (inv_events_wait(st->inv, STG_EVENTS_POLL_MS, &err) < 0)
-			return stg_stage_fail(st, STG_EXIT_UNREACHABLE, "%s", err.msg);
+			rc = stg_stage_fail(st, STG_EXIT_UNREACHABLE, "%s", err.msg);
 	}
-	return 0;
+	for (size_t i = 0; i < n_zones; i++)
+		free(zones[i]);
+	free(zones);
+	return rc;
 }

@@ -264,6 +264,61 @@ int stg_zone_valid(const char *zone)
 	return zone && *zone && strlen(zone) <= STG_MANIFEST_ZONE_MAX && valid_label_chars(zone, "._-");
 }
 
+size_t stg_zones_split(const char *zones, char ***ret)
+{
+	size_t n = 0;
+
+	*ret = br_xcalloc(STG_ZONES_MAX, sizeof(**ret));
+	for (const char *p = zones; p && n < STG_ZONES_MAX;) {
+		size_t len = strcspn(p, ",");
+
+		(*ret)[n++] = br_xstrndup(p, len);
+		if (!p[len])
+			break;
+		p += len + 1;
+	}
+	return n;
+}
+
+int stg_zones_valid(const char *zones)
+{
+	char **names;
+	size_t n = stg_zones_split(zones, &names), commas = 0;
+	int ok = n > 0;
+
+	for (const char *p = zones; p && *p; p++)
+		commas += *p == ',';
+	if (commas + 1 != n)
+		ok = 0; /* more than STG_ZONES_MAX */
+	for (size_t i = 0; i < n; i++) {
+		ok = ok && stg_zone_valid(names[i]);
+		free(names[i]);
+	}
+	free(names);
+	return ok;
+}
+
+int stg_zones_have(const char *zones, const char *zone)
+{
+	size_t len;
+
+	if (!zones)
+		return 1;
+	if (!zone || !*zone)
+		return 0;
+	len = strlen(zone);
+	for (const char *p = zones; *p;) {
+		size_t item = strcspn(p, ",");
+
+		if (item == len && !strncmp(p, zone, len))
+			return 1;
+		if (!p[item])
+			break;
+		p += item + 1;
+	}
+	return 0;
+}
+
 /* RFC 1123 host name: dot-separated labels of letters, digits and hyphens,
  * 1-63 characters, not starting or ending with a hyphen. */
 static int valid_hostname(const char *s)

@@ -46,6 +46,17 @@ void stg_manifest_release(struct stg_manifest *m);
 /* Whether zone is a zone's name as the manifest's zone column and --zone
  * take it: 1 to STG_MANIFEST_ZONE_MAX letters, digits, '.', '_', '-'. */
 int stg_zone_valid(const char *zone);
+/* A --zone value: one zone or several, comma-separated ("hall-a,hall-b": a
+ * controller that also stands by for a neighbour hall), each a zone's
+ * name, at most STG_ZONES_MAX of them. */
+#define STG_ZONES_MAX 16
+int stg_zones_valid(const char *zones);
+/* Whether a node in zone (NULL: in none) is among zones (NULL: every zone,
+ * a node in none included). */
+int stg_zones_have(const char *zones, const char *zone);
+/* zones split into its names (caller frees the array and each name), at
+ * most STG_ZONES_MAX; 0 names for NULL. */
+size_t stg_zones_split(const char *zones, char ***ret);
 
 /* The names a source other than rack.csv gives the manifest's columns
  * (NetBox: unit is "position"), for messages. */

@@ -94,9 +94,9 @@ int stg_stage_open_inventory_with(const char *path, unsigned flags, struct inv *
 	return 0;
 }
 
-static int in_zone(const struct inv_node *node, const char *zone)
+static int in_zone(const struct inv_node *node, const char *zones)
 {
-	return !zone || (node->zone && !strcmp(node->zone, zone));
+	return stg_zones_have(zones, node->zone);
 }
 
 int stg_stage_select(struct inv *inv, int argc, char **argv, int argi, const int *states, const char *zone,
@@ -127,10 +127,10 @@ int stg_stage_select(struct inv *inv, int argc, char **argv, int argi, const int
 			/* A node of another zone is another controller's: naming
 			 * it here is a slip (a BMC this one may not reach). */
 			if (all[i].hostname && !in_zone(&all[i], zone)) {
-				br_error("select", "%s is in %s%s, not in zone %s: run it with --zone %s",
+				br_error("select", "%s is in %s%s, not in %s %s: run it with --zone %s",
 					 argv[a], all[i].zone ? "zone " : "no zone",
-					 all[i].zone ? all[i].zone : "", zone,
-					 all[i].zone ? all[i].zone : "''");
+					 all[i].zone ? all[i].zone : "", strchr(zone, ',') ? "zones" : "zone",
+					 zone, all[i].zone ? all[i].zone : "''");
 				inv_nodes_free(all, n_all);
 				inv_nodes_free(pick, n);
 				return STG_EXIT_USAGE;
@@ -526,10 +526,11 @@ int stg_stage_open(struct stg_stage *st, const int *states)
 		return st->exit = STG_EXIT_USAGE;
 	}
 
-	if (st->common.zone && !stg_zone_valid(st->common.zone)) {
+	if (st->common.zone && !stg_zones_valid(st->common.zone)) {
 		br_error("select",
-			 "--zone: '%s' is not a zone name (at most %d letters, digits, '.', '_', '-')",
-			 st->common.zone, STG_MANIFEST_ZONE_MAX);
+			 "--zone: '%s' is not a zone name (at most %d letters, digits, '.', '_', '-'), nor "
+			 "up to %d of them separated by commas",
+			 st->common.zone, STG_MANIFEST_ZONE_MAX, STG_ZONES_MAX);
 		return st->exit = STG_EXIT_USAGE;
 	}
 	rc = stg_stage_open_inventory_with(st->common.db, st->readonly ? INV_OPEN_READONLY : 0, &st->inv);

@@ -25,6 +25,12 @@ assert_contains "$zones" "$b1=hall-b" "status --json shows the zone"
 assert_eq "$(bringup status --db "$DB" --zone hall-a --json | jq -r '[.nodes[].hostname] | sort | join(" ")')" \
 	"$a_hosts" "status --zone: that zone's nodes only"
 assert_contains "$(bringup status --db "$DB" -o hostname,zone)" "hall-b" "status -o zone"
+# Several zones, comma-separated (a controller standing by for a
+# neighbour hall): the nodes of each.
+assert_eq "$(bringup status --db "$DB" --zone hall-b,hall-a --json | jq -r '[.nodes[].hostname] | sort | join(" ")')" \
+	"$(printf '%s %s' "$a_hosts" "$b_hosts" | tr ' ' '\n' | sort | paste -sd' ' -)" "status --zone hall-b,hall-a: both zones' nodes"
+assert_eq "$(bringup status --db "$DB" --zone hall-b,hall-c --json | jq -r '[.nodes[].hostname] | sort | join(" ")')" \
+	"$b_hosts" "status --zone hall-b,hall-c: hall-b's nodes"
 
 # An operator's slips: a node of another zone named, a zone no manifest
 # could hold. Nothing is touched: no node moves, no BMC is asked.
@@ -37,6 +43,15 @@ rc=0
 bringup discover --db "$DB" --zone 'hall a' 2>err || rc=$?
 assert_eq "$rc" 2 "a zone name with a blank"
 assert_contains "$(cat err)" "--zone: 'hall a' is not a zone name" "the message names the option"
+rc=0
+bringup discover --db "$DB" --zone 'hall-a,' 2>err || rc=$?
+assert_eq "$rc" 2 "a zone list with an empty name"
+assert_contains "$(cat err)" "--zone: 'hall-a,' is not a zone name (at most 64 letters, digits, '.', '_', '-'), nor up to 16 of them separated by commas" \
+	"the message says what a list may hold"
+rc=0
+bringup discover --db "$DB" --zone hall-a,hall-c "$b1" 2>err || rc=$?
+assert_eq "$rc" 2 "a node of a zone not in the list named"
+assert_contains "$(cat err)" "$b1 is in zone hall-b, not in zones hall-a,hall-c" "the message names the zones"
 assert_eq "$(inventory_state "$DB")" "$before" "nothing changed"
 assert_eq "$(wc -l < rack/requests.log)" 0 "no BMC was asked"
 

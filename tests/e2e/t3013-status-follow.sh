@@ -41,9 +41,11 @@ follow_on() {
 	all=$!
 	bringup status --db "$db" --follow --json -v --zone hall-b > "b-$tag" 2> "b-$tag.err" &
 	bz=$!
+	bringup status --db "$db" --follow --json -v --zone hall-c,hall-b > "bc-$tag" 2> "bc-$tag.err" &
+	bc=$!
 	bringup status --db "$db" --follow -v "$h1" > "h1-$tag" 2> "h1-$tag.err" &
 	one=$!
-	for f in "all-$tag.err" "b-$tag.err" "h1-$tag.err"; do
+	for f in "all-$tag.err" "b-$tag.err" "bc-$tag.err" "h1-$tag.err"; do
 		i=0
 		until grep -q "following the events after" "$f" 2>/dev/null; do
 			i=$((i + 1))
@@ -55,15 +57,18 @@ follow_on() {
 	bringup discover --db "$db" >/dev/null
 	wait_lines "all-$tag" 4
 	wait_lines "b-$tag" 2
+	wait_lines "bc-$tag" 2
 	wait_lines "h1-$tag" 1
 	sleep 1 # anything more would have come by now
 	stop_follower "$all"
 	stop_follower "$bz"
+	stop_follower "$bc"
 	stop_follower "$one"
 	assert_eq "$(wc -l < "all-$tag")" 4 "$tag: one line per transition"
 	assert_eq "$(jq -r 'select(.from == "new" and .to == "discovered") | .hostname' "all-$tag" | sort | paste -sd' ' -)" \
 		"$(awk -F, 'NR > 1 { print $1 }' zoned.csv | sort | paste -sd' ' -)" "$tag: every node's new -> discovered"
 	assert_eq "$(jq -r '.hostname' "b-$tag" | sort | paste -sd' ' -)" "$b_hosts" "$tag: --zone hall-b's only"
+	assert_eq "$(jq -r '.hostname' "bc-$tag" | sort | paste -sd' ' -)" "$b_hosts" "$tag: --zone hall-c,hall-b's only"
 	assert_eq "$(wc -l < "h1-$tag")" 1 "$tag: the named host's only"
 	assert_contains "$(cat "h1-$tag")" "$h1  new -> discovered  discovered over Redfish" "$tag: the text line"
 	# Ids increase, and each line is the documented object.

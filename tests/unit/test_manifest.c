@@ -173,6 +173,25 @@ static void test_zone_column(void **state)
 	assert_true(stg_zone_valid("a"));
 	assert_false(stg_zone_valid(""));
 	assert_false(stg_zone_valid("a b"));
+	/* --zone's lists: names separated by commas, each a zone's */
+	assert_true(stg_zones_valid("hall-a"));
+	assert_true(stg_zones_valid("hall-a,hall-b"));
+	assert_false(stg_zones_valid("hall-a,"));
+	assert_false(stg_zones_valid(",hall-a"));
+	assert_false(stg_zones_valid("hall-a,,hall-b"));
+	assert_false(stg_zones_valid("hall-a,hall b"));
+	assert_false(stg_zones_valid(""));
+	assert_true(stg_zones_valid("a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p"));
+	assert_false(stg_zones_valid("a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q"));
+	assert_true(stg_zones_have(NULL, NULL));
+	assert_true(stg_zones_have(NULL, "hall-a"));
+	assert_true(stg_zones_have("hall-a,hall-b", "hall-b"));
+	assert_true(stg_zones_have("hall-a,hall-b", "hall-a"));
+	assert_false(stg_zones_have("hall-a,hall-b", "hall"));
+	assert_false(stg_zones_have("hall-a,hall-b", "hall-a,hall-b"));
+	assert_false(stg_zones_have("hall-a", "hall-ab"));
+	assert_false(stg_zones_have("hall-a", NULL));
+	assert_false(stg_zones_have("hall-a", ""));
 	br_strlist_release(&problems);
 	unlink(path);
 	unlink(bad);
