@@ -20,7 +20,26 @@ struct sq_conn {
 	sqlite3 *db;
 	int64_t busy_deadline_ms; /* while waiting for another writer */
 	int64_t changes_counted;  /* of sqlite3_total_changes64, counted so far */
+	char msg[320];		  /* sq_message's text */
 };
+
+/* SQLite's text of c's last error, and where the system said why (an
+ * I/O error or a full database: "disk I/O error" alone does not say the
+ * disk is full), the system's text after it. */
+static const char *sq_message(struct sq_conn *c)
+{
+	int code, sys;
+
+	if (!c->db)
+		return "out of memory";
+	code = sqlite3_extended_errcode(c->db) & 0xff;
+	sys = sqlite3_system_errno(c->db);
+	if (sys && (code == SQLITE_IOERR || code == SQLITE_FULL || code == SQLITE_CANTOPEN)) {
+		snprintf(c->msg, sizeof(c->msg), "%s (%s)", sqlite3_errmsg(c->db), strerror(sys));
+		return c->msg;
+	}
+	return sqlite3_errmsg(c->db);
+}
 
 struct sq_stmt {
 	struct invb_stmt base;
@@ -129,13 +148,12 @@ static int sq_open_readonly(struct sq_conn *c, const char *where, struct br_err 
 						 "--db and BRINGUP_DB, or import a manifest first)"
 					       : "");
 	if (sqlite3_open_v2(where, &c->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
-		return br_errf(err, BR_E_DB, "inventory %s: cannot open: %s", where,
-			       c->db ? sqlite3_errmsg(c->db) : "out of memory");
+		return br_errf(err, BR_E_DB, "inventory %s: cannot open: %s", where, sq_message(c));
 	rc = sqlite3_exec(c->db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL);
 	if (rc == SQLITE_OK)
 		return 0;
 	if ((rc & 0xff) != SQLITE_READONLY && (rc & 0xff) != SQLITE_CANTOPEN)
-		return br_errf(err, BR_E_DB, "inventory %s: cannot read: %s", where, sqlite3_errmsg(c->db));
+		return br_errf(err, BR_E_DB, "inventory %s: cannot read: %s", where, sq_message(c));
 	wal = br_xasprintf("%s-wal", where);
 	wal_there = !access(wal, F_OK);
 	free(wal);
@@ -151,8 +169,7 @@ static int sq_open_readonly(struct sq_conn *c, const char *where, struct br_err 
 	rc = sqlite3_open_v2(uri, &c->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI, NULL);
 	free(uri);
 	if (rc != SQLITE_OK)
-		return br_errf(err, BR_E_DB, "inventory %s: cannot open: %s", where,
-			       c->db ? sqlite3_errmsg(c->db) : "out of memory");
+		return br_errf(err, BR_E_DB, "inventory %s: cannot open: %s", where, sq_message(c));
 	return 0;
 }
 
@@ -176,8 +193,7 @@ static int sq_open(const char *where, unsigned flags, struct invb_conn **ret_con
 	}
 	if (sqlite3_open_v2(where, &c->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
 			    NULL) != SQLITE_OK) {
-		br_errf(err, BR_E_DB, "inventory %s: cannot open: %s", where,
-			c->db ? sqlite3_errmsg(c->db) : "out of memory");
+		br_errf(err, BR_E_DB, "inventory %s: cannot open: %s", where, sq_message(c));
 		sq_close(&c->base);
 		return BR_E_DB;
 	}
@@ -186,7 +202,7 @@ static int sq_open(const char *where, unsigned flags, struct invb_conn **ret_con
 	/* WAL: readers (bringup status) never block a running stage. */
 	if (sq_exec(&c->base,
 		    "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;")) {
-		br_errf(err, BR_E_DB, "inventory %s: %s", where, sqlite3_errmsg(c->db));
+		br_errf(err, BR_E_DB, "inventory %s: %s", where, sq_message(c));
 		sq_close(&c->base);
 		return BR_E_DB;
 	}
@@ -196,7 +212,7 @@ static int sq_open(const char *where, unsigned flags, struct invb_conn **ret_con
 
 static const char *sq_errmsg(struct invb_conn *conn)
 {
-	return sqlite3_errmsg(db_of(conn));
+	return sq_message((struct sq_conn *)conn);
 }
 
 /* BEGIN IMMEDIATE takes the write lock at once, so a writer waits for the
