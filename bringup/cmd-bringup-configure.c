@@ -55,6 +55,9 @@ int main(int argc, char **argv)
 		&st.common,
 	};
 	const int *states = stg_stage_states("configure", 0);
+	/* what the inputs check loads, for the run after it */
+	struct stg_configure_inputs in = { .o = &a };
+	int rc;
 
 	if (stg_bmc_opts_init(&a.bmc, cmd.name))
 		return STG_EXIT_USAGE;
@@ -67,11 +70,10 @@ int main(int argc, char **argv)
 	if (a.wiring && !*a.wiring)
 		a.wiring = NULL;
 	st.inputs_check = stg_configure_inputs_check;
-	st.inputs_ctx = &a;
-	if (stg_configure_options_check(&st, &a) || stg_stage_open(&st, states))
-		return stg_stage_close(&st);
-	if (stg_stage_catch_signals(&st))
-		return stg_stage_close(&st);
+	st.inputs_ctx = &in;
+	if (stg_configure_options_check(&st, &a) || stg_stage_open(&st, states) ||
+	    stg_stage_catch_signals(&st))
+		goto out;
 	if (!a.dry_run) {
 		st.reclaim_bmc = &a.bmc;
 		st.reclaim_rf = &a.rf;
@@ -79,10 +81,13 @@ int main(int argc, char **argv)
 	while (stg_stage_round(&st, states) && !stg_bmc_secrets_check(&st, NULL)) {
 		struct stg_configure_run run = { 0 };
 
-		if (!stg_configure_run(&st, &a, &run))
+		if (!stg_configure_run(&st, &a, &in, &run))
 			stg_stage_report(&st, stg_configure_json, stg_configure_print, &run, run.failed);
 		stg_stage_interrupted(&st);
 		stg_configure_run_release(&run);
 	}
-	return stg_stage_close(&st);
+out:
+	rc = stg_stage_close(&st);
+	stg_configure_inputs_release(&in);
+	return rc;
 }

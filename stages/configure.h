@@ -101,6 +101,20 @@ struct stg_configure_profiles {
 	size_t n;
 };
 
+/* What configure reads besides the inventory (the profiles its nodes name,
+ * --switches, --wiring), loaded by the inputs check before any node is
+ * leased and handed to the run that follows it, so that what was checked
+ * is what is used (a file edited in between waits for the next round). */
+struct stg_configure_inputs {
+	const struct stg_configure_options *o;
+	struct stg_configure_profiles profiles;
+	struct val_switches switches;
+	int have_switches;
+	struct val_wiring wiring;
+	int have_wiring;
+};
+void stg_configure_inputs_release(struct stg_configure_inputs *in);
+
 struct stg_configure_run {
 	struct stg_stage *st; /* st->inv: reopened around the configure workers */
 	struct stg_configure_job *jobs;
@@ -123,19 +137,22 @@ struct stg_configure_run {
 int stg_configure_options_check(struct stg_stage *st, struct stg_configure_options *o);
 /* Every input configure reads, checked for the nodes it picked (the
  * profiles they name, --switches, --wiring) before any is leased: the
- * stage's inputs_check, ctx the options. STG_EXIT_USAGE, said on stderr
- * with the file, line and field, when one is wrong. */
+ * stage's inputs_check, ctx a struct stg_configure_inputs (its o set),
+ * which keeps what it loaded for the run (what an earlier check left
+ * unused is dropped first). STG_EXIT_USAGE, said on stderr with the file,
+ * line and field, when one is wrong. */
 int stg_configure_inputs_check(const struct inv_node *nodes, size_t n, void *ctx);
 /* How many worker processes run n_rf Redfish BMCs: --workers, else one per
  * CPU and 64 BMCs; never more than the reset slots (each worker holds a
  * share of them) unless in a dry run, nor than the BMCs; at least 1. */
 int stg_configure_workers(const struct stg_configure_options *o, size_t n_rf);
-/* Configure st's nodes into run (zeroed by the caller): profiles first (a
- * bad one stops the run, exit 2, before anything is touched), then Redfish
- * config jobs, then IPMI boot settings. Nonzero when the run stopped
- * (st->exit set). */
+/* Configure st's nodes into run (zeroed by the caller): profiles first
+ * (those in (NULL: none), the inputs check's, taken over, the rest
+ * loaded; a bad one stops the run, exit 2, before anything is touched),
+ * then Redfish config jobs, then IPMI boot settings. Nonzero when the run
+ * stopped (st->exit set). */
 int stg_configure_run(struct stg_stage *st, const struct stg_configure_options *o,
-		      struct stg_configure_run *run);
+		      struct stg_configure_inputs *in, struct stg_configure_run *run);
 /* The run as `--json` prints it (new reference) and as a table on stdout. */
 json_t *stg_configure_json(const void *run);
 void stg_configure_print(const void *run);

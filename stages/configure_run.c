@@ -256,7 +256,9 @@ static int profiles_load(const struct inv_node *nodes, size_t n, struct stg_conf
 		fprintf(stderr, "bringup-configure: no templates directory (set BRINGUP_TEMPLATES)\n");
 		return STG_EXIT_USAGE;
 	}
-	ps->items = br_xcalloc(n ? n : 1, sizeof(*ps->items));
+	/* room for every node's, beside those loaded already */
+	ps->items = br_xrealloc(ps->items, (ps->n + n + 1) * sizeof(*ps->items));
+	memset(&ps->items[ps->n], 0, (n + 1) * sizeof(*ps->items));
 	for (size_t i = 0; i < n && !rc; i++) {
 		const char *name = nodes[i].profile;
 		size_t k;
@@ -285,22 +287,6 @@ static void profiles_release(struct stg_configure_profiles *ps)
 	ps->n = 0;
 }
 
-/* The profiles of the run's nodes, each job pointed at its own. */
-static int load_profiles(struct stg_configure_run *run, struct stg_configure_profiles *ps)
-{
-	int rc = profiles_load(run->st->nodes, run->n_jobs, ps);
-
-	for (size_t i = 0; !rc && i < run->n_jobs; i++) {
-		struct stg_configure_job *job = &run->jobs[i];
-		size_t k;
-
-		for (k = 0; k < ps->n && strcmp(ps->items[k].name, job->node->profile); k++)
-			;
-		job->profile = &ps->items[k];
-	}
-	return rc;
-}
-
 /* A wiring or switches file refused: its problems, then why, exit 2. */
 static int input_refused(struct br_strlist *problems, const struct br_err *err)
 {
@@ -327,19 +313,67 @@ static int wiring_load(const char *path, struct val_wiring *ret)
 	return val_wiring_load(path, ret, &problems, &err) ? input_refused(&problems, &err) : 0;
 }
 
+void stg_configure_inputs_release(struct stg_configure_inputs *in)
+{
+	profiles_release(&in->profiles);
+	if (in->have_switches)
+		val_switches_release(&in->switches);
+	if (in->have_wiring)
+		val_wiring_release(&in->wiring);
+	in->have_switches = in->have_wiring = 0;
+}
+
+/* What in lacks of nodes' inputs, loaded into it. */
+static int inputs_load(struct stg_configure_inputs *in, const struct inv_node *nodes, size_t n)
+{
+	const struct stg_configure_options *a = in->o;
+	int rc = profiles_load(nodes, n, &in->profiles);
+
+	if (!rc && a->switches && !in->have_switches && !(rc = switches_load(a->switches, &in->switches)))
+		in->have_switches = 1;
+	if (!rc && a->wiring && !in->have_wiring && !(rc = wiring_load(a->wiring, &in->wiring)))
+		in->have_wiring = 1;
+	return rc;
+}
+
 int stg_configure_inputs_check(const struct inv_node *nodes, size_t n, void *ctx)
 {
-	const struct stg_configure_options *a = ctx;
-	struct stg_configure_profiles ps = { 0 };
-	struct val_switches switches;
-	struct val_wiring wiring;
-	int rc = profiles_load(nodes, n, &ps);
+	struct stg_configure_inputs *in = ctx;
 
-	profiles_release(&ps);
-	if (!rc && a->switches && !(rc = switches_load(a->switches, &switches)))
-		val_switches_release(&switches);
-	if (!rc && a->wiring && !(rc = wiring_load(a->wiring, &wiring)))
-		val_wiring_release(&wiring);
+	stg_configure_inputs_release(in); /* a round that leased nothing */
+	return inputs_load(in, nodes, n);
+}
+
+/* The inputs of the run's nodes (those the check loaded taken over), each
+ * job pointed at its profile. */
+static int load_inputs(struct stg_configure_run *run, const struct stg_configure_options *a,
+		       struct stg_configure_inputs *checked)
+{
+	struct stg_configure_inputs in = { .o = a };
+	struct stg_configure_profiles *ps = &run->profiles;
+	int rc;
+
+	if (checked) {
+		const struct stg_configure_options *o = checked->o;
+
+		in = *checked;
+		in.o = a;
+		*checked = (struct stg_configure_inputs){ .o = o };
+	}
+	rc = inputs_load(&in, run->st->nodes, run->n_jobs);
+	run->profiles = in.profiles;
+	run->switches = in.switches;
+	run->have_switches = in.have_switches;
+	run->wiring = in.wiring;
+	run->have_wiring = in.have_wiring;
+	for (size_t i = 0; !rc && i < run->n_jobs; i++) {
+		struct stg_configure_job *job = &run->jobs[i];
+		size_t k;
+
+		for (k = 0; k < ps->n && strcmp(ps->items[k].name, job->node->profile); k++)
+			;
+		job->profile = &ps->items[k];
+	}
 	return rc;
 }
 
@@ -524,7 +558,7 @@ int stg_configure_workers(const struct stg_configure_options *a, size_t n_rf)
  * then Redfish config jobs, over worker processes when the rack is large,
  * then IPMI boot settings. */
 int stg_configure_run(struct stg_stage *st, const struct stg_configure_options *a,
-		      struct stg_configure_run *run)
+		      struct stg_configure_inputs *in, struct stg_configure_run *run)
 {
 	struct rf_config_target *rf = br_xcalloc(st->n ? st->n : 1, sizeof(*rf));
 	struct rf_ipmi_target *ipmi = br_xcalloc(st->n ? st->n : 1, sizeof(*ipmi));
@@ -539,11 +573,7 @@ int stg_configure_run(struct stg_stage *st, const struct stg_configure_options *
 	run->n_jobs = st->n;
 	for (size_t i = 0; i < st->n; i++)
 		run->jobs[i].node = &st->nodes[i];
-	rc = load_profiles(run, &run->profiles);
-	if (!rc && a->switches && !(rc = switches_load(a->switches, &run->switches)))
-		run->have_switches = 1;
-	if (!rc && a->wiring && !(rc = wiring_load(a->wiring, &run->wiring)))
-		run->have_wiring = 1;
+	rc = load_inputs(run, a, in);
 	if (rc) {
 		st->exit = rc;
 		goto out;

@@ -158,13 +158,68 @@ static void test_configure_bad_profile(void **state)
 	setenv("BRINGUP_TEMPLATES", templates, 1);
 	assert_int_equal(stg_bmc_opts_init(&o.bmc, "bringup-test"), 0);
 	assert_int_equal(stg_configure_options_check(&f->st, &o), 0);
-	assert_int_not_equal(stg_configure_run(&f->st, &o, &run), 0);
+	assert_int_not_equal(stg_configure_run(&f->st, &o, NULL, &run), 0);
 	assert_int_equal(f->st.exit, STG_EXIT_USAGE);
 	assert_int_equal(run.done, 0);
 	assert_int_equal(state_of(f->st.inv, "gpu-a"), INV_NEW);
 	stg_configure_run_release(&run);
 	unsetenv("BRINGUP_TEMPLATES");
 	free(templates);
+}
+
+/* The inputs the check loaded are the run's: a profile and a wiring list
+ * gone between the check and the run (an edit, a botched deploy of the
+ * site's files) change nothing of this round's run, which would otherwise
+ * stop on them; the next round's check sees them gone. */
+static void test_configure_inputs_handed_over(void **state)
+{
+	struct fixture *f = *state;
+	struct stg_configure_options o = { .max_resets = 8, .poll_ms = 5000, .job_timeout_s = 1800 };
+	struct stg_configure_inputs in = { .o = &o };
+	struct stg_configure_run run = { 0 };
+	const char *top = getenv("BR_TOP") ? getenv("BR_TOP") : ".";
+	char dir[] = "/tmp/test_stages.XXXXXX", *cmd, *wiring, *templates;
+
+	assert_non_null(mkdtemp(dir));
+	templates = br_xasprintf("%s/templates", dir);
+	wiring = br_xasprintf("%s/wiring.csv", dir);
+	/* the fixture's node names profile no-such-profile: here it is one */
+	cmd = br_xasprintf(
+	    "mkdir -p %s/profiles && cp -R %s/templates/profiles/xe9680 %s/profiles/no-such-profile "
+	    "&& printf 'hostname,host_port,switch,switch_port\ngpu-a,NIC.Slot.1-1,leaf-1,1\n' > %s",
+	    templates, top, templates, wiring);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	setenv("BRINGUP_TEMPLATES", templates, 1);
+	o.wiring = wiring;
+	assert_int_equal(stg_bmc_opts_init(&o.bmc, "bringup-test"), 0);
+	assert_int_equal(stg_configure_options_check(&f->st, &o), 0);
+	assert_int_equal(stg_configure_inputs_check(f->st.nodes, f->st.n, &in), 0);
+	assert_int_equal(in.profiles.n, 1);
+	assert_true(in.have_wiring);
+
+	cmd = br_xasprintf("rm -rf %s/profiles %s", templates, wiring);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	/* the run goes on (its node fails on its unset password, alone) */
+	assert_int_equal(stg_configure_run(&f->st, &o, &in, &run), 0);
+	assert_int_not_equal(f->st.exit, STG_EXIT_USAGE);
+	assert_int_equal(run.n_jobs, 1);
+	assert_non_null(run.jobs[0].profile);
+	assert_true(run.have_wiring);
+	assert_int_equal(in.profiles.n, 0); /* handed over, not copied */
+	assert_false(in.have_wiring);
+	stg_configure_run_release(&run);
+	/* the next round's check reads them again */
+	assert_int_equal(stg_configure_inputs_check(f->st.nodes, f->st.n, &in), STG_EXIT_USAGE);
+	stg_configure_inputs_release(&in);
+
+	cmd = br_xasprintf("rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	unsetenv("BRINGUP_TEMPLATES");
+	free(templates);
+	free(wiring);
 }
 
 static void test_maas_url(void **state)
@@ -332,6 +387,7 @@ int main(void)
 		cmocka_unit_test(test_configure_workers),
 		cmocka_unit_test_setup_teardown(test_configure_options, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_configure_bad_profile, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_configure_inputs_handed_over, setup, teardown),
 		cmocka_unit_test(test_maas_url),
 		cmocka_unit_test(test_gate_inventory_full),
 		cmocka_unit_test(test_enlist_takes),
