@@ -22,7 +22,7 @@ DESTDIR ?=
 SAN     ?= 0
 
 CC      ?= cc
-PKGS    := libcurl jansson libxml-2.0 libssh2 libpci sqlite3 libpq libmicrohttpd openssl inih yaml-0.1
+PKGS    := libcurl jansson libxml-2.0 libssh2 libpci sqlite3 libpq libmicrohttpd openssl inih yaml-0.1 libsystemd
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lcsv -lm
 CMOCKA_LIBS := $(shell pkg-config --libs cmocka 2>/dev/null)

@@ -391,6 +391,7 @@ int main(int argc, char **argv)
 	int argi, rc;
 
 	br_log_init("bringup-bmc", BR_LOG_WARN);
+	stg_journal_install();
 	/* bringup.conf and the environment's BMC settings first; options win */
 	if (stg_bmc_opts_init(&a.bo, "bringup-bmc"))
 		return STG_EXIT_USAGE;

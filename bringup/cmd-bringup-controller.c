@@ -329,6 +329,7 @@ int main(int argc, char **argv)
 	int interval, rc;
 
 	br_log_init(argv[0], BR_LOG_WARN);
+	stg_journal_install();
 	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			usage(stdout);
@@ -347,6 +348,7 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[i], "--log-format"))
 			setenv("BRINGUP_LOG_FORMAT", argv[i + 1], 1);
 	br_log_init(argv[0], BR_LOG_WARN);
+	stg_journal_install();
 	argc--;
 	argv++;
 	if (take_interval(&argc, argv, &interval))

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "run.h"
+#include "stages/journal.h"
 #include "subproc.h"
 
 static const struct {
@@ -241,6 +242,7 @@ int main(int argc, char **argv)
 	char *path;
 
 	br_log_init(argv[0], BR_LOG_WARN);
+	stg_journal_install();
 	/* bringup --config FILE COMMAND: the stages it runs read FILE after
 	 * the system's and the user's bringup.conf ($BRINGUP_CONFIG). */
 	while (argc >= 2 && (!strcmp(argv[1], "--config") || !strncmp(argv[1], "--config=", 9))) {
@@ -300,6 +302,8 @@ int main(int argc, char **argv)
 				if (!strcmp(argv[i], "--log-format"))
 					setenv("BRINGUP_LOG_FORMAT", argv[i + 1], 1);
 			br_log_init(argv[0], BR_LOG_WARN);
+			stg_journal_install();
+			stg_journal_install();
 			argc -= 2;
 			if (stg_metrics_take_option(&argc, argv + 2, &err)) {
 				fprintf(stderr, "bringup run: %s\n", err.msg);

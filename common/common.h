@@ -145,6 +145,16 @@ int br_log_format_parse(const char *name, enum br_log_format *ret_format);
 /* True when $JOURNAL_STREAM ("DEVICE:INODE", set by systemd) names the
  * file fd 2 is (fstat). */
 int br_log_stderr_is_journal(void);
+/* Where stderr is the journal's stream and the format is journal, each
+ * line goes to journald natively instead (when a sender is installed: only
+ * where the stream is the system journal's), its parts as fields of their own
+ * (MESSAGE the stream line's text; stage, subsys, node and bmc NULL when
+ * the line has none), through this sender (stages/journal.c installs one on
+ * libsystemd; none: stream lines). It returns 0 once sent; else the line
+ * goes to stderr as a stream line. */
+typedef int (*br_log_journal_fn)(int priority, const char *prog, const char *stage, const char *subsys,
+				 const char *node, const char *bmc, const char *message);
+void br_log_set_journal(br_log_journal_fn fn);
 /* One line as the log writes it (no newline), appended to out: msg, node
  * and bmc escaped and redacted (br_buf_add_escaped); ts as br_iso_time. */
 void br_log_format_line(struct br_buf *out, enum br_log_format format, const char *prog, const char *ts,

@@ -101,6 +101,15 @@ const char *br_strerror(int code)
 static const char *log_progname = "bringup";
 static enum br_log_level log_level = BR_LOG_WARN;
 static enum br_log_format log_format = BR_LOG_TEXT;
+static int stderr_journal;	       /* br_log_init: br_log_stderr_is_journal */
+static br_log_journal_fn journal_send; /* br_log_set_journal */
+/* syslog(3) priorities of the levels: LOG_ERR, LOG_WARNING, LOG_INFO, LOG_DEBUG */
+static const int prios[] = { 3, 4, 6, 7 };
+
+void br_log_set_journal(br_log_journal_fn fn)
+{
+	journal_send = fn;
+}
 
 void br_log_init(const char *progname, enum br_log_level level)
 {
@@ -109,10 +118,11 @@ void br_log_init(const char *progname, enum br_log_level level)
 
 	log_progname = slash ? slash + 1 : progname;
 	log_level = level;
+	stderr_journal = br_log_stderr_is_journal();
 	/* a wrong value is the option parser's to report (opt.c) */
 	if (env && *env)
 		br_log_format_parse(env, &log_format);
-	else if (br_log_stderr_is_journal())
+	else if (stderr_journal)
 		log_format = BR_LOG_JOURNAL;
 }
 
@@ -186,13 +196,52 @@ static void add_json_line(struct br_buf *out, const char *prog, const char *ts, 
 	json_decref(o);
 }
 
+/* A journal line's text before its message: "PROG: [SUBSYS] NODE (bmc BMC): ". */
+static void journal_text(struct br_buf *field, const char *prog, const char *subsys, const char *node,
+			 const char *bmc)
+{
+	br_buf_addf(field, "%s: [%s] ", prog, subsys ? subsys : "-");
+	if (node || bmc) {
+		br_buf_adds(field, node ? node : "-");
+		if (bmc)
+			br_buf_addf(field, " (bmc %s)", bmc);
+		br_buf_adds(field, ": ");
+	}
+}
+
+/* The line to journald natively (journal_send): 0 once sent. */
+static int journal_line(enum br_log_level level, const char *subsys, const char *node, const char *bmc,
+			const char *msg)
+{
+	const char *stage = !strncmp(log_progname, "bringup-", 8) ? log_progname + 8 : NULL;
+	struct br_buf text, n, b, m;
+	int rc;
+
+	br_buf_init(&text, 0);
+	br_buf_init(&n, 0);
+	br_buf_init(&b, 0);
+	br_buf_init(&m, 0);
+	journal_text(&text, log_progname, subsys, node, bmc);
+	br_buf_adds(&text, msg);
+	br_buf_add_escaped(&m, br_buf_str(&text));
+	if (node)
+		br_buf_add_escaped(&n, node);
+	if (bmc)
+		br_buf_add_escaped(&b, bmc);
+	rc = journal_send(prios[level], log_progname, stage, subsys, node ? br_buf_str(&n) : NULL,
+			  bmc ? br_buf_str(&b) : NULL, br_buf_str(&m));
+	br_buf_release(&text);
+	br_buf_release(&n);
+	br_buf_release(&b);
+	br_buf_release(&m);
+	return rc;
+}
+
 void br_log_format_line(struct br_buf *out, enum br_log_format format, const char *prog, const char *ts,
 			enum br_log_level level, const char *subsys, const char *node, const char *bmc,
 			const char *msg)
 {
 	static const char *const names[] = { "error", "warning", "info", "debug" };
-	/* syslog(3) priorities: LOG_ERR, LOG_WARNING, LOG_INFO, LOG_DEBUG */
-	static const int prios[] = { 3, 4, 6, 7 };
 	struct br_buf field;
 
 	br_buf_init(&field, 0);
@@ -219,13 +268,7 @@ void br_log_format_line(struct br_buf *out, enum br_log_format format, const cha
 		/* journald reads "<N>" at the start of a stream line as the
 		 * line's priority (sd-daemon(3)) and stamps the time itself. */
 		br_buf_addf(out, "<%d>", prios[level]);
-		br_buf_addf(&field, "%s: [%s] ", prog, subsys ? subsys : "-");
-		if (node || bmc) {
-			br_buf_adds(&field, node ? node : "-");
-			if (bmc)
-				br_buf_addf(&field, " (bmc %s)", bmc);
-			br_buf_adds(&field, ": ");
-		}
+		journal_text(&field, prog, subsys, node, bmc);
 	} else {
 		br_buf_addf(out, "%s %s: %s[%s] ", ts, prog, names[level], subsys ? subsys : "-");
 		if (node) {
@@ -251,6 +294,9 @@ static void log_line(enum br_log_level level, const char *subsys, const char *no
 		return;
 	br_iso_time(ts);
 	if (vsnprintf(msg, sizeof(msg), fmt, ap) < 0)
+		return;
+	if (log_format == BR_LOG_JOURNAL && stderr_journal && journal_send &&
+	    !journal_line(level, subsys, node, bmc, msg))
 		return;
 	br_buf_init(&line, 0);
 	br_progress_clear_line();

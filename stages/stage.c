@@ -17,6 +17,7 @@
 #include "lifecycle.h"
 #include "loop.h"
 #include "manifest.h"
+#include "journal.h"
 #include "stage.h"
 
 char *stg_templates_dir(void)
@@ -193,6 +194,7 @@ int stg_stage_parse(struct stg_stage *st, const struct br_command *cmd, int argc
 	st->argc = argc;
 	st->argv = argv;
 	br_log_init(argv[0], BR_LOG_WARN);
+	stg_journal_install();
 	if (argc == 2 && !strcmp(argv[1], "--options-json")) {
 		json_t *doc = br_opt_table_json(cmd);
 

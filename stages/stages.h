@@ -37,6 +37,7 @@
 #include "stages/enlist.h"
 #include "stages/firmware.h"
 #include "stages/follow.h"
+#include "stages/journal.h"
 #include "stages/maasopts.h"
 #include "stages/gate.h"
 #include "stages/lifecycle.h"
