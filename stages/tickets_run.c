@@ -570,7 +570,7 @@ void stg_tickets_print(const void *ctx)
 	const struct stg_tickets_run *run = ctx;
 
 	if (run->format == STG_TICKETS_CSV)
-		fputs("hostname,location,serial,service_tag,fault,evidence,action\r\n", stdout);
+		fputs("hostname,location,serial,service_tag,fault,evidence,action,external_key\r\n", stdout);
 	else
 		printf("# Datacenter tickets (%zu %s)\n\nSorted by rack, then U: one walk covers them.\n\n"
 		       "| Location | Host | Serial / service tag | Fault | Evidence | Action |\n"
@@ -591,7 +591,8 @@ void stg_tickets_print(const void *ctx)
 			csv_cell(node ? node->service_tag : NULL, 0);
 			csv_cell(t->fault, 0);
 			csv_cell(t->evidence, 0);
-			csv_cell(t->action, 1);
+			csv_cell(t->action, 0);
+			csv_cell(t->external_key, 1); /* empty until filed */
 		} else {
 			fputs("| ", stdout);
 			md_cell(location);

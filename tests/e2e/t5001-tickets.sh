@@ -84,7 +84,7 @@ assert_eq "$(grep -c '^| rack ' t.md)" "$n" "md rows"
 grep '^| rack ' t.md | sed 's/^| rack \([^ ]*\) U\([0-9]*\) .*/\1 \2/' > order
 assert_eq "$(cat order)" "$(sort -k1,1 -k2,2n order)" "md sorted by rack then U"
 bringup tickets --format csv > t.csv
-assert_eq "$(head -1 t.csv)" "$(printf 'hostname,location,serial,service_tag,fault,evidence,action\r')" "csv header (CRLF: RFC 4180)"
+assert_eq "$(head -1 t.csv)" "$(printf 'hostname,location,serial,service_tag,fault,evidence,action,external_key\r')" "csv header (CRLF: RFC 4180)"
 assert_eq "$(($(wc -l < t.csv) - 1))" "$n" "csv rows"
 
 # A re-run files nothing new.

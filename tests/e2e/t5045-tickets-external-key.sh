@@ -41,6 +41,9 @@ assert_eq "$(cat later.keys)" "$(cat jira.keys)" "the keys listed later"
 key=$(jq -r --arg h "$auth_node" '.tickets[] | select(.hostname == $h) | .external_key' later.json)
 assert_contains "$(bringup history --db "$db" "$auth_node")" "ticket bmc_auth filed as $key" "the node's history"
 assert_contains "$(bringup tickets --db "$db")" "bmc_auth ($key)" "the text listing"
+bringup tickets --db "$db" --format csv > later.csv
+assert_eq "$(head -1 later.csv | tr -d '\r' | awk -F, '{ print $NF }')" external_key "the CSV's last column"
+assert_contains "$(grep "^\"$auth_node\",.*\"bmc_auth\"" later.csv)" ",\"$key\"" "the CSV row carries the key"
 
 # The fault gone (retired): the bmc_auth ticket closes (a comment on the
 # same issue), a 'retired' ticket opens as a new issue with its own key;
