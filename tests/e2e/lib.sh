@@ -3,7 +3,7 @@
 # (sh tests/e2e/tNNNN-NAME.sh) both work: . "$(dirname "$0")/lib.sh"
 # Gives: $T (a scratch dir removed at exit), $BIN (built executables),
 # fail MSG, assert_eq GOT WANT MSG, assert_contains HAYSTACK NEEDLE MSG,
-# at_exit CMD (run at exit, last registered first), need_root, maas_auth [KEY],
+# at_exit CMD (run at exit, last registered first), need_root, deployed_on_tmpfs, maas_auth [KEY],
 # maas_req METHOD PATH, inventory_state DB, node_field DB HOST FIELD, nodes_in DB STATE,
 # inv_sql DB SQL (the one way to the inventory that status does not show),
 # db_for NAME (the --db of an inventory: a SQLite file, or with
@@ -38,6 +38,18 @@ assert_contains() {
 	case "$1" in *"$2"*) ;; *) fail "$3: '$2' not found in: $1" ;; esac
 }
 need_root() { [ "$(id -u)" -eq 0 ] || { echo "needs root" >&2; exit 1; }; }
+# A disk the test can fill (root): a 16 MiB tmpfs at $T/full, unmounted at
+# exit, the inventory on it (BRINGUP_DB), the simulated rack whose env is
+# loaded imported, discovered and deployed there.
+deployed_on_tmpfs() {
+	mkdir "$T/full"
+	mount -t tmpfs -o size=16m tmpfs "$T/full" || { echo "cannot mount a tmpfs" >&2; exit 1; }
+	at_exit "umount $T/full"
+	export BRINGUP_DB=$T/full/inv.db
+	bringup import --manifest "$T/rack/rack.csv" >/dev/null
+	bringup discover -q
+	bringup enlist --skip-configure --poll-ms 50 -q
+}
 # Stop a simulator started with --daemon in DIR.
 stop_sim() { [ -f "$1/sim.pid" ] && kill "$(cat "$1/sim.pid")" 2>/dev/null || true; }
 # The Authorization header of a MAAS API request as MAAS takes it (OAuth 1.0,

@@ -12,13 +12,7 @@ cd "$T"
 bringup-sim --nodes 10 --seed 4 --maas-commission-ms 50 --maas-deploy-ms 50 --dir rack --daemon >/dev/null
 at_exit "stop_sim $T/rack"
 set -a; . rack/env; set +a
-mkdir full
-mount -t tmpfs -o size=16m tmpfs full || { echo "cannot mount a tmpfs" >&2; exit 1; }
-at_exit "umount $T/full"
-export BRINGUP_DB=$T/full/inv.db
-bringup import --manifest rack/rack.csv >/dev/null
-bringup discover -q
-bringup enlist --skip-configure --poll-ms 50 -q
+deployed_on_tmpfs
 assert_eq "$(nodes_in "$BRINGUP_DB" deployed)" 10 "nodes deployed"
 
 # The probe, held at its start until the file 'go' exists.

@@ -15,13 +15,7 @@ bringup-sim --nodes 6 --seed 4 --faults pcie_degraded:1 --maas-commission-ms 50 
 	--daemon >/dev/null
 at_exit "stop_sim $T/rack"
 set -a; . rack/env; set +a
-mkdir full
-mount -t tmpfs -o size=16m tmpfs full || { echo "cannot mount a tmpfs" >&2; exit 1; }
-at_exit "umount $T/full"
-export BRINGUP_DB=$T/full/inv.db
-bringup import --manifest rack/rack.csv >/dev/null
-bringup discover -q
-bringup enlist --skip-configure --poll-ms 50 -q
+deployed_on_tmpfs
 rc=0
 bringup validate -q || rc=$?
 [ "$rc" -le 1 ] || fail "validate exited $rc"
