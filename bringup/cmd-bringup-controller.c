@@ -204,13 +204,36 @@ static int take_interval(int *argc, char **argv, int *ret)
 	return 0;
 }
 
-/* Wait until the inventory records events or the time is up; 1 on events,
- * 0 when the time ran out (or a signal came), -1 on a database error. */
-static int wait_events(struct inv *inv, int64_t *last, double until, struct br_err *err)
+/* Whether an event after id after is of a node of zones (NULL: every
+ * zone): 1, 0, or -1 on a database error. Other halls' events wake every
+ * controller of a site; only its own make it read the nodes again. */
+static int events_of_zones(struct inv *inv, int64_t after, const char *zones, struct br_err *err)
+{
+	struct inv_event *ev = NULL;
+	char **names = NULL;
+	size_t n = 0, n_names;
+	int rc;
+
+	if (!zones)
+		return 1;
+	n_names = stg_zones_split(zones, &names);
+	rc = inv_events_after(inv, after, names, n_names, 1, &ev, &n, err) ? -1 : n > 0;
+	inv_events_free(ev, n);
+	for (size_t i = 0; i < n_names; i++)
+		free(names[i]);
+	free(names);
+	return rc;
+}
+
+/* Wait until the inventory records events of the zones or the time is up;
+ * 1 on events, 0 when the time ran out (or a signal came), -1 on a
+ * database error. */
+static int wait_events(struct inv *inv, const char *zones, int64_t *last, double until, struct br_err *err)
 {
 	while (!drv_run_signal()) {
 		double left = until - now_s();
 		int64_t id = 0;
+		int ours;
 
 		if (left <= 0)
 			return 0;
@@ -218,10 +241,16 @@ static int wait_events(struct inv *inv, int64_t *last, double until, struct br_e
 				    err) < 0 ||
 		    inv_events_last(inv, &id, err))
 			return -1;
-		if (id != *last) {
-			*last = id;
+		if (id == *last)
+			continue;
+		if ((ours = events_of_zones(inv, *last, zones, err)) < 0)
+			return -1;
+		if (!ours)
+			br_debug("controller", "events #%lld to #%lld: none of zone %s", (long long)*last + 1,
+				 (long long)id, zones);
+		*last = id;
+		if (ours)
 			return 1;
-		}
 	}
 	return 0;
 }
@@ -279,7 +308,8 @@ static int serve(struct drv_run *r, int interval)
 						   : NULL;
 		if (!why) {
 			look_release(&now);
-			woke = wait_events(inv, &last, now.ready.n ? next_poll : now_s() + interval, &err);
+			woke =
+			    wait_events(inv, zone, &last, now.ready.n ? next_poll : now_s() + interval, &err);
 			if (woke < 0) {
 				br_error("controller", "%s: %s", db, err.msg);
 				rc = STG_EXIT_UNREACHABLE;
@@ -322,6 +352,32 @@ static int serve(struct drv_run *r, int interval)
 	return rc;
 }
 
+/* The controller's own lines as verbose as its stages' (-v, -vv,
+ * --verbose, -q: common options, passed on to every stage too). */
+static void own_verbosity(int argc, char **argv)
+{
+	int v = 0, quiet = 0;
+
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--verbose")) {
+			v++;
+		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+			quiet = 1;
+		} else if (a[0] == '-' && a[1] == 'v') {
+			size_t n = strspn(a + 1, "v");
+
+			if (!a[1 + n])
+				v += (int)n;
+		}
+	}
+	if (quiet)
+		br_log_set_level(BR_LOG_ERROR);
+	else if (v)
+		br_log_set_level(v > 1 ? BR_LOG_DEBUG : BR_LOG_INFO);
+}
+
 int main(int argc, char **argv)
 {
 	struct br_err err = { 0 };
@@ -349,6 +405,7 @@ int main(int argc, char **argv)
 			setenv("BRINGUP_LOG_FORMAT", argv[i + 1], 1);
 	br_log_init(argv[0], BR_LOG_WARN);
 	stg_journal_install();
+	own_verbosity(argc, argv);
 	argc--;
 	argv++;
 	if (take_interval(&argc, argv, &interval))

@@ -303,7 +303,6 @@ int main(int argc, char **argv)
 					setenv("BRINGUP_LOG_FORMAT", argv[i + 1], 1);
 			br_log_init(argv[0], BR_LOG_WARN);
 			stg_journal_install();
-			stg_journal_install();
 			argc -= 2;
 			if (stg_metrics_take_option(&argc, argv + 2, &err)) {
 				fprintf(stderr, "bringup run: %s\n", err.msg);
