@@ -48,6 +48,19 @@ wait_at_rest() { # DIR SECONDS LOGS...
 		sleep 0.5
 	done
 }
+# PIDS...: each controller idle (no stage of its running) for a second on
+# end: the pass that brought the last node to rest has filed its tickets
+# and told MAAS before the controllers are stopped.
+wait_idle() {
+	i=0 calm=0
+	while [ $calm -lt 4 ]; do
+		busy=0
+		for c in "$@"; do [ -z "$(pgrep -P "$c")" ] || busy=1; done
+		if [ $busy = 0 ]; then calm=$((calm + 1)); else calm=0; fi
+		i=$((i + 1)); [ $i -le 1200 ] || fail "controllers $* never went idle"
+		sleep 0.25
+	done
+}
 stop_controller() { # PID WHAT
 	kill -TERM "$1"
 	rc=0
@@ -75,6 +88,7 @@ in_site one bringup controller --interval 600 > one.out 2> one.err &
 c0=$!
 at_exit "kill $c0 2>/dev/null || true"
 wait_at_rest one 240 one.err
+wait_idle $c0
 stop_controller $c0 "the one controller"
 outcome one > one.txt
 grep -q "golden" one.txt && grep -q "quarantined" one.txt && grep -q "failed" one.txt ||
@@ -122,6 +136,7 @@ rc=0; wait $c1 || rc=$?
 assert_eq "$rc" 137 "the first controller SIGKILLed"
 echo "killed the first controller holding $held leases (stage $stage)"
 wait_at_rest three 300 c2.err c3.err
+wait_idle $c2 $c3
 stop_controller $c2 "the second controller"
 stop_controller $c3 "the third controller"
 outcome three > three.txt
