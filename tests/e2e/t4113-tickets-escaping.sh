@@ -39,8 +39,8 @@ assert_eq "$(LC_ALL=C grep -c "$(printf '\r')\$" t.csv)" "$(wc -l < t.csv)" "eve
 /usr/bin/python3 - "$h" <<'PY' || fail "the CSV as Python's csv module reads it"
 import csv, sys
 rows = list(csv.reader(open("t.csv", newline="")))
-assert rows[0] == ["hostname", "location", "serial", "service_tag", "fault", "evidence", "action"], rows[0]
-assert all(len(r) == 7 for r in rows), [len(r) for r in rows]
+assert rows[0] == ["hostname", "location", "serial", "service_tag", "fault", "evidence", "action", "external_key"], rows[0]
+assert all(len(r) == 8 for r in rows), [len(r) for r in rows]
 mine = [r for r in rows if r[0] == sys.argv[1]]
 assert len(mine) == 1, mine
 r = mine[0]
