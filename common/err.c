@@ -178,12 +178,18 @@ int br_log_format_parse(const char *name, enum br_log_format *ret_format)
 	return 0;
 }
 
+/* The stage a program is: "discover" for bringup-discover; NULL for others. */
+static const char *prog_stage(const char *prog)
+{
+	return !strncmp(prog, "bringup-", 8) ? prog + 8 : NULL;
+}
+
 /* One JSON object a line; the strings already escaped (valid UTF-8, no
  * controls, secrets redacted), so jansson takes each. */
 static void add_json_line(struct br_buf *out, const char *prog, const char *ts, const char *level,
 			  const char *subsys, const char *node, const char *bmc, const char *msg)
 {
-	const char *stage = !strncmp(prog, "bringup-", 8) ? prog + 8 : NULL;
+	const char *stage = prog_stage(prog);
 	json_t *o =
 	    json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:s}", "time", ts, "prog", prog, "level", level,
 		      "stage", br_json_string_or_null(stage), "subsys", br_json_string_or_null(subsys),
@@ -213,7 +219,7 @@ static void journal_text(struct br_buf *field, const char *prog, const char *sub
 static int journal_line(enum br_log_level level, const char *subsys, const char *node, const char *bmc,
 			const char *msg)
 {
-	const char *stage = !strncmp(log_progname, "bringup-", 8) ? log_progname + 8 : NULL;
+	const char *stage = prog_stage(log_progname);
 	struct br_buf text, n, b, m;
 	int rc;
 

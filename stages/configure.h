@@ -125,11 +125,7 @@ struct stg_configure_run {
 	const struct rf_config_target *rf;
 	const struct rf_options *ro;
 	struct rf_config_options copts;
-	struct stg_configure_profiles profiles;
-	struct val_switches switches;
-	int have_switches;
-	struct val_wiring wiring;
-	int have_wiring;
+	struct stg_configure_inputs inputs; /* the inputs check's, taken over */
 };
 
 /* After option parsing: check the options, fill o->rf, and make a dry run

@@ -349,23 +349,18 @@ int stg_configure_inputs_check(const struct inv_node *nodes, size_t n, void *ctx
 static int load_inputs(struct stg_configure_run *run, const struct stg_configure_options *a,
 		       struct stg_configure_inputs *checked)
 {
-	struct stg_configure_inputs in = { .o = a };
-	struct stg_configure_profiles *ps = &run->profiles;
+	struct stg_configure_profiles *ps = &run->inputs.profiles;
 	int rc;
 
+	run->inputs = (struct stg_configure_inputs){ .o = a };
 	if (checked) {
 		const struct stg_configure_options *o = checked->o;
 
-		in = *checked;
-		in.o = a;
+		run->inputs = *checked;
+		run->inputs.o = a;
 		*checked = (struct stg_configure_inputs){ .o = o };
 	}
-	rc = inputs_load(&in, run->st->nodes, run->n_jobs);
-	run->profiles = in.profiles;
-	run->switches = in.switches;
-	run->have_switches = in.have_switches;
-	run->wiring = in.wiring;
-	run->have_wiring = in.have_wiring;
+	rc = inputs_load(&run->inputs, run->st->nodes, run->n_jobs);
 	for (size_t i = 0; !rc && i < run->n_jobs; i++) {
 		struct stg_configure_job *job = &run->jobs[i];
 		size_t k;
@@ -380,7 +375,8 @@ static int load_inputs(struct stg_configure_run *run, const struct stg_configure
 /* The switch a BMC port sees, as the wiring list and the profile name it. */
 static const char *seen_switch(const struct stg_configure_run *run, const struct br_neighbor *nb)
 {
-	const char *name = run->have_switches ? val_switch_by_chassis(&run->switches, nb->chassis_id) : NULL;
+	const struct stg_configure_inputs *in = &run->inputs;
+	const char *name = in->have_switches ? val_switch_by_chassis(&in->switches, nb->chassis_id) : NULL;
 
 	return name ? name : nb->system_name ? nb->system_name : nb->chassis_id;
 }
@@ -406,8 +402,8 @@ static void choose_pxe(struct stg_configure_run *run, struct stg_configure_job *
 
 	if (!p->pxe_nic)
 		return;
-	if (run->have_wiring)
-		wired = val_wiring_host_role(&run->wiring, job->node->hostname, VAL_ROLE_PROVISIONING,
+	if (run->inputs.have_wiring)
+		wired = val_wiring_host_role(&run->inputs.wiring, job->node->hostname, VAL_ROLE_PROVISIONING,
 					     &wired_host_port, &wired_port, &line, &n_wired);
 	if (n_wired > 1) {
 		job->pxe_note = br_xasprintf("the wiring list gives %zu provisioning cables (the first at "
@@ -656,14 +652,8 @@ void stg_configure_print(const void *ctx)
 void stg_configure_run_release(struct stg_configure_run *run)
 {
 	br_progress_release(&run->progress);
-	struct stg_configure_profiles *ps = &run->profiles;
-
 	for (size_t i = 0; i < run->n_jobs; i++)
 		stg_configure_job_release(&run->jobs[i]);
-	profiles_release(ps);
+	stg_configure_inputs_release(&run->inputs);
 	free(run->jobs);
-	if (run->have_switches)
-		val_switches_release(&run->switches);
-	if (run->have_wiring)
-		val_wiring_release(&run->wiring);
 }

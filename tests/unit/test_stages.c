@@ -206,7 +206,7 @@ static void test_configure_inputs_handed_over(void **state)
 	assert_int_not_equal(f->st.exit, STG_EXIT_USAGE);
 	assert_int_equal(run.n_jobs, 1);
 	assert_non_null(run.jobs[0].profile);
-	assert_true(run.have_wiring);
+	assert_true(run.inputs.have_wiring);
 	assert_int_equal(in.profiles.n, 0); /* handed over, not copied */
 	assert_false(in.have_wiring);
 	stg_configure_run_release(&run);
