@@ -352,32 +352,6 @@ static int serve(struct drv_run *r, int interval)
 	return rc;
 }
 
-/* The controller's own lines as verbose as its stages' (-v, -vv,
- * --verbose, -q: common options, passed on to every stage too). */
-static void own_verbosity(int argc, char **argv)
-{
-	int v = 0, quiet = 0;
-
-	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "--verbose")) {
-			v++;
-		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-			quiet = 1;
-		} else if (a[0] == '-' && a[1] == 'v') {
-			size_t n = strspn(a + 1, "v");
-
-			if (!a[1 + n])
-				v += (int)n;
-		}
-	}
-	if (quiet)
-		br_log_set_level(BR_LOG_ERROR);
-	else if (v)
-		br_log_set_level(v > 1 ? BR_LOG_DEBUG : BR_LOG_INFO);
-}
-
 int main(int argc, char **argv)
 {
 	struct br_err err = { 0 };
@@ -405,7 +379,8 @@ int main(int argc, char **argv)
 			setenv("BRINGUP_LOG_FORMAT", argv[i + 1], 1);
 	br_log_init(argv[0], BR_LOG_WARN);
 	stg_journal_install();
-	own_verbosity(argc, argv);
+	/* its own lines as verbose as its stages' (-v, -q: passed on) */
+	br_opt_log_level(argc, argv);
 	argc--;
 	argv++;
 	if (take_interval(&argc, argv, &interval))

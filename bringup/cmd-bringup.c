@@ -303,6 +303,8 @@ int main(int argc, char **argv)
 					setenv("BRINGUP_LOG_FORMAT", argv[i + 1], 1);
 			br_log_init(argv[0], BR_LOG_WARN);
 			stg_journal_install();
+			/* and -v/-q, passed on to every stage, set run's own */
+			br_opt_log_level(argc - 1, argv + 1);
 			argc -= 2;
 			if (stg_metrics_take_option(&argc, argv + 2, &err)) {
 				fprintf(stderr, "bringup run: %s\n", err.msg);

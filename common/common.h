@@ -365,6 +365,10 @@ enum br_opt_result { BR_OPT_OK = 0, BR_OPT_EXIT_OK = 1, BR_OPT_EXIT_USAGE = 2 };
  * BR_OPT_EXIT_USAGE (the exit code for bad usage). */
 enum br_opt_result br_opt_parse(const struct br_command *cmd, int argc, char **argv, int *ret_argi);
 void br_opt_help(const struct br_command *cmd, FILE *f);
+/* Logging from the common -v/-vv/--verbose/-q/--quiet found in argv[1..]
+ * before "--", for a command that passes its options on to stages it
+ * runs (run, controller) and so cannot parse them itself. */
+void br_opt_log_level(int argc, char *const *argv);
 /* The candidate closest to word by edit distance, when near enough to be
  * a slip of the fingers (at most 2 edits, and fewer than half of word's
  * letters), else NULL. Borrowed from candidates. */

@@ -87,6 +87,36 @@ void br_opt_help(const struct br_command *cmd, FILE *f)
 	fprintf(f, "\nOptions and operands may come in any order; '--' ends the options.\n");
 }
 
+static enum br_log_level level_of(int verbose, int quiet)
+{
+	if (quiet)
+		return BR_LOG_ERROR;
+	return verbose > 1 ? BR_LOG_DEBUG : verbose ? BR_LOG_INFO : BR_LOG_WARN;
+}
+
+void br_opt_log_level(int argc, char *const *argv)
+{
+	int verbose = 0, quiet = 0;
+
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--verbose")) {
+			verbose++;
+		} else if (!strcmp(a, "--quiet")) {
+			quiet = 1;
+		} else if (a[0] == '-' && a[1] && a[1] != '-' && !a[1 + strspn(a + 1, "vq")]) {
+			/* -v, -vv, -qv: a cluster of these two flags only (a
+			 * cluster with a letter taking a value is not read) */
+			for (const char *c = a + 1; *c; c++) {
+				verbose += *c == 'v';
+				quiet |= *c == 'q';
+			}
+		}
+	}
+	br_log_set_level(level_of(verbose, quiet));
+}
+
 /* Edit distance with a swap of two neighbours as one edit ("--jsno"),
  * capped: names are short (an option, a command). */
 static size_t edit_distance(const char *a, const char *b)
@@ -310,15 +340,7 @@ enum br_opt_result br_opt_parse(const struct br_command *cmd, int argc, char **a
 		argv[(size_t)argc - n_operands + i] = operands[i];
 	free(operands);
 	if (cmd->common) {
-		enum br_log_level lvl = BR_LOG_WARN;
-
-		if (cmd->common->verbose == 1)
-			lvl = BR_LOG_INFO;
-		else if (cmd->common->verbose > 1)
-			lvl = BR_LOG_DEBUG;
-		if (cmd->common->quiet)
-			lvl = BR_LOG_ERROR;
-		br_log_set_level(lvl);
+		br_log_set_level(level_of(cmd->common->verbose, cmd->common->quiet));
 		if (log_format_set(cmd))
 			return BR_OPT_EXIT_USAGE;
 	}

@@ -5,7 +5,7 @@
 # (validate logged in with the key and judged cabling against the wiring
 # list; enlist and gate reached MAAS). An option no stage takes, or a value
 # a stage refuses (--max-resets 0), stops the run with exit 2, the option
-# named, before any node is touched.
+# named, before any node is touched. run's own lines follow -v and -q.
 . "$(dirname "$0")/lib.sh"
 cd "$T"
 bringup sim --nodes 3 --seed 5 --dir rack --maas-commission-ms 100 --maas-deploy-ms 100 --daemon >/dev/null
@@ -45,4 +45,11 @@ for h in $(jq -r '.nodes[].hostname' rack/truth.json); do
 	assert_eq "$(inv_sql inv.db "select c.result from check_results c join nodes n on n.id = c.node_id
 		where n.hostname = '$h' and c.name = 'cabling'")" pass "$h cabling judged against --wiring"
 done
+# run's own lines follow -v and -q like its stages' (passed on to them).
+bringup run -v --wiring "$wiring" --ssh-key "$key" --maas-url "$url" \
+	--api-key-ref env:RACK_MAAS_KEY > again.out 2> again.err
+assert_contains "$(cat again.err)" "info[run] firmware updates" "run's own info line at -v"
+bringup run -q --wiring "$wiring" --ssh-key "$key" --maas-url "$url" \
+	--api-key-ref env:RACK_MAAS_KEY > again.out 2> again.err
+assert_eq "$(cat again.err)" "" "nothing on stderr at -q"
 echo "run: each stage given its own options; unknown ones and refused values stop it before any node"

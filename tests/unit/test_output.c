@@ -215,6 +215,38 @@ static void test_did_you_mean(void **state)
 	assert_null(br_did_you_mean("x", opts, 6)); /* one letter is no evidence */
 }
 
+/* run and controller pass their options on, and set their own logging
+ * from the common flags among them. */
+static void test_opt_log_level(void **state)
+{
+	char *plain[] = { "run", "--wiring", "w.csv" };
+	char *v[] = { "run", "-v", "--max-resets", "1" };
+	char *vv[] = { "run", "-vv" };
+	char *twice[] = { "run", "--verbose", "-v" };
+	char *q[] = { "run", "-v", "--quiet" };
+	char *cluster[] = { "run", "-qv" };
+	char *after[] = { "run", "--", "-vv" };
+	char *valued[] = { "run", "-vk" };
+
+	(void)state;
+	br_opt_log_level(3, plain);
+	assert_int_equal(br_log_get_level(), BR_LOG_WARN);
+	br_opt_log_level(4, v);
+	assert_int_equal(br_log_get_level(), BR_LOG_INFO);
+	br_opt_log_level(2, vv);
+	assert_int_equal(br_log_get_level(), BR_LOG_DEBUG);
+	br_opt_log_level(3, twice);
+	assert_int_equal(br_log_get_level(), BR_LOG_DEBUG);
+	br_opt_log_level(3, q);
+	assert_int_equal(br_log_get_level(), BR_LOG_ERROR);
+	br_opt_log_level(2, cluster);
+	assert_int_equal(br_log_get_level(), BR_LOG_ERROR);
+	br_opt_log_level(3, after);
+	assert_int_equal(br_log_get_level(), BR_LOG_WARN);
+	br_opt_log_level(2, valued);
+	assert_int_equal(br_log_get_level(), BR_LOG_WARN);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -226,6 +258,7 @@ int main(void)
 		cmocka_unit_test(test_term_columns),
 		cmocka_unit_test(test_table_fit),
 		cmocka_unit_test(test_did_you_mean),
+		cmocka_unit_test(test_opt_log_level),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
