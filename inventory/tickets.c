@@ -113,11 +113,13 @@ static int sync_one(struct inv *inv, int64_t node_id, const char *key, const str
 			goto out;
 		}
 		/* A fault back after a repair reopens the ticket it had: the
-		 * key stays one ticket, its opened_at says since when. */
+		 * key stays one ticket, its opened_at says since when. What
+		 * the ticket system called it is forgotten until the next
+		 * delivery says (an issue closed there files a new one). */
 		rc = inv_prepare(
 		    inv,
 		    closed ? "UPDATE tickets SET evidence=?1, action=?2, status='open', closed_at=NULL,"
-			     " opened_at=?4, updated_at=?4, version=version+1 WHERE id=?3"
+			     " external_key=NULL, opened_at=?4, updated_at=?4, version=version+1 WHERE id=?3"
 			   : "UPDATE tickets SET evidence=?1, action=?2, updated_at=?4, version=version+1"
 			     " WHERE id=?3",
 		    &st, err);

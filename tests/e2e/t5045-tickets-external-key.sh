@@ -61,6 +61,21 @@ case "$retired_key" in DC-[0-9]*) ;; *) fail "the retired ticket's key: $retired
 assert_eq "$(bringup history --db "$db" "$auth_node" | grep -c "ticket bmc_auth filed as")" 1 \
 	"events for the bmc_auth ticket's key"
 
+# The node repaired and the fault back: the bmc_auth ticket reopens with
+# no key until a delivery names one (the issue it had may be closed
+# there); Jira finds the issue it had still open (a comment closed it
+# here) and names it again.
+bringup unretire --db "$db" "$auth_node" -q
+bringup discover --db "$db" -q --bmc-deadline 5 "$auth_node" || true
+bringup tickets --db "$db" -q
+bringup tickets --db "$db" --json > reopened.json
+assert_eq "$(jq -r --arg h "$auth_node" '.tickets[] | select(.hostname == $h and .fault == "bmc_auth") | "\(.status) \(.external_key)"' reopened.json)" \
+	"open null" "the reopened ticket's key before delivery"
+jira -q 2> err || fail "jira after the fault came back exit $?: $(cat err)"
+bringup tickets --db "$db" --json > refiled.json
+assert_eq "$(jq -r --arg h "$auth_node" '.tickets[] | select(.hostname == $h and .fault == "bmc_auth") | .external_key' refiled.json)" \
+	"$key" "the reopened ticket's key once delivered (the same open issue)"
+
 # ServiceNow: the incident's number.
 db2=$(db_for sn)
 bringup import --db "$db2" --manifest rack/rack.csv -q
