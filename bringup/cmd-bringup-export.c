@@ -78,6 +78,9 @@ static void print_text(const struct stg_netbox_export *x, int dry_run)
 					       json_is_true(json_object_get(ch, "interface_created"))
 					   ? " (a new interface)"
 					   : "");
+			else if (!strcmp(field, "primary_mac_address"))
+				printf("%s: %s the primary MAC of interface %s to %s\n", host, verb,
+				       br_json_str(ch, "interface"), br_json_str(ch, "to"));
 			else
 				printf("%s: %s %s to %s (NetBox had %s%s)\n", host, verb, field,
 				       br_json_str(ch, "to"), from ? from : "none",
@@ -107,7 +110,8 @@ int main(int argc, char **argv)
 		"Write what bringup learned back to NetBox, for every node (or those named) whose name is a\n"
 		"NetBox device's: the serial the BMC reported where NetBox has none or another (never\n"
 		"blanked), each host MAC as a MAC address (dcim/mac-addresses) of the device's interface\n"
-		"of the BMC's port name (created when missing), and the node's state as custom field\n"
+		"of the BMC's port name (created when missing), that MAC as the interface's primary where\n"
+		"it has none and holds no other MAC, and the node's state as custom field\n"
 		"bringup_state. Only what differs is sent: a second export writes nothing. A MAC NetBox\n"
 		"holds elsewhere is a conflict, left as it is (exit 1, as is a node NetBox lacks). A write\n"
 		"NetBox refuses stops the export (exit 3) with NetBox's words; what was written before\n"

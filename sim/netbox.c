@@ -914,6 +914,73 @@ out:
 	json_decref(doc);
 }
 
+static struct nb_mac *mac_by_id(struct sim_netbox *nb, long id)
+{
+	for (size_t i = 0; i < nb->n_macs; i++)
+		if (nb->macs[i].id == id)
+			return &nb->macs[i];
+	return NULL;
+}
+
+/* PATCH dcim/interfaces/N/: primary_mac_address only (the stand-in models
+ * no other writable field of an interface). NetBox's BaseInterface.clean()
+ * (netbox/dcim/models/device_components.py, 4.2+) refuses a primary MAC
+ * assigned to another interface; null clears it. The interface's
+ * mac_address (read-only) follows the primary's. */
+static void interface_patch(struct sim_netbox *nb, struct nb_interface *in, const struct sim_request *req,
+			    struct sim_response *resp)
+{
+	json_t *doc = body_object(req, resp), *v, *out;
+	const char *key;
+
+	if (!doc)
+		return;
+	json_object_foreach(doc, key, v) if (strcmp(key, "primary_mac_address"))
+	{
+		invalid(resp, key, "The NetBox stand-in does not take this field.");
+		json_decref(doc);
+		return;
+	}
+	v = json_object_get(doc, "primary_mac_address");
+	if (v && json_is_null(v)) {
+		json_object_set_new(in->obj, "primary_mac_address", json_null());
+		json_object_set_new(in->obj, "mac_address", json_null());
+	} else if (v) {
+		struct nb_mac *m = mac_by_id(nb, related_id(v));
+		const char *mac;
+		json_t *brief_mac;
+
+		if (!m) {
+			invalid(resp, "primary_mac_address", "Invalid pk \"%ld\" - object does not exist.",
+				related_id(v));
+			json_decref(doc);
+			return;
+		}
+		mac = br_json_str(m->obj, "mac_address");
+		if (json_integer_value(json_object_get(m->obj, "assigned_object_id")) != in->id ||
+		    !json_is_string(json_object_get(m->obj, "assigned_object_type"))) {
+			invalid(resp, "primary_mac_address",
+				"MAC address %s is assigned to a different interface.", mac);
+			json_decref(doc);
+			return;
+		}
+		brief_mac = json_pack("{s:i, s:O, s:s, s:s, s:s}", "id", m->id, "url",
+				      json_object_get(m->obj, "url"), "display", mac, "mac_address", mac,
+				      "description", br_json_str(m->obj, "description"));
+		json_object_set_new(in->obj, "primary_mac_address", brief_mac);
+		json_object_set_new(in->obj, "mac_address", json_string(mac));
+	}
+	json_decref(doc);
+	out = json_deep_copy(in->obj);
+	{
+		char *origin = origin_of(nb, req);
+
+		absolutize(out, origin);
+		free(origin);
+	}
+	respond_json(resp, 200, out);
+}
+
 /* POST dcim/mac-addresses/: mac_address required; assigned to an
  * interface when assigned_object_type is dcim.interface. */
 static void mac_post(struct sim_netbox *nb, const struct sim_request *req, struct sim_response *resp)
@@ -1039,6 +1106,9 @@ void sim_netbox_handle(void *ctx, const struct sim_request *req, struct sim_resp
 	else if (!strcmp(req->method, "PATCH") && (id = object_id(req->path, "/api/dcim/devices/")) &&
 		 device_by_id(nb, id))
 		device_patch(nb, device_by_id(nb, id), req, resp);
+	else if (!strcmp(req->method, "PATCH") && (id = object_id(req->path, "/api/dcim/interfaces/")) &&
+		 interface_by_id(nb, id))
+		interface_patch(nb, interface_by_id(nb, id), req, resp);
 	else if (!strcmp(req->method, "POST") && !strcmp(req->path, "/api/dcim/interfaces/"))
 		interface_post(nb, req, resp);
 	else if (!strcmp(req->method, "POST") && !strcmp(req->path, "/api/dcim/mac-addresses/"))

@@ -114,7 +114,8 @@ struct stg_netbox_node {
 
 struct stg_netbox_export {
 	/* Per node: {hostname, device_id (null: not in NetBox), status,
-	 * changes: [{field, from, to, interface?, written}], conflicts: [text],
+	 * changes: [{field, from, to, interface?, interface_id?, mac_id?,
+	 * written}], conflicts: [text],
 	 * problem}; status "unchanged", "updated", "would update" (--dry-run),
 	 * "not in netbox", "ambiguous", "refused" (its write refused), "not
 	 * sent" (changes planned, never sent after a refusal). A MAC two nodes
@@ -130,7 +131,9 @@ struct stg_netbox_export {
  * another, and custom field bringup_state where it differs (one request);
  * then each host MAC not yet a MAC address (dcim/mac-addresses/) of the
  * device's interfaces gets one, on the interface of the BMC's port name,
- * created (type "other") when the device has none of that name. A MAC
+ * created (type "other") when the device has none of that name; an
+ * interface with no primary MAC that holds no MAC but the node's gets it
+ * as primary (PATCH dcim/interfaces/N/ primary_mac_address). A MAC
  * NetBox holds elsewhere (another device, unassigned) is a conflict, left
  * as NetBox has it. Nothing to change sends no write. dry_run: reads only.
  * The first write NetBox refuses stops the export: BR_E_AUTH (401/403),

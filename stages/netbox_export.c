@@ -120,6 +120,54 @@ static json_t *change(const char *field, const char *from, const char *to)
 	return json_pack("{s:s, s:s?, s:s?, s:b}", "field", field, "from", from, "to", to, "written", 0);
 }
 
+/* The interface of the device's list whose key is v (its name or id). */
+static json_t *iface_named(json_t *ifaces, const char *name)
+{
+	size_t i;
+	json_t *c;
+
+	json_array_foreach(ifaces, i, c)
+	{
+		const char *v = br_json_str(c, "name");
+
+		if (name && v && !strcmp(v, name))
+			return c;
+	}
+	return NULL;
+}
+
+static json_t *iface_with_id(json_t *ifaces, json_int_t id)
+{
+	size_t i;
+	json_t *c;
+
+	json_array_foreach(ifaces, i, c) if (id_of(c) == id) return c;
+	return NULL;
+}
+
+/* An interface whose primary MAC bringup may set: it has none, and holds
+ * no MAC (new: it is to get the node's) or only the node's (held). */
+static int primary_free(json_t *iface, size_t held)
+{
+	return !iface || (json_is_null(json_object_get(iface, "primary_mac_address")) &&
+			  json_array_size(json_object_get(iface, "mac_addresses")) == held);
+}
+
+/* The interface's primary MAC set to mac (a MAC address object of it:
+ * mac_id, 0 while it is yet to be created). */
+static void plan_primary(json_t *changes, struct br_strlist *primaries, const char *iface_name,
+			 json_int_t iface_id, const char *mac, json_int_t mac_id, struct stg_netbox_export *x)
+{
+	json_t *c = change("primary_mac_address", NULL, mac);
+
+	json_object_set_new(c, "interface", json_string(iface_name));
+	json_object_set_new(c, "interface_id", iface_id ? json_integer(iface_id) : json_null());
+	json_object_set_new(c, "mac_id", mac_id ? json_integer(mac_id) : json_null());
+	json_array_append_new(changes, c);
+	br_strlist_add(primaries, iface_name);
+	x->writes++;
+}
+
 struct plan {
 	json_t *node;	    /* the node's entry in the export's nodes */
 	json_t *device;	    /* NetBox's device, borrowed */
@@ -137,6 +185,7 @@ static void plan_node(const struct stg_netbox_node *nd, struct plan *p, json_t *
 	const char *serial = br_json_str(p->device, "serial");
 	json_t *cf = json_object_get(p->device, "custom_fields");
 	json_t *state = json_object_get(cf, "bringup_state");
+	struct br_strlist primaries = { 0 }; /* interfaces whose primary MAC is planned */
 
 	if (nd->serial && *nd->serial && (!serial || strcasecmp(serial, nd->serial)) &&
 	    (!serial || !nd->serial_alt || strcasecmp(serial, nd->serial_alt))) {
@@ -158,11 +207,20 @@ static void plan_node(const struct stg_netbox_node *nd, struct plan *p, json_t *
 		x->writes++;
 	for (size_t k = 0; k < nd->n_macs; k++) {
 		const struct stg_netbox_mac *m = &nd->macs[k];
-		json_t *other, *iface = NULL, *c;
-		size_t i;
+		json_t *other, *iface, *c, *held = mac_in(dev_macs, m->mac);
+		const char *name = m->name ? m->name : m->mac;
 
-		if (mac_in(dev_macs, m->mac))
+		if (held) {
+			/* On an interface of the device already: its primary
+			 * where it has none and holds this MAC only. */
+			iface = iface_with_id(
+			    dev_ifaces, json_integer_value(json_object_get(held, "assigned_object_id")));
+			if (iface && primary_free(iface, 1) &&
+			    !planned_has(&primaries, br_json_str(iface, "name")))
+				plan_primary(changes, &primaries, br_json_str(iface, "name"), id_of(iface),
+					     m->mac, id_of(held), x);
 			continue;
+		}
 		other = mac_in(elsewhere, m->mac);
 		if (!other && planned_has(planned, m->mac)) {
 			char *text =
@@ -190,15 +248,54 @@ static void plan_node(const struct stg_netbox_node *nd, struct plan *p, json_t *
 			x->conflicts++;
 			continue;
 		}
-		json_array_foreach(dev_ifaces, i, c) if (m->name && br_json_str(c, "name") &&
-							 !strcmp(br_json_str(c, "name"), m->name)) iface = c;
+		iface = m->name ? iface_named(dev_ifaces, m->name) : NULL;
 		br_strlist_add(planned, m->mac);
 		c = change("mac_address", NULL, m->mac);
-		json_object_set_new(c, "interface", json_string(m->name ? m->name : m->mac));
+		json_object_set_new(c, "interface", json_string(name));
 		json_object_set_new(c, "interface_id", iface ? json_integer(id_of(iface)) : json_null());
 		json_array_append_new(changes, c);
 		x->writes += iface ? 1 : 2;
+		if (primary_free(iface, 0) && !planned_has(&primaries, name))
+			plan_primary(changes, &primaries, name, iface ? id_of(iface) : 0, m->mac, 0, x);
 	}
+	br_strlist_release(&primaries);
+}
+
+/* An interface's primary MAC: PATCH dcim/interfaces/N/ with the MAC
+ * address object's id (NetBox 4.2+; it must be assigned to that
+ * interface). A MAC and an interface made by this export take their ids
+ * from the change that made them, sent before. */
+static int send_primary(struct stg_netbox_client *c, json_t *changes, json_t *ch, struct stg_netbox_export *x,
+			struct br_err *err)
+{
+	json_int_t iface = json_integer_value(json_object_get(ch, "interface_id")),
+		   mac = json_integer_value(json_object_get(ch, "mac_id"));
+	json_t *made, *body;
+	size_t i;
+	char *url;
+	int rc;
+
+	json_array_foreach(changes, i, made) if (!strcmp(br_json_str(made, "field"), "mac_address") &&
+						 !strcasecmp(br_json_str(made, "to"), br_json_str(ch, "to")))
+	{
+		mac = json_integer_value(json_object_get(made, "mac_id"));
+		iface = json_integer_value(json_object_get(made, "interface_id"));
+	}
+	if (!mac || !iface)
+		return br_errf(err, BR_E_PROTO, "NetBox: no id for %s or its interface %s",
+			       br_json_str(ch, "to"), br_json_str(ch, "interface"));
+	json_object_set_new(ch, "interface_id", json_integer(iface));
+	json_object_set_new(ch, "mac_id", json_integer(mac));
+	body = json_pack("{s:I}", "primary_mac_address", mac);
+	url = br_xasprintf("%sapi/dcim/interfaces/%lld/", c->base, (long long)iface);
+	rc = write_one(c, "PATCH", url, body, NULL, err);
+	free(url);
+	json_decref(body);
+	if (rc)
+		return rc;
+	x->written++;
+	json_object_set_new(ch, "written", json_true());
+	return 0;
 }
 
 /* Send a planned node's writes; the first refusal stops it. */
@@ -225,9 +322,15 @@ static int send_node(struct stg_netbox_client *c, struct plan *p, struct stg_net
 	}
 	json_array_foreach(changes, i, ch)
 	{
-		json_t *iface_id = json_object_get(ch, "interface_id"), *body;
+		json_t *iface_id = json_object_get(ch, "interface_id"), *body, *posted = NULL;
 		char *url;
 
+		if (!strcmp(br_json_str(ch, "field"), "primary_mac_address")) {
+			rc = send_primary(c, changes, ch, x, err);
+			if (rc)
+				return rc;
+			continue;
+		}
 		if (strcmp(br_json_str(ch, "field"), "mac_address"))
 			continue;
 		if (json_is_null(iface_id)) {
@@ -257,9 +360,15 @@ static int send_node(struct stg_netbox_client *c, struct plan *p, struct stg_net
 				 "assigned_object_type", "dcim.interface", "assigned_object_id",
 				 json_integer_value(json_object_get(ch, "interface_id")));
 		url = br_xasprintf("%sapi/dcim/mac-addresses/", c->base);
-		rc = write_one(c, "POST", url, body, NULL, err);
+		rc = write_one(c, "POST", url, body, &posted, err);
+		if (!rc && !json_is_integer(json_object_get(posted, "id")))
+			rc =
+			    br_errf(err, BR_E_PROTO, "NetBox POST %s: the answer has no MAC address id", url);
 		free(url);
 		json_decref(body);
+		if (!rc)
+			json_object_set_new(ch, "mac_id", json_integer(id_of(posted)));
+		json_decref(posted);
 		if (rc)
 			return rc;
 		x->written++;

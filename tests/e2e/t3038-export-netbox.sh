@@ -3,7 +3,8 @@
 # stand-in (NetBox 4.6's API) and discovered is written back: the serial
 # the BMC reported where NetBox has none or another (never blanked), every
 # host MAC as a MAC address (dcim/mac-addresses) of one of the device's
-# interfaces, and the state as custom field bringup_state; read back from
+# interfaces, made the interface's primary where it has none and holds no
+# other MAC, and the state as custom field bringup_state; read back from
 # the stand-in. --dry-run writes nothing; a second export sends no write
 # (PATCH/POST counted in the stand-in's request log). The stand-in refuses
 # as NetBox does (400 {"serial": [...]}, an unknown custom field), and a
@@ -59,6 +60,25 @@ nb -f -X PATCH -d '{"serial": "WRONG-1"}' "${NETBOX_URL}api/dcim/devices/$id2/" 
 h3=$(echo "$hosts" | sed -n 3p)
 m3=$(jq -r --arg h "$h3" '.nodes[] | select(.hostname == $h) | .macs[0]' st.json)
 mac_id=$(nb -f -X POST -d "{\"mac_address\": \"$m3\"}" "${NETBOX_URL}api/dcim/mac-addresses/" | jq .id)
+# h4's first MAC on an interface the site made (an OS name), with a MAC of
+# the site's beside it and no primary: both left, no primary chosen. Its
+# second MAC on an OS-named interface holding it alone: made its primary.
+h4=$(echo "$hosts" | sed -n 4p)
+id4=$(dev_id "$h4")
+m4a=$(jq -r --arg h "$h4" '.nodes[] | select(.hostname == $h) | .macs[0]' st.json)
+m4b=$(jq -r --arg h "$h4" '.nodes[] | select(.hostname == $h) | .macs[1]' st.json)
+[ "$m4b" != null ] || fail "$h4 has one MAC"
+if4a=$(nb -f -X POST -d "{\"device\": $id4, \"name\": \"ens1f0np0\", \"type\": \"other\"}" "${NETBOX_URL}api/dcim/interfaces/" | jq .id)
+if4b=$(nb -f -X POST -d "{\"device\": $id4, \"name\": \"ens1f1np1\", \"type\": \"other\"}" "${NETBOX_URL}api/dcim/interfaces/" | jq .id)
+for pair in "$m4a $if4a" "02:00:00:00:00:99 $if4a" "$m4b $if4b"; do
+	set -- $pair
+	nb -f -X POST -d "{\"mac_address\": \"$1\", \"assigned_object_type\": \"dcim.interface\", \"assigned_object_id\": $2}" \
+		"${NETBOX_URL}api/dcim/mac-addresses/" > /dev/null || fail "put $1 on interface $2"
+done
+# The stand-in refuses a primary MAC of another interface, as NetBox does.
+other=$(nb_get "dcim/mac-addresses/?mac_address=$m4b" | jq '.results[0].id')
+out=$(nb -X PATCH -d "{\"primary_mac_address\": $other}" "${NETBOX_URL}api/dcim/interfaces/$if4a/")
+assert_contains "$out" '{"primary_mac_address":["MAC address' "a primary MAC of another interface"
 before=$(writes)
 
 # --dry-run: what would change, nothing written.
@@ -95,8 +115,23 @@ for h in $hosts; do
 		tr 'A-F' 'a-f' | sort > got.macs
 	jq -r --arg h "$h" '.nodes[] | select(.hostname == $h) | .macs[]' st.json | grep -vx "$m3" | sort > want.macs
 	[ -s want.macs ] || fail "$h: no MACs discovered"
+	[ "$h" = "$h4" ] && echo 02:00:00:00:00:99 >> want.macs && sort -o want.macs want.macs
 	diff want.macs got.macs > macs.diff || fail "$h's MACs in NetBox: $(cat macs.diff)"
+	# Every interface holding only host MACs has one of them as primary.
+	nb_all "dcim/interfaces/?device_id=$id" |
+		jq -r 'select((.mac_addresses | length) > 0) | "\(.name) \(.primary_mac_address.mac_address // "none") \(.mac_address // "none")"' \
+		> prim.txt
+	while read -r name prim shown; do
+		case $name in
+		ens1f0np0) assert_eq "$prim" none "$h4's interface with a MAC of the site's: no primary chosen" ;;
+		*) [ "$prim" != none ] || fail "$h's interface $name has no primary MAC"
+		   assert_eq "$shown" "$prim" "$h's interface $name shows its primary's address" ;;
+		esac
+	done < prim.txt
 done
+assert_contains "$(cat out.txt)" "$h4: set the primary MAC of interface ens1f1np1 to $m4b" "h4's second MAC made primary"
+[ "$(jq '[.nodes[].changes[] | select(.field == "primary_mac_address")] | length' dry.json)" -ge 6 ] ||
+	fail "primary MACs a dry run plans"
 grep -q "$NETBOX_TOKEN" out.txt err $log && fail "the token is in the output or the log"
 
 # Again: nothing to change, no write sent.
