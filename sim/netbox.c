@@ -925,7 +925,8 @@ static struct nb_mac *mac_by_id(struct sim_netbox *nb, long id)
 /* PATCH dcim/interfaces/N/: primary_mac_address only (the stand-in models
  * no other writable field of an interface). NetBox's BaseInterface.clean()
  * (netbox/dcim/models/device_components.py, 4.2+) refuses a primary MAC
- * assigned to another interface; null clears it. The interface's
+ * assigned to another interface (an unassigned one it takes, as here);
+ * null clears it. The interface's
  * mac_address (read-only) follows the primary's. */
 static void interface_patch(struct sim_netbox *nb, struct nb_interface *in, const struct sim_request *req,
 			    struct sim_response *resp)
@@ -957,10 +958,11 @@ static void interface_patch(struct sim_netbox *nb, struct nb_interface *in, cons
 			return;
 		}
 		mac = br_json_str(m->obj, "mac_address");
-		if (json_integer_value(json_object_get(m->obj, "assigned_object_id")) != in->id ||
-		    !json_is_string(json_object_get(m->obj, "assigned_object_type"))) {
+		if (json_is_string(json_object_get(m->obj, "assigned_object_type")) &&
+		    json_integer_value(json_object_get(m->obj, "assigned_object_id")) != in->id) {
 			invalid(resp, "primary_mac_address",
-				"MAC address %s is assigned to a different interface.", mac);
+				"MAC address %s is assigned to a different interface (%s).", mac,
+				br_json_str(m->obj, "assigned_object/name"));
 			json_decref(doc);
 			return;
 		}

@@ -78,7 +78,8 @@ done
 # The stand-in refuses a primary MAC of another interface, as NetBox does.
 other=$(nb_get "dcim/mac-addresses/?mac_address=$m4b" | jq '.results[0].id')
 out=$(nb -X PATCH -d "{\"primary_mac_address\": $other}" "${NETBOX_URL}api/dcim/interfaces/$if4a/")
-assert_contains "$out" '{"primary_mac_address":["MAC address' "a primary MAC of another interface"
+assert_eq "$out" "{\"primary_mac_address\":[\"MAC address $(echo "$m4b" | tr a-f A-F) is assigned to a different interface (ens1f1np1).\"]}" \
+	"a primary MAC of another interface"
 before=$(writes)
 
 # --dry-run: what would change, nothing written.
