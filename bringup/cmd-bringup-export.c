@@ -1,6 +1,7 @@
 /* bringup export: what bringup learned, written back to NetBox. */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "http.h"
 #include "stages/stages.h"
@@ -10,12 +11,30 @@ struct export_opts {
 	int dry_run;
 };
 
-/* One node's host MACs (the BMC's names of their ports) and serials. */
+/* One node's host MACs (the BMC's names of their ports) and serials,
+ * and its probe's network devices (the OS's names). */
 struct node_facts {
 	struct br_hw hw;
 	struct stg_netbox_mac *macs;
 	size_t n_macs;
+	json_t *probe;
 };
+
+/* The OS's names of the MACs: the probe's network devices by address. */
+static void os_names(struct node_facts *f)
+{
+	json_t *ifaces = br_json_path(f->probe, "net/interfaces"), *o;
+	size_t i;
+
+	json_array_foreach(ifaces, i, o)
+	{
+		const char *addr = br_json_str(o, "address"), *ifname = br_json_str(o, "ifname");
+
+		for (size_t k = 0; addr && ifname && k < f->n_macs; k++)
+			if (!f->macs[k].os_name && !strcasecmp(f->macs[k].mac, addr))
+				f->macs[k].os_name = ifname;
+	}
+}
 
 static int is_host(const struct br_nic *nic)
 {
@@ -35,7 +54,7 @@ static void host_macs(struct node_facts *f)
 		for (k = 0; k < f->n_macs && strcmp(f->macs[k].mac, nic->mac); k++)
 			;
 		if (k == f->n_macs)
-			f->macs[f->n_macs++] = (struct stg_netbox_mac){ nic->mac, nic->name };
+			f->macs[f->n_macs++] = (struct stg_netbox_mac){ nic->mac, nic->name, NULL };
 		else if (!f->macs[k].name)
 			f->macs[k].name = nic->name;
 	}
@@ -110,9 +129,10 @@ int main(int argc, char **argv)
 		"Write what bringup learned back to NetBox, for every node (or those named) whose name is a\n"
 		"NetBox device's: the serial the BMC reported where NetBox has none or another (never\n"
 		"blanked), each host MAC as a MAC address (dcim/mac-addresses) of the device's interface\n"
-		"of the BMC's port name (created when missing), that MAC as the interface's primary where\n"
-		"it has none and holds no other MAC, and the node's state as custom field\n"
-		"bringup_state. Only what differs is sent: a second export writes nothing. A MAC NetBox\n"
+		"of the OS's name of the port (the probe's), else the BMC's (created when missing), that\n"
+		"MAC as the interface's primary where it has none and holds no other MAC, and the node's\n"
+		"state as custom field bringup_state. Only what differs is sent: a second export writes\n"
+		"nothing. A MAC NetBox\n"
 		"holds elsewhere is a conflict, left as it is (exit 1, as is a node NetBox lacks). A write\n"
 		"NetBox refuses stops the export (exit 3) with NetBox's words; what was written before\n"
 		"it is listed as written, nothing else is.",
@@ -154,6 +174,21 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		host_macs(&facts[i]);
+		{
+			char *text = NULL;
+			int lrc = inv_load_probe(st.inv, n->hostname, &text, &err);
+
+			if (lrc && lrc != BR_E_NOTFOUND) {
+				stg_stage_fail(&st, STG_EXIT_UNREACHABLE, "%s: %s", n->hostname, err.msg);
+				free(text);
+				goto out;
+			}
+			/* A probe document that does not parse names nothing:
+			 * the BMC's names stand. */
+			facts[i].probe = text ? json_loads(text, 0, NULL) : NULL;
+			free(text);
+			os_names(&facts[i]);
+		}
 		nodes[i].hostname = n->hostname;
 		nodes[i].serial = nonempty(n->service_tag) ? n->service_tag : nonempty(n->system_serial);
 		nodes[i].serial_alt = nonempty(n->service_tag) ? nonempty(n->system_serial) : NULL;
@@ -187,6 +222,7 @@ out:
 	for (size_t i = 0; facts && i < st.n; i++) {
 		br_hw_release(&facts[i].hw);
 		free(facts[i].macs);
+		json_decref(facts[i].probe);
 	}
 	free(facts);
 	free(nodes);

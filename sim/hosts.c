@@ -272,7 +272,7 @@ static void network(struct sim_hw *w, const struct sim_node *n)
 		sim_hw_put(w, rel, "%s", down ? "down" : "up");
 		free(rel);
 		rel = br_xasprintf("%s/device", dir);
-		target = br_xasprintf("../../bus/pci/devices/%s", bdf);
+		target = br_xasprintf("../../../bus/pci/devices/%s", bdf);
 		sim_hw_link(w, rel, target);
 		free(target);
 		free(rel);

@@ -93,10 +93,12 @@ void stg_netbox_cables_map(json_t *cables, const struct stg_manifest *m, struct 
 
 /* ---- export (netbox_export.c): what bringup learned, back to NetBox ---- */
 
-/* A host MAC as discovery stored it: lowercase colon form, and the BMC's
- * name of its port ("NIC.Slot.3-1-1"). */
+/* A host MAC as discovery stored it: lowercase colon form, the BMC's
+ * name of its port ("NIC.Slot.3-1-1"), and the OS's name of it where the
+ * node's probe saw the MAC on a network device ("ens3f0np0"; NULL: not
+ * probed, or not seen). */
 struct stg_netbox_mac {
-	const char *mac, *name;
+	const char *mac, *name, *os_name;
 };
 
 /* One inventory node, borrowed. */
@@ -130,8 +132,9 @@ struct stg_netbox_export {
  * devices looked at): PATCH the device's serial where NetBox has none or
  * another, and custom field bringup_state where it differs (one request);
  * then each host MAC not yet a MAC address (dcim/mac-addresses/) of the
- * device's interfaces gets one, on the interface of the BMC's port name,
- * created (type "other") when the device has none of that name; an
+ * device's interfaces gets one, on the device's interface of the OS's
+ * name of the port, else of the BMC's, else created (type "other") with
+ * the OS's name where the probe saw it, else the BMC's; an
  * interface with no primary MAC that holds no MAC but the node's gets it
  * as primary (PATCH dcim/interfaces/N/ primary_mac_address). A MAC
  * NetBox holds elsewhere (another device, unassigned) is a conflict, left

@@ -248,10 +248,20 @@ static void plan_node(const struct stg_netbox_node *nd, struct plan *p, json_t *
 			x->conflicts++;
 			continue;
 		}
-		iface = m->name ? iface_named(dev_ifaces, m->name) : NULL;
+		/* The port as the OS names it (what a site's NetBox names
+		 * interfaces by), else as the BMC does. */
+		iface = m->os_name ? iface_named(dev_ifaces, m->os_name) : NULL;
+		if (!iface && m->name)
+			iface = iface_named(dev_ifaces, m->name);
+		if (iface)
+			name = br_json_str(iface, "name");
+		else if (m->os_name)
+			name = m->os_name;
 		br_strlist_add(planned, m->mac);
 		c = change("mac_address", NULL, m->mac);
 		json_object_set_new(c, "interface", json_string(name));
+		if (!iface && m->os_name && m->name)
+			json_object_set_new(c, "bmc_port", json_string(m->name));
 		json_object_set_new(c, "interface_id", iface ? json_integer(id_of(iface)) : json_null());
 		json_array_append_new(changes, c);
 		x->writes += iface ? 1 : 2;
@@ -337,9 +347,14 @@ static int send_node(struct stg_netbox_client *c, struct plan *p, struct stg_net
 			/* The interface the BMC names, created to hold the MAC. */
 			json_t *made = NULL;
 
+			char *about = br_json_str(ch, "bmc_port")
+					  ? br_xasprintf("the OS's name of the BMC's %s (bringup export)",
+							 br_json_str(ch, "bmc_port"))
+					  : br_xstrdup("the BMC's name of this port (bringup export)");
+
 			body = json_pack("{s:I, s:s, s:s, s:s}", "device", dev_id, "name",
-					 br_json_str(ch, "interface"), "type", "other", "description",
-					 "the BMC's name of this port (bringup export)");
+					 br_json_str(ch, "interface"), "type", "other", "description", about);
+			free(about);
 			url = br_xasprintf("%sapi/dcim/interfaces/", c->base);
 			rc = write_one(c, "POST", url, body, &made, err);
 			if (!rc && !json_is_integer(json_object_get(made, "id")))

@@ -367,6 +367,7 @@ int val_probe_run(const struct val_probe_opts *opts, json_t **ret_doc, struct br
 	json_object_set_new(doc, "cpu", val_probe_cpu(&p));
 	json_object_set_new(doc, "thermal", val_probe_thermal(&p));
 	json_object_set_new(doc, "infiniband", val_probe_infiniband(&p));
+	json_object_set_new(doc, "net", val_probe_net(&p));
 	json_object_set_new(doc, "lldp", val_probe_lldp(&p));
 	json_object_set_new(doc, "dmesg", val_probe_dmesg(&p));
 	json_object_set_new(doc, "unreadable", p.unreadable);

@@ -369,6 +369,75 @@ json_t *val_probe_infiniband(struct val_probe *p)
 	return json_pack("{s:o, s:o}", "devices", devices, "ports", ports);
 }
 
+/* "DDDD:BB:DD.F": a PCI function's name. */
+static int is_bdf(const char *s, size_t n)
+{
+	return n == 12 && s[4] == ':' && s[7] == ':' && s[10] == '.' && strspn(s, "0123456789abcdef:.") == 12;
+}
+
+/* The PCI function a net device sits on: the last component of the
+ * device's resolved path that names one (a virtio NIC's link is
+ * ../../../virtio2, under /sys/devices/pci0000:00/0000:00:03.0/), or null. */
+static json_t *net_pci_function(struct val_probe *p, const char *dir)
+{
+	char *rel = br_xasprintf("%s/device", dir), *real = val_realpath(p, rel), *end;
+	json_t *bdf = json_null();
+
+	free(rel);
+	for (end = real ? real + strlen(real) : NULL; end && end > real;) {
+		char *slash = end - 1;
+
+		while (slash > real && *slash != '/')
+			slash--;
+		if (is_bdf(slash + 1, (size_t)(end - slash - 1))) {
+			bdf = json_stringn(slash + 1, 12);
+			break;
+		}
+		end = slash;
+	}
+	free(real);
+	return bdf;
+}
+
+/* The network interfaces that are devices (a "device" link: a PCI
+ * function, a virtio device; not lo, a bond, a bridge, a VLAN or an ifb),
+ * as the OS names them: /sys/class/net/IFNAME/address is the kernel's
+ * text of the hardware address (lowercase, colons; 20 bytes on an IPoIB
+ * interface), operstate RFC 2863's word. What the BMC names
+ * NIC.Slot.3-1-1 the OS names ens3f0np0: the export (NetBox) names the
+ * port as the OS does. */
+json_t *val_probe_net(struct val_probe *p)
+{
+	json_t *ifaces = json_array();
+	char **names;
+	size_t n;
+
+	if (val_list_class(p, "/sys/class/net", NULL, &names, &n) == 0) {
+		for (size_t i = 0; i < n; i++) {
+			char *dir = br_xasprintf("/sys/class/net/%s", names[i]);
+			char *rel = br_xasprintf("%s/device", dir), target[PATH_MAX];
+			ssize_t len = val_readlink(p, rel, target, sizeof(target) - 1);
+			json_t *o;
+
+			free(rel);
+			if (len <= 0) {
+				free(dir);
+				continue;
+			}
+			target[len] = '\0';
+			o = json_pack("{s:s, s:s}", "ifname", names[i], "device",
+				      strrchr(target, '/') ? strrchr(target, '/') + 1 : target);
+			json_object_set_new(o, "pci_bdf", net_pci_function(p, dir));
+			set_attr(p, o, "address", dir, "address", 0, 1);
+			set_attr(p, o, "operstate", dir, "operstate", 0, 1);
+			json_array_append_new(ifaces, o);
+			free(dir);
+		}
+		val_names_free(names, n);
+	}
+	return json_pack("{s:o}", "interfaces", ifaces);
+}
+
 /* /proc/modules, one line per loaded module as the kernel prints it
  * ("nvidia_peermem 16384 0 - Live 0xffffffffc1500000 (OE)"): the names,
  * which say whether GPUDirect RDMA's peer-memory client is in. */

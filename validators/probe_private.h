@@ -62,6 +62,7 @@ json_t *val_probe_storage(struct val_probe *p);
 json_t *val_probe_cpu(struct val_probe *p);
 json_t *val_probe_thermal(struct val_probe *p);
 json_t *val_probe_infiniband(struct val_probe *p);
+json_t *val_probe_net(struct val_probe *p);
 json_t *val_probe_lldp(struct val_probe *p);
 json_t *val_probe_nvlink(struct val_probe *p);
 json_t *val_probe_modules(struct val_probe *p);

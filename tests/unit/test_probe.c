@@ -298,6 +298,15 @@ static void test_probe_h200_tree(void **state)
 	assert_true(br_json_num(dev, "link/speed_current_gts", 0) == 32.0);
 	assert_true(json_is_true(br_json_path(dev, "link/sysfs_agrees")));
 	assert_string_equal(br_json_str(doc, "gpus/status"), "skipped");
+	/* Its network interfaces: eth0, a virtio NIC on PCI function
+	 * 0000:00:03.0; lo and ifb0 are no devices. */
+	assert_int_equal(json_array_size(br_json_path(doc, "net/interfaces")), 1);
+	dev = json_array_get(br_json_path(doc, "net/interfaces"), 0);
+	assert_string_equal(br_json_str(dev, "ifname"), "eth0");
+	assert_string_equal(br_json_str(dev, "device"), "virtio2");
+	assert_string_equal(br_json_str(dev, "pci_bdf"), "0000:00:03.0");
+	assert_string_equal(br_json_str(dev, "address"), "02:fc:00:00:00:01");
+	assert_string_equal(br_json_str(dev, "operstate"), "up");
 	json_decref(doc);
 	free(root);
 
