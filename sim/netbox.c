@@ -757,10 +757,22 @@ static int char_field(struct sim_response *resp, const char *field, json_t *v, s
 
 /* PATCH dcim/devices/ID/: serial and custom_fields, checked whole before
  * any is applied (one transaction in NetBox). */
+/* A copy of obj as the answer, its URLs absolute as NetBox gives them. */
+static void respond_object(struct sim_netbox *nb, const struct sim_request *req, struct sim_response *resp,
+			   int status, json_t *obj)
+{
+	json_t *out = json_deep_copy(obj);
+	char *origin = origin_of(nb, req);
+
+	absolutize(out, origin);
+	free(origin);
+	respond_json(resp, status, out);
+}
+
 static void device_patch(struct sim_netbox *nb, struct nb_device *d, const struct sim_request *req,
 			 struct sim_response *resp)
 {
-	json_t *doc = body_object(req, resp), *v, *cf, *out;
+	json_t *doc = body_object(req, resp), *v, *cf;
 	const char *key;
 
 	if (!doc)
@@ -813,14 +825,7 @@ static void device_patch(struct sim_netbox *nb, struct nb_device *d, const struc
 		json_object_set_new(d->obj, "serial", json_sprintf("%g", json_number_value(v)));
 	json_object_foreach(cf, key, v) json_object_set(json_object_get(d->obj, "custom_fields"), key, v);
 	json_decref(doc);
-	out = json_deep_copy(d->obj);
-	{
-		char *origin = origin_of(nb, req);
-
-		absolutize(out, origin);
-		free(origin);
-	}
-	respond_json(resp, 200, out);
+	respond_object(nb, req, resp, 200, d->obj);
 }
 
 /* A related object as DRF's PrimaryKeyRelatedField takes it: its id, or
@@ -854,7 +859,7 @@ static const char *const interface_types[] = {
 /* POST dcim/interfaces/: device, name and type required. */
 static void interface_post(struct sim_netbox *nb, const struct sim_request *req, struct sim_response *resp)
 {
-	json_t *doc = body_object(req, resp), *name, *type, *description, *out;
+	json_t *doc = body_object(req, resp), *name, *type, *description;
 	struct nb_device *d;
 	int known = 0, id;
 
@@ -902,14 +907,7 @@ static void interface_post(struct sim_netbox *nb, const struct sim_request *req,
 		}
 	id = interface_add(nb, d, json_string_value(name), json_string_value(type),
 			   json_is_string(description) ? json_string_value(description) : NULL);
-	out = json_deep_copy(interface_by_id(nb, id)->obj);
-	{
-		char *origin = origin_of(nb, req);
-
-		absolutize(out, origin);
-		free(origin);
-	}
-	respond_json(resp, 201, out);
+	respond_object(nb, req, resp, 201, interface_by_id(nb, id)->obj);
 out:
 	json_decref(doc);
 }
@@ -931,7 +929,7 @@ static struct nb_mac *mac_by_id(struct sim_netbox *nb, long id)
 static void interface_patch(struct sim_netbox *nb, struct nb_interface *in, const struct sim_request *req,
 			    struct sim_response *resp)
 {
-	json_t *doc = body_object(req, resp), *v, *out;
+	json_t *doc = body_object(req, resp), *v;
 	const char *key;
 
 	if (!doc)
@@ -973,21 +971,14 @@ static void interface_patch(struct sim_netbox *nb, struct nb_interface *in, cons
 		json_object_set_new(in->obj, "mac_address", json_string(mac));
 	}
 	json_decref(doc);
-	out = json_deep_copy(in->obj);
-	{
-		char *origin = origin_of(nb, req);
-
-		absolutize(out, origin);
-		free(origin);
-	}
-	respond_json(resp, 200, out);
+	respond_object(nb, req, resp, 200, in->obj);
 }
 
 /* POST dcim/mac-addresses/: mac_address required; assigned to an
  * interface when assigned_object_type is dcim.interface. */
 static void mac_post(struct sim_netbox *nb, const struct sim_request *req, struct sim_response *resp)
 {
-	json_t *doc = body_object(req, resp), *v, *type, *o, *out;
+	json_t *doc = body_object(req, resp), *v, *type, *o;
 	struct nb_interface *in = NULL;
 	struct nb_mac *m;
 	char mac[18];
@@ -1057,14 +1048,7 @@ static void mac_post(struct sim_netbox *nb, const struct sim_request *req, struc
 	m->id = id;
 	m->device = in ? in->device : 0;
 	m->obj = o;
-	out = json_deep_copy(o);
-	{
-		char *origin = origin_of(nb, req);
-
-		absolutize(out, origin);
-		free(origin);
-	}
-	respond_json(resp, 201, out);
+	respond_object(nb, req, resp, 201, o);
 out:
 	json_decref(doc);
 }
