@@ -132,10 +132,9 @@ int main(int argc, char **argv)
 		"of the OS's name of the port (the probe's), else the BMC's (created when missing), that\n"
 		"MAC as the interface's primary where it has none and holds no other MAC, and the node's\n"
 		"state as custom field bringup_state. Only what differs is sent: a second export writes\n"
-		"nothing. A MAC NetBox\n"
-		"holds elsewhere is a conflict, left as it is (exit 1, as is a node NetBox lacks). A write\n"
-		"NetBox refuses stops the export (exit 3) with NetBox's words; what was written before\n"
-		"it is listed as written, nothing else is.",
+		"nothing. A MAC NetBox holds elsewhere is a conflict, left as it is (exit 1, as is a node\n"
+		"NetBox lacks). A write NetBox refuses stops the export (exit 3) with NetBox's words; what\n"
+		"was written before it is listed as written, nothing else is.",
 		options,
 		&st.common,
 	};

@@ -120,7 +120,7 @@ static json_t *change(const char *field, const char *from, const char *to)
 	return json_pack("{s:s, s:s?, s:s?, s:b}", "field", field, "from", from, "to", to, "written", 0);
 }
 
-/* The interface of the device's list whose key is v (its name or id). */
+/* The interface of the device's list named name, or NULL. */
 static json_t *iface_named(json_t *ifaces, const char *name)
 {
 	size_t i;
@@ -344,7 +344,8 @@ static int send_node(struct stg_netbox_client *c, struct plan *p, struct stg_net
 		if (strcmp(br_json_str(ch, "field"), "mac_address"))
 			continue;
 		if (json_is_null(iface_id)) {
-			/* The interface the BMC names, created to hold the MAC. */
+			/* The interface of the change's name (the OS's, else the
+			 * BMC's), created to hold the MAC. */
 			json_t *made = NULL;
 
 			char *about = br_json_str(ch, "bmc_port")
