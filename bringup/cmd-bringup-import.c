@@ -140,10 +140,10 @@ int main(int argc, char **argv)
 		const struct stg_manifest_row *r = &m->rows[i];
 
 		rows[i] = (struct inv_manifest_row){
-			r->hostname,	     r->rack,	      r->unit,	  r->bmc,
-			r->bmc_user,	     r->bmc_password, r->profile, r->bmc_type,
-			r->boot_disk_serial, r->notes,	      r->line,	  r->serial,
-			r->system,	     r->zone,
+			r->hostname,	     r->rack,	      r->unit,	       r->bmc,
+			r->bmc_user,	     r->bmc_password, r->profile,      r->bmc_type,
+			r->boot_disk_serial, r->notes,	      r->line,	       r->serial,
+			r->system,	     r->zone,	      r->power_domain,
 		};
 	}
 	if (stg_stage_open(&st, NULL))

@@ -92,6 +92,8 @@ static json_t *node_json(struct inv *inv, const struct inv_node *n, struct br_er
 	json_object_set_new(o, "expected_serial", br_json_string_or_null(n->expected_serial));
 	/* the manifest's zone: which controller's management network */
 	json_object_set_new(o, "zone", br_json_string_or_null(n->zone));
+	/* the manifest's power domain: the feed firmware updates are spread over */
+	json_object_set_new(o, "power_domain", br_json_string_or_null(n->power_domain));
 	/* why a failed node failed, as its stage typed it (common.h) */
 	json_object_set_new(o, "failure_kind",
 			    n->state == INV_FAILED ? json_string(br_fail_kind_name(

@@ -16,7 +16,7 @@
 
 #include "common.h"
 
-#define INV_SCHEMA_VERSION 20
+#define INV_SCHEMA_VERSION 21
 #define INV_BUSY_TIMEOUT_MS 10000
 /* Longest reason kept with a node or an event; a longer one is cut
  * (br_xstrdup_capped). Reasons carry text from BMCs and MAAS. */
@@ -124,6 +124,8 @@ struct inv_manifest_row {
 	const char *expected_serial;  /* the manifest's serial: system serial or service tag; may be NULL */
 	const char *bmc_system; /* the manifest's system: which Redfish System is this host; may be NULL */
 	const char *zone;	/* the manifest's zone: the management network or hall; may be NULL */
+	/* the manifest's power_domain: the feed (PDU pair, busway) its supplies draw from; may be NULL */
+	const char *power_domain;
 };
 
 struct inv_import_stats {
@@ -145,6 +147,7 @@ struct inv_node {
 	char *expected_serial; /* the manifest's serial column; NULL when it has none */
 	char *bmc_system;      /* the manifest's system column (Id or @odata.id); NULL when it has none */
 	char *zone;	       /* the manifest's zone column; NULL when it has none */
+	char *power_domain;    /* the manifest's power_domain column; NULL when it has none */
 	int unit;
 	enum inv_state state;
 	char *reason;

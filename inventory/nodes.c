@@ -40,11 +40,12 @@ enum {
 	MF_SERIAL,
 	MF_SYSTEM,
 	MF_ZONE,
+	MF_POWER_DOMAIN,
 	MF_COUNT
 };
 static const char *const mf_names[MF_COUNT] = {
 	"rack",	 "unit",   "bmc",    "bmc_user", "bmc_password", "profile", "bmc_type", "boot_disk_serial",
-	"notes", "serial", "system", "zone",
+	"notes", "serial", "system", "zone",	 "power_domain",
 };
 
 static void row_values(const struct inv_manifest_row *r, char unit[16], const char *v[MF_COUNT])
@@ -62,6 +63,7 @@ static void row_values(const struct inv_manifest_row *r, char unit[16], const ch
 	v[MF_SERIAL] = r->expected_serial && *r->expected_serial ? r->expected_serial : NULL;
 	v[MF_SYSTEM] = r->bmc_system && *r->bmc_system ? r->bmc_system : NULL;
 	v[MF_ZONE] = r->zone && *r->zone ? r->zone : NULL;
+	v[MF_POWER_DOMAIN] = r->power_domain && *r->power_domain ? r->power_domain : NULL;
 }
 
 static int same(const char *a, const char *b)
@@ -129,11 +131,12 @@ static int import_one(struct inv *inv, const struct inv_manifest_row *r, const c
 	rc = check_bmc_owner(inv, r, source, err);
 	if (rc)
 		goto out;
-	rc = inv_prepare(
-	    inv,
-	    "SELECT id, state, rack, unit, bmc, bmc_user, bmc_password_ref, profile, bmc_type,"
-	    " boot_disk_serial, notes, expected_serial, bmc_system, zone FROM nodes WHERE hostname = ?",
-	    &cur, err);
+	rc =
+	    inv_prepare(inv,
+			"SELECT id, state, rack, unit, bmc, bmc_user, bmc_password_ref, profile, bmc_type,"
+			" boot_disk_serial, notes, expected_serial, bmc_system, zone, power_domain FROM nodes"
+			" WHERE hostname = ?",
+			&cur, err);
 	if (rc)
 		goto out;
 	inv_bind_text(cur, 1, r->hostname);
@@ -142,9 +145,10 @@ static int import_one(struct inv *inv, const struct inv_manifest_row *r, const c
 		rc = inv_prepare(
 		    inv,
 		    "INSERT INTO nodes(hostname, rack, unit, bmc, bmc_user, bmc_password_ref, profile,"
-		    " bmc_type, boot_disk_serial, notes, expected_serial, bmc_system, zone, state, "
-		    "created_at,"
-		    " updated_at) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,'new',?14,?14) "
+		    " bmc_type, boot_disk_serial, notes, expected_serial, bmc_system, zone, power_domain, "
+		    "state,"
+		    " created_at, updated_at) VALUES "
+		    "(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,'new',?15,?15) "
 		    "RETURNING id",
 		    &st, err);
 		if (rc)
@@ -173,12 +177,13 @@ static int import_one(struct inv *inv, const struct inv_manifest_row *r, const c
 		rc = 0;
 		goto out;
 	}
-	rc = inv_prepare(
-	    inv,
-	    "UPDATE nodes SET rack=?, unit=?, bmc=?, bmc_user=?, bmc_password_ref=?, profile=?,"
-	    " bmc_type=?, boot_disk_serial=?, notes=?, expected_serial=?, bmc_system=?, zone=?, updated_at=?"
-	    " WHERE id=?",
-	    &st, err);
+	rc = inv_prepare(inv,
+			 "UPDATE nodes SET rack=?, unit=?, bmc=?, bmc_user=?, bmc_password_ref=?, profile=?,"
+			 " bmc_type=?, boot_disk_serial=?, notes=?, expected_serial=?, bmc_system=?, zone=?, "
+			 "power_domain=?,"
+			 " updated_at=?"
+			 " WHERE id=?",
+			 &st, err);
 	if (rc)
 		goto out;
 	for (int i = 0; i < MF_COUNT; i++)
@@ -239,7 +244,7 @@ int inv_import(struct inv *inv, const struct inv_manifest_row *rows, size_t n, c
 	"id, hostname, rack, unit, bmc, bmc_user, bmc_password_ref, bmc_type, profile, boot_disk_serial,"    \
 	" notes, state, reason, system_serial, service_tag, model, bios_version, bmc_firmware, power_state," \
 	" maas_system_id, ip, created_at, updated_at, failure_kind, attempts, expected_serial, bmc_system,"  \
-	" zone"
+	" zone, power_domain"
 
 /* A row the inventory's own code cannot have written (a state or failure
  * kind no bringup knows: an edit by hand, a newer bringup's row) is an
@@ -287,6 +292,7 @@ static int node_from_row(struct inv *inv, struct invb_stmt *st, struct inv_node 
 	n->expected_serial = inv_col_dup(st, 25);
 	n->bmc_system = inv_col_dup(st, 26);
 	n->zone = inv_col_dup(st, 27);
+	n->power_domain = inv_col_dup(st, 28);
 	return 0;
 }
 
@@ -306,6 +312,7 @@ void inv_node_release(struct inv_node *n)
 	free(n->expected_serial);
 	free(n->bmc_system);
 	free(n->zone);
+	free(n->power_domain);
 	free(n->reason);
 	free(n->system_serial);
 	free(n->service_tag);

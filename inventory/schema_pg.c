@@ -260,6 +260,9 @@ const char *const invb_pg_migrations[] = {
 	/* 20: the ticket system's key for a ticket (schema_sqlite.c's step
 	 * 20 says why). */
 	"ALTER TABLE tickets ADD COLUMN external_key TEXT;",
+
+	/* 21: the manifest's power_domain column. */
+	"ALTER TABLE nodes ADD COLUMN power_domain TEXT;",
 };
 
 _Static_assert(sizeof(invb_pg_migrations) / sizeof(invb_pg_migrations[0]) == INV_SCHEMA_VERSION,

@@ -364,6 +364,12 @@ const char *const invb_sqlite_migrations[] = {
 	 * not delivered yet, or delivered by the webhook, which gives none
 	 * back (tickets filed before keep NULL until delivered again). */
 	"ALTER TABLE tickets ADD COLUMN external_key TEXT;",
+
+	/* 21: the manifest's power_domain column: the power feed (a PDU
+	 * pair, a busway) a node's supplies draw from; firmware updates at
+	 * most the profile's max_per_power_domain machines of one at once.
+	 * NULL: the manifest gives none. */
+	"ALTER TABLE nodes ADD COLUMN power_domain TEXT;",
 };
 
 _Static_assert(sizeof(invb_sqlite_migrations) / sizeof(invb_sqlite_migrations[0]) == INV_SCHEMA_VERSION,

@@ -136,16 +136,22 @@ int prof_images_entry(struct prof_parse *ps, const char *section, const char *na
 	struct prof_fw_image *im;
 
 	if (!strcmp(section, "update")) {
+		int *limit;
 		long v;
 
-		if (strcmp(name, "max_per_rack"))
-			return prof_problem(ps, name, "unknown setting of [update] (max_per_rack)");
+		if (!strcmp(name, "max_per_rack"))
+			limit = &p->fw_max_per_rack;
+		else if (!strcmp(name, "max_per_power_domain"))
+			limit = &p->fw_max_per_power_domain;
+		else
+			return prof_problem(
+			    ps, name, "unknown setting of [update] (max_per_rack, max_per_power_domain)");
 		if (br_parse_long(value, 1, PROF_COUNT_MAX, &v))
 			return prof_problem(ps, name, "'%s' is not a count from 1 to %d", value,
 					    PROF_COUNT_MAX);
 		if (prof_seen_twice(ps, section, name))
 			return prof_problem(ps, name, "set twice");
-		p->fw_max_per_rack = (int)v;
+		*limit = (int)v;
 		return 1;
 	}
 	if (!(im = image_of(ps, section + 6)))

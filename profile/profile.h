@@ -16,7 +16,8 @@
  *                  Id ("Installed-104327-28.39.1002__NIC.Slot.31-1-1"), or
  *                  a shell pattern of it ("NIC.Slot.*")          (optional)
  *   firmware-images.conf  the catalogue `bringup firmware` updates from:
- *                  [update] max_per_rack = N; [image NAME] component =
+ *                  [update] max_per_rack = N, max_per_power_domain = N;
+ *                  [image NAME] component =
  *                  FQDD or pattern, class = bmc|bios|nic|gpu|drive|cpld|
  *                  other, models = Model, Model..., version = V, file =
  *                  PATH, sha256 = HEX                         (optional)
@@ -246,11 +247,12 @@ struct prof_profile {
 	struct prof_fw_rule *firmware;
 	size_t n_firmware;
 	/* firmware-images.conf: the catalogue (images, in file order) and
-	 * [update] max_per_rack (0: not stated) */
+	 * [update] max_per_rack, max_per_power_domain (0: not stated) */
 	char *images_file; /* NULL: the profile has none */
 	struct prof_fw_image *images;
 	size_t n_images;
 	int fw_max_per_rack;
+	int fw_max_per_power_domain; /* machines of one power domain (the manifest's power_domain) */
 	/* boot-disk */
 	char *boot_disk_file; /* path it was read from; NULL: the profile has none */
 	struct prof_disk_clause *boot_disk;

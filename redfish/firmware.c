@@ -1,10 +1,11 @@
 /*
  * firmware — the firmware driver and rf_firmware_all: one rf_bmc per
  * machine, run by drive.c as every driver is, admitted only as an update slot
- * frees up (max_updates over all, max_per_group within a rack), with the
- * steps of firmware_steps.c. A machine's life: admitted -> service root ->
+ * frees up (max_updates over all, and each group's max: its rack's, its
+ * power domain's), with the steps of firmware_steps.c. A machine's life: admitted -> service root ->
  * login -> steps -> (nothing pending) -> report, slot given back -> logout.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "rf_private.h"
@@ -23,46 +24,93 @@ void rf_fw_options_init(struct rf_fw_options *o)
 
 /* ---- update slots ------------------------------------------------------------ */
 
-static size_t group_index(struct rf_fw_run *run, const char *group)
+static const size_t *groups_of(const struct rf_fw_node *fn)
 {
-	size_t i;
-
-	for (i = 0; i < run->n_groups && strcmp(run->groups[i].name, group); i++)
-		;
-	return i;
+	return &fn->run->group_of[fn->index * RF_FW_GROUP_KINDS];
 }
 
+/* A slot over all, and one in each of the machine's groups with a limit. */
 static int admit(struct rf_bmc *bmc)
 {
 	struct rf_fw_node *fn = bmc->fw;
 	struct rf_fw_run *run = fn->run;
-	const struct rf_fw_target *t = fn->t;
-	size_t g = t->group ? group_index(run, t->group) : run->n_groups;
+	const size_t *g = groups_of(fn);
 
 	if (run->active >= run->o->max_updates)
 		return 0;
-	if (g < run->n_groups && t->max_per_group > 0 && run->groups[g].active >= t->max_per_group)
-		return 0;
+	for (size_t k = 0; k < RF_FW_GROUP_KINDS; k++)
+		if (g[k] < run->n_groups && run->groups[g[k]].active >= fn->t->groups[k].max)
+			return 0;
 	run->active++;
 	if (run->active > run->peak)
 		run->peak = run->active;
-	if (g < run->n_groups)
-		run->groups[g].active++;
+	for (size_t k = 0; k < RF_FW_GROUP_KINDS; k++)
+		if (g[k] < run->n_groups)
+			run->groups[g[k]].active++;
 	fn->holds_slot = 1;
-	fn->group = g;
 	return 1;
 }
 
 static void release_slot(struct rf_bmc *bmc)
 {
 	struct rf_fw_node *fn = bmc->fw;
+	const size_t *g;
 
 	if (!fn->holds_slot)
 		return;
 	fn->holds_slot = 0;
 	fn->run->active--;
-	if (fn->group < fn->run->n_groups)
-		fn->run->groups[fn->group].active--;
+	g = groups_of(fn);
+	for (size_t k = 0; k < RF_FW_GROUP_KINDS; k++)
+		if (g[k] < fn->run->n_groups)
+			fn->run->groups[g[k]].active--;
+}
+
+/* Each target's group of each kind, numbered once for the run: the
+ * (kind, name) pairs sorted, equal ones one group. A group without a
+ * limit (name NULL, max 0) is none. O(n log n), whatever the groups. */
+struct group_key {
+	const char *name;
+	size_t kind, slot;
+};
+
+static int group_key_cmp(const void *a, const void *b)
+{
+	const struct group_key *x = a, *y = b;
+
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static void number_groups(struct rf_fw_run *run, size_t n)
+{
+	struct group_key *keys = br_xcalloc(n * RF_FW_GROUP_KINDS + 1, sizeof(*keys));
+	size_t n_keys = 0, none = n * RF_FW_GROUP_KINDS; /* "none" until n_groups is known */
+
+	run->group_of = br_xcalloc(n * RF_FW_GROUP_KINDS + 1, sizeof(*run->group_of));
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < RF_FW_GROUP_KINDS; k++) {
+			const struct rf_fw_group_limit *l = &run->targets[i].groups[k];
+
+			run->group_of[i * RF_FW_GROUP_KINDS + k] = none;
+			if (l->name && l->max > 0)
+				keys[n_keys++] = (struct group_key){ l->name, k, i * RF_FW_GROUP_KINDS + k };
+		}
+	qsort(keys, n_keys, sizeof(*keys), group_key_cmp);
+	run->n_groups = 0;
+	for (size_t j = 0; j < n_keys; j++) {
+		if (j && group_key_cmp(&keys[j - 1], &keys[j]))
+			run->n_groups++;
+		run->group_of[keys[j].slot] = run->n_groups;
+	}
+	if (n_keys)
+		run->n_groups++;
+	for (size_t j = 0; j < n * RF_FW_GROUP_KINDS; j++)
+		if (run->group_of[j] == none)
+			run->group_of[j] = run->n_groups;
+	run->groups = br_xcalloc(run->n_groups + 1, sizeof(*run->groups));
+	free(keys);
 }
 
 /* ---- a machine's life ---------------------------------------------------------- */
@@ -149,7 +197,7 @@ static void bind_node(struct rf_bmc *bmc, void *node, void *run)
 
 	fn->run = run;
 	fn->t = (const struct rf_fw_target *)bmc->target;
-	fn->group = fn->run->n_groups;
+	fn->index = (size_t)(fn->t - fn->run->targets);
 	bmc->fw = fn;
 }
 
@@ -178,13 +226,12 @@ int rf_firmware_all(const struct rf_fw_target *targets, size_t n, const struct r
 		fopts = &fdefaults;
 	}
 	run = (struct rf_fw_run){ .o = fopts, .done = done, .sending = sending, .ctx = ctx };
-	run.groups = br_xcalloc(n, sizeof(*run.groups));
-	for (size_t i = 0; i < n; i++)
-		if (targets[i].group && group_index(&run, targets[i].group) == run.n_groups)
-			run.groups[run.n_groups++].name = targets[i].group;
+	run.targets = targets;
+	number_groups(&run, n);
 	rc = rf_drive_all(&firmware_driver, targets, n, sizeof(*targets), &run, opts, err);
 	if (n)
 		br_debug("firmware", "at most %d machines updated at once", run.peak);
 	free(run.groups);
+	free(run.group_of);
 	return rc;
 }

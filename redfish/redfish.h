@@ -276,12 +276,19 @@ struct rf_fw_update {
 	const char *image_uri; /* on the site's image server, for SimpleUpdate; NULL: none */
 };
 
+#define RF_FW_GROUP_KINDS 2 /* a rack, a power domain */
+
 struct rf_fw_target {
 	struct rf_target target; /* first member: callbacks hand the whole struct back */
 	const struct rf_fw_update *updates;
 	size_t n_updates;
-	const char *group; /* nodes of one group (a rack) update at most max_per_group at once; NULL: none */
-	int max_per_group; /* 0: no limit */
+	/* Groups the machine belongs to, one of each kind (its rack, its
+	 * power domain): at most max machines of one group update at once.
+	 * name NULL or max 0: no limit of that kind. */
+	struct rf_fw_group_limit {
+		const char *name;
+		int max;
+	} groups[RF_FW_GROUP_KINDS];
 };
 
 struct rf_fw_options {
@@ -323,7 +330,7 @@ typedef void (*rf_fw_sending_fn)(const struct rf_fw_target *target, const struct
 				 const char *method, void *ctx);
 
 /* Update every target, at most max_updates machines at once (and per
- * group, max_per_group), each admitted in order as a slot frees up; the
+ * group, its max), each admitted in order as a slot frees up; the
  * others are not even logged in meanwhile. Returns 0 when the run itself
  * worked, as rf_discover_all. */
 int rf_firmware_all(const struct rf_fw_target *targets, size_t n, const struct rf_options *opts,

@@ -5,8 +5,8 @@
 
 #include "rf_private.h"
 
+/* A rack or a power domain: its machines updating now. */
 struct rf_fw_group {
-	const char *name; /* borrowed from a target */
 	int active;
 };
 
@@ -15,9 +15,11 @@ struct rf_fw_run {
 	rf_fw_done_fn done;
 	rf_fw_sending_fn sending;
 	void *ctx;
-	int active, peak; /* machines holding an update slot; the most at once */
-	struct rf_fw_group *groups;
+	int active, peak;	    /* machines holding an update slot; the most at once */
+	struct rf_fw_group *groups; /* every kind's groups */
 	size_t n_groups;
+	const struct rf_fw_target *targets; /* the run's, in order */
+	size_t *group_of; /* [target * RF_FW_GROUP_KINDS + kind]: index in groups; n_groups: none */
 };
 
 /* Where one machine is in its updates. */
@@ -33,7 +35,7 @@ struct rf_fw_node {
 	const struct rf_fw_target *t;
 	const char *step; /* what it is doing, for logs and a stall */
 	int holds_slot, finished;
-	size_t group; /* index in run->groups; run->n_groups: none */
+	size_t index; /* the target's, in run->targets */
 	char *multipart_url, *simple_url, *inventory_url, *tasks_url;
 	char *apply_multipart,
 	    *apply_simple; /* the apply times each form advertises, "a, b"; NULL: none said */

@@ -340,8 +340,8 @@ static int update(struct stg_stage *st, struct stg_firmware_run *run)
 			  stg_bmc_deadline_ms(&o->bmc, 0, 0), job->node->bmc_system, 0 },
 			job->updates,
 			job->n_updates,
-			job->node->rack,
-			job->profile->fw_max_per_rack,
+			{ { job->node->rack, job->profile->fw_max_per_rack },
+			  { job->node->power_domain, job->profile->fw_max_per_power_domain } },
 		};
 	}
 	stg_bmc_sessions_record(&ro, st->inv);

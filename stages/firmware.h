@@ -4,8 +4,9 @@
  * (firmware-images.conf), plan what to update on each discovered node and
  * in which order (stg_fw_plan_node), check every image's SHA-256 before
  * anything is sent, update through the BMC (redfish.h, rf_firmware_all) at
- * most --max-updates machines at once and the profile's max_per_rack per
- * rack, and record the versions read back. A node left below the policy
+ * most --max-updates machines at once, the profile's max_per_rack per
+ * rack and max_per_power_domain per power domain (the manifest's
+ * power_domain column), and record the versions read back. A node left below the policy
  * is left `discovered` for configure to judge (and the gate to
  * quarantine); a failed update fails it (firmware_update_failed) with the
  * BMC's message. --report: the versions across the rack per model and

@@ -23,6 +23,7 @@ enum col {
 	C_SERIAL,
 	C_SYSTEM,
 	C_ZONE,
+	C_POWER_DOMAIN,
 	C_COUNT
 };
 
@@ -43,6 +44,7 @@ static const struct {
 	[C_SERIAL] = { "serial", 0 },
 	[C_SYSTEM] = { "system", 0 },
 	[C_ZONE] = { "zone", 0 },
+	[C_POWER_DOMAIN] = { "power_domain", 0 },
 };
 
 /* libcsv hands fields and row ends to callbacks; this is their state. */
@@ -162,7 +164,7 @@ static void on_header(struct parse_state *ps)
 			problem(ps, ps->line, name,
 				"unknown column (known: hostname, rack, unit, bmc, bmc_user,"
 				" bmc_password, profile, bmc_type, boot_disk_serial, notes, serial, system, "
-				"zone)");
+				"zone, power_domain)");
 			continue;
 		}
 		if (seen[col]++) {
@@ -226,6 +228,7 @@ static void on_row(int term, void *ctx)
 			[C_SERIAL] = &r->serial,
 			[C_SYSTEM] = &r->system,
 			[C_ZONE] = &r->zone,
+			[C_POWER_DOMAIN] = &r->power_domain,
 		};
 		int col = ps->colmap[i];
 		long unit;
@@ -452,6 +455,10 @@ static void validate_row(struct parse_state *ps, const struct stg_manifest_row *
 		row_problem(ps, r, "zone",
 			    "'%s' is not a zone name (at most %d letters, digits, '.', '_', '-')", r->zone,
 			    STG_MANIFEST_ZONE_MAX);
+	if (r->power_domain && *r->power_domain && !stg_zone_valid(r->power_domain))
+		row_problem(ps, r, "power_domain",
+			    "'%s' is not a power domain's name (at most %d letters, digits, '.', '_', '-')",
+			    r->power_domain, STG_MANIFEST_ZONE_MAX);
 	if (r->bmc_type && *r->bmc_type && strcmp(r->bmc_type, "redfish") && strcmp(r->bmc_type, "ipmi") &&
 	    strcmp(r->bmc_type, "auto"))
 		row_problem(ps, r, "bmc_type", "'%s' is not one of redfish, ipmi, auto", r->bmc_type);
@@ -598,6 +605,7 @@ void stg_manifest_release(struct stg_manifest *m)
 		free(r->serial);
 		free(r->system);
 		free(r->zone);
+		free(r->power_domain);
 		free(r->origin);
 	}
 	free(m->rows);

@@ -20,9 +20,10 @@
 struct stg_manifest_row {
 	int line;
 	char *hostname, *rack, *bmc, *bmc_user, *bmc_password, *profile, *bmc_type, *boot_disk_serial, *notes;
-	char *serial; /* the expected system serial or service tag; NULL or "" when absent */
-	char *system; /* which Redfish System is this host (Id or @odata.id); NULL or "" when absent */
-	char *zone;   /* the management network or hall its BMC is in; NULL or "" when absent */
+	char *serial;	    /* the expected system serial or service tag; NULL or "" when absent */
+	char *system;	    /* which Redfish System is this host (Id or @odata.id); NULL or "" when absent */
+	char *zone;	    /* the management network or hall its BMC is in; NULL or "" when absent */
+	char *power_domain; /* the power feed its supplies draw from; NULL or "" when absent */
 	/* What names the row in messages when it came from no file ("netbox
 	 * device 'gpu-r01-u03' (id 7)"); NULL: FILE:LINE. */
 	char *origin;

@@ -4,7 +4,8 @@
 #                     of the templates with xe9680's catalogue naming them
 #                     (BRINGUP_TEMPLATES=$T/tpl), max_per_rack 2
 #   fw_posts LOG      one line per image sent: node, then the file name
-#   fw_overlap LOG [RACK_OF]  the most machines updating at once: a node
+#   fw_overlap LOG [rack|FILE]  the most machines updating at once (in
+#                     one rack, or in one group of FILE's node -> group): a node
 #                     updates from its first image POST to its last
 #                     FirmwareInventory read (the read-back)
 
@@ -90,12 +91,15 @@ fw_rerun_resumed() { # FIRST TOTAL
 	assert_eq "$(fw_posts both.log | wc -l)" "$2" "images sent over both runs"
 }
 
-fw_overlap() { # LOG [jq expression giving a node's group; default: one group]
-	jq -s -r --arg group "${2:-}" '
+fw_overlap() { # LOG [rack | FILE: a JSON object, node -> its group; default: one group]
+	_groups='{}'
+	case "${2:-}" in "" | rack) ;; *) _groups=$(cat "$2") ;; esac
+	jq -s -r --arg group "${2:-}" --argjson groups "$_groups" '
 		[group_by(.node)[] | . as $l
 		 | ([$l[] | select(.method == "POST" and (.path | test("MultipartUpload|SimpleUpdate")))] | map(.start_ms) | min) as $s
 		 | ([$l[] | select(.method == "GET" and (.path | test("FirmwareInventory")))] | map(.end_ms) | max) as $e
 		 | select($s != null) | {node: $l[0].node, s: $s, e: $e}]
-		| (if $group == "" then [.] else group_by(.node | capture("gpu-(?<r>r[0-9]+)").r) end)
+		| (if $group == "" then [.] elif $group == "rack" then group_by(.node | capture("gpu-(?<r>r[0-9]+)").r)
+		   else map(select($groups[.node] != null)) | group_by($groups[.node]) end)
 		| map([.[] as $a | [.[] | select(.s <= $a.s and .e >= $a.s)] | length] | max) | max // 0' "$1"
 }

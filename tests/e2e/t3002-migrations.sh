@@ -7,7 +7,7 @@ inv_sql inv.db < "$BR_TOP/tests/fixtures/inventory/schema-v1.sql"
 assert_eq "$(inv_sql inv.db 'pragma user_version')" 1 "fixture version"
 
 bringup status --db inv.db --json > st.json
-assert_eq "$(inv_sql inv.db 'pragma user_version')" 20 "version after open"
+assert_eq "$(inv_sql inv.db 'pragma user_version')" 21 "version after open"
 assert_eq "$(jq -r '[.nodes[] | .hostname + ":" + .state] | join(",")' st.json)" "old-a:discovered,old-b:failed" "nodes kept"
 assert_eq "$(jq -r '.nodes[0].macs | join(",")' st.json)" "b0:7b:25:00:00:01,b0:7b:25:00:00:02" "MACs kept"
 assert_eq "$(jq -r '.nodes[0].system_serial' st.json)" "CN7792S1" "serial kept"
@@ -23,6 +23,8 @@ for t in bios_attributes firmware pcie_devices drives sensors sel_entries probe_
 done
 assert_eq "$(inv_sql inv.db "select count(*) from pragma_table_info('tickets') where name = 'external_key'")" 1 \
 	"v20: tickets.external_key"
+assert_eq "$(inv_sql inv.db "select count(*) from pragma_table_info('nodes') where name = 'power_domain'")" 1 \
+	"v21: nodes.power_domain"
 assert_eq "$(inv_sql inv.db 'pragma integrity_check')" ok "integrity"
 assert_eq "$(inv_sql inv.db 'pragma foreign_key_check' | wc -l)" 0 "foreign keys"
 

@@ -32,7 +32,7 @@ dump before id
 inv_sql inv.db "select hostname, state, system_serial from nodes order by hostname" > nodes.before
 
 bringup status --db inv.db --json > st.json
-assert_eq "$(inv_sql inv.db 'pragma user_version')" 20 "version after open"
+assert_eq "$(inv_sql inv.db 'pragma user_version')" 21 "version after open"
 dump after position
 echo "$kinds" | while IFS=: read -r table cols order; do
 	cmp -s "$table.before" "$table.after" || { diff "$table.before" "$table.after" | head; fail "$table differs after migration"; }

@@ -16,7 +16,7 @@
 #define SHA "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
 static const char catalogue[] =
-    "[update]\nmax_per_rack = 2\n"
+    "[update]\nmax_per_rack = 2\nmax_per_power_domain = 3\n"
     "[image nic-new]\ncomponent = NIC.Slot.*\nclass = nic\n"
     "models = PowerEdge XE9680, PowerEdge XE8640\nversion = 28.40.1000\n"
     "file = cx7-new.bin\nsha256 = " SHA "\n"
@@ -45,6 +45,7 @@ static void test_catalogue(void **state)
 	load(&p, catalogue, "[firmware]\nNIC.Slot.* = 28.39.1002\n");
 	assert_int_equal(p.n_images, 4);
 	assert_int_equal(p.fw_max_per_rack, 2);
+	assert_int_equal(p.fw_max_per_power_domain, 3);
 	assert_string_equal(p.images[0].name, "nic-new");
 	assert_int_equal(p.images[0].fw_class, PROF_FW_NIC);
 	assert_int_equal(p.images[0].models.n, 2);
@@ -72,6 +73,12 @@ static void test_catalogue_errors(void **state)
 		{ "[image a]\nfile = f\n[image b]\nfile = g\n[image a]\nfile = h\n",
 		  "t.conf:6: [image a] given twice (first on line 2)" },
 		{ "[update]\nmax_per_rack = 0\n", "t.conf:2: max_per_rack: '0' is not a count" },
+		{ "[update]\nmax_per_power_domain = x\n",
+		  "t.conf:2: max_per_power_domain: 'x' is not a count" },
+		{ "[update]\nmax_per_power_domain = 1\nmax_per_power_domain = 2\n",
+		  "t.conf:3: max_per_power_domain: set twice" },
+		{ "[update]\nmax_per_pdu = 1\n",
+		  "t.conf:2: max_per_pdu: unknown setting of [update] (max_per_rack, max_per_power_domain)" },
 		{ "[images]\nfile = f\n", "t.conf:1: unknown section [images] ([update] or [image NAME])" },
 		{ "[image a/b]\nfile = f\n", "t.conf:2: [image a/b]: a name of letters" },
 	};

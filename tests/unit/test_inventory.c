@@ -63,9 +63,9 @@ static int setup(void **state)
 {
 	static const struct inv_manifest_row rows[] = {
 		{ "node-a", "r01", 1, "127.0.0.1:1", "root", "env:PW", "xe9680", "redfish", NULL, NULL, 0,
-		  NULL, NULL, NULL },
+		  NULL, NULL, NULL, NULL },
 		{ "node-b", "r01", 2, "127.0.0.1:2", "root", "env:PW", "xe9680", "redfish", NULL, NULL, 0,
-		  NULL, NULL, NULL },
+		  NULL, NULL, NULL, NULL },
 	};
 	struct fixture *f = calloc(1, sizeof(*f));
 	struct br_err err = { 0 };
@@ -857,17 +857,31 @@ static void test_expected_serial(void **state)
 	struct inv_import_stats stats;
 	struct inv_manifest_row row = { "node-a", "r01",    1,	       "127.0.0.1:1", "root",
 					"env:PW", "xe9680", "redfish", NULL,	      NULL,
-					0,	  "CN-A",   NULL,      NULL };
+					0,	  "CN-A",   NULL,      NULL,	      "pdu-r01-a" };
 	struct inv_node n;
 	struct br_hw hw;
+	struct inv_event *ev = NULL;
+	size_t n_ev = 0;
 
 	assert_int_equal(inv_import(f->inv, &row, 1, "rack.csv", &stats, &err), 0);
 	assert_int_equal(stats.updated, 1);
 	assert_int_equal(inv_node_get(f->inv, "node-a", &n, &err), 0);
 	assert_string_equal(n.expected_serial, "CN-A");
+	assert_string_equal(n.power_domain, "pdu-r01-a");
 	inv_node_release(&n);
 	assert_int_equal(inv_import(f->inv, &row, 1, "rack.csv", &stats, &err), 0);
 	assert_int_equal(stats.unchanged, 1);
+	/* the power domain moved (a re-cabled feed): stored, and said */
+	row.power_domain = "pdu-r01-b";
+	assert_int_equal(inv_import(f->inv, &row, 1, "rack.csv", &stats, &err), 0);
+	assert_int_equal(stats.updated, 1);
+	assert_int_equal(inv_node_get(f->inv, "node-a", &n, &err), 0);
+	assert_string_equal(n.power_domain, "pdu-r01-b");
+	inv_node_release(&n);
+	assert_int_equal(inv_node_events(f->inv, "node-a", &ev, &n_ev, &err), 0);
+	assert_true(n_ev > 0);
+	assert_non_null(strstr(ev[n_ev - 1].reason, "power_domain pdu-r01-a -> pdu-r01-b"));
+	inv_events_free(ev, n_ev);
 
 	br_hw_init(&hw);
 	hw.system_serial = br_xstrdup("CN-B");

@@ -386,7 +386,7 @@ static void test_facts_members(void **state)
 	};
 	static const struct inv_manifest_row row = { "node-a", "r01",	 1,	    "127.0.0.1:1", "root",
 						     "env:PW", "xe9680", "redfish", NULL,	   NULL,
-						     0,	       NULL,	 NULL,	    NULL };
+						     0,	       NULL,	 NULL,	    NULL,	   NULL };
 	struct fixture *f = *state;
 	struct fixture lite = { 0 };
 	struct br_err err = { 0 };

@@ -147,8 +147,8 @@ static void test_ntp_server_names(void **state)
  * the operator must supply and how, not "run discover first". */
 static void test_ipmi_node_without_macs(void **state)
 {
-	const struct inv_manifest_row row = { "n1",   "r01", 3,	   "10.0.0.9", "root", "env:PW", "xe9680",
-					      "ipmi", NULL,  NULL, 2,	       NULL,   NULL,	 NULL };
+	const struct inv_manifest_row row = { "n1", "r01", 3, "10.0.0.9", "root", "env:PW", "xe9680", "ipmi",
+					      NULL, NULL,  2, NULL,	  NULL,	  NULL,	    NULL };
 	struct stg_enlist_inputs in = { 0 };
 	struct stg_enlist_node_inputs ni = { 0 };
 	struct br_err err = { 0 };

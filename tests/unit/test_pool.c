@@ -348,7 +348,7 @@ static void test_inventory_across_fork(void **state)
 		rows[i] = (struct inv_manifest_row){ node_names[i], "r01",    (int)i + 1, bmcs[i],
 						     "root",	    "env:PW", "xe9680",	  "redfish",
 						     NULL,	    NULL,     0,	  NULL,
-						     NULL,	    NULL };
+						     NULL,	    NULL,     NULL };
 	}
 	assert_int_equal(inv_import(inv, rows, TARGETS, "rack.csv", NULL, &err), 0);
 	for (int n_workers = 1; n_workers <= 3; n_workers += 2) {

@@ -64,11 +64,11 @@ static void test_render(void **state)
 {
 	const struct inv_manifest_row rows[] = {
 		{ "gpu-r01-u03", "r01", 3, "10.0.0.3", "root", "env:P", "xe9680", "redfish", NULL,
-		  "<b>note</b>", 2, NULL, NULL, NULL },
+		  "<b>note</b>", 2, NULL, NULL, NULL, NULL },
 		{ "gpu-r01-u10", "r01", 10, "10.0.0.10", "root", "env:P", "xe9680", "redfish", NULL, NULL, 3,
-		  NULL, NULL, NULL },
+		  NULL, NULL, NULL, NULL },
 		{ "gpu-r02-u03", "r02\"><script>", 3, "10.0.0.4", "root", "env:P", "xe9680", "redfish", NULL,
-		  NULL, 4, NULL, NULL, NULL },
+		  NULL, 4, NULL, NULL, NULL, NULL },
 	};
 	struct inv *inv;
 	struct inv_node *nodes;

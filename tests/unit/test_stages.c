@@ -38,6 +38,7 @@ static int setup(void **state)
 					      2,
 					      NULL,
 					      NULL,
+					      NULL,
 					      NULL };
 	struct fixture *f = br_xcalloc(1, sizeof(*f));
 	struct br_err err = { 0 };

@@ -219,8 +219,9 @@ static void test_gate_failing(void **state)
 /* The inventory keeps one ticket per (node, fault) across runs. */
 static void test_ticket_store(void **state)
 {
-	const struct inv_manifest_row row = { "gpu-01",	 "r01", 3,    "10.0.0.3", "root", "env:X", "xe9680",
-					      "redfish", NULL,	NULL, 0,	  NULL,	  NULL,	   NULL };
+	const struct inv_manifest_row row = { "gpu-01", "r01",	  3,	     "10.0.0.3", "root",
+					      "env:X",	"xe9680", "redfish", NULL,	 NULL,
+					      0,	NULL,	  NULL,	     NULL,	 NULL };
 	struct inv_fault faults[2] = {
 		{ "bmc_unreachable", "timed out after 15001 ms", "check the cable", 1 },
 		{ "psu", "PSU.Slot.2: Critical", "replace PSU.Slot.2", 0 },
