@@ -37,8 +37,8 @@
 #define SIM_ETH_NICS 2	  /* Broadcom LOM, NIC.Embedded.1-2 */
 #define SIM_NICS (SIM_FABRIC_NICS + SIM_ETH_NICS)
 #define SIM_DATA_DRIVES 8
-#define SIM_PSUS 6
-#define SIM_FANS 12
+#define SIM_PSUS 8		 /* the most of any family's machine (the X13 Supermicro's) */
+#define SIM_FANS 36		 /* ... (the DGX H100's rotors) */
 #define SIM_TEMPS (4 + SIM_GPUS) /* inlet, exhaust, 2 CPUs, GPUs */
 #define SIM_SESSIONS_MAX 8	 /* iDRAC9 answers RAC0218 to the 9th */
 #define SIM_ACCOUNTS_MAX 16	 /* iDRAC9's user slots, Ids 1-16 (1 reserved) */

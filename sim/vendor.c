@@ -195,8 +195,12 @@ static const struct sim_vendor_info infos[SIM_V_COUNT] = {
  *    NICs (one per GPU, 1:1 as the HGX reference), CPU 2x Xeon Platinum
  *    8480+ (max turbo 3.8 GHz, Intel ARK). Drives: 8 of the 16 bays
  *    fitted (the common order; all 16 would exceed what the simulator
- *    models). PSUs 6 (3000 W, 3+3) and fans 10 (5 front, 5 rear): the
- *    page's numbers as remembered, not found in a source reachable here.
+ *    models). PSUs 8 and fans 6, as a real SYS-821GE-TNHR's X13 BMC
+ *    reports them (the Mockup-Creator capture in
+ *    tests/fixtures/redfish/supermicro/libredfish/, power.json and
+ *    thermal.json): 8 supply bays, six PWS-3K06G-2R of 3000 W and two
+ *    PWS-DF009-2F; 6 Fans members, FAN9, FAN10 and four that each stand
+ *    for a group (front 1-5, rear 1-5, the supplies' fans 1-4 and 5-8).
  *  - NVIDIA P3880 Grace Hopper (GH200, the MGX reference board): one GH200
  *    superchip, so 1 GPU (the Hopper GPU behind NVLink-C2C; the simulator
  *    presents it at PCIe Gen5 x16 as nvidia-smi does) and 1 ConnectX-7
@@ -213,20 +217,24 @@ static const struct sim_vendor_info infos[SIM_V_COUNT] = {
  *    8 GPUs; unanswered.io/guide/nvidia-dgx-power-consumption-watts
  *    restates the guide's 6x 3300 W, 4+2 (a supercluster.blog post's
  *    "4x 3000 W" disagrees; the guide is kept); supercluster.blog/p/5-ai-
- *    supercluster-nvidia-dgx-h100 gives the 8x 3.84 TB drives. Fans 12:
- *    not found in a source reachable here. */
+ *    supercluster-nvidia-dgx-h100 gives the 8x 3.84 TB drives. Fans 36,
+ *    as a real DGX H100's BMC lists them in Thermal (the capture in
+ *    tests/fixtures/redfish/ami/libredfish/thermal.json): a front and a
+ *    rear rotor of each of 12 system fans and of each supply's fan. Its
+ *    supplies there carry no Status, which the simulator's do (a gap:
+ *    tests/fixtures/redfish/README.md). */
 static const struct sim_shape shapes[SIM_V_COUNT] = {
 	[SIM_V_DELL] = { 8, 8, 2, 8, 6, 12, 5, 4000, 3800000 },
 	[SIM_V_HPE] = { 8, 8, 2, 8, 4, 12, 4, 3500, 3500000 },
 	[SIM_V_LENOVO] = { 4, 4, 2, 4, 4, 5, 5, 3750, 3750000 },
-	[SIM_V_SUPERMICRO] = { 8, 8, 2, 8, 6, 10, 5, 3800, 3800000 },
+	[SIM_V_SUPERMICRO] = { 8, 8, 2, 8, 8, 6, 5, 3800, 3800000 },
 	[SIM_V_OPENBMC] = { 1, 1, 2, 4, 2, 8, 5, 3440, 3440000 },
 	/* The DGX H100's compute fabric is InfiniBand NDR: its 8 ConnectX-7
 	 * ports on the SuperPOD's rail leaves (DGX H100 User Guide). */
-	[SIM_V_AMI] = { 8, 8, 2, 8, 6, 12, 5, 3800, 3800000, 1 },
+	[SIM_V_AMI] = { 8, 8, 2, 8, 6, 36, 5, 3800, 3800000, 1 },
 };
 _Static_assert(SIM_GPUS == 8 && SIM_FABRIC_NICS == 8 && SIM_ETH_NICS == 2 && SIM_DATA_DRIVES == 8 &&
-		   SIM_PSUS == 6 && SIM_FANS == 12,
+		   SIM_PSUS == 8 && SIM_FANS == 36,
 	       "a shape's counts must fit the arrays");
 
 /* The profile each family's machine is (templates/profiles/NAME). */

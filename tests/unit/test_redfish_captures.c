@@ -16,7 +16,9 @@
 
 #include <cmocka.h>
 
+#include "profile/profile.h"
 #include "redfish/rf_private.h"
+#include "validators/rules.h"
 
 static json_t *capture(const char *name)
 {
@@ -660,6 +662,105 @@ static void test_intel_s2600bpb(void **state)
 	br_hw_release(&hw);
 }
 
+/* The psu and fans checks of profile NAME on what discovery took from a
+ * real BMC's sensors: *psu and *fans get each check's result, the details
+ * printed with RULES_VERBOSE. */
+static void judge_sensors(const char *profile, const struct br_hw *hw, enum val_result *psu,
+			  enum val_result *fans)
+{
+	const char *top = getenv("BR_TOP");
+	char *dir = br_xasprintf("%s/templates", top ? top : ".");
+	struct prof_profile p;
+	struct br_err err = { 0 };
+	struct val_node_facts f = { 0 };
+	struct val_check *checks = NULL;
+	size_t n = 0;
+
+	assert_int_equal(prof_load(dir, profile, &p, &err), 0);
+	f.bmc = hw;
+	val_judge_node(&p, &f, &checks, &n);
+	*psu = *fans = VAL_UNKNOWN;
+	for (size_t i = 0; i < n; i++) {
+		if (getenv("RULES_VERBOSE"))
+			printf("%s: %s %s: %s\n", profile, checks[i].name, val_result_name(checks[i].result),
+			       checks[i].detail);
+		if (!strcmp(checks[i].name, "psu"))
+			*psu = checks[i].result;
+		if (!strcmp(checks[i].name, "fans"))
+			*fans = checks[i].result;
+	}
+	val_checks_free(checks, n);
+	prof_release(&p);
+	free(dir);
+}
+
+/* The X13 of a SYS-821GE-TNHR as it is: its Power lists 8 supplies (six
+ * PWS-3K06G-2R of 3000 W, two PWS-DF009-2F that report no capacity),
+ * each Enabled and OK, and its Thermal 6 Fans members (FAN9, FAN10 and
+ * four readings that stand for groups of fans: front, rear, the supplies'
+ * 1-4 and 5-8). The profile's counts are these: a healthy machine passes,
+ * and one supply or fan short fails. */
+static void test_supermicro_sensors_judged(void **state)
+{
+	struct br_hw hw;
+	enum val_result psu, fans;
+	size_t n_psu = 0, n_fan = 0;
+
+	(void)state;
+	br_hw_init(&hw);
+	FEED(rf_parse_power, &hw, "supermicro/libredfish/power.json");
+	FEED(rf_parse_thermal, &hw, "supermicro/libredfish/thermal.json");
+	for (size_t i = 0; i < hw.n_sensors; i++) {
+		n_psu += hw.sensors[i].kind == BR_SENSOR_PSU;
+		n_fan += hw.sensors[i].kind == BR_SENSOR_FAN;
+	}
+	assert_int_equal(n_psu, 8);
+	assert_int_equal(n_fan, 6);
+	judge_sensors("sys-821ge", &hw, &psu, &fans);
+	assert_int_equal(psu, VAL_PASS);
+	assert_int_equal(fans, VAL_PASS);
+	/* the last sensor read is a fan: without it, one fan is missing */
+	assert_int_equal(hw.sensors[hw.n_sensors - 1].kind, BR_SENSOR_FAN);
+	hw.n_sensors--;
+	judge_sensors("sys-821ge", &hw, &psu, &fans);
+	assert_int_equal(fans, VAL_FAIL);
+	hw.n_sensors++;
+	br_hw_release(&hw);
+}
+
+/* The DGX H100's Thermal lists 36 fans: a front and a rear rotor of each
+ * of 12 system fans and of each of the 6 supplies' fans, all turning. Its
+ * supplies are only in PowerSubsystem (6 members), and none of their
+ * documents carries a Status (nor does their Metrics): the psu check
+ * cannot call them healthy and says so (unknown: the gate blocks), never
+ * pass. */
+static void test_ami_dgx_sensors_judged(void **state)
+{
+	static const char *const supplies[] = { "ami/libredfish/power_supply_psu0.json",
+						"ami/libredfish/power_supply_psu4.json",
+						"ami/libredfish/power_supply_psu5.json" };
+	json_t *coll = capture("ami/libredfish/power_supplies.json");
+	struct br_hw hw;
+	enum val_result psu, fans;
+	size_t n_fan = 0;
+
+	(void)state;
+	assert_int_equal(json_integer_value(json_object_get(coll, "Members@odata.count")), 6);
+	json_decref(coll);
+	br_hw_init(&hw);
+	FEED(rf_parse_power, &hw, "ami/libredfish/power.json");
+	FEED(rf_parse_thermal, &hw, "ami/libredfish/thermal.json");
+	for (size_t i = 0; i < hw.n_sensors; i++)
+		n_fan += hw.sensors[i].kind == BR_SENSOR_FAN;
+	assert_int_equal(n_fan, 36);
+	for (size_t i = 0; i < sizeof(supplies) / sizeof(supplies[0]); i++)
+		FEED(rf_parse_power_supply, &hw, supplies[i]);
+	judge_sensors("dgx-h100", &hw, &psu, &fans);
+	assert_int_equal(fans, VAL_PASS);
+	assert_int_not_equal(psu, VAL_PASS);
+	br_hw_release(&hw);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -681,6 +782,8 @@ int main(void)
 		cmocka_unit_test(test_ami_dgx_host_choice),
 		cmocka_unit_test(test_gigabyte_ami),
 		cmocka_unit_test(test_intel_s2600bpb),
+		cmocka_unit_test(test_supermicro_sensors_judged),
+		cmocka_unit_test(test_ami_dgx_sensors_judged),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
