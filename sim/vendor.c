@@ -180,9 +180,11 @@ static const struct sim_vendor_info infos[SIM_V_COUNT] = {
  *    SXM4 80 GB ... PCIe 4.0 x16"); EPYC 7003 has no Gen5, so the fabric
  *    NICs (ConnectX-6 HDR, one per GPU) train Gen4 x16 too. CPU: EPYC 7763
  *    (named in HPE's XL675d QuickSpecs options), max boost 3.5 GHz (AMD's
- *    product page). Data drives 8 NVMe SFF, PSUs 4 (the chassis' 3000 W
- *    bays), fans 12: not found in a source reachable here; the QuickSpecs
- *    is the document to check them against.
+ *    product page). Data drives 8 NVMe SFF (not found in a source
+ *    reachable here; the QuickSpecs is the document to check), PSUs 4 and
+ *    fans 15, as two real XL675d's iLO 5 list them (Mockup-Creator
+ *    captures, tests/fixtures/redfish/hpe/cray_rie: 4 supplies of 6 bays,
+ *    "Fan 1" to "Fan 15").
  *  - Lenovo ThinkSystem SR675 V3 (Lenovo Press product guide LP1611): the
  *    SXM configuration, HGX H100 4-GPU (H100 SXM5: PCIe Gen5 x16, as
  *    MLCommons' H100/H200 SXM system descriptions give it), one ConnectX-7
@@ -225,7 +227,7 @@ static const struct sim_vendor_info infos[SIM_V_COUNT] = {
  *    tests/fixtures/redfish/README.md). */
 static const struct sim_shape shapes[SIM_V_COUNT] = {
 	[SIM_V_DELL] = { 8, 8, 2, 8, 6, 12, 5, 4000, 3800000 },
-	[SIM_V_HPE] = { 8, 8, 2, 8, 4, 12, 4, 3500, 3500000 },
+	[SIM_V_HPE] = { 8, 8, 2, 8, 4, 15, 4, 3500, 3500000 },
 	[SIM_V_LENOVO] = { 4, 4, 2, 4, 4, 5, 5, 3750, 3750000 },
 	[SIM_V_SUPERMICRO] = { 8, 8, 2, 8, 8, 6, 5, 3800, 3800000 },
 	[SIM_V_OPENBMC] = { 1, 1, 2, 4, 2, 8, 5, 3440, 3440000 },

@@ -761,6 +761,56 @@ static void test_ami_dgx_sensors_judged(void **state)
 	br_hw_release(&hw);
 }
 
+/* HPE iLO 5 v2.55, ProLiant XL675d Gen10 Plus (an Apollo 6500 with A40s,
+ * cray_rie): the host's MACs in EthernetInterfaces (94:40:c9:6a:42:da,
+ * b4:7a:f1:12:fb:70), the first also in a BaseNetworkAdapter and a
+ * NetworkDeviceFunction (upper case there: one NIC); iLO's dedicated port
+ * is the BMC's MAC, its Host Interface (0a:ca:fe:f0:0d:04, a locally
+ * administered address on the host's virtual NIC) is not. Its Power lists
+ * 6 bays, 4 supplies and 2 Absent bays whose Health says Warning, its
+ * Thermal 15 fans reading in Percent: xl675d's counts (4, 15) pass it. */
+static void test_hpe_xl675d(void **state)
+{
+	struct br_hw hw;
+	const struct br_nic *n;
+	enum val_result psu, fans;
+	size_t n_psu = 0, n_fan = 0;
+
+	(void)state;
+	br_hw_init(&hw);
+	FEED(rf_parse_system, &hw, "hpe/cray_rie/system.json");
+	assert_string_equal(hw.system_serial, "JS05NP1072");
+	assert_string_equal(hw.model, "ProLiant XL675d Gen10 Plus");
+	assert_host_system("hpe/cray_rie/system.json");
+	FEED(rf_parse_ethernet_interface, &hw, "hpe/cray_rie/eth_1.json");
+	FEED(rf_parse_ethernet_interface, &hw, "hpe/cray_rie/eth_3.json");
+	FEED(rf_hpe_parse_network_adapter, &hw, "hpe/cray_rie/base_network_adapter_2.json");
+	FEED(rf_parse_network_device_function, &hw, "hpe/cray_rie/ndf_dc092000_1.json");
+	n = nic(&hw, "94:40:c9:6a:42:da");
+	assert_string_equal(n->source, "EthernetInterfaces");
+	assert_string_equal(n->role, BR_NIC_ROLE_HOST);
+	assert_string_equal(nic(&hw, "b4:7a:f1:12:fb:70")->role, BR_NIC_ROLE_HOST);
+	for (size_t i = 0; i < hw.n_nics; i++)
+		assert_string_not_equal(hw.nics[i].mac, "0a:ca:fe:f0:0d:04");
+	FEED(rf_parse_manager_ethernet, &hw, "hpe/cray_rie/manager_eth_3.json");
+	assert_null(hw.bmc_mac);
+	FEED(rf_parse_manager_ethernet, &hw, "hpe/cray_rie/manager_eth_1.json");
+	assert_string_equal(hw.bmc_mac, "94:40:c9:41:f8:ea");
+
+	FEED(rf_parse_power, &hw, "hpe/cray_rie/power.json");
+	FEED(rf_parse_thermal, &hw, "hpe/cray_rie/thermal.json");
+	for (size_t i = 0; i < hw.n_sensors; i++) {
+		n_psu += hw.sensors[i].kind == BR_SENSOR_PSU;
+		n_fan += hw.sensors[i].kind == BR_SENSOR_FAN;
+	}
+	assert_int_equal(n_psu, 6);
+	assert_int_equal(n_fan, 15);
+	judge_sensors("xl675d", &hw, &psu, &fans);
+	assert_int_equal(psu, VAL_PASS);
+	assert_int_equal(fans, VAL_PASS);
+	br_hw_release(&hw);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -784,6 +834,7 @@ int main(void)
 		cmocka_unit_test(test_intel_s2600bpb),
 		cmocka_unit_test(test_supermicro_sensors_judged),
 		cmocka_unit_test(test_ami_dgx_sensors_judged),
+		cmocka_unit_test(test_hpe_xl675d),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -338,6 +338,20 @@ static void bmc_psu_absent(struct br_hw *hw)
 	hw->sensors[1].state = strdup("Absent");
 }
 
+/* Six supplies and two empty bays, as an XL675d lists its 6 bays with 4
+ * supplies (tests/fixtures/redfish/hpe/cray_rie/power.json): Absent, and
+ * the Health Warning iLO gives an empty bay. */
+static void bmc_psus_and_empty_bays(struct br_hw *hw)
+{
+	psus(hw, 8, 0);
+	for (size_t i = hw->n_sensors - 2; i < hw->n_sensors; i++) {
+		free(hw->sensors[i].state);
+		hw->sensors[i].state = strdup("Absent");
+		free(hw->sensors[i].health);
+		hw->sensors[i].health = strdup("Warning");
+	}
+}
+
 /* Redundancy as the DGX-1's BMC reports it (tests/fixtures/ipmi/README):
  * a sensor of its own, beside the supplies. */
 static void redundancy(struct br_hw *hw, const char *state, const char *health)
@@ -1772,6 +1786,16 @@ static const struct node_case cases[] = {
 	  "psu",
 	  VAL_FAIL,
 	  { "PS2 Status (serial CNLOD001234502): Absent", "5 power supplies present, expected 6" } },
+	{ "psu: empty bays beside the profile's count are no fault",
+	  NULL,
+	  NULL,
+	  HW_PSU,
+	  bmc_psus_and_empty_bays,
+	  NULL,
+	  0,
+	  "psu",
+	  VAL_PASS,
+	  { "6 power supplies present and healthy as the profile expects; 2 bays empty" } },
 	{ "psu: redundancy reported and holding",
 	  NULL,
 	  NULL,
