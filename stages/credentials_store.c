@@ -42,7 +42,7 @@ static int write_all(int fd, const char *data, size_t len)
 static int helper_run(const char *program, const char *verb, const char *host, const char *secret,
 		      struct br_buf *out, struct br_err *err)
 {
-	int in[2], res[2], status, rc = 0;
+	int in[2], res[2], status, rc = 0, unread = 0;
 	pid_t pid;
 	char chunk[512];
 	/* copied before the fork: the child only execs */
@@ -91,8 +91,7 @@ static int helper_run(const char *program, const char *verb, const char *host, c
 
 		sigaction(SIGPIPE, &ign, &old);
 		if (secret && (write_all(in[1], secret, strlen(secret)) || write_all(in[1], "\n", 1)))
-			rc = br_errf(err, BR_E_IO, "store helper %s %s %s: did not read the password: %s",
-				     program, verb, host, strerror(errno));
+			unread = errno;
 		close(in[1]);
 		sigaction(SIGPIPE, &old, NULL);
 	}
@@ -116,10 +115,16 @@ static int helper_run(const char *program, const char *verb, const char *host, c
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return br_errf(err, BR_E_IO, "store helper %s: wait: %s", program, strerror(errno));
+	/* A helper that failed before it read the password (it exits, the
+	 * write finds the pipe closed) is reported by its exit, which says
+	 * more than the broken pipe, whichever of the two came first. */
 	if (!rc && (!WIFEXITED(status) || WEXITSTATUS(status)))
 		rc = br_errf(err, BR_E_IO, "store helper %s %s %s: %s %d", program, verb, host,
 			     WIFEXITED(status) ? "exit" : "signal",
 			     WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+	else if (!rc && unread)
+		rc = br_errf(err, BR_E_IO, "store helper %s %s %s: did not read the password: %s", program,
+			     verb, host, strerror(unread));
 	return rc;
 }
 
