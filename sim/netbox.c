@@ -1,6 +1,7 @@
 /* The NetBox API stand-in: the rack's devices and cables, paged and filtered. */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "netbox.h"
 
@@ -91,6 +92,30 @@ static json_t *choice(const char *value, const char *label)
 	return json_pack("{s:s, s:s}", "value", value, "label", label);
 }
 
+/* created and last_updated, as NetBox writes them (ISO 8601, UTC,
+ * microseconds), both now: the stand-in keeps no change history. */
+static void stamp(json_t *o)
+{
+	char at[40];
+	struct timespec ts;
+	struct tm tm;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	strftime(at, sizeof(at), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(at + strlen(at), sizeof(at) - strlen(at), ".%06ldZ", ts.tv_nsec / 1000);
+	json_object_set_new(o, "created", json_string(at));
+	json_object_set_new(o, "last_updated", json_string(at));
+}
+
+/* The counts DeviceSerializer gives of a device's components: none here
+ * but its interfaces (interface_count, kept by interface_add). */
+static const char *const nb_device_counts[] = {
+	"console_port_count",	"console_server_port_count", "power_port_count",      "power_outlet_count",
+	"front_port_count",	"rear_port_count",	     "device_bay_count",      "module_bay_count",
+	"inventory_item_count", "cooling_intake_count",	     "cooling_outflow_count",
+};
+
 /* An IP address as DeviceSerializer nests it (brief fields, dns_name and
  * the NAT pair). */
 static json_t *ip_address(int id, const char *address)
@@ -119,8 +144,10 @@ static int device_add(struct sim_netbox *nb, const char *name, const char *role,
 	d->name = nb->names.items[nb->names.n - 1];
 	d->rack_id = rack_id;
 	d->role = role;
-	o = json_pack("{s:i, s:s, s:s, s:s, s:s, s:s, s:s}", "id", id, "url", "", "display_url", "",
-		      "display", name, "name", name, "serial", serial, "face", rack_id ? "front" : "");
+	o = json_pack("{s:i, s:s, s:s, s:s, s:s, s:s}", "id", id, "url", "", "display_url", "", "display",
+		      name, "name", name, "serial", serial);
+	/* a choice field, {value, label} (NetBox's ChoiceField), null when blank */
+	json_object_set_new(o, "face", rack_id ? choice("front", "Front") : json_null());
 	json_object_set_new(o, "url", json_sprintf("/api/dcim/devices/%d/", id));
 	json_object_set_new(o, "display_url", json_sprintf("/dcim/devices/%d/", id));
 	json_object_set_new(o, "device_type",
@@ -157,6 +184,11 @@ static int device_add(struct sim_netbox *nb, const char *name, const char *role,
 			json_object_set_new(custom, nb_custom_fields[i].name, json_null());
 	json_object_set_new(o, "custom_fields", custom);
 	json_object_set_new(o, "interface_count", json_integer(0));
+	for (size_t i = 0; i < sizeof(nb_device_counts) / sizeof(nb_device_counts[0]); i++)
+		json_object_set_new(o, nb_device_counts[i], json_integer(0));
+	json_object_set_new(o, "config_context", json_object());
+	json_object_set_new(o, "parent_device", json_null());
+	stamp(o);
 	d->obj = o;
 	return id;
 }
@@ -184,8 +216,23 @@ static int interface_add(struct sim_netbox *nb, struct nb_device *d, const char 
 	json_object_set_new(o, "mgmt_only", json_false());
 	json_object_set_new(o, "description", json_string(description ? description : ""));
 	json_object_set_new(o, "cable", json_null());
+	/* what NetBox's InterfaceSerializer adds of the cable path and the
+	 * rest (read-only): nothing connected until a cable ends here */
+	json_object_set_new(o, "cable_end", json_null());
+	json_object_set_new(o, "_occupied", json_false());
+	json_object_set_new(o, "link_peers", json_array());
+	json_object_set_new(o, "link_peers_type", json_null());
+	json_object_set_new(o, "connected_endpoints", json_null());
+	json_object_set_new(o, "connected_endpoints_type", json_null());
+	json_object_set_new(o, "connected_endpoints_reachable", json_false());
+	json_object_set_new(o, "bridge_interfaces", json_array());
+	json_object_set_new(o, "l2vpn_termination", json_null());
+	json_object_set_new(o, "wireless_link", json_null());
+	json_object_set_new(o, "count_ipaddresses", json_integer(0));
+	json_object_set_new(o, "count_fhrp_groups", json_integer(0));
 	json_object_set_new(o, "tags", json_array());
 	json_object_set_new(o, "custom_fields", json_object());
+	stamp(o);
 	nb->interfaces = br_xrealloc(nb->interfaces, (nb->n_interfaces + 1) * sizeof(*nb->interfaces));
 	in = &nb->interfaces[nb->n_interfaces++];
 	in->id = id;
@@ -206,6 +253,7 @@ static json_t *termination(struct sim_netbox *nb, struct nb_device *d, const cha
 			    json_pack("{s:i, s:s, s:s}", "id", cable_id, "url", "", "display", ""));
 	json_object_set_new(iface, "_occupied", json_true());
 	json_object_set(full, "cable", json_object_get(iface, "cable"));
+	json_object_set_new(full, "_occupied", json_true());
 	return json_pack("[{s:s, s:i, s:o}]", "object_type", "dcim.interface", "object_id", id, "object",
 			 iface);
 }
@@ -920,6 +968,17 @@ static struct nb_mac *mac_by_id(struct sim_netbox *nb, long id)
 	return NULL;
 }
 
+/* The interface's primary MAC, if any, is its primary no more. */
+static void primary_unmark(struct sim_netbox *nb, struct nb_interface *in)
+{
+	json_t *was = json_object_get(in->obj, "primary_mac_address");
+	struct nb_mac *m =
+	    json_is_object(was) ? mac_by_id(nb, json_integer_value(json_object_get(was, "id"))) : NULL;
+
+	if (m)
+		json_object_set_new(m->obj, "is_primary", json_false());
+}
+
 /* PATCH dcim/interfaces/N/: primary_mac_address only (the stand-in models
  * no other writable field of an interface). NetBox's BaseInterface.clean()
  * (netbox/dcim/models/device_components.py, 4.2+) refuses a primary MAC
@@ -941,6 +1000,8 @@ static void interface_patch(struct sim_netbox *nb, struct nb_interface *in, cons
 		return;
 	}
 	v = json_object_get(doc, "primary_mac_address");
+	if (v)
+		primary_unmark(nb, in);
 	if (v && json_is_null(v)) {
 		json_object_set_new(in->obj, "primary_mac_address", json_null());
 		json_object_set_new(in->obj, "mac_address", json_null());
@@ -969,6 +1030,9 @@ static void interface_patch(struct sim_netbox *nb, struct nb_interface *in, cons
 				      "description", br_json_str(m->obj, "description"));
 		json_object_set_new(in->obj, "primary_mac_address", brief_mac);
 		json_object_set_new(in->obj, "mac_address", json_string(mac));
+		json_object_set_new(m->obj, "is_primary",
+				    json_boolean(json_integer_value(json_object_get(
+						     m->obj, "assigned_object_id")) == in->id));
 	}
 	json_decref(doc);
 	respond_object(nb, req, resp, 200, in->obj);
@@ -1043,6 +1107,9 @@ static void mac_post(struct sim_netbox *nb, const struct sim_request *req, struc
 	json_object_set_new(o, "comments", json_string(""));
 	json_object_set_new(o, "tags", json_array());
 	json_object_set_new(o, "custom_fields", json_object());
+	/* the assigned interface's primary MAC (MACAddress.is_primary) */
+	json_object_set_new(o, "is_primary", json_false());
+	stamp(o);
 	nb->macs = br_xrealloc(nb->macs, (nb->n_macs + 1) * sizeof(*nb->macs));
 	m = &nb->macs[nb->n_macs++];
 	m->id = id;

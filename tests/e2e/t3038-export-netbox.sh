@@ -90,8 +90,44 @@ assert_eq "$(writes)" "$before" "writes of a dry run"
 assert_eq "$(jq .written dry.json)" 0 "written by a dry run"
 
 # The export: exit 1 for the conflict.
+from=$(($(wc -l < $log) + 1))
 rc=0; bringup export --netbox "$NETBOX_URL" > out.txt 2> err || rc=$?
 assert_eq "$rc" 1 "export exit with a MAC conflict: $(cat err)"
+# Every write it sent, held to NetBox's own OpenAPI schemas.
+rc=0; /usr/bin/python3 "$BR_TOP/tests/check-netbox-bodies.py" --json --from "$from" \
+	"$BR_TOP/tests/fixtures/netbox/openapi-schemas.json" $log > bodies.json || rc=$?
+assert_eq "$rc" 0 "the export's writes against NetBox's OpenAPI schemas: $(jq -c .violations bodies.json)"
+assert_eq "$(jq -r '.checked | keys | join(" ")' bodies.json)" \
+	"MACAddressRequest PatchedWritableDeviceRequest PatchedWritableInterfaceRequest WritableInterfaceRequest" \
+	"the kinds of write checked"
+# What the stand-in answers is NetBox's shape too (its response schemas).
+for kind in "Device devices" "Interface interfaces" "MACAddress mac-addresses"; do
+	set -- $kind
+	nb_all "dcim/$2/" | jq -s '{results: .}' > "answer-$2.json"
+	[ "$(jq '.results | length' "answer-$2.json")" -gt 0 ] || fail "no $2 in the stand-in"
+	/usr/bin/python3 "$BR_TOP/tests/check-netbox-bodies.py" --answers "$1" \
+		"$BR_TOP/tests/fixtures/netbox/openapi-schemas.json" "answer-$2.json" > "answer-$2.out" ||
+		fail "the stand-in's $2 against NetBox's $1 schema: $(head -5 "answer-$2.out")"
+done
+# A MAC is_primary exactly where its interface has it as primary.
+assert_eq "$(jq -r '[.results[] | select(.is_primary) | .id] | sort | join(" ")' answer-mac-addresses.json)" \
+	"$(jq -r '[.results[] | .primary_mac_address.id // empty] | sort | join(" ")' answer-interfaces.json)" \
+	"MACs is_primary against the interfaces' primaries"
+# ... and the check refuses what NetBox's schemas refuse.
+cat > bad.log <<'EOT'
+{"node":"netbox","method":"POST","path":"/api/dcim/interfaces/","body":{"device":1,"name":"eth0","type":"bogus"}}
+{"node":"netbox","method":"PATCH","path":"/api/dcim/devices/1/","body":{"serail":"X1"}}
+{"node":"netbox","method":"POST","path":"/api/dcim/mac-addresses/","body":{"assigned_object_id":-1}}
+{"node":"netbox","method":"DELETE","path":"/api/dcim/cables/3/"}
+EOT
+rc=0; /usr/bin/python3 "$BR_TOP/tests/check-netbox-bodies.py" "$BR_TOP/tests/fixtures/netbox/openapi-schemas.json" bad.log \
+	> bad.out || rc=$?
+assert_eq "$rc" 1 "the check on bad writes"
+for want in "type: 'bogus' is not one of" "(top): Additional properties are not allowed ('serail' was unexpected)" \
+	"'mac_address' is a required property" "assigned_object_id: -1 is less than the minimum of 0" \
+	"DELETE /api/dcim/cables/3/ (None): no NetBox request schema named for this write"; do
+	assert_contains "$(cat bad.out)" "$want" "the check on bad writes"
+done
 assert_contains "$(cat out.txt)" "$h3: conflict: $m3: NetBox has it unassigned (MAC address #$mac_id): left as it is" \
 	"the conflict"
 assert_eq "$(nb_get "dcim/mac-addresses/?id=$mac_id" | jq -c '[.results[0].assigned_object_id, .count]')" "[null,1]" \

@@ -21,6 +21,10 @@ rc=0; bringup run -q 2> run.err || rc=$?
 assert_eq "$rc" 0 "run: $(tail -3 run.err)"
 rc=0; bringup export --netbox "$NETBOX_URL" --json > out.json 2> err || rc=$?
 assert_eq "$rc" 0 "export: $(cat err)"
+# The writes (an import and a run send none to NetBox) held to NetBox's OpenAPI schemas.
+rc=0; /usr/bin/python3 "$BR_TOP/tests/check-netbox-bodies.py" "$BR_TOP/tests/fixtures/netbox/openapi-schemas.json" \
+	rack/requests.log > bodies.out || rc=$?
+assert_eq "$rc" 0 "the export's writes against NetBox's OpenAPI schemas: $(head -5 bodies.out)"
 seen=0 created=0
 for h in $(jq -r '.nodes[].hostname' rack/truth.json); do
 	inv_sql inv.db "select p.doc from probe_facts p join nodes n on n.id = p.node_id where n.hostname = '$h'" > probe.json
