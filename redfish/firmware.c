@@ -2,8 +2,9 @@
  * firmware — the firmware driver and rf_firmware_all: one rf_bmc per
  * machine, run by drive.c as every driver is, admitted only as an update slot
  * frees up (max_updates over all, and each group's max: its rack's, its
- * power domain's), with the steps of firmware_steps.c. A machine's life: admitted -> service root ->
- * login -> steps -> (nothing pending) -> report, slot given back -> logout.
+ * power domain's), with the steps of firmware_steps.c. A machine's life:
+ * admitted -> service root -> login -> steps -> (nothing pending) ->
+ * report, slot given back -> logout.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +30,9 @@ static const size_t *groups_of(const struct rf_fw_node *fn)
 	return &fn->run->group_of[fn->index * RF_FW_GROUP_KINDS];
 }
 
-/* A slot over all, and one in each of the machine's groups with a limit. */
+/* A slot over all, and one in each of the machine's groups whose limit
+ * (its profile's) has room. Every machine of a group counts, whatever its
+ * own profile's limit: the rack's feed is shared. */
 static int admit(struct rf_bmc *bmc)
 {
 	struct rf_fw_node *fn = bmc->fw;
@@ -39,7 +42,8 @@ static int admit(struct rf_bmc *bmc)
 	if (run->active >= run->o->max_updates)
 		return 0;
 	for (size_t k = 0; k < RF_FW_GROUP_KINDS; k++)
-		if (g[k] < run->n_groups && run->groups[g[k]].active >= fn->t->groups[k].max)
+		if (g[k] < run->n_groups && fn->t->groups[k].max > 0 &&
+		    run->groups[g[k]].active >= fn->t->groups[k].max)
 			return 0;
 	run->active++;
 	if (run->active > run->peak)
@@ -67,8 +71,8 @@ static void release_slot(struct rf_bmc *bmc)
 }
 
 /* Each target's group of each kind, numbered once for the run: the
- * (kind, name) pairs sorted, equal ones one group. A group without a
- * limit (name NULL, max 0) is none. O(n log n), whatever the groups. */
+ * (kind, name) pairs sorted, equal ones one group; a target without a
+ * name of that kind is in none. O(n log n), whatever the groups. */
 struct group_key {
 	const char *name;
 	size_t kind, slot;
@@ -94,7 +98,7 @@ static void number_groups(struct rf_fw_run *run, size_t n)
 			const struct rf_fw_group_limit *l = &run->targets[i].groups[k];
 
 			run->group_of[i * RF_FW_GROUP_KINDS + k] = none;
-			if (l->name && l->max > 0)
+			if (l->name && *l->name)
 				keys[n_keys++] = (struct group_key){ l->name, k, i * RF_FW_GROUP_KINDS + k };
 		}
 	qsort(keys, n_keys, sizeof(*keys), group_key_cmp);

@@ -283,8 +283,9 @@ struct rf_fw_target {
 	const struct rf_fw_update *updates;
 	size_t n_updates;
 	/* Groups the machine belongs to, one of each kind (its rack, its
-	 * power domain): at most max machines of one group update at once.
-	 * name NULL or max 0: no limit of that kind. */
+	 * power domain): it starts only while fewer than max machines of its
+	 * group update (max 0: no limit of its own; it still counts for the
+	 * others). name NULL or "": in no group of that kind. */
 	struct rf_fw_group_limit {
 		const char *name;
 		int max;
