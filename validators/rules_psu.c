@@ -4,7 +4,7 @@
  * supply, and redundancy lost or degraded is a fault (a supply without
  * its feed leaves the node one failure from going down). */
 #define _DEFAULT_SOURCE
-#include <stdlib.h>
+#include <stdio.h>
 #include <strings.h>
 
 #include "rules_node_private.h"
@@ -28,7 +28,7 @@ void val_rule_psu(struct val_node_ctx *c)
 	const struct br_hw *hw = c->f->bmc;
 	struct val_evidence e;
 	size_t present = 0, healthy = 0, unrated = 0, redundant = 0, n_empty = 0;
-	const struct br_sensor **empty;
+	char empty[48] = "";
 	int want = c->p->hw.psus;
 
 	if (!hw) {
@@ -37,7 +37,6 @@ void val_rule_psu(struct val_node_ctx *c)
 		return;
 	}
 	val_ev_init(&e);
-	empty = br_xcalloc(hw->n_sensors + 1, sizeof(*empty));
 	for (size_t i = 0; i < hw->n_sensors; i++) {
 		const struct br_sensor *s = &hw->sensors[i];
 		const char *name = s->name ? s->name : "?", *serial = s->serial ? s->serial : "unknown";
@@ -57,7 +56,7 @@ void val_rule_psu(struct val_node_ctx *c)
 		if (s->kind != BR_SENSOR_PSU)
 			continue;
 		if (absent(s)) {
-			empty[n_empty++] = s;
+			n_empty++;
 			continue;
 		}
 		present++;
@@ -77,15 +76,15 @@ void val_rule_psu(struct val_node_ctx *c)
 	 * an empty bay of a machine built with fewer supplies than bays where
 	 * it has them all: a real XL675d lists 6 bays, 4 supplies and 2 Absent
 	 * bays whose Health says Warning (tests/fixtures/redfish/hpe/cray_rie). */
-	for (size_t i = 0; i < n_empty; i++) {
-		if (want >= 0 && present >= (size_t)want)
-			break;
-		val_ev_add(&e, VAL_FAIL, "%s (serial %s): %s: reseat or replace it",
-			   empty[i]->name ? empty[i]->name : "?",
-			   empty[i]->serial ? empty[i]->serial : "unknown", empty[i]->state);
-		blame_psu(&e, empty[i]);
+	for (size_t i = 0; n_empty && (want < 0 || present < (size_t)want) && i < hw->n_sensors; i++) {
+		const struct br_sensor *s = &hw->sensors[i];
+
+		if (s->kind != BR_SENSOR_PSU || !absent(s))
+			continue;
+		val_ev_add(&e, VAL_FAIL, "%s (serial %s): %s: reseat or replace it", s->name ? s->name : "?",
+			   s->serial ? s->serial : "unknown", s->state);
+		blame_psu(&e, s);
 	}
-	free(empty);
 	/* No supply at all is a BMC that does not say (IPMI without the SDR
 	 * records), not a node running on none. */
 	if (!present && e.result == VAL_PASS)
@@ -96,14 +95,12 @@ void val_rule_psu(struct val_node_ctx *c)
 			   want);
 	if (unrated)
 		val_ev_add(&e, VAL_UNKNOWN, "%zu power supplies without a health from the BMC", unrated);
-	if (e.result == VAL_PASS && n_empty)
-		val_ev_add(&e, VAL_PASS,
-			   "%zu power supplies present and healthy as the profile expects%s; %zu %s", healthy,
-			   redundant ? ", redundancy holding" : "", n_empty,
-			   n_empty == 1 ? "bay empty" : "bays empty");
-	else if (e.result == VAL_PASS)
-		val_ev_add(&e, VAL_PASS, "%zu power supplies present and healthy%s%s", healthy,
+	if (n_empty)
+		snprintf(empty, sizeof(empty), "; %zu %s", n_empty,
+			 n_empty == 1 ? "bay empty" : "bays empty");
+	if (e.result == VAL_PASS)
+		val_ev_add(&e, VAL_PASS, "%zu power supplies present and healthy%s%s%s", healthy,
 			   want >= 0 ? " as the profile expects" : "",
-			   redundant ? ", redundancy holding" : "");
+			   redundant ? ", redundancy holding" : "", empty);
 	val_ev_emit(c, "psu", &e);
 }
