@@ -6,6 +6,7 @@
  * admitted -> service root -> login -> steps -> (nothing pending) ->
  * report, slot given back -> logout.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -72,7 +73,8 @@ static void release_slot(struct rf_bmc *bmc)
 
 /* Each target's group of each kind, numbered once for the run: the
  * (kind, name) pairs sorted, equal ones one group; a target without a
- * name of that kind is in none. O(n log n), whatever the groups. */
+ * name of that kind is in none (SIZE_MAX, never below n_groups).
+ * O(n log n), whatever the groups. */
 struct group_key {
 	const char *name;
 	size_t kind, slot;
@@ -90,14 +92,14 @@ static int group_key_cmp(const void *a, const void *b)
 static void number_groups(struct rf_fw_run *run, size_t n)
 {
 	struct group_key *keys = br_xcalloc(n * RF_FW_GROUP_KINDS + 1, sizeof(*keys));
-	size_t n_keys = 0, none = n * RF_FW_GROUP_KINDS; /* "none" until n_groups is known */
+	size_t n_keys = 0;
 
 	run->group_of = br_xcalloc(n * RF_FW_GROUP_KINDS + 1, sizeof(*run->group_of));
 	for (size_t i = 0; i < n; i++)
 		for (size_t k = 0; k < RF_FW_GROUP_KINDS; k++) {
 			const struct rf_fw_group_limit *l = &run->targets[i].groups[k];
 
-			run->group_of[i * RF_FW_GROUP_KINDS + k] = none;
+			run->group_of[i * RF_FW_GROUP_KINDS + k] = SIZE_MAX;
 			if (l->name && *l->name)
 				keys[n_keys++] = (struct group_key){ l->name, k, i * RF_FW_GROUP_KINDS + k };
 		}
@@ -110,9 +112,6 @@ static void number_groups(struct rf_fw_run *run, size_t n)
 	}
 	if (n_keys)
 		run->n_groups++;
-	for (size_t j = 0; j < n * RF_FW_GROUP_KINDS; j++)
-		if (run->group_of[j] == none)
-			run->group_of[j] = run->n_groups;
 	run->groups = br_xcalloc(run->n_groups + 1, sizeof(*run->groups));
 	free(keys);
 }

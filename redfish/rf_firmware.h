@@ -19,7 +19,7 @@ struct rf_fw_run {
 	struct rf_fw_group *groups; /* every kind's groups */
 	size_t n_groups;
 	const struct rf_fw_target *targets; /* the run's, in order */
-	size_t *group_of; /* [target * RF_FW_GROUP_KINDS + kind]: index in groups; n_groups: none */
+	size_t *group_of; /* [target * RF_FW_GROUP_KINDS + kind]: index in groups; SIZE_MAX: none */
 };
 
 /* Where one machine is in its updates. */
