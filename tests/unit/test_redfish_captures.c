@@ -662,6 +662,16 @@ static void test_intel_s2600bpb(void **state)
 	br_hw_release(&hw);
 }
 
+/* How many of hw's sensors are of kind. */
+static size_t sensors_of(const struct br_hw *hw, int kind)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < hw->n_sensors; i++)
+		n += (int)hw->sensors[i].kind == kind;
+	return n;
+}
+
 /* The psu and fans checks of profile NAME on what discovery took from a
  * real BMC's sensors: *psu and *fans get each check's result, the details
  * printed with RULES_VERBOSE. */
@@ -704,18 +714,13 @@ static void test_supermicro_sensors_judged(void **state)
 {
 	struct br_hw hw;
 	enum val_result psu, fans;
-	size_t n_psu = 0, n_fan = 0;
 
 	(void)state;
 	br_hw_init(&hw);
 	FEED(rf_parse_power, &hw, "supermicro/libredfish/power.json");
 	FEED(rf_parse_thermal, &hw, "supermicro/libredfish/thermal.json");
-	for (size_t i = 0; i < hw.n_sensors; i++) {
-		n_psu += hw.sensors[i].kind == BR_SENSOR_PSU;
-		n_fan += hw.sensors[i].kind == BR_SENSOR_FAN;
-	}
-	assert_int_equal(n_psu, 8);
-	assert_int_equal(n_fan, 6);
+	assert_int_equal(sensors_of(&hw, BR_SENSOR_PSU), 8);
+	assert_int_equal(sensors_of(&hw, BR_SENSOR_FAN), 6);
 	judge_sensors("sys-821ge", &hw, &psu, &fans);
 	assert_int_equal(psu, VAL_PASS);
 	assert_int_equal(fans, VAL_PASS);
@@ -742,7 +747,6 @@ static void test_ami_dgx_sensors_judged(void **state)
 	json_t *coll = capture("ami/libredfish/power_supplies.json");
 	struct br_hw hw;
 	enum val_result psu, fans;
-	size_t n_fan = 0;
 
 	(void)state;
 	assert_int_equal(json_integer_value(json_object_get(coll, "Members@odata.count")), 6);
@@ -750,9 +754,7 @@ static void test_ami_dgx_sensors_judged(void **state)
 	br_hw_init(&hw);
 	FEED(rf_parse_power, &hw, "ami/libredfish/power.json");
 	FEED(rf_parse_thermal, &hw, "ami/libredfish/thermal.json");
-	for (size_t i = 0; i < hw.n_sensors; i++)
-		n_fan += hw.sensors[i].kind == BR_SENSOR_FAN;
-	assert_int_equal(n_fan, 36);
+	assert_int_equal(sensors_of(&hw, BR_SENSOR_FAN), 36);
 	for (size_t i = 0; i < sizeof(supplies) / sizeof(supplies[0]); i++)
 		FEED(rf_parse_power_supply, &hw, supplies[i]);
 	judge_sensors("dgx-h100", &hw, &psu, &fans);
@@ -774,7 +776,6 @@ static void test_hpe_xl675d(void **state)
 	struct br_hw hw;
 	const struct br_nic *n;
 	enum val_result psu, fans;
-	size_t n_psu = 0, n_fan = 0;
 
 	(void)state;
 	br_hw_init(&hw);
@@ -799,12 +800,8 @@ static void test_hpe_xl675d(void **state)
 
 	FEED(rf_parse_power, &hw, "hpe/cray_rie/power.json");
 	FEED(rf_parse_thermal, &hw, "hpe/cray_rie/thermal.json");
-	for (size_t i = 0; i < hw.n_sensors; i++) {
-		n_psu += hw.sensors[i].kind == BR_SENSOR_PSU;
-		n_fan += hw.sensors[i].kind == BR_SENSOR_FAN;
-	}
-	assert_int_equal(n_psu, 6);
-	assert_int_equal(n_fan, 15);
+	assert_int_equal(sensors_of(&hw, BR_SENSOR_PSU), 6);
+	assert_int_equal(sensors_of(&hw, BR_SENSOR_FAN), 15);
 	judge_sensors("xl675d", &hw, &psu, &fans);
 	assert_int_equal(psu, VAL_PASS);
 	assert_int_equal(fans, VAL_PASS);
