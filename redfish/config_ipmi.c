@@ -26,7 +26,7 @@ int ipmi_parse_bootdev_set(const char *out, struct br_hw *hw)
 
 int ipmi_parse_bootdev_pxe(const char *out, struct br_hw *hw)
 {
-	char *dev = ipmi_kv_get(out, "- Boot Device Selector");
+	char *dev = br_ipmi_kv_get(out, "- Boot Device Selector");
 	int pxe = dev && !strcmp(dev, "Force PXE");
 
 	free(dev);

@@ -37,7 +37,7 @@ struct ipmi_command {
 
 static int parse_sel(const char *out, struct br_hw *hw)
 {
-	return ipmi_parse_sel(out, IPMI_SEL_MAX, hw);
+	return br_ipmi_parse_sel(out, BR_IPMI_SEL_MAX, hw);
 }
 
 /* The first command also proves the session. It runs with -v: only then
@@ -48,19 +48,19 @@ static int parse_sel(const char *out, struct br_hw *hw)
 static const struct ipmi_command commands[] = {
 	{ "chassis power status",
 	  { "chassis", "power", "status", NULL },
-	  ipmi_parse_power,
+	  br_ipmi_parse_power,
 	  0,
 	  { NULL },
 	  NULL,
 	  NULL },
-	{ "mc info", { "mc", "info", NULL }, ipmi_parse_mc_info, 0, { NULL }, NULL, NULL },
-	{ "mc guid", { "mc", "guid", NULL }, ipmi_parse_mc_guid, 0, { NULL }, NULL, NULL },
-	{ "fru print 0", { "fru", "print", "0", NULL }, ipmi_parse_fru, 0, { NULL }, NULL, NULL },
-	{ "lan print 1", { "lan", "print", "1", NULL }, ipmi_parse_lan, 0, { NULL }, NULL, NULL },
-	{ "sensor list", { "sensor", "list", NULL }, ipmi_parse_sensor_list, 0, { NULL }, NULL, NULL },
+	{ "mc info", { "mc", "info", NULL }, br_ipmi_parse_mc_info, 0, { NULL }, NULL, NULL },
+	{ "mc guid", { "mc", "guid", NULL }, br_ipmi_parse_mc_guid, 0, { NULL }, NULL, NULL },
+	{ "fru print 0", { "fru", "print", "0", NULL }, br_ipmi_parse_fru, 0, { NULL }, NULL, NULL },
+	{ "lan print 1", { "lan", "print", "1", NULL }, br_ipmi_parse_lan, 0, { NULL }, NULL, NULL },
+	{ "sensor list", { "sensor", "list", NULL }, br_ipmi_parse_sensor_list, 0, { NULL }, NULL, NULL },
 	{ "sdr type \"Power Supply\"",
 	  { "sdr", "type", "Power Supply", NULL },
-	  ipmi_parse_sdr_psu,
+	  br_ipmi_parse_sdr_psu,
 	  0,
 	  { NULL },
 	  NULL,
@@ -76,7 +76,7 @@ static const struct ipmi_command commands[] = {
 static const struct ipmi_command pxe_commands[] = {
 	{ "chassis power status",
 	  { "chassis", "power", "status", NULL },
-	  ipmi_parse_power,
+	  br_ipmi_parse_power,
 	  1,
 	  { NULL },
 	  NULL,
@@ -269,7 +269,7 @@ static void proc_judge(struct ipmi_run *run, struct ipmi_node *node, const struc
 	struct br_buf text;
 	char *why;
 
-	if (ipmi_cipher_fallback_seen(br_buf_str(pr->err)))
+	if (br_ipmi_cipher_fallback_seen(br_buf_str(pr->err)))
 		node->cipher3 = 1;
 	if (pr->timed_out) {
 		if (first)
@@ -315,8 +315,8 @@ static void proc_judge(struct ipmi_run *run, struct ipmi_node *node, const struc
 	br_buf_init(&text, 0);
 	br_buf_addf(&text, "%s\n%s", br_buf_str(pr->err), br_buf_str(pr->out));
 	why = ipmi_last_line(br_buf_str(&text));
-	switch (ipmi_classify_failure(br_buf_str(&text))) {
-	case IPMI_FAIL_AUTH:
+	switch (br_ipmi_classify_failure(br_buf_str(&text))) {
+	case BR_IPMI_FAIL_AUTH:
 		if (first) {
 			node->rc = br_errf(&node->err, BR_E_AUTH,
 					   "bmc %s: IPMI authentication failed (check bmc_user/bmc_password)",
@@ -325,13 +325,13 @@ static void proc_judge(struct ipmi_run *run, struct ipmi_node *node, const struc
 		}
 		/* Later on, the credentials worked a moment ago: the BMC went away. */
 		/* fall through */
-	case IPMI_FAIL_UNREACHABLE:
+	case BR_IPMI_FAIL_UNREACHABLE:
 		node->rc =
 		    br_errf(&node->err, BR_E_UNREACHABLE,
 			    first ? "bmc %s: unreachable over IPMI (%s)" : "bmc %s: IPMI session lost (%s)",
 			    node->where, why);
 		break;
-	case IPMI_FAIL_OTHER:
+	case BR_IPMI_FAIL_OTHER:
 		if (cmd->required)
 			node->rc = br_errf(&node->err, BR_E_PROTO, "bmc %s: ipmitool %s failed: %s",
 					   node->where, cmd->what, why);

@@ -43,13 +43,13 @@ static void test_power(void **state)
 	struct br_hw hw;
 
 	(void)state;
-	assert_int_equal(parse_fixture(ipmi_parse_power, "power-status.out", &hw), 0);
+	assert_int_equal(parse_fixture(br_ipmi_parse_power, "power-status.out", &hw), 0);
 	assert_string_equal(hw.power_state, "Off");
 	br_hw_release(&hw);
 	br_hw_init(&hw);
-	assert_int_equal(ipmi_parse_power("Chassis Power is on\n", &hw), 0);
+	assert_int_equal(br_ipmi_parse_power("Chassis Power is on\n", &hw), 0);
 	assert_string_equal(hw.power_state, "On");
-	assert_int_equal(ipmi_parse_power("Chassis Power Control: Up/On\n", &hw), BR_E_PROTO);
+	assert_int_equal(br_ipmi_parse_power("Chassis Power Control: Up/On\n", &hw), BR_E_PROTO);
 	br_hw_release(&hw);
 }
 
@@ -58,13 +58,13 @@ static void test_mc_info_guid(void **state)
 	struct br_hw hw;
 
 	(void)state;
-	assert_int_equal(parse_fixture(ipmi_parse_mc_info, "mc-info.out", &hw), 0);
+	assert_int_equal(parse_fixture(br_ipmi_parse_mc_info, "mc-info.out", &hw), 0);
 	assert_string_equal(hw.bmc_firmware, "9.08");
-	assert_int_equal(ipmi_parse_mc_guid("System GUID  : 00000000-0000-0000-0000-000000000000\n", &hw),
+	assert_int_equal(br_ipmi_parse_mc_guid("System GUID  : 00000000-0000-0000-0000-000000000000\n", &hw),
 			 BR_E_PROTO);
 	assert_null(hw.uuid);
 	br_hw_release(&hw);
-	assert_int_equal(parse_fixture(ipmi_parse_mc_guid, "mc-guid.out", &hw), 0);
+	assert_int_equal(parse_fixture(br_ipmi_parse_mc_guid, "mc-guid.out", &hw), 0);
 	assert_string_equal(hw.uuid, "efcdab89-6745-23a1-efcd-ab89674523a1");
 	br_hw_release(&hw);
 }
@@ -74,7 +74,7 @@ static void test_fru(void **state)
 	struct br_hw hw;
 
 	(void)state;
-	assert_int_equal(parse_fixture(ipmi_parse_fru, "fru-print.out", &hw), 0);
+	assert_int_equal(parse_fixture(br_ipmi_parse_fru, "fru-print.out", &hw), 0);
 	assert_string_equal(hw.system_serial, "SN-IPMI-0001");
 	assert_string_equal(hw.model, "PowerEdge XE9680");
 	assert_string_equal(hw.manufacturer, "Dell Inc.");
@@ -82,12 +82,12 @@ static void test_fru(void **state)
 	/* White boxes leave the product area as placeholders: fall back to
 	 * chassis and board. */
 	br_hw_init(&hw);
-	assert_int_equal(ipmi_parse_fru(" Chassis Serial        : CHS-1\n"
-					" Board Mfg             : Supermicro\n"
-					" Board Product         : X13DEG-OAD\n"
-					" Product Name          : To Be Filled By O.E.M.\n"
-					" Product Serial        : Not Specified\n",
-					&hw),
+	assert_int_equal(br_ipmi_parse_fru(" Chassis Serial        : CHS-1\n"
+					   " Board Mfg             : Supermicro\n"
+					   " Board Product         : X13DEG-OAD\n"
+					   " Product Name          : To Be Filled By O.E.M.\n"
+					   " Product Serial        : Not Specified\n",
+					   &hw),
 			 0);
 	assert_string_equal(hw.system_serial, "CHS-1");
 	assert_string_equal(hw.model, "X13DEG-OAD");
@@ -98,19 +98,19 @@ static void test_fru(void **state)
 	 * integrators use): separated, or bare where the line says MAC; a
 	 * numeric serial in an Extra field is no MAC. */
 	br_hw_init(&hw);
-	assert_int_equal(ipmi_parse_fru(" Board Serial          : BRD-7\n"
-					" Board Extra           : MAC1=3CECEF123456\n"
-					" Product Extra         : 3c:ec:ef:12:34:57, 3C-EC-EF-12-34-56\n"
-					" Chassis Extra         : 123456789012\n"
-					" Product Asset Tag     : 3c:ec:ef:00:00:01\n",
-					&hw),
+	assert_int_equal(br_ipmi_parse_fru(" Board Serial          : BRD-7\n"
+					   " Board Extra           : MAC1=3CECEF123456\n"
+					   " Product Extra         : 3c:ec:ef:12:34:57, 3C-EC-EF-12-34-56\n"
+					   " Chassis Extra         : 123456789012\n"
+					   " Product Asset Tag     : 3c:ec:ef:00:00:01\n",
+					   &hw),
 			 0);
 	assert_int_equal(hw.n_nics, 2);
 	assert_string_equal(hw.nics[0].mac, "3c:ec:ef:12:34:56");
 	assert_string_equal(hw.nics[1].mac, "3c:ec:ef:12:34:57");
 	assert_string_equal(hw.nics[0].source, "ipmi-fru");
 	br_hw_release(&hw);
-	assert_int_equal(parse_fixture(ipmi_parse_fru, "fru-missing.out", &hw), BR_E_PROTO);
+	assert_int_equal(parse_fixture(br_ipmi_parse_fru, "fru-missing.out", &hw), BR_E_PROTO);
 	assert_null(hw.system_serial);
 	br_hw_release(&hw);
 }
@@ -120,12 +120,12 @@ static void test_lan(void **state)
 	struct br_hw hw;
 
 	(void)state;
-	assert_int_equal(parse_fixture(ipmi_parse_lan, "lan-print.out", &hw), 0);
+	assert_int_equal(parse_fixture(br_ipmi_parse_lan, "lan-print.out", &hw), 0);
 	assert_string_equal(hw.bmc_mac, "52:54:00:ab:cd:ef");
 	assert_int_equal(hw.n_nics, 0); /* the BMC's own port is no host NIC */
 	br_hw_release(&hw);
 	br_hw_init(&hw);
-	assert_int_equal(ipmi_parse_lan("MAC Address             : 00:00:00:00:00:00\n", &hw), BR_E_PROTO);
+	assert_int_equal(br_ipmi_parse_lan("MAC Address             : 00:00:00:00:00:00\n", &hw), BR_E_PROTO);
 	assert_null(hw.bmc_mac);
 	br_hw_release(&hw);
 }
@@ -146,7 +146,7 @@ static void test_sensors(void **state)
 	char *psu;
 
 	(void)state;
-	assert_int_equal(parse_fixture(ipmi_parse_sensor_list, "sensor-list.out", &hw), 0);
+	assert_int_equal(parse_fixture(br_ipmi_parse_sensor_list, "sensor-list.out", &hw), 0);
 	assert_int_equal(hw.n_sensors, 4); /* the discrete PSU lines wait for the SDR */
 	s = sensor(&hw, "Inlet Temp");
 	assert_int_equal(s->kind, BR_SENSOR_TEMP);
@@ -163,7 +163,7 @@ static void test_sensors(void **state)
 	assert_true(isnan(s->upper_critical));
 
 	psu = fixture("sdr-psu.out");
-	assert_int_equal(ipmi_parse_sdr_psu(psu, &hw), 0);
+	assert_int_equal(br_ipmi_parse_sdr_psu(psu, &hw), 0);
 	free(psu);
 	assert_int_equal(hw.n_sensors, 6);
 	s = sensor(&hw, "PS1 Status");
@@ -188,7 +188,7 @@ static void test_sdr_psu_real(void **state)
 	(void)state;
 	br_hw_init(&hw);
 	out = fixture("sdr-psu-dell-r740xd.out");
-	assert_int_equal(ipmi_parse_sdr_psu(out, &hw), 0);
+	assert_int_equal(br_ipmi_parse_sdr_psu(out, &hw), 0);
 	free(out);
 	assert_int_equal(hw.n_sensors, 3);
 	assert_int_equal(sensor(&hw, "PS Redundancy")->kind, BR_SENSOR_PSU_REDUNDANCY);
@@ -201,7 +201,7 @@ static void test_sdr_psu_real(void **state)
 
 	br_hw_init(&hw);
 	out = fixture("sdr-psu-dgx1.out");
-	assert_int_equal(ipmi_parse_sdr_psu(out, &hw), 0);
+	assert_int_equal(br_ipmi_parse_sdr_psu(out, &hw), 0);
 	free(out);
 	for (size_t i = 0; i < hw.n_sensors; i++) {
 		psus += hw.sensors[i].kind == BR_SENSOR_PSU;
@@ -223,7 +223,7 @@ static void test_sensor_oddities(void **state)
 	(void)state;
 	br_hw_init(&hw);
 	assert_int_equal(
-	    ipmi_parse_sensor_list(
+	    br_ipmi_parse_sensor_list(
 		"CPU2 Temp        | na         | degrees C  | ns    | na | na | na | 85.000 | 90.000 | na\n"
 		"12V              | 12.180     | Volts      | nc    | na | 10.1 | na | na | 13.2 | na\n"
 		"Fan7 Duty        | 35.000     | percent    | cr    | na | na | na | na | na | na\n"
@@ -245,7 +245,7 @@ static void test_sensor_oddities(void **state)
 
 static int parse_sel_all(const char *out, struct br_hw *hw)
 {
-	return ipmi_parse_sel(out, IPMI_SEL_MAX, hw);
+	return br_ipmi_parse_sel(out, BR_IPMI_SEL_MAX, hw);
 }
 
 static void test_sel_fixture(void **state)
@@ -276,7 +276,7 @@ static void test_sel_dates_and_cap(void **state)
 
 	(void)state;
 	br_hw_init(&hw);
-	assert_int_equal(ipmi_parse_sel(text, 2, &hw), 0);
+	assert_int_equal(br_ipmi_parse_sel(text, 2, &hw), 0);
 	assert_int_equal(hw.n_sel, 2); /* the newest two */
 	assert_string_equal(hw.sel[0].id, "b");
 	assert_string_equal(hw.sel[0].created, "2026-11-29T22:19:01");
@@ -284,11 +284,11 @@ static void test_sel_dates_and_cap(void **state)
 	assert_string_equal(hw.sel[1].severity, "OK");
 	br_hw_release(&hw);
 	br_hw_init(&hw);
-	assert_int_equal(ipmi_parse_sel(text, 10, &hw), 0);
+	assert_int_equal(br_ipmi_parse_sel(text, 10, &hw), 0);
 	assert_string_equal(hw.sel[0].severity, "Warning");
 	br_hw_release(&hw);
 	br_hw_init(&hw);
-	assert_int_equal(ipmi_parse_sel("SEL has no entries\n", 10, &hw), BR_E_PROTO);
+	assert_int_equal(br_ipmi_parse_sel("SEL has no entries\n", 10, &hw), BR_E_PROTO);
 	assert_int_equal(hw.n_sel, 0);
 	br_hw_release(&hw);
 }
@@ -299,22 +299,23 @@ static void test_classify(void **state)
 	char *slow = fixture("power-status-nocipher.err"), *missing = fixture("fru-missing.out");
 
 	(void)state;
-	assert_int_equal(ipmi_classify_failure(auth), IPMI_FAIL_AUTH);
-	assert_int_equal(ipmi_classify_failure("RAKP 2 message indicates an error : unauthorized name\n"
-					       "Error: Unable to establish IPMI v2 / RMCP+ session\n"),
-			 IPMI_FAIL_AUTH);
-	assert_int_equal(ipmi_classify_failure("Error: Unable to establish LAN session\n"), IPMI_FAIL_AUTH);
+	assert_int_equal(br_ipmi_classify_failure(auth), BR_IPMI_FAIL_AUTH);
+	assert_int_equal(br_ipmi_classify_failure("RAKP 2 message indicates an error : unauthorized name\n"
+						  "Error: Unable to establish IPMI v2 / RMCP+ session\n"),
+			 BR_IPMI_FAIL_AUTH);
+	assert_int_equal(br_ipmi_classify_failure("Error: Unable to establish LAN session\n"),
+			 BR_IPMI_FAIL_AUTH);
 	assert_int_equal(
-	    ipmi_classify_failure("Get Auth Capabilities error\n"
-				  "Error issuing Get Channel Authentication Capabilities request\n"
-				  "Error: Unable to establish IPMI v2 / RMCP+ session\n"),
-	    IPMI_FAIL_UNREACHABLE);
+	    br_ipmi_classify_failure("Get Auth Capabilities error\n"
+				     "Error issuing Get Channel Authentication Capabilities request\n"
+				     "Error: Unable to establish IPMI v2 / RMCP+ session\n"),
+	    BR_IPMI_FAIL_UNREACHABLE);
 	/* ipmitool killed mid-retry has said nothing decisive yet. */
-	assert_int_equal(ipmi_classify_failure(unreach), IPMI_FAIL_OTHER);
-	assert_int_equal(ipmi_classify_failure(missing), IPMI_FAIL_OTHER);
-	assert_int_equal(ipmi_classify_failure(slow), IPMI_FAIL_OTHER);
-	assert_true(ipmi_cipher_fallback_seen(slow));
-	assert_false(ipmi_cipher_fallback_seen(auth));
+	assert_int_equal(br_ipmi_classify_failure(unreach), BR_IPMI_FAIL_OTHER);
+	assert_int_equal(br_ipmi_classify_failure(missing), BR_IPMI_FAIL_OTHER);
+	assert_int_equal(br_ipmi_classify_failure(slow), BR_IPMI_FAIL_OTHER);
+	assert_true(br_ipmi_cipher_fallback_seen(slow));
+	assert_false(br_ipmi_cipher_fallback_seen(auth));
 	free(auth);
 	free(unreach);
 	free(slow);
@@ -326,11 +327,11 @@ static void test_kv(void **state)
 	char *v;
 
 	(void)state;
-	v = ipmi_kv_get("A : 1\nMAC Address   :  aa:bb:cc:dd:ee:ff  \n", "MAC Address");
+	v = br_ipmi_kv_get("A : 1\nMAC Address   :  aa:bb:cc:dd:ee:ff  \n", "MAC Address");
 	assert_string_equal(v, "aa:bb:cc:dd:ee:ff");
 	free(v);
-	assert_null(ipmi_kv_get("MAC Addressing : x\nno colon here\n", "MAC Address"));
-	assert_null(ipmi_kv_get("", "A"));
+	assert_null(br_ipmi_kv_get("MAC Addressing : x\nno colon here\n", "MAC Address"));
+	assert_null(br_ipmi_kv_get("", "A"));
 }
 
 /* The account commands credentials rotation runs (redfish/ipmi_user.c). */

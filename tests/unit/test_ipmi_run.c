@@ -152,7 +152,7 @@ static void test_flood_is_capped(void **state)
 	(void)state;
 	run(hosts, 1, 1, 10, out);
 	assert_int_equal(out[0].rc, 0);
-	assert_int_equal(out[0].n_sel, IPMI_SEL_MAX);
+	assert_int_equal(out[0].n_sel, BR_IPMI_SEL_MAX);
 	release(out, 1);
 }
 

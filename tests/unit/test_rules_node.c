@@ -2572,7 +2572,7 @@ static void test_fans_ipmi(void **state)
 
 	(void)state;
 	br_hw_init(&hw);
-	assert_int_equal(ipmi_parse_sensor_list(out, &hw), 0);
+	assert_int_equal(br_ipmi_parse_sensor_list(out, &hw), 0);
 	c = judge_fans(&hw, 2, &checks, &n);
 	assert_non_null(c);
 	assert_int_equal(c->result, VAL_PASS);
@@ -2592,7 +2592,7 @@ static void test_fans_ipmi(void **state)
 			    "Fan2B            | 0.000      | RPM        | cr    | na        | 600.000   | "
 			    "800.000   | na        | na        | na        \n");
 	br_hw_init(&hw);
-	assert_int_equal(ipmi_parse_sensor_list(more, &hw), 0);
+	assert_int_equal(br_ipmi_parse_sensor_list(more, &hw), 0);
 	c = judge_fans(&hw, 3, &checks, &n);
 	assert_int_equal(c->result, VAL_FAIL);
 	assert_non_null(strstr(c->detail, "Fan2B at 0 RPM: health Critical"));

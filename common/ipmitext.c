@@ -11,7 +11,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "ipmi_private.h"
+#include "common.h"
+#include "ipmitext.h"
 
 struct span {
 	const char *p;
@@ -104,7 +105,7 @@ static double span_num(struct span s)
 	return v;
 }
 
-char *ipmi_kv_get(const char *out, const char *key)
+char *br_ipmi_kv_get(const char *out, const char *key)
 {
 	const char *cur = out;
 	struct span line;
@@ -128,7 +129,7 @@ char *ipmi_kv_get(const char *out, const char *key)
 static int kv_first(const char *out, const char *const *keys, char **field)
 {
 	for (; *keys; keys++) {
-		char *v = ipmi_kv_get(out, *keys);
+		char *v = br_ipmi_kv_get(out, *keys);
 
 		if (v && !placeholder(trim(v, strlen(v)))) {
 			free(*field);
@@ -142,7 +143,7 @@ static int kv_first(const char *out, const char *const *keys, char **field)
 
 /* ---- failures --------------------------------------------------------- */
 
-enum ipmi_failure ipmi_classify_failure(const char *text)
+enum br_ipmi_failure br_ipmi_classify_failure(const char *text)
 {
 	struct span all = { text ? text : "", text ? strlen(text) : 0 };
 
@@ -150,29 +151,29 @@ enum ipmi_failure ipmi_classify_failure(const char *text)
 	 * or the password (ipmitool -v prints them). */
 	if (span_has(all, "RAKP") || span_has(all, "unauthorized name") ||
 	    span_has(all, "Invalid user name") || span_has(all, "Authentication type"))
-		return IPMI_FAIL_AUTH;
+		return BR_IPMI_FAIL_AUTH;
 	/* No answer to the pre-session Get Channel Authentication
 	 * Capabilities: nothing is listening there. */
 	if (span_has(all, "Get Auth Capabilities error") ||
 	    span_has(all, "Error issuing Get Channel Authentication") ||
 	    span_has(all, "No response from remote controller") || span_has(all, "Address lookup for") ||
 	    span_has(all, "Name or service not known"))
-		return IPMI_FAIL_UNREACHABLE;
+		return BR_IPMI_FAIL_UNREACHABLE;
 	if (span_has(all, "Unable to establish IPMI v2 / RMCP+ session") ||
 	    span_has(all, "Unable to establish LAN session") ||
 	    span_has(all, "Unable to establish IPMI v1.5"))
-		return IPMI_FAIL_AUTH;
-	return IPMI_FAIL_OTHER;
+		return BR_IPMI_FAIL_AUTH;
+	return BR_IPMI_FAIL_OTHER;
 }
 
-int ipmi_cipher_fallback_seen(const char *text)
+int br_ipmi_cipher_fallback_seen(const char *text)
 {
 	return text && strstr(text, "Unable to Get Channel Cipher Suites") != NULL;
 }
 
 /* ---- key : value commands -------------------------------------------- */
 
-int ipmi_parse_power(const char *out, struct br_hw *hw)
+int br_ipmi_parse_power(const char *out, struct br_hw *hw)
 {
 	const char *cur = out;
 	struct span line;
@@ -188,16 +189,16 @@ int ipmi_parse_power(const char *out, struct br_hw *hw)
 	return BR_E_PROTO;
 }
 
-int ipmi_parse_mc_info(const char *out, struct br_hw *hw)
+int br_ipmi_parse_mc_info(const char *out, struct br_hw *hw)
 {
 	static const char *const keys[] = { "Firmware Revision", NULL };
 
 	return kv_first(out, keys, &hw->bmc_firmware) ? 0 : BR_E_PROTO;
 }
 
-int ipmi_parse_mc_guid(const char *out, struct br_hw *hw)
+int br_ipmi_parse_mc_guid(const char *out, struct br_hw *hw)
 {
-	char *guid = ipmi_kv_get(out, "System GUID");
+	char *guid = br_ipmi_kv_get(out, "System GUID");
 	int rc = BR_E_PROTO;
 
 	/* All-zero GUIDs are what an unset BMC answers. */
@@ -269,7 +270,7 @@ static void fru_macs(const char *out, struct br_hw *hw)
 	}
 }
 
-int ipmi_parse_fru(const char *out, struct br_hw *hw)
+int br_ipmi_parse_fru(const char *out, struct br_hw *hw)
 {
 	/* The product area describes the sellable system; chassis and board
 	 * areas are what is left on white-box machines. */
@@ -285,9 +286,9 @@ int ipmi_parse_fru(const char *out, struct br_hw *hw)
 	return found ? 0 : BR_E_PROTO;
 }
 
-int ipmi_parse_lan(const char *out, struct br_hw *hw)
+int br_ipmi_parse_lan(const char *out, struct br_hw *hw)
 {
-	char *mac = ipmi_kv_get(out, "MAC Address");
+	char *mac = br_ipmi_kv_get(out, "MAC Address");
 	char norm[18];
 	int rc = BR_E_PROTO;
 
@@ -349,13 +350,13 @@ static struct br_sensor *find_sensor(struct br_hw *hw, struct span name)
 }
 
 /* name | reading | units | status | lnr | lcr | lnc | unc | ucr | unr */
-int ipmi_parse_sensor_list(const char *out, struct br_hw *hw)
+int br_ipmi_parse_sensor_list(const char *out, struct br_hw *hw)
 {
 	const char *cur = out;
 	struct span line, f[FIELDS_MAX];
 	int found = 0;
 
-	while ((line = next_line(&cur)).p && hw->n_sensors < IPMI_SENSORS_MAX) {
+	while ((line = next_line(&cur)).p && hw->n_sensors < BR_IPMI_SENSORS_MAX) {
 		struct br_sensor *s;
 		const char *health;
 
@@ -419,7 +420,7 @@ static int is_redundancy(struct span name, struct span states)
  * redundancy sensor ("PS Redundancy | 77h | ok | 7.1 | Fully Redundant")
  * is kept as such, and an event-only one ("PSU Alert | ... | Event-Only")
  * is no supply at all. */
-int ipmi_parse_sdr_psu(const char *out, struct br_hw *hw)
+int br_ipmi_parse_sdr_psu(const char *out, struct br_hw *hw)
 {
 	const char *cur = out;
 	struct span line, f[FIELDS_MAX];
@@ -434,7 +435,7 @@ int ipmi_parse_sdr_psu(const char *out, struct br_hw *hw)
 		if (span_has(f[4], "Event-Only"))
 			continue;
 		if (is_redundancy(f[0], f[4])) {
-			if (hw->n_sensors >= IPMI_SENSORS_MAX)
+			if (hw->n_sensors >= BR_IPMI_SENSORS_MAX)
 				break;
 			s = br_hw_add_sensor(hw);
 			s->kind = BR_SENSOR_PSU_REDUNDANCY;
@@ -452,7 +453,7 @@ int ipmi_parse_sdr_psu(const char *out, struct br_hw *hw)
 			generic = !isdigit((unsigned char)f[0].p[k]);
 		s = generic ? NULL : find_sensor(hw, f[0]);
 		if (!s) {
-			if (hw->n_sensors >= IPMI_SENSORS_MAX)
+			if (hw->n_sensors >= BR_IPMI_SENSORS_MAX)
 				break;
 			s = br_hw_add_sensor(hw);
 			s->name = generic ? br_xasprintf("%.*s (entity %.*s)", (int)f[0].n, f[0].p,
@@ -519,7 +520,7 @@ static int sel_line(struct span line, struct span *f)
 }
 
 /* id | date | time | sensor | event | direction [| detail] */
-int ipmi_parse_sel(const char *out, size_t max, struct br_hw *hw)
+int br_ipmi_parse_sel(const char *out, size_t max, struct br_hw *hw)
 {
 	const char *cur = out;
 	struct span line, f[FIELDS_MAX];
