@@ -52,7 +52,7 @@ int main(int argc, char **argv)
 		{ "ntp-server", 0, BR_OPT_LIST, &a.ntp, "HOST",
 		  "NTP server for the nodes, repeatable (default $BRINGUP_NTP_SERVERS or ntp.ubuntu.com)" },
 		{ "package", 0, BR_OPT_LIST, &a.packages, "NAME",
-		  "package to install, repeatable (default chrony lldpd nvme-cli pciutils)" },
+		  "package to install, repeatable (default chrony lldpd nvme-cli pciutils ipmitool)" },
 		STG_FOLLOW_OPTION(&st),
 		{ 0 },
 	};

@@ -1,6 +1,7 @@
 /* What a simulated host's tools print, kept in DIR/hosts/HOSTNAME/.captures/
- * (nvidia-smi.xml, nvidia-smi-nvlink.txt, lldpctl.xml, dmesg.txt) in the shapes the real tools
- * have (nvidia-smi -q -x of an H200, lldpctl -f xml of lldpd 1.0), and the
+ * (nvidia-smi.xml, nvidia-smi-nvlink.txt, lldpctl.xml, dmesg.txt,
+ * ipmitool-sdr-psu.txt) in the shapes the real tools have (nvidia-smi -q -x
+ * of an H200, lldpctl -f xml of lldpd 1.0, ipmitool 1.8's sdr), and the
  * same kernel messages in the tree's var/log/kern.log. LLDP neighbours are
  * the wiring list's, except the cable a fault moved: under cable_swap the
  * port sees the other node's switch port, under cable_unplugged nothing. */
@@ -195,6 +196,32 @@ static void nvlink_status(struct sim_hw *w, const struct sim_node *n)
 	br_buf_release(&b);
 }
 
+/* `ipmitool sdr type "Power Supply"` as the node's own BMC answers it
+ * in-band: one status sensor per fitted supply and the supplies'
+ * redundancy, in the columns and state texts of a real DGX-1's
+ * (tests/fixtures/ipmi/sdr-psu-dgx1.out); psu_failed's supply has lost
+ * its AC, as two of that machine's had. */
+static void sdr_psu(struct sim_hw *w, const struct sim_node *n)
+{
+	const struct sim_shape *shape = sim_node_shape(n);
+	int fitted = shape->psus, failed = 0;
+	struct br_buf b;
+
+	br_buf_init(&b, 0);
+	for (int p = 0; p < fitted; p++)
+		failed += n->psus[p].failed;
+	br_buf_addf(&b, "PSU Alert        | 34h | ns  | 208.1 | Event-Only\n");
+	br_buf_addf(&b, "PSU Redundancy   | E8h | ok  | 21.1 | %s\n",
+		    !failed		   ? "Fully Redundant"
+		    : fitted - failed >= 2 ? "Redundancy Degraded from Fully Redundant"
+					   : "Redundancy Lost");
+	for (int p = 0; p < fitted; p++)
+		br_buf_addf(&b, "PSU%d Status      | %02Xh | ok  | 10.%d | Presence detected%s\n", p + 1,
+			    0xE0 + p, p + 1, n->psus[p].failed ? ", Power Supply AC lost" : "");
+	sim_hw_data(w, ".captures/ipmitool-sdr-psu.txt", br_buf_str(&b), b.len);
+	br_buf_release(&b);
+}
+
 static void lldp_neighbor(struct br_buf *b, const char *ifname, const char *sw, const char *sw_port)
 {
 	char mac[18];
@@ -352,6 +379,7 @@ void sim_host_captures(struct sim_hw *w, const struct sim_node *n)
 	strftime(syslog_stamp, sizeof(syslog_stamp), "%b %e %H:%M:%S", &tm);
 	nvidia_smi(w, n, stamp);
 	nvlink_status(w, n);
+	sdr_psu(w, n);
 	lldpctl(w, n);
 	kernel_log(w, n, syslog_stamp);
 	sim_host_active_captures(w, n);

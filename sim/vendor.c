@@ -160,7 +160,8 @@ static const struct sim_vendor_info infos[SIM_V_COUNT] = {
 			.ndf_macs = 1,
 			.adapters = 1,
 			.chassis_drives = 1,
-			.repeat_pages = 1 },
+			.repeat_pages = 1,
+			.psu_no_status = 1 },
 };
 
 /* What each family's machine fits: the configuration its model is sold in
@@ -223,8 +224,8 @@ static const struct sim_vendor_info infos[SIM_V_COUNT] = {
  *    as a real DGX H100's BMC lists them in Thermal (the capture in
  *    tests/fixtures/redfish/ami/libredfish/thermal.json): a front and a
  *    rear rotor of each of 12 system fans and of each supply's fan. Its
- *    supplies there carry no Status, which the simulator's do (a gap:
- *    tests/fixtures/redfish/README.md). */
+ *    supplies there carry no Status, nor do the simulator's: their health
+ *    is in the BMC's SDR, which the probe reads in-band on the node. */
 static const struct sim_shape shapes[SIM_V_COUNT] = {
 	[SIM_V_DELL] = { 8, 8, 2, 8, 6, 12, 5, 4000, 3800000 },
 	[SIM_V_HPE] = { 8, 8, 2, 8, 4, 15, 4, 3500, 3500000 },

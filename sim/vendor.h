@@ -49,6 +49,7 @@ struct sim_vendor_info {
 	int hgx;	    /* a GPU baseboard System beside the host */
 	int pcie_oem;	    /* PCIe links only in Oem PCIDevices (HPE), not in PCIeDevice */
 	int pcie_slots;	    /* PCIe links only on the Chassis' PCIeSlots (Supermicro) */
+	int psu_no_status;  /* power supplies without a Status (the DGX H100's AMI) */
 };
 
 const struct sim_vendor_info *sim_vendor_info(enum sim_vendor v);

@@ -504,6 +504,14 @@ static json_t *reshape(const struct sim_vreq *v, json_t *doc)
 	} else if ((vi->pcie_oem || vi->pcie_slots) &&
 		   !strncmp(v->dpath, SIM_R_CHASSIS "/PCIeDevices/", strlen(SIM_R_CHASSIS "/PCIeDevices/"))) {
 		sim_v_pcie_without_link(v, doc);
+	} else if (vi->psu_no_status && sim_vreq_is(v, SIM_R_CHASSIS "/Power")) {
+		/* A real DGX H100 documents its supplies with no Status at all
+		 * (tests/fixtures/redfish/ami/libredfish/power_supply_psu0.json). */
+		json_t *psu;
+		size_t i;
+
+		json_array_foreach(json_object_get(doc, "PowerSupplies"), i, psu)
+		    json_object_del(psu, "Status");
 	} else if (strstr(v->dpath, "/NetworkDeviceFunctions/")) {
 		json_t *eth = json_object_get(doc, "Ethernet");
 

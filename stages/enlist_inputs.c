@@ -88,7 +88,7 @@ int stg_enlist_inputs_load(struct stg_enlist_inputs *in, const char *templates, 
 	for (size_t i = 0; i < packages->n; i++)
 		split_list(packages->items[i], &in->packages);
 	if (!in->packages.n)
-		split_list("chrony lldpd nvme-cli pciutils", &in->packages);
+		split_list("chrony lldpd nvme-cli pciutils ipmitool", &in->packages);
 	return 0;
 }
 

@@ -35,7 +35,7 @@ static void start_time_limit(int seconds)
 int main(int argc, char **argv)
 {
 	const char *root = NULL, *pci_dump = NULL, *nvsmi = NULL, *nvlink = NULL, *lldp = NULL, *dmesg = NULL,
-		   *captures = NULL;
+		   *captures = NULL, *sdr_psu = NULL;
 	int json = 0, compact = 0, verbose = 0, quiet = 0, time_limit = 0;
 	const struct br_option options[] = {
 		{ "root", 0, BR_OPT_STRING, &root, "DIR",
@@ -49,10 +49,12 @@ int main(int argc, char **argv)
 		{ "lldp-xml", 0, BR_OPT_STRING, &lldp, "FILE",
 		  "an `lldpctl -f xml` capture (or -f json, -f json0)" },
 		{ "dmesg", 0, BR_OPT_STRING, &dmesg, "FILE", "a `dmesg` capture or kern.log" },
+		{ "ipmitool-sdr-psu", 0, BR_OPT_STRING, &sdr_psu, "FILE",
+		  "an `ipmitool sdr type \"Power Supply\"` capture (the node's own BMC, read in-band)" },
 		{ "captures", 0, BR_OPT_STRING, &captures, "DIR",
-		  "captures of a node's tools: DIR/nvidia-smi.xml, lldpctl.xml (or .json), dmesg.txt, each "
-		  "used when "
-		  "present; default $BRINGUP_PROBE_CAPTURES" },
+		  "captures of a node's tools: DIR/nvidia-smi.xml, nvidia-smi-nvlink.txt, lldpctl.xml (or "
+		  ".json), dmesg.txt, ipmitool-sdr-psu.txt, each used when present; default "
+		  "$BRINGUP_PROBE_CAPTURES" },
 		{ "json", 0, BR_OPT_FLAG, &json, NULL,
 		  "print JSON (the only format; accepted for symmetry)" },
 		{ "compact", 0, BR_OPT_FLAG, &compact, NULL,
@@ -71,7 +73,8 @@ int main(int argc, char **argv)
 		"Observe this node and print its facts as one JSON document: PCIe links (libpci), GPUs\n"
 		"(nvidia-smi, its NVLinks), NVMe and the root device, cpufreq, hwmon and thermal zones, LLDP "
 		"neighbours\n"
-		"(lldpctl), InfiniBand ports, clock and dmesg signatures. Nothing is changed. What cannot\n"
+		"(lldpctl), InfiniBand ports, clock, dmesg signatures and the power supplies in the node's\n"
+		"own BMC's SDR (ipmitool, in-band). Nothing is changed. What cannot\n"
 		"be read is listed under \"unreadable\" with its path. Exit 0, or 2 on bad usage.\n"
 		"To judge a node captured whole, offline: --root TREE --captures DIR (or the environment\n"
 		"variables BRINGUP_PROBE_ROOT and BRINGUP_PROBE_CAPTURES; options win).",
@@ -110,6 +113,7 @@ int main(int argc, char **argv)
 	opts.nvidia_smi_nvlink = nvlink;
 	opts.lldp_xml = lldp;
 	opts.dmesg_file = dmesg;
+	opts.ipmitool_sdr_psu = sdr_psu;
 	opts.run_commands = !root || !root[0] || strcmp(root, "/") == 0;
 	if (val_probe_run(&opts, &doc, &err)) {
 		fprintf(stderr, "bringup-probe: %s\n", err.msg);

@@ -370,6 +370,7 @@ int val_probe_run(const struct val_probe_opts *opts, json_t **ret_doc, struct br
 	json_object_set_new(doc, "net", val_probe_net(&p));
 	json_object_set_new(doc, "lldp", val_probe_lldp(&p));
 	json_object_set_new(doc, "dmesg", val_probe_dmesg(&p));
+	json_object_set_new(doc, "psu_sdr", val_probe_psu_sdr(&p));
 	json_object_set_new(doc, "unreadable", p.unreadable);
 	if (p.root_fd >= 0)
 		close(p.root_fd);

@@ -3,6 +3,7 @@
 #ifndef BRINGUP_PROBE_PRIVATE_H
 #define BRINGUP_PROBE_PRIVATE_H
 
+#include "ipmitext.h"
 #include "validators.h"
 
 struct val_probe {
@@ -71,6 +72,9 @@ json_t *val_probe_modules(struct val_probe *p);
  * before any GPU line. */
 int val_nvlink_parse(const char *text, json_t **ret_gpus, struct br_err *err);
 json_t *val_probe_dmesg(struct val_probe *p);
+/* {"status","source","supplies":[{"name","kind":"psu"|"redundancy","state",
+ * "health"}]}: the supplies as the node's BMC lists them in its SDR. */
+json_t *val_probe_psu_sdr(struct val_probe *p);
 
 /* A section that could not be read: {"status":status, "source":source,
  * "error":msg}. New reference. */

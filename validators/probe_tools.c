@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "probe_private.h"
 
@@ -27,10 +28,12 @@ static char *capture_file(const struct val_probe *p, const char *given, const ch
 }
 
 /* Text for a section. 0 with *ret (caller frees) and *ret_source set; or
- * non-zero with *ret_fail, the section to print instead. */
+ * non-zero with *ret_fail, the section to print instead. A command run
+ * through `sudo -n` is named by its tool where it was not run. */
 static int tool_text(struct val_probe *p, const char *file, const char *option, const char *const *argv,
 		     size_t max, char **ret, size_t *ret_len, json_t **ret_source, json_t **ret_fail)
 {
+	const char *tool = strcmp(argv[0], "sudo") ? argv[0] : argv[2];
 	struct br_err err = { 0 };
 	int rc;
 
@@ -50,9 +53,9 @@ static int tool_text(struct val_probe *p, const char *file, const char *option, 
 	}
 	if (!p->opts->run_commands) {
 		char *why =
-		    br_xasprintf("%s not run under --root; give a capture with --%s FILE", argv[0], option);
+		    br_xasprintf("%s not run under --root; give a capture with --%s FILE", tool, option);
 
-		*ret_fail = val_section_error("skipped", argv[0], why);
+		*ret_fail = val_section_error("skipped", tool, why);
 		free(why);
 		return BR_E_STATE;
 	}
@@ -104,6 +107,61 @@ json_t *val_probe_nvlink(struct val_probe *p)
 		section = val_section_error("malformed", json_string_value(source), err.msg);
 	else
 		section = json_pack("{s:s, s:O, s:o}", "status", "ok", "source", source, "gpus", gpus);
+	json_decref(source);
+	free(text);
+	return section;
+}
+
+static const char *sensor_kind(enum br_sensor_kind kind)
+{
+	return kind == BR_SENSOR_PSU_REDUNDANCY ? "redundancy" : "psu";
+}
+
+json_t *val_sdr_psu_section(const char *text, const char *source)
+{
+	struct br_hw hw;
+	json_t *supplies, *section;
+
+	br_hw_init(&hw);
+	if (br_ipmi_parse_sdr_psu(text, &hw)) {
+		br_hw_release(&hw);
+		return val_section_error("malformed", source,
+					 "no power supply or redundancy sensor in the SDR listing");
+	}
+	supplies = json_array();
+	for (size_t i = 0; i < hw.n_sensors; i++) {
+		const struct br_sensor *s = &hw.sensors[i];
+
+		json_array_append_new(supplies, json_pack("{s:s?, s:s, s:s?, s:s?}", "name", s->name, "kind",
+							  sensor_kind(s->kind), "state", s->state, "health",
+							  s->health));
+	}
+	section = json_pack("{s:s, s:s, s:o}", "status", "ok", "source", source, "supplies", supplies);
+	br_hw_release(&hw);
+	return section;
+}
+
+/* The node's own BMC, read in-band (/dev/ipmi0, no network, no password):
+ * `ipmitool sdr type "Power Supply"`. Where the BMC's Redfish documents a
+ * supply without a Status (the DGX H100's AMI BMC does), this is the only
+ * health there is. The device node is root's: a probe run by another user
+ * (validate's SSH user, "ubuntu", whom MAAS's cloud-init gives sudo without
+ * a password) asks sudo, never for a password (-n); a refusal is the
+ * section's error. The command only reads the SDR. */
+json_t *val_probe_psu_sdr(struct val_probe *p)
+{
+	static const char *const direct[] = { "ipmitool", "sdr", "type", "Power Supply", NULL };
+	static const char *const sudo[] = { "sudo", "-n", "ipmitool", "sdr", "type", "Power Supply", NULL };
+	json_t *source = NULL, *fail = NULL, *section;
+	char *text = NULL, *file = capture_file(p, p->opts->ipmitool_sdr_psu, "ipmitool-sdr-psu.txt");
+	size_t len = 0;
+	int rc = tool_text(p, file, "ipmitool-sdr-psu", geteuid() ? sudo : direct, VAL_SDR_MAX, &text, &len,
+			   &source, &fail);
+
+	free(file);
+	if (rc)
+		return fail;
+	section = val_sdr_psu_section(text, json_string_value(source));
 	json_decref(source);
 	free(text);
 	return section;

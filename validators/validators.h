@@ -29,6 +29,7 @@
 #define VAL_PROCFILE_MAX (8 * 1024 * 1024) /* /proc/cpuinfo, mountinfo */
 #define VAL_XML_MAX (32 * 1024 * 1024)	   /* nvidia-smi -q -x, lldpctl -f xml */
 #define VAL_DMESG_MAX (64 * 1024 * 1024)   /* dmesg or a kern.log */
+#define VAL_SDR_MAX (1024 * 1024)	   /* ipmitool sdr type "Power Supply" */
 #define VAL_CMD_TIMEOUT_MS 20000	   /* nvidia-smi can take seconds per GPU */
 #define VAL_DIR_ENTRIES_MAX 16384	   /* entries read from one directory */
 #define VAL_PCI_DEVICES_MAX 4096
@@ -43,12 +44,13 @@ struct val_probe_opts {
 	const char *nvidia_smi_nvlink; /* nvidia-smi nvlink -s capture */
 	const char *lldp_xml;	       /* lldpctl -f xml capture */
 	const char *dmesg_file;	       /* dmesg capture or kern.log */
+	const char *ipmitool_sdr_psu;  /* ipmitool sdr type "Power Supply" capture */
 	/* A directory of captures (nvidia-smi.xml, nvidia-smi-nvlink.txt, lldpctl.xml,
-	 * dmesg.txt), each
+	 * dmesg.txt, ipmitool-sdr-psu.txt), each
 	 * used when present and its own option above is not given: how a node
 	 * captured whole (or a simulated host) is judged offline. */
 	const char *captures_dir;
-	/* Run nvidia-smi, lldpctl and dmesg when no capture is given. Off by
+	/* Run nvidia-smi, lldpctl, dmesg and ipmitool when no capture is given. Off by
 	 * default under a sysroot other than "/": the tools would describe this
 	 * machine, not the tree. */
 	int run_commands;
@@ -69,6 +71,11 @@ int val_lldp_parse_json(const char *text, size_t len, json_t **ret_neighbors, st
 /* Signatures in kernel log text: {"lines":N, "matches":[{"kind","line"}],
  * "counts":{kind:N}}. Never fails. */
 json_t *val_dmesg_scan(const char *text, size_t len);
+/* `ipmitool sdr type "Power Supply"` text as the probe's psu_sdr section:
+ * {"status":"ok","source","supplies":[{"name","kind":"psu"|"redundancy",
+ * "state","health"}]}, or status "malformed" when it lists no supply or
+ * redundancy sensor. Never NULL. */
+json_t *val_sdr_psu_section(const char *text, const char *source);
 
 /* PCIe link speed code (LnkCap/LnkSta "Link Speed" field: 1 = 2.5 GT/s …
  * 6 = 64 GT/s) in GT/s, or 0 for a code this table does not know. */

@@ -45,7 +45,7 @@ H=$F/hw/h200-probe/probe-root.json
 # (nvlink, modules and net came after that capture; the host's own `nvidia-smi
 # nvlink -s` is tests/fixtures/probe/nvlink/h200-vm-nvlink-s.txt, judged below,
 # its /sys/class/net is under tests/fixtures/hw/h200-vm/sys, read by test_probe.)
-assert_eq "$(jq -c 'keys' "$H")" "$(jq -c 'keys - ["nvlink", "modules", "net"]' "$T/h200.json")" "document shape"
+assert_eq "$(jq -c 'keys' "$H")" "$(jq -c 'keys - ["nvlink", "modules", "net", "psu_sdr"]' "$T/h200.json")" "document shape"
 assert_eq "$(jq -c '.pcie.devices[] | select(.vendor == "0x10de") | [.link.width_current, .link.speed_current_gts, .link.sysfs_agrees, .express.link_cap.width]' "$H")" \
 	'[16,32,true,16]' "real H200 output"
 
@@ -96,6 +96,46 @@ assert_eq "$(jq -c '.nvlink | [.status, (.gpus[] | [.index, .uuid, (.links | len
 	'["ok",[0,"GPU-abcdefab-cdef-abdc-abcd-abababababab",18,26.562,true]]' "NVLinks"
 bringup-probe --root "$T" --nvidia-smi-nvlink "$P/nvlink/h200-vm-nvlink-s.txt" >"$T/nvl0.json"
 assert_eq "$(jq -c '.nvlink | [.status, .gpus]' "$T/nvl0.json")" '["ok",[]]' "no NVLinks shown"
+
+# The supplies in a BMC's SDR, as ipmitool printed them on a real DGX-1
+# (tests/fixtures/ipmi/README); under --root, without a capture, ipmitool
+# is not run (it would read this machine's BMC).
+bringup-probe --root "$T" --ipmitool-sdr-psu "$F/ipmi/sdr-psu-dgx1.out" >"$T/sdr.json"
+assert_eq "$(jq -c '.psu_sdr | [.status, (.supplies[] | [.name, .kind, .health])]' "$T/sdr.json")" \
+	'["ok",["PSU Redundancy","redundancy","Critical"],["PSU1 Status","psu","Critical"],["PSU2 Status","psu","Critical"],["PSU3 Status","psu","OK"],["PSU4 Status","psu","OK"]]' \
+	"SDR supplies"
+assert_eq "$(jq -r '.psu_sdr.status' "$T/nvl.json")" skipped "no SDR read under --root"
+printf 'Error obtaining SDR info: Invalid command\n' >"$T/not-psu.txt"
+bringup-probe --root "$T" --ipmitool-sdr-psu "$T/not-psu.txt" >"$T/sdr-bad.json"
+assert_eq "$(jq -r '.psu_sdr.status' "$T/sdr-bad.json")" malformed "an SDR listing with no supply"
+# On a node (no --root) the probe runs ipmitool itself: as root directly,
+# as another user through `sudo -n` (the device node is root's). Stand-ins
+# that print the DGX-1's capture show which was run.
+# (in a directory of their own that another user can enter: $T is private)
+tools=$(mktemp -d /tmp/br-t4000-tools.XXXXXX)
+at_exit "rm -rf $tools"
+chmod 755 "$tools"
+cp "$F/ipmi/sdr-psu-dgx1.out" "$tools/sdr.out"
+printf '#!/bin/sh\n[ "$*" = "sdr type Power Supply" ] || exit 3\ncat "%s"\n' "$tools/sdr.out" >"$tools/ipmitool"
+printf '#!/bin/sh\n[ "$1" = -n ] || exit 4\nshift\nexec "$@"\n' >"$tools/sudo"
+chmod 755 "$tools/ipmitool" "$tools/sudo"
+chmod 644 "$tools/sdr.out"
+probe=$(command -v bringup-probe)
+if [ "$(id -u)" = 0 ]; then
+	PATH=$tools:$PATH "$probe" >"$T/sdr-run.json"
+	assert_eq "$(jq -c '.psu_sdr | [.status, .source, (.supplies | length)]' "$T/sdr-run.json")" '["ok","ipmitool",5]' \
+		"ipmitool run by root"
+	# as nobody, where nobody can reach the probe (a checkout under a
+	# private home cannot be)
+	if setpriv --reuid=65534 --regid=65534 --clear-groups "$probe" --help >/dev/null 2>&1; then
+		PATH=$tools:/usr/bin:/bin setpriv --reuid=65534 --regid=65534 --clear-groups "$probe" >"$T/sdr-sudo.json" 2>/dev/null
+		assert_eq "$(jq -c '.psu_sdr | [.status, .source, (.supplies | length)]' "$T/sdr-sudo.json")" '["ok","sudo",5]' \
+			"ipmitool through sudo -n for another user"
+	fi
+else
+	PATH=$tools:$PATH "$probe" >"$T/sdr-run.json"
+	assert_eq "$(jq -c '.psu_sdr | [.status, .source]' "$T/sdr-run.json")" '["ok","sudo"]' "ipmitool through sudo -n"
+fi
 
 # LLDP from real lldpd; dmesg signatures.
 bringup-probe --root "$T" --lldp-xml "$P/lldp/lldpctl-two-ports.xml" --dmesg "$P/dmesg/kern.log" >"$T/lldp.json"

@@ -387,6 +387,65 @@ static void bmc_no_sensors(struct br_hw *hw)
 	hw->source = strdup("ipmi");
 }
 
+/* Supplies as a real DGX H100's BMC lists them over Redfish: present,
+ * with no Status at all (tests/fixtures/redfish/ami/libredfish). */
+static void bmc_psus_unrated(struct br_hw *hw, int n)
+{
+	hw->source = strdup("redfish");
+	psus(hw, n, 0);
+	for (size_t i = 0; i < hw->n_sensors; i++) {
+		free(hw->sensors[i].health);
+		hw->sensors[i].health = NULL;
+	}
+}
+
+static void bmc_two_unrated(struct br_hw *hw)
+{
+	bmc_psus_unrated(hw, 2);
+}
+
+static void bmc_four_unrated(struct br_hw *hw)
+{
+	bmc_psus_unrated(hw, 4);
+}
+
+/* The probe's psu_sdr section from a real `ipmitool sdr type "Power
+ * Supply"` capture (tests/fixtures/ipmi/README), built as the probe builds
+ * it. */
+static void sdr_from(json_t *doc, const char *rel)
+{
+	const char *top = getenv("BR_TOP");
+	char *path = br_xasprintf("%s/tests/fixtures/%s", top ? top : ".", rel), *text = NULL;
+	struct br_err err = { 0 };
+	size_t len;
+
+	if (br_read_file(path, 1 << 20, &text, &len, &err))
+		fail_msg("%s: %s", path, err.msg);
+	json_object_set_new(doc, "psu_sdr", val_sdr_psu_section(text, path));
+	free(text);
+	free(path);
+}
+
+static void sdr_r740xd(json_t *doc)
+{
+	sdr_from(doc, "ipmi/sdr-psu-dell-r740xd.out");
+}
+
+static void sdr_dgx1_ac_lost(json_t *doc)
+{
+	sdr_from(doc, "ipmi/sdr-psu-dgx1.out");
+}
+
+/* ipmitool as the probe's (non-root) user finds it on a deployed node. */
+static void sdr_refused(json_t *doc)
+{
+	json_object_set_new(
+	    doc, "psu_sdr",
+	    json_pack("{s:s, s:s, s:s}", "status", "error", "source", "ipmitool", "error",
+		      "ipmitool: exited with status 1: Could not open device at /dev/ipmi0 or "
+		      "/dev/ipmi/0 or /dev/ipmidev/0: Permission denied"));
+}
+
 static json_t *smi_gpu(json_t *doc)
 {
 	return json_array_get(json_object_get(json_object_get(doc, "gpus"), "gpus"), 0);
@@ -1838,6 +1897,94 @@ static const struct node_case cases[] = {
 	  VAL_UNKNOWN,
 	  { "the BMC (ipmi) reports no power supplies" } },
 	{ "psu: no BMC facts", VM, NULL, HW_PSU, NULL, NULL, 0, "psu", VAL_UNKNOWN, { "no BMC facts" } },
+	/* Redfish without a Status (a real DGX H100): the SDR the probe read
+	 * in-band on the node judges the supplies */
+	{ "psu: unrated over Redfish, healthy in the SDR",
+	  VM,
+	  sdr_r740xd,
+	  "[psu]\ncount = 2\n",
+	  bmc_two_unrated,
+	  NULL,
+	  0,
+	  "psu",
+	  VAL_PASS,
+	  { "2 power supplies present and healthy as the profile expects, redundancy holding",
+	    "by the BMC's SDR, read in-band on the node" } },
+	{ "psu: unrated over Redfish, AC lost in the SDR",
+	  VM,
+	  sdr_dgx1_ac_lost,
+	  "[psu]\ncount = 4\n",
+	  bmc_four_unrated,
+	  NULL,
+	  0,
+	  "psu",
+	  VAL_FAIL,
+	  { "PSU1 Status (serial unknown): health Critical", "PSU2 Status (serial unknown): health Critical",
+	    "PSU Redundancy: Non-Redundant: Insufficient Resources" } },
+	{ "psu: the SDR counts the supplies against the profile",
+	  VM,
+	  sdr_r740xd,
+	  "[psu]\ncount = 4\n",
+	  bmc_four_unrated,
+	  NULL,
+	  0,
+	  "psu",
+	  VAL_FAIL,
+	  { "the node's BMC SDR reports 2 power supplies present, expected 4" } },
+	{ "psu: unrated over Redfish, no SDR section",
+	  VM,
+	  NULL,
+	  "[psu]\ncount = 2\n",
+	  bmc_two_unrated,
+	  NULL,
+	  0,
+	  "psu",
+	  VAL_UNKNOWN,
+	  { "2 power supplies without a health from the BMC (redfish)",
+	    "no health from the BMC's SDR on the node either: the probe document has no 'psu_sdr' "
+	    "section" } },
+	{ "psu: unrated over Redfish, ipmitool refused on the node",
+	  VM,
+	  sdr_refused,
+	  "[psu]\ncount = 2\n",
+	  bmc_two_unrated,
+	  NULL,
+	  0,
+	  "psu",
+	  VAL_UNKNOWN,
+	  { "the probe could not read psu_sdr: error: ipmitool", "Permission denied" } },
+	{ "psu: no BMC facts, the SDR judges",
+	  VM,
+	  sdr_r740xd,
+	  "[psu]\ncount = 2\n",
+	  NULL,
+	  NULL,
+	  0,
+	  "psu",
+	  VAL_PASS,
+	  { "2 power supplies present and healthy" } },
+	{ "psu: a rated BMC and its SDR agreeing",
+	  VM,
+	  sdr_r740xd,
+	  HW_PSU,
+	  bmc_psus_ok,
+	  NULL,
+	  0,
+	  "psu",
+	  VAL_PASS,
+	  { "6 power supplies present and healthy as the profile expects" } },
+	{ "psu: a rated BMC whose SDR says AC lost",
+	  VM,
+	  sdr_dgx1_ac_lost,
+	  HW_PSU,
+	  bmc_psus_ok,
+	  NULL,
+	  0,
+	  "psu",
+	  VAL_FAIL,
+	  { "6 power supplies present and healthy",
+	    "but the BMC's SDR, read in-band on the node, says otherwise: PSU Redundancy",
+	    "PSU1 Status (serial unknown): health Critical" } },
 
 	/* gpudirect_rdma: GPU and fabric NIC behind one PCIe switch */
 	{ "gpudirect_rdma: the GPU and the ConnectX-7 share a PCIe switch",
