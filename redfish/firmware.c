@@ -137,6 +137,9 @@ static void node_release(void *node)
 	free(fn->simple_url);
 	free(fn->inventory_url);
 	free(fn->tasks_url);
+	free(fn->ilo_push_url);
+	free(fn->update_url);
+	free(fn->ilo_prior);
 	free(fn->task_url);
 	free(fn->params);
 	free(fn->apply_multipart);
@@ -205,7 +208,7 @@ static void bind_node(struct rf_bmc *bmc, void *node, void *run)
 }
 
 static const struct rf_driver firmware_driver = {
-	.ready = rf_fw_begin,
+	.ready = rf_fw_ready,
 	.idle = on_idle,
 	.abort = on_abort,
 	.admit = admit,

@@ -178,6 +178,10 @@ static int read_failed(struct rf_req *req, int rc, const struct br_err *err)
 
 	if (!rc)
 		return 0;
+	if (fn->phase == RF_FW_ILO && fn->t->updates[fn->cur].restarts_bmc) {
+		rf_fw_to_returning(bmc); /* iLO flashing itself stops answering */
+		return 1;
+	}
 	if (fn->phase == RF_FW_RETURNING && br_now_ms() < fn->return_deadline_ms) {
 		fn->read_gen++;
 		rf_fw_poll_root(bmc, br_now_ms() + fn->run->o->poll_ms);

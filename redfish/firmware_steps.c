@@ -4,7 +4,8 @@
  *   UpdateService -> FirmwareInventory (every member) -> the running Tasks
  *   -> for each update, in order: already there? a task running for it?
  *      else push the image (multipart) or SimpleUpdate -> the Task to its
- *      end -> (the BMC's own: wait for it to come back) -> FirmwareInventory
+ *      end (or iLO's own push -> its UpdateService state and the inventory,
+ *      polled) -> (the BMC's own: wait for it to come back) -> FirmwareInventory
  *      again, the new version read back -> next
  *
  * Every URL comes from a link the BMC sent. A step that fails fails only
@@ -16,6 +17,7 @@
 
 #define PRIO 10
 #define FW_MESSAGE_MAX 1024 /* a task's Messages, joined, as kept */
+#define ILO_PUSH_PATH "/cgi-bin/uploadFile"
 
 static void get(struct rf_bmc *bmc, const char *url, const char *step, rf_req_fn fn)
 {
@@ -75,7 +77,12 @@ static void on_root(struct rf_req *req, int rc, const struct br_err *err)
 		rf_fw_poll_root(bmc, now + fn->run->o->poll_ms);
 		return;
 	}
-	/* what the task said in the end, if the BMC kept it across its restart */
+	/* what the task said in the end, if the BMC kept it across its restart;
+	 * iLO's push has none: its inventory says */
+	if (!fn->task_url) {
+		rf_fw_read_inventory(bmc);
+		return;
+	}
 	get(bmc, fn->task_url, "reading the task after the BMC's restart", on_task_after_return);
 }
 
@@ -89,7 +96,7 @@ void rf_fw_poll_root(struct rf_bmc *bmc, int64_t due_ms)
 
 /* The BMC's own firmware restarts it, and the restart ends the session:
  * what follows goes over basic auth (the session is gone with the BMC). */
-static void to_returning(struct rf_bmc *bmc)
+void rf_fw_to_returning(struct rf_bmc *bmc)
 {
 	struct rf_fw_node *fn = bmc->fw;
 	const struct rf_options *o = bmc->http->opts;
@@ -189,7 +196,7 @@ static int task_judged(struct rf_bmc *bmc, json_t *doc)
 		return 1;
 	}
 	if (u->restarts_bmc && fn->phase != RF_FW_RETURNING) {
-		to_returning(bmc);
+		rf_fw_to_returning(bmc);
 		return 1;
 	}
 	fn->phase = RF_FW_VERIFYING;
@@ -206,7 +213,7 @@ static void on_task(struct rf_req *req, int rc, const struct br_err *err)
 
 	if (rc && update_of(bmc)->restarts_bmc) {
 		/* the BMC flashing itself stops answering: wait for it */
-		to_returning(bmc);
+		rf_fw_to_returning(bmc);
 		return;
 	}
 	if (!(doc = answer(req, rc, err, "polling the update's task")))
@@ -267,6 +274,107 @@ static void follow_task(struct rf_bmc *bmc, const char *link)
 	poll_task(bmc, br_now_ms() + fn->run->o->poll_ms);
 }
 
+/* ---- iLO's own push ------------------------------------------------------------------ */
+
+/*
+ * iLO 5 offers no MultipartHttpPushUri (a real XL675d's UpdateService,
+ * tests/fixtures/redfish/hpe/cray_rie/update_service.json): its
+ * HttpPushUri, /cgi-bin/uploadFile, takes HPE's own form, as HPE's
+ * python-ilorest-library example upload_firmware_ilo_repository.py sends
+ * it: a part sessionKey (the session's token, also the cookie of that
+ * name), parameters (JSON: UpdateRepository, UpdateTarget, ETag, Section)
+ * and file. The answer names no task: the UpdateService's Oem.Hpe State
+ * and Result say how it goes ("Idle" with nothing under way, as a DL325
+ * Gen10 Plus's iLO 5 2.14 shows it; "Error" with Result.MessageId
+ * "iLO.2.14.UpdateFailed" after a failed update, as the XL675d's does,
+ * where it stays until the next), and FirmwareInventory when the new
+ * version runs. Any other State is taken as an update under way: nothing
+ * is sent into it.
+ */
+char *rf_fw_ilo_result(json_t *hpe)
+{
+	json_t *result = json_object_get(hpe, "Result"), *arg;
+	const char *id = br_json_str(result, "MessageId");
+	struct br_buf b;
+	size_t i;
+
+	if (!id)
+		return NULL;
+	br_buf_init(&b, FW_MESSAGE_MAX);
+	br_buf_adds(&b, id);
+	json_array_foreach(json_object_get(result, "MessageArgs"), i, arg)
+	    br_buf_addf(&b, "%s%s", i ? ", " : " (", json_is_string(arg) ? json_string_value(arg) : "?");
+	if (json_array_size(json_object_get(result, "MessageArgs")))
+		br_buf_adds(&b, ")");
+	return br_buf_detach(&b);
+}
+
+int rf_fw_ilo_idle(const char *state)
+{
+	return !state || !strcmp(state, "Idle") || !strcmp(state, "Complete") || !strcmp(state, "Error");
+}
+
+/* iLO's HttpPushUri is outside /redfish, where rf_resolve follows no
+ * link: the one path iLO 5 gives is taken, and only it. */
+const char *rf_fw_ilo_push(json_t *update_service)
+{
+	const char *link = br_json_str(update_service, "HttpPushUri");
+
+	if (!json_is_object(br_json_path(update_service, "Oem/Hpe")) || !link ||
+	    (strcmp(link, ILO_PUSH_PATH) && strcmp(link, ILO_PUSH_PATH "/")))
+		return NULL;
+	return ILO_PUSH_PATH;
+}
+
+static void on_ilo_state(struct rf_req *req, int rc, const struct br_err *err)
+{
+	struct rf_bmc *bmc = req->bmc;
+	struct rf_fw_node *fn = bmc->fw;
+	const struct rf_fw_update *u = update_of(bmc);
+	struct rf_fw_step *s = &fn->res.steps[fn->cur];
+	json_t *doc, *hpe;
+	const char *state;
+	char *result;
+
+	if (req->kind != fn->read_gen)
+		return;
+	if (rc && u->restarts_bmc) {
+		rf_fw_to_returning(bmc); /* iLO flashing itself stops answering */
+		return;
+	}
+	if (!(doc = answer(req, rc, err, "reading iLO's update state")))
+		return;
+	hpe = br_json_path(doc, "Oem/Hpe");
+	state = br_json_str(hpe, "State");
+	result = rf_fw_ilo_result(hpe);
+	set_text(&s->task_state, state);
+	if (result)
+		set_text(&s->message, result);
+	if (state && !strcmp(state, "Error") && result && (!fn->ilo_prior || strcmp(result, fn->ilo_prior)))
+		rf_bmc_failf(bmc, BR_E_STATE, "%s: update to %s failed: iLO's update state Error: %s",
+			     u->component, u->version, result);
+	else
+		rf_fw_read_inventory(bmc); /* the version there, or another round */
+	free(result);
+	json_decref(doc);
+}
+
+void rf_fw_poll_ilo(struct rf_bmc *bmc, int64_t due_ms)
+{
+	get_at(bmc, bmc->fw->update_url, "waiting for iLO's update", on_ilo_state, due_ms);
+}
+
+static void follow_ilo(struct rf_bmc *bmc)
+{
+	struct rf_fw_node *fn = bmc->fw;
+
+	free(fn->task_url);
+	fn->task_url = NULL;
+	fn->phase = RF_FW_ILO;
+	fn->task_deadline_ms = br_now_ms() + fn->run->o->task_timeout_ms;
+	rf_fw_poll_ilo(bmc, br_now_ms() + fn->run->o->poll_ms);
+}
+
 /* ---- sending the image -------------------------------------------------------------- */
 
 static void on_sent(struct rf_req *req, int rc, const struct br_err *err)
@@ -290,6 +398,8 @@ static void on_sent(struct rf_req *req, int rc, const struct br_err *err)
 	}
 	if (link)
 		follow_task(bmc, link);
+	else if (!strcmp(bmc->fw->res.steps[bmc->fw->cur].method, "ilo-push"))
+		follow_ilo(bmc);
 	else
 		rf_bmc_failf(bmc, BR_E_PROTO,
 			     "%s: the BMC took the image (HTTP %ld) but named no task to follow",
@@ -341,8 +451,12 @@ static void send_image(struct rf_bmc *bmc)
 			goto out;
 		free(fn->params);
 		fn->params = json_dumps(params, JSON_COMPACT);
-		fn->form = (struct rf_multipart){ "UpdateParameters", fn->params, "UpdateFile",
-						  u->file_name,	      u->image,	  u->image_len };
+		fn->form = (struct rf_multipart){ .json_name = "UpdateParameters",
+						  .json = fn->params,
+						  .file_part = "UpdateFile",
+						  .file_name = u->file_name,
+						  .data = u->image,
+						  .len = u->image_len };
 		req = rf_req_new(bmc, RF_POST, fn->multipart_url, PRIO, on_sent);
 		req->multipart = &fn->form;
 		s->method = "multipart";
@@ -353,6 +467,47 @@ static void send_image(struct rf_bmc *bmc)
 		req = rf_req_new(bmc, RF_POST, fn->simple_url, PRIO, on_sent);
 		req->post_body = json_dumps(params, JSON_COMPACT);
 		s->method = "simple";
+	} else if (fn->ilo_push_url) {
+		json_t *form;
+
+		if (strcmp(fn->run->o->apply_time, "Immediate")) {
+			rf_bmc_failf(bmc, BR_E_UNSUPPORTED,
+				     "unsupported on this BMC: iLO's HttpPushUri applies an update at once, "
+				     "not %s (%s not sent)",
+				     fn->run->o->apply_time, u->component);
+			goto out;
+		}
+		if ((bmc->auth != RF_AUTH_SESSION || !bmc->token) && !fn->relogged && bmc->root) {
+			/* the BMC's own update restarted it and ended the
+			 * session: a new one, then this again */
+			fn->relogging = fn->relogged = 1;
+			fn->step = "logging in again";
+			rf_session_reopen(bmc);
+			goto out;
+		}
+		if (bmc->auth != RF_AUTH_SESSION || !bmc->token) {
+			rf_bmc_failf(bmc, BR_E_UNSUPPORTED,
+				     "unsupported on this BMC: iLO's HttpPushUri needs a session login, "
+				     "and this BMC is driven over basic auth (%s not sent)",
+				     u->component);
+			goto out;
+		}
+		form = json_pack("{s:b, s:b, s:s, s:i}", "UpdateRepository", 1, "UpdateTarget", 1, "ETag",
+				 "bringup", "Section", 0);
+		free(fn->params);
+		fn->params = json_dumps(form, JSON_COMPACT);
+		json_decref(form);
+		fn->form = (struct rf_multipart){ .json_name = "parameters",
+						  .json = fn->params,
+						  .file_part = "file",
+						  .file_name = u->file_name,
+						  .data = u->image,
+						  .len = u->image_len,
+						  .plain_json = 1,
+						  .session_key = 1 };
+		req = rf_req_new(bmc, RF_POST, fn->ilo_push_url, PRIO, on_sent);
+		req->multipart = &fn->form;
+		s->method = "ilo-push";
 	} else if (fn->simple_url) {
 		rf_bmc_failf(
 		    bmc, BR_E_UNSUPPORTED,
@@ -409,6 +564,15 @@ void rf_fw_next_update(struct rf_bmc *bmc)
 		finish(bmc);
 		return;
 	}
+	/* iLO's own push under way (an earlier, killed run's): followed, not sent again */
+	if (fn->ilo_busy && !fn->multipart_url && !(fn->simple_url && update_of(bmc)->image_uri)) {
+		fn->ilo_busy = 0;
+		fn->res.steps[fn->cur].method = "resumed";
+		br_info("firmware", "%s: %s: iLO has an update under way: following it", bmc->base,
+			update_of(bmc)->component);
+		follow_ilo(bmc);
+		return;
+	}
 	if ((task = rf_fw_task_for(bmc, update_of(bmc)))) {
 		fn->res.steps[fn->cur].method = "resumed";
 		br_info("firmware", "%s: %s: following the running task %s", bmc->base,
@@ -417,6 +581,7 @@ void rf_fw_next_update(struct rf_bmc *bmc)
 		follow_task(bmc, br_json_str(task, "@odata.id") ? br_json_str(task, "@odata.id") : "");
 		return;
 	}
+	fn->relogged = 0;
 	send_image(bmc);
 }
 
@@ -464,6 +629,16 @@ void rf_fw_inventory_read(struct rf_bmc *bmc)
 			rf_fw_next_update(bmc);
 		} else if (fn->phase == RF_FW_RETURNING && br_now_ms() < fn->return_deadline_ms) {
 			rf_fw_poll_root(bmc, br_now_ms() + fn->run->o->poll_ms);
+		} else if (fn->phase == RF_FW_ILO && br_now_ms() < fn->task_deadline_ms) {
+			rf_fw_poll_ilo(bmc, br_now_ms() + fn->run->o->poll_ms);
+		} else if (fn->phase == RF_FW_ILO) {
+			const struct rf_fw_step *st = &fn->res.steps[fn->cur];
+
+			rf_bmc_failf(
+			    bmc, BR_E_TIMEOUT,
+			    "%s: iLO's update state still %s after %ld s, the BMC reporting %s, not %s",
+			    u->component, st->task_state ? st->task_state : "unreported",
+			    fn->run->o->task_timeout_ms / 1000, v ? v : "no version", u->version);
 		} else {
 			rf_bmc_failf(bmc, RF_E_NOT_APPLIED,
 				     "%s: task %s completed, but the BMC reports %s, not %s", u->component,
@@ -505,6 +680,12 @@ static void on_update_service(struct rf_req *req, int rc, const struct br_err *e
 		fn->multipart_url = rf_resolve(bmc, link);
 	if ((link = br_json_str(simple, "target")))
 		fn->simple_url = rf_resolve(bmc, link);
+	if (rf_fw_ilo_push(doc)) {
+		fn->ilo_push_url = br_xasprintf("%s%s", bmc->base, rf_fw_ilo_push(doc));
+		fn->update_url = br_xstrdup(req->url);
+		fn->ilo_prior = rf_fw_ilo_result(br_json_path(doc, "Oem/Hpe"));
+		fn->ilo_busy = !rf_fw_ilo_idle(br_json_str(br_json_path(doc, "Oem/Hpe"), "State"));
+	}
 	/* DSP0266 "Operation apply time": the annotation on the action, and
 	 * on the push URI property for multipart (as bmcweb, OpenBMC's Redfish
 	 * server, writes it: MultipartHttpPushUri@Redfish.OperationApplyTimeSupport) */
@@ -520,6 +701,18 @@ static void on_update_service(struct rf_req *req, int rc, const struct br_err *e
 		rf_fw_read_inventory(bmc);
 	}
 	json_decref(doc);
+}
+
+void rf_fw_ready(struct rf_bmc *bmc)
+{
+	struct rf_fw_node *fn = bmc->fw;
+
+	if (fn->relogging) {
+		fn->relogging = 0;
+		send_image(bmc);
+		return;
+	}
+	rf_fw_begin(bmc);
 }
 
 void rf_fw_begin(struct rf_bmc *bmc)

@@ -188,8 +188,14 @@ static int set_multipart(struct rf_req *req, CURL *e)
 
 	curl_mime_free(req->mime);
 	req->mime_pos = 0;
-	if (!(req->mime = curl_mime_init(e)) || !(part = curl_mime_addpart(req->mime)) ||
-	    curl_mime_name(part, m->json_name) || curl_mime_type(part, "application/json") ||
+	if (!(req->mime = curl_mime_init(e)))
+		return BR_E_NOMEM;
+	if (m->session_key && (!req->bmc->token || !(part = curl_mime_addpart(req->mime)) ||
+			       curl_mime_name(part, "sessionKey") ||
+			       curl_mime_data(part, req->bmc->token, CURL_ZERO_TERMINATED)))
+		return BR_E_NOMEM;
+	if (!(part = curl_mime_addpart(req->mime)) || curl_mime_name(part, m->json_name) ||
+	    (!m->plain_json && curl_mime_type(part, "application/json")) ||
 	    curl_mime_data(part, m->json, CURL_ZERO_TERMINATED) || !(part = curl_mime_addpart(req->mime)) ||
 	    curl_mime_name(part, m->file_part) || curl_mime_filename(part, m->file_name) ||
 	    curl_mime_type(part, "application/octet-stream") ||
@@ -208,6 +214,12 @@ static int on_start(struct br_http_req *r, CURL *e, struct curl_slist **headers)
 	if (req->multipart) {
 		if (set_multipart(req, e))
 			return BR_E_NOMEM;
+		if (req->multipart->session_key) {
+			char *cookie = br_xasprintf("Cookie: sessionKey=%s", req->bmc->token);
+
+			*headers = curl_slist_append(*headers, cookie);
+			br_secret_free(cookie);
+		}
 	} else if (req->method == RF_POST || req->method == RF_PATCH) {
 		*headers = curl_slist_append(*headers, "Content-Type: application/json");
 		if (req->if_match) {

@@ -247,7 +247,9 @@ int rf_configure_all(const struct rf_config_target *targets, size_t n, const str
  * MultipartHttpPushUri (parts UpdateParameters, application/json, and
  * UpdateFile) when the service has one, which needs nothing else on the
  * network; else #UpdateService.SimpleUpdate with an ImageURI on the site's
- * image server. Either asks for @Redfish.OperationApplyTime Immediate, and a
+ * image server; else, on an iLO 5, its own HttpPushUri form (firmware_steps.c
+ * says whose facts), followed by its UpdateService's Oem.Hpe state and the
+ * inventory. Each asks for @Redfish.OperationApplyTime Immediate, and a
  * service that advertises (@Redfish.OperationApplyTimeSupport) only other
  * times is refused, never surprised. The Task the answer's Location names
  * (iDRAC9: TaskService/Tasks/JID_..., the Lifecycle Controller job of the
@@ -307,13 +309,13 @@ struct rf_fw_step {
 	const char *component;
 	char *from_version; /* as the BMC listed it before; NULL if it did not list it */
 	char *version;	    /* as read back at the end */
-	const char
-	    *method; /* "multipart", "simple", "none" (already there), "resumed" (a running task followed) */
-	char *task;  /* the task's URI */
-	char *task_state; /* its last TaskState */
-	char *message;	  /* its Messages, joined */
-	int sent;	  /* the image was sent (POSTed) in this run */
-	int done;	  /* at its version, read back */
+	const char *method; /* "multipart", "simple", "ilo-push", "none" (already there), "resumed" (a running
+			     task, or iLO's update under way, followed) */
+	char *task;	    /* the task's URI */
+	char *task_state;   /* its last TaskState */
+	char *message;	    /* its Messages, joined */
+	int sent;	    /* the image was sent (POSTed) in this run */
+	int done;	    /* at its version, read back */
 };
 
 struct rf_fw_result {

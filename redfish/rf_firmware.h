@@ -28,6 +28,7 @@ enum rf_fw_phase {
 	RF_FW_TASK,	 /* following an update's task */
 	RF_FW_RETURNING, /* the BMC restarting: waiting for its service root */
 	RF_FW_VERIFYING, /* reading the inventory back after an update */
+	RF_FW_ILO,	 /* iLO's own push sent: its UpdateService state and the inventory, polled */
 };
 
 struct rf_fw_node {
@@ -37,6 +38,13 @@ struct rf_fw_node {
 	int holds_slot, finished;
 	size_t index; /* the target's, in run->targets */
 	char *multipart_url, *simple_url, *inventory_url, *tasks_url;
+	/* iLO's HttpPushUri (with Oem.Hpe), the UpdateService polled after it,
+	 * and its Oem.Hpe Result before anything was sent (a failure of an
+	 * earlier update stays there) */
+	char *ilo_push_url, *update_url, *ilo_prior;
+	int ilo_busy;  /* its State said an update was under way when read */
+	int relogging; /* a new session asked for (iLO's push needs one after a restart) */
+	int relogged;  /* ... once per update */
 	char *apply_multipart,
 	    *apply_simple; /* the apply times each form advertises, "a, b"; NULL: none said */
 	enum rf_fw_phase phase;
@@ -59,9 +67,22 @@ struct rf_fw_node {
  * a whole inventory read means for the phase; waiting for a restarting
  * BMC; a Task's state (a Dell job's JobState in the Task's terms). */
 void rf_fw_begin(struct rf_bmc *bmc);
+/* The driver's ready: the first (rf_fw_begin), or the session opened again. */
+void rf_fw_ready(struct rf_bmc *bmc);
 void rf_fw_next_update(struct rf_bmc *bmc);
 void rf_fw_inventory_read(struct rf_bmc *bmc);
 void rf_fw_poll_root(struct rf_bmc *bmc, int64_t due_ms);
+/* The BMC restarting into its new firmware: the session is gone, wait. */
+void rf_fw_to_returning(struct rf_bmc *bmc);
+/* iLO's own push: the path of its HttpPushUri when the UpdateService is
+ * iLO's (Oem.Hpe) and names /cgi-bin/uploadFile, else NULL; its Oem.Hpe
+ * Result as "MessageId (args)" (NULL: none; caller frees); whether a State
+ * says no update is under way (Idle, Complete, Error, or none). */
+const char *rf_fw_ilo_push(json_t *update_service);
+char *rf_fw_ilo_result(json_t *hpe);
+int rf_fw_ilo_idle(const char *state);
+/* iLO's push under way: its UpdateService read again at due_ms. */
+void rf_fw_poll_ilo(struct rf_bmc *bmc, int64_t due_ms);
 int rf_fw_task_running(const char *state);
 const char *rf_fw_task_state(json_t *doc);
 

@@ -105,7 +105,9 @@ struct rf_req {
 };
 
 /* A multipart POST (DSP0266 "Multipart HTTP push updates"): a JSON part
- * and a file part, named as the spec names them. */
+ * and a file part, named as the spec names them. iLO's HttpPushUri takes
+ * its own form: the session's token first, as a part named sessionKey and
+ * as the cookie of that name, then its parameters as a plain field. */
 struct rf_multipart {
 	const char *json_name; /* "UpdateParameters" */
 	const char *json;
@@ -113,6 +115,8 @@ struct rf_multipart {
 	const char *file_name;
 	const unsigned char *data;
 	size_t len;
+	int plain_json;	 /* the JSON part without a Content-Type (iLO's "parameters") */
+	int session_key; /* the token as part and cookie "sessionKey" (iLO) */
 };
 
 struct rf_vendor;
@@ -410,6 +414,10 @@ int rf_context_refused(long status, const char *body, size_t len);
 
 /* session.c */
 void rf_session_start(struct rf_bmc *bmc);
+/* Log in again on a BMC whose service root is already read (its restart
+ * ended the session): the driver's ready is called again once it is open,
+ * or on basic auth where the BMC gives no session. */
+void rf_session_reopen(struct rf_bmc *bmc);
 /* Called by the walker when the BMC is otherwise done: DELETE the session
  * if one exists. Returns 1 if a logout request was queued. */
 int rf_session_logout(struct rf_bmc *bmc);

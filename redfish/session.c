@@ -220,7 +220,6 @@ static void on_root(struct rf_req *req, int rc, const struct br_err *err)
 	struct rf_bmc *bmc = req->bmc;
 	const struct rf_options *o = bmc->http->opts;
 	struct br_err perr;
-	const char *link;
 
 	if (rc == RF_E_HTTP && req->http.status == 404) {
 		br_errf(&perr, RF_E_NO_REDFISH, "%s", err->msg);
@@ -239,6 +238,13 @@ static void on_root(struct rf_req *req, int rc, const struct br_err *err)
 		use_basic_auth(bmc);
 		return;
 	}
+	rf_session_reopen(bmc);
+}
+
+void rf_session_reopen(struct rf_bmc *bmc)
+{
+	const char *link;
+
 	if ((link = br_json_str(bmc->root, "Links/Sessions/@odata.id"))) {
 		login(bmc, link);
 	} else if ((link = br_json_str(bmc->root, "SessionService/@odata.id"))) {

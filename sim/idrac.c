@@ -119,6 +119,7 @@ static const struct route routes[] = {
 	{ SIM_R_ROOT "/UpdateService", 2, T_NONE, R_NO_CACHE, sim_r_update_service, NULL, NULL, NULL },
 	{ SIM_R_UPDATE_MULTIPART, 3, T_NONE, R_MULTIPART, NULL, NULL, sim_w_update_multipart, NULL },
 	{ SIM_R_UPDATE_SIMPLE, 3, T_NONE, 0, NULL, NULL, sim_w_update_simple, NULL },
+	{ SIM_R_UPDATE_ILO_PUSH, 3, T_NONE, R_MULTIPART, NULL, NULL, sim_w_update_ilo_push, NULL },
 	{ SIM_R_FW, 3, T_NONE, 0, sim_r_fw_coll, NULL, NULL, NULL },
 	{ SIM_R_FW "/*", 4, T_NONE, 0, sim_r_fw, NULL, NULL, NULL },
 	{ SIM_R_ROOT "/SessionService", 2, T_NONE, 0, sim_r_session_service, NULL, NULL, NULL },

@@ -214,6 +214,12 @@ json_t *sim_r_update_service(struct sim_ctx *c);
 #define SIM_R_UPDATE_SIMPLE "/redfish/v1/UpdateService/Actions/UpdateService.SimpleUpdate"
 void sim_w_update_multipart(struct sim_ctx *c);
 void sim_w_update_simple(struct sim_ctx *c);
+/* iLO's HttpPushUri (/cgi-bin/uploadFile on an HPE node, mapped here), and
+ * the UpdateService's Oem.Hpe that tells how its last update went. */
+#define SIM_R_UPDATE_ILO_PUSH "/redfish/v1/UpdateService/Oem/Hpe/UploadFile"
+#define SIM_ILO_PUSH_PATH "/cgi-bin/uploadFile"
+void sim_w_update_ilo_push(struct sim_ctx *c);
+json_t *sim_fw_ilo_state(const struct sim_node *n);
 /* The version the node's component runs now (iDRAC, BIOS, NICs), NULL when
  * it has none that an update can change. */
 const char *sim_fw_version(const struct sim_node *n, const char *fqdd);

@@ -18,6 +18,15 @@
  * message), fw_image_refused (the push answered 400), fw_bmc_slow (the iDRAC
  * takes SIM_FW_SLOW_REBOOT_MS to come back after its own update),
  * fw_no_multipart (no MultipartHttpPushUri: SimpleUpdate only).
+ *
+ * An HPE node is an iLO 5 as a real XL675d's UpdateService shows it
+ * (tests/fixtures/redfish/hpe/cray_rie/update_service.json): no
+ * MultipartHttpPushUri, SimpleUpdate, and HttpPushUri /cgi-bin/uploadFile
+ * taking HPE's form (parts sessionKey, parameters, file; the cookie
+ * sessionKey), whose update has no Task: Oem.Hpe.State is "Idle" before
+ * any, "Error" with Result iLO.2.14.UpdateFailed after a failed one (the
+ * two states recordings show); "Updating" while one runs and "Complete"
+ * after are this simulator's words, no recording here having caught them.
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
@@ -150,7 +159,7 @@ static struct sim_fw_task *task_find(struct sim_node *n, const char *jid)
 	if (strncmp(jid, "JID_", 4))
 		return NULL;
 	id = strtoll(jid + 4, &end, 10) - FW_JOB_BASE;
-	if (!end || *end || id < 1 || id > n->st.n_fw_tasks)
+	if (!end || *end || id < 1 || id > n->st.n_fw_tasks || n->st.fw_tasks[id - 1].ilo_push)
 		return NULL;
 	return &n->st.fw_tasks[id - 1];
 }
@@ -158,7 +167,8 @@ static struct sim_fw_task *task_find(struct sim_node *n, const char *jid)
 void sim_fw_task_ids(const struct sim_node *n, json_t *coll, const char *prefix)
 {
 	for (int i = 1; i <= n->st.n_fw_tasks; i++)
-		sim_coll_add(coll, "%s/JID_%lld", prefix, FW_JOB_BASE + i);
+		if (!n->st.fw_tasks[i - 1].ilo_push)
+			sim_coll_add(coll, "%s/JID_%lld", prefix, FW_JOB_BASE + i);
 }
 
 /* The Task of an update (Task v1_6: TaskState, TaskStatus, Messages, and
@@ -238,24 +248,25 @@ static void refuse(struct sim_ctx *c, const char *message)
 			NULL);
 }
 
-/* The task for an accepted image: 202, Location naming it, the Task as body. */
-static void start_task(struct sim_ctx *c, const struct image_info *im, const char *target_uri, json_t *params)
+/* A task for an accepted image, or NULL with the refusal answered. */
+static struct sim_fw_task *new_task(struct sim_ctx *c, const struct image_info *im, const char *target_uri,
+				    json_t *params)
 {
 	struct sim_node *n = c->node;
 	struct sim_fw_task *t;
-	char jid[32], *body, *where;
+	char *body;
 
 	if (!sim_fw_version(n, im->component)) {
 		refuse(c,
 		       "Unable to update the firmware because the package is not applicable to this system.");
-		return;
+		return NULL;
 	}
 	if (n->st.n_fw_tasks == SIM_FW_TASKS_MAX) {
 		sim_reply_error(c, 503,
 				sim_msg("IDRAC.2.9.SUP0108", "Critical", "The job queue is full.",
 					"Delete completed jobs and retry."),
 				NULL);
-		return;
+		return NULL;
 	}
 	t = &n->st.fw_tasks[n->st.n_fw_tasks++];
 	memset(t, 0, sizeof(*t));
@@ -266,6 +277,17 @@ static void start_task(struct sim_ctx *c, const struct image_info *im, const cha
 	snprintf(t->json_body, sizeof(t->json_body), "%s", body ? body : "{}");
 	free(body);
 	t->done_ms = br_now_ms() + c->cfg->fw_task_ms;
+	return t;
+}
+
+/* The task for an accepted image: 202, Location naming it, the Task as body. */
+static void start_task(struct sim_ctx *c, const struct image_info *im, const char *target_uri, json_t *params)
+{
+	struct sim_node *n = c->node;
+	char jid[32], *where;
+
+	if (!new_task(c, im, target_uri, params))
+		return;
 	snprintf(jid, sizeof(jid), "JID_%lld", FW_JOB_BASE + n->st.n_fw_tasks);
 	where = sim_fault_has(&n->faults, SIM_F_FW_DELL_JOB)
 		    ? br_xasprintf(SIM_R_MGR "/Jobs/%s", jid)
@@ -276,7 +298,8 @@ static void start_task(struct sim_ctx *c, const struct image_info *im, const cha
 }
 
 struct parts {
-	struct br_buf params, file;
+	const char *params_name, *file_name_field; /* the form's part names */
+	struct br_buf params, file, key;
 	char *file_name;
 	int too_big;
 };
@@ -286,9 +309,10 @@ static enum MHD_Result on_part(void *cls, enum MHD_ValueKind kind, const char *k
 			       uint64_t off, size_t size)
 {
 	struct parts *p = cls;
-	struct br_buf *b = !strcmp(key, "UpdateParameters") ? &p->params
-			   : !strcmp(key, "UpdateFile")	    ? &p->file
-							    : NULL;
+	struct br_buf *b = !strcmp(key, p->params_name)	      ? &p->params
+			   : !strcmp(key, p->file_name_field) ? &p->file
+			   : !strcmp(key, "sessionKey")	      ? &p->key
+							      : NULL;
 
 	if (!b)
 		return MHD_YES;
@@ -302,24 +326,43 @@ static enum MHD_Result on_part(void *cls, enum MHD_ValueKind kind, const char *k
 	return MHD_YES;
 }
 
-/* POST MultipartUpload: the parts read by libmicrohttpd's form parser. */
-void sim_w_update_multipart(struct sim_ctx *c)
+/* The form's parts, by libmicrohttpd's form parser; 0, or -1 with the
+ * refusal answered. */
+static int read_parts(struct sim_ctx *c, struct parts *p)
 {
-	struct parts p = { 0 };
 	struct MHD_PostProcessor *pp;
-	struct image_info im;
-	json_t *params = NULL;
 
-	br_buf_init(&p.params, 0);
-	br_buf_init(&p.file, 0);
-	pp = MHD_create_post_processor((struct MHD_Connection *)c->req->conn, 64 * 1024, on_part, &p);
-	if (!pp || MHD_post_process(pp, c->req->body, c->req->body_len) != MHD_YES || p.too_big) {
+	br_buf_init(&p->params, 0);
+	br_buf_init(&p->file, 0);
+	br_buf_init(&p->key, 0);
+	pp = MHD_create_post_processor((struct MHD_Connection *)c->req->conn, 64 * 1024, on_part, p);
+	if (!pp || MHD_post_process(pp, c->req->body, c->req->body_len) != MHD_YES || p->too_big) {
 		if (pp)
 			MHD_destroy_post_processor(pp);
 		refuse(c, "The request is not a multipart/form-data firmware upload.");
-		goto out;
+		return -1;
 	}
 	MHD_destroy_post_processor(pp);
+	return 0;
+}
+
+static void parts_release(struct parts *p)
+{
+	br_buf_release(&p->params);
+	br_buf_release(&p->file);
+	br_secret_free(br_buf_detach(&p->key));
+	free(p->file_name);
+}
+
+/* POST MultipartUpload: the parts read by libmicrohttpd's form parser. */
+void sim_w_update_multipart(struct sim_ctx *c)
+{
+	struct parts p = { .params_name = "UpdateParameters", .file_name_field = "UpdateFile" };
+	struct image_info im;
+	json_t *params = NULL;
+
+	if (read_parts(c, &p))
+		goto out;
 	params = p.params.len ? json_loadb(p.params.data, p.params.len, 0, NULL) : json_object();
 	c->resp->log_parts = json_pack("{s:O?, s:{s:s?, s:I}}", "UpdateParameters", params, "UpdateFile",
 				       "filename", p.file_name, "bytes", (json_int_t)p.file.len);
@@ -335,9 +378,98 @@ void sim_w_update_multipart(struct sim_ctx *c)
 	start_task(c, &im, SIM_R_UPDATE_MULTIPART, params);
 out:
 	json_decref(params);
-	br_buf_release(&p.params);
-	br_buf_release(&p.file);
-	free(p.file_name);
+	parts_release(&p);
+}
+
+/* The value of cookie name in the request's Cookie header (RFC 6265
+ * "name=value; name2=value2"), copied into out; 0 when there is none. */
+static int cookie(const struct sim_request *req, const char *name, char *out, size_t size)
+{
+	const char *h = sim_request_header(req, "Cookie");
+	size_t n = strlen(name);
+
+	for (const char *p = h; p && *p; p += strspn(p, "; ")) {
+		size_t len = strcspn(p, ";");
+
+		if (len > n && !strncmp(p, name, n) && p[n] == '=') {
+			snprintf(out, size, "%.*s", (int)(len - n - 1), p + n + 1);
+			return 1;
+		}
+		p += len;
+	}
+	return 0;
+}
+
+/* POST /cgi-bin/uploadFile on an iLO: the form HPE's tools send, the
+ * session's token both as the part sessionKey and the cookie (iLO refuses
+ * either missing); UpdateTarget true flashes the image now. */
+void sim_w_update_ilo_push(struct sim_ctx *c)
+{
+	struct parts p = { .params_name = "parameters", .file_name_field = "file" };
+	char key[64] = "";
+	struct image_info im;
+	struct sim_fw_task *t;
+	json_t *params = NULL;
+	int known = 0;
+
+	if (c->node->vendor != SIM_V_HPE) {
+		sim_reply_not_found(c);
+		return;
+	}
+	if (read_parts(c, &p))
+		goto out;
+	for (int i = 0; i < SIM_SESSIONS_MAX && p.key.len && !known; i++)
+		known =
+		    c->node->st.sessions[i].id && !strcmp(c->node->st.sessions[i].token, br_buf_str(&p.key));
+	if (!known || !cookie(c->req, "sessionKey", key, sizeof(key)) || strcmp(key, br_buf_str(&p.key))) {
+		sim_reply_error(c, 401,
+				sim_msg(SIM_BASE "NoValidSession", "Critical",
+					"There is no valid session established with the implementation.",
+					"Establish a session before attempting any operations."),
+				NULL);
+		goto out;
+	}
+	params = p.params.len ? json_loadb(p.params.data, p.params.len, 0, NULL) : NULL;
+	c->resp->log_parts = json_pack("{s:O?, s:{s:s?, s:I}}", "parameters", params, "file", "filename",
+				       p.file_name, "bytes", (json_int_t)p.file.len);
+	if (!json_is_object(params) || !json_is_true(json_object_get(params, "UpdateTarget"))) {
+		refuse(c, "parameters is not a JSON object asking UpdateTarget.");
+		goto out;
+	}
+	if ((sim_fault_has(&c->node->faults, SIM_F_FW_IMAGE_REFUSED)) ||
+	    image_parse(p.file.data, p.file.len, &im)) {
+		refuse(c, "Unable to verify Update Package signature.");
+		goto out;
+	}
+	if ((t = new_task(c, &im, SIM_ILO_PUSH_PATH, params))) {
+		t->ilo_push = 1;
+		sim_reply(c, 200, json_object());
+	}
+out:
+	json_decref(params);
+	parts_release(&p);
+}
+
+json_t *sim_fw_ilo_state(const struct sim_node *n)
+{
+	const struct sim_fw_task *t = NULL;
+	json_t *hpe;
+
+	for (int i = n->st.n_fw_tasks - 1; i >= 0 && !t; i--)
+		if (n->st.fw_tasks[i].ilo_push)
+			t = &n->st.fw_tasks[i];
+	hpe = json_pack("{s:s, s:{s:b, s:b}, s:s}", "@odata.type",
+			"#HpeiLOUpdateServiceExt.v2_1_4.HpeiLOUpdateServiceExt", "Capabilities",
+			"PLDMFirmwareUpdate", 1, "UpdateFWPKG", 1, "State",
+			!t				    ? "Idle"
+			: t->state == SIM_FW_TASK_RUNNING   ? "Updating"
+			: t->state == SIM_FW_TASK_COMPLETED ? "Complete"
+							    : "Error");
+	if (t && t->state == SIM_FW_TASK_FAILED)
+		json_object_set_new(hpe, "Result",
+				    json_pack("{s:s, s:[s]}", "MessageId", "iLO.2.14.UpdateFailed",
+					      "MessageArgs", t->component));
+	return hpe;
 }
 
 /* #UpdateService.SimpleUpdate: the image by its URI's file name, from --image-dir. */

@@ -333,6 +333,7 @@ struct sim_fw_task {
 	char json_body[512]; /* the request's JSON (UpdateParameters or the action's body) */
 	int64_t done_ms;
 	char message_id[32], message[192];
+	int ilo_push; /* came by iLO's HttpPushUri: no Task or job, the UpdateService's Oem.Hpe tells */
 };
 #define SIM_DEEP_EXPAND_LEVELS 5000
 

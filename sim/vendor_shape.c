@@ -72,6 +72,8 @@ char *sim_vendor_path_in(const struct sim_vendor_info *vi, const char *path)
 
 	while (len > 1 && path[len - 1] == '/')
 		len--;
+	if (!strcmp(vi->oem_key, "Hpe") && !strcmp(path, SIM_ILO_PUSH_PATH))
+		return br_xstrdup(SIM_R_UPDATE_ILO_PUSH);
 	prefixes(vi, map);
 	/* iDRAC's second Chassis is iDRAC's: a family names its own, or has none */
 	if ((!vi->enclosure_id || strcmp(vi->enclosure_id, SIM_ENCLOSURE)) &&
@@ -504,6 +506,15 @@ static json_t *reshape(const struct sim_vreq *v, json_t *doc)
 	} else if ((vi->pcie_oem || vi->pcie_slots) &&
 		   !strncmp(v->dpath, SIM_R_CHASSIS "/PCIeDevices/", strlen(SIM_R_CHASSIS "/PCIeDevices/"))) {
 		sim_v_pcie_without_link(v, doc);
+	} else if (!strcmp(vi->oem_key, "Hpe") && sim_vreq_is(v, SIM_R_ROOT "/UpdateService")) {
+		/* iLO 5: no multipart push, its own HttpPushUri, SimpleUpdate
+		 * with no apply times (idrac_update.c says whose shape) */
+		json_object_del(doc, "MultipartHttpPushUri");
+		json_object_del(doc, "MultipartHttpPushUri@Redfish.OperationApplyTimeSupport");
+		json_object_del(br_json_path(doc, "Actions/#UpdateService.SimpleUpdate"),
+				"@Redfish.OperationApplyTimeSupport");
+		json_object_set_new(doc, "HttpPushUri", json_string(SIM_ILO_PUSH_PATH));
+		json_object_set_new(doc, "Oem", json_pack("{s:o}", "Hpe", sim_fw_ilo_state(v->c.node)));
 	} else if (vi->psu_no_status && sim_vreq_is(v, SIM_R_CHASSIS "/Power")) {
 		/* A real DGX H100 documents its supplies with no Status at all
 		 * (tests/fixtures/redfish/ami/libredfish/power_supply_psu0.json). */

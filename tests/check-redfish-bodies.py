@@ -38,6 +38,13 @@ the vendored files only; nothing is fetched from anywhere else.
             service root's UpdateService claims (DSP0266 "Multipart HTTP
             push updates"), and an UpdateFile part with a file name and
             bytes required.
+  iLO push  a POST to iLO's HttpPushUri (/cgi-bin/uploadFile): HPE's own
+            form, held to the facts HPE's python-ilorest-library example
+            (upload_firmware_ilo_repository.py) states: a parameters part,
+            a JSON object of UpdateRepository and UpdateTarget (booleans),
+            ETag (a string) and Section (an integer), and a file part with
+            a file name and bytes (the sessionKey part carries the token and
+            is not logged).
   annotations  every "@Redfish.X" / "@odata.X" term in any body is checked
             against DMTF's redfish-payload-annotations schema.
 
@@ -361,6 +368,23 @@ class Run:
             errors.append("UpdateFile: the part is missing, has no file name or no bytes")
         return "UpdateService multipart", errors
 
+    def check_ilo_push(self, parts):
+        errors = []
+        params = parts.get("parameters")
+        want = {"UpdateRepository": bool, "UpdateTarget": bool, "ETag": str, "Section": int}
+        if not isinstance(params, dict):
+            errors.append("parameters: the part is missing or not a JSON object")
+        else:
+            for key, kind in want.items():
+                value = params.get(key)
+                if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+                    errors.append("parameters.%s: missing or not a %s" % (key, kind.__name__))
+            errors += ["parameters.%s: not a parameter of the form" % k for k in params if k not in want]
+        f = parts.get("file")
+        if not isinstance(f, dict) or not f.get("filename") or not f.get("bytes"):
+            errors.append("file: the part is missing, has no file name or no bytes")
+        return "iLO push (HPE's facts)", errors
+
     def check_annotations(self, body, mode):
         name = self.schemas.newest("redfish-payload-annotations")
         doc = self.schemas.raw.get(PREFIX + name, {}) if name else {}
@@ -379,6 +403,9 @@ class Run:
 
     def check(self, log, number, line):
         method = line.get("method")
+        if "parts" in line and line.get("path", "").rstrip("/") == "/cgi-bin/uploadFile":
+            kind, errors = self.check_ilo_push(line["parts"])
+            return self.record(log, number, line, kind, errors)
         if "parts" in line:
             try:
                 kind, errors = self.check_multipart(line, line["parts"])

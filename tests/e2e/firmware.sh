@@ -52,8 +52,9 @@ EOT
 }
 
 fw_posts() { # LOG
-	jq -r 'select(.method == "POST" and (.path | test("MultipartUpload|SimpleUpdate")) and .status == 202)
-		| "\(.node) \(.parts.UpdateFile.filename // (.body.ImageURI | split("/") | last))"' "$1"
+	jq -r 'select(.method == "POST" and (((.path | test("MultipartUpload|SimpleUpdate")) and .status == 202)
+			or ((.path | test("^/cgi-bin/uploadFile")) and .status == 200)))
+		| "\(.node) \(.parts.UpdateFile.filename // .parts.file.filename // (.body.ImageURI | split("/") | last))"' "$1"
 }
 
 # Start `bringup firmware` in the background on the rack in ./rack (its
@@ -96,7 +97,7 @@ fw_overlap() { # LOG [rack | FILE: a JSON object, node -> its group; default: on
 	case "${2:-}" in "" | rack) ;; *) _groups=$(cat "$2") ;; esac
 	jq -s -r --arg group "${2:-}" --argjson groups "$_groups" '
 		[group_by(.node)[] | . as $l
-		 | ([$l[] | select(.method == "POST" and (.path | test("MultipartUpload|SimpleUpdate")))] | map(.start_ms) | min) as $s
+		 | ([$l[] | select(.method == "POST" and (.path | test("MultipartUpload|SimpleUpdate|^/cgi-bin/uploadFile")))] | map(.start_ms) | min) as $s
 		 | ([$l[] | select(.method == "GET" and (.path | test("FirmwareInventory")))] | map(.end_ms) | max) as $e
 		 | select($s != null) | {node: $l[0].node, s: $s, e: $e}]
 		| (if $group == "" then [.] elif $group == "rack" then group_by(.node | capture("gpu-(?<r>r[0-9]+)").r)

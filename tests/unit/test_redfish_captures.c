@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "profile/profile.h"
+#include "redfish/rf_firmware.h"
 #include "redfish/rf_private.h"
 #include "validators/rules.h"
 
@@ -771,6 +772,33 @@ static void test_ami_dgx_sensors_judged(void **state)
  * administered address on the host's virtual NIC) is not. Its Power lists
  * 6 bays, 4 supplies and 2 Absent bays whose Health says Warning, its
  * Thermal 15 fans reading in Percent: xl675d's counts (4, 15) pass it. */
+/* The UpdateServices the firmware stage meets: the XL675d's iLO 5 2.55
+ * offers SimpleUpdate and its own HttpPushUri, no multipart push, and
+ * keeps an earlier update's failure (State Error, Result
+ * iLO.2.14.UpdateFailed); the Gigabyte's AMI MegaRAC only SimpleUpdate. */
+static void test_update_services(void **state)
+{
+	json_t *ilo = capture("hpe/cray_rie/update_service.json");
+	json_t *ami = capture("gigabyte/cray_rie/update_service.json");
+	char *result = rf_fw_ilo_result(br_json_path(ilo, "Oem/Hpe"));
+
+	(void)state;
+	assert_null(json_object_get(ilo, "MultipartHttpPushUri"));
+	assert_string_equal(br_json_str(ilo, "Actions/#UpdateService.SimpleUpdate/target"),
+			    "/redfish/v1/UpdateService/Actions/UpdateService.SimpleUpdate");
+	assert_string_equal(rf_fw_ilo_push(ilo), "/cgi-bin/uploadFile");
+	assert_string_equal(result, "iLO.2.14.UpdateFailed (50)");
+	assert_true(rf_fw_ilo_idle(br_json_str(ilo, "Oem/Hpe/State")));
+	assert_false(rf_fw_ilo_idle("Updating"));
+	assert_null(rf_fw_ilo_push(ami));
+	assert_null(json_object_get(ami, "MultipartHttpPushUri"));
+	assert_string_equal(br_json_str(ami, "Actions/#UpdateService.SimpleUpdate/target"),
+			    "/redfish/v1/UpdateService/Actions/SimpleUpdate");
+	free(result);
+	json_decref(ilo);
+	json_decref(ami);
+}
+
 static void test_hpe_xl675d(void **state)
 {
 	struct br_hw hw;
@@ -832,6 +860,7 @@ int main(void)
 		cmocka_unit_test(test_supermicro_sensors_judged),
 		cmocka_unit_test(test_ami_dgx_sensors_judged),
 		cmocka_unit_test(test_hpe_xl675d),
+		cmocka_unit_test(test_update_services),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
