@@ -1,9 +1,11 @@
-# Firmware tests' shared set-up (t1300..t1304 and scripts/bench-firmware source it after lib.sh):
+# Firmware tests' shared set-up (t1300..t1306 and scripts/bench-firmware source it after lib.sh):
 #   fw_images DIR     the simulator's images of the healthy rack's versions
 #                     (iDRAC, BIOS, ConnectX-7 firmware) in DIR, and a copy
 #                     of the templates with xe9680's catalogue naming them
 #                     (BRINGUP_TEMPLATES=$T/tpl), max_per_rack 2
 #   fw_posts LOG      one line per image sent: node, then the file name
+#   fw_kill_once_accepted  fw_start_until_accepted (below), then SIGKILL that run:
+#                     its requests in first.log, the first node accepted in $first
 #   fw_overlap LOG [rack|FILE]  the most machines updating at once (in
 #                     one rack, or in one group of FILE's node -> group): a node
 #                     updates from its first image POST to its last
@@ -72,6 +74,17 @@ fw_start_until_accepted() {
 		[ $_i -lt 600 ] || fail "no image accepted in 60 s"
 		sleep 0.1; _i=$((_i + 1))
 	done
+}
+
+# fw_start_until_accepted, then SIGKILL that run: its requests in
+# first.log, the node whose image was accepted first in $first.
+fw_kill_once_accepted() {
+	fw_start_until_accepted
+	kill -9 $pid
+	_rc=0; wait $pid || _rc=$?
+	assert_eq "$_rc" 137 "the first run killed"
+	cp rack/requests.log first.log
+	first=$(fw_posts first.log | head -n 1 | cut -d' ' -f1)
 }
 
 # After a first run stopped mid-update (its requests in first.log): run

@@ -17,12 +17,7 @@ set -a; . rack/env; set +a
 export BRINGUP_DB=$T/inv.db
 bringup import --manifest rack/rack.csv >/dev/null
 bringup discover -q >/dev/null
-fw_start_until_accepted
-kill -9 $pid
-rc=0; wait $pid || rc=$?
-assert_eq "$rc" 137 "the first run killed"
-cp rack/requests.log first.log
-first=$(fw_posts first.log | head -n 1 | cut -d' ' -f1)
+fw_kill_once_accepted
 assert_eq "$(jq -r --arg h "$first" '.nodes[] | select(.hostname == $h) | .state' "$(bringup status --json > st.json; echo st.json)")" \
 	discovered "the killed run's node keeps its state"
 

@@ -68,11 +68,6 @@ rm -rf rack && ln -s rack2 rack
 set -a; . rack/env; set +a
 bringup import --manifest rack/rack.csv >/dev/null
 bringup discover -q >/dev/null
-fw_start_until_accepted
-kill -9 $pid
-rc=0; wait $pid || rc=$?
-assert_eq "$rc" 137 "the first run killed"
-cp rack/requests.log first.log
-first=$(fw_posts first.log | head -n 1 | cut -d' ' -f1)
+fw_kill_once_accepted
 fw_rerun_resumed "$first" 6
 echo "iLO push: $plain updated by it, $failing and $refused failed with iLO's words; a killed run's update followed on $first"
