@@ -477,7 +477,8 @@ static void send_image(struct rf_bmc *bmc)
 				     fn->run->o->apply_time, u->component);
 			goto out;
 		}
-		if ((bmc->auth != RF_AUTH_SESSION || !bmc->token) && !fn->relogged && bmc->root) {
+		if ((bmc->auth != RF_AUTH_SESSION || !bmc->token) && !fn->relogged && bmc->root &&
+		    bmc->http->opts->use_sessions) {
 			/* the BMC's own update restarted it and ended the
 			 * session: a new one, then this again */
 			fn->relogging = fn->relogged = 1;
