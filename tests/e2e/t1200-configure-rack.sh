@@ -132,10 +132,14 @@ h1=$(echo "$healthy" | head -1)
 [ "$(st "$h1" '[.checks[] | select(.name | startswith("firmware:")) | select(.result == "pass")] | length')" -ge 10 ] ||
 	fail "passing firmware checks on $h1"
 
-# --max-resets 2: never more than two systems between reset and job end
+# --max-resets 2: never more than two systems between reset and job end.
+# The simulator stamps a request's end after writing its answer, so on a
+# loaded machine the next system's reset can be stamped a little before
+# the job read that freed its slot: overlaps under 150 ms are that (a third
+# system truly resetting would overlap for most of its job's run).
 max=$(jq -s '[group_by(.node)[] | {s: ([.[] | select(.method == "POST" and (.path | endswith("ComputerSystem.Reset"))) | .start_ms] | min),
 	e: ([.[] | select(.method == "GET" and (.path | test("/Jobs/JID_"))) | .end_ms] | max)} | select(.s != null)] as $w |
-	[$w[] | .s as $t | [$w[] | select(.s <= $t and .e > $t)] | length] | max' run.log)
+	[$w[] | .s as $t | [$w[] | select(.s <= $t and .e > $t + 150)] | length] | max' run.log)
 [ "$max" -le 2 ] || fail "$max systems resetting at once with --max-resets 2"
 assert_eq "$(jq -s '[.[] | select(.method == "POST" and (.path | endswith("ComputerSystem.Reset")))] | length' run.log)" 4 \
 	"four resets in all (three drifted, one failing)"
