@@ -43,6 +43,8 @@ void prof_images_release(struct prof_profile *p)
 		free(im->version);
 		free(im->file);
 		free(im->sha256);
+		free(im->compsig);
+		free(im->compsig_sha256);
 	}
 	free(p->images);
 	free(p->images_file);
@@ -184,13 +186,19 @@ int prof_images_entry(struct prof_parse *ps, const char *section, const char *na
 			return prof_problem(ps, name, "empty");
 		return set_once(ps, section, name, &im->file, value);
 	}
-	if (!strcmp(name, "sha256")) {
+	if (!strcmp(name, "sha256") || !strcmp(name, "compsig_sha256")) {
 		if (!is_hex64(value))
 			return prof_problem(ps, name, "not 64 lowercase hexadecimal digits");
-		return set_once(ps, section, name, &im->sha256, value);
+		return set_once(ps, section, name, name[0] == 's' ? &im->sha256 : &im->compsig_sha256, value);
+	}
+	if (!strcmp(name, "compsig")) {
+		if (!*value)
+			return prof_problem(ps, name, "empty");
+		return set_once(ps, section, name, &im->compsig, value);
 	}
 	return prof_problem(ps, name,
-			    "unknown setting of an image (component, class, models, version, file, sha256)");
+			    "unknown setting of an image (component, class, models, version, file, sha256, "
+			    "compsig, compsig_sha256)");
 }
 
 int prof_images_finish(const char *file, struct prof_profile *p, struct br_err *err)
@@ -200,21 +208,26 @@ int prof_images_finish(const char *file, struct prof_profile *p, struct br_err *
 
 	for (size_t i = 0; i < p->n_images; i++) {
 		struct prof_fw_image *im = &p->images[i];
-		const char *missing = !im->component  ? "component"
-				      : !im->models.n ? "models"
-				      : !im->version  ? "version"
-				      : !im->file     ? "file"
-				      : !im->sha256   ? "sha256"
-						      : NULL;
+		const char *missing = !im->component			   ? "component"
+				      : !im->models.n			   ? "models"
+				      : !im->version			   ? "version"
+				      : !im->file			   ? "file"
+				      : !im->sha256			   ? "sha256"
+				      : im->compsig && !im->compsig_sha256 ? "compsig_sha256"
+				      : !im->compsig && im->compsig_sha256 ? "compsig"
+									   : NULL;
 
 		if (missing)
 			return br_errf(err, BR_E_INVAL, "%s:%d: [image %s]: %s: not set", file, im->line,
 				       im->name, missing);
-		if (im->file[0] != '/') {
-			char *abs = br_xasprintf("%.*s/%s", (int)dir_len, slash ? file : ".", im->file);
+		for (char **path = &im->file; path; path = path == &im->file ? &im->compsig : NULL) {
+			char *abs;
 
-			free(im->file);
-			im->file = abs;
+			if (!*path || (*path)[0] == '/')
+				continue;
+			abs = br_xasprintf("%.*s/%s", (int)dir_len, slash ? file : ".", *path);
+			free(*path);
+			*path = abs;
 		}
 	}
 	return 0;

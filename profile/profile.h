@@ -105,7 +105,10 @@ struct prof_fw_image {
 	char *version;		  /* what the component reports once it is applied */
 	char *file;		  /* absolute path (relative ones are the profile directory's) */
 	char *sha256;		  /* 64 lowercase hex digits */
-	int line;		  /* its first setting's line, for messages */
+	/* iLO's component signature file (.compsig) sent beside the image by
+	 * its own push form, and its hash; both or neither */
+	char *compsig, *compsig_sha256;
+	int line; /* its first setting's line, for messages */
 };
 
 enum prof_disk_clause_kind {

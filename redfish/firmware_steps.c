@@ -505,7 +505,10 @@ static void send_image(struct rf_bmc *bmc)
 						  .data = u->image,
 						  .len = u->image_len,
 						  .plain_json = 1,
-						  .session_key = 1 };
+						  .session_key = 1,
+						  .sig_name = u->sig_name,
+						  .sig = u->sig,
+						  .sig_len = u->sig_len };
 		req = rf_req_new(bmc, RF_POST, fn->ilo_push_url, PRIO, on_sent);
 		req->multipart = &fn->form;
 		s->method = "ilo-push";

@@ -196,9 +196,15 @@ static int set_multipart(struct rf_req *req, CURL *e)
 		return BR_E_NOMEM;
 	if (!(part = curl_mime_addpart(req->mime)) || curl_mime_name(part, m->json_name) ||
 	    (!m->plain_json && curl_mime_type(part, "application/json")) ||
-	    curl_mime_data(part, m->json, CURL_ZERO_TERMINATED) || !(part = curl_mime_addpart(req->mime)) ||
-	    curl_mime_name(part, m->file_part) || curl_mime_filename(part, m->file_name) ||
-	    curl_mime_type(part, "application/octet-stream") ||
+	    curl_mime_data(part, m->json, CURL_ZERO_TERMINATED))
+		return BR_E_NOMEM;
+	if (m->sig &&
+	    (!(part = curl_mime_addpart(req->mime)) || curl_mime_name(part, "compsig") ||
+	     curl_mime_filename(part, m->sig_name) || curl_mime_type(part, "application/octet-stream") ||
+	     curl_mime_data(part, (const char *)m->sig, m->sig_len)))
+		return BR_E_NOMEM;
+	if (!(part = curl_mime_addpart(req->mime)) || curl_mime_name(part, m->file_part) ||
+	    curl_mime_filename(part, m->file_name) || curl_mime_type(part, "application/octet-stream") ||
 	    curl_mime_data_cb(part, (curl_off_t)m->len, mime_read, mime_seek, NULL, req))
 		return BR_E_NOMEM;
 	curl_easy_setopt(e, CURLOPT_MIMEPOST, req->mime);

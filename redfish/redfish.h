@@ -276,6 +276,10 @@ struct rf_fw_update {
 	const unsigned char *image; /* its bytes, already checked against the catalogue's SHA-256 */
 	size_t image_len;
 	const char *image_uri; /* on the site's image server, for SimpleUpdate; NULL: none */
+	/* iLO's component signature beside it (its push form's compsig part); NULL: none */
+	const char *sig_name;
+	const unsigned char *sig;
+	size_t sig_len;
 };
 
 #define RF_FW_GROUP_KINDS 2 /* a rack, a power domain */

@@ -117,6 +117,10 @@ struct rf_multipart {
 	size_t len;
 	int plain_json;	 /* the JSON part without a Content-Type (iLO's "parameters") */
 	int session_key; /* the token as part and cookie "sessionKey" (iLO) */
+	/* a part "compsig" before the file (iLO's component signature); NULL: none */
+	const char *sig_name;
+	const unsigned char *sig;
+	size_t sig_len;
 };
 
 struct rf_vendor;

@@ -299,8 +299,8 @@ static void start_task(struct sim_ctx *c, const struct image_info *im, const cha
 
 struct parts {
 	const char *params_name, *file_name_field; /* the form's part names */
-	struct br_buf params, file, key;
-	char *file_name;
+	struct br_buf params, file, key, sig;
+	char *file_name, *sig_name;
 	int too_big;
 };
 
@@ -312,12 +312,15 @@ static enum MHD_Result on_part(void *cls, enum MHD_ValueKind kind, const char *k
 	struct br_buf *b = !strcmp(key, p->params_name)	      ? &p->params
 			   : !strcmp(key, p->file_name_field) ? &p->file
 			   : !strcmp(key, "sessionKey")	      ? &p->key
+			   : !strcmp(key, "compsig")	      ? &p->sig
 							      : NULL;
 
 	if (!b)
 		return MHD_YES;
 	if (b == &p->file && filename && !p->file_name)
 		p->file_name = br_xstrdup(filename);
+	if (b == &p->sig && filename && !p->sig_name)
+		p->sig_name = br_xstrdup(filename);
 	if (b->len + size > FW_PART_MAX) {
 		p->too_big = 1;
 		return MHD_NO;
@@ -335,6 +338,7 @@ static int read_parts(struct sim_ctx *c, struct parts *p)
 	br_buf_init(&p->params, 0);
 	br_buf_init(&p->file, 0);
 	br_buf_init(&p->key, 0);
+	br_buf_init(&p->sig, 0);
 	pp = MHD_create_post_processor((struct MHD_Connection *)c->req->conn, 64 * 1024, on_part, p);
 	if (!pp || MHD_post_process(pp, c->req->body, c->req->body_len) != MHD_YES || p->too_big) {
 		if (pp)
@@ -350,8 +354,10 @@ static void parts_release(struct parts *p)
 {
 	br_buf_release(&p->params);
 	br_buf_release(&p->file);
+	br_buf_release(&p->sig);
 	br_secret_free(br_buf_detach(&p->key));
 	free(p->file_name);
+	free(p->sig_name);
 }
 
 /* POST MultipartUpload: the parts read by libmicrohttpd's form parser. */
@@ -432,6 +438,10 @@ void sim_w_update_ilo_push(struct sim_ctx *c)
 	params = p.params.len ? json_loadb(p.params.data, p.params.len, 0, NULL) : NULL;
 	c->resp->log_parts = json_pack("{s:O?, s:{s:s?, s:I}}", "parameters", params, "file", "filename",
 				       p.file_name, "bytes", (json_int_t)p.file.len);
+	if (p.sig.len || p.sig_name)
+		json_object_set_new(
+		    c->resp->log_parts, "compsig",
+		    json_pack("{s:s?, s:I}", "filename", p.sig_name, "bytes", (json_int_t)p.sig.len));
 	if (!json_is_object(params) || !json_is_true(json_object_get(params, "UpdateTarget"))) {
 		refuse(c, "parameters is not a JSON object asking UpdateTarget.");
 		goto out;

@@ -61,37 +61,58 @@ static char *sha256_hex(const unsigned char *data, size_t len)
 	return hex;
 }
 
+/* A catalogue file read and held to its hash (setting names it in the
+ * message); 0, or non-zero with err naming the catalogue's line. */
+static int read_checked(const struct prof_fw_image *im, const char *path, const char *want,
+			const char *setting, const char *profile_file, char **ret, size_t *ret_len,
+			struct br_err *err)
+{
+	char *hex;
+
+	if (br_read_file(path, STG_FW_IMAGE_MAX, ret, ret_len, err)) {
+		br_err_prefix(err, "%s:%d: [image %s]", profile_file, im->line, im->name);
+		return BR_E_INVAL;
+	}
+	hex = sha256_hex((unsigned char *)*ret, *ret_len);
+	if (strcmp(hex, want)) {
+		br_errf(err, BR_E_INVAL, "%s:%d: [image %s]: %s: %s has %s, not %s (nothing sent)",
+			profile_file, im->line, im->name, setting, path, hex, want);
+		free(hex);
+		free(*ret);
+		*ret = NULL;
+		return BR_E_INVAL;
+	}
+	free(hex);
+	return 0;
+}
+
 /* The image read once, held for every node it goes to, and checked: what
- * is sent is exactly the bytes whose hash was checked. */
+ * is sent is exactly the bytes whose hash was checked (its compsig too). */
 static const struct stg_firmware_image *image_get(struct stg_firmware_run *run,
 						  const struct prof_fw_image *im, const char *profile_file,
 						  struct br_err *err)
 {
 	struct stg_firmware_image *got;
-	char *data = NULL, *hex;
-	size_t len = 0;
+	char *data = NULL, *sig = NULL;
+	size_t len = 0, sig_len = 0;
 
 	for (size_t i = 0; i < run->n_images; i++)
 		if (run->images[i].image == im)
 			return &run->images[i];
-	if (br_read_file(im->file, STG_FW_IMAGE_MAX, &data, &len, err)) {
-		br_err_prefix(err, "%s:%d: [image %s]", profile_file, im->line, im->name);
+	if (read_checked(im, im->file, im->sha256, "sha256", profile_file, &data, &len, err))
 		return NULL;
-	}
-	hex = sha256_hex((unsigned char *)data, len);
-	if (strcmp(hex, im->sha256)) {
-		br_errf(err, BR_E_INVAL, "%s:%d: [image %s]: sha256: %s has %s, not %s (nothing sent)",
-			profile_file, im->line, im->name, im->file, hex, im->sha256);
-		free(hex);
+	if (im->compsig && read_checked(im, im->compsig, im->compsig_sha256, "compsig_sha256", profile_file,
+					&sig, &sig_len, err)) {
 		free(data);
 		return NULL;
 	}
-	free(hex);
 	run->images = br_xrealloc(run->images, (run->n_images + 1) * sizeof(*run->images));
 	got = &run->images[run->n_images++];
 	got->image = im;
 	got->data = (unsigned char *)data;
 	got->len = len;
+	got->sig = (unsigned char *)sig;
+	got->sig_len = sig_len;
 	got->uri = NULL;
 	if (run->o->image_base_url) {
 		const char *base = strrchr(im->file, '/') ? strrchr(im->file, '/') + 1 : im->file;
@@ -248,6 +269,12 @@ static int prepare_updates(struct stg_firmware_run *run, struct stg_firmware_job
 			im->data,
 			im->len,
 			im->uri,
+			it->image->compsig
+			    ? (strrchr(it->image->compsig, '/') ? strrchr(it->image->compsig, '/') + 1
+								: it->image->compsig)
+			    : NULL,
+			im->sig,
+			im->sig_len,
 		};
 	}
 	return 0;
@@ -403,6 +430,7 @@ void stg_firmware_run_release(struct stg_firmware_run *run)
 	for (size_t i = 0; i < run->n_images; i++) {
 		free(run->images[i].data);
 		free(run->images[i].uri);
+		free(run->images[i].sig);
 	}
 	free(run->images);
 	stg_profiles_release(&run->profiles);

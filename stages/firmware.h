@@ -84,7 +84,9 @@ struct stg_firmware_image {
 	const struct prof_fw_image *image;
 	unsigned char *data;
 	size_t len;
-	char *uri; /* on --image-base-url, or NULL */
+	char *uri;	    /* on --image-base-url, or NULL */
+	unsigned char *sig; /* its compsig, checked; NULL: none */
+	size_t sig_len;
 };
 
 struct stg_firmware_job {

@@ -42,9 +42,10 @@ the vendored files only; nothing is fetched from anywhere else.
             form, held to the facts HPE's python-ilorest-library example
             (upload_firmware_ilo_repository.py) states: a parameters part,
             a JSON object of UpdateRepository and UpdateTarget (booleans),
-            ETag (a string) and Section (an integer), and a file part with
-            a file name and bytes (the sessionKey part carries the token and
-            is not logged).
+            ETag (a string) and Section (an integer), a file part with a
+            file name and bytes, and where there is one a compsig part (the
+            component's signature) with a file name and bytes (the
+            sessionKey part carries the token and is not logged).
   annotations  every "@Redfish.X" / "@odata.X" term in any body is checked
             against DMTF's redfish-payload-annotations schema.
 
@@ -383,6 +384,10 @@ class Run:
         f = parts.get("file")
         if not isinstance(f, dict) or not f.get("filename") or not f.get("bytes"):
             errors.append("file: the part is missing, has no file name or no bytes")
+        sig = parts.get("compsig")
+        if sig is not None and (not isinstance(sig, dict) or not sig.get("filename") or not sig.get("bytes")):
+            errors.append("compsig: the part has no file name or no bytes")
+        errors += ["%s: not a part of the form" % k for k in parts if k not in ("parameters", "file", "compsig")]
         return "iLO push (HPE's facts)", errors
 
     def check_annotations(self, body, mode):

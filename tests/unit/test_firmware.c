@@ -24,6 +24,7 @@ static const char catalogue[] =
     "version = 28.39.1002\nfile = /abs/cx7.bin\nsha256 = " SHA "\n"
     "[image idrac]\ncomponent = iDRAC.Embedded.1-1\nclass = bmc\n"
     "models = poweredge xe9680\nversion = 7.10.50.00\nfile = idrac.d9\nsha256 = " SHA "\n"
+    "compsig = idrac.compsig\ncompsig_sha256 = " SHA "\n"
     "[image bios-other]\ncomponent = BIOS.Setup.1-1\nclass = bios\n"
     "models = PowerEdge R760xa\nversion = 2.3.5\nfile = bios.exe\nsha256 = " SHA "\n";
 
@@ -54,8 +55,13 @@ static void test_catalogue(void **state)
 	assert_string_equal(p.images[0].file, "/t/profiles/x/cx7-new.bin");
 	assert_string_equal(p.images[1].file, "/abs/cx7.bin");
 	assert_int_equal(p.images[2].fw_class, PROF_FW_BMC);
+	assert_string_equal(p.images[2].compsig, "/t/profiles/x/idrac.compsig");
+	assert_string_equal(p.images[2].compsig_sha256, SHA);
+	assert_null(p.images[1].compsig);
 	prof_release(&p);
 }
+
+#define H64 "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 
 static void test_catalogue_errors(void **state)
 {
@@ -65,6 +71,15 @@ static void test_catalogue_errors(void **state)
 		{ "[image a]\ncomponent = X\nclass = nic\nmodels = M\nversion = 1.0\nfile = f\n",
 		  "t.conf:2: [image a]: sha256: not set" },
 		{ "[image a]\nsha256 = ABC\n", "t.conf:2: sha256: not 64 lowercase hexadecimal digits" },
+		{ "[image a]\ncomponent = X\nclass = bmc\nmodels = M\nversion = 1.0\nfile = f\nsha256 = " H64
+		  "\ncompsig = f.compsig\n",
+		  "t.conf:2: [image a]: compsig_sha256: not set" },
+		{ "[image a]\ncomponent = X\nclass = bmc\nmodels = M\nversion = 1.0\nfile = f\nsha256 = " H64
+		  "\ncompsig_sha256 = " H64 "\n",
+		  "t.conf:2: [image a]: compsig: not set" },
+		{ "[image a]\ncompsig_sha256 = 12\n",
+		  "t.conf:2: compsig_sha256: not 64 lowercase hexadecimal" },
+		{ "[image a]\ncompsig =\n", "t.conf:2: compsig: empty" },
 		{ "[image a]\nclass = psu\n", "t.conf:2: class: 'psu' is not bmc, bios" },
 		{ "[image a]\nversion = new\n", "t.conf:2: version: 'new' is not a version" },
 		{ "[image a]\nmodels = ,\n", "t.conf:2: models: no model named" },
