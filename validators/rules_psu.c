@@ -24,6 +24,21 @@ static void blame_psu(struct val_evidence *e, const struct br_sensor *s)
 	free(part);
 }
 
+/* A present supply rated other than OK. */
+static int unhealthy(const struct br_sensor *s)
+{
+	return s->kind == BR_SENSOR_PSU && !absent(s) && s->health && strcasecmp(s->health, "OK");
+}
+
+/* Such a supply fails the check, blaming it; where names the source when
+ * it is not the set being judged. */
+static void fail_unhealthy(struct val_evidence *e, const struct br_sensor *s, const char *where)
+{
+	val_ev_add(e, VAL_FAIL, "%s (serial %s): health %s%s: check its power cord, then replace it",
+		   s->name ? s->name : "?", s->serial ? s->serial : "unknown", s->health, where);
+	blame_psu(e, s);
+}
+
 struct psu_tally {
 	size_t present, healthy, unrated, redundant, n_empty;
 };
@@ -56,7 +71,6 @@ static void judge(struct val_evidence *e, const struct br_hw *hw, int want, cons
 	tally(hw, &t);
 	for (size_t i = 0; i < hw->n_sensors; i++) {
 		const struct br_sensor *s = &hw->sensors[i];
-		const char *name = s->name ? s->name : "?", *serial = s->serial ? s->serial : "unknown";
 
 		if (s->kind == BR_SENSOR_PSU_REDUNDANCY) {
 			if (absent(s) || !s->health)
@@ -67,14 +81,11 @@ static void judge(struct val_evidence *e, const struct br_hw *hw, int want, cons
 				val_ev_add(e, VAL_FAIL,
 					   "%s: %s (health %s): the supplies are not redundant: find the "
 					   "supply that lost its feed or failed, check its cord and PDU",
-					   name, s->state ? s->state : "?", s->health);
+					   s->name ? s->name : "?", s->state ? s->state : "?", s->health);
 			continue;
 		}
-		if (s->kind != BR_SENSOR_PSU || absent(s) || !s->health || !strcasecmp(s->health, "OK"))
-			continue;
-		val_ev_add(e, VAL_FAIL, "%s (serial %s): health %s: check its power cord, then replace it",
-			   name, serial, s->health);
-		blame_psu(e, s);
+		if (unhealthy(s))
+			fail_unhealthy(e, s, "");
 	}
 	/* A bay the BMC lists as Absent is a pulled supply where the machine
 	 * has fewer than the profile's count (or the profile states none), and
@@ -153,7 +164,7 @@ void val_rule_psu(struct val_node_ctx *c)
 	struct psu_tally t;
 	struct br_hw sdr;
 	json_t *section;
-	char *why = NULL, *source;
+	char *why = NULL, *source = hw ? br_xasprintf("the BMC (%s)", hw->source ? hw->source : "?") : NULL;
 
 	tally(hw, &t);
 	val_ev_init(&e);
@@ -164,52 +175,33 @@ void val_rule_psu(struct val_node_ctx *c)
 		why = br_xstrdup("the SDR read on the node lists no supply");
 	}
 	if (hw && t.present && !t.unrated) {
-		source = br_xasprintf("the BMC (%s)", hw->source ? hw->source : "?");
 		judge(&e, hw, c->p->hw.psus, source, "");
 		/* A BMC whose SDR, read on the node, reports a fault its
 		 * Redfish does not is no proof of health (the count is the
 		 * Redfish one's to judge). */
 		if (section && e.result == VAL_PASS)
 			conflict(&e, &sdr);
-		free(source);
-		val_ev_emit(c, "psu", &e);
-		free(why);
-		br_hw_release(&sdr);
-		return;
-	}
-	/* The BMC's Redfish lists no supply, or lists them without a Status
-	 * (a real DGX H100: tests/fixtures/redfish/ami/libredfish): the health
-	 * is then the one its SDR gives, read on the node by the probe. */
-	if (section) {
-		/* a supply the BMC's Redfish does rate badly stays a fault */
-		for (size_t i = 0; hw && i < hw->n_sensors; i++) {
-			const struct br_sensor *s = &hw->sensors[i];
-
-			if (s->kind == BR_SENSOR_PSU && !absent(s) && s->health &&
-			    strcasecmp(s->health, "OK")) {
-				val_ev_add(&e, VAL_FAIL,
-					   "%s (serial %s): health %s in the BMC's Redfish: check "
-					   "its power cord, then replace it",
-					   s->name ? s->name : "?", s->serial ? s->serial : "unknown",
-					   s->health);
-				blame_psu(&e, s);
-			}
-		}
+	} else if (section) {
+		/* The BMC's Redfish lists no supply, or lists them without a
+		 * Status (a real DGX H100: tests/fixtures/redfish/ami/libredfish):
+		 * the health is then the one its SDR gives, read on the node by
+		 * the probe; a supply the BMC's Redfish does rate badly stays a
+		 * fault. */
+		for (size_t i = 0; hw && i < hw->n_sensors; i++)
+			if (unhealthy(&hw->sensors[i]))
+				fail_unhealthy(&e, &hw->sensors[i], " in the BMC's Redfish");
 		judge(&e, &sdr, c->p->hw.psus, "the node's BMC SDR",
 		      hw ? " (by the BMC's SDR, read in-band on the node: its Redfish gives no health)"
 			 : " (by the BMC's SDR, read in-band on the node)");
-		val_ev_emit(c, "psu", &e);
 	} else if (!hw) {
 		val_ev_add(&e, VAL_UNKNOWN, "no BMC facts for this node (discovery did not read it), and %s",
 			   why);
-		val_ev_emit(c, "psu", &e);
 	} else {
-		source = br_xasprintf("the BMC (%s)", hw->source ? hw->source : "?");
 		judge(&e, hw, c->p->hw.psus, source, "");
 		val_ev_add(&e, VAL_UNKNOWN, "no health from the BMC's SDR on the node either: %s", why);
-		free(source);
-		val_ev_emit(c, "psu", &e);
 	}
+	val_ev_emit(c, "psu", &e);
+	free(source);
 	free(why);
 	br_hw_release(&sdr);
 }
