@@ -364,6 +364,13 @@ void rf_fw_poll_ilo(struct rf_bmc *bmc, int64_t due_ms)
 	get_at(bmc, bmc->fw->update_url, "waiting for iLO's update", on_ilo_state, due_ms);
 }
 
+/* 1 when u goes by iLO's push: the service offers it and neither
+ * standard form (send_image tries them in that order). */
+static int by_ilo_push(const struct rf_fw_node *fn, const struct rf_fw_update *u)
+{
+	return fn->ilo_push_url && !fn->multipart_url && !(fn->simple_url && u->image_uri);
+}
+
 static void follow_ilo(struct rf_bmc *bmc)
 {
 	struct rf_fw_node *fn = bmc->fw;
@@ -467,7 +474,7 @@ static void send_image(struct rf_bmc *bmc)
 		req = rf_req_new(bmc, RF_POST, fn->simple_url, PRIO, on_sent);
 		req->post_body = json_dumps(params, JSON_COMPACT);
 		s->method = "simple";
-	} else if (fn->ilo_push_url) {
+	} else if (by_ilo_push(fn, u)) {
 		json_t *form;
 
 		if (strcmp(fn->run->o->apply_time, "Immediate")) {
@@ -569,7 +576,7 @@ void rf_fw_next_update(struct rf_bmc *bmc)
 		return;
 	}
 	/* iLO's own push under way (an earlier, killed run's): followed, not sent again */
-	if (fn->ilo_busy && !fn->multipart_url && !(fn->simple_url && update_of(bmc)->image_uri)) {
+	if (fn->ilo_busy && by_ilo_push(fn, update_of(bmc))) {
 		fn->ilo_busy = 0;
 		fn->res.steps[fn->cur].method = "resumed";
 		br_info("firmware", "%s: %s: iLO has an update under way: following it", bmc->base,
@@ -676,7 +683,8 @@ static void on_update_service(struct rf_req *req, int rc, const struct br_err *e
 	struct rf_fw_node *fn = bmc->fw;
 	json_t *doc = answer(req, rc, err, "reading the UpdateService");
 	json_t *simple = br_json_path(doc, "Actions/#UpdateService.SimpleUpdate");
-	const char *link;
+	json_t *hpe = br_json_path(doc, "Oem/Hpe");
+	const char *link, *ilo = rf_fw_ilo_push(doc);
 
 	if (!doc)
 		return;
@@ -684,11 +692,11 @@ static void on_update_service(struct rf_req *req, int rc, const struct br_err *e
 		fn->multipart_url = rf_resolve(bmc, link);
 	if ((link = br_json_str(simple, "target")))
 		fn->simple_url = rf_resolve(bmc, link);
-	if (rf_fw_ilo_push(doc)) {
-		fn->ilo_push_url = br_xasprintf("%s%s", bmc->base, rf_fw_ilo_push(doc));
+	if (ilo) {
+		fn->ilo_push_url = br_xasprintf("%s%s", bmc->base, ilo);
 		fn->update_url = br_xstrdup(req->url);
-		fn->ilo_prior = rf_fw_ilo_result(br_json_path(doc, "Oem/Hpe"));
-		fn->ilo_busy = !rf_fw_ilo_idle(br_json_str(br_json_path(doc, "Oem/Hpe"), "State"));
+		fn->ilo_prior = rf_fw_ilo_result(hpe);
+		fn->ilo_busy = !rf_fw_ilo_idle(br_json_str(hpe, "State"));
 	}
 	/* DSP0266 "Operation apply time": the annotation on the action, and
 	 * on the push URI property for multipart (as bmcweb, OpenBMC's Redfish
