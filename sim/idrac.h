@@ -294,5 +294,7 @@ void sim_w_session_create(struct sim_ctx *c);
 void sim_w_session_delete(struct sim_ctx *c);
 /* Authenticate by X-Auth-Token or Basic: 0 (resp->auth set), else BR_E_AUTH. */
 int sim_session_check(struct sim_ctx *c);
+/* The live session whose token is token, or NULL (token NULL too). */
+struct sim_session *sim_session_of(struct sim_bmc_state *st, const char *token);
 
 #endif

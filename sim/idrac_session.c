@@ -40,6 +40,14 @@ static void expire_sessions(struct sim_bmc_state *st, int64_t now)
 			memset(&st->sessions[i], 0, sizeof(st->sessions[i]));
 }
 
+struct sim_session *sim_session_of(struct sim_bmc_state *st, const char *token)
+{
+	for (int i = 0; token && i < SIM_SESSIONS_MAX; i++)
+		if (st->sessions[i].id && !strcmp(st->sessions[i].token, token))
+			return &st->sessions[i];
+	return NULL;
+}
+
 int sim_session_check(struct sim_ctx *c)
 {
 	const char *token = sim_request_header(c->req, "X-Auth-Token");
@@ -49,19 +57,20 @@ int sim_session_check(struct sim_ctx *c)
 
 	expire_sessions(st, c->req->start_ms);
 	if (token && !(sim_fault_has(&c->node->faults, SIM_F_BMC_AUTH))) {
-		for (int i = 0; i < SIM_SESSIONS_MAX && !ok; i++)
-			if (st->sessions[i].id && !strcmp(st->sessions[i].token, token)) {
-				st->sessions[i].last_ms = c->req->start_ms;
-				c->account = st->sessions[i].account;
-				ok = 1;
-				/* token_revoked: the BMC forgets the session mid-walk */
-				if ((sim_fault_has(&c->node->faults, SIM_F_TOKEN_REVOKED)) &&
-				    ++st->sessions[i].uses > SIM_REVOKE_AFTER) {
-					memset(&st->sessions[i], 0, sizeof(st->sessions[i]));
-					c->resp->note = "token_revoked";
-					ok = 0;
-				}
+		struct sim_session *s = sim_session_of(st, token);
+
+		if (s) {
+			s->last_ms = c->req->start_ms;
+			c->account = s->account;
+			ok = 1;
+			/* token_revoked: the BMC forgets the session mid-walk */
+			if ((sim_fault_has(&c->node->faults, SIM_F_TOKEN_REVOKED)) &&
+			    ++s->uses > SIM_REVOKE_AFTER) {
+				memset(s, 0, sizeof(*s));
+				c->resp->note = "token_revoked";
+				ok = 0;
 			}
+		}
 		c->resp->auth = "session";
 	} else if (sim_request_basic_auth(c->req, &user, &password) == 0) {
 		c->account = credentials_ok(c, user, password);

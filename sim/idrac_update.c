@@ -416,7 +416,6 @@ void sim_w_update_ilo_push(struct sim_ctx *c)
 	struct image_info im;
 	struct sim_fw_task *t;
 	json_t *params = NULL;
-	int known = 0;
 
 	if (c->node->vendor != SIM_V_HPE) {
 		sim_reply_not_found(c);
@@ -424,10 +423,8 @@ void sim_w_update_ilo_push(struct sim_ctx *c)
 	}
 	if (read_parts(c, &p))
 		goto out;
-	for (int i = 0; i < SIM_SESSIONS_MAX && p.key.len && !known; i++)
-		known =
-		    c->node->st.sessions[i].id && !strcmp(c->node->st.sessions[i].token, br_buf_str(&p.key));
-	if (!known || !cookie(c->req, "sessionKey", key, sizeof(key)) || strcmp(key, br_buf_str(&p.key))) {
+	if (!p.key.len || !sim_session_of(&c->node->st, br_buf_str(&p.key)) ||
+	    !cookie(c->req, "sessionKey", key, sizeof(key)) || strcmp(key, br_buf_str(&p.key))) {
 		sim_reply_error(c, 401,
 				sim_msg(SIM_BASE "NoValidSession", "Critical",
 					"There is no valid session established with the implementation.",

@@ -61,6 +61,14 @@ static char *sha256_hex(const unsigned char *data, size_t len)
 	return hex;
 }
 
+/* The file name of a catalogue path (what a BMC is told it is called). */
+static const char *file_name_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
 /* A catalogue file read and held to its hash (setting names it in the
  * message); 0, or non-zero with err naming the catalogue's line. */
 static int read_checked(const struct prof_fw_image *im, const char *path, const char *want,
@@ -115,7 +123,7 @@ static const struct stg_firmware_image *image_get(struct stg_firmware_run *run,
 	got->sig_len = sig_len;
 	got->uri = NULL;
 	if (run->o->image_base_url) {
-		const char *base = strrchr(im->file, '/') ? strrchr(im->file, '/') + 1 : im->file;
+		const char *base = file_name_of(im->file);
 		size_t bl = strlen(run->o->image_base_url);
 
 		got->uri = br_xasprintf("%s%s%s", run->o->image_base_url,
@@ -265,14 +273,11 @@ static int prepare_updates(struct stg_firmware_run *run, struct stg_firmware_job
 			it->component,
 			it->image->version,
 			it->image->fw_class == PROF_FW_BMC,
-			strrchr(it->image->file, '/') ? strrchr(it->image->file, '/') + 1 : it->image->file,
+			file_name_of(it->image->file),
 			im->data,
 			im->len,
 			im->uri,
-			it->image->compsig
-			    ? (strrchr(it->image->compsig, '/') ? strrchr(it->image->compsig, '/') + 1
-								: it->image->compsig)
-			    : NULL,
+			it->image->compsig ? file_name_of(it->image->compsig) : NULL,
 			im->sig,
 			im->sig_len,
 		};
