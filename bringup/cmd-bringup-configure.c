@@ -21,6 +21,9 @@ int main(int argc, char **argv)
 		  "print what would change per node; change nothing" },
 		{ "max-resets", 0, BR_OPT_INT, &a.max_resets, "N",
 		  "systems resetting (reset to job end) at once (default 8)" },
+		{ "max-resets-per-power-domain", 0, BR_OPT_INT, &a.max_resets_per_domain, "N",
+		  "of them, systems of one power domain (the manifest's power_domain) at once (default 0: no "
+		  "limit of its own)" },
 		{ "poll-ms", 0, BR_OPT_INT, &a.poll_ms, "MS", "job polling interval (default 5000)" },
 		{ "graceful-timeout", 0, BR_OPT_INT, &a.graceful_s, "SECONDS",
 		  "GracefulRestart, then ForceRestart after this (default 120)" },

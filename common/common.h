@@ -243,6 +243,13 @@ int br_write_file(const char *path, const char *data, size_t len, struct br_err 
 int br_secret_resolve(const char *ref, char **ret_secret, struct br_err *err);
 /* True if ref has the form of a secret reference. */
 int br_secret_ref_valid(const char *ref);
+/* Number the groups n targets belong to by name: name_of(i, ctx) is
+ * target i's (NULL or "": in none). Equal names are one group, numbered
+ * from 0 in name order; group_of[i * stride] gets i's number, SIZE_MAX
+ * for none. Returns how many groups. O(n log n), whatever the groups. */
+size_t br_groups_number(size_t n, const char *(*name_of)(size_t i, const void *ctx), const void *ctx,
+			size_t *group_of, size_t stride);
+
 /* ---- redaction ---------------------------------------------------------- */
 
 /* Secrets this process submits are registered (br_secret_resolve does it for

@@ -494,6 +494,30 @@ static int run_forked(struct parent *p, struct worker *workers, struct br_err *e
 	return rc;
 }
 
+/* Each worker's contiguous slice, even in size, a cut moved on past
+ * targets joined to the one before; workers left empty are dropped.
+ * Returns how many have targets. */
+static int slice(const struct br_pool *pool, struct worker *workers)
+{
+	size_t first = 0;
+	int used = 0;
+
+	for (int k = 0; k < pool->n_workers && first < pool->n; k++) {
+		size_t end = pool->n * (size_t)(k + 1) / (size_t)pool->n_workers;
+
+		if (end < first)
+			end = first;
+		while (pool->joined && end > first && end < pool->n && pool->joined(end, pool->ctx))
+			end++;
+		if (end == first)
+			continue;
+		workers[used].first = first;
+		workers[used++].count = end - first;
+		first = end;
+	}
+	return used;
+}
+
 int br_pool_exec(const struct br_pool *pool_in, const struct br_pool_fork_hooks *hooks, struct br_loop *loop,
 		 struct br_err *err)
 {
@@ -513,11 +537,16 @@ int br_pool_exec(const struct br_pool *pool_in, const struct br_pool_fork_hooks 
 
 		return work_slice(&self, 0, pool.n, err);
 	}
-	p.reported = br_xcalloc(pool.n, 1);
 	workers = br_xcalloc((size_t)pool.n_workers, sizeof(*workers));
+	pool.n_workers = slice(&pool, workers);
+	if (pool.n_workers <= 1) {
+		struct br_pool_worker self = { &pool, p.hooks, NULL, -1, 0, 1, line_max, 0 };
+
+		free(workers);
+		return work_slice(&self, 0, pool.n, err);
+	}
+	p.reported = br_xcalloc(pool.n, 1);
 	for (int k = 0; k < pool.n_workers; k++) {
-		workers[k].first = pool.n * (size_t)k / (size_t)pool.n_workers;
-		workers[k].count = pool.n * (size_t)(k + 1) / (size_t)pool.n_workers - workers[k].first;
 		workers[k].fd = -1;
 		br_buf_init(&workers[k].in, line_max);
 	}

@@ -107,6 +107,11 @@ struct br_pool {
 	 * says why ("discovery worker exited with status 137 (signal 9)"). */
 	void (*done)(size_t i, json_t *line, int rc, const char *why, void *ctx);
 	void *ctx;
+	/* May be NULL. Nonzero: target i goes to the worker of target i - 1
+	 * (a run of joined targets is never split between workers: the
+	 * caller rations something over them in one process). A worker left
+	 * without targets is not started. */
+	int (*joined)(size_t i, void *ctx);
 };
 
 /* Run pool->work over the targets, in pool->n_workers processes each taking

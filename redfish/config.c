@@ -23,43 +23,73 @@ void rf_config_options_init(struct rf_config_options *o)
 
 /* ---- reset slots ---------------------------------------------------------- */
 
+/* Whether a slot is free for the system: one over all, and one in its
+ * power domain where the run limits a domain. */
+static int slot_free(const struct rf_cfg_run *run, const struct rf_cfg_node *cn)
+{
+	if (run->resets_active >= run->o->max_resets)
+		return 0;
+	return cn->domain >= run->n_domains || run->o->max_resets_per_domain < 1 ||
+	       run->domain_active[cn->domain] < run->o->max_resets_per_domain;
+}
+
+static void take_slot(struct rf_bmc *bmc)
+{
+	struct rf_cfg_node *cn = bmc->cfg;
+
+	cn->run->resets_active++;
+	if (cn->domain < cn->run->n_domains)
+		cn->run->domain_active[cn->domain]++;
+	cn->holds_reset = 1;
+	rf_cfg_reset_granted(bmc);
+}
+
 void rf_cfg_want_reset(struct rf_bmc *bmc)
 {
 	struct rf_cfg_node *cn = bmc->cfg;
 	struct rf_cfg_run *run = cn->run;
 
-	if (run->resets_active < run->o->max_resets) {
-		run->resets_active++;
-		cn->holds_reset = 1;
-		rf_cfg_reset_granted(bmc);
+	if (slot_free(run, cn)) {
+		take_slot(bmc);
 		return;
 	}
-	br_debug("configure", "%s: waiting for a reset slot (%d in use)", bmc->base, run->resets_active);
+	if (run->resets_active < run->o->max_resets)
+		br_debug("configure", "%s: waiting for a reset slot of power domain %s (%d of it in use)",
+			 bmc->base, ((const struct rf_config_target *)bmc->target)->power_domain,
+			 run->domain_active[cn->domain]);
+	else
+		br_debug("configure", "%s: waiting for a reset slot (%d in use)", bmc->base,
+			 run->resets_active);
 	cn->waiting_reset = 1;
 	cn->step = "waiting for a reset slot";
 	run->waiting[run->n_waiting++] = bmc;
 }
 
+/* A slot freed: it goes to the first waiting system, in arrival order,
+ * that it lets reset (one of another power domain may pass one whose
+ * domain is full). */
 void rf_cfg_release_reset(struct rf_bmc *bmc)
 {
 	struct rf_cfg_node *cn = bmc->cfg;
 	struct rf_cfg_run *run = cn->run;
-	struct rf_bmc *next;
 
 	if (!cn->holds_reset)
 		return;
 	cn->holds_reset = 0;
 	run->resets_active--;
+	if (cn->domain < run->n_domains)
+		run->domain_active[cn->domain]--;
 	if (bmc->http->interrupted)
 		return; /* stopping: no system is reset any more */
-	while (run->head < run->n_waiting) {
-		next = run->waiting[run->head++];
-		if (!next->cfg->waiting_reset)
+	while (run->head < run->n_waiting && !run->waiting[run->head]->cfg->waiting_reset)
+		run->head++;
+	for (size_t i = run->head; i < run->n_waiting; i++) {
+		struct rf_bmc *next = run->waiting[i];
+
+		if (!next->cfg->waiting_reset || !slot_free(run, next->cfg))
 			continue;
 		next->cfg->waiting_reset = 0;
-		run->resets_active++;
-		next->cfg->holds_reset = 1;
-		rf_cfg_reset_granted(next);
+		take_slot(next);
 		return;
 	}
 }
@@ -126,7 +156,8 @@ static int check_run(const void *run, struct br_err *err)
 {
 	const struct rf_config_options *o = ((const struct rf_cfg_run *)run)->o;
 
-	if (o->max_resets < 1 || o->poll_ms < 1 || o->graceful_ms < 0 || o->node_timeout_ms < 1)
+	if (o->max_resets < 1 || o->max_resets_per_domain < 0 || o->poll_ms < 1 || o->graceful_ms < 0 ||
+	    o->node_timeout_ms < 1)
 		return br_errf(err, BR_E_INVAL, "configure: max_resets, poll and timeouts must be positive");
 	return 0;
 }
@@ -140,12 +171,18 @@ static int check_target(const void *run, const struct rf_target *target, struct 
 	return 0;
 }
 
+static const char *domain_name(size_t i, const void *targets)
+{
+	return ((const struct rf_config_target *)targets)[i].power_domain;
+}
+
 static void bind_node(struct rf_bmc *bmc, void *node, void *run)
 {
 	struct rf_cfg_node *cn = node;
 
 	cn->run = run;
 	cn->spec = ((const struct rf_config_target *)bmc->target)->spec;
+	cn->domain = cn->run->domain_of[(const struct rf_config_target *)bmc->target - cn->run->targets];
 	bmc->cfg = cn;
 }
 
@@ -172,9 +209,14 @@ int rf_configure_all(const struct rf_config_target *targets, size_t n, const str
 		rf_config_options_init(&cdefaults);
 		copts = &cdefaults;
 	}
-	run = (struct rf_cfg_run){ .o = copts, .done = done, .ctx = ctx };
+	run = (struct rf_cfg_run){ .o = copts, .done = done, .ctx = ctx, .targets = targets };
 	run.waiting = br_xcalloc(n, sizeof(*run.waiting));
+	run.domain_of = br_xcalloc(n + 1, sizeof(*run.domain_of));
+	run.n_domains = br_groups_number(n, domain_name, targets, run.domain_of, 1);
+	run.domain_active = br_xcalloc(run.n_domains + 1, sizeof(*run.domain_active));
 	rc = rf_drive_all(&configure_driver, targets, n, sizeof(*targets), &run, opts, err);
 	free(run.waiting);
+	free(run.domain_of);
+	free(run.domain_active);
 	return rc;
 }

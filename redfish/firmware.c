@@ -71,49 +71,36 @@ static void release_slot(struct rf_bmc *bmc)
 			fn->run->groups[g[k]].active--;
 }
 
-/* Each target's group of each kind, numbered once for the run: the
- * (kind, name) pairs sorted, equal ones one group; a target without a
- * name of that kind is in none (SIZE_MAX, never below n_groups).
- * O(n log n), whatever the groups. */
-struct group_key {
-	const char *name;
-	size_t kind, slot;
+/* Each target's group of each kind, numbered once for the run (a target
+ * without a name of that kind is in none: SIZE_MAX, never below
+ * n_groups); the kinds' numbers follow one another. */
+struct kind_names {
+	const struct rf_fw_target *targets;
+	size_t kind;
 };
 
-static int group_key_cmp(const void *a, const void *b)
+static const char *group_name(size_t i, const void *ctx)
 {
-	const struct group_key *x = a, *y = b;
+	const struct kind_names *k = ctx;
 
-	if (x->kind != y->kind)
-		return x->kind < y->kind ? -1 : 1;
-	return strcmp(x->name, y->name);
+	return k->targets[i].groups[k->kind].name;
 }
 
 static void number_groups(struct rf_fw_run *run, size_t n)
 {
-	struct group_key *keys = br_xcalloc(n * RF_FW_GROUP_KINDS + 1, sizeof(*keys));
-	size_t n_keys = 0;
-
 	run->group_of = br_xcalloc(n * RF_FW_GROUP_KINDS + 1, sizeof(*run->group_of));
-	for (size_t i = 0; i < n; i++)
-		for (size_t k = 0; k < RF_FW_GROUP_KINDS; k++) {
-			const struct rf_fw_group_limit *l = &run->targets[i].groups[k];
-
-			run->group_of[i * RF_FW_GROUP_KINDS + k] = SIZE_MAX;
-			if (l->name && *l->name)
-				keys[n_keys++] = (struct group_key){ l->name, k, i * RF_FW_GROUP_KINDS + k };
-		}
-	qsort(keys, n_keys, sizeof(*keys), group_key_cmp);
 	run->n_groups = 0;
-	for (size_t j = 0; j < n_keys; j++) {
-		if (j && group_key_cmp(&keys[j - 1], &keys[j]))
-			run->n_groups++;
-		run->group_of[keys[j].slot] = run->n_groups;
+	for (size_t k = 0; k < RF_FW_GROUP_KINDS; k++) {
+		const struct kind_names names = { run->targets, k };
+		size_t first = run->n_groups;
+
+		run->n_groups +=
+		    br_groups_number(n, group_name, &names, run->group_of + k, RF_FW_GROUP_KINDS);
+		for (size_t i = 0; first && i < n; i++)
+			if (run->group_of[i * RF_FW_GROUP_KINDS + k] != SIZE_MAX)
+				run->group_of[i * RF_FW_GROUP_KINDS + k] += first;
 	}
-	if (n_keys)
-		run->n_groups++;
 	run->groups = br_xcalloc(run->n_groups + 1, sizeof(*run->groups));
-	free(keys);
 }
 
 /* ---- a machine's life ---------------------------------------------------------- */

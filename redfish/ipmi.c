@@ -157,6 +157,12 @@ struct ipmi_run {
 	struct ipmi_node *nodes;
 	size_t n, started;
 	size_t slots, running; /* nodes at once: the cap, and now */
+	unsigned char *begun;  /* [node]: started */
+	size_t next;	       /* nodes before it have all begun */
+	int max_per_group;
+	size_t *group_of; /* [node]: its group's number; SIZE_MAX: none */
+	int *group_running;
+	size_t n_groups;
 };
 
 /* Every node started has finished (a shared loop's run ends there). */
@@ -198,6 +204,8 @@ static void node_finish(struct ipmi_run *run, struct ipmi_node *node)
 		br_info("ipmi", "%s: %zu of %zu commands answered", node->target->name, node->answered,
 			run->n_cmds);
 	run->running--;
+	if (run->group_of[node - run->nodes] < run->n_groups)
+		run->group_running[run->group_of[node - run->nodes]]--;
 	run->done(node->target, node->rc, &node->hw, &node->err, run->ctx);
 	node_release(node);
 }
@@ -370,22 +378,44 @@ static void on_call_exit(const struct br_loop_proc_result *res, void *ctx)
 
 /* ---- the loop ---------------------------------------------------------- */
 
-/* Start nodes while fewer than the cap are running. */
+/* Start nodes, in order, while fewer than the cap are running; one whose
+ * group is full waits and later ones pass it. */
 static void start_nodes(struct ipmi_run *run)
 {
-	while (run->running < run->slots && run->started < run->n) {
-		struct ipmi_node *node = &run->nodes[run->started];
+	while (run->next < run->n && run->begun[run->next])
+		run->next++;
+	for (size_t i = run->next; i < run->n && run->running < run->slots; i++) {
+		struct ipmi_node *node = &run->nodes[i];
+		size_t g = run->group_of[i];
 
-		node_init(node, &run->targets[run->started]);
-		node->user = run->users ? &run->users[run->started] : NULL;
+		if (run->begun[i] || (g < run->n_groups && run->max_per_group > 0 &&
+				      run->group_running[g] >= run->max_per_group))
+			continue;
+		node_init(node, &run->targets[i]);
+		node->user = run->users ? &run->users[i] : NULL;
+		run->begun[i] = 1;
 		run->started++;
 		node->run = run;
 		run->running++;
+		if (g < run->n_groups)
+			run->group_running[g]++;
 		if (proc_start(run, node, &node->err)) {
 			node->rc = node->err.code;
 			node_finish(run, node);
 		}
 	}
+}
+
+struct group_names {
+	const struct rf_ipmi_target *targets;
+	const char *(*group)(const struct rf_ipmi_target *target);
+};
+
+static const char *group_name(size_t i, const void *ctx)
+{
+	const struct group_names *g = ctx;
+
+	return g->group ? g->group(&g->targets[i]) : NULL;
 }
 
 static int run_all(const struct ipmi_command *cmds, size_t n_cmds, const struct rf_ipmi_target *targets,
@@ -415,6 +445,12 @@ static int run_all(const struct ipmi_command *cmds, size_t n_cmds, const struct 
 	run.tool = tool_path;
 	run.slots = o->max_parallel > 0 ? (size_t)o->max_parallel : IPMI_DEFAULT_PARALLEL;
 	run.nodes = br_xcalloc(n, sizeof(*run.nodes));
+	run.begun = br_xcalloc(n, 1);
+	run.max_per_group = o->max_per_group;
+	run.group_of = br_xcalloc(n, sizeof(*run.group_of));
+	run.n_groups = br_groups_number(n, group_name, &(const struct group_names){ targets, o->group },
+					run.group_of, 1);
+	run.group_running = br_xcalloc(run.n_groups + 1, sizeof(*run.group_running));
 	start_nodes(&run);
 	if (o->loop) {
 		rc = run_finished(&run) ? 0 : br_loop_run_until(run.loop, run_finished, &run, err);
@@ -423,6 +459,9 @@ static int run_all(const struct ipmi_command *cmds, size_t n_cmds, const struct 
 		br_loop_free(run.loop);
 	}
 	free(run.nodes);
+	free(run.begun);
+	free(run.group_of);
+	free(run.group_running);
 	free(tool_path);
 	return rc;
 }
@@ -442,7 +481,7 @@ int rf_ipmi_pxe_opts(const struct rf_ipmi_target *targets, size_t n, const struc
 int rf_ipmi_discover_all(const struct rf_ipmi_target *targets, size_t n, int max_parallel, int timeout_s,
 			 rf_ipmi_done_fn done, void *ctx, struct br_err *err)
 {
-	const struct rf_ipmi_options o = { max_parallel, timeout_s, NULL };
+	const struct rf_ipmi_options o = { max_parallel, timeout_s, NULL, 0, NULL };
 
 	return rf_ipmi_discover_opts(targets, n, &o, done, ctx, err);
 }
@@ -450,7 +489,7 @@ int rf_ipmi_discover_all(const struct rf_ipmi_target *targets, size_t n, int max
 int rf_ipmi_pxe_all(const struct rf_ipmi_target *targets, size_t n, int max_parallel, int timeout_s,
 		    rf_ipmi_done_fn done, void *ctx, struct br_err *err)
 {
-	const struct rf_ipmi_options o = { max_parallel, timeout_s, NULL };
+	const struct rf_ipmi_options o = { max_parallel, timeout_s, NULL, 0, NULL };
 
 	return rf_ipmi_pxe_opts(targets, n, &o, done, ctx, err);
 }

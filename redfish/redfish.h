@@ -193,14 +193,18 @@ struct rf_config_spec {
 struct rf_config_target {
 	struct rf_target target; /* first member: callbacks hand the whole struct back */
 	const struct rf_config_spec *spec;
+	/* the power feed the system draws from (NULL or "": none); at most
+	 * max_resets_per_domain systems of one are between reset and job end */
+	const char *power_domain;
 };
 
 struct rf_config_options {
-	int dry_run;	      /* read and diff only */
-	int max_resets;	      /* systems between reset and job end at once; default 8 */
-	long poll_ms;	      /* job polling interval; default 5000 */
-	long graceful_ms;     /* GracefulRestart, then ForceRestart after this; default 120000 */
-	long node_timeout_ms; /* one system, first request to verified; default 1800000 */
+	int dry_run;		   /* read and diff only */
+	int max_resets;		   /* systems between reset and job end at once; default 8 */
+	int max_resets_per_domain; /* of them, of one power domain; 0: no limit of its own */
+	long poll_ms;		   /* job polling interval; default 5000 */
+	long graceful_ms;	   /* GracefulRestart, then ForceRestart after this; default 120000 */
+	long node_timeout_ms;	   /* one system, first request to verified; default 1800000 */
 };
 
 void rf_config_options_init(struct rf_config_options *o);
@@ -424,15 +428,20 @@ struct rf_ipmi_options {
 	int max_parallel; /* ipmitool processes at once; <= 0: the default */
 	int timeout_s;	  /* one ipmitool call; <= 0: the default */
 	struct br_loop *loop;
+	/* At most max_per_group BMCs of one group at once (<= 0: no limit of
+	 * its own), the group a target's being group(target) (NULL or "":
+	 * none); a BMC whose group is full is passed by later ones. */
+	int max_per_group;
+	const char *(*group)(const struct rf_ipmi_target *target);
 };
 int rf_ipmi_discover_opts(const struct rf_ipmi_target *targets, size_t n, const struct rf_ipmi_options *o,
 			  rf_ipmi_done_fn done, void *ctx, struct br_err *err);
 
 /* configure over IPMI: `chassis bootdev pxe options=persistent,efiboot`,
  * read back (bootparam 5 must say Force PXE), then `chassis power cycle`
- * (`power on` when off). At most max_parallel BMCs at once, which is also
- * how many power-cycle at once. hw in the callback holds the power state
- * and boot flags read. BIOS attributes cannot be set over IPMI. */
+ * (`power on` when off). At most max_parallel BMCs at once (and
+ * max_per_group of one group), which is also how many power-cycle at once. hw in the callback holds the power
+ * state and boot flags read. BIOS attributes cannot be set over IPMI. */
 int rf_ipmi_pxe_all(const struct rf_ipmi_target *targets, size_t n, int max_parallel, int timeout_s,
 		    rf_ipmi_done_fn done, void *ctx, struct br_err *err);
 int rf_ipmi_pxe_opts(const struct rf_ipmi_target *targets, size_t n, const struct rf_ipmi_options *o,

@@ -370,11 +370,16 @@ struct rf_cfg_run {
 	int resets_active;	 /* systems between reset and job end */
 	struct rf_bmc **waiting; /* FIFO of systems waiting for a reset slot */
 	size_t n_waiting, head;
+	const struct rf_config_target *targets;
+	size_t *domain_of;  /* [target]: its power domain's number; SIZE_MAX: none */
+	int *domain_active; /* [domain]: its systems between reset and job end */
+	size_t n_domains;
 };
 
 struct rf_cfg_node {
 	struct rf_cfg_run *run;
 	const struct rf_config_spec *spec;
+	size_t domain;	  /* its power domain's number; SIZE_MAX: none */
 	const char *step; /* what it is doing, for logs and a stall */
 	char *system_url, *bios_url, *settings_url, *settings_link, *reset_url, *manager_url;
 	char *boot_url; /* where the boot PATCH goes */

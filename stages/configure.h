@@ -86,6 +86,8 @@ struct stg_configure_options {
 	struct stg_bmc_opts bmc;
 	int dry_run, max_resets, poll_ms, graceful_s, job_timeout_s;
 	int workers; /* 0: automatic (stg_configure_workers) */
+	/* systems of one power domain (the manifest's) resetting at once; 0: no limit but max_resets */
+	int max_resets_per_domain;
 	struct rf_options rf;
 	/* switch,chassis_id of every switch (--switches, $BRINGUP_SWITCHES):
 	 * names the switch a BMC port is cabled to for [boot] pxe_switch */

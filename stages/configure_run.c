@@ -225,6 +225,11 @@ static void on_outcome(size_t i, json_t *line, int rc, const char *why, void *ct
 	counted(run, job);
 }
 
+static const char *ipmi_power_domain(const struct rf_ipmi_target *t)
+{
+	return ((const struct stg_configure_job *)t->user_data)->node->power_domain;
+}
+
 static void on_ipmi(const struct rf_ipmi_target *t, int rc, struct br_hw *hw, const struct br_err *err,
 		    void *ctx)
 {
@@ -525,6 +530,10 @@ int stg_configure_options_check(struct stg_stage *st, struct stg_configure_optio
 	if (a->max_resets < 1)
 		return stg_stage_usage(st, "--max-resets %d: at least 1 system must be allowed to reset",
 				       a->max_resets);
+	if (a->max_resets_per_domain < 0)
+		return stg_stage_usage(st,
+				       "--max-resets-per-power-domain %d: 0 (no limit of its own) or more",
+				       a->max_resets_per_domain);
 	if (a->poll_ms < 1 || a->graceful_s < 0 || a->job_timeout_s < 1)
 		return stg_stage_usage(st,
 				       "--poll-ms and --job-timeout must be positive, --graceful-timeout not "
@@ -548,6 +557,29 @@ int stg_configure_workers(const struct stg_configure_options *a, size_t n_rf)
 	if ((size_t)n > n_rf)
 		n = (int)n_rf;
 	return n > 0 ? n : 1;
+}
+
+/* The order workers take systems in where a power domain's resets are
+ * limited: a domain's systems one after another (the manifest's order
+ * within it), so that none is split between two workers, each of which
+ * would allow the domain's limit. */
+static int by_power_domain(const void *a, const void *b)
+{
+	const struct rf_config_target *x = a, *y = b;
+	const struct stg_configure_job *jx = x->target.user_data, *jy = y->target.user_data;
+	int c = strcmp(x->power_domain ? x->power_domain : "", y->power_domain ? y->power_domain : "");
+
+	if (c)
+		return c;
+	return jx < jy ? -1 : jx > jy;
+}
+
+static int same_domain(size_t i, void *ctx)
+{
+	const struct stg_configure_run *run = ctx;
+	const char *d = run->rf[i].power_domain, *before = run->rf[i - 1].power_domain;
+
+	return d && *d && before && !strcmp(d, before);
 }
 
 /* Profiles first (a bad one stops the run before anything is touched),
@@ -596,12 +628,14 @@ int stg_configure_run(struct stg_stage *st, const struct stg_configure_options *
 				  stg_bmc_deadline_ms(&a->bmc, job->profile->hw.limits.configure_s,
 						      STG_CONFIGURE_DEADLINE_S),
 				  job->node->bmc_system, 0 },
-				&job->spec
+				&job->spec,
+				job->node->power_domain
 			};
 	}
 	rf_config_options_init(&run->copts);
 	run->copts.dry_run = a->dry_run;
 	run->copts.max_resets = a->max_resets;
+	run->copts.max_resets_per_domain = a->max_resets_per_domain;
 	run->copts.poll_ms = a->poll_ms;
 	run->copts.graceful_ms = a->graceful_s * 1000L;
 	run->copts.node_timeout_ms = a->job_timeout_s * 1000L;
@@ -612,16 +646,20 @@ int stg_configure_run(struct stg_stage *st, const struct stg_configure_options *
 	workers = stg_configure_workers(a, n_rf);
 	if (n_rf && workers > 1)
 		br_info("configure", "%zu Redfish BMCs over %d worker processes", n_rf, workers);
+	if (workers > 1 && a->max_resets_per_domain > 0)
+		qsort(rf, n_rf, sizeof(*rf), by_power_domain);
 	if (n_rf &&
 	    stg_pool_run(&st->inv,
 			 &(const struct br_pool){ "configure", "configure", n_rf, workers,
-						  STG_CONFIGURE_WORKER_LINE_MAX, work, on_outcome, run },
+						  STG_CONFIGURE_WORKER_LINE_MAX, work, on_outcome, run,
+						  a->max_resets_per_domain > 0 ? same_domain : NULL },
 			 &err)) {
 		rc = stg_stage_fail(st, STG_EXIT_USAGE, "%s", err.msg);
 		goto out;
 	}
 	/* a power cycle per ipmitool slot: the slots are the reset ration too */
-	io = (struct rf_ipmi_options){ a->bmc.ipmi_parallel, a->bmc.timeout_s, NULL };
+	io = (struct rf_ipmi_options){ a->bmc.ipmi_parallel, a->bmc.timeout_s, NULL, a->max_resets_per_domain,
+				       ipmi_power_domain };
 	if (a->max_resets < io.max_parallel)
 		io.max_parallel = a->max_resets;
 	if (n_ipmi && !br_signal_caught() && rf_ipmi_pxe_opts(ipmi, n_ipmi, &io, on_ipmi, run, &err)) {

@@ -529,7 +529,7 @@ static int run_pass(struct ctx *cx, struct rf_account_target *targets, size_t n,
 static int run_ipmi_pass(struct ctx *cx, const struct rf_ipmi_user_target *set,
 			 const struct rf_ipmi_target *check, size_t n)
 {
-	const struct rf_ipmi_options io = { cx->o->bmc.ipmi_parallel, cx->o->bmc.timeout_s, NULL };
+	const struct rf_ipmi_options io = { cx->o->bmc.ipmi_parallel, cx->o->bmc.timeout_s, NULL, 0, NULL };
 	struct br_err err = { 0 };
 	int rc;
 

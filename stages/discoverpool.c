@@ -104,7 +104,7 @@ int stg_discover_workers(struct inv **inv, const struct rf_target *targets, size
 			 struct br_err *err)
 {
 	struct disc d = { targets, opts, hooks };
-	const struct br_pool pool = { "discover", "discovery", n, n_workers, 0, work, done, &d };
+	const struct br_pool pool = { "discover", "discovery", n, n_workers, 0, work, done, &d, NULL };
 
 	return stg_pool_run(inv, &pool, err);
 }

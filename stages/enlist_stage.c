@@ -421,7 +421,7 @@ int stg_enlist_stage_run(struct stg_stage *st, struct stg_enlist_stage_options *
 	if (workers > a->max_parallel)
 		workers = a->max_parallel;
 	{
-		const struct br_pool pool = { "enlist", "enlist", run->n, workers, 0, work, done, run };
+		const struct br_pool pool = { "enlist", "enlist", run->n, workers, 0, work, done, run, NULL };
 
 		if (workers > 1)
 			br_info("enlist", "%zu machines over %d worker processes", run->n,

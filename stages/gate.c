@@ -714,10 +714,15 @@ static int mirror(struct stg_stage *st, const struct stg_gate_options *o, struct
 		rc = br_errf(&err, BR_E_UNREACHABLE, "MAAS: cannot queue the requests: %s", br_strerror(rc));
 	}
 	if (!rc && workers > 1) {
-		const struct br_pool pool = {
-			"gate",	   "MAAS read", run->n_batches, workers, STG_GATE_READ_LINE_MAX, read_work,
-			read_done, run
-		};
+		const struct br_pool pool = { "gate",
+					      "MAAS read",
+					      run->n_batches,
+					      workers,
+					      STG_GATE_READ_LINE_MAX,
+					      read_work,
+					      read_done,
+					      run,
+					      NULL };
 
 		/* nothing of this process's is on the wire yet: the fork is safe */
 		rc = stg_pool_run_on(&st->inv, &pool, loop, &err);

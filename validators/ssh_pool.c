@@ -231,8 +231,8 @@ int val_ssh_run_workers(const struct val_ssh_target *targets, size_t n, const st
 	struct ssh_pool sp = { targets, &per, results, in_worker, done, ctx };
 	/* a signal ends a worker at once: it has nothing to log out of */
 	static const struct br_pool_fork_hooks hooks = { .end_reason = end_reason, .worker_signals_end = 1 };
-	const struct br_pool pool = { "validate",	 "validation", n,	n_workers,
-				      SSH_POOL_LINE_MAX, work,	       on_line, &sp };
+	const struct br_pool pool = { "validate", "validation", n,   n_workers, SSH_POOL_LINE_MAX,
+				      work,	  on_line,	&sp, NULL };
 	struct val_ssh_file file = { 0 };
 	struct br_loop *loop;
 	int rc;

@@ -156,6 +156,74 @@ static void test_flood_is_capped(void **state)
 	release(out, 1);
 }
 
+/* Power cycles rationed by group (configure's power domains): three BMCs
+ * of pdu-a, two of pdu-b, one of none, four at once but one per group.
+ * The fake logs each call's argv as it starts and "done: HOST" at the end
+ * of its power cycle or power on, the node's last call: a group never has two nodes
+ * between their first call and that, and the groups still overlap. */
+static const char *const pxe_groups[] = { "pdu-a", "pdu-a", "pdu-b", "pdu-a", "pdu-b", NULL };
+
+static const char *pxe_group(const struct rf_ipmi_target *t)
+{
+	return pxe_groups[(intptr_t)t->user_data];
+}
+
+static void test_pxe_groups(void **state)
+{
+	static const char *const hosts[] = {
+		"slow-a1", "slow-a2", "slow-b1", "slow-a3", "slow-b2", "slow-n1"
+	};
+	const size_t n = 6;
+	struct rf_ipmi_target t[6];
+	struct outcome out[6] = { 0 };
+	const struct rf_ipmi_options o = { 4, 5, NULL, 1, pxe_group };
+	struct br_err err = { 0 };
+	int open[6] = { 0 }, seen[6] = { 0 }, most = 0, now = 0;
+	char *log = NULL, *line;
+	size_t len;
+
+	(void)state;
+	assert_int_equal(truncate(log_path, 0), 0);
+	for (size_t i = 0; i < n; i++)
+		t[i] =
+		    (struct rf_ipmi_target){ hosts[i], hosts[i], 6230, "admin", "pw", (void *)(intptr_t)i };
+	assert_int_equal(rf_ipmi_pxe_opts(t, n, &o, on_done, out, &err), 0);
+	for (size_t i = 0; i < n; i++) {
+		if (out[i].rc)
+			fail_msg("%s: %s", hosts[i], out[i].reason);
+	}
+	assert_int_equal(br_read_file(log_path, 1 << 20, &log, &len, NULL), 0);
+	for (line = strtok(log, "\n"); line; line = strtok(NULL, "\n")) {
+		for (size_t i = 0; i < n; i++) {
+			char start[64], done[64];
+
+			snprintf(start, sizeof(start), "-H %s ", hosts[i]);
+			snprintf(done, sizeof(done), "done: %s", hosts[i]);
+			if (!strncmp(line, "argv: ", 6) && strstr(line, start) && !seen[i]) {
+				seen[i] = open[i] = 1;
+				now++;
+				for (size_t j = 0; j < n; j++)
+					if (j != i && open[j] && pxe_groups[i] && pxe_groups[j] &&
+					    !strcmp(pxe_groups[i], pxe_groups[j]))
+						fail_msg("%s started while %s of %s was cycling", hosts[i],
+							 hosts[j], pxe_groups[i]);
+			} else if (!strcmp(line, done)) {
+				assert_true(open[i]);
+				open[i] = 0;
+				now--;
+			}
+		}
+		if (now > most)
+			most = now;
+	}
+	for (size_t i = 0; i < n; i++)
+		assert_true(seen[i] && !open[i]);
+	assert_true(most >= 2); /* the groups ran side by side */
+	assert_true(most <= 4);
+	free(log);
+	release(out, n);
+}
+
 static void test_missing_tool(void **state)
 {
 	struct rf_ipmi_target t = { "x", "ok", 623, "admin", "pw", NULL };
@@ -175,7 +243,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ok_auth_and_password), cmocka_unit_test(test_hang_is_killed),
 		cmocka_unit_test(test_serial_with_one_slot), cmocka_unit_test(test_flood_is_capped),
-		cmocka_unit_test(test_missing_tool),
+		cmocka_unit_test(test_missing_tool),	     cmocka_unit_test(test_pxe_groups),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

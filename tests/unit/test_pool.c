@@ -70,12 +70,56 @@ static int square_work(struct br_pool_worker *w, size_t first, size_t count, voi
 
 static void run_squares(int n_workers, size_t victim, struct seen *s)
 {
-	const struct br_pool pool = { "test", "test", TARGETS, n_workers, 0, square_work, on_done, s };
+	const struct br_pool pool = { "test", "test", TARGETS, n_workers, 0, square_work, on_done, s, NULL };
 	struct br_err err = { 0 };
 
 	memset(s, 0, sizeof(*s));
 	s->victim = victim;
 	assert_int_equal(br_pool_exec(&pool, NULL, NULL, &err), 0);
+}
+
+/* Joined runs (configure's power domains): targets 1-5 and 7-8 each one
+ * run. Four workers would cut at 3, 6 and 9: the first cut moves past the
+ * run to 6, the second then has nothing and goes, the third cuts at 9.
+ * Three workers, each run whole in one. */
+static int joined_runs(size_t i, void *ctx)
+{
+	(void)ctx;
+	return (i >= 2 && i <= 5) || i == 8;
+}
+
+static void test_joined_runs_stay_whole(void **state)
+{
+	static struct seen s;
+	const struct br_pool pool = { "test", "test", TARGETS, 4, 0, square_work, on_done, &s, joined_runs };
+	struct br_err err = { 0 };
+	long pids[TARGETS];
+	size_t n_pids = 0;
+
+	(void)state;
+	memset(&s, 0, sizeof(s));
+	s.victim = TARGETS;
+	assert_int_equal(br_pool_exec(&pool, NULL, NULL, &err), 0);
+	for (size_t i = 0; i < TARGETS; i++) {
+		int known = 0;
+
+		assert_int_equal(s.lines[i], 1);
+		assert_int_equal(s.value[i], (long)(i * i));
+		for (size_t k = 0; k < n_pids; k++)
+			known |= pids[k] == s.pid[i];
+		if (!known)
+			pids[n_pids++] = s.pid[i];
+	}
+	assert_int_equal(n_pids, 3);
+	for (size_t i = 1; i < TARGETS; i++)
+		if (joined_runs(i, NULL))
+			assert_int_equal(s.pid[i], s.pid[i - 1]);
+	/* the cuts: [0, 6), [6, 9), [9, 12) */
+	assert_int_equal(s.pid[5], s.pid[0]);
+	assert_int_not_equal(s.pid[6], s.pid[5]);
+	assert_int_equal(s.pid[8], s.pid[6]);
+	assert_int_not_equal(s.pid[9], s.pid[8]);
+	assert_int_equal(s.pid[11], s.pid[9]);
 }
 
 static void test_results_per_target(void **state)
@@ -229,7 +273,9 @@ static void done_hooked(size_t i, json_t *line, int rc, const char *why, void *c
 
 static int run_hooked(struct hooked *h, int n_workers, struct br_err *err)
 {
-	const struct br_pool pool = { "test", "test", TARGETS, n_workers, 0, data_work, done_hooked, h };
+	const struct br_pool pool = {
+		"test", "test", TARGETS, n_workers, 0, data_work, done_hooked, h, NULL
+	};
 	const struct br_pool_fork_hooks hooks = { before_fork, after_fork, worker_start,
 						  worker_end,  reported,   NULL,
 						  h,	       0,	   0 };
@@ -292,7 +338,7 @@ static void test_hooks_processes(void **state)
 static void test_worker_start_fails(void **state)
 {
 	struct hooked h;
-	const struct br_pool pool = { "test", "test", TARGETS, 2, 0, data_work, done_hooked, &h };
+	const struct br_pool pool = { "test", "test", TARGETS, 2, 0, data_work, done_hooked, &h, NULL };
 	const struct br_pool_fork_hooks hooks = { NULL, NULL, worker_start, NULL, NULL, NULL, &h, 0, 0 };
 	struct br_err err = { 0 };
 
@@ -352,7 +398,8 @@ static void test_inventory_across_fork(void **state)
 	}
 	assert_int_equal(inv_import(inv, rows, TARGETS, "rack.csv", NULL, &err), 0);
 	for (int n_workers = 1; n_workers <= 3; n_workers += 2) {
-		const struct br_pool pool = { "test", "test", TARGETS, n_workers, 0, inv_work, on_done, &s };
+		const struct br_pool pool = { "test",	"test",	 TARGETS, n_workers, 0,
+					      inv_work, on_done, &s,	  NULL };
 
 		memset(&s, 0, sizeof(s));
 		assert_int_equal(stg_pool_run(&inv, &pool, &err), 0);
@@ -387,9 +434,10 @@ static void test_inventory_across_fork(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_results_per_target), cmocka_unit_test(test_worker_killed),
-		cmocka_unit_test(test_workers_auto),	   cmocka_unit_test(test_hooks_processes),
-		cmocka_unit_test(test_worker_start_fails), cmocka_unit_test(test_inventory_across_fork),
+		cmocka_unit_test(test_results_per_target),    cmocka_unit_test(test_joined_runs_stay_whole),
+		cmocka_unit_test(test_worker_killed),	      cmocka_unit_test(test_workers_auto),
+		cmocka_unit_test(test_hooks_processes),	      cmocka_unit_test(test_worker_start_fails),
+		cmocka_unit_test(test_inventory_across_fork),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
