@@ -74,6 +74,7 @@ int main(int argc, char **argv)
 		a.wiring = NULL;
 	st.inputs_check = stg_configure_inputs_check;
 	st.inputs_ctx = &in;
+	st.zoned_writes = 1;
 	if (stg_configure_options_check(&st, &a) || stg_stage_open(&st, states) ||
 	    stg_stage_catch_signals(&st))
 		goto out;

@@ -104,7 +104,7 @@ static int look_at(struct inv *inv, const char *zone, struct look *l, struct br_
 	for (size_t i = 0; i < n; i++) {
 		const struct inv_node *node = &nodes[i];
 
-		if (!stg_zones_have(zone, node->zone))
+		if (!br_zones_have(zone, node->zone))
 			continue;
 		if (is_rest(node->state)) {
 			br_strlist_add(&l->rest, node->hostname);

@@ -59,6 +59,7 @@ int main(int argc, char **argv)
 	 * (bringup run's flow), which takes over no lease of this name. */
 	if (a.wiring && *a.wiring)
 		st.lease_as = "bringup-discover (judging cabling)";
+	st.zoned_writes = 1;
 	if (stg_discover_options_check(&st, &a) || stg_stage_open(&st, states))
 		return stg_stage_close(&st);
 	if (stg_stage_catch_signals(&st))

@@ -79,6 +79,7 @@ int main(int argc, char **argv)
 	 * never ends holds its own slot of --max-parallel, not the machines
 	 * that come after it. */
 	st.round_slots = a.max_parallel;
+	st.zoned_writes = 1;
 	if (!stg_stage_open(&st, stg_stage_states("enlist", a.skip_configure)))
 		while (stg_stage_round(&st, stg_stage_states("enlist", a.skip_configure))) {
 			if (st.in_round_child) { /* this round's share of the caps */

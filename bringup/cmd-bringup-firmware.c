@@ -49,6 +49,7 @@ int main(int argc, char **argv)
 		return STG_EXIT_USAGE;
 	if (stg_stage_parse(&st, &cmd, argc, argv) || stg_firmware_options_check(&st, &a))
 		return stg_stage_close(&st);
+	st.zoned_writes = 1;
 	if (stg_stage_open(&st, a.report ? NULL : stg_stage_states("firmware", 0)) ||
 	    (!a.report && !a.dry_run && stg_bmc_secrets_check(&st, NULL)) || stg_stage_catch_signals(&st))
 		return stg_stage_close(&st);

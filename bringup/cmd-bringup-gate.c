@@ -67,6 +67,7 @@ int main(int argc, char **argv)
 	const int *states = stg_stage_states("gate", 0);
 
 	stg_maas_opts_init(&a.maas);
+	st.zoned_writes = 1;
 	if (!stg_stage_parse(&st, &cmd, argc, argv) && !check_args(&st, &a) && !stg_stage_open(&st, states))
 		while (stg_stage_round(&st, states)) {
 			struct stg_gate_run run = { 0 };

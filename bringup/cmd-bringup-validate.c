@@ -176,6 +176,7 @@ int main(int argc, char **argv)
 				    &st, "--fabric needs the wiring list: --wiring FILE or $BRINGUP_WIRING");
 		return stg_stage_close(&st);
 	}
+	st.zoned_writes = 1;
 	if (!check_args(&st, &a) && !stg_stage_open(&st, states))
 		while (stg_stage_round(&st, states)) {
 			struct stg_validate_run run = { 0 };

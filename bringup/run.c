@@ -440,7 +440,7 @@ static const char **zone_hosts(const struct drv_run *a, const struct inv_node *n
 		return NULL;
 	hosts = br_xcalloc(nn ? nn : 1, sizeof(*hosts));
 	for (size_t i = 0; i < nn; i++)
-		if (stg_zones_have(zone, nodes[i].zone))
+		if (br_zones_have(zone, nodes[i].zone))
 			hosts[n++] = nodes[i].hostname;
 	qsort(hosts, n, sizeof(*hosts), cmp_str);
 	*ret_n = n;

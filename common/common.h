@@ -249,6 +249,9 @@ int br_secret_ref_valid(const char *ref);
  * for none. Returns how many groups. O(n log n), whatever the groups. */
 size_t br_groups_number(size_t n, const char *(*name_of)(size_t i, const void *ctx), const void *ctx,
 			size_t *group_of, size_t stride);
+/* Whether a node in zone (NULL or "": in none) is among zones, a
+ * comma-separated list (NULL: every zone, a node in none included). */
+int br_zones_have(const char *zones, const char *zone);
 
 /* ---- redaction ---------------------------------------------------------- */
 

@@ -1,5 +1,6 @@
-/* Numbering the groups targets belong to by name (common.h,
- * br_groups_number): a rack, a power domain. */
+/* Groups targets belong to by name (common.h): numbering them
+ * (br_groups_number: a rack, a power domain), and a zone among a list
+ * (br_zones_have). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,4 +40,25 @@ size_t br_groups_number(size_t n, const char *(*name_of)(size_t i, const void *c
 	}
 	free(keys);
 	return n_keys ? n_groups + 1 : 0;
+}
+
+int br_zones_have(const char *zones, const char *zone)
+{
+	size_t len;
+
+	if (!zones)
+		return 1;
+	if (!zone || !*zone)
+		return 0;
+	len = strlen(zone);
+	for (const char *p = zones; *p;) {
+		size_t item = strcspn(p, ",");
+
+		if (item == len && !strncmp(p, zone, len))
+			return 1;
+		if (!p[item])
+			break;
+		p += item + 1;
+	}
+	return 0;
 }

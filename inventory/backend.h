@@ -133,6 +133,19 @@ struct invb_ops {
 	 * -1 on error. The first call subscribes. NULL: this backend cannot be
 	 * told (SQLite): its followers read again after each wait. */
 	int (*wait_event)(struct invb_conn *conn, int timeout_ms);
+	/* Writers by zone. NULL (SQLite): one lock for every writer, which
+	 * covers every zone. set_zones: this connection writes only for the
+	 * nodes of zones (a comma-separated list; NULL or "": every zone's,
+	 * excluding every other writer), and its writers wait only for
+	 * writers of the same zones and of no zone: 0 or -1. Inside a write
+	 * transaction: try_zone takes zone's lock too if it is free at once,
+	 * for a write to a node of that zone (1: held, or not needed; 0:
+	 * another writer of it is at work; -1: error); lock_names waits for
+	 * the locks of names (commas; a node's MACs), which writers of any
+	 * zone take before reading who else claims them (0 or -1). */
+	int (*set_zones)(struct invb_conn *conn, const char *zones);
+	int (*try_zone)(struct invb_conn *conn, const char *zone);
+	int (*lock_names)(struct invb_conn *conn, const char *names);
 };
 
 /* The counters behind inv_db_counts (counts.c): the wrappers below count

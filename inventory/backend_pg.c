@@ -96,6 +96,8 @@ static void pg_close(struct invb_conn *conn)
 	if (!conn)
 		return;
 	PQfinish(conn_of(conn)->pg);
+	free(conn_of(conn)->zones);
+	free(conn_of(conn)->lock_sql);
 	free(conn);
 }
 
@@ -172,6 +174,7 @@ static int pg_open(const char *where, unsigned flags, struct invb_conn **ret_con
 	set_default("PGCONNECT_TIMEOUT", "10");
 	c = br_xcalloc(1, sizeof(*c));
 	c->base.ops = ops();
+	c->lock_sql = br_xstrdup(PG_WRITE_LOCK_SQL);
 	c->pg = PQconnectdb(where);
 	if (!c->pg || PQstatus(c->pg) != CONNECTION_OK) {
 		invb_pg_set_error(c, c->pg ? PQerrorMessage(c->pg) : "out of memory");
@@ -226,7 +229,11 @@ static int pg_begin_write(struct invb_conn *conn)
 {
 	struct pg_conn *c = conn_of(conn);
 
-	if (pg_run(c, "BEGIN; SELECT pg_advisory_xact_lock(" PG_WRITE_LOCK_KEY ")")) {
+	char *sql = br_xasprintf("BEGIN; %s", c->lock_sql);
+	int rc = pg_run(c, sql);
+
+	free(sql);
+	if (rc) {
 		char kept[PG_ERRMSG_MAX];
 
 		memcpy(kept, c->errmsg, sizeof(kept));
@@ -234,6 +241,123 @@ static int pg_begin_write(struct invb_conn *conn)
 		memcpy(c->errmsg, kept, sizeof(kept));
 		return -1;
 	}
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Zone names are checked where they are read (letters, digits, '.', '_',
+ * '-'): one with anything else here is a caller's bug, refused. */
+static int zone_name_ok(const char *z)
+{
+	return *z &&
+	       strspn(z, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") == strlen(z);
+}
+
+/* Writers of zones (backend.h): the writers' lock shared, then each zone's
+ * alone, in name order (every writer takes them in that order: none waits
+ * on another that waits on it). */
+static int pg_set_zones(struct invb_conn *conn, const char *zones)
+{
+	struct pg_conn *c = conn_of(conn);
+	char *copy = br_xstrdup(zones ? zones : ""), **names = NULL, *save = NULL;
+	size_t n = 0;
+	struct br_buf sql, list;
+
+	for (char *z = strtok_r(copy, ",", &save); z; z = strtok_r(NULL, ",", &save)) {
+		if (!zone_name_ok(z)) {
+			snprintf(c->errmsg, sizeof(c->errmsg), "'%s' is not a zone's name", z);
+			free(names);
+			free(copy);
+			return -1;
+		}
+		names = br_xrealloc(names, (n + 1) * sizeof(*names));
+		names[n++] = z;
+	}
+	free(c->zones);
+	free(c->lock_sql);
+	c->zones = NULL;
+	if (!n) {
+		c->lock_sql = br_xstrdup(PG_WRITE_LOCK_SQL);
+		free(copy);
+		return 0;
+	}
+	qsort(names, n, sizeof(*names), cmp_str);
+	br_buf_init(&sql, 0);
+	br_buf_init(&list, 0);
+	br_buf_addf(&sql, "SELECT pg_advisory_xact_lock_shared(" PG_WRITE_LOCK_KEY ")");
+	for (size_t i = 0; i < n; i++) {
+		if (i && !strcmp(names[i], names[i - 1]))
+			continue;
+		br_buf_addf(&sql, ", pg_advisory_xact_lock(" PG_ZONE_LOCK_CLASS ", hashtext('%s'))",
+			    names[i]);
+		br_buf_addf(&list, "%s%s", list.len ? "," : "", names[i]);
+	}
+	c->lock_sql = br_buf_detach(&sql);
+	c->zones = br_buf_detach(&list);
+	br_buf_release(&sql);
+	br_buf_release(&list);
+	free(names);
+	free(copy);
+	return 0;
+}
+
+static int in_zones(const struct pg_conn *c, const char *zone)
+{
+	return br_zones_have(c->zones, zone);
+}
+
+static int pg_try_zone(struct invb_conn *conn, const char *zone)
+{
+	struct pg_conn *c = conn_of(conn);
+	char sql[160];
+	PGresult *res;
+	int rc;
+
+	if (!c->zones || (zone && *zone && in_zones(c, zone)))
+		return 1; /* a writer of no zone, or of this one, holds what it needs */
+	if (!zone || !*zone)
+		return 1; /* a node of no zone: only writers of no zone, excluded now, write it */
+	if (!zone_name_ok(zone))
+		return 0;
+	snprintf(sql, sizeof(sql), "SELECT pg_try_advisory_xact_lock(" PG_ZONE_LOCK_CLASS ", hashtext('%s'))",
+		 zone);
+	res = PQexec(c->pg, sql);
+	invb_count(INVB_ROUND_TRIPS, 1);
+	if (PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1) {
+		invb_pg_failure(c, res);
+		PQclear(res);
+		return -1;
+	}
+	rc = !strcmp(PQgetvalue(res, 0, 0), "t");
+	PQclear(res);
+	return rc;
+}
+
+/* Names (a MAC) locked in their keys' order, for a writer of zones: one
+ * of another zone may take the same name. */
+static int pg_lock_names(struct invb_conn *conn, const char *names)
+{
+	struct pg_conn *c = conn_of(conn);
+	const char *values[1] = { names };
+	PGresult *res;
+
+	if (!c->zones || !names || !*names)
+		return 0;
+	res = PQexecParams(c->pg,
+			   "SELECT pg_advisory_xact_lock(" PG_NAME_LOCK_CLASS ", k) FROM (SELECT DISTINCT"
+			   " hashtext(n) AS k FROM unnest(string_to_array($1, ',')) n ORDER BY 1) s",
+			   1, NULL, values, NULL, NULL, 0);
+	invb_count(INVB_ROUND_TRIPS, 1);
+	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+		invb_pg_failure(c, res);
+		PQclear(res);
+		return -1;
+	}
+	PQclear(res);
 	return 0;
 }
 
@@ -405,4 +529,7 @@ const struct invb_ops invb_pg_ops = {
 	.migrations = invb_pg_migrations,
 	.sql_facts_members = FACTS_MEMBERS_SQL,
 	.wait_event = pg_wait_event,
+	.set_zones = pg_set_zones,
+	.try_zone = pg_try_zone,
+	.lock_names = pg_lock_names,
 };

@@ -12,8 +12,17 @@
 
 #include "backend.h"
 
-/* The one advisory lock every writer takes ("bringup" in ASCII). */
+/* The writers' advisory lock ("bringup" in ASCII): every writer of no
+ * zone takes it alone; a writer of zones takes it shared, beside its
+ * zones' own (PG_ZONE_LOCK_CLASS, hashtext of the name), so writers of
+ * different zones run side by side and a writer of no zone excludes
+ * them all. Names a write serialises on whatever its zone (a MAC that
+ * nodes of two zones could claim) are PG_NAME_LOCK_CLASS's. The
+ * two-key locks are a key space of their own, apart from the one-key. */
 #define PG_WRITE_LOCK_KEY "27710089590494576"
+#define PG_WRITE_LOCK_SQL "SELECT pg_advisory_xact_lock(" PG_WRITE_LOCK_KEY ")"
+#define PG_ZONE_LOCK_CLASS "25202"
+#define PG_NAME_LOCK_CLASS "25203"
 #define PG_ERRMSG_MAX 1024
 
 struct pg_conn {
@@ -22,8 +31,10 @@ struct pg_conn {
 	int64_t changes;
 	unsigned next_stmt; /* names the next prepared statement */
 	char errmsg[PG_ERRMSG_MAX];
-	int refused;   /* the last error was SQLSTATE class 23 (a constraint, a trigger) */
-	int listening; /* LISTEN bringup_events sent (pg_wait_event) */
+	int refused;	/* the last error was SQLSTATE class 23 (a constraint, a trigger) */
+	int listening;	/* LISTEN bringup_events sent (pg_wait_event) */
+	char *zones;	/* the zones this connection writes for (sorted, commas); NULL: none */
+	char *lock_sql; /* what a writer runs after BEGIN: PG_WRITE_LOCK_SQL, or the zones' */
 };
 
 struct pg_stmt {

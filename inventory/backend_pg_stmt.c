@@ -303,9 +303,8 @@ static enum invb_step drain_pipeline(struct pg_conn *c, int n, int keep, PGresul
 static PGresult *run_prepared(struct pg_stmt *st, enum invb_step *ret_why)
 {
 	static const char *const in_tx[] = { "SAVEPOINT invb_step", "RELEASE SAVEPOINT invb_step" };
-	static const char *const alone[] = { "BEGIN", "SELECT pg_advisory_xact_lock(" PG_WRITE_LOCK_KEY ")",
-					     "COMMIT" };
 	struct pg_conn *c = st->c;
+	const char *const alone[] = { "BEGIN", c->lock_sql, "COMMIT" };
 	PGconn *pg = c->pg;
 	const char *const *values = (const char *const *)st->values;
 	PGTransactionStatusType tx = PQtransactionStatus(pg);

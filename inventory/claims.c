@@ -16,7 +16,7 @@
 struct claim {
 	char *mac;
 	int64_t id;
-	char *hostname, *bmc, *state, *reason;
+	char *hostname, *bmc, *state, *reason, *zone;
 };
 
 static void claims_free(struct claim *c, size_t n)
@@ -27,8 +27,37 @@ static void claims_free(struct claim *c, size_t n)
 		free(c[i].bmc);
 		free(c[i].state);
 		free(c[i].reason);
+		free(c[i].zone);
 	}
 	free(c);
+}
+
+/* A writer of zones (inv_set_writer_zones) waits for the locks of node
+ * id's MACs before it reads who else claims them: a writer of another
+ * zone storing a node with one of them either committed before (and is
+ * read) or reads this one's after this commits. Writers of one zone,
+ * or of none, wait for one another already. */
+static int lock_macs(struct inv *inv, int64_t id, struct br_err *err)
+{
+	struct invb_stmt *st;
+	struct br_buf macs;
+	int rc;
+
+	if (!inv_zoned(inv))
+		return 0;
+	rc = inv_prepare(inv, "SELECT mac FROM nics WHERE node_id = ? ORDER BY mac", &st, err);
+	if (rc)
+		return rc;
+	br_buf_init(&macs, 0);
+	invb_bind_int64(st, 1, id);
+	while ((rc = invb_step(st)) == INVB_ROW)
+		br_buf_addf(&macs, "%s%s", macs.len ? "," : "", invb_column_text(st, 0));
+	rc = rc == INVB_DONE ? 0 : inv_dberr(inv, err, "read MACs");
+	inv_finalize(inv, st);
+	if (!rc && macs.len)
+		rc = inv_lock_names(inv, macs.data, err);
+	br_buf_release(&macs);
+	return rc;
 }
 
 /* Other nodes claiming a MAC node id claims, read whole before anything is
@@ -42,7 +71,7 @@ static int read_claims(struct inv *inv, int64_t id, struct claim **ret, size_t *
 
 	rc = inv_prepare(
 	    inv,
-	    "SELECT mine.mac, n.id, n.hostname, n.bmc, n.state, n.reason FROM nics mine"
+	    "SELECT mine.mac, n.id, n.hostname, n.bmc, n.state, n.reason, n.zone FROM nics mine"
 	    " JOIN nics theirs ON theirs.mac = mine.mac AND theirs.node_id <> mine.node_id"
 	    " JOIN nodes n ON n.id = theirs.node_id WHERE mine.node_id = ? ORDER BY n.hostname, mine.mac",
 	    &st, err);
@@ -52,7 +81,8 @@ static int read_claims(struct inv *inv, int64_t id, struct claim **ret, size_t *
 	while ((rc = invb_step(st)) == INVB_ROW) {
 		c = br_xrealloc(c, (n + 1) * sizeof(*c));
 		c[n++] = (struct claim){ inv_col_dup(st, 0), invb_column_int64(st, 1), inv_col_dup(st, 2),
-					 inv_col_dup(st, 3), inv_col_dup(st, 4),       inv_col_dup(st, 5) };
+					 inv_col_dup(st, 3), inv_col_dup(st, 4),       inv_col_dup(st, 5),
+					 inv_col_dup(st, 6) };
 	}
 	rc = rc == INVB_DONE ? 0 : inv_dberr(inv, err, "read MAC claims");
 	inv_finalize(inv, st);
@@ -124,16 +154,35 @@ static int past_discovery(struct inv *inv, const struct claim *c, struct br_err 
 	return rc;
 }
 
+/* Fail the other claimant c, judged to be wrong. A writer of zones may
+ * write a node of another zone only while no writer of that zone is at
+ * work (inv_try_zone): when one is, the other node is left as it is and
+ * 1 is returned, for this node to lose instead (never both kept). */
 static int fail_other(struct inv *inv, const struct claim *c, const char *reason, struct br_err *err)
 {
 	enum inv_state from;
+	int free_now = inv_try_zone(inv, c->zone, err);
 
+	if (free_now < 0)
+		return BR_E_DB;
+	if (!free_now)
+		return 1;
 	if (inv_state_parse(c->state, &from))
 		from = INV_FAILED;
 	if (from == INV_FAILED && c->reason && !strcmp(c->reason, reason))
 		return 0;
 	br_warn("inventory", "%s: %s", c->hostname, reason);
 	return inv_transition_kind(inv, c->id, from, INV_FAILED, BR_FAIL_MAC_CONFLICT, reason, err);
+}
+
+/* Why this node loses a MAC whose other claimant it could not fail now. */
+static char *busy_zone(const struct claim *c, const char *bmc)
+{
+	return br_xasprintf(
+	    "MAC %s is claimed by this node's BMC (%s) and by the BMC of %s (%s), in zone %s, "
+	    "whose writer was at work: %s was left as it is and this node is judged again "
+	    "when it is discovered again; check both BMCs' addresses and cabling",
+	    c->mac, bmc, c->hostname, c->bmc, c->zone, c->hostname);
 }
 
 int inv_judge_mac_claims(struct inv *inv, int64_t id, const char *hostname, const char *bmc, char **ret_lost,
@@ -145,7 +194,9 @@ int inv_judge_mac_claims(struct inv *inv, int64_t id, const char *hostname, cons
 	int mine, rc;
 
 	*ret_lost = *ret_note = NULL;
-	rc = read_claims(inv, id, &c, &n, err);
+	rc = lock_macs(inv, id, err);
+	if (!rc)
+		rc = read_claims(inv, id, &c, &n, err);
 	if (rc || !n)
 		return rc;
 	br_buf_init(&lost, 0);
@@ -184,10 +235,19 @@ int inv_judge_mac_claims(struct inv *inv, int64_t id, const char *hostname, cons
 			    "its address and cabling",
 			    c[i].mac, c[i].bmc, hostname, bmc);
 			rc = fail_other(inv, &c[i], why, err);
+			free(why);
+			if (rc == 1) {
+				rc = 0;
+				why = busy_zone(&c[i], bmc);
+				if (n_lost < CLAIMS_NAMED_MAX)
+					br_buf_addf(&lost, "%s%s", n_lost ? "; " : "", why);
+				n_lost++;
+				free(why);
+				continue;
+			}
 			if (n_won++ < CLAIMS_NAMED_MAX)
 				br_buf_addf(&note, "; MAC %s also claimed by %s (BMC %s), which failed",
 					    c[i].mac, c[i].hostname, c[i].bmc);
-			free(why);
 			continue;
 		}
 		if (theirs && !mine)
@@ -203,8 +263,13 @@ int inv_judge_mac_claims(struct inv *inv, int64_t id, const char *hostname, cons
 			    "check both BMCs' addresses and cabling",
 			    c[i].mac, hostname, bmc, c[i].hostname, c[i].bmc,
 			    mine ? "both match the manifest, so nothing" : "nothing");
-		if (!theirs || mine)
-			rc = fail_other(inv, &c[i], why, err);
+		if ((!theirs || mine) && (rc = fail_other(inv, &c[i], why, err)) == 1) {
+			char *busy = busy_zone(&c[i], bmc);
+
+			rc = 0;
+			free(why);
+			why = busy;
+		}
 		if (n_lost < CLAIMS_NAMED_MAX)
 			br_buf_addf(&lost, "%s%s", n_lost ? "; " : "", why);
 		n_lost++;

@@ -182,6 +182,37 @@ static int check_version(struct inv *inv, struct br_err *err)
 	return 0;
 }
 
+/* The zones this process writes for (inv_set_writer_zones); a forked
+ * worker has its parent's. */
+static char *writer_zones;
+
+void inv_set_writer_zones(const char *zones)
+{
+	free(writer_zones);
+	writer_zones = zones && *zones ? br_xstrdup(zones) : NULL;
+}
+
+int inv_zoned(const struct inv *inv)
+{
+	return inv->zoned;
+}
+
+int inv_try_zone(struct inv *inv, const char *zone, struct br_err *err)
+{
+	int rc = inv_zoned(inv) ? inv->db->ops->try_zone(inv->db, zone) : 1;
+
+	if (rc < 0)
+		inv_dberr(inv, err, "take a zone's write lock");
+	return rc;
+}
+
+int inv_lock_names(struct inv *inv, const char *names, struct br_err *err)
+{
+	if (!inv_zoned(inv) || !names || !*names)
+		return 0;
+	return inv->db->ops->lock_names(inv->db, names) ? inv_dberr(inv, err, "lock MACs") : 0;
+}
+
 int inv_open_with(const char *path, unsigned flags, struct inv **ret_inv, struct br_err *err)
 {
 	struct inv *inv = br_xcalloc(1, sizeof(*inv));
@@ -196,6 +227,15 @@ int inv_open_with(const char *path, unsigned flags, struct inv **ret_inv, struct
 	rc = flags & INV_OPEN_READONLY ? check_version(inv, err) : inv_migrate(inv, err);
 	if (rc)
 		goto fail;
+	/* after the migration, which writes alone */
+	if (writer_zones && inv->db->ops->set_zones && !(flags & INV_OPEN_READONLY)) {
+		if (inv->db->ops->set_zones(inv->db, writer_zones)) {
+			rc = br_errf(err, BR_E_INVAL, "inventory %s: zones %s: %s", inv->path, writer_zones,
+				     invb_errmsg(inv->db));
+			goto fail;
+		}
+		inv->zoned = 1;
+	}
 	*ret_inv = inv;
 	return 0;
 fail:

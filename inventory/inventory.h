@@ -61,6 +61,12 @@ int inv_open(const char *path, struct inv **ret_inv, struct br_err *err);
 int inv_open_with(const char *path, unsigned flags, struct inv **ret_inv, struct br_err *err);
 /* Whether inv was opened INV_OPEN_READONLY. */
 int inv_readonly(const struct inv *inv);
+/* This process writes only for the nodes of zones (a --zone value: names,
+ * commas; NULL: every zone's), it and the workers it forks: every
+ * connection it opens after this (a migration done first, alone) lets
+ * writers of other zones write beside it where the backend can
+ * (PostgreSQL; SQLite has one lock for every writer). Copied. */
+void inv_set_writer_zones(const char *zones);
 void inv_close(struct inv *inv);
 /* Whether path is a --db this program would take, without opening it: 0,
  * or BR_E_INVAL naming --db (a password written into a PostgreSQL

@@ -301,27 +301,6 @@ int stg_zones_valid(const char *zones)
 	return ok;
 }
 
-int stg_zones_have(const char *zones, const char *zone)
-{
-	size_t len;
-
-	if (!zones)
-		return 1;
-	if (!zone || !*zone)
-		return 0;
-	len = strlen(zone);
-	for (const char *p = zones; *p;) {
-		size_t item = strcspn(p, ",");
-
-		if (item == len && !strncmp(p, zone, len))
-			return 1;
-		if (!p[item])
-			break;
-		p += item + 1;
-	}
-	return 0;
-}
-
 /* RFC 1123 host name: dot-separated labels of letters, digits and hyphens,
  * 1-63 characters, not starting or ending with a hyphen. */
 static int valid_hostname(const char *s)

@@ -52,9 +52,7 @@ int stg_zone_valid(const char *zone);
  * name, at most STG_ZONES_MAX of them. */
 #define STG_ZONES_MAX 16
 int stg_zones_valid(const char *zones);
-/* Whether a node in zone (NULL: in none) is among zones (NULL: every zone,
- * a node in none included). */
-int stg_zones_have(const char *zones, const char *zone);
+/* Whether a node is among zones: br_zones_have (common.h). */
 /* zones split into its names (caller frees the array and each name), at
  * most STG_ZONES_MAX; 0 names for NULL. */
 size_t stg_zones_split(const char *zones, char ***ret);

@@ -97,7 +97,7 @@ int stg_stage_open_inventory_with(const char *path, unsigned flags, struct inv *
 
 static int in_zone(const struct inv_node *node, const char *zones)
 {
-	return stg_zones_have(zones, node->zone);
+	return br_zones_have(zones, node->zone);
 }
 
 int stg_stage_select(struct inv *inv, int argc, char **argv, int argi, const int *states, const char *zone,
@@ -535,6 +535,7 @@ int stg_stage_open(struct stg_stage *st, const int *states)
 			 st->common.zone, STG_MANIFEST_ZONE_MAX, STG_ZONES_MAX);
 		return st->exit = STG_EXIT_USAGE;
 	}
+	inv_set_writer_zones(st->zoned_writes ? st->common.zone : NULL);
 	rc = stg_stage_open_inventory_with(st->common.db, st->readonly ? INV_OPEN_READONLY : 0, &st->inv);
 
 	if (!rc && states)

@@ -121,6 +121,13 @@ struct stg_stage {
 	 * opened INV_OPEN_READONLY and no leases taken, so a user who may
 	 * only read the database sees it; a missing one is STG_EXIT_USAGE. */
 	int readonly;
+	/* A pipeline stage that writes only its selected nodes' rows
+	 * (discover, firmware, configure, enlist, validate, gate): given
+	 * --zone, its writers wait only for writers of its zones and of none
+	 * (inv_set_writer_zones), so one controller per zone shares one
+	 * PostgreSQL. The others (import, tickets, reprovision, retire,
+	 * credentials) write alone as before. */
+	int zoned_writes;
 	/* The Redfish sessions earlier, killed runs left have been deleted
 	 * (stg_bmc_sessions_reclaim: once per stage, not per round). */
 	int sessions_reclaimed;
