@@ -140,12 +140,14 @@ struct invb_ops {
 	 * writers of the same zones and of no zone: 0 or -1. Inside a write
 	 * transaction: try_zone takes zone's lock too if it is free at once,
 	 * for a write to a node of that zone (1: held, or not needed; 0:
-	 * another writer of it is at work; -1: error); lock_names waits for
-	 * the locks of names (commas; a node's MACs), which writers of any
-	 * zone take before reading who else claims them (0 or -1). */
+	 * another writer of it is at work; -1: error).
+	 * sql_lock_node_macs: a statement that waits for the locks of node
+	 * ?1's MACs, in their keys' order, which a writer of zones takes
+	 * before it reads who else claims them (a node of another zone may
+	 * have one); its rows mean nothing. NULL: nothing to lock. */
 	int (*set_zones)(struct invb_conn *conn, const char *zones);
 	int (*try_zone)(struct invb_conn *conn, const char *zone);
-	int (*lock_names)(struct invb_conn *conn, const char *names);
+	const char *sql_lock_node_macs;
 };
 
 /* The counters behind inv_db_counts (counts.c): the wrappers below count

@@ -337,30 +337,6 @@ static int pg_try_zone(struct invb_conn *conn, const char *zone)
 	return rc;
 }
 
-/* Names (a MAC) locked in their keys' order, for a writer of zones: one
- * of another zone may take the same name. */
-static int pg_lock_names(struct invb_conn *conn, const char *names)
-{
-	struct pg_conn *c = conn_of(conn);
-	const char *values[1] = { names };
-	PGresult *res;
-
-	if (!c->zones || !names || !*names)
-		return 0;
-	res = PQexecParams(c->pg,
-			   "SELECT pg_advisory_xact_lock(" PG_NAME_LOCK_CLASS ", k) FROM (SELECT DISTINCT"
-			   " hashtext(n) AS k FROM unnest(string_to_array($1, ',')) n ORDER BY 1) s",
-			   1, NULL, values, NULL, NULL, 0);
-	invb_count(INVB_ROUND_TRIPS, 1);
-	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
-		invb_pg_failure(c, res);
-		PQclear(res);
-		return -1;
-	}
-	PQclear(res);
-	return 0;
-}
-
 static int pg_in_transaction(struct invb_conn *conn)
 {
 	return PQtransactionStatus(conn_of(conn)->pg) != PQTRANS_IDLE;
@@ -531,5 +507,6 @@ const struct invb_ops invb_pg_ops = {
 	.wait_event = pg_wait_event,
 	.set_zones = pg_set_zones,
 	.try_zone = pg_try_zone,
-	.lock_names = pg_lock_names,
+	.sql_lock_node_macs = "SELECT pg_advisory_xact_lock(" PG_NAME_LOCK_CLASS ", k) FROM (SELECT DISTINCT"
+			      " hashtext(mac) AS k FROM nics WHERE node_id = ?1 ORDER BY 1) s",
 };

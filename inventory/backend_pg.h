@@ -16,8 +16,8 @@
  * zone takes it alone; a writer of zones takes it shared, beside its
  * zones' own (PG_ZONE_LOCK_CLASS, hashtext of the name), so writers of
  * different zones run side by side and a writer of no zone excludes
- * them all. Names a write serialises on whatever its zone (a MAC that
- * nodes of two zones could claim) are PG_NAME_LOCK_CLASS's. The
+ * them all. A MAC, which nodes of two zones could claim, is locked in
+ * PG_NAME_LOCK_CLASS by the hashtext of its text. The
  * two-key locks are a key space of their own, apart from the one-key. */
 #define PG_WRITE_LOCK_KEY "27710089590494576"
 #define PG_WRITE_LOCK_SQL "SELECT pg_advisory_xact_lock(" PG_WRITE_LOCK_KEY ")"

@@ -39,24 +39,20 @@ static void claims_free(struct claim *c, size_t n)
  * or of none, wait for one another already. */
 static int lock_macs(struct inv *inv, int64_t id, struct br_err *err)
 {
+	const char *sql = inv->db->ops->sql_lock_node_macs;
 	struct invb_stmt *st;
-	struct br_buf macs;
 	int rc;
 
-	if (!inv_zoned(inv))
+	if (!inv_zoned(inv) || !sql)
 		return 0;
-	rc = inv_prepare(inv, "SELECT mac FROM nics WHERE node_id = ? ORDER BY mac", &st, err);
+	rc = inv_prepare(inv, sql, &st, err);
 	if (rc)
 		return rc;
-	br_buf_init(&macs, 0);
 	invb_bind_int64(st, 1, id);
 	while ((rc = invb_step(st)) == INVB_ROW)
-		br_buf_addf(&macs, "%s%s", macs.len ? "," : "", invb_column_text(st, 0));
-	rc = rc == INVB_DONE ? 0 : inv_dberr(inv, err, "read MACs");
+		;
+	rc = rc == INVB_DONE ? 0 : inv_dberr(inv, err, "lock MACs");
 	inv_finalize(inv, st);
-	if (!rc && macs.len)
-		rc = inv_lock_names(inv, macs.data, err);
-	br_buf_release(&macs);
 	return rc;
 }
 

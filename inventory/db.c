@@ -206,13 +206,6 @@ int inv_try_zone(struct inv *inv, const char *zone, struct br_err *err)
 	return rc;
 }
 
-int inv_lock_names(struct inv *inv, const char *names, struct br_err *err)
-{
-	if (!inv_zoned(inv) || !names || !*names)
-		return 0;
-	return inv->db->ops->lock_names(inv->db, names) ? inv_dberr(inv, err, "lock MACs") : 0;
-}
-
 int inv_open_with(const char *path, unsigned flags, struct inv **ret_inv, struct br_err *err)
 {
 	struct inv *inv = br_xcalloc(1, sizeof(*inv));

@@ -31,10 +31,9 @@ struct inv {
  * writes for zones beside writers of other zones; inside a write
  * transaction, zone's lock taken if free at once, for a write to one of
  * its nodes (1: held or not needed, 0: its writer is at work, -1: err
- * set); the locks of names (a node's MACs, commas) waited for. */
+ * set). */
 int inv_zoned(const struct inv *inv);
 int inv_try_zone(struct inv *inv, const char *zone, struct br_err *err);
-int inv_lock_names(struct inv *inv, const char *names, struct br_err *err);
 /* Record a database error naming what was being done and the backend's message. */
 int inv_dberr(struct inv *inv, struct br_err *err, const char *what);
 int inv_exec(struct inv *inv, const char *sql, struct br_err *err);

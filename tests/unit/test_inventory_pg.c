@@ -311,13 +311,14 @@ static void test_busy(void **state)
 	waiter->ops->close(waiter);
 }
 
-/* Writers by zone (backend.h's set_zones, try_zone, lock_names): a writer
+/* Writers by zone (backend.h's set_zones, try_zone, sql_lock_node_macs): a writer
  * of z1 at work lets one of z2 write (a transaction and a lone write),
  * and stops one of z1, one of z2 and z1, and one of no zone; a writer of
  * no zone at work stops one of z2. Inside z2's transaction z1's lock is
  * not free while z1 writes and is once it commits; z2's own and a node
- * of no zone's need nothing. Two zones' writers meet on a name (a MAC)
- * both lock. A zone that is no name is refused. */
+ * of no zone's need nothing. Two zones' writers meet on a MAC their
+ * nodes share, each locking its node's MACs. A zone that is no name is
+ * refused. */
 static struct invb_conn *zoned(const char *where, const char *zones)
 {
 	struct invb_conn *c;
@@ -327,6 +328,27 @@ static struct invb_conn *zoned(const char *where, const char *zones)
 	if (zones)
 		assert_int_equal(invb_pg_ops.set_zones(c, zones), 0);
 	return c;
+}
+
+/* Wait for the locks of host's MACs (inside c's write transaction). */
+static enum invb_step lock_macs_of(struct invb_conn *c, const char *host)
+{
+	struct invb_stmt *st;
+	char sql[256];
+	enum invb_step rc;
+	int64_t id;
+
+	snprintf(sql, sizeof(sql), "SELECT id FROM nodes WHERE hostname = '%s'", host);
+	assert_int_equal(invb_prepare(c, sql, 0, &st), 0);
+	assert_int_equal(invb_step(st), INVB_ROW);
+	id = invb_column_int64(st, 0);
+	invb_finalize(st);
+	assert_int_equal(invb_prepare(c, invb_pg_ops.sql_lock_node_macs, 0, &st), 0);
+	invb_bind_int64(st, 1, id);
+	while ((rc = invb_step(st)) == INVB_ROW)
+		;
+	invb_finalize(st);
+	return rc;
 }
 
 static void assert_waits(struct invb_conn *c)
@@ -344,6 +366,12 @@ static void test_zone_writers(void **state)
 			 *all = zoned(f->path, NULL);
 	struct invb_stmt *st;
 
+	assert_int_equal(
+	    invb_exec(all, "INSERT INTO nics(node_id, mac, name, source) SELECT id, 'aa:bb:cc:dd:ee:01',"
+			   " 'p1', 'test' FROM nodes WHERE hostname IN ('node-a', 'node-b');"
+			   " INSERT INTO nics(node_id, mac, name, source) SELECT id, 'aa:bb:cc:dd:ee:02',"
+			   " 'p2', 'test' FROM nodes WHERE hostname = 'node-b'"),
+	    0);
 	assert_int_equal(invb_begin_write(z1), 0);
 	assert_int_equal(invb_exec(z1, "UPDATE nodes SET notes = 'z1' WHERE hostname = 'node-a'"), 0);
 	assert_int_equal(invb_begin_write(z2), 0);
@@ -359,17 +387,17 @@ static void test_zone_writers(void **state)
 	assert_waits(z1b);
 	assert_waits(z21);
 	assert_waits(all);
-	/* a name both zones' writers lock */
-	assert_int_equal(invb_pg_ops.lock_names(z1, "aa:bb:cc:dd:ee:01"), 0);
+	/* a MAC both zones' nodes have */
+	assert_int_equal(lock_macs_of(z1, "node-a"), INVB_DONE);
 	assert_int_equal(invb_begin_write(z2), 0);
-	assert_int_equal(invb_pg_ops.lock_names(z2, "aa:bb:cc:dd:ee:02,aa:bb:cc:dd:ee:01"), -1);
+	assert_int_equal(lock_macs_of(z2, "node-b"), INVB_BUSY);
 	assert_non_null(strstr(invb_errmsg(z2), "lock timeout"));
 	invb_rollback(z2);
 	assert_int_equal(invb_commit(z1), 0);
 
 	assert_int_equal(invb_begin_write(z2), 0);
 	assert_int_equal(invb_pg_ops.try_zone(z2, "z1"), 1);
-	assert_int_equal(invb_pg_ops.lock_names(z2, "aa:bb:cc:dd:ee:02,aa:bb:cc:dd:ee:01"), 0);
+	assert_int_equal(lock_macs_of(z2, "node-b"), INVB_DONE);
 	assert_waits(z1b); /* z1's lock is z2's writer's now */
 	assert_int_equal(invb_commit(z2), 0);
 	assert_int_equal(invb_begin_write(z21), 0);
