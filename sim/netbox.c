@@ -62,7 +62,8 @@ static const struct {
 } nb_custom_fields[] = {
 	{ "bringup_profile", 0 },	   { "bringup_bmc_port", 1 }, { "bringup_bmc_user", 0 },
 	{ "bringup_bmc_password", 0 },	   { "bringup_bmc_type", 0 }, { "bringup_system", 0 },
-	{ "bringup_boot_disk_serial", 0 }, { "bringup_state", 0 },
+	{ "bringup_boot_disk_serial", 0 }, { "bringup_state", 0 },    { "bringup_zone", 0 },
+	{ "bringup_power_domain", 0 },
 };
 #define NB_N_CUSTOM_FIELDS (sizeof(nb_custom_fields) / sizeof(nb_custom_fields[0]))
 

@@ -22,6 +22,8 @@ static const struct {
 	{ "bmc_type", "custom_fields.bringup_bmc_type" },
 	{ "boot_disk_serial", "custom_fields.bringup_boot_disk_serial" },
 	{ "system", "custom_fields.bringup_system" },
+	{ "zone", "custom_fields.bringup_zone" },
+	{ "power_domain", "custom_fields.bringup_power_domain" },
 };
 
 const struct stg_manifest_labels stg_netbox_labels = {
@@ -190,6 +192,8 @@ int stg_netbox_devices_map(json_t *devices, const struct stg_netbox_options *o, 
 		r->bmc_type = custom(cf, "bmc_type", o->bmc_type, r->origin, problems);
 		r->boot_disk_serial = custom(cf, "boot_disk_serial", NULL, r->origin, problems);
 		r->system = custom(cf, "system", NULL, r->origin, problems);
+		r->zone = custom(cf, "zone", NULL, r->origin, problems);
+		r->power_domain = custom(cf, "power_domain", NULL, r->origin, problems);
 	}
 	return problems->n > before ? BR_E_INVAL : 0;
 }

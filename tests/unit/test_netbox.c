@@ -72,6 +72,11 @@ static void test_devices_to_rows(void **state)
 	assert_string_equal(m.rows[0].bmc_password, "env:IDRAC_PASSWORD");
 	assert_string_equal(m.rows[0].boot_disk_serial, "S6CKNE0W700123");
 	assert_null(m.rows[0].bmc_type);
+	/* zone and power domain from their custom fields, none where unset */
+	assert_string_equal(m.rows[0].zone, "hall-a");
+	assert_string_equal(m.rows[0].power_domain, "pdu-r07-a");
+	assert_null(m.rows[1].zone);
+	assert_null(m.rows[1].power_domain);
 	/* IPv6 in brackets, with the port custom field. */
 	assert_string_equal(m.rows[1].bmc, "[2001:db8:7::5]:8443");
 	/* Each problem names the device and NetBox's field. */
@@ -92,6 +97,9 @@ static void test_devices_to_rows(void **state)
 			"literal password is refused"));
 	assert_true(
 	    has(&problems, "netbox device 'gpu-r07-u11' (id 105): custom_fields.bringup_profile: missing"));
+	assert_true(has(&problems,
+			"netbox device 'gpu-r07-u11' (id 105): custom_fields.bringup_zone: 'hall 7' "
+			"is not a zone name"));
 	stg_manifest_release(&m);
 	br_strlist_release(&problems);
 
