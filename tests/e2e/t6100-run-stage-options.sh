@@ -35,6 +35,12 @@ rc=0; bringup run -q --max-resets 0 --wiring "$wiring" --ssh-key "$key" --maas-u
 assert_eq "$rc" 2 "--max-resets 0"
 assert_contains "$(cat bad.txt)" "max-resets" "configure names it"
 assert_eq "$(inventory_state inv.db)" "$before" "no node touched by a run stopped for an option"
+# configure's per-power-domain limit reaches configure through run too
+rc=0; bringup run -q --max-resets-per-power-domain -1 --wiring "$wiring" --ssh-key "$key" --maas-url "$url" \
+	--api-key-ref env:RACK_MAAS_KEY > bad.txt 2>&1 || rc=$?
+assert_eq "$rc" 2 "--max-resets-per-power-domain -1"
+assert_contains "$(cat bad.txt)" "--max-resets-per-power-domain -1" "configure names it"
+assert_eq "$(inventory_state inv.db)" "$before" "no node touched by a run stopped for that option"
 
 rc=0; bringup run --json -q --wiring "$wiring" --ssh-key "$key" --max-resets 1 --maas-url "$url" \
 	--api-key-ref env:RACK_MAAS_KEY > run.json 2> run.err || rc=$?
