@@ -130,17 +130,18 @@ enum status_col {
 	COL_FAILURE_KIND,
 	COL_UPDATED,
 	COL_ZONE,
+	COL_POWER_DOMAIN,
 	COL_COUNT
 };
 static const char *const col_names[COL_COUNT] = {
 	"hostname",  "rack",	 "unit",	 "state",      "serial",      "macs",
 	"reason",    "bmc",	 "profile",	 "model",      "service_tag", "ip",
-	"system_id", "attempts", "failure_kind", "updated_at", "zone",
+	"system_id", "attempts", "failure_kind", "updated_at", "zone",	      "power_domain",
 };
 static const char *const col_headers[COL_COUNT] = {
-	"HOSTNAME",	"RACK",	      "U",     "STATE",	      "SERIAL", "MACS",	     "REASON",
-	"BMC",		"PROFILE",    "MODEL", "SERVICE_TAG", "IP",	"SYSTEM_ID", "ATTEMPTS",
-	"FAILURE_KIND", "UPDATED_AT", "ZONE",
+	"HOSTNAME",	"RACK",	      "U",     "STATE",	       "SERIAL", "MACS",      "REASON",
+	"BMC",		"PROFILE",    "MODEL", "SERVICE_TAG",  "IP",	 "SYSTEM_ID", "ATTEMPTS",
+	"FAILURE_KIND", "UPDATED_AT", "ZONE",  "POWER_DOMAIN",
 };
 #define DEFAULT_COLUMNS "hostname,rack,unit,state,serial,macs,reason"
 
@@ -161,12 +162,15 @@ static int parse_columns(struct stg_stage *st, const char *spec, enum status_col
 			/* ",," or a trailing comma: nothing to pick */
 		} else if (c == COL_COUNT) {
 			const char *near = br_did_you_mean(w, col_names, COL_COUNT);
+			struct br_buf all;
 
-			rc = stg_stage_usage(st, "-o: no column '%s'%s%s%s (columns: %s, %s, %s, %s, %s)", w,
+			br_buf_init(&all, 0);
+			for (size_t k = 0; k < COL_COUNT; k++)
+				br_buf_addf(&all, "%s%s", k ? "," : "", col_names[k]);
+			rc = stg_stage_usage(st, "-o: no column '%s'%s%s%s (columns: %s)", w,
 					     near ? "; did you mean '" : "", near ? near : "",
-					     near ? "'?" : "", DEFAULT_COLUMNS, "bmc,profile,model",
-					     "service_tag,ip", "system_id,attempts",
-					     "failure_kind,updated_at,zone");
+					     near ? "'?" : "", br_buf_str(&all));
+			br_buf_release(&all);
 		} else if (n == BR_TABLE_COLS_MAX) {
 			rc = stg_stage_usage(st, "-o: at most %d columns", BR_TABLE_COLS_MAX);
 		} else {
@@ -222,6 +226,8 @@ static const char *cell(const struct inv_node *n, enum status_col c, size_t n_ma
 		return n->updated_at;
 	case COL_ZONE:
 		return n->zone;
+	case COL_POWER_DOMAIN:
+		return n->power_domain;
 	case COL_COUNT:
 		break;
 	}

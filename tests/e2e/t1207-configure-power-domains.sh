@@ -18,6 +18,9 @@ awk -F, -v OFS=, 'NR == 1 { print $0, "power_domain"; next }
 	{ d = NR <= 6 ? "pdu-a" : NR <= 10 ? "pdu-b" : NR <= 12 ? "pdu-c" : ""; print $0, d }' \
 	rack/rack.csv > powered.csv
 bringup import --manifest powered.csv >/dev/null
+first=$(awk -F, 'NR == 2 { print $1 }' powered.csv)
+assert_eq "$(bringup status -o hostname,power_domain | awk -v h="$first" '$1 == h { print $2 }')" pdu-a \
+	"status -o power_domain"
 bringup discover -q
 sleep 0.3
 : > rack/requests.log

@@ -75,6 +75,8 @@ assert_eq "$(bringup status -o hostname,state | head -1 | tr -s ' ')" "HOSTNAME 
 rc=0; err=$(bringup status -o hostname,stat 2>&1) || rc=$?
 assert_eq "$rc" 2 "-o with an unknown column"
 assert_contains "$err" "did you mean 'state'?" "-o suggestion"
+assert_contains "$err" "(columns: hostname,rack,unit,state,serial,macs,reason,bmc," "-o lists the columns"
+assert_contains "$err" ",zone,power_domain)" "-o lists every column"
 # CSV: every node, its state, as the JSON has them, whole (not cut).
 COLUMNS=40 bringup status --format csv -o hostname,state,reason > st.csv
 python3 - st.csv status.json <<'PY' || fail "CSV does not match the JSON"
