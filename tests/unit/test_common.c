@@ -345,6 +345,39 @@ static void test_serial_matches(void **state)
 
 /* A webhook URL as shown: userinfo and query values masked, the rest as
  * given (issue 29, finding 4). */
+/* br_groups_number: equal names one group, numbered in name order; NULL
+ * and "" in none; a stride writes every stride-th slot only. */
+static const char *const group_names[] = { "pdu-b", NULL, "pdu-a", "pdu-b", "", "pdu-c", "pdu-a" };
+
+static const char *group_name_at(size_t i, const void *ctx)
+{
+	return ((const char *const *)ctx)[i];
+}
+
+static void test_groups_number(void **state)
+{
+	size_t of[14], n;
+
+	(void)state;
+	memset(of, 0x5a, sizeof(of));
+	n = br_groups_number(7, group_name_at, group_names, of, 2);
+	assert_int_equal(n, 3);
+	/* pdu-a 0, pdu-b 1, pdu-c 2 */
+	assert_int_equal(of[0], 1);
+	assert_int_equal(of[2], SIZE_MAX);
+	assert_int_equal(of[4], 0);
+	assert_int_equal(of[6], 1);
+	assert_int_equal(of[8], SIZE_MAX);
+	assert_int_equal(of[10], 2);
+	assert_int_equal(of[12], 0);
+	for (size_t i = 1; i < 14; i += 2)
+		assert_int_equal(of[i], 0x5a5a5a5a5a5a5a5aull); /* the stride's other slots untouched */
+	assert_int_equal(br_groups_number(2, group_name_at, (const char *const[]){ NULL, "" }, of, 1), 0);
+	assert_int_equal(of[0], SIZE_MAX);
+	assert_int_equal(of[1], SIZE_MAX);
+	assert_int_equal(br_groups_number(0, group_name_at, group_names, of, 1), 0);
+}
+
 static void test_url_masked(void **state)
 {
 	static const char *const cases[][2] = {
@@ -466,14 +499,23 @@ static void test_log_stderr_is_journal(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_mac_normalize),	cmocka_unit_test(test_buf_cap),
-		cmocka_unit_test(test_parse_long),	cmocka_unit_test(test_secret_refs),
-		cmocka_unit_test(test_json_caps),	cmocka_unit_test(test_json_shape),
-		cmocka_unit_test(test_bmc_address),	cmocka_unit_test(test_errf),
-		cmocka_unit_test(test_strdup_capped),	cmocka_unit_test(test_escape),
-		cmocka_unit_test(test_redact),		cmocka_unit_test(test_redact_unbounded),
-		cmocka_unit_test(test_serial_matches),	cmocka_unit_test(test_url_masked),
-		cmocka_unit_test(test_log_format_line), cmocka_unit_test(test_log_stderr_is_journal),
+		cmocka_unit_test(test_mac_normalize),
+		cmocka_unit_test(test_buf_cap),
+		cmocka_unit_test(test_groups_number),
+		cmocka_unit_test(test_parse_long),
+		cmocka_unit_test(test_secret_refs),
+		cmocka_unit_test(test_json_caps),
+		cmocka_unit_test(test_json_shape),
+		cmocka_unit_test(test_bmc_address),
+		cmocka_unit_test(test_errf),
+		cmocka_unit_test(test_strdup_capped),
+		cmocka_unit_test(test_escape),
+		cmocka_unit_test(test_redact),
+		cmocka_unit_test(test_redact_unbounded),
+		cmocka_unit_test(test_serial_matches),
+		cmocka_unit_test(test_url_masked),
+		cmocka_unit_test(test_log_format_line),
+		cmocka_unit_test(test_log_stderr_is_journal),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
