@@ -91,13 +91,22 @@ static int pg_exec(struct invb_conn *conn, const char *sql)
 	return pg_run(conn_of(conn), sql);
 }
 
+/* The writers' lock statement (taken): "BEGIN; " before it, built once. */
+static void set_lock(struct pg_conn *c, char *lock)
+{
+	free(c->begin_sql);
+	c->begin_sql = br_xasprintf("BEGIN; %s", lock);
+	c->lock_sql = c->begin_sql + strlen("BEGIN; ");
+	free(lock);
+}
+
 static void pg_close(struct invb_conn *conn)
 {
 	if (!conn)
 		return;
 	PQfinish(conn_of(conn)->pg);
 	free(conn_of(conn)->zones);
-	free(conn_of(conn)->lock_sql);
+	free(conn_of(conn)->begin_sql);
 	free(conn);
 }
 
@@ -174,7 +183,7 @@ static int pg_open(const char *where, unsigned flags, struct invb_conn **ret_con
 	set_default("PGCONNECT_TIMEOUT", "10");
 	c = br_xcalloc(1, sizeof(*c));
 	c->base.ops = ops();
-	c->lock_sql = br_xstrdup(PG_WRITE_LOCK_SQL);
+	set_lock(c, br_xstrdup(PG_WRITE_LOCK_SQL));
 	c->pg = PQconnectdb(where);
 	if (!c->pg || PQstatus(c->pg) != CONNECTION_OK) {
 		invb_pg_set_error(c, c->pg ? PQerrorMessage(c->pg) : "out of memory");
@@ -229,11 +238,7 @@ static int pg_begin_write(struct invb_conn *conn)
 {
 	struct pg_conn *c = conn_of(conn);
 
-	char *sql = br_xasprintf("BEGIN; %s", c->lock_sql);
-	int rc = pg_run(c, sql);
-
-	free(sql);
-	if (rc) {
+	if (pg_run(c, c->begin_sql)) {
 		char kept[PG_ERRMSG_MAX];
 
 		memcpy(kept, c->errmsg, sizeof(kept));
@@ -278,10 +283,9 @@ static int pg_set_zones(struct invb_conn *conn, const char *zones)
 		names[n++] = z;
 	}
 	free(c->zones);
-	free(c->lock_sql);
 	c->zones = NULL;
 	if (!n) {
-		c->lock_sql = br_xstrdup(PG_WRITE_LOCK_SQL);
+		set_lock(c, br_xstrdup(PG_WRITE_LOCK_SQL));
 		free(copy);
 		return 0;
 	}
@@ -296,18 +300,13 @@ static int pg_set_zones(struct invb_conn *conn, const char *zones)
 			    names[i]);
 		br_buf_addf(&list, "%s%s", list.len ? "," : "", names[i]);
 	}
-	c->lock_sql = br_buf_detach(&sql);
+	set_lock(c, br_buf_detach(&sql));
 	c->zones = br_buf_detach(&list);
 	br_buf_release(&sql);
 	br_buf_release(&list);
 	free(names);
 	free(copy);
 	return 0;
-}
-
-static int in_zones(const struct pg_conn *c, const char *zone)
-{
-	return br_zones_have(c->zones, zone);
 }
 
 static int pg_try_zone(struct invb_conn *conn, const char *zone)
@@ -317,10 +316,10 @@ static int pg_try_zone(struct invb_conn *conn, const char *zone)
 	PGresult *res;
 	int rc;
 
-	if (!c->zones || (zone && *zone && in_zones(c, zone)))
-		return 1; /* a writer of no zone, or of this one, holds what it needs */
-	if (!zone || !*zone)
-		return 1; /* a node of no zone: only writers of no zone, excluded now, write it */
+	/* a writer of no zone, or of this one, holds what it needs; a node of
+	 * no zone only writers of no zone write, and they are excluded now */
+	if (!c->zones || !zone || !*zone || br_zones_have(c->zones, zone))
+		return 1;
 	if (!zone_name_ok(zone))
 		return 0;
 	snprintf(sql, sizeof(sql), "SELECT pg_try_advisory_xact_lock(" PG_ZONE_LOCK_CLASS ", hashtext('%s'))",

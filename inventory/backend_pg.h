@@ -31,10 +31,13 @@ struct pg_conn {
 	int64_t changes;
 	unsigned next_stmt; /* names the next prepared statement */
 	char errmsg[PG_ERRMSG_MAX];
-	int refused;	/* the last error was SQLSTATE class 23 (a constraint, a trigger) */
-	int listening;	/* LISTEN bringup_events sent (pg_wait_event) */
-	char *zones;	/* the zones this connection writes for (sorted, commas); NULL: none */
-	char *lock_sql; /* what a writer runs after BEGIN: PG_WRITE_LOCK_SQL, or the zones' */
+	int refused;   /* the last error was SQLSTATE class 23 (a constraint, a trigger) */
+	int listening; /* LISTEN bringup_events sent (pg_wait_event) */
+	char *zones;   /* the zones this connection writes for (sorted, commas); NULL: none */
+	/* "BEGIN; " and the lock a writer takes (PG_WRITE_LOCK_SQL, or the
+	 * zones'), built once; lock_sql is its lock alone (a lone write's) */
+	char *begin_sql;
+	const char *lock_sql;
 };
 
 struct pg_stmt {
